@@ -1,0 +1,31 @@
+// String building for messages and keys.
+//
+// Debian 12's Abseil is built with its own absl::string_view, which
+// std::string_view does not convert to, so absl::StrCat cannot take our
+// std::string_view arguments. StrCat here does the same job through fmt.
+#pragma once
+
+#include <iterator>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "fmt/format.h"
+
+// Lets fmt and spdlog print absl::Status::message() directly.
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<std::string_view> {
+  auto format(absl::string_view s, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(std::string_view(s.data(), s.size()), ctx);
+  }
+};
+
+namespace strata {
+
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  std::string out;
+  (fmt::format_to(std::back_inserter(out), "{}", args), ...);
+  return out;
+}
+
+}  // namespace strata

@@ -1,0 +1,109 @@
+#include "server/config.h"
+
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include <charconv>
+#include "common/strings.h"
+
+namespace strata {
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
+  ParsedCommandLine result;
+  ServerConfig& c = result.config;
+  CLI::App app{
+      "stratad: the Strata time-series database server.\n"
+      "Every option can also be set with the STRATA_* environment variable shown, or as\n"
+      "`name = value` in a TOML file given with --config. Flags win over the environment,\n"
+      "which wins over the file."};
+  app.set_version_flag("--version", "stratad 0.1.0");
+  app.set_config("--config", "", "TOML file with settings (keys are the long flag names)")
+      ->envname("STRATA_CONFIG");
+  app.allow_config_extras(false);
+
+  app.add_option("--data-dir", c.data_dir, "Directory holding the database; created if missing")
+      ->envname("STRATA_DATA_DIR")
+      ->capture_default_str();
+  app.add_option("--listen", c.listen,
+                 "Address to serve gRPC on, HOST:PORT (port 0 picks a free port)")
+      ->envname("STRATA_LISTEN")
+      ->capture_default_str();
+  std::string durability = "fsync";
+  app.add_option("--durability", durability,
+                 "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
+                 "(faster; the last moments of writes can be lost in a power failure)")
+      ->envname("STRATA_DURABILITY")
+      ->check(CLI::IsMember({"fsync", "buffered"}))
+      ->capture_default_str();
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error or off")
+      ->envname("STRATA_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  app.add_option("--log-format", c.log_format, "text or json (one object per line)")
+      ->envname("STRATA_LOG_FORMAT")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", c.max_message_bytes,
+                 "Largest gRPC message accepted or sent")
+      ->envname("STRATA_MAX_MESSAGE_BYTES")
+      ->check(CLI::Range(1 << 16, 1 << 30))
+      ->capture_default_str();
+  app.add_option("--shutdown-grace-seconds", c.shutdown_grace_seconds,
+                 "On SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
+      ->envname("STRATA_SHUTDOWN_GRACE_SECONDS")
+      ->check(CLI::Range(0, 3600))
+      ->capture_default_str();
+  app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
+               "Allow --listen on a non-loopback address although Strata has no authentication "
+               "yet: anyone who can reach the port can read and write")
+      ->envname("STRATA_ALLOW_UNAUTHENTICATED_REMOTE");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every mistake exits 2, as documented.
+    result.exit_code = app.exit(e) == 0 ? 0 : 2;
+    return result;
+  }
+  c.durability = durability == "buffered" ? Durability::kBuffered : Durability::kFsync;
+  return result;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" ||
+         host.starts_with("127.");
+}
+
+absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon != std::string_view::npos && colon > 0) {
+    std::string_view digits = address.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size()) port = -1;
+  }
+  if (port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(
+        StrCat("listen address \"", address,
+                     "\" is not HOST:PORT (for example 127.0.0.1:", kDefaultPort, ")"));
+  }
+  return std::pair<std::string, int>(address.substr(0, colon), port);
+}
+
+absl::Status ValidateConfig(const ServerConfig& config) {
+  auto host_port = SplitHostPort(config.listen);
+  if (!host_port.ok()) return host_port.status();
+  if (!IsLoopbackHost(host_port->first) && !config.allow_unauthenticated_remote) {
+    return absl::InvalidArgumentError(StrCat(
+        "refusing to listen on ", config.listen,
+        ": Strata has no authentication yet, so anyone reaching that address could read and "
+        "write. Listen on 127.0.0.1, or pass --allow-unauthenticated-remote "
+        "(STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the network is trusted"));
+  }
+  if (config.data_dir.empty()) {
+    return absl::InvalidArgumentError("--data-dir must not be empty");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata

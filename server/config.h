@@ -1,0 +1,49 @@
+// stratad's configuration: command-line flags, STRATA_* environment variables
+// and an optional TOML file (--config), in that order of precedence.
+// The parser lives in config.cc alone because CLI11 is slow to compile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "storage/store.h"
+
+namespace strata {
+
+inline constexpr int kDefaultPort = 7878;
+
+struct ServerConfig {
+  std::string data_dir = "strata-data";
+  std::string listen = "127.0.0.1:7878";
+  Durability durability = Durability::kFsync;
+  std::string log_level = "info";
+  std::string log_format = "text";  // or "json"
+  int max_message_bytes = 16 << 20;
+  int shutdown_grace_seconds = 10;
+  // There is no authentication yet, so listening beyond loopback must be
+  // asked for explicitly (containers do).
+  bool allow_unauthenticated_remote = false;
+};
+
+struct ParsedCommandLine {
+  ServerConfig config;
+  // Set when stratad should exit at once (after --help, --version or a bad
+  // flag, whose message has already been printed).
+  std::optional<int> exit_code;
+};
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv);
+
+// Checks values that depend on each other (the listen address and the
+// remote switch). INVALID_ARGUMENT says which setting to change.
+absl::Status ValidateConfig(const ServerConfig& config);
+
+// True for localhost, 127.0.0.0/8 and ::1.
+bool IsLoopbackHost(std::string_view host);
+
+// Splits "host:port" or "[v6]:port".
+absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view address);
+
+}  // namespace strata

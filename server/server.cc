@@ -1,0 +1,67 @@
+#include "server/server.h"
+
+#include "common/strings.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "server/catalog_service.h"
+#include "strata/v1/query.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+
+namespace strata {
+namespace {
+
+// Service names reported individually by the health service.
+const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
+                                     "strata.v1.QueryService"};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
+                                                      Engine* engine) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  auto server = std::unique_ptr<Server>(new Server());
+  server->catalog_service_ = std::make_unique<CatalogService>(&engine->catalog());
+  // Until the write path and the query engine land (issues 3 and 4), these
+  // answer UNIMPLEMENTED; they are registered so that clients and reflection
+  // see the whole contract.
+  server->write_service_ = std::make_unique<v1::WriteService::CallbackService>();
+  server->query_service_ = std::make_unique<v1::QueryService::CallbackService>();
+
+  grpc::ServerBuilder builder;
+  // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same
+  // port would silently share it instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &server->port_);
+  builder.RegisterService(server->catalog_service_.get());
+  builder.RegisterService(server->write_service_.get());
+  builder.RegisterService(server->query_service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(
+        StrCat("cannot listen on ", options.listen,
+                     ": the port is in use or the host is not an address of this machine; "
+                     "choose another with --listen or STRATA_LISTEN"));
+  }
+  auto* health = server->server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  for (const char* name : kServiceNames) health->SetServingStatus(name, true);
+  return server;
+}
+
+void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
+  if (server_ == nullptr) return;
+  server_->GetHealthCheckService()->Shutdown();
+  server_->Shutdown(deadline);
+  server_->Wait();
+  server_.reset();
+}
+
+Server::~Server() { Shutdown(std::chrono::system_clock::now()); }
+
+}  // namespace strata

@@ -1,0 +1,49 @@
+// The gRPC server of stratad: Strata's services, the standard health service
+// and server reflection, on one listening address.
+// Thread-safety: Shutdown may be called from any thread, once.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/server.h"
+#include "storage/engine.h"
+
+namespace strata {
+
+class CatalogService;
+
+struct ServerOptions {
+  std::string listen;  // HOST:PORT; port 0 picks a free one
+  int max_message_bytes = 16 << 20;
+};
+
+class Server {
+ public:
+  // Starts serving. `engine` must outlive the server. UNAVAILABLE when the
+  // address cannot be bound (in use, or not an address of this machine).
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,
+                                                       Engine* engine);
+  ~Server();
+
+  // The bound port (the chosen one when the options asked for port 0).
+  int port() const { return port_; }
+
+  // Reports NOT_SERVING on the health service, stops accepting calls and
+  // waits for in-flight calls until `deadline`, after which they are
+  // cancelled. Returns when every call has finished.
+  void Shutdown(std::chrono::system_clock::time_point deadline);
+
+ private:
+  Server() = default;
+
+  std::unique_ptr<CatalogService> catalog_service_;
+  std::unique_ptr<grpc::Service> write_service_;
+  std::unique_ptr<grpc::Service> query_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+}  // namespace strata

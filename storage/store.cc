@@ -1,0 +1,120 @@
+#include "storage/store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "common/strings.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
+
+namespace strata {
+namespace {
+
+rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family) {
+  rocksdb::ColumnFamilyOptions options;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.whole_key_filtering = true;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  options.compression = rocksdb::kLZ4Compression;
+  if (family == Store::kCold) {
+    // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
+    // what the codecs leave (dictionary pages, headers).
+    options.bottommost_compression = rocksdb::kZSTD;
+  }
+  return options;
+}
+
+}  // namespace
+
+const char* Store::FamilyName(Family f) {
+  switch (f) {
+    case kCatalog: return "catalog";
+    case kHot: return "hot";
+    case kCold: return "cold";
+    case kColdDelta: return "cold_delta";
+    case kIndex: return "index";
+    case kFamilyCount: break;
+  }
+  return "?";
+}
+
+absl::Status FromRocks(const rocksdb::Status& s, std::string_view context) {
+  if (s.ok()) return absl::OkStatus();
+  std::string message = StrCat(context, ": ", s.ToString());
+  if (s.IsNotFound()) return absl::NotFoundError(message);
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsInvalidArgument()) return absl::InvalidArgumentError(message);
+  if (s.IsBusy() || s.IsTryAgain()) return absl::UnavailableError(message);
+  return absl::InternalError(message);
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(StrCat(
+        "cannot create data directory \"", options.data_dir, "\": ", ec.message(),
+        "; choose a writable directory with --data-dir or STRATA_DATA_DIR"));
+  }
+  if (access(options.data_dir.c_str(), W_OK | X_OK) != 0) {
+    return absl::PermissionDeniedError(StrCat(
+        "data directory \"", options.data_dir,
+        "\" is not writable; fix its permissions or choose another with --data-dir"));
+  }
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.bytes_per_sync = 1 << 20;
+  db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options.keep_log_file_num = 4;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
+  for (int f = 0; f < kFamilyCount; ++f) {
+    descriptors.emplace_back(FamilyName(static_cast<Family>(f)),
+                             FamilyOptions(static_cast<Family>(f)));
+  }
+
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options.data_dir, descriptors, &handles, &raw);
+  if (!s.ok()) {
+    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+      return absl::FailedPreconditionError(StrCat(
+          "data directory \"", options.data_dir,
+          "\" is locked by another process (is another stratad running on it?): ",
+          s.ToString()));
+    }
+    return FromRocks(s, StrCat("opening the database in \"", options.data_dir, "\""));
+  }
+
+  auto store = std::unique_ptr<Store>(new Store());
+  store->db_.reset(raw);
+  // handles[0] is the unused default family; RocksDB keeps it alive itself.
+  store->db_->DestroyColumnFamilyHandle(handles[0]);
+  store->families_.assign(handles.begin() + 1, handles.end());
+  store->write_options_.sync = options.durability == Durability::kFsync;
+  store->sync_write_options_.sync = true;
+  return store;
+}
+
+absl::Status Store::Close() {
+  if (!db_) return absl::OkStatus();
+  absl::Status status = FromRocks(db_->FlushWAL(/*sync=*/true), "flushing the WAL");
+  for (auto* handle : families_) {
+    db_->DestroyColumnFamilyHandle(handle);
+  }
+  families_.clear();
+  absl::Status closed = FromRocks(db_->Close(), "closing the database");
+  db_.reset();
+  return status.ok() ? closed : status;
+}
+
+Store::~Store() { Close().IgnoreError(); }
+
+}  // namespace strata

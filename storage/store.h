@@ -1,0 +1,63 @@
+// Store: the one RocksDB database of a data directory and its column families
+// (docs/architecture.md, "Storage layout"). It owns the handles; everything
+// else in storage/ borrows them.
+// Thread-safety: safe for concurrent use (RocksDB is); Open/Close are not.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "rocksdb/db.h"
+
+namespace strata {
+
+enum class Durability {
+  kFsync,     // an acknowledged write is on disk (WAL fsync, group-committed)
+  kBuffered,  // an acknowledged write is in the OS page cache
+};
+
+struct StoreOptions {
+  std::string data_dir;
+  Durability durability = Durability::kFsync;
+};
+
+class Store {
+ public:
+  // The column families, in the order of their handles.
+  enum Family { kCatalog = 0, kHot, kCold, kColdDelta, kIndex, kFamilyCount };
+  static const char* FamilyName(Family f);
+
+  // Creates the data directory if needed and opens (or creates) the database.
+  // Errors: FAILED_PRECONDITION when another process holds the directory's
+  // lock, PERMISSION_DENIED / INTERNAL when it cannot be created or written.
+  static absl::StatusOr<std::unique_ptr<Store>> Open(const StoreOptions& options);
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  rocksdb::DB* db() const { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* family(Family f) const { return families_[f]; }
+  // Options for writes that must honour the configured durability.
+  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+  // Options for writes that are always synced (catalog changes).
+  const rocksdb::WriteOptions& sync_write_options() const { return sync_write_options_; }
+
+  // Flushes the WAL to disk and closes the database. Idempotent.
+  absl::Status Close();
+
+ private:
+  Store() = default;
+
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // index: Family
+  rocksdb::WriteOptions write_options_;
+  rocksdb::WriteOptions sync_write_options_;
+};
+
+// Converts a RocksDB status; `context` says what was being done.
+absl::Status FromRocks(const rocksdb::Status& s, std::string_view context);
+
+}  // namespace strata
