@@ -14,8 +14,8 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   CLI::App app{
       "stratad: the Strata time-series database server.\n"
       "Every option can also be set with the STRATA_* environment variable shown, or as\n"
-      "`name = value` in a TOML file given with --config. Flags win over the environment,\n"
-      "which wins over the file."};
+      "`name = value` in a TOML file given with --config. Flags win over the file, which\n"
+      "wins over the environment."};
   app.set_version_flag("--version", "stratad 0.1.0");
   app.set_config("--config", "", "TOML file with settings (keys are the long flag names)")
       ->envname("STRATA_CONFIG");

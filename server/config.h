@@ -1,5 +1,6 @@
-// stratad's configuration: command-line flags, STRATA_* environment variables
-// and an optional TOML file (--config), in that order of precedence.
+// stratad's configuration: command-line flags, an optional TOML file
+// (--config) and STRATA_* environment variables, in that order of precedence
+// (DESIGN.md): a file named explicitly beats ambient environment.
 // The parser lives in config.cc alone because CLI11 is slow to compile.
 #pragma once
 

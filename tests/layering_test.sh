@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The dependency arrows of docs/architecture.md, checked two ways:
+#  1. the per-module include roots make a wrong-way project include fail to
+#     compile (proved here by compiling probes against them);
+#  2. system headers (gRPC, RocksDB, generated proto) cannot be hidden by
+#     include roots, so their use in the wrong folder is caught by grep.
+set -u
+src=$1 layers=$2 cxx=$3
+failed=0
+probe=$(mktemp --suffix=.cc)
+trap 'rm -f "$probe"' EXIT
+
+expect_compile() { # layer, header, should-compile (yes/no)
+  echo "#include \"$2\"" >"$probe"
+  if "$cxx" -std=c++20 -fsyntax-only -I"$layers/$1" "$probe" 2>/dev/null; then got=yes; else got=no; fi
+  if [ "$got" != "$3" ]; then
+    echo "FAIL: in $1, #include \"$2\" compiled=$got, expected $3"
+    failed=1
+  fi
+}
+expect_compile strata_storage common/clock.h yes
+expect_compile strata_storage storage/keys.h yes
+expect_compile strata_storage server/config.h no
+expect_compile strata_common common/clock.h yes
+expect_compile strata_common storage/keys.h no
+
+forbid() { # folder, pattern, what
+  [ -d "$src/$1" ] || return 0
+  hits=$(grep -rnE "#include[[:space:]]+[\"<]($2)" "$src/$1" --include='*.h' --include='*.cc')
+  if [ -n "$hits" ]; then
+    echo "FAIL: $1 must not include $3:"
+    echo "$hits"
+    failed=1
+  fi
+}
+forbid storage 'query/|server/|client/|.*\.pb\.h|grpc' 'query/, server/, client/, proto or gRPC headers'
+forbid query 'server/|client/|.*\.pb\.h|grpc|rocksdb/' 'server/, client/, proto, gRPC or RocksDB headers'
+forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc' 'anything above it'
+forbid client 'storage/|query/|server/|rocksdb/' 'the engine (the CLI talks gRPC only)'
+
+[ $failed -eq 0 ] && echo "layering: all arrows point down"
+exit $failed

@@ -1,0 +1,141 @@
+#include "tests/support/stratad_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+
+namespace strata::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kStartTimeout = std::chrono::seconds(30);
+
+}  // namespace
+
+std::string StratadPath() { return STRATAD_PATH; }
+
+StratadProcess::StratadProcess()
+    : data_dir_(dir_.Sub("data")), log_path_(dir_.Sub("stratad.log")) {}
+
+StratadProcess::~StratadProcess() {
+  if (pid_ > 0) Kill9();
+}
+
+pid_t StratadProcess::Spawn(const std::vector<std::string>& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    std::vector<char*> argv;
+    std::string binary = StratadPath();
+    argv.push_back(binary.data());
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
+  extra_args_ = extra_args;
+  std::ofstream(log_path_, std::ios::trunc).close();
+  std::vector<std::string> args = {"--data-dir", data_dir_, "--listen",
+                                   "127.0.0.1:" + std::to_string(port_)};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  pid_ = Spawn(args);
+  return WaitHealthy();
+}
+
+bool StratadProcess::WaitHealthy() {
+  const auto deadline = Clock::now() + kStartTimeout;
+  static const std::regex kServing("serving on port ([0-9]+)");
+  while (Clock::now() < deadline) {
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      error_ = "stratad exited during start-up:\n" + log();
+      return false;
+    }
+    std::smatch match;
+    std::string text = log();
+    if (std::regex_search(text, match, kServing)) {
+      port_ = std::stoi(match[1]);
+      channel_ = grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+      grpc::health::v1::HealthCheckRequest request;
+      grpc::health::v1::HealthCheckResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      auto stub = grpc::health::v1::Health::NewStub(channel_);
+      if (stub->Check(&context, request, &response).ok() &&
+          response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  error_ = "stratad did not become healthy in time:\n" + log();
+  return false;
+}
+
+int StratadProcess::WaitExit(int timeout_seconds) {
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  while (Clock::now() < deadline) {
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+int StratadProcess::RunToExit(const std::vector<std::string>& args, int timeout_seconds) {
+  std::ofstream(log_path_, std::ios::trunc).close();
+  pid_ = Spawn(args);
+  int code = WaitExit(timeout_seconds);
+  if (code == -1) Kill9();
+  return code;
+}
+
+int StratadProcess::Stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int code = WaitExit(30);
+  if (code == -1) Kill9();
+  return code;
+}
+
+void StratadProcess::Kill9() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+bool StratadProcess::Restart() { return Start(extra_args_); }
+
+std::string StratadProcess::address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+std::string StratadProcess::log() const {
+  std::ifstream in(log_path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace strata::testing

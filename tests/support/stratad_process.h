@@ -1,0 +1,63 @@
+// Runs the real stratad binary for end-to-end tests: a temp data dir, a free
+// loopback port (stratad picks it; we read it from its log), readiness by the
+// gRPC health service, and stop / kill -9 / restart on the same port and data.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grpcpp/channel.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::testing {
+
+class StratadProcess {
+ public:
+  // Does not start anything; call Start.
+  StratadProcess();
+  ~StratadProcess();  // kills the process if it still runs
+
+  // Starts stratad with `extra_args` and waits until it reports SERVING.
+  // Returns false (with the log in `error()`) if it exits or does not become
+  // healthy in time.
+  bool Start(const std::vector<std::string>& extra_args = {});
+  // Starts stratad and waits for it to exit; returns its exit code. For
+  // tests of start-up failures.
+  int RunToExit(const std::vector<std::string>& args, int timeout_seconds = 20);
+
+  // SIGTERM, then waits; returns the exit status (or -1 on a timeout).
+  int Stop();
+  // SIGKILL: no chance to flush or close.
+  void Kill9();
+  // Starts again with the same data dir, port and arguments.
+  bool Restart();
+
+  int port() const { return port_; }
+  std::string address() const;
+  const std::string& data_dir() const { return data_dir_; }
+  std::string log() const;
+  const std::string& error() const { return error_; }
+  std::shared_ptr<grpc::Channel> channel() const { return channel_; }
+
+ private:
+  pid_t Spawn(const std::vector<std::string>& args);
+  bool WaitHealthy();
+  int WaitExit(int timeout_seconds);
+
+  TempDir dir_;
+  std::string data_dir_;
+  std::string log_path_;
+  std::vector<std::string> extra_args_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string error_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+// Path of the stratad binary under test (set by CMake).
+std::string StratadPath();
+
+}  // namespace strata::testing

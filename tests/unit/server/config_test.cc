@@ -1,0 +1,101 @@
+#include "server/config.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+ParsedCommandLine Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "stratad");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return ParseCommandLine(static_cast<int>(argv.size()), argv.data());
+}
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const char* name : {"STRATA_DATA_DIR", "STRATA_LISTEN", "STRATA_DURABILITY"}) {
+      unsetenv(name);
+    }
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(ConfigTest, Defaults) {
+  ParsedCommandLine parsed = Parse({});
+  ASSERT_FALSE(parsed.exit_code);
+  EXPECT_EQ(parsed.config.data_dir, "strata-data");
+  EXPECT_EQ(parsed.config.listen, "127.0.0.1:7878");
+  EXPECT_EQ(parsed.config.durability, Durability::kFsync);
+  EXPECT_TRUE(ValidateConfig(parsed.config).ok());
+}
+
+TEST_F(ConfigTest, FlagsBeatTheFileWhichBeatsTheEnvironment) {
+  std::string file = dir_.Sub("strata.toml");
+  std::ofstream(file) << "data-dir = \"/from/file\"\nlisten = \"127.0.0.1:1\"\n";
+  setenv("STRATA_LISTEN", "127.0.0.1:2", 1);
+  setenv("STRATA_DATA_DIR", "/from/env", 1);
+  setenv("STRATA_DURABILITY", "buffered", 1);
+  ParsedCommandLine parsed = Parse({"--config", file, "--data-dir", "/from/flag"});
+  ASSERT_FALSE(parsed.exit_code);
+  EXPECT_EQ(parsed.config.data_dir, "/from/flag");
+  EXPECT_EQ(parsed.config.listen, "127.0.0.1:1");
+  EXPECT_EQ(parsed.config.durability, Durability::kBuffered);
+}
+
+TEST_F(ConfigTest, BadInputExitsWithTwo) {
+  std::string unknown_key = dir_.Sub("bad.toml");
+  std::ofstream(unknown_key) << "no-such-setting = 1\n";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--no-such-flag"},
+           {"--durability", "sometimes"},
+           {"--log-format", "xml"},
+           {"--max-message-bytes", "1"},
+           {"--config", unknown_key},
+           {"--config", dir_.Sub("missing.toml")}}) {
+    EXPECT_EQ(Parse(args).exit_code, 2) << args[0];
+  }
+  EXPECT_EQ(Parse({"--help"}).exit_code, 0);
+}
+
+TEST_F(ConfigTest, RemoteListenNeedsExplicitConsent) {
+  ServerConfig config;
+  config.listen = "0.0.0.0:7878";
+  absl::Status refused = ValidateConfig(config);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("--allow-unauthenticated-remote"), std::string::npos);
+  config.allow_unauthenticated_remote = true;
+  EXPECT_TRUE(ValidateConfig(config).ok());
+}
+
+TEST_F(ConfigTest, ListenAddresses) {
+  struct Case {
+    std::string address;
+    bool valid;
+    bool loopback;
+  };
+  for (const Case& c : std::vector<Case>{{"127.0.0.1:7878", true, true},
+                                         {"localhost:0", true, true},
+                                         {"[::1]:80", true, true},
+                                         {"127.5.5.5:1", true, true},
+                                         {"10.0.0.1:7878", true, false},
+                                         {"7878", false, false},
+                                         {":7878", false, false},
+                                         {"127.0.0.1:", false, false},
+                                         {"127.0.0.1:65536", false, false},
+                                         {"127.0.0.1:12ab", false, false}}) {
+    auto split = SplitHostPort(c.address);
+    EXPECT_EQ(split.ok(), c.valid) << c.address;
+    if (split.ok()) {
+      EXPECT_EQ(IsLoopbackHost(split->first), c.loopback) << c.address;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata
