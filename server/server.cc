@@ -6,8 +6,8 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "server/catalog_service.h"
+#include "server/write_service.h"
 #include "strata/v1/query.grpc.pb.h"
-#include "strata/v1/write.grpc.pb.h"
 
 namespace strata {
 namespace {
@@ -25,10 +25,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 
   auto server = std::unique_ptr<Server>(new Server());
   server->catalog_service_ = std::make_unique<CatalogService>(&engine->catalog());
-  // Until the write path and the query engine land (issues 3 and 4), these
-  // answer UNIMPLEMENTED; they are registered so that clients and reflection
-  // see the whole contract.
-  server->write_service_ = std::make_unique<v1::WriteService::CallbackService>();
+  server->write_service_ = std::make_unique<WriteService>(engine);
+  // Until the query engine lands (issue 4) this answers UNIMPLEMENTED; it is
+  // registered so that clients and reflection see the whole contract.
   server->query_service_ = std::make_unique<v1::QueryService::CallbackService>();
 
   grpc::ServerBuilder builder;

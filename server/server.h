@@ -14,6 +14,7 @@
 namespace strata {
 
 class CatalogService;
+class WriteService;
 
 struct ServerOptions {
   std::string listen;  // HOST:PORT; port 0 picks a free one
@@ -40,7 +41,7 @@ class Server {
   Server() = default;
 
   std::unique_ptr<CatalogService> catalog_service_;
-  std::unique_ptr<grpc::Service> write_service_;
+  std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<grpc::Service> query_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

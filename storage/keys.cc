@@ -27,6 +27,65 @@ std::string TableDataPrefix(uint32_t table_id) {
   return key;
 }
 
+std::string SeriesEntry(uint32_t table_id, std::string_view series_key) {
+  return StrCat(TableCatalogPrefix(table_id), "s", series_key);
+}
+
+std::string MeasureEntry(uint32_t table_id, std::string_view measure_name) {
+  return StrCat(TableCatalogPrefix(table_id), "m", measure_name);
+}
+
+std::string AttributeEntry(uint32_t table_id, std::string_view measure_name,
+                           std::string_view attribute) {
+  return StrCat(TableCatalogPrefix(table_id), "a", measure_name, "\0"sv, attribute);
+}
+
+std::string EncodePointKey(const PointKey& key) {
+  std::string out;
+  out.reserve(kPointKeySize);
+  PutFixed32BE(&out, key.table_id);
+  PutFixed32BE(&out, key.bucket);
+  PutFixed64BE(&out, key.pk_hash);
+  PutFixed64BE(&out, key.series);
+  PutOrderedInt64BE(&out, key.time_nanos);
+  return out;
+}
+
+bool DecodePointKey(std::string_view bytes, PointKey* key) {
+  if (bytes.size() != kPointKeySize) return false;
+  const char* p = bytes.data();
+  key->table_id = DecodeFixed32BE(p);
+  key->bucket = DecodeFixed32BE(p + 4);
+  key->pk_hash = DecodeFixed64BE(p + 8);
+  key->series = DecodeFixed64BE(p + 16);
+  key->time_nanos = DecodeOrderedInt64BE(p + 24);
+  return true;
+}
+
+std::string SeriesBucketPrefix(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
+                               uint64_t series) {
+  std::string out;
+  PutFixed32BE(&out, table_id);
+  PutFixed32BE(&out, bucket);
+  PutFixed64BE(&out, pk_hash);
+  PutFixed64BE(&out, series);
+  return out;
+}
+
+std::string BucketPrefix(uint32_t table_id, uint32_t bucket) {
+  std::string out;
+  PutFixed32BE(&out, table_id);
+  PutFixed32BE(&out, bucket);
+  return out;
+}
+
+std::string IndexEntry(uint32_t table_id, std::string_view dimension, std::string_view value,
+                       uint64_t series) {
+  std::string out = StrCat(TableDataPrefix(table_id), dimension, "\0"sv, value, "\0"sv);
+  PutFixed64BE(&out, series);
+  return out;
+}
+
 std::string PrefixEnd(std::string_view prefix) {
   std::string end(prefix);
   while (!end.empty()) {

@@ -22,8 +22,47 @@ std::string TablePrefix();
 std::string Counter(std::string_view name);
 std::string TableCatalogPrefix(uint32_t table_id);
 
+// per-table catalog data, after TableCatalogPrefix(table):
+//   's' <series key>                → series id (fixed64 BE)
+//   'm' <measure name>              → measure kind (1 byte, MeasureKind)
+//   'a' <measure name> \0 <attr>    → MULTI attribute type (1 byte, ValueType)
+// A series key is <measure name> \0 then <dim name> \0 <dim value> \0 for
+// each dimension in name order ('\0' is not allowed in names or values).
+std::string SeriesEntry(uint32_t table_id, std::string_view series_key);
+std::string MeasureEntry(uint32_t table_id, std::string_view measure_name);
+std::string AttributeEntry(uint32_t table_id, std::string_view measure_name,
+                           std::string_view attribute);
+
 // hot, cold, cold_delta, index CFs: every key starts with the table id -------
 std::string TableDataPrefix(uint32_t table_id);
+
+// Width of a time bucket: the unit of tiering and retention drops.
+inline constexpr int64_t kBucketNanos = 3'600'000'000'000LL;  // one hour
+inline uint32_t BucketOf(int64_t time_nanos) {
+  return static_cast<uint32_t>(time_nanos / kBucketNanos);
+}
+
+// hot and cold_delta: [table u32][bucket u32][pk_hash u64][series u64][time i64]
+inline constexpr size_t kPointKeySize = 32;
+struct PointKey {
+  uint32_t table_id = 0;
+  uint32_t bucket = 0;
+  uint64_t pk_hash = 0;
+  uint64_t series = 0;
+  int64_t time_nanos = 0;
+};
+std::string EncodePointKey(const PointKey& key);
+// False unless `bytes` is a well-formed point key.
+bool DecodePointKey(std::string_view bytes, PointKey* key);
+// The prefix of all point keys of one series in one bucket (24 bytes).
+std::string SeriesBucketPrefix(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
+                               uint64_t series);
+// [table][bucket]: the prefix of one bucket.
+std::string BucketPrefix(uint32_t table_id, uint32_t bucket);
+
+// index: [table u32] <dim name> \0 <dim value> \0 [series u64] → empty
+std::string IndexEntry(uint32_t table_id, std::string_view dimension, std::string_view value,
+                       uint64_t series);
 
 // The exclusive upper bound of all keys starting with `prefix`
 // (prefix + 1 in the last byte that is not 0xff).

@@ -20,6 +20,9 @@ absl::Status CheckColumnName(std::string_view kind, std::string_view name, size_
                                                    name.size(), " bytes; the limit is ",
                                                    max_bytes));
   }
+  if (name.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError(StrCat(kind, " name contains a NUL byte; remove it"));
+  }
   if (IsReservedColumnName(name)) {
     return absl::InvalidArgumentError(StrCat(
         kind, " name \"", name,

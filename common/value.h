@@ -1,0 +1,48 @@
+// Typed scalar values: what a measure holds and what the query engine
+// computes with. TIMESTAMP values are nanoseconds since the Unix epoch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace strata {
+
+enum class ValueType : uint8_t {
+  kDouble = 1,
+  kBigint = 2,
+  kVarchar = 3,
+  kBoolean = 4,
+  kTimestamp = 5,
+};
+
+// "DOUBLE", "BIGINT", ... as in SQL and the API.
+std::string_view TypeName(ValueType type);
+bool IsValidValueType(uint8_t raw);
+
+// A tagged scalar. Only the member matching `type` is meaningful:
+// `number` for BIGINT, TIMESTAMP and BOOLEAN (0/1), `real` for DOUBLE,
+// `text` for VARCHAR.
+struct Value {
+  ValueType type = ValueType::kDouble;
+  int64_t number = 0;
+  double real = 0;
+  std::string text;
+
+  static Value Double(double v) { return {.type = ValueType::kDouble, .real = v}; }
+  static Value Bigint(int64_t v) { return {.type = ValueType::kBigint, .number = v}; }
+  static Value Varchar(std::string v) { return {.type = ValueType::kVarchar, .text = std::move(v)}; }
+  static Value Boolean(bool v) { return {.type = ValueType::kBoolean, .number = v ? 1 : 0}; }
+  static Value Timestamp(int64_t nanos) { return {.type = ValueType::kTimestamp, .number = nanos}; }
+
+  // Same type and same value (doubles compared bit-for-bit after +0/-0).
+  bool operator==(const Value& other) const;
+  // For messages and tests: 1.5, 42, 'text', true, 2023-05-17T20:54:39Z...
+  std::string DebugString() const;
+};
+
+// Renders nanoseconds since the epoch as ISO-8601 UTC with milliseconds,
+// e.g. 2023-02-13T19:22:45.051Z (the form Timestream's rejections use).
+std::string FormatIso8601Millis(int64_t nanos);
+
+}  // namespace strata

@@ -1,0 +1,49 @@
+// Reading a table's points: the scan interface the query engine builds on.
+// Rows come in key order (bucket, partition, series, time) from the memory
+// store and the magnetic delta merged into one stream; where both hold a
+// key, the higher version wins, so results never depend on where a row
+// lives. Rows older than the table's retention are never returned.
+// Thread-safety: a scan reads a consistent RocksDB snapshot; any number may
+// run at once, also concurrently with writes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "storage/catalog_types.h"
+#include "storage/store.h"
+#include "storage/write_types.h"
+
+namespace strata {
+
+struct ScanOptions {
+  int64_t start_nanos = INT64_MIN;  // inclusive
+  int64_t end_nanos = INT64_MAX;    // exclusive
+  // Only these series, when set.
+  const absl::flat_hash_set<uint64_t>* series = nullptr;
+};
+
+struct ScanRow {
+  uint64_t series = 0;
+  int64_t time_nanos = 0;
+  int64_t version = 0;
+  std::vector<Measure> measures;
+};
+
+struct ScanStats {
+  int64_t rows_scanned = 0;
+  int64_t bytes_scanned = 0;
+  int64_t buckets_scanned = 0;
+};
+
+// Calls `emit` for each live row in [start, end); `emit` returns false to
+// stop early. `now_nanos` decides what has expired.
+absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_nanos,
+                       const ScanOptions& options,
+                       const std::function<bool(const ScanRow&)>& emit,
+                       ScanStats* stats = nullptr);
+
+}  // namespace strata

@@ -1,0 +1,133 @@
+#include "storage/table_state.h"
+
+#include "common/coding.h"
+#include "common/status.h"
+#include "storage/keys.h"
+
+namespace strata {
+
+using namespace std::string_view_literals;
+
+std::string SeriesKey(const NormalizedRecord& record) {
+  std::string key = record.measure_name;
+  key.push_back('\0');
+  for (const auto& [name, value] : record.dimensions) {
+    key.append(name).push_back('\0');
+    key.append(value).push_back('\0');
+  }
+  return key;
+}
+
+bool ParseSeriesKey(std::string_view key, SeriesInfo* info) {
+  auto next = [&key](std::string* out) {
+    size_t end = key.find('\0');
+    if (end == std::string_view::npos) return false;
+    out->assign(key.substr(0, end));
+    key.remove_prefix(end + 1);
+    return true;
+  };
+  if (!next(&info->measure_name)) return false;
+  info->dimensions.clear();
+  while (!key.empty()) {
+    std::pair<std::string, std::string> d;
+    if (!next(&d.first) || !next(&d.second)) return false;
+    info->dimensions.push_back(std::move(d));
+  }
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<TableState>> TableState::Load(Store* store, uint32_t table_id) {
+  auto state = std::unique_ptr<TableState>(new TableState(table_id));
+  absl::MutexLock lock(&state->mu_);
+  const std::string prefix = keys::TableCatalogPrefix(table_id);
+  std::unique_ptr<rocksdb::Iterator> it(
+      store->db()->NewIterator(rocksdb::ReadOptions(), store->family(Store::kCatalog)));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    std::string_view key = it->key().ToStringView().substr(prefix.size());
+    std::string_view value = it->value().ToStringView();
+    if (key.empty()) return CorruptionError("table catalog entry");
+    char kind = key.front();
+    key.remove_prefix(1);
+    if (kind == 's') {
+      SeriesInfo info;
+      if (value.size() != 8 || !ParseSeriesKey(key, &info)) return CorruptionError("series entry");
+      info.id = DecodeFixed64BE(value.data());
+      state->series_by_key_.emplace(std::string(key), info.id);
+      state->series_by_id_.emplace(info.id, std::move(info));
+    } else if (kind == 'm') {
+      if (value.size() != 1) return CorruptionError("measure entry");
+      state->measures_[std::string(key)].kind = static_cast<MeasureKind>(value[0]);
+    } else if (kind == 'a') {
+      size_t split = key.find('\0');
+      if (value.size() != 1 || split == std::string_view::npos ||
+          !IsValidValueType(static_cast<uint8_t>(value[0]))) {
+        return CorruptionError("attribute entry");
+      }
+      state->measures_[std::string(key.substr(0, split))]
+          .attributes[std::string(key.substr(split + 1))] = static_cast<ValueType>(value[0]);
+      ++state->attribute_count_;
+    }
+  }
+  RETURN_IF_ERROR(FromRocks(it->status(), "loading the series registry"));
+  return state;
+}
+
+std::optional<uint64_t> TableState::FindSeries(std::string_view series_key) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = series_by_key_.find(absl::string_view(series_key.data(), series_key.size()));
+  if (it == series_by_key_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<SeriesInfo> TableState::DescribeSeries(uint64_t series) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = series_by_id_.find(series);
+  if (it == series_by_id_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool TableState::SeriesIdTaken(uint64_t id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return series_by_id_.contains(id);
+}
+
+std::optional<MeasureSchema> TableState::FindMeasure(std::string_view measure_name) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = measures_.find(absl::string_view(measure_name.data(), measure_name.size()));
+  if (it == measures_.end()) return std::nullopt;
+  return it->second;
+}
+
+int TableState::measure_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return static_cast<int>(measures_.size());
+}
+
+int TableState::attribute_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return attribute_count_;
+}
+
+std::vector<std::pair<std::string, MeasureSchema>> TableState::Measures() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::pair<std::string, MeasureSchema>> out(measures_.begin(), measures_.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+void TableState::Apply(const TableChanges& changes) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, info] : changes.new_series) {
+    series_by_key_.emplace(key, info.id);
+    series_by_id_.emplace(info.id, info);
+  }
+  for (const auto& [name, schema] : changes.schema) {
+    MeasureSchema& current = measures_[name];
+    current.kind = schema.kind;
+    for (const auto& [attribute, type] : schema.attributes) {
+      if (current.attributes.emplace(attribute, type).second) ++attribute_count_;
+    }
+  }
+}
+
+}  // namespace strata

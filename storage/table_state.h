@@ -1,0 +1,92 @@
+// What the engine keeps in memory per table for the write and read paths:
+// the series registry (series key <-> id, persisted in the catalog family,
+// with the dimension index), the measure schema (one type per measure name,
+// per MULTI attribute), and the newest-time cache that lets appends skip the
+// duplicate check.
+//
+// Thread-safety: lookups (FindSeries, DescribeSeries, measure queries) are
+// safe from any thread. Changes are made only by the write path's group
+// leader (Writer), one at a time, and only after they are durable (Apply).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/store.h"
+#include "storage/write_types.h"
+
+namespace strata {
+
+struct SeriesInfo {
+  uint64_t id = 0;
+  std::string measure_name;
+  std::vector<std::pair<std::string, std::string>> dimensions;  // sorted by name
+};
+
+struct MeasureSchema {
+  MeasureKind kind = MeasureKind::kDouble;
+  absl::flat_hash_map<std::string, ValueType> attributes;  // MULTI only
+};
+
+// The canonical key of a series: measure name and sorted dimensions.
+std::string SeriesKey(const NormalizedRecord& record);
+// Parses a series key back into its parts.
+bool ParseSeriesKey(std::string_view key, SeriesInfo* info);
+
+// Changes one write group makes to a table's registry and schema. They are
+// written in the group's batch and applied to memory once it is durable.
+struct TableChanges {
+  absl::flat_hash_map<std::string, SeriesInfo> new_series;  // by series key
+  absl::flat_hash_map<uint64_t, std::string> new_series_ids;
+  absl::flat_hash_map<std::string, MeasureSchema> schema;   // new or widened measures
+  int new_attributes = 0;
+};
+
+class TableState {
+ public:
+  // Loads the registry and schema of `table_id` from the catalog family.
+  static absl::StatusOr<std::unique_ptr<TableState>> Load(Store* store, uint32_t table_id);
+
+  uint32_t table_id() const { return table_id_; }
+
+  std::optional<uint64_t> FindSeries(std::string_view series_key) const;
+  std::optional<SeriesInfo> DescribeSeries(uint64_t series) const;
+  // True if `id` is taken by any series (to resolve hash collisions).
+  bool SeriesIdTaken(uint64_t id) const;
+  std::optional<MeasureSchema> FindMeasure(std::string_view measure_name) const;
+  int measure_count() const;
+  int attribute_count() const;
+  // Every measure name with its schema, for SHOW MEASURES.
+  std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
+
+  // Newest time stored in the memory store for (series, bucket), if cached.
+  // Leader-only, like Apply.
+  struct Newest {
+    uint32_t bucket = 0;
+    int64_t time_nanos = INT64_MIN;
+  };
+  absl::flat_hash_map<uint64_t, Newest>& newest_cache() { return newest_; }
+
+  void Apply(const TableChanges& changes);
+
+ private:
+  explicit TableState(uint32_t table_id) : table_id_(table_id) {}
+
+  const uint32_t table_id_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, SeriesInfo> series_by_id_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
+  int attribute_count_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<uint64_t, Newest> newest_;  // leader-only
+};
+
+}  // namespace strata

@@ -1,0 +1,94 @@
+// The write path's vocabulary: a WriteRecords request as the engine sees it
+// (fields keep their presence so common attributes can be merged), the
+// normalized record that validation produces, and the per-request result.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/value.h"
+
+namespace strata {
+
+inline constexpr int kMaxRecordsPerWrite = 100;
+inline constexpr int kMaxDimensionsPerRecord = 128;
+inline constexpr int kMaxMeasuresPerRecord = 256;
+inline constexpr size_t kMaxValueBytes = 2048;
+inline constexpr size_t kMaxMultiMeasureValueBytes = 2048;
+inline constexpr int kMaxMeasureNamesPerTable = 8192;
+inline constexpr int kMaxMultiAttributesPerTable = 1024;
+inline constexpr int64_t kFutureWindowNanos = 15 * 60 * 1'000'000'000LL;
+
+enum class TimeUnit { kMilliseconds, kSeconds, kMicroseconds, kNanoseconds };
+
+// What a record says its measure is: one of the scalar types, or MULTI.
+enum class MeasureKind : uint8_t {
+  kDouble = 1, kBigint, kVarchar, kBoolean, kTimestamp, kMulti,
+};
+
+struct InputDimension {
+  std::string name;
+  std::string value;
+};
+
+// A TIMESTAMP value here is still in the record's time unit.
+struct InputMeasure {
+  std::string name;
+  std::optional<MeasureKind> type;
+  std::optional<Value> value;
+};
+
+// A Record as sent: every scalar field optional, so that the record's own
+// value can win over common_attributes.
+struct InputRecord {
+  std::vector<InputDimension> dimensions;
+  std::optional<std::string> measure_name;
+  std::optional<MeasureKind> measure_value_type;
+  std::optional<Value> measure_value;
+  std::vector<InputMeasure> measure_values;
+  std::optional<int64_t> time;
+  std::optional<TimeUnit> time_unit;
+  std::optional<int64_t> version;
+};
+
+struct WriteRequest {
+  std::string database_name;
+  std::string table_name;
+  InputRecord common_attributes;
+  std::vector<InputRecord> records;
+};
+
+struct Measure {
+  std::string name;
+  Value value;
+  bool operator==(const Measure&) const = default;
+};
+
+// A merged, validated record. Dimensions are sorted by name; for a scalar
+// record `measures` holds one entry named after the measure.
+struct NormalizedRecord {
+  std::vector<std::pair<std::string, std::string>> dimensions;
+  std::string measure_name;
+  bool multi = false;
+  std::vector<Measure> measures;
+  int64_t time_nanos = 0;
+  int64_t version = 1;
+};
+
+struct RejectedRecord {
+  int record_index = 0;
+  std::string reason;
+  std::optional<int64_t> existing_version;
+};
+
+struct WriteResult {
+  int64_t memory_store = 0;
+  int64_t magnetic_store = 0;
+  std::vector<RejectedRecord> rejected;
+  int64_t total() const { return memory_store + magnetic_store; }
+};
+
+}  // namespace strata

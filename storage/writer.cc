@@ -1,0 +1,445 @@
+#include "storage/writer.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/coding.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "rocksdb/write_batch.h"
+#include "storage/keys.h"
+#include "storage/record_validation.h"
+#include "storage/row_codec.h"
+#include "xxhash.h"
+
+namespace strata {
+namespace {
+
+// A leader takes at most this many queued requests into one batch, so one
+// group's latency stays bounded under heavy load.
+constexpr size_t kMaxGroupRequests = 64;
+
+std::string_view KindName(MeasureKind kind) {
+  return kind == MeasureKind::kMulti ? "MULTI" : TypeName(static_cast<ValueType>(kind));
+}
+
+uint64_t Hash(std::string_view bytes, uint64_t seed = 0) {
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+}
+
+// The partition a record belongs to: the hash of its measure name, or of its
+// partition-key dimension's value (empty when an OPTIONAL key is absent).
+uint64_t PartitionHash(const NormalizedRecord& record, const PartitionKey& key) {
+  if (key.type == PartitionKeyType::kMeasure) return Hash(record.measure_name);
+  for (const auto& [name, value] : record.dimensions) {
+    if (name == key.name) return Hash(value);
+  }
+  return Hash("");
+}
+
+std::string Window(int64_t from, int64_t to) {
+  return StrCat("[", FormatIso8601Millis(from), ", ", FormatIso8601Millis(to), ")");
+}
+
+// Routes a record by its time: memory store, magnetic store, or rejected.
+absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t now) {
+  const int64_t memory_start = table.MemoryStoreStartNanos(now);
+  const int64_t future_end = now + kFutureWindowNanos;
+  const int64_t retention_start = table.RetentionStartNanos(now);
+  if (time >= future_end) {
+    return absl::InvalidArgumentError(StrCat(
+        "the record time ", FormatIso8601Millis(time),
+        " is more than 15 minutes in the future; the memory store accepts ",
+        Window(memory_start, future_end), ". Check the record's time and time_unit"));
+  }
+  if (time >= memory_start) return false;
+  if (!table.enable_magnetic_store_writes) {
+    return absl::InvalidArgumentError(StrCat(
+        "the record timestamp ", FormatIso8601Millis(time), " is outside the time range ",
+        Window(memory_start, future_end),
+        " of the memory store. To accept older records, enable magnetic store writes on the "
+        "table (UpdateTable with magnetic_store_write_properties.enable_magnetic_store_writes)"));
+  }
+  if (time < retention_start) {
+    return absl::InvalidArgumentError(StrCat(
+        "the record timestamp ", FormatIso8601Millis(time), " is outside the time range ",
+        Window(retention_start, future_end),
+        " of the data ingestion window: it is older than the table's retention"));
+  }
+  return true;
+}
+
+// True if every measure the write names is stored with the same value.
+bool SameValues(const StoredRow& stored, const std::vector<Measure>& written) {
+  for (const Measure& m : written) {
+    auto it = std::find_if(stored.measures.begin(), stored.measures.end(),
+                           [&](const Measure& s) { return s.name == m.name; });
+    if (it == stored.measures.end() || !(it->value == m.value)) return false;
+  }
+  return true;
+}
+
+// MULTI upsert: the written measures replace or add to the stored ones.
+std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Measure>& written) {
+  std::vector<Measure> merged = stored.measures;
+  for (const Measure& m : written) {
+    auto it = std::find_if(merged.begin(), merged.end(),
+                           [&](const Measure& s) { return s.name == m.name; });
+    if (it == merged.end()) {
+      merged.push_back(m);
+    } else {
+      it->value = m.value;
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+// A validated record on its way to the leader.
+struct Writer::Prepared {
+  int index = 0;
+  NormalizedRecord record;
+  std::string series_key;
+  uint64_t pk_hash = 0;
+  bool magnetic = false;
+};
+
+// One request in the queue.
+struct Writer::Pending {
+  TableState* state = nullptr;
+  std::vector<Prepared> records;
+  WriteResult* result = nullptr;
+  absl::Status status;
+  bool done = false;
+  absl::CondVar cv;
+};
+
+// What the leader does for one group, without holding the queue lock.
+class Writer::GroupCommit {
+ public:
+  GroupCommit(Store* store, const std::vector<Pending*>& group) : store_(store), group_(group) {}
+
+  absl::Status Run() {
+    for (Pending* p : group_) {
+      for (Prepared& r : p->records) Resolve(p, r);
+    }
+    RETURN_IF_ERROR(ReadExisting());
+    for (Target& t : targets_) Apply(t);
+    absl::Status written =
+        FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
+    if (!written.ok()) {
+      // The cache was advanced for writes that did not happen: forget it.
+      for (auto& [state, changes] : changes_) state->newest_cache().clear();
+      return written;
+    }
+    for (auto& [state, changes] : changes_) state->Apply(changes);
+    return absl::OkStatus();
+  }
+
+ private:
+  // A record whose key is known, waiting for the version rules.
+  struct Target {
+    Pending* pending;
+    Prepared* prepared;
+    std::string hot_key;   // the key in the memory store
+    bool check_hot;        // the memory store may hold this key: read it
+    bool check_delta;      // the magnetic delta may hold it: read it
+  };
+
+  void Reject(Pending* p, const Prepared& r, std::string reason,
+              std::optional<int64_t> existing_version = std::nullopt) {
+    p->result->rejected.push_back({r.index, std::move(reason), existing_version});
+  }
+
+  // Checks the record's types against the table's schema, registering new
+  // measure names and attributes. Returns the rejection reason, if any.
+  std::optional<std::string> CheckSchema(TableState& state, TableChanges& changes,
+                                         const NormalizedRecord& record) {
+    const MeasureKind kind =
+        record.multi ? MeasureKind::kMulti : static_cast<MeasureKind>(record.measures[0].value.type);
+    const uint32_t table = state.table_id();
+    auto pending = changes.schema.find(record.measure_name);
+    std::optional<MeasureSchema> known;
+    if (pending != changes.schema.end()) {
+      known = pending->second;
+    } else {
+      known = state.FindMeasure(record.measure_name);
+    }
+    if (!known) {
+      if (state.measure_count() + static_cast<int>(changes.schema.size()) >=
+          kMaxMeasureNamesPerTable) {
+        return StrCat("the table already has ", kMaxMeasureNamesPerTable,
+                      " measure names, the limit; write to an existing measure name or "
+                      "another table");
+      }
+      known = MeasureSchema{.kind = kind};
+      batch_.Put(store_->family(Store::kCatalog), keys::MeasureEntry(table, record.measure_name),
+                 std::string(1, static_cast<char>(kind)));
+    } else if (known->kind != kind) {
+      return StrCat("measure \"", record.measure_name, "\" holds ", KindName(known->kind),
+                    " values in this table; this record writes ", KindName(kind),
+                    ". Use another measure name for other types");
+    }
+    if (record.multi) {
+      for (const Measure& m : record.measures) {
+        auto it = known->attributes.find(m.name);
+        if (it != known->attributes.end()) {
+          if (it->second != m.value.type) {
+            return StrCat("attribute \"", m.name, "\" of measure \"", record.measure_name,
+                          "\" holds ", TypeName(it->second), " values in this table; this record "
+                          "writes ", TypeName(m.value.type));
+          }
+          continue;
+        }
+        if (state.attribute_count() + changes.new_attributes >= kMaxMultiAttributesPerTable) {
+          return StrCat("the table already has ", kMaxMultiAttributesPerTable,
+                        " MULTI attribute names, the limit");
+        }
+        known->attributes.emplace(m.name, m.value.type);
+        ++changes.new_attributes;
+        batch_.Put(store_->family(Store::kCatalog),
+                   keys::AttributeEntry(table, record.measure_name, m.name),
+                   std::string(1, static_cast<char>(m.value.type)));
+      }
+    }
+    changes.schema[record.measure_name] = *std::move(known);
+    return std::nullopt;
+  }
+
+  // The id of the record's series, registering it (registry entry and
+  // dimension index, in this batch) when it is new.
+  uint64_t SeriesId(TableState& state, TableChanges& changes, const Prepared& r) {
+    if (auto it = changes.new_series.find(r.series_key); it != changes.new_series.end()) {
+      return it->second.id;
+    }
+    if (auto id = state.FindSeries(r.series_key)) return *id;
+    uint64_t id = Hash(r.series_key);
+    for (uint64_t seed = 1; state.SeriesIdTaken(id) || changes.new_series_ids.contains(id);
+         ++seed) {
+      id = Hash(r.series_key, seed);  // a 64-bit collision: rare, but resolved
+    }
+    const uint32_t table = state.table_id();
+    std::string value;
+    PutFixed64BE(&value, id);
+    batch_.Put(store_->family(Store::kCatalog), keys::SeriesEntry(table, r.series_key), value);
+    for (const auto& [name, dim_value] : r.record.dimensions) {
+      batch_.Put(store_->family(Store::kIndex), keys::IndexEntry(table, name, dim_value, id), "");
+    }
+    SeriesInfo info{.id = id, .measure_name = r.record.measure_name,
+                    .dimensions = r.record.dimensions};
+    changes.new_series.emplace(r.series_key, std::move(info));
+    changes.new_series_ids.emplace(id, r.series_key);
+    return id;
+  }
+
+  // The newest time the memory store holds for (series, bucket), from the
+  // cache or, on a miss, one reverse seek.
+  int64_t NewestStored(TableState& state, const keys::PointKey& key) {
+    auto& cache = state.newest_cache();
+    auto it = cache.find(key.series);
+    if (it != cache.end() && it->second.bucket == key.bucket) return it->second.time_nanos;
+    std::string prefix = keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
+    std::string end = keys::PrefixEnd(prefix);
+    rocksdb::Slice upper(end);
+    rocksdb::ReadOptions options;
+    options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> iter(
+        store_->db()->NewIterator(options, store_->family(Store::kHot)));
+    iter->SeekToLast();
+    keys::PointKey found;
+    int64_t newest = INT64_MIN;
+    if (iter->Valid() && iter->key().starts_with(prefix) &&
+        keys::DecodePointKey(iter->key().ToStringView(), &found)) {
+      newest = found.time_nanos;
+    }
+    cache[key.series] = {key.bucket, newest};
+    return newest;
+  }
+
+  void Resolve(Pending* p, Prepared& r) {
+    TableState& state = *p->state;
+    TableChanges& changes = changes_[&state];
+    if (auto reason = CheckSchema(state, changes, r.record)) {
+      Reject(p, r, *std::move(reason));
+      return;
+    }
+    keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
+                 .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r),
+                 .time_nanos = r.record.time_nanos};
+    Target t{.pending = p, .prepared = &r, .hot_key = keys::EncodePointKey(key),
+             .check_hot = true, .check_delta = r.magnetic};
+    // Appends, the common case, cannot collide with anything stored.
+    if (!r.magnetic && key.time_nanos > NewestStored(state, key)) t.check_hot = false;
+    if (t.check_hot) to_read_.emplace(Store::kHot, t.hot_key);
+    if (t.check_delta) to_read_.emplace(Store::kColdDelta, t.hot_key);
+    targets_.push_back(std::move(t));
+  }
+
+  // One MultiGet for every stored row the group's records may collide with.
+  absl::Status ReadExisting() {
+    if (to_read_.empty()) return absl::OkStatus();
+    std::vector<rocksdb::ColumnFamilyHandle*> families;
+    std::vector<rocksdb::Slice> keys;
+    std::vector<std::pair<Store::Family, std::string>> order(to_read_.begin(), to_read_.end());
+    for (const auto& [family, key] : order) {
+      families.push_back(store_->family(family));
+      keys.emplace_back(key);
+    }
+    std::vector<std::string> values;
+    std::vector<rocksdb::Status> statuses =
+        store_->db()->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (statuses[i].IsNotFound()) continue;
+      RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
+      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(values[i]));
+      rows_[order[i]] = std::move(row);
+    }
+    return absl::OkStatus();
+  }
+
+  // The version rules, against the row as stored or as an earlier record of
+  // this group left it.
+  void Apply(Target& t) {
+    Prepared& r = *t.prepared;
+    Store::Family family = r.magnetic ? Store::kColdDelta : Store::kHot;
+    // rows_ holds what was read and what this group wrote, in either tier.
+    std::optional<StoredRow>* existing = nullptr;
+    for (Store::Family f : {Store::kHot, Store::kColdDelta}) {
+      auto it = rows_.find({f, t.hot_key});
+      if (it != rows_.end() && it->second) {
+        existing = &it->second;
+        family = f;  // update the row where it lives
+        break;
+      }
+    }
+    StoredRow next;
+    if (existing == nullptr) {
+      next = {r.record.version, r.record.measures};
+    } else {
+      const StoredRow& stored = **existing;
+      const bool same = SameValues(stored, r.record.measures);
+      if (r.record.version <= stored.version) {
+        if (same) {
+          Count(t);  // an idempotent retry: accepted, nothing changes
+          return;
+        }
+        Reject(t.pending, r,
+               StrCat("a record with the same dimensions, measure name and time already exists "
+                      "with version ", stored.version, " and different values; write it with a "
+                      "version above ", stored.version, " to update it"),
+               stored.version);
+        return;
+      }
+      next.version = r.record.version;
+      next.measures = same ? stored.measures
+                           : (r.record.multi ? MergeMeasures(stored, r.record.measures)
+                                             : r.record.measures);
+    }
+    std::string value;
+    EncodeRow(next, &value);
+    batch_.Put(store_->family(family), t.hot_key, value);
+    if (family == Store::kHot) {
+      auto& newest = t.pending->state->newest_cache()[DecodeSeries(t.hot_key)];
+      if (newest.bucket == keys::BucketOf(r.record.time_nanos)) {
+        newest.time_nanos = std::max(newest.time_nanos, r.record.time_nanos);
+      }
+    }
+    rows_[{family, t.hot_key}] = std::move(next);
+    Count(t);
+  }
+
+  static uint64_t DecodeSeries(const std::string& key) {
+    keys::PointKey k;
+    keys::DecodePointKey(key, &k);
+    return k.series;
+  }
+
+  void Count(const Target& t) {
+    if (t.prepared->magnetic) {
+      ++t.pending->result->magnetic_store;
+    } else {
+      ++t.pending->result->memory_store;
+    }
+  }
+
+  Store* const store_;
+  const std::vector<Pending*>& group_;
+  rocksdb::WriteBatch batch_;
+  absl::flat_hash_map<TableState*, TableChanges> changes_;
+  std::vector<Target> targets_;
+  absl::flat_hash_set<std::pair<Store::Family, std::string>> to_read_;
+  absl::flat_hash_map<std::pair<Store::Family, std::string>, std::optional<StoredRow>> rows_;
+};
+
+absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
+  absl::MutexLock lock(&states_mu_);
+  auto it = states_.find(table_id);
+  if (it != states_.end()) return it->second.get();
+  ASSIGN_OR_RETURN(auto state, TableState::Load(store_, table_id));
+  TableState* raw = state.get();
+  states_.emplace(table_id, std::move(state));
+  return raw;
+}
+
+absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table,
+                   catalog_->FindTable(request.database_name, request.table_name));
+  ASSIGN_OR_RETURN(std::vector<InputRecord> merged, MergeCommonAttributes(request));
+  ASSIGN_OR_RETURN(TableState * state, State(table->id));
+
+  WriteResult result;
+  Pending pending;
+  pending.state = state;
+  pending.result = &result;
+  const int64_t now = clock_->NowNanos();
+  for (int i = 0; i < static_cast<int>(merged.size()); ++i) {
+    auto record = NormalizeRecord(merged[i], table->partition_key);
+    if (!record.ok()) {
+      result.rejected.push_back({i, std::string(record.status().message())});
+      continue;
+    }
+    auto magnetic = IsMagnetic(*table, record->time_nanos, now);
+    if (!magnetic.ok()) {
+      result.rejected.push_back({i, std::string(magnetic.status().message())});
+      continue;
+    }
+    Prepared prepared{.index = i, .series_key = SeriesKey(*record),
+                      .pk_hash = PartitionHash(*record, table->partition_key),
+                      .magnetic = *magnetic};
+    prepared.record = *std::move(record);
+    pending.records.push_back(std::move(prepared));
+  }
+
+  if (!pending.records.empty()) {
+    absl::MutexLock lock(&queue_mu_);
+    queue_.push_back(&pending);
+    while (!pending.done && queue_.front() != &pending) pending.cv.Wait(&queue_mu_);
+    if (!pending.done) {
+      // This request leads: it commits itself and whoever queued behind it.
+      std::vector<Pending*> group;
+      for (Pending* p : queue_) {
+        if (group.size() == kMaxGroupRequests) break;
+        group.push_back(p);
+      }
+      queue_mu_.Unlock();
+      absl::Status status = GroupCommit(store_, group).Run();
+      queue_mu_.Lock();
+      for (Pending* p : group) {
+        queue_.pop_front();
+        p->status = status;
+        p->done = true;
+        if (p != &pending) p->cv.Signal();
+      }
+      if (!queue_.empty()) queue_.front()->cv.Signal();
+    }
+  }
+  RETURN_IF_ERROR(pending.status);
+  std::sort(result.rejected.begin(), result.rejected.end(),
+            [](const RejectedRecord& a, const RejectedRecord& b) {
+              return a.record_index < b.record_index;
+            });
+  return result;
+}
+
+}  // namespace strata

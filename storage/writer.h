@@ -1,0 +1,62 @@
+// Writer: WriteRecords with Timestream's semantics (docs/architecture.md,
+// "Write path").
+//
+// Records are merged, validated and routed to a tier on the caller's thread.
+// Then each request joins a queue; the request at its head becomes the
+// leader, takes the queued requests as one group, and resolves them in queue
+// order (measure types, series registration, version rules against what is
+// stored and what earlier requests of the group wrote) into one RocksDB
+// WriteBatch with one sync. So concurrent requests end as some serial order
+// gives, every request's accepted records land atomically, and concurrent
+// writers share an fsync (group commit).
+//
+// Thread-safety: Write may be called from any number of threads.
+#pragma once
+
+#include <deque>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "storage/catalog.h"
+#include "storage/store.h"
+#include "storage/table_state.h"
+#include "storage/write_types.h"
+
+namespace strata {
+
+class Writer {
+ public:
+  // All three must outlive the Writer.
+  Writer(Store* store, Catalog* catalog, const Clock* clock)
+      : store_(store), catalog_(catalog), clock_(clock) {}
+
+  // Writes one request. Returns NOT_FOUND for an unknown table,
+  // INVALID_ARGUMENT when the request as a whole is invalid, an error from
+  // the store if the batch could not be written (then nothing was), and
+  // otherwise the counts per tier and the rejected records.
+  absl::StatusOr<WriteResult> Write(const WriteRequest& request);
+
+  // The in-memory state of a table, loaded on first use.
+  absl::StatusOr<TableState*> State(uint32_t table_id);
+
+ private:
+  struct Prepared;
+  struct Pending;
+  class GroupCommit;
+
+  Store* const store_;
+  Catalog* const catalog_;
+  const Clock* const clock_;
+
+  absl::Mutex queue_mu_;
+  std::deque<Pending*> queue_ ABSL_GUARDED_BY(queue_mu_);
+
+  absl::Mutex states_mu_;
+  absl::flat_hash_map<uint32_t, std::unique_ptr<TableState>> states_ ABSL_GUARDED_BY(states_mu_);
+};
+
+}  // namespace strata

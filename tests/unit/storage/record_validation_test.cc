@@ -1,0 +1,235 @@
+#include "storage/record_validation.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace strata {
+namespace {
+
+InputRecord Scalar(double v) {
+  InputRecord r;
+  r.dimensions = {{"host", "h1"}};
+  r.measure_name = "cpu";
+  r.measure_value = Value::Double(v);
+  r.time = 1'700'000'000'000;
+  return r;
+}
+
+TEST(MergeCommonAttributesTest, RecordFieldsWinAndDimensionsConcatenate) {
+  WriteRequest request;
+  request.common_attributes.dimensions = {{"region", "eu"}};
+  request.common_attributes.measure_name = "common";
+  request.common_attributes.time = 5;
+  request.common_attributes.time_unit = TimeUnit::kSeconds;
+  request.common_attributes.version = 7;
+  InputRecord own;
+  own.dimensions = {{"host", "h1"}};
+  own.measure_name = "own";
+  own.measure_value = Value::Bigint(1);
+  InputRecord inherits;
+  inherits.measure_value = Value::Bigint(2);
+  inherits.time = 9;
+  request.records = {own, inherits};
+
+  auto merged = MergeCommonAttributes(request);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_EQ(merged->size(), 2u);
+  const InputRecord& a = (*merged)[0];
+  EXPECT_EQ(a.dimensions.size(), 2u);
+  EXPECT_EQ(*a.measure_name, "own");
+  EXPECT_EQ(*a.time, 5);
+  EXPECT_EQ(*a.version, 7);
+  const InputRecord& b = (*merged)[1];
+  EXPECT_EQ(*b.measure_name, "common");
+  EXPECT_EQ(*b.time, 9);
+  EXPECT_EQ(*b.time_unit, TimeUnit::kSeconds);
+}
+
+TEST(MergeCommonAttributesTest, WholeRequestErrors) {
+  WriteRequest empty;
+  EXPECT_EQ(MergeCommonAttributes(empty).status().code(), absl::StatusCode::kInvalidArgument);
+
+  WriteRequest too_many;
+  too_many.records.assign(101, Scalar(1));
+  auto status = MergeCommonAttributes(too_many).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("1..100"), std::string::npos);
+
+  WriteRequest hundred;
+  hundred.records.assign(100, Scalar(1));
+  EXPECT_TRUE(MergeCommonAttributes(hundred).ok());
+
+  WriteRequest clash;
+  clash.common_attributes.dimensions = {{"host", "h0"}};
+  clash.records = {Scalar(1)};
+  status = MergeCommonAttributes(clash).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("\"host\" is in both common_attributes and record 0"),
+            std::string::npos)
+      << status;
+}
+
+TEST(NormalizeRecordTest, NormalizesTimeVersionAndDimensionOrder) {
+  InputRecord r = Scalar(1.5);
+  r.dimensions = {{"z", "1"}, {"a", "2"}};
+  r.time = 3;
+  r.time_unit = TimeUnit::kSeconds;
+  auto n = NormalizeRecord(r, PartitionKey{});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(n->time_nanos, 3'000'000'000);
+  EXPECT_EQ(n->version, 1);
+  EXPECT_EQ(n->dimensions.front().first, "a");
+  ASSERT_EQ(n->measures.size(), 1u);
+  EXPECT_EQ(n->measures[0].name, "cpu");
+  EXPECT_FALSE(n->multi);
+}
+
+TEST(NormalizeRecordTest, MultiRecordsAndTimestampValues) {
+  InputRecord r = Scalar(0);
+  r.measure_value.reset();
+  r.measure_name = "metrics";
+  r.time_unit = TimeUnit::kMicroseconds;
+  r.measure_values = {{"value", std::nullopt, Value::Double(1)},
+                      {"quality", MeasureKind::kBigint, Value::Bigint(92)},
+                      {"seen", std::nullopt, Value::Timestamp(5)}};
+  auto n = NormalizeRecord(r, PartitionKey{});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_TRUE(n->multi);
+  ASSERT_EQ(n->measures.size(), 3u);
+  EXPECT_EQ(n->measures[2].value.number, 5'000);  // microseconds -> nanoseconds
+}
+
+struct RejectCase {
+  std::string what;
+  std::function<void(InputRecord&)> change;
+  std::string reason_part;
+  PartitionKey key = {};
+};
+
+TEST(NormalizeRecordTest, RejectsEachInvalidRecordWithAReason) {
+  const PartitionKey required{PartitionKeyType::kDimension, "device", Enforcement::kRequired};
+  const std::vector<RejectCase> cases = {
+      {"no measure name", [](InputRecord& r) { r.measure_name.reset(); }, "measure_name is missing"},
+      {"long measure name", [](InputRecord& r) { r.measure_name = std::string(257, 'm'); },
+       "the limit is 256"},
+      {"reserved measure name", [](InputRecord& r) { r.measure_name = "measure_value"; },
+       "reserved"},
+      {"ts_ dimension", [](InputRecord& r) { r.dimensions.push_back({"ts_x", "1"}); }, "reserved"},
+      {"time dimension", [](InputRecord& r) { r.dimensions.push_back({"time", "1"}); }, "reserved"},
+      {"long dimension name",
+       [](InputRecord& r) { r.dimensions.push_back({std::string(61, 'd'), "1"}); },
+       "the limit is 60"},
+      {"empty dimension value", [](InputRecord& r) { r.dimensions.push_back({"d", ""}); },
+       "must be 1..2048"},
+      {"long dimension value",
+       [](InputRecord& r) { r.dimensions.push_back({"d", std::string(2049, 'v')}); },
+       "must be 1..2048"},
+      {"NUL in dimension value",
+       [](InputRecord& r) { r.dimensions.push_back({"d", std::string("a\0b", 3)}); }, "NUL"},
+      {"duplicate dimension", [](InputRecord& r) { r.dimensions.push_back({"host", "h2"}); },
+       "appears twice"},
+      {"129 dimensions",
+       [](InputRecord& r) {
+         for (int i = 0; i < 128; ++i) r.dimensions.push_back({"d" + std::to_string(i), "v"});
+       },
+       "the limit is 128"},
+      {"no value", [](InputRecord& r) { r.measure_value.reset(); }, "has no value"},
+      {"NaN", [](InputRecord& r) { r.measure_value = Value::Double(std::nan("")); },
+       "NaN and infinite"},
+      {"infinity",
+       [](InputRecord& r) {
+         r.measure_value = Value::Double(std::numeric_limits<double>::infinity());
+       },
+       "NaN and infinite"},
+      {"declared type differs", [](InputRecord& r) { r.measure_value_type = MeasureKind::kBigint; },
+       "declared BIGINT but its value is a DOUBLE"},
+      {"empty varchar", [](InputRecord& r) { r.measure_value = Value::Varchar(""); },
+       "must be 1..2048"},
+      {"long varchar", [](InputRecord& r) { r.measure_value = Value::Varchar(std::string(2049, 'x')); },
+       "must be 1..2048"},
+      {"measure_values on scalar",
+       [](InputRecord& r) {
+         r.measure_value_type = MeasureKind::kDouble;
+         r.measure_values = {{"a", std::nullopt, Value::Double(1)}};
+       },
+       "only for MULTI"},
+      {"MULTI without values",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         r.measure_value_type = MeasureKind::kMulti;
+       },
+       "at least one entry"},
+      {"MULTI with measure_value",
+       [](InputRecord& r) { r.measure_value_type = MeasureKind::kMulti; }, "not measure_value"},
+      {"duplicate MULTI attribute",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         r.measure_values = {{"a", std::nullopt, Value::Double(1)},
+                             {"a", std::nullopt, Value::Double(2)}};
+       },
+       "appears twice in measure_values"},
+      {"257 MULTI attributes",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         for (int i = 0; i < 257; ++i) {
+           r.measure_values.push_back({"m" + std::to_string(i), std::nullopt, Value::Boolean(true)});
+         }
+       },
+       "the limit is 256"},
+      {"MULTI values over 2048 bytes",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         r.measure_values = {{"a", std::nullopt, Value::Varchar(std::string(1500, 'x'))},
+                             {"b", std::nullopt, Value::Varchar(std::string(1500, 'y'))}};
+       },
+       "the limit per record is 2048"},
+      {"MULTI attribute without value",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         r.measure_values = {{"a", MeasureKind::kDouble, std::nullopt}};
+       },
+       "measure \"a\" has no value"},
+      {"dimension shares the measure name",
+       [](InputRecord& r) { r.dimensions.push_back({"cpu", "x"}); },
+       "both a dimension and a measure"},
+      {"dimension shares a MULTI attribute name",
+       [](InputRecord& r) {
+         r.measure_value.reset();
+         r.measure_values = {{"host", std::nullopt, Value::Double(1)}};
+       },
+       "both a dimension and a measure"},
+      {"no time", [](InputRecord& r) { r.time.reset(); }, "time is missing"},
+      {"negative time", [](InputRecord& r) { r.time = -1; }, "before 1970"},
+      {"time overflow",
+       [](InputRecord& r) {
+         r.time = std::numeric_limits<int64_t>::max() / 10;
+         r.time_unit = TimeUnit::kSeconds;
+       },
+       "past 2262-04-11"},
+      {"version 0", [](InputRecord& r) { r.version = 0; }, "version 0 is below 1"},
+      {"negative version", [](InputRecord& r) { r.version = -5; }, "below 1"},
+      {"required partition key missing", [](InputRecord&) {},
+       "partition key dimension \"device\" is required", required},
+  };
+  for (const RejectCase& c : cases) {
+    InputRecord r = Scalar(1);
+    c.change(r);
+    auto n = NormalizeRecord(r, c.key);
+    ASSERT_FALSE(n.ok()) << c.what;
+    EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
+    EXPECT_NE(n.status().message().find(c.reason_part), std::string::npos)
+        << c.what << ": " << n.status();
+  }
+}
+
+TEST(NormalizeRecordTest, OptionalPartitionKeyMayBeAbsent) {
+  PartitionKey optional{PartitionKeyType::kDimension, "device", Enforcement::kOptional};
+  EXPECT_TRUE(NormalizeRecord(Scalar(1), optional).ok());
+  PartitionKey required{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
+  EXPECT_TRUE(NormalizeRecord(Scalar(1), required).ok());
+}
+
+}  // namespace
+}  // namespace strata

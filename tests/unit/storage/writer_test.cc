@@ -1,0 +1,422 @@
+#include "storage/writer.h"
+
+#include <thread>
+
+#include "common/clock.h"
+#include "gtest/gtest.h"
+#include "storage/engine.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+constexpr int64_t kNow = 1'700'000'000LL * kNanosPerSecond;
+constexpr int64_t kNowMillis = kNow / kNanosPerMilli;
+
+InputRecord Point(const std::string& host, int64_t time_millis, Value value,
+                  std::optional<int64_t> version = std::nullopt) {
+  InputRecord r;
+  r.dimensions = {{"host", host}};
+  r.measure_name = "cpu";
+  r.measure_value = std::move(value);
+  r.time = time_millis;
+  r.version = version;
+  return r;
+}
+
+InputRecord Multi(const std::string& host, int64_t time_millis, std::vector<InputMeasure> values,
+                  std::optional<int64_t> version = std::nullopt) {
+  InputRecord r;
+  r.dimensions = {{"host", host}};
+  r.measure_name = "metrics";
+  r.measure_values = std::move(values);
+  r.time = time_millis;
+  r.version = version;
+  return r;
+}
+
+class WriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Open();
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
+    ASSERT_TRUE(engine_->catalog()
+                    .CreateTable({.database_name = "db", .table_name = "t",
+                                  .retention = {.memory_store_retention_hours = 6,
+                                                .magnetic_store_retention_days = 30}})
+                    .ok());
+  }
+
+  void Open() {
+    engine_.reset();
+    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  absl::StatusOr<WriteResult> Write(std::vector<InputRecord> records,
+                                    const std::string& table = "t") {
+    WriteRequest request{.database_name = "db", .table_name = table};
+    request.records = std::move(records);
+    return engine_->Write(request);
+  }
+
+  WriteResult MustWrite(std::vector<InputRecord> records) {
+    auto result = Write(std::move(records));
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.value_or(WriteResult{});
+  }
+
+  std::vector<ScanRow> ScanAll(const std::string& table = "t") {
+    std::vector<ScanRow> rows;
+    auto info = engine_->catalog().DescribeTable("db", table);
+    EXPECT_TRUE(info.ok());
+    EXPECT_TRUE(engine_->Scan(*info, {}, [&](const ScanRow& row) {
+                  rows.push_back(row);
+                  return true;
+                }).ok());
+    return rows;
+  }
+
+  void EnableMagneticWrites() {
+    ASSERT_TRUE(
+        engine_->catalog().UpdateTable("db", "t", {.enable_magnetic_store_writes = true}).ok());
+  }
+
+  testing::TempDir dir_;
+  ManualClock clock_{kNow};
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(WriterTest, WritesAndScansBack) {
+  WriteResult result = MustWrite({Point("h1", kNowMillis, Value::Double(1.5)),
+                                  Point("h2", kNowMillis, Value::Double(2.5))});
+  EXPECT_EQ(result.total(), 2);
+  EXPECT_EQ(result.memory_store, 2);
+  EXPECT_TRUE(result.rejected.empty());
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 2u);
+  double sum = 0;
+  for (const ScanRow& row : rows) {
+    EXPECT_EQ(row.time_nanos, kNow);
+    EXPECT_EQ(row.version, 1);
+    sum += row.measures[0].value.real;
+  }
+  EXPECT_EQ(sum, 4.0);
+}
+
+TEST_F(WriterTest, UnknownTableIsNotFound) {
+  auto result = Write({Point("h1", kNowMillis, Value::Double(1))}, "nope");
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
+}
+
+struct VersionCase {
+  std::string what;
+  Value first_value;
+  int64_t first_version;
+  Value second_value;
+  std::optional<int64_t> second_version;
+  bool accepted;
+  Value stored_value;
+  int64_t stored_version;
+};
+
+TEST_F(WriterTest, VersionRules) {
+  const std::vector<VersionCase> cases = {
+      {"same value, same version: idempotent", Value::Double(1), 1, Value::Double(1), 1, true,
+       Value::Double(1), 1},
+      {"same value, lower version: idempotent", Value::Double(1), 5, Value::Double(1), 2, true,
+       Value::Double(1), 5},
+      {"same value, no version (1) under 5: idempotent", Value::Double(1), 5, Value::Double(1),
+       std::nullopt, true, Value::Double(1), 5},
+      {"same value, higher version: version raised", Value::Double(1), 1, Value::Double(1), 4,
+       true, Value::Double(1), 4},
+      {"other value, higher version: overwrite", Value::Double(1), 1, Value::Double(2), 2, true,
+       Value::Double(2), 2},
+      {"other value, same version: rejected", Value::Double(1), 3, Value::Double(2), 3, false,
+       Value::Double(1), 3},
+      {"other value, lower version: rejected", Value::Double(1), 3, Value::Double(2), 1, false,
+       Value::Double(1), 3},
+      {"other value, no version: rejected", Value::Double(1), 1, Value::Double(2), std::nullopt,
+       false, Value::Double(1), 1},
+  };
+  int host = 0;
+  for (const VersionCase& c : cases) {
+    std::string name = "host" + std::to_string(host++);
+    MustWrite({Point(name, kNowMillis, c.first_value, c.first_version)});
+    WriteResult second = MustWrite({Point(name, kNowMillis, c.second_value, c.second_version)});
+    if (c.accepted) {
+      EXPECT_EQ(second.total(), 1) << c.what;
+      EXPECT_TRUE(second.rejected.empty()) << c.what;
+    } else {
+      ASSERT_EQ(second.rejected.size(), 1u) << c.what;
+      EXPECT_EQ(second.rejected[0].existing_version, c.first_version) << c.what;
+      EXPECT_NE(second.rejected[0].reason.find("already exists with version"), std::string::npos)
+          << c.what;
+    }
+  }
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), cases.size());
+  // Match rows to cases by their series' host.
+  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("db", "t"));
+  ASSERT_TRUE(state.ok());
+  for (const ScanRow& row : rows) {
+    auto info = (*state)->DescribeSeries(row.series);
+    ASSERT_TRUE(info.has_value());
+    int index = std::stoi(info->dimensions[0].second.substr(4));
+    const VersionCase& c = cases[index];
+    EXPECT_EQ(row.version, c.stored_version) << c.what;
+    EXPECT_EQ(row.measures[0].value, c.stored_value) << c.what;
+  }
+}
+
+TEST_F(WriterTest, DimensionOrderDoesNotChangeIdentity) {
+  InputRecord a = Point("h1", kNowMillis, Value::Double(1));
+  a.dimensions = {{"host", "h1"}, {"region", "eu"}};
+  InputRecord b = Point("h1", kNowMillis, Value::Double(2));
+  b.dimensions = {{"region", "eu"}, {"host", "h1"}};
+  MustWrite({a});
+  WriteResult second = MustWrite({b});
+  ASSERT_EQ(second.rejected.size(), 1u);
+  EXPECT_EQ(ScanAll().size(), 1u);
+}
+
+TEST_F(WriterTest, DuplicatesInOneRequestResolveInOrder) {
+  WriteResult result = MustWrite({Point("h1", kNowMillis, Value::Double(1), 1),
+                                  Point("h1", kNowMillis, Value::Double(1), 1),   // retry: ok
+                                  Point("h1", kNowMillis, Value::Double(2), 1),   // conflict
+                                  Point("h1", kNowMillis, Value::Double(3), 2)}); // upsert
+  EXPECT_EQ(result.total(), 3);
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_EQ(result.rejected[0].record_index, 2);
+  EXPECT_EQ(result.rejected[0].existing_version, 1);
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].measures[0].value, Value::Double(3));
+  EXPECT_EQ(rows[0].version, 2);
+}
+
+TEST_F(WriterTest, MultiUpsertReplacesNamedAttributesAndKeepsOthers) {
+  MustWrite({Multi("h1", kNowMillis,
+                   {{"a", std::nullopt, Value::Double(1)}, {"b", std::nullopt, Value::Bigint(2)}},
+                   1)});
+  // A subset with the same values is the same record.
+  WriteResult same = MustWrite({Multi("h1", kNowMillis, {{"a", std::nullopt, Value::Double(1)}})});
+  EXPECT_TRUE(same.rejected.empty());
+  // A new attribute is a different value: needs a higher version.
+  WriteResult conflict =
+      MustWrite({Multi("h1", kNowMillis, {{"c", std::nullopt, Value::Varchar("x")}})});
+  ASSERT_EQ(conflict.rejected.size(), 1u);
+  WriteResult upsert = MustWrite({Multi(
+      "h1", kNowMillis,
+      {{"a", std::nullopt, Value::Double(10)}, {"c", std::nullopt, Value::Varchar("x")}}, 2)});
+  EXPECT_TRUE(upsert.rejected.empty());
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 1u);
+  std::map<std::string, Value> values;
+  for (const Measure& m : rows[0].measures) values[m.name] = m.value;
+  EXPECT_EQ(values["a"], Value::Double(10));
+  EXPECT_EQ(values["b"], Value::Bigint(2));
+  EXPECT_EQ(values["c"], Value::Varchar("x"));
+  EXPECT_EQ(rows[0].version, 2);
+}
+
+TEST_F(WriterTest, MeasureTypesAreFixedPerTable) {
+  MustWrite({Point("h1", kNowMillis, Value::Double(1))});
+  WriteResult bigint = MustWrite({Point("h2", kNowMillis, Value::Bigint(1))});
+  ASSERT_EQ(bigint.rejected.size(), 1u);
+  EXPECT_NE(bigint.rejected[0].reason.find("measure \"cpu\" holds DOUBLE values"),
+            std::string::npos)
+      << bigint.rejected[0].reason;
+
+  MustWrite({Multi("h1", kNowMillis, {{"a", std::nullopt, Value::Double(1)}})});
+  WriteResult attr = MustWrite({Multi("h2", kNowMillis, {{"a", std::nullopt, Value::Bigint(1)}})});
+  ASSERT_EQ(attr.rejected.size(), 1u);
+  EXPECT_NE(attr.rejected[0].reason.find("attribute \"a\" of measure \"metrics\" holds DOUBLE"),
+            std::string::npos);
+  InputRecord scalar_on_multi = Point("h3", kNowMillis, Value::Double(1));
+  scalar_on_multi.measure_name = "metrics";
+  WriteResult kind = MustWrite({scalar_on_multi});
+  ASSERT_EQ(kind.rejected.size(), 1u);
+  EXPECT_NE(kind.rejected[0].reason.find("holds MULTI values"), std::string::npos);
+
+  // The schema survives a restart.
+  Open();
+  WriteResult after = MustWrite({Point("h4", kNowMillis, Value::Varchar("x"))});
+  ASSERT_EQ(after.rejected.size(), 1u);
+}
+
+TEST_F(WriterTest, TypeConflictInsideOneRequest) {
+  InputRecord other = Point("h2", kNowMillis, Value::Bigint(1));
+  WriteResult result = MustWrite({Point("h1", kNowMillis, Value::Double(1)), other});
+  EXPECT_EQ(result.total(), 1);
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_EQ(result.rejected[0].record_index, 1);
+}
+
+TEST_F(WriterTest, TimeWindows) {
+  const int64_t hour = 3'600'000;
+  WriteResult future = MustWrite({Point("h1", kNowMillis + 16 * 60'000, Value::Double(1))});
+  ASSERT_EQ(future.rejected.size(), 1u);
+  EXPECT_NE(future.rejected[0].reason.find("more than 15 minutes in the future"),
+            std::string::npos);
+  EXPECT_EQ(MustWrite({Point("h1", kNowMillis + 14 * 60'000, Value::Double(1))}).memory_store, 1);
+
+  WriteResult old = MustWrite({Point("h1", kNowMillis - 7 * hour, Value::Double(1))});
+  ASSERT_EQ(old.rejected.size(), 1u);
+  EXPECT_NE(old.rejected[0].reason.find(
+                "outside the time range [2023-11-14T16:13:20.000Z, 2023-11-14T22:28:20.000Z) of "
+                "the memory store"),
+            std::string::npos)
+      << old.rejected[0].reason;
+  EXPECT_NE(old.rejected[0].reason.find("enable_magnetic_store_writes"), std::string::npos);
+
+  EnableMagneticWrites();
+  WriteResult late = MustWrite({Point("h1", kNowMillis - 7 * hour, Value::Double(1))});
+  EXPECT_EQ(late.magnetic_store, 1);
+  EXPECT_EQ(late.memory_store, 0);
+  WriteResult expired = MustWrite({Point("h1", kNowMillis - 31 * 24 * hour, Value::Double(1))});
+  ASSERT_EQ(expired.rejected.size(), 1u);
+  EXPECT_NE(expired.rejected[0].reason.find("older than the table's retention"),
+            std::string::npos);
+  EXPECT_EQ(ScanAll().size(), 2u);
+}
+
+TEST_F(WriterTest, LateWritesFollowTheVersionRules) {
+  EnableMagneticWrites();
+  const int64_t late = kNowMillis - 10 * 3'600'000;
+  MustWrite({Point("h1", late, Value::Double(1), 2)});
+  WriteResult lower = MustWrite({Point("h1", late, Value::Double(5), 1)});
+  ASSERT_EQ(lower.rejected.size(), 1u);
+  EXPECT_EQ(lower.rejected[0].existing_version, 2);
+  WriteResult higher = MustWrite({Point("h1", late, Value::Double(5), 3)});
+  EXPECT_EQ(higher.magnetic_store, 1);
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].measures[0].value, Value::Double(5));
+}
+
+TEST_F(WriterTest, RowsThatAgedPastMemoryRetentionAreStillCheckedWhenWrittenLate) {
+  // Written while recent (memory store), then time passes: a late write with
+  // a lower version must still be rejected against the stored row.
+  MustWrite({Point("h1", kNowMillis, Value::Double(1), 5)});
+  clock_.Advance(8 * kNanosPerHour);
+  EnableMagneticWrites();
+  WriteResult lower = MustWrite({Point("h1", kNowMillis, Value::Double(2), 4)});
+  ASSERT_EQ(lower.rejected.size(), 1u);
+  EXPECT_EQ(lower.rejected[0].existing_version, 5);
+  WriteResult higher = MustWrite({Point("h1", kNowMillis, Value::Double(2), 6)});
+  EXPECT_TRUE(higher.rejected.empty());
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].version, 6);
+}
+
+TEST_F(WriterTest, ExpiredRowsAreNeverScanned) {
+  MustWrite({Point("h1", kNowMillis, Value::Double(1))});
+  clock_.Advance(6 * kNanosPerHour + 30 * kNanosPerDay + kNanosPerSecond);
+  EXPECT_TRUE(ScanAll().empty());
+}
+
+TEST_F(WriterTest, ScanFiltersByTimeAndSeries) {
+  std::vector<InputRecord> records;
+  for (int i = 0; i < 10; ++i) {
+    records.push_back(Point("h1", kNowMillis - i * 60'000, Value::Double(i)));
+    records.push_back(Point("h2", kNowMillis - i * 60'000, Value::Double(i)));
+  }
+  EXPECT_EQ(MustWrite(records).total(), 20);
+  auto table = *engine_->catalog().DescribeTable("db", "t");
+  auto state = *engine_->TableStateOf(table);
+  NormalizedRecord h1;
+  h1.measure_name = "cpu";
+  h1.dimensions = {{"host", "h1"}};
+  absl::flat_hash_set<uint64_t> only_h1 = {*state->FindSeries(SeriesKey(h1))};
+  int count = 0;
+  int64_t previous = INT64_MIN;
+  ASSERT_TRUE(engine_
+                  ->Scan(table,
+                         {.start_nanos = kNow - 4 * kNanosPerMinute, .end_nanos = kNow,
+                          .series = &only_h1},
+                         [&](const ScanRow& row) {
+                           EXPECT_GT(row.time_nanos, previous);  // key order within a series
+                           previous = row.time_nanos;
+                           ++count;
+                           return true;
+                         })
+                  .ok());
+  EXPECT_EQ(count, 4);  // minutes -4, -3, -2, -1
+}
+
+TEST_F(WriterTest, RequiredPartitionKeyIsEnforced) {
+  PartitionKey key{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
+  ASSERT_TRUE(engine_->catalog()
+                  .CreateTable({.database_name = "db", .table_name = "p", .partition_key = key})
+                  .ok());
+  InputRecord no_host = Point("h1", kNowMillis, Value::Double(1));
+  no_host.dimensions = {{"region", "eu"}};
+  auto result = Write({Point("h1", kNowMillis, Value::Double(1)), no_host}, "p");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->total(), 1);
+  ASSERT_EQ(result->rejected.size(), 1u);
+  EXPECT_EQ(result->rejected[0].record_index, 1);
+}
+
+TEST_F(WriterTest, DataSurvivesReopenAndAppendsAfterReopenStillDeduplicate) {
+  MustWrite({Point("h1", kNowMillis, Value::Double(1), 3)});
+  Open();
+  WriteResult conflict = MustWrite({Point("h1", kNowMillis, Value::Double(2), 2)});
+  ASSERT_EQ(conflict.rejected.size(), 1u);
+  EXPECT_EQ(conflict.rejected[0].existing_version, 3);
+  EXPECT_EQ(MustWrite({Point("h1", kNowMillis + 1, Value::Double(2))}).total(), 1);
+  EXPECT_EQ(ScanAll().size(), 2u);
+}
+
+TEST_F(WriterTest, RacingVersionsEndInASerialOrder) {
+  // Many threads write the same identity with distinct values and versions.
+  // Whatever the interleaving, the highest version must win, and exactly the
+  // writes that a serial order allows are accepted.
+  constexpr int kThreads = 8, kPerThread = 50;
+  std::atomic<int> accepted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        int64_t version = 1 + i * kThreads + t;  // all distinct
+        auto result = Write({Point("h1", kNowMillis, Value::Double(version), version)});
+        ASSERT_TRUE(result.ok());
+        accepted += static_cast<int>(result->total());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), 1u);
+  const int64_t max_version = kThreads * kPerThread;
+  EXPECT_EQ(rows[0].version, max_version);
+  EXPECT_EQ(rows[0].measures[0].value, Value::Double(max_version));
+  EXPECT_GE(accepted.load(), 1);
+}
+
+TEST_F(WriterTest, ConcurrentWritersToDistinctSeriesLoseNothing) {
+  constexpr int kThreads = 4, kRequests = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRequests; ++i) {
+        std::vector<InputRecord> records;
+        for (int h = 0; h < 10; ++h) {
+          records.push_back(Point("t" + std::to_string(t) + "h" + std::to_string(h),
+                                  kNowMillis - i, Value::Double(i)));
+        }
+        auto result = Write(records);
+        ASSERT_TRUE(result.ok());
+        ASSERT_EQ(result->total(), 10);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ScanAll().size(), static_cast<size_t>(kThreads * kRequests * 10));
+}
+
+}  // namespace
+}  // namespace strata
