@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(config.shutdown_grace_seconds));
   server->reset();
+  spdlog::info("stratad stopped serving; closing the data directory");
   if (absl::Status closed = (*engine)->Close(); !closed.ok()) {
     spdlog::error("stratad stopped with an error while closing the data directory: {}",
                   closed.message());

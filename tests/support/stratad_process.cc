@@ -73,7 +73,13 @@ bool StratadProcess::WaitHealthy() {
     std::string text = log();
     if (std::regex_search(text, match, kServing)) {
       port_ = std::stoi(match[1]);
-      channel_ = grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+      // A fresh subchannel pool: otherwise the channel inherits the reconnect
+      // backoff of connections to the previous (killed) server on this port.
+      grpc::ChannelArguments args;
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
+      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
+      channel_ = grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), args);
       grpc::health::v1::HealthCheckRequest request;
       grpc::health::v1::HealthCheckResponse response;
       grpc::ClientContext context;

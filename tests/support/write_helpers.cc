@@ -1,0 +1,35 @@
+#include "tests/support/write_helpers.h"
+
+#include <chrono>
+
+namespace strata::testing {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+v1::Record CpuRecord(const std::string& host, int64_t time_millis, double value,
+                     int64_t version) {
+  v1::Record r;
+  auto* d = r.add_dimensions();
+  d->set_name("host");
+  d->set_value(host);
+  r.set_measure_name("cpu");
+  r.mutable_measure_value()->set_double_value(value);
+  r.set_time(time_millis);
+  if (version > 0) r.set_version(version);
+  return r;
+}
+
+v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::string& table,
+                                     std::vector<v1::Record> records) {
+  v1::WriteRecordsRequest request;
+  request.set_database_name(database);
+  request.set_table_name(table);
+  for (auto& r : records) *request.add_records() = std::move(r);
+  return request;
+}
+
+}  // namespace strata::testing

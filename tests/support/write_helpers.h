@@ -1,0 +1,23 @@
+// Building WriteRecords requests in tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/v1/write.pb.h"
+
+namespace strata::testing {
+
+// Milliseconds since the epoch, from the system clock.
+int64_t NowMillis();
+
+// A DOUBLE record for measure "cpu" with dimension host=`host`.
+v1::Record CpuRecord(const std::string& host, int64_t time_millis, double value,
+                     int64_t version = 0);
+
+v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::string& table,
+                                     std::vector<v1::Record> records);
+
+}  // namespace strata::testing
