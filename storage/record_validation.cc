@@ -39,47 +39,57 @@ std::string_view KindName(MeasureKind kind) {
   return TypeName(static_cast<ValueType>(kind));
 }
 
+// The subject of a rejection ("time", "measure \"cpu\""), formatted only
+// when a rejection is actually reported: validation runs per value.
+struct Subject {
+  std::string_view kind;
+  std::string_view name;
+  std::string Text() const { return name.empty() ? std::string(kind) : StrCat(kind, " \"", name, "\""); }
+};
+
 // Converts a count of `unit` to nanoseconds; fails past year 2262.
-absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view what) {
+absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, const Subject& subject) {
   int64_t factor = NanosPerUnit(unit);
   if (count < 0) {
-    return Reject(StrCat(what, " ", count, " is before 1970; negative times are not supported"));
+    return Reject(StrCat(subject.Text(), " ", count,
+                         " is before 1970; negative times are not supported"));
   }
   if (count > std::numeric_limits<int64_t>::max() / factor) {
-    return Reject(StrCat(what, " ", count, " ", UnitName(unit),
+    return Reject(StrCat(subject.Text(), " ", count, " ", UnitName(unit),
                          " is past 2262-04-11, the last representable time; check time_unit"));
   }
   return count * factor;
 }
 
 // Checks a typed value against its declared type and the value limits, and
-// converts TIMESTAMP values to nanoseconds. `what` names the measure.
+// converts TIMESTAMP values to nanoseconds.
 absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
                                  const std::optional<Value>& value, TimeUnit unit,
-                                 std::string_view what) {
+                                 std::string_view measure_name) {
+  const Subject subject{"measure", measure_name};
   if (!value) {
-    return Reject(StrCat(what, " has no value; set one of double_value, bigint_value, "
+    return Reject(StrCat(subject.Text(), " has no value; set one of double_value, bigint_value, "
                                "varchar_value, boolean_value or timestamp_value"));
   }
   if (declared && *declared != static_cast<MeasureKind>(value->type)) {
-    return Reject(StrCat(what, " is declared ", KindName(*declared), " but its value is a ",
+    return Reject(StrCat(subject.Text(), " is declared ", KindName(*declared), " but its value is a ",
                          TypeName(value->type), "; make the type and the value agree"));
   }
   Value v = *value;
   switch (v.type) {
     case ValueType::kDouble:
       if (!std::isfinite(v.real)) {
-        return Reject(StrCat(what, " is ", v.real, "; NaN and infinite values cannot be stored"));
+        return Reject(StrCat(subject.Text(), " is ", v.real, "; NaN and infinite values cannot be stored"));
       }
       break;
     case ValueType::kVarchar:
       if (v.text.empty() || v.text.size() > kMaxValueBytes) {
-        return Reject(StrCat(what, " is a VARCHAR of ", v.text.size(), " bytes; it must be 1..",
+        return Reject(StrCat(subject.Text(), " is a VARCHAR of ", v.text.size(), " bytes; it must be 1..",
                              kMaxValueBytes));
       }
       break;
     case ValueType::kTimestamp: {
-      ASSIGN_OR_RETURN(v.number, ToNanos(v.number, unit, what));
+      ASSIGN_OR_RETURN(v.number, ToNanos(v.number, unit, subject));
       break;
     }
     default:
@@ -94,20 +104,18 @@ size_t ValueBytes(const Value& v) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<InputRecord>> MergeCommonAttributes(const WriteRequest& request) {
+absl::Status ValidateRequestShape(const WriteRequest& request) {
   const int n = static_cast<int>(request.records.size());
   if (n < 1 || n > kMaxRecordsPerWrite) {
     return absl::InvalidArgumentError(StrCat("a write carries 1..", kMaxRecordsPerWrite,
                                              " records, this one has ", n,
                                              n == 0 ? "" : "; split it into several requests"));
   }
-  const InputRecord& common = request.common_attributes;
-  std::vector<InputRecord> merged;
-  merged.reserve(n);
+  const auto& common = request.common_attributes.dimensions;
+  if (common.empty()) return absl::OkStatus();
   for (int i = 0; i < n; ++i) {
-    const InputRecord& r = request.records[i];
-    for (const InputDimension& d : r.dimensions) {
-      for (const InputDimension& c : common.dimensions) {
+    for (const InputDimension& d : request.records[i].dimensions) {
+      for (const InputDimension& c : common) {
         if (c.name == d.name) {
           return absl::InvalidArgumentError(StrCat(
               "dimension \"", d.name, "\" is in both common_attributes and record ", i,
@@ -115,45 +123,50 @@ absl::StatusOr<std::vector<InputRecord>> MergeCommonAttributes(const WriteReques
         }
       }
     }
-    InputRecord m;
-    m.dimensions = common.dimensions;
-    m.dimensions.insert(m.dimensions.end(), r.dimensions.begin(), r.dimensions.end());
-    m.measure_name = r.measure_name ? r.measure_name : common.measure_name;
-    m.measure_value_type = r.measure_value_type ? r.measure_value_type : common.measure_value_type;
-    m.measure_value = r.measure_value ? r.measure_value : common.measure_value;
-    m.measure_values = r.measure_values.empty() ? common.measure_values : r.measure_values;
-    m.time = r.time ? r.time : common.time;
-    m.time_unit = r.time_unit ? r.time_unit : common.time_unit;
-    m.version = r.version ? r.version : common.version;
-    merged.push_back(std::move(m));
   }
-  return merged;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& r,
+absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, const InputRecord& r,
                                                  const PartitionKey& partition_key) {
+  // The record's own fields win; dimensions come from both.
+  const std::optional<std::string>& measure_name = r.measure_name ? r.measure_name
+                                                                  : common.measure_name;
+  const std::optional<MeasureKind>& measure_value_type =
+      r.measure_value_type ? r.measure_value_type : common.measure_value_type;
+  const std::optional<Value>& measure_value = r.measure_value ? r.measure_value
+                                                              : common.measure_value;
+  const std::vector<InputMeasure>& measure_values =
+      r.measure_values.empty() ? common.measure_values : r.measure_values;
+  const std::optional<int64_t>& time = r.time ? r.time : common.time;
+  const std::optional<TimeUnit>& time_unit = r.time_unit ? r.time_unit : common.time_unit;
+  const std::optional<int64_t>& version = r.version ? r.version : common.version;
+
   NormalizedRecord out;
-  if (!r.measure_name || r.measure_name->empty()) {
+  if (!measure_name || measure_name->empty()) {
     return Reject("measure_name is missing; every record needs one (or set it in "
                   "common_attributes)");
   }
-  RETURN_IF_ERROR(ValidateMeasureName("measure", *r.measure_name));
-  out.measure_name = *r.measure_name;
+  RETURN_IF_ERROR(ValidateMeasureName("measure", *measure_name));
+  out.measure_name = *measure_name;
 
-  if (static_cast<int>(r.dimensions.size()) > kMaxDimensionsPerRecord) {
-    return Reject(StrCat("the record has ", r.dimensions.size(), " dimensions; the limit is ",
+  const size_t dimension_count = common.dimensions.size() + r.dimensions.size();
+  if (dimension_count > static_cast<size_t>(kMaxDimensionsPerRecord)) {
+    return Reject(StrCat("the record has ", dimension_count, " dimensions; the limit is ",
                          kMaxDimensionsPerRecord));
   }
-  for (const InputDimension& d : r.dimensions) {
-    RETURN_IF_ERROR(ValidateDimensionName(d.name));
-    if (d.value.empty() || d.value.size() > kMaxValueBytes) {
-      return Reject(StrCat("dimension \"", d.name, "\" has a value of ", d.value.size(),
+  out.dimensions.reserve(dimension_count);
+  for (const InputDimension& d : common.dimensions) out.dimensions.emplace_back(d.name, d.value);
+  for (const InputDimension& d : r.dimensions) out.dimensions.emplace_back(d.name, d.value);
+  for (const auto& [name, value] : out.dimensions) {
+    RETURN_IF_ERROR(ValidateDimensionName(name));
+    if (value.empty() || value.size() > kMaxValueBytes) {
+      return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
                            " bytes; it must be 1..", kMaxValueBytes));
     }
-    if (d.value.find('\0') != std::string::npos) {
-      return Reject(StrCat("dimension \"", d.name, "\" has a NUL byte in its value; remove it"));
+    if (value.find('\0') != std::string::npos) {
+      return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
-    out.dimensions.emplace_back(d.name, d.value);
   }
   std::sort(out.dimensions.begin(), out.dimensions.end());
   for (size_t i = 1; i < out.dimensions.size(); ++i) {
@@ -163,29 +176,29 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& r,
     }
   }
 
-  const TimeUnit unit = r.time_unit.value_or(TimeUnit::kMilliseconds);
-  std::optional<MeasureKind> kind = r.measure_value_type;
-  if (!kind && !r.measure_values.empty()) kind = MeasureKind::kMulti;
+  const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
+  std::optional<MeasureKind> kind = measure_value_type;
+  if (!kind && !measure_values.empty()) kind = MeasureKind::kMulti;
   if (kind == MeasureKind::kMulti) {
-    if (r.measure_value) {
+    if (measure_value) {
       return Reject("a MULTI record carries its values in measure_values, not measure_value");
     }
-    if (r.measure_values.empty()) {
+    if (measure_values.empty()) {
       return Reject("a MULTI record needs at least one entry in measure_values");
     }
-    if (static_cast<int>(r.measure_values.size()) > kMaxMeasuresPerRecord) {
-      return Reject(StrCat("the record has ", r.measure_values.size(),
+    if (static_cast<int>(measure_values.size()) > kMaxMeasuresPerRecord) {
+      return Reject(StrCat("the record has ", measure_values.size(),
                            " measure_values; the limit is ", kMaxMeasuresPerRecord));
     }
     out.multi = true;
     size_t bytes = 0;
-    for (const InputMeasure& m : r.measure_values) {
+    out.measures.reserve(measure_values.size());
+    for (const InputMeasure& m : measure_values) {
       RETURN_IF_ERROR(ValidateMeasureName("measure", m.name));
       if (m.type == MeasureKind::kMulti) {
         return Reject(StrCat("measure \"", m.name, "\" cannot itself be MULTI"));
       }
-      ASSIGN_OR_RETURN(Value v, CheckValue(m.type, m.value, unit,
-                                           StrCat("measure \"", m.name, "\"")));
+      ASSIGN_OR_RETURN(Value v, CheckValue(m.type, m.value, unit, m.name));
       bytes += ValueBytes(v);
       out.measures.push_back({m.name, std::move(v)});
     }
@@ -203,12 +216,11 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& r,
       }
     }
   } else {
-    if (!r.measure_values.empty()) {
+    if (!measure_values.empty()) {
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
                            KindName(*kind)));
     }
-    ASSIGN_OR_RETURN(Value v, CheckValue(kind, r.measure_value, unit,
-                                         StrCat("measure \"", out.measure_name, "\"")));
+    ASSIGN_OR_RETURN(Value v, CheckValue(kind, measure_value, unit, out.measure_name));
     out.measures.push_back({out.measure_name, std::move(v)});
   }
 
@@ -221,11 +233,12 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& r,
     }
   }
 
-  if (!r.time) return Reject("time is missing; every record needs one (or set it in "
-                             "common_attributes)");
-  ASSIGN_OR_RETURN(out.time_nanos, ToNanos(*r.time, unit, "time"));
+  if (!time) {
+    return Reject("time is missing; every record needs one (or set it in common_attributes)");
+  }
+  ASSIGN_OR_RETURN(out.time_nanos, ToNanos(*time, unit, Subject{"time", ""}));
 
-  out.version = r.version.value_or(1);
+  out.version = version.value_or(1);
   if (out.version < 1) {
     return Reject(StrCat("version ", out.version, " is below 1; versions start at 1"));
   }

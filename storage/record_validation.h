@@ -11,17 +11,18 @@
 
 namespace strata {
 
-// Checks the request as a whole and merges common_attributes into each
-// record: dimensions are concatenated, and for every other field the
-// record's own value wins. INVALID_ARGUMENT (the whole request is refused)
-// for 0 or more than 100 records, or a dimension name present both in
-// common_attributes and in a record.
-absl::StatusOr<std::vector<InputRecord>> MergeCommonAttributes(const WriteRequest& request);
+// Checks the request as a whole. INVALID_ARGUMENT (the whole request is
+// refused) for 0 or more than 100 records, or a dimension name present both
+// in common_attributes and in a record.
+absl::Status ValidateRequestShape(const WriteRequest& request);
 
-// Validates one merged record and brings it to normal form (time in
+// Merges `common` (the request's common_attributes) into `record` —
+// dimensions are concatenated, for every other field the record's own value
+// wins — then validates the result and brings it to normal form (time in
 // nanoseconds, dimensions sorted, version defaulted). INVALID_ARGUMENT's
 // message is the rejection reason reported for that record.
-absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& record,
+absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common,
+                                                 const InputRecord& record,
                                                  const PartitionKey& partition_key);
 
 }  // namespace strata

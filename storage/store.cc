@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 
 namespace strata {
@@ -19,6 +20,14 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family) {
   table.whole_key_filtering = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   options.compression = rocksdb::kLZ4Compression;
+  if (family == Store::kHot || family == Store::kColdDelta) {
+    // Points arrive series by series in time order, and a series' keys share
+    // the 24-byte prefix [table][bucket][partition][series]: a per-prefix
+    // insert hint turns each append into a short step from the last one
+    // instead of a search from the top of the memtable's skiplist.
+    options.memtable_insert_with_hint_prefix_extractor.reset(
+        rocksdb::NewFixedPrefixTransform(24));
+  }
   if (family == Store::kCold) {
     // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
     // what the codecs leave (dictionary pages, headers).
@@ -72,6 +81,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   db_options.bytes_per_sync = 1 << 20;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options.keep_log_file_num = 4;
+  // The Writer's group leader is the only thread that writes (docs/
+  // architecture.md, "Write path"), and insert hints need this off.
+  db_options.allow_concurrent_memtable_write = false;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());

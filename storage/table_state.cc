@@ -98,6 +98,23 @@ std::optional<MeasureSchema> TableState::FindMeasure(std::string_view measure_na
   return it->second;
 }
 
+bool TableState::Conforms(const NormalizedRecord& record) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = measures_.find(absl::string_view(record.measure_name.data(),
+                                             record.measure_name.size()));
+  if (it == measures_.end()) return false;
+  const MeasureSchema& schema = it->second;
+  if (!record.multi) {
+    return schema.kind == static_cast<MeasureKind>(record.measures[0].value.type);
+  }
+  if (schema.kind != MeasureKind::kMulti) return false;
+  for (const Measure& m : record.measures) {
+    auto attribute = schema.attributes.find(absl::string_view(m.name.data(), m.name.size()));
+    if (attribute == schema.attributes.end() || attribute->second != m.value.type) return false;
+  }
+  return true;
+}
+
 int TableState::measure_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return static_cast<int>(measures_.size());

@@ -62,6 +62,10 @@ class TableState {
   // True if `id` is taken by any series (to resolve hash collisions).
   bool SeriesIdTaken(uint64_t id) const;
   std::optional<MeasureSchema> FindMeasure(std::string_view measure_name) const;
+  // True if the table already knows the record's measure with exactly the
+  // record's kind and attribute types: the common case, checked without
+  // copying the schema.
+  bool Conforms(const NormalizedRecord& record) const;
   int measure_count() const;
   int attribute_count() const;
   // Every measure name with its schema, for SHOW MEASURES.

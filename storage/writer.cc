@@ -126,6 +126,12 @@ class Writer::GroupCommit {
     }
     RETURN_IF_ERROR(ReadExisting());
     for (Target& t : targets_) Apply(t);
+    // Keys in order let the memtable reuse its insert position from one key
+    // to the next; stable, so a key written twice keeps its last value.
+    std::stable_sort(puts_.begin(), puts_.end(), [](const Put& a, const Put& b) {
+      return a.family != b.family ? a.family < b.family : a.key < b.key;
+    });
+    for (const Put& put : puts_) batch_.Put(store_->family(put.family), put.key, put.value);
     absl::Status written =
         FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
     if (!written.ok()) {
@@ -138,6 +144,12 @@ class Writer::GroupCommit {
   }
 
  private:
+  struct Put {
+    Store::Family family;
+    std::string key;
+    std::string value;
+  };
+
   // A record whose key is known, waiting for the version rules.
   struct Target {
     Pending* pending;
@@ -158,8 +170,9 @@ class Writer::GroupCommit {
                                          const NormalizedRecord& record) {
     const MeasureKind kind =
         record.multi ? MeasureKind::kMulti : static_cast<MeasureKind>(record.measures[0].value.type);
-    const uint32_t table = state.table_id();
     auto pending = changes.schema.find(record.measure_name);
+    if (pending == changes.schema.end() && state.Conforms(record)) return std::nullopt;
+    const uint32_t table = state.table_id();
     std::optional<MeasureSchema> known;
     if (pending != changes.schema.end()) {
       known = pending->second;
@@ -338,7 +351,7 @@ class Writer::GroupCommit {
     }
     std::string value;
     EncodeRow(next, &value);
-    batch_.Put(store_->family(family), t.hot_key, value);
+    puts_.push_back({family, t.hot_key, std::move(value)});
     if (family == Store::kHot) {
       auto& newest = t.pending->state->newest_cache()[DecodeSeries(t.hot_key)];
       if (newest.bucket == keys::BucketOf(r.record.time_nanos)) {
@@ -365,7 +378,8 @@ class Writer::GroupCommit {
 
   Store* const store_;
   const std::vector<Pending*>& group_;
-  rocksdb::WriteBatch batch_;
+  rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
+  std::vector<Put> puts_;
   absl::flat_hash_map<TableState*, TableChanges> changes_;
   std::vector<Target> targets_;
   absl::flat_hash_set<std::pair<Store::Family, std::string>> to_read_;
@@ -385,7 +399,7 @@ absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
 absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
   ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table,
                    catalog_->FindTable(request.database_name, request.table_name));
-  ASSIGN_OR_RETURN(std::vector<InputRecord> merged, MergeCommonAttributes(request));
+  RETURN_IF_ERROR(ValidateRequestShape(request));
   ASSIGN_OR_RETURN(TableState * state, State(table->id));
 
   WriteResult result;
@@ -393,8 +407,9 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
   pending.state = state;
   pending.result = &result;
   const int64_t now = clock_->NowNanos();
-  for (int i = 0; i < static_cast<int>(merged.size()); ++i) {
-    auto record = NormalizeRecord(merged[i], table->partition_key);
+  for (int i = 0; i < static_cast<int>(request.records.size()); ++i) {
+    auto record =
+        NormalizeRecord(request.common_attributes, request.records[i], table->partition_key);
     if (!record.ok()) {
       result.rejected.push_back({i, std::string(record.status().message())});
       continue;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/clock.h"
 #include "gtest/gtest.h"
 
 namespace strata {
@@ -17,13 +18,13 @@ InputRecord Scalar(double v) {
   return r;
 }
 
-TEST(MergeCommonAttributesTest, RecordFieldsWinAndDimensionsConcatenate) {
-  WriteRequest request;
-  request.common_attributes.dimensions = {{"region", "eu"}};
-  request.common_attributes.measure_name = "common";
-  request.common_attributes.time = 5;
-  request.common_attributes.time_unit = TimeUnit::kSeconds;
-  request.common_attributes.version = 7;
+TEST(NormalizeRecordTest, RecordFieldsWinOverCommonAttributesAndDimensionsConcatenate) {
+  InputRecord common;
+  common.dimensions = {{"region", "eu"}};
+  common.measure_name = "common";
+  common.time = 5;
+  common.time_unit = TimeUnit::kSeconds;
+  common.version = 7;
   InputRecord own;
   own.dimensions = {{"host", "h1"}};
   own.measure_name = "own";
@@ -31,40 +32,37 @@ TEST(MergeCommonAttributesTest, RecordFieldsWinAndDimensionsConcatenate) {
   InputRecord inherits;
   inherits.measure_value = Value::Bigint(2);
   inherits.time = 9;
-  request.records = {own, inherits};
 
-  auto merged = MergeCommonAttributes(request);
-  ASSERT_TRUE(merged.ok()) << merged.status();
-  ASSERT_EQ(merged->size(), 2u);
-  const InputRecord& a = (*merged)[0];
-  EXPECT_EQ(a.dimensions.size(), 2u);
-  EXPECT_EQ(*a.measure_name, "own");
-  EXPECT_EQ(*a.time, 5);
-  EXPECT_EQ(*a.version, 7);
-  const InputRecord& b = (*merged)[1];
-  EXPECT_EQ(*b.measure_name, "common");
-  EXPECT_EQ(*b.time, 9);
-  EXPECT_EQ(*b.time_unit, TimeUnit::kSeconds);
+  auto a = NormalizeRecord(common, own, PartitionKey{});
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->dimensions.size(), 2u);
+  EXPECT_EQ(a->measure_name, "own");
+  EXPECT_EQ(a->time_nanos, 5 * kNanosPerSecond);
+  EXPECT_EQ(a->version, 7);
+  auto b = NormalizeRecord(common, inherits, PartitionKey{});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->measure_name, "common");
+  EXPECT_EQ(b->time_nanos, 9 * kNanosPerSecond);
 }
 
-TEST(MergeCommonAttributesTest, WholeRequestErrors) {
+TEST(ValidateRequestShapeTest, WholeRequestErrors) {
   WriteRequest empty;
-  EXPECT_EQ(MergeCommonAttributes(empty).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateRequestShape(empty).code(), absl::StatusCode::kInvalidArgument);
 
   WriteRequest too_many;
   too_many.records.assign(101, Scalar(1));
-  auto status = MergeCommonAttributes(too_many).status();
+  absl::Status status = ValidateRequestShape(too_many);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("1..100"), std::string::npos);
 
   WriteRequest hundred;
   hundred.records.assign(100, Scalar(1));
-  EXPECT_TRUE(MergeCommonAttributes(hundred).ok());
+  EXPECT_TRUE(ValidateRequestShape(hundred).ok());
 
   WriteRequest clash;
   clash.common_attributes.dimensions = {{"host", "h0"}};
   clash.records = {Scalar(1)};
-  status = MergeCommonAttributes(clash).status();
+  status = ValidateRequestShape(clash);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("\"host\" is in both common_attributes and record 0"),
             std::string::npos)
@@ -76,7 +74,7 @@ TEST(NormalizeRecordTest, NormalizesTimeVersionAndDimensionOrder) {
   r.dimensions = {{"z", "1"}, {"a", "2"}};
   r.time = 3;
   r.time_unit = TimeUnit::kSeconds;
-  auto n = NormalizeRecord(r, PartitionKey{});
+  auto n = NormalizeRecord({}, r, PartitionKey{});
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(n->time_nanos, 3'000'000'000);
   EXPECT_EQ(n->version, 1);
@@ -94,7 +92,7 @@ TEST(NormalizeRecordTest, MultiRecordsAndTimestampValues) {
   r.measure_values = {{"value", std::nullopt, Value::Double(1)},
                       {"quality", MeasureKind::kBigint, Value::Bigint(92)},
                       {"seen", std::nullopt, Value::Timestamp(5)}};
-  auto n = NormalizeRecord(r, PartitionKey{});
+  auto n = NormalizeRecord({}, r, PartitionKey{});
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_TRUE(n->multi);
   ASSERT_EQ(n->measures.size(), 3u);
@@ -216,7 +214,7 @@ TEST(NormalizeRecordTest, RejectsEachInvalidRecordWithAReason) {
   for (const RejectCase& c : cases) {
     InputRecord r = Scalar(1);
     c.change(r);
-    auto n = NormalizeRecord(r, c.key);
+    auto n = NormalizeRecord({}, r, c.key);
     ASSERT_FALSE(n.ok()) << c.what;
     EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
     EXPECT_NE(n.status().message().find(c.reason_part), std::string::npos)
@@ -226,9 +224,9 @@ TEST(NormalizeRecordTest, RejectsEachInvalidRecordWithAReason) {
 
 TEST(NormalizeRecordTest, OptionalPartitionKeyMayBeAbsent) {
   PartitionKey optional{PartitionKeyType::kDimension, "device", Enforcement::kOptional};
-  EXPECT_TRUE(NormalizeRecord(Scalar(1), optional).ok());
+  EXPECT_TRUE(NormalizeRecord({}, Scalar(1), optional).ok());
   PartitionKey required{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
-  EXPECT_TRUE(NormalizeRecord(Scalar(1), required).ok());
+  EXPECT_TRUE(NormalizeRecord({}, Scalar(1), required).ok());
 }
 
 }  // namespace

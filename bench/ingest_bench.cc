@@ -1,0 +1,237 @@
+// Ingest load generator: TSBS "devops cpu-only"-shaped data written to a
+// running stratad over gRPC.
+//
+// N hosts with 10 tags each (hostname, region, datacenter, rack, os, arch,
+// team, service, service_version, service_environment) and 10 fields
+// (usage_user .. usage_guest_nice) that follow a bounded random walk; one row
+// per host every 10 s of simulated time, written as MULTI records (or, with
+// --single, one record per field), 100 records per request, from K
+// concurrent streams. Reports rows/s, measures/s, request latency
+// percentiles, the longest request (write stalls) and the server's RSS.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "grpcpp/create_channel.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kFields[] = {"usage_user",   "usage_system", "usage_idle",
+                                   "usage_nice",   "usage_iowait", "usage_irq",
+                                   "usage_softirq", "usage_steal", "usage_guest",
+                                   "usage_guest_nice"};
+constexpr int kFieldCount = 10;
+constexpr int64_t kTickMillis = 10'000;
+
+struct Host {
+  std::vector<std::pair<std::string, std::string>> tags;
+  double fields[kFieldCount];
+};
+
+std::vector<Host> MakeHosts(int n, std::mt19937_64& random) {
+  const char* regions[] = {"us-east-1", "us-west-1", "us-west-2", "eu-west-1", "eu-central-1",
+                           "ap-southeast-1", "ap-southeast-2", "ap-northeast-1", "sa-east-1"};
+  const char* oses[] = {"Ubuntu16.10", "Ubuntu16.04LTS", "Ubuntu15.10"};
+  const char* arches[] = {"x64", "x86"};
+  const char* teams[] = {"SF", "NYC", "LON", "CHI"};
+  const char* envs[] = {"production", "staging", "test"};
+  std::vector<Host> hosts(n);
+  for (int i = 0; i < n; ++i) {
+    auto pick = [&](auto& options) {
+      return std::string(options[random() % (sizeof(options) / sizeof(options[0]))]);
+    };
+    std::string region = pick(regions);
+    hosts[i].tags = {{"hostname", "host_" + std::to_string(i)},
+                     {"region", region},
+                     {"datacenter", region + static_cast<char>('a' + random() % 3)},
+                     {"rack", std::to_string(random() % 100)},
+                     {"os", pick(oses)},
+                     {"arch", pick(arches)},
+                     {"team", pick(teams)},
+                     {"service", std::to_string(random() % 20)},
+                     {"service_version", std::to_string(random() % 2)},
+                     {"service_environment", pick(envs)}};
+    for (double& f : hosts[i].fields) f = static_cast<double>(random() % 100);
+  }
+  return hosts;
+}
+
+void Step(Host& host, std::mt19937_64& random) {
+  std::uniform_real_distribution<double> delta(-1.0, 1.0);
+  for (double& f : host.fields) f = std::clamp(f + delta(random), 0.0, 100.0);
+}
+
+long ServerRssKb(int pid) {
+  if (pid <= 0) return -1;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Strata ingest benchmark (TSBS devops cpu-only data over gRPC)"};
+  std::string target = "127.0.0.1:7878";
+  int hosts_n = 1000, streams = 4, server_pid = 0, memory_hours = 8766;
+  int64_t rows_total = 2'000'000;
+  bool single = false;
+  std::string database = "benchmark", table = "cpu";
+  app.add_option("--target", target, "stratad address")->capture_default_str();
+  app.add_option("--hosts", hosts_n, "Number of hosts")->capture_default_str();
+  app.add_option("--rows", rows_total, "Rows (host x tick) to write")->capture_default_str();
+  app.add_option("--streams", streams, "Concurrent request streams")->capture_default_str();
+  app.add_option("--server-pid", server_pid, "stratad's pid, to report its RSS");
+  app.add_flag("--single", single, "One record per field instead of MULTI records");
+  app.add_option("--database", database)->capture_default_str();
+  app.add_option("--table", table)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  auto catalog = strata::v1::CatalogService::NewStub(channel);
+  {
+    grpc::ClientContext c1, c2;
+    strata::v1::CreateDatabaseRequest db;
+    db.set_database_name(database);
+    strata::v1::CreateDatabaseResponse dr;
+    catalog->CreateDatabase(&c1, db, &dr);  // may already exist
+    strata::v1::CreateTableRequest t;
+    t.set_database_name(database);
+    t.set_table_name(table);
+    t.mutable_retention_properties()->set_memory_store_retention_hours(memory_hours);
+    t.mutable_retention_properties()->set_magnetic_store_retention_days(73000);
+    strata::v1::CreateTableResponse tr;
+    grpc::Status s = catalog->CreateTable(&c2, t, &tr);
+    if (!s.ok() && s.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
+      std::fprintf(stderr, "CreateTable: %s\n", s.error_message().c_str());
+      return 1;
+    }
+  }
+
+  std::mt19937_64 seed_random(42);
+  std::vector<Host> hosts = MakeHosts(hosts_n, seed_random);
+  const int64_t ticks = (rows_total + hosts_n - 1) / hosts_n;
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  // Simulated time ends a minute ago, so every tick is inside the window.
+  const int64_t start_ms = now_ms - 60'000 - ticks * kTickMillis;
+
+  std::atomic<int64_t> rows_done{0}, rejected{0}, failed{0};
+  std::vector<std::vector<double>> latencies(streams);
+  auto started = Clock::now();
+  std::vector<std::thread> threads;
+  for (int s = 0; s < streams; ++s) {
+    threads.emplace_back([&, s] {
+      auto writer = strata::v1::WriteService::NewStub(channel);
+      std::mt19937_64 random(1000 + s);
+      // Stream s owns the hosts s, s + streams, ... and walks time forward.
+      std::vector<int> mine;
+      for (int h = s; h < hosts_n; h += streams) mine.push_back(h);
+      strata::v1::WriteRecordsRequest request;
+      request.set_database_name(database);
+      request.set_table_name(table);
+      auto flush = [&] {
+        if (request.records_size() == 0) return;
+        grpc::ClientContext context;
+        strata::v1::WriteRecordsResponse response;
+        auto t0 = Clock::now();
+        grpc::Status status = writer->WriteRecords(&context, request, &response);
+        latencies[s].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        if (!status.ok()) {
+          if (failed++ == 0) std::fprintf(stderr, "write failed: %s\n", status.error_message().c_str());
+        } else {
+          rejected += response.rejected_records_size();
+          if (response.rejected_records_size() > 0 && rejected == response.rejected_records_size()) {
+            std::fprintf(stderr, "rejected: %s\n", response.rejected_records(0).reason().c_str());
+          }
+        }
+        request.clear_records();
+      };
+      for (int64_t tick = 0; tick < ticks; ++tick) {
+        const int64_t time = start_ms + tick * kTickMillis;
+        for (int h : mine) {
+          Host& host = hosts[h];
+          Step(host, random);
+          if (single) {
+            for (int f = 0; f < kFieldCount; ++f) {
+              auto* r = request.add_records();
+              for (const auto& [k, v] : host.tags) {
+                auto* d = r->add_dimensions();
+                d->set_name(k);
+                d->set_value(v);
+              }
+              r->set_measure_name(kFields[f]);
+              r->mutable_measure_value()->set_double_value(host.fields[f]);
+              r->set_time(time);
+              if (request.records_size() == 100) flush();
+            }
+          } else {
+            auto* r = request.add_records();
+            for (const auto& [k, v] : host.tags) {
+              auto* d = r->add_dimensions();
+              d->set_name(k);
+              d->set_value(v);
+            }
+            r->set_measure_name("cpu");
+            r->set_time(time);
+            for (int f = 0; f < kFieldCount; ++f) {
+              auto* m = r->add_measure_values();
+              m->set_name(kFields[f]);
+              m->mutable_value()->set_double_value(host.fields[f]);
+            }
+            if (request.records_size() == 100) flush();
+          }
+          rows_done++;
+        }
+      }
+      flush();
+    });
+  }
+  std::atomic<bool> done{false};
+  long peak_rss = 0;
+  std::thread sampler([&] {
+    while (!done) {
+      peak_rss = std::max(peak_rss, ServerRssKb(server_pid));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  });
+  for (auto& t : threads) t.join();
+  done = true;
+  sampler.join();
+  double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  auto pct = [&](double p) { return all.empty() ? 0 : all[static_cast<size_t>(p * (all.size() - 1))]; };
+  const int64_t rows = rows_done.load();
+  const int64_t measures = rows * kFieldCount;
+  std::printf("mode=%s hosts=%d rows=%lld streams=%d seconds=%.1f\n", single ? "single" : "multi",
+              hosts_n, static_cast<long long>(rows), streams, seconds);
+  std::printf("rows/s=%.0f measures/s=%.0f requests=%zu\n",
+              (single ? measures : rows) / seconds * (single ? 1.0 / kFieldCount : 1.0),
+              measures / seconds, all.size());
+  std::printf("latency_ms p50=%.2f p99=%.2f max=%.2f\n", pct(0.5), pct(0.99),
+              all.empty() ? 0 : all.back());
+  std::printf("rejected=%lld failed_requests=%lld server_peak_rss_mb=%.0f\n",
+              static_cast<long long>(rejected.load()), static_cast<long long>(failed.load()),
+              peak_rss / 1024.0);
+  return failed > 0 ? 1 : 0;
+}
