@@ -7,11 +7,11 @@
 // run at once, also concurrently with writes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "storage/catalog_types.h"
 #include "storage/store.h"
@@ -19,11 +19,23 @@
 
 namespace strata {
 
+// One series to read, with the partition it lives in.
+struct SeriesTarget {
+  uint64_t pk_hash = 0;
+  uint64_t series = 0;
+  bool operator<(const SeriesTarget& o) const {
+    return pk_hash != o.pk_hash ? pk_hash < o.pk_hash : series < o.series;
+  }
+};
+
 struct ScanOptions {
   int64_t start_nanos = INT64_MIN;  // inclusive
   int64_t end_nanos = INT64_MAX;    // exclusive
-  // Only these series, when set.
-  const absl::flat_hash_set<uint64_t>* series = nullptr;
+  // Only these series, when set: each bucket is read by one seek per series
+  // (partition pruning) instead of in full.
+  const std::vector<SeriesTarget>* series = nullptr;
+  // Checked between rows; a scan that sees it set stops with CANCELLED.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct ScanRow {
@@ -36,7 +48,8 @@ struct ScanRow {
 struct ScanStats {
   int64_t rows_scanned = 0;
   int64_t bytes_scanned = 0;
-  int64_t buckets_scanned = 0;
+  int64_t buckets_scanned = 0;  // buckets of the time range that were read
+  int64_t buckets_in_range = 0;  // buckets the time range covers
 };
 
 // Calls `emit` for each live row in [start, end); `emit` returns false to

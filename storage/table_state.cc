@@ -3,10 +3,22 @@
 #include "common/coding.h"
 #include "common/status.h"
 #include "storage/keys.h"
+#include "xxhash.h"
 
 namespace strata {
 
 using namespace std::string_view_literals;
+
+uint64_t PartitionHash(std::string_view measure_name,
+                       const std::vector<std::pair<std::string, std::string>>& dimensions,
+                       const PartitionKey& key) {
+  auto hash = [](std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); };
+  if (key.type == PartitionKeyType::kMeasure) return hash(measure_name);
+  for (const auto& [name, value] : dimensions) {
+    if (name == key.name) return hash(value);
+  }
+  return hash("");
+}
 
 std::string SeriesKey(const NormalizedRecord& record) {
   std::string key = record.measure_name;
@@ -130,6 +142,19 @@ std::vector<std::pair<std::string, MeasureSchema>> TableState::Measures() const 
   std::vector<std::pair<std::string, MeasureSchema>> out(measures_.begin(), measures_.end());
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
+}
+
+std::vector<SeriesInfo> TableState::AllSeries() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<SeriesInfo> out;
+  out.reserve(series_by_id_.size());
+  for (const auto& [id, info] : series_by_id_) out.push_back(info);
+  return out;
+}
+
+size_t TableState::series_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return series_by_id_.size();
 }
 
 void TableState::Apply(const TableChanges& changes) {

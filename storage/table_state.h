@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "storage/catalog_types.h"
 #include "storage/store.h"
 #include "storage/write_types.h"
 
@@ -35,6 +36,12 @@ struct MeasureSchema {
   MeasureKind kind = MeasureKind::kDouble;
   absl::flat_hash_map<std::string, ValueType> attributes;  // MULTI only
 };
+
+// The partition a series belongs to: XXH3-64 of its measure name, or of the
+// value of the partition-key dimension (empty when it is absent).
+uint64_t PartitionHash(std::string_view measure_name,
+                       const std::vector<std::pair<std::string, std::string>>& dimensions,
+                       const PartitionKey& key);
 
 // The canonical key of a series: measure name and sorted dimensions.
 std::string SeriesKey(const NormalizedRecord& record);
@@ -70,6 +77,9 @@ class TableState {
   int attribute_count() const;
   // Every measure name with its schema, for SHOW MEASURES.
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
+  // A copy of every series, for planning (pruning by measure and dimension).
+  std::vector<SeriesInfo> AllSeries() const;
+  size_t series_count() const;
 
   // Newest time stored in the memory store for (series, bucket), if cached.
   // Leader-only, like Apply.

@@ -27,16 +27,6 @@ uint64_t Hash(std::string_view bytes, uint64_t seed = 0) {
   return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
 }
 
-// The partition a record belongs to: the hash of its measure name, or of its
-// partition-key dimension's value (empty when an OPTIONAL key is absent).
-uint64_t PartitionHash(const NormalizedRecord& record, const PartitionKey& key) {
-  if (key.type == PartitionKeyType::kMeasure) return Hash(record.measure_name);
-  for (const auto& [name, value] : record.dimensions) {
-    if (name == key.name) return Hash(value);
-  }
-  return Hash("");
-}
-
 std::string Window(int64_t from, int64_t to) {
   return StrCat("[", FormatIso8601Millis(from), ", ", FormatIso8601Millis(to), ")");
 }
@@ -420,7 +410,8 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
       continue;
     }
     Prepared prepared{.index = i, .series_key = SeriesKey(*record),
-                      .pk_hash = PartitionHash(*record, table->partition_key),
+                      .pk_hash = PartitionHash(record->measure_name, record->dimensions,
+                                              table->partition_key),
                       .magnetic = *magnetic};
     prepared.record = *std::move(record);
     pending.records.push_back(std::move(prepared));

@@ -330,7 +330,8 @@ TEST_F(WriterTest, ScanFiltersByTimeAndSeries) {
   NormalizedRecord h1;
   h1.measure_name = "cpu";
   h1.dimensions = {{"host", "h1"}};
-  absl::flat_hash_set<uint64_t> only_h1 = {*state->FindSeries(SeriesKey(h1))};
+  std::vector<SeriesTarget> only_h1 = {
+      {PartitionHash("cpu", h1.dimensions, table.partition_key), *state->FindSeries(SeriesKey(h1))}};
   int count = 0;
   int64_t previous = INT64_MIN;
   ASSERT_TRUE(engine_
