@@ -1,0 +1,58 @@
+#include "query/ast.h"
+
+#include "common/strings.h"
+
+namespace strata::query {
+
+std::unique_ptr<Expr> Expr::Clone() const {
+  auto copy = std::make_unique<Expr>();
+  copy->kind = kind;
+  copy->pos = pos;
+  copy->literal = literal;
+  copy->name = name;
+  copy->qualifier = qualifier;
+  for (const auto& a : args) copy->args.push_back(a->Clone());
+  copy->distinct = distinct;
+  copy->negated = negated;
+  copy->has_operand = has_operand;
+  copy->has_else = has_else;
+  copy->quoted = quoted;
+  copy->cast_type = cast_type;
+  copy->bound = bound;
+  return copy;
+}
+
+std::string Expr::ToString() const {
+  auto arg = [this](size_t i) { return args[i]->ToString(); };
+  switch (kind) {
+    case ExprKind::kLiteral:
+      if (literal.null) return "NULL";
+      if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
+      if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
+      if (literal.type == DataType::kInterval) return StrCat(literal.i, "ns");
+      return literal.ToString();
+    case ExprKind::kColumn: return qualifier.empty() ? name : StrCat(qualifier, ".", name);
+    case ExprKind::kStar: return "*";
+    case ExprKind::kUnary: return name == "-" ? StrCat("-", arg(0)) : StrCat("NOT ", arg(0));
+    case ExprKind::kBinary: return StrCat("(", arg(0), " ", name, " ", arg(1), ")");
+    case ExprKind::kCall: {
+      std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
+      for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+      return out + ")";
+    }
+    case ExprKind::kCase: return "CASE";
+    case ExprKind::kCast: return StrCat(name, "(", arg(0), " AS ", TypeName(cast_type), ")");
+    case ExprKind::kIn: {
+      std::string out = StrCat(arg(0), negated ? " NOT IN (" : " IN (");
+      for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);
+      return out + ")";
+    }
+    case ExprKind::kBetween:
+      return StrCat(arg(0), negated ? " NOT" : "", " BETWEEN ", arg(1), " AND ", arg(2));
+    case ExprKind::kLike: return StrCat(arg(0), negated ? " NOT" : "", " LIKE ", arg(1));
+    case ExprKind::kIsNull: return StrCat(arg(0), negated ? " IS NOT NULL" : " IS NULL");
+  }
+  return "?";
+}
+
+}  // namespace strata::query

@@ -1,0 +1,104 @@
+// The syntax tree of a statement, with source positions for errors. The
+// binder fills in the `bound` part of expressions.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/datum.h"
+#include "query/error.h"
+
+namespace strata::query {
+
+struct ScalarFunction;
+struct AggregateFunction;
+
+enum class ExprKind {
+  kLiteral,   // literal
+  kColumn,    // name (qualifier optional)
+  kStar,      // * (only in select lists and count(*))
+  kUnary,     // name: "-", "NOT"; args[0]
+  kBinary,    // name: operator; args[0], args[1]
+  kCall,      // name(args), distinct for count(DISTINCT x)
+  kCase,      // args: [operand if has_operand] (when, then)* [else if has_else]
+  kCast,      // args[0] AS cast_type; try_cast when `name` == "try_cast"
+  kIn,        // args[0] IN (args[1..]); negated for NOT IN
+  kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
+  kLike,      // args[0] LIKE args[1]; negated
+  kIsNull,    // args[0] IS NULL; negated for IS NOT NULL
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  Position pos;
+  Datum literal;
+  std::string name;
+  std::string qualifier;
+  std::vector<std::unique_ptr<Expr>> args;
+  bool distinct = false;
+  bool negated = false;
+  bool has_operand = false;
+  bool has_else = false;
+  bool quoted = false;  // a column written as "name"
+  DataType cast_type = DataType::kUnknown;
+
+  // Filled by the binder.
+  struct Bound {
+    DataType type = DataType::kUnknown;
+    int column = -1;  // kColumn: index in the input row
+    const ScalarFunction* function = nullptr;
+    int aggregate = -1;  // a kCall to an aggregate: its slot
+  } bound;
+
+  std::unique_ptr<Expr> Clone() const;
+  // SQL-ish text for column names and EXPLAIN.
+  std::string ToString() const;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct SelectStmt;
+
+struct TableRef {
+  Position pos;
+  std::string database;  // empty: a CTE name in `table`
+  std::string table;
+  std::unique_ptr<SelectStmt> subquery;
+  std::string alias;
+};
+
+struct SelectItem {
+  ExprPtr expr;
+  std::string alias;
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  std::optional<bool> nulls_first;
+};
+
+struct SelectStmt {
+  std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::optional<TableRef> from;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  std::optional<int64_t> limit;
+};
+
+struct Statement {
+  enum class Kind { kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain };
+  Kind kind = Kind::kSelect;
+  std::unique_ptr<SelectStmt> select;  // kSelect, kExplain
+  std::string database;
+  std::string table;
+  Position table_pos;
+  std::optional<std::string> like;
+};
+
+}  // namespace strata::query

@@ -1,0 +1,234 @@
+#include "query/engine.h"
+
+#include <chrono>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/functions.h"
+#include "query/parser.h"
+#include "query/planner.h"
+#include "storage/table_state.h"
+
+namespace strata::query {
+namespace {
+
+// Cuts the rows into pages for the ResultSink and counts them.
+class Pager : public RowSink {
+ public:
+  Pager(ResultSink* sink, int page_size, QueryStats* stats)
+      : sink_(sink), page_size_(page_size), stats_(stats) {}
+  absl::Status Push(Row row) override {
+    page_.push_back(std::move(row));
+    ++stats_->rows_returned;
+    if (static_cast<int>(page_.size()) >= page_size_) return Flush();
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return Flush(); }
+
+ private:
+  absl::Status Flush() {
+    if (page_.empty()) return absl::OkStatus();
+    std::vector<Row> page;
+    page.swap(page_);
+    return sink_->Rows(std::move(page));
+  }
+  ResultSink* sink_;
+  int page_size_;
+  QueryStats* stats_;
+  std::vector<Row> page_;
+};
+
+absl::Status Emit(ResultSink* sink, Pager& pager, std::vector<ResultColumn> columns,
+                  std::vector<Row> rows) {
+  RETURN_IF_ERROR(sink->Columns(columns));
+  for (Row& row : rows) RETURN_IF_ERROR(pager.Push(std::move(row)));
+  return pager.Finish();
+}
+
+bool Matches(const std::optional<std::string>& like, const std::string& name) {
+  return !like || LikeMatch(name, *like);
+}
+
+std::string LowerTypeName(MeasureKind kind) {
+  switch (kind) {
+    case MeasureKind::kDouble: return "double";
+    case MeasureKind::kBigint: return "bigint";
+    case MeasureKind::kVarchar: return "varchar";
+    case MeasureKind::kBoolean: return "boolean";
+    case MeasureKind::kTimestamp: return "timestamp";
+    case MeasureKind::kMulti: return "multi";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const QueryOptions& options,
+                                                ResultSink* sink) {
+  const auto started = std::chrono::steady_clock::now();
+  QueryStats stats;
+  QueryContext context;
+  context.eval.now_nanos = storage_.clock().NowNanos();
+  context.memory_limit_bytes = options.memory_limit_bytes;
+  if (options.timeout_millis > 0) {
+    context.deadline = started + std::chrono::milliseconds(options.timeout_millis);
+  }
+  // The caller's cancel flag is polled into ours by the scan via CheckAlive.
+  std::atomic<bool> local_cancel{false};
+  const std::atomic<bool>* cancelled = options.cancelled ? options.cancelled : &local_cancel;
+  Pager pager(sink, std::max(1, options.page_size), &stats);
+
+  ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+  const Catalog& catalog = storage_.catalog();
+  auto finish = [&]() -> absl::StatusOr<QueryStats> {
+    stats.elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - started)
+                              .count();
+    return stats;
+  };
+
+  switch (stmt.kind) {
+    case Statement::Kind::kShowDatabases: {
+      std::vector<Row> rows;
+      std::string token;
+      do {
+        ASSIGN_OR_RETURN(auto page, catalog.ListDatabases(kMaxPageSize, token));
+        for (const DatabaseInfo& db : page.items) {
+          if (Matches(stmt.like, db.name)) rows.push_back({Datum::Varchar(db.name)});
+        }
+        token = page.next_token;
+      } while (!token.empty());
+      RETURN_IF_ERROR(Emit(sink, pager, {{"Database", DataType::kVarchar}}, std::move(rows)));
+      return finish();
+    }
+    case Statement::Kind::kShowTables: {
+      std::vector<Row> rows;
+      std::string token;
+      if (!stmt.database.empty()) {
+        auto db = catalog.DescribeDatabase(stmt.database);
+        if (!db.ok()) return SqlError(sql, stmt.table_pos, db.status());
+      }
+      do {
+        ASSIGN_OR_RETURN(auto page, catalog.ListTables(stmt.database, kMaxPageSize, token));
+        for (const TableInfo& t : page.items) {
+          if (!Matches(stmt.like, t.name)) continue;
+          if (stmt.database.empty()) {
+            rows.push_back({Datum::Varchar(t.database_name), Datum::Varchar(t.name)});
+          } else {
+            rows.push_back({Datum::Varchar(t.name)});
+          }
+        }
+        token = page.next_token;
+      } while (!token.empty());
+      std::vector<ResultColumn> columns = {{"Table", DataType::kVarchar}};
+      if (stmt.database.empty()) columns.insert(columns.begin(), {"Database", DataType::kVarchar});
+      RETURN_IF_ERROR(Emit(sink, pager, columns, std::move(rows)));
+      return finish();
+    }
+    case Statement::Kind::kShowMeasures:
+    case Statement::Kind::kDescribe: {
+      auto table = catalog.FindTable(stmt.database, stmt.table);
+      if (!table.ok()) {
+        return SqlError(sql, stmt.table_pos, table.status());
+      }
+      ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
+      std::vector<SeriesInfo> series = state->AllSeries();
+      auto measures = state->Measures();
+      if (stmt.kind == Statement::Kind::kShowMeasures) {
+        std::vector<Row> rows;
+        for (const auto& [name, schema] : measures) {
+          if (!Matches(stmt.like, name)) continue;
+          std::set<std::string> dimensions;
+          for (const SeriesInfo& s : series) {
+            if (s.measure_name != name) continue;
+            for (const auto& [d, v] : s.dimensions) dimensions.insert(d);
+          }
+          std::string list = "[";
+          for (const std::string& d : dimensions) {
+            list += StrCat(list.size() > 1 ? ", " : "", "{dimension_name: ", d,
+                           ", data_type: varchar}");
+          }
+          list += "]";
+          rows.push_back({Datum::Varchar(name), Datum::Varchar(LowerTypeName(schema.kind)),
+                          Datum::Varchar(list)});
+        }
+        RETURN_IF_ERROR(Emit(sink, pager,
+                             {{"measure_name", DataType::kVarchar},
+                              {"data_type", DataType::kVarchar},
+                              {"dimensions", DataType::kVarchar}},
+                             std::move(rows)));
+        return finish();
+      }
+      // DESCRIBE: dimensions, measure_name, time, then the measure columns.
+      std::set<std::string> dimensions;
+      for (const SeriesInfo& s : series) {
+        for (const auto& [d, v] : s.dimensions) dimensions.insert(d);
+      }
+      std::vector<Row> rows;
+      auto add = [&rows](std::string column, std::string type, std::string kind) {
+        rows.push_back({Datum::Varchar(std::move(column)), Datum::Varchar(std::move(type)),
+                        Datum::Varchar(std::move(kind))});
+      };
+      for (const std::string& d : dimensions) add(d, "varchar", "DIMENSION");
+      add("measure_name", "varchar", "MEASURE_NAME");
+      add("time", "timestamp", "TIMESTAMP");
+      std::set<std::string> scalar_types;
+      std::map<std::string, std::string> attributes;
+      for (const auto& [name, schema] : measures) {
+        if (schema.kind == MeasureKind::kMulti) {
+          for (const auto& [a, t] : schema.attributes) {
+            attributes.emplace(a, LowerTypeName(static_cast<MeasureKind>(t)));
+          }
+        } else {
+          scalar_types.insert(LowerTypeName(schema.kind));
+        }
+      }
+      for (const std::string& t : scalar_types) add(StrCat("measure_value::", t), t, "MEASURE_VALUE");
+      for (const auto& [a, t] : attributes) add(a, t, "MULTI");
+      RETURN_IF_ERROR(Emit(sink, pager,
+                           {{"Column", DataType::kVarchar},
+                            {"Type", DataType::kVarchar},
+                            {"Timestream attribute type", DataType::kVarchar}},
+                           std::move(rows)));
+      return finish();
+    }
+    case Statement::Kind::kSelect:
+    case Statement::Kind::kExplain:
+      break;
+  }
+
+  Planner planner(storage_, sql, &context, &stats);
+  const bool explain = stmt.kind == Statement::Kind::kExplain;
+  ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
+  if (explain) {
+    std::vector<Row> rows;
+    for (const std::string& line : plan->explain) rows.push_back({Datum::Varchar(line)});
+    stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
+    RETURN_IF_ERROR(Emit(sink, pager, {{"plan", DataType::kVarchar}}, std::move(rows)));
+    return finish();
+  }
+  std::vector<ResultColumn> columns;
+  for (const ColumnInfo& c : plan->output) columns.push_back({c.name, c.type});
+  RETURN_IF_ERROR(sink->Columns(columns));
+
+  // Relay an external cancel into the context the operators poll.
+  struct CancelRelay : RowSink {
+    RowSink* next;
+    QueryContext* context;
+    const std::atomic<bool>* external;
+    absl::Status Push(Row row) override {
+      if (external->load(std::memory_order_relaxed)) context->cancelled = true;
+      return next->Push(std::move(row));
+    }
+    absl::Status Finish() override { return next->Finish(); }
+  } relay;
+  relay.next = &pager;
+  relay.context = &context;
+  relay.external = cancelled;
+  if (cancelled->load()) context.cancelled = true;
+  RETURN_IF_ERROR(context.CheckAlive());
+  RETURN_IF_ERROR(plan->run(&relay));
+  return finish();
+}
+
+}  // namespace strata::query

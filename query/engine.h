@@ -1,0 +1,73 @@
+// The query engine: runs one SQL statement against the storage engine and
+// streams the result. Read this header first.
+//
+//   text -> Parse -> plan (bind names and types, push time range,
+//   measure_name and dimension predicates into the scan) -> operators
+//   (operators.h) -> pages of rows into a ResultSink.
+//
+// Thread-safety: Execute may run concurrently for different queries.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/datum.h"
+#include "query/expr.h"
+#include "storage/engine.h"
+
+namespace strata::query {
+
+struct QueryOptions {
+  int page_size = 1000;
+  int64_t timeout_millis = 60'000;
+  int64_t memory_limit_bytes = 256 << 20;
+  // Set by CancelQuery or a client that went away; checked while running.
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+struct ResultColumn {
+  std::string name;
+  DataType type = DataType::kUnknown;
+};
+
+struct QueryStats {
+  int64_t rows_returned = 0;
+  int64_t rows_scanned = 0;
+  int64_t bytes_scanned = 0;
+  int64_t buckets_scanned = 0;
+  int64_t buckets_pruned = 0;
+  int64_t partitions_scanned = 0;
+  int64_t partitions_pruned = 0;
+  int64_t series_scanned = 0;
+  int64_t series_pruned = 0;
+  int64_t elapsed_nanos = 0;
+};
+
+// Where results go. Columns is called once, before any Rows.
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  virtual absl::Status Columns(const std::vector<ResultColumn>& columns) = 0;
+  virtual absl::Status Rows(std::vector<Row> page) = 0;
+};
+
+class QueryEngine {
+ public:
+  // `storage` must outlive the engine.
+  explicit QueryEngine(Engine* storage) : storage_(*storage) {}
+
+  // Runs `sql`. Errors: INVALID_ARGUMENT (syntax, names, types; the message
+  // carries a caret), NOT_FOUND (database or table), RESOURCE_EXHAUSTED,
+  // DEADLINE_EXCEEDED, CANCELLED, or an error of the sink.
+  absl::StatusOr<QueryStats> Execute(std::string_view sql, const QueryOptions& options,
+                                     ResultSink* sink);
+
+ private:
+  Engine& storage_;
+};
+
+}  // namespace strata::query

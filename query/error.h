@@ -1,0 +1,30 @@
+// Errors that point into the SQL text: the message, then the line with a
+// caret under the offending column.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace strata::query {
+
+// A place in the query text (0-based offset).
+struct Position {
+  int offset = -1;
+  bool known() const { return offset >= 0; }
+};
+
+// INVALID_ARGUMENT: `message` at `pos`, rendered as
+//   message
+//   LINE 1: SELECT hostx FROM ...
+//                  ^
+absl::Status SqlError(std::string_view sql, Position pos, std::string_view message);
+// Points an error from elsewhere (the catalog's NOT_FOUND) at `pos`,
+// keeping its code and message.
+absl::Status SqlError(std::string_view sql, Position pos, const absl::Status& status);
+// Same, with another status code (NOT_FOUND for unknown tables).
+absl::Status SqlError(absl::StatusCode code, std::string_view sql, Position pos,
+                      std::string_view message);
+
+}  // namespace strata::query

@@ -1,0 +1,447 @@
+#include "query/expr.h"
+
+#include <cmath>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/suggest.h"
+
+namespace strata::query {
+namespace {
+
+using ExprKind = ExprKind;
+
+DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
+  if (a == DataType::kUnknown) a = b;
+  if (b == DataType::kUnknown) b = a;
+  if (op == "-" && a == DataType::kTimestamp && b == DataType::kTimestamp) return DataType::kInterval;
+  if ((op == "+" || op == "-") && a == DataType::kTimestamp && b == DataType::kInterval) {
+    return DataType::kTimestamp;
+  }
+  if (op == "+" && a == DataType::kInterval && b == DataType::kTimestamp) return DataType::kTimestamp;
+  if ((op == "+" || op == "-") && a == DataType::kInterval && b == DataType::kInterval) {
+    return DataType::kInterval;
+  }
+  if ((op == "*" || op == "/") && a == DataType::kInterval && b == DataType::kBigint) {
+    return DataType::kInterval;
+  }
+  if (op == "*" && a == DataType::kBigint && b == DataType::kInterval) return DataType::kInterval;
+  if (IsNumeric(a) && IsNumeric(b)) {
+    return (a == DataType::kDouble || b == DataType::kDouble) ? DataType::kDouble
+                                                              : DataType::kBigint;
+  }
+  return DataType::kUnknown;
+}
+
+bool Comparable(DataType a, DataType b) {
+  if (a == DataType::kUnknown || b == DataType::kUnknown || a == b) return true;
+  return IsNumeric(a) && IsNumeric(b);
+}
+
+absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
+  int found = -1;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (schema[i].name == e.name && (e.qualifier.empty() || schema[i].qualifier == e.qualifier)) {
+      if (found >= 0) {
+        return SqlError(sql, e.pos, StrCat("column \"", e.name, "\" is ambiguous"));
+      }
+      found = static_cast<int>(i);
+    }
+  }
+  if (found < 0) {
+    std::vector<std::string_view> names;
+    for (const ColumnInfo& c : schema) names.push_back(c.name);
+    std::string message = StrCat("column \"", e.name, "\" does not exist");
+    std::string hint = DidYouMean(e.name, names);
+    if (!hint.empty()) {
+      message += hint;
+    } else if (e.quoted) {
+      message += StrCat("; if you meant the text '", e.name,
+                        "', write it with single quotes: double quotes name columns");
+    }
+    return SqlError(sql, e.pos, message);
+  }
+  e.bound.column = found;
+  e.bound.type = schema[found].type;
+  return absl::OkStatus();
+}
+
+absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view message) {
+  return SqlError(sql, e.pos, message);
+}
+
+}  // namespace
+
+bool ContainsAggregate(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(expr.name) != nullptr) {
+    return true;
+  }
+  for (const auto& a : expr.args) {
+    if (ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
+  if (e.bound.column >= 0 && e.kind == ExprKind::kColumn) return absl::OkStatus();  // pre-bound
+  if (e.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(e.name) != nullptr) {
+    if (e.bound.aggregate >= 0) return absl::OkStatus();
+    return SqlError(sql, e.pos, StrCat("aggregate ", e.name, "() is not allowed here"));
+  }
+  for (auto& a : e.args) {
+    if (a->kind != ExprKind::kStar) RETURN_IF_ERROR(Bind(*a, schema, sql));
+  }
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      e.bound.type = e.literal.type;
+      return absl::OkStatus();
+    case ExprKind::kColumn:
+      return BindColumn(e, schema, sql);
+    case ExprKind::kStar:
+      return SqlError(sql, e.pos, "* is only allowed in the select list and in count(*)");
+    case ExprKind::kUnary:
+      if (e.name == "NOT") {
+        if (arg_type(0) != DataType::kBoolean && arg_type(0) != DataType::kUnknown) {
+          return TypeError(sql, e, StrCat("NOT needs a boolean, not ", TypeName(arg_type(0))));
+        }
+        e.bound.type = DataType::kBoolean;
+      } else {
+        if (!IsNumeric(arg_type(0)) && arg_type(0) != DataType::kInterval &&
+            arg_type(0) != DataType::kUnknown) {
+          return TypeError(sql, e, StrCat("cannot negate a ", TypeName(arg_type(0))));
+        }
+        e.bound.type = arg_type(0);
+      }
+      return absl::OkStatus();
+    case ExprKind::kBinary: {
+      const std::string& op = e.name;
+      DataType a = arg_type(0), b = arg_type(1);
+      if (op == "AND" || op == "OR") {
+        for (DataType t : {a, b}) {
+          if (t != DataType::kBoolean && t != DataType::kUnknown) {
+            return TypeError(sql, e, StrCat(op, " needs booleans, not ", TypeName(t)));
+          }
+        }
+        e.bound.type = DataType::kBoolean;
+      } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+        if (!Comparable(a, b)) {
+          std::string hint;
+          if (a == DataType::kTimestamp && b == DataType::kVarchar) {
+            hint = "; write a timestamp as TIMESTAMP '2023-05-17 20:54:39'";
+          }
+          return TypeError(sql, e, StrCat("cannot compare ", TypeName(a), " with ", TypeName(b), hint));
+        }
+        e.bound.type = DataType::kBoolean;
+      } else if (op == "||") {
+        if ((a != DataType::kVarchar && a != DataType::kUnknown) ||
+            (b != DataType::kVarchar && b != DataType::kUnknown)) {
+          return TypeError(sql, e, "|| joins varchar values; CAST other types to varchar first");
+        }
+        e.bound.type = DataType::kVarchar;
+      } else {
+        DataType t = ArithmeticType(op, a, b);
+        if (t == DataType::kUnknown && !(a == DataType::kUnknown && b == DataType::kUnknown)) {
+          return TypeError(sql, e, StrCat("cannot apply ", op, " to ", TypeName(a), " and ",
+                                          TypeName(b)));
+        }
+        e.bound.type = t;
+      }
+      return absl::OkStatus();
+    }
+    case ExprKind::kCall: {
+      const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+      if (f == nullptr) {
+        return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
+                                           DidYouMean(e.name, FunctionRegistry::Get().Names())));
+      }
+      if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
+      std::vector<DataType> types;
+      for (const auto& a : e.args) types.push_back(a->bound.type);
+      auto type = f->bind(types);
+      if (!type.ok()) {
+        return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
+      }
+      e.bound.type = *type;
+      e.bound.function = f;
+      return absl::OkStatus();
+    }
+    case ExprKind::kCase: {
+      size_t i = e.has_operand ? 1 : 0;
+      size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      DataType result = DataType::kUnknown;
+      auto merge = [&](const Expr& branch) -> absl::Status {
+        DataType t = branch.bound.type;
+        if (t == DataType::kUnknown) return absl::OkStatus();
+        if (result == DataType::kUnknown || result == t) {
+          result = t;
+        } else if (IsNumeric(result) && IsNumeric(t)) {
+          result = DataType::kDouble;
+        } else {
+          return TypeError(sql, branch, StrCat("CASE branches mix ", TypeName(result), " and ",
+                                               TypeName(t)));
+        }
+        return absl::OkStatus();
+      };
+      for (; i + 1 < end; i += 2) {
+        DataType cond = e.args[i]->bound.type;
+        if (!e.has_operand && cond != DataType::kBoolean && cond != DataType::kUnknown) {
+          return TypeError(sql, *e.args[i], "WHEN needs a boolean condition");
+        }
+        RETURN_IF_ERROR(merge(*e.args[i + 1]));
+      }
+      if (e.has_else) RETURN_IF_ERROR(merge(*e.args.back()));
+      e.bound.type = result;
+      return absl::OkStatus();
+    }
+    case ExprKind::kCast:
+      e.bound.type = e.cast_type;
+      return absl::OkStatus();
+    case ExprKind::kIn:
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        if (!Comparable(arg_type(0), arg_type(i))) {
+          return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
+                                                   " but the tested value is ",
+                                                   TypeName(arg_type(0))));
+        }
+      }
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kBetween:
+      if (!Comparable(arg_type(0), arg_type(1)) || !Comparable(arg_type(0), arg_type(2))) {
+        return TypeError(sql, e, "BETWEEN bounds must have the type of the tested value");
+      }
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kLike:
+      if ((arg_type(0) != DataType::kVarchar && arg_type(0) != DataType::kUnknown) ||
+          (arg_type(1) != DataType::kVarchar && arg_type(1) != DataType::kUnknown)) {
+        return TypeError(sql, e, "LIKE compares varchar values");
+      }
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kIsNull:
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type) {
+  if (a.null || b.null) return Datum::Null(type);
+  switch (type) {
+    case DataType::kDouble: {
+      double x = a.AsDouble(), y = b.AsDouble();
+      if (op == "+") return Datum::Double(x + y);
+      if (op == "-") return Datum::Double(x - y);
+      if (op == "*") return Datum::Double(x * y);
+      if (op == "/") return Datum::Double(x / y);
+      return Datum::Double(std::fmod(x, y));
+    }
+    case DataType::kBigint:
+    case DataType::kInterval:
+    case DataType::kTimestamp: {
+      int64_t x = a.i, y = b.i;
+      int64_t r = 0;
+      if (op == "+") {
+        r = x + y;
+      } else if (op == "-") {
+        r = x - y;
+      } else if (op == "*") {
+        r = x * y;
+      } else {
+        if (y == 0) return Datum::Null(type);  // division by zero: NULL rather than a crash
+        r = op == "/" ? x / y : x % y;
+      }
+      Datum d = Datum::Bigint(r);
+      d.type = type;
+      return d;
+    }
+    default:
+      return Datum::Null(type);
+  }
+}
+
+Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
+  if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+  int c = query::Compare(a, b);
+  if (op == "=") return Datum::Bool(c == 0);
+  if (op == "<>") return Datum::Bool(c != 0);
+  if (op == "<") return Datum::Bool(c < 0);
+  if (op == "<=") return Datum::Bool(c <= 0);
+  if (op == ">") return Datum::Bool(c > 0);
+  return Datum::Bool(c >= 0);
+}
+
+Datum Cast(const Datum& v, DataType to, bool try_cast) {
+  (void)try_cast;  // a failed conversion is NULL either way; CAST errors are a later refinement
+  if (v.null) return Datum::Null(to);
+  if (v.type == to) return v;
+  switch (to) {
+    case DataType::kVarchar:
+      return Datum::Varchar(v.ToString());
+    case DataType::kDouble:
+      if (v.type == DataType::kVarchar) {
+        char* end = nullptr;
+        double d = std::strtod(v.s.c_str(), &end);
+        return (end && *end == '\0' && !v.s.empty()) ? Datum::Double(d) : Datum::Null(to);
+      }
+      if (v.type == DataType::kBoolean) return Datum::Double(static_cast<double>(v.i));
+      return Datum::Double(v.AsDouble());
+    case DataType::kBigint:
+      if (v.type == DataType::kVarchar) {
+        char* end = nullptr;
+        long long i = std::strtoll(v.s.c_str(), &end, 10);
+        return (end && *end == '\0' && !v.s.empty()) ? Datum::Bigint(i) : Datum::Null(to);
+      }
+      if (v.type == DataType::kDouble) {
+        return std::isfinite(v.d) ? Datum::Bigint(static_cast<int64_t>(std::llround(v.d)))
+                                  : Datum::Null(to);
+      }
+      return Datum::Bigint(v.i);
+    case DataType::kBoolean:
+      if (v.type == DataType::kVarchar) {
+        if (v.s == "true") return Datum::Bool(true);
+        if (v.s == "false") return Datum::Bool(false);
+        return Datum::Null(to);
+      }
+      return Datum::Bool(v.AsDouble() != 0);
+    case DataType::kTimestamp:
+      if (v.type == DataType::kBigint) return Datum::Timestamp(v.i);
+      return Datum::Null(to);
+    default:
+      return Datum::Null(to);
+  }
+}
+
+}  // namespace
+
+Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
+  switch (e.kind) {
+    case ExprKind::kLiteral: return e.literal;
+    case ExprKind::kColumn: return row[e.bound.column];
+    case ExprKind::kStar: return Datum::Null();
+    case ExprKind::kUnary: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (v.null) return Datum::Null(e.bound.type);
+      if (e.name == "NOT") return Datum::Bool(v.i == 0);
+      if (v.type == DataType::kDouble) return Datum::Double(-v.d);
+      v.i = -v.i;
+      return v;
+    }
+    case ExprKind::kBinary: {
+      const std::string& op = e.name;
+      if (op == "AND" || op == "OR") {  // three-valued logic
+        Datum a = Eval(*e.args[0], row, context);
+        bool is_and = op == "AND";
+        if (!a.null && (a.i != 0) != is_and) return Datum::Bool(!is_and);
+        Datum b = Eval(*e.args[1], row, context);
+        if (!b.null && (b.i != 0) != is_and) return Datum::Bool(!is_and);
+        if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+        return Datum::Bool(is_and);
+      }
+      Datum a = Eval(*e.args[0], row, context);
+      Datum b = Eval(*e.args[1], row, context);
+      if (op == "||") {
+        if (a.null || b.null) return Datum::Null(DataType::kVarchar);
+        return Datum::Varchar(a.s + b.s);
+      }
+      if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+        return Compare(op, a, b);
+      }
+      return Arithmetic(op, a, b, e.bound.type);
+    }
+    case ExprKind::kCall: {
+      if (e.bound.aggregate >= 0) return row[e.bound.column];
+      std::vector<Datum> args;
+      args.reserve(e.args.size());
+      for (const auto& a : e.args) {
+        args.push_back(Eval(*a, row, context));
+        if (e.bound.function->null_propagating && args.back().null) {
+          return Datum::Null(e.bound.type);
+        }
+      }
+      Datum result = e.bound.function->eval(args, context);
+      if (result.null) result.type = e.bound.type;
+      return result;
+    }
+    case ExprKind::kCase: {
+      size_t i = 0;
+      Datum operand;
+      if (e.has_operand) operand = Eval(*e.args[i++], row, context);
+      size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      Datum out = Datum::Null(e.bound.type);
+      bool matched = false;
+      for (; i + 1 < end; i += 2) {
+        Datum when = Eval(*e.args[i], row, context);
+        bool hit = e.has_operand ? (!when.null && !operand.null && query::Compare(operand, when) == 0)
+                                 : when.truthy();
+        if (hit) {
+          out = Eval(*e.args[i + 1], row, context);
+          matched = true;
+          break;
+        }
+      }
+      if (!matched && e.has_else) out = Eval(*e.args.back(), row, context);
+      if (e.bound.type == DataType::kDouble && !out.null && out.type != DataType::kDouble) {
+        out = Datum::Double(out.AsDouble());
+      }
+      return out;
+    }
+    case ExprKind::kCast:
+      return Cast(Eval(*e.args[0], row, context), e.cast_type, e.name == "try_cast");
+    case ExprKind::kIn: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (v.null) return Datum::Null(DataType::kBoolean);
+      bool saw_null = false;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        Datum item = Eval(*e.args[i], row, context);
+        if (item.null) {
+          saw_null = true;
+        } else if (query::Compare(v, item) == 0) {
+          return Datum::Bool(!e.negated);
+        }
+      }
+      return saw_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
+    }
+    case ExprKind::kBetween: {
+      Datum v = Eval(*e.args[0], row, context);
+      Datum low = Eval(*e.args[1], row, context);
+      Datum high = Eval(*e.args[2], row, context);
+      if (v.null || low.null || high.null) return Datum::Null(DataType::kBoolean);
+      bool in = query::Compare(v, low) >= 0 && query::Compare(v, high) <= 0;
+      return Datum::Bool(in != e.negated);
+    }
+    case ExprKind::kLike: {
+      Datum v = Eval(*e.args[0], row, context);
+      Datum p = Eval(*e.args[1], row, context);
+      if (v.null || p.null) return Datum::Null(DataType::kBoolean);
+      return Datum::Bool(LikeMatch(v.s, p.s) != e.negated);
+    }
+    case ExprKind::kIsNull: {
+      Datum v = Eval(*e.args[0], row, context);
+      return Datum::Bool(v.null != e.negated);
+    }
+  }
+  return Datum::Null();
+}
+
+std::optional<Datum> FoldConstant(const Expr& e, const EvalContext& context) {
+  struct {
+    bool operator()(const Expr& x) const {
+      if (x.kind == ExprKind::kColumn || x.kind == ExprKind::kStar || x.bound.aggregate >= 0) {
+        return false;
+      }
+      for (const auto& a : x.args) {
+        if (!(*this)(*a)) return false;
+      }
+      return true;
+    }
+  } constant;
+  if (!constant(e)) return std::nullopt;
+  return Eval(e, Row{}, context);
+}
+
+}  // namespace strata::query

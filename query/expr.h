@@ -1,0 +1,38 @@
+// Binding expressions to an input schema (names -> column indexes, types,
+// functions) and evaluating them row by row.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/ast.h"
+#include "query/datum.h"
+#include "query/functions.h"
+
+namespace strata::query {
+
+struct ColumnInfo {
+  std::string name;
+  DataType type = DataType::kUnknown;
+  std::string qualifier;  // the FROM alias or table name it came from
+};
+using Schema = std::vector<ColumnInfo>;
+using Row = std::vector<Datum>;
+
+// Binds `expr` (and its children) against `schema`. Aggregate calls are an
+// error here (the planner takes them out first). `sql` is for error carets.
+absl::Status Bind(Expr& expr, const Schema& schema, std::string_view sql);
+
+// Evaluates a bound expression over one input row.
+Datum Eval(const Expr& expr, const Row& row, const EvalContext& context);
+
+// The value of a bound expression that reads no column, if it is one.
+std::optional<Datum> FoldConstant(const Expr& expr, const EvalContext& context);
+
+// True if the expression contains a call to an aggregate function.
+bool ContainsAggregate(const Expr& expr);
+
+}  // namespace strata::query

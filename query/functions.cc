@@ -1,0 +1,890 @@
+#include "query/functions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/strings.h"
+
+namespace strata::query {
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kDay = 86'400 * kSecond;
+
+absl::Status BadArgs(std::string_view signature) {
+  return absl::InvalidArgumentError(StrCat("wrong arguments; expected ", signature));
+}
+
+// Argument kinds a signature can ask for.
+enum class Param { kAny, kNumeric, kBigint, kDouble, kVarchar, kBoolean, kTimestamp, kInterval };
+
+bool Accepts(Param p, DataType t) {
+  if (t == DataType::kUnknown) return true;  // NULL fits anywhere
+  switch (p) {
+    case Param::kAny: return true;
+    case Param::kNumeric: return IsNumeric(t);
+    case Param::kBigint: return t == DataType::kBigint;
+    case Param::kDouble: return IsNumeric(t);
+    case Param::kVarchar: return t == DataType::kVarchar;
+    case Param::kBoolean: return t == DataType::kBoolean;
+    case Param::kTimestamp: return t == DataType::kTimestamp;
+    case Param::kInterval: return t == DataType::kInterval;
+  }
+  return false;
+}
+
+// A binder for fixed parameters; `optional` trailing ones may be left out.
+auto Fixed(std::vector<Param> params, DataType result, std::string signature, size_t optional = 0) {
+  return [params, result, signature, optional](const Types& types) -> absl::StatusOr<DataType> {
+    if (types.size() > params.size() || types.size() + optional < params.size()) {
+      return BadArgs(signature);
+    }
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (!Accepts(params[i], types[i])) return BadArgs(signature);
+    }
+    return result;
+  };
+}
+
+// One numeric argument; the result keeps BIGINT or DOUBLE.
+absl::StatusOr<DataType> SameNumeric(const Types& types, std::string_view signature) {
+  if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return BadArgs(signature);
+  return types[0] == DataType::kUnknown ? DataType::kDouble : types[0];
+}
+
+// The common type of several arguments (greatest, least, coalesce).
+absl::StatusOr<DataType> CommonType(const Types& types, std::string_view signature) {
+  DataType common = DataType::kUnknown;
+  for (DataType t : types) {
+    if (t == DataType::kUnknown) continue;
+    if (common == DataType::kUnknown || common == t) {
+      common = t;
+    } else if (IsNumeric(common) && IsNumeric(t)) {
+      common = DataType::kDouble;
+    } else {
+      return BadArgs(signature);
+    }
+  }
+  if (types.empty()) return BadArgs(signature);
+  return common;
+}
+
+Datum Coerce(const Datum& d, DataType to) {
+  if (d.null || d.type == to) return d.null ? Datum::Null(to) : d;
+  if (to == DataType::kDouble && IsNumeric(d.type)) return Datum::Double(d.AsDouble());
+  return d;
+}
+
+std::tm Broken(int64_t nanos) {
+  std::time_t t = static_cast<std::time_t>(nanos >= 0 ? nanos / kSecond
+                                                      : (nanos - kSecond + 1) / kSecond);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Truncates a timestamp to a calendar unit; nullopt for an unknown unit.
+std::optional<int64_t> Truncate(std::string unit, int64_t ns) {
+  unit = Lower(unit);
+  static const std::map<std::string, int64_t> kFixed = {
+      {"millisecond", 1'000'000}, {"second", kSecond}, {"minute", 60 * kSecond},
+      {"hour", 3600 * kSecond},   {"day", kDay}};
+  if (auto it = kFixed.find(unit); it != kFixed.end()) return FloorDiv(ns, it->second) * it->second;
+  std::tm tm = Broken(ns);
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  if (unit == "week") {
+    int days_since_monday = (tm.tm_wday + 6) % 7;
+    return (static_cast<int64_t>(timegm(&tm)) - days_since_monday * 86'400) * kSecond;
+  }
+  tm.tm_mday = 1;
+  if (unit == "month") return static_cast<int64_t>(timegm(&tm)) * kSecond;
+  if (unit == "quarter") {
+    tm.tm_mon = tm.tm_mon / 3 * 3;
+    return static_cast<int64_t>(timegm(&tm)) * kSecond;
+  }
+  if (unit == "year") {
+    tm.tm_mon = 0;
+    return static_cast<int64_t>(timegm(&tm)) * kSecond;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> AddUnits(std::string unit, int64_t n, int64_t ns) {
+  unit = Lower(unit);
+  static const std::map<std::string, int64_t> kFixed = {
+      {"nanosecond", 1},          {"microsecond", 1'000},       {"millisecond", 1'000'000},
+      {"second", kSecond},        {"minute", 60 * kSecond},     {"hour", 3600 * kSecond},
+      {"day", kDay},              {"week", 7 * kDay}};
+  if (auto it = kFixed.find(unit); it != kFixed.end()) return ns + n * it->second;
+  int64_t months = unit == "month" ? n : unit == "quarter" ? 3 * n : unit == "year" ? 12 * n : 0;
+  if (months == 0 && n != 0) return std::nullopt;
+  int64_t sub = ns - FloorDiv(ns, kSecond) * kSecond;
+  std::tm tm = Broken(ns);
+  int64_t total = tm.tm_year * 12LL + tm.tm_mon + months;
+  tm.tm_year = static_cast<int>(FloorDiv(total, 12));
+  tm.tm_mon = static_cast<int>(total - FloorDiv(total, 12) * 12);
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  int year = tm.tm_year + 1900;
+  int last = kDays[tm.tm_mon] + (tm.tm_mon == 1 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)));
+  tm.tm_mday = std::min(tm.tm_mday, last);
+  return static_cast<int64_t>(timegm(&tm)) * kSecond + sub;
+}
+
+std::optional<int64_t> DiffUnits(std::string unit, int64_t a, int64_t b) {
+  unit = Lower(unit);
+  static const std::map<std::string, int64_t> kFixed = {
+      {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
+      {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
+      {"day", kDay},       {"week", 7 * kDay}};
+  if (auto it = kFixed.find(unit); it != kFixed.end()) return (b - a) / it->second;
+  int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+  if (per == 0) return std::nullopt;
+  std::tm ta = Broken(a), tb = Broken(b);
+  int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
+  // A month counts only once the day and time of month are reached.
+  auto within = [](int64_t ns, const std::tm& tm) {
+    return (tm.tm_mday - 1) * kDay + (ns - Truncate("day", ns).value_or(ns));
+  };
+  if (months > 0 && within(b, tb) < within(a, ta)) --months;
+  if (months < 0 && within(b, tb) > within(a, ta)) ++months;
+  return months / per;
+}
+
+std::optional<int64_t> ParseIso8601(std::string_view text) {
+  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
+  std::string buf(text);
+  if (std::sscanf(buf.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3) return std::nullopt;
+  size_t i = consumed;
+  int64_t fraction = 0, offset_seconds = 0;
+  if (i < buf.size() && (buf[i] == 'T' || buf[i] == ' ')) {
+    int c2 = 0;
+    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &h, &mi, &c2) != 2) return std::nullopt;
+    i += 1 + c2;
+    if (i < buf.size() && buf[i] == ':') {
+      int c3 = 0;
+      if (std::sscanf(buf.c_str() + i + 1, "%2d%n", &s, &c3) != 1) return std::nullopt;
+      i += 1 + c3;
+    }
+    if (i < buf.size() && buf[i] == '.') {
+      ++i;
+      int digits = 0;
+      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i]))) {
+        if (digits++ < 9) fraction = fraction * 10 + (buf[i] - '0');
+        ++i;
+      }
+      for (; digits < 9; ++digits) fraction *= 10;
+    }
+    if (i < buf.size() && buf[i] == 'Z') {
+      ++i;
+    } else if (i < buf.size() && (buf[i] == '+' || buf[i] == '-')) {
+      int oh = 0, om = 0, c4 = 0;
+      if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &c4) != 2) return std::nullopt;
+      offset_seconds = (buf[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+      i += 1 + c4;
+    }
+  }
+  if (i != buf.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return (static_cast<int64_t>(timegm(&tm)) - offset_seconds) * kSecond + fraction;
+}
+
+std::string ToIso8601(int64_t ns) {
+  std::string text = FormatTimestamp(ns);
+  text[10] = 'T';
+  return text.substr(0, 23) + "Z";
+}
+
+Datum Field(std::string_view field, int64_t ns) {
+  std::tm tm = Broken(ns);
+  if (field == "year") return Datum::Bigint(tm.tm_year + 1900);
+  if (field == "quarter") return Datum::Bigint(tm.tm_mon / 3 + 1);
+  if (field == "month") return Datum::Bigint(tm.tm_mon + 1);
+  if (field == "day" || field == "day_of_month") return Datum::Bigint(tm.tm_mday);
+  if (field == "day_of_week" || field == "dow") return Datum::Bigint(tm.tm_wday == 0 ? 7 : tm.tm_wday);
+  if (field == "day_of_year" || field == "doy") return Datum::Bigint(tm.tm_yday + 1);
+  if (field == "hour") return Datum::Bigint(tm.tm_hour);
+  if (field == "minute") return Datum::Bigint(tm.tm_min);
+  if (field == "second") return Datum::Bigint(tm.tm_sec);
+  if (field == "millisecond") {
+    return Datum::Bigint((ns - FloorDiv(ns, kSecond) * kSecond) / 1'000'000);
+  }
+  if (field == "week" || field == "week_of_year") {
+    char buf[8];
+    std::strftime(buf, sizeof(buf), "%V", &tm);
+    return Datum::Bigint(std::atoi(buf));
+  }
+  return Datum::Null(DataType::kBigint);
+}
+
+// --- aggregates ---------------------------------------------------------
+
+class CountAcc : public Accumulator {
+ public:
+  explicit CountAcc(bool star) : star_(star) {}
+  void Add(const Args& a) override {
+    if (star_ || !a[0].null) ++n_;
+  }
+  Datum Finish() override { return Datum::Bigint(n_); }
+
+ private:
+  bool star_;
+  int64_t n_ = 0;
+};
+
+class CountIfAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override { n_ += a[0].truthy(); }
+  Datum Finish() override { return Datum::Bigint(n_); }
+
+ private:
+  int64_t n_ = 0;
+};
+
+class SumAcc : public Accumulator {
+ public:
+  explicit SumAcc(DataType type) : type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    seen_ = true;
+    if (type_ == DataType::kBigint) {
+      i_ += a[0].i;
+    } else {
+      d_ += a[0].AsDouble();
+    }
+  }
+  Datum Finish() override {
+    if (!seen_) return Datum::Null(type_);
+    return type_ == DataType::kBigint ? Datum::Bigint(i_) : Datum::Double(d_);
+  }
+
+ private:
+  DataType type_;
+  bool seen_ = false;
+  int64_t i_ = 0;
+  double d_ = 0;
+};
+
+// Welford's online mean and variance.
+class MomentsAcc : public Accumulator {
+ public:
+  enum class Output { kAvg, kVarSamp, kVarPop, kStddevSamp, kStddevPop };
+  explicit MomentsAcc(Output output) : output_(output) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    double x = a[0].AsDouble();
+    ++n_;
+    double delta = x - mean_;
+    mean_ += delta / n_;
+    m2_ += delta * (x - mean_);
+  }
+  Datum Finish() override {
+    switch (output_) {
+      case Output::kAvg: return n_ ? Datum::Double(mean_) : Datum::Null(DataType::kDouble);
+      case Output::kVarSamp:
+        return n_ > 1 ? Datum::Double(m2_ / (n_ - 1)) : Datum::Null(DataType::kDouble);
+      case Output::kVarPop: return n_ ? Datum::Double(m2_ / n_) : Datum::Null(DataType::kDouble);
+      case Output::kStddevSamp:
+        return n_ > 1 ? Datum::Double(std::sqrt(m2_ / (n_ - 1))) : Datum::Null(DataType::kDouble);
+      case Output::kStddevPop:
+        return n_ ? Datum::Double(std::sqrt(m2_ / n_)) : Datum::Null(DataType::kDouble);
+    }
+    return Datum::Null(DataType::kDouble);
+  }
+
+ private:
+  Output output_;
+  int64_t n_ = 0;
+  double mean_ = 0, m2_ = 0;
+};
+
+class ExtremeAcc : public Accumulator {
+ public:
+  explicit ExtremeAcc(bool max) : max_(max) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    if (best_.null || (max_ ? Compare(a[0], best_) > 0 : Compare(a[0], best_) < 0)) best_ = a[0];
+  }
+  Datum Finish() override { return best_; }
+
+ private:
+  bool max_;
+  Datum best_;
+};
+
+// max_by(x, y) / min_by(x, y): x of the row with the largest / smallest y.
+class ByAcc : public Accumulator {
+ public:
+  ByAcc(bool max, DataType type) : max_(max), value_(Datum::Null(type)) {}
+  void Add(const Args& a) override {
+    if (a[1].null) return;
+    if (key_.null || (max_ ? Compare(a[1], key_) > 0 : Compare(a[1], key_) < 0)) {
+      key_ = a[1];
+      value_ = a[0];
+    }
+  }
+  Datum Finish() override { return value_; }
+
+ private:
+  bool max_;
+  Datum key_;
+  Datum value_;
+};
+
+class ArbitraryAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (value_.null && !a[0].null) value_ = a[0];
+  }
+  Datum Finish() override { return value_; }
+
+ private:
+  Datum value_;
+};
+
+class BoolAcc : public Accumulator {
+ public:
+  explicit BoolAcc(bool all) : all_(all) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    seen_ = true;
+    if (all_) {
+      result_ = result_ && a[0].i != 0;
+    } else {
+      result_ = result_ || a[0].i != 0;
+    }
+  }
+  Datum Finish() override { return seen_ ? Datum::Bool(result_) : Datum::Null(DataType::kBoolean); }
+
+ private:
+  bool all_;
+  bool seen_ = false;
+  bool result_ = all_;
+};
+
+// Exact percentile over the group's values (nearest rank, as Presto's
+// approx_percentile converges to); exact is affordable at these sizes.
+class PercentileAcc : public Accumulator {
+ public:
+  explicit PercentileAcc(DataType type) : type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null || a[1].null) return;
+    values_.push_back(a[0].AsDouble());
+    p_ = std::clamp(a[1].AsDouble(), 0.0, 1.0);
+  }
+  Datum Finish() override {
+    if (values_.empty()) return Datum::Null(type_);
+    size_t k = static_cast<size_t>(std::llround(p_ * (values_.size() - 1)));
+    std::nth_element(values_.begin(), values_.begin() + k, values_.end());
+    double v = values_[k];
+    return type_ == DataType::kBigint ? Datum::Bigint(static_cast<int64_t>(v)) : Datum::Double(v);
+  }
+
+ private:
+  DataType type_;
+  std::vector<double> values_;
+  double p_ = 0.5;
+};
+
+// Exact distinct count (approx_distinct's answer without the error).
+class DistinctCountAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    std::string key;
+    AppendKey(a[0], &key);
+    seen_.insert(std::move(key));
+  }
+  Datum Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
+
+ private:
+  absl::flat_hash_set<std::string> seen_;
+};
+
+class DistinctAcc : public Accumulator {
+ public:
+  explicit DistinctAcc(std::unique_ptr<Accumulator> inner) : inner_(std::move(inner)) {}
+  void Add(const Args& a) override {
+    std::string key;
+    for (const Datum& d : a) AppendKey(d, &key);
+    if (seen_.insert(std::move(key)).second) inner_->Add(a);
+  }
+  Datum Finish() override { return inner_->Finish(); }
+
+ private:
+  std::unique_ptr<Accumulator> inner_;
+  absl::flat_hash_set<std::string> seen_;
+};
+
+}  // namespace
+
+bool LikeMatch(std::string_view text, std::string_view pattern) {
+  size_t t = 0, p = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '_' || pattern[p] == text[t])) {
+      ++t;
+      ++p;
+    } else if (p < pattern.size() && pattern[p] == '%') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '%') ++p;
+  return p == pattern.size();
+}
+
+std::unique_ptr<Accumulator> MakeDistinct(std::unique_ptr<Accumulator> inner) {
+  return std::make_unique<DistinctAcc>(std::move(inner));
+}
+
+FunctionRegistry::FunctionRegistry() {
+  auto add = [this](ScalarFunction f) { scalars_.push_back(std::move(f)); };
+  using P = Param;
+  const DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint, kDbl = DataType::kDouble,
+                 kStr = DataType::kVarchar, kBool = DataType::kBoolean;
+
+  // Date and time ---------------------------------------------------------
+  add({"now", "now() -> timestamp", "The time the query started (UTC).",
+       Fixed({}, kTs, "now()"), [](const Args&, const EvalContext& c) {
+         return Datum::Timestamp(c.now_nanos);
+       }, true, false});
+  add({"current_date", "current_date -> timestamp", "Midnight (UTC) of the day the query started.",
+       Fixed({}, kTs, "current_date"), [](const Args&, const EvalContext& c) {
+         return Datum::Timestamp(FloorDiv(c.now_nanos, kDay) * kDay);
+       }, true, false});
+  add({"ago", "ago(interval) -> timestamp", "now() minus the interval: time > ago(1h).",
+       Fixed({P::kInterval}, kTs, "ago(interval), e.g. ago(15m)"),
+       [](const Args& a, const EvalContext& c) { return Datum::Timestamp(c.now_nanos - a[0].i); },
+       true, false});
+  add({"bin", "bin(timestamp, interval) -> timestamp",
+       "Rounds a timestamp down to a multiple of the interval since the epoch: bin(time, 5m).",
+       Fixed({P::kTimestamp, P::kInterval}, kTs, "bin(timestamp, interval), e.g. bin(time, 5m)"),
+       [](const Args& a, const EvalContext&) {
+         if (a[1].i <= 0) return Datum::Null(DataType::kTimestamp);
+         return Datum::Timestamp(FloorDiv(a[0].i, a[1].i) * a[1].i);
+       }});
+  add({"date_trunc", "date_trunc(unit, timestamp) -> timestamp",
+       "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
+       "'quarter' or 'year'.",
+       Fixed({P::kVarchar, P::kTimestamp}, kTs, "date_trunc(unit, timestamp)"),
+       [](const Args& a, const EvalContext&) {
+         auto v = Truncate(a[0].s, a[1].i);
+         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       }});
+  add({"date_add", "date_add(unit, bigint, timestamp) -> timestamp",
+       "Adds n units ('second' .. 'year') to a timestamp.",
+       Fixed({P::kVarchar, P::kBigint, P::kTimestamp}, kTs, "date_add(unit, bigint, timestamp)"),
+       [](const Args& a, const EvalContext&) {
+         auto v = AddUnits(a[0].s, a[1].i, a[2].i);
+         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       }});
+  add({"date_diff", "date_diff(unit, timestamp, timestamp) -> bigint",
+       "Whole units from the first timestamp to the second.",
+       Fixed({P::kVarchar, P::kTimestamp, P::kTimestamp}, kBig,
+             "date_diff(unit, timestamp, timestamp)"),
+       [](const Args& a, const EvalContext&) {
+         auto v = DiffUnits(a[0].s, a[1].i, a[2].i);
+         return v ? Datum::Bigint(*v) : Datum::Null(DataType::kBigint);
+       }});
+  for (auto [name, doc, factor] :
+       {std::tuple{"from_milliseconds", "Milliseconds since the epoch to a timestamp.", 1'000'000LL},
+        std::tuple{"from_nanoseconds", "Nanoseconds since the epoch to a timestamp.", 1LL}}) {
+    int64_t f = factor;
+    add({name, StrCat(name, "(bigint) -> timestamp"), doc,
+         Fixed({P::kBigint}, kTs, StrCat(name, "(bigint)")),
+         [f](const Args& a, const EvalContext&) { return Datum::Timestamp(a[0].i * f); }});
+  }
+  for (auto [name, doc, factor] :
+       {std::tuple{"to_milliseconds", "A timestamp (or interval) in milliseconds.", 1'000'000LL},
+        std::tuple{"to_nanoseconds", "A timestamp (or interval) in nanoseconds.", 1LL}}) {
+    int64_t f = factor;
+    std::string sig = StrCat(name, "(timestamp | interval) -> bigint");
+    add({name, sig, doc,
+         [sig](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || Accepts(P::kInterval, t[0]))) {
+             return BadArgs(sig);
+           }
+           return DataType::kBigint;
+         },
+         [f](const Args& a, const EvalContext&) { return Datum::Bigint(FloorDiv(a[0].i, f)); }});
+  }
+  add({"from_iso8601_timestamp", "from_iso8601_timestamp(varchar) -> timestamp",
+       "Parses '2021-12-01T19:00:00Z' (offsets such as +02:00 are applied).",
+       Fixed({P::kVarchar}, kTs, "from_iso8601_timestamp(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         auto v = ParseIso8601(a[0].s);
+         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       }});
+  add({"to_iso8601", "to_iso8601(timestamp) -> varchar",
+       "Formats a timestamp as '2021-12-01T19:00:00.000Z'.",
+       Fixed({P::kTimestamp}, kStr, "to_iso8601(timestamp)"),
+       [](const Args& a, const EvalContext&) { return Datum::Varchar(ToIso8601(a[0].i)); }});
+  for (std::string field : {"year", "quarter", "month", "week", "week_of_year", "day",
+                            "day_of_month", "day_of_week", "dow", "day_of_year", "doy", "hour",
+                            "minute", "second", "millisecond"}) {
+    add({field, StrCat(field, "(timestamp) -> bigint"),
+         StrCat("The ", field, " of a timestamp (also extract(", field, " FROM t))."),
+         Fixed({P::kTimestamp}, kBig, StrCat(field, "(timestamp)")),
+         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
+  }
+
+  // Math ---------------------------------------------------------------------
+  add({"abs", "abs(x) -> same type", "Absolute value.",
+       [](const Types& t) { return SameNumeric(t, "abs(number)"); },
+       [](const Args& a, const EvalContext&) {
+         return a[0].type == DataType::kBigint ? Datum::Bigint(a[0].i < 0 ? -a[0].i : a[0].i)
+                                               : Datum::Double(std::fabs(a[0].d));
+       }});
+  add({"round", "round(x [, digits]) -> same type", "Rounds half away from zero.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
+             (t.size() == 2 && !Accepts(P::kBigint, t[1]))) {
+           return BadArgs("round(number [, bigint])");
+         }
+         return t[0] == DataType::kUnknown ? DataType::kDouble : t[0];
+       },
+       [](const Args& a, const EvalContext&) {
+         if (a[0].type == DataType::kBigint) return a[0];
+         double scale = std::pow(10.0, a.size() > 1 ? static_cast<double>(a[1].i) : 0.0);
+         return Datum::Double(std::round(a[0].d * scale) / scale);
+       }});
+  for (auto [name, fn] : {std::pair{"ceil", +[](double x) { return std::ceil(x); }},
+                          std::pair{"ceiling", +[](double x) { return std::ceil(x); }},
+                          std::pair{"floor", +[](double x) { return std::floor(x); }}}) {
+    auto f = fn;
+    add({name, StrCat(name, "(x) -> same type"), StrCat("Rounds ", std::string(name) == "floor" ? "down." : "up."),
+         [n = std::string(name)](const Types& t) { return SameNumeric(t, n + "(number)"); },
+         [f](const Args& a, const EvalContext&) {
+           return a[0].type == DataType::kBigint ? a[0] : Datum::Double(f(a[0].d));
+         }});
+  }
+  for (auto [name, doc, fn] :
+       {std::tuple{"sqrt", "Square root.", +[](double x) { return std::sqrt(x); }},
+        std::tuple{"ln", "Natural logarithm.", +[](double x) { return std::log(x); }},
+        std::tuple{"log10", "Base-10 logarithm.", +[](double x) { return std::log10(x); }},
+        std::tuple{"log2", "Base-2 logarithm.", +[](double x) { return std::log2(x); }},
+        std::tuple{"exp", "e to the power x.", +[](double x) { return std::exp(x); }}}) {
+    auto f = fn;
+    add({name, StrCat(name, "(x) -> double"), doc,
+         Fixed({P::kNumeric}, kDbl, StrCat(name, "(number)")),
+         [f](const Args& a, const EvalContext&) { return Datum::Double(f(a[0].AsDouble())); }});
+  }
+  for (std::string name : {"pow", "power"}) {
+    add({name, StrCat(name, "(x, p) -> double"), "x to the power p.",
+         Fixed({P::kNumeric, P::kNumeric}, kDbl, StrCat(name, "(number, number)")),
+         [](const Args& a, const EvalContext&) {
+           return Datum::Double(std::pow(a[0].AsDouble(), a[1].AsDouble()));
+         }});
+  }
+  add({"mod", "mod(n, m) -> same type", "Remainder of n / m (sign of n); NULL when m is 0.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
+           return BadArgs("mod(number, number)");
+         }
+         return (t[0] == DataType::kBigint && t[1] == DataType::kBigint) ? DataType::kBigint
+                                                                          : DataType::kDouble;
+       },
+       [](const Args& a, const EvalContext&) {
+         if (a[0].type == DataType::kBigint && a[1].type == DataType::kBigint) {
+           return a[1].i == 0 ? Datum::Null(DataType::kBigint) : Datum::Bigint(a[0].i % a[1].i);
+         }
+         return Datum::Double(std::fmod(a[0].AsDouble(), a[1].AsDouble()));
+       }});
+  add({"sign", "sign(x) -> same type", "-1, 0 or 1.",
+       [](const Types& t) { return SameNumeric(t, "sign(number)"); },
+       [](const Args& a, const EvalContext&) {
+         double v = a[0].AsDouble();
+         int s = (v > 0) - (v < 0);
+         return a[0].type == DataType::kBigint ? Datum::Bigint(s) : Datum::Double(s);
+       }});
+  add({"is_nan", "is_nan(double) -> boolean", "True for NaN.",
+       Fixed({P::kNumeric}, kBool, "is_nan(double)"),
+       [](const Args& a, const EvalContext&) { return Datum::Bool(std::isnan(a[0].AsDouble())); }});
+  add({"nan", "nan() -> double", "Not-a-number.", Fixed({}, kDbl, "nan()"),
+       [](const Args&, const EvalContext&) { return Datum::Double(std::nan("")); }});
+  add({"infinity", "infinity() -> double", "Positive infinity.", Fixed({}, kDbl, "infinity()"),
+       [](const Args&, const EvalContext&) {
+         return Datum::Double(std::numeric_limits<double>::infinity());
+       }});
+  for (auto [name, greatest] : {std::pair{"greatest", true}, std::pair{"least", false}}) {
+    std::string sig = StrCat(name, "(x, y, ...) -> common type");
+    add({name, sig,
+         StrCat("The ", greatest ? "largest" : "smallest", " argument; NULL if any is NULL."),
+         [sig](const Types& t) { return CommonType(t, sig); },
+         [g = greatest](const Args& a, const EvalContext&) {
+           Datum best = a[0];
+           DataType type = a[0].type;
+           for (const Datum& d : a) {
+             if (d.type == DataType::kDouble) type = DataType::kDouble;
+             if (g ? Compare(d, best) > 0 : Compare(d, best) < 0) best = d;
+           }
+           return Coerce(best, type);
+         }});
+  }
+
+  // Conditional ----------------------------------------------------------------
+  add({"coalesce", "coalesce(x, y, ...) -> common type", "The first argument that is not NULL.",
+       [](const Types& t) { return CommonType(t, "coalesce(x, y, ...)"); },
+       [](const Args& a, const EvalContext&) {
+         DataType type = DataType::kUnknown;
+         for (const Datum& d : a) {
+           if (d.type == DataType::kDouble) type = DataType::kDouble;
+         }
+         for (const Datum& d : a) {
+           if (!d.null) return type == DataType::kDouble ? Coerce(d, type) : d;
+         }
+         return Datum::Null();
+       },
+       false});
+  add({"nullif", "nullif(x, y) -> type of x", "NULL if x = y, else x.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2) return BadArgs("nullif(x, y)");
+         return t[0];
+       },
+       [](const Args& a, const EvalContext&) {
+         if (!a[0].null && !a[1].null && Compare(a[0], a[1]) == 0) return Datum::Null(a[0].type);
+         return a[0];
+       },
+       false});
+  add({"if", "if(condition, a [, b]) -> common type", "a when the condition is true, else b (or NULL).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() < 2 || t.size() > 3 || !Accepts(P::kBoolean, t[0])) {
+           return BadArgs("if(boolean, a [, b])");
+         }
+         return CommonType(Types(t.begin() + 1, t.end()), "if(boolean, a [, b])");
+       },
+       [](const Args& a, const EvalContext&) {
+         bool double_result = a[1].type == DataType::kDouble ||
+                              (a.size() > 2 && a[2].type == DataType::kDouble);
+         Datum out = a[0].truthy() ? a[1] : (a.size() > 2 ? a[2] : Datum::Null(a[1].type));
+         return double_result ? Coerce(out, DataType::kDouble) : out;
+       },
+       false});
+
+  // Strings --------------------------------------------------------------------
+  add({"lower", "lower(varchar) -> varchar", "Lower case (ASCII).",
+       Fixed({P::kVarchar}, kStr, "lower(varchar)"), [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(Lower(a[0].s));
+       }});
+  add({"upper", "upper(varchar) -> varchar", "Upper case (ASCII).",
+       Fixed({P::kVarchar}, kStr, "upper(varchar)"), [](const Args& a, const EvalContext&) {
+         std::string s = a[0].s;
+         for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+         return Datum::Varchar(std::move(s));
+       }});
+  add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
+       Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
+         int64_t n = 0;
+         for (unsigned char c : a[0].s) n += (c & 0xC0) != 0x80;
+         return Datum::Bigint(n);
+       }});
+  for (std::string name : {"substr", "substring"}) {
+    add({name, StrCat(name, "(varchar, start [, length]) -> varchar"),
+         "The substring from 1-based start (negative counts from the end).",
+         Fixed({P::kVarchar, P::kBigint, P::kBigint}, kStr, StrCat(name, "(varchar, bigint [, bigint])"), 1),
+         [](const Args& a, const EvalContext&) {
+           const std::string& s = a[0].s;
+           int64_t n = static_cast<int64_t>(s.size());
+           int64_t start = a[1].i > 0 ? a[1].i - 1 : (a[1].i < 0 ? n + a[1].i : -1);
+           if (start < 0 || start >= n) return Datum::Varchar("");
+           int64_t len = a.size() > 2 ? a[2].i : n - start;
+           if (len < 0) return Datum::Varchar("");
+           return Datum::Varchar(s.substr(start, std::min(len, n - start)));
+         }});
+  }
+  add({"concat", "concat(varchar, ...) -> varchar", "Joins strings (also written a || b).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.empty()) return BadArgs("concat(varchar, ...)");
+         for (DataType d : t) {
+           if (!Accepts(P::kVarchar, d)) return BadArgs("concat(varchar, ...)");
+         }
+         return DataType::kVarchar;
+       },
+       [](const Args& a, const EvalContext&) {
+         std::string out;
+         for (const Datum& d : a) out += d.s;
+         return Datum::Varchar(std::move(out));
+       }});
+  add({"replace", "replace(varchar, search [, replacement]) -> varchar",
+       "Replaces every occurrence of search (with '' when no replacement is given).",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr, "replace(varchar, varchar [, varchar])", 1),
+       [](const Args& a, const EvalContext&) {
+         std::string s = a[0].s;
+         const std::string& from = a[1].s;
+         std::string to = a.size() > 2 ? a[2].s : "";
+         if (from.empty()) return Datum::Varchar(s);
+         for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
+           s.replace(p, from.size(), to);
+         }
+         return Datum::Varchar(std::move(s));
+       }});
+  for (auto [name, left, right] : {std::tuple{"trim", true, true}, std::tuple{"ltrim", true, false},
+                                   std::tuple{"rtrim", false, true}}) {
+    add({name, StrCat(name, "(varchar) -> varchar"), "Removes leading and/or trailing spaces.",
+         Fixed({P::kVarchar}, kStr, StrCat(name, "(varchar)")),
+         [l = left, r = right](const Args& a, const EvalContext&) {
+           std::string_view s = a[0].s;
+           while (l && !s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+           while (r && !s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+           return Datum::Varchar(std::string(s));
+         }});
+  }
+  add({"regexp_like", "regexp_like(varchar, pattern) -> boolean",
+       "True if the pattern (ECMAScript regular expression) matches anywhere in the string.",
+       Fixed({P::kVarchar, P::kVarchar}, kBool, "regexp_like(varchar, varchar)"),
+       [](const Args& a, const EvalContext&) {
+         try {
+           return Datum::Bool(std::regex_search(a[0].s, std::regex(a[1].s)));
+         } catch (const std::regex_error&) {
+           return Datum::Null(DataType::kBoolean);
+         }
+       }});
+  add({"starts_with", "starts_with(varchar, prefix) -> boolean", "True if the string starts with prefix.",
+       Fixed({P::kVarchar, P::kVarchar}, kBool, "starts_with(varchar, varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Bool(a[0].s.rfind(a[1].s, 0) == 0); }});
+  add({"strpos", "strpos(varchar, substring) -> bigint", "1-based position of substring, 0 if absent.",
+       Fixed({P::kVarchar, P::kVarchar}, kBig, "strpos(varchar, varchar)"),
+       [](const Args& a, const EvalContext&) {
+         size_t p = a[0].s.find(a[1].s);
+         return Datum::Bigint(p == std::string::npos ? 0 : static_cast<int64_t>(p) + 1);
+       }});
+
+  // Aggregates -------------------------------------------------------------------
+  auto agg = [this](AggregateFunction f) { aggregates_.push_back(std::move(f)); };
+  agg({"count", "count(*) | count(x) -> bigint", "Rows, or rows where x is not NULL.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() > 1) return BadArgs("count(*) or count(x)");
+         return DataType::kBigint;
+       },
+       [](const Types& t) { return std::make_unique<CountAcc>(t.empty()); }});
+  agg({"count_if", "count_if(boolean) -> bigint", "Rows where the condition is true.",
+       Fixed({P::kBoolean}, kBig, "count_if(boolean)"),
+       [](const Types&) { return std::make_unique<CountIfAcc>(); }});
+  agg({"sum", "sum(x) -> bigint | double", "Sum of the non-NULL values.",
+       [](const Types& t) { return SameNumeric(t, "sum(number)"); },
+       [](const Types& t) { return std::make_unique<SumAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); }});
+  agg({"avg", "avg(x) -> double", "Mean of the non-NULL values.",
+       Fixed({P::kNumeric}, kDbl, "avg(number)"),
+       [](const Types&) { return std::make_unique<MomentsAcc>(MomentsAcc::Output::kAvg); }});
+  for (auto [name, output, doc] :
+       {std::tuple{"stddev", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
+        std::tuple{"stddev_samp", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
+        std::tuple{"stddev_pop", MomentsAcc::Output::kStddevPop, "Population standard deviation."},
+        std::tuple{"variance", MomentsAcc::Output::kVarSamp, "Sample variance."},
+        std::tuple{"var_samp", MomentsAcc::Output::kVarSamp, "Sample variance."},
+        std::tuple{"var_pop", MomentsAcc::Output::kVarPop, "Population variance."}}) {
+    auto o = output;
+    agg({name, StrCat(name, "(x) -> double"), doc, Fixed({P::kNumeric}, kDbl, StrCat(name, "(number)")),
+         [o](const Types&) { return std::make_unique<MomentsAcc>(o); }});
+  }
+  for (auto [name, max] : {std::pair{"max", true}, std::pair{"min", false}}) {
+    agg({name, StrCat(name, "(x) -> type of x"), StrCat("The ", max ? "largest" : "smallest", " value."),
+         [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1) return BadArgs(n + "(x)");
+           return t[0];
+         },
+         [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }});
+  }
+  for (auto [name, max] : {std::pair{"max_by", true}, std::pair{"min_by", false}}) {
+    agg({name, StrCat(name, "(x, y) -> type of x"),
+         StrCat("x of the row with the ", max ? "largest" : "smallest", " y."),
+         [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 2) return BadArgs(n + "(x, y)");
+           return t[0];
+         },
+         [m = max](const Types& t) { return std::make_unique<ByAcc>(m, t[0]); }});
+  }
+  agg({"arbitrary", "arbitrary(x) -> type of x", "Some non-NULL value of the group.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return BadArgs("arbitrary(x)");
+         return t[0];
+       },
+       [](const Types&) { return std::make_unique<ArbitraryAcc>(); }});
+  for (auto [name, all] : {std::pair{"bool_and", true}, std::pair{"every", true},
+                           std::pair{"bool_or", false}}) {
+    agg({name, StrCat(name, "(boolean) -> boolean"),
+         all ? "True if every value is true." : "True if any value is true.",
+         Fixed({P::kBoolean}, kBool, StrCat(name, "(boolean)")),
+         [a = all](const Types&) { return std::make_unique<BoolAcc>(a); }});
+  }
+  agg({"approx_percentile", "approx_percentile(x, p) -> type of x",
+       "The value at percentile p (0..1) of the group (computed exactly).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
+           return BadArgs("approx_percentile(number, double)");
+         }
+         return t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+       },
+       [](const Types& t) { return std::make_unique<PercentileAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); }});
+  agg({"approx_distinct", "approx_distinct(x) -> bigint",
+       "The number of distinct non-NULL values (computed exactly).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return BadArgs("approx_distinct(x)");
+         return DataType::kBigint;
+       },
+       [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});
+}
+
+const FunctionRegistry& FunctionRegistry::Get() {
+  static const FunctionRegistry* registry = new FunctionRegistry();
+  return *registry;
+}
+
+const ScalarFunction* FunctionRegistry::FindScalar(std::string_view name) const {
+  for (const ScalarFunction& f : scalars_) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const AggregateFunction* FunctionRegistry::FindAggregate(std::string_view name) const {
+  for (const AggregateFunction& f : aggregates_) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> FunctionRegistry::Names() const {
+  std::vector<std::string_view> names;
+  for (const auto& f : scalars_) names.push_back(f.name);
+  for (const auto& f : aggregates_) names.push_back(f.name);
+  return names;
+}
+
+std::string FunctionReferenceMarkdown() {
+  const FunctionRegistry& r = FunctionRegistry::Get();
+  std::string out = "### Scalar functions\n\n| function | description |\n|---|---|\n";
+  for (const auto& f : r.scalars()) out += StrCat("| `", f.signature, "` | ", f.doc, " |\n");
+  out += "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`.\n\n"
+         "| function | description |\n|---|---|\n";
+  for (const auto& f : r.aggregates()) out += StrCat("| `", f.signature, "` | ", f.doc, " |\n");
+  return out;
+}
+
+}  // namespace strata::query

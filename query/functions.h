@@ -1,0 +1,79 @@
+// The function registry: every SQL function Strata knows, each a small struct
+// with its documentation line (docs/sql.md is generated from these and
+// checked by a test), a binder that checks argument types and gives the
+// result type, and an evaluator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/datum.h"
+
+namespace strata::query {
+
+struct EvalContext {
+  int64_t now_nanos = 0;  // fixed for the whole query
+};
+
+struct ScalarFunction {
+  std::string name;
+  std::string signature;  // e.g. "bin(timestamp, interval) -> timestamp"
+  std::string doc;
+  // Checks the argument types; the message of an error names the problem.
+  std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> bind;
+  std::function<Datum(const std::vector<Datum>&, const EvalContext&)> eval;
+  // NULL in, NULL out, without calling eval (most functions).
+  bool null_propagating = true;
+  // Depends on the query's clock only (now, ago): foldable per query.
+  bool deterministic = true;
+};
+
+// Accumulates one group's values of an aggregate.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  virtual void Add(const std::vector<Datum>& args) = 0;
+  virtual Datum Finish() = 0;
+};
+
+struct AggregateFunction {
+  std::string name;
+  std::string signature;
+  std::string doc;
+  std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> bind;
+  // `arg_types` as bound; `distinct` for count(DISTINCT x) and friends.
+  std::function<std::unique_ptr<Accumulator>(const std::vector<DataType>& arg_types)> make;
+};
+
+class FunctionRegistry {
+ public:
+  static const FunctionRegistry& Get();
+
+  const ScalarFunction* FindScalar(std::string_view name) const;
+  const AggregateFunction* FindAggregate(std::string_view name) const;
+  // Every function name, for "did you mean" and docs/sql.md.
+  std::vector<std::string_view> Names() const;
+  const std::vector<ScalarFunction>& scalars() const { return scalars_; }
+  const std::vector<AggregateFunction>& aggregates() const { return aggregates_; }
+
+ private:
+  FunctionRegistry();
+  std::vector<ScalarFunction> scalars_;
+  std::vector<AggregateFunction> aggregates_;
+};
+
+// Wraps an accumulator so it only sees each distinct argument once.
+std::unique_ptr<Accumulator> MakeDistinct(std::unique_ptr<Accumulator> inner);
+
+// SQL LIKE: % matches any run, _ one character; no escape character.
+bool LikeMatch(std::string_view text, std::string_view pattern);
+
+// Renders the registry as the function reference of docs/sql.md.
+std::string FunctionReferenceMarkdown();
+
+}  // namespace strata::query

@@ -1,0 +1,97 @@
+// The executor's operators. Rows flow push-style: a source (a table scan or
+// materialized rows) pushes each row into a chain of sinks that filter,
+// aggregate, sort and project it, ending at the caller's result sink. This
+// fits the storage scan, which is callback-driven, and lets LIMIT stop the
+// scan early.
+//
+// Thread-safety: one query's operators run on one thread; the QueryContext
+// flags may be set from others (cancellation).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/expr.h"
+#include "query/functions.h"
+
+namespace strata::query {
+
+// Per-query state shared by the operators.
+struct QueryContext {
+  EvalContext eval;
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> enough{false};  // LIMIT reached: sources may stop
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  int64_t memory_limit_bytes = 256 << 20;
+  int64_t memory_used_bytes = 0;
+
+  // CANCELLED or DEADLINE_EXCEEDED when the query must stop.
+  absl::Status CheckAlive() const;
+  // Accounts `bytes` of operator state; RESOURCE_EXHAUSTED past the limit.
+  absl::Status Reserve(int64_t bytes, std::string_view what);
+};
+
+int64_t RowBytes(const Row& row);
+
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual absl::Status Push(Row row) = 0;
+  virtual absl::Status Finish() = 0;
+};
+
+// Keeps rows for which the predicate is true.
+std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context,
+                                    RowSink* next);
+// Computes one output column per expression.
+std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContext* context,
+                                     RowSink* next);
+
+struct AggregateSpec {
+  const AggregateFunction* function = nullptr;
+  std::vector<const Expr*> args;  // bound to the input; empty for count(*)
+  std::vector<DataType> arg_types;
+  bool distinct = false;
+};
+// Hash aggregation: emits [group keys..., aggregates...] per group at Finish.
+// Without group keys it emits exactly one row, also for no input.
+std::unique_ptr<RowSink> MakeAggregate(std::vector<const Expr*> keys,
+                                       std::vector<AggregateSpec> aggregates,
+                                       QueryContext* context, RowSink* next);
+
+struct SortKey {
+  int column = 0;
+  bool descending = false;
+  bool nulls_first = false;
+};
+// Sorts all rows; with a limit, keeps only the top `limit` (a heap, not a
+// full sort).
+std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64_t> limit,
+                                  QueryContext* context, RowSink* next);
+// Drops rows whose first `width` columns equal an earlier row's.
+std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next);
+// Passes the first `limit` rows, then tells the sources they may stop.
+std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
+// Keeps the first `width` columns (drops helper columns used for ORDER BY).
+std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next);
+
+// Materializes rows (subqueries and WITH queries).
+class CollectSink : public RowSink {
+ public:
+  explicit CollectSink(QueryContext* context) : context_(context) {}
+  absl::Status Push(Row row) override;
+  absl::Status Finish() override { return absl::OkStatus(); }
+  std::vector<Row>& rows() { return rows_; }
+
+ private:
+  QueryContext* context_;
+  std::vector<Row> rows_;
+};
+
+}  // namespace strata::query

@@ -1,0 +1,737 @@
+#include "query/parser.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <ctime>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/lexer.h"
+
+namespace strata::query {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Words that end an expression or a clause: never read as column names.
+bool IsReserved(std::string_view word) {
+  static constexpr std::string_view kWords[] = {
+      "select", "from", "where", "group", "by", "having", "order", "limit", "and", "or", "not",
+      "as", "on", "join", "union", "with", "distinct", "case", "when", "then", "else", "end",
+      "in", "between", "like", "is", "null", "true", "false", "asc", "desc", "nulls", "all"};
+  for (std::string_view k : kWords) {
+    if (EqualsIgnoreCase(word, k)) return true;
+  }
+  return false;
+}
+
+// Parses "YYYY-MM-DD[ T]HH:MM:SS[.fffffffff][Z]" or "YYYY-MM-DD" as UTC.
+std::optional<int64_t> ParseTimestampText(std::string_view text) {
+  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
+  std::string buf(text);
+  if (std::sscanf(buf.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3) return std::nullopt;
+  size_t i = consumed;
+  int64_t fraction = 0;
+  if (i < buf.size() && (buf[i] == ' ' || buf[i] == 'T')) {
+    int c2 = 0;
+    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d:%2d%n", &h, &mi, &s, &c2) != 3) {
+      return std::nullopt;
+    }
+    i += 1 + c2;
+    if (i < buf.size() && buf[i] == '.') {
+      ++i;
+      int digits = 0;
+      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i])) && digits < 9) {
+        fraction = fraction * 10 + (buf[i++] - '0');
+        ++digits;
+      }
+      while (digits++ < 9) fraction *= 10;
+      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i]))) ++i;
+    }
+    if (i < buf.size() && buf[i] == 'Z') ++i;
+  }
+  if (i != buf.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm)) * 1'000'000'000 + fraction;
+}
+
+std::optional<DataType> TypeFromName(std::string_view name) {
+  struct Entry {
+    std::string_view name;
+    DataType type;
+  };
+  static constexpr Entry kTypes[] = {
+      {"bigint", DataType::kBigint},   {"int", DataType::kBigint},
+      {"integer", DataType::kBigint},  {"double", DataType::kDouble},
+      {"real", DataType::kDouble},     {"varchar", DataType::kVarchar},
+      {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp}};
+  for (const Entry& e : kTypes) {
+    if (EqualsIgnoreCase(name, e.name)) return e.type;
+  }
+  return std::nullopt;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+
+  absl::StatusOr<Statement> ParseStatement() {
+    Statement stmt;
+    if (AcceptWord("show")) {
+      RETURN_IF_ERROR(ParseShow(&stmt));
+    } else if (AcceptWord("describe") || AcceptWord("desc")) {
+      stmt.kind = Statement::Kind::kDescribe;
+      RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+    } else if (AcceptWord("explain")) {
+      stmt.kind = Statement::Kind::kExplain;
+      ASSIGN_OR_RETURN(stmt.select, ParseQuery());
+    } else {
+      ASSIGN_OR_RETURN(stmt.select, ParseQuery());
+    }
+    AcceptSymbol(";");
+    if (Peek().kind != TokenKind::kEnd) {
+      return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
+    }
+    return stmt;
+  }
+
+ private:
+  const Token& Peek(int ahead = 0) const {
+    size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+    return tokens_[i];
+  }
+  const Token& Next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool IsWord(const Token& t, std::string_view word) const {
+    return t.kind == TokenKind::kIdentifier && EqualsIgnoreCase(t.text, word);
+  }
+  bool AcceptWord(std::string_view word) {
+    if (!IsWord(Peek(), word)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptSymbol(std::string_view symbol) {
+    if (Peek().kind != TokenKind::kSymbol || Peek().text != symbol) return false;
+    Next();
+    return true;
+  }
+  static std::string Describe(const Token& t) {
+    switch (t.kind) {
+      case TokenKind::kEnd: return "end of input";
+      case TokenKind::kString: return StrCat("'", t.text, "'");
+      case TokenKind::kQuotedIdentifier: return StrCat("\"", t.text, "\"");
+      case TokenKind::kDuration: return StrCat("\"", t.text, t.unit, "\"");
+      default: return StrCat("\"", t.text, "\"");
+    }
+  }
+  absl::Status Error(const Token& at, std::string_view message) {
+    return SqlError(sql_, at.pos, message);
+  }
+  absl::Status ExpectWord(std::string_view word) {
+    if (AcceptWord(word)) return absl::OkStatus();
+    return Error(Peek(), StrCat("expected ", word, " but found ", Describe(Peek())));
+  }
+  absl::Status ExpectSymbol(std::string_view symbol) {
+    if (AcceptSymbol(symbol)) return absl::OkStatus();
+    return Error(Peek(), StrCat("expected '", symbol, "' but found ", Describe(Peek())));
+  }
+
+  absl::StatusOr<std::string> ParseName(std::string_view what) {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kQuotedIdentifier ||
+        (t.kind == TokenKind::kIdentifier && !IsReserved(t.text))) {
+      return Next().text;
+    }
+    if (t.kind == TokenKind::kString) {
+      return Error(t, StrCat("expected ", what, " but found the string ", Describe(t),
+                             "; names are written with double quotes: \"", t.text, "\""));
+    }
+    return Error(t, StrCat("expected ", what, " but found ", Describe(t)));
+  }
+
+  absl::Status ParseTableName(std::string* database, std::string* table, Position* pos) {
+    *pos = Peek().pos;
+    ASSIGN_OR_RETURN(*database, ParseName("a database name"));
+    RETURN_IF_ERROR(ExpectSymbol("."));
+    ASSIGN_OR_RETURN(*table, ParseName("a table name"));
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseLike(Statement* stmt) {
+    if (!AcceptWord("like")) return absl::OkStatus();
+    if (Peek().kind != TokenKind::kString) return Error(Peek(), "LIKE needs a 'pattern' string");
+    stmt->like = Next().text;
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseShow(Statement* stmt) {
+    if (AcceptWord("databases")) {
+      stmt->kind = Statement::Kind::kShowDatabases;
+      return ParseLike(stmt);
+    }
+    if (AcceptWord("tables")) {
+      stmt->kind = Statement::Kind::kShowTables;
+      if (AcceptWord("from") || AcceptWord("in")) {
+        stmt->table_pos = Peek().pos;
+        ASSIGN_OR_RETURN(stmt->database, ParseName("a database name"));
+      }
+      return ParseLike(stmt);
+    }
+    if (AcceptWord("measures")) {
+      stmt->kind = Statement::Kind::kShowMeasures;
+      RETURN_IF_ERROR(ExpectWord("from"));
+      RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
+      return ParseLike(stmt);
+    }
+    return Error(Peek(), StrCat("expected DATABASES, TABLES or MEASURES after SHOW, found ",
+                                Describe(Peek())));
+  }
+
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseQuery() {
+    std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+    if (AcceptWord("with")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, ParseName("a name for the WITH query"));
+        RETURN_IF_ERROR(ExpectWord("as"));
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        ASSIGN_OR_RETURN(auto query, ParseQuery());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        with.emplace_back(std::move(name), std::move(query));
+      } while (AcceptSymbol(","));
+    }
+    ASSIGN_OR_RETURN(auto select, ParseSelect());
+    select->with = std::move(with);
+    return select;
+  }
+
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSelect() {
+    RETURN_IF_ERROR(ExpectWord("select"));
+    auto s = std::make_unique<SelectStmt>();
+    if (AcceptWord("distinct")) {
+      s->distinct = true;
+    } else {
+      AcceptWord("all");
+    }
+    do {
+      SelectItem item;
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+        item.expr = std::make_unique<Expr>();
+        item.expr->kind = ExprKind::kStar;
+        item.expr->pos = Next().pos;
+      } else {
+        ASSIGN_OR_RETURN(item.expr, ParseExpr());
+        if (AcceptWord("as")) {
+          ASSIGN_OR_RETURN(item.alias, ParseName("a column alias"));
+        } else if (Peek().kind == TokenKind::kQuotedIdentifier ||
+                   (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text))) {
+          item.alias = Next().text;
+        }
+      }
+      s->items.push_back(std::move(item));
+    } while (AcceptSymbol(","));
+
+    if (AcceptWord("from")) {
+      TableRef ref;
+      ref.pos = Peek().pos;
+      if (AcceptSymbol("(")) {
+        ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+      } else {
+        ASSIGN_OR_RETURN(std::string first, ParseName("a table"));
+        if (AcceptSymbol(".")) {
+          ref.database = std::move(first);
+          ASSIGN_OR_RETURN(ref.table, ParseName("a table name"));
+        } else {
+          ref.table = std::move(first);
+        }
+      }
+      if (AcceptWord("as")) {
+        ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
+      } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
+        ref.alias = Next().text;
+      }
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == ",") {
+        return Error(Peek(), "joins are not supported yet: query one table at a time");
+      }
+      if (IsWord(Peek(), "join") || IsWord(Peek(), "cross") || IsWord(Peek(), "left") ||
+          IsWord(Peek(), "inner")) {
+        return Error(Peek(), "joins are not supported yet: query one table at a time");
+      }
+      s->from = std::move(ref);
+    }
+    if (AcceptWord("where")) {
+      ASSIGN_OR_RETURN(s->where, ParseExpr());
+    }
+    if (AcceptWord("group")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      do {
+        ASSIGN_OR_RETURN(auto e, ParseExpr());
+        s->group_by.push_back(std::move(e));
+      } while (AcceptSymbol(","));
+    }
+    if (AcceptWord("having")) {
+      ASSIGN_OR_RETURN(s->having, ParseExpr());
+    }
+    if (AcceptWord("order")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      do {
+        OrderItem item;
+        ASSIGN_OR_RETURN(item.expr, ParseExpr());
+        if (AcceptWord("desc")) {
+          item.descending = true;
+        } else {
+          AcceptWord("asc");
+        }
+        if (AcceptWord("nulls")) {
+          if (AcceptWord("first")) {
+            item.nulls_first = true;
+          } else {
+            RETURN_IF_ERROR(ExpectWord("last"));
+            item.nulls_first = false;
+          }
+        }
+        s->order_by.push_back(std::move(item));
+      } while (AcceptSymbol(","));
+    }
+    if (AcceptWord("limit")) {
+      if (AcceptWord("all")) return s;
+      const Token& t = Peek();
+      int64_t n = -1;
+      if (t.kind == TokenKind::kInteger) {
+        std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
+      }
+      if (n < 0) return Error(t, StrCat("LIMIT needs a whole number, found ", Describe(t)));
+      Next();
+      s->limit = n;
+    }
+    return s;
+  }
+
+  ExprPtr Make(ExprKind kind, Position pos, std::string name = "") {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->pos = pos;
+    e->name = std::move(name);
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParseExpr() { return ParseOr(); }
+
+  absl::StatusOr<ExprPtr> ParseOr() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
+    while (IsWord(Peek(), "or")) {
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
+      ExprPtr e = Make(ExprKind::kBinary, pos, "OR");
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  absl::StatusOr<ExprPtr> ParseAnd() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseNot());
+    while (IsWord(Peek(), "and")) {
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
+      ExprPtr e = Make(ExprKind::kBinary, pos, "AND");
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  absl::StatusOr<ExprPtr> ParseNot() {
+    if (IsWord(Peek(), "not")) {
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+      ExprPtr e = Make(ExprKind::kUnary, pos, "NOT");
+      e->args.push_back(std::move(operand));
+      return e;
+    }
+    return ParseComparison();
+  }
+
+  absl::StatusOr<ExprPtr> ParseComparison() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseConcat());
+    while (true) {
+      const Token& t = Peek();
+      if (t.kind == TokenKind::kSymbol &&
+          (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" ||
+           t.text == ">" || t.text == ">=")) {
+        Position pos = t.pos;
+        std::string op = Next().text;
+        if (op == "!=") op = "<>";
+        ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+        ExprPtr e = Make(ExprKind::kBinary, pos, op);
+        e->args.push_back(std::move(left));
+        e->args.push_back(std::move(right));
+        left = std::move(e);
+        continue;
+      }
+      if (IsWord(t, "is")) {
+        Position pos = Next().pos;
+        bool negated = AcceptWord("not");
+        RETURN_IF_ERROR(ExpectWord("null"));
+        ExprPtr e = Make(ExprKind::kIsNull, pos);
+        e->negated = negated;
+        e->args.push_back(std::move(left));
+        left = std::move(e);
+        continue;
+      }
+      bool negated = false;
+      if (IsWord(t, "not") && (IsWord(Peek(1), "in") || IsWord(Peek(1), "between") ||
+                               IsWord(Peek(1), "like"))) {
+        Next();
+        negated = true;
+      }
+      const Token& op = Peek();
+      if (IsWord(op, "in")) {
+        Position pos = Next().pos;
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        ExprPtr e = Make(ExprKind::kIn, pos);
+        e->negated = negated;
+        e->args.push_back(std::move(left));
+        do {
+          ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
+          e->args.push_back(std::move(item));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        left = std::move(e);
+      } else if (IsWord(op, "between")) {
+        Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr low, ParseConcat());
+        RETURN_IF_ERROR(ExpectWord("and"));
+        ASSIGN_OR_RETURN(ExprPtr high, ParseConcat());
+        ExprPtr e = Make(ExprKind::kBetween, pos);
+        e->negated = negated;
+        e->args.push_back(std::move(left));
+        e->args.push_back(std::move(low));
+        e->args.push_back(std::move(high));
+        left = std::move(e);
+      } else if (IsWord(op, "like")) {
+        Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+        ExprPtr e = Make(ExprKind::kLike, pos);
+        e->negated = negated;
+        e->args.push_back(std::move(left));
+        e->args.push_back(std::move(pattern));
+        left = std::move(e);
+      } else {
+        return left;
+      }
+    }
+  }
+
+  absl::StatusOr<ExprPtr> ParseConcat() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
+    while (Peek().kind == TokenKind::kSymbol && Peek().text == "||") {
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+      ExprPtr e = Make(ExprKind::kBinary, pos, "||");
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  absl::StatusOr<ExprPtr> ParseAdditive() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
+    while (Peek().kind == TokenKind::kSymbol && (Peek().text == "+" || Peek().text == "-")) {
+      Position pos = Peek().pos;
+      std::string op = Next().text;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
+      ExprPtr e = Make(ExprKind::kBinary, pos, op);
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  absl::StatusOr<ExprPtr> ParseMultiplicative() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+    while (Peek().kind == TokenKind::kSymbol &&
+           (Peek().text == "*" || Peek().text == "/" || Peek().text == "%")) {
+      Position pos = Peek().pos;
+      std::string op = Next().text;
+      ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+      ExprPtr e = Make(ExprKind::kBinary, pos, op);
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  absl::StatusOr<ExprPtr> ParseUnary() {
+    if (Peek().kind == TokenKind::kSymbol && (Peek().text == "-" || Peek().text == "+")) {
+      Position pos = Peek().pos;
+      bool minus = Next().text == "-";
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+      if (!minus) return operand;
+      if (operand->kind == ExprKind::kLiteral && !operand->literal.null) {
+        if (operand->literal.type == DataType::kDouble) {
+          operand->literal.d = -operand->literal.d;
+          return operand;
+        }
+        if (operand->literal.type == DataType::kBigint ||
+            operand->literal.type == DataType::kInterval) {
+          operand->literal.i = -operand->literal.i;
+          return operand;
+        }
+      }
+      ExprPtr e = Make(ExprKind::kUnary, pos, "-");
+      e->args.push_back(std::move(operand));
+      return e;
+    }
+    return ParsePrimary();
+  }
+
+  absl::StatusOr<ExprPtr> Literal(Position pos, Datum value) {
+    ExprPtr e = Make(ExprKind::kLiteral, pos);
+    e->literal = std::move(value);
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParseCast(Position pos, std::string name) {
+    RETURN_IF_ERROR(ExpectSymbol("("));
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+    RETURN_IF_ERROR(ExpectWord("as"));
+    const Token& type_token = Peek();
+    auto type = TypeFromName(type_token.text);
+    if (type_token.kind != TokenKind::kIdentifier || !type) {
+      return Error(type_token, StrCat("unknown type ", Describe(type_token),
+                                      "; use bigint, double, varchar, boolean or timestamp"));
+    }
+    Next();
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
+    e->cast_type = *type;
+    e->args.push_back(std::move(operand));
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParseCase(Position pos) {
+    ExprPtr e = Make(ExprKind::kCase, pos);
+    if (!IsWord(Peek(), "when")) {
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+      e->args.push_back(std::move(operand));
+      e->has_operand = true;
+    }
+    if (!IsWord(Peek(), "when")) return Error(Peek(), "CASE needs at least one WHEN");
+    while (AcceptWord("when")) {
+      ASSIGN_OR_RETURN(ExprPtr when, ParseExpr());
+      RETURN_IF_ERROR(ExpectWord("then"));
+      ASSIGN_OR_RETURN(ExprPtr then, ParseExpr());
+      e->args.push_back(std::move(when));
+      e->args.push_back(std::move(then));
+    }
+    if (AcceptWord("else")) {
+      ASSIGN_OR_RETURN(ExprPtr otherwise, ParseExpr());
+      e->args.push_back(std::move(otherwise));
+      e->has_else = true;
+    }
+    RETURN_IF_ERROR(ExpectWord("end"));
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParsePrimary() {
+    const Token& t = Peek();
+    Position pos = t.pos;
+    switch (t.kind) {
+      case TokenKind::kInteger: {
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (ec != std::errc()) return Error(t, StrCat("number ", t.text, " does not fit in BIGINT"));
+        Next();
+        return Literal(pos, Datum::Bigint(v));
+      }
+      case TokenKind::kFloat: {
+        double v = std::strtod(t.text.c_str(), nullptr);
+        Next();
+        return Literal(pos, Datum::Double(v));
+      }
+      case TokenKind::kDuration: {
+        double v = std::strtod(t.text.c_str(), nullptr);
+        int64_t nanos = static_cast<int64_t>(std::llround(v * DurationUnitNanos(t.unit)));
+        Next();
+        return Literal(pos, Datum::Interval(nanos));
+      }
+      case TokenKind::kString: {
+        std::string text = Next().text;
+        return Literal(pos, Datum::Varchar(std::move(text)));
+      }
+      case TokenKind::kSymbol:
+        if (t.text == "(") {
+          Next();
+          if (IsWord(Peek(), "select")) {
+            return Error(Peek(), "scalar subqueries are not supported yet; use WITH or a "
+                                 "subquery in FROM");
+          }
+          ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+          return inner;
+        }
+        return Error(t, StrCat("expected an expression but found ", Describe(t)));
+      case TokenKind::kEnd:
+        return Error(t, "the statement ends where an expression was expected");
+      case TokenKind::kQuotedIdentifier:
+      case TokenKind::kIdentifier:
+        break;
+    }
+    if (t.kind == TokenKind::kIdentifier) {
+      if (AcceptWord("null")) return Literal(pos, Datum::Null());
+      if (AcceptWord("true")) return Literal(pos, Datum::Bool(true));
+      if (AcceptWord("false")) return Literal(pos, Datum::Bool(false));
+      if (IsWord(t, "case")) {
+        Next();
+        return ParseCase(pos);
+      }
+      if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
+        std::string name = IsWord(t, "cast") ? "cast" : "try_cast";
+        Next();
+        return ParseCast(pos, std::move(name));
+      }
+      if ((IsWord(t, "timestamp") || IsWord(t, "date")) && Peek(1).kind == TokenKind::kString) {
+        Next();
+        const Token& text = Next();
+        auto nanos = ParseTimestampText(text.text);
+        if (!nanos) {
+          return Error(text, StrCat("'", text.text, "' is not a timestamp; write it as "
+                                    "'2023-05-17 20:54:39.000000000'"));
+        }
+        return Literal(pos, Datum::Timestamp(*nanos));
+      }
+      if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
+        Next();
+        const Token& amount = Next();
+        const Token& unit = Peek();
+        std::string u = unit.text;
+        for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!u.empty() && u.back() == 's') u.pop_back();
+        int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
+        if (per == 0) {
+          return Error(unit, "INTERVAL needs a unit: SECOND, MINUTE, HOUR or DAY");
+        }
+        Next();
+        double v = std::strtod(amount.text.c_str(), nullptr);
+        return Literal(pos, Datum::Interval(static_cast<int64_t>(std::llround(v * per))));
+      }
+      if (IsWord(t, "extract") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        Next();
+        Next();
+        const Token& field = Next();
+        RETURN_IF_ERROR(ExpectWord("from"));
+        ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        std::string name = field.text;
+        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        ExprPtr e = Make(ExprKind::kCall, field.pos, name);
+        e->args.push_back(std::move(operand));
+        return e;
+      }
+      if (IsWord(t, "current_timestamp") || IsWord(t, "current_date")) {
+        std::string name = IsWord(t, "current_date") ? "current_date" : "now";
+        Next();
+        return Make(ExprKind::kCall, pos, name);
+      }
+      if (IsReserved(t.text)) {
+        return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
+      }
+    }
+    // A name: a function call, a column, or measure_value::type.
+    std::string name = Next().text;
+    const bool quoted = t.kind == TokenKind::kQuotedIdentifier;
+    if (!quoted && AcceptSymbol("(")) {
+      std::string lowered = name;
+      for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      ExprPtr call = Make(ExprKind::kCall, pos, lowered);
+      if (AcceptSymbol(")")) return call;
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+        ExprPtr star = Make(ExprKind::kStar, Next().pos);
+        call->args.push_back(std::move(star));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        return call;
+      }
+      if (AcceptWord("distinct")) call->distinct = true;
+      do {
+        ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
+        call->args.push_back(std::move(arg));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return call;
+    }
+    ExprPtr column = Make(ExprKind::kColumn, pos, name);
+    column->quoted = quoted;
+    if (AcceptSymbol("::")) {
+      const Token& type = Next();
+      column->name = StrCat(name, "::", type.text);
+      for (char& c : column->name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "." &&
+               (Peek(1).kind == TokenKind::kIdentifier ||
+                Peek(1).kind == TokenKind::kQuotedIdentifier)) {
+      Next();
+      column->qualifier = std::move(column->name);
+      column->name = Next().text;
+      column->quoted = tokens_[pos_ - 1].kind == TokenKind::kQuotedIdentifier;
+    }
+    return column;
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+int64_t DurationUnitNanos(std::string_view unit) {
+  struct Entry {
+    std::string_view short_name, long_name;
+    int64_t nanos;
+  };
+  static constexpr Entry kUnits[] = {{"ns", "nanosecond", 1},
+                                     {"us", "microsecond", 1'000},
+                                     {"ms", "millisecond", 1'000'000},
+                                     {"s", "second", 1'000'000'000},
+                                     {"m", "minute", 60'000'000'000},
+                                     {"h", "hour", 3'600'000'000'000},
+                                     {"d", "day", 86'400'000'000'000}};
+  for (const Entry& e : kUnits) {
+    if (EqualsIgnoreCase(unit, e.short_name) || EqualsIgnoreCase(unit, e.long_name)) return e.nanos;
+  }
+  return 0;
+}
+
+absl::StatusOr<Statement> Parse(std::string_view sql) {
+  ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
+  Parser parser(sql, std::move(tokens));
+  return parser.ParseStatement();
+}
+
+}  // namespace strata::query

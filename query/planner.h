@@ -1,0 +1,50 @@
+// Turns a parsed SELECT into a runnable plan: resolves the source (a table,
+// a subquery, a WITH query), binds every expression, pushes the time range,
+// measure_name and dimension predicates into the table scan, plans
+// aggregation, ordering and limits, and describes itself for EXPLAIN.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/ast.h"
+#include "query/engine.h"
+#include "query/operators.h"
+
+namespace strata::query {
+
+struct Plan {
+  Schema output;
+  // Pushes every result row into `sink`, then calls sink->Finish().
+  std::function<absl::Status(RowSink* sink)> run;
+  // Lines of EXPLAIN, outermost operator first.
+  std::vector<std::string> explain;
+  // Keeps the bound expressions the operators point at alive.
+  std::vector<std::shared_ptr<void>> keep_alive;
+};
+
+class Planner {
+ public:
+  Planner(Engine& storage, std::string_view sql, QueryContext* context, QueryStats* stats)
+      : storage_(storage), sql_(sql), context_(context), stats_(stats) {}
+
+  absl::StatusOr<std::shared_ptr<Plan>> PlanSelect(std::unique_ptr<SelectStmt> select);
+
+ private:
+  struct Source;
+  absl::StatusOr<Source> PlanSource(SelectStmt& select);
+  absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
+
+  Engine& storage_;
+  std::string_view sql_;
+  QueryContext* context_;
+  QueryStats* stats_;
+  std::map<std::string, std::shared_ptr<Plan>> ctes_;
+};
+
+}  // namespace strata::query
