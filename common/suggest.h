@@ -7,7 +7,8 @@
 
 namespace strata {
 
-// Levenshtein distance, ASCII case-insensitive.
+// Edit distance with adjacent transpositions (optimal string alignment),
+// ASCII case-insensitive.
 int EditDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `name` if it is close enough to be a plausible

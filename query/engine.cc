@@ -73,9 +73,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   if (options.timeout_millis > 0) {
     context.deadline = started + std::chrono::milliseconds(options.timeout_millis);
   }
-  // The caller's cancel flag is polled into ours by the scan via CheckAlive.
-  std::atomic<bool> local_cancel{false};
-  const std::atomic<bool>* cancelled = options.cancelled ? options.cancelled : &local_cancel;
+  context.cancelled = options.cancelled;
   Pager pager(sink, std::max(1, options.page_size), &stats);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
@@ -211,23 +209,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   for (const ColumnInfo& c : plan->output) columns.push_back({c.name, c.type});
   RETURN_IF_ERROR(sink->Columns(columns));
 
-  // Relay an external cancel into the context the operators poll.
-  struct CancelRelay : RowSink {
-    RowSink* next;
-    QueryContext* context;
-    const std::atomic<bool>* external;
-    absl::Status Push(Row row) override {
-      if (external->load(std::memory_order_relaxed)) context->cancelled = true;
-      return next->Push(std::move(row));
-    }
-    absl::Status Finish() override { return next->Finish(); }
-  } relay;
-  relay.next = &pager;
-  relay.context = &context;
-  relay.external = cancelled;
-  if (cancelled->load()) context.cancelled = true;
   RETURN_IF_ERROR(context.CheckAlive());
-  RETURN_IF_ERROR(plan->run(&relay));
+  RETURN_IF_ERROR(plan->run(&pager));
   return finish();
 }
 

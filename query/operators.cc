@@ -10,7 +10,9 @@
 namespace strata::query {
 
 absl::Status QueryContext::CheckAlive() const {
-  if (cancelled.load(std::memory_order_relaxed)) return absl::CancelledError("the query was cancelled");
+  if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+    return absl::CancelledError("the query was cancelled");
+  }
   if (std::chrono::steady_clock::now() > deadline) {
     return absl::DeadlineExceededError(
         "the query ran past its timeout; narrow the time range or raise timeout_millis");

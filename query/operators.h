@@ -25,7 +25,8 @@ namespace strata::query {
 // Per-query state shared by the operators.
 struct QueryContext {
   EvalContext eval;
-  std::atomic<bool> cancelled{false};
+  // Set by whoever may cancel the query (CancelQuery, a client that left).
+  const std::atomic<bool>* cancelled = nullptr;
   std::atomic<bool> enough{false};  // LIMIT reached: sources may stop
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int64_t memory_limit_bytes = 256 << 20;

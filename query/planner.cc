@@ -284,7 +284,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
 
   ScanOptions options{.start_nanos = push.start, .end_nanos = push.end,
                       .series = prune ? targets.get() : nullptr,
-                      .cancelled = &context_->cancelled};
+                      .cancelled = context_->cancelled};
   Source source;
   source.schema = schema;
   source.explain.push_back(StrCat(

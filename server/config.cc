@@ -53,6 +53,17 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_SHUTDOWN_GRACE_SECONDS")
       ->check(CLI::Range(0, 3600))
       ->capture_default_str();
+  app.add_option("--query-timeout-seconds", c.query_timeout_seconds,
+                 "Default time limit of a query (a request may ask for less or more)")
+      ->envname("STRATA_QUERY_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--query-memory-mb", c.query_memory_mb,
+                 "Memory one query may use for grouping, sorting and subqueries; past it the "
+                 "query fails with RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_MEMORY_MB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address although Strata has no authentication "
                "yet: anyone who can reach the port can read and write")

@@ -23,6 +23,8 @@ struct ServerConfig {
   std::string log_format = "text";  // or "json"
   int max_message_bytes = 16 << 20;
   int shutdown_grace_seconds = 10;
+  int query_timeout_seconds = 300;
+  int query_memory_mb = 256;
   // There is no authentication yet, so listening beyond loopback must be
   // asked for explicitly (containers do).
   bool allow_unauthenticated_remote = false;

@@ -51,7 +51,11 @@ int main(int argc, char** argv) {
   if (!engine.ok()) return Fail(engine.status());
 
   auto server = strata::Server::Start(
-      {.listen = config.listen, .max_message_bytes = config.max_message_bytes}, engine->get());
+      {.listen = config.listen,
+       .max_message_bytes = config.max_message_bytes,
+       .query_timeout_millis = config.query_timeout_seconds * 1000LL,
+       .query_memory_bytes = static_cast<int64_t>(config.query_memory_mb) << 20},
+      engine->get());
   if (!server.ok()) return Fail(server.status());
   spdlog::info("stratad serving on port {}", (*server)->port());
 

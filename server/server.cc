@@ -6,8 +6,8 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "server/catalog_service.h"
+#include "server/query_service.h"
 #include "server/write_service.h"
-#include "strata/v1/query.grpc.pb.h"
 
 namespace strata {
 namespace {
@@ -26,9 +26,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   auto server = std::unique_ptr<Server>(new Server());
   server->catalog_service_ = std::make_unique<CatalogService>(&engine->catalog());
   server->write_service_ = std::make_unique<WriteService>(engine);
-  // Until the query engine lands (issue 4) this answers UNIMPLEMENTED; it is
-  // registered so that clients and reflection see the whole contract.
-  server->query_service_ = std::make_unique<v1::QueryService::CallbackService>();
+  server->query_service_ = std::make_unique<QueryService>(
+      engine, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
+                          .memory_limit_bytes = options.query_memory_bytes});
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same

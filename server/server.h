@@ -15,10 +15,13 @@ namespace strata {
 
 class CatalogService;
 class WriteService;
+class QueryService;
 
 struct ServerOptions {
   std::string listen;  // HOST:PORT; port 0 picks a free one
   int max_message_bytes = 16 << 20;
+  int64_t query_timeout_millis = 300'000;
+  int64_t query_memory_bytes = 256 << 20;
 };
 
 class Server {
@@ -42,7 +45,7 @@ class Server {
 
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
-  std::unique_ptr<grpc::Service> query_service_;
+  std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

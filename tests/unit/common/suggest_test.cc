@@ -15,7 +15,9 @@ TEST(SuggestTest, EditDistance) {
                                          {"host", "host", 0},
                                          {"host", "HOST", 0},
                                          {"hostx", "host", 1},
-                                         {"hsot", "host", 2},
+                                         {"hsot", "host", 1},
+                                         {"hots", "host", 1},
+                                         {"ca", "abc", 3},
                                          {"", "abc", 3},
                                          {"kitten", "sitting", 3}}) {
     EXPECT_EQ(EditDistance(c.a, c.b), c.distance) << c.a << " / " << c.b;

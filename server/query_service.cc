@@ -1,0 +1,208 @@
+#include "server/query_service.h"
+
+#include <deque>
+#include <random>
+#include <thread>
+
+#include "common/strings.h"
+#include "server/status_map.h"
+#include "server/unary.h"
+
+namespace strata {
+namespace {
+
+// Pages queued ahead of the network before the query waits.
+constexpr size_t kMaxQueuedMessages = 4;
+constexpr int kMaxRowsPerPage = 100'000;
+
+v1::ScalarType ToProto(query::DataType type) {
+  switch (type) {
+    case query::DataType::kBoolean: return v1::SCALAR_TYPE_BOOLEAN;
+    case query::DataType::kBigint: return v1::SCALAR_TYPE_BIGINT;
+    case query::DataType::kDouble: return v1::SCALAR_TYPE_DOUBLE;
+    case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
+    case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
+    case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
+    case query::DataType::kUnknown: return v1::SCALAR_TYPE_UNKNOWN;
+  }
+  return v1::SCALAR_TYPE_UNKNOWN;
+}
+
+void ToProto(const query::Datum& d, v1::Datum* out) {
+  if (d.null) {
+    out->set_null_value(true);
+    return;
+  }
+  switch (d.type) {
+    case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
+    case query::DataType::kBigint: out->set_bigint_value(d.i); break;
+    case query::DataType::kDouble: out->set_double_value(d.d); break;
+    case query::DataType::kVarchar: out->set_varchar_value(d.s); break;
+    case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
+    case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
+    case query::DataType::kUnknown: out->set_null_value(true); break;
+  }
+}
+
+}  // namespace
+
+// One streaming Query call. Owns itself until OnDone.
+class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryResponse>,
+                                 public query::ResultSink {
+ public:
+  Call(QueryService* service, const v1::QueryRequest* request)
+      : service_(service), cancel_(std::make_shared<std::atomic<bool>>(false)) {
+    query_id_ = service_->Register(cancel_);
+    query::QueryOptions options;
+    options.page_size = request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
+    options.timeout_millis = request->timeout_millis() > 0 ? request->timeout_millis()
+                                                           : service_->limits_.default_timeout_millis;
+    options.memory_limit_bytes = service_->limits_.memory_limit_bytes;
+    options.cancelled = cancel_.get();
+    worker_ = std::thread([this, sql = request->query_string(), options] {
+      absl::StatusOr<query::QueryStats> stats =
+          sql.size() > 256 * 1024
+              ? absl::InvalidArgumentError("the query is longer than 256 KiB")
+              : service_->engine_.Execute(sql, options, this);
+      absl::MutexLock lock(&mu_);
+      if (stats.ok()) {
+        v1::QueryResponse message;
+        auto* s = message.mutable_statistics();
+        s->set_rows_returned(stats->rows_returned);
+        s->set_rows_scanned(stats->rows_scanned);
+        s->set_bytes_scanned(stats->bytes_scanned);
+        s->set_buckets_scanned(stats->buckets_scanned);
+        s->set_buckets_pruned(stats->buckets_pruned);
+        s->set_partitions_scanned(stats->partitions_scanned);
+        s->set_partitions_pruned(stats->partitions_pruned);
+        s->set_series_scanned(stats->series_scanned);
+        s->set_series_pruned(stats->series_pruned);
+        s->set_elapsed_nanos(stats->elapsed_nanos);
+        queue_.push_back(std::move(message));
+      }
+      final_status_ = ToGrpcStatus(stats.status());
+      finished_ = true;
+      WriteNextLocked();
+    });
+  }
+
+  // ResultSink, on the worker thread.
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    v1::QueryResponse message;
+    auto* metadata = message.mutable_metadata();
+    metadata->set_query_id(query_id_);
+    for (const auto& c : columns) {
+      auto* info = metadata->add_columns();
+      info->set_name(c.name);
+      info->mutable_type()->set_scalar_type(ToProto(c.type));
+    }
+    return Enqueue(std::move(message));
+  }
+
+  absl::Status Rows(std::vector<query::Row> page) override {
+    v1::QueryResponse message;
+    auto* rows = message.mutable_page();
+    for (const query::Row& row : page) {
+      auto* out = rows->add_rows();
+      for (const query::Datum& d : row) ToProto(d, out->add_data());
+    }
+    return Enqueue(std::move(message));
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    queue_.pop_front();
+    if (!ok) *cancel_ = true;  // the client is gone
+    WriteNextLocked();
+  }
+
+  void OnCancel() override {
+    absl::MutexLock lock(&mu_);  // wakes a producer waiting for room
+    *cancel_ = true;
+  }
+
+  void OnDone() override {
+    worker_.join();
+    service_->Unregister(query_id_);
+    delete this;
+  }
+
+ private:
+  // Waits for room in the queue: the query runs no further ahead of the
+  // client than a few pages.
+  absl::Status Enqueue(v1::QueryResponse message) {
+    absl::MutexLock lock(&mu_);
+    auto room = [this] { return queue_.size() < kMaxQueuedMessages || cancel_->load(); };
+    // CancelQuery sets the flag without this mutex: look again now and then.
+    while (!mu_.AwaitWithTimeout(absl::Condition(&room), absl::Milliseconds(100))) {
+    }
+    if (cancel_->load()) return absl::CancelledError("the query was cancelled");
+    queue_.push_back(std::move(message));
+    WriteNextLocked();
+    return absl::OkStatus();
+  }
+
+  void WriteNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writing_ || done_) return;
+    if (!queue_.empty() && !cancel_->load()) {
+      writing_ = true;
+      StartWrite(&queue_.front());
+      return;
+    }
+    if (finished_) {
+      done_ = true;
+      Finish(cancel_->load() && final_status_.ok()
+                 ? grpc::Status(grpc::StatusCode::CANCELLED, "the query was cancelled")
+                 : final_status_);
+    }
+  }
+
+  QueryService* service_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  std::string query_id_;
+  std::thread worker_;
+  absl::Mutex mu_;
+  std::deque<v1::QueryResponse> queue_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+};
+
+grpc::ServerWriteReactor<v1::QueryResponse>* QueryService::Query(
+    grpc::CallbackServerContext*, const v1::QueryRequest* request) {
+  return new Call(this, request);
+}
+
+grpc::ServerUnaryReactor* QueryService::CancelQuery(grpc::CallbackServerContext* context,
+                                                    const v1::CancelQueryRequest* request,
+                                                    v1::CancelQueryResponse* response) {
+  return FinishUnary(context, [&]() -> absl::Status {
+    absl::MutexLock lock(&mu_);
+    auto it = running_.find(request->query_id());
+    if (it == running_.end()) {
+      response->set_cancellation_message(
+          StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
+      return absl::OkStatus();
+    }
+    *it->second = true;
+    response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
+    return absl::OkStatus();
+  });
+}
+
+std::string QueryService::Register(std::shared_ptr<std::atomic<bool>> cancel) {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  absl::MutexLock lock(&mu_);
+  std::string id = fmt::format("{:016x}{:04x}", random(), ++next_id_ & 0xffff);
+  running_.emplace(id, std::move(cancel));
+  return id;
+}
+
+void QueryService::Unregister(const std::string& query_id) {
+  absl::MutexLock lock(&mu_);
+  running_.erase(query_id);
+}
+
+}  // namespace strata
