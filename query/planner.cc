@@ -375,7 +375,8 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   }
   source.schema = inner->output;
   for (ColumnInfo& c : source.schema) c.qualifier = qualifier;
-  source.run = inner->run;
+  // The run function points into the inner plan's expressions: own it.
+  source.run = [inner](RowSink* sink) { return inner->run(sink); };
   for (const std::string& line : inner->explain) source.explain.push_back(line);
   return source;
 }
