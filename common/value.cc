@@ -1,9 +1,7 @@
 #include "common/value.h"
 
-#include <ctime>
-
-#include "common/clock.h"
 #include "common/strings.h"
+#include "common/time_format.h"
 
 namespace strata {
 
@@ -38,23 +36,6 @@ std::string Value::DebugString() const {
     case ValueType::kTimestamp: return FormatIso8601Millis(number);
   }
   return "?";
-}
-
-std::string FormatIso8601Millis(int64_t nanos) {
-  int64_t seconds = nanos / kNanosPerSecond;
-  int64_t millis = (nanos % kNanosPerSecond) / kNanosPerMilli;
-  if (millis < 0) {
-    millis += 1000;
-    seconds -= 1;
-  }
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(millis));
-  return buf;
 }
 
 }  // namespace strata

@@ -41,8 +41,4 @@ struct Value {
   std::string DebugString() const;
 };
 
-// Renders nanoseconds since the epoch as ISO-8601 UTC with milliseconds,
-// e.g. 2023-02-13T19:22:45.051Z (the form Timestream's rejections use).
-std::string FormatIso8601Millis(int64_t nanos);
-
 }  // namespace strata

@@ -2,10 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
 
 #include "common/strings.h"
+#include "common/time_format.h"
 
 namespace strata::query {
 
@@ -24,22 +23,7 @@ std::string_view TypeName(DataType type) {
 
 bool IsNumeric(DataType t) { return t == DataType::kBigint || t == DataType::kDouble; }
 
-std::string FormatTimestamp(int64_t nanos) {
-  int64_t seconds = nanos / 1'000'000'000;
-  int64_t fraction = nanos % 1'000'000'000;
-  if (fraction < 0) {
-    fraction += 1'000'000'000;
-    seconds -= 1;
-  }
-  std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d.%09lld", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(fraction));
-  return buf;
-}
+std::string FormatTimestamp(int64_t nanos) { return FormatSqlTimestamp(nanos); }
 
 std::string Datum::ToString() const {
   if (null) return "NULL";

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/strings.h"
+#include "common/time_format.h"
 
 namespace strata::query {
 namespace {
@@ -84,14 +85,6 @@ Datum Coerce(const Datum& d, DataType to) {
   return d;
 }
 
-std::tm Broken(int64_t nanos) {
-  std::time_t t = static_cast<std::time_t>(nanos >= 0 ? nanos / kSecond
-                                                      : (nanos - kSecond + 1) / kSecond);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return tm;
-}
-
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 std::string Lower(std::string s) {
@@ -106,7 +99,7 @@ std::optional<int64_t> Truncate(std::string unit, int64_t ns) {
       {"millisecond", 1'000'000}, {"second", kSecond}, {"minute", 60 * kSecond},
       {"hour", 3600 * kSecond},   {"day", kDay}};
   if (auto it = kFixed.find(unit); it != kFixed.end()) return FloorDiv(ns, it->second) * it->second;
-  std::tm tm = Broken(ns);
+  std::tm tm = ToUtcTm(ns);
   tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
   if (unit == "week") {
     int days_since_monday = (tm.tm_wday + 6) % 7;
@@ -135,7 +128,7 @@ std::optional<int64_t> AddUnits(std::string unit, int64_t n, int64_t ns) {
   int64_t months = unit == "month" ? n : unit == "quarter" ? 3 * n : unit == "year" ? 12 * n : 0;
   if (months == 0 && n != 0) return std::nullopt;
   int64_t sub = ns - FloorDiv(ns, kSecond) * kSecond;
-  std::tm tm = Broken(ns);
+  std::tm tm = ToUtcTm(ns);
   int64_t total = tm.tm_year * 12LL + tm.tm_mon + months;
   tm.tm_year = static_cast<int>(FloorDiv(total, 12));
   tm.tm_mon = static_cast<int>(total - FloorDiv(total, 12) * 12);
@@ -155,7 +148,7 @@ std::optional<int64_t> DiffUnits(std::string unit, int64_t a, int64_t b) {
   if (auto it = kFixed.find(unit); it != kFixed.end()) return (b - a) / it->second;
   int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
   if (per == 0) return std::nullopt;
-  std::tm ta = Broken(a), tb = Broken(b);
+  std::tm ta = ToUtcTm(a), tb = ToUtcTm(b);
   int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
   // A month counts only once the day and time of month are reached.
   auto within = [](int64_t ns, const std::tm& tm) {
@@ -166,50 +159,6 @@ std::optional<int64_t> DiffUnits(std::string unit, int64_t a, int64_t b) {
   return months / per;
 }
 
-std::optional<int64_t> ParseIso8601(std::string_view text) {
-  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
-  std::string buf(text);
-  if (std::sscanf(buf.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3) return std::nullopt;
-  size_t i = consumed;
-  int64_t fraction = 0, offset_seconds = 0;
-  if (i < buf.size() && (buf[i] == 'T' || buf[i] == ' ')) {
-    int c2 = 0;
-    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &h, &mi, &c2) != 2) return std::nullopt;
-    i += 1 + c2;
-    if (i < buf.size() && buf[i] == ':') {
-      int c3 = 0;
-      if (std::sscanf(buf.c_str() + i + 1, "%2d%n", &s, &c3) != 1) return std::nullopt;
-      i += 1 + c3;
-    }
-    if (i < buf.size() && buf[i] == '.') {
-      ++i;
-      int digits = 0;
-      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i]))) {
-        if (digits++ < 9) fraction = fraction * 10 + (buf[i] - '0');
-        ++i;
-      }
-      for (; digits < 9; ++digits) fraction *= 10;
-    }
-    if (i < buf.size() && buf[i] == 'Z') {
-      ++i;
-    } else if (i < buf.size() && (buf[i] == '+' || buf[i] == '-')) {
-      int oh = 0, om = 0, c4 = 0;
-      if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &c4) != 2) return std::nullopt;
-      offset_seconds = (buf[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
-      i += 1 + c4;
-    }
-  }
-  if (i != buf.size()) return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return (static_cast<int64_t>(timegm(&tm)) - offset_seconds) * kSecond + fraction;
-}
-
 std::string ToIso8601(int64_t ns) {
   std::string text = FormatTimestamp(ns);
   text[10] = 'T';
@@ -217,7 +166,7 @@ std::string ToIso8601(int64_t ns) {
 }
 
 Datum Field(std::string_view field, int64_t ns) {
-  std::tm tm = Broken(ns);
+  std::tm tm = ToUtcTm(ns);
   if (field == "year") return Datum::Bigint(tm.tm_year + 1900);
   if (field == "quarter") return Datum::Bigint(tm.tm_mon / 3 + 1);
   if (field == "month") return Datum::Bigint(tm.tm_mon + 1);
@@ -538,7 +487,7 @@ FunctionRegistry::FunctionRegistry() {
        "Parses '2021-12-01T19:00:00Z' (offsets such as +02:00 are applied).",
        Fixed({P::kVarchar}, kTs, "from_iso8601_timestamp(varchar)"),
        [](const Args& a, const EvalContext&) {
-         auto v = ParseIso8601(a[0].s);
+         auto v = ParseTimestamp(a[0].s);
          return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
        }});
   add({"to_iso8601", "to_iso8601(timestamp) -> varchar",

@@ -3,10 +3,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <ctime>
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/time_format.h"
 #include "query/lexer.h"
 
 namespace strata::query {
@@ -33,44 +33,6 @@ bool IsReserved(std::string_view word) {
     if (EqualsIgnoreCase(word, k)) return true;
   }
   return false;
-}
-
-// Parses "YYYY-MM-DD[ T]HH:MM:SS[.fffffffff][Z]" or "YYYY-MM-DD" as UTC.
-std::optional<int64_t> ParseTimestampText(std::string_view text) {
-  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
-  std::string buf(text);
-  if (std::sscanf(buf.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3) return std::nullopt;
-  size_t i = consumed;
-  int64_t fraction = 0;
-  if (i < buf.size() && (buf[i] == ' ' || buf[i] == 'T')) {
-    int c2 = 0;
-    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d:%2d%n", &h, &mi, &s, &c2) != 3) {
-      return std::nullopt;
-    }
-    i += 1 + c2;
-    if (i < buf.size() && buf[i] == '.') {
-      ++i;
-      int digits = 0;
-      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i])) && digits < 9) {
-        fraction = fraction * 10 + (buf[i++] - '0');
-        ++digits;
-      }
-      while (digits++ < 9) fraction *= 10;
-      while (i < buf.size() && std::isdigit(static_cast<unsigned char>(buf[i]))) ++i;
-    }
-    if (i < buf.size() && buf[i] == 'Z') ++i;
-  }
-  if (i != buf.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  return static_cast<int64_t>(timegm(&tm)) * 1'000'000'000 + fraction;
 }
 
 std::optional<DataType> TypeFromName(std::string_view name) {
@@ -620,7 +582,7 @@ class Parser {
       if ((IsWord(t, "timestamp") || IsWord(t, "date")) && Peek(1).kind == TokenKind::kString) {
         Next();
         const Token& text = Next();
-        auto nanos = ParseTimestampText(text.text);
+        auto nanos = ParseTimestamp(text.text);
         if (!nanos) {
           return Error(text, StrCat("'", text.text, "' is not a timestamp; write it as "
                                     "'2023-05-17 20:54:39.000000000'"));

@@ -6,6 +6,7 @@
 #include "common/coding.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/time_format.h"
 #include "rocksdb/write_batch.h"
 #include "storage/keys.h"
 #include "storage/record_validation.h"

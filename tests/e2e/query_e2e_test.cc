@@ -2,7 +2,6 @@
 #include <thread>
 
 #include "gtest/gtest.h"
-#include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/stratad_process.h"
@@ -20,17 +19,7 @@ class QueryE2ETest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(server_.Start()) << server_.error();
-    auto catalog = v1::CatalogService::NewStub(server_.channel());
-    grpc::ClientContext c1, c2;
-    v1::CreateDatabaseRequest db;
-    db.set_database_name("db");
-    v1::CreateDatabaseResponse dr;
-    ASSERT_TRUE(catalog->CreateDatabase(&c1, db, &dr).ok());
-    v1::CreateTableRequest t;
-    t.set_database_name("db");
-    t.set_table_name("t");
-    v1::CreateTableResponse tr;
-    ASSERT_TRUE(catalog->CreateTable(&c2, t, &tr).ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
     auto writer = v1::WriteService::NewStub(server_.channel());
     const int64_t now = NowMillis();
     for (int p = 0; p < kPoints; ++p) {
@@ -72,6 +61,21 @@ class QueryE2ETest : public ::testing::Test {
     }
     result.status = reader->Finish();
     return result;
+  }
+
+  // Starts a query with one row per page and reads only its metadata: with
+  // backpressure the query is surely still running afterwards.
+  std::unique_ptr<grpc::ClientReader<v1::QueryResponse>> StartHeldQuery(
+      grpc::ClientContext* context, std::string* query_id) {
+    v1::QueryRequest request;
+    request.set_query_string("SELECT * FROM db.t");
+    request.set_page_size(1);
+    auto reader = stub_->Query(context, request);
+    v1::QueryResponse first;
+    EXPECT_TRUE(reader->Read(&first));
+    EXPECT_TRUE(first.has_metadata());
+    *query_id = first.metadata().query_id();
+    return reader;
   }
 
   testing::StratadProcess server_;
@@ -124,17 +128,10 @@ TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
 }
 
 TEST_F(QueryE2ETest, CancelQueryStopsARunningQuery) {
-  // One row per page and a client that does not read: the query waits on
-  // backpressure, so it is surely still running when cancelled.
   grpc::ClientContext context;
-  v1::QueryRequest request;
-  request.set_query_string("SELECT * FROM db.t");
-  request.set_page_size(1);
-  auto reader = stub_->Query(&context, request);
-  v1::QueryResponse first;
-  ASSERT_TRUE(reader->Read(&first));
-  ASSERT_TRUE(first.has_metadata());
-  const std::string id = first.metadata().query_id();
+  std::string id;
+  auto reader = StartHeldQuery(&context, &id);
+  ASSERT_FALSE(id.empty());
 
   grpc::ClientContext cancel_context;
   v1::CancelQueryRequest cancel;
@@ -159,12 +156,8 @@ TEST_F(QueryE2ETest, CancelQueryStopsARunningQuery) {
 
 TEST_F(QueryE2ETest, ClientCancellationStopsTheQuery) {
   grpc::ClientContext context;
-  v1::QueryRequest request;
-  request.set_query_string("SELECT * FROM db.t");
-  request.set_page_size(1);
-  auto reader = stub_->Query(&context, request);
-  v1::QueryResponse first;
-  ASSERT_TRUE(reader->Read(&first));
+  std::string id;
+  auto reader = StartHeldQuery(&context, &id);
   context.TryCancel();
   v1::QueryResponse message;
   while (reader->Read(&message)) {

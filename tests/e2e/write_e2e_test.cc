@@ -8,7 +8,6 @@
 
 #include "gtest/gtest.h"
 #include "storage/engine.h"
-#include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/write_helpers.h"
@@ -25,22 +24,10 @@ class WriteE2ETest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start()) << server_.error();
     Connect();
-    grpc::ClientContext c1, c2;
-    v1::CreateDatabaseRequest db;
-    db.set_database_name("db");
-    v1::CreateDatabaseResponse db_response;
-    ASSERT_TRUE(catalog_->CreateDatabase(&c1, db, &db_response).ok());
-    v1::CreateTableRequest table;
-    table.set_database_name("db");
-    table.set_table_name("t");
-    v1::CreateTableResponse table_response;
-    ASSERT_TRUE(catalog_->CreateTable(&c2, table, &table_response).ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
   }
 
-  void Connect() {
-    catalog_ = v1::CatalogService::NewStub(server_.channel());
-    writer_ = v1::WriteService::NewStub(server_.channel());
-  }
+  void Connect() { writer_ = v1::WriteService::NewStub(server_.channel()); }
 
   grpc::Status Write(const v1::WriteRecordsRequest& request, v1::WriteRecordsResponse* response) {
     grpc::ClientContext context;
@@ -49,7 +36,6 @@ class WriteE2ETest : public ::testing::Test {
   }
 
   testing::StratadProcess server_;
-  std::unique_ptr<v1::CatalogService::Stub> catalog_;
   std::unique_ptr<v1::WriteService::Stub> writer_;
 };
 

@@ -2,6 +2,9 @@
 
 #include <chrono>
 
+#include "grpcpp/client_context.h"
+#include "strata/v1/catalog.grpc.pb.h"
+
 namespace strata::testing {
 
 int64_t NowMillis() {
@@ -30,6 +33,23 @@ v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::str
   request.set_table_name(table);
   for (auto& r : records) *request.add_records() = std::move(r);
   return request;
+}
+
+grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,
+                                    const std::string& database, const std::string& table) {
+  auto catalog = v1::CatalogService::NewStub(channel);
+  grpc::ClientContext db_context;
+  v1::CreateDatabaseRequest db;
+  db.set_database_name(database);
+  v1::CreateDatabaseResponse db_response;
+  grpc::Status status = catalog->CreateDatabase(&db_context, db, &db_response);
+  if (!status.ok()) return status;
+  grpc::ClientContext table_context;
+  v1::CreateTableRequest t;
+  t.set_database_name(database);
+  t.set_table_name(table);
+  v1::CreateTableResponse table_response;
+  return catalog->CreateTable(&table_context, t, &table_response);
 }
 
 }  // namespace strata::testing

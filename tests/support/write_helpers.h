@@ -1,4 +1,4 @@
-// Building WriteRecords requests in tests.
+// Setting up tables and building WriteRecords requests in tests.
 #pragma once
 
 #include <cstdint>
@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "grpcpp/channel.h"
+#include "grpcpp/support/status.h"
 #include "strata/v1/write.pb.h"
 
 namespace strata::testing {
@@ -19,5 +21,9 @@ v1::Record CpuRecord(const std::string& host, int64_t time_millis, double value,
 
 v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::string& table,
                                      std::vector<v1::Record> records);
+
+// Creates `database` and, in it, `table` with default properties.
+grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,
+                                    const std::string& database, const std::string& table);
 
 }  // namespace strata::testing

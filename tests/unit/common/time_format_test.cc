@@ -1,0 +1,44 @@
+#include "common/time_format.h"
+
+#include "common/clock.h"
+#include "gtest/gtest.h"
+
+namespace strata {
+namespace {
+
+constexpr int64_t kT = 1'684'356'879'123'000'000;  // 2023-05-17 20:54:39.123 UTC
+
+TEST(TimeFormatTest, Formats) {
+  EXPECT_EQ(FormatIso8601Millis(kT), "2023-05-17T20:54:39.123Z");
+  EXPECT_EQ(FormatSqlTimestamp(kT), "2023-05-17 20:54:39.123000000");
+  EXPECT_EQ(FormatSqlTimestamp(0), "1970-01-01 00:00:00.000000000");
+  EXPECT_EQ(FormatSqlTimestamp(-1), "1969-12-31 23:59:59.999999999");
+  EXPECT_EQ(FormatIso8601Millis(-1), "1969-12-31T23:59:59.999Z");
+}
+
+TEST(TimeFormatTest, Parses) {
+  struct Case {
+    const char* text;
+    std::optional<int64_t> nanos;
+  };
+  const std::vector<Case> cases = {
+      {"2023-05-17 20:54:39.123", kT},
+      {"2023-05-17T20:54:39.123Z", kT},
+      {"2023-05-17 20:54:39.123000000", kT},
+      {"2023-05-17T22:54:39.123+02:00", kT},
+      {"2023-05-17T19:54:39.123-01:00", kT},
+      {"2023-05-17", kT - kT % kNanosPerDay},
+      {"2023-05-17 20:54", kT - 39'123'000'000},
+      {"1970-01-01 00:00:00.000000001", 1},
+      {"2023-13-01", std::nullopt},
+      {"2023-05-17 25:00:00", std::nullopt},
+      {"2023-05-17x", std::nullopt},
+      {"yesterday", std::nullopt},
+      {"", std::nullopt},
+  };
+  for (const Case& c : cases) EXPECT_EQ(ParseTimestamp(c.text), c.nanos) << c.text;
+  EXPECT_EQ(ParseTimestamp(FormatSqlTimestamp(kT)), kT);
+}
+
+}  // namespace
+}  // namespace strata
