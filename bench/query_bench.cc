@@ -1,0 +1,111 @@
+// TSBS devops query suite against data loaded by ingest_bench (table
+// benchmark.cpu: MULTI measure "cpu" with usage_* attributes, tag dimensions).
+// Runs each query type --runs times over gRPC and prints median and p95
+// latency, rows returned and rows scanned.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "grpcpp/create_channel.h"
+#include "strata/v1/query.grpc.pb.h"
+
+namespace {
+
+struct QueryType {
+  const char* name;
+  std::string sql;
+};
+
+std::vector<QueryType> Suite() {
+  const std::string t = "benchmark.cpu";
+  const std::string eight = "hostname IN ('host_0','host_1','host_2','host_3','host_4','host_5',"
+                            "'host_6','host_7')";
+  const std::string all_max = "max(usage_user), max(usage_system), max(usage_idle), "
+                              "max(usage_nice), max(usage_iowait), max(usage_irq), "
+                              "max(usage_softirq), max(usage_steal), max(usage_guest), "
+                              "max(usage_guest_nice)";
+  const std::string five_max = "max(usage_user), max(usage_system), max(usage_idle), "
+                               "max(usage_nice), max(usage_iowait)";
+  const std::string five_avg = "avg(usage_user), avg(usage_system), avg(usage_idle), "
+                               "avg(usage_nice), avg(usage_iowait)";
+  const std::string all_avg = "avg(usage_user), avg(usage_system), avg(usage_idle), "
+                              "avg(usage_nice), avg(usage_iowait), avg(usage_irq), "
+                              "avg(usage_softirq), avg(usage_steal), avg(usage_guest), "
+                              "avg(usage_guest_nice)";
+  return {
+      {"single-groupby-1-1-1", "SELECT bin(time, 1m) AS minute, max(usage_user) FROM " + t +
+                                   " WHERE hostname = 'host_0' AND time >= ago(1h) GROUP BY 1 ORDER BY 1"},
+      {"single-groupby-1-8-1", "SELECT bin(time, 1m) AS minute, max(usage_user) FROM " + t +
+                                   " WHERE " + eight + " AND time >= ago(1h) GROUP BY 1 ORDER BY 1"},
+      {"single-groupby-5-1-12", "SELECT bin(time, 1m) AS minute, " + five_max + " FROM " + t +
+                                    " WHERE hostname = 'host_0' AND time >= ago(12h) GROUP BY 1 ORDER BY 1"},
+      {"cpu-max-all-1", "SELECT bin(time, 1h) AS hour, " + all_max + " FROM " + t +
+                            " WHERE hostname = 'host_0' AND time >= ago(8h) GROUP BY 1 ORDER BY 1"},
+      {"cpu-max-all-8", "SELECT bin(time, 1h) AS hour, " + all_max + " FROM " + t + " WHERE " +
+                            eight + " AND time >= ago(8h) GROUP BY 1 ORDER BY 1"},
+      {"double-groupby-1", "SELECT hostname, bin(time, 1h) AS hour, avg(usage_user) FROM " + t +
+                               " WHERE time >= ago(12h) GROUP BY 1, 2 ORDER BY 1, 2"},
+      {"double-groupby-5", "SELECT hostname, bin(time, 1h) AS hour, " + five_avg + " FROM " + t +
+                               " WHERE time >= ago(12h) GROUP BY 1, 2 ORDER BY 1, 2"},
+      {"double-groupby-all", "SELECT hostname, bin(time, 1h) AS hour, " + all_avg + " FROM " + t +
+                                 " WHERE time >= ago(12h) GROUP BY 1, 2 ORDER BY 1, 2"},
+      {"high-cpu-1", "SELECT * FROM " + t +
+                         " WHERE hostname = 'host_0' AND usage_user > 90.0 AND time >= ago(12h)"},
+      {"high-cpu-all", "SELECT * FROM " + t + " WHERE usage_user > 90.0 AND time >= ago(12h)"},
+      {"lastpoint", "SELECT hostname, max(time), max_by(usage_user, time) FROM " + t +
+                        " GROUP BY hostname"},
+      {"groupby-orderby-limit", "SELECT bin(time, 1m) AS minute, max(usage_user) FROM " + t +
+                                    " WHERE time < now() GROUP BY 1 ORDER BY 1 DESC LIMIT 5"},
+  };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Strata TSBS devops query benchmark"};
+  std::string target = "127.0.0.1:7878", only;
+  int runs = 5;
+  app.add_option("--target", target)->capture_default_str();
+  app.add_option("--runs", runs, "Runs per query type")->capture_default_str();
+  app.add_option("--only", only, "Run only the query type with this name");
+  CLI11_PARSE(app, argc, argv);
+
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  auto stub = strata::v1::QueryService::NewStub(channel);
+  std::printf("%-24s %10s %10s %10s %12s\n", "query", "median_ms", "p95_ms", "rows", "scanned");
+  int failures = 0;
+  for (const QueryType& q : Suite()) {
+    if (!only.empty() && only != q.name) continue;
+    std::vector<double> ms;
+    int64_t rows = 0, scanned = 0;
+    for (int r = 0; r < runs; ++r) {
+      grpc::ClientContext context;
+      strata::v1::QueryRequest request;
+      request.set_query_string(q.sql);
+      request.set_page_size(10'000);
+      auto t0 = std::chrono::steady_clock::now();
+      auto reader = stub->Query(&context, request);
+      strata::v1::QueryResponse message;
+      rows = 0;
+      while (reader->Read(&message)) {
+        rows += message.page().rows_size();
+        if (message.has_statistics()) scanned = message.statistics().rows_scanned();
+      }
+      grpc::Status status = reader->Finish();
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (!status.ok()) {
+        std::fprintf(stderr, "%s: %s\n", q.name, status.error_message().c_str());
+        ++failures;
+        break;
+      }
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("%-24s %10.1f %10.1f %10lld %12lld\n", q.name, ms[ms.size() / 2],
+                ms[std::min(ms.size() - 1, static_cast<size_t>(0.95 * ms.size()))],
+                static_cast<long long>(rows), static_cast<long long>(scanned));
+  }
+  return failures > 0 ? 1 : 0;
+}
