@@ -64,6 +64,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
           sql.size() > 256 * 1024
               ? absl::InvalidArgumentError("the query is longer than 256 KiB")
               : service_->engine_.Execute(sql, options, this);
+      // Leave the registry before the client can see the end of the stream,
+      // so a CancelQuery after that finds the query gone.
+      service_->Unregister(query_id_);
       absl::MutexLock lock(&mu_);
       if (stats.ok()) {
         v1::QueryResponse message;
@@ -124,7 +127,6 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
 
   void OnDone() override {
     worker_.join();
-    service_->Unregister(query_id_);
     delete this;
   }
 

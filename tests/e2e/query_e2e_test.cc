@@ -147,7 +147,8 @@ TEST_F(QueryE2ETest, CancelQueryStopsARunningQuery) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
   EXPECT_LT(rows, kHosts * kPoints);
 
-  // Cancelling again, or an unknown id, is fine and says so.
+  // Cancelling again, or an unknown id, is fine and says so. (Regression: the
+  // query used to stay registered until after the client saw its end.)
   grpc::ClientContext again_context;
   v1::CancelQueryResponse again;
   ASSERT_TRUE(stub_->CancelQuery(&again_context, cancel, &again).ok());
