@@ -1,7 +1,5 @@
 #include "common/value.h"
 
-#include "common/strings.h"
-#include "common/time_format.h"
 
 namespace strata {
 
@@ -25,17 +23,6 @@ bool Value::operator==(const Value& other) const {
     case ValueType::kVarchar: return text == other.text;
     default: return number == other.number;
   }
-}
-
-std::string Value::DebugString() const {
-  switch (type) {
-    case ValueType::kDouble: return StrCat(real);
-    case ValueType::kBigint: return StrCat(number);
-    case ValueType::kVarchar: return StrCat("'", text, "'");
-    case ValueType::kBoolean: return number != 0 ? "true" : "false";
-    case ValueType::kTimestamp: return FormatIso8601Millis(number);
-  }
-  return "?";
 }
 
 }  // namespace strata

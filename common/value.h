@@ -35,10 +35,8 @@ struct Value {
   static Value Boolean(bool v) { return {.type = ValueType::kBoolean, .number = v ? 1 : 0}; }
   static Value Timestamp(int64_t nanos) { return {.type = ValueType::kTimestamp, .number = nanos}; }
 
-  // Same type and same value (doubles compared bit-for-bit after +0/-0).
+  // Same type and same value.
   bool operator==(const Value& other) const;
-  // For messages and tests: 1.5, 42, 'text', true, 2023-05-17T20:54:39Z...
-  std::string DebugString() const;
 };
 
 }  // namespace strata

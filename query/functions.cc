@@ -408,7 +408,7 @@ bool LikeMatch(std::string_view text, std::string_view pattern) {
   return p == pattern.size();
 }
 
-std::unique_ptr<Accumulator> MakeDistinct(std::unique_ptr<Accumulator> inner) {
+std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner) {
   return std::make_unique<DistinctAcc>(std::move(inner));
 }
 
@@ -422,15 +422,14 @@ FunctionRegistry::FunctionRegistry() {
   add({"now", "now() -> timestamp", "The time the query started (UTC).",
        Fixed({}, kTs, "now()"), [](const Args&, const EvalContext& c) {
          return Datum::Timestamp(c.now_nanos);
-       }, true, false});
+       }});
   add({"current_date", "current_date -> timestamp", "Midnight (UTC) of the day the query started.",
        Fixed({}, kTs, "current_date"), [](const Args&, const EvalContext& c) {
          return Datum::Timestamp(FloorDiv(c.now_nanos, kDay) * kDay);
-       }, true, false});
+       }});
   add({"ago", "ago(interval) -> timestamp", "now() minus the interval: time > ago(1h).",
        Fixed({P::kInterval}, kTs, "ago(interval), e.g. ago(15m)"),
-       [](const Args& a, const EvalContext& c) { return Datum::Timestamp(c.now_nanos - a[0].i); },
-       true, false});
+       [](const Args& a, const EvalContext& c) { return Datum::Timestamp(c.now_nanos - a[0].i); }});
   add({"bin", "bin(timestamp, interval) -> timestamp",
        "Rounds a timestamp down to a multiple of the interval since the epoch: bin(time, 5m).",
        Fixed({P::kTimestamp, P::kInterval}, kTs, "bin(timestamp, interval), e.g. bin(time, 5m)"),

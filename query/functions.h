@@ -29,8 +29,6 @@ struct ScalarFunction {
   std::function<Datum(const std::vector<Datum>&, const EvalContext&)> eval;
   // NULL in, NULL out, without calling eval (most functions).
   bool null_propagating = true;
-  // Depends on the query's clock only (now, ago): foldable per query.
-  bool deterministic = true;
 };
 
 // Accumulates one group's values of an aggregate.
@@ -67,8 +65,9 @@ class FunctionRegistry {
   std::vector<AggregateFunction> aggregates_;
 };
 
-// Wraps an accumulator so it only sees each distinct argument once.
-std::unique_ptr<Accumulator> MakeDistinct(std::unique_ptr<Accumulator> inner);
+// Wraps an accumulator so it only sees each distinct argument once
+// (count(DISTINCT x) and friends).
+std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
 
 // SQL LIKE: % matches any run, _ one character; no escape character.
 bool LikeMatch(std::string_view text, std::string_view pattern);

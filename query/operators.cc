@@ -130,7 +130,7 @@ class Aggregate : public RowSink {
     std::vector<std::unique_ptr<Accumulator>> out;
     for (const AggregateSpec& spec : aggregates_) {
       auto acc = spec.function->make(spec.arg_types);
-      out.push_back(spec.distinct ? MakeDistinct(std::move(acc)) : std::move(acc));
+      out.push_back(spec.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc));
     }
     return out;
   }

@@ -152,11 +152,6 @@ std::vector<SeriesInfo> TableState::AllSeries() const {
   return out;
 }
 
-size_t TableState::series_count() const {
-  absl::ReaderMutexLock lock(&mu_);
-  return series_by_id_.size();
-}
-
 void TableState::Apply(const TableChanges& changes) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, info] : changes.new_series) {

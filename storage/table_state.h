@@ -79,7 +79,6 @@ class TableState {
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
   // A copy of every series, for planning (pruning by measure and dimension).
   std::vector<SeriesInfo> AllSeries() const;
-  size_t series_count() const;
 
   // Newest time stored in the memory store for (series, bucket), if cached.
   // Leader-only, like Apply.
