@@ -5,6 +5,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
+#include "common/time_format.h"
 
 namespace strata::query {
 namespace {
@@ -275,8 +276,8 @@ Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
   return Datum::Bool(c >= 0);
 }
 
-Datum Cast(const Datum& v, DataType to, bool try_cast) {
-  (void)try_cast;  // a failed conversion is NULL either way; CAST errors are a later refinement
+// Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
+std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
   switch (to) {
@@ -286,7 +287,8 @@ Datum Cast(const Datum& v, DataType to, bool try_cast) {
       if (v.type == DataType::kVarchar) {
         char* end = nullptr;
         double d = std::strtod(v.s.c_str(), &end);
-        return (end && *end == '\0' && !v.s.empty()) ? Datum::Double(d) : Datum::Null(to);
+        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
+        return Datum::Double(d);
       }
       if (v.type == DataType::kBoolean) return Datum::Double(static_cast<double>(v.i));
       return Datum::Double(v.AsDouble());
@@ -294,25 +296,31 @@ Datum Cast(const Datum& v, DataType to, bool try_cast) {
       if (v.type == DataType::kVarchar) {
         char* end = nullptr;
         long long i = std::strtoll(v.s.c_str(), &end, 10);
-        return (end && *end == '\0' && !v.s.empty()) ? Datum::Bigint(i) : Datum::Null(to);
+        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
+        return Datum::Bigint(i);
       }
       if (v.type == DataType::kDouble) {
-        return std::isfinite(v.d) ? Datum::Bigint(static_cast<int64_t>(std::llround(v.d)))
-                                  : Datum::Null(to);
+        if (!std::isfinite(v.d)) return std::nullopt;
+        return Datum::Bigint(static_cast<int64_t>(std::llround(v.d)));
       }
       return Datum::Bigint(v.i);
     case DataType::kBoolean:
       if (v.type == DataType::kVarchar) {
         if (v.s == "true") return Datum::Bool(true);
         if (v.s == "false") return Datum::Bool(false);
-        return Datum::Null(to);
+        return std::nullopt;
       }
       return Datum::Bool(v.AsDouble() != 0);
     case DataType::kTimestamp:
       if (v.type == DataType::kBigint) return Datum::Timestamp(v.i);
-      return Datum::Null(to);
+      if (v.type == DataType::kVarchar) {
+        auto nanos = ParseTimestamp(v.s);
+        if (!nanos) return std::nullopt;
+        return Datum::Timestamp(*nanos);
+      }
+      return std::nullopt;
     default:
-      return Datum::Null(to);
+      return std::nullopt;
   }
 }
 
@@ -390,8 +398,17 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       }
       return out;
     }
-    case ExprKind::kCast:
-      return Cast(Eval(*e.args[0], row, context), e.cast_type, e.name == "try_cast");
+    case ExprKind::kCast: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (auto converted = Convert(v, e.cast_type)) return *std::move(converted);
+      if (e.name != "try_cast" && context.error.empty()) {
+        context.error = StrCat("cannot cast ", v.type == DataType::kVarchar ? "'" : "",
+                               v.ToString(), v.type == DataType::kVarchar ? "'" : "", " to ",
+                               TypeName(e.cast_type), " in ", e.ToString(),
+                               "; use try_cast to get NULL for values that do not convert");
+      }
+      return Datum::Null(e.cast_type);
+    }
     case ExprKind::kIn: {
       Datum v = Eval(*e.args[0], row, context);
       if (v.null) return Datum::Null(DataType::kBoolean);

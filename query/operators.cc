@@ -31,6 +31,12 @@ absl::Status QueryContext::Reserve(int64_t bytes, std::string_view what) {
   return absl::OkStatus();
 }
 
+// The query's evaluation error, if an expression just failed.
+absl::Status EvalStatus(const QueryContext& context) {
+  if (context.eval.error.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(context.eval.error);
+}
+
 int64_t RowBytes(const Row& row) {
   int64_t bytes = static_cast<int64_t>(sizeof(Datum) * row.size());
   for (const Datum& d : row) bytes += static_cast<int64_t>(d.s.capacity());
@@ -44,7 +50,10 @@ class Filter : public RowSink {
   Filter(const Expr* predicate, QueryContext* context, RowSink* next)
       : predicate_(predicate), context_(context), next_(next) {}
   absl::Status Push(Row row) override {
-    if (!Eval(*predicate_, row, context_->eval).truthy()) return absl::OkStatus();
+    bool keep = Eval(*predicate_, row, context_->eval).truthy();
+    absl::Status evaluated = EvalStatus(*context_);
+    if (!evaluated.ok()) return evaluated;
+    if (!keep) return absl::OkStatus();
     return next_->Push(std::move(row));
   }
   absl::Status Finish() override { return next_->Finish(); }
@@ -63,6 +72,8 @@ class Project : public RowSink {
     Row out;
     out.reserve(exprs_.size());
     for (const Expr* e : exprs_) out.push_back(Eval(*e, row, context_->eval));
+    absl::Status evaluated = EvalStatus(*context_);
+    if (!evaluated.ok()) return evaluated;
     return next_->Push(std::move(out));
   }
   absl::Status Finish() override { return next_->Finish(); }
@@ -103,7 +114,7 @@ class Aggregate : public RowSink {
       for (const Expr* e : aggregates_[a].args) args.push_back(Eval(*e, row, context_->eval));
       it->second.accumulators[a]->Add(args);
     }
-    return absl::OkStatus();
+    return EvalStatus(*context_);
   }
 
   absl::Status Finish() override {
