@@ -300,31 +300,35 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParseExpr() { return ParseOr(); }
 
-  absl::StatusOr<ExprPtr> ParseOr() {
-    ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
-    while (IsWord(Peek(), "or")) {
+  // One left-associative precedence level: operands parsed by `operand`,
+  // joined by any of `ops` (keywords, matched case-insensitively and named in
+  // upper case, or symbols).
+  absl::StatusOr<ExprPtr> ParseLevel(std::initializer_list<std::string_view> ops,
+                                     absl::StatusOr<ExprPtr> (Parser::*operand)()) {
+    ASSIGN_OR_RETURN(ExprPtr left, (this->*operand)());
+    while (true) {
+      const Token& t = Peek();
+      std::string op;
+      for (std::string_view candidate : ops) {
+        if (std::isalpha(static_cast<unsigned char>(candidate[0])) ? IsWord(t, candidate)
+                                                                   : (t.kind == TokenKind::kSymbol &&
+                                                                      t.text == candidate)) {
+          op = candidate;
+          break;
+        }
+      }
+      if (op.empty()) return left;
       Position pos = Next().pos;
-      ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
-      ExprPtr e = Make(ExprKind::kBinary, pos, "OR");
+      ASSIGN_OR_RETURN(ExprPtr right, (this->*operand)());
+      ExprPtr e = Make(ExprKind::kBinary, pos, op);
       e->args.push_back(std::move(left));
       e->args.push_back(std::move(right));
       left = std::move(e);
     }
-    return left;
   }
 
-  absl::StatusOr<ExprPtr> ParseAnd() {
-    ASSIGN_OR_RETURN(ExprPtr left, ParseNot());
-    while (IsWord(Peek(), "and")) {
-      Position pos = Next().pos;
-      ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
-      ExprPtr e = Make(ExprKind::kBinary, pos, "AND");
-      e->args.push_back(std::move(left));
-      e->args.push_back(std::move(right));
-      left = std::move(e);
-    }
-    return left;
-  }
+  absl::StatusOr<ExprPtr> ParseOr() { return ParseLevel({"OR"}, &Parser::ParseAnd); }
+  absl::StatusOr<ExprPtr> ParseAnd() { return ParseLevel({"AND"}, &Parser::ParseNot); }
 
   absl::StatusOr<ExprPtr> ParseNot() {
     if (IsWord(Peek(), "not")) {
@@ -408,46 +412,12 @@ class Parser {
     }
   }
 
-  absl::StatusOr<ExprPtr> ParseConcat() {
-    ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
-    while (Peek().kind == TokenKind::kSymbol && Peek().text == "||") {
-      Position pos = Next().pos;
-      ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
-      ExprPtr e = Make(ExprKind::kBinary, pos, "||");
-      e->args.push_back(std::move(left));
-      e->args.push_back(std::move(right));
-      left = std::move(e);
-    }
-    return left;
-  }
-
+  absl::StatusOr<ExprPtr> ParseConcat() { return ParseLevel({"||"}, &Parser::ParseAdditive); }
   absl::StatusOr<ExprPtr> ParseAdditive() {
-    ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
-    while (Peek().kind == TokenKind::kSymbol && (Peek().text == "+" || Peek().text == "-")) {
-      Position pos = Peek().pos;
-      std::string op = Next().text;
-      ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
-      ExprPtr e = Make(ExprKind::kBinary, pos, op);
-      e->args.push_back(std::move(left));
-      e->args.push_back(std::move(right));
-      left = std::move(e);
-    }
-    return left;
+    return ParseLevel({"+", "-"}, &Parser::ParseMultiplicative);
   }
-
   absl::StatusOr<ExprPtr> ParseMultiplicative() {
-    ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
-    while (Peek().kind == TokenKind::kSymbol &&
-           (Peek().text == "*" || Peek().text == "/" || Peek().text == "%")) {
-      Position pos = Peek().pos;
-      std::string op = Next().text;
-      ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
-      ExprPtr e = Make(ExprKind::kBinary, pos, op);
-      e->args.push_back(std::move(left));
-      e->args.push_back(std::move(right));
-      left = std::move(e);
-    }
-    return left;
+    return ParseLevel({"*", "/", "%"}, &Parser::ParseUnary);
   }
 
   absl::StatusOr<ExprPtr> ParseUnary() {
