@@ -1,0 +1,402 @@
+// `strata db ...` and `strata table ...`: the catalog RPCs, one subcommand each.
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "client/command.h"
+#include "client/listing.h"
+#include "client/text_values.h"
+
+namespace strata::cli {
+namespace {
+
+// Calls one unary RPC; on failure prints the error and records the exit code.
+template <typename Request, typename Response, typename Method>
+bool Call(CommandContext& context, Method method, const Request& request, Response& response) {
+  Connection& connection = context.connection();
+  grpc::Status status = method(connection, connection.UnaryContext().get(), request, &response);
+  if (status.ok()) return true;
+  context.set_exit_code(ReportRpcError(status, connection));
+  return false;
+}
+
+bool Fail(CommandContext& context, const absl::Status& status) {
+  std::cerr << "error: " << status.message() << "\n";
+  context.set_exit_code(ExitCode::kUsage);
+  return false;
+}
+
+std::string PartitionKeyText(const v1::Schema& schema) {
+  if (schema.composite_partition_key().empty()) return "measure_name";
+  const v1::PartitionKey& key = schema.composite_partition_key(0);
+  if (key.type() != v1::PARTITION_KEY_TYPE_DIMENSION) return "measure_name";
+  return absl::StrCat("dimension ", key.name(),
+                      key.enforcement_in_record() == v1::PARTITION_KEY_ENFORCEMENT_REQUIRED
+                          ? " (required)"
+                          : " (optional)");
+}
+
+void PrintDatabases(const std::vector<v1::Database>& databases, OutputFormat format) {
+  Listing listing({{"database", v1::SCALAR_TYPE_VARCHAR},
+                   {"tables", v1::SCALAR_TYPE_BIGINT},
+                   {"description", v1::SCALAR_TYPE_VARCHAR},
+                   {"created", v1::SCALAR_TYPE_TIMESTAMP},
+                   {"updated", v1::SCALAR_TYPE_TIMESTAMP}});
+  for (const auto& db : databases) {
+    listing.AddRow({Listing::Text(db.database_name()), Listing::Int(db.table_count()),
+                    Listing::Text(db.description()), Listing::Time(db.creation_time()),
+                    Listing::Time(db.last_updated_time())});
+  }
+  listing.Print(format, std::cout);
+}
+
+void PrintTables(const std::vector<v1::Table>& tables, OutputFormat format) {
+  Listing listing({{"database", v1::SCALAR_TYPE_VARCHAR},
+                   {"table", v1::SCALAR_TYPE_VARCHAR},
+                   {"memory_retention_hours", v1::SCALAR_TYPE_BIGINT},
+                   {"magnetic_retention_days", v1::SCALAR_TYPE_BIGINT},
+                   {"magnetic_writes", v1::SCALAR_TYPE_BOOLEAN},
+                   {"partition_key", v1::SCALAR_TYPE_VARCHAR},
+                   {"created", v1::SCALAR_TYPE_TIMESTAMP},
+                   {"updated", v1::SCALAR_TYPE_TIMESTAMP}});
+  for (const auto& t : tables) {
+    listing.AddRow({Listing::Text(t.database_name()), Listing::Text(t.table_name()),
+                    Listing::Int(t.retention_properties().memory_store_retention_hours()),
+                    Listing::Int(t.retention_properties().magnetic_store_retention_days()),
+                    Listing::Bool(t.magnetic_store_write_properties().enable_magnetic_store_writes()),
+                    Listing::Text(PartitionKeyText(t.schema())), Listing::Time(t.creation_time()),
+                    Listing::Time(t.last_updated_time())});
+  }
+  listing.Print(format, std::cout);
+}
+
+// The retention / magnetic-write / partition-key flags shared by create and update.
+struct TableFlags {
+  std::string memory;
+  std::string magnetic;
+  std::string magnetic_writes;  // create: flag; update: true|false
+  std::string partition_key;    // "measure" | "dimension:NAME"
+  std::string enforcement;      // "required" | "optional"
+
+  void AddRetention(CLI::App& command) {
+    command.add_option("--memory", memory,
+                       "Memory store retention, e.g. 12h or 2d (1h..1y; default 6h)");
+    command.add_option("--magnetic", magnetic,
+                       "Magnetic store retention, e.g. 365d or 10y (1d..200y; default 200y)");
+    command.add_option("--magnetic-writes", magnetic_writes,
+                       "Accept records older than the memory retention: true or false");
+    command.add_option("--partition-key-enforcement", enforcement,
+                       "For a dimension partition key: required or optional");
+  }
+
+  // Fills the request's optional parts from the flags that were given.
+  absl::Status Apply(v1::RetentionProperties* retention,
+                     v1::MagneticStoreWriteProperties* magnetic_properties,
+                     v1::Schema* schema, bool* set_retention, bool* set_magnetic,
+                     bool* set_schema) const {
+    if (!memory.empty() || !magnetic.empty()) {
+      *set_retention = true;
+      if (!memory.empty()) {
+        auto hours = ParseDurationHours(memory);
+        if (!hours.ok()) return hours.status();
+        retention->set_memory_store_retention_hours(*hours);
+      }
+      if (!magnetic.empty()) {
+        auto days = ParseDurationDays(magnetic);
+        if (!days.ok()) return days.status();
+        retention->set_magnetic_store_retention_days(*days);
+      }
+    }
+    if (!magnetic_writes.empty()) {
+      std::string value = absl::AsciiStrToLower(magnetic_writes);
+      if (value != "true" && value != "false") {
+        return absl::InvalidArgumentError("--magnetic-writes takes true or false");
+      }
+      *set_magnetic = true;
+      magnetic_properties->set_enable_magnetic_store_writes(value == "true");
+    }
+    if (!partition_key.empty() || !enforcement.empty()) {
+      *set_schema = true;
+      v1::PartitionKey* key = schema->add_composite_partition_key();
+      if (partition_key.empty() || partition_key == "measure" || partition_key == "measure_name") {
+        key->set_type(v1::PARTITION_KEY_TYPE_MEASURE);
+      } else if (partition_key.rfind("dimension:", 0) == 0 && partition_key.size() > 10) {
+        key->set_type(v1::PARTITION_KEY_TYPE_DIMENSION);
+        key->set_name(partition_key.substr(10));
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invalid --partition-key \"", partition_key, "\": use measure or dimension:NAME"));
+      }
+      if (enforcement == "required") {
+        key->set_enforcement_in_record(v1::PARTITION_KEY_ENFORCEMENT_REQUIRED);
+      } else if (enforcement == "optional") {
+        key->set_enforcement_in_record(v1::PARTITION_KEY_ENFORCEMENT_OPTIONAL);
+      } else if (!enforcement.empty()) {
+        return absl::InvalidArgumentError("--partition-key-enforcement takes required or optional");
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+struct DatabaseArgs {
+  std::string name;
+  std::string description;
+  std::string format;
+};
+
+struct TableArgs {
+  std::string database;
+  std::string table;
+  std::string format;
+  TableFlags flags;
+};
+
+}  // namespace
+
+void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
+  CLI::App* db = app.add_subcommand("db", "Create, list, describe, update and delete databases");
+  db->require_subcommand(1);
+  auto args = std::make_shared<DatabaseArgs>();
+
+  CLI::App* create = db->add_subcommand("create", "Create a database");
+  create->add_option("name", args->name, "Database name (3..256 of a-z A-Z 0-9 _ . -)")->required();
+  create->add_option("--description", args->description, "Free text, up to 2048 bytes");
+  create->callback([&context, args] {
+    v1::CreateDatabaseRequest request;
+    request.set_database_name(args->name);
+    request.set_description(args->description);
+    v1::CreateDatabaseResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().CreateDatabase(ctx, req, res);
+        }, request, response)) {
+      std::cout << "created database " << response.database().database_name() << "\n";
+    }
+  });
+
+  CLI::App* list = db->add_subcommand("list", "List databases");
+  AddFormatOption(*list, args->format);
+  list->callback([&context, args] {
+    auto format = ResolveFormat(args->format);
+    if (!format) return context.set_exit_code(ExitCode::kUsage);
+    std::vector<v1::Database> databases;
+    v1::ListDatabasesRequest request;
+    request.set_max_results(1000);
+    do {
+      v1::ListDatabasesResponse response;
+      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+            return c.catalog().ListDatabases(ctx, req, res);
+          }, request, response)) {
+        return;
+      }
+      databases.insert(databases.end(), response.databases().begin(), response.databases().end());
+      request.set_next_token(response.next_token());
+    } while (!request.next_token().empty());
+    PrintDatabases(databases, *format);
+  });
+
+  CLI::App* describe = db->add_subcommand("describe", "Show one database");
+  describe->add_option("name", args->name, "Database name")->required();
+  AddFormatOption(*describe, args->format);
+  describe->callback([&context, args] {
+    auto format = ResolveFormat(args->format);
+    if (!format) return context.set_exit_code(ExitCode::kUsage);
+    v1::DescribeDatabaseRequest request;
+    request.set_database_name(args->name);
+    v1::DescribeDatabaseResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().DescribeDatabase(ctx, req, res);
+        }, request, response)) {
+      PrintDatabases({response.database()}, *format);
+    }
+  });
+
+  CLI::App* update = db->add_subcommand("update", "Change a database's description");
+  update->add_option("name", args->name, "Database name")->required();
+  update->add_option("--description", args->description, "The new description")->required();
+  update->callback([&context, args] {
+    v1::UpdateDatabaseRequest request;
+    request.set_database_name(args->name);
+    request.set_description(args->description);
+    v1::UpdateDatabaseResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().UpdateDatabase(ctx, req, res);
+        }, request, response)) {
+      std::cout << "updated database " << args->name << "\n";
+    }
+  });
+
+  CLI::App* remove = db->add_subcommand("delete", "Delete an empty database");
+  remove->add_option("name", args->name, "Database name")->required();
+  remove->callback([&context, args] {
+    v1::DeleteDatabaseRequest request;
+    request.set_database_name(args->name);
+    v1::DeleteDatabaseResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().DeleteDatabase(ctx, req, res);
+        }, request, response)) {
+      std::cout << "deleted database " << args->name << "\n";
+    }
+  });
+}
+
+void AddTableCommands(CLI::App& app, CommandContext& context) {
+  CLI::App* table = app.add_subcommand("table", "Create, list, describe, update and delete tables");
+  table->require_subcommand(1);
+  auto args = std::make_shared<TableArgs>();
+  auto add_names = [&](CLI::App* command) {
+    command->add_option("database", args->database, "Database name")->required();
+    command->add_option("table", args->table, "Table name")->required();
+  };
+
+  CLI::App* create = table->add_subcommand("create", "Create a table");
+  add_names(create);
+  args->flags.AddRetention(*create);
+  create->add_option("--partition-key", args->flags.partition_key,
+                     "measure (default) or dimension:NAME; fixed once created");
+  create->callback([&context, args] {
+    v1::CreateTableRequest request;
+    request.set_database_name(args->database);
+    request.set_table_name(args->table);
+    bool set_retention = false, set_magnetic = false, set_schema = false;
+    absl::Status flags = args->flags.Apply(
+        request.mutable_retention_properties(), request.mutable_magnetic_store_write_properties(),
+        request.mutable_schema(), &set_retention, &set_magnetic, &set_schema);
+    if (!flags.ok()) return (void)Fail(context, flags);
+    // Unset parts take the server's defaults; the memory default must not
+    // become 0 because only --magnetic was given.
+    if (!set_retention) request.clear_retention_properties();
+    if (!set_magnetic) request.clear_magnetic_store_write_properties();
+    if (!set_schema) request.clear_schema();
+    v1::CreateTableResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().CreateTable(ctx, req, res);
+        }, request, response)) {
+      const auto& retention = response.table().retention_properties();
+      std::cout << "created table " << args->database << "." << args->table << " (memory "
+                << retention.memory_store_retention_hours() << "h, magnetic "
+                << retention.magnetic_store_retention_days() << "d)\n";
+    }
+  });
+
+  CLI::App* list = table->add_subcommand("list", "List tables (of one database, or of all)");
+  list->add_option("database", args->database, "Database name (default: every database)");
+  AddFormatOption(*list, args->format);
+  list->callback([&context, args] {
+    auto format = ResolveFormat(args->format);
+    if (!format) return context.set_exit_code(ExitCode::kUsage);
+    std::vector<v1::Table> tables;
+    v1::ListTablesRequest request;
+    request.set_database_name(args->database);
+    request.set_max_results(1000);
+    do {
+      v1::ListTablesResponse response;
+      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+            return c.catalog().ListTables(ctx, req, res);
+          }, request, response)) {
+        return;
+      }
+      tables.insert(tables.end(), response.tables().begin(), response.tables().end());
+      request.set_next_token(response.next_token());
+    } while (!request.next_token().empty());
+    PrintTables(tables, *format);
+  });
+
+  CLI::App* describe = table->add_subcommand("describe", "Show one table");
+  add_names(describe);
+  AddFormatOption(*describe, args->format);
+  describe->callback([&context, args] {
+    auto format = ResolveFormat(args->format);
+    if (!format) return context.set_exit_code(ExitCode::kUsage);
+    v1::DescribeTableRequest request;
+    request.set_database_name(args->database);
+    request.set_table_name(args->table);
+    v1::DescribeTableResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().DescribeTable(ctx, req, res);
+        }, request, response)) {
+      PrintTables({response.table()}, *format);
+    }
+  });
+
+  CLI::App* update = table->add_subcommand(
+      "update", "Change retention, magnetic writes or partition-key enforcement");
+  add_names(update);
+  args->flags.AddRetention(*update);
+  update->callback([&context, args] {
+    v1::UpdateTableRequest request;
+    request.set_database_name(args->database);
+    request.set_table_name(args->table);
+    bool set_retention = false, set_magnetic = false, set_schema = false;
+    absl::Status flags = args->flags.Apply(
+        request.mutable_retention_properties(), request.mutable_magnetic_store_write_properties(),
+        request.mutable_schema(), &set_retention, &set_magnetic, &set_schema);
+    if (!flags.ok()) return (void)Fail(context, flags);
+    if (!set_retention) request.clear_retention_properties();
+    if (!set_magnetic) request.clear_magnetic_store_write_properties();
+    if (!set_schema) request.clear_schema();
+    const bool partial_retention = set_retention && (args->flags.memory.empty() ||
+                                                      args->flags.magnetic.empty());
+    const bool enforcement_only = set_schema && args->flags.partition_key.empty();
+    v1::DescribeTableResponse current;
+    if (partial_retention || enforcement_only) {
+      // The server replaces retention and schema whole: start from what is there.
+      v1::DescribeTableRequest describe;
+      describe.set_database_name(args->database);
+      describe.set_table_name(args->table);
+      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+            return c.catalog().DescribeTable(ctx, req, res);
+          }, describe, current)) {
+        return;
+      }
+    }
+    if (partial_retention) {
+      const auto& was = current.table().retention_properties();
+      auto* retention = request.mutable_retention_properties();
+      if (args->flags.memory.empty()) {
+        retention->set_memory_store_retention_hours(was.memory_store_retention_hours());
+      }
+      if (args->flags.magnetic.empty()) {
+        retention->set_magnetic_store_retention_days(was.magnetic_store_retention_days());
+      }
+    }
+    if (enforcement_only) {
+      auto enforcement = request.schema().composite_partition_key(0).enforcement_in_record();
+      *request.mutable_schema() = current.table().schema();
+      if (request.schema().composite_partition_key().empty()) {
+        return (void)Fail(context, absl::InvalidArgumentError(
+                                       "--partition-key-enforcement applies to a table "
+                                       "partitioned by a dimension; this one uses measure_name"));
+      }
+      request.mutable_schema()->mutable_composite_partition_key(0)->set_enforcement_in_record(
+          enforcement);
+    }
+    if (!set_retention && !set_magnetic && !set_schema) {
+      return (void)Fail(context, absl::InvalidArgumentError(
+                                     "nothing to update: give --memory, --magnetic, "
+                                     "--magnetic-writes or --partition-key-enforcement"));
+    }
+    v1::UpdateTableResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().UpdateTable(ctx, req, res);
+        }, request, response)) {
+      std::cout << "updated table " << args->database << "." << args->table << "\n";
+    }
+  });
+
+  CLI::App* remove = table->add_subcommand("delete", "Delete a table and all its data");
+  add_names(remove);
+  remove->callback([&context, args] {
+    v1::DeleteTableRequest request;
+    request.set_database_name(args->database);
+    request.set_table_name(args->table);
+    v1::DeleteTableResponse response;
+    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
+          return c.catalog().DeleteTable(ctx, req, res);
+        }, request, response)) {
+      std::cout << "deleted table " << args->database << "." << args->table << "\n";
+    }
+  });
+}
+
+}  // namespace strata::cli

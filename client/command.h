@@ -1,0 +1,47 @@
+// What every `strata` subcommand shares: the connection options from the
+// root command line, the connection made from them on first use, and the
+// exit code the subcommand's callback leaves for main().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "client/connection.h"
+#include "client/exit_code.h"
+#include "client/result_format.h"
+
+namespace strata::cli {
+
+class CommandContext {
+ public:
+  ConnectionOptions& options() { return options_; }
+  // Made on first use, after the command line is parsed.
+  Connection& connection();
+
+  void set_exit_code(ExitCode code) { exit_code_ = code; }
+  ExitCode exit_code() const { return exit_code_; }
+
+ private:
+  ConnectionOptions options_;
+  std::unique_ptr<Connection> connection_;
+  ExitCode exit_code_ = ExitCode::kOk;
+};
+
+// Adds `--format` (table|csv|json|jsonl) to `command`. Without the flag the
+// format is `table` on a terminal and `csv` otherwise.
+void AddFormatOption(CLI::App& command, std::string& format);
+// Resolves the flag; prints the error and returns nullopt when it is bad.
+std::optional<OutputFormat> ResolveFormat(const std::string& format);
+
+// Each adds one group of subcommands to `app`.
+void AddDatabaseCommands(CLI::App& app, CommandContext& context);
+void AddTableCommands(CLI::App& app, CommandContext& context);
+void AddWriteCommand(CLI::App& app, CommandContext& context);
+void AddImportCommand(CLI::App& app, CommandContext& context);
+void AddQueryCommand(CLI::App& app, CommandContext& context);
+void AddShellCommand(CLI::App& app, CommandContext& context);
+void AddHealthCommand(CLI::App& app, CommandContext& context);
+
+}  // namespace strata::cli

@@ -1,0 +1,250 @@
+#include "client/importer.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "client/interrupt.h"
+
+namespace strata::cli {
+namespace {
+
+constexpr size_t kFirstRejectionsKept = 5;
+
+// Tabs and line breaks would split a reject-log entry.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// One WriteRecords request and where each of its records came from.
+struct Batch {
+  v1::WriteRecordsRequest request;
+  std::vector<int64_t> lines;
+  std::vector<std::string> texts;  // only kept when rejections are logged
+};
+
+class Importer {
+ public:
+  Importer(Connection& connection, RecordParser& parser, const ImportOptions& options)
+      : connection_(connection), parser_(parser), options_(options) {
+    if (options.on_reject == OnReject::kLog) {
+      reject_log_.open(options.reject_log_path, std::ios::out | std::ios::trunc);
+    }
+  }
+
+  ImportSummary Run(std::istream& input) {
+    auto start = std::chrono::steady_clock::now();
+    if (options_.on_reject == OnReject::kLog && !reject_log_) {
+      summary_.fatal = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                    "cannot write the reject log " + options_.reject_log_path);
+      return summary_;
+    }
+    std::vector<std::thread> senders;
+    for (int i = 0; i < options_.in_flight; ++i) senders.emplace_back([this] { Send(); });
+    std::thread progress([this, start] { ReportProgress(start); });
+
+    Read(input);
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    queue_changed_.notify_all();
+    for (auto& sender : senders) sender.join();
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    progress_wake_.notify_all();
+    progress.join();
+
+    summary_.ingested = ingested_.load();
+    summary_.rejected = rejected_.load();
+    summary_.interrupted = Interrupted();
+    summary_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary_;
+  }
+
+ private:
+  void Read(std::istream& input) {
+    Batch batch = NewBatch();
+    std::string line;
+    int64_t line_number = 0;
+    while (!stop_.load() && !stop_reading_.load() && !Interrupted() &&
+           std::getline(input, line)) {
+      int64_t first_line = ++line_number;
+      bytes_read_ += line.size() + 1;
+      // A quoted CSV field may hold line breaks: read on to its end.
+      std::string next;
+      while (parser_.NeedsMoreLines(line) && std::getline(input, next)) {
+        ++line_number;
+        bytes_read_ += next.size() + 1;
+        line += "\n" + next;
+      }
+      summary_.lines_read = line_number;
+      auto record = parser_.Parse(line);
+      if (!record.ok()) {
+        Reject(first_line, std::string(record.status().message()), line);
+        continue;
+      }
+      if (!record->has_value()) continue;
+      *batch.request.add_records() = std::move(**record);
+      batch.lines.push_back(first_line);
+      if (options_.on_reject == OnReject::kLog) batch.texts.push_back(line);
+      if (batch.request.records_size() >= options_.batch_size) {
+        Enqueue(std::move(batch));
+        batch = NewBatch();
+      }
+    }
+    // With --on-reject fail the records read before the rejection still go.
+    if (batch.request.records_size() > 0 && !stop_.load()) Enqueue(std::move(batch));
+  }
+
+  Batch NewBatch() const {
+    Batch batch;
+    batch.request.set_database_name(options_.database);
+    batch.request.set_table_name(options_.table);
+    return batch;
+  }
+
+  void Enqueue(Batch batch) {
+    std::unique_lock lock(mutex_);
+    // Bounded: the reader waits for the senders instead of filling memory.
+    queue_changed_.wait(lock, [this] {
+      return queue_.size() < static_cast<size_t>(2 * options_.in_flight) || stop_.load();
+    });
+    if (stop_.load()) return;
+    queue_.push_back(std::move(batch));
+    queue_changed_.notify_all();
+  }
+
+  void Send() {
+    while (true) {
+      Batch batch;
+      {
+        std::unique_lock lock(mutex_);
+        queue_changed_.wait(lock, [this] { return !queue_.empty() || closed_ || stop_.load(); });
+        if (queue_.empty()) return;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      queue_changed_.notify_all();
+      v1::WriteRecordsResponse response;
+      grpc::Status status = connection_.write().WriteRecords(connection_.UnaryContext().get(),
+                                                             batch.request, &response);
+      if (!status.ok()) {
+        std::lock_guard lock(mutex_);
+        if (!summary_.fatal) summary_.fatal = status;
+        stop_ = true;
+        queue_changed_.notify_all();
+        return;
+      }
+      ingested_ += response.records_ingested().total();
+      for (const auto& rejected : response.rejected_records()) {
+        size_t index = rejected.record_index();
+        if (index >= batch.lines.size()) continue;
+        Reject(batch.lines[index], rejected.reason(),
+               index < batch.texts.size() ? batch.texts[index] : std::string());
+      }
+    }
+  }
+
+  void Reject(int64_t line, const std::string& reason, const std::string& text) {
+    ++rejected_;
+    std::lock_guard lock(rejections_mutex_);
+    summary_.first_rejections.emplace(line, reason);
+    if (summary_.first_rejections.size() > kFirstRejectionsKept) {
+      summary_.first_rejections.erase(std::prev(summary_.first_rejections.end()));
+    }
+    if (reject_log_.is_open()) {
+      reject_log_ << line << '\t' << OneLine(reason) << '\t' << OneLine(text) << '\n';
+    }
+    if (options_.on_reject == OnReject::kFail) stop_reading_ = true;
+  }
+
+  void ReportProgress(std::chrono::steady_clock::time_point start) {
+    using namespace std::chrono_literals;
+    if (options_.progress == ImportOptions::Progress::kNone) return;
+    const auto interval = options_.progress == ImportOptions::Progress::kBar ? 200ms : 5s;
+    std::unique_lock lock(mutex_);
+    bool drew = false;
+    while (!progress_wake_.wait_for(lock, interval, [this] { return finished_; })) {
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      int64_t rows = ingested_.load() + rejected_.load();
+      double rate = seconds > 0 ? rows / seconds : 0;
+      double fraction = options_.source_bytes > 0
+                            ? std::min(1.0, double(bytes_read_.load()) / options_.source_bytes)
+                            : 0;
+      std::string eta = "";
+      if (fraction > 0.01) eta = absl::StrFormat("  ETA %.0fs", seconds / fraction - seconds);
+      if (options_.progress == ImportOptions::Progress::kBar) {
+        constexpr int kWidth = 30;
+        int filled = static_cast<int>(fraction * kWidth);
+        std::string bar = options_.source_bytes > 0
+                              ? absl::StrFormat("[%s%s] %3.0f%%  ", std::string(filled, '='),
+                                                std::string(kWidth - filled, ' '), fraction * 100)
+                              : "";
+        std::fprintf(stderr, "\r%s%lld rows  %.0f rows/s%s   ", bar.c_str(),
+                     static_cast<long long>(rows), rate, eta.c_str());
+        drew = true;
+      } else {
+        std::fprintf(stderr, "import: %lld rows%s, %.0f rows/s%s\n", static_cast<long long>(rows),
+                     options_.source_bytes > 0
+                         ? absl::StrFormat(" (%.0f%%)", fraction * 100).c_str()
+                         : "",
+                     rate, eta.c_str());
+      }
+      std::fflush(stderr);
+    }
+    if (drew) std::fprintf(stderr, "\r\033[K");
+  }
+
+  Connection& connection_;
+  RecordParser& parser_;
+  const ImportOptions& options_;
+
+  std::mutex mutex_;
+  std::condition_variable queue_changed_;
+  std::condition_variable progress_wake_;
+  std::deque<Batch> queue_;  // GUARDED_BY(mutex_)
+  bool closed_ = false;      // GUARDED_BY(mutex_): the reader is done
+  bool finished_ = false;    // GUARDED_BY(mutex_): the senders are done
+
+  std::mutex rejections_mutex_;
+  std::ofstream reject_log_;  // GUARDED_BY(rejections_mutex_)
+
+  std::atomic<bool> stop_{false};          // a fatal error: stop everything
+  std::atomic<bool> stop_reading_{false};  // --on-reject fail: send what was read, then stop
+  std::atomic<int64_t> ingested_{0};
+  std::atomic<int64_t> rejected_{0};
+  std::atomic<int64_t> bytes_read_{0};
+  ImportSummary summary_;  // fatal GUARDED_BY(mutex_), first_rejections by rejections_mutex_
+};
+
+}  // namespace
+
+ImportSummary RunImport(Connection& connection, std::istream& input, RecordParser& parser,
+                        const ImportOptions& options) {
+  Importer importer(connection, parser, options);
+  return importer.Run(input);
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,50 @@
+// strata: the command-line client of stratad. Subcommands for the catalog,
+// writes, imports, queries, an interactive shell and a health check; see
+// docs/cli.md. Exit codes are in client/exit_code.h.
+#include <cstdlib>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "client/command.h"
+#include "client/interrupt.h"
+
+int main(int argc, char** argv) {
+  using strata::cli::ExitCode;
+  strata::cli::InstallInterruptHandling();
+
+  CLI::App app{"strata: the command-line client of the Strata time-series database", "strata"};
+  app.set_version_flag("--version", "strata 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough();  // connection flags may come after the subcommand too
+  strata::cli::CommandContext context;
+  strata::cli::ConnectionOptions& options = context.options();
+  app.add_option("--host,-H", options.host, "Server address")
+      ->envname("STRATA_HOST")
+      ->capture_default_str();
+  app.add_option("--port,-p", options.port, "Server port")
+      ->envname("STRATA_PORT")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app.add_option("--timeout", options.timeout_seconds,
+                 "Seconds to wait for each catalog or write call")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  strata::cli::AddDatabaseCommands(app, context);
+  strata::cli::AddTableCommands(app, context);
+  strata::cli::AddWriteCommand(app, context);
+  strata::cli::AddImportCommand(app, context);
+  strata::cli::AddQueryCommand(app, context);
+  strata::cli::AddShellCommand(app, context);
+  strata::cli::AddHealthCommand(app, context);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return ToInt(ExitCode::kUsage);
+  }
+  return ToInt(context.exit_code());
+}

@@ -1,0 +1,116 @@
+#include "client/query_runner.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/interrupt.h"
+
+namespace strata::cli {
+namespace {
+
+// Watches for Ctrl-C while a query streams. The stream's Read blocks, so the
+// cancellation has to come from another thread.
+class CancelWatcher {
+ public:
+  CancelWatcher(Connection& connection, grpc::ClientContext& context)
+      : connection_(connection), context_(context), thread_([this] { Watch(); }) {}
+
+  ~CancelWatcher() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  void SetQueryId(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    query_id_ = id;
+  }
+
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  void Watch() {
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(20));
+      if (done_ || !Interrupted()) continue;
+      cancelled_ = true;
+      std::string id = query_id_;
+      lock.unlock();
+      if (!id.empty()) {
+        // Stop the work on the server first, then end our side of the call.
+        v1::CancelQueryRequest request;
+        request.set_query_id(id);
+        v1::CancelQueryResponse response;
+        connection_.query().CancelQuery(connection_.UnaryContext().get(), request, &response);
+      }
+      context_.TryCancel();
+      return;
+    }
+  }
+
+  Connection& connection_;
+  grpc::ClientContext& context_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::string query_id_;
+  std::atomic<bool> cancelled_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWriter& writer,
+                      int page_size) {
+  QueryOutcome outcome;
+  grpc::ClientContext context;
+  v1::QueryRequest request;
+  request.set_query_string(sql);
+  request.set_page_size(page_size);
+  {
+    CancelWatcher watcher(connection, context);
+    auto reader = connection.query().Query(&context, request);
+    v1::QueryResponse response;
+    while (reader->Read(&response)) {
+      switch (response.payload_case()) {
+        case v1::QueryResponse::kMetadata:
+          watcher.SetQueryId(response.metadata().query_id());
+          writer.Begin(response.metadata());
+          break;
+        case v1::QueryResponse::kPage:
+          writer.Page(response.page());
+          break;
+        case v1::QueryResponse::kStatistics:
+          outcome.has_statistics = true;
+          outcome.statistics = response.statistics();
+          break;
+        default:
+          break;
+      }
+    }
+    outcome.status = reader->Finish();
+    outcome.interrupted = watcher.cancelled();
+  }
+  writer.Finish();
+  return outcome;
+}
+
+std::string StatisticsText(const v1::QueryStatistics& s) {
+  std::string text = absl::StrFormat("%d row%s in %.1f ms; scanned %d rows (%d bytes)",
+                                     s.rows_returned(), s.rows_returned() == 1 ? "" : "s",
+                                     s.elapsed_nanos() / 1e6, s.rows_scanned(), s.bytes_scanned());
+  absl::StrAppend(&text, ", ", s.series_scanned(), " series (", s.series_pruned(), " pruned), ",
+                  s.buckets_scanned(), " time buckets (", s.buckets_pruned(), " pruned), ",
+                  s.blocks_scanned(), " blocks (", s.blocks_pruned(), " pruned)");
+  return text;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,506 @@
+#include "client/absl_compat.h"
+#include "client/record_parsers.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "client/text_values.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace strata::cli {
+namespace {
+
+enum class Role { kDimension, kMeasure, kTime, kMeasureName, kIgnore };
+
+struct FieldRole {
+  Role role = Role::kDimension;
+  // For measures: the type every value of the field is read as.
+  v1::MeasureValueType type = v1::MEASURE_VALUE_TYPE_UNSPECIFIED;
+};
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kDimension:
+      return "a dimension";
+    case Role::kMeasure:
+      return "a measure";
+    case Role::kTime:
+      return "the time";
+    case Role::kMeasureName:
+      return "the measure name";
+    default:
+      return "ignored";
+  }
+}
+
+// Remembers what each field is: from the flags, or from its first value.
+class FieldRoles {
+ public:
+  explicit FieldRoles(const ImportColumns& columns) : columns_(columns) {
+    roles_[columns.time_field] = {Role::kTime};
+    roles_[columns.measure_name_field] = {Role::kMeasureName};
+    for (const auto& name : columns.dimensions) roles_[name] = {Role::kDimension};
+    for (const auto& name : columns.ignored) roles_[name] = {Role::kIgnore};
+    for (const auto& [name, type] : columns.measures) roles_[name] = {Role::kMeasure, type};
+  }
+
+  const FieldRole* Find(const std::string& name) const {
+    auto it = roles_.find(name);
+    return it == roles_.end() ? nullptr : &it->second;
+  }
+  // A measure named by flag without a type takes its type from its first value.
+  void Set(const std::string& name, FieldRole role) { roles_[name] = role; }
+
+  const ImportColumns& columns() const { return columns_; }
+
+ private:
+  const ImportColumns& columns_;
+  std::map<std::string, FieldRole> roles_;
+};
+
+// Protobuf's JSON errors add the input and a caret on further lines.
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Collects one row's fields into a MULTI record.
+class RowBuilder {
+ public:
+  void AddDimension(const std::string& name, const std::string& value) {
+    v1::Dimension* dimension = record_.add_dimensions();
+    dimension->set_name(name);
+    dimension->set_value(value);
+  }
+  void AddMeasure(const std::string& name, v1::MeasureValue value) {
+    v1::MultiMeasureValue* measure = record_.add_measure_values();
+    measure->set_name(name);
+    measure->set_type(TypeOf(value));
+    *measure->mutable_value() = std::move(value);
+  }
+  void SetTime(const RecordTime& time) {
+    record_.set_time(time.value);
+    record_.set_time_unit(time.unit);
+  }
+  void SetMeasureName(const std::string& name) { record_.set_measure_name(name); }
+
+  absl::StatusOr<v1::Record> Finish(const ImportColumns& columns) {
+    if (!record_.has_time()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no time: the row needs a \"", columns.time_field,
+          "\" field (or name the time field with --time-column)"));
+    }
+    if (record_.measure_values().empty()) {
+      return absl::InvalidArgumentError(
+          "no measure values: the row has no numeric, boolean or declared measure field "
+          "(declare measures with --measures name[:type],...)");
+    }
+    if (!record_.has_measure_name()) record_.set_measure_name(columns.measure_name);
+    record_.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
+    return std::move(record_);
+  }
+
+ private:
+  v1::Record record_;
+};
+
+// Applies the text `value` of field `name` to the row, given its role.
+absl::Status ApplyText(const FieldRole& role, const std::string& name, const std::string& value,
+                       const ImportColumns& columns, RowBuilder& row) {
+  switch (role.role) {
+    case Role::kIgnore:
+      return absl::OkStatus();
+    case Role::kDimension:
+      row.AddDimension(name, value);
+      return absl::OkStatus();
+    case Role::kMeasureName:
+      row.SetMeasureName(value);
+      return absl::OkStatus();
+    case Role::kTime: {
+      auto time = ParseRecordTime(value, columns.time_unit);
+      if (!time.ok()) return time.status();
+      row.SetTime(*time);
+      return absl::OkStatus();
+    }
+    case Role::kMeasure: {
+      auto type = role.type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED
+                      ? std::nullopt
+                      : std::optional<v1::MeasureValueType>(role.type);
+      auto parsed = ParseMeasureValue(value, type);
+      if (!parsed.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("measure \"", name, "\": ", parsed.status().message()));
+      }
+      row.AddMeasure(name, std::move(*parsed));
+      return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- CSV
+
+class CsvParser : public RecordParser {
+ public:
+  explicit CsvParser(const ImportColumns& columns) : roles_(columns) {}
+
+  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
+    if (Trim(line).empty()) return std::nullopt;
+    auto cells = SplitCsv(line);
+    if (!cells.ok()) return cells.status();
+    if (header_.empty()) {
+      ReadHeader(*cells);
+      if (!header_error_.ok()) return header_error_;
+      return std::nullopt;
+    }
+    if (cells->size() != header_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("expected ", header_.size(),
+                                                     " fields as in the header, found ",
+                                                     cells->size()));
+    }
+    RowBuilder row;
+    for (size_t i = 0; i < header_.size(); ++i) {
+      const std::string& value = (*cells)[i];
+      if (value.empty()) continue;  // an absent value: no dimension / attribute
+      const std::string& name = header_[i];
+      const FieldRole* role = roles_.Find(name);
+      if (role == nullptr) {
+        roles_.Set(name, Infer(value));
+        role = roles_.Find(name);
+      }
+      if (absl::Status applied = ApplyText(*role, name, value, roles_.columns(), row);
+          !applied.ok()) {
+        return applied;
+      }
+    }
+    auto record = row.Finish(roles_.columns());
+    if (!record.ok()) return record.status();
+    return std::optional<v1::Record>(std::move(*record));
+  }
+
+  bool NeedsMoreLines(std::string_view partial) const override {
+    size_t quotes = 0;
+    for (char c : partial) quotes += c == '"';
+    return quotes % 2 == 1;
+  }
+
+ private:
+  // "name" or "name:kind" per column.
+  void ReadHeader(const std::vector<std::string>& cells) {
+    for (const std::string& cell : cells) {
+      std::string name = cell;
+      size_t colon = cell.rfind(':');
+      if (colon != std::string::npos) {
+        name = cell.substr(0, colon);
+        std::string kind = absl::AsciiStrToLower(cell.substr(colon + 1));
+        if (kind == "dimension") {
+          roles_.Set(name, {Role::kDimension});
+        } else if (kind == "time") {
+          roles_.Set(name, {Role::kTime});
+        } else if (kind == "measure_name") {
+          roles_.Set(name, {Role::kMeasureName});
+        } else if (kind == "ignore") {
+          roles_.Set(name, {Role::kIgnore});
+        } else if (auto type = ParseMeasureType(kind); type.ok()) {
+          roles_.Set(name, {Role::kMeasure, *type});
+        } else {
+          header_error_ = absl::InvalidArgumentError(absl::StrCat(
+              "header column \"", cell,
+              "\": unknown kind; use dimension, time, measure_name, ignore, double, bigint, "
+              "varchar, boolean or timestamp"));
+        }
+      }
+      header_.push_back(name);
+    }
+  }
+
+  static FieldRole Infer(const std::string& value) {
+    std::string lower = absl::AsciiStrToLower(ToAbsl(Trim(value)));
+    if (lower == "true" || lower == "false") return {Role::kMeasure, v1::MEASURE_VALUE_TYPE_BOOLEAN};
+    double number;
+    if (absl::SimpleAtod(ToAbsl(value), &number) && std::isfinite(number)) {
+      return {Role::kMeasure, v1::MEASURE_VALUE_TYPE_DOUBLE};
+    }
+    return {Role::kDimension};
+  }
+
+  FieldRoles roles_;
+  std::vector<std::string> header_;
+  absl::Status header_error_;
+};
+
+// ---------------------------------------------------------------- JSON Lines
+
+class JsonLinesParser : public RecordParser {
+ public:
+  explicit JsonLinesParser(const ImportColumns& columns) : roles_(columns) {}
+
+  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
+    if (Trim(line).empty()) return std::nullopt;
+    google::protobuf::Struct object;
+    auto parsed = google::protobuf::util::JsonStringToMessage(
+        google::protobuf::StringPiece(line.data(), line.size()), &object);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("not a JSON object: ", FirstLine(std::string(parsed.message()))));
+    }
+    RowBuilder row;
+    for (const auto& [name, value] : object.fields()) {
+      if (absl::Status applied = Apply(name, value, row); !applied.ok()) return applied;
+    }
+    auto record = row.Finish(roles_.columns());
+    if (!record.ok()) return record.status();
+    return std::optional<v1::Record>(std::move(*record));
+  }
+
+ private:
+  absl::Status Apply(const std::string& name, const google::protobuf::Value& value,
+                     RowBuilder& row) {
+    using Kind = google::protobuf::Value::KindCase;
+    if (value.kind_case() == Kind::kNullValue) return absl::OkStatus();
+    if (value.kind_case() == Kind::kStructValue || value.kind_case() == Kind::kListValue) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field \"", name, "\" is an object or array; only strings, numbers and booleans "
+                            "can be imported"));
+    }
+    const FieldRole* role = roles_.Find(name);
+    if (role == nullptr) {
+      FieldRole inferred{Role::kDimension};
+      if (value.kind_case() == Kind::kNumberValue) {
+        inferred = {Role::kMeasure, v1::MEASURE_VALUE_TYPE_DOUBLE};
+      } else if (value.kind_case() == Kind::kBoolValue) {
+        inferred = {Role::kMeasure, v1::MEASURE_VALUE_TYPE_BOOLEAN};
+      }
+      roles_.Set(name, inferred);
+      role = roles_.Find(name);
+    }
+    switch (value.kind_case()) {
+      case Kind::kStringValue:
+        return ApplyText(*role, name, value.string_value(), roles_.columns(), row);
+      case Kind::kBoolValue:
+        if (role->role != Role::kMeasure) return Contradiction(name, *role, "a boolean");
+        return ApplyText(*role, name, value.bool_value() ? "true" : "false", roles_.columns(),
+                         row);
+      default:
+        return ApplyNumber(*role, name, value.number_value(), row);
+    }
+  }
+
+  // JSON numbers arrive as doubles; integer roles need an exact integer.
+  absl::Status ApplyNumber(const FieldRole& role, const std::string& name, double number,
+                           RowBuilder& row) {
+    constexpr double kExactLimit = 9007199254740992.0;  // 2^53
+    bool needs_integer = role.role == Role::kTime ||
+                         (role.role == Role::kMeasure &&
+                          (role.type == v1::MEASURE_VALUE_TYPE_BIGINT ||
+                           role.type == v1::MEASURE_VALUE_TYPE_TIMESTAMP));
+    if (needs_integer) {
+      if (number != std::floor(number) || std::fabs(number) > kExactLimit) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "field \"", name, "\": ", number,
+            " is not an exact integer in JSON; write large integers as strings"));
+      }
+      return ApplyText(role, name, absl::StrCat(static_cast<int64_t>(number)), roles_.columns(),
+                       row);
+    }
+    if (role.role == Role::kMeasure && role.type == v1::MEASURE_VALUE_TYPE_DOUBLE) {
+      v1::MeasureValue value;
+      value.set_double_value(number);
+      row.AddMeasure(name, std::move(value));
+      return absl::OkStatus();
+    }
+    if (role.role == Role::kMeasure || role.role == Role::kIgnore) {
+      return ApplyText(role, name, absl::StrCat(number), roles_.columns(), row);
+    }
+    return Contradiction(name, role, "a number");
+  }
+
+  static absl::Status Contradiction(const std::string& name, const FieldRole& role,
+                                    const char* found) {
+    return absl::InvalidArgumentError(absl::StrCat("field \"", name, "\" is ", found, " but is ",
+                                                   RoleName(role.role),
+                                                   " (from earlier rows or the flags)"));
+  }
+
+  FieldRoles roles_;
+};
+
+// ---------------------------------------------------------------- line protocol
+
+// Reads up to an unescaped delimiter, removing the escaping backslashes.
+std::string ReadEscaped(std::string_view line, size_t& pos, std::string_view delimiters) {
+  std::string out;
+  while (pos < line.size() && delimiters.find(line[pos]) == std::string_view::npos) {
+    if (line[pos] == '\\' && pos + 1 < line.size()) ++pos;
+    out += line[pos++];
+  }
+  return out;
+}
+
+class LineProtocolParser : public RecordParser {
+ public:
+  explicit LineProtocolParser(const ImportColumns& columns) : columns_(columns) {}
+
+  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
+    std::string_view trimmed = Trim(line);
+    if (trimmed.empty() || trimmed.front() == '#') return std::nullopt;
+    size_t pos = 0;
+    RowBuilder row;
+    std::string measurement = ReadEscaped(trimmed, pos, ", ");
+    if (measurement.empty()) return Error("missing measurement name", pos);
+    row.SetMeasureName(measurement);
+    while (pos < trimmed.size() && trimmed[pos] == ',') {
+      ++pos;
+      std::string key = ReadEscaped(trimmed, pos, "=, ");
+      if (pos >= trimmed.size() || trimmed[pos] != '=' || key.empty()) {
+        return Error("a tag must be key=value", pos);
+      }
+      ++pos;
+      std::string value = ReadEscaped(trimmed, pos, ", ");
+      if (value.empty()) return Error(absl::StrCat("tag \"", key, "\" has no value"), pos);
+      row.AddDimension(key, value);
+    }
+    if (pos >= trimmed.size() || trimmed[pos] != ' ') {
+      return Error("expected a space and the fields after the measurement and tags", pos);
+    }
+    ++pos;
+    int fields = 0;
+    while (pos < trimmed.size() && trimmed[pos] != ' ') {
+      if (fields > 0) {
+        if (trimmed[pos] != ',') return Error("expected , between fields", pos);
+        ++pos;
+      }
+      std::string key = ReadEscaped(trimmed, pos, "=, ");
+      if (pos >= trimmed.size() || trimmed[pos] != '=' || key.empty()) {
+        return Error("a field must be key=value", pos);
+      }
+      ++pos;
+      auto value = ReadFieldValue(trimmed, pos);
+      if (!value.ok()) {
+        return Error(absl::StrCat("field \"", key, "\": ", value.status().message()), pos);
+      }
+      row.AddMeasure(key, std::move(*value));
+      ++fields;
+    }
+    if (fields == 0) return Error("no fields: a line needs at least one field", pos);
+    std::string_view rest = Trim(trimmed.substr(pos));
+    if (rest.empty()) {
+      // As InfluxDB does: a line without a timestamp takes the current time.
+      row.SetTime({std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count(),
+                   v1::TIME_UNIT_NANOSECONDS});
+    } else {
+      int64_t time;
+      if (!absl::SimpleAtoi(ToAbsl(rest), &time)) {
+        return Error(absl::StrCat("timestamp \"", std::string(rest), "\" is not an integer"), pos);
+      }
+      row.SetTime({time, columns_.time_unit});
+    }
+    auto record = row.Finish(columns_);
+    if (!record.ok()) return record.status();
+    return std::optional<v1::Record>(std::move(*record));
+  }
+
+ private:
+  static absl::Status Error(const std::string& what, size_t pos) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " (column ", pos + 1, ")"));
+  }
+
+  static absl::StatusOr<v1::MeasureValue> ReadFieldValue(std::string_view line, size_t& pos) {
+    v1::MeasureValue value;
+    if (pos < line.size() && line[pos] == '"') {
+      std::string text;
+      ++pos;
+      while (pos < line.size() && line[pos] != '"') {
+        if (line[pos] == '\\' && pos + 1 < line.size()) ++pos;
+        text += line[pos++];
+      }
+      if (pos >= line.size()) return absl::InvalidArgumentError("unterminated string");
+      ++pos;
+      value.set_varchar_value(text);
+      return value;
+    }
+    size_t start = pos;
+    while (pos < line.size() && line[pos] != ',' && line[pos] != ' ') ++pos;
+    std::string_view token = line.substr(start, pos - start);
+    if (token.empty()) return absl::InvalidArgumentError("missing value");
+    if (token == "t" || token == "T" || token == "true" || token == "True" || token == "TRUE") {
+      value.set_boolean_value(true);
+      return value;
+    }
+    if (token == "f" || token == "F" || token == "false" || token == "False" ||
+        token == "FALSE") {
+      value.set_boolean_value(false);
+      return value;
+    }
+    if (token.back() == 'i' || token.back() == 'u') {
+      int64_t integer;
+      if (!absl::SimpleAtoi(ToAbsl(token.substr(0, token.size() - 1)), &integer)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("\"", std::string(token), "\" is not a valid integer"));
+      }
+      value.set_bigint_value(integer);
+      return value;
+    }
+    double number;
+    if (!absl::SimpleAtod(ToAbsl(token), &number) || !std::isfinite(number)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "\"", std::string(token),
+          "\" is not a number, integer (1i), boolean (t/f) or quoted string"));
+    }
+    value.set_double_value(number);
+    return value;
+  }
+
+  const ImportColumns& columns_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> SplitCsv(std::string_view line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  bool was_quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"' && cells.back().empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+      was_quoted = false;
+    } else if (c == '\r' && i + 1 == line.size()) {
+      // The CR of a CRLF line ending.
+    } else if (was_quoted) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected text after a closing quote (column ", i + 1, ")"));
+    } else {
+      cells.back() += c;
+    }
+  }
+  if (quoted) return absl::InvalidArgumentError("a quoted field is not closed");
+  return cells;
+}
+
+std::unique_ptr<RecordParser> MakeCsvParser(const ImportColumns& columns) {
+  return std::make_unique<CsvParser>(columns);
+}
+std::unique_ptr<RecordParser> MakeJsonLinesParser(const ImportColumns& columns) {
+  return std::make_unique<JsonLinesParser>(columns);
+}
+std::unique_ptr<RecordParser> MakeLineProtocolParser(const ImportColumns& columns) {
+  return std::make_unique<LineProtocolParser>(columns);
+}
+
+}  // namespace strata::cli

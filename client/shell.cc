@@ -1,0 +1,196 @@
+// `strata shell`: an interactive SQL session. Line editing and history come
+// from libedit (its readline interface) when stdin is a terminal; a script
+// piped in is read plainly, without prompts. Statements end with `;` and may
+// span lines. Ctrl-C cancels the running query, or drops the statement being
+// typed; it never ends the shell (Ctrl-D or \q does).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client/absl_compat.h"
+#include "client/command.h"
+#include "client/interrupt.h"
+#include "client/query_runner.h"
+#include "client/statement_splitter.h"
+
+// libedit's readline header is C and not const-correct.
+extern "C" {
+#include <editline/readline.h>
+}
+
+namespace strata::cli {
+namespace {
+
+constexpr int kHistoryLines = 1000;
+
+const char* kHelp = R"(Statements end with ; and may span lines.
+  \l               list databases            (SHOW DATABASES)
+  \dt [database]   list tables               (SHOW TABLES [FROM database])
+  \d db.table      describe a table          (DESCRIBE db.table)
+  \timing [on|off] show how long each statement takes
+  \format NAME     table, csv, json or jsonl
+  \?               this help
+  \q               quit (or Ctrl-D)
+Ctrl-C cancels a running query.
+)";
+
+std::string HistoryPath() {
+  if (const char* path = std::getenv("STRATA_HISTORY")) return path;
+  if (const char* home = std::getenv("HOME")) return std::string(home) + "/.strata_history";
+  return "";
+}
+
+class Shell {
+ public:
+  Shell(Connection& connection, bool interactive, int page_size)
+      : connection_(connection), interactive_(interactive), page_size_(page_size) {}
+
+  int Run() {
+    if (interactive_) {
+      // We handle SIGINT ourselves (see ReadLine); libedit must not.
+      rl_catch_signals = 0;
+      stifle_history(kHistoryLines);
+      history_path_ = HistoryPath();
+      if (!history_path_.empty()) read_history(history_path_.c_str());
+      std::cout << "strata shell, connected to " << connection_.target()
+                << ". End statements with ; and type \\? for help.\n";
+    }
+    while (auto line = ReadLine()) {
+      if (splitter_.empty() && IsMetaCommand(*line)) {
+        Remember(*line);
+        if (!RunMetaCommand(*line)) break;
+        continue;
+      }
+      splitter_.AddLine(*line);
+      for (const std::string& statement : splitter_.TakeStatements()) {
+        Remember(statement + ";");
+        Execute(statement);
+      }
+    }
+    if (!splitter_.empty()) {
+      std::cerr << "warning: the last statement has no closing ; and was not run\n";
+    }
+    if (interactive_ && !history_path_.empty()) write_history(history_path_.c_str());
+    if (interactive_) std::cout << "\n";
+    return failures_ > 0 && !interactive_ ? ToInt(ExitCode::kRequestFailed) : 0;
+  }
+
+ private:
+  // The next line, or nullopt at end of input. Ctrl-C while typing drops the
+  // pending statement and asks again.
+  std::optional<std::string> ReadLine() {
+    if (!interactive_) {
+      std::string line;
+      if (!std::getline(std::cin, line)) return std::nullopt;
+      return line;
+    }
+    while (true) {
+      ClearInterrupted();
+      char* raw = nullptr;
+      {
+        InputWait input_wait;
+        raw = readline(splitter_.empty() ? "strata> " : "     -> ");
+      }
+      if (raw != nullptr && !Interrupted()) {
+        std::string line(raw);
+        std::free(raw);
+        return line;
+      }
+      std::free(raw);
+      if (!Interrupted()) return std::nullopt;  // Ctrl-D
+      splitter_.Clear();
+      std::cout << "^C\n";
+    }
+  }
+
+  void Remember(const std::string& entry) {
+    if (interactive_) add_history(entry.c_str());
+  }
+
+  static bool IsMetaCommand(const std::string& line) {
+    absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(line);
+    return !trimmed.empty() && trimmed.front() == '\\';
+  }
+
+  // Returns false to quit.
+  bool RunMetaCommand(const std::string& line) {
+    std::vector<std::string> words = absl::StrSplit(
+        ToAbsl(Trim(line)), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    const std::string& command = words[0];
+    std::string argument = words.size() > 1 ? words[1] : "";
+    if (command == "\\q") return false;
+    if (command == "\\?" || command == "\\h") {
+      std::cout << kHelp;
+    } else if (command == "\\l") {
+      Execute("SHOW DATABASES");
+    } else if (command == "\\dt") {
+      Execute(argument.empty() ? "SHOW TABLES" : absl::StrCat("SHOW TABLES FROM ", argument));
+    } else if (command == "\\d") {
+      Execute(argument.empty() ? "SHOW TABLES" : absl::StrCat("DESCRIBE ", argument));
+    } else if (command == "\\timing") {
+      timing_ = argument.empty() ? !timing_ : argument == "on";
+      std::cout << "Timing is " << (timing_ ? "on" : "off") << ".\n";
+    } else if (command == "\\format") {
+      auto format = ParseOutputFormat(argument);
+      if (format.ok()) {
+        format_ = *format;
+        std::cout << "Output format is " << argument << ".\n";
+      } else {
+        std::cerr << "error: " << format.status().message() << "\n";
+      }
+    } else {
+      std::cerr << "error: unknown command " << command << "; \\? lists the commands\n";
+    }
+    return true;
+  }
+
+  void Execute(const std::string& sql) {
+    auto writer = MakeResultWriter(format_, std::cout);
+    auto start = std::chrono::steady_clock::now();
+    ClearInterrupted();
+    QueryOutcome outcome = RunQuery(connection_, sql, *writer, page_size_);
+    double millis =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (outcome.interrupted) {
+      std::cerr << "query cancelled\n";
+    } else if (!outcome.status.ok()) {
+      ++failures_;
+      ReportRpcError(outcome.status, connection_);
+    }
+    if (timing_) std::cout << absl::StrFormat("Time: %.3f ms\n", millis);
+    std::cout.flush();
+  }
+
+  Connection& connection_;
+  bool interactive_;
+  int page_size_;
+  InterruptScope interrupt_scope_;
+  StatementSplitter splitter_;
+  OutputFormat format_ = OutputFormat::kTable;
+  bool timing_ = false;
+  int failures_ = 0;
+  std::string history_path_;
+};
+
+}  // namespace
+
+void AddShellCommand(CLI::App& app, CommandContext& context) {
+  CLI::App* command = app.add_subcommand(
+      "shell", "Interactive SQL shell with history and line editing (reads a script from a pipe)");
+  auto page_size = std::make_shared<int>(0);
+  command->add_option("--page-size", *page_size, "Rows per streamed page (default 1000)");
+  command->callback([&context, page_size] {
+    Shell shell(context.connection(), isatty(STDIN_FILENO), *page_size);
+    int code = shell.Run();
+    if (code != 0) context.set_exit_code(static_cast<ExitCode>(code));
+  });
+}
+
+}  // namespace strata::cli

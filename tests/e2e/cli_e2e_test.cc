@@ -1,0 +1,415 @@
+// End-to-end tests of the `strata` CLI: the real binary against the real
+// stratad on loopback. Output formats are compared with golden files in
+// cli_golden/ (STRATA_UPDATE_GOLDEN=1 rewrites them); the shell is driven
+// through a pseudo-terminal.
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/stratad_process.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ProcessResult;
+using testing::PtyProcess;
+using testing::RunProcess;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream(path) << content;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class CliE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server_.Start()) << server_.error(); }
+
+  std::vector<std::string> Argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {STRATA_CLI_PATH, "--port", std::to_string(server_.port())};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  ProcessResult Cli(const std::vector<std::string>& args, const std::string& input = "") {
+    return RunProcess(Argv(args), input, {"HOME=" + dir_.path().string()});
+  }
+
+  // Runs a command that must succeed and returns its stdout.
+  std::string Ok(const std::vector<std::string>& args, const std::string& input = "") {
+    ProcessResult r = Cli(args, input);
+    EXPECT_EQ(r.exit_code, 0) << "strata " << ::testing::PrintToString(args) << "\n" << r.err;
+    return r.out;
+  }
+
+  std::string Count(const std::string& table, const std::string& where = "") {
+    std::string out = Ok({"query", "SELECT count(*) FROM " + table + where, "-f", "csv"});
+    return out.substr(out.find('\n') + 1, out.size() - out.find('\n') - 2);
+  }
+
+  void CreateTable(const std::string& table, std::vector<std::string> extra = {}) {
+    Cli({"db", "create", "db"});
+    std::vector<std::string> args = {"table", "create", "db", table};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Ok(args);
+  }
+
+  std::string Path(const std::string& name) const { return dir_.path().string() + "/" + name; }
+
+  testing::StratadProcess server_;
+  testing::TempDir dir_;
+};
+
+TEST_F(CliE2ETest, HealthReportsServingAndUnreachable) {
+  ProcessResult ok = Cli({"health"});
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.out, "SERVING\n");
+  EXPECT_EQ(Cli({"health", "--service", "strata.v1.QueryService"}).exit_code, 0);
+
+  // A port nobody listens on: exit 3 and a hint.
+  server_.Stop();
+  ProcessResult down = Cli({"health"});
+  EXPECT_EQ(down.exit_code, 3);
+  EXPECT_THAT(down.err, HasSubstr("cannot reach stratad"));
+  EXPECT_THAT(down.err, HasSubstr("--host/--port"));
+}
+
+TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
+  EXPECT_EQ(Cli({}).exit_code, 2);
+  EXPECT_EQ(Cli({"db"}).exit_code, 2);
+  EXPECT_EQ(Cli({"db", "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(Cli({"--port", "70000", "health"}).exit_code, 2);
+  ProcessResult help = Cli({"table", "create", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--memory"));
+  ProcessResult bad_duration = Cli({"table", "create", "db", "t", "--memory", "12x"});
+  EXPECT_EQ(bad_duration.exit_code, 2);
+  EXPECT_THAT(bad_duration.err, HasSubstr("invalid duration \"12x\""));
+  ProcessResult days = Cli({"table", "create", "db", "t", "--magnetic", "36h"});
+  EXPECT_EQ(days.exit_code, 2);
+  EXPECT_THAT(days.err, HasSubstr("not a whole number of days"));
+  // Nothing reached the server.
+  EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
+}
+
+TEST_F(CliE2ETest, DatabaseCommands) {
+  EXPECT_THAT(Ok({"db", "create", "metrics", "--description", "app metrics"}),
+              HasSubstr("created database metrics"));
+  ProcessResult again = Cli({"db", "create", "metrics"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_THAT(Ok({"db", "list", "-f", "csv"}), HasSubstr("metrics,0,app metrics,"));
+  Ok({"db", "update", "metrics", "--description", "renamed"});
+  EXPECT_THAT(Ok({"db", "describe", "metrics", "-f", "jsonl"}),
+              HasSubstr("\"database\":\"metrics\",\"tables\":0,\"description\":\"renamed\""));
+  ProcessResult missing = Cli({"db", "describe", "metricz"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("did you mean \"metrics\""));
+  Ok({"db", "delete", "metrics"});
+  EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
+}
+
+TEST_F(CliE2ETest, TableCommands) {
+  Ok({"db", "create", "db"});
+  EXPECT_THAT(Ok({"table", "create", "db", "cpu", "--memory", "12h", "--magnetic", "1y"}),
+              HasSubstr("created table db.cpu (memory 12h, magnetic 365d)"));
+  Ok({"table", "create", "db", "events", "--magnetic-writes", "true", "--partition-key",
+      "dimension:host", "--partition-key-enforcement", "required"});
+  std::string list = Ok({"table", "list", "db", "-f", "csv"});
+  EXPECT_THAT(list, HasSubstr("db,cpu,12,365,false,measure_name,"));
+  EXPECT_THAT(list, HasSubstr("db,events,6,73000,true,dimension host (required),"));
+
+  Ok({"table", "update", "db", "cpu", "--memory", "2d", "--magnetic-writes", "true"});
+  EXPECT_THAT(Ok({"table", "describe", "db", "cpu", "-f", "csv"}),
+              HasSubstr("db,cpu,48,365,true,measure_name,"));
+  // Only the enforcement changes; the key stays the one of creation.
+  Ok({"table", "update", "db", "events", "--partition-key-enforcement", "optional"});
+  EXPECT_THAT(Ok({"table", "describe", "db", "events", "-f", "csv"}),
+              HasSubstr("dimension host (optional)"));
+
+  ProcessResult nothing = Cli({"table", "update", "db", "cpu"});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_THAT(nothing.err, HasSubstr("nothing to update"));
+  ProcessResult bad_flag = Cli({"table", "update", "db", "cpu", "--magnetic-writes", "maybe"});
+  EXPECT_EQ(bad_flag.exit_code, 2);
+  EXPECT_THAT(bad_flag.err, HasSubstr("true or false"));
+
+  Ok({"table", "delete", "db", "cpu"});
+  ProcessResult gone = Cli({"table", "describe", "db", "cpu"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_THAT(gone.err, HasSubstr("cpu"));
+}
+
+TEST_F(CliE2ETest, WriteFromFlagsAndLineProtocol) {
+  CreateTable("cpu");
+  EXPECT_THAT(Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage:double=0.5"}),
+              HasSubstr("wrote 1 of 1 record (memory store 1"));
+  Ok({"write", "db", "cpu", "-D", "host=b", "-m", "usage=1.5", "-m", "procs=7", "--measure-name",
+      "stats", "--time", std::to_string(NowMillis())});
+  int64_t now_ns = NowMillis() * 1'000'000;
+  Ok({"write", "db", "cpu", "cpu,host=c usage=2.5,up=t " + std::to_string(now_ns),
+      "cpu,host=d usage=3.5,note=\"x y\" " + std::to_string(now_ns)});
+  EXPECT_EQ(Count("db.cpu"), "4");
+  EXPECT_THAT(Ok({"query", "SELECT procs FROM db.cpu WHERE host = 'b'", "-f", "csv"}),
+              HasSubstr("procs\n7\n"));
+
+  // A lower version of a changed record is rejected: exit 4, reason shown.
+  std::string time = std::to_string(NowMillis());
+  Ok({"write", "db", "cpu", "-D", "host=v", "-m", "usage=1.0", "--time", time, "--version", "5"});
+  ProcessResult stale = Cli({"write", "db", "cpu", "-D", "host=v", "-m", "usage=2.0", "--time", time,
+                             "--version", "4"});
+  EXPECT_EQ(stale.exit_code, 4);
+  EXPECT_THAT(stale.err, HasSubstr("rejected record 1"));
+
+  ProcessResult several = Cli({"write", "db", "cpu", "-m", "a=1", "-m", "b=2"});
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_THAT(several.err, HasSubstr("--measure-name"));
+  EXPECT_EQ(Cli({"write", "db", "cpu", "-m", "a:int=1"}).exit_code, 2);
+  EXPECT_EQ(Cli({"write", "db", "cpu", "cpu usage=oops"}).exit_code, 2);
+  ProcessResult unknown = Cli({"write", "db", "nope", "-m", "a=1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("nope"));
+}
+
+TEST_F(CliE2ETest, ImportCsvIngestsGoodRowsAndNamesEachBadLine) {
+  CreateTable("cpu");
+  int64_t now = NowMillis();
+  auto t = [&](int i) { return std::to_string(now - 1000 * i); };
+  WriteFile(Path("data.csv"),
+            "time,host,region,cpu,mem:bigint,note:varchar\n" +
+                t(1) + ",a,eu,0.5,100,\"hello, world\"\n" +    // line 2
+                t(2) + ",b,eu,bad,200,x\n" +                   // line 3: bad double
+                t(3) + ",c,\"us\neast\",1.5,300,y\n" +         // lines 4-5: quoted line break
+                t(4) + ",d,eu,2.5,4.5,z\n" +                   // line 6: bad bigint
+                t(5) + ",e,eu,3.5,500\n" +                     // line 7: a field short
+                t(6) + ",f,eu,4.5,600,w\n" +                   // line 8
+                "2099-01-01T00:00:00Z,g,eu,1,1,future\n");     // line 9: server rejects
+  ProcessResult r = Cli({"import", "db", "cpu", Path("data.csv")});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("imported 3 records from " + Path("data.csv")));
+  EXPECT_THAT(r.out, HasSubstr("; 4 rejected"));
+  EXPECT_THAT(r.out, HasSubstr("line 3: measure \"cpu\": \"bad\" is not a valid finite double"));
+  EXPECT_THAT(r.out, HasSubstr("line 6: measure \"mem\": \"4.5\" is not a valid bigint"));
+  EXPECT_THAT(r.out, HasSubstr("line 7: expected 6 fields as in the header, found 5"));
+  EXPECT_THAT(r.out, HasSubstr("line 9: "));
+  // Not a terminal: progress comes as plain lines (none for a short import).
+  EXPECT_THAT(r.err, Not(HasSubstr("\r")));
+  EXPECT_EQ(Count("db.cpu"), "3");
+  EXPECT_THAT(Ok({"query", "SELECT region, mem, note FROM db.cpu WHERE host = 'c'", "-f", "csv"}),
+              HasSubstr("\"us\neast\",300,y"));
+  EXPECT_THAT(Ok({"query", "SELECT note FROM db.cpu WHERE host = 'a'", "-f", "csv"}),
+              HasSubstr("\"hello, world\""));
+}
+
+TEST_F(CliE2ETest, ImportJsonLinesWithRejectLog) {
+  CreateTable("events");
+  int64_t now = NowMillis();
+  WriteFile(Path("events.jsonl"),
+            "{\"time\": " + std::to_string(now) + ", \"host\": \"a\", \"cpu\": 1.25, \"ok\": true}\n"
+            "{\"time\": " + std::to_string(now) + ", \"host\": \"b\", \"cpu\": \"x\"}\n"
+            "not json\n"
+            "\n"
+            "{\"time\": \"" + std::string("2020-01-01T00:00:00Z") + "\", \"host\": \"c\", \"cpu\": 2}\n"
+            "{\"host\": \"d\", \"cpu\": 2}\n"
+            "{\"time\": " + std::to_string(now) + ", \"host\": \"e\", \"cpu\": 3, \"procs\": 4}\n");
+  ProcessResult r = Cli({"import", "db", "events", Path("events.jsonl"), "--measures",
+                         "procs:bigint", "--reject-log", Path("rejects.tsv")});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("imported 2 records"));
+  EXPECT_THAT(r.out, HasSubstr("4 rejected"));
+  std::string log = ReadFile(Path("rejects.tsv"));
+  EXPECT_THAT(log, HasSubstr("2\tmeasure \"cpu\": \"x\" is not a valid finite double\t{"));
+  EXPECT_THAT(log, HasSubstr("3\tnot a JSON object"));
+  EXPECT_THAT(log, HasSubstr("\tnot json\n"));
+  EXPECT_THAT(log, HasSubstr("5\t"));  // older than the memory retention
+  EXPECT_THAT(log, HasSubstr("6\tno time"));
+  EXPECT_EQ(Count("db.events"), "2");
+  EXPECT_THAT(Ok({"query", "SELECT procs, ok FROM db.events ORDER BY host", "-f", "csv"}),
+              HasSubstr("procs,ok\n,true\n4,\n"));
+}
+
+TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
+  CreateTable("cpu");
+  int64_t now_ns = NowMillis() * 1'000'000;
+  std::string input = "# a comment\n"
+                      "cpu,host=a usage=1.5,procs=3i " + std::to_string(now_ns) + "\n"
+                      "cpu,host=b usage=abc\n"
+                      "cpu,host=c usage=2.5 " + std::to_string(now_ns) + "\n";
+  ProcessResult fail = Cli({"import", "db", "cpu", "-", "--format", "lp", "--on-reject", "fail"},
+                           input);
+  EXPECT_EQ(fail.exit_code, 4);
+  EXPECT_THAT(fail.out, HasSubstr("imported 1 records from stdin"));
+  EXPECT_THAT(fail.out, HasSubstr("line 3: field \"usage\": \"abc\" is not a number"));
+  EXPECT_THAT(fail.out, HasSubstr("stopped at the first rejection"));
+  EXPECT_EQ(Count("db.cpu"), "1");
+
+  ProcessResult skip = Cli({"import", "db", "cpu", "-", "--format", "lp"}, input);
+  EXPECT_EQ(skip.exit_code, 4);
+  EXPECT_EQ(Count("db.cpu"), "2");
+  ProcessResult no_format = Cli({"import", "db", "cpu", "-"}, input);
+  EXPECT_EQ(no_format.exit_code, 2);
+  EXPECT_THAT(no_format.err, HasSubstr("--format"));
+  ProcessResult no_table = Cli({"import", "db", "nope", "-", "--format", "lp"}, input);
+  EXPECT_EQ(no_table.exit_code, 1);
+}
+
+TEST_F(CliE2ETest, ImportsManyBatchesInParallel) {
+  CreateTable("big");
+  int64_t now = NowMillis();
+  std::string csv = "time,host,cpu\n";
+  constexpr int kRows = 5000;
+  for (int i = 0; i < kRows; ++i) {
+    csv += std::to_string(now - i) + ",h" + std::to_string(i % 50) + "," + std::to_string(i) + "\n";
+  }
+  WriteFile(Path("big.csv"), csv);
+  ProcessResult r = Cli({"import", "db", "big", Path("big.csv"), "--parallel", "8"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("imported 5000 records"));
+  EXPECT_THAT(r.out, HasSubstr("0 rejected"));
+  EXPECT_EQ(Count("db.big"), "5000");
+  EXPECT_EQ(Ok({"query", "SELECT sum(cpu) FROM db.big", "-f", "csv"}), "_col0\n12497500\n");
+}
+
+// Golden output of each format for values of every common type.
+TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
+  CreateTable("t", {"--magnetic-writes", "true"});
+  Ok({"write", "db", "t", "-D", "host=a", "-m", "cpu=0.5", "-m", "mem=10", "-m", "ok=true", "-m",
+      "note=plain", "--measure-name", "m", "--time", "2024-05-01T12:00:00Z"});
+  Ok({"write", "db", "t", "-D", "host=b,c", "-m", "cpu=1e-7", "-m", "note=say \"hi\", twice",
+      "--measure-name", "m", "--time", "2024-05-01T12:00:01.5Z"});
+  const std::string sql =
+      "SELECT host, time, cpu, mem, ok, note, date_trunc('hour', time) AS hour, "
+      "time - from_iso8601_timestamp('2024-04-30T10:00:00Z') AS since "
+      "FROM db.t ORDER BY host";
+  for (const std::string format : {"table", "csv", "json", "jsonl"}) {
+    std::string out = Ok({"query", sql, "--format", format});
+    std::string golden = std::string(STRATA_CLI_GOLDEN_DIR) + "/query." + format;
+    if (std::getenv("STRATA_UPDATE_GOLDEN")) WriteFile(golden, out);
+    EXPECT_EQ(out, ReadFile(golden)) << "format " << format << "; rerun with "
+                                     << "STRATA_UPDATE_GOLDEN=1 to accept";
+  }
+  // Not a terminal and no --format: CSV.
+  EXPECT_EQ(Ok({"query", sql}), ReadFile(std::string(STRATA_CLI_GOLDEN_DIR) + "/query.csv"));
+  ProcessResult stats = Cli({"query", "SELECT count(*) FROM db.t", "--stats", "-f", "csv"});
+  EXPECT_THAT(stats.err, HasSubstr("1 row in "));
+  EXPECT_THAT(stats.err, HasSubstr("scanned 2 rows"));
+}
+
+TEST_F(CliE2ETest, QueryErrorsShowTheCaret) {
+  ProcessResult r = Cli({"query", "SELEC 1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: expected select but found \"SELEC\"\nLINE 1: SELEC 1\n        ^\n");
+  EXPECT_EQ(Cli({"query", "SELECT 1", "--format", "xml"}).exit_code, 2);
+  EXPECT_EQ(Ok({"query", "-", "-f", "csv"}, "SELECT 41 + 1 AS answer"), "answer\n42\n");
+}
+
+TEST_F(CliE2ETest, ShellRunsStatementsAndMetaCommands) {
+  CreateTable("cpu");
+  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage=0.5"});
+  PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  // A statement over two lines.
+  shell.Type("SELECT host,\r");
+  ASSERT_TRUE(shell.WaitFor("-> ")) << shell.output();
+  shell.Type("measure_value::double AS v FROM db.cpu;\r");
+  ASSERT_TRUE(shell.WaitFor("a    | 0.5")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
+  // Ctrl-C while typing drops the statement, not the shell.
+  shell.Type("SELECT nonsense\r");
+  ASSERT_TRUE(shell.WaitFor("-> "));
+  shell.Type("\x03");
+  ASSERT_TRUE(shell.WaitFor("^C")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  shell.Type("\\l\r");
+  ASSERT_TRUE(shell.WaitFor("db")) << shell.output();
+  shell.Type("\\dt db\r");
+  ASSERT_TRUE(shell.WaitFor("cpu")) << shell.output();
+  shell.Type("\\d db.cpu\r");
+  ASSERT_TRUE(shell.WaitFor("MEASURE_VALUE")) << shell.output();
+  shell.Type("\\timing\r");
+  ASSERT_TRUE(shell.WaitFor("Timing is on.")) << shell.output();
+  shell.Type("SELECT 1 AS x; SELEC 2;\r");
+  ASSERT_TRUE(shell.WaitFor("Time: ")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("LINE 1: SELEC 2")) << shell.output();
+  shell.Type("\\bogus\r");
+  ASSERT_TRUE(shell.WaitFor("unknown command \\bogus")) << shell.output();
+  shell.Type("\\q\r");
+  EXPECT_EQ(shell.Wait(), 0) << shell.output();
+  EXPECT_THAT(shell.output(), Not(HasSubstr("nonsense FROM")));
+  // History is kept for the next session.
+  // (libedit's history file escapes spaces as \040.)
+  EXPECT_THAT(ReadFile(Path(".strata_history")), HasSubstr("SELECT\\0401\\040AS\\040x;"));
+}
+
+TEST_F(CliE2ETest, ShellReadsAScriptFromAPipe) {
+  ProcessResult r = Cli({"shell"}, "SELECT 1 AS a;\nSELECT\n  2 AS b;\n\\format csv\nSELECT 3 AS c;\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "a\n-\n1\n(1 row)\nb\n-\n2\n(1 row)\nOutput format is csv.\nc\n3\n");
+  ProcessResult failing = Cli({"shell"}, "SELECT nope;\nSELECT 1 AS ok;\n");
+  EXPECT_EQ(failing.exit_code, 1);
+  EXPECT_THAT(failing.out, HasSubstr("ok"));  // later statements still ran
+}
+
+class CliCancelTest : public CliE2ETest {
+ protected:
+  void SetUp() override {
+    CliE2ETest::SetUp();
+    CreateTable("big");
+    int64_t now = NowMillis();
+    std::string csv = "time,host,cpu\n";
+    for (int i = 0; i < 20000; ++i) {
+      csv += std::to_string(now - i) + ",h" + std::to_string(i % 100) + "," + std::to_string(i) + "\n";
+    }
+    WriteFile(Path("big.csv"), csv);
+    Ok({"import", "db", "big", Path("big.csv")});
+  }
+};
+
+// One row per page and a terminal that is not read: the query is surely
+// still running when Ctrl-C comes.
+TEST_F(CliCancelTest, CtrlCCancelsTheRunningQueryAndNotTheShell) {
+  PtyProcess shell(Argv({"shell", "--page-size", "1"}), {"HOME=" + dir_.path().string()});
+  ASSERT_TRUE(shell.WaitFor("strata> "));
+  shell.Type("SELECT * FROM db.big;\r");
+  ASSERT_TRUE(shell.WaitFor("| big")) << shell.output();
+  shell.Type("\x03");
+  ASSERT_TRUE(shell.WaitFor("query cancelled", std::chrono::seconds(30))) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("strata> "));
+  EXPECT_THAT(shell.output(), Not(HasSubstr("(20000 rows)")));
+  shell.Type("SELECT count(*) AS n FROM db.big;\r");
+  ASSERT_TRUE(shell.WaitFor("20000")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  shell.Type("\x04");  // Ctrl-D ends the shell
+  EXPECT_EQ(shell.Wait(), 0);
+}
+
+TEST_F(CliCancelTest, CtrlCEndsQueryCommandWith130) {
+  PtyProcess query(Argv({"query", "SELECT * FROM db.big", "--page-size", "1", "-f", "csv"}));
+  ASSERT_TRUE(query.WaitFor(",big,")) << query.output();
+  query.Type("\x03");
+  EXPECT_EQ(query.Wait(std::chrono::seconds(30)), 130) << query.output().substr(0, 2000);
+  EXPECT_THAT(query.output(), HasSubstr("query cancelled"));
+}
+
+}  // namespace
+}  // namespace strata
