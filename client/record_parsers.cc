@@ -246,9 +246,13 @@ class JsonLinesParser : public RecordParser {
       return absl::InvalidArgumentError(
           absl::StrCat("not a JSON object: ", FirstLine(std::string(parsed.message()))));
     }
+    // Protobuf's map has no order; sort so that dimensions and errors come
+    // out the same on every run.
+    std::map<std::string, const google::protobuf::Value*> fields;
+    for (const auto& [name, value] : object.fields()) fields[name] = &value;
     RowBuilder row;
-    for (const auto& [name, value] : object.fields()) {
-      if (absl::Status applied = Apply(name, value, row); !applied.ok()) return applied;
+    for (const auto& [name, value] : fields) {
+      if (absl::Status applied = Apply(name, *value, row); !applied.ok()) return applied;
     }
     auto record = row.Finish(roles_.columns());
     if (!record.ok()) return record.status();

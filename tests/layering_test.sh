@@ -23,6 +23,9 @@ expect_compile strata_storage storage/keys.h yes
 expect_compile strata_storage server/config.h no
 expect_compile strata_common common/clock.h yes
 expect_compile strata_common storage/keys.h no
+expect_compile strata_client client/exit_code.h yes
+expect_compile strata_client storage/engine.h no
+expect_compile strata_client query/engine.h no
 
 forbid() { # folder, pattern, what
   [ -d "$src/$1" ] || return 0
@@ -36,7 +39,7 @@ forbid() { # folder, pattern, what
 forbid storage 'query/|server/|client/|.*\.pb\.h|grpc' 'query/, server/, client/, proto or gRPC headers'
 forbid query 'server/|client/|.*\.pb\.h|grpc|rocksdb/' 'server/, client/, proto, gRPC or RocksDB headers'
 forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc' 'anything above it'
-forbid client 'storage/|query/|server/|rocksdb/' 'the engine (the CLI talks gRPC only)'
+forbid client 'storage/|query/|server/|common/|rocksdb/' 'the engine (the CLI talks gRPC only)'
 
 [ $failed -eq 0 ] && echo "layering: all arrows point down"
 exit $failed

@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Strata from Python: create a database and table, write one batch of records
+that share common attributes, and stream a query's pages as they arrive.
+
+Uses Debian's python3-grpcio and the stubs generated from proto/ at build time
+(build/gen-python; see README.md). Run:
+
+    PYTHONPATH=build/gen-python client/python/strata_example.py --port 7878
+"""
+import argparse
+import sys
+import time
+
+import grpc
+
+from strata.v1 import catalog_pb2, catalog_pb2_grpc
+from strata.v1 import query_pb2, query_pb2_grpc
+from strata.v1 import records_pb2, write_pb2, write_pb2_grpc
+
+
+def create_if_missing(call, request):
+    """Creates a database or table; one that already exists is fine."""
+    try:
+        call(request)
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.ALREADY_EXISTS:
+            raise
+
+
+def datum_value(datum):
+    """The Python value of a result Datum (None for NULL)."""
+    kind = datum.WhichOneof("value")
+    if kind in (None, "null_value"):
+        return None
+    return getattr(datum, kind)
+
+
+def write_batch(channel, database, table, hosts):
+    """One WriteRecords call: the region, measure name, type and time unit are
+    common attributes; each record adds its host, time and values."""
+    now_ms = int(time.time() * 1000)
+    common = records_pb2.Record(
+        dimensions=[records_pb2.Dimension(name="region", value="eu-west")],
+        measure_name="cpu",
+        measure_value_type=records_pb2.MEASURE_VALUE_TYPE_MULTI,
+        time_unit=records_pb2.TIME_UNIT_MILLISECONDS,
+    )
+    records = []
+    for i in range(hosts):
+        records.append(records_pb2.Record(
+            dimensions=[records_pb2.Dimension(name="host", value=f"web-{i}")],
+            time=now_ms - i * 1000,
+            measure_values=[
+                records_pb2.MultiMeasureValue(
+                    name="usage", value=records_pb2.MeasureValue(double_value=10.0 + i)),
+                records_pb2.MultiMeasureValue(
+                    name="procs", value=records_pb2.MeasureValue(bigint_value=100 + i)),
+            ],
+        ))
+    write = write_pb2_grpc.WriteServiceStub(channel)
+    response = write.WriteRecords(write_pb2.WriteRecordsRequest(
+        database_name=database, table_name=table, common_attributes=common, records=records))
+    print(f"ingested {response.records_ingested.total} records, "
+          f"{len(response.rejected_records)} rejected")
+    for rejected in response.rejected_records:
+        print(f"  record {rejected.record_index}: {rejected.reason}")
+    return len(response.rejected_records) == 0
+
+
+def stream_query(channel, sql):
+    """Prints each page as it arrives; returns the number of rows."""
+    query = query_pb2_grpc.QueryServiceStub(channel)
+    columns = []
+    rows = 0
+    for response in query.Query(query_pb2.QueryRequest(query_string=sql, page_size=4)):
+        payload = response.WhichOneof("payload")
+        if payload == "metadata":
+            columns = [column.name for column in response.metadata.columns]
+            print(f"query {response.metadata.query_id}: columns {', '.join(columns)}")
+        elif payload == "page":
+            print(f"page of {len(response.page.rows)} rows")
+            for row in response.page.rows:
+                values = [datum_value(d) for d in row.data]
+                print("  " + " ".join(f"{c}={v}" for c, v in zip(columns, values)))
+                rows += 1
+        elif payload == "statistics":
+            stats = response.statistics
+            print(f"rows returned: {stats.rows_returned}, scanned: {stats.rows_scanned}")
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=7878)
+    parser.add_argument("--database", default="example")
+    parser.add_argument("--table", default="cpu")
+    parser.add_argument("--hosts", type=int, default=10)
+    args = parser.parse_args()
+
+    with grpc.insecure_channel(f"{args.host}:{args.port}") as channel:
+        catalog = catalog_pb2_grpc.CatalogServiceStub(channel)
+        create_if_missing(catalog.CreateDatabase,
+                          catalog_pb2.CreateDatabaseRequest(database_name=args.database))
+        create_if_missing(catalog.CreateTable, catalog_pb2.CreateTableRequest(
+            database_name=args.database, table_name=args.table,
+            retention_properties=catalog_pb2.RetentionProperties(
+                memory_store_retention_hours=24, magnetic_store_retention_days=365)))
+        if not write_batch(channel, args.database, args.table, args.hosts):
+            return 1
+        rows = stream_query(
+            channel,
+            f"SELECT host, region, usage, procs FROM {args.database}.{args.table} "
+            f"WHERE time > ago(1h) ORDER BY host")
+        return 0 if rows >= args.hosts else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except grpc.RpcError as error:
+        print(f"error: {error.code().name}: {error.details()}", file=sys.stderr)
+        sys.exit(1)

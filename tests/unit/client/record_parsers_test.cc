@@ -1,0 +1,124 @@
+#include "client/record_parsers.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace strata::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+// "name=value" of each dimension and "name:value" of each measure, in order.
+std::string Describe(const v1::Record& record) {
+  std::string out = record.measure_name() + "@" + std::to_string(record.time()) + " ";
+  for (const auto& d : record.dimensions()) out += d.name() + "=" + d.value() + " ";
+  for (const auto& m : record.measure_values()) {
+    out += m.name() + ":";
+    const auto& v = m.value();
+    if (v.has_double_value()) out += std::to_string(v.double_value()) + "d";
+    if (v.has_bigint_value()) out += std::to_string(v.bigint_value()) + "i";
+    if (v.has_boolean_value()) out += v.boolean_value() ? "true" : "false";
+    if (v.has_varchar_value()) out += "'" + v.varchar_value() + "'";
+    out += " ";
+  }
+  return out;
+}
+
+std::string ParseOk(RecordParser& parser, const std::string& line) {
+  auto record = parser.Parse(line);
+  EXPECT_TRUE(record.ok()) << line << ": " << record.status();
+  if (!record.ok() || !record->has_value()) return "<none>";
+  EXPECT_EQ((*record)->measure_value_type(), v1::MEASURE_VALUE_TYPE_MULTI);
+  return Describe(**record);
+}
+
+std::string ParseError(RecordParser& parser, const std::string& line) {
+  auto record = parser.Parse(line);
+  EXPECT_FALSE(record.ok()) << line;
+  return record.ok() ? "" : std::string(record.status().message());
+}
+
+TEST(SplitCsvTest, QuotesAndEdges) {
+  struct Case {
+    const char* line;
+    std::vector<std::string> cells;
+  };
+  for (const Case& c : std::vector<Case>{{"a,b,c", {"a", "b", "c"}},
+                                         {"a,,c", {"a", "", "c"}},
+                                         {"\"a,b\",c", {"a,b", "c"}},
+                                         {"\"say \"\"hi\"\"\",x", {"say \"hi\"", "x"}},
+                                         {"\"two\nlines\"", {"two\nlines"}},
+                                         {"a,b\r", {"a", "b"}},
+                                         {"", {""}}}) {
+    auto cells = SplitCsv(c.line);
+    ASSERT_TRUE(cells.ok()) << c.line;
+    EXPECT_EQ(*cells, c.cells) << c.line;
+  }
+  EXPECT_FALSE(SplitCsv("\"open").ok());
+  EXPECT_FALSE(SplitCsv("\"a\"b,c").ok());
+}
+
+TEST(CsvParserTest, HeaderAnnotationsFlagsAndInference) {
+  ImportColumns columns{.measure_name = "metrics"};
+  columns.dimensions = {"zone"};
+  columns.ignored = {"junk"};
+  auto parser = MakeCsvParser(columns);
+  EXPECT_EQ(ParseOk(*parser, "time,host,zone,cpu,procs:bigint,up,label:varchar,junk"), "<none>");
+  EXPECT_EQ(ParseOk(*parser, "1000,a,7,0.5,3,true,x,zzz"),
+            "metrics@1000 host=a zone=7 cpu:0.500000d procs:3i up:true label:'x' ");
+  // Empty cells are absent values, not empty strings.
+  EXPECT_EQ(ParseOk(*parser, "2000,b,,1,,,,"), "metrics@2000 host=b cpu:1.000000d ");
+  EXPECT_THAT(ParseError(*parser, "3000,c,1,x,1,true,y,z"), HasSubstr("measure \"cpu\""));
+  EXPECT_THAT(ParseError(*parser, "3000,c"), HasSubstr("expected 8 fields"));
+  EXPECT_THAT(ParseError(*parser, ",c,1,1,1,true,y,z"), HasSubstr("no time"));
+  EXPECT_THAT(ParseError(*parser, "3000,c,1,,,,,"), HasSubstr("no measure values"));
+  EXPECT_TRUE(parser->NeedsMoreLines("1,\"open"));
+  EXPECT_FALSE(parser->NeedsMoreLines("1,\"closed\""));
+}
+
+TEST(CsvParserTest, MeasureNameColumnAndBadHeader) {
+  auto parser = MakeCsvParser(ImportColumns{.measure_name = "t"});
+  ParseOk(*parser, "time:time,measure_name,v");
+  EXPECT_EQ(ParseOk(*parser, "2024-05-01T00:00:00Z,cpu,1"),
+            "cpu@1714521600000000000 v:1.000000d ");
+  auto bad = MakeCsvParser(ImportColumns{});
+  EXPECT_THAT(ParseError(*bad, "time,v:float"), HasSubstr("unknown kind"));
+}
+
+TEST(JsonLinesParserTest, TypesAndContradictions) {
+  ImportColumns columns{.measure_name = "m"};
+  columns.measures = {{"procs", v1::MEASURE_VALUE_TYPE_BIGINT}};
+  auto parser = MakeJsonLinesParser(columns);
+  EXPECT_EQ(ParseOk(*parser, "{\"time\": 5, \"host\": \"a\", \"procs\": 3, \"on\": false, \"x\": null}"),
+            "m@5 host=a on:false procs:3i ");
+  EXPECT_EQ(ParseOk(*parser, "   "), "<none>");
+  EXPECT_THAT(ParseError(*parser, "{\"time\": 5, \"host\": 1, \"procs\": 3}"),
+              HasSubstr("field \"host\" is a number but is a dimension"));
+  EXPECT_THAT(ParseError(*parser, "{\"time\": 5, \"procs\": 1.5}"),
+              HasSubstr("not an exact integer"));
+  EXPECT_THAT(ParseError(*parser, "{\"time\": 5, \"a\": [1]}"), HasSubstr("object or array"));
+  EXPECT_THAT(ParseError(*parser, "[1, 2]"), HasSubstr("not a JSON object"));
+  EXPECT_THAT(ParseError(*parser, "{\"time\": 1.5, \"procs\": 1}"), HasSubstr("exact integer"));
+}
+
+TEST(LineProtocolParserTest, InfluxSyntax) {
+  ImportColumns columns{.time_unit = v1::TIME_UNIT_NANOSECONDS};
+  auto parser = MakeLineProtocolParser(columns);
+  EXPECT_EQ(ParseOk(*parser, "cpu,host=a,region=eu usage=1.5,procs=3i,up=t,name=\"x, y\" 99"),
+            "cpu@99 host=a region=eu usage:1.500000d procs:3i up:true name:'x, y' ");
+  EXPECT_EQ(ParseOk(*parser, "my\\ cpu,ho\\,st=a\\ b v=1u 7"), "my cpu@7 ho,st=a b v:1i ");
+  EXPECT_EQ(ParseOk(*parser, "# comment"), "<none>");
+  EXPECT_EQ(ParseOk(*parser, ""), "<none>");
+  auto no_time = parser->Parse("cpu v=1");
+  ASSERT_TRUE(no_time.ok());
+  EXPECT_GT((*no_time)->time(), 0);  // now
+  EXPECT_THAT(ParseError(*parser, "cpu"), HasSubstr("expected a space"));
+  EXPECT_THAT(ParseError(*parser, "cpu,host usage=1"), HasSubstr("tag must be key=value"));
+  EXPECT_THAT(ParseError(*parser, "cpu usage=abc 1"), HasSubstr("field \"usage\""));
+  EXPECT_THAT(ParseError(*parser, "cpu s=\"open 1"), HasSubstr("unterminated string"));
+  EXPECT_THAT(ParseError(*parser, "cpu v=1 12:00"), HasSubstr("not an integer"));
+  EXPECT_THAT(ParseError(*parser, "cpu v=1.5i 1"), HasSubstr("not a valid integer"));
+}
+
+}  // namespace
+}  // namespace strata::cli
