@@ -10,6 +10,10 @@
 namespace strata::cli {
 namespace {
 
+// The defaults of RetentionProperties (catalog.proto).
+constexpr int64_t kDefaultMemoryHours = 6;
+constexpr int64_t kDefaultMagneticDays = 73000;
+
 // Calls one unary RPC; on failure prints the error and records the exit code.
 template <typename Request, typename Response, typename Method>
 bool Call(CommandContext& context, Method method, const Request& request, Response& response) {
@@ -263,8 +267,17 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
         request.mutable_retention_properties(), request.mutable_magnetic_store_write_properties(),
         request.mutable_schema(), &set_retention, &set_magnetic, &set_schema);
     if (!flags.ok()) return (void)Fail(context, flags);
-    // Unset parts take the server's defaults; the memory default must not
-    // become 0 because only --magnetic was given.
+    // Unset parts take the server's defaults. The server reads retention
+    // whole, so a retention given alone gets the other's default (catalog.proto).
+    if (set_retention) {
+      auto* retention = request.mutable_retention_properties();
+      if (args->flags.memory.empty()) {
+        retention->set_memory_store_retention_hours(kDefaultMemoryHours);
+      }
+      if (args->flags.magnetic.empty()) {
+        retention->set_magnetic_store_retention_days(kDefaultMagneticDays);
+      }
+    }
     if (!set_retention) request.clear_retention_properties();
     if (!set_magnetic) request.clear_magnetic_store_write_properties();
     if (!set_schema) request.clear_schema();

@@ -135,7 +135,11 @@ TEST_F(CliE2ETest, TableCommands) {
               HasSubstr("created table db.cpu (memory 12h, magnetic 365d)"));
   Ok({"table", "create", "db", "events", "--magnetic-writes", "true", "--partition-key",
       "dimension:host", "--partition-key-enforcement", "required"});
+  Ok({"table", "create", "db", "memory_only", "--memory", "24h"});
+  Ok({"table", "create", "db", "magnetic_only", "--magnetic", "30d"});
   std::string list = Ok({"table", "list", "db", "-f", "csv"});
+  EXPECT_THAT(list, HasSubstr("db,memory_only,24,73000,"));
+  EXPECT_THAT(list, HasSubstr("db,magnetic_only,6,30,"));
   EXPECT_THAT(list, HasSubstr("db,cpu,12,365,false,measure_name,"));
   EXPECT_THAT(list, HasSubstr("db,events,6,73000,true,dimension host (required),"));
 

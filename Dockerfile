@@ -1,0 +1,58 @@
+# Strata server image: stratad and the strata CLI on Debian 12.
+#   docker build -t strata .        (or: docker compose -f deploy/docker-compose.yml build)
+# Data lives in the volume /var/lib/strata; configuration comes from STRATA_* environment
+# variables (every stratad flag has one: `stratad --help`).
+
+# ---- build: the -dev packages and a release build of the two binaries, no tests ----
+FROM debian:bookworm-slim AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake ninja-build pkg-config \
+      libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto \
+      librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
+      libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY CMakeLists.txt ./
+COPY proto proto
+COPY common common
+COPY storage storage
+COPY query query
+COPY server server
+COPY client client
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF \
+ && cmake --build /build --target stratad strata \
+ && strip /build/server/stratad /build/client/strata
+
+# ---- runtime: only the shared libraries the binaries load ----
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
+      libabsl20220623 libjemalloc2 libedit2 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
+ && mkdir -p /var/lib/strata \
+ && chown strata:strata /var/lib/strata
+COPY --from=build /build/server/stratad /build/client/strata /usr/local/bin/
+COPY deploy/demo/load-demo.sh /usr/local/share/strata/load-demo.sh
+
+# Inside the container stratad listens on every interface: the container's network is the
+# boundary, and the compose file publishes the port on the host's loopback only. Strata has no
+# authentication or TLS yet, hence the explicit opt-in; when they exist, their flags
+# (STRATA_TLS_*, STRATA_AUTH_*) go here and this opt-in goes away.
+ENV STRATA_DATA_DIR=/var/lib/strata \
+    STRATA_LISTEN=0.0.0.0:7878 \
+    STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true \
+    STRATA_LOG_FORMAT=json \
+    STRATA_DURABILITY=fsync
+USER strata
+VOLUME /var/lib/strata
+EXPOSE 7878
+# The standard gRPC health service, asked by the bundled CLI (exit 0 when SERVING).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["strata", "health", "--timeout", "3"]
+# SIGTERM: stratad stops accepting, finishes in-flight calls, flushes and closes the data dir.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["stratad"]
