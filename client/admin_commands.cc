@@ -14,14 +14,36 @@ namespace {
 constexpr int64_t kDefaultMemoryHours = 6;
 constexpr int64_t kDefaultMagneticDays = 73000;
 
-// Calls one unary RPC; on failure prints the error and records the exit code.
-template <typename Request, typename Response, typename Method>
-bool Call(CommandContext& context, Method method, const Request& request, Response& response) {
+using Stub = v1::CatalogService::Stub;
+template <typename Request, typename Response>
+using CatalogMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+
+// Calls one catalog RPC; on failure prints the error and records the exit code.
+template <typename Request, typename Response>
+bool Call(CommandContext& context, CatalogMethod<Request, Response> method,
+          const Request& request, Response& response) {
   Connection& connection = context.connection();
-  grpc::Status status = method(connection, connection.UnaryContext().get(), request, &response);
+  grpc::Status status =
+      (connection.catalog().*method)(connection.UnaryContext().get(), request, &response);
   if (status.ok()) return true;
   context.set_exit_code(ReportRpcError(status, connection));
   return false;
+}
+
+// Follows next_token until the list ends; nullopt after a failed call.
+template <typename Item, typename Request, typename Response, typename Items>
+std::optional<std::vector<Item>> ListAll(CommandContext& context,
+                                         CatalogMethod<Request, Response> method,
+                                         Request request, Items items) {
+  std::vector<Item> all;
+  request.set_max_results(1000);
+  do {
+    Response response;
+    if (!Call(context, method, request, response)) return std::nullopt;
+    all.insert(all.end(), items(response).begin(), items(response).end());
+    request.set_next_token(response.next_token());
+  } while (!request.next_token().empty());
+  return all;
 }
 
 bool Fail(CommandContext& context, const absl::Status& status) {
@@ -171,9 +193,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->name);
     request.set_description(args->description);
     v1::CreateDatabaseResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().CreateDatabase(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::CreateDatabase, request, response)) {
       std::cout << "created database " << response.database().database_name() << "\n";
     }
   });
@@ -183,20 +203,11 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
   list->callback([&context, args] {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
-    std::vector<v1::Database> databases;
-    v1::ListDatabasesRequest request;
-    request.set_max_results(1000);
-    do {
-      v1::ListDatabasesResponse response;
-      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-            return c.catalog().ListDatabases(ctx, req, res);
-          }, request, response)) {
-        return;
-      }
-      databases.insert(databases.end(), response.databases().begin(), response.databases().end());
-      request.set_next_token(response.next_token());
-    } while (!request.next_token().empty());
-    PrintDatabases(databases, *format);
+    auto databases = ListAll<v1::Database>(
+        context, &Stub::ListDatabases, v1::ListDatabasesRequest(),
+        [](const v1::ListDatabasesResponse& r) -> const auto& { return r.databases(); });
+    if (!databases) return;
+    PrintDatabases(*databases, *format);
   });
 
   CLI::App* describe = db->add_subcommand("describe", "Show one database");
@@ -208,9 +219,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     v1::DescribeDatabaseRequest request;
     request.set_database_name(args->name);
     v1::DescribeDatabaseResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().DescribeDatabase(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::DescribeDatabase, request, response)) {
       PrintDatabases({response.database()}, *format);
     }
   });
@@ -223,9 +232,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->name);
     request.set_description(args->description);
     v1::UpdateDatabaseResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().UpdateDatabase(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::UpdateDatabase, request, response)) {
       std::cout << "updated database " << args->name << "\n";
     }
   });
@@ -236,9 +243,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     v1::DeleteDatabaseRequest request;
     request.set_database_name(args->name);
     v1::DeleteDatabaseResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().DeleteDatabase(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::DeleteDatabase, request, response)) {
       std::cout << "deleted database " << args->name << "\n";
     }
   });
@@ -282,9 +287,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     if (!set_magnetic) request.clear_magnetic_store_write_properties();
     if (!set_schema) request.clear_schema();
     v1::CreateTableResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().CreateTable(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::CreateTable, request, response)) {
       const auto& retention = response.table().retention_properties();
       std::cout << "created table " << args->database << "." << args->table << " (memory "
                 << retention.memory_store_retention_hours() << "h, magnetic "
@@ -298,21 +301,13 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
   list->callback([&context, args] {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
-    std::vector<v1::Table> tables;
     v1::ListTablesRequest request;
     request.set_database_name(args->database);
-    request.set_max_results(1000);
-    do {
-      v1::ListTablesResponse response;
-      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-            return c.catalog().ListTables(ctx, req, res);
-          }, request, response)) {
-        return;
-      }
-      tables.insert(tables.end(), response.tables().begin(), response.tables().end());
-      request.set_next_token(response.next_token());
-    } while (!request.next_token().empty());
-    PrintTables(tables, *format);
+    auto tables = ListAll<v1::Table>(
+        context, &Stub::ListTables, request,
+        [](const v1::ListTablesResponse& r) -> const auto& { return r.tables(); });
+    if (!tables) return;
+    PrintTables(*tables, *format);
   });
 
   CLI::App* describe = table->add_subcommand("describe", "Show one table");
@@ -325,9 +320,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->database);
     request.set_table_name(args->table);
     v1::DescribeTableResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().DescribeTable(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::DescribeTable, request, response)) {
       PrintTables({response.table()}, *format);
     }
   });
@@ -357,9 +350,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
       v1::DescribeTableRequest describe;
       describe.set_database_name(args->database);
       describe.set_table_name(args->table);
-      if (!Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-            return c.catalog().DescribeTable(ctx, req, res);
-          }, describe, current)) {
+      if (!Call(context, &Stub::DescribeTable, describe, current)) {
         return;
       }
     }
@@ -390,9 +381,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
                                      "--magnetic-writes or --partition-key-enforcement"));
     }
     v1::UpdateTableResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().UpdateTable(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::UpdateTable, request, response)) {
       std::cout << "updated table " << args->database << "." << args->table << "\n";
     }
   });
@@ -404,9 +393,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->database);
     request.set_table_name(args->table);
     v1::DeleteTableResponse response;
-    if (Call(context, [](Connection& c, auto* ctx, auto& req, auto* res) {
-          return c.catalog().DeleteTable(ctx, req, res);
-        }, request, response)) {
+    if (Call(context, &Stub::DeleteTable, request, response)) {
       std::cout << "deleted table " << args->database << "." << args->table << "\n";
     }
   });
