@@ -23,7 +23,7 @@ awk -v now="$now" 'BEGIN {
   print "time,host,region,usage_user,usage_system,procs:bigint"
   for (m = 59; m >= 0; m--)
     for (h = 0; h < 10; h++)
-      printf "%d000,host-%d,%s,%.2f,%.2f,%d\n", now - m * 60, h, (h < 5 ? "eu-west" : "us-east"),
+      printf "%.0f000,host-%d,%s,%.2f,%.2f,%d\n", now - m * 60, h, (h < 5 ? "eu-west" : "us-east"),
              20 + h * 5 + rand() * 10, 5 + rand() * 5, 100 + int(rand() * 50)
 }' >"$file"
 strata import demo cpu "$file" --format csv --progress none
