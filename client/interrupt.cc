@@ -24,7 +24,13 @@ void WaitForInterrupts(sigset_t signals) {
     if (sigwait(&signals, &signal) != 0) continue;
     if (scopes.load() == 0) _exit(130);
     interrupted.store(true);
-    if (input_waiting.load()) pthread_kill(input_thread, SIGUSR1);
+    // The reader may be between checking the flag and blocking in read(),
+    // where one wake-up would be lost: repeat it until the reader has seen
+    // the flag (it clears it) or stopped waiting.
+    for (int i = 0; i < 100 && input_waiting.load() && interrupted.load(); ++i) {
+      pthread_kill(input_thread, SIGUSR1);
+      usleep(20'000);
+    }
   }
 }
 
