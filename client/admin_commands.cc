@@ -163,6 +163,27 @@ struct TableFlags {
     }
     return absl::OkStatus();
   }
+
+  struct Given {
+    bool retention = false;
+    bool magnetic = false;
+    bool schema = false;
+  };
+  // Fills a Create- or UpdateTableRequest from the flags given, leaving the
+  // other parts unset.
+  template <typename Request>
+  absl::StatusOr<Given> ApplyTo(Request& request) const {
+    Given given;
+    absl::Status status = Apply(request.mutable_retention_properties(),
+                                request.mutable_magnetic_store_write_properties(),
+                                request.mutable_schema(), &given.retention, &given.magnetic,
+                                &given.schema);
+    if (!status.ok()) return status;
+    if (!given.retention) request.clear_retention_properties();
+    if (!given.magnetic) request.clear_magnetic_store_write_properties();
+    if (!given.schema) request.clear_schema();
+    return given;
+  }
 };
 
 struct DatabaseArgs {
@@ -267,14 +288,11 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     v1::CreateTableRequest request;
     request.set_database_name(args->database);
     request.set_table_name(args->table);
-    bool set_retention = false, set_magnetic = false, set_schema = false;
-    absl::Status flags = args->flags.Apply(
-        request.mutable_retention_properties(), request.mutable_magnetic_store_write_properties(),
-        request.mutable_schema(), &set_retention, &set_magnetic, &set_schema);
-    if (!flags.ok()) return (void)Fail(context, flags);
+    auto given = args->flags.ApplyTo(request);
+    if (!given.ok()) return (void)Fail(context, given.status());
     // Unset parts take the server's defaults. The server reads retention
     // whole, so a retention given alone gets the other's default (catalog.proto).
-    if (set_retention) {
+    if (given->retention) {
       auto* retention = request.mutable_retention_properties();
       if (args->flags.memory.empty()) {
         retention->set_memory_store_retention_hours(kDefaultMemoryHours);
@@ -283,9 +301,6 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
         retention->set_magnetic_store_retention_days(kDefaultMagneticDays);
       }
     }
-    if (!set_retention) request.clear_retention_properties();
-    if (!set_magnetic) request.clear_magnetic_store_write_properties();
-    if (!set_schema) request.clear_schema();
     v1::CreateTableResponse response;
     if (Call(context, &Stub::CreateTable, request, response)) {
       const auto& retention = response.table().retention_properties();
@@ -333,14 +348,10 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     v1::UpdateTableRequest request;
     request.set_database_name(args->database);
     request.set_table_name(args->table);
-    bool set_retention = false, set_magnetic = false, set_schema = false;
-    absl::Status flags = args->flags.Apply(
-        request.mutable_retention_properties(), request.mutable_magnetic_store_write_properties(),
-        request.mutable_schema(), &set_retention, &set_magnetic, &set_schema);
-    if (!flags.ok()) return (void)Fail(context, flags);
-    if (!set_retention) request.clear_retention_properties();
-    if (!set_magnetic) request.clear_magnetic_store_write_properties();
-    if (!set_schema) request.clear_schema();
+    auto given = args->flags.ApplyTo(request);
+    if (!given.ok()) return (void)Fail(context, given.status());
+    const bool set_retention = given->retention, set_magnetic = given->magnetic,
+               set_schema = given->schema;
     const bool partial_retention = set_retention && (args->flags.memory.empty() ||
                                                       args->flags.magnetic.empty());
     const bool enforcement_only = set_schema && args->flags.partition_key.empty();
