@@ -1,6 +1,8 @@
 #include "client/absl_compat.h"
 #include "client/record_parsers.h"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 
@@ -53,7 +55,6 @@ class FieldRoles {
     auto it = roles_.find(name);
     return it == roles_.end() ? nullptr : &it->second;
   }
-  // A measure named by flag without a type takes its type from its first value.
   void Set(const std::string& name, FieldRole role) { roles_[name] = role; }
 
   const ImportColumns& columns() const { return columns_; }
@@ -106,9 +107,13 @@ class RowBuilder {
   v1::Record record_;
 };
 
-// Applies the text `value` of field `name` to the row, given its role.
-absl::Status ApplyText(const FieldRole& role, const std::string& name, const std::string& value,
-                       const ImportColumns& columns, RowBuilder& row) {
+// Applies the text `value` of field `name`, whose role is known, to the row.
+// A measure named by flag without a type keeps the type of its first value,
+// so that later rows are read the same way (and "1" stays a double after "1.5").
+absl::Status ApplyText(FieldRoles& roles, const std::string& name, const std::string& value,
+                       RowBuilder& row) {
+  const FieldRole role = *roles.Find(name);
+  const ImportColumns& columns = roles.columns();
   switch (role.role) {
     case Role::kIgnore:
       return absl::OkStatus();
@@ -133,6 +138,7 @@ absl::Status ApplyText(const FieldRole& role, const std::string& name, const std
         return absl::InvalidArgumentError(
             absl::StrCat("measure \"", name, "\": ", parsed.status().message()));
       }
+      if (!type) roles.Set(name, {Role::kMeasure, TypeOf(*parsed)});
       row.AddMeasure(name, std::move(*parsed));
       return absl::OkStatus();
     }
@@ -155,6 +161,10 @@ class CsvParser : public RecordParser {
       if (!header_error_.ok()) return header_error_;
       return std::nullopt;
     }
+    if (!header_error_.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the header is invalid: ", header_error_.message()));
+    }
     if (cells->size() != header_.size()) {
       return absl::InvalidArgumentError(absl::StrCat("expected ", header_.size(),
                                                      " fields as in the header, found ",
@@ -170,8 +180,7 @@ class CsvParser : public RecordParser {
         roles_.Set(name, Infer(value));
         role = roles_.Find(name);
       }
-      if (absl::Status applied = ApplyText(*role, name, value, roles_.columns(), row);
-          !applied.ok()) {
+      if (absl::Status applied = ApplyText(roles_, name, value, row); !applied.ok()) {
         return applied;
       }
     }
@@ -211,6 +220,13 @@ class CsvParser : public RecordParser {
               "\": unknown kind; use dimension, time, measure_name, ignore, double, bigint, "
               "varchar, boolean or timestamp"));
         }
+      }
+      if (name.empty()) {
+        header_error_ = absl::InvalidArgumentError(absl::StrCat(
+            "header column ", header_.size() + 1, " has no name; every column needs one"));
+      } else if (std::find(header_.begin(), header_.end(), name) != header_.end()) {
+        header_error_ = absl::InvalidArgumentError(
+            absl::StrCat("header names column \"", name, "\" twice"));
       }
       header_.push_back(name);
     }
@@ -282,11 +298,10 @@ class JsonLinesParser : public RecordParser {
     }
     switch (value.kind_case()) {
       case Kind::kStringValue:
-        return ApplyText(*role, name, value.string_value(), roles_.columns(), row);
+        return ApplyText(roles_, name, value.string_value(), row);
       case Kind::kBoolValue:
         if (role->role != Role::kMeasure) return Contradiction(name, *role, "a boolean");
-        return ApplyText(*role, name, value.bool_value() ? "true" : "false", roles_.columns(),
-                         row);
+        return ApplyText(roles_, name, value.bool_value() ? "true" : "false", row);
       default:
         return ApplyNumber(*role, name, value.number_value(), row);
     }
@@ -306,17 +321,23 @@ class JsonLinesParser : public RecordParser {
             "field \"", name, "\": ", number,
             " is not an exact integer in JSON; write large integers as strings"));
       }
-      return ApplyText(role, name, absl::StrCat(static_cast<int64_t>(number)), roles_.columns(),
-                       row);
+      return ApplyText(roles_, name, absl::StrCat(static_cast<int64_t>(number)), row);
     }
-    if (role.role == Role::kMeasure && role.type == v1::MEASURE_VALUE_TYPE_DOUBLE) {
+    if (role.role == Role::kMeasure && (role.type == v1::MEASURE_VALUE_TYPE_DOUBLE ||
+                                         role.type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED)) {
+      if (role.type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED) {
+        roles_.Set(name, {Role::kMeasure, v1::MEASURE_VALUE_TYPE_DOUBLE});
+      }
       v1::MeasureValue value;
       value.set_double_value(number);
       row.AddMeasure(name, std::move(value));
       return absl::OkStatus();
     }
     if (role.role == Role::kMeasure || role.role == Role::kIgnore) {
-      return ApplyText(role, name, absl::StrCat(number), roles_.columns(), row);
+      // Shortest text that reads back as the same double (StrCat keeps 6 digits).
+      char text[32];
+      auto [end, ec] = std::to_chars(text, text + sizeof text, number);
+      return ApplyText(roles_, name, std::string(text, end), row);
     }
     return Contradiction(name, role, "a number");
   }

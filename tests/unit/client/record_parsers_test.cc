@@ -83,6 +83,22 @@ TEST(CsvParserTest, MeasureNameColumnAndBadHeader) {
             "cpu@1714521600000000000 v:1.000000d ");
   auto bad = MakeCsvParser(ImportColumns{});
   EXPECT_THAT(ParseError(*bad, "time,v:float"), HasSubstr("unknown kind"));
+  // Every row after a bad header says why, instead of being read wrongly.
+  EXPECT_THAT(ParseError(*bad, "1,2"), HasSubstr("the header is invalid: header column"));
+  EXPECT_THAT(ParseError(*MakeCsvParser(ImportColumns{}), "time,host,host"),
+              HasSubstr("names column \"host\" twice"));
+  EXPECT_THAT(ParseError(*MakeCsvParser(ImportColumns{}), "time,,v"),
+              HasSubstr("header column 2 has no name"));
+}
+
+TEST(CsvParserTest, AnUntypedMeasureKeepsTheTypeOfItsFirstValue) {
+  ImportColumns columns{.measure_name = "m"};
+  columns.measures = {{"state", v1::MEASURE_VALUE_TYPE_UNSPECIFIED}};
+  auto parser = MakeCsvParser(columns);
+  ParseOk(*parser, "time,state");
+  EXPECT_EQ(ParseOk(*parser, "1,idle"), "m@1 state:'idle' ");
+  // "7" would be inferred as a double on its own; the column is varchar now.
+  EXPECT_EQ(ParseOk(*parser, "2,7"), "m@2 state:'7' ");
 }
 
 TEST(JsonLinesParserTest, TypesAndContradictions) {
@@ -99,6 +115,15 @@ TEST(JsonLinesParserTest, TypesAndContradictions) {
   EXPECT_THAT(ParseError(*parser, "{\"time\": 5, \"a\": [1]}"), HasSubstr("object or array"));
   EXPECT_THAT(ParseError(*parser, "[1, 2]"), HasSubstr("not a JSON object"));
   EXPECT_THAT(ParseError(*parser, "{\"time\": 1.5, \"procs\": 1}"), HasSubstr("exact integer"));
+  // Doubles keep every digit, also for a measure declared without a type.
+  ImportColumns untyped{.measure_name = "m"};
+  untyped.measures = {{"v", v1::MEASURE_VALUE_TYPE_UNSPECIFIED},
+                      {"s", v1::MEASURE_VALUE_TYPE_VARCHAR}};
+  auto precise = MakeJsonLinesParser(untyped);
+  auto record = precise->Parse("{\"time\": 1, \"v\": 1.2345678901, \"s\": 0.1234567891}");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ((*record)->measure_values(0).value().varchar_value(), "0.1234567891");
+  EXPECT_EQ((*record)->measure_values(1).value().double_value(), 1.2345678901);
 }
 
 TEST(LineProtocolParserTest, InfluxSyntax) {
