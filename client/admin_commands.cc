@@ -115,35 +115,34 @@ struct TableFlags {
                        "For a dimension partition key: required or optional");
   }
 
-  // Fills the request's optional parts from the flags that were given.
-  absl::Status Apply(v1::RetentionProperties* retention,
-                     v1::MagneticStoreWriteProperties* magnetic_properties,
-                     v1::Schema* schema, bool* set_retention, bool* set_magnetic,
-                     bool* set_schema) const {
-    if (!memory.empty() || !magnetic.empty()) {
-      *set_retention = true;
-      if (!memory.empty()) {
-        auto hours = ParseDurationHours(memory);
-        if (!hours.ok()) return hours.status();
-        retention->set_memory_store_retention_hours(*hours);
-      }
-      if (!magnetic.empty()) {
-        auto days = ParseDurationDays(magnetic);
-        if (!days.ok()) return days.status();
-        retention->set_magnetic_store_retention_days(*days);
-      }
+  bool gives_retention() const { return !memory.empty() || !magnetic.empty(); }
+  bool gives_magnetic_writes() const { return !magnetic_writes.empty(); }
+  bool gives_schema() const { return !partition_key.empty() || !enforcement.empty(); }
+
+  // Fills a Create- or UpdateTableRequest from the flags that were given;
+  // the parts no flag names stay unset.
+  template <typename Request>
+  absl::Status ApplyTo(Request& request) const {
+    if (!memory.empty()) {
+      auto hours = ParseDurationHours(memory);
+      if (!hours.ok()) return hours.status();
+      request.mutable_retention_properties()->set_memory_store_retention_hours(*hours);
     }
-    if (!magnetic_writes.empty()) {
+    if (!magnetic.empty()) {
+      auto days = ParseDurationDays(magnetic);
+      if (!days.ok()) return days.status();
+      request.mutable_retention_properties()->set_magnetic_store_retention_days(*days);
+    }
+    if (gives_magnetic_writes()) {
       std::string value = absl::AsciiStrToLower(magnetic_writes);
       if (value != "true" && value != "false") {
         return absl::InvalidArgumentError("--magnetic-writes takes true or false");
       }
-      *set_magnetic = true;
-      magnetic_properties->set_enable_magnetic_store_writes(value == "true");
+      request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(
+          value == "true");
     }
-    if (!partition_key.empty() || !enforcement.empty()) {
-      *set_schema = true;
-      v1::PartitionKey* key = schema->add_composite_partition_key();
+    if (gives_schema()) {
+      v1::PartitionKey* key = request.mutable_schema()->add_composite_partition_key();
       if (partition_key.empty() || partition_key == "measure" || partition_key == "measure_name") {
         key->set_type(v1::PARTITION_KEY_TYPE_MEASURE);
       } else if (partition_key.rfind("dimension:", 0) == 0 && partition_key.size() > 10) {
@@ -162,27 +161,6 @@ struct TableFlags {
       }
     }
     return absl::OkStatus();
-  }
-
-  struct Given {
-    bool retention = false;
-    bool magnetic = false;
-    bool schema = false;
-  };
-  // Fills a Create- or UpdateTableRequest from the flags given, leaving the
-  // other parts unset.
-  template <typename Request>
-  absl::StatusOr<Given> ApplyTo(Request& request) const {
-    Given given;
-    absl::Status status = Apply(request.mutable_retention_properties(),
-                                request.mutable_magnetic_store_write_properties(),
-                                request.mutable_schema(), &given.retention, &given.magnetic,
-                                &given.schema);
-    if (!status.ok()) return status;
-    if (!given.retention) request.clear_retention_properties();
-    if (!given.magnetic) request.clear_magnetic_store_write_properties();
-    if (!given.schema) request.clear_schema();
-    return given;
   }
 };
 
@@ -288,11 +266,13 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     v1::CreateTableRequest request;
     request.set_database_name(args->database);
     request.set_table_name(args->table);
-    auto given = args->flags.ApplyTo(request);
-    if (!given.ok()) return (void)Fail(context, given.status());
+    if (absl::Status flags = args->flags.ApplyTo(request); !flags.ok()) {
+      return (void)Fail(context, flags);
+    }
     // Unset parts take the server's defaults. The server reads retention
-    // whole, so a retention given alone gets the other's default (catalog.proto).
-    if (given->retention) {
+    // whole (as Timestream does), so a retention given alone gets the
+    // other's default (catalog.proto).
+    if (args->flags.gives_retention()) {
       auto* retention = request.mutable_retention_properties();
       if (args->flags.memory.empty()) {
         retention->set_memory_store_retention_hours(kDefaultMemoryHours);
@@ -348,10 +328,16 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     v1::UpdateTableRequest request;
     request.set_database_name(args->database);
     request.set_table_name(args->table);
-    auto given = args->flags.ApplyTo(request);
-    if (!given.ok()) return (void)Fail(context, given.status());
-    const bool set_retention = given->retention, set_magnetic = given->magnetic,
-               set_schema = given->schema;
+    if (absl::Status flags = args->flags.ApplyTo(request); !flags.ok()) {
+      return (void)Fail(context, flags);
+    }
+    const bool set_retention = args->flags.gives_retention();
+    const bool set_schema = args->flags.gives_schema();
+    if (!set_retention && !set_schema && !args->flags.gives_magnetic_writes()) {
+      return (void)Fail(context, absl::InvalidArgumentError(
+                                     "nothing to update: give --memory, --magnetic, "
+                                     "--magnetic-writes or --partition-key-enforcement"));
+    }
     const bool partial_retention = set_retention && (args->flags.memory.empty() ||
                                                       args->flags.magnetic.empty());
     const bool enforcement_only = set_schema && args->flags.partition_key.empty();
@@ -385,11 +371,6 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
       }
       request.mutable_schema()->mutable_composite_partition_key(0)->set_enforcement_in_record(
           enforcement);
-    }
-    if (!set_retention && !set_magnetic && !set_schema) {
-      return (void)Fail(context, absl::InvalidArgumentError(
-                                     "nothing to update: give --memory, --magnetic, "
-                                     "--magnetic-writes or --partition-key-enforcement"));
     }
     v1::UpdateTableResponse response;
     if (Call(context, &Stub::UpdateTable, request, response)) {

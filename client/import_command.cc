@@ -145,6 +145,12 @@ void PrintSummary(const ImportSummary& summary, const ImportOptions& options) {
               << (options.on_reject == OnReject::kLog ? " in " + options.reject_log_path : "")
               << "\n";
   }
+  if (summary.fatal || summary.interrupted) {
+    // Batches go out in parallel, so what was stored is not a prefix of the file.
+    std::cout << "the import stopped early: records after the ones counted above may or may not "
+                 "be stored; running the same import again is safe (a record written twice "
+                 "with the same version is accepted once)\n";
+  }
   if (options.on_reject == OnReject::kFail && summary.rejected > 0) {
     std::cout << "stopped at the first rejection (--on-reject fail); lines after it were not "
                  "sent\n";

@@ -1,5 +1,6 @@
 #include "client/query_runner.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
