@@ -187,6 +187,8 @@ class Importer {
     std::unique_lock lock(mutex_);
     bool drew = false;
     while (!progress_wake_.wait_for(lock, interval, [this] { return finished_; })) {
+      // Print without holding the queue's lock: the reader and senders need it.
+      lock.unlock();
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       int64_t rows = ingested_.load() + rejected_.load();
       double rate = seconds > 0 ? rows / seconds : 0;
@@ -213,6 +215,7 @@ class Importer {
                      rate, eta.c_str());
       }
       std::fflush(stderr);
+      lock.lock();
     }
     if (drew) std::fprintf(stderr, "\r\033[K");
   }
