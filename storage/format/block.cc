@@ -1,0 +1,401 @@
+#include "storage/format/block.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
+#include "common/coding.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "storage/format/bit_stream.h"
+#include "storage/format/block_format.h"
+#include "storage/format/float_codec.h"
+#include "storage/format/int_codec.h"
+
+namespace strata::format {
+namespace {
+
+bool IsNumeric(ValueType t) {
+  return t == ValueType::kDouble || t == ValueType::kBigint || t == ValueType::kTimestamp;
+}
+
+absl::Status Corrupt(std::string_view what) {
+  return absl::DataLossError(StrCat("a magnetic-store block is corrupted (", what,
+                                    "); restore the data directory from a backup"));
+}
+
+// A column while encoding: its cells by row, null where a row lacks it.
+struct ColumnCells {
+  std::string name;
+  ValueType type;
+  std::vector<const Value*> cells;
+};
+
+void PutBitmap(const std::vector<bool>& bits, std::string* out) {
+  BitWriter writer(out);
+  for (bool b : bits) writer.WriteBit(b);
+  writer.Flush();
+}
+
+bool GetBitmap(std::string_view* in, size_t count, std::vector<bool>* bits) {
+  const size_t bytes = (count + 7) / 8;
+  if (bytes > in->size()) return false;
+  BitReader reader(in->substr(0, bytes));
+  bits->resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    bool b;
+    if (!reader.ReadBit(&b)) return false;
+    (*bits)[i] = b;
+  }
+  in->remove_prefix(bytes);
+  return true;
+}
+
+void EncodeValues(ValueType type, const std::vector<const Value*>& present, std::string* out) {
+  switch (type) {
+    case ValueType::kDouble: {
+      std::vector<double> values;
+      values.reserve(present.size());
+      for (const Value* v : present) values.push_back(v->real);
+      EncodeDoubles(values, out);
+      return;
+    }
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: {
+      std::vector<int64_t> values;
+      values.reserve(present.size());
+      for (const Value* v : present) values.push_back(v->number);
+      EncodeInts(Deltas(values), out);
+      return;
+    }
+    case ValueType::kVarchar: {
+      // Dictionary in order of first appearance, then one index per value.
+      absl::flat_hash_map<std::string_view, int64_t> ids;
+      std::vector<std::string_view> dictionary;
+      std::vector<int64_t> indexes;
+      indexes.reserve(present.size());
+      for (const Value* v : present) {
+        auto [it, added] = ids.try_emplace(v->text, static_cast<int64_t>(dictionary.size()));
+        if (added) dictionary.push_back(v->text);
+        indexes.push_back(it->second);
+      }
+      PutVarint64(out, dictionary.size());
+      for (std::string_view s : dictionary) PutLengthPrefixed(out, s);
+      EncodeInts(indexes, out);
+      return;
+    }
+    case ValueType::kBoolean: {
+      std::vector<bool> bits;
+      bits.reserve(present.size());
+      for (const Value* v : present) bits.push_back(v->number != 0);
+      PutBitmap(bits, out);
+      return;
+    }
+  }
+}
+
+bool DecodeValues(ValueType type, std::string_view* in, size_t count, std::vector<Value>* out) {
+  out->clear();
+  switch (type) {
+    case ValueType::kDouble: {
+      std::vector<double> values;
+      if (!DecodeDoubles(in, count, &values)) return false;
+      out->reserve(count);
+      for (double v : values) out->push_back(Value::Double(v));
+      return true;
+    }
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: {
+      std::vector<int64_t> values;
+      if (!DecodeInts(in, count, &values)) return false;
+      UndoDeltas(&values);
+      out->reserve(count);
+      for (int64_t v : values) out->push_back({.type = type, .number = v});
+      return true;
+    }
+    case ValueType::kVarchar: {
+      Decoder decoder(*in);
+      uint64_t size;
+      if (!decoder.GetVarint64(&size) || size > count || size > decoder.rest().size()) return false;
+      std::vector<std::string_view> dictionary(size);
+      for (auto& s : dictionary) {
+        if (!decoder.GetLengthPrefixed(&s)) return false;
+      }
+      std::string_view rest = decoder.rest();
+      std::vector<int64_t> indexes;
+      if (!DecodeInts(&rest, count, &indexes)) return false;
+      out->reserve(count);
+      for (int64_t i : indexes) {
+        if (i < 0 || static_cast<uint64_t>(i) >= size) return false;
+        out->push_back(Value::Varchar(std::string(dictionary[i])));
+      }
+      *in = rest;
+      return true;
+    }
+    case ValueType::kBoolean: {
+      std::vector<bool> bits;
+      if (!GetBitmap(in, count, &bits)) return false;
+      out->reserve(count);
+      for (bool b : bits) out->push_back(Value::Boolean(b));
+      return true;
+    }
+  }
+  return false;
+}
+
+ColumnSummary Summarize(const ColumnCells& column) {
+  ColumnSummary s{.name = column.name, .type = column.type};
+  for (const Value* v : column.cells) {
+    if (v == nullptr) {
+      ++s.null_count;
+      continue;
+    }
+    if (!IsNumeric(column.type)) continue;
+    const bool is_int = column.type != ValueType::kDouble;
+    const double d = is_int ? static_cast<double>(v->number) : v->real;
+    if (std::isnan(d)) continue;
+    if (!s.has_stats) {
+      s.has_stats = true;
+      s.min = s.max = d;
+      s.int_min = s.int_max = v->number;
+    }
+    s.min = std::min(s.min, d);
+    s.max = std::max(s.max, d);
+    s.int_min = std::min(s.int_min, v->number);
+    s.int_max = std::max(s.int_max, v->number);
+    s.sum += d;
+  }
+  return s;
+}
+
+void PutColumnHeader(const ColumnSummary& s, size_t body_size, std::string* out) {
+  PutLengthPrefixed(out, s.name);
+  out->push_back(static_cast<char>(s.type));
+  out->push_back(static_cast<char>((s.null_count > 0 ? kColumnHasNulls : 0) |
+                                   (s.has_stats ? kColumnHasStats : 0)));
+  if (s.null_count > 0) PutVarint64(out, s.null_count);
+  if (s.has_stats) {
+    if (s.type == ValueType::kDouble) {
+      PutDouble(out, s.min);
+      PutDouble(out, s.max);
+    } else {
+      PutVarsint64(out, s.int_min);
+      PutVarsint64(out, s.int_max);
+    }
+    PutDouble(out, s.sum);
+  }
+  PutVarint64(out, body_size);
+}
+
+// The parsed header: the summary and the sizes of the bodies that follow.
+struct Header {
+  BlockSummary summary;
+  std::vector<uint64_t> column_sizes;
+  std::string_view bodies;  // time body onwards
+};
+
+absl::StatusOr<Header> ParseHeader(std::string_view bytes) {
+  Header h;
+  if (bytes.size() < 3 || bytes[0] != kBlockMagic[0] || bytes[1] != kBlockMagic[1]) {
+    return Corrupt("bad magic");
+  }
+  if (static_cast<uint8_t>(bytes[2]) != kBlockFormatVersion) {
+    return Corrupt(StrCat("unknown format version ", static_cast<int>(bytes[2])));
+  }
+  Decoder d(bytes.substr(3));
+  uint64_t count, span, columns;
+  int64_t min_time;
+  if (!d.GetVarint64(&count) || !d.GetVarsint64(&min_time) || !d.GetVarint64(&span) ||
+      !d.GetVarint64(&columns)) {
+    return Corrupt("truncated header");
+  }
+  if (count == 0 || count > kMaxPointsPerBlock) return Corrupt("point count out of range");
+  if (columns > kMaxColumnsPerBlock) return Corrupt("column count out of range");
+  if (span > static_cast<uint64_t>(INT64_MAX) - static_cast<uint64_t>(min_time)) {
+    return Corrupt("time range out of range");
+  }
+  h.summary.count = static_cast<uint32_t>(count);
+  h.summary.min_time = min_time;
+  h.summary.max_time = static_cast<int64_t>(static_cast<uint64_t>(min_time) + span);
+  for (uint64_t c = 0; c < columns; ++c) {
+    ColumnSummary s;
+    std::string_view name;
+    uint8_t type, flags;
+    if (!d.GetLengthPrefixed(&name) || !d.GetByte(&type) || !d.GetByte(&flags)) {
+      return Corrupt("truncated column header");
+    }
+    if (!IsValidValueType(type)) return Corrupt("unknown column type");
+    s.name = std::string(name);
+    s.type = static_cast<ValueType>(type);
+    if (flags & kColumnHasNulls) {
+      uint64_t nulls;
+      if (!d.GetVarint64(&nulls) || nulls == 0 || nulls > count) return Corrupt("null count");
+      s.null_count = static_cast<uint32_t>(nulls);
+    }
+    if (flags & kColumnHasStats) {
+      if (!IsNumeric(s.type)) return Corrupt("statistics on a non-numeric column");
+      s.has_stats = true;
+      bool ok = true;
+      if (s.type == ValueType::kDouble) {
+        ok = d.GetDouble(&s.min) && d.GetDouble(&s.max);
+      } else {
+        ok = d.GetVarsint64(&s.int_min) && d.GetVarsint64(&s.int_max);
+        s.min = static_cast<double>(s.int_min);
+        s.max = static_cast<double>(s.int_max);
+      }
+      if (!ok || !d.GetDouble(&s.sum)) return Corrupt("truncated column statistics");
+    }
+    uint64_t size;
+    if (!d.GetVarint64(&size)) return Corrupt("truncated column header");
+    h.column_sizes.push_back(size);
+    h.summary.columns.push_back(std::move(s));
+  }
+  h.bodies = d.rest();
+  return h;
+}
+
+// Takes a length-prefixed body off the front of `*in`.
+bool TakeBody(std::string_view* in, std::string_view* body) {
+  Decoder d(*in);
+  if (!d.GetLengthPrefixed(body)) return false;
+  *in = d.rest();
+  return true;
+}
+
+bool DecodeTimes(std::string_view body, const BlockSummary& s, std::vector<int64_t>* times) {
+  std::vector<int64_t> dods;
+  if (!DecodeInts(&body, s.count - 1, &dods) || !body.empty()) return false;
+  times->reserve(s.count);
+  times->push_back(s.min_time);
+  uint64_t delta = 0;
+  for (int64_t dod : dods) {
+    delta += static_cast<uint64_t>(dod);
+    const auto next = static_cast<int64_t>(static_cast<uint64_t>(times->back()) + delta);
+    if (next <= times->back()) return false;  // times strictly increase
+    times->push_back(next);
+  }
+  return times->back() == s.max_time;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points) {
+  if (points.empty() || points.size() > kMaxPointsPerBlock) {
+    return absl::InvalidArgumentError(
+        StrCat("a block holds 1 to ", kMaxPointsPerBlock, " points, not ", points.size()));
+  }
+  const size_t n = points.size();
+  std::vector<int64_t> times(n), versions(n);
+  std::vector<ColumnCells> columns;
+  absl::flat_hash_map<std::string_view, size_t> column_of;
+  for (size_t i = 0; i < n; ++i) {
+    const BlockPoint& p = points[i];
+    if (i > 0 && p.time_nanos <= points[i - 1].time_nanos) {
+      return absl::InvalidArgumentError("block points must have strictly increasing times");
+    }
+    times[i] = p.time_nanos;
+    versions[i] = p.version;
+    for (const Measure& m : p.measures) {
+      auto [it, added] = column_of.try_emplace(m.name, columns.size());
+      if (added) columns.push_back({m.name, m.value.type, std::vector<const Value*>(n, nullptr)});
+      ColumnCells& column = columns[it->second];
+      if (column.type != m.value.type) {
+        return absl::InvalidArgumentError(StrCat("measure \"", m.name, "\" has two types in one block"));
+      }
+      if (column.cells[i] != nullptr) {
+        return absl::InvalidArgumentError(StrCat("measure \"", m.name, "\" appears twice in a point"));
+      }
+      column.cells[i] = &m.value;
+    }
+  }
+  if (columns.size() > kMaxColumnsPerBlock) {
+    return absl::InvalidArgumentError("a block holds at most 4096 measure columns");
+  }
+
+  std::string out(kBlockMagic, sizeof(kBlockMagic));
+  out.push_back(static_cast<char>(kBlockFormatVersion));
+  PutVarint64(&out, n);
+  PutVarsint64(&out, times.front());
+  PutVarint64(&out, static_cast<uint64_t>(times.back()) - static_cast<uint64_t>(times.front()));
+  PutVarint64(&out, columns.size());
+
+  std::string bodies;
+  std::vector<int64_t> deltas = Deltas(times);
+  // Delta-of-delta from the second delta on: regular intervals become zeros.
+  std::vector<int64_t> dods(deltas.begin() + 1, deltas.end());
+  for (size_t i = dods.size(); i-- > 1;) {
+    dods[i] = static_cast<int64_t>(static_cast<uint64_t>(dods[i]) - static_cast<uint64_t>(dods[i - 1]));
+  }
+  std::string body;
+  EncodeInts(dods, &body);
+  PutLengthPrefixed(&bodies, body);
+  body.clear();
+  EncodeInts(versions, &body);
+  PutLengthPrefixed(&bodies, body);
+
+  for (const ColumnCells& column : columns) {
+    const ColumnSummary summary = Summarize(column);
+    body.clear();
+    std::vector<const Value*> present;
+    if (summary.null_count > 0) {
+      std::vector<bool> bitmap(n);
+      for (size_t i = 0; i < n; ++i) bitmap[i] = column.cells[i] != nullptr;
+      PutBitmap(bitmap, &body);
+    }
+    for (const Value* v : column.cells) {
+      if (v != nullptr) present.push_back(v);
+    }
+    EncodeValues(column.type, present, &body);
+    PutColumnHeader(summary, body.size(), &out);
+    bodies.append(body);
+  }
+  out.append(bodies);
+  return out;
+}
+
+absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes) {
+  ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
+  return std::move(h.summary);
+}
+
+absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
+  ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
+  const BlockSummary& s = h.summary;
+  std::string_view rest = h.bodies, body;
+  std::vector<int64_t> times, versions;
+  if (!TakeBody(&rest, &body) || !DecodeTimes(body, s, &times)) return Corrupt("time column");
+  if (!TakeBody(&rest, &body) || !DecodeInts(&body, s.count, &versions) || !body.empty()) {
+    return Corrupt("version column");
+  }
+  std::vector<BlockPoint> points(s.count);
+  for (size_t i = 0; i < s.count; ++i) {
+    points[i].time_nanos = times[i];
+    points[i].version = versions[i];
+  }
+  std::vector<bool> present;
+  std::vector<Value> values;
+  for (size_t c = 0; c < s.columns.size(); ++c) {
+    const ColumnSummary& column = s.columns[c];
+    if (h.column_sizes[c] > rest.size()) return Corrupt("column body truncated");
+    body = rest.substr(0, h.column_sizes[c]);
+    rest.remove_prefix(h.column_sizes[c]);
+    present.assign(s.count, true);
+    if (column.null_count > 0 && !GetBitmap(&body, s.count, &present)) {
+      return Corrupt("null bitmap");
+    }
+    const size_t present_count = std::count(present.begin(), present.end(), true);
+    if (present_count != s.count - column.null_count) return Corrupt("null count");
+    if (!DecodeValues(column.type, &body, present_count, &values) || !body.empty()) {
+      return Corrupt(StrCat("values of column \"", column.name, "\""));
+    }
+    size_t next = 0;
+    for (size_t i = 0; i < s.count; ++i) {
+      if (present[i]) points[i].measures.push_back({column.name, std::move(values[next++])});
+    }
+  }
+  if (!rest.empty()) return Corrupt("trailing bytes");
+  return points;
+}
+
+}  // namespace strata::format
