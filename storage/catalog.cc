@@ -406,4 +406,12 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
   return absl::OkStatus();
 }
 
+std::vector<std::shared_ptr<const TableInfo>> Catalog::AllTables() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const TableInfo>> tables;
+  tables.reserve(tables_.size());
+  for (const auto& [key, table] : tables_) tables.push_back(table);
+  return tables;
+}
+
 }  // namespace strata

@@ -54,6 +54,8 @@ class Catalog {
                                         const TableUpdate& update);
   // Removes the table and, in the same atomic write, all of its data.
   absl::Status DeleteTable(std::string_view database, std::string_view table);
+  // Every table of every database, for the background jobs.
+  std::vector<std::shared_ptr<const TableInfo>> AllTables() const;
 
  private:
   using TableKey = std::pair<std::string, std::string>;

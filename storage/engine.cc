@@ -1,6 +1,7 @@
 #include "storage/engine.h"
 
 #include "common/status.h"
+#include "storage/keys.h"
 
 namespace strata {
 
@@ -18,6 +19,73 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
 absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
                           const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   return ScanTable(*store_, table, clock_->NowNanos(), options, emit, stats);
+}
+
+std::vector<TableMaintenance> Engine::RunMaintenance() {
+  absl::MutexLock run(&maintenance_mu_);
+  std::vector<TableMaintenance> results;
+  for (const auto& table : catalog_->AllTables()) {
+    const int64_t now = clock_->NowNanos();
+    TableMaintenance result{.database_name = table->database_name, .table_name = table->name};
+    auto tiering = RunTiering(*store_, *writer_, *table, now);
+    if (tiering.ok()) {
+      result.tiering = *tiering;
+    } else {
+      result.status = tiering.status();
+    }
+    auto retention = RunRetention(*store_, *writer_, *table, now);
+    if (retention.ok()) {
+      result.retention = *retention;
+    } else if (result.status.ok()) {
+      result.status = retention.status();
+    }
+    {
+      absl::MutexLock lock(&history_mu_);
+      TableStorageStats& history = history_[table->id];
+      history.last_run_nanos = now;
+      history.last_tiering = result.tiering;
+      history.last_retention = result.retention;
+      history.rows_tiered_total += result.tiering.rows_moved;
+      history.rows_expired_total += result.retention.rows_dropped;
+    }
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
+  TableStorageStats stats;
+  {
+    absl::MutexLock lock(&history_mu_);
+    if (auto it = history_.find(table.id); it != history_.end()) stats = it->second;
+  }
+  const std::string begin = keys::TableDataPrefix(table.id);
+  const std::string end = keys::TableDataPrefix(table.id + 1);
+  const rocksdb::Range range(begin, end);
+  for (auto [family, usage] : {std::pair{Store::kHot, &stats.memory_store},
+                               std::pair{Store::kCold, &stats.magnetic_blocks},
+                               std::pair{Store::kColdDelta, &stats.magnetic_delta}}) {
+    rocksdb::ColumnFamilyHandle* handle = store_->family(family);
+    uint64_t size = 0;
+    rocksdb::SizeApproximationOptions options;
+    options.include_memtables = true;
+    options.include_files = true;
+    RETURN_IF_ERROR(FromRocks(store_->db()->GetApproximateSizes(options, handle, &range, 1, &size),
+                              "estimating table size"));
+    uint64_t memtable_count = 0, memtable_size = 0;
+    store_->db()->GetApproximateMemTableStats(handle, range, &memtable_count, &memtable_size);
+    rocksdb::TablePropertiesCollection files;
+    RETURN_IF_ERROR(FromRocks(store_->db()->GetPropertiesOfTablesInRange(handle, &range, 1, &files),
+                              "reading table file properties"));
+    int64_t entries = static_cast<int64_t>(memtable_count);
+    for (const auto& [name, properties] : files) {
+      entries += static_cast<int64_t>(properties->num_entries) -
+                 static_cast<int64_t>(properties->num_deletions);
+    }
+    usage->bytes = static_cast<int64_t>(size);
+    usage->entries = std::max<int64_t>(entries, 0);
+  }
+  return stats;
 }
 
 absl::Status Engine::Close() {

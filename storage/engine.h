@@ -11,10 +11,13 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "absl/synchronization/mutex.h"
 #include "storage/catalog.h"
+#include "storage/retention.h"
 #include "storage/scan.h"
 #include "storage/store.h"
 #include "storage/table_state.h"
+#include "storage/tiering.h"
 #include "storage/write_types.h"
 #include "storage/writer.h"
 
@@ -26,6 +29,35 @@ struct EngineOptions {
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;
+};
+
+// One table's share of a maintenance run.
+struct TableMaintenance {
+  std::string database_name;
+  std::string table_name;
+  TieringReport tiering;
+  RetentionReport retention;
+  absl::Status status;  // the first job error; the other job still ran
+};
+
+// What one data family holds of a table, as RocksDB estimates it (SST file
+// properties and memtable statistics; exact after a compaction).
+struct TierUsage {
+  int64_t bytes = 0;
+  int64_t entries = 0;  // rows in `hot` and `cold_delta`, blocks in `cold`
+};
+
+struct TableStorageStats {
+  TierUsage memory_store;       // hot
+  TierUsage magnetic_blocks;    // cold
+  TierUsage magnetic_delta;     // cold_delta
+  // The clock's time of the last maintenance run over the table (0: none
+  // since the server started), what it did, and totals since start.
+  int64_t last_run_nanos = 0;
+  TieringReport last_tiering;
+  RetentionReport last_retention;
+  int64_t rows_tiered_total = 0;
+  int64_t rows_expired_total = 0;
 };
 
 class Engine {
@@ -49,6 +81,14 @@ class Engine {
     return writer_->State(table.id);
   }
 
+  // Runs the tiering job (storage/tiering.h) and then the retention job
+  // (storage/retention.h) over every table, at the clock's current time.
+  // Safe to call at any time; the server calls it periodically, tests call it
+  // after moving a ManualClock.
+  std::vector<TableMaintenance> RunMaintenance();
+
+  absl::StatusOr<TableStorageStats> StorageStats(const TableInfo& table);
+
   // Makes everything acknowledged durable and releases the data directory.
   absl::Status Close();
 
@@ -59,6 +99,10 @@ class Engine {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<Writer> writer_;
+
+  absl::Mutex maintenance_mu_;  // one maintenance run at a time
+  absl::Mutex history_mu_;
+  absl::flat_hash_map<uint32_t, TableStorageStats> history_ ABSL_GUARDED_BY(history_mu_);
 };
 
 }  // namespace strata

@@ -42,6 +42,12 @@ inline uint32_t BucketOf(int64_t time_nanos) {
   return static_cast<uint32_t>(time_nanos / kBucketNanos);
 }
 
+// The number of buckets that end at or before `time_nanos`: buckets
+// [0, BucketsBefore(t)) hold only times < t.
+inline uint32_t BucketsBefore(int64_t time_nanos) {
+  return time_nanos <= 0 ? 0 : static_cast<uint32_t>(time_nanos / kBucketNanos);
+}
+
 // hot and cold_delta: [table u32][bucket u32][pk_hash u64][series u64][time i64]
 inline constexpr size_t kPointKeySize = 32;
 struct PointKey {
@@ -54,7 +60,9 @@ struct PointKey {
 std::string EncodePointKey(const PointKey& key);
 // False unless `bytes` is a well-formed point key.
 bool DecodePointKey(std::string_view bytes, PointKey* key);
-// The prefix of all point keys of one series in one bucket (24 bytes).
+// The prefix of all point keys of one series in one bucket (24 bytes), and
+// the key of that series' block in `cold`.
+inline constexpr size_t kBlockKeySize = 24;
 std::string SeriesBucketPrefix(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
                                uint64_t series);
 // [table][bucket]: the prefix of one bucket.

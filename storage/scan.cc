@@ -1,19 +1,25 @@
 #include "storage/scan.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <optional>
 
+#include "common/coding.h"
 #include "common/status.h"
+#include "storage/format/block.h"
 #include "storage/keys.h"
 #include "storage/row_codec.h"
 
 namespace strata {
 namespace {
 
-// One family's iterator, re-seekable to successive key ranges.
-class Cursor {
+// A source of point rows in key order over successive key ranges: one data
+// family. Every source yields 32-byte point keys, so the merge compares them
+// bytewise whatever tier they come from.
+class Source {
  public:
-  Cursor(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
+  Source(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
          const std::string& upper)
       : upper_key_(upper), upper_(upper_key_) {
     rocksdb::ReadOptions options;
@@ -21,25 +27,134 @@ class Cursor {
     options.iterate_upper_bound = &upper_;
     iter_.reset(store.db()->NewIterator(options, store.family(family)));
   }
-  void Seek(const std::string& begin, const std::string& end) {
-    end_ = end;
-    iter_->Seek(begin);
-  }
-  bool Valid() const { return iter_->Valid() && iter_->key().compare(end_) < 0; }
-  std::string_view key() const { return iter_->key().ToStringView(); }
-  std::string_view value() const { return iter_->value().ToStringView(); }
-  void Next() { iter_->Next(); }
-  absl::Status status() const { return FromRocks(iter_->status(), "scanning"); }
+  virtual ~Source() = default;
 
- private:
+  virtual void Seek(const std::string& begin, const std::string& end) = 0;
+  virtual bool Valid() const = 0;
+  virtual std::string_view key() const = 0;
+  // The current row; may move out of internal storage (call once per row).
+  virtual absl::Status Take(StoredRow* row) = 0;
+  virtual void Next() = 0;
+
+  // The bucket of the first stored key at or after `begin`, if any: one
+  // seek, nothing decoded.
+  std::optional<uint32_t> FirstBucketFrom(const std::string& begin) {
+    iter_->Seek(begin);
+    if (!iter_->Valid() || iter_->key().size() < 8) return std::nullopt;
+    return DecodeFixed32BE(iter_->key().data() + 4);
+  }
+  absl::Status status() const {
+    return status_.ok() ? FromRocks(iter_->status(), "scanning") : status_;
+  }
+
+ protected:
+  bool InRange() const { return iter_->Valid() && iter_->key().compare(end_) < 0; }
+
   std::string upper_key_;
   rocksdb::Slice upper_;
   std::string end_;
   std::unique_ptr<rocksdb::Iterator> iter_;
+  absl::Status status_;
 };
 
-struct Range {
-  std::string begin, end;
+// `hot` or `cold_delta`: one RocksDB entry per point.
+class RowSource final : public Source {
+ public:
+  RowSource(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
+            const std::string& upper, ScanStats* stats)
+      : Source(store, family, snapshot, upper), stats_(stats) {}
+
+  void Seek(const std::string& begin, const std::string& end) override {
+    end_ = end;
+    iter_->Seek(begin);
+  }
+  bool Valid() const override { return InRange(); }
+  std::string_view key() const override { return iter_->key().ToStringView(); }
+  absl::Status Take(StoredRow* row) override {
+    stats_->rows_scanned++;
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + iter_->value().size());
+    ASSIGN_OR_RETURN(*row, DecodeRow(iter_->value().ToStringView()));
+    return absl::OkStatus();
+  }
+  void Next() override { iter_->Next(); }
+
+ private:
+  ScanStats* stats_;
+};
+
+// `cold`: one block per (series, bucket), unrolled into its points. Blocks
+// whose time range misses the scan's are skipped on their header alone.
+class BlockSource final : public Source {
+ public:
+  BlockSource(const Store& store, const rocksdb::Snapshot* snapshot, const std::string& upper,
+              int64_t start, int64_t end, ScanStats* stats)
+      : Source(store, Store::kCold, snapshot, upper), start_(start), end_time_(end),
+        stats_(stats) {}
+
+  void Seek(const std::string& begin, const std::string& end) override {
+    end_ = end;
+    // `begin` may reach into a block's key (a series prefix plus time);
+    // blocks are keyed by the 24-byte prefix only.
+    iter_->Seek(begin.substr(0, std::min<size_t>(begin.size(), 24)));
+    Load();
+  }
+  bool Valid() const override { return index_ < points_.size(); }
+  std::string_view key() const override { return key_; }
+  absl::Status Take(StoredRow* row) override {
+    stats_->rows_scanned++;
+    row->version = points_[index_].version;
+    row->measures = std::move(points_[index_].measures);
+    return absl::OkStatus();
+  }
+  void Next() override {
+    ++index_;
+    if (index_ < points_.size()) {
+      SetTime(points_[index_].time_nanos);
+    } else {
+      iter_->Next();
+      Load();
+    }
+  }
+
+ private:
+  // Decodes the first block in range that overlaps the time range.
+  void Load() {
+    points_.clear();
+    index_ = 0;
+    for (; InRange() && status_.ok(); iter_->Next()) {
+      const std::string_view value = iter_->value().ToStringView();
+      auto summary = format::DecodeBlockSummary(value);
+      if (!summary.ok()) {
+        status_ = summary.status();
+        return;
+      }
+      if (summary->max_time < start_ || summary->min_time >= end_time_) {
+        stats_->blocks_pruned++;
+        continue;
+      }
+      auto points = format::DecodeBlock(value);
+      if (!points.ok()) {
+        status_ = points.status();
+        return;
+      }
+      stats_->blocks_scanned++;
+      stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + value.size());
+      points_ = *std::move(points);
+      key_.assign(iter_->key().data(), iter_->key().size());
+      SetTime(points_[0].time_nanos);
+      return;
+    }
+  }
+  void SetTime(int64_t time) {
+    key_.resize(24);
+    PutOrderedInt64BE(&key_, time);
+  }
+
+  const int64_t start_, end_time_;
+  ScanStats* stats_;
+  std::vector<format::BlockPoint> points_;
+  size_t index_ = 0;
+  std::string key_;
 };
 
 }  // namespace
@@ -61,48 +176,57 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   const std::string table_end = keys::TableDataPrefix(table.id + 1);
 
   const rocksdb::Snapshot* snapshot = store.db()->GetSnapshot();
-  Cursor hot(store, Store::kHot, snapshot, table_end);
-  Cursor delta(store, Store::kColdDelta, snapshot, table_end);
+  RowSource hot(store, Store::kHot, snapshot, table_end, &local);
+  RowSource delta(store, Store::kColdDelta, snapshot, table_end, &local);
+  BlockSource cold(store, snapshot, table_end, start, end, &local);
+  // On equal versions the most recently written tier wins (they hold equal
+  // values then, by the version rules).
+  const std::array<Source*, 3> sources = {&hot, &delta, &cold};
   absl::Status status;
   uint64_t bucket_seen = UINT64_MAX;
   ScanRow row;
+  StoredRow candidate;
+  std::array<char, keys::kPointKeySize> current;
   bool stopped = false;
 
-  // Reads [begin, end) of both families merged; false once the scan must stop.
+  // Reads [begin, end) of every tier merged; false once the scan must stop.
   auto read_range = [&](const std::string& begin, const std::string& range_end) {
-    hot.Seek(begin, range_end);
-    delta.Seek(begin, range_end);
-    while (hot.Valid() || delta.Valid()) {
+    for (Source* s : sources) s->Seek(begin, range_end);
+    while (true) {
       if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
         status = absl::CancelledError("the query was cancelled");
         return false;
       }
-      // Take the smaller key; on a tie, read both and keep the higher version.
-      int order = !hot.Valid() ? 1 : !delta.Valid() ? -1 : hot.key().compare(delta.key());
-      Cursor* from = order <= 0 ? &hot : &delta;
-      keys::PointKey key;
-      if (!keys::DecodePointKey(from->key(), &key)) {
+      std::string_view smallest;
+      for (Source* s : sources) {
+        if (s->Valid() && (smallest.empty() || s->key() < smallest)) smallest = s->key();
+      }
+      if (smallest.empty()) return true;
+      // A copy: advancing a source invalidates views of its key.
+      if (smallest.size() != current.size()) {
         status = absl::DataLossError("a stored point key is malformed; restore from a backup");
         return false;
       }
-      auto decoded = DecodeRow(from->value());
-      if (!decoded.ok()) {
-        status = decoded.status();
+      std::copy(smallest.begin(), smallest.end(), current.begin());
+      smallest = std::string_view(current.data(), current.size());
+      keys::PointKey key;
+      if (!keys::DecodePointKey(smallest, &key)) {
+        status = absl::DataLossError("a stored point key is malformed; restore from a backup");
         return false;
       }
-      local.rows_scanned++;
-      local.bytes_scanned += static_cast<int64_t>(from->key().size() + from->value().size());
-      if (order == 0) {
-        auto other = DecodeRow(delta.value());
-        if (!other.ok()) {
-          status = other.status();
-          return false;
+      bool have = false;
+      for (Source* s : sources) {
+        if (!s->Valid() || s->key() != smallest) continue;
+        if (!(status = s->Take(&candidate)).ok()) return false;
+        if (!have || candidate.version > row.version) {
+          row.version = candidate.version;
+          row.measures = std::move(candidate.measures);
+          have = true;
         }
-        if (other->version > decoded->version) decoded = std::move(other);
-        local.rows_scanned++;
-        delta.Next();
       }
-      from->Next();
+      for (Source* s : sources) {
+        if (s->Valid() && s->key() == smallest) s->Next();
+      }
       if (key.bucket != bucket_seen) {
         bucket_seen = key.bucket;
         local.buckets_scanned++;
@@ -110,27 +234,20 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
       if (key.time_nanos < start || key.time_nanos >= end) continue;
       row.series = key.series;
       row.time_nanos = key.time_nanos;
-      row.version = decoded->version;
-      row.measures = std::move(decoded->measures);
       if (!emit(row)) {
         stopped = true;
         return false;
       }
     }
-    return true;
   };
 
   // The first bucket >= `from` that holds any row, so empty stretches of a
   // long time range cost one seek, not one per bucket and series.
   auto next_bucket = [&](uint32_t from) -> std::optional<uint32_t> {
-    hot.Seek(keys::BucketPrefix(table.id, from), table_end);
-    delta.Seek(keys::BucketPrefix(table.id, from), table_end);
     std::optional<uint32_t> found;
-    for (Cursor* c : {&hot, &delta}) {
-      keys::PointKey key;
-      if (c->Valid() && keys::DecodePointKey(c->key(), &key)) {
-        found = found ? std::min(*found, key.bucket) : key.bucket;
-      }
+    for (Source* s : sources) {
+      auto b = s->FirstBucketFrom(keys::BucketPrefix(table.id, from));
+      if (b && (!found || *b < *found)) found = b;
     }
     return found;
   };
@@ -152,8 +269,9 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
       b = static_cast<uint64_t>(*bucket) + 1;
     }
   }
-  if (status.ok()) status = hot.status();
-  if (status.ok()) status = delta.status();
+  for (Source* s : sources) {
+    if (status.ok()) status = s->status();
+  }
   store.db()->ReleaseSnapshot(snapshot);
   if (stats != nullptr) *stats = local;
   return status;

@@ -1,8 +1,10 @@
 // Reading a table's points: the scan interface the query engine builds on.
 // Rows come in key order (bucket, partition, series, time) from the memory
-// store and the magnetic delta merged into one stream; where both hold a
-// key, the higher version wins, so results never depend on where a row
-// lives. Rows older than the table's retention are never returned.
+// store (`hot`), the magnetic store's blocks (`cold`) and its late-write
+// delta (`cold_delta`) merged into one stream; where several hold a key, the
+// highest version wins, so results never depend on where a row lives or
+// whether a background job has run. Rows older than the table's retention
+// are never returned.
 // Thread-safety: a scan reads a consistent RocksDB snapshot; any number may
 // run at once, also concurrently with writes.
 #pragma once
@@ -50,6 +52,8 @@ struct ScanStats {
   int64_t bytes_scanned = 0;
   int64_t buckets_scanned = 0;  // buckets of the time range that were read
   int64_t buckets_in_range = 0;  // buckets the time range covers
+  int64_t blocks_scanned = 0;    // magnetic blocks decoded
+  int64_t blocks_pruned = 0;     // magnetic blocks skipped by their time range
 };
 
 // Calls `emit` for each live row in [start, end); `emit` returns false to

@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "rocksdb/write_batch.h"
+#include "storage/format/block.h"
 #include "storage/keys.h"
 #include "storage/record_validation.h"
 #include "storage/row_codec.h"
@@ -98,6 +99,7 @@ struct Writer::Prepared {
 
 // One request in the queue.
 struct Writer::Pending {
+  const TableInfo* table = nullptr;
   TableState* state = nullptr;
   std::vector<Prepared> records;
   WriteResult* result = nullptr;
@@ -109,7 +111,8 @@ struct Writer::Pending {
 // What the leader does for one group, without holding the queue lock.
 class Writer::GroupCommit {
  public:
-  GroupCommit(Store* store, const std::vector<Pending*>& group) : store_(store), group_(group) {}
+  GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now)
+      : store_(store), group_(group), now_(now) {}
 
   absl::Status Run() {
     for (Pending* p : group_) {
@@ -147,7 +150,7 @@ class Writer::GroupCommit {
     Prepared* prepared;
     std::string hot_key;   // the key in the memory store
     bool check_hot;        // the memory store may hold this key: read it
-    bool check_delta;      // the magnetic delta may hold it: read it
+    bool check_cold;       // the magnetic store (blocks and delta) may hold it
   };
 
   void Reject(Pending* p, const Prepared& r, std::string reason,
@@ -271,16 +274,26 @@ class Writer::GroupCommit {
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
                  .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r),
                  .time_nanos = r.record.time_nanos};
+    // A bucket the tiering job may already have moved: a record routed to
+    // the memory store just before its bucket aged out must still be checked
+    // against the magnetic store.
+    const bool tiered =
+        key.bucket < keys::BucketsBefore(p->table->MemoryStoreStartNanos(now_));
     Target t{.pending = p, .prepared = &r, .hot_key = keys::EncodePointKey(key),
-             .check_hot = true, .check_delta = r.magnetic};
+             .check_hot = true, .check_cold = r.magnetic || tiered};
     // Appends, the common case, cannot collide with anything stored.
-    if (!r.magnetic && key.time_nanos > NewestStored(state, key)) t.check_hot = false;
+    if (!t.check_cold && key.time_nanos > NewestStored(state, key)) t.check_hot = false;
     if (t.check_hot) to_read_.emplace(Store::kHot, t.hot_key);
-    if (t.check_delta) to_read_.emplace(Store::kColdDelta, t.hot_key);
+    if (t.check_cold) {
+      to_read_.emplace(Store::kColdDelta, t.hot_key);
+      to_read_.emplace(Store::kCold, t.hot_key);
+    }
     targets_.push_back(std::move(t));
   }
 
   // One MultiGet for every stored row the group's records may collide with.
+  // A `cold` entry names a point; its block (keyed by the point's 24-byte
+  // prefix) is read and decoded once for all the group's points in it.
   absl::Status ReadExisting() {
     if (to_read_.empty()) return absl::OkStatus();
     std::vector<rocksdb::ColumnFamilyHandle*> families;
@@ -288,16 +301,37 @@ class Writer::GroupCommit {
     std::vector<std::pair<Store::Family, std::string>> order(to_read_.begin(), to_read_.end());
     for (const auto& [family, key] : order) {
       families.push_back(store_->family(family));
-      keys.emplace_back(key);
+      keys.emplace_back(family == Store::kCold ? std::string_view(key).substr(0, keys::kBlockKeySize)
+                                               : std::string_view(key));
     }
     std::vector<std::string> values;
     std::vector<rocksdb::Status> statuses =
         store_->db()->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
+    absl::flat_hash_map<std::string, std::vector<format::BlockPoint>> blocks;
     for (size_t i = 0; i < order.size(); ++i) {
       if (statuses[i].IsNotFound()) continue;
       RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
-      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(values[i]));
-      rows_[order[i]] = std::move(row);
+      if (order[i].first != Store::kCold) {
+        ASSIGN_OR_RETURN(StoredRow row, DecodeRow(values[i]));
+        rows_[order[i]] = std::move(row);
+        continue;
+      }
+      std::string block_key(keys[i].data(), keys[i].size());
+      auto it = blocks.find(block_key);
+      if (it == blocks.end()) {
+        ASSIGN_OR_RETURN(auto points, format::DecodeBlock(values[i]));
+        it = blocks.emplace(std::move(block_key), std::move(points)).first;
+      }
+      keys::PointKey point;
+      keys::DecodePointKey(order[i].second, &point);
+      const auto& points = it->second;
+      auto found = std::lower_bound(points.begin(), points.end(), point.time_nanos,
+                                    [](const format::BlockPoint& p, int64_t t) {
+                                      return p.time_nanos < t;
+                                    });
+      if (found != points.end() && found->time_nanos == point.time_nanos) {
+        rows_[order[i]] = StoredRow{found->version, found->measures};
+      }
     }
     return absl::OkStatus();
   }
@@ -306,22 +340,24 @@ class Writer::GroupCommit {
   // this group left it.
   void Apply(Target& t) {
     Prepared& r = *t.prepared;
-    Store::Family family = r.magnetic ? Store::kColdDelta : Store::kHot;
-    // rows_ holds what was read and what this group wrote, in either tier.
-    std::optional<StoredRow>* existing = nullptr;
-    for (Store::Family f : {Store::kHot, Store::kColdDelta}) {
+    Store::Family family = t.check_cold ? Store::kColdDelta : Store::kHot;
+    // rows_ holds what was read and what this group wrote, in every tier;
+    // the current row is the one with the highest version.
+    const StoredRow* existing = nullptr;
+    for (Store::Family f : {Store::kHot, Store::kColdDelta, Store::kCold}) {
       auto it = rows_.find({f, t.hot_key});
-      if (it != rows_.end() && it->second) {
-        existing = &it->second;
-        family = f;  // update the row where it lives
-        break;
+      if (it == rows_.end() || !it->second) continue;
+      if (existing == nullptr || it->second->version > existing->version) {
+        existing = &*it->second;
+        // Update the row where it lives; a block is updated through the delta.
+        family = f == Store::kCold ? Store::kColdDelta : f;
       }
     }
     StoredRow next;
     if (existing == nullptr) {
       next = {r.record.version, r.record.measures};
     } else {
-      const StoredRow& stored = **existing;
+      const StoredRow& stored = *existing;
       const bool same = SameValues(stored, r.record.measures);
       if (r.record.version <= stored.version) {
         if (same) {
@@ -369,6 +405,7 @@ class Writer::GroupCommit {
 
   Store* const store_;
   const std::vector<Pending*>& group_;
+  const int64_t now_;
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
   absl::flat_hash_map<TableState*, TableChanges> changes_;
@@ -395,6 +432,7 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
 
   WriteResult result;
   Pending pending;
+  pending.table = table.get();
   pending.state = state;
   pending.result = &result;
   const int64_t now = clock_->NowNanos();
@@ -430,7 +468,11 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
         group.push_back(p);
       }
       queue_mu_.Unlock();
-      absl::Status status = GroupCommit(store_, group).Run();
+      absl::Status status;
+      {
+        absl::MutexLock commit(&commit_mu_);
+        status = GroupCommit(store_, group, clock_->NowNanos()).Run();
+      }
       queue_mu_.Lock();
       for (Pending* p : group) {
         queue_.pop_front();

@@ -43,6 +43,16 @@ class Writer {
   // The in-memory state of a table, loaded on first use.
   absl::StatusOr<TableState*> State(uint32_t table_id);
 
+  // Runs `step` while no write group commits. The tiering and retention
+  // jobs move or drop rows one step (a chunk of a bucket) at a time under it,
+  // so a writer waits for at most one step and never checks a row against a
+  // family it is being moved out of.
+  template <typename F>
+  auto Exclusive(F&& step) {
+    absl::MutexLock lock(&commit_mu_);
+    return step();
+  }
+
  private:
   struct Prepared;
   struct Pending;
@@ -52,6 +62,7 @@ class Writer {
   Catalog* const catalog_;
   const Clock* const clock_;
 
+  absl::Mutex commit_mu_;  // held by a group's leader while it commits
   absl::Mutex queue_mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(queue_mu_);
 

@@ -1,0 +1,41 @@
+// The tiering job: moves memory-store buckets that have aged past the
+// table's memory retention into the magnetic store's columnar blocks, and
+// folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
+// "Tiers and retention").
+//
+// A bucket is converted in chunks of whole series, each one atomic
+// WriteBatch: the new blocks (merged with any block and delta rows already
+// there, highest version winning) and range deletes of the chunk's `hot` and
+// `cold_delta` keys. Killed at any point, a chunk has either happened or not;
+// a rerun reads what is left and merges it into the blocks again, so no row
+// is lost or duplicated. Each chunk runs under Writer::Exclusive, so a writer
+// waits for at most one chunk.
+//
+// Thread-safety: one job per table at a time (the engine's maintenance runs
+// tables one after another); concurrent with reads and writes.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "storage/catalog_types.h"
+#include "storage/store.h"
+#include "storage/writer.h"
+
+namespace strata {
+
+struct TieringReport {
+  int64_t buckets = 0;             // buckets converted or merged
+  int64_t blocks_written = 0;
+  int64_t rows_moved = 0;          // memory-store rows now in blocks
+  int64_t delta_rows_merged = 0;   // late writes folded into blocks
+  int64_t series_left_in_memory = 0;  // over kMaxPointsPerBlock points in one bucket
+  int64_t duration_nanos = 0;
+};
+
+// Converts every bucket of `table` that ended before the memory store's
+// window at `now_nanos`.
+absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
+                                         int64_t now_nanos);
+
+}  // namespace strata

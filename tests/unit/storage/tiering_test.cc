@@ -1,0 +1,255 @@
+// The tiering, late-write and retention paths with a ManualClock: rows move
+// from the memory store into magnetic blocks and expire, and a scan returns
+// the same rows whichever tier holds them or whether a job has run.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/clock.h"
+#include "gtest/gtest.h"
+#include "storage/engine.h"
+#include "tests/support/temp_dir.h"
+
+extern char** environ;
+
+namespace strata {
+namespace {
+
+// On an hour boundary, so bucket arithmetic in the tests is easy to follow.
+constexpr int64_t kStart = 1'700'002'800LL * kNanosPerSecond;
+constexpr int64_t kTenMinutes = 10 * kNanosPerMinute;
+
+InputRecord Reading(int host, int64_t time_nanos, int64_t version = 1, double offset = 0) {
+  InputRecord r;
+  r.dimensions = {{"host", "h" + std::to_string(host)}};
+  r.measure_name = "cpu";
+  InputMeasure usage{.name = "usage", .type = MeasureKind::kDouble,
+                     .value = Value::Double(host + (time_nanos % 97) * 0.25 + offset)};
+  InputMeasure procs{.name = "procs", .type = MeasureKind::kBigint,
+                     .value = Value::Bigint(100 + host)};
+  r.measure_values = {usage, procs};
+  r.time = time_nanos;
+  r.time_unit = TimeUnit::kNanoseconds;
+  r.version = version;
+  return r;
+}
+
+// Rows as comparable text: series, time, version and measures by name.
+std::vector<std::string> Render(const std::vector<ScanRow>& rows) {
+  std::vector<std::string> out;
+  for (const ScanRow& row : rows) {
+    std::vector<std::string> measures;
+    for (const Measure& m : row.measures) {
+      measures.push_back(m.name + "=" +
+                         (m.value.type == ValueType::kDouble ? std::to_string(m.value.real)
+                                                             : std::to_string(m.value.number)));
+    }
+    std::sort(measures.begin(), measures.end());
+    std::string line = std::to_string(row.series) + " " + std::to_string(row.time_nanos) + " v" +
+                       std::to_string(row.version);
+    for (const auto& m : measures) line += " " + m;
+    out.push_back(line);
+  }
+  return out;
+}
+
+class TieringTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Open();
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
+    ASSERT_TRUE(engine_->catalog()
+                    .CreateTable({.database_name = "db", .table_name = "t",
+                                  .retention = {.memory_store_retention_hours = 2,
+                                                .magnetic_store_retention_days = 1},
+                                  .enable_magnetic_store_writes = true})
+                    .ok());
+  }
+
+  void Open() {
+    engine_.reset();
+    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+
+  TableInfo Table() { return *engine_->catalog().DescribeTable("db", "t"); }
+
+  WriteResult Write(std::vector<InputRecord> records) {
+    WriteRequest request{.database_name = "db", .table_name = "t"};
+    request.records = std::move(records);
+    auto result = engine_->Write(request);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.value_or(WriteResult{});
+  }
+
+  // Three hosts, a point every ten minutes over the two hours before now.
+  int WriteTwoHours() {
+    std::vector<InputRecord> batch;
+    for (int host = 0; host < 3; ++host) {
+      for (int64_t t = clock_.NowNanos() - 2 * kNanosPerHour + kTenMinutes; t <= clock_.NowNanos();
+           t += kTenMinutes) {
+        batch.push_back(Reading(host, t));
+      }
+    }
+    const int n = static_cast<int>(batch.size());
+    for (size_t i = 0; i < batch.size(); i += 100) {
+      std::vector<InputRecord> part(batch.begin() + i,
+                                    batch.begin() + std::min(batch.size(), i + 100));
+      EXPECT_EQ(Write(std::move(part)).memory_store, static_cast<int64_t>(std::min<size_t>(100, batch.size() - i)));
+    }
+    return n;
+  }
+
+  std::vector<std::string> ScanAll(ScanStats* stats = nullptr) {
+    std::vector<ScanRow> rows;
+    EXPECT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
+                  rows.push_back(row);
+                  return true;
+                }, stats).ok());
+    return Render(rows);
+  }
+
+  TableMaintenance Maintain() {
+    auto results = engine_->RunMaintenance();
+    EXPECT_EQ(results.size(), 1u);
+    EXPECT_TRUE(results[0].status.ok()) << results[0].status;
+    return results[0];
+  }
+
+  testing::TempDir dir_;
+  ManualClock clock_{kStart};
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(TieringTest, BucketsPastMemoryRetentionMoveToBlocksWithIdenticalResults) {
+  const int written = WriteTwoHours();
+  const auto before = ScanAll();
+  ASSERT_EQ(before.size(), static_cast<size_t>(written));
+
+  // Nothing has aged yet.
+  EXPECT_EQ(Maintain().tiering.rows_moved, 0);
+
+  clock_.Advance(5 * kNanosPerHour);  // every written bucket is now older than 2 h
+  const TableMaintenance run = Maintain();
+  EXPECT_EQ(run.tiering.rows_moved, written);
+  EXPECT_EQ(run.tiering.blocks_written, 3 * 3);  // 3 hosts × 3 buckets touched
+  EXPECT_EQ(run.retention.rows_dropped, 0);
+  ScanStats stats;
+  EXPECT_EQ(ScanAll(&stats), before);
+  EXPECT_EQ(stats.blocks_scanned, 9);
+
+  // Idempotent: a second run finds nothing to move; a restart changes nothing.
+  EXPECT_EQ(Maintain().tiering.rows_moved, 0);
+  Open();
+  EXPECT_EQ(ScanAll(), before);
+  auto usage = engine_->StorageStats(Table());
+  ASSERT_TRUE(usage.ok());
+  EXPECT_GT(usage->magnetic_blocks.bytes, 0);
+  EXPECT_EQ(usage->magnetic_blocks.entries, 9);
+}
+
+TEST_F(TieringTest, ScansPruneBlocksOutsideTheTimeRange) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  ScanStats stats;
+  std::vector<ScanRow> rows;
+  // The last five minutes written reach into the bucket before kStart, whose
+  // blocks end at kStart − 10 min: their headers alone rule them out.
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - 5 * kNanosPerMinute,
+                                      .end_nanos = kStart + 1},
+                            [&](const ScanRow& row) {
+                              rows.push_back(row);
+                              return true;
+                            }, &stats).ok());
+  EXPECT_EQ(rows.size(), 3u);
+  EXPECT_EQ(stats.blocks_scanned, 3);
+  EXPECT_EQ(stats.blocks_pruned, 3);
+}
+
+TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  const int64_t t = kStart - kNanosPerHour;  // tiered into a block
+
+  // Same values, same version: an idempotent retry.
+  WriteResult same = Write({Reading(1, t)});
+  EXPECT_EQ(same.magnetic_store, 1);
+  EXPECT_TRUE(same.rejected.empty());
+  // Different values, same version: rejected with the block's version.
+  WriteResult lower = Write({Reading(1, t, 1, 0.5)});
+  ASSERT_EQ(lower.rejected.size(), 1u);
+  EXPECT_EQ(lower.rejected[0].existing_version, 1);
+  // Higher version: an upsert, visible at once through the delta.
+  WriteResult upsert = Write({Reading(1, t, 2, 0.5)});
+  EXPECT_EQ(upsert.magnetic_store, 1);
+  const auto with_upsert = ScanAll();
+  EXPECT_NE(std::find_if(with_upsert.begin(), with_upsert.end(),
+                         [&](const std::string& line) {
+                           return line.find(" " + std::to_string(t) + " v2 ") != std::string::npos;
+                         }),
+            with_upsert.end());
+
+  // The merge job folds the delta into the block; nothing visible changes.
+  const TableMaintenance merged = Maintain();
+  EXPECT_EQ(merged.tiering.delta_rows_merged, 1);
+  EXPECT_EQ(merged.tiering.rows_moved, 0);
+  EXPECT_EQ(ScanAll(), with_upsert);
+  // And the rules now hold against the merged block.
+  WriteResult stale = Write({Reading(1, t, 1, 0.75)});
+  ASSERT_EQ(stale.rejected.size(), 1u);
+  EXPECT_EQ(stale.rejected[0].existing_version, 2);
+  // A new late point lands in the delta and merges as a new block row.
+  EXPECT_EQ(Write({Reading(7, t)}).magnetic_store, 1);
+  EXPECT_EQ(Maintain().tiering.delta_rows_merged, 1);
+  EXPECT_EQ(ScanAll().size(), with_upsert.size() + 1);
+}
+
+TEST_F(TieringTest, LateWritesAreRejectedWhenMagneticWritesAreOff) {
+  ASSERT_TRUE(engine_->catalog()
+                  .UpdateTable("db", "t", {.enable_magnetic_store_writes = false})
+                  .ok());
+  WriteResult result = Write({Reading(1, kStart - 3 * kNanosPerHour)});
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_NE(result.rejected[0].reason.find("enable magnetic store writes"), std::string::npos);
+}
+
+TEST_F(TieringTest, RetentionDropsExpiredBucketsAndGivesSpaceBack) {
+  const int written = WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  auto before = engine_->StorageStats(Table());
+  ASSERT_TRUE(before.ok());
+  EXPECT_GT(before->magnetic_blocks.bytes, 0);
+
+  // Retention is 2 h + 1 day: one hour into the newest written bucket, its
+  // older rows are hidden at once although the bucket is still on disk.
+  clock_.Set(kStart + kNanosPerDay + 2 * kNanosPerHour - kNanosPerHour / 2);
+  EXPECT_EQ(ScanAll().size(), 3u * 4);  // from kStart − 30 min: 4 points per host
+  clock_.Set(kStart + kNanosPerDay + 3 * kNanosPerHour);
+  const TableMaintenance run = Maintain();
+  EXPECT_EQ(run.retention.rows_dropped, written);
+  EXPECT_EQ(run.retention.buckets_dropped, 3);
+  EXPECT_TRUE(ScanAll().empty());
+  auto after = engine_->StorageStats(Table());
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->magnetic_blocks.bytes, 0);
+  EXPECT_EQ(after->magnetic_blocks.entries, 0);
+  EXPECT_EQ(after->rows_expired_total, written);
+  // Nothing comes back on a restart or a longer retention.
+  ASSERT_TRUE(engine_->catalog()
+                  .UpdateTable("db", "t", {.retention = RetentionProperties{
+                                               .memory_store_retention_hours = 2,
+                                               .magnetic_store_retention_days = 30}})
+                  .ok());
+  Open();
+  EXPECT_TRUE(ScanAll().empty());
+}
+
+}  // namespace
+}  // namespace strata
