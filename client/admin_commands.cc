@@ -96,6 +96,35 @@ void PrintTables(const std::vector<v1::Table>& tables, OutputFormat format) {
   listing.Print(format, std::cout);
 }
 
+// Where a table's data lives: one row per tier, then what the last
+// maintenance run did (docs/cli.md).
+void PrintStorage(const v1::TableStorage& s, OutputFormat format) {
+  Listing listing({{"tier", v1::SCALAR_TYPE_VARCHAR},
+                   {"bytes", v1::SCALAR_TYPE_BIGINT},
+                   {"entries", v1::SCALAR_TYPE_BIGINT}});
+  listing.AddRow({Listing::Text("memory store (rows)"), Listing::Int(s.memory_store().bytes()),
+                  Listing::Int(s.memory_store().entries())});
+  listing.AddRow({Listing::Text("magnetic store (blocks)"),
+                  Listing::Int(s.magnetic_store().bytes()),
+                  Listing::Int(s.magnetic_store().entries())});
+  listing.AddRow({Listing::Text("magnetic late writes (rows)"),
+                  Listing::Int(s.magnetic_late_writes().bytes()),
+                  Listing::Int(s.magnetic_late_writes().entries())});
+  listing.Print(format, std::cout);
+  Listing jobs({{"last_maintenance", v1::SCALAR_TYPE_TIMESTAMP},
+                {"rows_tiered", v1::SCALAR_TYPE_BIGINT},
+                {"late_writes_merged", v1::SCALAR_TYPE_BIGINT},
+                {"rows_expired", v1::SCALAR_TYPE_BIGINT},
+                {"rows_tiered_total", v1::SCALAR_TYPE_BIGINT},
+                {"rows_expired_total", v1::SCALAR_TYPE_BIGINT}});
+  jobs.AddRow({s.has_last_maintenance_time() ? Listing::Time(s.last_maintenance_time())
+                                             : v1::Datum(),
+               Listing::Int(s.last_rows_tiered()), Listing::Int(s.last_late_writes_merged()),
+               Listing::Int(s.last_rows_expired()), Listing::Int(s.rows_tiered_total()),
+               Listing::Int(s.rows_expired_total())});
+  jobs.Print(format, std::cout);
+}
+
 // The retention / magnetic-write / partition-key flags shared by create and update.
 struct TableFlags {
   std::string memory;
@@ -174,6 +203,7 @@ struct TableArgs {
   std::string database;
   std::string table;
   std::string format;
+  bool storage = false;
   TableFlags flags;
 };
 
@@ -308,6 +338,8 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
   CLI::App* describe = table->add_subcommand("describe", "Show one table");
   add_names(describe);
   AddFormatOption(*describe, args->format);
+  describe->add_flag("--storage", args->storage,
+                     "Show bytes and entries per tier and the last tiering/retention run");
   describe->callback([&context, args] {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
@@ -315,7 +347,10 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->database);
     request.set_table_name(args->table);
     v1::DescribeTableResponse response;
-    if (Call(context, &Stub::DescribeTable, request, response)) {
+    if (!Call(context, &Stub::DescribeTable, request, response)) return;
+    if (args->storage) {
+      PrintStorage(response.storage(), *format);
+    } else {
       PrintTables({response.table()}, *format);
     }
   });

@@ -105,4 +105,24 @@ absl::StatusOr<TableUpdate> TableUpdateFromProto(const v1::UpdateTableRequest& r
   return update;
 }
 
+void ToProto(const TableStorageStats& stats, v1::TableStorage* out) {
+  auto usage = [](const TierUsage& u, v1::TierUsage* p) {
+    p->set_bytes(u.bytes);
+    p->set_entries(u.entries);
+  };
+  usage(stats.memory_store, out->mutable_memory_store());
+  usage(stats.magnetic_blocks, out->mutable_magnetic_store());
+  usage(stats.magnetic_delta, out->mutable_magnetic_late_writes());
+  if (stats.last_run_nanos != 0) {
+    ToProtoTime(stats.last_run_nanos, out->mutable_last_maintenance_time());
+  }
+  out->set_last_rows_tiered(stats.last_tiering.rows_moved);
+  out->set_last_late_writes_merged(stats.last_tiering.delta_rows_merged);
+  out->set_last_rows_expired(stats.last_retention.rows_dropped);
+  out->set_last_tiering_millis(stats.last_tiering.duration_nanos / kNanosPerMilli);
+  out->set_last_retention_millis(stats.last_retention.duration_nanos / kNanosPerMilli);
+  out->set_rows_tiered_total(stats.rows_tiered_total);
+  out->set_rows_expired_total(stats.rows_expired_total);
+}
+
 }  // namespace strata

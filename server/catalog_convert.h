@@ -5,12 +5,14 @@
 
 #include "absl/status/statusor.h"
 #include "storage/catalog_types.h"
+#include "storage/engine.h"
 #include "strata/v1/catalog.pb.h"
 
 namespace strata {
 
 void ToProto(const DatabaseInfo& db, v1::Database* out);
 void ToProto(const TableInfo& table, v1::Table* out);
+void ToProto(const TableStorageStats& stats, v1::TableStorage* out);
 
 absl::StatusOr<TableSpec> TableSpecFromProto(const v1::CreateTableRequest& request);
 absl::StatusOr<TableUpdate> TableUpdateFromProto(const v1::UpdateTableRequest& request);

@@ -74,6 +74,8 @@ grpc::ServerUnaryReactor* CatalogService::DescribeTable(grpc::CallbackServerCont
     ASSIGN_OR_RETURN(TableInfo table,
                      catalog_.DescribeTable(request->database_name(), request->table_name()));
     ToProto(table, response->mutable_table());
+    ASSIGN_OR_RETURN(TableStorageStats storage, engine_.StorageStats(table));
+    ToProto(storage, response->mutable_storage());
     return absl::OkStatus();
   });
 }

@@ -1,15 +1,15 @@
 // CatalogService handlers: adapt proto requests to the storage Catalog.
 #pragma once
 
-#include "storage/catalog.h"
+#include "storage/engine.h"
 #include "strata/v1/catalog.grpc.pb.h"
 
 namespace strata {
 
 class CatalogService final : public v1::CatalogService::CallbackService {
  public:
-  // `catalog` must outlive the service.
-  explicit CatalogService(Catalog* catalog) : catalog_(*catalog) {}
+  // `engine` must outlive the service.
+  explicit CatalogService(Engine* engine) : catalog_(engine->catalog()), engine_(*engine) {}
 
   grpc::ServerUnaryReactor* CreateDatabase(grpc::CallbackServerContext* context,
                                            const v1::CreateDatabaseRequest* request,
@@ -44,6 +44,7 @@ class CatalogService final : public v1::CatalogService::CallbackService {
 
  private:
   Catalog& catalog_;
+  Engine& engine_;
 };
 
 }  // namespace strata

@@ -64,6 +64,12 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_MEMORY_MB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
+                 "How often memory-store buckets past their retention are moved to the "
+                 "magnetic store, late writes merged, and expired buckets dropped")
+      ->envname("STRATA_MAINTENANCE_INTERVAL_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address although Strata has no authentication "
                "yet: anyone who can reach the port can read and write")

@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "server/config.h"
 #include "server/logging.h"
+#include "server/maintenance_loop.h"
 #include "server/server.h"
 #include "spdlog/spdlog.h"
 #include "storage/engine.h"
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
       engine->get());
   if (!server.ok()) return Fail(server.status());
   spdlog::info("stratad serving on port {}", (*server)->port());
+  strata::MaintenanceLoop maintenance(engine->get(),
+                                      std::chrono::seconds(config.maintenance_interval_seconds));
+  maintenance.Start();
 
   int signal = 0;
   sigwait(&signals, &signal);
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(config.shutdown_grace_seconds));
   server->reset();
+  maintenance.Stop();
   spdlog::info("stratad stopped serving; closing the data directory");
   if (absl::Status closed = (*engine)->Close(); !closed.ok()) {
     spdlog::error("stratad stopped with an error while closing the data directory: {}",

@@ -24,7 +24,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   auto server = std::unique_ptr<Server>(new Server());
-  server->catalog_service_ = std::make_unique<CatalogService>(&engine->catalog());
+  server->catalog_service_ = std::make_unique<CatalogService>(engine);
   server->write_service_ = std::make_unique<WriteService>(engine);
   server->query_service_ = std::make_unique<QueryService>(
       engine, QueryLimits{.default_timeout_millis = options.query_timeout_millis,

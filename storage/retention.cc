@@ -54,18 +54,30 @@ absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const
   // Nothing is written below the retention window, so once counted the
   // range only shrinks: the count is what the delete removes.
   RETURN_IF_ERROR(Count(store, begin, end, &report));
-  if (report.buckets_dropped == 0) return report;
-
-  RETURN_IF_ERROR(writer.Exclusive([&] {
-    rocksdb::WriteBatch batch;
-    for (Store::Family family : kDataFamilies) batch.DeleteRange(store.family(family), begin, end);
-    return FromRocks(store.db()->Write(store.sync_write_options(), &batch),
-                     "dropping expired buckets");
-  }));
+  if (report.buckets_dropped > 0) {
+    RETURN_IF_ERROR(writer.Exclusive([&] {
+      rocksdb::WriteBatch batch;
+      for (Store::Family family : kDataFamilies) {
+        batch.DeleteRange(store.family(family), begin, end);
+      }
+      return FromRocks(store.db()->Write(store.sync_write_options(), &batch),
+                       "dropping expired buckets");
+    }));
+  }
   // Give the space back: whole files inside the range go at once, and a
   // compaction of the range rewrites the files that straddle its edges.
+  // Checked by bytes, not rows: a run killed after the delete left files
+  // whose rows are already invisible.
   const rocksdb::Slice from(begin), to(end);
   for (Store::Family family : kDataFamilies) {
+    uint64_t bytes = 0;
+    const rocksdb::Range range(from, to);
+    rocksdb::SizeApproximationOptions size_options;
+    size_options.include_memtables = true;
+    RETURN_IF_ERROR(FromRocks(
+        store.db()->GetApproximateSizes(size_options, store.family(family), &range, 1, &bytes),
+        "estimating expired bytes"));
+    if (bytes == 0) continue;
     RETURN_IF_ERROR(FromRocks(
         rocksdb::DeleteFilesInRange(store.db(), store.family(family), &from, &to),
         "deleting expired files"));

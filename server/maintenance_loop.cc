@@ -1,0 +1,54 @@
+#include "server/maintenance_loop.h"
+
+#include "spdlog/spdlog.h"
+
+namespace strata {
+
+void LogMaintenance(const TableMaintenance& r) {
+  const auto millis = [](int64_t nanos) { return nanos / 1'000'000; };
+  if (!r.status.ok()) {
+    spdlog::error("maintenance of \"{}\".\"{}\" failed; it is retried on the next run: {}",
+                  r.database_name, r.table_name, std::string(r.status.message()));
+  }
+  const TieringReport& t = r.tiering;
+  if (t.rows_moved > 0 || t.delta_rows_merged > 0) {
+    spdlog::info("tiering \"{}\".\"{}\": {} memory-store rows and {} late writes into {} blocks "
+                 "over {} buckets in {} ms",
+                 r.database_name, r.table_name, t.rows_moved, t.delta_rows_merged,
+                 t.blocks_written, t.buckets, millis(t.duration_nanos));
+  }
+  if (t.series_left_in_memory > 0) {
+    spdlog::warn("tiering \"{}\".\"{}\": {} series have more points in one hour than a block "
+                 "holds and stay in the memory store until they expire",
+                 r.database_name, r.table_name, t.series_left_in_memory);
+  }
+  const RetentionReport& d = r.retention;
+  if (d.buckets_dropped > 0) {
+    spdlog::info("retention \"{}\".\"{}\": dropped {} rows in {} expired buckets in {} ms",
+                 r.database_name, r.table_name, d.rows_dropped, d.buckets_dropped,
+                 millis(d.duration_nanos));
+  }
+}
+
+void MaintenanceLoop::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void MaintenanceLoop::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void MaintenanceLoop::Run() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Duration wait = absl::Seconds(interval_.count());
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait)) return;
+    }
+    for (const TableMaintenance& result : engine_->RunMaintenance()) LogMaintenance(result);
+  }
+}
+
+}  // namespace strata
