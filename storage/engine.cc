@@ -88,6 +88,17 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
   return stats;
 }
 
+absl::Status Engine::CompactAll() {
+  rocksdb::CompactRangeOptions options;
+  options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (Store::Family family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex}) {
+    RETURN_IF_ERROR(FromRocks(
+        store_->db()->CompactRange(options, store_->family(family), nullptr, nullptr),
+        "compacting"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Engine::Close() {
   writer_.reset();
   catalog_.reset();

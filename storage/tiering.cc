@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -16,10 +15,6 @@
 
 namespace strata {
 namespace {
-
-// A chunk ends at the first series boundary after this many rows: enough to
-// amortise the write, small enough that writers barely wait.
-constexpr int64_t kChunkRows = 32'768;
 
 // A point read from one tier; `rank` orders tiers by recency of writing
 // (block 0, delta 1, hot 2) for ties between equal versions.
@@ -51,63 +46,63 @@ std::optional<uint32_t> NextBucket(Store& store, uint32_t table_id, uint32_t fro
   return found;
 }
 
+// Converts one bucket series by series: the memory-store rows and late
+// writes of each series are merged with its block as they are read, so
+// memory holds one series at a time plus the encoded blocks of the batch.
 class BucketConverter {
  public:
   BucketConverter(Store& store, TieringReport* report) : store_(store), report_(report) {}
 
-  // Converts [*cursor, bucket_end): one chunk. Advances *cursor past it.
-  absl::Status ConvertChunk(std::string* cursor, const std::string& bucket_end) {
-    const rocksdb::Slice upper(bucket_end);
-    std::map<std::string, std::vector<Candidate>> series;  // by block key
+  absl::Status Convert(uint32_t table_id, uint32_t bucket) {
+    const std::string begin = keys::BucketPrefix(table_id, bucket);
+    const std::string end = keys::BucketPrefix(table_id, bucket + 1);
+    const rocksdb::Slice upper(end);
     auto hot = Iterate(store_, Store::kHot, &upper);
-    int64_t rows = 0;
-    std::string chunk_end = bucket_end;
-    std::string_view last_prefix;
-    for (hot->Seek(*cursor); hot->Valid(); hot->Next()) {
-      const std::string_view key = hot->key().ToStringView();
-      if (key.size() != keys::kPointKeySize) return Malformed();
-      const std::string_view prefix = key.substr(0, keys::kBlockKeySize);
-      if (rows >= kChunkRows && prefix != last_prefix) {
-        chunk_end = std::string(prefix);
-        break;
-      }
-      RETURN_IF_ERROR(Add(&series, key, hot->value().ToStringView(), 2));
-      last_prefix = series.rbegin()->first;
-      ++rows;
-      ++report_->rows_moved;
-    }
-    RETURN_IF_ERROR(FromRocks(hot->status(), "reading the memory store"));
-
-    const rocksdb::Slice chunk_upper(chunk_end);
-    auto delta = Iterate(store_, Store::kColdDelta, &chunk_upper);
-    for (delta->Seek(*cursor); delta->Valid(); delta->Next()) {
-      const std::string_view key = delta->key().ToStringView();
-      if (key.size() != keys::kPointKeySize) return Malformed();
-      RETURN_IF_ERROR(Add(&series, key, delta->value().ToStringView(), 1));
-      ++report_->delta_rows_merged;
-    }
-    RETURN_IF_ERROR(FromRocks(delta->status(), "reading the magnetic store's late writes"));
-
+    auto delta = Iterate(store_, Store::kColdDelta, &upper);
+    hot->Seek(begin);
+    delta->Seek(begin);
     rocksdb::WriteBatch batch;
-    std::string delete_from = *cursor;
-    for (auto& [block_key, candidates] : series) {
+    std::vector<Candidate> candidates;
+    TieringReport counts;
+    while (hot->Valid() || delta->Valid()) {
+      // The next series: the smaller prefix of the two cursors.
+      std::string_view prefix;
+      for (auto* iter : {hot.get(), delta.get()}) {
+        if (!iter->Valid()) continue;
+        if (iter->key().size() != keys::kPointKeySize) return Malformed();
+        const std::string_view p = iter->key().ToStringView().substr(0, keys::kBlockKeySize);
+        if (prefix.empty() || p < prefix) prefix = p;
+      }
+      const std::string block_key(prefix);
+      candidates.clear();
+      RETURN_IF_ERROR(TakeSeries(hot.get(), block_key, 2, &candidates, &counts.rows_moved));
+      RETURN_IF_ERROR(TakeSeries(delta.get(), block_key, 1, &candidates, &counts.delta_rows_merged));
       RETURN_IF_ERROR(AddExistingBlock(block_key, &candidates));
       std::vector<format::BlockPoint> points = Resolve(&candidates);
       if (points.size() > format::kMaxPointsPerBlock) {
-        // Too many for one block: leave this series where it is.
+        // One block cannot hold this series' hour: the bucket stays in the
+        // memory store (still read and expired normally).
         ++report_->series_left_in_memory;
-        DeleteRange(&batch, delete_from, block_key);
-        delete_from = keys::PrefixEnd(block_key);
-        continue;
+        return absl::OkStatus();
       }
       ASSIGN_OR_RETURN(std::string block, format::EncodeBlock(points));
       batch.Put(store_.family(Store::kCold), block_key, block);
-      ++report_->blocks_written;
+      ++counts.blocks_written;
     }
-    DeleteRange(&batch, delete_from, chunk_end);
+    RETURN_IF_ERROR(FromRocks(hot->status(), "reading the memory store"));
+    RETURN_IF_ERROR(FromRocks(delta->status(), "reading the magnetic store's late writes"));
+    // The range deletes begin at the 8-byte bucket prefix on purpose: RocksDB
+    // (7.8) shares the memtable insert hints of `hot` and `cold_delta`
+    // (keyed by the 24-byte series prefix, storage/store.cc) between point
+    // and range-deletion entries, and a range deletion whose begin key is in
+    // the hint's domain corrupts the skiplist splice.
+    batch.DeleteRange(store_.family(Store::kHot), begin, end);
+    batch.DeleteRange(store_.family(Store::kColdDelta), begin, end);
     RETURN_IF_ERROR(FromRocks(store_.db()->Write(store_.write_options(), &batch),
                               "writing magnetic-store blocks"));
-    *cursor = chunk_end;
+    report_->rows_moved += counts.rows_moved;
+    report_->delta_rows_merged += counts.delta_rows_merged;
+    report_->blocks_written += counts.blocks_written;
     return absl::OkStatus();
   }
 
@@ -116,14 +111,17 @@ class BucketConverter {
     return absl::DataLossError("a stored point key is malformed; restore from a backup");
   }
 
-  static absl::Status Add(std::map<std::string, std::vector<Candidate>>* series,
-                          std::string_view key, std::string_view value, int rank) {
-    keys::PointKey point;
-    keys::DecodePointKey(key, &point);
-    ASSIGN_OR_RETURN(StoredRow row, DecodeRow(value));
-    auto& candidates = (*series)[std::string(key.substr(0, keys::kBlockKeySize))];
-    candidates.push_back(
-        {point.time_nanos, rank, {point.time_nanos, row.version, std::move(row.measures)}});
+  // Reads the rows of one series (keys starting with `prefix`) from `iter`.
+  static absl::Status TakeSeries(rocksdb::Iterator* iter, std::string_view prefix, int rank,
+                                 std::vector<Candidate>* candidates, int64_t* count) {
+    for (; iter->Valid() && iter->key().starts_with(prefix); iter->Next()) {
+      keys::PointKey point;
+      if (!keys::DecodePointKey(iter->key().ToStringView(), &point)) return Malformed();
+      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(iter->value().ToStringView()));
+      candidates->push_back(
+          {point.time_nanos, rank, {point.time_nanos, row.version, std::move(row.measures)}});
+      ++*count;
+    }
     return absl::OkStatus();
   }
 
@@ -154,12 +152,6 @@ class BucketConverter {
     return points;
   }
 
-  void DeleteRange(rocksdb::WriteBatch* batch, const std::string& from, const std::string& to) {
-    if (from >= to) return;
-    batch->DeleteRange(store_.family(Store::kHot), from, to);
-    batch->DeleteRange(store_.family(Store::kColdDelta), from, to);
-  }
-
   Store& store_;
   TieringReport* report_;
 };
@@ -175,11 +167,7 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   for (uint32_t from = 0; from < end;) {
     std::optional<uint32_t> bucket = NextBucket(store, table.id, from, end);
     if (!bucket) break;
-    std::string cursor = keys::BucketPrefix(table.id, *bucket);
-    const std::string bucket_end = keys::BucketPrefix(table.id, *bucket + 1);
-    while (cursor < bucket_end) {
-      RETURN_IF_ERROR(writer.Exclusive([&] { return converter.ConvertChunk(&cursor, bucket_end); }));
-    }
+    RETURN_IF_ERROR(writer.Exclusive([&] { return converter.Convert(table.id, *bucket); }));
     ++report.buckets;
     from = *bucket + 1;
   }

@@ -3,13 +3,14 @@
 // folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
 // "Tiers and retention").
 //
-// A bucket is converted in chunks of whole series, each one atomic
-// WriteBatch: the new blocks (merged with any block and delta rows already
-// there, highest version winning) and range deletes of the chunk's `hot` and
-// `cold_delta` keys. Killed at any point, a chunk has either happened or not;
-// a rerun reads what is left and merges it into the blocks again, so no row
-// is lost or duplicated. Each chunk runs under Writer::Exclusive, so a writer
-// waits for at most one chunk.
+// Each bucket is one atomic WriteBatch: the new blocks (merged with any block
+// and delta rows already there, highest version winning) and range deletes of
+// the bucket's `hot` and `cold_delta` keys. Killed at any point, a bucket has
+// either moved or not; a rerun reads what is left and merges it into the
+// blocks again, so no row is lost or duplicated. Each bucket runs under
+// Writer::Exclusive, so a writer waits for at most one bucket's conversion.
+// A series is merged and encoded as soon as it is read, so memory holds one
+// series' points plus the encoded blocks of the bucket.
 //
 // Thread-safety: one job per table at a time (the engine's maintenance runs
 // tables one after another); concurrent with reads and writes.
@@ -29,7 +30,9 @@ struct TieringReport {
   int64_t blocks_written = 0;
   int64_t rows_moved = 0;          // memory-store rows now in blocks
   int64_t delta_rows_merged = 0;   // late writes folded into blocks
-  int64_t series_left_in_memory = 0;  // over kMaxPointsPerBlock points in one bucket
+  // Series with more than kMaxPointsPerBlock points in one bucket: their
+  // bucket stays in the memory store.
+  int64_t series_left_in_memory = 0;
   int64_t duration_nanos = 0;
 };
 
