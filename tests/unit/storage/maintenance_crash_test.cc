@@ -40,7 +40,9 @@ bool RunAndKill(const std::string& data_dir, int64_t now, std::chrono::milliseco
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0) << "the helper failed";
+  if (WIFEXITED(status)) {
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the helper failed";
+  }
   return WIFSIGNALED(status);
 }
 
