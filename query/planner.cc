@@ -71,6 +71,58 @@ bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
 }
 
+bool OnlySeriesColumns(const Expr& e, int series_columns) {
+  if (e.kind == ExprKind::kColumn) return e.bound.column >= 0 && e.bound.column < series_columns;
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return OnlySeriesColumns(*a, series_columns); });
+}
+
+// `time <op> constant` or `time BETWEEN constant AND constant`: a conjunct
+// the scan's time range already applies exactly.
+bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval) {
+  auto timestamp = [&](const Expr& e) {
+    auto v = FoldConstant(e, eval);
+    return v && !v->null && v->type == DataType::kTimestamp;
+  };
+  if (c.kind == ExprKind::kBetween) {
+    return !c.negated && IsColumn(c.args[0].get(), time_column) && timestamp(*c.args[1]) &&
+           timestamp(*c.args[2]);
+  }
+  if (c.kind != ExprKind::kBinary || c.args.size() != 2) return false;
+  static const std::set<std::string> kComparisons = {"<", "<=", ">", ">=", "="};
+  if (!kComparisons.contains(c.name)) return false;
+  return (IsColumn(c.args[0].get(), time_column) && timestamp(*c.args[1])) ||
+         (IsColumn(c.args[1].get(), time_column) && timestamp(*c.args[0]));
+}
+
+// The last-point fast path: when every group is a set of whole series
+// (grouped by dimensions or measure_name only), WHERE restricts only series
+// and the time range, and every aggregate is max(time) or max_by(x, time),
+// each group's answer comes from the newest row of its series. Reading only
+// that row per series gives the same result as reading them all.
+bool LastPointEligible(const std::vector<const Expr*>& keys,
+                       const std::vector<AggregateSpec>& aggregates, const Expr* where,
+                       int series_columns, int time_column, const EvalContext& eval) {
+  if (aggregates.empty()) return false;
+  for (const Expr* k : keys) {
+    if (k->kind != ExprKind::kColumn || k->bound.column >= series_columns) return false;
+  }
+  for (const AggregateSpec& a : aggregates) {
+    if (a.distinct) return false;
+    const std::string& name = a.function->name;
+    const bool max_time = name == "max" && a.args.size() == 1 && IsColumn(a.args[0], time_column);
+    const bool max_by_time =
+        name == "max_by" && a.args.size() == 2 && IsColumn(a.args[1], time_column);
+    if (!max_time && !max_by_time) return false;
+  }
+  if (where == nullptr) return true;
+  std::vector<const Expr*> conjuncts;
+  SplitConjuncts(where, &conjuncts);
+  return std::all_of(conjuncts.begin(), conjuncts.end(), [&](const Expr* c) {
+    return OnlySeriesColumns(*c, series_columns) || IsTimeBound(*c, time_column, eval);
+  });
+}
+
 // Predicates the scan can use: a time range, and allowed values of
 // measure_name and of dimensions.
 struct Pushdown {
@@ -96,6 +148,11 @@ struct Planner::Source {
   Schema schema;
   std::function<absl::Status(RowSink* sink)> run;
   std::vector<std::string> explain;
+  // Table scans only: set before running to read just the newest row of each
+  // series (the last-point fast path, see LastPointEligible).
+  std::shared_ptr<bool> last_point_only;
+  int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
+  int time_column = -1;
 };
 
 absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
@@ -235,10 +292,12 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     allowed_measures = &it->second;
   }
   absl::flat_hash_map<uint64_t, const SeriesInfo*> series_by_id;
+  auto all_targets = std::make_shared<std::vector<SeriesTarget>>();
   for (const SeriesInfo& s : all_series) {
     series_by_id[s.id] = &s;
     uint64_t pk = PartitionHash(s.measure_name, s.dimensions, partition_key);
     all_partitions.insert(pk);
+    all_targets->push_back({pk, s.id});
     if (!prune) continue;
     if (allowed_measures != nullptr && !allowed_measures->contains(s.measure_name)) continue;
     bool match = true;
@@ -287,6 +346,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
                       .cancelled = context_->cancelled};
   Source source;
   source.schema = schema;
+  source.last_point_only = std::make_shared<bool>(false);
+  source.series_columns = measure_name_column + 1;
+  source.time_column = time_column;
   source.explain.push_back(StrCat(
       "Scan \"", table->database_name, "\".\"", table->name, "\" time=",
       Interval(push.start, push.end),
@@ -300,12 +362,18 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   QueryContext* context = context_;
   QueryStats* stats = stats_;
   source.run = [storage, table, options, templates, scalar_column, attribute_column, time_column,
-                context, stats, targets](RowSink* sink) -> absl::Status {
+                context, stats, targets, all_targets,
+                last_point_only = source.last_point_only](RowSink* sink) -> absl::Status {
     absl::Status pushed;
     ScanStats scan_stats;
     int64_t since_check = 0;
+    ScanOptions scan_options = options;
+    if (*last_point_only) {
+      scan_options.last_per_series = true;
+      if (scan_options.series == nullptr) scan_options.series = all_targets.get();
+    }
     absl::Status scanned = storage->Scan(
-        *table, options,
+        *table, scan_options,
         [&](const ScanRow& point) {
           if (++since_check == 4096) {
             since_check = 0;
@@ -502,6 +570,12 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     for (SelectItem& item : select.items) RETURN_IF_ERROR(collect(*item.expr));
     if (select.having) RETURN_IF_ERROR(collect(*select.having));
     for (OrderItem& o : select.order_by) RETURN_IF_ERROR(collect(*o.expr));
+    if (source.last_point_only &&
+        LastPointEligible(group_keys, aggregates, select.where.get(), source.series_columns,
+                          source.time_column, context_->eval)) {
+      *source.last_point_only = true;
+      source.explain.back() += " last-point-per-series";
+    }
 
     // Rewrite select, HAVING and ORDER BY over the aggregate's output: a
     // group key becomes its column; other plain columns are errors.

@@ -157,6 +157,120 @@ class BlockSource final : public Source {
   std::string key_;
 };
 
+// The newest row of one series in one bucket with time in [start, end), from
+// every tier (highest version on equal times), or nullopt.
+absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
+                                                      const rocksdb::ReadOptions& read,
+                                                      rocksdb::Iterator* hot,
+                                                      rocksdb::Iterator* delta,
+                                                      const std::string& prefix, int64_t start,
+                                                      int64_t end, ScanStats* stats) {
+  std::optional<ScanRow> best;
+  auto offer = [&](int64_t time, StoredRow row) {
+    if (time < start || time >= end) return;
+    if (best && (time < best->time_nanos ||
+                 (time == best->time_nanos && row.version <= best->version))) {
+      return;
+    }
+    best = ScanRow{.time_nanos = time, .version = row.version, .measures = std::move(row.measures)};
+  };
+  std::string last_key = prefix;
+  PutOrderedInt64BE(&last_key, end - 1);
+  for (rocksdb::Iterator* iter : {hot, delta}) {
+    iter->SeekForPrev(last_key);
+    if (iter->Valid() && iter->key().starts_with(prefix)) {
+      keys::PointKey key;
+      if (!keys::DecodePointKey(iter->key().ToStringView(), &key)) {
+        return absl::DataLossError("a stored point key is malformed; restore from a backup");
+      }
+      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(iter->value().ToStringView()));
+      stats->rows_scanned++;
+      offer(key.time_nanos, std::move(row));
+    }
+    RETURN_IF_ERROR(FromRocks(iter->status(), "scanning"));
+  }
+  std::string block;
+  rocksdb::Status s = store.db()->Get(read, store.family(Store::kCold), prefix, &block);
+  if (!s.IsNotFound()) {
+    RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
+    ASSIGN_OR_RETURN(auto summary, format::DecodeBlockSummary(block));
+    if (summary.min_time >= end || summary.max_time < start) {
+      stats->blocks_pruned++;
+    } else {
+      ASSIGN_OR_RETURN(auto points, format::DecodeBlock(block));
+      stats->blocks_scanned++;
+      stats->bytes_scanned += static_cast<int64_t>(block.size());
+      for (auto it = points.rbegin(); it != points.rend(); ++it) {
+        if (it->time_nanos >= end) continue;
+        stats->rows_scanned++;
+        offer(it->time_nanos, {it->version, std::move(it->measures)});
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t start,
+                            int64_t end,
+                            const ScanOptions& options,
+                            const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
+  const rocksdb::Snapshot* snapshot = store.db()->GetSnapshot();
+  rocksdb::ReadOptions read;
+  read.snapshot = snapshot;
+  absl::Status status;
+  bool stopped = false;
+  // No series has data past the table's newest bucket: start the probes there.
+  uint32_t last_bucket = keys::BucketOf(end - 1);
+  {
+    std::optional<uint32_t> newest;
+    const std::string table_end = keys::TableDataPrefix(table.id + 1);
+    for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kCold}) {
+      std::unique_ptr<rocksdb::Iterator> iter(store.db()->NewIterator(read, store.family(family)));
+      iter->SeekForPrev(table_end);
+      if (iter->Valid() && iter->key().starts_with(keys::TableDataPrefix(table.id)) &&
+          iter->key().size() >= 8) {
+        const uint32_t b = DecodeFixed32BE(iter->key().data() + 4);
+        newest = newest ? std::max(*newest, b) : b;
+      }
+    }
+    if (!newest) {  // an empty table
+      store.db()->ReleaseSnapshot(snapshot);
+      return absl::OkStatus();
+    }
+    last_bucket = std::min(last_bucket, *newest);
+  }
+  std::unique_ptr<rocksdb::Iterator> hot(store.db()->NewIterator(read, store.family(Store::kHot)));
+  std::unique_ptr<rocksdb::Iterator> delta(
+      store.db()->NewIterator(read, store.family(Store::kColdDelta)));
+  const uint32_t first_bucket = keys::BucketOf(start);
+  for (const SeriesTarget& t : *options.series) {
+    if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+      status = absl::CancelledError("the query was cancelled");
+      break;
+    }
+    for (int64_t b = last_bucket; b >= first_bucket; --b) {
+      stats->buckets_scanned++;
+      auto found = NewestInBucket(
+          store, read, hot.get(), delta.get(), keys::SeriesBucketPrefix(table.id, static_cast<uint32_t>(b), t.pk_hash, t.series),
+          start, end, stats);
+      if (!found.ok()) {
+        status = found.status();
+        break;
+      }
+      if (!*found) continue;
+      (*found)->series = t.series;
+      if (!emit(**found)) stopped = true;
+      break;
+    }
+    if (!status.ok() || stopped) break;
+  }
+  hot.reset();
+  delta.reset();
+  store.db()->ReleaseSnapshot(snapshot);
+  return status;
+}
+
 }  // namespace
 
 absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_nanos,
@@ -173,6 +287,14 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   const uint32_t first_bucket = keys::BucketOf(start);
   const uint32_t last_bucket = keys::BucketOf(end - 1);
   local.buckets_in_range = static_cast<int64_t>(last_bucket) - first_bucket + 1;
+  if (options.last_per_series) {
+    if (options.series == nullptr) {
+      return absl::InvalidArgumentError("a last-point scan needs the list of series");
+    }
+    absl::Status status = ScanLastPoints(store, table, start, end, options, emit, &local);
+    if (stats != nullptr) *stats = local;
+    return status;
+  }
   const std::string table_end = keys::TableDataPrefix(table.id + 1);
 
   const rocksdb::Snapshot* snapshot = store.db()->GetSnapshot();

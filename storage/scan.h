@@ -38,6 +38,10 @@ struct ScanOptions {
   const std::vector<SeriesTarget>* series = nullptr;
   // Checked between rows; a scan that sees it set stops with CANCELLED.
   const std::atomic<bool>* cancelled = nullptr;
+  // Only the newest live row in [start, end) of each series in `series`
+  // (required then): the last-point fast path. Each series is probed from
+  // the newest bucket down, a reverse seek per tier, until a row is found.
+  bool last_per_series = false;
 };
 
 struct ScanRow {

@@ -190,6 +190,11 @@ TEST_P(SqlLogicTest, Run) {
       i = end;
     } else if (directive == "restart") {
       Open();
+    } else if (directive == "maintain") {
+      // The tiering and retention jobs at the current clock.
+      for (const TableMaintenance& r : engine_->RunMaintenance()) {
+        ASSERT_TRUE(r.status.ok()) << file_ << ":" << i + 1 << ": " << r.status;
+      }
     } else if (directive == "query" || directive == "error") {
       std::string mode;
       words >> mode;
