@@ -33,7 +33,7 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
     } else {
       result.status = tiering.status();
     }
-    auto retention = RunRetention(*store_, *writer_, *table, now);
+    auto retention = RunRetention(*store_, *writer_, *table, now, &reclaimed_before_[table->id]);
     if (retention.ok()) {
       result.retention = *retention;
     } else if (result.status.ok()) {

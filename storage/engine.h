@@ -106,6 +106,8 @@ class Engine {
   std::unique_ptr<Writer> writer_;
 
   absl::Mutex maintenance_mu_;  // one maintenance run at a time
+  // Per table: the bucket below which retention already gave space back.
+  absl::flat_hash_map<uint32_t, uint32_t> reclaimed_before_ ABSL_GUARDED_BY(maintenance_mu_);
   absl::Mutex history_mu_;
   absl::flat_hash_map<uint32_t, TableStorageStats> history_ ABSL_GUARDED_BY(history_mu_);
 };

@@ -44,7 +44,7 @@ absl::Status Count(Store& store, const std::string& begin, const std::string& en
 }  // namespace
 
 absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const TableInfo& table,
-                                             int64_t now_nanos) {
+                                             int64_t now_nanos, uint32_t* reclaimed_before) {
   const auto started = std::chrono::steady_clock::now();
   RetentionReport report;
   const uint32_t end_bucket = keys::BucketsBefore(table.RetentionStartNanos(now_nanos));
@@ -64,6 +64,7 @@ absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const
                        "dropping expired buckets");
     }));
   }
+  if (report.buckets_dropped == 0 && *reclaimed_before >= end_bucket) return report;
   // Give the space back: whole files inside the range go at once, and a
   // compaction of the range rewrites the files that straddle its edges.
   // Checked by bytes, not rows: a run killed after the delete left files
@@ -86,6 +87,7 @@ absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const
     RETURN_IF_ERROR(FromRocks(store.db()->CompactRange(options, store.family(family), &from, &to),
                               "compacting expired ranges"));
   }
+  *reclaimed_before = end_bucket;
   report.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::steady_clock::now() - started).count();
   return report;

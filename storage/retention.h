@@ -24,7 +24,11 @@ struct RetentionReport {
   int64_t duration_nanos = 0;
 };
 
+// `reclaimed_before` is the caller's memory of the bucket below which space
+// was already given back (0 at start): the reclaim step runs only when rows
+// were dropped now or the expired range grew past it, so a range is not
+// recompacted on every run.
 absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const TableInfo& table,
-                                             int64_t now_nanos);
+                                             int64_t now_nanos, uint32_t* reclaimed_before);
 
 }  // namespace strata
