@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 command -v clang++ >/dev/null || {
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
 }
 out=build-fuzz

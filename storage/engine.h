@@ -91,7 +91,7 @@ class Engine {
 
   // Flushes and compacts every data family to its bottom level: what
   // background compaction reaches eventually. For benchmarks that measure
-  // bytes on disk, and for operators before a backup.
+  // bytes on disk.
   absl::Status CompactAll();
 
   // Makes everything acknowledged durable and releases the data directory.

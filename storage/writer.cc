@@ -293,44 +293,52 @@ class Writer::GroupCommit {
 
   // One MultiGet for every stored row the group's records may collide with.
   // A `cold` entry names a point; its block (keyed by the point's 24-byte
-  // prefix) is read and decoded once for all the group's points in it.
+  // prefix) is fetched and decoded once however many points of it the
+  // group writes.
   absl::Status ReadExisting() {
     if (to_read_.empty()) return absl::OkStatus();
+    std::vector<std::pair<Store::Family, std::string>> lookups;
+    absl::flat_hash_set<std::string> block_keys;
+    for (const auto& entry : to_read_) {
+      if (entry.first == Store::kCold) {
+        block_keys.insert(entry.second.substr(0, keys::kBlockKeySize));
+      } else {
+        lookups.push_back(entry);
+      }
+    }
+    for (const std::string& key : block_keys) lookups.emplace_back(Store::kCold, key);
     std::vector<rocksdb::ColumnFamilyHandle*> families;
-    std::vector<rocksdb::Slice> keys;
-    std::vector<std::pair<Store::Family, std::string>> order(to_read_.begin(), to_read_.end());
-    for (const auto& [family, key] : order) {
+    std::vector<rocksdb::Slice> slices;
+    for (const auto& [family, key] : lookups) {
       families.push_back(store_->family(family));
-      keys.emplace_back(family == Store::kCold ? std::string_view(key).substr(0, keys::kBlockKeySize)
-                                               : std::string_view(key));
+      slices.emplace_back(key);
     }
     std::vector<std::string> values;
     std::vector<rocksdb::Status> statuses =
-        store_->db()->MultiGet(rocksdb::ReadOptions(), families, keys, &values);
+        store_->db()->MultiGet(rocksdb::ReadOptions(), families, slices, &values);
     absl::flat_hash_map<std::string, std::vector<format::BlockPoint>> blocks;
-    for (size_t i = 0; i < order.size(); ++i) {
+    for (size_t i = 0; i < lookups.size(); ++i) {
       if (statuses[i].IsNotFound()) continue;
       RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
-      if (order[i].first != Store::kCold) {
-        ASSIGN_OR_RETURN(StoredRow row, DecodeRow(values[i]));
-        rows_[order[i]] = std::move(row);
-        continue;
+      if (lookups[i].first == Store::kCold) {
+        ASSIGN_OR_RETURN(blocks[lookups[i].second], format::DecodeBlock(values[i]));
+      } else {
+        ASSIGN_OR_RETURN(rows_[lookups[i]], DecodeRow(values[i]));
       }
-      std::string block_key(keys[i].data(), keys[i].size());
-      auto it = blocks.find(block_key);
-      if (it == blocks.end()) {
-        ASSIGN_OR_RETURN(auto points, format::DecodeBlock(values[i]));
-        it = blocks.emplace(std::move(block_key), std::move(points)).first;
-      }
+    }
+    for (const auto& entry : to_read_) {
+      if (entry.first != Store::kCold) continue;
+      auto block = blocks.find(entry.second.substr(0, keys::kBlockKeySize));
+      if (block == blocks.end()) continue;
       keys::PointKey point;
-      keys::DecodePointKey(order[i].second, &point);
-      const auto& points = it->second;
+      keys::DecodePointKey(entry.second, &point);
+      const auto& points = block->second;
       auto found = std::lower_bound(points.begin(), points.end(), point.time_nanos,
                                     [](const format::BlockPoint& p, int64_t t) {
                                       return p.time_nanos < t;
                                     });
       if (found != points.end() && found->time_nanos == point.time_nanos) {
-        rows_[order[i]] = StoredRow{found->version, found->measures};
+        rows_[entry] = StoredRow{found->version, found->measures};
       }
     }
     return absl::OkStatus();

@@ -210,6 +210,27 @@ TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
   EXPECT_EQ(ScanAll().size(), with_upsert.size() + 1);
 }
 
+TEST_F(TieringTest, OneRequestOfLateWritesIntoOneBlockIsCheckedPointByPoint) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  const int64_t t = kStart - kNanosPerHour;  // host 1's block holds t, t+10 min, ...
+  WriteResult result = Write({Reading(1, t),                        // the same: accepted
+                              Reading(1, t + kTenMinutes, 1, 0.5),  // other values: rejected
+                              Reading(1, t + 2 * kTenMinutes, 3, 0.5),  // upsert
+                              Reading(1, t + 5 * kNanosPerMinute)});    // a new point
+  EXPECT_EQ(result.magnetic_store, 3);
+  ASSERT_EQ(result.rejected.size(), 1u);
+  EXPECT_EQ(result.rejected[0].record_index, 1);
+  EXPECT_EQ(result.rejected[0].existing_version, 1);
+  // The same request again: every record now meets what the first wrote.
+  WriteResult again = Write({Reading(1, t), Reading(1, t + 2 * kTenMinutes, 3, 0.5),
+                             Reading(1, t + 5 * kNanosPerMinute)});
+  EXPECT_EQ(again.magnetic_store, 3);
+  EXPECT_TRUE(again.rejected.empty());
+  EXPECT_EQ(Maintain().tiering.delta_rows_merged, 2);
+}
+
 TEST_F(TieringTest, LateWritesAreRejectedWhenMagneticWritesAreOff) {
   ASSERT_TRUE(engine_->catalog()
                   .UpdateTable("db", "t", {.enable_magnetic_store_writes = false})
