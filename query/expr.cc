@@ -73,6 +73,14 @@ absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view mes
 
 }  // namespace
 
+bool CanFail(const Expr& expr) {
+  if (expr.kind == ExprKind::kCast && expr.name != "try_cast") return true;
+  for (const auto& a : expr.args) {
+    if (CanFail(*a)) return true;
+  }
+  return false;
+}
+
 bool ContainsAggregate(const Expr& expr) {
   if (expr.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(expr.name) != nullptr) {
     return true;

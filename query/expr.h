@@ -32,6 +32,11 @@ Datum Eval(const Expr& expr, const Row& row, const EvalContext& context);
 // The value of a bound expression that reads no column, if it is one.
 std::optional<Datum> FoldConstant(const Expr& expr, const EvalContext& context);
 
+// True if evaluating the expression can fail (a CAST that does not convert
+// its value); the executor keeps such expressions behind the conditions
+// that guard them.
+bool CanFail(const Expr& expr);
+
 // True if the expression contains a call to an aggregate function.
 bool ContainsAggregate(const Expr& expr);
 

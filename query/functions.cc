@@ -189,11 +189,34 @@ Datum Field(std::string_view field, int64_t ns) {
 
 // --- aggregates ---------------------------------------------------------
 
+}  // namespace
+
+void Accumulator::AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) {
+  Args values(args.size());
+  for (size_t i = begin; i < end; ++i) {
+    for (size_t k = 0; k < args.size(); ++k) values[k] = args[k]->Get(i);
+    Add(values);
+  }
+}
+
+namespace {
+
+bool IsNumericVector(const Vector& v) {
+  return v.type == DataType::kDouble || v.type == DataType::kBigint;
+}
+
 class CountAcc : public Accumulator {
  public:
   explicit CountAcc(bool star) : star_(star) {}
   void Add(const Args& a) override {
     if (star_ || !a[0].null) ++n_;
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    if (star_) {
+      n_ += static_cast<int64_t>(end - begin);
+      return;
+    }
+    for (size_t i = begin; i < end; ++i) n_ += args[0]->nulls[i] == 0;
   }
   Datum Finish() override { return Datum::Bigint(n_); }
 
@@ -223,6 +246,19 @@ class SumAcc : public Accumulator {
       d_ += a[0].AsDouble();
     }
   }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      seen_ = true;
+      if (type_ == DataType::kBigint) {
+        i_ += v.ints[i];
+      } else {
+        d_ += v.AsDouble(i);
+      }
+    }
+  }
   Datum Finish() override {
     if (!seen_) return Datum::Null(type_);
     return type_ == DataType::kBigint ? Datum::Bigint(i_) : Datum::Double(d_);
@@ -241,12 +277,14 @@ class MomentsAcc : public Accumulator {
   enum class Output { kAvg, kVarSamp, kVarPop, kStddevSamp, kStddevPop };
   explicit MomentsAcc(Output output) : output_(output) {}
   void Add(const Args& a) override {
-    if (a[0].null) return;
-    double x = a[0].AsDouble();
-    ++n_;
-    double delta = x - mean_;
-    mean_ += delta / n_;
-    m2_ += delta * (x - mean_);
+    if (!a[0].null) Push(a[0].AsDouble());
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (!v.nulls[i]) Push(v.AsDouble(i));
+    }
   }
   Datum Finish() override {
     switch (output_) {
@@ -263,6 +301,13 @@ class MomentsAcc : public Accumulator {
   }
 
  private:
+  void Push(double x) {
+    ++n_;
+    double delta = x - mean_;
+    mean_ += delta / n_;
+    m2_ += delta * (x - mean_);
+  }
+
   Output output_;
   int64_t n_ = 0;
   double mean_ = 0, m2_ = 0;
@@ -275,9 +320,33 @@ class ExtremeAcc : public Accumulator {
     if (a[0].null) return;
     if (best_.null || (max_ ? Compare(a[0], best_) > 0 : Compare(a[0], best_) < 0)) best_ = a[0];
   }
+  // Finds the run's extreme in the typed array, then offers that one value.
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (v.type == DataType::kVarchar || v.type == DataType::kUnknown) {
+      return Accumulator::AddRun(args, begin, end);
+    }
+    size_t best = end;
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      if (best == end) {
+        best = i;
+      } else if (v.type == DataType::kDouble ? Better(v.doubles[i], v.doubles[best])
+                                             : Better(v.ints[i], v.ints[best])) {
+        best = i;
+      }
+    }
+    if (best != end) Add({v.Get(best)});
+  }
   Datum Finish() override { return best_; }
 
  private:
+  // Strictly better, as Compare orders values (NaN compares equal).
+  template <typename T>
+  bool Better(T x, T best) const {
+    return max_ ? best < x : x < best;
+  }
+
   bool max_;
   Datum best_;
 };

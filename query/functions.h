@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "query/datum.h"
+#include "query/vector.h"
 
 namespace strata::query {
 
@@ -40,6 +41,10 @@ class Accumulator {
  public:
   virtual ~Accumulator() = default;
   virtual void Add(const std::vector<Datum>& args) = 0;
+  // Adds rows [begin, end) of the argument vectors (one per argument, none
+  // for count(*)). The default goes row by row through Add; the common
+  // aggregates override it with loops over the typed arrays.
+  virtual void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end);
   virtual Datum Finish() = 0;
 };
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <queue>
 
-#include "absl/container/node_hash_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "common/status.h"
 #include "common/strings.h"
+#include "query/vector_eval.h"
 
 namespace strata::query {
 
@@ -84,48 +86,46 @@ class Project : public RowSink {
   RowSink* next_;
 };
 
-class Aggregate : public RowSink {
+class Aggregate : public BatchSink {
  public:
   Aggregate(std::vector<const Expr*> keys, std::vector<AggregateSpec> aggregates,
             QueryContext* context, RowSink* next)
       : keys_(std::move(keys)), aggregates_(std::move(aggregates)), context_(context), next_(next) {}
 
-  absl::Status Push(Row row) override {
-    std::string key;
-    Row key_values;
-    key_values.reserve(keys_.size());
-    for (const Expr* k : keys_) {
-      key_values.push_back(Eval(*k, row, context_->eval));
-      AppendKey(key_values.back(), &key);
-    }
-    auto it = groups_.find(key);
-    if (it == groups_.end()) {
-      absl::Status reserved = context_->Reserve(
-          static_cast<int64_t>(key.size()) + RowBytes(key_values) + 64 * (1 + aggregates_.size()),
-          "grouping");
-      if (!reserved.ok()) return reserved;
-      Group group{std::move(key_values), NewAccumulators()};
-      it = groups_.emplace(std::move(key), std::move(group)).first;
-      order_.push_back(&*it);
-    }
-    std::vector<Datum> args;
+  absl::Status Push(const Batch& batch) override {
+    if (batch.rows == 0) return absl::OkStatus();
+    std::vector<Vector> keys;
+    keys.reserve(keys_.size());
+    for (const Expr* k : keys_) keys.push_back(EvalBatch(*k, batch, context_->eval));
+    std::vector<std::vector<Vector>> args(aggregates_.size());
+    std::vector<std::vector<const Vector*>> arg_views(aggregates_.size());
     for (size_t a = 0; a < aggregates_.size(); ++a) {
-      args.clear();
-      for (const Expr* e : aggregates_[a].args) args.push_back(Eval(*e, row, context_->eval));
-      it->second.accumulators[a]->Add(args);
+      for (const Expr* e : aggregates_[a].args) {
+        args[a].push_back(EvalBatch(*e, batch, context_->eval));
+      }
+      for (const Vector& v : args[a]) arg_views[a].push_back(&v);
     }
-    return EvalStatus(*context_);
+    RETURN_IF_ERROR(EvalStatus(*context_));
+
+    size_t begin = 0;
+    while (begin < batch.rows) {
+      size_t end = begin + 1;
+      while (end < batch.rows && SameKeys(keys, end, end - 1)) ++end;
+      ASSIGN_OR_RETURN(Group * group, FindOrAdd(keys, begin));
+      for (size_t a = 0; a < aggregates_.size(); ++a) {
+        group->accumulators[a]->AddRun(arg_views[a], begin, end);
+      }
+      begin = end;
+    }
+    return absl::OkStatus();
   }
 
   absl::Status Finish() override {
     if (groups_.empty() && keys_.empty()) {  // a global aggregate over no rows
-      Group empty{{}, NewAccumulators()};
-      absl::Status status = Emit(empty);
-      if (!status.ok()) return status;
+      groups_.push_back({{}, NewAccumulators()});
     }
-    for (auto* entry : order_) {
-      absl::Status status = Emit(entry->second);
-      if (!status.ok()) return status;
+    for (Group& group : groups_) {
+      RETURN_IF_ERROR(Emit(group));
       if (context_->enough.load()) break;
     }
     return next_->Finish();
@@ -136,6 +136,30 @@ class Aggregate : public RowSink {
     Row keys;
     std::vector<std::unique_ptr<Accumulator>> accumulators;
   };
+
+  static bool SameKeys(const std::vector<Vector>& keys, size_t i, size_t j) {
+    for (const Vector& k : keys) {
+      if (!k.SameValue(i, k, j)) return false;
+    }
+    return true;
+  }
+
+  absl::StatusOr<Group*> FindOrAdd(const std::vector<Vector>& keys, size_t row) {
+    Row key_values;
+    key_values.reserve(keys.size());
+    std::string key;
+    for (const Vector& k : keys) {
+      key_values.push_back(k.Get(row));
+      AppendKey(key_values.back(), &key);
+    }
+    if (auto it = index_.find(key); it != index_.end()) return &groups_[it->second];
+    RETURN_IF_ERROR(context_->Reserve(
+        static_cast<int64_t>(key.size()) + RowBytes(key_values) + 64 * (1 + aggregates_.size()),
+        "grouping"));
+    index_.emplace(std::move(key), groups_.size());
+    groups_.push_back({std::move(key_values), NewAccumulators()});
+    return &groups_.back();
+  }
 
   std::vector<std::unique_ptr<Accumulator>> NewAccumulators() {
     std::vector<std::unique_ptr<Accumulator>> out;
@@ -156,8 +180,89 @@ class Aggregate : public RowSink {
   std::vector<AggregateSpec> aggregates_;
   QueryContext* context_;
   RowSink* next_;
-  absl::node_hash_map<std::string, Group> groups_;  // stable addresses for order_
-  std::vector<std::pair<const std::string, Group>*> order_;  // first-seen order
+  absl::flat_hash_map<std::string, size_t> index_;  // group key bytes -> groups_ index
+  std::vector<Group> groups_;                        // in first-seen order
+};
+
+class BatchFilter : public BatchSink {
+ public:
+  BatchFilter(const Expr* predicate, QueryContext* context, BatchSink* next)
+      : predicate_(predicate), context_(context), next_(next) {}
+  absl::Status Push(const Batch& batch) override {
+    Vector verdict = EvalBatch(*predicate_, batch, context_->eval);
+    RETURN_IF_ERROR(EvalStatus(*context_));
+    std::vector<uint8_t> keep(batch.rows, 0);
+    size_t kept = 0;
+    if (verdict.type == DataType::kBoolean) {
+      for (size_t i = 0; i < batch.rows; ++i) {
+        keep[i] = verdict.nulls[i] == 0 && verdict.ints[i] != 0;
+        kept += keep[i];
+      }
+    }
+    if (kept == 0) return absl::OkStatus();
+    if (kept == batch.rows) return next_->Push(batch);
+    return next_->Push(SelectRows(batch, keep));
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  const Expr* predicate_;
+  QueryContext* context_;
+  BatchSink* next_;
+};
+
+class BatchesToRows : public BatchSink {
+ public:
+  BatchesToRows(int width, QueryContext* context, RowSink* next)
+      : width_(width), context_(context), next_(next) {}
+  absl::Status Push(const Batch& batch) override {
+    for (size_t i = 0; i < batch.rows && !context_->enough.load(); ++i) {
+      Row row(width_);
+      for (int c = 0; c < width_; ++c) {
+        const Vector& column = batch.columns[c];
+        row[c] = column.size() == batch.rows ? column.Get(i) : Datum::Null(column.type);
+      }
+      RETURN_IF_ERROR(next_->Push(std::move(row)));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  int width_;
+  QueryContext* context_;
+  RowSink* next_;
+};
+
+class RowsToBatches : public RowSink {
+ public:
+  RowsToBatches(std::vector<DataType> types, QueryContext* context, BatchSink* next)
+      : types_(std::move(types)), context_(context), next_(next) {}
+  absl::Status Push(Row row) override {
+    rows_.push_back(std::move(row));
+    if (rows_.size() == kBatchRows) return Flush();
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override {
+    RETURN_IF_ERROR(Flush());
+    return next_->Finish();
+  }
+
+ private:
+  absl::Status Flush() {
+    if (rows_.empty() || context_->enough.load()) return absl::OkStatus();
+    Batch batch = NewBatch(types_, rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(i, rows_[i][c]);
+    }
+    rows_.clear();
+    return next_->Push(batch);
+  }
+
+  std::vector<DataType> types_;
+  QueryContext* context_;
+  BatchSink* next_;
+  std::vector<Row> rows_;
 };
 
 class Sort : public RowSink {
@@ -303,10 +408,21 @@ std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContex
                                      RowSink* next) {
   return std::make_unique<Project>(std::move(exprs), context, next);
 }
-std::unique_ptr<RowSink> MakeAggregate(std::vector<const Expr*> keys,
-                                       std::vector<AggregateSpec> aggregates,
-                                       QueryContext* context, RowSink* next) {
+std::unique_ptr<BatchSink> MakeAggregate(std::vector<const Expr*> keys,
+                                         std::vector<AggregateSpec> aggregates,
+                                         QueryContext* context, RowSink* next) {
   return std::make_unique<Aggregate>(std::move(keys), std::move(aggregates), context, next);
+}
+std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
+                                           BatchSink* next) {
+  return std::make_unique<BatchFilter>(predicate, context, next);
+}
+std::unique_ptr<BatchSink> MakeBatchesToRows(int width, QueryContext* context, RowSink* next) {
+  return std::make_unique<BatchesToRows>(width, context, next);
+}
+std::unique_ptr<RowSink> MakeRowsToBatches(std::vector<DataType> types, QueryContext* context,
+                                           BatchSink* next) {
+  return std::make_unique<RowsToBatches>(std::move(types), context, next);
 }
 std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64_t> limit,
                                   QueryContext* context, RowSink* next) {

@@ -1,8 +1,10 @@
-// The executor's operators. Rows flow push-style: a source (a table scan or
-// materialized rows) pushes each row into a chain of sinks that filter,
-// aggregate, sort and project it, ending at the caller's result sink. This
-// fits the storage scan, which is callback-driven, and lets LIMIT stop the
-// scan early.
+// The executor's operators. Data flows push-style: a source (a table scan or
+// materialized rows) pushes column batches (vector.h) into the lower half of
+// the chain, which filters (WHERE) and aggregates a batch at a time; the
+// aggregate's groups, or the filtered rows of a query without one, then
+// flow as rows through HAVING, projection, DISTINCT, ordering and LIMIT,
+// ending at the caller's result sink. Push fits the storage scan, which is
+// callback-driven, and lets LIMIT stop the scan early.
 //
 // Thread-safety: one query's operators run on one thread; the QueryContext
 // flags may be set from others (cancellation).
@@ -19,6 +21,7 @@
 #include "absl/status/status.h"
 #include "query/expr.h"
 #include "query/functions.h"
+#include "query/vector.h"
 
 namespace strata::query {
 
@@ -47,7 +50,25 @@ class RowSink {
   virtual absl::Status Finish() = 0;
 };
 
-// Keeps rows for which the predicate is true.
+class BatchSink {
+ public:
+  virtual ~BatchSink() = default;
+  // `batch` is valid during the call only.
+  virtual absl::Status Push(const Batch& batch) = 0;
+  virtual absl::Status Finish() = 0;
+};
+
+// Keeps the rows of each batch for which the predicate is true.
+std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
+                                           BatchSink* next);
+// Turns batches into rows of the given width (columns a query does not read
+// may be empty in the batch; they become NULL).
+std::unique_ptr<BatchSink> MakeBatchesToRows(int width, QueryContext* context, RowSink* next);
+// Gathers rows into batches of the given column types.
+std::unique_ptr<RowSink> MakeRowsToBatches(std::vector<DataType> types, QueryContext* context,
+                                           BatchSink* next);
+
+// Keeps rows for which the predicate is true (HAVING).
 std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context,
                                     RowSink* next);
 // Computes one output column per expression.
@@ -60,9 +81,12 @@ struct AggregateSpec {
   std::vector<DataType> arg_types;
   bool distinct = false;
 };
-// Hash aggregation: emits [group keys..., aggregates...] per group at Finish.
-// Without group keys it emits exactly one row, also for no input.
-std::unique_ptr<RowSink> MakeAggregate(std::vector<const Expr*> keys,
+// Hash aggregation over batches: emits [group keys..., aggregates...] per
+// group, in first-seen order, at Finish. Without group keys it emits exactly
+// one row, also for no input. Consecutive rows with equal keys (a series'
+// points in one time bin, as scans deliver them) are found without hashing
+// and handed to the accumulators as one run.
+std::unique_ptr<BatchSink> MakeAggregate(std::vector<const Expr*> keys,
                                        std::vector<AggregateSpec> aggregates,
                                        QueryContext* context, RowSink* next);
 

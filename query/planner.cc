@@ -8,6 +8,8 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
+#include "query/scan_batcher.h"
+#include "query/vector_eval.h"
 #include "storage/table_state.h"
 
 namespace strata::query {
@@ -36,17 +38,6 @@ DataType ToDataType(ValueType type) {
     case ValueType::kTimestamp: return DataType::kTimestamp;
   }
   return DataType::kUnknown;
-}
-
-Datum ToDatum(const Value& v) {
-  switch (v.type) {
-    case ValueType::kDouble: return Datum::Double(v.real);
-    case ValueType::kBigint: return Datum::Bigint(v.number);
-    case ValueType::kVarchar: return Datum::Varchar(v.text);
-    case ValueType::kBoolean: return Datum::Bool(v.number != 0);
-    case ValueType::kTimestamp: return Datum::Timestamp(v.number);
-  }
-  return Datum::Null();
 }
 
 void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
@@ -123,34 +114,81 @@ bool LastPointEligible(const std::vector<const Expr*>& keys,
   });
 }
 
-// Predicates the scan can use: a time range, and allowed values of
-// measure_name and of dimensions.
-struct Pushdown {
-  int64_t start = INT64_MIN;
-  int64_t end = INT64_MAX;
-  // Allowed values per column (measure_name or a dimension); ANDed
-  // predicates intersect, so contradictory ones leave an empty set.
-  std::map<std::string, std::set<std::string>> allowed;
+int64_t SaturatingNext(int64_t v) { return v == INT64_MAX ? v : v + 1; }
 
-  void Restrict(const std::string& column, const std::set<std::string>& values) {
-    auto [it, inserted] = allowed.try_emplace(column, values);
-    if (inserted) return;
-    std::set<std::string> both;
-    std::set_intersection(it->second.begin(), it->second.end(), values.begin(), values.end(),
-                          std::inserter(both, both.end()));
-    it->second = std::move(both);
+// If `c` bounds time by a constant (time <op> constant, constant <op> time,
+// time BETWEEN constant AND constant), narrows [*start, *end) to it and
+// returns true: the scan then applies it exactly.
+bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, int64_t* start,
+                     int64_t* end) {
+  if (!IsTimeBound(c, time_column, eval)) return false;
+  auto value = [&](const Expr& e) { return FoldConstant(e, eval)->i; };
+  if (c.kind == ExprKind::kBetween) {
+    *start = std::max(*start, value(*c.args[1]));
+    *end = std::min(*end, SaturatingNext(value(*c.args[2])));
+    return true;
   }
-};
+  std::string op = c.name;
+  const Expr* bound = c.args[1].get();
+  if (!IsColumn(c.args[0].get(), time_column)) {  // constant <op> time: flip the operator
+    bound = c.args[0].get();
+    if (op == "<") op = ">";
+    else if (op == ">") op = "<";
+    else if (op == "<=") op = ">=";
+    else if (op == ">=") op = "<=";
+  }
+  const int64_t v = value(*bound);
+  if (op == ">=" || op == "=") *start = std::max(*start, v);
+  if (op == ">") *start = std::max(*start, SaturatingNext(v));
+  if (op == "<") *end = std::min(*end, v);
+  if (op == "<=" || op == "=") *end = std::min(*end, SaturatingNext(v));
+  return true;
+}
+
+// Splits a tree of ANDs into its conjuncts, taking ownership of them.
+std::vector<ExprPtr> TakeConjuncts(ExprPtr e) {
+  std::vector<ExprPtr> out;
+  if (e->kind == ExprKind::kBinary && e->name == "AND") {
+    for (ExprPtr& side : e->args) {
+      for (ExprPtr& c : TakeConjuncts(std::move(side))) out.push_back(std::move(c));
+    }
+  } else {
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The AND of `conjuncts` (bound, boolean); null when there are none.
+ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts) {
+  ExprPtr out;
+  for (ExprPtr& c : conjuncts) {
+    if (!out) {
+      out = std::move(c);
+      continue;
+    }
+    auto both = std::make_unique<Expr>();
+    both->kind = ExprKind::kBinary;
+    both->name = "AND";
+    both->pos = out->pos;
+    both->bound.type = DataType::kBoolean;
+    both->args.push_back(std::move(out));
+    both->args.push_back(std::move(c));
+    out = std::move(both);
+  }
+  return out;
+}
 
 }  // namespace
 
 struct Planner::Source {
   Schema schema;
-  std::function<absl::Status(RowSink* sink)> run;
+  std::function<absl::Status(BatchSink* sink)> run;
   std::vector<std::string> explain;
   // Table scans only: set before running to read just the newest row of each
   // series (the last-point fast path, see LastPointEligible).
   std::shared_ptr<bool> last_point_only;
+  // Table scans only: which columns the query reads, set before running.
+  std::shared_ptr<std::vector<bool>> columns_read;
   int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
   int time_column = -1;
 };
@@ -209,111 +247,60 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     schema.push_back({name, ToDataType(type), qualifier});
   }
 
-  // Push predicates down: bind WHERE here, once, against the table schema.
-  Pushdown push;
+  // WHERE, bound here once against the table schema, splits into conjuncts
+  // the scan answers exactly and a residual filter: time bounds become the
+  // scan's time range; conjuncts over series columns only (dimensions,
+  // measure_name) are decided once per series, which selects the series
+  // (and so the partitions) to read.
+  const int series_columns = measure_name_column + 1;
+  int64_t start = INT64_MIN, end = INT64_MAX;
+  std::vector<ExprPtr> series_conjuncts, residual;
   if (select.where) {
     RETURN_IF_ERROR(Bind(*select.where, schema, sql_));
-    std::vector<const Expr*> conjuncts;
-    SplitConjuncts(select.where.get(), &conjuncts);
-    for (const Expr* c : conjuncts) {
-      auto constant = [this](const Expr* e) { return FoldConstant(*e, context_->eval); };
-      if (c->kind == ExprKind::kBinary && c->args.size() == 2) {
-        const Expr* l = c->args[0].get();
-        const Expr* r = c->args[1].get();
-        std::string op = c->name;
-        if (!IsColumn(l, time_column) && !IsColumn(l, measure_name_column) &&
-            l->kind != ExprKind::kColumn) {
-          std::swap(l, r);  // constant op column -> column op' constant
-          if (op == "<") op = ">";
-          else if (op == ">") op = "<";
-          else if (op == "<=") op = ">=";
-          else if (op == ">=") op = "<=";
-        }
-        if (IsColumn(l, time_column)) {
-          if (auto v = constant(r); v && !v->null && v->type == DataType::kTimestamp) {
-            if (op == ">=") push.start = std::max(push.start, v->i);
-            if (op == ">") push.start = std::max(push.start, v->i + 1);
-            if (op == "<") push.end = std::min(push.end, v->i);
-            if (op == "<=") push.end = std::min(push.end, v->i + 1);
-            if (op == "=") {
-              push.start = std::max(push.start, v->i);
-              push.end = std::min(push.end, v->i + 1);
-            }
-          }
-        } else if (op == "=" && l->kind == ExprKind::kColumn &&
-                   l->bound.column <= measure_name_column) {
-          if (auto v = constant(r); v && !v->null && v->type == DataType::kVarchar) {
-            push.Restrict(l->bound.column == measure_name_column
-                              ? std::string(kMeasureName)
-                              : schema[l->bound.column].name,
-                          {v->s});
-          }
-        }
-      } else if (c->kind == ExprKind::kBetween && !c->negated &&
-                 IsColumn(c->args[0].get(), time_column)) {
-        auto low = FoldConstant(*c->args[1], context_->eval);
-        auto high = FoldConstant(*c->args[2], context_->eval);
-        if (low && !low->null && low->type == DataType::kTimestamp) {
-          push.start = std::max(push.start, low->i);
-        }
-        if (high && !high->null && high->type == DataType::kTimestamp) {
-          push.end = std::min(push.end, high->i + 1);
-        }
-      } else if (c->kind == ExprKind::kIn && !c->negated &&
-                 c->args[0]->kind == ExprKind::kColumn &&
-                 c->args[0]->bound.column <= measure_name_column) {
-        std::set<std::string> values;
-        bool all_constant = true;
-        for (size_t i = 1; i < c->args.size(); ++i) {
-          auto v = FoldConstant(*c->args[i], context_->eval);
-          if (!v || v->null || v->type != DataType::kVarchar) {
-            all_constant = false;
-            break;
-          }
-          values.insert(v->s);
-        }
-        if (!all_constant) continue;
-        push.Restrict(c->args[0]->bound.column == measure_name_column
-                          ? std::string(kMeasureName)
-                          : schema[c->args[0]->bound.column].name,
-                      values);
+    for (ExprPtr& c : TakeConjuncts(std::move(select.where))) {
+      if (NarrowTimeRange(*c, time_column, context_->eval, &start, &end)) continue;
+      if (OnlySeriesColumns(*c, series_columns) && !CanFail(*c)) {
+        series_conjuncts.push_back(std::move(c));
+      } else {
+        residual.push_back(std::move(c));
       }
     }
+    select.where = JoinConjuncts(std::move(residual));
   }
 
-  // Series pruning: only the series whose measure and dimensions can match.
+  auto columns = std::make_shared<TableColumns>();
+  columns->time_column = time_column;
+  columns->scalar_column = scalar_column;
+  columns->attribute_column = attribute_column;
+  for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
   const PartitionKey partition_key = table->partition_key;
-  std::set<uint64_t> all_partitions;
+  std::set<uint64_t> all_partitions, target_partitions;
   auto targets = std::make_shared<std::vector<SeriesTarget>>();
-  std::set<uint64_t> target_partitions;
-  const bool prune = !push.allowed.empty();
-  const std::set<std::string>* allowed_measures = nullptr;
-  if (auto it = push.allowed.find(std::string(kMeasureName)); it != push.allowed.end()) {
-    allowed_measures = &it->second;
-  }
-  absl::flat_hash_map<uint64_t, const SeriesInfo*> series_by_id;
   auto all_targets = std::make_shared<std::vector<SeriesTarget>>();
+  Row series_row(schema.size());
   for (const SeriesInfo& s : all_series) {
-    series_by_id[s.id] = &s;
-    uint64_t pk = PartitionHash(s.measure_name, s.dimensions, partition_key);
+    SeriesColumns& filled = columns->series[s.id];
+    for (const auto& [name, value] : s.dimensions) {
+      filled.values.emplace_back(dimension_column[name], value);
+    }
+    filled.values.emplace_back(measure_name_column, s.measure_name);
+    auto measure = state->FindMeasure(s.measure_name);
+    filled.multi = measure && measure->kind == MeasureKind::kMulti;
+
+    const uint64_t pk = PartitionHash(s.measure_name, s.dimensions, partition_key);
     all_partitions.insert(pk);
     all_targets->push_back({pk, s.id});
-    if (!prune) continue;
-    if (allowed_measures != nullptr && !allowed_measures->contains(s.measure_name)) continue;
-    bool match = true;
-    for (const auto& [name, allowed] : push.allowed) {
-      if (name == kMeasureName) continue;
-      auto it = std::find_if(s.dimensions.begin(), s.dimensions.end(),
-                             [&](const auto& d) { return d.first == name; });
-      if (it == s.dimensions.end() || !allowed.contains(it->second)) {
-        match = false;
-        break;
-      }
-    }
+    for (int c = 0; c < series_columns; ++c) series_row[c] = Datum::Null(schema[c].type);
+    for (const auto& [column, value] : filled.values) series_row[column] = Datum::Varchar(value);
+    const bool match = std::all_of(series_conjuncts.begin(), series_conjuncts.end(),
+                                   [&](const ExprPtr& c) {
+                                     return Eval(*c, series_row, context_->eval).truthy();
+                                   });
     if (!match) continue;
     targets->push_back({pk, s.id});
     target_partitions.insert(pk);
   }
+  const bool prune = !series_conjuncts.empty();
   const int64_t total_series = static_cast<int64_t>(all_series.size());
   stats_->series_scanned += prune ? static_cast<int64_t>(targets->size()) : total_series;
   stats_->series_pruned += prune ? total_series - static_cast<int64_t>(targets->size()) : 0;
@@ -322,83 +309,50 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   stats_->partitions_pruned +=
       prune ? static_cast<int64_t>(all_partitions.size() - target_partitions.size()) : 0;
 
-  // Rows: a per-series template (dimensions, measure_name) plus the point.
-  struct SeriesRow {
-    Row values;
-    bool multi = false;
-  };
-  auto templates = std::make_shared<absl::flat_hash_map<uint64_t, SeriesRow>>();
-  for (const SeriesInfo& s : all_series) {
-    SeriesRow t;
-    t.values.assign(schema.size(), Datum::Null());
-    for (size_t i = 0; i < schema.size(); ++i) t.values[i].type = schema[i].type;
-    for (const auto& [name, value] : s.dimensions) {
-      t.values[dimension_column[name]] = Datum::Varchar(value);
-    }
-    t.values[measure_name_column] = Datum::Varchar(s.measure_name);
-    auto measure = state->FindMeasure(s.measure_name);
-    t.multi = measure && measure->kind == MeasureKind::kMulti;
-    templates->emplace(s.id, std::move(t));
-  }
-
-  ScanOptions options{.start_nanos = push.start, .end_nanos = push.end,
+  ScanOptions options{.start_nanos = start, .end_nanos = end,
                       .series = prune ? targets.get() : nullptr,
                       .cancelled = context_->cancelled};
   Source source;
   source.schema = schema;
   source.last_point_only = std::make_shared<bool>(false);
-  source.series_columns = measure_name_column + 1;
+  source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
+  source.series_columns = series_columns;
   source.time_column = time_column;
+  std::string series_filter;
+  for (const ExprPtr& c : series_conjuncts) {
+    series_filter += (series_filter.empty() ? "" : " AND ") + c->ToString();
+  }
   source.explain.push_back(StrCat(
-      "Scan \"", table->database_name, "\".\"", table->name, "\" time=",
-      Interval(push.start, push.end),
-      allowed_measures != nullptr
-          ? StrCat(" measure_name in {", allowed_measures->size(), " names}")
-          : "",
+      "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
       prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
-                     target_partitions.size(), "/", all_partitions.size())
+                     target_partitions.size(), "/", all_partitions.size(), " where ",
+                     series_filter)
             : StrCat(" series=all(", total_series, ")")));
   Engine* storage = &storage_;
   QueryContext* context = context_;
   QueryStats* stats = stats_;
-  source.run = [storage, table, options, templates, scalar_column, attribute_column, time_column,
-                context, stats, targets, all_targets,
-                last_point_only = source.last_point_only](RowSink* sink) -> absl::Status {
+  source.run = [storage, table, options, columns, context, stats, targets, all_targets,
+                last_point_only = source.last_point_only,
+                read = source.columns_read](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
     ScanStats scan_stats;
-    int64_t since_check = 0;
     ScanOptions scan_options = options;
     if (*last_point_only) {
       scan_options.last_per_series = true;
       if (scan_options.series == nullptr) scan_options.series = all_targets.get();
     }
+    ScanBatcher batcher(*columns, *read);
+    // Pushes the rows gathered so far; false when the scan must stop.
+    auto flush = [&]() {
+      pushed = context->CheckAlive();
+      if (pushed.ok()) pushed = sink->Push(batcher.batch());
+      batcher.Clear();
+      return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
+    };
     absl::Status scanned = storage->Scan(
-        *table, scan_options,
-        [&](const ScanRow& point) {
-          if (++since_check == 4096) {
-            since_check = 0;
-            pushed = context->CheckAlive();
-            if (!pushed.ok()) return false;
-          }
-          auto it = templates->find(point.series);
-          if (it == templates->end()) return true;  // a series registered after planning
-          Row row = it->second.values;
-          row[time_column] = Datum::Timestamp(point.time_nanos);
-          for (const Measure& m : point.measures) {
-            int column = -1;
-            if (it->second.multi) {
-              auto a = attribute_column.find(m.name);
-              if (a != attribute_column.end()) column = a->second;
-            } else {
-              auto s = scalar_column.find(m.value.type);
-              if (s != scalar_column.end()) column = s->second;
-            }
-            if (column >= 0) row[column] = ToDatum(m.value);
-          }
-          pushed = sink->Push(std::move(row));
-          return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
-        },
+        *table, scan_options, [&](const ScanRow& point) { return !batcher.Add(point) || flush(); },
         &scan_stats);
+    if (pushed.ok() && scanned.ok() && batcher.batch().rows > 0) flush();
     stats->rows_scanned += scan_stats.rows_scanned;
     stats->bytes_scanned += scan_stats.bytes_scanned;
     stats->buckets_scanned += scan_stats.buckets_scanned;
@@ -414,8 +368,10 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
 absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   Source source;
   if (!select.from) {
-    source.run = [](RowSink* sink) -> absl::Status {
-      RETURN_IF_ERROR(sink->Push(Row{}));
+    source.run = [](BatchSink* sink) -> absl::Status {
+      Batch one_row;
+      one_row.rows = 1;
+      RETURN_IF_ERROR(sink->Push(one_row));
       return sink->Finish();
     };
     source.explain.push_back("Values (one row)");
@@ -444,7 +400,12 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   source.schema = inner->output;
   for (ColumnInfo& c : source.schema) c.qualifier = qualifier;
   // The run function points into the inner plan's expressions: own it.
-  source.run = [inner](RowSink* sink) { return inner->run(sink); };
+  std::vector<DataType> types;
+  for (const ColumnInfo& c : source.schema) types.push_back(c.type);
+  QueryContext* context = context_;
+  source.run = [inner, types, context](BatchSink* sink) {
+    return inner->run(MakeRowsToBatches(types, context, sink).get());
+  };
   for (const std::string& line : inner->explain) source.explain.push_back(line);
   return source;
 }
@@ -687,6 +648,22 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     return SqlError(sql_, select.having->pos, "HAVING needs a boolean condition");
   }
 
+  // A table scan fills only the columns the query reads.
+  if (source.columns_read) {
+    std::vector<bool>& read = *source.columns_read;
+    if (select.where) MarkColumns(*select.where, &read);
+    if (aggregating) {
+      for (const Expr* k : group_keys) MarkColumns(*k, &read);
+      for (const AggregateSpec& a : aggregates) {
+        for (const Expr* e : a.args) MarkColumns(*e, &read);
+      }
+    } else {
+      for (const Expr* e : projection) MarkColumns(*e, &read);
+    }
+    source.explain.back() +=
+        StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+  }
+
   // EXPLAIN lines, outermost first.
   const int visible = static_cast<int>(output.size());
   auto names = [](const std::vector<const Expr*>& exprs) {
@@ -722,6 +699,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   const Expr* having = select.having.get();
   const bool distinct = select.distinct;
   const std::optional<int64_t> limit = select.limit;
+  const int input_width = static_cast<int>(input.size());
   QueryContext* context = context_;
   auto source_run = source.run;
   plan->run = [=](RowSink* out) -> absl::Status {
@@ -737,9 +715,13 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     if (distinct) push(MakeDistinct(visible, context, next));
     push(MakeProject(projection, context, next));
     if (having != nullptr) push(MakeFilter(having, context, next));
-    if (aggregating) push(MakeAggregate(group_keys, aggregates, context, next));
-    if (where != nullptr) push(MakeFilter(where, context, next));
-    return source_run(next);
+    std::vector<std::unique_ptr<BatchSink>> batch_chain;
+    batch_chain.push_back(aggregating ? MakeAggregate(group_keys, aggregates, context, next)
+                                      : MakeBatchesToRows(input_width, context, next));
+    if (where != nullptr) {
+      batch_chain.push_back(MakeBatchFilter(where, context, batch_chain.back().get()));
+    }
+    return source_run(batch_chain.back().get());
   };
   return plan;
 }

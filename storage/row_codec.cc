@@ -21,8 +21,15 @@ void EncodeRow(const StoredRow& row, std::string* out) {
 }
 
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {
-  Decoder in(bytes);
   StoredRow row;
+  absl::Status decoded = DecodeRowInto(bytes, &row);
+  if (!decoded.ok()) return decoded;
+  return row;
+}
+
+absl::Status DecodeRowInto(std::string_view bytes, StoredRow* out) {
+  StoredRow& row = *out;
+  Decoder in(bytes);
   uint64_t version, count;
   if (!in.GetVarint64(&version) || !in.GetVarint64(&count) || count > bytes.size()) {
     return CorruptionError("row");
@@ -54,7 +61,7 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {
     if (!ok) return CorruptionError("row");
   }
   if (!in.done()) return CorruptionError("row");
-  return row;
+  return absl::OkStatus();
 }
 
 }  // namespace strata

@@ -73,8 +73,7 @@ class RowSource final : public Source {
   absl::Status Take(StoredRow* row) override {
     stats_->rows_scanned++;
     stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + iter_->value().size());
-    ASSIGN_OR_RETURN(*row, DecodeRow(iter_->value().ToStringView()));
-    return absl::OkStatus();
+    return DecodeRowInto(iter_->value().ToStringView(), row);
   }
   void Next() override { iter_->Next(); }
 
@@ -103,7 +102,7 @@ class BlockSource final : public Source {
   absl::Status Take(StoredRow* row) override {
     stats_->rows_scanned++;
     row->version = points_[index_].version;
-    row->measures = std::move(points_[index_].measures);
+    std::swap(row->measures, points_[index_].measures);  // each point is taken once
     return absl::OkStatus();
   }
   void Next() override {
@@ -320,34 +319,42 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
         return false;
       }
       std::string_view smallest;
+      Source* only = nullptr;  // the one source holding `smallest`, if just one is valid
+      int valid = 0;
       for (Source* s : sources) {
-        if (s->Valid() && (smallest.empty() || s->key() < smallest)) smallest = s->key();
+        if (!s->Valid()) continue;
+        ++valid;
+        only = s;
+        if (smallest.empty() || s->key() < smallest) smallest = s->key();
       }
       if (smallest.empty()) return true;
-      // A copy: advancing a source invalidates views of its key.
-      if (smallest.size() != current.size()) {
-        status = absl::DataLossError("a stored point key is malformed; restore from a backup");
-        return false;
-      }
-      std::copy(smallest.begin(), smallest.end(), current.begin());
-      smallest = std::string_view(current.data(), current.size());
       keys::PointKey key;
-      if (!keys::DecodePointKey(smallest, &key)) {
+      if (smallest.size() != current.size() || !keys::DecodePointKey(smallest, &key)) {
         status = absl::DataLossError("a stored point key is malformed; restore from a backup");
         return false;
       }
-      bool have = false;
-      for (Source* s : sources) {
-        if (!s->Valid() || s->key() != smallest) continue;
-        if (!(status = s->Take(&candidate)).ok()) return false;
-        if (!have || candidate.version > row.version) {
-          row.version = candidate.version;
-          row.measures = std::move(candidate.measures);
-          have = true;
+      if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
+        if (!(status = only->Take(&candidate)).ok()) return false;
+        row.version = candidate.version;
+        std::swap(row.measures, candidate.measures);
+        only->Next();
+      } else {
+        // A copy: advancing a source invalidates views of its key.
+        std::copy(smallest.begin(), smallest.end(), current.begin());
+        smallest = std::string_view(current.data(), current.size());
+        bool have = false;
+        for (Source* s : sources) {
+          if (!s->Valid() || s->key() != smallest) continue;
+          if (!(status = s->Take(&candidate)).ok()) return false;
+          if (!have || candidate.version > row.version) {
+            row.version = candidate.version;
+            std::swap(row.measures, candidate.measures);  // both keep their storage for reuse
+            have = true;
+          }
         }
-      }
-      for (Source* s : sources) {
-        if (s->Valid() && s->key() == smallest) s->Next();
+        for (Source* s : sources) {
+          if (s->Valid() && s->key() == smallest) s->Next();
+        }
       }
       if (key.bucket != bucket_seen) {
         bucket_seen = key.bucket;

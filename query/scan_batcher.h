@@ -1,0 +1,65 @@
+// Turns a table scan's rows (storage/scan.h) into column batches holding
+// only the columns a query reads: a series' dimensions and measure_name come
+// from the series (views of strings held for the whole query), time and
+// the measure values from each point. Columns the query does not read stay
+// empty, so a query pays only for what it uses.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "query/vector.h"
+#include "storage/scan.h"
+
+namespace strata::query {
+
+// How one series fills a row: its column values (dimensions, measure_name),
+// and whether its measure is MULTI (values go to attribute columns by name)
+// or scalar (to the measure_value::<type> column).
+struct SeriesColumns {
+  std::vector<std::pair<int, std::string>> values;
+  bool multi = false;
+};
+
+// Where a table's values go in the query's schema.
+struct TableColumns {
+  std::vector<DataType> types;  // every column of the schema
+  int time_column = -1;
+  std::map<ValueType, int> scalar_column;                  // measure_value::<type>
+  absl::flat_hash_map<std::string, int> attribute_column;  // MULTI attributes by name
+  absl::flat_hash_map<uint64_t, SeriesColumns> series;     // by series id
+};
+
+class ScanBatcher {
+ public:
+  // `read[i]` says whether column i is filled. Both arguments must outlive
+  // the batcher.
+  ScanBatcher(const TableColumns& table, const std::vector<bool>& read);
+
+  // Appends `row`; rows of series unknown to `table` (created after the
+  // query was planned) are skipped. True when the batch is full.
+  bool Add(const ScanRow& row);
+  // The rows added since the last Clear (columns not read are empty).
+  const Batch& batch();
+  void Clear();
+
+ private:
+  int MeasureColumn(size_t position, const Measure& m);
+
+  const TableColumns& table_;
+  const std::vector<bool>& read_;
+  std::vector<int> read_columns_;
+  Batch batch_;
+  uint64_t last_series_ = UINT64_MAX;
+  const SeriesColumns* series_ = nullptr;
+  // The attribute column last found for each measure position: a series'
+  // points usually list their attributes in the same order.
+  std::vector<std::pair<std::string, int>> position_cache_;
+};
+
+}  // namespace strata::query
