@@ -349,6 +349,13 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       batcher.Clear();
       return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
     };
+    // Magnetic blocks that need no merge go straight into the batches,
+    // decoding only the columns the query reads.
+    scan_options.whole_block = [&](uint64_t series, std::string_view block) {
+      absl::StatusOr<bool> go_on = batcher.AddBlock(series, block, flush);
+      if (!go_on.ok()) pushed = go_on.status();
+      return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
+    };
     absl::Status scanned = storage->Scan(
         *table, scan_options, [&](const ScanRow& point) { return !batcher.Add(point) || flush(); },
         &scan_stats);

@@ -1,17 +1,34 @@
 #include "query/scan_batcher.h"
 
+#include "storage/format/block.h"
+
 namespace strata::query {
 namespace {
 
-Datum ToDatum(const Value& v) {
-  switch (v.type) {
-    case ValueType::kDouble: return Datum::Double(v.real);
-    case ValueType::kBigint: return Datum::Bigint(v.number);
-    case ValueType::kVarchar: return Datum::Varchar(v.text);
-    case ValueType::kBoolean: return Datum::Bool(v.number != 0);
-    case ValueType::kTimestamp: return Datum::Timestamp(v.number);
+// Stores a measure value at row `r`. A column's type is the first type its
+// name was seen with; a value of another type (another measure's attribute
+// of the same name) goes through Datum conversion.
+void StoreDouble(Vector& v, size_t r, double x) {
+  if (v.type != DataType::kDouble) return v.Set(r, Datum::Double(x));
+  v.doubles[r] = x;
+  v.nulls[r] = 0;
+}
+
+void StoreText(Vector& v, size_t r, std::string_view text) {
+  if (v.type != DataType::kVarchar) return v.Set(r, Datum::Varchar(std::string(text)));
+  v.SetOwnedString(r, std::string(text));  // the source bytes do not outlive the row
+}
+
+// BIGINT, TIMESTAMP, BOOLEAN: all integers.
+void StoreInteger(Vector& v, size_t r, ValueType type, int64_t n) {
+  if (v.type == DataType::kDouble || v.type == DataType::kVarchar) {
+    Datum d = Datum::Bigint(n);
+    if (type == ValueType::kTimestamp) d = Datum::Timestamp(n);
+    if (type == ValueType::kBoolean) d = Datum::Bool(n != 0);
+    return v.Set(r, d);
   }
-  return Datum::Null();
+  v.ints[r] = n;
+  v.nulls[r] = 0;
 }
 
 }  // namespace
@@ -45,58 +62,105 @@ const Batch& ScanBatcher::batch() {
   return batch_;
 }
 
-int ScanBatcher::MeasureColumn(size_t position, const Measure& m) {
-  if (!series_->multi) {
-    auto it = table_.scalar_column.find(m.value.type);
-    return it == table_.scalar_column.end() ? -1 : it->second;
+int ScanBatcher::ColumnOf(const std::string& name, ValueType type) const {
+  if (series_->multi) {
+    auto it = table_.attribute_column.find(name);
+    return it == table_.attribute_column.end() ? -1 : it->second;
   }
+  auto it = table_.scalar_column.find(type);
+  return it == table_.scalar_column.end() ? -1 : it->second;
+}
+
+int ScanBatcher::MeasureColumn(size_t position, const Measure& m) {
+  if (!series_->multi) return ColumnOf(m.name, m.value.type);
   if (position >= position_cache_.size()) position_cache_.resize(position + 1, {"", -1});
   auto& [name, column] = position_cache_[position];
   if (name != m.name || column < 0) {
-    auto it = table_.attribute_column.find(m.name);
     name = m.name;
-    column = it == table_.attribute_column.end() ? -1 : it->second;
+    column = ColumnOf(m.name, m.value.type);
   }
   return column;
 }
 
-bool ScanBatcher::Add(const ScanRow& row) {
-  if (row.series != last_series_) {
-    auto it = table_.series.find(row.series);
-    series_ = it == table_.series.end() ? nullptr : &it->second;
-    last_series_ = row.series;
-  }
+bool ScanBatcher::SelectSeries(uint64_t series) {
+  if (series == last_series_) return series_ != nullptr;
+  auto it = table_.series.find(series);
+  series_ = it == table_.series.end() ? nullptr : &it->second;
+  last_series_ = series;
+  series_values_.clear();
   if (series_ == nullptr) return false;
-  const size_t r = batch_.rows++;
   for (const auto& [column, value] : series_->values) {
-    if (!read_[column]) continue;
+    if (read_[column]) series_values_.emplace_back(column, value);
+  }
+  return true;
+}
+
+size_t ScanBatcher::StartRow(int64_t time_nanos) {
+  const size_t r = batch_.rows++;
+  for (const auto& [column, value] : series_values_) {
     batch_.columns[column].strings[r] = value;
     batch_.columns[column].nulls[r] = 0;
   }
   if (read_[table_.time_column]) {
-    batch_.columns[table_.time_column].ints[r] = row.time_nanos;
+    batch_.columns[table_.time_column].ints[r] = time_nanos;
     batch_.columns[table_.time_column].nulls[r] = 0;
   }
+  return r;
+}
+
+bool ScanBatcher::Add(const ScanRow& row) {
+  if (!SelectSeries(row.series)) return false;
+  const size_t r = StartRow(row.time_nanos);
   for (size_t p = 0; p < row.measures.size(); ++p) {
     const Measure& m = row.measures[p];
     const int column = MeasureColumn(p, m);
     if (column < 0 || !read_[column]) continue;
-    Vector& v = batch_.columns[column];
     const Value& value = m.value;
-    if (value.type == ValueType::kDouble && v.type == DataType::kDouble) {
-      v.doubles[r] = value.real;
-      v.nulls[r] = 0;
-    } else if (value.type == ValueType::kVarchar && v.type == DataType::kVarchar) {
-      v.SetOwnedString(r, value.text);
-    } else if (value.type != ValueType::kVarchar && value.type != ValueType::kDouble &&
-               v.type != DataType::kVarchar && v.type != DataType::kDouble) {
-      v.ints[r] = value.number;  // BIGINT, BOOLEAN, TIMESTAMP: all integers
-      v.nulls[r] = 0;
-    } else {
-      v.Set(r, ToDatum(value));  // an attribute another measure gave a different type
+    switch (value.type) {
+      case ValueType::kDouble: StoreDouble(batch_.columns[column], r, value.real); break;
+      case ValueType::kVarchar: StoreText(batch_.columns[column], r, value.text); break;
+      default: StoreInteger(batch_.columns[column], r, value.type, value.number); break;
     }
   }
   return batch_.rows == kBatchRows;
+}
+
+absl::StatusOr<bool> ScanBatcher::AddBlock(uint64_t series, std::string_view block,
+                                           const std::function<bool()>& full) {
+  if (!SelectSeries(series)) return true;
+  auto wanted = [this](const format::ColumnSummary& c) {
+    const int column = ColumnOf(c.name, c.type);
+    return column >= 0 && read_[column];
+  };
+  absl::StatusOr<format::BlockColumns> decoded =
+      format::DecodeBlockColumns(block, /*with_versions=*/false, wanted);
+  if (!decoded.ok()) return decoded.status();
+  struct Feed {
+    const format::ColumnValues* values;
+    Vector* target;
+    size_t next = 0;  // the next value (present points only)
+  };
+  std::vector<Feed> feeds;
+  for (size_t c = 0; c < decoded->columns.size(); ++c) {
+    if (!decoded->columns[c]) continue;
+    const format::ColumnSummary& summary = decoded->summary.columns[c];
+    feeds.push_back({&*decoded->columns[c], &batch_.columns[ColumnOf(summary.name, summary.type)]});
+  }
+  for (size_t i = 0; i < decoded->times.size(); ++i) {
+    const size_t r = StartRow(decoded->times[i]);
+    for (Feed& feed : feeds) {
+      const format::ColumnValues& values = *feed.values;
+      if (!values.present[i]) continue;
+      const size_t k = feed.next++;
+      switch (values.type) {
+        case ValueType::kDouble: StoreDouble(*feed.target, r, values.reals[k]); break;
+        case ValueType::kVarchar: StoreText(*feed.target, r, values.texts[k]); break;
+        default: StoreInteger(*feed.target, r, values.type, values.numbers[k]); break;
+      }
+    }
+    if (batch_.rows == kBatchRows && !full()) return false;
+  }
+  return true;
 }
 
 }  // namespace strata::query

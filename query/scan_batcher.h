@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "query/vector.h"
 #include "storage/scan.h"
 
@@ -44,12 +47,23 @@ class ScanBatcher {
   // Appends `row`; rows of series unknown to `table` (created after the
   // query was planned) are skipped. True when the batch is full.
   bool Add(const ScanRow& row);
+  // Appends every point of a magnetic block of `series`, decoding only the
+  // columns read. Calls `full` whenever the batch fills (it must take the
+  // batch and Clear); false from `full` stops, and AddBlock returns false.
+  absl::StatusOr<bool> AddBlock(uint64_t series, std::string_view block,
+                                const std::function<bool()>& full);
   // The rows added since the last Clear (columns not read are empty).
   const Batch& batch();
   void Clear();
 
  private:
   int MeasureColumn(size_t position, const Measure& m);
+  // The column a measure value of this name and type goes to, or -1.
+  int ColumnOf(const std::string& name, ValueType type) const;
+  // Makes `series` current; false if it is unknown.
+  bool SelectSeries(uint64_t series);
+  // Starts a row: the series' columns and the time. Returns its index.
+  size_t StartRow(int64_t time_nanos);
 
   const TableColumns& table_;
   const std::vector<bool>& read_;
@@ -57,6 +71,7 @@ class ScanBatcher {
   Batch batch_;
   uint64_t last_series_ = UINT64_MAX;
   const SeriesColumns* series_ = nullptr;
+  std::vector<std::pair<int, std::string_view>> series_values_;  // of series_, columns read
   // The attribute column last found for each measure position: a series'
   // points usually list their attributes in the same order.
   std::vector<std::pair<std::string, int>> position_cache_;

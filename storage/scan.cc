@@ -82,7 +82,9 @@ class RowSource final : public Source {
 };
 
 // `cold`: one block per (series, bucket), unrolled into its points. Blocks
-// whose time range misses the scan's are skipped on their header alone.
+// whose time range misses the scan's are skipped on their header alone; a
+// block's points are decoded only when the first one is taken, so a block
+// handed whole to the reader (SkipBlock) is never unrolled.
 class BlockSource final : public Source {
  public:
   BlockSource(const Store& store, const rocksdb::Snapshot* snapshot, const std::string& upper,
@@ -97,29 +99,44 @@ class BlockSource final : public Source {
     iter_->Seek(begin.substr(0, std::min<size_t>(begin.size(), 24)));
     Load();
   }
-  bool Valid() const override { return index_ < points_.size(); }
+  bool Valid() const override { return loaded_; }
   std::string_view key() const override { return key_; }
   absl::Status Take(StoredRow* row) override {
+    if (!Decode()) return status_;
     stats_->rows_scanned++;
     row->version = points_[index_].version;
     std::swap(row->measures, points_[index_].measures);  // each point is taken once
     return absl::OkStatus();
   }
   void Next() override {
+    if (!Decode()) {
+      loaded_ = false;
+      return;
+    }
     ++index_;
     if (index_ < points_.size()) {
       SetTime(points_[index_].time_nanos);
     } else {
-      iter_->Next();
-      Load();
+      SkipBlock();
     }
   }
 
+  // The current block, when none of its points has been taken yet.
+  bool AtBlockStart() const { return loaded_ && !decoded_; }
+  const format::BlockSummary& summary() const { return summary_; }
+  std::string_view block() const { return iter_->value().ToStringView(); }
+  void SkipBlock() {
+    iter_->Next();
+    Load();
+  }
+
  private:
-  // Decodes the first block in range that overlaps the time range.
+  // Positions on the first block in range that overlaps the time range,
+  // reading headers only.
   void Load() {
     points_.clear();
     index_ = 0;
+    loaded_ = decoded_ = false;
     for (; InRange() && status_.ok(); iter_->Next()) {
       const std::string_view value = iter_->value().ToStringView();
       auto summary = format::DecodeBlockSummary(value);
@@ -131,18 +148,26 @@ class BlockSource final : public Source {
         stats_->blocks_pruned++;
         continue;
       }
-      auto points = format::DecodeBlock(value);
-      if (!points.ok()) {
-        status_ = points.status();
-        return;
-      }
       stats_->blocks_scanned++;
       stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + value.size());
-      points_ = *std::move(points);
+      summary_ = *std::move(summary);
       key_.assign(iter_->key().data(), iter_->key().size());
-      SetTime(points_[0].time_nanos);
+      SetTime(summary_.min_time);  // a block's first point is its oldest
+      loaded_ = true;
       return;
     }
+  }
+  // Unrolls the current block into points_ once; false on corruption.
+  bool Decode() {
+    if (decoded_) return true;
+    auto points = format::DecodeBlock(block());
+    if (!points.ok()) {
+      status_ = points.status();
+      return false;
+    }
+    points_ = *std::move(points);
+    decoded_ = true;
+    return true;
   }
   void SetTime(int64_t time) {
     key_.resize(24);
@@ -151,6 +176,9 @@ class BlockSource final : public Source {
 
   const int64_t start_, end_time_;
   ScanStats* stats_;
+  format::BlockSummary summary_;
+  bool loaded_ = false;   // positioned on a block
+  bool decoded_ = false;  // points_ holds its points
   std::vector<format::BlockPoint> points_;
   size_t index_ = 0;
   std::string key_;
@@ -310,6 +338,15 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   std::array<char, keys::kPointKeySize> current;
   bool stopped = false;
 
+  // The series prefix of the last row taken from `hot` or `cold_delta`: a
+  // block is alone in its series and bucket only if no such row precedes it.
+  std::array<char, keys::kBlockKeySize> other_prefix;
+  bool took_other = false;
+  auto remember_other = [&](std::string_view point_key) {
+    std::copy_n(point_key.begin(), keys::kBlockKeySize, other_prefix.begin());
+    took_other = true;
+  };
+
   // Reads [begin, end) of every tier merged; false once the scan must stop.
   auto read_range = [&](const std::string& begin, const std::string& range_end) {
     for (Source* s : sources) s->Seek(begin, range_end);
@@ -333,7 +370,35 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
         status = absl::DataLossError("a stored point key is malformed; restore from a backup");
         return false;
       }
+      if (options.whole_block && cold.AtBlockStart() && cold.key() == smallest &&
+          cold.summary().min_time >= start && cold.summary().max_time < end) {
+        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+        auto shares = [&](const Source& s) {
+          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
+        };
+        const bool alone = !shares(hot) && !shares(delta) &&
+                           !(took_other && std::string_view(other_prefix.data(),
+                                                            other_prefix.size()) == prefix);
+        if (alone) {
+          if (key.bucket != bucket_seen) {
+            bucket_seen = key.bucket;
+            local.buckets_scanned++;
+          }
+          const BlockUse use = options.whole_block(key.series, cold.block());
+          if (use != BlockUse::kDeclined) {
+            local.blocks_whole++;
+            local.rows_scanned += cold.summary().count;
+            if (use == BlockUse::kStop) {
+              stopped = true;
+              return false;
+            }
+            cold.SkipBlock();
+            continue;
+          }
+        }
+      }
       if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
+        if (only != &cold) remember_other(smallest);
         if (!(status = only->Take(&candidate)).ok()) return false;
         row.version = candidate.version;
         std::swap(row.measures, candidate.measures);
@@ -345,6 +410,7 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
         bool have = false;
         for (Source* s : sources) {
           if (!s->Valid() || s->key() != smallest) continue;
+          if (s != &cold) remember_other(smallest);
           if (!(status = s->Take(&candidate)).ok()) return false;
           if (!have || candidate.version > row.version) {
             row.version = candidate.version;

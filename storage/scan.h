@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,6 +31,12 @@ struct SeriesTarget {
   }
 };
 
+enum class BlockUse {
+  kDeclined,  // emit the block's points row by row as usual
+  kTaken,     // the reader took them; go on after the block
+  kStop,      // the reader took them and the scan must stop (as emit returning false)
+};
+
 struct ScanOptions {
   int64_t start_nanos = INT64_MIN;  // inclusive
   int64_t end_nanos = INT64_MAX;    // exclusive
@@ -42,6 +49,12 @@ struct ScanOptions {
   // (required then): the last-point fast path. Each series is probed from
   // the newest bucket down, a reverse seek per tier, until a row is found.
   bool last_per_series = false;
+  // Optional: offered each magnetic block that alone holds its series'
+  // points in its bucket (no memory-store row or late write shares them,
+  // so no merge is needed) and lies wholly inside [start, end). The reader
+  // may take the block's points itself, decoding only what it needs; the
+  // bytes are valid during the call only.
+  std::function<BlockUse(uint64_t series, std::string_view block)> whole_block;
 };
 
 struct ScanRow {
@@ -58,6 +71,7 @@ struct ScanStats {
   int64_t buckets_in_range = 0;  // buckets the time range covers
   int64_t blocks_scanned = 0;    // magnetic blocks decoded
   int64_t blocks_pruned = 0;     // magnetic blocks skipped by their time range
+  int64_t blocks_whole = 0;      // magnetic blocks handed to ScanOptions::whole_block
 };
 
 // Calls `emit` for each live row in [start, end); `emit` returns false to

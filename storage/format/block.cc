@@ -95,25 +95,15 @@ void EncodeValues(ValueType type, const std::vector<const Value*>& present, std:
   }
 }
 
-bool DecodeValues(ValueType type, std::string_view* in, size_t count, std::vector<Value>* out) {
-  out->clear();
-  switch (type) {
-    case ValueType::kDouble: {
-      std::vector<double> values;
-      if (!DecodeDoubles(in, count, &values)) return false;
-      out->reserve(count);
-      for (double v : values) out->push_back(Value::Double(v));
-      return true;
-    }
+// Decodes `count` present values into `out`'s typed array.
+bool DecodeValues(std::string_view* in, size_t count, ColumnValues* out) {
+  switch (out->type) {
+    case ValueType::kDouble: return DecodeDoubles(in, count, &out->reals);
     case ValueType::kBigint:
-    case ValueType::kTimestamp: {
-      std::vector<int64_t> values;
-      if (!DecodeInts(in, count, &values)) return false;
-      UndoDeltas(&values);
-      out->reserve(count);
-      for (int64_t v : values) out->push_back({.type = type, .number = v});
+    case ValueType::kTimestamp:
+      if (!DecodeInts(in, count, &out->numbers)) return false;
+      UndoDeltas(&out->numbers);
       return true;
-    }
     case ValueType::kVarchar: {
       Decoder decoder(*in);
       uint64_t size;
@@ -125,10 +115,10 @@ bool DecodeValues(ValueType type, std::string_view* in, size_t count, std::vecto
       std::string_view rest = decoder.rest();
       std::vector<int64_t> indexes;
       if (!DecodeInts(&rest, count, &indexes)) return false;
-      out->reserve(count);
+      out->texts.reserve(count);
       for (int64_t i : indexes) {
         if (i < 0 || static_cast<uint64_t>(i) >= size) return false;
-        out->push_back(Value::Varchar(std::string(dictionary[i])));
+        out->texts.push_back(dictionary[i]);
       }
       *in = rest;
       return true;
@@ -136,8 +126,7 @@ bool DecodeValues(ValueType type, std::string_view* in, size_t count, std::vecto
     case ValueType::kBoolean: {
       std::vector<bool> bits;
       if (!GetBitmap(in, count, &bits)) return false;
-      out->reserve(count);
-      for (bool b : bits) out->push_back(Value::Boolean(b));
+      out->numbers.assign(bits.begin(), bits.end());
       return true;
     }
   }
@@ -359,42 +348,67 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes) {
   return std::move(h.summary);
 }
 
-absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
+absl::StatusOr<BlockColumns> DecodeBlockColumns(
+    std::string_view bytes, bool with_versions,
+    const std::function<bool(const ColumnSummary&)>& wanted) {
   ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
-  const BlockSummary& s = h.summary;
+  BlockColumns out;
+  out.summary = std::move(h.summary);
+  const BlockSummary& s = out.summary;
   std::string_view rest = h.bodies, body;
-  std::vector<int64_t> times, versions;
-  if (!TakeBody(&rest, &body) || !DecodeTimes(body, s, &times)) return Corrupt("time column");
-  if (!TakeBody(&rest, &body) || !DecodeInts(&body, s.count, &versions) || !body.empty()) {
+  if (!TakeBody(&rest, &body) || !DecodeTimes(body, s, &out.times)) return Corrupt("time column");
+  if (!TakeBody(&rest, &body)) return Corrupt("version column");
+  if (with_versions && (!DecodeInts(&body, s.count, &out.versions) || !body.empty())) {
     return Corrupt("version column");
   }
-  std::vector<BlockPoint> points(s.count);
-  for (size_t i = 0; i < s.count; ++i) {
-    points[i].time_nanos = times[i];
-    points[i].version = versions[i];
-  }
-  std::vector<bool> present;
-  std::vector<Value> values;
+  out.columns.resize(s.columns.size());
   for (size_t c = 0; c < s.columns.size(); ++c) {
     const ColumnSummary& column = s.columns[c];
     if (h.column_sizes[c] > rest.size()) return Corrupt("column body truncated");
     body = rest.substr(0, h.column_sizes[c]);
     rest.remove_prefix(h.column_sizes[c]);
-    present.assign(s.count, true);
-    if (column.null_count > 0 && !GetBitmap(&body, s.count, &present)) {
+    if (!wanted(column)) continue;
+    ColumnValues& values = out.columns[c].emplace();
+    values.type = column.type;
+    values.present.assign(s.count, true);
+    if (column.null_count > 0 && !GetBitmap(&body, s.count, &values.present)) {
       return Corrupt("null bitmap");
     }
-    const size_t present_count = std::count(present.begin(), present.end(), true);
+    const size_t present_count = std::count(values.present.begin(), values.present.end(), true);
     if (present_count != s.count - column.null_count) return Corrupt("null count");
-    if (!DecodeValues(column.type, &body, present_count, &values) || !body.empty()) {
+    if (!DecodeValues(&body, present_count, &values) || !body.empty()) {
       return Corrupt(StrCat("values of column \"", column.name, "\""));
-    }
-    size_t next = 0;
-    for (size_t i = 0; i < s.count; ++i) {
-      if (present[i]) points[i].measures.push_back({column.name, std::move(values[next++])});
     }
   }
   if (!rest.empty()) return Corrupt("trailing bytes");
+  return out;
+}
+
+absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
+  ASSIGN_OR_RETURN(BlockColumns block,
+                   DecodeBlockColumns(bytes, /*with_versions=*/true,
+                                      [](const ColumnSummary&) { return true; }));
+  const BlockSummary& s = block.summary;
+  std::vector<BlockPoint> points(s.count);
+  for (size_t i = 0; i < s.count; ++i) {
+    points[i].time_nanos = block.times[i];
+    points[i].version = block.versions[i];
+  }
+  for (size_t c = 0; c < s.columns.size(); ++c) {
+    const ColumnValues& values = *block.columns[c];
+    size_t next = 0;
+    for (size_t i = 0; i < s.count; ++i) {
+      if (!values.present[i]) continue;
+      Value v{.type = values.type};
+      switch (values.type) {
+        case ValueType::kDouble: v.real = values.reals[next]; break;
+        case ValueType::kVarchar: v.text = std::string(values.texts[next]); break;
+        default: v.number = values.numbers[next]; break;
+      }
+      ++next;
+      points[i].measures.push_back({s.columns[c].name, std::move(v)});
+    }
+  }
   return points;
 }
 

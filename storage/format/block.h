@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,9 +51,34 @@ struct BlockSummary {
 // measure name appears with two types.
 absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points);
 
+// One decoded column: which points have a value, and the values of those
+// points in order, in the array its type uses.
+struct ColumnValues {
+  ValueType type = ValueType::kDouble;
+  std::vector<bool> present;              // one per point
+  std::vector<double> reals;              // DOUBLE
+  std::vector<int64_t> numbers;           // BIGINT, TIMESTAMP, BOOLEAN (0/1)
+  std::vector<std::string_view> texts;    // VARCHAR: views into the block's bytes
+};
+
+// A block decoded column by column; a reader decodes only the columns it
+// needs (a query reading one of ten measures decodes one).
+struct BlockColumns {
+  BlockSummary summary;
+  std::vector<int64_t> times;
+  std::vector<int64_t> versions;  // empty unless asked for
+  // Parallel to summary.columns; empty where not wanted.
+  std::vector<std::optional<ColumnValues>> columns;
+};
+
 // DATA_LOSS for anything that is not a well-formed block; never reads past
 // `bytes` and never allocates more than the bytes can describe.
 absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes);
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
+// Decodes times, versions if asked, and the columns `wanted` accepts. The
+// bodies of other columns are skipped (their header fields are checked).
+absl::StatusOr<BlockColumns> DecodeBlockColumns(
+    std::string_view bytes, bool with_versions,
+    const std::function<bool(const ColumnSummary&)>& wanted);
 
 }  // namespace strata::format

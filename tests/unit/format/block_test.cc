@@ -75,6 +75,34 @@ TEST(Block, NullsVersionsAndIrregularTimes) {
   EXPECT_FALSE(summary->columns[1].has_stats);
 }
 
+// Reading chosen columns gives what the full decode gives for them, and
+// leaves the others undecoded.
+TEST(Block, DecodesOnlyTheWantedColumns) {
+  std::vector<BlockPoint> points = {
+      {10, 1, {{"a", Value::Double(1.5)}, {"b", Value::Varchar("x")}, {"c", Value::Bigint(7)}}},
+      {20, 2, {{"b", Value::Varchar("y")}}},
+      {30, 1, {{"a", Value::Double(-3)}, {"c", Value::Bigint(-7)}}},
+  };
+  auto bytes = EncodeBlock(points);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto block = DecodeBlockColumns(*bytes, /*with_versions=*/false,
+                                  [](const ColumnSummary& c) { return c.name != "c"; });
+  ASSERT_TRUE(block.ok()) << block.status();
+  EXPECT_EQ(block->times, (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_TRUE(block->versions.empty());
+  ASSERT_EQ(block->columns.size(), 3u);
+  ASSERT_TRUE(block->columns[0] && block->columns[1]);
+  EXPECT_FALSE(block->columns[2].has_value());
+  EXPECT_EQ(block->columns[0]->present, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(block->columns[0]->reals, (std::vector<double>{1.5, -3}));
+  EXPECT_EQ(block->columns[1]->present, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(block->columns[1]->texts, (std::vector<std::string_view>{"x", "y"}));
+
+  auto with_versions = DecodeBlockColumns(*bytes, true, [](const ColumnSummary&) { return false; });
+  ASSERT_TRUE(with_versions.ok());
+  EXPECT_EQ(with_versions->versions, (std::vector<int64_t>{1, 2, 1}));
+}
+
 TEST(Block, IntegerStatisticsAreExact) {
   std::vector<BlockPoint> points = {{1, 1, {{"n", Value::Bigint(INT64_MAX)}}},
                                     {2, 1, {{"n", Value::Bigint(INT64_MIN)}}}};

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
+#include "storage/format/block.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -169,6 +170,67 @@ TEST_F(TieringTest, ScansPruneBlocksOutsideTheTimeRange) {
   EXPECT_EQ(rows.size(), 3u);
   EXPECT_EQ(stats.blocks_scanned, 3);
   EXPECT_EQ(stats.blocks_pruned, 3);
+}
+
+// A scan hands a reader whole blocks only where nothing needs merging: the
+// block alone holds its series' points in its bucket and lies inside the
+// time range. Everything else arrives row by row, and the union is the
+// same rows either way.
+TEST_F(TieringTest, WholeBlocksAreOfferedOnlyWhereNothingNeedsMerging) {
+  const int written = WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+
+  struct Seen {
+    int blocks = 0;
+    int block_points = 0;
+    std::vector<ScanRow> rows;
+  };
+  auto scan = [&](ScanOptions options, BlockUse use) {
+    Seen seen;
+    options.whole_block = [&](uint64_t, std::string_view block) {
+      auto summary = format::DecodeBlockSummary(block);
+      EXPECT_TRUE(summary.ok());
+      seen.blocks++;
+      seen.block_points += static_cast<int>(summary->count);
+      return use;
+    };
+    EXPECT_TRUE(engine_->Scan(Table(), options, [&](const ScanRow& row) {
+                  seen.rows.push_back(row);
+                  return true;
+                }).ok());
+    return seen;
+  };
+
+  Seen all = scan({}, BlockUse::kTaken);
+  EXPECT_EQ(all.blocks, 9);
+  EXPECT_EQ(all.block_points, written);
+  EXPECT_TRUE(all.rows.empty());
+
+  // Declined, the same blocks arrive row by row.
+  Seen declined = scan({}, BlockUse::kDeclined);
+  EXPECT_EQ(declined.blocks, 9);
+  EXPECT_EQ(Render(declined.rows), ScanAll());
+
+  // A late write into host 0's oldest bucket: that block needs a merge.
+  const int64_t oldest = kStart - 2 * kNanosPerHour + kTenMinutes;
+  ASSERT_EQ(Write({Reading(0, oldest + kNanosPerMinute)}).magnetic_store, 1);
+  Seen merged = scan({}, BlockUse::kTaken);
+  EXPECT_EQ(merged.blocks, 8);
+  EXPECT_EQ(merged.block_points + static_cast<int>(merged.rows.size()), written + 1);
+
+  // A range that cuts through the hour before kStart: its blocks come row
+  // by row (the rows at kStart − 10 min); kStart's own blocks lie inside.
+  Seen cut = scan({.start_nanos = kStart - 15 * kNanosPerMinute}, BlockUse::kTaken);
+  EXPECT_EQ(cut.blocks, 3);
+  EXPECT_EQ(cut.block_points, 3);
+  ASSERT_EQ(cut.rows.size(), 3u);
+  for (const ScanRow& row : cut.rows) EXPECT_EQ(row.time_nanos, kStart - kTenMinutes);
+
+  // Stopping from the callback ends the scan.
+  Seen stopped = scan({}, BlockUse::kStop);
+  EXPECT_EQ(stopped.blocks, 1);
+  EXPECT_TRUE(stopped.rows.empty());
 }
 
 TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
