@@ -351,8 +351,8 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     };
     // Magnetic blocks that need no merge go straight into the batches,
     // decoding only the columns the query reads.
-    scan_options.whole_block = [&](uint64_t series, std::string_view block) {
-      absl::StatusOr<bool> go_on = batcher.AddBlock(series, block, flush);
+    scan_options.whole_block = [&](const WholeBlock& block) {
+      absl::StatusOr<bool> go_on = batcher.AddBlock(block, flush);
       if (!go_on.ok()) pushed = go_on.status();
       return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
     };

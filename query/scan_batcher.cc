@@ -125,15 +125,15 @@ bool ScanBatcher::Add(const ScanRow& row) {
   return batch_.rows == kBatchRows;
 }
 
-absl::StatusOr<bool> ScanBatcher::AddBlock(uint64_t series, std::string_view block,
+absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
                                            const std::function<bool()>& full) {
-  if (!SelectSeries(series)) return true;
+  if (!SelectSeries(block.series)) return true;
   auto wanted = [this](const format::ColumnSummary& c) {
     const int column = ColumnOf(c.name, c.type);
     return column >= 0 && read_[column];
   };
   absl::StatusOr<format::BlockColumns> decoded =
-      format::DecodeBlockColumns(block, /*with_versions=*/false, wanted);
+      format::DecodeBlockColumns(block.bytes, /*with_versions=*/false, wanted);
   if (!decoded.ok()) return decoded.status();
   struct Feed {
     const format::ColumnValues* values;
@@ -147,7 +147,12 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(uint64_t series, std::string_view blo
     feeds.push_back({&*decoded->columns[c], &batch_.columns[ColumnOf(summary.name, summary.type)]});
   }
   for (size_t i = 0; i < decoded->times.size(); ++i) {
-    const size_t r = StartRow(decoded->times[i]);
+    const int64_t time = decoded->times[i];
+    if (time < block.start_nanos || time >= block.end_nanos) {
+      for (Feed& feed : feeds) feed.next += feed.values->present[i];
+      continue;
+    }
+    const size_t r = StartRow(time);
     for (Feed& feed : feeds) {
       const format::ColumnValues& values = *feed.values;
       if (!values.present[i]) continue;

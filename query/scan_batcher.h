@@ -47,11 +47,11 @@ class ScanBatcher {
   // Appends `row`; rows of series unknown to `table` (created after the
   // query was planned) are skipped. True when the batch is full.
   bool Add(const ScanRow& row);
-  // Appends every point of a magnetic block of `series`, decoding only the
-  // columns read. Calls `full` whenever the batch fills (it must take the
-  // batch and Clear); false from `full` stops, and AddBlock returns false.
-  absl::StatusOr<bool> AddBlock(uint64_t series, std::string_view block,
-                                const std::function<bool()>& full);
+  // Appends the points of a magnetic block inside the block's time range,
+  // decoding only the columns read. Calls `full` whenever the batch fills
+  // (it must take the batch and Clear); false from `full` stops, and
+  // AddBlock returns false.
+  absl::StatusOr<bool> AddBlock(const WholeBlock& block, const std::function<bool()>& full);
   // The rows added since the last Clear (columns not read are empty).
   const Batch& batch();
   void Clear();

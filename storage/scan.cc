@@ -370,8 +370,7 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
         status = absl::DataLossError("a stored point key is malformed; restore from a backup");
         return false;
       }
-      if (options.whole_block && cold.AtBlockStart() && cold.key() == smallest &&
-          cold.summary().min_time >= start && cold.summary().max_time < end) {
+      if (options.whole_block && cold.AtBlockStart() && cold.key() == smallest) {
         const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
         auto shares = [&](const Source& s) {
           return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
@@ -384,7 +383,8 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
             bucket_seen = key.bucket;
             local.buckets_scanned++;
           }
-          const BlockUse use = options.whole_block(key.series, cold.block());
+          const BlockUse use = options.whole_block(
+              {.series = key.series, .bytes = cold.block(), .start_nanos = start, .end_nanos = end});
           if (use != BlockUse::kDeclined) {
             local.blocks_whole++;
             local.rows_scanned += cold.summary().count;

@@ -37,6 +37,15 @@ enum class BlockUse {
   kStop,      // the reader took them and the scan must stop (as emit returning false)
 };
 
+struct WholeBlock {
+  uint64_t series = 0;
+  std::string_view bytes;  // valid during the call only
+  // The scan's time range (after retention): points outside it are not
+  // part of the result, and the reader must drop them.
+  int64_t start_nanos = 0;
+  int64_t end_nanos = 0;
+};
+
 struct ScanOptions {
   int64_t start_nanos = INT64_MIN;  // inclusive
   int64_t end_nanos = INT64_MAX;    // exclusive
@@ -51,10 +60,9 @@ struct ScanOptions {
   bool last_per_series = false;
   // Optional: offered each magnetic block that alone holds its series'
   // points in its bucket (no memory-store row or late write shares them,
-  // so no merge is needed) and lies wholly inside [start, end). The reader
-  // may take the block's points itself, decoding only what it needs; the
-  // bytes are valid during the call only.
-  std::function<BlockUse(uint64_t series, std::string_view block)> whole_block;
+  // so no merge is needed) and overlaps the time range. The reader may take
+  // the block's points itself, decoding only what it needs.
+  std::function<BlockUse(const WholeBlock& block)> whole_block;
 };
 
 struct ScanRow {

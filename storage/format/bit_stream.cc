@@ -1,6 +1,8 @@
 #include "storage/format/bit_stream.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 namespace strata::format {
 
@@ -30,6 +32,17 @@ void BitWriter::Flush() {
 
 bool BitReader::Read(int count, uint64_t* bits) {
   if (count < 0 || count > 64 || position_ + count > in_.size() * 8) return false;
+  const size_t first = position_ / 8;
+  if (count > 0 && count <= 56 && first + 8 <= in_.size()) {
+    // One big-endian 64-bit load holds all the bits (offset + count ≤ 63).
+    uint64_t word;
+    std::memcpy(&word, in_.data() + first, sizeof(word));
+    static_assert(std::endian::native == std::endian::little);
+    word = __builtin_bswap64(word);
+    *bits = (word << (position_ % 8)) >> (64 - count);
+    position_ += count;
+    return true;
+  }
   uint64_t v = 0;
   while (count > 0) {
     const size_t byte = position_ / 8;
