@@ -271,10 +271,37 @@ class SumAcc : public Accumulator {
   double d_ = 0;
 };
 
+// The sum of the values in arrival order over their count, as Presto's
+// avg(double) (and so Timestream's).
+class AvgAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    sum_ += a[0].AsDouble();
+    ++n_;
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      sum_ += v.AsDouble(i);
+      ++n_;
+    }
+  }
+  Datum Finish() override {
+    return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
+  }
+
+ private:
+  double sum_ = 0;
+  int64_t n_ = 0;
+};
+
 // Welford's online mean and variance.
 class MomentsAcc : public Accumulator {
  public:
-  enum class Output { kAvg, kVarSamp, kVarPop, kStddevSamp, kStddevPop };
+  enum class Output { kVarSamp, kVarPop, kStddevSamp, kStddevPop };
   explicit MomentsAcc(Output output) : output_(output) {}
   void Add(const Args& a) override {
     if (!a[0].null) Push(a[0].AsDouble());
@@ -288,7 +315,6 @@ class MomentsAcc : public Accumulator {
   }
   Datum Finish() override {
     switch (output_) {
-      case Output::kAvg: return n_ ? Datum::Double(mean_) : Datum::Null(DataType::kDouble);
       case Output::kVarSamp:
         return n_ > 1 ? Datum::Double(m2_ / (n_ - 1)) : Datum::Null(DataType::kDouble);
       case Output::kVarPop: return n_ ? Datum::Double(m2_ / n_) : Datum::Null(DataType::kDouble);
@@ -506,6 +532,14 @@ FunctionRegistry::FunctionRegistry() {
          if (a[1].i <= 0) return Datum::Null(DataType::kTimestamp);
          return Datum::Timestamp(FloorDiv(a[0].i, a[1].i) * a[1].i);
        }});
+  // bin() is the group key of most time-series queries: a loop, not a call per row.
+  scalars_.back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[0].nulls[i] || a[1].nulls[i] || a[1].ints[i] <= 0) continue;
+      out->ints[i] = FloorDiv(a[0].ints[i], a[1].ints[i]) * a[1].ints[i];
+      out->nulls[i] = 0;
+    }
+  };
   add({"date_trunc", "date_trunc(unit, timestamp) -> timestamp",
        "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
        "'quarter' or 'year'.",
@@ -808,7 +842,7 @@ FunctionRegistry::FunctionRegistry() {
        [](const Types& t) { return std::make_unique<SumAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); }});
   agg({"avg", "avg(x) -> double", "Mean of the non-NULL values.",
        Fixed({P::kNumeric}, kDbl, "avg(number)"),
-       [](const Types&) { return std::make_unique<MomentsAcc>(MomentsAcc::Output::kAvg); }});
+       [](const Types&) { return std::make_unique<AvgAcc>(); }});
   for (auto [name, output, doc] :
        {std::tuple{"stddev", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
         std::tuple{"stddev_samp", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},

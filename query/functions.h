@@ -34,6 +34,9 @@ struct ScalarFunction {
   std::function<Datum(const std::vector<Datum>&, const EvalContext&)> eval;
   // NULL in, NULL out, without calling eval (most functions).
   bool null_propagating = true;
+  // Optional, for NULL-propagating functions on hot paths: the same as eval
+  // over whole vectors. `out` comes sized to the rows, all NULL.
+  std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
 };
 
 // Accumulates one group's values of an aggregate.

@@ -1,6 +1,7 @@
 #include "query/operators.h"
 
 #include <algorithm>
+#include <deque>
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
@@ -94,16 +95,16 @@ class Aggregate : public BatchSink {
 
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
-    std::vector<Vector> keys;
-    keys.reserve(keys_.size());
-    for (const Expr* k : keys_) keys.push_back(EvalBatch(*k, batch, context_->eval));
-    std::vector<std::vector<Vector>> args(aggregates_.size());
+    // Computed vectors live in `scratch`; a plain column is used in place.
+    std::deque<Vector> scratch;
+    auto eval = [&](const Expr* e) {
+      return &EvalBatchRef(*e, batch, context_->eval, &scratch.emplace_back());
+    };
+    std::vector<const Vector*> keys;
+    for (const Expr* k : keys_) keys.push_back(eval(k));
     std::vector<std::vector<const Vector*>> arg_views(aggregates_.size());
     for (size_t a = 0; a < aggregates_.size(); ++a) {
-      for (const Expr* e : aggregates_[a].args) {
-        args[a].push_back(EvalBatch(*e, batch, context_->eval));
-      }
-      for (const Vector& v : args[a]) arg_views[a].push_back(&v);
+      for (const Expr* e : aggregates_[a].args) arg_views[a].push_back(eval(e));
     }
     RETURN_IF_ERROR(EvalStatus(*context_));
 
@@ -137,19 +138,19 @@ class Aggregate : public BatchSink {
     std::vector<std::unique_ptr<Accumulator>> accumulators;
   };
 
-  static bool SameKeys(const std::vector<Vector>& keys, size_t i, size_t j) {
-    for (const Vector& k : keys) {
-      if (!k.SameValue(i, k, j)) return false;
+  static bool SameKeys(const std::vector<const Vector*>& keys, size_t i, size_t j) {
+    for (const Vector* k : keys) {
+      if (!k->SameValue(i, *k, j)) return false;
     }
     return true;
   }
 
-  absl::StatusOr<Group*> FindOrAdd(const std::vector<Vector>& keys, size_t row) {
+  absl::StatusOr<Group*> FindOrAdd(const std::vector<const Vector*>& keys, size_t row) {
     Row key_values;
     key_values.reserve(keys.size());
     std::string key;
-    for (const Vector& k : keys) {
-      key_values.push_back(k.Get(row));
+    for (const Vector* k : keys) {
+      key_values.push_back(k->Get(row));
       AppendKey(key_values.back(), &key);
     }
     if (auto it = index_.find(key); it != index_.end()) return &groups_[it->second];
@@ -189,7 +190,8 @@ class BatchFilter : public BatchSink {
   BatchFilter(const Expr* predicate, QueryContext* context, BatchSink* next)
       : predicate_(predicate), context_(context), next_(next) {}
   absl::Status Push(const Batch& batch) override {
-    Vector verdict = EvalBatch(*predicate_, batch, context_->eval);
+    Vector scratch;
+    const Vector& verdict = EvalBatchRef(*predicate_, batch, context_->eval, &scratch);
     RETURN_IF_ERROR(EvalStatus(*context_));
     std::vector<uint8_t> keep(batch.rows, 0);
     size_t kept = 0;

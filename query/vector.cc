@@ -69,7 +69,10 @@ bool Vector::SameValue(size_t i, const Vector& other, size_t j) const {
   if (nulls[i] || other.nulls[j]) return nulls[i] == other.nulls[j];
   switch (type) {
     case DataType::kDouble: return doubles[i] == other.doubles[j];
-    case DataType::kVarchar: return strings[i] == other.strings[j];
+    case DataType::kVarchar:  // views of one series' value share their bytes
+      return (strings[i].data() == other.strings[j].data() &&
+              strings[i].size() == other.strings[j].size()) ||
+             strings[i] == other.strings[j];
     case DataType::kUnknown: return true;
     default: return ints[i] == other.ints[j];
   }

@@ -170,8 +170,12 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
   for (const auto& a : e.args) args.push_back(EvalBatch(*a, batch, context));
   Vector out(e.bound.type);
   out.ResetNull(batch.rows);
-  std::vector<Datum> values(args.size());
   const ScalarFunction& f = *e.bound.function;
+  if (f.eval_batch && f.null_propagating) {
+    f.eval_batch(args, &out);
+    return out;
+  }
+  std::vector<Datum> values(args.size());
   for (size_t i = 0; i < batch.rows; ++i) {
     bool null_in = false;
     for (size_t k = 0; k < args.size(); ++k) {
@@ -192,6 +196,13 @@ void MarkColumns(const Expr& expr, std::vector<bool>* columns) {
     (*columns)[expr.bound.column] = true;
   }
   for (const auto& a : expr.args) MarkColumns(*a, columns);
+}
+
+const Vector& EvalBatchRef(const Expr& e, const Batch& batch, const EvalContext& context,
+                           Vector* scratch) {
+  if (e.kind == ExprKind::kColumn) return batch.columns[e.bound.column];
+  *scratch = EvalBatch(e, batch, context);
+  return *scratch;
 }
 
 Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) {

@@ -17,6 +17,11 @@ namespace strata::query {
 // Evaluation errors (a failing CAST) land in context.error as with Eval.
 Vector EvalBatch(const Expr& expr, const Batch& batch, const EvalContext& context);
 
+// As EvalBatch, but an expression that reads a column as it is returns the
+// batch's own vector instead of a copy; others are evaluated into *scratch.
+const Vector& EvalBatchRef(const Expr& expr, const Batch& batch, const EvalContext& context,
+                           Vector* scratch);
+
 // Sets (*columns)[i] for every input column `expr` reads.
 void MarkColumns(const Expr& expr, std::vector<bool>* columns);
 

@@ -64,6 +64,12 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_MEMORY_MB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  app.add_option("--block-cache-mb", c.block_cache_mb,
+                 "Memory for cached storage blocks, shared by all tables; more keeps more "
+                 "recent and magnetic data ready for queries")
+      ->envname("STRATA_BLOCK_CACHE_MB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
                  "How often memory-store buckets past their retention are moved to the "
                  "magnetic store, late writes merged, and expired buckets dropped")

@@ -25,6 +25,7 @@ struct ServerConfig {
   int shutdown_grace_seconds = 10;
   int query_timeout_seconds = 300;
   int query_memory_mb = 256;
+  int block_cache_mb = 256;
   // How often the tiering and retention jobs run over every table.
   int maintenance_interval_seconds = 60;
   // There is no authentication yet, so listening beyond loopback must be

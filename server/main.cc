@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
                config.data_dir, config.listen, DurabilityName(config.durability),
                config.max_message_bytes);
   auto engine = strata::Engine::Open(
-      {.data_dir = config.data_dir, .durability = config.durability});
+      {.data_dir = config.data_dir,
+       .durability = config.durability,
+       .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20});
   if (!engine.ok()) return Fail(engine.status());
 
   auto server = strata::Server::Start(

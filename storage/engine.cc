@@ -9,7 +9,9 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   auto engine = std::unique_ptr<Engine>(new Engine());
   engine->clock_ = options.clock != nullptr ? options.clock : SystemClock::Default();
   ASSIGN_OR_RETURN(engine->store_,
-                   Store::Open({.data_dir = options.data_dir, .durability = options.durability}));
+                   Store::Open({.data_dir = options.data_dir,
+                               .durability = options.durability,
+                               .block_cache_bytes = options.block_cache_bytes}));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   engine->writer_ =
       std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(), engine->clock_);

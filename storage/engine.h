@@ -26,6 +26,7 @@ namespace strata {
 struct EngineOptions {
   std::string data_dir;
   Durability durability = Durability::kFsync;
+  size_t block_cache_bytes = size_t{256} << 20;  // see StoreOptions
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "common/strings.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
@@ -13,9 +14,11 @@
 namespace strata {
 namespace {
 
-rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family) {
+rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
+                                           const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions options;
   rocksdb::BlockBasedTableOptions table;
+  table.block_cache = cache;
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.whole_key_filtering = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
@@ -87,9 +90,10 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
+  const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   for (int f = 0; f < kFamilyCount; ++f) {
     descriptors.emplace_back(FamilyName(static_cast<Family>(f)),
-                             FamilyOptions(static_cast<Family>(f)));
+                             FamilyOptions(static_cast<Family>(f), cache));
   }
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;

@@ -21,6 +21,10 @@ enum class Durability {
 struct StoreOptions {
   std::string data_dir;
   Durability durability = Durability::kFsync;
+  // One block cache shared by every column family: scans of recent hours
+  // and of magnetic blocks read from memory instead of re-reading and
+  // decompressing SST blocks.
+  size_t block_cache_bytes = size_t{256} << 20;
 };
 
 class Store {
