@@ -164,12 +164,30 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   TieringReport report;
   const uint32_t end = keys::BucketsBefore(table.MemoryStoreStartNanos(now_nanos));
   BucketConverter converter(store, &report);
+  std::optional<uint32_t> first;
   for (uint32_t from = 0; from < end;) {
     std::optional<uint32_t> bucket = NextBucket(store, table.id, from, end);
     if (!bucket) break;
     RETURN_IF_ERROR(writer.Exclusive([&] { return converter.Convert(table.id, *bucket); }));
     ++report.buckets;
+    if (!first) first = bucket;
     from = *bucket + 1;
+  }
+  if (first) {
+    // The moved rows are deleted by range, but their bytes stay in the
+    // memory store's files until a compaction drops them, and every scan of
+    // those hours steps over them. Compacting the moved range frees both.
+    // (Not DeleteFilesInRange: it ignores the snapshots running queries read.)
+    const std::string from = keys::BucketPrefix(table.id, *first);
+    const std::string to = keys::BucketPrefix(table.id, end);
+    const rocksdb::Slice begin_key(from), end_key(to);
+    rocksdb::CompactRangeOptions options;
+    options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
+    for (Store::Family family : {Store::kHot, Store::kColdDelta}) {
+      RETURN_IF_ERROR(FromRocks(
+          store.db()->CompactRange(options, store.family(family), &begin_key, &end_key),
+          "compacting the moved memory-store range"));
+    }
   }
   report.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::steady_clock::now() - started).count();
