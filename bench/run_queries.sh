@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # Loads TSBS devops data (default 1000 hosts x 1 day = 8.64 M rows) into a
-# fresh stratad and runs the query suite. Usage: bench/run_queries.sh [rows] [runs]
+# fresh stratad and runs the query suite.
+# Usage: bench/run_queries.sh [rows] [runs] [memory-store hours]
+# With memory-store hours (e.g. 1), the table's memory store is shrunk to
+# that after loading and the suite runs once the tiering job has moved the
+# older hours into magnetic blocks; without, all data stays in the memory store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-8640000}
 runs=${2:-5}
-scripts/build.sh stratad ingest_bench query_bench >/dev/null
+memory_hours=${3:-}
+scripts/build.sh stratad strata ingest_bench query_bench >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7880}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" 2>"$dir/stratad.log" &
+build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" \
+  --maintenance-interval-seconds 5 2>"$dir/stratad.log" &
 pid=$!
 sleep 1
 build/bench/ingest_bench --target "127.0.0.1:$port" --hosts 1000 --rows "$rows" --streams 4 | head -2
+if [[ -n "$memory_hours" ]]; then
+  build/client/strata -p "$port" table update benchmark cpu --memory "${memory_hours}h" >/dev/null
+  until grep -q 'tiering "benchmark"."cpu"' "$dir/stratad.log"; do sleep 1; done
+  grep 'tiering "benchmark"."cpu"' "$dir/stratad.log" | head -1 | sed 's/.*tiering/tiering/'
+fi
 build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs"
