@@ -32,6 +32,8 @@ TEST_F(ConfigTest, Defaults) {
   EXPECT_EQ(parsed.config.data_dir, "strata-data");
   EXPECT_EQ(parsed.config.listen, "127.0.0.1:7878");
   EXPECT_EQ(parsed.config.durability, Durability::kFsync);
+  EXPECT_EQ(parsed.config.block_cache_mb, 256);
+  EXPECT_EQ(Parse({"--block-cache-mb", "1024"}).config.block_cache_mb, 1024);
   EXPECT_TRUE(ValidateConfig(parsed.config).ok());
 }
 
@@ -56,6 +58,8 @@ TEST_F(ConfigTest, BadInputExitsWithTwo) {
            {"--durability", "sometimes"},
            {"--log-format", "xml"},
            {"--max-message-bytes", "1"},
+           {"--block-cache-mb", "0"},
+           {"--block-cache-mb", "lots"},
            {"--config", unknown_key},
            {"--config", dir_.Sub("missing.toml")}}) {
     EXPECT_EQ(Parse(args).exit_code, 2) << args[0];
