@@ -20,7 +20,7 @@ namespace strata::query {
 struct EvalContext {
   int64_t now_nanos = 0;  // fixed for the whole query
   // The first evaluation error (a CAST that cannot convert its value).
-  // Evaluation itself returns values; operators check this after each row
+  // Evaluation itself returns values; operators check this after each batch (or row)
   // and fail the query with it.
   mutable std::string error;
 };

@@ -75,7 +75,7 @@ int ScanBatcher::MeasureColumn(size_t position, const Measure& m) {
   if (!series_->multi) return ColumnOf(m.name, m.value.type);
   if (position >= position_cache_.size()) position_cache_.resize(position + 1, {"", -1});
   auto& [name, column] = position_cache_[position];
-  if (name != m.name || column < 0) {
+  if (name != m.name) {  // "" never matches: attribute names are not empty
     name = m.name;
     column = ColumnOf(m.name, m.value.type);
   }

@@ -3,11 +3,6 @@
 namespace strata::query {
 namespace {
 
-bool UsesInts(DataType t) {
-  return t == DataType::kBoolean || t == DataType::kBigint || t == DataType::kTimestamp ||
-         t == DataType::kInterval;
-}
-
 void SizeValues(Vector& v, size_t n) {
   if (UsesInts(v.type)) v.ints.resize(n);
   if (v.type == DataType::kDouble) v.doubles.resize(n);

@@ -23,6 +23,13 @@ namespace strata::query {
 
 inline constexpr size_t kBatchRows = 1024;
 
+// True for the types a Vector keeps in `ints`: BOOLEAN, BIGINT, TIMESTAMP,
+// INTERVAL.
+inline bool UsesInts(DataType t) {
+  return t == DataType::kBoolean || t == DataType::kBigint || t == DataType::kTimestamp ||
+         t == DataType::kInterval;
+}
+
 struct Vector {
   DataType type = DataType::kUnknown;
   std::vector<uint8_t> nulls;  // 1 where the value is NULL; its size is the row count

@@ -6,11 +6,6 @@
 namespace strata::query {
 namespace {
 
-bool UsesInts(DataType t) {
-  return t == DataType::kBoolean || t == DataType::kBigint || t == DataType::kTimestamp ||
-         t == DataType::kInterval;
-}
-
 bool IsComparison(const std::string& op) {
   return op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=";
 }
@@ -18,7 +13,7 @@ bool IsComparison(const std::string& op) {
 Vector Broadcast(const Datum& d, DataType type, size_t n) {
   Vector out(type == DataType::kUnknown ? d.type : type);
   out.ResetNull(n);
-  if (d.null) return out;
+  if (d.null || n == 0) return out;
   out.nulls.assign(n, 0);
   switch (out.type) {
     case DataType::kDouble: out.doubles.assign(n, d.AsDouble()); break;
