@@ -195,7 +195,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       break;
   }
 
-  Planner planner(storage_, sql, &context, &stats);
+  Planner planner(storage_, layouts_, sql, &context, &stats);
   const bool explain = stmt.kind == Statement::Kind::kExplain;
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "query/datum.h"
 #include "query/expr.h"
+#include "query/table_layout.h"
 #include "storage/engine.h"
 
 namespace strata::query {
@@ -68,6 +69,7 @@ class QueryEngine {
 
  private:
   Engine& storage_;
+  TableLayoutCache layouts_;
 };
 
 }  // namespace strata::query

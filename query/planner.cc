@@ -9,36 +9,12 @@
 #include "common/strings.h"
 #include "common/suggest.h"
 #include "query/scan_batcher.h"
+#include "query/table_layout.h"
 #include "query/vector_eval.h"
 #include "storage/table_state.h"
 
 namespace strata::query {
 namespace {
-
-constexpr std::string_view kTime = "time";
-constexpr std::string_view kMeasureName = "measure_name";
-
-std::string_view ScalarColumnName(ValueType type) {
-  switch (type) {
-    case ValueType::kDouble: return "measure_value::double";
-    case ValueType::kBigint: return "measure_value::bigint";
-    case ValueType::kVarchar: return "measure_value::varchar";
-    case ValueType::kBoolean: return "measure_value::boolean";
-    case ValueType::kTimestamp: return "measure_value::timestamp";
-  }
-  return "measure_value";
-}
-
-DataType ToDataType(ValueType type) {
-  switch (type) {
-    case ValueType::kDouble: return DataType::kDouble;
-    case ValueType::kBigint: return DataType::kBigint;
-    case ValueType::kVarchar: return DataType::kVarchar;
-    case ValueType::kBoolean: return DataType::kBoolean;
-    case ValueType::kTimestamp: return DataType::kTimestamp;
-  }
-  return DataType::kUnknown;
-}
 
 void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
   if (e->kind == ExprKind::kBinary && e->name == "AND") {
@@ -210,49 +186,18 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
 
   // The table's columns: dimensions, measure_name, time, then the typed
   // measure_value columns and MULTI attributes the table has seen.
-  std::vector<SeriesInfo> all_series = state->AllSeries();
-  std::set<std::string> dimension_names;
-  for (const SeriesInfo& s : all_series) {
-    for (const auto& [name, value] : s.dimensions) dimension_names.insert(name);
-  }
-  std::set<ValueType> scalar_types;
-  std::map<std::string, ValueType> attributes;
-  for (const auto& [name, schema] : state->Measures()) {
-    if (schema.kind == MeasureKind::kMulti) {
-      for (const auto& [attribute, type] : schema.attributes) attributes.emplace(attribute, type);
-    } else {
-      scalar_types.insert(static_cast<ValueType>(schema.kind));
-    }
-  }
+  std::shared_ptr<const TableLayout> layout = layouts_.Get(*table, *state);
+  Schema schema = layout->schema;
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
-  Schema schema;
-  absl::flat_hash_map<std::string, int> dimension_column;
-  for (const std::string& d : dimension_names) {
-    dimension_column[d] = static_cast<int>(schema.size());
-    schema.push_back({d, DataType::kVarchar, qualifier});
-  }
-  const int measure_name_column = static_cast<int>(schema.size());
-  schema.push_back({std::string(kMeasureName), DataType::kVarchar, qualifier});
-  const int time_column = static_cast<int>(schema.size());
-  schema.push_back({std::string(kTime), DataType::kTimestamp, qualifier});
-  std::map<ValueType, int> scalar_column;
-  for (ValueType t : scalar_types) {
-    scalar_column[t] = static_cast<int>(schema.size());
-    schema.push_back({std::string(ScalarColumnName(t)), ToDataType(t), qualifier});
-  }
-  absl::flat_hash_map<std::string, int> attribute_column;
-  for (const auto& [name, type] : attributes) {
-    if (attribute_column.contains(name)) continue;
-    attribute_column[name] = static_cast<int>(schema.size());
-    schema.push_back({name, ToDataType(type), qualifier});
-  }
+  for (ColumnInfo& c : schema) c.qualifier = qualifier;
+  const int time_column = layout->time_column;
 
   // WHERE, bound here once against the table schema, splits into conjuncts
   // the scan answers exactly and a residual filter: time bounds become the
   // scan's time range; conjuncts over series columns only (dimensions,
   // measure_name) are decided once per series, which selects the series
   // (and so the partitions) to read.
-  const int series_columns = measure_name_column + 1;
+  const int series_columns = layout->series_columns;
   int64_t start = INT64_MIN, end = INT64_MAX;
   std::vector<ExprPtr> series_conjuncts, residual;
   if (select.where) {
@@ -268,46 +213,30 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     select.where = JoinConjuncts(std::move(residual));
   }
 
-  auto columns = std::make_shared<TableColumns>();
-  columns->time_column = time_column;
-  columns->scalar_column = scalar_column;
-  columns->attribute_column = attribute_column;
-  for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
-  const PartitionKey partition_key = table->partition_key;
-  std::set<uint64_t> all_partitions, target_partitions;
-  auto targets = std::make_shared<std::vector<SeriesTarget>>();
-  auto all_targets = std::make_shared<std::vector<SeriesTarget>>();
-  Row series_row(schema.size());
-  for (const SeriesInfo& s : all_series) {
-    SeriesColumns& filled = columns->series[s.id];
-    for (const auto& [name, value] : s.dimensions) {
-      filled.values.emplace_back(dimension_column[name], value);
+  // Series conjuncts run once per series, over the layout's series batch.
+  std::vector<uint8_t> keep(layout->series.size(), 1);
+  for (const ExprPtr& c : series_conjuncts) {
+    const Vector matched = EvalBatch(*c, layout->series_batch, context_->eval);
+    for (size_t i = 0; i < keep.size(); ++i) {
+      keep[i] &= !matched.null(i) && matched.ints[i] != 0;
     }
-    filled.values.emplace_back(measure_name_column, s.measure_name);
-    auto measure = state->FindMeasure(s.measure_name);
-    filled.multi = measure && measure->kind == MeasureKind::kMulti;
-
-    const uint64_t pk = PartitionHash(s.measure_name, s.dimensions, partition_key);
-    all_partitions.insert(pk);
-    all_targets->push_back({pk, s.id});
-    for (int c = 0; c < series_columns; ++c) series_row[c] = Datum::Null(schema[c].type);
-    for (const auto& [column, value] : filled.values) series_row[column] = Datum::Varchar(value);
-    const bool match = std::all_of(series_conjuncts.begin(), series_conjuncts.end(),
-                                   [&](const ExprPtr& c) {
-                                     return Eval(*c, series_row, context_->eval).truthy();
-                                   });
-    if (!match) continue;
-    targets->push_back({pk, s.id});
-    target_partitions.insert(pk);
+  }
+  auto targets = std::make_shared<std::vector<SeriesTarget>>();
+  absl::flat_hash_set<uint64_t> target_partitions;
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i] == 0) continue;
+    targets->push_back(layout->series[i]);
+    target_partitions.insert(layout->series[i].pk_hash);
   }
   const bool prune = !series_conjuncts.empty();
-  const int64_t total_series = static_cast<int64_t>(all_series.size());
+  const int64_t total_series = static_cast<int64_t>(layout->series.size());
+  const int64_t all_partitions = layout->partitions;
   stats_->series_scanned += prune ? static_cast<int64_t>(targets->size()) : total_series;
   stats_->series_pruned += prune ? total_series - static_cast<int64_t>(targets->size()) : 0;
   stats_->partitions_scanned +=
-      static_cast<int64_t>(prune ? target_partitions.size() : all_partitions.size());
+      prune ? static_cast<int64_t>(target_partitions.size()) : all_partitions;
   stats_->partitions_pruned +=
-      prune ? static_cast<int64_t>(all_partitions.size() - target_partitions.size()) : 0;
+      prune ? all_partitions - static_cast<int64_t>(target_partitions.size()) : 0;
 
   ScanOptions options{.start_nanos = start, .end_nanos = end,
                       .series = prune ? targets.get() : nullptr,
@@ -325,13 +254,13 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   source.explain.push_back(StrCat(
       "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
       prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
-                     target_partitions.size(), "/", all_partitions.size(), " where ",
+                     target_partitions.size(), "/", all_partitions, " where ",
                      series_filter)
             : StrCat(" series=all(", total_series, ")")));
   Engine* storage = &storage_;
   QueryContext* context = context_;
   QueryStats* stats = stats_;
-  source.run = [storage, table, options, columns, context, stats, targets, all_targets,
+  source.run = [storage, table, options, layout, context, stats, targets,
                 last_point_only = source.last_point_only,
                 read = source.columns_read](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
@@ -339,9 +268,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     ScanOptions scan_options = options;
     if (*last_point_only) {
       scan_options.last_per_series = true;
-      if (scan_options.series == nullptr) scan_options.series = all_targets.get();
+      if (scan_options.series == nullptr) scan_options.series = &layout->series;
     }
-    ScanBatcher batcher(*columns, *read);
+    ScanBatcher batcher(*layout->columns, *read);
     // Pushes the rows gathered so far; false when the scan must stop.
     auto flush = [&]() {
       pushed = context->CheckAlive();

@@ -15,6 +15,7 @@
 #include "query/ast.h"
 #include "query/engine.h"
 #include "query/operators.h"
+#include "query/table_layout.h"
 
 namespace strata::query {
 
@@ -30,8 +31,10 @@ struct Plan {
 
 class Planner {
  public:
-  Planner(Engine& storage, std::string_view sql, QueryContext* context, QueryStats* stats)
-      : storage_(storage), sql_(sql), context_(context), stats_(stats) {}
+  // `layouts` is shared by the engine's queries.
+  Planner(Engine& storage, TableLayoutCache& layouts, std::string_view sql, QueryContext* context,
+          QueryStats* stats)
+      : storage_(storage), layouts_(layouts), sql_(sql), context_(context), stats_(stats) {}
 
   absl::StatusOr<std::shared_ptr<Plan>> PlanSelect(std::unique_ptr<SelectStmt> select);
 
@@ -41,6 +44,7 @@ class Planner {
   absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
 
   Engine& storage_;
+  TableLayoutCache& layouts_;
   std::string_view sql_;
   QueryContext* context_;
   QueryStats* stats_;

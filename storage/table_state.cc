@@ -165,6 +165,9 @@ void TableState::Apply(const TableChanges& changes) {
       if (current.attributes.emplace(attribute, type).second) ++attribute_count_;
     }
   }
+  if (!changes.new_series.empty() || !changes.schema.empty()) {
+    generation_.fetch_add(1, std::memory_order_release);
+  }
 }
 
 }  // namespace strata

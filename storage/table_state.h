@@ -9,6 +9,7 @@
 // leader (Writer), one at a time, and only after they are durable (Apply).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -79,6 +80,10 @@ class TableState {
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
   // A copy of every series, for planning (pruning by measure and dimension).
   std::vector<SeriesInfo> AllSeries() const;
+  // Changes whenever Apply adds a series or widens the schema: a view derived
+  // from the registry and schema stays current while this is unchanged. Read
+  // it before copying what the view is built from.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
   // Newest time stored in the memory store for (series, bucket), if cached.
   // Leader-only, like Apply.
@@ -99,6 +104,7 @@ class TableState {
   absl::flat_hash_map<uint64_t, SeriesInfo> series_by_id_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
   int attribute_count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::atomic<uint64_t> generation_{0};
   absl::flat_hash_map<uint64_t, Newest> newest_;  // leader-only
 };
 

@@ -1,7 +1,6 @@
 // Tiering over the wire: stratad's maintenance loop folds late writes into
 // magnetic blocks while queries keep returning the same answer, the version
 // rules hold against blocks, and a kill -9 afterwards loses nothing.
-#include <set>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -80,12 +79,10 @@ class TieringE2ETest : public ::testing::Test {
 TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   const int64_t three_hours_ago = NowMillis() - 3 * 3'600'000;
   std::vector<v1::Record> records;
-  std::set<std::pair<int, int64_t>> blocks;  // (host, hour): one block each
   for (int h = 0; h < 4; ++h) {
     for (int p = 0; p < 25; ++p) {
       const int64_t t = three_hours_ago - p * 60'000;
       records.push_back(CpuRecord("host" + std::to_string(h), t, h * 100 + p));
-      blocks.emplace(h, t / 3'600'000);
     }
   }
   grpc::Status status;
@@ -100,16 +97,17 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   ASSERT_EQ(before.size(), 4u);
 
   // The loop runs every second: wait until the late writes are in blocks.
+  // (Block counts are RocksDB estimates, inexact while blocks sit in a
+  // memtable, so the test waits on the tiering report instead.)
   v1::TableStorage storage;
   for (int i = 0; i < 100; ++i) {
     storage = Storage();
-    if (storage.rows_tiered_total() + storage.last_late_writes_merged() > 0 &&
-        storage.magnetic_store().entries() > 0) {
-      break;
-    }
+    if (storage.last_late_writes_merged() == 100) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  EXPECT_EQ(storage.magnetic_store().entries(), static_cast<int64_t>(blocks.size()));
+  EXPECT_EQ(storage.last_late_writes_merged(), 100);
+  EXPECT_EQ(storage.magnetic_late_writes().entries(), 0);
+  EXPECT_GT(storage.magnetic_store().entries(), 0);
   EXPECT_TRUE(storage.has_last_maintenance_time());
   EXPECT_EQ(Query(sql), before);
 

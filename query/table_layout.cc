@@ -1,0 +1,145 @@
+#include "query/table_layout.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace strata::query {
+namespace {
+
+// Past this many tables the cache starts over rather than tracking which
+// tables were dropped.
+constexpr size_t kMaxCachedTables = 256;
+
+}  // namespace
+
+std::string_view ScalarColumnName(ValueType type) {
+  switch (type) {
+    case ValueType::kDouble: return "measure_value::double";
+    case ValueType::kBigint: return "measure_value::bigint";
+    case ValueType::kVarchar: return "measure_value::varchar";
+    case ValueType::kBoolean: return "measure_value::boolean";
+    case ValueType::kTimestamp: return "measure_value::timestamp";
+  }
+  return "measure_value";
+}
+
+DataType ToDataType(ValueType type) {
+  switch (type) {
+    case ValueType::kDouble: return DataType::kDouble;
+    case ValueType::kBigint: return DataType::kBigint;
+    case ValueType::kVarchar: return DataType::kVarchar;
+    case ValueType::kBoolean: return DataType::kBoolean;
+    case ValueType::kTimestamp: return DataType::kTimestamp;
+  }
+  return DataType::kUnknown;
+}
+
+std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
+                                                    const TableState& state) {
+  const std::vector<SeriesInfo> all_series = state.AllSeries();
+  std::set<std::string> dimension_names;
+  for (const SeriesInfo& s : all_series) {
+    for (const auto& [name, value] : s.dimensions) dimension_names.insert(name);
+  }
+  std::set<ValueType> scalar_types;
+  std::map<std::string, ValueType> attributes;
+  absl::flat_hash_set<std::string> multi_measures;
+  for (const auto& [name, schema] : state.Measures()) {
+    if (schema.kind == MeasureKind::kMulti) {
+      multi_measures.insert(name);
+      for (const auto& [attribute, type] : schema.attributes) attributes.emplace(attribute, type);
+    } else {
+      scalar_types.insert(static_cast<ValueType>(schema.kind));
+    }
+  }
+
+  auto layout = std::make_shared<TableLayout>();
+  Schema& schema = layout->schema;
+  absl::flat_hash_map<std::string, int> dimension_column;
+  for (const std::string& d : dimension_names) {
+    dimension_column[d] = static_cast<int>(schema.size());
+    schema.push_back({d, DataType::kVarchar, ""});
+  }
+  layout->measure_name_column = static_cast<int>(schema.size());
+  schema.push_back({std::string(kMeasureNameColumn), DataType::kVarchar, ""});
+  layout->series_columns = layout->measure_name_column + 1;
+  layout->time_column = static_cast<int>(schema.size());
+  schema.push_back({std::string(kTimeColumn), DataType::kTimestamp, ""});
+
+  // Built in place: the batch below holds views into its strings.
+  auto columns = std::make_shared<TableColumns>();
+  columns->time_column = layout->time_column;
+  for (ValueType t : scalar_types) {
+    columns->scalar_column[t] = static_cast<int>(schema.size());
+    schema.push_back({std::string(ScalarColumnName(t)), ToDataType(t), ""});
+  }
+  for (const auto& [name, type] : attributes) {
+    // An attribute named like a dimension or a built-in column keeps the
+    // first column of that name; binding reports the ambiguity.
+    if (columns->attribute_column.contains(name)) continue;
+    columns->attribute_column[name] = static_cast<int>(schema.size());
+    schema.push_back({name, ToDataType(type), ""});
+  }
+  for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
+
+  absl::flat_hash_set<uint64_t> partitions;
+  layout->series.reserve(all_series.size());
+  for (const SeriesInfo& s : all_series) {
+    SeriesColumns& filled = columns->series[s.id];
+    for (const auto& [name, value] : s.dimensions) {
+      filled.values.emplace_back(dimension_column[name], value);
+    }
+    filled.values.emplace_back(layout->measure_name_column, s.measure_name);
+    filled.multi = multi_measures.contains(s.measure_name);
+    const uint64_t pk = PartitionHash(s.measure_name, s.dimensions, table.partition_key);
+    partitions.insert(pk);
+    layout->series.push_back({pk, s.id});
+  }
+  layout->partitions = static_cast<int64_t>(partitions.size());
+  // In key order: scans and last-point probes then walk the keyspace forward.
+  std::sort(layout->series.begin(), layout->series.end());
+
+  // Views into `columns`, which is complete: its strings no longer move.
+  const size_t n = layout->series.size();
+  Batch& batch = layout->series_batch;
+  batch.rows = n;
+  for (const ColumnInfo& c : schema) batch.columns.emplace_back(c.type);
+  for (int c = 0; c < layout->series_columns; ++c) {
+    batch.columns[c].ResetNull(n);
+    batch.columns[c].strings.resize(n);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& [column, value] : columns->series.at(layout->series[i].series).values) {
+      batch.columns[column].nulls[i] = 0;
+      batch.columns[column].strings[i] = value;
+    }
+  }
+  layout->columns = std::move(columns);
+  return layout;
+}
+
+std::shared_ptr<const TableLayout> TableLayoutCache::Get(const TableInfo& table,
+                                                         const TableState& state) {
+  // Read before the registry is copied: a change landing during the build
+  // makes the next query build again rather than miss it.
+  const uint64_t generation = state.generation();
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = by_table_.find(table.id);
+    if (it != by_table_.end() && it->second.state == &state &&
+        it->second.generation == generation) {
+      return it->second.layout;
+    }
+  }
+  std::shared_ptr<const TableLayout> layout = BuildTableLayout(table, state);
+  absl::MutexLock lock(&mu_);
+  if (by_table_.size() >= kMaxCachedTables) by_table_.clear();
+  by_table_[table.id] = {&state, generation, layout};
+  return layout;
+}
+
+}  // namespace strata::query

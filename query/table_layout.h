@@ -1,0 +1,73 @@
+// What planning a scan needs from a table's series registry and measure
+// schema: the table's columns, where a scan's values go, and every series
+// with its partition and its dimension values as a batch (so WHERE conjuncts
+// over dimensions run once per series as vector loops). Deriving it walks
+// every series, which cost more than a small query itself; the cache builds
+// it once per change of the registry (TableState::generation) and shares it
+// between queries.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "query/expr.h"
+#include "query/scan_batcher.h"
+#include "query/vector.h"
+#include "storage/catalog_types.h"
+#include "storage/scan.h"
+#include "storage/table_state.h"
+
+namespace strata::query {
+
+inline constexpr std::string_view kTimeColumn = "time";
+inline constexpr std::string_view kMeasureNameColumn = "measure_name";
+
+// The column a scalar measure of `type` is read as: measure_value::<type>.
+std::string_view ScalarColumnName(ValueType type);
+DataType ToDataType(ValueType type);
+
+// Immutable once built.
+struct TableLayout {
+  // Dimensions (sorted by name), measure_name, time, the measure_value::
+  // columns of the table's scalar types, then its MULTI attributes (by
+  // name). Qualifiers are empty: the planner sets the query's alias.
+  Schema schema;
+  int measure_name_column = -1;
+  int time_column = -1;
+  // Columns [0, series_columns) hold a series' values: dimensions and
+  // measure_name.
+  int series_columns = 0;
+  std::shared_ptr<const TableColumns> columns;
+  // Row i of `series_batch` is series `series[i]`: its series columns as
+  // views into `columns` (other columns empty).
+  std::vector<SeriesTarget> series;
+  Batch series_batch;
+  int64_t partitions = 0;  // distinct partitions among `series`
+};
+
+// Builds the layout of `table` from `state` (a copy of its registry).
+std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
+                                                    const TableState& state);
+
+// Thread-safe. Holds the layouts of recently queried tables.
+class TableLayoutCache {
+ public:
+  // The layout of `table`, built anew only if the registry changed since.
+  std::shared_ptr<const TableLayout> Get(const TableInfo& table, const TableState& state);
+
+ private:
+  struct Entry {
+    const TableState* state = nullptr;
+    uint64_t generation = 0;
+    std::shared_ptr<const TableLayout> layout;
+  };
+  absl::Mutex mu_;
+  absl::flat_hash_map<uint32_t, Entry> by_table_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace strata::query
