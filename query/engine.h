@@ -45,6 +45,8 @@ struct QueryStats {
   int64_t partitions_pruned = 0;
   int64_t series_scanned = 0;
   int64_t series_pruned = 0;
+  int64_t blocks_scanned = 0;  // magnetic blocks read (whole or merged)
+  int64_t blocks_pruned = 0;   // skipped by their time range or min/max
   int64_t elapsed_nanos = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
+#include "query/block_bounds.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
 #include "query/vector_eval.h"
@@ -200,6 +201,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   const int series_columns = layout->series_columns;
   int64_t start = INT64_MIN, end = INT64_MAX;
   std::vector<ExprPtr> series_conjuncts, residual;
+  // Residual conjuncts on measure values also rule out whole magnetic blocks
+  // by their min/max.
+  auto bounds = std::make_shared<std::vector<ValueBound>>();
   if (select.where) {
     RETURN_IF_ERROR(Bind(*select.where, schema, sql_));
     for (ExprPtr& c : TakeConjuncts(std::move(select.where))) {
@@ -210,6 +214,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
         residual.push_back(std::move(c));
       }
     }
+    std::vector<const Expr*> residual_view;
+    for (const ExprPtr& c : residual) residual_view.push_back(c.get());
+    *bounds = ExtractValueBounds(residual_view, time_column + 1, context_->eval);
     select.where = JoinConjuncts(std::move(residual));
   }
 
@@ -251,16 +258,22 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   for (const ExprPtr& c : series_conjuncts) {
     series_filter += (series_filter.empty() ? "" : " AND ") + c->ToString();
   }
+  std::string block_filter;
+  for (const ValueBound& b : *bounds) {
+    if (block_filter.find(b.text) != std::string::npos) continue;  // BETWEEN makes two
+    block_filter += (block_filter.empty() ? " block-filter=" : " AND ") + b.text;
+  }
   source.explain.push_back(StrCat(
       "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
       prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
                      target_partitions.size(), "/", all_partitions, " where ",
                      series_filter)
-            : StrCat(" series=all(", total_series, ")")));
+            : StrCat(" series=all(", total_series, ")"),
+      block_filter));
   Engine* storage = &storage_;
   QueryContext* context = context_;
   QueryStats* stats = stats_;
-  source.run = [storage, table, options, layout, context, stats, targets,
+  source.run = [storage, table, options, layout, bounds, context, stats, targets,
                 last_point_only = source.last_point_only,
                 read = source.columns_read](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
@@ -270,7 +283,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       scan_options.last_per_series = true;
       if (scan_options.series == nullptr) scan_options.series = &layout->series;
     }
-    ScanBatcher batcher(*layout->columns, *read);
+    ScanBatcher batcher(*layout->columns, *read, *bounds);
     // Pushes the rows gathered so far; false when the scan must stop.
     auto flush = [&]() {
       pushed = context->CheckAlive();
@@ -294,6 +307,8 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     stats->buckets_scanned += scan_stats.buckets_scanned;
     stats->buckets_pruned += std::max<int64_t>(0, scan_stats.buckets_in_range -
                                                       scan_stats.buckets_scanned);
+    stats->blocks_scanned += scan_stats.blocks_scanned - batcher.blocks_ruled_out();
+    stats->blocks_pruned += scan_stats.blocks_pruned + batcher.blocks_ruled_out();
     RETURN_IF_ERROR(pushed);
     RETURN_IF_ERROR(scanned);
     return sink->Finish();

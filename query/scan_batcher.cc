@@ -33,8 +33,9 @@ void StoreInteger(Vector& v, size_t r, ValueType type, int64_t n) {
 
 }  // namespace
 
-ScanBatcher::ScanBatcher(const TableColumns& table, const std::vector<bool>& read)
-    : table_(table), read_(read) {
+ScanBatcher::ScanBatcher(const TableColumns& table, const std::vector<bool>& read,
+                         const std::vector<ValueBound>& bounds)
+    : table_(table), read_(read), bounds_(bounds) {
   for (size_t c = 0; c < table.types.size(); ++c) {
     batch_.columns.emplace_back(table.types[c]);
     if (read[c]) read_columns_.push_back(static_cast<int>(c));
@@ -125,9 +126,31 @@ bool ScanBatcher::Add(const ScanRow& row) {
   return batch_.rows == kBatchRows;
 }
 
+bool ScanBatcher::RuledOut(const format::BlockSummary& summary) const {
+  for (const ValueBound& bound : bounds_) {
+    const format::ColumnSummary* feeding = nullptr;
+    for (const format::ColumnSummary& c : summary.columns) {
+      if (ColumnOf(c.name, c.type) == bound.column) {
+        feeding = &c;
+        break;
+      }
+    }
+    if (RulesOut(bound, feeding, summary.count)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
                                            const std::function<bool()>& full) {
   if (!SelectSeries(block.series)) return true;
+  if (!bounds_.empty()) {
+    absl::StatusOr<format::BlockSummary> summary = format::DecodeBlockSummary(block.bytes);
+    if (!summary.ok()) return summary.status();
+    if (RuledOut(*summary)) {
+      ++blocks_ruled_out_;
+      return true;
+    }
+  }
   auto wanted = [this](const format::ColumnSummary& c) {
     const int column = ColumnOf(c.name, c.type);
     return column >= 0 && read_[column];

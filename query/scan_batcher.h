@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "query/block_bounds.h"
 #include "query/vector.h"
 #include "storage/scan.h"
 
@@ -40,9 +41,11 @@ struct TableColumns {
 
 class ScanBatcher {
  public:
-  // `read[i]` says whether column i is filled. Both arguments must outlive
+  // `read[i]` says whether column i is filled. A whole block in which no
+  // point can pass one of `bounds` is skipped. The arguments must outlive
   // the batcher.
-  ScanBatcher(const TableColumns& table, const std::vector<bool>& read);
+  ScanBatcher(const TableColumns& table, const std::vector<bool>& read,
+              const std::vector<ValueBound>& bounds);
 
   // Appends `row`; rows of series unknown to `table` (created after the
   // query was planned) are skipped. True when the batch is full.
@@ -55,11 +58,16 @@ class ScanBatcher {
   // The rows added since the last Clear (columns not read are empty).
   const Batch& batch();
   void Clear();
+  // Whole blocks skipped by `bounds` so far.
+  int64_t blocks_ruled_out() const { return blocks_ruled_out_; }
 
  private:
   int MeasureColumn(size_t position, const Measure& m);
   // The column a measure value of this name and type goes to, or -1.
   int ColumnOf(const std::string& name, ValueType type) const;
+  // True if one of bounds_ rules out every point of a block of the current
+  // series.
+  bool RuledOut(const format::BlockSummary& summary) const;
   // Makes `series` current; false if it is unknown.
   bool SelectSeries(uint64_t series);
   // Starts a row: the series' columns and the time. Returns its index.
@@ -67,6 +75,8 @@ class ScanBatcher {
 
   const TableColumns& table_;
   const std::vector<bool>& read_;
+  const std::vector<ValueBound>& bounds_;
+  int64_t blocks_ruled_out_ = 0;
   std::vector<int> read_columns_;
   Batch batch_;
   uint64_t last_series_ = UINT64_MAX;

@@ -80,6 +80,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
         s->set_partitions_pruned(stats->partitions_pruned);
         s->set_series_scanned(stats->series_scanned);
         s->set_series_pruned(stats->series_pruned);
+        s->set_blocks_scanned(stats->blocks_scanned);
+        s->set_blocks_pruned(stats->blocks_pruned);
         s->set_elapsed_nanos(stats->elapsed_nanos);
         queue_.push_back(std::move(message));
       }

@@ -47,7 +47,8 @@ class TieringE2ETest : public ::testing::Test {
     return response;
   }
 
-  std::vector<std::string> Query(const std::string& sql) {
+  std::vector<std::string> Query(const std::string& sql,
+                                 v1::QueryStatistics* statistics = nullptr) {
     auto stub = v1::QueryService::NewStub(server_.channel());
     grpc::ClientContext context;
     v1::QueryRequest request;
@@ -57,6 +58,7 @@ class TieringE2ETest : public ::testing::Test {
     v1::QueryResponse message;
     while (reader->Read(&message)) {
       for (const auto& row : message.page().rows()) rows.push_back(row.ShortDebugString());
+      if (message.has_statistics() && statistics != nullptr) *statistics = message.statistics();
     }
     EXPECT_TRUE(reader->Finish().ok());
     return rows;
@@ -109,7 +111,17 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   EXPECT_EQ(storage.magnetic_late_writes().entries(), 0);
   EXPECT_GT(storage.magnetic_store().entries(), 0);
   EXPECT_TRUE(storage.has_last_maintenance_time());
-  EXPECT_EQ(Query(sql), before);
+  v1::QueryStatistics statistics;
+  EXPECT_EQ(Query(sql, &statistics), before);
+  const int64_t blocks = statistics.blocks_scanned();
+  EXPECT_GT(blocks, 0);
+  EXPECT_EQ(statistics.blocks_pruned(), 0);
+
+  // A filter no block's values can pass skips every block by its min/max.
+  EXPECT_EQ(Query("SELECT count(*) FROM db.t WHERE measure_value::double > 1000", &statistics)
+                .size(), 1u);
+  EXPECT_EQ(statistics.blocks_scanned(), 0);
+  EXPECT_EQ(statistics.blocks_pruned(), blocks);
 
   // The version rules hold against the blocks.
   v1::WriteRecordsResponse stale = Write({CpuRecord("host1", three_hours_ago, -1.0, 1)}, &status);
