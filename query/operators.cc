@@ -87,7 +87,7 @@ class Project : public RowSink {
   RowSink* next_;
 };
 
-class Aggregate : public BatchSink {
+class Aggregate : public AggregateSink {
  public:
   Aggregate(std::vector<const Expr*> keys, std::vector<AggregateSpec> aggregates,
             QueryContext* context, RowSink* next)
@@ -130,6 +130,12 @@ class Aggregate : public BatchSink {
       if (context_->enough.load()) break;
     }
     return next_->Finish();
+  }
+
+  int64_t GroupsAbove(size_t key, const Datum& bound) const override {
+    return std::count_if(groups_.begin(), groups_.end(), [&](const Group& g) {
+      return !g.keys[key].null && Compare(g.keys[key], bound) > 0;
+    });
   }
 
  private:
@@ -183,6 +189,20 @@ class Aggregate : public BatchSink {
   RowSink* next_;
   absl::flat_hash_map<std::string, size_t> index_;  // group key bytes -> groups_ index
   std::vector<Group> groups_;                        // in first-seen order
+};
+
+class RowCounter : public BatchSink {
+ public:
+  RowCounter(int64_t* rows, BatchSink* next) : rows_(rows), next_(next) {}
+  absl::Status Push(const Batch& batch) override {
+    *rows_ += static_cast<int64_t>(batch.rows);
+    return next_->Push(batch);
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  int64_t* rows_;
+  BatchSink* next_;
 };
 
 class BatchFilter : public BatchSink {
@@ -410,10 +430,13 @@ std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContex
                                      RowSink* next) {
   return std::make_unique<Project>(std::move(exprs), context, next);
 }
-std::unique_ptr<BatchSink> MakeAggregate(std::vector<const Expr*> keys,
-                                         std::vector<AggregateSpec> aggregates,
-                                         QueryContext* context, RowSink* next) {
+std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             QueryContext* context, RowSink* next) {
   return std::make_unique<Aggregate>(std::move(keys), std::move(aggregates), context, next);
+}
+std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next) {
+  return std::make_unique<RowCounter>(rows, next);
 }
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next) {

@@ -86,9 +86,17 @@ struct AggregateSpec {
 // one row, also for no input. Consecutive rows with equal keys (a series'
 // points in one time bin, as scans deliver them) are found without hashing
 // and handed to the accumulators as one run.
-std::unique_ptr<BatchSink> MakeAggregate(std::vector<const Expr*> keys,
-                                       std::vector<AggregateSpec> aggregates,
-                                       QueryContext* context, RowSink* next);
+class AggregateSink : public BatchSink {
+ public:
+  // How many groups so far have a value above `bound` in key `key`.
+  virtual int64_t GroupsAbove(size_t key, const Datum& bound) const = 0;
+};
+std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             QueryContext* context, RowSink* next);
+
+// Passes batches on, adding their row count to `*rows`.
+std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next);
 
 struct SortKey {
   int column = 0;

@@ -39,6 +39,17 @@ bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
 }
 
+// time, bin(time, c) or date_trunc(c, time): a key that never decreases as
+// time grows.
+bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval) {
+  if (IsColumn(&e, time_column)) return true;
+  if (e.kind != ExprKind::kCall || e.args.size() != 2) return false;
+  auto constant = [&](const Expr& a) { return FoldConstant(a, eval).has_value(); };
+  if (e.name == "bin") return IsColumn(e.args[0].get(), time_column) && constant(*e.args[1]);
+  if (e.name == "date_trunc") return constant(*e.args[0]) && IsColumn(e.args[1].get(), time_column);
+  return false;
+}
+
 bool OnlySeriesColumns(const Expr& e, int series_columns) {
   if (e.kind == ExprKind::kColumn) return e.bound.column >= 0 && e.bound.column < series_columns;
   return std::all_of(e.args.begin(), e.args.end(),
@@ -166,6 +177,11 @@ struct Planner::Source {
   std::shared_ptr<bool> last_point_only;
   // Table scans only: which columns the query reads, set before running.
   std::shared_ptr<std::vector<bool>> columns_read;
+  // Table scans only: when set (by the plan, before running) the scan reads
+  // buckets newest first and stops after a bucket once this is true for the
+  // bucket's start: no older row can reach the result (ORDER BY time DESC
+  // LIMIT n, see NewestFirstKey).
+  std::shared_ptr<std::function<bool(int64_t)>> enough_before;
   int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
   int time_column = -1;
 };
@@ -251,6 +267,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   Source source;
   source.schema = schema;
   source.last_point_only = std::make_shared<bool>(false);
+  source.enough_before = std::make_shared<std::function<bool(int64_t)>>();
   source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
   source.series_columns = series_columns;
   source.time_column = time_column;
@@ -274,7 +291,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   QueryContext* context = context_;
   QueryStats* stats = stats_;
   source.run = [storage, table, options, layout, bounds, context, stats, targets,
-                last_point_only = source.last_point_only,
+                last_point_only = source.last_point_only, enough_before = source.enough_before,
                 read = source.columns_read](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
     ScanStats scan_stats;
@@ -298,6 +315,14 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       if (!go_on.ok()) pushed = go_on.status();
       return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
     };
+    if (*enough_before) {
+      scan_options.newest_first = true;
+      // What the bucket added must reach the operators before they judge.
+      scan_options.bucket_done = [&](int64_t bucket_start) {
+        if (batcher.batch().rows > 0 && !flush()) return false;
+        return !(*enough_before)(bucket_start);
+      };
+    }
     absl::Status scanned = storage->Scan(
         *table, scan_options, [&](const ScanRow& point) { return !batcher.Add(point) || flush(); },
         &scan_stats);
@@ -599,6 +624,29 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     return SqlError(sql_, select.having->pos, "HAVING needs a boolean condition");
   }
 
+  // ORDER BY time DESC LIMIT n (or a time bin that is a group key): the
+  // newest rows decide the result, so the scan reads newest first and stops
+  // as soon as no older row can change it.
+  bool newest_first = false;
+  const Expr* newest_key = nullptr;  // aggregating: the group key ordered by
+  size_t newest_key_index = 0;
+  if (source.enough_before && select.limit && !sort_keys.empty() && sort_keys[0].descending &&
+      !select.distinct && !select.having && !*source.last_point_only) {
+    const Expr* first = projection[sort_keys[0].column];
+    if (!aggregating) {
+      newest_first = IsColumn(first, source.time_column);
+    } else if (first->kind == ExprKind::kColumn && first->bound.aggregate < 0 &&
+               first->bound.column >= 0 &&
+               static_cast<size_t>(first->bound.column) < group_keys.size() &&
+               NeverDecreasesWithTime(*group_keys[first->bound.column], source.time_column,
+                                      context_->eval)) {
+      newest_key_index = static_cast<size_t>(first->bound.column);
+      newest_key = group_keys[newest_key_index];
+      newest_first = true;
+    }
+    if (newest_first) source.explain.back() += " newest-first";
+  }
+
   // A table scan fills only the columns the query reads.
   if (source.columns_read) {
     std::vector<bool>& read = *source.columns_read;
@@ -653,6 +701,8 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   const int input_width = static_cast<int>(input.size());
   QueryContext* context = context_;
   auto source_run = source.run;
+  auto enough_before = source.enough_before;
+  const int time_column = source.time_column;
   plan->run = [=](RowSink* out) -> absl::Status {
     std::vector<std::unique_ptr<RowSink>> chain;
     RowSink* next = out;
@@ -667,12 +717,34 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     push(MakeProject(projection, context, next));
     if (having != nullptr) push(MakeFilter(having, context, next));
     std::vector<std::unique_ptr<BatchSink>> batch_chain;
-    batch_chain.push_back(aggregating ? MakeAggregate(group_keys, aggregates, context, next)
-                                      : MakeBatchesToRows(input_width, context, next));
+    AggregateSink* aggregate = nullptr;
+    int64_t rows_passed = 0;  // rows past WHERE, without aggregation
+    if (aggregating) {
+      std::unique_ptr<AggregateSink> a = MakeAggregate(group_keys, aggregates, context, next);
+      aggregate = a.get();
+      batch_chain.push_back(std::move(a));
+    } else {
+      batch_chain.push_back(MakeBatchesToRows(input_width, context, next));
+      if (newest_first) batch_chain.push_back(MakeRowCounter(&rows_passed, batch_chain.back().get()));
+    }
     if (where != nullptr) {
       batch_chain.push_back(MakeBatchFilter(where, context, batch_chain.back().get()));
     }
-    return source_run(batch_chain.back().get());
+    if (newest_first) {
+      // After a bucket starting at `start`, unread rows are older than it. Rows
+      // (or groups whose key is above every unread row's key) already held
+      // come first in the order; LIMIT of them settle the result.
+      *enough_before = [&](int64_t start) {
+        if (aggregate == nullptr) return rows_passed >= *limit;
+        Row row(input_width);
+        row[time_column] = Datum::Timestamp(start - 1);
+        return aggregate->GroupsAbove(newest_key_index, Eval(*newest_key, row, context->eval)) >=
+               *limit;
+      };
+    }
+    absl::Status ran = source_run(batch_chain.back().get());
+    if (newest_first) *enough_before = nullptr;  // it refers to this run's operators
+    return ran;
   };
   return plan;
 }

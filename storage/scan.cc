@@ -43,6 +43,16 @@ class Source {
     if (!iter_->Valid() || iter_->key().size() < 8) return std::nullopt;
     return DecodeFixed32BE(iter_->key().data() + 4);
   }
+  // The bucket of the last stored key of `table_id` before bucket `to`
+  // (exclusive; `to_prefix` is its prefix), if any.
+  std::optional<uint32_t> LastBucketBefore(uint32_t table_id, const std::string& to_prefix) {
+    iter_->SeekForPrev(to_prefix);
+    if (!iter_->Valid() || !iter_->key().starts_with(keys::TableDataPrefix(table_id)) ||
+        iter_->key().size() < 8) {
+      return std::nullopt;
+    }
+    return DecodeFixed32BE(iter_->key().data() + 4);
+  }
   absl::Status status() const {
     return status_.ok() ? FromRocks(iter_->status(), "scanning") : status_;
   }
@@ -447,20 +457,53 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
     return found;
   };
 
-  if (options.series == nullptr) {
-    read_range(keys::BucketPrefix(table.id, first_bucket),
-               last_bucket == UINT32_MAX ? table_end
-                                         : keys::BucketPrefix(table.id, last_bucket + 1));
-  } else {
-    std::vector<SeriesTarget> targets = *options.series;
+  std::vector<SeriesTarget> targets;
+  if (options.series != nullptr) {
+    targets = *options.series;
     std::sort(targets.begin(), targets.end());
+  }
+  auto bucket_end = [&](uint32_t bucket) {
+    return bucket == UINT32_MAX ? table_end : keys::BucketPrefix(table.id, bucket + 1);
+  };
+  // One bucket, all series or the targets; false once the scan must stop.
+  auto read_bucket = [&](uint32_t bucket) {
+    if (options.series == nullptr) return read_range(keys::BucketPrefix(table.id, bucket),
+                                                     bucket_end(bucket));
+    for (const SeriesTarget& t : targets) {
+      std::string prefix = keys::SeriesBucketPrefix(table.id, bucket, t.pk_hash, t.series);
+      if (!read_range(prefix, keys::PrefixEnd(prefix))) return false;
+    }
+    return true;
+  };
+
+  if (options.newest_first) {
+    // The newest bucket <= `to` that holds any row, so empty stretches cost
+    // one seek per tier.
+    auto previous_bucket = [&](uint32_t to) -> std::optional<uint32_t> {
+      std::optional<uint32_t> found;
+      for (Source* s : sources) {
+        auto b = s->LastBucketBefore(table.id, bucket_end(to));
+        if (b && (!found || *b > *found)) found = b;
+      }
+      return found;
+    };
+    for (int64_t b = last_bucket; b >= first_bucket && status.ok() && !stopped;) {
+      std::optional<uint32_t> bucket = previous_bucket(static_cast<uint32_t>(b));
+      if (!bucket || *bucket < first_bucket) break;
+      if (!read_bucket(*bucket)) break;
+      if (options.bucket_done &&
+          !options.bucket_done(static_cast<int64_t>(*bucket) * keys::kBucketNanos)) {
+        break;
+      }
+      b = static_cast<int64_t>(*bucket) - 1;
+    }
+  } else if (options.series == nullptr) {
+    read_range(keys::BucketPrefix(table.id, first_bucket), bucket_end(last_bucket));
+  } else {
     for (uint64_t b = first_bucket; b <= last_bucket && status.ok() && !stopped;) {
       std::optional<uint32_t> bucket = next_bucket(static_cast<uint32_t>(b));
       if (!bucket || *bucket > last_bucket) break;
-      for (const SeriesTarget& t : targets) {
-        std::string prefix = keys::SeriesBucketPrefix(table.id, *bucket, t.pk_hash, t.series);
-        if (!read_range(prefix, keys::PrefixEnd(prefix))) break;
-      }
+      if (!read_bucket(*bucket)) break;
       b = static_cast<uint64_t>(*bucket) + 1;
     }
   }

@@ -63,6 +63,13 @@ struct ScanOptions {
   // so no merge is needed) and overlaps the time range. The reader may take
   // the block's points itself, decoding only what it needs.
   std::function<BlockUse(const WholeBlock& block)> whole_block;
+  // Read the buckets newest first (rows inside a bucket keep key order) and
+  // call `bucket_done` after each with the bucket's start time: every row
+  // still unread is older. It returns false to end the scan there, for a
+  // reader that already holds the newest rows it needs (ORDER BY time DESC
+  // LIMIT n).
+  bool newest_first = false;
+  std::function<bool(int64_t bucket_start_nanos)> bucket_done;
 };
 
 struct ScanRow {
