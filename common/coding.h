@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -25,9 +26,16 @@ void PutVarsint64(std::string* dst, int64_t v);
 void PutLengthPrefixed(std::string* dst, std::string_view s);
 void PutDouble(std::string* dst, double v);
 
-uint32_t DecodeFixed32BE(const char* p);
-uint64_t DecodeFixed64BE(const char* p);
-int64_t DecodeOrderedInt64BE(const char* p);
+inline uint32_t DecodeFixed32BE(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | uint32_t{u[3]};
+}
+inline uint64_t DecodeFixed64BE(const char* p) {
+  return (uint64_t{DecodeFixed32BE(p)} << 32) | DecodeFixed32BE(p + 4);
+}
+inline int64_t DecodeOrderedInt64BE(const char* p) {
+  return static_cast<int64_t>(DecodeFixed64BE(p) ^ (uint64_t{1} << 63));
+}
 
 // Reads values written by the Put* functions in the same order.
 class Decoder {
@@ -49,6 +57,71 @@ class Decoder {
  private:
   std::string_view rest_;
 };
+
+// Inline: row and block decoding call these per value.
+inline bool Decoder::GetFixed32BE(uint32_t* v) {
+  if (rest_.size() < 4) return false;
+  *v = DecodeFixed32BE(rest_.data());
+  rest_.remove_prefix(4);
+  return true;
+}
+
+inline bool Decoder::GetFixed64BE(uint64_t* v) {
+  if (rest_.size() < 8) return false;
+  *v = DecodeFixed64BE(rest_.data());
+  rest_.remove_prefix(8);
+  return true;
+}
+
+inline bool Decoder::GetOrderedInt64BE(int64_t* v) {
+  uint64_t u;
+  if (!GetFixed64BE(&u)) return false;
+  *v = static_cast<int64_t>(u ^ (uint64_t{1} << 63));
+  return true;
+}
+
+inline bool Decoder::GetVarint64(uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !rest_.empty(); shift += 7) {
+    auto byte = static_cast<unsigned char>(rest_.front());
+    rest_.remove_prefix(1);
+    result |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+inline bool Decoder::GetVarsint64(int64_t* v) {
+  uint64_t u;
+  if (!GetVarint64(&u)) return false;
+  *v = static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+  return true;
+}
+
+inline bool Decoder::GetLengthPrefixed(std::string_view* s) {
+  uint64_t n;
+  if (!GetVarint64(&n) || n > rest_.size()) return false;
+  *s = rest_.substr(0, n);
+  rest_.remove_prefix(n);
+  return true;
+}
+
+inline bool Decoder::GetDouble(double* v) {
+  uint64_t bits;
+  if (!GetFixed64BE(&bits)) return false;
+  std::memcpy(v, &bits, sizeof(bits));
+  return true;
+}
+
+inline bool Decoder::GetByte(uint8_t* v) {
+  if (rest_.empty()) return false;
+  *v = static_cast<uint8_t>(rest_.front());
+  rest_.remove_prefix(1);
+  return true;
+}
 
 // The error every decoder returns for bytes it cannot read; `what` names the
 // structure (e.g. "table record").

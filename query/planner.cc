@@ -323,8 +323,17 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
         return !(*enough_before)(bucket_start);
       };
     }
+    scan_options.encoded_rows = true;  // the batcher decodes only the columns read
     absl::Status scanned = storage->Scan(
-        *table, scan_options, [&](const ScanRow& point) { return !batcher.Add(point) || flush(); },
+        *table, scan_options,
+        [&](const ScanRow& point) {
+          absl::StatusOr<bool> full = batcher.Add(point);
+          if (!full.ok()) {
+            pushed = full.status();
+            return false;
+          }
+          return !*full || flush();
+        },
         &scan_stats);
     if (pushed.ok() && scanned.ok() && batcher.batch().rows > 0) flush();
     stats->rows_scanned += scan_stats.rows_scanned;

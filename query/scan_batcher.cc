@@ -1,5 +1,6 @@
 #include "query/scan_batcher.h"
 
+#include "common/coding.h"
 #include "storage/format/block.h"
 
 namespace strata::query {
@@ -63,22 +64,22 @@ const Batch& ScanBatcher::batch() {
   return batch_;
 }
 
-int ScanBatcher::ColumnOf(const std::string& name, ValueType type) const {
+int ScanBatcher::ColumnOf(std::string_view name, ValueType type) const {
   if (series_->multi) {
-    auto it = table_.attribute_column.find(name);
+    auto it = table_.attribute_column.find(absl::string_view(name.data(), name.size()));
     return it == table_.attribute_column.end() ? -1 : it->second;
   }
   auto it = table_.scalar_column.find(type);
   return it == table_.scalar_column.end() ? -1 : it->second;
 }
 
-int ScanBatcher::MeasureColumn(size_t position, const Measure& m) {
-  if (!series_->multi) return ColumnOf(m.name, m.value.type);
+int ScanBatcher::MeasureColumn(size_t position, std::string_view name, ValueType type) {
+  if (!series_->multi) return ColumnOf(name, type);
   if (position >= position_cache_.size()) position_cache_.resize(position + 1, {"", -1});
-  auto& [name, column] = position_cache_[position];
-  if (name != m.name) {  // "" never matches: attribute names are not empty
-    name = m.name;
-    column = ColumnOf(m.name, m.value.type);
+  auto& [cached, column] = position_cache_[position];
+  if (cached != name) {  // "" never matches: attribute names are not empty
+    cached = name;
+    column = ColumnOf(name, type);
   }
   return column;
 }
@@ -109,18 +110,31 @@ size_t ScanBatcher::StartRow(int64_t time_nanos) {
   return r;
 }
 
-bool ScanBatcher::Add(const ScanRow& row) {
+void ScanBatcher::AddMeasure(size_t r, size_t position, const MeasureView& m) {
+  const int column = MeasureColumn(position, m.name, m.type);
+  if (column < 0 || !read_[column]) return;
+  switch (m.type) {
+    case ValueType::kDouble: StoreDouble(batch_.columns[column], r, m.real); break;
+    case ValueType::kVarchar: StoreText(batch_.columns[column], r, m.text); break;
+    default: StoreInteger(batch_.columns[column], r, m.type, m.number); break;
+  }
+}
+
+absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
   if (!SelectSeries(row.series)) return false;
   const size_t r = StartRow(row.time_nanos);
-  for (size_t p = 0; p < row.measures.size(); ++p) {
-    const Measure& m = row.measures[p];
-    const int column = MeasureColumn(p, m);
-    if (column < 0 || !read_[column]) continue;
-    const Value& value = m.value;
-    switch (value.type) {
-      case ValueType::kDouble: StoreDouble(batch_.columns[column], r, value.real); break;
-      case ValueType::kVarchar: StoreText(batch_.columns[column], r, value.text); break;
-      default: StoreInteger(batch_.columns[column], r, value.type, value.number); break;
+  if (!row.encoded.empty()) {
+    RowReader reader(row.encoded);
+    int64_t version;
+    MeasureView m;
+    if (!reader.Start(&version)) return CorruptionError("row");
+    for (size_t p = 0; reader.Next(&m); ++p) AddMeasure(r, p, m);
+    if (!reader.ok()) return CorruptionError("row");
+  } else {
+    for (size_t p = 0; p < row.measures.size(); ++p) {
+      const Value& v = row.measures[p].value;
+      AddMeasure(r, p, {.name = row.measures[p].name, .type = v.type, .real = v.real,
+                        .number = v.number, .text = v.text});
     }
   }
   return batch_.rows == kBatchRows;

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "query/block_bounds.h"
 #include "query/vector.h"
+#include "storage/row_codec.h"
 #include "storage/scan.h"
 
 namespace strata::query {
@@ -47,9 +48,10 @@ class ScanBatcher {
   ScanBatcher(const TableColumns& table, const std::vector<bool>& read,
               const std::vector<ValueBound>& bounds);
 
-  // Appends `row`; rows of series unknown to `table` (created after the
-  // query was planned) are skipped. True when the batch is full.
-  bool Add(const ScanRow& row);
+  // Appends `row` (decoded or encoded); rows of series unknown to `table`
+  // (created after the query was planned) are skipped. True when the batch
+  // is full; DATA_LOSS for an encoded row that is corrupt.
+  absl::StatusOr<bool> Add(const ScanRow& row);
   // Appends the points of a magnetic block inside the block's time range,
   // decoding only the columns read. Calls `full` whenever the batch fills
   // (it must take the batch and Clear); false from `full` stops, and
@@ -62,9 +64,11 @@ class ScanBatcher {
   int64_t blocks_ruled_out() const { return blocks_ruled_out_; }
 
  private:
-  int MeasureColumn(size_t position, const Measure& m);
+  int MeasureColumn(size_t position, std::string_view name, ValueType type);
+  // Stores the measure at row `r` if the query reads its column.
+  void AddMeasure(size_t r, size_t position, const MeasureView& m);
   // The column a measure value of this name and type goes to, or -1.
-  int ColumnOf(const std::string& name, ValueType type) const;
+  int ColumnOf(std::string_view name, ValueType type) const;
   // True if one of bounds_ rules out every point of a block of the current
   // series.
   bool RuledOut(const format::BlockSummary& summary) const;

@@ -28,40 +28,58 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {
 }
 
 absl::Status DecodeRowInto(std::string_view bytes, StoredRow* out) {
-  StoredRow& row = *out;
-  Decoder in(bytes);
-  uint64_t version, count;
-  if (!in.GetVarint64(&version) || !in.GetVarint64(&count) || count > bytes.size()) {
-    return CorruptionError("row");
+  RowReader reader(bytes);
+  if (!reader.Start(&out->version)) return CorruptionError("row");
+  MeasureView m;
+  size_t n = 0;
+  while (reader.Next(&m)) {
+    if (n == out->measures.size()) out->measures.emplace_back();
+    Measure& measure = out->measures[n++];
+    measure.name = m.name;  // reuses the string's storage
+    measure.value.type = m.type;
+    measure.value.real = m.real;
+    measure.value.number = m.number;
+    measure.value.text = m.text;
   }
-  row.version = static_cast<int64_t>(version);
-  row.measures.resize(count);
-  for (Measure& m : row.measures) {
-    std::string_view name, text;
-    uint8_t type, flag;
-    if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) {
-      return CorruptionError("row");
-    }
-    m.name = name;
-    m.value.type = static_cast<ValueType>(type);
-    bool ok = true;
-    switch (m.value.type) {
-      case ValueType::kDouble: ok = in.GetDouble(&m.value.real); break;
-      case ValueType::kVarchar:
-        ok = in.GetLengthPrefixed(&text);
-        m.value.text = text;
-        break;
-      case ValueType::kBoolean:
-        ok = in.GetByte(&flag);
-        m.value.number = flag != 0;
-        break;
-      case ValueType::kBigint:
-      case ValueType::kTimestamp: ok = in.GetVarsint64(&m.value.number); break;
-    }
-    if (!ok) return CorruptionError("row");
-  }
-  if (!in.done()) return CorruptionError("row");
+  if (!reader.ok()) return CorruptionError("row");
+  out->measures.resize(n);
   return absl::OkStatus();
+}
+
+bool RowReader::Start(int64_t* version) {
+  uint64_t v;
+  if (!in_.GetVarint64(&v) || !in_.GetVarint64(&left_) || left_ > size_) return ok_ = false;
+  *version = static_cast<int64_t>(v);
+  return true;
+}
+
+bool RowReader::Next(MeasureView* m) {
+  if (left_ == 0) {
+    if (!in_.done()) ok_ = false;
+    return false;
+  }
+  --left_;
+  uint8_t type, flag;
+  if (!in_.GetLengthPrefixed(&m->name) || !in_.GetByte(&type) || !IsValidValueType(type)) {
+    return ok_ = false;
+  }
+  m->type = static_cast<ValueType>(type);
+  m->real = 0;
+  m->number = 0;
+  m->text = {};
+  bool read = true;
+  switch (m->type) {
+    case ValueType::kDouble: read = in_.GetDouble(&m->real); break;
+    case ValueType::kVarchar: read = in_.GetLengthPrefixed(&m->text); break;
+    case ValueType::kBoolean:
+      read = in_.GetByte(&flag);
+      m->number = flag != 0;
+      break;
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: read = in_.GetVarsint64(&m->number); break;
+  }
+  if (!read) return ok_ = false;
+  return true;
 }
 
 }  // namespace strata

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/coding.h"
 #include "storage/write_types.h"
 
 namespace strata {
@@ -28,5 +29,35 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 // of rows; this saves an allocation per measure name). `row` is unspecified
 // after an error.
 absl::Status DecodeRowInto(std::string_view bytes, StoredRow* row);
+
+// One measure of an encoded row, viewed in place: valid while the row's
+// bytes are.
+struct MeasureView {
+  std::string_view name;
+  ValueType type = ValueType::kDouble;
+  double real = 0;        // DOUBLE
+  int64_t number = 0;     // BIGINT, TIMESTAMP, BOOLEAN (0/1)
+  std::string_view text;  // VARCHAR
+};
+
+// Walks an encoded row without copying anything, for readers that keep few
+// of its measures (a query reading one of ten attributes).
+class RowReader {
+ public:
+  explicit RowReader(std::string_view bytes) : in_(bytes), size_(bytes.size()) {}
+  // Reads the version and the measure count; false if they are corrupt.
+  bool Start(int64_t* version);
+  // The next measure; false at the end or on corruption (see ok()).
+  bool Next(MeasureView* m);
+  // False if the bytes were corrupt (a truncated value, an unknown type,
+  // bytes left over).
+  bool ok() const { return ok_; }
+
+ private:
+  Decoder in_;
+  size_t size_;
+  uint64_t left_ = 0;
+  bool ok_ = true;
+};
 
 }  // namespace strata

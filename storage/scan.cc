@@ -86,6 +86,15 @@ class RowSource final : public Source {
     return DecodeRowInto(iter_->value().ToStringView(), row);
   }
   void Next() override { iter_->Next(); }
+  // The current row as stored, without decoding its measures: valid until
+  // Next.
+  absl::Status TakeEncoded(ScanRow* row) {
+    stats_->rows_scanned++;
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + iter_->value().size());
+    row->encoded = iter_->value().ToStringView();
+    if (!RowReader(row->encoded).Start(&row->version)) return CorruptionError("row");
+    return absl::OkStatus();
+  }
 
  private:
   ScanStats* stats_;
@@ -344,6 +353,7 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   absl::Status status;
   uint64_t bucket_seen = UINT64_MAX;
   ScanRow row;
+  ScanRow encoded;  // a row emitted undecoded (ScanOptions::encoded_rows)
   StoredRow candidate;
   std::array<char, keys::kPointKeySize> current;
   bool stopped = false;
@@ -407,12 +417,20 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
           }
         }
       }
+      // A source whose row is emitted as a view of its bytes: it moves on
+      // only after the emit.
+      RowSource* advance_after = nullptr;
       if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
         if (only != &cold) remember_other(smallest);
-        if (!(status = only->Take(&candidate)).ok()) return false;
-        row.version = candidate.version;
-        std::swap(row.measures, candidate.measures);
-        only->Next();
+        if (options.encoded_rows && only != &cold) {
+          advance_after = only == &hot ? &hot : &delta;
+          if (!(status = advance_after->TakeEncoded(&encoded)).ok()) return false;
+        } else {
+          if (!(status = only->Take(&candidate)).ok()) return false;
+          row.version = candidate.version;
+          std::swap(row.measures, candidate.measures);
+          only->Next();
+        }
       } else {
         // A copy: advancing a source invalidates views of its key.
         std::copy(smallest.begin(), smallest.end(), current.begin());
@@ -436,10 +454,15 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
         bucket_seen = key.bucket;
         local.buckets_scanned++;
       }
-      if (key.time_nanos < start || key.time_nanos >= end) continue;
-      row.series = key.series;
-      row.time_nanos = key.time_nanos;
-      if (!emit(row)) {
+      bool go_on = true;
+      if (key.time_nanos >= start && key.time_nanos < end) {
+        ScanRow& out = advance_after != nullptr ? encoded : row;
+        out.series = key.series;
+        out.time_nanos = key.time_nanos;
+        go_on = emit(out);
+      }
+      if (advance_after != nullptr) advance_after->Next();
+      if (!go_on) {
         stopped = true;
         return false;
       }

@@ -69,6 +69,11 @@ struct ScanOptions {
   // reader that already holds the newest rows it needs (ORDER BY time DESC
   // LIMIT n).
   bool newest_first = false;
+  // Rows that only the memory store or only the late writes hold (nothing
+  // to merge) may come undecoded: ScanRow::encoded then holds the stored row
+  // and `measures` is empty. For readers that keep few of a row's measures
+  // (they walk it with RowReader, storage/row_codec.h).
+  bool encoded_rows = false;
   std::function<bool(int64_t bucket_start_nanos)> bucket_done;
 };
 
@@ -77,6 +82,9 @@ struct ScanRow {
   int64_t time_nanos = 0;
   int64_t version = 0;
   std::vector<Measure> measures;
+  // With ScanOptions::encoded_rows, for some rows: the stored row, valid
+  // during the emit call only; `measures` is empty then.
+  std::string_view encoded;
 };
 
 struct ScanStats {

@@ -36,5 +36,50 @@ TEST(RowCodecTest, EveryTruncationOrTrailingGarbageIsCorruption) {
   EXPECT_FALSE(DecodeRow(bad_type).ok());
 }
 
+// DecodeRowInto reuses the row's storage: a longer row, then a shorter one,
+// then a longer one again decode exactly.
+TEST(RowCodecTest, DecodingIntoAUsedRowLeavesNothingBehind) {
+  StoredRow long_row{.version = 2, .measures = {{"a", Value::Double(1)},
+                                                {"b", Value::Varchar("long text here")},
+                                                {"c", Value::Bigint(7)}}};
+  StoredRow short_row{.version = 5, .measures = {{"x", Value::Boolean(true)}}};
+  StoredRow into;
+  for (const StoredRow* row : {&long_row, &short_row, &long_row}) {
+    std::string bytes;
+    EncodeRow(*row, &bytes);
+    ASSERT_TRUE(DecodeRowInto(bytes, &into).ok());
+    EXPECT_EQ(into.version, row->version);
+    EXPECT_EQ(into.measures, row->measures);
+  }
+}
+
+TEST(RowCodecTest, RowReaderViewsEveryMeasureInPlace) {
+  StoredRow row{.version = 9, .measures = {{"usage", Value::Double(2.5)},
+                                           {"state", Value::Varchar("up")},
+                                           {"n", Value::Bigint(-3)},
+                                           {"ok", Value::Boolean(true)}}};
+  std::string bytes;
+  EncodeRow(row, &bytes);
+  RowReader reader(bytes);
+  int64_t version = 0;
+  ASSERT_TRUE(reader.Start(&version));
+  EXPECT_EQ(version, 9);
+  MeasureView m;
+  std::vector<std::string> seen;
+  while (reader.Next(&m)) {
+    EXPECT_GE(m.name.data(), bytes.data());  // a view into the row's bytes
+    EXPECT_LT(m.name.data(), bytes.data() + bytes.size());
+    seen.push_back(std::string(m.name));
+  }
+  EXPECT_TRUE(reader.ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"usage", "state", "n", "ok"}));
+
+  RowReader truncated(std::string_view(bytes).substr(0, bytes.size() - 1));
+  ASSERT_TRUE(truncated.Start(&version));
+  while (truncated.Next(&m)) {
+  }
+  EXPECT_FALSE(truncated.ok());
+}
+
 }  // namespace
 }  // namespace strata
