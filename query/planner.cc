@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "common/strings.h"
