@@ -43,12 +43,13 @@ bool IsMeasureColumn(const Expr& e, int first_measure_column) {
   return t == DataType::kDouble || t == DataType::kBigint || t == DataType::kTimestamp;
 }
 
-void AddBound(const Expr& column, std::string op, const Expr& constant, const std::string& text,
+// `conjunct` is the whole condition, for EXPLAIN.
+void AddBound(const Expr& column, std::string op, const Expr& constant, const Expr& conjunct,
               const EvalContext& context, std::vector<ValueBound>* out) {
   std::optional<Datum> value = ComparableConstant(constant, column.bound.type, context);
   if (!value) return;
   out->push_back({.column = column.bound.column, .type = column.bound.type, .op = std::move(op),
-                  .value = *std::move(value), .text = text});
+                  .value = *std::move(value), .text = conjunct.ToString()});
 }
 
 // Whether some value in [min, max] satisfies `value_in_range <op> bound`.
@@ -68,18 +69,17 @@ std::vector<ValueBound> ExtractValueBounds(const std::vector<const Expr*>& conju
                                            const EvalContext& context) {
   std::vector<ValueBound> bounds;
   for (const Expr* c : conjuncts) {
-    const std::string text = c->ToString();
     if (c->kind == ExprKind::kBetween && !c->negated &&
         IsMeasureColumn(*c->args[0], first_measure_column)) {
-      AddBound(*c->args[0], ">=", *c->args[1], text, context, &bounds);
-      AddBound(*c->args[0], "<=", *c->args[2], text, context, &bounds);
+      AddBound(*c->args[0], ">=", *c->args[1], *c, context, &bounds);
+      AddBound(*c->args[0], "<=", *c->args[2], *c, context, &bounds);
       continue;
     }
     if (c->kind != ExprKind::kBinary || c->args.size() != 2 || !IsOrdering(c->name)) continue;
     if (IsMeasureColumn(*c->args[0], first_measure_column)) {
-      AddBound(*c->args[0], c->name, *c->args[1], text, context, &bounds);
+      AddBound(*c->args[0], c->name, *c->args[1], *c, context, &bounds);
     } else if (IsMeasureColumn(*c->args[1], first_measure_column)) {
-      AddBound(*c->args[1], Flip(c->name), *c->args[0], text, context, &bounds);
+      AddBound(*c->args[1], Flip(c->name), *c->args[0], *c, context, &bounds);
     }
   }
   return bounds;

@@ -179,7 +179,7 @@ struct Planner::Source {
   // Table scans only: when set (by the plan, before running) the scan reads
   // buckets newest first and stops after a bucket once this is true for the
   // bucket's start: no older row can reach the result (ORDER BY time DESC
-  // LIMIT n, see NewestFirstKey).
+  // LIMIT n, see `newest_first` in PlanSelect).
   std::shared_ptr<std::function<bool(int64_t)>> enough_before;
   int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
   int time_column = -1;
@@ -275,9 +275,10 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     series_filter += (series_filter.empty() ? "" : " AND ") + c->ToString();
   }
   std::string block_filter;
-  for (const ValueBound& b : *bounds) {
-    if (block_filter.find(b.text) != std::string::npos) continue;  // BETWEEN makes two
-    block_filter += (block_filter.empty() ? " block-filter=" : " AND ") + b.text;
+  for (size_t i = 0; i < bounds->size(); ++i) {
+    const std::string& text = (*bounds)[i].text;
+    if (i > 0 && (*bounds)[i - 1].text == text) continue;  // a BETWEEN makes two in a row
+    block_filter += (i == 0 ? " block-filter=" : " AND ") + text;
   }
   source.explain.push_back(StrCat(
       "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),

@@ -43,10 +43,11 @@ class Source {
     if (!iter_->Valid() || iter_->key().size() < 8) return std::nullopt;
     return DecodeFixed32BE(iter_->key().data() + 4);
   }
-  // The bucket of the last stored key of `table_id` before bucket `to`
-  // (exclusive; `to_prefix` is its prefix), if any.
-  std::optional<uint32_t> LastBucketBefore(uint32_t table_id, const std::string& to_prefix) {
-    iter_->SeekForPrev(to_prefix);
+  // The bucket of the last stored key of `table_id` that sorts before
+  // `end_prefix` (a bucket prefix, or the next table's), if any: one
+  // reverse seek, nothing decoded.
+  std::optional<uint32_t> LastBucketBefore(uint32_t table_id, const std::string& end_prefix) {
+    iter_->SeekForPrev(end_prefix);
     if (!iter_->Valid() || !iter_->key().starts_with(keys::TableDataPrefix(table_id)) ||
         iter_->key().size() < 8) {
       return std::nullopt;
