@@ -40,6 +40,8 @@ DataType ToDataType(ValueType type) {
 
 std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                                                     const TableState& state) {
+  // Series first, schema second: Apply adds a series and its measure together,
+  // so the schema read afterwards knows every measure of the series read.
   const std::vector<SeriesInfo> all_series = state.AllSeries();
   std::set<std::string> dimension_names;
   for (const SeriesInfo& s : all_series) {
