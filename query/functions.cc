@@ -199,6 +199,10 @@ void Accumulator::AddRun(const std::vector<const Vector*>& args, size_t begin, s
   }
 }
 
+// Unreachable: the planner offers statistics only to functions that declare
+// a `stats_use`, and those override this.
+void Accumulator::AddStats(const ColumnStats&) {}
+
 namespace {
 
 bool IsNumericVector(const Vector& v) {
@@ -218,6 +222,7 @@ class CountAcc : public Accumulator {
     }
     for (size_t i = begin; i < end; ++i) n_ += args[0]->nulls[i] == 0;
   }
+  void AddStats(const ColumnStats& stats) override { n_ += stats.count; }
   Datum Finish() override { return Datum::Bigint(n_); }
 
  private:
@@ -259,6 +264,16 @@ class SumAcc : public Accumulator {
       }
     }
   }
+  // A BIGINT sum's statistic is a double: exact when it has_sum.
+  void AddStats(const ColumnStats& stats) override {
+    if (stats.count == 0) return;
+    seen_ = true;
+    if (type_ == DataType::kBigint) {
+      i_ += static_cast<int64_t>(stats.sum);
+    } else {
+      d_ += stats.sum;
+    }
+  }
   Datum Finish() override {
     if (!seen_) return Datum::Null(type_);
     return type_ == DataType::kBigint ? Datum::Bigint(i_) : Datum::Double(d_);
@@ -288,6 +303,10 @@ class AvgAcc : public Accumulator {
       sum_ += v.AsDouble(i);
       ++n_;
     }
+  }
+  void AddStats(const ColumnStats& stats) override {
+    sum_ += stats.sum;
+    n_ += stats.count;
   }
   Datum Finish() override {
     return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
@@ -363,6 +382,9 @@ class ExtremeAcc : public Accumulator {
       }
     }
     if (best != end) Add({v.Get(best)});
+  }
+  void AddStats(const ColumnStats& stats) override {
+    if (stats.count > 0) Add({max_ ? stats.max : stats.min});
   }
   Datum Finish() override { return best_; }
 
@@ -833,16 +855,17 @@ FunctionRegistry::FunctionRegistry() {
          if (t.size() > 1) return BadArgs("count(*) or count(x)");
          return DataType::kBigint;
        },
-       [](const Types& t) { return std::make_unique<CountAcc>(t.empty()); }});
+       [](const Types& t) { return std::make_unique<CountAcc>(t.empty()); }, StatsUse::kCount});
   agg({"count_if", "count_if(boolean) -> bigint", "Rows where the condition is true.",
        Fixed({P::kBoolean}, kBig, "count_if(boolean)"),
        [](const Types&) { return std::make_unique<CountIfAcc>(); }});
   agg({"sum", "sum(x) -> bigint | double", "Sum of the non-NULL values.",
        [](const Types& t) { return SameNumeric(t, "sum(number)"); },
-       [](const Types& t) { return std::make_unique<SumAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); }});
+       [](const Types& t) { return std::make_unique<SumAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); },
+       StatsUse::kSum});
   agg({"avg", "avg(x) -> double", "Mean of the non-NULL values.",
        Fixed({P::kNumeric}, kDbl, "avg(number)"),
-       [](const Types&) { return std::make_unique<AvgAcc>(); }});
+       [](const Types&) { return std::make_unique<AvgAcc>(); }, StatsUse::kSum});
   for (auto [name, output, doc] :
        {std::tuple{"stddev", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
         std::tuple{"stddev_samp", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
@@ -860,7 +883,7 @@ FunctionRegistry::FunctionRegistry() {
            if (t.size() != 1) return BadArgs(n + "(x)");
            return t[0];
          },
-         [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }});
+         [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }, StatsUse::kExtremes});
   }
   for (auto [name, max] : {std::pair{"max_by", true}, std::pair{"min_by", false}}) {
     agg({name, StrCat(name, "(x, y) -> type of x"),

@@ -39,6 +39,25 @@ struct ScalarFunction {
   std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
 };
 
+// What a magnetic block's header says of an aggregate's argument column over
+// all the block's points: enough for count, sum, avg, min and max to take the
+// whole block without its values.
+struct ColumnStats {
+  int64_t count = 0;     // non-NULL values (for count(*): the points)
+  bool has_sum = false;  // `sum` is the values added in time order, exactly
+                         // what adding them one by one from 0 gives
+  double sum = 0;
+  Datum min, max;        // NULL when the header does not know them
+};
+
+// What an aggregate needs from ColumnStats to take a whole block.
+enum class StatsUse {
+  kNone,      // it needs the values (or their order)
+  kCount,     // `count`
+  kSum,       // `count` and `sum` (has_sum)
+  kExtremes,  // `min` and `max`, unless `count` is 0
+};
+
 // Accumulates one group's values of an aggregate.
 class Accumulator {
  public:
@@ -48,6 +67,9 @@ class Accumulator {
   // for count(*)). The default goes row by row through Add; the common
   // aggregates override it with loops over the typed arrays.
   virtual void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end);
+  // Adds a whole block's values by their statistics. Called only for a
+  // function whose `stats_use` is not kNone, with the statistics it needs.
+  virtual void AddStats(const ColumnStats& stats);
   virtual Datum Finish() = 0;
 };
 
@@ -58,6 +80,7 @@ struct AggregateFunction {
   std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> bind;
   // `arg_types` as bound; `distinct` for count(DISTINCT x) and friends.
   std::function<std::unique_ptr<Accumulator>(const std::vector<DataType>& arg_types)> make;
+  StatsUse stats_use = StatsUse::kNone;
 };
 
 class FunctionRegistry {

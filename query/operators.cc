@@ -132,6 +132,12 @@ class Aggregate : public AggregateSink {
     return next_->Finish();
   }
 
+  absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) override {
+    ASSIGN_OR_RETURN(Group * group, FindOrAdd(std::move(keys)));
+    for (size_t a = 0; a < aggregates_.size(); ++a) group->accumulators[a]->AddStats(stats[a]);
+    return absl::OkStatus();
+  }
+
   int64_t GroupsAbove(size_t key, const Datum& bound) const override {
     return std::count_if(groups_.begin(), groups_.end(), [&](const Group& g) {
       return !g.keys[key].null && Compare(g.keys[key], bound) > 0;
@@ -154,11 +160,13 @@ class Aggregate : public AggregateSink {
   absl::StatusOr<Group*> FindOrAdd(const std::vector<const Vector*>& keys, size_t row) {
     Row key_values;
     key_values.reserve(keys.size());
+    for (const Vector* k : keys) key_values.push_back(k->Get(row));
+    return FindOrAdd(std::move(key_values));
+  }
+
+  absl::StatusOr<Group*> FindOrAdd(Row key_values) {
     std::string key;
-    for (const Vector* k : keys) {
-      key_values.push_back(k->Get(row));
-      AppendKey(key_values.back(), &key);
-    }
+    for (const Datum& k : key_values) AppendKey(k, &key);
     if (auto it = index_.find(key); it != index_.end()) return &groups_[it->second];
     RETURN_IF_ERROR(context_->Reserve(
         static_cast<int64_t>(key.size()) + RowBytes(key_values) + 64 * (1 + aggregates_.size()),

@@ -88,6 +88,9 @@ struct AggregateSpec {
 // and handed to the accumulators as one run.
 class AggregateSink : public BatchSink {
  public:
+  // Adds a whole magnetic block to the group `keys` by its statistics, one
+  // per aggregate (all of whose functions have a `stats_use`).
+  virtual absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) = 0;
   // How many groups so far have a value above `bound` in key `key`.
   virtual int64_t GroupsAbove(size_t key, const Datum& bound) const = 0;
 };

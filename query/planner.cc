@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "common/suggest.h"
 #include "query/block_bounds.h"
+#include "query/header_aggregation.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
 #include "query/vector_eval.h"
@@ -101,6 +102,27 @@ bool LastPointEligible(const std::vector<const Expr*>& keys,
   });
 }
 
+// Whether whole magnetic blocks may add to the aggregation by their headers
+// (header_aggregation.h): every key is fixed by the series or never
+// decreases with time, and every aggregate is count(*) or a function with a
+// stats_use over a measure column. The caller checks there is no residual
+// WHERE.
+bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval) {
+  for (const Expr* k : keys) {
+    if (!OnlySeriesColumns(*k, series_columns) && !NeverDecreasesWithTime(*k, time_column, eval)) {
+      return false;
+    }
+  }
+  return std::all_of(aggregates.begin(), aggregates.end(), [&](const AggregateSpec& a) {
+    if (a.distinct || a.function->stats_use == StatsUse::kNone) return false;
+    if (a.args.empty()) return a.function->name == "count";
+    return a.args.size() == 1 && a.args[0]->kind == ExprKind::kColumn &&
+           a.args[0]->bound.column > time_column;
+  });
+}
+
 int64_t SaturatingNext(int64_t v) { return v == INT64_MAX ? v : v + 1; }
 
 // If `c` bounds time by a constant (time <op> constant, constant <op> time,
@@ -181,6 +203,9 @@ struct Planner::Source {
   // bucket's start: no older row can reach the result (ORDER BY time DESC
   // LIMIT n, see `newest_first` in PlanSelect).
   std::shared_ptr<std::function<bool(int64_t)>> enough_before;
+  // Table scans only: filled by the plan when whole blocks may add to the
+  // aggregation by their headers; used while its `sink` is set.
+  std::shared_ptr<HeaderAggregation> header_aggregation;
   int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
   int time_column = -1;
 };
@@ -267,6 +292,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   source.schema = schema;
   source.last_point_only = std::make_shared<bool>(false);
   source.enough_before = std::make_shared<std::function<bool(int64_t)>>();
+  source.header_aggregation = std::make_shared<HeaderAggregation>();
   source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
   source.series_columns = series_columns;
   source.time_column = time_column;
@@ -292,6 +318,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   QueryStats* stats = stats_;
   source.run = [storage, table, options, layout, bounds, context, stats, targets,
                 last_point_only = source.last_point_only, enough_before = source.enough_before,
+                header = source.header_aggregation,
                 read = source.columns_read](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
     ScanStats scan_stats;
@@ -308,9 +335,27 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       batcher.Clear();
       return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
     };
-    // Magnetic blocks that need no merge go straight into the batches,
-    // decoding only the columns the query reads.
+    // Magnetic blocks that need no merge add to the aggregation by their
+    // headers when they can, or go straight into the batches, decoding only
+    // the columns the query reads.
+    BlockStatsReader stats_reader(*layout->columns, *header, context->eval);
+    Row block_keys;
+    std::vector<ColumnStats> block_stats;
     scan_options.whole_block = [&](const WholeBlock& block) {
+      if (header->sink != nullptr) {
+        absl::StatusOr<bool> summarized = stats_reader.Read(block, &block_keys, &block_stats);
+        if (!summarized.ok()) {
+          pushed = summarized.status();
+          return BlockUse::kStop;
+        }
+        if (*summarized) {
+          // Rows gathered before the block reach the groups first, so groups
+          // keep the order the row-by-row path gives them.
+          if (batcher.rows() > 0 && !flush()) return BlockUse::kStop;
+          pushed = header->sink->AddStats(std::move(block_keys), block_stats);
+          return pushed.ok() ? BlockUse::kTaken : BlockUse::kStop;
+        }
+      }
       absl::StatusOr<bool> go_on = batcher.AddBlock(block, flush);
       if (!go_on.ok()) pushed = go_on.status();
       return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
@@ -319,7 +364,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       scan_options.newest_first = true;
       // What the bucket added must reach the operators before they judge.
       scan_options.bucket_done = [&](int64_t bucket_start) {
-        if (batcher.batch().rows > 0 && !flush()) return false;
+        if (batcher.rows() > 0 && !flush()) return false;
         return !(*enough_before)(bucket_start);
       };
     }
@@ -335,7 +380,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
           return !*full || flush();
         },
         &scan_stats);
-    if (pushed.ok() && scanned.ok() && batcher.batch().rows > 0) flush();
+    if (pushed.ok() && scanned.ok() && batcher.rows() > 0) flush();
     stats->rows_scanned += scan_stats.rows_scanned;
     stats->bytes_scanned += scan_stats.bytes_scanned;
     stats->buckets_scanned += scan_stats.buckets_scanned;
@@ -448,6 +493,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   std::vector<const Expr*> group_keys;
   std::vector<AggregateSpec> aggregates;
   std::vector<std::string> key_text;
+  bool header_aggregates = false;  // blocks may add to the groups by their headers
   if (aggregating) {
     for (ExprPtr& g : select.group_by) {
       // GROUP BY 1 is the first select item; GROUP BY alias is that item.
@@ -521,6 +567,13 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
                           source.time_column, context_->eval)) {
       *source.last_point_only = true;
       source.explain.back() += " last-point-per-series";
+    } else if (source.header_aggregation && !select.where &&
+               HeaderAggregationEligible(group_keys, aggregates, source.series_columns,
+                                         source.time_column, context_->eval)) {
+      source.header_aggregation->keys = group_keys;
+      source.header_aggregation->aggregates = aggregates;
+      header_aggregates = true;
+      source.explain.back() += " block-aggregates";
     }
 
     // Rewrite select, HAVING and ORDER BY over the aggregate's output: a
@@ -711,6 +764,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   QueryContext* context = context_;
   auto source_run = source.run;
   auto enough_before = source.enough_before;
+  auto header_aggregation = source.header_aggregation;
   const int time_column = source.time_column;
   plan->run = [=](RowSink* out) -> absl::Status {
     std::vector<std::unique_ptr<RowSink>> chain;
@@ -751,8 +805,11 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
                *limit;
       };
     }
+    if (header_aggregates) header_aggregation->sink = aggregate;
     absl::Status ran = source_run(batch_chain.back().get());
-    if (newest_first) *enough_before = nullptr;  // it refers to this run's operators
+    // Both refer to this run's operators.
+    if (newest_first) *enough_before = nullptr;
+    if (header_aggregates) header_aggregation->sink = nullptr;
     return ran;
   };
   return plan;

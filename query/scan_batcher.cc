@@ -64,13 +64,14 @@ const Batch& ScanBatcher::batch() {
   return batch_;
 }
 
-int ScanBatcher::ColumnOf(std::string_view name, ValueType type) const {
-  if (series_->multi) {
-    auto it = table_.attribute_column.find(absl::string_view(name.data(), name.size()));
-    return it == table_.attribute_column.end() ? -1 : it->second;
+int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,
+                    std::string_view name, ValueType type) {
+  if (series.multi) {
+    auto it = table.attribute_column.find(absl::string_view(name.data(), name.size()));
+    return it == table.attribute_column.end() ? -1 : it->second;
   }
-  auto it = table_.scalar_column.find(type);
-  return it == table_.scalar_column.end() ? -1 : it->second;
+  auto it = table.scalar_column.find(type);
+  return it == table.scalar_column.end() ? -1 : it->second;
 }
 
 int ScanBatcher::MeasureColumn(size_t position, std::string_view name, ValueType type) {

@@ -40,6 +40,11 @@ struct TableColumns {
   absl::flat_hash_map<uint64_t, SeriesColumns> series;     // by series id
 };
 
+// The column a measure value of this name and type fills for `series`, or
+// -1 when the query's schema has none (the series is newer than the plan).
+int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,
+                    std::string_view name, ValueType type);
+
 class ScanBatcher {
  public:
   // `read[i]` says whether column i is filled. A whole block in which no
@@ -57,8 +62,10 @@ class ScanBatcher {
   // (it must take the batch and Clear); false from `full` stops, and
   // AddBlock returns false.
   absl::StatusOr<bool> AddBlock(const WholeBlock& block, const std::function<bool()>& full);
-  // The rows added since the last Clear (columns not read are empty).
+  // The rows added since the last Clear (columns not read are empty). It
+  // trims the columns to the rows: call Clear before adding more.
   const Batch& batch();
+  size_t rows() const { return batch_.rows; }
   void Clear();
   // Whole blocks skipped by `bounds` so far.
   int64_t blocks_ruled_out() const { return blocks_ruled_out_; }
@@ -67,8 +74,9 @@ class ScanBatcher {
   int MeasureColumn(size_t position, std::string_view name, ValueType type);
   // Stores the measure at row `r` if the query reads its column.
   void AddMeasure(size_t r, size_t position, const MeasureView& m);
-  // The column a measure value of this name and type goes to, or -1.
-  int ColumnOf(std::string_view name, ValueType type) const;
+  int ColumnOf(std::string_view name, ValueType type) const {
+    return MeasureColumnOf(table_, *series_, name, type);
+  }
   // True if one of bounds_ rules out every point of a block of the current
   // series.
   bool RuledOut(const format::BlockSummary& summary) const;
