@@ -68,11 +68,10 @@ bool BlockStatsReader::StatsOf(int column, const format::BlockSummary& summary,
   return true;  // no column feeds it: every point is NULL there
 }
 
-absl::StatusOr<bool> BlockStatsReader::Read(const WholeBlock& block, Row* keys,
+bool BlockStatsReader::Read(const WholeBlock& block, Row* keys,
                                             std::vector<ColumnStats>* stats) {
   if (!SelectSeries(block.series)) return false;
-  absl::StatusOr<format::BlockSummary> summary = format::DecodeBlockSummary(block.bytes);
-  if (!summary.ok()) return summary.status();
+  const format::BlockSummary* summary = block.summary;
   if (summary->min_time < block.start_nanos || summary->max_time >= block.end_nanos) return false;
 
   // A key that never decreases with time is the same for every point when

@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "query/operators.h"
 #include "query/scan_batcher.h"
 #include "storage/format/block.h"
@@ -43,8 +42,8 @@ class BlockStatsReader {
   // holds the group key all its points share and `stats` the statistics of
   // each aggregate's argument. False when the block must be decoded: points
   // outside the scan's range, more than one group key, or statistics the
-  // header lacks. DATA_LOSS for a corrupt header.
-  absl::StatusOr<bool> Read(const WholeBlock& block, Row* keys, std::vector<ColumnStats>* stats);
+  // header lacks.
+  bool Read(const WholeBlock& block, Row* keys, std::vector<ColumnStats>* stats);
 
  private:
   // Makes `series` current; false if it is unknown to the plan.

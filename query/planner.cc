@@ -342,19 +342,12 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     Row block_keys;
     std::vector<ColumnStats> block_stats;
     scan_options.whole_block = [&](const WholeBlock& block) {
-      if (header->sink != nullptr) {
-        absl::StatusOr<bool> summarized = stats_reader.Read(block, &block_keys, &block_stats);
-        if (!summarized.ok()) {
-          pushed = summarized.status();
-          return BlockUse::kStop;
-        }
-        if (*summarized) {
-          // Rows gathered before the block reach the groups first, so groups
-          // keep the order the row-by-row path gives them.
-          if (batcher.rows() > 0 && !flush()) return BlockUse::kStop;
-          pushed = header->sink->AddStats(std::move(block_keys), block_stats);
-          return pushed.ok() ? BlockUse::kTaken : BlockUse::kStop;
-        }
+      if (header->sink != nullptr && stats_reader.Read(block, &block_keys, &block_stats)) {
+        // Rows gathered before the block reach the groups first, so groups
+        // keep the order the row-by-row path gives them.
+        if (batcher.rows() > 0 && !flush()) return BlockUse::kStop;
+        pushed = header->sink->AddStats(std::move(block_keys), block_stats);
+        return pushed.ok() ? BlockUse::kTaken : BlockUse::kStop;
       }
       absl::StatusOr<bool> go_on = batcher.AddBlock(block, flush);
       if (!go_on.ok()) pushed = go_on.status();

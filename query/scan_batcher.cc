@@ -158,20 +158,18 @@ bool ScanBatcher::RuledOut(const format::BlockSummary& summary) const {
 absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
                                            const std::function<bool()>& full) {
   if (!SelectSeries(block.series)) return true;
-  if (!bounds_.empty()) {
-    absl::StatusOr<format::BlockSummary> summary = format::DecodeBlockSummary(block.bytes);
-    if (!summary.ok()) return summary.status();
-    if (RuledOut(*summary)) {
-      ++blocks_ruled_out_;
-      return true;
-    }
+  if (!bounds_.empty() && RuledOut(*block.summary)) {
+    ++blocks_ruled_out_;
+    return true;
   }
   auto wanted = [this](const format::ColumnSummary& c) {
     const int column = ColumnOf(c.name, c.type);
     return column >= 0 && read_[column];
   };
+  absl::StatusOr<std::string_view> bytes = block.bytes();
+  if (!bytes.ok()) return bytes.status();
   absl::StatusOr<format::BlockColumns> decoded =
-      format::DecodeBlockColumns(block.bytes, /*with_versions=*/false, wanted);
+      format::DecodeBlockColumns(*bytes, /*with_versions=*/false, wanted);
   if (!decoded.ok()) return decoded.status();
   struct Feed {
     const format::ColumnValues* values;

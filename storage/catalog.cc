@@ -19,7 +19,7 @@ constexpr std::string_view kTableIdCounter = "table_id";
 
 // Data column families whose keys start with the table id.
 constexpr Store::Family kTableDataFamilies[] = {Store::kHot, Store::kCold, Store::kColdDelta,
-                                                Store::kIndex};
+                                                Store::kIndex, Store::kColdHeader};
 
 absl::StatusOr<int> PageSize(int max_results) {
   if (max_results == 0) return kDefaultPageSize;

@@ -14,21 +14,23 @@
 namespace strata {
 namespace {
 
-constexpr Store::Family kDataFamilies[] = {Store::kHot, Store::kColdDelta, Store::kCold};
+constexpr Store::Family kDataFamilies[] = {Store::kHot, Store::kColdDelta, Store::kCold,
+                                           Store::kColdHeader};
 
-// Counts what [begin, end) holds: rows (a block counts its points) and buckets.
+// Counts what [begin, end) holds: rows (a block counts its points, read
+// from its header's copy) and buckets.
 absl::Status Count(Store& store, const std::string& begin, const std::string& end,
                    RetentionReport* report) {
   const rocksdb::Slice upper(end);
   absl::flat_hash_set<uint32_t> buckets;
-  for (Store::Family family : kDataFamilies) {
+  for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
     rocksdb::ReadOptions options;
     options.iterate_upper_bound = &upper;
     std::unique_ptr<rocksdb::Iterator> iter(
         store.db()->NewIterator(options, store.family(family)));
     for (iter->Seek(begin); iter->Valid(); iter->Next()) {
       buckets.insert(DecodeFixed32BE(iter->key().data() + 4));
-      if (family != Store::kCold) {
+      if (family != Store::kColdHeader) {
         ++report->rows_dropped;
         continue;
       }

@@ -22,10 +22,9 @@ class Source {
   Source(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
          const std::string& upper)
       : upper_key_(upper), upper_(upper_key_) {
-    rocksdb::ReadOptions options;
-    options.snapshot = snapshot;
-    options.iterate_upper_bound = &upper_;
-    iter_.reset(store.db()->NewIterator(options, store.family(family)));
+    read_options_.snapshot = snapshot;
+    read_options_.iterate_upper_bound = &upper_;
+    iter_.reset(store.db()->NewIterator(read_options_, store.family(family)));
   }
   virtual ~Source() = default;
 
@@ -63,6 +62,7 @@ class Source {
 
   std::string upper_key_;
   rocksdb::Slice upper_;
+  rocksdb::ReadOptions read_options_;
   std::string end_;
   std::unique_ptr<rocksdb::Iterator> iter_;
   absl::Status status_;
@@ -101,22 +101,26 @@ class RowSource final : public Source {
   ScanStats* stats_;
 };
 
-// `cold`: one block per (series, bucket), unrolled into its points. Blocks
-// whose time range misses the scan's are skipped on their header alone; a
+// `cold`: one block per (series, bucket), unrolled into its points. The
+// source walks the blocks' header copies (`cold_header`) and reads a block
+// from `cold` only when its points or columns are wanted: blocks whose time
+// range misses the scan's are skipped on their header alone, and a block
+// handed whole to a reader that needs only its header is never read. A
 // block's points are decoded only when the first one is taken, so a block
 // handed whole to the reader (SkipBlock) is never unrolled.
 class BlockSource final : public Source {
  public:
   BlockSource(const Store& store, const rocksdb::Snapshot* snapshot, const std::string& upper,
               int64_t start, int64_t end, ScanStats* stats)
-      : Source(store, Store::kCold, snapshot, upper), start_(start), end_time_(end),
-        stats_(stats) {}
+      : Source(store, Store::kColdHeader, snapshot, upper), store_(store), start_(start),
+        end_time_(end), stats_(stats) {}
 
   void Seek(const std::string& begin, const std::string& end) override {
     end_ = end;
     // `begin` may reach into a block's key (a series prefix plus time);
     // blocks are keyed by the 24-byte prefix only.
     iter_->Seek(begin.substr(0, std::min<size_t>(begin.size(), 24)));
+    headers_passed_ += 2;  // not a step: the next block read seeks
     Load();
   }
   bool Valid() const override { return loaded_; }
@@ -144,9 +148,29 @@ class BlockSource final : public Source {
   // The current block, when none of its points has been taken yet.
   bool AtBlockStart() const { return loaded_ && !decoded_; }
   const format::BlockSummary& summary() const { return summary_; }
-  std::string_view block() const { return iter_->value().ToStringView(); }
+  // The current block's bytes, valid until the source moves. When the
+  // block read before was the previous header's, the block iterator steps
+  // to this one; otherwise it seeks (stepping would read the blocks between).
+  absl::StatusOr<std::string_view> block() {
+    const std::string_view key = iter_->key().ToStringView();
+    if (!blocks_) blocks_.reset(store_.db()->NewIterator(read_options_, store_.family(Store::kCold)));
+    if (!blocks_->Valid() || blocks_->key().ToStringView() != key) {
+      if (blocks_->Valid() && headers_passed_ == block_header_ + 1) blocks_->Next();
+      if (!blocks_->Valid() || blocks_->key().ToStringView() != key) blocks_->Seek(key);
+    }
+    block_header_ = headers_passed_;
+    RETURN_IF_ERROR(FromRocks(blocks_->status(), "reading a magnetic-store block"));
+    if (!blocks_->Valid() || blocks_->key().ToStringView() != key) {
+      return absl::DataLossError(
+          "a magnetic-store block's header has no block; restore from a backup");
+    }
+    const std::string_view bytes = blocks_->value().ToStringView();
+    stats_->bytes_scanned += static_cast<int64_t>(bytes.size());
+    return bytes;
+  }
   void SkipBlock() {
     iter_->Next();
+    ++headers_passed_;
     Load();
   }
 
@@ -157,7 +181,7 @@ class BlockSource final : public Source {
     points_.clear();
     index_ = 0;
     loaded_ = decoded_ = false;
-    for (; InRange() && status_.ok(); iter_->Next()) {
+    for (; InRange() && status_.ok(); iter_->Next(), ++headers_passed_) {
       const std::string_view value = iter_->value().ToStringView();
       auto summary = format::DecodeBlockSummary(value);
       if (!summary.ok()) {
@@ -169,7 +193,7 @@ class BlockSource final : public Source {
         continue;
       }
       stats_->blocks_scanned++;
-      stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + value.size());
+      stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size());
       summary_ = *std::move(summary);
       key_.assign(iter_->key().data(), iter_->key().size());
       SetTime(summary_.min_time);  // a block's first point is its oldest
@@ -180,7 +204,12 @@ class BlockSource final : public Source {
   // Unrolls the current block into points_ once; false on corruption.
   bool Decode() {
     if (decoded_) return true;
-    auto points = format::DecodeBlock(block());
+    absl::StatusOr<std::string_view> bytes = block();
+    if (!bytes.ok()) {
+      status_ = bytes.status();
+      return false;
+    }
+    auto points = format::DecodeBlock(*bytes);
     if (!points.ok()) {
       status_ = points.status();
       return false;
@@ -194,8 +223,13 @@ class BlockSource final : public Source {
     PutOrderedInt64BE(&key_, time);
   }
 
+  const Store& store_;
   const int64_t start_, end_time_;
   ScanStats* stats_;
+  std::unique_ptr<rocksdb::Iterator> blocks_;  // over `cold`, made when first needed
+  // Headers stepped over so far, and that count when the last block was read.
+  int64_t headers_passed_ = 0;
+  int64_t block_header_ = -2;
   format::BlockSummary summary_;
   bool loaded_ = false;   // positioned on a block
   bool decoded_ = false;  // points_ holds its points
@@ -404,8 +438,11 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
             bucket_seen = key.bucket;
             local.buckets_scanned++;
           }
-          const BlockUse use = options.whole_block(
-              {.series = key.series, .bytes = cold.block(), .start_nanos = start, .end_nanos = end});
+          const BlockUse use = options.whole_block({.series = key.series,
+                                                    .summary = &cold.summary(),
+                                                    .bytes = [&cold] { return cold.block(); },
+                                                    .start_nanos = start,
+                                                    .end_nanos = end});
           if (use != BlockUse::kDeclined) {
             local.blocks_whole++;
             local.rows_scanned += cold.summary().count;

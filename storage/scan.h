@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "storage/catalog_types.h"
+#include "storage/format/block.h"
 #include "storage/store.h"
 #include "storage/write_types.h"
 
@@ -39,7 +41,11 @@ enum class BlockUse {
 
 struct WholeBlock {
   uint64_t series = 0;
-  std::string_view bytes;  // valid during the call only
+  // The block's header: its count, time range and column statistics.
+  const format::BlockSummary* summary = nullptr;
+  // Reads the whole block (valid during the call only). A reader that needs
+  // only the header does not call it, and the block is then never read.
+  std::function<absl::StatusOr<std::string_view>()> bytes;
   // The scan's time range (after retention): points outside it are not
   // part of the result, and the reader must drop them.
   int64_t start_nanos = 0;

@@ -48,6 +48,7 @@ const char* Store::FamilyName(Family f) {
     case kCold: return "cold";
     case kColdDelta: return "cold_delta";
     case kIndex: return "index";
+    case kColdHeader: return "cold_header";
     case kFamilyCount: break;
   }
   return "?";

@@ -30,7 +30,11 @@ struct StoreOptions {
 class Store {
  public:
   // The column families, in the order of their handles.
-  enum Family { kCatalog = 0, kHot, kCold, kColdDelta, kIndex, kFamilyCount };
+  // kColdHeader holds, under each block's key, a copy of the block's header
+  // (its count, time range and column statistics): scans that need no
+  // values (pruning, aggregates from headers) read these small entries and
+  // never the blocks.
+  enum Family { kCatalog = 0, kHot, kCold, kColdDelta, kIndex, kColdHeader, kFamilyCount };
   static const char* FamilyName(Family f);
 
   // Creates the data directory if needed and opens (or creates) the database.

@@ -86,7 +86,9 @@ class BucketConverter {
         return absl::OkStatus();
       }
       ASSIGN_OR_RETURN(std::string block, format::EncodeBlock(points));
+      ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(block));
       batch.Put(store_.family(Store::kCold), block_key, block);
+      batch.Put(store_.family(Store::kColdHeader), block_key, header);
       ++counts.blocks_written;
     }
     RETURN_IF_ERROR(FromRocks(hot->status(), "reading the memory store"));
@@ -192,6 +194,42 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   report.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::steady_clock::now() - started).count();
   return report;
+}
+
+}  // namespace strata
+
+namespace strata {
+namespace {
+// A key no table's data uses (those start with a 4-byte table id).
+constexpr std::string_view kHeadersCompleteKey = "";
+}  // namespace
+
+absl::Status BackfillBlockHeaders(Store& store) {
+  std::string marker;
+  rocksdb::Status found = store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kColdHeader),
+                                          kHeadersCompleteKey, &marker);
+  if (found.ok()) return absl::OkStatus();
+  if (!found.IsNotFound()) return FromRocks(found, "reading the block-header marker");
+  std::unique_ptr<rocksdb::Iterator> iter(
+      store.db()->NewIterator(rocksdb::ReadOptions(), store.family(Store::kCold)));
+  rocksdb::WriteBatch batch;
+  auto write = [&] {
+    absl::Status s = FromRocks(store.db()->Write(store.sync_write_options(), &batch),
+                               "writing block headers");
+    batch.Clear();
+    return s;
+  };
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+    // A corrupt block keeps all its bytes as the copy: reads of it then fail
+    // with DATA_LOSS as they did, rather than the block vanishing from scans.
+    const std::string_view block = iter->value().ToStringView();
+    absl::StatusOr<std::string_view> header = format::BlockHeaderBytes(block);
+    batch.Put(store.family(Store::kColdHeader), iter->key(), header.ok() ? *header : block);
+    if (batch.GetDataSize() > (4 << 20)) RETURN_IF_ERROR(write());
+  }
+  RETURN_IF_ERROR(FromRocks(iter->status(), "reading magnetic-store blocks"));
+  batch.Put(store.family(Store::kColdHeader), kHeadersCompleteKey, "1");
+  return write();
 }
 
 }  // namespace strata

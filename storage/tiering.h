@@ -41,4 +41,10 @@ struct TieringReport {
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos);
 
+// Writes the `cold_header` copy of every block that lacks one: blocks
+// written before that family existed. Runs once per data directory (a
+// marker records that it finished; a run cut short is redone whole), before
+// the server serves.
+absl::Status BackfillBlockHeaders(Store& store);
+
 }  // namespace strata

@@ -348,6 +348,11 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes) {
   return std::move(h.summary);
 }
 
+absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block) {
+  ASSIGN_OR_RETURN(Header h, ParseHeader(block));
+  return block.substr(0, block.size() - h.bodies.size());
+}
+
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
     const std::function<bool(const ColumnSummary&)>& wanted) {

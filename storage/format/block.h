@@ -73,7 +73,11 @@ struct BlockColumns {
 
 // DATA_LOSS for anything that is not a well-formed block; never reads past
 // `bytes` and never allocates more than the bytes can describe.
+// `bytes` may be the whole block or only its header (BlockHeaderBytes).
 absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes);
+// The leading bytes of a block that hold its header (magic, version, count,
+// time range, column statistics): all DecodeBlockSummary reads.
+absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block);
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
 // Decodes times, versions if asked, and the columns `wanted` accepts. The
 // bodies of other columns are skipped (their header fields are checked).

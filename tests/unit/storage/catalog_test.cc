@@ -327,7 +327,8 @@ TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
     auto raw = Store::Open({.data_dir = dir_.Sub("data")});
     ASSERT_TRUE(raw.ok()) << raw.status();
     for (uint32_t id : {doomed.id, kept.id}) {
-      for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex}) {
+      for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex,
+                          Store::kColdHeader}) {
         ASSERT_TRUE((*raw)->db()
                         ->Put(rocksdb::WriteOptions(), (*raw)->family(family),
                               keys::TableDataPrefix(id) + "row", "v")
@@ -341,7 +342,8 @@ TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
   engine_.reset();
   auto raw = Store::Open({.data_dir = dir_.Sub("data")});
   ASSERT_TRUE(raw.ok());
-  for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex}) {
+  for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex,
+                          Store::kColdHeader}) {
     std::string value;
     EXPECT_TRUE((*raw)->db()
                     ->Get(rocksdb::ReadOptions(), (*raw)->family(family),

@@ -122,6 +122,30 @@ class TieringTest : public ::testing::Test {
     return results[0];
   }
 
+  // Runs `change` on the data directory's store with the engine closed, then
+  // reopens the engine.
+  void WithStore(const std::function<void(Store&)>& change) {
+    engine_.reset();
+    {
+      auto store = Store::Open({.data_dir = dir_.Sub("data")});
+      ASSERT_TRUE(store.ok()) << store.status();
+      change(**store);
+    }
+    Open();
+  }
+
+  static std::vector<std::string> Keys(Store& store, Store::Family family) {
+    std::vector<std::string> keys;
+    std::unique_ptr<rocksdb::Iterator> iter(
+        store.db()->NewIterator(rocksdb::ReadOptions(), store.family(family)));
+    for (iter->SeekToFirst(); iter->Valid(); iter->Next()) keys.push_back(iter->key().ToString());
+    return keys;
+  }
+
+  absl::Status ScanStatus() {
+    return engine_->Scan(Table(), {}, [](const ScanRow&) { return true; });
+  }
+
   testing::TempDir dir_;
   ManualClock clock_{kStart};
   std::unique_ptr<Engine> engine_;
@@ -194,8 +218,11 @@ TEST_F(TieringTest, WholeBlocksAreOfferedOnlyWhereNothingNeedsMerging) {
   auto scan = [&](ScanOptions options, BlockUse use) {
     Seen seen;
     options.whole_block = [&](const WholeBlock& block) {
-      auto summary = format::DecodeBlockSummary(block.bytes);
+      auto bytes = block.bytes();
+      EXPECT_TRUE(bytes.ok());
+      auto summary = format::DecodeBlockSummary(*bytes);
       EXPECT_TRUE(summary.ok());
+      EXPECT_EQ(summary->count, block.summary->count);
       seen.blocks++;
       seen.block_points += static_cast<int>(summary->count);
       seen.starts.insert(block.start_nanos);
@@ -337,6 +364,55 @@ TEST_F(TieringTest, RetentionDropsExpiredBucketsAndGivesSpaceBack) {
                   .ok());
   Open();
   EXPECT_TRUE(ScanAll().empty());
+  // The blocks' header copies went with them.
+  WithStore([](Store& store) {
+    EXPECT_EQ(Keys(store, Store::kCold).size(), 0u);
+    EXPECT_EQ(Keys(store, Store::kColdHeader), std::vector<std::string>{""});  // the marker
+  });
+}
+
+TEST_F(TieringTest, BlocksWithoutHeaderCopiesGetThemAtOpen) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  const std::vector<std::string> expected = ScanAll();
+  std::vector<std::string> blocks;
+  // A data directory from before `cold_header`: blocks only.
+  WithStore([&](Store& store) {
+    blocks = Keys(store, Store::kCold);
+    ASSERT_EQ(Keys(store, Store::kColdHeader).size(), blocks.size() + 1);
+    ASSERT_TRUE(store.db()
+                    ->DeleteRange(rocksdb::WriteOptions(), store.family(Store::kColdHeader), "",
+                                  std::string(8, '\xff'))
+                    .ok());
+  });
+  EXPECT_EQ(ScanAll(), expected);
+  WithStore([&](Store& store) {
+    std::vector<std::string> headers = Keys(store, Store::kColdHeader);
+    ASSERT_EQ(headers.size(), blocks.size() + 1);
+    EXPECT_EQ(headers[0], "");
+    EXPECT_EQ(std::vector<std::string>(headers.begin() + 1, headers.end()), blocks);
+  });
+}
+
+TEST_F(TieringTest, AMissingOrCorruptBlockIsDataLossNotACrash) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  std::string block_key;
+  WithStore([&](Store& store) {
+    block_key = Keys(store, Store::kCold).front();
+    ASSERT_TRUE(store.db()->Delete(rocksdb::WriteOptions(), store.family(Store::kCold), block_key).ok());
+  });
+  EXPECT_EQ(ScanStatus().code(), absl::StatusCode::kDataLoss);
+  // A corrupt block gets a header copy that is as corrupt: still DATA_LOSS
+  // where it is read, and the server opens.
+  WithStore([&](Store& store) {
+    ASSERT_TRUE(store.db()->Put(rocksdb::WriteOptions(), store.family(Store::kCold), block_key, "garbage").ok());
+    ASSERT_TRUE(store.db()->Delete(rocksdb::WriteOptions(), store.family(Store::kColdHeader), "").ok());
+  });
+  ASSERT_NE(engine_, nullptr);
+  EXPECT_EQ(ScanStatus().code(), absl::StatusCode::kDataLoss);
 }
 
 }  // namespace
