@@ -367,7 +367,13 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   }
   const uint32_t first_bucket = keys::BucketOf(start);
   const uint32_t last_bucket = keys::BucketOf(end - 1);
-  local.buckets_in_range = static_cast<int64_t>(last_bucket) - first_bucket + 1;
+  // No row is newer than the writes accept, so the buckets an open-ended
+  // range covers end there.
+  const int64_t written_end =
+      now_nanos > INT64_MAX - kFutureWindowNanos ? end
+                                                 : std::min(end, now_nanos + kFutureWindowNanos);
+  local.buckets_in_range =
+      start < written_end ? int64_t{keys::BucketOf(written_end - 1)} - first_bucket + 1 : 0;
   if (options.last_per_series) {
     if (options.series == nullptr) {
       return absl::InvalidArgumentError("a last-point scan needs the list of series");

@@ -200,6 +200,24 @@ TEST_F(TieringTest, ScansPruneBlocksOutsideTheTimeRange) {
   EXPECT_EQ(stats.blocks_pruned, 3);
 }
 
+// An open-ended range counts the buckets up to the newest time a write can
+// have (15 minutes ahead), not up to the end of time (regression: a query
+// with `time > ago(1h)` reported two million buckets pruned).
+TEST_F(TieringTest, BucketsInRangeEndWhereWritesEnd) {
+  clock_.Advance(kNanosPerHour / 2);
+  ScanStats stats;
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - kNanosPerHour},
+                            [](const ScanRow&) { return true; }, &stats).ok());
+  EXPECT_EQ(stats.buckets_in_range, 2);  // the hour before kStart, and kStart's
+  clock_.Advance(kNanosPerHour / 4 + kNanosPerMinute);  // now + 15 min is in the next hour
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - kNanosPerHour},
+                            [](const ScanRow&) { return true; }, &stats).ok());
+  EXPECT_EQ(stats.buckets_in_range, 3);
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart + 2 * kNanosPerHour},
+                            [](const ScanRow&) { return true; }, &stats).ok());
+  EXPECT_EQ(stats.buckets_in_range, 0);
+}
+
 // A scan hands a reader whole blocks only where nothing needs merging: the
 // block alone holds its series' points in its bucket and lies inside the
 // time range. Everything else arrives row by row, and the union is the
