@@ -46,6 +46,8 @@ bool BlockStatsReader::SelectSeries(uint64_t series) {
   auto it = table_.series.find(series);
   series_ = it == table_.series.end() ? nullptr : &it->second;
   if (series_ == nullptr) return false;
+  // A series may lack a dimension another has: that column is NULL for it.
+  for (int c = 0; c < table_.time_column; ++c) row_[c] = Datum::Null(table_.types[c]);
   for (const auto& [column, value] : series_->values) row_[column] = Datum::Varchar(value);
   return true;
 }
