@@ -70,8 +70,7 @@ bool BlockStatsReader::StatsOf(int column, const format::BlockSummary& summary,
   return true;  // no column feeds it: every point is NULL there
 }
 
-bool BlockStatsReader::Read(const WholeBlock& block, Row* keys,
-                                            std::vector<ColumnStats>* stats) {
+bool BlockStatsReader::Read(const WholeBlock& block, Row* keys, std::vector<ColumnStats>* stats) {
   if (!SelectSeries(block.series)) return false;
   const format::BlockSummary* summary = block.summary;
   if (summary->min_time < block.start_nanos || summary->max_time >= block.end_nanos) return false;

@@ -331,8 +331,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     // Pushes the rows gathered so far; false when the scan must stop.
     auto flush = [&]() {
       pushed = context->CheckAlive();
-      if (pushed.ok()) pushed = sink->Push(batcher.batch());
-      batcher.Clear();
+      if (pushed.ok()) pushed = batcher.Flush([&](const Batch& b) { return sink->Push(b); });
       return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
     };
     // Magnetic blocks that need no merge add to the aggregation by their

@@ -53,7 +53,9 @@ void ScanBatcher::Clear() {
   }
 }
 
-const Batch& ScanBatcher::batch() {
+absl::Status ScanBatcher::Flush(const std::function<absl::Status(const Batch&)>& push) {
+  // Consumers expect columns of exactly `rows` values; Clear sizes them for
+  // a full batch again.
   for (int c : read_columns_) {
     Vector& v = batch_.columns[c];
     v.nulls.resize(batch_.rows);
@@ -61,7 +63,9 @@ const Batch& ScanBatcher::batch() {
     if (!v.doubles.empty()) v.doubles.resize(batch_.rows);
     if (!v.strings.empty()) v.strings.resize(batch_.rows);
   }
-  return batch_;
+  absl::Status pushed = push(batch_);
+  Clear();
+  return pushed;
 }
 
 int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,

@@ -59,14 +59,12 @@ class ScanBatcher {
   absl::StatusOr<bool> Add(const ScanRow& row);
   // Appends the points of a magnetic block inside the block's time range,
   // decoding only the columns read. Calls `full` whenever the batch fills
-  // (it must take the batch and Clear); false from `full` stops, and
-  // AddBlock returns false.
+  // (it must Flush); false from `full` stops, and AddBlock returns false.
   absl::StatusOr<bool> AddBlock(const WholeBlock& block, const std::function<bool()>& full);
-  // The rows added since the last Clear (columns not read are empty). It
-  // trims the columns to the rows: call Clear before adding more.
-  const Batch& batch();
+  // Hands the rows added so far to `push` (columns not read are empty; the
+  // batch is valid during the call only), then starts a new batch.
+  absl::Status Flush(const std::function<absl::Status(const Batch&)>& push);
   size_t rows() const { return batch_.rows; }
-  void Clear();
   // Whole blocks skipped by `bounds` so far.
   int64_t blocks_ruled_out() const { return blocks_ruled_out_; }
 
@@ -74,6 +72,8 @@ class ScanBatcher {
   int MeasureColumn(size_t position, std::string_view name, ValueType type);
   // Stores the measure at row `r` if the query reads its column.
   void AddMeasure(size_t r, size_t position, const MeasureView& m);
+  // Starts an empty batch, every column sized for a full one.
+  void Clear();
   int ColumnOf(std::string_view name, ValueType type) const {
     return MeasureColumnOf(table_, *series_, name, type);
   }
