@@ -71,10 +71,17 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
-                 "How often memory-store buckets past their retention are moved to the "
-                 "magnetic store, late writes merged, and expired buckets dropped")
+                 "How often sealed and aged memory-store hours are converted to blocks, late "
+                 "writes merged, and expired hours dropped")
       ->envname("STRATA_MAINTENANCE_INTERVAL_SECONDS")
       ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--seal-after-minutes", c.seal_after_minutes,
+                 "Minutes after its end a memory-store hour is sealed into compact columnar "
+                 "blocks (much faster to aggregate; writes to it are still accepted and merged "
+                 "in). 0 keeps an hour's rows until it leaves the memory store")
+      ->envname("STRATA_SEAL_AFTER_MINUTES")
+      ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address although Strata has no authentication "

@@ -28,6 +28,10 @@ struct ServerConfig {
   int block_cache_mb = 256;
   // How often the tiering and retention jobs run over every table.
   int maintenance_interval_seconds = 60;
+  // Minutes after its end a memory-store hour is sealed into columnar
+  // blocks (EngineOptions::seal_after_nanos); 0 keeps rows until the hour
+  // leaves the memory store.
+  int seal_after_minutes = 10;
   // There is no authentication yet, so listening beyond loopback must be
   // asked for explicitly (containers do).
   bool allow_unauthenticated_remote = false;

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   auto engine = strata::Engine::Open(
       {.data_dir = config.data_dir,
        .durability = config.durability,
-       .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20});
+       .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20,
+       .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute});
   if (!engine.ok()) return Fail(engine.status());
 
   auto server = strata::Server::Start(

@@ -19,6 +19,12 @@ int64_t TableInfo::MemoryStoreStartNanos(int64_t now_nanos) const {
   return std::max(now_nanos - retention.MemoryNanos(), memory_store_floor_nanos);
 }
 
+int64_t TableInfo::BlocksBeforeNanos(int64_t now_nanos, int64_t seal_after_nanos) const {
+  const int64_t memory_start = MemoryStoreStartNanos(now_nanos);
+  if (seal_after_nanos <= 0) return memory_start;
+  return std::max(memory_start, now_nanos - seal_after_nanos);
+}
+
 int64_t TableInfo::RetentionStartNanos(int64_t now_nanos) const {
   return std::max(now_nanos - retention.TotalNanos(), retention_floor_nanos);
 }

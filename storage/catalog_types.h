@@ -77,6 +77,12 @@ struct TableInfo {
 
   // The oldest time the memory store holds at `now_nanos`.
   int64_t MemoryStoreStartNanos(int64_t now_nanos) const;
+  // Buckets that ended before this time may be (partly) in columnar blocks:
+  // the tiering job converts every bucket past the memory store's window
+  // and, with sealing on (`seal_after_nanos` > 0), every memory-store hour
+  // that ended at least `seal_after_nanos` ago (docs/architecture.md,
+  // "Sealed hours").
+  int64_t BlocksBeforeNanos(int64_t now_nanos, int64_t seal_after_nanos) const;
   // The oldest time the table holds at all at `now_nanos`; older rows are
   // expired and never returned.
   int64_t RetentionStartNanos(int64_t now_nanos) const;

@@ -23,10 +23,18 @@
 
 namespace strata {
 
+inline constexpr int64_t kDefaultSealAfterNanos = 10 * kNanosPerMinute;
+
 struct EngineOptions {
   std::string data_dir;
   Durability durability = Durability::kFsync;
   size_t block_cache_bytes = size_t{256} << 20;  // see StoreOptions
+  // A memory-store hour that ended this long ago is sealed: the tiering job
+  // converts it to columnar blocks while it is still in the memory store's
+  // window (later writes to it are merged in on the next run). 0 keeps the
+  // rows until the hour leaves the memory store. docs/architecture.md,
+  // "Sealed hours".
+  int64_t seal_after_nanos = kDefaultSealAfterNanos;
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;
@@ -102,6 +110,7 @@ class Engine {
   Engine() = default;
 
   const Clock* clock_ = nullptr;
+  int64_t seal_after_nanos_ = 0;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<Writer> writer_;

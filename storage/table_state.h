@@ -85,11 +85,13 @@ class TableState {
   // it before copying what the view is built from.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
-  // Newest time stored in the memory store for (series, bucket), if cached.
-  // Leader-only, like Apply.
+  // What the writer knows of one series' rows in its latest bucket: the
+  // newest time stored in any family, and whether `cold_delta` or a block
+  // holds some of them. Leader-only, like Apply.
   struct Newest {
     uint32_t bucket = 0;
     int64_t time_nanos = INT64_MIN;
+    bool in_cold = false;
   };
   absl::flat_hash_map<uint64_t, Newest>& newest_cache() { return newest_; }
 

@@ -1,5 +1,6 @@
-// The tiering job: moves memory-store buckets that have aged past the
-// table's memory retention into the magnetic store's columnar blocks, and
+// The tiering job: converts memory-store buckets that have aged past the
+// table's memory retention, or are sealed (closed for a while, see
+// TableInfo::BlocksBeforeNanos), into columnar blocks, and
 // folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
 // "Tiers and retention").
 //
@@ -36,10 +37,11 @@ struct TieringReport {
   int64_t duration_nanos = 0;
 };
 
-// Converts every bucket of `table` that ended before the memory store's
-// window at `now_nanos`.
+// Converts every bucket of `table` that ended before
+// `table.BlocksBeforeNanos(now_nanos, seal_after_nanos)` and still has
+// `hot` or `cold_delta` rows.
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
-                                         int64_t now_nanos);
+                                         int64_t now_nanos, int64_t seal_after_nanos);
 
 // Writes the `cold_header` copy of every block that lacks one: blocks
 // written before that family existed. Runs once per data directory (a

@@ -111,8 +111,9 @@ struct Writer::Pending {
 // What the leader does for one group, without holding the queue lock.
 class Writer::GroupCommit {
  public:
-  GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now)
-      : store_(store), group_(group), now_(now) {}
+  GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
+              int64_t seal_after_nanos)
+      : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos) {}
 
   absl::Status Run() {
     for (Pending* p : group_) {
@@ -148,9 +149,10 @@ class Writer::GroupCommit {
   struct Target {
     Pending* pending;
     Prepared* prepared;
-    std::string hot_key;   // the key in the memory store
-    bool check_hot;        // the memory store may hold this key: read it
-    bool check_cold;       // the magnetic store (blocks and delta) may hold it
+    std::string hot_key;   // the point's key (the same in `hot` and `cold_delta`)
+    bool check_hot;        // `hot` may hold this key: read it
+    bool check_cold;       // a block or `cold_delta` may hold it: read them
+    Store::Family family;  // where a new row goes
   };
 
   void Reject(Pending* p, const Prepared& r, std::string reason,
@@ -240,27 +242,22 @@ class Writer::GroupCommit {
     return id;
   }
 
-  // The newest time the memory store holds for (series, bucket), from the
-  // cache or, on a miss, one reverse seek.
-  int64_t NewestStored(TableState& state, const keys::PointKey& key) {
+  // What is stored of (series, bucket), from the cache or, on a miss, a
+  // reverse seek in `hot` and `cold_delta` and the block's header. The
+  // tiering job moves rows without changing the newest time (it runs between
+  // groups, and a converted bucket is one `check_cold` covers), and retention
+  // only removes rows, so a cached time is never too low.
+  TableState::Newest NewestStored(TableState& state, const keys::PointKey& key) {
     auto& cache = state.newest_cache();
     auto it = cache.find(key.series);
-    if (it != cache.end() && it->second.bucket == key.bucket) return it->second.time_nanos;
-    std::string prefix = keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
-    std::string end = keys::PrefixEnd(prefix);
-    rocksdb::Slice upper(end);
-    rocksdb::ReadOptions options;
-    options.iterate_upper_bound = &upper;
-    std::unique_ptr<rocksdb::Iterator> iter(
-        store_->db()->NewIterator(options, store_->family(Store::kHot)));
-    iter->SeekToLast();
-    keys::PointKey found;
-    int64_t newest = INT64_MIN;
-    if (iter->Valid() && iter->key().starts_with(prefix) &&
-        keys::DecodePointKey(iter->key().ToStringView(), &found)) {
-      newest = found.time_nanos;
-    }
-    cache[key.series] = {key.bucket, newest};
+    if (it != cache.end() && it->second.bucket == key.bucket) return it->second;
+    const std::string prefix =
+        keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
+    const int64_t hot = NewestRowTime(Store::kHot, prefix);
+    const int64_t cold = std::max(NewestRowTime(Store::kColdDelta, prefix), BlockEnd(prefix));
+    TableState::Newest newest{.bucket = key.bucket, .time_nanos = std::max(hot, cold),
+                              .in_cold = cold != INT64_MIN};
+    cache[key.series] = newest;
     return newest;
   }
 
@@ -274,21 +271,60 @@ class Writer::GroupCommit {
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
                  .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r),
                  .time_nanos = r.record.time_nanos};
-    // A bucket the tiering job may already have moved: a record routed to
-    // the memory store just before its bucket aged out must still be checked
-    // against the magnetic store.
-    const bool tiered =
-        key.bucket < keys::BucketsBefore(p->table->MemoryStoreStartNanos(now_));
+    // A bucket the tiering job may already have converted (past the memory
+    // store's window, or a sealed hour) may hold the key in a block or in
+    // `cold_delta`; so may any bucket where the lookup found some (written
+    // before a restart that changed the sealing, or a late write). A new row
+    // goes to the tier the record was routed to; an update goes where the
+    // row lives (Apply).
+    const TableState::Newest stored = NewestStored(state, key);
+    const bool check_cold =
+        r.magnetic || stored.in_cold ||
+        key.bucket < keys::BucketsBefore(p->table->BlocksBeforeNanos(now_, seal_after_nanos_));
     Target t{.pending = p, .prepared = &r, .hot_key = keys::EncodePointKey(key),
-             .check_hot = true, .check_cold = r.magnetic || tiered};
+             .check_hot = true, .check_cold = check_cold,
+             .family = r.magnetic ? Store::kColdDelta : Store::kHot};
     // Appends, the common case, cannot collide with anything stored.
-    if (!t.check_cold && key.time_nanos > NewestStored(state, key)) t.check_hot = false;
+    if (key.time_nanos > stored.time_nanos) {
+      t.check_hot = false;
+      t.check_cold = false;
+    }
     if (t.check_hot) to_read_.emplace(Store::kHot, t.hot_key);
     if (t.check_cold) {
       to_read_.emplace(Store::kColdDelta, t.hot_key);
       to_read_.emplace(Store::kCold, t.hot_key);
     }
     targets_.push_back(std::move(t));
+  }
+
+  // The time of the last row of `family` under the 24-byte series prefix.
+  int64_t NewestRowTime(Store::Family family, const std::string& prefix) {
+    const std::string end = keys::PrefixEnd(prefix);
+    const rocksdb::Slice upper(end);
+    rocksdb::ReadOptions options;
+    options.iterate_upper_bound = &upper;
+    std::unique_ptr<rocksdb::Iterator> iter(
+        store_->db()->NewIterator(options, store_->family(family)));
+    iter->SeekToLast();
+    keys::PointKey found;
+    if (iter->Valid() && iter->key().starts_with(prefix) &&
+        keys::DecodePointKey(iter->key().ToStringView(), &found)) {
+      return found.time_nanos;
+    }
+    return INT64_MIN;
+  }
+
+  // The newest time of the series' block in the bucket, from its header
+  // copy. A header that cannot be read gives INT64_MAX: every write is then
+  // checked against the block, whose reading reports the damage.
+  int64_t BlockEnd(const std::string& block_key) {
+    std::string header;
+    const rocksdb::Status s = store_->db()->Get(
+        rocksdb::ReadOptions(), store_->family(Store::kColdHeader), block_key, &header);
+    if (s.IsNotFound()) return INT64_MIN;
+    if (!s.ok()) return INT64_MAX;
+    auto summary = format::DecodeBlockSummary(header);
+    return summary.ok() ? summary->max_time : INT64_MAX;
   }
 
   // One MultiGet for every stored row the group's records may collide with.
@@ -348,7 +384,7 @@ class Writer::GroupCommit {
   // this group left it.
   void Apply(Target& t) {
     Prepared& r = *t.prepared;
-    Store::Family family = t.check_cold ? Store::kColdDelta : Store::kHot;
+    Store::Family family = t.family;
     // rows_ holds what was read and what this group wrote, in every tier;
     // the current row is the one with the highest version.
     const StoredRow* existing = nullptr;
@@ -387,11 +423,11 @@ class Writer::GroupCommit {
     std::string value;
     EncodeRow(next, &value);
     puts_.push_back({family, t.hot_key, std::move(value)});
-    if (family == Store::kHot) {
-      auto& newest = t.pending->state->newest_cache()[DecodeSeries(t.hot_key)];
-      if (newest.bucket == keys::BucketOf(r.record.time_nanos)) {
-        newest.time_nanos = std::max(newest.time_nanos, r.record.time_nanos);
-      }
+    auto& cache = t.pending->state->newest_cache();
+    if (auto newest = cache.find(DecodeSeries(t.hot_key));
+        newest != cache.end() && newest->second.bucket == keys::BucketOf(r.record.time_nanos)) {
+      newest->second.time_nanos = std::max(newest->second.time_nanos, r.record.time_nanos);
+      newest->second.in_cold |= family == Store::kColdDelta;
     }
     rows_[{family, t.hot_key}] = std::move(next);
     Count(t);
@@ -414,6 +450,7 @@ class Writer::GroupCommit {
   Store* const store_;
   const std::vector<Pending*>& group_;
   const int64_t now_;
+  const int64_t seal_after_nanos_;
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
   absl::flat_hash_map<TableState*, TableChanges> changes_;
@@ -479,7 +516,7 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
       absl::Status status;
       {
         absl::MutexLock commit(&commit_mu_);
-        status = GroupCommit(store_, group, clock_->NowNanos()).Run();
+        status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_).Run();
       }
       queue_mu_.Lock();
       for (Pending* p : group) {

@@ -30,9 +30,11 @@ namespace strata {
 
 class Writer {
  public:
-  // All three must outlive the Writer.
-  Writer(Store* store, Catalog* catalog, const Clock* clock)
-      : store_(store), catalog_(catalog), clock_(clock) {}
+  // All three must outlive the Writer. `seal_after_nanos` is the tiering
+  // job's (TableInfo::BlocksBeforeNanos): records for hours it may have
+  // converted are checked against the blocks.
+  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos)
+      : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos) {}
 
   // Writes one request. Returns NOT_FOUND for an unknown table,
   // INVALID_ARGUMENT when the request as a whole is invalid, an error from
@@ -61,6 +63,7 @@ class Writer {
   Store* const store_;
   Catalog* const catalog_;
   const Clock* const clock_;
+  const int64_t seal_after_nanos_;
 
   absl::Mutex commit_mu_;  // held by a group's leader while it commits
   absl::Mutex queue_mu_;

@@ -73,7 +73,8 @@ class TieringTest : public ::testing::Test {
 
   void Open() {
     engine_.reset();
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    auto engine = Engine::Open(
+        {.data_dir = dir_.Sub("data"), .seal_after_nanos = seal_after_, .clock = &clock_});
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
   }
@@ -148,6 +149,9 @@ class TieringTest : public ::testing::Test {
 
   testing::TempDir dir_;
   ManualClock clock_{kStart};
+  // Most tests follow rows across the memory store's edge, so sealing is off
+  // unless a test turns it on (and reopens).
+  int64_t seal_after_ = 0;
   std::unique_ptr<Engine> engine_;
 };
 
@@ -320,6 +324,98 @@ TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
   EXPECT_EQ(Write({Reading(7, t)}).magnetic_store, 1);
   EXPECT_EQ(Maintain().tiering.delta_rows_merged, 1);
   EXPECT_EQ(ScanAll().size(), with_upsert.size() + 1);
+}
+
+// Rows containing " <time> v<version> ".
+int64_t CountAt(const std::vector<std::string>& lines, int64_t time, int64_t version) {
+  const std::string needle = " " + std::to_string(time) + " v" + std::to_string(version) + " ";
+  return std::count_if(lines.begin(), lines.end(),
+                       [&](const std::string& line) { return line.find(needle) != std::string::npos; });
+}
+
+TEST_F(TieringTest, ClosedHoursAreSealedIntoBlocksInsideTheMemoryStore) {
+  seal_after_ = kTenMinutes;
+  Open();
+  // Per host: 5 points in the hour before last, 6 in the last, 1 at now.
+  const int written = WriteTwoHours();
+  const auto before = ScanAll();
+
+  // At kStart the hour before last ended 1 h ago: sealed. The last hour
+  // ended just now: still rows.
+  TableMaintenance run = Maintain();
+  EXPECT_EQ(run.tiering.rows_moved, 3 * 5);
+  EXPECT_EQ(run.tiering.blocks_written, 3);
+  EXPECT_EQ(ScanAll(), before);
+
+  // Ten minutes later the last hour is sealed too; the open hour is not.
+  clock_.Advance(kTenMinutes - 1);
+  EXPECT_EQ(Maintain().tiering.rows_moved, 0);
+  clock_.Advance(1);
+  run = Maintain();
+  EXPECT_EQ(run.tiering.rows_moved, 3 * 6);
+  ScanStats stats;
+  EXPECT_EQ(ScanAll(&stats), before);
+  EXPECT_EQ(stats.blocks_scanned, 6);
+  EXPECT_EQ(static_cast<int>(before.size()), written);
+}
+
+TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBlock) {
+  seal_after_ = kTenMinutes;
+  Open();
+  WriteTwoHours();
+  Maintain();
+  const int64_t t = kStart - 100 * kNanosPerMinute;  // a point of the sealed hour
+
+  WriteResult same = Write({Reading(1, t)});
+  EXPECT_EQ(same.memory_store, 1);  // inside the memory store's window
+  EXPECT_TRUE(same.rejected.empty());
+  WriteResult other = Write({Reading(1, t, 1, 0.5)});
+  ASSERT_EQ(other.rejected.size(), 1u);
+  EXPECT_EQ(other.rejected[0].existing_version, 1);
+  EXPECT_EQ(Write({Reading(1, t, 2, 0.5)}).memory_store, 1);
+  EXPECT_EQ(CountAt(ScanAll(), t, 2), 1);
+
+  // A point after the block's last one (the append path, no read) and its
+  // conflicting retry in the next request: the retry is still caught.
+  const int64_t after = kStart - 61 * kNanosPerMinute;
+  EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
+  WriteResult retry = Write({Reading(1, after, 1, 0.5)});
+  ASSERT_EQ(retry.rejected.size(), 1u);
+  EXPECT_EQ(retry.rejected[0].existing_version, 1);
+
+  // The next run merges both into the block (the update of a block row
+  // went to the delta, the new row to the memory store's rows); the rules
+  // hold against it.
+  const auto merged_view = ScanAll();
+  const TableMaintenance merged = Maintain();
+  EXPECT_EQ(merged.tiering.delta_rows_merged, 1);
+  EXPECT_EQ(merged.tiering.rows_moved, 1);
+  EXPECT_EQ(ScanAll(), merged_view);
+  WriteResult stale = Write({Reading(1, t, 1, 0.75)});
+  ASSERT_EQ(stale.rejected.size(), 1u);
+  EXPECT_EQ(stale.rejected[0].existing_version, 2);
+}
+
+TEST_F(TieringTest, BlocksOfSealedHoursStayCheckedAfterARestartWithSealingOff) {
+  seal_after_ = kTenMinutes;
+  Open();
+  WriteTwoHours();
+  Maintain();
+  seal_after_ = 0;
+  Open();
+  const int64_t t = kStart - 100 * kNanosPerMinute;  // in a block, in the memory window
+  WriteResult lower = Write({Reading(1, t, 1, 0.5)});
+  ASSERT_EQ(lower.rejected.size(), 1u);
+  EXPECT_EQ(lower.rejected[0].existing_version, 1);
+  // An append after the block, then its conflicting retry after a restart
+  // (nothing cached): the stored row is found either way.
+  const int64_t after = kStart - 61 * kNanosPerMinute;
+  EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
+  Open();
+  WriteResult retry = Write({Reading(1, after, 1, 0.5)});
+  ASSERT_EQ(retry.rejected.size(), 1u);
+  EXPECT_EQ(retry.rejected[0].existing_version, 1);
+  EXPECT_EQ(CountAt(ScanAll(), t, 1), 3);  // the three hosts' points, unchanged
 }
 
 TEST_F(TieringTest, OneRequestOfLateWritesIntoOneBlockIsCheckedPointByPoint) {
