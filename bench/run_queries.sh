@@ -4,7 +4,9 @@
 # Usage: bench/run_queries.sh [rows] [runs] [memory-store hours]
 # With memory-store hours (e.g. 1), the table's memory store is shrunk to
 # that after loading and the suite runs once the tiering job has moved the
-# older hours into magnetic blocks; without, all data stays in the memory store.
+# older hours into magnetic blocks; without, all data stays in the memory
+# store, and the suite runs once the tiering job has sealed its closed hours
+# (STRATA_BENCH_SEAL_AFTER_MINUTES=0 turns sealing off: rows only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-8640000}
@@ -15,7 +17,8 @@ dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7880}
 build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" \
-  --maintenance-interval-seconds 5 2>"$dir/stratad.log" &
+  --maintenance-interval-seconds 5 --seal-after-minutes "${STRATA_BENCH_SEAL_AFTER_MINUTES:-10}" \
+  2>"$dir/stratad.log" &
 pid=$!
 sleep 1
 build/bench/ingest_bench --target "127.0.0.1:$port" --hosts 1000 --rows "$rows" --streams 4 | head -2
@@ -23,5 +26,15 @@ if [[ -n "$memory_hours" ]]; then
   build/client/strata -p "$port" table update benchmark cpu --memory "${memory_hours}h" >/dev/null
   until grep -q 'tiering "benchmark"."cpu"' "$dir/stratad.log"; do sleep 1; done
   grep 'tiering "benchmark"."cpu"' "$dir/stratad.log" | head -1 | sed 's/.*tiering/tiering/'
+else
+  # Sealing ran during the load; wait until two maintenance runs in a row
+  # find nothing left to seal.
+  runs() { grep -c 'tiering "benchmark"."cpu"' "$dir/stratad.log" || true; }
+  seen=-1
+  until [[ $seen == $(runs) ]]; do
+    seen=$(runs)
+    sleep 11
+  done
+  echo "sealing: $seen tiering runs during and after the load"
 fi
 build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs"

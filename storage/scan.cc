@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/coding.h"
 #include "common/status.h"
 #include "rocksdb/perf_level.h"
@@ -239,10 +240,39 @@ class BlockSource final : public Source {
   std::string key_;
 };
 
+// Which families hold any row of a table's bucket, each asked once per
+// bucket: last-point probes then seek only where a series' row can be.
+class BucketOccupancy {
+ public:
+  BucketOccupancy(const Store& store, const rocksdb::ReadOptions& read, uint32_t table_id)
+      : store_(store), read_(read), table_id_(table_id) {}
+
+  bool Holds(Store::Family family, uint32_t bucket) {
+    auto [it, inserted] = known_.try_emplace({family, bucket}, false);
+    if (inserted) {
+      const std::string prefix = keys::BucketPrefix(table_id_, bucket);
+      std::unique_ptr<rocksdb::Iterator> iter(
+          store_.db()->NewIterator(read_, store_.family(family)));
+      iter->Seek(prefix);
+      it->second = iter->Valid() && iter->key().starts_with(prefix);
+    }
+    return it->second;
+  }
+
+ private:
+  const Store& store_;
+  const rocksdb::ReadOptions& read_;
+  const uint32_t table_id_;
+  absl::flat_hash_map<std::pair<Store::Family, uint32_t>, bool> known_;
+};
+
 // The newest row of one series in one bucket with time in [start, end), from
-// every tier (highest version on equal times), or nullopt.
+// every tier that holds rows of the bucket (highest version on equal times),
+// or nullopt. A block is read only when its header copy says it has points
+// in range.
 absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
                                                       const rocksdb::ReadOptions& read,
+                                                      BucketOccupancy& occupancy, uint32_t bucket,
                                                       rocksdb::Iterator* hot,
                                                       rocksdb::Iterator* delta,
                                                       const std::string& prefix, int64_t start,
@@ -258,7 +288,8 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
   };
   std::string last_key = prefix;
   PutOrderedInt64BE(&last_key, end - 1);
-  for (rocksdb::Iterator* iter : {hot, delta}) {
+  for (auto [family, iter] : {std::pair{Store::kHot, hot}, std::pair{Store::kColdDelta, delta}}) {
+    if (!occupancy.Holds(family, bucket)) continue;
     iter->SeekForPrev(last_key);
     if (iter->Valid() && iter->key().starts_with(prefix)) {
       keys::PointKey key;
@@ -271,24 +302,32 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
     }
     RETURN_IF_ERROR(FromRocks(iter->status(), "scanning"));
   }
+  if (!occupancy.Holds(Store::kColdHeader, bucket)) return best;
+  std::string header;
+  rocksdb::Status s = store.db()->Get(read, store.family(Store::kColdHeader), prefix, &header);
+  if (s.IsNotFound()) return best;
+  RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block header"));
+  ASSIGN_OR_RETURN(auto summary, format::DecodeBlockSummary(header));
+  if (summary.min_time >= end || summary.max_time < start ||
+      (best && summary.max_time < best->time_nanos)) {
+    stats->blocks_pruned++;
+    return best;
+  }
   std::string block;
-  rocksdb::Status s = store.db()->Get(read, store.family(Store::kCold), prefix, &block);
-  if (!s.IsNotFound()) {
-    RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
-    ASSIGN_OR_RETURN(auto summary, format::DecodeBlockSummary(block));
-    if (summary.min_time >= end || summary.max_time < start) {
-      stats->blocks_pruned++;
-    } else {
-      ASSIGN_OR_RETURN(auto points, format::DecodeBlock(block));
-      stats->blocks_scanned++;
-      stats->bytes_scanned += static_cast<int64_t>(block.size());
-      for (auto it = points.rbegin(); it != points.rend(); ++it) {
-        if (it->time_nanos >= end) continue;
-        stats->rows_scanned++;
-        offer(it->time_nanos, {it->version, std::move(it->measures)});
-        break;
-      }
-    }
+  s = store.db()->Get(read, store.family(Store::kCold), prefix, &block);
+  if (s.IsNotFound()) {
+    return absl::DataLossError(
+        "a magnetic-store block is missing although its header is stored; restore from a backup");
+  }
+  RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
+  ASSIGN_OR_RETURN(auto points, format::DecodeBlock(block));
+  stats->blocks_scanned++;
+  stats->bytes_scanned += static_cast<int64_t>(block.size());
+  for (auto it = points.rbegin(); it != points.rend(); ++it) {
+    if (it->time_nanos >= end) continue;
+    stats->rows_scanned++;
+    offer(it->time_nanos, {it->version, std::move(it->measures)});
+    break;
   }
   return best;
 }
@@ -307,7 +346,7 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
   {
     std::optional<uint32_t> newest;
     const std::string table_end = keys::TableDataPrefix(table.id + 1);
-    for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kCold}) {
+    for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
       std::unique_ptr<rocksdb::Iterator> iter(store.db()->NewIterator(read, store.family(family)));
       iter->SeekForPrev(table_end);
       if (iter->Valid() && iter->key().starts_with(keys::TableDataPrefix(table.id)) &&
@@ -326,6 +365,7 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
   std::unique_ptr<rocksdb::Iterator> delta(
       store.db()->NewIterator(read, store.family(Store::kColdDelta)));
   const uint32_t first_bucket = keys::BucketOf(start);
+  BucketOccupancy occupancy(store, read, table.id);
   for (const SeriesTarget& t : *options.series) {
     if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
       status = absl::CancelledError("the query was cancelled");
@@ -333,9 +373,10 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
     }
     for (int64_t b = last_bucket; b >= first_bucket; --b) {
       stats->buckets_scanned++;
-      auto found = NewestInBucket(
-          store, read, hot.get(), delta.get(), keys::SeriesBucketPrefix(table.id, static_cast<uint32_t>(b), t.pk_hash, t.series),
-          start, end, stats);
+      const auto bucket = static_cast<uint32_t>(b);
+      auto found = NewestInBucket(store, read, occupancy, bucket, hot.get(), delta.get(),
+                                  keys::SeriesBucketPrefix(table.id, bucket, t.pk_hash, t.series),
+                                  start, end, stats);
       if (!found.ok()) {
         status = found.status();
         break;
