@@ -34,6 +34,8 @@ TEST_F(ConfigTest, Defaults) {
   EXPECT_EQ(parsed.config.durability, Durability::kFsync);
   EXPECT_EQ(parsed.config.block_cache_mb, 256);
   EXPECT_EQ(Parse({"--block-cache-mb", "1024"}).config.block_cache_mb, 1024);
+  EXPECT_EQ(parsed.config.seal_after_minutes, 10);
+  EXPECT_EQ(Parse({"--seal-after-minutes", "0"}).config.seal_after_minutes, 0);  // off
   EXPECT_TRUE(ValidateConfig(parsed.config).ok());
 }
 
@@ -60,6 +62,7 @@ TEST_F(ConfigTest, BadInputExitsWithTwo) {
            {"--max-message-bytes", "1"},
            {"--block-cache-mb", "0"},
            {"--block-cache-mb", "lots"},
+           {"--seal-after-minutes", "-1"},
            {"--config", unknown_key},
            {"--config", dir_.Sub("missing.toml")}}) {
     EXPECT_EQ(Parse(args).exit_code, 2) << args[0];
