@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "absl/strings/ascii.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/time_format.h"
@@ -112,7 +113,9 @@ class Parser {
   }
   absl::Status ExpectWord(std::string_view word) {
     if (AcceptWord(word)) return absl::OkStatus();
-    return Error(Peek(), StrCat("expected ", word, " but found ", Describe(Peek())));
+    // Keywords are matched in lower case and shown as SQL is written.
+    return Error(Peek(), StrCat("expected ", absl::AsciiStrToUpper(std::string(word)), " but found ",
+                                Describe(Peek())));
   }
   absl::Status ExpectSymbol(std::string_view symbol) {
     if (AcceptSymbol(symbol)) return absl::OkStatus();

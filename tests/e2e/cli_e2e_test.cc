@@ -322,7 +322,7 @@ TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
 TEST_F(CliE2ETest, QueryErrorsShowTheCaret) {
   ProcessResult r = Cli({"query", "SELEC 1"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: expected select but found \"SELEC\"\nLINE 1: SELEC 1\n        ^\n");
+  EXPECT_EQ(r.err, "error: expected SELECT but found \"SELEC\"\nLINE 1: SELEC 1\n        ^\n");
   EXPECT_EQ(Cli({"query", "SELECT 1", "--format", "xml"}).exit_code, 2);
   EXPECT_EQ(Ok({"query", "-", "-f", "csv"}, "SELECT 41 + 1 AS answer"), "answer\n42\n");
 }
