@@ -1,6 +1,7 @@
 // Tiering over the wire: stratad's maintenance loop folds late writes into
 // magnetic blocks while queries keep returning the same answer, the version
-// rules hold against blocks, and a kill -9 afterwards loses nothing.
+// rules hold against blocks, and a kill -9 afterwards loses nothing; closed
+// memory-store hours are sealed into blocks and still take writes.
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -39,11 +40,12 @@ class TieringE2ETest : public ::testing::Test {
     ASSERT_TRUE(catalog_->CreateTable(&context, request, &response).ok());
   }
 
-  v1::WriteRecordsResponse Write(std::vector<v1::Record> records, grpc::Status* status) {
+  v1::WriteRecordsResponse Write(std::vector<v1::Record> records, grpc::Status* status,
+                                 const std::string& table = "t") {
     auto writer = v1::WriteService::NewStub(server_.channel());
     grpc::ClientContext context;
     v1::WriteRecordsResponse response;
-    *status = writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response);
+    *status = writer->WriteRecords(&context, testing::WriteRequest("db", table, records), &response);
     return response;
   }
 
@@ -64,11 +66,11 @@ class TieringE2ETest : public ::testing::Test {
     return rows;
   }
 
-  v1::TableStorage Storage() {
+  v1::TableStorage Storage(const std::string& table = "t") {
     grpc::ClientContext context;
     v1::DescribeTableRequest request;
     request.set_database_name("db");
-    request.set_table_name("t");
+    request.set_table_name(table);
     v1::DescribeTableResponse response;
     EXPECT_TRUE(catalog_->DescribeTable(&context, request, &response).ok());
     return response.storage();
@@ -133,6 +135,57 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   server_.Kill9();
   ASSERT_TRUE(server_.Restart()) << server_.error();
   EXPECT_EQ(Query(sql), before);
+}
+
+TEST_F(TieringE2ETest, ClosedMemoryStoreHoursAreSealedAndStillTakeWrites) {
+  {
+    grpc::ClientContext context;
+    v1::CreateTableRequest request;
+    request.set_database_name("db");
+    request.set_table_name("day");
+    request.mutable_retention_properties()->set_memory_store_retention_hours(24);
+    request.mutable_retention_properties()->set_magnetic_store_retention_days(2);
+    v1::CreateTableResponse response;
+    ASSERT_TRUE(catalog_->CreateTable(&context, request, &response).ok());
+  }
+  // Two hours ago: inside the memory store's day, in an hour that ended
+  // more than the default 10 minutes ago.
+  const int64_t two_hours_ago = NowMillis() - 2 * 3'600'000;
+  std::vector<v1::Record> records;
+  for (int p = 0; p < 100; ++p) {
+    records.push_back(CpuRecord("host" + std::to_string(p % 4), two_hours_ago - p * 1'000, p));
+  }
+  grpc::Status status;
+  EXPECT_EQ(Write(records, &status, "day").records_ingested().memory_store(), 100);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::string sql =
+      "SELECT host, count(*), sum(measure_value::double), max(time) FROM db.day GROUP BY host "
+      "ORDER BY host";
+  const auto before = Query(sql);
+  ASSERT_EQ(before.size(), 4u);
+
+  v1::TableStorage storage;
+  for (int i = 0; i < 100 && storage.rows_tiered_total() < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    storage = Storage("day");
+  }
+  EXPECT_EQ(storage.rows_tiered_total(), 100);
+  v1::QueryStatistics statistics;
+  EXPECT_EQ(Query(sql, &statistics), before);
+  EXPECT_GT(statistics.blocks_scanned(), 0);
+
+  // Still the memory store: an upsert is accepted as a memory-store write,
+  // a conflicting lower version is refused with the block's version.
+  v1::WriteRecordsResponse upsert = Write({CpuRecord("host0", two_hours_ago, 1000.0, 2)}, &status,
+                                          "day");
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(upsert.records_ingested().memory_store(), 1);
+  v1::WriteRecordsResponse stale = Write({CpuRecord("host0", two_hours_ago, -1.0, 1)}, &status,
+                                         "day");
+  ASSERT_EQ(stale.rejected_records_size(), 1);
+  EXPECT_EQ(stale.rejected_records(0).existing_version(), 2);
+  EXPECT_EQ(Query("SELECT max(measure_value::double) FROM db.day WHERE host = 'host0'"),
+            std::vector<std::string>{"data { double_value: 1000 }"});
 }
 
 }  // namespace
