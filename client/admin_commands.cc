@@ -102,12 +102,12 @@ void PrintStorage(const v1::TableStorage& s, OutputFormat format) {
   Listing listing({{"tier", v1::SCALAR_TYPE_VARCHAR},
                    {"bytes", v1::SCALAR_TYPE_BIGINT},
                    {"entries", v1::SCALAR_TYPE_BIGINT}});
-  listing.AddRow({Listing::Text("memory store (rows)"), Listing::Int(s.memory_store().bytes()),
+  listing.AddRow({Listing::Text("memory-store rows (unsealed hours)"), Listing::Int(s.memory_store().bytes()),
                   Listing::Int(s.memory_store().entries())});
-  listing.AddRow({Listing::Text("magnetic store (blocks)"),
+  listing.AddRow({Listing::Text("blocks (sealed and magnetic hours)"),
                   Listing::Int(s.magnetic_store().bytes()),
                   Listing::Int(s.magnetic_store().entries())});
-  listing.AddRow({Listing::Text("magnetic late writes (rows)"),
+  listing.AddRow({Listing::Text("late writes and block updates (rows)"),
                   Listing::Int(s.magnetic_late_writes().bytes()),
                   Listing::Int(s.magnetic_late_writes().entries())});
   listing.Print(format, std::cout);
