@@ -1,10 +1,11 @@
 #include "server/config.h"
 
+#include <charconv>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
-#include <charconv>
 #include "common/strings.h"
+#include "common/time_format.h"
 
 namespace strata {
 
@@ -83,6 +84,9 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_SEAL_AFTER_MINUTES")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--testing-fixed-time", c.testing_fixed_time,
+                 "For tests only: the server's clock stands still at this UTC time (e.g. "
+                 "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address although Strata has no authentication "
                "yet: anyone who can reach the port can read and write")
@@ -120,6 +124,13 @@ absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view addre
   return std::pair<std::string, int>(address.substr(0, colon), port);
 }
 
+std::optional<int64_t> FixedTimeNanos(const ServerConfig& config) {
+  if (config.testing_fixed_time.empty()) return std::nullopt;
+  std::string_view text = config.testing_fixed_time;
+  if (text.ends_with('Z')) text.remove_suffix(1);
+  return ParseTimestamp(text);
+}
+
 absl::Status ValidateConfig(const ServerConfig& config) {
   auto host_port = SplitHostPort(config.listen);
   if (!host_port.ok()) return host_port.status();
@@ -132,6 +143,11 @@ absl::Status ValidateConfig(const ServerConfig& config) {
   }
   if (config.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir must not be empty");
+  }
+  if (!config.testing_fixed_time.empty() && !FixedTimeNanos(config)) {
+    return absl::InvalidArgumentError(StrCat(
+        "--testing-fixed-time \"", config.testing_fixed_time,
+        "\" is not a time; write it as 2024-03-01T12:00:00Z or 2024-03-01 12:00:00"));
   }
   return absl::OkStatus();
 }

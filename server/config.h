@@ -32,6 +32,10 @@ struct ServerConfig {
   // blocks (EngineOptions::seal_after_nanos); 0 keeps rows until the hour
   // leaves the memory store.
   int seal_after_minutes = 10;
+  // Tests only: when set, the server's clock stands still at this UTC time
+  // ("YYYY-MM-DD HH:MM:SS" or ISO 8601), so golden files that write "now"
+  // replay over the wire.
+  std::string testing_fixed_time;
   // There is no authentication yet, so listening beyond loopback must be
   // asked for explicitly (containers do).
   bool allow_unauthenticated_remote = false;
@@ -49,6 +53,9 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv);
 // Checks values that depend on each other (the listen address and the
 // remote switch). INVALID_ARGUMENT says which setting to change.
 absl::Status ValidateConfig(const ServerConfig& config);
+
+// The time --testing-fixed-time names, if set and valid.
+std::optional<int64_t> FixedTimeNanos(const ServerConfig& config);
 
 // True for localhost, 127.0.0.0/8 and ::1.
 bool IsLoopbackHost(std::string_view host);

@@ -4,6 +4,7 @@
 // failure, 2 bad command line.
 #include <csignal>
 #include <cstdlib>
+#include <optional>
 
 #include "common/strings.h"
 #include "server/config.h"
@@ -47,11 +48,19 @@ int main(int argc, char** argv) {
   spdlog::info("stratad starting: data_dir={} listen={} durability={} max_message_bytes={}",
                config.data_dir, config.listen, DurabilityName(config.durability),
                config.max_message_bytes);
+  // --testing-fixed-time: a clock that stands still (golden tests over the wire).
+  std::optional<strata::ManualClock> fixed_clock;
+  if (auto fixed = strata::FixedTimeNanos(config)) {
+    fixed_clock.emplace(*fixed);
+    spdlog::warn("the clock stands still at {} (--testing-fixed-time): for tests only",
+                 config.testing_fixed_time);
+  }
   auto engine = strata::Engine::Open(
       {.data_dir = config.data_dir,
        .durability = config.durability,
        .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20,
-       .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute});
+       .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute,
+       .clock = fixed_clock ? &*fixed_clock : nullptr});
   if (!engine.ok()) return Fail(engine.status());
 
   auto server = strata::Server::Start(

@@ -70,6 +70,18 @@ TEST_F(ConfigTest, BadInputExitsWithTwo) {
   EXPECT_EQ(Parse({"--help"}).exit_code, 0);
 }
 
+TEST_F(ConfigTest, TestingFixedTimeMustBeATime) {
+  EXPECT_FALSE(FixedTimeNanos(Parse({}).config));
+  ServerConfig fixed = Parse({"--testing-fixed-time", "2024-03-01T12:00:00Z"}).config;
+  EXPECT_EQ(FixedTimeNanos(fixed), int64_t{1709294400} * 1'000'000'000);
+  EXPECT_TRUE(ValidateConfig(fixed).ok());
+  ServerConfig bad = Parse({"--testing-fixed-time", "noon"}).config;
+  absl::Status refused = ValidateConfig(bad);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("\"noon\" is not a time"), std::string::npos)
+      << refused.message();
+}
+
 TEST_F(ConfigTest, RemoteListenNeedsExplicitConsent) {
   ServerConfig config;
   config.listen = "0.0.0.0:7878";
