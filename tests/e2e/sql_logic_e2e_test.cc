@@ -1,0 +1,175 @@
+// A sample of the SQL-logic golden files, replayed over gRPC against the real
+// stratad: tables created with CreateTable, records sent with WriteRecords,
+// results read from the streamed pages and printed as the in-process run
+// prints them. The server's clock stands still at the file's `clock`
+// (--testing-fixed-time); files that move the clock or run `maintain`
+// in-process stay in the in-process run.
+#include "gtest/gtest.h"
+#include "query/datum.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/query.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+#include "tests/sql/sql_logic_runner.h"
+#include "tests/support/stratad_process.h"
+
+namespace strata {
+namespace {
+
+void ToProto(const Value& value, v1::MeasureValue* out) {
+  switch (value.type) {
+    case ValueType::kDouble: out->set_double_value(value.real); break;
+    case ValueType::kBigint: out->set_bigint_value(value.number); break;
+    case ValueType::kVarchar: out->set_varchar_value(value.text); break;
+    case ValueType::kBoolean: out->set_boolean_value(value.number != 0); break;
+    case ValueType::kTimestamp: out->set_timestamp_value(value.number); break;
+  }
+}
+
+v1::Record ToProto(const InputRecord& r) {
+  v1::Record out;
+  for (const auto& d : r.dimensions) {
+    auto* dimension = out.add_dimensions();
+    dimension->set_name(d.name);
+    dimension->set_value(d.value);
+  }
+  if (r.measure_name) out.set_measure_name(*r.measure_name);
+  if (r.measure_value) ToProto(*r.measure_value, out.mutable_measure_value());
+  for (const InputMeasure& m : r.measure_values) {
+    auto* attribute = out.add_measure_values();
+    attribute->set_name(m.name);
+    if (m.value) {
+      attribute->set_type(static_cast<v1::MeasureValueType>(m.value->type));
+      ToProto(*m.value, attribute->mutable_value());
+    }
+  }
+  if (!r.measure_values.empty()) out.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
+  if (r.time) out.set_time(*r.time);  // milliseconds, the default unit
+  if (r.version) out.set_version(*r.version);
+  return out;
+}
+
+// The value as the engine's Datum prints it in-process.
+std::string Render(const v1::Datum& d) {
+  switch (d.value_case()) {
+    case v1::Datum::kDoubleValue: return query::Datum::Double(d.double_value()).ToString();
+    case v1::Datum::kBigintValue: return query::Datum::Bigint(d.bigint_value()).ToString();
+    case v1::Datum::kVarcharValue: return query::Datum::Varchar(d.varchar_value()).ToString();
+    case v1::Datum::kBooleanValue: return query::Datum::Bool(d.boolean_value()).ToString();
+    case v1::Datum::kTimestampValue:
+      return query::Datum::Timestamp(d.timestamp_value()).ToString();
+    case v1::Datum::kIntervalNanosValue:
+      return query::Datum::Interval(d.interval_nanos_value()).ToString();
+    default: return query::Datum::Null().ToString();
+  }
+}
+
+class OverTheWire : public testing::SqlLogicBackend {
+ public:
+  void SetClock(int64_t now_nanos) override {
+    ASSERT_FALSE(started_) << "a file run over the wire sets its clock once, first";
+    ASSERT_TRUE(server_.Start({"--testing-fixed-time", query::FormatTimestamp(now_nanos)}))
+        << server_.error();
+    started_ = true;
+    catalog_ = v1::CatalogService::NewStub(server_.channel());
+    writer_ = v1::WriteService::NewStub(server_.channel());
+    query_ = v1::QueryService::NewStub(server_.channel());
+  }
+  absl::Status CreateDatabase(const std::string& name) override {
+    grpc::ClientContext context;
+    v1::CreateDatabaseRequest request;
+    request.set_database_name(name);
+    v1::CreateDatabaseResponse response;
+    return Check(catalog_->CreateDatabase(&context, request, &response));
+  }
+  absl::Status CreateTable(const TableSpec& spec) override {
+    grpc::ClientContext context;
+    v1::CreateTableRequest request;
+    request.set_database_name(spec.database_name);
+    request.set_table_name(spec.table_name);
+    auto* retention = request.mutable_retention_properties();
+    retention->set_memory_store_retention_hours(spec.retention.memory_store_retention_hours);
+    retention->set_magnetic_store_retention_days(spec.retention.magnetic_store_retention_days);
+    request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(
+        spec.enable_magnetic_store_writes);
+    if (spec.partition_key.type == PartitionKeyType::kDimension) {
+      auto* key = request.mutable_schema()->add_composite_partition_key();
+      key->set_type(v1::PARTITION_KEY_TYPE_DIMENSION);
+      key->set_name(spec.partition_key.name);
+      key->set_enforcement_in_record(spec.partition_key.enforcement == Enforcement::kRequired
+                                         ? v1::PARTITION_KEY_ENFORCEMENT_REQUIRED
+                                         : v1::PARTITION_KEY_ENFORCEMENT_OPTIONAL);
+    }
+    v1::CreateTableResponse response;
+    return Check(catalog_->CreateTable(&context, request, &response));
+  }
+  absl::StatusOr<WriteResult> Write(const WriteRequest& request) override {
+    grpc::ClientContext context;
+    v1::WriteRecordsRequest wire;
+    wire.set_database_name(request.database_name);
+    wire.set_table_name(request.table_name);
+    for (const InputRecord& r : request.records) *wire.add_records() = ToProto(r);
+    v1::WriteRecordsResponse response;
+    if (absl::Status s = Check(writer_->WriteRecords(&context, wire, &response)); !s.ok()) {
+      return s;
+    }
+    WriteResult result{.memory_store = response.records_ingested().memory_store(),
+                       .magnetic_store = response.records_ingested().magnetic_store()};
+    for (const auto& r : response.rejected_records()) {
+      result.rejected.push_back({r.record_index(), r.reason()});
+    }
+    return result;
+  }
+  absl::StatusOr<std::vector<std::string>> Query(const std::string& sql) override {
+    grpc::ClientContext context;
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    auto reader = query_->Query(&context, request);
+    std::vector<std::string> lines;
+    v1::QueryResponse message;
+    while (reader->Read(&message)) {
+      for (const v1::Row& row : message.page().rows()) {
+        std::string line;
+        for (int i = 0; i < row.data_size(); ++i) line += (i ? " | " : "") + Render(row.data(i));
+        lines.push_back(line);
+      }
+    }
+    if (absl::Status s = Check(reader->Finish()); !s.ok()) return s;
+    return lines;
+  }
+  void Restart() override {
+    ASSERT_EQ(server_.Stop(), 0);
+    ASSERT_TRUE(server_.Restart()) << server_.error();
+  }
+  void Maintain() override { FAIL() << "`maintain` runs in-process only"; }
+
+ private:
+  static absl::Status Check(const grpc::Status& s) {
+    if (s.ok()) return absl::OkStatus();
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+
+  testing::StratadProcess server_;
+  bool started_ = false;
+  std::unique_ptr<v1::CatalogService::Stub> catalog_;
+  std::unique_ptr<v1::WriteService::Stub> writer_;
+  std::unique_ptr<v1::QueryService::Stub> query_;
+};
+
+class SqlLogicE2ETest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SqlLogicE2ETest, Run) {
+  OverTheWire backend;
+  testing::RunSqlLogicFile(std::string(STRATA_SQL_TEST_DIR) + "/" + GetParam(), GetParam(),
+                           backend);
+}
+
+// The seed workloads, every function, aggregates and the errors: files with
+// one clock and no `maintain`.
+INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
+                         ::testing::Values("seed_iot.test", "seed_videostreaming.test",
+                                           "functions.test", "aggregates.test", "errors.test",
+                                           "schema_changes.test"),
+                         [](const auto& info) { return testing::SqlLogicTestName(info.param); });
+
+}  // namespace
+}  // namespace strata
