@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -105,6 +106,15 @@ class TieringTest : public ::testing::Test {
       EXPECT_EQ(Write(std::move(part)).memory_store, static_cast<int64_t>(std::min<size_t>(100, batch.size() - i)));
     }
     return n;
+  }
+
+  // Writes one record that must be refused for a stored row's version;
+  // returns that version (nullopt, with a failure, if it was not refused so).
+  std::optional<int64_t> BlockingVersion(InputRecord record) {
+    WriteResult result = Write({std::move(record)});
+    EXPECT_EQ(result.rejected.size(), 1u);
+    if (result.rejected.size() != 1) return std::nullopt;
+    return result.rejected[0].existing_version;
   }
 
   std::vector<std::string> ScanAll(ScanStats* stats = nullptr) {
@@ -298,9 +308,7 @@ TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
   EXPECT_EQ(same.magnetic_store, 1);
   EXPECT_TRUE(same.rejected.empty());
   // Different values, same version: rejected with the block's version.
-  WriteResult lower = Write({Reading(1, t, 1, 0.5)});
-  ASSERT_EQ(lower.rejected.size(), 1u);
-  EXPECT_EQ(lower.rejected[0].existing_version, 1);
+  EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.5)), 1);
   // Higher version: an upsert, visible at once through the delta.
   WriteResult upsert = Write({Reading(1, t, 2, 0.5)});
   EXPECT_EQ(upsert.magnetic_store, 1);
@@ -317,9 +325,7 @@ TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
   EXPECT_EQ(merged.tiering.rows_moved, 0);
   EXPECT_EQ(ScanAll(), with_upsert);
   // And the rules now hold against the merged block.
-  WriteResult stale = Write({Reading(1, t, 1, 0.75)});
-  ASSERT_EQ(stale.rejected.size(), 1u);
-  EXPECT_EQ(stale.rejected[0].existing_version, 2);
+  EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.75)), 2);
   // A new late point lands in the delta and merges as a new block row.
   EXPECT_EQ(Write({Reading(7, t)}).magnetic_store, 1);
   EXPECT_EQ(Maintain().tiering.delta_rows_merged, 1);
@@ -369,9 +375,7 @@ TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBloc
   WriteResult same = Write({Reading(1, t)});
   EXPECT_EQ(same.memory_store, 1);  // inside the memory store's window
   EXPECT_TRUE(same.rejected.empty());
-  WriteResult other = Write({Reading(1, t, 1, 0.5)});
-  ASSERT_EQ(other.rejected.size(), 1u);
-  EXPECT_EQ(other.rejected[0].existing_version, 1);
+  EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.5)), 1);
   EXPECT_EQ(Write({Reading(1, t, 2, 0.5)}).memory_store, 1);
   EXPECT_EQ(CountAt(ScanAll(), t, 2), 1);
 
@@ -379,9 +383,7 @@ TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBloc
   // conflicting retry in the next request: the retry is still caught.
   const int64_t after = kStart - 61 * kNanosPerMinute;
   EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
-  WriteResult retry = Write({Reading(1, after, 1, 0.5)});
-  ASSERT_EQ(retry.rejected.size(), 1u);
-  EXPECT_EQ(retry.rejected[0].existing_version, 1);
+  EXPECT_EQ(BlockingVersion(Reading(1, after, 1, 0.5)), 1);
 
   // The next run merges both into the block (the update of a block row
   // went to the delta, the new row to the memory store's rows); the rules
@@ -391,9 +393,7 @@ TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBloc
   EXPECT_EQ(merged.tiering.delta_rows_merged, 1);
   EXPECT_EQ(merged.tiering.rows_moved, 1);
   EXPECT_EQ(ScanAll(), merged_view);
-  WriteResult stale = Write({Reading(1, t, 1, 0.75)});
-  ASSERT_EQ(stale.rejected.size(), 1u);
-  EXPECT_EQ(stale.rejected[0].existing_version, 2);
+  EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.75)), 2);
 }
 
 TEST_F(TieringTest, BlocksOfSealedHoursStayCheckedAfterARestartWithSealingOff) {
@@ -404,17 +404,13 @@ TEST_F(TieringTest, BlocksOfSealedHoursStayCheckedAfterARestartWithSealingOff) {
   seal_after_ = 0;
   Open();
   const int64_t t = kStart - 100 * kNanosPerMinute;  // in a block, in the memory window
-  WriteResult lower = Write({Reading(1, t, 1, 0.5)});
-  ASSERT_EQ(lower.rejected.size(), 1u);
-  EXPECT_EQ(lower.rejected[0].existing_version, 1);
+  EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.5)), 1);
   // An append after the block, then its conflicting retry after a restart
   // (nothing cached): the stored row is found either way.
   const int64_t after = kStart - 61 * kNanosPerMinute;
   EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
   Open();
-  WriteResult retry = Write({Reading(1, after, 1, 0.5)});
-  ASSERT_EQ(retry.rejected.size(), 1u);
-  EXPECT_EQ(retry.rejected[0].existing_version, 1);
+  EXPECT_EQ(BlockingVersion(Reading(1, after, 1, 0.5)), 1);
   EXPECT_EQ(CountAt(ScanAll(), t, 1), 3);  // the three hosts' points, unchanged
 }
 
