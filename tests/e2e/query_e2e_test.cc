@@ -5,6 +5,7 @@
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/stratad_process.h"
+#include "tests/support/query_helpers.h"
 #include "tests/support/write_helpers.h"
 
 namespace strata {
@@ -12,6 +13,7 @@ namespace {
 
 using testing::CpuRecord;
 using testing::NowMillis;
+using testing::QueryResult;
 
 class QueryE2ETest : public ::testing::Test {
  protected:
@@ -35,32 +37,8 @@ class QueryE2ETest : public ::testing::Test {
     stub_ = v1::QueryService::NewStub(server_.channel());
   }
 
-  struct Result {
-    grpc::Status status;
-    v1::QueryMetadata metadata;
-    std::vector<v1::Row> rows;
-    int pages = 0;
-    v1::QueryStatistics statistics;
-  };
-
-  Result Run(const std::string& sql, int page_size = 0) {
-    Result result;
-    grpc::ClientContext context;
-    v1::QueryRequest request;
-    request.set_query_string(sql);
-    request.set_page_size(page_size);
-    auto reader = stub_->Query(&context, request);
-    v1::QueryResponse message;
-    while (reader->Read(&message)) {
-      if (message.has_metadata()) result.metadata = message.metadata();
-      if (message.has_page()) {
-        ++result.pages;
-        for (const auto& row : message.page().rows()) result.rows.push_back(row);
-      }
-      if (message.has_statistics()) result.statistics = message.statistics();
-    }
-    result.status = reader->Finish();
-    return result;
+  QueryResult Run(const std::string& sql, int page_size = 0) {
+    return testing::RunQuery(server_.channel(), sql, page_size);
   }
 
   // Starts a query with one row per page and reads only its metadata: with
@@ -83,7 +61,7 @@ class QueryE2ETest : public ::testing::Test {
 };
 
 TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
-  Result r = Run("SELECT host, time, measure_value::double FROM db.t WHERE time > ago(1h) "
+  QueryResult r = Run("SELECT host, time, measure_value::double FROM db.t WHERE time > ago(1h) "
                  "ORDER BY host, time", 100);
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   ASSERT_EQ(r.metadata.columns_size(), 3);
@@ -101,7 +79,7 @@ TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
 }
 
 TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
-  Result r = Run("SELECT count(*), max(measure_value::double) FROM db.t WHERE host = 'host7'");
+  QueryResult r = Run("SELECT count(*), max(measure_value::double) FROM db.t WHERE host = 'host7'");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].data(0).bigint_value(), kPoints);
@@ -112,7 +90,7 @@ TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
 }
 
 TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
-  Result typo = Run("SELECT hots FROM db.t");
+  QueryResult typo = Run("SELECT hots FROM db.t");
   EXPECT_EQ(typo.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(typo.status.error_message().find("column \"hots\" does not exist; did you mean \"host\"?"),
             std::string::npos)
@@ -121,9 +99,9 @@ TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
                                              "               ^"),
             std::string::npos)
       << typo.status.error_message();
-  Result missing = Run("SELECT 1 FROM db.nope");
+  QueryResult missing = Run("SELECT 1 FROM db.nope");
   EXPECT_EQ(missing.status.error_code(), grpc::StatusCode::NOT_FOUND);
-  Result syntax = Run("SELEC 1");
+  QueryResult syntax = Run("SELEC 1");
   EXPECT_EQ(syntax.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
@@ -165,7 +143,7 @@ TEST_F(QueryE2ETest, ClientCancellationStopsTheQuery) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   // The server is still healthy and answers the next query.
-  Result r = Run("SELECT count(*) FROM db.t");
+  QueryResult r = Run("SELECT count(*) FROM db.t");
   ASSERT_TRUE(r.status.ok());
   EXPECT_EQ(r.rows[0].data(0).bigint_value(), kHosts * kPoints);
 }

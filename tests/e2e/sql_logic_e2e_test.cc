@@ -7,9 +7,9 @@
 #include "gtest/gtest.h"
 #include "query/datum.h"
 #include "strata/v1/catalog.grpc.pb.h"
-#include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/sql/sql_logic_runner.h"
+#include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
 
 namespace strata {
@@ -72,7 +72,6 @@ class OverTheWire : public testing::SqlLogicBackend {
     started_ = true;
     catalog_ = v1::CatalogService::NewStub(server_.channel());
     writer_ = v1::WriteService::NewStub(server_.channel());
-    query_ = v1::QueryService::NewStub(server_.channel());
   }
   absl::Status CreateDatabase(const std::string& name) override {
     grpc::ClientContext context;
@@ -120,20 +119,14 @@ class OverTheWire : public testing::SqlLogicBackend {
     return result;
   }
   absl::StatusOr<std::vector<std::string>> Query(const std::string& sql) override {
-    grpc::ClientContext context;
-    v1::QueryRequest request;
-    request.set_query_string(sql);
-    auto reader = query_->Query(&context, request);
+    testing::QueryResult result = testing::RunQuery(server_.channel(), sql);
+    if (absl::Status s = Check(result.status); !s.ok()) return s;
     std::vector<std::string> lines;
-    v1::QueryResponse message;
-    while (reader->Read(&message)) {
-      for (const v1::Row& row : message.page().rows()) {
-        std::string line;
-        for (int i = 0; i < row.data_size(); ++i) line += (i ? " | " : "") + Render(row.data(i));
-        lines.push_back(line);
-      }
+    for (const v1::Row& row : result.rows) {
+      std::string line;
+      for (int i = 0; i < row.data_size(); ++i) line += (i ? " | " : "") + Render(row.data(i));
+      lines.push_back(line);
     }
-    if (absl::Status s = Check(reader->Finish()); !s.ok()) return s;
     return lines;
   }
   void Restart() override {
@@ -152,7 +145,6 @@ class OverTheWire : public testing::SqlLogicBackend {
   bool started_ = false;
   std::unique_ptr<v1::CatalogService::Stub> catalog_;
   std::unique_ptr<v1::WriteService::Stub> writer_;
-  std::unique_ptr<v1::QueryService::Stub> query_;
 };
 
 class SqlLogicE2ETest : public ::testing::TestWithParam<std::string> {};

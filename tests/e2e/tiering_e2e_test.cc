@@ -6,9 +6,9 @@
 
 #include "gtest/gtest.h"
 #include "strata/v1/catalog.grpc.pb.h"
-#include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/stratad_process.h"
+#include "tests/support/query_helpers.h"
 #include "tests/support/write_helpers.h"
 
 namespace strata {
@@ -49,20 +49,14 @@ class TieringE2ETest : public ::testing::Test {
     return response;
   }
 
+  // Rows as text, so results compare whole.
   std::vector<std::string> Query(const std::string& sql,
                                  v1::QueryStatistics* statistics = nullptr) {
-    auto stub = v1::QueryService::NewStub(server_.channel());
-    grpc::ClientContext context;
-    v1::QueryRequest request;
-    request.set_query_string(sql);
-    auto reader = stub->Query(&context, request);
+    testing::QueryResult result = testing::RunQuery(server_.channel(), sql);
+    EXPECT_TRUE(result.status.ok()) << result.status.error_message();
+    if (statistics != nullptr) *statistics = result.statistics;
     std::vector<std::string> rows;
-    v1::QueryResponse message;
-    while (reader->Read(&message)) {
-      for (const auto& row : message.page().rows()) rows.push_back(row.ShortDebugString());
-      if (message.has_statistics() && statistics != nullptr) *statistics = message.statistics();
-    }
-    EXPECT_TRUE(reader->Finish().ok());
+    for (const v1::Row& row : result.rows) rows.push_back(row.ShortDebugString());
     return rows;
   }
 

@@ -1,0 +1,26 @@
+// Running a Query over gRPC in tests and collecting what it streams.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grpcpp/channel.h"
+#include "grpcpp/support/status.h"
+#include "strata/v1/query.pb.h"
+
+namespace strata::testing {
+
+struct QueryResult {
+  grpc::Status status;
+  v1::QueryMetadata metadata;
+  std::vector<v1::Row> rows;
+  int pages = 0;
+  v1::QueryStatistics statistics;
+};
+
+// Runs `sql` to the end (page_size 0: the server's default).
+QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
+                     int page_size = 0);
+
+}  // namespace strata::testing
