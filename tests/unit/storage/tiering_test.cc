@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/coding.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
 #include "storage/format/block.h"
@@ -523,6 +524,40 @@ TEST_F(TieringTest, AMissingOrCorruptBlockIsDataLossNotACrash) {
   });
   ASSERT_NE(engine_, nullptr);
   EXPECT_EQ(ScanStatus().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(TieringTest, LastPointsReadBlocksThroughTheirHeadersAndReportAMissingOne) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  // Every series, from the block keys: [table][bucket][pk_hash][series].
+  std::set<SeriesTarget> unique;
+  std::string newest_block;
+  WithStore([&](Store& store) {
+    for (const std::string& key : Keys(store, Store::kCold)) {
+      unique.insert({DecodeFixed64BE(key.data() + 8), DecodeFixed64BE(key.data() + 16)});
+    }
+    newest_block = Keys(store, Store::kCold).back();  // in the newest bucket
+  });
+  const std::vector<SeriesTarget> series(unique.begin(), unique.end());
+  auto last_points = [&](std::vector<ScanRow>* rows) {
+    return engine_->Scan(Table(), {.series = &series, .last_per_series = true},
+                         [&](const ScanRow& row) {
+                           rows->push_back(row);
+                           return true;
+                         });
+  };
+  std::vector<ScanRow> rows;
+  ASSERT_TRUE(last_points(&rows).ok());
+  ASSERT_EQ(rows.size(), 3u);  // three hosts, each at kStart (the last point written)
+  for (const ScanRow& row : rows) EXPECT_EQ(row.time_nanos, kStart);
+
+  WithStore([&](Store& store) {
+    ASSERT_TRUE(
+        store.db()->Delete(rocksdb::WriteOptions(), store.family(Store::kCold), newest_block).ok());
+  });
+  rows.clear();
+  EXPECT_EQ(last_points(&rows).code(), absl::StatusCode::kDataLoss);
 }
 
 }  // namespace
