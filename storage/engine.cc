@@ -14,7 +14,6 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                .block_cache_bytes = options.block_cache_bytes}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
-  engine->seal_after_nanos_ = options.seal_after_nanos;
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos);
   return engine;
@@ -31,7 +30,7 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
   for (const auto& table : catalog_->AllTables()) {
     const int64_t now = clock_->NowNanos();
     TableMaintenance result{.database_name = table->database_name, .table_name = table->name};
-    auto tiering = RunTiering(*store_, *writer_, *table, now, seal_after_nanos_);
+    auto tiering = RunTiering(*store_, *writer_, *table, now);
     if (tiering.ok()) {
       result.tiering = *tiering;
     } else {

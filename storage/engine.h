@@ -110,7 +110,6 @@ class Engine {
   Engine() = default;
 
   const Clock* clock_ = nullptr;
-  int64_t seal_after_nanos_ = 0;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<Writer> writer_;

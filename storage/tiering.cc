@@ -161,10 +161,11 @@ class BucketConverter {
 }  // namespace
 
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
-                                         int64_t now_nanos, int64_t seal_after_nanos) {
+                                         int64_t now_nanos) {
   const auto started = std::chrono::steady_clock::now();
   TieringReport report;
-  const uint32_t end = keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, seal_after_nanos));
+  const uint32_t end =
+      keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, writer.seal_after_nanos()));
   BucketConverter converter(store, &report);
   std::optional<uint32_t> first;
   for (uint32_t from = 0; from < end;) {

@@ -38,10 +38,11 @@ struct TieringReport {
 };
 
 // Converts every bucket of `table` that ended before
-// `table.BlocksBeforeNanos(now_nanos, seal_after_nanos)` and still has
-// `hot` or `cold_delta` rows.
+// `table.BlocksBeforeNanos(now_nanos, writer.seal_after_nanos())` and still
+// has `hot` or `cold_delta` rows. The writer's setting is the one used, so
+// the writer checks records against every hour this may have converted.
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
-                                         int64_t now_nanos, int64_t seal_after_nanos);
+                                         int64_t now_nanos);
 
 // Writes the `cold_header` copy of every block that lacks one: blocks
 // written before that family existed. Runs once per data directory (a

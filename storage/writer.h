@@ -42,6 +42,9 @@ class Writer {
   // otherwise the counts per tier and the rejected records.
   absl::StatusOr<WriteResult> Write(const WriteRequest& request);
 
+  // Hours that ended this long ago may be sealed into blocks (0: never).
+  int64_t seal_after_nanos() const { return seal_after_nanos_; }
+
   // The in-memory state of a table, loaded on first use.
   absl::StatusOr<TableState*> State(uint32_t table_id);
 
