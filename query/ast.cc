@@ -18,6 +18,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->has_else = has_else;
   copy->quoted = quoted;
   copy->cast_type = cast_type;
+  copy->height = height;
   copy->bound = bound;
   return copy;
 }

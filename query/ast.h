@@ -43,6 +43,9 @@ struct Expr {
   bool has_else = false;
   bool quoted = false;  // a column written as "name"
   DataType cast_type = DataType::kUnknown;
+  // The longest path from here to a leaf, this node included: the parser
+  // bounds it (kMaxExpressionDepth), which bounds every recursive pass.
+  int height = 1;
 
   // Filled by the binder.
   struct Bound {

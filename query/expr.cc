@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "common/suggest.h"
 #include "common/time_format.h"
+#include "query/checked_math.h"
 
 namespace strata::query {
 namespace {
@@ -75,6 +76,18 @@ absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view mes
 
 bool CanFail(const Expr& expr) {
   if (expr.kind == ExprKind::kCast && expr.name != "try_cast") return true;
+  // 64-bit integer arithmetic fails on overflow (checked_math.h).
+  const bool integer = expr.bound.type == DataType::kBigint ||
+                       expr.bound.type == DataType::kTimestamp ||
+                       expr.bound.type == DataType::kInterval;
+  if (integer && (expr.kind == ExprKind::kUnary ||
+                  (expr.kind == ExprKind::kBinary && expr.name != "||"))) {
+    return true;
+  }
+  if (expr.kind == ExprKind::kCall && expr.bound.function != nullptr &&
+      expr.bound.function->can_fail) {
+    return true;
+  }
   for (const auto& a : expr.args) {
     if (CanFail(*a)) return true;
   }
@@ -238,7 +251,8 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
 
 namespace {
 
-Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type) {
+Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
+                 const EvalContext& context) {
   if (a.null || b.null) return Datum::Null(type);
   switch (type) {
     case DataType::kDouble: {
@@ -252,19 +266,16 @@ Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType
     case DataType::kBigint:
     case DataType::kInterval:
     case DataType::kTimestamp: {
-      int64_t x = a.i, y = b.i;
-      int64_t r = 0;
-      if (op == "+") {
-        r = x + y;
-      } else if (op == "-") {
-        r = x - y;
-      } else if (op == "*") {
-        r = x * y;
-      } else {
-        if (y == 0) return Datum::Null(type);  // division by zero: NULL rather than a crash
-        r = op == "/" ? x / y : x % y;
+      const char o = op[0];  // + - * / %
+      if ((o == '/' || o == '%') && b.i == 0) {
+        return Datum::Null(type);  // division by zero: NULL rather than a crash
       }
-      Datum d = Datum::Bigint(r);
+      std::optional<int64_t> r = CheckedIntegerOp(o, a.i, b.i);
+      if (!r) {
+        if (context.error.empty()) context.error = OverflowMessage(type, o, a.i, b.i);
+        return Datum::Null(type);
+      }
+      Datum d = Datum::Bigint(*r);
       d.type = type;
       return d;
     }
@@ -344,7 +355,12 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       if (v.null) return Datum::Null(e.bound.type);
       if (e.name == "NOT") return Datum::Bool(v.i == 0);
       if (v.type == DataType::kDouble) return Datum::Double(-v.d);
-      v.i = -v.i;
+      std::optional<int64_t> negated = CheckedNegate(v.i);
+      if (!negated) {
+        if (context.error.empty()) context.error = NegationOverflowMessage(v.type, "-", v.i);
+        return Datum::Null(e.bound.type);
+      }
+      v.i = *negated;
       return v;
     }
     case ExprKind::kBinary: {
@@ -367,7 +383,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
         return Compare(op, a, b);
       }
-      return Arithmetic(op, a, b, e.bound.type);
+      return Arithmetic(op, a, b, e.bound.type, context);
     }
     case ExprKind::kCall: {
       if (e.bound.aggregate >= 0) return row[e.bound.column];

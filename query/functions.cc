@@ -6,12 +6,14 @@
 #include <ctime>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
 #include "common/strings.h"
 #include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/checked_math.h"
+#include "query/regex_cache.h"
 
 namespace strata::query {
 namespace {
@@ -86,6 +88,21 @@ Datum Coerce(const Datum& d, DataType to) {
 }
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The start of the bin of width `width` (> 0) holding `t`; nullopt when that
+// start is before the earliest representable time (NULL, as bin(t, 0)).
+std::optional<int64_t> BinStart(int64_t t, int64_t width) {
+  return CheckedIntegerOp('*', FloorDiv(t, width), width);
+}
+
+// `value` as a timestamp, or NULL with the query error `message()` recorded.
+template <typename Message>
+Datum CheckedTimestamp(std::optional<int64_t> value, const EvalContext& context,
+                       Message message) {
+  if (value) return Datum::Timestamp(*value);
+  if (context.error.empty()) context.error = message();
+  return Datum::Null(DataType::kTimestamp);
+}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -223,7 +240,7 @@ class CountAcc : public Accumulator {
     for (size_t i = begin; i < end; ++i) n_ += args[0]->nulls[i] == 0;
   }
   void AddStats(const ColumnStats& stats) override { n_ += stats.count; }
-  Datum Finish() override { return Datum::Bigint(n_); }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(n_); }
 
  private:
   bool star_;
@@ -233,7 +250,7 @@ class CountAcc : public Accumulator {
 class CountIfAcc : public Accumulator {
  public:
   void Add(const Args& a) override { n_ += a[0].truthy(); }
-  Datum Finish() override { return Datum::Bigint(n_); }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(n_); }
 
  private:
   int64_t n_ = 0;
@@ -246,7 +263,7 @@ class SumAcc : public Accumulator {
     if (a[0].null) return;
     seen_ = true;
     if (type_ == DataType::kBigint) {
-      i_ += a[0].i;
+      AddInteger(a[0].i);
     } else {
       d_ += a[0].AsDouble();
     }
@@ -258,7 +275,7 @@ class SumAcc : public Accumulator {
       if (v.nulls[i]) continue;
       seen_ = true;
       if (type_ == DataType::kBigint) {
-        i_ += v.ints[i];
+        AddInteger(v.ints[i]);
       } else {
         d_ += v.AsDouble(i);
       }
@@ -269,19 +286,27 @@ class SumAcc : public Accumulator {
     if (stats.count == 0) return;
     seen_ = true;
     if (type_ == DataType::kBigint) {
-      i_ += static_cast<int64_t>(stats.sum);
+      AddInteger(static_cast<int64_t>(stats.sum));
     } else {
       d_ += stats.sum;
     }
   }
-  Datum Finish() override {
+  absl::StatusOr<Datum> Finish() override {
+    if (overflow_) {
+      return absl::InvalidArgumentError(
+          "bigint addition overflow in sum(): the total does not fit in 64 bits; "
+          "sum(CAST(x AS double)) gives an approximate total");
+    }
     if (!seen_) return Datum::Null(type_);
     return type_ == DataType::kBigint ? Datum::Bigint(i_) : Datum::Double(d_);
   }
 
  private:
+  void AddInteger(int64_t v) { overflow_ |= __builtin_add_overflow(i_, v, &i_); }
+
   DataType type_;
   bool seen_ = false;
+  bool overflow_ = false;  // sticky: once past 64 bits the total is meaningless
   int64_t i_ = 0;
   double d_ = 0;
 };
@@ -308,7 +333,7 @@ class AvgAcc : public Accumulator {
     sum_ += stats.sum;
     n_ += stats.count;
   }
-  Datum Finish() override {
+  absl::StatusOr<Datum> Finish() override {
     return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
   }
 
@@ -332,7 +357,7 @@ class MomentsAcc : public Accumulator {
       if (!v.nulls[i]) Push(v.AsDouble(i));
     }
   }
-  Datum Finish() override {
+  absl::StatusOr<Datum> Finish() override {
     switch (output_) {
       case Output::kVarSamp:
         return n_ > 1 ? Datum::Double(m2_ / (n_ - 1)) : Datum::Null(DataType::kDouble);
@@ -386,7 +411,7 @@ class ExtremeAcc : public Accumulator {
   void AddStats(const ColumnStats& stats) override {
     if (stats.count > 0) Add({max_ ? stats.max : stats.min});
   }
-  Datum Finish() override { return best_; }
+  absl::StatusOr<Datum> Finish() override { return best_; }
 
  private:
   // Strictly better, as Compare orders values (NaN compares equal).
@@ -410,7 +435,7 @@ class ByAcc : public Accumulator {
       value_ = a[0];
     }
   }
-  Datum Finish() override { return value_; }
+  absl::StatusOr<Datum> Finish() override { return value_; }
 
  private:
   bool max_;
@@ -423,7 +448,7 @@ class ArbitraryAcc : public Accumulator {
   void Add(const Args& a) override {
     if (value_.null && !a[0].null) value_ = a[0];
   }
-  Datum Finish() override { return value_; }
+  absl::StatusOr<Datum> Finish() override { return value_; }
 
  private:
   Datum value_;
@@ -441,7 +466,7 @@ class BoolAcc : public Accumulator {
       result_ = result_ || a[0].i != 0;
     }
   }
-  Datum Finish() override { return seen_ ? Datum::Bool(result_) : Datum::Null(DataType::kBoolean); }
+  absl::StatusOr<Datum> Finish() override { return seen_ ? Datum::Bool(result_) : Datum::Null(DataType::kBoolean); }
 
  private:
   bool all_;
@@ -459,7 +484,7 @@ class PercentileAcc : public Accumulator {
     values_.push_back(a[0].AsDouble());
     p_ = std::clamp(a[1].AsDouble(), 0.0, 1.0);
   }
-  Datum Finish() override {
+  absl::StatusOr<Datum> Finish() override {
     if (values_.empty()) return Datum::Null(type_);
     size_t k = static_cast<size_t>(std::llround(p_ * (values_.size() - 1)));
     std::nth_element(values_.begin(), values_.begin() + k, values_.end());
@@ -482,7 +507,7 @@ class DistinctCountAcc : public Accumulator {
     AppendKey(a[0], &key);
     seen_.insert(std::move(key));
   }
-  Datum Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
 
  private:
   absl::flat_hash_set<std::string> seen_;
@@ -496,7 +521,7 @@ class DistinctAcc : public Accumulator {
     for (const Datum& d : a) AppendKey(d, &key);
     if (seen_.insert(std::move(key)).second) inner_->Add(a);
   }
-  Datum Finish() override { return inner_->Finish(); }
+  absl::StatusOr<Datum> Finish() override { return inner_->Finish(); }
 
  private:
   std::unique_ptr<Accumulator> inner_;
@@ -546,19 +571,27 @@ FunctionRegistry::FunctionRegistry() {
        }});
   add({"ago", "ago(interval) -> timestamp", "now() minus the interval: time > ago(1h).",
        Fixed({P::kInterval}, kTs, "ago(interval), e.g. ago(15m)"),
-       [](const Args& a, const EvalContext& c) { return Datum::Timestamp(c.now_nanos - a[0].i); }});
+       [](const Args& a, const EvalContext& c) {
+         return CheckedTimestamp(CheckedIntegerOp('-', c.now_nanos, a[0].i), c, [&] {
+           return OverflowMessage(DataType::kTimestamp, '-', c.now_nanos, a[0].i);
+         });
+       }});
+  scalars_.back().can_fail = true;
   add({"bin", "bin(timestamp, interval) -> timestamp",
        "Rounds a timestamp down to a multiple of the interval since the epoch: bin(time, 5m).",
        Fixed({P::kTimestamp, P::kInterval}, kTs, "bin(timestamp, interval), e.g. bin(time, 5m)"),
        [](const Args& a, const EvalContext&) {
          if (a[1].i <= 0) return Datum::Null(DataType::kTimestamp);
-         return Datum::Timestamp(FloorDiv(a[0].i, a[1].i) * a[1].i);
+         std::optional<int64_t> start = BinStart(a[0].i, a[1].i);
+         return start ? Datum::Timestamp(*start) : Datum::Null(DataType::kTimestamp);
        }});
   // bin() is the group key of most time-series queries: a loop, not a call per row.
   scalars_.back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
     for (size_t i = 0; i < out->size(); ++i) {
       if (a[0].nulls[i] || a[1].nulls[i] || a[1].ints[i] <= 0) continue;
-      out->ints[i] = FloorDiv(a[0].ints[i], a[1].ints[i]) * a[1].ints[i];
+      std::optional<int64_t> start = BinStart(a[0].ints[i], a[1].ints[i]);
+      if (!start) continue;
+      out->ints[i] = *start;
       out->nulls[i] = 0;
     }
   };
@@ -591,7 +624,12 @@ FunctionRegistry::FunctionRegistry() {
     int64_t f = factor;
     add({name, StrCat(name, "(bigint) -> timestamp"), doc,
          Fixed({P::kBigint}, kTs, StrCat(name, "(bigint)")),
-         [f](const Args& a, const EvalContext&) { return Datum::Timestamp(a[0].i * f); }});
+         [f](const Args& a, const EvalContext& c) {
+           return CheckedTimestamp(CheckedIntegerOp('*', a[0].i, f), c, [&] {
+             return OverflowMessage(DataType::kTimestamp, '*', a[0].i, f);
+           });
+         }});
+    scalars_.back().can_fail = true;
   }
   for (auto [name, doc, factor] :
        {std::tuple{"to_milliseconds", "A timestamp (or interval) in milliseconds.", 1'000'000LL},
@@ -630,10 +668,17 @@ FunctionRegistry::FunctionRegistry() {
   // Math ---------------------------------------------------------------------
   add({"abs", "abs(x) -> same type", "Absolute value.",
        [](const Types& t) { return SameNumeric(t, "abs(number)"); },
-       [](const Args& a, const EvalContext&) {
-         return a[0].type == DataType::kBigint ? Datum::Bigint(a[0].i < 0 ? -a[0].i : a[0].i)
-                                               : Datum::Double(std::fabs(a[0].d));
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type != DataType::kBigint) return Datum::Double(std::fabs(a[0].d));
+         if (a[0].i >= 0) return a[0];
+         std::optional<int64_t> r = CheckedNegate(a[0].i);
+         if (!r) {
+           if (c.error.empty()) c.error = NegationOverflowMessage(DataType::kBigint, "abs", a[0].i);
+           return Datum::Null(DataType::kBigint);
+         }
+         return Datum::Bigint(*r);
        }});
+  scalars_.back().can_fail = true;
   add({"round", "round(x [, digits]) -> same type", "Rounds half away from zero.",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
@@ -685,7 +730,8 @@ FunctionRegistry::FunctionRegistry() {
        },
        [](const Args& a, const EvalContext&) {
          if (a[0].type == DataType::kBigint && a[1].type == DataType::kBigint) {
-           return a[1].i == 0 ? Datum::Null(DataType::kBigint) : Datum::Bigint(a[0].i % a[1].i);
+           if (a[1].i == 0) return Datum::Null(DataType::kBigint);
+           return Datum::Bigint(*CheckedIntegerOp('%', a[0].i, a[1].i));  // never overflows
          }
          return Datum::Double(std::fmod(a[0].AsDouble(), a[1].AsDouble()));
        }});
@@ -773,22 +819,23 @@ FunctionRegistry::FunctionRegistry() {
        }});
   add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
        Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
-         int64_t n = 0;
-         for (unsigned char c : a[0].s) n += (c & 0xC0) != 0x80;
-         return Datum::Bigint(n);
+         return Datum::Bigint(Utf8Length(a[0].s));
        }});
   for (std::string name : {"substr", "substring"}) {
     add({name, StrCat(name, "(varchar, start [, length]) -> varchar"),
          "The substring from 1-based start (negative counts from the end).",
          Fixed({P::kVarchar, P::kBigint, P::kBigint}, kStr, StrCat(name, "(varchar, bigint [, bigint])"), 1),
          [](const Args& a, const EvalContext&) {
-           const std::string& s = a[0].s;
-           int64_t n = static_cast<int64_t>(s.size());
+           // Positions and lengths count code points, so a cut never
+           // splits a character.
+           std::string_view s = a[0].s;
+           const int64_t n = Utf8Length(s);
            int64_t start = a[1].i > 0 ? a[1].i - 1 : (a[1].i < 0 ? n + a[1].i : -1);
            if (start < 0 || start >= n) return Datum::Varchar("");
            int64_t len = a.size() > 2 ? a[2].i : n - start;
            if (len < 0) return Datum::Varchar("");
-           return Datum::Varchar(s.substr(start, std::min(len, n - start)));
+           s.remove_prefix(Utf8Offset(s, start));
+           return Datum::Varchar(std::string(s.substr(0, Utf8Offset(s, std::min(len, n - start)))));
          }});
   }
   add({"concat", "concat(varchar, ...) -> varchar", "Joins strings (also written a || b).",
@@ -829,15 +876,17 @@ FunctionRegistry::FunctionRegistry() {
          }});
   }
   add({"regexp_like", "regexp_like(varchar, pattern) -> boolean",
-       "True if the pattern (ECMAScript regular expression) matches anywhere in the string.",
+       "True if the pattern (RE2 regular expression, linear time) matches anywhere in the string.",
        Fixed({P::kVarchar, P::kVarchar}, kBool, "regexp_like(varchar, varchar)"),
-       [](const Args& a, const EvalContext&) {
-         try {
-           return Datum::Bool(std::regex_search(a[0].s, std::regex(a[1].s)));
-         } catch (const std::regex_error&) {
+       [](const Args& a, const EvalContext& c) {
+         absl::StatusOr<const re2::RE2*> pattern = CompiledPattern(a[1].s);
+         if (!pattern.ok()) {
+           if (c.error.empty()) c.error = std::string(pattern.status().message());
            return Datum::Null(DataType::kBoolean);
          }
+         return Datum::Bool(re2::RE2::PartialMatch(a[0].s, **pattern));
        }});
+  scalars_.back().can_fail = true;
   add({"starts_with", "starts_with(varchar, prefix) -> boolean", "True if the string starts with prefix.",
        Fixed({P::kVarchar, P::kVarchar}, kBool, "starts_with(varchar, varchar)"),
        [](const Args& a, const EvalContext&) { return Datum::Bool(a[0].s.rfind(a[1].s, 0) == 0); }});
@@ -845,7 +894,8 @@ FunctionRegistry::FunctionRegistry() {
        Fixed({P::kVarchar, P::kVarchar}, kBig, "strpos(varchar, varchar)"),
        [](const Args& a, const EvalContext&) {
          size_t p = a[0].s.find(a[1].s);
-         return Datum::Bigint(p == std::string::npos ? 0 : static_cast<int64_t>(p) + 1);
+         if (p == std::string::npos) return Datum::Bigint(0);
+         return Datum::Bigint(Utf8Length(std::string_view(a[0].s).substr(0, p)) + 1);
        }});
 
   // Aggregates -------------------------------------------------------------------

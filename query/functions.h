@@ -34,6 +34,10 @@ struct ScalarFunction {
   std::function<Datum(const std::vector<Datum>&, const EvalContext&)> eval;
   // NULL in, NULL out, without calling eval (most functions).
   bool null_propagating = true;
+  // Evaluation can record an error in the EvalContext (an overflow, an
+  // invalid pattern), so the executor must not evaluate it ahead of the
+  // conditions that guard it.
+  bool can_fail = false;
   // Optional, for NULL-propagating functions on hot paths: the same as eval
   // over whole vectors. `out` comes sized to the rows, all NULL.
   std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
@@ -70,7 +74,8 @@ class Accumulator {
   // Adds a whole block's values by their statistics. Called only for a
   // function whose `stats_use` is not kNone, with the statistics it needs.
   virtual void AddStats(const ColumnStats& stats);
-  virtual Datum Finish() = 0;
+  // The group's value; an error (a BIGINT sum that overflows) fails the query.
+  virtual absl::StatusOr<Datum> Finish() = 0;
 };
 
 struct AggregateFunction {

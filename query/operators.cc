@@ -187,7 +187,10 @@ class Aggregate : public AggregateSink {
 
   absl::Status Emit(Group& group) {
     Row out = std::move(group.keys);
-    for (auto& acc : group.accumulators) out.push_back(acc->Finish());
+    for (auto& acc : group.accumulators) {
+      ASSIGN_OR_RETURN(Datum value, acc->Finish());
+      out.push_back(std::move(value));
+    }
     return next_->Push(std::move(out));
   }
 

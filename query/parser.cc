@@ -174,6 +174,8 @@ class Parser {
   }
 
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseQuery() {
+    Nesting nesting(&query_depth_);
+    RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "subqueries"));
     std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
     if (AcceptWord("with")) {
       do {
@@ -301,7 +303,45 @@ class Parser {
     return e;
   }
 
-  absl::StatusOr<ExprPtr> ParseExpr() { return ParseOr(); }
+  // Makes `child` an argument of `parent`. Every pass over an expression
+  // (binding, planning, evaluation, printing, destruction) recurses once per
+  // level, so a tree taller than kMaxExpressionDepth is refused here, before
+  // it is built, with an error rather than a stack overflow later.
+  absl::Status Adopt(Expr& parent, ExprPtr child) {
+    parent.height = std::max(parent.height, child->height + 1);
+    parent.args.push_back(std::move(child));
+    if (parent.height > kMaxExpressionDepth) {
+      return SqlError(sql_, parent.pos,
+                      StrCat("the expression nests more than ", kMaxExpressionDepth,
+                             " levels deep; split it (a long chain of AND/OR or + can often be "
+                             "an IN list or a sum of fewer terms)"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Counts the parser's own recursion (parentheses, NOT and sign chains,
+  // subqueries); past the limit the statement is refused.
+  class Nesting {
+   public:
+    explicit Nesting(int* depth) : depth_(depth) { ++*depth_; }
+    ~Nesting() { --*depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    int* depth_;
+  };
+  absl::Status CheckNesting(int depth, int limit, std::string_view what) {
+    if (depth <= limit) return absl::OkStatus();
+    return Error(Peek(), StrCat("the query nests ", what, " more than ", limit,
+                                " levels deep; flatten it"));
+  }
+
+  absl::StatusOr<ExprPtr> ParseExpr() {
+    Nesting nesting(&expression_depth_);
+    RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
+    return ParseOr();
+  }
 
   // One left-associative precedence level: operands parsed by `operand`,
   // joined by any of `ops` (keywords, matched case-insensitively and named in
@@ -324,8 +364,8 @@ class Parser {
       Position pos = Next().pos;
       ASSIGN_OR_RETURN(ExprPtr right, (this->*operand)());
       ExprPtr e = Make(ExprKind::kBinary, pos, op);
-      e->args.push_back(std::move(left));
-      e->args.push_back(std::move(right));
+      RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(right)));
       left = std::move(e);
     }
   }
@@ -335,10 +375,12 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParseNot() {
     if (IsWord(Peek(), "not")) {
+      Nesting nesting(&expression_depth_);
+      RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
       Position pos = Next().pos;
       ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
       ExprPtr e = Make(ExprKind::kUnary, pos, "NOT");
-      e->args.push_back(std::move(operand));
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
       return e;
     }
     return ParseComparison();
@@ -356,8 +398,8 @@ class Parser {
         if (op == "!=") op = "<>";
         ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
         ExprPtr e = Make(ExprKind::kBinary, pos, op);
-        e->args.push_back(std::move(left));
-        e->args.push_back(std::move(right));
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(right)));
         left = std::move(e);
         continue;
       }
@@ -367,7 +409,7 @@ class Parser {
         RETURN_IF_ERROR(ExpectWord("null"));
         ExprPtr e = Make(ExprKind::kIsNull, pos);
         e->negated = negated;
-        e->args.push_back(std::move(left));
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
         left = std::move(e);
         continue;
       }
@@ -383,10 +425,10 @@ class Parser {
         RETURN_IF_ERROR(ExpectSymbol("("));
         ExprPtr e = Make(ExprKind::kIn, pos);
         e->negated = negated;
-        e->args.push_back(std::move(left));
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
         do {
           ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
-          e->args.push_back(std::move(item));
+          RETURN_IF_ERROR(Adopt(*e, std::move(item)));
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));
         left = std::move(e);
@@ -397,17 +439,17 @@ class Parser {
         ASSIGN_OR_RETURN(ExprPtr high, ParseConcat());
         ExprPtr e = Make(ExprKind::kBetween, pos);
         e->negated = negated;
-        e->args.push_back(std::move(left));
-        e->args.push_back(std::move(low));
-        e->args.push_back(std::move(high));
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(low)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(high)));
         left = std::move(e);
       } else if (IsWord(op, "like")) {
         Position pos = Next().pos;
         ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
         ExprPtr e = Make(ExprKind::kLike, pos);
         e->negated = negated;
-        e->args.push_back(std::move(left));
-        e->args.push_back(std::move(pattern));
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
         left = std::move(e);
       } else {
         return left;
@@ -425,6 +467,8 @@ class Parser {
 
   absl::StatusOr<ExprPtr> ParseUnary() {
     if (Peek().kind == TokenKind::kSymbol && (Peek().text == "-" || Peek().text == "+")) {
+      Nesting nesting(&expression_depth_);
+      RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
       Position pos = Peek().pos;
       bool minus = Next().text == "-";
       ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
@@ -434,14 +478,15 @@ class Parser {
           operand->literal.d = -operand->literal.d;
           return operand;
         }
-        if (operand->literal.type == DataType::kBigint ||
-            operand->literal.type == DataType::kInterval) {
+        if ((operand->literal.type == DataType::kBigint ||
+             operand->literal.type == DataType::kInterval) &&
+            operand->literal.i != INT64_MIN) {
           operand->literal.i = -operand->literal.i;
           return operand;
         }
       }
       ExprPtr e = Make(ExprKind::kUnary, pos, "-");
-      e->args.push_back(std::move(operand));
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
       return e;
     }
     return ParsePrimary();
@@ -467,7 +512,7 @@ class Parser {
     RETURN_IF_ERROR(ExpectSymbol(")"));
     ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
     e->cast_type = *type;
-    e->args.push_back(std::move(operand));
+    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
     return e;
   }
 
@@ -475,7 +520,7 @@ class Parser {
     ExprPtr e = Make(ExprKind::kCase, pos);
     if (!IsWord(Peek(), "when")) {
       ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
-      e->args.push_back(std::move(operand));
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
       e->has_operand = true;
     }
     if (!IsWord(Peek(), "when")) return Error(Peek(), "CASE needs at least one WHEN");
@@ -483,12 +528,12 @@ class Parser {
       ASSIGN_OR_RETURN(ExprPtr when, ParseExpr());
       RETURN_IF_ERROR(ExpectWord("then"));
       ASSIGN_OR_RETURN(ExprPtr then, ParseExpr());
-      e->args.push_back(std::move(when));
-      e->args.push_back(std::move(then));
+      RETURN_IF_ERROR(Adopt(*e, std::move(when)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(then)));
     }
     if (AcceptWord("else")) {
       ASSIGN_OR_RETURN(ExprPtr otherwise, ParseExpr());
-      e->args.push_back(std::move(otherwise));
+      RETURN_IF_ERROR(Adopt(*e, std::move(otherwise)));
       e->has_else = true;
     }
     RETURN_IF_ERROR(ExpectWord("end"));
@@ -587,7 +632,7 @@ class Parser {
         std::string name = field.text;
         for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         ExprPtr e = Make(ExprKind::kCall, field.pos, name);
-        e->args.push_back(std::move(operand));
+        RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
         return e;
       }
       if (IsWord(t, "current_timestamp") || IsWord(t, "current_date")) {
@@ -609,14 +654,14 @@ class Parser {
       if (AcceptSymbol(")")) return call;
       if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
         ExprPtr star = Make(ExprKind::kStar, Next().pos);
-        call->args.push_back(std::move(star));
+        RETURN_IF_ERROR(Adopt(*call, std::move(star)));
         RETURN_IF_ERROR(ExpectSymbol(")"));
         return call;
       }
       if (AcceptWord("distinct")) call->distinct = true;
       do {
         ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
-        call->args.push_back(std::move(arg));
+        RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
       } while (AcceptSymbol(","));
       RETURN_IF_ERROR(ExpectSymbol(")"));
       return call;
@@ -641,6 +686,8 @@ class Parser {
   std::string_view sql_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int expression_depth_ = 0;
+  int query_depth_ = 0;
 };
 
 }  // namespace
@@ -664,6 +711,10 @@ int64_t DurationUnitNanos(std::string_view unit) {
 }
 
 absl::StatusOr<Statement> Parse(std::string_view sql) {
+  if (sql.size() > kMaxQueryBytes) {
+    return absl::InvalidArgumentError(StrCat("the query is ", sql.size(), " bytes; the limit is ",
+                                             kMaxQueryBytes, " (256 KiB)"));
+  }
   ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
   Parser parser(sql, std::move(tokens));
   return parser.ParseStatement();

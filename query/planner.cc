@@ -245,7 +245,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   // by their min/max.
   auto bounds = std::make_shared<std::vector<ValueBound>>();
   if (select.where) {
-    RETURN_IF_ERROR(Bind(*select.where, schema, sql_));
+    RETURN_IF_ERROR(BindWhere(*select.where, schema));
     for (ExprPtr& c : TakeConjuncts(std::move(select.where))) {
       if (NarrowTimeRange(*c, time_column, context_->eval, &start, &end)) continue;
       if (OnlySeriesColumns(*c, series_columns) && !CanFail(*c)) {
@@ -432,6 +432,21 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   return source;
 }
 
+absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {
+  if (ContainsAggregate(where)) {
+    return SqlError(sql_, where.pos, "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
+  }
+  RETURN_IF_ERROR(Bind(where, schema, sql_));
+  // Only a boolean (or NULL) decides which rows pass: 'x', a number or a
+  // varchar column is refused rather than read as truthy.
+  if (where.bound.type != DataType::kBoolean && where.bound.type != DataType::kUnknown) {
+    return SqlError(sql_, where.pos,
+                    StrCat("WHERE needs a boolean condition, not ", TypeName(where.bound.type),
+                           "; compare the value, e.g. WHERE x = 1"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {
   SelectStmt& select = *owned;
   auto plan = std::make_shared<Plan>();
@@ -446,15 +461,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
 
   // WHERE (a table source has bound it already, for pushdown).
   if (select.where) {
-    if (ContainsAggregate(*select.where)) {
-      return SqlError(sql_, select.where->pos,
-                      "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
-    }
-    RETURN_IF_ERROR(Bind(*select.where, input, sql_));
-    if (select.where->bound.type != DataType::kBoolean &&
-        select.where->bound.type != DataType::kUnknown) {
-      return SqlError(sql_, select.where->pos, "WHERE needs a boolean condition");
-    }
+    RETURN_IF_ERROR(BindWhere(*select.where, input));
   }
 
   // Expand * in the select list.

@@ -42,6 +42,8 @@ class Planner {
   struct Source;
   absl::StatusOr<Source> PlanSource(SelectStmt& select);
   absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
+  // Binds a WHERE condition and refuses one that is not boolean.
+  absl::Status BindWhere(Expr& where, const Schema& schema);
 
   Engine& storage_;
   TableLayoutCache& layouts_;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <optional>
 
+#include "query/checked_math.h"
+
 namespace strata::query {
 namespace {
 
@@ -106,7 +108,7 @@ std::optional<Vector> Comparison(const std::string& op, const Vector& a, const V
 // Typed arithmetic with Eval's rules (integer division by zero is NULL);
 // nullopt for operand types it does not cover.
 std::optional<Vector> Arithmetic(const std::string& op, const Vector& a, const Vector& b,
-                                 DataType type) {
+                                 DataType type, const EvalContext& context) {
   const auto numeric = [](DataType t) { return UsesInts(t) || t == DataType::kDouble; };
   if (!numeric(a.type) || !numeric(b.type)) return std::nullopt;
   Vector out = NullUnion(a, b, type);
@@ -125,17 +127,17 @@ std::optional<Vector> Arithmetic(const std::string& op, const Vector& a, const V
   for (size_t i = 0; i < out.size(); ++i) {
     if (out.nulls[i]) continue;
     const int64_t x = a.ints[i], y = b.ints[i];
-    if (o == '+') {
-      out.ints[i] = x + y;
-    } else if (o == '-') {
-      out.ints[i] = x - y;
-    } else if (o == '*') {
-      out.ints[i] = x * y;
-    } else if (y == 0) {
+    if ((o == '/' || o == '%') && y == 0) {
       out.nulls[i] = 1;  // integer division by zero: NULL, as Eval
-    } else {
-      out.ints[i] = o == '/' ? x / y : x % y;
+      continue;
     }
+    std::optional<int64_t> r = CheckedIntegerOp(o, x, y);
+    if (!r) {
+      if (context.error.empty()) context.error = OverflowMessage(type, o, x, y);
+      out.nulls[i] = 1;
+      continue;
+    }
+    out.ints[i] = *r;
   }
   return out;
 }
@@ -215,8 +217,13 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
           v.ints[i] = v.ints[i] == 0;
         } else if (v.type == DataType::kDouble) {
           v.doubles[i] = -v.doubles[i];
+        } else if (std::optional<int64_t> negated = CheckedNegate(v.ints[i])) {
+          v.ints[i] = *negated;
         } else {
-          v.ints[i] = -v.ints[i];
+          if (context.error.empty()) {
+            context.error = NegationOverflowMessage(v.type, "-", v.ints[i]);
+          }
+          v.nulls[i] = 1;
         }
       }
       return v;
@@ -232,7 +239,7 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
       Vector a = EvalBatch(*e.args[0], batch, context);
       Vector b = EvalBatch(*e.args[1], batch, context);
       std::optional<Vector> out =
-          IsComparison(op) ? Comparison(op, a, b) : Arithmetic(op, a, b, e.bound.type);
+          IsComparison(op) ? Comparison(op, a, b) : Arithmetic(op, a, b, e.bound.type, context);
       if (out) return *std::move(out);
       break;
     }

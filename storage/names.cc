@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 
 namespace strata {
 namespace {
@@ -16,7 +17,7 @@ absl::Status CheckColumnName(std::string_view kind, std::string_view name, size_
     return absl::InvalidArgumentError(StrCat(kind, " name is empty; give it a name"));
   }
   if (name.size() > max_bytes) {
-    return absl::InvalidArgumentError(StrCat(kind, " name \"", name.substr(0, 40), "...\" is ",
+    return absl::InvalidArgumentError(StrCat(kind, " name \"", EchoInput(name, 40), "\" is ",
                                                    name.size(), " bytes; the limit is ",
                                                    max_bytes));
   }
@@ -50,7 +51,7 @@ absl::Status ValidateResourceName(std::string_view kind, std::string_view name) 
   for (char c : name) {
     if (!IsNameChar(c)) {
       return absl::InvalidArgumentError(
-          StrCat(kind, " name \"", name,
+          StrCat(kind, " name \"", EchoInput(name),
                        "\" may only contain letters, digits, '_', '.' and '-'"));
     }
   }

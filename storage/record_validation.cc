@@ -143,6 +143,8 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
   const std::optional<int64_t>& version = r.version ? r.version : common.version;
 
   NormalizedRecord out;
+  if (r.unreadable) return Reject(*r.unreadable);
+  if (common.unreadable) return Reject(StrCat("common_attributes: ", *common.unreadable));
   if (!measure_name || measure_name->empty()) {
     return Reject("measure_name is missing; every record needs one (or set it in "
                   "common_attributes)");

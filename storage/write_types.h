@@ -52,6 +52,10 @@ struct InputRecord {
   std::optional<int64_t> time;
   std::optional<TimeUnit> time_unit;
   std::optional<int64_t> version;
+  // Set when the request carried a field the server cannot read (an enum
+  // value it does not know, e.g. time_unit 99): the record is rejected with
+  // this reason rather than read with a default.
+  std::optional<std::string> unreadable;
 };
 
 struct WriteRequest {

@@ -159,7 +159,7 @@ TEST_P(SqlLogicE2ETest, Run) {
 // one clock and no `maintain`.
 INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                          ::testing::Values("seed_iot.test", "seed_videostreaming.test",
-                                           "functions.test", "aggregates.test", "errors.test",
+                                           "functions.test", "aggregates.test", "errors.test", "hostile_input.test",
                                            "schema_changes.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 

@@ -70,7 +70,7 @@ TEST(AccumulatorStatsTest, StatisticsGiveTheAnswerOfTheValues) {
         ColumnStats stats = StatsOf(values);
         if (star) stats = ColumnStats{.count = static_cast<int64_t>(values.size())};
         by_stats->AddStats(stats);
-        const Datum expected = by_values->Finish(), got = by_stats->Finish();
+        const Datum expected = *by_values->Finish(), got = *by_stats->Finish();
         EXPECT_EQ(got.null, expected.null) << f.name << " case " << checked;
         EXPECT_EQ(Compare(got, expected), 0)
             << f.name << (star ? "(*)" : "(x)") << ": " << got.ToString() << " vs "

@@ -1,0 +1,97 @@
+#include "common/utf8.h"
+
+#include "common/strings.h"
+
+namespace strata {
+
+size_t Utf8CharLength(std::string_view s) {
+  if (s.empty()) return 0;
+  const auto b = [&s](size_t i) { return static_cast<uint8_t>(s[i]); };
+  const uint8_t c = b(0);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  uint8_t low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) low = 0xA0;   // overlong
+    if (c == 0xED) high = 0x9F;  // surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) low = 0x90;   // overlong
+    if (c == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (s.size() < n || b(1) < low || b(1) > high) return 0;
+  for (size_t i = 2; i < n; ++i) {
+    if ((b(i) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  while (!s.empty()) {
+    // ASCII runs are the common case: step over them a byte at a time
+    // without the full decode.
+    if (static_cast<uint8_t>(s[0]) < 0x80) {
+      s.remove_prefix(1);
+      continue;
+    }
+    size_t n = Utf8CharLength(s);
+    if (n == 0) return false;
+    s.remove_prefix(n);
+  }
+  return true;
+}
+
+std::string ToValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    size_t n = Utf8CharLength(s);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      n = 1;
+    } else {
+      out.append(s.data(), n);
+    }
+    s.remove_prefix(n);
+  }
+  return out;
+}
+
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t end = max_bytes;
+  // Step back over continuation bytes to the start of the cut character.
+  while (end > 0 && (static_cast<uint8_t>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+std::string EchoInput(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return ToValidUtf8(s);
+  return StrCat(ToValidUtf8(Utf8Prefix(s, max_bytes)), "...(", s.size(), " bytes)");
+}
+
+int64_t Utf8Length(std::string_view s) {
+  int64_t n = 0;
+  while (!s.empty()) {
+    size_t len = Utf8CharLength(s);
+    s.remove_prefix(len == 0 ? 1 : len);
+    ++n;
+  }
+  return n;
+}
+
+size_t Utf8Offset(std::string_view s, int64_t index) {
+  size_t offset = 0;
+  for (int64_t i = 0; i < index && offset < s.size(); ++i) {
+    size_t len = Utf8CharLength(s.substr(offset));
+    offset += len == 0 ? 1 : len;
+  }
+  return offset;
+}
+
+}  // namespace strata

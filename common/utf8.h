@@ -1,0 +1,43 @@
+// UTF-8 for text that leaves the server. Every string Strata emits (query
+// values, column names, error messages, rejection reasons) must be well
+// formed: protobuf refuses to parse a `string` field that is not, so one bad
+// byte makes a whole response unreadable to the client. String functions
+// count code points, as Presto's do.
+//
+// Well formed is RFC 3629: no overlong forms, no surrogates, nothing above
+// U+10FFFF. Thread-safe (pure functions).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace strata {
+
+// The byte length of the well-formed character at the start of `s`, or 0 if
+// `s` does not start with one.
+size_t Utf8CharLength(std::string_view s);
+
+bool IsValidUtf8(std::string_view s);
+
+// `s` with each ill-formed byte replaced by U+FFFD.
+std::string ToValidUtf8(std::string_view s);
+
+// The longest prefix of `s` of at most `max_bytes` that does not end inside a
+// character.
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
+
+// `s` for quoting in a message: well formed and at most `max_bytes` (then cut
+// at a character boundary and marked "...(N bytes)"), so a 1 MB name cannot
+// make a 1 MB error.
+std::string EchoInput(std::string_view s, size_t max_bytes = 100);
+
+// Code points in `s` (ill-formed bytes count one each).
+int64_t Utf8Length(std::string_view s);
+
+// The byte offset of code point `index` (0-based) in `s`, or s.size() when
+// `s` has no more than `index` code points.
+size_t Utf8Offset(std::string_view s, int64_t index);
+
+}  // namespace strata
