@@ -12,12 +12,17 @@
 namespace strata::query {
 namespace {
 
-// Cuts the rows into pages for the ResultSink and counts them.
+// Cuts the rows into pages for the ResultSink and counts them. The page
+// being filled counts against the query's memory (a page of 100,000 wide
+// rows is large); the sink accounts for pages it holds on to.
 class Pager : public RowSink {
  public:
-  Pager(ResultSink* sink, int page_size, QueryStats* stats)
-      : sink_(sink), page_size_(page_size), stats_(stats) {}
+  Pager(ResultSink* sink, int page_size, QueryStats* stats, QueryContext* context)
+      : sink_(sink), page_size_(page_size), stats_(stats), context_(context) {}
   absl::Status Push(Row row) override {
+    const int64_t bytes = RowBytes(row);
+    RETURN_IF_ERROR(context_->Reserve(bytes, "a page of results"));
+    page_bytes_ += bytes;
     page_.push_back(std::move(row));
     ++stats_->rows_returned;
     if (static_cast<int>(page_.size()) >= page_size_) return Flush();
@@ -30,12 +35,17 @@ class Pager : public RowSink {
     if (page_.empty()) return absl::OkStatus();
     std::vector<Row> page;
     page.swap(page_);
-    return sink_->Rows(std::move(page));
+    absl::Status sent = sink_->Rows(std::move(page));
+    context_->Release(page_bytes_);
+    page_bytes_ = 0;
+    return sent;
   }
   ResultSink* sink_;
   int page_size_;
   QueryStats* stats_;
+  QueryContext* context_;
   std::vector<Row> page_;
+  int64_t page_bytes_ = 0;
 };
 
 absl::Status Emit(ResultSink* sink, Pager& pager, std::vector<ResultColumn> columns,
@@ -74,7 +84,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     context.deadline = started + std::chrono::milliseconds(options.timeout_millis);
   }
   context.cancelled = options.cancelled;
-  Pager pager(sink, std::max(1, options.page_size), &stats);
+  context.shared_budget = options.shared_budget;
+  Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
   const Catalog& catalog = storage_.catalog();

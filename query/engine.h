@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "query/datum.h"
 #include "query/expr.h"
+#include "query/memory_budget.h"
 #include "query/table_layout.h"
 #include "storage/engine.h"
 
@@ -28,6 +29,9 @@ struct QueryOptions {
   int64_t memory_limit_bytes = 256 << 20;
   // Set by CancelQuery or a client that went away; checked while running.
   const std::atomic<bool>* cancelled = nullptr;
+  // The server-wide budget the query's memory also comes from; none: only
+  // memory_limit_bytes applies.
+  MemoryBudget* shared_budget = nullptr;
 };
 
 struct ResultColumn {

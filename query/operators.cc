@@ -23,6 +23,14 @@ absl::Status QueryContext::CheckAlive() const {
   return absl::OkStatus();
 }
 
+namespace {
+constexpr int64_t kBudgetStep = 1 << 20;
+}  // namespace
+
+QueryContext::~QueryContext() {
+  if (shared_budget != nullptr) shared_budget->Release(shared_bytes);
+}
+
 absl::Status QueryContext::Reserve(int64_t bytes, std::string_view what) {
   memory_used_bytes += bytes;
   if (memory_used_bytes > memory_limit_bytes) {
@@ -31,7 +39,22 @@ absl::Status QueryContext::Reserve(int64_t bytes, std::string_view what) {
         "; narrow the time range, group by fewer values, add a LIMIT, or raise the server's "
         "--query-memory-mb"));
   }
+  if (shared_budget != nullptr && memory_used_bytes > shared_bytes) {
+    const int64_t step = (memory_used_bytes - shared_bytes + kBudgetStep - 1) / kBudgetStep * kBudgetStep;
+    RETURN_IF_ERROR(shared_budget->Reserve(step, what));
+    shared_bytes += step;
+  }
   return absl::OkStatus();
+}
+
+void QueryContext::Release(int64_t bytes) {
+  memory_used_bytes -= bytes;
+  // Keep at most one step beyond what is in use.
+  if (shared_budget != nullptr && shared_bytes - memory_used_bytes > 2 * kBudgetStep) {
+    const int64_t give = (shared_bytes - memory_used_bytes - kBudgetStep) / kBudgetStep * kBudgetStep;
+    shared_budget->Release(give);
+    shared_bytes -= give;
+  }
 }
 
 // The query's evaluation error, if an expression just failed.

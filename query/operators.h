@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "query/expr.h"
 #include "query/functions.h"
+#include "query/memory_budget.h"
 #include "query/vector.h"
 
 namespace strata::query {
@@ -34,11 +35,24 @@ struct QueryContext {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int64_t memory_limit_bytes = 256 << 20;
   int64_t memory_used_bytes = 0;
+  // The server-wide budget the query's memory also comes from (none in
+  // tests that run the engine alone). Taken in steps of kBudgetStep, so the
+  // shared counter is touched once per step rather than once per row.
+  MemoryBudget* shared_budget = nullptr;
+  int64_t shared_bytes = 0;
+
+  QueryContext() = default;
+  QueryContext(const QueryContext&) = delete;
+  QueryContext& operator=(const QueryContext&) = delete;
+  ~QueryContext();
 
   // CANCELLED or DEADLINE_EXCEEDED when the query must stop.
   absl::Status CheckAlive() const;
-  // Accounts `bytes` of operator state; RESOURCE_EXHAUSTED past the limit.
+  // Accounts `bytes` of operator state; RESOURCE_EXHAUSTED past the query's
+  // limit or the server's budget.
   absl::Status Reserve(int64_t bytes, std::string_view what);
+  // Gives back bytes of a Reserve whose state is gone (a page sent on).
+  void Release(int64_t bytes);
 };
 
 int64_t RowBytes(const Row& row);

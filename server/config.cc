@@ -65,6 +65,29 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_MEMORY_MB")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  app.add_option("--query-memory-total-mb", c.query_memory_total_mb,
+                 "Memory all running queries may use together (their result pages waiting for "
+                 "slow clients included); a query that would pass it fails with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_MEMORY_TOTAL_MB")
+      ->check(CLI::Range(1, 1 << 22))
+      ->capture_default_str();
+  app.add_option("--query-workers", c.query_workers, "Queries that run at once")
+      ->envname("STRATA_QUERY_WORKERS")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--query-queue", c.query_queue,
+                 "Queries that may wait for a worker; past it a query is refused at once with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_QUEUE")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--wal-sync-interval-ms", c.wal_sync_interval_ms,
+                 "With --durability buffered, how often the write-ahead log is synced to disk: "
+                 "a power cut loses at most about this much of acknowledged writes")
+      ->envname("STRATA_WAL_SYNC_INTERVAL_MS")
+      ->check(CLI::Range(1, 600000))
+      ->capture_default_str();
   app.add_option("--block-cache-mb", c.block_cache_mb,
                  "Memory for cached storage blocks, shared by all tables; more keeps more "
                  "recent and magnetic data ready for queries")

@@ -25,6 +25,15 @@ struct ServerConfig {
   int shutdown_grace_seconds = 10;
   int query_timeout_seconds = 300;
   int query_memory_mb = 256;
+  // All queries together, their pages waiting for slow clients included.
+  int query_memory_total_mb = 2048;
+  // Queries that run at once, and queries that may wait for one of them
+  // (past that: RESOURCE_EXHAUSTED at once).
+  int query_workers = 4;
+  int query_queue = 64;
+  // With --durability buffered: how often the write-ahead log is synced, so
+  // a power cut loses at most this window of acknowledged writes.
+  int wal_sync_interval_ms = 1000;
   int block_cache_mb = 256;
   // How often the tiering and retention jobs run over every table.
   int maintenance_interval_seconds = 60;

@@ -67,7 +67,10 @@ int main(int argc, char** argv) {
       {.listen = config.listen,
        .max_message_bytes = config.max_message_bytes,
        .query_timeout_millis = config.query_timeout_seconds * 1000LL,
-       .query_memory_bytes = static_cast<int64_t>(config.query_memory_mb) << 20},
+       .query_memory_bytes = static_cast<int64_t>(config.query_memory_mb) << 20,
+       .query_memory_total_bytes = static_cast<int64_t>(config.query_memory_total_mb) << 20,
+       .query_workers = config.query_workers,
+       .query_queue = config.query_queue},
       engine->get());
   if (!server.ok()) return Fail(server.status());
   spdlog::info("stratad serving on port {}", (*server)->port());

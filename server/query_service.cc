@@ -2,8 +2,9 @@
 
 #include <deque>
 #include <random>
-#include <thread>
+#include <chrono>
 
+#include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "server/status_map.h"
@@ -53,46 +54,26 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
 
 }  // namespace
 
-// One streaming Query call. Owns itself until OnDone.
+// One streaming Query call. Shared by gRPC (until OnDone) and the query's
+// task on a worker (until it has finished the stream); the last to let go
+// deletes it.
 class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryResponse>,
                                  public query::ResultSink {
  public:
-  Call(QueryService* service, const v1::QueryRequest* request)
-      : service_(service), cancel_(std::make_shared<std::atomic<bool>>(false)) {
-    query_id_ = service_->Register(cancel_);
-    query::QueryOptions options;
-    options.page_size = request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
-    options.timeout_millis = request->timeout_millis() > 0 ? request->timeout_millis()
-                                                           : service_->limits_.default_timeout_millis;
-    options.memory_limit_bytes = service_->limits_.memory_limit_bytes;
-    options.cancelled = cancel_.get();
-    worker_ = std::thread([this, sql = request->query_string(), options] {
-      absl::StatusOr<query::QueryStats> stats = service_->engine_.Execute(sql, options, this);
-      // Leave the registry before the client can see the end of the stream,
-      // so a CancelQuery after that finds the query gone.
-      service_->Unregister(query_id_);
-      absl::MutexLock lock(&mu_);
-      if (stats.ok()) {
-        v1::QueryResponse message;
-        auto* s = message.mutable_statistics();
-        s->set_rows_returned(stats->rows_returned);
-        s->set_rows_scanned(stats->rows_scanned);
-        s->set_bytes_scanned(stats->bytes_scanned);
-        s->set_buckets_scanned(stats->buckets_scanned);
-        s->set_buckets_pruned(stats->buckets_pruned);
-        s->set_partitions_scanned(stats->partitions_scanned);
-        s->set_partitions_pruned(stats->partitions_pruned);
-        s->set_series_scanned(stats->series_scanned);
-        s->set_series_pruned(stats->series_pruned);
-        s->set_blocks_scanned(stats->blocks_scanned);
-        s->set_blocks_pruned(stats->blocks_pruned);
-        s->set_elapsed_nanos(stats->elapsed_nanos);
-        queue_.push_back(std::move(message));
-      }
-      final_status_ = ToGrpcStatus(stats.status());
-      finished_ = true;
-      WriteNextLocked();
-    });
+  // The reactor for gRPC: valid until OnDone, whatever the task still does.
+  static Call* Start(QueryService* service, grpc::CallbackServerContext* context,
+                     const v1::QueryRequest* request) {
+    auto call = std::shared_ptr<Call>(new Call(service, context, request));
+    call->self_ = call;
+    if (!service->workers_.TrySubmit([call] { call->Run(); })) {
+      call->FinishNow(grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          StrCat("the server is running ", service->workers_.workers(), " queries with ",
+                 service->workers_.queue_capacity(),
+                 " more waiting; retry shortly, or raise the server's --query-workers or "
+                 "--query-queue")));
+    }
+    return call.get();
   }
 
   // ResultSink, on the worker thread.
@@ -121,7 +102,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mu_);
     writing_ = false;
-    queue_.pop_front();
+    ReleaseFront();
     if (!ok) *cancel_ = true;  // the client is gone
     WriteNextLocked();
   }
@@ -131,34 +112,112 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     *cancel_ = true;
   }
 
-  void OnDone() override {
-    worker_.join();
-    delete this;
-  }
+  void OnDone() override { self_.reset(); }
 
  private:
+  Call(QueryService* service, grpc::CallbackServerContext* context,
+       const v1::QueryRequest* request)
+      : service_(service),
+        context_(context),
+        cancel_(std::make_shared<std::atomic<bool>>(false)),
+        sql_(request->query_string()),
+        admitted_(std::chrono::steady_clock::now()) {
+    query_id_ = service_->Register(cancel_);
+    options_.page_size = request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
+    options_.timeout_millis = request->timeout_millis() > 0 ? request->timeout_millis()
+                                                            : service_->limits_.default_timeout_millis;
+    options_.memory_limit_bytes = service_->limits_.memory_limit_bytes;
+    options_.cancelled = cancel_.get();
+    options_.shared_budget = &service_->budget_;
+  }
+
+  // On a worker: runs the query, then finishes the stream.
+  void Run() {
+    // Time spent waiting for a worker counts against the query's timeout.
+    const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - admitted_)
+                               .count();
+    options_.timeout_millis = std::max<int64_t>(1, options_.timeout_millis - waited);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
+    absl::StatusOr<query::QueryStats> stats =
+        cancel_->load() ? absl::CancelledError("the query was cancelled")
+                        : service_->engine_.Execute(sql_, options_, this);
+    // Leave the registry before the client can see the end of the stream,
+    // so a CancelQuery after that finds the query gone.
+    service_->Unregister(query_id_);
+    absl::MutexLock lock(&mu_);
+    if (stats.ok()) {
+      v1::QueryResponse message;
+      auto* s = message.mutable_statistics();
+      s->set_rows_returned(stats->rows_returned);
+      s->set_rows_scanned(stats->rows_scanned);
+      s->set_bytes_scanned(stats->bytes_scanned);
+      s->set_buckets_scanned(stats->buckets_scanned);
+      s->set_buckets_pruned(stats->buckets_pruned);
+      s->set_partitions_scanned(stats->partitions_scanned);
+      s->set_partitions_pruned(stats->partitions_pruned);
+      s->set_series_scanned(stats->series_scanned);
+      s->set_series_pruned(stats->series_pruned);
+      s->set_blocks_scanned(stats->blocks_scanned);
+      s->set_blocks_pruned(stats->blocks_pruned);
+      s->set_elapsed_nanos(stats->elapsed_nanos);
+      queue_.push_back({std::move(message), 0});
+    } else {
+      // An error ends the stream: pages not yet sent are of no use.
+      while (queue_.size() > (writing_ ? 1u : 0u)) {
+        service_->budget_.Release(queue_.back().reserved);
+        queue_.pop_back();
+      }
+      if (writing_ && absl::IsDeadlineExceeded(stats.status())) {
+        // The client stopped reading: its pending write would hold the call
+        // (and its memory) open for good.
+        context_->TryCancel();
+      }
+    }
+    final_status_ = ToGrpcStatus(stats.status());
+    finished_ = true;
+    WriteNextLocked();
+  }
+
   // Waits for room in the queue: the query runs no further ahead of the
-  // client than a few pages.
+  // client than a few pages, and those pages come from the server's query
+  // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
   absl::Status Enqueue(v1::QueryResponse message) {
+    const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
+    RETURN_IF_ERROR(service_->budget_.Reserve(bytes, "result pages waiting for the client"));
     absl::MutexLock lock(&mu_);
     auto room = [this] { return queue_.size() < kMaxQueuedMessages || cancel_->load(); };
     // CancelQuery sets the flag without this mutex: look again now and then.
     while (!mu_.AwaitWithTimeout(absl::Condition(&room), absl::Milliseconds(100))) {
+      if (std::chrono::steady_clock::now() > deadline_) {
+        service_->budget_.Release(bytes);
+        return absl::DeadlineExceededError(
+            "the query ran past its timeout while the client was not reading its results");
+      }
     }
-    if (cancel_->load()) return absl::CancelledError("the query was cancelled");
-    queue_.push_back(std::move(message));
+    if (cancel_->load()) {
+      service_->budget_.Release(bytes);
+      return absl::CancelledError("the query was cancelled");
+    }
+    queue_.push_back({std::move(message), bytes});
     WriteNextLocked();
     return absl::OkStatus();
+  }
+
+  void ReleaseFront() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    service_->budget_.Release(queue_.front().reserved);
+    queue_.pop_front();
   }
 
   void WriteNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (writing_ || done_) return;
     if (!queue_.empty() && !cancel_->load()) {
       writing_ = true;
-      StartWrite(&queue_.front());
+      StartWrite(&queue_.front().message);
       return;
     }
     if (finished_) {
+      while (!queue_.empty()) ReleaseFront();
       done_ = true;
       Finish(cancel_->load() && final_status_.ok()
                  ? grpc::Status(grpc::StatusCode::CANCELLED, "the query was cancelled")
@@ -166,12 +225,30 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     }
   }
 
+  // Ends a call that never ran (refused at admission).
+  void FinishNow(grpc::Status status) {
+    service_->Unregister(query_id_);
+    absl::MutexLock lock(&mu_);
+    done_ = true;
+    Finish(std::move(status));
+  }
+
+  struct Queued {
+    v1::QueryResponse message;
+    int64_t reserved;  // bytes taken from the server's budget
+  };
+
   QueryService* service_;
+  grpc::CallbackServerContext* context_;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  const std::string sql_;
+  const std::chrono::steady_clock::time_point admitted_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  query::QueryOptions options_;
   std::string query_id_;
-  std::thread worker_;
+  std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
   absl::Mutex mu_;
-  std::deque<v1::QueryResponse> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   bool done_ ABSL_GUARDED_BY(mu_) = false;
@@ -179,8 +256,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
 };
 
 grpc::ServerWriteReactor<v1::QueryResponse>* QueryService::Query(
-    grpc::CallbackServerContext*, const v1::QueryRequest* request) {
-  return new Call(this, request);
+    grpc::CallbackServerContext* context, const v1::QueryRequest* request) {
+  return Call::Start(this, context, request);
 }
 
 grpc::ServerUnaryReactor* QueryService::CancelQuery(grpc::CallbackServerContext* context,

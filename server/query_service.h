@@ -1,6 +1,9 @@
-// QueryService handlers: run SQL on a worker thread per query and stream the
-// result (metadata, row pages, statistics) with backpressure; CancelQuery
-// and client cancellation stop the query.
+// QueryService handlers: admit a query to the worker pool (or refuse it when
+// the queue is full), run it there and stream the result (metadata, row
+// pages, statistics) with backpressure; CancelQuery, client cancellation and
+// the timeout (also while the client is not reading) stop the query. Every
+// query's memory, its pages waiting for the client included, comes from one
+// server-wide budget.
 #pragma once
 
 #include <atomic>
@@ -11,19 +14,28 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "query/engine.h"
+#include "query/memory_budget.h"
+#include "server/query_workers.h"
 #include "strata/v1/query.grpc.pb.h"
 
 namespace strata {
 
 struct QueryLimits {
   int64_t default_timeout_millis = 300'000;
-  int64_t memory_limit_bytes = 256 << 20;
+  int64_t memory_limit_bytes = 256 << 20;        // one query
+  int64_t total_memory_bytes = int64_t{2} << 30;  // all queries together
+  int workers = 4;                               // queries running at once
+  int queue = 64;                                // queries waiting for a worker
 };
 
 class QueryService final : public v1::QueryService::CallbackService {
  public:
   // `engine` must outlive the service.
-  QueryService(Engine* engine, QueryLimits limits) : engine_(engine), limits_(limits) {}
+  QueryService(Engine* engine, QueryLimits limits)
+      : engine_(engine),
+        limits_(limits),
+        budget_(limits.total_memory_bytes),
+        workers_(limits.workers, limits.queue) {}
 
   grpc::ServerWriteReactor<v1::QueryResponse>* Query(grpc::CallbackServerContext* context,
                                                       const v1::QueryRequest* request) override;
@@ -40,9 +52,12 @@ class QueryService final : public v1::QueryService::CallbackService {
 
   query::QueryEngine engine_;
   QueryLimits limits_;
+  query::MemoryBudget budget_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // Last: destroyed first, so running tasks finish while the rest is alive.
+  QueryWorkers workers_;
 };
 
 }  // namespace strata

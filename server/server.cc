@@ -28,7 +28,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   server->write_service_ = std::make_unique<WriteService>(engine);
   server->query_service_ = std::make_unique<QueryService>(
       engine, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
-                          .memory_limit_bytes = options.query_memory_bytes});
+                          .memory_limit_bytes = options.query_memory_bytes,
+                          .total_memory_bytes = options.query_memory_total_bytes,
+                          .workers = options.query_workers,
+                          .queue = options.query_queue});
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same

@@ -22,6 +22,9 @@ struct ServerOptions {
   int max_message_bytes = 16 << 20;
   int64_t query_timeout_millis = 300'000;
   int64_t query_memory_bytes = 256 << 20;
+  int64_t query_memory_total_bytes = int64_t{2} << 30;
+  int query_workers = 4;
+  int query_queue = 64;
 };
 
 class Server {
