@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/status.h"
+#include "grpcpp/alarm.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "server/status_map.h"
@@ -16,6 +17,9 @@ namespace {
 // Pages queued ahead of the network before the query waits.
 constexpr size_t kMaxQueuedMessages = 4;
 constexpr int kMaxRowsPerPage = 100'000;
+// How long a failed query's status waits behind a write the client does not
+// take before the call is cancelled.
+constexpr auto kStatusGrace = std::chrono::seconds(5);
 
 v1::ScalarType ToProto(query::DataType type) {
   switch (type) {
@@ -65,7 +69,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
                      const v1::QueryRequest* request) {
     auto call = std::shared_ptr<Call>(new Call(service, context, request));
     call->self_ = call;
-    if (!service->workers_.TrySubmit([call] { call->Run(); })) {
+    if (!service->workers_.TrySubmit([call] { call->Run(call); })) {
       call->FinishNow(grpc::Status(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
           StrCat("the server is running ", service->workers_.workers(), " queries with ",
@@ -112,7 +116,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     *cancel_ = true;
   }
 
-  void OnDone() override { self_.reset(); }
+  void OnDone() override {
+    {
+      absl::MutexLock lock(&mu_);
+      ended_ = true;  // context_ is gRPC's no longer ours to use
+    }
+    self_.reset();
+  }
 
  private:
   Call(QueryService* service, grpc::CallbackServerContext* context,
@@ -132,7 +142,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   }
 
   // On a worker: runs the query, then finishes the stream.
-  void Run() {
+  void Run(const std::shared_ptr<Call>& self) {
     // Time spent waiting for a worker counts against the query's timeout.
     const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::steady_clock::now() - admitted_)
@@ -168,10 +178,17 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
         service_->budget_.Release(queue_.back().reserved);
         queue_.pop_back();
       }
-      if (writing_ && absl::IsDeadlineExceeded(stats.status())) {
-        // The client stopped reading: its pending write would hold the call
-        // (and its memory) open for good.
-        context_->TryCancel();
+      if (writing_) {
+        // The status goes out after the pending write, which a client that
+        // stopped reading never lets finish: that would hold the call (and
+        // its memory) open for good. A cancelled or timed-out query ends at
+        // once; another error gets a moment for its status to get through.
+        if (absl::IsCancelled(stats.status()) || absl::IsDeadlineExceeded(stats.status())) {
+          context_->TryCancel();
+        } else {
+          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace,
+                       [self](bool fired) { if (fired) self->AbandonIfStuck(); });
+        }
       }
     }
     final_status_ = ToGrpcStatus(stats.status());
@@ -225,6 +242,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
     }
   }
 
+  void AbandonIfStuck() {
+    absl::MutexLock lock(&mu_);
+    if (writing_ && !ended_) context_->TryCancel();
+  }
+
   // Ends a call that never ran (refused at admission).
   void FinishNow(grpc::Status status) {
     service_->Unregister(query_id_);
@@ -251,8 +273,10 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;   // Finish called
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // OnDone called
   grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+  grpc::Alarm abandon_;
 };
 
 grpc::ServerWriteReactor<v1::QueryResponse>* QueryService::Query(

@@ -1,0 +1,207 @@
+// Admission control and the server-wide query memory budget over real gRPC:
+// a full worker queue refuses at once, a client that stops reading does not
+// keep its query past the timeout, result pages count against the budget,
+// and a burst of heavy queries with slow consumers leaves the server up.
+#include <chrono>
+#include <thread>
+
+#include "grpcpp/create_channel.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/security/credentials.h"
+#include "gtest/gtest.h"
+#include "strata/v1/query.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/stratad_process.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata {
+namespace {
+
+using std::chrono::steady_clock;
+
+class AdmissionE2ETest : public ::testing::Test {
+ protected:
+  static constexpr int kHosts = 50, kPoints = 200;
+  // 10,000 rows of 4 KB: 40 MB, more than any flow-control window holds, so
+  // a client that reads nothing really holds its query.
+  const std::string kWide = "SELECT *, '" + std::string(4000, 'x') + "' AS pad FROM db.t";
+
+  void StartServer(const std::vector<std::string>& args) {
+    ASSERT_TRUE(server_.Start(args)) << server_.error();
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+    auto writer = v1::WriteService::NewStub(server_.channel());
+    const int64_t now = testing::NowMillis();
+    for (int p = 0; p < kPoints; ++p) {
+      std::vector<v1::Record> records;
+      for (int h = 0; h < kHosts; ++h) {
+        records.push_back(
+            testing::CpuRecord("host" + std::to_string(h), now - 60'000 - p * 1000, h + p));
+      }
+      grpc::ClientContext context;
+      v1::WriteRecordsResponse response;
+      ASSERT_TRUE(
+          writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response).ok());
+    }
+  }
+
+  // Its own connection: a client that stops reading fills its connection's
+  // flow-control window, which must not stall the test's other calls.
+  std::shared_ptr<grpc::Channel> NewConnection() {
+    grpc::ChannelArguments args;
+    args.SetInt("strata.test.connection", next_connection_++);
+    return grpc::CreateCustomChannel(server_.address(), grpc::InsecureChannelCredentials(), args);
+  }
+
+  // A query whose client reads nothing: it holds a worker (blocked on flow
+  // control) or waits in the queue.
+  struct HeldQuery {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::QueryService::Stub> stub;
+    std::unique_ptr<grpc::ClientContext> context = std::make_unique<grpc::ClientContext>();
+    std::unique_ptr<grpc::ClientReader<v1::QueryResponse>> reader;
+  };
+  HeldQuery Hold(const std::string& sql, int64_t timeout_millis = 0) {
+    HeldQuery held;
+    held.channel = NewConnection();
+    held.stub = v1::QueryService::NewStub(held.channel);
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    request.set_page_size(1);
+    request.set_timeout_millis(timeout_millis);
+    // A client-side deadline far past any query's timeout, so a test that
+    // goes wrong fails instead of hanging.
+    held.context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    held.reader = held.stub->Query(held.context.get(), request);
+    return held;
+  }
+
+  // Reads what is left (gRPC's Finish waits for every message to be read)
+  // and returns the status and the rows that arrived.
+  static std::pair<grpc::Status, int> Drain(HeldQuery& held) {
+    int rows = 0;
+    v1::QueryResponse message;
+    while (held.reader->Read(&message)) rows += message.page().rows_size();
+    return {held.reader->Finish(), rows};
+  }
+
+  bool Serving() {
+    auto stub = grpc::health::v1::Health::NewStub(server_.channel());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    grpc::health::v1::HealthCheckRequest request;
+    grpc::health::v1::HealthCheckResponse response;
+    return stub->Check(&context, request, &response).ok() &&
+           response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
+  }
+
+  testing::StratadProcess server_;
+  int next_connection_ = 0;
+};
+
+TEST_F(AdmissionE2ETest, AFullQueueRefusesAtOnceAndFreesWhenQueriesEnd) {
+  StartServer({"--query-workers", "2", "--query-queue", "2"});
+  std::vector<HeldQuery> held;
+  for (int i = 0; i < 4; ++i) held.push_back(Hold(kWide));
+  // The held calls reach the server in their own time: ask until one is refused.
+  testing::QueryResult refused;
+  const auto give_up = steady_clock::now() + std::chrono::seconds(20);
+  do {
+    refused = testing::RunQuery(server_.channel(), "SELECT 1");
+  } while (refused.status.ok() && steady_clock::now() < give_up);
+  ASSERT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.status.error_message();
+  EXPECT_NE(refused.status.error_message().find("--query-queue"), std::string::npos)
+      << refused.status.error_message();
+
+  for (HeldQuery& h : held) h.context->TryCancel();
+  for (HeldQuery& h : held) Drain(h);
+  testing::QueryResult after;
+  const auto again = steady_clock::now() + std::chrono::seconds(20);
+  do {
+    after = testing::RunQuery(server_.channel(), "SELECT 1");
+  } while (!after.status.ok() && steady_clock::now() < again);
+  EXPECT_TRUE(after.status.ok()) << after.status.error_message();
+}
+
+TEST_F(AdmissionE2ETest, AClientThatStopsReadingDoesNotKeepItsQueryPastTheTimeout) {
+  StartServer({});
+  HeldQuery held = Hold(kWide, /*timeout_millis=*/1000);
+  v1::QueryResponse first;
+  ASSERT_TRUE(held.reader->Read(&first));
+  ASSERT_TRUE(first.has_metadata());
+  // The client stops reading for longer than the query's 1 s timeout. The
+  // server gives the query up instead of waiting for the client: what the
+  // client finds when it reads again is the start of the result, then the
+  // end of the call.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto [status, rows] = Drain(held);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_LT(rows, kHosts * kPoints);
+}
+
+TEST_F(AdmissionE2ETest, CancellingAQueryWhoseClientStoppedReadingEndsTheCall) {
+  StartServer({});
+  HeldQuery held = Hold(kWide);
+  v1::QueryResponse first;
+  ASSERT_TRUE(held.reader->Read(&first));
+  auto stub = v1::QueryService::NewStub(server_.channel());
+  grpc::ClientContext context;
+  v1::CancelQueryRequest request;
+  request.set_query_id(first.metadata().query_id());
+  v1::CancelQueryResponse response;
+  ASSERT_TRUE(stub->CancelQuery(&context, request, &response).ok());
+  auto [status, rows] = Drain(held);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_LT(rows, kHosts * kPoints);
+}
+
+TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
+  // 10,000 rows of 4 KB in one page take more than the 8 MiB the server has
+  // for all queries: refused with the budget named, and the server still
+  // answers.
+  StartServer({"--query-memory-total-mb", "8"});
+  testing::QueryResult big = testing::RunQuery(server_.channel(), kWide, 100'000);
+  ASSERT_EQ(big.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << big.status.error_message();
+  EXPECT_NE(big.status.error_message().find("--query-memory-total-mb"), std::string::npos)
+      << big.status.error_message();
+  testing::QueryResult small = testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.t");
+  ASSERT_TRUE(small.status.ok()) << small.status.error_message();
+  EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
+}
+
+TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp) {
+  StartServer({"--query-workers", "2", "--query-queue", "8", "--query-memory-total-mb", "64",
+               "--query-memory-mb", "32"});
+  const std::string heavy = kWide + " ORDER BY measure_value::double DESC, host, time";
+  std::vector<HeldQuery> slow;
+  for (int i = 0; i < 16; ++i) slow.push_back(Hold(heavy, /*timeout_millis=*/3000));
+  std::vector<grpc::Status> statuses(48);
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    clients.emplace_back([this, &statuses, &heavy, i] {
+      statuses[i] = testing::RunQuery(server_.channel(), heavy, 100'000).status;
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (HeldQuery& h : slow) Drain(h);  // each ended by its timeout at the latest
+
+  int ok = 0, refused = 0;
+  for (const grpc::Status& s : statuses) {
+    if (s.ok()) ++ok;
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+    EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
+                s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
+        << s.error_code() << " " << s.error_message();
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_TRUE(Serving());
+  // Once the burst is over, the server answers in full again.
+  testing::QueryResult after = testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.t");
+  ASSERT_TRUE(after.status.ok()) << after.status.error_message();
+  EXPECT_EQ(after.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
+}
+
+}  // namespace
+}  // namespace strata
