@@ -1,5 +1,10 @@
 #include "server/config.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <charconv>
 #include <iostream>
 
@@ -32,7 +37,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   std::string durability = "fsync";
   app.add_option("--durability", durability,
                  "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
-                 "(faster; the last moments of writes can be lost in a power failure)")
+                 "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
       ->envname("STRATA_DURABILITY")
       ->check(CLI::IsMember({"fsync", "buffered"}))
       ->capture_default_str();
@@ -127,8 +132,33 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
 }
 
 bool IsLoopbackHost(std::string_view host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" ||
-         host.starts_with("127.");
+  // Decided by what the name resolves to, not by its spelling: a name that
+  // resolves to 0.0.0.0 would listen on every interface.
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) return false;  // gRPC reads an empty host as every interface
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(std::string(host).c_str(), nullptr, &hints, &found) != 0) return false;
+  bool all_loopback = found != nullptr;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const auto* v4 = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+      all_loopback &= (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr);
+      const in6_addr& addr = v6->sin6_addr;
+      const bool mapped_v4_loopback = IN6_IS_ADDR_V4MAPPED(&addr) && addr.s6_addr[12] == 127;
+      all_loopback &= IN6_IS_ADDR_LOOPBACK(&addr) || mapped_v4_loopback;
+    } else {
+      all_loopback = false;
+    }
+  }
+  freeaddrinfo(found);
+  return all_loopback;
 }
 
 absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view address) {

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       {.data_dir = config.data_dir,
        .durability = config.durability,
        .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20,
+       .wal_sync_interval_millis = config.wal_sync_interval_ms,
        .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute,
        .clock = fixed_clock ? &*fixed_clock : nullptr});
   if (!engine.ok()) return Fail(engine.status());

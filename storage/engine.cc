@@ -11,7 +11,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   ASSIGN_OR_RETURN(engine->store_,
                    Store::Open({.data_dir = options.data_dir,
                                .durability = options.durability,
-                               .block_cache_bytes = options.block_cache_bytes}));
+                               .block_cache_bytes = options.block_cache_bytes,
+                               .wal_sync_interval_millis = options.wal_sync_interval_millis}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),

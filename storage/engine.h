@@ -29,6 +29,7 @@ struct EngineOptions {
   std::string data_dir;
   Durability durability = Durability::kFsync;
   size_t block_cache_bytes = size_t{256} << 20;  // see StoreOptions
+  int64_t wal_sync_interval_millis = 1000;       // see StoreOptions
   // A memory-store hour that ended this long ago is sealed: the tiering job
   // converts it to columnar blocks while it is still in the memory store's
   // window (later writes to it are merged in on the next run). 0 keeps the

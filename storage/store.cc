@@ -118,10 +118,33 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   store->families_.assign(handles.begin() + 1, handles.end());
   store->write_options_.sync = options.durability == Durability::kFsync;
   store->sync_write_options_.sync = true;
+  if (options.durability == Durability::kBuffered && options.wal_sync_interval_millis > 0) {
+    store->wal_syncer_ = std::thread(
+        [s = store.get(), interval = options.wal_sync_interval_millis] { s->SyncWalEvery(interval); });
+  }
   return store;
 }
 
+void Store::SyncWalEvery(int64_t interval_millis) {
+  // Only Close takes this lock (to stop the loop), never a writer: writes go
+  // on while the log is synced.
+  absl::MutexLock lock(&syncer_mu_);
+  while (!syncer_mu_.AwaitWithTimeout(absl::Condition(&closing_),
+                                      absl::Milliseconds(interval_millis))) {
+    // A failure here is a failing disk, which the next write reports; the
+    // loop keeps trying.
+    db_->SyncWAL().PermitUncheckedError();
+  }
+}
+
 absl::Status Store::Close() {
+  if (wal_syncer_.joinable()) {
+    {
+      absl::MutexLock lock(&syncer_mu_);
+      closing_ = true;
+    }
+    wal_syncer_.join();
+  }
   if (!db_) return absl::OkStatus();
   absl::Status status = FromRocks(db_->FlushWAL(/*sync=*/true), "flushing the WAL");
   for (auto* handle : families_) {

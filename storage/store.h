@@ -6,9 +6,12 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
 
 namespace strata {
@@ -31,6 +34,10 @@ struct StoreOptions {
   // log file: 3.4 GB after loading a day of the benchmark, replayed at each
   // open.
   uint64_t max_wal_bytes = uint64_t{512} << 20;
+  // With kBuffered: how often a background thread syncs the write-ahead log,
+  // so a power cut loses at most about this window of acknowledged writes
+  // (otherwise the kernel's writeback delay, ~30 s, decides). 0: never.
+  int64_t wal_sync_interval_millis = 1000;
 };
 
 class Store {
@@ -64,7 +71,12 @@ class Store {
 
  private:
   Store() = default;
+  // The kBuffered WAL syncer's loop, until Close.
+  void SyncWalEvery(int64_t interval_millis);
 
+  absl::Mutex syncer_mu_;
+  bool closing_ ABSL_GUARDED_BY(syncer_mu_) = false;
+  std::thread wal_syncer_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // index: Family
   rocksdb::WriteOptions write_options_;

@@ -92,6 +92,21 @@ TEST_F(ConfigTest, RemoteListenNeedsExplicitConsent) {
   EXPECT_TRUE(ValidateConfig(config).ok());
 }
 
+TEST_F(ConfigTest, DurabilityWindowAndQueryAdmissionFlags) {
+  ParsedCommandLine parsed = Parse({"--durability", "buffered", "--wal-sync-interval-ms", "250",
+                                    "--query-workers", "3", "--query-queue", "0",
+                                    "--query-memory-total-mb", "512"});
+  ASSERT_FALSE(parsed.exit_code);
+  EXPECT_EQ(parsed.config.durability, Durability::kBuffered);
+  EXPECT_EQ(parsed.config.wal_sync_interval_ms, 250);
+  EXPECT_EQ(parsed.config.query_workers, 3);
+  EXPECT_EQ(parsed.config.query_queue, 0);
+  EXPECT_EQ(parsed.config.query_memory_total_mb, 512);
+  EXPECT_EQ(Parse({"--wal-sync-interval-ms", "0"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--query-workers", "0"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--query-queue", "-1"}).exit_code, 2);
+}
+
 TEST_F(ConfigTest, ListenAddresses) {
   struct Case {
     std::string address;
@@ -103,6 +118,14 @@ TEST_F(ConfigTest, ListenAddresses) {
                                          {"[::1]:80", true, true},
                                          {"127.5.5.5:1", true, true},
                                          {"10.0.0.1:7878", true, false},
+                                         // Decided by the resolved address, not the text:
+                                         // "0" is 0.0.0.0, every interface.
+                                         {"0:7878", true, false},
+                                         {"0.0.0.0:7878", true, false},
+                                         {"[::]:7878", true, false},
+                                         {"127.1:7878", true, true},
+                                         {"127.0.0.1.0.0.1:7878", true, false},
+                                         {"[::ffff:127.0.0.1]:7878", true, true},
                                          {"7878", false, false},
                                          {":7878", false, false},
                                          {"127.0.0.1:", false, false},
