@@ -1,0 +1,129 @@
+// A main() for the SQL fuzz target without libFuzzer (the gcc build and
+// ctest): replays the files given as arguments, then runs deterministic
+// mutations of every statement of the SQL-logic golden files: spans
+// deleted, duplicated or swapped, and tokens from a dictionary of the
+// constructs that once crashed the server (deep nesting, extreme integers,
+// multi-byte text, regular expressions) inserted. scripts/fuzz.sh builds the
+// same target with libFuzzer for open-ended, coverage-guided runs.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace {
+
+// The SQL of every `query` and `error` block in the golden files.
+std::vector<std::string> Seeds(const std::filesystem::path& dir) {
+  std::vector<std::string> seeds;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".test") continue;
+    std::ifstream file(entry.path());
+    std::string line, sql;
+    bool in_sql = false;
+    while (std::getline(file, line)) {
+      if (line.rfind("query", 0) == 0 || line == "error") {
+        in_sql = true;
+        sql.clear();
+      } else if (in_sql && line == "----") {
+        in_sql = false;
+        if (sql.size() < 4096) seeds.push_back(sql);
+      } else if (in_sql) {
+        sql += line + "\n";
+      }
+    }
+  }
+  seeds.push_back("SELECT n, d, s, b, host FROM db.t WHERE n > 0 OR d < 0 ORDER BY time");
+  return seeds;
+}
+
+const char* const kDictionary[] = {
+    "(", ")", "((", "))", "+", "-", "*", "/", "%", "||", "NOT ", " AND ", " OR ", ",", "=",
+    "<>", "<", "-9223372036854775808", "9223372036854775807", "-1", "0", "1e308", "NULL",
+    "'é€'", "'x'", "''", "n", "d", "s", "b", "host", "time", "measure_name", "abs(", "mod(",
+    "sum(", "avg(", "count(*)", "substr(", "length(", "strpos(", "regexp_like(", "'(a|a)*b'",
+    "'('", "bin(", "ago(", "1h", "CASE WHEN ", " THEN ", " ELSE ", " END", "CAST(", " AS ",
+    "bigint", "try_cast(", " WHERE ", " GROUP BY ", " HAVING ", " ORDER BY ", " LIMIT ",
+    "SELECT ", " FROM db.t", " FROM (", " IN (", " BETWEEN ", " LIKE ", " IS NULL",
+    "WITH q AS (", "nan()", "infinity()", "from_milliseconds(", "date_add('year', ",
+    "max_by(", "DISTINCT ", "EXPLAIN "};
+
+std::string Mutate(std::string input, std::mt19937_64& random,
+                   const std::vector<std::string>& seeds) {
+  const int mutations = 1 + static_cast<int>(random() % 5);
+  for (int m = 0; m < mutations; ++m) {
+    const size_t at = input.empty() ? 0 : random() % (input.size() + 1);
+    switch (random() % 6) {
+      case 0: {  // delete a span
+        if (at < input.size()) input.erase(at, 1 + random() % 8);
+        break;
+      }
+      case 1: {  // repeat a span many times: deep nesting, long chains
+        if (input.empty()) break;
+        const size_t from = random() % input.size();
+        const std::string span = input.substr(from, 1 + random() % 12);
+        const int copies = 1 + static_cast<int>(random() % 300);
+        std::string repeated;
+        for (int c = 0; c < copies; ++c) repeated += span;
+        input.insert(from, repeated);
+        break;
+      }
+      case 2: {  // a span of another statement
+        const std::string& other = seeds[random() % seeds.size()];
+        if (other.empty()) break;
+        const size_t from = random() % other.size();
+        input.insert(at, other.substr(from, 1 + random() % 40));
+        break;
+      }
+      case 3:
+        input.insert(at, kDictionary[random() % std::size(kDictionary)]);
+        break;
+      case 4:  // an arbitrary byte, possibly breaking UTF-8
+        input.insert(at, 1, static_cast<char>(random()));
+        break;
+      default: {  // replace a span with a dictionary token
+        if (at < input.size()) {
+          input.replace(at, 1 + random() % 6, kDictionary[random() % std::size(kDictionary)]);
+        }
+        break;
+      }
+    }
+  }
+  return input;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::ifstream file(argv[i], std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  }
+  const std::vector<std::string> seeds = Seeds(STRATA_SQL_TEST_DIR);
+  // Bounded by count and by time, whichever ends first (CI: ~60 s).
+  const char* env = std::getenv("STRATA_FUZZ_ITERATIONS");
+  const long iterations = env != nullptr ? std::atol(env) : 1'000'000;
+  const char* seconds_env = std::getenv("STRATA_FUZZ_SECONDS");
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::seconds(seconds_env != nullptr ? std::atol(seconds_env) : 60);
+  std::mt19937_64 random(20261122);
+  long run = 0;
+  for (; run < iterations && std::chrono::steady_clock::now() < end; ++run) {
+    const std::string input = Mutate(seeds[run % seeds.size()], random, seeds);
+    if (std::getenv("STRATA_FUZZ_VERBOSE") != nullptr) {
+      std::fprintf(stderr, "---\n%s\n", input.c_str());
+    }
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  }
+  std::printf("sql: %ld mutated statements from %zu seeds, no crash\n", run, seeds.size());
+  return 0;
+}
