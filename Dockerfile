@@ -10,7 +10,7 @@ RUN apt-get update \
       build-essential cmake ninja-build pkg-config \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto \
       librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
-      libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev \
+      libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -30,7 +30,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
-      libabsl20220623 libjemalloc2 libedit2 \
+      libabsl20220623 libjemalloc2 libedit2 libre2-9 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
  && mkdir -p /var/lib/strata \
