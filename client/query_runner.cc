@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -36,12 +37,27 @@ class CancelWatcher {
 
   bool cancelled() const { return cancelled_.load(); }
 
+  // The stream has ended on our side: its status must follow at once. If it
+  // does not within `grace`, the stream stopped at a message that could not
+  // be decoded, after which gRPC would wait forever: end the call.
+  void ExpectStatusWithin(std::chrono::milliseconds grace) {
+    std::lock_guard lock(mutex_);
+    status_due_ = std::chrono::steady_clock::now() + grace;
+  }
+  bool gave_up_waiting() const { return gave_up_.load(); }
+
  private:
   void Watch() {
     std::unique_lock lock(mutex_);
     while (!done_) {
       wake_.wait_for(lock, std::chrono::milliseconds(20));
-      if (done_ || !Interrupted()) continue;
+      if (done_) continue;
+      if (status_due_ && std::chrono::steady_clock::now() > *status_due_) {
+        gave_up_ = true;
+        context_.TryCancel();
+        return;
+      }
+      if (!Interrupted()) continue;
       cancelled_ = true;
       std::string id = query_id_;
       lock.unlock();
@@ -64,6 +80,8 @@ class CancelWatcher {
   bool done_ = false;
   std::string query_id_;
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> gave_up_{false};
+  std::optional<std::chrono::steady_clock::time_point> status_due_;
   std::thread thread_;
 };
 
@@ -97,8 +115,15 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
           break;
       }
     }
+    watcher.ExpectStatusWithin(std::chrono::seconds(5));
     outcome.status = reader->Finish();
     outcome.interrupted = watcher.cancelled();
+    if (watcher.gave_up_waiting()) {
+      outcome.status = grpc::Status(
+          grpc::StatusCode::DATA_LOSS,
+          "the server's response could not be decoded (invalid UTF-8 text or a message of a "
+          "newer protocol version); the rows printed before this point are complete");
+    }
   }
   writer.Finish();
   return outcome;
