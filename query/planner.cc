@@ -448,6 +448,8 @@ absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {
+  // Planning counts against the query's timeout and cancellation too.
+  RETURN_IF_ERROR(context_->CheckAlive());
   SelectStmt& select = *owned;
   auto plan = std::make_shared<Plan>();
   plan->keep_alive.push_back(std::shared_ptr<SelectStmt>(std::move(owned)));
