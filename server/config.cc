@@ -93,6 +93,13 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_WAL_SYNC_INTERVAL_MS")
       ->check(CLI::Range(1, 600000))
       ->capture_default_str();
+  app.add_option("--disk-reserve-mb", c.disk_reserve_mb,
+                 "Free space kept on the data directory's disk: below it writes pause "
+                 "(RESOURCE_EXHAUSTED, health NOT_SERVING for strata.v1.WriteService) and resume "
+                 "by themselves once space is freed; reads go on")
+      ->envname("STRATA_DISK_RESERVE_MB")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   app.add_option("--block-cache-mb", c.block_cache_mb,
                  "Memory for cached storage blocks, shared by all tables; more keeps more "
                  "recent and magnetic data ready for queries")

@@ -34,6 +34,8 @@ struct ServerConfig {
   // With --durability buffered: how often the write-ahead log is synced, so
   // a power cut loses at most this window of acknowledged writes.
   int wal_sync_interval_ms = 1000;
+  // Writes pause while the data directory's disk has less than this free.
+  int disk_reserve_mb = 256;
   int block_cache_mb = 256;
   // How often the tiering and retention jobs run over every table.
   int maintenance_interval_seconds = 60;

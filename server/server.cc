@@ -8,6 +8,7 @@
 #include "server/catalog_service.h"
 #include "server/query_service.h"
 #include "server/write_service.h"
+#include "spdlog/spdlog.h"
 
 namespace strata {
 namespace {
@@ -53,10 +54,34 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   auto* health = server->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   for (const char* name : kServiceNames) health->SetServingStatus(name, true);
+  server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
   return server;
 }
 
+void Server::WatchWrites(Engine* engine) {
+  bool writable = true;
+  absl::MutexLock lock(&watcher_mu_);
+  while (!watcher_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1))) {
+    absl::Status status = engine->CheckWritable();
+    if (status.ok() == writable) continue;
+    writable = status.ok();
+    server_->GetHealthCheckService()->SetServingStatus("strata.v1.WriteService", writable);
+    if (writable) {
+      spdlog::info("writes resumed: the data directory's disk has room again");
+    } else {
+      spdlog::warn("writes paused: {}", status.message());
+    }
+  }
+}
+
 void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
+  if (write_watcher_.joinable()) {
+    {
+      absl::MutexLock lock(&watcher_mu_);
+      stopping_ = true;
+    }
+    write_watcher_.join();
+  }
   if (server_ == nullptr) return;
   server_->GetHealthCheckService()->Shutdown();
   server_->Shutdown(deadline);

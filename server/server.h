@@ -6,6 +6,10 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "absl/status/statusor.h"
 #include "grpcpp/server.h"
@@ -38,6 +42,11 @@ class Server {
   // The bound port (the chosen one when the options asked for port 0).
   int port() const { return port_; }
 
+  // Health: "" and the Strata services report SERVING while the server
+  // runs; strata.v1.WriteService reports NOT_SERVING while writes are
+  // paused (a full or failing disk: Engine::CheckWritable, looked at every
+  // second), so a load balancer or collector can tell.
+  //
   // Reports NOT_SERVING on the health service, stops accepting calls and
   // waits for in-flight calls until `deadline`, after which they are
   // cancelled. Returns when every call has finished.
@@ -49,8 +58,14 @@ class Server {
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<QueryService> query_service_;
+  // Every second until Shutdown: the write service's health from the disk.
+  void WatchWrites(Engine* engine);
+
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
+  std::thread write_watcher_;
+  absl::Mutex watcher_mu_;
+  bool stopping_ ABSL_GUARDED_BY(watcher_mu_) = false;
 };
 
 }  // namespace strata

@@ -12,7 +12,9 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                    Store::Open({.data_dir = options.data_dir,
                                .durability = options.durability,
                                .block_cache_bytes = options.block_cache_bytes,
-                               .wal_sync_interval_millis = options.wal_sync_interval_millis}));
+                               .wal_sync_interval_millis = options.wal_sync_interval_millis,
+                               .disk_reserve_bytes = options.disk_reserve_bytes,
+                               .free_space = options.free_space}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
@@ -31,7 +33,11 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
   for (const auto& table : catalog_->AllTables()) {
     const int64_t now = clock_->NowNanos();
     TableMaintenance result{.database_name = table->database_name, .table_name = table->name};
-    auto tiering = RunTiering(*store_, *writer_, *table, now);
+    // Tiering writes blocks before it frees rows: not while the disk is in
+    // its reserve. Retention only frees space, so it runs regardless.
+    absl::Status writable = store_->CheckWritable();
+    auto tiering = writable.ok() ? RunTiering(*store_, *writer_, *table, now)
+                                 : absl::StatusOr<TieringReport>(writable);
     if (tiering.ok()) {
       result.tiering = *tiering;
     } else {

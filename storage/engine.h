@@ -30,6 +30,9 @@ struct EngineOptions {
   Durability durability = Durability::kFsync;
   size_t block_cache_bytes = size_t{256} << 20;  // see StoreOptions
   int64_t wal_sync_interval_millis = 1000;       // see StoreOptions
+  uint64_t disk_reserve_bytes = uint64_t{256} << 20;  // see StoreOptions
+  // See StoreOptions::free_space (tests).
+  std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
   // A memory-store hour that ended this long ago is sealed: the tiering job
   // converts it to columnar blocks while it is still in the memory store's
   // window (later writes to it are merged in on the next run). 0 keeps the
@@ -98,6 +101,10 @@ class Engine {
   std::vector<TableMaintenance> RunMaintenance();
 
   absl::StatusOr<TableStorageStats> StorageStats(const TableInfo& table);
+
+  // Whether writes can go ahead now (Store::CheckWritable): the server's
+  // health reports the write service NOT_SERVING while they cannot.
+  absl::Status CheckWritable() { return store_->CheckWritable(); }
 
   // Flushes and compacts every data family to its bottom level: what
   // background compaction reaches eventually. For benchmarks that measure

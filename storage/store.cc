@@ -1,5 +1,6 @@
 #include "storage/store.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +13,15 @@
 #include "rocksdb/table.h"
 
 namespace strata {
+namespace {
+
+absl::StatusOr<uint64_t> FreeSpace(const std::string& dir) {
+  struct statvfs fs;
+  if (statvfs(dir.c_str(), &fs) != 0) return absl::UnavailableError("statvfs failed");
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+}
+
+}  // namespace
 namespace {
 
 rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
@@ -56,6 +66,18 @@ const char* Store::FamilyName(Family f) {
 
 absl::Status FromRocks(const rocksdb::Status& s, std::string_view context) {
   if (s.ok()) return absl::OkStatus();
+  // A full or failing disk is the operator's to fix, not a bug: say so
+  // without RocksDB's text, which names server paths.
+  if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kSpaceLimit) {
+    return absl::ResourceExhaustedError(StrCat(
+        "the data directory's disk is full (", context,
+        "); writes resume by themselves once space is freed, and acknowledged data is safe"));
+  }
+  if (s.IsIOError() && !s.IsPathNotFound()) {
+    return absl::UnavailableError(StrCat(
+        "the data directory's disk failed (", context,
+        "); writes resume by themselves once the disk recovers, and acknowledged data is safe"));
+  }
   std::string message = StrCat(context, ": ", s.ToString());
   if (s.IsNotFound()) return absl::NotFoundError(message);
   if (s.IsCorruption()) return absl::DataLossError(message);
@@ -118,6 +140,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   store->families_.assign(handles.begin() + 1, handles.end());
   store->write_options_.sync = options.durability == Durability::kFsync;
   store->sync_write_options_.sync = true;
+  store->data_dir_ = options.data_dir;
+  store->disk_reserve_bytes_ = options.disk_reserve_bytes;
+  store->free_space_ = options.free_space ? options.free_space : FreeSpace;
   if (options.durability == Durability::kBuffered && options.wal_sync_interval_millis > 0) {
     store->wal_syncer_ = std::thread(
         [s = store.get(), interval = options.wal_sync_interval_millis] { s->SyncWalEvery(interval); });
@@ -135,6 +160,30 @@ void Store::SyncWalEvery(int64_t interval_millis) {
     // loop keeps trying.
     db_->SyncWAL().PermitUncheckedError();
   }
+}
+
+absl::Status Store::CheckWritable() {
+  absl::StatusOr<uint64_t> free = free_space_(data_dir_);
+  if (free.ok() && *free < disk_reserve_bytes_) {
+    return absl::ResourceExhaustedError(StrCat(
+        "the data directory's disk is nearly full (", *free >> 20, " MiB free, ",
+        disk_reserve_bytes_ >> 20,
+        " MiB kept in reserve); writes are paused and resume by themselves once space is "
+        "freed. Reads still work"));
+  }
+  if (!stopped_by_error_.load()) return absl::OkStatus();
+  absl::MutexLock lock(&resume_mu_);
+  if (!stopped_by_error_.load()) return absl::OkStatus();
+  // After a failed write RocksDB refuses every write until resumed: try now
+  // that there is room (it replays nothing, it only clears the error).
+  rocksdb::Status resumed = db_->Resume();
+  if (!resumed.ok()) return FromRocks(resumed, "resuming writes");
+  stopped_by_error_ = false;
+  return absl::OkStatus();
+}
+
+void Store::NoteWriteFailure(const rocksdb::Status& status) {
+  if (status.IsIOError() || status.IsNoSpace()) stopped_by_error_ = true;
 }
 
 absl::Status Store::Close() {

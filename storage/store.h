@@ -4,6 +4,8 @@
 // Thread-safety: safe for concurrent use (RocksDB is); Open/Close are not.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +40,14 @@ struct StoreOptions {
   // so a power cut loses at most about this window of acknowledged writes
   // (otherwise the kernel's writeback delay, ~30 s, decides). 0: never.
   int64_t wal_sync_interval_millis = 1000;
+  // Writes stop while the data directory's file system has less than this
+  // free, and resume by themselves once space returns: the reserve leaves
+  // room for the flushes, compactions and retention runs that free space,
+  // so RocksDB itself never meets a full disk in the normal course.
+  uint64_t disk_reserve_bytes = uint64_t{256} << 20;
+  // Free bytes of the data directory's file system (tests inject a full
+  // disk); null: statvfs.
+  std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
 };
 
 class Store {
@@ -66,6 +76,15 @@ class Store {
   // Options for writes that are always synced (catalog changes).
   const rocksdb::WriteOptions& sync_write_options() const { return sync_write_options_; }
 
+  // OK when writes may go ahead. RESOURCE_EXHAUSTED while the disk is below
+  // its reserve; UNAVAILABLE while the database has stopped writes after a
+  // failed write (a full or failing disk) and could not resume yet. Each
+  // call with space above the reserve tries to resume a stopped database,
+  // so writes come back by themselves once an operator frees space.
+  absl::Status CheckWritable();
+  // Records a failed write: the next CheckWritable tries to resume.
+  void NoteWriteFailure(const rocksdb::Status& status);
+
   // Flushes the WAL to disk and closes the database. Idempotent.
   absl::Status Close();
 
@@ -74,6 +93,11 @@ class Store {
   // The kBuffered WAL syncer's loop, until Close.
   void SyncWalEvery(int64_t interval_millis);
 
+  std::string data_dir_;
+  uint64_t disk_reserve_bytes_ = 0;
+  std::function<absl::StatusOr<uint64_t>(const std::string&)> free_space_;
+  std::atomic<bool> stopped_by_error_{false};
+  absl::Mutex resume_mu_;  // one Resume at a time
   absl::Mutex syncer_mu_;
   bool closing_ ABSL_GUARDED_BY(syncer_mu_) = false;
   std::thread wal_syncer_;

@@ -127,8 +127,9 @@ class Writer::GroupCommit {
       return a.family != b.family ? a.family < b.family : a.key < b.key;
     });
     for (const Put& put : puts_) batch_.Put(store_->family(put.family), put.key, put.value);
-    absl::Status written =
-        FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
+    const rocksdb::Status rocks = store_->db()->Write(store_->write_options(), &batch_);
+    if (!rocks.ok()) store_->NoteWriteFailure(rocks);
+    absl::Status written = FromRocks(rocks, "writing the records");
     if (!written.ok()) {
       // The cache was advanced for writes that did not happen: forget it.
       for (auto& [state, changes] : changes_) state->newest_cache().clear();
@@ -516,7 +517,12 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
       absl::Status status;
       {
         absl::MutexLock commit(&commit_mu_);
-        status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_).Run();
+        // A disk below its reserve, or stopped by a failed write, takes no
+        // more writes (and resumes them once it can).
+        status = store_->CheckWritable();
+        if (status.ok()) {
+          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_).Run();
+        }
       }
       queue_mu_.Lock();
       for (Pending* p : group) {

@@ -5,13 +5,14 @@
 # Needs root (rootful podman). Usage: tests/deploy/compose_test.sh   (from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$(pwd)
+# Not "root": container-env.sh (sourced below) uses that name for its base image's rootfs.
+project_root=$(pwd)
 started=$(date +%s)
 
 # No registry is reachable here: container-env.sh installs podman and makes a local
 # debian:bookworm-slim base image. It lives beside the project (../shared/tools).
 env_script=${STRATA_CONTAINER_ENV:-}
-for candidate in "$root/../shared/tools/container-env.sh" /work/shared/tools/container-env.sh; do
+for candidate in "$project_root/../shared/tools/container-env.sh" /work/shared/tools/container-env.sh; do
   [ -n "$env_script" ] || { [ -f "$candidate" ] && env_script=$candidate; }
 done
 [ -n "$env_script" ] || { echo "compose_test: container-env.sh not found; set STRATA_CONTAINER_ENV" >&2; exit 1; }
@@ -19,7 +20,7 @@ done
 source "$env_script"
 set -euo pipefail
 
-cli=$root/build/client/strata
+cli=$project_root/build/client/strata
 [ -x "$cli" ] || scripts/build.sh strata >/dev/null
 
 project=strata-ci-$$
