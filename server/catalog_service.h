@@ -1,46 +1,40 @@
 // CatalogService handlers: adapt proto requests to the storage Catalog.
 #pragma once
 
+#include "server/unary.h"
 #include "storage/engine.h"
 #include "strata/v1/catalog.grpc.pb.h"
 
 namespace strata {
 
-class CatalogService final : public v1::CatalogService::CallbackService {
+// Every method served from raw bytes (server/unary.h).
+using RawCatalogService = v1::CatalogService::WithRawCallbackMethod_CreateDatabase<
+    v1::CatalogService::WithRawCallbackMethod_DescribeDatabase<
+        v1::CatalogService::WithRawCallbackMethod_ListDatabases<
+            v1::CatalogService::WithRawCallbackMethod_UpdateDatabase<
+                v1::CatalogService::WithRawCallbackMethod_DeleteDatabase<
+                    v1::CatalogService::WithRawCallbackMethod_CreateTable<
+                        v1::CatalogService::WithRawCallbackMethod_DescribeTable<
+                            v1::CatalogService::WithRawCallbackMethod_ListTables<
+                                v1::CatalogService::WithRawCallbackMethod_UpdateTable<
+                                    v1::CatalogService::WithRawCallbackMethod_DeleteTable<
+                                        v1::CatalogService::Service>>>>>>>>>>;
+
+class CatalogService final : public RawCatalogService {
  public:
   // `engine` must outlive the service.
   explicit CatalogService(Engine* engine) : catalog_(engine->catalog()), engine_(*engine) {}
 
-  grpc::ServerUnaryReactor* CreateDatabase(grpc::CallbackServerContext* context,
-                                           const v1::CreateDatabaseRequest* request,
-                                           v1::CreateDatabaseResponse* response) override;
-  grpc::ServerUnaryReactor* DescribeDatabase(grpc::CallbackServerContext* context,
-                                             const v1::DescribeDatabaseRequest* request,
-                                             v1::DescribeDatabaseResponse* response) override;
-  grpc::ServerUnaryReactor* ListDatabases(grpc::CallbackServerContext* context,
-                                          const v1::ListDatabasesRequest* request,
-                                          v1::ListDatabasesResponse* response) override;
-  grpc::ServerUnaryReactor* UpdateDatabase(grpc::CallbackServerContext* context,
-                                           const v1::UpdateDatabaseRequest* request,
-                                           v1::UpdateDatabaseResponse* response) override;
-  grpc::ServerUnaryReactor* DeleteDatabase(grpc::CallbackServerContext* context,
-                                           const v1::DeleteDatabaseRequest* request,
-                                           v1::DeleteDatabaseResponse* response) override;
-  grpc::ServerUnaryReactor* CreateTable(grpc::CallbackServerContext* context,
-                                        const v1::CreateTableRequest* request,
-                                        v1::CreateTableResponse* response) override;
-  grpc::ServerUnaryReactor* DescribeTable(grpc::CallbackServerContext* context,
-                                          const v1::DescribeTableRequest* request,
-                                          v1::DescribeTableResponse* response) override;
-  grpc::ServerUnaryReactor* ListTables(grpc::CallbackServerContext* context,
-                                       const v1::ListTablesRequest* request,
-                                       v1::ListTablesResponse* response) override;
-  grpc::ServerUnaryReactor* UpdateTable(grpc::CallbackServerContext* context,
-                                        const v1::UpdateTableRequest* request,
-                                        v1::UpdateTableResponse* response) override;
-  grpc::ServerUnaryReactor* DeleteTable(grpc::CallbackServerContext* context,
-                                        const v1::DeleteTableRequest* request,
-                                        v1::DeleteTableResponse* response) override;
+  STRATA_SERVE_UNARY(CreateDatabase, v1::CreateDatabaseRequest, v1::CreateDatabaseResponse);
+  STRATA_SERVE_UNARY(DescribeDatabase, v1::DescribeDatabaseRequest, v1::DescribeDatabaseResponse);
+  STRATA_SERVE_UNARY(ListDatabases, v1::ListDatabasesRequest, v1::ListDatabasesResponse);
+  STRATA_SERVE_UNARY(UpdateDatabase, v1::UpdateDatabaseRequest, v1::UpdateDatabaseResponse);
+  STRATA_SERVE_UNARY(DeleteDatabase, v1::DeleteDatabaseRequest, v1::DeleteDatabaseResponse);
+  STRATA_SERVE_UNARY(CreateTable, v1::CreateTableRequest, v1::CreateTableResponse);
+  STRATA_SERVE_UNARY(DescribeTable, v1::DescribeTableRequest, v1::DescribeTableResponse);
+  STRATA_SERVE_UNARY(ListTables, v1::ListTablesRequest, v1::ListTablesResponse);
+  STRATA_SERVE_UNARY(UpdateTable, v1::UpdateTableRequest, v1::UpdateTableResponse);
+  STRATA_SERVE_UNARY(DeleteTable, v1::DeleteTableRequest, v1::DeleteTableResponse);
 
  private:
   Catalog& catalog_;

@@ -1,15 +1,14 @@
 #include "server/query_service.h"
 
+#include <chrono>
 #include <deque>
 #include <random>
-#include <chrono>
 
 #include "common/status.h"
-#include "grpcpp/alarm.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "grpcpp/alarm.h"
 #include "server/status_map.h"
-#include "server/unary.h"
 
 namespace strata {
 namespace {
@@ -23,13 +22,20 @@ constexpr auto kStatusGrace = std::chrono::seconds(5);
 
 v1::ScalarType ToProto(query::DataType type) {
   switch (type) {
-    case query::DataType::kBoolean: return v1::SCALAR_TYPE_BOOLEAN;
-    case query::DataType::kBigint: return v1::SCALAR_TYPE_BIGINT;
-    case query::DataType::kDouble: return v1::SCALAR_TYPE_DOUBLE;
-    case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
-    case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
-    case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
-    case query::DataType::kUnknown: return v1::SCALAR_TYPE_UNKNOWN;
+    case query::DataType::kBoolean:
+      return v1::SCALAR_TYPE_BOOLEAN;
+    case query::DataType::kBigint:
+      return v1::SCALAR_TYPE_BIGINT;
+    case query::DataType::kDouble:
+      return v1::SCALAR_TYPE_DOUBLE;
+    case query::DataType::kVarchar:
+      return v1::SCALAR_TYPE_VARCHAR;
+    case query::DataType::kTimestamp:
+      return v1::SCALAR_TYPE_TIMESTAMP;
+    case query::DataType::kInterval:
+      return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
+    case query::DataType::kUnknown:
+      return v1::SCALAR_TYPE_UNKNOWN;
   }
   return v1::SCALAR_TYPE_UNKNOWN;
 }
@@ -46,13 +52,27 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
     return;
   }
   switch (d.type) {
-    case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
-    case query::DataType::kBigint: out->set_bigint_value(d.i); break;
-    case query::DataType::kDouble: out->set_double_value(d.d); break;
-    case query::DataType::kVarchar: out->set_varchar_value(WellFormed(d.s)); break;
-    case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
-    case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
-    case query::DataType::kUnknown: out->set_null_value(true); break;
+    case query::DataType::kBoolean:
+      out->set_boolean_value(d.i != 0);
+      break;
+    case query::DataType::kBigint:
+      out->set_bigint_value(d.i);
+      break;
+    case query::DataType::kDouble:
+      out->set_double_value(d.d);
+      break;
+    case query::DataType::kVarchar:
+      out->set_varchar_value(WellFormed(d.s));
+      break;
+    case query::DataType::kTimestamp:
+      out->set_timestamp_value(d.i);
+      break;
+    case query::DataType::kInterval:
+      out->set_interval_nanos_value(d.i);
+      break;
+    case query::DataType::kUnknown:
+      out->set_null_value(true);
+      break;
   }
 }
 
@@ -61,7 +81,7 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
 // One streaming Query call. Shared by gRPC (until OnDone) and the query's
 // task on a worker (until it has finished the stream); the last to let go
 // deletes it.
-class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryResponse>,
+class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
                                  public query::ResultSink {
  public:
   // The reactor for gRPC: valid until OnDone, whatever the task still does.
@@ -90,7 +110,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
       info->set_name(WellFormed(c.name));
       info->mutable_type()->set_scalar_type(ToProto(c.type));
     }
-    return Enqueue(std::move(message));
+    return Enqueue(message);
   }
 
   absl::Status Rows(std::vector<query::Row> page) override {
@@ -100,7 +120,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
       auto* out = rows->add_rows();
       for (const query::Datum& d : row) ToProto(d, out->add_data());
     }
-    return Enqueue(std::move(message));
+    return Enqueue(message);
   }
 
   void OnWriteDone(bool ok) override {
@@ -125,17 +145,18 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   }
 
  private:
-  Call(QueryService* service, grpc::CallbackServerContext* context,
-       const v1::QueryRequest* request)
+  Call(QueryService* service, grpc::CallbackServerContext* context, const v1::QueryRequest* request)
       : service_(service),
         context_(context),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
         sql_(request->query_string()),
         admitted_(std::chrono::steady_clock::now()) {
     query_id_ = service_->Register(cancel_);
-    options_.page_size = request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
-    options_.timeout_millis = request->timeout_millis() > 0 ? request->timeout_millis()
-                                                            : service_->limits_.default_timeout_millis;
+    options_.page_size =
+        request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
+    options_.timeout_millis = request->timeout_millis() > 0
+                                  ? request->timeout_millis()
+                                  : service_->limits_.default_timeout_millis;
     options_.memory_limit_bytes = service_->limits_.memory_limit_bytes;
     options_.cancelled = cancel_.get();
     options_.shared_budget = &service_->budget_;
@@ -148,10 +169,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
                                std::chrono::steady_clock::now() - admitted_)
                                .count();
     options_.timeout_millis = std::max<int64_t>(1, options_.timeout_millis - waited);
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
-    absl::StatusOr<query::QueryStats> stats =
-        cancel_->load() ? absl::CancelledError("the query was cancelled")
-                        : service_->engine_.Execute(sql_, options_, this);
+    deadline_ =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
+    absl::StatusOr<query::QueryStats> stats = cancel_->load()
+                                                  ? absl::CancelledError("the query was cancelled")
+                                                  : service_->engine_.Execute(sql_, options_, this);
     // Leave the registry before the client can see the end of the stream,
     // so a CancelQuery after that finds the query gone.
     service_->Unregister(query_id_);
@@ -171,7 +193,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
       s->set_blocks_scanned(stats->blocks_scanned);
       s->set_blocks_pruned(stats->blocks_pruned);
       s->set_elapsed_nanos(stats->elapsed_nanos);
-      queue_.push_back({std::move(message), 0});
+      grpc::ByteBuffer bytes;
+      if (SerializeResponse(message, &bytes).ok()) queue_.push_back({std::move(bytes), 0});
     } else {
       // An error ends the stream: pages not yet sent are of no use.
       while (queue_.size() > (writing_ ? 1u : 0u)) {
@@ -186,8 +209,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
         if (absl::IsCancelled(stats.status()) || absl::IsDeadlineExceeded(stats.status())) {
           context_->TryCancel();
         } else {
-          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace,
-                       [self](bool fired) { if (fired) self->AbandonIfStuck(); });
+          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace, [self](bool fired) {
+            if (fired) self->AbandonIfStuck();
+          });
         }
       }
     }
@@ -199,8 +223,10 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   // Waits for room in the queue: the query runs no further ahead of the
   // client than a few pages, and those pages come from the server's query
   // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
-  absl::Status Enqueue(v1::QueryResponse message) {
-    const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
+  absl::Status Enqueue(const v1::QueryResponse& response) {
+    grpc::ByteBuffer message;
+    RETURN_IF_ERROR(SerializeResponse(response, &message));
+    const int64_t bytes = static_cast<int64_t>(message.Length());
     RETURN_IF_ERROR(service_->budget_.Reserve(bytes, "result pages waiting for the client"));
     absl::MutexLock lock(&mu_);
     auto room = [this] { return queue_.size() < kMaxQueuedMessages || cancel_->load(); };
@@ -256,7 +282,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   }
 
   struct Queued {
-    v1::QueryResponse message;
+    grpc::ByteBuffer message;
     int64_t reserved;  // bytes taken from the server's budget
   };
 
@@ -279,26 +305,38 @@ class QueryService::Call final : public grpc::ServerWriteReactor<v1::QueryRespon
   grpc::Alarm abandon_;
 };
 
-grpc::ServerWriteReactor<v1::QueryResponse>* QueryService::Query(
-    grpc::CallbackServerContext* context, const v1::QueryRequest* request) {
-  return Call::Start(this, context, request);
+namespace {
+
+// The answer to a Query request that does not parse.
+class RefusedQuery final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit RefusedQuery(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  v1::QueryRequest parsed;
+  if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
+    return new RefusedQuery(status);
+  }
+  return Call::Start(this, context, &parsed);
 }
 
-grpc::ServerUnaryReactor* QueryService::CancelQuery(grpc::CallbackServerContext* context,
-                                                    const v1::CancelQueryRequest* request,
-                                                    v1::CancelQueryResponse* response) {
-  return FinishUnary(context, [&]() -> absl::Status {
-    absl::MutexLock lock(&mu_);
-    auto it = running_.find(request->query_id());
-    if (it == running_.end()) {
-      response->set_cancellation_message(
-          StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
-      return absl::OkStatus();
-    }
-    *it->second = true;
-    response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
+absl::Status QueryService::CancelQuery(const v1::CancelQueryRequest* request,
+                                       v1::CancelQueryResponse* response) {
+  absl::MutexLock lock(&mu_);
+  auto it = running_.find(request->query_id());
+  if (it == running_.end()) {
+    response->set_cancellation_message(
+        StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
     return absl::OkStatus();
-  });
+  }
+  *it->second = true;
+  response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
+  return absl::OkStatus();
 }
 
 std::string QueryService::Register(std::shared_ptr<std::atomic<bool>> cancel) {

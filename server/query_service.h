@@ -16,19 +16,25 @@
 #include "query/engine.h"
 #include "query/memory_budget.h"
 #include "server/query_workers.h"
+#include "server/unary.h"
 #include "strata/v1/query.grpc.pb.h"
 
 namespace strata {
 
 struct QueryLimits {
   int64_t default_timeout_millis = 300'000;
-  int64_t memory_limit_bytes = 256 << 20;        // one query
+  int64_t memory_limit_bytes = 256 << 20;         // one query
   int64_t total_memory_bytes = int64_t{2} << 30;  // all queries together
-  int workers = 4;                               // queries running at once
-  int queue = 64;                                // queries waiting for a worker
+  int workers = 4;                                // queries running at once
+  int queue = 64;                                 // queries waiting for a worker
 };
 
-class QueryService final : public v1::QueryService::CallbackService {
+// Both methods served from raw bytes (server/unary.h): a request that does
+// not parse gets INVALID_ARGUMENT.
+using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
+    v1::QueryService::WithRawCallbackMethod_CancelQuery<v1::QueryService::Service>>;
+
+class QueryService final : public RawQueryService {
  public:
   // `engine` must outlive the service.
   QueryService(Engine* engine, QueryLimits limits)
@@ -37,11 +43,9 @@ class QueryService final : public v1::QueryService::CallbackService {
         budget_(limits.total_memory_bytes),
         workers_(limits.workers, limits.queue) {}
 
-  grpc::ServerWriteReactor<v1::QueryResponse>* Query(grpc::CallbackServerContext* context,
-                                                      const v1::QueryRequest* request) override;
-  grpc::ServerUnaryReactor* CancelQuery(grpc::CallbackServerContext* context,
-                                        const v1::CancelQueryRequest* request,
-                                        v1::CancelQueryResponse* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Query(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* request) override;
+  STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 
   // Running queries by id, for CancelQuery.
   std::string Register(std::shared_ptr<std::atomic<bool>> cancel);

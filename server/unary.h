@@ -1,29 +1,59 @@
-// The shape of every unary gRPC handler: run one body that returns an
-// absl::Status, finish the call with its mapped status. Exceptions never
-// escape a handler: one that reaches here is reported as INTERNAL.
+// The shape of every unary gRPC handler. Methods are served from raw bytes
+// (the generated WithRawCallbackMethod_* bases): ServeUnary parses the
+// request itself, so a request protobuf cannot parse (random bytes, invalid
+// UTF-8 in a string field) gets INVALID_ARGUMENT "could not parse request",
+// as the health service answers, instead of the empty UNIMPLEMENTED that
+// gRPC's callback API gives when its own parsing fails. Then it runs one body
+// that returns an absl::Status, serializes the response and finishes the
+// call with the mapped status. Exceptions never escape a handler: one that
+// reaches here is reported as INTERNAL.
 #pragma once
 
 #include <exception>
 #include <string>
 
 #include "absl/status/status.h"
-#include "grpcpp/support/server_callback.h"
+#include "google/protobuf/message.h"
 #include "grpcpp/server_context.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/server_callback.h"
 #include "server/status_map.h"
 
 namespace strata {
 
-template <typename Body>
-grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* context, Body&& body) {
-  absl::Status status;
+// Parses `bytes` into `message`; INVALID_ARGUMENT naming the message type
+// when they are not one.
+absl::Status ParseRequest(const grpc::ByteBuffer& bytes, google::protobuf::Message* message);
+// Serializes `message` into `bytes`.
+absl::Status SerializeResponse(const google::protobuf::Message& message, grpc::ByteBuffer* bytes);
+
+template <typename Request, typename Response, typename Body>
+grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
+                                     const grpc::ByteBuffer* in, grpc::ByteBuffer* out,
+                                     Body&& body) {
+  Request request;
+  Response response;
+  absl::Status status = ParseRequest(*in, &request);
   try {
-    status = body();
+    if (status.ok()) status = body(&request, &response);
   } catch (const std::exception& e) {
     status = absl::InternalError(std::string("unexpected error: ") + e.what());
   }
+  if (status.ok()) status = SerializeResponse(response, out);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
 }
+
+// Declares the raw override of unary `Method` that serves it through
+// ServeUnary from `absl::Status Method(const Request*, Response*)`.
+#define STRATA_SERVE_UNARY(Method, Request, Response)                                              \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* context,                           \
+                                   const grpc::ByteBuffer* in, grpc::ByteBuffer* out) override {   \
+    return ServeUnary<Request, Response>(                                                          \
+        context, in, out,                                                                          \
+        [this](const Request* request, Response* response) { return Method(request, response); }); \
+  }                                                                                                \
+  absl::Status Method(const Request* request, Response* response)
 
 }  // namespace strata

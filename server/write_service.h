@@ -1,19 +1,19 @@
 // WriteService handler: adapts WriteRecords to Engine::Write.
 #pragma once
 
+#include "server/unary.h"
 #include "storage/engine.h"
 #include "strata/v1/write.grpc.pb.h"
 
 namespace strata {
 
-class WriteService final : public v1::WriteService::CallbackService {
+class WriteService final
+    : public v1::WriteService::WithRawCallbackMethod_WriteRecords<v1::WriteService::Service> {
  public:
   // `engine` must outlive the service.
   explicit WriteService(Engine* engine) : engine_(*engine) {}
 
-  grpc::ServerUnaryReactor* WriteRecords(grpc::CallbackServerContext* context,
-                                         const v1::WriteRecordsRequest* request,
-                                         v1::WriteRecordsResponse* response) override;
+  STRATA_SERVE_UNARY(WriteRecords, v1::WriteRecordsRequest, v1::WriteRecordsResponse);
 
  private:
   Engine& engine_;

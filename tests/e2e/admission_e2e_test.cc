@@ -5,8 +5,8 @@
 #include <chrono>
 #include <thread>
 
-#include "grpcpp/create_channel.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "strata/v1/query.grpc.pb.h"
@@ -41,7 +41,8 @@ class AdmissionE2ETest : public ::testing::Test {
       grpc::ClientContext context;
       v1::WriteRecordsResponse response;
       ASSERT_TRUE(
-          writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response).ok());
+          writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response)
+              .ok());
     }
   }
 

@@ -61,7 +61,10 @@ class DiskFullE2ETest : public ::testing::Test {
   grpc::Status WriteBatch(int batch, int64_t* acknowledged) {
     auto writer = v1::WriteService::NewStub(server_.channel());
     std::vector<v1::Record> records;
-    const int64_t now = testing::NowMillis();
+    // One fixed "now": every (host, time) is new, so each acknowledged record
+    // is one row (a repeat would be an idempotent no-op, counted but not
+    // stored twice).
+    const int64_t now = start_millis_;
     for (int i = 0; i < 100; ++i) {
       // 500-byte values: the write-ahead log grows by ~50 KB a batch.
       v1::Record r = testing::CpuRecord("host" + std::to_string(i), now - batch * 100 - i, 1.0);
@@ -97,6 +100,7 @@ class DiskFullE2ETest : public ::testing::Test {
   testing::StratadProcess server_;
   bool mounted_ = false;
   uint64_t filler_bytes_ = 0;
+  const int64_t start_millis_ = testing::NowMillis();
 };
 
 TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {

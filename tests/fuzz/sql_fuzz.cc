@@ -34,8 +34,8 @@ InputMeasure Attribute(std::string name, Value value) {
 
 struct Fixture {
   Fixture() : clock(kNow) {
-    dir = std::filesystem::temp_directory_path() /
-          ("strata-sql-fuzz-" + std::to_string(::getpid()));
+    dir =
+        std::filesystem::temp_directory_path() / ("strata-sql-fuzz-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     engine = *Engine::Open({.data_dir = dir.string(), .clock = &clock});
     Require(engine->catalog().CreateDatabase("db", "").status());

@@ -17,12 +17,13 @@ constexpr int64_t kNow = 1'700'000'000LL * kNanosPerSecond;
 class DiskFullTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"),
-                                .disk_reserve_bytes = 100 << 20,
-                                .free_space = [this](const std::string&) -> absl::StatusOr<uint64_t> {
-                                  return free_.load();
-                                },
-                                .clock = &clock_});
+    auto engine =
+        Engine::Open({.data_dir = dir_.Sub("data"),
+                      .disk_reserve_bytes = 100 << 20,
+                      .free_space = [this](const std::string&) -> absl::StatusOr<uint64_t> {
+                        return free_.load();
+                      },
+                      .clock = &clock_});
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
     ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
