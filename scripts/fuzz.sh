@@ -1,19 +1,44 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the block decoder with clang's libFuzzer (the
-# ctest run uses a deterministic mutation driver instead). Usage:
-#   scripts/fuzz.sh [seconds]     (default 60; corpus kept in build-fuzz/corpus)
+# Coverage-guided fuzzing with clang's libFuzzer, every library under
+# AddressSanitizer + UBSan (ctest runs the same targets with deterministic
+# mutation drivers instead). Usage:
+#   scripts/fuzz.sh [block|sql|write] [seconds]   (default: block, 60 s)
+#   scripts/fuzz.sh [seconds]                     (the block decoder)
+# Corpora are kept in build-fuzz/corpus-<target>; the SQL corpus starts from
+# every statement of the SQL-logic golden files. A crash leaves its input in
+# build-fuzz/ (crash-*), which the ctest driver replays when given it as an
+# argument: build/tests/fuzz/sql_fuzz build-fuzz/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
+target=block
+if [ $# -gt 0 ] && [[ ! "$1" =~ ^[0-9]+$ ]]; then target=$1; shift; fi
+seconds=${1:-60}
+case "$target" in block|sql|write) ;; *) echo "fuzz.sh: unknown target $target (block, sql, write)" >&2; exit 2;; esac
+
 scripts/deps.sh
 command -v clang++ >/dev/null || {
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
 }
 out=build-fuzz
-mkdir -p "$out/corpus"
-clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. \
-  tests/fuzz/block_decoder_fuzz.cc storage/format/*.cc common/coding.cc common/value.cc \
-  $(pkg-config --cflags --libs absl_status absl_statusor absl_flat_hash_map fmt) \
-  -o "$out/block_decoder_libfuzzer"
-"$out/block_decoder_libfuzzer" -max_total_time="${1:-60}" -max_len=4096 "$out/corpus"
+if [ ! -f "$out/build.ninja" ]; then
+  cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DSTRATA_LIBFUZZER=ON -DSTRATA_BUILD_BENCH=OFF >/dev/null
+fi
+cmake --build "$out" --target "${target}_libfuzzer"
+
+corpus="$out/corpus-$target"
+mkdir -p "$corpus"
+if [ "$target" = sql ] && [ -z "$(ls -A "$corpus")" ]; then
+  # One file per statement of the golden files (the SQL between a query or
+  # error line and its ----).
+  awk -v dir="$corpus" '
+    /^(query|error)/ { sql = ""; on = 1; next }
+    on && /^----$/ { n++; f = sprintf("%s/seed-%05d.sql", dir, n); printf "%s", sql > f; close(f); on = 0; next }
+    on { sql = sql $0 "\n" }' tests/sql/*.test
+fi
+cd "$out"
+# -rss_limit_mb: a query may take memory up to its limits, not more.
+"./tests/fuzz/${target}_libfuzzer" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+  -rss_limit_mb=4096 "corpus-$target"

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "google/protobuf/stubs/logging.h"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -54,6 +55,14 @@ void ConfigureLogging(const std::string& format, const std::string& level) {
   logger->set_level(spdlog::level::from_str(level));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(std::move(logger));
+  // Protobuf writes its own lines to stderr (one per request whose string
+  // field is not UTF-8: a client can make as many as it likes), which would
+  // also break --log-format json. Those requests are answered with
+  // INVALID_ARGUMENT already; keep protobuf's words at debug level.
+  google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int,
+                                     const std::string& message) {
+    spdlog::debug("protobuf: {}", message);
+  });
 }
 
 }  // namespace strata

@@ -1,20 +1,11 @@
-// A main() for fuzz targets when libFuzzer is not in use (the gcc build and
-// ctest): replays the files given as arguments, then feeds the target
-// deterministic mutations (bit flips, byte overwrites, truncations,
-// insertions, spliced chunks) of valid blocks. scripts/fuzz.sh builds the same
-// target with clang's libFuzzer for open-ended runs.
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <random>
+// The block decoder's driver without libFuzzer (driver.h): byte mutations
+// (byte_mutator.h) of valid blocks of every column type.
 #include <string>
 #include <vector>
 
 #include "storage/format/block.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#include "tests/fuzz/byte_mutator.h"
+#include "tests/fuzz/driver.h"
 
 namespace {
 
@@ -36,53 +27,9 @@ std::vector<std::string> Seeds() {
   return seeds;
 }
 
-std::string Mutate(std::string input, std::mt19937_64& random, const std::vector<std::string>& seeds) {
-  const int mutations = 1 + static_cast<int>(random() % 4);
-  for (int m = 0; m < mutations; ++m) {
-    const size_t at = input.empty() ? 0 : random() % input.size();
-    switch (random() % 6) {
-      case 0:
-        if (!input.empty()) input[at] ^= static_cast<char>(1u << (random() % 8));
-        break;
-      case 1:
-        if (!input.empty()) input[at] = static_cast<char>(random());
-        break;
-      case 2:
-        input.resize(at);
-        break;
-      case 3:
-        input.insert(at, 1, static_cast<char>(random()));
-        break;
-      case 4: {  // a chunk of another seed, as fuzzers splice
-        const std::string& other = seeds[random() % seeds.size()];
-        const size_t from = random() % other.size();
-        input.insert(at, other.substr(from, random() % 16));
-        break;
-      }
-      default:  // an interesting varint: the largest, or a count-like value
-        if (!input.empty()) input[at] = static_cast<char>(random() % 2 ? 0xff : 0x7f);
-        break;
-    }
-  }
-  return input;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::ifstream file(argv[i], std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  }
-  const std::vector<std::string> seeds = Seeds();
-  const char* env = std::getenv("STRATA_FUZZ_ITERATIONS");
-  const long iterations = env != nullptr ? std::atol(env) : 200'000;
-  std::mt19937_64 random(20261121);
-  for (long i = 0; i < iterations; ++i) {
-    const std::string input = Mutate(seeds[i % seeds.size()], random, seeds);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
-  }
-  std::printf("block decoder: %ld mutated inputs, no crash\n", iterations);
-  return 0;
+  return strata::fuzz::RunDriver(argc, argv, "block decoder", Seeds(), strata::fuzz::MutateBytes,
+                                 200'000);
 }

@@ -1,23 +1,15 @@
-// A main() for the SQL fuzz target without libFuzzer (the gcc build and
-// ctest): replays the files given as arguments, then runs deterministic
-// mutations of every statement of the SQL-logic golden files: spans
-// deleted, duplicated or swapped, and tokens from a dictionary of the
-// constructs that once crashed the server (deep nesting, extreme integers,
-// multi-byte text, regular expressions) inserted. scripts/fuzz.sh builds the
-// same target with libFuzzer for open-ended, coverage-guided runs.
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+// The SQL target's driver without libFuzzer (driver.h): deterministic
+// mutations of every statement of the SQL-logic golden files: spans deleted,
+// repeated or spliced, and tokens from a dictionary of the constructs that
+// once crashed the server (deep nesting, extreme integers, multi-byte text,
+// regular expressions) inserted.
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#include "tests/fuzz/driver.h"
 
 namespace {
 
@@ -168,27 +160,5 @@ std::string Mutate(std::string input, std::mt19937_64& random,
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::ifstream file(argv[i], std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  }
-  const std::vector<std::string> seeds = Seeds(STRATA_SQL_TEST_DIR);
-  // Bounded by count and by time, whichever ends first (CI: ~60 s).
-  const char* env = std::getenv("STRATA_FUZZ_ITERATIONS");
-  const long iterations = env != nullptr ? std::atol(env) : 1'000'000;
-  const char* seconds_env = std::getenv("STRATA_FUZZ_SECONDS");
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::seconds(seconds_env != nullptr ? std::atol(seconds_env) : 60);
-  std::mt19937_64 random(20261122);
-  long run = 0;
-  for (; run < iterations && std::chrono::steady_clock::now() < end; ++run) {
-    const std::string input = Mutate(seeds[run % seeds.size()], random, seeds);
-    if (std::getenv("STRATA_FUZZ_VERBOSE") != nullptr) {
-      std::fprintf(stderr, "---\n%s\n", input.c_str());
-    }
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
-  }
-  std::printf("sql: %ld mutated statements from %zu seeds, no crash\n", run, seeds.size());
-  return 0;
+  return strata::fuzz::RunDriver(argc, argv, "sql", Seeds(STRATA_SQL_TEST_DIR), Mutate, 1'000'000);
 }
