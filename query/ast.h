@@ -102,6 +102,9 @@ struct Statement {
   std::string table;
   Position table_pos;
   std::optional<std::string> like;
+  // Expression nodes the parser made: what the syntax tree costs, charged to
+  // the query's memory before planning.
+  int64_t expressions = 0;
 };
 
 }  // namespace strata::query

@@ -88,6 +88,10 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+  // The syntax tree is the query's memory too (up to ~30 MB for 256 KiB of
+  // SQL), and the planner's copies of it are of the same order.
+  RETURN_IF_ERROR(context.Reserve(2 * stmt.expressions * static_cast<int64_t>(sizeof(Expr)),
+                                  "its syntax tree"));
   const Catalog& catalog = storage_.catalog();
   auto finish = [&]() -> absl::StatusOr<QueryStats> {
     stats.elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(

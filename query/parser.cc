@@ -73,6 +73,7 @@ class Parser {
     if (Peek().kind != TokenKind::kEnd) {
       return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
     }
+    stmt.expressions = expressions_;
     return stmt;
   }
 
@@ -296,6 +297,7 @@ class Parser {
   }
 
   ExprPtr Make(ExprKind kind, Position pos, std::string name = "") {
+    ++expressions_;
     auto e = std::make_unique<Expr>();
     e->kind = kind;
     e->pos = pos;
@@ -687,6 +689,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int expression_depth_ = 0;
+  int64_t expressions_ = 0;
   int query_depth_ = 0;
 };
 

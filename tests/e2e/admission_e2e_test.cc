@@ -172,6 +172,19 @@ TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
   EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
 }
 
+TEST_F(AdmissionE2ETest, TheSyntaxTreeCountsAgainstTheQueryMemory) {
+  // 30,000 select items in 90 KB of SQL: fine for the parser's limits, but
+  // their syntax tree needs more than the 1 MiB this server gives a query.
+  StartServer({"--query-memory-mb", "1"});
+  std::string sql = "SELECT 1";
+  for (int i = 0; i < 30'000; ++i) sql += ",1";
+  testing::QueryResult r = testing::RunQuery(server_.channel(), sql);
+  ASSERT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << r.status.error_message();
+  EXPECT_NE(r.status.error_message().find("syntax tree"), std::string::npos)
+      << r.status.error_message();
+  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT 1, 2").status.ok());
+}
+
 TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp) {
   StartServer({"--query-workers", "2", "--query-queue", "8", "--query-memory-total-mb", "64",
                "--query-memory-mb", "32"});
