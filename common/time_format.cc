@@ -78,7 +78,15 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = s;
-  return (static_cast<int64_t>(timegm(&tm)) - offset_seconds) * kNanosPerSecond + fraction;
+  // Nanoseconds since the epoch fit 1677-09-21 .. 2262-04-11: a time outside
+  // that range is not a timestamp (it would wrap around).
+  const int64_t seconds = static_cast<int64_t>(timegm(&tm)) - offset_seconds;
+  int64_t nanos = 0;
+  if (__builtin_mul_overflow(seconds, kNanosPerSecond, &nanos) ||
+      __builtin_add_overflow(nanos, fraction, &nanos)) {
+    return std::nullopt;
+  }
+  return nanos;
 }
 
 }  // namespace strata

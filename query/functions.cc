@@ -109,41 +109,68 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Truncates a timestamp to a calendar unit; nullopt for an unknown unit.
-std::optional<int64_t> Truncate(std::string unit, int64_t ns) {
+// Calendar arithmetic: a value; nullopt for a unit it does not know (the
+// SQL result is NULL); OUT_OF_RANGE when the result is not a representable
+// timestamp (the query fails: a wrapped value would be silently wrong).
+using CalendarResult = absl::StatusOr<std::optional<int64_t>>;
+
+absl::Status OutsideTimestampRange(std::string_view function) {
+  return absl::OutOfRangeError(
+      StrCat(function, "(): the result is outside the range of timestamps (1677-09-21 to "
+                       "2262-04-11)"));
+}
+
+// `seconds` since the epoch plus `sub` nanoseconds, if representable.
+std::optional<int64_t> SecondsToNanos(int64_t seconds, int64_t sub) {
+  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kSecond);
+  return nanos ? CheckedIntegerOp('+', *nanos, sub) : std::nullopt;
+}
+
+CalendarResult Truncate(std::string unit, int64_t ns) {
   unit = Lower(unit);
   static const std::map<std::string, int64_t> kFixed = {
       {"millisecond", 1'000'000}, {"second", kSecond}, {"minute", 60 * kSecond},
       {"hour", 3600 * kSecond},   {"day", kDay}};
-  if (auto it = kFixed.find(unit); it != kFixed.end()) return FloorDiv(ns, it->second) * it->second;
-  std::tm tm = ToUtcTm(ns);
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  if (unit == "week") {
-    int days_since_monday = (tm.tm_wday + 6) % 7;
-    return (static_cast<int64_t>(timegm(&tm)) - days_since_monday * 86'400) * kSecond;
+  std::optional<int64_t> out;
+  if (auto it = kFixed.find(unit); it != kFixed.end()) {
+    out = CheckedIntegerOp('*', FloorDiv(ns, it->second), it->second);
+  } else {
+    std::tm tm = ToUtcTm(ns);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    if (unit == "week") {
+      int days_since_monday = (tm.tm_wday + 6) % 7;
+      out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)) - days_since_monday * 86'400, 0);
+    } else {
+      tm.tm_mday = 1;
+      if (unit == "quarter") tm.tm_mon = tm.tm_mon / 3 * 3;
+      if (unit == "year") tm.tm_mon = 0;
+      if (unit != "month" && unit != "quarter" && unit != "year") return std::nullopt;
+      out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)), 0);
+    }
   }
-  tm.tm_mday = 1;
-  if (unit == "month") return static_cast<int64_t>(timegm(&tm)) * kSecond;
-  if (unit == "quarter") {
-    tm.tm_mon = tm.tm_mon / 3 * 3;
-    return static_cast<int64_t>(timegm(&tm)) * kSecond;
-  }
-  if (unit == "year") {
-    tm.tm_mon = 0;
-    return static_cast<int64_t>(timegm(&tm)) * kSecond;
-  }
-  return std::nullopt;
+  if (!out) return OutsideTimestampRange("date_trunc");
+  return out;
 }
 
-std::optional<int64_t> AddUnits(std::string unit, int64_t n, int64_t ns) {
+CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
   unit = Lower(unit);
   static const std::map<std::string, int64_t> kFixed = {
       {"nanosecond", 1},          {"microsecond", 1'000},       {"millisecond", 1'000'000},
       {"second", kSecond},        {"minute", 60 * kSecond},     {"hour", 3600 * kSecond},
       {"day", kDay},              {"week", 7 * kDay}};
-  if (auto it = kFixed.find(unit); it != kFixed.end()) return ns + n * it->second;
-  int64_t months = unit == "month" ? n : unit == "quarter" ? 3 * n : unit == "year" ? 12 * n : 0;
-  if (months == 0 && n != 0) return std::nullopt;
+  if (auto it = kFixed.find(unit); it != kFixed.end()) {
+    std::optional<int64_t> step = CheckedIntegerOp('*', n, it->second);
+    std::optional<int64_t> out = step ? CheckedIntegerOp('+', ns, *step) : std::nullopt;
+    if (!out) return OutsideTimestampRange("date_add");
+    return out;
+  }
+  const int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+  if (per == 0) return std::nullopt;
+  // Timestamps span under 600 years: more months than that is out of range
+  // (and would overflow the calendar's int fields).
+  constexpr int64_t kMaxMonths = 12 * 1000;
+  if (n > kMaxMonths / per || n < -kMaxMonths / per) return OutsideTimestampRange("date_add");
+  const int64_t months = per * n;
   int64_t sub = ns - FloorDiv(ns, kSecond) * kSecond;
   std::tm tm = ToUtcTm(ns);
   int64_t total = tm.tm_year * 12LL + tm.tm_mon + months;
@@ -153,27 +180,49 @@ std::optional<int64_t> AddUnits(std::string unit, int64_t n, int64_t ns) {
   int year = tm.tm_year + 1900;
   int last = kDays[tm.tm_mon] + (tm.tm_mon == 1 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)));
   tm.tm_mday = std::min(tm.tm_mday, last);
-  return static_cast<int64_t>(timegm(&tm)) * kSecond + sub;
+  std::optional<int64_t> out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)), sub);
+  if (!out) return OutsideTimestampRange("date_add");
+  return out;
 }
 
-std::optional<int64_t> DiffUnits(std::string unit, int64_t a, int64_t b) {
+CalendarResult DiffUnits(std::string unit, int64_t a, int64_t b) {
   unit = Lower(unit);
   static const std::map<std::string, int64_t> kFixed = {
       {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
       {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
       {"day", kDay},       {"week", 7 * kDay}};
-  if (auto it = kFixed.find(unit); it != kFixed.end()) return (b - a) / it->second;
+  if (auto it = kFixed.find(unit); it != kFixed.end()) {
+    std::optional<int64_t> span = CheckedIntegerOp('-', b, a);
+    if (!span) {
+      return absl::OutOfRangeError(
+          "date_diff(): the span does not fit in 64 bits of nanoseconds; use a larger unit");
+    }
+    return *span / it->second;
+  }
   int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
   if (per == 0) return std::nullopt;
   std::tm ta = ToUtcTm(a), tb = ToUtcTm(b);
   int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
   // A month counts only once the day and time of month are reached.
   auto within = [](int64_t ns, const std::tm& tm) {
-    return (tm.tm_mday - 1) * kDay + (ns - Truncate("day", ns).value_or(ns));
+    return (tm.tm_mday - 1) * kDay + (ns - FloorDiv(ns, kDay) * kDay);
   };
   if (months > 0 && within(b, tb) < within(a, ta)) --months;
   if (months < 0 && within(b, tb) > within(a, ta)) ++months;
   return months / per;
+}
+
+// The SQL value of calendar arithmetic: NULL for an unknown unit, NULL and
+// the query's error for a result out of range.
+Datum CalendarDatum(const CalendarResult& result, DataType type, const EvalContext& context) {
+  if (!result.ok()) {
+    if (context.error.empty()) context.error = std::string(result.status().message());
+    return Datum::Null(type);
+  }
+  if (!*result) return Datum::Null(type);
+  Datum d = Datum::Bigint(**result);
+  d.type = type;
+  return d;
 }
 
 std::string ToIso8601(int64_t ns) {
@@ -599,25 +648,25 @@ FunctionRegistry::FunctionRegistry() {
        "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
        "'quarter' or 'year'.",
        Fixed({P::kVarchar, P::kTimestamp}, kTs, "date_trunc(unit, timestamp)"),
-       [](const Args& a, const EvalContext&) {
-         auto v = Truncate(a[0].s, a[1].i);
-         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       [](const Args& a, const EvalContext& c) {
+         return CalendarDatum(Truncate(a[0].s, a[1].i), DataType::kTimestamp, c);
        }});
+  scalars_.back().can_fail = true;
   add({"date_add", "date_add(unit, bigint, timestamp) -> timestamp",
        "Adds n units ('second' .. 'year') to a timestamp.",
        Fixed({P::kVarchar, P::kBigint, P::kTimestamp}, kTs, "date_add(unit, bigint, timestamp)"),
-       [](const Args& a, const EvalContext&) {
-         auto v = AddUnits(a[0].s, a[1].i, a[2].i);
-         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       [](const Args& a, const EvalContext& c) {
+         return CalendarDatum(AddUnits(a[0].s, a[1].i, a[2].i), DataType::kTimestamp, c);
        }});
+  scalars_.back().can_fail = true;
   add({"date_diff", "date_diff(unit, timestamp, timestamp) -> bigint",
        "Whole units from the first timestamp to the second.",
        Fixed({P::kVarchar, P::kTimestamp, P::kTimestamp}, kBig,
              "date_diff(unit, timestamp, timestamp)"),
-       [](const Args& a, const EvalContext&) {
-         auto v = DiffUnits(a[0].s, a[1].i, a[2].i);
-         return v ? Datum::Bigint(*v) : Datum::Null(DataType::kBigint);
+       [](const Args& a, const EvalContext& c) {
+         return CalendarDatum(DiffUnits(a[0].s, a[1].i, a[2].i), DataType::kBigint, c);
        }});
+  scalars_.back().can_fail = true;
   for (auto [name, doc, factor] :
        {std::tuple{"from_milliseconds", "Milliseconds since the epoch to a timestamp.", 1'000'000LL},
         std::tuple{"from_nanoseconds", "Nanoseconds since the epoch to a timestamp.", 1LL}}) {

@@ -8,6 +8,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/time_format.h"
+#include "common/utf8.h"
 #include "query/lexer.h"
 
 namespace strata::query {
@@ -604,7 +605,7 @@ class Parser {
         const Token& text = Next();
         auto nanos = ParseTimestamp(text.text);
         if (!nanos) {
-          return Error(text, StrCat("'", text.text, "' is not a timestamp; write it as "
+          return Error(text, StrCat("'", EchoInput(text.text), "' is not a timestamp from 1677-09-21 to 2262-04-11; write it as "
                                     "'2023-05-17 20:54:39.000000000'"));
         }
         return Literal(pos, Datum::Timestamp(*nanos));
