@@ -22,6 +22,10 @@ struct ColumnInfo {
 using Schema = std::vector<ColumnInfo>;
 using Row = std::vector<Datum>;
 
+// The memory a row holds (its datums and their strings), for the query
+// memory budgets.
+int64_t RowBytes(const Row& row);
+
 // Binds `expr` (and its children) against `schema`. Aggregate calls are an
 // error here (the planner takes them out first). `sql` is for error carets.
 absl::Status Bind(Expr& expr, const Schema& schema, std::string_view sql);

@@ -55,7 +55,6 @@ struct QueryContext {
   void Release(int64_t bytes);
 };
 
-int64_t RowBytes(const Row& row);
 
 class RowSink {
  public:

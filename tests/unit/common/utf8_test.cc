@@ -1,0 +1,73 @@
+#include "common/utf8.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace strata {
+namespace {
+
+TEST(Utf8Test, WellFormedness) {
+  struct Case {
+    std::string text;
+    bool valid;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", true},
+           {"plain ascii, longer than eight bytes", true},
+           {"\xC3\xA9", true},                  // é
+           {"\xE2\x82\xAC", true},              // €
+           {"\xF0\x9F\x98\x80", true},          // U+1F600
+           {"abcdefgh\xE2\x82\xAC", true},      // after an ASCII word
+           {"\xC3", false},                     // cut after the lead byte
+           {"\xE2\x82", false},                 // cut inside
+           {"\xC0\xAF", false},                 // overlong '/'
+           {"\xE0\x80\xAF", false},             // overlong
+           {"\xED\xA0\x80", false},             // surrogate U+D800
+           {"\xF4\x90\x80\x80", false},         // above U+10FFFF
+           {"\xFF", false},
+           {"abcdefgh\x80", false},             // stray continuation after a word
+       }) {
+    EXPECT_EQ(IsValidUtf8(c.text), c.valid) << testing::PrintToString(c.text);
+    EXPECT_TRUE(IsValidUtf8(ToValidUtf8(c.text))) << testing::PrintToString(c.text);
+    if (c.valid) EXPECT_EQ(ToValidUtf8(c.text), c.text);
+  }
+  EXPECT_EQ(ToValidUtf8("a\xC3" "b"), "a\xEF\xBF\xBD" "b");
+}
+
+TEST(Utf8Test, PrefixNeverEndsInsideACharacter) {
+  const std::string euros = "\xE2\x82\xAC\xE2\x82\xAC";  // 6 bytes
+  EXPECT_EQ(Utf8Prefix(euros, 6), euros);
+  EXPECT_EQ(Utf8Prefix(euros, 5), "\xE2\x82\xAC");
+  EXPECT_EQ(Utf8Prefix(euros, 4), "\xE2\x82\xAC");
+  EXPECT_EQ(Utf8Prefix(euros, 3), "\xE2\x82\xAC");
+  EXPECT_EQ(Utf8Prefix(euros, 2), "");
+  EXPECT_EQ(Utf8Prefix("abc", 2), "ab");
+}
+
+TEST(Utf8Test, EchoInputIsShortAndWellFormed) {
+  EXPECT_EQ(EchoInput("name"), "name");
+  std::string euros;
+  for (int i = 0; i < 86; ++i) euros += "\xE2\x82\xAC";
+  const std::string echoed = EchoInput(euros, 40);
+  EXPECT_TRUE(IsValidUtf8(echoed));
+  EXPECT_EQ(echoed.substr(0, 39), euros.substr(0, 39));  // 13 whole characters
+  EXPECT_NE(echoed.find("...(258 bytes)"), std::string::npos) << echoed;
+  EXPECT_LT(EchoInput(std::string(1 << 20, 't')).size(), 150u);
+}
+
+TEST(Utf8Test, CodePointsCountAndOffsets) {
+  const std::string text = "\xC3\xA9\xE2\x82\xACx";  // é€x
+  EXPECT_EQ(Utf8Length(text), 3);
+  EXPECT_EQ(Utf8Length(""), 0);
+  EXPECT_EQ(Utf8Length("\xFF\xFF"), 2);  // ill-formed bytes count one each
+  EXPECT_EQ(Utf8Offset(text, 0), 0u);
+  EXPECT_EQ(Utf8Offset(text, 1), 2u);
+  EXPECT_EQ(Utf8Offset(text, 2), 5u);
+  EXPECT_EQ(Utf8Offset(text, 3), 6u);
+  EXPECT_EQ(Utf8Offset(text, 10), 6u);
+}
+
+}  // namespace
+}  // namespace strata
