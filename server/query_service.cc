@@ -216,9 +216,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         if (absl::IsCancelled(stats.status()) || absl::IsDeadlineExceeded(stats.status())) {
           context_->TryCancel();
         } else {
-          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace, [self](bool fired) {
-            if (fired) self->AbandonIfStuck();
-          });
+          // A weak reference: the alarm is the Call's own member, and must
+          // not be what keeps the Call alive (its destructor would then run
+          // inside the alarm's own callback state).
+          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace,
+                       [weak = std::weak_ptr<Call>(self)](bool fired) {
+                         if (auto call = weak.lock(); call && fired) call->AbandonIfStuck();
+                       });
         }
       }
     }
