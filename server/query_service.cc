@@ -22,20 +22,13 @@ constexpr auto kStatusGrace = std::chrono::seconds(5);
 
 v1::ScalarType ToProto(query::DataType type) {
   switch (type) {
-    case query::DataType::kBoolean:
-      return v1::SCALAR_TYPE_BOOLEAN;
-    case query::DataType::kBigint:
-      return v1::SCALAR_TYPE_BIGINT;
-    case query::DataType::kDouble:
-      return v1::SCALAR_TYPE_DOUBLE;
-    case query::DataType::kVarchar:
-      return v1::SCALAR_TYPE_VARCHAR;
-    case query::DataType::kTimestamp:
-      return v1::SCALAR_TYPE_TIMESTAMP;
-    case query::DataType::kInterval:
-      return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
-    case query::DataType::kUnknown:
-      return v1::SCALAR_TYPE_UNKNOWN;
+    case query::DataType::kBoolean: return v1::SCALAR_TYPE_BOOLEAN;
+    case query::DataType::kBigint: return v1::SCALAR_TYPE_BIGINT;
+    case query::DataType::kDouble: return v1::SCALAR_TYPE_DOUBLE;
+    case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
+    case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
+    case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
+    case query::DataType::kUnknown: return v1::SCALAR_TYPE_UNKNOWN;
   }
   return v1::SCALAR_TYPE_UNKNOWN;
 }
@@ -58,27 +51,13 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
     return;
   }
   switch (d.type) {
-    case query::DataType::kBoolean:
-      out->set_boolean_value(d.i != 0);
-      break;
-    case query::DataType::kBigint:
-      out->set_bigint_value(d.i);
-      break;
-    case query::DataType::kDouble:
-      out->set_double_value(d.d);
-      break;
-    case query::DataType::kVarchar:
-      SetWellFormed(d.s, out->mutable_varchar_value());
-      break;
-    case query::DataType::kTimestamp:
-      out->set_timestamp_value(d.i);
-      break;
-    case query::DataType::kInterval:
-      out->set_interval_nanos_value(d.i);
-      break;
-    case query::DataType::kUnknown:
-      out->set_null_value(true);
-      break;
+    case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
+    case query::DataType::kBigint: out->set_bigint_value(d.i); break;
+    case query::DataType::kDouble: out->set_double_value(d.d); break;
+    case query::DataType::kVarchar: SetWellFormed(d.s, out->mutable_varchar_value()); break;
+    case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
+    case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
+    case query::DataType::kUnknown: out->set_null_value(true); break;
   }
 }
 
