@@ -9,11 +9,26 @@
 #include "common/strings.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/listener.h"
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 
 namespace strata {
 namespace {
+
+// Tells the Store that RocksDB stopped writes (a full or failing disk met
+// by a write of any kind, a flush or a compaction).
+class BackgroundErrorListener final : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrorListener(std::shared_ptr<std::atomic<bool>> stopped)
+      : stopped_(std::move(stopped)) {}
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* error) override {
+    if (error != nullptr && !error->ok()) *stopped_ = true;
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> stopped_;
+};
 
 absl::StatusOr<uint64_t> FreeSpace(const std::string& dir) {
   struct statvfs fs;
@@ -111,6 +126,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   // The Writer's group leader is the only thread that writes (docs/
   // architecture.md, "Write path"), and insert hints need this off.
   db_options.allow_concurrent_memtable_write = false;
+  auto stopped_by_error = std::make_shared<std::atomic<bool>>(false);
+  db_options.listeners.push_back(std::make_shared<BackgroundErrorListener>(stopped_by_error));
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
@@ -134,6 +151,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   }
 
   auto store = std::unique_ptr<Store>(new Store());
+  store->stopped_by_error_ = std::move(stopped_by_error);
   store->db_.reset(raw);
   // handles[0] is the unused default family; RocksDB keeps it alive itself.
   store->db_->DestroyColumnFamilyHandle(handles[0]);
@@ -171,19 +189,15 @@ absl::Status Store::CheckWritable() {
         " MiB kept in reserve); writes are paused and resume by themselves once space is "
         "freed. Reads still work"));
   }
-  if (!stopped_by_error_.load()) return absl::OkStatus();
+  if (!stopped_by_error_->load()) return absl::OkStatus();
   absl::MutexLock lock(&resume_mu_);
-  if (!stopped_by_error_.load()) return absl::OkStatus();
+  if (!stopped_by_error_->load()) return absl::OkStatus();
   // After a failed write RocksDB refuses every write until resumed: try now
   // that there is room (it replays nothing, it only clears the error).
   rocksdb::Status resumed = db_->Resume();
   if (!resumed.ok()) return FromRocks(resumed, "resuming writes");
-  stopped_by_error_ = false;
+  *stopped_by_error_ = false;
   return absl::OkStatus();
-}
-
-void Store::NoteWriteFailure(const rocksdb::Status& status) {
-  if (status.IsIOError() || status.IsNoSpace()) stopped_by_error_ = true;
 }
 
 absl::Status Store::Close() {

@@ -82,8 +82,6 @@ class Store {
   // call with space above the reserve tries to resume a stopped database,
   // so writes come back by themselves once an operator frees space.
   absl::Status CheckWritable();
-  // Records a failed write: the next CheckWritable tries to resume.
-  void NoteWriteFailure(const rocksdb::Status& status);
 
   // Flushes the WAL to disk and closes the database. Idempotent.
   absl::Status Close();
@@ -96,7 +94,10 @@ class Store {
   std::string data_dir_;
   uint64_t disk_reserve_bytes_ = 0;
   std::function<absl::StatusOr<uint64_t>(const std::string&)> free_space_;
-  std::atomic<bool> stopped_by_error_{false};
+  // Set by RocksDB (an EventListener) whenever any write, flush or
+  // compaction puts the database in a background-error state, whichever
+  // path met it; cleared once Resume succeeds.
+  std::shared_ptr<std::atomic<bool>> stopped_by_error_;
   absl::Mutex resume_mu_;  // one Resume at a time
   absl::Mutex syncer_mu_;
   bool closing_ ABSL_GUARDED_BY(syncer_mu_) = false;

@@ -127,9 +127,8 @@ class Writer::GroupCommit {
       return a.family != b.family ? a.family < b.family : a.key < b.key;
     });
     for (const Put& put : puts_) batch_.Put(store_->family(put.family), put.key, put.value);
-    const rocksdb::Status rocks = store_->db()->Write(store_->write_options(), &batch_);
-    if (!rocks.ok()) store_->NoteWriteFailure(rocks);
-    absl::Status written = FromRocks(rocks, "writing the records");
+    absl::Status written =
+        FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
     if (!written.ok()) {
       // The cache was advanced for writes that did not happen: forget it.
       for (auto& [state, changes] : changes_) state->newest_cache().clear();
