@@ -7,6 +7,7 @@
 #include "query/functions.h"
 #include "query/parser.h"
 #include "query/planner.h"
+#include "query/table_layout.h"
 #include "storage/table_state.h"
 
 namespace strata::query {
@@ -145,9 +146,9 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
         return SqlError(sql, stmt.table_pos, table.status());
       }
       ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
-      std::vector<SeriesInfo> series = state->AllSeries();
-      auto measures = state->Measures();
       if (stmt.kind == Statement::Kind::kShowMeasures) {
+        const std::vector<SeriesInfo> series = state->AllSeries();
+        const auto measures = state->Measures();
         std::vector<Row> rows;
         for (const auto& [name, schema] : measures) {
           if (!Matches(stmt.like, name)) continue;
@@ -172,32 +173,28 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
                              std::move(rows)));
         return finish();
       }
-      // DESCRIBE: dimensions, measure_name, time, then the measure columns.
-      std::set<std::string> dimensions;
-      for (const SeriesInfo& s : series) {
-        for (const auto& [d, v] : s.dimensions) dimensions.insert(d);
-      }
+      // DESCRIBE: the columns of SELECT *, in its order (the table layout).
+      const std::shared_ptr<const TableLayout> layout = layouts_.Get(**table, *state);
+      const Schema& columns = layout->schema;
       std::vector<Row> rows;
-      auto add = [&rows](std::string column, std::string type, std::string kind) {
-        rows.push_back({Datum::Varchar(std::move(column)), Datum::Varchar(std::move(type)),
+      auto add = [&rows](std::string column, std::string_view type, std::string kind) {
+        rows.push_back({Datum::Varchar(std::move(column)), Datum::Varchar(std::string(type)),
                         Datum::Varchar(std::move(kind))});
       };
-      for (const std::string& d : dimensions) add(d, "varchar", "DIMENSION");
+      for (int c = 0; c < layout->measure_name_column; ++c) {
+        add(columns[c].name, "varchar", "DIMENSION");
+      }
       add("measure_name", "varchar", "MEASURE_NAME");
       add("time", "timestamp", "TIMESTAMP");
-      std::set<std::string> scalar_types;
-      std::map<std::string, std::string> attributes;
-      for (const auto& [name, schema] : measures) {
-        if (schema.kind == MeasureKind::kMulti) {
-          for (const auto& [a, t] : schema.attributes) {
-            attributes.emplace(a, LowerTypeName(static_cast<MeasureKind>(t)));
-          }
-        } else {
-          scalar_types.insert(LowerTypeName(schema.kind));
-        }
+      for (const auto& [type, c] : layout->columns->scalar_column) {
+        add(columns[c].name, LowerTypeName(static_cast<MeasureKind>(type)), "MEASURE_VALUE");
       }
-      for (const std::string& t : scalar_types) add(StrCat("measure_value::", t), t, "MEASURE_VALUE");
-      for (const auto& [a, t] : attributes) add(a, t, "MULTI");
+      const int first_attribute =
+          layout->time_column + 1 + static_cast<int>(layout->columns->scalar_column.size());
+      for (int c = first_attribute; c < static_cast<int>(columns.size()); ++c) {
+        const ValueType type = layout->columns->attribute_column.at(columns[c].name).type;
+        add(columns[c].name, LowerTypeName(static_cast<MeasureKind>(type)), "MULTI");
+      }
       RETURN_IF_ERROR(Emit(sink, pager,
                            {{"Column", DataType::kVarchar},
                             {"Type", DataType::kVarchar},

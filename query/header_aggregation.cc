@@ -57,7 +57,6 @@ bool BlockStatsReader::StatsOf(int column, const format::BlockSummary& summary,
   *out = ColumnStats{};
   for (const format::ColumnSummary& c : summary.columns) {
     if (MeasureColumnOf(table_, *series_, c.name, c.type) != column) continue;
-    if (ToDataType(c.type) != table_.types[column]) return false;  // converted row by row
     out->count = static_cast<int64_t>(summary.count) - c.null_count;
     if (!c.has_stats) return true;  // no numbers, or only NaN: neither sum nor extremes
     out->has_sum = c.type == ValueType::kDouble ||

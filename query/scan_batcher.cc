@@ -6,28 +6,19 @@
 namespace strata::query {
 namespace {
 
-// Stores a measure value at row `r`. A column's type is the first type its
-// name was seen with; a value of another type (another measure's attribute
-// of the same name) goes through Datum conversion.
+// Stores a measure value at row `r` of a column of its own type
+// (MeasureColumnOf never pairs a value with a column of another type).
 void StoreDouble(Vector& v, size_t r, double x) {
-  if (v.type != DataType::kDouble) return v.Set(r, Datum::Double(x));
   v.doubles[r] = x;
   v.nulls[r] = 0;
 }
 
 void StoreText(Vector& v, size_t r, std::string_view text) {
-  if (v.type != DataType::kVarchar) return v.Set(r, Datum::Varchar(std::string(text)));
   v.SetOwnedString(r, std::string(text));  // the source bytes do not outlive the row
 }
 
 // BIGINT, TIMESTAMP, BOOLEAN: all integers.
-void StoreInteger(Vector& v, size_t r, ValueType type, int64_t n) {
-  if (v.type == DataType::kDouble || v.type == DataType::kVarchar) {
-    Datum d = Datum::Bigint(n);
-    if (type == ValueType::kTimestamp) d = Datum::Timestamp(n);
-    if (type == ValueType::kBoolean) d = Datum::Bool(n != 0);
-    return v.Set(r, d);
-  }
+void StoreInteger(Vector& v, size_t r, int64_t n) {
   v.ints[r] = n;
   v.nulls[r] = 0;
 }
@@ -72,7 +63,8 @@ int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,
                     std::string_view name, ValueType type) {
   if (series.multi) {
     auto it = table.attribute_column.find(absl::string_view(name.data(), name.size()));
-    return it == table.attribute_column.end() ? -1 : it->second;
+    if (it == table.attribute_column.end() || it->second.type != type) return -1;
+    return it->second.column;
   }
   auto it = table.scalar_column.find(type);
   return it == table.scalar_column.end() ? -1 : it->second;
@@ -80,13 +72,13 @@ int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,
 
 int ScanBatcher::MeasureColumn(size_t position, std::string_view name, ValueType type) {
   if (!series_->multi) return ColumnOf(name, type);
-  if (position >= position_cache_.size()) position_cache_.resize(position + 1, {"", -1});
-  auto& [cached, column] = position_cache_[position];
-  if (cached != name) {  // "" never matches: attribute names are not empty
-    cached = name;
-    column = ColumnOf(name, type);
+  if (position >= position_cache_.size()) position_cache_.resize(position + 1);
+  CachedColumn& cached = position_cache_[position];
+  // "" never matches: attribute names are not empty.
+  if (cached.name != name || cached.type != type) {
+    cached = {std::string(name), type, ColumnOf(name, type)};
   }
-  return column;
+  return cached.column;
 }
 
 bool ScanBatcher::SelectSeries(uint64_t series) {
@@ -121,7 +113,7 @@ void ScanBatcher::AddMeasure(size_t r, size_t position, const MeasureView& m) {
   switch (m.type) {
     case ValueType::kDouble: StoreDouble(batch_.columns[column], r, m.real); break;
     case ValueType::kVarchar: StoreText(batch_.columns[column], r, m.text); break;
-    default: StoreInteger(batch_.columns[column], r, m.type, m.number); break;
+    default: StoreInteger(batch_.columns[column], r, m.number); break;
   }
 }
 
@@ -200,7 +192,7 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
       switch (values.type) {
         case ValueType::kDouble: StoreDouble(*feed.target, r, values.reals[k]); break;
         case ValueType::kVarchar: StoreText(*feed.target, r, values.texts[k]); break;
-        default: StoreInteger(*feed.target, r, values.type, values.numbers[k]); break;
+        default: StoreInteger(*feed.target, r, values.numbers[k]); break;
       }
     }
     if (batch_.rows == kBatchRows && !full()) return false;

@@ -31,17 +31,25 @@ struct SeriesColumns {
   bool multi = false;
 };
 
+// A MULTI attribute's column and its table-wide type: a value of another
+// type (written before the one-type rule) reads as NULL, never converted.
+struct AttributeColumn {
+  int column = -1;
+  ValueType type = ValueType::kDouble;
+};
+
 // Where a table's values go in the query's schema.
 struct TableColumns {
   std::vector<DataType> types;  // every column of the schema
   int time_column = -1;
   std::map<ValueType, int> scalar_column;                  // measure_value::<type>
-  absl::flat_hash_map<std::string, int> attribute_column;  // MULTI attributes by name
+  absl::flat_hash_map<std::string, AttributeColumn> attribute_column;  // by name
   absl::flat_hash_map<uint64_t, SeriesColumns> series;     // by series id
 };
 
 // The column a measure value of this name and type fills for `series`, or
-// -1 when the query's schema has none (the series is newer than the plan).
+// -1 when the query's schema has none (the series is newer than the plan,
+// or the value's type is not its column's).
 int MeasureColumnOf(const TableColumns& table, const SeriesColumns& series,
                     std::string_view name, ValueType type);
 
@@ -96,7 +104,12 @@ class ScanBatcher {
   std::vector<std::pair<int, std::string_view>> series_values_;  // of series_, columns read
   // The attribute column last found for each measure position: a series'
   // points usually list their attributes in the same order.
-  std::vector<std::pair<std::string, int>> position_cache_;
+  struct CachedColumn {
+    std::string name;
+    ValueType type = ValueType::kDouble;
+    int column = -1;
+  };
+  std::vector<CachedColumn> position_cache_;
 };
 
 }  // namespace strata::query

@@ -1,7 +1,6 @@
 #include "query/table_layout.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string>
 
@@ -48,12 +47,10 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
     for (const auto& [name, value] : s.dimensions) dimension_names.insert(name);
   }
   std::set<ValueType> scalar_types;
-  std::map<std::string, ValueType> attributes;
   absl::flat_hash_set<std::string> multi_measures;
   for (const auto& [name, schema] : state.Measures()) {
     if (schema.kind == MeasureKind::kMulti) {
       multi_measures.insert(name);
-      for (const auto& [attribute, type] : schema.attributes) attributes.emplace(attribute, type);
     } else {
       scalar_types.insert(static_cast<ValueType>(schema.kind));
     }
@@ -79,11 +76,11 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
     columns->scalar_column[t] = static_cast<int>(schema.size());
     schema.push_back({std::string(ScalarColumnName(t)), ToDataType(t), ""});
   }
-  for (const auto& [name, type] : attributes) {
-    // An attribute named like a dimension or a built-in column keeps the
-    // first column of that name; binding reports the ambiguity.
-    if (columns->attribute_column.contains(name)) continue;
-    columns->attribute_column[name] = static_cast<int>(schema.size());
+  for (const auto& [name, type] : state.AttributeTypes()) {
+    // Writes keep a name either a dimension or an attribute; in a data
+    // directory from before that rule the dimension is the column.
+    if (dimension_column.contains(name)) continue;
+    columns->attribute_column[name] = {static_cast<int>(schema.size()), type};
     schema.push_back({name, ToDataType(type), ""});
   }
   for (const ColumnInfo& c : schema) columns->types.push_back(c.type);

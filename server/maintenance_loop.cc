@@ -40,7 +40,27 @@ void MaintenanceLoop::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// Data directories written before the one-name-one-meaning rule may hold
+// conflicting attribute types or names; docs/sql.md says how they read.
+// Said once, at start, in the background (it loads every table's registry).
+void LogSchemaConflicts(Engine& engine) {
+  for (const auto& table : engine.catalog().AllTables()) {
+    absl::StatusOr<TableState*> state = engine.TableStateOf(*table);
+    if (!state.ok()) continue;  // the table's first query or write reports it
+    for (const std::string& conflict : (*state)->LegacyConflicts()) {
+      spdlog::warn("\"{}\".\"{}\" was written before one type per attribute name was enforced: "
+                   "{} (docs/sql.md, \"One type per column\")",
+                   table->database_name, table->name, conflict);
+    }
+  }
+}
+
+}  // namespace
+
 void MaintenanceLoop::Run() {
+  LogSchemaConflicts(*engine_);
   while (true) {
     {
       absl::MutexLock lock(&mu_);

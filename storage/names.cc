@@ -27,7 +27,8 @@ absl::Status CheckColumnName(std::string_view kind, std::string_view name, size_
   if (IsReservedColumnName(name)) {
     return absl::InvalidArgumentError(StrCat(
         kind, " name \"", name,
-        "\" is reserved (time, measure_name, measure_value and ts_* are); rename it"));
+        "\" is reserved (time, measure_name, measure_value, measure_value::* and ts_* are); "
+        "rename it"));
   }
   return absl::OkStatus();
 }
@@ -35,8 +36,9 @@ absl::Status CheckColumnName(std::string_view kind, std::string_view name, size_
 }  // namespace
 
 bool IsReservedColumnName(std::string_view name) {
+  // measure_value::<type> are the columns of single-measure values.
   return name == "time" || name == "measure_name" || name == "measure_value" ||
-         name.starts_with("ts_");
+         name.starts_with("measure_value::") || name.starts_with("ts_");
 }
 
 absl::Status ValidateResourceName(std::string_view kind, std::string_view name) {

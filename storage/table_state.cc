@@ -2,6 +2,7 @@
 
 #include "common/coding.h"
 #include "common/status.h"
+#include "common/strings.h"
 #include "storage/keys.h"
 #include "xxhash.h"
 
@@ -64,6 +65,7 @@ absl::StatusOr<std::unique_ptr<TableState>> TableState::Load(Store* store, uint3
       SeriesInfo info;
       if (value.size() != 8 || !ParseSeriesKey(key, &info)) return CorruptionError("series entry");
       info.id = DecodeFixed64BE(value.data());
+      for (const auto& [name, value] : info.dimensions) state->dimension_names_.insert(name);
       state->series_by_key_.emplace(std::string(key), info.id);
       state->series_by_id_.emplace(info.id, std::move(info));
     } else if (kind == 'm') {
@@ -75,13 +77,43 @@ absl::StatusOr<std::unique_ptr<TableState>> TableState::Load(Store* store, uint3
           !IsValidValueType(static_cast<uint8_t>(value[0]))) {
         return CorruptionError("attribute entry");
       }
-      state->measures_[std::string(key.substr(0, split))]
-          .attributes[std::string(key.substr(split + 1))] = static_cast<ValueType>(value[0]);
-      ++state->attribute_count_;
+      const auto type = static_cast<ValueType>(value[0]);
+      const std::string attribute(key.substr(split + 1));
+      state->measures_[std::string(key.substr(0, split))].attributes[attribute] = type;
+      // Entries come in measure-name order: the first measure's type wins.
+      state->attribute_types_.emplace(attribute, type);
     }
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "loading the series registry"));
+  state->legacy_conflicts_ = !state->LegacyConflictsLocked().empty();
   return state;
+}
+
+std::vector<std::string> TableState::LegacyConflicts() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return LegacyConflictsLocked();
+}
+
+std::vector<std::string> TableState::LegacyConflictsLocked() const {
+  std::vector<std::string> out;
+  for (const auto& [measure, schema] : measures_) {
+    for (const auto& [attribute, type] : schema.attributes) {
+      const ValueType table_type = attribute_types_.at(attribute);
+      if (type != table_type) {
+        out.push_back(StrCat("attribute \"", attribute, "\" of measure \"", measure, "\" is ",
+                             TypeName(type), " but the table reads it as ", TypeName(table_type),
+                             ": its values read as NULL"));
+      }
+    }
+  }
+  for (const auto& [attribute, type] : attribute_types_) {
+    if (dimension_names_.contains(attribute)) {
+      out.push_back(StrCat("\"", attribute, "\" is both a dimension and a MULTI attribute: the "
+                           "dimension is the column, the attribute's values are not readable"));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::optional<uint64_t> TableState::FindSeries(std::string_view series_key) const {
@@ -110,6 +142,18 @@ std::optional<MeasureSchema> TableState::FindMeasure(std::string_view measure_na
   return it->second;
 }
 
+std::optional<ValueType> TableState::AttributeType(std::string_view name) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = attribute_types_.find(absl::string_view(name.data(), name.size()));
+  if (it == attribute_types_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool TableState::IsDimension(std::string_view name) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return dimension_names_.contains(absl::string_view(name.data(), name.size()));
+}
+
 bool TableState::Conforms(const NormalizedRecord& record) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = measures_.find(absl::string_view(record.measure_name.data(),
@@ -119,9 +163,12 @@ bool TableState::Conforms(const NormalizedRecord& record) const {
   if (!record.multi) {
     return schema.kind == static_cast<MeasureKind>(record.measures[0].value.type);
   }
-  if (schema.kind != MeasureKind::kMulti) return false;
+  if (schema.kind != MeasureKind::kMulti || legacy_conflicts_) return false;
   for (const Measure& m : record.measures) {
-    auto attribute = schema.attributes.find(absl::string_view(m.name.data(), m.name.size()));
+    const absl::string_view name(m.name.data(), m.name.size());
+    // Known for this measure with this type; with no conflicts at load, the
+    // measure's type is the table-wide one and the name is no dimension.
+    auto attribute = schema.attributes.find(name);
     if (attribute == schema.attributes.end() || attribute->second != m.value.type) return false;
   }
   return true;
@@ -134,7 +181,15 @@ int TableState::measure_count() const {
 
 int TableState::attribute_count() const {
   absl::ReaderMutexLock lock(&mu_);
-  return attribute_count_;
+  return static_cast<int>(attribute_types_.size());
+}
+
+std::vector<std::pair<std::string, ValueType>> TableState::AttributeTypes() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::pair<std::string, ValueType>> out(attribute_types_.begin(),
+                                                     attribute_types_.end());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<std::pair<std::string, MeasureSchema>> TableState::Measures() const {
@@ -158,12 +213,12 @@ void TableState::Apply(const TableChanges& changes) {
     series_by_key_.emplace(key, info.id);
     series_by_id_.emplace(info.id, info);
   }
+  dimension_names_.insert(changes.dimension_names.begin(), changes.dimension_names.end());
+  attribute_types_.insert(changes.attribute_types.begin(), changes.attribute_types.end());
   for (const auto& [name, schema] : changes.schema) {
     MeasureSchema& current = measures_[name];
     current.kind = schema.kind;
-    for (const auto& [attribute, type] : schema.attributes) {
-      if (current.attributes.emplace(attribute, type).second) ++attribute_count_;
-    }
+    current.attributes.insert(schema.attributes.begin(), schema.attributes.end());
   }
   if (!changes.new_series.empty() || !changes.schema.empty()) {
     generation_.fetch_add(1, std::memory_order_release);

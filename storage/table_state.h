@@ -1,8 +1,16 @@
 // What the engine keeps in memory per table for the write and read paths:
 // the series registry (series key <-> id, persisted in the catalog family,
 // with the dimension index), the measure schema (one type per measure name,
-// per MULTI attribute), and the newest-time cache that lets appends skip the
+// and one type per MULTI attribute name across the whole table), the set of
+// dimension names, and the newest-time cache that lets appends skip the
 // duplicate check.
+//
+// A name is a dimension or a MULTI attribute, never both, and an attribute
+// name has one type in the whole table: SQL shows one column per name. Data
+// directories written before that rule may hold conflicts; they read by the
+// rule of docs/sql.md ("One type per column"): an attribute's table-wide
+// type is the one of the measure name that sorts first, and a dimension
+// hides an attribute of the same name.
 //
 // Thread-safety: lookups (FindSeries, DescribeSeries, measure queries) are
 // safe from any thread. Changes are made only by the write path's group
@@ -19,6 +27,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/catalog_types.h"
@@ -55,7 +64,8 @@ struct TableChanges {
   absl::flat_hash_map<std::string, SeriesInfo> new_series;  // by series key
   absl::flat_hash_map<uint64_t, std::string> new_series_ids;
   absl::flat_hash_map<std::string, MeasureSchema> schema;   // new or widened measures
-  int new_attributes = 0;
+  absl::flat_hash_map<std::string, ValueType> attribute_types;  // new attribute names
+  absl::flat_hash_set<std::string> dimension_names;              // new dimension names
 };
 
 class TableState {
@@ -70,12 +80,23 @@ class TableState {
   // True if `id` is taken by any series (to resolve hash collisions).
   bool SeriesIdTaken(uint64_t id) const;
   std::optional<MeasureSchema> FindMeasure(std::string_view measure_name) const;
+  // The one type of a MULTI attribute name in this table, if it has one.
+  std::optional<ValueType> AttributeType(std::string_view name) const;
+  // True if some series of the table has a dimension of this name.
+  bool IsDimension(std::string_view name) const;
   // True if the table already knows the record's measure with exactly the
   // record's kind and attribute types: the common case, checked without
   // copying the schema.
   bool Conforms(const NormalizedRecord& record) const;
   int measure_count() const;
+  // Distinct MULTI attribute names.
   int attribute_count() const;
+  // Every MULTI attribute name with its table-wide type, for SQL's columns.
+  std::vector<std::pair<std::string, ValueType>> AttributeTypes() const;
+  // Names that break the one-name-one-meaning rule in a data directory
+  // written before it (attributes of another type than the table-wide one,
+  // attributes named like a dimension), described for a log line.
+  std::vector<std::string> LegacyConflicts() const;
   // Every measure name with its schema, for SHOW MEASURES.
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
   // A copy of every series, for planning (pruning by measure and dimension).
@@ -99,13 +120,18 @@ class TableState {
 
  private:
   explicit TableState(uint32_t table_id) : table_id_(table_id) {}
+  std::vector<std::string> LegacyConflictsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   const uint32_t table_id_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, SeriesInfo> series_by_id_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
-  int attribute_count_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, ValueType> attribute_types_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> dimension_names_ ABSL_GUARDED_BY(mu_);
+  // Set at load when the directory holds conflicts: MULTI writes then take
+  // the checked path, which rejects what would add to them.
+  bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
   absl::flat_hash_map<uint64_t, Newest> newest_;  // leader-only
 };

@@ -160,53 +160,110 @@ class Writer::GroupCommit {
     p->result->rejected.push_back({r.index, std::move(reason), existing_version});
   }
 
-  // Checks the record's types against the table's schema, registering new
-  // measure names and attributes. Returns the rejection reason, if any.
-  std::optional<std::string> CheckSchema(TableState& state, TableChanges& changes,
-                                         const NormalizedRecord& record) {
+  // The table-wide type of attribute `name`, counting this group's changes.
+  static std::optional<ValueType> AttributeType(const TableState& state,
+                                                const TableChanges& changes,
+                                                const std::string& name) {
+    if (auto it = changes.attribute_types.find(name); it != changes.attribute_types.end()) {
+      return it->second;
+    }
+    return state.AttributeType(name);
+  }
+
+  static bool IsDimension(const TableState& state, const TableChanges& changes,
+                          const std::string& name) {
+    return changes.dimension_names.contains(name) || state.IsDimension(name);
+  }
+
+  // A new series' dimension names must not be MULTI attribute names.
+  static std::optional<std::string> CheckDimensions(const TableState& state,
+                                                    const TableChanges& changes,
+                                                    const NormalizedRecord& record) {
+    for (const auto& [name, value] : record.dimensions) {
+      if (auto type = AttributeType(state, changes, name)) {
+        return StrCat("\"", name, "\" is a MULTI measure attribute (", TypeName(*type),
+                      ") in this table, so it cannot also be a dimension: a name is one "
+                      "column. Rename the dimension");
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Checks the record's types against the table's schema: the measure's
+  // kind, and each MULTI attribute's one type across the table. Returns the
+  // rejection reason, if any; changes nothing.
+  static std::optional<std::string> CheckTypes(const TableState& state,
+                                               const TableChanges& changes,
+                                               const NormalizedRecord& record,
+                                               const std::optional<MeasureSchema>& known) {
     const MeasureKind kind =
         record.multi ? MeasureKind::kMulti : static_cast<MeasureKind>(record.measures[0].value.type);
+    if (!known && state.measure_count() + static_cast<int>(changes.schema.size()) >=
+                      kMaxMeasureNamesPerTable) {
+      return StrCat("the table already has ", kMaxMeasureNamesPerTable,
+                    " measure names, the limit; write to an existing measure name or "
+                    "another table");
+    }
+    if (known && known->kind != kind) {
+      return StrCat("measure \"", record.measure_name, "\" holds ", KindName(known->kind),
+                    " values in this table; this record writes ", KindName(kind),
+                    ". Use another measure name for other types");
+    }
+    if (!record.multi) return std::nullopt;
+    int new_names = 0;
+    for (const Measure& m : record.measures) {
+      if (IsDimension(state, changes, m.name)) {
+        return StrCat("\"", m.name, "\" is a dimension in this table, so it cannot also be a "
+                      "MULTI measure attribute: a name is one column. Rename the attribute");
+      }
+      const std::optional<ValueType> type = AttributeType(state, changes, m.name);
+      if (!type) {
+        ++new_names;
+      } else if (*type != m.value.type) {
+        return StrCat("attribute \"", m.name, "\" holds ", TypeName(*type), " values in this "
+                      "table; this record writes ", TypeName(m.value.type), ". An attribute "
+                      "has one type across all measure names: write it as ", TypeName(*type),
+                      " or use another attribute name");
+      }
+    }
+    if (new_names > 0 && state.attribute_count() + static_cast<int>(changes.attribute_types.size()) +
+                                 new_names > kMaxMultiAttributesPerTable) {
+      return StrCat("the table already has ", kMaxMultiAttributesPerTable,
+                    " MULTI attribute names, the limit");
+    }
+    return std::nullopt;
+  }
+
+  // Checks the record's types against the table's schema, registering new
+  // measure names and attributes (in this batch) once every check passed.
+  // Returns the rejection reason, if any.
+  std::optional<std::string> CheckSchema(TableState& state, TableChanges& changes,
+                                         const NormalizedRecord& record) {
     auto pending = changes.schema.find(record.measure_name);
     if (pending == changes.schema.end() && state.Conforms(record)) return std::nullopt;
-    const uint32_t table = state.table_id();
     std::optional<MeasureSchema> known;
     if (pending != changes.schema.end()) {
       known = pending->second;
     } else {
       known = state.FindMeasure(record.measure_name);
     }
+    if (auto reason = CheckTypes(state, changes, record, known)) return reason;
+
+    const uint32_t table = state.table_id();
     if (!known) {
-      if (state.measure_count() + static_cast<int>(changes.schema.size()) >=
-          kMaxMeasureNamesPerTable) {
-        return StrCat("the table already has ", kMaxMeasureNamesPerTable,
-                      " measure names, the limit; write to an existing measure name or "
-                      "another table");
-      }
+      const MeasureKind kind = record.multi
+                                   ? MeasureKind::kMulti
+                                   : static_cast<MeasureKind>(record.measures[0].value.type);
       known = MeasureSchema{.kind = kind};
       batch_.Put(store_->family(Store::kCatalog), keys::MeasureEntry(table, record.measure_name),
                  std::string(1, static_cast<char>(kind)));
-    } else if (known->kind != kind) {
-      return StrCat("measure \"", record.measure_name, "\" holds ", KindName(known->kind),
-                    " values in this table; this record writes ", KindName(kind),
-                    ". Use another measure name for other types");
     }
     if (record.multi) {
       for (const Measure& m : record.measures) {
-        auto it = known->attributes.find(m.name);
-        if (it != known->attributes.end()) {
-          if (it->second != m.value.type) {
-            return StrCat("attribute \"", m.name, "\" of measure \"", record.measure_name,
-                          "\" holds ", TypeName(it->second), " values in this table; this record "
-                          "writes ", TypeName(m.value.type));
-          }
-          continue;
+        if (!known->attributes.emplace(m.name, m.value.type).second) continue;
+        if (!AttributeType(state, changes, m.name)) {
+          changes.attribute_types.emplace(m.name, m.value.type);
         }
-        if (state.attribute_count() + changes.new_attributes >= kMaxMultiAttributesPerTable) {
-          return StrCat("the table already has ", kMaxMultiAttributesPerTable,
-                        " MULTI attribute names, the limit");
-        }
-        known->attributes.emplace(m.name, m.value.type);
-        ++changes.new_attributes;
         batch_.Put(store_->family(Store::kCatalog),
                    keys::AttributeEntry(table, record.measure_name, m.name),
                    std::string(1, static_cast<char>(m.value.type)));
@@ -216,13 +273,15 @@ class Writer::GroupCommit {
     return std::nullopt;
   }
 
-  // The id of the record's series, registering it (registry entry and
-  // dimension index, in this batch) when it is new.
-  uint64_t SeriesId(TableState& state, TableChanges& changes, const Prepared& r) {
+  // The id of the record's series (`registered`: the registry's answer),
+  // registering it (registry entry and dimension index, in this batch) when
+  // it is new.
+  uint64_t SeriesId(TableState& state, TableChanges& changes, const Prepared& r,
+                    std::optional<uint64_t> registered) {
+    if (registered) return *registered;
     if (auto it = changes.new_series.find(r.series_key); it != changes.new_series.end()) {
       return it->second.id;
     }
-    if (auto id = state.FindSeries(r.series_key)) return *id;
     uint64_t id = Hash(r.series_key);
     for (uint64_t seed = 1; state.SeriesIdTaken(id) || changes.new_series_ids.contains(id);
          ++seed) {
@@ -234,6 +293,7 @@ class Writer::GroupCommit {
     batch_.Put(store_->family(Store::kCatalog), keys::SeriesEntry(table, r.series_key), value);
     for (const auto& [name, dim_value] : r.record.dimensions) {
       batch_.Put(store_->family(Store::kIndex), keys::IndexEntry(table, name, dim_value, id), "");
+      if (!state.IsDimension(name)) changes.dimension_names.insert(name);
     }
     SeriesInfo info{.id = id, .measure_name = r.record.measure_name,
                     .dimensions = r.record.dimensions};
@@ -264,12 +324,19 @@ class Writer::GroupCommit {
   void Resolve(Pending* p, Prepared& r) {
     TableState& state = *p->state;
     TableChanges& changes = changes_[&state];
+    const std::optional<uint64_t> registered = state.FindSeries(r.series_key);
+    if (!registered && !changes.new_series.contains(r.series_key)) {
+      if (auto reason = CheckDimensions(state, changes, r.record)) {
+        Reject(p, r, *std::move(reason));
+        return;
+      }
+    }
     if (auto reason = CheckSchema(state, changes, r.record)) {
       Reject(p, r, *std::move(reason));
       return;
     }
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
-                 .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r),
+                 .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r, registered),
                  .time_nanos = r.record.time_nanos};
     // A bucket the tiering job may already have converted (past the memory
     // store's window, or a sealed hour) may hold the key in a block or in

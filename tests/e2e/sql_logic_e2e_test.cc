@@ -134,6 +134,9 @@ class OverTheWire : public testing::SqlLogicBackend {
     ASSERT_TRUE(server_.Restart()) << server_.error();
   }
   void Maintain() override { FAIL() << "`maintain` runs in-process only"; }
+  absl::Status LegacyWrite(const WriteRequest&) override {
+    return absl::UnimplementedError("`legacy-write` runs in-process only");
+  }
 
  private:
   static absl::Status Check(const grpc::Status& s) {
@@ -159,8 +162,9 @@ TEST_P(SqlLogicE2ETest, Run) {
 // one clock and no `maintain`.
 INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                          ::testing::Values("seed_iot.test", "seed_videostreaming.test",
-                                           "functions.test", "aggregates.test", "errors.test", "hostile_input.test",
-                                           "schema_changes.test"),
+                                           "functions.test", "aggregates.test", "errors.test",
+                                           "hostile_input.test", "schema_changes.test",
+                                           "one_type_per_name.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace

@@ -127,14 +127,19 @@ class FileRun {
       } else if (directive == "table") {
         absl::Status created = backend_.CreateTable(ParseTable(words));
         ASSERT_TRUE(created.ok()) << at << ": " << created;
-      } else if (directive == "write") {
+      } else if (directive == "write" || directive == "legacy-write") {
         std::string target;
         words >> target;
         auto [records, end] = Block(i + 1, false);
         for (size_t k = 0; k < records.size(); k += 100) {
           std::vector<std::string> chunk(records.begin() + k,
                                          records.begin() + std::min(records.size(), k + 100));
-          Write(target, chunk, static_cast<int>(i + 1 + k));
+          if (directive == "write") {
+            Write(target, chunk, static_cast<int>(i + 1 + k));
+          } else {
+            absl::Status written = backend_.LegacyWrite(Request(target, chunk, nullptr));
+            ASSERT_TRUE(written.ok()) << at << ": " << written;
+          }
         }
         i = end;
       } else if (directive == "restart") {
@@ -163,16 +168,24 @@ class FileRun {
     return {out, j};
   }
 
-  void Write(const std::string& target, const std::vector<std::string>& lines, int line_no) {
+  // The records of `lines` for table `target` ("db.table"); whether each
+  // line expects a rejection goes to `expect_reject` (if given).
+  static WriteRequest Request(const std::string& target, const std::vector<std::string>& lines,
+                              std::vector<bool>* expect_reject) {
     auto dot = target.find('.');
     WriteRequest request{.database_name = target.substr(0, dot),
                          .table_name = target.substr(dot + 1)};
-    std::vector<bool> expect_reject;
     for (const std::string& line : lines) {
       bool reject = false;
       request.records.push_back(ParseRecord(line, &reject));
-      expect_reject.push_back(reject);
+      if (expect_reject != nullptr) expect_reject->push_back(reject);
     }
+    return request;
+  }
+
+  void Write(const std::string& target, const std::vector<std::string>& lines, int line_no) {
+    std::vector<bool> expect_reject;
+    const WriteRequest request = Request(target, lines, &expect_reject);
     auto result = backend_.Write(request);
     ASSERT_TRUE(result.ok()) << name_ << ":" << line_no << ": " << result.status();
     std::vector<std::string> rejected(lines.size());

@@ -25,6 +25,10 @@ class SqlLogicBackend {
   virtual absl::StatusOr<std::vector<std::string>> Query(const std::string& sql) = 0;
   // `restart` and `maintain`.
   virtual void Restart() = 0;
+  // `legacy-write`: the records as a writer from before the schema rules
+  // stored them (tests/support/legacy_writer.h). Only the in-process run
+  // can; files using it are not run over gRPC.
+  virtual absl::Status LegacyWrite(const WriteRequest& request) = 0;
   virtual void Maintain() = 0;
 };
 

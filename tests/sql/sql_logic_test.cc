@@ -5,6 +5,7 @@
 #include "query/engine.h"
 #include "storage/engine.h"
 #include "tests/sql/sql_logic_runner.h"
+#include "tests/support/legacy_writer.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {
@@ -53,6 +54,16 @@ class InProcess : public testing::SqlLogicBackend {
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
     query_ = std::make_unique<query::QueryEngine>(engine_.get());
+  }
+  absl::Status LegacyWrite(const WriteRequest& request) override {
+    auto table = engine_->catalog().FindTable(request.database_name, request.table_name);
+    if (!table.ok()) return table.status();
+    const TableInfo info = **table;
+    query_.reset();
+    engine_.reset();
+    absl::Status written = testing::LegacyWrite(dir_.Sub("data"), info, request);
+    Restart();
+    return written;
   }
   void Maintain() override {
     // The tiering and retention jobs at the current clock.

@@ -232,8 +232,10 @@ TEST_F(WriterTest, MeasureTypesAreFixedPerTable) {
   MustWrite({Multi("h1", kNowMillis, {{"a", std::nullopt, Value::Double(1)}})});
   WriteResult attr = MustWrite({Multi("h2", kNowMillis, {{"a", std::nullopt, Value::Bigint(1)}})});
   ASSERT_EQ(attr.rejected.size(), 1u);
-  EXPECT_NE(attr.rejected[0].reason.find("attribute \"a\" of measure \"metrics\" holds DOUBLE"),
-            std::string::npos);
+  EXPECT_NE(attr.rejected[0].reason.find("attribute \"a\" holds DOUBLE values in this table; "
+                                         "this record writes BIGINT"),
+            std::string::npos)
+      << attr.rejected[0].reason;
   InputRecord scalar_on_multi = Point("h3", kNowMillis, Value::Double(1));
   scalar_on_multi.measure_name = "metrics";
   WriteResult kind = MustWrite({scalar_on_multi});
@@ -244,6 +246,88 @@ TEST_F(WriterTest, MeasureTypesAreFixedPerTable) {
   Open();
   WriteResult after = MustWrite({Point("h4", kNowMillis, Value::Varchar("x"))});
   ASSERT_EQ(after.rejected.size(), 1u);
+}
+
+// SQL shows one column per name: an attribute name has one type across the
+// table's measure names, and a name is a dimension or an attribute.
+TEST_F(WriterTest, OneTypeAndOneMeaningPerName) {
+  auto multi = [](std::string measure, std::vector<std::pair<std::string, std::string>> dims,
+                  std::vector<InputMeasure> values) {
+    InputRecord r = Multi("h1", kNowMillis, std::move(values));
+    r.measure_name = std::move(measure);
+    for (auto& d : dims) r.dimensions.push_back({d.first, d.second});
+    return r;
+  };
+  auto scalar = [](std::string measure, std::vector<std::pair<std::string, std::string>> dims) {
+    InputRecord r = Point("h1", kNowMillis, Value::Double(1));
+    r.measure_name = std::move(measure);
+    for (auto& d : dims) r.dimensions.push_back({d.first, d.second});
+    return r;
+  };
+  MustWrite({multi("a", {}, {{"x", std::nullopt, Value::Bigint(5)}}),
+             scalar("cpu", {{"rack", "r1"}})});
+  struct Case {
+    const char* what;
+    InputRecord record;
+    const char* reason;  // empty: accepted
+  };
+  const std::vector<Case> cases = {
+      {"another measure, another type", multi("b", {}, {{"x", std::nullopt, Value::Varchar("12")}}),
+       "attribute \"x\" holds BIGINT values in this table; this record writes VARCHAR. An "
+       "attribute has one type across all measure names: write it as BIGINT"},
+      {"DOUBLE for BIGINT", multi("c", {}, {{"x", std::nullopt, Value::Double(2.75)}}),
+       "holds BIGINT values in this table; this record writes DOUBLE"},
+      {"BOOLEAN for BIGINT", multi("d", {}, {{"x", std::nullopt, Value::Boolean(true)}}),
+       "holds BIGINT values in this table; this record writes BOOLEAN"},
+      {"the same type from another measure", multi("e", {}, {{"x", std::nullopt, Value::Bigint(1)}}),
+       ""},
+      {"an attribute named like a dimension",
+       multi("f", {}, {{"rack", std::nullopt, Value::Varchar("r2")}}),
+       "\"rack\" is a dimension in this table, so it cannot also be a MULTI measure attribute"},
+      {"a dimension named like an attribute", scalar("cpu", {{"x", "1"}}),
+       "\"x\" is a MULTI measure attribute (BIGINT) in this table, so it cannot also be a "
+       "dimension"},
+      {"a dimension named like an attribute, MULTI",
+       multi("a", {{"x", "1"}}, {{"y", std::nullopt, Value::Bigint(1)}}),
+       "\"x\" is a MULTI measure attribute (BIGINT)"},
+  };
+  for (const Case& c : cases) {
+    WriteResult result = MustWrite({c.record});
+    if (std::string(c.reason).empty()) {
+      EXPECT_TRUE(result.rejected.empty()) << c.what << ": " << result.rejected[0].reason;
+      continue;
+    }
+    ASSERT_EQ(result.rejected.size(), 1u) << c.what;
+    EXPECT_NE(result.rejected[0].reason.find(c.reason), std::string::npos)
+        << c.what << ": " << result.rejected[0].reason;
+  }
+
+  // A rejected record registers nothing: neither its measure nor its series.
+  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("db", "t"));
+  ASSERT_TRUE(state.ok());
+  EXPECT_FALSE((*state)->FindMeasure("b"));
+  EXPECT_FALSE((*state)->IsDimension("x"));
+  EXPECT_EQ((*state)->AttributeType("x"), ValueType::kBigint);
+  EXPECT_EQ((*state)->attribute_count(), 1);
+  EXPECT_TRUE((*state)->LegacyConflicts().empty());
+
+  // Inside one request, the first record decides for the ones after it.
+  WriteResult group = MustWrite({multi("g", {}, {{"z", std::nullopt, Value::Double(1)}}),
+                                 multi("h", {}, {{"z", std::nullopt, Value::Bigint(1)}}),
+                                 scalar("cpu", {{"z", "1"}}), scalar("cpu", {{"zone", "eu"}}),
+                                 multi("i", {}, {{"zone", std::nullopt, Value::Varchar("eu")}})});
+  ASSERT_EQ(group.rejected.size(), 3u);
+  EXPECT_EQ(group.rejected[0].record_index, 1);
+  EXPECT_EQ(group.rejected[1].record_index, 2);
+  EXPECT_EQ(group.rejected[2].record_index, 4);
+
+  // And after a restart.
+  Open();
+  EXPECT_EQ(MustWrite({multi("j", {}, {{"z", std::nullopt, Value::Bigint(1)}})}).rejected.size(),
+            1u);
+  EXPECT_EQ(MustWrite({scalar("cpu", {{"z", "2"}})}).rejected.size(), 1u);
+  EXPECT_EQ(MustWrite({multi("k", {}, {{"zone", std::nullopt, Value::Double(1)}})}).rejected.size(),
+            1u);
 }
 
 TEST_F(WriterTest, TypeConflictInsideOneRequest) {

@@ -1,0 +1,55 @@
+#include "tests/support/legacy_writer.h"
+
+#include "common/coding.h"
+#include "common/status.h"
+#include "rocksdb/write_batch.h"
+#include "storage/keys.h"
+#include "storage/record_validation.h"
+#include "storage/row_codec.h"
+#include "storage/store.h"
+#include "storage/table_state.h"
+#include "xxhash.h"
+
+namespace strata::testing {
+
+absl::Status LegacyWrite(const std::string& data_dir, const TableInfo& table,
+                         const WriteRequest& request) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open({.data_dir = data_dir}));
+  rocksdb::WriteBatch batch;
+  auto put = [&](Store::Family family, const std::string& key, const std::string& value) {
+    batch.Put(store->family(family), key, value);
+  };
+  for (const InputRecord& input : request.records) {
+    ASSIGN_OR_RETURN(NormalizedRecord record,
+                     NormalizeRecord(request.common_attributes, input, table.partition_key));
+    const std::string series_key = SeriesKey(record);
+    const uint64_t series = XXH3_64bits(series_key.data(), series_key.size());
+    std::string id;
+    PutFixed64BE(&id, series);
+    put(Store::kCatalog, keys::SeriesEntry(table.id, series_key), id);
+    for (const auto& [name, value] : record.dimensions) {
+      put(Store::kIndex, keys::IndexEntry(table.id, name, value, series), "");
+    }
+    const auto kind = record.multi ? MeasureKind::kMulti
+                                   : static_cast<MeasureKind>(record.measures[0].value.type);
+    put(Store::kCatalog, keys::MeasureEntry(table.id, record.measure_name),
+        std::string(1, static_cast<char>(kind)));
+    if (record.multi) {
+      for (const Measure& m : record.measures) {
+        put(Store::kCatalog, keys::AttributeEntry(table.id, record.measure_name, m.name),
+            std::string(1, static_cast<char>(m.value.type)));
+      }
+    }
+    const keys::PointKey key{
+        .table_id = table.id, .bucket = keys::BucketOf(record.time_nanos),
+        .pk_hash = PartitionHash(record.measure_name, record.dimensions, table.partition_key),
+        .series = series, .time_nanos = record.time_nanos};
+    std::string row;
+    EncodeRow({record.version, record.measures}, &row);
+    put(Store::kHot, keys::EncodePointKey(key), row);
+  }
+  RETURN_IF_ERROR(FromRocks(store->db()->Write(store->write_options(), &batch), "legacy write"));
+  return store->Close();
+}
+
+}  // namespace strata::testing
