@@ -7,6 +7,7 @@
 
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/string_view.h"
 #include "fmt/format.h"
@@ -20,6 +21,14 @@ struct fmt::formatter<absl::string_view> : fmt::formatter<std::string_view> {
 };
 
 namespace strata {
+
+// `s` without leading and trailing ASCII whitespace.
+inline std::string_view StripWhitespace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n\f\v";
+  const size_t begin = s.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
+}
 
 template <typename... Args>
 std::string StrCat(const Args&... args) {

@@ -86,6 +86,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   }
   context.cancelled = options.cancelled;
   context.shared_budget = options.shared_budget;
+  context.access = options.access;
+  const ReadAccess* access = options.access;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
@@ -108,6 +110,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       do {
         ASSIGN_OR_RETURN(auto page, catalog.ListDatabases(kMaxPageSize, token));
         for (const DatabaseInfo& db : page.items) {
+          if (access != nullptr && !access->MaySee(db.name)) continue;
           if (Matches(stmt.like, db.name)) rows.push_back({Datum::Varchar(db.name)});
         }
         token = page.next_token;
@@ -126,6 +129,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
         ASSIGN_OR_RETURN(auto page, catalog.ListTables(stmt.database, kMaxPageSize, token));
         for (const TableInfo& t : page.items) {
           if (!Matches(stmt.like, t.name)) continue;
+          if (access != nullptr && !access->MaySee(t.database_name, t.name)) continue;
           if (stmt.database.empty()) {
             rows.push_back({Datum::Varchar(t.database_name), Datum::Varchar(t.name)});
           } else {
@@ -141,6 +145,11 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     }
     case Statement::Kind::kShowMeasures:
     case Statement::Kind::kDescribe: {
+      if (access != nullptr) {
+        if (absl::Status allowed = access->CheckRead(stmt.database, stmt.table); !allowed.ok()) {
+          return SqlError(sql, stmt.table_pos, allowed);
+        }
+      }
       auto table = catalog.FindTable(stmt.database, stmt.table);
       if (!table.ok()) {
         return SqlError(sql, stmt.table_pos, table.status());

@@ -18,6 +18,7 @@
 #include "query/datum.h"
 #include "query/expr.h"
 #include "query/memory_budget.h"
+#include "query/read_access.h"
 #include "query/table_layout.h"
 #include "storage/engine.h"
 
@@ -32,6 +33,8 @@ struct QueryOptions {
   // The server-wide budget the query's memory also comes from; none: only
   // memory_limit_bytes applies.
   MemoryBudget* shared_budget = nullptr;
+  // What the caller may read (query/read_access.h); null: everything.
+  const ReadAccess* access = nullptr;
 };
 
 struct ResultColumn {

@@ -22,6 +22,7 @@
 #include "query/expr.h"
 #include "query/functions.h"
 #include "query/memory_budget.h"
+#include "query/read_access.h"
 #include "query/vector.h"
 
 namespace strata::query {
@@ -40,6 +41,8 @@ struct QueryContext {
   // shared counter is touched once per step rather than once per row.
   MemoryBudget* shared_budget = nullptr;
   int64_t shared_bytes = 0;
+  // What the caller may read; null: everything.
+  const ReadAccess* access = nullptr;
 
   QueryContext() = default;
   QueryContext(const QueryContext&) = delete;

@@ -211,6 +211,14 @@ struct Planner::Source {
 };
 
 absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
+  // Before looking the table up: a caller without the grant learns nothing
+  // of whether it exists.
+  if (context_->access != nullptr) {
+    if (absl::Status allowed = context_->access->CheckRead(ref.database, ref.table);
+        !allowed.ok()) {
+      return SqlError(sql_, ref.pos, allowed);
+    }
+  }
   auto found = storage_.catalog().FindTable(ref.database, ref.table);
   if (!found.ok()) {
     absl::string_view original = found.status().message();

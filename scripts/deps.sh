@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-  libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev
+  libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
   python3 python3-grpcio python3-protobuf
 )
 

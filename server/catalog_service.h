@@ -22,8 +22,9 @@ using RawCatalogService = v1::CatalogService::WithRawCallbackMethod_CreateDataba
 
 class CatalogService final : public RawCatalogService {
  public:
-  // `engine` must outlive the service.
-  explicit CatalogService(Engine* engine) : catalog_(engine->catalog()), engine_(*engine) {}
+  // `engine` and `auth` must outlive the service.
+  CatalogService(Engine* engine, Authenticator* auth)
+      : catalog_(engine->catalog()), engine_(*engine), auth_(*auth) {}
 
   STRATA_SERVE_UNARY(CreateDatabase, v1::CreateDatabaseRequest, v1::CreateDatabaseResponse);
   STRATA_SERVE_UNARY(DescribeDatabase, v1::DescribeDatabaseRequest, v1::DescribeDatabaseResponse);
@@ -39,6 +40,7 @@ class CatalogService final : public RawCatalogService {
  private:
   Catalog& catalog_;
   Engine& engine_;
+  Authenticator& auth_;
 };
 
 }  // namespace strata

@@ -122,9 +122,40 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   app.add_option("--testing-fixed-time", c.testing_fixed_time,
                  "For tests only: the server's clock stands still at this UTC time (e.g. "
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
+  app.add_option("--tls-cert", c.tls_cert,
+                 "PEM certificate (chain) to serve gRPC over TLS; re-read when it changes")
+      ->envname("STRATA_TLS_CERT");
+  app.add_option("--tls-key", c.tls_key, "PEM private key of --tls-cert")
+      ->envname("STRATA_TLS_KEY");
+  app.add_option("--tls-client-ca", c.tls_client_ca,
+                 "PEM CA bundle: clients must present a certificate it signed (mutual TLS)")
+      ->envname("STRATA_TLS_CLIENT_CA");
+  app.add_option("--tls-reload-seconds", c.tls_reload_seconds,
+                 "How often the TLS files are looked at: a renewed certificate is served "
+                 "within this time, without a restart")
+      ->envname("STRATA_TLS_RELOAD_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--auth", c.auth,
+                 "Bearer tokens: on, off, or auto (on with TLS or beyond loopback; off on plain "
+                 "loopback for local development)")
+      ->envname("STRATA_AUTH")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  app.add_option("--bootstrap-token-file", c.bootstrap_token_file,
+                 "At the first start with auth on, the first admin token is written to this "
+                 "file (mode 0600), or taken from it if it already holds one "
+                 "[default: DATA_DIR/admin.token]")
+      ->envname("STRATA_BOOTSTRAP_TOKEN_FILE");
+  app.add_option("--auth-failure-limit", c.auth_failure_limit,
+                 "Failed authentications per client address per minute before its calls are "
+                 "refused for the rest of the minute (0: no limit)")
+      ->envname("STRATA_AUTH_FAILURE_LIMIT")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
-               "Allow --listen on a non-loopback address although Strata has no authentication "
-               "yet: anyone who can reach the port can read and write")
+               "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
+               "can reach the port can read and write); also turns --auth auto off")
       ->envname("STRATA_ALLOW_UNAUTHENTICATED_REMOTE");
 
   try {
@@ -191,15 +222,39 @@ std::optional<int64_t> FixedTimeNanos(const ServerConfig& config) {
   return ParseTimestamp(text);
 }
 
+bool AuthEnabled(const ServerConfig& config) {
+  if (config.auth != "auto") return config.auth == "on";
+  if (!config.tls_cert.empty()) return true;
+  auto host_port = SplitHostPort(config.listen);
+  const bool loopback = host_port.ok() && IsLoopbackHost(host_port->first);
+  return !loopback && !config.allow_unauthenticated_remote;
+}
+
+std::string BootstrapTokenFile(const ServerConfig& config) {
+  if (!config.bootstrap_token_file.empty()) return config.bootstrap_token_file;
+  return config.data_dir + "/admin.token";
+}
+
 absl::Status ValidateConfig(const ServerConfig& config) {
   auto host_port = SplitHostPort(config.listen);
   if (!host_port.ok()) return host_port.status();
-  if (!IsLoopbackHost(host_port->first) && !config.allow_unauthenticated_remote) {
+  if (config.tls_cert.empty() != config.tls_key.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert and --tls-key go together: give both (or neither, for plaintext)");
+  }
+  if (!config.tls_client_ca.empty() && config.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca needs TLS: give --tls-cert and --tls-key as well");
+  }
+  const bool secured = !config.tls_cert.empty() && AuthEnabled(config);
+  if (!IsLoopbackHost(host_port->first) && !secured && !config.allow_unauthenticated_remote) {
     return absl::InvalidArgumentError(StrCat(
-        "refusing to listen on ", config.listen,
-        ": Strata has no authentication yet, so anyone reaching that address could read and "
-        "write. Listen on 127.0.0.1, or pass --allow-unauthenticated-remote "
-        "(STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the network is trusted"));
+        "refusing to listen on ", config.listen, " without ",
+        config.tls_cert.empty() ? "TLS" : "authentication",
+        ": anyone reaching that address could read the traffic or read and write data. Give "
+        "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
+        "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
+        "network is trusted"));
   }
   if (config.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir must not be empty");

@@ -47,10 +47,27 @@ struct ServerConfig {
   // ("YYYY-MM-DD HH:MM:SS" or ISO 8601), so golden files that write "now"
   // replay over the wire.
   std::string testing_fixed_time;
-  // There is no authentication yet, so listening beyond loopback must be
-  // asked for explicitly (containers do).
+  // TLS (docs/security.md): PEM files; no TLS when tls_cert is empty.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;  // set: clients must present a certificate it signed
+  int tls_reload_seconds = 10;
+  // Bearer tokens: "on", "off", or "auto" (on with TLS or beyond loopback,
+  // off on plain loopback for local development).
+  std::string auth = "auto";
+  // Where the first admin token is written (or read from); empty:
+  // <data_dir>/admin.token.
+  std::string bootstrap_token_file;
+  int auth_failure_limit = 30;
+  // Listening beyond loopback without TLS and tokens must be asked for
+  // explicitly; it also turns "auto" authentication off.
   bool allow_unauthenticated_remote = false;
 };
+
+// Whether calls need a token under `config` (resolves auth = "auto").
+bool AuthEnabled(const ServerConfig& config);
+// The bootstrap token file, defaulted into the data directory.
+std::string BootstrapTokenFile(const ServerConfig& config);
 
 struct ParsedCommandLine {
   ServerConfig config;

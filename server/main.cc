@@ -7,10 +7,12 @@
 #include <optional>
 
 #include "common/strings.h"
+#include "server/authenticator.h"
 #include "server/config.h"
 #include "server/logging.h"
 #include "server/maintenance_loop.h"
 #include "server/server.h"
+#include "server/tls.h"
 #include "spdlog/spdlog.h"
 #include "storage/engine.h"
 
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   spdlog::info("stratad starting: data_dir={} listen={} durability={} max_message_bytes={}",
@@ -65,6 +68,25 @@ int main(int argc, char** argv) {
        .clock = fixed_clock ? &*fixed_clock : nullptr});
   if (!engine.ok()) return Fail(engine.status());
 
+  const strata::TlsConfig tls{.cert_file = config.tls_cert,
+                               .key_file = config.tls_key,
+                               .client_ca_file = config.tls_client_ca,
+                               .reload_seconds = config.tls_reload_seconds};
+  if (absl::Status checked = strata::CheckTlsFiles(tls); !checked.ok()) return Fail(checked);
+  auto auth = strata::Authenticator::Open(
+      &(*engine)->tokens(), &(*engine)->clock(),
+      {.enabled = strata::AuthEnabled(config),
+       .failure_limit = config.auth_failure_limit,
+       .bootstrap_token_file = strata::BootstrapTokenFile(config)});
+  if (!auth.ok()) return Fail(auth.status());
+  spdlog::info("stratad security: tls={}{} auth={}", tls.enabled() ? "on" : "off",
+               config.tls_client_ca.empty() ? "" : " (client certificates required)",
+               (*auth)->enabled() ? "on (bearer tokens)" : "off");
+  if (!(*auth)->enabled() && config.allow_unauthenticated_remote) {
+    spdlog::warn("--allow-unauthenticated-remote: anyone who can reach {} can read and write",
+                 config.listen);
+  }
+
   auto server = strata::Server::Start(
       {.listen = config.listen,
        .max_message_bytes = config.max_message_bytes,
@@ -72,8 +94,9 @@ int main(int argc, char** argv) {
        .query_memory_bytes = static_cast<int64_t>(config.query_memory_mb) << 20,
        .query_memory_total_bytes = static_cast<int64_t>(config.query_memory_total_mb) << 20,
        .query_workers = config.query_workers,
-       .query_queue = config.query_queue},
-      engine->get());
+       .query_queue = config.query_queue,
+       .tls = tls},
+      engine->get(), auth->get());
   if (!server.ok()) return Fail(server.status());
   spdlog::info("stratad serving on port {}", (*server)->port());
   strata::MaintenanceLoop maintenance(engine->get(),
@@ -81,7 +104,18 @@ int main(int argc, char** argv) {
   maintenance.Start();
 
   int signal = 0;
-  sigwait(&signals, &signal);
+  while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+    // The TLS files are re-read every --tls-reload-seconds anyway; SIGHUP
+    // says at once whether the new ones are good.
+    if (!tls.enabled()) {
+      spdlog::info("SIGHUP: no TLS files to check");
+    } else if (absl::Status checked = strata::CheckTlsFiles(tls); checked.ok()) {
+      spdlog::info("SIGHUP: the TLS files are valid; they are served within {} s",
+                   tls.reload_seconds);
+    } else {
+      spdlog::error("SIGHUP: {}; the previous certificate stays in use", checked.message());
+    }
+  }
   spdlog::info("stratad stopping on {}: finishing in-flight calls (up to {} s)",
                signal == SIGINT ? "SIGINT" : "SIGTERM", config.shutdown_grace_seconds);
   (*server)->Shutdown(std::chrono::system_clock::now() +

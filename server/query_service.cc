@@ -61,6 +61,23 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
   }
 }
 
+// What a query's caller may read, from its token's grants.
+class PrincipalAccess final : public query::ReadAccess {
+ public:
+  explicit PrincipalAccess(std::shared_ptr<const Principal> caller) : caller_(std::move(caller)) {}
+  absl::Status CheckRead(std::string_view database, std::string_view table) const override {
+    return caller_->Require(Action::kRead, database, table);
+  }
+  bool MaySee(std::string_view database) const override { return caller_->MaySee(database); }
+  bool MaySee(std::string_view database, std::string_view table) const override {
+    return caller_->MaySee(database, table);
+  }
+  const Principal& caller() const { return *caller_; }
+
+ private:
+  std::shared_ptr<const Principal> caller_;
+};
+
 }  // namespace
 
 // One streaming Query call. Shared by gRPC (until OnDone) and the query's
@@ -71,8 +88,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
  public:
   // The reactor for gRPC: valid until OnDone, whatever the task still does.
   static Call* Start(QueryService* service, grpc::CallbackServerContext* context,
-                     const v1::QueryRequest* request) {
-    auto call = std::shared_ptr<Call>(new Call(service, context, request));
+                     const v1::QueryRequest* request, std::shared_ptr<const Principal> caller) {
+    auto call = std::shared_ptr<Call>(new Call(service, context, request, std::move(caller)));
     call->self_ = call;
     if (!service->workers_.TrySubmit([call] { call->Run(call); })) {
       call->FinishNow(grpc::Status(
@@ -132,13 +149,15 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   }
 
  private:
-  Call(QueryService* service, grpc::CallbackServerContext* context, const v1::QueryRequest* request)
+  Call(QueryService* service, grpc::CallbackServerContext* context, const v1::QueryRequest* request,
+       std::shared_ptr<const Principal> caller)
       : service_(service),
         context_(context),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
         sql_(request->query_string()),
-        admitted_(std::chrono::steady_clock::now()) {
-    query_id_ = service_->Register(cancel_);
+        admitted_(std::chrono::steady_clock::now()),
+        access_(std::move(caller)) {
+    query_id_ = service_->Register(cancel_, access_.caller().name());
     options_.page_size =
         request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
     options_.timeout_millis = request->timeout_millis() > 0
@@ -147,6 +166,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.memory_limit_bytes = service_->limits_.memory_limit_bytes;
     options_.cancelled = cancel_.get();
     options_.shared_budget = &service_->budget_;
+    options_.access = &access_;
   }
 
   // On a worker: runs the query, then finishes the stream.
@@ -296,6 +316,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   query::QueryOptions options_;
   std::string query_id_;
+  const PrincipalAccess access_;
   std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
@@ -320,32 +341,37 @@ class RefusedQuery final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return new RefusedQuery(caller.status());
   v1::QueryRequest parsed;
   if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
     return new RefusedQuery(status);
   }
-  return Call::Start(this, context, &parsed);
+  return Call::Start(this, context, &parsed, *std::move(caller));
 }
 
-absl::Status QueryService::CancelQuery(const v1::CancelQueryRequest* request,
+absl::Status QueryService::CancelQuery(const Principal& caller,
+                                       const v1::CancelQueryRequest* request,
                                        v1::CancelQueryResponse* response) {
   absl::MutexLock lock(&mu_);
   auto it = running_.find(request->query_id());
-  if (it == running_.end()) {
+  // Another token's query is as good as unknown, unless the caller is admin.
+  if (it == running_.end() || (!caller.admin() && it->second.owner != caller.name())) {
     response->set_cancellation_message(
         StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
     return absl::OkStatus();
   }
-  *it->second = true;
+  *it->second.cancel = true;
   response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
   return absl::OkStatus();
 }
 
-std::string QueryService::Register(std::shared_ptr<std::atomic<bool>> cancel) {
+std::string QueryService::Register(std::shared_ptr<std::atomic<bool>> cancel,
+                                   std::string owner) {
   static thread_local std::mt19937_64 random(std::random_device{}());
   absl::MutexLock lock(&mu_);
   std::string id = fmt::format("{:016x}{:04x}", random(), ++next_id_ & 0xffff);
-  running_.emplace(id, std::move(cancel));
+  running_.emplace(id, Running{std::move(cancel), std::move(owner)});
   return id;
 }
 

@@ -36,9 +36,10 @@ using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
 
 class QueryService final : public RawQueryService {
  public:
-  // `engine` must outlive the service.
-  QueryService(Engine* engine, QueryLimits limits)
+  // `engine` and `auth` must outlive the service.
+  QueryService(Engine* engine, Authenticator* auth, QueryLimits limits)
       : engine_(engine),
+        auth_(*auth),
         limits_(limits),
         budget_(limits.total_memory_bytes),
         workers_(limits.workers, limits.queue) {}
@@ -47,18 +48,25 @@ class QueryService final : public RawQueryService {
                                                     const grpc::ByteBuffer* request) override;
   STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 
-  // Running queries by id, for CancelQuery.
-  std::string Register(std::shared_ptr<std::atomic<bool>> cancel);
+  // Running queries by id, for CancelQuery; `owner` is the caller's token
+  // name (only it, or an admin, may cancel the query).
+  std::string Register(std::shared_ptr<std::atomic<bool>> cancel, std::string owner);
   void Unregister(const std::string& query_id);
 
  private:
   class Call;
 
+  struct Running {
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::string owner;
+  };
+
   query::QueryEngine engine_;
+  Authenticator& auth_;
   QueryLimits limits_;
   query::MemoryBudget budget_;
   absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Running> running_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   // Last: destroyed first, so running tasks finish while the rest is alive.
   QueryWorkers workers_;

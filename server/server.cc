@@ -5,6 +5,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "server/auth_service.h"
 #include "server/catalog_service.h"
 #include "server/query_service.h"
 #include "server/write_service.h"
@@ -15,20 +16,21 @@ namespace {
 
 // Service names reported individually by the health service.
 const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
-                                     "strata.v1.QueryService"};
+                                     "strata.v1.QueryService", "strata.v1.AuthService"};
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
-                                                      Engine* engine) {
+                                                      Engine* engine, Authenticator* auth) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   auto server = std::unique_ptr<Server>(new Server());
-  server->catalog_service_ = std::make_unique<CatalogService>(engine);
-  server->write_service_ = std::make_unique<WriteService>(engine);
+  server->auth_service_ = std::make_unique<AuthService>(auth);
+  server->catalog_service_ = std::make_unique<CatalogService>(engine, auth);
+  server->write_service_ = std::make_unique<WriteService>(engine, auth);
   server->query_service_ = std::make_unique<QueryService>(
-      engine, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
+      engine, auth, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
                           .memory_limit_bytes = options.query_memory_bytes,
                           .total_memory_bytes = options.query_memory_total_bytes,
                           .workers = options.query_workers,
@@ -40,7 +42,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &server->port_);
+  builder.AddListeningPort(options.listen, ListenerCredentials(options.tls), &server->port_);
+  builder.RegisterService(server->auth_service_.get());
   builder.RegisterService(server->catalog_service_.get());
   builder.RegisterService(server->write_service_.get());
   builder.RegisterService(server->query_service_.get());

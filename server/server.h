@@ -13,10 +13,13 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/server.h"
+#include "server/authenticator.h"
+#include "server/tls.h"
 #include "storage/engine.h"
 
 namespace strata {
 
+class AuthService;
 class CatalogService;
 class WriteService;
 class QueryService;
@@ -29,14 +32,16 @@ struct ServerOptions {
   int64_t query_memory_total_bytes = int64_t{2} << 30;
   int query_workers = 4;
   int query_queue = 64;
+  TlsConfig tls;  // plaintext when tls.cert_file is empty
 };
 
 class Server {
  public:
-  // Starts serving. `engine` must outlive the server. UNAVAILABLE when the
-  // address cannot be bound (in use, or not an address of this machine).
+  // Starts serving. `engine` and `auth` must outlive the server.
+  // UNAVAILABLE when the address cannot be bound (in use, or not an
+  // address of this machine).
   static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,
-                                                       Engine* engine);
+                                                       Engine* engine, Authenticator* auth);
   ~Server();
 
   // The bound port (the chosen one when the options asked for port 0).
@@ -55,6 +60,7 @@ class Server {
  private:
   Server() = default;
 
+  std::unique_ptr<AuthService> auth_service_;
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<QueryService> query_service_;

@@ -1,4 +1,6 @@
-// The shape of every unary gRPC handler. Methods are served from raw bytes
+// The shape of every unary gRPC handler. The call is authenticated first
+// (server/authenticator.h: UNAUTHENTICATED before the request is even
+// parsed), and the body gets the caller. Methods are served from raw bytes
 // (the generated WithRawCallbackMethod_* bases): ServeUnary parses the
 // request itself, so a request protobuf cannot parse (random bytes, invalid
 // UTF-8 in a string field) gets INVALID_ARGUMENT "could not parse request",
@@ -17,6 +19,7 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/server_callback.h"
+#include "server/authenticator.h"
 #include "server/status_map.h"
 
 namespace strata {
@@ -27,15 +30,21 @@ absl::Status ParseRequest(const grpc::ByteBuffer& bytes, google::protobuf::Messa
 // Serializes `message` into `bytes`.
 absl::Status SerializeResponse(const google::protobuf::Message& message, grpc::ByteBuffer* bytes);
 
+// The caller of `context`'s call, from its `authorization` metadata.
+absl::StatusOr<std::shared_ptr<const Principal>> AuthenticateCall(
+    Authenticator& auth, const grpc::ServerContextBase& context);
+
 template <typename Request, typename Response, typename Body>
 grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* in, grpc::ByteBuffer* out,
-                                     Body&& body) {
+                                     Authenticator& auth, Body&& body) {
   Request request;
   Response response;
-  absl::Status status = ParseRequest(*in, &request);
+  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth, *context);
+  absl::Status status = caller.status();
+  if (status.ok()) status = ParseRequest(*in, &request);
   try {
-    if (status.ok()) status = body(&request, &response);
+    if (status.ok()) status = body(**caller, &request, &response);
   } catch (const std::exception& e) {
     status = absl::InternalError(std::string("unexpected error: ") + e.what());
   }
@@ -46,14 +55,17 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
 }
 
 // Declares the raw override of unary `Method` that serves it through
-// ServeUnary from `absl::Status Method(const Request*, Response*)`.
-#define STRATA_SERVE_UNARY(Method, Request, Response)                                              \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* context,                           \
-                                   const grpc::ByteBuffer* in, grpc::ByteBuffer* out) override {   \
-    return ServeUnary<Request, Response>(                                                          \
-        context, in, out,                                                                          \
-        [this](const Request* request, Response* response) { return Method(request, response); }); \
-  }                                                                                                \
-  absl::Status Method(const Request* request, Response* response)
+// ServeUnary from `absl::Status Method(const Principal&, const Request*,
+// Response*)`. The service has an `Authenticator& auth_`.
+#define STRATA_SERVE_UNARY(Method, Request, Response)                                            \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* context,                         \
+                                   const grpc::ByteBuffer* in, grpc::ByteBuffer* out) override { \
+    return ServeUnary<Request, Response>(                                                        \
+        context, in, out, auth_,                                                                 \
+        [this](const Principal& caller, const Request* request, Response* response) {            \
+          return Method(caller, request, response);                                              \
+        });                                                                                      \
+  }                                                                                              \
+  absl::Status Method(const Principal& caller, const Request* request, Response* response)
 
 }  // namespace strata

@@ -10,13 +10,14 @@ namespace strata {
 class WriteService final
     : public v1::WriteService::WithRawCallbackMethod_WriteRecords<v1::WriteService::Service> {
  public:
-  // `engine` must outlive the service.
-  explicit WriteService(Engine* engine) : engine_(*engine) {}
+  // `engine` and `auth` must outlive the service.
+  WriteService(Engine* engine, Authenticator* auth) : engine_(*engine), auth_(*auth) {}
 
   STRATA_SERVE_UNARY(WriteRecords, v1::WriteRecordsRequest, v1::WriteRecordsResponse);
 
  private:
   Engine& engine_;
+  Authenticator& auth_;
 };
 
 }  // namespace strata

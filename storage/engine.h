@@ -18,6 +18,7 @@
 #include "storage/store.h"
 #include "storage/table_state.h"
 #include "storage/tiering.h"
+#include "storage/token_store.h"
 #include "storage/write_types.h"
 #include "storage/writer.h"
 
@@ -80,6 +81,7 @@ class Engine {
   ~Engine();
 
   Catalog& catalog() { return *catalog_; }
+  TokenStore& tokens() { return *tokens_; }
   const Clock& clock() const { return *clock_; }
 
   // WriteRecords: see Writer::Write for the contract.
@@ -120,6 +122,7 @@ class Engine {
   const Clock* clock_ = nullptr;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<TokenStore> tokens_;
   std::unique_ptr<Writer> writer_;
 
   absl::Mutex maintenance_mu_;  // one maintenance run at a time

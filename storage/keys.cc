@@ -14,6 +14,8 @@ std::string Table(std::string_view database, std::string_view table) {
 }
 std::string TablePrefix() { return std::string("t\0"sv); }
 std::string Counter(std::string_view name) { return StrCat("n\0"sv, name); }
+std::string Token(std::string_view id) { return StrCat("k\0"sv, id); }
+std::string TokenPrefix() { return std::string("k\0"sv); }
 
 std::string TableCatalogPrefix(uint32_t table_id) {
   std::string key = "x";

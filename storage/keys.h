@@ -20,6 +20,8 @@ std::string DatabasePrefix();
 std::string Table(std::string_view database, std::string_view table);
 std::string TablePrefix();
 std::string Counter(std::string_view name);
+std::string Token(std::string_view id);
+std::string TokenPrefix();
 std::string TableCatalogPrefix(uint32_t table_id);
 
 // per-table catalog data, after TableCatalogPrefix(table):

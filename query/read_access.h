@@ -1,0 +1,23 @@
+// Who may read what: the server implements it from the caller's token
+// (server/grants.h); the engine asks before a statement reads a table (every
+// table a FROM, subquery or CTE names) and filters what SHOW lists. Without
+// one (tests, tools), everything may be read.
+#pragma once
+
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace strata::query {
+
+class ReadAccess {
+ public:
+  virtual ~ReadAccess() = default;
+  // OK, or PERMISSION_DENIED saying which grant is missing.
+  virtual absl::Status CheckRead(std::string_view database, std::string_view table) const = 0;
+  // Whether SHOW DATABASES / SHOW TABLES list it.
+  virtual bool MaySee(std::string_view database) const = 0;
+  virtual bool MaySee(std::string_view database, std::string_view table) const = 0;
+};
+
+}  // namespace strata::query
