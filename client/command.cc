@@ -2,12 +2,21 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 namespace strata::cli {
 
 Connection& CommandContext::connection() {
-  if (!connection_) connection_ = std::make_unique<Connection>(options_);
+  if (!connection_) {
+    auto opened = Connection::Open(options_);
+    if (!opened.ok()) {
+      // Nothing was sent; every subcommand would report this the same way.
+      std::cerr << "error: " << opened.status().message() << "\n";
+      std::exit(ToInt(ExitCode::kUsage));
+    }
+    connection_ = *std::move(opened);
+  }
   return *connection_;
 }
 

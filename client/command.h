@@ -43,5 +43,6 @@ void AddImportCommand(CLI::App& app, CommandContext& context);
 void AddQueryCommand(CLI::App& app, CommandContext& context);
 void AddShellCommand(CLI::App& app, CommandContext& context);
 void AddHealthCommand(CLI::App& app, CommandContext& context);
+void AddTokenCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace strata::cli

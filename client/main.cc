@@ -29,6 +29,21 @@ int main(int argc, char** argv) {
                  "Seconds to wait for each catalog or write call")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--token", options.token,
+                 "Bearer token for servers with authentication (see `strata token`)")
+      ->envname("STRATA_TOKEN");
+  app.add_flag("--tls", options.tls, "Connect over TLS, trusting the system's CAs")
+      ->envname("STRATA_TLS");
+  app.add_option("--tls-ca", options.tls_ca, "PEM CA bundle to trust (implies --tls)")
+      ->envname("STRATA_TLS_CA");
+  app.add_option("--tls-cert", options.tls_cert,
+                 "PEM client certificate, for servers that require one (implies --tls)")
+      ->envname("STRATA_TLS_CERT");
+  app.add_option("--tls-key", options.tls_key, "PEM private key of --tls-cert")
+      ->envname("STRATA_TLS_KEY");
+  app.add_option("--tls-server-name", options.tls_server_name,
+                 "Name to check the server's certificate against (default: --host)")
+      ->envname("STRATA_TLS_SERVER_NAME");
 
   strata::cli::AddDatabaseCommands(app, context);
   strata::cli::AddTableCommands(app, context);
@@ -37,6 +52,7 @@ int main(int argc, char** argv) {
   strata::cli::AddQueryCommand(app, context);
   strata::cli::AddShellCommand(app, context);
   strata::cli::AddHealthCommand(app, context);
+  strata::cli::AddTokenCommands(app, context);
 
   try {
     app.parse(argc, argv);

@@ -91,6 +91,7 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
                       int page_size) {
   QueryOutcome outcome;
   grpc::ClientContext context;
+  connection.Authorize(context);
   v1::QueryRequest request;
   request.set_query_string(sql);
   request.set_page_size(page_size);

@@ -6,10 +6,11 @@
 namespace strata::testing {
 
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
-                     int page_size) {
+                     int page_size, const std::string& token) {
   auto stub = v1::QueryService::NewStub(channel);
   QueryResult result;
   grpc::ClientContext context;
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
   v1::QueryRequest request;
   request.set_query_string(sql);
   request.set_page_size(page_size);

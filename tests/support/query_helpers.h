@@ -19,8 +19,9 @@ struct QueryResult {
   v1::QueryStatistics statistics;
 };
 
-// Runs `sql` to the end (page_size 0: the server's default).
+// Runs `sql` to the end (page_size 0: the server's default), with `token`
+// as the bearer token when set.
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
-                     int page_size = 0);
+                     int page_size = 0, const std::string& token = "");
 
 }  // namespace strata::testing

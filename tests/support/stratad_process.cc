@@ -79,7 +79,8 @@ bool StratadProcess::WaitHealthy() {
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
       args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
       args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
-      channel_ = grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), args);
+      channel_ = grpc::CreateCustomChannel(
+          address(), credentials_ ? credentials_ : grpc::InsecureChannelCredentials(), args);
       grpc::health::v1::HealthCheckRequest request;
       grpc::health::v1::HealthCheckResponse response;
       grpc::ClientContext context;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "grpcpp/channel.h"
+#include "grpcpp/security/credentials.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::testing {
@@ -19,6 +20,12 @@ class StratadProcess {
   // Does not start anything; call Start.
   StratadProcess();
   ~StratadProcess();  // kills the process if it still runs
+
+  // How the test's channel (and the readiness check) talks to the server:
+  // plaintext unless set before Start (TLS credentials for a TLS server).
+  void UseCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    credentials_ = std::move(credentials);
+  }
 
   // Starts stratad with `extra_args` and waits until it reports SERVING.
   // Returns false (with the log in `error()`) if it exits or does not become
@@ -36,6 +43,7 @@ class StratadProcess {
   bool Restart();
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string address() const;
   const std::string& data_dir() const { return data_dir_; }
   std::string log() const;
@@ -55,6 +63,7 @@ class StratadProcess {
   int port_ = 0;
   std::string error_;
   std::shared_ptr<grpc::Channel> channel_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
 // Path of the stratad binary under test (set by CMake).

@@ -92,6 +92,43 @@ TEST_F(ConfigTest, RemoteListenNeedsExplicitConsent) {
   EXPECT_TRUE(ValidateConfig(config).ok());
 }
 
+TEST_F(ConfigTest, AuthenticationFollowsTlsAndTheListenAddress) {
+  struct Case {
+    std::string listen, auth;
+    bool tls, allow_remote;
+    bool enabled, valid;
+  };
+  const std::vector<Case> cases = {
+      {"127.0.0.1:7878", "auto", false, false, false, true},  // local development
+      {"127.0.0.1:7878", "auto", true, false, true, true},    // TLS: tokens too
+      {"127.0.0.1:7878", "on", false, false, true, true},
+      {"0.0.0.0:7878", "auto", true, false, true, true},      // a remote deployment
+      {"0.0.0.0:7878", "off", true, false, false, false},     // TLS without tokens
+      {"0.0.0.0:7878", "auto", false, false, true, false},    // tokens in plaintext
+      {"0.0.0.0:7878", "auto", false, true, false, true},     // explicitly unsafe
+      {"0.0.0.0:7878", "on", true, true, true, true},
+  };
+  for (const Case& c : cases) {
+    ServerConfig config;
+    config.listen = c.listen;
+    config.auth = c.auth;
+    config.allow_unauthenticated_remote = c.allow_remote;
+    if (c.tls) {
+      config.tls_cert = "cert.pem";
+      config.tls_key = "key.pem";
+    }
+    const std::string what = c.listen + " auth=" + c.auth + (c.tls ? " tls" : "") +
+                             (c.allow_remote ? " allow-remote" : "");
+    EXPECT_EQ(AuthEnabled(config), c.enabled) << what;
+    EXPECT_EQ(ValidateConfig(config).ok(), c.valid) << what << ": " << ValidateConfig(config);
+  }
+  ServerConfig config;
+  config.data_dir = "/var/lib/strata";
+  EXPECT_EQ(BootstrapTokenFile(config), "/var/lib/strata/admin.token");
+  config.bootstrap_token_file = "/run/secrets/admin";
+  EXPECT_EQ(BootstrapTokenFile(config), "/run/secrets/admin");
+}
+
 TEST_F(ConfigTest, DurabilityWindowAndQueryAdmissionFlags) {
   ParsedCommandLine parsed = Parse({"--durability", "buffered", "--wal-sync-interval-ms", "250",
                                     "--query-workers", "3", "--query-queue", "0",
