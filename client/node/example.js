@@ -3,8 +3,11 @@
 // that share common attributes, and stream a query's pages as they arrive.
 // The .proto files are loaded at run time with @grpc/proto-loader; no code
 // generation step. Run: node example.js --port 7878
+// Against a server with TLS and tokens (docs/security.md), add --tls-ca CA.pem
+// and --token TOKEN (or set STRATA_TLS_CA and STRATA_TOKEN).
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -12,7 +15,10 @@ const protoLoader = require('@grpc/proto-loader');
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 
 function parseArgs(argv) {
-  const args = { host: '127.0.0.1', port: 7878, database: 'example', table: 'cpu', hosts: 10 };
+  const args = {
+    host: '127.0.0.1', port: 7878, database: 'example', table: 'cpu', hosts: 10,
+    'tls-ca': process.env.STRATA_TLS_CA || '', token: process.env.STRATA_TOKEN || '',
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in args)) throw new Error(`unknown flag ${argv[i]}`);
@@ -29,15 +35,26 @@ function loadServices() {
   return grpc.loadPackageDefinition(definition).strata.v1;
 }
 
-// Promise wrapper for a unary call.
-function call(client, method, request) {
-  return new Promise((resolve, reject) =>
-    client[method](request, (error, response) => (error ? reject(error) : resolve(response))));
+// TLS when a CA is given; the token goes with every call (also over
+// plaintext on loopback, where gRPC's call credentials would refuse to).
+function connection(args) {
+  const credentials = args['tls-ca']
+    ? grpc.credentials.createSsl(fs.readFileSync(args['tls-ca']))
+    : grpc.credentials.createInsecure();
+  const metadata = new grpc.Metadata();
+  if (args.token) metadata.add('authorization', `Bearer ${args.token}`);
+  return { address: `${args.host}:${args.port}`, credentials, metadata };
 }
 
-async function createIfMissing(client, method, request) {
+// Promise wrapper for a unary call.
+function call(client, method, request, metadata) {
+  return new Promise((resolve, reject) =>
+    client[method](request, metadata, (error, response) => (error ? reject(error) : resolve(response))));
+}
+
+async function createIfMissing(client, method, request, metadata) {
   try {
-    await call(client, method, request);
+    await call(client, method, request, metadata);
   } catch (error) {
     if (error.code !== grpc.status.ALREADY_EXISTS) throw error;
   }
@@ -49,8 +66,8 @@ function datumValue(datum) {
   return kind === undefined || kind === 'null_value' ? null : datum[kind];
 }
 
-async function writeBatch(v1, address, args) {
-  const write = new v1.WriteService(address, grpc.credentials.createInsecure());
+async function writeBatch(v1, conn, args) {
+  const write = new v1.WriteService(conn.address, conn.credentials);
   const now = Date.now();
   // Shared by every record: region, measure name, MULTI type, time unit.
   const common = {
@@ -72,7 +89,7 @@ async function writeBatch(v1, address, args) {
   }
   const response = await call(write, 'WriteRecords', {
     database_name: args.database, table_name: args.table, common_attributes: common, records,
-  });
+  }, conn.metadata);
   const rejected = response.rejected_records || [];
   console.log(`ingested ${response.records_ingested.total} records, ${rejected.length} rejected`);
   for (const r of rejected) console.log(`  record ${r.record_index}: ${r.reason}`);
@@ -80,12 +97,12 @@ async function writeBatch(v1, address, args) {
   return rejected.length === 0;
 }
 
-function streamQuery(v1, address, sql) {
-  const query = new v1.QueryService(address, grpc.credentials.createInsecure());
+function streamQuery(v1, conn, sql) {
+  const query = new v1.QueryService(conn.address, conn.credentials);
   return new Promise((resolve, reject) => {
     let columns = [];
     let rows = 0;
-    const stream = query.Query({ query_string: sql, page_size: 4 });
+    const stream = query.Query({ query_string: sql, page_size: 4 }, conn.metadata);
     stream.on('data', (response) => {
       if (response.metadata) {
         columns = response.metadata.columns.map((c) => c.name);
@@ -112,18 +129,18 @@ function streamQuery(v1, address, sql) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const address = `${args.host}:${args.port}`;
+  const conn = connection(args);
   const v1 = loadServices();
-  const catalog = new v1.CatalogService(address, grpc.credentials.createInsecure());
-  await createIfMissing(catalog, 'CreateDatabase', { database_name: args.database });
+  const catalog = new v1.CatalogService(conn.address, conn.credentials);
+  await createIfMissing(catalog, 'CreateDatabase', { database_name: args.database }, conn.metadata);
   await createIfMissing(catalog, 'CreateTable', {
     database_name: args.database,
     table_name: args.table,
     retention_properties: { memory_store_retention_hours: 24, magnetic_store_retention_days: 365 },
-  });
+  }, conn.metadata);
   catalog.close();
-  if (!(await writeBatch(v1, address, args))) return 1;
-  const rows = await streamQuery(v1, address,
+  if (!(await writeBatch(v1, conn, args))) return 1;
+  const rows = await streamQuery(v1, conn,
     `SELECT host, region, usage, procs FROM ${args.database}.${args.table} ` +
     'WHERE time > ago(1h) ORDER BY host');
   return rows >= args.hosts ? 0 : 1;

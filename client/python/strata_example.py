@@ -6,8 +6,12 @@ Uses Debian's python3-grpcio and the stubs generated from proto/ at build time
 (build/gen-python; see README.md). Run:
 
     PYTHONPATH=build/gen-python client/python/strata_example.py --port 7878
+
+Against a server with TLS and tokens (docs/security.md), add --tls-ca CA.pem
+and --token TOKEN (or set STRATA_TLS_CA and STRATA_TOKEN).
 """
 import argparse
+import os
 import sys
 import time
 
@@ -18,10 +22,10 @@ from strata.v1 import query_pb2, query_pb2_grpc
 from strata.v1 import records_pb2, write_pb2, write_pb2_grpc
 
 
-def create_if_missing(call, request):
+def create_if_missing(call, request, metadata):
     """Creates a database or table; one that already exists is fine."""
     try:
-        call(request)
+        call(request, metadata=metadata)
     except grpc.RpcError as error:
         if error.code() != grpc.StatusCode.ALREADY_EXISTS:
             raise
@@ -35,7 +39,7 @@ def datum_value(datum):
     return getattr(datum, kind)
 
 
-def write_batch(channel, database, table, hosts):
+def write_batch(channel, metadata, database, table, hosts):
     """One WriteRecords call: the region, measure name, type and time unit are
     common attributes; each record adds its host, time and values."""
     now_ms = int(time.time() * 1000)
@@ -59,7 +63,8 @@ def write_batch(channel, database, table, hosts):
         ))
     write = write_pb2_grpc.WriteServiceStub(channel)
     response = write.WriteRecords(write_pb2.WriteRecordsRequest(
-        database_name=database, table_name=table, common_attributes=common, records=records))
+        database_name=database, table_name=table, common_attributes=common, records=records),
+        metadata=metadata)
     print(f"ingested {response.records_ingested.total} records, "
           f"{len(response.rejected_records)} rejected")
     for rejected in response.rejected_records:
@@ -67,12 +72,13 @@ def write_batch(channel, database, table, hosts):
     return len(response.rejected_records) == 0
 
 
-def stream_query(channel, sql):
+def stream_query(channel, metadata, sql):
     """Prints each page as it arrives; returns the number of rows."""
     query = query_pb2_grpc.QueryServiceStub(channel)
     columns = []
     rows = 0
-    for response in query.Query(query_pb2.QueryRequest(query_string=sql, page_size=4)):
+    for response in query.Query(query_pb2.QueryRequest(query_string=sql, page_size=4),
+                                metadata=metadata):
         payload = response.WhichOneof("payload")
         if payload == "metadata":
             columns = [column.name for column in response.metadata.columns]
@@ -96,20 +102,33 @@ def main():
     parser.add_argument("--database", default="example")
     parser.add_argument("--table", default="cpu")
     parser.add_argument("--hosts", type=int, default=10)
+    parser.add_argument("--tls-ca", default=os.environ.get("STRATA_TLS_CA"),
+                        help="PEM CA bundle to trust: connect over TLS")
+    parser.add_argument("--token", default=os.environ.get("STRATA_TOKEN"),
+                        help="bearer token, for servers with authentication")
     args = parser.parse_args()
 
-    with grpc.insecure_channel(f"{args.host}:{args.port}") as channel:
+    address = f"{args.host}:{args.port}"
+    if args.tls_ca:
+        with open(args.tls_ca, "rb") as ca:
+            channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(ca.read()))
+    else:
+        channel = grpc.insecure_channel(address)
+    # Sent with every call (also over plaintext on loopback, where gRPC's
+    # call credentials would refuse to).
+    metadata = [("authorization", f"Bearer {args.token}")] if args.token else []
+    with channel:
         catalog = catalog_pb2_grpc.CatalogServiceStub(channel)
         create_if_missing(catalog.CreateDatabase,
-                          catalog_pb2.CreateDatabaseRequest(database_name=args.database))
+                          catalog_pb2.CreateDatabaseRequest(database_name=args.database), metadata)
         create_if_missing(catalog.CreateTable, catalog_pb2.CreateTableRequest(
             database_name=args.database, table_name=args.table,
             retention_properties=catalog_pb2.RetentionProperties(
-                memory_store_retention_hours=24, magnetic_store_retention_days=365)))
-        if not write_batch(channel, args.database, args.table, args.hosts):
+                memory_store_retention_hours=24, magnetic_store_retention_days=365)), metadata)
+        if not write_batch(channel, metadata, args.database, args.table, args.hosts):
             return 1
         rows = stream_query(
-            channel,
+            channel, metadata,
             f"SELECT host, region, usage, procs FROM {args.database}.{args.table} "
             f"WHERE time > ago(1h) ORDER BY host")
         return 0 if rows >= args.hosts else 1

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/test_certs.h"
 
 namespace strata {
 namespace {
@@ -63,6 +64,54 @@ TEST_F(ClientExamplesE2ETest, Node) {
   }
   testing::ProcessResult r = testing::RunProcess(
       {node, example_dir + "/example.js", "--port", std::to_string(server_.port())});
+  ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
+}
+
+// Both examples against a server with TLS and tokens, configured through
+// STRATA_TLS_CA and STRATA_TOKEN as docs/security.md says.
+class SecureClientExamplesE2ETest : public ClientExamplesE2ETest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(certs_.ok()) << certs_.error();
+    server_.UseCredentials(certs_.Credentials(certs_.ca_cert()));
+    ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
+                               certs_.server_key()}))
+        << server_.error();
+    std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
+    admin.resize(admin.find('\n'));
+    env_ = {"STRATA_TLS_CA=" + certs_.ca_cert(), "STRATA_TOKEN=" + admin};
+  }
+
+  testing::TestCerts certs_;
+  std::vector<std::string> env_;
+};
+
+TEST_F(SecureClientExamplesE2ETest, Python) {
+  std::vector<std::string> env = env_;
+  env.push_back(std::string("PYTHONPATH=") + STRATA_PYTHON_STUBS);
+  testing::ProcessResult r = testing::RunProcess(
+      {"/usr/bin/python3", std::string(STRATA_SOURCE_DIR) + "/client/python/strata_example.py",
+       "--port", std::to_string(server_.port())},
+      "", env);
+  ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19.0 procs=109");
+  // Without the token: refused, and the example says so.
+  testing::ProcessResult refused = testing::RunProcess(
+      {"/usr/bin/python3", std::string(STRATA_SOURCE_DIR) + "/client/python/strata_example.py",
+       "--port", std::to_string(server_.port()), "--token", ""},
+      "", env);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("UNAUTHENTICATED"));
+}
+
+TEST_F(SecureClientExamplesE2ETest, Node) {
+  std::string node = FindOnPath("node");
+  std::string example_dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
+  if (node.empty()) GTEST_SKIP() << "node is not installed";
+  if (!std::filesystem::exists(example_dir + "/node_modules/@grpc/grpc-js")) {
+    GTEST_SKIP() << "run `npm ci` in client/node first (scripts/test.sh does)";
+  }
+  testing::ProcessResult r = testing::RunProcess(
+      {node, example_dir + "/example.js", "--port", std::to_string(server_.port())}, "", env_);
   ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
 }
 
