@@ -11,6 +11,7 @@ RUN apt-get update \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto \
       librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
       libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev \
+      libsodium-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -30,29 +31,35 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
-      libabsl20220623 libjemalloc2 libedit2 libre2-9 \
+      libabsl20220623 libjemalloc2 libedit2 libre2-9 libsodium23 libssl3 openssl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
  && mkdir -p /var/lib/strata \
  && chown strata:strata /var/lib/strata
 COPY --from=build /build/server/stratad /build/client/strata /usr/local/bin/
 COPY deploy/demo/load-demo.sh /usr/local/share/strata/load-demo.sh
+COPY deploy/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 
-# Inside the container stratad listens on every interface: the container's network is the
-# boundary, and the compose file publishes the port on the host's loopback only. Strata has no
-# authentication or TLS yet, hence the explicit opt-in; when they exist, their flags
-# (STRATA_TLS_*, STRATA_AUTH_*) go here and this opt-in goes away.
+# Inside the container stratad listens on every interface, so TLS and tokens are on
+# (docs/security.md): the entrypoint makes a private CA and a server certificate in the volume
+# at first start (or mount your own and point STRATA_TLS_CERT/KEY at it), and stratad writes
+# the first admin token to /var/lib/strata/admin.token (mode 0600). STRATA_TLS_CA is for the
+# CLI inside the container (health check, demo).
 ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_LISTEN=0.0.0.0:7878 \
-    STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true \
+    STRATA_TLS_GENERATE=true \
+    STRATA_TLS_CERT=/var/lib/strata/tls/server.pem \
+    STRATA_TLS_KEY=/var/lib/strata/tls/server.key \
+    STRATA_TLS_CA=/var/lib/strata/tls/ca.pem \
     STRATA_LOG_FORMAT=json \
     STRATA_DURABILITY=fsync
 USER strata
 VOLUME /var/lib/strata
 EXPOSE 7878
-# The standard gRPC health service, asked by the bundled CLI (exit 0 when SERVING).
+# The standard gRPC health service (open without a token), asked by the bundled CLI over TLS
+# (exit 0 when SERVING).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
   CMD ["strata", "health", "--timeout", "3"]
 # SIGTERM: stratad stops accepting, finishes in-flight calls, flushes and closes the data dir.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["stratad"]
+ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]

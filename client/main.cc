@@ -38,9 +38,9 @@ int main(int argc, char** argv) {
       ->envname("STRATA_TLS_CA");
   app.add_option("--tls-cert", options.tls_cert,
                  "PEM client certificate, for servers that require one (implies --tls)")
-      ->envname("STRATA_TLS_CERT");
+      ->envname("STRATA_TLS_CLIENT_CERT");
   app.add_option("--tls-key", options.tls_key, "PEM private key of --tls-cert")
-      ->envname("STRATA_TLS_KEY");
+      ->envname("STRATA_TLS_CLIENT_KEY");
   app.add_option("--tls-server-name", options.tls_server_name,
                  "Name to check the server's certificate against (default: --host)")
       ->envname("STRATA_TLS_SERVER_NAME");

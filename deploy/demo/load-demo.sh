@@ -4,6 +4,11 @@
 set -eu
 : "${STRATA_HOST:=stratad}"
 export STRATA_HOST
+# The server's first admin token, from its volume (mounted read-only here).
+if [ -z "${STRATA_TOKEN:-}" ] && [ -r /var/lib/strata/admin.token ]; then
+  STRATA_TOKEN=$(cat /var/lib/strata/admin.token)
+  export STRATA_TOKEN
+fi
 
 # podman-compose does not wait for `condition: service_healthy`; wait here as well.
 i=0

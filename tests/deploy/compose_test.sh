@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the image and runs deploy/docker-compose.yml for real with podman: waits for healthy,
-# writes and queries through the published port with the host's CLI, restarts the container
+# checks that TLS and tokens are on (a call without a token or without TLS is refused), writes
+# and queries through the published port with the host's CLI, restarts the container
 # and checks the data survived, runs the demo profile, then tears everything down.
 # Needs root (rootful podman). Usage: tests/deploy/compose_test.sh   (from anywhere)
 set -euo pipefail
@@ -29,6 +30,7 @@ export STRATA_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.
 compose=(podman-compose -p "$project" -f deploy/docker-compose.yml)
 
 cleanup() {
+  rm -rf "${secrets:-/nonexistent}"
   "${compose[@]}" down -v >/dev/null 2>&1 || true
   podman volume rm -f "${project}_strata-data" >/dev/null 2>&1 || true
   podman rmi -f "localhost/strata:$STRATA_VERSION" >/dev/null 2>&1 || true
@@ -49,7 +51,25 @@ container_wait_healthy stratad 90 || fail "stratad did not become healthy"
 container=$(podman ps -q --filter label=com.docker.compose.service=stratad | head -1)
 [ "$(podman exec "$container" id -un)" = strata ] || fail "stratad does not run as the strata user"
 
-strata() { "$cli" --port "$STRATA_PORT" "$@"; }
+step "checking TLS and tokens"
+# The one-time step deploy/README.md documents: take the CA and the first admin token out.
+secrets=$(mktemp -d)
+podman exec "$container" cat /var/lib/strata/tls/ca.pem >"$secrets/ca.pem" ||
+  fail "the entrypoint made no CA"
+podman exec "$container" cat /var/lib/strata/admin.token >"$secrets/admin.token" ||
+  fail "stratad wrote no admin token"
+[ "$(podman exec "$container" stat -c %a /var/lib/strata/admin.token)" = 600 ] ||
+  fail "the admin token file is not private"
+anonymous=$("$cli" --port "$STRATA_PORT" --tls-ca "$secrets/ca.pem" db list 2>&1) &&
+  fail "an unauthenticated call was accepted: $anonymous"
+echo "$anonymous" | grep -q "requires a token" || fail "unexpected refusal: $anonymous"
+plaintext=$("$cli" --port "$STRATA_PORT" --token "$(cat "$secrets/admin.token")" db list 2>&1) &&
+  fail "a plaintext call was accepted: $plaintext"
+
+strata() {
+  STRATA_TLS_CA="$secrets/ca.pem" STRATA_TOKEN="$(cat "$secrets/admin.token")" \
+    "$cli" --port "$STRATA_PORT" "$@"
+}
 step "writing and querying through the published port"
 strata health >/dev/null || fail "the host cannot reach the health service"
 strata db create deploy >/dev/null
