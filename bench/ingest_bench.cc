@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/bench_connection.h"
 #include "grpcpp/create_channel.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
@@ -86,12 +87,12 @@ long ServerRssKb(int pid) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Strata ingest benchmark (TSBS devops cpu-only data over gRPC)"};
-  std::string target = "127.0.0.1:7878";
+  strata::bench::BenchConnection connection;
   int hosts_n = 1000, streams = 4, server_pid = 0, memory_hours = 8766;
   int64_t rows_total = 2'000'000;
   bool single = false;
   std::string database = "benchmark", table = "cpu";
-  app.add_option("--target", target, "stratad address")->capture_default_str();
+  connection.AddOptions(app);
   app.add_option("--hosts", hosts_n, "Number of hosts")->capture_default_str();
   app.add_option("--rows", rows_total, "Rows (host x tick) to write")->capture_default_str();
   app.add_option("--streams", streams, "Concurrent request streams")->capture_default_str();
@@ -101,12 +102,12 @@ int main(int argc, char** argv) {
   app.add_option("--table", table)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  auto channel = connection.Channel();
   auto catalog = strata::v1::CatalogService::NewStub(channel);
   {
     grpc::ClientContext c1, c2;
+    connection.Authorize(c1);
+    connection.Authorize(c2);
     strata::v1::CreateDatabaseRequest db;
     db.set_database_name(database);
     strata::v1::CreateDatabaseResponse dr;
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
       auto flush = [&] {
         if (request.records_size() == 0) return;
         grpc::ClientContext context;
+        connection.Authorize(context);
         strata::v1::WriteRecordsResponse response;
         auto t0 = Clock::now();
         grpc::Status status = writer->WriteRecords(&context, request, &response);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/bench_connection.h"
 #include "grpcpp/create_channel.h"
 #include "strata/v1/query.grpc.pb.h"
 
@@ -66,16 +67,18 @@ std::vector<QueryType> Suite() {
 
 int main(int argc, char** argv) {
   CLI::App app{"Strata TSBS devops query benchmark"};
-  std::string target = "127.0.0.1:7878", only;
+  strata::bench::BenchConnection connection;
+  std::string only;
   int runs = 5;
-  app.add_option("--target", target)->capture_default_str();
+  connection.AddOptions(app);
   app.add_option("--runs", runs, "Runs per query type")->capture_default_str();
   app.add_option("--only", only, "Run only the query type with this name");
   CLI11_PARSE(app, argc, argv);
 
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  auto channel = connection.Channel();
   auto stub = strata::v1::QueryService::NewStub(channel);
-  std::printf("%-24s %10s %10s %10s %12s\n", "query", "median_ms", "p95_ms", "rows", "scanned");
+  std::printf("%-24s %10s %10s %10s %10s %12s\n", "query", "median_ms", "p95_ms", "p99_ms", "rows",
+              "scanned");
   int failures = 0;
   for (const QueryType& q : Suite()) {
     if (!only.empty() && only != q.name) continue;
@@ -83,6 +86,7 @@ int main(int argc, char** argv) {
     int64_t rows = 0, scanned = 0;
     for (int r = 0; r < runs; ++r) {
       grpc::ClientContext context;
+      connection.Authorize(context);
       strata::v1::QueryRequest request;
       request.set_query_string(q.sql);
       request.set_page_size(10'000);
@@ -103,9 +107,11 @@ int main(int argc, char** argv) {
       }
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("%-24s %10.1f %10.1f %10lld %12lld\n", q.name, ms[ms.size() / 2],
-                ms[std::min(ms.size() - 1, static_cast<size_t>(0.95 * ms.size()))],
-                static_cast<long long>(rows), static_cast<long long>(scanned));
+    auto pct = [&ms](double p) {
+      return ms[std::min(ms.size() - 1, static_cast<size_t>(p * ms.size()))];
+    };
+    std::printf("%-24s %10.2f %10.2f %10.2f %10lld %12lld\n", q.name, ms[ms.size() / 2], pct(0.95),
+                pct(0.99), static_cast<long long>(rows), static_cast<long long>(scanned));
   }
   return failures > 0 ? 1 : 0;
 }

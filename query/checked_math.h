@@ -2,8 +2,9 @@
 // BIGINT, TIMESTAMP and INTERVAL are 64-bit integers; like Presto (and so
 // Timestream), a result that does not fit is an error of the query, never a
 // wrapped value, and INT64_MIN / -1 (which traps the CPU with SIGFPE) is one
-// of those overflows. Division by zero is not handled here: the callers keep
-// the engine's documented rule (NULL).
+// of those overflows. Integer division or remainder by zero fails the query
+// too, with Presto's message (kDivisionByZero); the callers check y == 0
+// before CheckedIntegerOp.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,9 @@
 #include "query/datum.h"
 
 namespace strata::query {
+
+// Presto's error for an integer division or remainder by zero.
+inline constexpr std::string_view kDivisionByZero = "Division by zero";
 
 // x op y for op in + - * / %; nullopt when the result does not fit.
 // REQUIRES: y != 0 for / and %.

@@ -268,7 +268,8 @@ Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType
     case DataType::kTimestamp: {
       const char o = op[0];  // + - * / %
       if ((o == '/' || o == '%') && b.i == 0) {
-        return Datum::Null(type);  // division by zero: NULL rather than a crash
+        if (context.error.empty()) context.error = kDivisionByZero;
+        return Datum::Null(type);
       }
       std::optional<int64_t> r = CheckedIntegerOp(o, a.i, b.i);
       if (!r) {

@@ -769,7 +769,8 @@ FunctionRegistry::FunctionRegistry() {
            return Datum::Double(std::pow(a[0].AsDouble(), a[1].AsDouble()));
          }});
   }
-  add({"mod", "mod(n, m) -> same type", "Remainder of n / m (sign of n); NULL when m is 0.",
+  add({"mod", "mod(n, m) -> same type",
+       "Remainder of n / m (sign of n); integer m = 0 fails the query (\"Division by zero\").",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
            return BadArgs("mod(number, number)");
@@ -777,9 +778,12 @@ FunctionRegistry::FunctionRegistry() {
          return (t[0] == DataType::kBigint && t[1] == DataType::kBigint) ? DataType::kBigint
                                                                           : DataType::kDouble;
        },
-       [](const Args& a, const EvalContext&) {
+       [](const Args& a, const EvalContext& c) {
          if (a[0].type == DataType::kBigint && a[1].type == DataType::kBigint) {
-           if (a[1].i == 0) return Datum::Null(DataType::kBigint);
+           if (a[1].i == 0) {
+             if (c.error.empty()) c.error = kDivisionByZero;
+             return Datum::Null(DataType::kBigint);
+           }
            return Datum::Bigint(*CheckedIntegerOp('%', a[0].i, a[1].i));  // never overflows
          }
          return Datum::Double(std::fmod(a[0].AsDouble(), a[1].AsDouble()));

@@ -10,6 +10,7 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/lexer.h"
+#include "query/unsupported.h"
 
 namespace strata::query {
 namespace {
@@ -30,7 +31,14 @@ bool IsReserved(std::string_view word) {
   static constexpr std::string_view kWords[] = {
       "select", "from", "where", "group", "by", "having", "order", "limit", "and", "or", "not",
       "as", "on", "join", "union", "with", "distinct", "case", "when", "then", "else", "end",
-      "in", "between", "like", "is", "null", "true", "false", "asc", "desc", "nulls", "all"};
+      "in", "between", "like", "is", "null", "true", "false", "asc", "desc", "nulls", "all",
+      // The rest of Presto's reserved words (Timestream's list): never a bare alias.
+      "alter", "cast", "constraint", "create", "cross", "cube", "current_date", "current_time",
+      "current_timestamp", "current_user", "deallocate", "delete", "describe", "drop", "escape",
+      "except", "execute", "exists", "extract", "for", "full", "grouping", "inner", "insert",
+      "intersect", "into", "left", "localtime", "localtimestamp", "natural", "normalize",
+      "outer", "prepare", "recursive", "right", "rollup", "table", "uescape", "unnest", "using",
+      "values"};
   for (std::string_view k : kWords) {
     if (EqualsIgnoreCase(word, k)) return true;
   }
@@ -653,20 +661,32 @@ class Parser {
     if (!quoted && AcceptSymbol("(")) {
       std::string lowered = name;
       for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (auto missing = UnsupportedFunctionMessage(lowered)) return Error(t, *missing);
       ExprPtr call = Make(ExprKind::kCall, pos, lowered);
-      if (AcceptSymbol(")")) return call;
-      if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+      if (AcceptSymbol(")")) {
+        // f()
+      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
         ExprPtr star = Make(ExprKind::kStar, Next().pos);
         RETURN_IF_ERROR(Adopt(*call, std::move(star)));
         RETURN_IF_ERROR(ExpectSymbol(")"));
-        return call;
+      } else {
+        if (AcceptWord("distinct")) call->distinct = true;
+        do {
+          ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
+          RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
       }
-      if (AcceptWord("distinct")) call->distinct = true;
-      do {
-        ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
-        RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
-      } while (AcceptSymbol(","));
-      RETURN_IF_ERROR(ExpectSymbol(")"));
+      if (IsWord(Peek(), "over") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        return Error(Peek(), WindowNotSupportedMessage(lowered));
+      }
+      // IF is CASE (as in Presto): only the branch taken is evaluated, so
+      // if(x <> 0, 10 / x) never divides by zero. Other shapes stay a call,
+      // whose binding says what if() takes.
+      if (lowered == "if" && !call->distinct && (call->args.size() == 2 || call->args.size() == 3)) {
+        call->kind = ExprKind::kCase;
+        call->has_else = call->args.size() == 3;
+      }
       return call;
     }
     ExprPtr column = Make(ExprKind::kColumn, pos, name);

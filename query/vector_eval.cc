@@ -105,7 +105,7 @@ std::optional<Vector> Comparison(const std::string& op, const Vector& a, const V
   return out;
 }
 
-// Typed arithmetic with Eval's rules (integer division by zero is NULL);
+// Typed arithmetic with Eval's rules (integer division by zero fails);
 // nullopt for operand types it does not cover.
 std::optional<Vector> Arithmetic(const std::string& op, const Vector& a, const Vector& b,
                                  DataType type, const EvalContext& context) {
@@ -128,7 +128,8 @@ std::optional<Vector> Arithmetic(const std::string& op, const Vector& a, const V
     if (out.nulls[i]) continue;
     const int64_t x = a.ints[i], y = b.ints[i];
     if ((o == '/' || o == '%') && y == 0) {
-      out.nulls[i] = 1;  // integer division by zero: NULL, as Eval
+      if (context.error.empty()) context.error = kDivisionByZero;
+      out.nulls[i] = 1;
       continue;
     }
     std::optional<int64_t> r = CheckedIntegerOp(o, x, y);
