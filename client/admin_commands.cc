@@ -18,16 +18,10 @@ using Stub = v1::CatalogService::Stub;
 template <typename Request, typename Response>
 using CatalogMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
 
-// Calls one catalog RPC; on failure prints the error and records the exit code.
 template <typename Request, typename Response>
 bool Call(CommandContext& context, CatalogMethod<Request, Response> method,
           const Request& request, Response& response) {
-  Connection& connection = context.connection();
-  grpc::Status status =
-      (connection.catalog().*method)(connection.UnaryContext().get(), request, &response);
-  if (status.ok()) return true;
-  context.set_exit_code(ReportRpcError(status, connection));
-  return false;
+  return CallUnary(context, context.connection().catalog(), method, request, response);
 }
 
 // Follows next_token until the list ends; nullopt after a failed call.

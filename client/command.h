@@ -29,6 +29,19 @@ class CommandContext {
   ExitCode exit_code_ = ExitCode::kOk;
 };
 
+// Calls one unary RPC of `stub` with the connection's deadline and token; on
+// failure prints the error and records the exit code. True on success.
+template <typename Stub, typename Request, typename Response>
+bool CallUnary(CommandContext& context, Stub& stub,
+               grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+               const Request& request, Response& response) {
+  Connection& connection = context.connection();
+  grpc::Status status = (stub.*method)(connection.UnaryContext().get(), request, &response);
+  if (status.ok()) return true;
+  context.set_exit_code(ReportRpcError(status, connection));
+  return false;
+}
+
 // Adds `--format` (table|csv|json|jsonl) to `command`. Without the flag the
 // format is `table` on a terminal and `csv` otherwise.
 void AddFormatOption(CLI::App& command, std::string& format);

@@ -14,16 +14,10 @@ using Stub = v1::AuthService::Stub;
 template <typename Request, typename Response>
 using AuthMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
 
-// Calls one AuthService RPC; on failure prints the error and records the exit code.
 template <typename Request, typename Response>
 bool Call(CommandContext& context, AuthMethod<Request, Response> method, const Request& request,
           Response& response) {
-  Connection& connection = context.connection();
-  grpc::Status status =
-      (connection.auth().*method)(connection.UnaryContext().get(), request, &response);
-  if (status.ok()) return true;
-  context.set_exit_code(ReportRpcError(status, connection));
-  return false;
+  return CallUnary(context, context.connection().auth(), method, request, response);
 }
 
 void PrintTokens(const std::vector<v1::Token>& tokens, OutputFormat format) {

@@ -44,6 +44,23 @@ class ClientExamplesE2ETest : public ::testing::Test {
     EXPECT_THAT(r.out, HasSubstr("rows returned: 10, scanned: 10"));
   }
 
+  // Runs client/node/example.js against the server with `env`; sets `skipped`
+  // when node or the example's packages are missing.
+  testing::ProcessResult RunNodeExample(const std::vector<std::string>& env, std::string* skipped) {
+    const std::string node = FindOnPath("node");
+    const std::string example_dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
+    if (node.empty()) {
+      *skipped = "node is not installed";
+      return {};
+    }
+    if (!std::filesystem::exists(example_dir + "/node_modules/@grpc/grpc-js")) {
+      *skipped = "run `npm ci` in client/node first (scripts/test.sh does)";
+      return {};
+    }
+    return testing::RunProcess(
+        {node, example_dir + "/example.js", "--port", std::to_string(server_.port())}, "", env);
+  }
+
   testing::StratadProcess server_;
 };
 
@@ -56,14 +73,9 @@ TEST_F(ClientExamplesE2ETest, Python) {
 }
 
 TEST_F(ClientExamplesE2ETest, Node) {
-  std::string node = FindOnPath("node");
-  std::string example_dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
-  if (node.empty()) GTEST_SKIP() << "node is not installed";
-  if (!std::filesystem::exists(example_dir + "/node_modules/@grpc/grpc-js")) {
-    GTEST_SKIP() << "run `npm ci` in client/node first (scripts/test.sh does)";
-  }
-  testing::ProcessResult r = testing::RunProcess(
-      {node, example_dir + "/example.js", "--port", std::to_string(server_.port())});
+  std::string skipped;
+  testing::ProcessResult r = RunNodeExample({}, &skipped);
+  if (!skipped.empty()) GTEST_SKIP() << skipped;
   ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
 }
 
@@ -104,14 +116,9 @@ TEST_F(SecureClientExamplesE2ETest, Python) {
 }
 
 TEST_F(SecureClientExamplesE2ETest, Node) {
-  std::string node = FindOnPath("node");
-  std::string example_dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
-  if (node.empty()) GTEST_SKIP() << "node is not installed";
-  if (!std::filesystem::exists(example_dir + "/node_modules/@grpc/grpc-js")) {
-    GTEST_SKIP() << "run `npm ci` in client/node first (scripts/test.sh does)";
-  }
-  testing::ProcessResult r = testing::RunProcess(
-      {node, example_dir + "/example.js", "--port", std::to_string(server_.port())}, "", env_);
+  std::string skipped;
+  testing::ProcessResult r = RunNodeExample(env_, &skipped);
+  if (!skipped.empty()) GTEST_SKIP() << skipped;
   ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
 }
 
