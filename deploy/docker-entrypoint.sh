@@ -7,6 +7,14 @@
 # own certificate, mount it and point STRATA_TLS_CERT / STRATA_TLS_KEY at it.
 set -eu
 
+# openssl, its output shown only when it fails.
+ssl() {
+  if ! out=$(openssl "$@" 2>&1); then
+    echo "entrypoint: openssl $1 failed: $out" >&2
+    exit 1
+  fi
+}
+
 if [ "${STRATA_TLS_GENERATE:-false}" = true ] && [ -n "${STRATA_TLS_CERT:-}" ] &&
    [ ! -f "$STRATA_TLS_CERT" ]; then
   dir=$(dirname "$STRATA_TLS_CERT")
@@ -17,15 +25,14 @@ if [ "${STRATA_TLS_GENERATE:-false}" = true ] && [ -n "${STRATA_TLS_CERT:-}" ] &
   ca_cert="${STRATA_TLS_CA:-$dir/ca.pem}"
   if [ ! -f "$ca_cert" ]; then
     # shellcheck disable=SC2086
-    openssl req -x509 $ec -keyout "$ca_key" -out "$ca_cert" -days 3650 \
-      -subj "/CN=Strata private CA" 2>/dev/null
+    ssl req -x509 $ec -keyout "$ca_key" -out "$ca_cert" -days 3650 -subj "/CN=Strata private CA"
   fi
   san="DNS:stratad,DNS:localhost,IP:127.0.0.1${STRATA_TLS_EXTRA_SAN:+,$STRATA_TLS_EXTRA_SAN}"
   printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$san" >"$dir/server.ext"
   # shellcheck disable=SC2086
-  openssl req $ec -keyout "$STRATA_TLS_KEY" -out "$dir/server.csr" -subj "/CN=stratad" 2>/dev/null
-  openssl x509 -req -in "$dir/server.csr" -CA "$ca_cert" -CAkey "$ca_key" -CAcreateserial \
-    -days 825 -out "$STRATA_TLS_CERT" -extfile "$dir/server.ext" 2>/dev/null
+  ssl req $ec -keyout "$STRATA_TLS_KEY" -out "$dir/server.csr" -subj "/CN=stratad"
+  ssl x509 -req -in "$dir/server.csr" -CA "$ca_cert" -CAkey "$ca_key" -CAcreateserial \
+    -days 825 -out "$STRATA_TLS_CERT" -extfile "$dir/server.ext"
   rm -f "$dir/server.csr" "$dir/server.ext"
   chmod 644 "$ca_cert" "$STRATA_TLS_CERT"
   echo "entrypoint: made a private CA ($ca_cert) and a server certificate for $san" >&2

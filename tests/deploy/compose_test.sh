@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 
 step() { echo "compose_test: $* ($(($(date +%s) - started)) s)"; }
-fail() { echo "compose_test: FAIL: $*" >&2; "${compose[@]}" logs >&2 || true; exit 1; }
+fail() { echo "compose_test: FAIL: $*" >&2; "${compose[@]}" logs stratad >&2 || true; exit 1; }
 
 step "building the image"
 podman build -q -t "localhost/strata:$STRATA_VERSION" -f Dockerfile . >/dev/null
