@@ -11,7 +11,7 @@ RUN apt-get update \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto \
       librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
       libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev \
-      libsodium-dev \
+      libsodium-dev prometheus-cpp-dev libcpp-httplib-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -32,6 +32,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
       libabsl20220623 libjemalloc2 libedit2 libre2-9 libsodium23 libssl3 openssl \
+      libprometheus-cpp-core1.0 libcpp-httplib0.11 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
  && mkdir -p /var/lib/strata \
@@ -47,6 +48,7 @@ COPY deploy/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 # CLI inside the container (health check, demo).
 ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_LISTEN=0.0.0.0:7878 \
+    STRATA_HTTP_LISTEN=0.0.0.0:7879 \
     STRATA_TLS_GENERATE=true \
     STRATA_TLS_CERT=/var/lib/strata/tls/server.pem \
     STRATA_TLS_KEY=/var/lib/strata/tls/server.key \
@@ -55,7 +57,7 @@ ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_DURABILITY=fsync
 USER strata
 VOLUME /var/lib/strata
-EXPOSE 7878
+EXPOSE 7878 7879
 # The standard gRPC health service (open without a token), asked by the bundled CLI over TLS
 # (exit 0 when SERVING).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \

@@ -10,6 +10,7 @@ packages=(
   librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
+  prometheus-cpp-dev libcpp-httplib-dev prometheus
   python3 python3-grpcio python3-protobuf
 )
 

@@ -34,6 +34,17 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
                  "Address to serve gRPC on, HOST:PORT (port 0 picks a free port)")
       ->envname("STRATA_LISTEN")
       ->capture_default_str();
+  app.add_option("--http-listen", c.http_listen,
+                 "Address of the HTTP port, HOST:PORT: GET /metrics (Prometheus), GET /health; "
+                 "empty turns HTTP off")
+      ->envname("STRATA_HTTP_LISTEN")
+      ->capture_default_str();
+  app.add_option("--slow-query-ms", c.slow_query_ms,
+                 "Log every query that runs at least this long; 0 logs every query, -1 none "
+                 "(as PostgreSQL's log_min_duration_statement)")
+      ->envname("STRATA_SLOW_QUERY_MS")
+      ->check(CLI::Range(-1, 86400000))
+      ->capture_default_str();
   std::string durability = "fsync";
   app.add_option("--durability", durability,
                  "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
@@ -247,6 +258,19 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--tls-client-ca needs TLS: give --tls-cert and --tls-key as well");
   }
   const bool secured = !config.tls_cert.empty() && AuthEnabled(config);
+  if (!config.http_listen.empty()) {
+    auto http = SplitHostPort(config.http_listen);
+    if (!http.ok()) {
+      return absl::InvalidArgumentError(StrCat("--http-listen: ", http.status().message()));
+    }
+    if (!IsLoopbackHost(http->first) && !secured && !config.allow_unauthenticated_remote) {
+      return absl::InvalidArgumentError(StrCat(
+          "refusing to serve HTTP on ", config.http_listen, " without ",
+          config.tls_cert.empty() ? "TLS" : "authentication",
+          ": give --tls-cert and --tls-key, keep --http-listen on 127.0.0.1, turn it off with "
+          "--http-listen '', or pass --allow-unauthenticated-remote if the network is trusted"));
+    }
+  }
   if (!IsLoopbackHost(host_port->first) && !secured && !config.allow_unauthenticated_remote) {
     return absl::InvalidArgumentError(StrCat(
         "refusing to listen on ", config.listen, " without ",

@@ -18,6 +18,11 @@ inline constexpr int kDefaultPort = 7878;
 struct ServerConfig {
   std::string data_dir = "strata-data";
   std::string listen = "127.0.0.1:7878";
+  // The HTTP port (GET /metrics, /health); empty: no HTTP.
+  std::string http_listen = "127.0.0.1:7879";
+  // Queries that run at least this long are logged (id, text, rows and
+  // bytes scanned, time); 0: every query, -1: none.
+  int slow_query_ms = 1000;
   Durability durability = Durability::kFsync;
   std::string log_level = "info";
   std::string log_format = "text";  // or "json"

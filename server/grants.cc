@@ -10,7 +10,8 @@ namespace strata {
 namespace {
 
 constexpr std::string_view kGrantForms =
-    "a grant is admin, read:*, read:DB, read:DB/TABLE (or write:… in the same forms)";
+    "a grant is admin, read:*, read:DB, read:DB/TABLE (or write:… in the same forms), or "
+    "metrics";
 
 std::string_view ActionName(Action a) { return a == Action::kRead ? "read" : "write"; }
 
@@ -67,7 +68,7 @@ absl::StatusOr<std::vector<std::string>> NormalizeGrants(const std::vector<std::
   std::vector<std::string> out;
   for (const std::string& text : grants) {
     std::string normal = text;
-    if (text != "admin") {
+    if (text != "admin" && text != "metrics") {
       absl::StatusOr<Grant> grant = ParseGrant(text);
       if (!grant.ok()) return grant.status();
       normal = FormatGrant(*grant);
@@ -92,6 +93,8 @@ Principal Principal::ForToken(std::string name, const std::vector<std::string>& 
   for (const std::string& text : grants) {
     if (text == "admin") {
       p.admin_ = true;
+    } else if (text == "metrics") {
+      p.metrics_ = true;
     } else if (absl::StatusOr<Grant> grant = ParseGrant(text); grant.ok()) {
       p.grants_.push_back(*std::move(grant));  // stored grants were checked when saved
     }
@@ -101,6 +104,7 @@ Principal Principal::ForToken(std::string name, const std::vector<std::string>& 
 
 std::vector<std::string> Principal::grant_texts() const {
   std::vector<std::string> out;
+  if (metrics_) out.push_back("metrics");
   for (const Grant& g : grants_) out.push_back(FormatGrant(g));
   return out;
 }
@@ -146,6 +150,12 @@ absl::Status Principal::RequireTableAdmin(std::string_view database, std::string
   return absl::PermissionDeniedError(
       StrCat("token \"", name_, "\" may not ", what, " in database \"", database,
              "\": that needs admin or the grant write:", database));
+}
+
+absl::Status Principal::RequireMetrics() const {
+  if (admin_ || metrics_) return absl::OkStatus();
+  return absl::PermissionDeniedError(StrCat("token \"", name_, "\" may not read the metrics: "
+                                            "that needs the grant metrics (or admin)"));
 }
 
 absl::Status Principal::RequireAdmin(std::string_view what) const {

@@ -1,5 +1,6 @@
 // What a token may do (docs/security.md): `admin` (the catalog's databases,
-// every table, and tokens), or `read` / `write` on every database (`read:*`),
+// every table, and tokens), `metrics` (GET /metrics only, for Prometheus),
+// or `read` / `write` on every database (`read:*`),
 // one database (`read:db`, same as `read:db/*`) or one table
 // (`read:db/table`). A slash separates database and table because names may
 // contain dots. `write` does not imply `read`: a collector's token can write
@@ -59,10 +60,13 @@ class Principal {
   absl::Status RequireTableAdmin(std::string_view database, std::string_view what) const;
   // Databases and tokens. `what` names the operation for the message.
   absl::Status RequireAdmin(std::string_view what) const;
+  // GET /metrics: admin or the `metrics` grant.
+  absl::Status RequireMetrics() const;
 
  private:
   std::string name_;
   bool admin_ = false;
+  bool metrics_ = false;
   std::vector<Grant> grants_;
 };
 

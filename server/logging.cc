@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "google/protobuf/stubs/logging.h"
+#include "grpc/support/log.h"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -62,6 +63,20 @@ void ConfigureLogging(const std::string& format, const std::string& level) {
   google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int,
                                      const std::string& message) {
     spdlog::debug("protobuf: {}", message);
+  });
+  // gRPC core writes its own lines to stderr too (a failed TLS handshake, a
+  // certificate that did not reload): through spdlog, they keep the format.
+  // Its info lines are about its own internals: only with --log-level debug.
+  gpr_set_log_verbosity(spdlog::get_level() <= spdlog::level::debug ? GPR_LOG_SEVERITY_DEBUG
+                                                                     : GPR_LOG_SEVERITY_ERROR);
+  gpr_set_log_function([](gpr_log_func_args* args) {
+    const spdlog::level::level_enum level =
+        args->severity == GPR_LOG_SEVERITY_ERROR  ? spdlog::level::warn
+        : args->severity == GPR_LOG_SEVERITY_INFO ? spdlog::level::info
+                                                  : spdlog::level::debug;
+    // Errors of one connection (a client that fails its handshake) are not
+    // the server's: warnings, with where gRPC said it.
+    spdlog::log(level, "grpc: {} ({}:{})", args->message, args->file, args->line);
   });
 }
 

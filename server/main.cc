@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "server/authenticator.h"
 #include "server/config.h"
+#include "server/http_server.h"
 #include "server/logging.h"
 #include "server/maintenance_loop.h"
 #include "server/server.h"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
                  config.listen);
   }
 
+  strata::ServerMetrics metrics(engine->get());
   auto server = strata::Server::Start(
       {.listen = config.listen,
        .max_message_bytes = config.max_message_bytes,
@@ -95,9 +97,18 @@ int main(int argc, char** argv) {
        .query_memory_total_bytes = static_cast<int64_t>(config.query_memory_total_mb) << 20,
        .query_workers = config.query_workers,
        .query_queue = config.query_queue,
+       .slow_query_millis = config.slow_query_ms,
        .tls = tls},
-      engine->get(), auth->get());
+      engine->get(), auth->get(), &metrics);
   if (!server.ok()) return Fail(server.status());
+  std::unique_ptr<strata::HttpServer> http;
+  if (!config.http_listen.empty()) {
+    auto started = strata::HttpServer::Start({.listen = config.http_listen, .tls = tls},
+                                             engine->get(), auth->get(), &metrics);
+    if (!started.ok()) return Fail(started.status());
+    http = *std::move(started);
+    spdlog::info("stratad serving HTTP on port {} (GET /metrics, /health)", http->port());
+  }
   spdlog::info("stratad serving on port {}", (*server)->port());
   strata::MaintenanceLoop maintenance(engine->get(),
                                       std::chrono::seconds(config.maintenance_interval_seconds));
@@ -118,6 +129,7 @@ int main(int argc, char** argv) {
   }
   spdlog::info("stratad stopping on {}: finishing in-flight calls (up to {} s)",
                signal == SIGINT ? "SIGINT" : "SIGTERM", config.shutdown_grace_seconds);
+  if (http != nullptr) http->Stop();
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(config.shutdown_grace_seconds));
   server->reset();

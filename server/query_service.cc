@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "grpcpp/alarm.h"
 #include "server/status_map.h"
+#include "spdlog/spdlog.h"
 
 namespace strata {
 namespace {
@@ -169,6 +170,20 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.access = &access_;
   }
 
+  // Counts the query for /metrics, and logs it when it was slow.
+  void Observe(const absl::StatusOr<query::QueryStats>& stats, double seconds) {
+    static const query::QueryStats kNone;
+    const query::QueryStats& s = stats.ok() ? *stats : kNone;
+    service_->metrics_.CountQuery(stats.status(), s, seconds);
+    const int64_t slow = service_->limits_.slow_query_millis;
+    if (slow < 0 || seconds * 1000 < static_cast<double>(slow)) return;
+    spdlog::info(
+        "slow query: id={} token={} elapsed_ms={:.0f} code={} rows_returned={} rows_scanned={} "
+        "bytes_scanned={} text={:?}",
+        query_id_, access_.caller().name(), seconds * 1000, GrpcCodeName(static_cast<int>(stats.status().code())),
+        s.rows_returned, s.rows_scanned, s.bytes_scanned, ToValidUtf8(Utf8Prefix(sql_, 500)));
+  }
+
   // On a worker: runs the query, then finishes the stream.
   void Run(const std::shared_ptr<Call>& self) {
     // Time spent waiting for a worker counts against the query's timeout.
@@ -178,9 +193,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.timeout_millis = std::max<int64_t>(1, options_.timeout_millis - waited);
     deadline_ =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
+    const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<query::QueryStats> stats = cancel_->load()
                                                   ? absl::CancelledError("the query was cancelled")
                                                   : service_->engine_.Execute(sql_, options_, this);
+    Observe(stats, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     // Leave the registry before the client can see the end of the stream,
     // so a CancelQuery after that finds the query gone.
     service_->Unregister(query_id_);
@@ -338,6 +355,24 @@ class RefusedQuery final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 };
 
 }  // namespace
+
+QueryService::QueryService(Engine* engine, Authenticator* auth, ServerMetrics* metrics,
+                           QueryLimits limits)
+    : engine_(engine),
+      auth_(*auth),
+      metrics_(*metrics),
+      limits_(limits),
+      budget_(limits.total_memory_bytes),
+      workers_(limits.workers, limits.queue) {
+  metrics->SetAdmissionSource([this] {
+    return AdmissionSnapshot{.running = workers_.running(),
+                             .queued = workers_.queued(),
+                             .refused = workers_.refused(),
+                             .memory_used_bytes = budget_.used(),
+                             .memory_limit_bytes = budget_.limit(),
+                             .memory_refusals = budget_.refusals()};
+  });
+}
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {

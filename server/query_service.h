@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "query/engine.h"
 #include "query/memory_budget.h"
+#include "server/metrics.h"
 #include "server/query_workers.h"
 #include "server/unary.h"
 #include "strata/v1/query.grpc.pb.h"
@@ -27,6 +28,7 @@ struct QueryLimits {
   int64_t total_memory_bytes = int64_t{2} << 30;  // all queries together
   int workers = 4;                                // queries running at once
   int queue = 64;                                 // queries waiting for a worker
+  int64_t slow_query_millis = 1000;               // slower queries are logged; -1: none
 };
 
 // Both methods served from raw bytes (server/unary.h): a request that does
@@ -36,13 +38,8 @@ using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
 
 class QueryService final : public RawQueryService {
  public:
-  // `engine` and `auth` must outlive the service.
-  QueryService(Engine* engine, Authenticator* auth, QueryLimits limits)
-      : engine_(engine),
-        auth_(*auth),
-        limits_(limits),
-        budget_(limits.total_memory_bytes),
-        workers_(limits.workers, limits.queue) {}
+  // The arguments must outlive the service.
+  QueryService(Engine* engine, Authenticator* auth, ServerMetrics* metrics, QueryLimits limits);
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Query(grpc::CallbackServerContext* context,
                                                     const grpc::ByteBuffer* request) override;
@@ -63,6 +60,7 @@ class QueryService final : public RawQueryService {
 
   query::QueryEngine engine_;
   Authenticator& auth_;
+  ServerMetrics& metrics_;
   QueryLimits limits_;
   query::MemoryBudget budget_;
   absl::Mutex mu_;

@@ -6,6 +6,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "server/auth_service.h"
+#include "server/call_observer.h"
 #include "server/catalog_service.h"
 #include "server/query_service.h"
 #include "server/write_service.h"
@@ -21,20 +22,22 @@ const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.Writ
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
-                                                      Engine* engine, Authenticator* auth) {
+                                                      Engine* engine, Authenticator* auth,
+                                                      ServerMetrics* metrics) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   auto server = std::unique_ptr<Server>(new Server());
   server->auth_service_ = std::make_unique<AuthService>(auth);
   server->catalog_service_ = std::make_unique<CatalogService>(engine, auth);
-  server->write_service_ = std::make_unique<WriteService>(engine, auth);
+  server->write_service_ = std::make_unique<WriteService>(engine, auth, metrics);
   server->query_service_ = std::make_unique<QueryService>(
-      engine, auth, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
+      engine, auth, metrics, QueryLimits{.default_timeout_millis = options.query_timeout_millis,
                           .memory_limit_bytes = options.query_memory_bytes,
                           .total_memory_bytes = options.query_memory_total_bytes,
                           .workers = options.query_workers,
-                          .queue = options.query_queue});
+                          .queue = options.query_queue,
+                          .slow_query_millis = options.slow_query_millis});
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same
@@ -43,6 +46,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.AddListeningPort(options.listen, ListenerCredentials(options.tls), &server->port_);
+  // Every call's end: counted for /metrics, logged when it failed.
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
+  observers.push_back(std::make_unique<CallObserverFactory>(metrics));
+  builder.experimental().SetInterceptorCreators(std::move(observers));
   builder.RegisterService(server->auth_service_.get());
   builder.RegisterService(server->catalog_service_.get());
   builder.RegisterService(server->write_service_.get());

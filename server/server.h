@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/server.h"
 #include "server/authenticator.h"
+#include "server/metrics.h"
 #include "server/tls.h"
 #include "storage/engine.h"
 
@@ -32,16 +33,18 @@ struct ServerOptions {
   int64_t query_memory_total_bytes = int64_t{2} << 30;
   int query_workers = 4;
   int query_queue = 64;
+  int64_t slow_query_millis = 1000;  // 0: log every query; -1: none
   TlsConfig tls;  // plaintext when tls.cert_file is empty
 };
 
 class Server {
  public:
-  // Starts serving. `engine` and `auth` must outlive the server.
+  // Starts serving. `engine`, `auth` and `metrics` must outlive the server.
   // UNAVAILABLE when the address cannot be bound (in use, or not an
   // address of this machine).
   static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,
-                                                       Engine* engine, Authenticator* auth);
+                                                       Engine* engine, Authenticator* auth,
+                                                       ServerMetrics* metrics);
   ~Server();
 
   // The bound port (the chosen one when the options asked for port 0).

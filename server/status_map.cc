@@ -41,4 +41,15 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(code, EchoInput(message, kMaxStatusMessageBytes));
 }
 
+std::string GrpcCodeName(int code) {
+  static const char* const kNames[] = {
+      "OK",        "CANCELLED",          "UNKNOWN",             "INVALID_ARGUMENT",
+      "DEADLINE_EXCEEDED", "NOT_FOUND",  "ALREADY_EXISTS",      "PERMISSION_DENIED",
+      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",   "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",        "UNAVAILABLE",         "DATA_LOSS",
+      "UNAUTHENTICATED"};
+  if (code < 0 || code >= static_cast<int>(std::size(kNames))) return "UNKNOWN";
+  return kNames[code];
+}
+
 }  // namespace strata

@@ -11,6 +11,7 @@ absl::Status WriteService::WriteRecords(const Principal& caller,
   RETURN_IF_ERROR(
       caller.Require(Action::kWrite, request->database_name(), request->table_name()));
   ASSIGN_OR_RETURN(WriteResult result, engine_.Write(FromProto(*request)));
+  metrics_.CountWrite(result);
   ToProto(result, response);
   return absl::OkStatus();
 }

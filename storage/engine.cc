@@ -64,6 +64,22 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
   return results;
 }
 
+std::optional<uint64_t> Engine::RocksDbProperty(const std::string& name, bool all_families) {
+  uint64_t value = 0;
+  const bool found = all_families ? store_->db()->GetAggregatedIntProperty(name, &value)
+                                  : store_->db()->GetIntProperty(name, &value);
+  if (!found) return std::nullopt;
+  return value;
+}
+
+uint64_t Engine::WalBytes() {
+  rocksdb::VectorLogPtr files;
+  if (!store_->db()->GetSortedWalFiles(files).ok()) return 0;
+  uint64_t bytes = 0;
+  for (const auto& file : files) bytes += file->SizeFileBytes();
+  return bytes;
+}
+
 absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
   TableStorageStats stats;
   {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -103,6 +104,13 @@ class Engine {
   std::vector<TableMaintenance> RunMaintenance();
 
   absl::StatusOr<TableStorageStats> StorageStats(const TableInfo& table);
+
+  // A RocksDB integer property ("rocksdb.cur-size-all-mem-tables", ...),
+  // summed over the column families when `all_families`, else of the
+  // default one (for shared things: the block cache); nullopt if unknown.
+  std::optional<uint64_t> RocksDbProperty(const std::string& name, bool all_families = true);
+  // Bytes in the write-ahead log files (live and archived).
+  uint64_t WalBytes();
 
   // Whether writes can go ahead now (Store::CheckWritable): the server's
   // health reports the write service NOT_SERVING while they cannot.

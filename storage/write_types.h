@@ -82,10 +82,19 @@ struct NormalizedRecord {
   int64_t version = 1;
 };
 
+// Why a record was rejected, coarsely (for metrics; `reason` says exactly).
+enum class RejectionClass {
+  kInvalid,     // the record itself: names, values, limits per record
+  kTimeWindow,  // outside the memory store's window, the magnetic store's, or the future
+  kSchema,      // another type or meaning than the table holds for a name, table limits
+  kVersion,     // other values at the same identity without a higher version
+};
+
 struct RejectedRecord {
   int record_index = 0;
   std::string reason;
   std::optional<int64_t> existing_version;
+  RejectionClass rejection_class = RejectionClass::kInvalid;
 };
 
 struct WriteResult {

@@ -155,9 +155,9 @@ class Writer::GroupCommit {
     Store::Family family;  // where a new row goes
   };
 
-  void Reject(Pending* p, const Prepared& r, std::string reason,
+  void Reject(Pending* p, const Prepared& r, RejectionClass why, std::string reason,
               std::optional<int64_t> existing_version = std::nullopt) {
-    p->result->rejected.push_back({r.index, std::move(reason), existing_version});
+    p->result->rejected.push_back({r.index, std::move(reason), existing_version, why});
   }
 
   // The table-wide type of attribute `name`, counting this group's changes.
@@ -327,12 +327,12 @@ class Writer::GroupCommit {
     const std::optional<uint64_t> registered = state.FindSeries(r.series_key);
     if (!registered && !changes.new_series.contains(r.series_key)) {
       if (auto reason = CheckDimensions(state, changes, r.record)) {
-        Reject(p, r, *std::move(reason));
+        Reject(p, r, RejectionClass::kSchema, *std::move(reason));
         return;
       }
     }
     if (auto reason = CheckSchema(state, changes, r.record)) {
-      Reject(p, r, *std::move(reason));
+      Reject(p, r, RejectionClass::kSchema, *std::move(reason));
       return;
     }
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
@@ -475,7 +475,7 @@ class Writer::GroupCommit {
           Count(t);  // an idempotent retry: accepted, nothing changes
           return;
         }
-        Reject(t.pending, r,
+        Reject(t.pending, r, RejectionClass::kVersion,
                StrCat("a record with the same dimensions, measure name and time already exists "
                       "with version ", stored.version, " and different values; write it with a "
                       "version above ", stored.version, " to update it"),
@@ -557,7 +557,8 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
     }
     auto magnetic = IsMagnetic(*table, record->time_nanos, now);
     if (!magnetic.ok()) {
-      result.rejected.push_back({i, std::string(magnetic.status().message())});
+      result.rejected.push_back(
+          {i, std::string(magnetic.status().message()), std::nullopt, RejectionClass::kTimeWindow});
       continue;
     }
     Prepared prepared{.index = i, .series_key = SeriesKey(*record),

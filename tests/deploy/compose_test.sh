@@ -26,7 +26,8 @@ cli=$project_root/build/client/strata
 
 project=strata-ci-$$
 export STRATA_VERSION=ci-$$
-export STRATA_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+export STRATA_PORT=$(free_port) STRATA_HTTP_PORT=$(free_port)
 compose=(podman-compose -p "$project" -f deploy/docker-compose.yml)
 
 cleanup() {
@@ -70,6 +71,24 @@ strata() {
   STRATA_TLS_CA="$secrets/ca.pem" STRATA_TOKEN="$(cat "$secrets/admin.token")" \
     "$cli" --port "$STRATA_PORT" "$@"
 }
+step "scraping GET /metrics over HTTPS with a token"
+scrape() { # TOKEN: prints the HTTP status, then the body
+  python3 - "$secrets/ca.pem" "$STRATA_HTTP_PORT" "$1" <<'PY'
+import ssl, sys, urllib.error, urllib.request
+ca, port, token = sys.argv[1:4]
+request = urllib.request.Request(f"https://127.0.0.1:{port}/metrics")
+if token:
+    request.add_header("Authorization", f"Bearer {token}")
+try:
+    with urllib.request.urlopen(request, context=ssl.create_default_context(cafile=ca)) as r:
+        print(r.status); print(r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+}
+[ "$(scrape "" | head -1)" = 401 ] || fail "GET /metrics without a token was not refused"
+scrape "$(cat "$secrets/admin.token")" | grep -q '^strata_build_info' || fail "GET /metrics gave no metrics"
+
 step "writing and querying through the published port"
 strata health >/dev/null || fail "the host cannot reach the health service"
 strata db create deploy >/dev/null

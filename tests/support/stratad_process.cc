@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -54,6 +55,10 @@ bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
   std::ofstream(log_path_, std::ios::trunc).close();
   std::vector<std::string> args = {"--data-dir", data_dir_, "--listen",
                                    "127.0.0.1:" + std::to_string(port_)};
+  // Tests run side by side: a free HTTP port, unless the test names one.
+  if (std::find(extra_args.begin(), extra_args.end(), "--http-listen") == extra_args.end()) {
+    args.insert(args.end(), {"--http-listen", "127.0.0.1:" + std::to_string(http_port_)});
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_ = Spawn(args);
   return WaitHealthy();
@@ -73,6 +78,8 @@ bool StratadProcess::WaitHealthy() {
     std::string text = log();
     if (std::regex_search(text, match, kServing)) {
       port_ = std::stoi(match[1]);
+      static const std::regex kHttp("HTTP on port ([0-9]+)");
+      if (std::smatch http; std::regex_search(text, http, kHttp)) http_port_ = std::stoi(http[1]);
       // A fresh subchannel pool: otherwise the channel inherits the reconnect
       // backoff of connections to the previous (killed) server on this port.
       grpc::ChannelArguments args;
@@ -110,8 +117,12 @@ int StratadProcess::WaitExit(int timeout_seconds) {
   return -1;
 }
 
-int StratadProcess::RunToExit(const std::vector<std::string>& args, int timeout_seconds) {
+int StratadProcess::RunToExit(const std::vector<std::string>& given, int timeout_seconds) {
   std::ofstream(log_path_, std::ios::trunc).close();
+  std::vector<std::string> args = given;
+  if (std::find(args.begin(), args.end(), "--http-listen") == args.end()) {
+    args.insert(args.end(), {"--http-listen", "127.0.0.1:0"});
+  }
   pid_ = Spawn(args);
   int code = WaitExit(timeout_seconds);
   if (code == -1) Kill9();

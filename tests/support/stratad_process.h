@@ -43,6 +43,8 @@ class StratadProcess {
   bool Restart();
 
   int port() const { return port_; }
+  // The HTTP port (0 when the server runs without HTTP).
+  int http_port() const { return http_port_; }
   pid_t pid() const { return pid_; }
   std::string address() const;
   const std::string& data_dir() const { return data_dir_; }
@@ -61,6 +63,7 @@ class StratadProcess {
   std::vector<std::string> extra_args_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int http_port_ = 0;
   std::string error_;
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;

@@ -1,0 +1,109 @@
+#include "server/http_server.h"
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "httplib.h"
+#include "server/config.h"
+#include "spdlog/spdlog.h"
+
+namespace strata {
+namespace {
+
+// {"error": "..."} with the message escaped for JSON.
+std::string JsonError(std::string_view message) {
+  std::string out = R"({"error":")";
+  for (char c : message) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "\"}\n";
+}
+
+int HttpStatusOf(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnauthenticated: return 401;
+    case absl::StatusCode::kPermissionDenied: return 403;
+    default: return 500;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
+                                                              Engine* engine,
+                                                              Authenticator* auth,
+                                                              ServerMetrics* metrics) {
+  ASSIGN_OR_RETURN(auto host_port, SplitHostPort(options.listen));  // validated at start
+  auto server = std::unique_ptr<HttpServer>(new HttpServer());
+  if (options.tls.enabled()) {
+    auto ssl = std::make_unique<httplib::SSLServer>(
+        options.tls.cert_file.c_str(), options.tls.key_file.c_str(),
+        options.tls.client_ca_file.empty() ? nullptr : options.tls.client_ca_file.c_str());
+    if (!ssl->is_valid()) {
+      return absl::FailedPreconditionError(
+          StrCat("the HTTP listener cannot load --tls-cert ", options.tls.cert_file, " and --tls-key ",
+                 options.tls.key_file));
+    }
+    server->server_ = std::move(ssl);
+  } else {
+    server->server_ = std::make_unique<httplib::Server>();
+  }
+  server->Route(engine, auth, metrics);
+  auto& [host, port] = host_port;
+  if (port == 0) {
+    server->port_ = server->server_->bind_to_any_port(host);
+  } else if (server->server_->bind_to_port(host, port)) {
+    server->port_ = port;
+  }
+  if (server->port_ <= 0) {
+    return absl::UnavailableError(StrCat(
+        "cannot listen for HTTP on ", options.listen,
+        ": the port is in use or the host is not an address of this machine; choose another "
+        "with --http-listen or STRATA_HTTP_LISTEN (an empty value turns HTTP off)"));
+  }
+  server->thread_ = std::thread([s = server->server_.get()] { s->listen_after_bind(); });
+  return server;
+}
+
+void HttpServer::Route(Engine* engine, Authenticator* auth, ServerMetrics* metrics) {
+  server_->Get("/metrics", [auth, metrics](const httplib::Request& req, httplib::Response& res) {
+    if (auth->enabled()) {
+      std::vector<std::string_view> authorization;
+      if (req.has_header("Authorization")) authorization.push_back(req.get_header_value("Authorization"));
+      auto caller = auth->Authenticate(authorization, "ipv4:" + req.remote_addr + ":0");
+      absl::Status allowed = caller.ok() ? (*caller)->RequireMetrics() : caller.status();
+      if (!allowed.ok()) {
+        res.status = HttpStatusOf(allowed);
+        res.set_content(JsonError(std::string(allowed.message())), "application/json");
+        return;
+      }
+    }
+    res.set_content(metrics->Render(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  server_->Get("/health", [engine](const httplib::Request&, httplib::Response& res) {
+    const bool writable = engine->CheckWritable().ok();
+    res.set_content(StrCat(R"({"status":"SERVING","writes":")",
+                           writable ? "SERVING" : "NOT_SERVING", "\"}\n"),
+                    "application/json");
+  });
+  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 404) {
+      res.set_content(JsonError(StrCat("no such endpoint: ", req.method, " ", req.path,
+                                       "; stratad serves GET /metrics and GET /health")),
+                      "application/json");
+    }
+  });
+}
+
+void HttpServer::Stop() {
+  if (server_ != nullptr) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+}  // namespace strata

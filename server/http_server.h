@@ -1,0 +1,57 @@
+// stratad's one HTTP port (--http-listen; docs/operations.md), for what the
+// HTTP world expects: GET /metrics for Prometheus, GET /health for load
+// balancers. Later endpoints (ingest protocols, a console) join it. It uses
+// cpp-httplib (Debian's libcpp-httplib-dev, built with OpenSSL): small,
+// thread-pooled, TLS through the same PEM files as gRPC
+// (docs/architecture.md says why not civetweb).
+//
+// The same rules as gRPC: TLS when the gRPC listener has it, and with
+// authentication on, /metrics needs a bearer token with the `metrics` or
+// `admin` grant (/health stays open, like gRPC's health service).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "server/authenticator.h"
+#include "server/metrics.h"
+#include "server/tls.h"
+#include "storage/engine.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace strata {
+
+struct HttpOptions {
+  std::string listen;  // HOST:PORT, port 0 picks one
+  TlsConfig tls;       // the gRPC listener's files; plaintext when not enabled
+};
+
+class HttpServer {
+ public:
+  // Binds and starts serving on a thread of its own. UNAVAILABLE when the
+  // address cannot be bound; FAILED_PRECONDITION when TLS files do not load.
+  // The arguments must outlive the server.
+  static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const HttpOptions& options,
+                                                           Engine* engine, Authenticator* auth,
+                                                           ServerMetrics* metrics);
+  ~HttpServer();
+
+  int port() const { return port_; }
+  // Stops accepting and waits for the serving thread.
+  void Stop();
+
+ private:
+  HttpServer() = default;
+  void Route(Engine* engine, Authenticator* auth, ServerMetrics* metrics);
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace strata
