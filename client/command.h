@@ -57,5 +57,6 @@ void AddQueryCommand(CLI::App& app, CommandContext& context);
 void AddShellCommand(CLI::App& app, CommandContext& context);
 void AddHealthCommand(CLI::App& app, CommandContext& context);
 void AddTokenCommands(CLI::App& app, CommandContext& context);
+void AddBackupCommands(CLI::App& app, CommandContext& context);
 
 }  // namespace strata::cli

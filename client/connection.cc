@@ -62,6 +62,7 @@ Connection::Connection(const ConnectionOptions& options,
   write_ = v1::WriteService::NewStub(channel_);
   query_ = v1::QueryService::NewStub(channel_);
   auth_ = v1::AuthService::NewStub(channel_);
+  backup_ = v1::BackupService::NewStub(channel_);
 }
 
 void Connection::Authorize(grpc::ClientContext& context) const {

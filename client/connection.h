@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "strata/v1/auth.grpc.pb.h"
+#include "strata/v1/backup.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
@@ -48,6 +49,7 @@ class Connection {
   v1::WriteService::Stub& write() { return *write_; }
   v1::QueryService::Stub& query() { return *query_; }
   v1::AuthService::Stub& auth() { return *auth_; }
+  v1::BackupService::Stub& backup() { return *backup_; }
 
   // A context for one unary call, with the configured deadline and token.
   std::unique_ptr<grpc::ClientContext> UnaryContext() const;
@@ -64,6 +66,7 @@ class Connection {
   std::unique_ptr<v1::WriteService::Stub> write_;
   std::unique_ptr<v1::QueryService::Stub> query_;
   std::unique_ptr<v1::AuthService::Stub> auth_;
+  std::unique_ptr<v1::BackupService::Stub> backup_;
 };
 
 // Prints `status` to stderr as "error: <message>" (with a hint when the

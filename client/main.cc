@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   strata::cli::AddShellCommand(app, context);
   strata::cli::AddHealthCommand(app, context);
   strata::cli::AddTokenCommands(app, context);
+  strata::cli::AddBackupCommands(app, context);
 
   try {
     app.parse(argc, argv);

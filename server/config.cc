@@ -164,6 +164,14 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_AUTH_FAILURE_LIMIT")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
+  app.add_option("--restore-from", c.restore_from,
+                 "Before starting, restore the newest backup (or --restore-backup-id) of this "
+                 "backup directory into --data-dir, which must be empty or missing")
+      ->envname("STRATA_RESTORE_FROM");
+  app.add_option("--restore-backup-id", c.restore_backup_id,
+                 "With --restore-from: the backup to restore (0: the newest)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
                "can reach the port can read and write); also turns --auth auto off")

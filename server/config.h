@@ -64,6 +64,10 @@ struct ServerConfig {
   // <data_dir>/admin.token.
   std::string bootstrap_token_file;
   int auth_failure_limit = 30;
+  // Restore this backup directory (storage/backup.h) into the empty data
+  // directory before starting; the backup id (0: the newest).
+  std::string restore_from;
+  int restore_backup_id = 0;
   // Listening beyond loopback without TLS and tokens must be asked for
   // explicitly; it also turns "auto" authentication off.
   bool allow_unauthenticated_remote = false;

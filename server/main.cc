@@ -59,6 +59,16 @@ int main(int argc, char** argv) {
     spdlog::warn("the clock stands still at {} (--testing-fixed-time): for tests only",
                  config.testing_fixed_time);
   }
+  if (!config.restore_from.empty()) {
+    auto restored = strata::RestoreBackup(config.restore_from,
+                                          static_cast<uint32_t>(config.restore_backup_id),
+                                          config.data_dir);
+    if (!restored.ok()) return Fail(restored.status());
+    spdlog::info("restored backup {} of {} ({} files, {} bytes) into {}; start without "
+                 "--restore-from from now on",
+                 restored->id, config.restore_from, restored->files, restored->bytes,
+                 config.data_dir);
+  }
   auto engine = strata::Engine::Open(
       {.data_dir = config.data_dir,
        .durability = config.durability,

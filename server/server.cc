@@ -6,6 +6,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "server/auth_service.h"
+#include "server/backup_service.h"
 #include "server/call_observer.h"
 #include "server/catalog_service.h"
 #include "server/query_service.h"
@@ -17,7 +18,8 @@ namespace {
 
 // Service names reported individually by the health service.
 const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
-                                     "strata.v1.QueryService", "strata.v1.AuthService"};
+                                     "strata.v1.QueryService", "strata.v1.AuthService",
+                                     "strata.v1.BackupService"};
 
 }  // namespace
 
@@ -29,6 +31,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 
   auto server = std::unique_ptr<Server>(new Server());
   server->auth_service_ = std::make_unique<AuthService>(auth);
+  server->backup_service_ = std::make_unique<BackupService>(engine, auth);
   server->catalog_service_ = std::make_unique<CatalogService>(engine, auth);
   server->write_service_ = std::make_unique<WriteService>(engine, auth, metrics);
   server->query_service_ = std::make_unique<QueryService>(
@@ -51,6 +54,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   observers.push_back(std::make_unique<CallObserverFactory>(metrics));
   builder.experimental().SetInterceptorCreators(std::move(observers));
   builder.RegisterService(server->auth_service_.get());
+  builder.RegisterService(server->backup_service_.get());
   builder.RegisterService(server->catalog_service_.get());
   builder.RegisterService(server->write_service_.get());
   builder.RegisterService(server->query_service_.get());

@@ -21,6 +21,7 @@
 namespace strata {
 
 class AuthService;
+class BackupService;
 class CatalogService;
 class WriteService;
 class QueryService;
@@ -64,6 +65,7 @@ class Server {
   Server() = default;
 
   std::unique_ptr<AuthService> auth_service_;
+  std::unique_ptr<BackupService> backup_service_;
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<QueryService> query_service_;

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "absl/synchronization/mutex.h"
+#include "storage/backup.h"
 #include "storage/catalog.h"
 #include "storage/retention.h"
 #include "storage/scan.h"
@@ -120,6 +121,11 @@ class Engine {
   // background compaction reaches eventually. For benchmarks that measure
   // bytes on disk.
   absl::Status CompactAll();
+
+  // A consistent online backup into `backup_dir` (storage/backup.h).
+  absl::StatusOr<BackupSummary> Backup(const std::string& backup_dir) {
+    return CreateBackup(*store_, backup_dir);
+  }
 
   // Makes everything acknowledged durable and releases the data directory.
   absl::Status Close();

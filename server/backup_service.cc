@@ -1,0 +1,77 @@
+#include "server/backup_service.h"
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "google/protobuf/util/time_util.h"
+#include "spdlog/spdlog.h"
+
+namespace strata {
+namespace {
+
+void ToProto(const BackupSummary& b, v1::Backup* out) {
+  out->set_backup_id(b.id);
+  *out->mutable_creation_time() =
+      google::protobuf::util::TimeUtil::SecondsToTimestamp(b.created_seconds);
+  out->set_size_bytes(b.bytes);
+  out->set_file_count(b.files);
+}
+
+absl::Status CheckDirectory(const std::string& directory) {
+  if (directory.empty() || directory.front() != '/') {
+    return absl::InvalidArgumentError(
+        StrCat("directory \"", directory, "\" is not an absolute path on the server; give one, "
+               "e.g. /var/backups/strata"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status BackupService::CreateBackup(const Principal& caller,
+                                         const v1::CreateBackupRequest* request,
+                                         v1::CreateBackupResponse* response) {
+  RETURN_IF_ERROR(caller.RequireAdmin("take backups"));
+  RETURN_IF_ERROR(CheckDirectory(request->directory()));
+  ASSIGN_OR_RETURN(BackupSummary backup, engine_.Backup(request->directory()));
+  spdlog::info("backup {} taken into {} by \"{}\": {} files, {} bytes", backup.id,
+               request->directory(), caller.name(), backup.files, backup.bytes);
+  ToProto(backup, response->mutable_backup());
+  return absl::OkStatus();
+}
+
+absl::Status BackupService::ListBackups(const Principal& caller,
+                                        const v1::ListBackupsRequest* request,
+                                        v1::ListBackupsResponse* response) {
+  RETURN_IF_ERROR(caller.RequireAdmin("list backups"));
+  RETURN_IF_ERROR(CheckDirectory(request->directory()));
+  ASSIGN_OR_RETURN(std::vector<BackupSummary> backups, strata::ListBackups(request->directory()));
+  for (const BackupSummary& b : backups) ToProto(b, response->add_backups());
+  return absl::OkStatus();
+}
+
+absl::Status BackupService::VerifyBackup(const Principal& caller,
+                                         const v1::VerifyBackupRequest* request,
+                                         v1::VerifyBackupResponse* response) {
+  RETURN_IF_ERROR(caller.RequireAdmin("verify backups"));
+  RETURN_IF_ERROR(CheckDirectory(request->directory()));
+  ASSIGN_OR_RETURN(std::vector<BackupSummary> backups, strata::ListBackups(request->directory()));
+  const BackupSummary* chosen = &backups.back();
+  if (request->backup_id() != 0) {
+    chosen = nullptr;
+    for (const BackupSummary& b : backups) {
+      if (b.id == request->backup_id()) chosen = &b;
+    }
+    if (chosen == nullptr) {
+      return absl::NotFoundError(StrCat("no backup ", request->backup_id(), " in ",
+                                        request->directory()));
+    }
+  }
+  absl::Status verified = strata::VerifyBackup(request->directory(), chosen->id);
+  if (!verified.ok()) {
+    return absl::DataLossError(StrCat("backup ", chosen->id, " is damaged: ", verified.message()));
+  }
+  ToProto(*chosen, response->mutable_backup());
+  return absl::OkStatus();
+}
+
+}  // namespace strata
