@@ -35,28 +35,30 @@ RUN apt-get update \
       libprometheus-cpp-core1.0 libcpp-httplib0.11 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
- && mkdir -p /var/lib/strata \
- && chown strata:strata /var/lib/strata
+ && mkdir -p /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups \
+ && chown strata:strata /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups
 COPY --from=build /build/server/stratad /build/client/strata /usr/local/bin/
 COPY deploy/demo/load-demo.sh /usr/local/share/strata/load-demo.sh
 COPY deploy/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 
 # Inside the container stratad listens on every interface, so TLS and tokens are on
-# (docs/security.md): the entrypoint makes a private CA and a server certificate in the volume
-# at first start (or mount your own and point STRATA_TLS_CERT/KEY at it), and stratad writes
-# the first admin token to /var/lib/strata/admin.token (mode 0600). STRATA_TLS_CA is for the
-# CLI inside the container (health check, demo).
+# (docs/security.md): the entrypoint makes a private CA and a server certificate in
+# /var/lib/strata-tls at first start (or mount your own and point STRATA_TLS_CERT/KEY at it),
+# and stratad writes the first admin token to /var/lib/strata/admin.token (mode 0600).
+# STRATA_TLS_CA is for the CLI inside the container (health check, demo). The certificates
+# live apart from the data so that a restore (into an empty data directory) keeps them;
+# /var/lib/strata-backups is where `strata backup create --to` can write.
 ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_LISTEN=0.0.0.0:7878 \
     STRATA_HTTP_LISTEN=0.0.0.0:7879 \
     STRATA_TLS_GENERATE=true \
-    STRATA_TLS_CERT=/var/lib/strata/tls/server.pem \
-    STRATA_TLS_KEY=/var/lib/strata/tls/server.key \
-    STRATA_TLS_CA=/var/lib/strata/tls/ca.pem \
+    STRATA_TLS_CERT=/var/lib/strata-tls/server.pem \
+    STRATA_TLS_KEY=/var/lib/strata-tls/server.key \
+    STRATA_TLS_CA=/var/lib/strata-tls/ca.pem \
     STRATA_LOG_FORMAT=json \
     STRATA_DURABILITY=fsync
 USER strata
-VOLUME /var/lib/strata
+VOLUME /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups
 EXPOSE 7878 7879
 # The standard gRPC health service (open without a token), asked by the bundled CLI over TLS
 # (exit 0 when SERVING).

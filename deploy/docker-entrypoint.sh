@@ -2,7 +2,8 @@
 # The image's entrypoint: starts stratad. With STRATA_TLS_GENERATE=true (the image's default)
 # and no certificate at STRATA_TLS_CERT yet, it first makes, once, a private CA and a server
 # certificate for the compose network (names stratad, localhost, 127.0.0.1 and whatever
-# STRATA_TLS_EXTRA_SAN adds, e.g. "DNS:db.example.com,IP:10.0.0.5") in the data volume.
+# STRATA_TLS_EXTRA_SAN adds, e.g. "DNS:db.example.com,IP:10.0.0.5") in its own volume
+# (/var/lib/strata-tls: a restore into an empty data volume keeps it).
 # Clients trust the CA: copy $STRATA_TLS_CA out of the container (deploy/README.md). To use your
 # own certificate, mount it and point STRATA_TLS_CERT / STRATA_TLS_KEY at it.
 set -eu

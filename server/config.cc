@@ -172,6 +172,8 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
                  "With --restore-from: the backup to restore (0: the newest)")
       ->check(CLI::Range(0, 1 << 30))
       ->capture_default_str();
+  app.add_flag("--restore-only", c.restore_only,
+               "With --restore-from: exit after the restore instead of serving");
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
                "can reach the port can read and write); also turns --auth auto off")
@@ -287,6 +289,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
         "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
         "network is trusted"));
+  }
+  if (config.restore_only && config.restore_from.empty()) {
+    return absl::InvalidArgumentError("--restore-only needs --restore-from: the backup to restore");
   }
   if (config.data_dir.empty()) {
     return absl::InvalidArgumentError("--data-dir must not be empty");

@@ -68,6 +68,7 @@ struct ServerConfig {
   // directory before starting; the backup id (0: the newest).
   std::string restore_from;
   int restore_backup_id = 0;
+  bool restore_only = false;  // exit after the restore (one-shot containers)
   // Listening beyond loopback without TLS and tokens must be asked for
   // explicitly; it also turns "auto" authentication off.
   bool allow_unauthenticated_remote = false;

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
                  "--restore-from from now on",
                  restored->id, config.restore_from, restored->files, restored->bytes,
                  config.data_dir);
+    if (config.restore_only) return 0;
   }
   auto engine = strata::Engine::Open(
       {.data_dir = config.data_dir,

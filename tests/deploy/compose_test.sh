@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the image and runs deploy/docker-compose.yml for real with podman: waits for healthy,
 # checks that TLS and tokens are on (a call without a token or without TLS is refused), writes
-# and queries through the published port with the host's CLI, restarts the container
+# and queries through the published port with the host's CLI, restarts the container, takes an
+# online backup, wipes the data volume and restores it
 # and checks the data survived, runs the demo profile, then tears everything down.
 # Needs root (rootful podman). Usage: tests/deploy/compose_test.sh   (from anywhere)
 set -euo pipefail
@@ -55,7 +56,7 @@ container=$(podman ps -q --filter label=com.docker.compose.service=stratad | hea
 step "checking TLS and tokens"
 # The one-time step deploy/README.md documents: take the CA and the first admin token out.
 secrets=$(mktemp -d)
-podman exec "$container" cat /var/lib/strata/tls/ca.pem >"$secrets/ca.pem" ||
+podman exec "$container" cat /var/lib/strata-tls/ca.pem >"$secrets/ca.pem" ||
   fail "the entrypoint made no CA"
 podman exec "$container" cat /var/lib/strata/admin.token >"$secrets/admin.token" ||
   fail "stratad wrote no admin token"
@@ -114,6 +115,18 @@ step "running the demo profile"
 demo_out=$("${compose[@]}" run --rm demo 2>&1) || fail "demo failed: $demo_out"
 echo "$demo_out" | grep -q "imported 600 records" || fail "demo did not import: $demo_out"
 echo "$demo_out" | grep -q "(10 rows)" || fail "demo query did not print 10 rows: $demo_out"
+
+step "backing up online, wiping the data volume, restoring"
+strata backup create --to /var/lib/strata-backups >/dev/null || fail "the backup failed"
+strata backup verify /var/lib/strata-backups >/dev/null || fail "the backup does not verify"
+"${compose[@]}" down >/dev/null
+podman volume rm "${project}_strata-data" >/dev/null || fail "could not remove the data volume"
+restore_out=$("${compose[@]}" run --rm stratad --restore-from /var/lib/strata-backups \
+  --restore-only 2>&1) || fail "the restore failed: $restore_out"
+echo "$restore_out" | grep -q "restored backup 1" || fail "the restore said: $restore_out"
+"${compose[@]}" up -d stratad >/dev/null
+container_wait_healthy stratad 90 || fail "stratad did not come back healthy after the restore"
+[ "$(count)" = 3 ] || fail "the restore did not bring the data back: $(count) rows"
 
 step "tearing down"
 "${compose[@]}" down -v >/dev/null
