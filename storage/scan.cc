@@ -394,6 +394,22 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
   return status;
 }
 
+// The oldest bucket of `table` holding anything in any tier (UINT32_MAX if
+// none): a range open to the past starts there, for the statistics.
+uint32_t OldestBucket(const Store& store, uint32_t table_id) {
+  const std::string prefix = keys::TableDataPrefix(table_id);
+  uint32_t oldest = UINT32_MAX;
+  for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kCold}) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store.db()->NewIterator(rocksdb::ReadOptions(), store.family(family)));
+    it->Seek(prefix);
+    if (it->Valid() && it->key().starts_with(prefix) && it->key().size() >= 8) {
+      oldest = std::min(oldest, DecodeFixed32BE(it->key().data() + 4));
+    }
+  }
+  return oldest;
+}
+
 }  // namespace
 
 absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_nanos,
@@ -418,8 +434,13 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   const int64_t written_end =
       now_nanos > INT64_MAX - kFutureWindowNanos ? end
                                                  : std::min(end, now_nanos + kFutureWindowNanos);
+  // Hours before the table's oldest data are not "pruned": a range open to
+  // the past would count every hour since 1970.
+  const int64_t counted_from = std::max<int64_t>(first_bucket, OldestBucket(store, table.id));
   local.buckets_in_range =
-      start < written_end ? int64_t{keys::BucketOf(written_end - 1)} - first_bucket + 1 : 0;
+      start < written_end
+          ? std::max<int64_t>(0, int64_t{keys::BucketOf(written_end - 1)} - counted_from + 1)
+          : 0;
   if (options.last_per_series) {
     if (options.series == nullptr) {
       return absl::InvalidArgumentError("a last-point scan needs the list of series");

@@ -78,6 +78,17 @@ TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
   EXPECT_GT(r.statistics.elapsed_nanos(), 0);
 }
 
+// Regression: a range open to the past counted every hour since 1970 as a
+// pruned bucket ("1 time buckets (498714 pruned)").
+TEST_F(QueryE2ETest, BucketStatisticsStartAtTheOldestData) {
+  QueryResult r = Run("SELECT count(*) FROM db.t");
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_GE(r.statistics.buckets_scanned(), 1);
+  EXPECT_LE(r.statistics.buckets_scanned() + r.statistics.buckets_pruned(), 3);
+  QueryResult bounded = Run("SELECT count(*) FROM db.t WHERE time > ago(5h)");
+  EXPECT_LE(bounded.statistics.buckets_scanned() + bounded.statistics.buckets_pruned(), 6);
+}
+
 TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
   QueryResult r = Run("SELECT count(*), max(measure_value::double) FROM db.t WHERE host = 'host7'");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
