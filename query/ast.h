@@ -95,13 +95,17 @@ struct SelectStmt {
 };
 
 struct Statement {
-  enum class Kind { kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain };
+  enum class Kind {
+    kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain, kShowQueries,
+    kKillQuery
+  };
   Kind kind = Kind::kSelect;
   std::unique_ptr<SelectStmt> select;  // kSelect, kExplain
   std::string database;
   std::string table;
   Position table_pos;
   std::optional<std::string> like;
+  std::string query_id;  // kKillQuery
   // Expression nodes the parser made: what the syntax tree costs, charged to
   // the query's memory before planning.
   int64_t expressions = 0;

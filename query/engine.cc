@@ -211,6 +211,33 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
                            std::move(rows)));
       return finish();
     }
+    case Statement::Kind::kShowQueries:
+    case Statement::Kind::kKillQuery: {
+      if (options.running == nullptr) {
+        return absl::FailedPreconditionError("SHOW QUERIES and KILL QUERY need the server");
+      }
+      if (stmt.kind == Statement::Kind::kKillQuery) {
+        RETURN_IF_ERROR(options.running->Kill(stmt.query_id));
+        RETURN_IF_ERROR(Emit(sink, pager, {{"killed", DataType::kVarchar}},
+                             {{Datum::Varchar(stmt.query_id)}}));
+        return finish();
+      }
+      std::vector<Row> rows;
+      for (const RunningQuery& q : options.running->List()) {
+        rows.push_back({Datum::Varchar(q.id), Datum::Varchar(q.text), Datum::Varchar(q.token),
+                        Datum::Varchar(q.peer), Datum::Timestamp(q.started_nanos),
+                        Datum::Interval(q.elapsed_nanos)});
+      }
+      RETURN_IF_ERROR(Emit(sink, pager,
+                           {{"query_id", DataType::kVarchar},
+                            {"query", DataType::kVarchar},
+                            {"token", DataType::kVarchar},
+                            {"client", DataType::kVarchar},
+                            {"started", DataType::kTimestamp},
+                            {"elapsed", DataType::kInterval}},
+                           std::move(rows)));
+      return finish();
+    }
     case Statement::Kind::kSelect:
     case Statement::Kind::kExplain:
       break;

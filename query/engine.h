@@ -19,6 +19,7 @@
 #include "query/expr.h"
 #include "query/memory_budget.h"
 #include "query/read_access.h"
+#include "query/running_queries.h"
 #include "query/table_layout.h"
 #include "storage/engine.h"
 
@@ -35,6 +36,9 @@ struct QueryOptions {
   MemoryBudget* shared_budget = nullptr;
   // What the caller may read (query/read_access.h); null: everything.
   const ReadAccess* access = nullptr;
+  // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
+  // those statements are refused.
+  const RunningQueries* running = nullptr;
 };
 
 struct ResultColumn {

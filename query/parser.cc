@@ -72,6 +72,13 @@ class Parser {
     } else if (AcceptWord("describe") || AcceptWord("desc")) {
       stmt.kind = Statement::Kind::kDescribe;
       RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+    } else if (AcceptWord("kill")) {
+      stmt.kind = Statement::Kind::kKillQuery;
+      RETURN_IF_ERROR(ExpectWord("query"));
+      if (Peek().kind != TokenKind::kString) {
+        return Error(Peek(), "KILL QUERY needs the query id as a 'string' (SHOW QUERIES lists them)");
+      }
+      stmt.query_id = Next().text;
     } else if (AcceptWord("explain")) {
       stmt.kind = Statement::Kind::kExplain;
       ASSIGN_OR_RETURN(stmt.select, ParseQuery());
@@ -179,7 +186,11 @@ class Parser {
       RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
       return ParseLike(stmt);
     }
-    return Error(Peek(), StrCat("expected DATABASES, TABLES or MEASURES after SHOW, found ",
+    if (AcceptWord("queries")) {
+      stmt->kind = Statement::Kind::kShowQueries;
+      return absl::OkStatus();
+    }
+    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES or QUERIES after SHOW, found ",
                                 Describe(Peek())));
   }
 

@@ -62,6 +62,23 @@ void ToProto(const query::Datum& d, v1::Datum* out) {
   }
 }
 
+// SHOW QUERIES and KILL QUERY for one caller.
+class CallerRunningQueries final : public query::RunningQueries {
+ public:
+  CallerRunningQueries(QueryService* service, const Principal* caller)
+      : service_(*service), caller_(*caller) {}
+  std::vector<query::RunningQuery> List() const override { return service_.ListRunning(caller_); }
+  absl::Status Kill(std::string_view id) const override {
+    if (service_.Cancel(caller_, std::string(id))) return absl::OkStatus();
+    return absl::NotFoundError(StrCat("query ", EchoInput(id, 40), " is not running (finished, "
+                                      "cancelled, or not yours); SHOW QUERIES lists them"));
+  }
+
+ private:
+  QueryService& service_;
+  const Principal& caller_;
+};
+
 // What a query's caller may read, from its token's grants.
 class PrincipalAccess final : public query::ReadAccess {
  public:
@@ -158,7 +175,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         sql_(request->query_string()),
         admitted_(std::chrono::steady_clock::now()),
         access_(std::move(caller)) {
-    query_id_ = service_->Register(cancel_, access_.caller().name());
+    query_id_ = service_->Register(
+        {.cancel = cancel_, .owner = access_.caller().name(), .text = sql_,
+         .peer = context->peer(),
+         .started_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count(),
+         .started = std::chrono::steady_clock::now()});
     options_.page_size =
         request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
     options_.timeout_millis = request->timeout_millis() > 0
@@ -168,6 +191,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.cancelled = cancel_.get();
     options_.shared_budget = &service_->budget_;
     options_.access = &access_;
+    options_.running = &running_;
   }
 
   // Counts the query for /metrics, and logs it when it was slow.
@@ -334,6 +358,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   query::QueryOptions options_;
   std::string query_id_;
   const PrincipalAccess access_;
+  const CallerRunningQueries running_{service_, &access_.caller()};
   std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
@@ -388,25 +413,47 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
 absl::Status QueryService::CancelQuery(const Principal& caller,
                                        const v1::CancelQueryRequest* request,
                                        v1::CancelQueryResponse* response) {
-  absl::MutexLock lock(&mu_);
-  auto it = running_.find(request->query_id());
-  // Another token's query is as good as unknown, unless the caller is admin.
-  if (it == running_.end() || (!caller.admin() && it->second.owner != caller.name())) {
+  if (!Cancel(caller, request->query_id())) {
     response->set_cancellation_message(
         StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
     return absl::OkStatus();
   }
-  *it->second.cancel = true;
   response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
   return absl::OkStatus();
 }
 
-std::string QueryService::Register(std::shared_ptr<std::atomic<bool>> cancel,
-                                   std::string owner) {
+bool QueryService::Cancel(const Principal& caller, const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  auto it = running_.find(id);
+  // Another token's query is as good as unknown, unless the caller is admin.
+  if (it == running_.end() || (!caller.admin() && it->second.owner != caller.name())) return false;
+  *it->second.cancel = true;
+  return true;
+}
+
+std::vector<query::RunningQuery> QueryService::ListRunning(const Principal& caller) {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<query::RunningQuery> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, q] : running_) {
+    if (!caller.admin() && q.owner != caller.name()) continue;
+    out.push_back({.id = id, .text = q.text, .token = q.owner, .peer = q.peer,
+                   .started_nanos = q.started_nanos,
+                   .elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        now - q.started)
+                                        .count()});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.started_nanos < b.started_nanos;
+  });
+  return out;
+}
+
+std::string QueryService::Register(Running running) {
   static thread_local std::mt19937_64 random(std::random_device{}());
   absl::MutexLock lock(&mu_);
   std::string id = fmt::format("{:016x}{:04x}", random(), ++next_id_ & 0xffff);
-  running_.emplace(id, Running{std::move(cancel), std::move(owner)});
+  running_.emplace(id, std::move(running));
   return id;
 }
 

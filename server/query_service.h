@@ -7,6 +7,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <vector>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,18 +47,26 @@ class QueryService final : public RawQueryService {
                                                     const grpc::ByteBuffer* request) override;
   STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 
-  // Running queries by id, for CancelQuery; `owner` is the caller's token
-  // name (only it, or an admin, may cancel the query).
-  std::string Register(std::shared_ptr<std::atomic<bool>> cancel, std::string owner);
+  // A running query, for CancelQuery, SHOW QUERIES and KILL QUERY.
+  struct Running {
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::string owner;  // the caller's token name: only it, or an admin, may see or cancel it
+    std::string text;
+    std::string peer;
+    int64_t started_nanos = 0;  // since the Unix epoch
+    std::chrono::steady_clock::time_point started;
+  };
+  // Registers a running query; returns its id.
+  std::string Register(Running running);
   void Unregister(const std::string& query_id);
+  // The running queries `caller` may see.
+  std::vector<query::RunningQuery> ListRunning(const Principal& caller);
+  // Cancels query `id` for `caller`; false when it is not running or not
+  // the caller's to cancel.
+  bool Cancel(const Principal& caller, const std::string& id);
 
  private:
   class Call;
-
-  struct Running {
-    std::shared_ptr<std::atomic<bool>> cancel;
-    std::string owner;
-  };
 
   query::QueryEngine engine_;
   Authenticator& auth_;

@@ -116,6 +116,39 @@ TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
   EXPECT_EQ(syntax.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+TEST_F(QueryE2ETest, ShowQueriesListsRunningQueriesAndKillQueryStopsOne) {
+  grpc::ClientContext context;
+  std::string id;
+  auto reader = StartHeldQuery(&context, &id);
+  ASSERT_FALSE(id.empty());
+
+  QueryResult shown = Run("SHOW QUERIES");
+  ASSERT_TRUE(shown.status.ok()) << shown.status.error_message();
+  ASSERT_EQ(shown.metadata.columns_size(), 6);
+  EXPECT_EQ(shown.metadata.columns(0).name(), "query_id");
+  bool found = false;
+  for (const v1::Row& row : shown.rows) {
+    if (row.data(0).varchar_value() != id) continue;
+    found = true;
+    EXPECT_EQ(row.data(1).varchar_value(), "SELECT * FROM db.t");
+    EXPECT_NE(row.data(3).varchar_value().find("127.0.0.1"), std::string::npos);
+    EXPECT_GT(row.data(5).interval_nanos_value(), 0);
+  }
+  EXPECT_TRUE(found) << "the held query is not listed";
+
+  QueryResult killed = Run("KILL QUERY '" + id + "'");
+  ASSERT_TRUE(killed.status.ok()) << killed.status.error_message();
+  v1::QueryResponse message;
+  while (reader->Read(&message)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+
+  QueryResult again = Run("KILL QUERY '" + id + "'");
+  EXPECT_EQ(again.status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(again.status.error_message().find("is not running"), std::string::npos);
+  EXPECT_EQ(Run("KILL QUERY 42").status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(QueryE2ETest, CancelQueryStopsARunningQuery) {
   grpc::ClientContext context;
   std::string id;
