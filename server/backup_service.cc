@@ -54,23 +54,9 @@ absl::Status BackupService::VerifyBackup(const Principal& caller,
                                          v1::VerifyBackupResponse* response) {
   RETURN_IF_ERROR(caller.RequireAdmin("verify backups"));
   RETURN_IF_ERROR(CheckDirectory(request->directory()));
-  ASSIGN_OR_RETURN(std::vector<BackupSummary> backups, strata::ListBackups(request->directory()));
-  const BackupSummary* chosen = &backups.back();
-  if (request->backup_id() != 0) {
-    chosen = nullptr;
-    for (const BackupSummary& b : backups) {
-      if (b.id == request->backup_id()) chosen = &b;
-    }
-    if (chosen == nullptr) {
-      return absl::NotFoundError(StrCat("no backup ", request->backup_id(), " in ",
-                                        request->directory()));
-    }
-  }
-  absl::Status verified = strata::VerifyBackup(request->directory(), chosen->id);
-  if (!verified.ok()) {
-    return absl::DataLossError(StrCat("backup ", chosen->id, " is damaged: ", verified.message()));
-  }
-  ToProto(*chosen, response->mutable_backup());
+  ASSIGN_OR_RETURN(BackupSummary verified,
+                   strata::VerifyBackup(request->directory(), request->backup_id()));
+  ToProto(verified, response->mutable_backup());
   return absl::OkStatus();
 }
 

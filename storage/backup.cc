@@ -31,6 +31,20 @@ BackupSummary Summary(const rocksdb::BackupInfo& info) {
           .files = info.number_files};
 }
 
+// Backup `id` of `engine` (0: the newest).
+absl::StatusOr<rocksdb::BackupInfo> Choose(rocksdb::BackupEngine& engine, uint32_t id,
+                                           const std::string& dir) {
+  std::vector<rocksdb::BackupInfo> infos;
+  engine.GetBackupInfo(&infos);
+  if (infos.empty()) return absl::NotFoundError(StrCat(dir, " holds no backup"));
+  if (id == 0) return infos.back();
+  for (const auto& info : infos) {
+    if (info.backup_id == id) return info;
+  }
+  return absl::NotFoundError(
+      StrCat("no backup ", id, " in ", dir, "; `strata backup list` shows the ids"));
+}
+
 }  // namespace
 
 absl::StatusOr<BackupSummary> CreateBackup(Store& store, const std::string& backup_dir) {
@@ -55,10 +69,16 @@ absl::StatusOr<std::vector<BackupSummary>> ListBackups(const std::string& backup
   return out;
 }
 
-absl::Status VerifyBackup(const std::string& backup_dir, uint32_t id) {
+absl::StatusOr<BackupSummary> VerifyBackup(const std::string& backup_dir, uint32_t id) {
   ASSIGN_OR_RETURN(auto engine, OpenEngine(backup_dir, /*create=*/false));
-  return FromRocks(engine->VerifyBackup(id, /*verify_with_checksum=*/true),
-                   StrCat("verifying backup ", id, " in ", backup_dir));
+  ASSIGN_OR_RETURN(rocksdb::BackupInfo chosen, Choose(*engine, id, backup_dir));
+  absl::Status verified = FromRocks(
+      engine->VerifyBackup(chosen.backup_id, /*verify_with_checksum=*/true), "verifying");
+  if (!verified.ok()) {
+    return absl::DataLossError(StrCat("backup ", chosen.backup_id, " in ", backup_dir,
+                                      " is damaged: ", verified.message()));
+  }
+  return Summary(chosen);
 }
 
 absl::StatusOr<BackupSummary> RestoreBackup(const std::string& backup_dir, uint32_t id,
@@ -71,24 +91,11 @@ absl::StatusOr<BackupSummary> RestoreBackup(const std::string& backup_dir, uint3
                ": it is not empty; restore into a new or empty data directory"));
   }
   ASSIGN_OR_RETURN(auto engine, OpenEngine(backup_dir, /*create=*/false));
-  std::vector<rocksdb::BackupInfo> infos;
-  engine->GetBackupInfo(&infos);
-  if (infos.empty()) return absl::NotFoundError(StrCat(backup_dir, " holds no backup"));
-  const rocksdb::BackupInfo* chosen = &infos.back();
-  if (id != 0) {
-    chosen = nullptr;
-    for (const auto& info : infos) {
-      if (info.backup_id == id) chosen = &info;
-    }
-    if (chosen == nullptr) {
-      return absl::NotFoundError(StrCat("no backup ", id, " in ", backup_dir,
-                                        "; `strata backup list` shows the ids"));
-    }
-  }
+  ASSIGN_OR_RETURN(rocksdb::BackupInfo chosen, Choose(*engine, id, backup_dir));
   std::filesystem::create_directories(data_dir, error);
-  RETURN_IF_ERROR(FromRocks(engine->RestoreDBFromBackup(chosen->backup_id, data_dir, data_dir),
-                            StrCat("restoring backup ", chosen->backup_id, " into ", data_dir)));
-  return Summary(*chosen);
+  RETURN_IF_ERROR(FromRocks(engine->RestoreDBFromBackup(chosen.backup_id, data_dir, data_dir),
+                            StrCat("restoring backup ", chosen.backup_id, " into ", data_dir)));
+  return Summary(chosen);
 }
 
 }  // namespace strata

@@ -29,8 +29,9 @@ absl::StatusOr<BackupSummary> CreateBackup(Store& store, const std::string& back
 // The backups in `backup_dir`, oldest first. NOT_FOUND when it holds none.
 absl::StatusOr<std::vector<BackupSummary>> ListBackups(const std::string& backup_dir);
 
-// Checks every file of backup `id` against the checksums taken with it.
-absl::Status VerifyBackup(const std::string& backup_dir, uint32_t id);
+// Checks every file of backup `id` (0: the newest) against the checksums
+// taken with it: DATA_LOSS names a damaged backup, NOT_FOUND an unknown id.
+absl::StatusOr<BackupSummary> VerifyBackup(const std::string& backup_dir, uint32_t id);
 
 // Restores backup `id` (0: the newest) into `data_dir`, which must be
 // missing or empty (FAILED_PRECONDITION otherwise: a restore never mixes
