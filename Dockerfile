@@ -22,7 +22,7 @@ COPY query query
 COPY server server
 COPY client client
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF \
+      -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_INSTALL_RULES=OFF \
  && cmake --build /build --target stratad strata \
  && strip /build/server/stratad /build/client/strata
 

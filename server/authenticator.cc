@@ -62,10 +62,10 @@ std::string HashSecret(std::string_view secret) {
 std::string_view PeerAddress(std::string_view peer) {
   const size_t scheme = peer.find(':');
   if (scheme != std::string_view::npos) peer.remove_prefix(scheme + 1);
+  // The port follows the last ':' outside an IPv6 address' brackets.
+  const size_t bracket = peer.rfind(']');
   const size_t port = peer.rfind(':');
-  if (port != std::string_view::npos && peer.find(']') != std::string_view::npos
-          ? port > peer.find(']')
-          : port != std::string_view::npos) {
+  if (port != std::string_view::npos && (bracket == std::string_view::npos || port > bracket)) {
     peer = peer.substr(0, port);
   }
   return peer;
