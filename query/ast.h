@@ -97,10 +97,11 @@ struct SelectStmt {
 struct Statement {
   enum class Kind {
     kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain, kShowQueries,
-    kKillQuery
+    kKillQuery, kDelete
   };
   Kind kind = Kind::kSelect;
-  std::unique_ptr<SelectStmt> select;  // kSelect, kExplain
+  // kSelect, kExplain; kDelete: SELECT * of the rows to delete.
+  std::unique_ptr<SelectStmt> select;
   std::string database;
   std::string table;
   Position table_pos;

@@ -72,6 +72,59 @@ std::string LowerTypeName(MeasureKind kind) {
   return "unknown";
 }
 
+// The rows a DELETE's SELECT * returns, as points of the table: the series
+// from the dimension columns (those before measure_name) and measure_name,
+// the time from `time`.
+class DeleteCollector final : public RowSink {
+ public:
+  // Past this, a DELETE is refused: its points are held in memory.
+  static constexpr size_t kMaxPoints = 5'000'000;
+
+  DeleteCollector(const TableInfo& table, const TableState& state, const Schema& columns,
+                  QueryContext* context)
+      : table_(table), state_(state), context_(context) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c].name == kMeasureNameColumn) measure_name_ = static_cast<int>(c);
+      if (columns[c].name == kTimeColumn) time_ = static_cast<int>(c);
+    }
+    for (int c = 0; c < measure_name_; ++c) dimensions_.emplace_back(c, columns[c].name);
+  }
+
+  absl::Status Push(Row row) override {
+    if (points_.size() >= kMaxPoints) {
+      return absl::ResourceExhaustedError(StrCat(
+          "the DELETE matches more than ", kMaxPoints, " rows; delete a narrower time range at "
+          "a time"));
+    }
+    if (points_.size() % 4096 == 0) {
+      RETURN_IF_ERROR(context_->Reserve(4096 * sizeof(PointToDelete), "the rows to delete"));
+    }
+    NormalizedRecord series;
+    series.measure_name = row[measure_name_].s;
+    for (const auto& [column, name] : dimensions_) {
+      if (!row[column].null) series.dimensions.emplace_back(name, row[column].s);
+    }
+    const std::optional<uint64_t> id = state_.FindSeries(SeriesKey(series));
+    if (!id) return absl::OkStatus();  // registered after the scan began: not this DELETE's
+    points_.push_back(
+        {.pk_hash = PartitionHash(series.measure_name, series.dimensions, table_.partition_key),
+         .series = *id,
+         .time_nanos = row[time_].i});
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return absl::OkStatus(); }
+  std::vector<PointToDelete> TakePoints() { return std::move(points_); }
+
+ private:
+  const TableInfo& table_;
+  const TableState& state_;
+  QueryContext* context_;
+  int measure_name_ = -1;
+  int time_ = -1;
+  std::vector<std::pair<int, std::string>> dimensions_;
+  std::vector<PointToDelete> points_;
+};
+
 }  // namespace
 
 absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const QueryOptions& options,
@@ -90,7 +143,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   const ReadAccess* access = options.access;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
-  ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+  ASSIGN_OR_RETURN(Statement stmt, Parse(sql, options.parameters));
   // The syntax tree is the query's memory too (up to ~30 MB for 256 KiB of
   // SQL), and the planner's copies of it are of the same order.
   RETURN_IF_ERROR(context.Reserve(2 * stmt.expressions * static_cast<int64_t>(sizeof(Expr)),
@@ -244,6 +297,26 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   }
 
   Planner planner(storage_, layouts_, sql, &context, &stats);
+  if (stmt.kind == Statement::Kind::kDelete) {
+    if (access != nullptr) {
+      for (absl::Status allowed : {access->CheckRead(stmt.database, stmt.table),
+                                   access->CheckWrite(stmt.database, stmt.table)}) {
+        if (!allowed.ok()) return SqlError(sql, stmt.table_pos, allowed);
+      }
+    }
+    auto table = catalog.FindTable(stmt.database, stmt.table);
+    if (!table.ok()) return SqlError(sql, stmt.table_pos, table.status());
+    ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
+    ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
+    DeleteCollector collector(**table, *state, plan->output, &context);
+    RETURN_IF_ERROR(context.CheckAlive());
+    RETURN_IF_ERROR(plan->run(&collector));
+    ASSIGN_OR_RETURN(int64_t deleted, storage_.Delete(**table, collector.TakePoints()));
+    stats.rows_returned = 0;
+    RETURN_IF_ERROR(Emit(sink, pager, {{"rows_deleted", DataType::kBigint}},
+                         {{Datum::Bigint(deleted)}}));
+    return finish();
+  }
   const bool explain = stmt.kind == Statement::Kind::kExplain;
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {

@@ -18,6 +18,7 @@
 #include "query/datum.h"
 #include "query/expr.h"
 #include "query/memory_budget.h"
+#include "query/parser.h"
 #include "query/read_access.h"
 #include "query/running_queries.h"
 #include "query/table_layout.h"
@@ -39,6 +40,8 @@ struct QueryOptions {
   // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
   // those statements are refused.
   const RunningQueries* running = nullptr;
+  // Values for the statement's ? and @name placeholders (query/parser.h).
+  QueryParameters parameters;
 };
 
 struct ResultColumn {

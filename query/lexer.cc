@@ -112,7 +112,7 @@ absl::StatusOr<std::vector<Token>> Tokenize(std::string_view sql) {
     } else {
       static constexpr std::string_view kSymbols[] = {"<>", "!=", "<=", ">=", "||", "::", "->",
                                                       "+", "-", "*", "/", "%", "=", "<", ">",
-                                                      "(", ")", ",", ".", ";", "[", "]"};
+                                                      "(", ")", ",", ".", ";", "[", "]", "?"};
       bool matched = false;
       for (std::string_view s : kSymbols) {
         if (sql.substr(i, s.size()) == s) {

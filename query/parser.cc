@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "common/status.h"
@@ -63,7 +64,8 @@ std::optional<DataType> TypeFromName(std::string_view name) {
 
 class Parser {
  public:
-  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
+  Parser(std::string_view sql, std::vector<Token> tokens, const QueryParameters& parameters)
+      : sql_(sql), tokens_(std::move(tokens)), parameters_(parameters) {}
 
   absl::StatusOr<Statement> ParseStatement() {
     Statement stmt;
@@ -72,6 +74,23 @@ class Parser {
     } else if (AcceptWord("describe") || AcceptWord("desc")) {
       stmt.kind = Statement::Kind::kDescribe;
       RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+    } else if (AcceptWord("delete")) {
+      // DELETE FROM db.tbl [WHERE condition]: the rows SELECT * would return.
+      stmt.kind = Statement::Kind::kDelete;
+      RETURN_IF_ERROR(ExpectWord("from"));
+      RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+      auto select = std::make_unique<SelectStmt>();
+      SelectItem all;
+      all.expr = Make(ExprKind::kStar, stmt.table_pos);
+      select->items.push_back(std::move(all));
+      select->from.emplace();
+      select->from->pos = stmt.table_pos;
+      select->from->database = stmt.database;
+      select->from->table = stmt.table;
+      if (AcceptWord("where")) {
+        ASSIGN_OR_RETURN(select->where, ParseExpr());
+      }
+      stmt.select = std::move(select);
     } else if (AcceptWord("kill")) {
       stmt.kind = Statement::Kind::kKillQuery;
       RETURN_IF_ERROR(ExpectWord("query"));
@@ -89,6 +108,7 @@ class Parser {
     if (Peek().kind != TokenKind::kEnd) {
       return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
     }
+    RETURN_IF_ERROR(CheckParametersUsed());
     stmt.expressions = expressions_;
     return stmt;
   }
@@ -599,6 +619,15 @@ class Parser {
           RETURN_IF_ERROR(ExpectSymbol(")"));
           return inner;
         }
+        if (t.text == "?") {  // a positional placeholder
+          if (positional_used_ >= parameters_.positional.size()) {
+            return Error(t, StrCat("placeholder ? number ", positional_used_ + 1,
+                                   " has no value; send one QueryRequest.parameters entry "
+                                   "without a name per ?, in order"));
+          }
+          Next();
+          return Literal(pos, parameters_.positional[positional_used_++]);
+        }
         return Error(t, StrCat("expected an expression but found ", Describe(t)));
       case TokenKind::kEnd:
         return Error(t, "the statement ends where an expression was expected");
@@ -666,6 +695,18 @@ class Parser {
         return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
       }
     }
+    // A placeholder: @name (a column name never starts with @).
+    if (t.kind == TokenKind::kIdentifier && t.text.size() > 1 && t.text[0] == '@') {
+      Next();
+      const std::string name = t.text.substr(1);
+      auto value = parameters_.named.find(name);
+      if (value == parameters_.named.end()) {
+        return Error(t, StrCat("parameter ", t.text, " has no value; send it in "
+                               "QueryRequest.parameters (name \"", name, "\")"));
+      }
+      used_named_.insert(name);
+      return Literal(pos, value->second);
+    }
     // A name: a function call, a column, or measure_value::type.
     std::string name = Next().text;
     const bool quoted = t.kind == TokenKind::kQuotedIdentifier;
@@ -717,8 +758,28 @@ class Parser {
     return column;
   }
 
+  // Every value sent must have a placeholder: a value that binds nothing is
+  // a mistake in the query or the client.
+  absl::Status CheckParametersUsed() const {
+    if (positional_used_ < parameters_.positional.size()) {
+      return absl::InvalidArgumentError(StrCat(
+          parameters_.positional.size(), " positional parameters were sent but the query has ",
+          positional_used_, " ? placeholders"));
+    }
+    for (const auto& [name, value] : parameters_.named) {
+      if (!used_named_.contains(name)) {
+        return absl::InvalidArgumentError(
+            StrCat("parameter \"", name, "\" was sent but the query has no @", name));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   std::string_view sql_;
   std::vector<Token> tokens_;
+  const QueryParameters& parameters_;
+  size_t positional_used_ = 0;
+  std::set<std::string> used_named_;
   size_t pos_ = 0;
   int expression_depth_ = 0;
   int64_t expressions_ = 0;
@@ -745,13 +806,13 @@ int64_t DurationUnitNanos(std::string_view unit) {
   return 0;
 }
 
-absl::StatusOr<Statement> Parse(std::string_view sql) {
+absl::StatusOr<Statement> Parse(std::string_view sql, const QueryParameters& parameters) {
   if (sql.size() > kMaxQueryBytes) {
     return absl::InvalidArgumentError(StrCat("the query is ", sql.size(), " bytes; the limit is ",
                                              kMaxQueryBytes, " (256 KiB)"));
   }
   ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
-  Parser parser(sql, std::move(tokens));
+  Parser parser(sql, std::move(tokens), parameters);
   return parser.ParseStatement();
 }
 

@@ -5,8 +5,13 @@
 
 #include <string_view>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "query/ast.h"
+#include "query/datum.h"
 
 namespace strata::query {
 
@@ -20,9 +25,19 @@ inline constexpr int kMaxQueryDepth = 64;
 // Timestream's quota on the query string.
 inline constexpr size_t kMaxQueryBytes = 256 * 1024;
 
+// Values bound to a statement's placeholders: `?` takes the positional ones
+// in order, `@name` the named ones. Each is a typed literal in the syntax
+// tree, never text spliced into the SQL.
+struct QueryParameters {
+  std::vector<Datum> positional;
+  std::map<std::string, Datum, std::less<>> named;  // names without the '@'
+  bool empty() const { return positional.empty() && named.empty(); }
+};
+
 // INVALID_ARGUMENT for text longer than kMaxQueryBytes or nested past the
-// limits above.
-absl::StatusOr<Statement> Parse(std::string_view sql);
+// limits above, and for placeholders without a value or values without a
+// placeholder.
+absl::StatusOr<Statement> Parse(std::string_view sql, const QueryParameters& parameters = {});
 
 // Duration literal units to nanoseconds ("15m" -> 900e9). Exposed for tests.
 int64_t DurationUnitNanos(std::string_view unit);

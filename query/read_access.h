@@ -15,6 +15,8 @@ class ReadAccess {
   virtual ~ReadAccess() = default;
   // OK, or PERMISSION_DENIED saying which grant is missing.
   virtual absl::Status CheckRead(std::string_view database, std::string_view table) const = 0;
+  // DELETE changes a table: write on it (besides read, to find the rows).
+  virtual absl::Status CheckWrite(std::string_view database, std::string_view table) const = 0;
   // Whether SHOW DATABASES / SHOW TABLES list it.
   virtual bool MaySee(std::string_view database) const = 0;
   virtual bool MaySee(std::string_view database, std::string_view table) const = 0;

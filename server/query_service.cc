@@ -86,6 +86,9 @@ class PrincipalAccess final : public query::ReadAccess {
   absl::Status CheckRead(std::string_view database, std::string_view table) const override {
     return caller_->Require(Action::kRead, database, table);
   }
+  absl::Status CheckWrite(std::string_view database, std::string_view table) const override {
+    return caller_->Require(Action::kWrite, database, table);
+  }
   bool MaySee(std::string_view database) const override { return caller_->MaySee(database); }
   bool MaySee(std::string_view database, std::string_view table) const override {
     return caller_->MaySee(database, table);
@@ -95,6 +98,36 @@ class PrincipalAccess final : public query::ReadAccess {
  private:
   std::shared_ptr<const Principal> caller_;
 };
+
+// The request's placeholder values as typed literals.
+absl::StatusOr<query::QueryParameters> ParametersFromProto(const v1::QueryRequest& request) {
+  query::QueryParameters out;
+  for (int i = 0; i < request.parameters_size(); ++i) {
+    const v1::QueryParameter& p = request.parameters(i);
+    const v1::Datum& v = p.value();
+    query::Datum d;
+    switch (v.value_case()) {
+      case v1::Datum::kNullValue: d = query::Datum::Null(); break;
+      case v1::Datum::kDoubleValue: d = query::Datum::Double(v.double_value()); break;
+      case v1::Datum::kBigintValue: d = query::Datum::Bigint(v.bigint_value()); break;
+      case v1::Datum::kVarcharValue: d = query::Datum::Varchar(v.varchar_value()); break;
+      case v1::Datum::kBooleanValue: d = query::Datum::Bool(v.boolean_value()); break;
+      case v1::Datum::kTimestampValue: d = query::Datum::Timestamp(v.timestamp_value()); break;
+      case v1::Datum::kIntervalNanosValue: d = query::Datum::Interval(v.interval_nanos_value()); break;
+      default:
+        return absl::InvalidArgumentError(StrCat(
+            "parameter ", i + 1, (p.name().empty() ? "" : StrCat(" (@", p.name(), ")")),
+            " has no value or a type parameters cannot have; use null, double, bigint, varchar, "
+            "boolean, timestamp or interval_nanos"));
+    }
+    if (p.name().empty()) {
+      out.positional.push_back(std::move(d));
+    } else if (!out.named.emplace(p.name(), std::move(d)).second) {
+      return absl::InvalidArgumentError(StrCat("parameter @", p.name(), " is sent twice"));
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -106,8 +139,10 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
  public:
   // The reactor for gRPC: valid until OnDone, whatever the task still does.
   static Call* Start(QueryService* service, grpc::CallbackServerContext* context,
-                     const v1::QueryRequest* request, std::shared_ptr<const Principal> caller) {
+                     const v1::QueryRequest* request, std::shared_ptr<const Principal> caller,
+                     query::QueryParameters parameters) {
     auto call = std::shared_ptr<Call>(new Call(service, context, request, std::move(caller)));
+    call->options_.parameters = std::move(parameters);
     call->self_ = call;
     if (!service->workers_.TrySubmit([call] { call->Run(call); })) {
       call->FinishNow(grpc::Status(
@@ -407,7 +442,9 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
   if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
     return new RefusedQuery(status);
   }
-  return Call::Start(this, context, &parsed, *std::move(caller));
+  absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed);
+  if (!parameters.ok()) return new RefusedQuery(parameters.status());
+  return Call::Start(this, context, &parsed, *std::move(caller), *std::move(parameters));
 }
 
 absl::Status QueryService::CancelQuery(const Principal& caller,

@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "storage/backup.h"
 #include "storage/catalog.h"
+#include "storage/deletion.h"
 #include "storage/retention.h"
 #include "storage/scan.h"
 #include "storage/store.h"
@@ -121,6 +122,11 @@ class Engine {
   // background compaction reaches eventually. For benchmarks that measure
   // bytes on disk.
   absl::Status CompactAll();
+
+  // Deletes points of `table` from every tier (storage/deletion.h).
+  absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
+    return DeletePoints(*store_, *writer_, table, std::move(points));
+  }
 
   // A consistent online backup into `backup_dir` (storage/backup.h).
   absl::StatusOr<BackupSummary> Backup(const std::string& backup_dir) {

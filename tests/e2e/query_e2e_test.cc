@@ -89,6 +89,72 @@ TEST_F(QueryE2ETest, BucketStatisticsStartAtTheOldestData) {
   EXPECT_LE(bounded.statistics.buckets_scanned() + bounded.statistics.buckets_pruned(), 6);
 }
 
+// Typed placeholder values: ? in order, @name by name; bound as literals, so
+// a value is never SQL (the quote below stays part of the string).
+TEST_F(QueryE2ETest, ParametersBindTypedValues) {
+  auto query = [&](const std::string& sql, std::vector<v1::QueryParameter> parameters) {
+    grpc::ClientContext context;
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    for (auto& p : parameters) *request.add_parameters() = std::move(p);
+    auto reader = stub_->Query(&context, request);
+    v1::QueryResponse message;
+    std::vector<v1::Row> rows;
+    while (reader->Read(&message)) {
+      for (const auto& row : message.page().rows()) rows.push_back(row);
+    }
+    return std::make_pair(reader->Finish(), rows);
+  };
+  auto positional = [](v1::Datum value) {
+    v1::QueryParameter p;
+    *p.mutable_value() = std::move(value);
+    return p;
+  };
+  auto named = [](std::string name, v1::Datum value) {
+    v1::QueryParameter p;
+    p.set_name(std::move(name));
+    *p.mutable_value() = std::move(value);
+    return p;
+  };
+  v1::Datum host, minimum, since, quote;
+  host.set_varchar_value("host1");
+  minimum.set_double_value(5);
+  since.set_timestamp_value((NowMillis() - 3'600'000) * 1'000'000);
+  quote.set_varchar_value("x' OR '1'='1");
+
+  auto [status, rows] = query(
+      "SELECT count(*) FROM db.t WHERE host = ? AND measure_value::double >= @min AND time > @since",
+      {positional(host), named("min", minimum), named("since", since)});
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  // host1 has values 1 + p for p in [0, kPoints): those >= 5.
+  EXPECT_EQ(rows[0].data(0).bigint_value(), kPoints - 4);
+
+  auto [injected, none] = query("SELECT count(*) FROM db.t WHERE host = ?", {positional(quote)});
+  ASSERT_TRUE(injected.ok()) << injected.error_message();
+  EXPECT_EQ(none[0].data(0).bigint_value(), 0);
+
+  struct Bad {
+    std::string sql;
+    std::vector<v1::QueryParameter> parameters;
+    std::string message;
+  };
+  v1::Datum empty;
+  const std::vector<Bad> bad = {
+      {"SELECT ?", {}, "placeholder ? number 1 has no value"},
+      {"SELECT @x", {}, "parameter @x has no value"},
+      {"SELECT 1", {positional(host)}, "1 positional parameters were sent but the query has 0"},
+      {"SELECT @a", {named("a", host), named("b", host)}, "parameter \"b\" was sent but"},
+      {"SELECT @a", {named("a", host), named("a", host)}, "parameter @a is sent twice"},
+      {"SELECT ?", {positional(empty)}, "has no value or a type parameters cannot have"},
+  };
+  for (const Bad& b : bad) {
+    auto [failed, ignored] = query(b.sql, b.parameters);
+    EXPECT_EQ(failed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << b.sql;
+    EXPECT_NE(failed.error_message().find(b.message), std::string::npos)
+        << b.sql << ": " << failed.error_message();
+  }
+}
+
 TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
   QueryResult r = Run("SELECT count(*), max(measure_value::double) FROM db.t WHERE host = 'host7'");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();

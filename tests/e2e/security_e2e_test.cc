@@ -423,8 +423,12 @@ TEST_F(AuthE2ETest, GrantsDecideTableByTable) {
   ASSERT_EQ(listed.tables_size(), 1);
   EXPECT_EQ(listed.tables(0).table_name(), "a");
 
-  // Writes: write does not imply read, read does not imply write.
+  // Writes: write does not imply read, read does not imply write; DELETE
+  // needs both.
   EXPECT_EQ(Write(reader, "db", "a").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  testing::QueryResult deleted = testing::RunQuery(server_.channel(), "DELETE FROM db.a", 0, reader);
+  EXPECT_EQ(deleted.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(deleted.status.error_message(), HasSubstr("may not write \"db\".\"a\""));
   EXPECT_TRUE(Write(writer, "db", "a").ok());
   grpc::Status other = Write(writer, "db", "b");
   EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED);

@@ -1,0 +1,95 @@
+#include "storage/deletion.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/status.h"
+#include "rocksdb/write_batch.h"
+#include "storage/format/block.h"
+#include "storage/keys.h"
+
+namespace strata {
+namespace {
+
+keys::PointKey KeyOf(const TableInfo& table, const PointToDelete& p) {
+  return {.table_id = table.id, .bucket = keys::BucketOf(p.time_nanos), .pk_hash = p.pk_hash,
+          .series = p.series, .time_nanos = p.time_nanos};
+}
+
+// Deletes the points of one bucket (sorted by series, then time).
+absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
+                                     const std::vector<PointToDelete>& points) {
+  rocksdb::WriteBatch batch;
+  // Rows: a point key in `hot` or `cold_delta`. Deleting a key that is not
+  // there costs a tombstone and nothing else.
+  absl::flat_hash_set<int64_t> found_rows;  // by index into points
+  std::vector<std::string> row_keys;
+  for (const PointToDelete& p : points) row_keys.push_back(keys::EncodePointKey(KeyOf(table, p)));
+  for (Store::Family family : {Store::kHot, Store::kColdDelta}) {
+    std::vector<rocksdb::Slice> slices(row_keys.begin(), row_keys.end());
+    std::vector<std::string> values;
+    std::vector<rocksdb::ColumnFamilyHandle*> families(slices.size(), store.family(family));
+    std::vector<rocksdb::Status> statuses =
+        store.db()->MultiGet(rocksdb::ReadOptions(), families, slices, &values);
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      if (statuses[i].IsNotFound()) continue;
+      RETURN_IF_ERROR(FromRocks(statuses[i], "reading rows to delete"));
+      batch.Delete(store.family(family), row_keys[i]);
+      found_rows.insert(static_cast<int64_t>(i));
+    }
+  }
+  // Blocks: one per series of the bucket, rewritten without the points.
+  std::map<std::string, std::vector<size_t>> by_block;
+  for (size_t i = 0; i < points.size(); ++i) {
+    by_block[row_keys[i].substr(0, keys::kBlockKeySize)].push_back(i);
+  }
+  for (const auto& [block_key, indexes] : by_block) {
+    std::string bytes;
+    rocksdb::Status s =
+        store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kCold), block_key, &bytes);
+    if (s.IsNotFound()) continue;
+    RETURN_IF_ERROR(FromRocks(s, "reading a block to delete from"));
+    ASSIGN_OR_RETURN(std::vector<format::BlockPoint> block, format::DecodeBlock(bytes));
+    absl::flat_hash_set<int64_t> times;
+    for (size_t i : indexes) times.insert(points[i].time_nanos);
+    const size_t before = block.size();
+    std::erase_if(block, [&](const format::BlockPoint& p) {
+      return times.contains(p.time_nanos);
+    });
+    if (block.size() == before) continue;
+    for (size_t i : indexes) found_rows.insert(static_cast<int64_t>(i));
+    if (block.empty()) {
+      batch.Delete(store.family(Store::kCold), block_key);
+      batch.Delete(store.family(Store::kColdHeader), block_key);
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::string encoded, format::EncodeBlock(block));
+    ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(encoded));
+    batch.Put(store.family(Store::kCold), block_key, encoded);
+    batch.Put(store.family(Store::kColdHeader), block_key, header);
+  }
+  if (batch.Count() > 0) {
+    RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &batch), "deleting rows"));
+  }
+  return static_cast<int64_t>(found_rows.size());
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableInfo& table,
+                                     std::vector<PointToDelete> points) {
+  std::sort(points.begin(), points.end(), [](const PointToDelete& a, const PointToDelete& b) {
+    return std::tie(a.time_nanos, a.series) < std::tie(b.time_nanos, b.series);
+  });
+  std::map<uint32_t, std::vector<PointToDelete>> by_bucket;
+  for (const PointToDelete& p : points) by_bucket[keys::BucketOf(p.time_nanos)].push_back(p);
+  int64_t deleted = 0;
+  for (const auto& [bucket, in_bucket] : by_bucket) {
+    ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&] { return DeleteBucket(store, table, in_bucket); }));
+    deleted += n;
+  }
+  return deleted;
+}
+
+}  // namespace strata
