@@ -49,8 +49,9 @@ absl::StatusOr<std::vector<Token>> Tokenize(std::string_view sql) {
     }
     Token t;
     t.pos = {static_cast<int>(i)};
-    if (IsIdentStart(c)) {
-      size_t start = i;
+    // A name, or a @name placeholder (query/parser.h: QueryParameters).
+    if (IsIdentStart(c) || (c == '@' && i + 1 < n && IsIdentStart(sql[i + 1]))) {
+      size_t start = i++;
       while (i < n && IsIdentChar(sql[i])) ++i;
       t.kind = TokenKind::kIdentifier;
       t.text = sql.substr(start, i - start);
