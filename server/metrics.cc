@@ -200,6 +200,18 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
       out.push_back(Family(p.metric, p.help, MetricType::Gauge));
       Add(out.back(), static_cast<double>(*value));
     }
+    const Engine::RocksDbCounters counters = engine_.RocksDbTickers();
+    out.push_back(Family("strata_rocksdb_block_cache_hits_total",
+                         "Block reads served by the block cache.", MetricType::Counter));
+    Add(out.back(), static_cast<double>(counters.block_cache_hits));
+    out.push_back(Family("strata_rocksdb_block_cache_misses_total",
+                         "Block reads that missed the block cache (hit ratio: hits / (hits + "
+                         "misses)).",
+                         MetricType::Counter));
+    Add(out.back(), static_cast<double>(counters.block_cache_misses));
+    out.push_back(Family("strata_rocksdb_stall_seconds_total",
+                         "Time writes were stalled or stopped by RocksDB.", MetricType::Counter));
+    Add(out.back(), static_cast<double>(counters.stall_micros) / 1e6);
     out.push_back(Family("strata_rocksdb_wal_bytes", "Bytes of write-ahead log files.",
                          MetricType::Gauge));
     Add(out.back(), static_cast<double>(engine_.WalBytes()));

@@ -113,6 +113,16 @@ class Engine {
   std::optional<uint64_t> RocksDbProperty(const std::string& name, bool all_families = true);
   // Bytes in the write-ahead log files (live and archived).
   uint64_t WalBytes();
+  // RocksDB's counters since open.
+  struct RocksDbCounters {
+    uint64_t block_cache_hits = 0;
+    uint64_t block_cache_misses = 0;
+    uint64_t stall_micros = 0;
+  };
+  RocksDbCounters RocksDbTickers() const {
+    return {store_->Ticker(rocksdb::BLOCK_CACHE_HIT), store_->Ticker(rocksdb::BLOCK_CACHE_MISS),
+            store_->Ticker(rocksdb::STALL_MICROS)};
+  }
 
   // Whether writes can go ahead now (Store::CheckWritable): the server's
   // health reports the write service NOT_SERVING while they cannot.

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
+#include "rocksdb/statistics.h"
 
 namespace strata {
 
@@ -70,6 +71,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   rocksdb::DB* db() const { return db_.get(); }
+  // RocksDB's counters since open (tickers only: block cache, stalls, ...).
+  uint64_t Ticker(rocksdb::Tickers ticker) const { return statistics_->getTickerCount(ticker); }
   rocksdb::ColumnFamilyHandle* family(Family f) const { return families_[f]; }
   // Options for writes that must honour the configured durability.
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
@@ -98,6 +101,7 @@ class Store {
   // compaction puts the database in a background-error state, whichever
   // path met it; cleared once Resume succeeds.
   std::shared_ptr<std::atomic<bool>> stopped_by_error_;
+  std::shared_ptr<rocksdb::Statistics> statistics_;
   absl::Mutex resume_mu_;  // one Resume at a time
   absl::Mutex syncer_mu_;
   bool closing_ ABSL_GUARDED_BY(syncer_mu_) = false;

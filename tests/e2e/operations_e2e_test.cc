@@ -132,6 +132,8 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   EXPECT_EQ(Sample(metrics, "strata_queries_running"), 0);
   EXPECT_GT(Sample(metrics, "process_resident_memory_bytes").value_or(0), 1e6);
   EXPECT_GT(Sample(metrics, "strata_rocksdb_memtable_bytes").value_or(0), 0);
+  EXPECT_TRUE(Sample(metrics, "strata_rocksdb_block_cache_misses_total"));
+  EXPECT_TRUE(Sample(metrics, "strata_rocksdb_stall_seconds_total"));
   EXPECT_TRUE(Sample(metrics, R"(strata_build_info{version="0.1.0"})"));
 
   // The exposition is what Prometheus' own checker accepts.
