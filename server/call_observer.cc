@@ -47,7 +47,12 @@ class CallObserver final : public grpc::experimental::Interceptor {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     const std::string_view method = info_->method() != nullptr ? info_->method() : "unknown";
     metrics_->CountRpc(method, static_cast<int>(status.error_code()), seconds);
-    if (status.ok()) return;
+    if (status.ok()) {
+      // --log-level debug: every call.
+      spdlog::debug("request: method={} code=OK peer={} duration_ms={:.1f}", method,
+                    info_->server_context()->peer(), seconds * 1000);
+      return;
+    }
     const spdlog::level::level_enum level =
         IsClientMistake(status.error_code()) ? spdlog::level::info : spdlog::level::warn;
     // logfmt-like fields in one line; the message is quoted with its

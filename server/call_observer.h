@@ -2,7 +2,7 @@
 // health service alike): counts it with its method, status code and
 // duration for /metrics, and logs one line per failed call (method, code,
 // message, peer, duration): client mistakes at info, the server's own
-// trouble at warning.
+// trouble at warning; with --log-level debug, every call.
 #pragma once
 
 #include <memory>
