@@ -40,9 +40,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   ASSIGN_OR_RETURN(auto host_port, SplitHostPort(options.listen));  // validated at start
   auto server = std::unique_ptr<HttpServer>(new HttpServer());
   if (options.tls.enabled()) {
-    auto ssl = std::make_unique<httplib::SSLServer>(
-        options.tls.cert_file.c_str(), options.tls.key_file.c_str(),
-        options.tls.client_ca_file.empty() ? nullptr : options.tls.client_ca_file.c_str());
+    ASSIGN_OR_RETURN(server->tls_setup_, HttpsContextSetup(options.tls));
+    auto ssl = std::make_unique<httplib::SSLServer>(server->tls_setup_);
     if (!ssl->is_valid()) {
       return absl::FailedPreconditionError(
           StrCat("the HTTP listener cannot load --tls-cert ", options.tls.cert_file, " and --tls-key ",

@@ -2,8 +2,8 @@
 // HTTP world expects: GET /metrics for Prometheus, GET /health for load
 // balancers. Later endpoints (ingest protocols, a console) join it. It uses
 // cpp-httplib (Debian's libcpp-httplib-dev, built with OpenSSL): small,
-// thread-pooled, TLS through the same PEM files as gRPC
-// (docs/architecture.md says why not civetweb).
+// thread-pooled, TLS through the same PEM files as gRPC, re-read as gRPC
+// does (server/tls.h; docs/architecture.md says why not civetweb).
 //
 // The same rules as gRPC: TLS when the gRPC listener has it, and with
 // authentication on, /metrics needs a bearer token with the `metrics` or
@@ -49,6 +49,8 @@ class HttpServer {
   HttpServer() = default;
   void Route(Engine* engine, Authenticator* auth, ServerMetrics* metrics);
 
+  // Holds the HTTPS certificates the server's TLS context hands out.
+  std::function<bool(ssl_ctx_st&)> tls_setup_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;

@@ -5,11 +5,15 @@
 // mismatched file is a clear error rather than a handshake failure later.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "grpcpp/security/server_credentials.h"
+
+struct ssl_ctx_st;  // OpenSSL's SSL_CTX
 
 namespace strata {
 
@@ -29,5 +33,11 @@ absl::Status CheckTlsFiles(const TlsConfig& tls);
 // TLS credentials that re-read the files every reload_seconds (keeping the
 // last good pair when a new one does not load), or plaintext without TLS.
 std::shared_ptr<grpc::ServerCredentials> ListenerCredentials(const TlsConfig& tls);
+
+// The same for an OpenSSL server context (the HTTPS port, cpp-httplib's
+// SSLServer): sets it up to hand each handshake the newest good pair of the
+// files, and to require client certificates with client_ca_file. The
+// function holds the certificates: it must outlive the context.
+absl::StatusOr<std::function<bool(ssl_ctx_st&)>> HttpsContextSetup(const TlsConfig& tls);
 
 }  // namespace strata

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -235,6 +236,52 @@ TEST(MetricsSecurityE2ETest, MetricsFollowTheTlsAndTokenRules) {
   httplib::Client plaintext("127.0.0.1", server.http_port());
   auto refused = plaintext.Get("/metrics");
   EXPECT_TRUE(!refused || refused->status != 200);
+}
+
+// The fingerprint of the certificate a new HTTPS connection is served (by
+// openssl s_client), or of a certificate file.
+std::string Fingerprint(const std::string& source) {
+  testing::ProcessResult r = testing::RunProcess(
+      {"/bin/sh", "-c", source + " | openssl x509 -noout -fingerprint -sha256"});
+  return r.out;
+}
+
+TEST(HttpsE2ETest, ARenewedCertificateIsServedWithoutARestart) {
+  testing::TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  const std::string cert = certs.dir().Sub("live.pem");
+  const std::string key = certs.dir().Sub("live.key");
+  std::filesystem::copy_file(certs.server_cert(), cert);
+  std::filesystem::copy_file(certs.server_key(), key);
+  testing::StratadProcess server;
+  server.UseCredentials(certs.Credentials(certs.ca_cert()));
+  ASSERT_TRUE(server.Start({"--tls-cert", cert, "--tls-key", key, "--tls-reload-seconds", "1",
+                            "--auth", "off"}))
+      << server.error();
+  const std::string served =
+      "openssl s_client -connect 127.0.0.1:" + std::to_string(server.http_port()) +
+      " </dev/null 2>/dev/null";
+  EXPECT_EQ(Fingerprint(served), Fingerprint("cat " + certs.server_cert()));
+  std::filesystem::copy_file(certs.renewed_key(), key,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(certs.renewed_cert(), cert,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string renewed = Fingerprint("cat " + certs.renewed_cert());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  std::string now_served;
+  while (std::chrono::steady_clock::now() < deadline) {
+    now_served = Fingerprint(served);
+    if (now_served == renewed) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  EXPECT_EQ(now_served, renewed);
+  // Still a working HTTPS port.
+  httplib::SSLClient client("127.0.0.1", server.http_port());
+  client.set_ca_cert_path(certs.ca_cert().c_str());
+  client.enable_server_certificate_verification(true);
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
 }
 
 // gRPC's own error lines (a failed TLS handshake) go through spdlog: with
