@@ -119,7 +119,8 @@ absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Open(TokenStore* t
       auto principal = std::make_shared<const Principal>(
           Principal::ForToken(record.name, record.grants));
       const std::string id = record.id;
-      auth->by_id_[id] = Entry{std::move(record), std::move(principal), record.last_used_nanos};
+      const int64_t last_saved = record.last_used_nanos;
+      auth->by_id_[id] = Entry{std::move(record), std::move(principal), last_saved};
     }
   }
   if (auth->options_.enabled) RETURN_IF_ERROR(auth->Bootstrap());
