@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/text_values.h"
+#include "common/line_protocol.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -354,12 +355,14 @@ class JsonLinesParser : public RecordParser {
 
 // ---------------------------------------------------------------- line protocol
 
-// Reads up to an unescaped delimiter, removing the escaping backslashes.
-std::string ReadEscaped(std::string_view line, size_t& pos, std::string_view delimiters) {
-  std::string out;
-  while (pos < line.size() && delimiters.find(line[pos]) == std::string_view::npos) {
-    if (line[pos] == '\\' && pos + 1 < line.size()) ++pos;
-    out += line[pos++];
+v1::MeasureValue ToMeasureValue(const Value& value) {
+  v1::MeasureValue out;
+  switch (value.type) {
+    case ValueType::kDouble: out.set_double_value(value.real); break;
+    case ValueType::kBigint: out.set_bigint_value(value.number); break;
+    case ValueType::kVarchar: out.set_varchar_value(value.text); break;
+    case ValueType::kBoolean: out.set_boolean_value(value.number != 0); break;
+    case ValueType::kTimestamp: out.set_timestamp_value(value.number); break;
   }
   return out;
 }
@@ -369,60 +372,21 @@ class LineProtocolParser : public RecordParser {
   explicit LineProtocolParser(const ImportColumns& columns) : columns_(columns) {}
 
   absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
-    std::string_view trimmed = Trim(line);
-    if (trimmed.empty() || trimmed.front() == '#') return std::nullopt;
-    size_t pos = 0;
+    auto point = ParseLinePoint(line);
+    if (!point.ok()) return point.status();
+    if (!point->has_value()) return std::nullopt;
     RowBuilder row;
-    std::string measurement = ReadEscaped(trimmed, pos, ", ");
-    if (measurement.empty()) return Error("missing measurement name", pos);
-    row.SetMeasureName(measurement);
-    while (pos < trimmed.size() && trimmed[pos] == ',') {
-      ++pos;
-      std::string key = ReadEscaped(trimmed, pos, "=, ");
-      if (pos >= trimmed.size() || trimmed[pos] != '=' || key.empty()) {
-        return Error("a tag must be key=value", pos);
-      }
-      ++pos;
-      std::string value = ReadEscaped(trimmed, pos, ", ");
-      if (value.empty()) return Error(absl::StrCat("tag \"", key, "\" has no value"), pos);
-      row.AddDimension(key, value);
-    }
-    if (pos >= trimmed.size() || trimmed[pos] != ' ') {
-      return Error("expected a space and the fields after the measurement and tags", pos);
-    }
-    ++pos;
-    int fields = 0;
-    while (pos < trimmed.size() && trimmed[pos] != ' ') {
-      if (fields > 0) {
-        if (trimmed[pos] != ',') return Error("expected , between fields", pos);
-        ++pos;
-      }
-      std::string key = ReadEscaped(trimmed, pos, "=, ");
-      if (pos >= trimmed.size() || trimmed[pos] != '=' || key.empty()) {
-        return Error("a field must be key=value", pos);
-      }
-      ++pos;
-      auto value = ReadFieldValue(trimmed, pos);
-      if (!value.ok()) {
-        return Error(absl::StrCat("field \"", key, "\": ", value.status().message()), pos);
-      }
-      row.AddMeasure(key, std::move(*value));
-      ++fields;
-    }
-    if (fields == 0) return Error("no fields: a line needs at least one field", pos);
-    std::string_view rest = Trim(trimmed.substr(pos));
-    if (rest.empty()) {
+    row.SetMeasureName((*point)->measurement);
+    for (const auto& [key, value] : (*point)->tags) row.AddDimension(key, value);
+    for (const auto& [key, value] : (*point)->fields) row.AddMeasure(key, ToMeasureValue(value));
+    if ((*point)->timestamp.has_value()) {
+      row.SetTime({*(*point)->timestamp, columns_.time_unit});
+    } else {
       // As InfluxDB does: a line without a timestamp takes the current time.
       row.SetTime({std::chrono::duration_cast<std::chrono::nanoseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count(),
                    v1::TIME_UNIT_NANOSECONDS});
-    } else {
-      int64_t time;
-      if (!absl::SimpleAtoi(ToAbsl(rest), &time)) {
-        return Error(absl::StrCat("timestamp \"", std::string(rest), "\" is not an integer"), pos);
-      }
-      row.SetTime({time, columns_.time_unit});
     }
     auto record = row.Finish(columns_);
     if (!record.ok()) return record.status();
@@ -430,56 +394,6 @@ class LineProtocolParser : public RecordParser {
   }
 
  private:
-  static absl::Status Error(const std::string& what, size_t pos) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " (column ", pos + 1, ")"));
-  }
-
-  static absl::StatusOr<v1::MeasureValue> ReadFieldValue(std::string_view line, size_t& pos) {
-    v1::MeasureValue value;
-    if (pos < line.size() && line[pos] == '"') {
-      std::string text;
-      ++pos;
-      while (pos < line.size() && line[pos] != '"') {
-        if (line[pos] == '\\' && pos + 1 < line.size()) ++pos;
-        text += line[pos++];
-      }
-      if (pos >= line.size()) return absl::InvalidArgumentError("unterminated string");
-      ++pos;
-      value.set_varchar_value(text);
-      return value;
-    }
-    size_t start = pos;
-    while (pos < line.size() && line[pos] != ',' && line[pos] != ' ') ++pos;
-    std::string_view token = line.substr(start, pos - start);
-    if (token.empty()) return absl::InvalidArgumentError("missing value");
-    if (token == "t" || token == "T" || token == "true" || token == "True" || token == "TRUE") {
-      value.set_boolean_value(true);
-      return value;
-    }
-    if (token == "f" || token == "F" || token == "false" || token == "False" ||
-        token == "FALSE") {
-      value.set_boolean_value(false);
-      return value;
-    }
-    if (token.back() == 'i' || token.back() == 'u') {
-      int64_t integer;
-      if (!absl::SimpleAtoi(ToAbsl(token.substr(0, token.size() - 1)), &integer)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("\"", std::string(token), "\" is not a valid integer"));
-      }
-      value.set_bigint_value(integer);
-      return value;
-    }
-    double number;
-    if (!absl::SimpleAtod(ToAbsl(token), &number) || !std::isfinite(number)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "\"", std::string(token),
-          "\" is not a number, integer (1i), boolean (t/f) or quoted string"));
-    }
-    value.set_double_value(number);
-    return value;
-  }
-
   const ImportColumns& columns_;
 };
 

@@ -12,7 +12,12 @@ packages=(
   libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
   prometheus-cpp-dev libcpp-httplib-dev prometheus
   python3 python3-grpcio python3-protobuf
+  # The real clients of the protocol tests: psql and psycopg (PostgreSQL wire).
+  postgresql-client python3-psycopg curl
 )
+# Node and npm (the Node example, InfluxDB's and PostgreSQL's Node clients in
+# the protocol tests), from Debian unless a Node with npm is already installed.
+command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

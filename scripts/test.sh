@@ -5,9 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
-# The Node example's packages, from the lockfile; its test is skipped without node.
-if command -v npm >/dev/null && [ ! -d client/node/node_modules/@grpc/grpc-js ]; then
-  (cd client/node && npm ci --no-audit --no-fund --loglevel=error)
-fi
+# Node packages from their lockfiles: the Node example's, and the real ecosystem
+# clients the protocol tests drive (InfluxDB's client, node-postgres).
+for dir in client/node tests/protocols/node; do
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+     [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done
 cd build
 ctest --output-on-failure -j "$(nproc)" "$@"

@@ -35,9 +35,15 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_LISTEN")
       ->capture_default_str();
   app.add_option("--http-listen", c.http_listen,
-                 "Address of the HTTP port, HOST:PORT: GET /metrics (Prometheus), GET /health; "
-                 "empty turns HTTP off")
+                 "Address of the HTTP port, HOST:PORT: GET /metrics (Prometheus), GET /health, "
+                 "InfluxDB line protocol (/write, /api/v2/write), Prometheus remote write "
+                 "(/api/v1/write); empty turns HTTP off")
       ->envname("STRATA_HTTP_LISTEN")
+      ->capture_default_str();
+  app.add_option("--http-auto-create", c.http_auto_create,
+                 "Line protocol and remote write create a missing table on first write "
+                 "(default retention, magnetic writes on); false refuses such lines")
+      ->envname("STRATA_HTTP_AUTO_CREATE")
       ->capture_default_str();
   app.add_option("--slow-query-ms", c.slow_query_ms,
                  "Log every query that runs at least this long; 0 logs every query, -1 none "

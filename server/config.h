@@ -18,8 +18,10 @@ inline constexpr int kDefaultPort = 7878;
 struct ServerConfig {
   std::string data_dir = "strata-data";
   std::string listen = "127.0.0.1:7878";
-  // The HTTP port (GET /metrics, /health); empty: no HTTP.
+  // The HTTP port (GET /metrics, /health, the ingest protocols); empty: no HTTP.
   std::string http_listen = "127.0.0.1:7879";
+  // Line protocol and remote write create a missing table on first write.
+  bool http_auto_create = true;
   // Queries that run at least this long are logged (id, text, rows and
   // bytes scanned, time); 0: every query, -1: none.
   int slow_query_ms = 1000;

@@ -4,34 +4,10 @@
 #include "common/strings.h"
 #include "httplib.h"
 #include "server/config.h"
+#include "server/http_auth.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
-namespace {
-
-// {"error": "..."} with the message escaped for JSON.
-std::string JsonError(std::string_view message) {
-  std::string out = R"({"error":")";
-  for (char c : message) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "\"}\n";
-}
-
-int HttpStatusOf(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kUnauthenticated: return 401;
-    case absl::StatusCode::kPermissionDenied: return 403;
-    default: return 500;
-  }
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
                                                               Engine* engine,
@@ -51,7 +27,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   } else {
     server->server_ = std::make_unique<httplib::Server>();
   }
-  server->Route(engine, auth, metrics);
+  server->Route(options, engine, auth, metrics);
   auto& [host, port] = host_port;
   if (port == 0) {
     server->port_ = server->server_->bind_to_any_port(host);
@@ -68,18 +44,13 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   return server;
 }
 
-void HttpServer::Route(Engine* engine, Authenticator* auth, ServerMetrics* metrics) {
+void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator* auth,
+                       ServerMetrics* metrics) {
   server_->Get("/metrics", [auth, metrics](const httplib::Request& req, httplib::Response& res) {
     if (auth->enabled()) {
-      std::vector<std::string_view> authorization;
-      if (req.has_header("Authorization")) authorization.push_back(req.get_header_value("Authorization"));
-      auto caller = auth->Authenticate(authorization, "ipv4:" + req.remote_addr + ":0");
+      auto caller = AuthenticateHttp(*auth, req);
       absl::Status allowed = caller.ok() ? (*caller)->RequireMetrics() : caller.status();
-      if (!allowed.ok()) {
-        res.status = HttpStatusOf(allowed);
-        res.set_content(JsonError(std::string(allowed.message())), "application/json");
-        return;
-      }
+      if (!allowed.ok()) return ReplyError(allowed, res);
     }
     res.set_content(metrics->Render(), "text/plain; version=0.0.4; charset=utf-8");
   });
@@ -89,10 +60,12 @@ void HttpServer::Route(Engine* engine, Authenticator* auth, ServerMetrics* metri
                            writable ? "SERVING" : "NOT_SERVING", "\"}\n"),
                     "application/json");
   });
+  RouteIngest(*server_, options.ingest, engine, auth, metrics);
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404) {
+    if (res.status == 404 && res.body.empty()) {  // no route (handlers answer their own 404s)
       res.set_content(JsonError(StrCat("no such endpoint: ", req.method, " ", req.path,
-                                       "; stratad serves GET /metrics and GET /health")),
+                                       "; stratad serves GET /metrics, GET /health, GET /ping, POST /write, "
+                                       "POST /api/v2/write and POST /api/v1/write")),
                       "application/json");
     }
   });

@@ -1,6 +1,6 @@
 // stratad's one HTTP port (--http-listen; docs/operations.md), for what the
 // HTTP world expects: GET /metrics for Prometheus, GET /health for load
-// balancers. Later endpoints (ingest protocols, a console) join it. It uses
+// balancers, and the ingest protocols of server/http_ingest.h. It uses
 // cpp-httplib (Debian's libcpp-httplib-dev, built with OpenSSL): small,
 // thread-pooled, TLS through the same PEM files as gRPC, re-read as gRPC
 // does (server/tls.h; docs/architecture.md says why not civetweb).
@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "server/authenticator.h"
+#include "server/http_ingest.h"
 #include "server/metrics.h"
 #include "server/tls.h"
 #include "storage/engine.h"
@@ -29,6 +30,7 @@ namespace strata {
 struct HttpOptions {
   std::string listen;  // HOST:PORT, port 0 picks one
   TlsConfig tls;       // the gRPC listener's files; plaintext when not enabled
+  IngestHttpOptions ingest;
 };
 
 class HttpServer {
@@ -47,7 +49,8 @@ class HttpServer {
 
  private:
   HttpServer() = default;
-  void Route(Engine* engine, Authenticator* auth, ServerMetrics* metrics);
+  void Route(const HttpOptions& options, Engine* engine, Authenticator* auth,
+             ServerMetrics* metrics);
 
   // Holds the HTTPS certificates the server's TLS context hands out.
   std::function<bool(ssl_ctx_st&)> tls_setup_;

@@ -114,11 +114,14 @@ int main(int argc, char** argv) {
   if (!server.ok()) return Fail(server.status());
   std::unique_ptr<strata::HttpServer> http;
   if (!config.http_listen.empty()) {
-    auto started = strata::HttpServer::Start({.listen = config.http_listen, .tls = tls},
+    auto started = strata::HttpServer::Start(
+        {.listen = config.http_listen,
+         .tls = tls,
+         .ingest = {.auto_create_tables = config.http_auto_create}},
                                              engine->get(), auth->get(), &metrics);
     if (!started.ok()) return Fail(started.status());
     http = *std::move(started);
-    spdlog::info("stratad serving HTTP on port {} (GET /metrics, /health)", http->port());
+    spdlog::info("stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, /api/v1/write)", http->port());
   }
   spdlog::info("stratad serving on port {}", (*server)->port());
   strata::MaintenanceLoop maintenance(engine->get(),

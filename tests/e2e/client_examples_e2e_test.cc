@@ -17,18 +17,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The first `name` on PATH, or "".
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 class ClientExamplesE2ETest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(server_.Start()) << server_.error(); }
@@ -47,7 +35,7 @@ class ClientExamplesE2ETest : public ::testing::Test {
   // Runs client/node/example.js against the server with `env`; sets `skipped`
   // when node or the example's packages are missing.
   testing::ProcessResult RunNodeExample(const std::vector<std::string>& env, std::string* skipped) {
-    const std::string node = FindOnPath("node");
+    const std::string node = testing::FindOnPath("node");
     const std::string example_dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
     if (node.empty()) {
       *skipped = "node is not installed";

@@ -30,18 +30,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t size = sizeof(address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 // The value of the sample `series` (name and labels exactly as exposed).
 std::optional<double> Sample(const std::string& metrics, const std::string& series) {
   std::istringstream lines(metrics);
@@ -158,7 +146,7 @@ TEST_F(MetricsE2ETest, ARealPrometheusScrapesTheCounters) {
   ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "cpu").ok());
   WriteRecords(server_.channel(), 300);
 
-  const int prometheus_port = FreePort();
+  const int prometheus_port = testing::FreePort();
   const std::string config = dir_.Sub("prometheus.yml");
   std::ofstream(config) << "global:\n  scrape_interval: 1s\nscrape_configs:\n"
                         << "  - job_name: strata\n    static_configs:\n"

@@ -1,5 +1,7 @@
 #include "tests/support/query_helpers.h"
 
+#include <sstream>
+
 #include "grpcpp/client_context.h"
 #include "strata/v1/query.grpc.pb.h"
 
@@ -26,6 +28,32 @@ QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::s
   }
   result.status = reader->Finish();
   return result;
+}
+
+std::string RowsText(const std::vector<v1::Row>& rows) {
+  std::string out;
+  for (const v1::Row& row : rows) {
+    for (int i = 0; i < row.data_size(); ++i) {
+      if (i > 0) out += "|";
+      const v1::Datum& d = row.data(i);
+      switch (d.value_case()) {
+        case v1::Datum::kDoubleValue: {
+          std::ostringstream number;
+          number << d.double_value();
+          out += number.str();
+          break;
+        }
+        case v1::Datum::kBigintValue: out += std::to_string(d.bigint_value()); break;
+        case v1::Datum::kVarcharValue: out += d.varchar_value(); break;
+        case v1::Datum::kBooleanValue: out += d.boolean_value() ? "true" : "false"; break;
+        case v1::Datum::kTimestampValue: out += std::to_string(d.timestamp_value()); break;
+        case v1::Datum::kNullValue: out += "NULL"; break;
+        default: out += d.ShortDebugString();
+      }
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace strata::testing

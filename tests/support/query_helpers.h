@@ -24,4 +24,8 @@ struct QueryResult {
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
                      int page_size = 0, const std::string& token = "");
 
+// The rows as text, one line per row, cells separated by "|": NULL,
+// numbers, text, true/false; timestamps as nanoseconds.
+std::string RowsText(const std::vector<v1::Row>& rows);
+
 }  // namespace strata::testing

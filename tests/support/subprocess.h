@@ -23,6 +23,12 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
                          const std::vector<std::string>& env = {},
                          std::chrono::seconds timeout = std::chrono::seconds(60));
 
+// The first executable `name` on PATH, or "".
+std::string FindOnPath(const std::string& name);
+
+// A loopback TCP port free right now, for a program the test starts.
+int FreePort();
+
 class PtyProcess {
  public:
   PtyProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});

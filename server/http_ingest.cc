@@ -1,0 +1,133 @@
+#include "server/http_ingest.h"
+
+#include "common/strings.h"
+#include "httplib.h"
+#include "server/http_auth.h"
+#include "server/influx_write.h"
+#include "server/ingest_target.h"
+#include "server/prometheus_write.h"
+
+namespace strata {
+namespace {
+
+enum class InfluxApi { kV1, kV2 };
+
+// InfluxDB 2's error codes by HTTP status.
+std::string_view V2Code(int http_status) {
+  switch (http_status) {
+    case 400: return "invalid";
+    case 401: return "unauthorized";
+    case 403: return "forbidden";
+    case 404: return "not found";
+    case 413: return "request too large";
+    case 429: return "too many requests";
+    case 503: return "unavailable";
+    default: return "internal error";
+  }
+}
+
+// The error body each API's clients parse: v1 {"error": ...}, v2
+// {"code": ..., "message": ...}.
+void ReplyInfluxError(InfluxApi api, int http_status, std::string_view message,
+                      httplib::Response& res) {
+  res.status = http_status;
+  std::string body = JsonError(message);  // {"error":"..."}
+  if (api == InfluxApi::kV2) {
+    body = StrCat(R"({"code":")", V2Code(http_status), R"(","message")",
+                  std::string_view(body).substr(8));
+  }
+  res.set_content(body, "application/json");
+}
+
+void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Response& res,
+                       const httplib::ContentReader& content, const IngestHttpOptions& options,
+                       Engine& engine, Authenticator& auth, ServerMetrics& metrics) {
+  res.set_header("X-Influxdb-Build", "Strata");
+  auto caller = AuthenticateHttp(auth, req);
+  if (!caller.ok()) {
+    return ReplyInfluxError(api, HttpStatusOf(caller.status()), std::string(caller.status().message()), res);
+  }
+  const char* database_parameter = api == InfluxApi::kV1 ? "db" : "bucket";
+  std::string database = req.get_param_value(database_parameter);
+  // InfluxDB 1.8's v2 compatibility names a bucket "database/retention-policy".
+  if (api == InfluxApi::kV2) database = database.substr(0, database.find('/'));
+  absl::Status checked = CheckIngestDatabase(engine, **caller, database, database_parameter);
+  auto nanos_per_unit = NanosPerUnit(req.get_param_value("precision"));
+  if (checked.ok()) checked = nanos_per_unit.status();
+  if (!checked.ok()) return ReplyInfluxError(api, HttpStatusOf(checked), std::string(checked.message()), res);
+
+  LineProtocolWriter writer(engine, metrics, **caller,
+                            {.database = database,
+                             .nanos_per_unit = *nanos_per_unit,
+                             .auto_create_tables = options.auto_create_tables});
+  content([&](const char* data, size_t length) { return writer.Feed({data, length}); });
+  LineWriteSummary summary = writer.Finish();
+  if (!summary.fatal.ok()) {
+    return ReplyInfluxError(api, HttpStatusOf(summary.fatal),
+                            StrCat(summary.fatal.message(), " (", summary.points_written,
+                                   " points were written before this)"),
+                            res);
+  }
+  if (summary.lines_rejected == 0) {
+    res.status = 204;
+    return;
+  }
+  std::string message = StrCat("partial write: ", summary.lines_rejected, " lines rejected, ",
+                               summary.points_written, " points written");
+  for (const std::string& error : summary.errors) message += StrCat("; ", error);
+  if (static_cast<int64_t>(summary.errors.size()) < summary.lines_rejected) {
+    message += StrCat("; and ", summary.lines_rejected - static_cast<int64_t>(summary.errors.size()),
+                      " more");
+  }
+  message += StrCat(" dropped=", summary.lines_rejected);
+  ReplyInfluxError(api, 400, message, res);
+}
+
+void ServeRemoteWrite(const httplib::Request& req, httplib::Response& res,
+                      const IngestHttpOptions& options, Engine& engine, Authenticator& auth,
+                      ServerMetrics& metrics) {
+  auto caller = AuthenticateHttp(auth, req);
+  if (!caller.ok()) return ReplyError(caller.status(), res);
+  RemoteWriteOptions write{
+      .database = req.has_param("db") ? req.get_param_value("db") : options.prometheus_database,
+      .table = req.has_param("table") ? req.get_param_value("table") : options.prometheus_table,
+      .auto_create_tables = options.auto_create_tables};
+  if (absl::Status checked = CheckIngestDatabase(engine, **caller, write.database, "db");
+      !checked.ok()) {
+    return ReplyError(checked, res);
+  }
+  auto summary = WriteRemoteSamples(engine, metrics, **caller, write, req.body);
+  if (!summary.ok()) return ReplyError(summary.status(), res);
+  if (summary->rejected == 0) {
+    res.status = 204;
+    return;
+  }
+  // 4xx: Prometheus drops the batch instead of retrying what cannot succeed.
+  std::string message = StrCat(summary->rejected, " of ", summary->samples,
+                               " samples rejected, ", summary->written, " written");
+  for (const std::string& error : summary->errors) message += StrCat("; ", error);
+  ReplyError(absl::InvalidArgumentError(message), res);
+}
+
+}  // namespace
+
+void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engine* engine,
+                 Authenticator* auth, ServerMetrics* metrics) {
+  auto ping = [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("X-Influxdb-Build", "Strata");
+    res.set_header("X-Influxdb-Version", "1.8-compatible");
+    res.status = 204;
+  };
+  server.Get("/ping", ping);
+  for (auto [path, api] : {std::pair{"/write", InfluxApi::kV1}, {"/api/v2/write", InfluxApi::kV2}}) {
+    server.Post(path, [=](const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& content) {
+      ServeLineProtocol(api, req, res, content, options, *engine, *auth, *metrics);
+    });
+  }
+  server.Post("/api/v1/write", [=](const httplib::Request& req, httplib::Response& res) {
+    ServeRemoteWrite(req, res, options, *engine, *auth, *metrics);
+  });
+}
+
+}  // namespace strata

@@ -1,0 +1,32 @@
+// The ingest endpoints of the HTTP port (docs/protocols.md), over the one
+// write path:
+//   POST /write?db=D&precision=P            InfluxDB 1 line protocol
+//   POST /api/v2/write?bucket=D&precision=P InfluxDB 2 line protocol (org ignored)
+//   GET|HEAD /ping                          InfluxDB's liveness probe (204)
+//   POST /api/v1/write?db=D&table=T         Prometheus remote write
+// Bodies may be gzip-compressed (Content-Encoding: gzip); line protocol is
+// written as it streams in.
+#pragma once
+
+#include <string>
+
+#include "server/authenticator.h"
+#include "server/metrics.h"
+#include "storage/engine.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace strata {
+
+struct IngestHttpOptions {
+  bool auto_create_tables = true;        // --http-auto-create
+  std::string prometheus_database = "prometheus";  // when the URL names none
+  std::string prometheus_table = "metrics";
+};
+
+void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engine* engine,
+                 Authenticator* auth, ServerMetrics* metrics);
+
+}  // namespace strata

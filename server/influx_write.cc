@@ -1,0 +1,180 @@
+#include "server/influx_write.h"
+
+#include "common/line_protocol.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "server/ingest_target.h"
+
+namespace strata {
+namespace {
+
+// A line longer than this is refused without being kept in memory.
+constexpr size_t kMaxLineBytes = 1 << 20;
+// Rejections named in the answer; the rest are counted.
+constexpr size_t kMaxReportedErrors = 10;
+// How much of a rejected line the answer quotes.
+constexpr size_t kQuotedLineBytes = 200;
+
+MeasureKind KindOf(ValueType type) {
+  switch (type) {
+    case ValueType::kDouble: return MeasureKind::kDouble;
+    case ValueType::kBigint: return MeasureKind::kBigint;
+    case ValueType::kVarchar: return MeasureKind::kVarchar;
+    case ValueType::kBoolean: return MeasureKind::kBoolean;
+    case ValueType::kTimestamp: return MeasureKind::kTimestamp;
+  }
+  return MeasureKind::kDouble;
+}
+
+std::string Quoted(std::string_view line) {
+  if (line.size() <= kQuotedLineBytes) return std::string(line);
+  return StrCat(line.substr(0, kQuotedLineBytes), "...");
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> NanosPerUnit(std::string_view precision) {
+  if (precision.empty() || precision == "ns" || precision == "n") return 1;
+  if (precision == "us" || precision == "u" || precision == "\xC2\xB5") return 1'000;
+  if (precision == "ms") return 1'000'000;
+  if (precision == "s") return 1'000'000'000;
+  if (precision == "m") return 60'000'000'000;
+  if (precision == "h") return 3'600'000'000'000;
+  return absl::InvalidArgumentError(
+      StrCat("precision \"", precision, "\" is not one of ns, us, ms, s (v1 also n, u, m, h)"));
+}
+
+LineProtocolWriter::LineProtocolWriter(Engine& engine, ServerMetrics& metrics,
+                                       const Principal& caller, LineWriteOptions options)
+    : engine_(engine),
+      metrics_(metrics),
+      caller_(caller),
+      options_(std::move(options)),
+      version_(engine.clock().NowNanos()) {}
+
+bool LineProtocolWriter::Feed(std::string_view chunk) {
+  while (!chunk.empty() && summary_.fatal.ok()) {
+    const size_t newline = chunk.find('\n');
+    const std::string_view piece = chunk.substr(0, newline);
+    if (!partial_too_long_) {
+      if (partial_.size() + piece.size() > kMaxLineBytes) {
+        partial_too_long_ = true;
+        partial_.clear();
+      } else {
+        partial_.append(piece);
+      }
+    }
+    if (newline == std::string_view::npos) break;
+    chunk.remove_prefix(newline + 1);
+    if (partial_too_long_) {
+      ++line_number_;
+      Reject(line_number_, "", StrCat("the line is longer than ", kMaxLineBytes, " bytes"));
+      partial_too_long_ = false;
+    } else {
+      Line(partial_);
+    }
+    partial_.clear();
+  }
+  return summary_.fatal.ok();
+}
+
+LineWriteSummary LineProtocolWriter::Finish() {
+  if (summary_.fatal.ok()) {
+    if (partial_too_long_) {
+      Feed("\n");
+    } else if (!partial_.empty()) {
+      Line(partial_);
+    }
+  }
+  for (auto& [table, batch] : batches_) {
+    if (!summary_.fatal.ok()) break;
+    Flush(batch);
+  }
+  return std::move(summary_);
+}
+
+void LineProtocolWriter::Line(std::string_view line) {
+  ++line_number_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  absl::StatusOr<std::optional<LinePoint>> parsed = ParseLinePoint(line);
+  if (!parsed.ok()) {
+    Reject(line_number_, line, StrCat("unable to parse: ", parsed.status().message()));
+    return;
+  }
+  if (!parsed->has_value()) return;
+  ++summary_.lines;
+  LinePoint& point = **parsed;
+  int64_t time = version_;
+  if (point.timestamp.has_value() &&
+      __builtin_mul_overflow(*point.timestamp, options_.nanos_per_unit, &time)) {
+    Reject(line_number_, line, "the timestamp is out of range for its precision");
+    return;
+  }
+  TableBatch& batch = BatchFor(point.measurement);
+  if (!batch.ready.ok()) {
+    Reject(line_number_, line, std::string(batch.ready.message()));
+    return;
+  }
+  InputRecord record;
+  record.dimensions.reserve(point.tags.size());
+  for (auto& [name, value] : point.tags) {
+    record.dimensions.push_back({std::move(name), std::move(value)});
+  }
+  record.measure_name = std::move(point.measurement);
+  record.measure_value_type = MeasureKind::kMulti;
+  record.measure_values.reserve(point.fields.size());
+  for (auto& [name, value] : point.fields) {
+    const MeasureKind kind = KindOf(value.type);
+    record.measure_values.push_back({std::move(name), kind, std::move(value)});
+  }
+  record.time = time;
+  record.time_unit = TimeUnit::kNanoseconds;
+  record.version = version_;
+  batch.request.records.push_back(std::move(record));
+  batch.lines.push_back({line_number_, Quoted(line)});
+  if (batch.request.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
+}
+
+LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& table) {
+  auto [it, inserted] = batches_.try_emplace(table);
+  TableBatch& batch = it->second;
+  if (!inserted) return batch;
+  batch.request.database_name = options_.database;
+  batch.request.table_name = table;
+  batch.ready = PrepareIngestTable(engine_, caller_, options_.database, table,
+                                   options_.auto_create_tables);
+  const absl::StatusCode code = batch.ready.code();
+  if (code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kResourceExhausted ||
+      code == absl::StatusCode::kInternal) {
+    summary_.fatal = batch.ready;
+  }
+  return batch;
+}
+
+void LineProtocolWriter::Flush(TableBatch& batch) {
+  if (batch.request.records.empty()) return;
+  absl::StatusOr<WriteResult> result = engine_.Write(batch.request);
+  if (!result.ok()) {
+    summary_.fatal = result.status();
+  } else {
+    metrics_.CountWrite(*result);
+    summary_.points_written += result->total();
+    for (const RejectedRecord& rejected : result->rejected) {
+      const Pending& line = batch.lines[rejected.record_index];
+      Reject(line.line_number, line.line, rejected.reason);
+    }
+  }
+  batch.request.records.clear();
+  batch.lines.clear();
+}
+
+void LineProtocolWriter::Reject(int64_t line_number, std::string_view line, std::string_view why) {
+  ++summary_.lines_rejected;
+  if (summary_.errors.size() < kMaxReportedErrors) {
+    summary_.errors.push_back(line.empty()
+                                  ? StrCat("line ", line_number, ": ", why)
+                                  : StrCat("line ", line_number, " '", Quoted(line), "': ", why));
+  }
+}
+
+}  // namespace strata

@@ -1,0 +1,87 @@
+// InfluxDB line protocol over HTTP (docs/protocols.md): the body of
+// `POST /write` (v1) and `POST /api/v2/write` (v2), read as it streams in,
+// into WriteRecords requests of at most 100 records through the one write
+// path (Engine::Write, the version rules, the metrics).
+//
+// Mapping: measurement -> table of the request's database (created on first
+// write when auto-creation is on), tags -> dimensions, fields -> the
+// attributes of one MULTI record whose measure_name is the measurement,
+// timestamp -> time in the request's precision (now when absent). The
+// version is the arrival time in nanoseconds, so a re-sent point is a no-op
+// and a point re-sent with new values replaces the old ones, as in InfluxDB.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/grants.h"
+#include "server/metrics.h"
+#include "storage/engine.h"
+
+namespace strata {
+
+// How many nanoseconds one unit of `precision` is: "ns"/"n", "us"/"u"/"µ",
+// "ms", "s", and v1's "m" and "h". Empty means nanoseconds.
+absl::StatusOr<int64_t> NanosPerUnit(std::string_view precision);
+
+struct LineWriteOptions {
+  std::string database;
+  int64_t nanos_per_unit = 1;
+  bool auto_create_tables = true;
+};
+
+// What happened to one request's lines.
+struct LineWriteSummary {
+  int64_t lines = 0;          // lines that held a point
+  int64_t points_written = 0;
+  int64_t lines_rejected = 0;
+  // The first rejections, each naming the line number, the line and why.
+  std::vector<std::string> errors;
+  // A failure of the request as a whole (no permission, the store is full):
+  // lines after it were not read.
+  absl::Status fatal;
+};
+
+// One request's writer. Feed it the body in chunks of any size, then Finish.
+// Not thread-safe; one per request.
+class LineProtocolWriter {
+ public:
+  LineProtocolWriter(Engine& engine, ServerMetrics& metrics, const Principal& caller,
+                     LineWriteOptions options);
+
+  // False once a fatal error stopped the request (stop reading the body).
+  bool Feed(std::string_view chunk);
+  LineWriteSummary Finish();
+
+ private:
+  struct Pending {
+    int64_t line_number = 0;
+    std::string line;  // kept for the error message, shortened
+  };
+  struct TableBatch {
+    absl::Status ready;  // the table exists and the caller may write it
+    WriteRequest request;
+    std::vector<Pending> lines;
+  };
+
+  void Line(std::string_view line);
+  TableBatch& BatchFor(const std::string& table);
+  void Flush(TableBatch& batch);
+  void Reject(int64_t line_number, std::string_view line, std::string_view why);
+
+  Engine& engine_;
+  ServerMetrics& metrics_;
+  const Principal& caller_;
+  LineWriteOptions options_;
+  const int64_t version_;
+  std::string partial_;  // the unfinished last line of the chunks so far
+  bool partial_too_long_ = false;
+  int64_t line_number_ = 0;
+  std::map<std::string, TableBatch> batches_;
+  LineWriteSummary summary_;
+};
+
+}  // namespace strata

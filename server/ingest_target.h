@@ -1,0 +1,26 @@
+// The table an HTTP ingest protocol writes (line protocol's measurement,
+// Prometheus's samples table): it must exist and the caller must be allowed
+// to write it, or, with auto-creation on, it is created on first write with
+// the default retention (6 hours in memory, 73,000 days magnetic) and
+// magnetic-store writes enabled, because agents send late and historical
+// points that Timestream's default would reject. Creating needs the right to
+// create tables in the database (admin or write on the whole database).
+#pragma once
+
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "server/grants.h"
+#include "storage/engine.h"
+
+namespace strata {
+
+absl::Status PrepareIngestTable(Engine& engine, const Principal& caller, std::string_view database,
+                                std::string_view table, bool auto_create);
+
+// The database an HTTP ingest request names: NOT_FOUND (HTTP 404, as
+// InfluxDB answers) saying how to create it when it does not exist.
+absl::Status CheckIngestDatabase(Engine& engine, const Principal& caller,
+                                 std::string_view database, std::string_view parameter);
+
+}  // namespace strata

@@ -1,0 +1,363 @@
+// The HTTP ingest protocols against the real stratad (docs/protocols.md):
+// InfluxDB line protocol on /write and /api/v2/write (curl with gzip,
+// InfluxDB's own Node client), Prometheus remote write on /api/v1/write (a
+// real Prometheus, and hand-made bodies for the error cases), their errors,
+// and the token rules.
+#include <snappy.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "prometheus/remote.pb.h"
+#include "strata/v1/auth.grpc.pb.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/stratad_process.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_certs.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kSecond = 1'000'000'000;
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class IngestHttpE2ETest : public ::testing::Test {
+ protected:
+  void Start(const std::vector<std::string>& args = {}) {
+    ASSERT_TRUE(server_.Start(args)) << server_.error();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_.http_port());
+  }
+
+  void CreateDatabase(const std::string& name) {
+    // A table in it too, so the helper can be reused; the tests use others.
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), name, "unused").ok());
+  }
+
+  std::string Rows(const std::string& sql) {
+    testing::QueryResult result = testing::RunQuery(server_.channel(), sql);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return testing::RowsText(result.rows);
+  }
+
+  httplib::Result Post(const std::string& path, const std::string& body,
+                       const httplib::Headers& headers = {}) {
+    return client_->Post(path, headers, body, "text/plain; charset=utf-8");
+  }
+
+  testing::StratadProcess server_;
+  std::unique_ptr<httplib::Client> client_;
+  testing::TempDir dir_;
+};
+
+TEST_F(IngestHttpE2ETest, LineProtocolV1StoresGoodLinesAndNamesTheBadOnes) {
+  Start();
+  CreateDatabase("telegraf");
+  const int64_t t = NowSeconds() - 60;
+  const std::string body =
+      "cpu,host=a,region=eu usage=1.5,procs=3i,ok=t,note=\"hi there\" " + std::to_string(t) + "\n" +
+      "cpu,host=b,region=eu usage=2.5 " + std::to_string(t) + "\r\n" +
+      "# a comment line\n" +
+      "cpu,host=c usage=oops " + std::to_string(t) + "\n" +       // not a number
+      "cpu,host=d usage=1i " + std::to_string(t) + "\n" +         // usage is DOUBLE already
+      "mem,host=a used=10i,free=2u " + std::to_string(t);        // no final newline
+  auto res = Post("/write?db=telegraf&precision=s", body);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("partial write: 2 lines rejected, 3 points written"));
+  EXPECT_THAT(res->body, HasSubstr("line 4 'cpu,host=c usage=oops "));
+  EXPECT_THAT(res->body, HasSubstr("unable to parse: field \\\"usage\\\": \\\"oops\\\" is not a "
+                                   "number, integer (1i), boolean (t/f) or quoted string "
+                                   "(column 18)"));
+  EXPECT_THAT(res->body, HasSubstr("line 5 'cpu,host=d usage=1i"));
+  EXPECT_THAT(res->body, HasSubstr("dropped=2"));
+
+  const std::string ns = std::to_string(t * kSecond);
+  EXPECT_EQ(Rows("SELECT host, region, measure_name, time, usage, procs, ok, note "
+                 "FROM telegraf.cpu ORDER BY host"),
+            "a|eu|cpu|" + ns + "|1.5|3|true|hi there\n" + "b|eu|cpu|" + ns + "|2.5|NULL|NULL|NULL\n");
+  EXPECT_EQ(Rows("SELECT host, used, free FROM telegraf.mem"), "a|10|2\n");
+}
+
+TEST_F(IngestHttpE2ETest, RewritingAPointReplacesItsValuesAsInfluxDbDoes) {
+  Start();
+  CreateDatabase("db");
+  const std::string t = std::to_string(NowSeconds() - 10);
+  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=1 " + t)->status, 204);
+  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=1 " + t)->status, 204);  // a retry
+  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=2 " + t)->status, 204);
+  EXPECT_EQ(Rows("SELECT v FROM db.m"), "2\n");
+}
+
+TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
+  Start();
+  CreateDatabase("db");
+  const std::string curl = testing::FindOnPath("curl");
+  ASSERT_FALSE(curl.empty()) << "curl is not installed (scripts/deps.sh installs it)";
+  const int64_t t = NowSeconds() - 5;
+  std::string lines;
+  for (int i = 0; i < 250; ++i) {  // more than one 100-record batch
+    lines += "disk,host=h" + std::to_string(i) + " used=" + std::to_string(i) + "i " +
+             std::to_string(t * 1000) + "\n";
+  }
+  const std::string plain = dir_.Sub("body.lp");
+  std::ofstream(plain) << lines;
+  ASSERT_EQ(testing::RunProcess({"/usr/bin/gzip", "-k", plain}).exit_code, 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server_.http_port());
+  for (std::string path : {"/write?db=db&precision=ms", "/api/v2/write?bucket=db&org=any&precision=ms"}) {
+    testing::ProcessResult r = testing::RunProcess(
+        {curl, "-sS", "-w", "%{http_code}", "-XPOST", url + path, "-H", "Content-Encoding: gzip",
+         "--data-binary", "@" + plain + ".gz"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "204") << path;
+  }
+  EXPECT_EQ(Rows("SELECT count(*), sum(used) FROM db.disk"), "250|31125\n");
+}
+
+TEST_F(IngestHttpE2ETest, RequestErrorsAreAnsweredLikeInfluxDb) {
+  Start({"--http-auto-create", "false"});
+  CreateDatabase("db");
+  auto missing_db = Post("/write?db=nope", "m v=1");
+  EXPECT_EQ(missing_db->status, 404);
+  EXPECT_THAT(missing_db->body, HasSubstr("database not found: \\\"nope\\\""));
+  auto no_db = Post("/api/v2/write?org=x", "m v=1");
+  EXPECT_EQ(no_db->status, 400);
+  EXPECT_THAT(no_db->body, HasSubstr(R"({"code":"invalid","message":"the request names no database: add ?bucket=DATABASE)"));
+  auto precision = Post("/write?db=db&precision=weeks", "m v=1");
+  EXPECT_EQ(precision->status, 400);
+  EXPECT_THAT(precision->body, HasSubstr("precision \\\"weeks\\\" is not one of ns, us, ms, s"));
+  auto no_table = Post("/write?db=db", "newtable v=1\n");
+  EXPECT_EQ(no_table->status, 400);
+  EXPECT_THAT(no_table->body, HasSubstr("table \\\"db\\\".\\\"newtable\\\" does not exist and stratad "
+                                        "runs with --http-auto-create=false"));
+  auto ping = client_->Get("/ping");
+  EXPECT_EQ(ping->status, 204);
+  EXPECT_EQ(ping->get_header_value("X-Influxdb-Build"), "Strata");
+}
+
+TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
+  // Tokens without TLS, on loopback: the rules are the same, the test simpler.
+  Start({"--auth", "on", "--auth-failure-limit", "0"});
+  std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
+  admin.resize(admin.find('\n'));
+  auto stub = v1::AuthService::NewStub(server_.channel());
+  auto create = [&](const std::string& name, const std::string& grant) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin);
+    v1::CreateTokenRequest request;
+    request.set_name(name);
+    request.add_grants(grant);
+    v1::CreateTokenResponse response;
+    EXPECT_TRUE(stub->CreateToken(&context, request, &response).ok());
+    return response.secret();
+  };
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin);
+    v1::CreateDatabaseRequest request;
+    request.set_database_name("db");
+    v1::CreateDatabaseResponse response;
+    ASSERT_TRUE(v1::CatalogService::NewStub(server_.channel())
+                    ->CreateDatabase(&context, request, &response)
+                    .ok());
+  }
+  const std::string writer = create("telegraf", "write:db");
+  const std::string narrow = create("narrow", "write:db/cpu");
+  const std::string t = std::to_string(NowSeconds());
+  const std::string line = "cpu,host=a v=1 " + t;
+
+  auto none = Post("/write?db=db&precision=s", line);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_THAT(none->body, HasSubstr("this server requires a token"));
+  EXPECT_EQ(Post("/write?db=db&precision=s", line, {{"Authorization", "Bearer wrong"}})->status, 401);
+  EXPECT_EQ(Post("/api/v2/write?bucket=db&precision=s", line, {{"Authorization", "Token " + writer}})->status, 204);
+  EXPECT_EQ(Post("/write?db=db&precision=s&u=telegraf&p=" + writer, line)->status, 204);
+  httplib::Headers basic = {httplib::make_basic_authentication_header("telegraf", writer)};
+  EXPECT_EQ(Post("/write?db=db&precision=s", line, basic)->status, 204);
+  // write:db/cpu writes cpu but may not create tables.
+  EXPECT_EQ(Post("/write?db=db&precision=s", line, {{"Authorization", "Token " + narrow}})->status, 204);
+  auto create_denied =
+      Post("/write?db=db&precision=s", "mem v=1 " + t, {{"Authorization", "Token " + narrow}});
+  EXPECT_EQ(create_denied->status, 400);
+  EXPECT_THAT(create_denied->body, HasSubstr("narrow"));
+  auto other_db = Post("/write?db=other&precision=s", line, {{"Authorization", "Token " + narrow}});
+  EXPECT_EQ(other_db->status, 403);
+  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.cpu", 0, admin).rows.size(),
+            1u);
+  EXPECT_EQ(testing::RowsText(
+                testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.cpu", 0, admin).rows),
+            "1\n");
+}
+
+// ------------------------------------------------------------ remote write
+
+std::string Snappy(const std::string& bytes) {
+  std::string out;
+  snappy::Compress(bytes.data(), bytes.size(), &out);
+  return out;
+}
+
+TEST_F(IngestHttpE2ETest, RemoteWriteStoresSamplesAsScalarDoubles) {
+  Start();
+  CreateDatabase("prometheus");
+  const int64_t now_ms = NowSeconds() * 1000;
+  prometheus::WriteRequest request;
+  auto* series = request.add_timeseries();
+  for (auto [name, value] : {std::pair{"__name__", "http_requests_total"},
+                             {"job", "api"}, {"instance", "host:9100"}, {"empty", ""}}) {
+    auto* label = series->add_labels();
+    label->set_name(name);
+    label->set_value(value);
+  }
+  for (int i = 0; i < 150; ++i) {
+    auto* sample = series->add_samples();
+    sample->set_timestamp(now_ms - (150 - i) * 1000);
+    sample->set_value(i);
+  }
+  auto* stale = series->add_samples();  // a staleness marker: not stored
+  stale->set_timestamp(now_ms);
+  stale->set_value(std::numeric_limits<double>::quiet_NaN());
+  const httplib::Headers headers = {{"Content-Encoding", "snappy"},
+                                    {"X-Prometheus-Remote-Write-Version", "0.1.0"}};
+  auto res = client_->Post("/api/v1/write", headers, Snappy(request.SerializeAsString()),
+                           "application/x-protobuf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 204) << res->body;
+  EXPECT_EQ(Rows("SELECT measure_name, job, instance, count(*), sum(measure_value::double) "
+                 "FROM prometheus.metrics GROUP BY 1, 2, 3"),
+            "http_requests_total|api|host:9100|150|11175\n");
+
+  auto not_snappy = client_->Post("/api/v1/write", headers, "plain text", "application/x-protobuf");
+  EXPECT_EQ(not_snappy->status, 400);
+  EXPECT_THAT(not_snappy->body, HasSubstr("not snappy-compressed"));
+  auto not_proto = client_->Post("/api/v1/write", headers, Snappy("\xff\xff\xff garbage"),
+                                 "application/x-protobuf");
+  EXPECT_EQ(not_proto->status, 400);
+  EXPECT_THAT(not_proto->body, HasSubstr("not a prometheus.WriteRequest"));
+  prometheus::WriteRequest nameless;
+  auto* label = nameless.add_timeseries()->add_labels();
+  label->set_name("job");
+  label->set_value("x");
+  nameless.mutable_timeseries(0)->add_samples()->set_timestamp(now_ms);
+  auto no_name = client_->Post("/api/v1/write", headers, Snappy(nameless.SerializeAsString()),
+                               "application/x-protobuf");
+  EXPECT_EQ(no_name->status, 400);
+  EXPECT_THAT(no_name->body, HasSubstr(R"(series {job=\"x\"} has no __name__)"));
+  auto missing = client_->Post("/api/v1/write?db=nope", headers, Snappy(request.SerializeAsString()),
+                               "application/x-protobuf");
+  EXPECT_EQ(missing->status, 404);
+}
+
+// A real Prometheus scrapes stratad's own /metrics and remote-writes what it
+// scrapes back into stratad; Strata then holds exactly Prometheus's samples.
+TEST_F(IngestHttpE2ETest, ARealPrometheusRemoteWritesWhatItScrapes) {
+  Start();
+  CreateDatabase("prom");
+  const int prometheus_port = testing::FreePort();
+  const std::string http = "127.0.0.1:" + std::to_string(server_.http_port());
+  std::ofstream(dir_.Sub("prometheus.yml"))
+      << "global:\n  scrape_interval: 1s\n"
+      << "scrape_configs:\n  - job_name: strata\n    static_configs:\n"
+      << "      - targets: ['" << http << "']\n"
+      << "remote_write:\n  - url: http://" << http << "/api/v1/write?db=prom\n"
+      << "    queue_config:\n      batch_send_deadline: 1s\n";
+  testing::PtyProcess prometheus({"/usr/bin/prometheus", "--config.file=" + dir_.Sub("prometheus.yml"),
+                                  "--storage.tsdb.path=" + dir_.Sub("tsdb"),
+                                  "--web.listen-address=127.0.0.1:" +
+                                      std::to_string(prometheus_port)});
+  // Scrape for a while: until Strata holds 15 samples of `up`.
+  const std::string count_sql =
+      "SELECT count(*), max(time) FROM prom.metrics WHERE measure_name = 'up' AND job = 'strata'";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  int64_t count = 0;
+  int64_t last_ns = 0;
+  while (std::chrono::steady_clock::now() < deadline && count < 15) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    testing::QueryResult r = testing::RunQuery(server_.channel(), count_sql);
+    if (!r.status.ok() || r.rows.empty()) continue;  // the table appears on the first write
+    count = r.rows[0].data(0).bigint_value();
+    last_ns = r.rows[0].data(1).timestamp_value();
+  }
+  ASSERT_GE(count, 15) << prometheus.output() << server_.log();
+
+  // Prometheus's raw samples of `up` up to Strata's newest one ...
+  const int64_t last_ms = last_ns / 1'000'000;
+  httplib::Client api("127.0.0.1", prometheus_port);
+  auto res = api.Get("/api/v1/query",
+                     httplib::Params{{"query", R"(up{job="strata"}[10m])"},
+                                     {"time", std::to_string(last_ms / 1000) + "." +
+                                                  std::to_string(1000 + last_ms % 1000).substr(1)}},
+                     httplib::Headers{});
+  ASSERT_TRUE(res && res->status == 200);
+  std::string expected;
+  static const std::regex kSample(R"re(\[([0-9]+)(?:\.([0-9]+))?,"([0-9.e+-]+)"\])re");
+  for (auto it = std::sregex_iterator(res->body.begin(), res->body.end(), kSample);
+       it != std::sregex_iterator(); ++it) {
+    std::string fraction = (*it)[2].str();
+    fraction.resize(3, '0');
+    const int64_t ms = std::stoll((*it)[1]) * 1000 + std::stoll(fraction);
+    expected += std::to_string(ms * 1'000'000) + "|" + (*it)[3].str() + "\n";
+  }
+  // ... are Strata's, time for time and value for value.
+  EXPECT_EQ(Rows("SELECT time, measure_value::double FROM prom.metrics WHERE measure_name = 'up' "
+                 "AND job = 'strata' AND instance = '" + http + "' ORDER BY time"),
+            expected);
+}
+
+// InfluxDB's own JavaScript client (npm @influxdata/influxdb-client) writes
+// through /api/v2/write with its batching, gzip and token header.
+TEST_F(IngestHttpE2ETest, InfluxDbsNodeClientWrites) {
+  Start({"--auth", "on"});
+  std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
+  admin.resize(admin.find('\n'));
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin);
+    v1::CreateDatabaseRequest request;
+    request.set_database_name("bucket1");
+    v1::CreateDatabaseResponse response;
+    ASSERT_TRUE(v1::CatalogService::NewStub(server_.channel())
+                    ->CreateDatabase(&context, request, &response)
+                    .ok());
+  }
+  const std::string node = testing::FindOnPath("node");
+  const std::string dir = std::string(STRATA_SOURCE_DIR) + "/tests/protocols/node";
+  ASSERT_FALSE(node.empty()) << "node is not installed (scripts/deps.sh installs it)";
+  ASSERT_TRUE(std::filesystem::exists(dir + "/node_modules/@influxdata/influxdb-client"))
+      << "run `npm ci` in tests/protocols/node (scripts/test.sh does)";
+  testing::ProcessResult r = testing::RunProcess(
+      {node, dir + "/influx_write.mjs",
+       "http://127.0.0.1:" + std::to_string(server_.http_port()), admin, "bucket1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wrote 500 points"));
+  EXPECT_EQ(testing::RowsText(testing::RunQuery(server_.channel(),
+                                                "SELECT count(*), count(DISTINCT host), sum(load), "
+                                                "max(status) FROM bucket1.system",
+                                                0, admin)
+                                  .rows),
+            "500|5|124750|ok\n");
+  // A malformed point is refused with InfluxDB's error shape, which the client reports.
+  testing::ProcessResult bad = testing::RunProcess(
+      {node, dir + "/influx_write.mjs",
+       "http://127.0.0.1:" + std::to_string(server_.http_port()), admin, "bucket1", "--bad"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.err, HasSubstr("partial write: 1 lines rejected"));
+}
+
+}  // namespace
+}  // namespace strata
