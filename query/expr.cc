@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "common/suggest.h"
 #include "common/time_format.h"
+#include "common/utf8.h"
 #include "query/checked_math.h"
 
 namespace strata::query {
@@ -104,6 +105,24 @@ bool ContainsAggregate(const Expr& expr) {
   return false;
 }
 
+// A varchar literal compared with a timestamp is read as one, as
+// PostgreSQL does: `time BETWEEN '2024-01-01T00:00:00Z' AND '...'` is what
+// Grafana's $__timeFilter sends. Only literals: a varchar column stays text.
+absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sql) {
+  if (other != DataType::kTimestamp || e.kind != ExprKind::kLiteral || e.literal.null ||
+      e.literal.type != DataType::kVarchar) {
+    return absl::OkStatus();
+  }
+  std::optional<int64_t> nanos = ParseTimestamp(e.literal.s);
+  if (!nanos) {
+    return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a timestamp; write "
+                                       "'2023-05-17 20:54:39' or '2023-05-17T20:54:39Z'"));
+  }
+  e.literal = Datum::Timestamp(*nanos);
+  e.bound.type = DataType::kTimestamp;
+  return absl::OkStatus();
+}
+
 absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
   if (e.bound.column >= 0 && e.kind == ExprKind::kColumn) return absl::OkStatus();  // pre-bound
   if (e.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(e.name) != nullptr) {
@@ -147,6 +166,10 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
         }
         e.bound.type = DataType::kBoolean;
       } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
+        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
+        a = arg_type(0);
+        b = arg_type(1);
         if (!Comparable(a, b)) {
           std::string hint;
           if (a == DataType::kTimestamp && b == DataType::kVarchar) {
@@ -221,6 +244,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       return absl::OkStatus();
     case ExprKind::kIn:
       for (size_t i = 1; i < e.args.size(); ++i) {
+        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
         if (!Comparable(arg_type(0), arg_type(i))) {
           return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
                                                    " but the tested value is ",
@@ -230,6 +254,8 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       e.bound.type = DataType::kBoolean;
       return absl::OkStatus();
     case ExprKind::kBetween:
+      RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], arg_type(0), sql));
+      RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[2], arg_type(0), sql));
       if (!Comparable(arg_type(0), arg_type(1)) || !Comparable(arg_type(0), arg_type(2))) {
         return TypeError(sql, e, "BETWEEN bounds must have the type of the tested value");
       }

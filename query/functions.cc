@@ -694,6 +694,15 @@ FunctionRegistry::FunctionRegistry() {
          },
          [f](const Args& a, const EvalContext&) { return Datum::Bigint(FloorDiv(a[0].i, f)); }});
   }
+  add({"to_unixtime", "to_unixtime(timestamp) -> double",
+       "Seconds since the Unix epoch, with the fraction (also extract(epoch FROM t)).",
+       Fixed({P::kTimestamp}, kDbl, "to_unixtime(timestamp)"),
+       [](const Args& a, const EvalContext&) {
+         // Whole seconds and the rest apart: a double holds ns-exact fractions near now.
+         const int64_t seconds = FloorDiv(a[0].i, 1'000'000'000);
+         return Datum::Double(static_cast<double>(seconds) +
+                              static_cast<double>(a[0].i - seconds * 1'000'000'000) / 1e9);
+       }});
   add({"from_iso8601_timestamp", "from_iso8601_timestamp(varchar) -> timestamp",
        "Parses '2021-12-01T19:00:00Z' (offsets such as +02:00 are applied).",
        Fixed({P::kVarchar}, kTs, "from_iso8601_timestamp(varchar)"),

@@ -55,7 +55,14 @@ std::optional<DataType> TypeFromName(std::string_view name) {
       {"bigint", DataType::kBigint},   {"int", DataType::kBigint},
       {"integer", DataType::kBigint},  {"double", DataType::kDouble},
       {"real", DataType::kDouble},     {"varchar", DataType::kVarchar},
-      {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp}};
+      {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp},
+      // PostgreSQL's names, for `x::type` from PostgreSQL clients and Grafana.
+      {"int2", DataType::kBigint},     {"int4", DataType::kBigint},
+      {"int8", DataType::kBigint},     {"smallint", DataType::kBigint},
+      {"float", DataType::kDouble},    {"float4", DataType::kDouble},
+      {"float8", DataType::kDouble},   {"numeric", DataType::kDouble},
+      {"decimal", DataType::kDouble},  {"text", DataType::kVarchar},
+      {"bool", DataType::kBoolean},    {"timestamptz", DataType::kTimestamp}};
   for (const Entry& e : kTypes) {
     if (EqualsIgnoreCase(name, e.name)) return e.type;
   }
@@ -531,7 +538,55 @@ class Parser {
       RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
       return e;
     }
-    return ParsePrimary();
+    return ParsePostfix();
+  }
+
+  // PostgreSQL's postfix forms, which its clients and Grafana send:
+  // `x::type` (CAST) and `x AT TIME ZONE 'UTC'` (Strata's timestamps are UTC,
+  // so only a zero offset is accepted).
+  absl::StatusOr<ExprPtr> ParsePostfix() {
+    ASSIGN_OR_RETURN(ExprPtr e, ParsePrimary());
+    while (true) {
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
+        const Position pos = Next().pos;
+        const Token& type_token = Peek();
+        auto type = TypeFromName(type_token.text);
+        if (type_token.kind != TokenKind::kIdentifier || !type) {
+          return Error(type_token, StrCat("unknown type ", Describe(type_token),
+                                          "; use bigint, double, varchar, boolean or timestamp"));
+        }
+        Next();
+        if (IsWord(type_token, "double")) AcceptWord("precision");
+        if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
+            Peek(1).kind == TokenKind::kInteger) {  // varchar(64), numeric(10): no limits here
+          Next();
+          Next();
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+        }
+        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
+        cast->cast_type = *type;
+        RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
+        e = std::move(cast);
+      } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
+        Next();
+        Next();
+        Next();
+        const Token& zone = Peek();
+        static constexpr std::string_view kUtc[] = {"utc", "z", "gmt", "etc/utc", "+00", "+00:00",
+                                                    "-00", "00:00", "zulu", "universal"};
+        bool utc = false;
+        for (std::string_view name : kUtc) {
+          utc = utc || (zone.kind == TokenKind::kString && EqualsIgnoreCase(zone.text, name));
+        }
+        if (!utc) {
+          return Error(zone, "AT TIME ZONE takes 'UTC' only: Strata's timestamps are UTC; "
+                             "shift them with + INTERVAL '2' HOUR where another zone is wanted");
+        }
+        Next();
+      } else {
+        return e;
+      }
+    }
   }
 
   absl::StatusOr<ExprPtr> Literal(Position pos, Datum value) {
@@ -682,6 +737,7 @@ class Parser {
         RETURN_IF_ERROR(ExpectSymbol(")"));
         std::string name = field.text;
         for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
         ExprPtr e = Make(ExprKind::kCall, field.pos, name);
         RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
         return e;
