@@ -42,6 +42,7 @@ struct Expr {
   bool has_operand = false;
   bool has_else = false;
   bool quoted = false;  // a column written as "name"
+  bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
   DataType cast_type = DataType::kUnknown;
   // The longest path from here to a leaf, this node included: the parser
   // bounds it (kMaxExpressionDepth), which bounds every recursive pass.

@@ -308,6 +308,10 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     if (!table.ok()) return SqlError(sql, stmt.table_pos, table.status());
     ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
     ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
+    if (options.describe_only) {
+      RETURN_IF_ERROR(sink->Columns({{"rows_deleted", DataType::kBigint}}));
+      return finish();
+    }
     DeleteCollector collector(**table, *state, plan->output, &context);
     RETURN_IF_ERROR(context.CheckAlive());
     RETURN_IF_ERROR(plan->run(&collector));
@@ -329,6 +333,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   std::vector<ResultColumn> columns;
   for (const ColumnInfo& c : plan->output) columns.push_back({c.name, c.type});
   RETURN_IF_ERROR(sink->Columns(columns));
+  if (options.describe_only) return finish();
 
   RETURN_IF_ERROR(context.CheckAlive());
   RETURN_IF_ERROR(plan->run(&pager));

@@ -42,6 +42,9 @@ struct QueryOptions {
   const RunningQueries* running = nullptr;
   // Values for the statement's ? and @name placeholders (query/parser.h).
   QueryParameters parameters;
+  // Plan only: the sink gets the result's columns and the query stops there
+  // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
+  bool describe_only = false;
 };
 
 struct ResultColumn {

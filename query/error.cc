@@ -1,10 +1,18 @@
 #include "query/error.h"
 
 #include <algorithm>
+#include <string>
+
+#include "absl/strings/cord.h"
 
 #include "common/strings.h"
 
 namespace strata::query {
+namespace {
+
+constexpr char kPositionPayload[] = "type.strata.dev/sql-position";
+
+}  // namespace
 
 absl::Status SqlError(absl::StatusCode code, std::string_view sql, Position pos,
                       std::string_view message) {
@@ -21,8 +29,23 @@ absl::Status SqlError(absl::StatusCode code, std::string_view sql, Position pos,
   std::string text(sql.substr(line_start, line_end - line_start));
   std::replace(text.begin(), text.end(), '\t', ' ');
   size_t column = pos.offset - line_start;
-  return absl::Status(code, StrCat(message, "\n", prefix, text, "\n",
+  absl::Status status(code, StrCat(message, "\n", prefix, text, "\n",
                                    std::string(prefix.size() + column, ' '), "^"));
+  status.SetPayload(kPositionPayload, absl::Cord(std::to_string(pos.offset)));
+  return status;
+}
+
+std::optional<int> SqlErrorOffset(const absl::Status& status) {
+  auto payload = status.GetPayload(kPositionPayload);
+  if (!payload) return std::nullopt;
+  return std::stoi(std::string(*payload));
+}
+
+std::string SqlErrorMessage(const absl::Status& status) {
+  std::string message(status.message());
+  if (!SqlErrorOffset(status)) return message;
+  const size_t line = message.rfind("\nLINE ");
+  return line == std::string::npos ? message : message.substr(0, line);
 }
 
 absl::Status SqlError(std::string_view sql, Position pos, const absl::Status& status) {

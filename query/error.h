@@ -2,6 +2,7 @@
 // caret under the offending column.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,11 @@ absl::Status SqlError(std::string_view sql, Position pos, const absl::Status& st
 // Same, with another status code (NOT_FOUND for unknown tables).
 absl::Status SqlError(absl::StatusCode code, std::string_view sql, Position pos,
                       std::string_view message);
+
+// Where an error made by SqlError points (0-based offset into the SQL), for
+// front ends that report it apart from the message (PostgreSQL's position).
+std::optional<int> SqlErrorOffset(const absl::Status& status);
+// The message of an error made by SqlError without its LINE/caret lines.
+std::string SqlErrorMessage(const absl::Status& status);
 
 }  // namespace strata::query

@@ -105,14 +105,37 @@ bool ContainsAggregate(const Expr& expr) {
   return false;
 }
 
+namespace {
+std::optional<Datum> Convert(const Datum& v, DataType to);
+}  // namespace
+
 // A varchar literal compared with a timestamp is read as one, as
 // PostgreSQL does: `time BETWEEN '2024-01-01T00:00:00Z' AND '...'` is what
 // Grafana's $__timeFilter sends. Only literals: a varchar column stays text.
+// An untyped parameter's text (Expr::untyped) takes the other side's type,
+// whichever it is.
 absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sql) {
-  if (other != DataType::kTimestamp || e.kind != ExprKind::kLiteral || e.literal.null ||
-      e.literal.type != DataType::kVarchar) {
+  if (e.kind != ExprKind::kLiteral || e.literal.type != DataType::kVarchar) {
     return absl::OkStatus();
   }
+  if (e.untyped && other != DataType::kVarchar && other != DataType::kUnknown) {
+    if (e.literal.null) {
+      e.literal = Datum::Null(other);
+      e.bound.type = other;
+      return absl::OkStatus();
+    }
+    if (other != DataType::kTimestamp) {
+      std::optional<Datum> value = Convert(e.literal, other);
+      if (!value) {
+        return SqlError(sql, e.pos, StrCat("parameter value '", EchoInput(e.literal.s),
+                                           "' is not a ", TypeName(other)));
+      }
+      e.literal = *std::move(value);
+      e.bound.type = other;
+      return absl::OkStatus();
+    }
+  }
+  if (other != DataType::kTimestamp || e.literal.null) return absl::OkStatus();
   std::optional<int64_t> nanos = ParseTimestamp(e.literal.s);
   if (!nanos) {
     return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a timestamp; write "

@@ -761,7 +761,9 @@ class Parser {
                                "QueryRequest.parameters (name \"", name, "\")"));
       }
       used_named_.insert(name);
-      return Literal(pos, value->second);
+      ASSIGN_OR_RETURN(ExprPtr literal, Literal(pos, value->second));
+      literal->untyped = parameters_.untyped.contains(name);
+      return literal;
     }
     // A name: a function call, a column, or measure_value::type.
     std::string name = Next().text;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ inline constexpr size_t kMaxQueryBytes = 256 * 1024;
 struct QueryParameters {
   std::vector<Datum> positional;
   std::map<std::string, Datum, std::less<>> named;  // names without the '@'
+  // Named values sent as text of no declared type (PostgreSQL's "unknown",
+  // which node-postgres sends): compared with a column they take its type,
+  // as PostgreSQL resolves them ('5' = a BIGINT column is 5).
+  std::set<std::string, std::less<>> untyped;
   bool empty() const { return positional.empty() && named.empty(); }
 };
 

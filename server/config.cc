@@ -40,6 +40,16 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
                  "(/api/v1/write); empty turns HTTP off")
       ->envname("STRATA_HTTP_LISTEN")
       ->capture_default_str();
+  app.add_option("--pg-listen", c.pg_listen,
+                 "Address for PostgreSQL clients (psql, Grafana, psycopg), HOST:PORT; the "
+                 "password is a Strata token when authentication is on; empty turns it off")
+      ->envname("STRATA_PG_LISTEN")
+      ->capture_default_str();
+  app.add_option("--pg-max-connections", c.pg_max_connections,
+                 "PostgreSQL connections served at once; more are refused (SQLSTATE 53300)")
+      ->envname("STRATA_PG_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--http-auto-create", c.http_auto_create,
                  "Line protocol and remote write create a missing table on first write "
                  "(default retention, magnetic writes on); false refuses such lines")
@@ -285,6 +295,17 @@ absl::Status ValidateConfig(const ServerConfig& config) {
           config.tls_cert.empty() ? "TLS" : "authentication",
           ": give --tls-cert and --tls-key, keep --http-listen on 127.0.0.1, turn it off with "
           "--http-listen '', or pass --allow-unauthenticated-remote if the network is trusted"));
+    }
+  }
+  if (!config.pg_listen.empty()) {
+    auto pg = SplitHostPort(config.pg_listen);
+    if (!pg.ok()) return absl::InvalidArgumentError(StrCat("--pg-listen: ", pg.status().message()));
+    if (!IsLoopbackHost(pg->first) && !secured && !config.allow_unauthenticated_remote) {
+      return absl::InvalidArgumentError(StrCat(
+          "refusing to serve PostgreSQL clients on ", config.pg_listen, " without ",
+          config.tls_cert.empty() ? "TLS" : "authentication",
+          ": give --tls-cert and --tls-key, keep --pg-listen on 127.0.0.1, turn it off with "
+          "--pg-listen '', or pass --allow-unauthenticated-remote if the network is trusted"));
     }
   }
   if (!IsLoopbackHost(host_port->first) && !secured && !config.allow_unauthenticated_remote) {

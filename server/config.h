@@ -22,6 +22,9 @@ struct ServerConfig {
   std::string http_listen = "127.0.0.1:7879";
   // Line protocol and remote write create a missing table on first write.
   bool http_auto_create = true;
+  // The PostgreSQL wire protocol (psql, Grafana); empty: off.
+  std::string pg_listen = "127.0.0.1:7880";
+  int pg_max_connections = 100;
   // Queries that run at least this long are logged (id, text, rows and
   // bytes scanned, time); 0: every query, -1: none.
   int slow_query_ms = 1000;

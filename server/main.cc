@@ -10,6 +10,7 @@
 #include "server/authenticator.h"
 #include "server/config.h"
 #include "server/http_server.h"
+#include "server/pg_server.h"
 #include "server/logging.h"
 #include "server/maintenance_loop.h"
 #include "server/server.h"
@@ -123,6 +124,15 @@ int main(int argc, char** argv) {
     http = *std::move(started);
     spdlog::info("stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, /api/v1/write)", http->port());
   }
+  std::unique_ptr<strata::PgServer> pg;
+  if (!config.pg_listen.empty()) {
+    auto started = strata::PgServer::Start(
+        {.listen = config.pg_listen, .tls = tls, .max_connections = config.pg_max_connections},
+        (*server)->query_service(), engine->get(), auth->get());
+    if (!started.ok()) return Fail(started.status());
+    pg = *std::move(started);
+    spdlog::info("stratad serving PostgreSQL clients on port {}", pg->port());
+  }
   spdlog::info("stratad serving on port {}", (*server)->port());
   strata::MaintenanceLoop maintenance(engine->get(),
                                       std::chrono::seconds(config.maintenance_interval_seconds));
@@ -144,6 +154,7 @@ int main(int argc, char** argv) {
   spdlog::info("stratad stopping on {}: finishing in-flight calls (up to {} s)",
                signal == SIGINT ? "SIGINT" : "SIGTERM", config.shutdown_grace_seconds);
   if (http != nullptr) http->Stop();
+  if (pg != nullptr) pg->Stop();
   (*server)->Shutdown(std::chrono::system_clock::now() +
                       std::chrono::seconds(config.shutdown_grace_seconds));
   server->reset();

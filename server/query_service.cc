@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "absl/synchronization/notification.h"
 #include "grpcpp/alarm.h"
 #include "server/status_map.h"
 #include "spdlog/spdlog.h"
@@ -229,20 +230,6 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.running = &running_;
   }
 
-  // Counts the query for /metrics, and logs it when it was slow.
-  void Observe(const absl::StatusOr<query::QueryStats>& stats, double seconds) {
-    static const query::QueryStats kNone;
-    const query::QueryStats& s = stats.ok() ? *stats : kNone;
-    service_->metrics_.CountQuery(stats.status(), s, seconds);
-    const int64_t slow = service_->limits_.slow_query_millis;
-    if (slow < 0 || seconds * 1000 < static_cast<double>(slow)) return;
-    spdlog::info(
-        "slow query: id={} token={} elapsed_ms={:.0f} code={} rows_returned={} rows_scanned={} "
-        "bytes_scanned={} text={:?}",
-        query_id_, access_.caller().name(), seconds * 1000, GrpcCodeName(static_cast<int>(stats.status().code())),
-        s.rows_returned, s.rows_scanned, s.bytes_scanned, ToValidUtf8(Utf8Prefix(sql_, 500)));
-  }
-
   // On a worker: runs the query, then finishes the stream.
   void Run(const std::shared_ptr<Call>& self) {
     // Time spent waiting for a worker counts against the query's timeout.
@@ -256,7 +243,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     absl::StatusOr<query::QueryStats> stats = cancel_->load()
                                                   ? absl::CancelledError("the query was cancelled")
                                                   : service_->engine_.Execute(sql_, options_, this);
-    Observe(stats, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    service_->Observe(
+        query_id_, access_.caller().name(), sql_, stats,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     // Leave the registry before the client can see the end of the stream,
     // so a CancelQuery after that finds the query gone.
     service_->Unregister(query_id_);
@@ -457,6 +446,67 @@ absl::Status QueryService::CancelQuery(const Principal& caller,
   }
   response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
   return absl::OkStatus();
+}
+
+void QueryService::Observe(const std::string& id, const std::string& token, std::string_view sql,
+                           const absl::StatusOr<query::QueryStats>& stats, double seconds) {
+  static const query::QueryStats kNone;
+  const query::QueryStats& s = stats.ok() ? *stats : kNone;
+  metrics_.CountQuery(stats.status(), s, seconds);
+  const int64_t slow = limits_.slow_query_millis;
+  if (slow < 0 || seconds * 1000 < static_cast<double>(slow)) return;
+  spdlog::info(
+      "slow query: id={} token={} elapsed_ms={:.0f} code={} rows_returned={} rows_scanned={} "
+      "bytes_scanned={} text={:?}",
+      id, token, seconds * 1000, GrpcCodeName(static_cast<int>(stats.status().code())),
+      s.rows_returned, s.rows_scanned, s.bytes_scanned, ToValidUtf8(Utf8Prefix(sql, 500)));
+}
+
+absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local,
+                                                         query::ResultSink* sink) {
+  const auto admitted = std::chrono::steady_clock::now();
+  const PrincipalAccess access(local.caller);
+  const CallerRunningQueries running(this, &access.caller());
+  const std::string id = Register(
+      {.cancel = local.cancel, .owner = access.caller().name(), .text = local.sql,
+       .peer = local.peer,
+       .started_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count(),
+       .started = admitted});
+  query::QueryOptions options;
+  options.page_size = std::clamp(local.page_size, 1, kMaxRowsPerPage);
+  options.memory_limit_bytes = limits_.memory_limit_bytes;
+  options.cancelled = local.cancel.get();
+  options.shared_budget = &budget_;
+  options.access = &access;
+  options.running = &running;
+  options.parameters = local.parameters;
+  options.describe_only = local.describe_only;
+  absl::StatusOr<query::QueryStats> stats;
+  absl::Notification done;
+  const bool admitted_now = workers_.TrySubmit([&] {
+    const auto started = std::chrono::steady_clock::now();
+    const int64_t waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(started - admitted).count();
+    options.timeout_millis = std::max<int64_t>(1, limits_.default_timeout_millis - waited);
+    stats = local.cancel->load() ? absl::CancelledError("the query was cancelled")
+                                 : engine_.Execute(local.sql, options, sink);
+    Observe(id, access.caller().name(), local.sql, stats,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    done.Notify();
+  });
+  if (!admitted_now) {
+    Unregister(id);
+    return absl::ResourceExhaustedError(
+        StrCat("the server is running ", workers_.workers(), " queries with ",
+               workers_.queue_capacity(),
+               " more waiting; retry shortly, or raise the server's --query-workers or "
+               "--query-queue"));
+  }
+  done.WaitForNotification();
+  Unregister(id);
+  return stats;
 }
 
 bool QueryService::Cancel(const Principal& caller, const std::string& id) {

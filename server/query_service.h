@@ -65,8 +65,29 @@ class QueryService final : public RawQueryService {
   // the caller's to cancel.
   bool Cancel(const Principal& caller, const std::string& id);
 
+  // A query from another front door (the PostgreSQL wire protocol), run as a
+  // gRPC Query is: admitted to the same workers (RESOURCE_EXHAUSTED when the
+  // queue is full), registered for SHOW QUERIES and KILL QUERY, its memory
+  // from the same budget, counted and logged alike. Blocks until the query
+  // ends; `sink` is called on a worker thread.
+  struct LocalQuery {
+    std::shared_ptr<const Principal> caller;
+    std::string sql;
+    query::QueryParameters parameters;
+    std::string peer;
+    // The front door's own cancel (a PostgreSQL CancelRequest) sets it.
+    std::shared_ptr<std::atomic<bool>> cancel;
+    int page_size = 1000;
+    bool describe_only = false;  // QueryOptions::describe_only
+  };
+  absl::StatusOr<query::QueryStats> RunLocal(const LocalQuery& local, query::ResultSink* sink);
+
  private:
   class Call;
+
+  // Counts a finished query for /metrics, and logs it when it was slow.
+  void Observe(const std::string& id, const std::string& token, std::string_view sql,
+               const absl::StatusOr<query::QueryStats>& stats, double seconds);
 
   query::QueryEngine engine_;
   Authenticator& auth_;

@@ -50,6 +50,8 @@ class Server {
 
   // The bound port (the chosen one when the options asked for port 0).
   int port() const { return port_; }
+  // The query service, which other front doors (PostgreSQL) run queries through.
+  QueryService* query_service() { return query_service_.get(); }
 
   // Health: "" and the Strata services report SERVING while the server
   // runs; strata.v1.WriteService reports NOT_SERVING while writes are

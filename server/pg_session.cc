@@ -1,0 +1,745 @@
+#include "server/pg_session.h"
+
+#include <algorithm>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/error.h"
+#include "query/lexer.h"
+#include "server/pg_errors.h"
+#include "server/pg_types.h"
+#include "spdlog/spdlog.h"
+
+namespace strata::pg {
+namespace {
+
+constexpr int32_t kProtocolV3 = 196608;
+constexpr int32_t kSslRequest = 80877103;
+constexpr int32_t kGssEncRequest = 80877104;
+constexpr int32_t kCancelRequest = 80877102;
+// Larger messages end the connection (a query is at most 256 KiB of SQL).
+constexpr int32_t kMaxMessageBytes = 64 << 20;
+// Writes go out once this much is buffered (and at ReadyForQuery).
+constexpr size_t kFlushBytes = 64 << 10;
+// A result kept for Execute with a row limit may hold this much.
+constexpr int64_t kMaxKeptResultBytes = 256 << 20;
+
+std::string FirstWord(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size() && !std::isalpha(static_cast<unsigned char>(sql[i]))) ++i;
+  std::string word;
+  while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i]))) {
+    word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i++]))));
+  }
+  return word;
+}
+
+bool IsBlank(std::string_view sql) {
+  auto tokens = query::Tokenize(sql);
+  return tokens.ok() && tokens->size() == 1;  // only the end token
+}
+
+// The statements of a simple query: split at top-level semicolons (the
+// lexer knows strings and comments). Text the lexer refuses is one
+// statement, whose error the engine reports.
+std::vector<std::pair<size_t, std::string>> SplitStatements(std::string_view text) {
+  std::vector<std::pair<size_t, std::string>> out;
+  auto tokens = query::Tokenize(text);
+  if (!tokens.ok()) return {{0, std::string(text)}};
+  size_t start = 0;
+  for (const query::Token& t : *tokens) {
+    const bool end = t.kind == query::TokenKind::kEnd;
+    if (end || (t.kind == query::TokenKind::kSymbol && t.text == ";")) {
+      const size_t stop = end ? text.size() : static_cast<size_t>(t.pos.offset);
+      std::string piece(text.substr(start, stop - start));
+      if (!IsBlank(piece) || out.empty()) out.emplace_back(start, std::move(piece));
+      start = stop + 1;
+    }
+    if (end) break;
+  }
+  // "SELECT 1;" leaves a blank piece after the last statement: not a statement.
+  if (out.size() > 1 && IsBlank(out.back().second)) out.pop_back();
+  return out;
+}
+
+// Collects a result: for Describe (columns only) and for Execute with a row limit.
+class KeepingSink final : public query::ResultSink {
+ public:
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    columns_ = columns;
+    return absl::OkStatus();
+  }
+  absl::Status Rows(std::vector<query::Row> page) override {
+    for (query::Row& row : page) {
+      bytes_ += query::RowBytes(row);
+      if (bytes_ > kMaxKeptResultBytes) {
+        return absl::ResourceExhaustedError(
+            StrCat("a result fetched with a row limit is kept in memory and this one passed ",
+                   kMaxKeptResultBytes >> 20, " MB; fetch without a row limit (no cursor)"));
+      }
+      rows_.push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  }
+  std::vector<query::ResultColumn> columns_;
+  std::vector<query::Row> rows_;
+  int64_t bytes_ = 0;
+};
+
+// Streams a result to the client as it is produced (on the query's worker
+// thread, while the session's thread waits for the query).
+class StreamingSink final : public query::ResultSink {
+ public:
+  StreamingSink(std::function<void(const std::vector<query::ResultColumn>&)> columns,
+                std::function<bool(const query::Row&)> row)
+      : columns_(std::move(columns)), row_(std::move(row)) {}
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    columns_(columns);
+    return absl::OkStatus();
+  }
+  absl::Status Rows(std::vector<query::Row> page) override {
+    for (const query::Row& row : page) {
+      if (!row_(row)) return absl::CancelledError("the client went away");
+      ++rows_;
+    }
+    return absl::OkStatus();
+  }
+  int64_t rows_ = 0;
+
+ private:
+  std::function<void(const std::vector<query::ResultColumn>&)> columns_;
+  std::function<bool(const query::Row&)> row_;
+};
+
+int16_t FormatFor(const std::vector<int16_t>& formats, size_t column) {
+  if (formats.empty()) return 0;
+  if (formats.size() == 1) return formats[0];
+  return column < formats.size() ? formats[column] : 0;
+}
+
+}  // namespace
+
+std::string RewritePlaceholders(std::string_view sql, int* max,
+                                std::vector<std::pair<size_t, size_t>>* shifts) {
+  std::string out;
+  *max = 0;
+  for (size_t i = 0; i < sql.size();) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"') {  // a string or a quoted name, '' / "" inside
+      size_t end = i + 1;
+      while (end < sql.size()) {
+        if (sql[end] == c) {
+          if (end + 1 < sql.size() && sql[end + 1] == c) {
+            end += 2;
+            continue;
+          }
+          break;
+        }
+        ++end;
+      }
+      end = std::min(end + 1, sql.size());
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      const size_t end = std::min(sql.find('\n', i), sql.size());
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      const size_t close = sql.find("*/", i + 2);
+      const size_t end = close == std::string_view::npos ? sql.size() : close + 2;
+      out.append(sql.substr(i, end - i));
+      i = end;
+    } else if (c == '$' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+      size_t end = i + 1;
+      int n = 0;
+      while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end])) && n < 100000) {
+        n = n * 10 + (sql[end++] - '0');
+      }
+      *max = std::max(*max, n);
+      shifts->emplace_back(out.size(), 1);  // "$1" -> "@p1"
+      out += StrCat("@p", n);
+      i = end;
+    } else {
+      out.push_back(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+Session::Session(SessionContext context, std::unique_ptr<Stream> stream, std::string peer)
+    : context_(std::move(context)),
+      stream_(std::move(stream)),
+      peer_(std::move(peer)),
+      settings_(DefaultSettings()) {}
+
+Session::~Session() {
+  if (process_id_ != 0) context_.unregister_cancel(process_id_);
+}
+
+bool Session::Flush() {
+  if (!out_.FlushTo(*stream_)) broken_ = true;
+  return !broken_;
+}
+
+bool Session::ReadMessage(char* type, std::string* body) {
+  char header[5];
+  if (!stream_->ReadExact(header, 5)) return false;
+  *type = header[0];
+  MessageReader length_reader(std::string_view(header + 1, 4));
+  const int32_t length = length_reader.Int32();
+  if (length < 4 || length > kMaxMessageBytes) {
+    SendError(absl::InvalidArgumentError(StrCat("a message of ", length, " bytes is not "
+                                                "acceptable (the limit is ", kMaxMessageBytes,
+                                                ")")),
+              nullptr, "FATAL");
+    Flush();
+    return false;
+  }
+  body->resize(static_cast<size_t>(length - 4));
+  return stream_->ReadExact(body->data(), body->size());
+}
+
+bool Session::Startup() {
+  while (true) {
+    char length_bytes[4];
+    if (!stream_->ReadExact(length_bytes, 4)) return false;
+    const int32_t length = MessageReader(std::string_view(length_bytes, 4)).Int32();
+    if (length < 8 || length > 10000) return false;
+    std::string body(static_cast<size_t>(length - 4), '\0');
+    if (!stream_->ReadExact(body.data(), body.size())) return false;
+    MessageReader in(body);
+    const int32_t code = in.Int32();
+    if (code == kSslRequest) {
+      if (context_.tls == nullptr || stream_->tls()) {
+        if (!stream_->WriteAll("N")) return false;
+        continue;
+      }
+      if (!stream_->WriteAll("S") || !stream_->StartTls(context_.tls)) return false;
+      continue;
+    }
+    if (code == kGssEncRequest) {
+      if (!stream_->WriteAll("N")) return false;
+      continue;
+    }
+    if (code == kCancelRequest) {
+      const int32_t pid = in.Int32();
+      const int32_t secret = in.Int32();
+      if (!in.failed()) context_.cancel(pid, secret);
+      return false;  // a cancel connection carries nothing else
+    }
+    if (code >> 16 != 3) {
+      SendError(absl::UnimplementedError(StrCat("unsupported frontend protocol ", code >> 16, ".",
+                                                code & 0xffff, ": Strata speaks 3.0")),
+                nullptr, "FATAL");
+      Flush();
+      return false;
+    }
+    std::map<std::string, std::string> parameters;
+    while (!in.failed() && !in.at_end()) {
+      std::string name = in.CString();
+      if (name.empty()) break;
+      parameters[name] = in.CString();
+    }
+    if (context_.tls != nullptr && !stream_->tls()) {
+      SendError(absl::UnauthenticatedError("this server requires SSL: connect with sslmode=require "
+                                           "(psql: \"host=... sslmode=require\")"),
+                nullptr, "FATAL");
+      Flush();
+      return false;
+    }
+    if (auto it = parameters.find("application_name"); it != parameters.end()) {
+      settings_["application_name"] = it->second;
+    }
+    return Authenticate(parameters);
+  }
+}
+
+bool Session::Authenticate(const std::map<std::string, std::string>& parameters) {
+  std::vector<std::string_view> authorization;
+  std::string bearer;
+  if (context_.auth->enabled()) {
+    // The password is a Strata token; the user name is not checked.
+    out_.Begin('R');
+    out_.Int32(3);  // AuthenticationCleartextPassword
+    out_.End();
+    if (!Flush()) return false;
+    char type;
+    std::string body;
+    if (!ReadMessage(&type, &body) || type != 'p') return false;
+    MessageReader in(body);
+    bearer = "Bearer " + in.CString();
+    authorization.push_back(bearer);
+  }
+  auto caller = context_.auth->Authenticate(authorization, peer_);
+  if (!caller.ok()) {
+    SendError(absl::UnauthenticatedError(StrCat(
+                  "password authentication failed for user \"",
+                  parameters.count("user") ? parameters.at("user") : "", "\": ",
+                  caller.status().message(), " (the password is a Strata token)")),
+              nullptr, "FATAL");
+    Flush();
+    return false;
+  }
+  caller_ = *std::move(caller);
+  out_.Begin('R');
+  out_.Int32(0);  // AuthenticationOk
+  out_.End();
+  for (const char* name : {"server_version", "server_encoding", "client_encoding", "DateStyle",
+                           "IntervalStyle", "TimeZone", "integer_datetimes",
+                           "standard_conforming_strings", "is_superuser", "application_name"}) {
+    std::string key = name;
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out_.Begin('S');
+    out_.CString(name);
+    out_.CString(settings_[key]);
+    out_.End();
+  }
+  const auto [pid, secret] = context_.register_cancel(cancel_);
+  process_id_ = pid;
+  out_.Begin('K');
+  out_.Int32(pid);
+  out_.Int32(secret);
+  out_.End();
+  SendReady();
+  return Flush();
+}
+
+void Session::Run() {
+  if (!Startup()) return;
+  char type;
+  std::string body;
+  while (!broken_ && ReadMessage(&type, &body)) {
+    MessageReader in(body);
+    if (type == 'X') return;
+    if (skip_to_sync_ && type != 'S') continue;
+    switch (type) {
+      case 'Q': {
+        std::string text = in.CString();
+        SimpleQuery(text);
+        break;
+      }
+      case 'P': Parse(in); break;
+      case 'B': Bind(in); break;
+      case 'D': Describe(in); break;
+      case 'E': Execute(in); break;
+      case 'C': Close(in); break;
+      case 'S': Sync(); break;
+      case 'H': Flush(); break;
+      case 'd':
+      case 'c':
+      case 'f':
+        SendError(absl::UnimplementedError("COPY is not supported; write with WriteRecords, "
+                                           "line protocol or Prometheus remote write"));
+        break;
+      default:
+        SendError(absl::InvalidArgumentError(StrCat("unknown message type '", std::string(1, type),
+                                                    "'")),
+                  nullptr, "FATAL");
+        Flush();
+        return;
+    }
+    if (out_.size() > kFlushBytes) Flush();
+  }
+}
+
+void Session::SimpleQuery(const std::string& text) {
+  portals_.erase("");
+  for (auto& [offset, piece] : SplitStatements(text)) {
+    if (IsBlank(piece)) {
+      out_.Begin('I');  // EmptyQueryResponse
+      out_.End();
+      continue;
+    }
+    Statement statement{.sql = piece, .original = text, .base = offset};
+    if (absl::Status s = RunStatement(statement, {}, {}, true, nullptr, 0); !s.ok()) {
+      SendError(s, &statement);
+      break;
+    }
+  }
+  skip_to_sync_ = false;  // only the extended protocol skips to Sync
+  SendReady();
+  Flush();
+}
+
+absl::Status Session::RunStatement(const Statement& statement,
+                                   const query::QueryParameters& parameters,
+                                   const std::vector<int16_t>& formats, bool describe_columns,
+                                   Portal* portal, int32_t max_rows) {
+  const std::string word = FirstWord(statement.sql);
+  if (transaction_ == 'E' && word != "rollback" && word != "abort" && word != "commit" &&
+      word != "end") {
+    return absl::FailedPreconditionError(
+        "current transaction is aborted, commands ignored until end of transaction block "
+        "(send ROLLBACK)");
+  }
+  cancel_->store(false);
+  CatalogAnswers catalog(context_.engine->catalog(), *caller_,
+                         [this](std::string_view db, std::string_view table) {
+                           return DescribeStatement(
+                               Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
+                               {});
+                         });
+  if (auto answer = catalog.Answer(statement.sql, settings_)) {
+    if (!answer->ok()) return answer->status();
+    CannedResult& result = **answer;
+    if (result.tag == "BEGIN") transaction_ = 'T';
+    if (result.tag == "COMMIT" || result.tag == "ROLLBACK") transaction_ = 'I';
+    if (result.columns.empty() && !result.tag.empty()) {
+      SendCommandComplete(result.tag);
+      return absl::OkStatus();
+    }
+    Portal local;
+    Portal& target = portal != nullptr ? *portal : local;
+    target.columns = std::move(result.columns);
+    target.rows = std::move(result.rows);
+    target.next_row = 0;
+    target.executed = true;
+    if (describe_columns) SendRowDescription(target.columns, formats);
+    EmitRows(target, max_rows);
+    return absl::OkStatus();
+  }
+  QueryService::LocalQuery local{.caller = caller_,
+                                 .sql = statement.sql,
+                                 .parameters = parameters,
+                                 .peer = peer_,
+                                 .cancel = cancel_};
+  const bool is_delete = word == "delete";
+  if (max_rows > 0 && portal != nullptr && !is_delete) {
+    // A row limit: keep the result and hand it out in parts.
+    KeepingSink keep;
+    RETURN_IF_ERROR(context_.queries->RunLocal(local, &keep).status());
+    portal->columns = std::move(keep.columns_);
+    portal->rows = std::move(keep.rows_);
+    portal->next_row = 0;
+    portal->executed = true;
+    if (describe_columns) SendRowDescription(portal->columns, formats);
+    EmitRows(*portal, max_rows);
+    return absl::OkStatus();
+  }
+  int64_t deleted = 0;
+  StreamingSink sink(
+      [&](const std::vector<query::ResultColumn>& columns) {
+        if (describe_columns && !is_delete) SendRowDescription(columns, formats);
+      },
+      [&](const query::Row& row) {
+        if (is_delete) {
+          if (!row.empty() && !row[0].null) deleted = row[0].i;
+          return true;
+        }
+        SendDataRow(row, formats);
+        return out_.size() < kFlushBytes || Flush();
+      });
+  RETURN_IF_ERROR(context_.queries->RunLocal(local, &sink).status());
+  if (portal != nullptr) portal->complete = true;
+  SendCommandComplete(is_delete ? StrCat("DELETE ", deleted) : StrCat("SELECT ", sink.rows_));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(
+    const Statement& statement, const query::QueryParameters& parameters) {
+  KeepingSink keep;
+  QueryService::LocalQuery local{.caller = caller_,
+                                 .sql = statement.sql,
+                                 .parameters = parameters,
+                                 .peer = peer_,
+                                 .cancel = cancel_,
+                                 .describe_only = true};
+  RETURN_IF_ERROR(context_.queries->RunLocal(local, &keep).status());
+  return keep.columns_;
+}
+
+void Session::EmitRows(Portal& portal, int32_t max_rows) {
+  size_t end = portal.rows.size();
+  if (max_rows > 0) end = std::min(end, portal.next_row + static_cast<size_t>(max_rows));
+  for (; portal.next_row < end; ++portal.next_row) {
+    SendDataRow(portal.rows[portal.next_row], portal.result_formats);
+    if (out_.size() > kFlushBytes) Flush();
+  }
+  if (portal.next_row < portal.rows.size()) {
+    out_.Begin('s');  // PortalSuspended
+    out_.End();
+    return;
+  }
+  portal.complete = true;
+  SendCommandComplete(portal.tag.empty() ? StrCat("SELECT ", portal.rows.size()) : portal.tag);
+}
+
+void Session::Parse(MessageReader& in) {
+  const std::string name = in.CString();
+  const std::string sql = in.CString();
+  const int16_t count = in.Int16();
+  auto statement = std::make_shared<Statement>();
+  for (int i = 0; i < count && !in.failed(); ++i) statement->declared_oids.push_back(in.Int32());
+  if (in.failed()) {
+    SendError(absl::InvalidArgumentError("malformed Parse message"));
+    return;
+  }
+  statement->original = sql;
+  statement->sql = RewritePlaceholders(sql, &statement->parameters, &statement->shifts);
+  statements_[name] = std::move(statement);
+  out_.Begin('1');  // ParseComplete
+  out_.End();
+}
+
+void Session::Bind(MessageReader& in) {
+  const std::string portal_name = in.CString();
+  const std::string statement_name = in.CString();
+  auto found = statements_.find(statement_name);
+  if (found == statements_.end()) {
+    SendError(absl::NotFoundError(StrCat("prepared statement \"", statement_name,
+                                         "\" does not exist")));
+    return;
+  }
+  const std::shared_ptr<const Statement>& statement = found->second;
+  std::vector<int16_t> parameter_formats(static_cast<size_t>(std::max<int16_t>(0, in.Int16())));
+  for (int16_t& f : parameter_formats) f = in.Int16();
+  const int16_t count = in.Int16();
+  Portal portal{.statement = statement};
+  for (int i = 0; i < count && !in.failed(); ++i) {
+    const int32_t length = in.Int32();
+    const int32_t oid = static_cast<size_t>(i) < statement->declared_oids.size()
+                            ? statement->declared_oids[static_cast<size_t>(i)]
+                            : 0;
+    const std::string name = StrCat("p", i + 1);
+    bool untyped = oid == 0;
+    query::Datum value;
+    if (length < 0) {
+      value = query::Datum::Null();
+    } else {
+      std::string_view bytes = in.Bytes(static_cast<size_t>(length));
+      auto decoded = DecodeParameter(bytes, FormatFor(parameter_formats, static_cast<size_t>(i)),
+                                     oid, &untyped);
+      if (!decoded.ok()) {
+        SendError(absl::InvalidArgumentError(
+            StrCat("parameter $", i + 1, ": ", decoded.status().message())));
+        return;
+      }
+      value = *std::move(decoded);
+    }
+    // Only placeholders the statement has: the engine refuses values that bind nothing.
+    if (statement->sql.find("@" + name) == std::string::npos) continue;
+    portal.parameters.named[name] = std::move(value);
+    if (untyped) portal.parameters.untyped.insert(name);
+  }
+  const int16_t result_formats = in.Int16();
+  for (int i = 0; i < result_formats && !in.failed(); ++i) portal.result_formats.push_back(in.Int16());
+  if (in.failed()) {
+    SendError(absl::InvalidArgumentError("malformed Bind message"));
+    return;
+  }
+  if (count < statement->parameters) {
+    SendError(absl::InvalidArgumentError(StrCat("bind message supplies ", count,
+                                                " parameters, but prepared statement \"",
+                                                statement_name, "\" requires ",
+                                                statement->parameters)));
+    return;
+  }
+  portals_[portal_name] = std::move(portal);
+  out_.Begin('2');  // BindComplete
+  out_.End();
+}
+
+void Session::Describe(MessageReader& in) {
+  const std::string_view kind_byte = in.Bytes(1);
+  const char kind = kind_byte.empty() ? 0 : kind_byte[0];
+  const std::string name = in.CString();
+  std::shared_ptr<const Statement> statement;
+  query::QueryParameters parameters;
+  std::vector<int16_t> formats;
+  Portal* portal = nullptr;
+  if (kind == 'S') {
+    auto found = statements_.find(name);
+    if (found == statements_.end()) {
+      SendError(absl::NotFoundError(StrCat("prepared statement \"", name, "\" does not exist")));
+      return;
+    }
+    statement = found->second;
+    out_.Begin('t');  // ParameterDescription: undeclared ones are text
+    out_.Int16(static_cast<int16_t>(statement->parameters));
+    for (int i = 0; i < statement->parameters; ++i) {
+      const int32_t oid = static_cast<size_t>(i) < statement->declared_oids.size()
+                              ? statement->declared_oids[static_cast<size_t>(i)]
+                              : 0;
+      out_.Int32(oid == 0 ? kOidText : oid);
+    }
+    out_.End();
+    for (int i = 1; i <= statement->parameters; ++i) {
+      const std::string p = StrCat("p", i);
+      if (statement->sql.find("@" + p) == std::string::npos) continue;
+      parameters.named[p] = query::Datum::Null();
+      parameters.untyped.insert(p);
+    }
+  } else if (kind == 'P') {
+    auto found = portals_.find(name);
+    if (found == portals_.end()) {
+      SendError(absl::NotFoundError(StrCat("portal \"", name, "\" does not exist")));
+      return;
+    }
+    portal = &found->second;
+    statement = portal->statement;
+    parameters = portal->parameters;
+    formats = portal->result_formats;
+  } else {
+    SendError(absl::InvalidArgumentError("Describe needs 'S' or 'P'"));
+    return;
+  }
+  if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete") {
+    out_.Begin('n');  // NoData
+    out_.End();
+    return;
+  }
+  CatalogAnswers catalog(context_.engine->catalog(), *caller_,
+                         [this](std::string_view db, std::string_view table) {
+                           return DescribeStatement(
+                               Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
+                               {});
+                         });
+  std::map<std::string, std::string> scratch = settings_;  // describing does not SET
+  std::vector<query::ResultColumn> columns;
+  if (auto answer = catalog.Answer(statement->sql, scratch)) {
+    if (!answer->ok()) {
+      SendError(answer->status(), statement.get());
+      return;
+    }
+    columns = (*answer)->columns;
+  } else {
+    auto described = DescribeStatement(*statement, parameters);
+    if (!described.ok()) {
+      SendError(described.status(), statement.get());
+      return;
+    }
+    columns = *std::move(described);
+  }
+  if (columns.empty()) {
+    out_.Begin('n');
+    out_.End();
+    return;
+  }
+  SendRowDescription(columns, formats);
+  if (portal != nullptr) portal->described = true;
+}
+
+void Session::Execute(MessageReader& in) {
+  const std::string name = in.CString();
+  const int32_t max_rows = in.Int32();
+  auto found = portals_.find(name);
+  if (found == portals_.end()) {
+    SendError(absl::NotFoundError(StrCat("portal \"", name, "\" does not exist")));
+    return;
+  }
+  Portal& portal = found->second;
+  if (portal.complete) {  // executed to the end already: nothing more
+    SendCommandComplete(portal.tag.empty() ? StrCat("SELECT 0") : portal.tag);
+    return;
+  }
+  if (portal.executed) {
+    EmitRows(portal, max_rows);
+    return;
+  }
+  if (IsBlank(portal.statement->sql)) {
+    out_.Begin('I');
+    out_.End();
+    return;
+  }
+  absl::Status status = RunStatement(*portal.statement, portal.parameters, portal.result_formats,
+                                     /*describe_columns=*/false, &portal, max_rows);
+  if (!status.ok()) SendError(status, portal.statement.get());
+}
+
+void Session::Close(MessageReader& in) {
+  const std::string_view kind = in.Bytes(1);
+  const std::string name = in.CString();
+  if (!kind.empty() && kind[0] == 'S') statements_.erase(name);
+  if (!kind.empty() && kind[0] == 'P') portals_.erase(name);
+  out_.Begin('3');  // CloseComplete
+  out_.End();
+}
+
+void Session::Sync() {
+  skip_to_sync_ = false;
+  SendReady();
+  Flush();
+}
+
+void Session::SendRowDescription(const std::vector<query::ResultColumn>& columns,
+                                 const std::vector<int16_t>& formats) {
+  out_.Begin('T');
+  out_.Int16(static_cast<int16_t>(columns.size()));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const int32_t oid = OidOf(columns[i].type);
+    out_.CString(columns[i].name);
+    out_.Int32(0);  // table OID
+    out_.Int16(0);  // column number
+    out_.Int32(oid);
+    out_.Int16(TypeSize(oid));
+    out_.Int32(-1);  // type modifier
+    out_.Int16(FormatFor(formats, i));
+  }
+  out_.End();
+}
+
+void Session::SendDataRow(const query::Row& row, const std::vector<int16_t>& formats) {
+  out_.Begin('D');
+  out_.Int16(static_cast<int16_t>(row.size()));
+  std::string value;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (row[i].null || row[i].type == query::DataType::kUnknown) {
+      out_.Null();
+      continue;
+    }
+    if (FormatFor(formats, i) == 1) {
+      EncodeBinary(row[i], &value);
+    } else {
+      EncodeText(row[i], &value);
+    }
+    out_.Value(value);
+  }
+  out_.End();
+}
+
+void Session::SendCommandComplete(const std::string& tag) {
+  out_.Begin('C');
+  out_.CString(tag);
+  out_.End();
+}
+
+void Session::SendError(const absl::Status& status, const Statement* statement,
+                        std::string_view severity) {
+  if (severity == "ERROR") skip_to_sync_ = true;  // the extended protocol skips to Sync
+  if (transaction_ == 'T') transaction_ = 'E';
+  out_.Begin('E');
+  out_.Bytes("S");
+  out_.CString(severity);
+  out_.Bytes("V");
+  out_.CString(severity);
+  out_.Bytes("C");
+  out_.CString(SqlState(status));
+  out_.Bytes("M");
+  out_.CString(query::SqlErrorMessage(status));
+  if (auto offset = query::SqlErrorOffset(status); offset && statement != nullptr) {
+    // Back to the client's text: undo the $n rewriting, add the statement's place in
+    // a multi-statement query, and count characters (PostgreSQL's unit), not bytes.
+    size_t original = static_cast<size_t>(*offset);
+    for (const auto& [at, added] : statement->shifts) {
+      if (at < static_cast<size_t>(*offset)) original -= added;
+    }
+    original += statement->base;
+    int64_t characters = 0;
+    for (size_t i = 0; i < original && i < statement->original.size(); ++i) {
+      if ((static_cast<unsigned char>(statement->original[i]) & 0xC0) != 0x80) ++characters;
+    }
+    out_.Bytes("P");
+    out_.CString(std::to_string(characters + 1));
+  }
+  out_.Bytes(std::string_view("\0", 1));
+  out_.End();
+}
+
+void Session::SendReady() {
+  out_.Begin('Z');
+  out_.Bytes(std::string_view(&transaction_, 1));
+  out_.End();
+}
+
+}  // namespace strata::pg

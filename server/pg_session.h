@@ -1,0 +1,122 @@
+// One PostgreSQL client connection (docs/protocols.md): startup, SSL
+// negotiation, authentication with a Strata token as the password, then the
+// simple query protocol and the extended one (Parse / Bind / Describe /
+// Execute / Close / Sync / Flush, named and unnamed statements and portals,
+// `$n` parameters, row limits with PortalSuspended). Statements are run by
+// the query service like gRPC queries (admission, SHOW QUERIES, memory
+// budget, metrics, slow-query log); the catalog and session statements
+// clients send are answered by server/pg_catalog.h.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/engine.h"
+#include "server/authenticator.h"
+#include "server/pg_catalog.h"
+#include "server/pg_wire.h"
+#include "server/query_service.h"
+
+namespace strata::pg {
+
+// What a session needs from the server it belongs to.
+struct SessionContext {
+  QueryService* queries = nullptr;
+  Engine* engine = nullptr;
+  Authenticator* auth = nullptr;
+  SSL_CTX* tls = nullptr;  // null: SSLRequest is answered 'N'
+  // Registers the session's cancel key; returns it (process id, secret).
+  std::function<std::pair<int32_t, int32_t>(std::shared_ptr<std::atomic<bool>>)> register_cancel;
+  std::function<void(int32_t)> unregister_cancel;
+  // A CancelRequest for another session.
+  std::function<void(int32_t, int32_t)> cancel;
+};
+
+class Session {
+ public:
+  Session(SessionContext context, std::unique_ptr<Stream> stream, std::string peer);
+  ~Session();
+
+  // Serves the connection until the client leaves or fails.
+  void Run();
+
+ private:
+  struct Statement {
+    std::string sql;                     // with $n rewritten to @pN
+    std::vector<int32_t> declared_oids;  // from Parse (0: not declared)
+    int parameters = 0;                  // the largest $n
+    std::vector<std::pair<size_t, size_t>> shifts;  // (rewritten offset, +bytes) for positions
+    std::string original;  // the text the client sent (a simple query's whole string)
+    size_t base = 0;       // where `sql` starts in `original`
+  };
+  struct Portal {
+    std::shared_ptr<const Statement> statement;
+    query::QueryParameters parameters;
+    std::vector<int16_t> result_formats;
+    bool described = false;  // RowDescription sent by Describe
+    bool executed = false;
+    bool complete = false;
+    // A result kept for Execute with a row limit.
+    std::vector<query::ResultColumn> columns;
+    std::vector<query::Row> rows;
+    size_t next_row = 0;
+    std::string tag;
+  };
+
+  bool Startup();
+  bool Authenticate(const std::map<std::string, std::string>& parameters);
+  bool ReadMessage(char* type, std::string* body);
+
+  void SimpleQuery(const std::string& text);
+  void Parse(MessageReader& in);
+  void Bind(MessageReader& in);
+  void Describe(MessageReader& in);
+  void Execute(MessageReader& in);
+  void Close(MessageReader& in);
+  void Sync();
+
+  // Runs one statement. `describe_columns`: send RowDescription first (with
+  // `formats`); rows go out as DataRows up to `max_rows` (0: all), the rest
+  // kept in `portal` when there is one.
+  absl::Status RunStatement(const Statement& statement, const query::QueryParameters& parameters,
+                            const std::vector<int16_t>& formats, bool describe_columns,
+                            Portal* portal, int32_t max_rows);
+  absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(
+      const Statement& statement, const query::QueryParameters& parameters);
+  void EmitRows(Portal& portal, int32_t max_rows);
+
+  void SendRowDescription(const std::vector<query::ResultColumn>& columns,
+                          const std::vector<int16_t>& formats);
+  void SendDataRow(const query::Row& row, const std::vector<int16_t>& formats);
+  void SendCommandComplete(const std::string& tag);
+  void SendError(const absl::Status& status, const Statement* statement = nullptr,
+                 std::string_view severity = "ERROR");
+  void SendReady();
+  bool Flush();
+
+  SessionContext context_;
+  std::unique_ptr<Stream> stream_;
+  const std::string peer_;
+  MessageWriter out_;
+  std::shared_ptr<const Principal> caller_;
+  std::map<std::string, std::string> settings_;
+  std::map<std::string, std::shared_ptr<const Statement>> statements_;
+  std::map<std::string, Portal> portals_;
+  std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
+  int32_t process_id_ = 0;
+  char transaction_ = 'I';  // ReadyForQuery's status: I idle, T in a block, E failed block
+  bool skip_to_sync_ = false;  // an extended-protocol error: ignore until Sync
+  bool broken_ = false;        // the connection failed: stop
+};
+
+// `sql` with PostgreSQL's $1, $2 ... placeholders as Strata's @p1, @p2 (outside
+// strings, quoted names and comments); `*max` gets the largest number.
+std::string RewritePlaceholders(std::string_view sql, int* max,
+                                std::vector<std::pair<size_t, size_t>>* shifts);
+
+}  // namespace strata::pg
