@@ -51,6 +51,7 @@ COPY deploy/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
 ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_LISTEN=0.0.0.0:7878 \
     STRATA_HTTP_LISTEN=0.0.0.0:7879 \
+    STRATA_PG_LISTEN=0.0.0.0:7880 \
     STRATA_TLS_GENERATE=true \
     STRATA_TLS_CERT=/var/lib/strata-tls/server.pem \
     STRATA_TLS_KEY=/var/lib/strata-tls/server.key \
@@ -59,7 +60,7 @@ ENV STRATA_DATA_DIR=/var/lib/strata \
     STRATA_DURABILITY=fsync
 USER strata
 VOLUME /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups
-EXPOSE 7878 7879
+EXPOSE 7878 7879 7880
 # The standard gRPC health service (open without a token), asked by the bundled CLI over TLS
 # (exit 0 when SERVING).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \

@@ -14,6 +14,7 @@ for round in $(seq "$rounds"); do
     # Binaries from before the HTTP port do not know --http-listen.
     http=()
     if "$bin" --help 2>/dev/null | grep -q -- --http-listen; then http=(--http-listen 127.0.0.1:0); fi
+    if "$bin" --help 2>/dev/null | grep -q -- --pg-listen; then http+=(--pg-listen 127.0.0.1:0); fi
     "$bin" --data-dir "$dir/data" --listen "127.0.0.1:$port" "${http[@]}" 2>"$dir/log" &
     pid=$!
     until grep -q "serving on port" "$dir/log"; do sleep 0.1; done

@@ -10,7 +10,7 @@ dir=$(mktemp -d)
 old=$1 new=$2
 start() { # BINARY
   local http=()
-  [ "$1" = "$new" ] && http=(--http-listen 127.0.0.1:0)
+  [ "$1" = "$new" ] && http=(--http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0)
   "$1" --data-dir "$dir/data" --listen 127.0.0.1:7891 "${http[@]}" \
     --maintenance-interval-seconds 5 2>>"$dir/log" &
   pid=$!

@@ -9,7 +9,7 @@ scripts/build.sh stratad strata >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7879}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 2>"$dir/stratad.log" &
+build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 2>"$dir/stratad.log" &
 pid=$!
 strata() { build/client/strata --port "$port" "$@"; }
 for _ in $(seq 50); do strata health >/dev/null 2>&1 && break; sleep 0.1; done

@@ -8,7 +8,7 @@ scripts/build.sh stratad ingest_bench >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7879}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 \
+build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 \
   ${STRATA_BENCH_DURABILITY:+--durability $STRATA_BENCH_DURABILITY} 2>"$dir/stratad.log" &
 pid=$!
 sleep 1

@@ -16,7 +16,7 @@ scripts/build.sh stratad strata ingest_bench query_bench >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7880}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 \
+build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 \
   --maintenance-interval-seconds 5 --seal-after-minutes "${STRATA_BENCH_SEAL_AFTER_MINUTES:-10}" \
   2>"$dir/stratad.log" &
 pid=$!

@@ -30,7 +30,7 @@ run() { # NAME STRATAD-FLAGS... -- CLIENT-FLAGS...
   shift
   client=("$@")
   rm -rf "$dir/data"
-  build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 "${server[@]}" \
+  build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 "${server[@]}" \
     2>"$dir/$name.log" &
   pid=$!
   until grep -q "serving on port" "$dir/$name.log"; do sleep 0.1; done

@@ -146,6 +146,10 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_SEAL_AFTER_MINUTES")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
+                 "Tests only: every query waits this long (cancellable) before it runs")
+      ->check(CLI::Range(0, 600000))
+      ->group("");
   app.add_option("--testing-fixed-time", c.testing_fixed_time,
                  "For tests only: the server's clock stands still at this UTC time (e.g. "
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");

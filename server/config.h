@@ -57,6 +57,9 @@ struct ServerConfig {
   // ("YYYY-MM-DD HH:MM:SS" or ISO 8601), so golden files that write "now"
   // replay over the wire.
   std::string testing_fixed_time;
+  // Tests only: every query waits this long (cancellable) before it runs,
+  // so cancelling a running query can be tested without a huge table.
+  int testing_query_delay_ms = 0;
   // TLS (docs/security.md): PEM files; no TLS when tls_cert is empty.
   std::string tls_cert;
   std::string tls_key;

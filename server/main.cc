@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
        .query_workers = config.query_workers,
        .query_queue = config.query_queue,
        .slow_query_millis = config.slow_query_ms,
+       .testing_query_delay_millis = config.testing_query_delay_ms,
        .tls = tls},
       engine->get(), auth->get(), &metrics);
   if (!server.ok()) return Fail(server.status());

@@ -192,7 +192,12 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     settings[name] = value;
     return Command("SET");
   }
-  if (text.rfind("set ", 0) == 0) return Command("SET");  // SET TRANSACTION ..., SET SESSION CHARACTERISTICS
+  if (text.rfind("set ", 0) == 0) return Command("SET");
+  // Prepared statements are the protocol's (Parse / Close); the SQL forms that
+  // drivers send to drop them all (psycopg after a rollback, poolers) are
+  // answered here and acted on by the session.
+  if (text.rfind("deallocate ", 0) == 0) return Command("DEALLOCATE");
+  if (text == "discard all") return Command("DISCARD ALL");  // SET TRANSACTION ..., SET SESSION CHARACTERISTICS
   static const RE2 kReset(R"(reset (all|[a-z_.]+))");
   if (RE2::FullMatch(text, kReset, &name)) {
     const auto defaults = DefaultSettings();

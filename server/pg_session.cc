@@ -385,6 +385,18 @@ absl::Status Session::RunStatement(const Statement& statement,
     CannedResult& result = **answer;
     if (result.tag == "BEGIN") transaction_ = 'T';
     if (result.tag == "COMMIT" || result.tag == "ROLLBACK") transaction_ = 'I';
+    if (result.tag == "DEALLOCATE" || result.tag == "DISCARD ALL") {
+      const std::string text = statement.sql;
+      const size_t last = text.find_last_of(" \t\n");
+      std::string name = text.substr(last == std::string::npos ? 0 : last + 1);
+      while (!name.empty() && name.back() == ';') name.pop_back();
+      if (result.tag == "DISCARD ALL" || name == "ALL" || name == "all") {
+        std::erase_if(statements_, [](const auto& entry) { return !entry.first.empty(); });
+        if (result.tag == "DISCARD ALL") settings_ = DefaultSettings();
+      } else if (statements_.erase(name) == 0) {
+        return absl::NotFoundError(StrCat("prepared statement \"", name, "\" does not exist"));
+      }
+    }
     if (result.columns.empty() && !result.tag.empty()) {
       SendCommandComplete(result.tag);
       return absl::OkStatus();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <deque>
 #include <random>
+#include <thread>
 
 #include "common/status.h"
 #include "common/strings.h"
@@ -130,6 +131,17 @@ absl::StatusOr<query::QueryParameters> ParametersFromProto(const v1::QueryReques
   return out;
 }
 
+// --testing-query-delay-ms: waits before the query runs, as a long query
+// would take, ending early (CANCELLED) when it is cancelled.
+absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancel.load()) return absl::CancelledError("the query was cancelled");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // One streaming Query call. Shared by gRPC (until OnDone) and the query's
@@ -240,9 +252,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     deadline_ =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
     const auto started = std::chrono::steady_clock::now();
-    absl::StatusOr<query::QueryStats> stats = cancel_->load()
-                                                  ? absl::CancelledError("the query was cancelled")
-                                                  : service_->engine_.Execute(sql_, options_, this);
+    absl::Status delayed = TestingDelay(*cancel_, service_->limits_.testing_delay_millis);
+    absl::StatusOr<query::QueryStats> stats =
+        !delayed.ok()    ? delayed
+        : cancel_->load() ? absl::CancelledError("the query was cancelled")
+                          : service_->engine_.Execute(sql_, options_, this);
     service_->Observe(
         query_id_, access_.caller().name(), sql_, stats,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -490,10 +504,16 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
     const int64_t waited =
         std::chrono::duration_cast<std::chrono::milliseconds>(started - admitted).count();
     options.timeout_millis = std::max<int64_t>(1, limits_.default_timeout_millis - waited);
-    stats = local.cancel->load() ? absl::CancelledError("the query was cancelled")
-                                 : engine_.Execute(local.sql, options, sink);
-    Observe(id, access.caller().name(), local.sql, stats,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    absl::Status delayed = local.describe_only
+                               ? absl::OkStatus()
+                               : TestingDelay(*local.cancel, limits_.testing_delay_millis);
+    stats = !delayed.ok()         ? delayed
+            : local.cancel->load() ? absl::CancelledError("the query was cancelled")
+                                   : engine_.Execute(local.sql, options, sink);
+    if (!local.describe_only) {  // planning a statement for Describe is not a query run
+      Observe(id, access.caller().name(), local.sql, stats,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
     done.Notify();
   });
   if (!admitted_now) {

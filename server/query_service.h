@@ -31,6 +31,7 @@ struct QueryLimits {
   int workers = 4;                                // queries running at once
   int queue = 64;                                 // queries waiting for a worker
   int64_t slow_query_millis = 1000;               // slower queries are logged; -1: none
+  int64_t testing_delay_millis = 0;               // --testing-query-delay-ms
 };
 
 // Both methods served from raw bytes (server/unary.h): a request that does

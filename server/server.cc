@@ -40,7 +40,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                           .total_memory_bytes = options.query_memory_total_bytes,
                           .workers = options.query_workers,
                           .queue = options.query_queue,
-                          .slow_query_millis = options.slow_query_millis});
+                          .slow_query_millis = options.slow_query_millis,
+                          .testing_delay_millis = options.testing_query_delay_millis});
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same

@@ -35,6 +35,7 @@ struct ServerOptions {
   int query_workers = 4;
   int query_queue = 64;
   int64_t slow_query_millis = 1000;  // 0: log every query; -1: none
+  int64_t testing_query_delay_millis = 0;
   TlsConfig tls;  // plaintext when tls.cert_file is empty
 };
 

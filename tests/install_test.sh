@@ -16,7 +16,7 @@ grep -q '^ExecStart=.*/bin/stratad --config .*/strata/stratad.toml$' \
 "$dest/bin/strata" --version | grep -q '^strata ' || { echo "install_test: strata --version" >&2; exit 1; }
 # The default configuration starts a server (its paths and ports overridden by flags).
 "$dest/bin/stratad" --config "$dest/etc/strata/stratad.toml" --data-dir "$dest/data" \
-  --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 2>"$dest/log" &
+  --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 2>"$dest/log" &
 pid=$!
 for _ in $(seq 100); do
   grep -q "serving on port" "$dest/log" && exit 0

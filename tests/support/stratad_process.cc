@@ -59,6 +59,9 @@ bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
   if (std::find(extra_args.begin(), extra_args.end(), "--http-listen") == extra_args.end()) {
     args.insert(args.end(), {"--http-listen", "127.0.0.1:" + std::to_string(http_port_)});
   }
+  if (std::find(extra_args.begin(), extra_args.end(), "--pg-listen") == extra_args.end()) {
+    args.insert(args.end(), {"--pg-listen", "127.0.0.1:" + std::to_string(pg_port_)});
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_ = Spawn(args);
   return WaitHealthy();
@@ -80,6 +83,8 @@ bool StratadProcess::WaitHealthy() {
       port_ = std::stoi(match[1]);
       static const std::regex kHttp("HTTP on port ([0-9]+)");
       if (std::smatch http; std::regex_search(text, http, kHttp)) http_port_ = std::stoi(http[1]);
+      static const std::regex kPg("PostgreSQL clients on port ([0-9]+)");
+      if (std::smatch pg; std::regex_search(text, pg, kPg)) pg_port_ = std::stoi(pg[1]);
       // A fresh subchannel pool: otherwise the channel inherits the reconnect
       // backoff of connections to the previous (killed) server on this port.
       grpc::ChannelArguments args;
@@ -122,6 +127,9 @@ int StratadProcess::RunToExit(const std::vector<std::string>& given, int timeout
   std::vector<std::string> args = given;
   if (std::find(args.begin(), args.end(), "--http-listen") == args.end()) {
     args.insert(args.end(), {"--http-listen", "127.0.0.1:0"});
+  }
+  if (std::find(args.begin(), args.end(), "--pg-listen") == args.end()) {
+    args.insert(args.end(), {"--pg-listen", "127.0.0.1:0"});
   }
   pid_ = Spawn(args);
   int code = WaitExit(timeout_seconds);

@@ -45,6 +45,8 @@ class StratadProcess {
   int port() const { return port_; }
   // The HTTP port (0 when the server runs without HTTP).
   int http_port() const { return http_port_; }
+  // The PostgreSQL port (--pg-listen, a free one unless the test names it).
+  int pg_port() const { return pg_port_; }
   pid_t pid() const { return pid_; }
   std::string address() const;
   const std::string& data_dir() const { return data_dir_; }
@@ -64,6 +66,7 @@ class StratadProcess {
   pid_t pid_ = -1;
   int port_ = 0;
   int http_port_ = 0;
+  int pg_port_ = 0;
   std::string error_;
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;

@@ -1,0 +1,299 @@
+// The PostgreSQL wire protocol against the real stratad (docs/protocols.md),
+// driven by real clients: psql (Debian's postgresql-client: \dt, \d, a
+// GROUP BY bin query, an error with its position, Ctrl-C), psycopg (with the
+// replay of Grafana's statements) and node-postgres; plus the raw protocol
+// for what those clients do not exercise (row limits and PortalSuspended,
+// a bad startup).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "tests/support/stratad_process.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_certs.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kProtocols = std::string(STRATA_SOURCE_DIR) + "/tests/protocols";
+
+// db.cpu at 2024-03-01 11:00..11:02 (the server's clock stands at 12:00).
+void WriteCpu(testing::StratadProcess& server) {
+  {
+    grpc::ClientContext context;
+    v1::CreateDatabaseRequest request;
+    request.set_database_name("db");
+    v1::CreateDatabaseResponse response;
+    ASSERT_TRUE(
+        v1::CatalogService::NewStub(server.channel())->CreateDatabase(&context, request, &response).ok());
+  }
+  httplib::Client http("127.0.0.1", server.http_port());
+  auto res = http.Post("/write?db=db&precision=s",
+                       "cpu,host=a usage=1.5,procs=3i,up=true 1709290810\n"
+                       "cpu,host=b usage=2.5 1709290850\n"
+                       "cpu,host=a usage=4.0 1709290890\n",
+                       "text/plain");
+  ASSERT_TRUE(res && res->status == 204) << (res ? res->body : "no answer");
+}
+
+class PgWireE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start({"--testing-fixed-time", "2024-03-01T12:00:00Z"})) << server_.error();
+    WriteCpu(server_);
+  }
+
+  testing::ProcessResult Psql(const std::vector<std::string>& commands,
+                              const std::vector<std::string>& env = {}) {
+    std::vector<std::string> argv = {"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p",
+                                     std::to_string(server_.pg_port()), "-U", "grafana", "-d",
+                                     "strata"};
+    for (const std::string& c : commands) argv.insert(argv.end(), {"-c", c});
+    return testing::RunProcess(argv, "", env);
+  }
+
+  testing::StratadProcess server_;
+};
+
+TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
+  testing::ProcessResult r = Psql({"\\dt", "\\d db.cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" Schema | Name | Type  | Owner  \n"
+                               "--------+------+-------+--------\n"
+                               " db     | cpu  | table | strata\n"
+                               "(1 row)"));
+  EXPECT_THAT(r.out, HasSubstr("Table \"db.cpu\""));
+  EXPECT_THAT(r.out, HasSubstr(" time         | timestamp with time zone |           | not null | "));
+  EXPECT_THAT(r.out, HasSubstr(" usage        | double precision         |           |          | "));
+
+  r = Psql({"SELECT bin(time, 1m) AS minute, count(*) AS n, avg(usage) AS mean FROM db.cpu "
+            "GROUP BY 1 ORDER BY 1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "         minute         | n | mean \n"
+            "------------------------+---+------\n"
+            " 2024-03-01 11:00:00+00 | 2 |    2\n"
+            " 2024-03-01 11:01:00+00 | 1 |    4\n"
+            "(2 rows)\n\n");
+
+  r = Psql({"SELECT usage FROM db.cpu WHERE hots = 'a'"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "ERROR:  column \"hots\" does not exist; did you mean \"host\"?\n"
+            "LINE 1: SELECT usage FROM db.cpu WHERE hots = 'a'\n"
+            "                                       ^\n");
+  r = Psql({"SELECT version()", "SHOW server_version", "SET application_name = 'x'",
+            "BEGIN", "SELECT 1", "COMMIT"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PostgreSQL 15.0 (Strata"));
+  EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
+}
+
+TEST_F(PgWireE2ETest, Psycopg) {
+  testing::ProcessResult r = testing::RunProcess(
+      {"/usr/bin/python3", kProtocols + "/psycopg_client.py", std::to_string(server_.pg_port())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ok grafana time series panel"));
+  EXPECT_THAT(r.out, HasSubstr("all checks passed"));
+}
+
+TEST_F(PgWireE2ETest, NodePostgres) {
+  const std::string node = testing::FindOnPath("node");
+  ASSERT_FALSE(node.empty()) << "node is not installed (scripts/deps.sh installs it)";
+  ASSERT_TRUE(std::filesystem::exists(kProtocols + "/node/node_modules/pg"))
+      << "run `npm ci` in tests/protocols/node (scripts/test.sh does)";
+  testing::ProcessResult r =
+      testing::RunProcess({node, kProtocols + "/node/pg_client.mjs", std::to_string(server_.pg_port())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("all checks passed"));
+}
+
+// ------------------------------------------------------------ raw protocol
+
+// A minimal frontend for what the clients above do not send.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~RawClient() { close(fd_); }
+  bool connected() const { return connected_; }
+
+  void Send(char type, const std::string& body) {
+    std::string message;
+    if (type != 0) message.push_back(type);
+    message += Int32(static_cast<int32_t>(body.size() + 4)) + body;
+    ASSERT_EQ(send(fd_, message.data(), message.size(), 0), static_cast<ssize_t>(message.size()));
+  }
+  static std::string Int32(int32_t v) {
+    std::string out(4, '\0');
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
+    return out;
+  }
+  static std::string Int16(int16_t v) {
+    return std::string{static_cast<char>((v >> 8) & 0xff), static_cast<char>(v & 0xff)};
+  }
+  static std::string Str(const std::string& s) { return s + std::string(1, '\0'); }
+
+  // The types of the messages received until ReadyForQuery (or EOF), with
+  // DataRow's first value and ErrorResponse's message appended.
+  std::string ReadUntilReady() {
+    std::string seen;
+    while (true) {
+      char header[5];
+      if (!ReadExact(header, 5)) return seen + "<eof>";
+      uint32_t length = 0;
+      for (int i = 1; i < 5; ++i) length = (length << 8) | static_cast<uint8_t>(header[i]);
+      std::string body(length - 4, '\0');
+      if (!ReadExact(body.data(), body.size())) return seen + "<eof>";
+      seen.push_back(header[0]);
+      if (header[0] == 'D' && body.size() > 6) {
+        uint32_t size = 0;
+        for (int i = 2; i < 6; ++i) size = (size << 8) | static_cast<uint8_t>(body[i]);
+        seen += "(" + body.substr(6, size) + ")";
+      }
+      if (header[0] == 'E') {
+        const size_t m = body.find(std::string("\0M", 2));
+        seen += "(" + std::string(body.c_str() + m + 2) + ")";
+      }
+      if (header[0] == 'Z') return seen;
+    }
+  }
+
+ private:
+  bool ReadExact(char* data, size_t size) {
+    while (size > 0) {
+      ssize_t n = recv(fd_, data, size, 0);
+      if (n <= 0) return false;
+      data += n;
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
+  RawClient c(server_.pg_port());
+  ASSERT_TRUE(c.connected());
+  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
+  EXPECT_THAT(c.ReadUntilReady(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
+  const std::string sql = "SELECT host FROM db.cpu WHERE usage > $1 ORDER BY time";
+  c.Send('P', RawClient::Str("s1") + RawClient::Str(sql) + RawClient::Int16(0));
+  c.Send('B', RawClient::Str("p1") + RawClient::Str("s1") + RawClient::Int16(0) +
+                  RawClient::Int16(1) + RawClient::Int32(1) + "0" + RawClient::Int16(0));
+  c.Send('D', "P" + RawClient::Str("p1"));
+  c.Send('E', RawClient::Str("p1") + RawClient::Int32(2));
+  c.Send('S', "");
+  // ParseComplete, BindComplete, RowDescription, 2 rows, PortalSuspended.
+  EXPECT_EQ(c.ReadUntilReady(), "12TD(a)D(b)sZ");
+  c.Send('E', RawClient::Str("p1") + RawClient::Int32(2));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(), "D(a)CZ");
+  // An error skips the rest of the batch up to Sync.
+  c.Send('P', RawClient::Str("") + RawClient::Str("SELECT nope FROM db.cpu") + RawClient::Int16(0));
+  c.Send('B', RawClient::Str("") + RawClient::Str("") + RawClient::Int16(0) + RawClient::Int16(0) +
+                  RawClient::Int16(0));
+  c.Send('D', "P" + RawClient::Str(""));
+  c.Send('E', RawClient::Str("") + RawClient::Int32(0));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(), "12E(column \"nope\" does not exist)Z");
+  c.Send('X', "");
+}
+
+TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
+  {
+    RawClient c(server_.pg_port());
+    c.Send(0, RawClient::Int32(2 << 16) + std::string(1, '\0'));  // protocol 2.0
+    EXPECT_EQ(c.ReadUntilReady(), "E(unsupported frontend protocol 2.0: Strata speaks 3.0)<eof>");
+  }
+  {
+    RawClient c(server_.pg_port());
+    c.Send(0, std::string(3, 'x'));  // a length that counts less than itself
+    EXPECT_EQ(c.ReadUntilReady(), "<eof>");
+  }
+  {
+    RawClient c(server_.pg_port());
+    c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("x") + std::string(1, '\0'));
+    c.ReadUntilReady();
+    c.Send('Q', RawClient::Str(""));  // an empty query
+    EXPECT_EQ(c.ReadUntilReady(), "IZ");
+  }
+  testing::ProcessResult r = Psql({"SELECT count(*) FROM db.cpu"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(PgWireCancelE2ETest, CtrlCInPsqlCancelsTheRunningQuery) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start({"--testing-query-delay-ms", "30000"})) << server.error();
+  testing::PtyProcess psql({"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p",
+                            std::to_string(server.pg_port()), "-U", "me", "-d", "strata"});
+  ASSERT_TRUE(psql.WaitFor("strata=>")) << psql.output();
+  psql.Type("SELECT 42;\r");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  psql.Type("\x03");
+  ASSERT_TRUE(psql.WaitFor("ERROR:  the query was cancelled", std::chrono::seconds(10)))
+      << psql.output();
+  EXPECT_THAT(psql.output(), Not(HasSubstr("42\r\n(1 row)")));
+  psql.Type("\\q\r");
+  EXPECT_EQ(psql.Wait(), 0);
+}
+
+TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
+  testing::TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  testing::StratadProcess server;
+  server.UseCredentials(certs.Credentials(certs.ca_cert()));
+  ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
+                            "--auth-failure-limit", "0"}))
+      << server.error();
+  std::string admin = testing::ReadFile(server.data_dir() + "/admin.token");
+  admin.resize(admin.find('\n'));
+  auto psql = [&](const std::string& sslmode, const std::string& password) {
+    return testing::RunProcess(
+        {"/usr/bin/psql", "-X", "-A", "-t", "-c", "SELECT 40 + 2",
+         "host=localhost port=" + std::to_string(server.pg_port()) + " user=me dbname=strata "
+         "sslmode=" + sslmode + " sslrootcert=" + certs.ca_cert()},
+        "", {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
+  };
+  testing::ProcessResult ok = psql("verify-full", admin);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "42\n");
+  testing::ProcessResult plain = psql("disable", admin);
+  EXPECT_NE(plain.exit_code, 0);
+  EXPECT_THAT(plain.err, HasSubstr("this server requires SSL"));
+  testing::ProcessResult wrong = psql("require", "strata_0000000000000000_" + std::string(64, '0'));
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_THAT(wrong.err, HasSubstr("password authentication failed"));
+  // psycopg over TLS with the token.
+  testing::ProcessResult py = testing::RunProcess(
+      {"/usr/bin/python3", "-c",
+       "import psycopg,sys; c=psycopg.connect(sys.argv[1]); print(c.execute('SELECT 1 + 1').fetchone()[0])",
+       "host=localhost port=" + std::to_string(server.pg_port()) + " user=me dbname=strata "
+       "sslmode=verify-full sslrootcert=" + certs.ca_cert() + " password=" + admin});
+  EXPECT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(py.out, "2\n");
+}
+
+}  // namespace
+}  // namespace strata

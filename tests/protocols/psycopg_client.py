@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""psycopg 3 (Debian's python3-psycopg) against Strata's PostgreSQL port.
+
+Server-side parameters (the extended protocol), typed values back, errors
+with SQLSTATE and position, a prepared statement, and Grafana's statements
+replayed (grafana_statements.py). Exits non-zero with the first mismatch.
+Usage: psycopg_client.py PORT [PASSWORD]
+"""
+import datetime
+import sys
+
+import psycopg
+
+import grafana_statements
+
+port = int(sys.argv[1])
+password = sys.argv[2] if len(sys.argv) > 2 else None
+UTC = datetime.timezone.utc
+
+
+def check(what, got, want):
+    if got != want:
+        sys.exit(f"{what}: got {got!r}, want {want!r}")
+    print(f"ok {what}")
+
+
+conninfo = f"host=127.0.0.1 port={port} user=grafana dbname=strata connect_timeout=10"
+if password:
+    conninfo += f" password={password}"
+with psycopg.connect(conninfo) as conn:
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT host, usage, procs, up, time FROM db.cpu "
+            "WHERE host = %s AND usage > %s AND time >= %s ORDER BY time",
+            ("a", 1.0, datetime.datetime(2020, 1, 1, tzinfo=UTC)))
+        rows = cur.fetchall()
+        check("typed row count", len(rows), 2)
+        host, usage, procs, up, time = rows[0]
+        check("varchar", host, "a")
+        check("double", usage, 1.5)
+        check("bigint", procs, 3)
+        check("boolean", up, True)
+        check("timestamp is an aware datetime", (type(time), time.tzinfo), (datetime.datetime, UTC))
+        check("NULL", rows[1][2], None)
+        check("column types", [c.type_code for c in cur.description], [25, 701, 20, 16, 1184])
+
+        # Text of no declared type takes the column's type ('3' against BIGINT).
+        cur.execute("SELECT count(*) FROM db.cpu WHERE procs = %s", ("3",))
+        check("untyped parameter", cur.fetchone()[0], 1)
+        cur.execute("SELECT %s::bigint * 2, %s, %s IS NULL", (21, "x", None))
+        check("parameters in the select list", cur.fetchone(), (42, "x", True))
+
+        try:
+            cur.execute("SELECT hots FROM db.cpu")
+            sys.exit("an unknown column did not fail")
+        except psycopg.errors.UndefinedColumn as e:
+            check("undefined column SQLSTATE", e.sqlstate, "42703")
+            check("error position", e.diag.statement_position, "8")
+        conn.rollback()
+        try:
+            cur.execute("SELECT 1 FROM db.nope")
+            sys.exit("an unknown table did not fail")
+        except psycopg.errors.UndefinedTable as e:
+            check("undefined table SQLSTATE", e.sqlstate, "42P01")
+        conn.rollback()
+
+        # Prepared: psycopg prepares a statement it runs repeatedly.
+        for i in range(3):
+            cur.execute("SELECT count(*) FROM db.cpu WHERE host = %s", ("a",), prepare=True)
+            check(f"prepared run {i}", cur.fetchone()[0], 2)
+    conn.rollback()
+    grafana_statements.replay(conn, check)
+print("all checks passed")
