@@ -1,5 +1,7 @@
 #include "server/influx_write.h"
 
+#include <atomic>
+
 #include "common/line_protocol.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -14,6 +16,8 @@ constexpr size_t kMaxLineBytes = 1 << 20;
 constexpr size_t kMaxReportedErrors = 10;
 // How much of a rejected line the answer quotes.
 constexpr size_t kQuotedLineBytes = 200;
+// Batches of one request written at once.
+constexpr size_t kWritesInFlight = 4;
 
 MeasureKind KindOf(ValueType type) {
   switch (type) {
@@ -29,6 +33,17 @@ MeasureKind KindOf(ValueType type) {
 std::string Quoted(std::string_view line) {
   if (line.size() <= kQuotedLineBytes) return std::string(line);
   return StrCat(line.substr(0, kQuotedLineBytes), "...");
+}
+
+// The next version for a line: at least `now`, above every one handed out.
+int64_t NextVersion(int64_t now) {
+  static std::atomic<int64_t> last{0};
+  int64_t previous = last.load(std::memory_order_relaxed);
+  int64_t next;
+  do {
+    next = std::max(now, previous + 1);
+  } while (!last.compare_exchange_weak(previous, next, std::memory_order_relaxed));
+  return next;
 }
 
 }  // namespace
@@ -50,7 +65,7 @@ LineProtocolWriter::LineProtocolWriter(Engine& engine, ServerMetrics& metrics,
       metrics_(metrics),
       caller_(caller),
       options_(std::move(options)),
-      version_(engine.clock().NowNanos()) {}
+      now_(engine.clock().NowNanos()) {}
 
 bool LineProtocolWriter::Feed(std::string_view chunk) {
   while (!chunk.empty() && summary_.fatal.ok()) {
@@ -90,6 +105,7 @@ LineWriteSummary LineProtocolWriter::Finish() {
     if (!summary_.fatal.ok()) break;
     Flush(batch);
   }
+  while (!in_flight_.empty()) Collect();
   return std::move(summary_);
 }
 
@@ -104,7 +120,7 @@ void LineProtocolWriter::Line(std::string_view line) {
   if (!parsed->has_value()) return;
   ++summary_.lines;
   LinePoint& point = **parsed;
-  int64_t time = version_;
+  int64_t time = now_;
   if (point.timestamp.has_value() &&
       __builtin_mul_overflow(*point.timestamp, options_.nanos_per_unit, &time)) {
     Reject(line_number_, line, "the timestamp is out of range for its precision");
@@ -129,7 +145,7 @@ void LineProtocolWriter::Line(std::string_view line) {
   }
   record.time = time;
   record.time_unit = TimeUnit::kNanoseconds;
-  record.version = version_;
+  record.version = NextVersion(now_);
   batch.request.records.push_back(std::move(record));
   batch.lines.push_back({line_number_, Quoted(line)});
   if (batch.request.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
@@ -153,19 +169,31 @@ LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& 
 
 void LineProtocolWriter::Flush(TableBatch& batch) {
   if (batch.request.records.empty()) return;
-  absl::StatusOr<WriteResult> result = engine_.Write(batch.request);
+  if (in_flight_.size() >= kWritesInFlight) Collect();
+  WriteRequest request{.database_name = batch.request.database_name,
+                       .table_name = batch.request.table_name};
+  request.records.swap(batch.request.records);
+  InFlight& write = in_flight_.emplace_back();
+  write.lines.swap(batch.lines);
+  write.result = std::async(std::launch::async, [this, request = std::move(request)] {
+    return engine_.Write(request);
+  });
+}
+
+void LineProtocolWriter::Collect() {
+  InFlight write = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  absl::StatusOr<WriteResult> result = write.result.get();
   if (!result.ok()) {
-    summary_.fatal = result.status();
-  } else {
-    metrics_.CountWrite(*result);
-    summary_.points_written += result->total();
-    for (const RejectedRecord& rejected : result->rejected) {
-      const Pending& line = batch.lines[rejected.record_index];
-      Reject(line.line_number, line.line, rejected.reason);
-    }
+    if (summary_.fatal.ok()) summary_.fatal = result.status();
+    return;
   }
-  batch.request.records.clear();
-  batch.lines.clear();
+  metrics_.CountWrite(*result);
+  summary_.points_written += result->total();
+  for (const RejectedRecord& rejected : result->rejected) {
+    const Pending& line = write.lines[rejected.record_index];
+    Reject(line.line_number, line.line, rejected.reason);
+  }
 }
 
 void LineProtocolWriter::Reject(int64_t line_number, std::string_view line, std::string_view why) {

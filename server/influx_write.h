@@ -6,11 +6,16 @@
 // Mapping: measurement -> table of the request's database (created on first
 // write when auto-creation is on), tags -> dimensions, fields -> the
 // attributes of one MULTI record whose measure_name is the measurement,
-// timestamp -> time in the request's precision (now when absent). The
-// version is the arrival time in nanoseconds, so a re-sent point is a no-op
-// and a point re-sent with new values replaces the old ones, as in InfluxDB.
+// timestamp -> time in the request's precision (now when absent). Each line
+// gets a version from a server-wide counter that starts at the arrival time
+// in nanoseconds and only rises, so, as in InfluxDB, the last write of a
+// point wins (a later line, a later request) and a re-sent point is a no-op.
+// Up to four batches of a request are written at once (the write path's
+// latency is the fsync).
 #pragma once
 
+#include <deque>
+#include <future>
 #include <map>
 #include <string>
 #include <string_view>
@@ -66,17 +71,25 @@ class LineProtocolWriter {
     WriteRequest request;
     std::vector<Pending> lines;
   };
+  // A batch being written.
+  struct InFlight {
+    std::future<absl::StatusOr<WriteResult>> result;
+    std::vector<Pending> lines;
+  };
 
   void Line(std::string_view line);
   TableBatch& BatchFor(const std::string& table);
   void Flush(TableBatch& batch);
+  // Waits for the oldest write in flight and accounts for its result.
+  void Collect();
   void Reject(int64_t line_number, std::string_view line, std::string_view why);
 
   Engine& engine_;
   ServerMetrics& metrics_;
   const Principal& caller_;
   LineWriteOptions options_;
-  const int64_t version_;
+  const int64_t now_;
+  std::deque<InFlight> in_flight_;
   std::string partial_;  // the unfinished last line of the chunks so far
   bool partial_too_long_ = false;
   int64_t line_number_ = 0;

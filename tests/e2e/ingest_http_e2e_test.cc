@@ -102,6 +102,9 @@ TEST_F(IngestHttpE2ETest, RewritingAPointReplacesItsValuesAsInfluxDbDoes) {
   ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=1 " + t)->status, 204);  // a retry
   ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=2 " + t)->status, 204);
   EXPECT_EQ(Rows("SELECT v FROM db.m"), "2\n");
+  // Within one request too, the later line wins.
+  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=3 " + t + "\nm,host=a v=4 " + t)->status, 204);
+  EXPECT_EQ(Rows("SELECT v FROM db.m"), "4\n");
 }
 
 TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
