@@ -1,0 +1,87 @@
+// Fuzz target: arbitrary bytes as the body of the HTTP ingest endpoints, into
+// a real data directory through what the server does with one. The first
+// byte picks the door: even, InfluxDB line protocol (fed to the writer in
+// chunks cut where the second byte says, as a streamed body arrives); odd,
+// Prometheus remote write (the rest snappy-compressed, as Prometheus sends
+// it). Every line must be written or rejected, never a crash.
+#include <snappy.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "google/protobuf/stubs/logging.h"
+#include "server/influx_write.h"
+#include "server/prometheus_write.h"
+#include "storage/engine.h"
+
+namespace {
+
+using namespace strata;
+
+constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
+
+struct Fixture {
+  Fixture() : clock(kNow) {
+    google::protobuf::SetLogHandler(nullptr);
+    dir = std::filesystem::temp_directory_path() /
+          ("strata-ingest-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    auto opened = Engine::Open({.data_dir = dir.string(),
+                                .durability = Durability::kBuffered,
+                                .clock = &clock});
+    if (!opened.ok()) Fail(std::string(opened.status().message()));
+    engine = std::move(*opened);
+    if (!engine->catalog().CreateDatabase("db", "").ok()) Fail("cannot create the database");
+    metrics = std::make_unique<ServerMetrics>(engine.get());
+  }
+  ~Fixture() {
+    (void)engine->Close();
+    std::filesystem::remove_all(dir);
+  }
+  static void Fail(const std::string& why) {
+    std::fprintf(stderr, "ingest_fuzz: %s\n", why.c_str());
+    std::abort();
+  }
+  ManualClock clock;
+  std::filesystem::path dir;
+  std::unique_ptr<Engine> engine;
+  std::unique_ptr<ServerMetrics> metrics;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static Fixture fixture;
+  if (size < 2) return 0;
+  const std::string_view body(reinterpret_cast<const char*>(data) + 2, size - 2);
+  if (data[0] % 2 == 0) {
+    LineProtocolWriter writer(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+                              {.database = "db", .nanos_per_unit = data[0] % 4 == 0 ? 1 : 1'000'000'000});
+    const size_t cut = body.empty() ? 0 : data[1] % (body.size() + 1);
+    writer.Feed(body.substr(0, cut));
+    writer.Feed(body.substr(cut));
+    LineWriteSummary summary = writer.Finish();
+    if (summary.fatal.ok() && summary.points_written > summary.lines) {
+      Fixture::Fail("more points written than lines read");
+    }
+  } else {
+    std::string compressed;
+    snappy::Compress(body.data(), body.size(), &compressed);
+    auto summary = WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+                                      {.database = "db", .table = "metrics"}, compressed);
+    if (summary.ok() && summary->written + summary->rejected + summary->dropped_non_finite >
+                            summary->samples) {
+      Fixture::Fail("more samples accounted for than sent");
+    }
+    // And the raw bytes, which are rarely snappy: refused, never a crash.
+    (void)WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+                             {.database = "db", .table = "metrics"}, body);
+  }
+  return 0;
+}
