@@ -5,6 +5,7 @@
 #include "server/http_auth.h"
 #include "server/influx_write.h"
 #include "server/ingest_target.h"
+#include "server/prometheus_read.h"
 #include "server/prometheus_write.h"
 
 namespace strata {
@@ -109,10 +110,25 @@ void ServeRemoteWrite(const httplib::Request& req, httplib::Response& res,
   ReplyError(absl::InvalidArgumentError(message), res);
 }
 
+void ServeRemoteRead(const httplib::Request& req, httplib::Response& res,
+                     const IngestHttpOptions& options, Authenticator& auth, QueryService& queries) {
+  auto caller = AuthenticateHttp(auth, req);
+  if (!caller.ok()) return ReplyError(caller.status(), res);
+  auto answer = ReadRemoteSamples(
+      queries, *caller,
+      {.database = req.has_param("db") ? req.get_param_value("db") : options.prometheus_database,
+       .table = req.has_param("table") ? req.get_param_value("table") : options.prometheus_table,
+       .peer = "ipv4:" + req.remote_addr + ":" + std::to_string(req.remote_port)},
+      req.body);
+  if (!answer.ok()) return ReplyError(answer.status(), res);
+  res.set_header("Content-Encoding", "snappy");
+  res.set_content(*std::move(answer), "application/x-protobuf");
+}
+
 }  // namespace
 
 void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engine* engine,
-                 Authenticator* auth, ServerMetrics* metrics) {
+                 Authenticator* auth, ServerMetrics* metrics, QueryService* queries) {
   auto ping = [](const httplib::Request&, httplib::Response& res) {
     res.set_header("X-Influxdb-Build", "Strata");
     res.set_header("X-Influxdb-Version", "1.8-compatible");
@@ -127,6 +143,9 @@ void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engi
   }
   server.Post("/api/v1/write", [=](const httplib::Request& req, httplib::Response& res) {
     ServeRemoteWrite(req, res, options, *engine, *auth, *metrics);
+  });
+  server.Post("/api/v1/read", [=](const httplib::Request& req, httplib::Response& res) {
+    ServeRemoteRead(req, res, options, *auth, *queries);
   });
 }
 

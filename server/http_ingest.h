@@ -4,6 +4,7 @@
 //   POST /api/v2/write?bucket=D&precision=P InfluxDB 2 line protocol (org ignored)
 //   GET|HEAD /ping                          InfluxDB's liveness probe (204)
 //   POST /api/v1/write?db=D&table=T         Prometheus remote write
+//   POST /api/v1/read?db=D&table=T          Prometheus remote read
 // Bodies may be gzip-compressed (Content-Encoding: gzip); line protocol is
 // written as it streams in.
 #pragma once
@@ -12,6 +13,7 @@
 
 #include "server/authenticator.h"
 #include "server/metrics.h"
+#include "server/query_service.h"
 #include "storage/engine.h"
 
 namespace httplib {
@@ -27,6 +29,6 @@ struct IngestHttpOptions {
 };
 
 void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engine* engine,
-                 Authenticator* auth, ServerMetrics* metrics);
+                 Authenticator* auth, ServerMetrics* metrics, QueryService* queries);
 
 }  // namespace strata

@@ -12,7 +12,8 @@ namespace strata {
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
                                                               Engine* engine,
                                                               Authenticator* auth,
-                                                              ServerMetrics* metrics) {
+                                                              ServerMetrics* metrics,
+                                                              QueryService* queries) {
   ASSIGN_OR_RETURN(auto host_port, SplitHostPort(options.listen));  // validated at start
   auto server = std::unique_ptr<HttpServer>(new HttpServer());
   if (options.tls.enabled()) {
@@ -27,7 +28,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   } else {
     server->server_ = std::make_unique<httplib::Server>();
   }
-  server->Route(options, engine, auth, metrics);
+  server->Route(options, engine, auth, metrics, queries);
   auto& [host, port] = host_port;
   if (port == 0) {
     server->port_ = server->server_->bind_to_any_port(host);
@@ -45,7 +46,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
 }
 
 void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator* auth,
-                       ServerMetrics* metrics) {
+                       ServerMetrics* metrics, QueryService* queries) {
   server_->Get("/metrics", [auth, metrics](const httplib::Request& req, httplib::Response& res) {
     if (auth->enabled()) {
       auto caller = AuthenticateHttp(*auth, req);
@@ -60,12 +61,12 @@ void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator
                            writable ? "SERVING" : "NOT_SERVING", "\"}\n"),
                     "application/json");
   });
-  RouteIngest(*server_, options.ingest, engine, auth, metrics);
+  RouteIngest(*server_, options.ingest, engine, auth, metrics, queries);
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) {  // no route (handlers answer their own 404s)
       res.set_content(JsonError(StrCat("no such endpoint: ", req.method, " ", req.path,
                                        "; stratad serves GET /metrics, GET /health, GET /ping, POST /write, "
-                                       "POST /api/v2/write and POST /api/v1/write")),
+                                       "POST /api/v2/write, POST /api/v1/write and POST /api/v1/read")),
                       "application/json");
     }
   });

@@ -40,7 +40,8 @@ class HttpServer {
   // The arguments must outlive the server.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const HttpOptions& options,
                                                            Engine* engine, Authenticator* auth,
-                                                           ServerMetrics* metrics);
+                                                           ServerMetrics* metrics,
+                                                           QueryService* queries);
   ~HttpServer();
 
   int port() const { return port_; }
@@ -50,7 +51,7 @@ class HttpServer {
  private:
   HttpServer() = default;
   void Route(const HttpOptions& options, Engine* engine, Authenticator* auth,
-             ServerMetrics* metrics);
+             ServerMetrics* metrics, QueryService* queries);
 
   // Holds the HTTPS certificates the server's TLS context hands out.
   std::function<bool(ssl_ctx_st&)> tls_setup_;

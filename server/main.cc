@@ -120,10 +120,10 @@ int main(int argc, char** argv) {
         {.listen = config.http_listen,
          .tls = tls,
          .ingest = {.auto_create_tables = config.http_auto_create}},
-                                             engine->get(), auth->get(), &metrics);
+        engine->get(), auth->get(), &metrics, (*server)->query_service());
     if (!started.ok()) return Fail(started.status());
     http = *std::move(started);
-    spdlog::info("stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, /api/v1/write)", http->port());
+    spdlog::info("stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, /api/v1/write, /api/v1/read)", http->port());
   }
   std::unique_ptr<strata::PgServer> pg;
   if (!config.pg_listen.empty()) {

@@ -266,6 +266,101 @@ TEST_F(IngestHttpE2ETest, RemoteWriteStoresSamplesAsScalarDoubles) {
   EXPECT_EQ(missing->status, 404);
 }
 
+prometheus::TimeSeries Series(std::vector<std::pair<std::string, std::string>> labels,
+                              int64_t first_ms, int samples) {
+  prometheus::TimeSeries series;
+  for (auto& [name, value] : labels) {
+    auto* label = series.add_labels();
+    label->set_name(name);
+    label->set_value(value);
+  }
+  for (int i = 0; i < samples; ++i) {
+    auto* sample = series.add_samples();
+    sample->set_timestamp(first_ms + i * 1000);
+    sample->set_value(i);
+  }
+  return series;
+}
+
+// A remote read's series, as "name{labels} t=v,t=v" lines (times relative to `base_ms`).
+std::string Describe(const prometheus::QueryResult& result, int64_t base_ms) {
+  std::string out;
+  for (const auto& series : result.timeseries()) {
+    std::string labels;
+    for (const auto& label : series.labels()) {
+      labels += (labels.empty() ? "" : ",") + label.name() + "=" + label.value();
+    }
+    out += labels + " ";
+    for (const auto& sample : series.samples()) {
+      out += std::to_string((sample.timestamp() - base_ms) / 1000) + "=" +
+             std::to_string(static_cast<int>(sample.value())) + ",";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_F(IngestHttpE2ETest, RemoteReadAnswersPrometheusMatchers) {
+  Start();
+  CreateDatabase("prometheus");
+  const int64_t base = (NowSeconds() - 60) * 1000;
+  prometheus::WriteRequest write;
+  *write.add_timeseries() = Series({{"__name__", "up"}, {"job", "api"}, {"instance", "a"}}, base, 3);
+  *write.add_timeseries() = Series({{"__name__", "up"}, {"job", "api"}, {"instance", "b"}}, base, 3);
+  *write.add_timeseries() = Series({{"__name__", "http_total"}, {"job", "web"}}, base, 2);
+  const httplib::Headers headers = {{"Content-Encoding", "snappy"}};
+  ASSERT_EQ(client_->Post("/api/v1/write", headers, Snappy(write.SerializeAsString()),
+                          "application/x-protobuf")->status, 204);
+
+  using M = prometheus::LabelMatcher;
+  auto read = [&](std::vector<std::tuple<M::Type, std::string, std::string>> matchers,
+                  int64_t start = 0, int64_t end = INT64_MAX / 2) {
+    prometheus::ReadRequest request;
+    auto* q = request.add_queries();
+    q->set_start_timestamp_ms(start == 0 ? base - 1000 : start);
+    q->set_end_timestamp_ms(end);
+    for (auto& [type, name, value] : matchers) {
+      auto* m = q->add_matchers();
+      m->set_type(type);
+      m->set_name(name);
+      m->set_value(value);
+    }
+    auto res = client_->Post("/api/v1/read", headers, Snappy(request.SerializeAsString()),
+                             "application/x-protobuf");
+    EXPECT_TRUE(res && res->status == 200) << (res ? res->body : "no answer");
+    EXPECT_EQ(res->get_header_value("Content-Encoding"), "snappy");
+    std::string body;
+    EXPECT_TRUE(snappy::Uncompress(res->body.data(), res->body.size(), &body));
+    prometheus::ReadResponse response;
+    EXPECT_TRUE(response.ParseFromString(body));
+    return response.results_size() == 1 ? Describe(response.results(0), base) : "?";
+  };
+  EXPECT_EQ(read({{M::EQ, "__name__", "up"}}),
+            "__name__=up,instance=a,job=api 0=0,1=1,2=2,\n"
+            "__name__=up,instance=b,job=api 0=0,1=1,2=2,\n");
+  EXPECT_EQ(read({{M::RE, "__name__", "up|http_.*"}, {M::NEQ, "job", "api"}}),
+            "__name__=http_total,job=web 0=0,1=1,\n");
+  // An absent label is "": instance="" picks the series without one.
+  EXPECT_EQ(read({{M::RE, "__name__", ".+"}, {M::EQ, "instance", ""}}),
+            "__name__=http_total,job=web 0=0,1=1,\n");
+  EXPECT_EQ(read({{M::EQ, "__name__", "up"}, {M::NRE, "instance", "a"}}),
+            "__name__=up,instance=b,job=api 0=0,1=1,2=2,\n");
+  // Regular expressions are anchored; a label no series has matches only "".
+  EXPECT_EQ(read({{M::RE, "__name__", "u"}}), "");
+  EXPECT_EQ(read({{M::EQ, "__name__", "up"}, {M::EQ, "zone", "eu"}}), "");
+  EXPECT_EQ(read({{M::EQ, "__name__", "up"}, {M::EQ, "instance", "a"}}, base + 1000, base + 1000),
+            "__name__=up,instance=a,job=api 1=1,\n");
+  prometheus::ReadRequest bad;
+  auto* m = bad.add_queries()->add_matchers();
+  m->set_type(M::RE);
+  m->set_name("job");
+  m->set_value("(");
+  auto res = client_->Post("/api/v1/read", headers, Snappy(bad.SerializeAsString()),
+                           "application/x-protobuf");
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("matcher job=~"));
+}
+
 // A real Prometheus scrapes stratad's own /metrics and remote-writes what it
 // scrapes back into stratad; Strata then holds exactly Prometheus's samples.
 TEST_F(IngestHttpE2ETest, ARealPrometheusRemoteWritesWhatItScrapes) {
@@ -278,7 +373,17 @@ TEST_F(IngestHttpE2ETest, ARealPrometheusRemoteWritesWhatItScrapes) {
       << "scrape_configs:\n  - job_name: strata\n    static_configs:\n"
       << "      - targets: ['" << http << "']\n"
       << "remote_write:\n  - url: http://" << http << "/api/v1/write?db=prom\n"
-      << "    queue_config:\n      batch_send_deadline: 1s\n";
+      << "    queue_config:\n      batch_send_deadline: 1s\n"
+      << "remote_read:\n  - url: http://" << http << "/api/v1/read?db=prom\n"
+      << "    read_recent: true\n";
+  // A series only Strata has: Prometheus's queries reach it through remote read.
+  const int64_t now_ms = NowSeconds() * 1000;
+  prometheus::WriteRequest only;
+  *only.add_timeseries() = Series({{"__name__", "strata_only"}, {"job", "import"}}, now_ms - 30'000, 3);
+  ASSERT_EQ(client_->Post("/api/v1/write?db=prom", {{"Content-Encoding", "snappy"}},
+                          Snappy(only.SerializeAsString()), "application/x-protobuf")
+                ->status,
+            204);
   testing::PtyProcess prometheus({"/usr/bin/prometheus", "--config.file=" + dir_.Sub("prometheus.yml"),
                                   "--storage.tsdb.path=" + dir_.Sub("tsdb"),
                                   "--web.listen-address=127.0.0.1:" +
@@ -320,6 +425,14 @@ TEST_F(IngestHttpE2ETest, ARealPrometheusRemoteWritesWhatItScrapes) {
   EXPECT_EQ(Rows("SELECT time, measure_value::double FROM prom.metrics WHERE measure_name = 'up' "
                  "AND job = 'strata' AND instance = '" + http + "' ORDER BY time"),
             expected);
+
+  // And Prometheus reads back through remote read what only Strata holds.
+  auto remote = api.Get("/api/v1/query", httplib::Params{{"query", "strata_only[5m]"}},
+                        httplib::Headers{});
+  ASSERT_TRUE(remote && remote->status == 200);
+  EXPECT_THAT(remote->body, HasSubstr(R"("__name__":"strata_only")"));
+  EXPECT_THAT(remote->body, HasSubstr(R"("job":"import")"));
+  EXPECT_THAT(remote->body, HasSubstr(R"(,"2"]]})")) << remote->body;
 }
 
 // InfluxDB's own JavaScript client (npm @influxdata/influxdb-client) writes
