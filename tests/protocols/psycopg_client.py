@@ -44,6 +44,15 @@ with psycopg.connect(conninfo) as conn:
         check("NULL", rows[1][2], None)
         check("column types", [c.type_code for c in cur.description], [25, 701, 20, 16, 1184])
 
+        # The same in binary: results (binary=True) and parameters (%b).
+        cur.execute(
+            "SELECT host, usage, procs, up, time FROM db.cpu "
+            "WHERE host = %b AND usage > %b AND time >= %b ORDER BY time",
+            ("a", 1.0, datetime.datetime(2020, 1, 1, tzinfo=UTC)), binary=True)
+        check("binary rows", cur.fetchall(), rows)
+        cur.execute("SELECT %b::bigint + 1, %b, %b", (41, True, 2.5), binary=True)
+        check("binary parameters", cur.fetchone(), (42, True, 2.5))
+
         # Text of no declared type takes the column's type ('3' against BIGINT).
         cur.execute("SELECT count(*) FROM db.cpu WHERE procs = %s", ("3",))
         check("untyped parameter", cur.fetchone()[0], 1)
