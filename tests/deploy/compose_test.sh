@@ -28,7 +28,7 @@ cli=$project_root/build/client/strata
 project=strata-ci-$$
 export STRATA_VERSION=ci-$$
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-export STRATA_PORT=$(free_port) STRATA_HTTP_PORT=$(free_port)
+export STRATA_PORT=$(free_port) STRATA_HTTP_PORT=$(free_port) STRATA_PG_PORT=$(free_port)
 compose=(podman-compose -p "$project" -f deploy/docker-compose.yml)
 
 cleanup() {
@@ -100,6 +100,18 @@ for i in 1 2 3; do
 done
 count() { strata query "SELECT count(*) FROM deploy.cpu" --format csv | tail -1; }
 [ "$(count)" = 3 ] || fail "expected 3 rows before the restart, got $(count)"
+
+step "line protocol over HTTPS and psql over TLS through the published ports"
+lp=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$secrets/ca.pem" \
+  -H "Authorization: Token $(cat "$secrets/admin.token")" \
+  -XPOST "https://localhost:$STRATA_HTTP_PORT/api/v2/write?bucket=deploy&precision=s" \
+  --data-binary "cpu,host=web-9 usage=9.5 $now") || fail "POST /api/v2/write failed"
+[ "$lp" = 204 ] || fail "POST /api/v2/write answered $lp"
+psql_out=$(PGPASSWORD=$(cat "$secrets/admin.token") PGCONNECT_TIMEOUT=10 psql -X -A -t \
+  "host=localhost port=$STRATA_PG_PORT dbname=strata user=deploy sslmode=verify-full sslrootcert=$secrets/ca.pem" \
+  -c "SELECT count(*) FROM deploy.cpu") || fail "psql could not query: $psql_out"
+[ "$psql_out" = 4 ] || fail "psql counted $psql_out rows, expected 4"
+strata query "DELETE FROM deploy.cpu WHERE host = 'web-9'" >/dev/null || fail "could not delete the LP row"
 
 step "restarting the container"
 podman restart "$container" >/dev/null
