@@ -549,22 +549,9 @@ class Parser {
     while (true) {
       if (Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
         const Position pos = Next().pos;
-        const Token& type_token = Peek();
-        auto type = TypeFromName(type_token.text);
-        if (type_token.kind != TokenKind::kIdentifier || !type) {
-          return Error(type_token, StrCat("unknown type ", Describe(type_token),
-                                          "; use bigint, double, varchar, boolean or timestamp"));
-        }
-        Next();
-        if (IsWord(type_token, "double")) AcceptWord("precision");
-        if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
-            Peek(1).kind == TokenKind::kInteger) {  // varchar(64), numeric(10): no limits here
-          Next();
-          Next();
-          RETURN_IF_ERROR(ExpectSymbol(")"));
-        }
+        ASSIGN_OR_RETURN(DataType type, ParseTypeName());
         ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
-        cast->cast_type = *type;
+        cast->cast_type = type;
         RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
         e = std::move(cast);
       } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
@@ -599,6 +586,17 @@ class Parser {
     RETURN_IF_ERROR(ExpectSymbol("("));
     ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
     RETURN_IF_ERROR(ExpectWord("as"));
+    ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
+    e->cast_type = type;
+    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+    return e;
+  }
+
+  // A type name: Strata's, or PostgreSQL's (`double precision`, `varchar(64)`:
+  // lengths are accepted and not enforced).
+  absl::StatusOr<DataType> ParseTypeName() {
     const Token& type_token = Peek();
     auto type = TypeFromName(type_token.text);
     if (type_token.kind != TokenKind::kIdentifier || !type) {
@@ -606,11 +604,14 @@ class Parser {
                                       "; use bigint, double, varchar, boolean or timestamp"));
     }
     Next();
-    RETURN_IF_ERROR(ExpectSymbol(")"));
-    ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
-    e->cast_type = *type;
-    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-    return e;
+    if (IsWord(type_token, "double")) AcceptWord("precision");
+    if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
+        Peek(1).kind == TokenKind::kInteger) {
+      Next();
+      Next();
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    return *type;
   }
 
   absl::StatusOr<ExprPtr> ParseCase(Position pos) {

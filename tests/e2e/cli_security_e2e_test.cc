@@ -24,8 +24,7 @@ class CliSecurityE2ETest : public ::testing::Test {
     ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
                                certs_.server_key(), "--auth-failure-limit", "0"}))
         << server_.error();
-    admin_ = testing::ReadFile(server_.data_dir() + "/admin.token");
-    admin_.resize(admin_.find('\n'));
+    admin_ = server_.AdminToken();
   }
 
   // `strata` with the server's port and `env` ("NAME=value").

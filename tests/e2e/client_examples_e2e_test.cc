@@ -77,8 +77,7 @@ class SecureClientExamplesE2ETest : public ClientExamplesE2ETest {
     ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
                                certs_.server_key()}))
         << server_.error();
-    std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
-    admin.resize(admin.find('\n'));
+    const std::string admin = server_.AdminToken();
     env_ = {"STRATA_TLS_CA=" + certs_.ca_cert(), "STRATA_TOKEN=" + admin};
   }
 

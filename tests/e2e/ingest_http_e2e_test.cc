@@ -45,8 +45,7 @@ class IngestHttpE2ETest : public ::testing::Test {
   }
 
   void CreateDatabase(const std::string& name) {
-    // A table in it too, so the helper can be reused; the tests use others.
-    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), name, "unused").ok());
+    ASSERT_TRUE(testing::CreateDatabase(server_.channel(), name).ok());
   }
 
   std::string Rows(const std::string& sql) {
@@ -156,8 +155,7 @@ TEST_F(IngestHttpE2ETest, RequestErrorsAreAnsweredLikeInfluxDb) {
 TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
   // Tokens without TLS, on loopback: the rules are the same, the test simpler.
   Start({"--auth", "on", "--auth-failure-limit", "0"});
-  std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
-  admin.resize(admin.find('\n'));
+  const std::string admin = server_.AdminToken();
   auto stub = v1::AuthService::NewStub(server_.channel());
   auto create = [&](const std::string& name, const std::string& grant) {
     grpc::ClientContext context;
@@ -169,16 +167,7 @@ TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
     EXPECT_TRUE(stub->CreateToken(&context, request, &response).ok());
     return response.secret();
   };
-  {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
-    v1::CreateDatabaseRequest request;
-    request.set_database_name("db");
-    v1::CreateDatabaseResponse response;
-    ASSERT_TRUE(v1::CatalogService::NewStub(server_.channel())
-                    ->CreateDatabase(&context, request, &response)
-                    .ok());
-  }
+  ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "db", admin).ok());
   const std::string writer = create("telegraf", "write:db");
   const std::string narrow = create("narrow", "write:db/cpu");
   const std::string t = std::to_string(NowSeconds());
@@ -439,18 +428,8 @@ TEST_F(IngestHttpE2ETest, ARealPrometheusRemoteWritesWhatItScrapes) {
 // through /api/v2/write with its batching, gzip and token header.
 TEST_F(IngestHttpE2ETest, InfluxDbsNodeClientWrites) {
   Start({"--auth", "on"});
-  std::string admin = testing::ReadFile(server_.data_dir() + "/admin.token");
-  admin.resize(admin.find('\n'));
-  {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
-    v1::CreateDatabaseRequest request;
-    request.set_database_name("bucket1");
-    v1::CreateDatabaseResponse response;
-    ASSERT_TRUE(v1::CatalogService::NewStub(server_.channel())
-                    ->CreateDatabase(&context, request, &response)
-                    .ok());
-  }
+  const std::string admin = server_.AdminToken();
+  ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "bucket1", admin).ok());
   const std::string node = testing::FindOnPath("node");
   const std::string dir = std::string(STRATA_SOURCE_DIR) + "/tests/protocols/node";
   ASSERT_FALSE(node.empty()) << "node is not installed (scripts/deps.sh installs it)";

@@ -183,8 +183,7 @@ TEST(MetricsSecurityE2ETest, MetricsFollowTheTlsAndTokenRules) {
   ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
                             "--auth-failure-limit", "0"}))
       << server.error();
-  std::string admin = testing::ReadFile(server.data_dir() + "/admin.token");
-  admin.resize(admin.find('\n'));
+  const std::string admin = server.AdminToken();
   auto create = [&](const std::string& name, const std::string& grant) {
     auto stub = v1::AuthService::NewStub(server.channel());
     grpc::ClientContext context;

@@ -17,7 +17,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
-#include "strata/v1/catalog.grpc.pb.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -34,14 +33,7 @@ const std::string kProtocols = std::string(STRATA_SOURCE_DIR) + "/tests/protocol
 
 // db.cpu at 2024-03-01 11:00..11:02 (the server's clock stands at 12:00).
 void WriteCpu(testing::StratadProcess& server) {
-  {
-    grpc::ClientContext context;
-    v1::CreateDatabaseRequest request;
-    request.set_database_name("db");
-    v1::CreateDatabaseResponse response;
-    ASSERT_TRUE(
-        v1::CatalogService::NewStub(server.channel())->CreateDatabase(&context, request, &response).ok());
-  }
+  ASSERT_TRUE(testing::CreateDatabase(server.channel(), "db").ok());
   httplib::Client http("127.0.0.1", server.http_port());
   auto res = http.Post("/write?db=db&precision=s",
                        "cpu,host=a usage=1.5,procs=3i,up=true 1709290810\n"
@@ -299,8 +291,7 @@ TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
   ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
                             "--auth-failure-limit", "0"}))
       << server.error();
-  std::string admin = testing::ReadFile(server.data_dir() + "/admin.token");
-  admin.resize(admin.find('\n'));
+  const std::string admin = server.AdminToken();
   auto psql = [&](const std::string& sslmode, const std::string& password) {
     return testing::RunProcess(
         {"/usr/bin/psql", "-X", "-A", "-t", "-c", "SELECT 40 + 2",

@@ -14,43 +14,17 @@
 #include <memory>
 #include <string>
 
-#include "common/clock.h"
-#include "google/protobuf/stubs/logging.h"
 #include "server/influx_write.h"
 #include "server/prometheus_write.h"
 #include "storage/engine.h"
+#include "tests/fuzz/engine_fixture.h"
 
 namespace {
 
 using namespace strata;
 
-constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
-
-struct Fixture {
-  Fixture() : clock(kNow) {
-    google::protobuf::SetLogHandler(nullptr);
-    dir = std::filesystem::temp_directory_path() /
-          ("strata-ingest-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    auto opened = Engine::Open({.data_dir = dir.string(),
-                                .durability = Durability::kBuffered,
-                                .clock = &clock});
-    if (!opened.ok()) Fail(std::string(opened.status().message()));
-    engine = std::move(*opened);
-    if (!engine->catalog().CreateDatabase("db", "").ok()) Fail("cannot create the database");
-    metrics = std::make_unique<ServerMetrics>(engine.get());
-  }
-  ~Fixture() {
-    (void)engine->Close();
-    std::filesystem::remove_all(dir);
-  }
-  static void Fail(const std::string& why) {
-    std::fprintf(stderr, "ingest_fuzz: %s\n", why.c_str());
-    std::abort();
-  }
-  ManualClock clock;
-  std::filesystem::path dir;
-  std::unique_ptr<Engine> engine;
+struct Fixture : fuzz::EngineFixture {
+  Fixture() : EngineFixture("ingest"), metrics(std::make_unique<ServerMetrics>(engine.get())) {}
   std::unique_ptr<ServerMetrics> metrics;
 };
 

@@ -11,44 +11,19 @@
 #include <memory>
 #include <string>
 
-#include "common/clock.h"
-#include "google/protobuf/stubs/logging.h"
 #include "server/write_convert.h"
 #include "storage/engine.h"
+#include "tests/fuzz/engine_fixture.h"
 
 namespace {
 
 using namespace strata;
 
-constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
-
-struct Fixture {
-  Fixture() : clock(kNow) {
-    // Protobuf logs every string field that is not UTF-8; here that is most inputs.
-    google::protobuf::SetLogHandler(nullptr);
-    dir = std::filesystem::temp_directory_path() /
-          ("strata-write-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    auto opened = Engine::Open({.data_dir = dir.string(),
-                                .durability = Durability::kBuffered,
-                                .clock = &clock});
-    if (!opened.ok()) Fail(std::string(opened.status().message()));
-    engine = std::move(*opened);
-    if (!engine->catalog().CreateDatabase("db", "").ok()) Fail("cannot create the database");
+struct Fixture : fuzz::EngineFixture {
+  Fixture() : EngineFixture("write") {
     TableSpec spec{.database_name = "db", .table_name = "t", .enable_magnetic_store_writes = true};
     if (!engine->catalog().CreateTable(spec).ok()) Fail("cannot create the table");
   }
-  ~Fixture() {
-    (void)engine->Close();
-    std::filesystem::remove_all(dir);
-  }
-  static void Fail(const std::string& why) {
-    std::fprintf(stderr, "write_fuzz fixture: %s\n", why.c_str());
-    std::abort();
-  }
-  ManualClock clock;
-  std::filesystem::path dir;
-  std::unique_ptr<Engine> engine;
 };
 
 }  // namespace

@@ -50,6 +50,13 @@ pid_t StratadProcess::Spawn(const std::vector<std::string>& args) {
   return pid;
 }
 
+std::string StratadProcess::AdminToken() const {
+  std::ifstream in(data_dir_ + "/admin.token");
+  std::string token;
+  std::getline(in, token);
+  return token;
+}
+
 bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
   extra_args_ = extra_args;
   std::ofstream(log_path_, std::ios::trunc).close();

@@ -50,6 +50,9 @@ class StratadProcess {
   pid_t pid() const { return pid_; }
   std::string address() const;
   const std::string& data_dir() const { return data_dir_; }
+  // The first admin token, which stratad writes to DATA_DIR/admin.token
+  // when authentication is on ("" when there is none).
+  std::string AdminToken() const;
   std::string log() const;
   const std::string& error() const { return error_; }
   std::shared_ptr<grpc::Channel> channel() const { return channel_; }

@@ -35,14 +35,20 @@ v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::str
   return request;
 }
 
+grpc::Status CreateDatabase(const std::shared_ptr<grpc::Channel>& channel,
+                            const std::string& database, const std::string& token) {
+  grpc::ClientContext context;
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  v1::CreateDatabaseRequest request;
+  request.set_database_name(database);
+  v1::CreateDatabaseResponse response;
+  return v1::CatalogService::NewStub(channel)->CreateDatabase(&context, request, &response);
+}
+
 grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,
                                     const std::string& database, const std::string& table) {
   auto catalog = v1::CatalogService::NewStub(channel);
-  grpc::ClientContext db_context;
-  v1::CreateDatabaseRequest db;
-  db.set_database_name(database);
-  v1::CreateDatabaseResponse db_response;
-  grpc::Status status = catalog->CreateDatabase(&db_context, db, &db_response);
+  grpc::Status status = CreateDatabase(channel, database);
   if (!status.ok()) return status;
   grpc::ClientContext table_context;
   v1::CreateTableRequest t;

@@ -22,6 +22,10 @@ v1::Record CpuRecord(const std::string& host, int64_t time_millis, double value,
 v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::string& table,
                                      std::vector<v1::Record> records);
 
+// Creates `database`, with `token` as the bearer token when set.
+grpc::Status CreateDatabase(const std::shared_ptr<grpc::Channel>& channel,
+                            const std::string& database, const std::string& token = "");
+
 // Creates `database` and, in it, `table` with default properties.
 grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,
                                     const std::string& database, const std::string& table);
