@@ -156,16 +156,8 @@ TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
   // Tokens without TLS, on loopback: the rules are the same, the test simpler.
   Start({"--auth", "on", "--auth-failure-limit", "0"});
   const std::string admin = server_.AdminToken();
-  auto stub = v1::AuthService::NewStub(server_.channel());
   auto create = [&](const std::string& name, const std::string& grant) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
-    v1::CreateTokenRequest request;
-    request.set_name(name);
-    request.add_grants(grant);
-    v1::CreateTokenResponse response;
-    EXPECT_TRUE(stub->CreateToken(&context, request, &response).ok());
-    return response.secret();
+    return testing::CreateToken(server_.channel(), admin, name, grant);
   };
   ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "db", admin).ok());
   const std::string writer = create("telegraf", "write:db");

@@ -185,15 +185,7 @@ TEST(MetricsSecurityE2ETest, MetricsFollowTheTlsAndTokenRules) {
       << server.error();
   const std::string admin = server.AdminToken();
   auto create = [&](const std::string& name, const std::string& grant) {
-    auto stub = v1::AuthService::NewStub(server.channel());
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + admin);
-    v1::CreateTokenRequest request;
-    request.set_name(name);
-    request.add_grants(grant);
-    v1::CreateTokenResponse response;
-    EXPECT_TRUE(stub->CreateToken(&context, request, &response).ok());
-    return response.secret();
+    return testing::CreateToken(server.channel(), admin, name, grant);
   };
   const std::string scraper = create("prometheus", "metrics");
   const std::string reader = create("reader", "read:*");

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "grpcpp/client_context.h"
+#include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 
 namespace strata::testing {
@@ -43,6 +44,18 @@ grpc::Status CreateDatabase(const std::shared_ptr<grpc::Channel>& channel,
   request.set_database_name(database);
   v1::CreateDatabaseResponse response;
   return v1::CatalogService::NewStub(channel)->CreateDatabase(&context, request, &response);
+}
+
+std::string CreateToken(const std::shared_ptr<grpc::Channel>& channel, const std::string& admin,
+                        const std::string& name, const std::string& grant) {
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + admin);
+  v1::CreateTokenRequest request;
+  request.set_name(name);
+  request.add_grants(grant);
+  v1::CreateTokenResponse response;
+  if (!v1::AuthService::NewStub(channel)->CreateToken(&context, request, &response).ok()) return "";
+  return response.secret();
 }
 
 grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,

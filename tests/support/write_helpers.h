@@ -26,6 +26,10 @@ v1::WriteRecordsRequest WriteRequest(const std::string& database, const std::str
 grpc::Status CreateDatabase(const std::shared_ptr<grpc::Channel>& channel,
                             const std::string& database, const std::string& token = "");
 
+// Creates a token named `name` with one grant, as `admin`; its secret ("" on failure).
+std::string CreateToken(const std::shared_ptr<grpc::Channel>& channel, const std::string& admin,
+                        const std::string& name, const std::string& grant);
+
 // Creates `database` and, in it, `table` with default properties.
 grpc::Status CreateDatabaseAndTable(const std::shared_ptr<grpc::Channel>& channel,
                                     const std::string& database, const std::string& table);
