@@ -14,6 +14,8 @@ packages=(
   python3 python3-grpcio python3-protobuf
   # The real clients of the protocol tests: psql and psycopg (PostgreSQL wire).
   postgresql-client python3-psycopg curl
+  # The Python client package: installed with pip into a venv in its tests; pandas for DataFrames.
+  python3-venv python3-pip python3-setuptools python3-pandas
 )
 # Node and npm (the Node example, InfluxDB's and PostgreSQL's Node clients in
 # the protocol tests), from Debian unless a Node with npm is already installed.

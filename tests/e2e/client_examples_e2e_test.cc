@@ -10,12 +10,14 @@
 #include "gtest/gtest.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_certs.h"
 
 namespace strata {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class ClientExamplesE2ETest : public ::testing::Test {
  protected:
@@ -107,6 +109,64 @@ TEST_F(SecureClientExamplesE2ETest, Node) {
   testing::ProcessResult r = RunNodeExample(env_, &skipped);
   if (!skipped.empty()) GTEST_SKIP() << skipped;
   ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
+}
+
+// The Python package (client/python), installed the way its README says:
+// pip into a virtual environment that sees Debian's grpcio, protobuf and
+// pandas, without the network. Made once for the tests below.
+class PythonPackageE2ETest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    venv_ = new testing::TempDir();
+    const std::string dir = venv_->Sub("venv");
+    testing::ProcessResult made =
+        testing::RunProcess({"/usr/bin/python3", "-m", "venv", "--system-site-packages", dir});
+    ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+    testing::ProcessResult installed = testing::RunProcess(
+        {dir + "/bin/pip", "install", "--quiet", "--no-index", "--no-build-isolation",
+         std::string(STRATA_SOURCE_DIR) + "/client/python"},
+        "", {"PIP_DISABLE_PIP_VERSION_CHECK=1", "HOME=" + venv_->path().string()},
+        std::chrono::seconds(120));
+    ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
+    python_ = dir + "/bin/python";
+  }
+  static void TearDownTestSuite() { delete venv_; }
+  void SetUp() override {
+    ASSERT_FALSE(python_.empty()) << "the package did not install";
+    ASSERT_TRUE(server_.Start()) << server_.error();
+  }
+  static std::string Script() { return std::string(STRATA_SOURCE_DIR) + "/client/python/tests/e2e_client.py"; }
+
+  static testing::TempDir* venv_;
+  static std::string python_;
+  testing::StratadProcess server_;
+};
+testing::TempDir* PythonPackageE2ETest::venv_ = nullptr;
+std::string PythonPackageE2ETest::python_;
+
+TEST_F(PythonPackageE2ETest, CatalogWritesTypesDataFramesPagesAndCancel) {
+  // From another directory, so `import strata` finds the installed package.
+  testing::ProcessResult r = testing::RunProcess(
+      {"/bin/sh", "-c", "cd / && exec \"$0\" \"$1\" \"$2\"", python_, Script(),
+       std::to_string(server_.port())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ok requests of at most 100"));
+  EXPECT_THAT(r.out, HasSubstr("ok pandas.Timestamp keeps ns"));
+  EXPECT_THAT(r.out, HasSubstr("all checks passed"));
+}
+
+// The server restarts while the writer writes: it retries UNAVAILABLE and
+// every record is stored exactly once (a retried request is a no-op where it
+// had already been applied).
+TEST_F(PythonPackageE2ETest, AWriterRetriesThroughARestartWithNothingLostOrDoubled) {
+  testing::PtyProcess writer({python_, Script(), std::to_string(server_.port()),
+                              "--restart-after-marker"});
+  ASSERT_TRUE(writer.WaitFor("writing while the server restarts")) << writer.output();
+  EXPECT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  EXPECT_EQ(writer.Wait(std::chrono::seconds(60)), 0) << writer.output();
+  EXPECT_THAT(writer.output(), HasSubstr("ok stored once each"));
+  EXPECT_THAT(writer.output(), Not(HasSubstr("retries 0\r\n")));
 }
 
 }  // namespace

@@ -1,0 +1,219 @@
+"""Batched, pipelined writes with retries."""
+from __future__ import annotations
+
+import collections
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Deque, Dict, Iterable, List, Mapping, Optional, Sequence
+
+import grpc
+
+from strata.errors import RETRYABLE_WRITE, StrataError
+from strata.values import is_missing, measure_value, to_nanos
+from strata.v1 import records_pb2, write_pb2
+
+MAX_RECORDS_PER_REQUEST = 100
+
+
+@dataclass
+class Record:
+    """One record. `measures` (name -> value) makes a MULTI record; `value`
+    a scalar one. `time`: datetime, pandas.Timestamp, int nanoseconds or
+    float seconds. `version` (>= 1) orders rewrites of the same point."""
+
+    dimensions: Mapping[str, str]
+    measure_name: str
+    time: Any
+    measures: Optional[Mapping[str, Any]] = None
+    value: Any = None
+    version: Optional[int] = None
+
+
+@dataclass
+class RejectedRecord:
+    position: int  # the record's place in everything given to the Writer, from 0
+    reason: str
+    existing_version: Optional[int]
+    record: Any
+
+
+@dataclass
+class WriteSummary:
+    written: int = 0
+    memory_store: int = 0
+    magnetic_store: int = 0
+    requests: int = 0
+    retries: int = 0
+    rejected: List[RejectedRecord] = field(default_factory=list)
+
+
+def _as_record(item: Any) -> Record:
+    if isinstance(item, Record):
+        return item
+    if isinstance(item, Mapping):
+        return Record(**item)
+    raise TypeError(f"{item!r} is not a Record or a dict of its fields")
+
+
+def _to_proto(record: Record, common_dimensions: Mapping[str, str]) -> records_pb2.Record:
+    out = records_pb2.Record(time=to_nanos(record.time))
+    for name, value in record.dimensions.items():
+        if name not in common_dimensions and not is_missing(value):
+            out.dimensions.add(name=name, value=str(value))
+    if record.version is not None:
+        out.version = int(record.version)
+    if record.measures is not None:
+        out.measure_value_type = records_pb2.MEASURE_VALUE_TYPE_MULTI
+        for name, value in record.measures.items():
+            if is_missing(value):
+                continue
+            kind, wire = measure_value(value)
+            out.measure_values.add(name=name, type=kind, value=wire)
+    else:
+        kind, wire = measure_value(record.value)
+        out.measure_value_type = kind
+        out.measure_value.CopyFrom(wire)
+    return out
+
+
+class Writer:
+    """Writes records to one table in requests of at most 100 records.
+
+    Records that share dimensions (or a measure name) send them once, in the
+    request's common_attributes. Up to `in_flight` requests are outstanding;
+    UNAVAILABLE, RESOURCE_EXHAUSTED, and CANCELLED or DEADLINE_EXCEEDED (a
+    server that stopped or did not answer in time) are retried with exponential backoff
+    (`max_retries`, starting at `backoff` seconds): safe, since writing a
+    record again with the same values and version changes nothing. Records
+    the server rejects are reported in `summary.rejected` with their
+    position; other failures raise StrataError. Use it as a context manager,
+    or call flush()/close().
+    """
+
+    def __init__(self, client, database: str, table: str, *, batch_size: int = 100,
+                 in_flight: int = 4, max_retries: int = 8, backoff: float = 0.1):
+        if not 1 <= batch_size <= MAX_RECORDS_PER_REQUEST:
+            raise ValueError(f"batch_size must be 1..{MAX_RECORDS_PER_REQUEST}")
+        self._client = client
+        self._database = database
+        self._table = table
+        self._batch_size = batch_size
+        self._in_flight = max(1, in_flight)
+        self._max_retries = max_retries
+        self._backoff = backoff
+        self._batch: List[Record] = []
+        self._positions: List[int] = []
+        self._next_position = 0
+        self._pending: Deque[tuple] = collections.deque()
+        self.summary = WriteSummary()
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, exc_type, *rest: Any) -> None:
+        if exc_type is None:
+            self.close()
+
+    def add(self, record: Record | Mapping[str, Any]) -> None:
+        """Queues one record (a Record or a dict of its fields)."""
+        self._batch.append(_as_record(record))
+        self._positions.append(self._next_position)
+        self._next_position += 1
+        if len(self._batch) >= self._batch_size:
+            self._send_batch()
+
+    def add_all(self, records: Iterable[Record | Mapping[str, Any]]) -> None:
+        for record in records:
+            self.add(record)
+
+    def add_dataframe(self, frame, *, time: str = "time", dimensions: Sequence[str] = (),
+                      measure_name: Optional[str] = None, measure_name_column: Optional[str] = None,
+                      measures: Optional[Sequence[str]] = None) -> None:
+        """One MULTI record per row of a pandas DataFrame: `time` names the
+        time column, `dimensions` the dimension columns, the measure name is
+        fixed (`measure_name`) or a column (`measure_name_column`), and the
+        measures are `measures` or every other column. NaN / None cells are
+        left out of their record."""
+        if (measure_name is None) == (measure_name_column is None):
+            raise ValueError("give measure_name or measure_name_column")
+        taken = {time, *dimensions} | ({measure_name_column} if measure_name_column else set())
+        columns = list(frame.columns)
+        measure_columns = list(measures) if measures is not None else [c for c in columns if c not in taken]
+        # Column by column into Python values (numpy scalars become int / float / bool).
+        for cells in zip(*(frame[c].tolist() for c in columns)):
+            values = dict(zip(columns, cells))
+            self.add(Record(
+                dimensions={d: values[d] for d in dimensions},
+                measure_name=measure_name if measure_name is not None else str(values[measure_name_column]),
+                time=values[time],
+                measures={m: values[m] for m in measure_columns}))
+
+    def flush(self) -> WriteSummary:
+        """Sends what is queued and waits for every request."""
+        if self._batch:
+            self._send_batch()
+        while self._pending:
+            self._finish_oldest()
+        return self.summary
+
+    def close(self) -> WriteSummary:
+        return self.flush()
+
+    # ------------------------------------------------------------------ internals
+
+    def _request(self, batch: List[Record]) -> write_pb2.WriteRecordsRequest:
+        request = write_pb2.WriteRecordsRequest(database_name=self._database, table_name=self._table)
+        common: Dict[str, str] = dict(batch[0].dimensions)
+        for record in batch[1:]:
+            common = {k: v for k, v in common.items() if record.dimensions.get(k) == v}
+        common = {k: v for k, v in common.items() if not is_missing(v)}
+        for name, value in common.items():
+            request.common_attributes.dimensions.add(name=name, value=str(value))
+        same_name = all(r.measure_name == batch[0].measure_name for r in batch)
+        if same_name:
+            request.common_attributes.measure_name = batch[0].measure_name
+        request.common_attributes.time_unit = records_pb2.TIME_UNIT_NANOSECONDS
+        for record in batch:
+            wire = _to_proto(record, common)
+            if not same_name:
+                wire.measure_name = record.measure_name
+            request.records.append(wire)
+        return request
+
+    def _send_batch(self) -> None:
+        batch, positions = self._batch, self._positions
+        self._batch, self._positions = [], []
+        while len(self._pending) >= self._in_flight:
+            self._finish_oldest()
+        request = self._request(batch)
+        self._pending.append((self._submit(request), request, batch, positions))
+
+    def _submit(self, request: write_pb2.WriteRecordsRequest):
+        self.summary.requests += 1
+        return self._client._write.WriteRecords.future(
+            request, metadata=self._client._metadata, timeout=self._client.timeout)
+
+    def _finish_oldest(self) -> None:
+        future, request, batch, positions = self._pending.popleft()
+        delay = self._backoff
+        for attempt in range(self._max_retries + 1):
+            try:
+                response = future.result()
+                break
+            except grpc.RpcError as error:
+                if error.code() not in RETRYABLE_WRITE or attempt == self._max_retries:
+                    raise StrataError.from_rpc(error) from None
+                self.summary.retries += 1
+                _time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                future = self._submit(request)
+        ingested = response.records_ingested
+        self.summary.written += ingested.total
+        self.summary.memory_store += ingested.memory_store
+        self.summary.magnetic_store += ingested.magnetic_store
+        for rejected in response.rejected_records:
+            i = rejected.record_index
+            self.summary.rejected.append(RejectedRecord(
+                position=positions[i], reason=rejected.reason,
+                existing_version=rejected.existing_version if rejected.HasField("existing_version") else None,
+                record=batch[i]))

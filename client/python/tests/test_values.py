@@ -1,0 +1,105 @@
+"""Unit tests of the client's value conversions and request building (no server)."""
+import datetime as dt
+import math
+import unittest
+
+import strata
+from strata import values
+from strata.v1 import query_pb2, records_pb2
+from strata.writer import Writer
+
+UTC = dt.timezone.utc
+
+
+class TimesTest(unittest.TestCase):
+    def test_every_time_form(self):
+        cases = [
+            (dt.datetime(2024, 3, 1, 12, 0, 0, 500000, tzinfo=UTC), 1709294400_500000000),
+            (dt.datetime(2024, 3, 1, 12, 0, 0), 1709294400_000000000),  # naive is UTC
+            (dt.datetime(2024, 3, 1, 13, 0, tzinfo=dt.timezone(dt.timedelta(hours=1))), 1709294400_000000000),
+            (dt.date(2024, 3, 1), 1709251200_000000000),
+            (1709294400_000000001, 1709294400_000000001),  # int: nanoseconds
+            (1709294400.25, 1709294400_250000000),  # float: seconds
+        ]
+        for given, nanos in cases:
+            with self.subTest(given=given):
+                self.assertEqual(values.to_nanos(given), nanos)
+
+    def test_not_a_time(self):
+        for bad in ["2024-03-01", True, None]:
+            with self.subTest(bad=bad), self.assertRaises(TypeError):
+                values.to_nanos(bad)
+
+
+class MeasureValuesTest(unittest.TestCase):
+    def test_types(self):
+        cases = [
+            (True, records_pb2.MEASURE_VALUE_TYPE_BOOLEAN, "boolean_value", True),
+            (7, records_pb2.MEASURE_VALUE_TYPE_BIGINT, "bigint_value", 7),
+            (2**63 - 1, records_pb2.MEASURE_VALUE_TYPE_BIGINT, "bigint_value", 2**63 - 1),
+            (1.5, records_pb2.MEASURE_VALUE_TYPE_DOUBLE, "double_value", 1.5),
+            ("x", records_pb2.MEASURE_VALUE_TYPE_VARCHAR, "varchar_value", "x"),
+            (dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC), records_pb2.MEASURE_VALUE_TYPE_TIMESTAMP,
+             "timestamp_value", 1_000_000_000),
+        ]
+        for given, kind, field, wire in cases:
+            with self.subTest(given=given):
+                got_kind, got = values.measure_value(given)
+                self.assertEqual(got_kind, kind)
+                self.assertEqual(got.WhichOneof("value"), field)
+                self.assertEqual(getattr(got, field), wire)
+
+    def test_missing(self):
+        for missing in [None, math.nan, float("nan")]:
+            self.assertTrue(values.is_missing(missing))
+        for present in [0, 0.0, "", False]:
+            self.assertFalse(values.is_missing(present))
+
+    def test_unsupported(self):
+        with self.assertRaises(TypeError):
+            values.measure_value(b"bytes")
+
+
+class DatumTest(unittest.TestCase):
+    def test_round_trip(self):
+        for given in [None, True, 5, 2.5, "s", dt.timedelta(seconds=90)]:
+            with self.subTest(given=given):
+                self.assertEqual(values.from_datum(values.to_datum(given)), given)
+
+    def test_timestamps_keep_nanoseconds_when_asked(self):
+        datum = query_pb2.Datum(timestamp_value=1709294400_000000123)
+        self.assertEqual(values.from_datum(datum, "ns"), 1709294400_000000123)
+        self.assertEqual(values.from_datum(datum), dt.datetime(2024, 3, 1, 12, tzinfo=UTC))
+
+
+class RequestTest(unittest.TestCase):
+    def test_shared_dimensions_and_names_go_to_common_attributes(self):
+        writer = Writer(client=None, database="db", table="t")
+        batch = [
+            strata.Record({"region": "eu", "host": f"h{i}"}, "cpu", 1_000 + i, measures={"u": i, "skip": None})
+            for i in range(3)
+        ]
+        request = writer._request(batch)
+        self.assertEqual([(d.name, d.value) for d in request.common_attributes.dimensions], [("region", "eu")])
+        self.assertEqual(request.common_attributes.measure_name, "cpu")
+        self.assertEqual(request.common_attributes.time_unit, records_pb2.TIME_UNIT_NANOSECONDS)
+        self.assertEqual([[(d.name, d.value) for d in r.dimensions] for r in request.records],
+                         [[("host", "h0")], [("host", "h1")], [("host", "h2")]])
+        self.assertFalse(request.records[0].HasField("measure_name"))
+        self.assertEqual([m.name for m in request.records[2].measure_values], ["u"])  # None left out
+
+    def test_mixed_measure_names_stay_per_record(self):
+        writer = Writer(client=None, database="db", table="t")
+        request = writer._request([strata.Record({"h": "a"}, "cpu", 1, value=1.0),
+                                   strata.Record({"h": "a"}, "mem", 1, value=2)])
+        self.assertFalse(request.common_attributes.HasField("measure_name"))
+        self.assertEqual([r.measure_name for r in request.records], ["cpu", "mem"])
+        self.assertEqual(request.records[1].measure_value_type, records_pb2.MEASURE_VALUE_TYPE_BIGINT)
+
+    def test_batch_size_is_bounded(self):
+        with self.assertRaises(ValueError):
+            Writer(client=None, database="db", table="t", batch_size=101)
+
+
+if __name__ == "__main__":
+    unittest.main()
