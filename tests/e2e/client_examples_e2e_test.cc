@@ -122,9 +122,12 @@ class PythonPackageE2ETest : public ::testing::Test {
     testing::ProcessResult made =
         testing::RunProcess({"/usr/bin/python3", "-m", "venv", "--system-site-packages", dir});
     ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+    // From a copy: pip builds in the source directory it is given.
+    const std::string source = venv_->Sub("client-python");
+    std::filesystem::copy(std::string(STRATA_SOURCE_DIR) + "/client/python", source,
+                          std::filesystem::copy_options::recursive);
     testing::ProcessResult installed = testing::RunProcess(
-        {dir + "/bin/pip", "install", "--quiet", "--no-index", "--no-build-isolation",
-         std::string(STRATA_SOURCE_DIR) + "/client/python"},
+        {dir + "/bin/pip", "install", "--quiet", "--no-index", "--no-build-isolation", source},
         "", {"PIP_DISABLE_PIP_VERSION_CHECK=1", "HOME=" + venv_->path().string()},
         std::chrono::seconds(120));
     ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
