@@ -20,8 +20,15 @@ using CatalogMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request
 
 template <typename Request, typename Response>
 bool Call(CommandContext& context, CatalogMethod<Request, Response> method,
-          const Request& request, Response& response) {
-  return CallUnary(context, context.connection().catalog(), method, request, response);
+          const Request& request, Response& response,
+          std::optional<grpc::StatusCode> tolerated = std::nullopt, bool* tolerated_hit = nullptr) {
+  return CallUnary(context, context.connection().catalog(), method, request, response, tolerated,
+                   tolerated_hit);
+}
+
+// --if-not-exists on create, --if-exists on delete: the status that is then no error.
+std::optional<grpc::StatusCode> Tolerate(bool flag, grpc::StatusCode code) {
+  return flag ? std::optional(code) : std::nullopt;
 }
 
 // Follows next_token until the list ends; nullopt after a failed call.
@@ -191,6 +198,8 @@ struct DatabaseArgs {
   std::string name;
   std::string description;
   std::string format;
+  bool if_not_exists = false;
+  bool if_exists = false;
 };
 
 struct TableArgs {
@@ -198,6 +207,8 @@ struct TableArgs {
   std::string table;
   std::string format;
   bool storage = false;
+  bool if_not_exists = false;
+  bool if_exists = false;
   TableFlags flags;
 };
 
@@ -211,13 +222,18 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
   CLI::App* create = db->add_subcommand("create", "Create a database");
   create->add_option("name", args->name, "Database name (3..256 of a-z A-Z 0-9 _ . -)")->required();
   create->add_option("--description", args->description, "Free text, up to 2048 bytes");
+  create->add_flag("--if-not-exists", args->if_not_exists, "An existing database is no error");
   create->callback([&context, args] {
     v1::CreateDatabaseRequest request;
     request.set_database_name(args->name);
     request.set_description(args->description);
     v1::CreateDatabaseResponse response;
-    if (Call(context, &Stub::CreateDatabase, request, response)) {
+    bool existed = false;
+    if (Call(context, &Stub::CreateDatabase, request, response,
+             Tolerate(args->if_not_exists, grpc::StatusCode::ALREADY_EXISTS), &existed)) {
       std::cout << "created database " << response.database().database_name() << "\n";
+    } else if (existed) {
+      std::cout << "database " << args->name << " exists already\n";
     }
   });
 
@@ -262,12 +278,17 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* remove = db->add_subcommand("delete", "Delete an empty database");
   remove->add_option("name", args->name, "Database name")->required();
+  remove->add_flag("--if-exists", args->if_exists, "A missing database is no error");
   remove->callback([&context, args] {
     v1::DeleteDatabaseRequest request;
     request.set_database_name(args->name);
     v1::DeleteDatabaseResponse response;
-    if (Call(context, &Stub::DeleteDatabase, request, response)) {
+    bool missing = false;
+    if (Call(context, &Stub::DeleteDatabase, request, response,
+             Tolerate(args->if_exists, grpc::StatusCode::NOT_FOUND), &missing)) {
       std::cout << "deleted database " << args->name << "\n";
+    } else if (missing) {
+      std::cout << "database " << args->name << " does not exist\n";
     }
   });
 }
@@ -286,6 +307,8 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
   args->flags.AddRetention(*create);
   create->add_option("--partition-key", args->flags.partition_key,
                      "measure (default) or dimension:NAME; fixed once created");
+  create->add_flag("--if-not-exists", args->if_not_exists,
+                   "An existing table is no error (its properties are left as they are)");
   create->callback([&context, args] {
     v1::CreateTableRequest request;
     request.set_database_name(args->database);
@@ -306,11 +329,15 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
       }
     }
     v1::CreateTableResponse response;
-    if (Call(context, &Stub::CreateTable, request, response)) {
+    bool existed = false;
+    if (Call(context, &Stub::CreateTable, request, response,
+             Tolerate(args->if_not_exists, grpc::StatusCode::ALREADY_EXISTS), &existed)) {
       const auto& retention = response.table().retention_properties();
       std::cout << "created table " << args->database << "." << args->table << " (memory "
                 << retention.memory_store_retention_hours() << "h, magnetic "
                 << retention.magnetic_store_retention_days() << "d)\n";
+    } else if (existed) {
+      std::cout << "table " << args->database << "." << args->table << " exists already\n";
     }
   });
 
@@ -409,13 +436,18 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
 
   CLI::App* remove = table->add_subcommand("delete", "Delete a table and all its data");
   add_names(remove);
+  remove->add_flag("--if-exists", args->if_exists, "A missing table is no error");
   remove->callback([&context, args] {
     v1::DeleteTableRequest request;
     request.set_database_name(args->database);
     request.set_table_name(args->table);
     v1::DeleteTableResponse response;
-    if (Call(context, &Stub::DeleteTable, request, response)) {
+    bool missing = false;
+    if (Call(context, &Stub::DeleteTable, request, response,
+             Tolerate(args->if_exists, grpc::StatusCode::NOT_FOUND), &missing)) {
       std::cout << "deleted table " << args->database << "." << args->table << "\n";
+    } else if (missing) {
+      std::cout << "table " << args->database << "." << args->table << " does not exist\n";
     }
   });
 }

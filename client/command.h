@@ -31,22 +31,41 @@ class CommandContext {
 
 // Calls one unary RPC of `stub` with the connection's deadline and token; on
 // failure prints the error and records the exit code. True on success.
+// A failure with `tolerated` (--if-not-exists: ALREADY_EXISTS, --if-exists:
+// NOT_FOUND) is no failure: nothing is printed, and `*tolerated_hit` is set.
 template <typename Stub, typename Request, typename Response>
 bool CallUnary(CommandContext& context, Stub& stub,
                grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-               const Request& request, Response& response) {
+               const Request& request, Response& response,
+               std::optional<grpc::StatusCode> tolerated = std::nullopt,
+               bool* tolerated_hit = nullptr) {
   Connection& connection = context.connection();
   grpc::Status status = (stub.*method)(connection.UnaryContext().get(), request, &response);
   if (status.ok()) return true;
+  if (tolerated && status.error_code() == *tolerated) {
+    if (tolerated_hit != nullptr) *tolerated_hit = true;
+    return false;
+  }
   context.set_exit_code(ReportRpcError(status, connection));
   return false;
 }
+
+// A rejection reason as the CLI user needs it: where the server names an API
+// field (magnetic_store_write_properties.enable_magnetic_store_writes), the
+// command to run instead.
+std::string CliRejectionHint(const std::string& reason, const std::string& database,
+                             const std::string& table);
 
 // Adds `--format` (table|csv|json|jsonl) to `command`. Without the flag the
 // format is `table` on a terminal and `csv` otherwise.
 void AddFormatOption(CLI::App& command, std::string& format);
 // Resolves the flag; prints the error and returns nullopt when it is bad.
 std::optional<OutputFormat> ResolveFormat(const std::string& format);
+
+// When the command line's first word is not a command of `app` ("querry"):
+// the message naming it and the closest command ("did you mean query?");
+// else "".
+std::string UnknownCommand(const CLI::App& app, int argc, char** argv);
 
 // Each adds one group of subcommands to `app`.
 void AddDatabaseCommands(CLI::App& app, CommandContext& context);

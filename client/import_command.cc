@@ -132,7 +132,8 @@ absl::StatusOr<ImportOptions> ResolveOptions(const ImportArgs& args) {
 
 void PrintSummary(const ImportSummary& summary, const ImportOptions& options) {
   double rate = summary.seconds > 0 ? summary.ingested / summary.seconds : 0;
-  std::cout << "imported " << summary.ingested << " records from " << options.source_name << " in "
+  std::cout << "imported " << summary.ingested << (summary.ingested == 1 ? " record" : " records")
+            << " from " << options.source_name << " in "
             << absl::StrFormat("%.1f", summary.seconds) << " s ("
             << static_cast<int64_t>(rate) << " records/s); " << summary.rejected << " rejected";
   if (summary.interrupted) std::cout << "; interrupted after line " << summary.lines_read;

@@ -1,5 +1,7 @@
 #include "client/importer.h"
 
+#include "client/command.h"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -161,7 +163,8 @@ class Importer {
       for (const auto& rejected : response.rejected_records()) {
         size_t index = rejected.record_index();
         if (index >= batch.lines.size()) continue;
-        Reject(batch.lines[index], rejected.reason(),
+        Reject(batch.lines[index],
+               CliRejectionHint(rejected.reason(), options_.database, options_.table),
                index < batch.texts.size() ? batch.texts[index] : std::string());
       }
     }

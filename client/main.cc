@@ -55,11 +55,19 @@ int main(int argc, char** argv) {
   strata::cli::AddTokenCommands(app, context);
   strata::cli::AddBackupCommands(app, context);
 
+  if (argc == 1) {  // bare `strata`: what it can do, as `strata --help` says it
+    std::cout << app.help();
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
+    if (std::string unknown = strata::cli::UnknownCommand(app, argc, argv); !unknown.empty()) {
+      std::cerr << unknown << "\n";
+      return ToInt(ExitCode::kUsage);
+    }
     app.exit(e);
     return ToInt(ExitCode::kUsage);
   }

@@ -14,6 +14,7 @@ struct QueryArgs {
   std::string format;
   bool stats = false;
   int page_size = 0;
+  double timeout_seconds = 0;
 };
 
 }  // namespace
@@ -26,6 +27,10 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
   AddFormatOption(*command, args->format);
   command->add_flag("--stats", args->stats, "Print the query statistics to stderr afterwards");
   command->add_option("--page-size", args->page_size, "Rows per streamed page (default 1000)");
+  command->add_option("--timeout", args->timeout_seconds,
+                      "Seconds the query may run before the server stops it (default: the "
+                      "server's --query-timeout-seconds)")
+      ->check(CLI::PositiveNumber);
   command->callback([&context, args] {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
@@ -34,7 +39,8 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
     }
     auto writer = MakeResultWriter(*format, std::cout);
     InterruptScope interrupt_scope;
-    QueryOutcome outcome = RunQuery(context.connection(), args->sql, *writer, args->page_size);
+    QueryOutcome outcome = RunQuery(context.connection(), args->sql, *writer, args->page_size,
+                                    args->timeout_seconds);
     if (outcome.interrupted) {
       std::cerr << "query cancelled\n";
       return context.set_exit_code(ExitCode::kInterrupted);

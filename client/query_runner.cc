@@ -88,13 +88,15 @@ class CancelWatcher {
 }  // namespace
 
 QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWriter& writer,
-                      int page_size) {
+                      int page_size, double timeout_seconds) {
   QueryOutcome outcome;
   grpc::ClientContext context;
   connection.Authorize(context);
   v1::QueryRequest request;
   request.set_query_string(sql);
   request.set_page_size(page_size);
+  if (timeout_seconds > 0) request.set_timeout_millis(static_cast<int64_t>(timeout_seconds * 1000));
+  int64_t rows = 0;
   {
     CancelWatcher watcher(connection, context);
     auto reader = connection.query().Query(&context, request);
@@ -106,6 +108,7 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
           writer.Begin(response.metadata());
           break;
         case v1::QueryResponse::kPage:
+          rows += response.page().rows_size();
           writer.Page(response.page());
           break;
         case v1::QueryResponse::kStatistics:
@@ -126,7 +129,9 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
           "newer protocol version); the rows printed before this point are complete");
     }
   }
-  writer.Finish();
+  // A query cancelled before any row arrived has no result to show: no empty
+  // table and "(0 rows)" above "query cancelled".
+  if (!(outcome.interrupted && rows == 0)) writer.Finish();
   return outcome;
 }
 

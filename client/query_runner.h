@@ -19,8 +19,9 @@ struct QueryOutcome {
 };
 
 // REQUIRES: an InterruptScope is alive if Ctrl-C should cancel the query.
+// `timeout_seconds` 0: the server's default.
 QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWriter& writer,
-                      int page_size = 0);
+                      int page_size = 0, double timeout_seconds = 0);
 
 // "12 rows in 3.2 ms; scanned 1000 rows (96 KB), 4 series (12 pruned), ..."
 std::string StatisticsText(const v1::QueryStatistics& statistics);

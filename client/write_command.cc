@@ -184,7 +184,8 @@ void AddWriteCommand(CLI::App& app, CommandContext& context) {
               << ingested.memory_store() << ", magnetic store " << ingested.magnetic_store()
               << ")\n";
     for (const auto& rejected : response.rejected_records()) {
-      std::cerr << "rejected record " << rejected.record_index() + 1 << ": " << rejected.reason()
+      std::cerr << "rejected record " << rejected.record_index() + 1 << ": "
+                << CliRejectionHint(rejected.reason(), request.database_name(), request.table_name())
                 << "\n";
     }
     if (!response.rejected_records().empty()) context.set_exit_code(ExitCode::kPartial);

@@ -753,7 +753,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   if (aggregating) {
     std::string aggs;
     for (size_t i = 0; i < aggregates.size(); ++i) {
-      aggs += (i ? ", " : "") + StrCat(aggregates[i].function->name, aggregates[i].distinct ? "(DISTINCT)" : "()");
+      const AggregateSpec& a = aggregates[i];
+      aggs += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
+                     a.args.empty() ? "*" : names(a.args), ")");
     }
     lines.push_back(StrCat("HashAggregate keys=[", names(group_keys), "] aggregates=[", aggs, "]"));
   }

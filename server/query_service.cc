@@ -133,10 +133,17 @@ absl::StatusOr<query::QueryParameters> ParametersFromProto(const v1::QueryReques
 
 // --testing-query-delay-ms: waits before the query runs, as a long query
 // would take, ending early (CANCELLED) when it is cancelled.
-absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
+// The query's timeout applies to the wait as it does to the run.
+absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t timeout_millis) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::milliseconds(millis);
+  const auto deadline = start + std::chrono::milliseconds(timeout_millis);
   while (std::chrono::steady_clock::now() < until) {
     if (cancel.load()) return absl::CancelledError("the query was cancelled");
+    if (timeout_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
+      return absl::DeadlineExceededError(
+          StrCat("the query ran past its timeout of ", timeout_millis, " ms"));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return absl::OkStatus();
@@ -252,7 +259,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     deadline_ =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
     const auto started = std::chrono::steady_clock::now();
-    absl::Status delayed = TestingDelay(*cancel_, service_->limits_.testing_delay_millis);
+    absl::Status delayed =
+        TestingDelay(*cancel_, service_->limits_.testing_delay_millis, options_.timeout_millis);
     absl::StatusOr<query::QueryStats> stats =
         !delayed.ok()    ? delayed
         : cancel_->load() ? absl::CancelledError("the query was cancelled")
@@ -506,7 +514,8 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
     options.timeout_millis = std::max<int64_t>(1, limits_.default_timeout_millis - waited);
     absl::Status delayed = local.describe_only
                                ? absl::OkStatus()
-                               : TestingDelay(*local.cancel, limits_.testing_delay_millis);
+                               : TestingDelay(*local.cancel, limits_.testing_delay_millis,
+                                              options.timeout_millis);
     stats = !delayed.ok()         ? delayed
             : local.cancel->load() ? absl::CancelledError("the query was cancelled")
                                    : engine_.Execute(local.sql, options, sink);

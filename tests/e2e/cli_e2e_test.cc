@@ -250,6 +250,60 @@ TEST_F(CliE2ETest, ImportJsonLinesWithRejectLog) {
               HasSubstr("procs,ok\n,true\n4,\n"));
 }
 
+TEST_F(CliE2ETest, UnknownCommandsSuggestAndBareStrataPrintsTheHelp) {
+  ProcessResult typo = Cli({"querry", "SELECT 1"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_EQ(typo.err, "strata: unknown command \"querry\"; did you mean query? "
+                      "(strata --help lists the commands)\n");
+  ProcessResult far = Cli({"frobnicate"});
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_THAT(far.err, HasSubstr("unknown command \"frobnicate\" (strata --help"));
+  ProcessResult bare = RunProcess({STRATA_CLI_PATH});
+  EXPECT_EQ(bare.exit_code, 0);
+  EXPECT_THAT(bare.out, HasSubstr("Usage: strata [OPTIONS] SUBCOMMAND"));
+  EXPECT_THAT(bare.out, HasSubstr("query"));
+}
+
+TEST_F(CliE2ETest, IfNotExistsAndIfExists) {
+  EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "created database dbx\n");
+  EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "database dbx exists already\n");
+  EXPECT_EQ(Cli({"db", "create", "dbx"}).exit_code, 1);  // without the flag it is an error
+  EXPECT_THAT(Ok({"table", "create", "dbx", "t", "--if-not-exists"}), HasSubstr("created table dbx.t"));
+  EXPECT_EQ(Ok({"table", "create", "dbx", "t", "--if-not-exists"}), "table dbx.t exists already\n");
+  EXPECT_EQ(Ok({"table", "delete", "dbx", "t", "--if-exists"}), "deleted table dbx.t\n");
+  EXPECT_EQ(Ok({"table", "delete", "dbx", "t", "--if-exists"}), "table dbx.t does not exist\n");
+  EXPECT_EQ(Ok({"db", "delete", "dbx", "--if-exists"}), "deleted database dbx\n");
+  EXPECT_EQ(Ok({"db", "delete", "dbx", "--if-exists"}), "database dbx does not exist\n");
+  EXPECT_NE(Cli({"db", "delete", "dbx"}).exit_code, 0);
+}
+
+TEST_F(CliE2ETest, RejectionHintsNameTheCliFlag) {
+  CreateTable("old");
+  ProcessResult r = Cli({"write", "db", "old", "-D", "host=a", "-m", "v=1", "--time",
+                         std::to_string(NowMillis() - 48 * 3600 * 1000)});
+  EXPECT_THAT(r.err, HasSubstr("strata table update db old --magnetic-writes true"));
+  EXPECT_THAT(r.err, Not(HasSubstr("enable_magnetic_store_writes")));
+}
+
+// Queries that take long (the server waits --testing-query-delay-ms before each).
+TEST(CliSlowQueryE2ETest, TimeoutAndCtrlCBeforeAnyRow) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start({"--testing-query-delay-ms", "30000"})) << server.error();
+  const std::string port = std::to_string(server.port());
+  ProcessResult timed_out = RunProcess({STRATA_CLI_PATH, "--port", port, "query", "SELECT 1",
+                                        "--timeout", "0.3"});
+  EXPECT_EQ(timed_out.exit_code, 1);
+  EXPECT_THAT(timed_out.err, HasSubstr("the query ran past its timeout of 300 ms"));
+
+  // Ctrl-C before the first row: "query cancelled", and no empty table above it.
+  PtyProcess query({STRATA_CLI_PATH, "--port", port, "query", "SELECT 1"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  query.Type("\x03");
+  EXPECT_EQ(query.Wait(std::chrono::seconds(20)), 130) << query.output();
+  EXPECT_THAT(query.output(), HasSubstr("query cancelled"));
+  EXPECT_THAT(query.output(), Not(HasSubstr("(0 rows)")));
+}
+
 TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
   CreateTable("cpu");
   int64_t now_ns = NowMillis() * 1'000'000;
@@ -260,8 +314,10 @@ TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
   ProcessResult fail = Cli({"import", "db", "cpu", "-", "--format", "lp", "--on-reject", "fail"},
                            input);
   EXPECT_EQ(fail.exit_code, 4);
-  EXPECT_THAT(fail.out, HasSubstr("imported 1 records from stdin"));
-  EXPECT_THAT(fail.out, HasSubstr("line 3: field \"usage\": \"abc\" is not a number"));
+  EXPECT_THAT(fail.out, HasSubstr("imported 1 record from stdin"));
+  // The column is where the bad value starts.
+  EXPECT_THAT(fail.out, HasSubstr("line 3: field \"usage\": \"abc\" is not a number, integer (1i), "
+                                  "boolean (t/f) or quoted string (column 18)"));
   EXPECT_THAT(fail.out, HasSubstr("stopped at the first rejection"));
   EXPECT_EQ(Count("db.cpu"), "1");
 
