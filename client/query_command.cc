@@ -15,6 +15,7 @@ struct QueryArgs {
   bool stats = false;
   int page_size = 0;
   double timeout_seconds = 0;
+  std::string database;
 };
 
 }  // namespace
@@ -31,6 +32,9 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
                       "Seconds the query may run before the server stops it (default: the "
                       "server's --query-timeout-seconds)")
       ->check(CLI::PositiveNumber);
+  command->add_option("--database,-d", args->database,
+                      "Database of table names written without one (FROM cpu)")
+      ->envname("STRATA_DATABASE");
   command->callback([&context, args] {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
@@ -40,7 +44,7 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
     auto writer = MakeResultWriter(*format, std::cout);
     InterruptScope interrupt_scope;
     QueryOutcome outcome = RunQuery(context.connection(), args->sql, *writer, args->page_size,
-                                    args->timeout_seconds);
+                                    args->timeout_seconds, args->database);
     if (outcome.interrupted) {
       std::cerr << "query cancelled\n";
       return context.set_exit_code(ExitCode::kInterrupted);

@@ -88,13 +88,14 @@ class CancelWatcher {
 }  // namespace
 
 QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWriter& writer,
-                      int page_size, double timeout_seconds) {
+                      int page_size, double timeout_seconds, const std::string& database) {
   QueryOutcome outcome;
   grpc::ClientContext context;
   connection.Authorize(context);
   v1::QueryRequest request;
   request.set_query_string(sql);
   request.set_page_size(page_size);
+  request.set_database(database);
   if (timeout_seconds > 0) request.set_timeout_millis(static_cast<int64_t>(timeout_seconds * 1000));
   int64_t rows = 0;
   {

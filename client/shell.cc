@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <regex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -32,8 +33,9 @@ constexpr int kHistoryLines = 1000;
 
 const char* kHelp = R"(Statements end with ; and may span lines.
   \l               list databases            (SHOW DATABASES)
+  USE database;    tables named without a database are this one's (FROM cpu)
   \dt [database]   list tables               (SHOW TABLES [FROM database])
-  \d db.table      describe a table          (DESCRIBE db.table)
+  \d db.table      describe a table          (DESCRIBE db.table, or DESCRIBE table after USE)
   \timing [on|off] show how long each statement takes
   \format NAME     table, csv, json or jsonl
   \?               this help
@@ -49,8 +51,11 @@ std::string HistoryPath() {
 
 class Shell {
  public:
-  Shell(Connection& connection, bool interactive, int page_size)
-      : connection_(connection), interactive_(interactive), page_size_(page_size) {}
+  Shell(Connection& connection, bool interactive, int page_size, std::string database)
+      : connection_(connection),
+        interactive_(interactive),
+        page_size_(page_size),
+        database_(std::move(database)) {}
 
   int Run() {
     if (interactive_) {
@@ -96,7 +101,11 @@ class Shell {
       char* raw = nullptr;
       {
         InputWait input_wait;
-        raw = readline(splitter_.empty() ? "strata> " : "     -> ");
+        const std::string prompt =
+            splitter_.empty() ? (database_.empty() ? "strata> " : "strata:" + database_ + "> ")
+                              : std::string(database_.empty() ? 0 : database_.size() + 1, ' ') +
+                                    "     -> ";
+        raw = readline(prompt.c_str());
       }
       if (raw != nullptr && !Interrupted()) {
         std::string line(raw);
@@ -131,6 +140,7 @@ class Shell {
     } else if (command == "\\l") {
       Execute("SHOW DATABASES");
     } else if (command == "\\dt") {
+      if (argument.empty()) argument = database_;
       Execute(argument.empty() ? "SHOW TABLES" : absl::StrCat("SHOW TABLES FROM ", argument));
     } else if (command == "\\d") {
       Execute(argument.empty() ? "SHOW TABLES" : absl::StrCat("DESCRIBE ", argument));
@@ -151,11 +161,32 @@ class Shell {
     return true;
   }
 
+  // `USE db`: checks that the database exists (and is visible to the token).
+  bool Use(const std::string& sql) {
+    static const std::regex kUse(R"re(\s*use\s+"?([^"\s;]+)"?\s*;?\s*)re", std::regex::icase);
+    std::smatch match;
+    if (!std::regex_match(sql, match, kUse)) return false;
+    v1::DescribeDatabaseRequest request;
+    request.set_database_name(match[1].str());
+    v1::DescribeDatabaseResponse response;
+    grpc::Status status =
+        connection_.catalog().DescribeDatabase(connection_.UnaryContext().get(), request, &response);
+    if (!status.ok()) {
+      ++failures_;
+      ReportRpcError(status, connection_);
+      return true;
+    }
+    database_ = match[1].str();
+    std::cout << "using database " << database_ << "\n";
+    return true;
+  }
+
   void Execute(const std::string& sql) {
+    if (Use(sql)) return;
     auto writer = MakeResultWriter(format_, std::cout);
     auto start = std::chrono::steady_clock::now();
     ClearInterrupted();
-    QueryOutcome outcome = RunQuery(connection_, sql, *writer, page_size_);
+    QueryOutcome outcome = RunQuery(connection_, sql, *writer, page_size_, 0, database_);
     double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (outcome.interrupted) {
@@ -171,6 +202,7 @@ class Shell {
   Connection& connection_;
   bool interactive_;
   int page_size_;
+  std::string database_;  // USE db / --database
   InterruptScope interrupt_scope_;
   StatementSplitter splitter_;
   OutputFormat format_ = OutputFormat::kTable;
@@ -185,9 +217,13 @@ void AddShellCommand(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand(
       "shell", "Interactive SQL shell with history and line editing (reads a script from a pipe)");
   auto page_size = std::make_shared<int>(0);
+  auto database = std::make_shared<std::string>();
   command->add_option("--page-size", *page_size, "Rows per streamed page (default 1000)");
-  command->callback([&context, page_size] {
-    Shell shell(context.connection(), isatty(STDIN_FILENO), *page_size);
+  command->add_option("--database,-d", *database,
+                      "Database of table names written without one (as USE db)")
+      ->envname("STRATA_DATABASE");
+  command->callback([&context, page_size, database] {
+    Shell shell(context.connection(), isatty(STDIN_FILENO), *page_size, *database);
     int code = shell.Run();
     if (code != 0) context.set_exit_code(static_cast<ExitCode>(code));
   });

@@ -140,10 +140,22 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.cancelled = options.cancelled;
   context.shared_budget = options.shared_budget;
   context.access = options.access;
+  context.default_database = options.default_database;
   const ReadAccess* access = options.access;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql, options.parameters));
+  if (stmt.database.empty() && !stmt.table.empty() &&
+      (stmt.kind == Statement::Kind::kDescribe || stmt.kind == Statement::Kind::kShowMeasures ||
+       stmt.kind == Statement::Kind::kDelete)) {
+    if (options.default_database.empty()) {
+      return SqlError(absl::StatusCode::kNotFound, sql, stmt.table_pos,
+                      StrCat("\"", stmt.table, "\" names no database: write it as "
+                             "\"database\".\"table\", or set a default database (USE db in the "
+                             "shell, --database, QueryRequest.database)"));
+    }
+    stmt.database = options.default_database;
+  }
   // The syntax tree is the query's memory too (up to ~30 MB for 256 KiB of
   // SQL), and the planner's copies of it are of the same order.
   RETURN_IF_ERROR(context.Reserve(2 * stmt.expressions * static_cast<int64_t>(sizeof(Expr)),

@@ -42,6 +42,9 @@ struct QueryOptions {
   const RunningQueries* running = nullptr;
   // Values for the statement's ? and @name placeholders (query/parser.h).
   QueryParameters parameters;
+  // The database of unqualified table names (QueryRequest.database); empty:
+  // names must be qualified.
+  std::string default_database;
   // Plan only: the sink gets the result's columns and the query stops there
   // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
   bool describe_only = false;

@@ -43,6 +43,8 @@ struct QueryContext {
   int64_t shared_bytes = 0;
   // What the caller may read; null: everything.
   const ReadAccess* access = nullptr;
+  // The database of table names written without one (QueryOptions).
+  std::string default_database;
 
   QueryContext() = default;
   QueryContext(const QueryContext&) = delete;

@@ -179,11 +179,17 @@ class Parser {
     return Error(t, StrCat("expected ", what, " but found ", Describe(t)));
   }
 
+  // `db.table`, or `table` alone (`database` empty: the default database's).
   absl::Status ParseTableName(std::string* database, std::string* table, Position* pos) {
     *pos = Peek().pos;
-    ASSIGN_OR_RETURN(*database, ParseName("a database name"));
-    RETURN_IF_ERROR(ExpectSymbol("."));
-    ASSIGN_OR_RETURN(*table, ParseName("a table name"));
+    ASSIGN_OR_RETURN(std::string first, ParseName("a table name"));
+    if (AcceptSymbol(".")) {
+      *database = std::move(first);
+      ASSIGN_OR_RETURN(*table, ParseName("a table name"));
+    } else {
+      database->clear();
+      *table = std::move(first);
+    }
     return absl::OkStatus();
   }
 

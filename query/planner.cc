@@ -412,6 +412,11 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   std::string qualifier = ref.alias;
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
+  } else if (ref.database.empty() && !ctes_.contains(ref.table) &&
+             !context_->default_database.empty()) {
+    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
+    ASSIGN_OR_RETURN(source, PlanTable(ref, select));
+    return source;
   } else if (ref.database.empty()) {
     auto it = ctes_.find(ref.table);
     if (it == ctes_.end()) {
@@ -419,7 +424,8 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
       for (const auto& [name, plan] : ctes_) names.push_back(name);
       return SqlError(absl::StatusCode::kNotFound, sql_, ref.pos,
                       StrCat("\"", ref.table, "\" is not a WITH query", DidYouMean(ref.table, names),
-                             "; name tables as \"database\".\"table\""));
+                             "; name tables as \"database\".\"table\", or set a default database "
+                             "(USE db in the shell, --database)"));
     }
     inner = it->second;
     if (qualifier.empty()) qualifier = ref.table;

@@ -251,6 +251,10 @@ bool Session::Startup() {
     if (auto it = parameters.find("application_name"); it != parameters.end()) {
       settings_["application_name"] = it->second;
     }
+    if (auto it = parameters.find("database");
+        it != parameters.end() && context_.engine->catalog().DescribeDatabase(it->second).ok()) {
+      database_ = it->second;
+    }
     return Authenticate(parameters);
   }
 }
@@ -415,7 +419,8 @@ absl::Status Session::RunStatement(const Statement& statement,
                                  .sql = statement.sql,
                                  .parameters = parameters,
                                  .peer = peer_,
-                                 .cancel = cancel_};
+                                 .cancel = cancel_,
+                                 .default_database = database_};
   const bool is_delete = word == "delete";
   if (max_rows > 0 && portal != nullptr && !is_delete) {
     // A row limit: keep the result and hand it out in parts.
@@ -456,7 +461,8 @@ absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(
                                  .parameters = parameters,
                                  .peer = peer_,
                                  .cancel = cancel_,
-                                 .describe_only = true};
+                                 .describe_only = true,
+                                 .default_database = database_};
   RETURN_IF_ERROR(context_.queries->RunLocal(local, &keep).status());
   return keep.columns_;
 }

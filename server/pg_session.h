@@ -105,6 +105,9 @@ class Session {
   MessageWriter out_;
   std::shared_ptr<const Principal> caller_;
   std::map<std::string, std::string> settings_;
+  // The startup packet's database when it names a Strata database: the one of
+  // unqualified table names (`FROM cpu`).
+  std::string database_;
   std::map<std::string, std::shared_ptr<const Statement>> statements_;
   std::map<std::string, Portal> portals_;
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);

@@ -239,6 +239,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
          .started = std::chrono::steady_clock::now()});
     options_.page_size =
         request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
+    options_.default_database = request->database();
     options_.timeout_millis = request->timeout_millis() > 0
                                   ? request->timeout_millis()
                                   : service_->limits_.default_timeout_millis;
@@ -505,6 +506,7 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
   options.running = &running;
   options.parameters = local.parameters;
   options.describe_only = local.describe_only;
+  options.default_database = local.default_database;
   absl::StatusOr<query::QueryStats> stats;
   absl::Notification done;
   const bool admitted_now = workers_.TrySubmit([&] {

@@ -80,6 +80,7 @@ class QueryService final : public RawQueryService {
     std::shared_ptr<std::atomic<bool>> cancel;
     int page_size = 1000;
     bool describe_only = false;  // QueryOptions::describe_only
+    std::string default_database;  // QueryOptions::default_database
   };
   absl::StatusOr<query::QueryStats> RunLocal(const LocalQuery& local, query::ResultSink* sink);
 

@@ -421,6 +421,30 @@ TEST_F(CliE2ETest, ShellRunsStatementsAndMetaCommands) {
   EXPECT_THAT(ReadFile(Path(".strata_history")), HasSubstr("SELECT\\0401\\040AS\\040x;"));
 }
 
+TEST_F(CliE2ETest, UseSetsTheDatabaseOfUnqualifiedTableNames) {
+  CreateTable("cpu");
+  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage=0.5"});
+  PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  shell.Type("SELECT count(*) AS n FROM cpu;\r");
+  ASSERT_TRUE(shell.WaitFor("or set a default database (USE db in the shell")) << shell.output();
+  shell.Type("USE nope;\r");
+  ASSERT_TRUE(shell.WaitFor("nope")) << shell.output();
+  shell.Type("USE db;\r");
+  ASSERT_TRUE(shell.WaitFor("using database db")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("strata:db> ")) << shell.output();
+  shell.Type("SELECT count(*) AS n FROM cpu;\r");
+  ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
+  shell.Type("DESCRIBE cpu;\r");
+  ASSERT_TRUE(shell.WaitFor("MEASURE_VALUE")) << shell.output();
+  shell.Type("\\dt\r");
+  ASSERT_TRUE(shell.WaitFor("cpu")) << shell.output();
+  shell.Type("\\q\r");
+  EXPECT_EQ(shell.Wait(), 0) << shell.output();
+
+  EXPECT_EQ(Ok({"query", "SELECT count(*) AS n FROM cpu", "--database", "db", "-f", "csv"}), "n\n1\n");
+}
+
 TEST_F(CliE2ETest, ShellReadsAScriptFromAPipe) {
   ProcessResult r = Cli({"shell"}, "SELECT 1 AS a;\nSELECT\n  2 AS b;\n\\format csv\nSELECT 3 AS c;\n");
   EXPECT_EQ(r.exit_code, 0) << r.err;

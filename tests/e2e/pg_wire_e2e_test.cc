@@ -89,6 +89,12 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
             "ERROR:  column \"hots\" does not exist; did you mean \"host\"?\n"
             "LINE 1: SELECT usage FROM db.cpu WHERE hots = 'a'\n"
             "                                       ^\n");
+  // The connection's database, when it names a Strata database, is that of bare table names.
+  r = testing::RunProcess({"/usr/bin/psql", "-X", "-A", "-t", "-h", "127.0.0.1", "-p",
+                           std::to_string(server_.pg_port()), "-U", "me", "-d", "db", "-c",
+                           "SELECT count(*) FROM cpu"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "3\n");
   r = Psql({"SELECT version()", "SHOW server_version", "SET application_name = 'x'",
             "BEGIN", "SELECT 1", "COMMIT"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -34,13 +34,15 @@ class Client:
     (docs/security.md): `tls=True` with `ca_file` (the server's CA; the
     system's CAs otherwise), `token` (sent as `authorization: Bearer`), and
     `cert_file`/`key_file` when the server asks for a client certificate.
+    `database`: the database of unqualified table names in queries (`FROM cpu`).
     Use it as a context manager, or call close().
     """
 
     def __init__(self, target: str = "127.0.0.1:7878", *, tls: bool = False,
                  ca_file: Optional[str] = None, cert_file: Optional[str] = None,
                  key_file: Optional[str] = None, server_name: Optional[str] = None,
-                 token: Optional[str] = None, timeout: float = 30.0):
+                 token: Optional[str] = None, timeout: float = 30.0,
+                 database: str = ""):
         options = [("grpc.max_receive_message_length", 64 << 20)]
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
@@ -53,6 +55,7 @@ class Client:
             self._channel = grpc.insecure_channel(target, options)
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self.timeout = timeout
+        self.database = database  # of table names written without one, in queries
         self._catalog = catalog_pb2_grpc.CatalogServiceStub(self._channel)
         self._query = query_pb2_grpc.QueryServiceStub(self._channel)
         self._write = write_pb2_grpc.WriteServiceStub(self._channel)
@@ -148,12 +151,13 @@ class Client:
 
     def query(self, sql: str, parameters: Optional[Sequence[Any] | dict] = None, *,
               page_size: int = 1000, timeout: Optional[float] = None,
-              timestamps: str = "datetime") -> QueryResult:
+              timestamps: str = "datetime", database: Optional[str] = None) -> QueryResult:
         """Runs `sql`. `parameters`: a sequence for `?` placeholders or a dict
         for `@name` ones. `timestamps`: "datetime" (UTC, microseconds), "ns"
         (int nanoseconds) or "pandas" (pandas.Timestamp, nanoseconds)."""
         request = query_pb2.QueryRequest(query_string=sql, page_size=page_size,
-                                         parameters=parameters_of(parameters))
+                                         parameters=parameters_of(parameters),
+                                         database=self.database if database is None else database)
         if timeout is not None:
             request.timeout_millis = int(timeout * 1000)
         responses = self._query.Query(request, metadata=self._metadata)

@@ -118,6 +118,9 @@ try:
 except strata.StrataError as e:
     check("cancelled", e.code, "CANCELLED")
 
+# A default database for unqualified names.
+check("database=", client.query("SELECT count(*) FROM cpu", database="py").all(), [(10_001,)])
+
 try:
     client.query("SELECT nope FROM py.cpu").all()
     sys.exit("a bad query did not fail")
