@@ -335,9 +335,48 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
   if (name == "csv") return OutputFormat::kCsv;
   if (name == "json") return OutputFormat::kJson;
   if (name == "jsonl") return OutputFormat::kJsonl;
+  if (name == "expanded") return OutputFormat::kExpanded;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown format \"", name, "\": use table, csv, json or jsonl"));
+      absl::StrCat("unknown format \"", name, "\": use table, csv, json, jsonl or expanded"));
 }
+
+// psql's expanded display:
+//   -[ RECORD 1 ]----
+//   host  | a
+//   usage | 0.5
+class ExpandedWriter : public ResultWriter {
+ public:
+  explicit ExpandedWriter(std::ostream& out) : out_(out) {}
+  void Begin(const v1::QueryMetadata& metadata) override {
+    for (const auto& column : metadata.columns()) {
+      columns_.push_back(column);
+      width_ = std::max(width_, column.name().size());
+    }
+  }
+  void Page(const v1::RowPage& page) override {
+    for (const auto& row : page.rows()) {
+      const std::string header = absl::StrCat("-[ RECORD ", ++row_count_, " ]");
+      out_ << header << std::string(header.size() < width_ + 2 ? width_ + 2 - header.size() : 1, '-')
+           << "+" << std::string(8, '-') << "\n";
+      for (int i = 0; i < row.data_size() && i < static_cast<int>(columns_.size()); ++i) {
+        const std::string& name = columns_[i].name();
+        out_ << name << std::string(width_ - name.size(), ' ') << " | "
+             << DatumText(row.data(i), columns_[i].type()) << "\n";
+      }
+    }
+  }
+  void Finish() override {
+    if (columns_.empty()) return;
+    if (row_count_ == 0) out_ << "(0 rows)\n";
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  std::vector<v1::ColumnInfo> columns_;
+  size_t width_ = 0;
+  int64_t row_count_ = 0;
+};
 
 std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream& out) {
   switch (format) {
@@ -349,6 +388,8 @@ std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream
       return std::make_unique<JsonWriter>(out, false);
     case OutputFormat::kJsonl:
       return std::make_unique<JsonWriter>(out, true);
+    case OutputFormat::kExpanded:
+      return std::make_unique<ExpandedWriter>(out);
   }
   return nullptr;
 }

@@ -13,9 +13,11 @@
 
 namespace strata::cli {
 
-enum class OutputFormat { kTable, kCsv, kJson, kJsonl };
+// kExpanded: one "column | value" line per cell, a header per row (psql's \x),
+// for rows too wide for a table.
+enum class OutputFormat { kTable, kCsv, kJson, kJsonl, kExpanded };
 
-// "table" | "csv" | "json" | "jsonl".
+// "table" | "csv" | "json" | "jsonl" | "expanded".
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name);
 
 class ResultWriter {

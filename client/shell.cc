@@ -3,13 +3,22 @@
 // piped in is read plainly, without prompts. Statements end with `;` and may
 // span lines. Ctrl-C cancels the running query, or drops the statement being
 // typed; it never ends the shell (Ctrl-D or \q does).
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fstream>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <sstream>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -37,7 +46,13 @@ const char* kHelp = R"(Statements end with ; and may span lines.
   \dt [database]   list tables               (SHOW TABLES [FROM database])
   \d db.table      describe a table          (DESCRIBE db.table, or DESCRIBE table after USE)
   \timing [on|off] show how long each statement takes
-  \format NAME     table, csv, json or jsonl
+  \format NAME     table, csv, json, jsonl or expanded
+  \x [on|off]      expanded rows: one "column | value" line per cell
+  \o [FILE]        send results to FILE (\o alone: back to the terminal)
+  \i FILE          run the statements in FILE
+  \watch [SECONDS] run the last statement again every SECONDS (2) until Ctrl-C
+  \pager [on|off]  page results taller than the screen ($STRATA_PAGER, $PAGER, else
+                   less -FRX; on when STRATA_PAGER or PAGER is set)
   \?               this help
   \q               quit (or Ctrl-D)
 Ctrl-C cancels a running query.
@@ -49,6 +64,70 @@ std::string HistoryPath() {
   return "";
 }
 
+// The pager command: $STRATA_PAGER, else $PAGER, else "less -FRX"; "" or
+// "off" in STRATA_PAGER: none.
+std::string PagerCommand() {
+  for (const char* name : {"STRATA_PAGER", "PAGER"}) {
+    if (const char* value = std::getenv(name)) return std::string(value) == "off" ? "" : value;
+  }
+  return "less -FRX";
+}
+
+// An output that passes text straight through, unless the terminal has
+// `rows` lines (above 0): then it holds the text until it is taller than
+// the screen and from there on sends it through the pager, as psql does.
+// Close() ends the pager (waiting for it) or prints what is held.
+class PagedOutput : public std::streambuf {
+ public:
+  PagedOutput(std::ostream& direct, int rows) : direct_(direct), rows_(rows) {}
+  ~PagedOutput() override { Close(); }
+
+  void Close() {
+    if (pipe_ != nullptr) {
+      pclose(pipe_);
+      pipe_ = nullptr;
+    } else if (!held_.empty()) {
+      direct_ << held_;
+      held_.clear();
+    }
+    direct_.flush();
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c == EOF) return 0;
+    const char ch = static_cast<char>(c);
+    return xsputn(&ch, 1) == 1 ? c : EOF;
+  }
+  std::streamsize xsputn(const char* data, std::streamsize size) override {
+    if (rows_ <= 0) {
+      direct_.write(data, size);
+      return size;
+    }
+    if (pipe_ != nullptr) return static_cast<std::streamsize>(std::fwrite(data, 1, size, pipe_));
+    held_.append(data, static_cast<size_t>(size));
+    lines_ += std::count(data, data + size, '\n');
+    if (lines_ >= rows_ - 1) {
+      pipe_ = popen(PagerCommand().c_str(), "w");
+      if (pipe_ == nullptr) {
+        rows_ = 0;  // no pager: print straight
+        direct_ << held_;
+      } else {
+        std::fwrite(held_.data(), 1, held_.size(), pipe_);
+      }
+      held_.clear();
+    }
+    return size;
+  }
+
+ private:
+  std::ostream& direct_;
+  int rows_;
+  std::string held_;
+  int64_t lines_ = 0;
+  FILE* pipe_ = nullptr;
+};
+
 class Shell {
  public:
   Shell(Connection& connection, bool interactive, int page_size, std::string database)
@@ -59,6 +138,8 @@ class Shell {
 
   int Run() {
     if (interactive_) {
+      // A pager that quits before the whole result is written must not end the shell.
+      std::signal(SIGPIPE, SIG_IGN);
       // We handle SIGINT ourselves (see ReadLine); libedit must not.
       rl_catch_signals = 0;
       stifle_history(kHistoryLines);
@@ -147,6 +228,26 @@ class Shell {
     } else if (command == "\\timing") {
       timing_ = argument.empty() ? !timing_ : argument == "on";
       std::cout << "Timing is " << (timing_ ? "on" : "off") << ".\n";
+    } else if (command == "\\x") {
+      expanded_ = argument.empty() ? !expanded_ : argument == "on";
+      std::cout << "Expanded display is " << (expanded_ ? "on" : "off") << ".\n";
+    } else if (command == "\\o") {
+      output_file_.reset();
+      if (!argument.empty()) {
+        auto file = std::make_unique<std::ofstream>(argument, std::ios::trunc);
+        if (!*file) {
+          std::cerr << "error: cannot write " << argument << ": " << std::strerror(errno) << "\n";
+        } else {
+          output_file_ = std::move(file);
+        }
+      }
+    } else if (command == "\\i") {
+      RunFile(argument);
+    } else if (command == "\\watch") {
+      Watch(argument.empty() ? 2.0 : std::atof(argument.c_str()));
+    } else if (command == "\\pager") {
+      pager_ = argument.empty() ? !pager_ : argument == "on";
+      std::cout << "Pager is " << (pager_ ? "on" : "off") << ".\n";
     } else if (command == "\\format") {
       auto format = ParseOutputFormat(argument);
       if (format.ok()) {
@@ -159,6 +260,64 @@ class Shell {
       std::cerr << "error: unknown command " << command << "; \\? lists the commands\n";
     }
     return true;
+  }
+
+  // \i FILE: its statements, as if typed (meta-commands too).
+  void RunFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "error: cannot read " << path << ": " << std::strerror(errno) << "\n";
+      ++failures_;
+      return;
+    }
+    StatementSplitter splitter;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (splitter.empty() && IsMetaCommand(line)) {
+        if (!RunMetaCommand(line)) return;
+        continue;
+      }
+      splitter.AddLine(line);
+      for (const std::string& statement : splitter.TakeStatements()) Execute(statement);
+    }
+    if (!splitter.empty()) std::cerr << "warning: " << path << " ends without ; after a statement\n";
+  }
+
+  // \watch N: the last statement again every N seconds, until Ctrl-C.
+  void Watch(double seconds) {
+    if (last_statement_.empty()) {
+      std::cerr << "error: \\watch repeats the last statement; there is none yet\n";
+      return;
+    }
+    if (!(seconds > 0)) {
+      std::cerr << "error: \\watch takes a number of seconds above 0\n";
+      return;
+    }
+    ClearInterrupted();
+    while (!Interrupted()) {
+      std::time_t now = std::time(nullptr);
+      char stamp[64];
+      std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+      Output() << stamp << " (every " << seconds << " s)\n\n";
+      Execute(last_statement_);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+      while (!Interrupted() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    std::cout << "\n";
+  }
+
+  std::ostream& Output() { return output_file_ ? *output_file_ : std::cout; }
+
+  // The terminal's height when results should go through the pager; 0 when not.
+  int PagerRows() const {
+    winsize size{};
+    if (!pager_ || !interactive_ || output_file_ || !isatty(STDOUT_FILENO) ||
+        PagerCommand().empty() || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0) {
+      return 0;
+    }
+    return size.ws_row;
   }
 
   // `USE db`: checks that the database exists (and is visible to the token).
@@ -183,10 +342,16 @@ class Shell {
 
   void Execute(const std::string& sql) {
     if (Use(sql)) return;
-    auto writer = MakeResultWriter(format_, std::cout);
+    last_statement_ = sql;
+    // Results stream out as they arrive; one taller than the screen goes through the pager.
+    PagedOutput paged(Output(), PagerRows());
+    std::ostream sink(&paged);
+    auto writer = MakeResultWriter(expanded_ ? OutputFormat::kExpanded : format_, sink);
     auto start = std::chrono::steady_clock::now();
     ClearInterrupted();
     QueryOutcome outcome = RunQuery(connection_, sql, *writer, page_size_, 0, database_);
+    sink.flush();
+    paged.Close();
     double millis =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (outcome.interrupted) {
@@ -203,6 +368,11 @@ class Shell {
   bool interactive_;
   int page_size_;
   std::string database_;  // USE db / --database
+  bool expanded_ = false;   // \x
+  // \pager; on by default when the environment names a pager.
+  bool pager_ = std::getenv("STRATA_PAGER") != nullptr || std::getenv("PAGER") != nullptr;
+  std::unique_ptr<std::ofstream> output_file_;  // \o FILE
+  std::string last_statement_;  // for \watch
   InterruptScope interrupt_scope_;
   StatementSplitter splitter_;
   OutputFormat format_ = OutputFormat::kTable;

@@ -445,6 +445,56 @@ TEST_F(CliE2ETest, UseSetsTheDatabaseOfUnqualifiedTableNames) {
   EXPECT_EQ(Ok({"query", "SELECT count(*) AS n FROM cpu", "--database", "db", "-f", "csv"}), "n\n1\n");
 }
 
+TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
+  CreateTable("cpu");
+  std::string csv = "time,host,usage\n";
+  const int64_t now = NowMillis();
+  for (int i = 0; i < 60; ++i) csv += std::to_string(now - i) + ",h" + std::to_string(i) + ",1.5\n";
+  WriteFile(Path("cpu.csv"), csv);
+  Ok({"import", "db", "cpu", Path("cpu.csv")});
+  WriteFile(Path("script.sql"), "SELECT 40 + 2 AS answer;\n\\timing on\nSELECT 'from' || ' file' AS s;\n");
+  // A pager that marks what it shows; the pty is 50 rows tall.
+  PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string(),
+                                     "STRATA_PAGER=sed s/^/paged:/"});
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  shell.Type("\\x\r");
+  ASSERT_TRUE(shell.WaitFor("Expanded display is on.")) << shell.output();
+  shell.Type("SELECT 1 AS a, 'two' AS bb;\r");
+  ASSERT_TRUE(shell.WaitFor("-[ RECORD 1 ]")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("a  | 1\r\nbb | two")) << shell.output();
+  shell.Type("\\x off\r");
+  ASSERT_TRUE(shell.WaitFor("Expanded display is off.")) << shell.output();
+
+  shell.Type("\\o " + Path("out.txt") + "\r");
+  shell.Type("SELECT count(*) AS n FROM db.cpu;\r");
+  shell.Type("\\o\r");
+  shell.Type("\\i " + Path("script.sql") + "\r");
+  ASSERT_TRUE(shell.WaitFor("answer")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("from file")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("Time: ")) << shell.output();
+  EXPECT_THAT(ReadFile(Path("out.txt")), HasSubstr("60"));
+  EXPECT_THAT(shell.output(), Not(HasSubstr("| 60")));  // went to the file, not the screen
+
+  // 60 rows are taller than the 50-row terminal: through the pager.
+  shell.Type("\\timing off\r");
+  shell.Type("SELECT host FROM db.cpu ORDER BY host;\r");
+  ASSERT_TRUE(shell.WaitFor("paged:(60 rows)")) << shell.output();
+  shell.Type("SELECT 7 AS seven;\r");  // short: straight to the screen
+  ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
+  EXPECT_THAT(shell.output(), Not(HasSubstr("paged:(1 row)")));
+
+  shell.Type("\\watch 0.2\r");
+  ASSERT_TRUE(shell.WaitFor("(every 0.2 s)")) << shell.output();
+  const size_t first = shell.output().find("(every 0.2 s)");
+  ASSERT_TRUE(shell.WaitFor("(every 0.2 s)\r\n\r\nseven")) << shell.output();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_NE(shell.output().find("(every 0.2 s)", first + 1), std::string::npos);
+  shell.Type("\x03");
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  shell.Type("\\q\r");
+  EXPECT_EQ(shell.Wait(), 0) << shell.output();
+}
+
 TEST_F(CliE2ETest, ShellReadsAScriptFromAPipe) {
   ProcessResult r = Cli({"shell"}, "SELECT 1 AS a;\nSELECT\n  2 AS b;\n\\format csv\nSELECT 3 AS c;\n");
   EXPECT_EQ(r.exit_code, 0) << r.err;
