@@ -264,6 +264,32 @@ TEST_F(CliE2ETest, UnknownCommandsSuggestAndBareStrataPrintsTheHelp) {
   EXPECT_THAT(bare.out, HasSubstr("query"));
 }
 
+// The completion script, loaded into a real bash and asked as bash would.
+TEST(CliCompletionTest, BashCompletesCommandsAndFlags) {
+  const std::string script =
+      std::string("source <(\"") + STRATA_CLI_PATH + "\" completion bash)\n"
+      "complete_line() { read -ra COMP_WORDS <<< \"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=('');"
+      " COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _strata; echo \"$1-> ${COMPREPLY[*]}\"; }\n"
+      "complete_line 'strata que'\n"
+      "complete_line 'strata db cr'\n"
+      "complete_line 'strata --port 7878 table '\n"
+      "complete_line 'strata table create db t --if'\n"
+      "complete -p strata\n";
+  ProcessResult r = RunProcess({"/bin/bash", "-c", script});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "strata que-> query\n"
+            "strata db cr-> create\n"
+            "strata --port 7878 table -> create list describe update delete --help\n"
+            "strata table create db t --if-> --if-not-exists\n"
+            "complete -o default -F _strata strata\n");
+  ProcessResult zsh = RunProcess({STRATA_CLI_PATH, "completion", "zsh"});
+  EXPECT_THAT(zsh.out, ::testing::StartsWith("autoload -U +X bashcompinit && bashcompinit\n"));
+  ProcessResult fish = RunProcess({STRATA_CLI_PATH, "completion", "fish"});
+  EXPECT_EQ(fish.exit_code, 2);
+  EXPECT_THAT(fish.err, HasSubstr("use bash or zsh"));
+}
+
 TEST_F(CliE2ETest, IfNotExistsAndIfExists) {
   EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "created database dbx\n");
   EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "database dbx exists already\n");
