@@ -28,6 +28,7 @@
 #include "client/command.h"
 #include "client/interrupt.h"
 #include "client/query_runner.h"
+#include "client/shell_completion.h"
 #include "client/statement_splitter.h"
 
 // libedit's readline header is C and not const-correct.
@@ -128,18 +129,47 @@ class PagedOutput : public std::streambuf {
   FILE* pipe_ = nullptr;
 };
 
+// Keeps a result's cells as text (for completion's name lookups).
+class CollectingWriter : public ResultWriter {
+ public:
+  void Begin(const v1::QueryMetadata& metadata) override {
+    columns_.assign(metadata.columns().begin(), metadata.columns().end());
+  }
+  void Page(const v1::RowPage& page) override {
+    for (const auto& row : page.rows()) {
+      std::vector<std::string>& cells = rows_.emplace_back();
+      for (int i = 0; i < row.data_size() && i < static_cast<int>(columns_.size()); ++i) {
+        cells.push_back(DatumText(row.data(i), columns_[i].type()));
+      }
+    }
+  }
+  void Finish() override {}
+  std::vector<std::vector<std::string>> rows_;
+
+ private:
+  std::vector<v1::ColumnInfo> columns_;
+};
+
 class Shell {
  public:
   Shell(Connection& connection, bool interactive, int page_size, std::string database)
       : connection_(connection),
         interactive_(interactive),
         page_size_(page_size),
-        database_(std::move(database)) {}
+        database_(std::move(database)),
+        completion_([this](const std::string& sql) {
+          CollectingWriter writer;
+          QueryOutcome outcome = RunQuery(connection_, sql, writer, 0, 10);
+          return outcome.status.ok() ? writer.rows_ : std::vector<std::vector<std::string>>();
+        }) {
+    completion_.Reset(database_);
+  }
 
   int Run() {
     if (interactive_) {
       // A pager that quits before the whole result is written must not end the shell.
       std::signal(SIGPIPE, SIG_IGN);
+      ShellCompletion::Install(&completion_);
       // We handle SIGINT ourselves (see ReadLine); libedit must not.
       rl_catch_signals = 0;
       stifle_history(kHistoryLines);
@@ -164,6 +194,7 @@ class Shell {
       std::cerr << "warning: the last statement has no closing ; and was not run\n";
     }
     if (interactive_ && !history_path_.empty()) write_history(history_path_.c_str());
+    if (interactive_) ShellCompletion::Install(nullptr);
     if (interactive_) std::cout << "\n";
     return failures_ > 0 && !interactive_ ? ToInt(ExitCode::kRequestFailed) : 0;
   }
@@ -336,6 +367,7 @@ class Shell {
       return true;
     }
     database_ = match[1].str();
+    completion_.Reset(database_);
     std::cout << "using database " << database_ << "\n";
     return true;
   }
@@ -373,6 +405,7 @@ class Shell {
   bool pager_ = std::getenv("STRATA_PAGER") != nullptr || std::getenv("PAGER") != nullptr;
   std::unique_ptr<std::ofstream> output_file_;  // \o FILE
   std::string last_statement_;  // for \watch
+  ShellCompletion completion_;
   InterruptScope interrupt_scope_;
   StatementSplitter splitter_;
   OutputFormat format_ = OutputFormat::kTable;

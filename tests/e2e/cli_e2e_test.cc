@@ -521,6 +521,27 @@ TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
   EXPECT_EQ(shell.Wait(), 0) << shell.output();
 }
 
+TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
+  CreateTable("cpu");
+  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage_user=0.5"});
+  PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
+  ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // libedit in raw mode
+  // libedit redraws with cursor moves: wait for the completed tails.
+  shell.Type("sel\t");
+  ASSERT_TRUE(shell.WaitFor("ect ")) << shell.output();
+  shell.Type("measure_value::d\t");
+  ASSERT_TRUE(shell.WaitFor("ouble ")) << shell.output();
+  shell.Type("FROM db.c\t");
+  ASSERT_TRUE(shell.WaitFor("pu ")) << shell.output();
+  shell.Type(";\r");
+  // The statement that ran was the completed one.
+  ASSERT_TRUE(shell.WaitFor("measure_value::double\r\n")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
+  shell.Type("\\q\r");
+  EXPECT_EQ(shell.Wait(), 0) << shell.output();
+}
+
 TEST_F(CliE2ETest, ShellReadsAScriptFromAPipe) {
   ProcessResult r = Cli({"shell"}, "SELECT 1 AS a;\nSELECT\n  2 AS b;\n\\format csv\nSELECT 3 AS c;\n");
   EXPECT_EQ(r.exit_code, 0) << r.err;
