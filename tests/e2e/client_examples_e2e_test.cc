@@ -111,6 +111,23 @@ TEST_F(SecureClientExamplesE2ETest, Node) {
   ExpectExampleOutput(r, "host=web-9 region=eu-west usage=19 procs=109");
 }
 
+// The Node package (client/node, @strata/client): its node:test suite against
+// the real server.
+TEST_F(ClientExamplesE2ETest, NodePackage) {
+  const std::string node = testing::FindOnPath("node");
+  const std::string dir = std::string(STRATA_SOURCE_DIR) + "/client/node";
+  ASSERT_FALSE(node.empty()) << "node is not installed (scripts/deps.sh installs it)";
+  ASSERT_TRUE(std::filesystem::exists(dir + "/node_modules/@grpc/grpc-js"))
+      << "run `npm ci` in client/node (scripts/test.sh does)";
+  testing::ProcessResult r =
+      testing::RunProcess({node, "--test", dir + "/test/"}, "",
+                          {"STRATA_PORT=" + std::to_string(server_.port())},
+                          std::chrono::seconds(90));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# pass 6"));
+  EXPECT_THAT(r.out, HasSubstr("# fail 0"));
+}
+
 // The Python package (client/python), installed the way its README says:
 // pip into a virtual environment that sees Debian's grpcio, protobuf and
 // pandas, without the network. Made once for the tests below.
