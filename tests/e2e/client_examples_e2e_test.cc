@@ -128,6 +128,22 @@ TEST_F(ClientExamplesE2ETest, NodePackage) {
   EXPECT_THAT(r.out, HasSubstr("# fail 0"));
 }
 
+// The server restarts while the Node Writer writes: it retries, and every
+// record is stored exactly once.
+TEST_F(ClientExamplesE2ETest, NodePackageWriterRetriesThroughARestart) {
+  const std::string node = testing::FindOnPath("node");
+  ASSERT_FALSE(node.empty()) << "node is not installed (scripts/deps.sh installs it)";
+  testing::PtyProcess writer({node, std::string(STRATA_SOURCE_DIR) + "/client/node/e2e/restart_writer.mjs",
+                              std::to_string(server_.port())});
+  ASSERT_TRUE(writer.WaitFor("writing while the server restarts")) << writer.output();
+  EXPECT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  EXPECT_EQ(writer.Wait(std::chrono::seconds(60)), 0) << writer.output();
+  EXPECT_THAT(writer.output(), HasSubstr("written 10000, rejected 0"));
+  EXPECT_THAT(writer.output(), HasSubstr("stored 10000 10000 49995000"));
+  EXPECT_THAT(writer.output(), Not(HasSubstr("retries 0\r\n")));
+}
+
 // The Python package (client/python), installed the way its README says:
 // pip into a virtual environment that sees Debian's grpcio, protobuf and
 // pandas, without the network. Made once for the tests below.
