@@ -526,7 +526,9 @@ TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
   Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage_user=0.5"});
   PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // libedit in raw mode
+  // libedit prints the prompt just before it puts the terminal in raw mode, and
+  // flushes what was typed in between: give it a person's pace.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   // libedit redraws with cursor moves: wait for the completed tails.
   shell.Type("sel\t");
   ASSERT_TRUE(shell.WaitFor("ect ")) << shell.output();
