@@ -18,6 +18,9 @@ constexpr size_t kMaxReportedErrors = 10;
 constexpr size_t kQuotedLineBytes = 200;
 // Batches of one request written at once.
 constexpr size_t kWritesInFlight = 4;
+// Measurements (tables) one request may write: each holds a batch in memory,
+// and a body naming millions of them must not create millions of tables.
+constexpr size_t kMaxTablesPerRequest = 1000;
 
 MeasureKind KindOf(ValueType type) {
   switch (type) {
@@ -124,6 +127,12 @@ void LineProtocolWriter::Line(std::string_view line) {
   if (point.timestamp.has_value() &&
       __builtin_mul_overflow(*point.timestamp, options_.nanos_per_unit, &time)) {
     Reject(line_number_, line, "the timestamp is out of range for its precision");
+    return;
+  }
+  if (batches_.size() >= kMaxTablesPerRequest && !batches_.contains(point.measurement)) {
+    Reject(line_number_, line,
+           StrCat("the request already wrote ", kMaxTablesPerRequest,
+                  " measurements (tables); send the others in another request"));
     return;
   }
   TableBatch& batch = BatchFor(point.measurement);

@@ -106,6 +106,19 @@ TEST_F(IngestHttpE2ETest, RewritingAPointReplacesItsValuesAsInfluxDbDoes) {
   EXPECT_EQ(Rows("SELECT v FROM db.m"), "4\n");
 }
 
+TEST_F(IngestHttpE2ETest, OneRequestWritesAtMostAThousandMeasurements) {
+  Start();
+  CreateDatabase("db");
+  const std::string t = std::to_string(NowSeconds());
+  std::string body;
+  for (int i = 0; i < 1002; ++i) body += "m" + std::to_string(i) + " v=1 " + t + "\n";
+  auto res = Post("/write?db=db&precision=s", body);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("partial write: 2 lines rejected, 1000 points written"));
+  EXPECT_THAT(res->body, HasSubstr("line 1001 'm1000 v=1 " + t + "': the request already wrote 1000 "
+                                   "measurements (tables)"));
+}
+
 TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
   Start();
   CreateDatabase("db");
