@@ -51,6 +51,10 @@ class AdmissionE2ETest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> NewConnection() {
     grpc::ChannelArguments args;
     args.SetInt("strata.test.connection", next_connection_++);
+    // A fixed 64 KB receive window: with BDP probing, gRPC grows it (to
+    // megabytes on a fast loopback) and a held query could send its whole
+    // result and free its worker, which made the admission tests flaky.
+    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     return grpc::CreateCustomChannel(server_.address(), grpc::InsecureChannelCredentials(), args);
   }
 
