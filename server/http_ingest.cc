@@ -1,8 +1,11 @@
 #include "server/http_ingest.h"
 
+#include <cstdlib>
+
 #include "common/strings.h"
 #include "httplib.h"
 #include "server/http_auth.h"
+#include "server/http_server.h"
 #include "server/influx_write.h"
 #include "server/ingest_target.h"
 #include "server/prometheus_read.h"
@@ -57,12 +60,34 @@ void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Resp
   if (checked.ok()) checked = nanos_per_unit.status();
   if (!checked.ok()) return ReplyInfluxError(api, HttpStatusOf(checked), std::string(checked.message()), res);
 
+  // cpp-httplib's body limit does not cover streamed bodies: count here (a
+  // gzip body counts as it inflates).
+  const std::string too_large = StrCat("the body is larger than ", kMaxHttpBodyBytes >> 20,
+                                       " MB; send it in several requests");
+  if (req.has_header("Content-Length") &&
+      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > kMaxHttpBodyBytes) {
+    return ReplyInfluxError(api, 413, too_large, res);
+  }
   LineProtocolWriter writer(engine, metrics, **caller,
                             {.database = database,
                              .nanos_per_unit = *nanos_per_unit,
                              .auto_create_tables = options.auto_create_tables});
-  content([&](const char* data, size_t length) { return writer.Feed({data, length}); });
+  size_t received = 0;
+  bool oversized = false;
+  content([&](const char* data, size_t length) {
+    received += length;
+    if (received > kMaxHttpBodyBytes) {
+      oversized = true;
+      return false;
+    }
+    return writer.Feed({data, length});
+  });
   LineWriteSummary summary = writer.Finish();
+  if (oversized) {
+    return ReplyInfluxError(api, 413, StrCat(too_large, " (", summary.points_written,
+                                             " points were written before the limit)"),
+                            res);
+  }
   if (!summary.fatal.ok()) {
     return ReplyInfluxError(api, HttpStatusOf(summary.fatal),
                             StrCat(summary.fatal.message(), " (", summary.points_written,

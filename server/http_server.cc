@@ -28,6 +28,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   } else {
     server->server_ = std::make_unique<httplib::Server>();
   }
+  // Bodies above this are refused (413) before they are read: remote write
+  // holds a whole body in memory, and InfluxDB's own limit is 25 MB.
+  server->server_->set_payload_max_length(kMaxHttpBodyBytes);
   server->Route(options, engine, auth, metrics, queries);
   auto& [host, port] = host_port;
   if (port == 0) {

@@ -27,6 +27,9 @@ class Server;
 
 namespace strata {
 
+// The largest request body the HTTP port reads (line protocol, remote write).
+inline constexpr size_t kMaxHttpBodyBytes = 64 << 20;
+
 struct HttpOptions {
   std::string listen;  // HOST:PORT, port 0 picks one
   TlsConfig tls;       // the gRPC listener's files; plaintext when not enabled

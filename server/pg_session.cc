@@ -17,8 +17,13 @@ constexpr int32_t kProtocolV3 = 196608;
 constexpr int32_t kSslRequest = 80877103;
 constexpr int32_t kGssEncRequest = 80877104;
 constexpr int32_t kCancelRequest = 80877102;
-// Larger messages end the connection (a query is at most 256 KiB of SQL).
-constexpr int32_t kMaxMessageBytes = 64 << 20;
+// Larger messages end the connection (a query is at most 256 KiB of SQL; as
+// gRPC's default --max-message-bytes).
+constexpr int32_t kMaxMessageBytes = 16 << 20;
+// Prepared statements and open portals one session may hold: each keeps text
+// or rows in memory, so a client cannot make them grow without bound.
+constexpr size_t kMaxStatements = 1000;
+constexpr size_t kMaxPortals = 64;
 // Writes go out once this much is buffered (and at ReadyForQuery).
 constexpr size_t kFlushBytes = 64 << 10;
 // A result kept for Execute with a row limit may hold this much.
@@ -493,6 +498,11 @@ void Session::Parse(MessageReader& in) {
     SendError(absl::InvalidArgumentError("malformed Parse message"));
     return;
   }
+  if (statements_.size() >= kMaxStatements && !statements_.contains(name)) {
+    SendError(absl::ResourceExhaustedError(
+        StrCat("this session holds ", kMaxStatements, " prepared statements; Close some first")));
+    return;
+  }
   statement->original = sql;
   statement->sql = RewritePlaceholders(sql, &statement->parameters, &statement->shifts);
   statements_[name] = std::move(statement);
@@ -551,6 +561,11 @@ void Session::Bind(MessageReader& in) {
                                                 " parameters, but prepared statement \"",
                                                 statement_name, "\" requires ",
                                                 statement->parameters)));
+    return;
+  }
+  if (portals_.size() >= kMaxPortals && !portals_.contains(portal_name)) {
+    SendError(absl::ResourceExhaustedError(
+        StrCat("this session holds ", kMaxPortals, " open portals; Close some first")));
     return;
   }
   portals_[portal_name] = std::move(portal);

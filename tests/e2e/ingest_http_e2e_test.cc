@@ -119,6 +119,26 @@ TEST_F(IngestHttpE2ETest, OneRequestWritesAtMostAThousandMeasurements) {
                                    "measurements (tables)"));
 }
 
+TEST_F(IngestHttpE2ETest, BodiesAbove64MbAreRefused) {
+  Start();
+  CreateDatabase("db");
+  const std::string big = dir_.Sub("big.lp");
+  {
+    std::ofstream out(big);
+    const std::string comment(1 << 20, '#');
+    for (int i = 0; i < 65; ++i) out << comment;
+  }
+  // curl reads the early answer while still sending (as HTTP clients should).
+  const std::string url = "http://127.0.0.1:" + std::to_string(server_.http_port());
+  for (const std::string path : {"/write?db=db", "/api/v1/write?db=db"}) {
+    testing::ProcessResult r = testing::RunProcess(
+        {testing::FindOnPath("curl"), "-s", "-o", "/dev/null", "-w", "%{http_code}", "-XPOST",
+         url + path, "--data-binary", "@" + big});
+    EXPECT_EQ(r.out, "413") << path << " " << r.err;
+  }
+  EXPECT_EQ(Post("/write?db=db", "m v=1")->status, 204);  // and the server carries on
+}
+
 TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
   Start();
   CreateDatabase("db");

@@ -222,6 +222,20 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   c.Send('X', "");
 }
 
+TEST_F(PgWireE2ETest, ASessionHoldsABoundedNumberOfPortals) {
+  RawClient c(server_.pg_port());
+  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
+  c.ReadUntilReady();
+  c.Send('P', RawClient::Str("s") + RawClient::Str("SELECT 1") + RawClient::Int16(0));
+  for (int i = 0; i < 65; ++i) {
+    c.Send('B', RawClient::Str("p" + std::to_string(i)) + RawClient::Str("s") + RawClient::Int16(0) +
+                    RawClient::Int16(0) + RawClient::Int16(0));
+  }
+  c.Send('S', "");
+  const std::string seen = c.ReadUntilReady();
+  EXPECT_EQ(seen, "1" + std::string(64, '2') + "E(this session holds 64 open portals; Close some first)Z");
+}
+
 TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
   {
     RawClient c(server_.pg_port());
