@@ -17,7 +17,6 @@ using query::Row;
 
 // Table OIDs: Strata's table ids (never reused) above PostgreSQL's own range.
 constexpr int64_t kFirstTableOid = 16384;
-constexpr int64_t kFirstSchemaOid = 2200 + 100000;
 
 // Lower case, runs of whitespace as one space, no trailing semicolon.
 std::string Normalize(std::string_view sql) {
@@ -72,7 +71,6 @@ std::string StringLiteralAt(std::string_view sql, size_t pos) {
 // The literal after the first case-insensitive occurrence of `prefix`
 // (which ends just before its opening quote); nullopt when absent.
 std::optional<std::string> LiteralAfter(std::string_view sql, std::string_view prefix) {
-  const std::string lowered = Normalize(sql);
   // Search the original text (quoted names keep their case).
   for (size_t i = 0; i + prefix.size() <= sql.size(); ++i) {
     bool match = true;

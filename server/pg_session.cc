@@ -383,12 +383,7 @@ absl::Status Session::RunStatement(const Statement& statement,
         "(send ROLLBACK)");
   }
   cancel_->store(false);
-  CatalogAnswers catalog(context_.engine->catalog(), *caller_,
-                         [this](std::string_view db, std::string_view table) {
-                           return DescribeStatement(
-                               Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
-                               {});
-                         });
+  CatalogAnswers catalog = Catalog();
   if (auto answer = catalog.Answer(statement.sql, settings_)) {
     if (!answer->ok()) return answer->status();
     CannedResult& result = **answer;
@@ -456,6 +451,16 @@ absl::Status Session::RunStatement(const Statement& statement,
   if (portal != nullptr) portal->complete = true;
   SendCommandComplete(is_delete ? StrCat("DELETE ", deleted) : StrCat("SELECT ", sink.rows_));
   return absl::OkStatus();
+}
+
+CatalogAnswers Session::Catalog() {
+  // A table's columns for the catalog answers: `SELECT *` planned with the caller's grants.
+  return CatalogAnswers(context_.engine->catalog(), *caller_,
+                        [this](std::string_view db, std::string_view table) {
+                          return DescribeStatement(
+                              Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
+                              {});
+                        });
 }
 
 absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(
@@ -622,12 +627,7 @@ void Session::Describe(MessageReader& in) {
     out_.End();
     return;
   }
-  CatalogAnswers catalog(context_.engine->catalog(), *caller_,
-                         [this](std::string_view db, std::string_view table) {
-                           return DescribeStatement(
-                               Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
-                               {});
-                         });
+  CatalogAnswers catalog = Catalog();
   std::map<std::string, std::string> scratch = settings_;  // describing does not SET
   std::vector<query::ResultColumn> columns;
   if (auto answer = catalog.Answer(statement->sql, scratch)) {

@@ -89,6 +89,7 @@ class Session {
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(
       const Statement& statement, const query::QueryParameters& parameters);
   void EmitRows(Portal& portal, int32_t max_rows);
+  CatalogAnswers Catalog();
 
   void SendRowDescription(const std::vector<query::ResultColumn>& columns,
                           const std::vector<int16_t>& formats);

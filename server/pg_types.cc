@@ -54,7 +54,7 @@ std::string IntervalText(int64_t nanos) {
   if (days > 0) out += StrCat(negative ? "-" : "", days, days == 1 ? " day " : " days ");
   const uint64_t fraction = in_day % 1'000'000;
   in_day /= 1'000'000;
-  out += fmt::format("{}{:02}:{:02}:{:02}", negative && days == 0 ? "-" : (negative ? "-" : ""),
+  out += fmt::format("{}{:02}:{:02}:{:02}", negative ? "-" : "",
                      in_day / 3600, in_day / 60 % 60, in_day % 60);
   if (fraction != 0) {
     std::string digits = fmt::format("{:06}", fraction);
