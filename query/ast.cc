@@ -18,6 +18,8 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->has_else = has_else;
   copy->quoted = quoted;
   copy->cast_type = cast_type;
+  if (window) copy->window = window->Clone();
+  copy->subquery = subquery;  // resolved before anything clones (Planner::ResolveSubqueries)
   copy->height = height;
   copy->bound = bound;
   return copy;
@@ -39,12 +41,17 @@ std::string Expr::ToString() const {
     case ExprKind::kCall: {
       std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
-      return out + ")";
+      out += ")";
+      if (window) out += StrCat(" OVER (", window->ToString(), ")");
+      return out;
     }
+    case ExprKind::kSubquery: return "(SELECT ...)";
+    case ExprKind::kExists: return negated ? "NOT EXISTS (SELECT ...)" : "EXISTS (SELECT ...)";
     case ExprKind::kCase: return "CASE";
     case ExprKind::kCast: return StrCat(name, "(", arg(0), " AS ", TypeName(cast_type), ")");
     case ExprKind::kIn: {
       std::string out = StrCat(arg(0), negated ? " NOT IN (" : " IN (");
+      if (subquery) return out + "SELECT ...)";
       for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);
       return out + ")";
     }
@@ -54,6 +61,42 @@ std::string Expr::ToString() const {
     case ExprKind::kIsNull: return StrCat(arg(0), negated ? " IS NOT NULL" : " IS NULL");
   }
   return "?";
+}
+
+std::shared_ptr<WindowSpec> WindowSpec::Clone() const {
+  auto copy = std::make_shared<WindowSpec>();
+  for (const ExprPtr& p : partition_by) copy->partition_by.push_back(p->Clone());
+  for (const OrderItem& o : order_by) {
+    copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  }
+  copy->frame = frame;
+  return copy;
+}
+
+std::string WindowSpec::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < partition_by.size(); ++i) {
+    out += StrCat(i ? ", " : "PARTITION BY ", partition_by[i]->ToString());
+  }
+  for (size_t i = 0; i < order_by.size(); ++i) {
+    out += StrCat(i ? ", " : (out.empty() ? "ORDER BY " : " ORDER BY "),
+                  order_by[i].expr->ToString(), order_by[i].descending ? " DESC" : "");
+  }
+  if (frame) {
+    auto bound = [](const FrameBound& b) -> std::string {
+      switch (b.kind) {
+        case FrameBound::Kind::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
+        case FrameBound::Kind::kPreceding: return StrCat(b.offset, " PRECEDING");
+        case FrameBound::Kind::kCurrentRow: return "CURRENT ROW";
+        case FrameBound::Kind::kFollowing: return StrCat(b.offset, " FOLLOWING");
+        case FrameBound::Kind::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
+      }
+      return "?";
+    };
+    out += StrCat(out.empty() ? "" : " ", frame->rows ? "ROWS" : "RANGE", " BETWEEN ",
+                  bound(frame->start), " AND ", bound(frame->end));
+  }
+  return out;
 }
 
 }  // namespace strata::query

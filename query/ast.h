@@ -14,6 +14,8 @@ namespace strata::query {
 
 struct ScalarFunction;
 struct AggregateFunction;
+struct SelectStmt;
+struct WindowSpec;
 
 enum class ExprKind {
   kLiteral,   // literal
@@ -28,6 +30,9 @@ enum class ExprKind {
   kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
   kLike,      // args[0] LIKE args[1]; negated
   kIsNull,    // args[0] IS NULL; negated for IS NOT NULL
+  kSubquery,  // (SELECT ...) as a value: `subquery`
+  kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS
+  // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..].
 };
 
 struct Expr {
@@ -44,6 +49,11 @@ struct Expr {
   bool quoted = false;  // a column written as "name"
   bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
   DataType cast_type = DataType::kUnknown;
+  // f(...) OVER (...): a window function call.
+  std::shared_ptr<WindowSpec> window;
+  // kSubquery, kExists, kIn over a subquery. The planner runs it (it may not
+  // refer to the outer query) and puts its answer in place of this node.
+  std::shared_ptr<SelectStmt> subquery;
   // The longest path from here to a leaf, this node included: the parser
   // bounds it (kMaxExpressionDepth), which bounds every recursive pass.
   int height = 1;
@@ -54,6 +64,7 @@ struct Expr {
     int column = -1;  // kColumn: index in the input row
     const ScalarFunction* function = nullptr;
     int aggregate = -1;  // a kCall to an aggregate: its slot
+    int window = -1;     // stands for the window function call in this slot
   } bound;
 
   std::unique_ptr<Expr> Clone() const;
@@ -62,14 +73,20 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
-struct SelectStmt;
+enum class JoinKind { kNone, kInner, kLeft, kRight, kFull, kCross };
 
+// One item of FROM: a table, a WITH query, a subquery, or a join of two items.
 struct TableRef {
   Position pos;
   std::string database;  // empty: a CTE name in `table`
   std::string table;
   std::unique_ptr<SelectStmt> subquery;
   std::string alias;
+  // A join (join != kNone): `left` JOIN `right` ON `on` / USING (`using_columns`).
+  JoinKind join = JoinKind::kNone;
+  std::unique_ptr<TableRef> left, right;
+  ExprPtr on;
+  std::vector<std::string> using_columns;
 };
 
 struct SelectItem {
@@ -83,8 +100,37 @@ struct OrderItem {
   std::optional<bool> nulls_first;
 };
 
+// The frame of a window: ROWS or RANGE BETWEEN start AND end.
+struct FrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = Kind::kCurrentRow;
+  int64_t offset = 0;  // kPreceding / kFollowing: rows
+  Position pos;
+};
+struct WindowFrame {
+  bool rows = false;  // ROWS; otherwise RANGE
+  FrameBound start, end;
+};
+
+// OVER (PARTITION BY ... ORDER BY ... [frame]).
+struct WindowSpec {
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  std::optional<WindowFrame> frame;  // none: RANGE UNBOUNDED PRECEDING to CURRENT ROW
+
+  std::shared_ptr<WindowSpec> Clone() const;
+  std::string ToString() const;
+};
+
+enum class SetOperation { kNone, kUnion, kIntersect, kExcept };
+
 struct SelectStmt {
   std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+  // A set operation (set_operation != kNone): set_left <op> [ALL] set_right;
+  // only `with`, `order_by` and `limit` of this statement apply then.
+  SetOperation set_operation = SetOperation::kNone;
+  bool set_all = false;
+  std::unique_ptr<SelectStmt> set_left, set_right;
   bool distinct = false;
   std::vector<SelectItem> items;
   std::optional<TableRef> from;

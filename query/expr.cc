@@ -44,7 +44,8 @@ bool Comparable(DataType a, DataType b) {
 absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
   int found = -1;
   for (size_t i = 0; i < schema.size(); ++i) {
-    if (schema[i].name == e.name && (e.qualifier.empty() || schema[i].qualifier == e.qualifier)) {
+    if (schema[i].name == e.name &&
+        (e.qualifier.empty() ? !schema[i].hidden : schema[i].qualifier == e.qualifier)) {
       if (found >= 0) {
         return SqlError(sql, e.pos, StrCat("column \"", e.name, "\" is ambiguous"));
       }
@@ -96,11 +97,20 @@ bool CanFail(const Expr& expr) {
 }
 
 bool ContainsAggregate(const Expr& expr) {
-  if (expr.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(expr.name) != nullptr) {
+  if (expr.kind == ExprKind::kCall && !expr.window &&
+      FunctionRegistry::Get().FindAggregate(expr.name) != nullptr) {
     return true;
   }
   for (const auto& a : expr.args) {
     if (ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+bool ContainsWindow(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && expr.window) return true;
+  for (const auto& a : expr.args) {
+    if (ContainsWindow(*a)) return true;
   }
   return false;
 }
@@ -147,7 +157,10 @@ absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sq
 }
 
 absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
-  if (e.bound.column >= 0 && e.kind == ExprKind::kColumn) return absl::OkStatus();  // pre-bound
+  // Pre-bound: a group key's column, a window function's slot.
+  if (e.kind == ExprKind::kColumn && (e.bound.column >= 0 || e.bound.window >= 0)) {
+    return absl::OkStatus();
+  }
   if (e.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(e.name) != nullptr) {
     if (e.bound.aggregate >= 0) return absl::OkStatus();
     return SqlError(sql, e.pos, StrCat("aggregate ", e.name, "() is not allowed here"));
@@ -294,6 +307,10 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
     case ExprKind::kIsNull:
       e.bound.type = DataType::kBoolean;
       return absl::OkStatus();
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+      // The planner answers every subquery before binding (ResolveSubqueries).
+      return SqlError(sql, e.pos, "a subquery is not allowed here");
   }
   return absl::OkStatus();
 }
@@ -515,6 +532,9 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       Datum v = Eval(*e.args[0], row, context);
       return Datum::Bool(v.null != e.negated);
     }
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+      break;  // answered by the planner before binding
   }
   return Datum::Null();
 }

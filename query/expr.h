@@ -18,6 +18,9 @@ struct ColumnInfo {
   std::string name;
   DataType type = DataType::kUnknown;
   std::string qualifier;  // the FROM alias or table name it came from
+  // The right side's copy of a USING column: found only by its qualified
+  // name and left out of SELECT *, so `k` alone means the joined key.
+  bool hidden = false;
 };
 using Schema = std::vector<ColumnInfo>;
 using Row = std::vector<Datum>;
@@ -41,7 +44,11 @@ std::optional<Datum> FoldConstant(const Expr& expr, const EvalContext& context);
 // that guard them.
 bool CanFail(const Expr& expr);
 
-// True if the expression contains a call to an aggregate function.
+// True if the expression contains a call to an aggregate function (not
+// counting aggregates over a window, whose arguments may still contain one).
 bool ContainsAggregate(const Expr& expr);
+
+// True if the expression contains a window function call (f(...) OVER (...)).
+bool ContainsWindow(const Expr& expr);
 
 }  // namespace strata::query

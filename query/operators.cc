@@ -57,7 +57,6 @@ void QueryContext::Release(int64_t bytes) {
   }
 }
 
-// The query's evaluation error, if an expression just failed.
 absl::Status EvalStatus(const QueryContext& context) {
   if (context.eval.error.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(context.eval.error);
@@ -455,6 +454,43 @@ absl::Status CollectSink::Push(Row row) {
   if (!reserved.ok()) return reserved;
   rows_.push_back(std::move(row));
   return absl::OkStatus();
+}
+
+namespace {
+
+// Where a pipeline's rows enter the one around it (RunPipeline).
+class PipelineBoundary : public RowSink {
+ public:
+  PipelineBoundary(QueryContext* context, RowSink* next, bool outer_enough)
+      : context_(context), next_(next), outer_enough_(outer_enough) {}
+  absl::Status Push(Row row) override {
+    const bool inner = context_->enough.exchange(outer_enough_);
+    absl::Status pushed = next_->Push(std::move(row));
+    outer_enough_ = context_->enough.exchange(inner);
+    return pushed;
+  }
+  absl::Status Finish() override {
+    const bool inner = context_->enough.exchange(outer_enough_);
+    absl::Status finished = next_->Finish();
+    outer_enough_ = context_->enough.exchange(inner);
+    return finished;
+  }
+  bool outer_enough() const { return outer_enough_; }
+
+ private:
+  QueryContext* context_;
+  RowSink* next_;
+  bool outer_enough_;
+};
+
+}  // namespace
+
+absl::Status RunPipeline(QueryContext* context, RowSink* out,
+                         const std::function<absl::Status(RowSink*)>& body) {
+  PipelineBoundary boundary(context, out, context->enough.exchange(false));
+  absl::Status ran = body(&boundary);
+  context->enough = boundary.outer_enough();
+  return ran;
 }
 
 std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context, RowSink* next) {

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,9 @@ struct QueryContext {
   void Release(int64_t bytes);
 };
 
+// The query's evaluation error (EvalContext::error) as a status, if an
+// expression just failed; OK otherwise.
+absl::Status EvalStatus(const QueryContext& context);
 
 class RowSink {
  public:
@@ -134,6 +138,15 @@ std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink*
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
 // Keeps the first `width` columns (drops helper columns used for ORDER BY).
 std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next);
+
+// Runs one plan's pipeline, whose rows go to `out` in the pipeline around
+// it. LIMIT's "enough" (QueryContext::enough) belongs to a pipeline: a
+// subquery's LIMIT stops the subquery's scan, not the query it feeds, and an
+// outer LIMIT reached by the subquery's rows stops what the outer query
+// reads next. The flag is saved and cleared for `body`, and swapped back
+// whenever rows cross into `out`.
+absl::Status RunPipeline(QueryContext* context, RowSink* out,
+                         const std::function<absl::Status(RowSink*)>& body);
 
 // Materializes rows (subqueries and WITH queries).
 class CollectSink : public RowSink {

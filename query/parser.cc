@@ -12,6 +12,7 @@
 #include "common/utf8.h"
 #include "query/lexer.h"
 #include "query/unsupported.h"
+#include "query/window.h"
 
 namespace strata::query {
 namespace {
@@ -227,6 +228,7 @@ class Parser {
                                 Describe(Peek())));
   }
 
+  // [WITH ...] set expression [ORDER BY ...] [LIMIT n].
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseQuery() {
     Nesting nesting(&query_depth_);
     RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "subqueries"));
@@ -241,11 +243,69 @@ class Parser {
         with.emplace_back(std::move(name), std::move(query));
       } while (AcceptSymbol(","));
     }
-    ASSIGN_OR_RETURN(auto select, ParseSelect());
-    select->with = std::move(with);
+    ASSIGN_OR_RETURN(auto select, ParseSetExpression());
+    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit")) {
+      if (!select->order_by.empty() || select->limit) {
+        // `(SELECT ... ORDER BY a) ORDER BY b`: the outer clause orders the result.
+        auto outer = std::make_unique<SelectStmt>();
+        outer->set_operation = SetOperation::kUnion;
+        outer->set_all = true;
+        outer->set_left = std::move(select);
+        select = std::move(outer);
+      }
+      RETURN_IF_ERROR(ParseOrderAndLimit(select.get()));
+    }
+    if (!with.empty()) {
+      for (auto& w : select->with) with.push_back(std::move(w));
+      select->with = std::move(with);
+    }
     return select;
   }
 
+  // UNION and EXCEPT of INTERSECT terms, left to right (INTERSECT binds
+  // tighter, as in Presto).
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetExpression() {
+    ASSIGN_OR_RETURN(auto left, ParseIntersectTerm());
+    while (IsWord(Peek(), "union") || IsWord(Peek(), "except")) {
+      const SetOperation op = IsWord(Next(), "union") ? SetOperation::kUnion : SetOperation::kExcept;
+      ASSIGN_OR_RETURN(left, ParseSetRight(std::move(left), op, &Parser::ParseIntersectTerm));
+    }
+    return left;
+  }
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseIntersectTerm() {
+    ASSIGN_OR_RETURN(auto left, ParseSetPrimary());
+    while (AcceptWord("intersect")) {
+      ASSIGN_OR_RETURN(left, ParseSetRight(std::move(left), SetOperation::kIntersect,
+                                           &Parser::ParseSetPrimary));
+    }
+    return left;
+  }
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetRight(
+      std::unique_ptr<SelectStmt> left, SetOperation op,
+      absl::StatusOr<std::unique_ptr<SelectStmt>> (Parser::*operand)()) {
+    Nesting nesting(&query_depth_);
+    RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "set operations"));
+    auto node = std::make_unique<SelectStmt>();
+    node->set_operation = op;
+    node->set_all = AcceptWord("all");
+    if (!node->set_all) AcceptWord("distinct");
+    node->set_left = std::move(left);
+    ASSIGN_OR_RETURN(node->set_right, (this->*operand)());
+    return node;
+  }
+  // SELECT ... or ( query ).
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetPrimary() {
+    if (Peek().kind == TokenKind::kSymbol && Peek().text == "(") {
+      Next();
+      ASSIGN_OR_RETURN(auto inner, ParseQuery());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return inner;
+    }
+    return ParseSelect();
+  }
+
+  // SELECT ... [FROM ...] [WHERE] [GROUP BY] [HAVING]; ORDER BY and LIMIT
+  // belong to the query around it (ParseQuery).
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSelect() {
     RETURN_IF_ERROR(ExpectWord("select"));
     auto s = std::make_unique<SelectStmt>();
@@ -273,33 +333,8 @@ class Parser {
     } while (AcceptSymbol(","));
 
     if (AcceptWord("from")) {
-      TableRef ref;
-      ref.pos = Peek().pos;
-      if (AcceptSymbol("(")) {
-        ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-      } else {
-        ASSIGN_OR_RETURN(std::string first, ParseName("a table"));
-        if (AcceptSymbol(".")) {
-          ref.database = std::move(first);
-          ASSIGN_OR_RETURN(ref.table, ParseName("a table name"));
-        } else {
-          ref.table = std::move(first);
-        }
-      }
-      if (AcceptWord("as")) {
-        ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
-      } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
-        ref.alias = Next().text;
-      }
-      if (Peek().kind == TokenKind::kSymbol && Peek().text == ",") {
-        return Error(Peek(), "joins are not supported yet: query one table at a time");
-      }
-      if (IsWord(Peek(), "join") || IsWord(Peek(), "cross") || IsWord(Peek(), "left") ||
-          IsWord(Peek(), "inner")) {
-        return Error(Peek(), "joins are not supported yet: query one table at a time");
-      }
-      s->from = std::move(ref);
+      ASSIGN_OR_RETURN(TableRef from, ParseFrom());
+      s->from = std::move(from);
     }
     if (AcceptWord("where")) {
       ASSIGN_OR_RETURN(s->where, ParseExpr());
@@ -314,29 +349,38 @@ class Parser {
     if (AcceptWord("having")) {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
+    return s;
+  }
+
+  absl::Status ParseOrderItems(std::vector<OrderItem>* items) {
+    do {
+      OrderItem item;
+      ASSIGN_OR_RETURN(item.expr, ParseExpr());
+      if (AcceptWord("desc")) {
+        item.descending = true;
+      } else {
+        AcceptWord("asc");
+      }
+      if (AcceptWord("nulls")) {
+        if (AcceptWord("first")) {
+          item.nulls_first = true;
+        } else {
+          RETURN_IF_ERROR(ExpectWord("last"));
+          item.nulls_first = false;
+        }
+      }
+      items->push_back(std::move(item));
+    } while (AcceptSymbol(","));
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseOrderAndLimit(SelectStmt* s) {
     if (AcceptWord("order")) {
       RETURN_IF_ERROR(ExpectWord("by"));
-      do {
-        OrderItem item;
-        ASSIGN_OR_RETURN(item.expr, ParseExpr());
-        if (AcceptWord("desc")) {
-          item.descending = true;
-        } else {
-          AcceptWord("asc");
-        }
-        if (AcceptWord("nulls")) {
-          if (AcceptWord("first")) {
-            item.nulls_first = true;
-          } else {
-            RETURN_IF_ERROR(ExpectWord("last"));
-            item.nulls_first = false;
-          }
-        }
-        s->order_by.push_back(std::move(item));
-      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ParseOrderItems(&s->order_by));
     }
     if (AcceptWord("limit")) {
-      if (AcceptWord("all")) return s;
+      if (AcceptWord("all")) return absl::OkStatus();
       const Token& t = Peek();
       int64_t n = -1;
       if (t.kind == TokenKind::kInteger) {
@@ -346,7 +390,170 @@ class Parser {
       Next();
       s->limit = n;
     }
-    return s;
+    return absl::OkStatus();
+  }
+
+  // FROM items joined left to right: `a, b` and `a CROSS JOIN b` are cross
+  // joins, `a [INNER|LEFT|RIGHT|FULL [OUTER]] JOIN b ON ...|USING (...)`.
+  absl::StatusOr<TableRef> ParseFrom() {
+    ASSIGN_OR_RETURN(TableRef left, ParseFromPrimary());
+    int joins = 0;
+    while (true) {
+      const Token& t = Peek();
+      JoinKind kind = JoinKind::kNone;
+      if (AcceptSymbol(",")) {
+        kind = JoinKind::kCross;
+      } else if (IsWord(t, "cross")) {
+        Next();
+        RETURN_IF_ERROR(ExpectWord("join"));
+        kind = JoinKind::kCross;
+      } else if (IsWord(t, "join") || IsWord(t, "inner")) {
+        if (AcceptWord("inner")) RETURN_IF_ERROR(ExpectWord("join"));
+        else Next();
+        kind = JoinKind::kInner;
+      } else if (IsWord(t, "left") || IsWord(t, "right") || IsWord(t, "full")) {
+        kind = IsWord(t, "left") ? JoinKind::kLeft
+               : IsWord(t, "right") ? JoinKind::kRight : JoinKind::kFull;
+        Next();
+        AcceptWord("outer");
+        RETURN_IF_ERROR(ExpectWord("join"));
+      } else if (IsWord(t, "natural")) {
+        return Error(t, "NATURAL JOIN is not supported: name the columns with USING (...) or ON");
+      } else {
+        break;
+      }
+      if (++joins > kMaxJoins) {
+        return Error(t, StrCat("a query joins at most ", kMaxJoins, " tables"));
+      }
+      TableRef join;
+      join.pos = t.pos;
+      join.join = kind;
+      join.left = std::make_unique<TableRef>(std::move(left));
+      ASSIGN_OR_RETURN(TableRef right, ParseFromPrimary());
+      join.right = std::make_unique<TableRef>(std::move(right));
+      if (kind != JoinKind::kCross) {
+        if (AcceptWord("using")) {
+          RETURN_IF_ERROR(ExpectSymbol("("));
+          do {
+            ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+            join.using_columns.push_back(std::move(name));
+          } while (AcceptSymbol(","));
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+        } else if (AcceptWord("on")) {
+          ASSIGN_OR_RETURN(join.on, ParseExpr());
+        } else {
+          return Error(Peek(), StrCat("expected ON or USING after the joined table, found ",
+                                      Describe(Peek())));
+        }
+      }
+      left = std::move(join);
+    }
+    return left;
+  }
+
+  // A table, a WITH query, ( query ) or ( joins ), with an optional alias.
+  absl::StatusOr<TableRef> ParseFromPrimary() {
+    TableRef ref;
+    ref.pos = Peek().pos;
+    if (IsWord(Peek(), "unnest") || IsWord(Peek(), "lateral")) {
+      return Error(Peek(), StrCat(absl::AsciiStrToUpper(Peek().text),
+                                  " is not supported yet (docs/sql.md lists what is missing)"));
+    }
+    if (AcceptSymbol("(")) {
+      if (IsWord(Peek(), "select") || IsWord(Peek(), "with") ||
+          (Peek().kind == TokenKind::kSymbol && Peek().text == "(")) {
+        ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
+      } else {
+        Nesting nesting(&query_depth_);
+        RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "parenthesized joins"));
+        ASSIGN_OR_RETURN(ref, ParseFrom());
+      }
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    } else {
+      ASSIGN_OR_RETURN(std::string first, ParseName("a table"));
+      if (AcceptSymbol(".")) {
+        ref.database = std::move(first);
+        ASSIGN_OR_RETURN(ref.table, ParseName("a table name"));
+      } else {
+        ref.table = std::move(first);
+      }
+    }
+    if (AcceptWord("as")) {
+      ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
+    } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
+      ref.alias = Next().text;
+    }
+    if (!ref.alias.empty() && ref.join != JoinKind::kNone) {
+      return Error(Peek(), "a parenthesized join cannot have an alias; alias its tables");
+    }
+    return ref;
+  }
+
+  // OVER ( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ).
+  absl::StatusOr<std::shared_ptr<WindowSpec>> ParseWindow() {
+    RETURN_IF_ERROR(ExpectSymbol("("));
+    auto window = std::make_shared<WindowSpec>();
+    if (AcceptWord("partition")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      do {
+        ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        window->partition_by.push_back(std::move(e));
+      } while (AcceptSymbol(","));
+    }
+    if (AcceptWord("order")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      RETURN_IF_ERROR(ParseOrderItems(&window->order_by));
+    }
+    if (IsWord(Peek(), "rows") || IsWord(Peek(), "range") || IsWord(Peek(), "groups")) {
+      if (IsWord(Peek(), "groups")) return Error(Peek(), "GROUPS frames are not supported; use ROWS or RANGE");
+      WindowFrame frame;
+      frame.rows = IsWord(Next(), "rows");
+      if (AcceptWord("between")) {
+        ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
+        RETURN_IF_ERROR(ExpectWord("and"));
+        ASSIGN_OR_RETURN(frame.end, ParseFrameBound());
+      } else {
+        ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
+        frame.end.kind = FrameBound::Kind::kCurrentRow;
+      }
+      window->frame = frame;
+    }
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    return window;
+  }
+
+  absl::StatusOr<FrameBound> ParseFrameBound() {
+    FrameBound b;
+    b.pos = Peek().pos;
+    if (AcceptWord("unbounded")) {
+      if (AcceptWord("preceding")) {
+        b.kind = FrameBound::Kind::kUnboundedPreceding;
+      } else {
+        RETURN_IF_ERROR(ExpectWord("following"));
+        b.kind = FrameBound::Kind::kUnboundedFollowing;
+      }
+      return b;
+    }
+    if (AcceptWord("current")) {
+      RETURN_IF_ERROR(ExpectWord("row"));
+      b.kind = FrameBound::Kind::kCurrentRow;
+      return b;
+    }
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kInteger) {
+      return Error(t, StrCat("expected UNBOUNDED, CURRENT ROW or a row count in the window "
+                             "frame, found ", Describe(t)));
+    }
+    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), b.offset);
+    if (ec != std::errc()) return Error(t, "the frame offset does not fit in BIGINT");
+    Next();
+    if (AcceptWord("preceding")) {
+      b.kind = FrameBound::Kind::kPreceding;
+    } else {
+      RETURN_IF_ERROR(ExpectWord("following"));
+      b.kind = FrameBound::Kind::kFollowing;
+    }
+    return b;
   }
 
   ExprPtr Make(ExprKind kind, Position pos, std::string name = "") {
@@ -481,6 +688,13 @@ class Parser {
         ExprPtr e = Make(ExprKind::kIn, pos);
         e->negated = negated;
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+          ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+          e->subquery = std::move(query);
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+          left = std::move(e);
+          continue;
+        }
         do {
           ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
           RETURN_IF_ERROR(Adopt(*e, std::move(item)));
@@ -673,9 +887,12 @@ class Parser {
       case TokenKind::kSymbol:
         if (t.text == "(") {
           Next();
-          if (IsWord(Peek(), "select")) {
-            return Error(Peek(), "scalar subqueries are not supported yet; use WITH or a "
-                                 "subquery in FROM");
+          if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+            ExprPtr e = Make(ExprKind::kSubquery, pos);
+            ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+            e->subquery = std::move(query);
+            RETURN_IF_ERROR(ExpectSymbol(")"));
+            return e;
           }
           ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
           RETURN_IF_ERROR(ExpectSymbol(")"));
@@ -749,6 +966,15 @@ class Parser {
         RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
         return e;
       }
+      if (IsWord(t, "exists") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        Next();
+        Next();
+        ExprPtr e = Make(ExprKind::kExists, pos);
+        ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+        e->subquery = std::move(query);
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        return e;
+      }
       if (IsWord(t, "current_timestamp") || IsWord(t, "current_date")) {
         std::string name = IsWord(t, "current_date") ? "current_date" : "now";
         Next();
@@ -794,8 +1020,13 @@ class Parser {
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));
       }
-      if (IsWord(Peek(), "over") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
-        return Error(Peek(), WindowNotSupportedMessage(lowered));
+      if (AcceptWord("over")) {
+        ASSIGN_OR_RETURN(call->window, ParseWindow());
+        return call;
+      }
+      if (IsWindowOnlyFunction(lowered)) {
+        return Error(Peek(), StrCat(lowered, "() is a window function: add OVER (...), e.g. ",
+                                    lowered, "() OVER (PARTITION BY host ORDER BY time)"));
       }
       // IF is CASE (as in Presto): only the branch taken is evaluated, so
       // if(x <> 0, 10 / x) never divides by zero. Other shapes stay a call,

@@ -23,6 +23,8 @@ inline constexpr int kMaxExpressionDepth = 1000;
 // Subqueries (FROM and WITH) nested inside each other; each level is planned
 // with its own operators.
 inline constexpr int kMaxQueryDepth = 64;
+// Tables joined in one FROM clause; each join holds its build side in memory.
+inline constexpr int kMaxJoins = 32;
 // Timestream's quota on the query string.
 inline constexpr size_t kMaxQueryBytes = 256 * 1024;
 

@@ -1,4 +1,5 @@
 #include "query/planner.h"
+#include "query/planner_internal.h"
 
 #include <algorithm>
 #include <set>
@@ -9,9 +10,12 @@
 #include "common/suggest.h"
 #include "query/block_bounds.h"
 #include "query/header_aggregation.h"
+#include "query/set_operation.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
 #include "query/vector_eval.h"
+#include "query/window.h"
+#include "storage/keys.h"
 #include "storage/table_state.h"
 
 namespace strata::query {
@@ -154,6 +158,8 @@ bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, in
   return true;
 }
 
+}  // namespace
+
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e) {
   std::vector<ExprPtr> out;
@@ -187,30 +193,8 @@ ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts) {
   return out;
 }
 
-}  // namespace
 
-struct Planner::Source {
-  Schema schema;
-  std::function<absl::Status(BatchSink* sink)> run;
-  std::vector<std::string> explain;
-  // Table scans only: set before running to read just the newest row of each
-  // series (the last-point fast path, see LastPointEligible).
-  std::shared_ptr<bool> last_point_only;
-  // Table scans only: which columns the query reads, set before running.
-  std::shared_ptr<std::vector<bool>> columns_read;
-  // Table scans only: when set (by the plan, before running) the scan reads
-  // buckets newest first and stops after a bucket once this is true for the
-  // bucket's start: no older row can reach the result (ORDER BY time DESC
-  // LIMIT n, see `newest_first` in PlanSelect).
-  std::shared_ptr<std::function<bool(int64_t)>> enough_before;
-  // Table scans only: filled by the plan when whole blocks may add to the
-  // aggregation by their headers; used while its `sink` is set.
-  std::shared_ptr<HeaderAggregation> header_aggregation;
-  int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
-  int time_column = -1;
-};
-
-absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
+absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref) {
   // Before looking the table up: a caller without the grant learns nothing
   // of whether it exists.
   if (context_->access != nullptr) {
@@ -230,15 +214,23 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     }
     return SqlError(found.status().code(), sql_, ref.pos, message);
   }
-  std::shared_ptr<const TableInfo> table = *found;
-  ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(*table));
-
+  ResolvedTable resolved;
+  resolved.table = *found;
+  ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(*resolved.table));
   // The table's columns: dimensions, measure_name, time, then the typed
   // measure_value columns and MULTI attributes the table has seen.
-  std::shared_ptr<const TableLayout> layout = layouts_.Get(*table, *state);
-  Schema schema = layout->schema;
+  resolved.layout = layouts_.Get(*resolved.table, *state);
+  resolved.schema = resolved.layout->schema;
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
-  for (ColumnInfo& c : schema) c.qualifier = qualifier;
+  for (ColumnInfo& c : resolved.schema) c.qualifier = qualifier;
+  return resolved;
+}
+
+absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
+  ASSIGN_OR_RETURN(ResolvedTable resolved, ResolveTable(ref));
+  std::shared_ptr<const TableInfo> table = resolved.table;
+  std::shared_ptr<const TableLayout> layout = resolved.layout;
+  Schema schema = std::move(resolved.schema);
   const int time_column = layout->time_column;
 
   // WHERE, bound here once against the table schema, splits into conjuncts
@@ -304,6 +296,15 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
   source.series_columns = series_columns;
   source.time_column = time_column;
+  {
+    // The selected series times the hours in range, at one point per 10 s
+    // (the seed workloads' interval): only ever compared with another guess.
+    const int64_t now = context_->eval.now_nanos;
+    const int64_t from = std::max(start, table->RetentionStartNanos(now));
+    const int64_t to = std::min(end, now + keys::kBucketNanos / 4);
+    const int64_t hours = to > from ? (to - from) / keys::kBucketNanos + 1 : 1;
+    source.estimated_rows = static_cast<int64_t>(targets->size()) * hours * 360;
+  }
   std::string series_filter;
   for (const ExprPtr& c : series_conjuncts) {
     series_filter += (series_filter.empty() ? "" : " AND ") + c->ToString();
@@ -405,19 +406,26 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
       return sink->Finish();
     };
     source.explain.push_back("Values (one row)");
+    source.estimated_rows = 1;
     return source;
   }
   TableRef& ref = *select.from;
+  if (ref.join != JoinKind::kNone) return PlanJoin(select);
+  if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
+      !context_->default_database.empty()) {
+    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
+  }
+  if (!ref.subquery && !ref.database.empty()) return PlanTable(ref, select);
+  return PlanInnerQuery(ref);
+}
+
+absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
+  Source source;
   std::shared_ptr<Plan> inner;
   std::string qualifier = ref.alias;
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
-  } else if (ref.database.empty() && !ctes_.contains(ref.table) &&
-             !context_->default_database.empty()) {
-    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
-    ASSIGN_OR_RETURN(source, PlanTable(ref, select));
-    return source;
-  } else if (ref.database.empty()) {
+  } else {
     auto it = ctes_.find(ref.table);
     if (it == ctes_.end()) {
       std::vector<std::string_view> names;
@@ -429,12 +437,10 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
     }
     inner = it->second;
     if (qualifier.empty()) qualifier = ref.table;
-  } else {
-    ASSIGN_OR_RETURN(source, PlanTable(ref, select));
-    return source;
   }
   source.schema = inner->output;
   for (ColumnInfo& c : source.schema) c.qualifier = qualifier;
+  source.estimated_rows = inner->estimated_rows;
   // The run function points into the inner plan's expressions: own it.
   std::vector<DataType> types;
   for (const ColumnInfo& c : source.schema) types.push_back(c.type);
@@ -472,6 +478,32 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     ASSIGN_OR_RETURN(auto cte, PlanSelect(std::move(query)));
     ctes_[name] = cte;
   }
+  if (select.set_operation != SetOperation::kNone) {
+    if (select.order_by.empty() && !select.limit) return PlanSetOperation(select);
+    // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...
+    auto inner = std::make_unique<SelectStmt>();
+    inner->set_operation = select.set_operation;
+    inner->set_all = select.set_all;
+    inner->set_left = std::move(select.set_left);
+    inner->set_right = std::move(select.set_right);
+    select.set_operation = SetOperation::kNone;
+    SelectItem all;
+    all.expr = std::make_unique<Expr>();
+    all.expr->kind = ExprKind::kStar;
+    select.items.push_back(std::move(all));
+    select.from.emplace();
+    select.from->subquery = std::move(inner);
+  }
+  RETURN_IF_ERROR(ResolveSubqueries(select));
+  for (const ExprPtr* clause : {&select.where, &select.having}) {
+    if (*clause && ContainsWindow(**clause)) {
+      return SqlError(sql_, (*clause)->pos, "window functions are not allowed in WHERE or HAVING; "
+                                            "filter on them in an outer query");
+    }
+  }
+  for (const ExprPtr& g : select.group_by) {
+    if (ContainsWindow(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use a window function");
+  }
   ASSIGN_OR_RETURN(Source source, PlanSource(select));
   const Schema& input = source.schema;
 
@@ -485,6 +517,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   for (SelectItem& item : select.items) {
     if (item.expr->kind == ExprKind::kStar) {
       for (size_t i = 0; i < input.size(); ++i) {
+        if (input[i].hidden) continue;  // the right copy of a USING column
         auto column = std::make_unique<Expr>();
         column->kind = ExprKind::kColumn;
         column->pos = item.expr->pos;
@@ -499,9 +532,62 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   select.items = std::move(items);
   if (select.items.empty()) return SqlError(sql_, {0}, "the select list is empty");
 
+  // Window function calls leave the select list and ORDER BY for columns
+  // the window operator appends; a placeholder column stands in each place.
+  auto owned_windows = std::make_shared<std::vector<ExprPtr>>();  // the window operator points in
+  plan->keep_alive.push_back(owned_windows);
+  std::vector<ExprPtr>& windows = *owned_windows;
+  std::vector<Expr*> window_slots;
+  std::function<absl::Status(ExprPtr&)> extract = [&](ExprPtr& e) -> absl::Status {
+    if (e->kind == ExprKind::kCall && e->window) {
+      for (const ExprPtr& a : e->args) {
+        if (ContainsWindow(*a)) return SqlError(sql_, a->pos, "window functions cannot be nested");
+      }
+      auto slot = std::make_unique<Expr>();
+      slot->kind = ExprKind::kColumn;
+      slot->pos = e->pos;
+      slot->name = e->ToString();
+      slot->bound.window = static_cast<int>(windows.size());
+      window_slots.push_back(slot.get());
+      windows.push_back(std::move(e));
+      e = std::move(slot);
+      return absl::OkStatus();
+    }
+    for (ExprPtr& a : e->args) RETURN_IF_ERROR(extract(a));
+    return absl::OkStatus();
+  };
+  for (SelectItem& item : select.items) RETURN_IF_ERROR(extract(item.expr));
+  for (OrderItem& o : select.order_by) RETURN_IF_ERROR(extract(o.expr));
+  // Each window call's expressions: its arguments, PARTITION BY and ORDER BY.
+  auto window_exprs = [&](Expr& call) {
+    std::vector<ExprPtr*> out;
+    for (ExprPtr& a : call.args) {
+      if (a->kind != ExprKind::kStar) out.push_back(&a);
+    }
+    for (ExprPtr& p : call.window->partition_by) out.push_back(&p);
+    for (OrderItem& o : call.window->order_by) out.push_back(&o.expr);
+    return out;
+  };
+
   bool aggregating = !select.group_by.empty() || (select.having != nullptr);
   for (const SelectItem& item : select.items) aggregating |= ContainsAggregate(*item.expr);
   for (const OrderItem& o : select.order_by) aggregating |= ContainsAggregate(*o.expr);
+  for (ExprPtr& w : windows) {
+    for (ExprPtr* e : window_exprs(*w)) aggregating |= ContainsAggregate(**e);
+  }
+  // Binds the window calls (their expressions already bound to the rows the
+  // operator sees, `width` columns) and gives each slot its column.
+  std::vector<WindowCall> window_calls;
+  auto bind_windows = [&](size_t width) -> absl::Status {
+    for (size_t k = 0; k < windows.size(); ++k) {
+      WindowCall call;
+      RETURN_IF_ERROR(BindWindowCall(*windows[k], sql_, &call));
+      window_slots[k]->bound.column = static_cast<int>(width + k);
+      window_slots[k]->bound.type = call.type;
+      window_calls.push_back(std::move(call));
+    }
+    return absl::OkStatus();
+  };
 
   // The schema the select list, HAVING and ORDER BY are bound against.
   Schema projected_input = input;
@@ -577,6 +663,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     for (SelectItem& item : select.items) RETURN_IF_ERROR(collect(*item.expr));
     if (select.having) RETURN_IF_ERROR(collect(*select.having));
     for (OrderItem& o : select.order_by) RETURN_IF_ERROR(collect(*o.expr));
+    for (ExprPtr& w : windows) {
+      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(collect(**e));
+    }
     if (source.last_point_only &&
         LastPointEligible(group_keys, aggregates, select.where.get(), source.series_columns,
                           source.time_column, context_->eval)) {
@@ -594,7 +683,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     // Rewrite select, HAVING and ORDER BY over the aggregate's output: a
     // group key becomes its column; other plain columns are errors.
     std::function<absl::Status(ExprPtr&)> rewrite = [&](ExprPtr& e) -> absl::Status {
-      if (e->bound.aggregate >= 0) return absl::OkStatus();
+      if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
       if (e->kind != ExprKind::kLiteral) {
         std::string text = e->ToString();
         for (size_t k = 0; k < key_text.size(); ++k) {
@@ -617,6 +706,10 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
       for (auto& a : e->args) RETURN_IF_ERROR(rewrite(a));
       return Bind(*e, post, sql_);
     };
+    for (ExprPtr& w : windows) {
+      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(rewrite(*e));
+    }
+    RETURN_IF_ERROR(bind_windows(post.size()));
     for (SelectItem& item : select.items) {
       // An alias in ORDER BY may name this item: keep its text.
       RETURN_IF_ERROR(rewrite(item.expr));
@@ -624,6 +717,10 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     if (select.having) RETURN_IF_ERROR(rewrite(select.having));
     projected_input = post;
   } else {
+    for (ExprPtr& w : windows) {
+      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(Bind(**e, input, sql_));
+    }
+    RETURN_IF_ERROR(bind_windows(input.size()));
     for (SelectItem& item : select.items) RETURN_IF_ERROR(Bind(*item.expr, input, sql_));
   }
 
@@ -633,8 +730,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     const SelectItem& item = select.items[i];
     std::string name = item.alias;
     if (name.empty()) {
-      name = item.expr->kind == ExprKind::kColumn ? item.expr->name
-                                                   : StrCat("_col", i);
+      name = item.expr->kind == ExprKind::kColumn && item.expr->bound.window < 0
+                 ? item.expr->name
+                 : StrCat("_col", i);
     }
     output.push_back({name, item.expr->bound.type, ""});
   }
@@ -666,7 +764,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     if (column < 0) {
       if (aggregating) {
         RETURN_IF_ERROR(std::function<absl::Status(ExprPtr&)>([&](ExprPtr& e) -> absl::Status {
-          if (e->bound.aggregate >= 0) return absl::OkStatus();
+          if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
           std::string text = e->ToString();
           for (size_t k = 0; k < key_text.size(); ++k) {
             if (key_text[k] == text) {
@@ -708,7 +806,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   const Expr* newest_key = nullptr;  // aggregating: the group key ordered by
   size_t newest_key_index = 0;
   if (source.enough_before && select.limit && !sort_keys.empty() && sort_keys[0].descending &&
-      !select.distinct && !select.having && !*source.last_point_only) {
+      !select.distinct && !select.having && !*source.last_point_only && windows.empty()) {
     const Expr* first = projection[sort_keys[0].column];
     if (!aggregating) {
       newest_first = IsColumn(first, source.time_column);
@@ -735,6 +833,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
       }
     } else {
       for (const Expr* e : projection) MarkColumns(*e, &read);
+      for (ExprPtr& w : windows) {
+        for (ExprPtr* e : window_exprs(*w)) MarkColumns(**e, &read);
+      }
     }
     source.explain.back() +=
         StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
@@ -755,6 +856,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   }
   if (select.distinct) lines.push_back("Distinct");
   lines.push_back(StrCat("Project [", names(projection), "]"));
+  for (const ExprPtr& w : windows) lines.push_back(StrCat("Window ", w->ToString()));
   if (select.having) lines.push_back(StrCat("Filter (HAVING) ", select.having->ToString()));
   if (aggregating) {
     std::string aggs;
@@ -783,7 +885,13 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   auto enough_before = source.enough_before;
   auto header_aggregation = source.header_aggregation;
   const int time_column = source.time_column;
-  plan->run = [=](RowSink* out) -> absl::Status {
+  plan->estimated_rows = source.estimated_rows;
+  if (aggregating) {
+    plan->estimated_rows = group_keys.empty() ? 1 : std::max<int64_t>(1, source.estimated_rows / 10);
+  }
+  if (limit) plan->estimated_rows = std::min(plan->estimated_rows, *limit);
+  plan->run = [=](RowSink* caller) -> absl::Status {
+    return RunPipeline(context, caller, [&](RowSink* out) -> absl::Status {
     std::vector<std::unique_ptr<RowSink>> chain;
     RowSink* next = out;
     auto push = [&](std::unique_ptr<RowSink> sink) {
@@ -795,6 +903,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     if (!sort_keys.empty()) push(MakeSort(sort_keys, limit, context, next));
     if (distinct) push(MakeDistinct(visible, context, next));
     push(MakeProject(projection, context, next));
+    if (!window_calls.empty()) push(MakeWindow(window_calls, context, next));
     if (having != nullptr) push(MakeFilter(having, context, next));
     std::vector<std::unique_ptr<BatchSink>> batch_chain;
     AggregateSink* aggregate = nullptr;
@@ -828,6 +937,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     if (newest_first) *enough_before = nullptr;
     if (header_aggregates) header_aggregation->sink = nullptr;
     return ran;
+    });
   };
   return plan;
 }

@@ -27,6 +27,8 @@ struct Plan {
   std::vector<std::string> explain;
   // Keeps the bound expressions the operators point at alive.
   std::vector<std::shared_ptr<void>> keep_alive;
+  // A guess of the rows it returns, for choosing a join's build side.
+  int64_t estimated_rows = 0;
 };
 
 class Planner {
@@ -40,8 +42,25 @@ class Planner {
 
  private:
   struct Source;
+  struct FromNode;
+  struct ResolvedTable;
   absl::StatusOr<Source> PlanSource(SelectStmt& select);
   absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
+  absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
+  // A subquery or WITH query in FROM, as a source.
+  absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
+  // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).
+  absl::StatusOr<std::shared_ptr<Plan>> PlanSetOperation(SelectStmt& select);
+  // Joins (planner_join.cc): the FROM tree's schemas first, then the
+  // sources, with WHERE and ON conjuncts pushed as far down as each join
+  // kind allows.
+  absl::StatusOr<Source> PlanJoin(SelectStmt& select);
+  absl::StatusOr<std::unique_ptr<FromNode>> PrepareFrom(TableRef& ref);
+  absl::StatusOr<Source> BuildFrom(FromNode& node, std::vector<ExprPtr> pushed);
+  // Runs the uncorrelated subqueries in the statement's expressions and puts
+  // their answers in their place (a value, an IN list, EXISTS' boolean).
+  absl::Status ResolveSubqueries(SelectStmt& select);
+  absl::Status ResolveSubqueries(Expr& expr);
   // Binds a WHERE condition and refuses one that is not boolean.
   absl::Status BindWhere(Expr& where, const Schema& schema);
 
@@ -51,6 +70,10 @@ class Planner {
   QueryContext* context_;
   QueryStats* stats_;
   std::map<std::string, std::shared_ptr<Plan>> ctes_;
+  // The columns the statement being planned names (qualifier, name), so
+  // the tables of a join decode only those; `*` reads them all.
+  std::vector<std::pair<std::string, std::string>> used_columns_;
+  bool uses_star_ = false;
 };
 
 }  // namespace strata::query

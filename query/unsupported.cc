@@ -12,13 +12,6 @@ struct Missing {
 };
 
 constexpr Missing kMissing[] = {
-    // Window functions.
-    {"row_number", "window functions"}, {"rank", "window functions"},
-    {"dense_rank", "window functions"}, {"percent_rank", "window functions"},
-    {"cume_dist", "window functions"}, {"ntile", "window functions"},
-    {"lag", "window functions"}, {"lead", "window functions"},
-    {"first_value", "window functions"}, {"last_value", "window functions"},
-    {"nth_value", "window functions"},
     // The timeseries type and its functions.
     {"create_time_series", "time series functions"}, {"unnest", "UNNEST"},
     {"interpolate_linear", "time series functions"},
@@ -52,11 +45,6 @@ std::optional<std::string> UnsupportedFunctionMessage(std::string_view function)
     }
   }
   return std::nullopt;
-}
-
-std::string WindowNotSupportedMessage(std::string_view function) {
-  return StrCat(function, "(...) OVER (...) is not supported yet: Strata does not have window "
-                          "functions yet (docs/sql.md lists what is missing)");
 }
 
 }  // namespace strata::query

@@ -14,7 +14,4 @@ namespace strata::query {
 // function Strata lacks; nullopt for every other name.
 std::optional<std::string> UnsupportedFunctionMessage(std::string_view function);
 
-// The error for `... OVER (...)` after a call.
-std::string WindowNotSupportedMessage(std::string_view function);
-
 }  // namespace strata::query

@@ -1,0 +1,347 @@
+// Planner: joins. FROM's tree is walked twice: PrepareFrom resolves every
+// item's schema (tables by their layout, subqueries and WITH queries by
+// planning them), then BuildFrom builds the sources top-down, moving each
+// WHERE and ON conjunct as far down as the join kinds allow, so a conjunct
+// on one table becomes that table's scan pushdown (time range, series
+// selection, block pruning) before any row reaches the join. Equalities
+// between the two sides become the hash join's keys; the rest of ON is
+// checked on each matching pair.
+#include <algorithm>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/hash_join.h"
+#include "query/planner.h"
+#include "query/planner_internal.h"
+#include "query/vector_eval.h"
+
+namespace strata::query {
+namespace {
+
+enum Side : int { kNeither = 0, kLeftSide = 1, kRightSide = 2, kBothSides = 3, kUnresolved = 4 };
+
+// How many visible columns of `schema` the column reference `e` names.
+int Matches(const Schema& schema, const Expr& e) {
+  int n = 0;
+  for (const ColumnInfo& c : schema) {
+    if (c.name == e.name && (e.qualifier.empty() ? !c.hidden : c.qualifier == e.qualifier)) ++n;
+  }
+  return n;
+}
+
+// Which sides' columns `e` reads. kUnresolved when a name is missing or
+// ambiguous (binding above the join then says so), or when the conjunct
+// holds an aggregate or a window function (which cannot move).
+int SideOf(const Expr& e, const Schema& left, const Schema& right) {
+  if (e.kind == ExprKind::kColumn) {
+    const int l = Matches(left, e), r = Matches(right, e);
+    if (l + r != 1) return kUnresolved;
+    return l == 1 ? kLeftSide : kRightSide;
+  }
+  if (e.kind == ExprKind::kCall && (e.window || FunctionRegistry::Get().FindAggregate(e.name))) {
+    return kUnresolved;
+  }
+  int side = kNeither;
+  for (const ExprPtr& a : e.args) side |= SideOf(*a, left, right);
+  return side;
+}
+
+std::string_view KindName(JoinKind kind) {
+  switch (kind) {
+    case JoinKind::kInner: return "INNER";
+    case JoinKind::kLeft: return "LEFT";
+    case JoinKind::kRight: return "RIGHT";
+    case JoinKind::kFull: return "FULL";
+    case JoinKind::kCross: return "CROSS";
+    case JoinKind::kNone: break;
+  }
+  return "?";
+}
+
+int64_t SaturatingProduct(int64_t a, int64_t b) {
+  if (a > 0 && b > INT64_MAX / a) return INT64_MAX;
+  return a * b;
+}
+
+void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::string>>* out,
+                        bool* star) {
+  if (e.kind == ExprKind::kStar) *star = true;
+  if (e.kind == ExprKind::kColumn) out->emplace_back(e.qualifier, e.name);
+  for (const ExprPtr& a : e.args) CollectColumnNames(*a, out, star);
+  if (e.window) {
+    for (const ExprPtr& p : e.window->partition_by) CollectColumnNames(*p, out, star);
+    for (const OrderItem& o : e.window->order_by) CollectColumnNames(*o.expr, out, star);
+  }
+}
+
+void CollectFromNames(const TableRef& ref, std::vector<std::pair<std::string, std::string>>* out,
+                      bool* star) {
+  if (ref.on) CollectColumnNames(*ref.on, out, star);
+  for (const std::string& name : ref.using_columns) out->emplace_back("", name);
+  if (ref.left) CollectFromNames(*ref.left, out, star);
+  if (ref.right) CollectFromNames(*ref.right, out, star);
+}
+
+}  // namespace
+
+absl::StatusOr<Planner::Source> Planner::PlanJoin(SelectStmt& select) {
+  // The columns the statement names: a joined table decodes only those.
+  used_columns_.clear();
+  uses_star_ = false;
+  for (const SelectItem& item : select.items) {
+    CollectColumnNames(*item.expr, &used_columns_, &uses_star_);
+  }
+  for (const ExprPtr* e : {&select.where, &select.having}) {
+    if (*e) CollectColumnNames(**e, &used_columns_, &uses_star_);
+  }
+  for (const ExprPtr& g : select.group_by) CollectColumnNames(*g, &used_columns_, &uses_star_);
+  for (const OrderItem& o : select.order_by) {
+    CollectColumnNames(*o.expr, &used_columns_, &uses_star_);
+  }
+  CollectFromNames(*select.from, &used_columns_, &uses_star_);
+
+  ASSIGN_OR_RETURN(std::unique_ptr<FromNode> root, PrepareFrom(*select.from));
+  std::vector<ExprPtr> conjuncts;
+  if (select.where) {
+    if (ContainsAggregate(*select.where)) {
+      return SqlError(sql_, select.where->pos,
+                      "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
+    }
+    conjuncts = TakeConjuncts(std::move(select.where));
+  }
+  // Every WHERE conjunct is applied inside the join tree (pushed down, or
+  // as a filter on the join that needs both sides).
+  return BuildFrom(*root, std::move(conjuncts));
+}
+
+absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef& ref) {
+  RETURN_IF_ERROR(context_->CheckAlive());
+  auto node = std::make_unique<FromNode>();
+  node->ref = &ref;
+  if (ref.join == JoinKind::kNone) {
+    if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
+        !context_->default_database.empty()) {
+      ref.database = context_->default_database;
+    }
+    if (!ref.subquery && !ref.database.empty()) {
+      ASSIGN_OR_RETURN(ResolvedTable table, ResolveTable(ref));
+      node->schema = std::move(table.schema);
+    } else {
+      ASSIGN_OR_RETURN(Source planned, PlanInnerQuery(ref));
+      node->schema = planned.schema;
+      node->planned = std::move(planned);
+    }
+    return node;
+  }
+  ASSIGN_OR_RETURN(node->left, PrepareFrom(*ref.left));
+  ASSIGN_OR_RETURN(node->right, PrepareFrom(*ref.right));
+  const Schema& left = node->left->schema;
+  const Schema& right = node->right->schema;
+  node->schema = left;
+  node->schema.insert(node->schema.end(), right.begin(), right.end());
+  for (const std::string& name : ref.using_columns) {
+    Expr column;
+    column.kind = ExprKind::kColumn;
+    column.name = name;
+    auto find = [&](const Schema& schema, std::string_view side) -> absl::StatusOr<int> {
+      int found = -1;
+      for (size_t i = 0; i < schema.size(); ++i) {
+        if (schema[i].hidden || schema[i].name != name) continue;
+        if (found >= 0) {
+          return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is ambiguous on the ",
+                                                side, " side of the join"));
+        }
+        found = static_cast<int>(i);
+      }
+      if (found < 0) {
+        return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is not a column of the ",
+                                              side, " side of the join"));
+      }
+      return found;
+    };
+    ASSIGN_OR_RETURN(int l, find(left, "left"));
+    ASSIGN_OR_RETURN(int r, find(right, "right"));
+    const DataType lt = left[l].type, rt = right[r].type;
+    if (lt != rt && !(IsNumeric(lt) && IsNumeric(rt)) && lt != DataType::kUnknown &&
+        rt != DataType::kUnknown) {
+      return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is ", TypeName(lt),
+                                            " on the left and ", TypeName(rt), " on the right"));
+    }
+    node->schema[left.size() + r].hidden = true;
+    node->using_columns.emplace_back(l, r);
+  }
+  return node;
+}
+
+absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<ExprPtr> pushed) {
+  QueryContext* context = context_;
+  // A single item: a table scan with `pushed` as its WHERE, or a planned
+  // subquery with `pushed` as a filter on its rows.
+  if (node.ref->join == JoinKind::kNone) {
+    auto where = std::make_shared<SelectStmt>();
+    where->where = JoinConjuncts(std::move(pushed));
+    Source source;
+    if (node.planned) {
+      source = std::move(*node.planned);
+      if (where->where) RETURN_IF_ERROR(BindWhere(*where->where, source.schema));
+    } else {
+      ASSIGN_OR_RETURN(source, PlanTable(*node.ref, *where));
+      // PlanTable leaves the conjuncts the scan does not answer, bound.
+      std::vector<bool>& read = *source.columns_read;
+      for (size_t c = 0; c < source.schema.size(); ++c) {
+        const ColumnInfo& column = source.schema[c];
+        read[c] = uses_star_ ||
+                  std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
+                    return used.second == column.name &&
+                           (used.first.empty() || used.first == column.qualifier);
+                  });
+      }
+      if (where->where) MarkColumns(*where->where, &read);
+      source.explain.back() +=
+          StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+      // Not the single-table optimizations: the join needs every row.
+      source.last_point_only = nullptr;
+      source.enough_before = nullptr;
+      source.header_aggregation = nullptr;
+      source.columns_read = nullptr;
+    }
+    if (where->where) {
+      source.explain.insert(source.explain.begin(), StrCat("Filter ", where->where->ToString()));
+      for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
+      auto run = std::move(source.run);
+      source.run = [run, where, context](BatchSink* sink) {
+        return run(MakeBatchFilter(where->where.get(), context, sink).get());
+      };
+    }
+    return source;
+  }
+
+  // A join: sort the conjuncts from above (WHERE, or the join around this
+  // one) and from ON by the sides they read and what the join kind allows.
+  const JoinKind kind = node.ref->join;
+  const Schema& left_schema = node.left->schema;
+  const Schema& right_schema = node.right->schema;
+  const bool inner = kind == JoinKind::kInner || kind == JoinKind::kCross;
+  std::vector<ExprPtr> to_left, to_right, condition, above;
+  for (ExprPtr& c : pushed) {
+    const int side = SideOf(*c, left_schema, right_schema);
+    if (side == kLeftSide && (inner || kind == JoinKind::kLeft)) {
+      to_left.push_back(std::move(c));
+    } else if (side == kRightSide && (inner || kind == JoinKind::kRight)) {
+      to_right.push_back(std::move(c));
+    } else if (inner && side != kUnresolved) {
+      condition.push_back(std::move(c));
+    } else {
+      above.push_back(std::move(c));
+    }
+  }
+  if (node.ref->on) {
+    if (ContainsAggregate(*node.ref->on) || ContainsWindow(*node.ref->on)) {
+      return SqlError(sql_, node.ref->on->pos, "ON cannot use aggregates or window functions");
+    }
+    for (ExprPtr& c : TakeConjuncts(std::move(node.ref->on))) {
+      const int side = SideOf(*c, left_schema, right_schema);
+      // A condition on the side whose rows are kept whatever it says stays
+      // in the join; one on the side that only supplies matches filters it.
+      if (side == kLeftSide && (kind == JoinKind::kInner || kind == JoinKind::kRight)) {
+        to_left.push_back(std::move(c));
+      } else if (side == kRightSide && (kind == JoinKind::kInner || kind == JoinKind::kLeft)) {
+        to_right.push_back(std::move(c));
+      } else {
+        condition.push_back(std::move(c));
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(Source left, BuildFrom(*node.left, std::move(to_left)));
+  ASSIGN_OR_RETURN(Source right, BuildFrom(*node.right, std::move(to_right)));
+
+  auto spec = std::make_shared<JoinSpec>();
+  auto owned = std::make_shared<std::vector<ExprPtr>>();  // keys and conditions the spec points at
+  spec->kind = kind;
+  spec->left_width = static_cast<int>(left_schema.size());
+  spec->right_width = static_cast<int>(right_schema.size());
+  for (const ColumnInfo& c : node.schema) spec->output_types.push_back(c.type);
+  spec->using_columns = node.using_columns;
+  std::vector<std::string> key_text;
+  for (auto [l, r] : node.using_columns) {
+    for (int side = 0; side < 2; ++side) {
+      auto key = std::make_unique<Expr>();
+      key->kind = ExprKind::kColumn;
+      key->name = left_schema[l].name;
+      key->bound.column = side == 0 ? l : r;
+      key->bound.type = side == 0 ? left_schema[l].type : right_schema[r].type;
+      (side == 0 ? spec->left_keys : spec->right_keys).push_back(key.get());
+      owned->push_back(std::move(key));
+    }
+    key_text.push_back(StrCat(left_schema[l].qualifier, ".", left_schema[l].name, " = ",
+                              right_schema[r].qualifier, ".", right_schema[r].name));
+  }
+  std::vector<ExprPtr> residual;
+  for (ExprPtr& c : condition) {
+    // Type-check the whole condition against the joined row first.
+    ExprPtr checked = c->Clone();
+    RETURN_IF_ERROR(BindWhere(*checked, node.schema));
+    if (c->kind == ExprKind::kBinary && c->name == "=") {
+      int a = SideOf(*c->args[0], left_schema, right_schema);
+      int b = SideOf(*c->args[1], left_schema, right_schema);
+      if ((a == kLeftSide && b == kRightSide) || (a == kRightSide && b == kLeftSide)) {
+        ExprPtr lk = c->args[a == kLeftSide ? 0 : 1]->Clone();
+        ExprPtr rk = c->args[a == kLeftSide ? 1 : 0]->Clone();
+        RETURN_IF_ERROR(Bind(*lk, left_schema, sql_));
+        RETURN_IF_ERROR(Bind(*rk, right_schema, sql_));
+        key_text.push_back(StrCat(lk->ToString(), " = ", rk->ToString()));
+        spec->left_keys.push_back(lk.get());
+        spec->right_keys.push_back(rk.get());
+        owned->push_back(std::move(lk));
+        owned->push_back(std::move(rk));
+        continue;
+      }
+    }
+    residual.push_back(std::move(checked));
+  }
+  if (ExprPtr on = JoinConjuncts(std::move(residual))) {
+    spec->residual = on.get();
+    owned->push_back(std::move(on));
+  }
+  // Hold the side estimated smaller; for an outer join either side works
+  // (the build side's unmatched rows are sent at the end).
+  spec->build_left = left.estimated_rows < right.estimated_rows;
+
+  Source source;
+  source.schema = node.schema;
+  switch (kind) {
+    case JoinKind::kLeft: source.estimated_rows = left.estimated_rows; break;
+    case JoinKind::kRight: source.estimated_rows = right.estimated_rows; break;
+    case JoinKind::kFull: source.estimated_rows = left.estimated_rows + right.estimated_rows; break;
+    default:
+      source.estimated_rows = spec->left_keys.empty()
+                                  ? SaturatingProduct(left.estimated_rows, right.estimated_rows)
+                                  : std::max(left.estimated_rows, right.estimated_rows);
+  }
+  std::string keys;
+  for (size_t i = 0; i < key_text.size(); ++i) keys += (i ? ", " : "") + key_text[i];
+  source.explain.push_back(StrCat(
+      spec->left_keys.empty() ? "NestedLoopJoin " : "HashJoin ", KindName(kind),
+      keys.empty() ? "" : StrCat(" keys=[", keys, "]"),
+      spec->residual ? StrCat(" condition=", spec->residual->ToString()) : "",
+      " build=", spec->build_left ? "left" : "right"));
+  for (const Source* side : {&left, &right}) {
+    for (const std::string& line : side->explain) source.explain.push_back("  " + line);
+  }
+  source.run = [spec, owned, context, left_run = left.run, right_run = right.run](BatchSink* sink) {
+    return RunJoin(*spec, left_run, right_run, context, sink);
+  };
+  if (!above.empty()) {
+    auto filter = std::make_shared<ExprPtr>(JoinConjuncts(std::move(above)));
+    RETURN_IF_ERROR(BindWhere(**filter, source.schema));
+    source.explain.insert(source.explain.begin(), StrCat("Filter ", (*filter)->ToString()));
+    for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
+    auto run = std::move(source.run);
+    source.run = [run, filter, context](BatchSink* sink) {
+      return run(MakeBatchFilter(filter->get(), context, sink).get());
+    };
+  }
+  return source;
+}
+
+}  // namespace strata::query
