@@ -42,6 +42,16 @@ class BuildSide : public RowSink {
   absl::Status Finish() override { return absl::OkStatus(); }
 
   // The rows that may match `key` (all of them without equality keys).
+  // The distinct VARCHAR values of key `k` among the rows.
+  std::shared_ptr<absl::flat_hash_set<std::string>> KeyValues(size_t k) const {
+    auto values = std::make_shared<absl::flat_hash_set<std::string>>();
+    for (const Row& row : rows_) {
+      const Datum v = Eval(*keys_[k], row, context_->eval);
+      if (!v.null && v.type == DataType::kVarchar) values->insert(v.s);
+    }
+    return values;
+  }
+
   const std::vector<size_t>* Candidates(const std::string& key) const {
     auto it = by_key_.find(key);
     return it == by_key_.end() ? nullptr : &it->second;
@@ -150,6 +160,9 @@ absl::Status RunJoin(const JoinSpec& spec, const SideRun& left, const SideRun& r
   const int build_width = spec.build_left ? spec.left_width : spec.right_width;
   const int probe_width = spec.build_left ? spec.right_width : spec.left_width;
   RETURN_IF_ERROR((spec.build_left ? left : right)(MakeBatchesToRows(build_width, context, &build).get()));
+  if (spec.probe_restriction && spec.restrict_key >= 0) {
+    spec.probe_restriction->values = build.KeyValues(static_cast<size_t>(spec.restrict_key));
+  }
   std::unique_ptr<RowSink> batches = MakeRowsToBatches(spec.output_types, context, out);
   ProbeSide probe(spec, &build, context, batches.get());
   return (spec.build_left ? right : left)(MakeBatchesToRows(probe_width, context, &probe).get());

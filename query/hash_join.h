@@ -7,15 +7,26 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "query/ast.h"
 #include "query/expr.h"
 #include "query/operators.h"
 
 namespace strata::query {
+
+// Set by a join before its probe side runs: that table scan reads only the
+// series whose `column` (a dimension or measure_name) is one of `values`,
+// the build side's keys. Rows of other series could not match.
+struct SeriesRestriction {
+  int column = -1;
+  std::shared_ptr<const absl::flat_hash_set<std::string>> values;  // null: no restriction
+};
 
 struct JoinSpec {
   JoinKind kind = JoinKind::kInner;  // kInner, kLeft, kRight, kFull or kCross
@@ -30,6 +41,10 @@ struct JoinSpec {
   // has, the left copy (the one SELECT * shows) takes the right's value.
   std::vector<std::pair<int, int>> using_columns;
   bool build_left = false;  // hold the left side in memory, stream the right
+  // When set, the probe side's scan is narrowed to the build side's values
+  // of key `restrict_key` before it runs (a dynamic filter).
+  std::shared_ptr<SeriesRestriction> probe_restriction;
+  int restrict_key = -1;
 };
 
 using SideRun = std::function<absl::Status(BatchSink*)>;

@@ -1050,6 +1050,13 @@ class Parser {
       column->qualifier = std::move(column->name);
       column->name = Next().text;
       column->quoted = tokens_[pos_ - 1].kind == TokenKind::kQuotedIdentifier;
+      // t.measure_value::double: the typed column of table t.
+      if (!column->quoted && EqualsIgnoreCase(column->name, "measure_value") &&
+          Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
+        Next();
+        column->name = StrCat("measure_value::", Next().text);
+        for (char& c : column->name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
     }
     return column;
   }

@@ -269,10 +269,12 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     }
   }
   auto targets = std::make_shared<std::vector<SeriesTarget>>();
+  auto target_index = std::make_shared<std::vector<size_t>>();  // rows of the series batch
   absl::flat_hash_set<uint64_t> target_partitions;
   for (size_t i = 0; i < keep.size(); ++i) {
     if (keep[i] == 0) continue;
     targets->push_back(layout->series[i]);
+    target_index->push_back(i);
     target_partitions.insert(layout->series[i].pk_hash);
   }
   const bool prune = !series_conjuncts.empty();
@@ -294,6 +296,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   source.enough_before = std::make_shared<std::function<bool(int64_t)>>();
   source.header_aggregation = std::make_shared<HeaderAggregation>();
   source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
+  source.restrict_series = std::make_shared<SeriesRestriction>();
   source.series_columns = series_columns;
   source.time_column = time_column;
   {
@@ -327,11 +330,25 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   QueryStats* stats = stats_;
   source.run = [storage, table, options, layout, bounds, context, stats, targets,
                 last_point_only = source.last_point_only, enough_before = source.enough_before,
-                header = source.header_aggregation,
-                read = source.columns_read](BatchSink* sink) -> absl::Status {
+                header = source.header_aggregation, read = source.columns_read,
+                restriction = source.restrict_series,
+                target_index](BatchSink* sink) -> absl::Status {
     absl::Status pushed;
     ScanStats scan_stats;
     ScanOptions scan_options = options;
+    // A join's dynamic filter: only series whose key column has a value the
+    // build side holds.
+    std::vector<SeriesTarget> restricted;
+    if (restriction->values) {
+      const Vector& column = layout->series_batch.columns[restriction->column];
+      for (size_t i : *target_index) {
+        if (!column.null(i) && restriction->values->contains(
+                                      absl::string_view(column.strings[i].data(), column.strings[i].size()))) {
+          restricted.push_back(layout->series[i]);
+        }
+      }
+      scan_options.series = &restricted;
+    }
     if (*last_point_only) {
       scan_options.last_per_series = true;
       if (scan_options.series == nullptr) scan_options.series = &layout->series;

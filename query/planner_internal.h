@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "query/hash_join.h"
 #include "query/header_aggregation.h"
 #include "query/planner.h"
 #include "storage/catalog_types.h"
@@ -35,6 +36,9 @@ struct Planner::Source {
   int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
   int time_column = -1;
   int64_t estimated_rows = 0;  // a guess, for choosing a join's build side
+  // Table scans only: a join may narrow the series read at run time to those
+  // whose `column` (a series column) has one of the build side's key values.
+  std::shared_ptr<SeriesRestriction> restrict_series;
 };
 
 struct Planner::ResolvedTable {

@@ -306,6 +306,28 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   // Hold the side estimated smaller; for an outer join either side works
   // (the build side's unmatched rows are sent at the end).
   spec->build_left = left.estimated_rows < right.estimated_rows;
+  // A dynamic filter: when the probe side is a table scan whose key is a
+  // dimension (or measure_name), and probe rows without a match are dropped,
+  // the scan reads only the series with the build side's key values.
+  const bool probe_kept = kind == JoinKind::kFull ||
+                          (kind == JoinKind::kLeft && !spec->build_left) ||
+                          (kind == JoinKind::kRight && spec->build_left);
+  Source& probe = spec->build_left ? right : left;
+  const std::vector<const Expr*>& probe_keys = spec->build_left ? spec->right_keys : spec->left_keys;
+  std::string dynamic_filter;
+  if (!probe_kept && probe.restrict_series) {
+    for (size_t k = 0; k < probe_keys.size(); ++k) {
+      const Expr& key = *probe_keys[k];
+      if (key.kind == ExprKind::kColumn && key.bound.column < probe.series_columns &&
+          key.bound.type == DataType::kVarchar) {
+        probe.restrict_series->column = key.bound.column;
+        spec->probe_restriction = probe.restrict_series;
+        spec->restrict_key = static_cast<int>(k);
+        dynamic_filter = StrCat(" dynamic-filter=", key.ToString());
+        break;
+      }
+    }
+  }
 
   Source source;
   source.schema = node.schema;
@@ -324,7 +346,7 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
       spec->left_keys.empty() ? "NestedLoopJoin " : "HashJoin ", KindName(kind),
       keys.empty() ? "" : StrCat(" keys=[", keys, "]"),
       spec->residual ? StrCat(" condition=", spec->residual->ToString()) : "",
-      " build=", spec->build_left ? "left" : "right"));
+      " build=", spec->build_left ? "left" : "right", dynamic_filter));
   for (const Source* side : {&left, &right}) {
     for (const std::string& line : side->explain) source.explain.push_back("  " + line);
   }

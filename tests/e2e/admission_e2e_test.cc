@@ -189,6 +189,30 @@ TEST_F(AdmissionE2ETest, TheSyntaxTreeCountsAgainstTheQueryMemory) {
   EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT 1, 2").status.ok());
 }
 
+TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailCleanly) {
+  // Each holds its 10,000 rows (a join's build side, a window's partition, an
+  // INTERSECT's right side): more than the 1 MiB this server gives a query.
+  StartServer({"--query-memory-mb", "1"});
+  for (const std::string& sql : {
+           std::string("SELECT count(*) FROM db.t a JOIN db.t b ON a.host = b.host AND a.time = b.time"),
+           std::string("SELECT count(*) FROM db.t a CROSS JOIN db.t b"),
+           std::string("SELECT host, rank() OVER (ORDER BY time) FROM db.t"),
+           std::string("SELECT host, time FROM db.t INTERSECT SELECT host, time FROM db.t")}) {
+    testing::QueryResult r = testing::RunQuery(server_.channel(), sql);
+    ASSERT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << sql << ": " << r.status.error_message();
+    EXPECT_NE(r.status.error_message().find("--query-memory-mb"), std::string::npos)
+        << r.status.error_message();
+  }
+  // Within the limit the same shapes answer, and the server is still up.
+  testing::QueryResult small = testing::RunQuery(
+      server_.channel(),
+      "SELECT count(*) FROM db.t a JOIN (SELECT host FROM db.t WHERE host = 'host7' GROUP BY host) "
+      "b ON a.host = b.host");
+  ASSERT_TRUE(small.status.ok()) << small.status.error_message();
+  EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kPoints);
+}
+
 TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp) {
   StartServer({"--query-workers", "2", "--query-queue", "8", "--query-memory-total-mb", "64",
                "--query-memory-mb", "32"});

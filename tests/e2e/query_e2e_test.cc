@@ -166,6 +166,18 @@ TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
   EXPECT_EQ(r.statistics.rows_scanned(), kPoints);
 }
 
+TEST_F(QueryE2ETest, AJoinReadsOnlyTheSeriesItsBuildSideHolds) {
+  // The WITH query (two hosts) is the smaller side: the table scan on the
+  // other side reads those two hosts' series, not all of them.
+  QueryResult r = Run(
+      "WITH pick AS (SELECT host, max(measure_value::double) AS top FROM db.t "
+      "WHERE host IN ('host1', 'host2') GROUP BY host) "
+      "SELECT count(*), sum(t.measure_value::double) FROM db.t t JOIN pick ON t.host = pick.host");
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_EQ(r.rows.at(0).data(0).bigint_value(), 2 * kPoints);
+  EXPECT_EQ(r.statistics.rows_scanned(), 2 * 2 * kPoints);  // each side reads the two hosts
+}
+
 TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
   QueryResult typo = Run("SELECT hots FROM db.t");
   EXPECT_EQ(typo.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

@@ -164,7 +164,9 @@ INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                          ::testing::Values("seed_iot.test", "seed_videostreaming.test",
                                            "functions.test", "aggregates.test", "errors.test",
                                            "hostile_input.test", "schema_changes.test",
-                                           "one_type_per_name.test"),
+                                           "one_type_per_name.test", "joins.test",
+                                           "set_operations.test", "windows.test",
+                                           "subqueries.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace
