@@ -406,9 +406,9 @@ std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, QueryContext*
   return std::make_unique<Window>(std::move(calls), context, next);
 }
 
-std::vector<std::pair<std::string, std::string>> WindowFunctionDocs() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const WindowOnly& w : kWindowOnly) out.emplace_back(w.signature, w.doc);
+std::string WindowFunctionReferenceMarkdown() {
+  std::string out = "| function | description |\n|---|---|\n";
+  for (const WindowOnly& w : kWindowOnly) out += StrCat("| `", w.signature, "` | ", w.doc, " |\n");
   return out;
 }
 

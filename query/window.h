@@ -45,7 +45,8 @@ absl::Status BindWindowCall(const Expr& expr, std::string_view sql, WindowCall* 
 std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, QueryContext* context,
                                     RowSink* next);
 
-// The functions for docs/sql.md: "name(args) -> type: what it does".
-std::vector<std::pair<std::string, std::string>> WindowFunctionDocs();
+// The window-only functions as the table of docs/sql.md (checked by
+// sql_docs_test, printed by build/tests/sql_reference window).
+std::string WindowFunctionReferenceMarkdown();
 
 }  // namespace strata::query
