@@ -16,6 +16,7 @@ struct ScalarFunction;
 struct AggregateFunction;
 struct SelectStmt;
 struct WindowSpec;
+struct InList;
 
 enum class ExprKind {
   kLiteral,   // literal
@@ -65,6 +66,9 @@ struct Expr {
     const ScalarFunction* function = nullptr;
     int aggregate = -1;  // a kCall to an aggregate: its slot
     int window = -1;     // stands for the window function call in this slot
+    // kIn over many constants: their keys, looked up instead of compared
+    // one by one (an IN (SELECT ...) can bring 100,000).
+    std::shared_ptr<const InList> in_list;
   } bound;
 
   std::unique_ptr<Expr> Clone() const;

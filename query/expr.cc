@@ -1,7 +1,9 @@
 #include "query/expr.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
@@ -106,6 +108,18 @@ bool ContainsAggregate(const Expr& expr) {
   }
   return false;
 }
+
+// The constants of a long IN list, by their key encoding (AppendKey), which
+// is equal exactly when Compare says the values are equal.
+struct InList {
+  absl::flat_hash_set<std::string> keys;
+  bool has_null = false;
+};
+
+namespace {
+// Shorter lists compare one by one.
+constexpr size_t kInListHashThreshold = 16;
+}  // namespace
 
 bool ContainsWindow(const Expr& expr) {
   if (expr.kind == ExprKind::kCall && expr.window) return true;
@@ -288,6 +302,22 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
         }
       }
       e.bound.type = DataType::kBoolean;
+      if (e.args.size() > kInListHashThreshold &&
+          std::all_of(e.args.begin() + 1, e.args.end(),
+                      [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
+        auto list = std::make_shared<InList>();
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          const Datum& v = e.args[i]->literal;
+          if (v.null) {
+            list->has_null = true;
+            continue;
+          }
+          std::string key;
+          AppendKey(v, &key);
+          list->keys.insert(std::move(key));
+        }
+        e.bound.in_list = std::move(list);
+      }
       return absl::OkStatus();
     case ExprKind::kBetween:
       RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], arg_type(0), sql));
@@ -503,6 +533,12 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
     case ExprKind::kIn: {
       Datum v = Eval(*e.args[0], row, context);
       if (v.null) return Datum::Null(DataType::kBoolean);
+      if (e.bound.in_list) {
+        std::string key;
+        AppendKey(v, &key);
+        if (e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
+        return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
+      }
       bool saw_null = false;
       for (size_t i = 1; i < e.args.size(); ++i) {
         Datum item = Eval(*e.args[i], row, context);
