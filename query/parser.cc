@@ -341,15 +341,21 @@ class Parser {
     }
     if (AcceptWord("group")) {
       RETURN_IF_ERROR(ExpectWord("by"));
-      do {
-        ASSIGN_OR_RETURN(auto e, ParseExpr());
-        s->group_by.push_back(std::move(e));
-      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ParseExprList(&s->group_by));
     }
     if (AcceptWord("having")) {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
     return s;
+  }
+
+  // expr [, expr ...] (GROUP BY, PARTITION BY).
+  absl::Status ParseExprList(std::vector<ExprPtr>* out) {
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      out->push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    return absl::OkStatus();
   }
 
   absl::Status ParseOrderItems(std::vector<OrderItem>* items) {
@@ -495,10 +501,7 @@ class Parser {
     auto window = std::make_shared<WindowSpec>();
     if (AcceptWord("partition")) {
       RETURN_IF_ERROR(ExpectWord("by"));
-      do {
-        ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
-        window->partition_by.push_back(std::move(e));
-      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ParseExprList(&window->partition_by));
     }
     if (AcceptWord("order")) {
       RETURN_IF_ERROR(ExpectWord("by"));

@@ -219,12 +219,17 @@ class WindowEvaluator {
 
 class Window : public RowSink {
  public:
-  Window(std::vector<WindowCall> calls, QueryContext* context, RowSink* next)
-      : calls_(std::move(calls)), context_(context), next_(next) {}
+  Window(std::vector<WindowCall> calls, std::vector<int> keep, QueryContext* context,
+         RowSink* next)
+      : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next) {}
 
   absl::Status Push(Row row) override {
-    RETURN_IF_ERROR(context_->Reserve(RowBytes(row), "a window function's rows"));
-    rows_.push_back(std::move(row));
+    Row kept;
+    kept.reserve(keep_.size() + calls_.size());
+    for (int c : keep_) kept.push_back(std::move(row[c]));
+    RETURN_IF_ERROR(context_->Reserve(RowBytes(kept) + static_cast<int64_t>(sizeof(Row)),
+                                      "a window function's rows"));
+    rows_.push_back(std::move(kept));
     return absl::OkStatus();
   }
 
@@ -295,6 +300,7 @@ class Window : public RowSink {
   }
 
   std::vector<WindowCall> calls_;
+  std::vector<int> keep_;
   QueryContext* context_;
   RowSink* next_;
   std::vector<Row> rows_;
@@ -401,9 +407,9 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
   return absl::OkStatus();
 }
 
-std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, QueryContext* context,
-                                    RowSink* next) {
-  return std::make_unique<Window>(std::move(calls), context, next);
+std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
+                                    QueryContext* context, RowSink* next) {
+  return std::make_unique<Window>(std::move(calls), std::move(keep), context, next);
 }
 
 std::string WindowFunctionReferenceMarkdown() {

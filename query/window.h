@@ -40,10 +40,11 @@ struct WindowCall {
 // `sql` is for the caret.
 absl::Status BindWindowCall(const Expr& expr, std::string_view sql, WindowCall* call);
 
-// Appends one column per call to every row, in call order. Rows leave
-// ordered by the first call's partition and order keys.
-std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, QueryContext* context,
-                                    RowSink* next);
+// Keeps columns `keep` of every row (the calls' expressions are bound to
+// that narrowed row) and appends one column per call, in call order. Rows
+// leave ordered by the first call's partition and order keys.
+std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
+                                    QueryContext* context, RowSink* next);
 
 // The window-only functions as the table of docs/sql.md (checked by
 // sql_docs_test, printed by build/tests/sql_reference window).
