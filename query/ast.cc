@@ -42,7 +42,9 @@ std::string Expr::ToString() const {
       std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
       out += ")";
-      if (window) out += StrCat(" OVER (", window->ToString(), ")");
+      if (window) {
+        out += StrCat(window->ignore_nulls ? " IGNORE NULLS" : "", " OVER (", window->ToString(), ")");
+      }
       return out;
     }
     case ExprKind::kSubquery: return "(SELECT ...)";
@@ -70,6 +72,7 @@ std::shared_ptr<WindowSpec> WindowSpec::Clone() const {
     copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
   }
   copy->frame = frame;
+  copy->ignore_nulls = ignore_nulls;
   return copy;
 }
 
@@ -86,9 +89,9 @@ std::string WindowSpec::ToString() const {
     auto bound = [](const FrameBound& b) -> std::string {
       switch (b.kind) {
         case FrameBound::Kind::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
-        case FrameBound::Kind::kPreceding: return StrCat(b.offset, " PRECEDING");
+        case FrameBound::Kind::kPreceding: return StrCat(b.value.ToString(), " PRECEDING");
         case FrameBound::Kind::kCurrentRow: return "CURRENT ROW";
-        case FrameBound::Kind::kFollowing: return StrCat(b.offset, " FOLLOWING");
+        case FrameBound::Kind::kFollowing: return StrCat(b.value.ToString(), " FOLLOWING");
         case FrameBound::Kind::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
       }
       return "?";

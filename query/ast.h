@@ -108,7 +108,8 @@ struct OrderItem {
 struct FrameBound {
   enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   Kind kind = Kind::kCurrentRow;
-  int64_t offset = 0;  // kPreceding / kFollowing: rows
+  int64_t offset = 0;  // kPreceding / kFollowing of ROWS: rows
+  Datum value;         // kPreceding / kFollowing: the literal (RANGE: a distance in ORDER BY's units)
   Position pos;
 };
 struct WindowFrame {
@@ -121,6 +122,7 @@ struct WindowSpec {
   std::vector<ExprPtr> partition_by;
   std::vector<OrderItem> order_by;
   std::optional<WindowFrame> frame;  // none: RANGE UNBOUNDED PRECEDING to CURRENT ROW
+  bool ignore_nulls = false;  // f(x) IGNORE NULLS OVER (...): value and offset functions skip NULLs
 
   std::shared_ptr<WindowSpec> Clone() const;
   std::string ToString() const;

@@ -542,14 +542,19 @@ class Parser {
       b.kind = FrameBound::Kind::kCurrentRow;
       return b;
     }
+    // A row count (ROWS), or a distance in the ORDER BY key's units (RANGE):
+    // 10, 2.5, 5m, INTERVAL '5' MINUTE.
     const Token& t = Peek();
-    if (t.kind != TokenKind::kInteger) {
-      return Error(t, StrCat("expected UNBOUNDED, CURRENT ROW or a row count in the window "
-                             "frame, found ", Describe(t)));
+    const bool literal = t.kind == TokenKind::kInteger || t.kind == TokenKind::kFloat ||
+                         t.kind == TokenKind::kDuration || IsWord(t, "interval");
+    if (!literal) {
+      return Error(t, StrCat("expected UNBOUNDED, CURRENT ROW, a row count or a distance in the "
+                             "window frame, found ", Describe(t)));
     }
-    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), b.offset);
-    if (ec != std::errc()) return Error(t, "the frame offset does not fit in BIGINT");
-    Next();
+    ASSIGN_OR_RETURN(ExprPtr value, ParsePrimary());
+    if (value->kind != ExprKind::kLiteral) return Error(t, "the frame offset must be a constant");
+    b.value = value->literal;
+    if (b.value.type == DataType::kBigint) b.offset = b.value.i;
     if (AcceptWord("preceding")) {
       b.kind = FrameBound::Kind::kPreceding;
     } else {
@@ -1023,8 +1028,18 @@ class Parser {
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));
       }
+      // f(x) [IGNORE NULLS | RESPECT NULLS] OVER (...)
+      bool ignore_nulls = false;
+      if ((IsWord(Peek(), "ignore") || IsWord(Peek(), "respect")) && IsWord(Peek(1), "nulls")) {
+        ignore_nulls = IsWord(Next(), "ignore");
+        Next();
+        if (!IsWord(Peek(), "over")) {
+          return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
+        }
+      }
       if (AcceptWord("over")) {
         ASSIGN_OR_RETURN(call->window, ParseWindow());
+        call->window->ignore_nulls = ignore_nulls;
         return call;
       }
       if (IsWindowOnlyFunction(lowered)) {

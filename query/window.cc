@@ -66,6 +66,14 @@ class WindowEvaluator {
       }
       i = j;
     }
+    if (call_.range_offsets) RangeKeys(idx, begin, n);
+    // IGNORE NULLS: the positions whose argument is not NULL, in order.
+    std::vector<size_t> present;
+    if (call_.ignore_nulls && !args_.empty()) {
+      for (size_t p = 0; p < n; ++p) {
+        if (!args_[0][idx[begin + p]].null) present.push_back(p);
+      }
+    }
     const std::string& f = call_.name;
     int64_t dense = 0;
     std::unique_ptr<Accumulator> acc;
@@ -113,8 +121,16 @@ class WindowEvaluator {
           }
           offset = o.i;
         }
-        const int64_t at = f == "lag" ? static_cast<int64_t>(i) - offset
-                                      : static_cast<int64_t>(i) + offset;
+        int64_t at = f == "lag" ? static_cast<int64_t>(i) - offset
+                                : static_cast<int64_t>(i) + offset;
+        if (call_.ignore_nulls && offset > 0) {
+          // The offset-th row before (after) this one whose value is not NULL.
+          const auto before = std::lower_bound(present.begin(), present.end(), i) - present.begin();
+          const auto after = std::upper_bound(present.begin(), present.end(), i) - present.begin();
+          const int64_t k = f == "lag" ? before - offset : after + offset - 1;
+          at = k >= 0 && k < static_cast<int64_t>(present.size()) ? static_cast<int64_t>(present[k])
+                                                                  : -1;
+        }
         if (at >= 0 && at < static_cast<int64_t>(n)) {
           result = args_[0][idx[begin + static_cast<size_t>(at)]];
         } else {
@@ -124,18 +140,28 @@ class WindowEvaluator {
         // Frame functions: [fs, fe) within the partition.
         auto [fs, fe] = Frame(i, n, peer_start[i], peer_end[i]);
         if (f == "first_value" || f == "last_value" || f == "nth_value") {
-          size_t at = fe;  // none
-          if (f == "first_value" && fs < fe) at = fs;
-          if (f == "last_value" && fs < fe) at = fe - 1;
+          // The frame's rows to choose from: all, or (IGNORE NULLS) those
+          // with a value: positions [from, to) of `present`.
+          size_t from = fs, to = fe;
+          if (call_.ignore_nulls) {
+            from = std::lower_bound(present.begin(), present.end(), fs) - present.begin();
+            to = std::lower_bound(present.begin(), present.end(), fe) - present.begin();
+          }
+          auto position = [&](size_t k) { return call_.ignore_nulls ? present[k] : k; };
+          size_t at = SIZE_MAX;  // none
+          if (f == "first_value" && from < to) at = position(from);
+          if (f == "last_value" && from < to) at = position(to - 1);
           if (f == "nth_value") {
             const Datum& nth = args_[1][row];
             if (!nth.null && nth.i <= 0) {
               return absl::InvalidArgumentError(
                   StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
             }
-            if (!nth.null && static_cast<uint64_t>(nth.i) <= fe - fs) at = fs + nth.i - 1;
+            if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) {
+              at = position(from + nth.i - 1);
+            }
           }
-          result = at < fe ? args_[0][idx[begin + at]] : Datum::Null(call_.type);
+          result = at != SIZE_MAX ? args_[0][idx[begin + at]] : Datum::Null(call_.type);
           continue;
         }
         // An aggregate: reuse the last value for the same frame, extend the
@@ -184,9 +210,46 @@ class WindowEvaluator {
     return static_cast<int64_t>((i - big) / base + extra + 1);
   }
 
+  // RANGE with offsets: the partition's ORDER BY key at each position, as
+  // a number that grows along the window's order (negated for DESC); NULL
+  // keys (at one end) are outside [keyed_begin_, keyed_end_).
+  void RangeKeys(const std::vector<size_t>& idx, size_t begin, size_t n) {
+    keys_.assign(n, 0);
+    keyed_begin_ = n;
+    keyed_end_ = 0;
+    for (size_t p = 0; p < n; ++p) {
+      const Datum& k = order_[0][idx[begin + p]];
+      if (k.null) continue;
+      const long double v = k.type == DataType::kDouble ? static_cast<long double>(k.d)
+                                                        : static_cast<long double>(k.i);
+      keys_[p] = call_.descending[0] ? -v : v;
+      keyed_begin_ = std::min(keyed_begin_, p);
+      keyed_end_ = p + 1;
+    }
+  }
+
+  // The first keyed position whose key is >= target (or > target).
+  size_t KeyBound(long double target, bool strictly_above) const {
+    auto first = keys_.begin() + static_cast<std::ptrdiff_t>(keyed_begin_);
+    auto last = keys_.begin() + static_cast<std::ptrdiff_t>(std::max(keyed_begin_, keyed_end_));
+    auto it = strictly_above ? std::upper_bound(first, last, target)
+                             : std::lower_bound(first, last, target);
+    return static_cast<size_t>(it - keys_.begin());
+  }
+
   std::pair<size_t, size_t> Frame(size_t i, size_t n, size_t peers_begin, size_t peers_end) const {
     const WindowFrame& frame = call_.frame;
+    const bool keyed = call_.range_offsets && i >= keyed_begin_ && i < keyed_end_;
     auto position = [&](const FrameBound& b, bool start) -> int64_t {
+      if (!frame.rows && (b.kind == FrameBound::Kind::kPreceding ||
+                          b.kind == FrameBound::Kind::kFollowing)) {
+        // A row with a NULL key has only its peers (the other NULLs).
+        if (!keyed) return static_cast<int64_t>(start ? peers_begin : peers_end);
+        const long double distance = start ? call_.start_distance : call_.end_distance;
+        const long double target =
+            keys_[i] + (b.kind == FrameBound::Kind::kPreceding ? -distance : distance);
+        return static_cast<int64_t>(KeyBound(target, /*strictly_above=*/!start));
+      }
       switch (b.kind) {
         case FrameBound::Kind::kUnboundedPreceding: return 0;
         case FrameBound::Kind::kUnboundedFollowing: return static_cast<int64_t>(n);
@@ -211,6 +274,8 @@ class WindowEvaluator {
   }
 
   const WindowCall& call_;
+  std::vector<long double> keys_;
+  size_t keyed_begin_ = 0, keyed_end_ = 0;
   const std::vector<Row>& rows_;
   const std::vector<std::vector<Datum>>& order_;
   const std::vector<std::vector<Datum>>& args_;
@@ -332,21 +397,51 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
     call->frame = *w.frame;
     const FrameBound& s = call->frame.start;
     const FrameBound& t = call->frame.end;
-    if (!call->frame.rows && (s.kind == FrameBound::Kind::kPreceding ||
-                              s.kind == FrameBound::Kind::kFollowing ||
-                              t.kind == FrameBound::Kind::kPreceding ||
-                              t.kind == FrameBound::Kind::kFollowing)) {
-      return SqlError(sql, s.pos, "RANGE frames with an offset are not supported; use ROWS "
-                                  "BETWEEN n PRECEDING AND ... (rows, not values)");
-    }
+    auto offset = [](const FrameBound& b) {
+      return b.kind == FrameBound::Kind::kPreceding || b.kind == FrameBound::Kind::kFollowing;
+    };
     if (s.kind == FrameBound::Kind::kUnboundedFollowing) {
       return SqlError(sql, s.pos, "a window frame cannot start at UNBOUNDED FOLLOWING");
     }
     if (t.kind == FrameBound::Kind::kUnboundedPreceding) {
       return SqlError(sql, t.pos, "a window frame cannot end at UNBOUNDED PRECEDING");
     }
-    if (s.offset < 0 || t.offset < 0) {
-      return SqlError(sql, s.pos, "window frame offsets must be 0 or more");
+    for (const FrameBound* b : {&s, &t}) {
+      if (!offset(*b)) continue;
+      if (call->frame.rows && b->value.type != DataType::kBigint) {
+        return SqlError(sql, b->pos, "ROWS frames count rows: the offset must be a whole number");
+      }
+      if (b->value.type == DataType::kDouble ? b->value.d < 0 : b->value.i < 0) {
+        return SqlError(sql, b->pos, "window frame offsets must be 0 or more");
+      }
+    }
+    if (!call->frame.rows && (offset(s) || offset(t))) {
+      // RANGE n PRECEDING: one ORDER BY key, and a distance of its kind.
+      if (w.order_by.size() != 1) {
+        return SqlError(sql, s.pos, "RANGE with an offset needs exactly one ORDER BY key");
+      }
+      const DataType key = w.order_by[0].expr->bound.type;
+      for (const FrameBound* b : {&s, &t}) {
+        if (!offset(*b)) continue;
+        const DataType d = b->value.type;
+        const bool fits = key == DataType::kTimestamp || key == DataType::kInterval
+                              ? d == DataType::kInterval
+                              : IsNumeric(key) && key != DataType::kTimestamp && IsNumeric(d) &&
+                                    d != DataType::kTimestamp;
+        if (!fits) {
+          return SqlError(sql, b->pos,
+                          StrCat("RANGE offset ", b->value.ToString(), " does not fit ORDER BY ",
+                                 TypeName(key), key == DataType::kTimestamp
+                                                    ? ": write a duration, e.g. INTERVAL '5' MINUTE or 5m"
+                                                    : ": write a number"));
+        }
+      }
+      auto distance = [](const FrameBound& b) -> long double {
+        return b.value.type == DataType::kDouble ? b.value.d : static_cast<long double>(b.value.i);
+      };
+      call->range_offsets = true;
+      call->start_distance = offset(s) ? distance(s) : 0;
+      call->end_distance = offset(t) ? distance(t) : 0;
     }
   } else {
     // Presto's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW, which is the
@@ -358,6 +453,12 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
 
   const std::string& f = e.name;
   const std::vector<DataType>& t = call->arg_types;
+  call->ignore_nulls = w.ignore_nulls;
+  if (w.ignore_nulls && f != "first_value" && f != "last_value" && f != "nth_value" &&
+      f != "lag" && f != "lead") {
+    return SqlError(sql, e.pos, StrCat("IGNORE NULLS is for first_value, last_value, nth_value, "
+                                       "lag and lead, not ", f, "()"));
+  }
   if (const AggregateFunction* aggregate = FunctionRegistry::Get().FindAggregate(f)) {
     call->aggregate = aggregate;
     for (size_t i = 0; i < e.args.size(); ++i) {

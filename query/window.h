@@ -33,6 +33,11 @@ struct WindowCall {
   std::vector<const Expr*> order_by;
   std::vector<bool> descending, nulls_first;
   WindowFrame frame;  // resolved: the default when the query gave none
+  // RANGE with an offset: the distances of the frame's bounds, in the single
+  // ORDER BY key's units (nanoseconds for a timestamp key).
+  bool range_offsets = false;
+  long double start_distance = 0, end_distance = 0;
+  bool ignore_nulls = false;  // first/last/nth_value, lag and lead skip NULL values
 };
 
 // Checks a call whose arguments, PARTITION BY and ORDER BY are bound, and
