@@ -13,13 +13,15 @@ namespace {
 // IN lists longer than this would be compared row by row with every value.
 constexpr size_t kMaxInSubqueryRows = 100'000;
 
+// Innermost first: answering `x IN (SELECT ...)` may replace its
+// arguments, and with them a subquery inside x.
 void Visit(ExprPtr& e, std::vector<Expr*>* found) {
-  if (e->subquery) found->push_back(e.get());
   for (ExprPtr& a : e->args) Visit(a, found);
   if (e->window) {
     for (ExprPtr& p : e->window->partition_by) Visit(p, found);
     for (OrderItem& o : e->window->order_by) Visit(o.expr, found);
   }
+  if (e->subquery) found->push_back(e.get());
 }
 
 void VisitFrom(TableRef& ref, std::vector<Expr*>* found) {

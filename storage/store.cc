@@ -101,6 +101,16 @@ absl::Status FromRocks(const rocksdb::Status& s, std::string_view context) {
   return absl::InternalError(message);
 }
 
+absl::Status Store::FlushBurstFamilies() {
+  std::vector<rocksdb::ColumnFamilyHandle*> families;
+  for (int f = 0; f < kFamilyCount; ++f) {
+    if (f != kHot) families.push_back(families_[f]);
+  }
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  return FromRocks(db_->Flush(options, families), "flushing the tiering job's writes");
+}
+
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(options.data_dir, ec);

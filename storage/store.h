@@ -86,6 +86,12 @@ class Store {
   // so writes come back by themselves once an operator frees space.
   absl::Status CheckWritable();
 
+  // Flushes the memtables of every family but `hot` (blocks, their
+  // headers, late writes, index and catalog entries: families written in
+  // bursts) to SST files, so the write-ahead log files that only their
+  // entries kept alive can go. Called after the tiering job moved data.
+  absl::Status FlushBurstFamilies();
+
   // Flushes the WAL to disk and closes the database. Idempotent.
   absl::Status Close();
 

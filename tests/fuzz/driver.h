@@ -43,7 +43,9 @@ inline int RunDriver(int argc, char** argv, const char* name, const std::vector<
   long done = 0;
   for (; done < iterations && std::chrono::steady_clock::now() < end; ++done) {
     const std::string input = mutate(seeds[done % seeds.size()], random, seeds);
-    if (verbose) std::fprintf(stderr, "--- %zu bytes\n", input.size());
+    // Verbose: each input before it runs, so the last one printed is the
+    // one that crashed (save it to a file and pass it back to replay).
+    if (verbose) std::fprintf(stderr, "--- %zu bytes\n%s\n", input.size(), input.c_str());
     run(input);
   }
   std::printf("%s: %ld mutated inputs from %zu seeds, no crash\n", name, done, seeds.size());
