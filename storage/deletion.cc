@@ -78,7 +78,7 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
 }  // namespace
 
 absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableInfo& table,
-                                     std::vector<PointToDelete> points) {
+                                     LastPoints& last_points, std::vector<PointToDelete> points) {
   std::sort(points.begin(), points.end(), [](const PointToDelete& a, const PointToDelete& b) {
     return std::tie(a.time_nanos, a.series) < std::tie(b.time_nanos, b.series);
   });
@@ -86,7 +86,12 @@ absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableIn
   for (const PointToDelete& p : points) by_bucket[keys::BucketOf(p.time_nanos)].push_back(p);
   int64_t deleted = 0;
   for (const auto& [bucket, in_bucket] : by_bucket) {
-    ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&] { return DeleteBucket(store, table, in_bucket); }));
+    ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&]() -> absl::StatusOr<int64_t> {
+      absl::StatusOr<int64_t> deleted = DeleteBucket(store, table, in_bucket);
+      // Whatever was deleted, a series' newest row may be gone.
+      last_points.Clear();
+      return deleted;
+    }));
     deleted += n;
   }
   return deleted;

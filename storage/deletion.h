@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/last_points.h"
 #include "storage/catalog_types.h"
 #include "storage/store.h"
 #include "storage/writer.h"
@@ -27,7 +28,9 @@ struct PointToDelete {
 };
 
 // Deletes `points` of `table`; returns how many were found in some tier.
+// `last_points` (the table's newest-row entries) are dropped with each
+// bucket's delete, under the same lock.
 absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableInfo& table,
-                                     std::vector<PointToDelete> points);
+                                     LastPoints& last_points, std::vector<PointToDelete> points);
 
 }  // namespace strata

@@ -25,6 +25,12 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
 
 absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
                           const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
+  if (options.last_per_series) {
+    // The newest row of each series, from the write path's entries.
+    ASSIGN_OR_RETURN(TableState * state, writer_->State(table.id));
+    return state->last_points().Scan(*store_, *writer_, table, clock_->NowNanos(), options, emit,
+                                     stats);
+  }
   return ScanTable(*store_, table, clock_->NowNanos(), options, emit, stats);
 }
 

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "common/status.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/backup.h"
 #include "storage/catalog.h"
@@ -135,7 +136,8 @@ class Engine {
 
   // Deletes points of `table` from every tier (storage/deletion.h).
   absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
-    return DeletePoints(*store_, *writer_, table, std::move(points));
+    ASSIGN_OR_RETURN(TableState * state, writer_->State(table.id));
+    return DeletePoints(*store_, *writer_, table, state->last_points(), std::move(points));
   }
 
   // A consistent online backup into `backup_dir` (storage/backup.h).

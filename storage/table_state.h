@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "storage/last_points.h"
 #include "storage/catalog_types.h"
 #include "storage/store.h"
 #include "storage/write_types.h"
@@ -118,6 +119,10 @@ class TableState {
 
   void Apply(const TableChanges& changes);
 
+  // The newest row of each series that a last-point query has read
+  // (storage/last_points.h).
+  LastPoints& last_points() { return last_points_; }
+
  private:
   explicit TableState(uint32_t table_id) : table_id_(table_id) {}
   std::vector<std::string> LegacyConflictsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -134,6 +139,7 @@ class TableState {
   bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
   absl::flat_hash_map<uint64_t, Newest> newest_;  // leader-only
+  LastPoints last_points_;
 };
 
 }  // namespace strata

@@ -135,10 +135,24 @@ class Writer::GroupCommit {
       return written;
     }
     for (auto& [state, changes] : changes_) state->Apply(changes);
+    for (const WrittenPoint& p : written_points_) {
+      p.state->last_points().Written(p.series, p.time_nanos, p.version, p.row);
+    }
     return absl::OkStatus();
   }
 
  private:
+  // A row this group writes to a table whose last-point entries are in use,
+  // for them once it is durable.
+  struct WrittenPoint {
+    TableState* state;
+    uint64_t series;
+    int64_t time_nanos;
+    int64_t version;
+    std::string row;
+  };
+  std::vector<WrittenPoint> written_points_;
+
   struct Put {
     Store::Family family;
     std::string key;
@@ -489,6 +503,10 @@ class Writer::GroupCommit {
     }
     std::string value;
     EncodeRow(next, &value);
+    if (t.pending->state->last_points().active()) {
+      written_points_.push_back({t.pending->state, DecodeSeries(t.hot_key), r.record.time_nanos,
+                                 next.version, value});
+    }
     puts_.push_back({family, t.hot_key, std::move(value)});
     auto& cache = t.pending->state->newest_cache();
     if (auto newest = cache.find(DecodeSeries(t.hot_key));

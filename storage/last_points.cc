@@ -1,0 +1,136 @@
+#include "storage/last_points.h"
+
+#include "common/status.h"
+#include "storage/row_codec.h"
+#include "storage/writer.h"
+
+namespace strata {
+namespace {
+
+// Series filled under one Writer::Exclusive: writes wait for at most one
+// chunk's reads.
+constexpr size_t kFillChunk = 1024;
+
+}  // namespace
+
+void LastPoints::Written(uint64_t series, int64_t time_nanos, int64_t version,
+                         std::string_view row) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(series);
+  // Without an entry nothing is known of the series' other rows: it stays
+  // unknown until a query fills it.
+  if (it == entries_.end() || time_nanos < it->second.time_nanos) return;
+  it->second.time_nanos = time_nanos;
+  it->second.version = version;
+  it->second.row.assign(row.data(), row.size());
+}
+
+void LastPoints::Clear() {
+  absl::MutexLock lock(&mu_);
+  entries_.clear();
+  active_ = false;
+}
+
+size_t LastPoints::size() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
+absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_t now_nanos,
+                              const std::vector<SeriesTarget>& series) {
+  absl::flat_hash_map<uint64_t, Entry> found;
+  for (const SeriesTarget& t : series) found[t.series] = Entry{};
+  ScanOptions newest{.series = &series, .last_per_series = true};
+  RETURN_IF_ERROR(ScanTable(
+      store, table, now_nanos, newest,
+      [&](const ScanRow& row) {
+        Entry& e = found[row.series];
+        e.time_nanos = row.time_nanos;
+        e.version = row.version;
+        EncodeRow(StoredRow{row.version, row.measures}, &e.row);
+        return true;
+      }));
+  absl::MutexLock lock(&mu_);
+  for (auto& [id, entry] : found) entries_[id] = std::move(entry);
+  active_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInfo& table,
+                              int64_t now_nanos, const ScanOptions& options,
+                              const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
+  if (options.series == nullptr) {
+    return absl::InvalidArgumentError("a last-point scan needs the list of series");
+  }
+  const std::vector<SeriesTarget>& targets = *options.series;
+  std::vector<SeriesTarget> missing;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const SeriesTarget& t : targets) {
+      if (!entries_.contains(t.series)) missing.push_back(t);
+    }
+  }
+  for (size_t from = 0; from < missing.size(); from += kFillChunk) {
+    std::vector<SeriesTarget> chunk(
+        missing.begin() + static_cast<std::ptrdiff_t>(from),
+        missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + kFillChunk)));
+    RETURN_IF_ERROR(writer.Exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
+  }
+
+  ScanStats local;
+  const int64_t low = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
+                                int64_t{0}});
+  Entry entry;
+  ScanRow row;
+  StoredRow decoded;
+  for (const SeriesTarget& t : targets) {
+    if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+      return absl::CancelledError("the query was cancelled");
+    }
+    bool known = false;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = entries_.find(t.series);
+      if (it != entries_.end()) {
+        entry = it->second;
+        known = true;
+      }
+    }
+    if (known && (entry.time_nanos == INT64_MIN || entry.time_nanos < low)) continue;  // no row in range
+    if (!known || entry.time_nanos >= options.end_nanos) {
+      // The newest row is past the range's end (or was dropped meanwhile):
+      // the newest one before it comes from storage.
+      ScanOptions one = options;
+      const std::vector<SeriesTarget> series{t};
+      one.series = &series;
+      ScanStats scanned;
+      bool go_on = true;
+      RETURN_IF_ERROR(ScanTable(store, table, now_nanos, one, [&](const ScanRow& r) {
+        go_on = emit(r);
+        return go_on;
+      }, &scanned));
+      local.rows_scanned += scanned.rows_scanned;
+      local.bytes_scanned += scanned.bytes_scanned;
+      if (!go_on) break;
+      continue;
+    }
+    row.series = t.series;
+    row.time_nanos = entry.time_nanos;
+    row.version = entry.version;
+    row.measures.clear();
+    row.encoded = {};
+    if (options.encoded_rows) {
+      row.encoded = entry.row;
+    } else {
+      RETURN_IF_ERROR(DecodeRowInto(entry.row, &decoded));
+      row.measures = std::move(decoded.measures);
+    }
+    ++local.rows_scanned;
+    local.bytes_scanned += static_cast<int64_t>(entry.row.size());
+    if (!emit(row)) break;
+  }
+  if (stats != nullptr) *stats = local;
+  return absl::OkStatus();
+}
+
+}  // namespace strata

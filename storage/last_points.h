@@ -1,0 +1,74 @@
+// The newest row of each series, kept next to the write path so last-point
+// queries (the newest row per series: lastpoint, max_by(x, time) grouped by
+// series) answer from memory instead of probing every tier of every series.
+//
+// An entry is filled when a last-point scan misses it, under
+// Writer::Exclusive (no write group commits between reading the series'
+// newest row and storing it), and from then on the write group's leader
+// keeps it current after each durable batch: a written point at or after
+// the entry's time replaces it (the writer writes a row only when it wins
+// the version rules). DELETE drops every entry of the table (under the same
+// lock, per bucket). Retention needs nothing: an entry older than the
+// retention start means the series has no live row. Entries are not
+// persisted; after a restart the first last-point query fills them again.
+//
+// Memory: one entry per series read by a last-point query, the size of its
+// stored row (a TSBS row of 10 doubles: ~150 bytes, so 100,000 series take
+// ~20 MB).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/catalog_types.h"
+#include "storage/scan.h"
+#include "storage/store.h"
+
+namespace strata {
+
+class Writer;
+
+class LastPoints {
+ public:
+  struct Entry {
+    int64_t time_nanos = INT64_MIN;  // INT64_MIN: the series has no live row
+    int64_t version = 0;
+    std::string row;  // as stored (storage/row_codec.h)
+  };
+
+  // Whether any entry exists: the writer records its points for them only
+  // then. Changes only under Writer::Exclusive's lock (Fill), which the
+  // leader holds while it commits.
+  bool active() const { return active_.load(std::memory_order_relaxed); }
+  // Leader-only, once the batch holding the point is durable.
+  void Written(uint64_t series, int64_t time_nanos, int64_t version, std::string_view row);
+  // Drops every entry (rows were deleted).
+  void Clear();
+  size_t size() const;
+
+  // A last-point scan (ScanOptions::last_per_series) answered from the
+  // entries, filling the missing ones first. Rows come in the order of
+  // `options.series`, as the scan without entries gives them.
+  absl::Status Scan(const Store& store, Writer& writer, const TableInfo& table, int64_t now_nanos,
+                    const ScanOptions& options, const std::function<bool(const ScanRow&)>& emit,
+                    ScanStats* stats);
+
+ private:
+  // Reads the newest live row of each of `series` and stores it. Called
+  // under Writer::Exclusive.
+  absl::Status Fill(const Store& store, const TableInfo& table, int64_t now_nanos,
+                    const std::vector<SeriesTarget>& series);
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<uint64_t, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> active_{false};
+};
+
+}  // namespace strata
