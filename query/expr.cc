@@ -215,7 +215,8 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
           }
         }
         e.bound.type = DataType::kBoolean;
-      } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+      } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=" ||
+                 op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
         a = arg_type(0);
@@ -473,6 +474,10 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       }
       Datum a = Eval(*e.args[0], row, context);
       Datum b = Eval(*e.args[1], row, context);
+      if (op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
+        const bool distinct = a.null != b.null || (!a.null && query::Compare(a, b) != 0);
+        return Datum::Bool(distinct == (op == "IS DISTINCT FROM"));
+      }
       if (op == "||") {
         if (a.null || b.null) return Datum::Null(DataType::kVarchar);
         return Datum::Varchar(a.s + b.s);

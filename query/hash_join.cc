@@ -6,34 +6,50 @@
 namespace strata::query {
 namespace {
 
-// The key of a row: the encoded values of its key expressions; false when
-// one is NULL (a NULL key never matches).
+// The key of a row: the encoded values of its key expressions, each value
+// in *values; false when one is NULL (a NULL key never matches).
 bool RowKey(const std::vector<const Expr*>& keys, const Row& row, const EvalContext& eval,
-            std::string* out) {
+            std::string* out, std::vector<Datum>* values = nullptr) {
   out->clear();
+  if (values != nullptr) values->clear();
+  bool complete = true;
   for (const Expr* k : keys) {
-    const Datum v = Eval(*k, row, eval);
-    if (v.null) return false;
-    AppendKey(v, out);
+    Datum v = Eval(*k, row, eval);
+    if (v.null) complete = false;
+    if (complete) AppendKey(v, out);
+    if (values != nullptr) values->push_back(std::move(v));
   }
-  return true;
+  return complete;
 }
 
 // Holds the build side: its rows, and for each key the rows that have it.
 class BuildSide : public RowSink {
  public:
-  BuildSide(const std::vector<const Expr*>& keys, QueryContext* context)
-      : keys_(keys), context_(context) {}
+  BuildSide(const std::vector<const Expr*>& keys, bool narrow, const std::vector<int>& keep,
+            int restrict_key, QueryContext* context)
+      : keys_(keys), narrow_(narrow), keep_(keep), restrict_key_(restrict_key),
+        context_(context) {}
 
   absl::Status Push(Row row) override {
-    int64_t bytes = RowBytes(row) + static_cast<int64_t>(sizeof(Row)) + 1;
+    int64_t bytes = static_cast<int64_t>(sizeof(Row)) + 1;
     if (!keys_.empty()) {
-      if (RowKey(keys_, row, context_->eval, &key_)) {
+      if (RowKey(keys_, row, context_->eval, &key_, &key_values_)) {
         bytes += static_cast<int64_t>(key_.size() + 48);
         by_key_[key_].push_back(rows_.size());
       }
       RETURN_IF_ERROR(EvalStatus(*context_));
+      if (restrict_key_ >= 0) {
+        const Datum& v = key_values_[static_cast<size_t>(restrict_key_)];
+        if (!v.null && v.type == DataType::kVarchar) key_set_->insert(v.s);
+      }
     }
+    if (narrow_) {
+      Row kept;
+      kept.reserve(keep_.size());
+      for (int c : keep_) kept.push_back(std::move(row[c]));
+      row = std::move(kept);
+    }
+    bytes += RowBytes(row);
     RETURN_IF_ERROR(context_->Reserve(bytes, "a join's build side"));
     rows_.push_back(std::move(row));
     matched_.push_back(0);
@@ -42,30 +58,28 @@ class BuildSide : public RowSink {
   absl::Status Finish() override { return absl::OkStatus(); }
 
   // The rows that may match `key` (all of them without equality keys).
-  // The distinct VARCHAR values of key `k` among the rows.
-  std::shared_ptr<absl::flat_hash_set<std::string>> KeyValues(size_t k) const {
-    auto values = std::make_shared<absl::flat_hash_set<std::string>>();
-    for (const Row& row : rows_) {
-      const Datum v = Eval(*keys_[k], row, context_->eval);
-      if (!v.null && v.type == DataType::kVarchar) values->insert(v.s);
-    }
-    return values;
-  }
-
   const std::vector<size_t>* Candidates(const std::string& key) const {
     auto it = by_key_.find(key);
     return it == by_key_.end() ? nullptr : &it->second;
   }
   std::vector<Row>& rows() { return rows_; }
   std::vector<uint8_t>& matched() { return matched_; }
+  // The distinct VARCHAR values of key `restrict_key`.
+  std::shared_ptr<absl::flat_hash_set<std::string>> key_set() const { return key_set_; }
 
  private:
   const std::vector<const Expr*>& keys_;
+  const bool narrow_;
+  const std::vector<int>& keep_;
+  const int restrict_key_;
   QueryContext* context_;
   std::string key_;
+  std::vector<Datum> key_values_;
   std::vector<Row> rows_;
   std::vector<uint8_t> matched_;
   absl::flat_hash_map<std::string, std::vector<size_t>> by_key_;
+  std::shared_ptr<absl::flat_hash_set<std::string>> key_set_ =
+      std::make_shared<absl::flat_hash_set<std::string>>();
 };
 
 // Streams the probe side against the build side.
@@ -123,19 +137,31 @@ class ProbeSide : public RowSink {
   }
 
  private:
-  // Left columns then right columns; a missing side is NULLs.
+  // Left columns then right columns; a missing side is NULLs, and so are
+  // the build side's columns it does not keep (JoinSpec::build_keep).
   Row Joined(const Row* probe, const Row* build) const {
     const Row* left = spec_.build_left ? build : probe;
     const Row* right = spec_.build_left ? probe : build;
     Row joined;
     joined.reserve(spec_.output_types.size());
-    auto append = [&](const Row* side, int width, size_t offset) {
+    auto append = [&](const Row* side, bool narrowed, int width, size_t offset) {
+      const size_t first = joined.size();
       for (int c = 0; c < width; ++c) {
-        joined.push_back(side != nullptr ? (*side)[c] : Datum::Null(spec_.output_types[offset + c]));
+        if (side != nullptr && !narrowed) {
+          joined.push_back((*side)[c]);
+        } else {
+          joined.push_back(Datum::Null(spec_.output_types[offset + c]));
+        }
+      }
+      if (side != nullptr && narrowed) {
+        for (size_t k = 0; k < spec_.build_keep.size(); ++k) {
+          joined[first + spec_.build_keep[k]] = (*side)[k];
+        }
       }
     };
-    append(left, spec_.left_width, 0);
-    append(right, spec_.right_width, spec_.left_width);
+    const bool narrowed = spec_.narrow_build;
+    append(left, narrowed && spec_.build_left, spec_.left_width, 0);
+    append(right, narrowed && !spec_.build_left, spec_.right_width, spec_.left_width);
     if (left == nullptr) {
       for (auto [l, r] : spec_.using_columns) joined[l] = joined[spec_.left_width + r];
     }
@@ -156,13 +182,12 @@ class ProbeSide : public RowSink {
 absl::Status RunJoin(const JoinSpec& spec, const SideRun& left, const SideRun& right,
                      QueryContext* context, BatchSink* out) {
   const std::vector<const Expr*>& build_keys = spec.build_left ? spec.left_keys : spec.right_keys;
-  BuildSide build(build_keys, context);
+  BuildSide build(build_keys, spec.narrow_build, spec.build_keep,
+                  spec.probe_restriction ? spec.restrict_key : -1, context);
   const int build_width = spec.build_left ? spec.left_width : spec.right_width;
   const int probe_width = spec.build_left ? spec.right_width : spec.left_width;
   RETURN_IF_ERROR((spec.build_left ? left : right)(MakeBatchesToRows(build_width, context, &build).get()));
-  if (spec.probe_restriction && spec.restrict_key >= 0) {
-    spec.probe_restriction->values = build.KeyValues(static_cast<size_t>(spec.restrict_key));
-  }
+  if (spec.probe_restriction && spec.restrict_key >= 0) spec.probe_restriction->values = build.key_set();
   std::unique_ptr<RowSink> batches = MakeRowsToBatches(spec.output_types, context, out);
   ProbeSide probe(spec, &build, context, batches.get());
   return (spec.build_left ? right : left)(MakeBatchesToRows(probe_width, context, &probe).get());

@@ -41,6 +41,11 @@ struct JoinSpec {
   // has, the left copy (the one SELECT * shows) takes the right's value.
   std::vector<std::pair<int, int>> using_columns;
   bool build_left = false;  // hold the left side in memory, stream the right
+  // With narrow_build, the build side holds only columns `build_keep` (what
+  // anything after the join reads; its keys are evaluated before the row is
+  // narrowed), and the others come out NULL.
+  bool narrow_build = false;
+  std::vector<int> build_keep;
   // When set, the probe side's scan is narrowed to the build side's values
   // of key `restrict_key` before it runs (a dynamic filter).
   std::shared_ptr<SeriesRestriction> probe_restriction;

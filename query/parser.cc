@@ -676,6 +676,16 @@ class Parser {
       if (IsWord(t, "is")) {
         Position pos = Next().pos;
         bool negated = AcceptWord("not");
+        if (AcceptWord("distinct")) {  // a IS [NOT] DISTINCT FROM b: = with NULLs equal
+          RETURN_IF_ERROR(ExpectWord("from"));
+          ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+          ExprPtr e = Make(ExprKind::kBinary, pos,
+                           negated ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
+          RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+          RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+          left = std::move(e);
+          continue;
+        }
         RETURN_IF_ERROR(ExpectWord("null"));
         ExprPtr e = Make(ExprKind::kIsNull, pos);
         e->negated = negated;

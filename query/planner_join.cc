@@ -306,6 +306,28 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   // Hold the side estimated smaller; for an outer join either side works
   // (the build side's unmatched rows are sent at the end).
   spec->build_left = left.estimated_rows < right.estimated_rows;
+  // The build side holds only the columns something after the join reads.
+  if (!uses_star_) {
+    const Schema& build_schema = spec->build_left ? left_schema : right_schema;
+    const size_t offset = spec->build_left ? 0 : left_schema.size();
+    std::vector<bool> need(build_schema.size(), false);
+    for (size_t c = 0; c < build_schema.size(); ++c) {
+      need[c] = std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
+        return used.second == build_schema[c].name &&
+               (used.first.empty() || used.first == build_schema[c].qualifier);
+      });
+    }
+    if (spec->residual != nullptr) {
+      std::vector<bool> joined(node.schema.size(), false);
+      MarkColumns(*spec->residual, &joined);
+      for (size_t c = 0; c < build_schema.size(); ++c) need[c] = need[c] || joined[offset + c];
+    }
+    for (auto [l, r] : node.using_columns) need[spec->build_left ? l : r] = true;
+    spec->narrow_build = true;
+    for (size_t c = 0; c < need.size(); ++c) {
+      if (need[c]) spec->build_keep.push_back(static_cast<int>(c));
+    }
+  }
   // A dynamic filter: when the probe side is a table scan whose key is a
   // dimension (or measure_name), and probe rows without a match are dropped,
   // the scan reads only the series with the build side's key values.

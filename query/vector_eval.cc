@@ -236,7 +236,7 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
         return Logical(op == "AND", EvalBatch(*e.args[0], batch, context),
                        EvalBatch(*e.args[1], batch, context));
       }
-      if (op == "||") break;
+      if (op == "||" || op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") break;
       Vector a = EvalBatch(*e.args[0], batch, context);
       Vector b = EvalBatch(*e.args[1], batch, context);
       std::optional<Vector> out =

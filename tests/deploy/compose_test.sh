@@ -88,7 +88,8 @@ except urllib.error.HTTPError as e:
 PY
 }
 [ "$(scrape "" | head -1)" = 401 ] || fail "GET /metrics without a token was not refused"
-scrape "$(cat "$secrets/admin.token")" | grep -q '^strata_build_info' || fail "GET /metrics gave no metrics"
+metrics=$(scrape "$(cat "$secrets/admin.token")")
+grep -q '^strata_build_info' <<<"$metrics" || fail "GET /metrics gave no metrics"
 
 step "writing and querying through the published port"
 strata health >/dev/null || fail "the host cannot reach the health service"
@@ -119,7 +120,10 @@ container_wait_healthy stratad 90 || fail "stratad did not come back healthy aft
 [ "$(count)" = 3 ] || fail "data did not survive the restart: $(count) rows"
 sum=$(strata query "SELECT sum(measure_value::double) FROM deploy.cpu" --format csv | tail -1)
 [ "$sum" = 7.5 ] || fail "expected the sum 7.5 after the restart, got $sum"
-podman logs "$container" 2>&1 | grep -q 'stratad stopped cleanly' ||
+# Captured first: `podman logs | grep -q` fails under pipefail whenever grep
+# exits on its match while podman is still writing (SIGPIPE).
+container_logs=$(podman logs "$container" 2>&1)
+grep -q 'stratad stopped cleanly' <<<"$container_logs" ||
   fail "stratad did not log a graceful stop on SIGTERM"
 
 step "running the demo profile"
