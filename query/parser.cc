@@ -528,13 +528,18 @@ class Parser {
   absl::StatusOr<FrameBound> ParseFrameBound() {
     FrameBound b;
     b.pos = Peek().pos;
-    if (AcceptWord("unbounded")) {
+    // PRECEDING or FOLLOWING after the bound's amount.
+    auto direction = [&](FrameBound::Kind preceding, FrameBound::Kind following) -> absl::Status {
       if (AcceptWord("preceding")) {
-        b.kind = FrameBound::Kind::kUnboundedPreceding;
-      } else {
-        RETURN_IF_ERROR(ExpectWord("following"));
-        b.kind = FrameBound::Kind::kUnboundedFollowing;
+        b.kind = preceding;
+        return absl::OkStatus();
       }
+      b.kind = following;
+      return ExpectWord("following");
+    };
+    if (AcceptWord("unbounded")) {
+      RETURN_IF_ERROR(direction(FrameBound::Kind::kUnboundedPreceding,
+                                FrameBound::Kind::kUnboundedFollowing));
       return b;
     }
     if (AcceptWord("current")) {
@@ -555,12 +560,7 @@ class Parser {
     if (value->kind != ExprKind::kLiteral) return Error(t, "the frame offset must be a constant");
     b.value = value->literal;
     if (b.value.type == DataType::kBigint) b.offset = b.value.i;
-    if (AcceptWord("preceding")) {
-      b.kind = FrameBound::Kind::kPreceding;
-    } else {
-      RETURN_IF_ERROR(ExpectWord("following"));
-      b.kind = FrameBound::Kind::kFollowing;
-    }
+    RETURN_IF_ERROR(direction(FrameBound::Kind::kPreceding, FrameBound::Kind::kFollowing));
     return b;
   }
 

@@ -158,6 +158,42 @@ bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, in
   return true;
 }
 
+// The columns of the window operator's input (`width` wide) that `exprs`
+// (the select list, ORDER BY and the windows' own expressions) read, and
+// those expressions renumbered to the narrowed row followed by the window
+// slots. An aggregate's slot counts as a read of its column; its arguments
+// belong to the aggregation's input, not to these rows.
+std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
+  auto reads_slot = [](const Expr& e) {
+    return (e.kind == ExprKind::kColumn && e.bound.window < 0) || e.bound.aggregate >= 0;
+  };
+  std::vector<bool> used(width, false);
+  std::function<void(const Expr&)> mark = [&](const Expr& e) {
+    if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) used[e.bound.column] = true;
+    if (e.bound.aggregate >= 0) return;
+    for (const ExprPtr& a : e.args) mark(*a);
+  };
+  for (const Expr* e : exprs) mark(*e);
+  std::vector<int> keep;
+  std::vector<int> new_index(width, -1);
+  for (int c = 0; c < width; ++c) {
+    if (!used[c]) continue;
+    new_index[c] = static_cast<int>(keep.size());
+    keep.push_back(c);
+  }
+  std::function<void(Expr&)> renumber = [&](Expr& e) {
+    if (e.kind == ExprKind::kColumn && e.bound.window >= 0) {
+      e.bound.column = static_cast<int>(keep.size()) + e.bound.window;
+    } else if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) {
+      e.bound.column = new_index[e.bound.column];
+    }
+    if (e.bound.aggregate >= 0) return;
+    for (ExprPtr& a : e.args) renumber(*a);
+  };
+  for (Expr* e : exprs) renumber(*e);
+  return keep;
+}
+
 }  // namespace
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
@@ -892,45 +928,16 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
 
   // The run function wires the operators from the output back to the source.
   // The window operator holds every row: it keeps only the columns the
-  // select list, ORDER BY and the windows read, and the expressions after it
-  // are renumbered to match (a 1M-row window over a wide table held 3 GB).
+  // select list, ORDER BY and the windows read (a 1M-row window over a wide
+  // table held 3 GB).
   std::vector<int> window_keep;
   if (!windows.empty()) {
-    const int width = static_cast<int>(projected_input.size());
-    // A column read, or an aggregate's slot (its arguments belong to the
-    // aggregation's input, not to these rows).
-    auto reads_slot = [](const Expr& e) {
-      return (e.kind == ExprKind::kColumn && e.bound.window < 0) || e.bound.aggregate >= 0;
-    };
-    std::vector<bool> used(width, false);
-    std::function<void(const Expr&)> mark = [&](const Expr& e) {
-      if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) used[e.bound.column] = true;
-      if (e.bound.aggregate >= 0) return;
-      for (const ExprPtr& a : e.args) mark(*a);
-    };
-    for (const Expr* e : projection) mark(*e);
+    std::vector<Expr*> after_window;
+    for (const Expr* e : projection) after_window.push_back(const_cast<Expr*>(e));
     for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) mark(**e);
+      for (ExprPtr* e : window_exprs(*w)) after_window.push_back(e->get());
     }
-    std::vector<int> new_index(width, -1);
-    for (int c = 0; c < width; ++c) {
-      if (!used[c]) continue;
-      new_index[c] = static_cast<int>(window_keep.size());
-      window_keep.push_back(c);
-    }
-    std::function<void(Expr&)> renumber = [&](Expr& e) {
-      if (e.kind == ExprKind::kColumn && e.bound.window >= 0) {
-        e.bound.column = static_cast<int>(window_keep.size()) + e.bound.window;
-      } else if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) {
-        e.bound.column = new_index[e.bound.column];
-      }
-      if (e.bound.aggregate >= 0) return;
-      for (ExprPtr& a : e.args) renumber(*a);
-    };
-    for (const Expr* e : projection) renumber(const_cast<Expr&>(*e));
-    for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) renumber(**e);
-    }
+    window_keep = NarrowWindowInput(static_cast<int>(projected_input.size()), after_window);
   }
 
   plan->output = output;
