@@ -178,6 +178,9 @@ class WindowEvaluator {
         }
         std::vector<Datum> values(call_.args.size());
         for (; acc_end < fe; ++acc_end) {
+          // A frame rebuilt for every row costs rows × frame: the deadline
+          // and cancellation are checked by the work done, not by the row.
+          if ((++added_ & 0xffff) == 0) RETURN_IF_ERROR(context_->CheckAlive());
           const size_t r = idx[begin + acc_end];
           for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a][r];
           acc->Add(values);
@@ -274,6 +277,7 @@ class WindowEvaluator {
   }
 
   const WindowCall& call_;
+  int64_t added_ = 0;  // rows added to accumulators, for CheckAlive
   std::vector<long double> keys_;
   size_t keyed_begin_ = 0, keyed_end_ = 0;
   const std::vector<Row>& rows_;
