@@ -140,6 +140,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.cancelled = options.cancelled;
   context.shared_budget = options.shared_budget;
   context.access = options.access;
+  context.system_tables = options.system_tables;
   context.default_database = options.default_database;
   const ReadAccess* access = options.access;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);

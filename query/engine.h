@@ -26,6 +26,8 @@
 
 namespace strata::query {
 
+class SystemTables;  // query/system_tables.h
+
 struct QueryOptions {
   int page_size = 1000;
   int64_t timeout_millis = 60'000;
@@ -40,6 +42,8 @@ struct QueryOptions {
   // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
   // those statements are refused.
   const RunningQueries* running = nullptr;
+  // The "system" tables (query/system_tables.h); null: there are none.
+  const SystemTables* system_tables = nullptr;
   // Values for the statement's ? and @name placeholders (query/parser.h).
   QueryParameters parameters;
   // The database of unqualified table names (QueryRequest.database); empty:

@@ -28,6 +28,8 @@
 
 namespace strata::query {
 
+class SystemTables;  // query/system_tables.h
+
 // Per-query state shared by the operators.
 struct QueryContext {
   EvalContext eval;
@@ -44,6 +46,8 @@ struct QueryContext {
   int64_t shared_bytes = 0;
   // What the caller may read; null: everything.
   const ReadAccess* access = nullptr;
+  // The "system" tables (QueryOptions); null: none.
+  const SystemTables* system_tables = nullptr;
   // The database of table names written without one (QueryOptions).
   std::string default_database;
 

@@ -8,9 +8,11 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
+#include "fmt/ranges.h"
 #include "query/block_bounds.h"
 #include "query/header_aggregation.h"
 #include "query/set_operation.h"
+#include "query/system_tables.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
 #include "query/vector_eval.h"
@@ -262,6 +264,35 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
   return resolved;
 }
 
+absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
+  if (ref.database != kSystemDatabase || context_->system_tables == nullptr) return std::nullopt;
+  absl::StatusOr<SystemTable> read = context_->system_tables->Read(ref.table);
+  if (!read.ok()) {
+    const absl::string_view why = read.status().message();
+    return SqlError(read.status().code(), sql_, ref.pos,
+                    StrCat(std::string_view(why.data(), why.size()), "; the system tables are ",
+                           fmt::format("{}", fmt::join(context_->system_tables->Names(), ", "))));
+  }
+  auto table = std::make_shared<SystemTable>(*std::move(read));
+  Source source;
+  const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
+  std::vector<DataType> types;
+  for (const ResultColumn& c : table->columns) {
+    source.schema.push_back({.name = c.name, .type = c.type, .qualifier = qualifier});
+    types.push_back(c.type);
+  }
+  source.estimated_rows = static_cast<int64_t>(table->rows.size());
+  QueryContext* context = context_;
+  source.run = [table, types, context](BatchSink* sink) -> absl::Status {
+    std::unique_ptr<RowSink> rows = MakeRowsToBatches(types, context, sink);
+    for (const Row& row : table->rows) RETURN_IF_ERROR(rows->Push(row));
+    return rows->Finish();
+  };
+  source.explain.push_back(StrCat("SystemTable ", kSystemDatabase, ".", ref.table, " rows=",
+                                  table->rows.size()));
+  return source;
+}
+
 absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
   ASSIGN_OR_RETURN(ResolvedTable resolved, ResolveTable(ref));
   std::shared_ptr<const TableInfo> table = resolved.table;
@@ -468,7 +499,12 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
   }
-  if (!ref.subquery && !ref.database.empty()) return PlanTable(ref, select);
+  if (!ref.subquery && !ref.database.empty()) {
+    // WHERE over a system table is applied after it, as over a subquery.
+    ASSIGN_OR_RETURN(std::optional<Source> system, PlanSystemTable(ref));
+    if (!system) return PlanTable(ref, select);
+    return *std::move(system);
+  }
   return PlanInnerQuery(ref);
 }
 

@@ -47,6 +47,9 @@ class Planner {
   absl::StatusOr<Source> PlanSource(SelectStmt& select);
   absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
   absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
+  // "system"."<table>" (query/system_tables.h), read whole; nullopt when
+  // `ref` names no system table.
+  absl::StatusOr<std::optional<Source>> PlanSystemTable(const TableRef& ref);
   // A subquery or WITH query in FROM, as a source.
   absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
   // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).

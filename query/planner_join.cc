@@ -123,7 +123,13 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
         !context_->default_database.empty()) {
       ref.database = context_->default_database;
     }
-    if (!ref.subquery && !ref.database.empty()) {
+    ASSIGN_OR_RETURN(std::optional<Source> system,
+                     ref.subquery || ref.database.empty() ? std::optional<Source>()
+                                                          : PlanSystemTable(ref));
+    if (system) {
+      node->schema = system->schema;
+      node->planned = std::move(system);
+    } else if (!ref.subquery && !ref.database.empty()) {
       ASSIGN_OR_RETURN(ResolvedTable table, ResolveTable(ref));
       node->schema = std::move(table.schema);
     } else {

@@ -158,11 +158,15 @@ absl::Status Authenticator::Bootstrap() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
-    const std::vector<std::string_view>& authorization, std::string_view peer) {
+std::shared_ptr<const Principal> Authenticator::Unrestricted() {
   static const auto* const unrestricted =
       new std::shared_ptr<const Principal>(&Principal::Unrestricted(), [](const Principal*) {});
-  if (!options_.enabled) return *unrestricted;
+  return *unrestricted;
+}
+
+absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
+    const std::vector<std::string_view>& authorization, std::string_view peer) {
+  if (!options_.enabled) return Unrestricted();
   const std::string_view address = PeerAddress(peer);
   if (authorization.empty()) return Unauthenticated("this server requires a token");
   RETURN_IF_ERROR(CheckNotLimited(address));
@@ -212,6 +216,28 @@ absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
     }
   }
   return entry.principal;
+}
+
+absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::PrincipalNamed(
+    std::string_view name) {
+  if (!options_.enabled) return Unrestricted();
+  const int64_t now = clock_.NowNanos();
+  absl::MutexLock lock(&mu_);
+  Entry* entry = FindLocked(name);
+  if (entry == nullptr) {
+    return absl::FailedPreconditionError(StrCat("the token \"", name, "\" does not exist"));
+  }
+  if (entry->record.revoked_nanos != 0) {
+    return absl::FailedPreconditionError(
+        StrCat("the token \"", name, "\" was revoked at ",
+               FormatIso8601Millis(entry->record.revoked_nanos)));
+  }
+  if (entry->record.expires_nanos != 0 && now >= entry->record.expires_nanos) {
+    return absl::FailedPreconditionError(
+        StrCat("the token \"", name, "\" expired at ",
+               FormatIso8601Millis(entry->record.expires_nanos)));
+  }
+  return entry->principal;
 }
 
 absl::Status Authenticator::CheckNotLimited(std::string_view peer_address) {

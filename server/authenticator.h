@@ -65,6 +65,11 @@ class Authenticator {
   absl::StatusOr<std::shared_ptr<const Principal>> Authenticate(
       const std::vector<std::string_view>& authorization, std::string_view peer);
 
+  // The live token named `name`, for work the server does on a token's
+  // behalf (scheduled query runs). FAILED_PRECONDITION when it is revoked,
+  // expired or gone. With auth off: Unrestricted.
+  absl::StatusOr<std::shared_ptr<const Principal>> PrincipalNamed(std::string_view name);
+
   // Token management. `expires_nanos` 0: never. Names are 1..64 of
   // [a-zA-Z0-9_.-]; `who` is the admin's name, for the log.
   absl::StatusOr<CreatedToken> Create(std::string_view name, const std::vector<std::string>& grants,
@@ -92,6 +97,7 @@ class Authenticator {
   Authenticator(TokenStore* tokens, const Clock* clock, AuthOptions options)
       : tokens_(*tokens), clock_(*clock), options_(std::move(options)) {}
 
+  static std::shared_ptr<const Principal> Unrestricted();
   absl::Status Bootstrap();
   absl::StatusOr<CreatedToken> CreateLocked(std::string_view name,
                                             const std::vector<std::string>& grants,

@@ -114,6 +114,32 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_QUEUE")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--scheduled-query-workers", c.scheduled_query_workers,
+                 "Scheduled query runs at once (each also takes a query worker)")
+      ->envname("STRATA_SCHEDULED_QUERY_WORKERS")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-max-catch-up", c.scheduled_query_max_catch_up,
+                 "Missed invocations of each scheduled query run after downtime, newest kept; "
+                 "older ones are recorded as skipped")
+      ->envname("STRATA_SCHEDULED_QUERY_MAX_CATCH_UP")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-history", c.scheduled_query_history,
+                 "Runs kept per scheduled query (system.scheduled_query_runs)")
+      ->envname("STRATA_SCHEDULED_QUERY_HISTORY")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-retries", c.scheduled_query_retries,
+                 "Retries of a failed scheduled run before its invocation is given up")
+      ->envname("STRATA_SCHEDULED_QUERY_RETRIES")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-retry-delay-seconds", c.scheduled_query_retry_delay_seconds,
+                 "Wait before the first retry of a failed scheduled run; doubles each retry")
+      ->envname("STRATA_SCHEDULED_QUERY_RETRY_DELAY_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
   app.add_option("--wal-sync-interval-ms", c.wal_sync_interval_ms,
                  "With --durability buffered, how often the write-ahead log is synced to disk: "
                  "a power cut loses at most about this much of acknowledged writes")

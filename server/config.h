@@ -41,6 +41,12 @@ struct ServerConfig {
   // (past that: RESOURCE_EXHAUSTED at once).
   int query_workers = 4;
   int query_queue = 64;
+  // Scheduled queries (server/scheduled_queries.h).
+  int scheduled_query_workers = 1;
+  int scheduled_query_max_catch_up = 1440;
+  int scheduled_query_history = 100;
+  int scheduled_query_retries = 2;
+  int scheduled_query_retry_delay_seconds = 60;
   // With --durability buffered: how often the write-ahead log is synced, so
   // a power cut loses at most this window of acknowledged writes.
   int wal_sync_interval_ms = 1000;

@@ -111,7 +111,14 @@ int main(int argc, char** argv) {
        .query_queue = config.query_queue,
        .slow_query_millis = config.slow_query_ms,
        .testing_query_delay_millis = config.testing_query_delay_ms,
-       .tls = tls},
+       .tls = tls,
+       .scheduled_queries = {.workers = config.scheduled_query_workers,
+                             .max_catch_up = config.scheduled_query_max_catch_up,
+                             .history = config.scheduled_query_history,
+                             .retries = config.scheduled_query_retries,
+                             .retry_delay_nanos = config.scheduled_query_retry_delay_seconds *
+                                                  strata::kNanosPerSecond},
+       .testing_clock = fixed_clock ? &*fixed_clock : nullptr},
       engine->get(), auth->get(), &metrics);
   if (!server.ok()) return Fail(server.status());
   std::unique_ptr<strata::HttpServer> http;

@@ -96,16 +96,38 @@ class PrincipalAccess final : public query::ReadAccess {
     return caller_->MaySee(database, table);
   }
   const Principal& caller() const { return *caller_; }
+  const std::shared_ptr<const Principal>& shared_caller() const { return caller_; }
 
  private:
   std::shared_ptr<const Principal> caller_;
 };
 
-// The request's placeholder values as typed literals.
-absl::StatusOr<query::QueryParameters> ParametersFromProto(const v1::QueryRequest& request) {
+
+// --testing-query-delay-ms: waits before the query runs, as a long query
+// would take, ending early (CANCELLED) when it is cancelled.
+// The query's timeout applies to the wait as it does to the run.
+absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t timeout_millis) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::milliseconds(millis);
+  const auto deadline = start + std::chrono::milliseconds(timeout_millis);
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancel.load()) return absl::CancelledError("the query was cancelled");
+    if (timeout_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
+      return absl::DeadlineExceededError(
+          StrCat("the query ran past its timeout of ", timeout_millis, " ms"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<query::QueryParameters> ParametersFromProto(
+    const google::protobuf::RepeatedPtrField<v1::QueryParameter>& parameters) {
   query::QueryParameters out;
-  for (int i = 0; i < request.parameters_size(); ++i) {
-    const v1::QueryParameter& p = request.parameters(i);
+  for (int i = 0; i < parameters.size(); ++i) {
+    const v1::QueryParameter& p = parameters[i];
     const v1::Datum& v = p.value();
     query::Datum d;
     switch (v.value_case()) {
@@ -130,26 +152,6 @@ absl::StatusOr<query::QueryParameters> ParametersFromProto(const v1::QueryReques
   }
   return out;
 }
-
-// --testing-query-delay-ms: waits before the query runs, as a long query
-// would take, ending early (CANCELLED) when it is cancelled.
-// The query's timeout applies to the wait as it does to the run.
-absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t timeout_millis) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto until = start + std::chrono::milliseconds(millis);
-  const auto deadline = start + std::chrono::milliseconds(timeout_millis);
-  while (std::chrono::steady_clock::now() < until) {
-    if (cancel.load()) return absl::CancelledError("the query was cancelled");
-    if (timeout_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
-      return absl::DeadlineExceededError(
-          StrCat("the query ran past its timeout of ", timeout_millis, " ms"));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 // One streaming Query call. Shared by gRPC (until OnDone) and the query's
 // task on a worker (until it has finished the stream); the last to let go
@@ -248,6 +250,10 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     options_.shared_budget = &service_->budget_;
     options_.access = &access_;
     options_.running = &running_;
+    if (service_->system_tables_) {
+      system_tables_ = service_->system_tables_(access_.shared_caller());
+      options_.system_tables = system_tables_.get();
+    }
   }
 
   // On a worker: runs the query, then finishes the stream.
@@ -406,6 +412,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   std::string query_id_;
   const PrincipalAccess access_;
   const CallerRunningQueries running_{service_, &access_.caller()};
+  std::unique_ptr<query::SystemTables> system_tables_;
   std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
@@ -454,7 +461,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
   if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
     return new RefusedQuery(status);
   }
-  absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed);
+  absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed.parameters());
   if (!parameters.ok()) return new RefusedQuery(parameters.status());
   return Call::Start(this, context, &parsed, *std::move(caller), *std::move(parameters));
 }
@@ -504,6 +511,11 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
   options.shared_budget = &budget_;
   options.access = &access;
   options.running = &running;
+  std::unique_ptr<query::SystemTables> system_tables;
+  if (system_tables_) {
+    system_tables = system_tables_(local.caller);
+    options.system_tables = system_tables.get();
+  }
   options.parameters = local.parameters;
   options.describe_only = local.describe_only;
   options.default_database = local.default_database;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <vector>
 #include <map>
 #include <memory>
@@ -17,12 +18,18 @@
 #include "absl/synchronization/mutex.h"
 #include "query/engine.h"
 #include "query/memory_budget.h"
+#include "query/system_tables.h"
 #include "server/metrics.h"
 #include "server/query_workers.h"
 #include "server/unary.h"
 #include "strata/v1/query.grpc.pb.h"
 
 namespace strata {
+
+// Placeholder values sent with a query (QueryRequest.parameters) as typed
+// literals; INVALID_ARGUMENT for a value of no usable type or a name sent twice.
+absl::StatusOr<query::QueryParameters> ParametersFromProto(
+    const google::protobuf::RepeatedPtrField<v1::QueryParameter>& parameters);
 
 struct QueryLimits {
   int64_t default_timeout_millis = 300'000;
@@ -84,6 +91,12 @@ class QueryService final : public RawQueryService {
   };
   absl::StatusOr<query::QueryStats> RunLocal(const LocalQuery& local, query::ResultSink* sink);
 
+  // Makes the "system" tables a caller sees (query/system_tables.h); set
+  // once, before serving.
+  using SystemTablesFactory = std::function<std::unique_ptr<query::SystemTables>(
+      std::shared_ptr<const Principal> caller)>;
+  void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
+
  private:
   class Call;
 
@@ -92,6 +105,7 @@ class QueryService final : public RawQueryService {
                const absl::StatusOr<query::QueryStats>& stats, double seconds);
 
   query::QueryEngine engine_;
+  SystemTablesFactory system_tables_;
   Authenticator& auth_;
   ServerMetrics& metrics_;
   QueryLimits limits_;

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include "common/status.h"
 #include "common/strings.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -10,6 +11,7 @@
 #include "server/call_observer.h"
 #include "server/catalog_service.h"
 #include "server/query_service.h"
+#include "server/scheduled_query_service.h"
 #include "server/write_service.h"
 #include "spdlog/spdlog.h"
 
@@ -19,7 +21,8 @@ namespace {
 // Service names reported individually by the health service.
 const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
                                      "strata.v1.QueryService", "strata.v1.AuthService",
-                                     "strata.v1.BackupService"};
+                                     "strata.v1.BackupService",
+                                     "strata.v1.ScheduledQueryService"};
 
 }  // namespace
 
@@ -42,6 +45,17 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                           .queue = options.query_queue,
                           .slow_query_millis = options.slow_query_millis,
                           .testing_delay_millis = options.testing_query_delay_millis});
+  ASSIGN_OR_RETURN(server->scheduled_queries_,
+                   ScheduledQueries::Open(engine, server->query_service_.get(), auth,
+                                          options.scheduled_queries));
+  server->query_service_->SetSystemTables(
+      [scheduled = server->scheduled_queries_.get()](std::shared_ptr<const Principal> caller) {
+        return scheduled->SystemTablesFor(std::move(caller));
+      });
+  server->scheduled_query_service_ =
+      std::make_unique<ScheduledQueryService>(server->scheduled_queries_.get(), auth);
+  server->testing_service_ = std::make_unique<TestingService>(
+      options.testing_clock, server->scheduled_queries_.get(), auth);
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same
@@ -59,6 +73,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->catalog_service_.get());
   builder.RegisterService(server->write_service_.get());
   builder.RegisterService(server->query_service_.get());
+  builder.RegisterService(server->scheduled_query_service_.get());
+  builder.RegisterService(server->testing_service_.get());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(
@@ -70,6 +86,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   health->SetServingStatus(true);
   for (const char* name : kServiceNames) health->SetServingStatus(name, true);
   server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
+  server->scheduled_queries_->Start();
   return server;
 }
 
@@ -98,6 +115,8 @@ void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
     write_watcher_.join();
   }
   if (server_ == nullptr) return;
+  // Scheduled runs first: they use the query service the calls below end.
+  if (scheduled_queries_ != nullptr) scheduled_queries_->Stop();
   server_->GetHealthCheckService()->Shutdown();
   server_->Shutdown(deadline);
   server_->Wait();

@@ -15,6 +15,7 @@
 #include "grpcpp/server.h"
 #include "server/authenticator.h"
 #include "server/metrics.h"
+#include "server/scheduled_queries.h"
 #include "server/tls.h"
 #include "storage/engine.h"
 
@@ -25,6 +26,8 @@ class BackupService;
 class CatalogService;
 class WriteService;
 class QueryService;
+class ScheduledQueryService;
+class TestingService;
 
 struct ServerOptions {
   std::string listen;  // HOST:PORT; port 0 picks a free one
@@ -37,6 +40,10 @@ struct ServerOptions {
   int64_t slow_query_millis = 1000;  // 0: log every query; -1: none
   int64_t testing_query_delay_millis = 0;
   TlsConfig tls;  // plaintext when tls.cert_file is empty
+  ScheduledQueryOptions scheduled_queries;
+  // --testing-fixed-time's clock, which TestingService.SetClock moves; null:
+  // the real clock (SetClock is refused).
+  ManualClock* testing_clock = nullptr;
 };
 
 class Server {
@@ -72,6 +79,10 @@ class Server {
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<QueryService> query_service_;
+  // After the query service: stopped and destroyed before it.
+  std::unique_ptr<ScheduledQueries> scheduled_queries_;
+  std::unique_ptr<ScheduledQueryService> scheduled_query_service_;
+  std::unique_ptr<TestingService> testing_service_;
   // Every second until Shutdown: the write service's health from the disk.
   void WatchWrites(Engine* engine);
 

@@ -18,6 +18,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   engine->tokens_ = std::make_unique<TokenStore>(engine->store_.get());
+  engine->scheduled_queries_ = std::make_unique<ScheduledQueryStore>(engine->store_.get());
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos);
   return engine;

@@ -19,6 +19,7 @@
 #include "storage/deletion.h"
 #include "storage/retention.h"
 #include "storage/scan.h"
+#include "storage/scheduled_query_store.h"
 #include "storage/store.h"
 #include "storage/table_state.h"
 #include "storage/tiering.h"
@@ -86,6 +87,7 @@ class Engine {
 
   Catalog& catalog() { return *catalog_; }
   TokenStore& tokens() { return *tokens_; }
+  ScheduledQueryStore& scheduled_queries() { return *scheduled_queries_; }
   const Clock& clock() const { return *clock_; }
 
   // WriteRecords: see Writer::Write for the contract.
@@ -155,6 +157,7 @@ class Engine {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<TokenStore> tokens_;
+  std::unique_ptr<ScheduledQueryStore> scheduled_queries_;
   std::unique_ptr<Writer> writer_;
 
   absl::Mutex maintenance_mu_;  // one maintenance run at a time

@@ -16,6 +16,16 @@ std::string TablePrefix() { return std::string("t\0"sv); }
 std::string Counter(std::string_view name) { return StrCat("n\0"sv, name); }
 std::string Token(std::string_view id) { return StrCat("k\0"sv, id); }
 std::string TokenPrefix() { return std::string("k\0"sv); }
+std::string ScheduledQuery(std::string_view name) { return StrCat("q\0"sv, name); }
+std::string ScheduledQueryPrefix() { return std::string("q\0"sv); }
+std::string ScheduledQueryRunPrefix(std::string_view name) {
+  return StrCat("r\0"sv, name, "\0"sv);
+}
+std::string ScheduledQueryRun(std::string_view name, uint64_t sequence) {
+  std::string key = ScheduledQueryRunPrefix(name);
+  PutFixed64BE(&key, sequence);
+  return key;
+}
 
 std::string TableCatalogPrefix(uint32_t table_id) {
   std::string key = "x";

@@ -15,6 +15,9 @@ namespace strata::keys {
 // 'n' \0 <counter>                 → next id (fixed64 BE)
 // 'x' <table id u32>  ...          → per-table catalog data (series, schemas);
 //                                    dropped with the table as one range
+// 'k' \0 <token id>                → API token (token_store.h)
+// 'q' \0 <name>                    → scheduled query (scheduled_query_store.h)
+// 'r' \0 <name> \0 <seq u64>        → one run of a scheduled query
 std::string Database(std::string_view database);
 std::string DatabasePrefix();
 std::string Table(std::string_view database, std::string_view table);
@@ -22,6 +25,10 @@ std::string TablePrefix();
 std::string Counter(std::string_view name);
 std::string Token(std::string_view id);
 std::string TokenPrefix();
+std::string ScheduledQuery(std::string_view name);
+std::string ScheduledQueryPrefix();
+std::string ScheduledQueryRun(std::string_view name, uint64_t sequence);
+std::string ScheduledQueryRunPrefix(std::string_view name);
 std::string TableCatalogPrefix(uint32_t table_id);
 
 // per-table catalog data, after TableCatalogPrefix(table):
