@@ -1098,7 +1098,7 @@ class Parser {
           positional_used_, " ? placeholders"));
     }
     for (const auto& [name, value] : parameters_.named) {
-      if (!used_named_.contains(name)) {
+      if (!used_named_.contains(name) && !parameters_.optional.contains(name)) {
         return absl::InvalidArgumentError(
             StrCat("parameter \"", name, "\" was sent but the query has no @", name));
       }

@@ -38,6 +38,9 @@ struct QueryParameters {
   // which node-postgres sends): compared with a column they take its type,
   // as PostgreSQL resolves them ('5' = a BIGINT column is 5).
   std::set<std::string, std::less<>> untyped;
+  // Named values the statement need not use (a scheduled query's
+  // @scheduled_runtime); any other unused value is an error.
+  std::set<std::string, std::less<>> optional;
   bool empty() const { return positional.empty() && named.empty(); }
 };
 

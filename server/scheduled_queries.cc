@@ -51,6 +51,7 @@ absl::StatusOr<query::QueryParameters> RunParameters(const v1::ScheduledQuery& d
   ASSIGN_OR_RETURN(query::QueryParameters parameters,
                    ParametersFromProto(definition.parameters()));
   parameters.named[std::string(kRuntimeParameter)] = query::Datum::Timestamp(runtime);
+  parameters.optional.insert(std::string(kRuntimeParameter));  // a query need not use it
   return parameters;
 }
 

@@ -1,0 +1,394 @@
+// Scheduled queries over the wire, on a server whose clock stands still
+// (--testing-fixed-time) and moves only by TestingService.SetClock: one run
+// per invocation, catch-up after a restart (once), manual re-runs that write
+// no duplicates, a late write corrected by the next invocation's recompute
+// window, and failing runs recorded with their error and retried.
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
+#include "google/protobuf/util/time_util.h"
+#include "gtest/gtest.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/scheduled_query.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/stratad_process.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+int64_t Millis(int h, int m, int s = 0) {
+  return absl::ToUnixMillis(
+      absl::FromCivil(absl::CivilSecond(2026, 1, 1, h, m, s), absl::UTCTimeZone()));
+}
+
+std::string Clock(int h, int m, int s = 0) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(Millis(h, m, s)),
+                          absl::UTCTimeZone());
+}
+
+// Per-minute min/max/avg/count per host, recomputing the last 5 minutes at
+// each invocation so a late write is corrected by the next run.
+constexpr char kRollup[] =
+    "SELECT host, bin(time, 1m) AS minute, min(measure_value::double) AS min_cpu, "
+    "max(measure_value::double) AS max_cpu, avg(measure_value::double) AS avg_cpu, "
+    "count(*) AS samples FROM devops.cpu "
+    "WHERE time >= @scheduled_runtime - 5m AND time < @scheduled_runtime "
+    "GROUP BY host, bin(time, 1m)";
+
+v1::ScheduledQuery Rollup(const std::string& name, const std::string& sql = kRollup) {
+  v1::ScheduledQuery q;
+  q.set_name(name);
+  q.set_query_string(sql);
+  q.set_schedule_expression("rate(1 minute)");
+  auto* target = q.mutable_target_configuration();
+  target->set_database_name("devops");
+  target->set_table_name("cpu_1m");
+  target->set_time_column("minute");
+  target->add_dimension_mappings()->set_name("host");
+  auto* multi = target->mutable_multi_measure_mappings();
+  multi->set_target_multi_measure_name("cpu_stats");
+  for (const char* column : {"min_cpu", "max_cpu", "avg_cpu"}) {
+    auto* a = multi->add_multi_measure_attribute_mappings();
+    a->set_source_column(column);
+    a->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+  }
+  auto* count = multi->add_multi_measure_attribute_mappings();
+  count->set_source_column("samples");
+  count->set_measure_value_type(v1::MEASURE_VALUE_TYPE_BIGINT);
+  return q;
+}
+
+class ScheduledQueryE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start({"--testing-fixed-time", Clock(0, 0, 30)})) << server_.error();
+    Connect();
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "devops", "cpu").ok());
+    CreateTable("cpu_1m");
+  }
+
+  void CreateTable(const std::string& table) {
+    auto catalog = v1::CatalogService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::CreateTableRequest request;
+    request.set_database_name("devops");
+    request.set_table_name(table);
+    v1::CreateTableResponse response;
+    grpc::Status status = catalog->CreateTable(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  void Connect() {
+    scheduled_ = v1::ScheduledQueryService::NewStub(server_.channel());
+    testing_ = v1::TestingService::NewStub(server_.channel());
+  }
+
+  void WriteCpu(const std::string& host, int64_t millis, double value) {
+    auto writer = v1::WriteService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::WriteRecordsResponse response;
+    grpc::Status status = writer->WriteRecords(
+        &context, testing::WriteRequest("devops", "cpu", {testing::CpuRecord(host, millis, value)}),
+        &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  grpc::Status Create(const v1::ScheduledQuery& q) {
+    grpc::ClientContext context;
+    v1::CreateScheduledQueryRequest request;
+    *request.mutable_scheduled_query() = q;
+    v1::CreateScheduledQueryResponse response;
+    return scheduled_->CreateScheduledQuery(&context, request, &response);
+  }
+
+  v1::ScheduledQuery Describe(const std::string& name) {
+    grpc::ClientContext context;
+    v1::DescribeScheduledQueryRequest request;
+    request.set_name(name);
+    v1::DescribeScheduledQueryResponse response;
+    grpc::Status status = scheduled_->DescribeScheduledQuery(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.scheduled_query();
+  }
+
+  void SetClock(int h, int m, int s = 0) {
+    grpc::ClientContext context;
+    v1::SetClockRequest request;
+    *request.mutable_time() = TimeUtil::MillisecondsToTimestamp(Millis(h, m, s));
+    v1::SetClockResponse response;
+    grpc::Status status = testing_->SetClock(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  v1::ScheduledQueryRunSummary Execute(const std::string& name, int h, int m) {
+    grpc::ClientContext context;
+    v1::ExecuteScheduledQueryRequest request;
+    request.set_name(name);
+    *request.mutable_invocation_time() = TimeUtil::MillisecondsToTimestamp(Millis(h, m));
+    v1::ExecuteScheduledQueryResponse response;
+    grpc::Status status = scheduled_->ExecuteScheduledQuery(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.run();
+  }
+
+  std::string Query(const std::string& sql) {
+    testing::QueryResult result = testing::RunQuery(server_.channel(), sql);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return testing::RowsText(result.rows);
+  }
+
+  // The rollup table: host | minute (ns) | min | max | avg | count.
+  std::string Rollups() {
+    return Query(
+        "SELECT host, time, min_cpu, max_cpu, avg_cpu, samples FROM devops.cpu_1m ORDER BY "
+        "time, host");
+  }
+
+  std::string Runs(const std::string& name) {
+    return Query("SELECT invocation_time, trigger, attempt, status, query_result_rows, "
+                 "records_ingested FROM system.scheduled_query_runs WHERE scheduled_query = '" +
+                 name + "' ORDER BY trigger_time, invocation_time");
+  }
+
+  static std::string Ns(int h, int m) { return std::to_string(Millis(h, m) * 1'000'000); }
+
+  testing::StratadProcess server_;
+  std::unique_ptr<v1::ScheduledQueryService::Stub> scheduled_;
+  std::unique_ptr<v1::TestingService::Stub> testing_;
+};
+
+TEST_F(ScheduledQueryE2ETest, RunsOncePerInvocationAndCatchesUpOnceAfterARestart) {
+  WriteCpu("h1", Millis(0, 0, 0), 10);
+  WriteCpu("h1", Millis(0, 0, 20), 30);
+  WriteCpu("h2", Millis(0, 0, 10), 5);
+  ASSERT_TRUE(Create(Rollup("cpu_1m")).ok());
+  v1::ScheduledQuery described = Describe("cpu_1m");
+  EXPECT_EQ(described.state(), v1::SCHEDULED_QUERY_STATE_ENABLED);
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(described.next_invocation_time()), Millis(0, 1));
+  EXPECT_EQ(Runs("cpu_1m"), "");
+
+  SetClock(0, 1);
+  EXPECT_EQ(Rollups(), "h1|" + Ns(0, 0) + "|10|30|20|2\nh2|" + Ns(0, 0) + "|5|5|5|1\n");
+  EXPECT_EQ(Runs("cpu_1m"), Ns(0, 1) + "|schedule|1|AUTO_TRIGGER_SUCCESS|2|2\n");
+  described = Describe("cpu_1m");
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(described.previous_invocation_time()), Millis(0, 1));
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(described.next_invocation_time()), Millis(0, 2));
+  EXPECT_EQ(described.last_run_summary().execution_stats().records_ingested(), 2);
+
+  // Half a minute later: nothing is due.
+  SetClock(0, 1, 30);
+  WriteCpu("h2", Millis(0, 1, 10), 7);
+  SetClock(0, 2);
+  EXPECT_EQ(Query("SELECT count(*) FROM system.scheduled_query_runs"), "2\n");
+  EXPECT_EQ(Query("SELECT samples FROM devops.cpu_1m WHERE host = 'h2' ORDER BY time"), "1\n1\n");
+
+  // Down from 00:02 to 00:05: the three missed invocations run once each, in order.
+  ASSERT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Start({"--testing-fixed-time", Clock(0, 5)})) << server_.error();
+  Connect();
+  SetClock(0, 5);
+  EXPECT_EQ(Query("SELECT invocation_time, count(*) FROM system.scheduled_query_runs "
+                  "GROUP BY invocation_time ORDER BY invocation_time"),
+            Ns(0, 1) + "|1\n" + Ns(0, 2) + "|1\n" + Ns(0, 3) + "|1\n" + Ns(0, 4) + "|1\n" +
+                Ns(0, 5) + "|1\n");
+  // The history survived the restart; the rollups are unchanged (no duplicates).
+  EXPECT_EQ(Query("SELECT count(*) FROM devops.cpu_1m"), "3\n");
+  SetClock(0, 5, 59);
+  EXPECT_EQ(Query("SELECT count(*) FROM system.scheduled_query_runs"), "5\n");
+}
+
+TEST_F(ScheduledQueryE2ETest, ManualRerunsWriteNoDuplicatesAndLateWritesAreRecomputed) {
+  WriteCpu("h1", Millis(0, 0, 0), 10);
+  ASSERT_TRUE(Create(Rollup("rollup")).ok());
+  SetClock(0, 1);
+  const std::string first = Rollups();
+  ASSERT_EQ(first, "h1|" + Ns(0, 0) + "|10|10|10|1\n");
+
+  // The same invocation again: the same records at the same version, a no-op.
+  v1::ScheduledQueryRunSummary rerun = Execute("rollup", 0, 1);
+  EXPECT_EQ(rerun.run_status(), v1::MANUAL_TRIGGER_SUCCESS) << rerun.failure_reason();
+  EXPECT_EQ(rerun.execution_stats().records_rejected(), 0);
+  EXPECT_EQ(Rollups(), first);
+
+  // A late point in the 00:00 bucket: the 00:02 invocation recomputes that
+  // bucket at a higher version and replaces the rollup.
+  WriteCpu("h1", Millis(0, 0, 40), 50);
+  SetClock(0, 2);
+  EXPECT_EQ(Rollups(), "h1|" + Ns(0, 0) + "|10|50|30|2\n");
+  EXPECT_EQ(Query("SELECT count(*) FROM devops.cpu_1m"), "1\n");
+
+  // Another late point, then a re-run of the older invocation: it computes
+  // other values than the stored rollup's newer version holds, so the target
+  // keeps them and the run says why.
+  WriteCpu("h1", Millis(0, 0, 50), 90);
+  rerun = Execute("rollup", 0, 1);
+  EXPECT_EQ(rerun.execution_stats().records_rejected(), 1);
+  ASSERT_EQ(rerun.rejected_rows_size(), 1);
+  EXPECT_TRUE(rerun.rejected_rows(0).has_existing_version());
+  EXPECT_EQ(rerun.rejected_rows(0).existing_version(), Millis(0, 2));
+  EXPECT_EQ(Rollups(), "h1|" + Ns(0, 0) + "|10|50|30|2\n");
+  EXPECT_NE(Query("SELECT rejected_rows FROM system.scheduled_query_runs WHERE records_rejected > 0")
+                .find("row 0: "),
+            std::string::npos);
+
+  // A backfill as if invoked at 00:03 recomputes at a newer version.
+  EXPECT_EQ(Execute("rollup", 0, 3).run_status(), v1::MANUAL_TRIGGER_SUCCESS);
+  EXPECT_EQ(Rollups(), "h1|" + Ns(0, 0) + "|10|90|50|3\n");
+  EXPECT_EQ(Query("SELECT trigger, count(*) FROM system.scheduled_query_runs GROUP BY trigger "
+                  "ORDER BY trigger"),
+            "manual|3\nschedule|2\n");
+}
+
+TEST_F(ScheduledQueryE2ETest, FailingRunsAreRecordedRetriedAndDoNotBlockOthers) {
+  WriteCpu("h1", Millis(0, 0, 0), 10);
+  CreateTable("scratch");
+  {
+    auto writer = v1::WriteService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(writer->WriteRecords(&context, testing::WriteRequest("devops", "scratch",
+                                        {testing::CpuRecord("h9", Millis(0, 0), 1)}),
+                                     &response).ok());
+  }
+  ASSERT_TRUE(Create(Rollup("healthy")).ok());
+  ASSERT_TRUE(Create(Rollup("broken", "SELECT host, bin(time, 1m) AS minute, "
+                                      "min(measure_value::double) AS min_cpu, "
+                                      "max(measure_value::double) AS max_cpu, "
+                                      "avg(measure_value::double) AS avg_cpu, count(*) AS samples "
+                                      "FROM devops.scratch WHERE time < @scheduled_runtime "
+                                      "GROUP BY host, bin(time, 1m)"))
+                  .ok());
+  // The source table goes away after creation.
+  {
+    auto catalog = v1::CatalogService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::DeleteTableRequest request;
+    request.set_database_name("devops");
+    request.set_table_name("scratch");
+    v1::DeleteTableResponse response;
+    ASSERT_TRUE(catalog->DeleteTable(&context, request, &response).ok());
+  }
+  SetClock(0, 1);
+  EXPECT_EQ(Runs("healthy"), Ns(0, 1) + "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n");
+  EXPECT_EQ(Runs("broken"), Ns(0, 1) + "|schedule|1|AUTO_TRIGGER_FAILURE|0|0\n");
+  v1::ScheduledQuery broken = Describe("broken");
+  ASSERT_EQ(broken.recently_failed_runs_size(), 1);
+  EXPECT_NE(broken.recently_failed_runs(0).failure_reason().find("scratch"), std::string::npos)
+      << broken.recently_failed_runs(0).failure_reason();
+  // Retried after the delay (60 s, then 120 s), then given up and on to the
+  // next invocation; the healthy one ran every minute meanwhile (an
+  // unchanged rollup counts as ingested: an idempotent write).
+  SetClock(0, 2);
+  SetClock(0, 4);
+  EXPECT_EQ(Runs("broken"), Ns(0, 1) + "|schedule|1|AUTO_TRIGGER_FAILURE|0|0\n" + Ns(0, 1) +
+                                "|schedule|2|AUTO_TRIGGER_FAILURE|0|0\n" + Ns(0, 1) +
+                                "|schedule|3|AUTO_TRIGGER_FAILURE|0|0\n" + Ns(0, 2) +
+                                "|schedule|1|AUTO_TRIGGER_FAILURE|0|0\n");
+  EXPECT_EQ(Runs("healthy"), Ns(0, 1) + "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n" + Ns(0, 2) +
+                                 "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n" + Ns(0, 3) +
+                                 "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n" + Ns(0, 4) +
+                                 "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n");
+  EXPECT_EQ(Describe("broken").recently_failed_runs_size(), 4);
+  // 00:02 waits for its retry.
+  EXPECT_EQ(TimeUtil::TimestampToMilliseconds(Describe("broken").next_invocation_time()),
+            Millis(0, 2));
+}
+
+TEST_F(ScheduledQueryE2ETest, CreationRefusesMistakesNamingWhatIsWrong) {
+  // The query plans against the table's columns as its data made them.
+  EXPECT_NE(Create(Rollup("early")).error_message().find("column \"host\" does not exist"),
+            std::string::npos);
+  WriteCpu("h1", Millis(0, 0, 0), 10);
+  struct Case {
+    std::function<void(v1::ScheduledQuery&)> change;
+    grpc::StatusCode code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](auto& q) { q.set_name("bad name"); }, grpc::INVALID_ARGUMENT, "1..64 characters"},
+      {[](auto& q) { q.set_schedule_expression("every minute"); }, grpc::INVALID_ARGUMENT,
+       "rate(5 minutes)"},
+      {[](auto& q) { q.set_query_string("SELEC 1"); }, grpc::INVALID_ARGUMENT, "SELEC"},
+      {[](auto& q) { q.set_query_string("SHOW TABLES FROM devops"); }, grpc::INVALID_ARGUMENT,
+       "one SELECT"},
+      {[](auto& q) { q.set_query_string(std::string(kRollup) + " HAVING max(nope) > 1"); },
+       grpc::INVALID_ARGUMENT, "nope"},
+      {[](auto& q) { q.mutable_target_configuration()->set_table_name("missing"); },
+       grpc::INVALID_ARGUMENT, "\"devops\".\"missing\" does not exist"},
+      {[](auto& q) { q.mutable_target_configuration()->set_time_column("host"); },
+       grpc::INVALID_ARGUMENT, "time column \"host\" is varchar"},
+      {[](auto& q) {
+         q.mutable_target_configuration()->mutable_multi_measure_mappings()
+             ->mutable_multi_measure_attribute_mappings()->RemoveLast();
+       },
+       grpc::INVALID_ARGUMENT, "\"samples\" is not mapped"},
+      {[](auto& q) {
+         auto* p = q.add_parameters();
+         p->set_name("scheduled_runtime");
+         p->mutable_value()->set_bigint_value(1);
+       },
+       grpc::INVALID_ARGUMENT, "reserved"},
+      {[](auto& q) { q.mutable_error_report_configuration()->set_max_rejected_rows(5000); },
+       grpc::INVALID_ARGUMENT, "0..1000"},
+  };
+  for (const Case& c : cases) {
+    v1::ScheduledQuery q = Rollup("q");
+    c.change(q);
+    grpc::Status status = Create(q);
+    EXPECT_EQ(status.error_code(), c.code) << c.message << ": " << status.error_message();
+    EXPECT_NE(status.error_message().find(c.message), std::string::npos)
+        << status.error_message();
+  }
+  // A named parameter, and a duplicate name.
+  v1::ScheduledQuery with_parameter =
+      Rollup("parameterized", std::string(kRollup) + " HAVING count(*) >= @min_samples");
+  auto* p = with_parameter.add_parameters();
+  p->set_name("min_samples");
+  p->mutable_value()->set_bigint_value(1);
+  ASSERT_TRUE(Create(with_parameter).ok());
+  EXPECT_EQ(Create(with_parameter).error_code(), grpc::ALREADY_EXISTS);
+  EXPECT_EQ(Query("SELECT name, state, schedule_expression, target_table FROM "
+                  "system.scheduled_queries"),
+            "parameterized|ENABLED|rate(1 minute)|cpu_1m\n");
+  // Disabled: no runs, and no next invocation.
+  {
+    grpc::ClientContext context;
+    v1::UpdateScheduledQueryRequest request;
+    request.set_name("parameterized");
+    request.set_state(v1::SCHEDULED_QUERY_STATE_DISABLED);
+    v1::UpdateScheduledQueryResponse response;
+    ASSERT_TRUE(scheduled_->UpdateScheduledQuery(&context, request, &response).ok());
+    EXPECT_FALSE(response.scheduled_query().has_next_invocation_time());
+  }
+  SetClock(0, 3);
+  EXPECT_EQ(Runs("parameterized"), "");
+  {
+    grpc::ClientContext context;
+    v1::DeleteScheduledQueryRequest request;
+    request.set_name("parameterized");
+    v1::DeleteScheduledQueryResponse response;
+    ASSERT_TRUE(scheduled_->DeleteScheduledQuery(&context, request, &response).ok());
+  }
+  EXPECT_EQ(Query("SELECT count(*) FROM system.scheduled_queries"), "0\n");
+  testing::QueryResult unknown = testing::RunQuery(server_.channel(), "SELECT * FROM system.nope");
+  EXPECT_NE(unknown.status.error_message().find("scheduled_query_runs"), std::string::npos)
+      << unknown.status.error_message();
+}
+
+TEST(ScheduledQueryClockTest, TheClockMovesOnlyOnATestServer) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  auto stub = v1::TestingService::NewStub(server.channel());
+  grpc::ClientContext context;
+  v1::SetClockRequest request;
+  v1::SetClockResponse response;
+  grpc::Status status = stub->SetClock(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::FAILED_PRECONDITION);
+  EXPECT_NE(status.error_message().find("--testing-fixed-time"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata
