@@ -77,6 +77,7 @@ void AddShellCommand(CLI::App& app, CommandContext& context);
 void AddHealthCommand(CLI::App& app, CommandContext& context);
 void AddTokenCommands(CLI::App& app, CommandContext& context);
 void AddBackupCommands(CLI::App& app, CommandContext& context);
+void AddScheduledQueryCommands(CLI::App& app, CommandContext& context);
 // Last: it describes the commands added before it.
 void AddCompletionCommand(CLI::App& app, CommandContext& context);
 

@@ -14,6 +14,7 @@
 #include "strata/v1/backup.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/query.grpc.pb.h"
+#include "strata/v1/scheduled_query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 
 namespace strata::cli {
@@ -50,6 +51,7 @@ class Connection {
   v1::QueryService::Stub& query() { return *query_; }
   v1::AuthService::Stub& auth() { return *auth_; }
   v1::BackupService::Stub& backup() { return *backup_; }
+  v1::ScheduledQueryService::Stub& scheduled_queries() { return *scheduled_queries_; }
 
   // A context for one unary call, with the configured deadline and token.
   std::unique_ptr<grpc::ClientContext> UnaryContext() const;
@@ -67,6 +69,7 @@ class Connection {
   std::unique_ptr<v1::QueryService::Stub> query_;
   std::unique_ptr<v1::AuthService::Stub> auth_;
   std::unique_ptr<v1::BackupService::Stub> backup_;
+  std::unique_ptr<v1::ScheduledQueryService::Stub> scheduled_queries_;
 };
 
 // Prints `status` to stderr as "error: <message>" (with a hint when the

@@ -511,7 +511,7 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
   absl::MutexLock lock(&mu_);
   if (entries_.contains(request.name())) {
     return absl::AlreadyExistsError(StrCat("a scheduled query named \"", request.name(),
-                                           "\" exists; delete it first or choose another name"));
+                                           "\" already exists; delete it first or choose another name"));
   }
   if (static_cast<int>(entries_.size()) >= options_.max_scheduled_queries) {
     return absl::ResourceExhaustedError(StrCat("the server has ", entries_.size(),

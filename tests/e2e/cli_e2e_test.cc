@@ -112,6 +112,48 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
   EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
 }
 
+TEST_F(CliE2ETest, ScheduledQueryCommands) {
+  CreateTable("cpu");
+  Ok({"table", "create", "db", "cpu_1m"});
+  const int64_t now_ms = NowMillis();
+  const int64_t minute = now_ms / 60'000 * 60'000;
+  Ok({"write", "db", "cpu", "-D", "host=h1", "-m", "usage=10", "--time",
+      std::to_string(minute - 50'000)});
+  Ok({"write", "db", "cpu", "-D", "host=h1", "-m", "usage=20", "--time",
+      std::to_string(minute - 40'000)});
+  const std::vector<std::string> create = {
+      "scheduled-query", "create", "cpu_rollup", "--query",
+      "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS avg_usage, count(*) "
+      "AS n FROM db.cpu WHERE time >= @scheduled_runtime - 1m AND time < @scheduled_runtime "
+      "GROUP BY host, bin(time, 1m)",
+      "--schedule", "rate(1 day)", "--database", "db", "--table", "cpu_1m", "--time-column",
+      "minute", "--dimension", "host", "--measure-name", "usage_1m", "--measure",
+      "avg_usage:double", "--measure", "n:bigint:samples"};
+  EXPECT_THAT(Ok(create), HasSubstr("created scheduled query cpu_rollup; next run at "));
+  ProcessResult again = Cli(create);
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("already exists"));
+  EXPECT_THAT(Ok({"scheduled-query", "list", "-f", "csv"}),
+              HasSubstr("cpu_rollup,ENABLED,rate(1 day),db.cpu_1m,"));
+  EXPECT_THAT(Ok({"scheduled-query", "execute", "cpu_rollup", "--at", std::to_string(minute)}),
+              HasSubstr("MANUAL_TRIGGER_SUCCESS"));
+  EXPECT_THAT(Ok({"query", "SELECT host, avg_usage, samples FROM db.cpu_1m", "-f", "csv"}),
+              HasSubstr("h1,15,2\n"));
+  EXPECT_THAT(Ok({"scheduled-query", "describe", "cpu_rollup"}),
+              HasSubstr("\"runStatus\": \"MANUAL_TRIGGER_SUCCESS\""));
+  Ok({"scheduled-query", "disable", "cpu_rollup"});
+  EXPECT_THAT(Ok({"scheduled-query", "list", "-f", "csv"}), HasSubstr("cpu_rollup,DISABLED,"));
+  ProcessResult bad = Cli({"scheduled-query", "create", "x", "--query", "SELECT 1", "--schedule",
+                           "rate(1 minute)", "--database", "db", "--table", "cpu_1m",
+                           "--time-column", "t", "--measure", "a"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("COLUMN:TYPE"));
+  Ok({"scheduled-query", "delete", "cpu_rollup"});
+  Ok({"scheduled-query", "delete", "cpu_rollup", "--if-exists"});
+  EXPECT_EQ(Cli({"scheduled-query", "delete", "cpu_rollup"}).exit_code, 1);
+  EXPECT_THAT(Ok({"scheduled-query", "create", "--help"}), HasSubstr("@scheduled_runtime"));
+}
+
 TEST_F(CliE2ETest, DatabaseCommands) {
   EXPECT_THAT(Ok({"db", "create", "metrics", "--description", "app metrics"}),
               HasSubstr("created database metrics"));
