@@ -70,12 +70,15 @@ class ScheduledQueryE2ETest : public ::testing::Test {
     CreateTable("cpu_1m");
   }
 
-  void CreateTable(const std::string& table) {
+  void CreateTable(const std::string& table, const std::string& database = "devops",
+                   bool magnetic_writes = false) {
     auto catalog = v1::CatalogService::NewStub(server_.channel());
     grpc::ClientContext context;
     v1::CreateTableRequest request;
-    request.set_database_name("devops");
+    request.set_database_name(database);
     request.set_table_name(table);
+    request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(
+        magnetic_writes);
     v1::CreateTableResponse response;
     grpc::Status status = catalog->CreateTable(&context, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
@@ -376,6 +379,118 @@ TEST_F(ScheduledQueryE2ETest, CreationRefusesMistakesNamingWhatIsWrong) {
   testing::QueryResult unknown = testing::RunQuery(server_.channel(), "SELECT * FROM system.nope");
   EXPECT_NE(unknown.status.error_message().find("scheduled_query_runs"), std::string::npos)
       << unknown.status.error_message();
+}
+
+// The patterns of docs/scheduled-queries.md, with its exact statements.
+v1::ScheduledQuery Pattern(const std::string& name, const std::string& schedule,
+                           const std::string& sql, const std::string& database,
+                           const std::string& time_column, std::vector<std::string> dimensions,
+                           const std::string& measure_name,
+                           std::vector<std::pair<std::string, v1::MeasureValueType>> measures) {
+  v1::ScheduledQuery q;
+  q.set_name(name);
+  q.set_schedule_expression(schedule);
+  q.set_query_string(sql);
+  auto* target = q.mutable_target_configuration();
+  target->set_database_name(database);
+  target->set_table_name(name);
+  target->set_time_column(time_column);
+  for (const std::string& d : dimensions) target->add_dimension_mappings()->set_name(d);
+  target->mutable_multi_measure_mappings()->set_target_multi_measure_name(measure_name);
+  for (const auto& [column, type] : measures) {
+    auto* a = target->mutable_multi_measure_mappings()->add_multi_measure_attribute_mappings();
+    a->set_source_column(column);
+    a->set_measure_value_type(type);
+  }
+  return q;
+}
+
+TEST_F(ScheduledQueryE2ETest, SeedPatternsOutOfTheBox) {
+  constexpr auto kDouble = v1::MEASURE_VALUE_TYPE_DOUBLE;
+  constexpr auto kBigint = v1::MEASURE_VALUE_TYPE_BIGINT;
+  WriteCpu("h1", Millis(0, 0, 10), 10);
+  WriteCpu("h1", Millis(0, 0, 20), 30);
+  WriteCpu("h2", Millis(0, 0, 15), 5);
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "iot", "readings").ok());
+  CreateTable("device_last", "iot");
+  CreateTable("cpu_1h");
+  CreateTable("cpu_daily", "devops", /*magnetic_writes=*/true);
+  ASSERT_TRUE(Create(Pattern("cpu_1h", "rate(1 hour)",
+                             "SELECT host, bin(time, 1h) AS hour, min(measure_value::double) AS "
+                             "min_cpu, max(measure_value::double) AS max_cpu, "
+                             "avg(measure_value::double) AS avg_cpu, count(*) AS samples "
+                             "FROM devops.cpu WHERE time >= @scheduled_runtime - 2h AND time < "
+                             "@scheduled_runtime GROUP BY host, bin(time, 1h)",
+                             "devops", "hour", {"host"}, "cpu_stats",
+                             {{"min_cpu", kDouble}, {"max_cpu", kDouble}, {"avg_cpu", kDouble},
+                              {"samples", kBigint}}))
+                  .ok());
+  ASSERT_TRUE(Create(Pattern("cpu_daily", "cron(5 0 * * ? *)",
+                             "SELECT host, measure_name AS metric, bin(@scheduled_runtime, 1d) - "
+                             "1d AS day, min(measure_value::double) AS min_value, "
+                             "max(measure_value::double) AS max_value, avg(measure_value::double) "
+                             "AS avg_value, count(*) AS samples FROM devops.cpu WHERE time >= "
+                             "bin(@scheduled_runtime, 1d) - 1d AND time < bin(@scheduled_runtime, "
+                             "1d) GROUP BY host, measure_name",
+                             "devops", "day", {"host", "metric"}, "daily_stats",
+                             {{"min_value", kDouble}, {"max_value", kDouble},
+                              {"avg_value", kDouble}, {"samples", kBigint}}))
+                  .ok());
+  SetClock(1, 0);
+  EXPECT_EQ(Query("SELECT host, time, min_cpu, max_cpu, avg_cpu, samples FROM devops.cpu_1h "
+                  "ORDER BY host"),
+            "h1|" + Ns(0, 0) + "|10|30|20|2\nh2|" + Ns(0, 0) + "|5|5|5|1\n");
+
+  // Last value per device: one row per device per day, updated in place.
+  SetClock(1, 30);
+  auto reading = [&](const std::string& device, int64_t millis, double value) {
+    v1::Record r = testing::CpuRecord(device, millis, value);
+    r.mutable_dimensions(0)->set_name("device_id");
+    r.set_measure_name("temperature");
+    auto writer = v1::WriteService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(writer->WriteRecords(&context, testing::WriteRequest("iot", "readings", {r}),
+                                     &response)
+                    .ok());
+  };
+  reading("d1", Millis(1, 10), 21.5);
+  reading("d1", Millis(1, 20), 22.5);
+  reading("d2", Millis(1, 15), 19);
+  ASSERT_TRUE(Create(Pattern("device_last", "rate(5 minutes)",
+                             "SELECT device_id, bin(@scheduled_runtime - 1ms, 1d) AS day, "
+                             "max(time) AS last_time, max_by(measure_value::double, time) AS "
+                             "last_value FROM iot.readings WHERE time >= @scheduled_runtime - 1h "
+                             "AND time < @scheduled_runtime GROUP BY device_id",
+                             "iot", "day", {"device_id"}, "last_reading",
+                             {{"last_time", v1::MEASURE_VALUE_TYPE_TIMESTAMP},
+                              {"last_value", kDouble}}))
+                  .ok());
+  SetClock(1, 35);
+  reading("d1", Millis(1, 36), 23);
+  SetClock(1, 40);
+  const std::string day = Ns(0, 0);
+  EXPECT_EQ(Query("SELECT device_id, time, last_time, last_value FROM iot.device_last ORDER BY "
+                  "device_id"),
+            "d1|" + day + "|" + std::to_string(Millis(1, 36) * 1'000'000) + "|23\nd2|" + day +
+                "|" + std::to_string(Millis(1, 15) * 1'000'000) + "|19\n");
+
+  // Daily statistics of yesterday, at 00:05 UTC (a day-old record: the
+  // table takes magnetic writes).
+  grpc::ClientContext context;
+  v1::SetClockRequest request;
+  *request.mutable_time() = TimeUtil::MillisecondsToTimestamp(Millis(0, 5) + 86'400'000);
+  v1::SetClockResponse response;
+  ASSERT_TRUE(testing_->SetClock(&context, request, &response).ok());
+  EXPECT_EQ(Query("SELECT host, metric, time, min_value, max_value, avg_value, samples FROM "
+                  "devops.cpu_daily ORDER BY host"),
+            "h1|cpu|" + day + "|10|30|20|2\nh2|cpu|" + day + "|5|5|5|1\n");
+  // Created at 00:00:30: its runs were 2026-01-01 00:05 (over an empty day)
+  // and 2026-01-02 00:05.
+  EXPECT_EQ(Query("SELECT query_result_rows FROM system.scheduled_query_runs WHERE "
+                  "scheduled_query = 'cpu_daily' ORDER BY invocation_time"),
+            "0\n2\n");
+  EXPECT_EQ(Query("SELECT count(*) FROM devops.cpu_1h"), "2\n");
 }
 
 TEST(ScheduledQueryClockTest, TheClockMovesOnlyOnATestServer) {
