@@ -82,6 +82,21 @@ class ResultSink {
   virtual absl::Status Rows(std::vector<Row> page) = 0;
 };
 
+// Keeps only the result's columns: for planning a statement for its shape
+// (QueryOptions::describe_only).
+class ColumnsSink final : public ResultSink {
+ public:
+  absl::Status Columns(const std::vector<ResultColumn>& columns) override {
+    columns_ = columns;
+    return absl::OkStatus();
+  }
+  absl::Status Rows(std::vector<Row>) override { return absl::OkStatus(); }
+  const std::vector<ResultColumn>& columns() const { return columns_; }
+
+ private:
+  std::vector<ResultColumn> columns_;
+};
+
 class QueryEngine {
  public:
   // `storage` must outlive the engine.

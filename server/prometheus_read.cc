@@ -29,16 +29,6 @@ std::string Quoted(std::string_view name) {
   return out + "\"";
 }
 
-class ColumnsSink final : public query::ResultSink {
- public:
-  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    columns_ = columns;
-    return absl::OkStatus();
-  }
-  absl::Status Rows(std::vector<query::Row>) override { return absl::OkStatus(); }
-  std::vector<query::ResultColumn> columns_;
-};
-
 // Rows of (labels..., time, value) into series keyed by their label values.
 class SeriesCollector final : public query::ResultSink {
  public:
@@ -96,7 +86,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(QueryService& queries,
   auto cancel = std::make_shared<std::atomic<bool>>(false);
 
   // The table's label columns: its dimensions (VARCHAR, apart from measure_name).
-  ColumnsSink described;
+  query::ColumnsSink described;
   RETURN_IF_ERROR(queries
                       .RunLocal({.caller = caller, .sql = StrCat("SELECT * FROM ", table),
                                  .peer = options.peer, .cancel = cancel, .describe_only = true},
@@ -104,7 +94,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(QueryService& queries,
                       .status());
   std::vector<std::string> labels;
   bool has_value = false;
-  for (const query::ResultColumn& c : described.columns_) {
+  for (const query::ResultColumn& c : described.columns()) {
     if (c.name == kValueColumn) has_value = true;
     if (c.type == query::DataType::kVarchar && c.name.find("::") == std::string::npos &&
         c.name != "measure_name") {

@@ -55,20 +55,6 @@ absl::StatusOr<query::QueryParameters> RunParameters(const v1::ScheduledQuery& d
   return parameters;
 }
 
-// Keeps the result's columns, for checking a definition.
-class ColumnsSink final : public query::ResultSink {
- public:
-  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    columns_ = columns;
-    return absl::OkStatus();
-  }
-  absl::Status Rows(std::vector<query::Row>) override { return absl::OkStatus(); }
-  const std::vector<query::ResultColumn>& columns() const { return columns_; }
-
- private:
-  std::vector<query::ResultColumn> columns_;
-};
-
 // Maps result pages to records and writes them, 100 per request.
 class WriteSink final : public query::ResultSink {
  public:
@@ -481,7 +467,7 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
   if (statement.kind != query::Statement::Kind::kSelect) {
     return absl::InvalidArgumentError("a scheduled query is one SELECT statement (WITH allowed)");
   }
-  ColumnsSink columns;
+  query::ColumnsSink columns;
   absl::StatusOr<query::QueryStats> planned = queries_.RunLocal(
       {.caller = caller,
        .sql = request.query_string(),

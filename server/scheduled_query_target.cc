@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "fmt/ranges.h"
+#include "server/write_convert.h"
 #include "storage/names.h"
 
 namespace strata {
@@ -12,14 +13,9 @@ namespace {
 using query::DataType;
 
 std::optional<MeasureKind> ScalarKind(v1::MeasureValueType type) {
-  switch (type) {
-    case v1::MEASURE_VALUE_TYPE_DOUBLE: return MeasureKind::kDouble;
-    case v1::MEASURE_VALUE_TYPE_BIGINT: return MeasureKind::kBigint;
-    case v1::MEASURE_VALUE_TYPE_VARCHAR: return MeasureKind::kVarchar;
-    case v1::MEASURE_VALUE_TYPE_BOOLEAN: return MeasureKind::kBoolean;
-    case v1::MEASURE_VALUE_TYPE_TIMESTAMP: return MeasureKind::kTimestamp;
-    default: return std::nullopt;
-  }
+  std::optional<MeasureKind> kind = KindFromProto(type);
+  if (kind == MeasureKind::kMulti) return std::nullopt;
+  return kind;
 }
 
 // The column types a measure of `kind` may be written from.

@@ -9,6 +9,8 @@ namespace {
 // A rejection reason is a sentence; names in it are already cut short.
 constexpr size_t kMaxReasonBytes = 1024;
 
+}  // namespace
+
 std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
   switch (type) {
     case v1::MEASURE_VALUE_TYPE_DOUBLE: return MeasureKind::kDouble;
@@ -20,6 +22,8 @@ std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
     default: return std::nullopt;
   }
 }
+
+namespace {
 
 std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
   switch (unit) {

@@ -8,6 +8,9 @@
 
 namespace strata {
 
+// The engine's measure kind of a wire type; nullopt for UNSPECIFIED or unknown.
+std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type);
+
 WriteRequest FromProto(const v1::WriteRecordsRequest& request);
 void ToProto(const WriteResult& result, v1::WriteRecordsResponse* out);
 
