@@ -63,8 +63,12 @@ v1::ScheduledQuery Rollup(const std::string& name, const std::string& sql = kRol
 
 class ScheduledQueryE2ETest : public ::testing::Test {
  protected:
+  virtual std::vector<std::string> ServerArgs() const {
+    return {"--testing-fixed-time", Clock(0, 0, 30)};
+  }
+
   void SetUp() override {
-    ASSERT_TRUE(server_.Start({"--testing-fixed-time", Clock(0, 0, 30)})) << server_.error();
+    ASSERT_TRUE(server_.Start(ServerArgs())) << server_.error();
     Connect();
     ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "devops", "cpu").ok());
     CreateTable("cpu_1m");
@@ -379,6 +383,44 @@ TEST_F(ScheduledQueryE2ETest, CreationRefusesMistakesNamingWhatIsWrong) {
   testing::QueryResult unknown = testing::RunQuery(server_.channel(), "SELECT * FROM system.nope");
   EXPECT_NE(unknown.status.error_message().find("scheduled_query_runs"), std::string::npos)
       << unknown.status.error_message();
+}
+
+class ScheduledQueryCatchUpE2ETest : public ScheduledQueryE2ETest {
+ protected:
+  std::vector<std::string> ServerArgs() const override {
+    return {"--testing-fixed-time", Clock(0, 0, 30), "--scheduled-query-max-catch-up", "2"};
+  }
+};
+
+TEST_F(ScheduledQueryCatchUpE2ETest, MissedInvocationsBeyondTheLimitAreRecordedAsSkipped) {
+  WriteCpu("h1", Millis(0, 4, 30), 10);
+  ASSERT_TRUE(Create(Rollup("rollup")).ok());
+  // Six invocations are due at once (00:01 .. 00:06): the newest two run,
+  // the four before them are one skipped entry.
+  SetClock(0, 6);
+  EXPECT_EQ(Runs("rollup"), Ns(0, 4) + "|schedule|0|AUTO_TRIGGER_SKIPPED|0|0\n" + Ns(0, 5) +
+                                "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n" + Ns(0, 6) +
+                                "|schedule|1|AUTO_TRIGGER_SUCCESS|1|1\n");
+  EXPECT_NE(Query("SELECT failure_reason FROM system.scheduled_query_runs WHERE status = "
+                  "'AUTO_TRIGGER_SKIPPED'")
+                .find("4 invocations from 2026-01-01T00:01:00.000Z to 2026-01-01T00:04:00.000Z"),
+            std::string::npos);
+
+  // The target table goes away: the next run fails saying so.
+  {
+    auto catalog = v1::CatalogService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    v1::DeleteTableRequest request;
+    request.set_database_name("devops");
+    request.set_table_name("cpu_1m");
+    v1::DeleteTableResponse response;
+    ASSERT_TRUE(catalog->DeleteTable(&context, request, &response).ok());
+  }
+  SetClock(0, 7);
+  EXPECT_NE(Describe("rollup").last_run_summary().failure_reason().find(
+                "the target table \"devops\".\"cpu_1m\" does not exist"),
+            std::string::npos)
+      << Describe("rollup").last_run_summary().failure_reason();
 }
 
 // The patterns of docs/scheduled-queries.md, with its exact statements.
