@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/column_pages.h"
 #include "client/interrupt.h"
 
 namespace strata::cli {
@@ -96,18 +97,36 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
   request.set_query_string(sql);
   request.set_page_size(page_size);
   request.set_database(database);
+  request.set_columnar(true);  // smaller and cheaper to decode than row pages
   if (timeout_seconds > 0) request.set_timeout_millis(static_cast<int64_t>(timeout_seconds * 1000));
   int64_t rows = 0;
   {
     CancelWatcher watcher(connection, context);
     auto reader = connection.query().Query(&context, request);
     v1::QueryResponse response;
-    while (reader->Read(&response)) {
+    v1::QueryMetadata metadata;
+    grpc::Status undecodable;
+    while (undecodable.ok() && reader->Read(&response)) {
       switch (response.payload_case()) {
         case v1::QueryResponse::kMetadata:
+          metadata = response.metadata();
           watcher.SetQueryId(response.metadata().query_id());
           writer.Begin(response.metadata());
           break;
+        case v1::QueryResponse::kColumnPage: {
+          absl::StatusOr<v1::RowPage> page = RowsFromColumns(metadata, response.column_page());
+          if (!page.ok()) {
+            undecodable = grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                       absl::StrCat("the server sent a page that does not match "
+                                                    "its columns: ",
+                                                    page.status().message()));
+            context.TryCancel();
+            break;
+          }
+          rows += page->rows_size();
+          writer.Page(*page);
+          break;
+        }
         case v1::QueryResponse::kPage:
           rows += response.page().rows_size();
           writer.Page(response.page());
@@ -122,6 +141,7 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
     }
     watcher.ExpectStatusWithin(std::chrono::seconds(5));
     outcome.status = reader->Finish();
+    if (!undecodable.ok()) outcome.status = undecodable;
     outcome.interrupted = watcher.cancelled();
     if (watcher.gave_up_waiting()) {
       outcome.status = grpc::Status(

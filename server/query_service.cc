@@ -8,6 +8,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "server/column_pages.h"
 #include "absl/synchronization/notification.h"
 #include "grpcpp/alarm.h"
 #include "server/status_map.h"
@@ -183,6 +184,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     auto* metadata = message.mutable_metadata();
     metadata->set_query_id(query_id_);
     for (const auto& c : columns) {
+      types_.push_back(c.type);
       auto* info = metadata->add_columns();
       SetWellFormed(c.name, info->mutable_name());
       info->mutable_type()->set_scalar_type(ToProto(c.type));
@@ -192,8 +194,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
 
   absl::Status Rows(std::vector<query::Row> page) override {
     v1::QueryResponse message;
-    auto* rows = message.mutable_page();
     int64_t bytes = 0;
+    if (columnar_) {
+      for (const query::Row& row : page) bytes += query::RowBytes(row);
+      ToColumnPage(types_, page, message.mutable_column_page());
+      return Enqueue(std::move(message), bytes);
+    }
+    auto* rows = message.mutable_page();
     for (const query::Row& row : page) {
       auto* out = rows->add_rows();
       for (const query::Datum& d : row) ToProto(d, out->add_data());
@@ -230,6 +237,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         context_(context),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
         sql_(request->query_string()),
+        columnar_(request->columnar()),
         admitted_(std::chrono::steady_clock::now()),
         access_(std::move(caller)) {
     query_id_ = service_->Register(
@@ -406,6 +414,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   grpc::CallbackServerContext* context_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   const std::string sql_;
+  const bool columnar_;                 // pages as ColumnPage
+  std::vector<query::DataType> types_;  // the result's, from Columns
   const std::chrono::steady_clock::time_point admitted_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   query::QueryOptions options_;

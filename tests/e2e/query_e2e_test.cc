@@ -1,6 +1,7 @@
 // QueryService over real gRPC: streamed pages, statistics, errors, CancelQuery.
 #include <thread>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
@@ -268,6 +269,38 @@ TEST_F(QueryE2ETest, ClientCancellationStopsTheQuery) {
   QueryResult r = Run("SELECT count(*) FROM db.t");
   ASSERT_TRUE(r.status.ok());
   EXPECT_EQ(r.rows[0].data(0).bigint_value(), kHosts * kPoints);
+}
+
+TEST_F(QueryE2ETest, ColumnarPagesCarryTypedArraysAndANullMap) {
+  v1::QueryRequest request;
+  request.set_query_string(
+      "SELECT host, measure_value::double AS v, CASE WHEN host = 'host1' THEN 7 END AS n, "
+      "host = 'host1' AS first, NULL AS nothing, time > ago(1d) AS recent FROM db.t "
+      "WHERE host IN ('host1', 'host2') AND time = (SELECT max(time) FROM db.t) ORDER BY host");
+  request.set_columnar(true);
+  grpc::ClientContext context;
+  auto reader = stub_->Query(&context, request);
+  v1::QueryResponse response;
+  std::vector<v1::ColumnPage> pages;
+  while (reader->Read(&response)) {
+    EXPECT_FALSE(response.has_page());  // no row pages when columnar ones were asked for
+    if (response.has_column_page()) pages.push_back(response.column_page());
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(pages.size(), 1u);
+  const v1::ColumnPage& page = pages[0];
+  ASSERT_EQ(page.row_count(), 2);
+  ASSERT_EQ(page.columns_size(), 6);
+  EXPECT_EQ(page.columns(0).string_data(), "host1host2");
+  EXPECT_THAT(page.columns(0).string_ends(), ::testing::ElementsAre(5, 10));
+  EXPECT_EQ(page.columns(0).nulls(), "");
+  EXPECT_THAT(page.columns(1).doubles(), ::testing::ElementsAre(1, 2));  // h + p, p = 0
+  EXPECT_THAT(page.columns(2).ints(), ::testing::ElementsAre(7, 0));
+  EXPECT_EQ(page.columns(2).nulls(), std::string(1, '\x02'));  // row 2 is NULL
+  EXPECT_THAT(page.columns(3).booleans(), ::testing::ElementsAre(true, false));
+  EXPECT_EQ(page.columns(4).nulls(), std::string(1, '\x03'));  // UNKNOWN: NULL everywhere
+  EXPECT_EQ(page.columns(4).ints_size() + page.columns(4).doubles_size(), 0);
+  EXPECT_THAT(page.columns(5).booleans(), ::testing::ElementsAre(true, true));
 }
 
 }  // namespace

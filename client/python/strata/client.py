@@ -157,7 +157,8 @@ class Client:
         (int nanoseconds) or "pandas" (pandas.Timestamp, nanoseconds)."""
         request = query_pb2.QueryRequest(query_string=sql, page_size=page_size,
                                          parameters=parameters_of(parameters),
-                                         database=self.database if database is None else database)
+                                         database=self.database if database is None else database,
+                                         columnar=True)
         if timeout is not None:
             request.timeout_millis = int(timeout * 1000)
         responses = self._query.Query(request, metadata=self._metadata)

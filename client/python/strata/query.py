@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import grpc
 
 from strata.errors import StrataError
-from strata.values import TIMESTAMP_FORMS, from_datum
+from strata.values import TIMESTAMP_FORMS, from_column, from_datum
 from strata.v1 import query_pb2
 
 Row = Tuple[Any, ...]
@@ -34,6 +34,7 @@ class QueryResult:
         self.columns: List[str] = [c.name for c in first.metadata.columns]
         self.column_types: List[str] = [
             query_pb2.ScalarType.Name(c.type.scalar_type) for c in first.metadata.columns]
+        self._scalar_types = [c.type.scalar_type for c in first.metadata.columns]
 
     def _next(self) -> Optional[query_pb2.QueryResponse]:
         try:
@@ -51,6 +52,11 @@ class QueryResult:
                 return
             if message.HasField("statistics"):
                 self.statistics = message.statistics
+            elif message.HasField("column_page"):
+                page = message.column_page
+                columns = [from_column(column, kind, page.row_count, self._timestamps)
+                           for column, kind in zip(page.columns, self._scalar_types)]
+                yield list(zip(*columns))
             elif message.HasField("page"):
                 yield [tuple(from_datum(d, self._timestamps) for d in row.data)
                        for row in message.page.rows]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 from strata.v1 import query_pb2, records_pb2
 
@@ -108,27 +108,68 @@ def to_datum(value: Any) -> query_pb2.Datum:
 TIMESTAMP_FORMS = ("datetime", "ns", "pandas")
 
 
+def from_timestamp(nanos: int, timestamps: str = "datetime") -> Any:
+    """A TIMESTAMP (nanoseconds since the epoch) in the form asked for."""
+    if timestamps == "ns":
+        return nanos
+    if timestamps == "pandas":
+        import pandas  # optional dependency, asked for by the caller
+
+        return pandas.Timestamp(nanos, unit="ns", tz="UTC")
+    return _EPOCH + _dt.timedelta(microseconds=nanos // 1000)
+
+
+def from_interval(nanos: int) -> _dt.timedelta:
+    return _dt.timedelta(microseconds=nanos // 1000)
+
+
 def from_datum(datum: query_pb2.Datum, timestamps: str = "datetime") -> Any:
     """The Python value of a result cell."""
     kind = datum.WhichOneof("value")
     if kind is None or kind == "null_value":
         return None
     if kind == "timestamp_value":
-        nanos = datum.timestamp_value
-        if timestamps == "ns":
-            return nanos
-        if timestamps == "pandas":
-            import pandas  # optional dependency, asked for by the caller
-
-            return pandas.Timestamp(nanos, unit="ns", tz="UTC")
-        return _EPOCH + _dt.timedelta(microseconds=nanos // 1000)
+        return from_timestamp(datum.timestamp_value, timestamps)
     if kind == "interval_nanos_value":
-        return _dt.timedelta(microseconds=datum.interval_nanos_value // 1000)
+        return from_interval(datum.interval_nanos_value)
     if kind == "array_value":
         return [from_datum(d, timestamps) for d in datum.array_value.values]
     if kind == "row_value":
         return tuple(from_datum(d, timestamps) for d in datum.row_value.data)
     return getattr(datum, kind)
+
+
+def from_column(column: query_pb2.ColumnValues, scalar_type: int, rows: int,
+                timestamps: str = "datetime") -> List[Any]:
+    """The Python values of one column of a columnar page."""
+    name = query_pb2.ScalarType.Name(scalar_type)
+    if name == "SCALAR_TYPE_VARCHAR":
+        data = column.string_data
+        values: List[Any] = []
+        start = 0
+        for end in column.string_ends:
+            values.append(data[start:end].decode("utf-8"))
+            start = end
+    elif name == "SCALAR_TYPE_DOUBLE":
+        values = list(column.doubles)
+    elif name == "SCALAR_TYPE_BOOLEAN":
+        values = list(column.booleans)
+    elif name == "SCALAR_TYPE_TIMESTAMP":
+        values = [from_timestamp(n, timestamps) for n in column.ints]
+    elif name in ("SCALAR_TYPE_INTERVAL_DAY_TO_SECOND", "SCALAR_TYPE_TIME"):
+        values = [from_interval(n) for n in column.ints]
+    elif name in ("SCALAR_TYPE_BIGINT", "SCALAR_TYPE_INTEGER"):
+        values = list(column.ints)
+    else:
+        values = [None] * rows
+    if len(values) != rows:
+        raise ValueError(f"a columnar page holds {len(values)} values for {rows} rows")
+    nulls = column.nulls
+    if nulls:
+        for i in range(rows):
+            if nulls[i >> 3] >> (i & 7) & 1:
+                values[i] = None
+    return values
 
 
 def optional_int(value: Optional[int]) -> Optional[int]:

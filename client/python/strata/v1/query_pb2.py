@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/query.proto\x12\tstrata.v1\"\x90\x01\n\x0cQueryRequest\x12\x14\n\x0cquery_string\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x16\n\x0etimeout_millis\x18\x03 \x01(\x03\x12-\n\nparameters\x18\x04 \x03(\x0b\x32\x19.strata.v1.QueryParameter\x12\x10\n\x08\x64\x61tabase\x18\x05 \x01(\t\"?\n\x0eQueryParameter\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"\xf3\x01\n\nColumnType\x12,\n\x0bscalar_type\x18\x01 \x01(\x0e\x32\x15.strata.v1.ScalarTypeH\x00\x12\x32\n\x11\x61rray_column_info\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x46\n%time_series_measure_value_column_info\x18\x03 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x33\n\x0frow_column_info\x18\x04 \x01(\x0b\x32\x18.strata.v1.RowColumnInfoH\x00\x42\x06\n\x04type\"6\n\rRowColumnInfo\x12%\n\x06\x66ields\x18\x01 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"?\n\nColumnInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x04type\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnType\"\x86\x03\n\x05\x44\x61tum\x12\x14\n\nnull_value\x18\x01 \x01(\x08H\x00\x12\x16\n\x0c\x64ouble_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0c\x62igint_value\x18\x03 \x01(\x03H\x00\x12\x17\n\rvarchar_value\x18\x04 \x01(\tH\x00\x12\x17\n\rboolean_value\x18\x05 \x01(\x08H\x00\x12\x19\n\x0ftimestamp_value\x18\x06 \x01(\x03H\x00\x12\x1e\n\x14interval_nanos_value\x18\x07 \x01(\x03H\x00\x12\x1f\n\x15interval_months_value\x18\x08 \x01(\x03H\x00\x12\x14\n\ndate_value\x18\t \x01(\x05H\x00\x12,\n\x0b\x61rray_value\x18\n \x01(\x0b\x32\x15.strata.v1.ArrayValueH\x00\x12\x37\n\x11time_series_value\x18\x0b \x01(\x0b\x32\x1a.strata.v1.TimeSeriesValueH\x00\x12#\n\trow_value\x18\x0c \x01(\x0b\x32\x0e.strata.v1.RowH\x00\x42\x07\n\x05value\".\n\nArrayValue\x12 \n\x06values\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"D\n\x13TimeSeriesDataPoint\x12\x0c\n\x04time\x18\x01 \x01(\x03\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"A\n\x0fTimeSeriesValue\x12.\n\x06points\x18\x01 \x03(\x0b\x32\x1e.strata.v1.TimeSeriesDataPoint\"%\n\x03Row\x12\x1e\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"I\n\rQueryMetadata\x12\x10\n\x08query_id\x18\x01 \x01(\t\x12&\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"\'\n\x07RowPage\x12\x1c\n\x04rows\x18\x01 \x03(\x0b\x32\x0e.strata.v1.Row\"\xb2\x02\n\x0fQueryStatistics\x12\x15\n\rrows_returned\x18\x01 \x01(\x03\x12\x14\n\x0crows_scanned\x18\x02 \x01(\x03\x12\x15\n\rbytes_scanned\x18\x03 \x01(\x03\x12\x17\n\x0f\x62uckets_scanned\x18\x04 \x01(\x03\x12\x16\n\x0e\x62uckets_pruned\x18\x05 \x01(\x03\x12\x1a\n\x12partitions_scanned\x18\x06 \x01(\x03\x12\x19\n\x11partitions_pruned\x18\x07 \x01(\x03\x12\x16\n\x0eseries_scanned\x18\x08 \x01(\x03\x12\x15\n\rseries_pruned\x18\t \x01(\x03\x12\x16\n\x0e\x62locks_scanned\x18\n \x01(\x03\x12\x15\n\rblocks_pruned\x18\x0b \x01(\x03\x12\x15\n\relapsed_nanos\x18\x0c \x01(\x03\"\x9e\x01\n\rQueryResponse\x12,\n\x08metadata\x18\x01 \x01(\x0b\x32\x18.strata.v1.QueryMetadataH\x00\x12\"\n\x04page\x18\x02 \x01(\x0b\x32\x12.strata.v1.RowPageH\x00\x12\x30\n\nstatistics\x18\x03 \x01(\x0b\x32\x1a.strata.v1.QueryStatisticsH\x00\x42\t\n\x07payload\"&\n\x12\x43\x61ncelQueryRequest\x12\x10\n\x08query_id\x18\x01 \x01(\t\"3\n\x13\x43\x61ncelQueryResponse\x12\x1c\n\x14\x63\x61ncellation_message\x18\x01 \x01(\t*\xd4\x02\n\nScalarType\x12\x1b\n\x17SCALAR_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SCALAR_TYPE_VARCHAR\x10\x01\x12\x17\n\x13SCALAR_TYPE_BOOLEAN\x10\x02\x12\x16\n\x12SCALAR_TYPE_BIGINT\x10\x03\x12\x16\n\x12SCALAR_TYPE_DOUBLE\x10\x04\x12\x19\n\x15SCALAR_TYPE_TIMESTAMP\x10\x05\x12\x14\n\x10SCALAR_TYPE_DATE\x10\x06\x12\x14\n\x10SCALAR_TYPE_TIME\x10\x07\x12&\n\"SCALAR_TYPE_INTERVAL_DAY_TO_SECOND\x10\x08\x12&\n\"SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH\x10\t\x12\x17\n\x13SCALAR_TYPE_INTEGER\x10\n\x12\x17\n\x13SCALAR_TYPE_UNKNOWN\x10\x0b\x32\x9a\x01\n\x0cQueryService\x12<\n\x05Query\x12\x17.strata.v1.QueryRequest\x1a\x18.strata.v1.QueryResponse0\x01\x12L\n\x0b\x43\x61ncelQuery\x12\x1d.strata.v1.CancelQueryRequest\x1a\x1e.strata.v1.CancelQueryResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/query.proto\x12\tstrata.v1\"\xa2\x01\n\x0cQueryRequest\x12\x14\n\x0cquery_string\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x16\n\x0etimeout_millis\x18\x03 \x01(\x03\x12-\n\nparameters\x18\x04 \x03(\x0b\x32\x19.strata.v1.QueryParameter\x12\x10\n\x08\x64\x61tabase\x18\x05 \x01(\t\x12\x10\n\x08\x63olumnar\x18\x06 \x01(\x08\"?\n\x0eQueryParameter\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"\xf3\x01\n\nColumnType\x12,\n\x0bscalar_type\x18\x01 \x01(\x0e\x32\x15.strata.v1.ScalarTypeH\x00\x12\x32\n\x11\x61rray_column_info\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x46\n%time_series_measure_value_column_info\x18\x03 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x33\n\x0frow_column_info\x18\x04 \x01(\x0b\x32\x18.strata.v1.RowColumnInfoH\x00\x42\x06\n\x04type\"6\n\rRowColumnInfo\x12%\n\x06\x66ields\x18\x01 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"?\n\nColumnInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x04type\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnType\"\x86\x03\n\x05\x44\x61tum\x12\x14\n\nnull_value\x18\x01 \x01(\x08H\x00\x12\x16\n\x0c\x64ouble_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0c\x62igint_value\x18\x03 \x01(\x03H\x00\x12\x17\n\rvarchar_value\x18\x04 \x01(\tH\x00\x12\x17\n\rboolean_value\x18\x05 \x01(\x08H\x00\x12\x19\n\x0ftimestamp_value\x18\x06 \x01(\x03H\x00\x12\x1e\n\x14interval_nanos_value\x18\x07 \x01(\x03H\x00\x12\x1f\n\x15interval_months_value\x18\x08 \x01(\x03H\x00\x12\x14\n\ndate_value\x18\t \x01(\x05H\x00\x12,\n\x0b\x61rray_value\x18\n \x01(\x0b\x32\x15.strata.v1.ArrayValueH\x00\x12\x37\n\x11time_series_value\x18\x0b \x01(\x0b\x32\x1a.strata.v1.TimeSeriesValueH\x00\x12#\n\trow_value\x18\x0c \x01(\x0b\x32\x0e.strata.v1.RowH\x00\x42\x07\n\x05value\".\n\nArrayValue\x12 \n\x06values\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"D\n\x13TimeSeriesDataPoint\x12\x0c\n\x04time\x18\x01 \x01(\x03\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"A\n\x0fTimeSeriesValue\x12.\n\x06points\x18\x01 \x03(\x0b\x32\x1e.strata.v1.TimeSeriesDataPoint\"%\n\x03Row\x12\x1e\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"I\n\rQueryMetadata\x12\x10\n\x08query_id\x18\x01 \x01(\t\x12&\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"\'\n\x07RowPage\x12\x1c\n\x04rows\x18\x01 \x03(\x0b\x32\x0e.strata.v1.Row\"I\n\nColumnPage\x12\x11\n\trow_count\x18\x01 \x01(\x05\x12(\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x17.strata.v1.ColumnValues\"x\n\x0c\x43olumnValues\x12\r\n\x05nulls\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64oubles\x18\x02 \x03(\x01\x12\x0c\n\x04ints\x18\x03 \x03(\x10\x12\x10\n\x08\x62ooleans\x18\x04 \x03(\x08\x12\x13\n\x0bstring_data\x18\x05 \x01(\x0c\x12\x13\n\x0bstring_ends\x18\x06 \x03(\r\"\xb2\x02\n\x0fQueryStatistics\x12\x15\n\rrows_returned\x18\x01 \x01(\x03\x12\x14\n\x0crows_scanned\x18\x02 \x01(\x03\x12\x15\n\rbytes_scanned\x18\x03 \x01(\x03\x12\x17\n\x0f\x62uckets_scanned\x18\x04 \x01(\x03\x12\x16\n\x0e\x62uckets_pruned\x18\x05 \x01(\x03\x12\x1a\n\x12partitions_scanned\x18\x06 \x01(\x03\x12\x19\n\x11partitions_pruned\x18\x07 \x01(\x03\x12\x16\n\x0eseries_scanned\x18\x08 \x01(\x03\x12\x15\n\rseries_pruned\x18\t \x01(\x03\x12\x16\n\x0e\x62locks_scanned\x18\n \x01(\x03\x12\x15\n\rblocks_pruned\x18\x0b \x01(\x03\x12\x15\n\relapsed_nanos\x18\x0c \x01(\x03\"\xcc\x01\n\rQueryResponse\x12,\n\x08metadata\x18\x01 \x01(\x0b\x32\x18.strata.v1.QueryMetadataH\x00\x12\"\n\x04page\x18\x02 \x01(\x0b\x32\x12.strata.v1.RowPageH\x00\x12\x30\n\nstatistics\x18\x03 \x01(\x0b\x32\x1a.strata.v1.QueryStatisticsH\x00\x12,\n\x0b\x63olumn_page\x18\x04 \x01(\x0b\x32\x15.strata.v1.ColumnPageH\x00\x42\t\n\x07payload\"&\n\x12\x43\x61ncelQueryRequest\x12\x10\n\x08query_id\x18\x01 \x01(\t\"3\n\x13\x43\x61ncelQueryResponse\x12\x1c\n\x14\x63\x61ncellation_message\x18\x01 \x01(\t*\xd4\x02\n\nScalarType\x12\x1b\n\x17SCALAR_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SCALAR_TYPE_VARCHAR\x10\x01\x12\x17\n\x13SCALAR_TYPE_BOOLEAN\x10\x02\x12\x16\n\x12SCALAR_TYPE_BIGINT\x10\x03\x12\x16\n\x12SCALAR_TYPE_DOUBLE\x10\x04\x12\x19\n\x15SCALAR_TYPE_TIMESTAMP\x10\x05\x12\x14\n\x10SCALAR_TYPE_DATE\x10\x06\x12\x14\n\x10SCALAR_TYPE_TIME\x10\x07\x12&\n\"SCALAR_TYPE_INTERVAL_DAY_TO_SECOND\x10\x08\x12&\n\"SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH\x10\t\x12\x17\n\x13SCALAR_TYPE_INTEGER\x10\n\x12\x17\n\x13SCALAR_TYPE_UNKNOWN\x10\x0b\x32\x9a\x01\n\x0cQueryService\x12<\n\x05Query\x12\x17.strata.v1.QueryRequest\x1a\x18.strata.v1.QueryResponse0\x01\x12L\n\x0b\x43\x61ncelQuery\x12\x1d.strata.v1.CancelQueryRequest\x1a\x1e.strata.v1.CancelQueryResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.query_pb2', globals())
@@ -21,40 +21,44 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\014io.strata.v1P\001Z\022strata/v1;stratav1'
-  _SCALARTYPE._serialized_start=1912
-  _SCALARTYPE._serialized_end=2252
+  _SCALARTYPE._serialized_start=2173
+  _SCALARTYPE._serialized_end=2513
   _QUERYREQUEST._serialized_start=37
-  _QUERYREQUEST._serialized_end=181
-  _QUERYPARAMETER._serialized_start=183
-  _QUERYPARAMETER._serialized_end=246
-  _COLUMNTYPE._serialized_start=249
-  _COLUMNTYPE._serialized_end=492
-  _ROWCOLUMNINFO._serialized_start=494
-  _ROWCOLUMNINFO._serialized_end=548
-  _COLUMNINFO._serialized_start=550
-  _COLUMNINFO._serialized_end=613
-  _DATUM._serialized_start=616
-  _DATUM._serialized_end=1006
-  _ARRAYVALUE._serialized_start=1008
-  _ARRAYVALUE._serialized_end=1054
-  _TIMESERIESDATAPOINT._serialized_start=1056
-  _TIMESERIESDATAPOINT._serialized_end=1124
-  _TIMESERIESVALUE._serialized_start=1126
-  _TIMESERIESVALUE._serialized_end=1191
-  _ROW._serialized_start=1193
-  _ROW._serialized_end=1230
-  _QUERYMETADATA._serialized_start=1232
-  _QUERYMETADATA._serialized_end=1305
-  _ROWPAGE._serialized_start=1307
-  _ROWPAGE._serialized_end=1346
-  _QUERYSTATISTICS._serialized_start=1349
-  _QUERYSTATISTICS._serialized_end=1655
-  _QUERYRESPONSE._serialized_start=1658
-  _QUERYRESPONSE._serialized_end=1816
-  _CANCELQUERYREQUEST._serialized_start=1818
-  _CANCELQUERYREQUEST._serialized_end=1856
-  _CANCELQUERYRESPONSE._serialized_start=1858
-  _CANCELQUERYRESPONSE._serialized_end=1909
-  _QUERYSERVICE._serialized_start=2255
-  _QUERYSERVICE._serialized_end=2409
+  _QUERYREQUEST._serialized_end=199
+  _QUERYPARAMETER._serialized_start=201
+  _QUERYPARAMETER._serialized_end=264
+  _COLUMNTYPE._serialized_start=267
+  _COLUMNTYPE._serialized_end=510
+  _ROWCOLUMNINFO._serialized_start=512
+  _ROWCOLUMNINFO._serialized_end=566
+  _COLUMNINFO._serialized_start=568
+  _COLUMNINFO._serialized_end=631
+  _DATUM._serialized_start=634
+  _DATUM._serialized_end=1024
+  _ARRAYVALUE._serialized_start=1026
+  _ARRAYVALUE._serialized_end=1072
+  _TIMESERIESDATAPOINT._serialized_start=1074
+  _TIMESERIESDATAPOINT._serialized_end=1142
+  _TIMESERIESVALUE._serialized_start=1144
+  _TIMESERIESVALUE._serialized_end=1209
+  _ROW._serialized_start=1211
+  _ROW._serialized_end=1248
+  _QUERYMETADATA._serialized_start=1250
+  _QUERYMETADATA._serialized_end=1323
+  _ROWPAGE._serialized_start=1325
+  _ROWPAGE._serialized_end=1364
+  _COLUMNPAGE._serialized_start=1366
+  _COLUMNPAGE._serialized_end=1439
+  _COLUMNVALUES._serialized_start=1441
+  _COLUMNVALUES._serialized_end=1561
+  _QUERYSTATISTICS._serialized_start=1564
+  _QUERYSTATISTICS._serialized_end=1870
+  _QUERYRESPONSE._serialized_start=1873
+  _QUERYRESPONSE._serialized_end=2077
+  _CANCELQUERYREQUEST._serialized_start=2079
+  _CANCELQUERYREQUEST._serialized_end=2117
+  _CANCELQUERYRESPONSE._serialized_start=2119
+  _CANCELQUERYRESPONSE._serialized_end=2170
+  _QUERYSERVICE._serialized_start=2516
+  _QUERYSERVICE._serialized_end=2670
 # @@protoc_insertion_point(module_scope)

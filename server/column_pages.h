@@ -1,0 +1,18 @@
+// Result pages in the columnar form (ColumnPage in query.proto): one typed
+// array per column instead of a Datum message per cell.
+#pragma once
+
+#include <vector>
+
+#include "query/datum.h"
+#include "query/expr.h"
+#include "strata/v1/query.pb.h"
+
+namespace strata {
+
+// `rows` (each one value per column of `types`) as a ColumnPage. Text that is
+// not UTF-8 is made well formed, as in row pages.
+void ToColumnPage(const std::vector<query::DataType>& types, const std::vector<query::Row>& rows,
+                  v1::ColumnPage* out);
+
+}  // namespace strata
