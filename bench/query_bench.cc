@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   connection.AddOptions(app);
   app.add_option("--runs", runs, "Runs per query type")->capture_default_str();
   app.add_option("--only", only, "Run only the query type with this name");
+  bool columnar = false;
+  app.add_flag("--columnar", columnar, "Ask for columnar result pages (QueryRequest.columnar)");
   CLI11_PARSE(app, argc, argv);
 
   auto channel = connection.Channel();
@@ -89,13 +91,14 @@ int main(int argc, char** argv) {
       connection.Authorize(context);
       strata::v1::QueryRequest request;
       request.set_query_string(q.sql);
+      request.set_columnar(columnar);
       request.set_page_size(10'000);
       auto t0 = std::chrono::steady_clock::now();
       auto reader = stub->Query(&context, request);
       strata::v1::QueryResponse message;
       rows = 0;
       while (reader->Read(&message)) {
-        rows += message.page().rows_size();
+        rows += message.page().rows_size() + message.column_page().row_count();
         if (message.has_statistics()) scanned = message.statistics().rows_scanned();
       }
       grpc::Status status = reader->Finish();

@@ -7,6 +7,7 @@
 # older hours into magnetic blocks; without, all data stays in the memory
 # store, and the suite runs once the tiering job has sealed its closed hours
 # (STRATA_BENCH_SEAL_AFTER_MINUTES=0 turns sealing off: rows only).
+# STRATA_BENCH_QUERY_ARGS adds query_bench flags (e.g. --columnar).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-8640000}
@@ -37,4 +38,4 @@ else
   done
   echo "sealing: $seen tiering runs during and after the load"
 fi
-build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs"
+build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" ${STRATA_BENCH_QUERY_ARGS:-}
