@@ -91,6 +91,41 @@ function fromDatum(datum) {
   }
 }
 
+/** The values of one column of a columnar page (ColumnValues), `rows` long. */
+function fromColumn(column, type, rows) {
+  let values;
+  switch (type) {
+    case 'SCALAR_TYPE_VARCHAR': {
+      const data = column.string_data || Buffer.alloc(0);
+      values = [];
+      let start = 0;
+      for (const end of column.string_ends || []) {
+        values.push(data.toString('utf8', start, end));
+        start = end;
+      }
+      break;
+    }
+    case 'SCALAR_TYPE_DOUBLE': values = (column.doubles || []).slice(); break;
+    case 'SCALAR_TYPE_BOOLEAN': values = (column.booleans || []).slice(); break;
+    case 'SCALAR_TYPE_BIGINT':
+    case 'SCALAR_TYPE_INTEGER':
+    case 'SCALAR_TYPE_TIMESTAMP':
+    case 'SCALAR_TYPE_INTERVAL_DAY_TO_SECOND':
+    case 'SCALAR_TYPE_TIME':
+      values = (column.ints || []).map((v) => BigInt(v));
+      break;
+    default: values = new Array(rows).fill(null);
+  }
+  if (values.length !== rows) {
+    throw new StrataError('DATA_LOSS', `a columnar page holds ${values.length} values for ${rows} rows`);
+  }
+  const nulls = column.nulls;
+  if (nulls && nulls.length) {
+    for (let i = 0; i < rows; i++) if ((nulls[i >> 3] >> (i & 7)) & 1) values[i] = null;
+  }
+  return values;
+}
+
 function readFile(file) {
   return file ? fs.readFileSync(file) : null;
 }
@@ -197,7 +232,9 @@ class Client {
    * @returns {QueryResult}
    */
   query(sql, { parameters, pageSize = 1000, timeoutMs, database } = {}) {
-    const request = { query_string: sql, page_size: pageSize, database: database ?? this.database };
+    const request = {
+      query_string: sql, page_size: pageSize, database: database ?? this.database, columnar: true,
+    };
     if (timeoutMs) request.timeout_millis = String(timeoutMs);
     if (Array.isArray(parameters)) {
       request.parameters = parameters.map((v) => ({ value: toDatum(v) }));
@@ -230,6 +267,13 @@ class QueryResult {
         if (message.metadata) {
           this.queryId = message.metadata.query_id;
           this.columns = (message.metadata.columns || []).map((c) => c.name);
+          this.types = (message.metadata.columns || []).map((c) => c.type && c.type.scalar_type);
+        } else if (message.column_page) {
+          const rows = message.column_page.row_count || 0;
+          const columns = (message.column_page.columns || []).map((c, i) => fromColumn(c, this.types[i], rows));
+          const page = [];
+          for (let r = 0; r < rows; r++) page.push(columns.map((values) => values[r]));
+          yield page;
         } else if (message.page) {
           yield (message.page.rows || []).map((row) => (row.data || []).map(fromDatum));
         } else if (message.statistics) {
