@@ -106,4 +106,24 @@ bool RulesOut(const ValueBound& bound, const format::ColumnSummary* column, uint
   }
 }
 
+bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k) {
+  switch (bound.type) {
+    case DataType::kDouble: {
+      if (values.type != ValueType::kDouble) return true;
+      const double v = values.reals[k];
+      return SomeValuePasses(bound.op, v, v, bound.value.AsDouble());
+    }
+    case DataType::kBigint:
+    case DataType::kTimestamp: {
+      if (values.type != (bound.type == DataType::kBigint ? ValueType::kBigint
+                                                          : ValueType::kTimestamp)) {
+        return true;
+      }
+      const int64_t v = values.numbers[k];
+      return SomeValuePasses(bound.op, v, v, bound.value.i);
+    }
+    default: return true;
+  }
+}
+
 }  // namespace strata::query

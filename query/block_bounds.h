@@ -34,4 +34,10 @@ std::vector<ValueBound> ExtractValueBounds(const std::vector<const Expr*>& conju
 // such column, so every point holds NULL there) and the block's point count.
 bool RulesOut(const ValueBound& bound, const format::ColumnSummary* column, uint32_t count);
 
+// False if the `k`-th present value of a block column (`values`, the column
+// that feeds the bound's) fails `bound`; a value of another type than the
+// bound's column is not judged (true). Late materialization: only points
+// that may pass are decoded further.
+bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k);
+
 }  // namespace strata::query

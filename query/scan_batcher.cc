@@ -158,14 +158,56 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
     ++blocks_ruled_out_;
     return true;
   }
-  auto wanted = [this](const format::ColumnSummary& c) {
-    const int column = ColumnOf(c.name, c.type);
-    return column >= 0 && read_[column];
-  };
   absl::StatusOr<std::string_view> bytes = block.bytes();
   if (!bytes.ok()) return bytes.status();
-  absl::StatusOr<format::BlockColumns> decoded =
-      format::DecodeBlockColumns(*bytes, /*with_versions=*/false, wanted);
+  auto bounded = [this](int column) {
+    return std::any_of(bounds_.begin(), bounds_.end(),
+                       [column](const ValueBound& b) { return b.column == column; });
+  };
+  // Late materialization: with value bounds, the bounded columns are decoded
+  // first and decide which points can pass; the block's other columns are
+  // decoded only when some point can, and only those points are added.
+  std::optional<format::BlockColumns> first;
+  std::vector<uint8_t> keep;  // per point; empty: every point in the time range
+  if (!bounds_.empty()) {
+    absl::StatusOr<format::BlockColumns> decoded = format::DecodeBlockColumns(
+        *bytes, /*with_versions=*/false, [&](const format::ColumnSummary& c) {
+          const int column = ColumnOf(c.name, c.type);
+          return column >= 0 && bounded(column);
+        });
+    if (!decoded.ok()) return decoded.status();
+    first = *std::move(decoded);
+    keep.assign(first->times.size(), 1);
+    for (const ValueBound& bound : bounds_) {
+      const format::ColumnValues* values = nullptr;
+      for (size_t c = 0; c < first->columns.size(); ++c) {
+        const format::ColumnSummary& summary = first->summary.columns[c];
+        if (first->columns[c] && ColumnOf(summary.name, summary.type) == bound.column) {
+          values = &*first->columns[c];
+        }
+      }
+      if (values == nullptr) {  // no such column: NULL everywhere, which WHERE drops
+        std::fill(keep.begin(), keep.end(), 0);
+        break;
+      }
+      for (size_t i = 0, k = 0; i < keep.size(); ++i) {
+        if (!values->present[i]) {
+          keep[i] = 0;
+          continue;
+        }
+        if (!PointMayPass(bound, *values, k++)) keep[i] = 0;
+      }
+    }
+    if (std::find(keep.begin(), keep.end(), 1) == keep.end()) {
+      ++blocks_ruled_out_;
+      return true;
+    }
+  }
+  absl::StatusOr<format::BlockColumns> decoded = format::DecodeBlockColumns(
+      *bytes, /*with_versions=*/false, [&](const format::ColumnSummary& c) {
+        const int column = ColumnOf(c.name, c.type);
+        return column >= 0 && read_[column] && !(first && bounded(column));
+      });
   if (!decoded.ok()) return decoded.status();
   struct Feed {
     const format::ColumnValues* values;
@@ -173,14 +215,19 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
     size_t next = 0;  // the next value (present points only)
   };
   std::vector<Feed> feeds;
-  for (size_t c = 0; c < decoded->columns.size(); ++c) {
-    if (!decoded->columns[c]) continue;
-    const format::ColumnSummary& summary = decoded->summary.columns[c];
-    feeds.push_back({&*decoded->columns[c], &batch_.columns[ColumnOf(summary.name, summary.type)]});
+  for (const format::BlockColumns* part : {&*decoded, first ? &*first : nullptr}) {
+    if (part == nullptr) continue;
+    for (size_t c = 0; c < part->columns.size(); ++c) {
+      if (!part->columns[c]) continue;
+      const format::ColumnSummary& summary = part->summary.columns[c];
+      const int column = ColumnOf(summary.name, summary.type);
+      if (!read_[column]) continue;  // decoded for its bound only
+      feeds.push_back({&*part->columns[c], &batch_.columns[column]});
+    }
   }
   for (size_t i = 0; i < decoded->times.size(); ++i) {
     const int64_t time = decoded->times[i];
-    if (time < block.start_nanos || time >= block.end_nanos) {
+    if (time < block.start_nanos || time >= block.end_nanos || (!keep.empty() && !keep[i])) {
       for (Feed& feed : feeds) feed.next += feed.values->present[i];
       continue;
     }

@@ -70,5 +70,30 @@ TEST(BlockBoundsTest, NoStatisticsKeepsTheBlock) {
   EXPECT_FALSE(RulesOut(Bound(DataType::kDouble, ">", Datum::Double(5)), &column, 8));
 }
 
+TEST(BlockBoundsTest, PointsAreJudgedOneByOne) {
+  format::ColumnValues reals{.type = ValueType::kDouble, .present = {true, true, true},
+                             .reals = {1, 5, 9}};
+  format::ColumnValues ints{.type = ValueType::kBigint, .present = {true, true},
+                            .numbers = {-3, 7}};
+  const struct {
+    ValueBound bound;
+    const format::ColumnValues* values;
+    std::vector<bool> pass;
+  } cases[] = {
+      {Bound(DataType::kDouble, ">", Datum::Double(5)), &reals, {false, false, true}},
+      {Bound(DataType::kDouble, ">=", Datum::Double(5)), &reals, {false, true, true}},
+      {Bound(DataType::kDouble, "=", Datum::Double(5)), &reals, {false, true, false}},
+      {Bound(DataType::kDouble, "<", Datum::Bigint(5)), &reals, {true, false, false}},
+      {Bound(DataType::kBigint, "<=", Datum::Bigint(-3)), &ints, {true, false}},
+      // A column of another type than the bound's: not judged.
+      {Bound(DataType::kDouble, ">", Datum::Double(100)), &ints, {true, true}},
+  };
+  for (const auto& c : cases) {
+    for (size_t k = 0; k < c.pass.size(); ++k) {
+      EXPECT_EQ(PointMayPass(c.bound, *c.values, k), c.pass[k]) << c.bound.op << " point " << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata::query
