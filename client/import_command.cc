@@ -1,9 +1,9 @@
 // `strata import`: wires the command line to a RecordParser and RunImport,
 // then prints the summary.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -205,23 +205,25 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
                 << "\n";
       return context.set_exit_code(ExitCode::kUsage);
     }
-    std::ifstream file;
-    std::istream* input = &std::cin;
+    int fd = 0;  // standard input
     if (args->file != "-") {
-      file.open(args->file);
-      if (!file) {
+      fd = ::open(args->file.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
         std::cerr << "error: cannot open " << args->file << ": " << std::strerror(errno) << "\n";
         return context.set_exit_code(ExitCode::kUsage);
       }
       struct stat info;
-      if (stat(args->file.c_str(), &info) == 0) options->source_bytes = info.st_size;
-      input = &file;
+      if (fstat(fd, &info) == 0) options->source_bytes = info.st_size;
     }
+    // Closes the file however the import ends.
+    std::unique_ptr<int, void (*)(int*)> closer(fd == 0 ? nullptr : &fd,
+                                                [](int* f) { ::close(*f); });
+    LineReader input(fd);
     std::unique_ptr<RecordParser> parser = *format == "csv"     ? MakeCsvParser(*columns)
                                            : *format == "jsonl" ? MakeJsonLinesParser(*columns)
                                                                 : MakeLineProtocolParser(*columns);
     InterruptScope interrupt_scope;
-    ImportSummary summary = RunImport(context.connection(), *input, *parser, *options);
+    ImportSummary summary = RunImport(context.connection(), input, *parser, *options);
     PrintSummary(summary, *options);
     if (summary.fatal) {
       return context.set_exit_code(ReportRpcError(*summary.fatal, context.connection()));

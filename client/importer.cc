@@ -52,7 +52,7 @@ class Importer {
     }
   }
 
-  ImportSummary Run(std::istream& input) {
+  ImportSummary Run(LineReader& input) {
     auto start = std::chrono::steady_clock::now();
     if (options_.on_reject == OnReject::kLog && !reject_log_) {
       summary_.fatal = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -86,35 +86,46 @@ class Importer {
   }
 
  private:
-  void Read(std::istream& input) {
+  void Read(LineReader& input) {
     Batch batch = NewBatch();
-    std::string line;
+    std::string_view line;
+    std::string joined;  // a record that spans lines
     int64_t line_number = 0;
-    while (!stop_.load() && !stop_reading_.load() && !Interrupted() &&
-           std::getline(input, line)) {
+    while (!stop_.load() && !stop_reading_.load() && !Interrupted() && input.Next(&line)) {
       int64_t first_line = ++line_number;
       bytes_read_ += line.size() + 1;
       // A quoted CSV field may hold line breaks: read on to its end.
-      std::string next;
-      while (parser_.NeedsMoreLines(line) && std::getline(input, next)) {
-        ++line_number;
-        bytes_read_ += next.size() + 1;
-        line += "\n" + next;
+      if (parser_.NeedsMoreLines(line)) {
+        joined.assign(line);
+        std::string_view next;
+        while (parser_.NeedsMoreLines(joined) && input.Next(&next)) {
+          ++line_number;
+          bytes_read_ += next.size() + 1;
+          joined += '\n';
+          joined.append(next);
+        }
+        line = joined;
       }
       summary_.lines_read = line_number;
       auto record = parser_.Parse(line);
       if (!record.ok()) {
-        Reject(first_line, std::string(record.status().message()), line);
+        Reject(first_line, std::string(record.status().message()), std::string(line));
         continue;
       }
       if (!record->has_value()) continue;
       *batch.request.add_records() = std::move(**record);
       batch.lines.push_back(first_line);
-      if (options_.on_reject == OnReject::kLog) batch.texts.push_back(line);
+      if (options_.on_reject == OnReject::kLog) batch.texts.emplace_back(line);
       if (batch.request.records_size() >= options_.batch_size) {
         Enqueue(std::move(batch));
         batch = NewBatch();
       }
+    }
+    if (!input.error().empty()) {
+      std::lock_guard lock(mutex_);
+      summary_.fatal = grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                    "reading " + options_.source_name + " failed after line " +
+                                        std::to_string(line_number) + ": " + input.error());
     }
     // With --on-reject fail the records read before the rejection still go.
     if (batch.request.records_size() > 0 && !stop_.load()) Enqueue(std::move(batch));
@@ -247,7 +258,7 @@ class Importer {
 
 }  // namespace
 
-ImportSummary RunImport(Connection& connection, std::istream& input, RecordParser& parser,
+ImportSummary RunImport(Connection& connection, LineReader& input, RecordParser& parser,
                         const ImportOptions& options) {
   Importer importer(connection, parser, options);
   return importer.Run(input);

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <istream>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "client/connection.h"
+#include "client/line_reader.h"
 #include "client/record_parsers.h"
 
 namespace strata::cli {
@@ -49,7 +49,7 @@ struct ImportSummary {
 
 // Runs the import to the end of `input` (or the first rejection with kFail,
 // or a fatal error, or Ctrl-C when an InterruptScope is alive).
-ImportSummary RunImport(Connection& connection, std::istream& input, RecordParser& parser,
+ImportSummary RunImport(Connection& connection, LineReader& input, RecordParser& parser,
                         const ImportOptions& options);
 
 }  // namespace strata::cli

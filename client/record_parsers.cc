@@ -52,17 +52,18 @@ class FieldRoles {
     for (const auto& [name, type] : columns.measures) roles_[name] = {Role::kMeasure, type};
   }
 
-  const FieldRole* Find(const std::string& name) const {
+  // Stable: a role's address does not change while the FieldRoles lives.
+  FieldRole* Find(std::string_view name) {
     auto it = roles_.find(name);
     return it == roles_.end() ? nullptr : &it->second;
   }
-  void Set(const std::string& name, FieldRole role) { roles_[name] = role; }
+  void Set(std::string_view name, FieldRole role) { roles_[std::string(name)] = role; }
 
   const ImportColumns& columns() const { return columns_; }
 
  private:
   const ImportColumns& columns_;
-  std::map<std::string, FieldRole> roles_;
+  std::map<std::string, FieldRole, std::less<>> roles_;
 };
 
 // Protobuf's JSON errors add the input and a caret on further lines.
@@ -71,14 +72,14 @@ std::string FirstLine(const std::string& text) { return text.substr(0, text.find
 // Collects one row's fields into a MULTI record.
 class RowBuilder {
  public:
-  void AddDimension(const std::string& name, const std::string& value) {
+  void AddDimension(std::string_view name, std::string_view value) {
     v1::Dimension* dimension = record_.add_dimensions();
-    dimension->set_name(name);
-    dimension->set_value(value);
+    dimension->set_name(name.data(), name.size());
+    dimension->set_value(value.data(), value.size());
   }
-  void AddMeasure(const std::string& name, v1::MeasureValue value) {
+  void AddMeasure(std::string_view name, v1::MeasureValue value) {
     v1::MultiMeasureValue* measure = record_.add_measure_values();
-    measure->set_name(name);
+    measure->set_name(name.data(), name.size());
     measure->set_type(TypeOf(value));
     *measure->mutable_value() = std::move(value);
   }
@@ -86,7 +87,7 @@ class RowBuilder {
     record_.set_time(time.value);
     record_.set_time_unit(time.unit);
   }
-  void SetMeasureName(const std::string& name) { record_.set_measure_name(name); }
+  void SetMeasureName(std::string_view name) { record_.set_measure_name(name.data(), name.size()); }
 
   absl::StatusOr<v1::Record> Finish(const ImportColumns& columns) {
     if (!record_.has_time()) {
@@ -111,10 +112,9 @@ class RowBuilder {
 // Applies the text `value` of field `name`, whose role is known, to the row.
 // A measure named by flag without a type keeps the type of its first value,
 // so that later rows are read the same way (and "1" stays a double after "1.5").
-absl::Status ApplyText(FieldRoles& roles, const std::string& name, const std::string& value,
-                       RowBuilder& row) {
-  const FieldRole role = *roles.Find(name);
-  const ImportColumns& columns = roles.columns();
+absl::Status ApplyRole(FieldRole& field, const ImportColumns& columns, std::string_view name,
+                       std::string_view value, RowBuilder& row) {
+  const FieldRole role = field;
   switch (role.role) {
     case Role::kIgnore:
       return absl::OkStatus();
@@ -137,14 +137,20 @@ absl::Status ApplyText(FieldRoles& roles, const std::string& name, const std::st
       auto parsed = ParseMeasureValue(value, type);
       if (!parsed.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("measure \"", name, "\": ", parsed.status().message()));
+            absl::StrCat("measure \"", ToAbsl(name), "\": ", parsed.status().message()));
       }
-      if (!type) roles.Set(name, {Role::kMeasure, TypeOf(*parsed)});
+      if (!type) field = {Role::kMeasure, TypeOf(*parsed)};
       row.AddMeasure(name, std::move(*parsed));
       return absl::OkStatus();
     }
   }
   return absl::OkStatus();
+}
+
+// ApplyRole for a field whose role is known, looked up by name.
+absl::Status ApplyText(FieldRoles& roles, std::string_view name, std::string_view value,
+                       RowBuilder& row) {
+  return ApplyRole(*roles.Find(name), roles.columns(), name, value, row);
 }
 
 // ---------------------------------------------------------------- CSV
@@ -155,33 +161,51 @@ class CsvParser : public RecordParser {
 
   absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
     if (Trim(line).empty()) return std::nullopt;
-    auto cells = SplitCsv(line);
-    if (!cells.ok()) return cells.status();
+    // Most lines have no quotes: their cells are views of the line itself.
+    cells_.clear();
+    if (line.find('"') == std::string_view::npos) {
+      for (size_t start = 0;;) {
+        const size_t comma = line.find(',', start);
+        cells_.push_back(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+      }
+    } else {
+      auto unquoted = SplitCsv(line);
+      if (!unquoted.ok()) return unquoted.status();
+      unquoted_ = *std::move(unquoted);
+      cells_.assign(unquoted_.begin(), unquoted_.end());
+    }
     if (header_.empty()) {
-      ReadHeader(*cells);
+      ReadHeader(std::vector<std::string>(cells_.begin(), cells_.end()));
       if (!header_error_.ok()) return header_error_;
+      column_roles_.assign(header_.size(), nullptr);
       return std::nullopt;
     }
     if (!header_error_.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("the header is invalid: ", header_error_.message()));
     }
-    if (cells->size() != header_.size()) {
+    if (cells_.size() != header_.size()) {
       return absl::InvalidArgumentError(absl::StrCat("expected ", header_.size(),
                                                      " fields as in the header, found ",
-                                                     cells->size()));
+                                                     cells_.size()));
     }
     RowBuilder row;
     for (size_t i = 0; i < header_.size(); ++i) {
-      const std::string& value = (*cells)[i];
+      const std::string_view value = cells_[i];
       if (value.empty()) continue;  // an absent value: no dimension / attribute
       const std::string& name = header_[i];
-      const FieldRole* role = roles_.Find(name);
+      FieldRole*& role = column_roles_[i];  // found once per column
       if (role == nullptr) {
-        roles_.Set(name, Infer(value));
         role = roles_.Find(name);
+        if (role == nullptr) {
+          roles_.Set(name, Infer(value));
+          role = roles_.Find(name);
+        }
       }
-      if (absl::Status applied = ApplyText(roles_, name, value, row); !applied.ok()) {
+      if (absl::Status applied = ApplyRole(*role, roles_.columns(), name, value, row);
+          !applied.ok()) {
         return applied;
       }
     }
@@ -233,7 +257,7 @@ class CsvParser : public RecordParser {
     }
   }
 
-  static FieldRole Infer(const std::string& value) {
+  static FieldRole Infer(std::string_view value) {
     std::string lower = absl::AsciiStrToLower(ToAbsl(Trim(value)));
     if (lower == "true" || lower == "false") return {Role::kMeasure, v1::MEASURE_VALUE_TYPE_BOOLEAN};
     double number;
@@ -245,6 +269,9 @@ class CsvParser : public RecordParser {
 
   FieldRoles roles_;
   std::vector<std::string> header_;
+  std::vector<FieldRole*> column_roles_;   // per column, once known
+  std::vector<std::string_view> cells_;    // of the line being parsed
+  std::vector<std::string> unquoted_;      // cells of a line with quotes
   absl::Status header_error_;
 };
 
