@@ -1,6 +1,7 @@
 #include "client/importer.h"
 
 #include "client/command.h"
+#include "client/common_attributes.h"
 
 #include <atomic>
 #include <chrono>
@@ -160,6 +161,7 @@ class Importer {
         queue_.pop_front();
       }
       queue_changed_.notify_all();
+      FactorCommonAttributes(&batch.request);
       v1::WriteRecordsResponse response;
       grpc::Status status = connection_.write().WriteRecords(connection_.UnaryContext().get(),
                                                              batch.request, &response);
