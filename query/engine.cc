@@ -49,6 +49,21 @@ class Pager : public RowSink {
   int64_t page_bytes_ = 0;
 };
 
+// The columnar result path: batches straight to the sink.
+class BatchPager : public BatchSink {
+ public:
+  BatchPager(ResultSink* sink, QueryStats* stats) : sink_(sink), stats_(stats) {}
+  absl::Status Push(const Batch& batch) override {
+    stats_->rows_returned += static_cast<int64_t>(batch.rows);
+    return sink_->Batches(batch);
+  }
+  absl::Status Finish() override { return sink_->EndBatches(); }
+
+ private:
+  ResultSink* sink_;
+  QueryStats* stats_;
+};
+
 absl::Status Emit(ResultSink* sink, Pager& pager, std::vector<ResultColumn> columns,
                   std::vector<Row> rows) {
   RETURN_IF_ERROR(sink->Columns(columns));
@@ -349,6 +364,11 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   if (options.describe_only) return finish();
 
   RETURN_IF_ERROR(context.CheckAlive());
+  if (plan->run_batches && sink->TakesBatches()) {
+    BatchPager batches(sink, &stats);
+    RETURN_IF_ERROR(plan->run_batches(&batches));
+    return finish();
+  }
   RETURN_IF_ERROR(plan->run(&pager));
   return finish();
 }

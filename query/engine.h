@@ -22,6 +22,7 @@
 #include "query/read_access.h"
 #include "query/running_queries.h"
 #include "query/table_layout.h"
+#include "query/vector.h"
 #include "storage/engine.h"
 
 namespace strata::query {
@@ -80,6 +81,16 @@ class ResultSink {
   virtual ~ResultSink() = default;
   virtual absl::Status Columns(const std::vector<ResultColumn>& columns) = 0;
   virtual absl::Status Rows(std::vector<Row> page) = 0;
+  // A sink that can take the result as column batches says so (the
+  // server's columnar pages); for a statement whose result is its select
+  // list over filtered scan batches (no ORDER BY, LIMIT, DISTINCT, GROUP BY
+  // or window) the engine then calls Batches, then EndBatches, instead of
+  // Rows: no row is built.
+  virtual bool TakesBatches() const { return false; }
+  virtual absl::Status Batches(const Batch& /*batch*/) {
+    return absl::UnimplementedError("this result sink takes rows only");
+  }
+  virtual absl::Status EndBatches() { return absl::OkStatus(); }
 };
 
 // Keeps only the result's columns: for planning a statement for its shape

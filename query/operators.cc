@@ -266,6 +266,31 @@ class BatchFilter : public BatchSink {
   BatchSink* next_;
 };
 
+class BatchProject : public BatchSink {
+ public:
+  BatchProject(std::vector<const Expr*> exprs, QueryContext* context, BatchSink* next)
+      : exprs_(std::move(exprs)), context_(context), next_(next) {}
+  absl::Status Push(const Batch& batch) override {
+    if (batch.rows == 0) return absl::OkStatus();
+    Batch out;
+    out.rows = batch.rows;
+    out.columns.reserve(exprs_.size());
+    for (const Expr* e : exprs_) {
+      Vector scratch;
+      const Vector& v = EvalBatchRef(*e, batch, context_->eval, &scratch);
+      RETURN_IF_ERROR(EvalStatus(*context_));
+      out.columns.push_back(&v == &scratch ? std::move(scratch) : v);
+    }
+    return next_->Push(out);
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  std::vector<const Expr*> exprs_;
+  QueryContext* context_;
+  BatchSink* next_;
+};
+
 class BatchesToRows : public BatchSink {
  public:
   BatchesToRows(int width, QueryContext* context, RowSink* next)
@@ -511,6 +536,10 @@ std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next) {
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next) {
   return std::make_unique<BatchFilter>(predicate, context, next);
+}
+std::unique_ptr<BatchSink> MakeBatchProject(std::vector<const Expr*> exprs, QueryContext* context,
+                                            BatchSink* next) {
+  return std::make_unique<BatchProject>(std::move(exprs), context, next);
 }
 std::unique_ptr<BatchSink> MakeBatchesToRows(int width, QueryContext* context, RowSink* next) {
   return std::make_unique<BatchesToRows>(width, context, next);

@@ -87,6 +87,9 @@ class BatchSink {
 // Keeps the rows of each batch for which the predicate is true.
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next);
+// Evaluates the select list over whole batches (the columnar result path).
+std::unique_ptr<BatchSink> MakeBatchProject(std::vector<const Expr*> exprs, QueryContext* context,
+                                            BatchSink* next);
 // Turns batches into rows of the given width (columns a query does not read
 // may be empty in the batch; they become NULL).
 std::unique_ptr<BatchSink> MakeBatchesToRows(int width, QueryContext* context, RowSink* next);

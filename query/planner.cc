@@ -1041,6 +1041,16 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     return ran;
     });
   };
+  if (!aggregating && windows.empty() && having == nullptr && !distinct && sort_keys.empty() &&
+      !limit && !newest_first) {
+    const std::vector<const Expr*> select_list(projection.begin(), projection.begin() + visible);
+    plan->run_batches = [=](BatchSink* out) -> absl::Status {
+      std::unique_ptr<BatchSink> project = MakeBatchProject(select_list, context, out);
+      std::unique_ptr<BatchSink> filter =
+          where != nullptr ? MakeBatchFilter(where, context, project.get()) : nullptr;
+      return source_run(filter != nullptr ? filter.get() : project.get());
+    };
+  }
   return plan;
 }
 

@@ -23,6 +23,10 @@ struct Plan {
   Schema output;
   // Pushes every result row into `sink`, then calls sink->Finish().
   std::function<absl::Status(RowSink* sink)> run;
+  // Set when the result is the select list over the source's batches (no
+  // sort, limit, distinct, aggregation, window or HAVING): pushes the
+  // result as batches into `sink`, then calls sink->Finish().
+  std::function<absl::Status(BatchSink* sink)> run_batches;
   // Lines of EXPLAIN, outermost operator first.
   std::vector<std::string> explain;
   // Keeps the bound expressions the operators point at alive.

@@ -75,4 +75,59 @@ void ToColumnPage(const std::vector<query::DataType>& types, const std::vector<q
   }
 }
 
+void AppendToColumnPage(const std::vector<query::DataType>& types, const query::Batch& batch,
+                        size_t start, size_t n, v1::ColumnPage* page) {
+  using query::DataType;
+  const size_t base = static_cast<size_t>(page->row_count());
+  while (page->columns_size() < static_cast<int>(types.size())) page->add_columns();
+  for (size_t c = 0; c < types.size(); ++c) {
+    v1::ColumnValues* column = page->mutable_columns(static_cast<int>(c));
+    const query::Vector& v = batch.columns[c];
+    const bool held = v.size() == batch.rows;
+    std::string* nulls = column->mutable_nulls();
+    auto mark_null = [&](size_t row) {  // `row` within the page
+      if (nulls->size() < (base + n + 7) / 8) nulls->resize((base + n + 7) / 8, '\0');
+      (*nulls)[row / 8] = static_cast<char>((*nulls)[row / 8] | (1 << (row % 8)));
+    };
+    for (size_t i = start; i < start + n; ++i) {
+      const size_t row = base + i - start;
+      const bool null = !held || v.null(i);
+      if (null) mark_null(row);
+      switch (types[c]) {
+        case DataType::kDouble:
+          column->add_doubles(null ? 0.0 : v.AsDouble(i));
+          break;
+        case DataType::kBigint:
+        case DataType::kTimestamp:
+        case DataType::kInterval:
+          column->add_ints(null ? 0 : (v.type == DataType::kDouble ? static_cast<int64_t>(v.doubles[i])
+                                                                    : v.ints[i]));
+          break;
+        case DataType::kBoolean:
+          column->add_booleans(!null && v.ints[i] != 0);
+          break;
+        case DataType::kVarchar: {
+          std::string* data = column->mutable_string_data();
+          if (!null) {
+            const std::string_view s = v.strings[i];
+            if (IsValidUtf8(s)) {
+              data->append(s);
+            } else {
+              data->append(ToValidUtf8(s));
+            }
+          }
+          column->add_string_ends(static_cast<uint32_t>(data->size()));
+          break;
+        }
+        case DataType::kUnknown:
+          if (!null) mark_null(row);  // NULL is all an UNKNOWN column holds
+          break;
+      }
+    }
+    // A null map, once there is one, covers every row of the page.
+    if (!nulls->empty()) nulls->resize((base + n + 7) / 8, '\0');
+  }
+  page->set_row_count(static_cast<int32_t>(base + n));
+}
+
 }  // namespace strata

@@ -6,6 +6,7 @@
 
 #include "query/datum.h"
 #include "query/expr.h"
+#include "query/vector.h"
 #include "strata/v1/query.pb.h"
 
 namespace strata {
@@ -14,5 +15,11 @@ namespace strata {
 // not UTF-8 is made well formed, as in row pages.
 void ToColumnPage(const std::vector<query::DataType>& types, const std::vector<query::Row>& rows,
                   v1::ColumnPage* out);
+
+// Appends rows [start, start + n) of `batch` (the select list's columns,
+// `types` as the result reports them) to `page`. A column the batch does not
+// hold (size 0) is NULL.
+void AppendToColumnPage(const std::vector<query::DataType>& types, const query::Batch& batch,
+                        size_t start, size_t n, v1::ColumnPage* page);
 
 }  // namespace strata

@@ -192,6 +192,15 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return Enqueue(std::move(message), /*bytes=*/0);
   }
 
+  absl::Status SendPendingPage() {
+    if (pending_rows_ == 0) return absl::OkStatus();
+    v1::QueryResponse message;
+    message.Swap(&pending_);
+    pending_rows_ = 0;
+    const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
+    return Enqueue(std::move(message), bytes);
+  }
+
   absl::Status Rows(std::vector<query::Row> page) override {
     v1::QueryResponse message;
     int64_t bytes = 0;
@@ -208,6 +217,21 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     }
     return Enqueue(std::move(message), bytes);
   }
+
+  // The columnar path: batches appended to a page until it holds page_size rows.
+  bool TakesBatches() const override { return columnar_; }
+  absl::Status Batches(const query::Batch& batch) override {
+    const size_t page_size = static_cast<size_t>(options_.page_size);
+    for (size_t start = 0; start < batch.rows;) {
+      const size_t n = std::min(batch.rows - start, page_size - pending_rows_);
+      AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
+      pending_rows_ += n;
+      start += n;
+      if (pending_rows_ == page_size) RETURN_IF_ERROR(SendPendingPage());
+    }
+    return absl::OkStatus();
+  }
+  absl::Status EndBatches() override { return SendPendingPage(); }
 
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mu_);
@@ -415,6 +439,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   std::shared_ptr<std::atomic<bool>> cancel_;
   const std::string sql_;
   const bool columnar_;                 // pages as ColumnPage
+  v1::QueryResponse pending_;           // the columnar page being filled from batches
+  size_t pending_rows_ = 0;
   std::vector<query::DataType> types_;  // the result's, from Columns
   const std::chrono::steady_clock::time_point admitted_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
