@@ -66,6 +66,29 @@ function datumValue(datum) {
   return kind === undefined || kind === 'null_value' ? null : datum[kind];
 }
 
+// The values of one column of a columnar page (null for NULL); int64s as strings.
+function columnValues(column, type, rows) {
+  let values;
+  if (type === 'SCALAR_TYPE_VARCHAR') {
+    values = [];
+    let start = 0;
+    for (const end of column.string_ends || []) {
+      values.push(column.string_data.toString('utf8', start, end));
+      start = end;
+    }
+  } else if (type === 'SCALAR_TYPE_DOUBLE') {
+    values = column.doubles || [];
+  } else if (type === 'SCALAR_TYPE_BOOLEAN') {
+    values = column.booleans || [];
+  } else if (['SCALAR_TYPE_BIGINT', 'SCALAR_TYPE_TIMESTAMP', 'SCALAR_TYPE_INTERVAL_DAY_TO_SECOND'].includes(type)) {
+    values = column.ints || []; // timestamps and intervals: nanoseconds
+  } else {
+    values = new Array(rows).fill(null);
+  }
+  const nulls = column.nulls || Buffer.alloc(0); // bit i % 8 of byte i / 8 marks a NULL
+  return values.map((v, i) => (nulls.length && (nulls[i >> 3] >> (i & 7)) & 1 ? null : v));
+}
+
 async function writeBatch(v1, conn, args) {
   const write = new v1.WriteService(conn.address, conn.credentials);
   const now = Date.now();
@@ -101,12 +124,25 @@ function streamQuery(v1, conn, sql) {
   const query = new v1.QueryService(conn.address, conn.credentials);
   return new Promise((resolve, reject) => {
     let columns = [];
+    let types = [];
     let rows = 0;
-    const stream = query.Query({ query_string: sql, page_size: 4 }, conn.metadata);
+    // columnar: each page is a typed array per column (ColumnPage), smaller
+    // and cheaper to decode than a Datum per cell.
+    const stream = query.Query({ query_string: sql, page_size: 4, columnar: true }, conn.metadata);
     stream.on('data', (response) => {
       if (response.metadata) {
         columns = response.metadata.columns.map((c) => c.name);
+        types = response.metadata.columns.map((c) => c.type.scalar_type);
         console.log(`query ${response.metadata.query_id}: columns ${columns.join(', ')}`);
+      } else if (response.column_page) {
+        const page = response.column_page;
+        const count = page.row_count || 0;
+        console.log(`page of ${count} rows`);
+        const values = (page.columns || []).map((c, i) => columnValues(c, types[i], count));
+        for (let r = 0; r < count; r++) {
+          console.log('  ' + columns.map((c, i) => `${c}=${values[i][r]}`).join(' '));
+          rows++;
+        }
       } else if (response.page) {
         console.log(`page of ${response.page.rows.length} rows`);
         for (const row of response.page.rows) {

@@ -39,6 +39,27 @@ def datum_value(datum):
     return getattr(datum, kind)
 
 
+def column_values(column, scalar_type, rows):
+    """The Python values of one column of a columnar page (None for NULL)."""
+    name = query_pb2.ScalarType.Name(scalar_type)
+    if name == "SCALAR_TYPE_VARCHAR":
+        ends = list(column.string_ends)
+        starts = [0] + ends[:-1]
+        values = [column.string_data[a:b].decode() for a, b in zip(starts, ends)]
+    elif name == "SCALAR_TYPE_DOUBLE":
+        values = list(column.doubles)
+    elif name == "SCALAR_TYPE_BOOLEAN":
+        values = list(column.booleans)
+    elif name in ("SCALAR_TYPE_BIGINT", "SCALAR_TYPE_TIMESTAMP", "SCALAR_TYPE_INTERVAL_DAY_TO_SECOND"):
+        values = list(column.ints)  # timestamps and intervals: nanoseconds
+    else:
+        values = [None] * rows
+    for i in range(rows):  # bit i % 8 of byte i // 8 marks a NULL
+        if column.nulls and column.nulls[i // 8] >> (i % 8) & 1:
+            values[i] = None
+    return values
+
+
 def write_batch(channel, metadata, database, table, hosts):
     """One WriteRecords call: the region, measure name, type and time unit are
     common attributes; each record adds its host, time and values."""
@@ -75,14 +96,24 @@ def write_batch(channel, metadata, database, table, hosts):
 def stream_query(channel, metadata, sql):
     """Prints each page as it arrives; returns the number of rows."""
     query = query_pb2_grpc.QueryServiceStub(channel)
-    columns = []
+    columns, types = [], []
     rows = 0
-    for response in query.Query(query_pb2.QueryRequest(query_string=sql, page_size=4),
-                                metadata=metadata):
+    # columnar=True: each page is a typed array per column (ColumnPage),
+    # smaller and cheaper to decode than a Datum per cell.
+    request = query_pb2.QueryRequest(query_string=sql, page_size=4, columnar=True)
+    for response in query.Query(request, metadata=metadata):
         payload = response.WhichOneof("payload")
         if payload == "metadata":
             columns = [column.name for column in response.metadata.columns]
+            types = [column.type.scalar_type for column in response.metadata.columns]
             print(f"query {response.metadata.query_id}: columns {', '.join(columns)}")
+        elif payload == "column_page":
+            page = response.column_page
+            print(f"page of {page.row_count} rows")
+            values = [column_values(c, t, page.row_count) for c, t in zip(page.columns, types)]
+            for row in zip(*values):
+                print("  " + " ".join(f"{c}={v}" for c, v in zip(columns, row)))
+                rows += 1
         elif payload == "page":
             print(f"page of {len(response.page.rows)} rows")
             for row in response.page.rows:
