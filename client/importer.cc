@@ -108,13 +108,16 @@ class Importer {
         line = joined;
       }
       summary_.lines_read = line_number;
-      auto record = parser_.Parse(line);
-      if (!record.ok()) {
-        Reject(first_line, std::string(record.status().message()), std::string(line));
+      // Parsed into the request's next record: a recycled request keeps its
+      // records' allocations.
+      absl::StatusOr<bool> parsed = parser_.ParseInto(line, batch.request.add_records());
+      if (!parsed.ok() || !*parsed) {
+        batch.request.mutable_records()->RemoveLast();
+        if (!parsed.ok()) {
+          Reject(first_line, std::string(parsed.status().message()), std::string(line));
+        }
         continue;
       }
-      if (!record->has_value()) continue;
-      *batch.request.add_records() = std::move(**record);
       batch.lines.push_back(first_line);
       if (options_.on_reject == OnReject::kLog) batch.texts.emplace_back(line);
       if (batch.request.records_size() >= options_.batch_size) {
@@ -132,8 +135,17 @@ class Importer {
     if (batch.request.records_size() > 0 && !stop_.load()) Enqueue(std::move(batch));
   }
 
-  Batch NewBatch() const {
+  // A request a sender is done with, cleared, or a new one.
+  Batch NewBatch() {
     Batch batch;
+    {
+      std::lock_guard lock(mutex_);
+      if (!spent_.empty()) {
+        batch.request = std::move(spent_.back());
+        spent_.pop_back();
+        batch.request.Clear();
+      }
+    }
     batch.request.set_database_name(options_.database);
     batch.request.set_table_name(options_.table);
     return batch;
@@ -179,6 +191,10 @@ class Importer {
         Reject(batch.lines[index],
                CliRejectionHint(rejected.reason(), options_.database, options_.table),
                index < batch.texts.size() ? batch.texts[index] : std::string());
+      }
+      std::lock_guard lock(mutex_);
+      if (spent_.size() < static_cast<size_t>(2 * options_.in_flight)) {
+        spent_.push_back(std::move(batch.request));
       }
     }
   }
@@ -244,6 +260,8 @@ class Importer {
   std::condition_variable queue_changed_;
   std::condition_variable progress_wake_;
   std::deque<Batch> queue_;  // GUARDED_BY(mutex_)
+  // Requests already sent, for NewBatch to reuse.
+  std::vector<v1::WriteRecordsRequest> spent_;  // GUARDED_BY(mutex_)
   bool closed_ = false;      // GUARDED_BY(mutex_): the reader is done
   bool finished_ = false;    // GUARDED_BY(mutex_): the senders are done
 

@@ -72,6 +72,7 @@ std::string FirstLine(const std::string& text) { return text.substr(0, text.find
 // Collects one row's fields into a MULTI record.
 class RowBuilder {
  public:
+  explicit RowBuilder(v1::Record* record) : record_(*record) { record_.Clear(); }
   void AddDimension(std::string_view name, std::string_view value) {
     v1::Dimension* dimension = record_.add_dimensions();
     dimension->set_name(name.data(), name.size());
@@ -89,7 +90,7 @@ class RowBuilder {
   }
   void SetMeasureName(std::string_view name) { record_.set_measure_name(name.data(), name.size()); }
 
-  absl::StatusOr<v1::Record> Finish(const ImportColumns& columns) {
+  absl::Status Finish(const ImportColumns& columns) {
     if (!record_.has_time()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "no time: the row needs a \"", columns.time_field,
@@ -102,11 +103,11 @@ class RowBuilder {
     }
     if (!record_.has_measure_name()) record_.set_measure_name(columns.measure_name);
     record_.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
-    return std::move(record_);
+    return absl::OkStatus();
   }
 
  private:
-  v1::Record record_;
+  v1::Record& record_;
 };
 
 // Applies the text `value` of field `name`, whose role is known, to the row.
@@ -159,8 +160,8 @@ class CsvParser : public RecordParser {
  public:
   explicit CsvParser(const ImportColumns& columns) : roles_(columns) {}
 
-  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
-    if (Trim(line).empty()) return std::nullopt;
+  absl::StatusOr<bool> ParseInto(std::string_view line, v1::Record* out) override {
+    if (Trim(line).empty()) return false;
     // Most lines have no quotes: their cells are views of the line itself.
     cells_.clear();
     if (line.find('"') == std::string_view::npos) {
@@ -180,7 +181,7 @@ class CsvParser : public RecordParser {
       ReadHeader(std::vector<std::string>(cells_.begin(), cells_.end()));
       if (!header_error_.ok()) return header_error_;
       column_roles_.assign(header_.size(), nullptr);
-      return std::nullopt;
+      return false;
     }
     if (!header_error_.ok()) {
       return absl::InvalidArgumentError(
@@ -191,7 +192,7 @@ class CsvParser : public RecordParser {
                                                      " fields as in the header, found ",
                                                      cells_.size()));
     }
-    RowBuilder row;
+    RowBuilder row(out);
     for (size_t i = 0; i < header_.size(); ++i) {
       const std::string_view value = cells_[i];
       if (value.empty()) continue;  // an absent value: no dimension / attribute
@@ -209,9 +210,8 @@ class CsvParser : public RecordParser {
         return applied;
       }
     }
-    auto record = row.Finish(roles_.columns());
-    if (!record.ok()) return record.status();
-    return std::optional<v1::Record>(std::move(*record));
+    if (absl::Status finished = row.Finish(roles_.columns()); !finished.ok()) return finished;
+    return true;
   }
 
   bool NeedsMoreLines(std::string_view partial) const override {
@@ -281,8 +281,8 @@ class JsonLinesParser : public RecordParser {
  public:
   explicit JsonLinesParser(const ImportColumns& columns) : roles_(columns) {}
 
-  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
-    if (Trim(line).empty()) return std::nullopt;
+  absl::StatusOr<bool> ParseInto(std::string_view line, v1::Record* out) override {
+    if (Trim(line).empty()) return false;
     google::protobuf::Struct object;
     auto parsed = google::protobuf::util::JsonStringToMessage(
         google::protobuf::StringPiece(line.data(), line.size()), &object);
@@ -294,13 +294,12 @@ class JsonLinesParser : public RecordParser {
     // out the same on every run.
     std::map<std::string, const google::protobuf::Value*> fields;
     for (const auto& [name, value] : object.fields()) fields[name] = &value;
-    RowBuilder row;
+    RowBuilder row(out);
     for (const auto& [name, value] : fields) {
       if (absl::Status applied = Apply(name, *value, row); !applied.ok()) return applied;
     }
-    auto record = row.Finish(roles_.columns());
-    if (!record.ok()) return record.status();
-    return std::optional<v1::Record>(std::move(*record));
+    if (absl::Status finished = row.Finish(roles_.columns()); !finished.ok()) return finished;
+    return true;
   }
 
  private:
@@ -398,11 +397,11 @@ class LineProtocolParser : public RecordParser {
  public:
   explicit LineProtocolParser(const ImportColumns& columns) : columns_(columns) {}
 
-  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) override {
+  absl::StatusOr<bool> ParseInto(std::string_view line, v1::Record* out) override {
     auto point = ParseLinePoint(line);
     if (!point.ok()) return point.status();
-    if (!point->has_value()) return std::nullopt;
-    RowBuilder row;
+    if (!point->has_value()) return false;
+    RowBuilder row(out);
     row.SetMeasureName((*point)->measurement);
     for (const auto& [key, value] : (*point)->tags) row.AddDimension(key, value);
     for (const auto& [key, value] : (*point)->fields) row.AddMeasure(key, ToMeasureValue(value));
@@ -415,9 +414,8 @@ class LineProtocolParser : public RecordParser {
                        .count(),
                    v1::TIME_UNIT_NANOSECONDS});
     }
-    auto record = row.Finish(columns_);
-    if (!record.ok()) return record.status();
-    return std::optional<v1::Record>(std::move(*record));
+    if (absl::Status finished = row.Finish(columns_); !finished.ok()) return finished;
+    return true;
   }
 
  private:

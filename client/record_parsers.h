@@ -46,9 +46,19 @@ struct ImportColumns {
 class RecordParser {
  public:
   virtual ~RecordParser() = default;
-  // One logical line (see NeedsMoreLines). Returns nullopt for a line that
-  // holds no record (header, blank, comment), an error for a malformed line.
-  virtual absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) = 0;
+  // One logical line (see NeedsMoreLines) into `*out`, which it clears
+  // first: true for a record, false for a line that holds none (header,
+  // blank, comment), an error for a malformed line. Filling a reused record
+  // (an importer's request) keeps its allocations.
+  virtual absl::StatusOr<bool> ParseInto(std::string_view line, v1::Record* out) = 0;
+  // ParseInto a new record; nullopt for a line without one.
+  absl::StatusOr<std::optional<v1::Record>> Parse(std::string_view line) {
+    v1::Record record;
+    absl::StatusOr<bool> got = ParseInto(line, &record);
+    if (!got.ok()) return got.status();
+    if (!*got) return std::nullopt;
+    return std::optional<v1::Record>(std::move(record));
+  }
   // True when `partial` ends inside a quoted field that continues on the
   // next physical line (CSV only).
   virtual bool NeedsMoreLines(std::string_view /*partial*/) const { return false; }
