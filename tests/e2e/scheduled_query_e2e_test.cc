@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/scheduled_query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
@@ -533,6 +534,103 @@ TEST_F(ScheduledQueryE2ETest, SeedPatternsOutOfTheBox) {
                   "scheduled_query = 'cpu_daily' ORDER BY invocation_time"),
             "0\n2\n");
   EXPECT_EQ(Query("SELECT count(*) FROM devops.cpu_1h"), "2\n");
+}
+
+// With tokens: a scheduled query belongs to the token that made it, runs
+// with that token's grants, and fails visibly once the token is revoked.
+TEST(ScheduledQueryAuthTest, RunsAsItsOwnerAndOthersDoNotSeeIt) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start({"--auth", "on", "--testing-fixed-time", Clock(0, 0, 30)}))
+      << server.error();
+  const std::string admin = server.AdminToken();
+  auto as = [](const std::string& token) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->AddMetadata("authorization", "Bearer " + token);
+    return context;
+  };
+  auto catalog = v1::CatalogService::NewStub(server.channel());
+  {
+    v1::CreateDatabaseRequest request;
+    request.set_database_name("devops");
+    v1::CreateDatabaseResponse response;
+    ASSERT_TRUE(catalog->CreateDatabase(as(admin).get(), request, &response).ok());
+  }
+  for (const char* table : {"cpu", "cpu_1m"}) {
+    v1::CreateTableRequest request;
+    request.set_database_name("devops");
+    request.set_table_name(table);
+    v1::CreateTableResponse response;
+    ASSERT_TRUE(catalog->CreateTable(as(admin).get(), request, &response).ok());
+  }
+  {
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(v1::WriteService::NewStub(server.channel())
+                    ->WriteRecords(as(admin).get(),
+                                   testing::WriteRequest("devops", "cpu",
+                                                         {testing::CpuRecord("h1", Millis(0, 0), 10)}),
+                                   &response)
+                    .ok());
+  }
+  auto auth = v1::AuthService::NewStub(server.channel());
+  auto token = [&](const std::string& name, std::vector<std::string> grants) {
+    v1::CreateTokenRequest request;
+    request.set_name(name);
+    for (const std::string& g : grants) request.add_grants(g);
+    v1::CreateTokenResponse response;
+    EXPECT_TRUE(auth->CreateToken(as(admin).get(), request, &response).ok());
+    return response.secret();
+  };
+  const std::string owner = token("rollups", {"read:devops/cpu", "write:devops/cpu_1m"});
+  const std::string other = token("other", {"read:devops"});
+  auto scheduled = v1::ScheduledQueryService::NewStub(server.channel());
+  v1::CreateScheduledQueryRequest create;
+  *create.mutable_scheduled_query() = Rollup("cpu_1m");
+  v1::CreateScheduledQueryResponse created;
+  // Without write on the target: refused.
+  EXPECT_EQ(scheduled->CreateScheduledQuery(as(other).get(), create, &created).error_code(),
+            grpc::PERMISSION_DENIED);
+  ASSERT_TRUE(scheduled->CreateScheduledQuery(as(owner).get(), create, &created).ok());
+  EXPECT_EQ(created.scheduled_query().owner(), "rollups");
+
+  v1::DescribeScheduledQueryRequest describe;
+  describe.set_name("cpu_1m");
+  v1::DescribeScheduledQueryResponse described;
+  EXPECT_EQ(scheduled->DescribeScheduledQuery(as(other).get(), describe, &described).error_code(),
+            grpc::NOT_FOUND);
+  const std::string count = "SELECT count(*) FROM system.scheduled_queries";
+  EXPECT_EQ(testing::RowsText(testing::RunQuery(server.channel(), count, 0, other).rows), "0\n");
+  EXPECT_EQ(testing::RowsText(testing::RunQuery(server.channel(), count, 0, owner).rows), "1\n");
+  EXPECT_EQ(testing::RowsText(testing::RunQuery(server.channel(), count, 0, admin).rows), "1\n");
+
+  // Runs are made as the owner: they work while it lives...
+  auto testing_stub = v1::TestingService::NewStub(server.channel());
+  v1::SetClockRequest clock;
+  *clock.mutable_time() = TimeUtil::MillisecondsToTimestamp(Millis(0, 1));
+  v1::SetClockResponse moved;
+  ASSERT_TRUE(testing_stub->SetClock(as(admin).get(), clock, &moved).ok());
+  EXPECT_EQ(testing::RowsText(
+                testing::RunQuery(server.channel(), "SELECT samples FROM devops.cpu_1m", 0, admin)
+                    .rows),
+            "1\n");
+  // ... and fail saying why once it is revoked.
+  {
+    v1::RevokeTokenRequest request;
+    request.set_token("rollups");
+    v1::RevokeTokenResponse response;
+    ASSERT_TRUE(auth->RevokeToken(as(admin).get(), request, &response).ok());
+  }
+  v1::ExecuteScheduledQueryRequest execute;
+  execute.set_name("cpu_1m");
+  *execute.mutable_invocation_time() = TimeUtil::MillisecondsToTimestamp(Millis(0, 1));
+  v1::ExecuteScheduledQueryResponse executed;
+  ASSERT_TRUE(scheduled->ExecuteScheduledQuery(as(admin).get(), execute, &executed).ok());
+  EXPECT_EQ(executed.run().run_status(), v1::MANUAL_TRIGGER_FAILURE);
+  EXPECT_NE(executed.run().failure_reason().find("the token \"rollups\" was revoked"),
+            std::string::npos)
+      << executed.run().failure_reason();
+  // Moving the clock is for admins.
+  EXPECT_EQ(testing_stub->SetClock(as(other).get(), clock, &moved).error_code(),
+            grpc::PERMISSION_DENIED);
 }
 
 TEST(ScheduledQueryClockTest, TheClockMovesOnlyOnATestServer) {
