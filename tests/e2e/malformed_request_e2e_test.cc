@@ -41,7 +41,10 @@ TEST_F(MalformedRequestE2ETest, UnparseableRequestsAnswerInvalidArgument) {
     for (const std::string& method :
          {"/strata.v1.WriteService/WriteRecords", "/strata.v1.CatalogService/CreateDatabase",
           "/strata.v1.CatalogService/ListTables", "/strata.v1.QueryService/Query",
-          "/strata.v1.QueryService/CancelQuery"}) {
+          "/strata.v1.QueryService/CancelQuery",
+          "/strata.v1.ScheduledQueryService/CreateScheduledQuery",
+          "/strata.v1.ScheduledQueryService/ExecuteScheduledQuery",
+          "/strata.v1.TestingService/SetClock"}) {
       grpc::Status status = CallRaw(method, bytes);
       EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method;
       EXPECT_NE(status.error_message().find("could not parse request"), std::string::npos)
