@@ -11,10 +11,12 @@
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
+#include "storage/catalog.h"
 
 namespace strata::query {
 
-inline constexpr std::string_view kSystemDatabase = "system";
+// The catalog refuses it as a new database's name.
+inline constexpr std::string_view kSystemDatabase = kSystemDatabaseName;
 
 struct SystemTable {
   std::vector<ResultColumn> columns;

@@ -168,6 +168,12 @@ absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
                                                      std::string_view description) {
   RETURN_IF_ERROR(ValidateResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
+  if (name == kSystemDatabaseName) {
+    return absl::InvalidArgumentError(
+        StrCat("database name \"", name, "\" is reserved: SQL reads \"", name,
+               "\".\"<table>\" as the server's own tables (scheduled query runs); choose another "
+               "name"));
+  }
   absl::MutexLock lock(&mu_);
   if (databases_.contains(name)) {
     return absl::AlreadyExistsError(StrCat("database \"", name, "\" already exists"));

@@ -27,6 +27,10 @@ namespace strata {
 inline constexpr int kDefaultPageSize = 100;
 inline constexpr int kMaxPageSize = 1000;
 inline constexpr size_t kMaxDescriptionBytes = 2048;
+// Not a name for a new database: SQL's "system"."<table>" are the server's
+// own tables (query/system_tables.h). A data directory that already has
+// such a database keeps it.
+inline constexpr std::string_view kSystemDatabaseName = "system";
 
 class Catalog {
  public:

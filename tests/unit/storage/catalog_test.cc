@@ -62,6 +62,7 @@ TEST_F(CatalogTest, RejectsBadResourceNames) {
       {"slash/name", "may only contain"},
       {"quote\"", "may only contain"},
       {std::string(257, 'a'), "the limit is 256"},
+      {"system", "is reserved"},
   };
   for (const Case& c : cases) {
     auto result = catalog().CreateDatabase(c.name, "");
