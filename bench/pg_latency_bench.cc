@@ -5,7 +5,7 @@
 // (libpq adds little on top of the wire); the gRPC side is the generated stub.
 //
 //   build/bench/pg_latency_bench --target 127.0.0.1:7878 --pg-port 7880 \
-//       --query "SELECT count(*) FROM db.cpu WHERE host = 'host_1'"
+//       --query "SELECT count(*) FROM mydb.cpu WHERE host = 'host_1'"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

@@ -58,7 +58,7 @@ Loaded Load(const std::string& dir, ManualClock* clock, Shape shape, int hosts, 
   Loaded loaded{std::move(*engine)};
   Check(loaded.engine->catalog().CreateDatabase("bench", "").status());
   Check(loaded.engine->catalog()
-            .CreateTable({.database_name = "bench", .table_name = "t",
+            .CreateTable({.database_name = "bench", .table_name = "tbl",
                           .retention = {.memory_store_retention_hours = hours + 1,
                                         .magnetic_store_retention_days = 3650}})
             .status());
@@ -69,7 +69,7 @@ Loaded Load(const std::string& dir, ManualClock* clock, Shape shape, int hosts, 
   for (auto& h : value) for (double& f : h) f = static_cast<double>(random() % 100);
   for (int64_t t = kStart; t < kStart + hours * kNanosPerHour; t += kInterval) {
     for (int base = 0; base < hosts; base += 100) {
-      WriteRequest request{.database_name = "bench", .table_name = "t"};
+      WriteRequest request{.database_name = "bench", .table_name = "tbl"};
       for (int h = base; h < std::min(hosts, base + 100); ++h) {
         InputRecord r;
         r.dimensions = {{"hostname", "host_" + std::to_string(h)}};
@@ -107,7 +107,7 @@ double IngestUntil(Engine& engine, int64_t now, int hosts, const std::atomic<boo
   const auto started = Steady::now();
   int64_t rows = 0;
   for (int64_t t = now - kNanosPerHour + 1; !stop.load(); t += kInterval) {
-    WriteRequest request{.database_name = "bench", .table_name = "t"};
+    WriteRequest request{.database_name = "bench", .table_name = "tbl"};
     for (int h = 0; h < hosts; ++h) {
       InputRecord r;
       r.dimensions = {{"hostname", "live_" + std::to_string(h)}};
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     const double tier_seconds = Seconds(started);
     Check(results.at(0).status);
     const TieringReport& report = results[0].tiering;
-    auto table = *loaded.engine->catalog().DescribeTable("bench", "t");
+    auto table = *loaded.engine->catalog().DescribeTable("bench", "tbl");
     // Encoded bytes: what the blocks (and their keys) take before RocksDB.
     ScanStats scan;
     Check(loaded.engine->Scan(table, {}, [](const ScanRow&) { return true; }, &scan));

@@ -220,7 +220,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
   auto args = std::make_shared<DatabaseArgs>();
 
   CLI::App* create = db->add_subcommand("create", "Create a database");
-  create->add_option("name", args->name, "Database name (1..256 of a-z A-Z 0-9 _ . -)")->required();
+  create->add_option("name", args->name, "Database name (3..256 of a-z A-Z 0-9 _ . -)")->required();
   create->add_option("--description", args->description, "Free text, up to 2048 bytes");
   create->add_flag("--if-not-exists", args->if_not_exists, "An existing database is no error");
   create->callback([&context, args] {

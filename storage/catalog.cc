@@ -166,7 +166,7 @@ absl::Status Catalog::TableNotFound(std::string_view database, std::string_view 
 
 absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
                                                      std::string_view description) {
-  RETURN_IF_ERROR(ValidateResourceName("database", name));
+  RETURN_IF_ERROR(ValidateNewResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
   if (name == kSystemDatabaseName) {
     return absl::InvalidArgumentError(
@@ -219,7 +219,7 @@ absl::StatusOr<Page<DatabaseInfo>> Catalog::ListDatabases(int max_results,
 
 absl::StatusOr<DatabaseInfo> Catalog::UpdateDatabase(std::string_view name,
                                                      std::string_view description) {
-  RETURN_IF_ERROR(ValidateResourceName("database", name));
+  RETURN_IF_ERROR(ValidateNewResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
   absl::MutexLock lock(&mu_);
   auto it = databases_.find(name);
@@ -256,7 +256,7 @@ absl::Status Catalog::DeleteDatabase(std::string_view name) {
 
 absl::StatusOr<TableInfo> Catalog::CreateTable(const TableSpec& spec) {
   RETURN_IF_ERROR(ValidateResourceName("database", spec.database_name));
-  RETURN_IF_ERROR(ValidateResourceName("table", spec.table_name));
+  RETURN_IF_ERROR(ValidateNewResourceName("table", spec.table_name));
   RETURN_IF_ERROR(ValidateTableSettings(spec.retention, spec.partition_key));
   absl::MutexLock lock(&mu_);
   if (!databases_.contains(spec.database_name)) return DatabaseNotFound(spec.database_name);

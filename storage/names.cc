@@ -1,6 +1,7 @@
 #include "storage/names.h"
 
 #include "absl/strings/match.h"
+#include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
@@ -56,6 +57,16 @@ absl::Status ValidateResourceName(std::string_view kind, std::string_view name) 
           StrCat(kind, " name \"", EchoInput(name),
                        "\" may only contain letters, digits, '_', '.' and '-'"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateNewResourceName(std::string_view kind, std::string_view name) {
+  RETURN_IF_ERROR(ValidateResourceName(kind, name));
+  if (name.size() < kMinNewResourceNameBytes) {
+    return absl::InvalidArgumentError(
+        StrCat(kind, " name \"", name, "\" is too short: a new ", kind, "'s name needs ",
+               kMinNewResourceNameBytes, "..", kMaxResourceNameBytes, " characters"));
   }
   return absl::OkStatus();
 }

@@ -25,11 +25,11 @@ class AdmissionE2ETest : public ::testing::Test {
   static constexpr int kHosts = 50, kPoints = 200;
   // 10,000 rows of 4 KB: 40 MB, more than any flow-control window holds, so
   // a client that reads nothing really holds its query.
-  const std::string kWide = "SELECT *, '" + std::string(4000, 'x') + "' AS pad FROM db.t";
+  const std::string kWide = "SELECT *, '" + std::string(4000, 'x') + "' AS pad FROM mydb.tbl";
 
   void StartServer(const std::vector<std::string>& args) {
     ASSERT_TRUE(server_.Start(args)) << server_.error();
-    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
     auto writer = v1::WriteService::NewStub(server_.channel());
     const int64_t now = testing::NowMillis();
     for (int p = 0; p < kPoints; ++p) {
@@ -41,7 +41,7 @@ class AdmissionE2ETest : public ::testing::Test {
       grpc::ClientContext context;
       v1::WriteRecordsResponse response;
       ASSERT_TRUE(
-          writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response)
+          writer->WriteRecords(&context, testing::WriteRequest("mydb", "tbl", records), &response)
               .ok());
     }
   }
@@ -192,7 +192,7 @@ TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
       << big.status.error_message();
   EXPECT_NE(big.status.error_message().find("--query-memory-total-mb"), std::string::npos)
       << big.status.error_message();
-  testing::QueryResult small = testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.t");
+  testing::QueryResult small = testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.tbl");
   ASSERT_TRUE(small.status.ok()) << small.status.error_message();
   EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
 }
@@ -215,10 +215,10 @@ TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailClean
   // INTERSECT's right side): more than the 1 MiB this server gives a query.
   StartServer({"--query-memory-mb", "1"});
   for (const std::string& sql : {
-           std::string("SELECT count(*) FROM db.t a JOIN db.t b ON a.host = b.host AND a.time = b.time"),
-           std::string("SELECT count(*) FROM db.t a CROSS JOIN db.t b"),
-           std::string("SELECT host, rank() OVER (ORDER BY time) FROM db.t"),
-           std::string("SELECT host, time FROM db.t INTERSECT SELECT host, time FROM db.t")}) {
+           std::string("SELECT count(*) FROM mydb.tbl a JOIN mydb.tbl b ON a.host = b.host AND a.time = b.time"),
+           std::string("SELECT count(*) FROM mydb.tbl a CROSS JOIN mydb.tbl b"),
+           std::string("SELECT host, rank() OVER (ORDER BY time) FROM mydb.tbl"),
+           std::string("SELECT host, time FROM mydb.tbl INTERSECT SELECT host, time FROM mydb.tbl")}) {
     testing::QueryResult r = testing::RunQuery(server_.channel(), sql);
     ASSERT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
         << sql << ": " << r.status.error_message();
@@ -228,7 +228,7 @@ TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailClean
   // Within the limit the same shapes answer, and the server is still up.
   testing::QueryResult small = testing::RunQuery(
       server_.channel(),
-      "SELECT count(*) FROM db.t a JOIN (SELECT host FROM db.t WHERE host = 'host7' GROUP BY host) "
+      "SELECT count(*) FROM mydb.tbl a JOIN (SELECT host FROM mydb.tbl WHERE host = 'host7' GROUP BY host) "
       "b ON a.host = b.host");
   ASSERT_TRUE(small.status.ok()) << small.status.error_message();
   EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kPoints);
@@ -261,7 +261,7 @@ TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp)
   EXPECT_GT(refused, 0);
   EXPECT_TRUE(Serving());
   // Once the burst is over, the server answers in full again.
-  testing::QueryResult after = testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.t");
+  testing::QueryResult after = testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.tbl");
   ASSERT_TRUE(after.status.ok()) << after.status.error_message();
   EXPECT_EQ(after.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
 }

@@ -24,7 +24,7 @@ class BackupE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(server_.Start()) << server_.error();
-    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "cpu").ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "cpu").ok());
     backups_ = dir_.Sub("backups");
   }
 
@@ -69,7 +69,7 @@ TEST_F(BackupE2ETest, ABackupUnderWritesHoldsEveryAcknowledgedWrite) {
       }
       grpc::ClientContext context;
       v1::WriteRecordsResponse response;
-      if (!stub->WriteRecords(&context, testing::WriteRequest("db", "cpu", records), &response)
+      if (!stub->WriteRecords(&context, testing::WriteRequest("mydb", "cpu", records), &response)
                .ok()) {
         break;
       }
@@ -99,12 +99,12 @@ TEST_F(BackupE2ETest, ABackupUnderWritesHoldsEveryAcknowledgedWrite) {
       << restored.error();
   EXPECT_THAT(restored.log(), HasSubstr("restored backup " + std::to_string(first.backup_id())));
   testing::QueryResult held = testing::RunQuery(
-      restored.channel(), "SELECT count(*) FROM db.cpu WHERE measure_value::double < " +
+      restored.channel(), "SELECT count(*) FROM mydb.cpu WHERE measure_value::double < " +
                               std::to_string(before));
   ASSERT_TRUE(held.status.ok()) << held.status.error_message();
   EXPECT_EQ(held.rows[0].data(0).bigint_value(), before);
   // Nothing the writer had not sent by the time the backup returned.
-  testing::QueryResult total = testing::RunQuery(restored.channel(), "SELECT count(*) FROM db.cpu");
+  testing::QueryResult total = testing::RunQuery(restored.channel(), "SELECT count(*) FROM mydb.cpu");
   EXPECT_LE(total.rows[0].data(0).bigint_value(), after_first + 10);
 }
 
@@ -127,7 +127,7 @@ TEST_F(BackupE2ETest, RestoreNeedsAnEmptyDataDirectoryAndABackup) {
 }
 
 TEST_F(BackupE2ETest, VerificationFindsADamagedFileAndPathsMustBeAbsolute) {
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db2", "t").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db2", "tbl").ok());
   v1::Backup backup;
   ASSERT_TRUE(Backup(backups_, &backup).ok());
   EXPECT_EQ(Backup("relative/dir").error_code(), grpc::StatusCode::INVALID_ARGUMENT);

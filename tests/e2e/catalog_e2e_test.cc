@@ -98,13 +98,21 @@ TEST_F(CatalogE2ETest, DatabaseLifecycle) {
 }
 
 TEST_F(CatalogE2ETest, InvalidNamesAreInvalidArgument) {
-  for (const std::string& name : std::vector<std::string>{"", "bad name", "x/y", std::string(257, 'n')}) {
+  for (const std::string& name :
+       std::vector<std::string>{"", "bad name", "x/y", "db", std::string(257, 'n')}) {
     grpc::Status status = CreateDatabase(name);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << name;
     EXPECT_FALSE(status.error_message().empty());
   }
-  ASSERT_TRUE(CreateDatabase("db").ok());
-  EXPECT_EQ(CreateTable("db", "bad$").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_TRUE(CreateDatabase("mydb").ok());
+  EXPECT_EQ(CreateTable("mydb", "bad$").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Timestream's 3..256 for new names.
+  grpc::Status short_name = CreateTable("mydb", "t");
+  EXPECT_EQ(short_name.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(short_name.error_message(),
+            "table name \"t\" is too short: a new table's name needs 3..256 characters");
+  EXPECT_TRUE(CreateDatabase("abc").ok());
+  EXPECT_TRUE(CreateTable("abc", "xyz").ok());
 }
 
 TEST_F(CatalogE2ETest, ListDatabasesPaginatesAndRejectsBadArguments) {
@@ -215,10 +223,10 @@ TEST_F(CatalogE2ETest, TableLifecycleWithAllProperties) {
 }
 
 TEST_F(CatalogE2ETest, TableErrors) {
-  EXPECT_EQ(CreateTable("nodb", "t").error_code(), grpc::StatusCode::NOT_FOUND);
-  ASSERT_TRUE(CreateDatabase("db").ok());
-  ASSERT_TRUE(CreateTable("db", "t").ok());
-  EXPECT_EQ(CreateTable("db", "t").error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(CreateTable("nodb", "tbl").error_code(), grpc::StatusCode::NOT_FOUND);
+  ASSERT_TRUE(CreateDatabase("mydb").ok());
+  ASSERT_TRUE(CreateTable("mydb", "tbl").ok());
+  EXPECT_EQ(CreateTable("mydb", "tbl").error_code(), grpc::StatusCode::ALREADY_EXISTS);
 
   struct Case {
     std::string what;
@@ -230,16 +238,16 @@ TEST_F(CatalogE2ETest, TableErrors) {
                                          {"magnetic 0", 1, 0},
                                          {"magnetic 73001", 1, 73001}}) {
     v1::CreateTableRequest request;
-    request.set_database_name("db");
-    request.set_table_name("r");
+    request.set_database_name("mydb");
+    request.set_table_name("retention");
     request.mutable_retention_properties()->set_memory_store_retention_hours(c.memory_hours);
     request.mutable_retention_properties()->set_magnetic_store_retention_days(c.magnetic_days);
     EXPECT_EQ(CreateTable(request).error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.what;
   }
 
   v1::CreateTableRequest two_keys;
-  two_keys.set_database_name("db");
-  two_keys.set_table_name("k");
+  two_keys.set_database_name("mydb");
+  two_keys.set_table_name("keys");
   for (const char* name : {"a", "b"}) {
     auto* key = two_keys.mutable_schema()->add_composite_partition_key();
     key->set_type(v1::PARTITION_KEY_TYPE_DIMENSION);
@@ -250,19 +258,19 @@ TEST_F(CatalogE2ETest, TableErrors) {
   EXPECT_NE(status.error_message().find("exactly one"), std::string::npos);
 
   v1::CreateTableRequest no_type;
-  no_type.set_database_name("db");
-  no_type.set_table_name("k");
+  no_type.set_database_name("mydb");
+  no_type.set_table_name("keys");
   no_type.mutable_schema()->add_composite_partition_key()->set_name("host");
   EXPECT_EQ(CreateTable(no_type).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
   v1::Table table;
-  grpc::Status typo = DescribeTable("db", "tt", &table);
+  grpc::Status typo = DescribeTable("mydb", "tbll", &table);
   EXPECT_EQ(typo.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_NE(typo.error_message().find("did you mean \"t\""), std::string::npos);
+  EXPECT_NE(typo.error_message().find("did you mean \"tbl\""), std::string::npos);
 
   grpc::ClientContext context;
   v1::DeleteTableRequest del;
-  del.set_database_name("db");
+  del.set_database_name("mydb");
   del.set_table_name("nope");
   v1::DeleteTableResponse response;
   EXPECT_EQ(stub_->DeleteTable(&context, del, &response).error_code(),
@@ -270,11 +278,11 @@ TEST_F(CatalogE2ETest, TableErrors) {
 }
 
 TEST_F(CatalogE2ETest, ListTablesAcrossDatabasesPaginates) {
-  ASSERT_TRUE(CreateDatabase("a").ok());
-  ASSERT_TRUE(CreateDatabase("b").ok());
-  ASSERT_TRUE(CreateTable("a", "t1").ok());
-  ASSERT_TRUE(CreateTable("a", "t2").ok());
-  ASSERT_TRUE(CreateTable("b", "t3").ok());
+  ASSERT_TRUE(CreateDatabase("dba").ok());
+  ASSERT_TRUE(CreateDatabase("dbb").ok());
+  ASSERT_TRUE(CreateTable("dba", "t1a").ok());
+  ASSERT_TRUE(CreateTable("dba", "t2a").ok());
+  ASSERT_TRUE(CreateTable("dbb", "t3a").ok());
   std::vector<std::string> seen;
   std::string token;
   do {
@@ -287,32 +295,32 @@ TEST_F(CatalogE2ETest, ListTablesAcrossDatabasesPaginates) {
     for (const auto& t : response.tables()) seen.push_back(t.database_name() + "." + t.table_name());
     token = response.next_token();
   } while (!token.empty());
-  EXPECT_EQ(seen, (std::vector<std::string>{"a.t1", "a.t2", "b.t3"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"dba.t1a", "dba.t2a", "dbb.t3a"}));
 
   grpc::ClientContext context;
   v1::ListTablesRequest request;
-  request.set_database_name("b");
+  request.set_database_name("dbb");
   v1::ListTablesResponse response;
   ASSERT_TRUE(stub_->ListTables(&context, request, &response).ok());
   ASSERT_EQ(response.tables_size(), 1);
-  EXPECT_EQ(response.tables(0).table_name(), "t3");
+  EXPECT_EQ(response.tables(0).table_name(), "t3a");
 }
 
 TEST_F(CatalogE2ETest, CatalogSurvivesGracefulRestartAndKill9) {
   ASSERT_TRUE(CreateDatabase("kept", "before restart").ok());
-  ASSERT_TRUE(CreateTable("kept", "t1").ok());
+  ASSERT_TRUE(CreateTable("kept", "tb1").ok());
   EXPECT_EQ(server_.Stop(), 0);
   ASSERT_TRUE(server_.Restart()) << server_.error();
   Connect();
   v1::Table table;
-  ASSERT_TRUE(DescribeTable("kept", "t1", &table).ok());
+  ASSERT_TRUE(DescribeTable("kept", "tb1", &table).ok());
 
   // Acknowledged catalog changes are synced: a kill -9 right after keeps them.
-  ASSERT_TRUE(CreateTable("kept", "t2").ok());
+  ASSERT_TRUE(CreateTable("kept", "tb2").ok());
   server_.Kill9();
   ASSERT_TRUE(server_.Restart()) << server_.error();
   Connect();
-  ASSERT_TRUE(DescribeTable("kept", "t2", &table).ok());
+  ASSERT_TRUE(DescribeTable("kept", "tb2", &table).ok());
   v1::Database db;
   ASSERT_TRUE(DescribeDatabase("kept", &db).ok());
   EXPECT_EQ(db.description(), "before restart");

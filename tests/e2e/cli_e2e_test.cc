@@ -68,8 +68,8 @@ class CliE2ETest : public ::testing::Test {
   }
 
   void CreateTable(const std::string& table, std::vector<std::string> extra = {}) {
-    Cli({"db", "create", "db"});
-    std::vector<std::string> args = {"table", "create", "db", table};
+    Cli({"db", "create", "mydb"});
+    std::vector<std::string> args = {"table", "create", "mydb", table};
     args.insert(args.end(), extra.begin(), extra.end());
     Ok(args);
   }
@@ -102,10 +102,10 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
   ProcessResult help = Cli({"table", "create", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("--memory"));
-  ProcessResult bad_duration = Cli({"table", "create", "db", "t", "--memory", "12x"});
+  ProcessResult bad_duration = Cli({"table", "create", "mydb", "tbl", "--memory", "12x"});
   EXPECT_EQ(bad_duration.exit_code, 2);
   EXPECT_THAT(bad_duration.err, HasSubstr("invalid duration \"12x\""));
-  ProcessResult days = Cli({"table", "create", "db", "t", "--magnetic", "36h"});
+  ProcessResult days = Cli({"table", "create", "mydb", "tbl", "--magnetic", "36h"});
   EXPECT_EQ(days.exit_code, 2);
   EXPECT_THAT(days.err, HasSubstr("not a whole number of days"));
   // Nothing reached the server.
@@ -114,19 +114,19 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
 
 TEST_F(CliE2ETest, ScheduledQueryCommands) {
   CreateTable("cpu");
-  Ok({"table", "create", "db", "cpu_1m"});
+  Ok({"table", "create", "mydb", "cpu_1m"});
   const int64_t now_ms = NowMillis();
   const int64_t minute = now_ms / 60'000 * 60'000;
-  Ok({"write", "db", "cpu", "-D", "host=h1", "-m", "usage=10", "--time",
+  Ok({"write", "mydb", "cpu", "-D", "host=h1", "-m", "usage=10", "--time",
       std::to_string(minute - 50'000)});
-  Ok({"write", "db", "cpu", "-D", "host=h1", "-m", "usage=20", "--time",
+  Ok({"write", "mydb", "cpu", "-D", "host=h1", "-m", "usage=20", "--time",
       std::to_string(minute - 40'000)});
   const std::vector<std::string> create = {
       "scheduled-query", "create", "cpu_rollup", "--query",
       "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS avg_usage, count(*) "
-      "AS n FROM db.cpu WHERE time >= @scheduled_runtime - 1m AND time < @scheduled_runtime "
+      "AS n FROM mydb.cpu WHERE time >= @scheduled_runtime - 1m AND time < @scheduled_runtime "
       "GROUP BY host, bin(time, 1m)",
-      "--schedule", "rate(1 day)", "--database", "db", "--table", "cpu_1m", "--time-column",
+      "--schedule", "rate(1 day)", "--database", "mydb", "--table", "cpu_1m", "--time-column",
       "minute", "--dimension", "host", "--measure-name", "usage_1m", "--measure",
       "avg_usage:double", "--measure", "n:bigint:samples"};
   EXPECT_THAT(Ok(create), HasSubstr("created scheduled query cpu_rollup; next run at "));
@@ -134,17 +134,17 @@ TEST_F(CliE2ETest, ScheduledQueryCommands) {
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_THAT(again.err, HasSubstr("already exists"));
   EXPECT_THAT(Ok({"scheduled-query", "list", "-f", "csv"}),
-              HasSubstr("cpu_rollup,ENABLED,rate(1 day),db.cpu_1m,"));
+              HasSubstr("cpu_rollup,ENABLED,rate(1 day),mydb.cpu_1m,"));
   EXPECT_THAT(Ok({"scheduled-query", "execute", "cpu_rollup", "--at", std::to_string(minute)}),
               HasSubstr("MANUAL_TRIGGER_SUCCESS"));
-  EXPECT_THAT(Ok({"query", "SELECT host, avg_usage, samples FROM db.cpu_1m", "-f", "csv"}),
+  EXPECT_THAT(Ok({"query", "SELECT host, avg_usage, samples FROM mydb.cpu_1m", "-f", "csv"}),
               HasSubstr("h1,15,2\n"));
   EXPECT_THAT(Ok({"scheduled-query", "describe", "cpu_rollup"}),
               HasSubstr("\"runStatus\": \"MANUAL_TRIGGER_SUCCESS\""));
   Ok({"scheduled-query", "disable", "cpu_rollup"});
   EXPECT_THAT(Ok({"scheduled-query", "list", "-f", "csv"}), HasSubstr("cpu_rollup,DISABLED,"));
   ProcessResult bad = Cli({"scheduled-query", "create", "x", "--query", "SELECT 1", "--schedule",
-                           "rate(1 minute)", "--database", "db", "--table", "cpu_1m",
+                           "rate(1 minute)", "--database", "mydb", "--table", "cpu_1m",
                            "--time-column", "t", "--measure", "a"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("COLUMN:TYPE"));
@@ -172,67 +172,67 @@ TEST_F(CliE2ETest, DatabaseCommands) {
 }
 
 TEST_F(CliE2ETest, TableCommands) {
-  Ok({"db", "create", "db"});
-  EXPECT_THAT(Ok({"table", "create", "db", "cpu", "--memory", "12h", "--magnetic", "1y"}),
-              HasSubstr("created table db.cpu (memory 12h, magnetic 365d)"));
-  Ok({"table", "create", "db", "events", "--magnetic-writes", "true", "--partition-key",
+  Ok({"db", "create", "mydb"});
+  EXPECT_THAT(Ok({"table", "create", "mydb", "cpu", "--memory", "12h", "--magnetic", "1y"}),
+              HasSubstr("created table mydb.cpu (memory 12h, magnetic 365d)"));
+  Ok({"table", "create", "mydb", "events", "--magnetic-writes", "true", "--partition-key",
       "dimension:host", "--partition-key-enforcement", "required"});
-  Ok({"table", "create", "db", "memory_only", "--memory", "24h"});
-  Ok({"table", "create", "db", "magnetic_only", "--magnetic", "30d"});
-  std::string list = Ok({"table", "list", "db", "-f", "csv"});
-  EXPECT_THAT(list, HasSubstr("db,memory_only,24,73000,"));
-  EXPECT_THAT(list, HasSubstr("db,magnetic_only,6,30,"));
-  EXPECT_THAT(list, HasSubstr("db,cpu,12,365,false,measure_name,"));
-  EXPECT_THAT(list, HasSubstr("db,events,6,73000,true,dimension host (required),"));
+  Ok({"table", "create", "mydb", "memory_only", "--memory", "24h"});
+  Ok({"table", "create", "mydb", "magnetic_only", "--magnetic", "30d"});
+  std::string list = Ok({"table", "list", "mydb", "-f", "csv"});
+  EXPECT_THAT(list, HasSubstr("mydb,memory_only,24,73000,"));
+  EXPECT_THAT(list, HasSubstr("mydb,magnetic_only,6,30,"));
+  EXPECT_THAT(list, HasSubstr("mydb,cpu,12,365,false,measure_name,"));
+  EXPECT_THAT(list, HasSubstr("mydb,events,6,73000,true,dimension host (required),"));
 
-  Ok({"table", "update", "db", "cpu", "--memory", "2d", "--magnetic-writes", "true"});
-  EXPECT_THAT(Ok({"table", "describe", "db", "cpu", "-f", "csv"}),
-              HasSubstr("db,cpu,48,365,true,measure_name,"));
+  Ok({"table", "update", "mydb", "cpu", "--memory", "2d", "--magnetic-writes", "true"});
+  EXPECT_THAT(Ok({"table", "describe", "mydb", "cpu", "-f", "csv"}),
+              HasSubstr("mydb,cpu,48,365,true,measure_name,"));
   // Only the enforcement changes; the key stays the one of creation.
-  Ok({"table", "update", "db", "events", "--partition-key-enforcement", "optional"});
-  EXPECT_THAT(Ok({"table", "describe", "db", "events", "-f", "csv"}),
+  Ok({"table", "update", "mydb", "events", "--partition-key-enforcement", "optional"});
+  EXPECT_THAT(Ok({"table", "describe", "mydb", "events", "-f", "csv"}),
               HasSubstr("dimension host (optional)"));
 
-  ProcessResult nothing = Cli({"table", "update", "db", "cpu"});
+  ProcessResult nothing = Cli({"table", "update", "mydb", "cpu"});
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_THAT(nothing.err, HasSubstr("nothing to update"));
-  ProcessResult bad_flag = Cli({"table", "update", "db", "cpu", "--magnetic-writes", "maybe"});
+  ProcessResult bad_flag = Cli({"table", "update", "mydb", "cpu", "--magnetic-writes", "maybe"});
   EXPECT_EQ(bad_flag.exit_code, 2);
   EXPECT_THAT(bad_flag.err, HasSubstr("true or false"));
 
-  Ok({"table", "delete", "db", "cpu"});
-  ProcessResult gone = Cli({"table", "describe", "db", "cpu"});
+  Ok({"table", "delete", "mydb", "cpu"});
+  ProcessResult gone = Cli({"table", "describe", "mydb", "cpu"});
   EXPECT_EQ(gone.exit_code, 1);
   EXPECT_THAT(gone.err, HasSubstr("cpu"));
 }
 
 TEST_F(CliE2ETest, WriteFromFlagsAndLineProtocol) {
   CreateTable("cpu");
-  EXPECT_THAT(Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage:double=0.5"}),
+  EXPECT_THAT(Ok({"write", "mydb", "cpu", "-D", "host=a", "-m", "usage:double=0.5"}),
               HasSubstr("wrote 1 of 1 record (memory store 1"));
-  Ok({"write", "db", "cpu", "-D", "host=b", "-m", "usage=1.5", "-m", "procs=7", "--measure-name",
+  Ok({"write", "mydb", "cpu", "-D", "host=b", "-m", "usage=1.5", "-m", "procs=7", "--measure-name",
       "stats", "--time", std::to_string(NowMillis())});
   int64_t now_ns = NowMillis() * 1'000'000;
-  Ok({"write", "db", "cpu", "cpu,host=c usage=2.5,up=t " + std::to_string(now_ns),
+  Ok({"write", "mydb", "cpu", "cpu,host=c usage=2.5,up=t " + std::to_string(now_ns),
       "cpu,host=d usage=3.5,note=\"x y\" " + std::to_string(now_ns)});
-  EXPECT_EQ(Count("db.cpu"), "4");
-  EXPECT_THAT(Ok({"query", "SELECT procs FROM db.cpu WHERE host = 'b'", "-f", "csv"}),
+  EXPECT_EQ(Count("mydb.cpu"), "4");
+  EXPECT_THAT(Ok({"query", "SELECT procs FROM mydb.cpu WHERE host = 'b'", "-f", "csv"}),
               HasSubstr("procs\n7\n"));
 
   // A lower version of a changed record is rejected: exit 4, reason shown.
   std::string time = std::to_string(NowMillis());
-  Ok({"write", "db", "cpu", "-D", "host=v", "-m", "usage=1.0", "--time", time, "--version", "5"});
-  ProcessResult stale = Cli({"write", "db", "cpu", "-D", "host=v", "-m", "usage=2.0", "--time", time,
+  Ok({"write", "mydb", "cpu", "-D", "host=v", "-m", "usage=1.0", "--time", time, "--version", "5"});
+  ProcessResult stale = Cli({"write", "mydb", "cpu", "-D", "host=v", "-m", "usage=2.0", "--time", time,
                              "--version", "4"});
   EXPECT_EQ(stale.exit_code, 4);
   EXPECT_THAT(stale.err, HasSubstr("rejected record 1"));
 
-  ProcessResult several = Cli({"write", "db", "cpu", "-m", "a=1", "-m", "b=2"});
+  ProcessResult several = Cli({"write", "mydb", "cpu", "-m", "a=1", "-m", "b=2"});
   EXPECT_EQ(several.exit_code, 2);
   EXPECT_THAT(several.err, HasSubstr("--measure-name"));
-  EXPECT_EQ(Cli({"write", "db", "cpu", "-m", "a:int=1"}).exit_code, 2);
-  EXPECT_EQ(Cli({"write", "db", "cpu", "cpu usage=oops"}).exit_code, 2);
-  ProcessResult unknown = Cli({"write", "db", "nope", "-m", "a=1"});
+  EXPECT_EQ(Cli({"write", "mydb", "cpu", "-m", "a:int=1"}).exit_code, 2);
+  EXPECT_EQ(Cli({"write", "mydb", "cpu", "cpu usage=oops"}).exit_code, 2);
+  ProcessResult unknown = Cli({"write", "mydb", "nope", "-m", "a=1"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("nope"));
 }
@@ -250,7 +250,7 @@ TEST_F(CliE2ETest, ImportCsvIngestsGoodRowsAndNamesEachBadLine) {
                 t(5) + ",e,eu,3.5,500\n" +                     // line 7: a field short
                 t(6) + ",f,eu,4.5,600,w\n" +                   // line 8
                 "2099-01-01T00:00:00Z,g,eu,1,1,future\n");     // line 9: server rejects
-  ProcessResult r = Cli({"import", "db", "cpu", Path("data.csv")});
+  ProcessResult r = Cli({"import", "mydb", "cpu", Path("data.csv")});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.out, HasSubstr("imported 3 records from " + Path("data.csv")));
   EXPECT_THAT(r.out, HasSubstr("; 4 rejected"));
@@ -258,10 +258,10 @@ TEST_F(CliE2ETest, ImportCsvIngestsGoodRowsAndNamesEachBadLine) {
   EXPECT_THAT(r.out, HasSubstr("line 6: measure \"mem\": \"4.5\" is not a valid bigint"));
   EXPECT_THAT(r.out, HasSubstr("line 7: expected 6 fields as in the header, found 5"));
   EXPECT_THAT(r.out, HasSubstr("line 9: "));
-  EXPECT_EQ(Count("db.cpu"), "3");
-  EXPECT_THAT(Ok({"query", "SELECT region, mem, note FROM db.cpu WHERE host = 'c'", "-f", "csv"}),
+  EXPECT_EQ(Count("mydb.cpu"), "3");
+  EXPECT_THAT(Ok({"query", "SELECT region, mem, note FROM mydb.cpu WHERE host = 'c'", "-f", "csv"}),
               HasSubstr("\"us\neast\",300,y"));
-  EXPECT_THAT(Ok({"query", "SELECT note FROM db.cpu WHERE host = 'a'", "-f", "csv"}),
+  EXPECT_THAT(Ok({"query", "SELECT note FROM mydb.cpu WHERE host = 'a'", "-f", "csv"}),
               HasSubstr("\"hello, world\""));
 }
 
@@ -276,7 +276,7 @@ TEST_F(CliE2ETest, ImportJsonLinesWithRejectLog) {
             "{\"time\": \"" + std::string("2020-01-01T00:00:00Z") + "\", \"host\": \"c\", \"cpu\": 2}\n"
             "{\"host\": \"d\", \"cpu\": 2}\n"
             "{\"time\": " + std::to_string(now) + ", \"host\": \"e\", \"cpu\": 3, \"procs\": 4}\n");
-  ProcessResult r = Cli({"import", "db", "events", Path("events.jsonl"), "--measures",
+  ProcessResult r = Cli({"import", "mydb", "events", Path("events.jsonl"), "--measures",
                          "procs:bigint", "--reject-log", Path("rejects.tsv")});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.out, HasSubstr("imported 2 records"));
@@ -287,8 +287,8 @@ TEST_F(CliE2ETest, ImportJsonLinesWithRejectLog) {
   EXPECT_THAT(log, HasSubstr("\tnot json\n"));
   EXPECT_THAT(log, HasSubstr("5\t"));  // older than the memory retention
   EXPECT_THAT(log, HasSubstr("6\tno time"));
-  EXPECT_EQ(Count("db.events"), "2");
-  EXPECT_THAT(Ok({"query", "SELECT procs, ok FROM db.events ORDER BY host", "-f", "csv"}),
+  EXPECT_EQ(Count("mydb.events"), "2");
+  EXPECT_THAT(Ok({"query", "SELECT procs, ok FROM mydb.events ORDER BY host", "-f", "csv"}),
               HasSubstr("procs,ok\n,true\n4,\n"));
 }
 
@@ -336,10 +336,10 @@ TEST_F(CliE2ETest, IfNotExistsAndIfExists) {
   EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "created database dbx\n");
   EXPECT_EQ(Ok({"db", "create", "dbx", "--if-not-exists"}), "database dbx exists already\n");
   EXPECT_EQ(Cli({"db", "create", "dbx"}).exit_code, 1);  // without the flag it is an error
-  EXPECT_THAT(Ok({"table", "create", "dbx", "t", "--if-not-exists"}), HasSubstr("created table dbx.t"));
-  EXPECT_EQ(Ok({"table", "create", "dbx", "t", "--if-not-exists"}), "table dbx.t exists already\n");
-  EXPECT_EQ(Ok({"table", "delete", "dbx", "t", "--if-exists"}), "deleted table dbx.t\n");
-  EXPECT_EQ(Ok({"table", "delete", "dbx", "t", "--if-exists"}), "table dbx.t does not exist\n");
+  EXPECT_THAT(Ok({"table", "create", "dbx", "tbl", "--if-not-exists"}), HasSubstr("created table dbx.tbl"));
+  EXPECT_EQ(Ok({"table", "create", "dbx", "tbl", "--if-not-exists"}), "table dbx.tbl exists already\n");
+  EXPECT_EQ(Ok({"table", "delete", "dbx", "tbl", "--if-exists"}), "deleted table dbx.tbl\n");
+  EXPECT_EQ(Ok({"table", "delete", "dbx", "tbl", "--if-exists"}), "table dbx.tbl does not exist\n");
   EXPECT_EQ(Ok({"db", "delete", "dbx", "--if-exists"}), "deleted database dbx\n");
   EXPECT_EQ(Ok({"db", "delete", "dbx", "--if-exists"}), "database dbx does not exist\n");
   EXPECT_NE(Cli({"db", "delete", "dbx"}).exit_code, 0);
@@ -347,9 +347,9 @@ TEST_F(CliE2ETest, IfNotExistsAndIfExists) {
 
 TEST_F(CliE2ETest, RejectionHintsNameTheCliFlag) {
   CreateTable("old");
-  ProcessResult r = Cli({"write", "db", "old", "-D", "host=a", "-m", "v=1", "--time",
+  ProcessResult r = Cli({"write", "mydb", "old", "-D", "host=a", "-m", "v=1", "--time",
                          std::to_string(NowMillis() - 48 * 3600 * 1000)});
-  EXPECT_THAT(r.err, HasSubstr("strata table update db old --magnetic-writes true"));
+  EXPECT_THAT(r.err, HasSubstr("strata table update mydb old --magnetic-writes true"));
   EXPECT_THAT(r.err, Not(HasSubstr("enable_magnetic_store_writes")));
 }
 
@@ -379,7 +379,7 @@ TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
                       "cpu,host=a usage=1.5,procs=3i " + std::to_string(now_ns) + "\n"
                       "cpu,host=b usage=abc\n"
                       "cpu,host=c usage=2.5 " + std::to_string(now_ns) + "\n";
-  ProcessResult fail = Cli({"import", "db", "cpu", "-", "--format", "lp", "--on-reject", "fail"},
+  ProcessResult fail = Cli({"import", "mydb", "cpu", "-", "--format", "lp", "--on-reject", "fail"},
                            input);
   EXPECT_EQ(fail.exit_code, 4);
   EXPECT_THAT(fail.out, HasSubstr("imported 1 record from stdin"));
@@ -387,15 +387,15 @@ TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
   EXPECT_THAT(fail.out, HasSubstr("line 3: field \"usage\": \"abc\" is not a number, integer (1i), "
                                   "boolean (t/f) or quoted string (column 18)"));
   EXPECT_THAT(fail.out, HasSubstr("stopped at the first rejection"));
-  EXPECT_EQ(Count("db.cpu"), "1");
+  EXPECT_EQ(Count("mydb.cpu"), "1");
 
-  ProcessResult skip = Cli({"import", "db", "cpu", "-", "--format", "lp"}, input);
+  ProcessResult skip = Cli({"import", "mydb", "cpu", "-", "--format", "lp"}, input);
   EXPECT_EQ(skip.exit_code, 4);
-  EXPECT_EQ(Count("db.cpu"), "2");
-  ProcessResult no_format = Cli({"import", "db", "cpu", "-"}, input);
+  EXPECT_EQ(Count("mydb.cpu"), "2");
+  ProcessResult no_format = Cli({"import", "mydb", "cpu", "-"}, input);
   EXPECT_EQ(no_format.exit_code, 2);
   EXPECT_THAT(no_format.err, HasSubstr("--format"));
-  ProcessResult no_table = Cli({"import", "db", "nope", "-", "--format", "lp"}, input);
+  ProcessResult no_table = Cli({"import", "mydb", "nope", "-", "--format", "lp"}, input);
   EXPECT_EQ(no_table.exit_code, 1);
   EXPECT_THAT(no_table.err, HasSubstr("nope"));
   EXPECT_THAT(no_table.out, HasSubstr("running the same import again is safe"));
@@ -410,25 +410,25 @@ TEST_F(CliE2ETest, ImportsManyBatchesInParallel) {
     csv += std::to_string(now - i) + ",h" + std::to_string(i % 50) + "," + std::to_string(i) + "\n";
   }
   WriteFile(Path("big.csv"), csv);
-  ProcessResult r = Cli({"import", "db", "big", Path("big.csv"), "--parallel", "8"});
+  ProcessResult r = Cli({"import", "mydb", "big", Path("big.csv"), "--parallel", "8"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("imported 5000 records"));
   EXPECT_THAT(r.out, HasSubstr("0 rejected"));
-  EXPECT_EQ(Count("db.big"), "5000");
-  EXPECT_EQ(Ok({"query", "SELECT sum(cpu) FROM db.big", "-f", "csv"}), "_col0\n12497500\n");
+  EXPECT_EQ(Count("mydb.big"), "5000");
+  EXPECT_EQ(Ok({"query", "SELECT sum(cpu) FROM mydb.big", "-f", "csv"}), "_col0\n12497500\n");
 }
 
 // Golden output of each format for values of every common type.
 TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
-  CreateTable("t", {"--magnetic-writes", "true"});
-  Ok({"write", "db", "t", "-D", "host=a", "-m", "cpu=0.5", "-m", "mem=10", "-m", "ok=true", "-m",
+  CreateTable("tbl", {"--magnetic-writes", "true"});
+  Ok({"write", "mydb", "tbl", "-D", "host=a", "-m", "cpu=0.5", "-m", "mem=10", "-m", "ok=true", "-m",
       "note=plain", "--measure-name", "m", "--time", "2024-05-01T12:00:00Z"});
-  Ok({"write", "db", "t", "-D", "host=b,c", "-m", "cpu=1e-7", "-m", "note=say \"hi\", twice",
+  Ok({"write", "mydb", "tbl", "-D", "host=b,c", "-m", "cpu=1e-7", "-m", "note=say \"hi\", twice",
       "--measure-name", "m", "--time", "2024-05-01T12:00:01.5Z"});
   const std::string sql =
       "SELECT host, time, cpu, mem, ok, note, date_trunc('hour', time) AS hour, "
       "time - from_iso8601_timestamp('2024-04-30T10:00:00Z') AS since "
-      "FROM db.t ORDER BY host";
+      "FROM mydb.tbl ORDER BY host";
   for (const std::string format : {"table", "csv", "json", "jsonl"}) {
     std::string out = Ok({"query", sql, "--format", format});
     std::string golden = std::string(STRATA_CLI_GOLDEN_DIR) + "/query." + format;
@@ -438,7 +438,7 @@ TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
   }
   // Not a terminal and no --format: CSV.
   EXPECT_EQ(Ok({"query", sql}), ReadFile(std::string(STRATA_CLI_GOLDEN_DIR) + "/query.csv"));
-  ProcessResult stats = Cli({"query", "SELECT count(*) FROM db.t", "--stats", "-f", "csv"});
+  ProcessResult stats = Cli({"query", "SELECT count(*) FROM mydb.tbl", "--stats", "-f", "csv"});
   EXPECT_THAT(stats.err, HasSubstr("1 row in "));
   EXPECT_THAT(stats.err, HasSubstr("scanned 2 rows"));
 }
@@ -453,13 +453,13 @@ TEST_F(CliE2ETest, QueryErrorsShowTheCaret) {
 
 TEST_F(CliE2ETest, ShellRunsStatementsAndMetaCommands) {
   CreateTable("cpu");
-  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage=0.5"});
+  Ok({"write", "mydb", "cpu", "-D", "host=a", "-m", "usage=0.5"});
   PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
   // A statement over two lines.
   shell.Type("SELECT host,\r");
   ASSERT_TRUE(shell.WaitFor("-> ")) << shell.output();
-  shell.Type("measure_value::double AS v FROM db.cpu;\r");
+  shell.Type("measure_value::double AS v FROM mydb.cpu;\r");
   ASSERT_TRUE(shell.WaitFor("a    | 0.5")) << shell.output();
   ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
   // Ctrl-C while typing drops the statement, not the shell.
@@ -469,10 +469,10 @@ TEST_F(CliE2ETest, ShellRunsStatementsAndMetaCommands) {
   ASSERT_TRUE(shell.WaitFor("^C")) << shell.output();
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
   shell.Type("\\l\r");
-  ASSERT_TRUE(shell.WaitFor("db")) << shell.output();
-  shell.Type("\\dt db\r");
+  ASSERT_TRUE(shell.WaitFor("mydb")) << shell.output();
+  shell.Type("\\dt mydb\r");
   ASSERT_TRUE(shell.WaitFor("cpu")) << shell.output();
-  shell.Type("\\d db.cpu\r");
+  shell.Type("\\d mydb.cpu\r");
   ASSERT_TRUE(shell.WaitFor("MEASURE_VALUE")) << shell.output();
   shell.Type("\\timing\r");
   ASSERT_TRUE(shell.WaitFor("Timing is on.")) << shell.output();
@@ -491,16 +491,16 @@ TEST_F(CliE2ETest, ShellRunsStatementsAndMetaCommands) {
 
 TEST_F(CliE2ETest, UseSetsTheDatabaseOfUnqualifiedTableNames) {
   CreateTable("cpu");
-  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage=0.5"});
+  Ok({"write", "mydb", "cpu", "-D", "host=a", "-m", "usage=0.5"});
   PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
   shell.Type("SELECT count(*) AS n FROM cpu;\r");
   ASSERT_TRUE(shell.WaitFor("or set a default database (USE db in the shell")) << shell.output();
   shell.Type("USE nope;\r");
   ASSERT_TRUE(shell.WaitFor("nope")) << shell.output();
-  shell.Type("USE db;\r");
-  ASSERT_TRUE(shell.WaitFor("using database db")) << shell.output();
-  ASSERT_TRUE(shell.WaitFor("strata:db> ")) << shell.output();
+  shell.Type("USE mydb;\r");
+  ASSERT_TRUE(shell.WaitFor("using database mydb")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("strata:mydb> ")) << shell.output();
   shell.Type("SELECT count(*) AS n FROM cpu;\r");
   ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
   shell.Type("DESCRIBE cpu;\r");
@@ -510,7 +510,7 @@ TEST_F(CliE2ETest, UseSetsTheDatabaseOfUnqualifiedTableNames) {
   shell.Type("\\q\r");
   EXPECT_EQ(shell.Wait(), 0) << shell.output();
 
-  EXPECT_EQ(Ok({"query", "SELECT count(*) AS n FROM cpu", "--database", "db", "-f", "csv"}), "n\n1\n");
+  EXPECT_EQ(Ok({"query", "SELECT count(*) AS n FROM cpu", "--database", "mydb", "-f", "csv"}), "n\n1\n");
 }
 
 TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
@@ -519,7 +519,7 @@ TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
   const int64_t now = NowMillis();
   for (int i = 0; i < 60; ++i) csv += std::to_string(now - i) + ",h" + std::to_string(i) + ",1.5\n";
   WriteFile(Path("cpu.csv"), csv);
-  Ok({"import", "db", "cpu", Path("cpu.csv")});
+  Ok({"import", "mydb", "cpu", Path("cpu.csv")});
   WriteFile(Path("script.sql"), "SELECT 40 + 2 AS answer;\n\\timing on\nSELECT 'from' || ' file' AS s;\n");
   // A pager that marks what it shows; the pty is 50 rows tall.
   PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string(),
@@ -534,7 +534,7 @@ TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
   ASSERT_TRUE(shell.WaitFor("Expanded display is off.")) << shell.output();
 
   shell.Type("\\o " + Path("out.txt") + "\r");
-  shell.Type("SELECT count(*) AS n FROM db.cpu;\r");
+  shell.Type("SELECT count(*) AS n FROM mydb.cpu;\r");
   shell.Type("\\o\r");
   shell.Type("\\i " + Path("script.sql") + "\r");
   ASSERT_TRUE(shell.WaitFor("answer")) << shell.output();
@@ -545,7 +545,7 @@ TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
 
   // 60 rows are taller than the 50-row terminal: through the pager.
   shell.Type("\\timing off\r");
-  shell.Type("SELECT host FROM db.cpu ORDER BY host;\r");
+  shell.Type("SELECT host FROM mydb.cpu ORDER BY host;\r");
   ASSERT_TRUE(shell.WaitFor("paged:(60 rows)")) << shell.output();
   shell.Type("SELECT 7 AS seven;\r");  // short: straight to the screen
   ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
@@ -565,7 +565,7 @@ TEST_F(CliE2ETest, ShellExpandedOutputFilesScriptsWatchAndPager) {
 
 TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
   CreateTable("cpu");
-  Ok({"write", "db", "cpu", "-D", "host=a", "-m", "usage_user=0.5"});
+  Ok({"write", "mydb", "cpu", "-D", "host=a", "-m", "usage_user=0.5"});
   PtyProcess shell(Argv({"shell"}), {"HOME=" + dir_.path().string()});
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
   // libedit prints the prompt just before it puts the terminal in raw mode, and
@@ -576,7 +576,7 @@ TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
   ASSERT_TRUE(shell.WaitFor("ect ")) << shell.output();
   shell.Type("measure_value::d\t");
   ASSERT_TRUE(shell.WaitFor("ouble ")) << shell.output();
-  shell.Type("FROM db.c\t");
+  shell.Type("FROM mydb.c\t");
   ASSERT_TRUE(shell.WaitFor("pu ")) << shell.output();
   shell.Type(";\r");
   // The statement that ran was the completed one.
@@ -606,7 +606,7 @@ class CliCancelTest : public CliE2ETest {
       csv += std::to_string(now - i) + ",h" + std::to_string(i % 100) + "," + std::to_string(i) + "\n";
     }
     WriteFile(Path("big.csv"), csv);
-    Ok({"import", "db", "big", Path("big.csv")});
+    Ok({"import", "mydb", "big", Path("big.csv")});
   }
 };
 
@@ -615,13 +615,13 @@ class CliCancelTest : public CliE2ETest {
 TEST_F(CliCancelTest, CtrlCCancelsTheRunningQueryAndNotTheShell) {
   PtyProcess shell(Argv({"shell", "--page-size", "1"}), {"HOME=" + dir_.path().string()});
   ASSERT_TRUE(shell.WaitFor("strata> "));
-  shell.Type("SELECT * FROM db.big;\r");
+  shell.Type("SELECT * FROM mydb.big;\r");
   ASSERT_TRUE(shell.WaitFor("| big")) << shell.output();
   shell.Type("\x03");
   ASSERT_TRUE(shell.WaitFor("query cancelled", std::chrono::seconds(30))) << shell.output();
   ASSERT_TRUE(shell.WaitFor("strata> "));
   EXPECT_THAT(shell.output(), Not(HasSubstr("(20000 rows)")));
-  shell.Type("SELECT count(*) AS n FROM db.big;\r");
+  shell.Type("SELECT count(*) AS n FROM mydb.big;\r");
   // (Not "20000" alone: the held rows' timestamps contain it.)
   ASSERT_TRUE(shell.WaitFor("20000\r\n(1 row)")) << shell.output();
   ASSERT_TRUE(shell.WaitFor("strata> ")) << shell.output();
@@ -636,7 +636,7 @@ TEST_F(CliCancelTest, CtrlCCancelsTheRunningQueryAndNotTheShell) {
 }
 
 TEST_F(CliCancelTest, CtrlCEndsQueryCommandWith130) {
-  PtyProcess query(Argv({"query", "SELECT * FROM db.big", "--page-size", "1", "-f", "csv"}));
+  PtyProcess query(Argv({"query", "SELECT * FROM mydb.big", "--page-size", "1", "-f", "csv"}));
   ASSERT_TRUE(query.WaitFor(",big,")) << query.output();
   query.Type("\x03");
   EXPECT_EQ(query.Wait(std::chrono::seconds(30)), 130) << query.output().substr(0, 2000);

@@ -46,11 +46,11 @@ class CliSecurityE2ETest : public ::testing::Test {
 };
 
 TEST_F(CliSecurityE2ETest, TokensFromCreationToRevocation) {
-  ASSERT_EQ(Admin({"db", "create", "db"}).exit_code, 0);
-  ASSERT_EQ(Admin({"table", "create", "db", "cpu"}).exit_code, 0);
+  ASSERT_EQ(Admin({"db", "create", "mydb"}).exit_code, 0);
+  ASSERT_EQ(Admin({"table", "create", "mydb", "cpu"}).exit_code, 0);
   EXPECT_THAT(Admin({"token", "whoami"}).out, HasSubstr("admin: admin"));
 
-  ProcessResult created = Admin({"token", "create", "collector", "-g", "write:db/cpu",
+  ProcessResult created = Admin({"token", "create", "collector", "-g", "write:mydb/cpu",
                                  "--expires-in", "30d"});
   ASSERT_EQ(created.exit_code, 0) << created.err;
   const std::string secret = created.out.substr(0, created.out.find('\n'));
@@ -63,25 +63,25 @@ TEST_F(CliSecurityE2ETest, TokensFromCreationToRevocation) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
-  ProcessResult wrote = Cli(with(as_collector, {"write", "db", "cpu", "-D", "host=a", "-m",
+  ProcessResult wrote = Cli(with(as_collector, {"write", "mydb", "cpu", "-D", "host=a", "-m",
                                                 "usage=0.5"}));
   EXPECT_EQ(wrote.exit_code, 0) << wrote.err;
-  ProcessResult read = Cli(with(as_collector, {"query", "SELECT * FROM db.cpu"}));
+  ProcessResult read = Cli(with(as_collector, {"query", "SELECT * FROM mydb.cpu"}));
   EXPECT_EQ(read.exit_code, 1);
-  EXPECT_THAT(read.err, HasSubstr("token \"collector\" may not read \"db\".\"cpu\""));
+  EXPECT_THAT(read.err, HasSubstr("token \"collector\" may not read \"mydb\".\"cpu\""));
 
   ProcessResult listed = Admin({"token", "list", "-f", "csv"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_THAT(listed.out, HasSubstr("collector,"));
-  EXPECT_THAT(listed.out, HasSubstr("write:db/cpu"));
+  EXPECT_THAT(listed.out, HasSubstr("write:mydb/cpu"));
   EXPECT_THAT(listed.out, Not(HasSubstr(secret.substr(24))));
 
-  ProcessResult granted = Admin({"token", "grant", "collector", "read:db"});
-  EXPECT_THAT(granted.out, HasSubstr("grants: write:db/cpu read:db"));
-  EXPECT_EQ(Cli(with(as_collector, {"query", "SELECT count(*) FROM db.cpu"})).exit_code, 0);
+  ProcessResult granted = Admin({"token", "grant", "collector", "read:mydb"});
+  EXPECT_THAT(granted.out, HasSubstr("grants: write:mydb/cpu read:mydb"));
+  EXPECT_EQ(Cli(with(as_collector, {"query", "SELECT count(*) FROM mydb.cpu"})).exit_code, 0);
 
   EXPECT_EQ(Admin({"token", "revoke", "collector"}).exit_code, 0);
-  ProcessResult revoked = Cli(with(as_collector, {"write", "db", "cpu", "-m", "usage=1"}));
+  ProcessResult revoked = Cli(with(as_collector, {"write", "mydb", "cpu", "-m", "usage=1"}));
   EXPECT_EQ(revoked.exit_code, 1);
   EXPECT_THAT(revoked.err, HasSubstr("was revoked"));
 }

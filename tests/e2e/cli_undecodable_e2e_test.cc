@@ -45,7 +45,7 @@ TEST(CliUndecodableE2ETest, AResponseThatCannotBeDecodedEndsTheQueryWithAMessage
   ASSERT_NE(port, 0);
 
   testing::ProcessResult r = testing::RunProcess(
-      {STRATA_CLI_PATH, "--port", std::to_string(port), "query", "SELECT s FROM db.t"}, "", {},
+      {STRATA_CLI_PATH, "--port", std::to_string(port), "query", "SELECT s FROM mydb.tbl"}, "", {},
       std::chrono::seconds(60));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 128 + 9) << "killed by the test's timeout: the CLI hung";

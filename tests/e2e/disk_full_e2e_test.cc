@@ -76,7 +76,7 @@ class DiskFullE2ETest : public ::testing::Test {
     grpc::ClientContext context;
     v1::WriteRecordsResponse response;
     grpc::Status status =
-        writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response);
+        writer->WriteRecords(&context, testing::WriteRequest("mydb", "tbl", records), &response);
     if (status.ok()) *acknowledged += response.records_ingested().total();
     return status;
   }
@@ -92,7 +92,7 @@ class DiskFullE2ETest : public ::testing::Test {
   }
 
   int64_t Count() {
-    testing::QueryResult r = testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.t");
+    testing::QueryResult r = testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.tbl");
     EXPECT_TRUE(r.status.ok()) << r.status.error_message();
     return r.rows.empty() ? -1 : r.rows[0].data(0).bigint_value();
   }
@@ -105,7 +105,7 @@ class DiskFullE2ETest : public ::testing::Test {
 
 TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {
   ASSERT_TRUE(server_.Start({"--disk-reserve-mb", std::to_string(kReserveMb)})) << server_.error();
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   int64_t acknowledged = 0;
   int batch = 0;
   for (; batch < 5; ++batch) ASSERT_TRUE(WriteBatch(batch, &acknowledged).ok());

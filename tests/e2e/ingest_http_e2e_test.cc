@@ -95,33 +95,37 @@ TEST_F(IngestHttpE2ETest, LineProtocolV1StoresGoodLinesAndNamesTheBadOnes) {
 
 TEST_F(IngestHttpE2ETest, RewritingAPointReplacesItsValuesAsInfluxDbDoes) {
   Start();
-  CreateDatabase("db");
+  CreateDatabase("mydb");
   const std::string t = std::to_string(NowSeconds() - 10);
-  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=1 " + t)->status, 204);
-  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=1 " + t)->status, 204);  // a retry
-  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=2 " + t)->status, 204);
-  EXPECT_EQ(Rows("SELECT v FROM db.m"), "2\n");
+  ASSERT_EQ(Post("/write?db=mydb&precision=s", "mem,host=a v=1 " + t)->status, 204);
+  ASSERT_EQ(Post("/write?db=mydb&precision=s", "mem,host=a v=1 " + t)->status, 204);  // a retry
+  ASSERT_EQ(Post("/write?db=mydb&precision=s", "mem,host=a v=2 " + t)->status, 204);
+  EXPECT_EQ(Rows("SELECT v FROM mydb.mem"), "2\n");
   // Within one request too, the later line wins.
-  ASSERT_EQ(Post("/write?db=db&precision=s", "m,host=a v=3 " + t + "\nm,host=a v=4 " + t)->status, 204);
-  EXPECT_EQ(Rows("SELECT v FROM db.m"), "4\n");
+  ASSERT_EQ(Post("/write?db=mydb&precision=s", "mem,host=a v=3 " + t + "\nmem,host=a v=4 " + t)->status, 204);
+  EXPECT_EQ(Rows("SELECT v FROM mydb.mem"), "4\n");
 }
 
 TEST_F(IngestHttpE2ETest, OneRequestWritesAtMostAThousandMeasurements) {
   Start();
-  CreateDatabase("db");
+  CreateDatabase("mydb");
   const std::string t = std::to_string(NowSeconds());
   std::string body;
-  for (int i = 0; i < 1002; ++i) body += "m" + std::to_string(i) + " v=1 " + t + "\n";
-  auto res = Post("/write?db=db&precision=s", body);
+  for (int i = 0; i < 1002; ++i) body += "mea" + std::to_string(i) + " v=1 " + t + "\n";
+  auto res = Post("/write?db=mydb&precision=s", body);
   EXPECT_EQ(res->status, 400);
   EXPECT_THAT(res->body, HasSubstr("partial write: 2 lines rejected, 1000 points written"));
-  EXPECT_THAT(res->body, HasSubstr("line 1001 'm1000 v=1 " + t + "': the request already wrote 1000 "
+  EXPECT_THAT(res->body, HasSubstr("line 1001 'mea1000 v=1 " + t + "': the request already wrote 1000 "
                                    "measurements (tables)"));
+  // A measurement becomes a table, so it needs a table's name: 3..256 characters.
+  auto short_name = Post("/write?db=mydb&precision=s", "io v=1 " + t);
+  EXPECT_EQ(short_name->status, 400);
+  EXPECT_THAT(short_name->body, HasSubstr("table name \\\"io\\\" is too short"));
 }
 
 TEST_F(IngestHttpE2ETest, BodiesAbove64MbAreRefused) {
   Start();
-  CreateDatabase("db");
+  CreateDatabase("mydb");
   const std::string big = dir_.Sub("big.lp");
   {
     std::ofstream out(big);
@@ -130,18 +134,18 @@ TEST_F(IngestHttpE2ETest, BodiesAbove64MbAreRefused) {
   }
   // curl reads the early answer while still sending (as HTTP clients should).
   const std::string url = "http://127.0.0.1:" + std::to_string(server_.http_port());
-  for (const std::string path : {"/write?db=db", "/api/v1/write?db=db"}) {
+  for (const std::string path : {"/write?db=mydb", "/api/v1/write?db=mydb"}) {
     testing::ProcessResult r = testing::RunProcess(
         {testing::FindOnPath("curl"), "-s", "-o", "/dev/null", "-w", "%{http_code}", "-XPOST",
          url + path, "--data-binary", "@" + big});
     EXPECT_EQ(r.out, "413") << path << " " << r.err;
   }
-  EXPECT_EQ(Post("/write?db=db", "m v=1")->status, 204);  // and the server carries on
+  EXPECT_EQ(Post("/write?db=mydb", "mem v=1")->status, 204);  // and the server carries on
 }
 
 TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
   Start();
-  CreateDatabase("db");
+  CreateDatabase("mydb");
   const std::string curl = testing::FindOnPath("curl");
   ASSERT_FALSE(curl.empty()) << "curl is not installed (scripts/deps.sh installs it)";
   const int64_t t = NowSeconds() - 5;
@@ -154,31 +158,31 @@ TEST_F(IngestHttpE2ETest, CurlSendsAGzipBodyToBothApis) {
   std::ofstream(plain) << lines;
   ASSERT_EQ(testing::RunProcess({"/usr/bin/gzip", "-k", plain}).exit_code, 0);
   const std::string url = "http://127.0.0.1:" + std::to_string(server_.http_port());
-  for (std::string path : {"/write?db=db&precision=ms", "/api/v2/write?bucket=db&org=any&precision=ms"}) {
+  for (std::string path : {"/write?db=mydb&precision=ms", "/api/v2/write?bucket=mydb&org=any&precision=ms"}) {
     testing::ProcessResult r = testing::RunProcess(
         {curl, "-sS", "-w", "%{http_code}", "-XPOST", url + path, "-H", "Content-Encoding: gzip",
          "--data-binary", "@" + plain + ".gz"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "204") << path;
   }
-  EXPECT_EQ(Rows("SELECT count(*), sum(used) FROM db.disk"), "250|31125\n");
+  EXPECT_EQ(Rows("SELECT count(*), sum(used) FROM mydb.disk"), "250|31125\n");
 }
 
 TEST_F(IngestHttpE2ETest, RequestErrorsAreAnsweredLikeInfluxDb) {
   Start({"--http-auto-create", "false"});
-  CreateDatabase("db");
-  auto missing_db = Post("/write?db=nope", "m v=1");
+  CreateDatabase("mydb");
+  auto missing_db = Post("/write?db=nope", "mem v=1");
   EXPECT_EQ(missing_db->status, 404);
   EXPECT_THAT(missing_db->body, HasSubstr("database not found: \\\"nope\\\""));
-  auto no_db = Post("/api/v2/write?org=x", "m v=1");
+  auto no_db = Post("/api/v2/write?org=x", "mem v=1");
   EXPECT_EQ(no_db->status, 400);
   EXPECT_THAT(no_db->body, HasSubstr(R"({"code":"invalid","message":"the request names no database: add ?bucket=DATABASE)"));
-  auto precision = Post("/write?db=db&precision=weeks", "m v=1");
+  auto precision = Post("/write?db=mydb&precision=weeks", "mem v=1");
   EXPECT_EQ(precision->status, 400);
   EXPECT_THAT(precision->body, HasSubstr("precision \\\"weeks\\\" is not one of ns, us, ms, s"));
-  auto no_table = Post("/write?db=db", "newtable v=1\n");
+  auto no_table = Post("/write?db=mydb", "newtable v=1\n");
   EXPECT_EQ(no_table->status, 400);
-  EXPECT_THAT(no_table->body, HasSubstr("table \\\"db\\\".\\\"newtable\\\" does not exist and stratad "
+  EXPECT_THAT(no_table->body, HasSubstr("table \\\"mydb\\\".\\\"newtable\\\" does not exist and stratad "
                                         "runs with --http-auto-create=false"));
   auto ping = client_->Get("/ping");
   EXPECT_EQ(ping->status, 204);
@@ -192,32 +196,32 @@ TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
   auto create = [&](const std::string& name, const std::string& grant) {
     return testing::CreateToken(server_.channel(), admin, name, grant);
   };
-  ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "db", admin).ok());
-  const std::string writer = create("telegraf", "write:db");
-  const std::string narrow = create("narrow", "write:db/cpu");
+  ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "mydb", admin).ok());
+  const std::string writer = create("telegraf", "write:mydb");
+  const std::string narrow = create("narrow", "write:mydb/cpu");
   const std::string t = std::to_string(NowSeconds());
   const std::string line = "cpu,host=a v=1 " + t;
 
-  auto none = Post("/write?db=db&precision=s", line);
+  auto none = Post("/write?db=mydb&precision=s", line);
   EXPECT_EQ(none->status, 401);
   EXPECT_THAT(none->body, HasSubstr("this server requires a token"));
-  EXPECT_EQ(Post("/write?db=db&precision=s", line, {{"Authorization", "Bearer wrong"}})->status, 401);
-  EXPECT_EQ(Post("/api/v2/write?bucket=db&precision=s", line, {{"Authorization", "Token " + writer}})->status, 204);
-  EXPECT_EQ(Post("/write?db=db&precision=s&u=telegraf&p=" + writer, line)->status, 204);
+  EXPECT_EQ(Post("/write?db=mydb&precision=s", line, {{"Authorization", "Bearer wrong"}})->status, 401);
+  EXPECT_EQ(Post("/api/v2/write?bucket=mydb&precision=s", line, {{"Authorization", "Token " + writer}})->status, 204);
+  EXPECT_EQ(Post("/write?db=mydb&precision=s&u=telegraf&p=" + writer, line)->status, 204);
   httplib::Headers basic = {httplib::make_basic_authentication_header("telegraf", writer)};
-  EXPECT_EQ(Post("/write?db=db&precision=s", line, basic)->status, 204);
-  // write:db/cpu writes cpu but may not create tables.
-  EXPECT_EQ(Post("/write?db=db&precision=s", line, {{"Authorization", "Token " + narrow}})->status, 204);
+  EXPECT_EQ(Post("/write?db=mydb&precision=s", line, basic)->status, 204);
+  // write:mydb/cpu writes cpu but may not create tables.
+  EXPECT_EQ(Post("/write?db=mydb&precision=s", line, {{"Authorization", "Token " + narrow}})->status, 204);
   auto create_denied =
-      Post("/write?db=db&precision=s", "mem v=1 " + t, {{"Authorization", "Token " + narrow}});
+      Post("/write?db=mydb&precision=s", "mem v=1 " + t, {{"Authorization", "Token " + narrow}});
   EXPECT_EQ(create_denied->status, 400);
   EXPECT_THAT(create_denied->body, HasSubstr("narrow"));
   auto other_db = Post("/write?db=other&precision=s", line, {{"Authorization", "Token " + narrow}});
   EXPECT_EQ(other_db->status, 403);
-  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.cpu", 0, admin).rows.size(),
+  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.cpu", 0, admin).rows.size(),
             1u);
   EXPECT_EQ(testing::RowsText(
-                testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.cpu", 0, admin).rows),
+                testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.cpu", 0, admin).rows),
             "1\n");
 }
 

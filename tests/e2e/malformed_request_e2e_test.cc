@@ -52,12 +52,12 @@ TEST_F(MalformedRequestE2ETest, UnparseableRequestsAnswerInvalidArgument) {
     }
   }
   // Still serving, and well-formed requests work.
-  EXPECT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+  EXPECT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT 1").status.ok());
 }
 
 TEST_F(MalformedRequestE2ETest, UnknownEnumValuesRejectTheirRecordOnly) {
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   const int64_t now = testing::NowMillis();
   std::vector<v1::Record> records = {testing::CpuRecord("a", now, 1.0),
                                      testing::CpuRecord("b", now, 2.0),
@@ -68,7 +68,7 @@ TEST_F(MalformedRequestE2ETest, UnknownEnumValuesRejectTheirRecordOnly) {
   grpc::ClientContext context;
   v1::WriteRecordsResponse response;
   ASSERT_TRUE(
-      writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response).ok());
+      writer->WriteRecords(&context, testing::WriteRequest("mydb", "tbl", records), &response).ok());
   EXPECT_EQ(response.records_ingested().total(), 1);
   ASSERT_EQ(response.rejected_records_size(), 2);
   EXPECT_EQ(response.rejected_records(0).record_index(), 1);
@@ -83,7 +83,7 @@ TEST_F(MalformedRequestE2ETest, ARejectionReasonCutInsideACharacterStaysReadable
   // 86 x '€' (258 bytes) is past the 256-byte limit; the reason quotes the
   // name cut short. Cut inside a character, the whole response would fail to
   // parse on the client and it could not tell what was written.
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   v1::Record record = testing::CpuRecord("a", testing::NowMillis(), 1.0);
   std::string euros;
   for (int i = 0; i < 86; ++i) euros += "\xe2\x82\xac";
@@ -92,7 +92,7 @@ TEST_F(MalformedRequestE2ETest, ARejectionReasonCutInsideACharacterStaysReadable
   grpc::ClientContext context;
   v1::WriteRecordsResponse response;
   grpc::Status status =
-      writer->WriteRecords(&context, testing::WriteRequest("db", "t", {record}), &response);
+      writer->WriteRecords(&context, testing::WriteRequest("mydb", "tbl", {record}), &response);
   ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
   ASSERT_EQ(response.rejected_records_size(), 1);
   EXPECT_NE(response.rejected_records(0).reason().find("\xe2\x82\xac\xe2\x82\xac"),
@@ -108,7 +108,7 @@ TEST_F(MalformedRequestE2ETest, ErrorMessagesDoNotEchoHugeInputs) {
   v1::WriteRecordsResponse response;
   std::vector<v1::Record> records = {testing::CpuRecord("a", testing::NowMillis(), 1.0)};
   grpc::Status status = writer->WriteRecords(
-      &context, testing::WriteRequest("db", std::string(1 << 20, 't'), records), &response);
+      &context, testing::WriteRequest("mydb", std::string(1 << 20, 't'), records), &response);
   EXPECT_NE(status.error_code(), grpc::StatusCode::OK);
   EXPECT_NE(status.error_code(), grpc::StatusCode::UNKNOWN) << status.error_message();
   EXPECT_LT(status.error_message().size(), 4200u);

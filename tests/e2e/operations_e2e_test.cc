@@ -40,7 +40,7 @@ std::optional<double> Sample(const std::string& metrics, const std::string& seri
   return std::nullopt;
 }
 
-// Writes `n` records (100 a request) to db.cpu; one more, far in the past,
+// Writes `n` records (100 a request) to mydb.cpu; one more, far in the past,
 // is rejected (time window).
 void WriteRecords(const std::shared_ptr<grpc::Channel>& channel, int n,
                   const std::string& token = "") {
@@ -54,7 +54,7 @@ void WriteRecords(const std::shared_ptr<grpc::Channel>& channel, int n,
     grpc::ClientContext context;
     if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
     v1::WriteRecordsResponse response;
-    ASSERT_TRUE(stub->WriteRecords(&context, testing::WriteRequest("db", "cpu", records), &response)
+    ASSERT_TRUE(stub->WriteRecords(&context, testing::WriteRequest("mydb", "cpu", records), &response)
                     .ok());
   }
   grpc::ClientContext context;
@@ -62,7 +62,7 @@ void WriteRecords(const std::shared_ptr<grpc::Channel>& channel, int n,
   v1::WriteRecordsResponse response;
   ASSERT_TRUE(stub->WriteRecords(&context,
                                  testing::WriteRequest(
-                                     "db", "cpu", {testing::CpuRecord("old", 1'000'000, 1)}),
+                                     "mydb", "cpu", {testing::CpuRecord("old", 1'000'000, 1)}),
                                  &response)
                   .ok());
   ASSERT_EQ(response.rejected_records_size(), 1);
@@ -90,15 +90,15 @@ class MetricsE2ETest : public ::testing::Test {
 
 TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   Start({"--slow-query-ms", "0"});  // every query
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "cpu").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "cpu").ok());
   WriteRecords(server_.channel(), 250);
-  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.cpu").status.ok());
-  EXPECT_FALSE(testing::RunQuery(server_.channel(), "SELECT nope FROM db.cpu").status.ok());
+  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.cpu").status.ok());
+  EXPECT_FALSE(testing::RunQuery(server_.channel(), "SELECT nope FROM mydb.cpu").status.ok());
   {
     auto catalog = v1::CatalogService::NewStub(server_.channel());
     grpc::ClientContext context;
     v1::DescribeTableRequest request;
-    request.set_database_name("db");
+    request.set_database_name("mydb");
     request.set_table_name("missing");
     v1::DescribeTableResponse response;
     EXPECT_EQ(catalog->DescribeTable(&context, request, &response).error_code(),
@@ -115,7 +115,7 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   EXPECT_EQ(Sample(metrics, R"(strata_queries_total{code="OK"})"), 1);
   EXPECT_EQ(Sample(metrics, R"(strata_queries_total{code="INVALID_ARGUMENT"})"), 1);
   EXPECT_EQ(Sample(metrics, "strata_query_rows_scanned_total"), 250);
-  EXPECT_GT(Sample(metrics, R"(strata_table_bytes{database="db",table="cpu",tier="memory"})")
+  EXPECT_GT(Sample(metrics, R"(strata_table_bytes{database="mydb",table="cpu",tier="memory"})")
                 .value_or(0),
             0);
   EXPECT_EQ(Sample(metrics, "strata_queries_running"), 0);
@@ -138,12 +138,12 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   EXPECT_THAT(log, HasSubstr("request failed: method=/strata.v1.QueryService/Query "
                              "code=INVALID_ARGUMENT"));
   EXPECT_THAT(log, HasSubstr("slow query: id="));
-  EXPECT_THAT(log, HasSubstr("text=\"SELECT count(*) FROM db.cpu\""));
+  EXPECT_THAT(log, HasSubstr("text=\"SELECT count(*) FROM mydb.cpu\""));
 }
 
 TEST_F(MetricsE2ETest, ARealPrometheusScrapesTheCounters) {
   Start();
-  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "cpu").ok());
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "cpu").ok());
   WriteRecords(server_.channel(), 300);
 
   const int prometheus_port = testing::FreePort();

@@ -31,11 +31,11 @@ using ::testing::Not;
 
 const std::string kProtocols = std::string(STRATA_SOURCE_DIR) + "/tests/protocols";
 
-// db.cpu at 2024-03-01 11:00..11:02 (the server's clock stands at 12:00).
+// mydb.cpu at 2024-03-01 11:00..11:02 (the server's clock stands at 12:00).
 void WriteCpu(testing::StratadProcess& server) {
-  ASSERT_TRUE(testing::CreateDatabase(server.channel(), "db").ok());
+  ASSERT_TRUE(testing::CreateDatabase(server.channel(), "mydb").ok());
   httplib::Client http("127.0.0.1", server.http_port());
-  auto res = http.Post("/write?db=db&precision=s",
+  auto res = http.Post("/write?db=mydb&precision=s",
                        "cpu,host=a usage=1.5,procs=3i,up=true 1709290810\n"
                        "cpu,host=b usage=2.5 1709290850\n"
                        "cpu,host=a usage=4.0 1709290890\n",
@@ -63,17 +63,17 @@ class PgWireE2ETest : public ::testing::Test {
 };
 
 TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
-  testing::ProcessResult r = Psql({"\\dt", "\\d db.cpu"});
+  testing::ProcessResult r = Psql({"\\dt", "\\d mydb.cpu"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(" Schema | Name | Type  | Owner  \n"
                                "--------+------+-------+--------\n"
-                               " db     | cpu  | table | strata\n"
+                               " mydb   | cpu  | table | strata\n"
                                "(1 row)"));
-  EXPECT_THAT(r.out, HasSubstr("Table \"db.cpu\""));
+  EXPECT_THAT(r.out, HasSubstr("Table \"mydb.cpu\""));
   EXPECT_THAT(r.out, HasSubstr(" time         | timestamp with time zone |           | not null | "));
   EXPECT_THAT(r.out, HasSubstr(" usage        | double precision         |           |          | "));
 
-  r = Psql({"SELECT bin(time, 1m) AS minute, count(*) AS n, avg(usage) AS mean FROM db.cpu "
+  r = Psql({"SELECT bin(time, 1m) AS minute, count(*) AS n, avg(usage) AS mean FROM mydb.cpu "
             "GROUP BY 1 ORDER BY 1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
@@ -83,15 +83,15 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
             " 2024-03-01 11:01:00+00 | 1 |    4\n"
             "(2 rows)\n\n");
 
-  r = Psql({"SELECT usage FROM db.cpu WHERE hots = 'a'"});
+  r = Psql({"SELECT usage FROM mydb.cpu WHERE hots = 'a'"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "ERROR:  column \"hots\" does not exist; did you mean \"host\"?\n"
-            "LINE 1: SELECT usage FROM db.cpu WHERE hots = 'a'\n"
-            "                                       ^\n");
+            "LINE 1: SELECT usage FROM mydb.cpu WHERE hots = 'a'\n"
+            "                                         ^\n");
   // The connection's database, when it names a Strata database, is that of bare table names.
   r = testing::RunProcess({"/usr/bin/psql", "-X", "-A", "-t", "-h", "127.0.0.1", "-p",
-                           std::to_string(server_.pg_port()), "-U", "me", "-d", "db", "-c",
+                           std::to_string(server_.pg_port()), "-U", "me", "-d", "mydb", "-c",
                            "SELECT count(*) FROM cpu"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "3\n");
@@ -199,7 +199,7 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   ASSERT_TRUE(c.connected());
   c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
   EXPECT_THAT(c.ReadUntilReady(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
-  const std::string sql = "SELECT host FROM db.cpu WHERE usage > $1 ORDER BY time";
+  const std::string sql = "SELECT host FROM mydb.cpu WHERE usage > $1 ORDER BY time";
   c.Send('P', RawClient::Str("s1") + RawClient::Str(sql) + RawClient::Int16(0));
   c.Send('B', RawClient::Str("p1") + RawClient::Str("s1") + RawClient::Int16(0) +
                   RawClient::Int16(1) + RawClient::Int32(1) + "0" + RawClient::Int16(0));
@@ -212,7 +212,7 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   c.Send('S', "");
   EXPECT_EQ(c.ReadUntilReady(), "D(a)CZ");
   // An error skips the rest of the batch up to Sync.
-  c.Send('P', RawClient::Str("") + RawClient::Str("SELECT nope FROM db.cpu") + RawClient::Int16(0));
+  c.Send('P', RawClient::Str("") + RawClient::Str("SELECT nope FROM mydb.cpu") + RawClient::Int16(0));
   c.Send('B', RawClient::Str("") + RawClient::Str("") + RawClient::Int16(0) + RawClient::Int16(0) +
                   RawClient::Int16(0));
   c.Send('D', "P" + RawClient::Str(""));
@@ -254,7 +254,7 @@ TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
     c.Send('Q', RawClient::Str(""));  // an empty query
     EXPECT_EQ(c.ReadUntilReady(), "IZ");
   }
-  testing::ProcessResult r = Psql({"SELECT count(*) FROM db.cpu"});
+  testing::ProcessResult r = Psql({"SELECT count(*) FROM mydb.cpu"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -282,7 +282,7 @@ TEST_F(PgWireE2ETest, RandomMessagesNeverStopTheServer) {
       c.Send(type, body);
     }
   }
-  testing::ProcessResult r = Psql({"SELECT count(*) FROM db.cpu"});
+  testing::ProcessResult r = Psql({"SELECT count(*) FROM mydb.cpu"});
   EXPECT_EQ(r.exit_code, 0) << r.err << server_.log();
   EXPECT_THAT(r.out, HasSubstr(" 3\n"));
 }

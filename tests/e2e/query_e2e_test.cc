@@ -23,7 +23,7 @@ class QueryE2ETest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(server_.Start()) << server_.error();
-    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
     auto writer = v1::WriteService::NewStub(server_.channel());
     const int64_t now = NowMillis();
     for (int p = 0; p < kPoints; ++p) {
@@ -33,7 +33,7 @@ class QueryE2ETest : public ::testing::Test {
       }
       grpc::ClientContext context;
       v1::WriteRecordsResponse response;
-      ASSERT_TRUE(writer->WriteRecords(&context, testing::WriteRequest("db", "t", records), &response).ok());
+      ASSERT_TRUE(writer->WriteRecords(&context, testing::WriteRequest("mydb", "tbl", records), &response).ok());
       ASSERT_EQ(response.records_ingested().total(), kHosts);
     }
     stub_ = v1::QueryService::NewStub(server_.channel());
@@ -48,7 +48,7 @@ class QueryE2ETest : public ::testing::Test {
   std::unique_ptr<grpc::ClientReader<v1::QueryResponse>> StartHeldQuery(
       grpc::ClientContext* context, std::string* query_id) {
     v1::QueryRequest request;
-    request.set_query_string("SELECT * FROM db.t");
+    request.set_query_string("SELECT * FROM mydb.tbl");
     request.set_page_size(1);
     auto reader = stub_->Query(context, request);
     v1::QueryResponse first;
@@ -63,7 +63,7 @@ class QueryE2ETest : public ::testing::Test {
 };
 
 TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
-  QueryResult r = Run("SELECT host, time, measure_value::double FROM db.t WHERE time > ago(1h) "
+  QueryResult r = Run("SELECT host, time, measure_value::double FROM mydb.tbl WHERE time > ago(1h) "
                  "ORDER BY host, time", 100);
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   ASSERT_EQ(r.metadata.columns_size(), 3);
@@ -83,11 +83,11 @@ TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
 // Regression: a range open to the past counted every hour since 1970 as a
 // pruned bucket ("1 time buckets (498714 pruned)").
 TEST_F(QueryE2ETest, BucketStatisticsStartAtTheOldestData) {
-  QueryResult r = Run("SELECT count(*) FROM db.t");
+  QueryResult r = Run("SELECT count(*) FROM mydb.tbl");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   EXPECT_GE(r.statistics.buckets_scanned(), 1);
   EXPECT_LE(r.statistics.buckets_scanned() + r.statistics.buckets_pruned(), 3);
-  QueryResult bounded = Run("SELECT count(*) FROM db.t WHERE time > ago(5h)");
+  QueryResult bounded = Run("SELECT count(*) FROM mydb.tbl WHERE time > ago(5h)");
   EXPECT_LE(bounded.statistics.buckets_scanned() + bounded.statistics.buckets_pruned(), 6);
 }
 
@@ -125,13 +125,13 @@ TEST_F(QueryE2ETest, ParametersBindTypedValues) {
   quote.set_varchar_value("x' OR '1'='1");
 
   auto [status, rows] = query(
-      "SELECT count(*) FROM db.t WHERE host = ? AND measure_value::double >= @min AND time > @since",
+      "SELECT count(*) FROM mydb.tbl WHERE host = ? AND measure_value::double >= @min AND time > @since",
       {positional(host), named("min", minimum), named("since", since)});
   ASSERT_TRUE(status.ok()) << status.error_message();
   // host1 has values 1 + p for p in [0, kPoints): those >= 5.
   EXPECT_EQ(rows[0].data(0).bigint_value(), kPoints - 4);
 
-  auto [injected, none] = query("SELECT count(*) FROM db.t WHERE host = ?", {positional(quote)});
+  auto [injected, none] = query("SELECT count(*) FROM mydb.tbl WHERE host = ?", {positional(quote)});
   ASSERT_TRUE(injected.ok()) << injected.error_message();
   EXPECT_EQ(none[0].data(0).bigint_value(), 0);
 
@@ -158,7 +158,7 @@ TEST_F(QueryE2ETest, ParametersBindTypedValues) {
 }
 
 TEST_F(QueryE2ETest, PartitionKeyPredicateReadsOneSeries) {
-  QueryResult r = Run("SELECT count(*), max(measure_value::double) FROM db.t WHERE host = 'host7'");
+  QueryResult r = Run("SELECT count(*), max(measure_value::double) FROM mydb.tbl WHERE host = 'host7'");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].data(0).bigint_value(), kPoints);
@@ -172,25 +172,25 @@ TEST_F(QueryE2ETest, AJoinReadsOnlyTheSeriesItsBuildSideHolds) {
   // The WITH query (two hosts) is the smaller side: the table scan on the
   // other side reads those two hosts' series, not all of them.
   QueryResult r = Run(
-      "WITH pick AS (SELECT host, max(measure_value::double) AS top FROM db.t "
+      "WITH pick AS (SELECT host, max(measure_value::double) AS top FROM mydb.tbl "
       "WHERE host IN ('host1', 'host2') GROUP BY host) "
-      "SELECT count(*), sum(t.measure_value::double) FROM db.t t JOIN pick ON t.host = pick.host");
+      "SELECT count(*), sum(t.measure_value::double) FROM mydb.tbl t JOIN pick ON t.host = pick.host");
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   EXPECT_EQ(r.rows.at(0).data(0).bigint_value(), 2 * kPoints);
   EXPECT_EQ(r.statistics.rows_scanned(), 2 * 2 * kPoints);  // each side reads the two hosts
 }
 
 TEST_F(QueryE2ETest, ErrorsPointAtTheProblem) {
-  QueryResult typo = Run("SELECT hots FROM db.t");
+  QueryResult typo = Run("SELECT hots FROM mydb.tbl");
   EXPECT_EQ(typo.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(typo.status.error_message().find("column \"hots\" does not exist; did you mean \"host\"?"),
             std::string::npos)
       << typo.status.error_message();
-  EXPECT_NE(typo.status.error_message().find("LINE 1: SELECT hots FROM db.t\n"
+  EXPECT_NE(typo.status.error_message().find("LINE 1: SELECT hots FROM mydb.tbl\n"
                                              "               ^"),
             std::string::npos)
       << typo.status.error_message();
-  QueryResult missing = Run("SELECT 1 FROM db.nope");
+  QueryResult missing = Run("SELECT 1 FROM mydb.nope");
   EXPECT_EQ(missing.status.error_code(), grpc::StatusCode::NOT_FOUND);
   QueryResult syntax = Run("SELEC 1");
   EXPECT_EQ(syntax.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -210,7 +210,7 @@ TEST_F(QueryE2ETest, ShowQueriesListsRunningQueriesAndKillQueryStopsOne) {
   for (const v1::Row& row : shown.rows) {
     if (row.data(0).varchar_value() != id) continue;
     found = true;
-    EXPECT_EQ(row.data(1).varchar_value(), "SELECT * FROM db.t");
+    EXPECT_EQ(row.data(1).varchar_value(), "SELECT * FROM mydb.tbl");
     EXPECT_NE(row.data(3).varchar_value().find("127.0.0.1"), std::string::npos);
     EXPECT_GT(row.data(5).interval_nanos_value(), 0);
   }
@@ -267,7 +267,7 @@ TEST_F(QueryE2ETest, ClientCancellationStopsTheQuery) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   // The server is still healthy and answers the next query.
-  QueryResult r = Run("SELECT count(*) FROM db.t");
+  QueryResult r = Run("SELECT count(*) FROM mydb.tbl");
   ASSERT_TRUE(r.status.ok());
   EXPECT_EQ(r.rows[0].data(0).bigint_value(), kHosts * kPoints);
 }
@@ -276,8 +276,8 @@ TEST_F(QueryE2ETest, ColumnarPagesCarryTypedArraysAndANullMap) {
   v1::QueryRequest request;
   request.set_query_string(
       "SELECT host, measure_value::double AS v, CASE WHEN host = 'host1' THEN 7 END AS n, "
-      "host = 'host1' AS first, NULL AS nothing, time > ago(1d) AS recent FROM db.t "
-      "WHERE host IN ('host1', 'host2') AND time = (SELECT max(time) FROM db.t) ORDER BY host");
+      "host = 'host1' AS first, NULL AS nothing, time > ago(1d) AS recent FROM mydb.tbl "
+      "WHERE host IN ('host1', 'host2') AND time = (SELECT max(time) FROM mydb.tbl) ORDER BY host");
   request.set_columnar(true);
   grpc::ClientContext context;
   auto reader = stub_->Query(&context, request);
@@ -337,13 +337,13 @@ TEST_F(QueryE2ETest, ColumnarPagesHoldTheSameRowsAsRowPages) {
     return std::make_pair(testing::RowsText(rows), pages);
   };
   const std::string queries[] = {
-      "SELECT * FROM db.t",
+      "SELECT * FROM mydb.tbl",
       "SELECT host, time, measure_value::double * 2 AS twice, CASE WHEN measure_value::double > 40 "
-      "THEN 'high' END AS level, NULL AS nothing, measure_value::double > 30 AS hot FROM db.t "
+      "THEN 'high' END AS level, NULL AS nothing, measure_value::double > 30 AS hot FROM mydb.tbl "
       "WHERE host IN ('host1', 'host7', 'host49')",
-      "SELECT upper(host), CAST(measure_value::double AS bigint) FROM db.t WHERE "
+      "SELECT upper(host), CAST(measure_value::double AS bigint) FROM mydb.tbl WHERE "
       "measure_value::double BETWEEN 10 AND 12",
-      "SELECT host FROM db.t WHERE host = 'nobody'",
+      "SELECT host FROM mydb.tbl WHERE host = 'nobody'",
   };
   for (const std::string& sql : queries) {
     for (int page_size : {7, 1000, 5000}) {

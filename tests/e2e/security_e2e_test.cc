@@ -247,12 +247,12 @@ class AuthE2ETest : public ::testing::Test {
     return r.rows.empty() ? -1 : r.rows[0].data(0).bigint_value();
   }
 
-  // db.a and db.b, and other.c, each with one row.
+  // mydb.alpha and mydb.beta, and other.gamma, each with one row.
   void CreateData() {
-    ASSERT_TRUE(CreateDatabase(admin_, "db").ok());
+    ASSERT_TRUE(CreateDatabase(admin_, "mydb").ok());
     ASSERT_TRUE(CreateDatabase(admin_, "other").ok());
     for (const auto& [db, table] : std::vector<std::pair<std::string, std::string>>{
-             {"db", "a"}, {"db", "b"}, {"other", "c"}}) {
+             {"mydb", "alpha"}, {"mydb", "beta"}, {"other", "gamma"}}) {
       ASSERT_TRUE(CreateTable(admin_, db, table).ok());
       v1::WriteRecordsResponse response;
       ASSERT_TRUE(Write(admin_, db, table, &response).ok());
@@ -323,14 +323,14 @@ TEST_F(AuthE2ETest, EveryCallNeedsAValidTokenAndTheHealthServiceStaysOpen) {
     calls.emplace_back("ListDatabases",
                        catalog_->ListDatabases(Context(t.value).get(), {}, &databases));
     v1::DescribeDatabaseRequest describe_db;
-    describe_db.set_database_name("db");
+    describe_db.set_database_name("mydb");
     v1::DescribeDatabaseResponse described_db;
     calls.emplace_back("DescribeDatabase",
                        catalog_->DescribeDatabase(Context(t.value).get(), describe_db,
                                                   &described_db));
     calls.emplace_back("CreateDatabase", CreateDatabase(t.value, "x"));
     v1::UpdateDatabaseRequest update_db;
-    update_db.set_database_name("db");
+    update_db.set_database_name("mydb");
     v1::UpdateDatabaseResponse updated_db;
     calls.emplace_back("UpdateDatabase",
                        catalog_->UpdateDatabase(Context(t.value).get(), update_db, &updated_db));
@@ -339,27 +339,27 @@ TEST_F(AuthE2ETest, EveryCallNeedsAValidTokenAndTheHealthServiceStaysOpen) {
     v1::DeleteDatabaseResponse deleted_db;
     calls.emplace_back("DeleteDatabase",
                        catalog_->DeleteDatabase(Context(t.value).get(), delete_db, &deleted_db));
-    calls.emplace_back("CreateTable", CreateTable(t.value, "db", "x"));
+    calls.emplace_back("CreateTable", CreateTable(t.value, "mydb", "x"));
     v1::DescribeTableRequest describe;
-    describe.set_database_name("db");
-    describe.set_table_name("a");
+    describe.set_database_name("mydb");
+    describe.set_table_name("alpha");
     v1::DescribeTableResponse described;
     calls.emplace_back("DescribeTable",
                        catalog_->DescribeTable(Context(t.value).get(), describe, &described));
     v1::ListTablesResponse tables;
     calls.emplace_back("ListTables", catalog_->ListTables(Context(t.value).get(), {}, &tables));
     v1::UpdateTableRequest update;
-    update.set_database_name("db");
-    update.set_table_name("a");
+    update.set_database_name("mydb");
+    update.set_table_name("alpha");
     v1::UpdateTableResponse updated;
     calls.emplace_back("UpdateTable",
                        catalog_->UpdateTable(Context(t.value).get(), update, &updated));
     v1::DeleteTableRequest drop;
-    drop.set_database_name("db");
-    drop.set_table_name("b");
+    drop.set_database_name("mydb");
+    drop.set_table_name("beta");
     v1::DeleteTableResponse dropped;
     calls.emplace_back("DeleteTable", catalog_->DeleteTable(Context(t.value).get(), drop, &dropped));
-    calls.emplace_back("WriteRecords", Write(t.value, "db", "a"));
+    calls.emplace_back("WriteRecords", Write(t.value, "mydb", "alpha"));
     calls.emplace_back("Query",
                        testing::RunQuery(server_.channel(), "SELECT 1", 0, t.value).status);
     v1::CancelQueryRequest cancel;
@@ -377,9 +377,9 @@ TEST_F(AuthE2ETest, EveryCallNeedsAValidTokenAndTheHealthServiceStaysOpen) {
   }
   EXPECT_TRUE(Serving(server_.channel()));
   // Nothing a refused call asked for happened.
-  EXPECT_EQ(CountRows("db", "a"), 1);
-  EXPECT_EQ(CountRows("db", "b"), 1);
-  EXPECT_EQ(CountRows("other", "c"), 1);
+  EXPECT_EQ(CountRows("mydb", "alpha"), 1);
+  EXPECT_EQ(CountRows("mydb", "beta"), 1);
+  EXPECT_EQ(CountRows("other", "gamma"), 1);
   v1::ListDatabasesResponse all;
   ASSERT_TRUE(ListDatabases(server_.channel(), admin_, &all).ok());
   EXPECT_EQ(all.databases_size(), 2);
@@ -391,58 +391,58 @@ TEST_F(AuthE2ETest, EveryCallNeedsAValidTokenAndTheHealthServiceStaysOpen) {
 
 TEST_F(AuthE2ETest, GrantsDecideTableByTable) {
   CreateData();
-  const std::string reader = CreateToken("reader", {"read:db/a"});
-  const std::string writer = CreateToken("writer", {"write:db/a"});
-  const std::string db_admin = CreateToken("db-admin", {"write:db", "read:db"});
+  const std::string reader = CreateToken("reader", {"read:mydb/alpha"});
+  const std::string writer = CreateToken("writer", {"write:mydb/alpha"});
+  const std::string db_admin = CreateToken("db-admin", {"write:mydb", "read:mydb"});
 
-  // Reads: only db.a, however the statement reaches the others (every table
+  // Reads: only mydb.alpha, however the statement reaches the others (every table
   // a statement names is planned through one place, which checks).
-  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT count(*) FROM db.a", 0, reader)
+  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.alpha", 0, reader)
                   .status.ok());
   for (const std::string sql :
-       {"SELECT * FROM db.b", "SELECT * FROM other.c",
-        "SELECT * FROM (SELECT * FROM db.b) AS sub",
-        "WITH x AS (SELECT * FROM db.b) SELECT * FROM x",
-        "DESCRIBE db.b", "SHOW MEASURES FROM db.b", "SELECT * FROM db.missing"}) {
+       {"SELECT * FROM mydb.beta", "SELECT * FROM other.gamma",
+        "SELECT * FROM (SELECT * FROM mydb.beta) AS sub",
+        "WITH x AS (SELECT * FROM mydb.beta) SELECT * FROM x",
+        "DESCRIBE mydb.beta", "SHOW MEASURES FROM mydb.beta", "SELECT * FROM mydb.missing"}) {
     testing::QueryResult r = testing::RunQuery(server_.channel(), sql, 0, reader);
     EXPECT_EQ(r.status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << sql;
     EXPECT_THAT(r.status.error_message(), HasSubstr("token \"reader\" may not read")) << sql;
   }
-  testing::QueryResult denied = testing::RunQuery(server_.channel(), "SELECT * FROM db.b", 0, reader);
-  EXPECT_THAT(denied.status.error_message(), HasSubstr("it needs the grant read:db/b"));
+  testing::QueryResult denied = testing::RunQuery(server_.channel(), "SELECT * FROM mydb.beta", 0, reader);
+  EXPECT_THAT(denied.status.error_message(), HasSubstr("it needs the grant read:mydb/beta"));
   // Listings show only what the token may see.
   testing::QueryResult tables = testing::RunQuery(server_.channel(), "SHOW TABLES", 0, reader);
   ASSERT_TRUE(tables.status.ok());
   ASSERT_EQ(tables.rows.size(), 1u);
-  EXPECT_EQ(tables.rows[0].data(1).varchar_value(), "a");
+  EXPECT_EQ(tables.rows[0].data(1).varchar_value(), "alpha");
   testing::QueryResult databases = testing::RunQuery(server_.channel(), "SHOW DATABASES", 0, reader);
   ASSERT_EQ(databases.rows.size(), 1u);
-  EXPECT_EQ(databases.rows[0].data(0).varchar_value(), "db");
+  EXPECT_EQ(databases.rows[0].data(0).varchar_value(), "mydb");
   v1::ListTablesResponse listed;
   ASSERT_TRUE(catalog_->ListTables(Context(reader).get(), {}, &listed).ok());
   ASSERT_EQ(listed.tables_size(), 1);
-  EXPECT_EQ(listed.tables(0).table_name(), "a");
+  EXPECT_EQ(listed.tables(0).table_name(), "alpha");
 
   // Writes: write does not imply read, read does not imply write; DELETE
   // needs both.
-  EXPECT_EQ(Write(reader, "db", "a").error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  testing::QueryResult deleted = testing::RunQuery(server_.channel(), "DELETE FROM db.a", 0, reader);
+  EXPECT_EQ(Write(reader, "mydb", "alpha").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  testing::QueryResult deleted = testing::RunQuery(server_.channel(), "DELETE FROM mydb.alpha", 0, reader);
   EXPECT_EQ(deleted.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_THAT(deleted.status.error_message(), HasSubstr("may not write \"db\".\"a\""));
-  EXPECT_TRUE(Write(writer, "db", "a").ok());
-  grpc::Status other = Write(writer, "db", "b");
+  EXPECT_THAT(deleted.status.error_message(), HasSubstr("may not write \"mydb\".\"alpha\""));
+  EXPECT_TRUE(Write(writer, "mydb", "alpha").ok());
+  grpc::Status other = Write(writer, "mydb", "beta");
   EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_THAT(other.error_message(), HasSubstr("may not write \"db\".\"b\""));
-  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT * FROM db.a", 0, writer).status.error_code(),
+  EXPECT_THAT(other.error_message(), HasSubstr("may not write \"mydb\".\"beta\""));
+  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT * FROM mydb.alpha", 0, writer).status.error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(CountRows("db", "a"), 2);  // the writer's row, not the reader's
-  EXPECT_EQ(CountRows("db", "b"), 1);
+  EXPECT_EQ(CountRows("mydb", "alpha"), 2);  // the writer's row, not the reader's
+  EXPECT_EQ(CountRows("mydb", "beta"), 1);
 
   // The catalog: databases need admin, tables admin or write on the database.
   EXPECT_EQ(CreateDatabase(db_admin, "new").error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_TRUE(CreateTable(db_admin, "db", "c").ok());
+  EXPECT_TRUE(CreateTable(db_admin, "mydb", "gamma").ok());
   EXPECT_EQ(CreateTable(db_admin, "other", "d").error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(CreateTable(writer, "db", "d").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(CreateTable(writer, "mydb", "d").error_code(), grpc::StatusCode::PERMISSION_DENIED);
   // Tokens need admin.
   v1::CreateTokenRequest escalate;
   escalate.set_name("mine");
@@ -454,20 +454,20 @@ TEST_F(AuthE2ETest, GrantsDecideTableByTable) {
   // A grant takes effect at once, and so does its removal.
   v1::UpdateTokenGrantsRequest grant;
   grant.set_token("reader");
-  grant.add_add("read:db/b");
+  grant.add_add("read:mydb/beta");
   v1::UpdateTokenGrantsResponse granted;
   ASSERT_TRUE(auth_->UpdateTokenGrants(Context(admin_).get(), grant, &granted).ok());
-  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT * FROM db.b", 0, reader).status.ok());
+  EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT * FROM mydb.beta", 0, reader).status.ok());
   grant.clear_add();
-  grant.add_remove("read:db/b");
+  grant.add_remove("read:mydb/beta");
   ASSERT_TRUE(auth_->UpdateTokenGrants(Context(admin_).get(), grant, &granted).ok());
-  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT * FROM db.b", 0, reader).status.error_code(),
+  EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT * FROM mydb.beta", 0, reader).status.error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
 
   // Bad grants and names are refused with what a grant looks like.
   v1::CreateTokenRequest bad;
   bad.set_name("bad");
-  bad.add_grants("read:db.a/");
+  bad.add_grants("read:mydb.alpha/");
   grpc::Status refused = auth_->CreateToken(Context(admin_).get(), bad, &created);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(refused.error_message(), HasSubstr("a grant is admin, read:*, read:DB"));

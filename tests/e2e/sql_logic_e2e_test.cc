@@ -134,6 +134,10 @@ class OverTheWire : public testing::SqlLogicBackend {
     ASSERT_TRUE(server_.Restart()) << server_.error();
   }
   void Maintain() override { FAIL() << "`maintain` runs in-process only"; }
+  absl::Status LegacyRename(const std::string&, const std::string&, const std::string&,
+                            const std::string&) override {
+    return absl::UnimplementedError("`legacy-rename` runs in-process only");
+  }
   absl::Status LegacyWrite(const WriteRequest&) override {
     return absl::UnimplementedError("`legacy-write` runs in-process only");
   }

@@ -25,14 +25,14 @@ class TieringE2ETest : public ::testing::Test {
     {
       grpc::ClientContext context;
       v1::CreateDatabaseRequest request;
-      request.set_database_name("db");
+      request.set_database_name("mydb");
       v1::CreateDatabaseResponse response;
       ASSERT_TRUE(catalog_->CreateDatabase(&context, request, &response).ok());
     }
     grpc::ClientContext context;
     v1::CreateTableRequest request;
-    request.set_database_name("db");
-    request.set_table_name("t");
+    request.set_database_name("mydb");
+    request.set_table_name("tbl");
     request.mutable_retention_properties()->set_memory_store_retention_hours(1);
     request.mutable_retention_properties()->set_magnetic_store_retention_days(2);
     request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(true);
@@ -41,11 +41,11 @@ class TieringE2ETest : public ::testing::Test {
   }
 
   v1::WriteRecordsResponse Write(std::vector<v1::Record> records, grpc::Status* status,
-                                 const std::string& table = "t") {
+                                 const std::string& table = "tbl") {
     auto writer = v1::WriteService::NewStub(server_.channel());
     grpc::ClientContext context;
     v1::WriteRecordsResponse response;
-    *status = writer->WriteRecords(&context, testing::WriteRequest("db", table, records), &response);
+    *status = writer->WriteRecords(&context, testing::WriteRequest("mydb", table, records), &response);
     return response;
   }
 
@@ -60,10 +60,10 @@ class TieringE2ETest : public ::testing::Test {
     return rows;
   }
 
-  v1::TableStorage Storage(const std::string& table = "t") {
+  v1::TableStorage Storage(const std::string& table = "tbl") {
     grpc::ClientContext context;
     v1::DescribeTableRequest request;
-    request.set_database_name("db");
+    request.set_database_name("mydb");
     request.set_table_name(table);
     v1::DescribeTableResponse response;
     EXPECT_TRUE(catalog_->DescribeTable(&context, request, &response).ok());
@@ -89,7 +89,7 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   EXPECT_EQ(written.records_ingested().magnetic_store(), 100);
 
   const std::string sql =
-      "SELECT host, count(*), sum(measure_value::double), max(time) FROM db.t GROUP BY host "
+      "SELECT host, count(*), sum(measure_value::double), max(time) FROM mydb.tbl GROUP BY host "
       "ORDER BY host";
   const auto before = Query(sql);
   ASSERT_EQ(before.size(), 4u);
@@ -114,7 +114,7 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   EXPECT_EQ(statistics.blocks_pruned(), 0);
 
   // A filter no block's values can pass skips every block by its min/max.
-  EXPECT_EQ(Query("SELECT count(*) FROM db.t WHERE measure_value::double > 1000", &statistics)
+  EXPECT_EQ(Query("SELECT count(*) FROM mydb.tbl WHERE measure_value::double > 1000", &statistics)
                 .size(), 1u);
   EXPECT_EQ(statistics.blocks_scanned(), 0);
   EXPECT_EQ(statistics.blocks_pruned(), blocks);
@@ -124,7 +124,7 @@ TEST_F(TieringE2ETest, LateWritesMergeIntoBlocksWithoutChangingResults) {
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_EQ(stale.rejected_records_size(), 1);
   EXPECT_EQ(stale.rejected_records(0).existing_version(), 1);
-  EXPECT_NE(server_.log().find("tiering \"db\".\"t\": 0 memory-store rows and 100 late writes"),
+  EXPECT_NE(server_.log().find("tiering \"mydb\".\"tbl\": 0 memory-store rows and 100 late writes"),
             std::string::npos) << server_.log();
   server_.Kill9();
   ASSERT_TRUE(server_.Restart()) << server_.error();
@@ -135,7 +135,7 @@ TEST_F(TieringE2ETest, ClosedMemoryStoreHoursAreSealedAndStillTakeWrites) {
   {
     grpc::ClientContext context;
     v1::CreateTableRequest request;
-    request.set_database_name("db");
+    request.set_database_name("mydb");
     request.set_table_name("day");
     request.mutable_retention_properties()->set_memory_store_retention_hours(24);
     request.mutable_retention_properties()->set_magnetic_store_retention_days(2);
@@ -153,7 +153,7 @@ TEST_F(TieringE2ETest, ClosedMemoryStoreHoursAreSealedAndStillTakeWrites) {
   EXPECT_EQ(Write(records, &status, "day").records_ingested().memory_store(), 100);
   ASSERT_TRUE(status.ok()) << status.error_message();
   const std::string sql =
-      "SELECT host, count(*), sum(measure_value::double), max(time) FROM db.day GROUP BY host "
+      "SELECT host, count(*), sum(measure_value::double), max(time) FROM mydb.day GROUP BY host "
       "ORDER BY host";
   const auto before = Query(sql);
   ASSERT_EQ(before.size(), 4u);
@@ -178,7 +178,7 @@ TEST_F(TieringE2ETest, ClosedMemoryStoreHoursAreSealedAndStillTakeWrites) {
                                          "day");
   ASSERT_EQ(stale.rejected_records_size(), 1);
   EXPECT_EQ(stale.rejected_records(0).existing_version(), 2);
-  EXPECT_EQ(Query("SELECT max(measure_value::double) FROM db.day WHERE host = 'host0'"),
+  EXPECT_EQ(Query("SELECT max(measure_value::double) FROM mydb.day WHERE host = 'host0'"),
             std::vector<std::string>{"data { double_value: 1000 }"});
 }
 

@@ -24,7 +24,7 @@ class WriteE2ETest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start()) << server_.error();
     Connect();
-    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db", "t").ok());
+    ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   }
 
   void Connect() { writer_ = v1::WriteService::NewStub(server_.channel()); }
@@ -41,8 +41,8 @@ class WriteE2ETest : public ::testing::Test {
 
 TEST_F(WriteE2ETest, CommonAttributesAndMultiRecords) {
   v1::WriteRecordsRequest request;
-  request.set_database_name("db");
-  request.set_table_name("t");
+  request.set_database_name("mydb");
+  request.set_table_name("tbl");
   auto* common = request.mutable_common_attributes();
   auto* device = common->add_dimensions();
   device->set_name("device_id");
@@ -99,7 +99,7 @@ TEST_F(WriteE2ETest, PartialBatchReportsEachRejectionWithItsIndex) {
   }
   records.push_back(CpuRecord("good1", now, 2));
   v1::WriteRecordsResponse response;
-  ASSERT_TRUE(Write(WriteRequest("db", "t", records), &response).ok());
+  ASSERT_TRUE(Write(WriteRequest("mydb", "tbl", records), &response).ok());
   EXPECT_EQ(response.records_ingested().total(), 2);
   ASSERT_EQ(response.rejected_records_size(), static_cast<int>(bad.size()));
   for (size_t i = 0; i < bad.size(); ++i) {
@@ -114,35 +114,35 @@ TEST_F(WriteE2ETest, PartialBatchReportsEachRejectionWithItsIndex) {
 TEST_F(WriteE2ETest, VersionConflictReportsExistingVersion) {
   const int64_t now = NowMillis();
   v1::WriteRecordsResponse response;
-  ASSERT_TRUE(Write(WriteRequest("db", "t", {CpuRecord("h", now, 1, 200)}), &response).ok());
-  ASSERT_TRUE(Write(WriteRequest("db", "t", {CpuRecord("h", now, 2, 2)}), &response).ok());
+  ASSERT_TRUE(Write(WriteRequest("mydb", "tbl", {CpuRecord("h", now, 1, 200)}), &response).ok());
+  ASSERT_TRUE(Write(WriteRequest("mydb", "tbl", {CpuRecord("h", now, 2, 2)}), &response).ok());
   ASSERT_EQ(response.rejected_records_size(), 1);
   EXPECT_EQ(response.rejected_records(0).existing_version(), 200);
   // The exact retry is accepted.
-  ASSERT_TRUE(Write(WriteRequest("db", "t", {CpuRecord("h", now, 1, 200)}), &response).ok());
+  ASSERT_TRUE(Write(WriteRequest("mydb", "tbl", {CpuRecord("h", now, 1, 200)}), &response).ok());
   EXPECT_EQ(response.rejected_records_size(), 0);
   EXPECT_EQ(response.records_ingested().total(), 1);
 }
 
 TEST_F(WriteE2ETest, WholeRequestErrors) {
   v1::WriteRecordsResponse response;
-  EXPECT_EQ(Write(WriteRequest("db", "t", {}), &response).error_code(),
+  EXPECT_EQ(Write(WriteRequest("mydb", "tbl", {}), &response).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   std::vector<v1::Record> many(101, CpuRecord("h", NowMillis(), 1));
-  grpc::Status too_many = Write(WriteRequest("db", "t", many), &response);
+  grpc::Status too_many = Write(WriteRequest("mydb", "tbl", many), &response);
   EXPECT_EQ(too_many.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(too_many.error_message().find("1..100"), std::string::npos);
 
-  v1::WriteRecordsRequest clash = WriteRequest("db", "t", {CpuRecord("h", NowMillis(), 1)});
+  v1::WriteRecordsRequest clash = WriteRequest("mydb", "tbl", {CpuRecord("h", NowMillis(), 1)});
   auto* d = clash.mutable_common_attributes()->add_dimensions();
   d->set_name("host");
   d->set_value("x");
   EXPECT_EQ(Write(clash, &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 
-  grpc::Status missing = Write(WriteRequest("db", "tt", {CpuRecord("h", 1, 1)}), &response);
+  grpc::Status missing = Write(WriteRequest("mydb", "tbll", {CpuRecord("h", 1, 1)}), &response);
   EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_NE(missing.error_message().find("did you mean \"t\""), std::string::npos);
-  EXPECT_EQ(Write(WriteRequest("nodb", "t", {CpuRecord("h", 1, 1)}), &response).error_code(),
+  EXPECT_NE(missing.error_message().find("did you mean \"tbl\""), std::string::npos);
+  EXPECT_EQ(Write(WriteRequest("nodb", "tbl", {CpuRecord("h", 1, 1)}), &response).error_code(),
             grpc::StatusCode::NOT_FOUND);
 }
 
@@ -174,7 +174,7 @@ TEST_F(WriteE2ETest, AcknowledgedWritesSurviveKill9) {
           records.push_back(CpuRecord("c" + std::to_string(c) + "-h" + std::to_string(h), time,
                                       value, version));
         }
-        v1::WriteRecordsRequest request = WriteRequest("db", "t", records);
+        v1::WriteRecordsRequest request = WriteRequest("mydb", "tbl", records);
         grpc::ClientContext context;
         context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
         v1::WriteRecordsResponse response;
@@ -201,7 +201,7 @@ TEST_F(WriteE2ETest, AcknowledgedWritesSurviveKill9) {
 
   auto engine = Engine::Open({.data_dir = server_.data_dir()});
   ASSERT_TRUE(engine.ok()) << engine.status();
-  auto table = (*engine)->catalog().DescribeTable("db", "t");
+  auto table = (*engine)->catalog().DescribeTable("mydb", "tbl");
   ASSERT_TRUE(table.ok());
   auto state = (*engine)->TableStateOf(*table);
   ASSERT_TRUE(state.ok());

@@ -1,6 +1,6 @@
 // A real engine in a fresh data directory for the write-side fuzz targets:
 // the clock stands at 2024-03-01T12:00:00Z, durability is buffered (fsync
-// would only slow the fuzzer), database "db" exists. Removed at exit.
+// would only slow the fuzzer), database "mydb" exists. Removed at exit.
 #pragma once
 
 #include <unistd.h>
@@ -31,7 +31,7 @@ struct EngineFixture {
                                 .clock = &clock});
     if (!opened.ok()) Fail(std::string(opened.status().message()));
     engine = std::move(*opened);
-    if (!engine->catalog().CreateDatabase("db", "").ok()) Fail("cannot create the database");
+    if (!engine->catalog().CreateDatabase("mydb", "").ok()) Fail("cannot create the database");
   }
   ~EngineFixture() {
     (void)engine->Close();

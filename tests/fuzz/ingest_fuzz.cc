@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data) + 2, size - 2);
   if (data[0] % 2 == 0) {
     LineProtocolWriter writer(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
-                              {.database = "db", .nanos_per_unit = data[0] % 4 == 0 ? 1 : 1'000'000'000});
+                              {.database = "mydb", .nanos_per_unit = data[0] % 4 == 0 ? 1 : 1'000'000'000});
     const size_t cut = body.empty() ? 0 : data[1] % (body.size() + 1);
     writer.Feed(body.substr(0, cut));
     writer.Feed(body.substr(cut));
@@ -48,14 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string compressed;
     snappy::Compress(body.data(), body.size(), &compressed);
     auto summary = WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
-                                      {.database = "db", .table = "metrics"}, compressed);
+                                      {.database = "mydb", .table = "metrics"}, compressed);
     if (summary.ok() && summary->written + summary->rejected + summary->dropped_non_finite >
                             summary->samples) {
       Fixture::Fail("more samples accounted for than sent");
     }
     // And the raw bytes, which are rarely snappy: refused, never a crash.
     (void)WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
-                             {.database = "db", .table = "metrics"}, body);
+                             {.database = "mydb", .table = "metrics"}, body);
   }
   return 0;
 }

@@ -40,9 +40,9 @@ struct Fixture {
         std::filesystem::temp_directory_path() / ("strata-sql-fuzz-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     engine = *Engine::Open({.data_dir = dir.string(), .clock = &clock});
-    Require(engine->catalog().CreateDatabase("db", "").status());
-    Require(engine->catalog().CreateTable({.database_name = "db", .table_name = "t"}).status());
-    WriteRequest request{.database_name = "db", .table_name = "t"};
+    Require(engine->catalog().CreateDatabase("mydb", "").status());
+    Require(engine->catalog().CreateTable({.database_name = "mydb", .table_name = "tbl"}).status());
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
     const int64_t extremes[] = {INT64_MAX, INT64_MIN, 0, -1, 1, 7};
     for (int i = 0; i < 24; ++i) {
       InputRecord r;
@@ -62,7 +62,7 @@ struct Fixture {
     query = std::make_unique<query::QueryEngine>(engine.get());
     // A fixture that answers nothing would fuzz nothing.
     DiscardSink sink;
-    auto stats = query->Execute("SELECT count(*) FROM db.t", {}, &sink);
+    auto stats = query->Execute("SELECT count(*) FROM mydb.tbl", {}, &sink);
     Require(stats.status());
     if (stats->rows_scanned != 24) Fail("the fixture's rows are not there");
   }

@@ -33,25 +33,25 @@ std::vector<std::string> Seeds(const std::filesystem::path& dir) {
       }
     }
   }
-  seeds.push_back("SELECT n, d, s, b, host FROM db.t WHERE n > 0 OR d < 0 ORDER BY time");
+  seeds.push_back("SELECT n, d, s, b, host FROM mydb.tbl WHERE n > 0 OR d < 0 ORDER BY time");
   // Joins, set operations, windows and subqueries over the fixture's table.
-  seeds.push_back("SELECT a.n, b.d FROM db.t a LEFT JOIN db.t b ON a.host = b.host AND a.n < b.n");
-  seeds.push_back("SELECT host, n FROM db.t UNION SELECT s, n FROM db.t EXCEPT SELECT s, 1");
+  seeds.push_back("SELECT a.n, b.d FROM mydb.tbl a LEFT JOIN mydb.tbl b ON a.host = b.host AND a.n < b.n");
+  seeds.push_back("SELECT host, n FROM mydb.tbl UNION SELECT s, n FROM mydb.tbl EXCEPT SELECT s, 1");
   seeds.push_back("SELECT host, sum(d) OVER (PARTITION BY host ORDER BY time ROWS 2 PRECEDING), "
-                  "rank() OVER (ORDER BY n DESC), lag(s, 1, 'x') OVER (ORDER BY time) FROM db.t");
-  seeds.push_back("SELECT * FROM db.t WHERE n > (SELECT avg(d) FROM db.t) AND host IN "
-                  "(SELECT host FROM db.t) AND EXISTS (SELECT 1)");
+                  "rank() OVER (ORDER BY n DESC), lag(s, 1, 'x') OVER (ORDER BY time) FROM mydb.tbl");
+  seeds.push_back("SELECT * FROM mydb.tbl WHERE n > (SELECT avg(d) FROM mydb.tbl) AND host IN "
+                  "(SELECT host FROM mydb.tbl) AND EXISTS (SELECT 1)");
   return seeds;
 }
 
 const char* const kDictionary[] = {"(",
-                                   " JOIN db.t x ON ",
-                                   " FULL JOIN db.t y USING (host) ",
+                                   " JOIN mydb.tbl x ON ",
+                                   " FULL JOIN mydb.tbl y USING (host) ",
                                    " UNION ALL ",
                                    " INTERSECT ",
                                    " OVER (PARTITION BY host ORDER BY n) ",
                                    " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
-                                   "(SELECT n FROM db.t)",
+                                   "(SELECT n FROM mydb.tbl)",
                                    ")",
                                    "((",
                                    "))",
@@ -112,7 +112,7 @@ const char* const kDictionary[] = {"(",
                                    " ORDER BY ",
                                    " LIMIT ",
                                    "SELECT ",
-                                   " FROM db.t",
+                                   " FROM mydb.tbl",
                                    " FROM (",
                                    " IN (",
                                    " BETWEEN ",

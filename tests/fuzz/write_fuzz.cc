@@ -21,7 +21,7 @@ using namespace strata;
 
 struct Fixture : fuzz::EngineFixture {
   Fixture() : EngineFixture("write") {
-    TableSpec spec{.database_name = "db", .table_name = "t", .enable_magnetic_store_writes = true};
+    TableSpec spec{.database_name = "mydb", .table_name = "tbl", .enable_magnetic_store_writes = true};
     if (!engine->catalog().CreateTable(spec).ok()) Fail("cannot create the table");
   }
 };
@@ -33,8 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   v1::WriteRecordsRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;  // gRPC refuses these
   // Always the fixture's table, so requests reach validation and the writer.
-  request.set_database_name("db");
-  request.set_table_name("t");
+  request.set_database_name("mydb");
+  request.set_table_name("tbl");
   WriteRequest converted = FromProto(request);
   absl::StatusOr<WriteResult> result = fixture.engine->Write(converted);
   if (std::getenv("STRATA_FUZZ_VERBOSE") != nullptr) {

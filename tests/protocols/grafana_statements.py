@@ -38,10 +38,10 @@ STATEMENTS = [
                               '_timescaledb_config',
                               'timescaledb_information',
                               'timescaledb_experimental')
-    ORDER BY schema_name""", [("db",)]),
-    ("showTables(db)", """SELECT quote_ident(table_name) AS "table"
+    ORDER BY schema_name""", [("mydb",)]),
+    ("showTables(mydb)", """SELECT quote_ident(table_name) AS "table"
       FROM information_schema.tables
-      WHERE quote_ident(table_schema) = 'db'
+      WHERE quote_ident(table_schema) = 'mydb'
       ORDER BY 1""", [("cpu",)]),
     ("showTables()", f"""SELECT
     CASE WHEN {SEARCH_PATH}
@@ -57,21 +57,21 @@ STATEMENTS = [
                              '_timescaledb_config',
                              'timescaledb_information',
                              'timescaledb_experimental')
-    ORDER BY CASE WHEN {SEARCH_PATH} THEN 0 ELSE 1 END, 1""", [("db.cpu",)]),
-    ("getSchema(db.cpu)", f"""SELECT quote_ident(column_name) AS "column", data_type AS "type"
+    ORDER BY CASE WHEN {SEARCH_PATH} THEN 0 ELSE 1 END, 1""", [("mydb.cpu",)]),
+    ("getSchema(mydb.cpu)", f"""SELECT quote_ident(column_name) AS "column", data_type AS "type"
     FROM information_schema.columns
     WHERE
-      CASE WHEN array_length(parse_ident('db.cpu'),1) = 2
-        THEN quote_ident(table_schema) = (parse_ident('db.cpu'))[1]
-          AND quote_ident(table_name) = (parse_ident('db.cpu'))[2]
-        ELSE quote_ident(table_name) = 'db.cpu'
+      CASE WHEN array_length(parse_ident('mydb.cpu'),1) = 2
+        THEN quote_ident(table_schema) = (parse_ident('mydb.cpu'))[1]
+          AND quote_ident(table_name) = (parse_ident('mydb.cpu'))[2]
+        ELSE quote_ident(table_name) = 'mydb.cpu'
           AND {SEARCH_PATH}
       END""", [("host", "text"), ("measure_name", "text"), ("time", "timestamp with time zone"),
                ("procs", "bigint"), ("up", "boolean"), ("usage", "double precision")]),
     # A time-series panel: SELECT $__timeGroupAlias(time, 1m), avg(usage) AS "usage"
-    # FROM db.cpu WHERE $__timeFilter(time) GROUP BY 1 ORDER BY 1, macros expanded.
+    # FROM mydb.cpu WHERE $__timeFilter(time) GROUP BY 1 ORDER BY 1, macros expanded.
     ("time series panel", """SELECT floor(extract(epoch from time)/60)*60 AS "time", avg(usage) AS "usage"
-FROM db.cpu
+FROM mydb.cpu
 WHERE time BETWEEN '2024-03-01T11:00:00Z' AND '2024-03-01T12:00:00Z'
 GROUP BY 1
 ORDER BY 1""", [(1709290800.0, 2.0), (1709290860.0, 4.0)]),

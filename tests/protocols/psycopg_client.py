@@ -30,7 +30,7 @@ if password:
 with psycopg.connect(conninfo) as conn:
     with conn.cursor() as cur:
         cur.execute(
-            "SELECT host, usage, procs, up, time FROM db.cpu "
+            "SELECT host, usage, procs, up, time FROM mydb.cpu "
             "WHERE host = %s AND usage > %s AND time >= %s ORDER BY time",
             ("a", 1.0, datetime.datetime(2020, 1, 1, tzinfo=UTC)))
         rows = cur.fetchall()
@@ -46,7 +46,7 @@ with psycopg.connect(conninfo) as conn:
 
         # The same in binary: results (binary=True) and parameters (%b).
         cur.execute(
-            "SELECT host, usage, procs, up, time FROM db.cpu "
+            "SELECT host, usage, procs, up, time FROM mydb.cpu "
             "WHERE host = %b AND usage > %b AND time >= %b ORDER BY time",
             ("a", 1.0, datetime.datetime(2020, 1, 1, tzinfo=UTC)), binary=True)
         check("binary rows", cur.fetchall(), rows)
@@ -54,20 +54,20 @@ with psycopg.connect(conninfo) as conn:
         check("binary parameters", cur.fetchone(), (42, True, 2.5))
 
         # Text of no declared type takes the column's type ('3' against BIGINT).
-        cur.execute("SELECT count(*) FROM db.cpu WHERE procs = %s", ("3",))
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE procs = %s", ("3",))
         check("untyped parameter", cur.fetchone()[0], 1)
         cur.execute("SELECT %s::bigint * 2, %s, %s IS NULL", (21, "x", None))
         check("parameters in the select list", cur.fetchone(), (42, "x", True))
 
         try:
-            cur.execute("SELECT hots FROM db.cpu")
+            cur.execute("SELECT hots FROM mydb.cpu")
             sys.exit("an unknown column did not fail")
         except psycopg.errors.UndefinedColumn as e:
             check("undefined column SQLSTATE", e.sqlstate, "42703")
             check("error position", e.diag.statement_position, "8")
         conn.rollback()
         try:
-            cur.execute("SELECT 1 FROM db.nope")
+            cur.execute("SELECT 1 FROM mydb.nope")
             sys.exit("an unknown table did not fail")
         except psycopg.errors.UndefinedTable as e:
             check("undefined table SQLSTATE", e.sqlstate, "42P01")
@@ -75,7 +75,7 @@ with psycopg.connect(conninfo) as conn:
 
         # Prepared: psycopg prepares a statement it runs repeatedly.
         for i in range(3):
-            cur.execute("SELECT count(*) FROM db.cpu WHERE host = %s", ("a",), prepare=True)
+            cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = %s", ("a",), prepare=True)
             check(f"prepared run {i}", cur.fetchone()[0], 2)
     conn.rollback()
     grafana_statements.replay(conn, check)

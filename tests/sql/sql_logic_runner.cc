@@ -142,6 +142,13 @@ class FileRun {
           }
         }
         i = end;
+      } else if (directive == "legacy-rename") {
+        std::string from, to;
+        words >> from >> to;
+        const auto [database, table] = SplitTarget(from);
+        const auto [new_database, new_table] = SplitTarget(to);
+        absl::Status renamed = backend_.LegacyRename(database, table, new_database, new_table);
+        ASSERT_TRUE(renamed.ok()) << at << ": " << renamed;
       } else if (directive == "restart") {
         backend_.Restart();
       } else if (directive == "maintain") {
@@ -168,13 +175,18 @@ class FileRun {
     return {out, j};
   }
 
-  // The records of `lines` for table `target` ("db.table"); whether each
+  // "database.table" -> its two names.
+  static std::pair<std::string, std::string> SplitTarget(const std::string& target) {
+    const auto dot = target.find('.');
+    return {target.substr(0, dot), dot == std::string::npos ? "" : target.substr(dot + 1)};
+  }
+
+  // The records of `lines` for table `target` ("mydb.table"); whether each
   // line expects a rejection goes to `expect_reject` (if given).
   static WriteRequest Request(const std::string& target, const std::vector<std::string>& lines,
                               std::vector<bool>* expect_reject) {
-    auto dot = target.find('.');
-    WriteRequest request{.database_name = target.substr(0, dot),
-                         .table_name = target.substr(dot + 1)};
+    auto [database, table] = SplitTarget(target);
+    WriteRequest request{.database_name = std::move(database), .table_name = std::move(table)};
     for (const std::string& line : lines) {
       bool reject = false;
       request.records.push_back(ParseRecord(line, &reject));

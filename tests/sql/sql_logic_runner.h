@@ -29,6 +29,12 @@ class SqlLogicBackend {
   // stored them (tests/support/legacy_writer.h). Only the in-process run
   // can; files using it are not run over gRPC.
   virtual absl::Status LegacyWrite(const WriteRequest& request) = 0;
+  // `legacy-rename`: gives a database and its table names from before the
+  // 3-character minimum for new names (tests/support/legacy_writer.h).
+  // In-process only, like `legacy-write`.
+  virtual absl::Status LegacyRename(const std::string& database, const std::string& table,
+                                    const std::string& new_database,
+                                    const std::string& new_table) = 0;
   virtual void Maintain() = 0;
 };
 

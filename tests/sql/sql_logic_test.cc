@@ -65,6 +65,21 @@ class InProcess : public testing::SqlLogicBackend {
     Restart();
     return written;
   }
+  absl::Status LegacyRename(const std::string& database, const std::string& table,
+                            const std::string& new_database,
+                            const std::string& new_table) override {
+    auto db = engine_->catalog().DescribeDatabase(database);
+    if (!db.ok()) return db.status();
+    auto found = engine_->catalog().FindTable(database, table);
+    if (!found.ok()) return found.status();
+    const TableInfo info = **found;
+    query_.reset();
+    engine_.reset();
+    absl::Status renamed =
+        testing::LegacyRename(dir_.Sub("data"), *db, info, new_database, new_table);
+    Restart();
+    return renamed;
+  }
   void Maintain() override {
     // The tiering and retention jobs at the current clock.
     for (const TableMaintenance& r : engine_->RunMaintenance()) {

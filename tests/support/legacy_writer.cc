@@ -3,6 +3,7 @@
 #include "common/coding.h"
 #include "common/status.h"
 #include "rocksdb/write_batch.h"
+#include "storage/catalog_codec.h"
 #include "storage/keys.h"
 #include "storage/record_validation.h"
 #include "storage/row_codec.h"
@@ -49,6 +50,25 @@ absl::Status LegacyWrite(const std::string& data_dir, const TableInfo& table,
     put(Store::kHot, keys::EncodePointKey(key), row);
   }
   RETURN_IF_ERROR(FromRocks(store->db()->Write(store->write_options(), &batch), "legacy write"));
+  return store->Close();
+}
+
+absl::Status LegacyRename(const std::string& data_dir, const DatabaseInfo& database,
+                          const TableInfo& table, const std::string& new_database,
+                          const std::string& new_table) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open({.data_dir = data_dir}));
+  rocksdb::WriteBatch batch;
+  auto* family = store->family(Store::kCatalog);
+  DatabaseInfo renamed_database = database;
+  renamed_database.name = new_database;
+  TableInfo renamed_table = table;
+  renamed_table.database_name = new_database;
+  renamed_table.name = new_table;
+  batch.Delete(family, keys::Database(database.name));
+  batch.Delete(family, keys::Table(table.database_name, table.name));
+  batch.Put(family, keys::Database(new_database), EncodeDatabase(renamed_database));
+  batch.Put(family, keys::Table(new_database, new_table), EncodeTable(renamed_table));
+  RETURN_IF_ERROR(FromRocks(store->db()->Write(store->write_options(), &batch), "legacy rename"));
   return store->Close();
 }
 

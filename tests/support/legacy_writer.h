@@ -19,4 +19,12 @@ namespace strata::testing {
 absl::Status LegacyWrite(const std::string& data_dir, const TableInfo& table,
                          const WriteRequest& request);
 
+// Renames a database and one of its tables in the closed data directory's
+// catalog, without the rules for new names: how a directory from before the
+// 3-character minimum (names such as `db` and `t`) looks. The table keeps its
+// id, so its data stays with it.
+absl::Status LegacyRename(const std::string& data_dir, const DatabaseInfo& database,
+                          const TableInfo& table, const std::string& new_database,
+                          const std::string& new_table);
+
 }  // namespace strata::testing

@@ -5,9 +5,9 @@ import strata from '../lib/index.js';
 
 const client = new strata.Client(`127.0.0.1:${process.argv[2]}`, { timeoutMs: 10_000 });
 await client.createDatabase('noderestart', { ifNotExists: true });
-await client.createTable('noderestart', 't', { memoryHours: 24, ifNotExists: true });
+await client.createTable('noderestart', 'tbl', { memoryHours: 24, ifNotExists: true });
 const base = BigInt(Date.now() - 3_600_000) * 1_000_000n;
-const writer = client.writer('noderestart', 't', { inFlight: 2, maxRetries: 12, backoffMs: 200 });
+const writer = client.writer('noderestart', 'tbl', { inFlight: 2, maxRetries: 12, backoffMs: 200 });
 for (let i = 0; i < 10_000; i++) {
   if (i === 2_000) {
     await writer.flush();
@@ -18,6 +18,6 @@ for (let i = 0; i < 10_000; i++) {
 }
 const summary = await writer.close();
 console.log(`written ${summary.written}, rejected ${summary.rejected.length}, retries ${summary.retries}`);
-const rows = await client.query('SELECT count(*), count(DISTINCT i), sum(i) FROM noderestart.t').all();
+const rows = await client.query('SELECT count(*), count(DISTINCT i), sum(i) FROM noderestart.tbl').all();
 console.log(`stored ${rows[0].join(' ')}`);
 client.close();

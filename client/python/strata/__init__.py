@@ -3,12 +3,12 @@
     import strata
 
     with strata.Client("127.0.0.1:7878") as client:
-        client.create_database("db", if_not_exists=True)
-        client.create_table("db", "cpu", if_not_exists=True)
-        with client.writer("db", "cpu") as writer:
+        client.create_database("demo", if_not_exists=True)
+        client.create_table("demo", "cpu", if_not_exists=True)
+        with client.writer("demo", "cpu") as writer:
             writer.add(strata.Record(dimensions={"host": "a"}, measure_name="cpu",
                                      time=datetime.now(timezone.utc), measures={"usage": 1.5}))
-        for row in client.query("SELECT host, usage FROM db.cpu WHERE host = ?", ["a"]):
+        for row in client.query("SELECT host, usage FROM demo.cpu WHERE host = ?", ["a"]):
             print(row)
 
 Depends only on grpcio and protobuf (Debian's python3-grpcio and

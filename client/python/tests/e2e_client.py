@@ -26,10 +26,10 @@ def scalar(sql, *parameters):
 
 
 if len(sys.argv) > 2 and sys.argv[2] == "--restart-after-marker":
-    client.create_database("py", if_not_exists=True)
-    client.create_table("py", "restart", memory_hours=24, if_not_exists=True)
+    client.create_database("pydb", if_not_exists=True)
+    client.create_table("pydb", "restart", memory_hours=24, if_not_exists=True)
     base = time.time_ns() - 3_600_000_000_000
-    with client.writer("py", "restart", in_flight=2, max_retries=12, backoff=0.2) as writer:
+    with client.writer("pydb", "restart", in_flight=2, max_retries=12, backoff=0.2) as writer:
         for i in range(10_000):
             if i == 2_000:
                 writer.flush()
@@ -41,33 +41,33 @@ if len(sys.argv) > 2 and sys.argv[2] == "--restart-after-marker":
     check("nothing rejected", writer.summary.rejected, [])
     print(f"retries {writer.summary.retries}", flush=True)
     check("stored once each", client.query(
-        "SELECT count(*), count(DISTINCT i), sum(i) FROM py.restart").all(),
+        "SELECT count(*), count(DISTINCT i), sum(i) FROM pydb.restart").all(),
         [(10_000, 10_000, sum(range(10_000)))])
     sys.exit(0)
 
-client.create_database("py")
-client.create_database("py", if_not_exists=True)
+client.create_database("pydb")
+client.create_database("pydb", if_not_exists=True)
 try:
-    client.create_database("py")
+    client.create_database("pydb")
     sys.exit("a second create_database did not fail")
 except strata.StrataError as e:
     check("ALREADY_EXISTS", e.code, "ALREADY_EXISTS")
-client.create_table("py", "cpu", memory_hours=24)
-check("list_tables", client.list_tables("py"), ["cpu"])
-check("describe_table", client.describe_table("py", "cpu").memory_store_retention_hours, 24)
+client.create_table("pydb", "cpu", memory_hours=24)
+check("list_tables", client.list_tables("pydb"), ["cpu"])
+check("describe_table", client.describe_table("pydb", "cpu").memory_store_retention_hours, 24)
 
 # 10,000 records into <= 100-record requests, 4 in flight.
 now = time.time_ns()
 records = [strata.Record({"region": "eu", "host": f"h{i % 50}"}, "cpu", now - 10_000_000_000 + i * 1000,
                          measures={"usage": i / 10, "procs": i})
            for i in range(10_000)]
-summary = client.write("py", "cpu", records)
+summary = client.write("pydb", "cpu", records)
 check("written", summary.written, 10_000)
 check("requests of at most 100", summary.requests, 100)
-check("sum", scalar("SELECT sum(procs) FROM py.cpu WHERE region = ?", "eu"), sum(range(10_000)))
+check("sum", scalar("SELECT sum(procs) FROM pydb.cpu WHERE region = ?", "eu"), sum(range(10_000)))
 
 # Rejections come back with the record's own position.
-with client.writer("py", "cpu", batch_size=7) as writer:
+with client.writer("pydb", "cpu", batch_size=7) as writer:
     writer.add(strata.Record({"host": "x"}, "cpu", now - 1_000_000_000, measures={"usage": 1.0}))
     writer.add(strata.Record({"host": "x"}, "cpu", now - 1_000_000_000, measures={"usage": 2.0}))  # same point, same version
     writer.add(strata.Record({"host": "y"}, "cpu", now - 1_000_000_000, measures={"usage": "text"}))  # usage is DOUBLE
@@ -77,37 +77,37 @@ check("rejection reason", "DOUBLE" in writer.summary.rejected[1].reason, True)
 
 # Every type round trip, NULLs, and nanoseconds.
 t_ns = 1709294400_123456789 + (now // 1_000_000_000 - 1709294400) * 1_000_000_000 - 60_000_000_000
-client.create_table("py", "types", memory_hours=24)
-client.write("py", "types", [
+client.create_table("pydb", "types", memory_hours=24)
+client.write("pydb", "types", [
     {"dimensions": {"k": "full"}, "measure_name": "m", "time": t_ns,
      "measures": {"d": 1.25, "b": -(2**63), "s": "é€", "f": True, "ts": t_ns + 1}},
     {"dimensions": {"k": "sparse"}, "measure_name": "m", "time": t_ns, "measures": {"d": 2.5}},
 ])
-rows = client.query("SELECT k, time, d, b, s, f, ts FROM py.types ORDER BY k", timestamps="ns").all()
+rows = client.query("SELECT k, time, d, b, s, f, ts FROM pydb.types ORDER BY k", timestamps="ns").all()
 check("typed row", rows[0], ("full", t_ns, 1.25, -(2**63), "é€", True, t_ns + 1))
 check("NULLs", rows[1], ("sparse", t_ns, 2.5, None, None, None, None))
-as_datetime = client.query("SELECT time FROM py.types WHERE k = @k", {"k": "full"}).all()[0][0]
+as_datetime = client.query("SELECT time FROM pydb.types WHERE k = @k", {"k": "full"}).all()[0][0]
 check("datetime", as_datetime, dt.datetime.fromtimestamp(t_ns // 1000 / 1e6, UTC).replace(
     microsecond=(t_ns // 1000) % 1_000_000))
 import pandas  # noqa: E402  (Debian's python3-pandas)
 
-as_pandas = client.query("SELECT time FROM py.types WHERE k = ?", ["full"], timestamps="pandas").all()[0][0]
+as_pandas = client.query("SELECT time FROM pydb.types WHERE k = ?", ["full"], timestamps="pandas").all()[0][0]
 check("pandas.Timestamp keeps ns", as_pandas.value, t_ns)
 
 # DataFrame round trip.
 frame = pandas.DataFrame({
     "time": pandas.to_datetime([t_ns, t_ns + 1_000, t_ns + 2_000], unit="ns", utc=True),
     "host": ["a", "b", "a"], "load": [0.5, float("nan"), 2.0], "n": [1, 2, 3]})
-client.create_table("py", "frame", memory_hours=24)
-with client.writer("py", "frame") as writer:
+client.create_table("pydb", "frame", memory_hours=24)
+with client.writer("pydb", "frame") as writer:
     writer.add_dataframe(frame, time="time", dimensions=["host"], measure_name="sys")
-back = client.query("SELECT time, host, load, n FROM py.frame ORDER BY time").to_pandas()
+back = client.query("SELECT time, host, load, n FROM pydb.frame ORDER BY time").to_pandas()
 check("frame times", list(back["time"]), list(frame["time"]))
 check("frame values", back[["host", "n"]].values.tolist(), [["a", 1], ["b", 2], ["a", 3]])
 check("frame NaN is NULL", pandas.isna(back["load"][1]), True)
 
 # Pages, and cancel.
-result = client.query("SELECT procs FROM py.cpu ORDER BY procs", page_size=1000)
+result = client.query("SELECT procs FROM pydb.cpu ORDER BY procs", page_size=1000)
 pages = result.pages()
 check("first page", len(next(pages)), 1000)
 result.cancel()
@@ -119,10 +119,10 @@ except strata.StrataError as e:
     check("cancelled", e.code, "CANCELLED")
 
 # A default database for unqualified names.
-check("database=", client.query("SELECT count(*) FROM cpu", database="py").all(), [(10_001,)])
+check("database=", client.query("SELECT count(*) FROM cpu", database="pydb").all(), [(10_001,)])
 
 try:
-    client.query("SELECT nope FROM py.cpu").all()
+    client.query("SELECT nope FROM pydb.cpu").all()
     sys.exit("a bad query did not fail")
 except strata.StrataError as e:
     check("error code", e.code, "INVALID_ARGUMENT")

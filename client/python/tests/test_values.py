@@ -74,7 +74,7 @@ class DatumTest(unittest.TestCase):
 
 class RequestTest(unittest.TestCase):
     def test_shared_dimensions_and_names_go_to_common_attributes(self):
-        writer = Writer(client=None, database="db", table="t")
+        writer = Writer(client=None, database="mydb", table="tbl")
         batch = [
             strata.Record({"region": "eu", "host": f"h{i}"}, "cpu", 1_000 + i, measures={"u": i, "skip": None})
             for i in range(3)
@@ -89,7 +89,7 @@ class RequestTest(unittest.TestCase):
         self.assertEqual([m.name for m in request.records[2].measure_values], ["u"])  # None left out
 
     def test_mixed_measure_names_stay_per_record(self):
-        writer = Writer(client=None, database="db", table="t")
+        writer = Writer(client=None, database="mydb", table="tbl")
         request = writer._request([strata.Record({"h": "a"}, "cpu", 1, value=1.0),
                                    strata.Record({"h": "a"}, "mem", 1, value=2)])
         self.assertFalse(request.common_attributes.HasField("measure_name"))
@@ -98,7 +98,7 @@ class RequestTest(unittest.TestCase):
 
     def test_batch_size_is_bounded(self):
         with self.assertRaises(ValueError):
-            Writer(client=None, database="db", table="t", batch_size=101)
+            Writer(client=None, database="mydb", table="tbl", batch_size=101)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ const client = new pg.Client({ host: '127.0.0.1', port: Number(port), user: 'nod
 await client.connect();
 try {
   let r = await client.query(
-    'SELECT host, usage, procs, up, time FROM db.cpu WHERE host = $1 AND usage > $2 ORDER BY time',
+    'SELECT host, usage, procs, up, time FROM mydb.cpu WHERE host = $1 AND usage > $2 ORDER BY time',
     ['a', 1]);
   assert.equal(r.rows.length, 2);
   assert.deepEqual(r.rows[0], {
@@ -25,21 +25,21 @@ try {
   console.log('ok typed rows');
 
   // node-postgres sends every parameter as untyped text: '3' meets a BIGINT column.
-  r = await client.query('SELECT count(*) AS n FROM db.cpu WHERE procs = $1', [3]);
+  r = await client.query('SELECT count(*) AS n FROM mydb.cpu WHERE procs = $1', [3]);
   assert.equal(r.rows[0].n, 1n);
-  r = await client.query('SELECT count(*) AS n FROM db.cpu WHERE time >= $1', [new Date('2024-03-01T11:00:30Z')]);
+  r = await client.query('SELECT count(*) AS n FROM mydb.cpu WHERE time >= $1', [new Date('2024-03-01T11:00:30Z')]);
   assert.equal(r.rows[0].n, 2n);
   console.log('ok untyped parameters');
 
   for (let i = 0; i < 3; i++) {
-    r = await client.query({ name: 'by-host', text: 'SELECT count(*) AS n FROM db.cpu WHERE host = $1', values: ['b'] });
+    r = await client.query({ name: 'by-host', text: 'SELECT count(*) AS n FROM mydb.cpu WHERE host = $1', values: ['b'] });
     assert.equal(r.rows[0].n, 1n);
   }
   console.log('ok named prepared statement');
 
-  await assert.rejects(client.query('SELECT usage FROM db.cpu WHERE hots = $1', ['a']), (e) => {
+  await assert.rejects(client.query('SELECT usage FROM mydb.cpu WHERE hots = $1', ['a']), (e) => {
     assert.equal(e.code, '42703');
-    assert.equal(e.position, '32');
+    assert.equal(e.position, '34');
     assert.match(e.message, /column "hots" does not exist; did you mean "host"\?/);
     return true;
   });

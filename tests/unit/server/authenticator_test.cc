@@ -66,7 +66,7 @@ TEST_F(AuthenticatorTest, BootstrapsOneAdminTokenIntoAPrivateFile) {
 }
 
 TEST_F(AuthenticatorTest, RefusesWhatIsNotALiveTokenOfThisServer) {
-  auto created = auth_->Create("ci", {"read:db"}, kNow + 60 * kNanosPerSecond, "test");
+  auto created = auth_->Create("ci", {"read:mydb"}, kNow + 60 * kNanosPerSecond, "test");
   ASSERT_TRUE(created.ok()) << created.status();
   const std::string token = created->token;
   ASSERT_TRUE(Check(token).ok());
@@ -121,15 +121,15 @@ TEST_F(AuthenticatorTest, ValidatesNamesGrantsAndExpiry) {
   EXPECT_EQ(auth_->Create("x", {}, kNow - 1, "t").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(auth_->Revoke("nobody", "t").status().code(), absl::StatusCode::kNotFound);
-  auto created = auth_->Create("x", {"read:db/a"}, 0, "t");
+  auto created = auth_->Create("x", {"read:mydb/a"}, 0, "t");
   ASSERT_TRUE(created.ok());
-  auto changed = auth_->ChangeGrants("x", {"write:db", "read:db/a"}, {"read:db/a"}, "t");
+  auto changed = auth_->ChangeGrants("x", {"write:mydb", "read:mydb/a"}, {"read:mydb/a"}, "t");
   ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_EQ(changed->grants, std::vector<std::string>{"write:db"});
+  EXPECT_EQ(changed->grants, std::vector<std::string>{"write:mydb"});
   auto caller = Check(created->token);
   ASSERT_TRUE(caller.ok());
-  EXPECT_TRUE((*caller)->May(Action::kWrite, "db", "z"));
-  EXPECT_FALSE((*caller)->May(Action::kRead, "db", "a"));
+  EXPECT_TRUE((*caller)->May(Action::kWrite, "mydb", "z"));
+  EXPECT_FALSE((*caller)->May(Action::kRead, "mydb", "a"));
 }
 
 TEST_F(AuthenticatorTest, LimitsFailuresPerPeerForAMinute) {

@@ -13,16 +13,16 @@ TEST(GrantsTest, ParsesAndNormalizes) {
   const std::vector<Case> cases = {
       {"read:*", "read:*"},
       {"read:*/*", "read:*"},
-      {"write:db", "write:db"},
-      {"write:db/*", "write:db"},
-      {"read:db.with.dots/t-1", "read:db.with.dots/t-1"},
+      {"write:mydb", "write:mydb"},
+      {"write:mydb/*", "write:mydb"},
+      {"read:mydb.with.dots/t-1", "read:mydb.with.dots/t-1"},
       {"read", ""},
       {"delete:db", ""},
       {"read:", ""},
-      {"read:db/", ""},
+      {"read:mydb/", ""},
       {"read:*/t", ""},
       {"read:bad name", ""},
-      {"read:db/bad name", ""},
+      {"read:mydb/bad name", ""},
       {"READ:db", ""},
   };
   for (const Case& c : cases) {
@@ -38,21 +38,21 @@ TEST(GrantsTest, ParsesAndNormalizes) {
       EXPECT_EQ(*normal, std::vector<std::string>{c.normal}) << c.text;
     }
   }
-  auto deduplicated = NormalizeGrants({"read:db", "read:db/*", "admin", "admin"});
+  auto deduplicated = NormalizeGrants({"read:mydb", "read:mydb/*", "admin", "admin"});
   ASSERT_TRUE(deduplicated.ok());
-  EXPECT_EQ(*deduplicated, (std::vector<std::string>{"read:db", "admin"}));
+  EXPECT_EQ(*deduplicated, (std::vector<std::string>{"read:mydb", "admin"}));
 }
 
 TEST(GrantsTest, WhatAPrincipalMayDo) {
-  const Principal p = Principal::ForToken("t", {"read:db/a", "write:db", "read:logs"});
+  const Principal p = Principal::ForToken("t", {"read:mydb/a", "write:mydb", "read:logs"});
   struct Case {
     Action action;
     std::string db, table;
     bool allowed;
   };
   const std::vector<Case> cases = {
-      {Action::kRead, "db", "a", true},     {Action::kRead, "db", "b", false},
-      {Action::kWrite, "db", "a", true},    {Action::kWrite, "db", "zz", true},
+      {Action::kRead, "mydb", "a", true},     {Action::kRead, "mydb", "b", false},
+      {Action::kWrite, "mydb", "a", true},    {Action::kWrite, "mydb", "zz", true},
       {Action::kWrite, "other", "a", false}, {Action::kRead, "logs", "any", true},
       {Action::kWrite, "logs", "any", false}, {Action::kRead, "dbx", "a", false},
   };
@@ -60,17 +60,17 @@ TEST(GrantsTest, WhatAPrincipalMayDo) {
     EXPECT_EQ(p.May(c.action, c.db, c.table), c.allowed) << c.db << "." << c.table;
     EXPECT_EQ(p.Require(c.action, c.db, c.table).ok(), c.allowed);
   }
-  EXPECT_TRUE(p.MaySee("db"));
+  EXPECT_TRUE(p.MaySee("mydb"));
   EXPECT_TRUE(p.MaySee("logs"));
   EXPECT_FALSE(p.MaySee("other"));
-  EXPECT_TRUE(p.RequireTableAdmin("db", "create tables").ok());
+  EXPECT_TRUE(p.RequireTableAdmin("mydb", "create tables").ok());
   EXPECT_FALSE(p.RequireTableAdmin("logs", "create tables").ok());
   EXPECT_FALSE(p.RequireAdmin("create databases").ok());
-  const absl::Status denied = p.Require(Action::kRead, "db", "b");
+  const absl::Status denied = p.Require(Action::kRead, "mydb", "b");
   EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(denied.message(),
-            "token \"t\" may not read \"db\".\"b\": it needs the grant read:db/b (or read:db, "
-            "read:*); an admin adds it with `strata token grant t read:db/b`");
+            "token \"t\" may not read \"mydb\".\"b\": it needs the grant read:mydb/b (or read:mydb, "
+            "read:*); an admin adds it with `strata token grant t read:mydb/b`");
 
   const Principal admin = Principal::ForToken("root", {"admin"});
   EXPECT_TRUE(admin.May(Action::kWrite, "anything", "at-all"));

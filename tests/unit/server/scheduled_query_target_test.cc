@@ -15,7 +15,7 @@ const std::vector<query::ResultColumn> kColumns = {{"host", DataType::kVarchar},
 
 v1::TargetConfiguration MultiTarget() {
   v1::TargetConfiguration t;
-  t.set_database_name("db");
+  t.set_database_name("mydb");
   t.set_table_name("rollup");
   t.set_time_column("minute");
   t.add_dimension_mappings()->set_name("host");

@@ -62,6 +62,8 @@ TEST_F(CatalogTest, RejectsBadResourceNames) {
       {"slash/name", "may only contain"},
       {"quote\"", "may only contain"},
       {std::string(257, 'a'), "the limit is 256"},
+      {"ab", "is too short: a new database's name needs 3..256 characters"},
+      {"x", "is too short"},
       {"system", "is reserved"},
   };
   for (const Case& c : cases) {
@@ -114,7 +116,7 @@ TEST_F(CatalogTest, DeleteDatabaseWithTablesIsRefused) {
 }
 
 TEST_F(CatalogTest, ListDatabasesPaginates) {
-  for (const char* name : {"e", "a", "c", "b", "d"}) {
+  for (const char* name : {"eee", "aaa", "ccc", "bbb", "ddd"}) {
     ASSERT_TRUE(catalog().CreateDatabase(name, "").ok());
   }
   std::vector<std::string> seen;
@@ -127,7 +129,7 @@ TEST_F(CatalogTest, ListDatabasesPaginates) {
     token = page->next_token;
     ++pages;
   } while (!token.empty());
-  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"aaa", "bbb", "ccc", "ddd", "eee"}));
   EXPECT_EQ(pages, 3);
 }
 
@@ -158,7 +160,7 @@ TEST_F(CatalogTest, TableIdsAreNeverReused) {
 }
 
 TEST_F(CatalogTest, RejectsBadTableSettings) {
-  ASSERT_TRUE(catalog().CreateDatabase("db", "").ok());
+  ASSERT_TRUE(catalog().CreateDatabase("mydb", "").ok());
   struct Case {
     std::string what;
     RetentionProperties retention;
@@ -182,7 +184,7 @@ TEST_F(CatalogTest, RejectsBadTableSettings) {
   };
   for (const Case& c : cases) {
     auto result = catalog().CreateTable(
-        {.database_name = "db", .table_name = "t", .retention = c.retention,
+        {.database_name = "mydb", .table_name = "tbl", .retention = c.retention,
          .partition_key = c.key});
     ASSERT_FALSE(result.ok()) << c.what;
     EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << c.what;
@@ -192,27 +194,27 @@ TEST_F(CatalogTest, RejectsBadTableSettings) {
 }
 
 TEST_F(CatalogTest, CreateTableErrors) {
-  auto no_db = catalog().CreateTable({.database_name = "nodb", .table_name = "t"});
+  auto no_db = catalog().CreateTable({.database_name = "nodb", .table_name = "tbl"});
   EXPECT_EQ(no_db.status().code(), absl::StatusCode::kNotFound);
-  MakeTable("db", "cpu");
-  EXPECT_EQ(catalog().CreateTable({.database_name = "db", .table_name = "cpu"}).status().code(),
+  MakeTable("mydb", "cpu");
+  EXPECT_EQ(catalog().CreateTable({.database_name = "mydb", .table_name = "cpu"}).status().code(),
             absl::StatusCode::kAlreadyExists);
-  auto typo = catalog().DescribeTable("db", "cpv");
+  auto typo = catalog().DescribeTable("mydb", "cpv");
   EXPECT_EQ(typo.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(typo.status().message().find("did you mean \"cpu\""), std::string::npos);
   EXPECT_EQ(catalog().DescribeTable("nodb", "cpu").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(CatalogTest, ListTablesByDatabaseAndAll) {
-  MakeTable("b", "t2");
-  MakeTable("a", "t1");
-  MakeTable("a", "t3");
-  MakeTable("a.b", "t0");  // '.' sorts before other name characters: checks tuple order
-  auto in_a = catalog().ListTables("a", 0, "");
+  MakeTable("dbb", "tb2");
+  MakeTable("dba", "tb1");
+  MakeTable("dba", "tb3");
+  MakeTable("dba.b", "tb0");  // '.' sorts before other name characters: checks tuple order
+  auto in_a = catalog().ListTables("dba", 0, "");
   ASSERT_TRUE(in_a.ok());
   ASSERT_EQ(in_a->items.size(), 2u);
-  EXPECT_EQ(in_a->items[0].name, "t1");
-  EXPECT_EQ(in_a->items[1].name, "t3");
+  EXPECT_EQ(in_a->items[0].name, "tb1");
+  EXPECT_EQ(in_a->items[1].name, "tb3");
   EXPECT_TRUE(in_a->next_token.empty());
 
   std::vector<std::string> all;
@@ -223,40 +225,40 @@ TEST_F(CatalogTest, ListTablesByDatabaseAndAll) {
     for (const auto& t : page->items) all.push_back(t.database_name + "." + t.name);
     token = page->next_token;
   } while (!token.empty());
-  EXPECT_EQ(all, (std::vector<std::string>{"a.t1", "a.t3", "a.b.t0", "b.t2"}));
-  EXPECT_EQ(catalog().ListTables("zz", 0, "").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(all, (std::vector<std::string>{"dba.tb1", "dba.tb3", "dba.b.tb0", "dbb.tb2"}));
+  EXPECT_EQ(catalog().ListTables("zzz", 0, "").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(CatalogTest, PartitionKeyIsFixedButEnforcementMayChange) {
-  ASSERT_TRUE(catalog().CreateDatabase("db", "").ok());
+  ASSERT_TRUE(catalog().CreateDatabase("mydb", "").ok());
   PartitionKey key{PartitionKeyType::kDimension, "viewer_id", Enforcement::kRequired};
   ASSERT_TRUE(
-      catalog().CreateTable({.database_name = "db", .table_name = "t", .partition_key = key}).ok());
+      catalog().CreateTable({.database_name = "mydb", .table_name = "tbl", .partition_key = key}).ok());
 
   PartitionKey renamed = key;
   renamed.name = "region";
-  auto refused = catalog().UpdateTable("db", "t", {.partition_key = renamed});
+  auto refused = catalog().UpdateTable("mydb", "tbl", {.partition_key = renamed});
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
   PartitionKey retyped{PartitionKeyType::kMeasure, "", Enforcement::kRequired};
-  EXPECT_EQ(catalog().UpdateTable("db", "t", {.partition_key = retyped}).status().code(),
+  EXPECT_EQ(catalog().UpdateTable("mydb", "tbl", {.partition_key = retyped}).status().code(),
             absl::StatusCode::kInvalidArgument);
 
   PartitionKey relaxed = key;
   relaxed.enforcement = Enforcement::kOptional;
-  auto updated = catalog().UpdateTable("db", "t", {.partition_key = relaxed});
+  auto updated = catalog().UpdateTable("mydb", "tbl", {.partition_key = relaxed});
   ASSERT_TRUE(updated.ok()) << updated.status();
   EXPECT_EQ(updated->partition_key, relaxed);
 }
 
 TEST_F(CatalogTest, RetentionIncreaseAppliesForwardOnly) {
-  ASSERT_TRUE(catalog().CreateDatabase("db", "").ok());
+  ASSERT_TRUE(catalog().CreateDatabase("mydb", "").ok());
   ASSERT_TRUE(catalog()
-                  .CreateTable({.database_name = "db", .table_name = "t",
+                  .CreateTable({.database_name = "mydb", .table_name = "tbl",
                                 .retention = {.memory_store_retention_hours = 2,
                                               .magnetic_store_retention_days = 1}})
                   .ok());
   auto updated = catalog().UpdateTable(
-      "db", "t",
+      "mydb", "tbl",
       {.retention = RetentionProperties{.memory_store_retention_hours = 24,
                                         .magnetic_store_retention_days = 10}});
   ASSERT_TRUE(updated.ok()) << updated.status();
@@ -273,7 +275,7 @@ TEST_F(CatalogTest, RetentionIncreaseAppliesForwardOnly) {
 
   // A decrease takes effect at once.
   auto shrunk = catalog().UpdateTable(
-      "db", "t",
+      "mydb", "tbl",
       {.retention = RetentionProperties{.memory_store_retention_hours = 1,
                                         .magnetic_store_retention_days = 1}});
   ASSERT_TRUE(shrunk.ok());
@@ -281,36 +283,36 @@ TEST_F(CatalogTest, RetentionIncreaseAppliesForwardOnly) {
 }
 
 TEST_F(CatalogTest, UpdateTableMagneticWritesAndValidation) {
-  MakeTable("db", "t");
-  auto updated = catalog().UpdateTable("db", "t", {.enable_magnetic_store_writes = true});
+  MakeTable("mydb", "tbl");
+  auto updated = catalog().UpdateTable("mydb", "tbl", {.enable_magnetic_store_writes = true});
   ASSERT_TRUE(updated.ok());
   EXPECT_TRUE(updated->enable_magnetic_store_writes);
   EXPECT_EQ(catalog()
-                .UpdateTable("db", "t", {.retention = RetentionProperties{0, 1}})
+                .UpdateTable("mydb", "tbl", {.retention = RetentionProperties{0, 1}})
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(catalog().UpdateTable("db", "nope", {}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(catalog().UpdateTable("mydb", "nope", {}).status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(CatalogTest, EverythingSurvivesReopen) {
-  ASSERT_TRUE(catalog().CreateDatabase("db", "kept").ok());
+  ASSERT_TRUE(catalog().CreateDatabase("mydb", "kept").ok());
   PartitionKey key{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
   ASSERT_TRUE(catalog()
-                  .CreateTable({.database_name = "db", .table_name = "t",
+                  .CreateTable({.database_name = "mydb", .table_name = "tbl",
                                 .retention = {12, 365}, .enable_magnetic_store_writes = true,
                                 .partition_key = key})
                   .ok());
   ASSERT_TRUE(catalog()
-                  .UpdateTable("db", "t", {.retention = RetentionProperties{24, 365}})
+                  .UpdateTable("mydb", "tbl", {.retention = RetentionProperties{24, 365}})
                   .ok());
-  TableInfo before = *catalog().DescribeTable("db", "t");
+  TableInfo before = *catalog().DescribeTable("mydb", "tbl");
   Reopen();
-  auto db = catalog().DescribeDatabase("db");
+  auto db = catalog().DescribeDatabase("mydb");
   ASSERT_TRUE(db.ok());
   EXPECT_EQ(db->description, "kept");
   EXPECT_EQ(db->table_count, 1);
-  TableInfo after = *catalog().DescribeTable("db", "t");
+  TableInfo after = *catalog().DescribeTable("mydb", "tbl");
   EXPECT_EQ(after.id, before.id);
   EXPECT_EQ(after.retention, before.retention);
   EXPECT_TRUE(after.enable_magnetic_store_writes);
@@ -320,8 +322,8 @@ TEST_F(CatalogTest, EverythingSurvivesReopen) {
 }
 
 TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
-  TableInfo doomed = MakeTable("db", "doomed");
-  TableInfo kept = MakeTable("db", "kept");
+  TableInfo doomed = MakeTable("mydb", "doomed");
+  TableInfo kept = MakeTable("mydb", "kept");
   // Put rows straight into the data families, as the write path will.
   engine_.reset();
   {
@@ -338,8 +340,8 @@ TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
     }
   }
   Reopen();
-  ASSERT_TRUE(catalog().DeleteTable("db", "doomed").ok());
-  EXPECT_EQ(catalog().DescribeTable("db", "doomed").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(catalog().DeleteTable("mydb", "doomed").ok());
+  EXPECT_EQ(catalog().DescribeTable("mydb", "doomed").status().code(), absl::StatusCode::kNotFound);
   engine_.reset();
   auto raw = Store::Open({.data_dir = dir_.Sub("data")});
   ASSERT_TRUE(raw.ok());

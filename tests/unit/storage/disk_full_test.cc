@@ -26,12 +26,12 @@ class DiskFullTest : public ::testing::Test {
                       .clock = &clock_});
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
-    ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "db", .table_name = "t"}).ok());
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
+    ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = "tbl"}).ok());
   }
 
   absl::StatusOr<WriteResult> WritePoint(const std::string& host) {
-    WriteRequest request{.database_name = "db", .table_name = "t"};
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
     InputRecord r;
     r.dimensions = {{"host", host}};
     r.measure_name = "cpu";
@@ -66,7 +66,7 @@ TEST_F(DiskFullTest, WritesPauseBelowTheReserveAndResumeWhenSpaceReturns) {
   free_ = uint64_t{10} << 30;
   EXPECT_TRUE(engine_->CheckWritable().ok());
   ASSERT_TRUE(WritePoint("b").ok());
-  auto table = engine_->catalog().FindTable("db", "t");
+  auto table = engine_->catalog().FindTable("mydb", "tbl");
   ASSERT_TRUE(table.ok());
   auto state = engine_->TableStateOf(**table);
   ASSERT_TRUE(state.ok());

@@ -50,16 +50,16 @@ class MaintenanceCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto engine = Open(kStart);
-    ASSERT_TRUE(engine->catalog().CreateDatabase("db", "").ok());
+    ASSERT_TRUE(engine->catalog().CreateDatabase("mydb", "").ok());
     ASSERT_TRUE(engine->catalog()
-                    .CreateTable({.database_name = "db", .table_name = "t",
+                    .CreateTable({.database_name = "mydb", .table_name = "tbl",
                                   .retention = {.memory_store_retention_hours = 12,
                                                 .magnetic_store_retention_days = 2},
                                   .enable_magnetic_store_writes = true})
                     .ok());
     for (int64_t t = kStart - kHours * kNanosPerHour; t < kStart; t += kStep) {
       for (int base = 0; base < kHosts; base += 100) {
-        WriteRequest request{.database_name = "db", .table_name = "t"};
+        WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
         for (int h = base; h < base + 100; ++h) {
           InputRecord r;
           r.dimensions = {{"host", "h" + std::to_string(h)}};
@@ -92,7 +92,7 @@ class MaintenanceCrashTest : public ::testing::Test {
   };
   static Digest Fingerprint(Engine& engine) {
     Digest d;
-    auto table = engine.catalog().DescribeTable("db", "t");
+    auto table = engine.catalog().DescribeTable("mydb", "tbl");
     EXPECT_TRUE(table.ok());
     EXPECT_TRUE(engine.Scan(*table, {}, [&](const ScanRow& row) {
                   ++d.rows;
@@ -125,7 +125,7 @@ TEST_F(MaintenanceCrashTest, KilledTieringLosesAndDuplicatesNothing) {
   ASSERT_TRUE(results.at(0).status.ok()) << results[0].status;
   EXPECT_EQ(Fingerprint(*engine), expected_);
   EXPECT_EQ(engine->RunMaintenance().at(0).tiering.rows_moved, 0);
-  auto stats = engine->StorageStats(*engine->catalog().DescribeTable("db", "t"));
+  auto stats = engine->StorageStats(*engine->catalog().DescribeTable("mydb", "tbl"));
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->magnetic_blocks.entries, int64_t{kHosts} * kHours);  // one per host and hour
 }
@@ -148,7 +148,7 @@ TEST_F(MaintenanceCrashTest, KilledRetentionNeverResurrectsRows) {
   auto engine = Open(expired);
   auto results = engine->RunMaintenance();
   ASSERT_TRUE(results.at(0).status.ok());
-  auto stats = engine->StorageStats(*engine->catalog().DescribeTable("db", "t"));
+  auto stats = engine->StorageStats(*engine->catalog().DescribeTable("mydb", "tbl"));
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->magnetic_blocks.bytes, 0);
   EXPECT_EQ(stats->memory_store.bytes, 0);

@@ -64,9 +64,9 @@ class TieringTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Open();
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
     ASSERT_TRUE(engine_->catalog()
-                    .CreateTable({.database_name = "db", .table_name = "t",
+                    .CreateTable({.database_name = "mydb", .table_name = "tbl",
                                   .retention = {.memory_store_retention_hours = 2,
                                                 .magnetic_store_retention_days = 1},
                                   .enable_magnetic_store_writes = true})
@@ -81,10 +81,10 @@ class TieringTest : public ::testing::Test {
     engine_ = std::move(*engine);
   }
 
-  TableInfo Table() { return *engine_->catalog().DescribeTable("db", "t"); }
+  TableInfo Table() { return *engine_->catalog().DescribeTable("mydb", "tbl"); }
 
   WriteResult Write(std::vector<InputRecord> records) {
-    WriteRequest request{.database_name = "db", .table_name = "t"};
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
     request.records = std::move(records);
     auto result = engine_->Write(request);
     EXPECT_TRUE(result.ok()) << result.status();
@@ -446,7 +446,7 @@ TEST_F(TieringTest, OneRequestOfLateWritesIntoOneBlockIsCheckedPointByPoint) {
 
 TEST_F(TieringTest, LateWritesAreRejectedWhenMagneticWritesAreOff) {
   ASSERT_TRUE(engine_->catalog()
-                  .UpdateTable("db", "t", {.enable_magnetic_store_writes = false})
+                  .UpdateTable("mydb", "tbl", {.enable_magnetic_store_writes = false})
                   .ok());
   WriteResult result = Write({Reading(1, kStart - 3 * kNanosPerHour)});
   ASSERT_EQ(result.rejected.size(), 1u);
@@ -477,7 +477,7 @@ TEST_F(TieringTest, RetentionDropsExpiredBucketsAndGivesSpaceBack) {
   EXPECT_EQ(after->rows_expired_total, written);
   // Nothing comes back on a restart or a longer retention.
   ASSERT_TRUE(engine_->catalog()
-                  .UpdateTable("db", "t", {.retention = RetentionProperties{
+                  .UpdateTable("mydb", "tbl", {.retention = RetentionProperties{
                                                .memory_store_retention_hours = 2,
                                                .magnetic_store_retention_days = 30}})
                   .ok());

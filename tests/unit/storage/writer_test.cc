@@ -39,9 +39,9 @@ class WriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Open();
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("db", "").ok());
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
     ASSERT_TRUE(engine_->catalog()
-                    .CreateTable({.database_name = "db", .table_name = "t",
+                    .CreateTable({.database_name = "mydb", .table_name = "tbl",
                                   .retention = {.memory_store_retention_hours = 6,
                                                 .magnetic_store_retention_days = 30}})
                     .ok());
@@ -55,8 +55,8 @@ class WriterTest : public ::testing::Test {
   }
 
   absl::StatusOr<WriteResult> Write(std::vector<InputRecord> records,
-                                    const std::string& table = "t") {
-    WriteRequest request{.database_name = "db", .table_name = table};
+                                    const std::string& table = "tbl") {
+    WriteRequest request{.database_name = "mydb", .table_name = table};
     request.records = std::move(records);
     return engine_->Write(request);
   }
@@ -67,9 +67,9 @@ class WriterTest : public ::testing::Test {
     return result.value_or(WriteResult{});
   }
 
-  std::vector<ScanRow> ScanAll(const std::string& table = "t") {
+  std::vector<ScanRow> ScanAll(const std::string& table = "tbl") {
     std::vector<ScanRow> rows;
-    auto info = engine_->catalog().DescribeTable("db", table);
+    auto info = engine_->catalog().DescribeTable("mydb", table);
     EXPECT_TRUE(info.ok());
     EXPECT_TRUE(engine_->Scan(*info, {}, [&](const ScanRow& row) {
                   rows.push_back(row);
@@ -80,7 +80,7 @@ class WriterTest : public ::testing::Test {
 
   void EnableMagneticWrites() {
     ASSERT_TRUE(
-        engine_->catalog().UpdateTable("db", "t", {.enable_magnetic_store_writes = true}).ok());
+        engine_->catalog().UpdateTable("mydb", "tbl", {.enable_magnetic_store_writes = true}).ok());
   }
 
   testing::TempDir dir_;
@@ -158,7 +158,7 @@ TEST_F(WriterTest, VersionRules) {
   std::vector<ScanRow> rows = ScanAll();
   ASSERT_EQ(rows.size(), cases.size());
   // Match rows to cases by their series' host.
-  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("db", "t"));
+  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("mydb", "tbl"));
   ASSERT_TRUE(state.ok());
   for (const ScanRow& row : rows) {
     auto info = (*state)->DescribeSeries(row.series);
@@ -303,7 +303,7 @@ TEST_F(WriterTest, OneTypeAndOneMeaningPerName) {
   }
 
   // A rejected record registers nothing: neither its measure nor its series.
-  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("db", "t"));
+  auto state = engine_->TableStateOf(*engine_->catalog().DescribeTable("mydb", "tbl"));
   ASSERT_TRUE(state.ok());
   EXPECT_FALSE((*state)->FindMeasure("b"));
   EXPECT_FALSE((*state)->IsDimension("x"));
@@ -409,7 +409,7 @@ TEST_F(WriterTest, ScanFiltersByTimeAndSeries) {
     records.push_back(Point("h2", kNowMillis - i * 60'000, Value::Double(i)));
   }
   EXPECT_EQ(MustWrite(records).total(), 20);
-  auto table = *engine_->catalog().DescribeTable("db", "t");
+  auto table = *engine_->catalog().DescribeTable("mydb", "tbl");
   auto state = *engine_->TableStateOf(table);
   NormalizedRecord h1;
   h1.measure_name = "cpu";
@@ -435,11 +435,11 @@ TEST_F(WriterTest, ScanFiltersByTimeAndSeries) {
 TEST_F(WriterTest, RequiredPartitionKeyIsEnforced) {
   PartitionKey key{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
   ASSERT_TRUE(engine_->catalog()
-                  .CreateTable({.database_name = "db", .table_name = "p", .partition_key = key})
+                  .CreateTable({.database_name = "mydb", .table_name = "parts", .partition_key = key})
                   .ok());
   InputRecord no_host = Point("h1", kNowMillis, Value::Double(1));
   no_host.dimensions = {{"region", "eu"}};
-  auto result = Write({Point("h1", kNowMillis, Value::Double(1)), no_host}, "p");
+  auto result = Write({Point("h1", kNowMillis, Value::Double(1)), no_host}, "parts");
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->total(), 1);
   ASSERT_EQ(result->rejected.size(), 1u);
