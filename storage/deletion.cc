@@ -87,6 +87,8 @@ absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableIn
   int64_t deleted = 0;
   for (const auto& [bucket, in_bucket] : by_bucket) {
     ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&]() -> absl::StatusOr<int64_t> {
+      // A conversion of this bucket read before the delete must not commit.
+      writer.BucketChanged(table.id, bucket);
       absl::StatusOr<int64_t> deleted = DeleteBucket(store, table, in_bucket);
       // Whatever was deleted, a series' newest row may be gone.
       last_points.Clear();

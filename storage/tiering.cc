@@ -25,9 +25,11 @@ struct Candidate {
 };
 
 std::unique_ptr<rocksdb::Iterator> Iterate(Store& store, Store::Family family,
-                                           const rocksdb::Slice* upper) {
+                                           const rocksdb::Slice* upper,
+                                           const rocksdb::Snapshot* snapshot = nullptr) {
   rocksdb::ReadOptions options;
   options.iterate_upper_bound = upper;
+  options.snapshot = snapshot;
   return std::unique_ptr<rocksdb::Iterator>(store.db()->NewIterator(options, store.family(family)));
 }
 
@@ -46,24 +48,37 @@ std::optional<uint32_t> NextBucket(Store& store, uint32_t table_id, uint32_t fro
   return found;
 }
 
+// One bucket's conversion, ready to commit: the batch that writes its blocks
+// and drops its memory-store rows and late writes.
+struct Conversion {
+  rocksdb::WriteBatch batch;
+  TieringReport counts;
+  // A series too large for one block: the bucket stays in the memory store.
+  bool stays_in_memory = false;
+};
+
 // Converts one bucket series by series: the memory-store rows and late
 // writes of each series are merged with its block as they are read, so
 // memory holds one series at a time plus the encoded blocks of the batch.
 class BucketConverter {
  public:
-  BucketConverter(Store& store, TieringReport* report) : store_(store), report_(report) {}
+  explicit BucketConverter(Store& store) : store_(store) {}
 
-  absl::Status Convert(uint32_t table_id, uint32_t bucket) {
+  // Reads the bucket as of `snapshot` (null: now).
+  absl::StatusOr<Conversion> Convert(uint32_t table_id, uint32_t bucket,
+                                     const rocksdb::Snapshot* snapshot) {
+    snapshot_ = snapshot;
     const std::string begin = keys::BucketPrefix(table_id, bucket);
     const std::string end = keys::BucketPrefix(table_id, bucket + 1);
     const rocksdb::Slice upper(end);
-    auto hot = Iterate(store_, Store::kHot, &upper);
-    auto delta = Iterate(store_, Store::kColdDelta, &upper);
+    auto hot = Iterate(store_, Store::kHot, &upper, snapshot);
+    auto delta = Iterate(store_, Store::kColdDelta, &upper, snapshot);
     hot->Seek(begin);
     delta->Seek(begin);
-    rocksdb::WriteBatch batch;
+    Conversion conversion;
+    rocksdb::WriteBatch& batch = conversion.batch;
+    TieringReport& counts = conversion.counts;
     std::vector<Candidate> candidates;
-    TieringReport counts;
     while (hot->Valid() || delta->Valid()) {
       // The next series: the smaller prefix of the two cursors.
       std::string_view prefix;
@@ -82,8 +97,8 @@ class BucketConverter {
       if (points.size() > format::kMaxPointsPerBlock) {
         // One block cannot hold this series' hour: the bucket stays in the
         // memory store (still read and expired normally).
-        ++report_->series_left_in_memory;
-        return absl::OkStatus();
+        conversion.stays_in_memory = true;
+        return conversion;
       }
       ASSIGN_OR_RETURN(std::string block, format::EncodeBlock(points));
       ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(block));
@@ -100,12 +115,7 @@ class BucketConverter {
     // the hint's domain corrupts the skiplist splice.
     batch.DeleteRange(store_.family(Store::kHot), begin, end);
     batch.DeleteRange(store_.family(Store::kColdDelta), begin, end);
-    RETURN_IF_ERROR(FromRocks(store_.db()->Write(store_.write_options(), &batch),
-                              "writing magnetic-store blocks"));
-    report_->rows_moved += counts.rows_moved;
-    report_->delta_rows_merged += counts.delta_rows_merged;
-    report_->blocks_written += counts.blocks_written;
-    return absl::OkStatus();
+    return conversion;
   }
 
  private:
@@ -129,8 +139,9 @@ class BucketConverter {
 
   absl::Status AddExistingBlock(const std::string& block_key, std::vector<Candidate>* candidates) {
     std::string bytes;
-    rocksdb::Status s = store_.db()->Get(rocksdb::ReadOptions(), store_.family(Store::kCold),
-                                         block_key, &bytes);
+    rocksdb::ReadOptions options;
+    options.snapshot = snapshot_;
+    rocksdb::Status s = store_.db()->Get(options, store_.family(Store::kCold), block_key, &bytes);
     if (s.IsNotFound()) return absl::OkStatus();
     RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
     ASSIGN_OR_RETURN(auto points, format::DecodeBlock(bytes));
@@ -155,8 +166,56 @@ class BucketConverter {
   }
 
   Store& store_;
-  TieringReport* report_;
+  const rocksdb::Snapshot* snapshot_ = nullptr;
 };
+
+// Writes `conversion` and counts it in `report`.
+absl::Status Commit(Store& store, Conversion& conversion, TieringReport* report) {
+  if (conversion.stays_in_memory) {
+    ++report->series_left_in_memory;
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &conversion.batch),
+                            "writing magnetic-store blocks"));
+  report->rows_moved += conversion.counts.rows_moved;
+  report->delta_rows_merged += conversion.counts.delta_rows_merged;
+  report->blocks_written += conversion.counts.blocks_written;
+  return absl::OkStatus();
+}
+
+// How many times a bucket is read outside the writer's lock before its
+// conversion stops waiting for writes to settle and runs under the lock.
+constexpr int kOptimisticAttempts = 2;
+
+// Converts one bucket. It is read and encoded from a snapshot while writes
+// go on, then committed under Writer::Exclusive only if no write group (or
+// DELETE) touched the bucket since the snapshot: writers wait for the
+// commit, not the conversion (which took over a second under the lock). A
+// bucket still being written falls back to converting under the lock; late
+// writes to a sealed hour are rare. Retention, the other job that changes
+// buckets, runs in the same maintenance pass, never beside this.
+absl::Status ConvertBucket(Store& store, Writer& writer, uint32_t table_id, uint32_t bucket,
+                           TieringReport* report) {
+  BucketConverter converter(store);
+  for (int attempt = 0; attempt < kOptimisticAttempts; ++attempt) {
+    const rocksdb::Snapshot* snapshot = writer.Exclusive([&] {
+      writer.WatchBucket(table_id, bucket);
+      return store.db()->GetSnapshot();
+    });
+    absl::StatusOr<Conversion> conversion = converter.Convert(table_id, bucket, snapshot);
+    store.db()->ReleaseSnapshot(snapshot);
+    std::optional<absl::Status> committed = writer.Exclusive([&]() -> std::optional<absl::Status> {
+      if (writer.UnwatchBucket(table_id, bucket)) return std::nullopt;  // changed: again
+      if (!conversion.ok()) return conversion.status();
+      return Commit(store, *conversion, report);
+    });
+    if (committed) return *committed;
+  }
+  return writer.Exclusive([&]() -> absl::Status {
+    ASSIGN_OR_RETURN(Conversion conversion, converter.Convert(table_id, bucket, nullptr));
+    return Commit(store, conversion, report);
+  });
+}
 
 }  // namespace
 
@@ -166,12 +225,11 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   TieringReport report;
   const uint32_t end =
       keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, writer.seal_after_nanos()));
-  BucketConverter converter(store, &report);
   std::optional<uint32_t> first;
   for (uint32_t from = 0; from < end;) {
     std::optional<uint32_t> bucket = NextBucket(store, table.id, from, end);
     if (!bucket) break;
-    RETURN_IF_ERROR(writer.Exclusive([&] { return converter.Convert(table.id, *bucket); }));
+    RETURN_IF_ERROR(ConvertBucket(store, writer, table.id, *bucket, &report));
     ++report.buckets;
     if (!first) first = bucket;
     from = *bucket + 1;

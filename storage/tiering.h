@@ -8,8 +8,10 @@
 // and delta rows already there, highest version winning) and range deletes of
 // the bucket's `hot` and `cold_delta` keys. Killed at any point, a bucket has
 // either moved or not; a rerun reads what is left and merges it into the
-// blocks again, so no row is lost or duplicated. Each bucket runs under
-// Writer::Exclusive, so a writer waits for at most one bucket's conversion.
+// blocks again, so no row is lost or duplicated. A bucket is read and encoded
+// from a snapshot while writes go on, and committed under Writer::Exclusive
+// only if no write touched it since (otherwise read again, at last under
+// the lock), so a writer waits for one bucket's commit, not its conversion.
 // A series is merged and encoded as soon as it is read, so memory holds one
 // series' points plus the encoded blocks of the bucket.
 //

@@ -111,9 +111,12 @@ struct Writer::Pending {
 // What the leader does for one group, without holding the queue lock.
 class Writer::GroupCommit {
  public:
+  // `watched` is the writer's watched buckets (the caller holds commit_mu_).
   GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
-              int64_t seal_after_nanos)
-      : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos) {}
+              int64_t seal_after_nanos,
+              absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool>* watched)
+      : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
+        watched_(watched) {}
 
   absl::Status Run() {
     for (Pending* p : group_) {
@@ -352,6 +355,11 @@ class Writer::GroupCommit {
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
                  .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r, registered),
                  .time_nanos = r.record.time_nanos};
+    if (!watched_->empty()) {
+      // Conservative: marked even if the record is rejected below.
+      auto watched = watched_->find({key.table_id, key.bucket});
+      if (watched != watched_->end()) watched->second = true;
+    }
     // A bucket the tiering job may already have converted (past the memory
     // store's window, or a sealed hour) may hold the key in a block or in
     // `cold_delta`; so may any bucket where the lookup found some (written
@@ -536,6 +544,7 @@ class Writer::GroupCommit {
   const std::vector<Pending*>& group_;
   const int64_t now_;
   const int64_t seal_after_nanos_;
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool>* const watched_;
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
   absl::flat_hash_map<TableState*, TableChanges> changes_;
@@ -606,7 +615,9 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
         // more writes (and resumes them once it can).
         status = store_->CheckWritable();
         if (status.ok()) {
-          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_).Run();
+          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_,
+                               &watched_buckets_)
+                       .Run();
         }
       }
       queue_mu_.Lock();
@@ -625,6 +636,26 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
               return a.record_index < b.record_index;
             });
   return result;
+}
+
+void Writer::WatchBucket(uint32_t table_id, uint32_t bucket) {
+  commit_mu_.AssertHeld();
+  watched_buckets_[{table_id, bucket}] = false;
+}
+
+bool Writer::UnwatchBucket(uint32_t table_id, uint32_t bucket) {
+  commit_mu_.AssertHeld();
+  auto it = watched_buckets_.find({table_id, bucket});
+  if (it == watched_buckets_.end()) return true;
+  const bool changed = it->second;
+  watched_buckets_.erase(it);
+  return changed;
+}
+
+void Writer::BucketChanged(uint32_t table_id, uint32_t bucket) {
+  commit_mu_.AssertHeld();
+  auto it = watched_buckets_.find({table_id, bucket});
+  if (it != watched_buckets_.end()) it->second = true;
 }
 
 }  // namespace strata

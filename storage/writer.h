@@ -58,6 +58,18 @@ class Writer {
     return step();
   }
 
+  // Watching a bucket lets a job read it outside Exclusive and commit what
+  // it made of it only if nothing changed it meanwhile (the tiering job's
+  // conversion, storage/tiering.h). Call both, and BucketChanged, inside
+  // Exclusive's step. Write groups that touch a watched bucket mark it.
+  void WatchBucket(uint32_t table_id, uint32_t bucket);
+  // Stops watching; true if a write group or BucketChanged touched the
+  // bucket since WatchBucket.
+  bool UnwatchBucket(uint32_t table_id, uint32_t bucket);
+  // For jobs other than the writer that change a bucket under Exclusive
+  // (DELETE).
+  void BucketChanged(uint32_t table_id, uint32_t bucket);
+
  private:
   struct Prepared;
   struct Pending;
@@ -69,6 +81,9 @@ class Writer {
   const int64_t seal_after_nanos_;
 
   absl::Mutex commit_mu_;  // held by a group's leader while it commits
+  // (table id, bucket) -> changed since watched. Usually empty.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool> watched_buckets_
+      ABSL_GUARDED_BY(commit_mu_);
   absl::Mutex queue_mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(queue_mu_);
 

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -372,6 +373,52 @@ TEST_F(TieringTest, ClosedHoursAreSealedIntoBlocksInsideTheMemoryStore) {
   EXPECT_EQ(ScanAll(&stats), before);
   EXPECT_EQ(stats.blocks_scanned, 6);
   EXPECT_EQ(static_cast<int>(before.size()), written);
+}
+
+// A bucket is converted from a snapshot while writes go on and committed
+// only if no write touched it meanwhile: late writes racing the conversions
+// of their hour are never lost, nor are older versions brought back.
+TEST_F(TieringTest, LateWritesRacingConversionsOfTheirHourAreKept) {
+  seal_after_ = kTenMinutes;
+  Open();
+  // The hour before last: sealed (it ended an hour ago), inside the memory store.
+  const int64_t sealed_hour = kStart - 2 * kNanosPerHour;
+  // A bucket big enough that its conversion takes a while.
+  int written = 0;
+  std::vector<InputRecord> batch;
+  for (int host = 100; host < 600; ++host) {
+    for (int64_t t = sealed_hour; t < sealed_hour + kNanosPerHour; t += 30 * kNanosPerSecond) {
+      batch.push_back(Reading(host, t));
+      if (batch.size() == 100) {
+        written += static_cast<int>(batch.size());
+        Write(std::move(batch));
+        batch.clear();
+      }
+    }
+  }
+  std::atomic<bool> writing{true};
+  std::thread maintenance([&] {
+    while (writing.load()) Maintain();
+  });
+  // Host 9's points in the sealed hour, each written and then upserted.
+  constexpr int kLatePoints = 300;
+  int upserted = 0;
+  for (int i = 0; i < kLatePoints; ++i) {
+    const int64_t t = sealed_hour + i * kNanosPerSecond;
+    EXPECT_EQ(Write({Reading(9, t, 1)}).rejected.size(), 0u) << i;
+    if (Write({Reading(9, t, 2, 1000)}).rejected.empty()) ++upserted;
+  }
+  writing = false;
+  maintenance.join();
+  Maintain();
+  EXPECT_EQ(upserted, kLatePoints);
+  const auto rows = ScanAll();
+  EXPECT_EQ(rows.size(), static_cast<size_t>(written + kLatePoints));
+  int version_two = 0;
+  for (const std::string& row : rows) version_two += row.find(" v2 ") != std::string::npos;
+  EXPECT_EQ(version_two, kLatePoints);
+  // And nothing of the sealed hour is left outside its blocks.
+  EXPECT_EQ(Maintain().tiering.rows_moved, 0);
 }
 
 TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBlock) {
