@@ -3,129 +3,104 @@
 #include "common/utf8.h"
 
 namespace strata {
+namespace {
 
-void ToColumnPage(const std::vector<query::DataType>& types, const std::vector<query::Row>& rows,
-                  v1::ColumnPage* out) {
-  using query::DataType;
-  const size_t n = rows.size();
-  out->set_row_count(static_cast<int32_t>(n));
-  for (size_t c = 0; c < types.size(); ++c) {
-    v1::ColumnValues* column = out->add_columns();
-    const DataType type = types[c];
-    std::string nulls;
-    auto mark_null = [&](size_t r) {
-      if (nulls.empty()) nulls.assign((n + 7) / 8, '\0');
-      nulls[r / 8] = static_cast<char>(nulls[r / 8] | (1 << (r % 8)));
-    };
+using query::DataType;
+
+// Appends `n` cells of one column after the page's first `base` rows. `Cells`
+// reads cell i: null(i), number(i) (as a double), integer(i), text(i). A
+// null map, once a column has one, covers every row of the page.
+template <typename Cells>
+void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
+                  v1::ColumnValues* column) {
+  std::string* nulls = column->mutable_nulls();
+  const size_t bytes = (base + n + 7) / 8;
+  auto mark_null = [&](size_t row) {  // `row` within the page
+    if (nulls->size() < bytes) nulls->resize(bytes, '\0');
+    (*nulls)[row / 8] = static_cast<char>((*nulls)[row / 8] | (1 << (row % 8)));
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const bool null = cells.null(i);
+    if (null) mark_null(base + i);
     switch (type) {
-      case DataType::kDouble: {
-        auto* values = column->mutable_doubles();
-        values->Reserve(static_cast<int>(n));
-        for (size_t r = 0; r < n; ++r) {
-          const query::Datum& d = rows[r][c];
-          if (d.null) mark_null(r);
-          values->AddAlreadyReserved(d.null ? 0.0 : d.AsDouble());
-        }
+      case DataType::kDouble:
+        column->add_doubles(null ? 0.0 : cells.number(i));
         break;
-      }
       case DataType::kBigint:
       case DataType::kTimestamp:
-      case DataType::kInterval: {
-        auto* values = column->mutable_ints();
-        values->Reserve(static_cast<int>(n));
-        for (size_t r = 0; r < n; ++r) {
-          const query::Datum& d = rows[r][c];
-          if (d.null) mark_null(r);
-          values->AddAlreadyReserved(d.null ? 0 : d.i);
-        }
+      case DataType::kInterval:
+        column->add_ints(null ? 0 : cells.integer(i));
         break;
-      }
-      case DataType::kBoolean: {
-        auto* values = column->mutable_booleans();
-        values->Reserve(static_cast<int>(n));
-        for (size_t r = 0; r < n; ++r) {
-          const query::Datum& d = rows[r][c];
-          if (d.null) mark_null(r);
-          values->AddAlreadyReserved(!d.null && d.i != 0);
-        }
+      case DataType::kBoolean:
+        column->add_booleans(!null && cells.integer(i) != 0);
         break;
-      }
       case DataType::kVarchar: {
         std::string* data = column->mutable_string_data();
-        auto* ends = column->mutable_string_ends();
-        ends->Reserve(static_cast<int>(n));
-        for (size_t r = 0; r < n; ++r) {
-          const query::Datum& d = rows[r][c];
-          if (d.null) {
-            mark_null(r);
-          } else if (IsValidUtf8(d.s)) {
-            data->append(d.s);
+        if (!null) {
+          const std::string_view s = cells.text(i);
+          if (IsValidUtf8(s)) {
+            data->append(s);
           } else {
-            data->append(ToValidUtf8(d.s));
+            data->append(ToValidUtf8(s));
           }
-          ends->AddAlreadyReserved(static_cast<uint32_t>(data->size()));
         }
+        column->add_string_ends(static_cast<uint32_t>(data->size()));
         break;
       }
       case DataType::kUnknown:
-        for (size_t r = 0; r < n; ++r) mark_null(r);
+        if (!null) mark_null(base + i);  // NULL is all an UNKNOWN column holds
         break;
     }
-    if (!nulls.empty()) column->set_nulls(std::move(nulls));
   }
+  if (!nulls->empty()) nulls->resize(bytes, '\0');
 }
 
-void AppendToColumnPage(const std::vector<query::DataType>& types, const query::Batch& batch,
+// Column `c` of materialized rows.
+struct RowCells {
+  const std::vector<query::Row>& rows;
+  size_t c;
+  bool null(size_t i) const { return rows[i][c].null; }
+  double number(size_t i) const { return rows[i][c].AsDouble(); }
+  int64_t integer(size_t i) const {
+    const query::Datum& d = rows[i][c];
+    return d.type == DataType::kDouble ? static_cast<int64_t>(d.d) : d.i;
+  }
+  std::string_view text(size_t i) const { return rows[i][c].s; }
+};
+
+// Rows [start, start + n) of one batch column; a column the batch does not
+// hold (size 0) is NULL.
+struct VectorCells {
+  const query::Vector& v;
+  size_t start;
+  bool held;
+  bool null(size_t i) const { return !held || v.null(start + i); }
+  double number(size_t i) const { return v.AsDouble(start + i); }
+  int64_t integer(size_t i) const {
+    return v.type == DataType::kDouble ? static_cast<int64_t>(v.doubles[start + i])
+                                       : v.ints[start + i];
+  }
+  std::string_view text(size_t i) const { return v.strings[start + i]; }
+};
+
+}  // namespace
+
+void ToColumnPage(const std::vector<DataType>& types, const std::vector<query::Row>& rows,
+                  v1::ColumnPage* out) {
+  for (size_t c = 0; c < types.size(); ++c) {
+    AppendColumn(types[c], RowCells{rows, c}, 0, rows.size(), out->add_columns());
+  }
+  out->set_row_count(static_cast<int32_t>(rows.size()));
+}
+
+void AppendToColumnPage(const std::vector<DataType>& types, const query::Batch& batch,
                         size_t start, size_t n, v1::ColumnPage* page) {
-  using query::DataType;
   const size_t base = static_cast<size_t>(page->row_count());
   while (page->columns_size() < static_cast<int>(types.size())) page->add_columns();
   for (size_t c = 0; c < types.size(); ++c) {
-    v1::ColumnValues* column = page->mutable_columns(static_cast<int>(c));
     const query::Vector& v = batch.columns[c];
-    const bool held = v.size() == batch.rows;
-    std::string* nulls = column->mutable_nulls();
-    auto mark_null = [&](size_t row) {  // `row` within the page
-      if (nulls->size() < (base + n + 7) / 8) nulls->resize((base + n + 7) / 8, '\0');
-      (*nulls)[row / 8] = static_cast<char>((*nulls)[row / 8] | (1 << (row % 8)));
-    };
-    for (size_t i = start; i < start + n; ++i) {
-      const size_t row = base + i - start;
-      const bool null = !held || v.null(i);
-      if (null) mark_null(row);
-      switch (types[c]) {
-        case DataType::kDouble:
-          column->add_doubles(null ? 0.0 : v.AsDouble(i));
-          break;
-        case DataType::kBigint:
-        case DataType::kTimestamp:
-        case DataType::kInterval:
-          column->add_ints(null ? 0 : (v.type == DataType::kDouble ? static_cast<int64_t>(v.doubles[i])
-                                                                    : v.ints[i]));
-          break;
-        case DataType::kBoolean:
-          column->add_booleans(!null && v.ints[i] != 0);
-          break;
-        case DataType::kVarchar: {
-          std::string* data = column->mutable_string_data();
-          if (!null) {
-            const std::string_view s = v.strings[i];
-            if (IsValidUtf8(s)) {
-              data->append(s);
-            } else {
-              data->append(ToValidUtf8(s));
-            }
-          }
-          column->add_string_ends(static_cast<uint32_t>(data->size()));
-          break;
-        }
-        case DataType::kUnknown:
-          if (!null) mark_null(row);  // NULL is all an UNKNOWN column holds
-          break;
-      }
-    }
-    // A null map, once there is one, covers every row of the page.
-    if (!nulls->empty()) nulls->resize((base + n + 7) / 8, '\0');
+    AppendColumn(types[c], VectorCells{v, start, v.size() == batch.rows}, base, n,
+                 page->mutable_columns(static_cast<int>(c)));
   }
   page->set_row_count(static_cast<int32_t>(base + n));
 }
