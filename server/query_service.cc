@@ -194,6 +194,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
 
   absl::Status SendPendingPage() {
     if (pending_rows_ == 0) return absl::OkStatus();
+    ReleasePending();  // Enqueue reserves the whole page
     v1::QueryResponse message;
     message.Swap(&pending_);
     pending_rows_ = 0;
@@ -227,11 +228,32 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
       pending_rows_ += n;
       start += n;
+      RETURN_IF_ERROR(ReservePending());
       if (pending_rows_ == page_size) RETURN_IF_ERROR(SendPendingPage());
     }
     return absl::OkStatus();
   }
   absl::Status EndBatches() override { return SendPendingPage(); }
+
+  // The page being filled counts against the server's budget as it grows
+  // (a page of long strings can hold many megabytes before it is sent).
+  absl::Status ReservePending() {
+    int64_t bytes = 0;
+    for (const v1::ColumnValues& c : pending_.column_page().columns()) {
+      bytes += 8 * (c.doubles_size() + c.ints_size()) + c.booleans_size() +
+               4 * c.string_ends_size() + static_cast<int64_t>(c.string_data().size() +
+                                                              c.nulls().size());
+    }
+    if (bytes <= pending_reserved_) return absl::OkStatus();
+    RETURN_IF_ERROR(
+        service_->budget_.Reserve(bytes - pending_reserved_, "the result page being filled"));
+    pending_reserved_ = bytes;
+    return absl::OkStatus();
+  }
+  void ReleasePending() {
+    service_->budget_.Release(pending_reserved_);
+    pending_reserved_ = 0;
+  }
 
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mu_);
@@ -304,6 +326,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         !delayed.ok()    ? delayed
         : cancel_->load() ? absl::CancelledError("the query was cancelled")
                           : service_->engine_.Execute(sql_, options_, this);
+    ReleasePending();  // a page not sent (an error ended the query)
     service_->Observe(
         query_id_, access_.caller().name(), sql_, stats,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -441,6 +464,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   const bool columnar_;                 // pages as ColumnPage
   v1::QueryResponse pending_;           // the columnar page being filled from batches
   size_t pending_rows_ = 0;
+  int64_t pending_reserved_ = 0;        // of the server's budget, for pending_
   std::vector<query::DataType> types_;  // the result's, from Columns
   const std::chrono::steady_clock::time_point admitted_;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();

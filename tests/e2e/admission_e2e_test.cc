@@ -197,6 +197,30 @@ TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
   EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
 }
 
+TEST_F(AdmissionE2ETest, AColumnarPageCountsAgainstTheServerBudgetWhileItFills) {
+  // The same 40 MB page, filled from scan batches for a columnar request:
+  // refused while it grows, not only once it is complete.
+  StartServer({"--query-memory-total-mb", "8"});
+  auto stub = v1::QueryService::NewStub(server_.channel());
+  grpc::ClientContext context;
+  v1::QueryRequest request;
+  request.set_query_string(kWide);
+  request.set_page_size(100'000);
+  request.set_columnar(true);
+  auto reader = stub->Query(&context, request);
+  v1::QueryResponse response;
+  int64_t rows = 0;
+  while (reader->Read(&response)) rows += response.column_page().row_count();
+  grpc::Status status = reader->Finish();
+  ASSERT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_NE(status.error_message().find("the result page being filled"), std::string::npos)
+      << status.error_message();
+  EXPECT_EQ(rows, 0);
+  testing::QueryResult small = testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.tbl");
+  ASSERT_TRUE(small.status.ok()) << small.status.error_message();
+  EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kHosts * kPoints);
+}
+
 TEST_F(AdmissionE2ETest, TheSyntaxTreeCountsAgainstTheQueryMemory) {
   // 30,000 select items in 90 KB of SQL: fine for the parser's limits, but
   // their syntax tree needs more than the 1 MiB this server gives a query.
