@@ -207,8 +207,10 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
       *bytes, /*with_versions=*/false, [&](const format::ColumnSummary& c) {
         const int column = ColumnOf(c.name, c.type);
         return column >= 0 && read_[column] && !(first && bounded(column));
-      });
+      },
+      /*with_times=*/!first);
   if (!decoded.ok()) return decoded.status();
+  const std::vector<int64_t>& times = first ? first->times : decoded->times;
   struct Feed {
     const format::ColumnValues* values;
     Vector* target;
@@ -225,8 +227,8 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
       feeds.push_back({&*part->columns[c], &batch_.columns[column]});
     }
   }
-  for (size_t i = 0; i < decoded->times.size(); ++i) {
-    const int64_t time = decoded->times[i];
+  for (size_t i = 0; i < times.size(); ++i) {
+    const int64_t time = times[i];
     if (time < block.start_nanos || time >= block.end_nanos || (!keep.empty() && !keep[i])) {
       for (Feed& feed : feeds) feed.next += feed.values->present[i];
       continue;

@@ -355,13 +355,15 @@ absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block) {
 
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
-    const std::function<bool(const ColumnSummary&)>& wanted) {
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times) {
   ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
   BlockColumns out;
   out.summary = std::move(h.summary);
   const BlockSummary& s = out.summary;
   std::string_view rest = h.bodies, body;
-  if (!TakeBody(&rest, &body) || !DecodeTimes(body, s, &out.times)) return Corrupt("time column");
+  if (!TakeBody(&rest, &body) || (with_times && !DecodeTimes(body, s, &out.times))) {
+    return Corrupt("time column");
+  }
   if (!TakeBody(&rest, &body)) return Corrupt("version column");
   if (with_versions && (!DecodeInts(&body, s.count, &out.versions) || !body.empty())) {
     return Corrupt("version column");

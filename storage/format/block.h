@@ -79,10 +79,12 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes);
 // time range, column statistics): all DecodeBlockSummary reads.
 absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block);
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
-// Decodes times, versions if asked, and the columns `wanted` accepts. The
-// bodies of other columns are skipped (their header fields are checked).
+// Decodes times (unless `with_times` is false: a second pass over a block
+// whose times a first one decoded), versions if asked, and the columns
+// `wanted` accepts. The bodies of other columns are skipped (their header
+// fields are checked).
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
-    const std::function<bool(const ColumnSummary&)>& wanted);
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times = true);
 
 }  // namespace strata::format
