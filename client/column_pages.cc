@@ -3,6 +3,40 @@
 #include "absl/strings/str_cat.h"
 
 namespace strata::cli {
+namespace {
+
+// How many values a column of `type` holds (one per row, NULLs included);
+// UNIMPLEMENTED for a type columnar pages do not carry.
+absl::StatusOr<int> ValueCount(const v1::ColumnValues& column, v1::ScalarType type) {
+  switch (type) {
+    case v1::SCALAR_TYPE_UNKNOWN: return -1;  // holds none: every row is NULL
+    case v1::SCALAR_TYPE_VARCHAR: return column.string_ends_size();
+    case v1::SCALAR_TYPE_DOUBLE: return column.doubles_size();
+    case v1::SCALAR_TYPE_BOOLEAN: return column.booleans_size();
+    case v1::SCALAR_TYPE_BIGINT:
+    case v1::SCALAR_TYPE_INTEGER:
+    case v1::SCALAR_TYPE_TIMESTAMP:
+    case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND:
+    case v1::SCALAR_TYPE_TIME: return column.ints_size();
+    default:
+      return absl::UnimplementedError(absl::StrCat("a type columnar pages do not carry (",
+                                                   v1::ScalarType_Name(type), ")"));
+  }
+}
+
+// Row `r` of `column` (checked to hold a value per row) into `d`.
+void SetValue(const v1::ColumnValues& column, v1::ScalarType type, int r, v1::Datum* d) {
+  switch (type) {
+    case v1::SCALAR_TYPE_DOUBLE: d->set_double_value(column.doubles(r)); break;
+    case v1::SCALAR_TYPE_BOOLEAN: d->set_boolean_value(column.booleans(r)); break;
+    case v1::SCALAR_TYPE_TIMESTAMP: d->set_timestamp_value(column.ints(r)); break;
+    case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND:
+    case v1::SCALAR_TYPE_TIME: d->set_interval_nanos_value(column.ints(r)); break;
+    default: d->set_bigint_value(column.ints(r)); break;  // BIGINT, INTEGER
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<v1::RowPage> RowsFromColumns(const v1::QueryMetadata& metadata,
                                             const v1::ColumnPage& page) {
@@ -26,19 +60,20 @@ absl::StatusOr<v1::RowPage> RowsFromColumns(const v1::QueryMetadata& metadata,
       return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " has a null map of ",
                                                      nulls.size(), " bytes for ", rows, " rows"));
     }
-    auto expect = [&](int count) -> absl::Status {
-      if (count == rows) return absl::OkStatus();
-      return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " holds ", count,
+    absl::StatusOr<int> count = ValueCount(column, type);
+    if (!count.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " has ",
+                                                     count.status().message()));
+    }
+    if (*count >= 0 && *count != rows) {
+      return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " holds ", *count,
                                                      " values for ", rows, " rows"));
-    };
-    uint32_t start = 0;
+    }
+    uint32_t start = 0;  // of the next VARCHAR value in string_data
     for (int r = 0; r < rows; ++r) {
       v1::Datum* d = out.mutable_rows(r)->add_data();
-      const bool null = !nulls.empty() && (nulls[r / 8] >> (r % 8) & 1);
+      const bool null = *count < 0 || (!nulls.empty() && (nulls[r / 8] >> (r % 8) & 1));
       if (type == v1::SCALAR_TYPE_VARCHAR) {
-        if (r == 0) {
-          if (absl::Status s = expect(column.string_ends_size()); !s.ok()) return s;
-        }
         const uint32_t end = column.string_ends(r);
         if (end < start || end > column.string_data().size()) {
           return absl::InvalidArgumentError(
@@ -46,40 +81,11 @@ absl::StatusOr<v1::RowPage> RowsFromColumns(const v1::QueryMetadata& metadata,
         }
         if (!null) d->set_varchar_value(column.string_data().substr(start, end - start));
         start = end;
-        if (null) d->set_null_value(true);
-        continue;
       }
-      if (null || type == v1::SCALAR_TYPE_UNKNOWN) {
+      if (null) {
         d->set_null_value(true);
-        continue;
-      }
-      switch (type) {
-        case v1::SCALAR_TYPE_DOUBLE:
-          if (column.doubles_size() != rows) return expect(column.doubles_size());
-          d->set_double_value(column.doubles(r));
-          break;
-        case v1::SCALAR_TYPE_BOOLEAN:
-          if (column.booleans_size() != rows) return expect(column.booleans_size());
-          d->set_boolean_value(column.booleans(r));
-          break;
-        case v1::SCALAR_TYPE_BIGINT:
-        case v1::SCALAR_TYPE_INTEGER:
-          if (column.ints_size() != rows) return expect(column.ints_size());
-          d->set_bigint_value(column.ints(r));
-          break;
-        case v1::SCALAR_TYPE_TIMESTAMP:
-          if (column.ints_size() != rows) return expect(column.ints_size());
-          d->set_timestamp_value(column.ints(r));
-          break;
-        case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND:
-        case v1::SCALAR_TYPE_TIME:
-          if (column.ints_size() != rows) return expect(column.ints_size());
-          d->set_interval_nanos_value(column.ints(r));
-          break;
-        default:
-          return absl::InvalidArgumentError(
-              absl::StrCat("column ", c + 1, " has a type columnar pages do not carry (",
-                           v1::ScalarType_Name(type), ")"));
+      } else if (type != v1::SCALAR_TYPE_VARCHAR) {
+        SetValue(column, type, r, d);
       }
     }
   }

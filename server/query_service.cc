@@ -193,11 +193,10 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   }
 
   absl::Status SendPendingPage() {
-    if (pending_rows_ == 0) return absl::OkStatus();
+    if (PendingRows() == 0) return absl::OkStatus();
     ReleasePending();  // Enqueue reserves the whole page
     v1::QueryResponse message;
     message.Swap(&pending_);
-    pending_rows_ = 0;
     const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
     return Enqueue(std::move(message), bytes);
   }
@@ -224,16 +223,16 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   absl::Status Batches(const query::Batch& batch) override {
     const size_t page_size = static_cast<size_t>(options_.page_size);
     for (size_t start = 0; start < batch.rows;) {
-      const size_t n = std::min(batch.rows - start, page_size - pending_rows_);
+      const size_t n = std::min(batch.rows - start, page_size - PendingRows());
       AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
-      pending_rows_ += n;
       start += n;
       RETURN_IF_ERROR(ReservePending());
-      if (pending_rows_ == page_size) RETURN_IF_ERROR(SendPendingPage());
+      if (PendingRows() == page_size) RETURN_IF_ERROR(SendPendingPage());
     }
     return absl::OkStatus();
   }
   absl::Status EndBatches() override { return SendPendingPage(); }
+  size_t PendingRows() const { return static_cast<size_t>(pending_.column_page().row_count()); }
 
   // The page being filled counts against the server's budget as it grows
   // (a page of long strings can hold many megabytes before it is sent).
@@ -463,7 +462,6 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   const std::string sql_;
   const bool columnar_;                 // pages as ColumnPage
   v1::QueryResponse pending_;           // the columnar page being filled from batches
-  size_t pending_rows_ = 0;
   int64_t pending_reserved_ = 0;        // of the server's budget, for pending_
   std::vector<query::DataType> types_;  // the result's, from Columns
   const std::chrono::steady_clock::time_point admitted_;

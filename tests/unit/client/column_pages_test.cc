@@ -70,5 +70,18 @@ TEST(ColumnPagesTest, APageThatDoesNotMatchItsColumnsIsAnError) {
   }
 }
 
+TEST(ColumnPagesTest, UnknownColumnsAreNullAndOtherTypesAreRefused) {
+  v1::ColumnPage page;
+  page.set_row_count(2);
+  page.add_columns();  // UNKNOWN: no values at all
+  auto rows = RowsFromColumns(Metadata({v1::SCALAR_TYPE_UNKNOWN}), page);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rows(1).ShortDebugString(), "data { null_value: true }");
+  auto refused = RowsFromColumns(Metadata({v1::SCALAR_TYPE_DATE}), page);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "column 1 has a type columnar pages do not carry (SCALAR_TYPE_DATE)");
+}
+
 }  // namespace
 }  // namespace strata::cli
