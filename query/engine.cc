@@ -321,6 +321,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     }
     case Statement::Kind::kSelect:
     case Statement::Kind::kExplain:
+    case Statement::Kind::kDelete:  // planned below, like a SELECT
       break;
   }
 

@@ -151,6 +151,31 @@ bool ScanBatcher::RuledOut(const format::BlockSummary& summary) const {
   return false;
 }
 
+std::vector<uint8_t> ScanBatcher::PointsThatMayPass(const format::BlockColumns& bounded) const {
+  std::vector<uint8_t> keep(bounded.times.size(), 1);
+  for (const ValueBound& bound : bounds_) {
+    const format::ColumnValues* values = nullptr;
+    for (size_t c = 0; c < bounded.columns.size(); ++c) {
+      const format::ColumnSummary& summary = bounded.summary.columns[c];
+      if (bounded.columns[c] && ColumnOf(summary.name, summary.type) == bound.column) {
+        values = &*bounded.columns[c];
+      }
+    }
+    if (values == nullptr) {  // no such column: NULL everywhere, which WHERE drops
+      std::fill(keep.begin(), keep.end(), 0);
+      break;
+    }
+    for (size_t i = 0, k = 0; i < keep.size(); ++i) {
+      if (!values->present[i]) {
+        keep[i] = 0;
+      } else if (!PointMayPass(bound, *values, k++)) {
+        keep[i] = 0;
+      }
+    }
+  }
+  return keep;
+}
+
 absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
                                            const std::function<bool()>& full) {
   if (!SelectSeries(block.series)) return true;
@@ -177,27 +202,7 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
         });
     if (!decoded.ok()) return decoded.status();
     first = *std::move(decoded);
-    keep.assign(first->times.size(), 1);
-    for (const ValueBound& bound : bounds_) {
-      const format::ColumnValues* values = nullptr;
-      for (size_t c = 0; c < first->columns.size(); ++c) {
-        const format::ColumnSummary& summary = first->summary.columns[c];
-        if (first->columns[c] && ColumnOf(summary.name, summary.type) == bound.column) {
-          values = &*first->columns[c];
-        }
-      }
-      if (values == nullptr) {  // no such column: NULL everywhere, which WHERE drops
-        std::fill(keep.begin(), keep.end(), 0);
-        break;
-      }
-      for (size_t i = 0, k = 0; i < keep.size(); ++i) {
-        if (!values->present[i]) {
-          keep[i] = 0;
-          continue;
-        }
-        if (!PointMayPass(bound, *values, k++)) keep[i] = 0;
-      }
-    }
+    keep = PointsThatMayPass(*first);
     if (std::find(keep.begin(), keep.end(), 1) == keep.end()) {
       ++blocks_ruled_out_;
       return true;

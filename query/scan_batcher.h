@@ -88,6 +88,9 @@ class ScanBatcher {
   // True if one of bounds_ rules out every point of a block of the current
   // series.
   bool RuledOut(const format::BlockSummary& summary) const;
+  // Per point of a block (its bounded columns decoded): 0 where a value
+  // bound rules the point out.
+  std::vector<uint8_t> PointsThatMayPass(const format::BlockColumns& bounded) const;
   // Makes `series` current; false if it is unknown.
   bool SelectSeries(uint64_t series);
   // Starts a row: the series' columns and the time. Returns its index.
