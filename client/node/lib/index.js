@@ -114,12 +114,17 @@ function fromColumn(column, type, rows) {
     case 'SCALAR_TYPE_TIME':
       values = (column.ints || []).map((v) => BigInt(v));
       break;
-    default: values = new Array(rows).fill(null);
+    case 'SCALAR_TYPE_UNKNOWN': values = new Array(rows).fill(null); break;
+    default:
+      throw new StrataError('DATA_LOSS', `a columnar page holds a type it does not carry (${type})`);
   }
   if (values.length !== rows) {
     throw new StrataError('DATA_LOSS', `a columnar page holds ${values.length} values for ${rows} rows`);
   }
   const nulls = column.nulls;
+  if (nulls && nulls.length && nulls.length !== Math.ceil(rows / 8)) {
+    throw new StrataError('DATA_LOSS', `a columnar page has a null map of ${nulls.length} bytes for ${rows} rows`);
+  }
   if (nulls && nulls.length) {
     for (let i = 0; i < rows; i++) if ((nulls[i >> 3] >> (i & 7)) & 1) values[i] = null;
   }

@@ -160,11 +160,15 @@ def from_column(column: query_pb2.ColumnValues, scalar_type: int, rows: int,
         values = [from_interval(n) for n in column.ints]
     elif name in ("SCALAR_TYPE_BIGINT", "SCALAR_TYPE_INTEGER"):
         values = list(column.ints)
-    else:
+    elif name == "SCALAR_TYPE_UNKNOWN":
         values = [None] * rows
+    else:
+        raise ValueError(f"a columnar page holds a type it does not carry ({name})")
     if len(values) != rows:
         raise ValueError(f"a columnar page holds {len(values)} values for {rows} rows")
     nulls = column.nulls
+    if nulls and len(nulls) != (rows + 7) // 8:
+        raise ValueError(f"a columnar page has a null map of {len(nulls)} bytes for {rows} rows")
     if nulls:
         for i in range(rows):
             if nulls[i >> 3] >> (i & 7) & 1:

@@ -72,6 +72,29 @@ class DatumTest(unittest.TestCase):
         self.assertEqual(values.from_datum(datum), dt.datetime(2024, 3, 1, 12, tzinfo=UTC))
 
 
+class ColumnTest(unittest.TestCase):
+    def test_values_and_nulls(self):
+        column = query_pb2.ColumnValues(string_data=b"ab", string_ends=[1, 1, 2], nulls=b"\x02")
+        varchar = query_pb2.ScalarType.Value("SCALAR_TYPE_VARCHAR")
+        self.assertEqual(values.from_column(column, varchar, 3), ["a", None, "b"])
+        unknown = query_pb2.ScalarType.Value("SCALAR_TYPE_UNKNOWN")
+        self.assertEqual(values.from_column(query_pb2.ColumnValues(), unknown, 2), [None, None])
+
+    def test_a_page_that_does_not_match_is_an_error(self):
+        double = query_pb2.ScalarType.Value("SCALAR_TYPE_DOUBLE")
+        date = query_pb2.ScalarType.Value("SCALAR_TYPE_DATE")
+        cases = [
+            (query_pb2.ColumnValues(doubles=[1.0]), double, "holds 1 values for 2 rows"),
+            (query_pb2.ColumnValues(doubles=[1.0, 2.0], nulls=b"\x01\x00"), double,
+             "null map of 2 bytes"),
+            (query_pb2.ColumnValues(), date, r"does not carry \(SCALAR_TYPE_DATE\)"),
+        ]
+        for column, scalar_type, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(ValueError, message):
+                    values.from_column(column, scalar_type, 2)
+
+
 class RequestTest(unittest.TestCase):
     def test_shared_dimensions_and_names_go_to_common_attributes(self):
         writer = Writer(client=None, database="mydb", table="tbl")
