@@ -197,12 +197,14 @@ void Store::SyncWalEvery(int64_t interval_millis) {
 
 absl::Status Store::CheckWritable() {
   absl::StatusOr<uint64_t> free = free_space_(data_dir_);
+  auto paused = [&](std::string_view why) {
+    return absl::ResourceExhaustedError(
+        StrCat(why, "; writes are paused and resume by themselves once space is freed. Reads "
+                    "still work"));
+  };
   if (free.ok() && *free < disk_reserve_bytes_) {
-    return absl::ResourceExhaustedError(StrCat(
-        "the data directory's disk is nearly full (", *free >> 20, " MiB free, ",
-        disk_reserve_bytes_ >> 20,
-        " MiB kept in reserve); writes are paused and resume by themselves once space is "
-        "freed. Reads still work"));
+    return paused(StrCat("the data directory's disk is nearly full (", *free >> 20,
+                         " MiB free, ", disk_reserve_bytes_ >> 20, " MiB kept in reserve)"));
   }
   if (!stopped_by_error_->load()) return absl::OkStatus();
   absl::MutexLock lock(&resume_mu_);
@@ -210,6 +212,12 @@ absl::Status Store::CheckWritable() {
   // After a failed write RocksDB refuses every write until resumed: try now
   // that there is room (it replays nothing, it only clears the error).
   rocksdb::Status resumed = db_->Resume();
+  // Busy: RocksDB's own recovery from the failed write (a flush that ran out
+  // of space) is still running; NoSpace: it failed again. Either way the disk
+  // is what stops writes, as above.
+  if (resumed.IsBusy() || resumed.IsNoSpace()) {
+    return paused("a write failed for want of disk space and the store is still recovering");
+  }
   if (!resumed.ok()) return FromRocks(resumed, "resuming writes");
   *stopped_by_error_ = false;
   return absl::OkStatus();
