@@ -39,6 +39,12 @@ std::string Expr::ToString() const {
     case ExprKind::kUnary: return name == "-" ? StrCat("-", arg(0)) : StrCat("NOT ", arg(0));
     case ExprKind::kBinary: return StrCat("(", arg(0), " ", name, " ", arg(1), ")");
     case ExprKind::kCall: {
+      if (name == "subscript" && args.size() == 2) return StrCat(arg(0), "[", arg(1), "]");
+      if (name == "array" && !window) {
+        std::string out = "ARRAY[";
+        for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+        return out + "]";
+      }
       std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
       out += ")";

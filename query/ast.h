@@ -91,6 +91,12 @@ struct TableRef {
   std::unique_ptr<TableRef> left, right;
   ExprPtr on;
   std::vector<std::string> using_columns;
+  // UNNEST(unnest...) [WITH ORDINALITY] alias(column_aliases...): the rows
+  // of arrays or time series. Its arguments may read the columns of the
+  // items joined before it (CROSS JOIN UNNEST(t.series)).
+  std::vector<ExprPtr> unnest;
+  bool with_ordinality = false;
+  std::vector<std::string> column_aliases;
 };
 
 struct SelectItem {

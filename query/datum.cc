@@ -1,16 +1,141 @@
 #include "query/datum.h"
 
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 
 namespace strata::query {
+namespace {
+
+struct Shape {
+  TypeKind kind = TypeKind::kScalar;
+  DataType element = DataType::kUnknown;
+  std::vector<RowField> fields;
+  std::string name;
+};
+
+// Interned composite shapes. A shape, once made, lives as long as the
+// process, so readers take a pointer without a lock; only interning locks.
+class ShapeRegistry {
+ public:
+  static ShapeRegistry& Get() {
+    static ShapeRegistry* registry = new ShapeRegistry();
+    return *registry;
+  }
+
+  const Shape* Find(DataType type) const {
+    const size_t i = static_cast<size_t>(type) - static_cast<size_t>(DataType::kFirstComposite);
+    return i < shapes_.size() ? shapes_[i].load(std::memory_order_acquire) : nullptr;
+  }
+
+  std::optional<DataType> Intern(Shape shape) {
+    std::string key = StrCat(static_cast<int>(shape.kind), ":", static_cast<int>(shape.element));
+    for (const RowField& f : shape.fields) {
+      key += StrCat(":", f.name.size(), ":", f.name, ":", static_cast<int>(f.type));
+    }
+    std::lock_guard lock(mu_);
+    if (auto it = index_.find(key); it != index_.end()) return it->second;
+    if (count_ == shapes_.size()) return std::nullopt;
+    const auto type = static_cast<DataType>(static_cast<size_t>(DataType::kFirstComposite) + count_);
+    shapes_[count_++].store(new Shape(std::move(shape)), std::memory_order_release);
+    index_.emplace(std::move(key), type);
+    return type;
+  }
+
+ private:
+  std::mutex mu_;
+  absl::flat_hash_map<std::string, DataType> index_;
+  size_t count_ = 0;
+  std::array<std::atomic<const Shape*>, kMaxCompositeTypes> shapes_{};
+};
+
+const std::vector<RowField>& NoFields() {
+  static const auto* none = new std::vector<RowField>();
+  return *none;
+}
+
+const std::vector<Datum>& NoItems() {
+  static const auto* none = new std::vector<Datum>();
+  return *none;
+}
+
+}  // namespace
+
+TypeKind KindOf(DataType type) {
+  const Shape* shape = ShapeRegistry::Get().Find(type);
+  return shape ? shape->kind : TypeKind::kScalar;
+}
+
+std::optional<DataType> ArrayOf(DataType element) {
+  return ShapeRegistry::Get().Intern(
+      {.kind = TypeKind::kArray, .element = element, .name = StrCat("array(", TypeName(element), ")")});
+}
+
+std::optional<DataType> TimeseriesOf(DataType value) {
+  return ShapeRegistry::Get().Intern({.kind = TypeKind::kTimeseries,
+                                      .element = value,
+                                      .name = StrCat("timeseries(", TypeName(value), ")")});
+}
+
+std::optional<DataType> RowOf(std::vector<RowField> fields) {
+  std::string name = "row(";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    name += StrCat(i ? ", " : "", fields[i].name, fields[i].name.empty() ? "" : " ",
+                   TypeName(fields[i].type));
+  }
+  name += ")";
+  return ShapeRegistry::Get().Intern(
+      {.kind = TypeKind::kRow, .fields = std::move(fields), .name = std::move(name)});
+}
+
+std::string TooManyTypesMessage() {
+  return StrCat("the server already knows ", kMaxCompositeTypes,
+                " distinct array, row and timeseries types, its limit; restart it to start "
+                "afresh (row types with generated field names make new ones)");
+}
+
+DataType ElementType(DataType type) {
+  const Shape* shape = ShapeRegistry::Get().Find(type);
+  return shape ? shape->element : DataType::kUnknown;
+}
+
+const std::vector<RowField>& RowFields(DataType type) {
+  const Shape* shape = ShapeRegistry::Get().Find(type);
+  return shape ? shape->fields : NoFields();
+}
+
+Datum Datum::Composite(DataType type, std::vector<Datum> values, std::vector<int64_t> times) {
+  Datum d{.type = type, .null = false};
+  d.nested = std::make_shared<const NestedValue>(
+      NestedValue{.values = std::move(values), .times = std::move(times)});
+  return d;
+}
+
+const std::vector<Datum>& Datum::items() const {
+  return nested && !null ? nested->values : NoItems();
+}
+
+int64_t Datum::HeapBytes() const {
+  int64_t bytes = static_cast<int64_t>(s.capacity());
+  if (nested) {
+    bytes += static_cast<int64_t>(sizeof(NestedValue) + nested->values.capacity() * sizeof(Datum) +
+                                  nested->times.capacity() * sizeof(int64_t));
+    for (const Datum& v : nested->values) bytes += v.HeapBytes();
+  }
+  return bytes;
+}
 
 std::string_view TypeName(DataType type) {
+  if (const Shape* shape = ShapeRegistry::Get().Find(type)) return shape->name;
   switch (type) {
-    case DataType::kUnknown: return "unknown";
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: return "unknown";
     case DataType::kBoolean: return "boolean";
     case DataType::kBigint: return "bigint";
     case DataType::kDouble: return "double";
@@ -27,6 +152,33 @@ std::string FormatTimestamp(int64_t nanos) { return FormatSqlTimestamp(nanos); }
 
 std::string Datum::ToString() const {
   if (null) return "NULL";
+  if (nested) {
+    const std::vector<Datum>& v = nested->values;
+    std::string out;
+    switch (KindOf(type)) {
+      case TypeKind::kRow: {
+        const std::vector<RowField>& fields = RowFields(type);
+        out = "{";
+        for (size_t k = 0; k < v.size(); ++k) {
+          std::string name = k < fields.size() && !fields[k].name.empty()
+                                 ? fields[k].name : StrCat("field", k);
+          out += StrCat(k ? ", " : "", name, "=", v[k].ToString());
+        }
+        return out + "}";
+      }
+      case TypeKind::kTimeseries:
+        out = "[";
+        for (size_t k = 0; k < v.size(); ++k) {
+          out += StrCat(k ? ", " : "", "{time=", FormatTimestamp(nested->times[k]),
+                        ", value=", v[k].ToString(), "}");
+        }
+        return out + "]";
+      default:
+        out = "[";
+        for (size_t k = 0; k < v.size(); ++k) out += StrCat(k ? ", " : "", v[k].ToString());
+        return out + "]";
+    }
+  }
   switch (type) {
     case DataType::kBoolean: return i ? "true" : "false";
     case DataType::kBigint: return StrCat(i);
@@ -46,13 +198,26 @@ std::string Datum::ToString() const {
       return fmt::format("{}{} {:02}:{:02}:{:02}.{:09}", i < 0 ? "-" : "", days, h, m, sec,
                          v % 1'000'000'000);
     }
-    case DataType::kUnknown: break;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: break;
   }
   return "NULL";
 }
 
 int Compare(const Datum& a, const Datum& b) {
   if (a.null || b.null) return a.null == b.null ? 0 : (a.null ? 1 : -1);  // NULLs last
+  if (a.nested || b.nested) {
+    if (!a.nested || !b.nested) return a.nested ? 1 : -1;
+    const NestedValue& x = *a.nested;
+    const NestedValue& y = *b.nested;
+    for (size_t k = 0; k < x.values.size() && k < y.values.size(); ++k) {
+      if (k < x.times.size() && k < y.times.size() && x.times[k] != y.times[k]) {
+        return x.times[k] < y.times[k] ? -1 : 1;
+      }
+      if (int c = Compare(x.values[k], y.values[k]); c != 0) return c;
+    }
+    return x.values.size() < y.values.size() ? -1 : x.values.size() > y.values.size();
+  }
   if (a.type == DataType::kVarchar || b.type == DataType::kVarchar) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : c > 0;
@@ -70,7 +235,14 @@ void AppendKey(const Datum& d, std::string* out) {
     return;
   }
   out->push_back('\1');
-  if (d.type == DataType::kVarchar) {
+  if (d.nested) {
+    out->append("n").append(StrCat(d.nested->values.size())).push_back('[');
+    for (size_t k = 0; k < d.nested->values.size(); ++k) {
+      if (k < d.nested->times.size()) out->append(StrCat(d.nested->times[k], "@"));
+      AppendKey(d.nested->values[k], out);
+    }
+    out->push_back(']');
+  } else if (d.type == DataType::kVarchar) {
     out->append(d.s);
     out->push_back('\0');
     out->append(StrCat(d.s.size()));

@@ -4,12 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace strata::query {
 
-enum class DataType : uint8_t {
+// A SQL type. The scalar types are the named values; an array, row or
+// timeseries type is a code above kFirstComposite that names one interned
+// shape (ArrayOf, RowOf, TimeseriesOf): equal shapes get equal codes, so
+// types compare with == and travel through binding as one small value.
+enum class DataType : uint16_t {
   kUnknown,  // the type of NULL
   kBoolean,
   kBigint,
@@ -17,10 +25,46 @@ enum class DataType : uint8_t {
   kVarchar,
   kTimestamp,
   kInterval,
+  kFirstComposite = 32,
 };
 
-// "bigint", "double", ... as SQL spells them (DESCRIBE uses these).
+enum class TypeKind { kScalar, kArray, kRow, kTimeseries };
+
+struct RowField {
+  std::string name;
+  DataType type = DataType::kUnknown;
+};
+
+// At most this many distinct composite shapes exist in one server's life
+// (each query's new shapes are interned for good): far more than queries
+// write, and a bound on what a client can make the server keep.
+inline constexpr size_t kMaxCompositeTypes = 20'000;
+
+TypeKind KindOf(DataType type);
+inline bool IsComposite(DataType type) { return type >= DataType::kFirstComposite; }
+// nullopt once kMaxCompositeTypes shapes exist (the query fails with a
+// message saying so).
+std::optional<DataType> ArrayOf(DataType element);
+std::optional<DataType> TimeseriesOf(DataType value);
+std::optional<DataType> RowOf(std::vector<RowField> fields);
+// The error when ArrayOf, TimeseriesOf or RowOf return nullopt.
+std::string TooManyTypesMessage();
+// An array's element type, a timeseries' value type (kUnknown otherwise).
+DataType ElementType(DataType type);
+// A row's fields (empty otherwise).
+const std::vector<RowField>& RowFields(DataType type);
+
+// "bigint", "double", "array(double)", "timeseries(row(time timestamp,
+// value double))", ... as SQL spells them (DESCRIBE uses these).
 std::string_view TypeName(DataType type);
+
+struct Datum;
+// The values of an array, a row's fields, or a timeseries' points
+// (times[i] with values[i], in time order). Shared and never changed.
+struct NestedValue {
+  std::vector<Datum> values;
+  std::vector<int64_t> times;  // timeseries only
+};
 
 struct Datum {
   DataType type = DataType::kUnknown;
@@ -28,6 +72,7 @@ struct Datum {
   int64_t i = 0;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, INTERVAL
   double d = 0;    // DOUBLE
   std::string s;   // VARCHAR
+  std::shared_ptr<const NestedValue> nested;  // arrays, rows, timeseries
 
   static Datum Null(DataType type = DataType::kUnknown) { return {.type = type}; }
   static Datum Bool(bool v) { return {.type = DataType::kBoolean, .null = false, .i = v}; }
@@ -40,18 +85,28 @@ struct Datum {
     return {.type = DataType::kTimestamp, .null = false, .i = ns};
   }
   static Datum Interval(int64_t ns) { return {.type = DataType::kInterval, .null = false, .i = ns}; }
+  // An array or row of `values`, or a timeseries with `times`.
+  static Datum Composite(DataType type, std::vector<Datum> values,
+                         std::vector<int64_t> times = {});
 
   bool truthy() const { return !null && type == DataType::kBoolean && i != 0; }
   // Numeric value as a double (BIGINT, DOUBLE, TIMESTAMP, INTERVAL).
   double AsDouble() const { return type == DataType::kDouble ? d : static_cast<double>(i); }
   // Text as Timestream prints it: 40.0, 2021-12-01 19:00:00.000000000, true.
+  // Arrays [1, 2], rows {x=1, y=a}, timeseries [{time=..., value=1.0}, ...].
   std::string ToString() const;
+  // Bytes held beyond sizeof(Datum): the string, the nested values.
+  int64_t HeapBytes() const;
+  // The elements of an array, fields of a row, values of a timeseries
+  // (empty for NULL and scalars).
+  const std::vector<Datum>& items() const;
 };
 
 bool IsNumeric(DataType t);
 
 // Total order used for ORDER BY, GROUP BY keys and DISTINCT: NULLs compare
-// equal to each other; numbers compare across BIGINT and DOUBLE.
+// equal to each other; numbers compare across BIGINT and DOUBLE; arrays,
+// rows and timeseries element by element.
 int Compare(const Datum& a, const Datum& b);
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);

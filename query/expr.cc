@@ -54,6 +54,37 @@ absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
       found = static_cast<int>(i);
     }
   }
+  if (found < 0 && !e.qualifier.empty()) {
+    // r.name where r is a row column: the row's field.
+    for (size_t i = 0; i < schema.size(); ++i) {
+      if (schema[i].hidden || schema[i].name != e.qualifier ||
+          KindOf(schema[i].type) != TypeKind::kRow) {
+        continue;
+      }
+      const std::vector<RowField>& fields = RowFields(schema[i].type);
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (fields[f].name != e.name) continue;
+        auto row = std::make_unique<Expr>();
+        row->kind = ExprKind::kColumn;
+        row->pos = e.pos;
+        row->name = e.qualifier;
+        row->bound.column = static_cast<int>(i);
+        row->bound.type = schema[i].type;
+        auto index = std::make_unique<Expr>();
+        index->pos = e.pos;
+        index->literal = Datum::Bigint(static_cast<int64_t>(f));
+        index->bound.type = DataType::kBigint;
+        e.kind = ExprKind::kCall;
+        e.args.push_back(std::move(row));
+        e.args.push_back(std::move(index));
+        e.name = "field";
+        e.qualifier.clear();
+        e.bound.function = FunctionRegistry::Get().FindScalar("field");
+        e.bound.type = fields[f].type;
+        return absl::OkStatus();
+      }
+    }
+  }
   if (found < 0) {
     std::vector<std::string_view> names;
     for (const ColumnInfo& c : schema) names.push_back(c.name);
@@ -290,9 +321,17 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       e.bound.type = result;
       return absl::OkStatus();
     }
-    case ExprKind::kCast:
-      e.bound.type = e.cast_type;
+    case ExprKind::kCast: {
+      const DataType from = arg_type(0), to = e.cast_type;
+      if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
+          to != DataType::kVarchar &&
+          (KindOf(from) != KindOf(to) ||
+           RowFields(from).size() != RowFields(to).size())) {
+        return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+      }
+      e.bound.type = to;
       return absl::OkStatus();
+    }
     case ExprKind::kIn:
       for (size_t i = 1; i < e.args.size(); ++i) {
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
@@ -397,6 +436,23 @@ Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
+  if (IsComposite(v.type) || IsComposite(to)) {
+    if (to == DataType::kVarchar) return Datum::Varchar(v.ToString());
+    const TypeKind kind = KindOf(to);
+    if (KindOf(v.type) != kind) return std::nullopt;
+    const std::vector<Datum>& items = v.items();
+    const std::vector<RowField>& fields = RowFields(to);
+    if (kind == TypeKind::kRow && fields.size() != items.size()) return std::nullopt;
+    std::vector<Datum> converted;
+    converted.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::optional<Datum> c =
+          Convert(items[i], kind == TypeKind::kRow ? fields[i].type : ElementType(to));
+      if (!c) return std::nullopt;
+      converted.push_back(*std::move(c));
+    }
+    return Datum::Composite(to, std::move(converted), v.nested->times);
+  }
   switch (to) {
     case DataType::kVarchar:
       return Datum::Varchar(v.ToString());
@@ -497,9 +553,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
           return Datum::Null(e.bound.type);
         }
       }
-      Datum result = e.bound.function->eval(args, context);
-      if (result.null) result.type = e.bound.type;
-      return result;
+      return CallScalar(*e.bound.function, args, e.bound.type, context);
     }
     case ExprKind::kCase: {
       size_t i = 0;

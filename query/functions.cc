@@ -13,9 +13,50 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/checked_math.h"
+#include "query/function_families.h"
 #include "query/regex_cache.h"
 
 namespace strata::query {
+
+absl::Status WrongArguments(std::string_view signature) {
+  return absl::InvalidArgumentError(StrCat("wrong arguments; expected ", signature));
+}
+
+// The common type of several arguments (greatest, least, coalesce).
+absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types, std::string_view signature) {
+  DataType common = DataType::kUnknown;
+  for (DataType t : types) {
+    if (t == DataType::kUnknown) continue;
+    if (common == DataType::kUnknown || common == t) {
+      common = t;
+    } else if (IsNumeric(common) && IsNumeric(t)) {
+      common = DataType::kDouble;
+    } else {
+      return WrongArguments(signature);
+    }
+  }
+  if (types.empty()) return WrongArguments(signature);
+  return common;
+}
+
+Datum CoerceTo(const Datum& d, DataType to) {
+  if (d.null || d.type == to) return d.null ? Datum::Null(to) : d;
+  if (to == DataType::kDouble && IsNumeric(d.type)) return Datum::Double(d.AsDouble());
+  return d;
+}
+
+Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataType result,
+                 const EvalContext& context) {
+  Datum out = f.eval_typed ? f.eval_typed(args, result, context) : f.eval(args, context);
+  if (out.null || IsComposite(result)) out.type = result;
+  return out;
+}
+
+absl::StatusOr<DataType> Interned(std::optional<DataType> type) {
+  if (!type) return absl::ResourceExhaustedError(TooManyTypesMessage());
+  return *type;
+}
+
 namespace {
 
 using Types = std::vector<DataType>;
@@ -23,9 +64,6 @@ using Args = std::vector<Datum>;
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kDay = 86'400 * kSecond;
 
-absl::Status BadArgs(std::string_view signature) {
-  return absl::InvalidArgumentError(StrCat("wrong arguments; expected ", signature));
-}
 
 // Argument kinds a signature can ask for.
 enum class Param { kAny, kNumeric, kBigint, kDouble, kVarchar, kBoolean, kTimestamp, kInterval };
@@ -49,10 +87,10 @@ bool Accepts(Param p, DataType t) {
 auto Fixed(std::vector<Param> params, DataType result, std::string signature, size_t optional = 0) {
   return [params, result, signature, optional](const Types& types) -> absl::StatusOr<DataType> {
     if (types.size() > params.size() || types.size() + optional < params.size()) {
-      return BadArgs(signature);
+      return WrongArguments(signature);
     }
     for (size_t i = 0; i < types.size(); ++i) {
-      if (!Accepts(params[i], types[i])) return BadArgs(signature);
+      if (!Accepts(params[i], types[i])) return WrongArguments(signature);
     }
     return result;
   };
@@ -60,32 +98,11 @@ auto Fixed(std::vector<Param> params, DataType result, std::string signature, si
 
 // One numeric argument; the result keeps BIGINT or DOUBLE.
 absl::StatusOr<DataType> SameNumeric(const Types& types, std::string_view signature) {
-  if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return BadArgs(signature);
+  if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return WrongArguments(signature);
   return types[0] == DataType::kUnknown ? DataType::kDouble : types[0];
 }
 
-// The common type of several arguments (greatest, least, coalesce).
-absl::StatusOr<DataType> CommonType(const Types& types, std::string_view signature) {
-  DataType common = DataType::kUnknown;
-  for (DataType t : types) {
-    if (t == DataType::kUnknown) continue;
-    if (common == DataType::kUnknown || common == t) {
-      common = t;
-    } else if (IsNumeric(common) && IsNumeric(t)) {
-      common = DataType::kDouble;
-    } else {
-      return BadArgs(signature);
-    }
-  }
-  if (types.empty()) return BadArgs(signature);
-  return common;
-}
 
-Datum Coerce(const Datum& d, DataType to) {
-  if (d.null || d.type == to) return d.null ? Datum::Null(to) : d;
-  if (to == DataType::kDouble && IsNumeric(d.type)) return Datum::Double(d.AsDouble());
-  return d;
-}
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -442,7 +459,7 @@ class ExtremeAcc : public Accumulator {
   // Finds the run's extreme in the typed array, then offers that one value.
   void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
     const Vector& v = *args[0];
-    if (v.type == DataType::kVarchar || v.type == DataType::kUnknown) {
+    if (v.type == DataType::kVarchar || v.type == DataType::kUnknown || IsComposite(v.type)) {
       return Accumulator::AddRun(args, begin, end);
     }
     size_t best = end;
@@ -688,7 +705,7 @@ FunctionRegistry::FunctionRegistry() {
     add({name, sig, doc,
          [sig](const Types& t) -> absl::StatusOr<DataType> {
            if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || Accepts(P::kInterval, t[0]))) {
-             return BadArgs(sig);
+             return WrongArguments(sig);
            }
            return DataType::kBigint;
          },
@@ -741,7 +758,7 @@ FunctionRegistry::FunctionRegistry() {
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
              (t.size() == 2 && !Accepts(P::kBigint, t[1]))) {
-           return BadArgs("round(number [, bigint])");
+           return WrongArguments("round(number [, bigint])");
          }
          return t[0] == DataType::kUnknown ? DataType::kDouble : t[0];
        },
@@ -782,7 +799,7 @@ FunctionRegistry::FunctionRegistry() {
        "Remainder of n / m (sign of n); integer m = 0 fails the query (\"Division by zero\").",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
-           return BadArgs("mod(number, number)");
+           return WrongArguments("mod(number, number)");
          }
          return (t[0] == DataType::kBigint && t[1] == DataType::kBigint) ? DataType::kBigint
                                                                           : DataType::kDouble;
@@ -817,7 +834,7 @@ FunctionRegistry::FunctionRegistry() {
     std::string sig = StrCat(name, "(x, y, ...) -> common type");
     add({name, sig,
          StrCat("The ", greatest ? "largest" : "smallest", " argument; NULL if any is NULL."),
-         [sig](const Types& t) { return CommonType(t, sig); },
+         [sig](const Types& t) { return CommonElementType(t, sig); },
          [g = greatest](const Args& a, const EvalContext&) {
            Datum best = a[0];
            DataType type = a[0].type;
@@ -825,27 +842,27 @@ FunctionRegistry::FunctionRegistry() {
              if (d.type == DataType::kDouble) type = DataType::kDouble;
              if (g ? Compare(d, best) > 0 : Compare(d, best) < 0) best = d;
            }
-           return Coerce(best, type);
+           return CoerceTo(best, type);
          }});
   }
 
   // Conditional ----------------------------------------------------------------
   add({"coalesce", "coalesce(x, y, ...) -> common type", "The first argument that is not NULL.",
-       [](const Types& t) { return CommonType(t, "coalesce(x, y, ...)"); },
+       [](const Types& t) { return CommonElementType(t, "coalesce(x, y, ...)"); },
        [](const Args& a, const EvalContext&) {
          DataType type = DataType::kUnknown;
          for (const Datum& d : a) {
            if (d.type == DataType::kDouble) type = DataType::kDouble;
          }
          for (const Datum& d : a) {
-           if (!d.null) return type == DataType::kDouble ? Coerce(d, type) : d;
+           if (!d.null) return type == DataType::kDouble ? CoerceTo(d, type) : d;
          }
          return Datum::Null();
        },
        false});
   add({"nullif", "nullif(x, y) -> type of x", "NULL if x = y, else x.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2) return BadArgs("nullif(x, y)");
+         if (t.size() != 2) return WrongArguments("nullif(x, y)");
          return t[0];
        },
        [](const Args& a, const EvalContext&) {
@@ -856,15 +873,15 @@ FunctionRegistry::FunctionRegistry() {
   add({"if", "if(condition, a [, b]) -> common type", "a when the condition is true, else b (or NULL).",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() < 2 || t.size() > 3 || !Accepts(P::kBoolean, t[0])) {
-           return BadArgs("if(boolean, a [, b])");
+           return WrongArguments("if(boolean, a [, b])");
          }
-         return CommonType(Types(t.begin() + 1, t.end()), "if(boolean, a [, b])");
+         return CommonElementType(Types(t.begin() + 1, t.end()), "if(boolean, a [, b])");
        },
        [](const Args& a, const EvalContext&) {
          bool double_result = a[1].type == DataType::kDouble ||
                               (a.size() > 2 && a[2].type == DataType::kDouble);
          Datum out = a[0].truthy() ? a[1] : (a.size() > 2 ? a[2] : Datum::Null(a[1].type));
-         return double_result ? Coerce(out, DataType::kDouble) : out;
+         return double_result ? CoerceTo(out, DataType::kDouble) : out;
        },
        false});
 
@@ -902,9 +919,9 @@ FunctionRegistry::FunctionRegistry() {
   }
   add({"concat", "concat(varchar, ...) -> varchar", "Joins strings (also written a || b).",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.empty()) return BadArgs("concat(varchar, ...)");
+         if (t.empty()) return WrongArguments("concat(varchar, ...)");
          for (DataType d : t) {
-           if (!Accepts(P::kVarchar, d)) return BadArgs("concat(varchar, ...)");
+           if (!Accepts(P::kVarchar, d)) return WrongArguments("concat(varchar, ...)");
          }
          return DataType::kVarchar;
        },
@@ -964,7 +981,7 @@ FunctionRegistry::FunctionRegistry() {
   auto agg = [this](AggregateFunction f) { aggregates_.push_back(std::move(f)); };
   agg({"count", "count(*) | count(x) -> bigint", "Rows, or rows where x is not NULL.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() > 1) return BadArgs("count(*) or count(x)");
+         if (t.size() > 1) return WrongArguments("count(*) or count(x)");
          return DataType::kBigint;
        },
        [](const Types& t) { return std::make_unique<CountAcc>(t.empty()); }, StatsUse::kCount});
@@ -992,7 +1009,7 @@ FunctionRegistry::FunctionRegistry() {
   for (auto [name, max] : {std::pair{"max", true}, std::pair{"min", false}}) {
     agg({name, StrCat(name, "(x) -> type of x"), StrCat("The ", max ? "largest" : "smallest", " value."),
          [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
-           if (t.size() != 1) return BadArgs(n + "(x)");
+           if (t.size() != 1) return WrongArguments(n + "(x)");
            return t[0];
          },
          [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }, StatsUse::kExtremes});
@@ -1001,14 +1018,14 @@ FunctionRegistry::FunctionRegistry() {
     agg({name, StrCat(name, "(x, y) -> type of x"),
          StrCat("x of the row with the ", max ? "largest" : "smallest", " y."),
          [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
-           if (t.size() != 2) return BadArgs(n + "(x, y)");
+           if (t.size() != 2) return WrongArguments(n + "(x, y)");
            return t[0];
          },
          [m = max](const Types& t) { return std::make_unique<ByAcc>(m, t[0]); }});
   }
   agg({"arbitrary", "arbitrary(x) -> type of x", "Some non-NULL value of the group.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 1) return BadArgs("arbitrary(x)");
+         if (t.size() != 1) return WrongArguments("arbitrary(x)");
          return t[0];
        },
        [](const Types&) { return std::make_unique<ArbitraryAcc>(); }});
@@ -1023,7 +1040,7 @@ FunctionRegistry::FunctionRegistry() {
        "The value at percentile p (0..1) of the group (computed exactly).",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
-           return BadArgs("approx_percentile(number, double)");
+           return WrongArguments("approx_percentile(number, double)");
          }
          return t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
        },
@@ -1031,10 +1048,12 @@ FunctionRegistry::FunctionRegistry() {
   agg({"approx_distinct", "approx_distinct(x) -> bigint",
        "The number of distinct non-NULL values (computed exactly).",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 1) return BadArgs("approx_distinct(x)");
+         if (t.size() != 1) return WrongArguments("approx_distinct(x)");
          return DataType::kBigint;
        },
        [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});
+  AddArrayFunctions(&scalars_, &aggregates_);
+  AddTimeseriesFunctions(&scalars_, &aggregates_);
 }
 
 const FunctionRegistry& FunctionRegistry::Get() {

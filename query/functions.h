@@ -41,7 +41,15 @@ struct ScalarFunction {
   // Optional, for NULL-propagating functions on hot paths: the same as eval
   // over whole vectors. `out` comes sized to the rows, all NULL.
   std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
+  // Instead of eval, for functions whose value depends on the bound result
+  // type (ARRAY[1, 2.5] makes doubles of both; row() names its fields).
+  std::function<Datum(const std::vector<Datum>&, DataType result, const EvalContext&)> eval_typed;
 };
+
+// Calls `f` (eval or eval_typed) on evaluated arguments; the result carries
+// the bound type `result` (the type of an array, row or timeseries value).
+Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataType result,
+                 const EvalContext& context);
 
 // What a magnetic block's header says of an aggregate's argument column over
 // all the block's points: enough for count, sum, avg, min and max to take the

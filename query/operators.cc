@@ -64,7 +64,7 @@ absl::Status EvalStatus(const QueryContext& context) {
 
 int64_t RowBytes(const Row& row) {
   int64_t bytes = static_cast<int64_t>(sizeof(Datum) * row.size());
-  for (const Datum& d : row) bytes += static_cast<int64_t>(d.s.capacity());
+  for (const Datum& d : row) bytes += d.HeapBytes();
   return bytes;
 }
 

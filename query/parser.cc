@@ -461,9 +461,12 @@ class Parser {
   absl::StatusOr<TableRef> ParseFromPrimary() {
     TableRef ref;
     ref.pos = Peek().pos;
-    if (IsWord(Peek(), "unnest") || IsWord(Peek(), "lateral")) {
-      return Error(Peek(), StrCat(absl::AsciiStrToUpper(Peek().text),
-                                  " is not supported yet (docs/sql.md lists what is missing)"));
+    if (IsWord(Peek(), "lateral")) {
+      return Error(Peek(), "LATERAL is not supported yet: use CROSS JOIN UNNEST(...) for arrays "
+                           "and time series, or a join with ON");
+    }
+    if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      return ParseUnnest();
     }
     if (AcceptSymbol("(")) {
       if (IsWord(Peek(), "select") || IsWord(Peek(), "with") ||
@@ -491,6 +494,36 @@ class Parser {
     }
     if (!ref.alias.empty() && ref.join != JoinKind::kNone) {
       return Error(Peek(), "a parenthesized join cannot have an alias; alias its tables");
+    }
+    return ref;
+  }
+
+  // UNNEST(expr, ...) [WITH ORDINALITY] [AS] alias [(column, ...)].
+  absl::StatusOr<TableRef> ParseUnnest() {
+    TableRef ref;
+    ref.pos = Next().pos;
+    Next();  // (
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      ref.unnest.push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    if (IsWord(Peek(), "with")) {
+      Next();
+      RETURN_IF_ERROR(ExpectWord("ordinality"));
+      ref.with_ordinality = true;
+    }
+    if (AcceptWord("as")) {
+      ASSIGN_OR_RETURN(ref.alias, ParseName("an alias for UNNEST"));
+    } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
+      ref.alias = Next().text;
+    }
+    if (!ref.alias.empty() && AcceptSymbol("(")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+        ref.column_aliases.push_back(std::move(name));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
     }
     return ref;
   }
@@ -792,6 +825,15 @@ class Parser {
         cast->cast_type = type;
         RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
         e = std::move(cast);
+      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "[") {
+        // a[i]: the i-th element (from 1), an error outside the array.
+        const Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol("]"));
+        ExprPtr call = Make(ExprKind::kCall, pos, "subscript");
+        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+        RETURN_IF_ERROR(Adopt(*call, std::move(index)));
+        e = std::move(call);
       } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
         Next();
         Next();
@@ -836,6 +878,10 @@ class Parser {
   // lengths are accepted and not enforced).
   absl::StatusOr<DataType> ParseTypeName() {
     const Token& type_token = Peek();
+    if (type_token.kind == TokenKind::kIdentifier &&
+        (IsWord(type_token, "array") || IsWord(type_token, "row"))) {
+      return ParseCompositeTypeName();
+    }
     auto type = TypeFromName(type_token.text);
     if (type_token.kind != TokenKind::kIdentifier || !type) {
       return Error(type_token, StrCat("unknown type ", Describe(type_token),
@@ -849,6 +895,37 @@ class Parser {
       Next();
       RETURN_IF_ERROR(ExpectSymbol(")"));
     }
+    return *type;
+  }
+
+  // array(T) (or array<T>), row(name T, ...).
+  absl::StatusOr<DataType> ParseCompositeTypeName() {
+    const Token& word = Next();
+    Nesting nesting(&expression_depth_);
+    RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "type names"));
+    std::optional<DataType> type;
+    if (IsWord(word, "array")) {
+      const bool angle = Peek().kind == TokenKind::kSymbol && Peek().text == "<";
+      RETURN_IF_ERROR(ExpectSymbol(angle ? "<" : "("));
+      ASSIGN_OR_RETURN(DataType element, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(angle ? ">" : ")"));
+      type = ArrayOf(element);
+    } else {
+      RETURN_IF_ERROR(ExpectSymbol("("));
+      std::vector<RowField> fields;
+      do {
+        RowField field;
+        if ((Peek().kind == TokenKind::kIdentifier || Peek().kind == TokenKind::kQuotedIdentifier) &&
+            (Peek(1).kind == TokenKind::kIdentifier)) {
+          field.name = Next().text;
+        }
+        ASSIGN_OR_RETURN(field.type, ParseTypeName());
+        fields.push_back(std::move(field));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      type = RowOf(std::move(fields));
+    }
+    if (!type) return Error(word, TooManyTypesMessage());
     return *type;
   }
 
@@ -939,6 +1016,19 @@ class Parser {
       if (IsWord(t, "case")) {
         Next();
         return ParseCase(pos);
+      }
+      if (IsWord(t, "array") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "[") {
+        Next();
+        Next();
+        ExprPtr array = Make(ExprKind::kCall, pos, "array");
+        if (!AcceptSymbol("]")) {
+          do {
+            ASSIGN_OR_RETURN(ExprPtr element, ParseExpr());
+            RETURN_IF_ERROR(Adopt(*array, std::move(element)));
+          } while (AcceptSymbol(","));
+          RETURN_IF_ERROR(ExpectSymbol("]"));
+        }
+        return array;
       }
       if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
         std::string name = IsWord(t, "cast") ? "cast" : "try_cast";

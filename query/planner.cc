@@ -482,19 +482,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
 
 absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   Source source;
-  if (!select.from) {
-    source.run = [](BatchSink* sink) -> absl::Status {
-      Batch one_row;
-      one_row.rows = 1;
-      RETURN_IF_ERROR(sink->Push(one_row));
-      return sink->Finish();
-    };
-    source.explain.push_back("Values (one row)");
-    source.estimated_rows = 1;
-    return source;
-  }
+  if (!select.from) return OneRowSource();
   TableRef& ref = *select.from;
-  if (ref.join != JoinKind::kNone) return PlanJoin(select);
+  if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
   if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
@@ -780,7 +770,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
             auto column = std::make_unique<Expr>();
             column->kind = ExprKind::kColumn;
             column->pos = e->pos;
-            column->name = text;
+            // A grouped column keeps its own name (SELECT m.host ... GROUP
+            // BY m.host gives a column "host"), an expression its text.
+            column->name = e->kind == ExprKind::kColumn ? e->name : text;
             column->bound.column = static_cast<int>(k);
             column->bound.type = group_keys[k]->bound.type;
             e = std::move(column);

@@ -64,6 +64,15 @@ class Planner {
   absl::StatusOr<Source> PlanJoin(SelectStmt& select);
   absl::StatusOr<std::unique_ptr<FromNode>> PrepareFrom(TableRef& ref);
   absl::StatusOr<Source> BuildFrom(FromNode& node, std::vector<ExprPtr> pushed);
+  // `source` with the AND of `conjuncts` (none: unchanged) as a filter.
+  absl::StatusOr<Source> FilterAbove(Source source, std::vector<ExprPtr> conjuncts);
+  // UNNEST (planner_unnest.cc): its columns, its arguments bound to `input`
+  // (the columns of the FROM items before it); then the source that adds
+  // them to `input`'s rows.
+  absl::StatusOr<std::unique_ptr<FromNode>> PrepareUnnest(TableRef& ref, const Schema& input);
+  Source UnnestSource(const FromNode& unnest, Source input);
+  // One row of no columns (SELECT without FROM, FROM UNNEST(...) alone).
+  Source OneRowSource();
   // Runs the uncorrelated subqueries in the statement's expressions and puts
   // their answers in their place (a value, an IN list, EXISTS' boolean).
   absl::Status ResolveSubqueries(SelectStmt& select);

@@ -12,6 +12,7 @@
 #include "query/hash_join.h"
 #include "query/header_aggregation.h"
 #include "query/planner.h"
+#include "query/unnest.h"
 #include "storage/catalog_types.h"
 
 namespace strata::query {
@@ -55,6 +56,10 @@ struct Planner::FromNode {
   std::optional<Source> planned;  // a subquery or WITH query, planned at once
   std::unique_ptr<FromNode> left, right;
   std::vector<std::pair<int, int>> using_columns;
+  // UNNEST: what it adds to the rows before it, and the bound arguments
+  // `unnest` points at.
+  std::shared_ptr<UnnestSpec> unnest;
+  std::shared_ptr<std::vector<ExprPtr>> unnest_exprs;
 };
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.

@@ -77,6 +77,7 @@ void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::s
 void CollectFromNames(const TableRef& ref, std::vector<std::pair<std::string, std::string>>* out,
                       bool* star) {
   if (ref.on) CollectColumnNames(*ref.on, out, star);
+  for (const ExprPtr& e : ref.unnest) CollectColumnNames(*e, out, star);
   for (const std::string& name : ref.using_columns) out->emplace_back("", name);
   if (ref.left) CollectFromNames(*ref.left, out, star);
   if (ref.right) CollectFromNames(*ref.right, out, star);
@@ -118,6 +119,11 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
   RETURN_IF_ERROR(context_->CheckAlive());
   auto node = std::make_unique<FromNode>();
   node->ref = &ref;
+  if (!ref.unnest.empty()) {  // FROM UNNEST(...) alone: over one empty row
+    ASSIGN_OR_RETURN(node, PrepareUnnest(ref, {}));
+    node->planned = UnnestSource(*node, OneRowSource());
+    return node;
+  }
   if (ref.join == JoinKind::kNone) {
     if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
         !context_->default_database.empty()) {
@@ -140,6 +146,18 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
     return node;
   }
   ASSIGN_OR_RETURN(node->left, PrepareFrom(*ref.left));
+  if (!ref.right->unnest.empty()) {
+    // UNNEST reads the rows before it: a lateral cross join.
+    if (ref.join != JoinKind::kCross) {
+      return SqlError(sql_, ref.pos, "UNNEST joins with CROSS JOIN UNNEST(...) or a comma; "
+                                     "filter its rows in WHERE");
+    }
+    ASSIGN_OR_RETURN(node->right, PrepareUnnest(*ref.right, node->left->schema));
+    node->schema = node->left->schema;
+    node->schema.insert(node->schema.end(), node->right->schema.begin(),
+                        node->right->schema.end());
+    return node;
+  }
   ASSIGN_OR_RETURN(node->right, PrepareFrom(*ref.right));
   const Schema& left = node->left->schema;
   const Schema& right = node->right->schema;
@@ -222,13 +240,25 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
     return source;
   }
 
+  const Schema& left_schema = node.left->schema;
+  const Schema& right_schema = node.right->schema;
+  std::vector<ExprPtr> to_left, to_right, condition, above;
+  if (node.right->unnest) {
+    // CROSS JOIN UNNEST: conjuncts on the left side filter before it, the
+    // rest after.
+    for (ExprPtr& c : pushed) {
+      (SideOf(*c, left_schema, right_schema) == kLeftSide ? to_left : above)
+          .push_back(std::move(c));
+    }
+    ASSIGN_OR_RETURN(Source left, BuildFrom(*node.left, std::move(to_left)));
+    Source source = UnnestSource(*node.right, std::move(left));
+    return FilterAbove(std::move(source), std::move(above));
+  }
+
   // A join: sort the conjuncts from above (WHERE, or the join around this
   // one) and from ON by the sides they read and what the join kind allows.
   const JoinKind kind = node.ref->join;
-  const Schema& left_schema = node.left->schema;
-  const Schema& right_schema = node.right->schema;
   const bool inner = kind == JoinKind::kInner || kind == JoinKind::kCross;
-  std::vector<ExprPtr> to_left, to_right, condition, above;
   for (ExprPtr& c : pushed) {
     const int side = SideOf(*c, left_schema, right_schema);
     if (side == kLeftSide && (inner || kind == JoinKind::kLeft)) {
@@ -381,16 +411,19 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   source.run = [spec, owned, context, left_run = left.run, right_run = right.run](BatchSink* sink) {
     return RunJoin(*spec, left_run, right_run, context, sink);
   };
-  if (!above.empty()) {
-    auto filter = std::make_shared<ExprPtr>(JoinConjuncts(std::move(above)));
-    RETURN_IF_ERROR(BindWhere(**filter, source.schema));
-    source.explain.insert(source.explain.begin(), StrCat("Filter ", (*filter)->ToString()));
-    for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
-    auto run = std::move(source.run);
-    source.run = [run, filter, context](BatchSink* sink) {
-      return run(MakeBatchFilter(filter->get(), context, sink).get());
-    };
-  }
+  return FilterAbove(std::move(source), std::move(above));
+}
+
+absl::StatusOr<Planner::Source> Planner::FilterAbove(Source source, std::vector<ExprPtr> conjuncts) {
+  if (conjuncts.empty()) return source;
+  auto filter = std::make_shared<ExprPtr>(JoinConjuncts(std::move(conjuncts)));
+  RETURN_IF_ERROR(BindWhere(**filter, source.schema));
+  source.explain.insert(source.explain.begin(), StrCat("Filter ", (*filter)->ToString()));
+  for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
+  auto run = std::move(source.run);
+  source.run = [run, filter, context = context_](BatchSink* sink) {
+    return run(MakeBatchFilter(filter->get(), context, sink).get());
+  };
   return source;
 }
 

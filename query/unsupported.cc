@@ -12,23 +12,9 @@ struct Missing {
 };
 
 constexpr Missing kMissing[] = {
-    // The timeseries type and its functions.
-    {"create_time_series", "time series functions"}, {"unnest", "UNNEST"},
-    {"interpolate_linear", "time series functions"},
-    {"interpolate_spline_cubic", "time series functions"},
-    {"interpolate_locf", "time series functions"}, {"interpolate_fill", "time series functions"},
-    {"derivative_linear", "time series functions"},
-    {"integral_trapezoidal", "time series functions"},
-    {"correlate_pearson", "time series functions"},
-    {"correlate_spearman", "time series functions"},
-    {"correlate_kendall", "time series functions"}, {"sequence", "arrays"},
-    // Arrays and lambdas.
-    {"array_agg", "arrays"}, {"cardinality", "arrays"}, {"element_at", "arrays"},
-    {"contains", "arrays"}, {"array_join", "arrays"}, {"array_sort", "arrays"},
-    {"array_distinct", "arrays"}, {"array_max", "arrays"}, {"array_min", "arrays"},
-    {"array_position", "arrays"}, {"slice", "arrays"}, {"flatten", "arrays"}, {"zip", "arrays"},
+    {"correlate_kendall", "Kendall's correlation"},
     {"filter", "lambdas"}, {"transform", "lambdas"}, {"reduce", "lambdas"},
-    {"zip_with", "lambdas"},
+    {"zip_with", "lambdas"}, {"any_match", "lambdas"}, {"all_match", "lambdas"},
 };
 
 }  // namespace

@@ -7,6 +7,7 @@ void SizeValues(Vector& v, size_t n) {
   if (UsesInts(v.type)) v.ints.resize(n);
   if (v.type == DataType::kDouble) v.doubles.resize(n);
   if (v.type == DataType::kVarchar) v.strings.resize(n);
+  if (IsComposite(v.type)) v.nested.resize(n);
 }
 
 }  // namespace
@@ -18,6 +19,7 @@ void Vector::ResetNull(size_t n) {
 
 Datum Vector::Get(size_t i) const {
   if (nulls[i]) return Datum::Null(type);
+  if (IsComposite(type)) return Datum{.type = type, .null = false, .nested = nested[i]};
   switch (type) {
     case DataType::kDouble: return Datum::Double(doubles[i]);
     case DataType::kVarchar: return Datum::Varchar(std::string(strings[i]));
@@ -40,6 +42,10 @@ void Vector::Set(size_t i, const Datum& d) {
     SizeValues(*this, nulls.size());
   }
   nulls[i] = 0;
+  if (IsComposite(type)) {
+    nested[i] = d.nested;
+    return;
+  }
   switch (type) {
     case DataType::kDouble: doubles[i] = d.AsDouble(); break;
     case DataType::kVarchar:
@@ -62,6 +68,7 @@ void Vector::SetOwnedString(size_t i, std::string s) {
 
 bool Vector::SameValue(size_t i, const Vector& other, size_t j) const {
   if (nulls[i] || other.nulls[j]) return nulls[i] == other.nulls[j];
+  if (IsComposite(type)) return Compare(Get(i), other.Get(j)) == 0;
   switch (type) {
     case DataType::kDouble: return doubles[i] == other.doubles[j];
     case DataType::kVarchar:  // views of one series' value share their bytes
@@ -99,6 +106,7 @@ Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep) {
       if (!in.ints.empty()) v.ints.push_back(in.ints[i]);
       if (!in.doubles.empty()) v.doubles.push_back(in.doubles[i]);
       if (!in.strings.empty()) v.strings.push_back(in.strings[i]);
+      if (!in.nested.empty()) v.nested.push_back(in.nested[i]);
     }
   }
   return out;

@@ -36,6 +36,7 @@ struct Vector {
   std::vector<int64_t> ints;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, INTERVAL
   std::vector<double> doubles;  // DOUBLE
   std::vector<std::string_view> strings;  // VARCHAR
+  std::vector<std::shared_ptr<const NestedValue>> nested;  // arrays, rows, timeseries
   // Owns strings computed into this vector (shared by copies of it).
   std::shared_ptr<std::deque<std::string>> arena;
 

@@ -17,6 +17,10 @@ Vector Broadcast(const Datum& d, DataType type, size_t n) {
   out.ResetNull(n);
   if (d.null || n == 0) return out;
   out.nulls.assign(n, 0);
+  if (IsComposite(out.type)) {
+    out.nested.assign(n, d.nested);
+    return out;
+  }
   switch (out.type) {
     case DataType::kDouble: out.doubles.assign(n, d.AsDouble()); break;
     case DataType::kVarchar: {
@@ -181,7 +185,7 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
       values[k] = args[k].Get(i);
     }
     if (null_in && f.null_propagating) continue;
-    out.Set(i, f.eval(values, context));
+    out.Set(i, CallScalar(f, values, e.bound.type, context));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "server/column_pages.h"
 
 #include "common/utf8.h"
+#include "server/datum_proto.h"
 
 namespace strata {
 namespace {
@@ -8,7 +9,8 @@ namespace {
 using query::DataType;
 
 // Appends `n` cells of one column after the page's first `base` rows. `Cells`
-// reads cell i: null(i), number(i) (as a double), integer(i), text(i). A
+// reads cell i: null(i), number(i) (as a double), integer(i), text(i),
+// datum(i) (arrays, rows, timeseries). A
 // null map, once a column has one, covers every row of the page.
 template <typename Cells>
 void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
@@ -22,6 +24,10 @@ void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
   for (size_t i = 0; i < n; ++i) {
     const bool null = cells.null(i);
     if (null) mark_null(base + i);
+    if (query::IsComposite(type)) {
+      DatumToProto(cells.datum(i), column->add_values());
+      continue;
+    }
     switch (type) {
       case DataType::kDouble:
         column->add_doubles(null ? 0.0 : cells.number(i));
@@ -48,6 +54,7 @@ void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
         break;
       }
       case DataType::kUnknown:
+      case DataType::kFirstComposite:
         if (!null) mark_null(base + i);  // NULL is all an UNKNOWN column holds
         break;
     }
@@ -66,6 +73,7 @@ struct RowCells {
     return d.type == DataType::kDouble ? static_cast<int64_t>(d.d) : d.i;
   }
   std::string_view text(size_t i) const { return rows[i][c].s; }
+  const query::Datum& datum(size_t i) const { return rows[i][c]; }
 };
 
 // Rows [start, start + n) of one batch column; a column the batch does not
@@ -81,6 +89,7 @@ struct VectorCells {
                                        : v.ints[start + i];
   }
   std::string_view text(size_t i) const { return v.strings[start + i]; }
+  query::Datum datum(size_t i) const { return held ? v.Get(start + i) : query::Datum::Null(v.type); }
 };
 
 }  // namespace

@@ -79,9 +79,10 @@ int32_t OidOf(DataType type) {
     case DataType::kVarchar: return kOidText;
     case DataType::kTimestamp: return kOidTimestamptz;
     case DataType::kInterval: return kOidInterval;
-    case DataType::kUnknown: return kOidText;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: return kOidText;
   }
-  return kOidText;
+  return kOidText;  // arrays, rows and timeseries travel as their text
 }
 
 int16_t TypeSize(int32_t oid) {
@@ -108,12 +109,18 @@ std::string_view PgTypeName(DataType type) {
     case DataType::kVarchar: return "text";
     case DataType::kTimestamp: return "timestamp with time zone";
     case DataType::kInterval: return "interval";
-    case DataType::kUnknown: return "text";
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: return "text";
   }
   return "text";
 }
 
 void EncodeText(const Datum& value, std::string* out) {
+  if (query::IsComposite(value.type)) {  // [1, 2], {x=1}, [{time=..., value=...}]
+    std::string text = value.ToString();
+    *out = IsValidUtf8(text) ? std::move(text) : ToValidUtf8(text);
+    return;
+  }
   switch (value.type) {
     case DataType::kBoolean: *out = value.i != 0 ? "t" : "f"; break;
     case DataType::kBigint: *out = std::to_string(value.i); break;
@@ -129,12 +136,14 @@ void EncodeText(const Datum& value, std::string* out) {
     case DataType::kVarchar: *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s); break;
     case DataType::kTimestamp: *out = TimestampText(value.i); break;
     case DataType::kInterval: *out = IntervalText(value.i); break;
-    case DataType::kUnknown: out->clear(); break;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: out->clear(); break;
   }
 }
 
 void EncodeBinary(const Datum& value, std::string* out) {
   out->clear();
+  if (query::IsComposite(value.type)) return EncodeText(value, out);
   switch (value.type) {
     case DataType::kBoolean: out->push_back(value.i != 0 ? 1 : 0); break;
     case DataType::kBigint: PutInt(out, static_cast<uint64_t>(value.i), 8); break;
@@ -145,7 +154,8 @@ void EncodeBinary(const Datum& value, std::string* out) {
       break;
     }
     case DataType::kVarchar:
-    case DataType::kUnknown: EncodeText(value, out); break;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: EncodeText(value, out); break;
     case DataType::kTimestamp:
       PutInt(out, static_cast<uint64_t>(FloorDiv(value.i, 1000) - kPgEpochMicros), 8);
       break;

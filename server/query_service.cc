@@ -9,6 +9,7 @@
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "server/column_pages.h"
+#include "server/datum_proto.h"
 #include "absl/synchronization/notification.h"
 #include "grpcpp/alarm.h"
 #include "server/status_map.h"
@@ -23,47 +24,6 @@ constexpr int kMaxRowsPerPage = 100'000;
 // How long a failed query's status waits behind a write the client does not
 // take before the call is cancelled.
 constexpr auto kStatusGrace = std::chrono::seconds(5);
-
-v1::ScalarType ToProto(query::DataType type) {
-  switch (type) {
-    case query::DataType::kBoolean: return v1::SCALAR_TYPE_BOOLEAN;
-    case query::DataType::kBigint: return v1::SCALAR_TYPE_BIGINT;
-    case query::DataType::kDouble: return v1::SCALAR_TYPE_DOUBLE;
-    case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
-    case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
-    case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
-    case query::DataType::kUnknown: return v1::SCALAR_TYPE_UNKNOWN;
-  }
-  return v1::SCALAR_TYPE_UNKNOWN;
-}
-
-// Text as it may leave the server: protobuf refuses to parse a string field
-// that is not UTF-8, so one bad byte would make the client lose the whole
-// page. The engine's functions keep text well formed; this is the guard that
-// makes it so for any value.
-void SetWellFormed(const std::string& s, std::string* out) {
-  if (IsValidUtf8(s)) {
-    *out = s;
-  } else {
-    *out = ToValidUtf8(s);
-  }
-}
-
-void ToProto(const query::Datum& d, v1::Datum* out) {
-  if (d.null) {
-    out->set_null_value(true);
-    return;
-  }
-  switch (d.type) {
-    case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
-    case query::DataType::kBigint: out->set_bigint_value(d.i); break;
-    case query::DataType::kDouble: out->set_double_value(d.d); break;
-    case query::DataType::kVarchar: SetWellFormed(d.s, out->mutable_varchar_value()); break;
-    case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
-    case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
-    case query::DataType::kUnknown: out->set_null_value(true); break;
-  }
-}
 
 // SHOW QUERIES and KILL QUERY for one caller.
 class CallerRunningQueries final : public query::RunningQueries {
@@ -187,7 +147,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       types_.push_back(c.type);
       auto* info = metadata->add_columns();
       SetWellFormed(c.name, info->mutable_name());
-      info->mutable_type()->set_scalar_type(ToProto(c.type));
+      TypeToProto(c.type, info->mutable_type());
     }
     return Enqueue(std::move(message), /*bytes=*/0);
   }
@@ -212,7 +172,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     auto* rows = message.mutable_page();
     for (const query::Row& row : page) {
       auto* out = rows->add_rows();
-      for (const query::Datum& d : row) ToProto(d, out->add_data());
+      for (const query::Datum& d : row) DatumToProto(d, out->add_data());
       bytes += query::RowBytes(row);  // the page's size in memory, near enough
     }
     return Enqueue(std::move(message), bytes);

@@ -48,18 +48,69 @@ v1::Record ToProto(const InputRecord& r) {
   return out;
 }
 
-// The value as the engine's Datum prints it in-process.
-std::string Render(const v1::Datum& d) {
+// The column type as the engine's type (composites interned as it does).
+query::DataType TypeOf(const v1::ColumnType& type) {
+  switch (type.type_case()) {
+    case v1::ColumnType::kArrayColumnInfo:
+      return *query::ArrayOf(TypeOf(type.array_column_info().type()));
+    case v1::ColumnType::kTimeSeriesMeasureValueColumnInfo:
+      return *query::TimeseriesOf(TypeOf(type.time_series_measure_value_column_info().type()));
+    case v1::ColumnType::kRowColumnInfo: {
+      std::vector<query::RowField> fields;
+      for (const v1::ColumnInfo& f : type.row_column_info().fields()) {
+        fields.push_back({.name = f.name(), .type = TypeOf(f.type())});
+      }
+      return *query::RowOf(std::move(fields));
+    }
+    default: break;
+  }
+  switch (type.scalar_type()) {
+    case v1::SCALAR_TYPE_BOOLEAN: return query::DataType::kBoolean;
+    case v1::SCALAR_TYPE_BIGINT: return query::DataType::kBigint;
+    case v1::SCALAR_TYPE_DOUBLE: return query::DataType::kDouble;
+    case v1::SCALAR_TYPE_VARCHAR: return query::DataType::kVarchar;
+    case v1::SCALAR_TYPE_TIMESTAMP: return query::DataType::kTimestamp;
+    case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND: return query::DataType::kInterval;
+    default: return query::DataType::kUnknown;
+  }
+}
+
+// The wire's value as the engine's Datum, so it prints as it does in-process.
+query::Datum FromWire(const v1::Datum& d, query::DataType type) {
   switch (d.value_case()) {
-    case v1::Datum::kDoubleValue: return query::Datum::Double(d.double_value()).ToString();
-    case v1::Datum::kBigintValue: return query::Datum::Bigint(d.bigint_value()).ToString();
-    case v1::Datum::kVarcharValue: return query::Datum::Varchar(d.varchar_value()).ToString();
-    case v1::Datum::kBooleanValue: return query::Datum::Bool(d.boolean_value()).ToString();
-    case v1::Datum::kTimestampValue:
-      return query::Datum::Timestamp(d.timestamp_value()).ToString();
-    case v1::Datum::kIntervalNanosValue:
-      return query::Datum::Interval(d.interval_nanos_value()).ToString();
-    default: return query::Datum::Null().ToString();
+    case v1::Datum::kDoubleValue: return query::Datum::Double(d.double_value());
+    case v1::Datum::kBigintValue: return query::Datum::Bigint(d.bigint_value());
+    case v1::Datum::kVarcharValue: return query::Datum::Varchar(d.varchar_value());
+    case v1::Datum::kBooleanValue: return query::Datum::Bool(d.boolean_value());
+    case v1::Datum::kTimestampValue: return query::Datum::Timestamp(d.timestamp_value());
+    case v1::Datum::kIntervalNanosValue: return query::Datum::Interval(d.interval_nanos_value());
+    case v1::Datum::kArrayValue: {
+      std::vector<query::Datum> values;
+      for (const v1::Datum& v : d.array_value().values()) {
+        values.push_back(FromWire(v, query::ElementType(type)));
+      }
+      return query::Datum::Composite(type, std::move(values));
+    }
+    case v1::Datum::kRowValue: {
+      std::vector<query::Datum> values;
+      const auto& fields = query::RowFields(type);
+      for (int i = 0; i < d.row_value().data_size(); ++i) {
+        values.push_back(FromWire(d.row_value().data(i),
+                                  i < static_cast<int>(fields.size()) ? fields[i].type
+                                                                      : query::DataType::kUnknown));
+      }
+      return query::Datum::Composite(type, std::move(values));
+    }
+    case v1::Datum::kTimeSeriesValue: {
+      std::vector<query::Datum> values;
+      std::vector<int64_t> times;
+      for (const v1::TimeSeriesDataPoint& p : d.time_series_value().points()) {
+        times.push_back(p.time());
+        values.push_back(FromWire(p.value(), query::ElementType(type)));
+      }
+      return query::Datum::Composite(type, std::move(values), std::move(times));
+    }
+    default: return query::Datum::Null();
   }
 }
 
@@ -122,9 +173,15 @@ class OverTheWire : public testing::SqlLogicBackend {
     testing::QueryResult result = testing::RunQuery(server_.channel(), sql);
     if (absl::Status s = Check(result.status); !s.ok()) return s;
     std::vector<std::string> lines;
+    std::vector<query::DataType> types;
+    for (const v1::ColumnInfo& c : result.metadata.columns()) types.push_back(TypeOf(c.type()));
     for (const v1::Row& row : result.rows) {
       std::string line;
-      for (int i = 0; i < row.data_size(); ++i) line += (i ? " | " : "") + Render(row.data(i));
+      for (int i = 0; i < row.data_size(); ++i) {
+        const query::DataType type =
+            i < static_cast<int>(types.size()) ? types[i] : query::DataType::kUnknown;
+        line += (i ? " | " : "") + FromWire(row.data(i), type).ToString();
+      }
       lines.push_back(line);
     }
     return lines;

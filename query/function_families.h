@@ -1,0 +1,37 @@
+// The function families kept in files of their own, each adding its
+// functions to the registry (functions.cc calls these once).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/functions.h"
+
+namespace strata::query {
+
+// Arrays and rows: ARRAY[...], a[i], element_at, cardinality, array_agg, ...
+// (functions_array.cc).
+void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
+                       std::vector<AggregateFunction>* aggregates);
+
+// The timeseries type: create_time_series, interpolate_*, derivatives,
+// integrals, correlations, sequence (functions_timeseries.cc).
+void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
+                            std::vector<AggregateFunction>* aggregates);
+
+// What the families share.
+absl::Status WrongArguments(std::string_view signature);
+// A composite type for a binder: the type, or the "too many types" error.
+absl::StatusOr<DataType> Interned(std::optional<DataType> type);
+// The type numbers and NULLs of several values share: DOUBLE for BIGINT
+// with DOUBLE, the one type otherwise; an error when they cannot share one.
+absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types,
+                                           std::string_view signature);
+// `d` as `to` where `to` is DOUBLE and `d` a number; unchanged otherwise.
+Datum CoerceTo(const Datum& d, DataType to);
+// The most values one array or timeseries holds; more fails the query.
+inline constexpr size_t kMaxNestedValues = 1'000'000;
+
+}  // namespace strata::query
