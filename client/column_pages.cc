@@ -54,13 +54,15 @@ absl::StatusOr<v1::RowPage> RowsFromColumns(const v1::QueryMetadata& metadata,
   for (int r = 0; r < rows; ++r) out.add_rows()->mutable_data()->Reserve(page.columns_size());
   for (int c = 0; c < page.columns_size(); ++c) {
     const v1::ColumnValues& column = page.columns(c);
+    // An array, row or timeseries column carries a Datum per row in `values`.
+    const bool nested = metadata.columns(c).type().type_case() != v1::ColumnType::kScalarType;
     const v1::ScalarType type = metadata.columns(c).type().scalar_type();
     const std::string& nulls = column.nulls();
     if (!nulls.empty() && nulls.size() != static_cast<size_t>((rows + 7) / 8)) {
       return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " has a null map of ",
                                                      nulls.size(), " bytes for ", rows, " rows"));
     }
-    absl::StatusOr<int> count = ValueCount(column, type);
+    absl::StatusOr<int> count = nested ? column.values_size() : ValueCount(column, type);
     if (!count.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("column ", c + 1, " has ",
                                                      count.status().message()));
@@ -84,6 +86,8 @@ absl::StatusOr<v1::RowPage> RowsFromColumns(const v1::QueryMetadata& metadata,
       }
       if (null) {
         d->set_null_value(true);
+      } else if (nested) {
+        *d = column.values(r);
       } else if (type != v1::SCALAR_TYPE_VARCHAR) {
         SetValue(column, type, r, d);
       }

@@ -344,6 +344,10 @@ TEST_F(QueryE2ETest, ColumnarPagesHoldTheSameRowsAsRowPages) {
       "SELECT upper(host), CAST(measure_value::double AS bigint) FROM mydb.tbl WHERE "
       "measure_value::double BETWEEN 10 AND 12",
       "SELECT host FROM mydb.tbl WHERE host = 'nobody'",
+      // Arrays, rows and time series travel as a Datum per row in both forms.
+      "SELECT host, array_agg(measure_value::double), create_time_series(time, "
+      "measure_value::double), row(host, count(*)), CASE WHEN host = 'host3' THEN ARRAY[1] END "
+      "FROM mydb.tbl GROUP BY host",
   };
   for (const std::string& sql : queries) {
     for (int page_size : {7, 1000, 5000}) {

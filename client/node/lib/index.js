@@ -87,6 +87,11 @@ function fromDatum(datum) {
     case 'timestamp_value': return BigInt(datum.timestamp_value);
     case 'interval_nanos_value': return BigInt(datum.interval_nanos_value);
     case 'array_value': return (datum.array_value.values || []).map(fromDatum);
+    case 'row_value': return (datum.row_value.data || []).map(fromDatum);
+    case 'time_series_value':
+      return (datum.time_series_value.points || []).map((p) => ({
+        time: BigInt(p.time), value: fromDatum(p.value || {}),
+      }));
     default: return datum[datum.value];
   }
 }
@@ -115,6 +120,7 @@ function fromColumn(column, type, rows) {
       values = (column.ints || []).map((v) => BigInt(v));
       break;
     case 'SCALAR_TYPE_UNKNOWN': values = new Array(rows).fill(null); break;
+    case 'NESTED': values = (column.values || []).map(fromDatum); break; // arrays, rows, series
     default:
       throw new StrataError('DATA_LOSS', `a columnar page holds a type it does not carry (${type})`);
   }
@@ -272,7 +278,9 @@ class QueryResult {
         if (message.metadata) {
           this.queryId = message.metadata.query_id;
           this.columns = (message.metadata.columns || []).map((c) => c.name);
-          this.types = (message.metadata.columns || []).map((c) => c.type && c.type.scalar_type);
+          // 'NESTED' for an array, row or timeseries column: a Datum per row.
+          this.types = (message.metadata.columns || []).map((c) => (c.type && c.type.type !== 'scalar_type'
+            ? 'NESTED' : c.type && c.type.scalar_type));
         } else if (message.column_page) {
           const rows = message.column_page.row_count || 0;
           const columns = (message.column_page.columns || []).map((c, i) => fromColumn(c, this.types[i], rows));

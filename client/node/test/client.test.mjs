@@ -62,6 +62,14 @@ test('every type round trip, NULLs and nanoseconds', async () => {
   assert.equal(named, 1.25);
 });
 
+test('arrays, rows and time series', async () => {
+  const rows = await client.query("SELECT ARRAY[1, 2], row('a', 2.5), create_time_series(time, d), "
+    + "CAST(NULL AS ARRAY(BIGINT)) FROM node.types WHERE k = 'full'").all();
+  const t = rows[0][2][0].time;
+  assert.deepEqual(rows, [[[1n, 2n], ['a', 2.5], [{ time: t, value: 1.25 }], null]]);
+  assert.equal(typeof t, 'bigint');
+});
+
 test('pages, and cancel', async () => {
   // 10^8 rows: far more than the pages in flight, so the query is surely
   // still running when it is cancelled.

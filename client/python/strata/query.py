@@ -34,7 +34,9 @@ class QueryResult:
         self.columns: List[str] = [c.name for c in first.metadata.columns]
         self.column_types: List[str] = [
             query_pb2.ScalarType.Name(c.type.scalar_type) for c in first.metadata.columns]
-        self._scalar_types = [c.type.scalar_type for c in first.metadata.columns]
+        # None for an array, row or timeseries column (from_column).
+        self._scalar_types = [c.type.scalar_type if c.type.WhichOneof("type") == "scalar_type"
+                              else None for c in first.metadata.columns]
 
     def _next(self) -> Optional[query_pb2.QueryResponse]:
         try:

@@ -136,14 +136,20 @@ def from_datum(datum: query_pb2.Datum, timestamps: str = "datetime") -> Any:
         return [from_datum(d, timestamps) for d in datum.array_value.values]
     if kind == "row_value":
         return tuple(from_datum(d, timestamps) for d in datum.row_value.data)
+    if kind == "time_series_value":
+        return [(from_timestamp(p.time, timestamps), from_datum(p.value, timestamps))
+                for p in datum.time_series_value.points]
     return getattr(datum, kind)
 
 
-def from_column(column: query_pb2.ColumnValues, scalar_type: int, rows: int,
+def from_column(column: query_pb2.ColumnValues, scalar_type: Optional[int], rows: int,
                 timestamps: str = "datetime") -> List[Any]:
-    """The Python values of one column of a columnar page."""
-    name = query_pb2.ScalarType.Name(scalar_type)
-    if name == "SCALAR_TYPE_VARCHAR":
+    """The Python values of one column of a columnar page. `scalar_type` is
+    None for an array, row or timeseries column (a Datum per row)."""
+    name = "NESTED" if scalar_type is None else query_pb2.ScalarType.Name(scalar_type)
+    if name == "NESTED":
+        values = [from_datum(d, timestamps) for d in column.values]
+    elif name == "SCALAR_TYPE_VARCHAR":
         data = column.string_data
         values: List[Any] = []
         start = 0

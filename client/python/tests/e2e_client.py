@@ -86,6 +86,11 @@ client.write("pydb", "types", [
 rows = client.query("SELECT k, time, d, b, s, f, ts FROM pydb.types ORDER BY k", timestamps="ns").all()
 check("typed row", rows[0], ("full", t_ns, 1.25, -(2**63), "é€", True, t_ns + 1))
 check("NULLs", rows[1], ("sparse", t_ns, 2.5, None, None, None, None))
+# Arrays, rows and time series: lists, tuples, and lists of (time, value).
+nested = client.query("SELECT ARRAY[1, 2], row('a', 2.5), create_time_series(time, d), "
+                      "CAST(NULL AS ARRAY(BIGINT)) FROM pydb.types WHERE k = 'full'",
+                      timestamps="ns").all()
+check("nested values", nested, [([1, 2], ("a", 2.5), [(t_ns, 1.25)], None)])
 as_datetime = client.query("SELECT time FROM pydb.types WHERE k = @k", {"k": "full"}).all()[0][0]
 check("datetime", as_datetime, dt.datetime.fromtimestamp(t_ns // 1000 / 1e6, UTC).replace(
     microsecond=(t_ns // 1000) % 1_000_000))

@@ -80,6 +80,17 @@ class ColumnTest(unittest.TestCase):
         unknown = query_pb2.ScalarType.Value("SCALAR_TYPE_UNKNOWN")
         self.assertEqual(values.from_column(query_pb2.ColumnValues(), unknown, 2), [None, None])
 
+    def test_nested_columns_hold_a_datum_per_row(self):
+        column = query_pb2.ColumnValues(nulls=b"\x02")
+        column.values.add().array_value.values.add().bigint_value = 7
+        column.values.add().null_value = True
+        self.assertEqual(values.from_column(column, None, 2), [[7], None])
+        point = query_pb2.Datum()
+        p = point.time_series_value.points.add()
+        p.time = 5
+        p.value.double_value = 1.5
+        self.assertEqual(values.from_datum(point, "ns"), [(5, 1.5)])
+
     def test_a_page_that_does_not_match_is_an_error(self):
         double = query_pb2.ScalarType.Value("SCALAR_TYPE_DOUBLE")
         date = query_pb2.ScalarType.Value("SCALAR_TYPE_DATE")

@@ -48,6 +48,27 @@ TEST(ColumnPagesTest, RowsComeBackTyped) {
             "data { boolean_value: false }");
 }
 
+// An array (or row, or timeseries) column holds a Datum per row in `values`.
+TEST(ColumnPagesTest, NestedColumnsCarryADatumPerRow) {
+  v1::QueryMetadata metadata;
+  metadata.add_columns()->mutable_type()->mutable_array_column_info()->mutable_type()
+      ->set_scalar_type(v1::SCALAR_TYPE_BIGINT);
+  v1::ColumnPage page;
+  page.set_row_count(2);
+  v1::ColumnValues* column = page.add_columns();
+  column->add_values()->mutable_array_value()->add_values()->set_bigint_value(7);
+  column->add_values()->set_null_value(true);
+  column->set_nulls(std::string(1, '\x02'));
+  auto rows = RowsFromColumns(metadata, page);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rows(0).ShortDebugString(),
+            "data { array_value { values { bigint_value: 7 } } }");
+  EXPECT_EQ(rows->rows(1).ShortDebugString(), "data { null_value: true }");
+
+  column->mutable_values()->RemoveLast();
+  EXPECT_FALSE(RowsFromColumns(metadata, page).ok());  // 1 value for 2 rows
+}
+
 TEST(ColumnPagesTest, APageThatDoesNotMatchItsColumnsIsAnError) {
   const std::pair<std::function<void(v1::ColumnPage&)>, const char*> cases[] = {
       {[](v1::ColumnPage& p) { p.mutable_columns()->RemoveLast(); }, "3 columns; the result has 4"},
