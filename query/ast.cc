@@ -18,6 +18,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->has_else = has_else;
   copy->quoted = quoted;
   copy->cast_type = cast_type;
+  copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();
   copy->subquery = subquery;  // resolved before anything clones (Planner::ResolveSubqueries)
   copy->height = height;
@@ -54,6 +55,11 @@ std::string Expr::ToString() const {
       return out;
     }
     case ExprKind::kSubquery: return "(SELECT ...)";
+    case ExprKind::kLambda: {
+      std::string params;
+      for (const std::string& p : lambda_params) params += (params.empty() ? "" : ", ") + p;
+      return StrCat(lambda_params.size() == 1 ? params : StrCat("(", params, ")"), " -> ", arg(0));
+    }
     case ExprKind::kExists: return negated ? "NOT EXISTS (SELECT ...)" : "EXISTS (SELECT ...)";
     case ExprKind::kCase: return "CASE";
     case ExprKind::kCast: return StrCat(name, "(", arg(0), " AS ", TypeName(cast_type), ")");

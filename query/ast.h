@@ -33,6 +33,7 @@ enum class ExprKind {
   kIsNull,    // args[0] IS NULL; negated for IS NOT NULL
   kSubquery,  // (SELECT ...) as a value: `subquery`
   kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS
+  kLambda,    // (lambda_params) -> args[0], an argument of filter, transform, reduce, ...
   // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..].
 };
 
@@ -50,6 +51,7 @@ struct Expr {
   bool quoted = false;  // a column written as "name"
   bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
   DataType cast_type = DataType::kUnknown;
+  std::vector<std::string> lambda_params;  // kLambda
   // f(...) OVER (...): a window function call.
   std::shared_ptr<WindowSpec> window;
   // kSubquery, kExists, kIn over a subquery. The planner runs it (it may not

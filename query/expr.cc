@@ -10,6 +10,7 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/checked_math.h"
+#include "query/lambdas.h"
 
 namespace strata::query {
 namespace {
@@ -210,6 +211,14 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
     if (e.bound.aggregate >= 0) return absl::OkStatus();
     return SqlError(sql, e.pos, StrCat("aggregate ", e.name, "() is not allowed here"));
   }
+  if (e.kind == ExprKind::kCall) {
+    const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+    if (f != nullptr && f->takes_lambdas) return BindLambdaCall(e, schema, sql);
+  }
+  if (e.kind == ExprKind::kLambda) {
+    return SqlError(sql, e.pos, "a lambda (x -> ...) is only an argument of filter, transform, "
+                                "reduce, any_match, all_match, none_match or zip_with");
+  }
   for (auto& a : e.args) {
     if (a->kind != ExprKind::kStar) RETURN_IF_ERROR(Bind(*a, schema, sql));
   }
@@ -278,6 +287,16 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
     }
     case ExprKind::kCall: {
       const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+      if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral) {
+        // r.name, rewritten by BindColumn (and bound again here by a rebind).
+        const std::vector<RowField>& fields = RowFields(e.args[0]->bound.type);
+        const int64_t index = e.args[1]->literal.i;
+        if (index >= 0 && index < static_cast<int64_t>(fields.size())) {
+          e.bound.function = f;
+          e.bound.type = fields[index].type;
+          return absl::OkStatus();
+        }
+      }
       if (f == nullptr) {
         return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
                                            DidYouMean(e.name, FunctionRegistry::Get().Names())));
@@ -381,6 +400,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
     case ExprKind::kExists:
       // The planner answers every subquery before binding (ResolveSubqueries).
       return SqlError(sql, e.pos, "a subquery is not allowed here");
+    case ExprKind::kLambda: break;  // refused above
   }
   return absl::OkStatus();
 }
@@ -545,6 +565,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
     }
     case ExprKind::kCall: {
       if (e.bound.aggregate >= 0) return row[e.bound.column];
+      if (e.bound.function->takes_lambdas) return EvalLambdaCall(e, row, context);
       std::vector<Datum> args;
       args.reserve(e.args.size());
       for (const auto& a : e.args) {
@@ -630,6 +651,8 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
     case ExprKind::kSubquery:
     case ExprKind::kExists:
       break;  // answered by the planner before binding
+    case ExprKind::kLambda:
+      break;  // evaluated by the call it is an argument of (EvalLambdaCall)
   }
   return Datum::Null();
 }

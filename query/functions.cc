@@ -14,6 +14,7 @@
 #include "common/utf8.h"
 #include "query/checked_math.h"
 #include "query/function_families.h"
+#include "query/lambdas.h"
 #include "query/regex_cache.h"
 
 namespace strata::query {
@@ -1054,6 +1055,7 @@ FunctionRegistry::FunctionRegistry() {
        [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});
   AddArrayFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
+  AddLambdaFunctions(&scalars_);
 }
 
 const FunctionRegistry& FunctionRegistry::Get() {

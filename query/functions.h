@@ -44,6 +44,8 @@ struct ScalarFunction {
   // Instead of eval, for functions whose value depends on the bound result
   // type (ARRAY[1, 2.5] makes doubles of both; row() names its fields).
   std::function<Datum(const std::vector<Datum>&, DataType result, const EvalContext&)> eval_typed;
+  // filter, transform, reduce, ...: bound and evaluated by query/lambdas.h.
+  bool takes_lambdas = false;
 };
 
 // Calls `f` (eval or eval_typed) on evaluated arguments; the result carries

@@ -856,6 +856,40 @@ class Parser {
     }
   }
 
+  // A function's argument: an expression, or a lambda `x -> ...` /
+  // `(s, x) -> ...`.
+  absl::StatusOr<ExprPtr> ParseArgument() {
+    const auto is_name = [](const Token& t) { return t.kind == TokenKind::kIdentifier && !IsReserved(t.text); };
+    const auto is_symbol = [](const Token& t, std::string_view s) {
+      return t.kind == TokenKind::kSymbol && t.text == s;
+    };
+    std::vector<std::string> params;
+    const Position pos = Peek().pos;
+    if (is_name(Peek()) && is_symbol(Peek(1), "->")) {
+      params.push_back(Next().text);
+    } else if (is_symbol(Peek(), "(")) {
+      int k = 1;
+      while (is_name(Peek(k)) && (is_symbol(Peek(k + 1), ",") || is_symbol(Peek(k + 1), ")"))) {
+        k += 2;
+        if (is_symbol(Peek(k - 1), ")")) break;
+      }
+      if (k > 1 && is_symbol(Peek(k - 1), ")") && is_symbol(Peek(k), "->")) {
+        Next();
+        for (int i = 1; i < k; i += 2) {
+          params.push_back(Next().text);
+          Next();  // , or )
+        }
+      }
+    }
+    if (params.empty()) return ParseExpr();
+    RETURN_IF_ERROR(ExpectSymbol("->"));
+    ExprPtr lambda = Make(ExprKind::kLambda, pos);
+    lambda->lambda_params = std::move(params);
+    ASSIGN_OR_RETURN(ExprPtr body, ParseExpr());
+    RETURN_IF_ERROR(Adopt(*lambda, std::move(body)));
+    return lambda;
+  }
+
   absl::StatusOr<ExprPtr> Literal(Position pos, Datum value) {
     ExprPtr e = Make(ExprKind::kLiteral, pos);
     e->literal = std::move(value);
@@ -1045,6 +1079,15 @@ class Parser {
         }
         return Literal(pos, Datum::Timestamp(*nanos));
       }
+      if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
+        // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
+        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
+        cast->cast_type = *TypeFromName(Next().text);
+        const Token& text = Next();
+        ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
+        RETURN_IF_ERROR(Adopt(*cast, std::move(value)));
+        return cast;
+      }
       if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
         Next();
         const Token& amount = Next();
@@ -1123,7 +1166,7 @@ class Parser {
       } else {
         if (AcceptWord("distinct")) call->distinct = true;
         do {
-          ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
+          ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
           RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));

@@ -763,6 +763,8 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     // group key becomes its column; other plain columns are errors.
     std::function<absl::Status(ExprPtr&)> rewrite = [&](ExprPtr& e) -> absl::Status {
       if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
+      // A lambda's body reads its parameters: bound with the call around it.
+      if (e->kind == ExprKind::kLambda) return absl::OkStatus();
       if (e->kind != ExprKind::kLiteral) {
         std::string text = e->ToString();
         for (size_t k = 0; k < key_text.size(); ++k) {

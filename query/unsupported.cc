@@ -13,8 +13,6 @@ struct Missing {
 
 constexpr Missing kMissing[] = {
     {"correlate_kendall", "Kendall's correlation"},
-    {"filter", "lambdas"}, {"transform", "lambdas"}, {"reduce", "lambdas"},
-    {"zip_with", "lambdas"}, {"any_match", "lambdas"}, {"all_match", "lambdas"},
 };
 
 }  // namespace

@@ -249,7 +249,9 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
       break;
     }
     case ExprKind::kCall:
-      if (e.bound.function != nullptr) return Call(e, batch, context);
+      if (e.bound.function != nullptr && !e.bound.function->takes_lambdas) {
+        return Call(e, batch, context);
+      }
       break;
     case ExprKind::kIsNull: {
       Vector v = EvalBatch(*e.args[0], batch, context);
