@@ -1,5 +1,6 @@
 #include "query/datum.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -18,6 +19,7 @@ struct Shape {
   DataType element = DataType::kUnknown;
   std::vector<RowField> fields;
   std::string name;
+  int depth = 1;  // ARRAY[1] is 1, ARRAY[ARRAY[1]] 2
 };
 
 // Interned composite shapes. A shape, once made, lives as long as the
@@ -34,7 +36,15 @@ class ShapeRegistry {
     return i < shapes_.size() ? shapes_[i].load(std::memory_order_acquire) : nullptr;
   }
 
+  int Depth(DataType type) const {
+    const Shape* shape = Find(type);
+    return shape ? shape->depth : 0;
+  }
+
   std::optional<DataType> Intern(Shape shape) {
+    for (const RowField& f : shape.fields) shape.depth = std::max(shape.depth, Depth(f.type) + 1);
+    shape.depth = std::max(shape.depth, Depth(shape.element) + 1);
+    if (shape.depth > kMaxTypeNesting) return std::nullopt;
     std::string key = StrCat(static_cast<int>(shape.kind), ":", static_cast<int>(shape.element));
     for (const RowField& f : shape.fields) {
       key += StrCat(":", f.name.size(), ":", f.name, ":", static_cast<int>(f.type));
@@ -95,9 +105,9 @@ std::optional<DataType> RowOf(std::vector<RowField> fields) {
 }
 
 std::string TooManyTypesMessage() {
-  return StrCat("the server already knows ", kMaxCompositeTypes,
-                " distinct array, row and timeseries types, its limit; restart it to start "
-                "afresh (row types with generated field names make new ones)");
+  return StrCat("arrays, rows and time series nest at most ", kMaxTypeNesting,
+                " deep, and a server knows at most ", kMaxCompositeTypes,
+                " distinct ones (restart it to start afresh)");
 }
 
 DataType ElementType(DataType type) {

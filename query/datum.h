@@ -17,7 +17,7 @@ namespace strata::query {
 // timeseries type is a code above kFirstComposite that names one interned
 // shape (ArrayOf, RowOf, TimeseriesOf): equal shapes get equal codes, so
 // types compare with == and travel through binding as one small value.
-enum class DataType : uint16_t {
+enum class DataType : uint32_t {
   kUnknown,  // the type of NULL
   kBoolean,
   kBigint,
@@ -38,16 +38,20 @@ struct RowField {
 // At most this many distinct composite shapes exist in one server's life
 // (each query's new shapes are interned for good): far more than queries
 // write, and a bound on what a client can make the server keep.
-inline constexpr size_t kMaxCompositeTypes = 20'000;
+inline constexpr size_t kMaxCompositeTypes = 200'000;
+// Arrays, rows and time series nest at most this deep (ARRAY[ARRAY[1]] is
+// 2): clients' protobuf parsers stop at 100 nested messages.
+inline constexpr int kMaxTypeNesting = 32;
 
 TypeKind KindOf(DataType type);
 inline bool IsComposite(DataType type) { return type >= DataType::kFirstComposite; }
-// nullopt once kMaxCompositeTypes shapes exist (the query fails with a
-// message saying so).
+// nullopt once kMaxCompositeTypes shapes exist or past kMaxTypeNesting
+// (the query fails with TooManyTypesMessage).
 std::optional<DataType> ArrayOf(DataType element);
 std::optional<DataType> TimeseriesOf(DataType value);
 std::optional<DataType> RowOf(std::vector<RowField> fields);
-// The error when ArrayOf, TimeseriesOf or RowOf return nullopt.
+// The error when ArrayOf, TimeseriesOf or RowOf return nullopt: too many
+// shapes, or nested too deep.
 std::string TooManyTypesMessage();
 // An array's element type, a timeseries' value type (kUnknown otherwise).
 DataType ElementType(DataType type);
