@@ -60,6 +60,13 @@ std::vector<QueryType> Suite() {
                         " GROUP BY hostname"},
       {"groupby-orderby-limit", "SELECT bin(time, 1m) AS minute, max(usage_user) FROM " + t +
                                     " WHERE time < now() GROUP BY 1 ORDER BY 1 DESC LIMIT 5"},
+      // Timestream's gap-filling sample over every host: 30 s bins of the
+      // last hour, a series per host filled every 15 s, unnested.
+      {"gapfill-all", "WITH binned AS (SELECT hostname, bin(time, 30s) AS t, avg(usage_user) AS u "
+                      "FROM " + t + " WHERE time >= ago(1h) GROUP BY 1, 2) "
+                      "SELECT hostname, time, value FROM (SELECT hostname, interpolate_linear("
+                      "create_time_series(t, u), sequence(min(t), max(t), 15s)) AS s FROM binned "
+                      "GROUP BY hostname) CROSS JOIN UNNEST(s) AS f(time, value)"},
   };
 }
 

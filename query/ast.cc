@@ -20,7 +20,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->cast_type = cast_type;
   copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();
-  copy->subquery = subquery;  // resolved before anything clones (Planner::ResolveSubqueries)
+  if (subquery) copy->subquery = subquery->Clone();  // each copy resolves its own
   copy->height = height;
   copy->bound = bound;
   return copy;
@@ -55,6 +55,7 @@ std::string Expr::ToString() const {
       return out;
     }
     case ExprKind::kSubquery: return "(SELECT ...)";
+    case ExprKind::kLookup: return "(correlated subquery)";
     case ExprKind::kLambda: {
       std::string params;
       for (const std::string& p : lambda_params) params += (params.empty() ? "" : ", ") + p;
@@ -112,6 +113,44 @@ std::string WindowSpec::ToString() const {
                   bound(frame->start), " AND ", bound(frame->end));
   }
   return out;
+}
+
+TableRef TableRef::Clone() const {
+  TableRef copy;
+  copy.pos = pos;
+  copy.database = database;
+  copy.table = table;
+  if (subquery) copy.subquery = subquery->Clone();
+  copy.alias = alias;
+  copy.join = join;
+  if (left) copy.left = std::make_unique<TableRef>(left->Clone());
+  if (right) copy.right = std::make_unique<TableRef>(right->Clone());
+  if (on) copy.on = on->Clone();
+  copy.using_columns = using_columns;
+  for (const ExprPtr& e : unnest) copy.unnest.push_back(e->Clone());
+  copy.with_ordinality = with_ordinality;
+  copy.column_aliases = column_aliases;
+  return copy;
+}
+
+std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
+  auto copy = std::make_unique<SelectStmt>();
+  for (const auto& [name, query] : with) copy->with.emplace_back(name, query->Clone());
+  copy->set_operation = set_operation;
+  copy->set_all = set_all;
+  if (set_left) copy->set_left = set_left->Clone();
+  if (set_right) copy->set_right = set_right->Clone();
+  copy->distinct = distinct;
+  for (const SelectItem& item : items) copy->items.push_back({item.expr->Clone(), item.alias});
+  if (from) copy->from = from->Clone();
+  if (where) copy->where = where->Clone();
+  for (const ExprPtr& g : group_by) copy->group_by.push_back(g->Clone());
+  if (having) copy->having = having->Clone();
+  for (const OrderItem& o : order_by) {
+    copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  }
+  copy->limit = limit;
+  return copy;
 }
 
 }  // namespace strata::query

@@ -17,6 +17,7 @@ struct AggregateFunction;
 struct SelectStmt;
 struct WindowSpec;
 struct InList;
+struct LookupTable;
 
 enum class ExprKind {
   kLiteral,   // literal
@@ -34,6 +35,7 @@ enum class ExprKind {
   kSubquery,  // (SELECT ...) as a value: `subquery`
   kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS
   kLambda,    // (lambda_params) -> args[0], an argument of filter, transform, reduce, ...
+  kLookup,    // a correlated subquery's answers by the outer values args[0..]: bound.lookup
   // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..].
 };
 
@@ -71,6 +73,7 @@ struct Expr {
     // kIn over many constants: their keys, looked up instead of compared
     // one by one (an IN (SELECT ...) can bring 100,000).
     std::shared_ptr<const InList> in_list;
+    std::shared_ptr<const LookupTable> lookup;  // kLookup
   } bound;
 
   std::unique_ptr<Expr> Clone() const;
@@ -99,6 +102,8 @@ struct TableRef {
   std::vector<ExprPtr> unnest;
   bool with_ordinality = false;
   std::vector<std::string> column_aliases;
+
+  TableRef Clone() const;
 };
 
 struct SelectItem {
@@ -153,6 +158,8 @@ struct SelectStmt {
   ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
+
+  std::unique_ptr<SelectStmt> Clone() const;
 };
 
 struct Statement {

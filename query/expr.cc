@@ -401,6 +401,9 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       // The planner answers every subquery before binding (ResolveSubqueries).
       return SqlError(sql, e.pos, "a subquery is not allowed here");
     case ExprKind::kLambda: break;  // refused above
+    case ExprKind::kLookup:
+      e.bound.type = e.bound.lookup->type;
+      return absl::OkStatus();
   }
   return absl::OkStatus();
 }
@@ -653,6 +656,16 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       break;  // answered by the planner before binding
     case ExprKind::kLambda:
       break;  // evaluated by the call it is an argument of (EvalLambdaCall)
+    case ExprKind::kLookup: {
+      std::string key;
+      for (const ExprPtr& a : e.args) {
+        Datum v = Eval(*a, row, context);
+        if (v.null) return e.bound.lookup->otherwise;
+        AppendKey(v, &key);
+      }
+      auto it = e.bound.lookup->values.find(key);
+      return it == e.bound.lookup->values.end() ? e.bound.lookup->otherwise : it->second;
+    }
   }
   return Datum::Null();
 }

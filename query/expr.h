@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "query/ast.h"
 #include "query/datum.h"
@@ -24,6 +25,14 @@ struct ColumnInfo {
 };
 using Schema = std::vector<ColumnInfo>;
 using Row = std::vector<Datum>;
+
+// A correlated subquery's answers (ExprKind::kLookup), by the outer values
+// its WHERE equates with its own: AppendKey of each, in order.
+struct LookupTable {
+  absl::flat_hash_map<std::string, Datum> values;
+  Datum otherwise;  // where no row matches, or an outer value is NULL
+  DataType type = DataType::kUnknown;
+};
 
 // The memory a row holds (its datums and their strings), for the query
 // memory budgets.

@@ -259,9 +259,9 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          const int64_t start = Position(a[1].i, v.size());
          std::vector<Datum> out;
          if (start >= 0) {
-           const auto end = static_cast<size_t>(
-               std::min<int64_t>(static_cast<int64_t>(v.size()), start + std::min<int64_t>(a[2].i, static_cast<int64_t>(v.size()))));
-           out.assign(v.begin() + start, v.begin() + static_cast<int64_t>(end));
+           const int64_t available = static_cast<int64_t>(v.size()) - start;
+           const int64_t length = std::min(a[2].i, available);
+           out.assign(v.begin() + start, v.begin() + start + length);
          }
          return ArrayOfValues(a[0].type, std::move(out));
        }});

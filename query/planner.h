@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,7 +77,11 @@ class Planner {
   // Runs the uncorrelated subqueries in the statement's expressions and puts
   // their answers in their place (a value, an IN list, EXISTS' boolean).
   absl::Status ResolveSubqueries(SelectStmt& select);
-  absl::Status ResolveSubqueries(Expr& expr);
+  // `outer`: the names of the outer query's FROM items.
+  absl::Status ResolveSubqueries(Expr& expr, const std::set<std::string>& outer);
+  // A correlated subquery as a lookup table (false: it is not correlated).
+  absl::StatusOr<bool> Decorrelate(Expr& expr, SelectStmt& query,
+                                   const std::set<std::string>& outer);
   // Binds a WHERE condition and refuses one that is not boolean.
   absl::Status BindWhere(Expr& where, const Schema& schema);
 

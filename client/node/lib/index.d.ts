@@ -1,8 +1,13 @@
 // Types of @strata/client (lib/index.js).
 
 export type Value = null | boolean | number | bigint | string | Date;
-/** A result cell: BIGINT, TIMESTAMP (ns since the epoch) and INTERVAL (ns) are bigint. */
-export type Cell = null | boolean | number | bigint | string | Cell[];
+/**
+ * A result cell: BIGINT, TIMESTAMP (ns since the epoch) and INTERVAL (ns) are bigint; arrays
+ * and rows are arrays, a time series a list of points.
+ */
+export type Cell = null | boolean | number | bigint | string | Cell[] | TimeSeriesPoint[];
+/** A point of a time series: nanoseconds since the epoch and its value. */
+export interface TimeSeriesPoint { time: bigint; value: Cell }
 export type Row = Cell[];
 
 export interface ClientOptions {
