@@ -112,6 +112,8 @@ absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view mes
 
 bool CanFail(const Expr& expr) {
   if (expr.kind == ExprKind::kCast && expr.name != "try_cast") return true;
+  // || fails past kMaxTextBytes.
+  if (expr.kind == ExprKind::kBinary && expr.name == "||") return true;
   // 64-bit integer arithmetic fails on overflow (checked_math.h).
   const bool integer = expr.bound.type == DataType::kBigint ||
                        expr.bound.type == DataType::kTimestamp ||
@@ -559,6 +561,10 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       }
       if (op == "||") {
         if (a.null || b.null) return Datum::Null(DataType::kVarchar);
+        if (a.s.size() + b.s.size() > kMaxTextBytes) {
+          if (context.error.empty()) context.error = TextTooLongMessage("||");
+          return Datum::Null(DataType::kVarchar);
+        }
         return Datum::Varchar(a.s + b.s);
       }
       if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {

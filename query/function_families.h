@@ -29,6 +29,8 @@ absl::StatusOr<DataType> Interned(std::optional<DataType> type);
 // with DOUBLE, the one type otherwise; an error when they cannot share one.
 absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types,
                                            std::string_view signature);
+// Records a query error (the first one wins) and answers NULL of `type`.
+Datum FailQuery(const EvalContext& context, std::string message, DataType type);
 // `d` as `to` where `to` is DOUBLE and `d` a number; unchanged otherwise.
 Datum CoerceTo(const Datum& d, DataType to);
 // The most values one array or timeseries holds; more fails the query.

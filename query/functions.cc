@@ -53,6 +53,16 @@ Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataTy
   return out;
 }
 
+Datum FailQuery(const EvalContext& context, std::string message, DataType type) {
+  if (context.error.empty()) context.error = std::move(message);
+  return Datum::Null(type);
+}
+
+std::string TextTooLongMessage(std::string_view what) {
+  return StrCat(what, " would make a text of more than ", kMaxTextBytes >> 20,
+                " MiB, the most a query computes");
+}
+
 absl::StatusOr<DataType> Interned(std::optional<DataType> type) {
   if (!type) return absl::ResourceExhaustedError(TooManyTypesMessage());
   return *type;
@@ -926,24 +936,42 @@ FunctionRegistry::FunctionRegistry() {
          }
          return DataType::kVarchar;
        },
-       [](const Args& a, const EvalContext&) {
+       [](const Args& a, const EvalContext& c) {
          std::string out;
+         size_t size = 0;
+         for (const Datum& d : a) size += d.s.size();
+         if (size > kMaxTextBytes) {
+           if (c.error.empty()) c.error = TextTooLongMessage("concat()");
+           return Datum::Null(DataType::kVarchar);
+         }
          for (const Datum& d : a) out += d.s;
          return Datum::Varchar(std::move(out));
        }});
+  scalars_.back().can_fail = true;
   add({"replace", "replace(varchar, search [, replacement]) -> varchar",
        "Replaces every occurrence of search (with '' when no replacement is given).",
        Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr, "replace(varchar, varchar [, varchar])", 1),
-       [](const Args& a, const EvalContext&) {
-         std::string s = a[0].s;
+       [](const Args& a, const EvalContext& c) {
+         const std::string& s = a[0].s;
          const std::string& from = a[1].s;
-         std::string to = a.size() > 2 ? a[2].s : "";
+         const std::string to = a.size() > 2 ? a[2].s : "";
          if (from.empty()) return Datum::Varchar(s);
-         for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
-           s.replace(p, from.size(), to);
+         // One pass into a new string (replacing in place moved the tail
+         // once per match), refusing a result past kMaxTextBytes.
+         std::string out;
+         size_t start = 0;
+         for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, start)) {
+           if (out.size() + (p - start) + to.size() > kMaxTextBytes) {
+             if (c.error.empty()) c.error = TextTooLongMessage("replace()");
+             return Datum::Null(DataType::kVarchar);
+           }
+           out.append(s, start, p - start).append(to);
+           start = p + from.size();
          }
-         return Datum::Varchar(std::move(s));
+         out.append(s, start, std::string::npos);
+         return Datum::Varchar(std::move(out));
        }});
+  scalars_.back().can_fail = true;
   for (auto [name, left, right] : {std::tuple{"trim", true, true}, std::tuple{"ltrim", true, false},
                                    std::tuple{"rtrim", false, true}}) {
     add({name, StrCat(name, "(varchar) -> varchar"), "Removes leading and/or trailing spaces.",

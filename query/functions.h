@@ -25,6 +25,13 @@ struct EvalContext {
   mutable std::string error;
 };
 
+// The longest text a query computes (||, concat, replace, array_join): a
+// fold such as reduce(..., (s, x) -> s || s, ...) doubles its text per
+// element, so without a bound one short query could take the server's memory.
+inline constexpr size_t kMaxTextBytes = 16 << 20;
+// The query error for text past kMaxTextBytes, naming what made it.
+std::string TextTooLongMessage(std::string_view what);
+
 struct ScalarFunction {
   std::string name;
   std::string signature;  // e.g. "bin(timestamp, interval) -> timestamp"

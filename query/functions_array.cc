@@ -16,11 +16,6 @@ using Args = std::vector<Datum>;
 bool IsArray(DataType t) { return KindOf(t) == TypeKind::kArray; }
 bool IsArrayOrNull(DataType t) { return t == DataType::kUnknown || IsArray(t); }
 
-// Records a query error (the first one wins) and answers NULL.
-Datum Fail(const EvalContext& context, std::string message, DataType type) {
-  if (context.error.empty()) context.error = std::move(message);
-  return Datum::Null(type);
-}
 
 Datum ArrayOfValues(DataType type, std::vector<Datum> values) {
   return Datum::Composite(type, std::move(values));
@@ -103,7 +98,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        [](const Args& a, const EvalContext& c) {
          const std::vector<Datum>& v = a[0].items();
          if (a[1].i < 1 || a[1].i > static_cast<int64_t>(v.size())) {
-           return Fail(c, StrCat("Array subscript ", a[1].i, " is out of bounds: the array has ",
+           return FailQuery(c, StrCat("Array subscript ", a[1].i, " is out of bounds: the array has ",
                                  v.size(), " elements (indexes start at 1; element_at gives "
                                            "NULL instead)"),
                        ElementType(a[0].type));
@@ -122,7 +117,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }),
        [](const Args& a, const EvalContext& c) {
          if (a[1].i == 0) {
-           return Fail(c, "element_at(): SQL array indices start at 1", ElementType(a[0].type));
+           return FailQuery(c, "element_at(): SQL array indices start at 1", ElementType(a[0].type));
          }
          const std::vector<Datum>& v = a[0].items();
          const int64_t p = Position(a[1].i, v.size());
@@ -183,7 +178,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
                  }
                  return kStr;
                }),
-       [](const Args& a, const EvalContext&) {
+       [](const Args& a, const EvalContext& c) {
          std::string out;
          bool first = true;
          for (const Datum& e : a[0].items()) {
@@ -191,9 +186,13 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
            if (!first) out += a[1].s;
            out += e.null ? a[2].s : e.ToString();
            first = false;
+           if (out.size() > kMaxTextBytes) {
+             return FailQuery(c, TextTooLongMessage("array_join()"), DataType::kVarchar);
+           }
          }
          return Datum::Varchar(std::move(out));
        }});
+  scalars->back().can_fail = true;
 
   add({"array_sort", "array_sort(array) -> array",
        "The elements in ascending order, NULLs last.",
@@ -253,8 +252,8 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          return t[0];
        }),
        [](const Args& a, const EvalContext& c) {
-         if (a[1].i == 0) return Fail(c, "slice(): SQL array indices start at 1", a[0].type);
-         if (a[2].i < 0) return Fail(c, "slice(): the length must not be negative", a[0].type);
+         if (a[1].i == 0) return FailQuery(c, "slice(): SQL array indices start at 1", a[0].type);
+         if (a[2].i < 0) return FailQuery(c, "slice(): the length must not be negative", a[0].type);
          const std::vector<Datum>& v = a[0].items();
          const int64_t start = Position(a[1].i, v.size());
          std::vector<Datum> out;
@@ -282,7 +281,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          for (const Datum& inner : a[0].items()) {
            const std::vector<Datum>& v = inner.items();
            if (out.size() + v.size() > kMaxNestedValues) {
-             return Fail(c, StrCat("flatten(): more than ", kMaxNestedValues,
+             return FailQuery(c, StrCat("flatten(): more than ", kMaxNestedValues,
                                    " elements, the most one array holds"), type);
            }
            out.insert(out.end(), v.begin(), v.end());

@@ -24,10 +24,6 @@ bool IsTimestampArray(DataType t) {
           (ElementType(t) == DataType::kTimestamp || ElementType(t) == DataType::kUnknown));
 }
 
-Datum Fail(const EvalContext& context, std::string message, DataType type) {
-  if (context.error.empty()) context.error = std::move(message);
-  return Datum::Null(type);
-}
 
 struct Points {
   const std::vector<int64_t>& times;
@@ -260,13 +256,13 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
          const int64_t start = a[0].i, stop = a[1].i;
          const int64_t step = a.size() == 3 ? a[2].i : (start <= stop ? 1 : -1);
          if (step == 0 || (start < stop && step < 0) || (start > stop && step > 0)) {
-           return Fail(c, "sequence(): the step must go from start towards stop (and not be 0)",
+           return FailQuery(c, "sequence(): the step must go from start towards stop (and not be 0)",
                        DataType::kUnknown);
          }
          // The count in 128 bits: a span of the whole int64 range must not wrap.
          const __int128 count = (static_cast<__int128>(stop) - start) / step + 1;
          if (count > static_cast<__int128>(kMaxSequence)) {
-           return Fail(c, StrCat("sequence(): ", static_cast<int64_t>(std::min<__int128>(count, INT64_MAX)),
+           return FailQuery(c, StrCat("sequence(): ", static_cast<int64_t>(std::min<__int128>(count, INT64_MAX)),
                                  " values is more than 10,000; use a larger step or a shorter "
                                  "range"),
                        DataType::kUnknown);
@@ -351,7 +347,7 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
          nullptr});
     scalars->back().eval_typed = [nn = non_negative](const Args& a, DataType result,
                                                      const EvalContext& c) {
-      if (a[1].i <= 0) return Fail(c, "derivative_linear(): the interval must be positive", result);
+      if (a[1].i <= 0) return FailQuery(c, "derivative_linear(): the interval must be positive", result);
       const Points p = PointsOf(a[0]);
       std::vector<int64_t> times;
       std::vector<Datum> values;
@@ -383,7 +379,7 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
        },
        [](const Args& a, const EvalContext& c) {
          const double unit = a.size() == 2 ? static_cast<double>(a[1].i) : kSecond;
-         if (unit <= 0) return Fail(c, "integral_trapezoidal(): the interval must be positive", kDbl);
+         if (unit <= 0) return FailQuery(c, "integral_trapezoidal(): the interval must be positive", kDbl);
          const Points p = PointsOf(a[0]);
          if (p.size() == 0) return Datum::Null(kDbl);
          double area = 0;
@@ -411,7 +407,7 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
          [n = std::string(name), s = spearman](const Args& a, const EvalContext& c) {
            const Points p = PointsOf(a[0]), q = PointsOf(a[1]);
            if (p.times != q.times) {
-             return Fail(c, StrCat(n, "(): both time series must have the same timestamps; "
+             return FailQuery(c, StrCat(n, "(): both time series must have the same timestamps; "
                                       "interpolate one at the other's times first"),
                          kDbl);
            }
