@@ -17,6 +17,8 @@ absl::StatusOr<int> ValueCount(const v1::ColumnValues& column, v1::ScalarType ty
     case v1::SCALAR_TYPE_INTEGER:
     case v1::SCALAR_TYPE_TIMESTAMP:
     case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND:
+    case v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH:
+    case v1::SCALAR_TYPE_DATE:
     case v1::SCALAR_TYPE_TIME: return column.ints_size();
     default:
       return absl::UnimplementedError(absl::StrCat("a type columnar pages do not carry (",
@@ -32,6 +34,8 @@ void SetValue(const v1::ColumnValues& column, v1::ScalarType type, int r, v1::Da
     case v1::SCALAR_TYPE_TIMESTAMP: d->set_timestamp_value(column.ints(r)); break;
     case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND:
     case v1::SCALAR_TYPE_TIME: d->set_interval_nanos_value(column.ints(r)); break;
+    case v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH: d->set_interval_months_value(column.ints(r)); break;
+    case v1::SCALAR_TYPE_DATE: d->set_date_value(static_cast<int32_t>(column.ints(r))); break;
     default: d->set_bigint_value(column.ints(r)); break;  // BIGINT, INTEGER
   }
 }

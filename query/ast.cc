@@ -34,6 +34,11 @@ std::string Expr::ToString() const {
       if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
       if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
       if (literal.type == DataType::kInterval) return StrCat(literal.i, "ns");
+      if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");
+      if (literal.type == DataType::kTime) return StrCat("TIME '", literal.ToString(), "'");
+      if (literal.type == DataType::kIntervalYearToMonth) {
+        return StrCat("INTERVAL '", literal.i, "' MONTH");
+      }
       return literal.ToString();
     case ExprKind::kColumn: return qualifier.empty() ? name : StrCat(qualifier, ".", name);
     case ExprKind::kStar: return "*";
@@ -109,7 +114,9 @@ std::string WindowSpec::ToString() const {
       }
       return "?";
     };
-    out += StrCat(out.empty() ? "" : " ", frame->rows ? "ROWS" : "RANGE", " BETWEEN ",
+    out += StrCat(out.empty() ? "" : " ", frame->unit == WindowFrame::Unit::kRows     ? "ROWS"
+                                      : frame->unit == WindowFrame::Unit::kGroups ? "GROUPS"
+                                                                                  : "RANGE", " BETWEEN ",
                   bound(frame->start), " AND ", bound(frame->end));
   }
   return out;
@@ -127,6 +134,7 @@ TableRef TableRef::Clone() const {
   if (right) copy.right = std::make_unique<TableRef>(right->Clone());
   if (on) copy.on = on->Clone();
   copy.using_columns = using_columns;
+  copy.natural = natural;
   for (const ExprPtr& e : unnest) copy.unnest.push_back(e->Clone());
   copy.with_ordinality = with_ordinality;
   copy.column_aliases = column_aliases;

@@ -96,6 +96,9 @@ struct TableRef {
   std::unique_ptr<TableRef> left, right;
   ExprPtr on;
   std::vector<std::string> using_columns;
+  // NATURAL JOIN: USING the names both sides have, filled when the sides'
+  // columns are known (none in common: a cross join).
+  bool natural = false;
   // UNNEST(unnest...) [WITH ORDINALITY] alias(column_aliases...): the rows
   // of arrays or time series. Its arguments may read the columns of the
   // items joined before it (CROSS JOIN UNNEST(t.series)).
@@ -117,16 +120,19 @@ struct OrderItem {
   std::optional<bool> nulls_first;
 };
 
-// The frame of a window: ROWS or RANGE BETWEEN start AND end.
+// The frame of a window: ROWS, RANGE or GROUPS BETWEEN start AND end.
 struct FrameBound {
   enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   Kind kind = Kind::kCurrentRow;
-  int64_t offset = 0;  // kPreceding / kFollowing of ROWS: rows
+  int64_t offset = 0;  // kPreceding / kFollowing of ROWS and GROUPS: rows or peer groups
   Datum value;         // kPreceding / kFollowing: the literal (RANGE: a distance in ORDER BY's units)
   Position pos;
 };
 struct WindowFrame {
-  bool rows = false;  // ROWS; otherwise RANGE
+  // ROWS counts rows, RANGE measures the ORDER BY key, GROUPS counts peer
+  // groups (rows equal in every ORDER BY key).
+  enum class Unit { kRows, kRange, kGroups };
+  Unit unit = Unit::kRange;
   FrameBound start, end;
 };
 

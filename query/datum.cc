@@ -152,6 +152,9 @@ std::string_view TypeName(DataType type) {
     case DataType::kVarchar: return "varchar";
     case DataType::kTimestamp: return "timestamp";
     case DataType::kInterval: return "interval day to second";
+    case DataType::kDate: return "date";
+    case DataType::kTime: return "time";
+    case DataType::kIntervalYearToMonth: return "interval year to month";
   }
   return "unknown";
 }
@@ -159,6 +162,34 @@ std::string_view TypeName(DataType type) {
 bool IsNumeric(DataType t) { return t == DataType::kBigint || t == DataType::kDouble; }
 
 std::string FormatTimestamp(int64_t nanos) { return FormatSqlTimestamp(nanos); }
+
+int64_t DateOfTimestamp(int64_t nanos) {
+  return nanos / kNanosPerDay - (nanos % kNanosPerDay < 0 ? 1 : 0);
+}
+
+std::optional<Datum> ParseDate(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text.size() != 10) return std::nullopt;
+  std::optional<int64_t> nanos = ParseTimestamp(text);
+  if (!nanos) return std::nullopt;
+  Datum date = Datum::Date(DateOfTimestamp(*nanos));
+  // ParseTimestamp rolls 2024-02-30 over into March: a date must name its day.
+  if (date.ToString() != text) return std::nullopt;
+  return date;
+}
+
+std::optional<Datum> ParseTime(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  // A time of day alone: digits, colons and a fraction (no date, no zone).
+  if (text.size() < 5 || text.find_first_not_of("0123456789:.") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::optional<int64_t> nanos = ParseTimestamp(StrCat("1970-01-01 ", text));
+  if (!nanos || *nanos < 0 || *nanos >= kNanosPerDay) return std::nullopt;
+  return Datum::Time(*nanos);
+}
 
 std::string Datum::ToString() const {
   if (null) return "NULL";
@@ -207,6 +238,12 @@ std::string Datum::ToString() const {
       int64_t h = v / 3'600'000'000'000, m = v / 60'000'000'000 % 60, sec = v / 1'000'000'000 % 60;
       return fmt::format("{}{} {:02}:{:02}:{:02}.{:09}", i < 0 ? "-" : "", days, h, m, sec,
                          v % 1'000'000'000);
+    }
+    case DataType::kDate: return FormatSqlTimestamp(i * kNanosPerDay).substr(0, 10);
+    case DataType::kTime: return FormatSqlTimestamp(i).substr(11);
+    case DataType::kIntervalYearToMonth: {
+      const int64_t months = i < 0 ? -i : i;
+      return fmt::format("{}{}-{}", i < 0 ? "-" : "", months / 12, months % 12);
     }
     case DataType::kUnknown:
     case DataType::kFirstComposite: break;

@@ -1,6 +1,7 @@
 // Values as the query engine computes with them: SQL types with NULL.
-// TIMESTAMP is nanoseconds since the Unix epoch (UTC); INTERVAL is a
-// nanosecond duration.
+// TIMESTAMP is nanoseconds since the Unix epoch (UTC); INTERVAL (day to
+// second) is a nanosecond duration; DATE is days since the epoch; TIME is
+// nanoseconds since midnight; INTERVAL YEAR TO MONTH is a count of months.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,9 @@ enum class DataType : uint32_t {
   kVarchar,
   kTimestamp,
   kInterval,
+  kDate,
+  kTime,
+  kIntervalYearToMonth,
   kFirstComposite = 32,
 };
 
@@ -73,7 +77,7 @@ struct NestedValue {
 struct Datum {
   DataType type = DataType::kUnknown;
   bool null = true;
-  int64_t i = 0;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, INTERVAL
+  int64_t i = 0;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, the intervals, DATE, TIME
   double d = 0;    // DOUBLE
   std::string s;   // VARCHAR
   std::shared_ptr<const NestedValue> nested;  // arrays, rows, timeseries
@@ -89,6 +93,11 @@ struct Datum {
     return {.type = DataType::kTimestamp, .null = false, .i = ns};
   }
   static Datum Interval(int64_t ns) { return {.type = DataType::kInterval, .null = false, .i = ns}; }
+  static Datum Date(int64_t days) { return {.type = DataType::kDate, .null = false, .i = days}; }
+  static Datum Time(int64_t ns) { return {.type = DataType::kTime, .null = false, .i = ns}; }
+  static Datum Months(int64_t months) {
+    return {.type = DataType::kIntervalYearToMonth, .null = false, .i = months};
+  }
   // An array or row of `values`, or a timeseries with `times`.
   static Datum Composite(DataType type, std::vector<Datum> values,
                          std::vector<int64_t> times = {});
@@ -117,5 +126,18 @@ void AppendKey(const Datum& d, std::string* out);
 
 // "2021-12-01 19:00:00.000000000".
 std::string FormatTimestamp(int64_t nanos);
+
+inline constexpr int64_t kNanosPerDay = 86'400LL * 1'000'000'000;
+
+// The day of a timestamp (days since the epoch, rounded down) and the
+// timestamp of a day's midnight. Every DATE comes from the range of
+// timestamps, so the midnight of one is always representable.
+int64_t DateOfTimestamp(int64_t nanos);
+inline int64_t MidnightOf(int64_t days) { return days * kNanosPerDay; }
+// 'YYYY-MM-DD' as a DATE; nullopt for other text or a day outside the
+// range of timestamps.
+std::optional<Datum> ParseDate(std::string_view text);
+// 'HH:MM[:SS[.fffffffff]]' as a TIME; nullopt otherwise.
+std::optional<Datum> ParseTime(std::string_view text);
 
 }  // namespace strata::query

@@ -9,6 +9,7 @@
 #include "common/suggest.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "query/calendar.h"
 #include "query/checked_math.h"
 #include "query/lambdas.h"
 
@@ -20,6 +21,24 @@ using ExprKind = ExprKind;
 DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
   if (a == DataType::kUnknown) a = b;
   if (b == DataType::kUnknown) b = a;
+  const bool additive = op == "+" || op == "-";
+  const DataType kMonths = DataType::kIntervalYearToMonth;
+  // A date or a timestamp moved by a duration or by months keeps its type;
+  // a time of day moves by a duration (and wraps at midnight).
+  for (DataType point : {DataType::kDate, DataType::kTimestamp, DataType::kTime}) {
+    const bool by_months = point != DataType::kTime;
+    if (additive && a == point && (b == DataType::kInterval || (by_months && b == kMonths))) {
+      return point;
+    }
+    if (op == "+" && b == point && (a == DataType::kInterval || (by_months && a == kMonths))) {
+      return point;
+    }
+  }
+  if (additive && a == kMonths && b == kMonths) return kMonths;
+  if (op == "*" && ((a == kMonths && b == DataType::kBigint) || (a == DataType::kBigint && b == kMonths))) {
+    return kMonths;
+  }
+  if (IsCalendarType(a) || IsCalendarType(b)) return DataType::kUnknown;
   if (op == "-" && a == DataType::kTimestamp && b == DataType::kTimestamp) return DataType::kInterval;
   if ((op == "+" || op == "-") && a == DataType::kTimestamp && b == DataType::kInterval) {
     return DataType::kTimestamp;
@@ -193,6 +212,18 @@ absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sq
       return absl::OkStatus();
     }
   }
+  if ((other == DataType::kDate || other == DataType::kTime) && !e.literal.null) {
+    const bool date = other == DataType::kDate;
+    std::optional<Datum> value = date ? ParseDate(e.literal.s) : ParseTime(e.literal.s);
+    if (!value) {
+      return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a ",
+                                         date ? "date; write '2023-05-17'"
+                                              : "time of day; write '20:54:39'"));
+    }
+    e.literal = *std::move(value);
+    e.bound.type = other;
+    return absl::OkStatus();
+  }
   if (other != DataType::kTimestamp || e.literal.null) return absl::OkStatus();
   std::optional<int64_t> nanos = ParseTimestamp(e.literal.s);
   if (!nanos) {
@@ -203,6 +234,52 @@ absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sq
   e.bound.type = DataType::kTimestamp;
   return absl::OkStatus();
 }
+
+namespace {
+
+// Wraps a bound expression in CAST(... AS to): Presto's implicit coercions.
+void ImplicitCast(ExprPtr& e, DataType to) {
+  auto cast = std::make_unique<Expr>();
+  cast->kind = ExprKind::kCast;
+  cast->pos = e->pos;
+  cast->name = "cast";
+  cast->cast_type = to;
+  cast->bound.type = to;
+  cast->height = e->height + 1;
+  cast->args.push_back(std::move(e));
+  e = std::move(cast);
+}
+
+// A DATE compared with a TIMESTAMP is its midnight: CAST the DATE sides of
+// `operands` when any of them is a TIMESTAMP.
+void CoerceDatesToTimestamps(std::vector<ExprPtr*> operands) {
+  const bool timestamps = std::any_of(operands.begin(), operands.end(), [](ExprPtr* e) {
+    return (*e)->bound.type == DataType::kTimestamp;
+  });
+  if (!timestamps) return;
+  for (ExprPtr* e : operands) {
+    if ((*e)->bound.type == DataType::kDate) ImplicitCast(*e, DataType::kTimestamp);
+  }
+}
+
+// Casts Presto refuses: calendar values to and from numbers and booleans,
+// and between the kinds of time that do not convert (a time of day to a
+// date, an interval to anything but text).
+bool CastAllowed(DataType from, DataType to) {
+  if (from == to || from == DataType::kUnknown || to == DataType::kVarchar ||
+      from == DataType::kVarchar) {
+    return true;
+  }
+  switch (to) {
+    case DataType::kDate:
+    case DataType::kTime: return from == DataType::kTimestamp;
+    case DataType::kTimestamp: return from == DataType::kDate || from == DataType::kBigint;
+    case DataType::kIntervalYearToMonth: return false;
+    default: return !IsCalendarType(from);
+  }
+}
+
+}  // namespace
 
 absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
   // Pre-bound: a group key's column, a window function's slot.
@@ -241,7 +318,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
         e.bound.type = DataType::kBoolean;
       } else {
         if (!IsNumeric(arg_type(0)) && arg_type(0) != DataType::kInterval &&
-            arg_type(0) != DataType::kUnknown) {
+            arg_type(0) != DataType::kIntervalYearToMonth && arg_type(0) != DataType::kUnknown) {
           return TypeError(sql, e, StrCat("cannot negate a ", TypeName(arg_type(0))));
         }
         e.bound.type = arg_type(0);
@@ -261,6 +338,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
                  op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
+        CoerceDatesToTimestamps({&e.args[0], &e.args[1]});
         a = arg_type(0);
         b = arg_type(1);
         if (!Comparable(a, b)) {
@@ -307,6 +385,17 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       std::vector<DataType> types;
       for (const auto& a : e.args) types.push_back(a->bound.type);
       auto type = f->bind(types);
+      if (!type.ok() && std::find(types.begin(), types.end(), DataType::kDate) != types.end()) {
+        // A function of timestamps takes a DATE as its midnight.
+        std::vector<DataType> widened = types;
+        std::replace(widened.begin(), widened.end(), DataType::kDate, DataType::kTimestamp);
+        if (auto retried = f->bind(widened); retried.ok()) {
+          for (ExprPtr& a : e.args) {
+            if (a->bound.type == DataType::kDate) ImplicitCast(a, DataType::kTimestamp);
+          }
+          type = retried;
+        }
+      }
       if (!type.ok()) {
         return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
       }
@@ -350,12 +439,20 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
            RowFields(from).size() != RowFields(to).size())) {
         return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
       }
+      if (!IsComposite(from) && !IsComposite(to) && !CastAllowed(from, to)) {
+        return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+      }
       e.bound.type = to;
       return absl::OkStatus();
     }
-    case ExprKind::kIn:
+    case ExprKind::kIn: {
+      std::vector<ExprPtr*> operands;
+      for (ExprPtr& a : e.args) operands.push_back(&a);
       for (size_t i = 1; i < e.args.size(); ++i) {
         RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
+      }
+      CoerceDatesToTimestamps(std::move(operands));
+      for (size_t i = 1; i < e.args.size(); ++i) {
         if (!Comparable(arg_type(0), arg_type(i))) {
           return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
                                                    " but the tested value is ",
@@ -380,9 +477,11 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
         e.bound.in_list = std::move(list);
       }
       return absl::OkStatus();
+    }
     case ExprKind::kBetween:
       RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], arg_type(0), sql));
       RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[2], arg_type(0), sql));
+      CoerceDatesToTimestamps({&e.args[0], &e.args[1], &e.args[2]});
       if (!Comparable(arg_type(0), arg_type(1)) || !Comparable(arg_type(0), arg_type(2))) {
         return TypeError(sql, e, "BETWEEN bounds must have the type of the tested value");
       }
@@ -412,9 +511,61 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
 
 namespace {
 
+// + and - of dates, times of day and timestamps with intervals, and of
+// INTERVAL YEAR TO MONTH values (ArithmeticType's calendar cases). Months
+// go through the civil calendar; a date moves by whole days only.
+Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
+                         const EvalContext& context) {
+  auto fail = [&](std::string message) {
+    if (context.error.empty()) context.error = std::move(message);
+    return Datum::Null(type);
+  };
+  auto out_of_range = [&] {
+    return fail(StrCat(a.ToString(), " ", op, " ", b.ToString(), " is outside the range of ",
+                       type == DataType::kDate ? "dates" : "timestamps",
+                       " (1677-09-21 to 2262-04-11)"));
+  };
+  if (type == DataType::kIntervalYearToMonth) {
+    std::optional<int64_t> months = CheckedIntegerOp(op, a.i, b.i);
+    if (!months || *months > kMaxCalendarMonths || *months < -kMaxCalendarMonths) {
+      return fail(StrCat(a.ToString(), " ", op, " ", b.ToString(), " is more than ",
+                         kMaxCalendarMonths / 12, " years"));
+    }
+    return Datum::Months(*months);
+  }
+  // The point in time (date, time or timestamp) and the signed interval.
+  const bool point_first = a.type == type;
+  const Datum& point = point_first ? a : b;
+  const Datum& by = point_first ? b : a;
+  const int64_t sign = op == '-' ? -1 : 1;
+  if (type == DataType::kTime) {
+    const int64_t step = by.i % kNanosPerDay * sign;
+    return Datum::Time(((point.i + step) % kNanosPerDay + kNanosPerDay) % kNanosPerDay);
+  }
+  const int64_t start = type == DataType::kDate ? MidnightOf(point.i) : point.i;
+  std::optional<int64_t> moved;
+  if (by.type == DataType::kIntervalYearToMonth) {
+    moved = AddMonths(start, by.i * sign);
+  } else {
+    if (type == DataType::kDate && by.i % kNanosPerDay != 0) {
+      return fail(StrCat("cannot add ", by.ToString(), " to the date ", point.ToString(),
+                         ": a date moves by whole days; CAST it to timestamp first"));
+    }
+    std::optional<int64_t> step = CheckedIntegerOp('*', by.i, sign);
+    moved = step ? CheckedIntegerOp('+', start, *step) : std::nullopt;
+  }
+  if (!moved) return out_of_range();
+  return type == DataType::kDate ? Datum::Date(DateOfTimestamp(*moved)) : Datum::Timestamp(*moved);
+}
+
 Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
                  const EvalContext& context) {
   if (a.null || b.null) return Datum::Null(type);
+  if (IsCalendarType(type) || IsCalendarType(a.type) || IsCalendarType(b.type) ||
+      (type == DataType::kTimestamp && (a.type == DataType::kIntervalYearToMonth ||
+                                        b.type == DataType::kIntervalYearToMonth))) {
+    return CalendarArithmetic(op[0], a, b, type, context);
+  }
   switch (type) {
     case DataType::kDouble: {
       double x = a.AsDouble(), y = b.AsDouble();
@@ -511,11 +662,20 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
       return Datum::Bool(v.AsDouble() != 0);
     case DataType::kTimestamp:
       if (v.type == DataType::kBigint) return Datum::Timestamp(v.i);
+      if (v.type == DataType::kDate) return Datum::Timestamp(MidnightOf(v.i));
       if (v.type == DataType::kVarchar) {
         auto nanos = ParseTimestamp(v.s);
         if (!nanos) return std::nullopt;
         return Datum::Timestamp(*nanos);
       }
+      return std::nullopt;
+    case DataType::kDate:
+      if (v.type == DataType::kTimestamp) return Datum::Date(DateOfTimestamp(v.i));
+      if (v.type == DataType::kVarchar) return ParseDate(v.s);
+      return std::nullopt;
+    case DataType::kTime:
+      if (v.type == DataType::kTimestamp) return Datum::Time(v.i - MidnightOf(DateOfTimestamp(v.i)));
+      if (v.type == DataType::kVarchar) return ParseTime(v.s);
       return std::nullopt;
     default:
       return std::nullopt;

@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "query/calendar.h"
 #include "query/checked_math.h"
 #include "query/function_families.h"
 #include "query/lambdas.h"
@@ -194,21 +195,10 @@ CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
   }
   const int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
   if (per == 0) return std::nullopt;
-  // Timestamps span under 600 years: more months than that is out of range
-  // (and would overflow the calendar's int fields).
-  constexpr int64_t kMaxMonths = 12 * 1000;
-  if (n > kMaxMonths / per || n < -kMaxMonths / per) return OutsideTimestampRange("date_add");
-  const int64_t months = per * n;
-  int64_t sub = ns - FloorDiv(ns, kSecond) * kSecond;
-  std::tm tm = ToUtcTm(ns);
-  int64_t total = tm.tm_year * 12LL + tm.tm_mon + months;
-  tm.tm_year = static_cast<int>(FloorDiv(total, 12));
-  tm.tm_mon = static_cast<int>(total - FloorDiv(total, 12) * 12);
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  int year = tm.tm_year + 1900;
-  int last = kDays[tm.tm_mon] + (tm.tm_mon == 1 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)));
-  tm.tm_mday = std::min(tm.tm_mday, last);
-  std::optional<int64_t> out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)), sub);
+  if (n > kMaxCalendarMonths / per || n < -kMaxCalendarMonths / per) {
+    return OutsideTimestampRange("date_add");
+  }
+  std::optional<int64_t> out = AddMonths(ns, per * n);
   if (!out) return OutsideTimestampRange("date_add");
   return out;
 }
@@ -251,6 +241,33 @@ Datum CalendarDatum(const CalendarResult& result, DataType type, const EvalConte
   Datum d = Datum::Bigint(**result);
   d.type = type;
   return d;
+}
+
+bool TimestampOrDate(DataType t) {
+  return t == DataType::kTimestamp || t == DataType::kDate || t == DataType::kUnknown;
+}
+
+// A timestamp's nanoseconds, a date's midnight.
+int64_t PointNanos(const Datum& d) { return d.type == DataType::kDate ? MidnightOf(d.i) : d.i; }
+
+// Units that keep a date a date (Presto refuses the smaller ones for dates).
+bool DateUnit(std::string unit) {
+  unit = Lower(std::move(unit));
+  return unit == "day" || unit == "week" || unit == "month" || unit == "quarter" || unit == "year";
+}
+
+Datum NotADateUnit(std::string_view function, std::string_view unit, const EvalContext& context) {
+  return FailQuery(context,
+                   StrCat(function, "(): '", unit, "' is not a unit of a date; use 'day', 'week', "
+                          "'month', 'quarter' or 'year', or CAST the date to timestamp"),
+                   DataType::kDate);
+}
+
+// Calendar arithmetic done at a date's midnight, back to a date; or on a timestamp.
+Datum OnDateOrTimestamp(const CalendarResult& result, DataType type, const EvalContext& context) {
+  Datum d = CalendarDatum(result, DataType::kTimestamp, context);
+  if (type != DataType::kDate) return d;
+  return d.null ? Datum::Null(DataType::kDate) : Datum::Date(DateOfTimestamp(d.i));
 }
 
 std::string ToIso8601(int64_t ns) {
@@ -642,10 +659,51 @@ FunctionRegistry::FunctionRegistry() {
        Fixed({}, kTs, "now()"), [](const Args&, const EvalContext& c) {
          return Datum::Timestamp(c.now_nanos);
        }});
-  add({"current_date", "current_date -> timestamp", "Midnight (UTC) of the day the query started.",
-       Fixed({}, kTs, "current_date"), [](const Args&, const EvalContext& c) {
-         return Datum::Timestamp(FloorDiv(c.now_nanos, kDay) * kDay);
+  add({"current_date", "current_date -> date", "The day (UTC) the query started.",
+       Fixed({}, DataType::kDate, "current_date"), [](const Args&, const EvalContext& c) {
+         return Datum::Date(DateOfTimestamp(c.now_nanos));
        }});
+  add({"current_time", "current_time -> time",
+       "The time of day (UTC) the query started (also localtime).",
+       Fixed({}, DataType::kTime, "current_time"), [](const Args&, const EvalContext& c) {
+         return Datum::Time(c.now_nanos - MidnightOf(DateOfTimestamp(c.now_nanos)));
+       }});
+  add({"date", "date(varchar | timestamp) -> date",
+       "The day of a timestamp, or a 'YYYY-MM-DD' text as a date (as CAST(x AS date)).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !(Accepts(P::kVarchar, t[0]) || Accepts(P::kTimestamp, t[0]) ||
+                                t[0] == DataType::kDate)) {
+           return WrongArguments("date(varchar | timestamp)");
+         }
+         return DataType::kDate;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == DataType::kDate) return a[0];
+         if (a[0].type == DataType::kTimestamp) return Datum::Date(DateOfTimestamp(a[0].i));
+         std::optional<Datum> date = ParseDate(a[0].s);
+         return date ? *date
+                     : FailQuery(c, StrCat("date(): '", a[0].s, "' is not a date; write '2023-05-17'"),
+                                 DataType::kDate);
+       }});
+  scalars_.back().can_fail = true;
+  add({"from_iso8601_date", "from_iso8601_date(varchar) -> date",
+       "Parses '2021-12-01' (NULL for other text).",
+       Fixed({P::kVarchar}, DataType::kDate, "from_iso8601_date(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         return ParseDate(a[0].s).value_or(Datum::Null(DataType::kDate));
+       }});
+  add({"last_day_of_month", "last_day_of_month(timestamp | date) -> date",
+       "The last day of the month of a timestamp or date.",
+       Fixed({P::kTimestamp}, DataType::kDate, "last_day_of_month(timestamp | date)"),
+       [](const Args& a, const EvalContext& c) {
+         // The first of the next month, less a day.
+         CalendarResult first = Truncate("month", a[0].i);
+         std::optional<int64_t> next =
+             first.ok() && *first ? AddMonths(**first, 1) : std::optional<int64_t>();
+         if (!next) return FailQuery(c, "last_day_of_month(): outside the range of dates", DataType::kDate);
+         return Datum::Date(DateOfTimestamp(*next) - 1);
+       }});
+  scalars_.back().can_fail = true;
   add({"ago", "ago(interval) -> timestamp", "now() minus the interval: time > ago(1h).",
        Fixed({P::kInterval}, kTs, "ago(interval), e.g. ago(15m)"),
        [](const Args& a, const EvalContext& c) {
@@ -672,27 +730,53 @@ FunctionRegistry::FunctionRegistry() {
       out->nulls[i] = 0;
     }
   };
-  add({"date_trunc", "date_trunc(unit, timestamp) -> timestamp",
+  // date_trunc, date_add and date_diff take timestamps, or dates (whose
+  // results stay dates, computed at their midnights, in units of days and up).
+  add({"date_trunc", "date_trunc(unit, timestamp | date) -> same type",
        "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
        "'quarter' or 'year'.",
-       Fixed({P::kVarchar, P::kTimestamp}, kTs, "date_trunc(unit, timestamp)"),
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1])) {
+           return WrongArguments("date_trunc(unit, timestamp | date)");
+         }
+         return t[1] == DataType::kDate ? DataType::kDate : kTs;
+       },
        [](const Args& a, const EvalContext& c) {
-         return CalendarDatum(Truncate(a[0].s, a[1].i), DataType::kTimestamp, c);
+         const bool date = a[1].type == DataType::kDate;
+         if (date && !DateUnit(a[0].s)) return NotADateUnit("date_trunc", a[0].s, c);
+         return OnDateOrTimestamp(Truncate(a[0].s, PointNanos(a[1])), a[1].type, c);
        }});
   scalars_.back().can_fail = true;
-  add({"date_add", "date_add(unit, bigint, timestamp) -> timestamp",
-       "Adds n units ('second' .. 'year') to a timestamp.",
-       Fixed({P::kVarchar, P::kBigint, P::kTimestamp}, kTs, "date_add(unit, bigint, timestamp)"),
+  add({"date_add", "date_add(unit, bigint, timestamp | date) -> same type",
+       "Adds n units ('second' .. 'year'; a date: 'day' .. 'year') to a timestamp or date.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !Accepts(P::kBigint, t[1]) ||
+             !TimestampOrDate(t[2])) {
+           return WrongArguments("date_add(unit, bigint, timestamp | date)");
+         }
+         return t[2] == DataType::kDate ? DataType::kDate : kTs;
+       },
        [](const Args& a, const EvalContext& c) {
-         return CalendarDatum(AddUnits(a[0].s, a[1].i, a[2].i), DataType::kTimestamp, c);
+         const bool date = a[2].type == DataType::kDate;
+         if (date && !DateUnit(a[0].s)) return NotADateUnit("date_add", a[0].s, c);
+         return OnDateOrTimestamp(AddUnits(a[0].s, a[1].i, PointNanos(a[2])), a[2].type, c);
        }});
   scalars_.back().can_fail = true;
   add({"date_diff", "date_diff(unit, timestamp, timestamp) -> bigint",
-       "Whole units from the first timestamp to the second.",
-       Fixed({P::kVarchar, P::kTimestamp, P::kTimestamp}, kBig,
-             "date_diff(unit, timestamp, timestamp)"),
+       "Whole units from the first timestamp (or date) to the second.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         // Two dates, or two timestamps (a date beside a timestamp is its midnight).
+         if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1]) ||
+             !TimestampOrDate(t[2]) ||
+             ((t[1] == DataType::kDate) != (t[2] == DataType::kDate) &&
+              t[1] != DataType::kUnknown && t[2] != DataType::kUnknown)) {
+           return WrongArguments("date_diff(unit, timestamp, timestamp)");
+         }
+         return kBig;
+       },
        [](const Args& a, const EvalContext& c) {
-         return CalendarDatum(DiffUnits(a[0].s, a[1].i, a[2].i), DataType::kBigint, c);
+         return CalendarDatum(DiffUnits(a[0].s, PointNanos(a[1]), PointNanos(a[2])),
+                              DataType::kBigint, c);
        }});
   scalars_.back().can_fail = true;
   for (auto [name, doc, factor] :
@@ -738,16 +822,36 @@ FunctionRegistry::FunctionRegistry() {
          auto v = ParseTimestamp(a[0].s);
          return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
        }});
-  add({"to_iso8601", "to_iso8601(timestamp) -> varchar",
-       "Formats a timestamp as '2021-12-01T19:00:00.000Z'.",
-       Fixed({P::kTimestamp}, kStr, "to_iso8601(timestamp)"),
-       [](const Args& a, const EvalContext&) { return Datum::Varchar(ToIso8601(a[0].i)); }});
+  add({"to_iso8601", "to_iso8601(timestamp | date) -> varchar",
+       "Formats a timestamp as '2021-12-01T19:00:00.000Z', a date as '2021-12-01'.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !TimestampOrDate(t[0])) {
+           return WrongArguments("to_iso8601(timestamp | date)");
+         }
+         return kStr;
+       },
+       [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(a[0].type == DataType::kDate ? a[0].ToString() : ToIso8601(a[0].i));
+       }});
   for (std::string field : {"year", "quarter", "month", "week", "week_of_year", "day",
-                            "day_of_month", "day_of_week", "dow", "day_of_year", "doy", "hour",
-                            "minute", "second", "millisecond"}) {
+                            "day_of_month", "day_of_week", "dow", "day_of_year", "doy"}) {
     add({field, StrCat(field, "(timestamp) -> bigint"),
-         StrCat("The ", field, " of a timestamp (also extract(", field, " FROM t))."),
+         StrCat("The ", field, " of a timestamp or date (also extract(", field, " FROM t))."),
          Fixed({P::kTimestamp}, kBig, StrCat(field, "(timestamp)")),
+         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
+  }
+  // A time of day has these too: its nanoseconds since midnight are a
+  // timestamp on 1970-01-01.
+  for (std::string field : {"hour", "minute", "second", "millisecond"}) {
+    std::string signature = StrCat(field, "(timestamp | time) -> bigint");
+    add({field, signature,
+         StrCat("The ", field, " of a timestamp or time (also extract(", field, " FROM t))."),
+         [signature](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || t[0] == DataType::kTime)) {
+             return WrongArguments(signature);
+           }
+           return kBig;
+         },
          [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
   }
 

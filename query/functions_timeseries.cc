@@ -186,6 +186,70 @@ std::vector<double> Ranks(const std::vector<double>& v) {
   return ranks;
 }
 
+// Pairs i < j with v[i] > v[j], counted while merge-sorting v.
+int64_t SortCountingInversions(std::vector<double>* v) {
+  std::vector<double> buffer(v->size());
+  int64_t inversions = 0;
+  for (size_t width = 1; width < v->size(); width *= 2) {
+    for (size_t lo = 0; lo < v->size(); lo += 2 * width) {
+      const size_t mid = std::min(lo + width, v->size()), hi = std::min(lo + 2 * width, v->size());
+      size_t i = lo, j = mid, out = lo;
+      while (i < mid && j < hi) {
+        if ((*v)[j] < (*v)[i]) {
+          inversions += static_cast<int64_t>(mid - i);
+          buffer[out++] = (*v)[j++];
+        } else {
+          buffer[out++] = (*v)[i++];
+        }
+      }
+      while (i < mid) buffer[out++] = (*v)[i++];
+      while (j < hi) buffer[out++] = (*v)[j++];
+    }
+    v->swap(buffer);
+  }
+  return inversions;
+}
+
+// Pairs within runs of equal neighbours: sum of t(t-1)/2 over the runs.
+template <typename Equal>
+int64_t TiedPairs(size_t n, Equal equal) {
+  int64_t pairs = 0, run = 1;
+  for (size_t i = 1; i <= n; ++i) {
+    if (i < n && equal(i - 1, i)) {
+      ++run;
+      continue;
+    }
+    pairs += run * (run - 1) / 2;
+    run = 1;
+  }
+  return pairs;
+}
+
+// Kendall's tau-b (ties in either variable corrected for), by Knight's
+// O(n log n) method: sort by (x, y), then count y's inversions while
+// merge-sorting it. NaN when either variable is constant.
+double KendallTauB(const std::vector<double>& x, const std::vector<double>& y) {
+  const size_t n = x.size();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return x[a] != x[b] ? x[a] < x[b] : y[a] < y[b];
+  });
+  const int64_t tied_x = TiedPairs(n, [&](size_t a, size_t b) { return x[order[a]] == x[order[b]]; });
+  const int64_t tied_both = TiedPairs(n, [&](size_t a, size_t b) {
+    return x[order[a]] == x[order[b]] && y[order[a]] == y[order[b]];
+  });
+  std::vector<double> ys(n);
+  for (size_t i = 0; i < n; ++i) ys[i] = y[order[i]];
+  const int64_t discordant = SortCountingInversions(&ys);
+  const int64_t tied_y = TiedPairs(n, [&](size_t a, size_t b) { return ys[a] == ys[b]; });
+  const int64_t pairs = static_cast<int64_t>(n) * static_cast<int64_t>(n - 1) / 2;
+  const double numerator =
+      static_cast<double>(pairs - tied_x - tied_y + tied_both - 2 * discordant);
+  return numerator / std::sqrt(static_cast<double>(pairs - tied_x) *
+                               static_cast<double>(pairs - tied_y));
+}
+
 class CreateTimeSeriesAcc : public Accumulator {
  public:
   explicit CreateTimeSeriesAcc(DataType type) : type_(type) {}
@@ -391,11 +455,14 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
-  for (auto [name, spearman] : {std::pair{"correlate_pearson", false},
-                                std::pair{"correlate_spearman", true}}) {
+  enum class Correlation { kPearson, kSpearman, kKendall };
+  for (auto [name, kind, title] :
+       {std::tuple{"correlate_pearson", Correlation::kPearson, "Pearson's"},
+        std::tuple{"correlate_spearman", Correlation::kSpearman, "Spearman's rank"},
+        std::tuple{"correlate_kendall", Correlation::kKendall, "Kendall's rank (tau-b)"}}) {
     const std::string signature = StrCat(name, "(timeseries, timeseries) -> double");
     add({name, signature,
-         StrCat(spearman ? "Spearman's rank" : "Pearson's",
+         StrCat(title,
                 " correlation coefficient of two series with the same times, in [-1, 1]; "
                 "NULL for fewer than two points."),
          [signature](const Types& t) -> absl::StatusOr<DataType> {
@@ -404,7 +471,7 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
            RETURN_IF_ERROR(NumericSeries(t[1], signature).status());
            return kDbl;
          },
-         [n = std::string(name), s = spearman](const Args& a, const EvalContext& c) {
+         [n = std::string(name), kind](const Args& a, const EvalContext& c) {
            const Points p = PointsOf(a[0]), q = PointsOf(a[1]);
            if (p.times != q.times) {
              return FailQuery(c, StrCat(n, "(): both time series must have the same timestamps; "
@@ -417,7 +484,9 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
              x.push_back(p.values[i].AsDouble());
              y.push_back(q.values[i].AsDouble());
            }
-           const double r = s ? Pearson(Ranks(x), Ranks(y)) : Pearson(x, y);
+           const double r = kind == Correlation::kKendall    ? KendallTauB(x, y)
+                            : kind == Correlation::kSpearman ? Pearson(Ranks(x), Ranks(y))
+                                                             : Pearson(x, y);
            return std::isnan(r) ? Datum::Null(kDbl) : Datum::Double(r);
          }});
     scalars->back().can_fail = true;

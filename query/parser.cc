@@ -57,6 +57,7 @@ std::optional<DataType> TypeFromName(std::string_view name) {
       {"integer", DataType::kBigint},  {"double", DataType::kDouble},
       {"real", DataType::kDouble},     {"varchar", DataType::kVarchar},
       {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp},
+      {"date", DataType::kDate},       {"time", DataType::kTime},
       // PostgreSQL's names, for `x::type` from PostgreSQL clients and Grafana.
       {"int2", DataType::kBigint},     {"int4", DataType::kBigint},
       {"int8", DataType::kBigint},     {"smallint", DataType::kBigint},
@@ -405,9 +406,15 @@ class Parser {
     ASSIGN_OR_RETURN(TableRef left, ParseFromPrimary());
     int joins = 0;
     while (true) {
+      // NATURAL [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN: no ON or USING.
+      const bool natural = AcceptWord("natural");
       const Token& t = Peek();
       JoinKind kind = JoinKind::kNone;
-      if (AcceptSymbol(",")) {
+      if (natural && !IsWord(t, "join") && !IsWord(t, "inner") && !IsWord(t, "left") &&
+          !IsWord(t, "right") && !IsWord(t, "full")) {
+        return Error(t, StrCat("expected JOIN after NATURAL, found ", Describe(t)));
+      }
+      if (!natural && AcceptSymbol(",")) {
         kind = JoinKind::kCross;
       } else if (IsWord(t, "cross")) {
         Next();
@@ -423,8 +430,6 @@ class Parser {
         Next();
         AcceptWord("outer");
         RETURN_IF_ERROR(ExpectWord("join"));
-      } else if (IsWord(t, "natural")) {
-        return Error(t, "NATURAL JOIN is not supported: name the columns with USING (...) or ON");
       } else {
         break;
       }
@@ -437,7 +442,12 @@ class Parser {
       join.left = std::make_unique<TableRef>(std::move(left));
       ASSIGN_OR_RETURN(TableRef right, ParseFromPrimary());
       join.right = std::make_unique<TableRef>(std::move(right));
-      if (kind != JoinKind::kCross) {
+      join.natural = natural;
+      if (natural && (IsWord(Peek(), "on") || IsWord(Peek(), "using"))) {
+        return Error(Peek(), "a NATURAL JOIN joins on the columns both sides have: it takes no "
+                             "ON or USING");
+      }
+      if (kind != JoinKind::kCross && !natural) {
         if (AcceptWord("using")) {
           RETURN_IF_ERROR(ExpectSymbol("("));
           do {
@@ -541,9 +551,11 @@ class Parser {
       RETURN_IF_ERROR(ParseOrderItems(&window->order_by));
     }
     if (IsWord(Peek(), "rows") || IsWord(Peek(), "range") || IsWord(Peek(), "groups")) {
-      if (IsWord(Peek(), "groups")) return Error(Peek(), "GROUPS frames are not supported; use ROWS or RANGE");
       WindowFrame frame;
-      frame.rows = IsWord(Next(), "rows");
+      const Token& unit = Next();
+      frame.unit = IsWord(unit, "rows")     ? WindowFrame::Unit::kRows
+                   : IsWord(unit, "groups") ? WindowFrame::Unit::kGroups
+                                            : WindowFrame::Unit::kRange;
       if (AcceptWord("between")) {
         ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
         RETURN_IF_ERROR(ExpectWord("and"));
@@ -890,6 +902,44 @@ class Parser {
     return lambda;
   }
 
+  // INTERVAL 'n' YEAR | MONTH, and INTERVAL 'y-m' YEAR TO MONTH: a count of
+  // months (calendar arithmetic: a month is not a fixed duration).
+  absl::StatusOr<ExprPtr> ParseYearToMonth(Position pos, const Token& amount, bool year) {
+    std::string_view text = amount.text;
+    const bool negative = !text.empty() && text.front() == '-';
+    if (negative) text.remove_prefix(1);
+    int64_t years = 0, months = 0;
+    const size_t dash = text.find('-');
+    bool ok;
+    if (year && AcceptWord("to")) {
+      if (!AcceptWord("month")) return Error(Peek(), "expected MONTH after YEAR TO");
+      ok = dash != std::string_view::npos && ParseCount(text.substr(0, dash), &years) &&
+           ParseCount(text.substr(dash + 1), &months) && months < 12;
+    } else {
+      ok = ParseCount(text, year ? &years : &months);
+    }
+    // Timestamps span under 600 years; more would overflow calendar arithmetic.
+    constexpr int64_t kMaxYears = 10'000;
+    if (!ok || years > kMaxYears || months > 12 * kMaxYears) {
+      return Error(amount, StrCat("'", EchoInput(amount.text), "' is not a whole number of ",
+                                  year ? "years (or 'years-months' with YEAR TO MONTH)" : "months",
+                                  " up to ", kMaxYears, " years"));
+    }
+    const int64_t total = years * 12 + months;
+    return Literal(pos, Datum::Months(negative ? -total : total));
+  }
+
+  static bool ParseCount(std::string_view text, int64_t* out) {
+    if (text.empty() || text.size() > 9) return false;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    *out = v;
+    return true;
+  }
+
   absl::StatusOr<ExprPtr> Literal(Position pos, Datum value) {
     ExprPtr e = Make(ExprKind::kLiteral, pos);
     e->literal = std::move(value);
@@ -916,10 +966,25 @@ class Parser {
         (IsWord(type_token, "array") || IsWord(type_token, "row"))) {
       return ParseCompositeTypeName();
     }
+    if (type_token.kind == TokenKind::kIdentifier && IsWord(type_token, "interval")) {
+      // INTERVAL DAY TO SECOND (a duration; also bare INTERVAL) or YEAR TO MONTH.
+      Next();
+      if (AcceptWord("year")) {
+        RETURN_IF_ERROR(ExpectWord("to"));
+        RETURN_IF_ERROR(ExpectWord("month"));
+        return DataType::kIntervalYearToMonth;
+      }
+      if (AcceptWord("day")) {
+        RETURN_IF_ERROR(ExpectWord("to"));
+        RETURN_IF_ERROR(ExpectWord("second"));
+      }
+      return DataType::kInterval;
+    }
     auto type = TypeFromName(type_token.text);
     if (type_token.kind != TokenKind::kIdentifier || !type) {
       return Error(type_token, StrCat("unknown type ", Describe(type_token),
-                                      "; use bigint, double, varchar, boolean or timestamp"));
+                                      "; use bigint, double, varchar, boolean, timestamp, "
+                                      "date or time"));
     }
     Next();
     if (IsWord(type_token, "double")) AcceptWord("precision");
@@ -1069,7 +1134,7 @@ class Parser {
         Next();
         return ParseCast(pos, std::move(name));
       }
-      if ((IsWord(t, "timestamp") || IsWord(t, "date")) && Peek(1).kind == TokenKind::kString) {
+      if (IsWord(t, "timestamp") && Peek(1).kind == TokenKind::kString) {
         Next();
         const Token& text = Next();
         auto nanos = ParseTimestamp(text.text);
@@ -1078,6 +1143,18 @@ class Parser {
                                     "'2023-05-17 20:54:39.000000000'"));
         }
         return Literal(pos, Datum::Timestamp(*nanos));
+      }
+      if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1).kind == TokenKind::kString) {
+        const bool date = IsWord(Next(), "date");
+        const Token& text = Next();
+        std::optional<Datum> value = date ? ParseDate(text.text) : ParseTime(text.text);
+        if (!value) {
+          return Error(text, StrCat("'", EchoInput(text.text), "' is not a ",
+                                    date ? "date from 1677-09-22 to 2262-04-11; write it as "
+                                           "'2023-05-17'"
+                                         : "time of day; write it as '20:54:39.123'"));
+        }
+        return Literal(pos, *std::move(value));
       }
       if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
         // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
@@ -1095,9 +1172,13 @@ class Parser {
         std::string u = unit.text;
         for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (!u.empty() && u.back() == 's') u.pop_back();
+        if (unit.kind == TokenKind::kIdentifier && (u == "year" || u == "month")) {
+          Next();
+          return ParseYearToMonth(pos, amount, u == "year");
+        }
         int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
         if (per == 0) {
-          return Error(unit, "INTERVAL needs a unit: SECOND, MINUTE, HOUR or DAY");
+          return Error(unit, "INTERVAL needs a unit: SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
         }
         Next();
         double v = std::strtod(amount.text.c_str(), nullptr);
@@ -1126,8 +1207,12 @@ class Parser {
         RETURN_IF_ERROR(ExpectSymbol(")"));
         return e;
       }
-      if (IsWord(t, "current_timestamp") || IsWord(t, "current_date")) {
-        std::string name = IsWord(t, "current_date") ? "current_date" : "now";
+      if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
+          IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
+        // The clock's SQL keywords (no parentheses); the session zone is UTC.
+        std::string name = IsWord(t, "current_date")                               ? "current_date"
+                           : IsWord(t, "current_time") || IsWord(t, "localtime") ? "current_time"
+                                                                                  : "now";
         Next();
         return Make(ExprKind::kCall, pos, name);
       }

@@ -83,6 +83,20 @@ void CollectFromNames(const TableRef& ref, std::vector<std::pair<std::string, st
   if (ref.right) CollectFromNames(*ref.right, out, star);
 }
 
+// NATURAL JOIN's columns: the visible names of the left side that the
+// right side has too, in the left side's order, each once.
+std::vector<std::string> NaturalJoinColumns(const Schema& left, const Schema& right) {
+  std::vector<std::string> names;
+  for (const ColumnInfo& l : left) {
+    if (l.hidden || std::find(names.begin(), names.end(), l.name) != names.end()) continue;
+    const bool shared = std::any_of(right.begin(), right.end(), [&](const ColumnInfo& r) {
+      return !r.hidden && r.name == l.name;
+    });
+    if (shared) names.push_back(l.name);
+  }
+  return names;
+}
+
 }  // namespace
 
 absl::StatusOr<Planner::Source> Planner::PlanJoin(SelectStmt& select) {
@@ -163,6 +177,12 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
   const Schema& right = node->right->schema;
   node->schema = left;
   node->schema.insert(node->schema.end(), right.begin(), right.end());
+  if (ref.natural) {
+    ref.using_columns = NaturalJoinColumns(left, right);
+    if (ref.using_columns.empty()) ref.join = JoinKind::kCross;
+    // The scans below this join read the shared columns too.
+    for (const std::string& name : ref.using_columns) used_columns_.emplace_back("", name);
+  }
   for (const std::string& name : ref.using_columns) {
     Expr column;
     column.kind = ExprKind::kColumn;

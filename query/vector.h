@@ -24,16 +24,22 @@ namespace strata::query {
 inline constexpr size_t kBatchRows = 1024;
 
 // True for the types a Vector keeps in `ints`: BOOLEAN, BIGINT, TIMESTAMP,
-// INTERVAL.
+// the intervals, DATE and TIME.
 inline bool UsesInts(DataType t) {
   return t == DataType::kBoolean || t == DataType::kBigint || t == DataType::kTimestamp ||
-         t == DataType::kInterval;
+         t == DataType::kInterval || t == DataType::kDate || t == DataType::kTime ||
+         t == DataType::kIntervalYearToMonth;
+}
+// DATE, TIME and INTERVAL YEAR TO MONTH: integers in units of their own, so
+// arithmetic on them follows the calendar (expr.cc), never the integers'.
+inline bool IsCalendarType(DataType t) {
+  return t == DataType::kDate || t == DataType::kTime || t == DataType::kIntervalYearToMonth;
 }
 
 struct Vector {
   DataType type = DataType::kUnknown;
   std::vector<uint8_t> nulls;  // 1 where the value is NULL; its size is the row count
-  std::vector<int64_t> ints;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, INTERVAL
+  std::vector<int64_t> ints;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, intervals, DATE, TIME
   std::vector<double> doubles;  // DOUBLE
   std::vector<std::string_view> strings;  // VARCHAR
   std::vector<std::shared_ptr<const NestedValue>> nested;  // arrays, rows, timeseries

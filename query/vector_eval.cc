@@ -113,8 +113,10 @@ std::optional<Vector> Comparison(const std::string& op, const Vector& a, const V
 // nullopt for operand types it does not cover.
 std::optional<Vector> Arithmetic(const std::string& op, const Vector& a, const Vector& b,
                                  DataType type, const EvalContext& context) {
-  const auto numeric = [](DataType t) { return UsesInts(t) || t == DataType::kDouble; };
-  if (!numeric(a.type) || !numeric(b.type)) return std::nullopt;
+  const auto numeric = [](DataType t) {
+    return (UsesInts(t) && !IsCalendarType(t)) || t == DataType::kDouble;
+  };
+  if (!numeric(a.type) || !numeric(b.type) || IsCalendarType(type)) return std::nullopt;
   Vector out = NullUnion(a, b, type);
   if (type == DataType::kDouble) {
     std::vector<double> x = AsDoubles(a), y = AsDoubles(b);

@@ -55,17 +55,23 @@ class WindowEvaluator {
   absl::Status Partition(const std::vector<size_t>& idx, size_t begin, size_t end,
                          std::vector<Datum>* out) {
     const size_t n = end - begin;
-    // Peer groups: rows equal in every ORDER BY key.
+    // Peer groups: rows equal in every ORDER BY key. group_starts_ holds
+    // each group's first position and, last, n (GROUPS frames count them).
     std::vector<size_t> peer_start(n), peer_end(n);
+    group_of_.resize(n);
+    group_starts_.clear();
     for (size_t i = 0; i < n;) {
       size_t j = i + 1;
       while (j < n && SameOrder(idx[begin + i], idx[begin + j])) ++j;
       for (size_t k = i; k < j; ++k) {
         peer_start[k] = i;
         peer_end[k] = j;
+        group_of_[k] = group_starts_.size();
       }
+      group_starts_.push_back(i);
       i = j;
     }
+    group_starts_.push_back(n);
     if (call_.range_offsets) RangeKeys(idx, begin, n);
     // IGNORE NULLS: the positions whose argument is not NULL, in order.
     std::vector<size_t> present;
@@ -240,12 +246,27 @@ class WindowEvaluator {
     return static_cast<size_t>(it - keys_.begin());
   }
 
+  // GROUPS: the first position of the peer group `groups` away from row
+  // i's (negative: before it), or of the group after it (`end`), clamped to
+  // the partition.
+  int64_t GroupBoundary(size_t i, int64_t groups, bool end) const {
+    const int64_t count = static_cast<int64_t>(group_starts_.size()) - 1;
+    const int64_t g = static_cast<int64_t>(group_of_[i]) + groups + (end ? 1 : 0);
+    return static_cast<int64_t>(group_starts_[static_cast<size_t>(std::clamp<int64_t>(g, 0, count))]);
+  }
+
   std::pair<size_t, size_t> Frame(size_t i, size_t n, size_t peers_begin, size_t peers_end) const {
     const WindowFrame& frame = call_.frame;
+    const bool rows = frame.unit == WindowFrame::Unit::kRows;
     const bool keyed = call_.range_offsets && i >= keyed_begin_ && i < keyed_end_;
     auto position = [&](const FrameBound& b, bool start) -> int64_t {
-      if (!frame.rows && (b.kind == FrameBound::Kind::kPreceding ||
-                          b.kind == FrameBound::Kind::kFollowing)) {
+      const bool offset =
+          b.kind == FrameBound::Kind::kPreceding || b.kind == FrameBound::Kind::kFollowing;
+      if (offset && frame.unit == WindowFrame::Unit::kGroups) {
+        const int64_t groups = std::min<int64_t>(b.offset, INT64_MAX / 4);
+        return GroupBoundary(i, b.kind == FrameBound::Kind::kPreceding ? -groups : groups, !start);
+      }
+      if (offset && frame.unit == WindowFrame::Unit::kRange) {
         // A row with a NULL key has only its peers (the other NULLs).
         if (!keyed) return static_cast<int64_t>(start ? peers_begin : peers_end);
         const long double distance = start ? call_.start_distance : call_.end_distance;
@@ -257,7 +278,7 @@ class WindowEvaluator {
         case FrameBound::Kind::kUnboundedPreceding: return 0;
         case FrameBound::Kind::kUnboundedFollowing: return static_cast<int64_t>(n);
         case FrameBound::Kind::kCurrentRow:
-          if (frame.rows) return static_cast<int64_t>(start ? i : i + 1);
+          if (rows) return static_cast<int64_t>(start ? i : i + 1);
           return static_cast<int64_t>(start ? peers_begin : peers_end);
         case FrameBound::Kind::kPreceding: {
           const int64_t at = static_cast<int64_t>(i) - std::min<int64_t>(b.offset, INT64_MAX / 2);
@@ -278,6 +299,8 @@ class WindowEvaluator {
 
   const WindowCall& call_;
   int64_t added_ = 0;  // rows added to accumulators, for CheckAlive
+  std::vector<size_t> group_of_;      // the partition's peer group of each position
+  std::vector<size_t> group_starts_;  // each group's first position, then n
   std::vector<long double> keys_;
   size_t keyed_begin_ = 0, keyed_end_ = 0;
   const std::vector<Row>& rows_;
@@ -412,14 +435,23 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
     }
     for (const FrameBound* b : {&s, &t}) {
       if (!offset(*b)) continue;
-      if (call->frame.rows && b->value.type != DataType::kBigint) {
+      if (call->frame.unit == WindowFrame::Unit::kRows && b->value.type != DataType::kBigint) {
         return SqlError(sql, b->pos, "ROWS frames count rows: the offset must be a whole number");
+      }
+      if (call->frame.unit == WindowFrame::Unit::kGroups) {
+        if (b->value.type != DataType::kBigint) {
+          return SqlError(sql, b->pos,
+                          "GROUPS frames count peer groups: the offset must be a whole number");
+        }
+        if (w.order_by.empty()) {
+          return SqlError(sql, b->pos, "GROUPS with an offset needs ORDER BY");
+        }
       }
       if (b->value.type == DataType::kDouble ? b->value.d < 0 : b->value.i < 0) {
         return SqlError(sql, b->pos, "window frame offsets must be 0 or more");
       }
     }
-    if (!call->frame.rows && (offset(s) || offset(t))) {
+    if (call->frame.unit == WindowFrame::Unit::kRange && (offset(s) || offset(t))) {
       // RANGE n PRECEDING: one ORDER BY key, and a distance of its kind.
       if (w.order_by.size() != 1) {
         return SqlError(sql, s.pos, "RANGE with an offset needs exactly one ORDER BY key");
@@ -450,7 +482,7 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
   } else {
     // Presto's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW, which is the
     // whole partition when there is no ORDER BY (every row is a peer).
-    call->frame.rows = false;
+    call->frame.unit = WindowFrame::Unit::kRange;
     call->frame.start.kind = FrameBound::Kind::kUnboundedPreceding;
     call->frame.end.kind = FrameBound::Kind::kCurrentRow;
   }

@@ -35,6 +35,9 @@ void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
       case DataType::kBigint:
       case DataType::kTimestamp:
       case DataType::kInterval:
+      case DataType::kDate:
+      case DataType::kTime:
+      case DataType::kIntervalYearToMonth:
         column->add_ints(null ? 0 : cells.integer(i));
         break;
       case DataType::kBoolean:

@@ -13,6 +13,9 @@ v1::ScalarType ScalarToProto(query::DataType type) {
     case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
     case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
     case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
+    case query::DataType::kDate: return v1::SCALAR_TYPE_DATE;
+    case query::DataType::kTime: return v1::SCALAR_TYPE_TIME;
+    case query::DataType::kIntervalYearToMonth: return v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH;
     case query::DataType::kUnknown:
     case query::DataType::kFirstComposite: return v1::SCALAR_TYPE_UNKNOWN;
   }
@@ -89,6 +92,10 @@ void DatumToProto(const query::Datum& d, v1::Datum* out) {
     case query::DataType::kVarchar: SetWellFormed(d.s, out->mutable_varchar_value()); break;
     case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
     case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
+    // Dates span the timestamps' range: their day numbers fit in 32 bits.
+    case query::DataType::kDate: out->set_date_value(static_cast<int32_t>(d.i)); break;
+    case query::DataType::kTime: out->set_interval_nanos_value(d.i); break;
+    case query::DataType::kIntervalYearToMonth: out->set_interval_months_value(d.i); break;
     case query::DataType::kUnknown:
     case query::DataType::kFirstComposite: out->set_null_value(true); break;
   }

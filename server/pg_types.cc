@@ -44,6 +44,26 @@ std::string TimestampText(int64_t nanos) {
   return text + "+00";
 }
 
+// "10:00:00.5": a time of day with microseconds at most, trailing zeros cut.
+std::string TimeText(int64_t nanos) {
+  std::string text = TimestampText(nanos).substr(11);
+  text.resize(text.size() - 3);  // "+00"
+  return text;
+}
+
+// "1 year 2 mons", "-3 mons", "00:00:00": PostgreSQL's text of a months interval.
+std::string MonthsText(int64_t months) {
+  if (months == 0) return "00:00:00";
+  const int64_t years = months / 12, rest = months % 12;
+  std::string out;
+  if (years != 0) out = StrCat(years, years == 1 ? " year" : " years");
+  if (rest != 0) out += StrCat(out.empty() ? "" : " ", rest, rest == 1 ? " mon" : " mons");
+  return out;
+}
+
+// PostgreSQL counts days from 2000-01-01.
+constexpr int64_t kPgEpochDays = 10'957;
+
 std::string IntervalText(int64_t nanos) {
   std::string out;
   const bool negative = nanos < 0;
@@ -79,6 +99,9 @@ int32_t OidOf(DataType type) {
     case DataType::kVarchar: return kOidText;
     case DataType::kTimestamp: return kOidTimestamptz;
     case DataType::kInterval: return kOidInterval;
+    case DataType::kDate: return kOidDate;
+    case DataType::kTime: return kOidTime;
+    case DataType::kIntervalYearToMonth: return kOidInterval;
     case DataType::kUnknown:
     case DataType::kFirstComposite: return kOidText;
   }
@@ -91,7 +114,9 @@ int16_t TypeSize(int32_t oid) {
     case kOidInt2: return 2;
     case kOidInt4:
     case kOidFloat4:
+    case kOidDate:
     case kOidOid: return 4;
+    case kOidTime:
     case kOidInt8:
     case kOidFloat8:
     case kOidTimestamp:
@@ -109,6 +134,9 @@ std::string_view PgTypeName(DataType type) {
     case DataType::kVarchar: return "text";
     case DataType::kTimestamp: return "timestamp with time zone";
     case DataType::kInterval: return "interval";
+    case DataType::kDate: return "date";
+    case DataType::kTime: return "time without time zone";
+    case DataType::kIntervalYearToMonth: return "interval";
     case DataType::kUnknown:
     case DataType::kFirstComposite: return "text";
   }
@@ -136,6 +164,9 @@ void EncodeText(const Datum& value, std::string* out) {
     case DataType::kVarchar: *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s); break;
     case DataType::kTimestamp: *out = TimestampText(value.i); break;
     case DataType::kInterval: *out = IntervalText(value.i); break;
+    case DataType::kDate: *out = value.ToString(); break;
+    case DataType::kTime: *out = TimeText(value.i); break;
+    case DataType::kIntervalYearToMonth: *out = MonthsText(value.i); break;
     case DataType::kUnknown:
     case DataType::kFirstComposite: out->clear(); break;
   }
@@ -166,6 +197,13 @@ void EncodeBinary(const Datum& value, std::string* out) {
       PutInt(out, 0, 4);  // months
       break;
     }
+    case DataType::kDate: PutInt(out, static_cast<uint64_t>(value.i - kPgEpochDays), 4); break;
+    case DataType::kTime: PutInt(out, static_cast<uint64_t>(value.i / 1000), 8); break;
+    case DataType::kIntervalYearToMonth:
+      PutInt(out, 0, 8);  // microseconds
+      PutInt(out, 0, 4);  // days
+      PutInt(out, static_cast<uint64_t>(value.i), 4);
+      break;
   }
 }
 
@@ -260,9 +298,13 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
       }
       return BadText(bytes, "boolean");
     }
-    case kOidTimestamp:
-    case kOidTimestamptz:
     case kOidDate: {
+      std::optional<Datum> date = query::ParseDate(bytes);
+      if (!date) return BadText(bytes, "date");
+      return *date;
+    }
+    case kOidTimestamp:
+    case kOidTimestamptz: {
       std::string text(bytes);
       // PostgreSQL writes a whole-hour offset as "+00"; ParseTimestamp wants "+00:00".
       if (text.size() > 3 && (text[text.size() - 3] == '+' || text[text.size() - 3] == '-') &&

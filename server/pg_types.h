@@ -27,6 +27,7 @@ inline constexpr int32_t kOidUnknown = 705;
 inline constexpr int32_t kOidBpchar = 1042;
 inline constexpr int32_t kOidVarchar = 1043;
 inline constexpr int32_t kOidDate = 1082;
+inline constexpr int32_t kOidTime = 1083;
 inline constexpr int32_t kOidTimestamp = 1114;
 inline constexpr int32_t kOidTimestamptz = 1184;
 inline constexpr int32_t kOidInterval = 1186;

@@ -99,11 +99,23 @@ absl::StatusOr<query::QueryParameters> ParametersFromProto(
       case v1::Datum::kBooleanValue: d = query::Datum::Bool(v.boolean_value()); break;
       case v1::Datum::kTimestampValue: d = query::Datum::Timestamp(v.timestamp_value()); break;
       case v1::Datum::kIntervalNanosValue: d = query::Datum::Interval(v.interval_nanos_value()); break;
+      case v1::Datum::kIntervalMonthsValue: d = query::Datum::Months(v.interval_months_value()); break;
+      case v1::Datum::kDateValue: {
+        // Only days whose midnight is a timestamp (the range every DATE has).
+        const int64_t days = v.date_value();
+        if (days < query::DateOfTimestamp(INT64_MIN) + 1 || days > query::DateOfTimestamp(INT64_MAX)) {
+          return absl::InvalidArgumentError(
+              StrCat("parameter ", i + 1, (p.name().empty() ? "" : StrCat(" (@", p.name(), ")")),
+                     ": date_value ", days, " is outside 1677-09-22 .. 2262-04-11"));
+        }
+        d = query::Datum::Date(days);
+        break;
+      }
       default:
         return absl::InvalidArgumentError(StrCat(
             "parameter ", i + 1, (p.name().empty() ? "" : StrCat(" (@", p.name(), ")")),
             " has no value or a type parameters cannot have; use null, double, bigint, varchar, "
-            "boolean, timestamp or interval_nanos"));
+            "boolean, timestamp, date, interval_nanos or interval_months"));
     }
     if (p.name().empty()) {
       out.positional.push_back(std::move(d));

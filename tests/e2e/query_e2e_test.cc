@@ -348,6 +348,9 @@ TEST_F(QueryE2ETest, ColumnarPagesHoldTheSameRowsAsRowPages) {
       "SELECT host, array_agg(measure_value::double), create_time_series(time, "
       "measure_value::double), row(host, count(*)), CASE WHEN host = 'host3' THEN ARRAY[1] END "
       "FROM mydb.tbl GROUP BY host",
+      // DATE, TIME and INTERVAL YEAR TO MONTH are ints of their units in columnar pages.
+      "SELECT host, date(time), CAST(time AS time), INTERVAL '14' MONTH, time - TIMESTAMP "
+      "'2000-01-01 00:00:00', CASE WHEN host = 'host3' THEN current_date END FROM mydb.tbl",
   };
   for (const std::string& sql : queries) {
     for (int page_size : {7, 1000, 5000}) {

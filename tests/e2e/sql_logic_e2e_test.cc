@@ -71,6 +71,9 @@ query::DataType TypeOf(const v1::ColumnType& type) {
     case v1::SCALAR_TYPE_VARCHAR: return query::DataType::kVarchar;
     case v1::SCALAR_TYPE_TIMESTAMP: return query::DataType::kTimestamp;
     case v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND: return query::DataType::kInterval;
+    case v1::SCALAR_TYPE_DATE: return query::DataType::kDate;
+    case v1::SCALAR_TYPE_TIME: return query::DataType::kTime;
+    case v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH: return query::DataType::kIntervalYearToMonth;
     default: return query::DataType::kUnknown;
   }
 }
@@ -83,7 +86,11 @@ query::Datum FromWire(const v1::Datum& d, query::DataType type) {
     case v1::Datum::kVarcharValue: return query::Datum::Varchar(d.varchar_value());
     case v1::Datum::kBooleanValue: return query::Datum::Bool(d.boolean_value());
     case v1::Datum::kTimestampValue: return query::Datum::Timestamp(d.timestamp_value());
-    case v1::Datum::kIntervalNanosValue: return query::Datum::Interval(d.interval_nanos_value());
+    case v1::Datum::kIntervalNanosValue:
+      return type == query::DataType::kTime ? query::Datum::Time(d.interval_nanos_value())
+                                            : query::Datum::Interval(d.interval_nanos_value());
+    case v1::Datum::kIntervalMonthsValue: return query::Datum::Months(d.interval_months_value());
+    case v1::Datum::kDateValue: return query::Datum::Date(d.date_value());
     case v1::Datum::kArrayValue: {
       std::vector<query::Datum> values;
       for (const v1::Datum& v : d.array_value().values()) {
@@ -227,7 +234,7 @@ INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                                            "hostile_input.test", "schema_changes.test",
                                            "one_type_per_name.test", "joins.test",
                                            "set_operations.test", "windows.test",
-                                           "subqueries.test"),
+                                           "subqueries.test", "dates.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace

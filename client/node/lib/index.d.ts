@@ -2,8 +2,9 @@
 
 export type Value = null | boolean | number | bigint | string | Date;
 /**
- * A result cell: BIGINT, TIMESTAMP (ns since the epoch) and INTERVAL (ns) are bigint; arrays
- * and rows are arrays, a time series a list of points.
+ * A result cell: BIGINT, TIMESTAMP (ns since the epoch), INTERVAL (ns) and TIME (ns since
+ * midnight) are bigint; DATE is 'YYYY-MM-DD'; INTERVAL YEAR TO MONTH a number of months;
+ * arrays and rows are arrays, a time series a list of points.
  */
 export type Cell = null | boolean | number | bigint | string | Cell[] | TimeSeriesPoint[];
 /** A point of a time series: nanoseconds since the epoch and its value. */

@@ -78,6 +78,11 @@ function toDatum(value) {
   throw new TypeError(`${value} cannot be a query parameter`);
 }
 
+/** A DATE (days since the epoch) as 'YYYY-MM-DD': a calendar day, no time zone to mistake. */
+function dateText(days) {
+  return new Date(Number(days) * 86_400_000).toISOString().slice(0, 10);
+}
+
 /** The JavaScript value of a result Datum. */
 function fromDatum(datum) {
   switch (datum.value) {
@@ -86,6 +91,8 @@ function fromDatum(datum) {
     case 'bigint_value': return BigInt(datum.bigint_value);
     case 'timestamp_value': return BigInt(datum.timestamp_value);
     case 'interval_nanos_value': return BigInt(datum.interval_nanos_value);
+    case 'date_value': return dateText(datum.date_value);
+    case 'interval_months_value': return Number(datum.interval_months_value);
     case 'array_value': return (datum.array_value.values || []).map(fromDatum);
     case 'row_value': return (datum.row_value.data || []).map(fromDatum);
     case 'time_series_value':
@@ -119,6 +126,8 @@ function fromColumn(column, type, rows) {
     case 'SCALAR_TYPE_TIME':
       values = (column.ints || []).map((v) => BigInt(v));
       break;
+    case 'SCALAR_TYPE_DATE': values = (column.ints || []).map(dateText); break;
+    case 'SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH': values = (column.ints || []).map(Number); break;
     case 'SCALAR_TYPE_UNKNOWN': values = new Array(rows).fill(null); break;
     case 'NESTED': values = (column.values || []).map(fromDatum); break; // arrays, rows, series
     default:

@@ -70,6 +70,12 @@ test('arrays, rows and time series', async () => {
   assert.equal(typeof t, 'bigint');
 });
 
+test('dates, times of day and months', async () => {
+  const rows = await client.query("SELECT DATE '2024-02-28' + INTERVAL '1' DAY, INTERVAL '14' MONTH, "
+    + "TIME '01:00:00', CAST(NULL AS date)").all();
+  assert.deepEqual(rows, [['2024-02-29', 14, 3_600_000_000_000n, null]]);
+});
+
 test('pages, and cancel', async () => {
   // 10^8 rows: far more than the pages in flight, so the query is surely
   // still running when it is cancelled.

@@ -19,6 +19,7 @@ from strata.v1 import query_pb2, records_pb2
 
 UTC = _dt.timezone.utc
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH_DATE = _dt.date(1970, 1, 1)
 
 MEASURE_TYPES = {
     "DOUBLE": records_pb2.MEASURE_VALUE_TYPE_DOUBLE,
@@ -100,7 +101,9 @@ def to_datum(value: Any) -> query_pb2.Datum:
         return query_pb2.Datum(varchar_value=value)
     if isinstance(value, _dt.timedelta):
         return query_pb2.Datum(interval_nanos_value=(value // _dt.timedelta(microseconds=1)) * 1000)
-    if isinstance(value, (_dt.datetime, _dt.date)) or type(value).__name__ == "Timestamp":
+    if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        return query_pb2.Datum(date_value=(value - _EPOCH_DATE).days)
+    if isinstance(value, _dt.datetime) or type(value).__name__ == "Timestamp":
         return query_pb2.Datum(timestamp_value=to_nanos(value))
     raise TypeError(f"{value!r} ({type(value).__name__}) cannot be a query parameter")
 
@@ -123,6 +126,11 @@ def from_interval(nanos: int) -> _dt.timedelta:
     return _dt.timedelta(microseconds=nanos // 1000)
 
 
+def from_date(days: int) -> _dt.date:
+    """A DATE (days since the epoch)."""
+    return _EPOCH_DATE + _dt.timedelta(days=days)
+
+
 def from_datum(datum: query_pb2.Datum, timestamps: str = "datetime") -> Any:
     """The Python value of a result cell."""
     kind = datum.WhichOneof("value")
@@ -132,6 +140,8 @@ def from_datum(datum: query_pb2.Datum, timestamps: str = "datetime") -> Any:
         return from_timestamp(datum.timestamp_value, timestamps)
     if kind == "interval_nanos_value":
         return from_interval(datum.interval_nanos_value)
+    if kind == "date_value":
+        return from_date(datum.date_value)
     if kind == "array_value":
         return [from_datum(d, timestamps) for d in datum.array_value.values]
     if kind == "row_value":
@@ -164,7 +174,9 @@ def from_column(column: query_pb2.ColumnValues, scalar_type: Optional[int], rows
         values = [from_timestamp(n, timestamps) for n in column.ints]
     elif name in ("SCALAR_TYPE_INTERVAL_DAY_TO_SECOND", "SCALAR_TYPE_TIME"):
         values = [from_interval(n) for n in column.ints]
-    elif name in ("SCALAR_TYPE_BIGINT", "SCALAR_TYPE_INTEGER"):
+    elif name == "SCALAR_TYPE_DATE":
+        values = [from_date(n) for n in column.ints]
+    elif name in ("SCALAR_TYPE_BIGINT", "SCALAR_TYPE_INTEGER", "SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH"):
         values = list(column.ints)
     elif name == "SCALAR_TYPE_UNKNOWN":
         values = [None] * rows

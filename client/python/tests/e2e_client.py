@@ -91,6 +91,10 @@ nested = client.query("SELECT ARRAY[1, 2], row('a', 2.5), create_time_series(tim
                       "CAST(NULL AS ARRAY(BIGINT)) FROM pydb.types WHERE k = 'full'",
                       timestamps="ns").all()
 check("nested values", nested, [([1, 2], ("a", 2.5), [(t_ns, 1.25)], None)])
+# DATE is a datetime.date both ways; INTERVAL YEAR TO MONTH an int of months.
+calendar = client.query("SELECT @day + INTERVAL '1' DAY, INTERVAL '14' MONTH, TIME '01:00:00'",
+                        {"day": dt.date(2024, 2, 28)}).all()
+check("calendar values", calendar, [(dt.date(2024, 2, 29), 14, dt.timedelta(hours=1))])
 as_datetime = client.query("SELECT time FROM pydb.types WHERE k = @k", {"k": "full"}).all()[0][0]
 check("datetime", as_datetime, dt.datetime.fromtimestamp(t_ns // 1000 / 1e6, UTC).replace(
     microsecond=(t_ns // 1000) % 1_000_000))

@@ -62,7 +62,7 @@ class MeasureValuesTest(unittest.TestCase):
 
 class DatumTest(unittest.TestCase):
     def test_round_trip(self):
-        for given in [None, True, 5, 2.5, "s", dt.timedelta(seconds=90)]:
+        for given in [None, True, 5, 2.5, "s", dt.timedelta(seconds=90), dt.date(2024, 3, 15)]:
             with self.subTest(given=given):
                 self.assertEqual(values.from_datum(values.to_datum(given)), given)
 
@@ -80,6 +80,19 @@ class ColumnTest(unittest.TestCase):
         unknown = query_pb2.ScalarType.Value("SCALAR_TYPE_UNKNOWN")
         self.assertEqual(values.from_column(query_pb2.ColumnValues(), unknown, 2), [None, None])
 
+    def test_calendar_columns(self):
+        def scalar(name):
+            return query_pb2.ScalarType.Value(name)
+        days = query_pb2.ColumnValues(ints=[19797, 0], nulls=b"\x02")
+        self.assertEqual(values.from_column(days, scalar("SCALAR_TYPE_DATE"), 2),
+                         [dt.date(2024, 3, 15), None])
+        months = query_pb2.ColumnValues(ints=[14])
+        self.assertEqual(
+            values.from_column(months, scalar("SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH"), 1), [14])
+        time = query_pb2.ColumnValues(ints=[3_600_000_000_000])
+        self.assertEqual(values.from_column(time, scalar("SCALAR_TYPE_TIME"), 1),
+                         [dt.timedelta(hours=1)])
+
     def test_nested_columns_hold_a_datum_per_row(self):
         column = query_pb2.ColumnValues(nulls=b"\x02")
         column.values.add().array_value.values.add().bigint_value = 7
@@ -93,12 +106,12 @@ class ColumnTest(unittest.TestCase):
 
     def test_a_page_that_does_not_match_is_an_error(self):
         double = query_pb2.ScalarType.Value("SCALAR_TYPE_DOUBLE")
-        date = query_pb2.ScalarType.Value("SCALAR_TYPE_DATE")
+        unspecified = query_pb2.ScalarType.Value("SCALAR_TYPE_UNSPECIFIED")
         cases = [
             (query_pb2.ColumnValues(doubles=[1.0]), double, "holds 1 values for 2 rows"),
             (query_pb2.ColumnValues(doubles=[1.0, 2.0], nulls=b"\x01\x00"), double,
              "null map of 2 bytes"),
-            (query_pb2.ColumnValues(), date, r"does not carry \(SCALAR_TYPE_DATE\)"),
+            (query_pb2.ColumnValues(), unspecified, r"does not carry \(SCALAR_TYPE_UNSPECIFIED\)"),
         ]
         for column, scalar_type, message in cases:
             with self.subTest(message=message):

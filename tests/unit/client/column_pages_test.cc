@@ -98,10 +98,27 @@ TEST(ColumnPagesTest, UnknownColumnsAreNullAndOtherTypesAreRefused) {
   auto rows = RowsFromColumns(Metadata({v1::SCALAR_TYPE_UNKNOWN}), page);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ(rows->rows(1).ShortDebugString(), "data { null_value: true }");
-  auto refused = RowsFromColumns(Metadata({v1::SCALAR_TYPE_DATE}), page);
+  auto refused = RowsFromColumns(Metadata({v1::SCALAR_TYPE_UNSPECIFIED}), page);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
-            "column 1 has a type columnar pages do not carry (SCALAR_TYPE_DATE)");
+            "column 1 has a type columnar pages do not carry (SCALAR_TYPE_UNSPECIFIED)");
+}
+
+// DATE, TIME and both intervals travel as ints: days, nanoseconds, months.
+TEST(ColumnPagesTest, CalendarColumnsAreIntsOfTheirUnits) {
+  v1::ColumnPage page;
+  page.set_row_count(1);
+  for (int64_t v : {19'723LL, 36'000'000'000'000LL, 14LL, 90'000'000'000LL}) {
+    page.add_columns()->add_ints(v);
+  }
+  auto rows = RowsFromColumns(Metadata({v1::SCALAR_TYPE_DATE, v1::SCALAR_TYPE_TIME,
+                                        v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH,
+                                        v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND}),
+                               page);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rows(0).ShortDebugString(),
+            "data { date_value: 19723 } data { interval_nanos_value: 36000000000000 } "
+            "data { interval_months_value: 14 } data { interval_nanos_value: 90000000000 }");
 }
 
 }  // namespace
