@@ -254,6 +254,22 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
         }
         return Datum::Timestamp(nanos);
       }
+      case kOidDate: {
+        if (absl::Status s = need(4); !s.ok()) return s;
+        const int64_t days = static_cast<int32_t>(GetInt(bytes)) + kPgEpochDays;
+        if (days < query::DateOfTimestamp(INT64_MIN) + 1 || days > query::DateOfTimestamp(INT64_MAX)) {
+          return absl::InvalidArgumentError("a binary date parameter is outside 1677-09-22 .. 2262-04-11");
+        }
+        return Datum::Date(days);
+      }
+      case kOidTime: {
+        if (absl::Status s = need(8); !s.ok()) return s;
+        const int64_t micros = static_cast<int64_t>(GetInt(bytes));
+        if (micros < 0 || micros >= query::kNanosPerDay / 1000) {
+          return absl::InvalidArgumentError("a binary time parameter is not a time of day");
+        }
+        return Datum::Time(micros * 1000);
+      }
       case kOidText:
       case kOidVarchar:
       case kOidBpchar:
@@ -302,6 +318,11 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
       std::optional<Datum> date = query::ParseDate(bytes);
       if (!date) return BadText(bytes, "date");
       return *date;
+    }
+    case kOidTime: {
+      std::optional<Datum> time = query::ParseTime(bytes);
+      if (!time) return BadText(bytes, "time without time zone");
+      return *time;
     }
     case kOidTimestamp:
     case kOidTimestamptz: {

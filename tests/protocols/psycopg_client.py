@@ -53,6 +53,18 @@ with psycopg.connect(conninfo) as conn:
         cur.execute("SELECT %b::bigint + 1, %b, %b", (41, True, 2.5), binary=True)
         check("binary parameters", cur.fetchone(), (42, True, 2.5))
 
+        # DATE, TIME and months: psycopg's own date, time and timedelta, in text and binary
+        # (binary months are refused by psycopg: a month is no fixed timedelta).
+        calendar = ("SELECT DATE '2024-02-28' + INTERVAL '1' DAY, TIME '01:02:03.5', "
+                    "%s::date - INTERVAL '1' DAY")
+        want = (datetime.date(2024, 2, 29), datetime.time(1, 2, 3, 500000),
+                datetime.date(2024, 2, 29))
+        for binary in (False, True):
+            cur.execute(calendar, (datetime.date(2024, 3, 1),), binary=binary)
+            check(f"calendar values (binary={binary})", cur.fetchone(), want)
+        cur.execute("SELECT INTERVAL '14' MONTH")
+        check("months interval", cur.fetchone()[0], datetime.timedelta(days=425))
+
         # Text of no declared type takes the column's type ('3' against BIGINT).
         cur.execute("SELECT count(*) FROM mydb.cpu WHERE procs = %s", ("3",))
         check("untyped parameter", cur.fetchone()[0], 1)

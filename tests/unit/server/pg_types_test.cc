@@ -1,0 +1,81 @@
+// PostgreSQL's forms of DATE, TIME and INTERVAL YEAR TO MONTH: text and
+// binary results, and parameters in both formats (psycopg sends a date in
+// binary).
+#include "server/pg_types.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::pg {
+namespace {
+
+using query::Datum;
+
+std::string Hex(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
+  return out;
+}
+
+TEST(PgTypesTest, CalendarValuesInTextAndBinary) {
+  struct Case {
+    Datum value;
+    int32_t oid;
+    std::string text, binary_hex;
+  } cases[] = {
+      // 2024-03-15 is day 19797 since 1970, day 8840 since 2000.
+      {Datum::Date(19797), kOidDate, "2024-03-15", "00002288"},
+      {Datum::Date(-1), kOidDate, "1969-12-31", "ffffd532"},
+      {Datum::Time(3'723'500'000'000), kOidTime, "01:02:03.5", "00000000ddf019e0"},
+      {Datum::Time(0), kOidTime, "00:00:00", "0000000000000000"},
+      {Datum::Months(14), kOidInterval, "1 year 2 mons", "000000000000000000000000" "0000000e"},
+      {Datum::Months(-3), kOidInterval, "-3 mons", "000000000000000000000000" "fffffffd"},
+      {Datum::Months(0), kOidInterval, "00:00:00", "000000000000000000000000" "00000000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(OidOf(c.value.type), c.oid);
+    std::string out;
+    EncodeText(c.value, &out);
+    EXPECT_EQ(out, c.text);
+    EncodeBinary(c.value, &out);
+    EXPECT_EQ(Hex(out), c.binary_hex);
+  }
+}
+
+TEST(PgTypesTest, DateAndTimeParameters) {
+  bool untyped = false;
+  auto text_date = DecodeParameter("2024-03-15", 0, kOidDate, &untyped);
+  ASSERT_TRUE(text_date.ok()) << text_date.status();
+  EXPECT_EQ(text_date->type, query::DataType::kDate);
+  EXPECT_EQ(text_date->i, 19797);
+  auto binary_date = DecodeParameter(std::string("\x00\x00\x22\x88", 4), 1, kOidDate, &untyped);
+  ASSERT_TRUE(binary_date.ok()) << binary_date.status();
+  EXPECT_EQ(binary_date->i, 19797);
+  auto text_time = DecodeParameter("01:02:03.5", 0, kOidTime, &untyped);
+  ASSERT_TRUE(text_time.ok()) << text_time.status();
+  EXPECT_EQ(text_time->i, 3'723'500'000'000);
+
+  struct Bad {
+    std::string bytes;
+    int16_t format;
+    int32_t oid;
+    std::string message;
+  } bad[] = {
+      {"2024-02-30", 0, kOidDate, "invalid input syntax for type date"},
+      {"25:00", 0, kOidTime, "invalid input syntax for type time"},
+      {std::string("\x00\x01", 2), 1, kOidDate, "has 2 bytes, not 4"},
+      // Day 2^31 - 1 after 2000: far past the last day a timestamp reaches.
+      {std::string("\x7f\xff\xff\xff", 4), 1, kOidDate, "outside 1677-09-22 .. 2262-04-11"},
+      {std::string("\x00\x00\x00\x14\x1d\xd7\x60\x00", 8), 1, kOidTime, "not a time of day"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.message);
+    auto decoded = DecodeParameter(b.bytes, b.format, b.oid, &untyped);
+    ASSERT_FALSE(decoded.ok());
+    EXPECT_NE(std::string(decoded.status().message()).find(b.message), std::string::npos)
+        << decoded.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace strata::pg
