@@ -104,6 +104,19 @@ std::optional<DataType> RowOf(std::vector<RowField> fields) {
       {.kind = TypeKind::kRow, .fields = std::move(fields), .name = std::move(name)});
 }
 
+std::optional<DataType> MapOf(DataType key, DataType value) {
+  return ShapeRegistry::Get().Intern(
+      {.kind = TypeKind::kMap,
+       .element = value,
+       .fields = {{"key", key}, {"value", value}},
+       .name = StrCat("map(", TypeName(key), ", ", TypeName(value), ")")});
+}
+
+DataType MapKeyType(DataType type) {
+  const Shape* shape = ShapeRegistry::Get().Find(type);
+  return shape && shape->kind == TypeKind::kMap ? shape->fields[0].type : DataType::kUnknown;
+}
+
 std::string TooManyTypesMessage() {
   return StrCat("arrays, rows and time series nest at most ", kMaxTypeNesting,
                 " deep, and a server knows at most ", kMaxCompositeTypes,
@@ -117,7 +130,7 @@ DataType ElementType(DataType type) {
 
 const std::vector<RowField>& RowFields(DataType type) {
   const Shape* shape = ShapeRegistry::Get().Find(type);
-  return shape ? shape->fields : NoFields();
+  return shape && shape->kind == TypeKind::kRow ? shape->fields : NoFields();
 }
 
 Datum Datum::Composite(DataType type, std::vector<Datum> values, std::vector<int64_t> times) {
@@ -127,6 +140,35 @@ Datum Datum::Composite(DataType type, std::vector<Datum> values, std::vector<int
   return d;
 }
 
+Datum Datum::Map(DataType type, std::vector<Datum> keys, std::vector<Datum> values) {
+  Datum d{.type = type, .null = false};
+  d.nested = std::make_shared<const NestedValue>(
+      NestedValue{.values = std::move(values), .keys = std::move(keys)});
+  return d;
+}
+
+std::optional<Datum> MakeMap(DataType type, std::vector<std::pair<Datum, Datum>> entries,
+                             std::string* problem) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return Compare(a.first, b.first) < 0; });
+  std::vector<Datum> keys, values;
+  keys.reserve(entries.size());
+  values.reserve(entries.size());
+  for (auto& [key, value] : entries) {
+    if (key.null) {
+      *problem = "null";
+      return std::nullopt;
+    }
+    if (!keys.empty() && Compare(keys.back(), key) == 0) {
+      *problem = key.ToString();
+      return std::nullopt;
+    }
+    keys.push_back(std::move(key));
+    values.push_back(std::move(value));
+  }
+  return Datum::Map(type, std::move(keys), std::move(values));
+}
+
 const std::vector<Datum>& Datum::items() const {
   return nested && !null ? nested->values : NoItems();
 }
@@ -134,9 +176,11 @@ const std::vector<Datum>& Datum::items() const {
 int64_t Datum::HeapBytes() const {
   int64_t bytes = static_cast<int64_t>(s.capacity());
   if (nested) {
-    bytes += static_cast<int64_t>(sizeof(NestedValue) + nested->values.capacity() * sizeof(Datum) +
+    bytes += static_cast<int64_t>(sizeof(NestedValue) +
+                                  (nested->values.capacity() + nested->keys.capacity()) * sizeof(Datum) +
                                   nested->times.capacity() * sizeof(int64_t));
     for (const Datum& v : nested->values) bytes += v.HeapBytes();
+    for (const Datum& k : nested->keys) bytes += k.HeapBytes();
   }
   return bytes;
 }
@@ -207,6 +251,12 @@ std::string Datum::ToString() const {
         }
         return out + "}";
       }
+      case TypeKind::kMap:
+        out = "{";
+        for (size_t k = 0; k < v.size(); ++k) {
+          out += StrCat(k ? ", " : "", nested->keys[k].ToString(), "=", v[k].ToString());
+        }
+        return out + "}";
       case TypeKind::kTimeseries:
         out = "[";
         for (size_t k = 0; k < v.size(); ++k) {
@@ -261,6 +311,9 @@ int Compare(const Datum& a, const Datum& b) {
       if (k < x.times.size() && k < y.times.size() && x.times[k] != y.times[k]) {
         return x.times[k] < y.times[k] ? -1 : 1;
       }
+      if (k < x.keys.size() && k < y.keys.size()) {
+        if (int c = Compare(x.keys[k], y.keys[k]); c != 0) return c;
+      }
       if (int c = Compare(x.values[k], y.values[k]); c != 0) return c;
     }
     return x.values.size() < y.values.size() ? -1 : x.values.size() > y.values.size();
@@ -286,6 +339,7 @@ void AppendKey(const Datum& d, std::string* out) {
     out->append("n").append(StrCat(d.nested->values.size())).push_back('[');
     for (size_t k = 0; k < d.nested->values.size(); ++k) {
       if (k < d.nested->times.size()) out->append(StrCat(d.nested->times[k], "@"));
+      if (k < d.nested->keys.size()) AppendKey(d.nested->keys[k], out);
       AppendKey(d.nested->values[k], out);
     }
     out->push_back(']');

@@ -14,10 +14,10 @@
 
 namespace strata::query {
 
-// A SQL type. The scalar types are the named values; an array, row or
+// A SQL type. The scalar types are the named values; an array, row, map or
 // timeseries type is a code above kFirstComposite that names one interned
-// shape (ArrayOf, RowOf, TimeseriesOf): equal shapes get equal codes, so
-// types compare with == and travel through binding as one small value.
+// shape (ArrayOf, RowOf, MapOf, TimeseriesOf): equal shapes get equal codes,
+// so types compare with == and travel through binding as one small value.
 enum class DataType : uint32_t {
   kUnknown,  // the type of NULL
   kBoolean,
@@ -32,7 +32,7 @@ enum class DataType : uint32_t {
   kFirstComposite = 32,
 };
 
-enum class TypeKind { kScalar, kArray, kRow, kTimeseries };
+enum class TypeKind { kScalar, kArray, kRow, kTimeseries, kMap };
 
 struct RowField {
   std::string name;
@@ -54,11 +54,15 @@ inline bool IsComposite(DataType type) { return type >= DataType::kFirstComposit
 std::optional<DataType> ArrayOf(DataType element);
 std::optional<DataType> TimeseriesOf(DataType value);
 std::optional<DataType> RowOf(std::vector<RowField> fields);
+std::optional<DataType> MapOf(DataType key, DataType value);
 // The error when ArrayOf, TimeseriesOf or RowOf return nullopt: too many
 // shapes, or nested too deep.
 std::string TooManyTypesMessage();
-// An array's element type, a timeseries' value type (kUnknown otherwise).
+// An array's element type, a timeseries' or a map's value type (kUnknown
+// otherwise).
 DataType ElementType(DataType type);
+// A map's key type (kUnknown otherwise).
+DataType MapKeyType(DataType type);
 // A row's fields (empty otherwise).
 const std::vector<RowField>& RowFields(DataType type);
 
@@ -67,11 +71,13 @@ const std::vector<RowField>& RowFields(DataType type);
 std::string_view TypeName(DataType type);
 
 struct Datum;
-// The values of an array, a row's fields, or a timeseries' points
-// (times[i] with values[i], in time order). Shared and never changed.
+// The values of an array, a row's fields, a timeseries' points (times[i]
+// with values[i], in time order) or a map's entries (keys[i] to values[i],
+// in key order, each key once). Shared and never changed.
 struct NestedValue {
   std::vector<Datum> values;
   std::vector<int64_t> times;  // timeseries only
+  std::vector<Datum> keys;     // maps only
 };
 
 struct Datum {
@@ -101,19 +107,28 @@ struct Datum {
   // An array or row of `values`, or a timeseries with `times`.
   static Datum Composite(DataType type, std::vector<Datum> values,
                          std::vector<int64_t> times = {});
+  // A map of keys[i] to values[i]: REQUIRES keys in Compare order, distinct
+  // and not NULL (MakeMap in functions_map.cc builds them so).
+  static Datum Map(DataType type, std::vector<Datum> keys, std::vector<Datum> values);
 
   bool truthy() const { return !null && type == DataType::kBoolean && i != 0; }
   // Numeric value as a double (BIGINT, DOUBLE, TIMESTAMP, INTERVAL).
   double AsDouble() const { return type == DataType::kDouble ? d : static_cast<double>(i); }
   // Text as Timestream prints it: 40.0, 2021-12-01 19:00:00.000000000, true.
-  // Arrays [1, 2], rows {x=1, y=a}, timeseries [{time=..., value=1.0}, ...].
+  // Arrays [1, 2], rows {x=1, y=a}, timeseries [{time=..., value=1.0}, ...],
+  // maps {a=1, b=2}.
   std::string ToString() const;
   // Bytes held beyond sizeof(Datum): the string, the nested values.
   int64_t HeapBytes() const;
-  // The elements of an array, fields of a row, values of a timeseries
-  // (empty for NULL and scalars).
+  // The elements of an array, fields of a row, values of a timeseries or a
+  // map (empty for NULL and scalars).
   const std::vector<Datum>& items() const;
 };
+
+// A map of `entries` (key, value) in key order; nullopt when a key is NULL
+// (*problem = "null") or appears twice (*problem = that key's text).
+std::optional<Datum> MakeMap(DataType type, std::vector<std::pair<Datum, Datum>> entries,
+                             std::string* problem);
 
 bool IsNumeric(DataType t);
 

@@ -616,6 +616,17 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
     if (to == DataType::kVarchar) return Datum::Varchar(v.ToString());
     const TypeKind kind = KindOf(to);
     if (KindOf(v.type) != kind) return std::nullopt;
+    if (kind == TypeKind::kMap) {
+      std::vector<std::pair<Datum, Datum>> entries;
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        std::optional<Datum> key = Convert(v.nested->keys[i], MapKeyType(to));
+        std::optional<Datum> value = Convert(v.items()[i], ElementType(to));
+        if (!key || !value) return std::nullopt;
+        entries.emplace_back(*std::move(key), *std::move(value));
+      }
+      std::string problem;  // keys that became equal: the cast has no answer
+      return MakeMap(to, std::move(entries), &problem);
+    }
     const std::vector<Datum>& items = v.items();
     const std::vector<RowField>& fields = RowFields(to);
     if (kind == TypeKind::kRow && fields.size() != items.size()) return std::nullopt;

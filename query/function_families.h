@@ -16,6 +16,15 @@ namespace strata::query {
 void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
                        std::vector<AggregateFunction>* aggregates);
 
+// Maps: map(), map_agg, histogram, map_keys, map_values (functions_map.cc).
+void AddMapFunctions(std::vector<ScalarFunction>* scalars,
+                     std::vector<AggregateFunction>* aggregates);
+// The value of `key` in `map`, or nullptr (also for NULL).
+const Datum* FindMapValue(const Datum& map, const Datum& key);
+// True if a value of type `key` can look up keys of `map` (numbers with
+// numbers, NULL with anything).
+bool MapKeyFits(DataType map, DataType key);
+
 // The timeseries type: create_time_series, interpolate_*, derivatives,
 // integrals, correlations, sequence (functions_timeseries.cc).
 void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,

@@ -1186,6 +1186,7 @@ FunctionRegistry::FunctionRegistry() {
        },
        [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});
   AddArrayFunctions(&scalars_, &aggregates_);
+  AddMapFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);
 }

@@ -33,6 +33,22 @@ auto OnArray(std::string signature, size_t min_args, size_t max_args, Result res
   };
 }
 
+// The binder of f(array, i) (by `array`) or f(map, key): a map's value type
+// for a key of its key type.
+template <typename Array>
+auto OnArrayOrMap(std::string signature, Array array) {
+  return [=](const Types& t) -> absl::StatusOr<DataType> {
+    if (t.size() == 2 && KindOf(t[0]) == TypeKind::kMap) {
+      if (!MapKeyFits(t[0], t[1])) {
+        return absl::InvalidArgumentError(StrCat("the map's keys are ", TypeName(MapKeyType(t[0])),
+                                                 ", not ", TypeName(t[1])));
+      }
+      return ElementType(t[0]);
+    }
+    return OnArray(signature, 2, 2, array)(t);
+  };
+}
+
 // 1-based index `i` (negative: from the end) into `n` values, or -1.
 int64_t Position(int64_t i, size_t n) {
   const auto size = static_cast<int64_t>(n);
@@ -89,13 +105,21 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
     return ArrayOfValues(type, std::move(values));
   };
 
-  add({"subscript", "array[i] -> type of element",
-       "The i-th element (from 1); an index outside the array fails the query.",
-       OnArray("array[bigint]", 2, 2, [](const Types& t) -> absl::StatusOr<DataType> {
+  add({"subscript", "array[i] | map[key] -> type of element",
+       "The i-th element (from 1), or the key's value; an index outside the array or a key "
+       "not in the map fails the query.",
+       OnArrayOrMap("array[bigint] | map[key]", [](const Types& t) -> absl::StatusOr<DataType> {
          if (t[1] != kBig && t[1] != DataType::kUnknown) return WrongArguments("array[bigint]");
          return ElementType(t[0]);
        }),
        [](const Args& a, const EvalContext& c) {
+         if (KindOf(a[0].type) == TypeKind::kMap) {
+           const Datum* value = FindMapValue(a[0], a[1]);
+           if (value) return *value;
+           return FailQuery(c, StrCat("Key not present in map: ", a[1].ToString(),
+                                      " (element_at gives NULL instead)"),
+                            ElementType(a[0].type));
+         }
          const std::vector<Datum>& v = a[0].items();
          if (a[1].i < 1 || a[1].i > static_cast<int64_t>(v.size())) {
            return FailQuery(c, StrCat("Array subscript ", a[1].i, " is out of bounds: the array has ",
@@ -107,15 +131,21 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
-  add({"element_at", "element_at(array, i) -> type of element",
-       "The i-th element (from 1; negative counts from the end), NULL outside the array.",
-       OnArray("element_at(array, bigint)", 2, 2, [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t[1] != kBig && t[1] != DataType::kUnknown) {
-           return WrongArguments("element_at(array, bigint)");
-         }
-         return ElementType(t[0]);
-       }),
+  add({"element_at", "element_at(array, i) | element_at(map, key) -> type of element",
+       "The i-th element (from 1; negative counts from the end), NULL outside the array; or "
+       "the key's value, NULL for a key not in the map.",
+       OnArrayOrMap("element_at(array, bigint) | element_at(map, key)",
+                    [](const Types& t) -> absl::StatusOr<DataType> {
+                      if (t[1] != kBig && t[1] != DataType::kUnknown) {
+                        return WrongArguments("element_at(array, bigint)");
+                      }
+                      return ElementType(t[0]);
+                    }),
        [](const Args& a, const EvalContext& c) {
+         if (KindOf(a[0].type) == TypeKind::kMap) {
+           const Datum* value = FindMapValue(a[0], a[1]);
+           return value ? *value : Datum::Null(ElementType(a[0].type));
+         }
          if (a[1].i == 0) {
            return FailQuery(c, "element_at(): SQL array indices start at 1", ElementType(a[0].type));
          }
@@ -125,11 +155,12 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
-  add({"cardinality", "cardinality(array | timeseries) -> bigint",
-       "The number of elements of an array, or points of a time series.",
+  add({"cardinality", "cardinality(array | map | timeseries) -> bigint",
+       "The number of elements of an array, entries of a map, or points of a time series.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 1 || !(IsArrayOrNull(t[0]) || KindOf(t[0]) == TypeKind::kTimeseries)) {
-           return WrongArguments("cardinality(array | timeseries)");
+         if (t.size() != 1 || !(IsArrayOrNull(t[0]) || KindOf(t[0]) == TypeKind::kTimeseries ||
+                                KindOf(t[0]) == TypeKind::kMap)) {
+           return WrongArguments("cardinality(array | map | timeseries)");
          }
          return kBig;
        },

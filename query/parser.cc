@@ -11,7 +11,6 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/lexer.h"
-#include "query/unsupported.h"
 #include "query/window.h"
 
 namespace strata::query {
@@ -472,8 +471,9 @@ class Parser {
     TableRef ref;
     ref.pos = Peek().pos;
     if (IsWord(Peek(), "lateral")) {
-      return Error(Peek(), "LATERAL is not supported yet: use CROSS JOIN UNNEST(...) for arrays "
-                           "and time series, or a join with ON");
+      return Error(Peek(), "LATERAL subqueries are not supported (one would run per row): join "
+                           "the subquery with ON, or use CROSS JOIN UNNEST(...) for arrays, maps "
+                           "and time series");
     }
     if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       return ParseUnnest();
@@ -963,7 +963,8 @@ class Parser {
   absl::StatusOr<DataType> ParseTypeName() {
     const Token& type_token = Peek();
     if (type_token.kind == TokenKind::kIdentifier &&
-        (IsWord(type_token, "array") || IsWord(type_token, "row"))) {
+        (IsWord(type_token, "array") || IsWord(type_token, "row") ||
+         IsWord(type_token, "map"))) {
       return ParseCompositeTypeName();
     }
     if (type_token.kind == TokenKind::kIdentifier && IsWord(type_token, "interval")) {
@@ -997,13 +998,20 @@ class Parser {
     return *type;
   }
 
-  // array(T) (or array<T>), row(name T, ...).
+  // array(T) (or array<T>), map(K, V), row(name T, ...).
   absl::StatusOr<DataType> ParseCompositeTypeName() {
     const Token& word = Next();
     Nesting nesting(&expression_depth_);
     RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "type names"));
     std::optional<DataType> type;
-    if (IsWord(word, "array")) {
+    if (IsWord(word, "map")) {
+      RETURN_IF_ERROR(ExpectSymbol("("));
+      ASSIGN_OR_RETURN(DataType key, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(","));
+      ASSIGN_OR_RETURN(DataType value, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      type = MapOf(key, value);
+    } else if (IsWord(word, "array")) {
       const bool angle = Peek().kind == TokenKind::kSymbol && Peek().text == "<";
       RETURN_IF_ERROR(ExpectSymbol(angle ? "<" : "("));
       ASSIGN_OR_RETURN(DataType element, ParseTypeName());
@@ -1240,7 +1248,6 @@ class Parser {
     if (!quoted && AcceptSymbol("(")) {
       std::string lowered = name;
       for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (auto missing = UnsupportedFunctionMessage(lowered)) return Error(t, *missing);
       ExprPtr call = Make(ExprKind::kCall, pos, lowered);
       if (AcceptSymbol(")")) {
         // f()

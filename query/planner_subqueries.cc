@@ -73,7 +73,8 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   const auto refuse = [&](std::string_view why) {
     return SqlError(sql_, e.pos, StrCat("a correlated subquery ", why,
                                         " (supported: the outer query's columns in equalities "
-                                        "ANDed in the subquery's WHERE)"));
+                                        "ANDed in the subquery's WHERE; write others as a join "
+                                        "or a window function)"));
   };
   for (const SelectItem& item : query.items) {
     if (ReadsOuter(*item.expr, outer, inner)) return refuse("cannot use outer columns in SELECT");

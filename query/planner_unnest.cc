@@ -31,12 +31,14 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareUnnest(TableR
     const DataType type = bound->bound.type;
     const std::vector<DataType> types = UnnestColumnTypes(type);
     if (types.empty()) {
-      return SqlError(sql_, arg->pos, StrCat("UNNEST takes arrays and time series, not ",
+      return SqlError(sql_, arg->pos, StrCat("UNNEST takes arrays, maps and time series, not ",
                                              TypeName(type)));
     }
     std::vector<std::string> names;
     if (KindOf(type) == TypeKind::kTimeseries) {
       names = {"time", "value"};
+    } else if (KindOf(type) == TypeKind::kMap) {
+      names = {"key", "value"};
     } else if (KindOf(ElementType(type)) == TypeKind::kRow) {
       for (const RowField& f : RowFields(ElementType(type))) names.push_back(f.name);
     } else {

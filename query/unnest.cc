@@ -10,6 +10,7 @@ namespace strata::query {
 std::vector<DataType> UnnestColumnTypes(DataType type) {
   switch (KindOf(type)) {
     case TypeKind::kTimeseries: return {DataType::kTimestamp, ElementType(type)};
+    case TypeKind::kMap: return {MapKeyType(type), ElementType(type)};
     case TypeKind::kArray: {
       const DataType element = ElementType(type);
       if (KindOf(element) != TypeKind::kRow) return {element};
@@ -66,6 +67,9 @@ class Unnest : public BatchSink {
     }
     if (KindOf(value.type) == TypeKind::kTimeseries) {
       cells->push_back(Datum::Timestamp(value.nested->times[k]));
+      cells->push_back(items[k]);
+    } else if (KindOf(value.type) == TypeKind::kMap) {
+      cells->push_back(value.nested->keys[k]);
       cells->push_back(items[k]);
     } else if (KindOf(ElementType(value.type)) == TypeKind::kRow) {
       const std::vector<Datum>& fields = items[k].items();

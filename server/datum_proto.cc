@@ -36,6 +36,18 @@ void TypeToProto(query::DataType type, v1::ColumnType* out) {
       TypeToProto(query::ElementType(type),
                   out->mutable_time_series_measure_value_column_info()->mutable_type());
       return;
+    case query::TypeKind::kMap: {
+      // Timestream's Datum has no map: a map is an array of (key, value) rows.
+      v1::RowColumnInfo* entry =
+          out->mutable_array_column_info()->mutable_type()->mutable_row_column_info();
+      for (auto [name, field] : {std::pair{"key", query::MapKeyType(type)},
+                                 std::pair{"value", query::ElementType(type)}}) {
+        v1::ColumnInfo* info = entry->add_fields();
+        info->set_name(name);
+        TypeToProto(field, info->mutable_type());
+      }
+      return;
+    }
     case query::TypeKind::kRow:
       for (const query::RowField& f : query::RowFields(type)) {
         v1::ColumnInfo* field = out->mutable_row_column_info()->add_fields();
@@ -68,6 +80,15 @@ void DatumToProto(const query::Datum& d, v1::Datum* out) {
     case query::TypeKind::kArray: {
       v1::ArrayValue* array = out->mutable_array_value();  // set even when empty
       for (const query::Datum& v : d.items()) DatumToProto(v, array->add_values());
+      return;
+    }
+    case query::TypeKind::kMap: {
+      v1::ArrayValue* entries = out->mutable_array_value();  // set even when empty
+      for (size_t i = 0; i < d.items().size(); ++i) {
+        v1::Row* entry = entries->add_values()->mutable_row_value();
+        DatumToProto(d.nested->keys[i], entry->add_data());
+        DatumToProto(d.items()[i], entry->add_data());
+      }
       return;
     }
     case query::TypeKind::kRow: {

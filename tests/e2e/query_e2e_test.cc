@@ -80,6 +80,30 @@ TEST_F(QueryE2ETest, StreamsTypedPagesAndStatistics) {
   EXPECT_GT(r.statistics.elapsed_nanos(), 0);
 }
 
+// Timestream's Datum has no map: a MAP column is an array of (key, value)
+// rows, in key order; DATE, TIME and months travel in their own fields.
+TEST_F(QueryE2ETest, MapsAndCalendarValuesOnTheWire) {
+  QueryResult r = Run("SELECT histogram(host), map(), DATE '2024-03-15', TIME '01:00:00', "
+                      "INTERVAL '14' MONTH FROM mydb.tbl WHERE host IN ('host2', 'host1')");
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.metadata.columns(0).type().ShortDebugString(),
+            "array_column_info { type { row_column_info { fields { name: \"key\" type { "
+            "scalar_type: SCALAR_TYPE_VARCHAR } } fields { name: \"value\" type { scalar_type: "
+            "SCALAR_TYPE_BIGINT } } } } }");
+  EXPECT_EQ(r.rows[0].data(0).ShortDebugString(),
+            "array_value { values { row_value { data { varchar_value: \"host1\" } data { "
+            "bigint_value: 40 } } } values { row_value { data { varchar_value: \"host2\" } data { "
+            "bigint_value: 40 } } } }");
+  EXPECT_EQ(r.rows[0].data(1).ShortDebugString(), "array_value { }");
+  EXPECT_EQ(r.metadata.columns(2).type().scalar_type(), v1::SCALAR_TYPE_DATE);
+  EXPECT_EQ(r.rows[0].data(2).date_value(), 19797);
+  EXPECT_EQ(r.metadata.columns(3).type().scalar_type(), v1::SCALAR_TYPE_TIME);
+  EXPECT_EQ(r.rows[0].data(3).interval_nanos_value(), 3'600'000'000'000);
+  EXPECT_EQ(r.metadata.columns(4).type().scalar_type(), v1::SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH);
+  EXPECT_EQ(r.rows[0].data(4).interval_months_value(), 14);
+}
+
 // Regression: a range open to the past counted every hour since 1970 as a
 // pruned bucket ("1 time buckets (498714 pruned)").
 TEST_F(QueryE2ETest, BucketStatisticsStartAtTheOldestData) {
@@ -351,6 +375,8 @@ TEST_F(QueryE2ETest, ColumnarPagesHoldTheSameRowsAsRowPages) {
       // DATE, TIME and INTERVAL YEAR TO MONTH are ints of their units in columnar pages.
       "SELECT host, date(time), CAST(time AS time), INTERVAL '14' MONTH, time - TIMESTAMP "
       "'2000-01-01 00:00:00', CASE WHEN host = 'host3' THEN current_date END FROM mydb.tbl",
+      "SELECT host, map_agg(time, measure_value::double), histogram(measure_value::double > 20) "
+      "FROM mydb.tbl GROUP BY host",
   };
   for (const std::string& sql : queries) {
     for (int page_size : {7, 1000, 5000}) {
