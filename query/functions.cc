@@ -576,6 +576,7 @@ class PercentileAcc : public Accumulator {
   void Add(const Args& a) override {
     if (a[0].null || a[1].null) return;
     values_.push_back(a[0].AsDouble());
+    Kept(sizeof(double));
     p_ = std::clamp(a[1].AsDouble(), 0.0, 1.0);
   }
   absl::StatusOr<Datum> Finish() override {
@@ -599,7 +600,8 @@ class DistinctCountAcc : public Accumulator {
     if (a[0].null) return;
     std::string key;
     AppendKey(a[0], &key);
-    seen_.insert(std::move(key));
+    const int64_t bytes = static_cast<int64_t>(key.size()) + 32;
+    if (seen_.insert(std::move(key)).second) Kept(bytes);
   }
   absl::StatusOr<Datum> Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
 
@@ -610,10 +612,17 @@ class DistinctCountAcc : public Accumulator {
 class DistinctAcc : public Accumulator {
  public:
   explicit DistinctAcc(std::unique_ptr<Accumulator> inner) : inner_(std::move(inner)) {}
+  void MeterInto(int64_t* bytes) override {
+    Accumulator::MeterInto(bytes);
+    inner_->MeterInto(bytes);
+  }
   void Add(const Args& a) override {
     std::string key;
     for (const Datum& d : a) AppendKey(d, &key);
-    if (seen_.insert(std::move(key)).second) inner_->Add(a);
+    const int64_t bytes = static_cast<int64_t>(key.size()) + 32;
+    if (!seen_.insert(std::move(key)).second) return;
+    Kept(bytes);
+    inner_->Add(a);
   }
   absl::StatusOr<Datum> Finish() override { return inner_->Finish(); }
 

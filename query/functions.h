@@ -93,6 +93,19 @@ class Accumulator {
   virtual void AddStats(const ColumnStats& stats);
   // The group's value; an error (a BIGINT sum that overflows) fails the query.
   virtual absl::StatusOr<Datum> Finish() = 0;
+  // Where to add the bytes the accumulator comes to keep as it grows (the
+  // values of array_agg, approx_percentile, map_agg, DISTINCT): the grouping
+  // operator charges them to the query's memory budget, so many large groups
+  // fail the query instead of the server.
+  virtual void MeterInto(int64_t* bytes) { kept_bytes_ = bytes; }
+
+ protected:
+  void Kept(int64_t bytes) {
+    if (kept_bytes_ != nullptr) *kept_bytes_ += bytes;
+  }
+
+ private:
+  int64_t* kept_bytes_ = nullptr;
 };
 
 struct AggregateFunction {

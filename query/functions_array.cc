@@ -65,6 +65,7 @@ class ArrayAggAcc : public Accumulator {
       return;
     }
     values_.push_back(a[0]);
+    Kept(static_cast<int64_t>(sizeof(Datum)) + a[0].HeapBytes());
   }
   absl::StatusOr<Datum> Finish() override {
     if (overflow_) {

@@ -44,6 +44,8 @@ class MapAcc : public Accumulator {
       return;
     }
     entries_.emplace_back(a[0], count_ ? Datum::Bigint(1) : CoerceTo(a[1], ElementType(type_)));
+    Kept(static_cast<int64_t>(2 * sizeof(Datum) + it->first.size() + 32) + a[0].HeapBytes() +
+         entries_.back().second.HeapBytes());
   }
   absl::StatusOr<Datum> Finish() override {
     const std::string_view name = count_ ? "histogram" : "map_agg";

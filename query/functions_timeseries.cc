@@ -260,6 +260,7 @@ class CreateTimeSeriesAcc : public Accumulator {
       return;
     }
     points_.emplace_back(a[0].i, CoerceTo(a[1], ElementType(type_)));
+    Kept(static_cast<int64_t>(sizeof(points_.back())) + points_.back().second.HeapBytes());
   }
   absl::StatusOr<Datum> Finish() override {
     if (overflow_) {

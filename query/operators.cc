@@ -140,7 +140,7 @@ class Aggregate : public AggregateSink {
       }
       begin = end;
     }
-    return absl::OkStatus();
+    return ChargeKeptValues();
   }
 
   absl::Status Finish() override {
@@ -157,7 +157,7 @@ class Aggregate : public AggregateSink {
   absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) override {
     ASSIGN_OR_RETURN(Group * group, FindOrAdd(std::move(keys)));
     for (size_t a = 0; a < aggregates_.size(); ++a) group->accumulators[a]->AddStats(stats[a]);
-    return absl::OkStatus();
+    return ChargeKeptValues();
   }
 
   int64_t GroupsAbove(size_t key, const Datum& bound) const override {
@@ -203,8 +203,18 @@ class Aggregate : public AggregateSink {
     for (const AggregateSpec& spec : aggregates_) {
       auto acc = spec.function->make(spec.arg_types);
       out.push_back(spec.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc));
+      out.back()->MeterInto(&kept_bytes_);
     }
     return out;
+  }
+
+  // What the accumulators came to keep since the last call, charged.
+  absl::Status ChargeKeptValues() {
+    if (kept_bytes_ == charged_bytes_) return absl::OkStatus();
+    const int64_t grown = kept_bytes_ - charged_bytes_;
+    charged_bytes_ = kept_bytes_;
+    return context_->Reserve(grown, "the values aggregates keep (array_agg, map_agg, histogram, "
+                                    "create_time_series, approx_percentile, DISTINCT)");
   }
 
   absl::Status Emit(Group& group) {
@@ -222,6 +232,8 @@ class Aggregate : public AggregateSink {
   RowSink* next_;
   absl::flat_hash_map<std::string, size_t> index_;  // group key bytes -> groups_ index
   std::vector<Group> groups_;                        // in first-seen order
+  int64_t kept_bytes_ = 0;     // what the accumulators keep (MeterInto)
+  int64_t charged_bytes_ = 0;  // of which charged to the budget
 };
 
 class RowCounter : public BatchSink {

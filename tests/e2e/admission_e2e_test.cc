@@ -242,7 +242,15 @@ TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailClean
            std::string("SELECT count(*) FROM mydb.tbl a JOIN mydb.tbl b ON a.host = b.host AND a.time = b.time"),
            std::string("SELECT count(*) FROM mydb.tbl a CROSS JOIN mydb.tbl b"),
            std::string("SELECT host, rank() OVER (ORDER BY time) FROM mydb.tbl"),
-           std::string("SELECT host, time FROM mydb.tbl INTERSECT SELECT host, time FROM mydb.tbl")}) {
+           std::string("SELECT host, time FROM mydb.tbl INTERSECT SELECT host, time FROM mydb.tbl"),
+           // Aggregates that keep their values: ~10 MB of them in 50 groups (or one).
+           std::string("SELECT host, array_agg(sequence(1, 100)) FROM mydb.tbl GROUP BY host"),
+           std::string("SELECT host, count(DISTINCT CAST(sequence(1, 200) AS varchar) || CAST(time AS varchar)) "
+                       "FROM mydb.tbl GROUP BY host"),
+           std::string("SELECT histogram(CAST(sequence(1, 200) AS varchar) || host || CAST(time AS varchar)) "
+                       "FROM mydb.tbl"),
+           std::string("SELECT host, create_time_series(time, CAST(sequence(1, 200) AS varchar)) "
+                       "FROM mydb.tbl GROUP BY host")}) {
     testing::QueryResult r = testing::RunQuery(server_.channel(), sql);
     ASSERT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
         << sql << ": " << r.status.error_message();
