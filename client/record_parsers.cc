@@ -69,18 +69,34 @@ class FieldRoles {
 // Protobuf's JSON errors add the input and a caret on further lines.
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// Collects one row's fields into a MULTI record.
+// Collects one row's fields into a MULTI record. The record's dimension and
+// attribute messages from the row before are set again in place, not
+// cleared and allocated anew (Clear() would free each attribute's value
+// message): an import fills millions of rows into a few reused records.
 class RowBuilder {
  public:
-  explicit RowBuilder(v1::Record* record) : record_(*record) { record_.Clear(); }
+  explicit RowBuilder(v1::Record* record) : record_(*record) {
+    google::protobuf::RepeatedPtrField<v1::Dimension> dimensions;
+    google::protobuf::RepeatedPtrField<v1::MultiMeasureValue> measures;
+    dimensions.Swap(record_.mutable_dimensions());
+    measures.Swap(record_.mutable_measure_values());
+    record_.Clear();
+    record_.mutable_dimensions()->Swap(&dimensions);
+    record_.mutable_measure_values()->Swap(&measures);
+  }
   void AddDimension(std::string_view name, std::string_view value) {
-    v1::Dimension* dimension = record_.add_dimensions();
-    dimension->set_name(name.data(), name.size());
+    v1::Dimension* dimension = Next(record_.mutable_dimensions(), &dimensions_);
+    if (dimension->name() != name) dimension->set_name(name.data(), name.size());
     dimension->set_value(value.data(), value.size());
   }
+  // The attribute `name`, its value to be set by the caller (then SetType).
+  v1::MultiMeasureValue* AddMeasure(std::string_view name) {
+    v1::MultiMeasureValue* measure = Next(record_.mutable_measure_values(), &measures_);
+    if (measure->name() != name) measure->set_name(name.data(), name.size());
+    return measure;
+  }
   void AddMeasure(std::string_view name, v1::MeasureValue value) {
-    v1::MultiMeasureValue* measure = record_.add_measure_values();
-    measure->set_name(name.data(), name.size());
+    v1::MultiMeasureValue* measure = AddMeasure(name);
     measure->set_type(TypeOf(value));
     *measure->mutable_value() = std::move(value);
   }
@@ -91,6 +107,9 @@ class RowBuilder {
   void SetMeasureName(std::string_view name) { record_.set_measure_name(name.data(), name.size()); }
 
   absl::Status Finish(const ImportColumns& columns) {
+    // The messages this row did not use.
+    while (record_.dimensions_size() > dimensions_) record_.mutable_dimensions()->RemoveLast();
+    while (record_.measure_values_size() > measures_) record_.mutable_measure_values()->RemoveLast();
     if (!record_.has_time()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "no time: the row needs a \"", columns.time_field,
@@ -107,7 +126,14 @@ class RowBuilder {
   }
 
  private:
+  // Element `*used` of `field` (reused, or added), and one more used.
+  template <typename T>
+  static T* Next(google::protobuf::RepeatedPtrField<T>* field, int* used) {
+    return (*used)++ < field->size() ? field->Mutable(*used - 1) : field->Add();
+  }
+
   v1::Record& record_;
+  int dimensions_ = 0, measures_ = 0;  // of the record's messages, used by this row
 };
 
 // Applies the text `value` of field `name`, whose role is known, to the row.
@@ -135,13 +161,14 @@ absl::Status ApplyRole(FieldRole& field, const ImportColumns& columns, std::stri
       auto type = role.type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED
                       ? std::nullopt
                       : std::optional<v1::MeasureValueType>(role.type);
-      auto parsed = ParseMeasureValue(value, type);
-      if (!parsed.ok()) {
+      v1::MultiMeasureValue* measure = row.AddMeasure(name);
+      if (absl::Status parsed = ParseMeasureValueInto(value, type, measure->mutable_value());
+          !parsed.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("measure \"", ToAbsl(name), "\": ", parsed.status().message()));
+            absl::StrCat("measure \"", ToAbsl(name), "\": ", parsed.message()));
       }
-      if (!type) field = {Role::kMeasure, TypeOf(*parsed)};
-      row.AddMeasure(name, std::move(*parsed));
+      measure->set_type(TypeOf(measure->value()));
+      if (!type) field = {Role::kMeasure, measure->type()};
       return absl::OkStatus();
     }
   }
@@ -381,8 +408,8 @@ class JsonLinesParser : public RecordParser {
 
 // ---------------------------------------------------------------- line protocol
 
-v1::MeasureValue ToMeasureValue(const Value& value) {
-  v1::MeasureValue out;
+void SetMeasureValue(const Value& value, v1::MultiMeasureValue* measure) {
+  v1::MeasureValue& out = *measure->mutable_value();
   switch (value.type) {
     case ValueType::kDouble: out.set_double_value(value.real); break;
     case ValueType::kBigint: out.set_bigint_value(value.number); break;
@@ -390,7 +417,7 @@ v1::MeasureValue ToMeasureValue(const Value& value) {
     case ValueType::kBoolean: out.set_boolean_value(value.number != 0); break;
     case ValueType::kTimestamp: out.set_timestamp_value(value.number); break;
   }
-  return out;
+  measure->set_type(TypeOf(out));
 }
 
 class LineProtocolParser : public RecordParser {
@@ -404,7 +431,7 @@ class LineProtocolParser : public RecordParser {
     RowBuilder row(out);
     row.SetMeasureName((*point)->measurement);
     for (const auto& [key, value] : (*point)->tags) row.AddDimension(key, value);
-    for (const auto& [key, value] : (*point)->fields) row.AddMeasure(key, ToMeasureValue(value));
+    for (const auto& [key, value] : (*point)->fields) SetMeasureValue(value, row.AddMeasure(key));
     if ((*point)->timestamp.has_value()) {
       row.SetTime({*(*point)->timestamp, columns_.time_unit});
     } else {

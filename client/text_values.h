@@ -43,6 +43,9 @@ std::string MeasureTypeName(v1::MeasureValueType type);
 // VARCHAR. The importers infer the same way.
 absl::StatusOr<v1::MeasureValue> ParseMeasureValue(std::string_view text,
                                                    std::optional<v1::MeasureValueType> type);
+// The same into `value` (the importers reuse one message per attribute).
+absl::Status ParseMeasureValueInto(std::string_view text, std::optional<v1::MeasureValueType> type,
+                                   v1::MeasureValue* value);
 // The type of the field `value` has set.
 v1::MeasureValueType TypeOf(const v1::MeasureValue& value);
 

@@ -153,6 +153,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     context.deadline = started + std::chrono::milliseconds(options.timeout_millis);
   }
   context.cancelled = options.cancelled;
+  context.eval.deadline = context.deadline;
+  context.eval.cancelled = options.cancelled;
   context.shared_budget = options.shared_budget;
   context.access = options.access;
   context.system_tables = options.system_tables;

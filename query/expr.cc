@@ -731,7 +731,9 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         return Datum::Bool(distinct == (op == "IS DISTINCT FROM"));
       }
       if (op == "||") {
-        if (a.null || b.null) return Datum::Null(DataType::kVarchar);
+        // After an error (this chain passed kMaxTextBytes) the answer is
+        // decided: no more copying.
+        if (a.null || b.null || !context.error.empty()) return Datum::Null(DataType::kVarchar);
         if (a.s.size() + b.s.size() > kMaxTextBytes) {
           if (context.error.empty()) context.error = TextTooLongMessage("||");
           return Datum::Null(DataType::kVarchar);

@@ -4,6 +4,8 @@
 // result type, and an evaluator.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +25,26 @@ struct EvalContext {
   // Evaluation itself returns values; operators check this after each batch (or row)
   // and fail the query with it.
   mutable std::string error;
+  // The query's deadline and cancel flag, for evaluation that loops within
+  // one row (a lambda over a 1,000,000-element array, nested in another):
+  // operators check them between batches, which one such row can outlast.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancelled = nullptr;
+  mutable bool stopped = false;  // the error is the deadline's or the cancellation's
+  mutable uint32_t steps = 0;
+
+  // False once the query has an error (its answer is decided: the rest of
+  // the row's work is waste) or, checked every 256 calls, is past its
+  // deadline or cancelled (recorded as the error, with `stopped`).
+  bool KeepGoing() const {
+    if (!error.empty()) return false;
+    if ((++steps & 255) != 0) return true;
+    const bool cancel = cancelled != nullptr && cancelled->load(std::memory_order_relaxed);
+    if (!cancel && std::chrono::steady_clock::now() <= deadline) return true;
+    error = cancel ? "the query was cancelled" : "the query ran past its timeout";
+    stopped = true;
+    return false;
+  }
 };
 
 // The longest text a query computes (||, concat, replace, array_join): a

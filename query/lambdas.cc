@@ -66,6 +66,9 @@ class LambdaRunner {
   LambdaRunner(const Row& row, const EvalContext& context) : row_(row), context_(context) {}
 
   Datum operator()(const Expr& lambda, std::initializer_list<Datum> params) {
+    // A query that failed or ran out of time stops here: lambdas nest, and
+    // the loops around this call would otherwise go on for every element.
+    if (!context_.KeepGoing()) return Datum::Null(lambda.bound.type);
     const auto first = static_cast<size_t>(lambda.bound.column);
     if (scratch_.size() < first + params.size()) {
       scratch_.assign(row_.begin(), row_.begin() + std::min(first, row_.size()));

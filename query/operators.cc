@@ -59,6 +59,8 @@ void QueryContext::Release(int64_t bytes) {
 
 absl::Status EvalStatus(const QueryContext& context) {
   if (context.eval.error.empty()) return absl::OkStatus();
+  // Evaluation stopped for the deadline or a cancellation: CheckAlive's status and message.
+  if (context.eval.stopped) RETURN_IF_ERROR(context.CheckAlive());
   return absl::InvalidArgumentError(context.eval.error);
 }
 

@@ -266,6 +266,27 @@ TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailClean
   EXPECT_EQ(small.rows.at(0).data(0).bigint_value(), kPoints);
 }
 
+// Regression (found by the SQL fuzzer): nested lambdas are one row's work,
+// 10^8 calls here, and operators check the deadline between batches only; a
+// query like this held a worker for many minutes past its timeout.
+TEST_F(AdmissionE2ETest, NestedLambdasStopAtTheTimeoutAndACancel) {
+  StartServer({});
+  const std::string sql =
+      "SELECT cardinality(transform(sequence(1, 10000), x -> reduce(sequence(1, 10000), 0, "
+      "(s, y) -> s + y * x, s -> s)))";
+  const auto started = std::chrono::steady_clock::now();
+  HeldQuery timed = Hold(sql, /*timeout_millis=*/500);
+  auto [status, rows] = Drain(timed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+
+  HeldQuery cancelled = Hold(sql);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  cancelled.context->TryCancel();
+  EXPECT_EQ(Drain(cancelled).first.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(Serving());
+}
+
 TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp) {
   StartServer({"--query-workers", "2", "--query-queue", "8", "--query-memory-total-mb", "64",
                "--query-memory-mb", "32"});
