@@ -42,15 +42,16 @@ int main(int argc, char** argv) {
   std::string_view line;
   int64_t rows = 0, errors = 0, bytes = 0;
   strata::v1::WriteRecordsRequest request;
+  strata::cli::RecordPool pool;
   while (reader.Next(&line)) {
     bytes += static_cast<int64_t>(line.size()) + 1;
-    absl::StatusOr<bool> parsed = parser->ParseInto(line, request.add_records());
+    absl::StatusOr<bool> parsed = parser->ParseInto(line, pool.Add(&request));
     if (!parsed.ok() || !*parsed) {
       request.mutable_records()->RemoveLast();
       errors += !parsed.ok();
       continue;
     }
-    if (++rows % 100 == 0) request.Clear();  // kept allocated for the next 100, as the importer reuses requests
+    if (++rows % 100 == 0) pool.Recycle(&request);  // as the importer recycles sent requests
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

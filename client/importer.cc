@@ -110,7 +110,7 @@ class Importer {
       summary_.lines_read = line_number;
       // Parsed into the request's next record: a recycled request keeps its
       // records' allocations.
-      absl::StatusOr<bool> parsed = parser_.ParseInto(line, batch.request.add_records());
+      absl::StatusOr<bool> parsed = parser_.ParseInto(line, records_.Add(&batch.request));
       if (!parsed.ok() || !*parsed) {
         batch.request.mutable_records()->RemoveLast();
         if (!parsed.ok()) {
@@ -135,7 +135,7 @@ class Importer {
     if (batch.request.records_size() > 0 && !stop_.load()) Enqueue(std::move(batch));
   }
 
-  // A request a sender is done with, cleared, or a new one.
+  // A request a sender is done with (its records kept for the parser), or a new one.
   Batch NewBatch() {
     Batch batch;
     {
@@ -143,9 +143,9 @@ class Importer {
       if (!spent_.empty()) {
         batch.request = std::move(spent_.back());
         spent_.pop_back();
-        batch.request.Clear();
       }
     }
+    records_.Recycle(&batch.request);
     batch.request.set_database_name(options_.database);
     batch.request.set_table_name(options_.table);
     return batch;
@@ -254,6 +254,7 @@ class Importer {
 
   Connection& connection_;
   RecordParser& parser_;
+  RecordPool records_;  // the reader thread's: records of sent requests, kept allocated
   const ImportOptions& options_;
 
   std::mutex mutex_;

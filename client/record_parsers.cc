@@ -425,15 +425,14 @@ class LineProtocolParser : public RecordParser {
   explicit LineProtocolParser(const ImportColumns& columns) : columns_(columns) {}
 
   absl::StatusOr<bool> ParseInto(std::string_view line, v1::Record* out) override {
-    auto point = ParseLinePoint(line);
-    if (!point.ok()) return point.status();
-    if (!point->has_value()) return false;
+    absl::StatusOr<bool> read = ParseLinePointInto(line, &point_);
+    if (!read.ok() || !*read) return read;
     RowBuilder row(out);
-    row.SetMeasureName((*point)->measurement);
-    for (const auto& [key, value] : (*point)->tags) row.AddDimension(key, value);
-    for (const auto& [key, value] : (*point)->fields) SetMeasureValue(value, row.AddMeasure(key));
-    if ((*point)->timestamp.has_value()) {
-      row.SetTime({*(*point)->timestamp, columns_.time_unit});
+    row.SetMeasureName(point_.measurement);
+    for (const auto& [key, value] : point_.tags) row.AddDimension(key, value);
+    for (const auto& [key, value] : point_.fields) SetMeasureValue(value, row.AddMeasure(key));
+    if (point_.timestamp.has_value()) {
+      row.SetTime({*point_.timestamp, columns_.time_unit});
     } else {
       // As InfluxDB does: a line without a timestamp takes the current time.
       row.SetTime({std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -447,6 +446,7 @@ class LineProtocolParser : public RecordParser {
 
  private:
   const ImportColumns& columns_;
+  LinePoint point_;  // the line being read, reused
 };
 
 }  // namespace
@@ -482,6 +482,18 @@ absl::StatusOr<std::vector<std::string>> SplitCsv(std::string_view line) {
   }
   if (quoted) return absl::InvalidArgumentError("a quoted field is not closed");
   return cells;
+}
+
+v1::Record* RecordPool::Add(v1::WriteRecordsRequest* request) {
+  if (kept_.empty()) return request->add_records();
+  request->mutable_records()->AddAllocated(kept_.back().release());
+  kept_.pop_back();
+  return request->mutable_records(request->records_size() - 1);
+}
+
+void RecordPool::Recycle(v1::WriteRecordsRequest* request) {
+  while (request->records_size() > 0) kept_.emplace_back(request->mutable_records()->ReleaseLast());
+  request->Clear();
 }
 
 std::unique_ptr<RecordParser> MakeCsvParser(const ImportColumns& columns) {

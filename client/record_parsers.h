@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "strata/v1/records.pb.h"
+#include "strata/v1/write.pb.h"
 
 namespace strata::cli {
 
@@ -62,6 +63,20 @@ class RecordParser {
   // True when `partial` ends inside a quoted field that continues on the
   // next physical line (CSV only).
   virtual bool NeedsMoreLines(std::string_view /*partial*/) const { return false; }
+};
+
+// Records kept from sent requests, their messages still allocated: a
+// request's Clear() would free every attribute's value message, which
+// ParseInto sets again in place. One per reading thread.
+class RecordPool {
+ public:
+  // Appends a record to `request` (a kept one if any) for ParseInto.
+  v1::Record* Add(v1::WriteRecordsRequest* request);
+  // Takes `request`'s records and clears the rest of it.
+  void Recycle(v1::WriteRecordsRequest* request);
+
+ private:
+  std::vector<std::unique_ptr<v1::Record>> kept_;
 };
 
 std::unique_ptr<RecordParser> MakeCsvParser(const ImportColumns& columns);

@@ -12,42 +12,49 @@ class LineReader {
  public:
   explicit LineReader(std::string_view line) : line_(line) {}
 
-  absl::StatusOr<std::optional<LinePoint>> Read() {
+  // Fills `point` (its strings and vectors reused); false for a blank or
+  // comment line.
+  absl::StatusOr<bool> Read(LinePoint& point) {
     while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t')) ++pos_;
-    if (pos_ == line_.size() || line_[pos_] == '#') return std::nullopt;
-    LinePoint point;
+    if (pos_ == line_.size() || line_[pos_] == '#') return false;
     size_t start = pos_;
-    point.measurement = ReadEscaped(", ");
+    ReadEscaped(/*stop_at_equals=*/false, &point.measurement);
     if (point.measurement.empty()) return Error("missing measurement name", start);
+    size_t tags = 0;
     while (Peek(',')) {
       ++pos_;
       start = pos_;
-      std::string key = ReadEscaped("=, ");
+      if (tags == point.tags.size()) point.tags.emplace_back();
+      auto& [key, value] = point.tags[tags++];
+      ReadEscaped(/*stop_at_equals=*/true, &key);
       if (!Peek('=') || key.empty()) return Error("a tag must be key=value", start);
       ++pos_;
-      std::string value = ReadEscaped(", ");
+      ReadEscaped(/*stop_at_equals=*/false, &value);
       if (value.empty()) return Error(StrCat("tag \"", key, "\" has no value"), start);
-      point.tags.emplace_back(std::move(key), std::move(value));
     }
+    point.tags.resize(tags);
     if (!Peek(' ')) {
       return Error("expected a space and the fields after the measurement and tags", pos_);
     }
     while (Peek(' ')) ++pos_;
+    size_t fields = 0;
     do {
-      if (!point.fields.empty()) ++pos_;  // the comma
+      if (fields > 0) ++pos_;  // the comma
       start = pos_;
-      std::string key = ReadEscaped("=, ");
+      if (fields == point.fields.size()) point.fields.emplace_back();
+      auto& [key, value] = point.fields[fields++];
+      ReadEscaped(/*stop_at_equals=*/true, &key);
       if (!Peek('=') || key.empty()) return Error("a field must be key=value", start);
       ++pos_;
       const size_t value_start = pos_;
-      auto value = ReadFieldValue();
-      if (!value.ok()) {
-        return Error(StrCat("field \"", key, "\": ", value.status().message()), value_start);
+      if (absl::Status read = ReadFieldValue(&value); !read.ok()) {
+        return Error(StrCat("field \"", key, "\": ", read.message()), value_start);
       }
-      point.fields.emplace_back(std::move(key), std::move(*value));
     } while (Peek(','));
+    point.fields.resize(fields);
     while (Peek(' ') || Peek('\t')) ++pos_;
     std::string_view rest = StripWhitespace(line_.substr(pos_));
+    point.timestamp.reset();
     if (!rest.empty()) {
       int64_t time = 0;
       auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), time);
@@ -56,20 +63,36 @@ class LineReader {
       }
       point.timestamp = time;
     }
-    return point;
+    return true;
   }
 
  private:
   bool Peek(char c) const { return pos_ < line_.size() && line_[pos_] == c; }
 
-  // Up to an unescaped delimiter, without the escaping backslashes.
-  std::string ReadEscaped(std::string_view delimiters) {
-    std::string out;
-    while (pos_ < line_.size() && delimiters.find(line_[pos_]) == std::string_view::npos) {
-      if (line_[pos_] == '\\' && pos_ + 1 < line_.size()) ++pos_;
-      out += line_[pos_++];
+  // Into *out: up to an unescaped comma or space (or equals sign), without
+  // the escaping backslashes; the runs between escapes are copied whole.
+  void ReadEscaped(bool stop_at_equals, std::string* out) {
+    out->clear();
+    while (pos_ < line_.size()) {
+      size_t end = pos_;
+      while (end < line_.size()) {
+        const char c = line_[end];
+        if (c == ',' || c == ' ' || c == '\\' || (stop_at_equals && c == '=')) break;
+        ++end;
+      }
+      out->append(line_.data() + pos_, end - pos_);
+      pos_ = end;
+      if (pos_ == line_.size() || line_[pos_] != '\\') return;
+      if (pos_ + 1 < line_.size()) ++pos_;  // the escaped character follows
+      out->push_back(line_[pos_++]);
     }
-    return out;
+  }
+
+  absl::Status ReadFieldValue(Value* value) {
+    absl::StatusOr<Value> read = ReadFieldValue();
+    if (!read.ok()) return read.status();
+    *value = *std::move(read);
+    return absl::OkStatus();
   }
 
   absl::StatusOr<Value> ReadFieldValue() {
@@ -135,8 +158,16 @@ class LineReader {
 
 }  // namespace
 
+absl::StatusOr<bool> ParseLinePointInto(std::string_view line, LinePoint* point) {
+  return LineReader(line).Read(*point);
+}
+
 absl::StatusOr<std::optional<LinePoint>> ParseLinePoint(std::string_view line) {
-  return LineReader(line).Read();
+  LinePoint point;
+  absl::StatusOr<bool> read = ParseLinePointInto(line, &point);
+  if (!read.ok()) return read.status();
+  if (!*read) return std::nullopt;
+  return point;
 }
 
 }  // namespace strata

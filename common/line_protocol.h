@@ -33,5 +33,8 @@ struct LinePoint {
 // INVALID_ARGUMENT for a malformed one, naming the problem and the 1-based
 // column where the offending token starts.
 absl::StatusOr<std::optional<LinePoint>> ParseLinePoint(std::string_view line);
+// The same into *point, reusing its strings and vectors (a loader parses
+// millions of lines); false for a blank or comment line.
+absl::StatusOr<bool> ParseLinePointInto(std::string_view line, LinePoint* point);
 
 }  // namespace strata

@@ -145,5 +145,38 @@ TEST(LineProtocolParserTest, InfluxSyntax) {
   EXPECT_THAT(ParseError(*parser, "cpu v=1.5i 1"), HasSubstr("not a valid integer"));
 }
 
+// The importers parse into records kept from sent requests: each line must
+// leave exactly its own dimensions and attributes, whatever the record held
+// (more of them, other types, other names, fields the line does not set).
+TEST(RecordReuseTest, ARecycledRecordHoldsOnlyTheNewLine) {
+  ImportColumns columns{.time_unit = v1::TIME_UNIT_NANOSECONDS};
+  auto lp = MakeLineProtocolParser(columns);
+  auto csv = MakeCsvParser(columns);
+  RecordPool pool;
+  v1::WriteRecordsRequest request;
+  auto parse = [&](RecordParser& parser, const std::string& line) {
+    v1::Record* record = pool.Add(&request);
+    absl::StatusOr<bool> parsed = parser.ParseInto(line, record);
+    EXPECT_TRUE(parsed.ok() && *parsed) << line;
+    std::string text = Describe(*record);
+    record->set_version(7);  // a field no parser sets: it must not survive either
+    pool.Recycle(&request);
+    return text;
+  };
+  EXPECT_EQ(parse(*lp, "cpu,host=a,region=eu usage=1.5,procs=3i,up=t 9"),
+            "cpu@9 host=a region=eu usage:1.500000d procs:3i up:true ");
+  EXPECT_EQ(parse(*lp, "mem,dc=x free=\"low\" 10"), "mem@10 dc=x free:'low' ");
+  v1::Record* reused = pool.Add(&request);
+  ASSERT_TRUE(lp->ParseInto("disk used=2 11", reused).value());
+  EXPECT_EQ(Describe(*reused), "disk@11 used:2.000000d ");
+  EXPECT_EQ(reused->version(), 0);
+  EXPECT_EQ(reused->measure_values(0).type(), v1::MEASURE_VALUE_TYPE_DOUBLE);
+  pool.Recycle(&request);
+  EXPECT_EQ(request.records_size(), 0);
+  ASSERT_TRUE(csv->ParseInto("time,host,v", pool.Add(&request)).ok());  // the header
+  request.mutable_records()->RemoveLast();
+  EXPECT_EQ(parse(*csv, "5,b,2.5"), "@5 host=b v:2.500000d ");
+}
+
 }  // namespace
 }  // namespace strata::cli
