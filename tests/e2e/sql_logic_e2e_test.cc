@@ -51,8 +51,16 @@ v1::Record ToProto(const InputRecord& r) {
 // The column type as the engine's type (composites interned as it does).
 query::DataType TypeOf(const v1::ColumnType& type) {
   switch (type.type_case()) {
-    case v1::ColumnType::kArrayColumnInfo:
-      return *query::ArrayOf(TypeOf(type.array_column_info().type()));
+    case v1::ColumnType::kArrayColumnInfo: {
+      // A MAP travels as an array of (key, value) rows; the golden files
+      // name no other row fields so.
+      const v1::ColumnType& element = type.array_column_info().type();
+      const auto& fields = element.row_column_info().fields();
+      if (fields.size() == 2 && fields[0].name() == "key" && fields[1].name() == "value") {
+        return *query::MapOf(TypeOf(fields[0].type()), TypeOf(fields[1].type()));
+      }
+      return *query::ArrayOf(TypeOf(element));
+    }
     case v1::ColumnType::kTimeSeriesMeasureValueColumnInfo:
       return *query::TimeseriesOf(TypeOf(type.time_series_measure_value_column_info().type()));
     case v1::ColumnType::kRowColumnInfo: {
@@ -92,6 +100,15 @@ query::Datum FromWire(const v1::Datum& d, query::DataType type) {
     case v1::Datum::kIntervalMonthsValue: return query::Datum::Months(d.interval_months_value());
     case v1::Datum::kDateValue: return query::Datum::Date(d.date_value());
     case v1::Datum::kArrayValue: {
+      if (query::KindOf(type) == query::TypeKind::kMap) {
+        std::vector<std::pair<query::Datum, query::Datum>> entries;
+        for (const v1::Datum& entry : d.array_value().values()) {
+          entries.emplace_back(FromWire(entry.row_value().data(0), query::MapKeyType(type)),
+                               FromWire(entry.row_value().data(1), query::ElementType(type)));
+        }
+        std::string problem;
+        return query::MakeMap(type, std::move(entries), &problem).value_or(query::Datum::Null());
+      }
       std::vector<query::Datum> values;
       for (const v1::Datum& v : d.array_value().values()) {
         values.push_back(FromWire(v, query::ElementType(type)));
@@ -234,7 +251,8 @@ INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                                            "hostile_input.test", "schema_changes.test",
                                            "one_type_per_name.test", "joins.test",
                                            "set_operations.test", "windows.test",
-                                           "subqueries.test", "dates.test"),
+                                           "subqueries.test", "dates.test", "arrays.test",
+                                           "timeseries.test", "lambdas.test", "maps.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace
