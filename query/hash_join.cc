@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "common/status.h"
+#include "query/compact_column.h"
 
 namespace strata::query {
 namespace {
@@ -22,20 +23,34 @@ bool RowKey(const std::vector<const Expr*>& keys, const Row& row, const EvalCont
   return complete;
 }
 
-// Holds the build side: its rows, and for each key the rows that have it.
+// Holds the build side: its rows as compact columns, and for each key the
+// rows that have it, chained in arrival order (a key's first and last row,
+// and each row's next), so a row costs 12 bytes per kept value and 5 more,
+// and a key its bytes once.
 class BuildSide : public RowSink {
  public:
+  static constexpr uint32_t kEnd = UINT32_MAX;
+
   BuildSide(const std::vector<const Expr*>& keys, bool narrow, const std::vector<int>& keep,
             int restrict_key, QueryContext* context)
       : keys_(keys), narrow_(narrow), keep_(keep), restrict_key_(restrict_key),
         context_(context) {}
 
   absl::Status Push(Row row) override {
-    int64_t bytes = static_cast<int64_t>(sizeof(Row)) + 1;
+    if (rows_ == kEnd - 1) {
+      return absl::ResourceExhaustedError("a join's build side holds at most 2^32 - 2 rows");
+    }
+    const auto index = static_cast<uint32_t>(rows_);
+    int64_t bytes = static_cast<int64_t>(sizeof(uint32_t)) + 1;  // next_, matched_
     if (!keys_.empty()) {
       if (RowKey(keys_, row, context_->eval, &key_, &key_values_)) {
-        bytes += static_cast<int64_t>(key_.size() + 48);
-        by_key_[key_].push_back(rows_.size());
+        auto [it, fresh] = by_key_.try_emplace(key_, index, index);
+        if (fresh) {
+          bytes += static_cast<int64_t>(key_.size() + 48);
+        } else {
+          next_[it->second.second] = index;
+          it->second.second = index;
+        }
       }
       RETURN_IF_ERROR(EvalStatus(*context_));
       if (restrict_key_ >= 0) {
@@ -43,26 +58,30 @@ class BuildSide : public RowSink {
         if (!v.null && v.type == DataType::kVarchar) key_set_->insert(v.s);
       }
     }
-    if (narrow_) {
-      Row kept;
-      kept.reserve(keep_.size());
-      for (int c : keep_) kept.push_back(std::move(row[c]));
-      row = std::move(kept);
+    const size_t width = narrow_ ? keep_.size() : row.size();
+    if (columns_.size() < width) columns_.resize(width);
+    for (size_t c = 0; c < width; ++c) {
+      const Datum& value = row[narrow_ ? static_cast<size_t>(keep_[c]) : c];
+      bytes += CompactColumn::BytesOf(value);
+      columns_[c].Append(value);
     }
-    bytes += RowBytes(row);
     RETURN_IF_ERROR(context_->Reserve(bytes, "a join's build side"));
-    rows_.push_back(std::move(row));
+    next_.push_back(kEnd);
     matched_.push_back(0);
+    ++rows_;
     return absl::OkStatus();
   }
   absl::Status Finish() override { return absl::OkStatus(); }
 
-  // The rows that may match `key` (all of them without equality keys).
-  const std::vector<size_t>* Candidates(const std::string& key) const {
+  size_t size() const { return rows_; }
+  // The first row with `key`, or kEnd; Next(b) the row after b with b's key.
+  uint32_t First(const std::string& key) const {
     auto it = by_key_.find(key);
-    return it == by_key_.end() ? nullptr : &it->second;
+    return it == by_key_.end() ? kEnd : it->second.first;
   }
-  std::vector<Row>& rows() { return rows_; }
+  uint32_t Next(uint32_t b) const { return next_[b]; }
+  // Kept column c of row b.
+  Datum Value(size_t c, size_t b) const { return columns_[c].Get(b); }
   std::vector<uint8_t>& matched() { return matched_; }
   // The distinct VARCHAR values of key `restrict_key`.
   std::shared_ptr<absl::flat_hash_set<std::string>> key_set() const { return key_set_; }
@@ -75,9 +94,11 @@ class BuildSide : public RowSink {
   QueryContext* context_;
   std::string key_;
   std::vector<Datum> key_values_;
-  std::vector<Row> rows_;
+  size_t rows_ = 0;
+  std::vector<CompactColumn> columns_;  // the kept columns
+  std::vector<uint32_t> next_;
   std::vector<uint8_t> matched_;
-  absl::flat_hash_map<std::string, std::vector<size_t>> by_key_;
+  absl::flat_hash_map<std::string, std::pair<uint32_t, uint32_t>> by_key_;  // first, last row
   std::shared_ptr<absl::flat_hash_set<std::string>> key_set_ =
       std::make_shared<absl::flat_hash_set<std::string>>();
 };
@@ -98,7 +119,7 @@ class ProbeSide : public RowSink {
   absl::Status Push(Row probe) override {
     bool any = false;
     auto try_pair = [&](size_t b) -> absl::Status {
-      Row joined = Joined(&probe, &build_->rows()[b]);
+      Row joined = Joined(&probe, b);
       if (spec_.residual != nullptr) {
         const Datum pass = Eval(*spec_.residual, joined, context_->eval);
         RETURN_IF_ERROR(EvalStatus(*context_));
@@ -109,60 +130,67 @@ class ProbeSide : public RowSink {
       return out_->Push(std::move(joined));
     };
     if (probe_keys_->empty()) {
-      for (size_t b = 0; b < build_->rows().size() && !context_->enough.load(); ++b) {
+      for (size_t b = 0; b < build_->size() && !context_->enough.load(); ++b) {
         if ((b & 4095) == 4095) RETURN_IF_ERROR(context_->CheckAlive());
         RETURN_IF_ERROR(try_pair(b));
       }
     } else if (RowKey(*probe_keys_, probe, context_->eval, &key_)) {
-      if (const std::vector<size_t>* candidates = build_->Candidates(key_)) {
-        for (size_t b : *candidates) {
-          RETURN_IF_ERROR(try_pair(b));
-          if (context_->enough.load()) break;
-        }
+      for (uint32_t b = build_->First(key_); b != BuildSide::kEnd; b = build_->Next(b)) {
+        RETURN_IF_ERROR(try_pair(b));
+        if (context_->enough.load()) break;
       }
     }
     RETURN_IF_ERROR(EvalStatus(*context_));
-    if (!any && preserve_probe_) return out_->Push(Joined(&probe, nullptr));
+    if (!any && preserve_probe_) return out_->Push(Joined(&probe, kNoRow));
     return absl::OkStatus();
   }
 
   absl::Status Finish() override {
     if (preserve_build_) {
-      std::vector<Row>& rows = build_->rows();
-      for (size_t b = 0; b < rows.size() && !context_->enough.load(); ++b) {
-        if (build_->matched()[b] == 0) RETURN_IF_ERROR(out_->Push(Joined(nullptr, &rows[b])));
+      for (size_t b = 0; b < build_->size() && !context_->enough.load(); ++b) {
+        if (build_->matched()[b] == 0) RETURN_IF_ERROR(out_->Push(Joined(nullptr, b)));
       }
     }
     return out_->Finish();
   }
 
  private:
-  // Left columns then right columns; a missing side is NULLs, and so are
-  // the build side's columns it does not keep (JoinSpec::build_keep).
-  Row Joined(const Row* probe, const Row* build) const {
-    const Row* left = spec_.build_left ? build : probe;
-    const Row* right = spec_.build_left ? probe : build;
+  static constexpr size_t kNoRow = SIZE_MAX;
+
+  // Left columns then right columns, from the probe row and build row `b`;
+  // a missing side (null probe, kNoRow) is NULLs, and so are the build
+  // side's columns it does not keep (JoinSpec::build_keep).
+  Row Joined(const Row* probe, size_t b) const {
     Row joined;
     joined.reserve(spec_.output_types.size());
-    auto append = [&](const Row* side, bool narrowed, int width, size_t offset) {
-      const size_t first = joined.size();
+    auto append_probe = [&](int width, size_t offset) {
       for (int c = 0; c < width; ++c) {
-        if (side != nullptr && !narrowed) {
-          joined.push_back((*side)[c]);
-        } else {
-          joined.push_back(Datum::Null(spec_.output_types[offset + c]));
-        }
+        joined.push_back(probe != nullptr ? (*probe)[c]
+                                          : Datum::Null(spec_.output_types[offset + c]));
       }
-      if (side != nullptr && narrowed) {
+    };
+    auto append_build = [&](int width, size_t offset) {
+      const size_t first = joined.size();
+      const bool narrowed = spec_.narrow_build;
+      for (int c = 0; c < width; ++c) {
+        joined.push_back(b != kNoRow && !narrowed ? build_->Value(static_cast<size_t>(c), b)
+                                                  : Datum::Null(spec_.output_types[offset + c]));
+      }
+      if (b != kNoRow && narrowed) {
         for (size_t k = 0; k < spec_.build_keep.size(); ++k) {
-          joined[first + spec_.build_keep[k]] = (*side)[k];
+          joined[first + spec_.build_keep[k]] = build_->Value(k, b);
         }
       }
     };
-    const bool narrowed = spec_.narrow_build;
-    append(left, narrowed && spec_.build_left, spec_.left_width, 0);
-    append(right, narrowed && !spec_.build_left, spec_.right_width, spec_.left_width);
-    if (left == nullptr) {
+    if (spec_.build_left) {
+      append_build(spec_.left_width, 0);
+      append_probe(spec_.right_width, spec_.left_width);
+    } else {
+      append_probe(spec_.left_width, 0);
+      append_build(spec_.right_width, spec_.left_width);
+    }
+    const bool left_missing = spec_.build_left ? b == kNoRow : probe == nullptr;
+    if (left_missing) {
       for (auto [l, r] : spec_.using_columns) joined[l] = joined[spec_.left_width + r];
     }
     return joined;
