@@ -67,7 +67,11 @@ void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::s
                         bool* star) {
   if (e.kind == ExprKind::kStar) *star = true;
   if (e.kind == ExprKind::kColumn) out->emplace_back(e.qualifier, e.name);
-  for (const ExprPtr& a : e.args) CollectColumnNames(*a, out, star);
+  for (const ExprPtr& a : e.args) {
+    // count(*) counts rows: its * reads no column (SELECT * and t.* read them all).
+    if (a->kind == ExprKind::kStar && e.kind == ExprKind::kCall) continue;
+    CollectColumnNames(*a, out, star);
+  }
   if (e.window) {
     for (const ExprPtr& p : e.window->partition_by) CollectColumnNames(*p, out, star);
     for (const OrderItem& o : e.window->order_by) CollectColumnNames(*o.expr, out, star);
