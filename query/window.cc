@@ -5,6 +5,7 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/compact_column.h"
 #include "query/error.h"
 #include "query/expr.h"
 
@@ -46,26 +47,26 @@ absl::Status ArgCount(const Expr& e, std::string_view sql, size_t low, size_t hi
 // The rows of one partition, in window order, and where each row's frame is.
 class WindowEvaluator {
  public:
-  WindowEvaluator(const WindowCall& call, const std::vector<Row>& rows,
-                  const std::vector<std::vector<Datum>>& order_values,
-                  const std::vector<std::vector<Datum>>& args, QueryContext* context)
-      : call_(call), rows_(rows), order_(order_values), args_(args), context_(context) {}
+  WindowEvaluator(const WindowCall& call, const std::vector<CompactColumn>& order_values,
+                  const std::vector<CompactColumn>& args, QueryContext* context)
+      : call_(call), order_(order_values), args_(args), context_(context) {}
 
-  // Fills out[idx[i]] for the partition idx[begin, end).
+  // Sets out[idx[i]] for the partition idx[begin, end).
   absl::Status Partition(const std::vector<size_t>& idx, size_t begin, size_t end,
-                         std::vector<Datum>* out) {
+                         CompactColumn* out) {
     const size_t n = end - begin;
     // Peer groups: rows equal in every ORDER BY key. group_starts_ holds
     // each group's first position and, last, n (GROUPS frames count them).
-    std::vector<size_t> peer_start(n), peer_end(n);
+    peer_start_.resize(n);
+    peer_end_.resize(n);
     group_of_.resize(n);
     group_starts_.clear();
     for (size_t i = 0; i < n;) {
       size_t j = i + 1;
       while (j < n && SameOrder(idx[begin + i], idx[begin + j])) ++j;
       for (size_t k = i; k < j; ++k) {
-        peer_start[k] = i;
-        peer_end[k] = j;
+        peer_start_[k] = i;
+        peer_end_[k] = j;
         group_of_[k] = group_starts_.size();
       }
       group_starts_.push_back(i);
@@ -74,138 +75,122 @@ class WindowEvaluator {
     group_starts_.push_back(n);
     if (call_.range_offsets) RangeKeys(idx, begin, n);
     // IGNORE NULLS: the positions whose argument is not NULL, in order.
-    std::vector<size_t> present;
+    present_.clear();
     if (call_.ignore_nulls && !args_.empty()) {
       for (size_t p = 0; p < n; ++p) {
-        if (!args_[0][idx[begin + p]].null) present.push_back(p);
+        if (!args_[0].IsNull(idx[begin + p])) present_.push_back(p);
       }
     }
-    const std::string& f = call_.name;
-    int64_t dense = 0;
-    std::unique_ptr<Accumulator> acc;
-    size_t acc_start = 0, acc_end = 0;  // rows [acc_start, acc_end) are in `acc`
-    Datum last;
-    bool have_last = false;
-    size_t last_start = 0, last_end = 0;
+    dense_ = 0;
+    acc_.reset();
+    have_last_ = false;
     for (size_t i = 0; i < n; ++i) {
       if ((i & 1023) == 0) RETURN_IF_ERROR(context_->CheckAlive());
-      const size_t row = idx[begin + i];
-      Datum& result = (*out)[row];
-      if (peer_start[i] == i) ++dense;
-      if (f == "row_number") {
-        result = Datum::Bigint(static_cast<int64_t>(i + 1));
-      } else if (f == "rank") {
-        result = Datum::Bigint(static_cast<int64_t>(peer_start[i] + 1));
-      } else if (f == "dense_rank") {
-        result = Datum::Bigint(dense);
-      } else if (f == "percent_rank") {
-        result = Datum::Double(n == 1 ? 0.0 : static_cast<double>(peer_start[i]) /
-                                                  static_cast<double>(n - 1));
-      } else if (f == "cume_dist") {
-        result = Datum::Double(static_cast<double>(peer_end[i]) / static_cast<double>(n));
-      } else if (f == "ntile") {
-        const Datum& buckets = args_[0][row];
-        if (buckets.null) {
-          result = Datum::Null(DataType::kBigint);
-          continue;
-        }
-        if (buckets.i <= 0) {
-          return absl::InvalidArgumentError(
-              StrCat("ntile() needs a positive number of buckets, not ", buckets.i));
-        }
-        result = Datum::Bigint(Ntile(i, n, static_cast<uint64_t>(buckets.i)));
-      } else if (f == "lag" || f == "lead") {
-        int64_t offset = 1;
-        if (args_.size() > 1) {
-          const Datum& o = args_[1][row];
-          if (o.null) {
-            result = Datum::Null(call_.type);
-            continue;
-          }
-          if (o.i < 0) {
-            return absl::InvalidArgumentError(StrCat(f, "() needs an offset of 0 or more, not ", o.i));
-          }
-          offset = o.i;
-        }
-        int64_t at = f == "lag" ? static_cast<int64_t>(i) - offset
-                                : static_cast<int64_t>(i) + offset;
-        if (call_.ignore_nulls && offset > 0) {
-          // The offset-th row before (after) this one whose value is not NULL.
-          const auto before = std::lower_bound(present.begin(), present.end(), i) - present.begin();
-          const auto after = std::upper_bound(present.begin(), present.end(), i) - present.begin();
-          const int64_t k = f == "lag" ? before - offset : after + offset - 1;
-          at = k >= 0 && k < static_cast<int64_t>(present.size()) ? static_cast<int64_t>(present[k])
-                                                                  : -1;
-        }
-        if (at >= 0 && at < static_cast<int64_t>(n)) {
-          result = args_[0][idx[begin + static_cast<size_t>(at)]];
-        } else {
-          result = args_.size() > 2 ? args_[2][row] : Datum::Null(call_.type);
-        }
-      } else {
-        // Frame functions: [fs, fe) within the partition.
-        auto [fs, fe] = Frame(i, n, peer_start[i], peer_end[i]);
-        if (f == "first_value" || f == "last_value" || f == "nth_value") {
-          // The frame's rows to choose from: all, or (IGNORE NULLS) those
-          // with a value: positions [from, to) of `present`.
-          size_t from = fs, to = fe;
-          if (call_.ignore_nulls) {
-            from = std::lower_bound(present.begin(), present.end(), fs) - present.begin();
-            to = std::lower_bound(present.begin(), present.end(), fe) - present.begin();
-          }
-          auto position = [&](size_t k) { return call_.ignore_nulls ? present[k] : k; };
-          size_t at = SIZE_MAX;  // none
-          if (f == "first_value" && from < to) at = position(from);
-          if (f == "last_value" && from < to) at = position(to - 1);
-          if (f == "nth_value") {
-            const Datum& nth = args_[1][row];
-            if (!nth.null && nth.i <= 0) {
-              return absl::InvalidArgumentError(
-                  StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
-            }
-            if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) {
-              at = position(from + nth.i - 1);
-            }
-          }
-          result = at != SIZE_MAX ? args_[0][idx[begin + at]] : Datum::Null(call_.type);
-          continue;
-        }
-        // An aggregate: reuse the last value for the same frame, extend the
-        // accumulator when the frame only grew at its end (running totals,
-        // whole partitions), start over otherwise (sliding frames).
-        if (have_last && fs == last_start && fe == last_end) {
-          result = last;
-          continue;
-        }
-        if (!acc || fs != acc_start || fe < acc_end) {
-          acc = call_.aggregate->make(call_.arg_types);
-          if (call_.distinct) acc = WithDistinctArguments(std::move(acc));
-          acc_start = acc_end = fs;
-        }
-        std::vector<Datum> values(call_.args.size());
-        for (; acc_end < fe; ++acc_end) {
-          // A frame rebuilt for every row costs rows × frame: the deadline
-          // and cancellation are checked by the work done, not by the row.
-          if ((++added_ & 0xffff) == 0) RETURN_IF_ERROR(context_->CheckAlive());
-          const size_t r = idx[begin + acc_end];
-          for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a][r];
-          acc->Add(values);
-        }
-        ASSIGN_OR_RETURN(result, acc->Finish());
-        last = result;
-        have_last = true;
-        last_start = fs;
-        last_end = fe;
-      }
+      if (peer_start_[i] == i) ++dense_;
+      ASSIGN_OR_RETURN(Datum result, Value(idx, begin, n, i));
+      out->Set(idx[begin + i], result);
     }
     return absl::OkStatus();
   }
 
  private:
+  // The call's value at position i of the partition idx[begin, begin + n).
+  absl::StatusOr<Datum> Value(const std::vector<size_t>& idx, size_t begin, size_t n, size_t i) {
+    const size_t row = idx[begin + i];
+    const std::string& f = call_.name;
+    if (f == "row_number") return Datum::Bigint(static_cast<int64_t>(i + 1));
+    if (f == "rank") return Datum::Bigint(static_cast<int64_t>(peer_start_[i] + 1));
+    if (f == "dense_rank") return Datum::Bigint(dense_);
+    if (f == "percent_rank") {
+      return Datum::Double(n == 1 ? 0.0 : static_cast<double>(peer_start_[i]) /
+                                              static_cast<double>(n - 1));
+    }
+    if (f == "cume_dist") {
+      return Datum::Double(static_cast<double>(peer_end_[i]) / static_cast<double>(n));
+    }
+    if (f == "ntile") {
+      const Datum buckets = args_[0].Get(row);
+      if (buckets.null) return Datum::Null(DataType::kBigint);
+      if (buckets.i <= 0) {
+        return absl::InvalidArgumentError(
+            StrCat("ntile() needs a positive number of buckets, not ", buckets.i));
+      }
+      return Datum::Bigint(Ntile(i, n, static_cast<uint64_t>(buckets.i)));
+    }
+    if (f == "lag" || f == "lead") {
+      int64_t offset = 1;
+      if (args_.size() > 1) {
+        const Datum o = args_[1].Get(row);
+        if (o.null) return Datum::Null(call_.type);
+        if (o.i < 0) {
+          return absl::InvalidArgumentError(StrCat(f, "() needs an offset of 0 or more, not ", o.i));
+        }
+        offset = o.i;
+      }
+      int64_t at = f == "lag" ? static_cast<int64_t>(i) - offset : static_cast<int64_t>(i) + offset;
+      if (call_.ignore_nulls && offset > 0) {
+        // The offset-th row before (after) this one whose value is not NULL.
+        const auto before = std::lower_bound(present_.begin(), present_.end(), i) - present_.begin();
+        const auto after = std::upper_bound(present_.begin(), present_.end(), i) - present_.begin();
+        const int64_t k = f == "lag" ? before - offset : after + offset - 1;
+        at = k >= 0 && k < static_cast<int64_t>(present_.size()) ? static_cast<int64_t>(present_[k])
+                                                                 : -1;
+      }
+      if (at >= 0 && at < static_cast<int64_t>(n)) return args_[0].Get(idx[begin + static_cast<size_t>(at)]);
+      return args_.size() > 2 ? args_[2].Get(row) : Datum::Null(call_.type);
+    }
+    // Frame functions: [fs, fe) within the partition.
+    auto [fs, fe] = Frame(i, n, peer_start_[i], peer_end_[i]);
+    if (f == "first_value" || f == "last_value" || f == "nth_value") {
+      // The frame's rows to choose from: all, or (IGNORE NULLS) those
+      // with a value: positions [from, to) of `present_`.
+      size_t from = fs, to = fe;
+      if (call_.ignore_nulls) {
+        from = std::lower_bound(present_.begin(), present_.end(), fs) - present_.begin();
+        to = std::lower_bound(present_.begin(), present_.end(), fe) - present_.begin();
+      }
+      auto position = [&](size_t k) { return call_.ignore_nulls ? present_[k] : k; };
+      size_t at = SIZE_MAX;  // none
+      if (f == "first_value" && from < to) at = position(from);
+      if (f == "last_value" && from < to) at = position(to - 1);
+      if (f == "nth_value") {
+        const Datum nth = args_[1].Get(row);
+        if (!nth.null && nth.i <= 0) {
+          return absl::InvalidArgumentError(
+              StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
+        }
+        if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) at = position(from + nth.i - 1);
+      }
+      return at != SIZE_MAX ? args_[0].Get(idx[begin + at]) : Datum::Null(call_.type);
+    }
+    // An aggregate: reuse the last value for the same frame, extend the
+    // accumulator when the frame only grew at its end (running totals,
+    // whole partitions), start over otherwise (sliding frames).
+    if (have_last_ && fs == last_start_ && fe == last_end_) return last_;
+    if (!acc_ || fs != acc_start_ || fe < acc_end_) {
+      acc_ = call_.aggregate->make(call_.arg_types);
+      if (call_.distinct) acc_ = WithDistinctArguments(std::move(acc_));
+      acc_start_ = acc_end_ = fs;
+    }
+    std::vector<Datum> values(call_.args.size());
+    for (; acc_end_ < fe; ++acc_end_) {
+      // A frame rebuilt for every row costs rows × frame: the deadline
+      // and cancellation are checked by the work done, not by the row.
+      if ((++added_ & 0xffff) == 0) RETURN_IF_ERROR(context_->CheckAlive());
+      const size_t r = idx[begin + acc_end_];
+      for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a].Get(r);
+      acc_->Add(values);
+    }
+    ASSIGN_OR_RETURN(last_, acc_->Finish());
+    have_last_ = true;
+    last_start_ = fs;
+    last_end_ = fe;
+    return last_;
+  }
+
   bool SameOrder(size_t a, size_t b) const {
-    for (const std::vector<Datum>& key : order_) {
-      if (key[a].null != key[b].null) return false;
-      if (!key[a].null && Compare(key[a], key[b]) != 0) return false;
+    for (const CompactColumn& key : order_) {
+      if (key.Compare(a, b) != 0) return false;
     }
     return true;
   }
@@ -227,7 +212,7 @@ class WindowEvaluator {
     keyed_begin_ = n;
     keyed_end_ = 0;
     for (size_t p = 0; p < n; ++p) {
-      const Datum& k = order_[0][idx[begin + p]];
+      const Datum k = order_[0].Get(idx[begin + p]);
       if (k.null) continue;
       const long double v = k.type == DataType::kDouble ? static_cast<long double>(k.d)
                                                         : static_cast<long double>(k.i);
@@ -298,84 +283,115 @@ class WindowEvaluator {
   }
 
   const WindowCall& call_;
+  const std::vector<CompactColumn>& order_;
+  const std::vector<CompactColumn>& args_;
+  QueryContext* context_;
   int64_t added_ = 0;  // rows added to accumulators, for CheckAlive
-  std::vector<size_t> group_of_;      // the partition's peer group of each position
+  // The partition being evaluated: peer groups by position, the positions
+  // with a value (IGNORE NULLS), RANGE keys, the aggregate's running state.
+  std::vector<size_t> peer_start_, peer_end_;
+  std::vector<size_t> group_of_;      // the peer group of each position
   std::vector<size_t> group_starts_;  // each group's first position, then n
+  std::vector<size_t> present_;
   std::vector<long double> keys_;
   size_t keyed_begin_ = 0, keyed_end_ = 0;
-  const std::vector<Row>& rows_;
-  const std::vector<std::vector<Datum>>& order_;
-  const std::vector<std::vector<Datum>>& args_;
-  QueryContext* context_;
+  int64_t dense_ = 0;
+  std::unique_ptr<Accumulator> acc_;
+  size_t acc_start_ = 0, acc_end_ = 0;  // rows [acc_start_, acc_end_) are in acc_
+  Datum last_;
+  bool have_last_ = false;
+  size_t last_start_ = 0, last_end_ = 0;
 };
 
 class Window : public RowSink {
  public:
   Window(std::vector<WindowCall> calls, std::vector<int> keep, QueryContext* context,
          RowSink* next)
-      : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next) {}
+      : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next),
+        columns_(keep_.size()) {}
 
   absl::Status Push(Row row) override {
-    Row kept;
-    kept.reserve(keep_.size() + calls_.size());
-    for (int c : keep_) kept.push_back(std::move(row[c]));
-    RETURN_IF_ERROR(context_->Reserve(RowBytes(kept) + static_cast<int64_t>(sizeof(Row)),
-                                      "a window function's rows"));
-    rows_.push_back(std::move(kept));
-    return absl::OkStatus();
+    int64_t bytes = 0;
+    for (size_t k = 0; k < keep_.size(); ++k) {
+      const Datum& value = row[keep_[k]];
+      bytes += CompactColumn::BytesOf(value);
+      columns_[k].Append(value);
+    }
+    ++rows_;
+    return context_->Reserve(bytes, "a window function's rows");
   }
 
   absl::Status Finish() override {
-    const size_t n = rows_.size();
-    RETURN_IF_ERROR(context_->Reserve(
-        static_cast<int64_t>(n * calls_.size() * (sizeof(Datum) + 2 * sizeof(size_t))),
-        "a window function's rows"));
-    std::vector<std::vector<Datum>> results(calls_.size(), std::vector<Datum>(n));
+    const size_t n = rows_;
+    std::vector<CompactColumn> results(calls_.size());
     std::vector<size_t> first_order;
+    Row scratch(keep_.size());
     for (size_t c = 0; c < calls_.size(); ++c) {
       const WindowCall& call = calls_[c];
-      auto values = [&](const std::vector<const Expr*>& exprs) {
-        std::vector<std::vector<Datum>> out(exprs.size(), std::vector<Datum>(n));
-        for (size_t k = 0; k < exprs.size(); ++k) {
-          for (size_t r = 0; r < n; ++r) out[k][r] = Eval(*exprs[k], rows_[r], context_->eval);
+      // The call's keys and arguments for every row, its order and results:
+      // charged while they live; all but the results (and the first call's
+      // order, the output's) given back before the next call.
+      int64_t bytes = static_cast<int64_t>(n * (12 + 2 * sizeof(size_t)));
+      RETURN_IF_ERROR(context_->Reserve(bytes, "a window function's rows"));
+      auto evaluate = [&](const std::vector<const Expr*>& exprs,
+                          std::vector<CompactColumn>* out) -> absl::Status {
+        out->resize(exprs.size());
+        for (size_t r = 0; r < n; ++r) {
+          for (size_t k = 0; k < keep_.size(); ++k) scratch[k] = columns_[k].Get(r);
+          int64_t row_bytes = 0;
+          for (size_t e = 0; e < exprs.size(); ++e) {
+            Datum value = Eval(*exprs[e], scratch, context_->eval);
+            row_bytes += CompactColumn::BytesOf(value);
+            (*out)[e].Append(value);
+          }
+          bytes += row_bytes;
+          RETURN_IF_ERROR(context_->Reserve(row_bytes, "a window function's rows"));
         }
-        return out;
+        return EvalStatus(*context_);
       };
-      const std::vector<std::vector<Datum>> partition = values(call.partition_by);
-      const std::vector<std::vector<Datum>> order = values(call.order_by);
-      const std::vector<std::vector<Datum>> args = values(call.args);
-      RETURN_IF_ERROR(EvalStatus(*context_));
+      std::vector<CompactColumn> partition, order, args;
+      RETURN_IF_ERROR(evaluate(call.partition_by, &partition));
+      RETURN_IF_ERROR(evaluate(call.order_by, &order));
+      RETURN_IF_ERROR(evaluate(call.args, &args));
       std::vector<size_t> idx(n);
       std::iota(idx.begin(), idx.end(), 0);
       std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-        for (const std::vector<Datum>& key : partition) {
-          if (key[a].null != key[b].null) return key[b].null;  // NULL partitions last
-          if (key[a].null) continue;
-          const int cmp = Compare(key[a], key[b]);
+        for (const CompactColumn& key : partition) {
+          if (key.IsNull(a) != key.IsNull(b)) return key.IsNull(b);  // NULL partitions last
+          const int cmp = key.Compare(a, b);
           if (cmp != 0) return cmp < 0;
         }
         for (size_t k = 0; k < order.size(); ++k) {
-          const Datum& x = order[k][a];
-          const Datum& y = order[k][b];
-          if (x.null != y.null) return x.null == call.nulls_first[k];
-          if (x.null) continue;
-          const int cmp = Compare(x, y);
+          const bool null_a = order[k].IsNull(a), null_b = order[k].IsNull(b);
+          if (null_a != null_b) return null_a == call.nulls_first[k];
+          if (null_a) continue;
+          const int cmp = order[k].Compare(a, b);
           if (cmp != 0) return call.descending[k] ? cmp > 0 : cmp < 0;
         }
         return false;
       });
-      WindowEvaluator evaluator(call, rows_, order, args, context_);
+      results[c].Resize(n);
+      WindowEvaluator evaluator(call, order, args, context_);
       for (size_t begin = 0; begin < n;) {
         size_t end = begin + 1;
         while (end < n && SamePartition(partition, idx[begin], idx[end])) ++end;
         RETURN_IF_ERROR(evaluator.Partition(idx, begin, end, &results[c]));
         begin = end;
       }
-      if (c == 0) first_order = std::move(idx);
+      // The results' text and nested values (lag(host)), kept to the end.
+      RETURN_IF_ERROR(context_->Reserve(results[c].ExtraBytes(), "a window function's results"));
+      if (c == 0) {
+        first_order = std::move(idx);
+      } else {
+        context_->Release(static_cast<int64_t>(n * sizeof(size_t)));  // idx
+      }
+      context_->Release(bytes - static_cast<int64_t>(n * (12 + sizeof(size_t))));  // all but the results
     }
     for (size_t r : first_order) {
-      Row row = std::move(rows_[r]);
-      for (size_t c = 0; c < calls_.size(); ++c) row.push_back(std::move(results[c][r]));
+      Row row;
+      row.reserve(keep_.size() + calls_.size());
+      for (const CompactColumn& column : columns_) row.push_back(column.Get(r));
+      for (const CompactColumn& result : results) row.push_back(result.Get(r));
       RETURN_IF_ERROR(next_->Push(std::move(row)));
       if (context_->enough.load()) break;
     }
@@ -383,10 +399,9 @@ class Window : public RowSink {
   }
 
  private:
-  static bool SamePartition(const std::vector<std::vector<Datum>>& keys, size_t a, size_t b) {
-    for (const std::vector<Datum>& key : keys) {
-      if (key[a].null != key[b].null) return false;
-      if (!key[a].null && Compare(key[a], key[b]) != 0) return false;
+  static bool SamePartition(const std::vector<CompactColumn>& keys, size_t a, size_t b) {
+    for (const CompactColumn& key : keys) {
+      if (key.Compare(a, b) != 0) return false;
     }
     return true;
   }
@@ -395,7 +410,8 @@ class Window : public RowSink {
   std::vector<int> keep_;
   QueryContext* context_;
   RowSink* next_;
-  std::vector<Row> rows_;
+  std::vector<CompactColumn> columns_;  // the kept columns of every row
+  size_t rows_ = 0;
 };
 
 }  // namespace

@@ -236,12 +236,17 @@ TEST_F(AdmissionE2ETest, TheSyntaxTreeCountsAgainstTheQueryMemory) {
 
 TEST_F(AdmissionE2ETest, JoinsWindowsAndSetOperationsPastTheQueryMemoryFailCleanly) {
   // Each holds its 10,000 rows (a join's build side, a window's partition, an
-  // INTERSECT's right side): more than the 1 MiB this server gives a query.
+  // INTERSECT's right side) with ~100 bytes of text each where they are
+  // compact columns: more than the 1 MiB this server gives a query.
   StartServer({"--query-memory-mb", "1"});
   for (const std::string& sql : {
            std::string("SELECT count(*) FROM mydb.tbl a JOIN mydb.tbl b ON a.host = b.host AND a.time = b.time"),
-           std::string("SELECT count(*) FROM mydb.tbl a CROSS JOIN mydb.tbl b"),
-           std::string("SELECT host, rank() OVER (ORDER BY time) FROM mydb.tbl"),
+           // Each side's rows keep ~100 bytes of text (count(*) alone keeps nothing).
+           std::string("SELECT count(*) FROM (SELECT CAST(sequence(1, 30) AS varchar) || host AS pad "
+                       "FROM mydb.tbl) a CROSS JOIN (SELECT CAST(sequence(1, 30) AS varchar) || host "
+                       "AS pad FROM mydb.tbl) b WHERE a.pad < b.pad"),
+           std::string("SELECT host, lag(CAST(sequence(1, 30) AS varchar) || host) OVER (ORDER BY time) "
+                       "FROM mydb.tbl"),
            std::string("SELECT host, time FROM mydb.tbl INTERSECT SELECT host, time FROM mydb.tbl"),
            // Aggregates that keep their values: ~10 MB of them in 50 groups (or one).
            std::string("SELECT host, array_agg(sequence(1, 100)) FROM mydb.tbl GROUP BY host"),
