@@ -66,14 +66,17 @@ class PrincipalAccess final : public query::ReadAccess {
 
 // --testing-query-delay-ms: waits before the query runs, as a long query
 // would take, ending early (CANCELLED) when it is cancelled.
-// The query's timeout applies to the wait as it does to the run.
-absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t timeout_millis) {
+// The query's timeout applies to the wait as it does to the run: what is
+// left of it after the queue (`remaining_millis`); the message names the
+// whole timeout (`timeout_millis`), as the client asked for it.
+absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t remaining_millis,
+                          int64_t timeout_millis) {
   const auto start = std::chrono::steady_clock::now();
   const auto until = start + std::chrono::milliseconds(millis);
-  const auto deadline = start + std::chrono::milliseconds(timeout_millis);
+  const auto deadline = start + std::chrono::milliseconds(remaining_millis);
   while (std::chrono::steady_clock::now() < until) {
     if (cancel.load()) return absl::CancelledError("the query was cancelled");
-    if (timeout_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
+    if (remaining_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
       return absl::DeadlineExceededError(
           StrCat("the query ran past its timeout of ", timeout_millis, " ms"));
     }
@@ -287,12 +290,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     const int64_t waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::steady_clock::now() - admitted_)
                                .count();
+    const int64_t requested_timeout_millis = options_.timeout_millis;
     options_.timeout_millis = std::max<int64_t>(1, options_.timeout_millis - waited);
     deadline_ =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.timeout_millis);
     const auto started = std::chrono::steady_clock::now();
-    absl::Status delayed =
-        TestingDelay(*cancel_, service_->limits_.testing_delay_millis, options_.timeout_millis);
+    absl::Status delayed = TestingDelay(*cancel_, service_->limits_.testing_delay_millis,
+                                        options_.timeout_millis, requested_timeout_millis);
     absl::StatusOr<query::QueryStats> stats =
         !delayed.ok()    ? delayed
         : cancel_->load() ? absl::CancelledError("the query was cancelled")
@@ -559,7 +563,8 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
     absl::Status delayed = local.describe_only
                                ? absl::OkStatus()
                                : TestingDelay(*local.cancel, limits_.testing_delay_millis,
-                                              options.timeout_millis);
+                                              options.timeout_millis,
+                                              limits_.default_timeout_millis);
     stats = !delayed.ok()         ? delayed
             : local.cancel->load() ? absl::CancelledError("the query was cancelled")
                                    : engine_.Execute(local.sql, options, sink);
