@@ -11,7 +11,7 @@ RUN apt-get update \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto \
       librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
       libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev \
-      libsodium-dev prometheus-cpp-dev libcpp-httplib-dev \
+      libsodium-dev prometheus-cpp-dev libcpp-httplib-dev ccache \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -21,7 +21,10 @@ COPY storage storage
 COPY query query
 COPY server server
 COPY client client
-RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# ccache's directory is a build cache mount (BuildKit, buildah): after a source change only
+# what changed is compiled again; the layer cache alone would recompile everything.
+RUN --mount=type=cache,target=/root/.cache/ccache \
+    cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_INSTALL_RULES=OFF \
  && cmake --build /build --target stratad strata \
  && strip /build/server/stratad /build/client/strata
