@@ -47,9 +47,11 @@ class LineReader {
       if (!Peek('=') || key.empty()) return Error("a field must be key=value", start);
       ++pos_;
       const size_t value_start = pos_;
-      if (absl::Status read = ReadFieldValue(&value); !read.ok()) {
-        return Error(StrCat("field \"", key, "\": ", read.message()), value_start);
+      absl::StatusOr<Value> read = ReadFieldValue();
+      if (!read.ok()) {
+        return Error(StrCat("field \"", key, "\": ", read.status().message()), value_start);
       }
+      value = *std::move(read);
     } while (Peek(','));
     point.fields.resize(fields);
     while (Peek(' ') || Peek('\t')) ++pos_;
@@ -86,13 +88,6 @@ class LineReader {
       if (pos_ + 1 < line_.size()) ++pos_;  // the escaped character follows
       out->push_back(line_[pos_++]);
     }
-  }
-
-  absl::Status ReadFieldValue(Value* value) {
-    absl::StatusOr<Value> read = ReadFieldValue();
-    if (!read.ok()) return read.status();
-    *value = *std::move(read);
-    return absl::OkStatus();
   }
 
   absl::StatusOr<Value> ReadFieldValue() {

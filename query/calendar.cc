@@ -11,8 +11,6 @@ namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
 
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
 bool LeapYear(int year) { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0); }
 
 }  // namespace

@@ -43,6 +43,10 @@ inline std::optional<int64_t> CheckedIntegerOp(char op, int64_t x, int64_t y) {
   return std::nullopt;
 }
 
+// a / b rounded toward negative infinity (the bin, day or second a negative
+// time falls in). REQUIRES: b > 0.
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b < 0 ? 1 : 0); }
+
 // -x; nullopt for INT64_MIN.
 inline std::optional<int64_t> CheckedNegate(int64_t x) {
   if (x == INT64_MIN) return std::nullopt;

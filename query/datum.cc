@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/strings.h"
 #include "common/time_format.h"
+#include "query/checked_math.h"
 
 namespace strata::query {
 namespace {
@@ -207,9 +208,7 @@ bool IsNumeric(DataType t) { return t == DataType::kBigint || t == DataType::kDo
 
 std::string FormatTimestamp(int64_t nanos) { return FormatSqlTimestamp(nanos); }
 
-int64_t DateOfTimestamp(int64_t nanos) {
-  return nanos / kNanosPerDay - (nanos % kNanosPerDay < 0 ? 1 : 0);
-}
+int64_t DateOfTimestamp(int64_t nanos) { return FloorDiv(nanos, kNanosPerDay); }
 
 std::optional<Datum> ParseDate(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);

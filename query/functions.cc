@@ -74,7 +74,7 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kDay = 86'400 * kSecond;
+constexpr int64_t kDay = kNanosPerDay;
 
 
 // Argument kinds a signature can ask for.
@@ -113,10 +113,6 @@ absl::StatusOr<DataType> SameNumeric(const Types& types, std::string_view signat
   if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return WrongArguments(signature);
   return types[0] == DataType::kUnknown ? DataType::kDouble : types[0];
 }
-
-
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // The start of the bin of width `width` (> 0) holding `t`; nullopt when that
 // start is before the earliest representable time (NULL, as bin(t, 0)).

@@ -7,18 +7,18 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "query/checked_math.h"
 
 namespace strata::pg {
 namespace {
 
 using query::DataType;
 using query::Datum;
+using query::FloorDiv;
 
 // PostgreSQL's binary timestamps count microseconds from 2000-01-01.
 constexpr int64_t kPgEpochMicros = 946'684'800LL * 1'000'000;
 constexpr int64_t kMicrosPerDay = 86'400LL * 1'000'000;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 void PutInt(std::string* out, uint64_t v, int bytes) {
   for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {

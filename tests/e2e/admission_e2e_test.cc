@@ -279,11 +279,10 @@ TEST_F(AdmissionE2ETest, NestedLambdasStopAtTheTimeoutAndACancel) {
   const std::string sql =
       "SELECT cardinality(transform(sequence(1, 10000), x -> reduce(sequence(1, 10000), 0, "
       "(s, y) -> s + y * x, s -> s)))";
-  const auto started = std::chrono::steady_clock::now();
+  // Without the check inside the row it finished (OK) after ~25 s.
   HeldQuery timed = Hold(sql, /*timeout_millis=*/500);
   auto [status, rows] = Drain(timed);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
 
   HeldQuery cancelled = Hold(sql);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
