@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A/B of ingest between two stratad binaries (e.g. the previous commit's, built in a git
 # worktree, and this one): a fresh data dir per run, the two alternating, the same
-# ingest_bench load each time. Prints one line per run; compare the medians.
+# ingest_bench load each time. Prints one line per run with the server's CPU
+# time per row (user + system, from /proc, start-up included); compare the
+# medians.
 # Usage: bench/ab_ingest.sh OLD_STRATAD NEW_STRATAD [rounds] [rows]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,10 @@ for round in $(seq "$rounds"); do
     until grep -q "serving on port" "$dir/log"; do sleep 0.1; done
     result=$(build/bench/ingest_bench --target "127.0.0.1:$port" --hosts 1000 --rows "$rows" \
       --streams 4 | sed -n 2p)
-    echo "round $round $([ "$bin" = "$old" ] && echo old || echo new) $result"
+    ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    cpu=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v r="$rows" \
+      'BEGIN {printf "server_cpu_us/row=%.2f", t / hz * 1e6 / r}')
+    echo "round $round $([ "$bin" = "$old" ] && echo old || echo new) $result $cpu"
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     rm -rf "$dir"

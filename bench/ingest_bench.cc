@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -68,9 +69,15 @@ std::vector<Host> MakeHosts(int n, std::mt19937_64& random) {
   return hosts;
 }
 
-void Step(Host& host, std::mt19937_64& random) {
+// One tick of the random walk; with `decimals` >= 0 the values are rounded to
+// that many decimal places, as agents usually report them.
+void Step(Host& host, std::mt19937_64& random, int decimals) {
   std::uniform_real_distribution<double> delta(-1.0, 1.0);
-  for (double& f : host.fields) f = std::clamp(f + delta(random), 0.0, 100.0);
+  const double scale = decimals >= 0 ? std::pow(10.0, decimals) : 0;
+  for (double& f : host.fields) {
+    f = std::clamp(f + delta(random), 0.0, 100.0);
+    if (decimals >= 0) f = std::round(f * scale) / scale;
+  }
 }
 
 long ServerRssKb(int pid) {
@@ -88,7 +95,7 @@ long ServerRssKb(int pid) {
 int main(int argc, char** argv) {
   CLI::App app{"Strata ingest benchmark (TSBS devops cpu-only data over gRPC)"};
   strata::bench::BenchConnection connection;
-  int hosts_n = 1000, streams = 4, server_pid = 0, memory_hours = 8766;
+  int hosts_n = 1000, streams = 4, server_pid = 0, memory_hours = 8766, decimals = -1;
   int64_t rows_total = 2'000'000;
   bool single = false;
   std::string database = "benchmark", table = "cpu";
@@ -97,6 +104,8 @@ int main(int argc, char** argv) {
   app.add_option("--rows", rows_total, "Rows (host x tick) to write")->capture_default_str();
   app.add_option("--streams", streams, "Concurrent request streams")->capture_default_str();
   app.add_option("--server-pid", server_pid, "stratad's pid, to report its RSS");
+  app.add_option("--decimals", decimals,
+                 "Round field values to this many decimal places (default: full precision)");
   app.add_flag("--single", single, "One record per field instead of MULTI records");
   app.add_option("--database", database)->capture_default_str();
   app.add_option("--table", table)->capture_default_str();
@@ -170,7 +179,7 @@ int main(int argc, char** argv) {
         const int64_t time = start_ms + tick * kTickMillis;
         for (int h : mine) {
           Host& host = hosts[h];
-          Step(host, random);
+          Step(host, random, decimals);
           if (single) {
             for (int f = 0; f < kFieldCount; ++f) {
               auto* r = request.add_records();

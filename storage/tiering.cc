@@ -187,17 +187,28 @@ absl::Status Commit(Store& store, Conversion& conversion, TieringReport* report)
 // conversion stops waiting for writes to settle and runs under the lock.
 constexpr int kOptimisticAttempts = 2;
 
-// Converts one bucket. It is read and encoded from a snapshot while writes
-// go on, then committed under Writer::Exclusive only if no write group (or
-// DELETE) touched the bucket since the snapshot: writers wait for the
-// commit, not the conversion (which took over a second under the lock). A
-// bucket still being written falls back to converting under the lock; late
-// writes to a sealed hour are rare. Retention, the other job that changes
-// buckets, runs in the same maintenance pass, never beside this.
-absl::Status ConvertBucket(Store& store, Writer& writer, uint32_t table_id, uint32_t bucket,
-                           TieringReport* report) {
+// What ConvertBucket does when writes keep touching the bucket.
+enum class IfWritten {
+  kConvertUnderLock,  // a sealed hour: it must move (late writes are rare)
+  kLeaveIt,           // a quiet hour that is quiet no more: it stays rows
+};
+
+// Converts one bucket; false if it was left (IfWritten::kLeaveIt). It is
+// read and encoded from a snapshot while writes go on, then committed under
+// Writer::Exclusive only if no write group (or DELETE) touched the bucket
+// since the snapshot: writers wait for the commit, not the conversion
+// (which took over a second under the lock). Retention, the other job that
+// changes buckets, runs in the same maintenance pass, never beside this.
+absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_id,
+                                   uint32_t bucket, IfWritten if_written, TieringReport* report) {
+  auto commit = [&](Conversion& conversion) -> absl::Status {
+    RETURN_IF_ERROR(Commit(store, conversion, report));
+    if (!conversion.stays_in_memory) writer.BucketConverted(table_id, bucket);
+    return absl::OkStatus();
+  };
   BucketConverter converter(store);
-  for (int attempt = 0; attempt < kOptimisticAttempts; ++attempt) {
+  const int attempts = if_written == IfWritten::kLeaveIt ? 1 : kOptimisticAttempts;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     const rocksdb::Snapshot* snapshot = writer.Exclusive([&] {
       writer.WatchBucket(table_id, bucket);
       return store.db()->GetSnapshot();
@@ -207,14 +218,19 @@ absl::Status ConvertBucket(Store& store, Writer& writer, uint32_t table_id, uint
     std::optional<absl::Status> committed = writer.Exclusive([&]() -> std::optional<absl::Status> {
       if (writer.UnwatchBucket(table_id, bucket)) return std::nullopt;  // changed: again
       if (!conversion.ok()) return conversion.status();
-      return Commit(store, *conversion, report);
+      return commit(*conversion);
     });
-    if (committed) return *committed;
+    if (committed) {
+      RETURN_IF_ERROR(*committed);
+      return true;
+    }
   }
-  return writer.Exclusive([&]() -> absl::Status {
+  if (if_written == IfWritten::kLeaveIt) return false;
+  RETURN_IF_ERROR(writer.Exclusive([&]() -> absl::Status {
     ASSIGN_OR_RETURN(Conversion conversion, converter.Convert(table_id, bucket, nullptr));
-    return Commit(store, conversion, report);
-  });
+    return commit(conversion);
+  }));
+  return true;
 }
 
 }  // namespace
@@ -223,16 +239,39 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
                                          int64_t now_nanos) {
   const auto started = std::chrono::steady_clock::now();
   TieringReport report;
-  const uint32_t end =
-      keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, writer.seal_after_nanos()));
-  std::optional<uint32_t> first;
+  std::optional<uint32_t> first, last;
+  auto convert = [&](uint32_t bucket, IfWritten if_written) -> absl::Status {
+    ASSIGN_OR_RETURN(bool converted,
+                     ConvertBucket(store, writer, table.id, bucket, if_written, &report));
+    if (!converted) return absl::OkStatus();
+    ++report.buckets;
+    if (!first) first = bucket;
+    last = bucket;
+    return absl::OkStatus();
+  };
+  // Hours past the memory store's window, and sealed hours.
+  const int64_t seal_after = writer.seal_after_nanos();
+  const uint32_t end = keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, seal_after));
   for (uint32_t from = 0; from < end;) {
     std::optional<uint32_t> bucket = NextBucket(store, table.id, from, end);
     if (!bucket) break;
-    RETURN_IF_ERROR(ConvertBucket(store, writer, table.id, *bucket, &report));
-    ++report.buckets;
-    if (!first) first = bucket;
+    RETURN_IF_ERROR(convert(*bucket, IfWritten::kConvertUnderLock));
     from = *bucket + 1;
+  }
+  // Hours no write touched for as long (the open hour after a load, or the
+  // last one before a pause): rows would keep 5-10x the bytes of blocks on
+  // disk while nothing arrives. A write after this is checked against the
+  // blocks like a late write to a sealed hour.
+  if (seal_after > 0) {
+    const uint32_t open_end = keys::BucketOf(now_nanos + kFutureWindowNanos) + 1;
+    for (uint32_t from = end; from < open_end;) {
+      std::optional<uint32_t> bucket = NextBucket(store, table.id, from, open_end);
+      if (!bucket) break;
+      const bool quiet = writer.Exclusive(
+          [&] { return writer.LastWriteNanos(table.id, *bucket) <= now_nanos - seal_after; });
+      if (quiet) RETURN_IF_ERROR(convert(*bucket, IfWritten::kLeaveIt));
+      from = *bucket + 1;
+    }
   }
   if (first) {
     // The moved rows are deleted by range, but their bytes stay in the
@@ -240,7 +279,7 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
     // those hours steps over them. Compacting the moved range frees both.
     // (Not DeleteFilesInRange: it ignores the snapshots running queries read.)
     const std::string from = keys::BucketPrefix(table.id, *first);
-    const std::string to = keys::BucketPrefix(table.id, end);
+    const std::string to = keys::BucketPrefix(table.id, *last + 1);
     const rocksdb::Slice begin_key(from), end_key(to);
     rocksdb::CompactRangeOptions options;
     options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;

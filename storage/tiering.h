@@ -1,6 +1,7 @@
 // The tiering job: converts memory-store buckets that have aged past the
-// table's memory retention, or are sealed (closed for a while, see
-// TableInfo::BlocksBeforeNanos), into columnar blocks, and
+// table's memory retention, are sealed (closed for a while, see
+// TableInfo::BlocksBeforeNanos) or are quiet (no write for as long, open or
+// not), into columnar blocks, and
 // folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
 // "Tiers and retention").
 //
@@ -39,10 +40,12 @@ struct TieringReport {
   int64_t duration_nanos = 0;
 };
 
-// Converts every bucket of `table` that ended before
-// `table.BlocksBeforeNanos(now_nanos, writer.seal_after_nanos())` and still
-// has `hot` or `cold_delta` rows. The writer's setting is the one used, so
-// the writer checks records against every hour this may have converted.
+// Converts every bucket of `table` that still has `hot` or `cold_delta` rows
+// and ended before `table.BlocksBeforeNanos(now_nanos,
+// writer.seal_after_nanos())`, or (sealing on) had no write for
+// seal_after_nanos (Writer::LastWriteNanos). The writer's setting is the one
+// used, and the writer is told of quiet buckets converted, so it checks
+// records against every hour this may have converted.
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos);
 

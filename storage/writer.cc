@@ -111,12 +111,11 @@ struct Writer::Pending {
 // What the leader does for one group, without holding the queue lock.
 class Writer::GroupCommit {
  public:
-  // `watched` is the writer's watched buckets (the caller holds commit_mu_).
+  // `buckets` is the writer's (the caller holds commit_mu_).
   GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
-              int64_t seal_after_nanos,
-              absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool>* watched)
+              int64_t seal_after_nanos, BucketActivity* buckets)
       : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
-        watched_(watched) {}
+        buckets_(buckets) {}
 
   absl::Status Run() {
     for (Pending* p : group_) {
@@ -355,10 +354,13 @@ class Writer::GroupCommit {
     keys::PointKey key{.table_id = state.table_id(), .bucket = keys::BucketOf(r.record.time_nanos),
                  .pk_hash = r.pk_hash, .series = SeriesId(state, changes, r, registered),
                  .time_nanos = r.record.time_nanos};
-    if (!watched_->empty()) {
-      // Conservative: marked even if the record is rejected below.
-      auto watched = watched_->find({key.table_id, key.bucket});
-      if (watched != watched_->end()) watched->second = true;
+    // Conservative: marked even if the record is rejected below. Records of
+    // a group mostly share one bucket, so most records skip the maps.
+    if (const BucketId bucket{key.table_id, key.bucket}; bucket != last_bucket_) {
+      last_bucket_ = bucket;
+      buckets_->last_write[bucket] = now_;
+      auto watched = buckets_->watched.find(bucket);
+      if (watched != buckets_->watched.end()) watched->second = true;
     }
     // A bucket the tiering job may already have converted (past the memory
     // store's window, or a sealed hour) may hold the key in a block or in
@@ -544,7 +546,8 @@ class Writer::GroupCommit {
   const std::vector<Pending*>& group_;
   const int64_t now_;
   const int64_t seal_after_nanos_;
-  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool>* const watched_;
+  BucketActivity* const buckets_;
+  BucketId last_bucket_{UINT32_MAX, UINT32_MAX};  // the last record's
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
   absl::flat_hash_map<TableState*, TableChanges> changes_;
@@ -615,8 +618,7 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
         // more writes (and resumes them once it can).
         status = store_->CheckWritable();
         if (status.ok()) {
-          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_,
-                               &watched_buckets_)
+          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_, &buckets_)
                        .Run();
         }
       }
@@ -640,22 +642,45 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
 
 void Writer::WatchBucket(uint32_t table_id, uint32_t bucket) {
   commit_mu_.AssertHeld();
-  watched_buckets_[{table_id, bucket}] = false;
+  buckets_.watched[{table_id, bucket}] = false;
 }
 
 bool Writer::UnwatchBucket(uint32_t table_id, uint32_t bucket) {
   commit_mu_.AssertHeld();
-  auto it = watched_buckets_.find({table_id, bucket});
-  if (it == watched_buckets_.end()) return true;
+  auto it = buckets_.watched.find({table_id, bucket});
+  if (it == buckets_.watched.end()) return true;
   const bool changed = it->second;
-  watched_buckets_.erase(it);
+  buckets_.watched.erase(it);
   return changed;
 }
 
 void Writer::BucketChanged(uint32_t table_id, uint32_t bucket) {
   commit_mu_.AssertHeld();
-  auto it = watched_buckets_.find({table_id, bucket});
-  if (it != watched_buckets_.end()) it->second = true;
+  auto it = buckets_.watched.find({table_id, bucket});
+  if (it != buckets_.watched.end()) it->second = true;
+}
+
+int64_t Writer::LastWriteNanos(uint32_t table_id, uint32_t bucket) {
+  commit_mu_.AssertHeld();
+  auto it = buckets_.last_write.find({table_id, bucket});
+  return it == buckets_.last_write.end() ? started_nanos_ : it->second;
+}
+
+void Writer::BucketConverted(uint32_t table_id, uint32_t bucket) {
+  commit_mu_.AssertHeld();
+  buckets_.last_write.erase({table_id, bucket});
+  // Only a loaded table has cached newest times to correct; one not loaded
+  // reads the block's header on its first write.
+  TableState* state = nullptr;
+  {
+    absl::MutexLock lock(&states_mu_);
+    auto it = states_.find(table_id);
+    if (it != states_.end()) state = it->second.get();
+  }
+  if (state == nullptr) return;
+  for (auto& [series, newest] : state->newest_cache()) {
+    if (newest.bucket == bucket) newest.in_cold = true;
+  }
 }
 
 }  // namespace strata

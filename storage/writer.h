@@ -34,7 +34,8 @@ class Writer {
   // job's (TableInfo::BlocksBeforeNanos): records for hours it may have
   // converted are checked against the blocks.
   Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos)
-      : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos) {}
+      : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
+        started_nanos_(clock->NowNanos()) {}
 
   // Writes one request. Returns NOT_FOUND for an unknown table,
   // INVALID_ARGUMENT when the request as a whole is invalid, an error from
@@ -70,20 +71,40 @@ class Writer {
   // (DELETE).
   void BucketChanged(uint32_t table_id, uint32_t bucket);
 
+  // The clock time of the last write group with a record for (table,
+  // bucket), or the writer's start if none came since. The tiering job seals
+  // a memory-store hour no write touched for seal_after_nanos, open or not.
+  // Call inside Exclusive's step.
+  int64_t LastWriteNanos(uint32_t table_id, uint32_t bucket);
+  // The tiering job moved the bucket's rows into blocks (call inside
+  // Exclusive's step, with the commit): later writes to it that are not
+  // appends are checked against its blocks, even in an hour that is not
+  // sealed by time.
+  void BucketConverted(uint32_t table_id, uint32_t bucket);
+
  private:
   struct Prepared;
   struct Pending;
   class GroupCommit;
 
+  using BucketId = std::pair<uint32_t, uint32_t>;  // (table id, bucket)
+  // What write groups did to buckets, for the tiering job.
+  struct BucketActivity {
+    // -> changed since watched. Usually empty.
+    absl::flat_hash_map<BucketId, bool> watched;
+    // -> the clock time of the last write group with a record there; a
+    // bucket's entry goes when it is converted.
+    absl::flat_hash_map<BucketId, int64_t> last_write;
+  };
+
   Store* const store_;
   Catalog* const catalog_;
   const Clock* const clock_;
   const int64_t seal_after_nanos_;
+  const int64_t started_nanos_;
 
   absl::Mutex commit_mu_;  // held by a group's leader while it commits
-  // (table id, bucket) -> changed since watched. Usually empty.
-  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, bool> watched_buckets_
-      ABSL_GUARDED_BY(commit_mu_);
+  BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);
   absl::Mutex queue_mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(queue_mu_);
 
