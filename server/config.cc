@@ -166,9 +166,10 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_option("--seal-after-minutes", c.seal_after_minutes,
-                 "Minutes after its end a memory-store hour is sealed into compact columnar "
-                 "blocks (much faster to aggregate; writes to it are still accepted and merged "
-                 "in). 0 keeps an hour's rows until it leaves the memory store")
+                 "Minutes after its end, or after its last write, a memory-store hour is "
+                 "sealed into compact columnar blocks (much faster to aggregate and 5-10x "
+                 "smaller; writes to it are still accepted and merged in). 0 keeps an hour's "
+                 "rows until it leaves the memory store")
       ->envname("STRATA_SEAL_AFTER_MINUTES")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();

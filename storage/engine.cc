@@ -14,7 +14,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                .block_cache_bytes = options.block_cache_bytes,
                                .wal_sync_interval_millis = options.wal_sync_interval_millis,
                                .disk_reserve_bytes = options.disk_reserve_bytes,
-                               .free_space = options.free_space}));
+                               .free_space = options.free_space,
+                               .env = options.env}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   engine->tokens_ = std::make_unique<TokenStore>(engine->store_.get());

@@ -39,6 +39,7 @@ struct EngineOptions {
   uint64_t disk_reserve_bytes = uint64_t{256} << 20;  // see StoreOptions
   // See StoreOptions::free_space (tests).
   std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
+  rocksdb::Env* env = nullptr;  // see StoreOptions (tests)
   // A memory-store hour that ended this long ago is sealed: the tiering job
   // converts it to columnar blocks while it is still in the memory store's
   // window (later writes to it are merged in on the next run). 0 keeps the

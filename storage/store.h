@@ -49,6 +49,9 @@ struct StoreOptions {
   // Free bytes of the data directory's file system (tests inject a full
   // disk); null: statvfs.
   std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
+  // The environment RocksDB's files go through (tests simulate a power cut
+  // with one); not owned; null: the default.
+  rocksdb::Env* env = nullptr;
 };
 
 class Store {
