@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Times `strata import` of a TSBS-like CSV (time, host, region, 10 double measures) into a fresh
 # stratad: the CLI's parse + batch + parallel-write path end to end.
-# Usage: bench/run_import.sh [rows] [format: csv|lp] [parallel]
+# Usage: bench/run_import.sh [rows] [format: csv|lp] [parallel] [stratad binary]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-1000000} format=${2:-csv} parallel=${3:-4}
+rows=${1:-1000000} format=${2:-csv} parallel=${3:-4} stratad=${4:-build/server/stratad}
 scripts/build.sh stratad strata >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7879}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 2>"$dir/stratad.log" &
+"$stratad" --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 2>"$dir/stratad.log" &
 pid=$!
 strata() { build/client/strata --port "$port" "$@"; }
 for _ in $(seq 50); do strata health >/dev/null 2>&1 && break; sleep 0.1; done

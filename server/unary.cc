@@ -29,6 +29,16 @@ absl::StatusOr<std::shared_ptr<const Principal>> AuthenticateCall(
   return auth.Authenticate(authorization, context.peer());
 }
 
+absl::StatusOr<std::shared_ptr<const Principal>> StartUnary(grpc::CallbackServerContext* context,
+                                                            const grpc::ByteBuffer* in,
+                                                            Authenticator& auth,
+                                                            google::protobuf::Message* request) {
+  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth, *context);
+  if (!caller.ok()) return caller.status();
+  if (absl::Status parsed = ParseRequest(*in, request); !parsed.ok()) return parsed;
+  return caller;
+}
+
 absl::Status SerializeResponse(const google::protobuf::Message& message, grpc::ByteBuffer* bytes) {
   bool own = false;
   grpc::Status status =

@@ -1,19 +1,44 @@
 #include "server/write_service.h"
 
 #include "common/status.h"
+#include "common/strings.h"
+#include "google/protobuf/arena.h"
 #include "server/write_convert.h"
 
 namespace strata {
 
-absl::Status WriteService::WriteRecords(const Principal& caller,
-                                        const v1::WriteRecordsRequest* request,
-                                        v1::WriteRecordsResponse* response) {
-  RETURN_IF_ERROR(
-      caller.Require(Action::kWrite, request->database_name(), request->table_name()));
-  ASSIGN_OR_RETURN(WriteResult result, engine_.Write(FromProto(*request)));
-  metrics_.CountWrite(result);
-  ToProto(result, response);
-  return absl::OkStatus();
+grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext* context,
+                                                     const grpc::ByteBuffer* in,
+                                                     grpc::ByteBuffer* out) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto finish = [this, reactor, out](absl::StatusOr<WriteResult> result) {
+    absl::Status status = result.status();
+    if (status.ok()) {
+      metrics_.CountWrite(*result);
+      v1::WriteRecordsResponse response;
+      ToProto(*result, &response);
+      status = SerializeResponse(response, out);
+    }
+    reactor->Finish(ToGrpcStatus(status));
+  };
+  google::protobuf::Arena arena(CallArenaOptions());
+  auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
+  try {
+    absl::StatusOr<std::shared_ptr<const Principal>> caller =
+        StartUnary(context, in, auth_, request);
+    absl::Status allowed = caller.status();
+    if (allowed.ok()) {
+      allowed = (*caller)->Require(Action::kWrite, request->database_name(), request->table_name());
+    }
+    if (!allowed.ok()) {
+      finish(allowed);
+    } else {
+      engine_.WriteAsync(FromProto(*request), std::move(finish));
+    }
+  } catch (const std::exception& e) {
+    reactor->Finish(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
+  }
+  return reactor;
 }
 
 }  // namespace strata

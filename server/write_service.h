@@ -15,7 +15,13 @@ class WriteService final
   WriteService(Engine* engine, Authenticator* auth, ServerMetrics* metrics)
       : engine_(*engine), auth_(*auth), metrics_(*metrics) {}
 
-  STRATA_SERVE_UNARY(WriteRecords, v1::WriteRecordsRequest, v1::WriteRecordsResponse);
+  // Served without blocking: the request is parsed and prepared on gRPC's
+  // thread, and the call finished by the writer once its group is committed
+  // (storage/writer.h). Blocked in a write's sync, gRPC's callback threads
+  // (one per core) held up every other call and kept groups small.
+  grpc::ServerUnaryReactor* WriteRecords(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* in,
+                                         grpc::ByteBuffer* out) override;
 
  private:
   Engine& engine_;

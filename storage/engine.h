@@ -93,6 +93,10 @@ class Engine {
 
   // WriteRecords: see Writer::Write for the contract.
   absl::StatusOr<WriteResult> Write(const WriteRequest& request) { return writer_->Write(request); }
+  // Writer::WriteAsync: `done` runs once the request is committed.
+  void WriteAsync(const WriteRequest& request, Writer::WriteDone done) {
+    writer_->WriteAsync(request, std::move(done));
+  }
 
   // Streams the live rows of a table in key order; see storage/scan.h.
   absl::Status Scan(const TableInfo& table, const ScanOptions& options,

@@ -4,7 +4,7 @@
 //
 // An entry is filled when a last-point scan misses it, under
 // Writer::Exclusive (no write group commits between reading the series'
-// newest row and storing it), and from then on the write group's leader
+// newest row and storing it), and from then on the writer's committer
 // keeps it current after each durable batch: a written point at or after
 // the entry's time replaces it (the writer writes a row only when it wins
 // the version rules). DELETE drops every entry of the table (under the same
@@ -45,9 +45,9 @@ class LastPoints {
 
   // Whether any entry exists: the writer records its points for them only
   // then. Changes only under Writer::Exclusive's lock (Fill), which the
-  // leader holds while it commits.
+  // committer holds while it commits.
   bool active() const { return active_.load(std::memory_order_relaxed); }
-  // Leader-only, once the batch holding the point is durable.
+  // Committer-only, once the batch holding the point is durable.
   void Written(uint64_t series, int64_t time_nanos, int64_t version, std::string_view row);
   // Drops every entry (rows were deleted).
   void Clear();

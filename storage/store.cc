@@ -134,7 +134,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options.keep_log_file_num = 4;
   db_options.max_total_wal_size = options.max_wal_bytes;
-  // The Writer's group leader is the only thread that writes (docs/
+  // The Writer's committer is the only thread that writes (docs/
   // architecture.md, "Write path"), and insert hints need this off.
   db_options.allow_concurrent_memtable_write = false;
   // Tickers only (no timers or histograms): block cache hits and misses and

@@ -14,7 +14,7 @@
 //
 // Thread-safety: lookups (FindSeries, DescribeSeries, measure queries) are
 // safe from any thread. Changes are made only by the write path's group
-// leader (Writer), one at a time, and only after they are durable (Apply).
+// committer (Writer), one at a time, and only after they are durable (Apply).
 #pragma once
 
 #include <atomic>
@@ -109,7 +109,7 @@ class TableState {
 
   // What the writer knows of one series' rows in its latest bucket: the
   // newest time stored in any family, and whether `cold_delta` or a block
-  // holds some of them. Leader-only, like Apply.
+  // holds some of them. Committer-only, like Apply.
   struct Newest {
     uint32_t bucket = 0;
     int64_t time_nanos = INT64_MIN;
@@ -138,7 +138,7 @@ class TableState {
   // the checked path, which rejects what would add to them.
   bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
-  absl::flat_hash_map<uint64_t, Newest> newest_;  // leader-only
+  absl::flat_hash_map<uint64_t, Newest> newest_;  // committer-only
   LastPoints last_points_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/notification.h"
 #include "common/coding.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -17,7 +18,7 @@
 namespace strata {
 namespace {
 
-// A leader takes at most this many queued requests into one batch, so one
+// The committer takes at most this many queued requests into one batch, so one
 // group's latency stays bounded under heavy load.
 constexpr size_t kMaxGroupRequests = 64;
 
@@ -88,7 +89,7 @@ std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Me
 
 }  // namespace
 
-// A validated record on its way to the leader.
+// A validated record on its way to the committer.
 struct Writer::Prepared {
   int index = 0;
   NormalizedRecord record;
@@ -99,16 +100,14 @@ struct Writer::Prepared {
 
 // One request in the queue.
 struct Writer::Pending {
-  const TableInfo* table = nullptr;
+  std::shared_ptr<const TableInfo> table;
   TableState* state = nullptr;
   std::vector<Prepared> records;
-  WriteResult* result = nullptr;
-  absl::Status status;
-  bool done = false;
-  absl::CondVar cv;
+  WriteResult result;
+  WriteDone done;
 };
 
-// What the leader does for one group, without holding the queue lock.
+// What the committer does for one group, without holding the queue lock.
 class Writer::GroupCommit {
  public:
   // `buckets` is the writer's (the caller holds commit_mu_).
@@ -173,7 +172,7 @@ class Writer::GroupCommit {
 
   void Reject(Pending* p, const Prepared& r, RejectionClass why, std::string reason,
               std::optional<int64_t> existing_version = std::nullopt) {
-    p->result->rejected.push_back({r.index, std::move(reason), existing_version, why});
+    p->result.rejected.push_back({r.index, std::move(reason), existing_version, why});
   }
 
   // The table-wide type of attribute `name`, counting this group's changes.
@@ -536,9 +535,9 @@ class Writer::GroupCommit {
 
   void Count(const Target& t) {
     if (t.prepared->magnetic) {
-      ++t.pending->result->magnetic_store;
+      ++t.pending->result.magnetic_store;
     } else {
-      ++t.pending->result->memory_store;
+      ++t.pending->result.memory_store;
     }
   }
 
@@ -566,78 +565,120 @@ absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
   return raw;
 }
 
+Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos)
+    : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
+      started_nanos_(clock->NowNanos()), committer_([this] { CommitLoop(); }) {}
+
+Writer::~Writer() {
+  {
+    absl::MutexLock lock(&queue_mu_);
+    stopping_ = true;
+  }
+  committer_.join();
+}
+
 absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table,
+  absl::Notification finished;
+  absl::StatusOr<WriteResult> out;
+  WriteAsync(request, [&](absl::StatusOr<WriteResult> result) {
+    out = std::move(result);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return out;
+}
+
+void Writer::WriteAsync(const WriteRequest& request, WriteDone done) {
+  auto pending = std::make_unique<Pending>();
+  pending->done = std::move(done);
+  if (absl::Status prepared = Prepare(request, pending.get()); !prepared.ok()) {
+    pending->done(prepared);
+    return;
+  }
+  if (pending->records.empty()) {
+    Complete(std::move(pending), absl::OkStatus());
+    return;
+  }
+  absl::MutexLock lock(&queue_mu_);
+  queue_.push_back(std::move(pending));
+}
+
+absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
+  ASSIGN_OR_RETURN(pending->table,
                    catalog_->FindTable(request.database_name, request.table_name));
   RETURN_IF_ERROR(ValidateRequestShape(request));
-  ASSIGN_OR_RETURN(TableState * state, State(table->id));
-
-  WriteResult result;
-  Pending pending;
-  pending.table = table.get();
-  pending.state = state;
-  pending.result = &result;
+  ASSIGN_OR_RETURN(pending->state, State(pending->table->id));
+  const TableInfo& table = *pending->table;
+  std::vector<RejectedRecord>& rejected = pending->result.rejected;
   const int64_t now = clock_->NowNanos();
   for (int i = 0; i < static_cast<int>(request.records.size()); ++i) {
     auto record =
-        NormalizeRecord(request.common_attributes, request.records[i], table->partition_key);
+        NormalizeRecord(request.common_attributes, request.records[i], table.partition_key);
     if (!record.ok()) {
-      result.rejected.push_back({i, std::string(record.status().message())});
+      rejected.push_back({i, std::string(record.status().message())});
       continue;
     }
-    auto magnetic = IsMagnetic(*table, record->time_nanos, now);
+    auto magnetic = IsMagnetic(table, record->time_nanos, now);
     if (!magnetic.ok()) {
-      result.rejected.push_back(
+      rejected.push_back(
           {i, std::string(magnetic.status().message()), std::nullopt, RejectionClass::kTimeWindow});
       continue;
     }
     Prepared prepared{.index = i, .series_key = SeriesKey(*record),
                       .pk_hash = PartitionHash(record->measure_name, record->dimensions,
-                                              table->partition_key),
+                                              table.partition_key),
                       .magnetic = *magnetic};
     prepared.record = *std::move(record);
-    pending.records.push_back(std::move(prepared));
+    pending->records.push_back(std::move(prepared));
   }
+  return absl::OkStatus();
+}
 
-  if (!pending.records.empty()) {
-    absl::MutexLock lock(&queue_mu_);
-    queue_.push_back(&pending);
-    while (!pending.done && queue_.front() != &pending) pending.cv.Wait(&queue_mu_);
-    if (!pending.done) {
-      // This request leads: it commits itself and whoever queued behind it.
-      std::vector<Pending*> group;
-      for (Pending* p : queue_) {
-        if (group.size() == kMaxGroupRequests) break;
-        group.push_back(p);
-      }
-      queue_mu_.Unlock();
-      absl::Status status;
-      {
-        absl::MutexLock commit(&commit_mu_);
-        // A disk below its reserve, or stopped by a failed write, takes no
-        // more writes (and resumes them once it can).
-        status = store_->CheckWritable();
-        if (status.ok()) {
-          status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_, &buckets_)
-                       .Run();
-        }
-      }
-      queue_mu_.Lock();
-      for (Pending* p : group) {
+void Writer::CommitLoop() {
+  while (true) {
+    std::vector<std::unique_ptr<Pending>> requests;
+    {
+      absl::MutexLock lock(&queue_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+        return stopping_ || !queue_.empty();
+      };
+      queue_mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;  // stopping, and everything queued is committed
+      // Everything that queued while the last group committed is one group.
+      while (!queue_.empty() && requests.size() < kMaxGroupRequests) {
+        requests.push_back(std::move(queue_.front()));
         queue_.pop_front();
-        p->status = status;
-        p->done = true;
-        if (p != &pending) p->cv.Signal();
       }
-      if (!queue_.empty()) queue_.front()->cv.Signal();
     }
+    std::vector<Pending*> group;
+    for (auto& p : requests) group.push_back(p.get());
+    absl::Status status;
+    try {
+      absl::MutexLock commit(&commit_mu_);
+      // A disk below its reserve, or stopped by a failed write, takes no
+      // more writes (and resumes them once it can).
+      status = store_->CheckWritable();
+      if (status.ok()) {
+        status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_, &buckets_)
+                     .Run();
+      }
+    } catch (const std::exception& e) {  // e.g. bad_alloc: the group fails, the server stays
+      status = absl::InternalError(StrCat("unexpected error while writing: ", e.what()));
+    }
+    for (auto& p : requests) Complete(std::move(p), status);
   }
-  RETURN_IF_ERROR(pending.status);
-  std::sort(result.rejected.begin(), result.rejected.end(),
-            [](const RejectedRecord& a, const RejectedRecord& b) {
-              return a.record_index < b.record_index;
-            });
-  return result;
+}
+
+void Writer::Complete(std::unique_ptr<Pending> pending, const absl::Status& status) {
+  if (!status.ok()) {
+    pending->done(status);
+    return;
+  }
+  std::vector<RejectedRecord>& rejected = pending->result.rejected;
+  std::sort(rejected.begin(), rejected.end(), [](const RejectedRecord& a, const RejectedRecord& b) {
+    return a.record_index < b.record_index;
+  });
+  pending->done(std::move(pending->result));
 }
 
 void Writer::WatchBucket(uint32_t table_id, uint32_t bucket) {

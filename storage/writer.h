@@ -2,19 +2,23 @@
 // "Write path").
 //
 // Records are merged, validated and routed to a tier on the caller's thread.
-// Then each request joins a queue; the request at its head becomes the
-// leader, takes the queued requests as one group, and resolves them in queue
-// order (measure types, series registration, version rules against what is
-// stored and what earlier requests of the group wrote) into one RocksDB
-// WriteBatch with one sync. So concurrent requests end as some serial order
-// gives, every request's accepted records land atomically, and concurrent
-// writers share an fsync (group commit).
+// Then each request joins a queue; the writer's committer thread takes the
+// queued requests as one group and resolves them in queue order (measure
+// types, series registration, version rules against what is stored and
+// what earlier requests of the group wrote) into one RocksDB WriteBatch with
+// one sync. So concurrent requests end as some serial order gives, every
+// request's accepted records land atomically, and concurrent writers share
+// an fsync (group commit). Callers need not wait (WriteAsync): gRPC's
+// handlers do not, so no handler thread sits in a sync.
 //
-// Thread-safety: Write may be called from any number of threads.
+// Thread-safety: Write and WriteAsync may be called from any number of
+// threads.
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
+#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -33,15 +37,25 @@ class Writer {
   // All three must outlive the Writer. `seal_after_nanos` is the tiering
   // job's (TableInfo::BlocksBeforeNanos): records for hours it may have
   // converted are checked against the blocks.
-  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos)
-      : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
-        started_nanos_(clock->NowNanos()) {}
+  // Starts the committer thread.
+  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos);
+  // Commits every request queued, then stops the committer.
+  ~Writer();
 
   // Writes one request. Returns NOT_FOUND for an unknown table,
   // INVALID_ARGUMENT when the request as a whole is invalid, an error from
   // the store if the batch could not be written (then nothing was), and
   // otherwise the counts per tier and the rejected records.
   absl::StatusOr<WriteResult> Write(const WriteRequest& request);
+
+  // What a write ends with (as Write returns it).
+  using WriteDone = std::function<void(absl::StatusOr<WriteResult>)>;
+  // Write without waiting: `request` is validated and prepared on the
+  // caller's thread (it need not outlive the call), and `done` runs once
+  // its group is committed, on the committer thread; at once on the
+  // caller's when nothing is left to commit. `done` must not block: the
+  // next group waits for it.
+  void WriteAsync(const WriteRequest& request, WriteDone done);
 
   // Hours that ended this long ago may be sealed into blocks (0: never).
   int64_t seal_after_nanos() const { return seal_after_nanos_; }
@@ -87,6 +101,13 @@ class Writer {
   struct Pending;
   class GroupCommit;
 
+  // Validates and prepares the request's records into `pending`; an error
+  // refuses the request as a whole.
+  absl::Status Prepare(const WriteRequest& request, Pending* pending);
+  // The committer thread: commits queued requests a group at a time.
+  void CommitLoop();
+  static void Complete(std::unique_ptr<Pending> pending, const absl::Status& status);
+
   using BucketId = std::pair<uint32_t, uint32_t>;  // (table id, bucket)
   // What write groups did to buckets, for the tiering job.
   struct BucketActivity {
@@ -103,13 +124,16 @@ class Writer {
   const int64_t seal_after_nanos_;
   const int64_t started_nanos_;
 
-  absl::Mutex commit_mu_;  // held by a group's leader while it commits
+  absl::Mutex commit_mu_;  // held by the committer while a group commits
   BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);
   absl::Mutex queue_mu_;
-  std::deque<Pending*> queue_ ABSL_GUARDED_BY(queue_mu_);
+  std::deque<std::unique_ptr<Pending>> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
 
   absl::Mutex states_mu_;
   absl::flat_hash_map<uint32_t, std::unique_ptr<TableState>> states_ ABSL_GUARDED_BY(states_mu_);
+
+  std::thread committer_;  // last: it uses every member above
 };
 
 }  // namespace strata

@@ -1,5 +1,6 @@
 #include "storage/writer.h"
 
+#include <atomic>
 #include <thread>
 
 #include "common/clock.h"
@@ -501,6 +502,60 @@ TEST_F(WriterTest, ConcurrentWritersToDistinctSeriesLoseNothing) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(kThreads * kRequests * 10));
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// Asynchronous writes: every request's callback runs exactly once with its
+// own result, requests refused as a whole answer at once, and closing the
+// engine commits what is queued.
+TEST_F(WriterTest, AsynchronousWritesEachCompleteOnceAndClosingCommitsTheQueue) {
+  constexpr int kRequests = 200;
+  std::atomic<int> completed{0}, accepted{0}, failed{0};
+  std::vector<std::atomic<int>> calls(kRequests);
+  for (int i = 0; i < kRequests; ++i) {
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+    // Request i: host i's point, and a duplicate of request i-1's point with
+    // another value and the same version (rejected if that one came first,
+    // as it does: requests are committed in the order they were queued).
+    request.records.push_back(Point("h" + std::to_string(i), kNowMillis, Value::Double(i)));
+    if (i > 0) {
+      request.records.push_back(
+          Point("h" + std::to_string(i - 1), kNowMillis, Value::Double(-1)));
+    }
+    engine_->WriteAsync(request, [&, i](absl::StatusOr<WriteResult> result) {
+      ++calls[i];
+      if (!result.ok()) {
+        ++failed;
+      } else {
+        accepted += static_cast<int>(result->total());
+        if (i > 0 && (result->rejected.size() != 1 || result->rejected[0].record_index != 1)) {
+          ++failed;
+        }
+      }
+      ++completed;
+    });
+  }
+  // Not found: answered on the caller's thread, before WriteAsync returns.
+  bool answered = false;
+  engine_->WriteAsync({.database_name = "mydb", .table_name = "nope"},
+                      [&](absl::StatusOr<WriteResult> result) {
+                        EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound);
+                        answered = true;
+                      });
+  EXPECT_TRUE(answered);
+  Open();  // closes the engine: what was queued is committed first
+  EXPECT_EQ(completed.load(), kRequests);
+  for (int i = 0; i < kRequests; ++i) EXPECT_EQ(calls[i].load(), 1) << "request " << i;
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(accepted.load(), kRequests);
+  std::vector<ScanRow> rows = ScanAll();
+  ASSERT_EQ(rows.size(), static_cast<size_t>(kRequests));
+  for (const ScanRow& row : rows) EXPECT_GE(row.measures[0].value.real, 0);
 }
 
 }  // namespace
