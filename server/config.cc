@@ -114,6 +114,13 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_QUEUE")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--write-queue", c.write_queue,
+                 "Write requests that may wait for the next group commit (each holds its "
+                 "records in memory); past it a write is refused at once with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_WRITE_QUEUE")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--scheduled-query-workers", c.scheduled_query_workers,
                  "Scheduled query runs at once (each also takes a query worker)")
       ->envname("STRATA_SCHEDULED_QUERY_WORKERS")

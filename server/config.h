@@ -41,6 +41,9 @@ struct ServerConfig {
   // (past that: RESOURCE_EXHAUSTED at once).
   int query_workers = 4;
   int query_queue = 64;
+  // Write requests that may wait for the next group commit (past that:
+  // RESOURCE_EXHAUSTED at once).
+  int write_queue = 256;
   // Scheduled queries (server/scheduled_queries.h).
   int scheduled_query_workers = 1;
   int scheduled_query_max_catch_up = 1440;

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
        .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20,
        .wal_sync_interval_millis = config.wal_sync_interval_ms,
        .disk_reserve_bytes = static_cast<uint64_t>(config.disk_reserve_mb) << 20,
+       .write_queue = config.write_queue,
        .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute,
        .clock = fixed_clock ? &*fixed_clock : nullptr});
   if (!engine.ok()) return Fail(engine.status());

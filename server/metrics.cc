@@ -89,6 +89,7 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
   std::vector<MetricFamily> Collect() const override {
     std::vector<MetricFamily> out;
     CollectAdmission(out);
+    CollectWrites(out);
     CollectTables(out);
     CollectRocksDb(out);
     CollectProcess(out);
@@ -122,6 +123,14 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
           a.memory_limit_bytes);
     counter("strata_query_memory_refusals_total",
             "Queries failed because the server-wide memory budget was spent.", a.memory_refusals);
+  }
+
+  void CollectWrites(std::vector<MetricFamily>& out) const {
+    out.push_back(Family("strata_writes_queued",
+                         "WriteRecords requests waiting for the writer's next group commit; "
+                         "high while the disk or the commit cannot keep up with the load.",
+                         MetricType::Gauge));
+    Add(out.back(), engine_.QueuedWrites());
   }
 
   void CollectTables(std::vector<MetricFamily>& out) const {

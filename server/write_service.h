@@ -1,4 +1,4 @@
-// WriteService handler: adapts WriteRecords to Engine::Write.
+// WriteService handler: adapts WriteRecords to Engine::WriteAsync.
 #pragma once
 
 #include "server/metrics.h"

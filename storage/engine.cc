@@ -21,7 +21,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   engine->tokens_ = std::make_unique<TokenStore>(engine->store_.get());
   engine->scheduled_queries_ = std::make_unique<ScheduledQueryStore>(engine->store_.get());
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
-                                             engine->clock_, options.seal_after_nanos);
+                                             engine->clock_, options.seal_after_nanos,
+                                             options.write_queue);
   return engine;
 }
 

@@ -40,6 +40,8 @@ struct EngineOptions {
   // See StoreOptions::free_space (tests).
   std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
   rocksdb::Env* env = nullptr;  // see StoreOptions (tests)
+  // Write requests that may wait for a group commit (Writer).
+  int write_queue = 256;
   // A memory-store hour that ended this long ago is sealed: the tiering job
   // converts it to columnar blocks while it is still in the memory store's
   // window (later writes to it are merged in on the next run). 0 keeps the
@@ -93,6 +95,9 @@ class Engine {
 
   // WriteRecords: see Writer::Write for the contract.
   absl::StatusOr<WriteResult> Write(const WriteRequest& request) { return writer_->Write(request); }
+  int QueuedWrites() { return writer_->QueuedRequests(); }
+  // For jobs and tests that need the writer's lock (Writer::Exclusive).
+  Writer& writer() { return *writer_; }
   // Writer::WriteAsync: `done` runs once the request is committed.
   void WriteAsync(const WriteRequest& request, Writer::WriteDone done) {
     writer_->WriteAsync(request, std::move(done));

@@ -565,9 +565,12 @@ absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
   return raw;
 }
 
-Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos)
+Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
+               int max_queued_requests)
     : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
-      started_nanos_(clock->NowNanos()), committer_([this] { CommitLoop(); }) {}
+      started_nanos_(clock->NowNanos()),
+      max_queued_requests_(static_cast<size_t>(std::max(1, max_queued_requests))),
+      committer_([this] { CommitLoop(); }) {}
 
 Writer::~Writer() {
   {
@@ -599,8 +602,19 @@ void Writer::WriteAsync(const WriteRequest& request, WriteDone done) {
     Complete(std::move(pending), absl::OkStatus());
     return;
   }
-  absl::MutexLock lock(&queue_mu_);
-  queue_.push_back(std::move(pending));
+  size_t queued = 0;
+  {
+    absl::MutexLock lock(&queue_mu_);
+    queued = queue_.size();
+    if (queued < max_queued_requests_) {
+      queue_.push_back(std::move(pending));
+      return;
+    }
+  }
+  pending->done(absl::ResourceExhaustedError(
+      StrCat("the server has ", queued,
+             " write requests waiting for the disk; nothing of this one was written. Retry with "
+             "backoff, or raise the server's --write-queue")));
 }
 
 absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
@@ -632,6 +646,11 @@ absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
     pending->records.push_back(std::move(prepared));
   }
   return absl::OkStatus();
+}
+
+int Writer::QueuedRequests() {
+  absl::MutexLock lock(&queue_mu_);
+  return static_cast<int>(queue_.size());
 }
 
 void Writer::CommitLoop() {

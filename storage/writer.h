@@ -37,8 +37,11 @@ class Writer {
   // All three must outlive the Writer. `seal_after_nanos` is the tiering
   // job's (TableInfo::BlocksBeforeNanos): records for hours it may have
   // converted are checked against the blocks.
-  // Starts the committer thread.
-  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos);
+  // Starts the committer thread. At most `max_queued_requests` requests wait
+  // for a group commit; past that a write is refused (RESOURCE_EXHAUSTED):
+  // each holds its prepared records, and callers no longer wait in line.
+  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
+         int max_queued_requests);
   // Commits every request queued, then stops the committer.
   ~Writer();
 
@@ -53,9 +56,13 @@ class Writer {
   // Write without waiting: `request` is validated and prepared on the
   // caller's thread (it need not outlive the call), and `done` runs once
   // its group is committed, on the committer thread; at once on the
-  // caller's when nothing is left to commit. `done` must not block: the
-  // next group waits for it.
+  // caller's when nothing is left to commit. `done` must not block (the
+  // next group waits for it) nor throw.
   void WriteAsync(const WriteRequest& request, WriteDone done);
+
+  // Requests waiting for the next group commit (a gauge: a disk slower than
+  // the load keeps it high).
+  int QueuedRequests();
 
   // Hours that ended this long ago may be sealed into blocks (0: never).
   int64_t seal_after_nanos() const { return seal_after_nanos_; }
@@ -123,6 +130,7 @@ class Writer {
   const Clock* const clock_;
   const int64_t seal_after_nanos_;
   const int64_t started_nanos_;
+  const size_t max_queued_requests_;
 
   absl::Mutex commit_mu_;  // held by the committer while a group commits
   BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);

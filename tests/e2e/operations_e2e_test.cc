@@ -119,6 +119,7 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
                 .value_or(0),
             0);
   EXPECT_EQ(Sample(metrics, "strata_queries_running"), 0);
+  EXPECT_EQ(Sample(metrics, "strata_writes_queued"), 0);
   EXPECT_GT(Sample(metrics, "process_resident_memory_bytes").value_or(0), 1e6);
   EXPECT_GT(Sample(metrics, "strata_rocksdb_memtable_bytes").value_or(0), 0);
   EXPECT_TRUE(Sample(metrics, "strata_rocksdb_block_cache_misses_total"));

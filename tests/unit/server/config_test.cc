@@ -132,16 +132,18 @@ TEST_F(ConfigTest, AuthenticationFollowsTlsAndTheListenAddress) {
 TEST_F(ConfigTest, DurabilityWindowAndQueryAdmissionFlags) {
   ParsedCommandLine parsed = Parse({"--durability", "buffered", "--wal-sync-interval-ms", "250",
                                     "--query-workers", "3", "--query-queue", "0",
-                                    "--query-memory-total-mb", "512"});
+                                    "--query-memory-total-mb", "512", "--write-queue", "16"});
   ASSERT_FALSE(parsed.exit_code);
   EXPECT_EQ(parsed.config.durability, Durability::kBuffered);
   EXPECT_EQ(parsed.config.wal_sync_interval_ms, 250);
   EXPECT_EQ(parsed.config.query_workers, 3);
   EXPECT_EQ(parsed.config.query_queue, 0);
   EXPECT_EQ(parsed.config.query_memory_total_mb, 512);
+  EXPECT_EQ(parsed.config.write_queue, 16);
   EXPECT_EQ(Parse({"--wal-sync-interval-ms", "0"}).exit_code, 2);
   EXPECT_EQ(Parse({"--query-workers", "0"}).exit_code, 2);
   EXPECT_EQ(Parse({"--query-queue", "-1"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--write-queue", "0"}).exit_code, 2);
 }
 
 TEST_F(ConfigTest, ListenAddresses) {

@@ -560,3 +560,46 @@ TEST_F(WriterTest, AsynchronousWritesEachCompleteOnceAndClosingCommitsTheQueue) 
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// Past the queue's bound a write is refused at once, saying why, and the
+// queued ones are written when the commit can go on.
+TEST_F(WriterTest, WritesPastTheQueueBoundAreRefusedAtOnce) {
+  engine_.reset();
+  auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .write_queue = 2, .clock = &clock_});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  engine_ = std::move(*engine);
+  std::atomic<int> written{0};
+  std::vector<absl::Status> refusals;
+  // While this holds the commit lock, the committer takes what is queued
+  // when it wakes (at most the queue's two) and waits with it; two more
+  // wait in the queue, the rest are refused inside WriteAsync.
+  engine_->writer().Exclusive([&] {
+    for (int i = 0; i < 5; ++i) {
+      WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+      request.records.push_back(Point("h" + std::to_string(i), kNowMillis, Value::Double(i)));
+      engine_->WriteAsync(request, [&](absl::StatusOr<WriteResult> result) {
+        if (result.ok()) {
+          written += static_cast<int>(result->total());
+        } else {
+          refusals.push_back(result.status());
+        }
+      });
+    }
+    return 0;
+  });
+  Open();  // waits for the queued writes
+  ASSERT_GE(refusals.size(), 1u);
+  ASSERT_LE(refusals.size(), 3u);
+  for (const absl::Status& s : refusals) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_NE(s.message().find("--write-queue"), std::string::npos) << s;
+  }
+  EXPECT_EQ(written.load(), 5 - static_cast<int>(refusals.size()));
+  EXPECT_EQ(ScanAll().size(), static_cast<size_t>(written.load()));
+}
+
+}  // namespace
+}  // namespace strata
