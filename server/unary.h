@@ -58,9 +58,9 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
   google::protobuf::Arena arena(CallArenaOptions());
   Request& request = *google::protobuf::Arena::CreateMessage<Request>(&arena);
   Response& response = *google::protobuf::Arena::CreateMessage<Response>(&arena);
-  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth, *context);
+  absl::StatusOr<std::shared_ptr<const Principal>> caller =
+      StartUnary(context, in, auth, &request);
   absl::Status status = caller.status();
-  if (status.ok()) status = ParseRequest(*in, &request);
   try {
     if (status.ok()) status = body(**caller, &request, &response);
   } catch (const std::exception& e) {

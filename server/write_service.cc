@@ -11,13 +11,19 @@ grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext
                                                      const grpc::ByteBuffer* in,
                                                      grpc::ByteBuffer* out) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // Runs on the writer's committer thread, which must not see an exception:
+  // one here (bad_alloc building the response) fails this call only.
   auto finish = [this, reactor, out](absl::StatusOr<WriteResult> result) {
     absl::Status status = result.status();
-    if (status.ok()) {
-      metrics_.CountWrite(*result);
-      v1::WriteRecordsResponse response;
-      ToProto(*result, &response);
-      status = SerializeResponse(response, out);
+    try {
+      if (status.ok()) {
+        metrics_.CountWrite(*result);
+        v1::WriteRecordsResponse response;
+        ToProto(*result, &response);
+        status = SerializeResponse(response, out);
+      }
+    } catch (const std::exception& e) {
+      status = absl::InternalError(StrCat("unexpected error answering the write: ", e.what()));
     }
     reactor->Finish(ToGrpcStatus(status));
   };

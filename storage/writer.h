@@ -46,9 +46,10 @@ class Writer {
   ~Writer();
 
   // Writes one request. Returns NOT_FOUND for an unknown table,
-  // INVALID_ARGUMENT when the request as a whole is invalid, an error from
-  // the store if the batch could not be written (then nothing was), and
-  // otherwise the counts per tier and the rejected records.
+  // INVALID_ARGUMENT when the request as a whole is invalid,
+  // RESOURCE_EXHAUSTED when the queue is full, an error from the store if the
+  // batch could not be written (in each case nothing was), and otherwise the
+  // counts per tier and the rejected records.
   absl::StatusOr<WriteResult> Write(const WriteRequest& request);
 
   // What a write ends with (as Write returns it).
