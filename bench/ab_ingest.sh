@@ -4,10 +4,10 @@
 # ingest_bench load each time. Prints one line per run with the server's CPU
 # time per row (user + system, from /proc, start-up included); compare the
 # medians.
-# Usage: bench/ab_ingest.sh OLD_STRATAD NEW_STRATAD [rounds] [rows]
+# Usage: bench/ab_ingest.sh OLD_STRATAD NEW_STRATAD [rounds] [rows] [streams]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-old=$1 new=$2 rounds=${3:-3} rows=${4:-500000}
+old=$1 new=$2 rounds=${3:-3} rows=${4:-500000} streams=${5:-4}
 scripts/build.sh ingest_bench >/dev/null
 port=${STRATA_BENCH_PORT:-7890}
 for round in $(seq "$rounds"); do
@@ -21,7 +21,7 @@ for round in $(seq "$rounds"); do
     pid=$!
     until grep -q "serving on port" "$dir/log"; do sleep 0.1; done
     result=$(build/bench/ingest_bench --target "127.0.0.1:$port" --hosts 1000 --rows "$rows" \
-      --streams 4 | sed -n 2p)
+      --streams "$streams" | sed -n 2p)
     ticks=$(awk '{print $14 + $15}' "/proc/$pid/stat")
     cpu=$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v r="$rows" \
       'BEGIN {printf "server_cpu_us/row=%.2f", t / hz * 1e6 / r}')

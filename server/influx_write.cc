@@ -184,8 +184,8 @@ void LineProtocolWriter::Flush(TableBatch& batch) {
   request.records.swap(batch.request.records);
   InFlight& write = in_flight_.emplace_back();
   write.lines.swap(batch.lines);
-  write.result = std::async(std::launch::async, [this, request = std::move(request)] {
-    return engine_.Write(request);
+  write.result = std::async(std::launch::async, [this, request = std::move(request)]() mutable {
+    return engine_.Write(std::move(request));
   });
 }
 

@@ -80,6 +80,7 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
     write.records.clear();
     auto flush = [&]() -> absl::Status {
       if (write.records.empty()) return absl::OkStatus();
+      // A copy: the rejected records' times are reported below.
       ASSIGN_OR_RETURN(WriteResult result, engine.Write(write));
       metrics.CountWrite(result);
       summary.written += result.total();

@@ -95,7 +95,7 @@ class WriteSink final : public query::ResultSink {
                            .table_name = target_.table_name()};
       request.records.assign(std::make_move_iterator(pending_.begin()),
                              std::make_move_iterator(pending_.begin() + n));
-      ASSIGN_OR_RETURN(WriteResult result, engine_.Write(request));
+      ASSIGN_OR_RETURN(WriteResult result, engine_.Write(std::move(request)));
       stats_.set_records_ingested(stats_.records_ingested() + result.total());
       for (const RejectedRecord& r : result.rejected) {
         Reject(pending_rows_[r.record_index], r.reason, r.existing_version);

@@ -69,6 +69,7 @@ InputRecord RecordFromProto(const v1::Record& r) {
     unreadable(UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes));
   }
   if (r.has_measure_value()) out.measure_value = ValueFromProto(r.measure_value());
+  out.measure_values.reserve(r.measure_values_size());
   for (const v1::MultiMeasureValue& m : r.measure_values()) {
     out.measure_values.push_back(
         {m.name(), KindFromProto(m.type()), ValueFromProto(m.value())});

@@ -94,13 +94,15 @@ class Engine {
   const Clock& clock() const { return *clock_; }
 
   // WriteRecords: see Writer::Write for the contract.
-  absl::StatusOr<WriteResult> Write(const WriteRequest& request) { return writer_->Write(request); }
+  absl::StatusOr<WriteResult> Write(WriteRequest request) {
+    return writer_->Write(std::move(request));
+  }
   int QueuedWrites() { return writer_->QueuedRequests(); }
   // For jobs and tests that need the writer's lock (Writer::Exclusive).
   Writer& writer() { return *writer_; }
   // Writer::WriteAsync: `done` runs once the request is committed.
-  void WriteAsync(const WriteRequest& request, Writer::WriteDone done) {
-    writer_->WriteAsync(request, std::move(done));
+  void WriteAsync(WriteRequest request, Writer::WriteDone done) {
+    writer_->WriteAsync(std::move(request), std::move(done));
   }
 
   // Streams the live rows of a table in key order; see storage/scan.h.

@@ -62,9 +62,10 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, const Subject& sub
 }
 
 // Checks a typed value against its declared type and the value limits, and
-// converts TIMESTAMP values to nanoseconds.
+// converts TIMESTAMP values to nanoseconds. Takes the value to move it into
+// the normalized record.
 absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
-                                 const std::optional<Value>& value, TimeUnit unit,
+                                 std::optional<Value> value, TimeUnit unit,
                                  std::string_view measure_name) {
   const Subject subject{"measure", measure_name};
   if (!value) {
@@ -75,7 +76,7 @@ absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
     return Reject(StrCat(subject.Text(), " is declared ", KindName(*declared), " but its value is a ",
                          TypeName(value->type), "; make the type and the value agree"));
   }
-  Value v = *value;
+  Value v = *std::move(value);
   switch (v.type) {
     case ValueType::kDouble:
       if (!std::isfinite(v.real)) {
@@ -127,17 +128,18 @@ absl::Status ValidateRequestShape(const WriteRequest& request) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, const InputRecord& r,
+absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord r,
                                                  const PartitionKey& partition_key) {
-  // The record's own fields win; dimensions come from both.
-  const std::optional<std::string>& measure_name = r.measure_name ? r.measure_name
-                                                                  : common.measure_name;
+  // The record's own fields win; dimensions come from both. The record's
+  // strings are moved into the result (`r` is the caller's copy);
+  // common_attributes', which every record of the request shares, copied.
+  const bool own_values = !r.measure_values.empty();
+  const std::vector<InputMeasure>& measure_values =
+      own_values ? r.measure_values : common.measure_values;
   const std::optional<MeasureKind>& measure_value_type =
       r.measure_value_type ? r.measure_value_type : common.measure_value_type;
-  const std::optional<Value>& measure_value = r.measure_value ? r.measure_value
-                                                              : common.measure_value;
-  const std::vector<InputMeasure>& measure_values =
-      r.measure_values.empty() ? common.measure_values : r.measure_values;
+  const bool own_value = r.measure_value.has_value();
+  const std::optional<Value>& measure_value = own_value ? r.measure_value : common.measure_value;
   const std::optional<int64_t>& time = r.time ? r.time : common.time;
   const std::optional<TimeUnit>& time_unit = r.time_unit ? r.time_unit : common.time_unit;
   const std::optional<int64_t>& version = r.version ? r.version : common.version;
@@ -145,12 +147,16 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
   NormalizedRecord out;
   if (r.unreadable) return Reject(*r.unreadable);
   if (common.unreadable) return Reject(StrCat("common_attributes: ", *common.unreadable));
-  if (!measure_name || measure_name->empty()) {
+  if (r.measure_name) {
+    out.measure_name = *std::move(r.measure_name);
+  } else if (common.measure_name) {
+    out.measure_name = *common.measure_name;
+  }
+  if (out.measure_name.empty()) {
     return Reject("measure_name is missing; every record needs one (or set it in "
                   "common_attributes)");
   }
-  RETURN_IF_ERROR(ValidateMeasureName("measure", *measure_name));
-  out.measure_name = *measure_name;
+  RETURN_IF_ERROR(ValidateMeasureName("measure", out.measure_name));
 
   const size_t dimension_count = common.dimensions.size() + r.dimensions.size();
   if (dimension_count > static_cast<size_t>(kMaxDimensionsPerRecord)) {
@@ -159,7 +165,9 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
   }
   out.dimensions.reserve(dimension_count);
   for (const InputDimension& d : common.dimensions) out.dimensions.emplace_back(d.name, d.value);
-  for (const InputDimension& d : r.dimensions) out.dimensions.emplace_back(d.name, d.value);
+  for (InputDimension& d : r.dimensions) {
+    out.dimensions.emplace_back(std::move(d.name), std::move(d.value));
+  }
   for (const auto& [name, value] : out.dimensions) {
     RETURN_IF_ERROR(ValidateDimensionName(name));
     if (value.empty() || value.size() > kMaxValueBytes) {
@@ -170,7 +178,9 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
       return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
   }
-  std::sort(out.dimensions.begin(), out.dimensions.end());
+  // By name only: names are unique (checked next), so values never decide.
+  std::sort(out.dimensions.begin(), out.dimensions.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (size_t i = 1; i < out.dimensions.size(); ++i) {
     if (out.dimensions[i].first == out.dimensions[i - 1].first) {
       return Reject(StrCat("dimension \"", out.dimensions[i].first,
@@ -179,6 +189,7 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
   }
 
   const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
+  std::vector<std::string_view> measure_names;  // sorted, views of out.measures
   std::optional<MeasureKind> kind = measure_value_type;
   if (!kind && !measure_values.empty()) kind = MeasureKind::kMulti;
   if (kind == MeasureKind::kMulti) {
@@ -195,25 +206,32 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
     out.multi = true;
     size_t bytes = 0;
     out.measures.reserve(measure_values.size());
-    for (const InputMeasure& m : measure_values) {
+    for (size_t i = 0; i < measure_values.size(); ++i) {
+      const InputMeasure& m = measure_values[i];
       RETURN_IF_ERROR(ValidateMeasureName("measure", m.name));
       if (m.type == MeasureKind::kMulti) {
         return Reject(StrCat("measure \"", m.name, "\" cannot itself be MULTI"));
       }
-      ASSIGN_OR_RETURN(Value v, CheckValue(m.type, m.value, unit, m.name));
-      bytes += ValueBytes(v);
-      out.measures.push_back({m.name, std::move(v)});
+      Measure& added = out.measures.emplace_back();
+      if (own_values) {
+        InputMeasure& own = r.measure_values[i];
+        added.name = std::move(own.name);
+        ASSIGN_OR_RETURN(added.value, CheckValue(own.type, std::move(own.value), unit, added.name));
+      } else {
+        added.name = m.name;
+        ASSIGN_OR_RETURN(added.value, CheckValue(m.type, m.value, unit, added.name));
+      }
+      bytes += ValueBytes(added.value);
     }
     if (bytes > kMaxMultiMeasureValueBytes) {
       return Reject(StrCat("the record's measure values take ", bytes,
                            " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
     }
-    std::vector<std::string_view> names;
-    for (const Measure& m : out.measures) names.push_back(m.name);
-    std::sort(names.begin(), names.end());
-    for (size_t i = 1; i < names.size(); ++i) {
-      if (names[i] == names[i - 1]) {
-        return Reject(StrCat("measure \"", names[i],
+    for (const Measure& m : out.measures) measure_names.push_back(m.name);
+    std::sort(measure_names.begin(), measure_names.end());
+    for (size_t i = 1; i < measure_names.size(); ++i) {
+      if (measure_names[i] == measure_names[i - 1]) {
+        return Reject(StrCat("measure \"", measure_names[i],
                              "\" appears twice in measure_values; name each once"));
       }
     }
@@ -222,16 +240,20 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, cons
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
                            KindName(*kind)));
     }
-    ASSIGN_OR_RETURN(Value v, CheckValue(kind, measure_value, unit, out.measure_name));
+    ASSIGN_OR_RETURN(Value v, own_value ? CheckValue(kind, std::move(r.measure_value), unit,
+                                                     out.measure_name)
+                                        : CheckValue(kind, measure_value, unit, out.measure_name));
     out.measures.push_back({out.measure_name, std::move(v)});
+    measure_names.push_back(out.measures.back().name);
   }
 
-  for (const auto& [name, value] : out.dimensions) {
-    for (const Measure& m : out.measures) {
-      if (m.name == name) {
-        return Reject(StrCat("\"", name,
-                             "\" is both a dimension and a measure; rename one of them"));
-      }
+  // Both name lists are sorted: one merge finds a name in both.
+  auto dimension = out.dimensions.begin();
+  for (std::string_view name : measure_names) {
+    while (dimension != out.dimensions.end() && dimension->first < name) ++dimension;
+    if (dimension != out.dimensions.end() && dimension->first == name) {
+      return Reject(StrCat("\"", name,
+                           "\" is both a dimension and a measure; rename one of them"));
     }
   }
 

@@ -19,10 +19,10 @@ absl::Status ValidateRequestShape(const WriteRequest& request);
 // Merges `common` (the request's common_attributes) into `record` —
 // dimensions are concatenated, for every other field the record's own value
 // wins — then validates the result and brings it to normal form (time in
-// nanoseconds, dimensions sorted, version defaulted). INVALID_ARGUMENT's
-// message is the rejection reason reported for that record.
-absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common,
-                                                 const InputRecord& record,
+// nanoseconds, dimensions sorted, version defaulted). `record`'s strings are
+// moved into the result (the write path's copy of them is not needed after).
+// INVALID_ARGUMENT's message is the rejection reason reported for that record.
+absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord record,
                                                  const PartitionKey& partition_key);
 
 }  // namespace strata

@@ -15,6 +15,9 @@
 // Thread-safety: lookups (FindSeries, DescribeSeries, measure queries) are
 // safe from any thread. Changes are made only by the write path's group
 // committer (Writer), one at a time, and only after they are durable (Apply).
+// The registry and the schema only grow (nothing is removed while the table
+// exists): a series found stays found, a record that conforms stays so, which
+// lets writers look them up before their turn to commit.
 #pragma once
 
 #include <atomic>

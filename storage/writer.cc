@@ -62,6 +62,22 @@ absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t no
   return true;
 }
 
+// True if the two records have the same measure name and kind and the same
+// attribute names and types, in the same order.
+bool SameShape(const NormalizedRecord& a, const NormalizedRecord& b) {
+  if (a.multi != b.multi || a.measure_name != b.measure_name ||
+      a.measures.size() != b.measures.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.measures.size(); ++i) {
+    if (a.measures[i].value.type != b.measures[i].value.type ||
+        a.measures[i].name != b.measures[i].name) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // True if every measure the write names is stored with the same value.
 bool SameValues(const StoredRow& stored, const std::vector<Measure>& written) {
   for (const Measure& m : written) {
@@ -89,13 +105,17 @@ std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Me
 
 }  // namespace
 
-// A validated record on its way to the committer.
+// A validated record on its way to the committer. The table's registry and
+// schema only grow, so what Prepare found in them (on the caller's thread)
+// still holds at commit; the committer looks up only what it did not find.
 struct Writer::Prepared {
   int index = 0;
   NormalizedRecord record;
   std::string series_key;
   uint64_t pk_hash = 0;
   bool magnetic = false;
+  std::optional<uint64_t> registered;  // the series' id, if registered
+  bool conforms = false;               // TableState::Conforms
 };
 
 // One request in the queue.
@@ -117,6 +137,9 @@ class Writer::GroupCommit {
         buckets_(buckets) {}
 
   absl::Status Run() {
+    size_t records = 0;
+    for (Pending* p : group_) records += p->records.size();
+    targets_.reserve(records);  // rows_ holds views of their keys
     for (Pending* p : group_) {
       for (Prepared& r : p->records) Resolve(p, r);
     }
@@ -253,7 +276,11 @@ class Writer::GroupCommit {
   // measure names and attributes (in this batch) once every check passed.
   // Returns the rejection reason, if any.
   std::optional<std::string> CheckSchema(TableState& state, TableChanges& changes,
-                                         const NormalizedRecord& record) {
+                                         const Prepared& prepared) {
+    const NormalizedRecord& record = prepared.record;
+    // A record that conforms to the committed schema passes the checks
+    // below whatever this group registers: they only add names.
+    if (prepared.conforms) return std::nullopt;
     auto pending = changes.schema.find(record.measure_name);
     if (pending == changes.schema.end() && state.Conforms(record)) return std::nullopt;
     std::optional<MeasureSchema> known;
@@ -339,14 +366,15 @@ class Writer::GroupCommit {
   void Resolve(Pending* p, Prepared& r) {
     TableState& state = *p->state;
     TableChanges& changes = changes_[&state];
-    const std::optional<uint64_t> registered = state.FindSeries(r.series_key);
+    const std::optional<uint64_t> registered =
+        r.registered ? r.registered : state.FindSeries(r.series_key);
     if (!registered && !changes.new_series.contains(r.series_key)) {
       if (auto reason = CheckDimensions(state, changes, r.record)) {
         Reject(p, r, RejectionClass::kSchema, *std::move(reason));
         return;
       }
     }
-    if (auto reason = CheckSchema(state, changes, r.record)) {
+    if (auto reason = CheckSchema(state, changes, r)) {
       Reject(p, r, RejectionClass::kSchema, *std::move(reason));
       return;
     }
@@ -423,13 +451,14 @@ class Writer::GroupCommit {
   // group writes.
   absl::Status ReadExisting() {
     if (to_read_.empty()) return absl::OkStatus();
-    std::vector<std::pair<Store::Family, std::string>> lookups;
+    // Views of to_read_'s keys (rows_ keeps them) and of block_keys'.
+    std::vector<std::pair<Store::Family, std::string_view>> lookups;
     absl::flat_hash_set<std::string> block_keys;
-    for (const auto& entry : to_read_) {
-      if (entry.first == Store::kCold) {
-        block_keys.insert(entry.second.substr(0, keys::kBlockKeySize));
+    for (const auto& [family, key] : to_read_) {
+      if (family == Store::kCold) {
+        block_keys.insert(key.substr(0, keys::kBlockKeySize));
       } else {
-        lookups.push_back(entry);
+        lookups.emplace_back(family, key);
       }
     }
     for (const std::string& key : block_keys) lookups.emplace_back(Store::kCold, key);
@@ -437,24 +466,24 @@ class Writer::GroupCommit {
     std::vector<rocksdb::Slice> slices;
     for (const auto& [family, key] : lookups) {
       families.push_back(store_->family(family));
-      slices.emplace_back(key);
+      slices.emplace_back(key.data(), key.size());
     }
     std::vector<std::string> values;
     std::vector<rocksdb::Status> statuses =
         store_->db()->MultiGet(rocksdb::ReadOptions(), families, slices, &values);
-    absl::flat_hash_map<std::string, std::vector<format::BlockPoint>> blocks;
+    absl::flat_hash_map<std::string_view, std::vector<format::BlockPoint>> blocks;
     for (size_t i = 0; i < lookups.size(); ++i) {
       if (statuses[i].IsNotFound()) continue;
       RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
       if (lookups[i].first == Store::kCold) {
         ASSIGN_OR_RETURN(blocks[lookups[i].second], format::DecodeBlock(values[i]));
       } else {
-        ASSIGN_OR_RETURN(rows_[lookups[i]], DecodeRow(values[i]));
+        ASSIGN_OR_RETURN(rows_[lookups[i].second].in(lookups[i].first), DecodeRow(values[i]));
       }
     }
     for (const auto& entry : to_read_) {
       if (entry.first != Store::kCold) continue;
-      auto block = blocks.find(entry.second.substr(0, keys::kBlockKeySize));
+      auto block = blocks.find(std::string_view(entry.second).substr(0, keys::kBlockKeySize));
       if (block == blocks.end()) continue;
       keys::PointKey point;
       keys::DecodePointKey(entry.second, &point);
@@ -464,7 +493,7 @@ class Writer::GroupCommit {
                                       return p.time_nanos < t;
                                     });
       if (found != points.end() && found->time_nanos == point.time_nanos) {
-        rows_[entry] = StoredRow{found->version, found->measures};
+        rows_[entry.second].in(Store::kCold) = StoredRow{found->version, found->measures};
       }
     }
     return absl::OkStatus();
@@ -478,18 +507,21 @@ class Writer::GroupCommit {
     // rows_ holds what was read and what this group wrote, in every tier;
     // the current row is the one with the highest version.
     const StoredRow* existing = nullptr;
-    for (Store::Family f : {Store::kHot, Store::kColdDelta, Store::kCold}) {
-      auto it = rows_.find({f, t.hot_key});
-      if (it == rows_.end() || !it->second) continue;
-      if (existing == nullptr || it->second->version > existing->version) {
-        existing = &*it->second;
-        // Update the row where it lives; a block is updated through the delta.
-        family = f == Store::kCold ? Store::kColdDelta : f;
+    if (auto it = rows_.find(t.hot_key); it != rows_.end()) {
+      for (Store::Family f : {Store::kHot, Store::kColdDelta, Store::kCold}) {
+        const std::optional<StoredRow>& row = it->second.in(f);
+        if (!row) continue;
+        if (existing == nullptr || row->version > existing->version) {
+          existing = &*row;
+          // Update the row where it lives; a block is updated through the delta.
+          family = f == Store::kCold ? Store::kColdDelta : f;
+        }
       }
     }
     StoredRow next;
     if (existing == nullptr) {
-      next = {r.record.version, r.record.measures};
+      // The record is not read again: its measures become the row.
+      next = {r.record.version, std::move(r.record.measures)};
     } else {
       const StoredRow& stored = *existing;
       const bool same = SameValues(stored, r.record.measures);
@@ -523,7 +555,7 @@ class Writer::GroupCommit {
       newest->second.time_nanos = std::max(newest->second.time_nanos, r.record.time_nanos);
       newest->second.in_cold |= family == Store::kColdDelta;
     }
-    rows_[{family, t.hot_key}] = std::move(next);
+    rows_[t.hot_key].in(family) = std::move(next);
     Count(t);
   }
 
@@ -552,7 +584,17 @@ class Writer::GroupCommit {
   absl::flat_hash_map<TableState*, TableChanges> changes_;
   std::vector<Target> targets_;
   absl::flat_hash_set<std::pair<Store::Family, std::string>> to_read_;
-  absl::flat_hash_map<std::pair<Store::Family, std::string>, std::optional<StoredRow>> rows_;
+  // What a point key holds in each family that may have it: read, or
+  // written by an earlier record of this group.
+  struct StoredAt {
+    std::optional<StoredRow> hot, cold_delta, cold;
+    std::optional<StoredRow>& in(Store::Family family) {
+      return family == Store::kHot ? hot : family == Store::kColdDelta ? cold_delta : cold;
+    }
+  };
+  // By point key: views of targets_' keys (reserved, so they stay put) and
+  // of to_read_'s (not changed once read).
+  absl::flat_hash_map<std::string_view, StoredAt> rows_;
 };
 
 absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
@@ -580,10 +622,10 @@ Writer::~Writer() {
   committer_.join();
 }
 
-absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
+absl::StatusOr<WriteResult> Writer::Write(WriteRequest request) {
   absl::Notification finished;
   absl::StatusOr<WriteResult> out;
-  WriteAsync(request, [&](absl::StatusOr<WriteResult> result) {
+  WriteAsync(std::move(request), [&](absl::StatusOr<WriteResult> result) {
     out = std::move(result);
     finished.Notify();
   });
@@ -591,7 +633,7 @@ absl::StatusOr<WriteResult> Writer::Write(const WriteRequest& request) {
   return out;
 }
 
-void Writer::WriteAsync(const WriteRequest& request, WriteDone done) {
+void Writer::WriteAsync(WriteRequest request, WriteDone done) {
   auto pending = std::make_unique<Pending>();
   pending->done = std::move(done);
   if (absl::Status prepared = Prepare(request, pending.get()); !prepared.ok()) {
@@ -617,7 +659,7 @@ void Writer::WriteAsync(const WriteRequest& request, WriteDone done) {
              "backoff, or raise the server's --write-queue")));
 }
 
-absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
+absl::Status Writer::Prepare(WriteRequest& request, Pending* pending) {
   ASSIGN_OR_RETURN(pending->table,
                    catalog_->FindTable(request.database_name, request.table_name));
   RETURN_IF_ERROR(ValidateRequestShape(request));
@@ -626,8 +668,8 @@ absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
   std::vector<RejectedRecord>& rejected = pending->result.rejected;
   const int64_t now = clock_->NowNanos();
   for (int i = 0; i < static_cast<int>(request.records.size()); ++i) {
-    auto record =
-        NormalizeRecord(request.common_attributes, request.records[i], table.partition_key);
+    auto record = NormalizeRecord(request.common_attributes, std::move(request.records[i]),
+                                  table.partition_key);
     if (!record.ok()) {
       rejected.push_back({i, std::string(record.status().message())});
       continue;
@@ -642,6 +684,14 @@ absl::Status Writer::Prepare(const WriteRequest& request, Pending* pending) {
                       .pk_hash = PartitionHash(record->measure_name, record->dimensions,
                                               table.partition_key),
                       .magnetic = *magnetic};
+    prepared.registered = pending->state->FindSeries(prepared.series_key);
+    // Records of a request mostly share their measure name and attributes.
+    const NormalizedRecord* previous =
+        pending->records.empty() ? nullptr : &pending->records.back().record;
+    prepared.conforms = previous != nullptr && pending->records.back().conforms &&
+                                SameShape(*previous, *record)
+                            ? true
+                            : pending->state->Conforms(*record);
     prepared.record = *std::move(record);
     pending->records.push_back(std::move(prepared));
   }

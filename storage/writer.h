@@ -50,16 +50,17 @@ class Writer {
   // RESOURCE_EXHAUSTED when the queue is full, an error from the store if the
   // batch could not be written (in each case nothing was), and otherwise the
   // counts per tier and the rejected records.
-  absl::StatusOr<WriteResult> Write(const WriteRequest& request);
+  absl::StatusOr<WriteResult> Write(WriteRequest request);
 
   // What a write ends with (as Write returns it).
   using WriteDone = std::function<void(absl::StatusOr<WriteResult>)>;
   // Write without waiting: `request` is validated and prepared on the
-  // caller's thread (it need not outlive the call), and `done` runs once
+  // caller's thread (its strings are moved into the prepared records, so
+  // pass it by std::move where it is not needed after), and `done` runs once
   // its group is committed, on the committer thread; at once on the
   // caller's when nothing is left to commit. `done` must not block (the
   // next group waits for it) nor throw.
-  void WriteAsync(const WriteRequest& request, WriteDone done);
+  void WriteAsync(WriteRequest request, WriteDone done);
 
   // Requests waiting for the next group commit (a gauge: a disk slower than
   // the load keeps it high).
@@ -109,9 +110,9 @@ class Writer {
   struct Pending;
   class GroupCommit;
 
-  // Validates and prepares the request's records into `pending`; an error
-  // refuses the request as a whole.
-  absl::Status Prepare(const WriteRequest& request, Pending* pending);
+  // Validates and prepares the request's records (moved out of `request`)
+  // into `pending`; an error refuses the request as a whole.
+  absl::Status Prepare(WriteRequest& request, Pending* pending);
   // The committer thread: commits queued requests a group at a time.
   void CommitLoop();
   static void Complete(std::unique_ptr<Pending> pending, const absl::Status& status);

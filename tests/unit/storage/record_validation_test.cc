@@ -45,6 +45,62 @@ TEST(NormalizeRecordTest, RecordFieldsWinOverCommonAttributesAndDimensionsConcat
   EXPECT_EQ(b->time_nanos, 9 * kNanosPerSecond);
 }
 
+// Normalizing moves the record's own strings out but must leave
+// common_attributes whole for the next record of the request.
+TEST(NormalizeRecordTest, CommonAttributesServeEveryRecordOfARequest) {
+  InputRecord common;
+  common.dimensions = {{"region", "eu-central-1-with-a-long-name"}};
+  common.measure_name = "a_measure_name_longer_than_small_strings";
+  common.measure_values = {{"usage_guest_nice_long", std::nullopt, Value::Double(1)},
+                           {"label", std::nullopt, Value::Varchar(std::string(40, 'v'))}};
+  for (int i = 0; i < 3; ++i) {
+    InputRecord record;
+    record.dimensions = {{"host", "h" + std::to_string(i) + std::string(30, 'x')}};
+    record.time = 1'700'000'000'000 + i;
+    auto n = NormalizeRecord(common, std::move(record), PartitionKey{});
+    ASSERT_TRUE(n.ok()) << n.status();
+    ASSERT_EQ(n->dimensions.size(), 2u);
+    EXPECT_EQ(n->dimensions[0].first, "host");
+    EXPECT_EQ(n->dimensions[0].second, "h" + std::to_string(i) + std::string(30, 'x'));
+    EXPECT_EQ(n->dimensions[1].second, "eu-central-1-with-a-long-name");
+    EXPECT_EQ(n->measure_name, "a_measure_name_longer_than_small_strings");
+    ASSERT_EQ(n->measures.size(), 2u);
+    EXPECT_EQ(n->measures[0].name, "usage_guest_nice_long");
+    EXPECT_EQ(n->measures[1].value, Value::Varchar(std::string(40, 'v')));
+  }
+}
+
+// The dimension/attribute clash is found by merging two sorted name lists:
+// wherever the shared name sorts, and with no false clash between names
+// that interleave.
+TEST(NormalizeRecordTest, ANameThatIsBothDimensionAndAttributeIsFoundWhereverItSorts) {
+  const std::vector<std::string> shared = {"aaa", "mmm", "zzz"};
+  for (const std::string& name : shared) {
+    InputRecord r = Scalar(1);
+    r.dimensions = {{"beta", "1"}, {"nu", "2"}, {"yak", "3"}, {name, "4"}};
+    r.measure_value.reset();
+    r.measure_values = {{"alpha", std::nullopt, Value::Double(1)},
+                        {name, std::nullopt, Value::Double(2)},
+                        {"omega", std::nullopt, Value::Double(3)}};
+    auto n = NormalizeRecord({}, r, PartitionKey{});
+    ASSERT_FALSE(n.ok()) << name;
+    EXPECT_NE(n.status().message().find("\"" + name + "\" is both a dimension and a measure"),
+              std::string::npos)
+        << n.status();
+  }
+  InputRecord interleaved = Scalar(1);
+  interleaved.dimensions = {{"b", "1"}, {"d", "2"}, {"f", "3"}};
+  interleaved.measure_value.reset();
+  interleaved.measure_values = {{"a", std::nullopt, Value::Double(1)},
+                                {"c", std::nullopt, Value::Double(2)},
+                                {"e", std::nullopt, Value::Double(3)},
+                                {"g", std::nullopt, Value::Double(4)}};
+  auto n = NormalizeRecord({}, interleaved, PartitionKey{});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(n->dimensions[0].first, "b");
+  EXPECT_EQ(n->dimensions[2].first, "f");
+}
+
 TEST(ValidateRequestShapeTest, WholeRequestErrors) {
   WriteRequest empty;
   EXPECT_EQ(ValidateRequestShape(empty).code(), absl::StatusCode::kInvalidArgument);

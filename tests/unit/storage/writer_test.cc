@@ -339,6 +339,35 @@ TEST_F(WriterTest, TypeConflictInsideOneRequest) {
   EXPECT_EQ(result.rejected[0].record_index, 1);
 }
 
+// The writer reuses a record's schema check for the next record of the
+// request when both have the same names and types: a record that differs
+// only in one attribute's type must still be checked, and rejected.
+TEST_F(WriterTest, RecordsOfOneRequestAreEachCheckedAgainstTheSchema) {
+  MustWrite({Multi("h0", kNowMillis - 1000, {{"a", std::nullopt, Value::Double(1)},
+                                             {"b", std::nullopt, Value::Bigint(1)}})});
+  WriteResult result = MustWrite({
+      Multi("h1", kNowMillis, {{"a", std::nullopt, Value::Double(1)},
+                               {"b", std::nullopt, Value::Bigint(2)}}),
+      Multi("h2", kNowMillis, {{"a", std::nullopt, Value::Double(1)},
+                               {"b", std::nullopt, Value::Varchar("x")}}),
+      Multi("h3", kNowMillis, {{"a", std::nullopt, Value::Double(1)},
+                               {"b", std::nullopt, Value::Bigint(3)}}),
+      Multi("h4", kNowMillis, {{"a", std::nullopt, Value::Bigint(1)},
+                               {"b", std::nullopt, Value::Bigint(3)}}),
+  });
+  EXPECT_EQ(result.total(), 2);
+  ASSERT_EQ(result.rejected.size(), 2u);
+  EXPECT_EQ(result.rejected[0].record_index, 1);
+  EXPECT_NE(result.rejected[0].reason.find("attribute \"b\" holds BIGINT values"),
+            std::string::npos)
+      << result.rejected[0].reason;
+  EXPECT_EQ(result.rejected[1].record_index, 3);
+  EXPECT_NE(result.rejected[1].reason.find("attribute \"a\" holds DOUBLE values"),
+            std::string::npos)
+      << result.rejected[1].reason;
+  EXPECT_EQ(ScanAll().size(), 3u);
+}
+
 TEST_F(WriterTest, TimeWindows) {
   const int64_t hour = 3'600'000;
   WriteResult future = MustWrite({Point("h1", kNowMillis + 16 * 60'000, Value::Double(1))});
