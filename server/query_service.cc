@@ -246,6 +246,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     {
       absl::MutexLock lock(&mu_);
       ended_ = true;  // context_ is gRPC's no longer ours to use
+      while (!queue_.empty()) ReleaseFront();  // a message written with the status
     }
     self_.reset();
   }
@@ -399,6 +400,17 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         *cancel_ = true;
         ReleaseFront();
         WriteNextLocked();
+        return;
+      }
+      // The last message of a successful query goes out with the status:
+      // one operation instead of a write, its callback and a Finish. (Not
+      // buffer_hint for the others: a buffered write does not complete until
+      // a later one flushes it, and the next write waits for it. Nor is the
+      // metadata held back to go with the first page: it carries the
+      // query_id a client needs to cancel a long query.)
+      if (finished_ && queue_.size() == 1 && final_status_.ok()) {
+        done_ = true;  // the entry stays queued (its bytes are in flight) until OnDone
+        StartWriteAndFinish(&next.bytes, grpc::WriteOptions(), final_status_);
         return;
       }
       StartWrite(&next.bytes);
