@@ -667,6 +667,7 @@ absl::Status Writer::Prepare(WriteRequest& request, Pending* pending) {
   const TableInfo& table = *pending->table;
   std::vector<RejectedRecord>& rejected = pending->result.rejected;
   const int64_t now = clock_->NowNanos();
+  pending->records.reserve(request.records.size());
   for (int i = 0; i < static_cast<int>(request.records.size()); ++i) {
     auto record = NormalizeRecord(request.common_attributes, std::move(request.records[i]),
                                   table.partition_key);
