@@ -1,0 +1,78 @@
+// The write request path on a handler thread, in-process (Google Benchmark):
+// a serialized 100-record WriteRecords request of TSBS devops rows (10 tags,
+// 10 doubles, as ingest_bench sends) is parsed on an arena, converted
+// (FromProto) and each record normalized (NormalizeRecord) with its series
+// key and partition hash, which is what stratad does per record before the
+// committer sees it. No gRPC, no storage: the per-record CPU of that path
+// alone, steadier than an end-to-end run on a shared 2-core machine.
+// Usage: build/bench/request_path_bench [--benchmark_repetitions=5]
+#include <string>
+
+#include "benchmark/benchmark.h"
+#include "google/protobuf/arena.h"
+#include "server/write_convert.h"
+#include "storage/record_validation.h"
+#include "storage/table_state.h"
+#include "strata/v1/write.pb.h"
+
+namespace strata {
+namespace {
+
+constexpr int kRecords = 100;
+
+std::string TsbsRequest() {
+  static const char* kTags[][2] = {
+      {"hostname", "host_"},       {"region", "eu-central-1"}, {"datacenter", "eu-central-1b"},
+      {"rack", "42"},              {"os", "Ubuntu16.04LTS"},   {"arch", "x64"},
+      {"team", "NYC"},             {"service", "11"},          {"service_version", "1"},
+      {"service_environment", "production"}};
+  static const char* kFields[] = {"usage_user",    "usage_system", "usage_idle",  "usage_nice",
+                                  "usage_iowait",  "usage_irq",    "usage_softirq",
+                                  "usage_steal",   "usage_guest",  "usage_guest_nice"};
+  v1::WriteRecordsRequest request;
+  request.set_database_name("benchmark");
+  request.set_table_name("cpu");
+  for (int i = 0; i < kRecords; ++i) {
+    v1::Record* r = request.add_records();
+    for (const auto& [name, value] : kTags) {
+      v1::Dimension* d = r->add_dimensions();
+      d->set_name(name);
+      d->set_value(std::string(value) + (std::string(name) == "hostname" ? std::to_string(i) : ""));
+    }
+    r->set_measure_name("cpu");
+    r->set_time(1'700'000'000'000 + i);
+    for (int f = 0; f < 10; ++f) {
+      v1::MultiMeasureValue* m = r->add_measure_values();
+      m->set_name(kFields[f]);
+      m->set_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+      m->mutable_value()->set_double_value(12.5 + f + i);
+    }
+  }
+  return request.SerializeAsString();
+}
+
+void BM_RequestPath(benchmark::State& state) {
+  const std::string bytes = TsbsRequest();
+  const PartitionKey partition_key;
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
+    if (!request->ParseFromString(bytes)) state.SkipWithError("parse failed");
+    WriteRequest converted = FromProto(*request);
+    for (InputRecord& record : converted.records) {
+      auto normalized =
+          NormalizeRecord(converted.common_attributes, std::move(record), partition_key);
+      if (!normalized.ok()) state.SkipWithError("a record was rejected");
+      benchmark::DoNotOptimize(SeriesKey(*normalized));
+      benchmark::DoNotOptimize(PartitionHash(normalized->measure_name, normalized->dimensions,
+                                             partition_key));
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);  // items = records
+}
+BENCHMARK(BM_RequestPath);
+
+}  // namespace
+}  // namespace strata
+
+BENCHMARK_MAIN();
