@@ -10,6 +10,7 @@
 #include "common/utf8.h"
 #include "server/column_pages.h"
 #include "server/datum_proto.h"
+#include "server/row_page_encoder.h"
 #include "absl/synchronization/notification.h"
 #include "grpcpp/alarm.h"
 #include "server/status_map.h"
@@ -184,13 +185,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       ToColumnPage(types_, page, message.mutable_column_page());
       return Enqueue(std::move(message), bytes);
     }
-    auto* rows = message.mutable_page();
-    for (const query::Row& row : page) {
-      auto* out = rows->add_rows();
-      for (const query::Datum& d : row) DatumToProto(d, out->add_data());
-      bytes += query::RowBytes(row);  // the page's size in memory, near enough
-    }
-    return Enqueue(std::move(message), bytes);
+    for (const query::Row& row : page) bytes += query::RowBytes(row);  // near enough
+    return Enqueue(EncodeRowPageResponse(page), bytes);
   }
 
   // The columnar path: batches appended to a page until it holds page_size rows.
@@ -355,11 +351,27 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     WriteNextLocked();
   }
 
+  struct Queued {
+    v1::QueryResponse message;
+    int64_t reserved = 0;       // bytes taken from the server's budget
+    std::string encoded;        // instead of `message` when pre_encoded
+    bool pre_encoded = false;
+    grpc::ByteBuffer bytes;     // what is written, once it is
+  };
+
   // Waits for room in the queue: the query runs no further ahead of the
   // client than a few pages, and those pages come from the server's query
   // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
   // `bytes`: what the message holds, reserved until it is written.
+  // A response already encoded (EncodeRowPageResponse).
+  absl::Status Enqueue(std::string encoded, int64_t bytes) {
+    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded), .pre_encoded = true});
+  }
   absl::Status Enqueue(v1::QueryResponse message, int64_t bytes) {
+    return Enqueue(Queued{.message = std::move(message), .reserved = bytes});
+  }
+  absl::Status Enqueue(Queued queued) {
+    const int64_t bytes = queued.reserved;
     RETURN_IF_ERROR(service_->budget_.Reserve(bytes, "result pages waiting for the client"));
     absl::MutexLock lock(&mu_);
     auto room = [this] { return queue_.size() < kMaxQueuedMessages || cancel_->load(); };
@@ -375,7 +387,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       service_->budget_.Release(bytes);
       return absl::CancelledError("the query was cancelled");
     }
-    queue_.push_back({std::move(message), bytes});
+    queue_.push_back(std::move(queued));
     WriteNextLocked();
     return absl::OkStatus();
   }
@@ -394,7 +406,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       // page (on 2 cores serializing on the worker cost ~10% of a large
       // result's time).
       Queued& next = queue_.front();
-      if (!SerializeResponse(next.message, &next.bytes).ok()) {
+      if (next.pre_encoded) {
+        next.bytes = TakeAsByteBuffer(std::move(next.encoded));
+      } else if (!SerializeResponse(next.message, &next.bytes).ok()) {
         // Only a message past protobuf's 2 GB limit fails; pages are far
         // smaller. End the call rather than send a partial result.
         *cancel_ = true;
@@ -438,11 +452,6 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     Finish(std::move(status));
   }
 
-  struct Queued {
-    v1::QueryResponse message;
-    int64_t reserved = 0;       // bytes taken from the server's budget
-    grpc::ByteBuffer bytes;     // `message` serialized, once it is written
-  };
 
   QueryService* service_;
   grpc::CallbackServerContext* context_;

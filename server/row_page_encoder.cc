@@ -1,0 +1,117 @@
+#include "server/row_page_encoder.h"
+
+#include "absl/base/casts.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "server/datum_proto.h"
+#include "strata/v1/query.pb.h"
+
+namespace strata {
+namespace {
+
+using google::protobuf::io::CodedOutputStream;
+
+// Field numbers of query.proto (QueryResponse.page, RowPage.rows, Row.data
+// and Datum's oneof members).
+constexpr uint32_t kResponsePage = 2;
+constexpr uint32_t kPageRows = 1;
+constexpr uint32_t kRowData = 1;
+enum DatumField : uint32_t {
+  kNull = 1, kDouble, kBigint, kVarchar, kBoolean, kTimestamp, kIntervalNanos, kIntervalMonths,
+  kDate,
+};
+
+constexpr uint32_t kVarintType = 0;
+constexpr uint32_t kFixed64Type = 1;
+constexpr uint32_t kLengthType = 2;
+
+void PutVarint(uint64_t value, std::string* out) {
+  uint8_t buffer[10];
+  uint8_t* end = CodedOutputStream::WriteVarint64ToArray(value, buffer);
+  out->append(reinterpret_cast<const char*>(buffer), end - buffer);
+}
+
+void PutTag(uint32_t field, uint32_t wire_type, std::string* out) {
+  PutVarint((field << 3) | wire_type, out);
+}
+
+void PutLengthDelimited(uint32_t field, std::string_view bytes, std::string* out) {
+  PutTag(field, kLengthType, out);
+  PutVarint(bytes.size(), out);
+  out->append(bytes);
+}
+
+// int64 and int32 fields carry negative values as 10-byte varints of the
+// sign-extended value.
+void PutIntField(uint32_t field, int64_t value, std::string* out) {
+  PutTag(field, kVarintType, out);
+  PutVarint(static_cast<uint64_t>(value), out);
+}
+
+// One Datum message's bytes (without its own tag and length).
+void EncodeDatum(const query::Datum& d, std::string* scratch, std::string* out) {
+  if (d.null) {
+    PutIntField(kNull, 1, out);
+    return;
+  }
+  if (query::KindOf(d.type) != query::TypeKind::kScalar) {
+    v1::Datum message;
+    DatumToProto(d, &message);
+    message.AppendToString(out);
+    return;
+  }
+  switch (d.type) {
+    case query::DataType::kBoolean: PutIntField(kBoolean, d.i != 0 ? 1 : 0, out); return;
+    case query::DataType::kBigint: PutIntField(kBigint, d.i, out); return;
+    case query::DataType::kDouble: {
+      PutTag(kDouble, kFixed64Type, out);
+      uint8_t buffer[8];
+      CodedOutputStream::WriteLittleEndian64ToArray(absl::bit_cast<uint64_t>(d.d), buffer);
+      out->append(reinterpret_cast<const char*>(buffer), sizeof(buffer));
+      return;
+    }
+    case query::DataType::kVarchar:
+      scratch->clear();
+      SetWellFormed(d.s, scratch);
+      PutLengthDelimited(kVarchar, *scratch, out);
+      return;
+    case query::DataType::kTimestamp: PutIntField(kTimestamp, d.i, out); return;
+    case query::DataType::kInterval:
+    case query::DataType::kTime: PutIntField(kIntervalNanos, d.i, out); return;
+    case query::DataType::kIntervalYearToMonth: PutIntField(kIntervalMonths, d.i, out); return;
+    // Dates span the timestamps' range: their day numbers fit in 32 bits.
+    case query::DataType::kDate:
+      PutIntField(kDate, static_cast<int32_t>(d.i), out);
+      return;
+    case query::DataType::kUnknown:
+    case query::DataType::kFirstComposite: PutIntField(kNull, 1, out); return;
+  }
+  PutIntField(kNull, 1, out);
+}
+
+}  // namespace
+
+std::string EncodeRowPageResponse(const std::vector<query::Row>& rows) {
+  std::string page, row_bytes, datum_bytes, scratch;
+  for (const query::Row& row : rows) {
+    row_bytes.clear();
+    for (const query::Datum& d : row) {
+      datum_bytes.clear();
+      EncodeDatum(d, &scratch, &datum_bytes);
+      PutLengthDelimited(kRowData, datum_bytes, &row_bytes);
+    }
+    PutLengthDelimited(kPageRows, row_bytes, &page);
+  }
+  std::string response;
+  response.reserve(page.size() + 11);
+  PutLengthDelimited(kResponsePage, page, &response);
+  return response;
+}
+
+grpc::ByteBuffer TakeAsByteBuffer(std::string bytes) {
+  auto* owned = new std::string(std::move(bytes));
+  grpc::Slice slice(owned->data(), owned->size(),
+                    [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+}  // namespace strata
