@@ -171,6 +171,13 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   absl::Status SendPendingPage() {
     if (PendingRows() == 0) return absl::OkStatus();
     ReleasePending();  // Enqueue reserves the whole page
+    if (!columnar_) {
+      std::string rows;
+      rows.swap(pending_rows_);
+      pending_row_count_ = 0;
+      const int64_t bytes = static_cast<int64_t>(rows.size());
+      return Enqueue(RowPageResponse(rows), bytes);
+    }
     v1::QueryResponse message;
     message.Swap(&pending_);
     const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
@@ -189,13 +196,19 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return Enqueue(EncodeRowPageResponse(page), bytes);
   }
 
-  // The columnar path: batches appended to a page until it holds page_size rows.
-  bool TakesBatches() const override { return columnar_; }
+  // Batches appended to a page until it holds page_size rows: columns
+  // into a ColumnPage, or rows encoded straight from the batch's vectors.
+  bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
     const size_t page_size = static_cast<size_t>(options_.page_size);
     for (size_t start = 0; start < batch.rows;) {
       const size_t n = std::min(batch.rows - start, page_size - PendingRows());
-      AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
+      if (columnar_) {
+        AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
+      } else {
+        AppendBatchRows(batch, start, n, &pending_rows_);
+        pending_row_count_ += n;
+      }
       start += n;
       RETURN_IF_ERROR(ReservePending());
       if (PendingRows() == page_size) RETURN_IF_ERROR(SendPendingPage());
@@ -203,12 +216,15 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return absl::OkStatus();
   }
   absl::Status EndBatches() override { return SendPendingPage(); }
-  size_t PendingRows() const { return static_cast<size_t>(pending_.column_page().row_count()); }
+  size_t PendingRows() const {
+    return columnar_ ? static_cast<size_t>(pending_.column_page().row_count())
+                     : pending_row_count_;
+  }
 
   // The page being filled counts against the server's budget as it grows
   // (a page of long strings can hold many megabytes before it is sent).
   absl::Status ReservePending() {
-    int64_t bytes = 0;
+    int64_t bytes = static_cast<int64_t>(pending_rows_.size());
     for (const v1::ColumnValues& c : pending_.column_page().columns()) {
       bytes += 8 * (c.doubles_size() + c.ints_size()) + c.booleans_size() +
                4 * c.string_ends_size() + static_cast<int64_t>(c.string_data().size() +
@@ -459,6 +475,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   const std::string sql_;
   const bool columnar_;                 // pages as ColumnPage
   v1::QueryResponse pending_;           // the columnar page being filled from batches
+  std::string pending_rows_;            // or the row page's encoded rows
+  size_t pending_row_count_ = 0;
   int64_t pending_reserved_ = 0;        // of the server's budget, for pending_
   std::vector<query::DataType> types_;  // the result's, from Columns
   const std::chrono::steady_clock::time_point admitted_;

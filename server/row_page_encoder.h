@@ -12,11 +12,19 @@
 #include "grpcpp/support/byte_buffer.h"
 #include "query/datum.h"
 #include "query/expr.h"  // query::Row
+#include "query/vector.h"
 
 namespace strata {
 
 // The serialized QueryResponse{page: RowPage{rows}}.
 std::string EncodeRowPageResponse(const std::vector<query::Row>& rows);
+
+// Rows [start, start + n) of `batch` appended to `rows` as RowPage entries:
+// the bytes EncodeRowPageResponse writes for the rows the batch makes
+// (Vector::Get per cell; a column the batch does not hold is NULL), without
+// making them. RowPageResponse wraps what was appended.
+void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::string* rows);
+std::string RowPageResponse(std::string_view rows);
 
 // `bytes` as a gRPC message without copying them.
 grpc::ByteBuffer TakeAsByteBuffer(std::string bytes);

@@ -56,6 +56,54 @@ TEST(RowPageEncoderTest, EncodesEveryKindOfValueAsTheMessagesWould) {
   EXPECT_TRUE(parsed.page().rows(2).data(0).null_value());
 }
 
+// Rows straight from a batch's vectors are the rows the batch makes.
+TEST(RowPageEncoderTest, BatchRowsAreEncodedAsTheRowsTheBatchMakes) {
+  const DataType bigint_array = *query::ArrayOf(DataType::kBigint);
+  const std::vector<std::vector<Datum>> columns = {
+      {Datum::Double(1.25), Datum::Null(DataType::kDouble), Datum::Double(-3)},
+      {Datum::Bigint(-7), Datum::Bigint(0), Datum::Null(DataType::kBigint)},
+      {Datum::Varchar("a"), Datum::Varchar("bad \xfe"), Datum::Varchar("")},
+      {Datum::Bool(true), Datum::Bool(false), Datum::Null(DataType::kBoolean)},
+      {Datum::Timestamp(5), Datum::Date(-3), Datum::Null(DataType::kTimestamp)},
+      {Datum::Composite(bigint_array, {Datum::Bigint(1)}), Datum::Null(bigint_array),
+       Datum::Composite(bigint_array, {})},
+      {Datum::Null(), Datum::Null(), Datum::Null()},
+  };
+  query::Batch batch{.rows = 3};
+  for (const auto& values : columns) {
+    // A column's type is its first non-NULL value's (the DATE in the
+    // TIMESTAMP column is stored as that column's integer).
+    DataType type = DataType::kUnknown;
+    for (const Datum& d : values) {
+      if (!d.null) {
+        type = d.type;
+        break;
+      }
+    }
+    query::Vector v(type);
+    v.ResetNull(batch.rows);
+    for (size_t i = 0; i < values.size(); ++i) v.Set(i, values[i]);
+    batch.columns.push_back(std::move(v));
+  }
+  batch.columns.push_back(query::Vector(DataType::kDouble));  // not held: NULL in every row
+
+  std::vector<query::Row> made(batch.rows);
+  for (size_t r = 0; r < batch.rows; ++r) {
+    for (const query::Vector& v : batch.columns) {
+      made[r].push_back(v.size() == batch.rows ? v.Get(r) : Datum::Null(v.type));
+    }
+  }
+  std::string rows;
+  AppendBatchRows(batch, 0, 1, &rows);
+  AppendBatchRows(batch, 1, 2, &rows);
+  EXPECT_EQ(RowPageResponse(rows), EncodeRowPageResponse(made));
+  EXPECT_EQ(RowPageResponse(rows), ViaMessages(made));
+
+  std::string middle;
+  AppendBatchRows(batch, 1, 1, &middle);
+  EXPECT_EQ(RowPageResponse(middle), ViaMessages({made[1]}));
+}
+
 TEST(RowPageEncoderTest, AnEmptyPageIsAnEmptyRowPage) {
   const std::string encoded = EncodeRowPageResponse({});
   EXPECT_EQ(encoded, ViaMessages({}));
