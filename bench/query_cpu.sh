@@ -3,6 +3,7 @@
 # copy of the one bench/run_queries.sh loads): starts STRATAD on it, runs 50 warm-up queries, then
 # RUNS more while /proc counts the server's user + system time.
 # Usage: bench/query_cpu.sh STRATAD DATA_DIR [query type] [runs]
+# STRATA_BENCH_QUERY_ARGS adds query_bench flags (e.g. --columnar).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stratad=$1 data=$2 query=${3:-single-groupby-1-1-1} runs=${4:-2000}
@@ -17,7 +18,9 @@ until grep -q "serving on port" "$log"; do sleep 0.1; done
 build/bench/query_bench --target "127.0.0.1:$port" --runs 50 --only "$query" >/dev/null
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 before=$(ticks)
-result=$(build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" --only "$query" | tail -1)
+# shellcheck disable=SC2086
+result=$(build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" --only "$query" \
+  ${STRATA_BENCH_QUERY_ARGS:-} | tail -1)
 after=$(ticks)
 echo "$result" | awk -v b="$(basename "$stratad")" '{printf "%s %s median=%s p95=%s ", b, $1, $2, $3}'
 awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v r="$runs" \
