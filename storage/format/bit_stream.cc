@@ -30,19 +30,8 @@ void BitWriter::Flush() {
   pending_count_ = 0;
 }
 
-bool BitReader::Read(int count, uint64_t* bits) {
+bool BitReader::ReadSlow(int count, uint64_t* bits) {
   if (count < 0 || count > 64 || position_ + count > in_.size() * 8) return false;
-  const size_t first = position_ / 8;
-  if (count > 0 && count <= 56 && first + 8 <= in_.size()) {
-    // One big-endian 64-bit load holds all the bits (offset + count ≤ 63).
-    uint64_t word;
-    std::memcpy(&word, in_.data() + first, sizeof(word));
-    static_assert(std::endian::native == std::endian::little);
-    word = __builtin_bswap64(word);
-    *bits = (word << (position_ % 8)) >> (64 - count);
-    position_ += count;
-    return true;
-  }
   uint64_t v = 0;
   while (count > 0) {
     const size_t byte = position_ / 8;
@@ -55,13 +44,6 @@ bool BitReader::Read(int count, uint64_t* bits) {
     count -= take;
   }
   *bits = v;
-  return true;
-}
-
-bool BitReader::ReadBit(bool* bit) {
-  uint64_t v;
-  if (!Read(1, &v)) return false;
-  *bit = v != 0;
   return true;
 }
 

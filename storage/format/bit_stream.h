@@ -3,7 +3,9 @@
 // Thread-safety: none; each stream belongs to one encoder or decoder.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -27,13 +29,35 @@ class BitWriter {
 class BitReader {
  public:
   explicit BitReader(std::string_view in) : in_(in) {}
-  // Reads `count` bits (≤ 64); false when the input has fewer left.
-  bool Read(int count, uint64_t* bits);
-  bool ReadBit(bool* bit);
+  // Reads `count` bits (≤ 64); false when the input has fewer left. Inline:
+  // decoders call it a few times per value, millions of times per scan.
+  bool Read(int count, uint64_t* bits) {
+    const size_t first = position_ / 8;
+    if (count > 0 && count <= 56 && first + 8 <= in_.size()) {
+      // One big-endian 64-bit load holds all the bits (offset + count ≤ 63).
+      uint64_t word;
+      std::memcpy(&word, in_.data() + first, sizeof(word));
+      static_assert(std::endian::native == std::endian::little);
+      word = __builtin_bswap64(word);
+      *bits = (word << (position_ % 8)) >> (64 - count);
+      position_ += count;
+      return true;
+    }
+    return ReadSlow(count, bits);
+  }
+  bool ReadBit(bool* bit) {
+    uint64_t v;
+    if (!Read(1, &v)) return false;
+    *bit = v != 0;
+    return true;
+  }
   // Whole bytes consumed so far, counting a partly read byte.
   size_t bytes_consumed() const { return (position_ + 7) / 8; }
 
  private:
+  // Near the end of the input, 57..64 bits, or a bad count.
+  bool ReadSlow(int count, uint64_t* bits);
+
   std::string_view in_;
   size_t position_ = 0;  // in bits
 };
