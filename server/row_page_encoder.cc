@@ -10,16 +10,21 @@ namespace {
 
 using google::protobuf::io::CodedOutputStream;
 
-// Field numbers of query.proto (QueryResponse.page, RowPage.rows, Row.data
-// and Datum's oneof members).
-constexpr uint32_t kResponsePage = 2;
-constexpr uint32_t kPageRows = 1;
-constexpr uint32_t kRowData = 1;
-enum DatumField : uint32_t {
-  kNull = 1, kDouble, kBigint, kVarchar, kBoolean, kTimestamp, kIntervalNanos, kIntervalMonths,
-  kDate,
-};
+// Field numbers, from the generated code (so they follow query.proto).
+constexpr uint32_t kResponsePage = v1::QueryResponse::kPageFieldNumber;
+constexpr uint32_t kPageRows = v1::RowPage::kRowsFieldNumber;
+constexpr uint32_t kRowData = v1::Row::kDataFieldNumber;
+constexpr uint32_t kNull = v1::Datum::kNullValueFieldNumber;
+constexpr uint32_t kDouble = v1::Datum::kDoubleValueFieldNumber;
+constexpr uint32_t kBigint = v1::Datum::kBigintValueFieldNumber;
+constexpr uint32_t kVarchar = v1::Datum::kVarcharValueFieldNumber;
+constexpr uint32_t kBoolean = v1::Datum::kBooleanValueFieldNumber;
+constexpr uint32_t kTimestamp = v1::Datum::kTimestampValueFieldNumber;
+constexpr uint32_t kIntervalNanos = v1::Datum::kIntervalNanosValueFieldNumber;
+constexpr uint32_t kIntervalMonths = v1::Datum::kIntervalMonthsValueFieldNumber;
+constexpr uint32_t kDate = v1::Datum::kDateValueFieldNumber;
 
+// Wire types.
 constexpr uint32_t kVarintType = 0;
 constexpr uint32_t kFixed64Type = 1;
 constexpr uint32_t kLengthType = 2;
