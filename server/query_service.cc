@@ -375,17 +375,17 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     grpc::ByteBuffer bytes;     // what is written, once it is
   };
 
-  // Waits for room in the queue: the query runs no further ahead of the
-  // client than a few pages, and those pages come from the server's query
-  // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
-  // `bytes`: what the message holds, reserved until it is written.
-  // A response already encoded (EncodeRowPageResponse).
-  absl::Status Enqueue(std::string encoded, int64_t bytes) {
-    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded), .pre_encoded = true});
-  }
+  // Queues a response: a message, or one already encoded (row pages).
+  // `bytes`: what it holds, reserved from the budget until it is written.
   absl::Status Enqueue(v1::QueryResponse message, int64_t bytes) {
     return Enqueue(Queued{.message = std::move(message), .reserved = bytes});
   }
+  absl::Status Enqueue(std::string encoded, int64_t bytes) {
+    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded), .pre_encoded = true});
+  }
+  // Waits for room in the queue: the query runs no further ahead of the
+  // client than a few pages, and those pages come from the server's query
+  // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
   absl::Status Enqueue(Queued queued) {
     const int64_t bytes = queued.reserved;
     RETURN_IF_ERROR(service_->budget_.Reserve(bytes, "result pages waiting for the client"));
