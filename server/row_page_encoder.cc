@@ -2,6 +2,7 @@
 
 #include "absl/base/casts.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "common/utf8.h"
 #include "server/datum_proto.h"
 #include "strata/v1/query.pb.h"
 
@@ -52,83 +53,77 @@ void PutIntField(uint32_t field, int64_t value, std::string* out) {
   PutVarint(static_cast<uint64_t>(value), out);
 }
 
-// One Datum message's bytes (without its own tag and length).
-void EncodeDatum(const query::Datum& d, std::string* scratch, std::string* out) {
-  if (d.null) {
-    PutIntField(kNull, 1, out);
-    return;
+// A varchar_value field: text as it may leave the server (SetWellFormed's
+// rule), without a copy when it is already valid UTF-8.
+void PutText(std::string_view text, std::string* out) {
+  if (IsValidUtf8(text)) {
+    PutLengthDelimited(kVarchar, text, out);
+  } else {
+    PutLengthDelimited(kVarchar, ToValidUtf8(text), out);
   }
-  if (query::KindOf(d.type) != query::TypeKind::kScalar) {
-    v1::Datum message;
-    DatumToProto(d, &message);
-    message.AppendToString(out);
-    return;
-  }
-  switch (d.type) {
-    case query::DataType::kBoolean: PutIntField(kBoolean, d.i != 0 ? 1 : 0, out); return;
-    case query::DataType::kBigint: PutIntField(kBigint, d.i, out); return;
+}
+
+// A scalar Datum's bytes (without its own tag and length); `type` says
+// which of `integer`, `real` and `text` holds the value.
+void EncodeScalar(query::DataType type, int64_t integer, double real, std::string_view text,
+                  std::string* out) {
+  switch (type) {
+    case query::DataType::kBoolean: PutIntField(kBoolean, integer != 0 ? 1 : 0, out); return;
+    case query::DataType::kBigint: PutIntField(kBigint, integer, out); return;
     case query::DataType::kDouble: {
       PutTag(kDouble, kFixed64Type, out);
       uint8_t buffer[8];
-      CodedOutputStream::WriteLittleEndian64ToArray(absl::bit_cast<uint64_t>(d.d), buffer);
+      CodedOutputStream::WriteLittleEndian64ToArray(absl::bit_cast<uint64_t>(real), buffer);
       out->append(reinterpret_cast<const char*>(buffer), sizeof(buffer));
       return;
     }
-    case query::DataType::kVarchar:
-      scratch->clear();
-      SetWellFormed(d.s, scratch);
-      PutLengthDelimited(kVarchar, *scratch, out);
-      return;
-    case query::DataType::kTimestamp: PutIntField(kTimestamp, d.i, out); return;
+    case query::DataType::kVarchar: PutText(text, out); return;
+    case query::DataType::kTimestamp: PutIntField(kTimestamp, integer, out); return;
     case query::DataType::kInterval:
-    case query::DataType::kTime: PutIntField(kIntervalNanos, d.i, out); return;
-    case query::DataType::kIntervalYearToMonth: PutIntField(kIntervalMonths, d.i, out); return;
+    case query::DataType::kTime: PutIntField(kIntervalNanos, integer, out); return;
+    case query::DataType::kIntervalYearToMonth: PutIntField(kIntervalMonths, integer, out); return;
     // Dates span the timestamps' range: their day numbers fit in 32 bits.
-    case query::DataType::kDate:
-      PutIntField(kDate, static_cast<int32_t>(d.i), out);
-      return;
+    case query::DataType::kDate: PutIntField(kDate, static_cast<int32_t>(integer), out); return;
     case query::DataType::kUnknown:
-    case query::DataType::kFirstComposite: PutIntField(kNull, 1, out); return;
+    case query::DataType::kFirstComposite: break;
   }
   PutIntField(kNull, 1, out);
 }
 
-// Cell `i` of `v` as EncodeDatum(v.Get(i)) would write it, reading the
-// vector in place (no Datum, no string copy) except for nested values.
-void EncodeCell(const query::Vector& v, size_t i, std::string* scratch, std::string* out) {
-  if (v.null(i) || v.type == query::DataType::kUnknown) {
-    PutIntField(kNull, 1, out);
-    return;
-  }
-  switch (v.type) {
-    case query::DataType::kDouble:
-      EncodeDatum(query::Datum::Double(v.doubles[i]), scratch, out);
-      return;
-    case query::DataType::kVarchar:
-      scratch->clear();
-      SetWellFormed(v.strings[i], scratch);
-      PutLengthDelimited(kVarchar, *scratch, out);
-      return;
-    default:
-      break;
-  }
-  if (query::IsComposite(v.type)) {
-    EncodeDatum(v.Get(i), scratch, out);
-    return;
-  }
-  query::Datum d = query::Datum::Bigint(v.ints[i]);
-  d.type = v.type;
-  EncodeDatum(d, scratch, out);
+// Nested values (arrays, maps, rows, time series) go through the message.
+void EncodeNested(const query::Datum& d, std::string* out) {
+  v1::Datum message;
+  DatumToProto(d, &message);
+  message.AppendToString(out);
 }
 
-// Scratch strings reused across rows and pages of one thread.
-struct Buffers {
-  std::string row, datum, text;
-};
+// One Datum message's bytes (without its own tag and length).
+void EncodeDatum(const query::Datum& d, std::string* out) {
+  if (d.null) {
+    PutIntField(kNull, 1, out);
+  } else if (query::KindOf(d.type) != query::TypeKind::kScalar) {
+    EncodeNested(d, out);
+  } else {
+    EncodeScalar(d.type, d.i, d.d, d.s, out);
+  }
+}
 
-Buffers& ThreadBuffers() {
-  thread_local Buffers buffers;
-  return buffers;
+// Cell `i` of `v` as EncodeDatum(v.Get(i)) would write it, reading the
+// vector in place (no Datum, no string copy) except for nested values.
+void EncodeCell(const query::Vector& v, size_t i, std::string* out) {
+  if (v.null(i)) {
+    PutIntField(kNull, 1, out);
+  } else if (query::IsComposite(v.type)) {
+    EncodeNested(v.Get(i), out);
+  } else if (v.type == query::DataType::kDouble) {
+    EncodeScalar(v.type, 0, v.doubles[i], {}, out);
+  } else if (v.type == query::DataType::kVarchar) {
+    EncodeScalar(v.type, 0, 0, v.strings[i], out);
+  } else if (v.type == query::DataType::kUnknown) {
+    PutIntField(kNull, 1, out);  // an UNKNOWN vector holds no values
+  } else {
+    EncodeScalar(v.type, v.ints[i], 0, {}, out);
+  }
 }
 
 }  // namespace
@@ -141,34 +136,33 @@ std::string RowPageResponse(std::string_view rows) {
 }
 
 std::string EncodeRowPageResponse(const std::vector<query::Row>& rows) {
-  Buffers& b = ThreadBuffers();
-  std::string page;
-  for (const query::Row& row : rows) {
-    b.row.clear();
-    for (const query::Datum& d : row) {
-      b.datum.clear();
-      EncodeDatum(d, &b.text, &b.datum);
-      PutLengthDelimited(kRowData, b.datum, &b.row);
+  std::string page, row, datum;
+  for (const query::Row& values : rows) {
+    row.clear();
+    for (const query::Datum& d : values) {
+      datum.clear();
+      EncodeDatum(d, &datum);
+      PutLengthDelimited(kRowData, datum, &row);
     }
-    PutLengthDelimited(kPageRows, b.row, &page);
+    PutLengthDelimited(kPageRows, row, &page);
   }
   return RowPageResponse(page);
 }
 
 void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::string* rows) {
-  Buffers& b = ThreadBuffers();
+  std::string row, datum;
   for (size_t r = start; r < start + n; ++r) {
-    b.row.clear();
+    row.clear();
     for (const query::Vector& v : batch.columns) {
-      b.datum.clear();
+      datum.clear();
       if (v.size() == batch.rows) {
-        EncodeCell(v, r, &b.text, &b.datum);
+        EncodeCell(v, r, &datum);
       } else {
-        PutIntField(kNull, 1, &b.datum);  // a column the batch does not hold
+        PutIntField(kNull, 1, &datum);  // a column the batch does not hold
       }
-      PutLengthDelimited(kRowData, b.datum, &b.row);
+      PutLengthDelimited(kRowData, datum, &row);
     }
-    PutLengthDelimited(kPageRows, b.row, rows);
+    PutLengthDelimited(kPageRows, row, rows);
   }
 }
 
