@@ -370,8 +370,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   struct Queued {
     v1::QueryResponse message;
     int64_t reserved = 0;       // bytes taken from the server's budget
-    std::string encoded;        // instead of `message` when pre_encoded
-    bool pre_encoded = false;
+    std::string encoded;        // instead of `message` (never empty when used)
     grpc::ByteBuffer bytes;     // what is written, once it is
   };
 
@@ -381,7 +380,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return Enqueue(Queued{.message = std::move(message), .reserved = bytes});
   }
   absl::Status Enqueue(std::string encoded, int64_t bytes) {
-    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded), .pre_encoded = true});
+    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded)});
   }
   // Waits for room in the queue: the query runs no further ahead of the
   // client than a few pages, and those pages come from the server's query
@@ -422,7 +421,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       // page (on 2 cores serializing on the worker cost ~10% of a large
       // result's time).
       Queued& next = queue_.front();
-      if (next.pre_encoded) {
+      if (!next.encoded.empty()) {
         next.bytes = TakeAsByteBuffer(std::move(next.encoded));
       } else if (!SerializeResponse(next.message, &next.bytes).ok()) {
         // Only a message past protobuf's 2 GB limit fails; pages are far

@@ -689,10 +689,9 @@ absl::Status Writer::Prepare(WriteRequest& request, Pending* pending) {
     // Records of a request mostly share their measure name and attributes.
     const NormalizedRecord* previous =
         pending->records.empty() ? nullptr : &pending->records.back().record;
-    prepared.conforms = previous != nullptr && pending->records.back().conforms &&
-                                SameShape(*previous, *record)
-                            ? true
-                            : pending->state->Conforms(*record);
+    prepared.conforms = (previous != nullptr && pending->records.back().conforms &&
+                         SameShape(*previous, *record)) ||
+                        pending->state->Conforms(*record);
     prepared.record = *std::move(record);
     pending->records.push_back(std::move(prepared));
   }
