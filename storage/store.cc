@@ -56,6 +56,12 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
     options.memtable_insert_with_hint_prefix_extractor.reset(
         rocksdb::NewFixedPrefixTransform(24));
   }
+  if (family == Store::kHot) {
+    // Rows stay here only until their hour is sealed into blocks, and
+    // LZ4 on them cost the flushes ~4 % of the server's CPU under ingest
+    // (docs/benchmarks.md); the disk they take while waiting is not kept.
+    options.compression = rocksdb::kNoCompression;
+  }
   if (family == Store::kCold) {
     // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
     // what the codecs leave (dictionary pages, headers).
