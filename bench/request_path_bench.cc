@@ -1,7 +1,7 @@
 // The write request path on a handler thread, in-process (Google Benchmark):
 // a serialized 100-record WriteRecords request of TSBS devops rows (10 tags,
-// 10 doubles, as ingest_bench sends) is parsed on an arena, converted
-// (FromProto) and each record normalized (NormalizeRecord) with its series
+// 10 doubles, as ingest_bench sends) is parsed on an arena and each record
+// normalized (straight from the message, or through FromProto) with its series
 // key and partition hash, which is what stratad does per record before the
 // committer sees it. No gRPC, no storage: the per-record CPU of that path
 // alone, steadier than an end-to-end run on a shared 2-core machine.
@@ -51,26 +51,47 @@ std::string TsbsRequest() {
   return request.SerializeAsString();
 }
 
-void BM_RequestPath(benchmark::State& state) {
+// Parses the request and normalizes its records from `Source` (a
+// WriteSource over the parsed message), each with its series key and hash.
+template <typename MakeSource>
+void RunRequestPath(benchmark::State& state, MakeSource make_source) {
   const std::string bytes = TsbsRequest();
   const PartitionKey partition_key;
   for (auto _ : state) {
     google::protobuf::Arena arena;
     auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
     if (!request->ParseFromString(bytes)) state.SkipWithError("parse failed");
-    WriteRequest converted = FromProto(*request);
-    for (InputRecord& record : converted.records) {
-      auto normalized =
-          NormalizeRecord(converted.common_attributes, std::move(record), partition_key);
-      if (!normalized.ok()) state.SkipWithError("a record was rejected");
-      benchmark::DoNotOptimize(SeriesKey(*normalized));
-      benchmark::DoNotOptimize(PartitionHash(normalized->measure_name, normalized->dimensions,
-                                             partition_key));
-    }
+    make_source(*request, [&](WriteSource& source) {
+      for (int i = 0; i < source.record_count(); ++i) {
+        auto normalized = source.Normalize(i, partition_key);
+        if (!normalized.ok()) state.SkipWithError("a record was rejected");
+        benchmark::DoNotOptimize(SeriesKey(*normalized));
+        benchmark::DoNotOptimize(PartitionHash(normalized->measure_name, normalized->dimensions,
+                                               partition_key));
+      }
+    });
   }
   state.SetItemsProcessed(state.iterations() * kRecords);  // items = records
 }
+
+// What stratad does: records normalized straight from the message.
+void BM_RequestPath(benchmark::State& state) {
+  RunRequestPath(state, [](v1::WriteRecordsRequest& request, auto use) {
+    ProtoWriteSource source(request);
+    use(source);
+  });
+}
 BENCHMARK(BM_RequestPath);
+
+// Through an engine WriteRequest (FromProto), as stratad did until 2026-11-26.
+void BM_RequestPathViaWriteRequest(benchmark::State& state) {
+  RunRequestPath(state, [](v1::WriteRecordsRequest& request, auto use) {
+    WriteRequest converted = FromProto(request);
+    InputWriteSource source(converted);
+    use(source);
+  });
+}
+BENCHMARK(BM_RequestPathViaWriteRequest);
 
 }  // namespace
 }  // namespace strata

@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "storage/record_normalizer.h"
 
 namespace strata {
 namespace {
@@ -87,7 +88,89 @@ InputRecord RecordFromProto(const v1::Record& r) {
   return out;
 }
 
+// Reads the wire message for the normalizer (storage/record_normalizer.h),
+// with RecordFromProto's meaning of every field. Takes strings by move: the
+// request lives on the call's arena, and its strings are not read again.
+struct ProtoAccess {
+  static std::optional<std::string> Unreadable(const v1::Record& r) {
+    if (r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED &&
+        !KindFromProto(r.measure_value_type())) {
+      return UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes);
+    }
+    for (const v1::MultiMeasureValue& m : r.measure_values()) {
+      if (m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED && !KindFromProto(m.type())) {
+        return UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
+                           kKnownTypes);
+      }
+    }
+    if (r.time_unit() != v1::TIME_UNIT_UNSPECIFIED && !UnitFromProto(r.time_unit())) {
+      return UnknownEnum("time_unit", r.time_unit(), kKnownUnits);
+    }
+    return std::nullopt;
+  }
+  static const std::string* MeasureName(const v1::Record& r) {
+    return r.has_measure_name() ? &r.measure_name() : nullptr;
+  }
+  static std::string TakeMeasureName(v1::Record& r) { return std::move(*r.mutable_measure_name()); }
+  static size_t DimensionCount(const v1::Record& r) { return r.dimensions_size(); }
+  static std::string_view DimensionName(const v1::Record& r, size_t i) {
+    return r.dimensions(static_cast<int>(i)).name();
+  }
+  static std::string_view DimensionValue(const v1::Record& r, size_t i) {
+    return r.dimensions(static_cast<int>(i)).value();
+  }
+  static std::pair<std::string, std::string> TakeDimension(v1::Record& r, size_t i) {
+    v1::Dimension* d = r.mutable_dimensions(static_cast<int>(i));
+    return {std::move(*d->mutable_name()), std::move(*d->mutable_value())};
+  }
+  static std::optional<MeasureKind> MeasureValueType(const v1::Record& r) {
+    return KindFromProto(r.measure_value_type());
+  }
+  static bool HasMeasureValue(const v1::Record& r) {
+    return r.has_measure_value() &&
+           r.measure_value().value_case() != v1::MeasureValue::VALUE_NOT_SET;
+  }
+  static std::optional<Value> MeasureValue(const v1::Record& r) {
+    return r.has_measure_value() ? ValueFromProto(r.measure_value()) : std::nullopt;
+  }
+  static std::optional<Value> TakeMeasureValue(v1::Record& r) { return MeasureValue(r); }
+  static size_t MeasureValueCount(const v1::Record& r) { return r.measure_values_size(); }
+  static std::string_view MeasureValueName(const v1::Record& r, size_t i) {
+    return r.measure_values(static_cast<int>(i)).name();
+  }
+  static std::optional<MeasureKind> MeasureValueKind(const v1::Record& r, size_t i) {
+    return KindFromProto(r.measure_values(static_cast<int>(i)).type());
+  }
+  static std::string TakeMeasureValueName(v1::Record& r, size_t i) {
+    return std::move(*r.mutable_measure_values(static_cast<int>(i))->mutable_name());
+  }
+  static std::optional<Value> MeasureValueValue(const v1::Record& r, size_t i) {
+    return ValueFromProto(r.measure_values(static_cast<int>(i)).value());
+  }
+  static std::optional<Value> TakeMeasureValueValue(v1::Record& r, size_t i) {
+    return MeasureValueValue(r, i);
+  }
+  static std::optional<int64_t> Time(const v1::Record& r) {
+    return r.has_time() ? std::optional<int64_t>(r.time()) : std::nullopt;
+  }
+  static std::optional<TimeUnit> Unit(const v1::Record& r) { return UnitFromProto(r.time_unit()); }
+  static std::optional<int64_t> Version(const v1::Record& r) {
+    return r.has_version() ? std::optional<int64_t>(r.version()) : std::nullopt;
+  }
+};
+
 }  // namespace
+
+absl::Status ProtoWriteSource::ValidateShape() const {
+  return normalize_internal::ValidateShape<ProtoAccess>(request_.common_attributes(),
+                                                        request_.records());
+}
+
+absl::StatusOr<NormalizedRecord> ProtoWriteSource::Normalize(int i,
+                                                             const PartitionKey& partition_key) {
+  return normalize_internal::Normalize<ProtoAccess>(
+      request_.common_attributes(), *request_.mutable_records(i), partition_key);
+}
 
 WriteRequest FromProto(const v1::WriteRecordsRequest& request) {
   WriteRequest out;

@@ -3,6 +3,7 @@
 // can merge common attributes; everything else is validated by the engine.
 #pragma once
 
+#include "storage/write_source.h"
 #include "storage/write_types.h"
 #include "strata/v1/write.pb.h"
 
@@ -11,6 +12,24 @@ namespace strata {
 // The engine's measure kind of a wire type; nullopt for UNSPECIFIED or unknown.
 std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type);
 
+// A WriteRecords message as the writer's source: its records are normalized
+// straight from the message (their strings taken from it), one copy fewer
+// than FromProto's WriteRequest. The message must outlive the source.
+class ProtoWriteSource final : public WriteSource {
+ public:
+  explicit ProtoWriteSource(v1::WriteRecordsRequest& request) : request_(request) {}
+  std::string_view database_name() const override { return request_.database_name(); }
+  std::string_view table_name() const override { return request_.table_name(); }
+  int record_count() const override { return request_.records_size(); }
+  absl::Status ValidateShape() const override;
+  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
+
+ private:
+  v1::WriteRecordsRequest& request_;
+};
+
+// The same message as an engine WriteRequest (every field's presence kept):
+// what ProtoWriteSource's records must normalize to (write_fuzz checks it).
 WriteRequest FromProto(const v1::WriteRecordsRequest& request);
 void ToProto(const WriteResult& result, v1::WriteRecordsResponse* out);
 

@@ -39,7 +39,8 @@ grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext
     if (!allowed.ok()) {
       finish(allowed);
     } else {
-      engine_.WriteAsync(FromProto(*request), std::move(finish));
+      ProtoWriteSource source(*request);
+      engine_.WriteAsync(source, std::move(finish));
     }
   } catch (const std::exception& e) {
     reactor->Finish(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));

@@ -104,6 +104,9 @@ class Engine {
   void WriteAsync(WriteRequest request, Writer::WriteDone done) {
     writer_->WriteAsync(std::move(request), std::move(done));
   }
+  void WriteAsync(WriteSource& source, Writer::WriteDone done) {
+    writer_->WriteAsync(source, std::move(done));
+  }
 
   // Streams the live rows of a table in key order; see storage/scan.h.
   absl::Status Scan(const TableInfo& table, const ScanOptions& options,

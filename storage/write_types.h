@@ -80,6 +80,7 @@ struct NormalizedRecord {
   std::vector<Measure> measures;
   int64_t time_nanos = 0;
   int64_t version = 1;
+  bool operator==(const NormalizedRecord&) const = default;
 };
 
 // Why a record was rejected, coarsely (for metrics; `reason` says exactly).

@@ -634,9 +634,14 @@ absl::StatusOr<WriteResult> Writer::Write(WriteRequest request) {
 }
 
 void Writer::WriteAsync(WriteRequest request, WriteDone done) {
+  InputWriteSource source(request);
+  WriteAsync(source, std::move(done));
+}
+
+void Writer::WriteAsync(WriteSource& source, WriteDone done) {
   auto pending = std::make_unique<Pending>();
   pending->done = std::move(done);
-  if (absl::Status prepared = Prepare(request, pending.get()); !prepared.ok()) {
+  if (absl::Status prepared = Prepare(source, pending.get()); !prepared.ok()) {
     pending->done(prepared);
     return;
   }
@@ -659,18 +664,17 @@ void Writer::WriteAsync(WriteRequest request, WriteDone done) {
              "backoff, or raise the server's --write-queue")));
 }
 
-absl::Status Writer::Prepare(WriteRequest& request, Pending* pending) {
-  ASSIGN_OR_RETURN(pending->table,
-                   catalog_->FindTable(request.database_name, request.table_name));
-  RETURN_IF_ERROR(ValidateRequestShape(request));
+absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
+  ASSIGN_OR_RETURN(pending->table, catalog_->FindTable(source.database_name(), source.table_name()));
+  RETURN_IF_ERROR(source.ValidateShape());
   ASSIGN_OR_RETURN(pending->state, State(pending->table->id));
   const TableInfo& table = *pending->table;
   std::vector<RejectedRecord>& rejected = pending->result.rejected;
   const int64_t now = clock_->NowNanos();
-  pending->records.reserve(request.records.size());
-  for (int i = 0; i < static_cast<int>(request.records.size()); ++i) {
-    auto record = NormalizeRecord(request.common_attributes, std::move(request.records[i]),
-                                  table.partition_key);
+  const int count = source.record_count();
+  pending->records.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    auto record = source.Normalize(i, table.partition_key);
     if (!record.ok()) {
       rejected.push_back({i, std::string(record.status().message())});
       continue;

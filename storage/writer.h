@@ -28,6 +28,7 @@
 #include "storage/catalog.h"
 #include "storage/store.h"
 #include "storage/table_state.h"
+#include "storage/write_source.h"
 #include "storage/write_types.h"
 
 namespace strata {
@@ -61,6 +62,9 @@ class Writer {
   // caller's when nothing is left to commit. `done` must not block (the
   // next group waits for it) nor throw.
   void WriteAsync(WriteRequest request, WriteDone done);
+  // The same for a request read through `source` (read before this
+  // returns; it need not outlive the call).
+  void WriteAsync(WriteSource& source, WriteDone done);
 
   // Requests waiting for the next group commit (a gauge: a disk slower than
   // the load keeps it high).
@@ -110,9 +114,9 @@ class Writer {
   struct Pending;
   class GroupCommit;
 
-  // Validates and prepares the request's records (moved out of `request`)
+  // Validates and prepares the request's records (taken from `source`)
   // into `pending`; an error refuses the request as a whole.
-  absl::Status Prepare(WriteRequest& request, Pending* pending);
+  absl::Status Prepare(WriteSource& source, Pending* pending);
   // The committer thread: commits queued requests a group at a time.
   void CommitLoop();
   static void Complete(std::unique_ptr<Pending> pending, const absl::Status& status);

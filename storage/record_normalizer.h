@@ -1,0 +1,261 @@
+// NormalizeRecord's algorithm over any form a record arrives in: the
+// engine's InputRecord (line protocol, Prometheus, scheduled queries, tests)
+// or the wire message itself (server/write_convert.h), so a gRPC write's
+// strings are copied once, from the request into the normalized record,
+// rather than through an InputRecord (docs/benchmarks.md).
+//
+// `Access` reads a record of type `R`; every member is static:
+//   std::optional<std::string> Unreadable(const R&)  a field the server cannot read
+//   const std::string* MeasureName(const R&)        nullptr when unset
+//   std::string TakeMeasureName(R&)
+//   size_t DimensionCount(const R&)
+//   std::string_view DimensionName(const R&, size_t), DimensionValue(...)
+//   std::pair<std::string, std::string> TakeDimension(R&, size_t)
+//   std::optional<MeasureKind> MeasureValueType(const R&)
+//   bool HasMeasureValue(const R&)
+//   std::optional<Value> MeasureValue(const R&), TakeMeasureValue(R&)
+//   size_t MeasureValueCount(const R&)
+//   std::string_view MeasureValueName(const R&, size_t)
+//   std::optional<MeasureKind> MeasureValueKind(const R&, size_t)
+//   std::string TakeMeasureValueName(R&, size_t)
+//   std::optional<Value> MeasureValueValue(const R&, size_t), TakeMeasureValueValue(R&, size_t)
+//   std::optional<int64_t> Time(const R&), Version(const R&)
+//   std::optional<TimeUnit> Unit(const R&)
+// "Take" may move the field out of the record (it is read once).
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "storage/catalog_types.h"
+#include "storage/names.h"
+#include "storage/write_types.h"
+
+namespace strata::normalize_internal {
+
+absl::Status Reject(std::string message);
+std::string_view KindName(MeasureKind kind);
+// Converts a count of `unit` to nanoseconds; `subject` names it in a
+// rejection ("time", "measure \"x\"").
+absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view subject_kind,
+                                std::string_view subject_name);
+// Checks a typed value against its declared type and the value limits, and
+// converts TIMESTAMP values to nanoseconds.
+absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
+                                 std::optional<Value> value, TimeUnit unit,
+                                 std::string_view measure_name);
+// Byte order (the normal form's order of dimensions), deciding most pairs by
+// their first byte without a call to memcmp. Names are not empty.
+inline bool NameLess(std::string_view a, std::string_view b) {
+  const auto first_a = static_cast<unsigned char>(a[0]);
+  const auto first_b = static_cast<unsigned char>(b[0]);
+  return first_a != first_b ? first_a < first_b : a < b;
+}
+// An order for finding equal names, not for showing: by length first, so
+// most pairs (attribute names mostly share a prefix) need no memcmp.
+inline bool ShortFirst(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+inline size_t ValueBytes(const Value& v) {
+  return v.type == ValueType::kVarchar ? v.text.size() : sizeof(int64_t);
+}
+// Names of measures and dimensions checked against each other: duplicates
+// among `measure_names` and a name both a dimension and a measure.
+absl::Status CheckNameClashes(std::vector<std::string_view>& measure_names,
+                              const NormalizedRecord& record);
+
+// ValidateRequestShape over records read by `Access`.
+template <typename Access, typename R, typename Records>
+absl::Status ValidateShape(const R& common, const Records& records) {
+  const int n = static_cast<int>(records.size());
+  if (n < 1 || n > kMaxRecordsPerWrite) {
+    return absl::InvalidArgumentError(StrCat("a write carries 1..", kMaxRecordsPerWrite,
+                                             " records, this one has ", n,
+                                             n == 0 ? "" : "; split it into several requests"));
+  }
+  const size_t common_dimensions = Access::DimensionCount(common);
+  if (common_dimensions == 0) return absl::OkStatus();
+  for (int i = 0; i < n; ++i) {
+    for (size_t d = 0; d < Access::DimensionCount(records[i]); ++d) {
+      const std::string_view name = Access::DimensionName(records[i], d);
+      for (size_t c = 0; c < common_dimensions; ++c) {
+        if (Access::DimensionName(common, c) == name) {
+          return absl::InvalidArgumentError(StrCat("dimension \"", name,
+                                                   "\" is in both common_attributes and record ",
+                                                   i, "; give it in one place only"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// NormalizeRecord over a record read by `Access`.
+template <typename Access, typename R>
+absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
+                                           const PartitionKey& partition_key) {
+  // The record's own fields win; dimensions come from both. The record's
+  // strings are taken into the result; common_attributes', which every
+  // record of the request shares, copied.
+  const bool own_values = Access::MeasureValueCount(r) > 0;
+  const R& values_from = own_values ? r : common;
+  const size_t value_count = Access::MeasureValueCount(values_from);
+  std::optional<MeasureKind> kind = Access::MeasureValueType(r);
+  if (!kind) kind = Access::MeasureValueType(common);
+  const bool own_value = Access::HasMeasureValue(r);
+  const bool has_value = own_value || Access::HasMeasureValue(common);
+  std::optional<int64_t> time = Access::Time(r);
+  if (!time) time = Access::Time(common);
+  std::optional<TimeUnit> time_unit = Access::Unit(r);
+  if (!time_unit) time_unit = Access::Unit(common);
+  std::optional<int64_t> version = Access::Version(r);
+  if (!version) version = Access::Version(common);
+
+  NormalizedRecord out;
+  if (auto unreadable = Access::Unreadable(r)) return Reject(*std::move(unreadable));
+  if (auto unreadable = Access::Unreadable(common)) {
+    return Reject(StrCat("common_attributes: ", *unreadable));
+  }
+  if (Access::MeasureName(r) != nullptr) {
+    out.measure_name = Access::TakeMeasureName(r);
+  } else if (const std::string* name = Access::MeasureName(common); name != nullptr) {
+    out.measure_name = *name;
+  }
+  if (out.measure_name.empty()) {
+    return Reject("measure_name is missing; every record needs one (or set it in "
+                  "common_attributes)");
+  }
+  RETURN_IF_ERROR(ValidateMeasureName("measure", out.measure_name));
+
+  const size_t from_common = Access::DimensionCount(common);
+  const size_t dimension_count = from_common + Access::DimensionCount(r);
+  if (dimension_count > static_cast<size_t>(kMaxDimensionsPerRecord)) {
+    return Reject(StrCat("the record has ", dimension_count, " dimensions; the limit is ",
+                         kMaxDimensionsPerRecord));
+  }
+  // Dimensions come from common_attributes (the first `from_common`) and
+  // the record; they are checked, ordered by name through a permutation
+  // (the sort moves small indices, not strings; values never decide, as
+  // names are unique, checked below), then taken or copied in that order.
+  auto name_at = [&](size_t i) {
+    return i < from_common ? Access::DimensionName(common, i)
+                           : Access::DimensionName(r, i - from_common);
+  };
+  absl::InlinedVector<uint8_t, 32> order(dimension_count);  // the count is at most 128
+  for (size_t i = 0; i < dimension_count; ++i) {
+    order[i] = static_cast<uint8_t>(i);
+    const std::string_view name = name_at(i);
+    const std::string_view value = i < from_common ? Access::DimensionValue(common, i)
+                                                   : Access::DimensionValue(r, i - from_common);
+    RETURN_IF_ERROR(ValidateDimensionName(name));
+    if (value.empty() || value.size() > kMaxValueBytes) {
+      return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
+                           " bytes; it must be 1..", kMaxValueBytes));
+    }
+    if (value.find('\0') != std::string_view::npos) {
+      return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
+    }
+  }
+  std::sort(order.begin(), order.end(),
+            [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
+  out.dimensions.reserve(dimension_count);
+  for (const uint8_t i : order) {
+    if (i < from_common) {
+      out.dimensions.emplace_back(Access::DimensionName(common, i),
+                                  Access::DimensionValue(common, i));
+    } else {
+      out.dimensions.push_back(Access::TakeDimension(r, i - from_common));
+    }
+  }
+  for (size_t i = 1; i < out.dimensions.size(); ++i) {
+    if (out.dimensions[i].first == out.dimensions[i - 1].first) {
+      return Reject(StrCat("dimension \"", out.dimensions[i].first,
+                           "\" appears twice; a record has each dimension once"));
+    }
+  }
+
+  const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
+  std::vector<std::string_view> measure_names;  // views of out.measures
+  measure_names.reserve(std::max<size_t>(1, value_count));
+  if (!kind && value_count > 0) kind = MeasureKind::kMulti;
+  if (kind == MeasureKind::kMulti) {
+    if (has_value) {
+      return Reject("a MULTI record carries its values in measure_values, not measure_value");
+    }
+    if (value_count == 0) return Reject("a MULTI record needs at least one entry in measure_values");
+    if (static_cast<int>(value_count) > kMaxMeasuresPerRecord) {
+      return Reject(StrCat("the record has ", value_count, " measure_values; the limit is ",
+                           kMaxMeasuresPerRecord));
+    }
+    out.multi = true;
+    size_t bytes = 0;
+    out.measures.reserve(value_count);
+    for (size_t i = 0; i < value_count; ++i) {
+      const std::optional<MeasureKind> declared = Access::MeasureValueKind(values_from, i);
+      RETURN_IF_ERROR(ValidateMeasureName("measure", Access::MeasureValueName(values_from, i)));
+      if (declared == MeasureKind::kMulti) {
+        return Reject(StrCat("measure \"", Access::MeasureValueName(values_from, i),
+                             "\" cannot itself be MULTI"));
+      }
+      Measure& added = out.measures.emplace_back();
+      if (own_values) {
+        added.name = Access::TakeMeasureValueName(r, i);
+        ASSIGN_OR_RETURN(added.value, CheckValue(declared, Access::TakeMeasureValueValue(r, i),
+                                                 unit, added.name));
+      } else {
+        added.name = Access::MeasureValueName(common, i);
+        ASSIGN_OR_RETURN(added.value, CheckValue(declared, Access::MeasureValueValue(common, i),
+                                                 unit, added.name));
+      }
+      bytes += ValueBytes(added.value);
+    }
+    if (bytes > kMaxMultiMeasureValueBytes) {
+      return Reject(StrCat("the record's measure values take ", bytes,
+                           " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
+    }
+    for (const Measure& m : out.measures) measure_names.push_back(m.name);
+  } else {
+    if (value_count > 0) {
+      return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
+                           KindName(*kind)));
+    }
+    ASSIGN_OR_RETURN(Value v, CheckValue(kind,
+                                         own_value ? Access::TakeMeasureValue(r)
+                                                   : Access::MeasureValue(common),
+                                         unit, out.measure_name));
+    out.measures.push_back({out.measure_name, std::move(v)});
+    measure_names.push_back(out.measures.back().name);
+  }
+  RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
+
+  if (!time) {
+    return Reject("time is missing; every record needs one (or set it in common_attributes)");
+  }
+  ASSIGN_OR_RETURN(out.time_nanos, ToNanos(*time, unit, "time", ""));
+
+  out.version = version.value_or(1);
+  if (out.version < 1) {
+    return Reject(StrCat("version ", out.version, " is below 1; versions start at 1"));
+  }
+
+  if (partition_key.type == PartitionKeyType::kDimension &&
+      partition_key.enforcement == Enforcement::kRequired) {
+    bool present = std::any_of(out.dimensions.begin(), out.dimensions.end(),
+                               [&](const auto& d) { return d.first == partition_key.name; });
+    if (!present) {
+      return Reject(StrCat("the table's partition key dimension \"", partition_key.name,
+                           "\" is required but missing from the record"));
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::normalize_internal

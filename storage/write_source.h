@@ -1,0 +1,44 @@
+// The records of one write, as its caller holds them: the writer reads them
+// through this interface, on the caller's thread, before WriteAsync returns,
+// so a source may keep views of its caller's buffers. gRPC writes are read
+// straight from the wire message (server/write_convert.h); the other paths
+// build a WriteRequest.
+#pragma once
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "storage/catalog_types.h"
+#include "storage/record_validation.h"
+#include "storage/write_types.h"
+
+namespace strata {
+
+class WriteSource {
+ public:
+  virtual ~WriteSource() = default;
+  virtual std::string_view database_name() const = 0;
+  virtual std::string_view table_name() const = 0;
+  virtual int record_count() const = 0;
+  // ValidateRequestShape's checks (record_validation.h).
+  virtual absl::Status ValidateShape() const = 0;
+  // NormalizeRecord of record `i` (record_validation.h). Called at most once
+  // per record: it may take the record's strings.
+  virtual absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) = 0;
+};
+
+// A WriteRequest as a source; its records' strings are moved out.
+class InputWriteSource final : public WriteSource {
+ public:
+  explicit InputWriteSource(WriteRequest& request) : request_(request) {}
+  std::string_view database_name() const override { return request_.database_name; }
+  std::string_view table_name() const override { return request_.table_name; }
+  int record_count() const override { return static_cast<int>(request_.records.size()); }
+  absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
+  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
+
+ private:
+  WriteRequest& request_;
+};
+
+}  // namespace strata
