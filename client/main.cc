@@ -7,9 +7,11 @@
 #include "CLI/CLI.hpp"
 #include "client/command.h"
 #include "client/interrupt.h"
+#include "common/process_setup.h"
 
 int main(int argc, char** argv) {
   using strata::cli::ExitCode;
+  strata::SkipMutexDeadlockDetection();
   strata::cli::InstallInterruptHandling();
 
   CLI::App app{"strata: the command-line client of the Strata time-series database", "strata"};

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "absl/synchronization/mutex.h"
+#include "common/process_setup.h"
 #include "common/strings.h"
 #include "server/authenticator.h"
 #include "server/config.h"
@@ -33,11 +33,7 @@ int Fail(const absl::Status& status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Debian's Abseil is built without NDEBUG, so every Mutex lock records
-  // the lock order in a global graph, with stack traces (a debugging aid:
-  // ~1 % of the CPU of small queries in a profile). The unit tests, which
-  // link the same locks, keep it; the server does not pay for it.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  strata::SkipMutexDeadlockDetection();
   strata::ParsedCommandLine parsed = strata::ParseCommandLine(argc, argv);
   if (parsed.exit_code) return *parsed.exit_code;
   const strata::ServerConfig& config = parsed.config;
