@@ -23,6 +23,7 @@ struct StoredRow {
   std::vector<Measure> measures;
 };
 
+// Appends the encoded row to `out`.
 void EncodeRow(const StoredRow& row, std::string* out);
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 // Decodes into `row`, reusing its measures' storage (scans decode millions

@@ -150,7 +150,10 @@ class Writer::GroupCommit {
     std::stable_sort(puts_.begin(), puts_.end(), [](const Put& a, const Put& b) {
       return a.family != b.family ? a.family < b.family : a.key < b.key;
     });
-    for (const Put& put : puts_) batch_.Put(store_->family(put.family), put.key, put.value);
+    for (const Put& put : puts_) {
+      batch_.Put(store_->family(put.family), put.key,
+                 rocksdb::Slice(values_.data() + put.value_offset, put.value_size));
+    }
     absl::Status written =
         FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
     if (!written.ok()) {
@@ -177,10 +180,14 @@ class Writer::GroupCommit {
   };
   std::vector<WrittenPoint> written_points_;
 
+  // A data row for the batch: its key is a view of its Target's (targets_
+  // does not reallocate), its value a slice of values_ (one buffer for the
+  // group's rows instead of a string each).
   struct Put {
     Store::Family family;
-    std::string key;
-    std::string value;
+    std::string_view key;
+    size_t value_offset;
+    size_t value_size;
   };
 
   // A record whose key is known, waiting for the version rules.
@@ -542,13 +549,14 @@ class Writer::GroupCommit {
                            : (r.record.multi ? MergeMeasures(stored, r.record.measures)
                                              : r.record.measures);
     }
-    std::string value;
-    EncodeRow(next, &value);
+    const size_t value_offset = values_.size();
+    EncodeRow(next, &values_);
+    const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
       written_points_.push_back({t.pending->state, DecodeSeries(t.hot_key), r.record.time_nanos,
-                                 next.version, value});
+                                 next.version, values_.substr(value_offset, value_size)});
     }
-    puts_.push_back({family, t.hot_key, std::move(value)});
+    puts_.push_back({family, t.hot_key, value_offset, value_size});
     auto& cache = t.pending->state->newest_cache();
     if (auto newest = cache.find(DecodeSeries(t.hot_key));
         newest != cache.end() && newest->second.bucket == keys::BucketOf(r.record.time_nanos)) {
@@ -581,6 +589,7 @@ class Writer::GroupCommit {
   BucketId last_bucket_{UINT32_MAX, UINT32_MAX};  // the last record's
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
+  std::string values_;  // the encoded rows of puts_, back to back
   absl::flat_hash_map<TableState*, TableChanges> changes_;
   std::vector<Target> targets_;
   absl::flat_hash_set<std::pair<Store::Family, std::string>> to_read_;
