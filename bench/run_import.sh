@@ -18,7 +18,10 @@ strata table create bench cpu --memory 24h >/dev/null
 
 bench/gen_import_file.sh "$rows" "$format" >"$dir/data.$format"
 echo "file: $rows rows, $(du -h "$dir/data.$format" | cut -f1)"
-/usr/bin/time -f "client: %e s wall, %U s user, %M KB max RSS" \
+/usr/bin/time -f "client: %e s wall, %U s user, %S s system, %M KB max RSS" \
   build/client/strata --port "$port" import bench cpu "$dir/data.$format" --parallel "$parallel" \
   --progress none
 echo "server RSS: $(($(awk '/VmHWM/{print $2}' /proc/$pid/status) / 1024)) MB peak"
+awk -v hz="$(getconf CLK_TCK)" -v r="$rows" \
+  '{printf "server CPU: %.1f s user, %.1f s system (%.2f us/row, start-up included)\n", $14 / hz, $15 / hz, ($14 + $15) / hz * 1e6 / r}' \
+  "/proc/$pid/stat"
