@@ -81,6 +81,22 @@ void Step(Host& host, std::mt19937_64& random, int decimals) {
   }
 }
 
+// Sets the record's dimensions to the host's tags, reusing the messages it
+// has: every host has the same tag names in the same order, so a reused
+// dimension keeps its name.
+void SetDimensions(const Host& host, strata::v1::Record* r) {
+  for (size_t i = 0; i < host.tags.size(); ++i) {
+    const int at = static_cast<int>(i);
+    if (at < r->dimensions_size()) {
+      r->mutable_dimensions(at)->set_value(host.tags[i].second);
+    } else {
+      strata::v1::Dimension* d = r->add_dimensions();
+      d->set_name(host.tags[i].first);
+      d->set_value(host.tags[i].second);
+    }
+  }
+}
+
 long ServerRssKb(int pid) {
   if (pid <= 0) return -1;
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -156,11 +172,22 @@ int main(int argc, char** argv) {
       // Stream s owns the hosts s, s + streams, ... and walks time forward.
       std::vector<int> mine;
       for (int h = s; h < hosts_n; h += streams) mine.push_back(h);
+      // The request and its records are reused from one request to the next,
+      // fields set in place (no Clear(), which frees every record's value
+      // messages): the generator should load the server, not itself.
       strata::v1::WriteRecordsRequest request;
       request.set_database_name(database);
       request.set_table_name(table);
+      int filled = 0;  // records of `request` that belong to the next write
+      auto next_record = [&]() -> strata::v1::Record* {
+        return filled < request.records_size() ? request.mutable_records(filled++)
+                                                : (++filled, request.add_records());
+      };
       auto flush = [&] {
-        if (request.records_size() == 0) return;
+        if (filled == 0) return;
+        if (filled < request.records_size()) {
+          request.mutable_records()->DeleteSubrange(filled, request.records_size() - filled);
+        }
         grpc::ClientContext context;
         connection.Authorize(context);
         strata::v1::WriteRecordsResponse response;
@@ -175,7 +202,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "rejected: %s\n", response.rejected_records(0).reason().c_str());
           }
         }
-        request.clear_records();
+        filled = 0;
       };
       for (int64_t tick = 0; tick < ticks; ++tick) {
         const int64_t time = start_ms + tick * kTickMillis;
@@ -184,32 +211,29 @@ int main(int argc, char** argv) {
           Step(host, random, decimals);
           if (single) {
             for (int f = 0; f < kFieldCount; ++f) {
-              auto* r = request.add_records();
-              for (const auto& [k, v] : host.tags) {
-                auto* d = r->add_dimensions();
-                d->set_name(k);
-                d->set_value(v);
-              }
+              strata::v1::Record* r = next_record();
+              SetDimensions(host, r);
               r->set_measure_name(kFields[f]);
               r->mutable_measure_value()->set_double_value(host.fields[f]);
               r->set_time(time);
-              if (request.records_size() == 100) flush();
+              if (filled == 100) flush();
             }
           } else {
-            auto* r = request.add_records();
-            for (const auto& [k, v] : host.tags) {
-              auto* d = r->add_dimensions();
-              d->set_name(k);
-              d->set_value(v);
-            }
-            r->set_measure_name("cpu");
+            strata::v1::Record* r = next_record();
+            SetDimensions(host, r);
+            if (!r->has_measure_name()) r->set_measure_name("cpu");
             r->set_time(time);
             for (int f = 0; f < kFieldCount; ++f) {
-              auto* m = r->add_measure_values();
-              m->set_name(kFields[f]);
+              strata::v1::MultiMeasureValue* m;
+              if (f < r->measure_values_size()) {
+                m = r->mutable_measure_values(f);  // named already
+              } else {
+                m = r->add_measure_values();
+                m->set_name(kFields[f]);
+              }
               m->mutable_value()->set_double_value(host.fields[f]);
             }
-            if (request.records_size() == 100) flush();
+            if (filled == 100) flush();
           }
           rows_done++;
         }
