@@ -117,8 +117,15 @@ class TableState {
     uint32_t bucket = 0;
     int64_t time_nanos = INT64_MIN;
     bool in_cold = false;
+    // The bucket's conversion count (bucket_conversions) when in_cold was
+    // last known: a conversion since then put the series' rows in a block.
+    uint32_t conversions = 0;
   };
   absl::flat_hash_map<uint64_t, Newest>& newest_cache() { return newest_; }
+  // How often the tiering job converted each bucket while this process ran
+  // (Writer::BucketConverted): one counter per bucket instead of marking
+  // every cached series of it. Committer-only.
+  absl::flat_hash_map<uint32_t, uint32_t>& bucket_conversions() { return conversions_; }
 
   void Apply(const TableChanges& changes);
 
@@ -142,6 +149,7 @@ class TableState {
   bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
   absl::flat_hash_map<uint64_t, Newest> newest_;  // committer-only
+  absl::flat_hash_map<uint32_t, uint32_t> conversions_;  // committer-only
   LastPoints last_points_;
 };
 

@@ -358,16 +358,30 @@ class Writer::GroupCommit {
   // only removes rows, so a cached time is never too low.
   TableState::Newest NewestStored(TableState& state, const keys::PointKey& key) {
     auto& cache = state.newest_cache();
+    const uint32_t conversions = ConversionsOf(state, key.bucket);
     auto it = cache.find(key.series);
-    if (it != cache.end() && it->second.bucket == key.bucket) return it->second;
+    if (it != cache.end() && it->second.bucket == key.bucket) {
+      TableState::Newest& newest = it->second;
+      if (newest.conversions != conversions) {  // converted since: in a block now
+        newest.in_cold = true;
+        newest.conversions = conversions;
+      }
+      return newest;
+    }
     const std::string prefix =
         keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
     const int64_t hot = NewestRowTime(Store::kHot, prefix);
     const int64_t cold = std::max(NewestRowTime(Store::kColdDelta, prefix), BlockEnd(prefix));
     TableState::Newest newest{.bucket = key.bucket, .time_nanos = std::max(hot, cold),
-                              .in_cold = cold != INT64_MIN};
+                              .in_cold = cold != INT64_MIN, .conversions = conversions};
     cache[key.series] = newest;
     return newest;
+  }
+
+  static uint32_t ConversionsOf(TableState& state, uint32_t bucket) {
+    const auto& conversions = state.bucket_conversions();
+    auto it = conversions.find(bucket);
+    return it == conversions.end() ? 0 : it->second;
   }
 
   void Resolve(Pending* p, Prepared& r) {
@@ -801,9 +815,7 @@ void Writer::BucketConverted(uint32_t table_id, uint32_t bucket) {
     if (it != states_.end()) state = it->second.get();
   }
   if (state == nullptr) return;
-  for (auto& [series, newest] : state->newest_cache()) {
-    if (newest.bucket == bucket) newest.in_cold = true;
-  }
+  ++state->bucket_conversions()[bucket];  // NewestStored reads it per series
 }
 
 }  // namespace strata
