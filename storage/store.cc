@@ -57,10 +57,12 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
         rocksdb::NewFixedPrefixTransform(24));
   }
   if (family == Store::kHot) {
-    // Rows stay here only until their hour is sealed into blocks, and
-    // LZ4 on them cost the flushes ~4 % of the server's CPU under ingest
-    // (docs/benchmarks.md); the disk they take while waiting is not kept.
-    options.compression = rocksdb::kNoCompression;
+    // Rows stay here only until their hour is sealed into blocks: flushes
+    // write them uncompressed (LZ4 there cost ~4 % of the server's CPU under
+    // ingest, docs/benchmarks.md), and compactions compress what stays, so
+    // the uncompressed bytes are bounded by level 0's few files.
+    options.compression_per_level.assign(options.num_levels, rocksdb::kLZ4Compression);
+    options.compression_per_level[0] = rocksdb::kNoCompression;
   }
   if (family == Store::kCold) {
     // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
