@@ -31,7 +31,7 @@ struct ImportArgs {
   std::string time_unit;
   int batch_size = 100;
   // Enough requests in flight for the server to commit several in one group
-  // (one sync): on 2 cores 16 imported ~25 % faster than 4 (docs/benchmarks.md).
+  // (one sync): on 2 cores 16 imported 11-25 % faster than 4 (docs/benchmarks.md).
   int parallel = 16;
   std::string on_reject = "skip";
   std::string reject_log;
