@@ -57,33 +57,39 @@ std::string UnknownEnum(std::string_view field, int value, std::string_view know
 constexpr std::string_view kKnownTypes = "DOUBLE, BIGINT, VARCHAR, BOOLEAN, TIMESTAMP, MULTI";
 constexpr std::string_view kKnownUnits = "MILLISECONDS, SECONDS, MICROSECONDS, NANOSECONDS";
 
+// The reason a record cannot be read (an enum value this server does not
+// know), if any: the first in field order.
+std::optional<std::string> UnreadableReason(const v1::Record& r) {
+  if (r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED &&
+      !KindFromProto(r.measure_value_type())) {
+    return UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes);
+  }
+  for (const v1::MultiMeasureValue& m : r.measure_values()) {
+    if (m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED && !KindFromProto(m.type())) {
+      return UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
+                         kKnownTypes);
+    }
+  }
+  if (r.time_unit() != v1::TIME_UNIT_UNSPECIFIED && !UnitFromProto(r.time_unit())) {
+    return UnknownEnum("time_unit", r.time_unit(), kKnownUnits);
+  }
+  return std::nullopt;
+}
+
 InputRecord RecordFromProto(const v1::Record& r) {
   InputRecord out;
-  auto unreadable = [&out](std::string reason) {
-    if (!out.unreadable) out.unreadable = std::move(reason);
-  };
+  out.unreadable = UnreadableReason(r);
   out.dimensions.reserve(r.dimensions_size());
   for (const v1::Dimension& d : r.dimensions()) out.dimensions.push_back({d.name(), d.value()});
   if (r.has_measure_name()) out.measure_name = r.measure_name();
   out.measure_value_type = KindFromProto(r.measure_value_type());
-  if (!out.measure_value_type && r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED) {
-    unreadable(UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes));
-  }
   if (r.has_measure_value()) out.measure_value = ValueFromProto(r.measure_value());
   out.measure_values.reserve(r.measure_values_size());
   for (const v1::MultiMeasureValue& m : r.measure_values()) {
-    out.measure_values.push_back(
-        {m.name(), KindFromProto(m.type()), ValueFromProto(m.value())});
-    if (!out.measure_values.back().type && m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED) {
-      unreadable(UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
-                             kKnownTypes));
-    }
+    out.measure_values.push_back({m.name(), KindFromProto(m.type()), ValueFromProto(m.value())});
   }
   if (r.has_time()) out.time = r.time();
   out.time_unit = UnitFromProto(r.time_unit());
-  if (!out.time_unit && r.time_unit() != v1::TIME_UNIT_UNSPECIFIED) {
-    unreadable(UnknownEnum("time_unit", r.time_unit(), kKnownUnits));
-  }
   if (r.has_version()) out.version = r.version();
   return out;
 }
@@ -93,20 +99,7 @@ InputRecord RecordFromProto(const v1::Record& r) {
 // request lives on the call's arena, and its strings are not read again.
 struct ProtoAccess {
   static std::optional<std::string> Unreadable(const v1::Record& r) {
-    if (r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED &&
-        !KindFromProto(r.measure_value_type())) {
-      return UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes);
-    }
-    for (const v1::MultiMeasureValue& m : r.measure_values()) {
-      if (m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED && !KindFromProto(m.type())) {
-        return UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
-                           kKnownTypes);
-      }
-    }
-    if (r.time_unit() != v1::TIME_UNIT_UNSPECIFIED && !UnitFromProto(r.time_unit())) {
-      return UnknownEnum("time_unit", r.time_unit(), kKnownUnits);
-    }
-    return std::nullopt;
+    return UnreadableReason(r);
   }
   static const std::string* MeasureName(const v1::Record& r) {
     return r.has_measure_name() ? &r.measure_name() : nullptr;
