@@ -56,14 +56,6 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
     options.memtable_insert_with_hint_prefix_extractor.reset(
         rocksdb::NewFixedPrefixTransform(24));
   }
-  if (family == Store::kHot) {
-    // Rows stay here only until their hour is sealed into blocks: flushes
-    // write them uncompressed (LZ4 there cost ~4 % of the server's CPU under
-    // ingest, docs/benchmarks.md), and compactions compress what stays, so
-    // the uncompressed bytes are bounded by level 0's few files.
-    options.compression_per_level.assign(options.num_levels, rocksdb::kLZ4Compression);
-    options.compression_per_level[0] = rocksdb::kNoCompression;
-  }
   if (family == Store::kCold) {
     // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
     // what the codecs leave (dictionary pages, headers).
