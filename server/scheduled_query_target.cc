@@ -32,18 +32,6 @@ bool Writable(DataType column, MeasureKind kind) {
   return false;
 }
 
-std::string_view KindName(MeasureKind kind) {
-  switch (kind) {
-    case MeasureKind::kDouble: return "DOUBLE";
-    case MeasureKind::kBigint: return "BIGINT";
-    case MeasureKind::kVarchar: return "VARCHAR";
-    case MeasureKind::kBoolean: return "BOOLEAN";
-    case MeasureKind::kTimestamp: return "TIMESTAMP";
-    case MeasureKind::kMulti: return "MULTI";
-  }
-  return "?";
-}
-
 Value ToValue(const query::Datum& d, MeasureKind kind) {
   switch (kind) {
     case MeasureKind::kDouble: return Value::Double(d.AsDouble());
@@ -142,7 +130,7 @@ absl::StatusOr<std::vector<TargetMapping::Attribute>> CompileAttributes(
       return absl::InvalidArgumentError(
           StrCat("the column \"", m.source_column(), "\" is ",
                  query::TypeName(columns.type(a.column)), " and cannot be written as ",
-                 KindName(a.kind), " (measure attribute \"", a.name, "\")"));
+                 MeasureKindName(a.kind), " (measure attribute \"", a.name, "\")"));
     }
     if (!names.insert(a.name).second) {
       return absl::InvalidArgumentError(
@@ -223,7 +211,7 @@ absl::StatusOr<TargetMapping> TargetMapping::Compile(
         if (!Writable(columns.type(a.column), a.kind)) {
           return absl::InvalidArgumentError(StrCat(
               "the column \"", m.source_column(), "\" is ", query::TypeName(columns.type(a.column)),
-              " and cannot be written as ", KindName(a.kind), " (", where, ")"));
+              " and cannot be written as ", MeasureKindName(a.kind), " (", where, ")"));
         }
         measure.attributes.push_back(std::move(a));
       }

@@ -42,7 +42,6 @@
 namespace strata::normalize_internal {
 
 absl::Status Reject(std::string message);
-std::string_view KindName(MeasureKind kind);
 // Converts a count of `unit` to nanoseconds; `subject` names it in a
 // rejection ("time", "measure \"x\"").
 absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view subject_kind,
@@ -225,7 +224,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   } else {
     if (value_count > 0) {
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
-                           KindName(*kind)));
+                           MeasureKindName(*kind)));
     }
     ASSIGN_OR_RETURN(Value v, CheckValue(kind,
                                          own_value ? Access::TakeMeasureValue(r)

@@ -46,11 +46,6 @@ std::string SubjectText(std::string_view kind, std::string_view name) {
 
 absl::Status Reject(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 
-std::string_view KindName(MeasureKind kind) {
-  if (kind == MeasureKind::kMulti) return "MULTI";
-  return TypeName(static_cast<ValueType>(kind));
-}
-
 absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view subject_kind,
                                 std::string_view subject_name) {
   int64_t factor = NanosPerUnit(unit);
@@ -76,7 +71,7 @@ absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
   }
   if (declared && *declared != static_cast<MeasureKind>(value->type)) {
     return Reject(StrCat(SubjectText("measure", measure_name), " is declared ",
-                         KindName(*declared), " but its value is a ", TypeName(value->type),
+                         MeasureKindName(*declared), " but its value is a ", TypeName(value->type),
                          "; make the type and the value agree"));
   }
   Value v = *std::move(value);

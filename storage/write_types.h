@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,10 @@ enum class TimeUnit { kMilliseconds, kSeconds, kMicroseconds, kNanoseconds };
 enum class MeasureKind : uint8_t {
   kDouble = 1, kBigint, kVarchar, kBoolean, kTimestamp, kMulti,
 };
+// "DOUBLE" .. "TIMESTAMP" (a scalar kind is its value type), or "MULTI".
+inline std::string_view MeasureKindName(MeasureKind kind) {
+  return kind == MeasureKind::kMulti ? "MULTI" : TypeName(static_cast<ValueType>(kind));
+}
 
 struct InputDimension {
   std::string name;

@@ -23,10 +23,6 @@ namespace {
 // group's latency stays bounded under heavy load.
 constexpr size_t kMaxGroupRequests = 64;
 
-std::string_view KindName(MeasureKind kind) {
-  return kind == MeasureKind::kMulti ? "MULTI" : TypeName(static_cast<ValueType>(kind));
-}
-
 uint64_t Hash(std::string_view bytes, uint64_t seed = 0) {
   return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
 }
@@ -251,8 +247,8 @@ class Writer::GroupCommit {
                     "another table");
     }
     if (known && known->kind != kind) {
-      return StrCat("measure \"", record.measure_name, "\" holds ", KindName(known->kind),
-                    " values in this table; this record writes ", KindName(kind),
+      return StrCat("measure \"", record.measure_name, "\" holds ", MeasureKindName(known->kind),
+                    " values in this table; this record writes ", MeasureKindName(kind),
                     ". Use another measure name for other types");
     }
     if (!record.multi) return std::nullopt;
