@@ -159,10 +159,14 @@ absl::Status ProtoWriteSource::ValidateShape() const {
                                                         request_.records());
 }
 
+ProtoWriteSource::ProtoWriteSource(v1::WriteRecordsRequest& request)
+    : request_(request), common_unreadable_(UnreadableReason(request.common_attributes())) {}
+
 absl::StatusOr<NormalizedRecord> ProtoWriteSource::Normalize(int i,
                                                              const PartitionKey& partition_key) {
   return normalize_internal::Normalize<ProtoAccess>(
-      request_.common_attributes(), *request_.mutable_records(i), partition_key);
+      request_.common_attributes(), *request_.mutable_records(i), common_unreadable_,
+      partition_key);
 }
 
 WriteRequest FromProto(const v1::WriteRecordsRequest& request) {

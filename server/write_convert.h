@@ -3,6 +3,9 @@
 // can merge common attributes; everything else is validated by the engine.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "storage/write_source.h"
 #include "storage/write_types.h"
 #include "strata/v1/write.pb.h"
@@ -17,7 +20,7 @@ std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type);
 // than FromProto's WriteRequest. The message must outlive the source.
 class ProtoWriteSource final : public WriteSource {
  public:
-  explicit ProtoWriteSource(v1::WriteRecordsRequest& request) : request_(request) {}
+  explicit ProtoWriteSource(v1::WriteRecordsRequest& request);
   std::string_view database_name() const override { return request_.database_name(); }
   std::string_view table_name() const override { return request_.table_name(); }
   int record_count() const override { return request_.records_size(); }
@@ -26,6 +29,7 @@ class ProtoWriteSource final : public WriteSource {
 
  private:
   v1::WriteRecordsRequest& request_;
+  const std::optional<std::string> common_unreadable_;  // of common_attributes, found once
 };
 
 // The same message as an engine WriteRequest (every field's presence kept):

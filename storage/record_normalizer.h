@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "common/status.h"
@@ -82,24 +83,33 @@ absl::Status ValidateShape(const R& common, const Records& records) {
   }
   const size_t common_dimensions = Access::DimensionCount(common);
   if (common_dimensions == 0) return absl::OkStatus();
+  // A set, not a loop per pair: a 16 MB request can carry a million names on
+  // each side, and records[i] × common comparisons would take hours.
+  absl::flat_hash_set<std::string_view> common_names;
+  common_names.reserve(common_dimensions);
+  for (size_t c = 0; c < common_dimensions; ++c) {
+    common_names.insert(Access::DimensionName(common, c));
+  }
   for (int i = 0; i < n; ++i) {
     for (size_t d = 0; d < Access::DimensionCount(records[i]); ++d) {
       const std::string_view name = Access::DimensionName(records[i], d);
-      for (size_t c = 0; c < common_dimensions; ++c) {
-        if (Access::DimensionName(common, c) == name) {
-          return absl::InvalidArgumentError(StrCat("dimension \"", name,
-                                                   "\" is in both common_attributes and record ",
-                                                   i, "; give it in one place only"));
-        }
+      if (common_names.contains(name)) {
+        return absl::InvalidArgumentError(StrCat("dimension \"", name,
+                                                 "\" is in both common_attributes and record ", i,
+                                                 "; give it in one place only"));
       }
     }
   }
   return absl::OkStatus();
 }
 
-// NormalizeRecord over a record read by `Access`.
+// NormalizeRecord over a record read by `Access`. `common_unreadable` is
+// Access::Unreadable(common), found once per request by the caller (a
+// hostile common_attributes can carry a million measure values; every record
+// would walk them again).
 template <typename Access, typename R>
 absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
+                                           const std::optional<std::string>& common_unreadable,
                                            const PartitionKey& partition_key) {
   // The record's own fields win; dimensions come from both. The record's
   // strings are taken into the result; common_attributes', which every
@@ -120,9 +130,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
 
   NormalizedRecord out;
   if (auto unreadable = Access::Unreadable(r)) return Reject(*std::move(unreadable));
-  if (auto unreadable = Access::Unreadable(common)) {
-    return Reject(StrCat("common_attributes: ", *unreadable));
-  }
+  if (common_unreadable) return Reject(StrCat("common_attributes: ", *common_unreadable));
   if (Access::MeasureName(r) != nullptr) {
     out.measure_name = Access::TakeMeasureName(r);
   } else if (const std::string* name = Access::MeasureName(common); name != nullptr) {

@@ -181,7 +181,8 @@ absl::Status ValidateRequestShape(const WriteRequest& request) {
 
 absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord record,
                                                  const PartitionKey& partition_key) {
-  return normalize_internal::Normalize<InputAccess>(common, record, partition_key);
+  return normalize_internal::Normalize<InputAccess>(common, record, common.unreadable,
+                                                    partition_key);
 }
 
 absl::StatusOr<NormalizedRecord> InputWriteSource::Normalize(int i,
