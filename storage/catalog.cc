@@ -18,7 +18,7 @@ constexpr std::string_view kDatabaseIdCounter = "database_id";
 constexpr std::string_view kTableIdCounter = "table_id";
 
 // Data column families whose keys start with the table id.
-constexpr Store::Family kTableDataFamilies[] = {Store::kHot, Store::kCold, Store::kColdDelta,
+constexpr Store::Family kTableDataFamilies[] = {Store::kHeadLog, Store::kCold, Store::kColdDelta,
                                                 Store::kIndex, Store::kColdHeader};
 
 absl::StatusOr<int> PageSize(int max_results) {
@@ -398,7 +398,9 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
   for (Store::Family family : kTableDataFamilies) {
     batch.DeleteRange(store_->family(family), data_begin, data_end);
   }
-  RETURN_IF_ERROR(FromRocks(store_->db()->Write(store_->sync_write_options(), &batch),
+  RETURN_IF_ERROR(FromRocks(store_->head().WriteThenDrop(store_->db(),
+                                                         store_->sync_write_options(), &batch,
+                                                         id, 0, UINT32_MAX),
                             "deleting the table"));
   tables_.erase(it);
 

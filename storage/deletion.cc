@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "rocksdb/write_batch.h"
 #include "storage/format/block.h"
+#include "storage/head_log.h"
 #include "storage/keys.h"
 
 namespace strata {
@@ -26,7 +27,24 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
   absl::flat_hash_set<int64_t> found_rows;  // by index into points
   std::vector<std::string> row_keys;
   for (const PointToDelete& p : points) row_keys.push_back(keys::EncodePointKey(KeyOf(table, p)));
-  for (Store::Family family : {Store::kHot, Store::kColdDelta}) {
+  // The memory head's rows: erased through its log, then from the head once
+  // the batch is durable.
+  std::vector<MemoryHead::Change> head_erases;
+  head_log::EntryBuilder head_entry;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const keys::PointKey key = KeyOf(table, points[i]);
+    if (!store.head().Find(key)) continue;
+    head_entry.Erase(key);
+    head_erases.push_back({key, std::nullopt});
+    found_rows.insert(static_cast<int64_t>(i));
+  }
+  if (!head_entry.empty()) {
+    const keys::PointKey& first = head_erases.front().key;
+    batch.Put(store.family(Store::kHeadLog),
+              head_log::Key(first.table_id, first.bucket, store.head().TakeLogSequence()),
+              head_entry.bytes());
+  }
+  for (Store::Family family : {Store::kColdDelta}) {
     std::vector<rocksdb::Slice> slices(row_keys.begin(), row_keys.end());
     std::vector<std::string> values;
     std::vector<rocksdb::ColumnFamilyHandle*> families(slices.size(), store.family(family));
@@ -71,6 +89,7 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
   }
   if (batch.Count() > 0) {
     RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &batch), "deleting rows"));
+    store.head().Apply(head_erases);
   }
   return static_cast<int64_t>(found_rows.size());
 }

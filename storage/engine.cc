@@ -98,8 +98,10 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
   const std::string begin = keys::TableDataPrefix(table.id);
   const std::string end = keys::TableDataPrefix(table.id + 1);
   const rocksdb::Range range(begin, end);
-  for (auto [family, usage] : {std::pair{Store::kHot, &stats.memory_store},
-                               std::pair{Store::kCold, &stats.magnetic_blocks},
+  const auto [head_bytes, head_rows] = store_->head().TableUsage(table.id);
+  stats.memory_store.bytes = head_bytes;
+  stats.memory_store.entries = head_rows;
+  for (auto [family, usage] : {std::pair{Store::kCold, &stats.magnetic_blocks},
                                std::pair{Store::kColdDelta, &stats.magnetic_delta}}) {
     rocksdb::ColumnFamilyHandle* handle = store_->family(family);
     uint64_t size = 0;
@@ -127,7 +129,7 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
 absl::Status Engine::CompactAll() {
   rocksdb::CompactRangeOptions options;
   options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-  for (Store::Family family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex}) {
+  for (Store::Family family : {Store::kHeadLog, Store::kCold, Store::kColdDelta, Store::kIndex}) {
     RETURN_IF_ERROR(FromRocks(
         store_->db()->CompactRange(options, store_->family(family), nullptr, nullptr),
         "compacting"));

@@ -53,14 +53,20 @@ std::string AttributeEntry(uint32_t table_id, std::string_view measure_name,
 }
 
 std::string EncodePointKey(const PointKey& key) {
-  std::string out;
-  out.reserve(kPointKeySize);
-  PutFixed32BE(&out, key.table_id);
-  PutFixed32BE(&out, key.bucket);
-  PutFixed64BE(&out, key.pk_hash);
-  PutFixed64BE(&out, key.series);
-  PutOrderedInt64BE(&out, key.time_nanos);
+  std::string out(kPointKeySize, '\0');
+  EncodePointKeyTo(key, out.data());
   return out;
+}
+
+void EncodePointKeyTo(const PointKey& key, char* out) {
+  auto put = [&out](uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) *out++ = static_cast<char>(v >> (8 * i));
+  };
+  put(key.table_id, 4);
+  put(key.bucket, 4);
+  put(key.pk_hash, 8);
+  put(key.series, 8);
+  put(static_cast<uint64_t>(key.time_nanos) ^ (uint64_t{1} << 63), 8);
 }
 
 bool DecodePointKey(std::string_view bytes, PointKey* key) {

@@ -67,6 +67,8 @@ struct PointKey {
   int64_t time_nanos = 0;
 };
 std::string EncodePointKey(const PointKey& key);
+// The same into out[0, kPointKeySize), without allocating.
+void EncodePointKeyTo(const PointKey& key, char* out);
 // False unless `bytes` is a well-formed point key.
 bool DecodePointKey(std::string_view bytes, PointKey* key);
 // The prefix of all point keys of one series in one bucket (24 bytes), and

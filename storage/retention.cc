@@ -14,7 +14,7 @@
 namespace strata {
 namespace {
 
-constexpr Store::Family kDataFamilies[] = {Store::kHot, Store::kColdDelta, Store::kCold,
+constexpr Store::Family kDataFamilies[] = {Store::kHeadLog, Store::kColdDelta, Store::kCold,
                                            Store::kColdHeader};
 
 // Counts what [begin, end) holds: rows (a block counts its points, read
@@ -26,8 +26,12 @@ absl::Status Count(Store& store, const std::string& begin, const std::string& en
   for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
     rocksdb::ReadOptions options;
     options.iterate_upper_bound = &upper;
+    // kHot: the memory head's rows.
     std::unique_ptr<rocksdb::Iterator> iter(
-        store.db()->NewIterator(options, store.family(family)));
+        family == Store::kHot
+            ? MemoryHead::NewIterator(store.head().Capture(DecodeFixed32BE(begin.data())), end)
+            : std::unique_ptr<rocksdb::Iterator>(
+                  store.db()->NewIterator(options, store.family(family))));
     for (iter->Seek(begin); iter->Valid(); iter->Next()) {
       buckets.insert(DecodeFixed32BE(iter->key().data() + 4));
       if (family != Store::kColdHeader) {
@@ -62,7 +66,8 @@ absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const
       for (Store::Family family : kDataFamilies) {
         batch.DeleteRange(store.family(family), begin, end);
       }
-      return FromRocks(store.db()->Write(store.sync_write_options(), &batch),
+      return FromRocks(store.head().WriteThenDrop(store.db(), store.sync_write_options(), &batch,
+                                                  table.id, 0, end_bucket),
                        "dropping expired buckets");
     }));
   }

@@ -28,6 +28,8 @@ class Source {
     read_options_.iterate_upper_bound = &upper_;
     iter_.reset(store.db()->NewIterator(read_options_, store.family(family)));
   }
+  // Over the memory head (its iterator holds its own upper bound).
+  explicit Source(std::unique_ptr<rocksdb::Iterator> iter) : iter_(std::move(iter)) {}
   virtual ~Source() = default;
 
   virtual void Seek(const std::string& begin, const std::string& end) = 0;
@@ -76,6 +78,9 @@ class RowSource final : public Source {
   RowSource(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
             const std::string& upper, ScanStats* stats)
       : Source(store, family, snapshot, upper), stats_(stats) {}
+  // The memory head's rows.
+  RowSource(std::unique_ptr<rocksdb::Iterator> head, ScanStats* stats)
+      : Source(std::move(head)), stats_(stats) {}
 
   void Seek(const std::string& begin, const std::string& end) override {
     end_ = end;
@@ -244,10 +249,16 @@ class BlockSource final : public Source {
 // bucket: last-point probes then seek only where a series' row can be.
 class BucketOccupancy {
  public:
-  BucketOccupancy(const Store& store, const rocksdb::ReadOptions& read, uint32_t table_id)
-      : store_(store), read_(read), table_id_(table_id) {}
+  BucketOccupancy(const Store& store, const rocksdb::ReadOptions& read, uint32_t table_id,
+                  const MemoryHead::View& head)
+      : store_(store), read_(read), table_id_(table_id), head_(head) {}
 
   bool Holds(Store::Family family, uint32_t bucket) {
+    if (family == Store::kHot) {
+      auto it = std::lower_bound(head_.buckets.begin(), head_.buckets.end(), bucket,
+                                 [](const auto& b, uint32_t want) { return b.first < want; });
+      return it != head_.buckets.end() && it->first == bucket && it->second->rows() > 0;
+    }
     auto [it, inserted] = known_.try_emplace({family, bucket}, false);
     if (inserted) {
       const std::string prefix = keys::BucketPrefix(table_id_, bucket);
@@ -263,6 +274,7 @@ class BucketOccupancy {
   const Store& store_;
   const rocksdb::ReadOptions& read_;
   const uint32_t table_id_;
+  const MemoryHead::View& head_;
   absl::flat_hash_map<std::pair<Store::Family, uint32_t>, bool> known_;
 };
 
@@ -336,7 +348,8 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
                             int64_t end,
                             const ScanOptions& options,
                             const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
-  const rocksdb::Snapshot* snapshot = store.db()->GetSnapshot();
+  const rocksdb::Snapshot* snapshot = nullptr;
+  const MemoryHead::View head = store.head().CaptureWithSnapshot(table.id, store.db(), &snapshot);
   rocksdb::ReadOptions read;
   read.snapshot = snapshot;
   absl::Status status;
@@ -347,7 +360,10 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
     std::optional<uint32_t> newest;
     const std::string table_end = keys::TableDataPrefix(table.id + 1);
     for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
-      std::unique_ptr<rocksdb::Iterator> iter(store.db()->NewIterator(read, store.family(family)));
+      std::unique_ptr<rocksdb::Iterator> iter(
+          family == Store::kHot ? MemoryHead::NewIterator(head)
+                                : std::unique_ptr<rocksdb::Iterator>(
+                                      store.db()->NewIterator(read, store.family(family))));
       iter->SeekForPrev(table_end);
       if (iter->Valid() && iter->key().starts_with(keys::TableDataPrefix(table.id)) &&
           iter->key().size() >= 8) {
@@ -361,11 +377,11 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
     }
     last_bucket = std::min(last_bucket, *newest);
   }
-  std::unique_ptr<rocksdb::Iterator> hot(store.db()->NewIterator(read, store.family(Store::kHot)));
+  std::unique_ptr<rocksdb::Iterator> hot = MemoryHead::NewIterator(head);
   std::unique_ptr<rocksdb::Iterator> delta(
       store.db()->NewIterator(read, store.family(Store::kColdDelta)));
   const uint32_t first_bucket = keys::BucketOf(start);
-  BucketOccupancy occupancy(store, read, table.id);
+  BucketOccupancy occupancy(store, read, table.id, head);
   for (const SeriesTarget& t : *options.series) {
     if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
       status = absl::CancelledError("the query was cancelled");
@@ -399,7 +415,10 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
 uint32_t OldestBucket(const Store& store, uint32_t table_id) {
   const std::string prefix = keys::TableDataPrefix(table_id);
   uint32_t oldest = UINT32_MAX;
-  for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kCold}) {
+  if (std::vector<uint32_t> head = store.head().Buckets(table_id); !head.empty()) {
+    oldest = head.front();
+  }
+  for (Store::Family family : {Store::kColdDelta, Store::kCold}) {
     std::unique_ptr<rocksdb::Iterator> it(
         store.db()->NewIterator(rocksdb::ReadOptions(), store.family(family)));
     it->Seek(prefix);
@@ -451,8 +470,11 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   }
   const std::string table_end = keys::TableDataPrefix(table.id + 1);
 
-  const rocksdb::Snapshot* snapshot = store.db()->GetSnapshot();
-  RowSource hot(store, Store::kHot, snapshot, table_end, &local);
+  const rocksdb::Snapshot* snapshot = nullptr;
+  RowSource hot(
+      MemoryHead::NewIterator(store.head().CaptureWithSnapshot(table.id, store.db(), &snapshot),
+                              table_end),
+      &local);
   RowSource delta(store, Store::kColdDelta, snapshot, table_end, &local);
   BlockSource cold(store, snapshot, table_end, start, end, &local);
   // On equal versions the most recently written tier wins (they hold equal

@@ -38,7 +38,13 @@ std::optional<uint32_t> NextBucket(Store& store, uint32_t table_id, uint32_t fro
   const std::string upper = keys::BucketPrefix(table_id, end);
   const rocksdb::Slice upper_slice(upper);
   std::optional<uint32_t> found;
-  for (Store::Family family : {Store::kHot, Store::kColdDelta}) {
+  for (uint32_t bucket : store.head().Buckets(table_id)) {
+    if (bucket >= from && bucket < end) {
+      found = bucket;
+      break;
+    }
+  }
+  for (Store::Family family : {Store::kColdDelta}) {
     auto iter = Iterate(store, family, &upper_slice);
     iter->Seek(keys::BucketPrefix(table_id, from));
     if (!iter->Valid()) continue;
@@ -64,14 +70,16 @@ class BucketConverter {
  public:
   explicit BucketConverter(Store& store) : store_(store) {}
 
-  // Reads the bucket as of `snapshot` (null: now).
+  // Reads the bucket as of `snapshot` and `head` (captured with it; null
+  // snapshot: now).
   absl::StatusOr<Conversion> Convert(uint32_t table_id, uint32_t bucket,
-                                     const rocksdb::Snapshot* snapshot) {
+                                     const rocksdb::Snapshot* snapshot,
+                                     const MemoryHead::View& head) {
     snapshot_ = snapshot;
     const std::string begin = keys::BucketPrefix(table_id, bucket);
     const std::string end = keys::BucketPrefix(table_id, bucket + 1);
     const rocksdb::Slice upper(end);
-    auto hot = Iterate(store_, Store::kHot, &upper, snapshot);
+    auto hot = MemoryHead::NewIterator(head, end);
     auto delta = Iterate(store_, Store::kColdDelta, &upper, snapshot);
     hot->Seek(begin);
     delta->Seek(begin);
@@ -113,7 +121,7 @@ class BucketConverter {
     // (keyed by the 24-byte series prefix, storage/store.cc) between point
     // and range-deletion entries, and a range deletion whose begin key is in
     // the hint's domain corrupts the skiplist splice.
-    batch.DeleteRange(store_.family(Store::kHot), begin, end);
+    batch.DeleteRange(store_.family(Store::kHeadLog), begin, end);
     batch.DeleteRange(store_.family(Store::kColdDelta), begin, end);
     return conversion;
   }
@@ -169,13 +177,17 @@ class BucketConverter {
   const rocksdb::Snapshot* snapshot_ = nullptr;
 };
 
-// Writes `conversion` and counts it in `report`.
-absl::Status Commit(Store& store, Conversion& conversion, TieringReport* report) {
+// Writes `conversion` of the bucket, drops it from the memory head, and
+// counts it in `report`.
+absl::Status Commit(Store& store, uint32_t table_id, uint32_t bucket, Conversion& conversion,
+                    TieringReport* report) {
   if (conversion.stays_in_memory) {
     ++report->series_left_in_memory;
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &conversion.batch),
+  RETURN_IF_ERROR(FromRocks(store.head().WriteThenDrop(store.db(), store.write_options(),
+                                                       &conversion.batch, table_id, bucket,
+                                                       bucket + 1),
                             "writing magnetic-store blocks"));
   report->rows_moved += conversion.counts.rows_moved;
   report->delta_rows_merged += conversion.counts.delta_rows_merged;
@@ -202,18 +214,19 @@ enum class IfWritten {
 absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_id,
                                    uint32_t bucket, IfWritten if_written, TieringReport* report) {
   auto commit = [&](Conversion& conversion) -> absl::Status {
-    RETURN_IF_ERROR(Commit(store, conversion, report));
+    RETURN_IF_ERROR(Commit(store, table_id, bucket, conversion, report));
     if (!conversion.stays_in_memory) writer.BucketConverted(table_id, bucket);
     return absl::OkStatus();
   };
   BucketConverter converter(store);
   const int attempts = if_written == IfWritten::kLeaveIt ? 1 : kOptimisticAttempts;
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    const rocksdb::Snapshot* snapshot = writer.Exclusive([&] {
+    const rocksdb::Snapshot* snapshot = nullptr;
+    const MemoryHead::View head = writer.Exclusive([&] {
       writer.WatchBucket(table_id, bucket);
-      return store.db()->GetSnapshot();
+      return store.head().CaptureWithSnapshot(table_id, store.db(), &snapshot);
     });
-    absl::StatusOr<Conversion> conversion = converter.Convert(table_id, bucket, snapshot);
+    absl::StatusOr<Conversion> conversion = converter.Convert(table_id, bucket, snapshot, head);
     store.db()->ReleaseSnapshot(snapshot);
     std::optional<absl::Status> committed = writer.Exclusive([&]() -> std::optional<absl::Status> {
       if (writer.UnwatchBucket(table_id, bucket)) return std::nullopt;  // changed: again
@@ -227,7 +240,8 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
   }
   if (if_written == IfWritten::kLeaveIt) return false;
   RETURN_IF_ERROR(writer.Exclusive([&]() -> absl::Status {
-    ASSIGN_OR_RETURN(Conversion conversion, converter.Convert(table_id, bucket, nullptr));
+    ASSIGN_OR_RETURN(Conversion conversion,
+                     converter.Convert(table_id, bucket, nullptr, store.head().Capture(table_id)));
     return commit(conversion);
   }));
   return true;
@@ -283,7 +297,7 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
     const rocksdb::Slice begin_key(from), end_key(to);
     rocksdb::CompactRangeOptions options;
     options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
-    for (Store::Family family : {Store::kHot, Store::kColdDelta}) {
+    for (Store::Family family : {Store::kHeadLog, Store::kColdDelta}) {
       RETURN_IF_ERROR(FromRocks(
           store.db()->CompactRange(options, store.family(family), &begin_key, &end_key),
           "compacting the moved memory-store range"));

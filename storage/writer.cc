@@ -11,6 +11,7 @@
 #include "rocksdb/perf_level.h"
 #include "rocksdb/write_batch.h"
 #include "storage/format/block.h"
+#include "storage/head_log.h"
 #include "storage/keys.h"
 #include "storage/record_validation.h"
 #include "storage/row_codec.h"
@@ -147,10 +148,37 @@ class Writer::GroupCommit {
     std::stable_sort(puts_.begin(), puts_.end(), [](const Put& a, const Put& b) {
       return a.family != b.family ? a.family < b.family : a.key < b.key;
     });
+    // Memory-store rows go to the head once durable, logged as one
+    // head_log entry per table and bucket (puts_ is sorted: a bucket's rows
+    // are consecutive); the rest are RocksDB puts.
+    std::vector<MemoryHead::Change> head_changes;
+    head_log::EntryBuilder entry;
+    keys::PointKey entry_key;
+    auto log_entry = [&] {
+      if (entry.empty()) return;
+      batch_.Put(store_->family(Store::kHeadLog),
+                 head_log::Key(entry_key.table_id, entry_key.bucket,
+                               store_->head().TakeLogSequence()),
+                 entry.bytes());
+      entry = head_log::EntryBuilder();
+    };
     for (const Put& put : puts_) {
-      batch_.Put(store_->family(put.family), put.key,
-                 rocksdb::Slice(values_.data() + put.value_offset, put.value_size));
+      const rocksdb::Slice value(values_.data() + put.value_offset, put.value_size);
+      if (put.family != Store::kHot) {
+        batch_.Put(store_->family(put.family), put.key, value);
+        continue;
+      }
+      keys::PointKey key;
+      keys::DecodePointKey(put.key, &key);
+      if (!entry.empty() &&
+          (key.table_id != entry_key.table_id || key.bucket != entry_key.bucket)) {
+        log_entry();
+      }
+      entry_key = key;
+      entry.Put(key, value.ToStringView());
+      head_changes.push_back({key, value.ToStringView()});
     }
+    log_entry();
     absl::Status written =
         FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
     if (!written.ok()) {
@@ -158,6 +186,7 @@ class Writer::GroupCommit {
       for (auto& [state, changes] : changes_) state->newest_cache().clear();
       return written;
     }
+    store_->head().Apply(head_changes);
     for (auto& [state, changes] : changes_) state->Apply(changes);
     for (const WrittenPoint& p : written_points_) {
       p.state->last_points().Written(p.series, p.time_nanos, p.version, p.row);
@@ -367,7 +396,8 @@ class Writer::GroupCommit {
     }
     const std::string prefix =
         keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
-    const int64_t hot = NewestRowTime(Store::kHot, prefix);
+    const int64_t hot =
+        store_->head().NewestTime(key.table_id, key.bucket, key.pk_hash, key.series);
     const int64_t cold = std::max(NewestRowTime(Store::kColdDelta, prefix), BlockEnd(prefix));
     TableState::Newest newest{.bucket = key.bucket, .time_nanos = std::max(hot, cold),
                               .in_cold = cold != INT64_MIN, .conversions = conversions};
@@ -475,6 +505,13 @@ class Writer::GroupCommit {
     for (const auto& [family, key] : to_read_) {
       if (family == Store::kCold) {
         block_keys.insert(key.substr(0, keys::kBlockKeySize));
+      } else if (family == Store::kHot) {
+        // The memory store's rows are the head's.
+        keys::PointKey point;
+        keys::DecodePointKey(key, &point);
+        if (auto row = store_->head().Find(point)) {
+          ASSIGN_OR_RETURN(rows_[key].in(Store::kHot), DecodeRow(*row));
+        }
       } else {
         lookups.emplace_back(family, key);
       }

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "storage/engine.h"
+#include "storage/head_log.h"
 #include "storage/keys.h"
 #include "tests/support/temp_dir.h"
 
@@ -330,13 +331,19 @@ TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
     auto raw = Store::Open({.data_dir = dir_.Sub("data")});
     ASSERT_TRUE(raw.ok()) << raw.status();
     for (uint32_t id : {doomed.id, kept.id}) {
-      for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex,
-                          Store::kColdHeader}) {
+      for (auto family : {Store::kCold, Store::kColdDelta, Store::kIndex, Store::kColdHeader}) {
         ASSERT_TRUE((*raw)->db()
                         ->Put(rocksdb::WriteOptions(), (*raw)->family(family),
                               keys::TableDataPrefix(id) + "row", "v")
                         .ok());
       }
+      // The memory store's log holds well-formed entries only: it is replayed at open.
+      head_log::EntryBuilder entry;
+      entry.Put({.table_id = id, .bucket = 1, .time_nanos = keys::kBucketNanos}, "row");
+      ASSERT_TRUE((*raw)->db()
+                      ->Put(rocksdb::WriteOptions(), (*raw)->family(Store::kHeadLog),
+                            head_log::Key(id, 1, 1), entry.bytes())
+                      .ok());
     }
   }
   Reopen();
@@ -345,8 +352,16 @@ TEST_F(CatalogTest, DeleteTableDropsItsDataAndNoOtherTables) {
   engine_.reset();
   auto raw = Store::Open({.data_dir = dir_.Sub("data")});
   ASSERT_TRUE(raw.ok());
-  for (auto family : {Store::kHot, Store::kCold, Store::kColdDelta, Store::kIndex,
-                          Store::kColdHeader}) {
+  std::string logged;
+  EXPECT_TRUE((*raw)->db()
+                  ->Get(rocksdb::ReadOptions(), (*raw)->family(Store::kHeadLog),
+                        head_log::Key(doomed.id, 1, 1), &logged)
+                  .IsNotFound());
+  EXPECT_TRUE((*raw)->db()
+                  ->Get(rocksdb::ReadOptions(), (*raw)->family(Store::kHeadLog),
+                        head_log::Key(kept.id, 1, 1), &logged)
+                  .ok());
+  for (auto family : {Store::kCold, Store::kColdDelta, Store::kIndex, Store::kColdHeader}) {
     std::string value;
     EXPECT_TRUE((*raw)->db()
                     ->Get(rocksdb::ReadOptions(), (*raw)->family(family),

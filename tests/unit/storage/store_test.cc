@@ -31,7 +31,7 @@ TEST(StoreTest, AFamilyWithFewWritesDoesNotPinEveryWriteAheadLogFile) {
   ASSERT_TRUE(db->Put((*store)->write_options(), (*store)->family(Store::kCatalog), "k", "v").ok());
   const std::string value(4096, 'x');
   for (int i = 0; i < 4096; ++i) {
-    ASSERT_TRUE(db->Put((*store)->write_options(), (*store)->family(Store::kHot),
+    ASSERT_TRUE(db->Put((*store)->write_options(), (*store)->family(Store::kColdDelta),
                         "row" + std::to_string(i), value)
                     .ok());
   }
@@ -45,7 +45,7 @@ TEST(StoreTest, AFamilyWithFewWritesDoesNotPinEveryWriteAheadLogFile) {
   while (WalBytes(dir.Sub("data")) >= kWritten / 2 &&
          std::chrono::steady_clock::now() < deadline) {
     ASSERT_TRUE(
-        db->Put((*store)->write_options(), (*store)->family(Store::kHot), "tick", "").ok());
+        db->Put((*store)->write_options(), (*store)->family(Store::kColdDelta), "tick", "").ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_LT(WalBytes(dir.Sub("data")), kWritten / 2);

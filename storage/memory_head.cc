@@ -1,0 +1,410 @@
+#include "storage/memory_head.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "rocksdb/write_batch.h"
+
+namespace strata {
+namespace {
+
+// Arena blocks: large enough that a block holds thousands of rows, small
+// enough that a bucket with few rows wastes little.
+constexpr size_t kBlockBytes = 256 << 10;
+// What a row costs besides its bytes: its index entry.
+constexpr int64_t kEntryBytes = sizeof(MemoryHead::Entry);
+
+template <typename Entries>  // const or not
+auto ByTime(Entries& entries, int64_t time) {
+  return std::lower_bound(entries.begin(), entries.end(), time,
+                          [](const MemoryHead::Entry& e, int64_t t) { return e.time_nanos < t; });
+}
+
+}  // namespace
+
+MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, std::string_view row) {
+  if (row.size() > block_left_) {
+    const size_t size = std::max(kBlockBytes, row.size());
+    blocks_.push_back(std::make_unique<char[]>(size));
+    block_next_ = blocks_.back().get();
+    block_left_ = size;
+    bytes_.fetch_add(static_cast<int64_t>(size), std::memory_order_relaxed);
+  }
+  char* data = block_next_;
+  std::memcpy(data, row.data(), row.size());
+  block_next_ += row.size();
+  block_left_ -= row.size();
+  return {time_nanos, data, static_cast<uint32_t>(row.size())};
+}
+
+MemoryHead::Bucket* MemoryHead::FindBucket(uint32_t table_id, uint32_t bucket) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return nullptr;
+  auto it = table->second.find(bucket);
+  return it == table->second.end() ? nullptr : it->second.get();
+}
+
+MemoryHead::Bucket* MemoryHead::AddBucket(uint32_t table_id, uint32_t bucket) {
+  absl::MutexLock lock(&mu_);
+  std::shared_ptr<Bucket>& slot = tables_[table_id][bucket];
+  if (!slot) slot = std::make_shared<Bucket>();
+  return slot.get();
+}
+
+void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
+  const int64_t time = change.key.time_nanos;
+  absl::MutexLock lock(&series->mu);
+  std::vector<Entry>& entries = series->entries;
+  auto it = entries.empty() || entries.back().time_nanos < time ? entries.end()
+                                                                : ByTime(entries, time);
+  const bool stored = it != entries.end() && it->time_nanos == time;
+  if (!change.row) {
+    if (stored) {
+      entries.erase(it);
+      bucket->rows_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  const Entry entry = bucket->Store(time, *change.row);
+  if (stored) {
+    *it = entry;  // the old bytes stay in the arena until the bucket goes
+    return;
+  }
+  entries.insert(it, entry);  // at the end for an append, the common case
+  bucket->rows_.fetch_add(1, std::memory_order_relaxed);
+  bucket->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
+}
+
+int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
+  // Changes of one write group come sorted by key, so consecutive ones
+  // mostly share a bucket: it is looked up once per run.
+  Bucket* bucket = nullptr;
+  uint32_t table_id = 0, bucket_id = 0;
+  int64_t added = 0;
+  for (const Change& change : changes) {
+    const keys::PointKey& key = change.key;
+    if (bucket == nullptr || key.table_id != table_id || key.bucket != bucket_id) {
+      table_id = key.table_id;
+      bucket_id = key.bucket;
+      bucket = FindBucket(table_id, bucket_id);
+      if (bucket == nullptr) {
+        if (!change.row) continue;  // nothing to erase
+        bucket = AddBucket(table_id, bucket_id);
+      }
+    }
+    const SeriesId id{key.pk_hash, key.series};
+    Series* series = nullptr;
+    {
+      absl::ReaderMutexLock lock(&bucket->mu);
+      auto it = bucket->series.find(id);
+      if (it != bucket->series.end()) series = it->second.get();
+    }
+    if (series == nullptr) {
+      if (!change.row) continue;
+      absl::MutexLock lock(&bucket->mu);
+      series = bucket->series.emplace(id, std::make_unique<Series>()).first->second.get();
+    }
+    const int64_t before = bucket->bytes();
+    ApplyTo(bucket, series, change);
+    added += bucket->bytes() - before;
+  }
+  return bytes_.fetch_add(added, std::memory_order_relaxed) + added;
+}
+
+std::optional<std::string_view> MemoryHead::Find(const keys::PointKey& key) const {
+  const Bucket* bucket = FindBucket(key.table_id, key.bucket);
+  if (bucket == nullptr) return std::nullopt;
+  absl::ReaderMutexLock bucket_lock(&bucket->mu);
+  auto it = bucket->series.find(SeriesId{key.pk_hash, key.series});
+  if (it == bucket->series.end()) return std::nullopt;
+  absl::ReaderMutexLock lock(&it->second->mu);
+  const std::vector<Entry>& entries = it->second->entries;
+  auto found = ByTime(entries, key.time_nanos);
+  if (found == entries.end() || found->time_nanos != key.time_nanos) return std::nullopt;
+  return found->row();
+}
+
+int64_t MemoryHead::NewestTime(uint32_t table_id, uint32_t bucket_id, uint64_t pk_hash,
+                               uint64_t series) const {
+  const Bucket* bucket = FindBucket(table_id, bucket_id);
+  if (bucket == nullptr) return INT64_MIN;
+  absl::ReaderMutexLock bucket_lock(&bucket->mu);
+  auto it = bucket->series.find(SeriesId{pk_hash, series});
+  if (it == bucket->series.end()) return INT64_MIN;
+  absl::ReaderMutexLock lock(&it->second->mu);
+  const std::vector<Entry>& entries = it->second->entries;
+  return entries.empty() ? INT64_MIN : entries.back().time_nanos;
+}
+
+void MemoryHead::DropBuckets(uint32_t table_id, uint32_t from, uint32_t to) {
+  absl::MutexLock lock(&mu_);
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return;
+  BucketMap& buckets = table->second;
+  auto first = buckets.lower_bound(from);
+  auto last = to == UINT32_MAX ? buckets.end() : buckets.lower_bound(to);
+  int64_t freed = 0;
+  for (auto it = first; it != last; ++it) freed += it->second->bytes();
+  buckets.erase(first, last);
+  if (buckets.empty()) tables_.erase(table);
+  bytes_.fetch_sub(freed, std::memory_order_relaxed);
+}
+
+MemoryHead::View MemoryHead::Capture(uint32_t table_id) const {
+  View view{.table_id = table_id};
+  absl::ReaderMutexLock lock(&mu_);
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return view;
+  view.buckets.reserve(table->second.size());
+  for (const auto& [bucket, data] : table->second) view.buckets.emplace_back(bucket, data);
+  return view;
+}
+
+MemoryHead::View MemoryHead::CaptureWithSnapshot(uint32_t table_id, rocksdb::DB* db,
+                                                 const rocksdb::Snapshot** snapshot) const {
+  // WriteThenDrop holds mu_ exclusively across its write and its drop.
+  View view{.table_id = table_id};
+  absl::ReaderMutexLock lock(&mu_);
+  *snapshot = db->GetSnapshot();
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return view;
+  view.buckets.reserve(table->second.size());
+  for (const auto& [bucket, data] : table->second) view.buckets.emplace_back(bucket, data);
+  return view;
+}
+
+rocksdb::Status MemoryHead::WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteOptions& options,
+                                          rocksdb::WriteBatch* batch, uint32_t table_id,
+                                          uint32_t from, uint32_t to) {
+  absl::MutexLock lock(&mu_);
+  rocksdb::Status s = db->Write(options, batch);
+  if (!s.ok()) return s;
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return s;
+  BucketMap& buckets = table->second;
+  auto first = buckets.lower_bound(from);
+  auto last = to == UINT32_MAX ? buckets.end() : buckets.lower_bound(to);
+  int64_t freed = 0;
+  for (auto it = first; it != last; ++it) freed += it->second->bytes();
+  buckets.erase(first, last);
+  if (buckets.empty()) tables_.erase(table);
+  bytes_.fetch_sub(freed, std::memory_order_relaxed);
+  return s;
+}
+
+std::vector<uint32_t> MemoryHead::Buckets(uint32_t table_id) const {
+  std::vector<uint32_t> out;
+  absl::ReaderMutexLock lock(&mu_);
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return out;
+  for (const auto& [bucket, data] : table->second) {
+    if (data->rows() > 0) out.push_back(bucket);
+  }
+  return out;
+}
+
+std::pair<int64_t, int64_t> MemoryHead::TableUsage(uint32_t table_id) const {
+  int64_t bytes = 0, rows = 0;
+  absl::ReaderMutexLock lock(&mu_);
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return {0, 0};
+  for (const auto& [bucket, data] : table->second) {
+    bytes += data->bytes();
+    rows += data->rows();
+  }
+  return {bytes, rows};
+}
+
+namespace {
+
+// -1: every key starting with `prefix` sorts before `target`; +1: every one
+// sorts at or after it; 0: some do, some do not (target extends prefix).
+int Classify(std::string_view prefix, std::string_view target) {
+  const size_t n = std::min(prefix.size(), target.size());
+  const int c = std::memcmp(prefix.data(), target.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  return target.size() <= prefix.size() ? 1 : 0;
+}
+
+// Reads a captured table in point-key order. Position: bucket b_, series
+// s_ (of series_, the bucket's series copied when the iterator entered it)
+// and entry e_ (of entries_, the series' index copied likewise).
+class HeadIterator final : public rocksdb::Iterator {
+ public:
+  HeadIterator(MemoryHead::View view, std::string upper)
+      : view_(std::move(view)), upper_(std::move(upper)) {}
+
+  bool Valid() const override {
+    return positioned_ && (upper_.empty() || std::string_view(key_.data(), key_.size()) <
+                                                 std::string_view(upper_));
+  }
+  void SeekToFirst() override {
+    if (!EnterBucket(0)) return Invalidate();
+    SettleForward();
+  }
+  void SeekToLast() override {
+    if (!upper_.empty()) {
+      PositionBefore(upper_);
+      return;
+    }
+    if (!EnterBucket(static_cast<int>(view_.buckets.size()) - 1, /*at_end=*/true)) {
+      return Invalidate();
+    }
+    SettleBackward();
+  }
+  void Seek(const rocksdb::Slice& target) override { SeekAtOrAfter(target.ToStringView()); }
+  void SeekForPrev(const rocksdb::Slice& target) override {
+    std::string_view t = target.ToStringView();
+    if (!upper_.empty() && t >= std::string_view(upper_)) {
+      PositionBefore(upper_);
+      return;
+    }
+    SeekAtOrAfter(t);
+    if (!positioned_) {
+      SeekToLast();
+      return;
+    }
+    if (std::string_view(key_.data(), key_.size()) != t) Prev();
+  }
+  void Next() override {
+    ++e_;
+    SettleForward();
+  }
+  void Prev() override {
+    --e_;
+    SettleBackward();
+  }
+  rocksdb::Slice key() const override { return {key_.data(), key_.size()}; }
+  rocksdb::Slice value() const override {
+    const MemoryHead::Entry& e = entries_[e_];
+    return {e.data, e.size};
+  }
+  rocksdb::Status status() const override { return rocksdb::Status::OK(); }
+
+ private:
+  void Invalidate() { positioned_ = false; }
+
+  // The last key before `bound` (exclusive).
+  void PositionBefore(std::string_view bound) {
+    SeekAtOrAfter(bound);
+    if (positioned_) {
+      Prev();
+      return;
+    }
+    if (!EnterBucket(static_cast<int>(view_.buckets.size()) - 1, /*at_end=*/true)) {
+      return Invalidate();
+    }
+    SettleBackward();
+  }
+
+  // Copies bucket `b`'s series list and places s_ at its first (or last)
+  // series with e_ before its first entry (or at its last); false past the ends.
+  bool EnterBucket(int b, bool at_end = false) {
+    if (b < 0 || b >= static_cast<int>(view_.buckets.size())) return false;
+    b_ = b;
+    const MemoryHead::Bucket& bucket = *view_.buckets[b].second;
+    series_.clear();
+    {
+      absl::ReaderMutexLock lock(&bucket.mu);
+      series_.reserve(bucket.series.size());
+      for (const auto& [id, s] : bucket.series) series_.emplace_back(id, s.get());
+    }
+    s_ = at_end ? static_cast<int>(series_.size()) - 1 : 0;
+    LoadSeries(at_end);
+    return true;
+  }
+  // Copies series s_'s entries (none when s_ is outside the list).
+  void LoadSeries(bool at_end) {
+    entries_.clear();
+    if (s_ >= 0 && s_ < static_cast<int>(series_.size())) {
+      const MemoryHead::Series& s = *series_[s_].second;
+      absl::ReaderMutexLock lock(&s.mu);
+      entries_ = s.entries;
+    }
+    e_ = at_end ? static_cast<int>(entries_.size()) - 1 : 0;
+  }
+  // Moves forward from (b_, s_, e_) to the first existing entry.
+  void SettleForward() {
+    while (e_ >= static_cast<int>(entries_.size())) {
+      if (s_ + 1 < static_cast<int>(series_.size())) {
+        ++s_;
+        LoadSeries(false);
+      } else if (!EnterBucket(b_ + 1)) {
+        return Invalidate();
+      }
+    }
+    Place();
+  }
+  void SettleBackward() {
+    while (e_ < 0) {
+      if (s_ > 0) {
+        --s_;
+        LoadSeries(true);
+      } else if (!EnterBucket(b_ - 1, /*at_end=*/true)) {
+        return Invalidate();
+      }
+    }
+    Place();
+  }
+  void Place() {
+    const auto& [pk_hash, series] = series_[s_].first;
+    keys::EncodePointKeyTo({.table_id = view_.table_id,
+                            .bucket = view_.buckets[b_].first,
+                            .pk_hash = pk_hash,
+                            .series = series,
+                            .time_nanos = entries_[e_].time_nanos},
+                           key_.data());
+    positioned_ = true;
+  }
+
+  void SeekAtOrAfter(std::string_view target) {
+    std::array<char, keys::kPointKeySize> probe;
+    auto prefix = [&](uint32_t bucket, uint64_t pk, uint64_t series, int64_t time, size_t n) {
+      keys::EncodePointKeyTo({.table_id = view_.table_id, .bucket = bucket, .pk_hash = pk,
+                              .series = series, .time_nanos = time},
+                             probe.data());
+      return std::string_view(probe.data(), n);
+    };
+    const int buckets = static_cast<int>(view_.buckets.size());
+    for (int b = 0; b < buckets; ++b) {
+      const int c = Classify(prefix(view_.buckets[b].first, 0, 0, 0, 8), target);
+      if (c < 0) continue;
+      EnterBucket(b);
+      if (c > 0) return SettleForward();
+      // The target falls inside this bucket: the first series not wholly before it.
+      const uint32_t bucket = view_.buckets[b].first;
+      auto series_end = std::partition_point(series_.begin(), series_.end(), [&](const auto& s) {
+        return Classify(prefix(bucket, s.first.first, s.first.second, 0, 24), target) < 0;
+      });
+      s_ = static_cast<int>(series_end - series_.begin());
+      LoadSeries(false);
+      if (s_ < static_cast<int>(series_.size())) {
+        const auto& [pk, series] = series_[s_].first;
+        auto entry = std::partition_point(entries_.begin(), entries_.end(), [&](const auto& e) {
+          return prefix(bucket, pk, series, e.time_nanos, keys::kPointKeySize) < target;
+        });
+        e_ = static_cast<int>(entry - entries_.begin());
+      }
+      return SettleForward();
+    }
+    Invalidate();
+  }
+
+  const MemoryHead::View view_;
+  const std::string upper_;
+  std::vector<std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
+  std::vector<MemoryHead::Entry> entries_;
+  int b_ = 0, s_ = 0, e_ = 0;
+  bool positioned_ = false;
+  std::array<char, keys::kPointKeySize> key_{};
+};
+
+}  // namespace
+
+std::unique_ptr<rocksdb::Iterator> MemoryHead::NewIterator(View view, std::string upper) {
+  return std::make_unique<HeadIterator>(std::move(view), std::move(upper));
+}
+
+}  // namespace strata

@@ -1,0 +1,151 @@
+// MemoryHead: the memory store's rows, held in memory (docs/architecture.md,
+// "Memory head").
+//
+// Each (table, bucket) holds its series ordered by (partition hash, series),
+// and each series its rows ordered by time; a row is the encoded row of
+// storage/row_codec.h under its point key. Durability is not the head's: the
+// write path logs every change to the `head_log` family first (one entry
+// per table, bucket and write group, storage/head_log.h), and Store::Open
+// replays that log into a new head. Writing a row is a copy into the
+// bucket's arena and an append to its series, instead of a RocksDB memtable
+// insert, flush and compaction per row.
+//
+// Thread-safety: one writer at a time (the Writer's committer, or a job
+// inside Writer::Exclusive) changes the head; any number of readers read it
+// at once. A reader captures a table's buckets (Capture) and reads them
+// through an iterator that copies each series' row index under that
+// series' lock as it reaches it, so a reader never blocks the writer for
+// longer than one copy, and sees each series as of the moment it reached
+// it. Row bytes are never moved or freed while a reader holds their bucket.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_map.h"
+#include "absl/synchronization/mutex.h"
+#include "rocksdb/db.h"
+#include "rocksdb/iterator.h"
+#include "storage/keys.h"
+
+namespace strata {
+
+class MemoryHead {
+ public:
+  // One row of a series: its time and its encoded row (in the bucket's arena).
+  struct Entry {
+    int64_t time_nanos;
+    const char* data;
+    uint32_t size;
+    std::string_view row() const { return {data, size}; }
+  };
+  struct Series {
+    mutable absl::Mutex mu;
+    std::vector<Entry> entries ABSL_GUARDED_BY(mu);  // by time, one per time
+  };
+  using SeriesId = std::pair<uint64_t, uint64_t>;  // (partition hash, series): key order
+  class Bucket {
+   public:
+    Bucket() = default;
+    Bucket(const Bucket&) = delete;
+    Bucket& operator=(const Bucket&) = delete;
+
+    mutable absl::Mutex mu;
+    // Series are never removed from a bucket (a deleted row leaves its
+    // series, possibly empty), so a reader's Series pointer stays valid.
+    absl::btree_map<SeriesId, std::unique_ptr<Series>> series ABSL_GUARDED_BY(mu);
+
+    // Copies `row` into the arena (writer-only).
+    Entry Store(int64_t time_nanos, std::string_view row);
+    int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+    int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
+
+   private:
+    friend class MemoryHead;
+    std::vector<std::unique_ptr<char[]>> blocks_;  // writer-only
+    size_t block_left_ = 0;
+    char* block_next_ = nullptr;
+    std::atomic<int64_t> bytes_{0};
+    std::atomic<int64_t> rows_{0};
+  };
+
+  // One change: a row put under its point key, or (row absent) the point's
+  // row erased.
+  struct Change {
+    keys::PointKey key;
+    std::optional<std::string_view> row;
+  };
+
+  // --- the writer ---
+
+  // Applies `changes` in order (a later change to a key wins); rows are
+  // copied. Returns the bytes the head holds now.
+  int64_t Apply(const std::vector<Change>& changes);
+  // The row stored at `key`, valid until the next change to its bucket.
+  std::optional<std::string_view> Find(const keys::PointKey& key) const;
+  // The newest time of the series in the bucket; INT64_MIN if it has none.
+  int64_t NewestTime(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
+                     uint64_t series) const;
+  // Removes buckets [from, to) of the table (converted to blocks, expired or
+  // dropped with the table). Readers that captured them keep them.
+  void DropBuckets(uint32_t table_id, uint32_t from, uint32_t to);
+
+  // --- readers ---
+
+  // What a reader captured of one table: its buckets in order.
+  struct View {
+    uint32_t table_id = 0;
+    std::vector<std::pair<uint32_t, std::shared_ptr<const Bucket>>> buckets;
+  };
+  View Capture(uint32_t table_id) const;
+  // Captures the table's buckets and takes a RocksDB snapshot at one moment
+  // with respect to WriteThenDrop: a reader then sees a bucket's rows in
+  // exactly one of the head (before it was converted) and the blocks.
+  View CaptureWithSnapshot(uint32_t table_id, rocksdb::DB* db,
+                           const rocksdb::Snapshot** snapshot) const;
+  // Writes `batch` and, once it is durable, drops buckets [from, to) of the
+  // table, as one step for CaptureWithSnapshot.
+  rocksdb::Status WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteOptions& options,
+                                rocksdb::WriteBatch* batch, uint32_t table_id, uint32_t from,
+                                uint32_t to);
+  // An iterator over a view's rows in point-key order, with RocksDB's
+  // iterator contract (keys are 32-byte point keys, values encoded rows);
+  // `upper` (optional) is an exclusive upper bound, as
+  // ReadOptions::iterate_upper_bound.
+  static std::unique_ptr<rocksdb::Iterator> NewIterator(View view, std::string upper = {});
+
+  // The buckets of a table holding rows, in order.
+  std::vector<uint32_t> Buckets(uint32_t table_id) const;
+  // The sequence number of the next head_log entry (writer-only; replay
+  // moves it past every logged one).
+  uint64_t TakeLogSequence() { return next_log_sequence_++; }
+  void SawLogSequence(uint64_t sequence) {
+    next_log_sequence_ = std::max(next_log_sequence_, sequence + 1);
+  }
+
+  // Bytes held (arenas and row indexes) and rows, all tables.
+  int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+  // Bytes and rows held for one table.
+  std::pair<int64_t, int64_t> TableUsage(uint32_t table_id) const;
+
+ private:
+  using BucketMap = absl::btree_map<uint32_t, std::shared_ptr<Bucket>>;
+  Bucket* FindBucket(uint32_t table_id, uint32_t bucket) const;
+  Bucket* AddBucket(uint32_t table_id, uint32_t bucket);
+  static void ApplyTo(Bucket* bucket, Series* series, const Change& change);
+
+  mutable absl::Mutex mu_;
+  absl::btree_map<uint32_t, BucketMap> tables_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int64_t> bytes_{0};
+  uint64_t next_log_sequence_ = 1;
+};
+
+}  // namespace strata
