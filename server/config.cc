@@ -180,6 +180,13 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_SEAL_AFTER_MINUTES")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--memory-store-budget-mb", c.memory_store_budget_mb,
+                 "Memory for the memory store's rows, which live in memory until their hour is "
+                 "sealed; past it the oldest hours are sealed into blocks early (writes to them "
+                 "are still accepted). 0: no limit")
+      ->envname("STRATA_MEMORY_STORE_BUDGET_MB")
+      ->check(CLI::Range(0, 1 << 22))
+      ->capture_default_str();
   app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
                  "Tests only: every query waits this long (cancellable) before it runs")
       ->check(CLI::Range(0, 600000))

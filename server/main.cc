@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
        .disk_reserve_bytes = static_cast<uint64_t>(config.disk_reserve_mb) << 20,
        .write_queue = config.write_queue,
        .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute,
+       .memory_store_budget_bytes = int64_t{config.memory_store_budget_mb} << 20,
        .clock = fixed_clock ? &*fixed_clock : nullptr});
   if (!engine.ok()) return Fail(engine.status());
 

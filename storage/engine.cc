@@ -2,6 +2,7 @@
 
 #include "common/status.h"
 #include "storage/keys.h"
+#include "storage/tiering.h"
 
 namespace strata {
 
@@ -23,7 +24,48 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos,
                                              options.write_queue);
+  if (options.memory_store_budget_bytes > 0) {
+    engine->relief_ = std::thread(
+        [e = engine.get(), budget = options.memory_store_budget_bytes] { e->RelieveMemoryHead(budget); });
+  }
   return engine;
+}
+
+void Engine::RelieveMemoryHead(int64_t budget) {
+  // Checked often: a load fills hundreds of MB a minute, the maintenance
+  // interval. Converting down to three quarters of the budget leaves room
+  // for the writes that go on meanwhile.
+  constexpr absl::Duration kCheckEvery = absl::Milliseconds(100);
+  MemoryHead& head = store_->head();
+  while (true) {
+    {
+      absl::MutexLock lock(&relief_mu_);
+      if (relief_mu_.AwaitWithTimeout(absl::Condition(&closing_), kCheckEvery)) return;
+    }
+    if (head.bytes() <= budget) continue;
+    absl::MutexLock run(&maintenance_mu_);
+    // Buckets that could not move (a series too large for a block) stay.
+    std::vector<std::pair<uint32_t, uint32_t>> stayed;
+    while (head.bytes() > budget / 4 * 3) {
+      {
+        absl::MutexLock lock(&relief_mu_);
+        if (closing_) return;
+      }
+      auto oldest = head.OldestBucket(stayed);
+      if (!oldest) break;
+      const auto [table_id, bucket] = *oldest;
+      absl::StatusOr<TieringReport> report = ConvertBucketNow(*store_, *writer_, table_id, bucket);
+      if (!report.ok() || report->buckets == 0 || report->series_left_in_memory > 0) {
+        stayed.push_back(*oldest);
+      }
+      if (!report.ok()) {
+        // The maintenance loop logs job errors; this one recurs there.
+        continue;
+      }
+      absl::MutexLock lock(&history_mu_);
+      history_[table_id].rows_tiered_total += report->rows_moved;
+    }
+  }
 }
 
 absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
@@ -138,6 +180,13 @@ absl::Status Engine::CompactAll() {
 }
 
 absl::Status Engine::Close() {
+  if (relief_.joinable()) {
+    {
+      absl::MutexLock lock(&relief_mu_);
+      closing_ = true;
+    }
+    relief_.join();
+  }
   writer_.reset();
   catalog_.reset();
   if (!store_) return absl::OkStatus();

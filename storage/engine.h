@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <thread>
 #include <optional>
 #include <string>
 
@@ -48,6 +49,10 @@ struct EngineOptions {
   // rows until the hour leaves the memory store. docs/architecture.md,
   // "Sealed hours".
   int64_t seal_after_nanos = kDefaultSealAfterNanos;
+  // The memory head's budget: past it, the oldest buckets are converted to
+  // blocks early, open or not (docs/architecture.md, "Memory head"). 0: no
+  // budget.
+  int64_t memory_store_budget_bytes = int64_t{512} << 20;
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;
@@ -175,11 +180,17 @@ class Engine {
   std::unique_ptr<ScheduledQueryStore> scheduled_queries_;
   std::unique_ptr<Writer> writer_;
 
-  absl::Mutex maintenance_mu_;  // one maintenance run at a time
+  // Converts the oldest buckets while the memory head is over `budget`.
+  void RelieveMemoryHead(int64_t budget);
+
+  absl::Mutex maintenance_mu_;  // one maintenance run (or relief) at a time
   // Per table: the bucket below which retention already gave space back.
   absl::flat_hash_map<uint32_t, uint32_t> reclaimed_before_ ABSL_GUARDED_BY(maintenance_mu_);
   absl::Mutex history_mu_;
   absl::flat_hash_map<uint32_t, TableStorageStats> history_ ABSL_GUARDED_BY(history_mu_);
+  absl::Mutex relief_mu_;
+  bool closing_ ABSL_GUARDED_BY(relief_mu_) = false;
+  std::thread relief_;  // RelieveMemoryHead, when there is a budget
 };
 
 }  // namespace strata

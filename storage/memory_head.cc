@@ -194,6 +194,23 @@ rocksdb::Status MemoryHead::WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteO
   return s;
 }
 
+std::optional<std::pair<uint32_t, uint32_t>> MemoryHead::OldestBucket(
+    const std::vector<std::pair<uint32_t, uint32_t>>& skip) const {
+  std::optional<std::pair<uint32_t, uint32_t>> oldest;
+  absl::ReaderMutexLock lock(&mu_);
+  for (const auto& [table_id, buckets] : tables_) {
+    for (const auto& [bucket, data] : buckets) {
+      if (data->rows() == 0 ||
+          std::find(skip.begin(), skip.end(), std::pair{table_id, bucket}) != skip.end()) {
+        continue;
+      }
+      if (!oldest || bucket < oldest->second) oldest = {table_id, bucket};
+      break;  // a table's later buckets are newer
+    }
+  }
+  return oldest;
+}
+
 std::vector<uint32_t> MemoryHead::Buckets(uint32_t table_id) const {
   std::vector<uint32_t> out;
   absl::ReaderMutexLock lock(&mu_);

@@ -122,6 +122,10 @@ class MemoryHead {
   // ReadOptions::iterate_upper_bound.
   static std::unique_ptr<rocksdb::Iterator> NewIterator(View view, std::string upper = {});
 
+  // The (table, bucket) holding the oldest hour among those not in
+  // `skip`, if any: what to convert first when the head is over its budget.
+  std::optional<std::pair<uint32_t, uint32_t>> OldestBucket(
+      const std::vector<std::pair<uint32_t, uint32_t>>& skip) const;
   // The buckets of a table holding rows, in order.
   std::vector<uint32_t> Buckets(uint32_t table_id) const;
   // The sequence number of the next head_log entry (writer-only; replay

@@ -249,6 +249,18 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
 
 }  // namespace
 
+absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, Writer& writer, uint32_t table_id,
+                                               uint32_t bucket) {
+  const auto started = std::chrono::steady_clock::now();
+  TieringReport report;
+  ASSIGN_OR_RETURN(bool converted, ConvertBucket(store, writer, table_id, bucket,
+                                                 IfWritten::kConvertUnderLock, &report));
+  if (converted) ++report.buckets;
+  report.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos) {
   const auto started = std::chrono::steady_clock::now();

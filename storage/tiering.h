@@ -49,6 +49,13 @@ struct TieringReport {
 absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos);
 
+// Converts one bucket now, open or not (the memory head is over its
+// budget): read while writes go on, then at last under the writer's lock if
+// writes keep touching it. Later writes to the bucket are checked against its
+// blocks and merged into them by a later conversion.
+absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, Writer& writer, uint32_t table_id,
+                                               uint32_t bucket);
+
 // Writes the `cold_header` copy of every block that lacks one: blocks
 // written before that family existed. Runs once per data directory (a
 // marker records that it finished; a run cut short is redone whole), before

@@ -1,0 +1,404 @@
+// The memory head (storage/memory_head.h) and its log (storage/head_log.h):
+// the iterator against an ordered map of the same keys, what a reader's
+// capture keeps, the log's codec and its refusals, and, through the engine,
+// replay at open, moving an older directory's `hot` rows into the log, and
+// the memory budget.
+#include "storage/memory_head.h"
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "common/clock.h"
+#include "gtest/gtest.h"
+#include "rocksdb/write_batch.h"
+#include "storage/engine.h"
+#include "storage/head_log.h"
+#include "storage/keys.h"
+#include "storage/row_codec.h"
+#include "storage/table_state.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+using Model = std::map<std::string, std::string>;  // point key -> row, what the head should hold
+
+std::string Row(int n) { return "row-" + std::to_string(n); }
+
+// Random puts, replacements and erases over two tables, a few buckets,
+// series and times, applied to the head and to the model.
+void Fill(MemoryHead& head, Model& model, uint32_t seed) {
+  std::mt19937 random(seed);
+  auto pick = [&](int n) { return static_cast<int>(random() % n); };
+  for (int round = 0; round < 20; ++round) {
+    std::vector<MemoryHead::Change> changes;
+    for (int i = 0; i < 50; ++i) {
+      const uint32_t bucket = 10 + pick(4);
+      const keys::PointKey key{
+          .table_id = static_cast<uint32_t>(1 + pick(2)), .bucket = bucket,
+          .pk_hash = static_cast<uint64_t>(pick(3)) << 62, .series = static_cast<uint64_t>(pick(5)),
+          .time_nanos = bucket * keys::kBucketNanos + pick(20) * kNanosPerMinute};
+      const std::string encoded = keys::EncodePointKey(key);
+      if (pick(5) == 0) {
+        changes.push_back({key, std::nullopt});
+        model.erase(encoded);
+      } else {
+        auto& row = model[encoded];
+        row = Row(round * 100 + i);
+        changes.push_back({key, row});
+      }
+    }
+    head.Apply(changes);
+  }
+}
+
+// Targets to seek: every stored key, keys between them, and prefixes of
+// every length the scans use (table, bucket, series) with their ends.
+std::vector<std::string> Targets(const Model& model, uint32_t table_id) {
+  std::vector<std::string> targets = {"", keys::TableDataPrefix(table_id),
+                                      keys::TableDataPrefix(table_id + 1),
+                                      keys::TableDataPrefix(table_id - 1)};
+  for (const auto& [key, row] : model) {
+    targets.push_back(key);
+    targets.push_back(key + "x");
+    targets.push_back(keys::PrefixEnd(key));
+    for (size_t n : {4, 8, 16, 24, 28}) {
+      targets.push_back(key.substr(0, n));
+      targets.push_back(keys::PrefixEnd(key.substr(0, n)));
+    }
+  }
+  return targets;
+}
+
+// The model's keys of one table below `upper` ("" = none).
+Model TableModel(const Model& model, uint32_t table_id, const std::string& upper) {
+  Model out;
+  const std::string prefix = keys::TableDataPrefix(table_id);
+  for (const auto& [key, row] : model) {
+    if (key.starts_with(prefix) && (upper.empty() || key < upper)) out.emplace(key, row);
+  }
+  return out;
+}
+
+std::string At(const rocksdb::Iterator& it) {
+  return it.Valid() ? it.key().ToString() + "=" + it.value().ToString() : "(end)";
+}
+std::string At(const Model& model, Model::const_iterator it) {
+  return it == model.end() ? "(end)" : it->first + "=" + it->second;
+}
+
+TEST(MemoryHeadTest, IteratesLikeAnOrderedMapOfItsKeys) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    MemoryHead head;
+    Model model;
+    Fill(head, model, seed);
+    for (uint32_t table_id : {1u, 2u}) {
+      for (const std::string& upper :
+           {std::string(), keys::BucketPrefix(table_id, 12), keys::TableDataPrefix(table_id + 1)}) {
+        const Model want = TableModel(model, table_id, upper);
+        auto it = MemoryHead::NewIterator(head.Capture(table_id), upper);
+        // Forward and backward walks.
+        std::vector<std::string> forward, backward;
+        for (it->SeekToFirst(); it->Valid(); it->Next()) forward.push_back(At(*it));
+        for (it->SeekToLast(); it->Valid(); it->Prev()) backward.push_back(At(*it));
+        std::vector<std::string> expected;
+        for (auto m = want.begin(); m != want.end(); ++m) expected.push_back(At(want, m));
+        ASSERT_EQ(forward, expected) << "seed " << seed << " table " << table_id;
+        std::reverse(expected.begin(), expected.end());
+        ASSERT_EQ(backward, expected);
+        // Seeks to and between keys and prefixes, and a step from there.
+        for (const std::string& target : Targets(model, table_id)) {
+          it->Seek(target);
+          auto m = want.lower_bound(target);
+          ASSERT_EQ(At(*it), At(want, m)) << "Seek " << ::testing::PrintToString(target);
+          if (it->Valid()) {
+            it->Next();
+            ASSERT_EQ(At(*it), At(want, std::next(m)));
+          }
+          it->SeekForPrev(target);
+          auto p = want.upper_bound(target);
+          const std::string expected_prev = p == want.begin() ? "(end)" : At(want, std::prev(p));
+          ASSERT_EQ(At(*it), expected_prev) << "SeekForPrev " << ::testing::PrintToString(target);
+          if (it->Valid()) {
+            it->Prev();
+            auto before = std::prev(p);
+            ASSERT_EQ(At(*it), before == want.begin() ? "(end)" : At(want, std::prev(before)));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(MemoryHeadTest, ReplacesErasesAndFindsRowsByKey) {
+  MemoryHead head;
+  const keys::PointKey a{.table_id = 1, .bucket = 5, .pk_hash = 7, .series = 9,
+                         .time_nanos = 5 * keys::kBucketNanos + 10};
+  keys::PointKey b = a;
+  b.time_nanos += 1;
+  keys::PointKey earlier = a;
+  earlier.time_nanos -= 1;
+  head.Apply({{a, "one"}, {b, "two"}, {earlier, "zero"}, {a, "uno"}});
+  EXPECT_EQ(head.Find(a), "uno");
+  EXPECT_EQ(head.Find(earlier), "zero");
+  EXPECT_EQ(head.NewestTime(1, 5, 7, 9), b.time_nanos);
+  EXPECT_EQ(head.TableUsage(1).second, 3);
+  head.Apply({{b, std::nullopt}, {b, std::nullopt}});
+  EXPECT_EQ(head.Find(b), std::nullopt);
+  EXPECT_EQ(head.NewestTime(1, 5, 7, 9), a.time_nanos);
+  EXPECT_EQ(head.TableUsage(1).second, 2);
+  EXPECT_EQ(head.NewestTime(1, 6, 7, 9), INT64_MIN);
+  EXPECT_EQ(head.Find({.table_id = 2, .bucket = 5}), std::nullopt);
+  EXPECT_GT(head.bytes(), 0);
+}
+
+TEST(MemoryHeadTest, AReaderKeepsTheBucketsItCapturedAfterTheyAreDropped) {
+  MemoryHead head;
+  const keys::PointKey key{.table_id = 1, .bucket = 5, .pk_hash = 0, .series = 1,
+                           .time_nanos = 5 * keys::kBucketNanos};
+  head.Apply({{key, "kept for the reader"}});
+  auto it = MemoryHead::NewIterator(head.Capture(1));
+  head.DropBuckets(1, 0, UINT32_MAX);
+  EXPECT_EQ(head.bytes(), 0);
+  EXPECT_EQ(head.Find(key), std::nullopt);
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->value().ToString(), "kept for the reader");
+  auto fresh = MemoryHead::NewIterator(head.Capture(1));
+  fresh->SeekToFirst();
+  EXPECT_FALSE(fresh->Valid());
+}
+
+TEST(MemoryHeadTest, OldestBucketSkipsWhatCouldNotMove) {
+  MemoryHead head;
+  auto at = [](uint32_t table, uint32_t bucket) {
+    return MemoryHead::Change{{.table_id = table, .bucket = bucket, .series = 1,
+                               .time_nanos = bucket * keys::kBucketNanos},
+                              std::string("r")};
+  };
+  EXPECT_EQ(head.OldestBucket({}), std::nullopt);
+  head.Apply({at(1, 7), at(1, 9), at(2, 8)});
+  EXPECT_EQ(head.OldestBucket({}), std::pair(1u, 7u));
+  EXPECT_EQ(head.OldestBucket({{1, 7}}), std::pair(2u, 8u));
+  EXPECT_EQ(head.OldestBucket({{1, 7}, {2, 8}}), std::pair(1u, 9u));
+}
+
+TEST(HeadLogTest, AnEntryDecodesToItsChanges) {
+  const keys::PointKey put{.table_id = 3, .bucket = 4, .pk_hash = 5, .series = 6,
+                           .time_nanos = 4 * keys::kBucketNanos + 7};
+  keys::PointKey erase = put;
+  erase.series = 8;
+  head_log::EntryBuilder entry;
+  EXPECT_TRUE(entry.empty());
+  entry.Put(put, "bytes");
+  entry.Erase(erase);
+  std::vector<MemoryHead::Change> changes;
+  uint64_t sequence = 0;
+  ASSERT_TRUE(head_log::Decode(head_log::Key(3, 4, 99), entry.bytes(), &changes, &sequence).ok());
+  EXPECT_EQ(sequence, 99u);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(keys::EncodePointKey(changes[0].key), keys::EncodePointKey(put));
+  EXPECT_EQ(changes[0].row, "bytes");
+  EXPECT_EQ(keys::EncodePointKey(changes[1].key), keys::EncodePointKey(erase));
+  EXPECT_EQ(changes[1].row, std::nullopt);
+}
+
+TEST(HeadLogTest, MalformedEntriesAreDataLoss) {
+  head_log::EntryBuilder entry;
+  entry.Put({.table_id = 3, .bucket = 4, .time_nanos = 4 * keys::kBucketNanos}, "bytes");
+  const std::string good = entry.bytes();
+  const std::string key = head_log::Key(3, 4, 1);
+  struct Case {
+    const char* what;
+    std::string key, value;
+  };
+  const Case cases[] = {
+      {"a short key", key.substr(0, 15), good},
+      {"an empty value", key, ""},
+      {"another format", key, "\x02" + good.substr(1)},
+      {"a truncated row", key, good.substr(0, good.size() - 1)},
+      {"a truncated point", key, good.substr(0, 10)},
+      {"an unknown kind", key, std::string(1, '\x01') + '\x07' + good.substr(2)},
+      {"a time outside the key's bucket", head_log::Key(3, 5, 1), good},
+  };
+  for (const Case& c : cases) {
+    std::vector<MemoryHead::Change> changes;
+    uint64_t sequence = 0;
+    EXPECT_EQ(head_log::Decode(c.key, c.value, &changes, &sequence).code(),
+              absl::StatusCode::kDataLoss)
+        << c.what;
+  }
+}
+
+// Through the engine: what reaches the head survives a restart.
+class MemoryHeadEngineTest : public ::testing::Test {
+ protected:
+  static constexpr int64_t kNow = 1'700'002'800LL * kNanosPerSecond + 30 * kNanosPerMinute;
+
+  void Open(int64_t budget = 0) {
+    engine_.reset();
+    auto engine = Engine::Open(
+        {.data_dir = dir_.Sub("data"), .memory_store_budget_bytes = budget, .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  }
+  void CreateTable() {
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
+    ASSERT_TRUE(engine_->catalog()
+                    .CreateTable({.database_name = "mydb", .table_name = "tbl",
+                                  .retention = {.memory_store_retention_hours = 6}})
+                    .ok());
+  }
+  TableInfo Table() { return *engine_->catalog().DescribeTable("mydb", "tbl"); }
+
+  static InputRecord Point(int host, int64_t time, double value, int64_t version = 1) {
+    InputRecord r;
+    r.dimensions = {{"host", "h" + std::to_string(host)}};
+    r.measure_name = "cpu";
+    r.measure_values = {{.name = "usage", .type = MeasureKind::kDouble,
+                         .value = Value::Double(value)}};
+    r.time = time;
+    r.time_unit = TimeUnit::kNanoseconds;
+    r.version = version;
+    return r;
+  }
+  WriteResult Write(std::vector<InputRecord> records) {
+    auto result = engine_->Write({.database_name = "mydb", .table_name = "tbl",
+                                  .records = std::move(records)});
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.value_or(WriteResult{});
+  }
+  // Rows as "series time version value", in scan order.
+  std::vector<std::string> ScanAll() {
+    std::vector<std::string> rows;
+    EXPECT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
+                  rows.push_back(std::to_string(row.series) + " " + std::to_string(row.time_nanos) +
+                                 " v" + std::to_string(row.version) + " " +
+                                 std::to_string(row.measures.at(0).value.real));
+                  return true;
+                }).ok());
+    return rows;
+  }
+  // Writes `hosts` hosts' points every second of the last `seconds`.
+  int WriteLoad(int hosts, int seconds) {
+    int written = 0;
+    for (int s = seconds; s > 0; --s) {
+      std::vector<InputRecord> batch;
+      for (int h = 0; h < hosts; ++h) batch.push_back(Point(h, kNow - s * kNanosPerSecond, h + s));
+      written += static_cast<int>(Write(std::move(batch)).memory_store);
+    }
+    return written;
+  }
+
+  testing::TempDir dir_;
+  ManualClock clock_{kNow};
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(MemoryHeadEngineTest, RowsAndTheirChangesAreReplayedAtOpen) {
+  Open();
+  CreateTable();
+  ASSERT_EQ(WriteLoad(5, 20), 100);
+  // An upsert and a delete: both must survive the restart as made.
+  ASSERT_EQ(Write({Point(0, kNow - kNanosPerSecond, 42, 2)}).memory_store, 1);
+  auto series_of_host0 = [&] {
+    std::vector<PointToDelete> points;
+    EXPECT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
+                  if (row.time_nanos == kNow - 2 * kNanosPerSecond && points.empty()) {
+                    points.push_back({.pk_hash = 0, .series = row.series,
+                                      .time_nanos = row.time_nanos});
+                  }
+                  return true;
+                }).ok());
+    return points;
+  };
+  std::vector<PointToDelete> doomed = series_of_host0();
+  ASSERT_EQ(doomed.size(), 1u);
+  doomed[0].pk_hash = PartitionHash("cpu", {{"host", "h0"}}, Table().partition_key);
+  ASSERT_EQ(engine_->Delete(Table(), doomed).value_or(0), 1);
+  const std::vector<std::string> before = ScanAll();
+  ASSERT_EQ(before.size(), 99u);
+  Open();
+  EXPECT_EQ(ScanAll(), before);
+  // And the version rules still see the replayed rows.
+  WriteResult again = Write({Point(0, kNow - kNanosPerSecond, 43, 2)});
+  ASSERT_EQ(again.rejected.size(), 1u);
+  EXPECT_EQ(again.rejected[0].existing_version, 2);
+}
+
+TEST_F(MemoryHeadEngineTest, RowsLeftInHotByAnOlderVersionMoveIntoTheLogAtOpen) {
+  Open();
+  CreateTable();
+  ASSERT_EQ(WriteLoad(3, 4), 12);
+  const std::vector<std::string> rows = ScanAll();
+  const TableInfo table = Table();
+  engine_.reset();
+  // Rewrite the directory as an older version left it: every row in `hot`.
+  {
+    auto store = Store::Open({.data_dir = dir_.Sub("data")});
+    ASSERT_TRUE(store.ok()) << store.status();
+    rocksdb::WriteBatch batch;
+    auto it = MemoryHead::NewIterator((*store)->head().Capture(table.id));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      batch.Put((*store)->family(Store::kHot), it->key(), it->value());
+    }
+    const std::string begin = keys::TableDataPrefix(table.id);
+    batch.DeleteRange((*store)->family(Store::kHeadLog), begin, keys::PrefixEnd(begin));
+    ASSERT_TRUE((*store)->db()->Write(rocksdb::WriteOptions(), &batch).ok());
+  }
+  Open();
+  EXPECT_EQ(ScanAll(), rows);
+  engine_.reset();
+  auto store = Store::Open({.data_dir = dir_.Sub("data")});
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto entries = [&](Store::Family family) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        (*store)->db()->NewIterator(rocksdb::ReadOptions(), (*store)->family(family)));
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+    return n;
+  };
+  EXPECT_EQ(entries(Store::kHot), 0);
+  EXPECT_GT(entries(Store::kHeadLog), 0);
+}
+
+TEST_F(MemoryHeadEngineTest, OverItsBudgetTheOldestHoursBecomeBlocksAndStayCorrect) {
+  constexpr int64_t kBudget = 64 << 10;
+  Open(kBudget);
+  CreateTable();
+  // An hour ago and the open hour: far more than the budget.
+  const int written = WriteLoad(20, 150) + [&] {
+    int n = 0;
+    for (int s = 0; s < 100; ++s) {
+      std::vector<InputRecord> batch;
+      for (int h = 0; h < 20; ++h) {
+        batch.push_back(Point(h, kNow - kNanosPerHour + s * kNanosPerSecond, h - s));
+      }
+      n += static_cast<int>(Write(std::move(batch)).memory_store);
+    }
+    return n;
+  }();
+  ASSERT_EQ(written, 5000);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (engine_->StorageStats(Table())->memory_store.bytes > kBudget &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const TableStorageStats stats = *engine_->StorageStats(Table());
+  EXPECT_LE(stats.memory_store.bytes, kBudget);
+  EXPECT_GT(stats.magnetic_blocks.entries, 0);
+  const std::vector<std::string> rows = ScanAll();
+  EXPECT_EQ(rows.size(), 5000u);
+  // Writes to the converted hours follow the version rules against the blocks.
+  EXPECT_EQ(Write({Point(3, kNow - kNanosPerSecond, 3 + 1)}).memory_store, 1);  // idempotent
+  WriteResult changed = Write({Point(3, kNow - kNanosPerSecond, 99)});
+  ASSERT_EQ(changed.rejected.size(), 1u);
+  EXPECT_EQ(changed.rejected[0].existing_version, 1);
+  EXPECT_EQ(Write({Point(3, kNow - kNanosPerSecond, 99, 2)}).memory_store, 1);
+  EXPECT_EQ(ScanAll().size(), 5000u);
+}
+
+}  // namespace
+}  // namespace strata
