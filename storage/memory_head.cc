@@ -38,19 +38,20 @@ MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, std::string_view
   return {time_nanos, data, static_cast<uint32_t>(row.size())};
 }
 
-MemoryHead::Bucket* MemoryHead::FindBucket(uint32_t table_id, uint32_t bucket) const {
+std::shared_ptr<MemoryHead::Bucket> MemoryHead::FindBucket(uint32_t table_id,
+                                                           uint32_t bucket) const {
   absl::ReaderMutexLock lock(&mu_);
   auto table = tables_.find(table_id);
   if (table == tables_.end()) return nullptr;
   auto it = table->second.find(bucket);
-  return it == table->second.end() ? nullptr : it->second.get();
+  return it == table->second.end() ? nullptr : it->second;
 }
 
-MemoryHead::Bucket* MemoryHead::AddBucket(uint32_t table_id, uint32_t bucket) {
+std::shared_ptr<MemoryHead::Bucket> MemoryHead::AddBucket(uint32_t table_id, uint32_t bucket) {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<Bucket>& slot = tables_[table_id][bucket];
   if (!slot) slot = std::make_shared<Bucket>();
-  return slot.get();
+  return slot;
 }
 
 void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
@@ -80,7 +81,7 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
 int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
   // Changes of one write group come sorted by key, so consecutive ones
   // mostly share a bucket: it is looked up once per run.
-  Bucket* bucket = nullptr;
+  std::shared_ptr<Bucket> bucket;
   uint32_t table_id = 0, bucket_id = 0;
   int64_t added = 0;
   for (const Change& change : changes) {
@@ -107,14 +108,14 @@ int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
       series = bucket->series.emplace(id, std::make_unique<Series>()).first->second.get();
     }
     const int64_t before = bucket->bytes();
-    ApplyTo(bucket, series, change);
+    ApplyTo(bucket.get(), series, change);
     added += bucket->bytes() - before;
   }
   return bytes_.fetch_add(added, std::memory_order_relaxed) + added;
 }
 
-std::optional<std::string_view> MemoryHead::Find(const keys::PointKey& key) const {
-  const Bucket* bucket = FindBucket(key.table_id, key.bucket);
+std::optional<std::string> MemoryHead::Find(const keys::PointKey& key) const {
+  const std::shared_ptr<const Bucket> bucket = FindBucket(key.table_id, key.bucket);
   if (bucket == nullptr) return std::nullopt;
   absl::ReaderMutexLock bucket_lock(&bucket->mu);
   auto it = bucket->series.find(SeriesId{key.pk_hash, key.series});
@@ -123,12 +124,12 @@ std::optional<std::string_view> MemoryHead::Find(const keys::PointKey& key) cons
   const std::vector<Entry>& entries = it->second->entries;
   auto found = ByTime(entries, key.time_nanos);
   if (found == entries.end() || found->time_nanos != key.time_nanos) return std::nullopt;
-  return found->row();
+  return std::string(found->row());
 }
 
 int64_t MemoryHead::NewestTime(uint32_t table_id, uint32_t bucket_id, uint64_t pk_hash,
                                uint64_t series) const {
-  const Bucket* bucket = FindBucket(table_id, bucket_id);
+  const std::shared_ptr<const Bucket> bucket = FindBucket(table_id, bucket_id);
   if (bucket == nullptr) return INT64_MIN;
   absl::ReaderMutexLock bucket_lock(&bucket->mu);
   auto it = bucket->series.find(SeriesId{pk_hash, series});

@@ -89,8 +89,9 @@ class MemoryHead {
   // Applies `changes` in order (a later change to a key wins); rows are
   // copied. Returns the bytes the head holds now.
   int64_t Apply(const std::vector<Change>& changes);
-  // The row stored at `key`, valid until the next change to its bucket.
-  std::optional<std::string_view> Find(const keys::PointKey& key) const;
+  // A copy of the row stored at `key` (its bucket may go once the lock is
+  // released).
+  std::optional<std::string> Find(const keys::PointKey& key) const;
   // The newest time of the series in the bucket; INT64_MIN if it has none.
   int64_t NewestTime(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
                      uint64_t series) const;
@@ -142,8 +143,10 @@ class MemoryHead {
 
  private:
   using BucketMap = absl::btree_map<uint32_t, std::shared_ptr<Bucket>>;
-  Bucket* FindBucket(uint32_t table_id, uint32_t bucket) const;
-  Bucket* AddBucket(uint32_t table_id, uint32_t bucket);
+  // Shared: a table dropped meanwhile (Catalog::DeleteTable does not wait
+  // for write groups) must not free a bucket a change is being applied to.
+  std::shared_ptr<Bucket> FindBucket(uint32_t table_id, uint32_t bucket) const;
+  std::shared_ptr<Bucket> AddBucket(uint32_t table_id, uint32_t bucket);
   static void ApplyTo(Bucket* bucket, Series* series, const Change& change);
 
   mutable absl::Mutex mu_;
