@@ -7,7 +7,8 @@
 # older hours into magnetic blocks; without, all data stays in the memory
 # store, and the suite runs once the tiering job has sealed its closed hours
 # (STRATA_BENCH_SEAL_AFTER_MINUTES=0 turns sealing off: rows only).
-# STRATA_BENCH_QUERY_ARGS adds query_bench flags (e.g. --columnar).
+# STRATA_BENCH_QUERY_ARGS adds query_bench flags (e.g. --columnar); STRATA_BENCH_STRATAD names
+# another stratad binary (an earlier build, for an A/B).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-8640000}
@@ -17,7 +18,7 @@ scripts/build.sh stratad strata ingest_bench query_bench >/dev/null
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 port=${STRATA_BENCH_PORT:-7880}
-build/server/stratad --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 \
+${STRATA_BENCH_STRATAD:-build/server/stratad} --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 \
   --maintenance-interval-seconds 5 --seal-after-minutes "${STRATA_BENCH_SEAL_AFTER_MINUTES:-10}" \
   2>"$dir/stratad.log" &
 pid=$!

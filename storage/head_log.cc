@@ -50,6 +50,7 @@ absl::Status Decode(std::string_view key, std::string_view value,
   while (!in.done()) {
     uint8_t kind = 0;
     MemoryHead::Change change;
+    change.sequence = *sequence;
     change.key.table_id = table_id;
     change.key.bucket = bucket;
     if (!in.GetByte(&kind) || !in.GetFixed64BE(&change.key.pk_hash) ||

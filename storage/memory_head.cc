@@ -23,7 +23,8 @@ auto ByTime(Entries& entries, int64_t time) {
 
 }  // namespace
 
-MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, std::string_view row) {
+MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, uint64_t sequence,
+                                            std::string_view row) {
   if (row.size() > block_left_) {
     const size_t size = std::max(kBlockBytes, row.size());
     blocks_.push_back(std::make_unique<char[]>(size));
@@ -35,7 +36,7 @@ MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, std::string_view
   std::memcpy(data, row.data(), row.size());
   block_next_ += row.size();
   block_left_ -= row.size();
-  return {time_nanos, data, static_cast<uint32_t>(row.size())};
+  return {time_nanos, sequence, data, static_cast<uint32_t>(row.size())};
 }
 
 std::shared_ptr<MemoryHead::Bucket> MemoryHead::FindBucket(uint32_t table_id,
@@ -68,7 +69,7 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
     }
     return;
   }
-  const Entry entry = bucket->Store(time, *change.row);
+  const Entry entry = bucket->Store(time, change.sequence, *change.row);
   if (stored) {
     *it = entry;  // the old bytes stay in the arena until the bucket goes
     return;
@@ -212,6 +213,50 @@ std::optional<std::pair<uint32_t, uint32_t>> MemoryHead::OldestBucket(
   return oldest;
 }
 
+rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
+                                               const rocksdb::WriteOptions& options,
+                                               rocksdb::WriteBatch* batch, uint32_t table_id,
+                                               uint32_t bucket_id, uint64_t sequence) {
+  absl::MutexLock lock(&mu_);
+  rocksdb::Status s = db->Write(options, batch);
+  if (!s.ok()) return s;
+  auto table = tables_.find(table_id);
+  if (table == tables_.end()) return s;
+  auto it = table->second.find(bucket_id);
+  if (it == table->second.end()) return s;
+  // Readers that captured the old bucket keep it whole; from now on the
+  // bucket is what was written after `sequence`, copied into a new arena.
+  const std::shared_ptr<Bucket> old = it->second;
+  auto kept = std::make_shared<Bucket>();
+  {
+    absl::ReaderMutexLock old_lock(&old->mu);
+    for (const auto& [id, series] : old->series) {
+      absl::ReaderMutexLock series_lock(&series->mu);
+      std::unique_ptr<Series> copy;
+      for (const Entry& e : series->entries) {
+        if (e.sequence <= sequence) continue;
+        if (!copy) copy = std::make_unique<Series>();
+        absl::MutexLock copy_lock(&copy->mu);
+        copy->entries.push_back(kept->Store(e.time_nanos, e.sequence, e.row()));
+        kept->rows_.fetch_add(1, std::memory_order_relaxed);
+        kept->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
+      }
+      if (copy) {
+        absl::MutexLock kept_lock(&kept->mu);
+        kept->series.emplace(id, std::move(copy));
+      }
+    }
+  }
+  bytes_.fetch_add(kept->bytes() - old->bytes(), std::memory_order_relaxed);
+  if (kept->rows() == 0) {
+    table->second.erase(it);
+    if (table->second.empty()) tables_.erase(table);
+  } else {
+    it->second = std::move(kept);
+  }
+  return s;
+}
+
 std::vector<uint32_t> MemoryHead::Buckets(uint32_t table_id) const {
   std::vector<uint32_t> out;
   absl::ReaderMutexLock lock(&mu_);
@@ -251,8 +296,8 @@ int Classify(std::string_view prefix, std::string_view target) {
 // and entry e_ (of entries_, the series' index copied likewise).
 class HeadIterator final : public rocksdb::Iterator {
  public:
-  HeadIterator(MemoryHead::View view, std::string upper)
-      : view_(std::move(view)), upper_(std::move(upper)) {}
+  HeadIterator(MemoryHead::View view, std::string upper, uint64_t max_sequence)
+      : view_(std::move(view)), upper_(std::move(upper)), max_sequence_(max_sequence) {}
 
   bool Valid() const override {
     return positioned_ && (upper_.empty() || std::string_view(key_.data(), key_.size()) <
@@ -339,7 +384,13 @@ class HeadIterator final : public rocksdb::Iterator {
     if (s_ >= 0 && s_ < static_cast<int>(series_.size())) {
       const MemoryHead::Series& s = *series_[s_].second;
       absl::ReaderMutexLock lock(&s.mu);
-      entries_ = s.entries;
+      if (max_sequence_ == UINT64_MAX) {
+        entries_ = s.entries;
+      } else {
+        for (const MemoryHead::Entry& e : s.entries) {
+          if (e.sequence <= max_sequence_) entries_.push_back(e);
+        }
+      }
     }
     e_ = at_end ? static_cast<int>(entries_.size()) - 1 : 0;
   }
@@ -412,6 +463,7 @@ class HeadIterator final : public rocksdb::Iterator {
 
   const MemoryHead::View view_;
   const std::string upper_;
+  const uint64_t max_sequence_;
   std::vector<std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
   std::vector<MemoryHead::Entry> entries_;
   int b_ = 0, s_ = 0, e_ = 0;
@@ -421,8 +473,9 @@ class HeadIterator final : public rocksdb::Iterator {
 
 }  // namespace
 
-std::unique_ptr<rocksdb::Iterator> MemoryHead::NewIterator(View view, std::string upper) {
-  return std::make_unique<HeadIterator>(std::move(view), std::move(upper));
+std::unique_ptr<rocksdb::Iterator> MemoryHead::NewIterator(View view, std::string upper,
+                                                           uint64_t max_sequence) {
+  return std::make_unique<HeadIterator>(std::move(view), std::move(upper), max_sequence);
 }
 
 }  // namespace strata

@@ -40,9 +40,11 @@ namespace strata {
 
 class MemoryHead {
  public:
-  // One row of a series: its time and its encoded row (in the bucket's arena).
+  // One row of a series: its time, the head_log entry that wrote it, and
+  // its encoded row (in the bucket's arena).
   struct Entry {
     int64_t time_nanos;
+    uint64_t sequence;
     const char* data;
     uint32_t size;
     std::string_view row() const { return {data, size}; }
@@ -64,7 +66,7 @@ class MemoryHead {
     absl::btree_map<SeriesId, std::unique_ptr<Series>> series ABSL_GUARDED_BY(mu);
 
     // Copies `row` into the arena (writer-only).
-    Entry Store(int64_t time_nanos, std::string_view row);
+    Entry Store(int64_t time_nanos, uint64_t sequence, std::string_view row);
     int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
 
@@ -78,10 +80,11 @@ class MemoryHead {
   };
 
   // One change: a row put under its point key, or (row absent) the point's
-  // row erased.
+  // row erased; `sequence` is its head_log entry's.
   struct Change {
     keys::PointKey key;
     std::optional<std::string_view> row;
+    uint64_t sequence = 0;
   };
 
   // --- the writer ---
@@ -117,11 +120,20 @@ class MemoryHead {
   rocksdb::Status WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteOptions& options,
                                 rocksdb::WriteBatch* batch, uint32_t table_id, uint32_t from,
                                 uint32_t to);
+  // Writes `batch` (a bucket's blocks, and the deletion of its log entries
+  // up to `sequence`) and, once it is durable, replaces the bucket with the
+  // rows written after `sequence` (by write groups that went on while it
+  // was converted), as one step for CaptureWithSnapshot.
+  rocksdb::Status WriteThenKeepAfter(rocksdb::DB* db, const rocksdb::WriteOptions& options,
+                                     rocksdb::WriteBatch* batch, uint32_t table_id,
+                                     uint32_t bucket, uint64_t sequence);
   // An iterator over a view's rows in point-key order, with RocksDB's
   // iterator contract (keys are 32-byte point keys, values encoded rows);
   // `upper` (optional) is an exclusive upper bound, as
-  // ReadOptions::iterate_upper_bound.
-  static std::unique_ptr<rocksdb::Iterator> NewIterator(View view, std::string upper = {});
+  // ReadOptions::iterate_upper_bound; rows written after `max_sequence` are
+  // left out.
+  static std::unique_ptr<rocksdb::Iterator> NewIterator(View view, std::string upper = {},
+                                                        uint64_t max_sequence = UINT64_MAX);
 
   // The (table, bucket) holding the oldest hour among those not in
   // `skip`, if any: what to convert first when the head is over its budget.
@@ -132,6 +144,9 @@ class MemoryHead {
   // The sequence number of the next head_log entry (writer-only; replay
   // moves it past every logged one).
   uint64_t TakeLogSequence() { return next_log_sequence_++; }
+  // The last sequence taken: every change up to it is applied once the
+  // writer is between groups.
+  uint64_t LastLogSequence() const { return next_log_sequence_ - 1; }
   void SawLogSequence(uint64_t sequence) {
     next_log_sequence_ = std::max(next_log_sequence_, sequence + 1);
   }

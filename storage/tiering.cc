@@ -10,6 +10,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/format/block.h"
 #include "storage/format/block_format.h"
+#include "storage/head_log.h"
 #include "storage/keys.h"
 #include "storage/row_codec.h"
 
@@ -71,15 +72,15 @@ class BucketConverter {
   explicit BucketConverter(Store& store) : store_(store) {}
 
   // Reads the bucket as of `snapshot` and `head` (captured with it; null
-  // snapshot: now).
+  // snapshot: now), the head's rows up to log sequence `sequence`.
   absl::StatusOr<Conversion> Convert(uint32_t table_id, uint32_t bucket,
                                      const rocksdb::Snapshot* snapshot,
-                                     const MemoryHead::View& head) {
+                                     const MemoryHead::View& head, uint64_t sequence) {
     snapshot_ = snapshot;
     const std::string begin = keys::BucketPrefix(table_id, bucket);
     const std::string end = keys::BucketPrefix(table_id, bucket + 1);
     const rocksdb::Slice upper(end);
-    auto hot = MemoryHead::NewIterator(head, end);
+    auto hot = MemoryHead::NewIterator(head, end, sequence);
     auto delta = Iterate(store_, Store::kColdDelta, &upper, snapshot);
     hot->Seek(begin);
     delta->Seek(begin);
@@ -121,7 +122,9 @@ class BucketConverter {
     // (keyed by the 24-byte series prefix, storage/store.cc) between point
     // and range-deletion entries, and a range deletion whose begin key is in
     // the hint's domain corrupts the skiplist splice.
-    batch.DeleteRange(store_.family(Store::kHeadLog), begin, end);
+    // The log entries of the rows read; later ones stay with their rows.
+    batch.DeleteRange(store_.family(Store::kHeadLog), head_log::Key(table_id, bucket, 0),
+                      head_log::Key(table_id, bucket, sequence + 1));
     batch.DeleteRange(store_.family(Store::kColdDelta), begin, end);
     return conversion;
   }
@@ -177,17 +180,18 @@ class BucketConverter {
   const rocksdb::Snapshot* snapshot_ = nullptr;
 };
 
-// Writes `conversion` of the bucket, drops it from the memory head, and
-// counts it in `report`.
-absl::Status Commit(Store& store, uint32_t table_id, uint32_t bucket, Conversion& conversion,
-                    TieringReport* report) {
+// Writes `conversion` of the bucket (its head rows up to log sequence
+// `sequence`), keeps only the later rows in the memory head, and counts it
+// in `report`.
+absl::Status Commit(Store& store, uint32_t table_id, uint32_t bucket, uint64_t sequence,
+                    Conversion& conversion, TieringReport* report) {
   if (conversion.stays_in_memory) {
     ++report->series_left_in_memory;
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(FromRocks(store.head().WriteThenDrop(store.db(), store.write_options(),
-                                                       &conversion.batch, table_id, bucket,
-                                                       bucket + 1),
+  RETURN_IF_ERROR(FromRocks(store.head().WriteThenKeepAfter(store.db(), store.write_options(),
+                                                            &conversion.batch, table_id, bucket,
+                                                            sequence),
                             "writing magnetic-store blocks"));
   report->rows_moved += conversion.counts.rows_moved;
   report->delta_rows_merged += conversion.counts.delta_rows_merged;
@@ -213,25 +217,30 @@ enum class IfWritten {
 // changes buckets, runs in the same maintenance pass, never beside this.
 absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_id,
                                    uint32_t bucket, IfWritten if_written, TieringReport* report) {
-  auto commit = [&](Conversion& conversion) -> absl::Status {
-    RETURN_IF_ERROR(Commit(store, table_id, bucket, conversion, report));
+  auto commit = [&](Conversion& conversion, uint64_t sequence) -> absl::Status {
+    RETURN_IF_ERROR(Commit(store, table_id, bucket, sequence, conversion, report));
     if (!conversion.stays_in_memory) writer.BucketConverted(table_id, bucket);
     return absl::OkStatus();
   };
   BucketConverter converter(store);
   const int attempts = if_written == IfWritten::kLeaveIt ? 1 : kOptimisticAttempts;
   for (int attempt = 0; attempt < attempts; ++attempt) {
+    // Between write groups: every head row up to `sequence` is applied, and
+    // the rows written from here on stay in the head at the commit.
     const rocksdb::Snapshot* snapshot = nullptr;
+    uint64_t sequence = 0;
     const MemoryHead::View head = writer.Exclusive([&] {
       writer.WatchBucket(table_id, bucket);
+      sequence = store.head().LastLogSequence();
       return store.head().CaptureWithSnapshot(table_id, store.db(), &snapshot);
     });
-    absl::StatusOr<Conversion> conversion = converter.Convert(table_id, bucket, snapshot, head);
+    absl::StatusOr<Conversion> conversion =
+        converter.Convert(table_id, bucket, snapshot, head, sequence);
     store.db()->ReleaseSnapshot(snapshot);
     std::optional<absl::Status> committed = writer.Exclusive([&]() -> std::optional<absl::Status> {
       if (writer.UnwatchBucket(table_id, bucket)) return std::nullopt;  // changed: again
       if (!conversion.ok()) return conversion.status();
-      return commit(*conversion);
+      return commit(*conversion, sequence);
     });
     if (committed) {
       RETURN_IF_ERROR(*committed);
@@ -240,9 +249,11 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
   }
   if (if_written == IfWritten::kLeaveIt) return false;
   RETURN_IF_ERROR(writer.Exclusive([&]() -> absl::Status {
+    const uint64_t sequence = store.head().LastLogSequence();
     ASSIGN_OR_RETURN(Conversion conversion,
-                     converter.Convert(table_id, bucket, nullptr, store.head().Capture(table_id)));
-    return commit(conversion);
+                     converter.Convert(table_id, bucket, nullptr, store.head().Capture(table_id),
+                                       sequence));
+    return commit(conversion, sequence);
   }));
   return true;
 }

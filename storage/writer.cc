@@ -154,12 +154,17 @@ class Writer::GroupCommit {
     std::vector<MemoryHead::Change> head_changes;
     head_log::EntryBuilder entry;
     keys::PointKey entry_key;
+    size_t entry_first = 0;  // head_changes' first change of `entry`
     auto log_entry = [&] {
       if (entry.empty()) return;
+      const uint64_t sequence = store_->head().TakeLogSequence();
       batch_.Put(store_->family(Store::kHeadLog),
-                 head_log::Key(entry_key.table_id, entry_key.bucket,
-                               store_->head().TakeLogSequence()),
+                 head_log::Key(entry_key.table_id, entry_key.bucket, sequence),
                  entry.bytes());
+      for (size_t i = entry_first; i < head_changes.size(); ++i) {
+        head_changes[i].sequence = sequence;
+      }
+      entry_first = head_changes.size();
       entry = head_log::EntryBuilder();
     };
     for (const Put& put : puts_) {
@@ -434,8 +439,6 @@ class Writer::GroupCommit {
     if (const BucketId bucket{key.table_id, key.bucket}; bucket != last_bucket_) {
       last_bucket_ = bucket;
       buckets_->last_write[bucket] = now_;
-      auto watched = buckets_->watched.find(bucket);
-      if (watched != buckets_->watched.end()) watched->second = true;
     }
     // A bucket the tiering job may already have converted (past the memory
     // store's window, or a sealed hour) may hold the key in a block or in
@@ -605,6 +608,14 @@ class Writer::GroupCommit {
                                  next.version, values_.substr(value_offset, value_size)});
     }
     puts_.push_back({family, t.hot_key, value_offset, value_size});
+    if (family != Store::kHot) {
+      // A conversion of the bucket deletes its late writes with it: it must
+      // read this one. (Rows for the head are told apart by their log
+      // sequence instead, and stay in the head.)
+      auto watched = buckets_->watched.find({t.pending->state->table_id(),
+                                             keys::BucketOf(r.record.time_nanos)});
+      if (watched != buckets_->watched.end()) watched->second = true;
+    }
     auto& cache = t.pending->state->newest_cache();
     if (auto newest = cache.find(DecodeSeries(t.hot_key));
         newest != cache.end() && newest->second.bucket == keys::BucketOf(r.record.time_nanos)) {

@@ -89,10 +89,12 @@ class Writer {
   // Watching a bucket lets a job read it outside Exclusive and commit what
   // it made of it only if nothing changed it meanwhile (the tiering job's
   // conversion, storage/tiering.h). Call both, and BucketChanged, inside
-  // Exclusive's step. Write groups that touch a watched bucket mark it.
+  // Exclusive's step. Write groups that write late writes (`cold_delta`)
+  // to a watched bucket mark it; rows for the memory head do not (the head
+  // tells them apart by their log sequence, MemoryHead::WriteThenKeepAfter).
   void WatchBucket(uint32_t table_id, uint32_t bucket);
-  // Stops watching; true if a write group or BucketChanged touched the
-  // bucket since WatchBucket.
+  // Stops watching; true if a write group's late write or BucketChanged
+  // touched the bucket since WatchBucket.
   bool UnwatchBucket(uint32_t table_id, uint32_t bucket);
   // For jobs other than the writer that change a bucket under Exclusive
   // (DELETE).

@@ -17,6 +17,7 @@
 #include "storage/head_log.h"
 #include "storage/keys.h"
 #include "storage/row_codec.h"
+#include "storage/store.h"
 #include "storage/table_state.h"
 #include "tests/support/temp_dir.h"
 
@@ -169,6 +170,46 @@ TEST(MemoryHeadTest, AReaderKeepsTheBucketsItCapturedAfterTheyAreDropped) {
   auto fresh = MemoryHead::NewIterator(head.Capture(1));
   fresh->SeekToFirst();
   EXPECT_FALSE(fresh->Valid());
+}
+
+TEST(MemoryHeadTest, AConversionKeepsTheRowsWrittenAfterItsSequence) {
+  testing::TempDir dir;
+  auto store = Store::Open({.data_dir = dir.Sub("data")});
+  ASSERT_TRUE(store.ok()) << store.status();
+  MemoryHead head;
+  auto at = [](uint64_t series, int64_t minute, uint64_t sequence, std::string_view row) {
+    return MemoryHead::Change{{.table_id = 1, .bucket = 5, .series = series,
+                               .time_nanos = 5 * keys::kBucketNanos + minute * kNanosPerMinute},
+                              row, sequence};
+  };
+  // Series 1: two rows read by the conversion (sequences 1, 2), one written
+  // while it ran (3); series 2: only read; series 3: only written after.
+  head.Apply({at(1, 0, 1, "a"), at(2, 0, 1, "b"), at(1, 1, 2, "c"), at(1, 2, 3, "d"),
+              at(3, 0, 3, "e")});
+  std::vector<std::string> read;
+  auto converter = MemoryHead::NewIterator(head.Capture(1), "", /*max_sequence=*/2);
+  for (converter->SeekToFirst(); converter->Valid(); converter->Next()) {
+    read.push_back(converter->value().ToString());
+  }
+  EXPECT_EQ(read, (std::vector<std::string>{"a", "c", "b"}));
+  auto before = MemoryHead::NewIterator(head.Capture(1));
+  rocksdb::WriteBatch batch;
+  ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 2)
+                  .ok());
+  std::vector<std::string> kept, old;
+  auto after = MemoryHead::NewIterator(head.Capture(1));
+  for (after->SeekToFirst(); after->Valid(); after->Next()) kept.push_back(after->value().ToString());
+  for (before->SeekToFirst(); before->Valid(); before->Next()) {
+    old.push_back(before->value().ToString());
+  }
+  EXPECT_EQ(kept, (std::vector<std::string>{"d", "e"}));
+  EXPECT_EQ(old, (std::vector<std::string>{"a", "c", "d", "b", "e"}));
+  EXPECT_EQ(head.TableUsage(1).second, 2);
+  // Nothing left after the last sequence: the bucket goes.
+  ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 3)
+                  .ok());
+  EXPECT_EQ(head.Buckets(1), std::vector<uint32_t>{});
+  EXPECT_EQ(head.bytes(), 0);
 }
 
 TEST(MemoryHeadTest, OldestBucketSkipsWhatCouldNotMove) {
