@@ -65,7 +65,7 @@ struct ServerConfig {
   // The memory store's rows held in memory (the memory head); past it the
   // oldest hours are sealed into blocks early (EngineOptions::
   // memory_store_budget_bytes). 0: no budget.
-  int memory_store_budget_mb = 512;
+  int memory_store_budget_mb = 256;
   // Tests only: when set, the server's clock stands still at this UTC time
   // ("YYYY-MM-DD HH:MM:SS" or ISO 8601), so golden files that write "now"
   // replay over the wire.

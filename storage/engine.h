@@ -52,7 +52,7 @@ struct EngineOptions {
   // The memory head's budget: past it, the oldest buckets are converted to
   // blocks early, open or not (docs/architecture.md, "Memory head"). 0: no
   // budget.
-  int64_t memory_store_budget_bytes = int64_t{512} << 20;
+  int64_t memory_store_budget_bytes = int64_t{256} << 20;
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;
@@ -156,9 +156,12 @@ class Engine {
   // bytes on disk.
   absl::Status CompactAll();
 
-  // Deletes points of `table` from every tier (storage/deletion.h).
+  // Deletes points of `table` from every tier (storage/deletion.h). Waits
+  // for a running maintenance pass: a conversion writes blocks before its
+  // commit, and a block rewritten by a delete meanwhile would be overwritten.
   absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
     ASSIGN_OR_RETURN(TableState * state, writer_->State(table.id));
+    absl::MutexLock run(&maintenance_mu_);
     return DeletePoints(*store_, *writer_, table, state->last_points(), std::move(points));
   }
 

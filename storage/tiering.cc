@@ -55,6 +55,9 @@ std::optional<uint32_t> NextBucket(Store& store, uint32_t table_id, uint32_t fro
   return found;
 }
 
+// A conversion writes its blocks in batches of about this size.
+constexpr size_t kBlocksChunkBytes = 4 << 20;
+
 // One bucket's conversion, ready to commit: the batch that writes its blocks
 // and drops its memory-store rows and late writes.
 struct Conversion {
@@ -114,6 +117,18 @@ class BucketConverter {
       batch.Put(store_.family(Store::kCold), block_key, block);
       batch.Put(store_.family(Store::kColdHeader), block_key, header);
       ++counts.blocks_written;
+      if (batch.GetDataSize() > kBlocksChunkBytes) {
+        // Written ahead of the commit: a block holds the series' rows up to
+        // the conversion's sequence, which the head and its log still hold
+        // too until the commit, and equal keys of equal versions read as one
+        // row. A killed or abandoned conversion leaves such blocks; the next
+        // one merges them again. (DELETE, which rewrites blocks, waits for
+        // conversions: Engine::Delete.) Without this a bucket of 100,000
+        // series was one batch of hundreds of MB, held twice while written.
+        RETURN_IF_ERROR(FromRocks(store_.db()->Write(store_.write_options(), &batch),
+                                  "writing magnetic-store blocks"));
+        batch.Clear();
+      }
     }
     RETURN_IF_ERROR(FromRocks(hot->status(), "reading the memory store"));
     RETURN_IF_ERROR(FromRocks(delta->status(), "reading the magnetic store's late writes"));
