@@ -5,16 +5,20 @@
 // folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
 // "Tiers and retention").
 //
-// Each bucket is one atomic WriteBatch: the new blocks (merged with any block
-// and delta rows already there, highest version winning) and range deletes of
-// the bucket's `hot` and `cold_delta` keys. Killed at any point, a bucket has
-// either moved or not; a rerun reads what is left and merges it into the
-// blocks again, so no row is lost or duplicated. A bucket is read and encoded
-// from a snapshot while writes go on, and committed under Writer::Exclusive
-// only if no write touched it since (otherwise read again, at last under
+// A bucket's new blocks (merged with any block and delta rows already there,
+// highest version winning) are written in batches as they are encoded; its
+// commit is one atomic WriteBatch with the range deletes of its `cold_delta`
+// keys and of its memory-head log entries up to the sequence the conversion
+// read, after which the head keeps only the rows written later
+// (MemoryHead::WriteThenKeepAfter). A row is in a block and in the head at
+// once until the commit; equal keys of equal versions read as one. Killed at
+// any point, a rerun reads what is left and merges it into the blocks again,
+// so no row is lost or duplicated. A bucket is read and encoded from a
+// snapshot while writes go on, and committed under Writer::Exclusive unless
+// a late write or DELETE touched it since (then read again, at last under
 // the lock), so a writer waits for one bucket's commit, not its conversion.
 // A series is merged and encoded as soon as it is read, so memory holds one
-// series' points plus the encoded blocks of the bucket.
+// series' points plus up to 4 MB of encoded blocks.
 //
 // Thread-safety: one job per table at a time (the engine's maintenance runs
 // tables one after another); concurrent with reads and writes.
@@ -40,7 +44,7 @@ struct TieringReport {
   int64_t duration_nanos = 0;
 };
 
-// Converts every bucket of `table` that still has `hot` or `cold_delta` rows
+// Converts every bucket of `table` that still has memory-head or `cold_delta` rows
 // and ended before `table.BlocksBeforeNanos(now_nanos,
 // writer.seal_after_nanos())`, or (sealing on) had no write for
 // seal_after_nanos (Writer::LastWriteNanos). The writer's setting is the one
