@@ -140,8 +140,7 @@ int64_t MemoryHead::NewestTime(uint32_t table_id, uint32_t bucket_id, uint64_t p
   return entries.empty() ? INT64_MIN : entries.back().time_nanos;
 }
 
-void MemoryHead::DropBuckets(uint32_t table_id, uint32_t from, uint32_t to) {
-  absl::MutexLock lock(&mu_);
+void MemoryHead::DropLocked(uint32_t table_id, uint32_t from, uint32_t to) {
   auto table = tables_.find(table_id);
   if (table == tables_.end()) return;
   BucketMap& buckets = table->second;
@@ -154,9 +153,13 @@ void MemoryHead::DropBuckets(uint32_t table_id, uint32_t from, uint32_t to) {
   bytes_.fetch_sub(freed, std::memory_order_relaxed);
 }
 
-MemoryHead::View MemoryHead::Capture(uint32_t table_id) const {
+void MemoryHead::DropBuckets(uint32_t table_id, uint32_t from, uint32_t to) {
+  absl::MutexLock lock(&mu_);
+  DropLocked(table_id, from, to);
+}
+
+MemoryHead::View MemoryHead::CaptureLocked(uint32_t table_id) const {
   View view{.table_id = table_id};
-  absl::ReaderMutexLock lock(&mu_);
   auto table = tables_.find(table_id);
   if (table == tables_.end()) return view;
   view.buckets.reserve(table->second.size());
@@ -164,17 +167,18 @@ MemoryHead::View MemoryHead::Capture(uint32_t table_id) const {
   return view;
 }
 
+MemoryHead::View MemoryHead::Capture(uint32_t table_id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return CaptureLocked(table_id);
+}
+
 MemoryHead::View MemoryHead::CaptureWithSnapshot(uint32_t table_id, rocksdb::DB* db,
                                                  const rocksdb::Snapshot** snapshot) const {
-  // WriteThenDrop holds mu_ exclusively across its write and its drop.
-  View view{.table_id = table_id};
+  // WriteThenDrop and WriteThenKeepAfter hold mu_ exclusively across their
+  // write and their change to the head.
   absl::ReaderMutexLock lock(&mu_);
   *snapshot = db->GetSnapshot();
-  auto table = tables_.find(table_id);
-  if (table == tables_.end()) return view;
-  view.buckets.reserve(table->second.size());
-  for (const auto& [bucket, data] : table->second) view.buckets.emplace_back(bucket, data);
-  return view;
+  return CaptureLocked(table_id);
 }
 
 rocksdb::Status MemoryHead::WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteOptions& options,
@@ -182,17 +186,7 @@ rocksdb::Status MemoryHead::WriteThenDrop(rocksdb::DB* db, const rocksdb::WriteO
                                           uint32_t from, uint32_t to) {
   absl::MutexLock lock(&mu_);
   rocksdb::Status s = db->Write(options, batch);
-  if (!s.ok()) return s;
-  auto table = tables_.find(table_id);
-  if (table == tables_.end()) return s;
-  BucketMap& buckets = table->second;
-  auto first = buckets.lower_bound(from);
-  auto last = to == UINT32_MAX ? buckets.end() : buckets.lower_bound(to);
-  int64_t freed = 0;
-  for (auto it = first; it != last; ++it) freed += it->second->bytes();
-  buckets.erase(first, last);
-  if (buckets.empty()) tables_.erase(table);
-  bytes_.fetch_sub(freed, std::memory_order_relaxed);
+  if (s.ok()) DropLocked(table_id, from, to);
   return s;
 }
 

@@ -163,6 +163,8 @@ class MemoryHead {
   std::shared_ptr<Bucket> FindBucket(uint32_t table_id, uint32_t bucket) const;
   std::shared_ptr<Bucket> AddBucket(uint32_t table_id, uint32_t bucket);
   static void ApplyTo(Bucket* bucket, Series* series, const Change& change);
+  void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   absl::btree_map<uint32_t, BucketMap> tables_ ABSL_GUARDED_BY(mu_);
