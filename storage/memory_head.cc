@@ -23,7 +23,7 @@ auto ByTime(Entries& entries, int64_t time) {
 
 }  // namespace
 
-MemoryHead::Entry MemoryHead::Bucket::Store(int64_t time_nanos, uint64_t sequence,
+MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t sequence,
                                             std::string_view row) {
   if (row.size() > block_left_) {
     const size_t size = std::max(kBlockBytes, row.size());
@@ -69,7 +69,7 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
     }
     return;
   }
-  const Entry entry = bucket->Store(time, change.sequence, *change.row);
+  const Entry entry = bucket->CopyRow(time, change.sequence, *change.row);
   if (stored) {
     *it = entry;  // the old bytes stay in the arena until the bucket goes
     return;
@@ -231,7 +231,7 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
         if (e.sequence <= sequence) continue;
         if (!copy) copy = std::make_unique<Series>();
         absl::MutexLock copy_lock(&copy->mu);
-        copy->entries.push_back(kept->Store(e.time_nanos, e.sequence, e.row()));
+        copy->entries.push_back(kept->CopyRow(e.time_nanos, e.sequence, e.row()));
         kept->rows_.fetch_add(1, std::memory_order_relaxed);
         kept->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
       }

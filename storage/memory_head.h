@@ -66,7 +66,7 @@ class MemoryHead {
     absl::btree_map<SeriesId, std::unique_ptr<Series>> series ABSL_GUARDED_BY(mu);
 
     // Copies `row` into the arena (writer-only).
-    Entry Store(int64_t time_nanos, uint64_t sequence, std::string_view row);
+    Entry CopyRow(int64_t time_nanos, uint64_t sequence, std::string_view row);
     int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
 
