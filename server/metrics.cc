@@ -224,6 +224,19 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     out.push_back(Family("strata_rocksdb_wal_bytes", "Bytes of write-ahead log files.",
                          MetricType::Gauge));
     Add(out.back(), static_cast<double>(engine_.WalBytes()));
+    const Engine::MemoryHeadUsage head = engine_.HeadUsage();
+    out.push_back(Family("strata_memory_store_bytes",
+                         "Bytes of memory-store rows held in memory (all tables).",
+                         MetricType::Gauge));
+    Add(out.back(), static_cast<double>(head.bytes));
+    out.push_back(Family("strata_memory_store_budget_bytes",
+                         "--memory-store-budget-mb in bytes (0: no budget).", MetricType::Gauge));
+    Add(out.back(), static_cast<double>(head.budget_bytes));
+    out.push_back(Family("strata_memory_store_early_seals_total",
+                         "Hours sealed into blocks early because the memory store was over its "
+                         "budget.",
+                         MetricType::Counter));
+    Add(out.back(), static_cast<double>(head.early_conversions));
     out.push_back(Family("strata_writes_paused",
                          "1 while writes are paused (a full or failing disk).",
                          MetricType::Gauge));

@@ -24,6 +24,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos,
                                              options.write_queue);
+  engine->memory_budget_bytes_ = options.memory_store_budget_bytes;
   if (options.memory_store_budget_bytes > 0) {
     engine->relief_ = std::thread(
         [e = engine.get(), budget = options.memory_store_budget_bytes] { e->RelieveMemoryHead(budget); });
@@ -62,6 +63,7 @@ void Engine::RelieveMemoryHead(int64_t budget) {
         // The maintenance loop logs job errors; this one recurs there.
         continue;
       }
+      early_conversions_.fetch_add(report->buckets, std::memory_order_relaxed);
       absl::MutexLock lock(&history_mu_);
       history_[table_id].rows_tiered_total += report->rows_moved;
     }

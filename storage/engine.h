@@ -6,6 +6,7 @@
 // the owner calls once when no other call is running.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <optional>
@@ -136,6 +137,17 @@ class Engine {
   std::optional<uint64_t> RocksDbProperty(const std::string& name, bool all_families = true);
   // Bytes in the write-ahead log files (live and archived).
   uint64_t WalBytes();
+  // The memory head: bytes held, its budget, and buckets converted early
+  // because it was over the budget, since start.
+  struct MemoryHeadUsage {
+    int64_t bytes = 0;
+    int64_t budget_bytes = 0;
+    int64_t early_conversions = 0;
+  };
+  MemoryHeadUsage HeadUsage() const {
+    return {store_->head().bytes(), memory_budget_bytes_,
+            early_conversions_.load(std::memory_order_relaxed)};
+  }
   // RocksDB's counters since open.
   struct RocksDbCounters {
     uint64_t block_cache_hits = 0;
@@ -191,6 +203,8 @@ class Engine {
   absl::flat_hash_map<uint32_t, uint32_t> reclaimed_before_ ABSL_GUARDED_BY(maintenance_mu_);
   absl::Mutex history_mu_;
   absl::flat_hash_map<uint32_t, TableStorageStats> history_ ABSL_GUARDED_BY(history_mu_);
+  int64_t memory_budget_bytes_ = 0;
+  std::atomic<int64_t> early_conversions_{0};
   absl::Mutex relief_mu_;
   bool closing_ ABSL_GUARDED_BY(relief_mu_) = false;
   std::thread relief_;  // RelieveMemoryHead, when there is a budget

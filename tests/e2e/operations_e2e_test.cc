@@ -122,6 +122,9 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   EXPECT_EQ(Sample(metrics, "strata_writes_queued"), 0);
   EXPECT_GT(Sample(metrics, "process_resident_memory_bytes").value_or(0), 1e6);
   EXPECT_GT(Sample(metrics, "strata_rocksdb_memtable_bytes").value_or(0), 0);
+  EXPECT_GT(Sample(metrics, "strata_memory_store_bytes").value_or(0), 0);
+  EXPECT_EQ(Sample(metrics, "strata_memory_store_budget_bytes"), 256 << 20);
+  EXPECT_EQ(Sample(metrics, "strata_memory_store_early_seals_total"), 0);
   EXPECT_TRUE(Sample(metrics, "strata_rocksdb_block_cache_misses_total"));
   EXPECT_TRUE(Sample(metrics, "strata_rocksdb_stall_seconds_total"));
   EXPECT_TRUE(Sample(metrics, R"(strata_build_info{version="0.1.0"})"));
