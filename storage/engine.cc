@@ -23,7 +23,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
   engine->scheduled_queries_ = std::make_unique<ScheduledQueryStore>(engine->store_.get());
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos,
-                                             options.write_queue);
+                                             options.write_queue,
+                                             2 * options.memory_store_budget_bytes);
   engine->memory_budget_bytes_ = options.memory_store_budget_bytes;
   if (options.memory_store_budget_bytes > 0) {
     engine->relief_ = std::thread(
@@ -33,10 +34,11 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
 }
 
 void Engine::RelieveMemoryHead(int64_t budget) {
-  // Checked often: a load fills hundreds of MB a minute, the maintenance
-  // interval. Converting down to three quarters of the budget leaves room
-  // for the writes that go on meanwhile.
-  constexpr absl::Duration kCheckEvery = absl::Milliseconds(100);
+  // Checked often (an atomic load): a load fills hundreds of MB a minute,
+  // the maintenance interval, and writes are refused past twice the budget
+  // until this catches up. Converting down to three quarters of the budget
+  // leaves room for the writes that go on meanwhile.
+  constexpr absl::Duration kCheckEvery = absl::Milliseconds(20);
   MemoryHead& head = store_->head();
   while (true) {
     {

@@ -51,8 +51,9 @@ struct EngineOptions {
   // "Sealed hours".
   int64_t seal_after_nanos = kDefaultSealAfterNanos;
   // The memory head's budget: past it, the oldest buckets are converted to
-  // blocks early, open or not (docs/architecture.md, "Memory head"). 0: no
-  // budget.
+  // blocks early, open or not, and past twice it writes are refused
+  // (RESOURCE_EXHAUSTED) until they are (docs/architecture.md, "Memory
+  // head"). 0: no budget.
   int64_t memory_store_budget_bytes = int64_t{256} << 20;
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.

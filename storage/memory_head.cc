@@ -9,9 +9,10 @@
 namespace strata {
 namespace {
 
-// Arena blocks: large enough that a block holds thousands of rows, small
-// enough that a bucket with few rows wastes little.
-constexpr size_t kBlockBytes = 256 << 10;
+// Arena blocks double from the first to the largest: a bucket with a few
+// late rows holds a few KB, a busy one thousands of rows per block.
+constexpr size_t kFirstBlockBytes = 4 << 10;
+constexpr size_t kLargestBlockBytes = 256 << 10;
 // What a row costs besides its bytes: its index entry.
 constexpr int64_t kEntryBytes = sizeof(MemoryHead::Entry);
 
@@ -26,7 +27,10 @@ auto ByTime(Entries& entries, int64_t time) {
 MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t sequence,
                                             std::string_view row) {
   if (row.size() > block_left_) {
-    const size_t size = std::max(kBlockBytes, row.size());
+    const size_t block = blocks_.empty() ? kFirstBlockBytes
+                                         : std::min(2 * block_size_, kLargestBlockBytes);
+    block_size_ = block;
+    const size_t size = std::max(block, row.size());
     blocks_.push_back(std::make_unique<char[]>(size));
     block_next_ = blocks_.back().get();
     block_left_ = size;

@@ -73,6 +73,7 @@ class MemoryHead {
    private:
     friend class MemoryHead;
     std::vector<std::unique_ptr<char[]>> blocks_;  // writer-only
+    size_t block_size_ = 0;  // of the last block (without a row larger than it)
     size_t block_left_ = 0;
     char* block_next_ = nullptr;
     std::atomic<int64_t> bytes_{0};

@@ -676,10 +676,11 @@ absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
 }
 
 Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
-               int max_queued_requests)
+               int max_queued_requests, int64_t memory_limit_bytes)
     : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
       started_nanos_(clock->NowNanos()),
       max_queued_requests_(static_cast<size_t>(std::max(1, max_queued_requests))),
+      memory_limit_bytes_(memory_limit_bytes),
       committer_([this] { CommitLoop(); }) {}
 
 Writer::~Writer() {
@@ -707,6 +708,14 @@ void Writer::WriteAsync(WriteRequest request, WriteDone done) {
 }
 
 void Writer::WriteAsync(WriteSource& source, WriteDone done) {
+  if (const int64_t held = store_->head().bytes();
+      memory_limit_bytes_ > 0 && held > memory_limit_bytes_) {
+    done(absl::ResourceExhaustedError(StrCat(
+        "the memory store holds ", held >> 20, " MB, over twice its budget, while older hours "
+        "are sealed into blocks; nothing of this request was written. Retry with backoff, or "
+        "raise the server's --memory-store-budget-mb")));
+    return;
+  }
   auto pending = std::make_unique<Pending>();
   pending->done = std::move(done);
   if (absl::Status prepared = Prepare(source, pending.get()); !prepared.ok()) {

@@ -41,8 +41,12 @@ class Writer {
   // Starts the committer thread. At most `max_queued_requests` requests wait
   // for a group commit; past that a write is refused (RESOURCE_EXHAUSTED):
   // each holds its prepared records, and callers no longer wait in line.
+  // While the memory head holds more than `memory_limit_bytes` (0: no
+  // limit), writes are refused the same way: the engine's budget thread is
+  // converting hours to blocks, and a load faster than that (or a hostile
+  // one) must not grow the head without bound.
   Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
-         int max_queued_requests);
+         int max_queued_requests, int64_t memory_limit_bytes = 0);
   // Commits every request queued, then stops the committer.
   ~Writer();
 
@@ -139,6 +143,7 @@ class Writer {
   const int64_t seal_after_nanos_;
   const int64_t started_nanos_;
   const size_t max_queued_requests_;
+  const int64_t memory_limit_bytes_;
 
   absl::Mutex commit_mu_;  // held by the committer while a group commits
   BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);

@@ -307,11 +307,23 @@ class MemoryHeadEngineTest : public ::testing::Test {
     r.version = version;
     return r;
   }
+  // Writes, retrying with a pause while the memory store is over twice its
+  // budget (as a client should on RESOURCE_EXHAUSTED); counts those refusals.
   WriteResult Write(std::vector<InputRecord> records) {
-    auto result = engine_->Write({.database_name = "mydb", .table_name = "tbl",
-                                  .records = std::move(records)});
-    EXPECT_TRUE(result.ok()) << result.status();
-    return result.value_or(WriteResult{});
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      auto result = engine_->Write({.database_name = "mydb", .table_name = "tbl",
+                                    .records = records});
+      if (result.status().code() == absl::StatusCode::kResourceExhausted) {
+        ++refusals_;
+        last_refusal_ = std::string(result.status().message());
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      EXPECT_TRUE(result.ok()) << result.status();
+      return result.value_or(WriteResult{});
+    }
+    ADD_FAILURE() << "still refused after 1000 attempts: " << last_refusal_;
+    return WriteResult{};
   }
   // Rows as "series time version value", in scan order.
   std::vector<std::string> ScanAll() {
@@ -335,6 +347,8 @@ class MemoryHeadEngineTest : public ::testing::Test {
     return written;
   }
 
+  std::atomic<int> refusals_{0};
+  std::string last_refusal_;
   testing::TempDir dir_;
   ManualClock clock_{kNow};
   std::unique_ptr<Engine> engine_;
@@ -441,6 +455,32 @@ TEST_F(MemoryHeadEngineTest, OverItsBudgetTheOldestHoursBecomeBlocksAndStayCorre
   EXPECT_EQ(changed.rejected[0].existing_version, 1);
   EXPECT_EQ(Write({Point(3, kNow - kNanosPerSecond, 99, 2)}).memory_store, 1);
   EXPECT_EQ(ScanAll().size(), 5000u);
+}
+
+TEST_F(MemoryHeadEngineTest, PastTwiceItsBudgetWritesAreRefusedUntilHoursAreSealed) {
+  Open(/*budget=*/1);  // any row puts the head past twice its budget
+  CreateTable();
+  int accepted = 0;
+  std::optional<absl::Status> refused;
+  // A write right after an accepted one finds the head over the limit,
+  // unless the budget's thread sealed the hour in between: try a few times.
+  for (int i = 0; i < 50 && !refused; ++i) {
+    auto result = engine_->Write({.database_name = "mydb", .table_name = "tbl",
+                                  .records = {Point(1, kNow - (i + 1) * kNanosPerSecond, i)}});
+    if (result.ok()) {
+      accepted += static_cast<int>(result->memory_store);
+    } else {
+      refused = result.status();
+    }
+  }
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(refused->code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused->message().find("over twice its budget"), std::string::npos) << *refused;
+  EXPECT_NE(refused->message().find("--memory-store-budget-mb"), std::string::npos);
+  // Once the hour is sealed into blocks, writes go through again; nothing
+  // accepted was lost, nothing refused was written.
+  accepted += static_cast<int>(Write({Point(2, kNow - kNanosPerSecond, 7)}).memory_store);
+  EXPECT_EQ(ScanAll().size(), static_cast<size_t>(accepted));
 }
 
 TEST_F(MemoryHeadEngineTest, ScansDuringWritesAndConversionsSeeEveryAcknowledgedRowOnce) {
