@@ -68,6 +68,12 @@ void MaintenanceLoop::Run() {
       if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), wait)) return;
     }
     for (const TableMaintenance& result : engine_->RunMaintenance()) LogMaintenance(result);
+    absl::StatusOr<int> swept = engine_->SweepDroppedTables();
+    if (!swept.ok()) {
+      spdlog::warn("removing what writes racing DROP TABLE left: {}", swept.status().ToString());
+    } else if (*swept > 0) {
+      spdlog::info("removed rows written to {} dropped table(s) while they were dropped", *swept);
+    }
   }
 }
 

@@ -1,25 +1,22 @@
 #include "storage/catalog.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "common/strings.h"
 #include "common/coding.h"
 #include "common/status.h"
 #include "common/suggest.h"
-#include "rocksdb/convenience.h"
 #include "rocksdb/write_batch.h"
 #include "storage/catalog_codec.h"
 #include "storage/keys.h"
 #include "storage/names.h"
+#include "storage/table_data.h"
 
 namespace strata {
 namespace {
 
 constexpr std::string_view kDatabaseIdCounter = "database_id";
 constexpr std::string_view kTableIdCounter = "table_id";
-
-// Data column families whose keys start with the table id.
-constexpr Store::Family kTableDataFamilies[] = {Store::kHeadLog, Store::kCold, Store::kColdDelta,
-                                                Store::kIndex, Store::kColdHeader};
 
 absl::StatusOr<int> PageSize(int max_results) {
   if (max_results == 0) return kDefaultPageSize;
@@ -390,28 +387,31 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
   const uint32_t id = it->second->id;
   rocksdb::WriteBatch batch;
   batch.Delete(store_->family(Store::kCatalog), keys::Table(database, table));
-  std::string catalog_prefix = keys::TableCatalogPrefix(id);
-  batch.DeleteRange(store_->family(Store::kCatalog), catalog_prefix,
-                    keys::PrefixEnd(catalog_prefix));
-  std::string data_begin = keys::TableDataPrefix(id);
-  std::string data_end = keys::PrefixEnd(data_begin);
-  for (Store::Family family : kTableDataFamilies) {
-    batch.DeleteRange(store_->family(family), data_begin, data_end);
-  }
-  RETURN_IF_ERROR(FromRocks(store_->head().WriteThenDrop(store_->db(),
-                                                         store_->sync_write_options(), &batch,
-                                                         id, 0, UINT32_MAX),
-                            "deleting the table"));
+  AddTableDataDeletion(*store_, id, &batch);
+  RETURN_IF_ERROR(CommitTableDataDeletion(*store_, id, &batch));
   tables_.erase(it);
-
-  // Give the space back now rather than at some later compaction. The data is
-  // already invisible, so a failure here only delays reclaiming disk.
-  rocksdb::Slice begin(data_begin), end(data_end);
-  for (Store::Family family : kTableDataFamilies) {
-    rocksdb::DeleteFilesInRange(store_->db(), store_->family(family), &begin, &end)
-        .PermitUncheckedError();
-  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int> Catalog::SweepDroppedTables() {
+  // Ids are read before the catalog: a table's data is written only once
+  // it is in tables_, so an id stored but not in tables_ is a dropped one's.
+  const std::vector<uint32_t> stored = StoredTableIds(*store_);
+  std::vector<uint32_t> dropped;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    absl::flat_hash_set<uint32_t> live;
+    for (const auto& [key, table] : tables_) live.insert(table->id);
+    for (uint32_t id : stored) {
+      if (id < next_table_id_ && !live.contains(id)) dropped.push_back(id);
+    }
+  }
+  for (uint32_t id : dropped) {
+    rocksdb::WriteBatch batch;
+    AddTableDataDeletion(*store_, id, &batch);
+    RETURN_IF_ERROR(CommitTableDataDeletion(*store_, id, &batch));
+  }
+  return static_cast<int>(dropped.size());
 }
 
 std::vector<std::shared_ptr<const TableInfo>> Catalog::AllTables() const {

@@ -58,6 +58,11 @@ class Catalog {
                                         const TableUpdate& update);
   // Removes the table and, in the same atomic write, all of its data.
   absl::Status DeleteTable(std::string_view database, std::string_view table);
+  // Deletes what is stored under the ids of dropped tables: rows a write
+  // group or a conversion that raced DROP TABLE wrote after it (neither waits
+  // for the other). Run at open and by each maintenance pass; returns how
+  // many dropped tables had something left.
+  absl::StatusOr<int> SweepDroppedTables();
   // Every table of every database, for the background jobs.
   std::vector<std::shared_ptr<const TableInfo>> AllTables() const;
 

@@ -19,6 +19,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                .env = options.env}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
+  RETURN_IF_ERROR(engine->catalog_->SweepDroppedTables().status());
   engine->tokens_ = std::make_unique<TokenStore>(engine->store_.get());
   engine->scheduled_queries_ = std::make_unique<ScheduledQueryStore>(engine->store_.get());
   engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
@@ -117,6 +118,13 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
     results.push_back(std::move(result));
   }
   return results;
+}
+
+absl::StatusOr<int> Engine::SweepDroppedTables() {
+  // Not while the memory budget's thread converts a bucket: its blocks for
+  // a table dropped meanwhile are swept by the next pass.
+  absl::MutexLock run(&maintenance_mu_);
+  return catalog_->SweepDroppedTables();
 }
 
 std::optional<uint64_t> Engine::RocksDbProperty(const std::string& name, bool all_families) {

@@ -129,6 +129,10 @@ class Engine {
   // Safe to call at any time; the server calls it periodically, tests call it
   // after moving a ManualClock.
   std::vector<TableMaintenance> RunMaintenance();
+  // Deletes what writes or conversions that raced DROP TABLE left under the
+  // dropped table's id (Catalog::SweepDroppedTables); also run at open.
+  // Returns how many dropped tables had something left.
+  absl::StatusOr<int> SweepDroppedTables();
 
   absl::StatusOr<TableStorageStats> StorageStats(const TableInfo& table);
 

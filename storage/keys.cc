@@ -27,8 +27,10 @@ std::string ScheduledQueryRun(std::string_view name, uint64_t sequence) {
   return key;
 }
 
+std::string AllTablesCatalogPrefix() { return "x"; }
+
 std::string TableCatalogPrefix(uint32_t table_id) {
-  std::string key = "x";
+  std::string key = AllTablesCatalogPrefix();
   PutFixed32BE(&key, table_id);
   return key;
 }

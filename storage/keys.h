@@ -29,6 +29,8 @@ std::string ScheduledQuery(std::string_view name);
 std::string ScheduledQueryPrefix();
 std::string ScheduledQueryRun(std::string_view name, uint64_t sequence);
 std::string ScheduledQueryRunPrefix(std::string_view name);
+// The first byte of every table's catalog entries (before its id).
+std::string AllTablesCatalogPrefix();
 std::string TableCatalogPrefix(uint32_t table_id);
 
 // per-table catalog data, after TableCatalogPrefix(table):

@@ -255,6 +255,14 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
   return s;
 }
 
+std::vector<uint32_t> MemoryHead::TableIds() const {
+  std::vector<uint32_t> out;
+  absl::ReaderMutexLock lock(&mu_);
+  out.reserve(tables_.size());
+  for (const auto& [table_id, buckets] : tables_) out.push_back(table_id);
+  return out;
+}
+
 std::vector<uint32_t> MemoryHead::Buckets(uint32_t table_id) const {
   std::vector<uint32_t> out;
   absl::ReaderMutexLock lock(&mu_);

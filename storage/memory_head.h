@@ -140,6 +140,8 @@ class MemoryHead {
   // `skip`, if any: what to convert first when the head is over its budget.
   std::optional<std::pair<uint32_t, uint32_t>> OldestBucket(
       const std::vector<std::pair<uint32_t, uint32_t>>& skip) const;
+  // The tables holding buckets, in order.
+  std::vector<uint32_t> TableIds() const;
   // The buckets of a table holding rows, in order.
   std::vector<uint32_t> Buckets(uint32_t table_id) const;
   // The sequence number of the next head_log entry (writer-only; replay

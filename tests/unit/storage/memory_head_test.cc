@@ -20,6 +20,7 @@
 #include "storage/keys.h"
 #include "storage/row_codec.h"
 #include "storage/store.h"
+#include "storage/table_data.h"
 #include "storage/table_state.h"
 #include "tests/support/temp_dir.h"
 
@@ -527,6 +528,99 @@ TEST_F(MemoryHeadEngineTest, ScansDuringWritesAndConversionsSeeEveryAcknowledged
   // And after a restart, from the blocks and the log.
   Open();
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(kHosts * kRounds));
+}
+
+// A write group or a conversion that raced DROP TABLE (neither waits for the
+// other) can store rows under the dropped table's id after the drop. Left
+// there they would be replayed into memory at every start and never freed.
+std::vector<uint32_t> StoredIdsOf(const std::string& data_dir) {
+  auto store = Store::Open({.data_dir = data_dir});
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? StoredTableIds(**store) : std::vector<uint32_t>{};
+}
+
+TEST_F(MemoryHeadEngineTest, WhatAWriteRacingDropTableLeftIsRemovedAtOpen) {
+  Open();
+  CreateTable();
+  ASSERT_TRUE(engine_->catalog()
+                  .CreateTable({.database_name = "mydb", .table_name = "gone",
+                                .retention = {.memory_store_retention_hours = 6}})
+                  .ok());
+  const uint32_t live_id = Table().id;
+  const uint32_t gone_id = engine_->catalog().DescribeTable("mydb", "gone")->id;
+  ASSERT_EQ(WriteLoad(3, 10), 30);
+  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "gone",
+                              .records = {Point(7, kNow - kNanosPerSecond, 1)}})
+                  .ok());
+  const std::vector<std::string> live_rows = ScanAll();
+  engine_.reset();
+  // Keep the dropped table's log entries to write them back after the drop,
+  // as a racing write group would have.
+  std::vector<std::pair<std::string, std::string>> late_entries;
+  {
+    auto store = Store::Open({.data_dir = dir_.Sub("data")});
+    ASSERT_TRUE(store.ok()) << store.status();
+    std::unique_ptr<rocksdb::Iterator> it((*store)->db()->NewIterator(
+        rocksdb::ReadOptions(), (*store)->family(Store::kHeadLog)));
+    const std::string prefix = keys::TableDataPrefix(gone_id);
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      late_entries.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+  }
+  ASSERT_FALSE(late_entries.empty());
+  Open();
+  ASSERT_TRUE(engine_->catalog().DeleteTable("mydb", "gone").ok());
+  engine_.reset();
+  {
+    auto store = Store::Open({.data_dir = dir_.Sub("data")});
+    ASSERT_TRUE(store.ok()) << store.status();
+    rocksdb::WriteBatch batch;
+    for (const auto& [key, value] : late_entries) {
+      batch.Put((*store)->family(Store::kHeadLog), key, value);
+    }
+    // And a block a racing conversion wrote, and a series registry entry.
+    batch.Put((*store)->family(Store::kCold), keys::TableDataPrefix(gone_id) + "block", "b");
+    batch.Put((*store)->family(Store::kCatalog), keys::SeriesEntry(gone_id, "series"), "s");
+    ASSERT_TRUE((*store)->db()->Write(rocksdb::WriteOptions(), &batch).ok());
+  }
+  ASSERT_EQ(StoredIdsOf(dir_.Sub("data")), (std::vector<uint32_t>{live_id, gone_id}));
+  Open();
+  EXPECT_EQ(ScanAll(), live_rows);
+  EXPECT_EQ(engine_->SweepDroppedTables().value_or(-1), 0);
+  engine_.reset();
+  EXPECT_EQ(StoredIdsOf(dir_.Sub("data")), std::vector<uint32_t>{live_id});
+  Open();
+  EXPECT_EQ(ScanAll(), live_rows);
+}
+
+TEST_F(MemoryHeadEngineTest, TablesDroppedWhileWrittenLeaveNothingAfterTheSweep) {
+  Open();
+  ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
+  for (int round = 0; round < 20; ++round) {
+    const std::string name = "table" + std::to_string(round);
+    auto created = engine_->catalog().CreateTable(
+        {.database_name = "mydb", .table_name = name,
+         .retention = {.memory_store_retention_hours = 6}});
+    ASSERT_TRUE(created.ok()) << created.status();
+    std::atomic<int> written{0};
+    std::thread writer([&] {
+      for (int i = 0;; ++i) {
+        auto result = engine_->Write({.database_name = "mydb", .table_name = name,
+                                      .records = {Point(i % 5, kNow - i * kNanosPerSecond, i)}});
+        if (!result.ok()) {
+          EXPECT_EQ(result.status().code(), absl::StatusCode::kNotFound) << result.status();
+          return;
+        }
+        ++written;
+      }
+    });
+    while (written < round) std::this_thread::yield();
+    ASSERT_TRUE(engine_->catalog().DeleteTable("mydb", name).ok());
+    writer.join();
+    ASSERT_TRUE(engine_->SweepDroppedTables().ok());
+  }
+  engine_.reset();
+  EXPECT_EQ(StoredIdsOf(dir_.Sub("data")), std::vector<uint32_t>{});
 }
 
 }  // namespace
