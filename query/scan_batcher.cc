@@ -121,7 +121,7 @@ absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
   if (!SelectSeries(row.series)) return false;
   const size_t r = StartRow(row.time_nanos);
   if (!row.encoded.empty()) {
-    RowReader reader(row.encoded);
+    RowReader reader(row.encoded, row.shape);
     int64_t version;
     MeasureView m;
     if (!reader.Start(&version)) return CorruptionError("row");

@@ -119,6 +119,7 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
     row.version = entry.version;
     row.measures.clear();
     row.encoded = {};
+    row.shape = nullptr;
     if (options.encoded_rows) {
       row.encoded = entry.row;
     } else {

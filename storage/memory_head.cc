@@ -15,6 +15,9 @@ constexpr size_t kFirstBlockBytes = 4 << 10;
 constexpr size_t kLargestBlockBytes = 256 << 10;
 // What a row costs besides its bytes: its index entry.
 constexpr int64_t kEntryBytes = sizeof(MemoryHead::Entry);
+// Rows of more shapes than this in one bucket (attributes that come and go
+// in every combination) are stored as they are.
+constexpr size_t kMaxShapesPerBucket = 1024;
 
 template <typename Entries>  // const or not
 auto ByTime(Entries& entries, int64_t time) {
@@ -23,6 +26,14 @@ auto ByTime(Entries& entries, int64_t time) {
 }
 
 }  // namespace
+
+std::string_view EncodedRow(const MemoryHead::Entry& entry, const RowShape* shape,
+                            std::string* scratch) {
+  if (entry.shape == 0) return entry.stored();
+  scratch->clear();
+  shape->AppendEncodedRow(entry.stored(), scratch);
+  return *scratch;
+}
 
 MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t sequence,
                                             std::string_view row) {
@@ -59,8 +70,43 @@ std::shared_ptr<MemoryHead::Bucket> MemoryHead::AddBucket(uint32_t table_id, uin
   return slot;
 }
 
+std::pair<std::string_view, uint32_t> MemoryHead::Compact(Bucket* bucket, Series* series,
+                                                          std::string_view row) {
+  if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return {row, 0};
+  uint32_t shape = series->last_shape;
+  if (shape == 0 || !bucket->writer_shapes_[shape - 1]->Matches(parts_)) {
+    auto [it, added] = bucket->shape_ids_.try_emplace(RowShape::Signature(parts_), 0);
+    if (added) {
+      if (bucket->shape_ids_.size() > kMaxShapesPerBucket) {
+        bucket->shape_ids_.erase(it);
+        return {row, 0};
+      }
+      auto made = std::make_shared<const RowShape>(parts_);
+      bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + it->first.size()),
+                               std::memory_order_relaxed);
+      bucket->writer_shapes_.push_back(made.get());
+      it->second = static_cast<uint32_t>(bucket->writer_shapes_.size());
+      absl::MutexLock lock(&bucket->mu);
+      bucket->shapes.push_back(std::move(made));
+    }
+    shape = it->second;
+    series->last_shape = shape;
+  }
+  compact_.clear();
+  RowShape::AppendCompact(parts_, &compact_);
+  return {compact_, shape};
+}
+
 void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
   const int64_t time = change.key.time_nanos;
+  // Before the series' lock: a new shape takes the bucket's, which readers
+  // take before a series'. (Arena bytes are invisible until indexed.)
+  std::optional<Entry> entry;
+  if (change.row) {
+    const auto [bytes, shape] = Compact(bucket, series, *change.row);
+    entry = bucket->CopyRow(time, change.sequence, bytes);
+    entry->shape = shape;
+  }
   absl::MutexLock lock(&series->mu);
   std::vector<Entry>& entries = series->entries;
   auto it = entries.empty() || entries.back().time_nanos < time ? entries.end()
@@ -73,12 +119,11 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
     }
     return;
   }
-  const Entry entry = bucket->CopyRow(time, change.sequence, *change.row);
   if (stored) {
-    *it = entry;  // the old bytes stay in the arena until the bucket goes
+    *it = *entry;  // the old bytes stay in the arena until the bucket goes
     return;
   }
-  entries.insert(it, entry);  // at the end for an append, the common case
+  entries.insert(it, *entry);  // at the end for an append, the common case
   bucket->rows_.fetch_add(1, std::memory_order_relaxed);
   bucket->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
 }
@@ -129,7 +174,12 @@ std::optional<std::string> MemoryHead::Find(const keys::PointKey& key) const {
   const std::vector<Entry>& entries = it->second->entries;
   auto found = ByTime(entries, key.time_nanos);
   if (found == entries.end() || found->time_nanos != key.time_nanos) return std::nullopt;
-  return std::string(found->row());
+  std::string row;
+  const RowShape* shape = found->shape == 0 ? nullptr : bucket->shapes[found->shape - 1].get();
+  if (std::string_view encoded = EncodedRow(*found, shape, &row); encoded.data() != row.data()) {
+    row.assign(encoded);
+  }
+  return row;
 }
 
 int64_t MemoryHead::NewestTime(uint32_t table_id, uint32_t bucket_id, uint64_t pk_hash,
@@ -235,7 +285,10 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
         if (e.sequence <= sequence) continue;
         if (!copy) copy = std::make_unique<Series>();
         absl::MutexLock copy_lock(&copy->mu);
-        copy->entries.push_back(kept->CopyRow(e.time_nanos, e.sequence, e.row()));
+        Entry moved = kept->CopyRow(e.time_nanos, e.sequence, e.stored());
+        moved.shape = e.shape;
+        copy->last_shape = e.shape;
+        copy->entries.push_back(moved);
         kept->rows_.fetch_add(1, std::memory_order_relaxed);
         kept->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
       }
@@ -243,6 +296,18 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
         absl::MutexLock kept_lock(&kept->mu);
         kept->series.emplace(id, std::move(copy));
       }
+    }
+    if (kept->rows() > 0) {
+      // The rows kept keep their shape numbers.
+      kept->shape_ids_ = old->shape_ids_;
+      kept->writer_shapes_ = old->writer_shapes_;
+      for (const auto& [signature, shape] : kept->shape_ids_) {
+        kept->bytes_.fetch_add(
+            static_cast<int64_t>(kept->writer_shapes_[shape - 1]->bytes() + signature.size()),
+            std::memory_order_relaxed);
+      }
+      absl::MutexLock kept_lock(&kept->mu);
+      kept->shapes = old->shapes;
     }
   }
   bytes_.fetch_add(kept->bytes() - old->bytes(), std::memory_order_relaxed);
@@ -300,7 +365,7 @@ int Classify(std::string_view prefix, std::string_view target) {
 // Reads a captured table in point-key order. Position: bucket b_, series
 // s_ (of series_, the bucket's series copied when the iterator entered it)
 // and entry e_ (of entries_, the series' index copied likewise).
-class HeadIterator final : public rocksdb::Iterator {
+class HeadIterator final : public MemoryHead::Iterator {
  public:
   HeadIterator(MemoryHead::View view, std::string upper, uint64_t max_sequence)
       : view_(std::move(view)), upper_(std::move(upper)), max_sequence_(max_sequence) {}
@@ -347,10 +412,18 @@ class HeadIterator final : public rocksdb::Iterator {
   }
   rocksdb::Slice key() const override { return {key_.data(), key_.size()}; }
   rocksdb::Slice value() const override {
-    const MemoryHead::Entry& e = entries_[e_];
-    return {e.data, e.size};
+    if (!value_ready_) {
+      const MemoryHead::Entry& e = entries_[e_];
+      value_ = EncodedRow(e, e.shape == 0 ? nullptr : shapes_[e.shape - 1], &row_);
+      value_ready_ = true;
+    }
+    return {value_.data(), value_.size()};
   }
   rocksdb::Status status() const override { return rocksdb::Status::OK(); }
+  std::pair<std::string_view, const RowShape*> stored() const override {
+    const MemoryHead::Entry& e = entries_[e_];
+    return {e.stored(), e.shape == 0 ? nullptr : shapes_[e.shape - 1]};
+  }
 
  private:
   void Invalidate() { positioned_ = false; }
@@ -379,6 +452,7 @@ class HeadIterator final : public rocksdb::Iterator {
       absl::ReaderMutexLock lock(&bucket.mu);
       series_.reserve(bucket.series.size());
       for (const auto& [id, s] : bucket.series) series_.emplace_back(id, s.get());
+      CopyShapes(bucket);
     }
     s_ = at_end ? static_cast<int>(series_.size()) - 1 : 0;
     LoadSeries(at_end);
@@ -398,7 +472,19 @@ class HeadIterator final : public rocksdb::Iterator {
         }
       }
     }
+    // Rows written since the bucket was entered may have new shapes.
+    uint32_t newest_shape = 0;
+    for (const MemoryHead::Entry& e : entries_) newest_shape = std::max(newest_shape, e.shape);
+    if (newest_shape > shapes_.size()) {
+      const MemoryHead::Bucket& bucket = *view_.buckets[b_].second;
+      absl::ReaderMutexLock lock(&bucket.mu);
+      CopyShapes(bucket);
+    }
     e_ = at_end ? static_cast<int>(entries_.size()) - 1 : 0;
+  }
+  void CopyShapes(const MemoryHead::Bucket& bucket) ABSL_SHARED_LOCKS_REQUIRED(bucket.mu) {
+    shapes_.clear();
+    for (const auto& shape : bucket.shapes) shapes_.push_back(shape.get());
   }
   // Moves forward from (b_, s_, e_) to the first existing entry.
   void SettleForward() {
@@ -432,6 +518,7 @@ class HeadIterator final : public rocksdb::Iterator {
                             .time_nanos = entries_[e_].time_nanos},
                            key_.data());
     positioned_ = true;
+    value_ready_ = false;
   }
 
   void SeekAtOrAfter(std::string_view target) {
@@ -472,6 +559,11 @@ class HeadIterator final : public rocksdb::Iterator {
   const uint64_t max_sequence_;
   std::vector<std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
   std::vector<MemoryHead::Entry> entries_;
+  std::vector<const RowShape*> shapes_;  // bucket b_'s shapes, as copied
+  // value(), made once per position: rebuilt into row_ from a compact row.
+  mutable std::string row_;
+  mutable std::string_view value_;
+  mutable bool value_ready_ = false;
   int b_ = 0, s_ = 0, e_ = 0;
   bool positioned_ = false;
   std::array<char, keys::kPointKeySize> key_{};
@@ -479,8 +571,8 @@ class HeadIterator final : public rocksdb::Iterator {
 
 }  // namespace
 
-std::unique_ptr<rocksdb::Iterator> MemoryHead::NewIterator(View view, std::string upper,
-                                                           uint64_t max_sequence) {
+std::unique_ptr<MemoryHead::Iterator> MemoryHead::NewIterator(View view, std::string upper,
+                                                              uint64_t max_sequence) {
   return std::make_unique<HeadIterator>(std::move(view), std::move(upper), max_sequence);
 }
 

@@ -3,7 +3,8 @@
 //
 // Each (table, bucket) holds its series ordered by (partition hash, series),
 // and each series its rows ordered by time; a row is the encoded row of
-// storage/row_codec.h under its point key. Durability is not the head's: the
+// storage/row_codec.h under its point key, stored without its measure names
+// where the bucket has their shape (storage/head_rows.h). Durability is not the head's: the
 // write path logs every change to the `head_log` family first (one entry
 // per table, bucket and write group, storage/head_log.h), and Store::Open
 // replays that log into a new head. Writing a row is a copy into the
@@ -31,9 +32,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
+#include "storage/head_rows.h"
 #include "storage/keys.h"
 
 namespace strata {
@@ -41,17 +44,20 @@ namespace strata {
 class MemoryHead {
  public:
   // One row of a series: its time, the head_log entry that wrote it, and
-  // its encoded row (in the bucket's arena).
+  // its bytes in the bucket's arena: the encoded row, or with `shape` > 0
+  // its compact form (storage/head_rows.h) of the bucket's shape `shape`.
   struct Entry {
     int64_t time_nanos;
     uint64_t sequence;
     const char* data;
     uint32_t size;
-    std::string_view row() const { return {data, size}; }
+    uint32_t shape = 0;  // in the padding: costs no memory
+    std::string_view stored() const { return {data, size}; }
   };
   struct Series {
     mutable absl::Mutex mu;
     std::vector<Entry> entries ABSL_GUARDED_BY(mu);  // by time, one per time
+    uint32_t last_shape = 0;  // writer-only: the shape of its last row, tried first
   };
   using SeriesId = std::pair<uint64_t, uint64_t>;  // (partition hash, series): key order
   class Bucket {
@@ -65,13 +71,21 @@ class MemoryHead {
     // series, possibly empty), so a reader's Series pointer stays valid.
     absl::btree_map<SeriesId, std::unique_ptr<Series>> series ABSL_GUARDED_BY(mu);
 
-    // Copies `row` into the arena (writer-only).
-    Entry CopyRow(int64_t time_nanos, uint64_t sequence, std::string_view row);
+    // Shapes of the rows stored compactly: shape k is shapes[k - 1]. Only
+    // appended, and immutable, so a reader may keep the pointers it copied.
+    // (Shared with the bucket a conversion leaves behind: WriteThenKeepAfter.)
+    std::vector<std::shared_ptr<const RowShape>> shapes ABSL_GUARDED_BY(mu);
+
+    // Copies `bytes` into the arena (writer-only).
+    Entry CopyRow(int64_t time_nanos, uint64_t sequence, std::string_view bytes);
     int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
 
    private:
     friend class MemoryHead;
+    // Writer-only: signature -> shape, and the shapes (as `shapes`, without its lock).
+    absl::flat_hash_map<std::string, uint32_t> shape_ids_;
+    std::vector<const RowShape*> writer_shapes_;
     std::vector<std::unique_ptr<char[]>> blocks_;  // writer-only
     size_t block_size_ = 0;  // of the last block (without a row larger than it)
     size_t block_left_ = 0;
@@ -133,8 +147,15 @@ class MemoryHead {
   // `upper` (optional) is an exclusive upper bound, as
   // ReadOptions::iterate_upper_bound; rows written after `max_sequence` are
   // left out.
-  static std::unique_ptr<rocksdb::Iterator> NewIterator(View view, std::string upper = {},
-                                                        uint64_t max_sequence = UINT64_MAX);
+  class Iterator : public rocksdb::Iterator {
+   public:
+    // The current row as the head stores it: its compact bytes and their
+    // shape, or its encoded row and null; valid until the iterator moves.
+    // For readers that can read it so (RowReader) without value()'s copy.
+    virtual std::pair<std::string_view, const RowShape*> stored() const = 0;
+  };
+  static std::unique_ptr<Iterator> NewIterator(View view, std::string upper = {},
+                                               uint64_t max_sequence = UINT64_MAX);
 
   // The (table, bucket) holding the oldest hour among those not in
   // `skip`, if any: what to convert first when the head is over its budget.
@@ -165,7 +186,10 @@ class MemoryHead {
   // for write groups) must not free a bucket a change is being applied to.
   std::shared_ptr<Bucket> FindBucket(uint32_t table_id, uint32_t bucket) const;
   std::shared_ptr<Bucket> AddBucket(uint32_t table_id, uint32_t bucket);
-  static void ApplyTo(Bucket* bucket, Series* series, const Change& change);
+  void ApplyTo(Bucket* bucket, Series* series, const Change& change);
+  // The bytes to store for `row` and their shape (0: the row as it is).
+  std::pair<std::string_view, uint32_t> Compact(Bucket* bucket, Series* series,
+                                                std::string_view row);
   void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -173,6 +197,13 @@ class MemoryHead {
   absl::btree_map<uint32_t, BucketMap> tables_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> bytes_{0};
   uint64_t next_log_sequence_ = 1;
+  RowParts parts_;       // writer-only scratch of Compact
+  std::string compact_;  // writer-only scratch of Compact
 };
+
+// The encoded row an entry stores: its bytes, or rebuilt into `scratch` from
+// its compact form and `shape` (its bucket's shape entry.shape; null for 0).
+std::string_view EncodedRow(const MemoryHead::Entry& entry, const RowShape* shape,
+                            std::string* scratch);
 
 }  // namespace strata

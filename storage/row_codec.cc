@@ -1,6 +1,7 @@
 #include "storage/row_codec.h"
 
 #include "common/coding.h"
+#include "storage/head_rows.h"
 
 namespace strata {
 
@@ -28,7 +29,11 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {
 }
 
 absl::Status DecodeRowInto(std::string_view bytes, StoredRow* out) {
-  RowReader reader(bytes);
+  return DecodeRowInto(bytes, nullptr, out);
+}
+
+absl::Status DecodeRowInto(std::string_view bytes, const RowShape* shape, StoredRow* out) {
+  RowReader reader(bytes, shape);
   if (!reader.Start(&out->version)) return CorruptionError("row");
   MeasureView m;
   size_t n = 0;
@@ -48,7 +53,12 @@ absl::Status DecodeRowInto(std::string_view bytes, StoredRow* out) {
 
 bool RowReader::Start(int64_t* version) {
   uint64_t v;
-  if (!in_.GetVarint64(&v) || !in_.GetVarint64(&left_) || left_ > size_) return ok_ = false;
+  if (!in_.GetVarint64(&v)) return ok_ = false;
+  if (shape_ != nullptr) {
+    left_ = shape_->size();
+  } else if (!in_.GetVarint64(&left_) || left_ > size_) {
+    return ok_ = false;
+  }
   *version = static_cast<int64_t>(v);
   return true;
 }
@@ -60,7 +70,12 @@ bool RowReader::Next(MeasureView* m) {
   }
   --left_;
   uint8_t type, flag;
-  if (!in_.GetLengthPrefixed(&m->name) || !in_.GetByte(&type) || !IsValidValueType(type)) {
+  if (shape_ != nullptr) {
+    m->name = shape_->name(next_);
+    type = static_cast<uint8_t>(shape_->type(next_));
+    ++next_;
+  } else if (!in_.GetLengthPrefixed(&m->name) || !in_.GetByte(&type) ||
+             !IsValidValueType(type)) {
     return ok_ = false;
   }
   m->type = static_cast<ValueType>(type);

@@ -18,6 +18,8 @@
 
 namespace strata {
 
+class RowShape;
+
 struct StoredRow {
   int64_t version = 1;
   std::vector<Measure> measures;
@@ -30,6 +32,8 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 // of rows; this saves an allocation per measure name). `row` is unspecified
 // after an error.
 absl::Status DecodeRowInto(std::string_view bytes, StoredRow* row);
+// The same for a row the memory head stores compactly (RowReader's shape).
+absl::Status DecodeRowInto(std::string_view bytes, const RowShape* shape, StoredRow* row);
 
 // One measure of an encoded row, viewed in place: valid while the row's
 // bytes are.
@@ -46,6 +50,11 @@ struct MeasureView {
 class RowReader {
  public:
   explicit RowReader(std::string_view bytes) : in_(bytes), size_(bytes.size()) {}
+  // A row the memory head stores compactly: its version and values, with
+  // the names and types of `shape` (storage/head_rows.h); null: `bytes` is
+  // an encoded row.
+  RowReader(std::string_view bytes, const RowShape* shape)
+      : in_(bytes), size_(bytes.size()), shape_(shape) {}
   // Reads the version and the measure count; false if they are corrupt.
   bool Start(int64_t* version);
   // The next measure; false at the end or on corruption (see ok()).
@@ -57,6 +66,8 @@ class RowReader {
  private:
   Decoder in_;
   size_t size_;
+  const RowShape* shape_ = nullptr;
+  size_t next_ = 0;  // with a shape: the next measure's index
   uint64_t left_ = 0;
   bool ok_ = true;
 };

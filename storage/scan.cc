@@ -78,9 +78,11 @@ class RowSource final : public Source {
   RowSource(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
             const std::string& upper, ScanStats* stats)
       : Source(store, family, snapshot, upper), stats_(stats) {}
-  // The memory head's rows.
-  RowSource(std::unique_ptr<rocksdb::Iterator> head, ScanStats* stats)
-      : Source(std::move(head)), stats_(stats) {}
+  // The memory head's rows, read as it stores them.
+  RowSource(std::unique_ptr<MemoryHead::Iterator> head, ScanStats* stats)
+      : Source(nullptr), head_(head.get()), stats_(stats) {
+    iter_ = std::move(head);
+  }
 
   void Seek(const std::string& begin, const std::string& end) override {
     end_ = end;
@@ -89,22 +91,31 @@ class RowSource final : public Source {
   bool Valid() const override { return InRange(); }
   std::string_view key() const override { return iter_->key().ToStringView(); }
   absl::Status Take(StoredRow* row) override {
+    const auto [bytes, shape] = Stored();
     stats_->rows_scanned++;
-    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + iter_->value().size());
-    return DecodeRowInto(iter_->value().ToStringView(), row);
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + bytes.size());
+    return DecodeRowInto(bytes, shape, row);
   }
   void Next() override { iter_->Next(); }
   // The current row as stored, without decoding its measures: valid until
   // Next.
   absl::Status TakeEncoded(ScanRow* row) {
+    const auto [bytes, shape] = Stored();
     stats_->rows_scanned++;
-    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + iter_->value().size());
-    row->encoded = iter_->value().ToStringView();
-    if (!RowReader(row->encoded).Start(&row->version)) return CorruptionError("row");
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + bytes.size());
+    row->encoded = bytes;
+    row->shape = shape;
+    if (!RowReader(bytes, shape).Start(&row->version)) return CorruptionError("row");
     return absl::OkStatus();
   }
 
  private:
+  std::pair<std::string_view, const RowShape*> Stored() const {
+    if (head_ != nullptr) return head_->stored();
+    return {iter_->value().ToStringView(), nullptr};
+  }
+
+  const MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
   ScanStats* stats_;
 };
 

@@ -89,8 +89,11 @@ struct ScanRow {
   int64_t version = 0;
   std::vector<Measure> measures;
   // With ScanOptions::encoded_rows, for some rows: the stored row, valid
-  // during the emit call only; `measures` is empty then.
+  // during the emit call only; `measures` is empty then. Read it with
+  // RowReader(encoded, shape): a row of the memory head may be stored
+  // without its names (storage/head_rows.h).
   std::string_view encoded;
+  const RowShape* shape = nullptr;
 };
 
 struct ScanStats {

@@ -94,7 +94,7 @@ class BucketConverter {
     while (hot->Valid() || delta->Valid()) {
       // The next series: the smaller prefix of the two cursors.
       std::string_view prefix;
-      for (auto* iter : {hot.get(), delta.get()}) {
+      for (rocksdb::Iterator* iter : {static_cast<rocksdb::Iterator*>(hot.get()), delta.get()}) {
         if (!iter->Valid()) continue;
         if (iter->key().size() != keys::kPointKeySize) return Malformed();
         const std::string_view p = iter->key().ToStringView().substr(0, keys::kBlockKeySize);
@@ -102,8 +102,10 @@ class BucketConverter {
       }
       const std::string block_key(prefix);
       candidates.clear();
-      RETURN_IF_ERROR(TakeSeries(hot.get(), block_key, 2, &candidates, &counts.rows_moved));
-      RETURN_IF_ERROR(TakeSeries(delta.get(), block_key, 1, &candidates, &counts.delta_rows_merged));
+      RETURN_IF_ERROR(TakeSeries(hot.get(), hot.get(), block_key, 2, &candidates,
+                                 &counts.rows_moved));
+      RETURN_IF_ERROR(TakeSeries(delta.get(), nullptr, block_key, 1, &candidates,
+                                 &counts.delta_rows_merged));
       RETURN_IF_ERROR(AddExistingBlock(block_key, &candidates));
       std::vector<format::BlockPoint> points = Resolve(&candidates);
       if (points.size() > format::kMaxPointsPerBlock) {
@@ -149,13 +151,19 @@ class BucketConverter {
     return absl::DataLossError("a stored point key is malformed; restore from a backup");
   }
 
-  // Reads the rows of one series (keys starting with `prefix`) from `iter`.
-  static absl::Status TakeSeries(rocksdb::Iterator* iter, std::string_view prefix, int rank,
+  // Reads the rows of one series (keys starting with `prefix`) from `iter`,
+  // which is `head` for the memory head's rows (read as it stores them).
+  static absl::Status TakeSeries(rocksdb::Iterator* iter, const MemoryHead::Iterator* head,
+                                 std::string_view prefix, int rank,
                                  std::vector<Candidate>* candidates, int64_t* count) {
     for (; iter->Valid() && iter->key().starts_with(prefix); iter->Next()) {
       keys::PointKey point;
       if (!keys::DecodePointKey(iter->key().ToStringView(), &point)) return Malformed();
-      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(iter->value().ToStringView()));
+      StoredRow row;
+      const auto [bytes, shape] = head != nullptr
+                                      ? head->stored()
+                                      : std::pair{iter->value().ToStringView(), nullptr};
+      RETURN_IF_ERROR(DecodeRowInto(bytes, shape, &row));
       candidates->push_back(
           {point.time_nanos, rank, {point.time_nanos, row.version, std::move(row.measures)}});
       ++*count;

@@ -29,7 +29,20 @@ namespace {
 
 using Model = std::map<std::string, std::string>;  // point key -> row, what the head should hold
 
-std::string Row(int n) { return "row-" + std::to_string(n); }
+// Rows of several shapes (names, types, counts), and a quarter that are not
+// encoded rows at all, which the head stores as they are.
+std::string Row(int n) {
+  if (n % 4 == 0) return "row-" + std::to_string(n);
+  StoredRow row{.version = n % 3 + 1};
+  row.measures.push_back({"usage_user", Value::Double(n * 0.5)});
+  if (n % 3 != 0) row.measures.push_back({"host_note", Value::Varchar(std::string(n % 40, 'x'))});
+  if (n % 5 != 0) row.measures.push_back({"procs", Value::Bigint(-n * 1000003LL)});
+  if (n % 7 == 0) row.measures.push_back({"up", Value::Boolean(n % 2 == 0)});
+  if (n % 11 == 0) row.measures.push_back({"seen", Value::Timestamp(n * kNanosPerSecond)});
+  std::string encoded;
+  EncodeRow(row, &encoded);
+  return encoded;
+}
 
 // Random puts, replacements and erases over two tables, a few buckets,
 // series and times, applied to the head and to the model.
@@ -136,6 +149,68 @@ TEST(MemoryHeadTest, IteratesLikeAnOrderedMapOfItsKeys) {
   }
 }
 
+TEST(HeadRowsTest, CompactRowsReadBackByteForByte) {
+  std::vector<std::string> rows;
+  for (int n = 1; n < 200; ++n) {
+    if (n % 4 != 0) rows.push_back(Row(n));
+  }
+  for (const std::string& row : rows) {
+    RowParts parts;
+    ASSERT_TRUE(SplitEncodedRow(row, &parts));
+    const RowShape shape(parts);
+    EXPECT_TRUE(shape.Matches(parts));
+    std::string compact, back;
+    RowShape::AppendCompact(parts, &compact);
+    shape.AppendEncodedRow(compact, &back);
+    ASSERT_EQ(back, row);
+    EXPECT_LT(compact.size(), row.size());
+    // A shape matches exactly the rows of its names and types.
+    for (const std::string& other : rows) {
+      RowParts other_parts;
+      ASSERT_TRUE(SplitEncodedRow(other, &other_parts));
+      EXPECT_EQ(shape.Matches(other_parts),
+                RowShape::Signature(parts) == RowShape::Signature(other_parts));
+    }
+    // No proper prefix of a row is a row.
+    for (size_t n = 0; n < row.size(); ++n) {
+      EXPECT_FALSE(SplitEncodedRow(row.substr(0, n), &parts)) << n;
+    }
+  }
+}
+
+TEST(MemoryHeadTest, RowsOfOneShapeKeepTheirNamesOnce) {
+  MemoryHead head;
+  std::vector<MemoryHead::Change> changes;
+  size_t encoded_bytes = 0;
+  std::vector<std::string> rows;
+  constexpr int kRows = 10000;
+  for (int i = 0; i < kRows; ++i) {
+    StoredRow row;
+    for (const char* name : {"usage_user", "usage_system", "usage_idle", "usage_nice",
+                             "usage_iowait", "usage_irq", "usage_softirq", "usage_steal",
+                             "usage_guest", "usage_guest_nice"}) {
+      row.measures.push_back({name, Value::Double(i * 0.25)});
+    }
+    rows.emplace_back();
+    EncodeRow(row, &rows.back());
+    encoded_bytes += rows.back().size();
+  }
+  for (int i = 0; i < kRows; ++i) {
+    changes.push_back({{.table_id = 1, .bucket = 3, .series = 7,
+                        .time_nanos = 3 * keys::kBucketNanos + i * (kNanosPerSecond / 1000)},
+                       rows[i]});
+  }
+  head.Apply(changes);
+  // 10 doubles: 81 bytes of version and values where the encoded row has
+  // 216, plus its index entry and the arena's free tail.
+  EXPECT_LT(head.bytes(), static_cast<int64_t>(encoded_bytes * 2 / 3)) << encoded_bytes;
+  auto it = MemoryHead::NewIterator(head.Capture(1));
+  int i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ASSERT_EQ(it->value().ToString(), rows[i++]);
+  EXPECT_EQ(i, kRows);
+  EXPECT_EQ(head.Find(changes[500].key), rows[500]);
+}
+
 TEST(MemoryHeadTest, ReplacesErasesAndFindsRowsByKey) {
   MemoryHead head;
   const keys::PointKey a{.table_id = 1, .bucket = 5, .pk_hash = 7, .series = 9,
@@ -187,14 +262,15 @@ TEST(MemoryHeadTest, AConversionKeepsTheRowsWrittenAfterItsSequence) {
   };
   // Series 1: two rows read by the conversion (sequences 1, 2), one written
   // while it ran (3); series 2: only read; series 3: only written after.
-  head.Apply({at(1, 0, 1, "a"), at(2, 0, 1, "b"), at(1, 1, 2, "c"), at(1, 2, 3, "d"),
-              at(3, 0, 3, "e")});
+  // Encoded rows of several shapes (stored compactly) and one that is not.
+  const std::string a = Row(1), b = Row(2), c = Row(3), d = Row(4), e = Row(5);
+  head.Apply({at(1, 0, 1, a), at(2, 0, 1, b), at(1, 1, 2, c), at(1, 2, 3, d), at(3, 0, 3, e)});
   std::vector<std::string> read;
   auto converter = MemoryHead::NewIterator(head.Capture(1), "", /*max_sequence=*/2);
   for (converter->SeekToFirst(); converter->Valid(); converter->Next()) {
     read.push_back(converter->value().ToString());
   }
-  EXPECT_EQ(read, (std::vector<std::string>{"a", "c", "b"}));
+  EXPECT_EQ(read, (std::vector<std::string>{a, c, b}));
   auto before = MemoryHead::NewIterator(head.Capture(1));
   rocksdb::WriteBatch batch;
   ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 2)
@@ -205,8 +281,8 @@ TEST(MemoryHeadTest, AConversionKeepsTheRowsWrittenAfterItsSequence) {
   for (before->SeekToFirst(); before->Valid(); before->Next()) {
     old.push_back(before->value().ToString());
   }
-  EXPECT_EQ(kept, (std::vector<std::string>{"d", "e"}));
-  EXPECT_EQ(old, (std::vector<std::string>{"a", "c", "d", "b", "e"}));
+  EXPECT_EQ(kept, (std::vector<std::string>{d, e}));
+  EXPECT_EQ(old, (std::vector<std::string>{a, c, d, b, e}));
   EXPECT_EQ(head.TableUsage(1).second, 2);
   // Nothing left after the last sequence: the bucket goes.
   ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 3)

@@ -1,0 +1,137 @@
+#include "storage/head_rows.h"
+
+#include <cstring>
+
+#include "common/coding.h"
+
+namespace strata {
+namespace {
+
+// The length of the varint at the start of `bytes`; 0 if it has none.
+size_t VarintLength(std::string_view bytes) {
+  for (size_t n = 0; n < bytes.size() && n < 10; ++n) {
+    if ((static_cast<unsigned char>(bytes[n]) & 0x80) == 0) return n + 1;
+  }
+  return 0;
+}
+
+// The length of a value of `type` at the start of `bytes`; 0 if it has none.
+size_t ValueLength(ValueType type, std::string_view bytes) {
+  switch (type) {
+    case ValueType::kDouble: return bytes.size() >= 8 ? 8 : 0;
+    case ValueType::kBoolean: return bytes.empty() ? 0 : 1;
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: return VarintLength(bytes);
+    case ValueType::kVarchar: {
+      Decoder in(bytes);
+      std::string_view text;
+      return in.GetLengthPrefixed(&text) ? bytes.size() - in.rest().size() : 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool SplitEncodedRow(std::string_view row, RowParts* parts) {
+  parts->measures.clear();
+  Decoder in(row);
+  auto taken_since = [&](std::string_view before) {
+    return before.substr(0, before.size() - in.rest().size());
+  };
+  uint64_t version, count;
+  std::string_view at = in.rest();
+  if (!in.GetVarint64(&version)) return false;
+  parts->version = taken_since(at);
+  at = in.rest();
+  if (!in.GetVarint64(&count) || count > row.size()) return false;
+  parts->count = taken_since(at);
+  for (uint64_t i = 0; i < count; ++i) {
+    RowParts::Measure m;
+    at = in.rest();
+    std::string_view name;
+    uint8_t type;
+    if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) {
+      return false;
+    }
+    m.name = taken_since(at);
+    m.type = static_cast<ValueType>(type);
+    at = in.rest();
+    const size_t length = ValueLength(m.type, at);
+    if (length == 0) return false;
+    m.value = at.substr(0, length);
+    in = Decoder(at.substr(length));
+    parts->measures.push_back(m);
+  }
+  return in.done();
+}
+
+RowShape::RowShape(const RowParts& parts) : count_(parts.count) {
+  ends_.reserve(parts.measures.size());
+  types_.reserve(parts.measures.size());
+  for (const RowParts::Measure& m : parts.measures) {
+    names_.append(m.name);
+    ends_.push_back(static_cast<uint32_t>(names_.size()));
+    types_.push_back(m.type);
+  }
+  // A part is the name's length prefix, the name and the type byte.
+  uint32_t begin = 0;
+  for (uint32_t end : ends_) {
+    std::string_view part = std::string_view(names_).substr(begin, end - begin);
+    const size_t prefix = VarintLength(part);
+    names_view_.push_back(part.substr(prefix, part.size() - prefix - 1));
+    begin = end;
+  }
+}
+
+std::string RowShape::Signature(const RowParts& parts) {
+  std::string out(parts.count);
+  for (const RowParts::Measure& m : parts.measures) out.append(m.name);
+  return out;
+}
+
+bool RowShape::Matches(const RowParts& parts) const {
+  if (parts.measures.size() != ends_.size() || parts.count != count_) return false;
+  uint32_t begin = 0;
+  for (size_t i = 0; i < ends_.size(); ++i) {
+    const std::string_view name = parts.measures[i].name;
+    if (name.size() != ends_[i] - begin ||
+        std::memcmp(name.data(), names_.data() + begin, name.size()) != 0) {
+      return false;
+    }
+    begin = ends_[i];
+  }
+  return true;
+}
+
+void RowShape::AppendCompact(const RowParts& parts, std::string* out) {
+  out->append(parts.version);
+  for (const RowParts::Measure& m : parts.measures) out->append(m.value);
+}
+
+void RowShape::AppendEncodedRow(std::string_view compact, std::string* out) const {
+  // The encoded row is exactly the compact bytes, the count and the names,
+  // interleaved: sized once, then copied piece by piece.
+  const size_t at = out->size();
+  out->resize(at + compact.size() + count_.size() + names_.size());
+  char* p = out->data() + at;
+  auto put = [&p](std::string_view bytes) {
+    std::memcpy(p, bytes.data(), bytes.size());
+    p += bytes.size();
+  };
+  const size_t version = VarintLength(compact);
+  put(compact.substr(0, version));
+  put(count_);
+  compact.remove_prefix(version);
+  uint32_t begin = 0;
+  for (size_t i = 0; i < ends_.size(); ++i) {
+    put(std::string_view(names_).substr(begin, ends_[i] - begin));
+    begin = ends_[i];
+    const size_t length = types_[i] == ValueType::kDouble ? 8 : ValueLength(types_[i], compact);
+    put(compact.substr(0, length));
+    compact.remove_prefix(length);
+  }
+  out->resize(p - out->data());  // shorter only if `compact` was not of this shape
+}
+
+}  // namespace strata

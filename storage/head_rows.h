@@ -1,0 +1,70 @@
+// How the memory head stores an encoded row (storage/row_codec.h) in less
+// memory: the rows of a series nearly always carry the same measure names
+// and types in the same order (a MULTI record's attributes), which are most
+// of a row's bytes (120 of 200 for ten doubles with names like
+// "usage_guest_nice"). The head keeps those once per bucket as a RowShape
+// and stores a row as its version and values only; readers get the encoded
+// row back byte for byte (AppendEncodedRow).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "common/value.h"
+
+namespace strata {
+
+// An encoded row cut into its parts (views of the row).
+struct RowParts {
+  std::string_view version;  // the version's varint bytes
+  std::string_view count;    // the measure count's varint bytes
+  struct Measure {
+    std::string_view name;   // length prefix, name and type byte
+    std::string_view value;  // the value's bytes
+    ValueType type;
+  };
+  absl::InlinedVector<Measure, 16> measures;
+};
+
+// Cuts `row` into parts; false if it is not a well-formed encoded row.
+bool SplitEncodedRow(std::string_view row, RowParts* parts);
+
+// The measure names and types of rows stored compactly.
+class RowShape {
+ public:
+  explicit RowShape(const RowParts& parts);
+  RowShape(const RowShape&) = delete;  // names() views its own bytes
+  RowShape& operator=(const RowShape&) = delete;
+
+  // The measures, in the row's order.
+  size_t size() const { return types_.size(); }
+  std::string_view name(size_t i) const { return names_view_[i]; }
+  ValueType type(size_t i) const { return types_[i]; }
+
+  // The bytes that identify a shape: equal for rows of equal names and types.
+  static std::string Signature(const RowParts& parts);
+  bool Matches(const RowParts& parts) const;
+
+  // Appends the compact form of a row of this shape: version and values.
+  static void AppendCompact(const RowParts& parts, std::string* out);
+  // Appends the encoded row that `compact` (AppendCompact's bytes, of this
+  // shape) was made from.
+  void AppendEncodedRow(std::string_view compact, std::string* out) const;
+  // Bytes the shape holds (for the head's accounting).
+  size_t bytes() const {
+    return sizeof(*this) + names_.size() +
+           ends_.size() * (sizeof(uint32_t) + sizeof(ValueType) + sizeof(std::string_view));
+  }
+
+ private:
+  std::string count_;
+  std::string names_;            // every measure's length-prefixed name and type byte
+  std::vector<uint32_t> ends_;   // where each measure's part of names_ ends
+  std::vector<ValueType> types_;
+  std::vector<std::string_view> names_view_;  // each measure's name, in names_
+};
+
+}  // namespace strata
