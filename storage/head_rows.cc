@@ -104,9 +104,25 @@ bool RowShape::Matches(const RowParts& parts) const {
   return true;
 }
 
+size_t RowShape::CompactSize(const RowParts& parts) {
+  size_t size = parts.version.size();
+  for (const RowParts::Measure& m : parts.measures) size += m.value.size();
+  return size;
+}
+
+void RowShape::WriteCompact(const RowParts& parts, char* out) {
+  std::memcpy(out, parts.version.data(), parts.version.size());
+  out += parts.version.size();
+  for (const RowParts::Measure& m : parts.measures) {
+    std::memcpy(out, m.value.data(), m.value.size());
+    out += m.value.size();
+  }
+}
+
 void RowShape::AppendCompact(const RowParts& parts, std::string* out) {
-  out->append(parts.version);
-  for (const RowParts::Measure& m : parts.measures) out->append(m.value);
+  const size_t at = out->size();
+  out->resize(at + CompactSize(parts));
+  WriteCompact(parts, out->data() + at);
 }
 
 void RowShape::AppendEncodedRow(std::string_view compact, std::string* out) const {

@@ -50,6 +50,9 @@ class RowShape {
 
   // Appends the compact form of a row of this shape: version and values.
   static void AppendCompact(const RowParts& parts, std::string* out);
+  // The same written to `out`, which has CompactSize bytes.
+  static size_t CompactSize(const RowParts& parts);
+  static void WriteCompact(const RowParts& parts, char* out);
   // Appends the encoded row that `compact` (AppendCompact's bytes, of this
   // shape) was made from.
   void AppendEncodedRow(std::string_view compact, std::string* out) const;

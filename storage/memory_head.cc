@@ -35,22 +35,27 @@ std::string_view EncodedRow(const MemoryHead::Entry& entry, const RowShape* shap
   return *scratch;
 }
 
-MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t sequence,
-                                            std::string_view row) {
-  if (row.size() > block_left_) {
+char* MemoryHead::Bucket::Allocate(size_t size) {
+  if (size > block_left_) {
     const size_t block = blocks_.empty() ? kFirstBlockBytes
                                          : std::min(2 * block_size_, kLargestBlockBytes);
     block_size_ = block;
-    const size_t size = std::max(block, row.size());
-    blocks_.push_back(std::make_unique<char[]>(size));
+    const size_t bytes = std::max(block, size);
+    blocks_.push_back(std::make_unique<char[]>(bytes));
     block_next_ = blocks_.back().get();
-    block_left_ = size;
-    bytes_.fetch_add(static_cast<int64_t>(size), std::memory_order_relaxed);
+    block_left_ = bytes;
+    bytes_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
   }
   char* data = block_next_;
+  block_next_ += size;
+  block_left_ -= size;
+  return data;
+}
+
+MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t sequence,
+                                            std::string_view row) {
+  char* data = Allocate(row.size());
   std::memcpy(data, row.data(), row.size());
-  block_next_ += row.size();
-  block_left_ -= row.size();
   return {time_nanos, sequence, data, static_cast<uint32_t>(row.size())};
 }
 
@@ -70,16 +75,15 @@ std::shared_ptr<MemoryHead::Bucket> MemoryHead::AddBucket(uint32_t table_id, uin
   return slot;
 }
 
-std::pair<std::string_view, uint32_t> MemoryHead::Compact(Bucket* bucket, Series* series,
-                                                          std::string_view row) {
-  if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return {row, 0};
+uint32_t MemoryHead::ShapeOf(Bucket* bucket, Series* series, std::string_view row) {
+  if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return 0;
   uint32_t shape = series->last_shape;
   if (shape == 0 || !bucket->writer_shapes_[shape - 1]->Matches(parts_)) {
     auto [it, added] = bucket->shape_ids_.try_emplace(RowShape::Signature(parts_), 0);
     if (added) {
       if (bucket->shape_ids_.size() > kMaxShapesPerBucket) {
         bucket->shape_ids_.erase(it);
-        return {row, 0};
+        return 0;
       }
       auto made = std::make_shared<const RowShape>(parts_);
       bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + it->first.size()),
@@ -92,9 +96,7 @@ std::pair<std::string_view, uint32_t> MemoryHead::Compact(Bucket* bucket, Series
     shape = it->second;
     series->last_shape = shape;
   }
-  compact_.clear();
-  RowShape::AppendCompact(parts_, &compact_);
-  return {compact_, shape};
+  return shape;
 }
 
 void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
@@ -103,9 +105,14 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
   // take before a series'. (Arena bytes are invisible until indexed.)
   std::optional<Entry> entry;
   if (change.row) {
-    const auto [bytes, shape] = Compact(bucket, series, *change.row);
-    entry = bucket->CopyRow(time, change.sequence, bytes);
-    entry->shape = shape;
+    if (const uint32_t shape = ShapeOf(bucket, series, *change.row); shape == 0) {
+      entry = bucket->CopyRow(time, change.sequence, *change.row);
+    } else {
+      const size_t size = RowShape::CompactSize(parts_);
+      char* data = bucket->Allocate(size);
+      RowShape::WriteCompact(parts_, data);
+      entry = Entry{time, change.sequence, data, static_cast<uint32_t>(size), shape};
+    }
   }
   absl::MutexLock lock(&series->mu);
   std::vector<Entry>& entries = series->entries;

@@ -78,6 +78,8 @@ class MemoryHead {
 
     // Copies `bytes` into the arena (writer-only).
     Entry CopyRow(int64_t time_nanos, uint64_t sequence, std::string_view bytes);
+    // `size` bytes of the arena to fill (writer-only).
+    char* Allocate(size_t size);
     int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
 
@@ -187,9 +189,9 @@ class MemoryHead {
   std::shared_ptr<Bucket> FindBucket(uint32_t table_id, uint32_t bucket) const;
   std::shared_ptr<Bucket> AddBucket(uint32_t table_id, uint32_t bucket);
   void ApplyTo(Bucket* bucket, Series* series, const Change& change);
-  // The bytes to store for `row` and their shape (0: the row as it is).
-  std::pair<std::string_view, uint32_t> Compact(Bucket* bucket, Series* series,
-                                                std::string_view row);
+  // The bucket's shape for `row` (made if new), with the row split into
+  // parts_; 0: store the row as it is.
+  uint32_t ShapeOf(Bucket* bucket, Series* series, std::string_view row);
   void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -197,8 +199,7 @@ class MemoryHead {
   absl::btree_map<uint32_t, BucketMap> tables_ ABSL_GUARDED_BY(mu_);
   std::atomic<int64_t> bytes_{0};
   uint64_t next_log_sequence_ = 1;
-  RowParts parts_;       // writer-only scratch of Compact
-  std::string compact_;  // writer-only scratch of Compact
+  RowParts parts_;  // writer-only scratch of ShapeOf
 };
 
 // The encoded row an entry stores: its bytes, or rebuilt into `scratch` from
