@@ -119,6 +119,35 @@ void RowShape::WriteCompact(const RowParts& parts, char* out) {
   }
 }
 
+bool RowShape::SplitIfMatches(std::string_view row, RowParts* parts) const {
+  const size_t version = VarintLength(row);
+  if (version == 0 || row.size() < version + count_.size() + names_.size() ||
+      row.substr(version, count_.size()) != count_) {
+    return false;
+  }
+  parts->version = row.substr(0, version);
+  parts->count = row.substr(version, count_.size());
+  parts->measures.resize(types_.size());
+  size_t at = version + count_.size();
+  uint32_t begin = 0;
+  for (size_t i = 0; i < types_.size(); ++i) {
+    const size_t length = ends_[i] - begin;
+    if (row.size() - at < length || std::memcmp(row.data() + at, names_.data() + begin, length)) {
+      return false;
+    }
+    RowParts::Measure& m = parts->measures[i];
+    m.name = row.substr(at, length);
+    m.type = types_[i];
+    at += length;
+    begin = ends_[i];
+    const size_t value = ValueLength(m.type, row.substr(at));
+    if (value == 0) return false;
+    m.value = row.substr(at, value);
+    at += value;
+  }
+  return at == row.size();
+}
+
 void RowShape::AppendCompact(const RowParts& parts, std::string* out) {
   const size_t at = out->size();
   out->resize(at + CompactSize(parts));

@@ -47,6 +47,10 @@ class RowShape {
   // The bytes that identify a shape: equal for rows of equal names and types.
   static std::string Signature(const RowParts& parts);
   bool Matches(const RowParts& parts) const;
+  // SplitEncodedRow for a row of this shape, in one pass that compares the
+  // names as it goes (the writer's common case); false if `row` is not a
+  // well-formed row of this shape.
+  bool SplitIfMatches(std::string_view row, RowParts* parts) const;
 
   // Appends the compact form of a row of this shape: version and values.
   static void AppendCompact(const RowParts& parts, std::string* out);

@@ -76,27 +76,32 @@ std::shared_ptr<MemoryHead::Bucket> MemoryHead::AddBucket(uint32_t table_id, uin
 }
 
 uint32_t MemoryHead::ShapeOf(Bucket* bucket, Series* series, std::string_view row) {
-  if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return 0;
-  uint32_t shape = series->last_shape;
-  if (shape == 0 || !bucket->writer_shapes_[shape - 1]->Matches(parts_)) {
-    auto [it, added] = bucket->shape_ids_.try_emplace(RowShape::Signature(parts_), 0);
-    if (added) {
-      if (bucket->shape_ids_.size() > kMaxShapesPerBucket) {
-        bucket->shape_ids_.erase(it);
-        return 0;
-      }
-      auto made = std::make_shared<const RowShape>(parts_);
-      bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + it->first.size()),
-                               std::memory_order_relaxed);
-      bucket->writer_shapes_.push_back(made.get());
-      it->second = static_cast<uint32_t>(bucket->writer_shapes_.size());
-      absl::MutexLock lock(&bucket->mu);
-      bucket->shapes.push_back(std::move(made));
-    }
-    shape = it->second;
-    series->last_shape = shape;
+  // Tried first: the series' last shape, or for a new series the bucket's
+  // newest (series of a table mostly share one).
+  const uint32_t likely = series->last_shape != 0
+                              ? series->last_shape
+                              : static_cast<uint32_t>(bucket->writer_shapes_.size());
+  if (likely != 0 && bucket->writer_shapes_[likely - 1]->SplitIfMatches(row, &parts_)) {
+    series->last_shape = likely;
+    return likely;
   }
-  return shape;
+  if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return 0;
+  auto [it, added] = bucket->shape_ids_.try_emplace(RowShape::Signature(parts_), 0);
+  if (added) {
+    if (bucket->shape_ids_.size() > kMaxShapesPerBucket) {
+      bucket->shape_ids_.erase(it);
+      return 0;
+    }
+    auto made = std::make_shared<const RowShape>(parts_);
+    bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + it->first.size()),
+                             std::memory_order_relaxed);
+    bucket->writer_shapes_.push_back(made.get());
+    it->second = static_cast<uint32_t>(bucket->writer_shapes_.size());
+    absl::MutexLock lock(&bucket->mu);
+    bucket->shapes.push_back(std::move(made));
+  }
+  series->last_shape = it->second;
+  return it->second;
 }
 
 void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {

@@ -164,12 +164,23 @@ TEST(HeadRowsTest, CompactRowsReadBackByteForByte) {
     shape.AppendEncodedRow(compact, &back);
     ASSERT_EQ(back, row);
     EXPECT_LT(compact.size(), row.size());
-    // A shape matches exactly the rows of its names and types.
+    // A shape matches exactly the rows of its names and types, and splits
+    // them in one pass as SplitEncodedRow does.
     for (const std::string& other : rows) {
-      RowParts other_parts;
+      RowParts other_parts, one_pass;
       ASSERT_TRUE(SplitEncodedRow(other, &other_parts));
-      EXPECT_EQ(shape.Matches(other_parts),
-                RowShape::Signature(parts) == RowShape::Signature(other_parts));
+      const bool same = RowShape::Signature(parts) == RowShape::Signature(other_parts);
+      EXPECT_EQ(shape.Matches(other_parts), same);
+      ASSERT_EQ(shape.SplitIfMatches(other, &one_pass), same);
+      if (same) {
+        std::string a, b;
+        RowShape::AppendCompact(other_parts, &a);
+        RowShape::AppendCompact(one_pass, &b);
+        EXPECT_EQ(a, b);
+        for (size_t n = 0; n < other.size(); ++n) {
+          EXPECT_FALSE(shape.SplitIfMatches(other.substr(0, n), &one_pass)) << n;
+        }
+      }
     }
     // No proper prefix of a row is a row.
     for (size_t n = 0; n < row.size(); ++n) {
