@@ -2,6 +2,7 @@
 
 #include "common/coding.h"
 #include "storage/format/block.h"
+#include "storage/head_rows.h"
 
 namespace strata::query {
 namespace {
@@ -107,9 +108,27 @@ size_t ScanBatcher::StartRow(int64_t time_nanos) {
   return r;
 }
 
+const std::vector<int>& ScanBatcher::ShapeColumns(const RowShape& shape) {
+  // A shape lives as long as the head bucket the scan captured: its address
+  // names it for the whole scan.
+  if (&shape != cached_shape_) {
+    cached_shape_ = &shape;
+    shape_columns_.clear();
+    for (size_t i = 0; i < shape.size(); ++i) {
+      const int column = ColumnOf(shape.name(i), shape.type(i));
+      shape_columns_.push_back(column >= 0 && read_[column] ? column : -1);
+    }
+  }
+  return shape_columns_;
+}
+
 void ScanBatcher::AddMeasure(size_t r, size_t position, const MeasureView& m) {
   const int column = MeasureColumn(position, m.name, m.type);
   if (column < 0 || !read_[column]) return;
+  StoreMeasure(r, column, m);
+}
+
+void ScanBatcher::StoreMeasure(size_t r, int column, const MeasureView& m) {
   switch (m.type) {
     case ValueType::kDouble: StoreDouble(batch_.columns[column], r, m.real); break;
     case ValueType::kVarchar: StoreText(batch_.columns[column], r, m.text); break;
@@ -125,7 +144,15 @@ absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
     int64_t version;
     MeasureView m;
     if (!reader.Start(&version)) return CorruptionError("row");
-    for (size_t p = 0; reader.Next(&m); ++p) AddMeasure(r, p, m);
+    if (row.shape != nullptr && series_->multi) {
+      // Columns found once per shape, not per row by name.
+      const std::vector<int>& columns = ShapeColumns(*row.shape);
+      for (size_t p = 0; reader.Next(&m); ++p) {
+        if (columns[p] >= 0) StoreMeasure(r, columns[p], m);
+      }
+    } else {
+      for (size_t p = 0; reader.Next(&m); ++p) AddMeasure(r, p, m);
+    }
     if (!reader.ok()) return CorruptionError("row");
   } else {
     for (size_t p = 0; p < row.measures.size(); ++p) {

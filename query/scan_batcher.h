@@ -113,6 +113,12 @@ class ScanBatcher {
     int column = -1;
   };
   std::vector<CachedColumn> position_cache_;
+  // The attribute columns of the last shape of the memory head's compact
+  // rows (storage/head_rows.h), by measure position (-1: not read).
+  const RowShape* cached_shape_ = nullptr;
+  std::vector<int> shape_columns_;
+  const std::vector<int>& ShapeColumns(const RowShape& shape);
+  void StoreMeasure(size_t r, int column, const MeasureView& m);
 };
 
 }  // namespace strata::query
