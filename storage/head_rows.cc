@@ -90,20 +90,6 @@ std::string RowShape::Signature(const RowParts& parts) {
   return out;
 }
 
-bool RowShape::Matches(const RowParts& parts) const {
-  if (parts.measures.size() != ends_.size() || parts.count != count_) return false;
-  uint32_t begin = 0;
-  for (size_t i = 0; i < ends_.size(); ++i) {
-    const std::string_view name = parts.measures[i].name;
-    if (name.size() != ends_[i] - begin ||
-        std::memcmp(name.data(), names_.data() + begin, name.size()) != 0) {
-      return false;
-    }
-    begin = ends_[i];
-  }
-  return true;
-}
-
 size_t RowShape::CompactSize(const RowParts& parts) {
   size_t size = parts.version.size();
   for (const RowParts::Measure& m : parts.measures) size += m.value.size();
@@ -146,12 +132,6 @@ bool RowShape::SplitIfMatches(std::string_view row, RowParts* parts) const {
     at += value;
   }
   return at == row.size();
-}
-
-void RowShape::AppendCompact(const RowParts& parts, std::string* out) {
-  const size_t at = out->size();
-  out->resize(at + CompactSize(parts));
-  WriteCompact(parts, out->data() + at);
 }
 
 void RowShape::AppendEncodedRow(std::string_view compact, std::string* out) const {

@@ -46,18 +46,16 @@ class RowShape {
 
   // The bytes that identify a shape: equal for rows of equal names and types.
   static std::string Signature(const RowParts& parts);
-  bool Matches(const RowParts& parts) const;
   // SplitEncodedRow for a row of this shape, in one pass that compares the
   // names as it goes (the writer's common case); false if `row` is not a
   // well-formed row of this shape.
   bool SplitIfMatches(std::string_view row, RowParts* parts) const;
 
-  // Appends the compact form of a row of this shape: version and values.
-  static void AppendCompact(const RowParts& parts, std::string* out);
-  // The same written to `out`, which has CompactSize bytes.
+  // The compact form of a row of this shape (its version and values),
+  // written to `out`, which has CompactSize bytes.
   static size_t CompactSize(const RowParts& parts);
   static void WriteCompact(const RowParts& parts, char* out);
-  // Appends the encoded row that `compact` (AppendCompact's bytes, of this
+  // Appends the encoded row that `compact` (WriteCompact's bytes, of this
   // shape) was made from.
   void AppendEncodedRow(std::string_view compact, std::string* out) const;
   // Bytes the shape holds (for the head's accounting).
