@@ -50,6 +50,16 @@ void Add(MetricFamily& family, double value, std::vector<ClientMetric::Label> la
   family.metric.push_back(std::move(metric));
 }
 
+// A family of one unlabelled value.
+void AddGauge(std::vector<MetricFamily>& out, std::string name, std::string help, double value) {
+  out.push_back(Family(std::move(name), std::move(help), MetricType::Gauge));
+  Add(out.back(), value);
+}
+void AddCounter(std::vector<MetricFamily>& out, std::string name, std::string help, double value) {
+  out.push_back(Family(std::move(name), std::move(help), MetricType::Counter));
+  Add(out.back(), value);
+}
+
 // Resident set size of this process, from /proc/self/statm.
 double ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -105,32 +115,24 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     }
     if (!source) return;
     const AdmissionSnapshot a = source();
-    auto gauge = [&](const char* name, const char* help, double value) {
-      out.push_back(Family(name, help, MetricType::Gauge));
-      Add(out.back(), value);
-    };
-    auto counter = [&](const char* name, const char* help, double value) {
-      out.push_back(Family(name, help, MetricType::Counter));
-      Add(out.back(), value);
-    };
-    gauge("strata_queries_running", "Queries running on a query worker.", a.running);
-    gauge("strata_queries_queued", "Queries waiting for a query worker.", a.queued);
-    counter("strata_queries_refused_total",
-            "Queries refused because every worker was busy and the queue full.", a.refused);
-    gauge("strata_query_memory_used_bytes",
-          "Memory all running queries hold from the server-wide budget.", a.memory_used_bytes);
-    gauge("strata_query_memory_limit_bytes", "The server-wide query memory budget.",
-          a.memory_limit_bytes);
-    counter("strata_query_memory_refusals_total",
-            "Queries failed because the server-wide memory budget was spent.", a.memory_refusals);
+    AddGauge(out, "strata_queries_running", "Queries running on a query worker.", a.running);
+    AddGauge(out, "strata_queries_queued", "Queries waiting for a query worker.", a.queued);
+    AddCounter(out, "strata_queries_refused_total",
+               "Queries refused because every worker was busy and the queue full.", a.refused);
+    AddGauge(out, "strata_query_memory_used_bytes",
+             "Memory all running queries hold from the server-wide budget.", a.memory_used_bytes);
+    AddGauge(out, "strata_query_memory_limit_bytes", "The server-wide query memory budget.",
+             a.memory_limit_bytes);
+    AddCounter(out, "strata_query_memory_refusals_total",
+               "Queries failed because the server-wide memory budget was spent.",
+               a.memory_refusals);
   }
 
   void CollectWrites(std::vector<MetricFamily>& out) const {
-    out.push_back(Family("strata_writes_queued",
-                         "WriteRecords requests waiting for the writer's next group commit; "
-                         "high while the disk or the commit cannot keep up with the load.",
-                         MetricType::Gauge));
-    Add(out.back(), engine_.QueuedWrites());
+    AddGauge(out, "strata_writes_queued",
+             "WriteRecords requests waiting for the writer's next group commit; "
+             "high while the disk or the commit cannot keep up with the load.",
+             engine_.QueuedWrites());
   }
 
   void CollectTables(std::vector<MetricFamily>& out) const {
@@ -145,9 +147,9 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     MetricFamily tiered = Family("strata_table_rows_tiered_total",
                                  "Rows the tiering job moved into blocks since the server started.",
                                  MetricType::Counter);
-    MetricFamily expired = Family("strata_table_rows_expired_total",
-                                  "Rows the retention job dropped since the server started.",
-                                  MetricType::Counter);
+    MetricFamily expired =
+        Family("strata_table_rows_expired_total",
+               "Rows the retention job dropped since the server started.", MetricType::Counter);
     MetricFamily last_run = Family("strata_table_last_maintenance_timestamp_seconds",
                                    "When the tiering and retention jobs last ran over the table "
                                    "(0: not since the server started).",
@@ -206,58 +208,44 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     for (const Property& p : kProperties) {
       std::optional<uint64_t> value = engine_.RocksDbProperty(p.property, p.all_families);
       if (!value) continue;
-      out.push_back(Family(p.metric, p.help, MetricType::Gauge));
-      Add(out.back(), static_cast<double>(*value));
+      AddGauge(out, p.metric, p.help, static_cast<double>(*value));
     }
     const Engine::RocksDbCounters counters = engine_.RocksDbTickers();
-    out.push_back(Family("strata_rocksdb_block_cache_hits_total",
-                         "Block reads served by the block cache.", MetricType::Counter));
-    Add(out.back(), static_cast<double>(counters.block_cache_hits));
-    out.push_back(Family("strata_rocksdb_block_cache_misses_total",
-                         "Block reads that missed the block cache (hit ratio: hits / (hits + "
-                         "misses)).",
-                         MetricType::Counter));
-    Add(out.back(), static_cast<double>(counters.block_cache_misses));
-    out.push_back(Family("strata_rocksdb_stall_seconds_total",
-                         "Time writes were stalled or stopped by RocksDB.", MetricType::Counter));
-    Add(out.back(), static_cast<double>(counters.stall_micros) / 1e6);
-    out.push_back(Family("strata_rocksdb_wal_bytes", "Bytes of write-ahead log files.",
-                         MetricType::Gauge));
-    Add(out.back(), static_cast<double>(engine_.WalBytes()));
+    AddCounter(out, "strata_rocksdb_block_cache_hits_total",
+               "Block reads served by the block cache.",
+               static_cast<double>(counters.block_cache_hits));
+    AddCounter(out, "strata_rocksdb_block_cache_misses_total",
+               "Block reads that missed the block cache (hit ratio: hits / (hits + "
+               "misses)).",
+               static_cast<double>(counters.block_cache_misses));
+    AddCounter(out, "strata_rocksdb_stall_seconds_total",
+               "Time writes were stalled or stopped by RocksDB.",
+               static_cast<double>(counters.stall_micros) / 1e6);
+    AddGauge(out, "strata_rocksdb_wal_bytes", "Bytes of write-ahead log files.",
+             static_cast<double>(engine_.WalBytes()));
     const Engine::MemoryHeadUsage head = engine_.HeadUsage();
-    out.push_back(Family("strata_memory_store_bytes",
-                         "Bytes of memory-store rows held in memory (all tables).",
-                         MetricType::Gauge));
-    Add(out.back(), static_cast<double>(head.bytes));
-    out.push_back(Family("strata_memory_store_budget_bytes",
-                         "--memory-store-budget-mb in bytes (0: no budget).", MetricType::Gauge));
-    Add(out.back(), static_cast<double>(head.budget_bytes));
-    out.push_back(Family("strata_memory_store_early_seals_total",
-                         "Hours sealed into blocks early because the memory store was over its "
-                         "budget.",
-                         MetricType::Counter));
-    Add(out.back(), static_cast<double>(head.early_conversions));
-    out.push_back(Family("strata_writes_paused",
-                         "1 while writes are paused (a full or failing disk).",
-                         MetricType::Gauge));
-    Add(out.back(), engine_.CheckWritable().ok() ? 0 : 1);
+    AddGauge(out, "strata_memory_store_bytes",
+             "Bytes of memory-store rows held in memory (all tables).",
+             static_cast<double>(head.bytes));
+    AddGauge(out, "strata_memory_store_budget_bytes",
+             "--memory-store-budget-mb in bytes (0: no budget).",
+             static_cast<double>(head.budget_bytes));
+    AddCounter(out, "strata_memory_store_early_seals_total",
+               "Hours sealed into blocks early because the memory store was over its "
+               "budget.",
+               static_cast<double>(head.early_conversions));
+    AddGauge(out, "strata_writes_paused", "1 while writes are paused (a full or failing disk).",
+             engine_.CheckWritable().ok() ? 0 : 1);
   }
 
   void CollectProcess(std::vector<MetricFamily>& out) const {
-    out.push_back(Family("process_resident_memory_bytes", "Resident memory size in bytes.",
-                         MetricType::Gauge));
-    Add(out.back(), ResidentBytes());
-    out.push_back(Family("process_open_fds", "Number of open file descriptors.",
-                         MetricType::Gauge));
-    Add(out.back(), OpenFiles());
-    out.push_back(Family("process_start_time_seconds",
-                         "Start time of the process since the Unix epoch in seconds.",
-                         MetricType::Gauge));
-    Add(out.back(), start_time_seconds_);
-    out.push_back(Family("strata_uptime_seconds", "Seconds since stratad started serving.",
-                         MetricType::Gauge));
-    Add(out.back(),
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+    AddGauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.",
+             ResidentBytes());
+    AddGauge(out, "process_open_fds", "Number of open file descriptors.", OpenFiles());
+    AddGauge(out, "process_start_time_seconds",
+             "Start time of the process since the Unix epoch in seconds.", start_time_seconds_);
+    AddGauge(out, "strata_uptime_seconds", "Seconds since stratad started serving.",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
     out.push_back(Family("strata_build_info", "Always 1; the labels say which build runs.",
                          MetricType::Gauge));
     Add(out.back(), 1, {{"version", std::string(kVersion)}});
@@ -298,13 +286,14 @@ ServerMetrics::ServerMetrics(Engine* engine)
                    .Name("strata_queries_total")
                    .Help("Queries that ran, by status code.")
                    .Register(*registry_)),
-      query_seconds_(prometheus::BuildHistogram()
-                         .Name("strata_query_duration_seconds")
-                         .Help("Time a query ran on its worker (parse, plan, execute).")
-                         .Register(*registry_)
-                         .Add({}, prometheus::Histogram::BucketBoundaries{
-                                      0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-                                      1, 2.5, 5, 10, 30, 60, 300})),
+      query_seconds_(
+          prometheus::BuildHistogram()
+              .Name("strata_query_duration_seconds")
+              .Help("Time a query ran on its worker (parse, plan, execute).")
+              .Register(*registry_)
+              .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                               0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+                                                               30, 60, 300})),
       query_rows_scanned_(prometheus::BuildCounter()
                               .Name("strata_query_rows_scanned_total")
                               .Help("Rows queries read from storage.")
