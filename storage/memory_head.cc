@@ -186,11 +186,9 @@ std::optional<std::string> MemoryHead::Find(const keys::PointKey& key) const {
   const std::vector<Entry>& entries = it->second->entries;
   auto found = ByTime(entries, key.time_nanos);
   if (found == entries.end() || found->time_nanos != key.time_nanos) return std::nullopt;
+  if (found->shape == 0) return std::string(found->stored());
   std::string row;
-  const RowShape* shape = found->shape == 0 ? nullptr : bucket->shapes[found->shape - 1].get();
-  if (std::string_view encoded = EncodedRow(*found, shape, &row); encoded.data() != row.data()) {
-    row.assign(encoded);
-  }
+  bucket->shapes[found->shape - 1]->AppendEncodedRow(found->stored(), &row);
   return row;
 }
 
