@@ -24,8 +24,6 @@ std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
   }
 }
 
-namespace {
-
 std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
   switch (unit) {
     case v1::TIME_UNIT_MILLISECONDS: return TimeUnit::kMilliseconds;
@@ -35,6 +33,8 @@ std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
     default: return std::nullopt;
   }
 }
+
+namespace {
 
 std::optional<Value> ValueFromProto(const v1::MeasureValue& value) {
   switch (value.value_case()) {
@@ -57,23 +57,41 @@ std::string UnknownEnum(std::string_view field, int value, std::string_view know
 constexpr std::string_view kKnownTypes = "DOUBLE, BIGINT, VARCHAR, BOOLEAN, TIMESTAMP, MULTI";
 constexpr std::string_view kKnownUnits = "MILLISECONDS, SECONDS, MICROSECONDS, NANOSECONDS";
 
+}  // namespace
+
+std::optional<std::string> UnknownMeasureValueType(int type) {
+  if (type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED ||
+      KindFromProto(static_cast<v1::MeasureValueType>(type))) {
+    return std::nullopt;
+  }
+  return UnknownEnum("measure_value_type", type, kKnownTypes);
+}
+
+std::optional<std::string> UnknownMeasureType(std::string_view name, int type) {
+  if (type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED ||
+      KindFromProto(static_cast<v1::MeasureValueType>(type))) {
+    return std::nullopt;
+  }
+  return UnknownEnum(StrCat("the type of measure \"", EchoInput(name), "\""), type, kKnownTypes);
+}
+
+std::optional<std::string> UnknownTimeUnit(int unit) {
+  if (unit == v1::TIME_UNIT_UNSPECIFIED || UnitFromProto(static_cast<v1::TimeUnit>(unit))) {
+    return std::nullopt;
+  }
+  return UnknownEnum("time_unit", unit, kKnownUnits);
+}
+
+namespace {
+
 // The reason a record cannot be read (an enum value this server does not
 // know), if any: the first in field order.
 std::optional<std::string> UnreadableReason(const v1::Record& r) {
-  if (r.measure_value_type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED &&
-      !KindFromProto(r.measure_value_type())) {
-    return UnknownEnum("measure_value_type", r.measure_value_type(), kKnownTypes);
-  }
+  if (auto reason = UnknownMeasureValueType(r.measure_value_type())) return reason;
   for (const v1::MultiMeasureValue& m : r.measure_values()) {
-    if (m.type() != v1::MEASURE_VALUE_TYPE_UNSPECIFIED && !KindFromProto(m.type())) {
-      return UnknownEnum(StrCat("the type of measure \"", EchoInput(m.name()), "\""), m.type(),
-                         kKnownTypes);
-    }
+    if (auto reason = UnknownMeasureType(m.name(), m.type())) return reason;
   }
-  if (r.time_unit() != v1::TIME_UNIT_UNSPECIFIED && !UnitFromProto(r.time_unit())) {
-    return UnknownEnum("time_unit", r.time_unit(), kKnownUnits);
-  }
-  return std::nullopt;
+  return UnknownTimeUnit(r.time_unit());
 }
 
 InputRecord RecordFromProto(const v1::Record& r) {

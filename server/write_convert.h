@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "storage/write_source.h"
 #include "storage/write_types.h"
@@ -14,6 +15,16 @@ namespace strata {
 
 // The engine's measure kind of a wire type; nullopt for UNSPECIFIED or unknown.
 std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type);
+std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit);
+
+// Why a record cannot be read, by the number sent in one of its enum fields:
+// a value this server does not know (a newer client's, or garbage: proto3
+// keeps unknown values as numbers); nullopt for a known value or UNSPECIFIED.
+// A record's reason is the first in field order: measure_value_type, each
+// measure's type, time_unit.
+std::optional<std::string> UnknownMeasureValueType(int type);
+std::optional<std::string> UnknownMeasureType(std::string_view measure_name, int type);
+std::optional<std::string> UnknownTimeUnit(int unit);
 
 // A WriteRecords message as the writer's source: its records are normalized
 // straight from the message (their strings taken from it), one copy fewer

@@ -3,6 +3,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "google/protobuf/arena.h"
+#include "server/wire_write_source.h"
 #include "server/write_convert.h"
 
 namespace strata {
@@ -27,25 +28,48 @@ grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext
     }
     reactor->Finish(ToGrpcStatus(status));
   };
-  google::protobuf::Arena arena(CallArenaOptions());
-  auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
   try {
-    absl::StatusOr<std::shared_ptr<const Principal>> caller =
-        StartUnary(context, in, auth_, request);
-    absl::Status allowed = caller.status();
-    if (allowed.ok()) {
-      allowed = (*caller)->Require(Action::kWrite, request->database_name(), request->table_name());
+    absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth_, *context);
+    if (!caller.ok()) {
+      finish(caller.status());
+      return reactor;
     }
-    if (!allowed.ok()) {
-      finish(allowed);
-    } else {
-      ProtoWriteSource source(*request);
-      engine_.WriteAsync(source, std::move(finish));
+    // The request's bytes in one piece (a copy only when gRPC holds them in
+    // several slices), read in place; protobuf parses what the reader leaves.
+    grpc::Slice bytes;
+    if (!in->TrySingleSlice(&bytes).ok() && !in->DumpToSingleSlice(&bytes).ok()) {
+      finish(absl::InternalError("could not read the request's bytes"));
+      return reactor;
     }
+    WireWriteRequest wire;
+    if (wire.Decode({reinterpret_cast<const char*>(bytes.begin()), bytes.size()})) {
+      WireWriteSource source(wire);
+      Write(**caller, source, std::move(finish));
+      return reactor;
+    }
+    google::protobuf::Arena arena(CallArenaOptions());
+    auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
+    if (absl::Status parsed = ParseRequest(*in, request); !parsed.ok()) {
+      finish(parsed);
+      return reactor;
+    }
+    ProtoWriteSource source(*request);
+    Write(**caller, source, std::move(finish));
   } catch (const std::exception& e) {
     reactor->Finish(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
   }
   return reactor;
+}
+
+void WriteService::Write(const Principal& caller, WriteSource& source,
+                         Writer::WriteDone finish) {
+  absl::Status allowed =
+      caller.Require(Action::kWrite, source.database_name(), source.table_name());
+  if (!allowed.ok()) {
+    finish(allowed);
+    return;
+  }
+  engine_.WriteAsync(source, std::move(finish));
 }
 
 }  // namespace strata

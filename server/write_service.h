@@ -24,6 +24,11 @@ class WriteService final
                                          grpc::ByteBuffer* out) override;
 
  private:
+  // The caller's write of `source`, if it may write that table; `finish`
+  // answers the call.
+  void Write(const Principal& caller, WriteSource& source,
+             Writer::WriteDone finish);
+
   Engine& engine_;
   Authenticator& auth_;
   ServerMetrics& metrics_;

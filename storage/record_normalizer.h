@@ -6,7 +6,7 @@
 //
 // `Access` reads a record of type `R`; every member is static:
 //   std::optional<std::string> Unreadable(const R&)  a field the server cannot read
-//   const std::string* MeasureName(const R&)        nullptr when unset
+//   const S* MeasureName(const R&)   nullptr when unset (S: std::string or string_view)
 //   std::string TakeMeasureName(R&)
 //   size_t DimensionCount(const R&)
 //   std::string_view DimensionName(const R&, size_t), DimensionValue(...)
@@ -133,7 +133,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   if (common_unreadable) return Reject(StrCat("common_attributes: ", *common_unreadable));
   if (Access::MeasureName(r) != nullptr) {
     out.measure_name = Access::TakeMeasureName(r);
-  } else if (const std::string* name = Access::MeasureName(common); name != nullptr) {
+  } else if (const auto* name = Access::MeasureName(common); name != nullptr) {
     out.measure_name = *name;
   }
   if (out.measure_name.empty()) {

@@ -1,7 +1,9 @@
 // Fuzz target: arbitrary bytes as a WriteRecords request, through what the
-// server does with one: protobuf parsing, normalization straight from the
-// message (server/write_convert.h; checked against the engine's WriteRequest
-// path record by record) and the engine's version rules and group commit,
+// server does with one: reading it straight from its bytes
+// (server/wire_write_source.h) or, for what that reader leaves, protobuf
+// parsing; normalization (the bytes' reading, the message's and the engine's
+// WriteRequest path checked against each other record by record; bytes
+// protobuf refuses must not be read) and the engine's version rules and group commit,
 // into a real data directory. Any input must be written or rejected with a reason; never
 // a crash, and the table must still answer a scan afterwards.
 #include <cstddef>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "absl/synchronization/notification.h"
+#include "server/wire_write_source.h"
 #include "server/write_convert.h"
 #include "storage/engine.h"
 #include "tests/fuzz/engine_fixture.h"
@@ -29,39 +32,61 @@ struct Fixture : fuzz::EngineFixture {
 };
 
 [[noreturn]] void Diverged(const char* what) {
-  std::fprintf(stderr, "write_fuzz: %s normalized differently from the message and through "
-                       "FromProto\n", what);
+  std::fprintf(stderr, "write_fuzz: %s normalized differently from the bytes, the message or "
+                       "through FromProto\n", what);
   std::abort();
+}
+
+// `source` against `expected`: the shape's verdict and every record.
+void CheckAgainst(WriteSource& source, WriteSource& expected) {
+  const PartitionKey partition_key{.type = PartitionKeyType::kDimension, .name = "host"};
+  const bool shape_ok = source.ValidateShape().ok();
+  if (shape_ok != expected.ValidateShape().ok()) Diverged("the request's shape");
+  if (source.record_count() != expected.record_count()) Diverged("the record count");
+  for (int i = 0; shape_ok && i < source.record_count(); ++i) {
+    absl::StatusOr<NormalizedRecord> want = expected.Normalize(i, partition_key);
+    absl::StatusOr<NormalizedRecord> got = source.Normalize(i, partition_key);
+    if (got.status() != want.status() || (got.ok() && *got != *want)) Diverged("a record");
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Fixture fixture;
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  WireWriteRequest wire;
+  const bool decoded = wire.Decode(bytes);
   v1::WriteRecordsRequest request;
-  if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;  // gRPC refuses these
+  if (!request.ParseFromArray(data, static_cast<int>(size))) {  // gRPC refuses these
+    if (decoded) {
+      std::fprintf(stderr, "write_fuzz: bytes protobuf refuses were read as a request\n");
+      std::abort();
+    }
+    return 0;
+  }
+  if (decoded) {
+    if (wire.database_name() != request.database_name() ||
+        wire.table_name() != request.table_name()) {
+      Diverged("the names");
+    }
+    v1::WriteRecordsRequest copy = request;
+    ProtoWriteSource message_path(copy);
+    WireWriteSource bytes_path(wire);
+    CheckAgainst(bytes_path, message_path);
+  }
   // Always the fixture's table, so requests reach validation and the writer.
   request.set_database_name("mydb");
   request.set_table_name("tbl");
-  // stratad normalizes records straight from the message; the engine's
-  // WriteRequest path (FromProto, NormalizeRecord) must agree with it on
-  // every record, written or rejected.
+  // The message's normalization against the engine's WriteRequest path
+  // (FromProto, NormalizeRecord), on every record, written or rejected.
   const size_t records = request.records_size();
   {
     v1::WriteRecordsRequest copy = request;
     WriteRequest converted = FromProto(copy);
     InputWriteSource engine_path(converted);
-    ProtoWriteSource wire_path(copy);
-    const PartitionKey partition_key{.type = PartitionKeyType::kDimension, .name = "host"};
-    const bool shape_ok = wire_path.ValidateShape().ok();
-    if (shape_ok != engine_path.ValidateShape().ok()) Diverged("the request's shape");
-    for (int i = 0; shape_ok && i < wire_path.record_count(); ++i) {
-      absl::StatusOr<NormalizedRecord> expected = engine_path.Normalize(i, partition_key);
-      absl::StatusOr<NormalizedRecord> actual = wire_path.Normalize(i, partition_key);
-      if (actual.status() != expected.status() || (actual.ok() && *actual != *expected)) {
-        Diverged("a record");
-      }
-    }
+    ProtoWriteSource message_path(copy);
+    CheckAgainst(message_path, engine_path);
   }
   ProtoWriteSource source(request);
   absl::Notification written;

@@ -1,7 +1,10 @@
-// ProtoWriteSource normalizes records straight from the wire message; it
-// must give exactly what the engine's WriteRequest path gives (FromProto,
-// then NormalizeRecord): the same record, or the same rejection.
+// ProtoWriteSource normalizes records straight from the parsed message, and
+// WireWriteSource straight from the request's bytes; both must give exactly
+// what the engine's WriteRequest path gives (FromProto, then
+// NormalizeRecord): the same record, or the same rejection.
 #include "server/write_convert.h"
+
+#include "server/wire_write_source.h"
 
 #include <string>
 #include <vector>
@@ -34,25 +37,38 @@ std::string Describe(const absl::StatusOr<NormalizedRecord>& r) {
   return out;
 }
 
-// Each record of the request through both paths; the outcomes per record
-// (or the request's refusal) as text, after checking that they agree.
+// Each record of the request through the three paths; the outcomes per
+// record (or the request's refusal) as text, after checking that they agree.
 std::vector<std::string> Outcomes(const std::string& text) {
   v1::WriteRecordsRequest message = Parse(text);
+  const std::string bytes = message.SerializeAsString();
   WriteRequest converted = FromProto(message);
   InputWriteSource engine_path(converted);
-  ProtoWriteSource wire_path(message);
+  ProtoWriteSource message_path(message);
+  WireWriteRequest wire;
+  EXPECT_TRUE(wire.Decode(bytes)) << text;
+  WireWriteSource wire_path(wire);
+  EXPECT_EQ(wire_path.database_name(), message.database_name());
+  EXPECT_EQ(wire_path.table_name(), message.table_name());
+  EXPECT_EQ(wire_path.record_count(), message.records_size());
   const PartitionKey partition_key{.type = PartitionKeyType::kDimension, .name = "host",
                                    .enforcement = Enforcement::kOptional};
-  absl::Status shape = wire_path.ValidateShape();
+  absl::Status shape = message_path.ValidateShape();
   EXPECT_EQ(shape, engine_path.ValidateShape()) << text;
+  EXPECT_EQ(shape, wire_path.ValidateShape()) << text;
   if (!shape.ok()) return {std::string(shape.message())};
   std::vector<std::string> out;
-  for (int i = 0; i < wire_path.record_count(); ++i) {
+  for (int i = 0; i < message_path.record_count(); ++i) {
     absl::StatusOr<NormalizedRecord> expected = engine_path.Normalize(i, partition_key);
-    absl::StatusOr<NormalizedRecord> actual = wire_path.Normalize(i, partition_key);
-    EXPECT_EQ(actual.status(), expected.status()) << text;
-    if (actual.ok() && expected.ok()) EXPECT_EQ(*actual, *expected) << text;
-    out.push_back(Describe(actual));
+    absl::StatusOr<NormalizedRecord> from_message = message_path.Normalize(i, partition_key);
+    absl::StatusOr<NormalizedRecord> from_bytes = wire_path.Normalize(i, partition_key);
+    for (const auto* actual : {&from_message, &from_bytes}) {
+      EXPECT_EQ(actual->status(), expected.status()) << text;
+      if (actual->ok() && expected.ok()) {
+        EXPECT_EQ(**actual, *expected) << text;
+      }
+    }
+    out.push_back(Describe(from_message));
   }
   return out;
 }
@@ -63,7 +79,7 @@ struct Case {
   std::vector<std::string> outcomes;  // per record, or the request's refusal
 };
 
-TEST(ProtoWriteSourceTest, NormalizesAsTheWriteRequestPath) {
+TEST(WriteSourceTest, MessageAndBytesNormalizeAsTheWriteRequestPath) {
   const std::vector<Case> cases = {
       {"record fields win, dimensions from both, long strings shared by every record",
        R"(common_attributes {

@@ -1,0 +1,332 @@
+#include "server/wire_write_source.h"
+
+#include <climits>
+#include <cstring>
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/stubs/common.h"
+#include "server/write_convert.h"
+#include "storage/record_normalizer.h"
+
+namespace strata {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLength = 2 };
+
+constexpr uint32_t Tag(uint32_t field, WireType type) { return field << 3 | type; }
+
+// The longest varint protobuf reads; its last byte can only carry bit 63.
+constexpr int kMaxVarintBytes = 10;
+
+}  // namespace
+
+struct WireWriteRequest::Ranges {
+  size_t first_dimension = 0;
+  size_t dimension_end = 0;
+  size_t first_measure = 0;
+  size_t measure_end = 0;
+};
+
+// One pass over the bytes with protobuf's CodedInputStream. Every method
+// returns false for bytes it leaves to protobuf's parser.
+class WireWriteRequest::Reader {
+ public:
+  Reader(std::string_view bytes, WireWriteRequest& out)
+      : bytes_(bytes),
+        in_(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size())),
+        end_(static_cast<int>(bytes.size())),
+        out_(out) {}
+
+  bool Request(std::vector<Ranges>& record_ranges, Ranges& common_ranges) {
+    bool seen_common = false;
+    return Fields([&](uint32_t tag) {
+      switch (tag) {
+        case Tag(1, kLength): return String(out_.database_name_);
+        case Tag(2, kLength): return String(out_.table_name_);
+        case Tag(3, kLength):
+          // Given twice, protobuf merges the two; its dimensions would not
+          // be contiguous here.
+          if (seen_common) return false;
+          seen_common = true;
+          return Record(out_.common_, common_ranges);
+        case Tag(4, kLength):
+          return Record(out_.records_.emplace_back(), record_ranges.emplace_back());
+        default: return false;
+      }
+    });
+  }
+
+ private:
+  // Reads fields up to the end of the current message, giving each tag to
+  // `field`, which reads the field's value. Lengths are checked here, so the
+  // stream needs no limits.
+  template <typename Field>
+  bool Fields(Field&& field) {
+    while (in_.CurrentPosition() < end_) {
+      const int before = in_.CurrentPosition();
+      const uint32_t tag = in_.ReadTag();
+      // Every field number here is below 16: its tag is one byte unless
+      // padded, which protobuf reads differently past five bytes. (ReadTag
+      // answers 0 for a zero tag or a broken varint.)
+      if (tag == 0 || in_.CurrentPosition() - before != 1) return false;
+      // A varint may have run past the message's end.
+      if (!field(tag) || in_.CurrentPosition() > end_) return false;
+    }
+    return true;
+  }
+
+  // A length-delimited sub-message, its fields read by `field`.
+  template <typename Field>
+  bool Message(Field&& field) {
+    int length = 0;
+    if (!Length(length)) return false;
+    const int outer_end = end_;
+    end_ = in_.CurrentPosition() + length;
+    if (!Fields(field)) return false;
+    end_ = outer_end;
+    return true;
+  }
+
+  // A length prefix that fits in what is left of the current message.
+  bool Length(int& length) {
+    uint32_t value = 0;
+    const int before = in_.CurrentPosition();
+    if (!in_.ReadVarint32(&value) || in_.CurrentPosition() - before > 5 ||
+        value > static_cast<uint32_t>(end_ - in_.CurrentPosition())) {
+      return false;
+    }
+    length = static_cast<int>(value);
+    return true;
+  }
+
+  // A proto3 string: well-formed UTF-8, as protobuf's parser requires (with
+  // its own check, so both readers agree on every byte sequence).
+  bool String(std::string_view& view) {
+    int length = 0;
+    if (!Length(length)) return false;
+    view = bytes_.substr(in_.CurrentPosition(), length);
+    in_.Skip(length);  // within the bytes: Length checked it
+    return google::protobuf::internal::IsStructurallyValidUTF8(view.data(), length);
+  }
+
+  bool Varint(uint64_t& value) {
+    const int before = in_.CurrentPosition();
+    if (!in_.ReadVarint64(&value)) return false;
+    // A tenth byte above 1 has bits past 64, which readers drop differently.
+    return in_.CurrentPosition() - before < kMaxVarintBytes ||
+           static_cast<uint8_t>(bytes_[before + kMaxVarintBytes - 1]) <= 1;
+  }
+  bool Int64(int64_t& value) {
+    uint64_t raw = 0;
+    if (!Varint(raw)) return false;
+    value = static_cast<int64_t>(raw);
+    return true;
+  }
+  bool Int64(std::optional<int64_t>& value) {
+    int64_t v = 0;
+    if (!Int64(v)) return false;
+    value = v;
+    return true;
+  }
+  // An enum's number, as proto3 keeps it: the varint's low 32 bits.
+  bool Enum(int32_t& value) {
+    uint64_t raw = 0;
+    if (!Varint(raw)) return false;
+    value = static_cast<int32_t>(static_cast<uint32_t>(raw));
+    return true;
+  }
+
+  // A MeasureValue, merged into `value` as protobuf merges a repeated
+  // occurrence: each field set replaces the oneof's case.
+  bool Value(WireValue& value) {
+    return Message([&](uint32_t tag) {
+      switch (tag) {
+        case Tag(1, kFixed64): {
+          uint64_t bits = 0;
+          if (!in_.ReadLittleEndian64(&bits)) return false;
+          std::memcpy(&value.real, &bits, sizeof bits);
+          value.kind = v1::MeasureValue::kDoubleValue;
+          return true;
+        }
+        case Tag(2, kVarint):
+          value.kind = v1::MeasureValue::kBigintValue;
+          return Int64(value.number);
+        case Tag(3, kLength):
+          value.kind = v1::MeasureValue::kVarcharValue;
+          return String(value.text);
+        case Tag(4, kVarint): {
+          uint64_t raw = 0;
+          if (!Varint(raw)) return false;
+          value.kind = v1::MeasureValue::kBooleanValue;
+          value.number = raw != 0 ? 1 : 0;
+          return true;
+        }
+        case Tag(5, kVarint):
+          value.kind = v1::MeasureValue::kTimestampValue;
+          return Int64(value.number);
+        default: return false;
+      }
+    });
+  }
+
+  bool Dimension() {
+    WireDimension& d = out_.dimensions_.emplace_back();
+    return Message([&](uint32_t tag) {
+      switch (tag) {
+        case Tag(1, kLength): return String(d.name);
+        case Tag(2, kLength): return String(d.value);
+        default: return false;
+      }
+    });
+  }
+
+  bool Measure() {
+    WireMeasure& m = out_.measures_.emplace_back();
+    return Message([&](uint32_t tag) {
+      switch (tag) {
+        case Tag(1, kLength): return String(m.name);
+        case Tag(2, kVarint): return Enum(m.type);
+        case Tag(3, kLength): return Value(m.value);
+        default: return false;
+      }
+    });
+  }
+
+  // A Record's fields; its dimensions and measures are appended to the
+  // request's, contiguously (a record's bytes are one sub-message).
+  bool Record(WireRecord& r, Ranges& ranges) {
+    ranges.first_dimension = out_.dimensions_.size();
+    ranges.first_measure = out_.measures_.size();
+    const bool read = Message([&](uint32_t tag) {
+      switch (tag) {
+        case Tag(1, kLength): return Dimension();
+        case Tag(2, kLength): return String(r.measure_name.emplace());
+        case Tag(3, kLength):
+          r.has_measure_value = true;
+          return Value(r.measure_value);
+        case Tag(4, kVarint): return Enum(r.measure_value_type);
+        case Tag(5, kLength): return Measure();
+        case Tag(6, kVarint): return Int64(r.time);
+        case Tag(7, kVarint): return Enum(r.time_unit);
+        case Tag(8, kVarint): return Int64(r.version);
+        default: return false;
+      }
+    });
+    ranges.dimension_end = out_.dimensions_.size();
+    ranges.measure_end = out_.measures_.size();
+    return read;
+  }
+
+  std::string_view bytes_;
+  CodedInputStream in_;
+  int end_;  // of the message being read
+  WireWriteRequest& out_;
+};
+
+bool WireWriteRequest::Decode(std::string_view bytes) {
+  *this = WireWriteRequest();
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) return false;
+  std::vector<Ranges> record_ranges;
+  Ranges common_ranges;
+  if (!Reader(bytes, *this).Request(record_ranges, common_ranges)) return false;
+  // The vectors have stopped growing: point each record at its part.
+  auto place = [&](WireRecord& r, const Ranges& ranges) {
+    r.dimensions = absl::MakeConstSpan(dimensions_.data() + ranges.first_dimension,
+                                       ranges.dimension_end - ranges.first_dimension);
+    r.measure_values = absl::MakeConstSpan(measures_.data() + ranges.first_measure,
+                                           ranges.measure_end - ranges.first_measure);
+  };
+  place(common_, common_ranges);
+  for (size_t i = 0; i < records_.size(); ++i) place(records_[i], record_ranges[i]);
+  return true;
+}
+
+namespace {
+
+std::optional<Value> ValueFromWire(const WireValue& value) {
+  switch (value.kind) {
+    case v1::MeasureValue::kDoubleValue: return Value::Double(value.real);
+    case v1::MeasureValue::kBigintValue: return Value::Bigint(value.number);
+    case v1::MeasureValue::kVarcharValue: return Value::Varchar(std::string(value.text));
+    case v1::MeasureValue::kBooleanValue: return Value::Boolean(value.number != 0);
+    case v1::MeasureValue::kTimestampValue: return Value::Timestamp(value.number);
+    case v1::MeasureValue::VALUE_NOT_SET: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> UnreadableReason(const WireRecord& r) {
+  if (auto reason = UnknownMeasureValueType(r.measure_value_type)) return reason;
+  for (const WireMeasure& m : r.measure_values) {
+    if (auto reason = UnknownMeasureType(m.name, m.type)) return reason;
+  }
+  return UnknownTimeUnit(r.time_unit);
+}
+
+std::optional<MeasureKind> Kind(int32_t type) {
+  return KindFromProto(static_cast<v1::MeasureValueType>(type));
+}
+
+// Reads a decoded record for the normalizer (storage/record_normalizer.h).
+// Nothing is moved: the strings are views of the request's bytes.
+struct WireAccess {
+  using R = const WireRecord;
+  static std::optional<std::string> Unreadable(R& r) { return UnreadableReason(r); }
+  static const std::string_view* MeasureName(R& r) {
+    return r.measure_name ? &*r.measure_name : nullptr;
+  }
+  static std::string TakeMeasureName(R& r) { return std::string(*r.measure_name); }
+  static size_t DimensionCount(R& r) { return r.dimensions.size(); }
+  static std::string_view DimensionName(R& r, size_t i) { return r.dimensions[i].name; }
+  static std::string_view DimensionValue(R& r, size_t i) { return r.dimensions[i].value; }
+  static std::pair<std::string, std::string> TakeDimension(R& r, size_t i) {
+    return {std::string(r.dimensions[i].name), std::string(r.dimensions[i].value)};
+  }
+  static std::optional<MeasureKind> MeasureValueType(R& r) { return Kind(r.measure_value_type); }
+  static bool HasMeasureValue(R& r) {
+    return r.has_measure_value && r.measure_value.kind != v1::MeasureValue::VALUE_NOT_SET;
+  }
+  static std::optional<Value> MeasureValue(R& r) {
+    return r.has_measure_value ? ValueFromWire(r.measure_value) : std::nullopt;
+  }
+  static std::optional<Value> TakeMeasureValue(R& r) { return MeasureValue(r); }
+  static size_t MeasureValueCount(R& r) { return r.measure_values.size(); }
+  static std::string_view MeasureValueName(R& r, size_t i) { return r.measure_values[i].name; }
+  static std::optional<MeasureKind> MeasureValueKind(R& r, size_t i) {
+    return Kind(r.measure_values[i].type);
+  }
+  static std::string TakeMeasureValueName(R& r, size_t i) {
+    return std::string(r.measure_values[i].name);
+  }
+  static std::optional<Value> MeasureValueValue(R& r, size_t i) {
+    return ValueFromWire(r.measure_values[i].value);
+  }
+  static std::optional<Value> TakeMeasureValueValue(R& r, size_t i) {
+    return MeasureValueValue(r, i);
+  }
+  static std::optional<int64_t> Time(R& r) { return r.time; }
+  static std::optional<TimeUnit> Unit(R& r) {
+    return UnitFromProto(static_cast<v1::TimeUnit>(r.time_unit));
+  }
+  static std::optional<int64_t> Version(R& r) { return r.version; }
+};
+
+}  // namespace
+
+WireWriteSource::WireWriteSource(const WireWriteRequest& request)
+    : request_(request), common_unreadable_(UnreadableReason(request.common_attributes())) {}
+
+absl::Status WireWriteSource::ValidateShape() const {
+  return normalize_internal::ValidateShape<WireAccess>(request_.common_attributes(),
+                                                       request_.records());
+}
+
+absl::StatusOr<NormalizedRecord> WireWriteSource::Normalize(int i,
+                                                            const PartitionKey& partition_key) {
+  return normalize_internal::Normalize<WireAccess, WireAccess::R>(
+      request_.common_attributes(), request_.records()[i], common_unreadable_, partition_key);
+}
+
+}  // namespace strata
