@@ -1,5 +1,6 @@
 #include "server/wire_write_source.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -51,14 +52,32 @@ class WireWriteRequest::Reader {
           if (seen_common) return false;
           seen_common = true;
           return Record(out_.common_, common_ranges);
-        case Tag(4, kLength):
-          return Record(out_.records_.emplace_back(), record_ranges.emplace_back());
+        case Tag(4, kLength): {
+          const int start = in_.CurrentPosition();
+          if (!Record(out_.records_.emplace_back(), record_ranges.emplace_back())) return false;
+          if (out_.records_.size() == 1) ReserveLike(in_.CurrentPosition() - start);
+          return true;
+        }
         default: return false;
       }
     });
   }
 
  private:
+  // Room for as many records as the bytes hold if they are like the first
+  // (`bytes` long): a request's records mostly are, and its arrays would
+  // otherwise grow by copying a dozen times. At most as many as a write may
+  // carry, and never more entries than the bytes can encode (two each), so a
+  // hostile first record cannot make the guess huge.
+  void ReserveLike(int bytes) {
+    const size_t records =
+        std::min<size_t>(bytes_.size() / std::max(bytes, 1), kMaxRecordsPerWrite);
+    const size_t most = bytes_.size() / 2;
+    out_.records_.reserve(records);
+    out_.dimensions_.reserve(std::min(out_.dimensions_.size() * records, most));
+    out_.measures_.reserve(std::min(out_.measures_.size() * records, most));
+  }
+
   // Reads fields up to the end of the current message, giving each tag to
   // `field`, which reads the field's value. Lengths are checked here, so the
   // stream needs no limits.
