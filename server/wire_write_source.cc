@@ -13,8 +13,9 @@ namespace strata {
 namespace {
 
 using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
 
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLength = 2 };
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLength = 2, kFixed32 = 5 };
 
 constexpr uint32_t Tag(uint32_t field, WireType type) { return field << 3 | type; }
 
@@ -74,7 +75,7 @@ class WireWriteRequest::Reader {
           if (out_.records_.size() == 1) ReserveLike(in_.CurrentPosition() - start);
           return true;
         }
-        default: return false;
+        default: return Unknown(tag);
       }
     });
   }
@@ -102,14 +103,42 @@ class WireWriteRequest::Reader {
     while (in_.CurrentPosition() < end_) {
       const int before = in_.CurrentPosition();
       const uint32_t tag = in_.ReadTag();
-      // Every field number here is below 16: its tag is one byte unless
-      // padded, which protobuf reads differently past five bytes. (ReadTag
-      // answers 0 for a zero tag or a broken varint.)
-      if (tag == 0 || in_.CurrentPosition() - before != 1) return false;
+      // A padded tag is left to protobuf, which reads one differently past
+      // five bytes. (ReadTag answers 0 for a zero tag or a broken varint.)
+      if (tag == 0 || in_.CurrentPosition() - before !=
+                          static_cast<int>(CodedOutputStream::VarintSize32(tag))) {
+        return false;
+      }
       // A varint may have run past the message's end.
       if (!field(tag) || in_.CurrentPosition() > end_) return false;
     }
     return true;
+  }
+
+  // A field this reader does not know: skipped, as protobuf keeps it aside
+  // and Strata ignores it (a newer client's field, or a known number sent
+  // with another wire type). Field number 0 and groups go to protobuf.
+  bool Unknown(uint32_t tag) {
+    if (tag >> 3 == 0) return false;
+    switch (tag & 7) {
+      case kVarint: {
+        uint64_t ignored = 0;
+        return Varint(ignored);
+      }
+      case kFixed64: {
+        uint64_t ignored = 0;
+        return in_.ReadLittleEndian64(&ignored);
+      }
+      case kLength: {
+        int length = 0;
+        return Length(length) && in_.Skip(length);
+      }
+      case kFixed32: {
+        uint32_t ignored = 0;
+        return in_.ReadLittleEndian32(&ignored);
+      }
+      default: return false;
+    }
   }
 
   // A length-delimited sub-message, its fields read by `field`.
@@ -201,7 +230,7 @@ class WireWriteRequest::Reader {
         case Tag(5, kVarint):
           value.kind = v1::MeasureValue::kTimestampValue;
           return Int64(value.number);
-        default: return false;
+        default: return Unknown(tag);
       }
     });
   }
@@ -212,7 +241,7 @@ class WireWriteRequest::Reader {
       switch (tag) {
         case Tag(1, kLength): return String(d.name);
         case Tag(2, kLength): return String(d.value);
-        default: return false;
+        default: return Unknown(tag);
       }
     });
   }
@@ -224,7 +253,7 @@ class WireWriteRequest::Reader {
         case Tag(1, kLength): return String(m.name);
         case Tag(2, kVarint): return Enum(m.type);
         case Tag(3, kLength): return Value(m.value);
-        default: return false;
+        default: return Unknown(tag);
       }
     });
   }
@@ -246,7 +275,7 @@ class WireWriteRequest::Reader {
         case Tag(6, kVarint): return Int64(r.time);
         case Tag(7, kVarint): return Enum(r.time_unit);
         case Tag(8, kVarint): return Int64(r.version);
-        default: return false;
+        default: return Unknown(tag);
       }
     });
     ranges.dimension_end = out_.dimensions_.size();

@@ -7,11 +7,12 @@
 //
 // The reader takes the encodings protobuf's serializers produce (fields in any
 // order, repeated, interleaved; a sub-message given twice merged as protobuf
-// merges it). For anything else (an unknown field, a wire type that does not
-// match its field, common_attributes given twice, malformed bytes, a string
-// that is not UTF-8) Decode says no and the caller parses the request with
-// protobuf, so every request means exactly what protobuf makes of it
-// (write_fuzz checks both readers against each other).
+// merges it; unknown fields, a newer client's, skipped as protobuf ignores
+// them). For anything else (common_attributes given twice, groups, field
+// number 0, a padded tag, malformed bytes, a string that is not UTF-8) Decode
+// says no and the caller parses the request with protobuf, so every request
+// means exactly what protobuf makes of it (write_fuzz checks both readers
+// against each other).
 #pragma once
 
 #include <cstdint>

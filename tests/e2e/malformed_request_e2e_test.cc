@@ -2,9 +2,9 @@
 // gRPC: every Strata method answers INVALID_ARGUMENT "could not parse
 // request" (as the health service does), never an empty UNIMPLEMENTED, and
 // the server goes on serving. Also records with enum values the server does
-// not know: rejected one by one, the others written; and requests in
-// encodings the server's wire reader leaves to protobuf: written as protobuf
-// reads them.
+// not know: rejected one by one, the others written; and requests with
+// unknown fields or parts protobuf merges, whether the server's wire reader
+// takes them or leaves them to protobuf: written as protobuf reads them.
 #include <future>
 
 #include "grpcpp/generic/generic_stub.h"
@@ -58,14 +58,19 @@ TEST_F(MalformedRequestE2ETest, UnparseableRequestsAnswerInvalidArgument) {
   EXPECT_TRUE(testing::RunQuery(server_.channel(), "SELECT 1").status.ok());
 }
 
-TEST_F(MalformedRequestE2ETest, RequestsInEncodingsLeftToProtobufAreWritten) {
+TEST_F(MalformedRequestE2ETest, RequestsWithUnknownFieldsOrMergedPartsAreWritten) {
   ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
   const int64_t now = testing::NowMillis();
-  // A field this server does not know (a newer client's: number 15, varint 1).
+  // A field this server does not know (a newer client's: number 15, varint
+  // 1), which the wire reader skips, and a group, which it leaves to protobuf.
   const std::string unknown_field =
       testing::WriteRequest("mydb", "tbl", {testing::CpuRecord("a", now, 1.0)})
           .SerializeAsString() +
       std::string("\x78\x01", 2);
+  const std::string unknown_group =
+      testing::WriteRequest("mydb", "tbl", {testing::CpuRecord("c", now, 3.0)})
+          .SerializeAsString() +
+      std::string("\x7b\x08\x01\x7c", 4);
   // common_attributes given in two parts, which protobuf merges.
   auto common_part = [](const std::string& name, const std::string& value) {
     v1::Record part;
@@ -79,7 +84,7 @@ TEST_F(MalformedRequestE2ETest, RequestsInEncodingsLeftToProtobufAreWritten) {
       testing::WriteRequest("mydb", "tbl", {testing::CpuRecord("b", now, 2.0)})
           .SerializeAsString() +
       common_part("region", "eu") + common_part("rack", "r1");
-  for (const std::string& bytes : {unknown_field, split_common}) {
+  for (const std::string& bytes : {unknown_field, split_common, unknown_group}) {
     grpc::Status status = CallRaw("/strata.v1.WriteService/WriteRecords", bytes);
     EXPECT_TRUE(status.ok()) << status.error_message();
   }
@@ -87,7 +92,7 @@ TEST_F(MalformedRequestE2ETest, RequestsInEncodingsLeftToProtobufAreWritten) {
       server_.channel(),
       "SELECT host, region, rack, measure_value::double FROM mydb.tbl ORDER BY host");
   ASSERT_TRUE(result.status.ok()) << result.status.error_message();
-  EXPECT_EQ(testing::RowsText(result.rows), "a|NULL|NULL|1\nb|eu|r1|2\n");
+  EXPECT_EQ(testing::RowsText(result.rows), "a|NULL|NULL|1\nb|eu|r1|2\nc|NULL|NULL|3\n");
 }
 
 TEST_F(MalformedRequestE2ETest, UnknownEnumValuesRejectTheirRecordOnly) {

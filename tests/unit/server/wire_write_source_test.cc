@@ -140,14 +140,23 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
       {"common_attributes twice (protobuf merges them)",
        Names() + Bytes(3, Dimension("a", "1")) + record + Bytes(3, Dimension("b", "2")),
        Expect::kLeftToProtobuf},
-      {"an unknown field (a newer client's)", Names() + VarintField(15, 1) + record,
+      {"an unknown field (a newer client's): skipped", Names() + VarintField(15, 1) + record,
+       Expect::kDecoded},
+      {"unknown fields of every wire type, with two-byte tags, in every message",
+       Names() + Bytes(3, VarintField(99, 1) + Dimension("region", "eu")) +
+           RecordField(CpuFields("h1", 5) + Bytes(20, "\xff\xfe") + DoubleField(21, 1) +
+                       Tag(22, 5) + "abcd" +
+                       Bytes(5, Bytes(1, "x") + VarintField(30, 7) +
+                             Bytes(3, DoubleField(1, 2) + Bytes(31, "?")))),
+       Expect::kDecoded},
+      {"a known field with another wire type: skipped as protobuf does",
+       Names() + RecordField(CpuFields("h1", 5) + Bytes(6, "x") + Bytes(3, VarintField(1, 5))),
+       Expect::kDecoded},
+      {"an unknown group", Names() + Tag(15, 3) + VarintField(1, 1) + Tag(15, 4) + record,
        Expect::kLeftToProtobuf},
-      {"an unknown field inside a record", Names() + RecordField(CpuFields("h1", 5) +
-                                                                  VarintField(12, 3)),
-       Expect::kLeftToProtobuf},
-      {"a known field with another wire type", Names() + RecordField(CpuFields("h1", 5) +
-                                                                      Bytes(6, "x")),
-       Expect::kLeftToProtobuf},
+      {"field number 0", Names() + VarintField(0, 1) + record, Expect::kLeftToProtobuf, false},
+      {"an unknown field running past its message",
+       Names() + Tag(4, 2) + Varint(4) + Tag(20, 5) + "abcd", Expect::kLeftToProtobuf, false},
       {"a tag padded to two bytes", std::string("\x8a\x00", 2) + Varint(2) + "db" + record,
        Expect::kLeftToProtobuf},
       {"a varint's tenth byte past bit 63",
