@@ -83,16 +83,18 @@ class WireWriteRequest::Reader {
  private:
   // Room for as many records as the bytes hold if they are like the first
   // (`bytes` long): a request's records mostly are, and its arrays would
-  // otherwise grow by copying a dozen times. At most as many as a write may
-  // carry, and never more entries than the bytes can encode (two each), so a
-  // hostile first record cannot make the guess huge.
+  // otherwise grow by copying a dozen times. Never more than a valid write
+  // can hold (records, and dimensions and measures per record), so a hostile
+  // first record cannot make the guess huge: past that, arrays grow as usual
+  // and the write is refused anyway.
   void ReserveLike(int bytes) {
     const size_t records =
         std::min<size_t>(bytes_.size() / std::max(bytes, 1), kMaxRecordsPerWrite);
-    const size_t most = bytes_.size() / 2;
     out_.records_.reserve(records);
-    out_.dimensions_.reserve(std::min(out_.dimensions_.size() * records, most));
-    out_.measures_.reserve(std::min(out_.measures_.size() * records, most));
+    out_.dimensions_.reserve(
+        records * std::min<size_t>(out_.dimensions_.size(), 2 * kMaxDimensionsPerRecord));
+    out_.measures_.reserve(
+        records * std::min<size_t>(out_.measures_.size(), kMaxMeasuresPerRecord));
   }
 
   // Reads fields up to the end of the current message, giving each tag to
