@@ -156,10 +156,14 @@ class WireWriteRequest::Reader {
   }
 
   // A length prefix that fits in what is left of the current message.
+  // Protobuf reads one in at most five bytes, below 2^31; ReadVarint32 would
+  // drop a fifth byte's high bits instead.
   bool Length(int& length) {
     uint32_t value = 0;
     const int before = in_.CurrentPosition();
-    if (!in_.ReadVarint32(&value) || in_.CurrentPosition() - before > 5 ||
+    if (!in_.ReadVarint32(&value)) return false;
+    const int read = in_.CurrentPosition() - before;
+    if (read > 5 || (read == 5 && static_cast<uint8_t>(bytes_[before + 4]) > 0x07) ||
         value > static_cast<uint32_t>(end_ - in_.CurrentPosition())) {
       return false;
     }
@@ -167,8 +171,9 @@ class WireWriteRequest::Reader {
     return true;
   }
 
-  // A proto3 string: well-formed UTF-8, as protobuf's parser requires (with
-  // its own check, so both readers agree on every byte sequence).
+  // A proto3 string: well-formed UTF-8, as protobuf's parser requires (past
+  // ASCII with protobuf's own check, so both readers agree on every byte
+  // sequence).
   bool String(std::string_view& view) {
     int length = 0;
     if (!Length(length)) return false;

@@ -176,6 +176,12 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
       {"a varint running past its message",
        Names() + Tag(4, 2) + Varint(2) + Tag(6, 0) + std::string("\x81\x01", 2),
        Expect::kLeftToProtobuf, false},
+      {"a length whose fifth byte is past 2^31 (an overflow to 0 if truncated)",
+       Names() + Tag(1, 2) + std::string("\x80\x80\x80\x80\x10", 5) + record,
+       Expect::kLeftToProtobuf, false},
+      {"a length padded to five bytes", Names() + Tag(1, 2) +
+                                            std::string("\x82\x80\x80\x80\x00", 5) + "db" + record,
+       Expect::kDecoded},
       {"a zero tag", Names() + std::string("\x00\x00", 2) + record, Expect::kLeftToProtobuf,
        false},
   };
