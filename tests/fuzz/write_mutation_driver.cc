@@ -1,9 +1,11 @@
 // The WriteRecords target's driver without libFuzzer (driver.h): byte
 // mutations (byte_mutator.h) of serialized requests of every shape: scalar
 // and MULTI records, common attributes, versions, time units, late times.
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "server/wire_write_source.h"
 #include "strata/v1/write.pb.h"
 #include "tests/fuzz/byte_mutator.h"
 #include "tests/fuzz/driver.h"
@@ -13,6 +15,31 @@ namespace {
 using namespace strata;
 
 constexpr int64_t kNowMillis = 1'709'294'400'000;  // the fixture's clock
+
+// Valid encodings protobuf's serializers do not produce, for the server's
+// wire reader (server/wire_write_source.h) to be checked on and near: lengths
+// padded to five bytes, ten-byte varints, unknown fields of each wire type
+// with two-byte tags.
+std::string UnusualEncodings() {
+  auto padded_length = [](size_t n) {
+    std::string out;
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (7 * i)) & 0x7f | 0x80));
+    out.push_back(static_cast<char>(n >> 28));
+    return out;
+  };
+  auto bytes = [&](char tag, const std::string& b) { return tag + padded_length(b.size()) + b; };
+  const std::string minus_one("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+  const std::string dimension = bytes('\x0a', bytes('\x0a', "host") + bytes('\x12', "a"));
+  const std::string measure =
+      bytes('\x2a', bytes('\x0a', "v") + "\x10\x01" + bytes('\x1a', "\x09" + std::string(8, '\x40')));
+  const std::string record = dimension + bytes('\x12', "m") + measure + "\x30" + minus_one +
+                             "\x40" + minus_one + std::string("\xa0\x01\x05", 3) +
+                             std::string("\xa9\x01", 2) + std::string(8, '\x01') +
+                             std::string("\xad\x01", 2) + std::string(4, '\x02') +
+                             std::string("\xa2\x01\x02zz", 5);
+  return bytes('\x0a', "db") + bytes('\x12', "tbl") + bytes('\x22', record) +
+         bytes('\x22', dimension) + bytes('\x22', measure);
+}
 
 std::vector<std::string> Seeds() {
   std::vector<v1::WriteRecordsRequest> requests(4);
@@ -57,11 +84,22 @@ std::vector<std::string> Seeds() {
 
   std::vector<std::string> seeds;
   for (const auto& r : requests) seeds.push_back(r.SerializeAsString());
+  seeds.push_back(UnusualEncodings());
   return seeds;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The hand-built seed must be a request both readers take, or its
+  // mutations test little.
+  v1::WriteRecordsRequest parsed;
+  strata::WireWriteRequest decoded;
+  const std::string unusual = UnusualEncodings();
+  if (!parsed.ParseFromString(unusual) || !decoded.Decode(unusual) ||
+      parsed.records_size() != 3 || decoded.records().size() != 3) {
+    std::fprintf(stderr, "write_mutation_driver: the unusual-encodings seed is not a request\n");
+    return 1;
+  }
   return strata::fuzz::RunDriver(argc, argv, "write", Seeds(), strata::fuzz::MutateBytes, 200'000);
 }
