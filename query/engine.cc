@@ -237,7 +237,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       if (!table.ok()) {
         return SqlError(sql, stmt.table_pos, table.status());
       }
-      ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
+      ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(**table));
       if (stmt.kind == Statement::Kind::kShowMeasures) {
         const std::vector<SeriesInfo> series = state->AllSeries();
         const auto measures = state->Measures();
@@ -337,7 +337,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     }
     auto table = catalog.FindTable(stmt.database, stmt.table);
     if (!table.ok()) return SqlError(sql, stmt.table_pos, table.status());
-    ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(**table));
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(**table));
     ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
     if (options.describe_only) {
       RETURN_IF_ERROR(sink->Columns({{"rows_deleted", DataType::kBigint}}));

@@ -254,7 +254,7 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
   }
   ResolvedTable resolved;
   resolved.table = *found;
-  ASSIGN_OR_RETURN(TableState * state, storage_.TableStateOf(*resolved.table));
+  ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(*resolved.table));
   // The table's columns: dimensions, measure_name, time, then the typed
   // measure_value columns and MULTI attributes the table has seen.
   resolved.layout = layouts_.Get(*resolved.table, *state);

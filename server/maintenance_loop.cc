@@ -47,7 +47,7 @@ namespace {
 // Said once, at start, in the background (it loads every table's registry).
 void LogSchemaConflicts(Engine& engine) {
   for (const auto& table : engine.catalog().AllTables()) {
-    absl::StatusOr<TableState*> state = engine.TableStateOf(*table);
+    absl::StatusOr<std::shared_ptr<TableState>> state = engine.TableStateOf(*table);
     if (!state.ok()) continue;  // the table's first query or write reports it
     for (const std::string& conflict : (*state)->LegacyConflicts()) {
       spdlog::warn("\"{}\".\"{}\" was written before one type per attribute name was enforced: "

@@ -104,7 +104,10 @@ absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableIn
   std::map<uint32_t, std::vector<PointToDelete>> by_bucket;
   for (const PointToDelete& p : points) by_bucket[keys::BucketOf(p.time_nanos)].push_back(p);
   int64_t deleted = 0;
-  for (const auto& [bucket, in_bucket] : by_bucket) {
+  // Not a structured binding: clang 14 (scripts/fuzz.sh) cannot capture one.
+  for (const auto& entry : by_bucket) {
+    const uint32_t bucket = entry.first;
+    const std::vector<PointToDelete>& in_bucket = entry.second;
     ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&]() -> absl::StatusOr<int64_t> {
       // A conversion of this bucket read before the delete must not commit.
       writer.BucketChanged(table.id, bucket);

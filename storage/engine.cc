@@ -1,5 +1,6 @@
 #include "storage/engine.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "storage/keys.h"
 #include "storage/tiering.h"
@@ -77,7 +78,7 @@ absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
                           const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   if (options.last_per_series) {
     // The newest row of each series, from the write path's entries.
-    ASSIGN_OR_RETURN(TableState * state, writer_->State(table.id));
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
     return state->last_points().Scan(*store_, *writer_, table, clock_->NowNanos(), options, emit,
                                      stats);
   }
@@ -124,7 +125,13 @@ absl::StatusOr<int> Engine::SweepDroppedTables() {
   // Not while the memory budget's thread converts a bucket: its blocks for
   // a table dropped meanwhile are swept by the next pass.
   absl::MutexLock run(&maintenance_mu_);
-  return catalog_->SweepDroppedTables();
+  ASSIGN_OR_RETURN(int swept, catalog_->SweepDroppedTables());
+  // Dropped tables' in-memory state too (series registry, caches, last
+  // points): freed once no request or query holds it.
+  absl::flat_hash_set<uint32_t> live;
+  for (const auto& table : catalog_->AllTables()) live.insert(table->id);
+  writer_->ForgetStatesExcept(live);
+  return swept;
 }
 
 std::optional<uint64_t> Engine::RocksDbProperty(const std::string& name, bool all_families) {

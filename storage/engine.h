@@ -120,7 +120,7 @@ class Engine {
                     const std::function<bool(const ScanRow&)>& emit, ScanStats* stats = nullptr);
 
   // The series registry and measure schema of a table.
-  absl::StatusOr<TableState*> TableStateOf(const TableInfo& table) {
+  absl::StatusOr<std::shared_ptr<TableState>> TableStateOf(const TableInfo& table) {
     return writer_->State(table.id);
   }
 
@@ -177,7 +177,7 @@ class Engine {
   // for a running maintenance pass: a conversion writes blocks before its
   // commit, and a block rewritten by a delete meanwhile would be overwritten.
   absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
-    ASSIGN_OR_RETURN(TableState * state, writer_->State(table.id));
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
     absl::MutexLock run(&maintenance_mu_);
     return DeletePoints(*store_, *writer_, table, state->last_points(), std::move(points));
   }

@@ -119,7 +119,7 @@ struct Writer::Prepared {
 // One request in the queue.
 struct Writer::Pending {
   std::shared_ptr<const TableInfo> table;
-  TableState* state = nullptr;
+  std::shared_ptr<TableState> state;
   std::vector<Prepared> records;
   WriteResult result;
   WriteDone done;
@@ -604,7 +604,7 @@ class Writer::GroupCommit {
     EncodeRow(next, &values_);
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
-      written_points_.push_back({t.pending->state, DecodeSeries(t.hot_key), r.record.time_nanos,
+      written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key), r.record.time_nanos,
                                  next.version, values_.substr(value_offset, value_size)});
     }
     puts_.push_back({family, t.hot_key, value_offset, value_size});
@@ -665,14 +665,26 @@ class Writer::GroupCommit {
   absl::flat_hash_map<std::string_view, StoredAt> rows_;
 };
 
-absl::StatusOr<TableState*> Writer::State(uint32_t table_id) {
+absl::StatusOr<std::shared_ptr<TableState>> Writer::State(uint32_t table_id) {
   absl::MutexLock lock(&states_mu_);
   auto it = states_.find(table_id);
-  if (it != states_.end()) return it->second.get();
-  ASSIGN_OR_RETURN(auto state, TableState::Load(store_, table_id));
-  TableState* raw = state.get();
-  states_.emplace(table_id, std::move(state));
-  return raw;
+  if (it != states_.end()) return it->second;
+  ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, TableState::Load(store_, table_id));
+  states_.emplace(table_id, state);
+  return state;
+}
+
+void Writer::ForgetStatesExcept(const absl::flat_hash_set<uint32_t>& live) {
+  std::vector<std::shared_ptr<TableState>> forgotten;  // freed outside the lock
+  absl::MutexLock lock(&states_mu_);
+  for (auto it = states_.begin(); it != states_.end();) {
+    if (live.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    forgotten.push_back(std::move(it->second));
+    states_.erase(it++);
+  }
 }
 
 Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
@@ -865,11 +877,11 @@ void Writer::BucketConverted(uint32_t table_id, uint32_t bucket) {
   buckets_.last_write.erase({table_id, bucket});
   // Only a loaded table has cached newest times to correct; one not loaded
   // reads the block's header on its first write.
-  TableState* state = nullptr;
+  std::shared_ptr<TableState> state;
   {
     absl::MutexLock lock(&states_mu_);
     auto it = states_.find(table_id);
-    if (it != states_.end()) state = it->second.get();
+    if (it != states_.end()) state = it->second;
   }
   if (state == nullptr) return;
   ++state->bucket_conversions()[bucket];  // NewestStored reads it per series

@@ -22,6 +22,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
@@ -77,8 +78,15 @@ class Writer {
   // Hours that ended this long ago may be sealed into blocks (0: never).
   int64_t seal_after_nanos() const { return seal_after_nanos_; }
 
-  // The in-memory state of a table, loaded on first use.
-  absl::StatusOr<TableState*> State(uint32_t table_id);
+  // The in-memory state of a table, loaded on first use. Shared: a request,
+  // scan or query that holds it keeps it alive after its table is dropped
+  // and the state forgotten.
+  absl::StatusOr<std::shared_ptr<TableState>> State(uint32_t table_id);
+  // Forgets the state of every table whose id `live` does not hold (dropped
+  // tables: Engine::SweepDroppedTables); each is freed once its last holder
+  // lets go. A write racing the drop may load one again, forgotten by the
+  // next sweep.
+  void ForgetStatesExcept(const absl::flat_hash_set<uint32_t>& live);
 
   // Runs `step` while no write group commits. The tiering and retention
   // jobs move or drop rows one step (a chunk of a bucket) at a time under it,
@@ -152,7 +160,7 @@ class Writer {
   bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
 
   absl::Mutex states_mu_;
-  absl::flat_hash_map<uint32_t, std::unique_ptr<TableState>> states_ ABSL_GUARDED_BY(states_mu_);
+  absl::flat_hash_map<uint32_t, std::shared_ptr<TableState>> states_ ABSL_GUARDED_BY(states_mu_);
 
   std::thread committer_;  // last: it uses every member above
 };

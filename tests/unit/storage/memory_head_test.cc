@@ -711,5 +711,33 @@ TEST_F(MemoryHeadEngineTest, TablesDroppedWhileWrittenLeaveNothingAfterTheSweep)
   EXPECT_EQ(StoredIdsOf(dir_.Sub("data")), std::vector<uint32_t>{});
 }
 
+TEST_F(MemoryHeadEngineTest, ADroppedTablesStateIsFreedAfterTheSweepOnceNothingHoldsIt) {
+  Open();
+  CreateTable();
+  ASSERT_TRUE(engine_->catalog()
+                  .CreateTable({.database_name = "mydb", .table_name = "gone",
+                                .retention = {.memory_store_retention_hours = 6}})
+                  .ok());
+  ASSERT_EQ(WriteLoad(3, 10), 30);
+  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "gone",
+                              .records = {Point(7, kNow - kNanosPerSecond, 1)}})
+                  .ok());
+  absl::StatusOr<std::shared_ptr<TableState>> gone =
+      engine_->TableStateOf(*engine_->catalog().DescribeTable("mydb", "gone"));
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  std::shared_ptr<TableState> held = *gone;  // as a running query holds it
+  const std::weak_ptr<TableState> gone_state = held;
+  gone = absl::UnknownError("released");
+  const std::weak_ptr<TableState> live_state = *engine_->TableStateOf(Table());
+  ASSERT_TRUE(engine_->catalog().DeleteTable("mydb", "gone").ok());
+  ASSERT_TRUE(engine_->SweepDroppedTables().ok());
+  ASSERT_FALSE(gone_state.expired());
+  EXPECT_EQ(held->AllSeries().size(), 1u);  // still whole for its holder
+  held.reset();
+  EXPECT_TRUE(gone_state.expired());
+  EXPECT_FALSE(live_state.expired());
+  EXPECT_EQ(ScanAll().size(), 30u);
+}
+
 }  // namespace
 }  // namespace strata
