@@ -656,7 +656,7 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 FunctionRegistry::FunctionRegistry() {
   auto add = [this](ScalarFunction f) { scalars_.push_back(std::move(f)); };
   using P = Param;
-  const DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint, kDbl = DataType::kDouble,
+  static constexpr DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint, kDbl = DataType::kDouble,
                  kStr = DataType::kVarchar, kBool = DataType::kBoolean;
 
   // Date and time ---------------------------------------------------------

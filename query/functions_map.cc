@@ -121,7 +121,8 @@ void AddMapFunctions(std::vector<ScalarFunction>* scalars,
     return map ? *std::move(map) : FailQuery(c, MapProblem("map", problem), type);
   };
 
-  for (auto [name, keys] : {std::pair{"map_keys", true}, std::pair{"map_values", false}}) {
+  for (const auto& [name, which] : {std::pair{"map_keys", true}, std::pair{"map_values", false}}) {
+    const bool keys = which;  // clang 14 cannot capture a structured binding
     const std::string signature = StrCat(name, "(map) -> array");
     add({name, signature,
          StrCat("The map's ", keys ? "keys" : "values", ", in key order."),

@@ -292,7 +292,7 @@ class CreateTimeSeriesAcc : public Accumulator {
 void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
                             std::vector<AggregateFunction>* aggregates) {
   auto add = [scalars](ScalarFunction f) { scalars->push_back(std::move(f)); };
-  const DataType kDbl = DataType::kDouble;
+  static constexpr DataType kDbl = DataType::kDouble;
 
   add({"sequence", "sequence(start, stop [, step]) -> array",
        "start, start + step, ... up to stop (at most 10,000 values): bigints (step 1 or -1 "
@@ -457,10 +457,11 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
   scalars->back().can_fail = true;
 
   enum class Correlation { kPearson, kSpearman, kKendall };
-  for (auto [name, kind, title] :
+  for (const auto& [name, correlation, title] :
        {std::tuple{"correlate_pearson", Correlation::kPearson, "Pearson's"},
         std::tuple{"correlate_spearman", Correlation::kSpearman, "Spearman's rank"},
         std::tuple{"correlate_kendall", Correlation::kKendall, "Kendall's rank (tau-b)"}}) {
+    const Correlation kind = correlation;  // clang 14 cannot capture a structured binding
     const std::string signature = StrCat(name, "(timeseries, timeseries) -> double");
     add({name, signature,
          StrCat(title,

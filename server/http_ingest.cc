@@ -160,7 +160,9 @@ void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engi
     res.status = 204;
   };
   server.Get("/ping", ping);
-  for (auto [path, api] : {std::pair{"/write", InfluxApi::kV1}, {"/api/v2/write", InfluxApi::kV2}}) {
+  for (const auto& [path, which] :
+       {std::pair{"/write", InfluxApi::kV1}, {"/api/v2/write", InfluxApi::kV2}}) {
+    const InfluxApi api = which;  // clang 14 cannot capture a structured binding
     server.Post(path, [=](const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& content) {
       ServeLineProtocol(api, req, res, content, options, *engine, *auth, *metrics);

@@ -553,7 +553,9 @@ class HeadIterator final : public MemoryHead::Iterator {
       s_ = static_cast<int>(series_end - series_.begin());
       LoadSeries(false);
       if (s_ < static_cast<int>(series_.size())) {
-        const auto& [pk, series] = series_[s_].first;
+        // Not a structured binding: clang 14 (scripts/fuzz.sh) cannot capture one.
+        const auto pk = series_[s_].first.first;
+        const auto series = series_[s_].first.second;
         auto entry = std::partition_point(entries_.begin(), entries_.end(), [&](const auto& e) {
           return prefix(bucket, pk, series, e.time_nanos, keys::kPointKeySize) < target;
         });
