@@ -656,8 +656,9 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 FunctionRegistry::FunctionRegistry() {
   auto add = [this](ScalarFunction f) { scalars_.push_back(std::move(f)); };
   using P = Param;
-  static constexpr DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint, kDbl = DataType::kDouble,
-                 kStr = DataType::kVarchar, kBool = DataType::kBoolean;
+  static constexpr DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint,
+                            kDbl = DataType::kDouble, kStr = DataType::kVarchar,
+                            kBool = DataType::kBoolean;
 
   // Date and time ---------------------------------------------------------
   add({"now", "now() -> timestamp", "The time the query started (UTC).",

@@ -87,7 +87,8 @@ class ArrayAggAcc : public Accumulator {
 void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
                        std::vector<AggregateFunction>* aggregates) {
   auto add = [scalars](ScalarFunction f) { scalars->push_back(std::move(f)); };
-  static constexpr DataType kBig = DataType::kBigint, kStr = DataType::kVarchar, kBool = DataType::kBoolean;
+  static constexpr DataType kBig = DataType::kBigint, kStr = DataType::kVarchar,
+                            kBool = DataType::kBoolean;
 
   add({"array", "ARRAY[x, ...] -> array(type of x)",
        "An array of the values (NULLs included): ARRAY[1, 2, 3].",

@@ -179,7 +179,8 @@ class WireWriteRequest::Reader {
     if (!Length(length)) return false;
     view = bytes_.substr(in_.CurrentPosition(), length);
     in_.Skip(length);  // within the bytes: Length checked it
-    return IsAscii(view) || google::protobuf::internal::IsStructurallyValidUTF8(view.data(), length);
+    return IsAscii(view) ||
+           google::protobuf::internal::IsStructurallyValidUTF8(view.data(), length);
   }
 
   bool Varint(uint64_t& value) {

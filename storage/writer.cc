@@ -604,8 +604,9 @@ class Writer::GroupCommit {
     EncodeRow(next, &values_);
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
-      written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key), r.record.time_nanos,
-                                 next.version, values_.substr(value_offset, value_size)});
+      written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key),
+                                 r.record.time_nanos, next.version,
+                                 values_.substr(value_offset, value_size)});
     }
     puts_.push_back({family, t.hot_key, value_offset, value_size});
     if (family != Store::kHot) {

@@ -30,8 +30,8 @@ std::string UnusualEncodings() {
   auto bytes = [&](char tag, const std::string& b) { return tag + padded_length(b.size()) + b; };
   const std::string minus_one("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
   const std::string dimension = bytes('\x0a', bytes('\x0a', "host") + bytes('\x12', "a"));
-  const std::string measure =
-      bytes('\x2a', bytes('\x0a', "v") + "\x10\x01" + bytes('\x1a', "\x09" + std::string(8, '\x40')));
+  const std::string measure = bytes(
+      '\x2a', bytes('\x0a', "v") + "\x10\x01" + bytes('\x1a', "\x09" + std::string(8, '\x40')));
   const std::string record = dimension + bytes('\x12', "m") + measure + "\x30" + minus_one +
                              "\x40" + minus_one + std::string("\xa0\x01\x05", 3) +
                              std::string("\xa9\x01", 2) + std::string(8, '\x01') +
