@@ -163,8 +163,9 @@ class WireWriteRequest::Reader {
     const int before = in_.CurrentPosition();
     if (!in_.ReadVarint32(&value)) return false;
     const int read = in_.CurrentPosition() - before;
-    if (read > 5 || (read == 5 && static_cast<uint8_t>(bytes_[before + 4]) > 0x07) ||
-        value > static_cast<uint32_t>(end_ - in_.CurrentPosition())) {
+    const int left = end_ - in_.CurrentPosition();  // below 0 if the prefix ran past the end
+    if (read > 5 || (read == 5 && static_cast<uint8_t>(bytes_[before + 4]) > 0x07) || left < 0 ||
+        value > static_cast<uint32_t>(left)) {
       return false;
     }
     length = static_cast<int>(value);

@@ -173,6 +173,10 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
       {"a string running past its message",
        Names() + Tag(4, 2) + Varint(3) + Tag(2, 2) + Varint(5) + "cpu12",
        Expect::kLeftToProtobuf, false},
+      {"a length prefix running past its message (found by libFuzzer: an overflow)",
+       Names() + Tag(4, 2) + Varint(1) + Tag(1, 2) + std::string("\xff\xff\xff\xff\x07", 5) +
+           std::string(100, '\x10'),
+       Expect::kLeftToProtobuf, false},
       {"a varint running past its message",
        Names() + Tag(4, 2) + Varint(2) + Tag(6, 0) + std::string("\x81\x01", 2),
        Expect::kLeftToProtobuf, false},
