@@ -399,7 +399,8 @@ absl::Status WireWriteSource::ValidateShape() const {
 absl::StatusOr<NormalizedRecord> WireWriteSource::Normalize(int i,
                                                             const PartitionKey& partition_key) {
   return normalize_internal::Normalize<WireAccess, WireAccess::R>(
-      request_.common_attributes(), request_.records()[i], common_unreadable_, partition_key);
+      request_.common_attributes(), request_.records()[i], common_unreadable_, partition_key,
+      &names_);
 }
 
 }  // namespace strata

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "storage/name_memo.h"
 #include "storage/write_source.h"
 #include "strata/v1/write.pb.h"
 
@@ -97,6 +98,7 @@ class WireWriteSource final : public WriteSource {
  private:
   const WireWriteRequest& request_;
   const std::optional<std::string> common_unreadable_;  // of common_attributes, found once
+  NameMemo names_;  // the last record's
 };
 
 }  // namespace strata

@@ -184,7 +184,7 @@ absl::StatusOr<NormalizedRecord> ProtoWriteSource::Normalize(int i,
                                                              const PartitionKey& partition_key) {
   return normalize_internal::Normalize<ProtoAccess>(
       request_.common_attributes(), *request_.mutable_records(i), common_unreadable_,
-      partition_key);
+      partition_key, &names_);
 }
 
 WriteRequest FromProto(const v1::WriteRecordsRequest& request) {

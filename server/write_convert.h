@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "storage/name_memo.h"
 #include "storage/write_source.h"
 #include "storage/write_types.h"
 #include "strata/v1/write.pb.h"
@@ -41,6 +42,7 @@ class ProtoWriteSource final : public WriteSource {
  private:
   v1::WriteRecordsRequest& request_;
   const std::optional<std::string> common_unreadable_;  // of common_attributes, found once
+  NameMemo names_;  // the last record's
 };
 
 // The same message as an engine WriteRequest (every field's presence kept):

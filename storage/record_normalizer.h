@@ -37,6 +37,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "storage/catalog_types.h"
+#include "storage/name_memo.h"
 #include "storage/names.h"
 #include "storage/write_types.h"
 
@@ -72,6 +73,7 @@ inline size_t ValueBytes(const Value& v) {
 absl::Status CheckNameClashes(std::vector<std::string_view>& measure_names,
                               const NormalizedRecord& record);
 
+
 // ValidateRequestShape over records read by `Access`.
 template <typename Access, typename R, typename Records>
 absl::Status ValidateShape(const R& common, const Records& records) {
@@ -106,11 +108,13 @@ absl::Status ValidateShape(const R& common, const Records& records) {
 // NormalizeRecord over a record read by `Access`. `common_unreadable` is
 // Access::Unreadable(common), found once per request by the caller (a
 // hostile common_attributes can carry a million measure values; every record
-// would walk them again).
+// would walk them again). `memo`, when given, skips the checks of names the
+// previous record already passed, and remembers this record's.
 template <typename Access, typename R>
 absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
                                            const std::optional<std::string>& common_unreadable,
-                                           const PartitionKey& partition_key) {
+                                           const PartitionKey& partition_key,
+                                           NameMemo* memo = nullptr) {
   // The record's own fields win; dimensions come from both. The record's
   // strings are taken into the result; common_attributes', which every
   // record of the request shares, copied.
@@ -140,7 +144,6 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     return Reject("measure_name is missing; every record needs one (or set it in "
                   "common_attributes)");
   }
-  RETURN_IF_ERROR(ValidateMeasureName("measure", out.measure_name));
 
   const size_t from_common = Access::DimensionCount(common);
   const size_t dimension_count = from_common + Access::DimensionCount(r);
@@ -148,21 +151,43 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     return Reject(StrCat("the record has ", dimension_count, " dimensions; the limit is ",
                          kMaxDimensionsPerRecord));
   }
-  // Dimensions come from common_attributes (the first `from_common`) and
-  // the record; they are checked, ordered by name through a permutation
-  // (the sort moves small indices, not strings; values never decide, as
-  // names are unique, checked below), then taken or copied in that order.
   auto name_at = [&](size_t i) {
     return i < from_common ? Access::DimensionName(common, i)
                            : Access::DimensionName(r, i - from_common);
   };
+  // The names are those of the memo's record: every check below that reads
+  // names alone passed for them already.
+  const bool multi_names = kind == MeasureKind::kMulti || (!kind && value_count > 0);
+  const bool known = [&] {
+    if (memo == nullptr || !memo->valid() || memo->multi() != multi_names ||
+        memo->dimension_count() != dimension_count ||
+        memo->name_count() != 1 + dimension_count + (multi_names ? value_count : 0) ||
+        memo->name(0) != out.measure_name) {
+      return false;
+    }
+    for (size_t i = 0; i < dimension_count; ++i) {
+      if (memo->name(1 + i) != name_at(i)) return false;
+    }
+    for (size_t i = 0; multi_names && i < value_count; ++i) {
+      if (memo->name(1 + dimension_count + i) != Access::MeasureValueName(values_from, i)) {
+        return false;
+      }
+    }
+    return true;
+  }();
+  if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", out.measure_name));
+
+  // Dimensions come from common_attributes (the first `from_common`) and
+  // the record; they are checked, ordered by name through a permutation
+  // (the sort moves small indices, not strings; values never decide, as
+  // names are unique, checked below), then taken or copied in that order.
   absl::InlinedVector<uint8_t, 32> order(dimension_count);  // the count is at most 128
   for (size_t i = 0; i < dimension_count; ++i) {
     order[i] = static_cast<uint8_t>(i);
     const std::string_view name = name_at(i);
     const std::string_view value = i < from_common ? Access::DimensionValue(common, i)
                                                    : Access::DimensionValue(r, i - from_common);
-    RETURN_IF_ERROR(ValidateDimensionName(name));
+    if (!known) RETURN_IF_ERROR(ValidateDimensionName(name));
     if (value.empty() || value.size() > kMaxValueBytes) {
       return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
                            " bytes; it must be 1..", kMaxValueBytes));
@@ -171,8 +196,12 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
   }
-  std::sort(order.begin(), order.end(),
-            [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
+  if (known) {
+    order = memo->order();
+  } else {
+    std::sort(order.begin(), order.end(),
+              [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
+  }
   out.dimensions.reserve(dimension_count);
   for (const uint8_t i : order) {
     if (i < from_common) {
@@ -182,7 +211,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       out.dimensions.push_back(Access::TakeDimension(r, i - from_common));
     }
   }
-  for (size_t i = 1; i < out.dimensions.size(); ++i) {
+  for (size_t i = 1; !known && i < out.dimensions.size(); ++i) {
     if (out.dimensions[i].first == out.dimensions[i - 1].first) {
       return Reject(StrCat("dimension \"", out.dimensions[i].first,
                            "\" appears twice; a record has each dimension once"));
@@ -191,7 +220,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
 
   const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
   std::vector<std::string_view> measure_names;  // views of out.measures
-  measure_names.reserve(std::max<size_t>(1, value_count));
+  if (!known) measure_names.reserve(std::max<size_t>(1, value_count));
   if (!kind && value_count > 0) kind = MeasureKind::kMulti;
   if (kind == MeasureKind::kMulti) {
     if (has_value) {
@@ -207,7 +236,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     out.measures.reserve(value_count);
     for (size_t i = 0; i < value_count; ++i) {
       const std::optional<MeasureKind> declared = Access::MeasureValueKind(values_from, i);
-      RETURN_IF_ERROR(ValidateMeasureName("measure", Access::MeasureValueName(values_from, i)));
+      if (!known) {
+        RETURN_IF_ERROR(ValidateMeasureName("measure", Access::MeasureValueName(values_from, i)));
+      }
       if (declared == MeasureKind::kMulti) {
         return Reject(StrCat("measure \"", Access::MeasureValueName(values_from, i),
                              "\" cannot itself be MULTI"));
@@ -228,7 +259,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("the record's measure values take ", bytes,
                            " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
     }
-    for (const Measure& m : out.measures) measure_names.push_back(m.name);
+    if (!known) {
+      for (const Measure& m : out.measures) measure_names.push_back(m.name);
+    }
   } else {
     if (value_count > 0) {
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
@@ -239,9 +272,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
                                                    : Access::MeasureValue(common),
                                          unit, out.measure_name));
     out.measures.push_back({out.measure_name, std::move(v)});
-    measure_names.push_back(out.measures.back().name);
+    if (!known) measure_names.push_back(out.measures.back().name);
   }
-  RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
+  if (!known) RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
 
   if (!time) {
     return Reject("time is missing; every record needs one (or set it in common_attributes)");
@@ -262,6 +295,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
                            "\" is required but missing from the record"));
     }
   }
+  if (memo != nullptr && !known) memo->Remember(out, order);
   return out;
 }
 

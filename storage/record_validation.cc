@@ -187,8 +187,10 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, Inpu
 
 absl::StatusOr<NormalizedRecord> InputWriteSource::Normalize(int i,
                                                              const PartitionKey& partition_key) {
-  return NormalizeRecord(request_.common_attributes, std::move(request_.records[i]),
-                         partition_key);
+  return normalize_internal::Normalize<InputAccess>(request_.common_attributes,
+                                                    request_.records[i],
+                                                    request_.common_attributes.unreadable,
+                                                    partition_key, &names_);
 }
 
 }  // namespace strata

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "storage/catalog_types.h"
+#include "storage/name_memo.h"
 #include "storage/record_validation.h"
 #include "storage/write_types.h"
 
@@ -39,6 +40,7 @@ class InputWriteSource final : public WriteSource {
 
  private:
   WriteRequest& request_;
+  NameMemo names_;  // the last record's
 };
 
 }  // namespace strata

@@ -37,6 +37,22 @@ struct Fixture : fuzz::EngineFixture {
   std::abort();
 }
 
+// NormalizeRecord of each record, with every check (no NameMemo).
+class EveryCheck final : public WriteSource {
+ public:
+  explicit EveryCheck(WriteRequest& request) : request_(request) {}
+  std::string_view database_name() const override { return request_.database_name; }
+  std::string_view table_name() const override { return request_.table_name; }
+  int record_count() const override { return static_cast<int>(request_.records.size()); }
+  absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
+  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override {
+    return NormalizeRecord(request_.common_attributes, request_.records[i], partition_key);
+  }
+
+ private:
+  WriteRequest& request_;
+};
+
 // `source` against `expected`: the shape's verdict and every record.
 void CheckAgainst(WriteSource& source, WriteSource& expected) {
   const PartitionKey partition_key{.type = PartitionKeyType::kDimension, .name = "host"};
@@ -78,15 +94,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Always the fixture's table, so requests reach validation and the writer.
   request.set_database_name("mydb");
   request.set_table_name("tbl");
-  // The message's normalization against the engine's WriteRequest path
-  // (FromProto, NormalizeRecord), on every record, written or rejected.
+  // The message's normalization and the engine's WriteRequest path
+  // (FromProto), both skipping names their previous record passed, against
+  // NormalizeRecord with every check, on every record, written or rejected.
   const size_t records = request.records_size();
   {
     v1::WriteRecordsRequest copy = request;
     WriteRequest converted = FromProto(copy);
+    WriteRequest reference = converted;
     InputWriteSource engine_path(converted);
     ProtoWriteSource message_path(copy);
-    CheckAgainst(message_path, engine_path);
+    EveryCheck every_check(reference);
+    CheckAgainst(message_path, every_check);
+    CheckAgainst(engine_path, every_check);
   }
   ProtoWriteSource source(request);
   absl::Notification written;

@@ -1,7 +1,8 @@
-// ProtoWriteSource normalizes records straight from the parsed message, and
-// WireWriteSource straight from the request's bytes; both must give exactly
-// what the engine's WriteRequest path gives (FromProto, then
-// NormalizeRecord): the same record, or the same rejection.
+// ProtoWriteSource normalizes records straight from the parsed message,
+// WireWriteSource straight from the request's bytes, InputWriteSource from the
+// engine's WriteRequest (FromProto); each skips checking names its previous
+// record passed (NameMemo). All must give exactly what NormalizeRecord gives
+// record by record, with every check: the same record, or the same rejection.
 #include "server/write_convert.h"
 
 #include "server/wire_write_source.h"
@@ -59,10 +60,12 @@ std::vector<std::string> Outcomes(const std::string& text) {
   if (!shape.ok()) return {std::string(shape.message())};
   std::vector<std::string> out;
   for (int i = 0; i < message_path.record_count(); ++i) {
-    absl::StatusOr<NormalizedRecord> expected = engine_path.Normalize(i, partition_key);
+    absl::StatusOr<NormalizedRecord> expected =
+        NormalizeRecord(converted.common_attributes, converted.records[i], partition_key);
     absl::StatusOr<NormalizedRecord> from_message = message_path.Normalize(i, partition_key);
     absl::StatusOr<NormalizedRecord> from_bytes = wire_path.Normalize(i, partition_key);
-    for (const auto* actual : {&from_message, &from_bytes}) {
+    absl::StatusOr<NormalizedRecord> from_input = engine_path.Normalize(i, partition_key);
+    for (const auto* actual : {&from_message, &from_bytes, &from_input}) {
       EXPECT_EQ(actual->status(), expected.status()) << text;
       if (actual->ok() && expected.ok()) {
         EXPECT_EQ(**actual, *expected) << text;
@@ -142,6 +145,43 @@ TEST(WriteSourceTest, MessageAndBytesNormalizeAsTheWriteRequestPath) {
                     measure_value { double_value: 1 } })",
        {"dimension \"host\" is in both common_attributes and record 0; give it in one place "
         "only"}},
+      {"records with the names of the one before: their values are still checked",
+       R"(common_attributes { dimensions { name: "region" value: "eu" } measure_name: "m"
+                              time: 1 }
+          records { dimensions { name: "host" value: "h1" }
+                    measure_values { name: "a" value { double_value: 1 } }
+                    measure_values { name: "b" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "" }
+                    measure_values { name: "a" value { double_value: 1 } }
+                    measure_values { name: "b" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h3" }
+                    measure_values { name: "a" type: MEASURE_VALUE_TYPE_MULTI
+                                     value { double_value: 1 } }
+                    measure_values { name: "b" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h4" }
+                    measure_values { name: "a" value { varchar_value: "" } }
+                    measure_values { name: "b" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h5" }
+                    measure_values { name: "b" value { double_value: 1 } }
+                    measure_values { name: "a" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h6" }
+                    measure_values { name: "a" value { double_value: 1 } }
+                    measure_values { name: "host" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h7" }
+                    measure_values { name: "a" value { double_value: 1 } }
+                    measure_values { name: "b" value { bigint_value: 2 } } }
+          records { dimensions { name: "host" value: "h8" } measure_name: "time"
+                    measure_values { name: "a" value { double_value: 1 } }
+                    measure_values { name: "b" value { bigint_value: 2 } } })",
+       {"m MULTI t=1000000 v=1 host=h1 region=eu a:DOUBLE 1 b:BIGINT 2",
+        "dimension \"host\" has a value of 0 bytes; it must be 1..2048",
+        "measure \"a\" cannot itself be MULTI",
+        "measure \"a\" is a VARCHAR of 0 bytes; it must be 1..2048",
+        "m MULTI t=1000000 v=1 host=h5 region=eu b:DOUBLE 1 a:BIGINT 2",
+        "\"host\" is both a dimension and a measure; rename one of them",
+        "m MULTI t=1000000 v=1 host=h7 region=eu a:DOUBLE 1 b:BIGINT 2",
+        "measure name \"time\" is reserved (time, measure_name, measure_value, "
+        "measure_value::* and ts_* are); rename it"}},
       {"no records", R"(database_name: "d")",
        {"a write carries 1..100 records, this one has 0"}},
   };
