@@ -73,7 +73,6 @@ inline size_t ValueBytes(const Value& v) {
 absl::Status CheckNameClashes(std::vector<std::string_view>& measure_names,
                               const NormalizedRecord& record);
 
-
 // ValidateRequestShape over records read by `Access`.
 template <typename Access, typename R, typename Records>
 absl::Status ValidateShape(const R& common, const Records& records) {
@@ -147,10 +146,6 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
 
   const size_t from_common = Access::DimensionCount(common);
   const size_t dimension_count = from_common + Access::DimensionCount(r);
-  if (dimension_count > static_cast<size_t>(kMaxDimensionsPerRecord)) {
-    return Reject(StrCat("the record has ", dimension_count, " dimensions; the limit is ",
-                         kMaxDimensionsPerRecord));
-  }
   auto name_at = [&](size_t i) {
     return i < from_common ? Access::DimensionName(common, i)
                            : Access::DimensionName(r, i - from_common);
@@ -176,6 +171,10 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     return true;
   }();
   if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", out.measure_name));
+  if (dimension_count > static_cast<size_t>(kMaxDimensionsPerRecord)) {
+    return Reject(StrCat("the record has ", dimension_count, " dimensions; the limit is ",
+                         kMaxDimensionsPerRecord));
+  }
 
   // Dimensions come from common_attributes (the first `from_common`) and
   // the record; they are checked, ordered by name through a permutation

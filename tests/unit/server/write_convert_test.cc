@@ -191,5 +191,26 @@ TEST(WriteSourceTest, MessageAndBytesNormalizeAsTheWriteRequestPath) {
   }
 }
 
+TEST(WriteSourceTest, AnInvalidMeasureNameIsReportedBeforeTooManyDimensions) {
+  v1::WriteRecordsRequest message;
+  v1::Record* r = message.add_records();
+  r->set_measure_name("measure_value::double");
+  r->set_time(1);
+  r->mutable_measure_value()->set_double_value(1);
+  for (int i = 0; i <= kMaxDimensionsPerRecord; ++i) {
+    v1::Dimension* d = r->add_dimensions();
+    d->set_name("d" + std::to_string(i));
+    d->set_value("v");
+  }
+  const std::string bytes = message.SerializeAsString();
+  WireWriteRequest wire;
+  ASSERT_TRUE(wire.Decode(bytes));
+  WireWriteSource source(wire);
+  absl::StatusOr<NormalizedRecord> normalized = source.Normalize(0, PartitionKey{});
+  ASSERT_FALSE(normalized.ok());
+  EXPECT_NE(normalized.status().message().find("is reserved"), std::string::npos)
+      << normalized.status();
+}
+
 }  // namespace
 }  // namespace strata
