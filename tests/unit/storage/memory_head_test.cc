@@ -384,6 +384,18 @@ class MemoryHeadEngineTest : public ::testing::Test {
                     .ok());
   }
   TableInfo Table() { return *engine_->catalog().DescribeTable("mydb", "tbl"); }
+  // For the drop tests: "tbl" with 30 rows, and "gone" with one.
+  void CreateTableAndOneToDrop() {
+    CreateTable();
+    ASSERT_TRUE(engine_->catalog()
+                    .CreateTable({.database_name = "mydb", .table_name = "gone",
+                                  .retention = {.memory_store_retention_hours = 6}})
+                    .ok());
+    ASSERT_EQ(WriteLoad(3, 10), 30);
+    ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "gone",
+                                .records = {Point(7, kNow - kNanosPerSecond, 1)}})
+                    .ok());
+  }
 
   static InputRecord Point(int host, int64_t time, double value, int64_t version = 1) {
     InputRecord r;
@@ -629,17 +641,9 @@ std::vector<uint32_t> StoredIdsOf(const std::string& data_dir) {
 
 TEST_F(MemoryHeadEngineTest, WhatAWriteRacingDropTableLeftIsRemovedAtOpen) {
   Open();
-  CreateTable();
-  ASSERT_TRUE(engine_->catalog()
-                  .CreateTable({.database_name = "mydb", .table_name = "gone",
-                                .retention = {.memory_store_retention_hours = 6}})
-                  .ok());
+  CreateTableAndOneToDrop();
   const uint32_t live_id = Table().id;
   const uint32_t gone_id = engine_->catalog().DescribeTable("mydb", "gone")->id;
-  ASSERT_EQ(WriteLoad(3, 10), 30);
-  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "gone",
-                              .records = {Point(7, kNow - kNanosPerSecond, 1)}})
-                  .ok());
   const std::vector<std::string> live_rows = ScanAll();
   engine_.reset();
   // Keep the dropped table's log entries to write them back after the drop,
@@ -713,15 +717,7 @@ TEST_F(MemoryHeadEngineTest, TablesDroppedWhileWrittenLeaveNothingAfterTheSweep)
 
 TEST_F(MemoryHeadEngineTest, ADroppedTablesStateIsFreedAfterTheSweepOnceNothingHoldsIt) {
   Open();
-  CreateTable();
-  ASSERT_TRUE(engine_->catalog()
-                  .CreateTable({.database_name = "mydb", .table_name = "gone",
-                                .retention = {.memory_store_retention_hours = 6}})
-                  .ok());
-  ASSERT_EQ(WriteLoad(3, 10), 30);
-  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "gone",
-                              .records = {Point(7, kNow - kNanosPerSecond, 1)}})
-                  .ok());
+  CreateTableAndOneToDrop();
   absl::StatusOr<std::shared_ptr<TableState>> gone =
       engine_->TableStateOf(*engine_->catalog().DescribeTable("mydb", "gone"));
   ASSERT_TRUE(gone.ok()) << gone.status();
