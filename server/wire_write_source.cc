@@ -70,6 +70,7 @@ class WireWriteRequest::Reader {
           seen_common = true;
           return Record(out_.common_, common_ranges);
         case Tag(4, kLength): {
+          if (out_.records_.size() == kMaxRecordsPerWrite) return ReadPastTheLimit();
           const int start = in_.CurrentPosition();
           if (!Record(out_.records_.emplace_back(), record_ranges.emplace_back())) return false;
           if (out_.records_.size() == 1) ReserveLike(in_.CurrentPosition() - start);
@@ -81,6 +82,22 @@ class WireWriteRequest::Reader {
   }
 
  private:
+  // A record past the most a write may carry: the write will be refused,
+  // naming the count, so it is read (protobuf must take it too) and counted,
+  // not kept. A hostile 16 MB request of millions of empty records otherwise
+  // held a WireRecord each while it was read.
+  bool ReadPastTheLimit() {
+    const size_t dimensions = out_.dimensions_.size();
+    const size_t measures = out_.measures_.size();
+    WireRecord ignored;
+    Ranges ignored_ranges;
+    if (!Record(ignored, ignored_ranges)) return false;
+    out_.dimensions_.resize(dimensions);
+    out_.measures_.resize(measures);
+    ++out_.records_past_limit_;
+    return true;
+  }
+
   // Room for as many records as the bytes hold if they are like the first
   // (`bytes` long): a request's records mostly are, and its arrays would
   // otherwise grow by copying a dozen times. Never more than a valid write
@@ -391,9 +408,21 @@ struct WireAccess {
 WireWriteSource::WireWriteSource(const WireWriteRequest& request)
     : request_(request), common_unreadable_(UnreadableReason(request.common_attributes())) {}
 
+namespace {
+
+// The records as ValidateShape reads them: counting those past the limit, for
+// which it refuses the write before reading any record.
+struct CountedRecords {
+  const WireWriteRequest& request;
+  size_t size() const { return request.record_count(); }
+  const WireRecord& operator[](size_t i) const { return request.records()[i]; }
+};
+
+}  // namespace
+
 absl::Status WireWriteSource::ValidateShape() const {
   return normalize_internal::ValidateShape<WireAccess>(request_.common_attributes(),
-                                                       request_.records());
+                                                       CountedRecords{request_});
 }
 
 absl::StatusOr<NormalizedRecord> WireWriteSource::Normalize(int i,

@@ -70,7 +70,9 @@ class WireWriteRequest {
   std::string_view database_name() const { return database_name_; }
   std::string_view table_name() const { return table_name_; }
   const WireRecord& common_attributes() const { return common_; }
+  // At most kMaxRecordsPerWrite: the ones past it are counted, not kept.
   const std::vector<WireRecord>& records() const { return records_; }
+  size_t record_count() const { return records_.size() + records_past_limit_; }
 
  private:
   struct Ranges;  // where a record's dimensions and measures sit while decoding
@@ -80,6 +82,7 @@ class WireWriteRequest {
   std::string_view table_name_;
   WireRecord common_;
   std::vector<WireRecord> records_;
+  size_t records_past_limit_ = 0;
   std::vector<WireDimension> dimensions_;  // every record's, each record's contiguous
   std::vector<WireMeasure> measures_;
 };
@@ -91,7 +94,7 @@ class WireWriteSource final : public WriteSource {
   explicit WireWriteSource(const WireWriteRequest& request);
   std::string_view database_name() const override { return request_.database_name(); }
   std::string_view table_name() const override { return request_.table_name(); }
-  int record_count() const override { return static_cast<int>(request_.records().size()); }
+  int record_count() const override { return static_cast<int>(request_.record_count()); }
   absl::Status ValidateShape() const override;
   absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
 

@@ -203,6 +203,25 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
   }
 }
 
+TEST(WireWriteRequestTest, RecordsPastTheLimitAreCountedNotKept) {
+  std::string bytes = Names();
+  for (int i = 0; i < 250; ++i) bytes += RecordField(CpuFields("h" + std::to_string(i), i));
+  WireWriteRequest wire;
+  ASSERT_TRUE(wire.Decode(bytes));
+  EXPECT_EQ(wire.records().size(), static_cast<size_t>(kMaxRecordsPerWrite));
+  EXPECT_EQ(wire.record_count(), 250u);
+  EXPECT_EQ(wire.records().back().dimensions[0].value, "h99");
+  WireWriteSource source(wire);
+  EXPECT_EQ(source.record_count(), 250);
+  EXPECT_EQ(source.ValidateShape().message(),
+            "a write carries 1..100 records, this one has 250; split it into several requests");
+  // Read all the same: one that protobuf refuses past the limit is left to it.
+  const std::string refused = bytes + RecordField(CpuFields("h\xc3\x28", 1));
+  EXPECT_FALSE(wire.Decode(refused));
+  v1::WriteRecordsRequest message;
+  EXPECT_FALSE(message.ParseFromString(refused));
+}
+
 TEST(WireWriteRequestTest, ARequestDecodedAgainForgetsTheLastOne) {
   const std::string first =
       Names() + RecordField(CpuFields("h1", 5)) + RecordField(CpuFields("h2", 6));
