@@ -33,6 +33,24 @@ size_t Utf8CharLength(std::string_view s) {
   return n;
 }
 
+namespace {
+
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+
+}  // namespace
+
+bool IsAscii(std::string_view s) {
+  uint64_t seen = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    seen |= word;
+  }
+  for (; i < s.size(); ++i) seen |= static_cast<uint8_t>(s[i]);
+  return (seen & kHighBits) == 0;
+}
+
 bool IsValidUtf8(std::string_view s) {
   while (!s.empty()) {
     // ASCII runs are the common case (every value of many tables): step
@@ -40,7 +58,7 @@ bool IsValidUtf8(std::string_view s) {
     uint64_t word;
     if (s.size() >= 8) {
       std::memcpy(&word, s.data(), 8);
-      if ((word & 0x8080808080808080ULL) == 0) {
+      if ((word & kHighBits) == 0) {
         s.remove_prefix(8);
         continue;
       }

@@ -21,6 +21,10 @@ size_t Utf8CharLength(std::string_view s);
 
 bool IsValidUtf8(std::string_view s);
 
+// Whether every byte is below 0x80 (then `s` is UTF-8): a cheaper test first
+// for readers that must also agree with another validator on other input.
+bool IsAscii(std::string_view s);
+
 // `s` with each ill-formed byte replaced by U+FFFD.
 std::string ToValidUtf8(std::string_view s);
 

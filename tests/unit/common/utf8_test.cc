@@ -69,5 +69,18 @@ TEST(Utf8Test, CodePointsCountAndOffsets) {
   EXPECT_EQ(Utf8Offset(text, 10), 6u);
 }
 
+TEST(Utf8Test, AsciiIsEveryByteBelow0x80WhereverItStands) {
+  EXPECT_TRUE(IsAscii(""));
+  EXPECT_TRUE(IsAscii("usage_guest_nice"));
+  EXPECT_TRUE(IsAscii(std::string("\x7f\x00", 2)));
+  // A high byte in the first word, past it, and in the tail after whole words.
+  for (size_t at : {0u, 3u, 8u, 15u, 16u, 17u}) {
+    std::string s(18, 'a');
+    s[at] = '\x80';
+    EXPECT_FALSE(IsAscii(s)) << at;
+  }
+  EXPECT_FALSE(IsAscii("\xC3\xA9"));  // é: valid UTF-8, not ASCII
+}
+
 }  // namespace
 }  // namespace strata
