@@ -358,9 +358,6 @@ struct WireAccess {
   static size_t DimensionCount(R& r) { return r.dimensions.size(); }
   static std::string_view DimensionName(R& r, size_t i) { return r.dimensions[i].name; }
   static std::string_view DimensionValue(R& r, size_t i) { return r.dimensions[i].value; }
-  static std::pair<std::string, std::string> TakeDimension(R& r, size_t i) {
-    return {std::string(r.dimensions[i].name), std::string(r.dimensions[i].value)};
-  }
   static std::optional<MeasureKind> MeasureValueType(R& r) { return Kind(r.measure_value_type); }
   static bool HasMeasureValue(R& r) {
     return r.has_measure_value && r.measure_value.kind != v1::MeasureValue::VALUE_NOT_SET;

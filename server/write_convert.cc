@@ -130,10 +130,6 @@ struct ProtoAccess {
   static std::string_view DimensionValue(const v1::Record& r, size_t i) {
     return r.dimensions(static_cast<int>(i)).value();
   }
-  static std::pair<std::string, std::string> TakeDimension(v1::Record& r, size_t i) {
-    v1::Dimension* d = r.mutable_dimensions(static_cast<int>(i));
-    return {std::move(*d->mutable_name()), std::move(*d->mutable_value())};
-  }
   static std::optional<MeasureKind> MeasureValueType(const v1::Record& r) {
     return KindFromProto(r.measure_value_type());
   }

@@ -38,7 +38,8 @@ class NameMemo {
     ends_.clear();
     Add(record.measure_name);
     given_.assign(record.dimensions.size(), {});
-    for (size_t k = 0; k < order.size(); ++k) given_[order[k]] = record.dimensions[k].first;
+    size_t k = 0;
+    for (const auto& [name, value] : record.dimensions) given_[order[k++]] = name;
     for (std::string_view name : given_) Add(name);
     if (record.multi) {
       for (const Measure& m : record.measures) Add(m.name);

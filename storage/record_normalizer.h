@@ -10,7 +10,6 @@
 //   std::string TakeMeasureName(R&)
 //   size_t DimensionCount(const R&)
 //   std::string_view DimensionName(const R&, size_t), DimensionValue(...)
-//   std::pair<std::string, std::string> TakeDimension(R&, size_t)
 //   std::optional<MeasureKind> MeasureValueType(const R&)
 //   bool HasMeasureValue(const R&)
 //   std::optional<Value> MeasureValue(const R&), TakeMeasureValue(R&)
@@ -179,13 +178,19 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   // Dimensions come from common_attributes (the first `from_common`) and
   // the record; they are checked, ordered by name through a permutation
   // (the sort moves small indices, not strings; values never decide, as
-  // names are unique, checked below), then taken or copied in that order.
+  // names are unique, checked below), then copied in that order into the
+  // record's one dimension string.
   absl::InlinedVector<uint8_t, 32> order(dimension_count);  // the count is at most 128
+  auto value_at = [&](size_t i) {
+    return i < from_common ? Access::DimensionValue(common, i)
+                           : Access::DimensionValue(r, i - from_common);
+  };
+  size_t dimension_bytes = 0;
   for (size_t i = 0; i < dimension_count; ++i) {
     order[i] = static_cast<uint8_t>(i);
     const std::string_view name = name_at(i);
-    const std::string_view value = i < from_common ? Access::DimensionValue(common, i)
-                                                   : Access::DimensionValue(r, i - from_common);
+    const std::string_view value = value_at(i);
+    dimension_bytes += name.size() + value.size();
     if (!known) RETURN_IF_ERROR(ValidateDimensionName(name));
     if (value.empty() || value.size() > kMaxValueBytes) {
       return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
@@ -201,18 +206,11 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     std::sort(order.begin(), order.end(),
               [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
   }
-  out.dimensions.reserve(dimension_count);
-  for (const uint8_t i : order) {
-    if (i < from_common) {
-      out.dimensions.emplace_back(Access::DimensionName(common, i),
-                                  Access::DimensionValue(common, i));
-    } else {
-      out.dimensions.push_back(Access::TakeDimension(r, i - from_common));
-    }
-  }
-  for (size_t i = 1; !known && i < out.dimensions.size(); ++i) {
-    if (out.dimensions[i].first == out.dimensions[i - 1].first) {
-      return Reject(StrCat("dimension \"", out.dimensions[i].first,
+  out.dimensions.reserve(dimension_bytes, dimension_count);
+  for (const uint8_t i : order) out.dimensions.emplace_back(name_at(i), value_at(i));
+  for (size_t k = 1; !known && k < dimension_count; ++k) {
+    if (name_at(order[k]) == name_at(order[k - 1])) {
+      return Reject(StrCat("dimension \"", name_at(order[k]),
                            "\" appears twice; a record has each dimension once"));
     }
   }
@@ -287,9 +285,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
 
   if (partition_key.type == PartitionKeyType::kDimension &&
       partition_key.enforcement == Enforcement::kRequired) {
-    bool present = std::any_of(out.dimensions.begin(), out.dimensions.end(),
-                               [&](const auto& d) { return d.first == partition_key.name; });
-    if (!present) {
+    if (!out.dimensions.Find(partition_key.name)) {
       return Reject(StrCat("the table's partition key dimension \"", partition_key.name,
                            "\" is required but missing from the record"));
     }

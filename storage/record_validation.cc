@@ -140,9 +140,6 @@ struct InputAccess {
   static std::string_view DimensionValue(const InputRecord& r, size_t i) {
     return r.dimensions[i].value;
   }
-  static std::pair<std::string, std::string> TakeDimension(InputRecord& r, size_t i) {
-    return {std::move(r.dimensions[i].name), std::move(r.dimensions[i].value)};
-  }
   static std::optional<MeasureKind> MeasureValueType(const InputRecord& r) {
     return r.measure_value_type;
   }

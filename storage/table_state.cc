@@ -10,24 +10,31 @@ namespace strata {
 
 using namespace std::string_view_literals;
 
+uint64_t PartitionHash(std::string_view measure_name, std::string_view key_value,
+                       const PartitionKey& key) {
+  const std::string_view bytes = key.type == PartitionKeyType::kMeasure ? measure_name : key_value;
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
 uint64_t PartitionHash(std::string_view measure_name,
                        const std::vector<std::pair<std::string, std::string>>& dimensions,
                        const PartitionKey& key) {
-  auto hash = [](std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); };
-  if (key.type == PartitionKeyType::kMeasure) return hash(measure_name);
   for (const auto& [name, value] : dimensions) {
-    if (name == key.name) return hash(value);
+    if (name == key.name) return PartitionHash(measure_name, value, key);
   }
-  return hash("");
+  return PartitionHash(measure_name, "", key);
+}
+
+uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimensions,
+                       const PartitionKey& key) {
+  return PartitionHash(measure_name, dimensions.Find(key.name).value_or(""), key);
 }
 
 std::string SeriesKey(const NormalizedRecord& record) {
-  std::string key = record.measure_name;
-  key.push_back('\0');
-  for (const auto& [name, value] : record.dimensions) {
-    key.append(name).push_back('\0');
-    key.append(value).push_back('\0');
-  }
+  std::string key;
+  key.reserve(record.measure_name.size() + 1 + record.dimensions.bytes().size());
+  key.append(record.measure_name).push_back('\0');
+  key.append(record.dimensions.bytes());
   return key;
 }
 

@@ -56,6 +56,11 @@ struct MeasureSchema {
 uint64_t PartitionHash(std::string_view measure_name,
                        const std::vector<std::pair<std::string, std::string>>& dimensions,
                        const PartitionKey& key);
+uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimensions,
+                       const PartitionKey& key);
+// The same, given the partition-key dimension's value ("" when absent).
+uint64_t PartitionHash(std::string_view measure_name, std::string_view key_value,
+                       const PartitionKey& key);
 
 // The canonical key of a series: measure name and sorted dimensions.
 std::string SeriesKey(const NormalizedRecord& record);

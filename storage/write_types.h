@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/value.h"
+#include "storage/dimension_list.h"
 
 namespace strata {
 
@@ -79,7 +80,7 @@ struct Measure {
 // A merged, validated record. Dimensions are sorted by name; for a scalar
 // record `measures` holds one entry named after the measure.
 struct NormalizedRecord {
-  std::vector<std::pair<std::string, std::string>> dimensions;
+  DimensionList dimensions;
   std::string measure_name;
   bool multi = false;
   std::vector<Measure> measures;

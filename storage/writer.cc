@@ -239,16 +239,19 @@ class Writer::GroupCommit {
   // The table-wide type of attribute `name`, counting this group's changes.
   static std::optional<ValueType> AttributeType(const TableState& state,
                                                 const TableChanges& changes,
-                                                const std::string& name) {
-    if (auto it = changes.attribute_types.find(name); it != changes.attribute_types.end()) {
+                                                std::string_view name) {
+    // Debian's Abseil has its own string_view, which its string maps look up by.
+    if (auto it = changes.attribute_types.find(absl::string_view(name.data(), name.size()));
+        it != changes.attribute_types.end()) {
       return it->second;
     }
     return state.AttributeType(name);
   }
 
   static bool IsDimension(const TableState& state, const TableChanges& changes,
-                          const std::string& name) {
-    return changes.dimension_names.contains(name) || state.IsDimension(name);
+                          std::string_view name) {
+    return changes.dimension_names.contains(absl::string_view(name.data(), name.size())) ||
+           state.IsDimension(name);
   }
 
   // A new series' dimension names must not be MULTI attribute names.
@@ -373,10 +376,10 @@ class Writer::GroupCommit {
     batch_.Put(store_->family(Store::kCatalog), keys::SeriesEntry(table, r.series_key), value);
     for (const auto& [name, dim_value] : r.record.dimensions) {
       batch_.Put(store_->family(Store::kIndex), keys::IndexEntry(table, name, dim_value, id), "");
-      if (!state.IsDimension(name)) changes.dimension_names.insert(name);
+      if (!state.IsDimension(name)) changes.dimension_names.emplace(name);
     }
     SeriesInfo info{.id = id, .measure_name = r.record.measure_name,
-                    .dimensions = r.record.dimensions};
+                    .dimensions = r.record.dimensions.ToVector()};
     changes.new_series.emplace(r.series_key, std::move(info));
     changes.new_series_ids.emplace(id, r.series_key);
     return id;

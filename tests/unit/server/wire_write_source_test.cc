@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "gtest/gtest.h"
 #include "server/write_convert.h"
 
@@ -75,7 +76,7 @@ std::vector<std::string> Meaning(WriteSource& source) {
     }
     std::string text = r->measure_name + " t=" + std::to_string(r->time_nanos) +
                        " v=" + std::to_string(r->version);
-    for (const auto& [name, value] : r->dimensions) text += " " + name + "=" + value;
+    for (const auto& [name, value] : r->dimensions) text += StrCat(" ", name, "=", value);
     for (const Measure& m : r->measures) text += " " + m.name + ":" + Show(m.value);
     out.push_back(text);
   }

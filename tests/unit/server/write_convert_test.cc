@@ -27,7 +27,7 @@ std::string Describe(const absl::StatusOr<NormalizedRecord>& r) {
   if (!r.ok()) return std::string(r.status().message());
   std::string out = r->measure_name + (r->multi ? " MULTI" : "") + " t=" +
                     std::to_string(r->time_nanos) + " v=" + std::to_string(r->version);
-  for (const auto& [name, value] : r->dimensions) out += " " + name + "=" + value;
+  for (const auto& [name, value] : r->dimensions) out += StrCat(" ", name, "=", value);
   for (const Measure& m : r->measures) {
     const Value& v = m.value;
     out += StrCat(" ", m.name, ":", TypeName(v.type), " ");

@@ -474,7 +474,7 @@ TEST_F(MemoryHeadEngineTest, RowsAndTheirChangesAreReplayedAtOpen) {
   };
   std::vector<PointToDelete> doomed = series_of_host0();
   ASSERT_EQ(doomed.size(), 1u);
-  doomed[0].pk_hash = PartitionHash("cpu", {{"host", "h0"}}, Table().partition_key);
+  doomed[0].pk_hash = PartitionHash("cpu", DimensionList{{"host", "h0"}}, Table().partition_key);
   ASSERT_EQ(engine_->Delete(Table(), doomed).value_or(0), 1);
   const std::vector<std::string> before = ScanAll();
   ASSERT_EQ(before.size(), 99u);

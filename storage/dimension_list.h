@@ -1,0 +1,122 @@
+// DimensionList: a normalized record's dimensions in one string, laid out as
+// the series key lays them out (storage/table_state.h, SeriesKey).
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata {
+
+// "name\0value\0" per dimension, in the order added (the normalizer adds
+// them sorted by name). A record's twenty-odd names and values are one
+// allocation and one copy each instead of a string each (freed one by one
+// on the committer's thread), and the series key is this string behind the
+// measure name. Neither a name nor a value may hold a NUL byte: the
+// normalizer refuses them, and the series key relies on it too.
+class DimensionList {
+ public:
+  using Dimension = std::pair<std::string_view, std::string_view>;  // views of the list
+
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Dimension;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Dimension*;
+    using reference = const Dimension&;
+
+    const_iterator() = default;
+    reference operator*() const { return current_; }
+    pointer operator->() const { return &current_; }
+    const_iterator& operator++() {
+      at_ = next_;
+      Read();
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++*this;
+      return before;
+    }
+    bool operator==(const const_iterator& other) const { return at_ == other.at_; }
+
+   private:
+    friend class DimensionList;
+    const_iterator(const char* at, const char* end) : at_(at), end_(end) { Read(); }
+    void Read() {
+      if (at_ == end_) return;
+      const char* name_end = Terminator(at_);
+      const char* value = name_end + 1;
+      const char* value_end = Terminator(value);
+      current_ = {std::string_view(at_, name_end - at_), std::string_view(value, value_end - value)};
+      next_ = value_end + 1;
+    }
+    const char* Terminator(const char* from) const {
+      return static_cast<const char*>(std::memchr(from, '\0', end_ - from));
+    }
+
+    const char* at_ = nullptr;
+    const char* end_ = nullptr;
+    const char* next_ = nullptr;
+    Dimension current_;
+  };
+
+  DimensionList() = default;
+  DimensionList(std::initializer_list<Dimension> dimensions) {
+    for (const auto& [name, value] : dimensions) emplace_back(name, value);
+  }
+
+  // Room for dimensions of `bytes` name and value bytes in all and `count`
+  // dimensions.
+  void reserve(size_t bytes, size_t count) { bytes_.reserve(bytes + 2 * count); }
+  void emplace_back(std::string_view name, std::string_view value) {
+    bytes_.append(name).push_back('\0');
+    bytes_.append(value).push_back('\0');
+    ++count_;
+  }
+  void clear() {
+    bytes_.clear();
+    count_ = 0;
+  }
+
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const_iterator begin() const { return {bytes_.data(), bytes_.data() + bytes_.size()}; }
+  const_iterator end() const {
+    const char* end = bytes_.data() + bytes_.size();
+    return {end, end};
+  }
+  // The i-th dimension (walks the list: for tests and error paths).
+  Dimension operator[](size_t i) const { return *std::next(begin(), static_cast<ptrdiff_t>(i)); }
+  Dimension front() const { return *begin(); }
+  // The value of dimension `name`, if the list has it.
+  std::optional<std::string_view> Find(std::string_view name) const {
+    for (const auto& [n, value] : *this) {
+      if (n == name) return value;
+    }
+    return std::nullopt;
+  }
+  // "name\0value\0..." (the series key's tail).
+  const std::string& bytes() const { return bytes_; }
+  std::vector<std::pair<std::string, std::string>> ToVector() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(count_);
+    for (const auto& [name, value] : *this) out.emplace_back(name, value);
+    return out;
+  }
+
+  bool operator==(const DimensionList&) const = default;
+
+ private:
+  std::string bytes_;
+  size_t count_ = 0;
+};
+
+}  // namespace strata
