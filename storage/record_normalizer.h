@@ -47,11 +47,12 @@ absl::Status Reject(std::string message);
 // rejection ("time", "measure \"x\"").
 absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view subject_kind,
                                 std::string_view subject_name);
-// Checks a typed value against its declared type and the value limits, and
-// converts TIMESTAMP values to nanoseconds.
-absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
-                                 std::optional<Value> value, TimeUnit unit,
-                                 std::string_view measure_name);
+// Checks a typed value against its declared type and the value limits,
+// converts TIMESTAMP values to nanoseconds, and moves it to *out. (In place,
+// not through a StatusOr<Value>: a record has up to 256 values, and each
+// move of a Value is a string's.)
+absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
+                        TimeUnit unit, std::string_view measure_name, Value* out);
 // Byte order (the normal form's order of dimensions), deciding most pairs by
 // their first byte without a call to memcmp. Names are not empty.
 inline bool NameLess(std::string_view a, std::string_view b) {
@@ -243,12 +244,12 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       Measure& added = out.measures.emplace_back();
       if (own_values) {
         added.name = Access::TakeMeasureValueName(r, i);
-        ASSIGN_OR_RETURN(added.value, CheckValue(declared, Access::TakeMeasureValueValue(r, i),
-                                                 unit, added.name));
+        RETURN_IF_ERROR(CheckValue(declared, Access::TakeMeasureValueValue(r, i), unit,
+                                   added.name, &added.value));
       } else {
         added.name = Access::MeasureValueName(common, i);
-        ASSIGN_OR_RETURN(added.value, CheckValue(declared, Access::MeasureValueValue(common, i),
-                                                 unit, added.name));
+        RETURN_IF_ERROR(CheckValue(declared, Access::MeasureValueValue(common, i), unit,
+                                   added.name, &added.value));
       }
       bytes += ValueBytes(added.value);
     }
@@ -264,10 +265,10 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
                            MeasureKindName(*kind)));
     }
-    ASSIGN_OR_RETURN(Value v, CheckValue(kind,
-                                         own_value ? Access::TakeMeasureValue(r)
-                                                   : Access::MeasureValue(common),
-                                         unit, out.measure_name));
+    Value v;
+    RETURN_IF_ERROR(CheckValue(kind,
+                               own_value ? Access::TakeMeasureValue(r) : Access::MeasureValue(common),
+                               unit, out.measure_name, &v));
     out.measures.push_back({out.measure_name, std::move(v)});
     if (!known) measure_names.push_back(out.measures.back().name);
   }

@@ -61,20 +61,19 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
   return count * factor;
 }
 
-absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
-                                 std::optional<Value> value, TimeUnit unit,
-                                 std::string_view measure_name) {
+absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
+                        TimeUnit unit, std::string_view measure_name, Value* out) {
   if (!value) {
     return Reject(StrCat(SubjectText("measure", measure_name),
                          " has no value; set one of double_value, bigint_value, "
                          "varchar_value, boolean_value or timestamp_value"));
   }
-  if (declared && *declared != static_cast<MeasureKind>(value->type)) {
+  Value& v = *value;
+  if (declared && *declared != static_cast<MeasureKind>(v.type)) {
     return Reject(StrCat(SubjectText("measure", measure_name), " is declared ",
-                         MeasureKindName(*declared), " but its value is a ", TypeName(value->type),
+                         MeasureKindName(*declared), " but its value is a ", TypeName(v.type),
                          "; make the type and the value agree"));
   }
-  Value v = *std::move(value);
   switch (v.type) {
     case ValueType::kDouble:
       if (!std::isfinite(v.real)) {
@@ -95,7 +94,8 @@ absl::StatusOr<Value> CheckValue(const std::optional<MeasureKind>& declared,
     default:
       break;
   }
-  return v;
+  *out = std::move(v);
+  return absl::OkStatus();
 }
 
 absl::Status CheckNameClashes(std::vector<std::string_view>& measure_names,
