@@ -39,18 +39,6 @@ constexpr uint64_t kHighBits = 0x8080808080808080ULL;
 
 }  // namespace
 
-bool IsAscii(std::string_view s) {
-  uint64_t seen = 0;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    seen |= word;
-  }
-  for (; i < s.size(); ++i) seen |= static_cast<uint8_t>(s[i]);
-  return (seen & kHighBits) == 0;
-}
-
 bool IsValidUtf8(std::string_view s) {
   while (!s.empty()) {
     // ASCII runs are the common case (every value of many tables): step

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,18 @@ bool IsValidUtf8(std::string_view s);
 
 // Whether every byte is below 0x80 (then `s` is UTF-8): a cheaper test first
 // for readers that must also agree with another validator on other input.
-bool IsAscii(std::string_view s);
+// Inline: the write path runs it for every name and value it reads.
+inline bool IsAscii(std::string_view s) {
+  uint64_t seen = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    seen |= word;
+  }
+  for (; i < s.size(); ++i) seen |= static_cast<uint8_t>(s[i]);
+  return (seen & 0x8080808080808080ULL) == 0;
+}
 
 // `s` with each ill-formed byte replaced by U+FFFD.
 std::string ToValidUtf8(std::string_view s);

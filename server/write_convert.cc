@@ -12,18 +12,6 @@ constexpr size_t kMaxReasonBytes = 1024;
 
 }  // namespace
 
-std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
-  switch (type) {
-    case v1::MEASURE_VALUE_TYPE_DOUBLE: return MeasureKind::kDouble;
-    case v1::MEASURE_VALUE_TYPE_BIGINT: return MeasureKind::kBigint;
-    case v1::MEASURE_VALUE_TYPE_VARCHAR: return MeasureKind::kVarchar;
-    case v1::MEASURE_VALUE_TYPE_BOOLEAN: return MeasureKind::kBoolean;
-    case v1::MEASURE_VALUE_TYPE_TIMESTAMP: return MeasureKind::kTimestamp;
-    case v1::MEASURE_VALUE_TYPE_MULTI: return MeasureKind::kMulti;
-    default: return std::nullopt;
-  }
-}
-
 std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
   switch (unit) {
     case v1::TIME_UNIT_MILLISECONDS: return TimeUnit::kMilliseconds;
@@ -67,11 +55,7 @@ std::optional<std::string> UnknownMeasureValueType(int type) {
   return UnknownEnum("measure_value_type", type, kKnownTypes);
 }
 
-std::optional<std::string> UnknownMeasureType(std::string_view name, int type) {
-  if (type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED ||
-      KindFromProto(static_cast<v1::MeasureValueType>(type))) {
-    return std::nullopt;
-  }
+std::optional<std::string> UnknownMeasureTypeReason(std::string_view name, int type) {
   return UnknownEnum(StrCat("the type of measure \"", EchoInput(name), "\""), type, kKnownTypes);
 }
 

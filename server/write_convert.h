@@ -14,8 +14,19 @@
 
 namespace strata {
 
-// The engine's measure kind of a wire type; nullopt for UNSPECIFIED or unknown.
-std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type);
+// The engine's measure kind of a wire type; nullopt for UNSPECIFIED or
+// unknown. (Inline: it runs for every measure of every record.)
+inline std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
+  switch (type) {
+    case v1::MEASURE_VALUE_TYPE_DOUBLE: return MeasureKind::kDouble;
+    case v1::MEASURE_VALUE_TYPE_BIGINT: return MeasureKind::kBigint;
+    case v1::MEASURE_VALUE_TYPE_VARCHAR: return MeasureKind::kVarchar;
+    case v1::MEASURE_VALUE_TYPE_BOOLEAN: return MeasureKind::kBoolean;
+    case v1::MEASURE_VALUE_TYPE_TIMESTAMP: return MeasureKind::kTimestamp;
+    case v1::MEASURE_VALUE_TYPE_MULTI: return MeasureKind::kMulti;
+    default: return std::nullopt;
+  }
+}
 std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit);
 
 // Why a record cannot be read, by the number sent in one of its enum fields:
@@ -24,7 +35,14 @@ std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit);
 // A record's reason is the first in field order: measure_value_type, each
 // measure's type, time_unit.
 std::optional<std::string> UnknownMeasureValueType(int type);
-std::optional<std::string> UnknownMeasureType(std::string_view measure_name, int type);
+std::optional<std::string> UnknownMeasureTypeReason(std::string_view measure_name, int type);
+inline std::optional<std::string> UnknownMeasureType(std::string_view measure_name, int type) {
+  if (type == v1::MEASURE_VALUE_TYPE_UNSPECIFIED ||
+      KindFromProto(static_cast<v1::MeasureValueType>(type))) {
+    return std::nullopt;
+  }
+  return UnknownMeasureTypeReason(measure_name, type);
+}
 std::optional<std::string> UnknownTimeUnit(int unit);
 
 // A WriteRecords message as the writer's source: its records are normalized

@@ -27,6 +27,7 @@ uint64_t PartitionHash(std::string_view measure_name,
 
 uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimensions,
                        const PartitionKey& key) {
+  if (key.type == PartitionKeyType::kMeasure) return PartitionHash(measure_name, "", key);
   return PartitionHash(measure_name, dimensions.Find(key.name).value_or(""), key);
 }
 
