@@ -2,9 +2,17 @@
 // (storage/memory_head.h, docs/architecture.md "Memory head").
 //
 //   key   [table u32][bucket u32][sequence u64]   (big-endian)
-//   value format byte (1) · change* where a change is
-//         kind (1 put, 2 erase) · partition hash u64 · series u64 · time (ordered i64)
-//         [put: row length (varint) · row (storage/row_codec.h)]
+//   value format byte · item*, where an item is a change:
+//           kind (1 put, 2 erase, 4 compact put) · partition hash u64 · series u64 ·
+//           time (ordered i64) ·
+//           [put: row length (varint) · row (storage/row_codec.h)]
+//           [compact put: shape index (varint) · length (varint) · compact row]
+//         or (kind 3) a shape: signature length (varint) · signature, which
+//         the compact puts after it name by index (0 for the entry's first).
+//   Format 1 has puts and erases only; format 2 (the writer's) adds shapes
+//   and compact puts: a row is its version and values, and the names and
+//   types its rows share are written once per entry (storage/head_rows.h),
+//   which halves the bytes logged per row of ten doubles.
 //
 // One entry per table, bucket and write group, so a group of thousands of
 // rows is a handful of RocksDB entries. Entries of a bucket replay in
@@ -17,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "storage/keys.h"
 #include "storage/memory_head.h"
@@ -30,6 +39,12 @@ class EntryBuilder {
  public:
   EntryBuilder();
   void Put(const keys::PointKey& key, std::string_view row);
+  // A row in two parts (row_codec.h, EncodeRowSignature and
+  // EncodeCompactRow). The shape is written once per entry: the builder
+  // knows a signature by its address, so the same bytes must be passed for
+  // every row of the shape (the writer's one string per shape and group).
+  void PutCompact(const keys::PointKey& key, std::string_view signature,
+                  std::string_view compact);
   void Erase(const keys::PointKey& key);
   bool empty() const { return changes_ == 0; }
   const std::string& bytes() const { return bytes_; }
@@ -38,10 +53,12 @@ class EntryBuilder {
   void Point(char kind, const keys::PointKey& key);
   std::string bytes_;
   int changes_ = 0;
+  absl::flat_hash_map<const char*, uint64_t> shapes_;  // signature's address -> index
 };
 
-// Appends an entry's changes to *out (rows are views of `value`); DATA_LOSS
-// for a malformed key or value.
+// Appends an entry's changes to *out (rows are views of `value`; a compact
+// put's shape is its signature, a view of `value` too); DATA_LOSS for a
+// malformed key or value.
 absl::Status Decode(std::string_view key, std::string_view value,
                     std::vector<MemoryHead::Change>* out, uint64_t* sequence);
 

@@ -66,6 +66,38 @@ bool SplitEncodedRow(std::string_view row, RowParts* parts) {
   return in.done();
 }
 
+bool SplitSignature(std::string_view signature, RowParts* parts) {
+  parts->measures.clear();
+  parts->version = {};
+  Decoder in(signature);
+  uint64_t count;
+  if (!in.GetVarint64(&count) || count == 0 || count > signature.size()) return false;
+  parts->count = signature.substr(0, signature.size() - in.rest().size());
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::string_view at = in.rest();
+    std::string_view name;
+    uint8_t type;
+    if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) {
+      return false;
+    }
+    parts->measures.push_back({.name = at.substr(0, at.size() - in.rest().size()),
+                               .value = {},
+                               .type = static_cast<ValueType>(type)});
+  }
+  return in.done();
+}
+
+bool IsCompactRowOf(const RowParts& parts, std::string_view compact) {
+  size_t at = VarintLength(compact);
+  if (at == 0) return false;
+  for (const RowParts::Measure& m : parts.measures) {
+    const size_t length = ValueLength(m.type, compact.substr(at));
+    if (length == 0) return false;
+    at += length;
+  }
+  return at == compact.size();
+}
+
 RowShape::RowShape(const RowParts& parts) : count_(parts.count) {
   ends_.reserve(parts.measures.size());
   types_.reserve(parts.measures.size());

@@ -31,6 +31,13 @@ struct RowParts {
 
 // Cuts `row` into parts; false if it is not a well-formed encoded row.
 bool SplitEncodedRow(std::string_view row, RowParts* parts);
+// Cuts a shape's signature (RowShape::Signature) into the count and the
+// measures' names and types (no version, no values); false if it is not a
+// well-formed signature of at least one measure.
+bool SplitSignature(std::string_view signature, RowParts* parts);
+// Whether `compact` is a well-formed compact row (a version, then a value
+// of each type in order) of the shape `parts` describes.
+bool IsCompactRowOf(const RowParts& parts, std::string_view compact);
 
 // The measure names and types of rows stored compactly.
 class RowShape {

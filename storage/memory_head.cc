@@ -104,12 +104,50 @@ uint32_t MemoryHead::ShapeOf(Bucket* bucket, Series* series, std::string_view ro
   return it->second;
 }
 
+uint32_t MemoryHead::ShapeOfSignature(Bucket* bucket, std::string_view signature) {
+  if (signature.data() == last_signature_ && bucket == last_signature_bucket_) {
+    return last_signature_shape_;
+  }
+  uint32_t shape = 0;
+  if (auto it = bucket->shape_ids_.find(absl::string_view(signature.data(), signature.size()));
+      it != bucket->shape_ids_.end()) {
+    shape = it->second;
+  } else if (bucket->shape_ids_.size() < kMaxShapesPerBucket &&
+             SplitSignature(signature, &parts_)) {
+    auto made = std::make_shared<const RowShape>(parts_);
+    bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + signature.size()),
+                             std::memory_order_relaxed);
+    bucket->writer_shapes_.push_back(made.get());
+    shape = static_cast<uint32_t>(bucket->writer_shapes_.size());
+    bucket->shape_ids_.emplace(std::string(signature), shape);
+    absl::MutexLock lock(&bucket->mu);
+    bucket->shapes.push_back(std::move(made));
+  }
+  last_signature_ = signature.data();
+  last_signature_bucket_ = bucket;
+  last_signature_shape_ = shape;
+  return shape;
+}
+
 void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
   const int64_t time = change.key.time_nanos;
   // Before the series' lock: a new shape takes the bucket's, which readers
   // take before a series'. (Arena bytes are invisible until indexed.)
   std::optional<Entry> entry;
-  if (change.row) {
+  if (change.row && !change.shape.empty()) {
+    // Compact already: stored as it is, under the bucket's id of its shape.
+    if (const uint32_t shape = ShapeOfSignature(bucket, change.shape); shape != 0) {
+      entry = bucket->CopyRow(time, change.sequence, *change.row);
+      entry->shape = shape;
+      series->last_shape = shape;
+    } else {  // past the bucket's shapes: whole (a rare, hostile table)
+      rebuilt_.clear();
+      if (SplitSignature(change.shape, &parts_)) {
+        RowShape(parts_).AppendEncodedRow(*change.row, &rebuilt_);
+      }
+      entry = bucket->CopyRow(time, change.sequence, rebuilt_);
+    }
+  } else if (change.row) {
     if (const uint32_t shape = ShapeOf(bucket, series, *change.row); shape == 0) {
       entry = bucket->CopyRow(time, change.sequence, *change.row);
     } else {
@@ -141,6 +179,9 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
 }
 
 int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
+  // Signatures are known by address within one call only.
+  last_signature_ = nullptr;
+  last_signature_bucket_ = nullptr;
   // Changes of one write group come sorted by key, so consecutive ones
   // mostly share a bucket: it is looked up once per run.
   std::shared_ptr<Bucket> bucket;
@@ -151,6 +192,7 @@ int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
     if (bucket == nullptr || key.table_id != table_id || key.bucket != bucket_id) {
       table_id = key.table_id;
       bucket_id = key.bucket;
+      last_signature_ = nullptr;  // another bucket may reuse a freed one's address
       bucket = FindBucket(table_id, bucket_id);
       if (bucket == nullptr) {
         if (!change.row) continue;  // nothing to erase

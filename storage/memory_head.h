@@ -97,11 +97,16 @@ class MemoryHead {
   };
 
   // One change: a row put under its point key, or (row absent) the point's
-  // row erased; `sequence` is its head_log entry's.
+  // row erased; `sequence` is its head_log entry's. A row is encoded whole
+  // (storage/row_codec.h), or compact when `shape` is set: its version and
+  // values, with the measures' names and types in `shape`
+  // (RowShape::Signature). The changes of one Apply pass the same bytes
+  // (the same address) for every row of a shape: it is looked up once.
   struct Change {
     keys::PointKey key;
     std::optional<std::string_view> row;
     uint64_t sequence = 0;
+    std::string_view shape;
   };
 
   // --- the writer ---
@@ -192,6 +197,9 @@ class MemoryHead {
   // The bucket's shape for `row` (made if new), with the row split into
   // parts_; 0: store the row as it is.
   uint32_t ShapeOf(Bucket* bucket, Series* series, std::string_view row);
+  // The bucket's shape of signature `signature` (made if new); 0 past the
+  // bucket's limit of shapes.
+  uint32_t ShapeOfSignature(Bucket* bucket, std::string_view signature);
   void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -200,6 +208,12 @@ class MemoryHead {
   std::atomic<int64_t> bytes_{0};
   uint64_t next_log_sequence_ = 1;
   RowParts parts_;  // writer-only scratch of ShapeOf
+  // Writer-only, within one Apply: the last signature looked up (by address)
+  // in `last_signature_bucket_`, and its shape there.
+  const char* last_signature_ = nullptr;
+  const Bucket* last_signature_bucket_ = nullptr;
+  uint32_t last_signature_shape_ = 0;
+  std::string rebuilt_;  // writer-only scratch: a compact row made whole
 };
 
 // The encoded row an entry stores: its bytes, or rebuilt into `scratch` from

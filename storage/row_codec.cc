@@ -5,20 +5,42 @@
 
 namespace strata {
 
+namespace {
+
+void PutValue(const Value& value, std::string* out) {
+  switch (value.type) {
+    case ValueType::kDouble: PutDouble(out, value.real); break;
+    case ValueType::kVarchar: PutLengthPrefixed(out, value.text); break;
+    case ValueType::kBoolean: out->push_back(value.number != 0 ? 1 : 0); break;
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: PutVarsint64(out, value.number); break;
+  }
+}
+
+void PutNameAndType(const Measure& m, std::string* out) {
+  PutLengthPrefixed(out, m.name);
+  out->push_back(static_cast<char>(m.value.type));
+}
+
+}  // namespace
+
 void EncodeRow(const StoredRow& row, std::string* out) {
   PutVarint64(out, static_cast<uint64_t>(row.version));
   PutVarint64(out, row.measures.size());
   for (const Measure& m : row.measures) {
-    PutLengthPrefixed(out, m.name);
-    out->push_back(static_cast<char>(m.value.type));
-    switch (m.value.type) {
-      case ValueType::kDouble: PutDouble(out, m.value.real); break;
-      case ValueType::kVarchar: PutLengthPrefixed(out, m.value.text); break;
-      case ValueType::kBoolean: out->push_back(m.value.number != 0 ? 1 : 0); break;
-      case ValueType::kBigint:
-      case ValueType::kTimestamp: PutVarsint64(out, m.value.number); break;
-    }
+    PutNameAndType(m, out);
+    PutValue(m.value, out);
   }
+}
+
+void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out) {
+  PutVarint64(out, measures.size());
+  for (const Measure& m : measures) PutNameAndType(m, out);
+}
+
+void EncodeCompactRow(const StoredRow& row, std::string* out) {
+  PutVarint64(out, static_cast<uint64_t>(row.version));
+  for (const Measure& m : row.measures) PutValue(m.value, out);
 }
 
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {

@@ -27,6 +27,14 @@ struct StoredRow {
 
 // Appends the encoded row to `out`.
 void EncodeRow(const StoredRow& row, std::string* out);
+// The same row in two parts, as the memory head keeps it (storage/head_rows.h):
+// the signature of its measures (count, then each name and type: what
+// rows of one shape share, RowShape::Signature) and its compact form (the
+// version, then each value). A row's signature and compact form hold
+// exactly the bytes of its encoding, which RowShape::AppendEncodedRow puts
+// back together.
+void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out);
+void EncodeCompactRow(const StoredRow& row, std::string* out);
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 // Decodes into `row`, reusing its measures' storage (scans decode millions
 // of rows; this saves an allocation per measure name). `row` is unspecified

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/synchronization/notification.h"
 #include "common/coding.h"
 #include "common/status.h"
@@ -12,6 +13,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/format/block.h"
 #include "storage/head_log.h"
+#include "storage/head_rows.h"
 #include "storage/keys.h"
 #include "storage/record_validation.h"
 #include "storage/row_codec.h"
@@ -180,8 +182,13 @@ class Writer::GroupCommit {
         log_entry();
       }
       entry_key = key;
-      entry.Put(key, value.ToStringView());
-      head_changes.push_back({key, value.ToStringView()});
+      if (put.shape != nullptr) {
+        entry.PutCompact(key, *put.shape, value.ToStringView());
+        head_changes.push_back({.key = key, .row = value.ToStringView(), .shape = *put.shape});
+      } else {
+        entry.Put(key, value.ToStringView());
+        head_changes.push_back({.key = key, .row = value.ToStringView()});
+      }
     }
     log_entry();
     absl::Status written =
@@ -213,13 +220,51 @@ class Writer::GroupCommit {
 
   // A data row for the batch: its key is a view of its Target's (targets_
   // does not reallocate), its value a slice of values_ (one buffer for the
-  // group's rows instead of a string each).
+  // group's rows instead of a string each). A memory-store row is compact
+  // (its version and values) with its shape's signature, one string per
+  // shape in shapes_; other rows are encoded whole.
   struct Put {
     Store::Family family;
     std::string_view key;
     size_t value_offset;
     size_t value_size;
+    const std::string* shape = nullptr;
   };
+
+  // The names and types of the group's memory-store rows, by signature
+  // (row_codec.h, EncodeRowSignature): the head_log entries write each once
+  // and the head finds its shape once per entry, instead of every row
+  // carrying its names (~130 of ~230 bytes of a row of ten doubles).
+  using Shape = std::pair<const std::string, std::unique_ptr<RowShape>>;
+  absl::node_hash_map<std::string, std::unique_ptr<RowShape>> shapes_;  // stable nodes
+  const Shape* last_shape_ = nullptr;
+  std::string signature_;  // scratch
+
+  // The shape of rows of `measures`; null for a row without measures.
+  // Consecutive rows mostly share one: compared name by name to the last.
+  const Shape* ShapeOf(const std::vector<Measure>& measures) {
+    if (last_shape_ != nullptr && Matches(*last_shape_->second, measures)) return last_shape_;
+    signature_.clear();
+    EncodeRowSignature(measures, &signature_);
+    auto it = shapes_.find(signature_);
+    if (it == shapes_.end()) {
+      RowParts parts;
+      if (!SplitSignature(signature_, &parts)) return nullptr;
+      it = shapes_.emplace(signature_, std::make_unique<RowShape>(parts)).first;
+    }
+    last_shape_ = &*it;
+    return last_shape_;
+  }
+
+  static bool Matches(const RowShape& shape, const std::vector<Measure>& measures) {
+    if (shape.size() != measures.size()) return false;
+    for (size_t i = 0; i < measures.size(); ++i) {
+      if (shape.type(i) != measures[i].value.type || shape.name(i) != measures[i].name) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   // A record whose key is known, waiting for the version rules.
   struct Target {
@@ -604,14 +649,26 @@ class Writer::GroupCommit {
                                              : r.record.measures);
     }
     const size_t value_offset = values_.size();
-    EncodeRow(next, &values_);
+    const Shape* shape = family == Store::kHot ? ShapeOf(next.measures) : nullptr;
+    if (shape != nullptr) {
+      EncodeCompactRow(next, &values_);
+    } else {
+      EncodeRow(next, &values_);
+    }
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
+      std::string row;
+      if (shape != nullptr) {
+        shape->second->AppendEncodedRow(std::string_view(values_).substr(value_offset, value_size),
+                                        &row);
+      } else {
+        row = values_.substr(value_offset, value_size);
+      }
       written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key),
-                                 r.record.time_nanos, next.version,
-                                 values_.substr(value_offset, value_size)});
+                                 r.record.time_nanos, next.version, std::move(row)});
     }
-    puts_.push_back({family, t.hot_key, value_offset, value_size});
+    puts_.push_back({family, t.hot_key, value_offset, value_size,
+                     shape != nullptr ? &shape->first : nullptr});
     if (family != Store::kHot) {
       // A conversion of the bucket deletes its late writes with it: it must
       // read this one. (Rows for the head are told apart by their log

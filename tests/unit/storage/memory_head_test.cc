@@ -45,12 +45,17 @@ std::string Row(int n) {
 }
 
 // Random puts, replacements and erases over two tables, a few buckets,
-// series and times, applied to the head and to the model.
+// series and times, applied to the head and to the model. Half the encoded
+// rows are put compact with their shape, as the writer puts them (rows of
+// one shape share the signature's bytes); the head must give back the same
+// whole rows either way.
 void Fill(MemoryHead& head, Model& model, uint32_t seed) {
   std::mt19937 random(seed);
   auto pick = [&](int n) { return static_cast<int>(random() % n); };
   for (int round = 0; round < 20; ++round) {
     std::vector<MemoryHead::Change> changes;
+    std::set<std::string> signatures;  // stable: the changes view them
+    std::vector<std::unique_ptr<std::string>> compacts;
     for (int i = 0; i < 50; ++i) {
       const uint32_t bucket = 10 + pick(4);
       const keys::PointKey key{
@@ -64,7 +69,16 @@ void Fill(MemoryHead& head, Model& model, uint32_t seed) {
       } else {
         auto& row = model[encoded];
         row = Row(round * 100 + i);
-        changes.push_back({key, row});
+        auto decoded = DecodeRow(row);
+        if (!decoded.ok() || pick(2) == 0) {
+          changes.push_back({key, row});
+          continue;
+        }
+        std::string signature;
+        EncodeRowSignature(decoded->measures, &signature);
+        auto& compact = compacts.emplace_back(std::make_unique<std::string>());
+        EncodeCompactRow(*decoded, compact.get());
+        changes.push_back({.key = key, .row = *compact, .shape = *signatures.insert(signature).first});
       }
     }
     head.Apply(changes);
@@ -337,11 +351,76 @@ TEST(HeadLogTest, AnEntryDecodesToItsChanges) {
   EXPECT_EQ(changes[1].row, std::nullopt);
 }
 
+TEST(HeadLogTest, CompactRowsDecodeWithTheirShapeWrittenOnce) {
+  const StoredRow first{.version = 2, .measures = {{"usage_user", Value::Double(1.5)},
+                                                   {"note", Value::Varchar("x")}}};
+  StoredRow second = first;
+  second.version = 3;
+  second.measures[1].value = Value::Varchar("longer");
+  std::string signature, compact_first, compact_second, whole;
+  EncodeRowSignature(first.measures, &signature);
+  EncodeCompactRow(first, &compact_first);
+  EncodeCompactRow(second, &compact_second);
+  EncodeRow(first, &whole);
+  keys::PointKey key{.table_id = 3, .bucket = 4, .pk_hash = 5, .series = 6,
+                     .time_nanos = 4 * keys::kBucketNanos + 7};
+  head_log::EntryBuilder entry;
+  entry.PutCompact(key, signature, compact_first);
+  key.time_nanos += 1;
+  entry.PutCompact(key, signature, compact_second);
+  // The names are written once for both compact rows.
+  EXPECT_EQ(entry.bytes().find("usage_user"), entry.bytes().rfind("usage_user"));
+  key.time_nanos += 1;
+  entry.Put(key, whole);
+  std::vector<MemoryHead::Change> changes;
+  uint64_t sequence = 0;
+  ASSERT_TRUE(head_log::Decode(head_log::Key(3, 4, 9), entry.bytes(), &changes, &sequence).ok());
+  ASSERT_EQ(changes.size(), 3u);
+  EXPECT_EQ(changes[0].shape, signature);
+  EXPECT_EQ(changes[0].row, compact_first);
+  EXPECT_EQ(changes[1].shape.data(), changes[0].shape.data());
+  EXPECT_EQ(changes[1].row, compact_second);
+  EXPECT_TRUE(changes[2].shape.empty());
+  EXPECT_EQ(changes[2].row, whole);
+
+  // The head gives the rows back whole, as the row codec encodes them.
+  MemoryHead head;
+  head.Apply(changes);
+  std::string whole_second;
+  EncodeRow(second, &whole_second);
+  EXPECT_EQ(head.Find(changes[0].key), whole);
+  EXPECT_EQ(head.Find(changes[1].key), whole_second);
+  EXPECT_EQ(head.Find(changes[2].key), whole);
+}
+
 TEST(HeadLogTest, MalformedEntriesAreDataLoss) {
   head_log::EntryBuilder entry;
   entry.Put({.table_id = 3, .bucket = 4, .time_nanos = 4 * keys::kBucketNanos}, "bytes");
   const std::string good = entry.bytes();
   const std::string key = head_log::Key(3, 4, 1);
+  // An entry with one shape (one double) and a compact row of it.
+  const keys::PointKey point{.table_id = 3, .bucket = 4, .time_nanos = 4 * keys::kBucketNanos};
+  const StoredRow row{.version = 1, .measures = {{"a", Value::Double(1)}}};
+  std::string signature, compact;
+  EncodeRowSignature(row.measures, &signature);
+  EncodeCompactRow(row, &compact);
+  head_log::EntryBuilder shaped_entry;
+  shaped_entry.PutCompact(point, signature, compact);
+  const std::string shaped = shaped_entry.bytes();
+  const size_t shape_bytes = 1 + 1 + signature.size();  // kind, length, signature
+  const std::string compact_only = shaped.substr(0, 1) + shaped.substr(1 + shape_bytes);
+  // A second compact put naming shape 1 (there is only shape 0).
+  head_log::EntryBuilder two;
+  two.PutCompact(point, signature, compact);
+  two.PutCompact(point, signature, compact);
+  std::string other_index = two.bytes().substr(shaped.size());
+  other_index[1 + 24] = 1;  // kind and point key, then the shape index
+  std::string with_long_row = compact + "x";
+  head_log::EntryBuilder long_entry;
+  long_entry.PutCompact(point, signature, with_long_row);
+  const std::string shaped_long = long_entry.bytes();
+  std::string bad_signature = shaped;
+  bad_signature[3] = 0;  // the signature's measure count: none
   struct Case {
     const char* what;
     std::string key, value;
@@ -349,11 +428,17 @@ TEST(HeadLogTest, MalformedEntriesAreDataLoss) {
   const Case cases[] = {
       {"a short key", key.substr(0, 15), good},
       {"an empty value", key, ""},
-      {"another format", key, "\x02" + good.substr(1)},
+      {"another format", key, "\x03" + good.substr(1)},
       {"a truncated row", key, good.substr(0, good.size() - 1)},
       {"a truncated point", key, good.substr(0, 10)},
       {"an unknown kind", key, std::string(1, '\x01') + '\x07' + good.substr(2)},
       {"a time outside the key's bucket", head_log::Key(3, 5, 1), good},
+      {"a shape in a format-1 entry", key, "\x01" + shaped.substr(1)},
+      {"a compact put before any shape", key, compact_only},
+      {"a shape index past the entry's shapes", key, shaped + other_index},
+      {"a compact row of another shape", key, shaped.substr(0, shaped.size() - 1)},
+      {"a compact row with bytes past it", key, shaped_long},
+      {"a signature that is not one", key, bad_signature},
   };
   for (const Case& c : cases) {
     std::vector<MemoryHead::Change> changes;

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "gtest/gtest.h"
+#include "storage/head_rows.h"
 
 namespace strata {
 namespace {
@@ -21,6 +22,39 @@ TEST(RowCodecTest, RoundTripsEveryType) {
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(decoded->version, row.version);
   EXPECT_EQ(decoded->measures, row.measures);
+}
+
+TEST(RowCodecTest, ASignatureAndACompactRowAreTheRowInTwoParts) {
+  StoredRow row{.version = 300,
+                .measures = {{"d", Value::Double(-0.25)},
+                             {"b", Value::Bigint(std::numeric_limits<int64_t>::min())},
+                             {std::string(200, 'n'), Value::Varchar(std::string(300, 'v'))},
+                             {"t", Value::Boolean(true)},
+                             {"ts", Value::Timestamp(1'700'000'000'000'000'000)}}};
+  std::string whole, signature, compact;
+  EncodeRow(row, &whole);
+  EncodeRowSignature(row.measures, &signature);
+  EncodeCompactRow(row, &compact);
+  EXPECT_EQ(signature.size() + compact.size(), whole.size());
+  RowParts parts;
+  ASSERT_TRUE(SplitSignature(signature, &parts));
+  EXPECT_TRUE(IsCompactRowOf(parts, compact));
+  EXPECT_FALSE(IsCompactRowOf(parts, compact + "x"));
+  EXPECT_FALSE(IsCompactRowOf(parts, compact.substr(0, compact.size() - 1)));
+  const RowShape shape(parts);
+  EXPECT_EQ(RowShape::Signature(parts), signature);
+  std::string rebuilt;
+  shape.AppendEncodedRow(compact, &rebuilt);
+  EXPECT_EQ(rebuilt, whole);
+  // What the head stores of the whole row is the compact row.
+  RowParts split;
+  ASSERT_TRUE(SplitEncodedRow(whole, &split));
+  std::string head_compact(RowShape::CompactSize(split), '\0');
+  RowShape::WriteCompact(split, head_compact.data());
+  EXPECT_EQ(head_compact, compact);
+  // A signature of no measures, or with bytes past its last, is none.
+  EXPECT_FALSE(SplitSignature(std::string(1, '\0'), &parts));
+  EXPECT_FALSE(SplitSignature(signature + "x", &parts));
 }
 
 TEST(RowCodecTest, EveryTruncationOrTrailingGarbageIsCorruption) {
