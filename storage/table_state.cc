@@ -131,6 +131,16 @@ std::optional<uint64_t> TableState::FindSeries(std::string_view series_key) cons
   return it->second;
 }
 
+void TableState::FindEachSeries(size_t n, absl::FunctionRef<std::string_view(size_t)> key,
+                                absl::FunctionRef<void(size_t, uint64_t)> found) const {
+  absl::ReaderMutexLock lock(&mu_);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string_view k = key(i);
+    auto it = series_by_key_.find(absl::string_view(k.data(), k.size()));
+    if (it != series_by_key_.end()) found(i, it->second);
+  }
+}
+
 std::optional<SeriesInfo> TableState::DescribeSeries(uint64_t series) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = series_by_id_.find(series);

@@ -31,6 +31,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/last_points.h"
@@ -85,6 +86,11 @@ class TableState {
   uint32_t table_id() const { return table_id_; }
 
   std::optional<uint64_t> FindSeries(std::string_view series_key) const;
+  // FindSeries of key(0) .. key(n - 1) under one lock (a request's records:
+  // the lock taken per record was ~2 % of the server's CPU under ingest);
+  // calls found(i, id) for each key registered.
+  void FindEachSeries(size_t n, absl::FunctionRef<std::string_view(size_t)> key,
+                      absl::FunctionRef<void(size_t, uint64_t)> found) const;
   std::optional<SeriesInfo> DescribeSeries(uint64_t series) const;
   // True if `id` is taken by any series (to resolve hash collisions).
   bool SeriesIdTaken(uint64_t id) const;

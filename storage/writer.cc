@@ -1,6 +1,7 @@
 #include "storage/writer.h"
 
 #include <algorithm>
+#include <array>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
@@ -140,6 +141,7 @@ class Writer::GroupCommit {
     size_t records = 0;
     for (Pending* p : group_) records += p->records.size();
     targets_.reserve(records);  // rows_ holds views of their keys
+    rows_.reserve(records);     // one entry per record: no rehash moving them
     for (Pending* p : group_) {
       for (Prepared& r : p->records) Resolve(p, r);
     }
@@ -270,7 +272,10 @@ class Writer::GroupCommit {
   struct Target {
     Pending* pending;
     Prepared* prepared;
-    std::string hot_key;   // the point's key (the same in `hot` and `cold_delta`)
+    // The point's key (the same in `hot` and `cold_delta`), in place: a
+    // string of 32 bytes would be an allocation per record.
+    std::array<char, keys::kPointKeySize> key_bytes;
+    std::string_view hot_key() const { return {key_bytes.data(), key_bytes.size()}; }
     bool check_hot;        // `hot` may hold this key: read it
     bool check_cold;       // a block or `cold_delta` may hold it: read them
     Store::Family family;  // where a new row goes
@@ -498,18 +503,19 @@ class Writer::GroupCommit {
     const bool check_cold =
         r.magnetic || stored.in_cold ||
         key.bucket < keys::BucketsBefore(p->table->BlocksBeforeNanos(now_, seal_after_nanos_));
-    Target t{.pending = p, .prepared = &r, .hot_key = keys::EncodePointKey(key),
+    Target t{.pending = p, .prepared = &r, .key_bytes = {},
              .check_hot = true, .check_cold = check_cold,
              .family = r.magnetic ? Store::kColdDelta : Store::kHot};
+    keys::EncodePointKeyTo(key, t.key_bytes.data());
     // Appends, the common case, cannot collide with anything stored.
     if (key.time_nanos > stored.time_nanos) {
       t.check_hot = false;
       t.check_cold = false;
     }
-    if (t.check_hot) to_read_.emplace(Store::kHot, t.hot_key);
+    if (t.check_hot) to_read_.emplace(Store::kHot, t.hot_key());
     if (t.check_cold) {
-      to_read_.emplace(Store::kColdDelta, t.hot_key);
-      to_read_.emplace(Store::kCold, t.hot_key);
+      to_read_.emplace(Store::kColdDelta, t.hot_key());
+      to_read_.emplace(Store::kCold, t.hot_key());
     }
     targets_.push_back(std::move(t));
   }
@@ -613,7 +619,7 @@ class Writer::GroupCommit {
     // rows_ holds what was read and what this group wrote, in every tier;
     // the current row is the one with the highest version.
     const StoredRow* existing = nullptr;
-    if (auto it = rows_.find(t.hot_key); it != rows_.end()) {
+    if (auto it = rows_.find(t.hot_key()); it != rows_.end()) {
       for (Store::Family f : {Store::kHot, Store::kColdDelta, Store::kCold}) {
         const std::optional<StoredRow>& row = it->second.in(f);
         if (!row) continue;
@@ -664,10 +670,10 @@ class Writer::GroupCommit {
       } else {
         row = values_.substr(value_offset, value_size);
       }
-      written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key),
+      written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key()),
                                  r.record.time_nanos, next.version, std::move(row)});
     }
-    puts_.push_back({family, t.hot_key, value_offset, value_size,
+    puts_.push_back({family, t.hot_key(), value_offset, value_size,
                      shape != nullptr ? &shape->first : nullptr});
     if (family != Store::kHot) {
       // A conversion of the bucket deletes its late writes with it: it must
@@ -678,16 +684,16 @@ class Writer::GroupCommit {
       if (watched != buckets_->watched.end()) watched->second = true;
     }
     auto& cache = t.pending->state->newest_cache();
-    if (auto newest = cache.find(DecodeSeries(t.hot_key));
+    if (auto newest = cache.find(DecodeSeries(t.hot_key()));
         newest != cache.end() && newest->second.bucket == keys::BucketOf(r.record.time_nanos)) {
       newest->second.time_nanos = std::max(newest->second.time_nanos, r.record.time_nanos);
       newest->second.in_cold |= family == Store::kColdDelta;
     }
-    rows_[t.hot_key].in(family) = std::move(next);
+    rows_[t.hot_key()].in(family) = std::move(next);
     Count(t);
   }
 
-  static uint64_t DecodeSeries(const std::string& key) {
+  static uint64_t DecodeSeries(std::string_view key) {
     keys::PointKey k;
     keys::DecodePointKey(key, &k);
     return k.series;
@@ -839,7 +845,6 @@ absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
                       .pk_hash = PartitionHash(record->measure_name, record->dimensions,
                                               table.partition_key),
                       .magnetic = *magnetic};
-    prepared.registered = pending->state->FindSeries(prepared.series_key);
     // Records of a request mostly share their measure name and attributes.
     const NormalizedRecord* previous =
         pending->records.empty() ? nullptr : &pending->records.back().record;
@@ -849,6 +854,10 @@ absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
     prepared.record = *std::move(record);
     pending->records.push_back(std::move(prepared));
   }
+  std::vector<Prepared>& records = pending->records;
+  pending->state->FindEachSeries(
+      records.size(), [&](size_t i) -> std::string_view { return records[i].series_key; },
+      [&](size_t i, uint64_t id) { records[i].registered = id; });
   return absl::OkStatus();
 }
 
