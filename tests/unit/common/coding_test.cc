@@ -29,6 +29,18 @@ TEST(CodingTest, Fixed32BigEndianSortsNumerically) {
   EXPECT_EQ(DecodeFixed32BE(b.data()), 256u);
 }
 
+TEST(CodingTest, Fixed64IsBigEndianByteForByte) {
+  std::string out = "x";  // appended after what is there
+  PutFixed64BE(&out, 0x0102030405060708ULL);
+  EXPECT_EQ(out, std::string("x\x01\x02\x03\x04\x05\x06\x07\x08"));
+  for (uint64_t v : {uint64_t{0}, uint64_t{255}, uint64_t{1} << 63, ~uint64_t{0}}) {
+    std::string bytes;
+    PutFixed64BE(&bytes, v);
+    ASSERT_EQ(bytes.size(), 8u);
+    EXPECT_EQ(DecodeFixed64BE(bytes.data()), v);
+  }
+}
+
 TEST(CodingTest, RoundTripsEveryValueKind) {
   struct Case {
     uint64_t varint;
