@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -52,6 +54,25 @@ bool IsRowOfShape(std::string_view stored, std::string_view shape) {
 }
 
 }  // namespace
+
+// libFuzzer (scripts/fuzz.sh head_log): an empty corpus directory starts
+// from the seeds, since a valid entry (a time inside the key's bucket) is
+// hard to find from nothing.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  for (int i = 1; i < *argc; ++i) {
+    const std::filesystem::path dir((*argv)[i]);
+    std::error_code error;
+    if ((*argv)[i][0] == '-' || !std::filesystem::is_directory(dir, error) ||
+        !std::filesystem::is_empty(dir, error)) {
+      continue;
+    }
+    int n = 0;
+    for (const std::string& seed : strata::fuzz::HeadLogSeeds()) {
+      std::ofstream(dir / ("seed-" + std::to_string(n++)), std::ios::binary) << seed;
+    }
+  }
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view value(reinterpret_cast<const char*>(data), size);
