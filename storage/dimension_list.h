@@ -55,7 +55,8 @@ class DimensionList {
       const char* name_end = Terminator(at_);
       const char* value = name_end + 1;
       const char* value_end = Terminator(value);
-      current_ = {std::string_view(at_, name_end - at_), std::string_view(value, value_end - value)};
+      current_ = {std::string_view(at_, name_end - at_),
+                  std::string_view(value, value_end - value)};
       next_ = value_end + 1;
     }
     const char* Terminator(const char* from) const {

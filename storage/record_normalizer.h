@@ -266,9 +266,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
                            MeasureKindName(*kind)));
     }
     Value v;
-    RETURN_IF_ERROR(CheckValue(kind,
-                               own_value ? Access::TakeMeasureValue(r) : Access::MeasureValue(common),
-                               unit, out.measure_name, &v));
+    RETURN_IF_ERROR(CheckValue(
+        kind, own_value ? Access::TakeMeasureValue(r) : Access::MeasureValue(common), unit,
+        out.measure_name, &v));
     out.measures.push_back({out.measure_name, std::move(v)});
     if (!known) measure_names.push_back(out.measures.back().name);
   }

@@ -18,12 +18,15 @@ inline constexpr uint32_t kEntryBucket = 4;
 
 inline std::vector<std::string> HeadLogSeeds() {
   auto point = [](uint64_t series, int64_t offset) {
-    return keys::PointKey{.table_id = kEntryTable, .bucket = kEntryBucket, .pk_hash = series * 7,
-                          .series = series, .time_nanos = kEntryBucket * keys::kBucketNanos + offset};
+    return keys::PointKey{.table_id = kEntryTable, .bucket = kEntryBucket,
+                          .pk_hash = series * 7, .series = series,
+                          .time_nanos = kEntryBucket * keys::kBucketNanos + offset};
   };
   const std::vector<StoredRow> rows = {
-      {.version = 1, .measures = {{"usage_user", Value::Double(1.5)}, {"note", Value::Varchar("x")}}},
-      {.version = 300, .measures = {{"usage_user", Value::Double(-2)}, {"note", Value::Varchar("")}}},
+      {.version = 1,
+       .measures = {{"usage_user", Value::Double(1.5)}, {"note", Value::Varchar("x")}}},
+      {.version = 300,
+       .measures = {{"usage_user", Value::Double(-2)}, {"note", Value::Varchar("")}}},
       {.version = 2, .measures = {{"n", Value::Bigint(-5)}, {"up", Value::Boolean(true)},
                                   {"seen", Value::Timestamp(1'700'000'000'000'000'000)}}},
   };

@@ -78,7 +78,8 @@ void Fill(MemoryHead& head, Model& model, uint32_t seed) {
         EncodeRowSignature(decoded->measures, &signature);
         auto& compact = compacts.emplace_back(std::make_unique<std::string>());
         EncodeCompactRow(*decoded, compact.get());
-        changes.push_back({.key = key, .row = *compact, .shape = *signatures.insert(signature).first});
+        const std::string& shape = *signatures.insert(signature).first;
+        changes.push_back({.key = key, .row = *compact, .shape = shape});
       }
     }
     head.Apply(changes);
