@@ -88,22 +88,24 @@ uint32_t MemoryHead::ShapeOf(Bucket* bucket, Series* series, std::string_view ro
     return likely;
   }
   if (!SplitEncodedRow(row, &parts_) || parts_.measures.empty()) return 0;
-  auto [it, added] = bucket->shape_ids_.try_emplace(RowShape::Signature(parts_), 0);
-  if (added) {
-    if (bucket->shape_ids_.size() > kMaxShapesPerBucket) {
-      bucket->shape_ids_.erase(it);
-      return 0;
-    }
-    auto made = std::make_shared<const RowShape>(parts_);
-    bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + it->first.size()),
-                             std::memory_order_relaxed);
-    bucket->writer_shapes_.push_back(made.get());
-    it->second = static_cast<uint32_t>(bucket->writer_shapes_.size());
-    absl::MutexLock lock(&bucket->mu);
-    bucket->shapes.push_back(std::move(made));
-  }
-  series->last_shape = it->second;
-  return it->second;
+  const std::string signature = RowShape::Signature(parts_);
+  auto it = bucket->shape_ids_.find(signature);
+  const uint32_t shape = it != bucket->shape_ids_.end() ? it->second : AddShape(bucket, signature);
+  if (shape != 0) series->last_shape = shape;
+  return shape;
+}
+
+uint32_t MemoryHead::AddShape(Bucket* bucket, std::string_view signature) {
+  if (bucket->shape_ids_.size() >= kMaxShapesPerBucket) return 0;
+  auto made = std::make_shared<const RowShape>(parts_);
+  bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + signature.size()),
+                           std::memory_order_relaxed);
+  bucket->writer_shapes_.push_back(made.get());
+  const auto shape = static_cast<uint32_t>(bucket->writer_shapes_.size());
+  bucket->shape_ids_.emplace(std::string(signature), shape);
+  absl::MutexLock lock(&bucket->mu);
+  bucket->shapes.push_back(std::move(made));
+  return shape;
 }
 
 uint32_t MemoryHead::ShapeOfSignature(Bucket* bucket, std::string_view signature) {
@@ -114,16 +116,8 @@ uint32_t MemoryHead::ShapeOfSignature(Bucket* bucket, std::string_view signature
   if (auto it = bucket->shape_ids_.find(absl::string_view(signature.data(), signature.size()));
       it != bucket->shape_ids_.end()) {
     shape = it->second;
-  } else if (bucket->shape_ids_.size() < kMaxShapesPerBucket &&
-             SplitSignature(signature, &parts_)) {
-    auto made = std::make_shared<const RowShape>(parts_);
-    bucket->bytes_.fetch_add(static_cast<int64_t>(made->bytes() + signature.size()),
-                             std::memory_order_relaxed);
-    bucket->writer_shapes_.push_back(made.get());
-    shape = static_cast<uint32_t>(bucket->writer_shapes_.size());
-    bucket->shape_ids_.emplace(std::string(signature), shape);
-    absl::MutexLock lock(&bucket->mu);
-    bucket->shapes.push_back(std::move(made));
+  } else if (SplitSignature(signature, &parts_)) {
+    shape = AddShape(bucket, signature);
   }
   last_signature_ = signature.data();
   last_signature_bucket_ = bucket;

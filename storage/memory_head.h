@@ -200,6 +200,9 @@ class MemoryHead {
   // The bucket's shape of signature `signature` (made if new); 0 past the
   // bucket's limit of shapes.
   uint32_t ShapeOfSignature(Bucket* bucket, std::string_view signature);
+  // Adds the shape of parts_ (not in the bucket yet) under `signature`;
+  // returns its id, or 0 past the bucket's limit of shapes.
+  uint32_t AddShape(Bucket* bucket, std::string_view signature);
   void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
