@@ -394,6 +394,34 @@ TEST(HeadLogTest, CompactRowsDecodeWithTheirShapeWrittenOnce) {
   EXPECT_EQ(head.Find(changes[2].key), whole);
 }
 
+// A bucket keeps at most 1,024 shapes; rows of further shapes, whole or
+// compact, are stored whole and read back the same.
+TEST(MemoryHeadTest, RowsPastTheBucketsShapesAreStoredWhole) {
+  constexpr int kRows = 1100;
+  std::vector<std::string> whole(kRows), signatures(kRows), compacts(kRows);
+  std::vector<MemoryHead::Change> changes;
+  for (int i = 0; i < kRows; ++i) {
+    const StoredRow row{.version = 1, .measures = {{"m" + std::to_string(i), Value::Double(i)}}};
+    EncodeRow(row, &whole[i]);
+    EncodeRowSignature(row.measures, &signatures[i]);
+    EncodeCompactRow(row, &compacts[i]);
+    const keys::PointKey key{.table_id = 1, .bucket = 2, .series = static_cast<uint64_t>(i),
+                             .time_nanos = 2 * keys::kBucketNanos};
+    if (i % 2 == 0) {
+      changes.push_back({.key = key, .row = whole[i]});
+    } else {
+      changes.push_back({.key = key, .row = compacts[i], .shape = signatures[i]});
+    }
+  }
+  MemoryHead head;
+  head.Apply(changes);
+  for (int i = 0; i < kRows; ++i) EXPECT_EQ(head.Find(changes[i].key), whole[i]) << i;
+  const MemoryHead::View view = head.Capture(1);
+  ASSERT_EQ(view.buckets.size(), 1u);
+  absl::ReaderMutexLock lock(&view.buckets[0].second->mu);
+  EXPECT_EQ(view.buckets[0].second->shapes.size(), 1024u);
+}
+
 // Regression (head_log_fuzz, UBSan): an empty row first in a bucket was
 // copied from a null arena pointer.
 TEST(MemoryHeadTest, AnEmptyRowFirstInABucketIsKept) {
