@@ -31,6 +31,18 @@ size_t ValueLength(ValueType type, std::string_view bytes) {
   return 0;
 }
 
+// Reads a measure's name part (length prefix, name, type byte) into m->name
+// and m->type; false if it is not one.
+bool ReadNamePart(Decoder& in, RowParts::Measure* m) {
+  const std::string_view at = in.rest();
+  std::string_view name;
+  uint8_t type;
+  if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) return false;
+  m->name = at.substr(0, at.size() - in.rest().size());
+  m->type = static_cast<ValueType>(type);
+  return true;
+}
+
 }  // namespace
 
 bool SplitEncodedRow(std::string_view row, RowParts* parts) {
@@ -48,14 +60,7 @@ bool SplitEncodedRow(std::string_view row, RowParts* parts) {
   parts->count = taken_since(at);
   for (uint64_t i = 0; i < count; ++i) {
     RowParts::Measure m;
-    at = in.rest();
-    std::string_view name;
-    uint8_t type;
-    if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) {
-      return false;
-    }
-    m.name = taken_since(at);
-    m.type = static_cast<ValueType>(type);
+    if (!ReadNamePart(in, &m)) return false;
     at = in.rest();
     const size_t length = ValueLength(m.type, at);
     if (length == 0) return false;
@@ -74,15 +79,7 @@ bool SplitSignature(std::string_view signature, RowParts* parts) {
   if (!in.GetVarint64(&count) || count == 0 || count > signature.size()) return false;
   parts->count = signature.substr(0, signature.size() - in.rest().size());
   for (uint64_t i = 0; i < count; ++i) {
-    const std::string_view at = in.rest();
-    std::string_view name;
-    uint8_t type;
-    if (!in.GetLengthPrefixed(&name) || !in.GetByte(&type) || !IsValidValueType(type)) {
-      return false;
-    }
-    parts->measures.push_back({.name = at.substr(0, at.size() - in.rest().size()),
-                               .value = {},
-                               .type = static_cast<ValueType>(type)});
+    if (!ReadNamePart(in, &parts->measures.emplace_back())) return false;
   }
   return in.done();
 }
