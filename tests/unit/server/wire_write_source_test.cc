@@ -189,6 +189,15 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
        Expect::kDecoded},
       {"a zero tag", Names() + std::string("\x00\x00", 2) + record, Expect::kLeftToProtobuf,
        false},
+      {"an unknown field of the highest number: a five-byte tag",
+       Names() + Varint(uint64_t{(1u << 29) - 1} << 3) + Varint(1) + record, Expect::kDecoded},
+      {"a tag whose fifth byte carries bits past 32",
+       Names() + std::string("\x80\x80\x80\x80\x1f", 5) + Varint(1) + record,
+       Expect::kLeftToProtobuf, true},
+      {"a tag running past the request", Names() + record + std::string("\x80\x80", 2),
+       Expect::kLeftToProtobuf, false},
+      {"a double cut short", Names() + RecordField(Bytes(2, "m") + Bytes(3, Tag(1, 1) + "1234")),
+       Expect::kLeftToProtobuf, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
