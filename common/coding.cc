@@ -13,29 +13,23 @@ void PutFixed32BE(std::string* dst, uint32_t v) {
 }
 
 void PutFixed64BE(std::string* dst, uint64_t v) {
-  // One append of eight bytes (a log entry writes three per row).
   char buf[8];
-  for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>(v >> (56 - 8 * i));
-  dst->append(buf, sizeof(buf));
+  dst->append(buf, EncodeFixed64BE(buf, v) - buf);
 }
 
 void PutOrderedInt64BE(std::string* dst, int64_t v) {
-  PutFixed64BE(dst, static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));
+  char buf[8];
+  dst->append(buf, EncodeOrderedInt64BE(buf, v) - buf);
 }
 
 void PutVarint64(std::string* dst, uint64_t v) {
-  char buf[10];
-  int n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  dst->append(buf, n);
+  char buf[kMaxVarint64Bytes];
+  dst->append(buf, EncodeVarint64(buf, v) - buf);
 }
 
 void PutVarsint64(std::string* dst, int64_t v) {
-  PutVarint64(dst, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+  char buf[kMaxVarint64Bytes];
+  dst->append(buf, EncodeVarsint64(buf, v) - buf);
 }
 
 void PutLengthPrefixed(std::string* dst, std::string_view s) {
@@ -44,9 +38,8 @@ void PutLengthPrefixed(std::string* dst, std::string_view s) {
 }
 
 void PutDouble(std::string* dst, double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
-  PutFixed64BE(dst, bits);
+  char buf[8];
+  dst->append(buf, EncodeDouble(buf, v) - buf);
 }
 
 absl::Status CorruptionError(std::string_view what) {

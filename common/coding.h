@@ -26,6 +26,50 @@ void PutVarsint64(std::string* dst, int64_t v);
 void PutLengthPrefixed(std::string* dst, std::string_view s);
 void PutDouble(std::string* dst, double v);
 
+// Pointer forms of the encoders above, each returning the end of what it
+// wrote, for encoders of many small fields: with AppendBounded a row or a log
+// record is one append instead of one per field (each a call into the
+// string's append, ~4 % of the server's CPU under ingest when rows were
+// written field by field).
+inline constexpr size_t kMaxVarint64Bytes = 10;
+inline char* EncodeFixed64BE(char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (56 - 8 * i));
+  return p + 8;
+}
+inline char* EncodeOrderedInt64BE(char* p, int64_t v) {
+  return EncodeFixed64BE(p, static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));
+}
+inline char* EncodeVarint64(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+inline char* EncodeVarsint64(char* p, int64_t v) {
+  return EncodeVarint64(p, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
+inline char* EncodeLengthPrefixed(char* p, std::string_view s) {
+  p = EncodeVarint64(p, s.size());
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view's data may be null
+  return p + s.size();
+}
+inline char* EncodeDouble(char* p, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return EncodeFixed64BE(p, bits);
+}
+// Appends to `dst` what `write(char* p)` writes at p, at most `bound` bytes,
+// returning the end of it.
+template <typename Write>
+void AppendBounded(std::string* dst, size_t bound, Write&& write) {
+  const size_t start = dst->size();
+  dst->resize(start + bound);
+  char* end = write(dst->data() + start);
+  dst->resize(static_cast<size_t>(end - dst->data()));
+}
+
 inline uint32_t DecodeFixed32BE(const char* p) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);
   return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | uint32_t{u[3]};

@@ -29,17 +29,18 @@ std::string Key(uint32_t table_id, uint32_t bucket, uint64_t sequence) {
 
 EntryBuilder::EntryBuilder() : bytes_(1, kFormat) {}
 
-void EntryBuilder::Point(char kind, const keys::PointKey& key) {
-  bytes_.push_back(kind);
-  PutFixed64BE(&bytes_, key.pk_hash);
-  PutFixed64BE(&bytes_, key.series);
-  PutOrderedInt64BE(&bytes_, key.time_nanos);
+char* EntryBuilder::Point(char* p, char kind, const keys::PointKey& key) {
+  *p++ = kind;
+  p = EncodeFixed64BE(p, key.pk_hash);
+  p = EncodeFixed64BE(p, key.series);
   ++changes_;
+  return EncodeOrderedInt64BE(p, key.time_nanos);
 }
 
 void EntryBuilder::Put(const keys::PointKey& key, std::string_view row) {
-  Point(kPut, key);
-  PutLengthPrefixed(&bytes_, row);
+  AppendBounded(&bytes_, kPointBytes + kMaxVarint64Bytes + row.size(), [&](char* p) {
+    return EncodeLengthPrefixed(Point(p, kPut, key), row);
+  });
 }
 
 void EntryBuilder::PutCompact(const keys::PointKey& key, std::string_view signature,
@@ -50,12 +51,15 @@ void EntryBuilder::PutCompact(const keys::PointKey& key, std::string_view signat
     bytes_.push_back(kShape);
     PutLengthPrefixed(&bytes_, signature);
   }
-  Point(kCompactPut, key);
-  PutVarint64(&bytes_, it->second);
-  PutLengthPrefixed(&bytes_, compact);
+  const uint64_t shape = it->second;
+  AppendBounded(&bytes_, kPointBytes + 2 * kMaxVarint64Bytes + compact.size(), [&](char* p) {
+    return EncodeLengthPrefixed(EncodeVarint64(Point(p, kCompactPut, key), shape), compact);
+  });
 }
 
-void EntryBuilder::Erase(const keys::PointKey& key) { Point(kErase, key); }
+void EntryBuilder::Erase(const keys::PointKey& key) {
+  AppendBounded(&bytes_, kPointBytes, [&](char* p) { return Point(p, kErase, key); });
+}
 
 absl::Status Decode(std::string_view key, std::string_view value,
                     std::vector<MemoryHead::Change>* out, uint64_t* sequence) {

@@ -50,7 +50,9 @@ class EntryBuilder {
   const std::string& bytes() const { return bytes_; }
 
  private:
-  void Point(char kind, const keys::PointKey& key);
+  // A change's kind and point (its partition hash, series and time), at p.
+  static constexpr size_t kPointBytes = 1 + 3 * 8;
+  char* Point(char* p, char kind, const keys::PointKey& key);
   std::string bytes_;
   int changes_ = 0;
   absl::flat_hash_map<const char*, uint64_t> shapes_;  // signature's address -> index

@@ -7,14 +7,25 @@ namespace strata {
 
 namespace {
 
-void PutValue(const Value& value, std::string* out) {
+// The most bytes EncodeValue writes for `value`.
+size_t MaxValueBytes(const Value& value) {
+  return value.type == ValueType::kVarchar ? kMaxVarint64Bytes + value.text.size()
+                                           : kMaxVarint64Bytes;
+}
+
+char* EncodeValue(char* p, const Value& value) {
   switch (value.type) {
-    case ValueType::kDouble: PutDouble(out, value.real); break;
-    case ValueType::kVarchar: PutLengthPrefixed(out, value.text); break;
-    case ValueType::kBoolean: out->push_back(value.number != 0 ? 1 : 0); break;
+    case ValueType::kDouble: return EncodeDouble(p, value.real);
+    case ValueType::kVarchar: return EncodeLengthPrefixed(p, value.text);
+    case ValueType::kBoolean: *p = value.number != 0 ? 1 : 0; return p + 1;
     case ValueType::kBigint:
-    case ValueType::kTimestamp: PutVarsint64(out, value.number); break;
+    case ValueType::kTimestamp: return EncodeVarsint64(p, value.number);
   }
+  return p;
+}
+
+void PutValue(const Value& value, std::string* out) {
+  AppendBounded(out, MaxValueBytes(value), [&](char* p) { return EncodeValue(p, value); });
 }
 
 void PutNameAndType(const Measure& m, std::string* out) {
@@ -39,8 +50,13 @@ void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out) 
 }
 
 void EncodeCompactRow(const StoredRow& row, std::string* out) {
-  PutVarint64(out, static_cast<uint64_t>(row.version));
-  for (const Measure& m : row.measures) PutValue(m.value, out);
+  size_t bound = kMaxVarint64Bytes;
+  for (const Measure& m : row.measures) bound += MaxValueBytes(m.value);
+  AppendBounded(out, bound, [&](char* p) {
+    p = EncodeVarint64(p, static_cast<uint64_t>(row.version));
+    for (const Measure& m : row.measures) p = EncodeValue(p, m.value);
+    return p;
+  });
 }
 
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes) {
@@ -91,7 +107,7 @@ bool RowReader::Next(MeasureView* m) {
     return false;
   }
   --left_;
-  uint8_t type, flag;
+  uint8_t type = 0, flag = 0;
   if (shape_ != nullptr) {
     m->name = shape_->name(next_);
     type = static_cast<uint8_t>(shape_->type(next_));

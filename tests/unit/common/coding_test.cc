@@ -80,6 +80,38 @@ TEST(CodingTest, RoundTripsEveryValueKind) {
   }
 }
 
+// The pointer forms, in one AppendBounded whose bound is the most they can
+// write, leave the bytes the Put forms append, and nothing past them.
+TEST(CodingTest, PointerFormsWriteWhatThePutFormsAppend) {
+  const uint64_t varints[] = {0, 127, 128, 1ull << 63, std::numeric_limits<uint64_t>::max()};
+  const int64_t signed_varints[] = {0, -1, 63, -64, std::numeric_limits<int64_t>::min()};
+  const std::string texts[] = {"", "a", std::string(300, 'x'), std::string("nul\0", 4), "z"};
+  for (int i = 0; i < 5; ++i) {
+    SCOPED_TRACE(i);
+    std::string put = "prefix", encoded = "prefix";
+    PutVarint64(&put, varints[i]);
+    PutVarsint64(&put, signed_varints[i]);
+    PutLengthPrefixed(&put, texts[i]);
+    PutDouble(&put, -0.25 * i);
+    PutFixed64BE(&put, varints[i]);
+    PutOrderedInt64BE(&put, signed_varints[i]);
+    const size_t bound = 3 * kMaxVarint64Bytes + texts[i].size() + 3 * 8;
+    AppendBounded(&encoded, bound, [&](char* p) {
+      p = EncodeVarint64(p, varints[i]);
+      p = EncodeVarsint64(p, signed_varints[i]);
+      p = EncodeLengthPrefixed(p, texts[i]);
+      p = EncodeDouble(p, -0.25 * i);
+      p = EncodeFixed64BE(p, varints[i]);
+      return EncodeOrderedInt64BE(p, signed_varints[i]);
+    });
+    EXPECT_EQ(encoded, put);
+  }
+  std::string empty_view;
+  AppendBounded(&empty_view, kMaxVarint64Bytes,
+                [](char* p) { return EncodeLengthPrefixed(p, std::string_view()); });
+  EXPECT_EQ(empty_view, std::string(1, '\0'));
+}
+
 TEST(CodingTest, SmallSignedValuesStaySmall) {
   std::string bytes;
   PutVarsint64(&bytes, -1);
