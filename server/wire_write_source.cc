@@ -377,7 +377,7 @@ struct WireAccess {
   static const std::string_view* MeasureName(R& r) {
     return r.measure_name ? &*r.measure_name : nullptr;
   }
-  static std::string TakeMeasureName(R& r) { return std::string(*r.measure_name); }
+  static void TakeMeasureName(R& r, std::string* out) { out->assign(*r.measure_name); }
   static size_t DimensionCount(R& r) { return r.dimensions.size(); }
   static std::string_view DimensionName(R& r, size_t i) { return r.dimensions[i].name; }
   static std::string_view DimensionValue(R& r, size_t i) { return r.dimensions[i].value; }
@@ -394,8 +394,8 @@ struct WireAccess {
   static std::optional<MeasureKind> MeasureValueKind(R& r, size_t i) {
     return Kind(r.measure_values[i].type);
   }
-  static std::string TakeMeasureValueName(R& r, size_t i) {
-    return std::string(r.measure_values[i].name);
+  static void TakeMeasureValueName(R& r, size_t i, std::string* out) {
+    out->assign(r.measure_values[i].name);
   }
   static std::optional<Value> MeasureValueValue(R& r, size_t i) {
     return ValueFromWire(r.measure_values[i].value);

@@ -106,7 +106,9 @@ struct ProtoAccess {
   static const std::string* MeasureName(const v1::Record& r) {
     return r.has_measure_name() ? &r.measure_name() : nullptr;
   }
-  static std::string TakeMeasureName(v1::Record& r) { return std::move(*r.mutable_measure_name()); }
+  static void TakeMeasureName(v1::Record& r, std::string* out) {
+    *out = std::move(*r.mutable_measure_name());
+  }
   static size_t DimensionCount(const v1::Record& r) { return r.dimensions_size(); }
   static std::string_view DimensionName(const v1::Record& r, size_t i) {
     return r.dimensions(static_cast<int>(i)).name();
@@ -132,8 +134,8 @@ struct ProtoAccess {
   static std::optional<MeasureKind> MeasureValueKind(const v1::Record& r, size_t i) {
     return KindFromProto(r.measure_values(static_cast<int>(i)).type());
   }
-  static std::string TakeMeasureValueName(v1::Record& r, size_t i) {
-    return std::move(*r.mutable_measure_values(static_cast<int>(i))->mutable_name());
+  static void TakeMeasureValueName(v1::Record& r, size_t i, std::string* out) {
+    *out = std::move(*r.mutable_measure_values(static_cast<int>(i))->mutable_name());
   }
   static std::optional<Value> MeasureValueValue(const v1::Record& r, size_t i) {
     return ValueFromProto(r.measure_values(static_cast<int>(i)).value());

@@ -7,7 +7,7 @@
 // `Access` reads a record of type `R`; every member is static:
 //   std::optional<std::string> Unreadable(const R&)  a field the server cannot read
 //   const S* MeasureName(const R&)   nullptr when unset (S: std::string or string_view)
-//   std::string TakeMeasureName(R&)
+//   void TakeMeasureName(R&, std::string* out)   assigns it to *out
 //   size_t DimensionCount(const R&)
 //   std::string_view DimensionName(const R&, size_t), DimensionValue(...)
 //   std::optional<MeasureKind> MeasureValueType(const R&)
@@ -16,11 +16,13 @@
 //   size_t MeasureValueCount(const R&)
 //   std::string_view MeasureValueName(const R&, size_t)
 //   std::optional<MeasureKind> MeasureValueKind(const R&, size_t)
-//   std::string TakeMeasureValueName(R&, size_t)
+//   void TakeMeasureValueName(R&, size_t, std::string* out)
 //   std::optional<Value> MeasureValueValue(const R&, size_t), TakeMeasureValueValue(R&, size_t)
 //   std::optional<int64_t> Time(const R&), Version(const R&)
 //   std::optional<TimeUnit> Unit(const R&)
-// "Take" may move the field out of the record (it is read once).
+// "Take" may move the field out of the record (it is read once). Names are
+// assigned in place, not returned: a name within the short-string buffer is
+// copied on every move, and a record has up to 257 of them.
 #pragma once
 
 #include <algorithm>
@@ -135,7 +137,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   if (auto unreadable = Access::Unreadable(r)) return Reject(*std::move(unreadable));
   if (common_unreadable) return Reject(StrCat("common_attributes: ", *common_unreadable));
   if (Access::MeasureName(r) != nullptr) {
-    out.measure_name = Access::TakeMeasureName(r);
+    Access::TakeMeasureName(r, &out.measure_name);
   } else if (const auto* name = Access::MeasureName(common); name != nullptr) {
     out.measure_name = *name;
   }
@@ -243,7 +245,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       }
       Measure& added = out.measures.emplace_back();
       if (own_values) {
-        added.name = Access::TakeMeasureValueName(r, i);
+        Access::TakeMeasureValueName(r, i, &added.name);
         RETURN_IF_ERROR(CheckValue(declared, Access::TakeMeasureValueValue(r, i), unit,
                                    added.name, &added.value));
       } else {

@@ -132,7 +132,9 @@ struct InputAccess {
   static const std::string* MeasureName(const InputRecord& r) {
     return r.measure_name ? &*r.measure_name : nullptr;
   }
-  static std::string TakeMeasureName(InputRecord& r) { return *std::move(r.measure_name); }
+  static void TakeMeasureName(InputRecord& r, std::string* out) {
+    *out = *std::move(r.measure_name);
+  }
   static size_t DimensionCount(const InputRecord& r) { return r.dimensions.size(); }
   static std::string_view DimensionName(const InputRecord& r, size_t i) {
     return r.dimensions[i].name;
@@ -155,8 +157,8 @@ struct InputAccess {
   static std::optional<MeasureKind> MeasureValueKind(const InputRecord& r, size_t i) {
     return r.measure_values[i].type;
   }
-  static std::string TakeMeasureValueName(InputRecord& r, size_t i) {
-    return std::move(r.measure_values[i].name);
+  static void TakeMeasureValueName(InputRecord& r, size_t i, std::string* out) {
+    *out = std::move(r.measure_values[i].name);
   }
   static std::optional<Value> MeasureValueValue(const InputRecord& r, size_t i) {
     return r.measure_values[i].value;
