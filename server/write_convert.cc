@@ -12,16 +12,6 @@ constexpr size_t kMaxReasonBytes = 1024;
 
 }  // namespace
 
-std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
-  switch (unit) {
-    case v1::TIME_UNIT_MILLISECONDS: return TimeUnit::kMilliseconds;
-    case v1::TIME_UNIT_SECONDS: return TimeUnit::kSeconds;
-    case v1::TIME_UNIT_MICROSECONDS: return TimeUnit::kMicroseconds;
-    case v1::TIME_UNIT_NANOSECONDS: return TimeUnit::kNanoseconds;
-    default: return std::nullopt;
-  }
-}
-
 namespace {
 
 std::optional<Value> ValueFromProto(const v1::MeasureValue& value) {

@@ -14,20 +14,34 @@
 
 namespace strata {
 
+// The engine's measure kinds and time units are numbered as the wire's
+// (kinds as they are, units one below), so the two conversions below are a
+// range check: they run for every measure and record, and as switches GCC
+// left them out of line (~4 % of the request path's CPU).
+static_assert(static_cast<int>(MeasureKind::kDouble) == v1::MEASURE_VALUE_TYPE_DOUBLE &&
+              static_cast<int>(MeasureKind::kBigint) == v1::MEASURE_VALUE_TYPE_BIGINT &&
+              static_cast<int>(MeasureKind::kVarchar) == v1::MEASURE_VALUE_TYPE_VARCHAR &&
+              static_cast<int>(MeasureKind::kBoolean) == v1::MEASURE_VALUE_TYPE_BOOLEAN &&
+              static_cast<int>(MeasureKind::kTimestamp) == v1::MEASURE_VALUE_TYPE_TIMESTAMP &&
+              static_cast<int>(MeasureKind::kMulti) == v1::MEASURE_VALUE_TYPE_MULTI);
+static_assert(static_cast<int>(TimeUnit::kMilliseconds) + 1 == v1::TIME_UNIT_MILLISECONDS &&
+              static_cast<int>(TimeUnit::kSeconds) + 1 == v1::TIME_UNIT_SECONDS &&
+              static_cast<int>(TimeUnit::kMicroseconds) + 1 == v1::TIME_UNIT_MICROSECONDS &&
+              static_cast<int>(TimeUnit::kNanoseconds) + 1 == v1::TIME_UNIT_NANOSECONDS);
+
 // The engine's measure kind of a wire type; nullopt for UNSPECIFIED or
-// unknown. (Inline: it runs for every measure of every record.)
+// unknown.
 inline std::optional<MeasureKind> KindFromProto(v1::MeasureValueType type) {
-  switch (type) {
-    case v1::MEASURE_VALUE_TYPE_DOUBLE: return MeasureKind::kDouble;
-    case v1::MEASURE_VALUE_TYPE_BIGINT: return MeasureKind::kBigint;
-    case v1::MEASURE_VALUE_TYPE_VARCHAR: return MeasureKind::kVarchar;
-    case v1::MEASURE_VALUE_TYPE_BOOLEAN: return MeasureKind::kBoolean;
-    case v1::MEASURE_VALUE_TYPE_TIMESTAMP: return MeasureKind::kTimestamp;
-    case v1::MEASURE_VALUE_TYPE_MULTI: return MeasureKind::kMulti;
-    default: return std::nullopt;
+  if (type < v1::MEASURE_VALUE_TYPE_DOUBLE || type > v1::MEASURE_VALUE_TYPE_MULTI) {
+    return std::nullopt;
   }
+  return static_cast<MeasureKind>(type);
 }
-std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit);
+// The engine's time unit of a wire unit; nullopt for UNSPECIFIED or unknown.
+inline std::optional<TimeUnit> UnitFromProto(v1::TimeUnit unit) {
+  if (unit < v1::TIME_UNIT_MILLISECONDS || unit > v1::TIME_UNIT_NANOSECONDS) return std::nullopt;
+  return static_cast<TimeUnit>(unit - 1);
+}
 
 // Why a record cannot be read, by the number sent in one of its enum fields:
 // a value this server does not know (a newer client's, or garbage: proto3

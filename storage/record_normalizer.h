@@ -199,7 +199,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
                            " bytes; it must be 1..", kMaxValueBytes));
     }
-    if (value.find('\0') != std::string_view::npos) {
+    if (HasZeroByte(value)) {
       return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
   }

@@ -23,7 +23,7 @@ constexpr int64_t kNowMillis = 1'709'294'400'000;  // the fixture's clock
 std::string UnusualEncodings() {
   auto padded_length = [](size_t n) {
     std::string out;
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (7 * i)) & 0x7f | 0x80));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(((n >> (7 * i)) & 0x7f) | 0x80));
     out.push_back(static_cast<char>(n >> 28));
     return out;
   };

@@ -190,7 +190,9 @@ std::pair<std::set<int>, bool> WriteAndKill(const std::string& data_dir, int64_t
        begin = end + 1) {
     batches.insert(std::stoi(acked.substr(begin, end - begin)));
   }
-  if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0) << "the helper failed";
+  if (WIFEXITED(status)) {
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the helper failed";
+  }
   return {batches, WIFSIGNALED(status)};
 }
 
