@@ -266,7 +266,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
         return finish();
       }
       // DESCRIBE: the columns of SELECT *, in its order (the table layout).
-      const std::shared_ptr<const TableLayout> layout = layouts_.Get(**table, *state);
+      const std::shared_ptr<const TableLayout> layout = layouts_.Get(**table, state);
       const Schema& columns = layout->schema;
       std::vector<Row> rows;
       auto add = [&rows](std::string column, std::string_view type, std::string kind) {

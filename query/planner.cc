@@ -257,7 +257,7 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(*resolved.table));
   // The table's columns: dimensions, measure_name, time, then the typed
   // measure_value columns and MULTI attributes the table has seen.
-  resolved.layout = layouts_.Get(*resolved.table, *state);
+  resolved.layout = layouts_.Get(*resolved.table, state);
   resolved.schema = resolved.layout->schema;
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
   for (ColumnInfo& c : resolved.schema) c.qualifier = qualifier;

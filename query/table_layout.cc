@@ -121,23 +121,24 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   return layout;
 }
 
-std::shared_ptr<const TableLayout> TableLayoutCache::Get(const TableInfo& table,
-                                                         const TableState& state) {
+std::shared_ptr<const TableLayout> TableLayoutCache::Get(
+    const TableInfo& table, const std::shared_ptr<const TableState>& state) {
   // Read before the registry is copied: a change landing during the build
   // makes the next query build again rather than miss it.
-  const uint64_t generation = state.generation();
+  const uint64_t generation = state->generation();
   {
     absl::MutexLock lock(&mu_);
     auto it = by_table_.find(table.id);
-    if (it != by_table_.end() && it->second.state == &state &&
+    if (it != by_table_.end() && it->second.state.lock() == state &&
         it->second.generation == generation) {
       return it->second.layout;
     }
   }
-  std::shared_ptr<const TableLayout> layout = BuildTableLayout(table, state);
+  std::shared_ptr<const TableLayout> layout = BuildTableLayout(table, *state);
   absl::MutexLock lock(&mu_);
+  absl::erase_if(by_table_, [](const auto& entry) { return entry.second.state.expired(); });
   if (by_table_.size() >= kMaxCachedTables) by_table_.clear();
-  by_table_[table.id] = {&state, generation, layout};
+  by_table_[table.id] = {state, generation, layout};
   return layout;
 }
 

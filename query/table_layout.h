@@ -54,15 +54,21 @@ struct TableLayout {
 std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                                                     const TableState& state);
 
-// Thread-safe. Holds the layouts of recently queried tables.
+// Thread-safe. Holds the layouts of recently queried tables, each while its
+// table's state lives: a dropped table's layout (for a table of many series,
+// megabytes) is let go at the next miss once its state is freed.
 class TableLayoutCache {
  public:
   // The layout of `table`, built anew only if the registry changed since.
-  std::shared_ptr<const TableLayout> Get(const TableInfo& table, const TableState& state);
+  std::shared_ptr<const TableLayout> Get(const TableInfo& table,
+                                         const std::shared_ptr<const TableState>& state);
 
  private:
   struct Entry {
-    const TableState* state = nullptr;
+    // Not an owner: the writer frees a dropped table's state after the
+    // sweep, and an expired entry is stale (even if a new state reuses the
+    // address).
+    std::weak_ptr<const TableState> state;
     uint64_t generation = 0;
     std::shared_ptr<const TableLayout> layout;
   };
