@@ -5,8 +5,6 @@
 // std::string_view arguments. StrCat here does the same job through fmt.
 #pragma once
 
-#include <cstdint>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -25,23 +23,6 @@ struct fmt::formatter<absl::string_view> : fmt::formatter<std::string_view> {
 namespace strata {
 
 // `s` without leading and trailing ASCII whitespace.
-// Whether `s` holds a zero byte: eight bytes at a time, inline (the write
-// path checks every dimension value; a call to memchr per short value was
-// ~4 % of the request path's CPU).
-inline bool HasZeroByte(std::string_view s) {
-  constexpr uint64_t kLows = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    if (((word - kLows) & ~word & kHighs) != 0) return true;
-  }
-  for (; i < s.size(); ++i) {
-    if (s[i] == '\0') return true;
-  }
-  return false;
-}
-
 inline std::string_view StripWhitespace(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n\f\v";
   const size_t begin = s.find_first_not_of(kSpace);

@@ -26,7 +26,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,23 +53,8 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
 // converts TIMESTAMP values to nanoseconds, and moves it to *out. (In place,
 // not through a StatusOr<Value>: a record has up to 256 values, and each
 // move of a Value is a string's.)
-absl::Status CheckValueFully(const std::optional<MeasureKind>& declared,
-                             std::optional<Value>&& value, TimeUnit unit,
-                             std::string_view measure_name, Value* out);
-// CheckValueFully with the common case inline (a call per measure): a finite
-// DOUBLE, a BIGINT or a BOOLEAN of the declared kind has nothing to convert
-// or refuse.
-inline absl::Status CheckValue(const std::optional<MeasureKind>& declared,
-                               std::optional<Value>&& value, TimeUnit unit,
-                               std::string_view measure_name, Value* out) {
-  if (value && (!declared || *declared == static_cast<MeasureKind>(value->type)) &&
-      ((value->type == ValueType::kDouble && std::isfinite(value->real)) ||
-       value->type == ValueType::kBigint || value->type == ValueType::kBoolean)) {
-    *out = *std::move(value);
-    return absl::OkStatus();
-  }
-  return CheckValueFully(declared, std::move(value), unit, measure_name, out);
-}
+absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
+                        TimeUnit unit, std::string_view measure_name, Value* out);
 // Byte order (the normal form's order of dimensions), deciding most pairs by
 // their first byte without a call to memcmp. Names are not empty.
 inline bool NameLess(std::string_view a, std::string_view b) {
@@ -215,7 +199,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("dimension \"", name, "\" has a value of ", value.size(),
                            " bytes; it must be 1..", kMaxValueBytes));
     }
-    if (HasZeroByte(value)) {
+    if (value.find('\0') != std::string_view::npos) {
       return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
   }

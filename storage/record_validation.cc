@@ -61,9 +61,8 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
   return count * factor;
 }
 
-absl::Status CheckValueFully(const std::optional<MeasureKind>& declared,
-                             std::optional<Value>&& value, TimeUnit unit,
-                             std::string_view measure_name, Value* out) {
+absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
+                        TimeUnit unit, std::string_view measure_name, Value* out) {
   if (!value) {
     return Reject(StrCat(SubjectText("measure", measure_name),
                          " has no value; set one of double_value, bigint_value, "
