@@ -182,9 +182,9 @@ class Writer::GroupCommit {
       entry = head_log::EntryBuilder();
     };
     for (const Put& put : puts_) {
-      const rocksdb::Slice value(values_.data() + put.value_offset, put.value_size);
+      const std::string_view row = put.value(values_);
       if (put.family != Store::kHot) {
-        batch_.Put(store_->family(put.family), put.key, value);
+        batch_.Put(store_->family(put.family), put.key, row);
         continue;
       }
       keys::PointKey key;
@@ -195,11 +195,11 @@ class Writer::GroupCommit {
       }
       entry_key = key;
       if (put.shape != nullptr) {
-        entry.PutCompact(key, *put.shape, value.ToStringView());
-        head_changes.push_back({.key = key, .row = value.ToStringView(), .shape = *put.shape});
+        entry.PutCompact(key, put.shape->first, row);
+        head_changes.push_back({.key = key, .row = row, .shape = put.shape->first});
       } else {
-        entry.Put(key, value.ToStringView());
-        head_changes.push_back({.key = key, .row = value.ToStringView()});
+        entry.Put(key, row);
+        head_changes.push_back({.key = key, .row = row});
       }
     }
     log_entry();
@@ -229,25 +229,28 @@ class Writer::GroupCommit {
   };
   std::vector<WrittenPoint> written_points_;
 
-  // A data row for the batch: its key is a view of its Target's (targets_
-  // does not reallocate), its value a slice of values_ (one buffer for the
-  // group's rows instead of a string each). A memory-store row is compact
-  // (its version and values) with its shape's signature, one string per
-  // shape in shapes_; other rows are encoded whole.
-  struct Put {
-    Store::Family family;
-    std::string_view key;
-    size_t value_offset;
-    size_t value_size;
-    const std::string* shape = nullptr;
-  };
-
   // The names and types of the group's memory-store rows, by signature
   // (row_codec.h, EncodeRowSignature): the head_log entries write each once
   // and the head finds its shape once per entry, instead of every row
   // carrying its names (~130 of ~230 bytes of a row of ten doubles).
   using Shape = std::pair<const std::string, std::unique_ptr<RowShape>>;
   absl::node_hash_map<std::string, std::unique_ptr<RowShape>> shapes_;  // stable nodes
+
+  // A data row for the batch: its key is a view of its Target's (targets_
+  // does not reallocate), its value a slice of values_ (one buffer for the
+  // group's rows instead of a string each). A memory-store row is compact
+  // (its version and values) with its shape (in shapes_); other rows are
+  // encoded whole.
+  struct Put {
+    Store::Family family;
+    std::string_view key;
+    size_t value_offset;
+    size_t value_size;
+    const Shape* shape = nullptr;
+    std::string_view value(const std::string& values) const {
+      return std::string_view(values).substr(value_offset, value_size);
+    }
+  };
   const Shape* last_shape_ = nullptr;
   std::string signature_;  // scratch
 
@@ -625,11 +628,11 @@ class Writer::GroupCommit {
   absl::Status ReadBackWritten(std::string_view key) {
     auto it = written_.find(key);
     if (it == written_.end()) return absl::OkStatus();
-    const Written& w = it->second;
+    const Put& put = puts_[it->second];
     StoredRow row;
-    RETURN_IF_ERROR(DecodeRowInto(std::string_view(values_).substr(w.value_offset, w.value_size),
-                                  w.shape != nullptr ? w.shape->second.get() : nullptr, &row));
-    rows_[key].in(w.family) = std::move(row);
+    RETURN_IF_ERROR(DecodeRowInto(put.value(values_),
+                                  put.shape != nullptr ? put.shape->second.get() : nullptr, &row));
+    rows_[key].in(put.family) = std::move(row);
     written_.erase(it);
     return absl::OkStatus();
   }
@@ -697,8 +700,7 @@ class Writer::GroupCommit {
       written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key()),
                                  r.record.time_nanos, next.version, std::move(row)});
     }
-    puts_.push_back({family, t.hot_key(), value_offset, value_size,
-                     shape != nullptr ? &shape->first : nullptr});
+    puts_.push_back({family, t.hot_key(), value_offset, value_size, shape});
     if (family != Store::kHot) {
       // A conversion of the bucket deletes its late writes with it: it must
       // read this one. (Rows for the head are told apart by their log
@@ -716,7 +718,7 @@ class Writer::GroupCommit {
     // Kept as its bytes: a later record at the same point reads it back
     // (ReadBackWritten). The measures are freed here, while they are in the
     // cache, not with the group (~3 % of the server's CPU under ingest).
-    written_[t.hot_key()] = {family, value_offset, value_size, shape};
+    written_[t.hot_key()] = puts_.size() - 1;
     Count(t);
     return absl::OkStatus();
   }
@@ -758,15 +760,9 @@ class Writer::GroupCommit {
   // By point key: views of targets_' keys (reserved, so they stay put) and
   // of to_read_'s (not changed once read).
   absl::flat_hash_map<std::string_view, StoredAt> rows_;
-  // The row this group last wrote at a point, as its bytes in values_ (a
-  // compact row with its shape, or a whole one), by point key as rows_.
-  struct Written {
-    Store::Family family;
-    size_t value_offset;
-    size_t value_size;
-    const Shape* shape;
-  };
-  absl::flat_hash_map<std::string_view, Written> written_;
+  // The row this group last wrote at a point: its put (puts_ is sorted only
+  // once every record is applied), by point key as rows_.
+  absl::flat_hash_map<std::string_view, size_t> written_;
 };
 
 absl::StatusOr<std::shared_ptr<TableState>> Writer::State(uint32_t table_id) {
