@@ -58,6 +58,21 @@ std::string StratadProcess::AdminToken() const {
 }
 
 bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
+  // A restart reuses the last ports, and a test running beside this one may
+  // have been given the HTTP or PostgreSQL port meanwhile (they were the
+  // kernel's free ports): then those two start again on free ports. (The
+  // gRPC port stays: the test's channels hold its address.)
+  if (StartOnce(extra_args)) return true;
+  if (error_.find("cannot listen for HTTP") == std::string::npos &&
+      error_.find("cannot listen for PostgreSQL") == std::string::npos) {
+    return false;
+  }
+  http_port_ = 0;
+  pg_port_ = 0;
+  return StartOnce(extra_args);
+}
+
+bool StratadProcess::StartOnce(const std::vector<std::string>& extra_args) {
   extra_args_ = extra_args;
   std::ofstream(log_path_, std::ios::trunc).close();
   std::vector<std::string> args = {"--data-dir", data_dir_, "--listen",

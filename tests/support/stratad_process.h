@@ -59,6 +59,7 @@ class StratadProcess {
 
  private:
   pid_t Spawn(const std::vector<std::string>& args);
+  bool StartOnce(const std::vector<std::string>& extra_args);
   bool WaitHealthy();
   int WaitExit(int timeout_seconds);
 
