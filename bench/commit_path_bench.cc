@@ -1,8 +1,8 @@
 // The write path in-process, without gRPC or a client on the same cores:
 // pre-serialized 100-record WriteRecords requests of TSBS devops rows (10
-// tags, 10 doubles, 1,000 hosts, as ingest_bench sends) are parsed on an
-// arena and written through the engine as stratad's handlers do
-// (ProtoWriteSource, WriteAsync, two threads), with up to --in-flight requests waiting
+// tags, 10 doubles, 1,000 hosts, as ingest_bench sends) are read from their
+// bytes and written through the engine as stratad's handlers do
+// (WireWriteSource, WriteAsync, two threads), with up to --in-flight requests waiting
 // for a group commit, into a fresh data directory with fsync. Prints rows/s
 // and the process's CPU per row (handler + committer + RocksDB's threads):
 // steadier than an end-to-end run, whose client shares the two cores.
@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -20,8 +21,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
 #include "common/process_setup.h"
-#include "google/protobuf/arena.h"
-#include "server/write_convert.h"
+#include "server/wire_write_source.h"
 #include "storage/engine.h"
 #include "strata/v1/write.pb.h"
 
@@ -122,10 +122,12 @@ int Run(int64_t rows, int in_flight, const std::string& dir, bool buffered) {
         mu.Await(absl::Condition(&state, &InFlight::HasRoom));
         ++state.waiting;
       }
-      google::protobuf::Arena arena;
-      auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
-      request->ParseFromString(serialized[i]);
-      ProtoWriteSource source(*request);
+      WireWriteRequest request;
+      if (!request.Decode(serialized[i])) {
+        std::fprintf(stderr, "the wire reader refused request %zu\n", i);
+        std::abort();
+      }
+      WireWriteSource source(request);
       engine.WriteAsync(source, [&](absl::StatusOr<WriteResult> result) {
         absl::MutexLock lock(&mu);
         --state.waiting;

@@ -7,6 +7,7 @@
 // Thread-safety: free functions are pure; a Decoder is not shared.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -33,8 +34,10 @@ void PutDouble(std::string* dst, double v);
 // written field by field).
 inline constexpr size_t kMaxVarint64Bytes = 10;
 inline char* EncodeFixed64BE(char* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (56 - 8 * i));
-  return p + 8;
+  // One byte-swapped store: GCC left a loop of byte stores a loop.
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, sizeof(v));
+  return p + sizeof(v);
 }
 inline char* EncodeOrderedInt64BE(char* p, int64_t v) {
   return EncodeFixed64BE(p, static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));

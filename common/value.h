@@ -39,4 +39,22 @@ struct Value {
   bool operator==(const Value& other) const;
 };
 
+// A Value whose text is viewed, not held: how the write path reads a value
+// from a request and packs it into a row without a string per value.
+struct ValueView {
+  ValueType type = ValueType::kDouble;
+  int64_t number = 0;
+  double real = 0;
+  std::string_view text;
+
+  static ValueView Of(const Value& v) {
+    return {.type = v.type, .number = v.number, .real = v.real, .text = v.text};
+  }
+  static ValueView Double(double v) { return {.type = ValueType::kDouble, .real = v}; }
+  static ValueView Bigint(int64_t v) { return {.type = ValueType::kBigint, .number = v}; }
+  static ValueView Varchar(std::string_view v) { return {.type = ValueType::kVarchar, .text = v}; }
+  static ValueView Boolean(bool v) { return {.type = ValueType::kBoolean, .number = v ? 1 : 0}; }
+  static ValueView Timestamp(int64_t v) { return {.type = ValueType::kTimestamp, .number = v}; }
+};
+
 }  // namespace strata

@@ -345,13 +345,13 @@ bool WireWriteRequest::Decode(std::string_view bytes) {
 
 namespace {
 
-std::optional<Value> ValueFromWire(const WireValue& value) {
+std::optional<ValueView> ValueFromWire(const WireValue& value) {
   switch (value.kind) {
-    case v1::MeasureValue::kDoubleValue: return Value::Double(value.real);
-    case v1::MeasureValue::kBigintValue: return Value::Bigint(value.number);
-    case v1::MeasureValue::kVarcharValue: return Value::Varchar(std::string(value.text));
-    case v1::MeasureValue::kBooleanValue: return Value::Boolean(value.number != 0);
-    case v1::MeasureValue::kTimestampValue: return Value::Timestamp(value.number);
+    case v1::MeasureValue::kDoubleValue: return ValueView::Double(value.real);
+    case v1::MeasureValue::kBigintValue: return ValueView::Bigint(value.number);
+    case v1::MeasureValue::kVarcharValue: return ValueView::Varchar(value.text);
+    case v1::MeasureValue::kBooleanValue: return ValueView::Boolean(value.number != 0);
+    case v1::MeasureValue::kTimestampValue: return ValueView::Timestamp(value.number);
     case v1::MeasureValue::VALUE_NOT_SET: break;
   }
   return std::nullopt;
@@ -385,23 +385,16 @@ struct WireAccess {
   static bool HasMeasureValue(R& r) {
     return r.has_measure_value && r.measure_value.kind != v1::MeasureValue::VALUE_NOT_SET;
   }
-  static std::optional<Value> MeasureValue(R& r) {
+  static std::optional<ValueView> MeasureValue(R& r) {
     return r.has_measure_value ? ValueFromWire(r.measure_value) : std::nullopt;
   }
-  static std::optional<Value> TakeMeasureValue(R& r) { return MeasureValue(r); }
   static size_t MeasureValueCount(R& r) { return r.measure_values.size(); }
   static std::string_view MeasureValueName(R& r, size_t i) { return r.measure_values[i].name; }
   static std::optional<MeasureKind> MeasureValueKind(R& r, size_t i) {
     return Kind(r.measure_values[i].type);
   }
-  static void TakeMeasureValueName(R& r, size_t i, std::string* out) {
-    out->assign(r.measure_values[i].name);
-  }
-  static std::optional<Value> MeasureValueValue(R& r, size_t i) {
+  static std::optional<ValueView> MeasureValueValue(R& r, size_t i) {
     return ValueFromWire(r.measure_values[i].value);
-  }
-  static std::optional<Value> TakeMeasureValueValue(R& r, size_t i) {
-    return MeasureValueValue(r, i);
   }
   static std::optional<int64_t> Time(R& r) { return r.time; }
   static std::optional<TimeUnit> Unit(R& r) {

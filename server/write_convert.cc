@@ -14,16 +14,24 @@ constexpr size_t kMaxReasonBytes = 1024;
 
 namespace {
 
-std::optional<Value> ValueFromProto(const v1::MeasureValue& value) {
+// The value viewed in the message.
+std::optional<ValueView> ViewFromProto(const v1::MeasureValue& value) {
   switch (value.value_case()) {
-    case v1::MeasureValue::kDoubleValue: return Value::Double(value.double_value());
-    case v1::MeasureValue::kBigintValue: return Value::Bigint(value.bigint_value());
-    case v1::MeasureValue::kVarcharValue: return Value::Varchar(value.varchar_value());
-    case v1::MeasureValue::kBooleanValue: return Value::Boolean(value.boolean_value());
-    case v1::MeasureValue::kTimestampValue: return Value::Timestamp(value.timestamp_value());
+    case v1::MeasureValue::kDoubleValue: return ValueView::Double(value.double_value());
+    case v1::MeasureValue::kBigintValue: return ValueView::Bigint(value.bigint_value());
+    case v1::MeasureValue::kVarcharValue: return ValueView::Varchar(value.varchar_value());
+    case v1::MeasureValue::kBooleanValue: return ValueView::Boolean(value.boolean_value());
+    case v1::MeasureValue::kTimestampValue: return ValueView::Timestamp(value.timestamp_value());
     case v1::MeasureValue::VALUE_NOT_SET: break;
   }
   return std::nullopt;
+}
+
+std::optional<Value> ValueFromProto(const v1::MeasureValue& value) {
+  const std::optional<ValueView> view = ViewFromProto(value);
+  if (!view) return std::nullopt;
+  return Value{.type = view->type, .number = view->number, .real = view->real,
+               .text = std::string(view->text)};
 }
 
 // The reason for refusing an enum value this server does not know (a newer
@@ -113,10 +121,9 @@ struct ProtoAccess {
     return r.has_measure_value() &&
            r.measure_value().value_case() != v1::MeasureValue::VALUE_NOT_SET;
   }
-  static std::optional<Value> MeasureValue(const v1::Record& r) {
-    return r.has_measure_value() ? ValueFromProto(r.measure_value()) : std::nullopt;
+  static std::optional<ValueView> MeasureValue(const v1::Record& r) {
+    return r.has_measure_value() ? ViewFromProto(r.measure_value()) : std::nullopt;
   }
-  static std::optional<Value> TakeMeasureValue(v1::Record& r) { return MeasureValue(r); }
   static size_t MeasureValueCount(const v1::Record& r) { return r.measure_values_size(); }
   static std::string_view MeasureValueName(const v1::Record& r, size_t i) {
     return r.measure_values(static_cast<int>(i)).name();
@@ -124,14 +131,8 @@ struct ProtoAccess {
   static std::optional<MeasureKind> MeasureValueKind(const v1::Record& r, size_t i) {
     return KindFromProto(r.measure_values(static_cast<int>(i)).type());
   }
-  static void TakeMeasureValueName(v1::Record& r, size_t i, std::string* out) {
-    *out = std::move(*r.mutable_measure_values(static_cast<int>(i))->mutable_name());
-  }
-  static std::optional<Value> MeasureValueValue(const v1::Record& r, size_t i) {
-    return ValueFromProto(r.measure_values(static_cast<int>(i)).value());
-  }
-  static std::optional<Value> TakeMeasureValueValue(v1::Record& r, size_t i) {
-    return MeasureValueValue(r, i);
+  static std::optional<ValueView> MeasureValueValue(const v1::Record& r, size_t i) {
+    return ViewFromProto(r.measure_values(static_cast<int>(i)).value());
   }
   static std::optional<int64_t> Time(const v1::Record& r) {
     return r.has_time() ? std::optional<int64_t>(r.time()) : std::nullopt;

@@ -95,21 +95,21 @@ bool IsCompactRowOf(const RowParts& parts, std::string_view compact) {
   return at == compact.size();
 }
 
-RowShape::RowShape(const RowParts& parts) : count_(parts.count) {
+RowShape::RowShape(const RowParts& parts)
+    : signature_(Signature(parts)), count_size_(parts.count.size()) {
   ends_.reserve(parts.measures.size());
   types_.reserve(parts.measures.size());
-  for (const RowParts::Measure& m : parts.measures) {
-    names_.append(m.name);
-    ends_.push_back(static_cast<uint32_t>(names_.size()));
-    types_.push_back(m.type);
-  }
+  names_view_.reserve(parts.measures.size());
   // A part is the name's length prefix, the name and the type byte.
-  uint32_t begin = 0;
-  for (uint32_t end : ends_) {
-    std::string_view part = std::string_view(names_).substr(begin, end - begin);
+  const std::string_view names = this->names();
+  uint32_t end = 0;
+  for (const RowParts::Measure& m : parts.measures) {
+    const std::string_view part = names.substr(end, m.name.size());
     const size_t prefix = VarintLength(part);
     names_view_.push_back(part.substr(prefix, part.size() - prefix - 1));
-    begin = end;
+    end += static_cast<uint32_t>(m.name.size());
+    ends_.push_back(end);
+    types_.push_back(m.type);
   }
 }
 
@@ -136,18 +136,19 @@ void RowShape::WriteCompact(const RowParts& parts, char* out) {
 
 bool RowShape::SplitIfMatches(std::string_view row, RowParts* parts) const {
   const size_t version = VarintLength(row);
-  if (version == 0 || row.size() < version + count_.size() + names_.size() ||
-      row.substr(version, count_.size()) != count_) {
+  const std::string_view count = this->count(), names = this->names();
+  if (version == 0 || row.size() < version + signature_.size() ||
+      row.substr(version, count.size()) != count) {
     return false;
   }
   parts->version = row.substr(0, version);
-  parts->count = row.substr(version, count_.size());
+  parts->count = row.substr(version, count.size());
   parts->measures.resize(types_.size());
-  size_t at = version + count_.size();
+  size_t at = version + count.size();
   uint32_t begin = 0;
   for (size_t i = 0; i < types_.size(); ++i) {
     const size_t length = ends_[i] - begin;
-    if (row.size() - at < length || std::memcmp(row.data() + at, names_.data() + begin, length)) {
+    if (row.size() - at < length || std::memcmp(row.data() + at, names.data() + begin, length)) {
       return false;
     }
     RowParts::Measure& m = parts->measures[i];
@@ -167,7 +168,7 @@ void RowShape::AppendEncodedRow(std::string_view compact, std::string* out) cons
   // The encoded row is exactly the compact bytes, the count and the names,
   // interleaved: sized once, then copied piece by piece.
   const size_t at = out->size();
-  out->resize(at + compact.size() + count_.size() + names_.size());
+  out->resize(at + compact.size() + signature_.size());
   char* p = out->data() + at;
   auto put = [&p](std::string_view bytes) {
     std::memcpy(p, bytes.data(), bytes.size());
@@ -175,11 +176,12 @@ void RowShape::AppendEncodedRow(std::string_view compact, std::string* out) cons
   };
   const size_t version = VarintLength(compact);
   put(compact.substr(0, version));
-  put(count_);
+  put(count());
   compact.remove_prefix(version);
+  const std::string_view names = this->names();
   uint32_t begin = 0;
   for (size_t i = 0; i < ends_.size(); ++i) {
-    put(std::string_view(names_).substr(begin, ends_[i] - begin));
+    put(names.substr(begin, ends_[i] - begin));
     begin = ends_[i];
     const size_t length = types_[i] == ValueType::kDouble ? 8 : ValueLength(types_[i], compact);
     put(compact.substr(0, length));

@@ -50,9 +50,12 @@ class RowShape {
   size_t size() const { return types_.size(); }
   std::string_view name(size_t i) const { return names_view_[i]; }
   ValueType type(size_t i) const { return types_[i]; }
+  const std::vector<ValueType>& types() const { return types_; }
 
   // The bytes that identify a shape: equal for rows of equal names and types.
   static std::string Signature(const RowParts& parts);
+  // This shape's Signature: the count, then each name and type.
+  std::string_view signature() const { return signature_; }
   // SplitEncodedRow for a row of this shape, in one pass that compares the
   // names as it goes (the writer's common case); false if `row` is not a
   // well-formed row of this shape.
@@ -67,16 +70,21 @@ class RowShape {
   void AppendEncodedRow(std::string_view compact, std::string* out) const;
   // Bytes the shape holds (for the head's accounting).
   size_t bytes() const {
-    return sizeof(*this) + names_.size() +
+    return sizeof(*this) + signature_.size() +
            ends_.size() * (sizeof(uint32_t) + sizeof(ValueType) + sizeof(std::string_view));
   }
 
  private:
-  std::string count_;
-  std::string names_;            // every measure's length-prefixed name and type byte
-  std::vector<uint32_t> ends_;   // where each measure's part of names_ ends
+  // The measure count's varint bytes: the head of signature_.
+  std::string_view count() const { return std::string_view(signature_).substr(0, count_size_); }
+  // Every measure's length-prefixed name and type byte: the rest of it.
+  std::string_view names() const { return std::string_view(signature_).substr(count_size_); }
+
+  std::string signature_;
+  size_t count_size_ = 0;
+  std::vector<uint32_t> ends_;   // where each measure's part of names() ends
   std::vector<ValueType> types_;
-  std::vector<std::string_view> names_view_;  // each measure's name, in names_
+  std::vector<std::string_view> names_view_;  // each measure's name, in names()
 };
 
 }  // namespace strata

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -30,9 +32,13 @@ class NameMemo {
     return std::string_view(names_).substr(begin, ends_[i] - begin);
   }
   const absl::InlinedVector<uint8_t, 32>& order() const { return order_; }
+  // The shape of the last record's measures (names and types), which the
+  // next record shares if its names are the same and its types too.
+  const std::shared_ptr<const RowShape>& shape() const { return shape_; }
+  void set_shape(std::shared_ptr<const RowShape> shape) { shape_ = std::move(shape); }
 
   // Remembers `record`'s names (its dimensions sorted by `order`, a
-  // permutation of the given order).
+  // permutation of the given order) and its measures' shape.
   void Remember(const NormalizedRecord& record, const absl::InlinedVector<uint8_t, 32>& order) {
     names_.clear();  // the buffers keep their room: no allocation once warm
     ends_.clear();
@@ -42,9 +48,10 @@ class NameMemo {
     for (const auto& [name, value] : record.dimensions) given_[order[k++]] = name;
     for (std::string_view name : given_) Add(name);
     if (record.multi) {
-      for (const Measure& m : record.measures) Add(m.name);
+      for (size_t i = 0; i < record.measures.size(); ++i) Add(record.measures.name(i));
     }
     multi_ = record.multi;
+    shape_ = record.measures.shape();
     dimension_count_ = record.dimensions.size();
     order_ = order;
     valid_ = true;
@@ -63,6 +70,7 @@ class NameMemo {
   std::vector<uint32_t> ends_;  // where each name of names_ ends
   absl::InlinedVector<uint8_t, 32> order_;
   std::vector<std::string_view> given_;  // Remember's scratch
+  std::shared_ptr<const RowShape> shape_;
 };
 
 }  // namespace strata

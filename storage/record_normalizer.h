@@ -12,17 +12,18 @@
 //   std::string_view DimensionName(const R&, size_t), DimensionValue(...)
 //   std::optional<MeasureKind> MeasureValueType(const R&)
 //   bool HasMeasureValue(const R&)
-//   std::optional<Value> MeasureValue(const R&), TakeMeasureValue(R&)
+//   std::optional<ValueView> MeasureValue(const R&)
 //   size_t MeasureValueCount(const R&)
 //   std::string_view MeasureValueName(const R&, size_t)
 //   std::optional<MeasureKind> MeasureValueKind(const R&, size_t)
-//   void TakeMeasureValueName(R&, size_t, std::string* out)
-//   std::optional<Value> MeasureValueValue(const R&, size_t), TakeMeasureValueValue(R&, size_t)
+//   std::optional<ValueView> MeasureValueValue(const R&, size_t)
 //   std::optional<int64_t> Time(const R&), Version(const R&)
 //   std::optional<TimeUnit> Unit(const R&)
-// "Take" may move the field out of the record (it is read once). Names are
-// assigned in place, not returned: a name within the short-string buffer is
-// copied on every move, and a record has up to 257 of them.
+// "Take" may move the field out of the record (it is read once). The
+// measure name is assigned in place, not returned: a name within the
+// short-string buffer is copied on every move. Measure names and values are
+// only read: the record's measures keep the names once per shape and the
+// values packed (storage/measure_list.h), so they are viewed, not copied.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,7 @@
 #include "storage/catalog_types.h"
 #include "storage/name_memo.h"
 #include "storage/names.h"
+#include "storage/row_codec.h"
 #include "storage/write_types.h"
 
 namespace strata::normalize_internal {
@@ -49,12 +51,11 @@ absl::Status Reject(std::string message);
 // rejection ("time", "measure \"x\"").
 absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view subject_kind,
                                 std::string_view subject_name);
-// Checks a typed value against its declared type and the value limits,
-// converts TIMESTAMP values to nanoseconds, and moves it to *out. (In place,
-// not through a StatusOr<Value>: a record has up to 256 values, and each
-// move of a Value is a string's.)
-absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
-                        TimeUnit unit, std::string_view measure_name, Value* out);
+// Checks a typed value against its declared type and the value limits, and
+// gives it to *out with a TIMESTAMP converted to nanoseconds.
+absl::Status CheckValue(const std::optional<MeasureKind>& declared,
+                        const std::optional<ValueView>& value, TimeUnit unit,
+                        std::string_view measure_name, ValueView* out);
 // Byte order (the normal form's order of dimensions), deciding most pairs by
 // their first byte without a call to memcmp. Names are not empty.
 inline bool NameLess(std::string_view a, std::string_view b) {
@@ -67,7 +68,7 @@ inline bool NameLess(std::string_view a, std::string_view b) {
 inline bool ShortFirst(std::string_view a, std::string_view b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
 }
-inline size_t ValueBytes(const Value& v) {
+inline size_t ValueBytes(const ValueView& v) {
   return v.type == ValueType::kVarchar ? v.text.size() : sizeof(int64_t);
 }
 // Names of measures and dimensions checked against each other: duplicates
@@ -219,8 +220,19 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   }
 
   const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
-  std::vector<std::string_view> measure_names;  // views of out.measures
-  if (!known) measure_names.reserve(std::max<size_t>(1, value_count));
+  // The measures' names (views of the request's, or of the measure name),
+  // their types, and their values packed as out.measures holds them.
+  absl::InlinedVector<std::string_view, 16> names;
+  absl::InlinedVector<ValueType, 16> types;
+  // Packed as they are checked into `values`, sized once for every value
+  // but a VARCHAR's text (grown for those).
+  std::string values(std::max<size_t>(1, value_count) * kMaxVarint64Bytes, '\0');
+  size_t packed = 0;
+  auto pack = [&](const ValueView& v) {
+    if (v.type == ValueType::kVarchar) values.resize(values.size() + v.text.size());
+    packed = EncodeValue(values.data() + packed, v) - values.data();
+  };
+  ValueView value;  // each value in turn, checked
   if (!kind && value_count > 0) kind = MeasureKind::kMulti;
   if (kind == MeasureKind::kMulti) {
     if (has_value) {
@@ -233,48 +245,56 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     }
     out.multi = true;
     size_t bytes = 0;
-    out.measures.reserve(value_count);
+    names.reserve(value_count);
+    types.reserve(value_count);
     for (size_t i = 0; i < value_count; ++i) {
       const std::optional<MeasureKind> declared = Access::MeasureValueKind(values_from, i);
-      if (!known) {
-        RETURN_IF_ERROR(ValidateMeasureName("measure", Access::MeasureValueName(values_from, i)));
-      }
+      const std::string_view name = Access::MeasureValueName(values_from, i);
+      if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", name));
       if (declared == MeasureKind::kMulti) {
-        return Reject(StrCat("measure \"", Access::MeasureValueName(values_from, i),
-                             "\" cannot itself be MULTI"));
+        return Reject(StrCat("measure \"", name, "\" cannot itself be MULTI"));
       }
-      Measure& added = out.measures.emplace_back();
-      if (own_values) {
-        Access::TakeMeasureValueName(r, i, &added.name);
-        RETURN_IF_ERROR(CheckValue(declared, Access::TakeMeasureValueValue(r, i), unit,
-                                   added.name, &added.value));
-      } else {
-        added.name = Access::MeasureValueName(common, i);
-        RETURN_IF_ERROR(CheckValue(declared, Access::MeasureValueValue(common, i), unit,
-                                   added.name, &added.value));
-      }
-      bytes += ValueBytes(added.value);
+      RETURN_IF_ERROR(
+          CheckValue(declared, Access::MeasureValueValue(values_from, i), unit, name, &value));
+      bytes += ValueBytes(value);
+      names.push_back(name);
+      types.push_back(value.type);
+      pack(value);
     }
     if (bytes > kMaxMultiMeasureValueBytes) {
       return Reject(StrCat("the record's measure values take ", bytes,
                            " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
-    }
-    if (!known) {
-      for (const Measure& m : out.measures) measure_names.push_back(m.name);
     }
   } else {
     if (value_count > 0) {
       return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
                            MeasureKindName(*kind)));
     }
-    Value v;
     RETURN_IF_ERROR(CheckValue(
-        kind, own_value ? Access::TakeMeasureValue(r) : Access::MeasureValue(common), unit,
-        out.measure_name, &v));
-    out.measures.push_back({out.measure_name, std::move(v)});
-    if (!known) measure_names.push_back(out.measures.back().name);
+        kind, own_value ? Access::MeasureValue(r) : Access::MeasureValue(common), unit,
+        out.measure_name, &value));
+    names.push_back(out.measure_name);
+    types.push_back(value.type);
+    pack(value);
   }
-  if (!known) RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
+  values.resize(packed);
+  if (!known) {
+    std::vector<std::string_view> measure_names(names.begin(), names.end());
+    RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
+  }
+  // The shape of the memo's record when names and types are the same (the
+  // names are when `known`), else a new one, which the memo keeps once the
+  // record passed every check.
+  std::shared_ptr<const RowShape> shape;
+  if (known && memo->shape() != nullptr &&
+      std::equal(types.begin(), types.end(), memo->shape()->types().begin(),
+                 memo->shape()->types().end())) {
+    shape = memo->shape();
+  } else {
+    shape = MakeRowShape(names, types);
+    if (shape == nullptr) return absl::InternalError("the record's measures have no shape");
+  }
+  out.measures = MeasureList(std::move(shape), std::move(values));
 
   if (!time) {
     return Reject("time is missing; every record needs one (or set it in common_attributes)");
@@ -293,7 +313,13 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
                            "\" is required but missing from the record"));
     }
   }
-  if (memo != nullptr && !known) memo->Remember(out, order);
+  if (memo != nullptr) {
+    if (!known) {
+      memo->Remember(out, order);
+    } else if (memo->shape() != out.measures.shape()) {
+      memo->set_shape(out.measures.shape());  // the same names, other types
+    }
+  }
   return out;
 }
 

@@ -61,14 +61,15 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
   return count * factor;
 }
 
-absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optional<Value>&& value,
-                        TimeUnit unit, std::string_view measure_name, Value* out) {
+absl::Status CheckValue(const std::optional<MeasureKind>& declared,
+                        const std::optional<ValueView>& value, TimeUnit unit,
+                        std::string_view measure_name, ValueView* out) {
   if (!value) {
     return Reject(StrCat(SubjectText("measure", measure_name),
                          " has no value; set one of double_value, bigint_value, "
                          "varchar_value, boolean_value or timestamp_value"));
   }
-  Value& v = *value;
+  ValueView v = *value;
   if (declared && *declared != static_cast<MeasureKind>(v.type)) {
     return Reject(StrCat(SubjectText("measure", measure_name), " is declared ",
                          MeasureKindName(*declared), " but its value is a ", TypeName(v.type),
@@ -94,7 +95,7 @@ absl::Status CheckValue(const std::optional<MeasureKind>& declared, std::optiona
     default:
       break;
   }
-  *out = std::move(v);
+  *out = v;
   return absl::OkStatus();
 }
 
@@ -146,9 +147,9 @@ struct InputAccess {
     return r.measure_value_type;
   }
   static bool HasMeasureValue(const InputRecord& r) { return r.measure_value.has_value(); }
-  static std::optional<Value> MeasureValue(const InputRecord& r) { return r.measure_value; }
-  static std::optional<Value> TakeMeasureValue(InputRecord& r) {
-    return std::move(r.measure_value);
+  static std::optional<ValueView> MeasureValue(const InputRecord& r) {
+    if (!r.measure_value) return std::nullopt;
+    return ValueView::Of(*r.measure_value);
   }
   static size_t MeasureValueCount(const InputRecord& r) { return r.measure_values.size(); }
   static std::string_view MeasureValueName(const InputRecord& r, size_t i) {
@@ -157,14 +158,10 @@ struct InputAccess {
   static std::optional<MeasureKind> MeasureValueKind(const InputRecord& r, size_t i) {
     return r.measure_values[i].type;
   }
-  static void TakeMeasureValueName(InputRecord& r, size_t i, std::string* out) {
-    *out = std::move(r.measure_values[i].name);
-  }
-  static std::optional<Value> MeasureValueValue(const InputRecord& r, size_t i) {
-    return r.measure_values[i].value;
-  }
-  static std::optional<Value> TakeMeasureValueValue(InputRecord& r, size_t i) {
-    return std::move(r.measure_values[i].value);
+  static std::optional<ValueView> MeasureValueValue(const InputRecord& r, size_t i) {
+    const std::optional<Value>& value = r.measure_values[i].value;
+    if (!value) return std::nullopt;
+    return ValueView::Of(*value);
   }
   static std::optional<int64_t> Time(const InputRecord& r) { return r.time; }
   static std::optional<TimeUnit> Unit(const InputRecord& r) { return r.time_unit; }

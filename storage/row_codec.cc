@@ -1,32 +1,13 @@
 #include "storage/row_codec.h"
 
+#include <cstring>
+
 #include "common/coding.h"
 #include "storage/head_rows.h"
 
 namespace strata {
 
 namespace {
-
-// The most bytes EncodeValue writes for `value`.
-size_t MaxValueBytes(const Value& value) {
-  return value.type == ValueType::kVarchar ? kMaxVarint64Bytes + value.text.size()
-                                           : kMaxVarint64Bytes;
-}
-
-char* EncodeValue(char* p, const Value& value) {
-  switch (value.type) {
-    case ValueType::kDouble: return EncodeDouble(p, value.real);
-    case ValueType::kVarchar: return EncodeLengthPrefixed(p, value.text);
-    case ValueType::kBoolean: *p = value.number != 0 ? 1 : 0; return p + 1;
-    case ValueType::kBigint:
-    case ValueType::kTimestamp: return EncodeVarsint64(p, value.number);
-  }
-  return p;
-}
-
-void PutValue(const Value& value, std::string* out) {
-  AppendBounded(out, MaxValueBytes(value), [&](char* p) { return EncodeValue(p, value); });
-}
 
 void PutNameAndType(const Measure& m, std::string* out) {
   PutLengthPrefixed(out, m.name);
@@ -35,12 +16,35 @@ void PutNameAndType(const Measure& m, std::string* out) {
 
 }  // namespace
 
+void AppendValue(const ValueView& value, std::string* out) {
+  AppendBounded(out, MaxValueBytes(value), [&](char* p) { return EncodeValue(p, value); });
+}
+
+bool ReadValue(Decoder& in, ValueType type, MeasureView* m) {
+  m->type = type;
+  m->real = 0;
+  m->number = 0;
+  m->text = {};
+  uint8_t flag = 0;
+  switch (type) {
+    case ValueType::kDouble: return in.GetDouble(&m->real);
+    case ValueType::kVarchar: return in.GetLengthPrefixed(&m->text);
+    case ValueType::kBoolean:
+      if (!in.GetByte(&flag)) return false;
+      m->number = flag != 0;
+      return true;
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: return in.GetVarsint64(&m->number);
+  }
+  return false;
+}
+
 void EncodeRow(const StoredRow& row, std::string* out) {
   PutVarint64(out, static_cast<uint64_t>(row.version));
   PutVarint64(out, row.measures.size());
   for (const Measure& m : row.measures) {
     PutNameAndType(m, out);
-    PutValue(m.value, out);
+    AppendValue(ValueView::Of(m.value), out);
   }
 }
 
@@ -51,11 +55,19 @@ void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out) 
 
 void EncodeCompactRow(const StoredRow& row, std::string* out) {
   size_t bound = kMaxVarint64Bytes;
-  for (const Measure& m : row.measures) bound += MaxValueBytes(m.value);
+  for (const Measure& m : row.measures) bound += MaxValueBytes(ValueView::Of(m.value));
   AppendBounded(out, bound, [&](char* p) {
     p = EncodeVarint64(p, static_cast<uint64_t>(row.version));
-    for (const Measure& m : row.measures) p = EncodeValue(p, m.value);
+    for (const Measure& m : row.measures) p = EncodeValue(p, ValueView::Of(m.value));
     return p;
+  });
+}
+
+void AppendCompactRow(int64_t version, std::string_view values, std::string* out) {
+  AppendBounded(out, kMaxVarint64Bytes + values.size(), [&](char* p) {
+    p = EncodeVarint64(p, static_cast<uint64_t>(version));
+    std::memcpy(p, values.data(), values.size());
+    return p + values.size();
   });
 }
 
@@ -107,7 +119,7 @@ bool RowReader::Next(MeasureView* m) {
     return false;
   }
   --left_;
-  uint8_t type = 0, flag = 0;
+  uint8_t type = 0;
   if (shape_ != nullptr) {
     m->name = shape_->name(next_);
     type = static_cast<uint8_t>(shape_->type(next_));
@@ -116,22 +128,7 @@ bool RowReader::Next(MeasureView* m) {
              !IsValidValueType(type)) {
     return ok_ = false;
   }
-  m->type = static_cast<ValueType>(type);
-  m->real = 0;
-  m->number = 0;
-  m->text = {};
-  bool read = true;
-  switch (m->type) {
-    case ValueType::kDouble: read = in_.GetDouble(&m->real); break;
-    case ValueType::kVarchar: read = in_.GetLengthPrefixed(&m->text); break;
-    case ValueType::kBoolean:
-      read = in_.GetByte(&flag);
-      m->number = flag != 0;
-      break;
-    case ValueType::kBigint:
-    case ValueType::kTimestamp: read = in_.GetVarsint64(&m->number); break;
-  }
-  if (!read) return ok_ = false;
+  if (!ReadValue(in_, static_cast<ValueType>(type), m)) return ok_ = false;
   return true;
 }
 

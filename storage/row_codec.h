@@ -35,6 +35,9 @@ void EncodeRow(const StoredRow& row, std::string* out);
 // back together.
 void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out);
 void EncodeCompactRow(const StoredRow& row, std::string* out);
+// The compact form from the version and the values' bytes
+// (MeasureList::values).
+void AppendCompactRow(int64_t version, std::string_view values, std::string* out);
 absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 // Decodes into `row`, reusing its measures' storage (scans decode millions
 // of rows; this saves an allocation per measure name). `row` is unspecified
@@ -52,6 +55,27 @@ struct MeasureView {
   int64_t number = 0;     // BIGINT, TIMESTAMP, BOOLEAN (0/1)
   std::string_view text;  // VARCHAR
 };
+
+// A value's bytes in an encoded row, without its name and type: written at
+// `p` (at most MaxValueBytes; returns the end), appended to `out`, and read
+// back (type, real, number and text of `m`; false if `in` does not start
+// with a value of `type`).
+inline size_t MaxValueBytes(const ValueView& value) {
+  return value.type == ValueType::kVarchar ? kMaxVarint64Bytes + value.text.size()
+                                           : kMaxVarint64Bytes;
+}
+inline char* EncodeValue(char* p, const ValueView& value) {
+  switch (value.type) {
+    case ValueType::kDouble: return EncodeDouble(p, value.real);
+    case ValueType::kVarchar: return EncodeLengthPrefixed(p, value.text);
+    case ValueType::kBoolean: *p = value.number != 0 ? 1 : 0; return p + 1;
+    case ValueType::kBigint:
+    case ValueType::kTimestamp: return EncodeVarsint64(p, value.number);
+  }
+  return p;
+}
+void AppendValue(const ValueView& value, std::string* out);
+bool ReadValue(Decoder& in, ValueType type, MeasureView* m);
 
 // Walks an encoded row without copying anything, for readers that keep few
 // of its measures (a query reading one of ten attributes).

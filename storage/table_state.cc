@@ -179,15 +179,17 @@ bool TableState::Conforms(const NormalizedRecord& record) const {
   if (it == measures_.end()) return false;
   const MeasureSchema& schema = it->second;
   if (!record.multi) {
-    return schema.kind == static_cast<MeasureKind>(record.measures[0].value.type);
+    return schema.kind == static_cast<MeasureKind>(record.measures.type(0));
   }
   if (schema.kind != MeasureKind::kMulti || legacy_conflicts_) return false;
-  for (const Measure& m : record.measures) {
-    const absl::string_view name(m.name.data(), m.name.size());
+  for (size_t i = 0; i < record.measures.size(); ++i) {
+    const std::string_view name = record.measures.name(i);
     // Known for this measure with this type; with no conflicts at load, the
     // measure's type is the table-wide one and the name is no dimension.
-    auto attribute = schema.attributes.find(name);
-    if (attribute == schema.attributes.end() || attribute->second != m.value.type) return false;
+    auto attribute = schema.attributes.find(absl::string_view(name.data(), name.size()));
+    if (attribute == schema.attributes.end() || attribute->second != record.measures.type(i)) {
+      return false;
+    }
   }
   return true;
 }

@@ -12,6 +12,7 @@
 
 #include "common/value.h"
 #include "storage/dimension_list.h"
+#include "storage/measure_list.h"
 
 namespace strata {
 
@@ -73,21 +74,19 @@ struct WriteRequest {
   std::vector<InputRecord> records;
 };
 
-struct Measure {
-  std::string name;
-  Value value;
-  bool operator==(const Measure&) const = default;
-};
-
 // A merged, validated record. Dimensions are sorted by name; for a scalar
 // record `measures` holds one entry named after the measure.
 struct NormalizedRecord {
   DimensionList dimensions;
   std::string measure_name;
   bool multi = false;
-  std::vector<Measure> measures;
+  MeasureList measures;
   int64_t time_nanos = 0;
   int64_t version = 1;
+  // MULTI, or the scalar measure's type.
+  MeasureKind kind() const {
+    return multi ? MeasureKind::kMulti : static_cast<MeasureKind>(measures.type(0));
+  }
   bool operator==(const NormalizedRecord&) const = default;
 };
 

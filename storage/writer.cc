@@ -66,17 +66,8 @@ absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t no
 // True if the two records have the same measure name and kind and the same
 // attribute names and types, in the same order.
 bool SameShape(const NormalizedRecord& a, const NormalizedRecord& b) {
-  if (a.multi != b.multi || a.measure_name != b.measure_name ||
-      a.measures.size() != b.measures.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.measures.size(); ++i) {
-    if (a.measures[i].value.type != b.measures[i].value.type ||
-        a.measures[i].name != b.measures[i].name) {
-      return false;
-    }
-  }
-  return true;
+  return a.multi == b.multi && a.measure_name == b.measure_name &&
+         a.measures.SameShape(b.measures);
 }
 
 // True if every measure the write names is stored with the same value.
@@ -233,8 +224,8 @@ class Writer::GroupCommit {
   // (row_codec.h, EncodeRowSignature): the head_log entries write each once
   // and the head finds its shape once per entry, instead of every row
   // carrying its names (~130 of ~230 bytes of a row of ten doubles).
-  using Shape = std::pair<const std::string, std::unique_ptr<RowShape>>;
-  absl::node_hash_map<std::string, std::unique_ptr<RowShape>> shapes_;  // stable nodes
+  using Shape = std::pair<const std::string, std::shared_ptr<const RowShape>>;
+  absl::node_hash_map<std::string, std::shared_ptr<const RowShape>> shapes_;  // stable nodes
 
   // A data row for the batch: its key is a view of its Target's (targets_
   // does not reallocate), its value a slice of values_ (one buffer for the
@@ -251,33 +242,32 @@ class Writer::GroupCommit {
       return std::string_view(values).substr(value_offset, value_size);
     }
   };
+  // The last record's shape and the group's entry for it: the records of a
+  // request mostly share one shape object (the normalizer's NameMemo).
+  std::shared_ptr<const RowShape> last_record_shape_;
   const Shape* last_shape_ = nullptr;
-  std::string signature_;  // scratch
 
-  // The shape of rows of `measures`; null for a row without measures.
-  // Consecutive rows mostly share one: compared name by name to the last.
-  const Shape* ShapeOf(const std::vector<Measure>& measures) {
-    if (last_shape_ != nullptr && Matches(*last_shape_->second, measures)) return last_shape_;
-    signature_.clear();
-    EncodeRowSignature(measures, &signature_);
-    auto it = shapes_.find(signature_);
-    if (it == shapes_.end()) {
-      RowParts parts;
-      if (!SplitSignature(signature_, &parts)) return nullptr;
-      it = shapes_.emplace(signature_, std::make_unique<RowShape>(parts)).first;
-    }
+  // The group's entry for the shape of `measures`.
+  const Shape* ShapeOf(const MeasureList& measures) {
+    if (measures.shape() == last_record_shape_ && last_shape_ != nullptr) return last_shape_;
+    const std::string_view signature = measures.shape()->signature();
+    auto it = shapes_.find(absl::string_view(signature.data(), signature.size()));
+    if (it == shapes_.end()) it = shapes_.emplace(signature, measures.shape()).first;
+    last_record_shape_ = measures.shape();
     last_shape_ = &*it;
     return last_shape_;
   }
-
-  static bool Matches(const RowShape& shape, const std::vector<Measure>& measures) {
-    if (shape.size() != measures.size()) return false;
-    for (size_t i = 0; i < measures.size(); ++i) {
-      if (shape.type(i) != measures[i].value.type || shape.name(i) != measures[i].name) {
-        return false;
-      }
+  // The same for a row the version rules merged (rare).
+  const Shape* ShapeOf(const std::vector<Measure>& measures) {
+    std::string signature;
+    EncodeRowSignature(measures, &signature);
+    auto it = shapes_.find(signature);
+    if (it == shapes_.end()) {
+      RowParts parts;
+      if (!SplitSignature(signature, &parts)) return nullptr;
+      it = shapes_.emplace(signature, std::make_shared<const RowShape>(parts)).first;
     }
-    return true;
+    return &*it;
   }
 
   // A record whose key is known, waiting for the version rules.
@@ -337,8 +327,7 @@ class Writer::GroupCommit {
                                                const TableChanges& changes,
                                                const NormalizedRecord& record,
                                                const std::optional<MeasureSchema>& known) {
-    const MeasureKind kind =
-        record.multi ? MeasureKind::kMulti : static_cast<MeasureKind>(record.measures[0].value.type);
+    const MeasureKind kind = record.kind();
     if (!known && state.measure_count() + static_cast<int>(changes.schema.size()) >=
                       kMaxMeasureNamesPerTable) {
       return StrCat("the table already has ", kMaxMeasureNamesPerTable,
@@ -352,19 +341,20 @@ class Writer::GroupCommit {
     }
     if (!record.multi) return std::nullopt;
     int new_names = 0;
-    for (const Measure& m : record.measures) {
-      if (IsDimension(state, changes, m.name)) {
-        return StrCat("\"", m.name, "\" is a dimension in this table, so it cannot also be a "
+    for (size_t i = 0; i < record.measures.size(); ++i) {
+      const std::string_view name = record.measures.name(i);
+      if (IsDimension(state, changes, name)) {
+        return StrCat("\"", name, "\" is a dimension in this table, so it cannot also be a "
                       "MULTI measure attribute: a name is one column. Rename the attribute");
       }
-      const std::optional<ValueType> type = AttributeType(state, changes, m.name);
+      const std::optional<ValueType> type = AttributeType(state, changes, name);
       if (!type) {
         ++new_names;
-      } else if (*type != m.value.type) {
-        return StrCat("attribute \"", m.name, "\" holds ", TypeName(*type), " values in this "
-                      "table; this record writes ", TypeName(m.value.type), ". An attribute "
-                      "has one type across all measure names: write it as ", TypeName(*type),
-                      " or use another attribute name");
+      } else if (*type != record.measures.type(i)) {
+        return StrCat("attribute \"", name, "\" holds ", TypeName(*type), " values in this "
+                      "table; this record writes ", TypeName(record.measures.type(i)),
+                      ". An attribute has one type across all measure names: write it as ",
+                      TypeName(*type), " or use another attribute name");
       }
     }
     if (new_names > 0 && state.attribute_count() + static_cast<int>(changes.attribute_types.size()) +
@@ -396,22 +386,20 @@ class Writer::GroupCommit {
 
     const uint32_t table = state.table_id();
     if (!known) {
-      const MeasureKind kind = record.multi
-                                   ? MeasureKind::kMulti
-                                   : static_cast<MeasureKind>(record.measures[0].value.type);
+      const MeasureKind kind = record.kind();
       known = MeasureSchema{.kind = kind};
       batch_.Put(store_->family(Store::kCatalog), keys::MeasureEntry(table, record.measure_name),
                  std::string(1, static_cast<char>(kind)));
     }
     if (record.multi) {
-      for (const Measure& m : record.measures) {
-        if (!known->attributes.emplace(m.name, m.value.type).second) continue;
-        if (!AttributeType(state, changes, m.name)) {
-          changes.attribute_types.emplace(m.name, m.value.type);
-        }
+      for (size_t i = 0; i < record.measures.size(); ++i) {
+        const std::string_view name = record.measures.name(i);
+        const ValueType type = record.measures.type(i);
+        if (!known->attributes.emplace(name, type).second) continue;
+        if (!AttributeType(state, changes, name)) changes.attribute_types.emplace(name, type);
         batch_.Put(store_->family(Store::kCatalog),
-                   keys::AttributeEntry(table, record.measure_name, m.name),
-                   std::string(1, static_cast<char>(m.value.type)));
+                   keys::AttributeEntry(table, record.measure_name, name),
+                   std::string(1, static_cast<char>(type)));
       }
     }
     changes.schema[record.measure_name] = *std::move(known);
@@ -657,14 +645,25 @@ class Writer::GroupCommit {
         }
       }
     }
-    StoredRow next;
+    const size_t value_offset = values_.size();
+    const Shape* shape = nullptr;
+    int64_t version = r.record.version;
     if (existing == nullptr) {
-      // The record is not read again: its measures become the row.
-      next = {r.record.version, std::move(r.record.measures)};
+      // The record's values become the row as they are.
+      const MeasureList& measures = r.record.measures;
+      if (family == Store::kHot) {
+        shape = ShapeOf(measures);
+        AppendCompactRow(version, measures.values(), &values_);
+      } else {
+        compact_.clear();
+        AppendCompactRow(version, measures.values(), &compact_);
+        measures.shape()->AppendEncodedRow(compact_, &values_);
+      }
     } else {
       const StoredRow& stored = *existing;
-      const bool same = SameValues(stored, r.record.measures);
-      if (r.record.version <= stored.version) {
+      std::vector<Measure> written = r.record.measures.ToVector();
+      const bool same = SameValues(stored, written);
+      if (version <= stored.version) {
         if (same) {
           Count(t);  // an idempotent retry: accepted, nothing changes
           return absl::OkStatus();
@@ -676,17 +675,15 @@ class Writer::GroupCommit {
                stored.version);
         return absl::OkStatus();
       }
-      next.version = r.record.version;
+      StoredRow next{.version = version};
       next.measures = same ? stored.measures
-                           : (r.record.multi ? MergeMeasures(stored, r.record.measures)
-                                             : r.record.measures);
-    }
-    const size_t value_offset = values_.size();
-    const Shape* shape = family == Store::kHot ? ShapeOf(next.measures) : nullptr;
-    if (shape != nullptr) {
-      EncodeCompactRow(next, &values_);
-    } else {
-      EncodeRow(next, &values_);
+                           : (r.record.multi ? MergeMeasures(stored, written) : std::move(written));
+      shape = family == Store::kHot ? ShapeOf(next.measures) : nullptr;
+      if (shape != nullptr) {
+        EncodeCompactRow(next, &values_);
+      } else {
+        EncodeRow(next, &values_);
+      }
     }
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
@@ -698,7 +695,7 @@ class Writer::GroupCommit {
         row = values_.substr(value_offset, value_size);
       }
       written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key()),
-                                 r.record.time_nanos, next.version, std::move(row)});
+                                 r.record.time_nanos, version, std::move(row)});
     }
     puts_.push_back({family, t.hot_key(), value_offset, value_size, shape});
     if (family != Store::kHot) {
@@ -716,8 +713,7 @@ class Writer::GroupCommit {
       newest->second.in_cold |= family == Store::kColdDelta;
     }
     // Kept as its bytes: a later record at the same point reads it back
-    // (ReadBackWritten). The measures are freed here, while they are in the
-    // cache, not with the group (~3 % of the server's CPU under ingest).
+    // (ReadBackWritten).
     written_[t.hot_key()] = puts_.size() - 1;
     Count(t);
     return absl::OkStatus();
@@ -746,6 +742,7 @@ class Writer::GroupCommit {
   rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
   std::vector<Put> puts_;
   std::string values_;  // the encoded rows of puts_, back to back
+  std::string compact_;  // scratch: a record's compact row, for a row encoded whole
   absl::flat_hash_map<TableState*, TableChanges> changes_;
   std::vector<Target> targets_;
   absl::flat_hash_set<std::pair<Store::Family, std::string>> to_read_;

@@ -31,12 +31,11 @@ absl::Status LegacyWrite(const std::string& data_dir, const TableInfo& table,
     for (const auto& [name, value] : record.dimensions) {
       put(Store::kIndex, keys::IndexEntry(table.id, name, value, series), "");
     }
-    const auto kind = record.multi ? MeasureKind::kMulti
-                                   : static_cast<MeasureKind>(record.measures[0].value.type);
     put(Store::kCatalog, keys::MeasureEntry(table.id, record.measure_name),
-        std::string(1, static_cast<char>(kind)));
+        std::string(1, static_cast<char>(record.kind())));
+    const std::vector<Measure> measures = record.measures.ToVector();
     if (record.multi) {
-      for (const Measure& m : record.measures) {
+      for (const Measure& m : measures) {
         put(Store::kCatalog, keys::AttributeEntry(table.id, record.measure_name, m.name),
             std::string(1, static_cast<char>(m.value.type)));
       }
@@ -46,7 +45,7 @@ absl::Status LegacyWrite(const std::string& data_dir, const TableInfo& table,
         .pk_hash = PartitionHash(record.measure_name, record.dimensions, table.partition_key),
         .series = series, .time_nanos = record.time_nanos};
     std::string row;
-    EncodeRow({record.version, record.measures}, &row);
+    EncodeRow({record.version, measures}, &row);
     put(Store::kHot, keys::EncodePointKey(key), row);
   }
   RETURN_IF_ERROR(FromRocks(store->db()->Write(store->write_options(), &batch), "legacy write"));

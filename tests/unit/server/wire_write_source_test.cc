@@ -77,7 +77,7 @@ std::vector<std::string> Meaning(WriteSource& source) {
     std::string text = r->measure_name + " t=" + std::to_string(r->time_nanos) +
                        " v=" + std::to_string(r->version);
     for (const auto& [name, value] : r->dimensions) text += StrCat(" ", name, "=", value);
-    for (const Measure& m : r->measures) text += " " + m.name + ":" + Show(m.value);
+    for (const Measure& m : r->measures.ToVector()) text += " " + m.name + ":" + Show(m.value);
     out.push_back(text);
   }
   return out;

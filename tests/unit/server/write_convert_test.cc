@@ -28,7 +28,7 @@ std::string Describe(const absl::StatusOr<NormalizedRecord>& r) {
   std::string out = r->measure_name + (r->multi ? " MULTI" : "") + " t=" +
                     std::to_string(r->time_nanos) + " v=" + std::to_string(r->version);
   for (const auto& [name, value] : r->dimensions) out += StrCat(" ", name, "=", value);
-  for (const Measure& m : r->measures) {
+  for (const Measure& m : r->measures.ToVector()) {
     const Value& v = m.value;
     out += StrCat(" ", m.name, ":", TypeName(v.type), " ");
     out += v.type == ValueType::kDouble    ? StrCat(v.real)

@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "storage/write_source.h"
 
 namespace strata {
 namespace {
@@ -65,9 +68,51 @@ TEST(NormalizeRecordTest, CommonAttributesServeEveryRecordOfARequest) {
     EXPECT_EQ(n->dimensions[1].second, "eu-central-1-with-a-long-name");
     EXPECT_EQ(n->measure_name, "a_measure_name_longer_than_small_strings");
     ASSERT_EQ(n->measures.size(), 2u);
-    EXPECT_EQ(n->measures[0].name, "usage_guest_nice_long");
-    EXPECT_EQ(n->measures[1].value, Value::Varchar(std::string(40, 'v')));
+    EXPECT_EQ(n->measures.ToVector()[0].name, "usage_guest_nice_long");
+    EXPECT_EQ(n->measures.ToVector()[1].value, Value::Varchar(std::string(40, 'v')));
   }
+}
+
+// Records of a request with the same names share their measures' shape
+// (the memo keeps it), but only while the types are the same too: a record
+// whose names are the last one's but whose values are of other types gets
+// its own. A rejected record leaves the memo as it was.
+TEST(NormalizeRecordTest, RecordsShareAShapeOnlyWithTheSameNamesAndTypes) {
+  WriteRequest request;
+  auto multi = [](std::string host, Value a, Value b) {
+    InputRecord r;
+    r.dimensions = {{"host", std::move(host)}};
+    r.measure_name = "m";
+    r.measure_values = {{"a", std::nullopt, std::move(a)}, {"b", std::nullopt, std::move(b)}};
+    r.time = 1'700'000'000'000;
+    return r;
+  };
+  InputRecord rejected = multi("h5", Value::Double(9), Value::Bigint(10));
+  rejected.measure_values[0].name = "x";  // other names, the next record's types
+  rejected.time.reset();                  // and no time
+  request.records = {multi("h1", Value::Double(1), Value::Bigint(2)),
+                     multi("h2", Value::Double(3), Value::Bigint(4)),
+                     multi("h3", Value::Bigint(5), Value::Double(6)),
+                     rejected,
+                     multi("h4", Value::Double(7), Value::Bigint(8))};
+  InputWriteSource source(request);
+  std::vector<NormalizedRecord> normalized;
+  for (int i = 0; i < 5; ++i) {
+    auto n = source.Normalize(i, PartitionKey{});
+    if (i == 3) {
+      EXPECT_FALSE(n.ok());
+      continue;
+    }
+    ASSERT_TRUE(n.ok()) << n.status();
+    normalized.push_back(*std::move(n));
+  }
+  EXPECT_EQ(normalized[0].measures.shape(), normalized[1].measures.shape());
+  EXPECT_EQ(normalized[2].measures.ToVector(),
+            (std::vector<Measure>{{"a", Value::Bigint(5)}, {"b", Value::Double(6)}}));
+  EXPECT_FALSE(normalized[2].measures.SameShape(normalized[1].measures));
+  EXPECT_EQ(normalized[3].measures.ToVector(),
+            (std::vector<Measure>{{"a", Value::Double(7)}, {"b", Value::Bigint(8)}}));
+  EXPECT_TRUE(normalized[3].measures.SameShape(normalized[0].measures));
 }
 
 // The dimension/attribute clash is found by merging two sorted name lists:
@@ -160,7 +205,7 @@ TEST(NormalizeRecordTest, NormalizesTimeVersionAndDimensionOrder) {
   EXPECT_EQ(n->version, 1);
   EXPECT_EQ(n->dimensions.front().first, "a");
   ASSERT_EQ(n->measures.size(), 1u);
-  EXPECT_EQ(n->measures[0].name, "cpu");
+  EXPECT_EQ(n->measures.ToVector()[0].name, "cpu");
   EXPECT_FALSE(n->multi);
 }
 
@@ -176,7 +221,7 @@ TEST(NormalizeRecordTest, MultiRecordsAndTimestampValues) {
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_TRUE(n->multi);
   ASSERT_EQ(n->measures.size(), 3u);
-  EXPECT_EQ(n->measures[2].value.number, 5'000);  // microseconds -> nanoseconds
+  EXPECT_EQ(n->measures.ToVector()[2].value.number, 5'000);  // microseconds -> nanoseconds
 }
 
 struct RejectCase {
