@@ -82,6 +82,21 @@ class DimensionList {
     bytes_.append(value).push_back('\0');
     ++count_;
   }
+  // The list of `count` dimensions, the k-th `at(k)` (a Dimension), whose
+  // names and values take `bytes` in all: written in place with one
+  // allocation, as the normalizer builds every record's (four appends per
+  // dimension were ~7 % of normalizing one).
+  template <typename At>
+  void Assign(size_t count, size_t bytes, At&& at) {
+    bytes_.resize(bytes + 2 * count);
+    char* p = bytes_.data();
+    for (size_t k = 0; k < count; ++k) {
+      const Dimension d = at(k);
+      p = Put(p, d.first);
+      p = Put(p, d.second);
+    }
+    count_ = count;
+  }
   void clear() {
     bytes_.clear();
     count_ = 0;
@@ -116,6 +131,13 @@ class DimensionList {
   bool operator==(const DimensionList&) const = default;
 
  private:
+  // `s` and its terminator at p; returns the end.
+  static char* Put(char* p, std::string_view s) {
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view's data may be null
+    p[s.size()] = '\0';
+    return p + s.size() + 1;
+  }
+
   std::string bytes_;
   size_t count_ = 0;
 };

@@ -210,8 +210,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     std::sort(order.begin(), order.end(),
               [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
   }
-  out.dimensions.reserve(dimension_bytes, dimension_count);
-  for (const uint8_t i : order) out.dimensions.emplace_back(name_at(i), value_at(i));
+  out.dimensions.Assign(dimension_count, dimension_bytes, [&](size_t k) {
+    return DimensionList::Dimension(name_at(order[k]), value_at(order[k]));
+  });
   for (size_t k = 1; !known && k < dimension_count; ++k) {
     if (name_at(order[k]) == name_at(order[k - 1])) {
       return Reject(StrCat("dimension \"", name_at(order[k]),

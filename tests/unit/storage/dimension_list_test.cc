@@ -28,6 +28,12 @@ TEST(DimensionListTest, GivesBackWhatWasAddedInOrder) {
     for (const auto& [name, value] : dimensions) bytes += name.size() + value.size();
     list.reserve(bytes, dimensions.size());
     for (const auto& [name, value] : dimensions) list.emplace_back(name, value);
+    // Written in place at once (the normalizer's way): the same list.
+    DimensionList assigned{{"stale", "entry"}};
+    assigned.Assign(dimensions.size(), bytes, [&](size_t k) {
+      return DimensionList::Dimension(dimensions[k].first, dimensions[k].second);
+    });
+    EXPECT_EQ(assigned, list);
     EXPECT_EQ(list.size(), dimensions.size());
     EXPECT_EQ(list.empty(), dimensions.empty());
     EXPECT_EQ(list.ToVector(), dimensions);
