@@ -8,11 +8,7 @@ namespace strata {
 std::shared_ptr<const RowShape> MakeRowShape(absl::Span<const std::string_view> names,
                                              absl::Span<const ValueType> types) {
   std::string signature;
-  PutVarint64(&signature, names.size());
-  for (size_t i = 0; i < names.size(); ++i) {
-    PutLengthPrefixed(&signature, names[i]);
-    signature.push_back(static_cast<char>(types[i]));
-  }
+  EncodeRowSignature(names, types, &signature);
   RowParts parts;
   if (!SplitSignature(signature, &parts)) return nullptr;
   return std::make_shared<const RowShape>(parts);

@@ -27,7 +27,7 @@ struct Measure {
 };
 
 // The shape of measures named `names`, of `types` (as many); null if there
-// are none or a name is longer than a row can hold.
+// are none.
 std::shared_ptr<const RowShape> MakeRowShape(absl::Span<const std::string_view> names,
                                              absl::Span<const ValueType> types);
 
@@ -41,7 +41,6 @@ class MeasureList {
   static MeasureList Of(const std::vector<Measure>& measures);
 
   size_t size() const { return shape_ == nullptr ? 0 : shape_->size(); }
-  bool empty() const { return size() == 0; }
   std::string_view name(size_t i) const { return shape_->name(i); }
   ValueType type(size_t i) const { return shape_->type(i); }
   const std::shared_ptr<const RowShape>& shape() const { return shape_; }

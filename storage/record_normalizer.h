@@ -226,8 +226,9 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   absl::InlinedVector<std::string_view, 16> names;
   absl::InlinedVector<ValueType, 16> types;
   // Packed as they are checked into `values`, sized once for every value
-  // but a VARCHAR's text (grown for those).
-  std::string values(std::max<size_t>(1, value_count) * kMaxVarint64Bytes, '\0');
+  // but a VARCHAR's text (grown for those) once the count is known to be
+  // within the limit (a hostile record can name millions of values).
+  std::string values;
   size_t packed = 0;
   auto pack = [&](const ValueView& v) {
     if (v.type == ValueType::kVarchar) values.resize(values.size() + v.text.size());
@@ -246,6 +247,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     }
     out.multi = true;
     size_t bytes = 0;
+    values.resize(value_count * kMaxVarint64Bytes);
     names.reserve(value_count);
     types.reserve(value_count);
     for (size_t i = 0; i < value_count; ++i) {
@@ -274,6 +276,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     RETURN_IF_ERROR(CheckValue(
         kind, own_value ? Access::MeasureValue(r) : Access::MeasureValue(common), unit,
         out.measure_name, &value));
+    values.resize(kMaxVarint64Bytes);
     names.push_back(out.measure_name);
     types.push_back(value.type);
     pack(value);

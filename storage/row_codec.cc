@@ -9,9 +9,9 @@ namespace strata {
 
 namespace {
 
-void PutNameAndType(const Measure& m, std::string* out) {
-  PutLengthPrefixed(out, m.name);
-  out->push_back(static_cast<char>(m.value.type));
+void PutNameAndType(std::string_view name, ValueType type, std::string* out) {
+  PutLengthPrefixed(out, name);
+  out->push_back(static_cast<char>(type));
 }
 
 }  // namespace
@@ -43,14 +43,20 @@ void EncodeRow(const StoredRow& row, std::string* out) {
   PutVarint64(out, static_cast<uint64_t>(row.version));
   PutVarint64(out, row.measures.size());
   for (const Measure& m : row.measures) {
-    PutNameAndType(m, out);
+    PutNameAndType(m.name, m.value.type, out);
     AppendValue(ValueView::Of(m.value), out);
   }
 }
 
 void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out) {
   PutVarint64(out, measures.size());
-  for (const Measure& m : measures) PutNameAndType(m, out);
+  for (const Measure& m : measures) PutNameAndType(m.name, m.value.type, out);
+}
+
+void EncodeRowSignature(absl::Span<const std::string_view> names,
+                        absl::Span<const ValueType> types, std::string* out) {
+  PutVarint64(out, names.size());
+  for (size_t i = 0; i < names.size(); ++i) PutNameAndType(names[i], types[i], out);
 }
 
 void EncodeCompactRow(const StoredRow& row, std::string* out) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "common/coding.h"
 #include "storage/write_types.h"
 
@@ -34,6 +35,9 @@ void EncodeRow(const StoredRow& row, std::string* out);
 // exactly the bytes of its encoding, which RowShape::AppendEncodedRow puts
 // back together.
 void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out);
+// The same from the names and types (as many).
+void EncodeRowSignature(absl::Span<const std::string_view> names,
+                        absl::Span<const ValueType> types, std::string* out);
 void EncodeCompactRow(const StoredRow& row, std::string* out);
 // The compact form from the version and the values' bytes
 // (MeasureList::values).

@@ -247,8 +247,9 @@ class Writer::GroupCommit {
   std::shared_ptr<const RowShape> last_record_shape_;
   const Shape* last_shape_ = nullptr;
 
-  // The group's entry for the shape of `measures`.
+  // The group's entry for the shape of `measures`; null for no measures.
   const Shape* ShapeOf(const MeasureList& measures) {
+    if (measures.shape() == nullptr) return nullptr;
     if (measures.shape() == last_record_shape_ && last_shape_ != nullptr) return last_shape_;
     const std::string_view signature = measures.shape()->signature();
     auto it = shapes_.find(absl::string_view(signature.data(), signature.size()));
@@ -259,15 +260,7 @@ class Writer::GroupCommit {
   }
   // The same for a row the version rules merged (rare).
   const Shape* ShapeOf(const std::vector<Measure>& measures) {
-    std::string signature;
-    EncodeRowSignature(measures, &signature);
-    auto it = shapes_.find(signature);
-    if (it == shapes_.end()) {
-      RowParts parts;
-      if (!SplitSignature(signature, &parts)) return nullptr;
-      it = shapes_.emplace(signature, std::make_shared<const RowShape>(parts)).first;
-    }
-    return &*it;
+    return ShapeOf(MeasureList::Of(measures));
   }
 
   // A record whose key is known, waiting for the version rules.

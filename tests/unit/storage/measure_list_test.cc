@@ -27,7 +27,7 @@ TEST(MeasureListTest, GivesBackEveryMeasureItWasMadeOf) {
     EXPECT_EQ(list.type(i), kEveryType[i].value.type);
   }
   EXPECT_EQ(list.ToVector(), kEveryType);
-  EXPECT_TRUE(MeasureList().empty());
+  EXPECT_EQ(MeasureList().size(), 0u);
   EXPECT_TRUE(MeasureList().ToVector().empty());
 }
 
