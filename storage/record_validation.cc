@@ -61,9 +61,9 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
   return count * factor;
 }
 
-absl::Status CheckValue(const std::optional<MeasureKind>& declared,
-                        const std::optional<ValueView>& value, TimeUnit unit,
-                        std::string_view measure_name, ValueView* out) {
+absl::Status CheckOtherValue(const std::optional<MeasureKind>& declared,
+                             const std::optional<ValueView>& value, TimeUnit unit,
+                             std::string_view measure_name, ValueView* out) {
   if (!value) {
     return Reject(StrCat(SubjectText("measure", measure_name),
                          " has no value; set one of double_value, bigint_value, "
