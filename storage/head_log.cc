@@ -29,6 +29,12 @@ std::string Key(uint32_t table_id, uint32_t bucket, uint64_t sequence) {
 
 EntryBuilder::EntryBuilder() : bytes_(1, kFormat) {}
 
+void EntryBuilder::Clear() {
+  bytes_.assign(1, kFormat);
+  changes_ = 0;
+  shapes_.clear();
+}
+
 char* EntryBuilder::Point(char* p, char kind, const keys::PointKey& key) {
   *p++ = kind;
   p = EncodeFixed64BE(p, key.pk_hash);

@@ -126,7 +126,20 @@ class Writer::GroupCommit {
   GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
               int64_t seal_after_nanos, BucketActivity* buckets)
       : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
-        buckets_(buckets) {}
+        buckets_(buckets), batch_(BatchBytes(group)) {}
+
+  // About what the group's batch will hold: its rows in head_log entries
+  // (a point, a shape index and lengths each), which the batch otherwise
+  // grows to by doubling, copying them ~twice over.
+  static size_t BatchBytes(const std::vector<Pending*>& group) {
+    size_t bytes = 0;
+    for (const Pending* p : group) {
+      for (const Prepared& r : p->records) {
+        bytes += 48 + r.record.measures.values().size();
+      }
+    }
+    return bytes;
+  }
 
   absl::Status Run() {
     size_t records = 0;
@@ -142,6 +155,14 @@ class Writer::GroupCommit {
       for (auto& [state, changes] : changes_) state->newest_cache().clear();
     };
     RETURN_IF_ERROR(ReadExisting());
+    // Room for the rows as the records hold them (a row rewritten whole or
+    // merged may take more; the buffer grows then): doubling copied the
+    // group's rows ~twice over.
+    size_t row_bytes = 0;
+    for (const Target& t : targets_) {
+      row_bytes += kMaxVarint64Bytes + t.prepared->record.measures.values().size();
+    }
+    values_.reserve(row_bytes);
     for (Target& t : targets_) {
       if (absl::Status applied = Apply(t); !applied.ok()) {
         forget_newest();
@@ -157,7 +178,9 @@ class Writer::GroupCommit {
     // head_log entry per table and bucket (puts_ is sorted: a bucket's rows
     // are consecutive); the rest are RocksDB puts.
     std::vector<MemoryHead::Change> head_changes;
-    head_log::EntryBuilder entry;
+    head_changes.reserve(puts_.size());
+    head_log::EntryBuilder entry;  // one buffer for the group's entries, each copied into batch_
+    entry.Reserve(puts_.size(), values_.size());
     keys::PointKey entry_key;
     size_t entry_first = 0;  // head_changes' first change of `entry`
     auto log_entry = [&] {
@@ -170,7 +193,7 @@ class Writer::GroupCommit {
         head_changes[i].sequence = sequence;
       }
       entry_first = head_changes.size();
-      entry = head_log::EntryBuilder();
+      entry.Clear();
     };
     for (const Put& put : puts_) {
       const std::string_view row = put.value(values_);
