@@ -65,6 +65,14 @@ std::vector<std::string> Seeds() {
     s->set_name("s");
     s->set_type(v1::MEASURE_VALUE_TYPE_VARCHAR);
     s->mutable_value()->set_varchar_value("text");
+    // A DOUBLE as metrics send them: the layout the wire reader reads directly.
+    auto* real = multi->add_measure_values();
+    real->set_name("usage_user");
+    real->set_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+    real->mutable_value()->set_double_value(i * 1.25);
+    auto* untyped = multi->add_measure_values();  // the value says the type
+    untyped->set_name("usage_idle");
+    untyped->mutable_value()->set_double_value(i * 2.5);
     multi->set_time((kNowMillis - i * 3'600'000) * 1000);  // microseconds, hours back
     multi->set_time_unit(v1::TIME_UNIT_MICROSECONDS);
 

@@ -134,6 +134,37 @@ TEST(WireWriteRequestTest, DecodesWhatProtobufMeansAndLeavesTheRestToIt) {
                              ten_byte_minus_one),
        Expect::kDecoded},
       {"no bytes at all", "", Expect::kDecoded},
+      // The reader's direct paths for a dimension and a DOUBLE measure as
+      // serializers write them, at their edges: each other layout is read
+      // field by field.
+      {"a dimension's fields in reverse order, one with only a name, one with an empty name",
+       Names() + RecordField(Bytes(1, Bytes(2, "1") + Bytes(1, "a")) + Bytes(1, Bytes(1, "b")) +
+                             Bytes(1, Bytes(1, "") + Bytes(2, "x")) + CpuFields("h1", 5)),
+       Expect::kDecoded},
+      {"a dimension with an unknown field after its value, and one of 127 and 128 bytes",
+       Names() + RecordField(Bytes(1, Bytes(1, "a") + Bytes(2, "1") + VarintField(9, 1)) +
+                             Dimension("b", std::string(123, 'x')) +
+                             Dimension("c", std::string(124, 'y')) + CpuFields("h1", 5)),
+       Expect::kDecoded},
+      {"DOUBLE measures in other layouts: fields reversed, a BIGINT value, a two-byte type, "
+       "a value with an unknown field, names of 112 and 113 bytes",
+       Names() +
+           RecordField(
+               Bytes(2, "cpu") + VarintField(6, 1) +
+               Bytes(5, Bytes(3, DoubleField(1, 2)) + VarintField(2, 1) + Bytes(1, "r")) +
+               Bytes(5, Bytes(1, "b") + VarintField(2, 1) + Bytes(3, VarintField(2, 3))) +
+               Bytes(5, Bytes(1, "t") + VarintField(2, 200) + Bytes(3, DoubleField(1, 2))) +
+               Bytes(5, Bytes(1, "u") + VarintField(2, 1) +
+                            Bytes(3, DoubleField(1, 2) + VarintField(9, 1))) +
+               DoubleMeasure(std::string(112, 'n'), 4) + DoubleMeasure(std::string(113, 'o'), 5) +
+               // Without a type (the value says it), named with 114 and 115 bytes.
+               Bytes(5, Bytes(1, std::string(114, 'p')) + Bytes(3, DoubleField(1, 6))) +
+               Bytes(5, Bytes(1, std::string(115, 'q')) + Bytes(3, DoubleField(1, 7)))) +
+           // In the direct layout, but declared BIGINT: rejected by both readers.
+           RecordField(Bytes(2, "cpu") + VarintField(6, 1) +
+                       Bytes(5, Bytes(1, "k") + VarintField(2, v1::MEASURE_VALUE_TYPE_BIGINT) +
+                                    Bytes(3, DoubleField(1, 2)))),
+       Expect::kDecoded},
       {"UTF-8 beyond ASCII, in the first eight bytes of a string and past them",
        Names() + RecordField(CpuFields("h\xc3\xa9\xe2\x82\xac", 5) +
                              Dimension("region", "eu-central-\xc3\xa9")),
