@@ -128,14 +128,16 @@ class Writer::GroupCommit {
       : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
         buckets_(buckets), batch_(BatchBytes(group)) {}
 
-  // About what the group's batch will hold: its rows in head_log entries
-  // (a point, a shape index and lengths each), which the batch otherwise
-  // grows to by doubling, copying them ~twice over.
+  // About what the group's batch will hold: its rows in head_log entries,
+  // which the batch otherwise grows to by doubling, copying them ~twice over.
   static size_t BatchBytes(const std::vector<Pending*>& group) {
+    // A logged row's bytes besides its values: its point (25 bytes), its
+    // shape index, its length and its version (varints).
+    constexpr size_t kRowOverhead = 48;
     size_t bytes = 0;
     for (const Pending* p : group) {
       for (const Prepared& r : p->records) {
-        bytes += 48 + r.record.measures.values().size();
+        bytes += kRowOverhead + r.record.measures.values().size();
       }
     }
     return bytes;
