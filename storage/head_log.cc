@@ -27,7 +27,7 @@ std::string Key(uint32_t table_id, uint32_t bucket, uint64_t sequence) {
   return key;
 }
 
-EntryBuilder::EntryBuilder() : bytes_(1, kFormat) {}
+EntryBuilder::EntryBuilder() { Clear(); }
 
 void EntryBuilder::Clear() {
   bytes_.assign(1, kFormat);
@@ -58,7 +58,7 @@ void EntryBuilder::PutCompact(const keys::PointKey& key, std::string_view signat
     PutLengthPrefixed(&bytes_, signature);
   }
   const uint64_t shape = it->second;
-  AppendBounded(&bytes_, kPointBytes + 2 * kMaxVarint64Bytes + compact.size(), [&](char* p) {
+  AppendBounded(&bytes_, kCompactPutBytes + compact.size(), [&](char* p) {
     return EncodeLengthPrefixed(EncodeVarint64(Point(p, kCompactPut, key), shape), compact);
   });
 }

@@ -50,7 +50,7 @@ class EntryBuilder {
   // Room for `rows` puts of `row_bytes` in all: a group's entry grows to
   // hundreds of kilobytes, and doubling copied it ~twice over.
   void Reserve(size_t rows, size_t row_bytes) {
-    bytes_.reserve(bytes_.size() + rows * (kPointBytes + 2 * kMaxVarint64Bytes) + row_bytes);
+    bytes_.reserve(bytes_.size() + rows * kCompactPutBytes + row_bytes);
   }
   // Starts the next entry in the same buffer (its room kept).
   void Clear();
@@ -60,6 +60,8 @@ class EntryBuilder {
  private:
   // A change's kind and point (its partition hash, series and time), at p.
   static constexpr size_t kPointBytes = 1 + 3 * 8;
+  // The most a compact put takes besides its row: its point, shape index and length.
+  static constexpr size_t kCompactPutBytes = kPointBytes + 2 * kMaxVarint64Bytes;
   char* Point(char* p, char kind, const keys::PointKey& key);
   std::string bytes_;
   int changes_ = 0;

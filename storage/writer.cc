@@ -126,26 +126,23 @@ class Writer::GroupCommit {
   GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
               int64_t seal_after_nanos, BucketActivity* buckets)
       : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
-        buckets_(buckets), batch_(BatchBytes(group)) {}
-
-  // About what the group's batch will hold: its rows in head_log entries,
-  // which the batch otherwise grows to by doubling, copying them ~twice over.
-  static size_t BatchBytes(const std::vector<Pending*>& group) {
-    // A logged row's bytes besides its values: its point (25 bytes), its
-    // shape index, its length and its version (varints).
-    constexpr size_t kRowOverhead = 48;
-    size_t bytes = 0;
-    for (const Pending* p : group) {
-      for (const Prepared& r : p->records) {
-        bytes += kRowOverhead + r.record.measures.values().size();
-      }
-    }
-    return bytes;
-  }
+        buckets_(buckets) {}
 
   absl::Status Run() {
     size_t records = 0;
-    for (Pending* p : group_) records += p->records.size();
+    size_t value_bytes = 0;  // the records' measures, as new rows hold them
+    for (Pending* p : group_) {
+      records += p->records.size();
+      for (const Prepared& r : p->records) value_bytes += r.record.measures.values().size();
+    }
+    // Room for the group's rows (a version before each record's values) and
+    // its batch (each row logged with its point, shape index and length:
+    // under 48 bytes), which otherwise grow by doubling, copying the rows
+    // ~twice over. A row rewritten whole or merged may take more: the
+    // buffers grow then.
+    constexpr size_t kLoggedRowOverhead = 48;
+    values_.reserve(records * kMaxVarint64Bytes + value_bytes);
+    batch_ = rocksdb::WriteBatch(records * kLoggedRowOverhead + value_bytes);
     targets_.reserve(records);  // rows_ and written_ hold views of their keys
     written_.reserve(records);  // one entry per record: no rehash moving them
     for (Pending* p : group_) {
@@ -157,14 +154,6 @@ class Writer::GroupCommit {
       for (auto& [state, changes] : changes_) state->newest_cache().clear();
     };
     RETURN_IF_ERROR(ReadExisting());
-    // Room for the rows as the records hold them (a row rewritten whole or
-    // merged may take more; the buffer grows then): doubling copied the
-    // group's rows ~twice over.
-    size_t row_bytes = 0;
-    for (const Target& t : targets_) {
-      row_bytes += kMaxVarint64Bytes + t.prepared->record.measures.values().size();
-    }
-    values_.reserve(row_bytes);
     for (Target& t : targets_) {
       if (absl::Status applied = Apply(t); !applied.ok()) {
         forget_newest();
