@@ -76,7 +76,6 @@ class DimensionList {
 
   // Room for dimensions of `bytes` name and value bytes in all and `count`
   // dimensions.
-  void reserve(size_t bytes, size_t count) { bytes_.reserve(bytes + 2 * count); }
   void emplace_back(std::string_view name, std::string_view value) {
     bytes_.append(name).push_back('\0');
     bytes_.append(value).push_back('\0');

@@ -26,7 +26,6 @@ TEST(DimensionListTest, GivesBackWhatWasAddedInOrder) {
     DimensionList list;
     size_t bytes = 0;
     for (const auto& [name, value] : dimensions) bytes += name.size() + value.size();
-    list.reserve(bytes, dimensions.size());
     for (const auto& [name, value] : dimensions) list.emplace_back(name, value);
     // Written in place at once (the normalizer's way): the same list.
     DimensionList assigned{{"stale", "entry"}};
