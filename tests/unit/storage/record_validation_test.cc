@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "storage/record_normalizer.h"
 #include "storage/write_source.h"
 
 namespace strata {
@@ -352,6 +353,21 @@ TEST(NormalizeRecordTest, OptionalPartitionKeyMayBeAbsent) {
   EXPECT_TRUE(NormalizeRecord({}, Scalar(1), optional).ok());
   PartitionKey required{PartitionKeyType::kDimension, "host", Enforcement::kRequired};
   EXPECT_TRUE(NormalizeRecord({}, Scalar(1), required).ok());
+}
+
+// SameName compares short names by two overlapping loads: every length up
+// to past the word sizes, equal and differing in each byte.
+TEST(SameNameTest, FindsADifferenceInEveryByteOfEveryLength) {
+  for (size_t n = 0; n <= 20; ++n) {
+    const std::string a(n, 'a');
+    EXPECT_TRUE(normalize_internal::SameName(a, std::string(n, 'a'))) << n;
+    EXPECT_FALSE(normalize_internal::SameName(a, std::string(n + 1, 'a'))) << n;
+    for (size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = 'b';
+      EXPECT_FALSE(normalize_internal::SameName(a, b)) << n << " at " << i;
+    }
+  }
 }
 
 }  // namespace
