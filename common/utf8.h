@@ -26,14 +26,31 @@ bool IsValidUtf8(std::string_view s);
 // for readers that must also agree with another validator on other input.
 // Inline: the write path runs it for every name and value it reads.
 inline bool IsAscii(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  auto word = [](const char* at) {
+    uint64_t w;
+    std::memcpy(&w, at, sizeof w);
+    return w;
+  };
+  auto half = [](const char* at) {
+    uint32_t w;
+    std::memcpy(&w, at, sizeof w);
+    return uint64_t{w};
+  };
+  // Whole words, then the tail as one more load ending at the last byte
+  // (overlapping bytes already seen): names and values are mostly under 16
+  // bytes, where a loop over the tail's bytes cost more than the words.
   uint64_t seen = 0;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    seen |= word;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) seen |= word(p + i);
+    seen |= word(p + n - 8);
+  } else if (n >= 4) {
+    seen = half(p) | half(p + n - 4);
+  } else if (n > 0) {
+    seen = static_cast<uint8_t>(p[0]) | static_cast<uint8_t>(p[n / 2]) |
+           static_cast<uint8_t>(p[n - 1]);
   }
-  for (; i < s.size(); ++i) seen |= static_cast<uint8_t>(s[i]);
   return (seen & 0x8080808080808080ULL) == 0;
 }
 

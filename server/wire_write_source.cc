@@ -310,7 +310,9 @@ class WireWriteRequest::Reader {
     if (n + m + 4 != length) return false;  // also m < 128, as length is
     const std::string_view name(reinterpret_cast<const char*>(p_ + 3), n);
     const std::string_view value(reinterpret_cast<const char*>(p_ + 5 + n), m);
-    if (!IsAscii(name) || !IsAscii(value)) return false;
+    // Name and value in one test: the tag and length between them are
+    // below 0x80.
+    if (!IsAscii(std::string_view(name.data(), n + 2 + m))) return false;
     d.name = name;
     d.value = value;
     p_ += 1 + length;

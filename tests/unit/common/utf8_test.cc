@@ -73,11 +73,15 @@ TEST(Utf8Test, AsciiIsEveryByteBelow0x80WhereverItStands) {
   EXPECT_TRUE(IsAscii(""));
   EXPECT_TRUE(IsAscii("usage_guest_nice"));
   EXPECT_TRUE(IsAscii(std::string("\x7f\x00", 2)));
-  // A high byte in the first word, past it, and in the tail after whole words.
-  for (size_t at : {0u, 3u, 8u, 15u, 16u, 17u}) {
-    std::string s(18, 'a');
-    s[at] = '\x80';
-    EXPECT_FALSE(IsAscii(s)) << at;
+  // A high byte at every position of every length to 40: the test reads
+  // words, overlapping tails and short strings' bytes by length.
+  for (size_t length = 1; length <= 40; ++length) {
+    EXPECT_TRUE(IsAscii(std::string(length, '\x7f'))) << length;
+    for (size_t at = 0; at < length; ++at) {
+      std::string s(length, 'a');
+      s[at] = '\x80';
+      EXPECT_FALSE(IsAscii(s)) << length << " " << at;
+    }
   }
   EXPECT_FALSE(IsAscii("\xC3\xA9"));  // é: valid UTF-8, not ASCII
 }
