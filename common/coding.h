@@ -73,12 +73,19 @@ void AppendBounded(std::string* dst, size_t bound, Write&& write) {
   dst->resize(static_cast<size_t>(end - dst->data()));
 }
 
+// One load and a byte swap each, as the encoders store (GCC kept the
+// shift-and-or form byte by byte).
 inline uint32_t DecodeFixed32BE(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | uint32_t{u[3]};
+  uint32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
+  return v;
 }
 inline uint64_t DecodeFixed64BE(const char* p) {
-  return (uint64_t{DecodeFixed32BE(p)} << 32) | DecodeFixed32BE(p + 4);
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  return v;
 }
 inline int64_t DecodeOrderedInt64BE(const char* p) {
   return static_cast<int64_t>(DecodeFixed64BE(p) ^ (uint64_t{1} << 63));

@@ -178,8 +178,8 @@ int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
   // Signatures are known by address within one call only.
   last_signature_ = nullptr;
   last_signature_bucket_ = nullptr;
-  // Changes of one write group come sorted by key, so consecutive ones
-  // mostly share a bucket: it is looked up once per run.
+  // Changes of one write group come grouped by table and bucket: a bucket
+  // is looked up once per run.
   std::shared_ptr<Bucket> bucket;
   uint32_t table_id = 0, bucket_id = 0;
   int64_t added = 0;

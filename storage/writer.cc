@@ -160,13 +160,20 @@ class Writer::GroupCommit {
         return applied;
       }
     }
-    // Keys in order let the memtable reuse its insert position from one key
-    // to the next; stable, so a key written twice keeps its last value.
-    std::stable_sort(puts_.begin(), puts_.end(), [](const Put& a, const Put& b) {
-      return a.family != b.family ? a.family < b.family : a.key < b.key;
-    });
+    // A family's rows of one table and bucket made consecutive (one log
+    // entry each), in the order they were applied: a key written twice
+    // keeps its last value, and a series' rows reach the head in the order
+    // written. Nothing needs the keys sorted within a bucket (sorting them
+    // was ~5 % of the server's instructions per row); a group's rows mostly
+    // share one bucket already.
+    auto bucket_less = [](const Put& a, const Put& b) {
+      return a.family != b.family ? a.family < b.family : a.table_bucket() < b.table_bucket();
+    };
+    if (!std::is_sorted(puts_.begin(), puts_.end(), bucket_less)) {
+      std::stable_sort(puts_.begin(), puts_.end(), bucket_less);
+    }
     // Memory-store rows go to the head once durable, logged as one
-    // head_log entry per table and bucket (puts_ is sorted: a bucket's rows
+    // head_log entry per table and bucket (puts_ is ordered: a bucket's rows
     // are consecutive); the rest are RocksDB puts.
     std::vector<MemoryHead::Change> head_changes;
     head_changes.reserve(puts_.size());
@@ -255,6 +262,8 @@ class Writer::GroupCommit {
     std::string_view value(const std::string& values) const {
       return std::string_view(values).substr(value_offset, value_size);
     }
+    // The point key's [table][bucket], as one number in the keys' order.
+    uint64_t table_bucket() const { return DecodeFixed64BE(key.data()); }
   };
   // The last record's shape and the group's entry for it: the records of a
   // request mostly share one shape object (the normalizer's NameMemo).
@@ -746,7 +755,7 @@ class Writer::GroupCommit {
   const int64_t seal_after_nanos_;
   BucketActivity* const buckets_;
   BucketId last_bucket_{UINT32_MAX, UINT32_MAX};  // the last record's
-  rocksdb::WriteBatch batch_;  // registry and schema entries, then the sorted puts_
+  rocksdb::WriteBatch batch_;  // registry and schema entries, then the ordered puts_
   std::vector<Put> puts_;
   std::string values_;  // the encoded rows of puts_, back to back
   std::string compact_;  // scratch: a record's compact row, for a row encoded whole
@@ -764,7 +773,7 @@ class Writer::GroupCommit {
   // By point key: views of targets_' keys (reserved, so they stay put) and
   // of to_read_'s (not changed once read).
   absl::flat_hash_map<std::string_view, StoredAt> rows_;
-  // The row this group last wrote at a point: its put (puts_ is sorted only
+  // The row this group last wrote at a point: its put (puts_ is ordered only
   // once every record is applied), by point key as rows_.
   absl::flat_hash_map<std::string_view, size_t> written_;
 };

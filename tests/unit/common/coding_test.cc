@@ -41,6 +41,11 @@ TEST(CodingTest, Fixed64IsBigEndianByteForByte) {
   }
 }
 
+TEST(CodingTest, Fixed32DecodesBigEndian) {
+  EXPECT_EQ(DecodeFixed32BE("\x01\x02\x03\x04"), 0x01020304u);
+  EXPECT_EQ(DecodeFixed32BE("\xff\x00\x00\x80"), 0xff000080u);
+}
+
 TEST(CodingTest, RoundTripsEveryValueKind) {
   struct Case {
     uint64_t varint;

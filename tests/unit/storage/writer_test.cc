@@ -1,11 +1,15 @@
 #include "storage/writer.h"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
+#include "storage/keys.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {
@@ -199,6 +203,47 @@ TEST_F(WriterTest, DuplicatesInOneRequestResolveInOrder) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].measures[0].value, Value::Double(3));
   EXPECT_EQ(rows[0].version, 2);
+}
+
+// A request's rows reach the head and its log grouped by bucket, in the
+// order they were applied, not sorted by key: series interleaved across two
+// hours, times going back within a series, and a point upserted after rows of
+// other buckets all read back in key order (bucket, series, time), with the
+// last version, before and after the log is replayed.
+TEST_F(WriterTest, RowsInAnyOrderAcrossBucketsReadBackInOrder) {
+  const int64_t hour = 3'600'000;
+  const int64_t t = kNowMillis - 2 * hour;
+  WriteResult result = MustWrite({Point("h2", t + hour, Value::Double(1)),
+                                  Point("h1", t + 2, Value::Double(2)),
+                                  Point("h1", t + hour, Value::Double(3)),
+                                  Point("h1", t + 1, Value::Double(4)),
+                                  Point("h2", t, Value::Double(5)),
+                                  Point("h1", t + 2, Value::Double(6), 2),  // upsert
+                                  Point("h2", t + hour - 1, Value::Double(7))});
+  EXPECT_EQ(result.total(), 7);
+  EXPECT_TRUE(result.rejected.empty());
+  auto rows_as_written = [&] {
+    std::map<std::pair<uint64_t, int64_t>, std::pair<double, int64_t>> by_key;
+    std::vector<std::tuple<int64_t, uint64_t, int64_t>> order;  // bucket, series, time
+    for (const ScanRow& row : ScanAll()) {
+      order.emplace_back(keys::BucketOf(row.time_nanos), row.series, row.time_nanos);
+      by_key[{row.series, row.time_nanos}] = {row.measures.at(0).value.real, row.version};
+    }
+    EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+    std::vector<std::tuple<int64_t, double, int64_t>> out;  // (time, value, version)
+    for (const auto& [key, value] : by_key) {
+      out.emplace_back((key.second - kNow) / kNanosPerMilli, value.first, value.second);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const int64_t base = t - kNowMillis;
+  const std::vector<std::tuple<int64_t, double, int64_t>> expected = {
+      {base, 5, 1},        {base + 1, 4, 1},        {base + 2, 6, 2},
+      {base + hour - 1, 7, 1}, {base + hour, 1, 1}, {base + hour, 3, 1}};
+  EXPECT_EQ(rows_as_written(), expected);
+  Open();
+  EXPECT_EQ(rows_as_written(), expected);
 }
 
 // The same rules between two records of one request: the second meets the
