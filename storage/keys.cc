@@ -61,14 +61,11 @@ std::string EncodePointKey(const PointKey& key) {
 }
 
 void EncodePointKeyTo(const PointKey& key, char* out) {
-  auto put = [&out](uint64_t v, int bytes) {
-    for (int i = bytes - 1; i >= 0; --i) *out++ = static_cast<char>(v >> (8 * i));
-  };
-  put(key.table_id, 4);
-  put(key.bucket, 4);
-  put(key.pk_hash, 8);
-  put(key.series, 8);
-  put(static_cast<uint64_t>(key.time_nanos) ^ (uint64_t{1} << 63), 8);
+  // [table][bucket] as one word: byte-swapped stores, not a byte at a time.
+  out = EncodeFixed64BE(out, (uint64_t{key.table_id} << 32) | key.bucket);
+  out = EncodeFixed64BE(out, key.pk_hash);
+  out = EncodeFixed64BE(out, key.series);
+  EncodeOrderedInt64BE(out, key.time_nanos);
 }
 
 bool DecodePointKey(std::string_view bytes, PointKey* key) {
