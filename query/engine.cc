@@ -119,7 +119,7 @@ class DeleteCollector final : public RowSink {
     for (const auto& [column, name] : dimensions_) {
       if (!row[column].null) series.dimensions.emplace_back(name, row[column].s);
     }
-    const std::optional<uint64_t> id = state_.FindSeries(SeriesKey(series));
+    const std::optional<uint64_t> id = state_.FindSeries(SeriesKeyView::Of(series));
     if (!id) return absl::OkStatus();  // registered after the scan began: not this DELETE's
     points_.push_back(
         {.pk_hash = PartitionHash(series.measure_name, series.dimensions, table_.partition_key),

@@ -124,19 +124,18 @@ std::vector<std::string> TableState::LegacyConflictsLocked() const {
   return out;
 }
 
-std::optional<uint64_t> TableState::FindSeries(std::string_view series_key) const {
+std::optional<uint64_t> TableState::FindSeries(const SeriesKeyView& series_key) const {
   absl::ReaderMutexLock lock(&mu_);
-  auto it = series_by_key_.find(absl::string_view(series_key.data(), series_key.size()));
+  auto it = series_by_key_.find(series_key);
   if (it == series_by_key_.end()) return std::nullopt;
   return it->second;
 }
 
-void TableState::FindEachSeries(size_t n, absl::FunctionRef<std::string_view(size_t)> key,
+void TableState::FindEachSeries(size_t n, absl::FunctionRef<SeriesKeyView(size_t)> key,
                                 absl::FunctionRef<void(size_t, uint64_t)> found) const {
   absl::ReaderMutexLock lock(&mu_);
   for (size_t i = 0; i < n; ++i) {
-    const std::string_view k = key(i);
-    auto it = series_by_key_.find(absl::string_view(k.data(), k.size()));
+    auto it = series_by_key_.find(key(i));
     if (it != series_by_key_.end()) found(i, it->second);
   }
 }

@@ -34,8 +34,9 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "storage/last_points.h"
 #include "storage/catalog_types.h"
+#include "storage/last_points.h"
+#include "storage/series_key.h"
 #include "storage/store.h"
 #include "storage/write_types.h"
 
@@ -71,7 +72,7 @@ bool ParseSeriesKey(std::string_view key, SeriesInfo* info);
 // Changes one write group makes to a table's registry and schema. They are
 // written in the group's batch and applied to memory once it is durable.
 struct TableChanges {
-  absl::flat_hash_map<std::string, SeriesInfo> new_series;  // by series key
+  SeriesKeyMap<SeriesInfo> new_series;  // by series key
   absl::flat_hash_map<uint64_t, std::string> new_series_ids;
   absl::flat_hash_map<std::string, MeasureSchema> schema;   // new or widened measures
   absl::flat_hash_map<std::string, ValueType> attribute_types;  // new attribute names
@@ -85,11 +86,11 @@ class TableState {
 
   uint32_t table_id() const { return table_id_; }
 
-  std::optional<uint64_t> FindSeries(std::string_view series_key) const;
+  std::optional<uint64_t> FindSeries(const SeriesKeyView& series_key) const;
   // FindSeries of key(0) .. key(n - 1) under one lock (a request's records:
   // the lock taken per record was ~2 % of the server's CPU under ingest);
   // calls found(i, id) for each key registered.
-  void FindEachSeries(size_t n, absl::FunctionRef<std::string_view(size_t)> key,
+  void FindEachSeries(size_t n, absl::FunctionRef<SeriesKeyView(size_t)> key,
                       absl::FunctionRef<void(size_t, uint64_t)> found) const;
   std::optional<SeriesInfo> DescribeSeries(uint64_t series) const;
   // True if `id` is taken by any series (to resolve hash collisions).
@@ -150,7 +151,7 @@ class TableState {
 
   const uint32_t table_id_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
+  SeriesKeyMap<uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, SeriesInfo> series_by_id_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, ValueType> attribute_types_ ABSL_GUARDED_BY(mu_);

@@ -103,7 +103,6 @@ std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Me
 struct Writer::Prepared {
   int index = 0;
   NormalizedRecord record;
-  std::string series_key;
   uint64_t pk_hash = 0;
   bool magnetic = false;
   std::optional<uint64_t> registered;  // the series' id, if registered
@@ -428,26 +427,28 @@ class Writer::GroupCommit {
   uint64_t SeriesId(TableState& state, TableChanges& changes, const Prepared& r,
                     std::optional<uint64_t> registered) {
     if (registered) return *registered;
-    if (auto it = changes.new_series.find(r.series_key); it != changes.new_series.end()) {
+    if (auto it = changes.new_series.find(SeriesKeyView::Of(r.record));
+        it != changes.new_series.end()) {
       return it->second.id;
     }
-    uint64_t id = Hash(r.series_key);
+    std::string series_key = SeriesKey(r.record);  // joined for a new series only
+    uint64_t id = Hash(series_key);
     for (uint64_t seed = 1; state.SeriesIdTaken(id) || changes.new_series_ids.contains(id);
          ++seed) {
-      id = Hash(r.series_key, seed);  // a 64-bit collision: rare, but resolved
+      id = Hash(series_key, seed);  // a 64-bit collision: rare, but resolved
     }
     const uint32_t table = state.table_id();
     std::string value;
     PutFixed64BE(&value, id);
-    batch_.Put(store_->family(Store::kCatalog), keys::SeriesEntry(table, r.series_key), value);
+    batch_.Put(store_->family(Store::kCatalog), keys::SeriesEntry(table, series_key), value);
     for (const auto& [name, dim_value] : r.record.dimensions) {
       batch_.Put(store_->family(Store::kIndex), keys::IndexEntry(table, name, dim_value, id), "");
       if (!state.IsDimension(name)) changes.dimension_names.emplace(name);
     }
     SeriesInfo info{.id = id, .measure_name = r.record.measure_name,
                     .dimensions = r.record.dimensions.ToVector()};
-    changes.new_series.emplace(r.series_key, std::move(info));
-    changes.new_series_ids.emplace(id, r.series_key);
+    changes.new_series_ids.emplace(id, series_key);
+    changes.new_series.emplace(std::move(series_key), std::move(info));
     return id;
   }
 
@@ -489,8 +490,8 @@ class Writer::GroupCommit {
     TableState& state = *p->state;
     TableChanges& changes = changes_[&state];
     const std::optional<uint64_t> registered =
-        r.registered ? r.registered : state.FindSeries(r.series_key);
-    if (!registered && !changes.new_series.contains(r.series_key)) {
+        r.registered ? r.registered : state.FindSeries(SeriesKeyView::Of(r.record));
+    if (!registered && !changes.new_series.contains(SeriesKeyView::Of(r.record))) {
       if (auto reason = CheckDimensions(state, changes, r.record)) {
         Reject(p, r, RejectionClass::kSchema, *std::move(reason));
         return;
@@ -887,7 +888,7 @@ absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
           {i, std::string(magnetic.status().message()), std::nullopt, RejectionClass::kTimeWindow});
       continue;
     }
-    Prepared prepared{.index = i, .series_key = SeriesKey(*record),
+    Prepared prepared{.index = i,
                       .pk_hash = PartitionHash(record->measure_name, record->dimensions,
                                               table.partition_key),
                       .magnetic = *magnetic};
@@ -902,7 +903,7 @@ absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
   }
   std::vector<Prepared>& records = pending->records;
   pending->state->FindEachSeries(
-      records.size(), [&](size_t i) -> std::string_view { return records[i].series_key; },
+      records.size(), [&](size_t i) { return SeriesKeyView::Of(records[i].record); },
       [&](size_t i, uint64_t id) { records[i].registered = id; });
   return absl::OkStatus();
 }

@@ -561,7 +561,7 @@ TEST_F(WriterTest, ScanFiltersByTimeAndSeries) {
   h1.measure_name = "cpu";
   h1.dimensions = {{"host", "h1"}};
   std::vector<SeriesTarget> only_h1 = {
-      {PartitionHash("cpu", h1.dimensions, table.partition_key), *state->FindSeries(SeriesKey(h1))}};
+      {PartitionHash("cpu", h1.dimensions, table.partition_key), *state->FindSeries(SeriesKeyView::Of(h1))}};
   int count = 0;
   int64_t previous = INT64_MIN;
   ASSERT_TRUE(engine_
