@@ -41,7 +41,8 @@ char* MemoryHead::Bucket::Allocate(size_t size) {
                                          : std::min(2 * block_size_, kLargestBlockBytes);
     block_size_ = block;
     const size_t bytes = std::max(block, size);
-    blocks_.push_back(std::make_unique<char[]>(bytes));
+    // Not zeroed: every byte handed out is written before it is indexed.
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));
     block_next_ = blocks_.back().get();
     block_left_ = bytes;
     bytes_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
