@@ -132,9 +132,31 @@ class DimensionList {
  private:
   // `s` and its terminator at p; returns the end.
   static char* Put(char* p, std::string_view s) {
-    if (!s.empty()) std::memcpy(p, s.data(), s.size());  // an empty view's data may be null
+    Copy(p, s.data(), s.size());
     p[s.size()] = '\0';
     return p + s.size() + 1;
+  }
+  // memcpy for names and values, nearly all under 16 bytes, as two loads
+  // and stores that overlap when the string is shorter than both: a call
+  // into memcpy per string was ~2 % of the server's instructions per row.
+  static void Copy(char* to, const char* from, size_t n) {
+    if (n > 16) {
+      std::memcpy(to, from, n);
+    } else if (n >= 8) {
+      Move<uint64_t>(to, from);
+      Move<uint64_t>(to + n - 8, from + n - 8);
+    } else if (n >= 4) {
+      Move<uint32_t>(to, from);
+      Move<uint32_t>(to + n - 4, from + n - 4);
+    } else {
+      for (size_t i = 0; i < n; ++i) to[i] = from[i];  // an empty view's data may be null
+    }
+  }
+  template <typename Word>
+  static void Move(char* to, const char* from) {
+    Word w;
+    std::memcpy(&w, from, sizeof w);
+    std::memcpy(to, &w, sizeof w);
   }
 
   std::string bytes_;

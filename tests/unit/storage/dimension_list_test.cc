@@ -15,13 +15,23 @@ namespace {
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
 TEST(DimensionListTest, GivesBackWhatWasAddedInOrder) {
-  const std::vector<Pairs> cases = {
+  std::vector<Pairs> cases = {
       {},
       {{"host", "h1"}},
       {{"a", "x"}, {"b", std::string(2048, 'v')}, {"service_environment", "production"}},
       // Names and values of one byte, and a name that is a prefix of the next.
       {{"r", "1"}, {"rack", "42"}, {"region", "eu-central-1"}},
   };
+  // Names and values of every length to 40, each byte its own, side by side
+  // (Assign copies short strings in overlapping words).
+  for (size_t length = 1; length <= 40; ++length) {
+    std::string name, value;
+    for (size_t i = 0; i < length; ++i) {
+      name.push_back(static_cast<char>('A' + i % 26));
+      value.push_back(static_cast<char>('a' + (i * 7) % 26));
+    }
+    cases.push_back({{name, value}, {"z" + name, value + "!"}});
+  }
   for (const Pairs& dimensions : cases) {
     DimensionList list;
     size_t bytes = 0;
