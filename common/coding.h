@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "common/unaligned.h"
 
 namespace strata {
 
@@ -76,14 +77,12 @@ void AppendBounded(std::string* dst, size_t bound, Write&& write) {
 // One load and a byte swap each, as the encoders store (GCC kept the
 // shift-and-or form byte by byte).
 inline uint32_t DecodeFixed32BE(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof(v));
+  uint32_t v = LoadUnaligned<uint32_t>(p);
   if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
   return v;
 }
 inline uint64_t DecodeFixed64BE(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof(v));
+  uint64_t v = LoadUnaligned<uint64_t>(p);
   if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
   return v;
 }

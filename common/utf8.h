@@ -10,9 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
+
+#include "common/unaligned.h"
 
 namespace strata {
 
@@ -28,16 +29,8 @@ bool IsValidUtf8(std::string_view s);
 inline bool IsAscii(std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
-  auto word = [](const char* at) {
-    uint64_t w;
-    std::memcpy(&w, at, sizeof w);
-    return w;
-  };
-  auto half = [](const char* at) {
-    uint32_t w;
-    std::memcpy(&w, at, sizeof w);
-    return uint64_t{w};
-  };
+  auto word = LoadUnaligned<uint64_t>;
+  auto half = [](const char* at) { return uint64_t{LoadUnaligned<uint32_t>(at)}; };
   // Whole words, then the tail as one more load ending at the last byte
   // (overlapping bytes already seen): names and values are mostly under 16
   // bytes, where a loop over the tail's bytes cost more than the words.

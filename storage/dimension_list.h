@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/unaligned.h"
+
 namespace strata {
 
 // "name\0value\0" per dimension, in the order added (the normalizer adds
@@ -143,20 +145,18 @@ class DimensionList {
     if (n > 16) {
       std::memcpy(to, from, n);
     } else if (n >= 8) {
-      Move<uint64_t>(to, from);
-      Move<uint64_t>(to + n - 8, from + n - 8);
+      const auto head = LoadUnaligned<uint64_t>(from);
+      const auto tail = LoadUnaligned<uint64_t>(from + n - 8);
+      StoreUnaligned(to, head);
+      StoreUnaligned(to + n - 8, tail);
     } else if (n >= 4) {
-      Move<uint32_t>(to, from);
-      Move<uint32_t>(to + n - 4, from + n - 4);
+      const auto head = LoadUnaligned<uint32_t>(from);
+      const auto tail = LoadUnaligned<uint32_t>(from + n - 4);
+      StoreUnaligned(to, head);
+      StoreUnaligned(to + n - 4, tail);
     } else {
       for (size_t i = 0; i < n; ++i) to[i] = from[i];  // an empty view's data may be null
     }
-  }
-  template <typename Word>
-  static void Move(char* to, const char* from) {
-    Word w;
-    std::memcpy(&w, from, sizeof w);
-    std::memcpy(to, &w, sizeof w);
   }
 
   std::string bytes_;

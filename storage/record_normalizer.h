@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/unaligned.h"
 #include "storage/catalog_types.h"
 #include "storage/name_memo.h"
 #include "storage/names.h"
@@ -84,16 +84,8 @@ inline bool SameName(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   if (n > 16) return a == b;
-  auto word = [](const char* p) {
-    uint64_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  };
-  auto half = [](const char* p) {
-    uint32_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  };
+  auto word = LoadUnaligned<uint64_t>;
+  auto half = LoadUnaligned<uint32_t>;
   // Two loads that overlap when the name is shorter than both together.
   if (n >= 8) {
     return word(a.data()) == word(b.data()) && word(a.data() + n - 8) == word(b.data() + n - 8);
