@@ -76,8 +76,6 @@ class DimensionList {
     for (const auto& [name, value] : dimensions) emplace_back(name, value);
   }
 
-  // Room for dimensions of `bytes` name and value bytes in all and `count`
-  // dimensions.
   void emplace_back(std::string_view name, std::string_view value) {
     bytes_.append(name).push_back('\0');
     bytes_.append(value).push_back('\0');
