@@ -370,5 +370,23 @@ TEST(SameNameTest, FindsADifferenceInEveryByteOfEveryLength) {
   }
 }
 
+// HasNulByte reads words that overlap at the tail: a NUL at every position
+// of every length up to past two words is found, and none is found in
+// strings without one (bytes 0x01 and 0x80 next to where a borrow would
+// carry).
+TEST(HasNulByteTest, FindsANulAtEveryPositionOfEveryLength) {
+  for (size_t n = 0; n <= 20; ++n) {
+    for (char fill : {'a', '\x01', '\x80', '\xff'}) {
+      const std::string clean(n, fill);
+      EXPECT_FALSE(normalize_internal::HasNulByte(clean)) << n << " of " << int{fill};
+      for (size_t i = 0; i < n; ++i) {
+        std::string with_nul = clean;
+        with_nul[i] = '\0';
+        EXPECT_TRUE(normalize_internal::HasNulByte(with_nul)) << n << " at " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strata
