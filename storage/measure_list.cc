@@ -23,12 +23,12 @@ MeasureList MeasureList::Of(const std::vector<Measure>& measures) {
     types.push_back(m.value.type);
     AppendValue(ValueView::Of(m.value), &values);
   }
-  return MeasureList(MakeRowShape(names, types), std::move(values));
+  return MeasureList(MakeRowShape(names, types), Values(values.begin(), values.end()));
 }
 
 std::vector<Measure> MeasureList::ToVector() const {
   std::vector<Measure> out(size());
-  Decoder in(values_);
+  Decoder in(values());
   MeasureView view;
   for (size_t i = 0; i < out.size(); ++i) {
     // The normalizer wrote the values: they are well formed.

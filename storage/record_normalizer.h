@@ -294,7 +294,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   // Packed as they are checked into `values`, sized once for every value
   // but a VARCHAR's text (grown for those) once the count is known to be
   // within the limit (a hostile record can name millions of values).
-  std::string values;
+  MeasureList::Values values;
   size_t packed = 0;
   auto pack = [&](const ValueView& v) {
     if (v.type == ValueType::kVarchar) values.resize(values.size() + v.text.size());
