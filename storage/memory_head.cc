@@ -175,6 +175,19 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
   bucket->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
 }
 
+MemoryHead::Series* MemoryHead::Bucket::AddSeries(const SeriesId& id,
+                                                  std::unique_ptr<Series> fresh) {
+  Series* added = nullptr;
+  {
+    absl::MutexLock lock(&mu);
+    // try_emplace: should the two indexes ever disagree, the series already
+    // in the btree is the one used, and `fresh` is dropped unmoved.
+    added = series.try_emplace(id, std::move(fresh)).first->second.get();
+  }
+  writer_series_.insert_or_assign(id, added);
+  return added;
+}
+
 int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
   // Signatures are known by address within one call only.
   last_signature_ = nullptr;
@@ -197,16 +210,10 @@ int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
       }
     }
     const SeriesId id{key.pk_hash, key.series};
-    Series* series = nullptr;
-    {
-      absl::ReaderMutexLock lock(&bucket->mu);
-      auto it = bucket->series.find(id);
-      if (it != bucket->series.end()) series = it->second.get();
-    }
+    Series* series = bucket->WriterFind(id);
     if (series == nullptr) {
       if (!change.row) continue;
-      absl::MutexLock lock(&bucket->mu);
-      series = bucket->series.emplace(id, std::make_unique<Series>()).first->second.get();
+      series = bucket->AddSeries(id, std::make_unique<Series>());
     }
     const int64_t before = bucket->bytes();
     ApplyTo(bucket.get(), series, change);
@@ -341,10 +348,7 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
         kept->rows_.fetch_add(1, std::memory_order_relaxed);
         kept->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
       }
-      if (copy) {
-        absl::MutexLock kept_lock(&kept->mu);
-        kept->series.emplace(id, std::move(copy));
-      }
+      if (copy) kept->AddSeries(id, std::move(copy));
     }
     if (kept->rows() > 0) {
       // The rows kept keep their shape numbers.

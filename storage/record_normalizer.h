@@ -93,10 +93,8 @@ inline bool SameName(std::string_view a, std::string_view b) {
   if (n >= 4) {
     return half(a.data()) == half(b.data()) && half(a.data() + n - 4) == half(b.data() + n - 4);
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] != b[i]) return false;
-  }
-  return true;
+  // Bytes 0, n/2 and n-1 are every byte of 1 to 3.
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
 }
 // Whether `s` holds a NUL byte, a word at a time with the tail as one more
 // load (as IsAscii): the normalizer asks it of every dimension value, where
@@ -119,10 +117,8 @@ inline bool HasNulByte(std::string_view s) {
     return has_zero(uint64_t{LoadUnaligned<uint32_t>(p)} |
                     uint64_t{LoadUnaligned<uint32_t>(p + n - 4)} << 32);
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] == '\0') return true;
-  }
-  return false;
+  // Bytes 0, n/2 and n-1 are every byte of 1 to 3.
+  return n > 0 && (p[0] == '\0' || p[n / 2] == '\0' || p[n - 1] == '\0');
 }
 // An order for finding equal names, not for showing: by length first, so
 // most pairs (attribute names mostly share a prefix) need no memcmp.

@@ -311,8 +311,20 @@ TEST(MemoryHeadTest, AConversionKeepsTheRowsWrittenAfterItsSequence) {
   EXPECT_EQ(kept, (std::vector<std::string>{d, e}));
   EXPECT_EQ(old, (std::vector<std::string>{a, c, d, b, e}));
   EXPECT_EQ(head.TableUsage(1).second, 2);
+  // The writer finds the kept series again (its own index of them is the
+  // new bucket's): a later row of series 1 joins its kept row, and series 2,
+  // not kept, starts anew.
+  const std::string f = Row(6), g = Row(7);
+  head.Apply({at(1, 3, 4, f), at(2, 1, 4, g)});
+  std::vector<std::string> later;
+  auto again = MemoryHead::NewIterator(head.Capture(1));
+  for (again->SeekToFirst(); again->Valid(); again->Next()) {
+    later.push_back(again->value().ToString());
+  }
+  EXPECT_EQ(later, (std::vector<std::string>{d, f, g, e}));
+  EXPECT_EQ(head.TableUsage(1).second, 4);
   // Nothing left after the last sequence: the bucket goes.
-  ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 3)
+  ASSERT_TRUE(head.WriteThenKeepAfter((*store)->db(), rocksdb::WriteOptions(), &batch, 1, 5, 4)
                   .ok());
   EXPECT_EQ(head.Buckets(1), std::vector<uint32_t>{});
   EXPECT_EQ(head.bytes(), 0);
