@@ -58,14 +58,20 @@ absl::StatusOr<int64_t> ToNanos(int64_t count, TimeUnit unit, std::string_view s
 absl::Status CheckOtherValue(const std::optional<MeasureKind>& declared,
                              const std::optional<ValueView>& value, TimeUnit unit,
                              std::string_view measure_name, ValueView* out);
+// Whether `value` is a finite DOUBLE declared DOUBLE or not declared: nearly
+// every value written, which needs no other check.
+inline bool IsPlainDouble(const std::optional<MeasureKind>& declared,
+                          const std::optional<ValueView>& value) {
+  return value && value->type == ValueType::kDouble &&
+         (!declared || *declared == MeasureKind::kDouble) && std::isfinite(value->real);
+}
 // Checks a typed value against its declared type and the value limits, and
-// gives it to *out with a TIMESTAMP converted to nanoseconds. A finite DOUBLE
-// (nearly every value written) is passed inline.
+// gives it to *out with a TIMESTAMP converted to nanoseconds. A plain DOUBLE
+// is passed inline.
 inline absl::Status CheckValue(const std::optional<MeasureKind>& declared,
                                const std::optional<ValueView>& value, TimeUnit unit,
                                std::string_view measure_name, ValueView* out) {
-  if (value && value->type == ValueType::kDouble &&
-      (!declared || *declared == MeasureKind::kDouble) && std::isfinite(value->real)) {
+  if (IsPlainDouble(declared, value)) {
     *out = *value;
     return absl::OkStatus();
   }
@@ -317,8 +323,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", measure_name_at(i)));
       // A finite DOUBLE, nearly every value written, is packed here: through
       // CheckValue and EncodeValue it was ~60 instructions a value.
-      if (given && given->type == ValueType::kDouble &&
-          (!declared || *declared == MeasureKind::kDouble) && std::isfinite(given->real)) {
+      if (IsPlainDouble(declared, given)) {
         packed = EncodeDouble(values.data() + packed, given->real) - values.data();
         bytes += sizeof(double);
         types[i] = ValueType::kDouble;
@@ -350,14 +355,14 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
     pack(value);
   }
   values.resize(packed);
+  // Only for a record the memo does not know, or a new shape.
   auto gather_names = [&] {
-    absl::InlinedVector<std::string_view, 16> names(types.size());
+    std::vector<std::string_view> names(types.size());
     for (size_t i = 0; i < names.size(); ++i) names[i] = measure_name_at(i);
     return names;
   };
   if (!known) {
-    const auto names = gather_names();
-    std::vector<std::string_view> measure_names(names.begin(), names.end());
+    std::vector<std::string_view> measure_names = gather_names();
     RETURN_IF_ERROR(CheckNameClashes(measure_names, out));
   }
   // The shape of the memo's record when names and types are the same (the
