@@ -117,6 +117,7 @@ class ScanBatcher {
   // rows (storage/head_rows.h), by measure position (-1: not read).
   const RowShape* cached_shape_ = nullptr;
   std::vector<int> shape_columns_;
+  std::vector<std::pair<size_t, int>> shape_reads_;  // (position, column) of those read
   const std::vector<int>& ShapeColumns(const RowShape& shape);
   void StoreMeasure(size_t r, int column, const MeasureView& m);
 };

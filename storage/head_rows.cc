@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/coding.h"
+#include "storage/row_codec.h"
 
 namespace strata {
 namespace {
@@ -111,6 +112,34 @@ RowShape::RowShape(const RowParts& parts)
     ends_.push_back(end);
     types_.push_back(m.type);
   }
+  for (ValueType type : types_) {
+    if (type != ValueType::kDouble && type != ValueType::kBoolean) {
+      fixed_offsets_.clear();
+      fixed_size_ = 0;
+      return;
+    }
+    fixed_offsets_.push_back(static_cast<uint32_t>(fixed_size_));
+    fixed_size_ += type == ValueType::kDouble ? sizeof(double) : 1;
+  }
+}
+
+bool FixedValues(std::string_view compact, const RowShape& shape, std::string_view* values) {
+  const size_t version = VarintLength(compact);
+  if (version == 0 || compact.size() - version != shape.fixed_size()) return false;
+  *values = compact.substr(version);
+  return true;
+}
+
+MeasureView FixedValueAt(std::string_view values, const RowShape& shape, size_t i) {
+  const char* p = values.data() + shape.fixed_offsets()[i];
+  MeasureView m{.type = shape.type(i)};
+  if (m.type == ValueType::kDouble) {
+    const uint64_t bits = DecodeFixed64BE(p);
+    std::memcpy(&m.real, &bits, sizeof bits);
+  } else {  // BOOLEAN
+    m.number = *p != 0;
+  }
+  return m;
 }
 
 std::string RowShape::Signature(const RowParts& parts) {

@@ -17,6 +17,8 @@
 
 namespace strata {
 
+struct MeasureView;  // storage/row_codec.h
+
 // An encoded row cut into its parts (views of the row).
 struct RowParts {
   std::string_view version;  // the version's varint bytes
@@ -68,10 +70,18 @@ class RowShape {
   // Appends the encoded row that `compact` (WriteCompact's bytes, of this
   // shape) was made from.
   void AppendEncodedRow(std::string_view compact, std::string* out) const;
+  // Where each value of a compact row of this shape starts, counted from
+  // the end of its version, when every value has a fixed size (DOUBLE,
+  // BOOLEAN); empty when one has not. A reader that wants a few of a row's
+  // values reads them in place (FixedValues) instead of every value in turn.
+  const std::vector<uint32_t>& fixed_offsets() const { return fixed_offsets_; }
+  // The bytes of those values together (0 with fixed_offsets() empty).
+  size_t fixed_size() const { return fixed_size_; }
+
   // Bytes the shape holds (for the head's accounting).
   size_t bytes() const {
     return sizeof(*this) + signature_.size() +
-           ends_.size() * (sizeof(uint32_t) + sizeof(ValueType) + sizeof(std::string_view));
+           ends_.size() * (2 * sizeof(uint32_t) + sizeof(ValueType) + sizeof(std::string_view));
   }
 
  private:
@@ -85,6 +95,15 @@ class RowShape {
   std::vector<uint32_t> ends_;   // where each measure's part of names() ends
   std::vector<ValueType> types_;
   std::vector<std::string_view> names_view_;  // each measure's name, in names()
+  std::vector<uint32_t> fixed_offsets_;
+  size_t fixed_size_ = 0;
 };
+
+// The values of `compact`, a compact row of `shape` (whose fixed_offsets()
+// is not empty): the bytes after its version. False when they are not
+// exactly shape.fixed_size() bytes (the row is corrupt).
+bool FixedValues(std::string_view compact, const RowShape& shape, std::string_view* values);
+// Value `i` of such a row's values (FixedValues' bytes), its name left empty.
+MeasureView FixedValueAt(std::string_view values, const RowShape& shape, size_t i);
 
 }  // namespace strata

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "absl/base/attributes.h"
 #include "rocksdb/write_batch.h"
 
 namespace strata {
@@ -458,6 +459,7 @@ class HeadIterator final : public MemoryHead::Iterator {
   void Next() override {
     ++e_;
     SettleForward();
+    Prefetch(e_ + kPrefetchAhead);
   }
   void Prev() override {
     --e_;
@@ -534,6 +536,22 @@ class HeadIterator final : public MemoryHead::Iterator {
       CopyShapes(bucket);
     }
     e_ = at_end ? static_cast<int>(entries_.size()) - 1 : 0;
+    if (!at_end) {
+      for (int i = 0; i < kPrefetchAhead; ++i) Prefetch(i);
+    }
+  }
+  // A series' rows lie apart in the arena, between other series' rows
+  // written at the same moments: reading them in series order took a cache
+  // miss per row (a scan of the head spent half its time on the first byte
+  // of each row). Asking for the row a few ahead overlaps those misses.
+  // Inlined: GCC 12 takes a function whose only effect is a prefetch for
+  // one without effects, and drops its calls.
+  static constexpr int kPrefetchAhead = 12;
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void Prefetch(int e) const {
+    if (e >= static_cast<int>(entries_.size())) return;
+    const MemoryHead::Entry& entry = entries_[e];
+    __builtin_prefetch(entry.data);  // and the row's last line, if another
+    if (entry.size > 0) __builtin_prefetch(entry.data + entry.size - 1);
   }
   void CopyShapes(const MemoryHead::Bucket& bucket) ABSL_SHARED_LOCKS_REQUIRED(bucket.mu) {
     shapes_.clear();

@@ -115,5 +115,56 @@ TEST(RowCodecTest, RowReaderViewsEveryMeasureInPlace) {
   EXPECT_FALSE(truncated.ok());
 }
 
+// A shape of DOUBLE and BOOLEAN values only has each value at a fixed place
+// after the version; FixedValueAt reads the same values RowReader does, for
+// versions of every varint length. A shape with any other type has none.
+TEST(RowCodecTest, AFixedLayoutShapeReadsEachValueInPlace) {
+  const std::vector<Measure> measures = {{"a", Value::Double(-0.25)},
+                                         {"on", Value::Boolean(true)},
+                                         {"b", Value::Double(1e300)},
+                                         {"off", Value::Boolean(false)},
+                                         {"c", Value::Double(0.0)}};
+  for (int64_t version : {int64_t{1}, int64_t{300}, int64_t{1} << 40, INT64_MAX}) {
+    SCOPED_TRACE(version);
+    const StoredRow row{.version = version, .measures = measures};
+    std::string signature, compact;
+    EncodeRowSignature(row.measures, &signature);
+    EncodeCompactRow(row, &compact);
+    RowParts parts;
+    ASSERT_TRUE(SplitSignature(signature, &parts));
+    const RowShape shape(parts);
+    EXPECT_EQ(shape.fixed_offsets(), (std::vector<uint32_t>{0, 8, 9, 17, 18}));
+    EXPECT_EQ(shape.fixed_size(), 26u);
+    std::string_view values;
+    ASSERT_TRUE(FixedValues(compact, shape, &values));
+    RowReader reader(compact, &shape);
+    int64_t read_version = 0;
+    ASSERT_TRUE(reader.Start(&read_version));
+    MeasureView expected;
+    for (size_t i = 0; reader.Next(&expected); ++i) {
+      const MeasureView m = FixedValueAt(values, shape, i);
+      EXPECT_EQ(m.type, expected.type) << i;
+      EXPECT_EQ(m.real, expected.real) << i;
+      EXPECT_EQ(m.number, expected.number) << i;
+    }
+    EXPECT_TRUE(reader.ok());
+    // A byte more or less is a corrupt row, not values read out of place.
+    EXPECT_FALSE(FixedValues(compact + "x", shape, &values));
+    EXPECT_FALSE(FixedValues(compact.substr(0, compact.size() - 1), shape, &values));
+    EXPECT_FALSE(FixedValues("", shape, &values));
+  }
+  for (const Value& other : {Value::Bigint(1), Value::Varchar("x"), Value::Timestamp(1)}) {
+    std::vector<Measure> with_other = measures;
+    with_other.push_back({"z", other});
+    std::string signature;
+    EncodeRowSignature(with_other, &signature);
+    RowParts parts;
+    ASSERT_TRUE(SplitSignature(signature, &parts));
+    const RowShape shape(parts);
+    EXPECT_TRUE(shape.fixed_offsets().empty());
+    EXPECT_EQ(shape.fixed_size(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace strata
