@@ -106,13 +106,14 @@ bool RulesOut(const ValueBound& bound, const format::ColumnSummary* column, uint
   }
 }
 
+bool DoubleMayPass(const ValueBound& bound, double v) {
+  return bound.type != DataType::kDouble || SomeValuePasses(bound.op, v, v, bound.value.AsDouble());
+}
+
 bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k) {
   switch (bound.type) {
-    case DataType::kDouble: {
-      if (values.type != ValueType::kDouble) return true;
-      const double v = values.reals[k];
-      return SomeValuePasses(bound.op, v, v, bound.value.AsDouble());
-    }
+    case DataType::kDouble:
+      return values.type != ValueType::kDouble || DoubleMayPass(bound, values.reals[k]);
     case DataType::kBigint:
     case DataType::kTimestamp: {
       if (values.type != (bound.type == DataType::kBigint ? ValueType::kBigint

@@ -39,5 +39,8 @@ bool RulesOut(const ValueBound& bound, const format::ColumnSummary* column, uint
 // bound's column is not judged (true). Late materialization: only points
 // that may pass are decoded further.
 bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k);
+// False if a DOUBLE value `v` of the bound's column fails `bound` (a bound on
+// a BIGINT or TIMESTAMP column does not judge it: true).
+bool DoubleMayPass(const ValueBound& bound, double v);
 
 }  // namespace strata::query

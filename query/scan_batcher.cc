@@ -120,8 +120,25 @@ const std::vector<int>& ScanBatcher::ShapeColumns(const RowShape& shape) {
       shape_columns_.push_back(column >= 0 && read_[column] ? column : -1);
       if (shape_columns_.back() >= 0) shape_reads_.emplace_back(i, column);
     }
+    shape_bounds_.clear();
+    for (const ValueBound& bound : bounds_) {
+      int position = -1;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        if (ColumnOf(shape.name(i), shape.type(i)) == bound.column) position = static_cast<int>(i);
+      }
+      shape_bounds_.emplace_back(&bound, position);
+    }
   }
   return shape_columns_;
+}
+
+bool ScanBatcher::FixedRowMayPass(std::string_view values, const RowShape& shape) const {
+  for (const auto& [bound, position] : shape_bounds_) {
+    if (position < 0) return false;  // NULL, which WHERE drops
+    const MeasureView m = FixedValueAt(values, shape, position);
+    if (m.type == ValueType::kDouble && !DoubleMayPass(*bound, m.real)) return false;
+  }
+  return true;
 }
 
 void ScanBatcher::AddMeasure(size_t r, size_t position, const MeasureView& m) {
@@ -140,20 +157,25 @@ void ScanBatcher::StoreMeasure(size_t r, int column, const MeasureView& m) {
 
 absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
   if (!SelectSeries(row.series)) return false;
+  if (!row.encoded.empty() && row.shape != nullptr && series_->multi &&
+      !row.shape->fixed_offsets().empty()) {
+    // Only the values read, each at its place: a query reads a few of a
+    // row's many values (double-groupby-1: 1 of 10), and walking every
+    // value to reach them was most of a scan of the memory head. A row that
+    // fails a bound is dropped before its columns are filled (late
+    // materialization, as AddBlock does for a block's points).
+    ShapeColumns(*row.shape);
+    std::string_view values;
+    if (!FixedValues(row.encoded, *row.shape, &values)) return CorruptionError("row");
+    if (!FixedRowMayPass(values, *row.shape)) return false;
+    const size_t r = StartRow(row.time_nanos);
+    for (const auto& [position, column] : shape_reads_) {
+      StoreMeasure(r, column, FixedValueAt(values, *row.shape, position));
+    }
+    return batch_.rows == kBatchRows;
+  }
   const size_t r = StartRow(row.time_nanos);
   if (!row.encoded.empty()) {
-    if (row.shape != nullptr && series_->multi && !row.shape->fixed_offsets().empty()) {
-      // Only the values read, each at its place: a query reads a few of a
-      // row's many values (double-groupby-1: 1 of 10), and walking every
-      // value to reach them was most of a scan of the memory head.
-      ShapeColumns(*row.shape);
-      std::string_view values;
-      if (!FixedValues(row.encoded, *row.shape, &values)) return CorruptionError("row");
-      for (const auto& [position, column] : shape_reads_) {
-        StoreMeasure(r, column, FixedValueAt(values, *row.shape, position));
-      }
-      return batch_.rows == kBatchRows;
-    }
     RowReader reader(row.encoded, row.shape);
     int64_t version;
     MeasureView m;

@@ -118,6 +118,12 @@ class ScanBatcher {
   const RowShape* cached_shape_ = nullptr;
   std::vector<int> shape_columns_;
   std::vector<std::pair<size_t, int>> shape_reads_;  // (position, column) of those read
+  // Each of bounds_ with the position of the shape's value that feeds its
+  // column (-1: none, so the column is NULL in the shape's rows).
+  std::vector<std::pair<const ValueBound*, int>> shape_bounds_;
+  // False if the compact row `values` (of a fixed-layout shape) fails one of
+  // bounds_: the row is dropped before any of its columns is filled.
+  bool FixedRowMayPass(std::string_view values, const RowShape& shape) const;
   const std::vector<int>& ShapeColumns(const RowShape& shape);
   void StoreMeasure(size_t r, int column, const MeasureView& m);
 };
