@@ -115,18 +115,15 @@ const std::vector<int>& ScanBatcher::ShapeColumns(const RowShape& shape) {
     cached_shape_ = &shape;
     shape_columns_.clear();
     shape_reads_.clear();
+    shape_bounds_.clear();
+    for (const ValueBound& bound : bounds_) shape_bounds_.emplace_back(&bound, -1);
     for (size_t i = 0; i < shape.size(); ++i) {
       const int column = ColumnOf(shape.name(i), shape.type(i));
       shape_columns_.push_back(column >= 0 && read_[column] ? column : -1);
       if (shape_columns_.back() >= 0) shape_reads_.emplace_back(i, column);
-    }
-    shape_bounds_.clear();
-    for (const ValueBound& bound : bounds_) {
-      int position = -1;
-      for (size_t i = 0; i < shape.size(); ++i) {
-        if (ColumnOf(shape.name(i), shape.type(i)) == bound.column) position = static_cast<int>(i);
+      for (auto& [bound, position] : shape_bounds_) {
+        if (column >= 0 && bound->column == column) position = static_cast<int>(i);
       }
-      shape_bounds_.emplace_back(&bound, position);
     }
   }
   return shape_columns_;

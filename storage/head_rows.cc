@@ -16,11 +16,24 @@ size_t VarintLength(std::string_view bytes) {
   return 0;
 }
 
+// The size of every value of `type` (DOUBLE, BOOLEAN); 0 for a type whose
+// values vary in size.
+size_t FixedValueBytes(ValueType type) {
+  switch (type) {
+    case ValueType::kDouble: return sizeof(double);
+    case ValueType::kBoolean: return 1;
+    default: return 0;
+  }
+}
+
 // The length of a value of `type` at the start of `bytes`; 0 if it has none.
 size_t ValueLength(ValueType type, std::string_view bytes) {
   switch (type) {
-    case ValueType::kDouble: return bytes.size() >= 8 ? 8 : 0;
-    case ValueType::kBoolean: return bytes.empty() ? 0 : 1;
+    case ValueType::kDouble:
+    case ValueType::kBoolean: {
+      const size_t size = FixedValueBytes(type);
+      return bytes.size() >= size ? size : 0;
+    }
     case ValueType::kBigint:
     case ValueType::kTimestamp: return VarintLength(bytes);
     case ValueType::kVarchar: {
@@ -113,13 +126,14 @@ RowShape::RowShape(const RowParts& parts)
     types_.push_back(m.type);
   }
   for (ValueType type : types_) {
-    if (type != ValueType::kDouble && type != ValueType::kBoolean) {
+    const size_t size = FixedValueBytes(type);
+    if (size == 0) {
       fixed_offsets_.clear();
       fixed_size_ = 0;
       return;
     }
     fixed_offsets_.push_back(static_cast<uint32_t>(fixed_size_));
-    fixed_size_ += type == ValueType::kDouble ? sizeof(double) : 1;
+    fixed_size_ += size;
   }
 }
 
@@ -131,14 +145,10 @@ bool FixedValues(std::string_view compact, const RowShape& shape, std::string_vi
 }
 
 MeasureView FixedValueAt(std::string_view values, const RowShape& shape, size_t i) {
-  const char* p = values.data() + shape.fixed_offsets()[i];
-  MeasureView m{.type = shape.type(i)};
-  if (m.type == ValueType::kDouble) {
-    const uint64_t bits = DecodeFixed64BE(p);
-    std::memcpy(&m.real, &bits, sizeof bits);
-  } else {  // BOOLEAN
-    m.number = *p != 0;
-  }
+  // FixedValues checked the length: every value is within `values`.
+  Decoder in(values.substr(shape.fixed_offsets()[i]));
+  MeasureView m;
+  ReadValue(in, shape.type(i), &m);
   return m;
 }
 
