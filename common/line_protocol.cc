@@ -2,11 +2,26 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "common/strings.h"
 
 namespace strata {
 namespace {
+
+// Which bytes end a run of a name, tag value or field value: a table lookup
+// per byte instead of three or four compares (the loader reads ~200 bytes a
+// line through these).
+struct ByteSet {
+  bool has[256] = {};
+  constexpr ByteSet(std::string_view bytes) {
+    for (char c : bytes) has[static_cast<unsigned char>(c)] = true;
+  }
+  bool operator()(char c) const { return has[static_cast<unsigned char>(c)]; }
+};
+constexpr ByteSet kEndsKey(",= \\");      // a measurement, tag or field key
+constexpr ByteSet kEndsTagValue(", \\");  // a measurement or tag value
+constexpr ByteSet kEndsFieldValue(", \t");
 
 class LineReader {
  public:
@@ -18,7 +33,7 @@ class LineReader {
     while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t')) ++pos_;
     if (pos_ == line_.size() || line_[pos_] == '#') return false;
     size_t start = pos_;
-    ReadEscaped(/*stop_at_equals=*/false, &point.measurement);
+    ReadEscaped(kEndsTagValue, &point.measurement);
     if (point.measurement.empty()) return Error("missing measurement name", start);
     size_t tags = 0;
     while (Peek(',')) {
@@ -26,10 +41,10 @@ class LineReader {
       start = pos_;
       if (tags == point.tags.size()) point.tags.emplace_back();
       auto& [key, value] = point.tags[tags++];
-      ReadEscaped(/*stop_at_equals=*/true, &key);
+      ReadEscaped(kEndsKey, &key);
       if (!Peek('=') || key.empty()) return Error("a tag must be key=value", start);
       ++pos_;
-      ReadEscaped(/*stop_at_equals=*/false, &value);
+      ReadEscaped(kEndsTagValue, &value);
       if (value.empty()) return Error(StrCat("tag \"", key, "\" has no value"), start);
     }
     point.tags.resize(tags);
@@ -43,15 +58,13 @@ class LineReader {
       start = pos_;
       if (fields == point.fields.size()) point.fields.emplace_back();
       auto& [key, value] = point.fields[fields++];
-      ReadEscaped(/*stop_at_equals=*/true, &key);
+      ReadEscaped(kEndsKey, &key);
       if (!Peek('=') || key.empty()) return Error("a field must be key=value", start);
       ++pos_;
       const size_t value_start = pos_;
-      absl::StatusOr<Value> read = ReadFieldValue();
-      if (!read.ok()) {
-        return Error(StrCat("field \"", key, "\": ", read.status().message()), value_start);
+      if (absl::Status read = ReadFieldValue(value); !read.ok()) {
+        return Error(StrCat("field \"", key, "\": ", read.message()), value_start);
       }
-      value = *std::move(read);
     } while (Peek(','));
     point.fields.resize(fields);
     while (Peek(' ') || Peek('\t')) ++pos_;
@@ -71,17 +84,14 @@ class LineReader {
  private:
   bool Peek(char c) const { return pos_ < line_.size() && line_[pos_] == c; }
 
-  // Into *out: up to an unescaped comma or space (or equals sign), without
-  // the escaping backslashes; the runs between escapes are copied whole.
-  void ReadEscaped(bool stop_at_equals, std::string* out) {
+  // Into *out: up to an unescaped byte of `ends` (other than the backslash),
+  // without the escaping backslashes; the runs between escapes are copied
+  // whole.
+  void ReadEscaped(const ByteSet& ends, std::string* out) {
     out->clear();
     while (pos_ < line_.size()) {
       size_t end = pos_;
-      while (end < line_.size()) {
-        const char c = line_[end];
-        if (c == ',' || c == ' ' || c == '\\' || (stop_at_equals && c == '=')) break;
-        ++end;
-      }
+      while (end < line_.size() && !ends(line_[end])) ++end;
       out->append(line_.data() + pos_, end - pos_);
       pos_ = end;
       if (pos_ == line_.size() || line_[pos_] != '\\') return;
@@ -90,9 +100,11 @@ class LineReader {
     }
   }
 
-  absl::StatusOr<Value> ReadFieldValue() {
+  // Into *out, the field's previous value (its text's buffer reused).
+  absl::Status ReadFieldValue(Value& out) {
     if (Peek('"')) {
-      std::string text;
+      std::string& text = out.text;
+      text.clear();
       ++pos_;
       while (pos_ < line_.size() && line_[pos_] != '"') {
         if (line_[pos_] == '\\' && pos_ + 1 < line_.size() &&
@@ -103,21 +115,18 @@ class LineReader {
       }
       if (pos_ >= line_.size()) return absl::InvalidArgumentError("unterminated string");
       ++pos_;
-      return Value::Varchar(std::move(text));
+      out.type = ValueType::kVarchar;
+      out.number = 0;
+      out.real = 0;
+      return absl::OkStatus();
     }
     const size_t start = pos_;
-    while (pos_ < line_.size() && line_[pos_] != ',' && line_[pos_] != ' ' &&
-           line_[pos_] != '\t') {
-      ++pos_;
-    }
+    while (pos_ < line_.size() && !kEndsFieldValue(line_[pos_])) ++pos_;
     std::string_view token = line_.substr(start, pos_ - start);
     if (token.empty()) return absl::InvalidArgumentError("missing value");
-    if (token == "t" || token == "T" || token == "true" || token == "True" || token == "TRUE") {
-      return Value::Boolean(true);
-    }
-    if (token == "f" || token == "F" || token == "false" || token == "False" ||
-        token == "FALSE") {
-      return Value::Boolean(false);
+    if (std::optional<bool> boolean = ReadBoolean(token)) {
+      SetScalar(out, ValueType::kBoolean, *boolean ? 1 : 0, 0);
+      return absl::OkStatus();
     }
     const char* first = token.data();
     const char* last = token.data() + token.size();
@@ -131,7 +140,8 @@ class LineReader {
       if (ec != std::errc() || end != last - 1 || (token.back() == 'u' && integer < 0)) {
         return absl::InvalidArgumentError(StrCat("\"", token, "\" is not a valid integer"));
       }
-      return Value::Bigint(integer);
+      SetScalar(out, ValueType::kBigint, integer, 0);
+      return absl::OkStatus();
     }
     double number = 0;
     if (*first == '+') ++first;  // from_chars takes no plus sign; line protocol does
@@ -140,7 +150,35 @@ class LineReader {
       return absl::InvalidArgumentError(
           StrCat("\"", token, "\" is not a number, integer (1i), boolean (t/f) or quoted string"));
     }
-    return Value::Double(number);
+    SetScalar(out, ValueType::kDouble, 0, number);
+    return absl::OkStatus();
+  }
+
+  // Not by assigning a Value: that moves a string into `out.text` for every
+  // number (~7 % of the loader's parse).
+  static void SetScalar(Value& out, ValueType type, int64_t number, double real) {
+    out.type = type;
+    out.number = number;
+    out.real = real;
+    out.text.clear();
+  }
+
+  // t/T/true/True/TRUE or f/F/false/False/FALSE; the first byte rules out
+  // numbers without a compare of the whole token.
+  static std::optional<bool> ReadBoolean(std::string_view token) {
+    switch (token[0]) {
+      case 't': case 'T':
+        if (token.size() == 1 || token == "true" || token == "True" || token == "TRUE") {
+          return true;
+        }
+        return std::nullopt;
+      case 'f': case 'F':
+        if (token.size() == 1 || token == "false" || token == "False" || token == "FALSE") {
+          return false;
+        }
+        return std::nullopt;
+      default: return std::nullopt;
+    }
   }
 
   static absl::Status Error(std::string_view what, size_t pos) {

@@ -2,6 +2,9 @@
 // every field type, escaping, and each malformed shape with its column.
 #include "common/line_protocol.h"
 
+#include <optional>
+#include <string>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -39,6 +42,44 @@ TEST(LineProtocolTest, EscapesInNamesAndTagValues) {
   EXPECT_EQ(p.fields[0].first, "field name");
   EXPECT_EQ(p.fields[0].second, Value::Varchar("x y"));
   EXPECT_FALSE(p.timestamp.has_value());
+}
+
+TEST(LineProtocolTest, EveryBooleanSpellingAndNothingElse) {
+  struct Case {
+    const char* token;
+    std::optional<bool> boolean;  // nullopt: not a boolean (a parse error)
+  };
+  const Case cases[] = {
+      {"t", true},       {"T", true},      {"true", true},   {"True", true},
+      {"TRUE", true},    {"f", false},     {"F", false},     {"false", false},
+      {"False", false},  {"FALSE", false}, {"tRUE", {}},     {"tru", {}},
+      {"truee", {}},     {"fALSE", {}},    {"fa", {}},       {"ftrue", {}},
+  };
+  for (const Case& c : cases) {
+    auto point = ParseLinePoint(std::string("m v=") + c.token);
+    if (!c.boolean) {
+      EXPECT_FALSE(point.ok()) << c.token;
+      continue;
+    }
+    ASSERT_TRUE(point.ok()) << c.token << ": " << point.status();
+    EXPECT_EQ((**point).fields[0].second, Value::Boolean(*c.boolean)) << c.token;
+  }
+}
+
+TEST(LineProtocolTest, AReusedPointHoldsOnlyTheNewLine) {
+  LinePoint point;
+  ASSERT_TRUE(*ParseLinePointInto(R"(a,x=1,y=2 s="text",n=5i,b=t 10)", &point));
+  ASSERT_TRUE(*ParseLinePointInto("b,x=3 s=1.5,n=2 ", &point));
+  EXPECT_EQ(point.measurement, "b");
+  EXPECT_EQ(point.tags, (std::vector<std::pair<std::string, std::string>>{{"x", "3"}}));
+  ASSERT_EQ(point.fields.size(), 2u);
+  EXPECT_EQ(point.fields[0].second, Value::Double(1.5));
+  EXPECT_TRUE(point.fields[0].second.text.empty());  // the string's text is gone
+  EXPECT_EQ(point.fields[1].second, Value::Double(2));
+  EXPECT_FALSE(point.timestamp.has_value());
+  ASSERT_TRUE(*ParseLinePointInto(R"(c s="again")", &point));
+  EXPECT_EQ(point.fields[0].second, Value::Varchar("again"));
+  EXPECT_EQ(point.fields[0].second.real, 0);
 }
 
 TEST(LineProtocolTest, BlankAndCommentLinesHoldNoPoint) {
