@@ -343,15 +343,18 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
         "a magnetic-store block is missing although its header is stored; restore from a backup");
   }
   RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
-  ASSIGN_OR_RETURN(auto points, format::DecodeBlock(block));
+  // Typed columns, then the one point's measures: not every point's.
+  ASSIGN_OR_RETURN(format::BlockColumns decoded,
+                   format::DecodeBlockColumns(block, /*with_versions=*/true,
+                                              [](const format::ColumnSummary&) { return true; }));
   stats->blocks_scanned++;
   stats->bytes_scanned += static_cast<int64_t>(block.size());
-  for (auto it = points.rbegin(); it != points.rend(); ++it) {
-    if (it->time_nanos >= end) continue;
-    stats->rows_scanned++;
-    offer(it->time_nanos, {it->version, std::move(it->measures)});
-    break;
-  }
+  const std::vector<int64_t>& times = decoded.times;
+  const size_t before_end = std::lower_bound(times.begin(), times.end(), end) - times.begin();
+  if (before_end == 0) return best;
+  const size_t newest = before_end - 1;
+  stats->rows_scanned++;
+  offer(times[newest], {decoded.versions[newest], format::MeasuresAt(decoded, newest)});
   return best;
 }
 

@@ -618,30 +618,56 @@ class Writer::GroupCommit {
     std::vector<std::string> values;
     std::vector<rocksdb::Status> statuses =
         store_->db()->MultiGet(rocksdb::ReadOptions(), families, slices, &values);
-    absl::flat_hash_map<std::string_view, std::vector<format::BlockPoint>> blocks;
+    // A block's times are decoded first, to find whether it holds the
+    // group's points at all (a late write of a new point does not); its
+    // other columns only for a point it holds (a retry, an update), once.
+    // Each of the group's records mostly falls in a block of its own, and
+    // decoding every point of each into Measures cost ~0.3 ms a record.
+    struct Block {
+      std::string_view bytes;
+      format::BlockColumns decoded;  // times; with every column once `complete`
+      bool complete = false;
+    };
+    absl::flat_hash_map<std::string_view, Block> blocks;
     for (size_t i = 0; i < lookups.size(); ++i) {
       if (statuses[i].IsNotFound()) continue;
       RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
       if (lookups[i].first == Store::kCold) {
-        ASSIGN_OR_RETURN(blocks[lookups[i].second], format::DecodeBlock(values[i]));
+        Block& block = blocks[lookups[i].second];
+        block.bytes = values[i];
+        ASSIGN_OR_RETURN(block.decoded,
+                         format::DecodeBlockColumns(values[i], /*with_versions=*/false,
+                                                    [](const format::ColumnSummary&) {
+                                                      return false;
+                                                    }));
       } else {
         ASSIGN_OR_RETURN(rows_[lookups[i].second].in(lookups[i].first), DecodeRow(values[i]));
       }
     }
     for (const auto& entry : to_read_) {
       if (entry.first != Store::kCold) continue;
-      auto block = blocks.find(std::string_view(entry.second).substr(0, keys::kBlockKeySize));
-      if (block == blocks.end()) continue;
+      auto it = blocks.find(std::string_view(entry.second).substr(0, keys::kBlockKeySize));
+      if (it == blocks.end()) continue;
+      Block& block = it->second;
       keys::PointKey point;
       keys::DecodePointKey(entry.second, &point);
-      const auto& points = block->second;
-      auto found = std::lower_bound(points.begin(), points.end(), point.time_nanos,
-                                    [](const format::BlockPoint& p, int64_t t) {
-                                      return p.time_nanos < t;
-                                    });
-      if (found != points.end() && found->time_nanos == point.time_nanos) {
-        rows_[entry.second].in(Store::kCold) = StoredRow{found->version, found->measures};
+      const std::vector<int64_t>& times = block.decoded.times;
+      const auto found = std::lower_bound(times.begin(), times.end(), point.time_nanos);
+      if (found == times.end() || *found != point.time_nanos) continue;
+      const size_t index = found - times.begin();
+      if (!block.complete) {
+        std::vector<int64_t> decoded_times = std::move(block.decoded.times);
+        ASSIGN_OR_RETURN(block.decoded,
+                         format::DecodeBlockColumns(block.bytes, /*with_versions=*/true,
+                                                    [](const format::ColumnSummary&) {
+                                                      return true;
+                                                    },
+                                                    /*with_times=*/false));
+        block.decoded.times = std::move(decoded_times);
+        block.complete = true;
       }
+      rows_[entry.second].in(Store::kCold) =
+          StoredRow{block.decoded.versions[index], format::MeasuresAt(block.decoded, index)};
     }
     return absl::OkStatus();
   }

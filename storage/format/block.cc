@@ -391,6 +391,32 @@ absl::StatusOr<BlockColumns> DecodeBlockColumns(
   return out;
 }
 
+namespace {
+
+// The column's `n`th value (counting present ones only).
+Value NthValue(const ColumnValues& values, size_t n) {
+  Value v{.type = values.type};
+  switch (values.type) {
+    case ValueType::kDouble: v.real = values.reals[n]; break;
+    case ValueType::kVarchar: v.text = std::string(values.texts[n]); break;
+    default: v.number = values.numbers[n]; break;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<Measure> MeasuresAt(const BlockColumns& block, size_t index) {
+  std::vector<Measure> measures;
+  for (size_t c = 0; c < block.columns.size(); ++c) {
+    const ColumnValues& values = *block.columns[c];
+    if (!values.present[index]) continue;
+    const auto before = std::count(values.present.begin(), values.present.begin() + index, true);
+    measures.push_back({block.summary.columns[c].name, NthValue(values, before)});
+  }
+  return measures;
+}
+
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
   ASSIGN_OR_RETURN(BlockColumns block,
                    DecodeBlockColumns(bytes, /*with_versions=*/true,
@@ -406,14 +432,7 @@ absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
     size_t next = 0;
     for (size_t i = 0; i < s.count; ++i) {
       if (!values.present[i]) continue;
-      Value v{.type = values.type};
-      switch (values.type) {
-        case ValueType::kDouble: v.real = values.reals[next]; break;
-        case ValueType::kVarchar: v.text = std::string(values.texts[next]); break;
-        default: v.number = values.numbers[next]; break;
-      }
-      ++next;
-      points[i].measures.push_back({s.columns[c].name, std::move(v)});
+      points[i].measures.push_back({s.columns[c].name, NthValue(values, next++)});
     }
   }
   return points;

@@ -71,6 +71,10 @@ struct BlockColumns {
   std::vector<std::optional<ColumnValues>> columns;
 };
 
+// The measures of point `index` of a block decoded with every column, as
+// DecodeBlock gives them: in the block's column order, absent ones left out.
+std::vector<Measure> MeasuresAt(const BlockColumns& block, size_t index);
+
 // DATA_LOSS for anything that is not a well-formed block; never reads past
 // `bytes` and never allocates more than the bytes can describe.
 // `bytes` may be the whole block or only its header (BlockHeaderBytes).

@@ -38,6 +38,32 @@ TEST(Block, RoundTripsAllTypes) {
   }
 }
 
+// MeasuresAt gives one point of a block decoded column by column (the
+// writer's check of a record against a block, the last-point probe): the
+// same measures DecodeBlock gives it, where columns skip absent values.
+TEST(Block, OnePointsMeasuresFromItsColumnsEqualTheWholeDecoding) {
+  std::vector<BlockPoint> sparse = Devops(50);
+  for (size_t i = 0; i < sparse.size(); ++i) {
+    auto& m = sparse[i].measures;
+    if (i % 3 == 0) m.erase(m.begin());                 // no usage_user
+    if (i % 4 == 1) m.pop_back();                       // no seen
+    if (i % 5 == 2) m.erase(m.begin(), m.begin() + 2);  // neither of the first two
+    if (i == 7) m.clear();
+  }
+  for (const auto& points : {Devops(360), sparse}) {
+    auto bytes = EncodeBlock(points);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    auto whole = DecodeBlock(*bytes);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    auto columns = DecodeBlockColumns(*bytes, /*with_versions=*/true,
+                                      [](const ColumnSummary&) { return true; });
+    ASSERT_TRUE(columns.ok()) << columns.status();
+    for (size_t i = 0; i < points.size(); ++i) {
+      EXPECT_EQ(MeasuresAt(*columns, i), (*whole)[i].measures) << i;
+    }
+  }
+}
+
 TEST(Block, NullsVersionsAndIrregularTimes) {
   // MULTI rows that name different attributes, versions that change, and
   // times with jitter, negative times and a large gap.
