@@ -1,6 +1,9 @@
 #include "server/influx_write.h"
 
 #include <atomic>
+#include <future>
+#include <memory>
+#include <utility>
 
 #include "common/line_protocol.h"
 #include "common/status.h"
@@ -156,7 +159,7 @@ void LineProtocolWriter::Line(std::string_view line) {
   record.time_unit = TimeUnit::kNanoseconds;
   record.version = NextVersion(now_);
   batch.request.records.push_back(std::move(record));
-  batch.lines.push_back({line_number_, Quoted(line)});
+  batch.lines.Add(line_number_, line);
   if (batch.request.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
 }
 
@@ -183,9 +186,14 @@ void LineProtocolWriter::Flush(TableBatch& batch) {
                        .table_name = batch.request.table_name};
   request.records.swap(batch.request.records);
   InFlight& write = in_flight_.emplace_back();
-  write.lines.swap(batch.lines);
-  write.result = std::async(std::launch::async, [this, request = std::move(request)]() mutable {
-    return engine_.Write(std::move(request));
+  write.lines = std::exchange(batch.lines, {});
+  // Committed by the writer's committer thread, which fulfils the promise
+  // (it must not block); this thread goes on reading lines meanwhile. (A
+  // thread of its own per batch of 100 lines cost more than the batch.)
+  auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
+  write.result = done->get_future();
+  engine_.WriteAsync(std::move(request), [done](absl::StatusOr<WriteResult> result) {
+    done->set_value(std::move(result));
   });
 }
 
@@ -200,9 +208,16 @@ void LineProtocolWriter::Collect() {
   metrics_.CountWrite(*result);
   summary_.points_written += result->total();
   for (const RejectedRecord& rejected : result->rejected) {
-    const Pending& line = write.lines[rejected.record_index];
-    Reject(line.line_number, line.line, rejected.reason);
+    Reject(write.lines.number(rejected.record_index), write.lines.text(rejected.record_index),
+           rejected.reason);
   }
+}
+
+void LineProtocolWriter::BatchLines::Add(int64_t line_number, std::string_view line) {
+  numbers_.push_back(line_number);
+  // One byte past what Quoted keeps, so it still marks a longer line "...".
+  text_.append(line.substr(0, kQuotedLineBytes + 1));
+  ends_.push_back(text_.size());
 }
 
 void LineProtocolWriter::Reject(int64_t line_number, std::string_view line, std::string_view why) {

@@ -62,19 +62,32 @@ class LineProtocolWriter {
   LineWriteSummary Finish();
 
  private:
-  struct Pending {
-    int64_t line_number = 0;
-    std::string line;  // kept for the error message, shortened
+  // A batch's lines, for the messages of its rejections: each line's number
+  // and its first bytes (what a message quotes), in one buffer rather than
+  // a string each.
+  class BatchLines {
+   public:
+    void Add(int64_t line_number, std::string_view line);
+    int64_t number(size_t i) const { return numbers_[i]; }
+    std::string_view text(size_t i) const {
+      const size_t begin = i == 0 ? 0 : ends_[i - 1];
+      return std::string_view(text_).substr(begin, ends_[i] - begin);
+    }
+
+   private:
+    std::vector<int64_t> numbers_;
+    std::vector<size_t> ends_;  // of each line's bytes in text_
+    std::string text_;
   };
   struct TableBatch {
     absl::Status ready;  // the table exists and the caller may write it
     WriteRequest request;
-    std::vector<Pending> lines;
+    BatchLines lines;
   };
   // A batch being written.
   struct InFlight {
     std::future<absl::StatusOr<WriteResult>> result;
-    std::vector<Pending> lines;
+    BatchLines lines;
   };
 
   void Line(std::string_view line);

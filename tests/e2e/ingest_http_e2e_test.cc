@@ -93,6 +93,31 @@ TEST_F(IngestHttpE2ETest, LineProtocolV1StoresGoodLinesAndNamesTheBadOnes) {
   EXPECT_EQ(Rows("SELECT host, used, free FROM telegraf.mem"), "a|10|2\n");
 }
 
+// Lines go to the writer in batches of 100, several in flight; a record
+// the writer refuses is reported with its own line's number and text (a long
+// one shortened) whichever batch it was in.
+TEST_F(IngestHttpE2ETest, RejectionsInLaterBatchesNameTheirOwnLines) {
+  Start();
+  CreateDatabase("telegraf");
+  const int64_t t = NowSeconds() - 600;
+  const std::string long_host(300, 'h');
+  std::string body;
+  for (int i = 1; i <= 450; ++i) {
+    const std::string host = i == 377 ? long_host : "h" + std::to_string(i);
+    const std::string value = i == 150 || i == 377 ? "1i" : "1.5";  // usage is DOUBLE
+    body += "cpu,host=" + host + " usage=" + value + " " + std::to_string(t + i) + "\n";
+  }
+  auto res = Post("/write?db=telegraf&precision=s", body);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_THAT(res->body, HasSubstr("partial write: 2 lines rejected, 448 points written"));
+  EXPECT_THAT(res->body, HasSubstr("line 150 'cpu,host=h150 usage=1i " + std::to_string(t + 150) +
+                                   "'"));
+  const std::string quoted = ("cpu,host=" + long_host).substr(0, 200);
+  EXPECT_THAT(res->body, HasSubstr("line 377 '" + quoted + "...'"));
+  EXPECT_EQ(Rows("SELECT count(*) FROM telegraf.cpu"), "448\n");
+}
+
 TEST_F(IngestHttpE2ETest, RewritingAPointReplacesItsValuesAsInfluxDbDoes) {
   Start();
   CreateDatabase("mydb");
