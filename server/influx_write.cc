@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "server/ingest_target.h"
+#include "server/line_write_source.h"
 
 namespace strata {
 namespace {
@@ -24,17 +25,6 @@ constexpr size_t kWritesInFlight = 4;
 // Measurements (tables) one request may write: each holds a batch in memory,
 // and a body naming millions of them must not create millions of tables.
 constexpr size_t kMaxTablesPerRequest = 1000;
-
-MeasureKind KindOf(ValueType type) {
-  switch (type) {
-    case ValueType::kDouble: return MeasureKind::kDouble;
-    case ValueType::kBigint: return MeasureKind::kBigint;
-    case ValueType::kVarchar: return MeasureKind::kVarchar;
-    case ValueType::kBoolean: return MeasureKind::kBoolean;
-    case ValueType::kTimestamp: return MeasureKind::kTimestamp;
-  }
-  return MeasureKind::kDouble;
-}
 
 std::string Quoted(std::string_view line) {
   if (line.size() <= kQuotedLineBytes) return std::string(line);
@@ -107,9 +97,9 @@ LineWriteSummary LineProtocolWriter::Finish() {
       Line(partial_);
     }
   }
-  for (auto& [table, batch] : batches_) {
+  for (auto& entry : batches_) {
     if (!summary_.fatal.ok()) break;
-    Flush(batch);
+    Flush(entry.second);
   }
   while (!in_flight_.empty()) Collect();
   return std::move(summary_);
@@ -118,57 +108,45 @@ LineWriteSummary LineProtocolWriter::Finish() {
 void LineProtocolWriter::Line(std::string_view line) {
   ++line_number_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  absl::StatusOr<std::optional<LinePoint>> parsed = ParseLinePoint(line);
+  absl::StatusOr<bool> parsed = ParseLinePointInto(line, &point_);
   if (!parsed.ok()) {
     Reject(line_number_, line, StrCat("unable to parse: ", parsed.status().message()));
     return;
   }
-  if (!parsed->has_value()) return;
+  if (!*parsed) return;
   ++summary_.lines;
-  LinePoint& point = **parsed;
   int64_t time = now_;
-  if (point.timestamp.has_value() &&
-      __builtin_mul_overflow(*point.timestamp, options_.nanos_per_unit, &time)) {
+  if (point_.timestamp.has_value() &&
+      __builtin_mul_overflow(*point_.timestamp, options_.nanos_per_unit, &time)) {
     Reject(line_number_, line, "the timestamp is out of range for its precision");
     return;
   }
-  if (batches_.size() >= kMaxTablesPerRequest && !batches_.contains(point.measurement)) {
+  if (batches_.size() >= kMaxTablesPerRequest && !batches_.contains(point_.measurement)) {
     Reject(line_number_, line,
            StrCat("the request already wrote ", kMaxTablesPerRequest,
                   " measurements (tables); send the others in another request"));
     return;
   }
-  TableBatch& batch = BatchFor(point.measurement);
+  TableBatch& batch = BatchFor(point_.measurement);
   if (!batch.ready.ok()) {
     Reject(line_number_, line, std::string(batch.ready.message()));
     return;
   }
-  InputRecord record;
-  record.dimensions.reserve(point.tags.size());
-  for (auto& [name, value] : point.tags) {
-    record.dimensions.push_back({std::move(name), std::move(value)});
-  }
-  record.measure_name = std::move(point.measurement);
-  record.measure_value_type = MeasureKind::kMulti;
-  record.measure_values.reserve(point.fields.size());
-  for (auto& [name, value] : point.fields) {
-    const MeasureKind kind = KindOf(value.type);
-    record.measure_values.push_back({std::move(name), kind, std::move(value)});
-  }
-  record.time = time;
-  record.time_unit = TimeUnit::kNanoseconds;
-  record.version = NextVersion(now_);
-  batch.request.records.push_back(std::move(record));
+  // The point joins the batch by a swap: point_ takes a spent point's
+  // strings and vectors for the next line.
+  const size_t at = batch.records.size();
+  if (at == batch.points.size()) batch.points.emplace_back();
+  std::swap(batch.points[at], point_);
+  batch.records.push_back({.time_nanos = time, .version = NextVersion(now_)});
   batch.lines.Add(line_number_, line);
-  if (batch.request.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
+  if (batch.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
 }
 
 LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& table) {
   auto [it, inserted] = batches_.try_emplace(table);
   TableBatch& batch = it->second;
   if (!inserted) return batch;
-  batch.request.database_name = options_.database;
-  batch.request.table_name = table;
+  batch.table = table;
   batch.ready = PrepareIngestTable(engine_, caller_, options_.database, table,
                                    options_.auto_create_tables);
   const absl::StatusCode code = batch.ready.code();
@@ -180,11 +158,10 @@ LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& 
 }
 
 void LineProtocolWriter::Flush(TableBatch& batch) {
-  if (batch.request.records.empty()) return;
+  if (batch.records.empty()) return;
   if (in_flight_.size() >= kWritesInFlight) Collect();
-  WriteRequest request{.database_name = batch.request.database_name,
-                       .table_name = batch.request.table_name};
-  request.records.swap(batch.request.records);
+  // Pointed at now: `points` may have grown since a record joined.
+  for (size_t i = 0; i < batch.records.size(); ++i) batch.records[i].point = &batch.points[i];
   InFlight& write = in_flight_.emplace_back();
   write.lines = std::exchange(batch.lines, {});
   // Committed by the writer's committer thread, which fulfils the promise
@@ -192,9 +169,12 @@ void LineProtocolWriter::Flush(TableBatch& batch) {
   // thread of its own per batch of 100 lines cost more than the batch.)
   auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
   write.result = done->get_future();
-  engine_.WriteAsync(std::move(request), [done](absl::StatusOr<WriteResult> result) {
+  // The writer reads the points before WriteAsync returns: they are reused.
+  LineWriteSource source(options_.database, batch.table, batch.records);
+  engine_.WriteAsync(source, [done](absl::StatusOr<WriteResult> result) {
     done->set_value(std::move(result));
   });
+  batch.records.clear();
 }
 
 void LineProtocolWriter::Collect() {

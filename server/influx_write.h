@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/line_protocol.h"
 #include "server/grants.h"
+#include "server/line_write_source.h"
 #include "server/metrics.h"
 #include "storage/engine.h"
 
@@ -81,7 +83,11 @@ class LineProtocolWriter {
   };
   struct TableBatch {
     absl::Status ready;  // the table exists and the caller may write it
-    WriteRequest request;
+    std::string table;
+    // The batch's points, each a record; `points` past the records' count
+    // are spent ones, kept for their strings and vectors.
+    std::vector<LinePoint> points;
+    std::vector<LineRecord> records;
     BatchLines lines;
   };
   // A batch being written.
@@ -104,6 +110,7 @@ class LineProtocolWriter {
   const int64_t now_;
   std::deque<InFlight> in_flight_;
   std::string partial_;  // the unfinished last line of the chunks so far
+  LinePoint point_;      // the line being read (its buffers reused)
   bool partial_too_long_ = false;
   int64_t line_number_ = 0;
   std::map<std::string, TableBatch> batches_;
