@@ -3,11 +3,17 @@
 #include <snappy.h>
 
 #include <cmath>
+#include <deque>
+#include <future>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "common/strings.h"
 #include "prometheus/remote.pb.h"
 #include "server/ingest_target.h"
+#include "server/remote_write_source.h"
 
 namespace strata {
 namespace {
@@ -15,6 +21,8 @@ namespace {
 // Larger bodies are refused before decompressing (Prometheus sends a few MB).
 constexpr size_t kMaxUncompressedBytes = 256 << 20;
 constexpr size_t kMaxReportedErrors = 10;
+// Batches of one request written at once.
+constexpr size_t kWritesInFlight = 4;
 
 std::string DescribeSeries(const prometheus::TimeSeries& series) {
   std::string out = "{";
@@ -55,57 +63,86 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
 
   RemoteWriteSummary summary;
   const int64_t version = engine.clock().NowNanos();
-  WriteRequest write{.database_name = options.database, .table_name = options.table};
-  for (const prometheus::TimeSeries& series : request.timeseries()) {
-    InputRecord& common = write.common_attributes;
-    common = InputRecord{};
+  // Every series' labels, which the records of the batches point at.
+  std::vector<SeriesLabels> labels(request.timeseries_size());
+  // A batch of up to 100 samples of any series, and the series of each.
+  struct Batch {
+    std::vector<SampleRecord> records;
+    std::vector<int> series;
+    std::future<absl::StatusOr<WriteResult>> result;
+  };
+  std::deque<Batch> in_flight;  // oldest first
+  absl::Status failed;          // the first write that failed as a whole
+  Batch batch;
+  auto collect = [&] {
+    Batch& oldest = in_flight.front();
+    absl::StatusOr<WriteResult> result = oldest.result.get();
+    if (!result.ok()) {
+      if (failed.ok()) failed = result.status();
+    } else {
+      metrics.CountWrite(*result);
+      summary.written += result->total();
+      summary.rejected += static_cast<int64_t>(result->rejected.size());
+      for (const RejectedRecord& rejected : result->rejected) {
+        if (summary.errors.size() >= kMaxReportedErrors) break;
+        const int i = rejected.record_index;
+        summary.errors.push_back(StrCat("series ",
+                                        DescribeSeries(request.timeseries(oldest.series[i])),
+                                        " at ", oldest.records[i].time_ms, " ms: ",
+                                        rejected.reason));
+      }
+    }
+    in_flight.pop_front();
+  };
+  // Committed by the writer's committer thread, which fulfils the promise;
+  // up to kWritesInFlight batches at once share its group commits.
+  auto flush = [&] {
+    if (batch.records.empty()) return;
+    if (in_flight.size() >= kWritesInFlight) collect();
+    auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
+    batch.result = done->get_future();
+    // The writer reads the records before WriteAsync returns.
+    RemoteWriteSource source(options.database, options.table, batch.records);
+    engine.WriteAsync(source, [done](absl::StatusOr<WriteResult> result) {
+      done->set_value(std::move(result));
+    });
+    in_flight.push_back(std::move(batch));
+    batch = Batch{};
+  };
+  for (int s = 0; s < request.timeseries_size() && failed.ok(); ++s) {
+    const prometheus::TimeSeries& series = request.timeseries(s);
+    SeriesLabels& series_labels = labels[s];
+    bool named = false;
     for (const prometheus::Label& label : series.labels()) {
       if (label.name() == "__name__") {
-        common.measure_name = label.value();
+        series_labels.name = label.value();
+        named = true;
       } else if (!label.value().empty()) {
-        common.dimensions.push_back({label.name(), label.value()});
+        series_labels.dimensions.emplace_back(label.name(), label.value());
       }
     }
     summary.samples += series.samples_size();
-    if (!common.measure_name.has_value()) {
+    if (!named) {
       summary.rejected += series.samples_size();
       if (summary.errors.size() < kMaxReportedErrors) {
         summary.errors.push_back(StrCat("series ", DescribeSeries(series), " has no __name__"));
       }
       continue;
     }
-    common.measure_value_type = MeasureKind::kDouble;
-    common.time_unit = TimeUnit::kMilliseconds;
-    common.version = version;
-    write.records.clear();
-    auto flush = [&]() -> absl::Status {
-      if (write.records.empty()) return absl::OkStatus();
-      // A copy: the rejected records' times are reported below.
-      ASSIGN_OR_RETURN(WriteResult result, engine.Write(write));
-      metrics.CountWrite(result);
-      summary.written += result.total();
-      summary.rejected += static_cast<int64_t>(result.rejected.size());
-      for (const RejectedRecord& rejected : result.rejected) {
-        if (summary.errors.size() >= kMaxReportedErrors) break;
-        summary.errors.push_back(StrCat("series ", DescribeSeries(series), " at ",
-                                        *write.records[rejected.record_index].time, " ms: ",
-                                        rejected.reason));
-      }
-      write.records.clear();
-      return absl::OkStatus();
-    };
     for (const prometheus::Sample& sample : series.samples()) {
       if (!std::isfinite(sample.value())) {
         ++summary.dropped_non_finite;
         continue;
       }
-      InputRecord& record = write.records.emplace_back();
-      record.time = sample.timestamp();
-      record.measure_value = Value::Double(sample.value());
-      if (write.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) RETURN_IF_ERROR(flush());
+      batch.records.push_back({.series = &series_labels, .value = sample.value(),
+                               .time_ms = sample.timestamp(), .version = version});
+      batch.series.push_back(s);
+      if (batch.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) flush();
     }
-    RETURN_IF_ERROR(flush());
   }
+  if (failed.ok()) flush();
+  while (!in_flight.empty()) collect();
+  RETURN_IF_ERROR(failed);
   return summary;
 }
 
