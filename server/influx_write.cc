@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <future>
-#include <memory>
 #include <utility>
 
 #include "common/line_protocol.h"
@@ -164,16 +163,10 @@ void LineProtocolWriter::Flush(TableBatch& batch) {
   for (size_t i = 0; i < batch.records.size(); ++i) batch.records[i].point = &batch.points[i];
   InFlight& write = in_flight_.emplace_back();
   write.lines = std::exchange(batch.lines, {});
-  // Committed by the writer's committer thread, which fulfils the promise
-  // (it must not block); this thread goes on reading lines meanwhile. (A
-  // thread of its own per batch of 100 lines cost more than the batch.)
-  auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
-  write.result = done->get_future();
-  // The writer reads the points before WriteAsync returns: they are reused.
+  // Read before WriteInBackground returns: the points are reused for the
+  // next lines while this batch waits for its commit.
   LineWriteSource source(options_.database, batch.table, batch.records);
-  engine_.WriteAsync(source, [done](absl::StatusOr<WriteResult> result) {
-    done->set_value(std::move(result));
-  });
+  write.result = WriteInBackground(engine_, source);
   batch.records.clear();
 }
 

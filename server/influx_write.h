@@ -1,7 +1,8 @@
 // InfluxDB line protocol over HTTP (docs/protocols.md): the body of
 // `POST /write` (v1) and `POST /api/v2/write` (v2), read as it streams in,
-// into WriteRecords requests of at most 100 records through the one write
-// path (Engine::Write, the version rules, the metrics).
+// into writes of at most 100 records through the one write path (the
+// writer's version rules, the metrics), each line's point read in place
+// (server/line_write_source.h).
 //
 // Mapping: measurement -> table of the request's database (created on first
 // write when auto-creation is on), tags -> dimensions, fields -> the

@@ -1,5 +1,8 @@
 #include "server/ingest_target.h"
 
+#include <memory>
+#include <utility>
+
 #include "common/strings.h"
 
 namespace strata {
@@ -42,6 +45,16 @@ absl::Status CheckIngestDatabase(Engine& engine, const Principal& caller,
                                       "\"; create it with `strata db create ", database, "`"));
   }
   return found.status();
+}
+
+std::future<absl::StatusOr<WriteResult>> WriteInBackground(Engine& engine, WriteSource& source) {
+  // The committer fulfils the promise (its callback must not block).
+  auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
+  std::future<absl::StatusOr<WriteResult>> result = done->get_future();
+  engine.WriteAsync(source, [done](absl::StatusOr<WriteResult> written) {
+    done->set_value(std::move(written));
+  });
+  return result;
 }
 
 }  // namespace strata

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <deque>
 #include <future>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -94,18 +93,12 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
     }
     in_flight.pop_front();
   };
-  // Committed by the writer's committer thread, which fulfils the promise;
-  // up to kWritesInFlight batches at once share its group commits.
+  // Up to kWritesInFlight batches at once share the writer's group commits.
   auto flush = [&] {
     if (batch.records.empty()) return;
     if (in_flight.size() >= kWritesInFlight) collect();
-    auto done = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
-    batch.result = done->get_future();
-    // The writer reads the records before WriteAsync returns.
     RemoteWriteSource source(options.database, options.table, batch.records);
-    engine.WriteAsync(source, [done](absl::StatusOr<WriteResult> result) {
-      done->set_value(std::move(result));
-    });
+    batch.result = WriteInBackground(engine, source);
     in_flight.push_back(std::move(batch));
     batch = Batch{};
   };
