@@ -5,10 +5,13 @@
 #   2. `strata import --format lp` (the CLI over gRPC, 4 requests in flight);
 #   3. InfluxDB 1.x's own /write with the same requests, when `influxd` is installed
 #      (Debian's `influxdb` package; STRATA_BENCH_INSTALL_INFLUXDB=1 installs it).
+# STRATA_BENCH_STRATAD names another stratad binary (an older build, to compare); the server's
+# CPU per row (user + system, start-up included) follows each of its loads.
 # Usage: bench/run_lp_http.sh [rows]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000}
+stratad=${STRATA_BENCH_STRATAD:-build/server/stratad}
 scripts/build.sh stratad strata >/dev/null
 if ! command -v influxd >/dev/null && [ "${STRATA_BENCH_INSTALL_INFLUXDB:-0}" = 1 ]; then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -46,7 +49,7 @@ post_all() {
 
 start_stratad() {  # $1: data dir; sets port, http
   port=$((20000 + RANDOM % 10000))
-  build/server/stratad --data-dir "$1" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 \
+  "$stratad" --data-dir "$1" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 \
     --pg-listen '' 2>"$1.log" &
   pids+=($!)
   for _ in $(seq 100); do
@@ -58,9 +61,16 @@ start_stratad() {  # $1: data dir; sets port, http
   build/client/strata --port "$port" table create bench cpu --memory 24h >/dev/null
 }
 
+server_cpu() {  # the last started stratad's CPU per row so far
+  awk -v hz="$(getconf CLK_TCK)" -v r="$rows" \
+    '{ printf "  server CPU: %.2f us/row (start-up included)\n", ($14 + $15) / hz * 1e6 / r }' \
+    "/proc/${pids[-1]}/stat"
+}
+
 start_stratad "$dir/strata-http"
 echo -n "stratad POST /write (5000 lines, 4 in flight): "
 post_all "http://127.0.0.1:$http/write?db=bench&precision=s"
+server_cpu
 echo "  stored: $(build/client/strata --port "$port" query 'SELECT count(*) FROM bench.cpu' -f csv | tail -1) rows"
 
 start_stratad "$dir/strata-import"
@@ -70,6 +80,7 @@ build/client/strata --port "$port" import bench cpu "$dir/data.lp" --format lp -
   --parallel 4 --progress none >/dev/null
 end=$(date +%s.%N)
 awk -v s="$start" -v e="$end" -v n="$rows" 'BEGIN { printf "%.1f s, %.0f rows/s\n", e - s, n / (e - s) }'
+server_cpu
 
 if command -v influxd >/dev/null; then
   ip=$((30000 + RANDOM % 10000))
