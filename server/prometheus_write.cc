@@ -62,12 +62,14 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
 
   RemoteWriteSummary summary;
   const int64_t version = engine.clock().NowNanos();
-  // Every series' labels, which the records of the batches point at.
-  std::vector<SeriesLabels> labels(request.timeseries_size());
-  // A batch of up to 100 samples of any series, and the series of each.
+  // A batch of up to 100 samples of any series, the series of each, and the
+  // labels of those series, which its records point at (a batch's own, so
+  // that a request of a million series holds only the labels in flight).
   struct Batch {
+    Batch() { labels.reserve(kMaxRecordsPerWrite); }  // never moved while pointed at
     std::vector<SampleRecord> records;
     std::vector<int> series;
+    std::vector<SeriesLabels> labels;
     std::future<absl::StatusOr<WriteResult>> result;
   };
   std::deque<Batch> in_flight;  // oldest first
@@ -104,7 +106,7 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
   };
   for (int s = 0; s < request.timeseries_size() && failed.ok(); ++s) {
     const prometheus::TimeSeries& series = request.timeseries(s);
-    SeriesLabels& series_labels = labels[s];
+    SeriesLabels series_labels;
     bool named = false;
     for (const prometheus::Label& label : series.labels()) {
       if (label.name() == "__name__") {
@@ -127,7 +129,8 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
         ++summary.dropped_non_finite;
         continue;
       }
-      batch.records.push_back({.series = &series_labels, .value = sample.value(),
+      if (batch.series.empty() || batch.series.back() != s) batch.labels.push_back(series_labels);
+      batch.records.push_back({.series = &batch.labels.back(), .value = sample.value(),
                                .time_ms = sample.timestamp(), .version = version});
       batch.series.push_back(s);
       if (batch.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) flush();
