@@ -1,19 +1,19 @@
-// Samples of a Prometheus remote-write request as the writer's source
-// (storage/write_source.h): each sample is a scalar DOUBLE record of its
-// series (`__name__` -> measure_name, the other labels -> dimensions), read
-// in place from the parsed request. A batch holds samples of any series, so
-// a request of 2,000 series with one sample each (what Prometheus sends)
-// is 20 writes of 100, not 2,000 writes of one.
+// Samples of a Prometheus remote-write request as the writer's source: each
+// sample is a scalar DOUBLE record of its series (`__name__` ->
+// measure_name, the other labels -> dimensions), read in place from the
+// parsed request. A batch holds samples of any series, so a request of
+// 2,000 series with one sample each (what Prometheus sends) is 20 writes of
+// 100, not 2,000 writes of one.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/types/span.h"
-#include "storage/name_memo.h"
-#include "storage/write_source.h"
+#include "server/span_write_source.h"
 
 namespace strata {
 
@@ -31,24 +31,49 @@ struct SampleRecord {
   int64_t version = 0;
 };
 
-class RemoteWriteSource final : public WriteSource {
- public:
-  // `records` and their series must outlive the source (the writer reads
-  // them before WriteAsync returns).
-  RemoteWriteSource(std::string_view database, std::string_view table,
-                    absl::Span<const SampleRecord> records)
-      : database_(database), table_(table), records_(records) {}
-  std::string_view database_name() const override { return database_; }
-  std::string_view table_name() const override { return table_; }
-  int record_count() const override { return static_cast<int>(records_.size()); }
-  absl::Status ValidateShape() const override;
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
-
- private:
-  std::string_view database_;
-  std::string_view table_;
-  absl::Span<const SampleRecord> records_;
-  NameMemo names_;  // the last record's
+// Reads a SampleRecord for the normalizer.
+struct SampleAccess {
+  using R = const SampleRecord;
+  static std::optional<std::string> Unreadable(R&) { return std::nullopt; }
+  static const std::string_view* MeasureName(R& r) {
+    return r.series != nullptr ? &r.series->name : nullptr;
+  }
+  static void TakeMeasureName(R& r, std::string* out) { out->assign(r.series->name); }
+  static size_t DimensionCount(R& r) {
+    return r.series != nullptr ? r.series->dimensions.size() : 0;
+  }
+  static std::string_view DimensionName(R& r, size_t i) { return r.series->dimensions[i].first; }
+  static std::string_view DimensionValue(R& r, size_t i) {
+    return r.series->dimensions[i].second;
+  }
+  static std::optional<MeasureKind> MeasureValueType(R& r) {
+    if (r.series == nullptr) return std::nullopt;
+    return MeasureKind::kDouble;
+  }
+  static bool HasMeasureValue(R& r) { return r.series != nullptr; }
+  static std::optional<ValueView> MeasureValue(R& r) {
+    if (r.series == nullptr) return std::nullopt;
+    return ValueView::Double(r.value);
+  }
+  // A scalar record has no measure_values.
+  static size_t MeasureValueCount(R&) { return 0; }
+  static std::string_view MeasureValueName(R&, size_t) { return {}; }
+  static std::optional<MeasureKind> MeasureValueKind(R&, size_t) { return std::nullopt; }
+  static std::optional<ValueView> MeasureValueValue(R&, size_t) { return std::nullopt; }
+  static std::optional<int64_t> Time(R& r) {
+    if (r.series == nullptr) return std::nullopt;
+    return r.time_ms;
+  }
+  static std::optional<TimeUnit> Unit(R& r) {
+    if (r.series == nullptr) return std::nullopt;
+    return TimeUnit::kMilliseconds;
+  }
+  static std::optional<int64_t> Version(R& r) {
+    if (r.series == nullptr) return std::nullopt;
+    return r.version;
+  }
 };
+
+using RemoteWriteSource = SpanWriteSource<SampleAccess>;
 
 }  // namespace strata

@@ -1,0 +1,49 @@
+// Records a caller holds in a span, as the writer's source
+// (storage/write_source.h), each read in place through `Access` (the
+// normalizer's reader of a record type, storage/record_normalizer.h). There
+// are no common attributes: a default-constructed record must read as none.
+// The HTTP ingest paths' sources (line_write_source.h,
+// remote_write_source.h): no InputRecord is built per line or sample.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+#include "absl/types/span.h"
+#include "storage/name_memo.h"
+#include "storage/record_normalizer.h"
+#include "storage/write_source.h"
+
+namespace strata {
+
+template <typename Access>
+class SpanWriteSource final : public WriteSource {
+ public:
+  using Record = std::remove_const_t<typename Access::R>;
+
+  // `records` must outlive the source (the writer reads them before
+  // WriteAsync returns).
+  SpanWriteSource(std::string_view database, std::string_view table,
+                  absl::Span<const Record> records)
+      : database_(database), table_(table), records_(records) {}
+  std::string_view database_name() const override { return database_; }
+  std::string_view table_name() const override { return table_; }
+  int record_count() const override { return static_cast<int>(records_.size()); }
+  absl::Status ValidateShape() const override {
+    return normalize_internal::ValidateShape<Access>(kNoCommonAttributes, records_);
+  }
+  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override {
+    return normalize_internal::Normalize<Access, typename Access::R>(
+        kNoCommonAttributes, records_[i], std::nullopt, partition_key, &names_);
+  }
+
+ private:
+  static constexpr Record kNoCommonAttributes{};
+  std::string_view database_;
+  std::string_view table_;
+  absl::Span<const Record> records_;
+  NameMemo names_;  // the last record's
+};
+
+}  // namespace strata
