@@ -17,8 +17,11 @@
 namespace strata {
 namespace {
 
-// Larger bodies are refused before decompressing (Prometheus sends a few MB).
-constexpr size_t kMaxUncompressedBytes = 256 << 20;
+// Larger bodies are refused before decompressing. Prometheus sends well under
+// 1 MB (2,000 samples by default, max_samples_per_send). Parsed, a body takes
+// up to ~40 times its bytes (an empty series is 2 bytes on the wire and a
+// TimeSeries object in memory): 256 MB allowed ~10 GB for one request.
+constexpr size_t kMaxUncompressedBytes = 32 << 20;
 constexpr size_t kMaxReportedErrors = 10;
 // Batches of one request written at once.
 constexpr size_t kWritesInFlight = 4;

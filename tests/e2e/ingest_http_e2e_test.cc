@@ -307,6 +307,12 @@ TEST_F(IngestHttpE2ETest, RemoteWriteStoresSamplesAsScalarDoubles) {
   auto missing = client_->Post("/api/v1/write?db=nope", headers, Snappy(request.SerializeAsString()),
                                "application/x-protobuf");
   EXPECT_EQ(missing->status, 404);
+  // A body that uncompresses past 32 MB is refused before it is uncompressed.
+  auto huge = client_->Post("/api/v1/write", headers, Snappy(std::string((32 << 20) + 1, '\0')),
+                            "application/x-protobuf");
+  EXPECT_EQ(huge->status, 400);
+  EXPECT_THAT(huge->body, HasSubstr("the body uncompresses to 33554433 bytes; the limit is "
+                                    "33554432 (lower queue_config.max_samples_per_send)"));
 }
 
 prometheus::TimeSeries Series(std::vector<std::pair<std::string, std::string>> labels,
