@@ -66,9 +66,15 @@ int main(int argc, char** argv) {
   int port = 0, series = 2000, requests = 100, in_flight = 4, server_pid = 0;
   std::string database = "prometheus";
   app.add_option("--http-port", port, "stratad's HTTP port")->required();
-  app.add_option("--series", series, "Series (samples) per request")->capture_default_str();
-  app.add_option("--requests", requests, "Requests (scrapes) to send")->capture_default_str();
-  app.add_option("--in-flight", in_flight, "Connections sending at once")->capture_default_str();
+  app.add_option("--series", series, "Series (samples) per request")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--requests", requests, "Requests (scrapes) to send")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--in-flight", in_flight, "Connections sending at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--server-pid", server_pid, "stratad's pid, for its CPU per sample");
   app.add_option("--database", database)->capture_default_str();
   CLI11_PARSE(app, argc, argv);

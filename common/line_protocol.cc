@@ -14,7 +14,7 @@ namespace {
 // line through these).
 struct ByteSet {
   bool has[256] = {};
-  constexpr ByteSet(std::string_view bytes) {
+  explicit constexpr ByteSet(std::string_view bytes) {
     for (char c : bytes) has[static_cast<unsigned char>(c)] = true;
   }
   bool operator()(char c) const { return has[static_cast<unsigned char>(c)]; }
