@@ -39,7 +39,12 @@ sealed() {  # rows the tiering passes have sealed so far
   sed -n 's/.*tiering "bench"."cpu": \([0-9]*\) memory-store rows.*/\1/p' "$dir/stratad.log" |
     awk '{ n += $1 } END { print n + 0 }'
 }
-until [ "$(sealed)" -ge "$rows" ]; do sleep 0.5; done
+for _ in $(seq 600); do [ "$(sealed)" -ge "$rows" ] && break; sleep 0.5; done
+if [ "$(sealed)" -lt "$rows" ]; then
+  echo "only $(sealed) of $rows rows were sealed within 5 minutes; the server said:" >&2
+  tail -5 "$dir/stratad.log" >&2
+  exit 1
+fi
 echo "sealed into blocks: $(sealed) rows"
 read -r u0 s0 <<<"$(awk '{print $14, $15}' "/proc/$pid/stat")"
 import "$dir/second.lp"

@@ -354,7 +354,7 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
   if (before_end == 0) return best;
   const size_t newest = before_end - 1;
   stats->rows_scanned++;
-  offer(times[newest], {decoded.versions[newest], format::MeasuresAt(decoded, newest)});
+  offer(times[newest], {decoded.versions[newest], format::PointReader(decoded).MeasuresAt(newest)});
   return best;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -625,8 +626,8 @@ class Writer::GroupCommit {
     // decoding every point of each into Measures cost ~0.3 ms a record.
     struct Block {
       std::string_view bytes;
-      format::BlockColumns decoded;  // times; with every column once `complete`
-      bool complete = false;
+      format::BlockColumns decoded;  // times; with every column once `points` is set
+      std::optional<format::PointReader> points;
     };
     absl::flat_hash_map<std::string_view, Block> blocks;
     for (size_t i = 0; i < lookups.size(); ++i) {
@@ -655,7 +656,7 @@ class Writer::GroupCommit {
       const auto found = std::lower_bound(times.begin(), times.end(), point.time_nanos);
       if (found == times.end() || *found != point.time_nanos) continue;
       const size_t index = found - times.begin();
-      if (!block.complete) {
+      if (!block.points) {
         std::vector<int64_t> decoded_times = std::move(block.decoded.times);
         ASSIGN_OR_RETURN(block.decoded,
                          format::DecodeBlockColumns(block.bytes, /*with_versions=*/true,
@@ -664,10 +665,10 @@ class Writer::GroupCommit {
                                                     },
                                                     /*with_times=*/false));
         block.decoded.times = std::move(decoded_times);
-        block.complete = true;
+        block.points.emplace(block.decoded);
       }
       rows_[entry.second].in(Store::kCold) =
-          StoredRow{block.decoded.versions[index], format::MeasuresAt(block.decoded, index)};
+          StoredRow{block.decoded.versions[index], block.points->MeasuresAt(index)};
     }
     return absl::OkStatus();
   }

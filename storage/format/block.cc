@@ -406,13 +406,25 @@ Value NthValue(const ColumnValues& values, size_t n) {
 
 }  // namespace
 
-std::vector<Measure> MeasuresAt(const BlockColumns& block, size_t index) {
-  std::vector<Measure> measures;
+PointReader::PointReader(const BlockColumns& block)
+    : block_(block), positions_(block.columns.size()) {
   for (size_t c = 0; c < block.columns.size(); ++c) {
     const ColumnValues& values = *block.columns[c];
-    if (!values.present[index]) continue;
-    const auto before = std::count(values.present.begin(), values.present.begin() + index, true);
-    measures.push_back({block.summary.columns[c].name, NthValue(values, before)});
+    std::vector<uint32_t>& positions = positions_[c];
+    positions.resize(values.present.size());
+    uint32_t next = 0;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      positions[i] = values.present[i] ? next++ : kAbsent;
+    }
+  }
+}
+
+std::vector<Measure> PointReader::MeasuresAt(size_t index) const {
+  std::vector<Measure> measures;
+  for (size_t c = 0; c < positions_.size(); ++c) {
+    const uint32_t at = positions_[c][index];
+    if (at == kAbsent) continue;
+    measures.push_back({block_.summary.columns[c].name, NthValue(*block_.columns[c], at)});
   }
   return measures;
 }

@@ -71,9 +71,22 @@ struct BlockColumns {
   std::vector<std::optional<ColumnValues>> columns;
 };
 
-// The measures of point `index` of a block decoded with every column, as
-// DecodeBlock gives them: in the block's column order, absent ones left out.
-std::vector<Measure> MeasuresAt(const BlockColumns& block, size_t index);
+// Points of a block decoded with every column, one at a time, as DecodeBlock
+// gives them (measures in the block's column order, absent ones left out),
+// without building the others: the writer checks a record against one point.
+// Each column's value positions are found once (a column's values skip its
+// absent points), so a point costs its columns, not its index.
+class PointReader {
+ public:
+  // `block` must outlive the reader.
+  explicit PointReader(const BlockColumns& block);
+  std::vector<Measure> MeasuresAt(size_t index) const;
+
+ private:
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  const BlockColumns& block_;
+  std::vector<std::vector<uint32_t>> positions_;  // per column, per point: its value's, or kAbsent
+};
 
 // DATA_LOSS for anything that is not a well-formed block; never reads past
 // `bytes` and never allocates more than the bytes can describe.

@@ -49,13 +49,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (points.ok() && !partial.ok()) std::abort();
   }
   if (points.ok()) {
-    // One point's measures from the columns (the writer's check against a
+    // One point's measures from the columns (PointReader, the writer's check against a
     // block) are that point's in the whole decoding.
     auto columns = strata::format::DecodeBlockColumns(
         bytes, /*with_versions=*/true, [](const strata::format::ColumnSummary&) { return true; });
     if (!columns.ok()) std::abort();
+    const strata::format::PointReader reader(*columns);
     for (size_t i = 0; i < points->size(); ++i) {
-      if (!SameMeasures(strata::format::MeasuresAt(*columns, i), (*points)[i].measures)) {
+      if (!SameMeasures(reader.MeasuresAt(i), (*points)[i].measures)) {
         std::abort();
       }
     }

@@ -38,7 +38,7 @@ TEST(Block, RoundTripsAllTypes) {
   }
 }
 
-// MeasuresAt gives one point of a block decoded column by column (the
+// PointReader gives one point of a block decoded column by column (the
 // writer's check of a record against a block, the last-point probe): the
 // same measures DecodeBlock gives it, where columns skip absent values.
 TEST(Block, OnePointsMeasuresFromItsColumnsEqualTheWholeDecoding) {
@@ -58,8 +58,9 @@ TEST(Block, OnePointsMeasuresFromItsColumnsEqualTheWholeDecoding) {
     auto columns = DecodeBlockColumns(*bytes, /*with_versions=*/true,
                                       [](const ColumnSummary&) { return true; });
     ASSERT_TRUE(columns.ok()) << columns.status();
+    const PointReader reader(*columns);
     for (size_t i = 0; i < points.size(); ++i) {
-      EXPECT_EQ(MeasuresAt(*columns, i), (*whole)[i].measures) << i;
+      EXPECT_EQ(reader.MeasuresAt(i), (*whole)[i].measures) << i;
     }
   }
 }
