@@ -445,6 +445,12 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       if (!go_on.ok()) pushed = go_on.status();
       return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
     };
+    // The memory head's series that need no merge go in without a call per row.
+    scan_options.whole_head_series = [&](const HeadSeries& series) {
+      absl::StatusOr<bool> go_on = batcher.AddHeadSeries(series, flush);
+      if (!go_on.ok()) pushed = go_on.status();
+      return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
+    };
     if (*enough_before) {
       scan_options.newest_first = true;
       // What the bucket added must reach the operators before they judge.

@@ -197,6 +197,28 @@ absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
   return batch_.rows == kBatchRows;
 }
 
+absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
+                                                 const std::function<bool()>& full) {
+  if (!SelectSeries(series.series)) return true;
+  const absl::Span<const MemoryHead::Entry> rows = series.rows;
+  for (size_t i = 0; i < rows.size() && i < kRowsPrefetchedAhead; ++i) PrefetchRow(rows[i]);
+  ScanRow row;
+  row.series = series.series;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[i + kRowsPrefetchedAhead]);
+    const MemoryHead::Entry& entry = rows[i];
+    if (entry.time_nanos < series.start_nanos || entry.time_nanos >= series.end_nanos) continue;
+    if (entry.size == 0 || entry.shape > series.shapes.size()) return CorruptionError("row");
+    row.time_nanos = entry.time_nanos;
+    row.encoded = entry.stored();
+    row.shape = entry.shape == 0 ? nullptr : series.shapes[entry.shape - 1];
+    absl::StatusOr<bool> batch_full = Add(row);
+    if (!batch_full.ok()) return batch_full.status();
+    if (*batch_full && !full()) return false;
+  }
+  return true;
+}
+
 bool ScanBatcher::RuledOut(const format::BlockSummary& summary) const {
   for (const ValueBound& bound : bounds_) {
     const format::ColumnSummary* feeding = nullptr;

@@ -69,6 +69,9 @@ class ScanBatcher {
   // decoding only the columns read. Calls `full` whenever the batch fills
   // (it must Flush); false from `full` stops, and AddBlock returns false.
   absl::StatusOr<bool> AddBlock(const WholeBlock& block, const std::function<bool()>& full);
+  // Appends the rows of a memory-head series inside its time range, as Add
+  // would each (with the head's prefetch ahead). Calls `full` as AddBlock.
+  absl::StatusOr<bool> AddHeadSeries(const HeadSeries& series, const std::function<bool()>& full);
   // Hands the rows added so far to `push` (columns not read are empty; the
   // batch is valid during the call only), then starts a new batch.
   absl::Status Flush(const std::function<absl::Status(const Batch&)>& push);

@@ -459,7 +459,7 @@ class HeadIterator final : public MemoryHead::Iterator {
   void Next() override {
     ++e_;
     SettleForward();
-    Prefetch(e_ + kPrefetchAhead);
+    Prefetch(e_ + kRowsPrefetchedAhead);
   }
   void Prev() override {
     --e_;
@@ -478,6 +478,13 @@ class HeadIterator final : public MemoryHead::Iterator {
   std::pair<std::string_view, const RowShape*> stored() const override {
     const MemoryHead::Entry& e = entries_[e_];
     return {e.stored(), e.shape == 0 ? nullptr : shapes_[e.shape - 1]};
+  }
+  SeriesRows RestOfSeries() const override {
+    return {absl::MakeConstSpan(entries_).subspan(e_), shapes_};
+  }
+  void SkipSeries() override {
+    e_ = static_cast<int>(entries_.size());
+    SettleForward();
   }
 
  private:
@@ -537,21 +544,14 @@ class HeadIterator final : public MemoryHead::Iterator {
     }
     e_ = at_end ? static_cast<int>(entries_.size()) - 1 : 0;
     if (!at_end) {
-      for (int i = 0; i < kPrefetchAhead; ++i) Prefetch(i);
+      for (int i = 0; i < kRowsPrefetchedAhead; ++i) Prefetch(i);
     }
   }
-  // A series' rows lie apart in the arena, between other series' rows
-  // written at the same moments: reading them in series order took a cache
-  // miss per row (a scan of the head spent half its time on the first byte
-  // of each row). Asking for the row a few ahead overlaps those misses.
-  // Inlined: GCC 12 takes a function whose only effect is a prefetch for
-  // one without effects, and drops its calls.
-  static constexpr int kPrefetchAhead = 12;
+  // Reading a series row by row took a cache miss per row (a scan of the
+  // head spent half its time on the first byte of each row): the row a few
+  // ahead is asked for (PrefetchRow).
   ABSL_ATTRIBUTE_ALWAYS_INLINE void Prefetch(int e) const {
-    if (e >= static_cast<int>(entries_.size())) return;
-    const MemoryHead::Entry& entry = entries_[e];
-    __builtin_prefetch(entry.data);  // and the row's last line, if another
-    if (entry.size > 0) __builtin_prefetch(entry.data + entry.size - 1);
+    if (e < static_cast<int>(entries_.size())) PrefetchRow(entries_[e]);
   }
   void CopyShapes(const MemoryHead::Bucket& bucket) ABSL_SHARED_LOCKS_REQUIRED(bucket.mu) {
     shapes_.clear();

@@ -30,10 +30,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "storage/head_rows.h"
@@ -173,6 +175,16 @@ class MemoryHead {
     // shape, or its encoded row and null; valid until the iterator moves.
     // For readers that can read it so (RowReader) without value()'s copy.
     virtual std::pair<std::string_view, const RowShape*> stored() const = 0;
+    // The current row and the rest of its series in its bucket, in time
+    // order, with the bucket's shapes (a row's `shape` k is shapes[k - 1]);
+    // valid until the iterator moves. For readers that take a series whole.
+    struct SeriesRows {
+      absl::Span<const Entry> entries;
+      absl::Span<const RowShape* const> shapes;
+    };
+    virtual SeriesRows RestOfSeries() const = 0;
+    // Moves to the first row after the current series' (in its bucket).
+    virtual void SkipSeries() = 0;
   };
   static std::unique_ptr<Iterator> NewIterator(View view, std::string upper = {},
                                                uint64_t max_sequence = UINT64_MAX);
@@ -231,6 +243,20 @@ class MemoryHead {
   uint32_t last_signature_shape_ = 0;
   std::string rebuilt_;  // writer-only scratch: a compact row made whole
 };
+
+// Asks for an entry's row bytes (its first and last cache line) ahead of
+// reading them: a series' rows lie apart in the arena, between other
+// series' rows written at the same moments, so reading a series costs a
+// cache miss per row unless the misses overlap. Inlined: GCC 12 takes a
+// function whose only effect is a prefetch for one without effects and
+// drops its calls.
+// How many rows ahead a reader asks for: enough to cover a miss (a TLB miss
+// on this 2-vCPU VM) at the few nanoseconds a row's values take to read.
+inline constexpr int kRowsPrefetchedAhead = 12;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void PrefetchRow(const MemoryHead::Entry& entry) {
+  __builtin_prefetch(entry.data);
+  if (entry.size > 0) __builtin_prefetch(entry.data + entry.size - 1);
+}
 
 // The encoded row an entry stores: its bytes, or rebuilt into `scratch` from
 // its compact form and `shape` (its bucket's shape entry.shape; null for 0).

@@ -97,6 +97,15 @@ class RowSource final : public Source {
     return DecodeRowInto(bytes, shape, row);
   }
   void Next() override { iter_->Next(); }
+  // The memory head's iterator (null over a RocksDB family).
+  MemoryHead::Iterator* head() const { return head_; }
+  // Counts rows read outside Take (a series taken whole).
+  void CountTaken(absl::Span<const MemoryHead::Entry> rows) {
+    stats_->rows_scanned += static_cast<int64_t>(rows.size());
+    for (const MemoryHead::Entry& e : rows) {
+      stats_->bytes_scanned += static_cast<int64_t>(keys::kPointKeySize + e.size);
+    }
+  }
   // The current row as stored, without decoding its measures: valid until
   // Next.
   absl::Status TakeEncoded(ScanRow* row) {
@@ -115,7 +124,7 @@ class RowSource final : public Source {
     return {iter_->value().ToStringView(), nullptr};
   }
 
-  const MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
+  MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
   ScanStats* stats_;
 };
 
@@ -506,6 +515,9 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   // block is alone in its series and bucket only if no such row precedes it.
   std::array<char, keys::kBlockKeySize> other_prefix;
   bool took_other = false;
+  // The series prefix last offered to ScanOptions::whole_head_series.
+  std::array<char, keys::kBlockKeySize> offered_prefix{};
+  bool offered_any = false;
   auto remember_other = [&](std::string_view point_key) {
     std::copy_n(point_key.begin(), keys::kBlockKeySize, other_prefix.begin());
     took_other = true;
@@ -560,6 +572,43 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
               return false;
             }
             cold.SkipBlock();
+            continue;
+          }
+        }
+      }
+      // The rest of a series that only the head holds in this bucket. (The
+      // ranges read are whole buckets or whole series, so all of it is in
+      // the range.)
+      if (options.whole_head_series && options.encoded_rows && hot.Valid() &&
+          hot.key() == smallest &&
+          !(offered_any && smallest.substr(0, keys::kBlockKeySize) ==
+                               std::string_view(offered_prefix.data(), offered_prefix.size()))) {
+        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+        auto shares = [&](const Source& s) {
+          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
+        };
+        if (!shares(delta) && !shares(cold)) {
+          // Once per series: one the reader declined comes row by row.
+          std::copy_n(prefix.begin(), keys::kBlockKeySize, offered_prefix.begin());
+          offered_any = true;
+          const MemoryHead::Iterator::SeriesRows rest = hot.head()->RestOfSeries();
+          const BlockUse use = options.whole_head_series({.series = key.series,
+                                                          .rows = rest.entries,
+                                                          .shapes = rest.shapes,
+                                                          .start_nanos = start,
+                                                          .end_nanos = end});
+          if (use != BlockUse::kDeclined) {
+            if (key.bucket != bucket_seen) {
+              bucket_seen = key.bucket;
+              local.buckets_scanned++;
+            }
+            remember_other(smallest);
+            hot.CountTaken(rest.entries);
+            if (use == BlockUse::kStop) {
+              stopped = true;
+              return false;
+            }
+            hot.head()->SkipSeries();
             continue;
           }
         }

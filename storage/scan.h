@@ -17,8 +17,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "storage/catalog_types.h"
 #include "storage/format/block.h"
+#include "storage/memory_head.h"
 #include "storage/store.h"
 #include "storage/write_types.h"
 
@@ -52,6 +54,22 @@ struct WholeBlock {
   int64_t end_nanos = 0;
 };
 
+// The rest of one series' memory-store rows in one bucket, which no other
+// tier shares (nothing to merge): a reader may take them in one call rather
+// than a row at a time.
+struct HeadSeries {
+  uint64_t series = 0;
+  // In time order, as the head stores them (storage/memory_head.h): a row's
+  // bytes are its compact form of shape shapes[shape - 1], or its encoded
+  // row when `shape` is 0. Valid during the call only.
+  absl::Span<const MemoryHead::Entry> rows;
+  absl::Span<const RowShape* const> shapes;
+  // The scan's time range (after retention): rows outside it are not part
+  // of the result, and the reader must drop them.
+  int64_t start_nanos = 0;
+  int64_t end_nanos = 0;
+};
+
 struct ScanOptions {
   int64_t start_nanos = INT64_MIN;  // inclusive
   int64_t end_nanos = INT64_MAX;    // exclusive
@@ -69,6 +87,10 @@ struct ScanOptions {
   // so no merge is needed) and overlaps the time range. The reader may take
   // the block's points itself, decoding only what it needs.
   std::function<BlockUse(const WholeBlock& block)> whole_block;
+  // Optional: offered the rest of each series' memory-store rows in a
+  // bucket that no late write or block shares (HeadSeries), as `whole_block`
+  // is offered blocks. Only with `encoded_rows` (the rows are as stored).
+  std::function<BlockUse(const HeadSeries& series)> whole_head_series;
   // Read the buckets newest first (rows inside a bucket keep key order) and
   // call `bucket_done` after each with the bucket's start time: every row
   // still unread is older. It returns false to end the scan there, for a
