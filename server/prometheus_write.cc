@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "prometheus/remote.pb.h"
 #include "server/ingest_target.h"
+#include "server/remote_write_size.h"
 #include "server/remote_write_source.h"
 
 namespace strata {
@@ -22,6 +23,10 @@ namespace {
 // up to ~40 times its bytes (an empty series is 2 bytes on the wire and a
 // TimeSeries object in memory): 256 MB allowed ~10 GB for one request.
 constexpr size_t kMaxUncompressedBytes = 32 << 20;
+// And a body whose parse would hold more is refused before it is parsed
+// (server/remote_write_size.h): 2,000 series of 20 labels take ~5 MB, a
+// hostile 32 MB body of empty series ~1.3 GB.
+constexpr size_t kMaxParsedBytes = 256 << 20;
 constexpr size_t kMaxReportedErrors = 10;
 // Batches of one request written at once.
 constexpr size_t kWritesInFlight = 4;
@@ -55,6 +60,16 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Engine& engine, ServerMetr
   if (!snappy::Uncompress(compressed_body.data(), compressed_body.size(), &body)) {
     return absl::InvalidArgumentError(
         "the body is not snappy-compressed (remote write sends Content-Encoding: snappy)");
+  }
+  const std::optional<size_t> parsed_bytes = ParsedWriteRequestBytes(body);
+  if (!parsed_bytes) {
+    return absl::InvalidArgumentError("the body is not a prometheus.WriteRequest protobuf");
+  }
+  if (*parsed_bytes > kMaxParsedBytes) {
+    return absl::InvalidArgumentError(StrCat(
+        "the request would take ", *parsed_bytes >> 20, " MB of memory parsed; the limit is ",
+        kMaxParsedBytes >> 20, " MB (send fewer series per request: lower "
+        "queue_config.max_samples_per_send)"));
   }
   prometheus::WriteRequest request;
   if (!request.ParseFromString(body)) {

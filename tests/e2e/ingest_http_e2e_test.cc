@@ -313,6 +313,19 @@ TEST_F(IngestHttpE2ETest, RemoteWriteStoresSamplesAsScalarDoubles) {
   EXPECT_EQ(huge->status, 400);
   EXPECT_THAT(huge->body, HasSubstr("the body uncompresses to 33554433 bytes; the limit is "
                                     "33554432 (lower queue_config.max_samples_per_send)"));
+  // A body within that limit whose parse would take more than 256 MB (4 M
+  // empty series, 8 MB; ~0.6 GB parsed) is refused before it is parsed, and
+  // the server goes on serving.
+  std::string empty_series;
+  for (int i = 0; i < 4'000'000; ++i) empty_series += std::string("\x0a\x00", 2);
+  auto hostile = client_->Post("/api/v1/write", headers, Snappy(empty_series),
+                               "application/x-protobuf");
+  EXPECT_EQ(hostile->status, 400) << hostile->body;
+  EXPECT_THAT(hostile->body, HasSubstr("MB of memory parsed; the limit is 256 MB (send fewer "
+                                       "series per request"));
+  auto after = client_->Post("/api/v1/write", headers, Snappy(request.SerializeAsString()),
+                             "application/x-protobuf");
+  EXPECT_EQ(after->status, 204) << after->body;
 }
 
 prometheus::TimeSeries Series(std::vector<std::pair<std::string, std::string>> labels,
