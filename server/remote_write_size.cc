@@ -20,20 +20,30 @@ enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFix
 // each message whether it is used or not.
 constexpr size_t kSlotBytes = 2 * sizeof(void*);
 constexpr size_t kRepeatedFieldBytes = 5 * sizeof(void*);
-// A message's unknown fields: one string of their bytes, charged per field.
-constexpr size_t kUnknownFieldsBytes = 48;
+// Unknown fields (a newer client's) are kept: a set per message that has
+// any, an entry per field (in a vector grown by doubling), and a string of
+// its own for a length-delimited one.
+constexpr size_t kUnknownSetBytes = 64;
+constexpr size_t kUnknownFieldBytes = 32;
 // std::string keeps up to 15 bytes in place.
 constexpr size_t kInlineStringBytes = 15;
 
-// A string field is a pointer to a std::string of its own once set to
-// anything but "" (ArenaStringPtr), with its bytes past the inline buffer.
-size_t StringBytes(uint32_t length) {
-  if (length == 0) return 0;
+size_t HeapStringBytes(uint32_t length) {
   return sizeof(std::string) + (length > kInlineStringBytes ? length + 1 : 0);
 }
 
-// Skips one field of `wire_type` (its tag read); false on bad bytes or a group.
-bool SkipField(CodedInputStream& in, uint32_t wire_type) {
+// A string field is a pointer to a std::string of its own once set to
+// anything but "" (ArenaStringPtr).
+size_t StringFieldBytes(uint32_t length) { return length == 0 ? 0 : HeapStringBytes(length); }
+
+bool ReadLength(CodedInputStream& in, uint32_t* length) {
+  return in.ReadVarint32(length) && *length <= static_cast<uint32_t>(INT32_MAX);
+}
+
+// Skips one unknown field of `wire_type` (its tag read) and adds what
+// keeping it takes; false on bad bytes or a group.
+bool SkipUnknownField(CodedInputStream& in, uint32_t wire_type, size_t* size) {
+  *size += kUnknownFieldBytes;
   switch (wire_type) {
     case kVarint: {
       uint64_t ignored;
@@ -43,7 +53,9 @@ bool SkipField(CodedInputStream& in, uint32_t wire_type) {
     case kFixed32: return in.Skip(4);
     case kLengthDelimited: {
       uint32_t length;
-      return in.ReadVarint32(&length) && in.Skip(static_cast<int>(length));
+      if (!ReadLength(in, &length)) return false;
+      *size += HeapStringBytes(length);
+      return in.Skip(static_cast<int>(length));
     }
     default: return false;  // groups (3, 4) and the undefined 6, 7
   }
@@ -55,7 +67,7 @@ bool SkipField(CodedInputStream& in, uint32_t wire_type) {
 template <typename Walk>
 bool WalkNested(CodedInputStream& in, Walk walk) {
   uint32_t length;
-  if (!in.ReadVarint32(&length) || length > static_cast<uint32_t>(INT32_MAX)) return false;
+  if (!ReadLength(in, &length)) return false;
   const int end = in.CurrentPosition() + static_cast<int>(length);
   const CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
   const bool walked = walk() && in.CurrentPosition() == end;
@@ -63,53 +75,59 @@ bool WalkNested(CodedInputStream& in, Walk walk) {
   return walked;
 }
 
-// Walks the fields of one message up to the current limit, calling
-// `field(number, wire_type, size)` for each; `field` reads the field or
-// returns nullopt to have it skipped and counted as unknown bytes.
-template <typename Field>
-bool WalkFields(CodedInputStream& in, size_t* size, Field field) {
+// Walks the fields of one message up to the current limit: `known(number,
+// wire_type)` reads a field it knows and returns true or false (bad bytes),
+// or nullopt for one to skip and count as unknown.
+template <typename Known>
+bool WalkFields(CodedInputStream& in, size_t* size, Known known) {
+  bool any_unknown = false;
   while (true) {
     const uint32_t tag = in.ReadTag();
     // 0 at the end of the bytes or the limit, and for bad bytes or field 0.
     if (tag == 0) return in.ConsumedEntireMessage();
     const uint32_t number = tag >> 3;
     const uint32_t wire_type = tag & 7;
-    std::optional<bool> read = field(number, wire_type, size);
-    if (read) {
+    if (const std::optional<bool> read = known(number, wire_type)) {
       if (!*read) return false;
       continue;
     }
-    const int before = in.CurrentPosition();
-    if (!SkipField(in, wire_type)) return false;
-    // Kept as the message's unknown bytes.
-    *size += static_cast<size_t>(in.CurrentPosition() - before) + kUnknownFieldsBytes;
+    if (!any_unknown) *size += kUnknownSetBytes;
+    any_unknown = true;
+    if (!SkipUnknownField(in, wire_type, size)) return false;
   }
 }
 
 bool WalkLabel(CodedInputStream& in, size_t* size) {
-  return WalkFields(in, size, [&](uint32_t number, uint32_t wire_type,
-                                  size_t* total) -> std::optional<bool> {
+  return WalkFields(in, size, [&](uint32_t number, uint32_t wire_type) -> std::optional<bool> {
     if ((number != 1 && number != 2) || wire_type != kLengthDelimited) return std::nullopt;
     uint32_t length;
-    if (!in.ReadVarint32(&length) || !in.Skip(static_cast<int>(length))) return false;
-    *total += StringBytes(length);
+    if (!ReadLength(in, &length) || !in.Skip(static_cast<int>(length))) return false;
+    *size += StringFieldBytes(length);
     return true;
   });
 }
 
+bool WalkSample(CodedInputStream& in, size_t* size) {
+  return WalkFields(in, size, [&](uint32_t number, uint32_t wire_type) -> std::optional<bool> {
+    if (number == 1 && wire_type == kFixed64) return in.Skip(8);
+    if (number == 2 && wire_type == kVarint) {
+      uint64_t ignored;
+      return in.ReadVarint64(&ignored);
+    }
+    return std::nullopt;
+  });
+}
+
 bool WalkSeries(CodedInputStream& in, size_t* size) {
-  return WalkFields(in, size, [&](uint32_t number, uint32_t wire_type,
-                                  size_t* total) -> std::optional<bool> {
+  return WalkFields(in, size, [&](uint32_t number, uint32_t wire_type) -> std::optional<bool> {
     if (wire_type != kLengthDelimited) return std::nullopt;
     if (number == 1) {
-      *total += sizeof(prometheus::Label) + kSlotBytes;
-      return WalkNested(in, [&] { return WalkLabel(in, total); });
+      *size += sizeof(prometheus::Label) + kSlotBytes;
+      return WalkNested(in, [&] { return WalkLabel(in, size); });
     }
     if (number == 2) {
-      *total += sizeof(prometheus::Sample) + kSlotBytes;
-      uint32_t length;
-      if (!in.ReadVarint32(&length) || !in.Skip(static_cast<int>(length))) return false;
-      return true;
+      *size += sizeof(prometheus::Sample) + kSlotBytes;
+      return WalkNested(in, [&] { return WalkSample(in, size); });
     }
     return std::nullopt;
   });
@@ -121,12 +139,12 @@ std::optional<size_t> ParsedWriteRequestBytes(std::string_view body) {
   if (body.size() > static_cast<size_t>(INT32_MAX)) return std::nullopt;
   CodedInputStream in(reinterpret_cast<const uint8_t*>(body.data()), static_cast<int>(body.size()));
   size_t size = sizeof(prometheus::WriteRequest) + kRepeatedFieldBytes;
-  const bool ok = WalkFields(in, &size, [&](uint32_t number, uint32_t wire_type,
-                                            size_t* total) -> std::optional<bool> {
-    if (number != 1 || wire_type != kLengthDelimited) return std::nullopt;
-    *total += sizeof(prometheus::TimeSeries) + kSlotBytes + 2 * kRepeatedFieldBytes;
-    return WalkNested(in, [&] { return WalkSeries(in, total); });
-  });
+  const bool ok =
+      WalkFields(in, &size, [&](uint32_t number, uint32_t wire_type) -> std::optional<bool> {
+        if (number != 1 || wire_type != kLengthDelimited) return std::nullopt;
+        size += sizeof(prometheus::TimeSeries) + kSlotBytes + 2 * kRepeatedFieldBytes;
+        return WalkNested(in, [&] { return WalkSeries(in, &size); });
+      });
   if (!ok) return std::nullopt;
   return size;
 }

@@ -18,7 +18,7 @@ namespace strata {
 // slots, strings past the short-string buffer, unknown fields' bytes), an
 // upper estimate; nullopt when the bytes are not a protobuf message of that
 // shape (the parse would fail too) or use groups, which remote write never
-// sends.
+// sends. Strings are not checked for UTF-8: the parse after does that.
 std::optional<size_t> ParsedWriteRequestBytes(std::string_view body);
 
 }  // namespace strata

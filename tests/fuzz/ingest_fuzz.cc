@@ -12,10 +12,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "server/influx_write.h"
+#include "prometheus/remote.pb.h"
 #include "server/prometheus_write.h"
+#include "server/remote_write_size.h"
 #include "storage/engine.h"
 #include "tests/fuzz/engine_fixture.h"
 
@@ -45,6 +48,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Fixture::Fail("more points written than lines read");
     }
   } else {
+    // The size a parse would hold, found before parsing: never below what
+    // protobuf's parse holds, and none only for bytes protobuf refuses (or
+    // that hold groups, which the walk refuses). (Bytes protobuf refuses
+    // for a string that is not UTF-8 get a size: the parse after refuses them.)
+    prometheus::WriteRequest parsed;
+    const bool parses = parsed.ParseFromArray(body.data(), static_cast<int>(body.size()));
+    const std::optional<size_t> estimate = ParsedWriteRequestBytes(body);
+    if (parses && estimate && *estimate < parsed.SpaceUsedLong()) {
+      Fixture::Fail("a parse holds more than its estimated size");
+    }
+    auto unknown = [](const google::protobuf::Message& m) {
+      return !m.GetReflection()->GetUnknownFields(m).empty();
+    };
+    auto any_unknown = [&] {
+      if (unknown(parsed)) return true;
+      for (const prometheus::TimeSeries& series : parsed.timeseries()) {
+        if (unknown(series)) return true;
+        for (const prometheus::Label& label : series.labels()) {
+          if (unknown(label)) return true;
+        }
+        for (const prometheus::Sample& sample : series.samples()) {
+          if (unknown(sample)) return true;
+        }
+      }
+      return false;
+    };
+    if (!estimate && parses && !any_unknown()) {
+      Fixture::Fail("no size for a request protobuf parses");
+    }
     std::string compressed;
     snappy::Compress(body.data(), body.size(), &compressed);
     auto summary = WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
