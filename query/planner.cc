@@ -293,6 +293,86 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
   return source;
 }
 
+namespace {
+
+// The VARCHAR literals `e` (over series columns only) requires series
+// column *column to hold one of: `column = 'x'` ('x' = column) and `column
+// IN ('x', 'y', ...)`; false for any other conjunct.
+bool RequiredValues(const Expr& e, int* column, std::vector<std::string_view>* values) {
+  auto varchar_literal = [](const Expr& x) {
+    return x.kind == ExprKind::kLiteral && !x.literal.null &&
+           x.literal.type == DataType::kVarchar;
+  };
+  auto varchar_column = [](const Expr& x) {
+    return x.kind == ExprKind::kColumn && x.bound.column >= 0 &&
+           x.bound.type == DataType::kVarchar;
+  };
+  if (e.kind == ExprKind::kBinary && e.name == "=" && e.args.size() == 2) {
+    for (int side = 0; side < 2; ++side) {
+      const Expr& col = *e.args[side];
+      const Expr& lit = *e.args[1 - side];
+      if (varchar_column(col) && varchar_literal(lit)) {
+        *column = col.bound.column;
+        values->assign({lit.literal.s});
+        return true;
+      }
+    }
+    return false;
+  }
+  if (e.kind == ExprKind::kIn && !e.negated && e.subquery == nullptr && e.args.size() >= 2 &&
+      varchar_column(*e.args[0])) {
+    values->clear();
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      if (!varchar_literal(*e.args[i])) return false;
+      values->push_back(e.args[i]->literal.s);
+    }
+    *column = e.args[0]->bound.column;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint32_t>> Planner::CandidateSeries(
+    const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout) {
+  // The conjunct that leaves the fewest series. Every series passing all
+  // conjuncts is among its candidates (it holds one of the values).
+  std::optional<std::vector<uint32_t>> best;
+  int column = -1;
+  std::vector<std::string_view> values;
+  for (const ExprPtr& c : series_conjuncts) {
+    if (!RequiredValues(*c, &column, &values)) continue;
+    std::vector<uint32_t> rows;
+    for (std::string_view value : values) {
+      absl::Span<const uint32_t> found = layout.postings.Find(layout.series_batch, column, value);
+      rows.insert(rows.end(), found.begin(), found.end());
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());  // IN ('a', 'a')
+    if (!best || rows.size() < best->size()) best = std::move(rows);
+  }
+  return best;
+}
+
+Batch Planner::SeriesRows(const Batch& series_batch, int series_columns,
+                          const std::vector<uint32_t>& rows) {
+  Batch out;
+  out.rows = rows.size();
+  for (int c = 0; c < static_cast<int>(series_batch.columns.size()); ++c) {
+    const Vector& from = series_batch.columns[c];
+    Vector& to = out.columns.emplace_back(from.type);
+    if (c >= series_columns || from.size() == 0) continue;  // not a series column: empty
+    to.nulls.reserve(rows.size());
+    to.strings.reserve(rows.size());
+    for (uint32_t row : rows) {
+      to.nulls.push_back(from.nulls[row]);
+      to.strings.push_back(from.strings[row]);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
   ASSIGN_OR_RETURN(ResolvedTable resolved, ResolveTable(ref));
   std::shared_ptr<const TableInfo> table = resolved.table;
@@ -327,12 +407,29 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     select.where = JoinConjuncts(std::move(residual));
   }
 
-  // Series conjuncts run once per series, over the layout's series batch.
-  std::vector<uint8_t> keep(layout->series.size(), 1);
-  for (const ExprPtr& c : series_conjuncts) {
-    const Vector matched = EvalBatch(*c, layout->series_batch, context_->eval);
-    for (size_t i = 0; i < keep.size(); ++i) {
-      keep[i] &= !matched.null(i) && matched.ints[i] != 0;
+  // Series conjuncts run once per series, over the layout's series batch;
+  // or, when one names the values a dimension must hold, over the series
+  // holding them only (found in the layout's postings).
+  std::vector<uint8_t> keep;
+  if (std::optional<std::vector<uint32_t>> candidates =
+          CandidateSeries(series_conjuncts, *layout)) {
+    keep.assign(layout->series.size(), 0);
+    const Batch batch = SeriesRows(layout->series_batch, series_columns, *candidates);
+    std::vector<uint8_t> passed(candidates->size(), 1);
+    for (const ExprPtr& c : series_conjuncts) {
+      const Vector matched = EvalBatch(*c, batch, context_->eval);
+      for (size_t k = 0; k < passed.size(); ++k) {
+        passed[k] &= !matched.null(k) && matched.ints[k] != 0;
+      }
+    }
+    for (size_t k = 0; k < passed.size(); ++k) keep[(*candidates)[k]] = passed[k];
+  } else {
+    keep.assign(layout->series.size(), 1);
+    for (const ExprPtr& c : series_conjuncts) {
+      const Vector matched = EvalBatch(*c, layout->series_batch, context_->eval);
+      for (size_t i = 0; i < keep.size(); ++i) {
+        keep[i] &= !matched.null(i) && matched.ints[i] != 0;
+      }
     }
   }
   auto targets = std::make_shared<std::vector<SeriesTarget>>();

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <memory>
 #include <string>
@@ -51,6 +52,15 @@ class Planner {
   struct ResolvedTable;
   absl::StatusOr<Source> PlanSource(SelectStmt& select);
   absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
+  // The rows of the layout's series batch that can pass `series_conjuncts`,
+  // when one of them names the values a dimension must hold (= or IN of
+  // VARCHAR literals), from the layout's postings; nullopt when none does.
+  static std::optional<std::vector<uint32_t>> CandidateSeries(
+      const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout);
+  // Rows `rows` of the series batch, its series columns (all VARCHAR) copied
+  // as views and its other columns empty, as the series batch has them.
+  static Batch SeriesRows(const Batch& series_batch, int series_columns,
+                          const std::vector<uint32_t>& rows);
   absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
   // "system"."<table>" (query/system_tables.h), read whole; nullopt when
   // `ref` names no system table.

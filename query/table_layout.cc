@@ -37,6 +37,27 @@ DataType ToDataType(ValueType type) {
   return DataType::kUnknown;
 }
 
+absl::Span<const uint32_t> SeriesPostings::Find(const Batch& series_batch, int column,
+                                                std::string_view value) const {
+  const Postings* postings = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<const Postings>& made = by_column_[column];
+    if (made == nullptr) {
+      auto fresh = std::make_unique<Postings>();
+      const Vector& values = series_batch.columns[column];
+      for (size_t row = 0; row < series_batch.rows; ++row) {
+        if (!values.null(row)) (*fresh)[values.strings[row]].push_back(static_cast<uint32_t>(row));
+      }
+      made = std::move(fresh);
+    }
+    postings = made.get();
+  }
+  auto it = postings->find(value);
+  if (it == postings->end()) return {};
+  return it->second;
+}
+
 std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                                                     const TableState& state) {
   // Series first, schema second: Apply adds a series and its measure together,

@@ -15,6 +15,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "query/expr.h"
 #include "query/scan_batcher.h"
 #include "query/vector.h"
@@ -31,7 +32,26 @@ inline constexpr std::string_view kMeasureNameColumn = "measure_name";
 std::string_view ScalarColumnName(ValueType type);
 DataType ToDataType(ValueType type);
 
-// Immutable once built.
+// Rows of a layout's series batch by the value of one series column, made
+// for a column the first time a query looks a value up in it (WHERE
+// hostname = 'x', or IN): a query naming a few series of a table of 100,000
+// finds them without comparing every series' value (~10 ms). Thread-safe.
+class SeriesPostings {
+ public:
+  // The rows of `series_batch` (the layout's, which must outlive this)
+  // whose VARCHAR `column` holds `value`, in ascending order.
+  absl::Span<const uint32_t> Find(const Batch& series_batch, int column,
+                                  std::string_view value) const;
+
+ private:
+  using Postings = absl::flat_hash_map<std::string_view, std::vector<uint32_t>>;
+  mutable absl::Mutex mu_;
+  // By column; a column's map is only read once made.
+  mutable absl::flat_hash_map<int, std::unique_ptr<const Postings>> by_column_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// Immutable once built (but for its postings, made as queries need them).
 struct TableLayout {
   // Dimensions (sorted by name), measure_name, time, the measure_value::
   // columns of the table's scalar types, then its MULTI attributes (by
@@ -48,6 +68,7 @@ struct TableLayout {
   std::vector<SeriesTarget> series;
   Batch series_batch;
   int64_t partitions = 0;  // distinct partitions among `series`
+  SeriesPostings postings;  // of `series_batch`
 };
 
 // Builds the layout of `table` from `state` (a copy of its registry).

@@ -183,10 +183,25 @@ MemoryHead::Series* MemoryHead::Bucket::AddSeries(const SeriesId& id,
     absl::MutexLock lock(&mu);
     // try_emplace: should the two indexes ever disagree, the series already
     // in the btree is the one used, and `fresh` is dropped unmoved.
-    added = series.try_emplace(id, std::move(fresh)).first->second.get();
+    auto [it, inserted] = series.try_emplace(id, std::move(fresh));
+    added = it->second.get();
+    series_added_ += inserted;
   }
   writer_series_.insert_or_assign(id, added);
   return added;
+}
+
+std::shared_ptr<const MemoryHead::Bucket::SeriesList> MemoryHead::Bucket::SharedSeriesList()
+    const {
+  absl::MutexLock lock(&list_mu_);
+  if (list_ == nullptr || list_added_ != series_added_) {
+    auto list = std::make_shared<SeriesList>();
+    list->reserve(series.size());
+    for (const auto& [id, s] : series) list->emplace_back(id, s.get());
+    list_ = std::move(list);
+    list_added_ = series_added_;
+  }
+  return list_;
 }
 
 int64_t MemoryHead::Apply(const std::vector<Change>& changes) {
@@ -417,7 +432,7 @@ int Classify(std::string_view prefix, std::string_view target) {
 }
 
 // Reads a captured table in point-key order. Position: bucket b_, series
-// s_ (of series_, the bucket's series copied when the iterator entered it)
+// s_ (of series_, the bucket's series list as it was when the iterator entered it)
 // and entry e_ (of entries_, the series' index copied likewise).
 class HeadIterator final : public MemoryHead::Iterator {
  public:
@@ -509,13 +524,12 @@ class HeadIterator final : public MemoryHead::Iterator {
     if (b < 0 || b >= static_cast<int>(view_.buckets.size())) return false;
     b_ = b;
     const MemoryHead::Bucket& bucket = *view_.buckets[b].second;
-    series_.clear();
     {
       absl::ReaderMutexLock lock(&bucket.mu);
-      series_.reserve(bucket.series.size());
-      for (const auto& [id, s] : bucket.series) series_.emplace_back(id, s.get());
+      series_list_ = bucket.SharedSeriesList();
       CopyShapes(bucket);
     }
+    series_ = absl::MakeConstSpan(*series_list_);
     s_ = at_end ? static_cast<int>(series_.size()) - 1 : 0;
     LoadSeries(at_end);
     return true;
@@ -630,7 +644,8 @@ class HeadIterator final : public MemoryHead::Iterator {
   const MemoryHead::View view_;
   const std::string upper_;
   const uint64_t max_sequence_;
-  std::vector<std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
+  std::shared_ptr<const MemoryHead::Bucket::SeriesList> series_list_;  // bucket b_'s, shared
+  absl::Span<const std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
   std::vector<MemoryHead::Entry> entries_;
   std::vector<const RowShape*> shapes_;  // bucket b_'s shapes, as copied
   // value(), made once per position: rebuilt into row_ from a compact row.

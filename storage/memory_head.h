@@ -72,6 +72,11 @@ class MemoryHead {
     // Series are never removed from a bucket (a deleted row leaves its
     // series, possibly empty), so a reader's Series pointer stays valid.
     absl::btree_map<SeriesId, std::unique_ptr<Series>> series ABSL_GUARDED_BY(mu);
+    // `series` in order as a list readers share: made again only once
+    // series were added since (a reader copying the list per bucket made a
+    // query of one series in a table of 100,000 copy 2.4 MB an hour).
+    using SeriesList = std::vector<std::pair<SeriesId, const Series*>>;
+    std::shared_ptr<const SeriesList> SharedSeriesList() const ABSL_SHARED_LOCKS_REQUIRED(mu);
 
     // Shapes of the rows stored compactly: shape k is shapes[k - 1]. Only
     // appended, and immutable, so a reader may keep the pointers it copied.
@@ -100,6 +105,11 @@ class MemoryHead {
     // reader lock was ~250 instructions a row; the btree stays the readers'
     // ordered index.
     absl::flat_hash_map<SeriesId, Series*> writer_series_;
+    // Series added (under `mu`, exclusive); and the list as of a count.
+    uint64_t series_added_ ABSL_GUARDED_BY(mu) = 0;
+    mutable absl::Mutex list_mu_ ABSL_ACQUIRED_AFTER(mu);
+    mutable std::shared_ptr<const SeriesList> list_ ABSL_GUARDED_BY(list_mu_);
+    mutable uint64_t list_added_ ABSL_GUARDED_BY(list_mu_) = 0;
     // Writer-only: signature -> shape, and the shapes (as `shapes`, without its lock).
     absl::flat_hash_map<std::string, uint32_t> shape_ids_;
     std::vector<const RowShape*> writer_shapes_;

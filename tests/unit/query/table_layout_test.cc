@@ -75,5 +75,51 @@ TEST_F(TableLayoutCacheTest, ADroppedTablesLayoutGoesWithItsState) {
   EXPECT_EQ(Layout("kept")->series.size(), 1u);
 }
 
+// The postings list each series holding a value, in the series batch's
+// order, and none lacking the dimension; a column's map is made once and
+// serves every later lookup.
+TEST_F(TableLayoutCacheTest, PostingsListTheSeriesHoldingAValue) {
+  std::vector<InputRecord> records;
+  for (auto [host, region] : std::vector<std::pair<std::string, std::string>>{
+           {"h2", "eu"}, {"h3", "us"}, {"", "eu"}, {"h4", "eu"}}) {
+    InputRecord r;
+    if (!host.empty()) r.dimensions.push_back({"host", host});
+    r.dimensions.push_back({"region", region});
+    r.measure_name = "cpu";
+    r.measure_value = Value::Double(1);
+    r.time = kNow / kNanosPerMilli;
+    records.push_back(std::move(r));
+  }
+  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "kept", .records = records})
+                  .ok());
+  const std::shared_ptr<const TableLayout> layout = Layout("kept");
+  ASSERT_EQ(layout->series.size(), 5u);
+  auto column = [&](std::string_view name) {
+    for (size_t c = 0; c < layout->schema.size(); ++c) {
+      if (layout->schema[c].name == name) return static_cast<int>(c);
+    }
+    return -1;
+  };
+  const Batch& batch = layout->series_batch;
+  // Every series row holding each value, as a scan of the column finds them.
+  for (std::string_view name : {"host", "region"}) {
+    const int c = column(name);
+    ASSERT_GE(c, 0);
+    for (std::string_view value : {"h1", "h2", "h3", "h4", "eu", "us", "nope", ""}) {
+      std::vector<uint32_t> expected;
+      for (size_t row = 0; row < batch.rows; ++row) {
+        if (!batch.columns[c].null(row) && batch.columns[c].strings[row] == value) {
+          expected.push_back(static_cast<uint32_t>(row));
+        }
+      }
+      absl::Span<const uint32_t> found = layout->postings.Find(batch, c, value);
+      EXPECT_EQ(std::vector<uint32_t>(found.begin(), found.end()), expected)
+          << name << " = '" << value << "'";
+    }
+  }
+  EXPECT_EQ(layout->postings.Find(batch, column("region"), "eu").size(), 3u);
+  EXPECT_EQ(layout->postings.Find(batch, column("host"), "h1").size(), 1u);
+}
+
 }  // namespace
 }  // namespace strata::query

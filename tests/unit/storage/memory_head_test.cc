@@ -164,6 +164,48 @@ TEST(MemoryHeadTest, IteratesLikeAnOrderedMapOfItsKeys) {
   }
 }
 
+// A bucket's series list is shared by the readers that enter the bucket
+// and made again once series were added: a reader sees the series of the
+// moment it entered the bucket, and one entering after an addition sees it.
+TEST(MemoryHeadTest, ReadersSeeTheSeriesOfTheMomentTheyEnterABucket) {
+  MemoryHead head;
+  auto put = [&](uint64_t series, int minute) {
+    const keys::PointKey key{.table_id = 1, .bucket = 10, .pk_hash = 0, .series = series,
+                             .time_nanos = 10 * keys::kBucketNanos + minute * kNanosPerMinute};
+    head.Apply({{.key = key, .row = Row(minute)}});
+  };
+  auto series_seen = [](rocksdb::Iterator& it) {
+    std::vector<uint64_t> seen;
+    for (; it.Valid(); it.Next()) {
+      keys::PointKey key;
+      EXPECT_TRUE(keys::DecodePointKey(it.key().ToStringView(), &key));
+      if (seen.empty() || seen.back() != key.series) seen.push_back(key.series);
+    }
+    return seen;
+  };
+  put(5, 1);
+  auto before = MemoryHead::NewIterator(head.Capture(1));
+  before->SeekToFirst();  // enters the bucket: series 5
+  auto also_before = MemoryHead::NewIterator(head.Capture(1));
+  also_before->SeekToFirst();
+  put(3, 1);
+  put(7, 1);
+  EXPECT_EQ(series_seen(*before), std::vector<uint64_t>{5});
+  auto after = MemoryHead::NewIterator(head.Capture(1));
+  after->SeekToFirst();
+  put(9, 2);
+  EXPECT_EQ(series_seen(*after), (std::vector<uint64_t>{3, 5, 7}));
+  EXPECT_EQ(series_seen(*also_before), std::vector<uint64_t>{5});
+  auto last = MemoryHead::NewIterator(head.Capture(1));
+  last->SeekToFirst();
+  EXPECT_EQ(series_seen(*last), (std::vector<uint64_t>{3, 5, 7, 9}));
+  // A seek into a series added since the list was last made.
+  put(4, 3);
+  auto seeking = MemoryHead::NewIterator(head.Capture(1));
+  seeking->Seek(keys::SeriesBucketPrefix(1, 10, 0, 4));
+  EXPECT_EQ(series_seen(*seeking), (std::vector<uint64_t>{4, 5, 7, 9}));
+}
+
 std::string CompactOf(const RowParts& parts) {
   std::string out(RowShape::CompactSize(parts), '\0');
   RowShape::WriteCompact(parts, out.data());
