@@ -239,15 +239,15 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       }
       ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(**table));
       if (stmt.kind == Statement::Kind::kShowMeasures) {
-        const std::vector<SeriesInfo> series = state->AllSeries();
+        const std::vector<std::shared_ptr<const SeriesInfo>> series = state->AllSeries();
         const auto measures = state->Measures();
         std::vector<Row> rows;
         for (const auto& [name, schema] : measures) {
           if (!Matches(stmt.like, name)) continue;
           std::set<std::string> dimensions;
-          for (const SeriesInfo& s : series) {
-            if (s.measure_name != name) continue;
-            for (const auto& [d, v] : s.dimensions) dimensions.insert(d);
+          for (const auto& s : series) {
+            if (s->measure_name != name) continue;
+            for (const auto& [d, v] : s->dimensions) dimensions.insert(d);
           }
           std::string list = "[";
           for (const std::string& d : dimensions) {

@@ -48,7 +48,7 @@ bool BlockStatsReader::SelectSeries(uint64_t series) {
   if (series_ == nullptr) return false;
   // A series may lack a dimension another has: that column is NULL for it.
   for (int c = 0; c < table_.time_column; ++c) row_[c] = Datum::Null(table_.types[c]);
-  for (const auto& [column, value] : series_->values) row_[column] = Datum::Varchar(value);
+  for (const auto& [column, value] : series_->values) row_[column] = Datum::Varchar(std::string(value));
   return true;
 }
 

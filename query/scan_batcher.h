@@ -20,6 +20,7 @@
 #include "query/vector.h"
 #include "storage/row_codec.h"
 #include "storage/scan.h"
+#include "storage/table_state.h"
 
 namespace strata::query {
 
@@ -27,7 +28,8 @@ namespace strata::query {
 // and whether its measure is MULTI (values go to attribute columns by name)
 // or scalar (to the measure_value::<type> column).
 struct SeriesColumns {
-  std::vector<std::pair<int, std::string>> values;
+  // Views into the registry's entries, which TableColumns::registry keeps.
+  std::vector<std::pair<int, std::string_view>> values;
   bool multi = false;
 };
 
@@ -45,6 +47,7 @@ struct TableColumns {
   std::map<ValueType, int> scalar_column;                  // measure_value::<type>
   absl::flat_hash_map<std::string, AttributeColumn> attribute_column;  // by name
   absl::flat_hash_map<uint64_t, SeriesColumns> series;     // by series id
+  std::vector<std::shared_ptr<const SeriesInfo>> registry;  // what `series` views
 };
 
 // The column a measure value of this name and type fills for `series`, or

@@ -62,7 +62,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                                                     const TableState& state) {
   // Series first, schema second: Apply adds a series and its measure together,
   // so the schema read afterwards knows every measure of the series read.
-  std::vector<SeriesInfo> all_series = state.AllSeries();  // a copy: its strings are moved below
+  std::vector<std::shared_ptr<const SeriesInfo>> all_series = state.AllSeries();
   // Series mostly share their dimension names with the series before them:
   // a run of series with the same names is looked at once (per series and
   // name, a set insertion and a hash lookup were most of a build).
@@ -71,10 +71,13 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                       b.dimensions.end(),
                       [](const auto& x, const auto& y) { return x.first == y.first; });
   };
+  auto follows_same_names = [&](size_t i) {
+    return i > 0 && same_names(*all_series[i], *all_series[i - 1]);
+  };
   std::set<std::string> dimension_names;
   for (size_t i = 0; i < all_series.size(); ++i) {
-    if (i > 0 && same_names(all_series[i], all_series[i - 1])) continue;
-    for (const auto& [name, value] : all_series[i].dimensions) dimension_names.insert(name);
+    if (follows_same_names(i)) continue;
+    for (const auto& [name, value] : all_series[i]->dimensions) dimension_names.insert(name);
   }
   std::set<ValueType> scalar_types;
   absl::flat_hash_set<std::string> multi_measures;
@@ -120,8 +123,8 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   columns->series.reserve(all_series.size());
   std::vector<int> name_columns;  // of the dimension names of the series before
   for (size_t i = 0; i < all_series.size(); ++i) {
-    SeriesInfo& s = all_series[i];
-    if (i == 0 || !same_names(s, all_series[i - 1])) {
+    const SeriesInfo& s = *all_series[i];
+    if (!follows_same_names(i)) {
       name_columns.clear();
       for (const auto& [name, value] : s.dimensions) {
         name_columns.push_back(dimension_column[name]);
@@ -131,10 +134,10 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
     SeriesColumns& filled = columns->series[s.id];
     filled.values.reserve(s.dimensions.size() + 1);
     for (size_t d = 0; d < s.dimensions.size(); ++d) {
-      filled.values.emplace_back(name_columns[d], std::move(s.dimensions[d].second));
+      filled.values.emplace_back(name_columns[d], s.dimensions[d].second);
     }
     filled.multi = multi_measures.contains(s.measure_name);
-    filled.values.emplace_back(layout->measure_name_column, std::move(s.measure_name));
+    filled.values.emplace_back(layout->measure_name_column, s.measure_name);
     partitions.insert(pk);
     layout->series.push_back({pk, s.id});
   }
@@ -157,6 +160,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
       batch.columns[column].strings[i] = value;
     }
   }
+  columns->registry = std::move(all_series);
   layout->columns = std::move(columns);
   return layout;
 }

@@ -75,7 +75,8 @@ absl::StatusOr<std::unique_ptr<TableState>> TableState::Load(Store* store, uint3
       info.id = DecodeFixed64BE(value.data());
       for (const auto& [name, value] : info.dimensions) state->dimension_names_.insert(name);
       state->series_by_key_.emplace(std::string(key), info.id);
-      state->series_by_id_.emplace(info.id, std::move(info));
+      const uint64_t id = info.id;
+      state->series_by_id_.emplace(id, std::make_shared<const SeriesInfo>(std::move(info)));
     } else if (kind == 'm') {
       if (value.size() != 1) return CorruptionError("measure entry");
       state->measures_[std::string(key)].kind = static_cast<MeasureKind>(value[0]);
@@ -144,7 +145,7 @@ std::optional<SeriesInfo> TableState::DescribeSeries(uint64_t series) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = series_by_id_.find(series);
   if (it == series_by_id_.end()) return std::nullopt;
-  return it->second;
+  return *it->second;
 }
 
 bool TableState::SeriesIdTaken(uint64_t id) const {
@@ -218,9 +219,9 @@ std::vector<std::pair<std::string, MeasureSchema>> TableState::Measures() const 
   return out;
 }
 
-std::vector<SeriesInfo> TableState::AllSeries() const {
+std::vector<std::shared_ptr<const SeriesInfo>> TableState::AllSeries() const {
   absl::ReaderMutexLock lock(&mu_);
-  std::vector<SeriesInfo> out;
+  std::vector<std::shared_ptr<const SeriesInfo>> out;
   out.reserve(series_by_id_.size());
   for (const auto& [id, info] : series_by_id_) out.push_back(info);
   return out;
@@ -230,7 +231,7 @@ void TableState::Apply(const TableChanges& changes) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, info] : changes.new_series) {
     series_by_key_.emplace(key, info.id);
-    series_by_id_.emplace(info.id, info);
+    series_by_id_.emplace(info.id, std::make_shared<const SeriesInfo>(info));
   }
   dimension_names_.insert(changes.dimension_names.begin(), changes.dimension_names.end());
   attribute_types_.insert(changes.attribute_types.begin(), changes.attribute_types.end());

@@ -115,8 +115,10 @@ class TableState {
   std::vector<std::string> LegacyConflicts() const;
   // Every measure name with its schema, for SHOW MEASURES.
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
-  // A copy of every series, for planning (pruning by measure and dimension).
-  std::vector<SeriesInfo> AllSeries() const;
+  // Every series, for planning (pruning by measure and dimension): shared,
+  // not copied (copying 100,000 series' strings was a third of building a
+  // query's table layout).
+  std::vector<std::shared_ptr<const SeriesInfo>> AllSeries() const;
   // Changes whenever Apply adds a series or widens the schema: a view derived
   // from the registry and schema stays current while this is unchanged. Read
   // it before copying what the view is built from.
@@ -152,7 +154,8 @@ class TableState {
   const uint32_t table_id_;
   mutable absl::Mutex mu_;
   SeriesKeyMap<uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, SeriesInfo> series_by_id_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::shared_ptr<const SeriesInfo>> series_by_id_
+      ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, ValueType> attribute_types_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> dimension_names_ ABSL_GUARDED_BY(mu_);
