@@ -355,24 +355,6 @@ std::optional<std::vector<uint32_t>> Planner::CandidateSeries(
   return best;
 }
 
-Batch Planner::SeriesRows(const Batch& series_batch, int series_columns,
-                          const std::vector<uint32_t>& rows) {
-  Batch out;
-  out.rows = rows.size();
-  for (int c = 0; c < static_cast<int>(series_batch.columns.size()); ++c) {
-    const Vector& from = series_batch.columns[c];
-    Vector& to = out.columns.emplace_back(from.type);
-    if (c >= series_columns || from.size() == 0) continue;  // not a series column: empty
-    to.nulls.reserve(rows.size());
-    to.strings.reserve(rows.size());
-    for (uint32_t row : rows) {
-      to.nulls.push_back(from.nulls[row]);
-      to.strings.push_back(from.strings[row]);
-    }
-  }
-  return out;
-}
-
 absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
   ASSIGN_OR_RETURN(ResolvedTable resolved, ResolveTable(ref));
   std::shared_ptr<const TableInfo> table = resolved.table;
@@ -414,7 +396,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   if (std::optional<std::vector<uint32_t>> candidates =
           CandidateSeries(series_conjuncts, *layout)) {
     keep.assign(layout->series.size(), 0);
-    const Batch batch = SeriesRows(layout->series_batch, series_columns, *candidates);
+    const Batch batch = TakeRows(layout->series_batch, *candidates);
     std::vector<uint8_t> passed(candidates->size(), 1);
     for (const ExprPtr& c : series_conjuncts) {
       const Vector matched = EvalBatch(*c, batch, context_->eval);

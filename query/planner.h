@@ -57,10 +57,6 @@ class Planner {
   // VARCHAR literals), from the layout's postings; nullopt when none does.
   static std::optional<std::vector<uint32_t>> CandidateSeries(
       const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout);
-  // Rows `rows` of the series batch, its series columns (all VARCHAR) copied
-  // as views and its other columns empty, as the series batch has them.
-  static Batch SeriesRows(const Batch& series_batch, int series_columns,
-                          const std::vector<uint32_t>& rows);
   absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
   // "system"."<table>" (query/system_tables.h), read whole; nullopt when
   // `ref` names no system table.

@@ -71,12 +71,11 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                       b.dimensions.end(),
                       [](const auto& x, const auto& y) { return x.first == y.first; });
   };
-  auto follows_same_names = [&](size_t i) {
-    return i > 0 && same_names(*all_series[i], *all_series[i - 1]);
-  };
+  std::vector<bool> follows_same_names(all_series.size());  // found once, used twice
   std::set<std::string> dimension_names;
   for (size_t i = 0; i < all_series.size(); ++i) {
-    if (follows_same_names(i)) continue;
+    follows_same_names[i] = i > 0 && same_names(*all_series[i], *all_series[i - 1]);
+    if (follows_same_names[i]) continue;
     for (const auto& [name, value] : all_series[i]->dimensions) dimension_names.insert(name);
   }
   std::set<ValueType> scalar_types;
@@ -124,7 +123,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   std::vector<int> name_columns;  // of the dimension names of the series before
   for (size_t i = 0; i < all_series.size(); ++i) {
     const SeriesInfo& s = *all_series[i];
-    if (!follows_same_names(i)) {
+    if (!follows_same_names[i]) {
       name_columns.clear();
       for (const auto& [name, value] : s.dimensions) {
         name_columns.push_back(dimension_column[name]);

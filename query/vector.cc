@@ -92,16 +92,23 @@ Batch NewBatch(const std::vector<DataType>& types, size_t rows) {
 }
 
 Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep) {
+  std::vector<uint32_t> rows;
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i] != 0) rows.push_back(static_cast<uint32_t>(i));
+  }
+  return TakeRows(from, rows);
+}
+
+Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
   Batch out;
-  for (uint8_t k : keep) out.rows += k != 0;
+  out.rows = rows.size();
   out.columns.reserve(from.columns.size());
   for (const Vector& in : from.columns) {
     Vector& v = out.columns.emplace_back(in.type);
     if (in.size() != from.rows) continue;  // a column the query does not read
     v.arena = in.arena;
-    v.nulls.reserve(out.rows);
-    for (size_t i = 0; i < keep.size(); ++i) {
-      if (keep[i] == 0) continue;
+    v.nulls.reserve(rows.size());
+    for (uint32_t i : rows) {
       v.nulls.push_back(in.nulls[i]);
       if (!in.ints.empty()) v.ints.push_back(in.ints[i]);
       if (!in.doubles.empty()) v.doubles.push_back(in.doubles[i]);

@@ -79,5 +79,8 @@ Batch NewBatch(const std::vector<DataType>& types, size_t rows);
 
 // The rows of `from` whose `keep` entry is nonzero, in order.
 Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep);
+// Rows `rows` of `from`, in that order: for a few rows of a large batch,
+// without a pass over all of it. A column the query does not read stays empty.
+Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows);
 
 }  // namespace strata::query
