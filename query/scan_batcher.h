@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "query/block_bounds.h"
 #include "query/vector.h"
 #include "storage/row_codec.h"
@@ -28,9 +29,17 @@ namespace strata::query {
 // and whether its measure is MULTI (values go to attribute columns by name)
 // or scalar (to the measure_value::<type> column).
 struct SeriesColumns {
-  // Views into the registry's entries, which TableColumns::registry keeps.
-  std::vector<std::pair<int, std::string_view>> values;
+  // (column, value) pairs in a SeriesChunk of the TableColumns.
+  absl::Span<const std::pair<int, std::string_view>> values;
   bool multi = false;
+};
+
+// Registry entries and their series' column values, views into them. A
+// table's columns share the chunks of the layout they extend, so a new
+// series costs a chunk of its own, not a copy of every series' values.
+struct SeriesChunk {
+  std::vector<std::shared_ptr<const SeriesInfo>> registry;
+  std::vector<std::pair<int, std::string_view>> values;  // each series' in turn
 };
 
 // A MULTI attribute's column and its table-wide type: a value of another
@@ -47,7 +56,7 @@ struct TableColumns {
   std::map<ValueType, int> scalar_column;                  // measure_value::<type>
   absl::flat_hash_map<std::string, AttributeColumn> attribute_column;  // by name
   absl::flat_hash_map<uint64_t, SeriesColumns> series;     // by series id
-  std::vector<std::shared_ptr<const SeriesInfo>> registry;  // what `series` views
+  std::vector<std::shared_ptr<const SeriesChunk>> chunks;  // what `series` views
 };
 
 // The column a measure value of this name and type fills for `series`, or

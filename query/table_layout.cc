@@ -37,62 +37,197 @@ DataType ToDataType(ValueType type) {
   return DataType::kUnknown;
 }
 
+namespace {
+
+using PostingEntry = std::pair<std::string_view, uint32_t>;  // (value, row)
+
+// Past this many chunks an extension pools every chunk but the first (the
+// last full build's) into one, so a layout's chunks stay few however many
+// times it was extended.
+constexpr size_t kMaxChunks = 16;
+
+// Adds `series` to `columns` as one chunk: their column values, and their
+// entries in `columns->series` (replacing those of series pooled from older
+// chunks). False when one has a dimension name or a measure the layout has
+// no column or schema for; but a layout being built (its schema read after
+// its series) takes a measure it has no schema for as scalar, as a data
+// directory may hold one (the measure's values then read as NULL).
+bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool building,
+              TableLayout& layout, TableColumns* columns) {
+  // Series mostly share their dimension names with the series before them:
+  // a run of series with the same names finds their columns once.
+  auto same_names = [](const SeriesInfo& a, const SeriesInfo& b) {
+    return std::equal(a.dimensions.begin(), a.dimensions.end(), b.dimensions.begin(),
+                      b.dimensions.end(),
+                      [](const auto& x, const auto& y) { return x.first == y.first; });
+  };
+  auto chunk = std::make_shared<SeriesChunk>();
+  size_t pairs = 0;
+  for (const auto& s : series) pairs += s->dimensions.size() + 1;
+  chunk->values.reserve(pairs);  // never moves: `columns->series` views it
+  std::vector<int> name_columns;  // of the dimension names of the series before
+  for (size_t i = 0; i < series.size(); ++i) {
+    const SeriesInfo& s = *series[i];
+    if (i == 0 || !same_names(s, *series[i - 1])) {
+      name_columns.clear();
+      for (const auto& [name, value] : s.dimensions) {
+        auto it = layout.dimension_column.find(name);
+        if (it == layout.dimension_column.end()) return false;
+        name_columns.push_back(it->second);
+      }
+    }
+    auto measure = layout.measure_is_multi.find(s.measure_name);
+    if (measure == layout.measure_is_multi.end()) {
+      if (!building) return false;
+      measure = layout.measure_is_multi.emplace(s.measure_name, false).first;
+    }
+    const size_t first = chunk->values.size();
+    for (size_t d = 0; d < s.dimensions.size(); ++d) {
+      chunk->values.emplace_back(name_columns[d], s.dimensions[d].second);
+    }
+    chunk->values.emplace_back(layout.measure_name_column, s.measure_name);
+    columns->series[s.id] = {
+        absl::MakeConstSpan(chunk->values.data() + first, chunk->values.size() - first),
+        measure->second};
+  }
+  chunk->registry = std::move(series);
+  columns->chunks.push_back(std::move(chunk));
+  return true;
+}
+
+std::vector<SeriesTarget> TargetsOf(const std::vector<std::shared_ptr<const SeriesInfo>>& series,
+                                    const PartitionKey& key) {
+  std::vector<SeriesTarget> targets;
+  targets.reserve(series.size());
+  for (const auto& s : series) {
+    targets.push_back({PartitionHash(s->measure_name, s->dimensions, key), s->id});
+  }
+  // In key order: scans and last-point probes then walk the keyspace forward.
+  std::sort(targets.begin(), targets.end());
+  return targets;
+}
+
+// The series batch's series columns: `rows` NULL rows, then each series'
+// values at its row.
+void FillSeriesRows(const TableColumns& columns, const std::vector<SeriesTarget>& series,
+                    absl::Span<const uint32_t> rows, Batch* batch) {
+  for (uint32_t row : rows) {
+    for (const auto& [column, value] : columns.series.at(series[row].series).values) {
+      batch->columns[column].nulls[row] = 0;
+      batch->columns[column].strings[row] = value;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<const SeriesPostings::Column> SeriesPostings::Make(
+    const Vector& values, const std::vector<uint32_t>& rows) {
+  std::vector<PostingEntry> entries;
+  entries.reserve(rows.size());
+  for (uint32_t row : rows) {
+    if (!values.null(row)) entries.emplace_back(values.strings[row], row);
+  }
+  std::sort(entries.begin(), entries.end());
+  auto column = std::make_unique<Column>();
+  column->values.reserve(entries.size());
+  column->rows.reserve(entries.size());
+  for (const auto& [value, row] : entries) {
+    column->values.push_back(value);
+    column->rows.push_back(row);
+  }
+  return column;
+}
+
 absl::Span<const uint32_t> SeriesPostings::Find(const Batch& series_batch, int column,
                                                 std::string_view value) const {
-  const Postings* postings = nullptr;
+  const Column* postings = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    std::unique_ptr<const Postings>& made = by_column_[column];
+    std::unique_ptr<const Column>& made = by_column_[column];
     if (made == nullptr) {
-      auto fresh = std::make_unique<Postings>();
-      const Vector& values = series_batch.columns[column];
-      for (size_t row = 0; row < series_batch.rows; ++row) {
-        if (!values.null(row)) (*fresh)[values.strings[row]].push_back(static_cast<uint32_t>(row));
-      }
-      made = std::move(fresh);
+      std::vector<uint32_t> rows(series_batch.rows);
+      for (size_t row = 0; row < rows.size(); ++row) rows[row] = static_cast<uint32_t>(row);
+      made = Make(series_batch.columns[column], rows);
     }
     postings = made.get();
   }
-  auto it = postings->find(value);
-  if (it == postings->end()) return {};
-  return it->second;
+  auto [from, to] = std::equal_range(postings->values.begin(), postings->values.end(), value);
+  return absl::MakeConstSpan(postings->rows)
+      .subspan(from - postings->values.begin(), to - from);
+}
+
+void SeriesPostings::Extend(const SeriesPostings& old, const std::vector<uint32_t>& moved,
+                            const std::vector<uint32_t>& added, const Batch& series_batch) {
+  absl::MutexLock old_lock(&old.mu_);
+  absl::MutexLock lock(&mu_);
+  for (const auto& [c, before] : old.by_column_) {
+    if (before == nullptr) continue;
+    std::unique_ptr<const Column> fresh = Make(series_batch.columns[c], added);
+    // Both sorted by (value, row); an old row keeps its place among its
+    // value's rows, as rows move up in order. The few new entries find their
+    // places by binary search: the old ones are copied, not compared.
+    auto merged = std::make_unique<Column>();
+    const size_t n = before->rows.size() + fresh->rows.size();
+    merged->values.reserve(n);
+    merged->rows.reserve(n);
+    auto copy_old = [&](size_t from, size_t to) {
+      merged->values.insert(merged->values.end(), before->values.begin() + from,
+                            before->values.begin() + to);
+      for (size_t i = from; i < to; ++i) merged->rows.push_back(moved[before->rows[i]]);
+    };
+    size_t i = 0;
+    for (size_t j = 0; j < fresh->rows.size(); ++j) {
+      const PostingEntry entry(fresh->values[j], fresh->rows[j]);
+      size_t lo = i, hi = before->rows.size();  // the first old entry after `entry`
+      while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (PostingEntry(before->values[mid], moved[before->rows[mid]]) < entry) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      copy_old(i, lo);
+      merged->values.push_back(entry.first);
+      merged->rows.push_back(entry.second);
+      i = lo;
+    }
+    copy_old(i, before->rows.size());
+    by_column_[c] = std::move(merged);
+  }
 }
 
 std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
                                                     const TableState& state) {
   // Series first, schema second: Apply adds a series and its measure together,
   // so the schema read afterwards knows every measure of the series read.
-  std::vector<std::shared_ptr<const SeriesInfo>> all_series = state.AllSeries();
-  // Series mostly share their dimension names with the series before them:
-  // a run of series with the same names is looked at once (per series and
-  // name, a set insertion and a hash lookup were most of a build).
-  auto same_names = [](const SeriesInfo& a, const SeriesInfo& b) {
-    return std::equal(a.dimensions.begin(), a.dimensions.end(), b.dimensions.begin(),
-                      b.dimensions.end(),
-                      [](const auto& x, const auto& y) { return x.first == y.first; });
-  };
-  std::vector<bool> follows_same_names(all_series.size());  // found once, used twice
+  TableState::SeriesAdded registry = state.SeriesAfter(0);
+  std::vector<std::shared_ptr<const SeriesInfo>>& all_series = registry.series;
   std::set<std::string> dimension_names;
   for (size_t i = 0; i < all_series.size(); ++i) {
-    follows_same_names[i] = i > 0 && same_names(*all_series[i], *all_series[i - 1]);
-    if (follows_same_names[i]) continue;
-    for (const auto& [name, value] : all_series[i]->dimensions) dimension_names.insert(name);
-  }
-  std::set<ValueType> scalar_types;
-  absl::flat_hash_set<std::string> multi_measures;
-  for (const auto& [name, schema] : state.Measures()) {
-    if (schema.kind == MeasureKind::kMulti) {
-      multi_measures.insert(name);
-    } else {
-      scalar_types.insert(static_cast<ValueType>(schema.kind));
+    // A run of series with the same dimension names is looked at once.
+    if (i > 0 && std::equal(all_series[i]->dimensions.begin(), all_series[i]->dimensions.end(),
+                            all_series[i - 1]->dimensions.begin(),
+                            all_series[i - 1]->dimensions.end(),
+                            [](const auto& x, const auto& y) { return x.first == y.first; })) {
+      continue;
     }
+    for (const auto& [name, value] : all_series[i]->dimensions) dimension_names.insert(name);
   }
 
   auto layout = std::make_shared<TableLayout>();
+  layout->registered = all_series.size();
+  layout->schema_generation = registry.schema_generation;
+  std::set<ValueType> scalar_types;
+  for (const auto& [name, schema] : state.Measures()) {
+    const bool multi = schema.kind == MeasureKind::kMulti;
+    layout->measure_is_multi[name] = multi;
+    if (!multi) scalar_types.insert(static_cast<ValueType>(schema.kind));
+  }
   Schema& schema = layout->schema;
-  absl::flat_hash_map<std::string, int> dimension_column;
   for (const std::string& d : dimension_names) {
-    dimension_column[d] = static_cast<int>(schema.size());
+    layout->dimension_column[d] = static_cast<int>(schema.size());
     schema.push_back({d, DataType::kVarchar, ""});
   }
   layout->measure_name_column = static_cast<int>(schema.size());
@@ -101,7 +236,6 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   layout->time_column = static_cast<int>(schema.size());
   schema.push_back({std::string(kTimeColumn), DataType::kTimestamp, ""});
 
-  // Built in place: the batch below holds views into its strings.
   auto columns = std::make_shared<TableColumns>();
   columns->time_column = layout->time_column;
   for (ValueType t : scalar_types) {
@@ -111,40 +245,22 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   for (const auto& [name, type] : state.AttributeTypes()) {
     // Writes keep a name either a dimension or an attribute; in a data
     // directory from before that rule the dimension is the column.
-    if (dimension_column.contains(name)) continue;
+    if (layout->dimension_column.contains(name)) continue;
     columns->attribute_column[name] = {static_cast<int>(schema.size()), type};
     schema.push_back({name, ToDataType(type), ""});
   }
   for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
 
-  absl::flat_hash_set<uint64_t> partitions;
-  layout->series.reserve(all_series.size());
+  layout->series = TargetsOf(all_series, table.partition_key);
   columns->series.reserve(all_series.size());
-  std::vector<int> name_columns;  // of the dimension names of the series before
-  for (size_t i = 0; i < all_series.size(); ++i) {
-    const SeriesInfo& s = *all_series[i];
-    if (!follows_same_names[i]) {
-      name_columns.clear();
-      for (const auto& [name, value] : s.dimensions) {
-        name_columns.push_back(dimension_column[name]);
-      }
+  // Its dimension columns come from these series: it cannot fail.
+  AddChunk(std::move(all_series), /*building=*/true, *layout, columns.get());
+  for (size_t i = 0; i < layout->series.size(); ++i) {
+    if (i == 0 || layout->series[i].pk_hash != layout->series[i - 1].pk_hash) {
+      ++layout->partitions;
     }
-    const uint64_t pk = PartitionHash(s.measure_name, s.dimensions, table.partition_key);
-    SeriesColumns& filled = columns->series[s.id];
-    filled.values.reserve(s.dimensions.size() + 1);
-    for (size_t d = 0; d < s.dimensions.size(); ++d) {
-      filled.values.emplace_back(name_columns[d], s.dimensions[d].second);
-    }
-    filled.multi = multi_measures.contains(s.measure_name);
-    filled.values.emplace_back(layout->measure_name_column, s.measure_name);
-    partitions.insert(pk);
-    layout->series.push_back({pk, s.id});
   }
-  layout->partitions = static_cast<int64_t>(partitions.size());
-  // In key order: scans and last-point probes then walk the keyspace forward.
-  std::sort(layout->series.begin(), layout->series.end());
 
-  // Views into `columns`, which is complete: its strings no longer move.
   const size_t n = layout->series.size();
   Batch& batch = layout->series_batch;
   batch.rows = n;
@@ -153,13 +269,91 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
     batch.columns[c].ResetNull(n);
     batch.columns[c].strings.resize(n);
   }
-  for (size_t i = 0; i < n; ++i) {
-    for (const auto& [column, value] : columns->series.at(layout->series[i].series).values) {
-      batch.columns[column].nulls[i] = 0;
-      batch.columns[column].strings[i] = value;
+  std::vector<uint32_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
+  FillSeriesRows(*columns, layout->series, rows, &batch);
+  layout->columns = std::move(columns);
+  return layout;
+}
+
+std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
+                                                     const TableLayout& old,
+                                                     const TableState& state) {
+  TableState::SeriesAdded registry = state.SeriesAfter(old.registered);
+  if (registry.schema_generation != old.schema_generation || registry.series.empty()) {
+    return nullptr;
+  }
+  auto layout = std::make_shared<TableLayout>();
+  layout->schema = old.schema;
+  layout->measure_name_column = old.measure_name_column;
+  layout->time_column = old.time_column;
+  layout->series_columns = old.series_columns;
+  layout->registered = old.registered + registry.series.size();
+  layout->schema_generation = old.schema_generation;
+  layout->dimension_column = old.dimension_column;
+  layout->measure_is_multi = old.measure_is_multi;
+
+  const std::vector<SeriesTarget> added = TargetsOf(registry.series, table.partition_key);
+  auto columns = std::make_shared<TableColumns>(*old.columns);
+  std::vector<std::shared_ptr<const SeriesInfo>> pooled = std::move(registry.series);
+  if (columns->chunks.size() >= kMaxChunks) {
+    std::vector<std::shared_ptr<const SeriesInfo>> older;
+    for (size_t c = 1; c < columns->chunks.size(); ++c) {
+      const auto& registry_part = columns->chunks[c]->registry;
+      older.insert(older.end(), registry_part.begin(), registry_part.end());
+    }
+    pooled.insert(pooled.begin(), older.begin(), older.end());
+    columns->chunks.resize(1);
+  }
+  if (!AddChunk(std::move(pooled), /*building=*/false, *layout, columns.get())) return nullptr;
+
+  // The new series merged into the old ones' key order: old row i moves to
+  // moved[i], the new ones land on added_rows.
+  const std::vector<SeriesTarget>& before = old.series;
+  const size_t n = before.size() + added.size();
+  layout->series.resize(n);
+  std::vector<uint32_t> moved(before.size());
+  std::vector<uint32_t> added_rows(added.size());
+  for (size_t k = 0, i = 0, j = 0; k < n; ++k) {
+    if (j < added.size() && (i == before.size() || added[j] < before[i])) {
+      layout->series[k] = added[j];
+      added_rows[j++] = static_cast<uint32_t>(k);
+    } else {
+      layout->series[k] = before[i];
+      moved[i++] = static_cast<uint32_t>(k);
     }
   }
-  columns->registry = std::move(all_series);
+  layout->partitions = old.partitions;
+  for (size_t j = 0; j < added.size(); ++j) {
+    if (j > 0 && added[j].pk_hash == added[j - 1].pk_hash) continue;
+    auto at = std::lower_bound(before.begin(), before.end(), SeriesTarget{added[j].pk_hash, 0});
+    if (at == before.end() || at->pk_hash != added[j].pk_hash) ++layout->partitions;
+  }
+
+  Batch& batch = layout->series_batch;
+  batch.rows = n;
+  for (const ColumnInfo& c : layout->schema) batch.columns.emplace_back(c.type);
+  // Runs of old rows copied whole, a NULL row for each new series between.
+  for (int c = 0; c < layout->series_columns; ++c) {
+    const Vector& from = old.series_batch.columns[c];
+    Vector& to = batch.columns[c];
+    to.nulls.reserve(n);
+    to.strings.reserve(n);
+    size_t copied = 0;  // old rows
+    for (size_t j = 0; j <= added_rows.size(); ++j) {
+      const size_t next_old = (j < added_rows.size() ? added_rows[j] : n) - j;
+      to.nulls.insert(to.nulls.end(), from.nulls.begin() + copied, from.nulls.begin() + next_old);
+      to.strings.insert(to.strings.end(), from.strings.begin() + copied,
+                        from.strings.begin() + next_old);
+      copied = next_old;
+      if (j < added_rows.size()) {
+        to.nulls.push_back(1);
+        to.strings.emplace_back();
+      }
+    }
+  }
+  FillSeriesRows(*columns, layout->series, added_rows, &batch);
+  layout->postings.Extend(old.postings, moved, added_rows, batch);
   layout->columns = std::move(columns);
   return layout;
 }
@@ -169,15 +363,18 @@ std::shared_ptr<const TableLayout> TableLayoutCache::Get(
   // Read before the registry is copied: a change landing during the build
   // makes the next query build again rather than miss it.
   const uint64_t generation = state->generation();
+  std::shared_ptr<const TableLayout> previous;  // of the same state, older
   {
     absl::MutexLock lock(&mu_);
     auto it = by_table_.find(table.id);
-    if (it != by_table_.end() && it->second.state.lock() == state &&
-        it->second.generation == generation) {
-      return it->second.layout;
+    if (it != by_table_.end() && it->second.state.lock() == state) {
+      if (it->second.generation == generation) return it->second.layout;
+      previous = it->second.layout;
     }
   }
-  std::shared_ptr<const TableLayout> layout = BuildTableLayout(table, *state);
+  std::shared_ptr<const TableLayout> layout;
+  if (previous != nullptr) layout = ExtendTableLayout(table, *previous, *state);
+  if (layout == nullptr) layout = BuildTableLayout(table, *state);
   absl::MutexLock lock(&mu_);
   absl::erase_if(by_table_, [](const auto& entry) { return entry.second.state.expired(); });
   if (by_table_.size() >= kMaxCachedTables) by_table_.clear();

@@ -74,9 +74,7 @@ absl::StatusOr<std::unique_ptr<TableState>> TableState::Load(Store* store, uint3
       if (value.size() != 8 || !ParseSeriesKey(key, &info)) return CorruptionError("series entry");
       info.id = DecodeFixed64BE(value.data());
       for (const auto& [name, value] : info.dimensions) state->dimension_names_.insert(name);
-      state->series_by_key_.emplace(std::string(key), info.id);
-      const uint64_t id = info.id;
-      state->series_by_id_.emplace(id, std::make_shared<const SeriesInfo>(std::move(info)));
+      state->Register(std::string(key), std::move(info));
     } else if (kind == 'm') {
       if (value.size() != 1) return CorruptionError("measure entry");
       state->measures_[std::string(key)].kind = static_cast<MeasureKind>(value[0]);
@@ -145,7 +143,7 @@ std::optional<SeriesInfo> TableState::DescribeSeries(uint64_t series) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = series_by_id_.find(series);
   if (it == series_by_id_.end()) return std::nullopt;
-  return *it->second;
+  return *registered_[it->second];
 }
 
 bool TableState::SeriesIdTaken(uint64_t id) const {
@@ -220,18 +218,29 @@ std::vector<std::pair<std::string, MeasureSchema>> TableState::Measures() const 
 }
 
 std::vector<std::shared_ptr<const SeriesInfo>> TableState::AllSeries() const {
+  return SeriesAfter(0).series;
+}
+
+TableState::SeriesAdded TableState::SeriesAfter(size_t count) const {
   absl::ReaderMutexLock lock(&mu_);
-  std::vector<std::shared_ptr<const SeriesInfo>> out;
-  out.reserve(series_by_id_.size());
-  for (const auto& [id, info] : series_by_id_) out.push_back(info);
-  return out;
+  SeriesAdded added;
+  added.schema_generation = schema_generation_;
+  if (count < registered_.size()) added.series.assign(registered_.begin() + count, registered_.end());
+  return added;
+}
+
+void TableState::Register(std::string key, SeriesInfo info) {
+  if (!series_by_key_.emplace(std::move(key), info.id).second) return;
+  series_by_id_.emplace(info.id, registered_.size());
+  registered_.push_back(std::make_shared<const SeriesInfo>(std::move(info)));
 }
 
 void TableState::Apply(const TableChanges& changes) {
   absl::MutexLock lock(&mu_);
-  for (const auto& [key, info] : changes.new_series) {
-    series_by_key_.emplace(key, info.id);
-    series_by_id_.emplace(info.id, std::make_shared<const SeriesInfo>(info));
+  for (const auto& [key, info] : changes.new_series) Register(key, info);
+  if (!changes.dimension_names.empty() || !changes.attribute_types.empty() ||
+      !changes.schema.empty()) {
+    ++schema_generation_;
   }
   dimension_names_.insert(changes.dimension_names.begin(), changes.dimension_names.end());
   attribute_types_.insert(changes.attribute_types.begin(), changes.attribute_types.end());

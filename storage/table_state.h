@@ -117,8 +117,17 @@ class TableState {
   std::vector<std::pair<std::string, MeasureSchema>> Measures() const;
   // Every series, for planning (pruning by measure and dimension): shared,
   // not copied (copying 100,000 series' strings was a third of building a
-  // query's table layout).
+  // query's table layout). In the order they were registered.
   std::vector<std::shared_ptr<const SeriesInfo>> AllSeries() const;
+  // The series registered after the first `count`, and the schema's
+  // generation at that moment: a view of the first `count` series built at
+  // that schema generation is extended by these alone (a query's table
+  // layout after a new series, query/table_layout.h).
+  struct SeriesAdded {
+    std::vector<std::shared_ptr<const SeriesInfo>> series;
+    uint64_t schema_generation = 0;
+  };
+  SeriesAdded SeriesAfter(size_t count) const;
   // Changes whenever Apply adds a series or widens the schema: a view derived
   // from the registry and schema stays current while this is unchanged. Read
   // it before copying what the view is built from.
@@ -150,12 +159,19 @@ class TableState {
  private:
   explicit TableState(uint32_t table_id) : table_id_(table_id) {}
   std::vector<std::string> LegacyConflictsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Adds a series unless its key is known.
+  void Register(std::string key, SeriesInfo info) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint32_t table_id_;
   mutable absl::Mutex mu_;
   SeriesKeyMap<uint64_t> series_by_key_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, std::shared_ptr<const SeriesInfo>> series_by_id_
-      ABSL_GUARDED_BY(mu_);
+  // Every series in the order registered (only ever appended), and where
+  // each id is in it.
+  std::vector<std::shared_ptr<const SeriesInfo>> registered_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, size_t> series_by_id_ ABSL_GUARDED_BY(mu_);
+  // Changes with measures, attributes or dimension names (not with a series
+  // of known names alone).
+  uint64_t schema_generation_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, MeasureSchema> measures_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, ValueType> attribute_types_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> dimension_names_ ABSL_GUARDED_BY(mu_);

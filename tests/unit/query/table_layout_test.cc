@@ -1,6 +1,11 @@
 #include "query/table_layout.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "common/clock.h"
+#include "common/strings.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
 #include "tests/support/temp_dir.h"
@@ -119,6 +124,125 @@ TEST_F(TableLayoutCacheTest, PostingsListTheSeriesHoldingAValue) {
   }
   EXPECT_EQ(layout->postings.Find(batch, column("region"), "eu").size(), 3u);
   EXPECT_EQ(layout->postings.Find(batch, column("host"), "h1").size(), 1u);
+}
+
+// Everything a query reads from a layout, compared: the schema, the series
+// in key order with their batch rows and column values, the partitions, and
+// the postings of every series column for every value either holds.
+void ExpectSameLayout(const TableLayout& got, const TableLayout& want) {
+  ASSERT_EQ(got.schema.size(), want.schema.size());
+  for (size_t c = 0; c < want.schema.size(); ++c) {
+    EXPECT_EQ(got.schema[c].name, want.schema[c].name);
+    EXPECT_EQ(got.schema[c].type, want.schema[c].type);
+  }
+  EXPECT_EQ(got.series_columns, want.series_columns);
+  EXPECT_EQ(got.partitions, want.partitions);
+  EXPECT_EQ(got.registered, want.registered);
+  ASSERT_EQ(got.series.size(), want.series.size());
+  ASSERT_EQ(got.series_batch.rows, want.series_batch.rows);
+  for (size_t i = 0; i < want.series.size(); ++i) {
+    EXPECT_EQ(got.series[i].series, want.series[i].series) << "row " << i;
+    EXPECT_EQ(got.series[i].pk_hash, want.series[i].pk_hash) << "row " << i;
+    for (int c = 0; c < want.series_columns; ++c) {
+      const Vector& g = got.series_batch.columns[c];
+      const Vector& w = want.series_batch.columns[c];
+      ASSERT_EQ(g.null(i), w.null(i)) << "row " << i << " column " << c;
+      if (!w.null(i)) EXPECT_EQ(g.strings[i], w.strings[i]);
+    }
+    const SeriesColumns& g = got.columns->series.at(want.series[i].series);
+    const SeriesColumns& w = want.columns->series.at(want.series[i].series);
+    EXPECT_EQ(g.multi, w.multi);
+    EXPECT_EQ(std::vector(g.values.begin(), g.values.end()),
+              std::vector(w.values.begin(), w.values.end()));
+  }
+  for (int c = 0; c < want.series_columns; ++c) {
+    std::set<std::string_view> values = {"absent"};
+    for (size_t i = 0; i < want.series.size(); ++i) {
+      if (!want.series_batch.columns[c].null(i)) values.insert(want.series_batch.columns[c].strings[i]);
+    }
+    for (std::string_view value : values) {
+      absl::Span<const uint32_t> g = got.postings.Find(got.series_batch, c, value);
+      absl::Span<const uint32_t> w = want.postings.Find(want.series_batch, c, value);
+      EXPECT_EQ(std::vector(g.begin(), g.end()), std::vector(w.begin(), w.end()))
+          << want.schema[c].name << " = '" << value << "'";
+    }
+  }
+}
+
+// A layout extended by the series written since (rounds of series whose
+// keys fall before, between and after the ones before them, in partitions
+// old and new) is the layout built anew, postings included: those made
+// before the extension (merged) and those made after it. Past 16 extensions
+// the chunks are pooled, never more than 16.
+TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
+  // Partitioned by host: new series fall in old partitions and new ones.
+  ASSERT_TRUE(engine_->catalog()
+                  .CreateTable({.database_name = "mydb", .table_name = "parted",
+                                .retention = {.memory_store_retention_hours = 6},
+                                .partition_key = {.type = PartitionKeyType::kDimension,
+                                                  .name = "host"}})
+                  .ok());
+  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "parted");
+  ASSERT_TRUE(info.ok());
+  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
+  ASSERT_TRUE(state.ok());
+  std::shared_ptr<const TableLayout> previous;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<InputRecord> records;
+    for (int k = 0; k < 1 + round % 3; ++k) {
+      InputRecord r;
+      // The same host in two rounds is a new series by its rack; some
+      // series have no rack.
+      r.dimensions = {{"host", StrCat("h", (round * 7 + k * 13) % 23)}};
+      if (k < 2) r.dimensions.push_back({"rack", StrCat("r", round, "_", k)});
+      r.measure_name = "cpu";
+      r.measure_value = Value::Double(1);
+      r.time = kNow / kNanosPerMilli;
+      records.push_back(std::move(r));
+    }
+    auto written = engine_->Write({.database_name = "mydb", .table_name = "parted",
+                                   .records = records});
+    ASSERT_TRUE(written.ok() && written->total() == static_cast<int64_t>(records.size()));
+    const std::shared_ptr<const TableLayout> layout = Layout("parted");
+    ASSERT_NE(layout, previous);
+    if (round == 0) {
+      EXPECT_EQ(layout->columns->chunks.size(), 1u);
+    } else {
+      EXPECT_GT(layout->columns->chunks.size(), 1u) << "round " << round << ": built anew";
+      EXPECT_LE(layout->columns->chunks.size(), 16u);
+    }
+    const std::shared_ptr<const TableLayout> built = BuildTableLayout(*info, **state);
+    // The host column's postings made before each extension, merged by it.
+    layout->postings.Find(layout->series_batch, 0, "h1");
+    ExpectSameLayout(*layout, *built);
+    if (HasFailure()) FAIL() << "round " << round;
+    previous = layout;
+  }
+  EXPECT_GT(previous->partitions, 10);
+}
+
+// A series of a new measure, or with a new dimension name, changes the
+// schema: the layout is built anew and has the new column.
+TEST_F(TableLayoutCacheTest, ANewMeasureOrDimensionBuildsTheLayoutAnew) {
+  Layout("kept");
+  for (auto [dimension, measure] : std::vector<std::pair<std::string, std::string>>{
+           {"host", "mem"}, {"zone", "cpu"}}) {
+    InputRecord r;
+    r.dimensions = {{dimension, "x"}};
+    r.measure_name = measure;
+    r.measure_value = measure == "mem" ? Value::Bigint(1) : Value::Double(1);
+    r.time = kNow / kNanosPerMilli;
+    auto written = engine_->Write({.database_name = "mydb", .table_name = "kept",
+                                   .records = {r}});
+    ASSERT_TRUE(written.ok() && written->total() == 1);
+    const std::shared_ptr<const TableLayout> layout = Layout("kept");
+    EXPECT_EQ(layout->columns->chunks.size(), 1u) << dimension << " " << measure;
+    bool found = false;
+    for (const ColumnInfo& c : layout->schema) {
+      found |= c.name == dimension || (c.name == "measure_value::bigint" && measure == "mem");
+    }
+    EXPECT_TRUE(found) << dimension << " " << measure;
+  }
 }
 
 }  // namespace
