@@ -63,11 +63,15 @@ void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
         std::string* data = column->mutable_string_data();
         auto* ends = column->mutable_string_ends();
         ends->Reserve(ends->size() + static_cast<int>(n));
+        // A series' rows view the same dimension value: the view checked
+        // last is not checked again (most of a wide page's strings are such).
+        std::string_view checked;
         each([&](size_t i, bool null) {
           if (!null) {
             const std::string_view s = cells.text(i);
-            if (IsValidUtf8(s)) {
+            if ((s.data() == checked.data() && s.size() == checked.size()) || IsValidUtf8(s)) {
               data->append(s);
+              checked = s;
             } else {
               data->append(ToValidUtf8(s));
             }
