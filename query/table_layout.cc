@@ -119,6 +119,41 @@ void FillSeriesRows(const TableColumns& columns, const std::vector<SeriesTarget>
   }
 }
 
+// The schema after its dimensions (in `layout->schema` and
+// `dimension_column` already): measure_name, time, a column per scalar type
+// and per MULTI attribute, where values go, and which measures are MULTI.
+void AddMeasureColumns(const TableState& state, TableLayout* layout, TableColumns* columns) {
+  std::set<ValueType> scalar_types;
+  layout->measure_is_multi.clear();
+  for (const auto& [name, measure] : state.Measures()) {
+    const bool multi = measure.kind == MeasureKind::kMulti;
+    layout->measure_is_multi[name] = multi;
+    if (!multi) scalar_types.insert(static_cast<ValueType>(measure.kind));
+  }
+  Schema& schema = layout->schema;
+  layout->measure_name_column = static_cast<int>(schema.size());
+  schema.push_back({std::string(kMeasureNameColumn), DataType::kVarchar, ""});
+  layout->series_columns = layout->measure_name_column + 1;
+  layout->time_column = static_cast<int>(schema.size());
+  schema.push_back({std::string(kTimeColumn), DataType::kTimestamp, ""});
+  columns->time_column = layout->time_column;
+  columns->scalar_column.clear();
+  for (ValueType t : scalar_types) {
+    columns->scalar_column[t] = static_cast<int>(schema.size());
+    schema.push_back({std::string(ScalarColumnName(t)), ToDataType(t), ""});
+  }
+  columns->attribute_column.clear();
+  for (const auto& [name, type] : state.AttributeTypes()) {
+    // Writes keep a name either a dimension or an attribute; in a data
+    // directory from before that rule the dimension is the column.
+    if (layout->dimension_column.contains(name)) continue;
+    columns->attribute_column[name] = {static_cast<int>(schema.size()), type};
+    schema.push_back({name, ToDataType(type), ""});
+  }
+  columns->types.clear();
+  for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
+}
+
 }  // namespace
 
 std::unique_ptr<const SeriesPostings::Column> SeriesPostings::Make(
@@ -219,37 +254,12 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   auto layout = std::make_shared<TableLayout>();
   layout->registered = all_series.size();
   layout->schema_generation = registry.schema_generation;
-  std::set<ValueType> scalar_types;
-  for (const auto& [name, schema] : state.Measures()) {
-    const bool multi = schema.kind == MeasureKind::kMulti;
-    layout->measure_is_multi[name] = multi;
-    if (!multi) scalar_types.insert(static_cast<ValueType>(schema.kind));
-  }
-  Schema& schema = layout->schema;
   for (const std::string& d : dimension_names) {
-    layout->dimension_column[d] = static_cast<int>(schema.size());
-    schema.push_back({d, DataType::kVarchar, ""});
+    layout->dimension_column[d] = static_cast<int>(layout->schema.size());
+    layout->schema.push_back({d, DataType::kVarchar, ""});
   }
-  layout->measure_name_column = static_cast<int>(schema.size());
-  schema.push_back({std::string(kMeasureNameColumn), DataType::kVarchar, ""});
-  layout->series_columns = layout->measure_name_column + 1;
-  layout->time_column = static_cast<int>(schema.size());
-  schema.push_back({std::string(kTimeColumn), DataType::kTimestamp, ""});
-
   auto columns = std::make_shared<TableColumns>();
-  columns->time_column = layout->time_column;
-  for (ValueType t : scalar_types) {
-    columns->scalar_column[t] = static_cast<int>(schema.size());
-    schema.push_back({std::string(ScalarColumnName(t)), ToDataType(t), ""});
-  }
-  for (const auto& [name, type] : state.AttributeTypes()) {
-    // Writes keep a name either a dimension or an attribute; in a data
-    // directory from before that rule the dimension is the column.
-    if (layout->dimension_column.contains(name)) continue;
-    columns->attribute_column[name] = {static_cast<int>(schema.size()), type};
-    schema.push_back({name, ToDataType(type), ""});
-  }
-  for (const ColumnInfo& c : schema) columns->types.push_back(c.type);
+  AddMeasureColumns(state, layout.get(), columns.get());
 
   layout->series = TargetsOf(all_series, table.partition_key);
   columns->series.reserve(all_series.size());
@@ -264,7 +274,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   const size_t n = layout->series.size();
   Batch& batch = layout->series_batch;
   batch.rows = n;
-  for (const ColumnInfo& c : schema) batch.columns.emplace_back(c.type);
+  for (const ColumnInfo& c : layout->schema) batch.columns.emplace_back(c.type);
   for (int c = 0; c < layout->series_columns; ++c) {
     batch.columns[c].ResetNull(n);
     batch.columns[c].strings.resize(n);
@@ -280,21 +290,27 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
                                                      const TableLayout& old,
                                                      const TableState& state) {
   TableState::SeriesAdded registry = state.SeriesAfter(old.registered);
-  if (registry.schema_generation != old.schema_generation || registry.series.empty()) {
-    return nullptr;
-  }
+  const bool same_schema = registry.schema_generation == old.schema_generation;
+  if (same_schema && registry.series.empty()) return nullptr;
   auto layout = std::make_shared<TableLayout>();
-  layout->schema = old.schema;
-  layout->measure_name_column = old.measure_name_column;
-  layout->time_column = old.time_column;
-  layout->series_columns = old.series_columns;
   layout->registered = old.registered + registry.series.size();
-  layout->schema_generation = old.schema_generation;
+  layout->schema_generation = registry.schema_generation;
   layout->dimension_column = old.dimension_column;
-  layout->measure_is_multi = old.measure_is_multi;
+  auto columns = std::make_shared<TableColumns>(*old.columns);
+  if (same_schema) {
+    layout->schema = old.schema;
+    layout->measure_name_column = old.measure_name_column;
+    layout->time_column = old.time_column;
+    layout->series_columns = old.series_columns;
+    layout->measure_is_multi = old.measure_is_multi;
+  } else {
+    // A new measure or attribute: the columns after the dimensions are
+    // made again (a new dimension name fails AddChunk below: built anew).
+    layout->schema.assign(old.schema.begin(), old.schema.begin() + old.measure_name_column);
+    AddMeasureColumns(state, layout.get(), columns.get());
+  }
 
   const std::vector<SeriesTarget> added = TargetsOf(registry.series, table.partition_key);
-  auto columns = std::make_shared<TableColumns>(*old.columns);
   std::vector<std::shared_ptr<const SeriesInfo>> pooled = std::move(registry.series);
   if (columns->chunks.size() >= kMaxChunks) {
     std::vector<std::shared_ptr<const SeriesInfo>> older;
@@ -305,7 +321,10 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
     pooled.insert(pooled.begin(), older.begin(), older.end());
     columns->chunks.resize(1);
   }
-  if (!AddChunk(std::move(pooled), /*building=*/false, *layout, columns.get())) return nullptr;
+  if (!pooled.empty() &&
+      !AddChunk(std::move(pooled), /*building=*/false, *layout, columns.get())) {
+    return nullptr;
+  }
 
   // The new series merged into the old ones' key order: old row i moves to
   // moved[i], the new ones land on added_rows.

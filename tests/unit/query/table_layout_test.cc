@@ -2,6 +2,7 @@
 
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/clock.h"
@@ -136,6 +137,16 @@ void ExpectSameLayout(const TableLayout& got, const TableLayout& want) {
     EXPECT_EQ(got.schema[c].type, want.schema[c].type);
   }
   EXPECT_EQ(got.series_columns, want.series_columns);
+  EXPECT_EQ(got.columns->types, want.columns->types);
+  EXPECT_EQ(got.columns->time_column, want.columns->time_column);
+  EXPECT_EQ(got.columns->scalar_column, want.columns->scalar_column);
+  ASSERT_EQ(got.columns->attribute_column.size(), want.columns->attribute_column.size());
+  for (const auto& [name, column] : want.columns->attribute_column) {
+    ASSERT_TRUE(got.columns->attribute_column.contains(name)) << name;
+    EXPECT_EQ(got.columns->attribute_column.at(name).column, column.column) << name;
+    EXPECT_EQ(got.columns->attribute_column.at(name).type, column.type) << name;
+  }
+  EXPECT_EQ(got.measure_is_multi, want.measure_is_multi);
   EXPECT_EQ(got.partitions, want.partitions);
   EXPECT_EQ(got.registered, want.registered);
   ASSERT_EQ(got.series.size(), want.series.size());
@@ -197,6 +208,15 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
       if (k < 2) r.dimensions.push_back({"rack", StrCat("r", round, "_", k)});
       r.measure_name = "cpu";
       r.measure_value = Value::Double(1);
+      // New measures now and then (a new column, an extension still).
+      if (round % 6 == 5 && k == 0) {
+        r.measure_name = "mem";
+        r.measure_value = Value::Bigint(round);
+      } else if (round % 6 == 4 && k == 0) {
+        r.measure_name = "disk";
+        r.measure_value.reset();
+        r.measure_values = {{.name = StrCat("free_", round), .value = Value::Double(1)}};
+      }
       r.time = kNow / kNanosPerMilli;
       records.push_back(std::move(r));
     }
@@ -221,12 +241,16 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
   EXPECT_GT(previous->partitions, 10);
 }
 
-// A series of a new measure, or with a new dimension name, changes the
-// schema: the layout is built anew and has the new column.
-TEST_F(TableLayoutCacheTest, ANewMeasureOrDimensionBuildsTheLayoutAnew) {
+// A series of a new measure extends the layout by the measure's column; a
+// new dimension name builds it anew (the dimensions' columns come first).
+TEST_F(TableLayoutCacheTest, ANewDimensionBuildsTheLayoutAnewANewMeasureExtendsIt) {
+  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
+  ASSERT_TRUE(info.ok());
+  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
+  ASSERT_TRUE(state.ok());
   Layout("kept");
-  for (auto [dimension, measure] : std::vector<std::pair<std::string, std::string>>{
-           {"host", "mem"}, {"zone", "cpu"}}) {
+  for (auto [dimension, measure, extended] : std::vector<std::tuple<std::string, std::string, bool>>{
+           {"host", "mem", true}, {"zone", "cpu", false}}) {
     InputRecord r;
     r.dimensions = {{dimension, "x"}};
     r.measure_name = measure;
@@ -236,7 +260,8 @@ TEST_F(TableLayoutCacheTest, ANewMeasureOrDimensionBuildsTheLayoutAnew) {
                                    .records = {r}});
     ASSERT_TRUE(written.ok() && written->total() == 1);
     const std::shared_ptr<const TableLayout> layout = Layout("kept");
-    EXPECT_EQ(layout->columns->chunks.size(), 1u) << dimension << " " << measure;
+    EXPECT_EQ(layout->columns->chunks.size() > 1, extended) << dimension << " " << measure;
+    ExpectSameLayout(*layout, *BuildTableLayout(*info, **state));
     bool found = false;
     for (const ColumnInfo& c : layout->schema) {
       found |= c.name == dimension || (c.name == "measure_value::bigint" && measure == "mem");
