@@ -1,7 +1,10 @@
 #include "query/table_layout.h"
 
+#include <algorithm>
+#include <atomic>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -239,6 +242,63 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
     previous = layout;
   }
   EXPECT_GT(previous->partitions, 10);
+}
+
+// Layouts extended while a writer registers series (one a write, some with
+// a new measure) are each whole: every series they count is in their list,
+// batch, series map and postings, in key order; the last is the layout
+// built anew.
+TEST_F(TableLayoutCacheTest, LayoutsExtendedWhileSeriesAreWrittenAreWhole) {
+  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
+  ASSERT_TRUE(info.ok());
+  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
+  ASSERT_TRUE(state.ok());
+  constexpr int kSeries = 300;
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < kSeries; ++i) {
+      InputRecord r;
+      r.dimensions = {{"host", StrCat("w", i)}};
+      r.measure_name = i % 50 == 49 ? StrCat("m", i) : "cpu";
+      r.measure_value = Value::Double(i);
+      r.time = kNow / kNanosPerMilli;
+      auto written = engine_->Write({.database_name = "mydb", .table_name = "kept",
+                                     .records = {r}});
+      EXPECT_TRUE(written.ok() && written->total() == 1) << i;
+    }
+    done = true;
+  });
+  std::atomic<int> layouts_checked{0};
+  auto check = [&] {
+    while (!done.load()) {
+      const std::shared_ptr<const TableLayout> layout = cache_.Get(*info, *state);
+      const size_t n = layout->series.size();
+      ASSERT_EQ(n, layout->registered);
+      ASSERT_EQ(layout->series_batch.rows, n);
+      ASSERT_EQ(layout->columns->series.size(), n);
+      ASSERT_TRUE(std::is_sorted(layout->series.begin(), layout->series.end()));
+      const int host = layout->dimension_column.at("host");
+      for (size_t row = 0; row < n; ++row) {
+        const SeriesColumns& columns = layout->columns->series.at(layout->series[row].series);
+        ASSERT_EQ(columns.values.size(), 2u);  // host, measure_name
+        ASSERT_EQ(columns.values[0].first, host);
+        const std::string_view value = layout->series_batch.columns[host].strings[row];
+        ASSERT_EQ(columns.values[0].second, value);
+        absl::Span<const uint32_t> rows = layout->postings.Find(layout->series_batch, host, value);
+        ASSERT_EQ(rows.size(), 1u) << value;
+        ASSERT_EQ(rows[0], row) << value;
+      }
+      ++layouts_checked;
+    }
+  };
+  std::thread reader1(check), reader2(check);
+  writer.join();
+  reader1.join();
+  reader2.join();
+  EXPECT_GT(layouts_checked.load(), 0);
+  const std::shared_ptr<const TableLayout> last = cache_.Get(*info, *state);
+  EXPECT_EQ(last->series.size(), kSeries + 1u);
+  ExpectSameLayout(*last, *BuildTableLayout(*info, **state));
 }
 
 // A series of a new measure extends the layout by the measure's column; a
