@@ -41,6 +41,15 @@ namespace {
 
 using PostingEntry = std::pair<std::string_view, uint32_t>;  // (value, row)
 
+// Series mostly share their dimension names with the series before them
+// (per series and name, a set insertion or a hash lookup were most of a
+// build), so a run of such series is looked at once.
+bool SameDimensionNames(const SeriesInfo& a, const SeriesInfo& b) {
+  return std::equal(a.dimensions.begin(), a.dimensions.end(), b.dimensions.begin(),
+                    b.dimensions.end(),
+                    [](const auto& x, const auto& y) { return x.first == y.first; });
+}
+
 // Past this many chunks an extension pools every chunk but the first (the
 // last full build's) into one, so a layout's chunks stay few however many
 // times it was extended.
@@ -53,14 +62,7 @@ constexpr size_t kMaxChunks = 16;
 // its series) takes a measure it has no schema for as scalar, as a data
 // directory may hold one (the measure's values then read as NULL).
 bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool building,
-              TableLayout& layout, TableColumns* columns) {
-  // Series mostly share their dimension names with the series before them:
-  // a run of series with the same names finds their columns once.
-  auto same_names = [](const SeriesInfo& a, const SeriesInfo& b) {
-    return std::equal(a.dimensions.begin(), a.dimensions.end(), b.dimensions.begin(),
-                      b.dimensions.end(),
-                      [](const auto& x, const auto& y) { return x.first == y.first; });
-  };
+              TableLayout* layout, TableColumns* columns) {
   auto chunk = std::make_shared<SeriesChunk>();
   size_t pairs = 0;
   for (const auto& s : series) pairs += s->dimensions.size() + 1;
@@ -68,24 +70,25 @@ bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool buildi
   std::vector<int> name_columns;  // of the dimension names of the series before
   for (size_t i = 0; i < series.size(); ++i) {
     const SeriesInfo& s = *series[i];
-    if (i == 0 || !same_names(s, *series[i - 1])) {
+    // A run of series with the same names finds their columns once.
+    if (i == 0 || !SameDimensionNames(s, *series[i - 1])) {
       name_columns.clear();
       for (const auto& [name, value] : s.dimensions) {
-        auto it = layout.dimension_column.find(name);
-        if (it == layout.dimension_column.end()) return false;
+        auto it = layout->dimension_column.find(name);
+        if (it == layout->dimension_column.end()) return false;
         name_columns.push_back(it->second);
       }
     }
-    auto measure = layout.measure_is_multi.find(s.measure_name);
-    if (measure == layout.measure_is_multi.end()) {
+    auto measure = layout->measure_is_multi.find(s.measure_name);
+    if (measure == layout->measure_is_multi.end()) {
       if (!building) return false;
-      measure = layout.measure_is_multi.emplace(s.measure_name, false).first;
+      measure = layout->measure_is_multi.emplace(s.measure_name, false).first;
     }
     const size_t first = chunk->values.size();
     for (size_t d = 0; d < s.dimensions.size(); ++d) {
       chunk->values.emplace_back(name_columns[d], s.dimensions[d].second);
     }
-    chunk->values.emplace_back(layout.measure_name_column, s.measure_name);
+    chunk->values.emplace_back(layout->measure_name_column, s.measure_name);
     columns->series[s.id] = {
         absl::MakeConstSpan(chunk->values.data() + first, chunk->values.size() - first),
         measure->second};
@@ -107,14 +110,34 @@ std::vector<SeriesTarget> TargetsOf(const std::vector<std::shared_ptr<const Seri
   return targets;
 }
 
-// The series batch's series columns: `rows` NULL rows, then each series'
-// values at its row.
+// Sets the series columns of the batch's rows `rows` (NULL until then)
+// from the values of the series on them.
 void FillSeriesRows(const TableColumns& columns, const std::vector<SeriesTarget>& series,
                     absl::Span<const uint32_t> rows, Batch* batch) {
   for (uint32_t row : rows) {
     for (const auto& [column, value] : columns.series.at(series[row].series).values) {
       batch->columns[column].nulls[row] = 0;
       batch->columns[column].strings[row] = value;
+    }
+  }
+}
+
+// `from` with a NULL row at each of `new_rows` (ascending, rows of the
+// result): runs of old rows copied whole.
+void CopyWithNullRows(const Vector& from, const std::vector<uint32_t>& new_rows, Vector* to) {
+  const size_t n = from.size() + new_rows.size();
+  to->nulls.reserve(n);
+  to->strings.reserve(n);
+  size_t copied = 0;  // old rows
+  for (size_t j = 0; j <= new_rows.size(); ++j) {
+    const size_t next_old = (j < new_rows.size() ? new_rows[j] : n) - j;
+    to->nulls.insert(to->nulls.end(), from.nulls.begin() + copied, from.nulls.begin() + next_old);
+    to->strings.insert(to->strings.end(), from.strings.begin() + copied,
+                       from.strings.begin() + next_old);
+    copied = next_old;
+    if (j < new_rows.size()) {
+      to->nulls.push_back(1);
+      to->strings.emplace_back();
     }
   }
 }
@@ -241,13 +264,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   std::vector<std::shared_ptr<const SeriesInfo>>& all_series = registry.series;
   std::set<std::string> dimension_names;
   for (size_t i = 0; i < all_series.size(); ++i) {
-    // A run of series with the same dimension names is looked at once.
-    if (i > 0 && std::equal(all_series[i]->dimensions.begin(), all_series[i]->dimensions.end(),
-                            all_series[i - 1]->dimensions.begin(),
-                            all_series[i - 1]->dimensions.end(),
-                            [](const auto& x, const auto& y) { return x.first == y.first; })) {
-      continue;
-    }
+    if (i > 0 && SameDimensionNames(*all_series[i], *all_series[i - 1])) continue;
     for (const auto& [name, value] : all_series[i]->dimensions) dimension_names.insert(name);
   }
 
@@ -264,7 +281,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   layout->series = TargetsOf(all_series, table.partition_key);
   columns->series.reserve(all_series.size());
   // Its dimension columns come from these series: it cannot fail.
-  AddChunk(std::move(all_series), /*building=*/true, *layout, columns.get());
+  AddChunk(std::move(all_series), /*building=*/true, layout.get(), columns.get());
   for (size_t i = 0; i < layout->series.size(); ++i) {
     if (i == 0 || layout->series[i].pk_hash != layout->series[i - 1].pk_hash) {
       ++layout->partitions;
@@ -322,7 +339,7 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
     columns->chunks.resize(1);
   }
   if (!pooled.empty() &&
-      !AddChunk(std::move(pooled), /*building=*/false, *layout, columns.get())) {
+      !AddChunk(std::move(pooled), /*building=*/false, layout.get(), columns.get())) {
     return nullptr;
   }
 
@@ -352,24 +369,8 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
   Batch& batch = layout->series_batch;
   batch.rows = n;
   for (const ColumnInfo& c : layout->schema) batch.columns.emplace_back(c.type);
-  // Runs of old rows copied whole, a NULL row for each new series between.
   for (int c = 0; c < layout->series_columns; ++c) {
-    const Vector& from = old.series_batch.columns[c];
-    Vector& to = batch.columns[c];
-    to.nulls.reserve(n);
-    to.strings.reserve(n);
-    size_t copied = 0;  // old rows
-    for (size_t j = 0; j <= added_rows.size(); ++j) {
-      const size_t next_old = (j < added_rows.size() ? added_rows[j] : n) - j;
-      to.nulls.insert(to.nulls.end(), from.nulls.begin() + copied, from.nulls.begin() + next_old);
-      to.strings.insert(to.strings.end(), from.strings.begin() + copied,
-                        from.strings.begin() + next_old);
-      copied = next_old;
-      if (j < added_rows.size()) {
-        to.nulls.push_back(1);
-        to.strings.emplace_back();
-      }
-    }
+    CopyWithNullRows(old.series_batch.columns[c], added_rows, &batch.columns[c]);
   }
   FillSeriesRows(*columns, layout->series, added_rows, &batch);
   layout->postings.Extend(old.postings, moved, added_rows, batch);
