@@ -345,7 +345,7 @@ std::optional<std::vector<uint32_t>> Planner::CandidateSeries(
     if (!RequiredValues(*c, &column, &values)) continue;
     std::vector<uint32_t> rows;
     for (std::string_view value : values) {
-      absl::Span<const uint32_t> found = layout.postings.Find(layout.series_batch, column, value);
+      const std::vector<uint32_t> found = layout.postings.Find(layout.series_batch, column, value);
       rows.insert(rows.end(), found.begin(), found.end());
     }
     std::sort(rows.begin(), rows.end());

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 
 namespace strata::query {
 namespace {
@@ -39,7 +41,9 @@ DataType ToDataType(ValueType type) {
 
 namespace {
 
-using PostingEntry = std::pair<std::string_view, uint32_t>;  // (value, row)
+using PostingEntry = std::pair<uint64_t, uint32_t>;  // (hash of the value, row)
+using SeriesValues = absl::Span<const std::pair<int, std::string_view>>;  // (column, value)
+
 
 // Series mostly share their dimension names with the series before them
 // (per series and name, a set insertion or a hash lookup were most of a
@@ -57,12 +61,14 @@ constexpr size_t kMaxChunks = 16;
 
 // Adds `series` to `columns` as one chunk: their column values, and their
 // entries in `columns->series` (replacing those of series pooled from older
-// chunks). False when one has a dimension name or a measure the layout has
+// chunks), and each one's values to `made` when given. False when one has a
+// dimension name or a measure the layout has
 // no column or schema for; but a layout being built (its schema read after
 // its series) takes a measure it has no schema for as scalar, as a data
 // directory may hold one (the measure's values then read as NULL).
 bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool building,
-              TableLayout* layout, TableColumns* columns) {
+              TableLayout* layout, TableColumns* columns,
+              std::vector<SeriesValues>* made = nullptr) {
   auto chunk = std::make_shared<SeriesChunk>();
   size_t pairs = 0;
   for (const auto& s : series) pairs += s->dimensions.size() + 1;
@@ -89,35 +95,48 @@ bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool buildi
       chunk->values.emplace_back(name_columns[d], s.dimensions[d].second);
     }
     chunk->values.emplace_back(layout->measure_name_column, s.measure_name);
-    columns->series[s.id] = {
+    const SeriesColumns filled = {
         absl::MakeConstSpan(chunk->values.data() + first, chunk->values.size() - first),
         measure->second};
+    columns->series[s.id] = filled;
+    if (made != nullptr) made->push_back(filled.values);
   }
   chunk->registry = std::move(series);
   columns->chunks.push_back(std::move(chunk));
   return true;
 }
 
+// The series' targets in key order (scans and last-point probes then walk
+// the keyspace forward); `order`, when given, says which of `series` each
+// is.
 std::vector<SeriesTarget> TargetsOf(const std::vector<std::shared_ptr<const SeriesInfo>>& series,
-                                    const PartitionKey& key) {
-  std::vector<SeriesTarget> targets;
-  targets.reserve(series.size());
-  for (const auto& s : series) {
-    targets.push_back({PartitionHash(s->measure_name, s->dimensions, key), s->id});
+                                    const PartitionKey& key,
+                                    std::vector<uint32_t>* order = nullptr) {
+  std::vector<std::pair<SeriesTarget, uint32_t>> sorted;
+  sorted.reserve(series.size());
+  for (size_t i = 0; i < series.size(); ++i) {
+    const SeriesInfo& s = *series[i];
+    sorted.push_back({{PartitionHash(s.measure_name, s.dimensions, key), s.id},
+                      static_cast<uint32_t>(i)});
   }
-  // In key order: scans and last-point probes then walk the keyspace forward.
-  std::sort(targets.begin(), targets.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SeriesTarget> targets;
+  targets.reserve(sorted.size());
+  for (const auto& [target, index] : sorted) {
+    targets.push_back(target);
+    if (order != nullptr) order->push_back(index);
+  }
   return targets;
 }
 
-// Sets the series columns of the batch's rows `rows` (NULL until then)
-// from the values of the series on them.
-void FillSeriesRows(const TableColumns& columns, const std::vector<SeriesTarget>& series,
-                    absl::Span<const uint32_t> rows, Batch* batch) {
-  for (uint32_t row : rows) {
-    for (const auto& [column, value] : columns.series.at(series[row].series).values) {
-      batch->columns[column].nulls[row] = 0;
-      batch->columns[column].strings[row] = value;
+// Sets the series columns of row rows[k] (NULL until then) to values[k].
+void FillSeriesRows(const std::vector<uint32_t>& rows, const std::vector<SeriesValues>& values,
+                    Batch* batch) {
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (const auto& [column, value] : values[k]) {
+      batch->columns[column].nulls[rows[k]] = 0;
+      batch->columns[column].strings[rows[k]] = value;
     }
   }
 }
@@ -179,26 +198,31 @@ void AddMeasureColumns(const TableState& state, TableLayout* layout, TableColumn
 
 }  // namespace
 
+uint64_t SeriesPostings::DefaultHash(std::string_view value) {
+  // Within this process only: postings live in memory.
+  return absl::Hash<absl::string_view>{}(absl::string_view(value.data(), value.size()));
+}
+
 std::unique_ptr<const SeriesPostings::Column> SeriesPostings::Make(
-    const Vector& values, const std::vector<uint32_t>& rows) {
+    const Vector& values, const std::vector<uint32_t>& rows) const {
   std::vector<PostingEntry> entries;
   entries.reserve(rows.size());
   for (uint32_t row : rows) {
-    if (!values.null(row)) entries.emplace_back(values.strings[row], row);
+    if (!values.null(row)) entries.emplace_back(hash_(values.strings[row]), row);
   }
   std::sort(entries.begin(), entries.end());
   auto column = std::make_unique<Column>();
-  column->values.reserve(entries.size());
+  column->hashes.reserve(entries.size());
   column->rows.reserve(entries.size());
-  for (const auto& [value, row] : entries) {
-    column->values.push_back(value);
+  for (const auto& [hash, row] : entries) {
+    column->hashes.push_back(hash);
     column->rows.push_back(row);
   }
   return column;
 }
 
-absl::Span<const uint32_t> SeriesPostings::Find(const Batch& series_batch, int column,
-                                                std::string_view value) const {
+std::vector<uint32_t> SeriesPostings::Find(const Batch& series_batch, int column,
+                                           std::string_view value) const {
   const Column* postings = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -210,44 +234,52 @@ absl::Span<const uint32_t> SeriesPostings::Find(const Batch& series_batch, int c
     }
     postings = made.get();
   }
-  auto [from, to] = std::equal_range(postings->values.begin(), postings->values.end(), value);
-  return absl::MakeConstSpan(postings->rows)
-      .subspan(from - postings->values.begin(), to - from);
+  const uint64_t hash = hash_(value);
+  auto [from, to] = std::equal_range(postings->hashes.begin(), postings->hashes.end(), hash);
+  std::vector<uint32_t> found;
+  const Vector& values = series_batch.columns[column];
+  for (auto it = from; it != to; ++it) {
+    // Another value with the same hash is not this one.
+    const uint32_t row = postings->rows[it - postings->hashes.begin()];
+    if (values.strings[row] == value) found.push_back(row);
+  }
+  return found;
 }
 
 void SeriesPostings::Extend(const SeriesPostings& old, const std::vector<uint32_t>& moved,
                             const std::vector<uint32_t>& added, const Batch& series_batch) {
   absl::MutexLock old_lock(&old.mu_);
   absl::MutexLock lock(&mu_);
-  for (const auto& [c, before] : old.by_column_) {
-    if (before == nullptr) continue;
+  for (const auto& [c, made] : old.by_column_) {
+    if (made == nullptr) continue;
+    const Column* before = made.get();  // a plain name: lambdas capture it
     std::unique_ptr<const Column> fresh = Make(series_batch.columns[c], added);
-    // Both sorted by (value, row); an old row keeps its place among its
-    // value's rows, as rows move up in order. The few new entries find their
+    // Both sorted by (hash, row); an old row keeps its place among its
+    // hash's rows, as rows move up in order. The few new entries find their
     // places by binary search: the old ones are copied, not compared.
     auto merged = std::make_unique<Column>();
     const size_t n = before->rows.size() + fresh->rows.size();
-    merged->values.reserve(n);
+    merged->hashes.reserve(n);
     merged->rows.reserve(n);
     auto copy_old = [&](size_t from, size_t to) {
-      merged->values.insert(merged->values.end(), before->values.begin() + from,
-                            before->values.begin() + to);
+      merged->hashes.insert(merged->hashes.end(), before->hashes.begin() + from,
+                            before->hashes.begin() + to);
       for (size_t i = from; i < to; ++i) merged->rows.push_back(moved[before->rows[i]]);
     };
     size_t i = 0;
     for (size_t j = 0; j < fresh->rows.size(); ++j) {
-      const PostingEntry entry(fresh->values[j], fresh->rows[j]);
+      const PostingEntry entry(fresh->hashes[j], fresh->rows[j]);
       size_t lo = i, hi = before->rows.size();  // the first old entry after `entry`
       while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (PostingEntry(before->values[mid], moved[before->rows[mid]]) < entry) {
+        if (PostingEntry(before->hashes[mid], moved[before->rows[mid]]) < entry) {
           lo = mid + 1;
         } else {
           hi = mid;
         }
       }
       copy_old(i, lo);
-      merged->values.push_back(entry.first);
+      merged->hashes.push_back(entry.first);
       merged->rows.push_back(entry.second);
       i = lo;
     }
@@ -278,10 +310,13 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   auto columns = std::make_shared<TableColumns>();
   AddMeasureColumns(state, layout.get(), columns.get());
 
-  layout->series = TargetsOf(all_series, table.partition_key);
+  std::vector<uint32_t> order;  // row -> index in all_series
+  layout->series = TargetsOf(all_series, table.partition_key, &order);
   columns->series.reserve(all_series.size());
+  std::vector<SeriesValues> values_of;  // by index in all_series
+  values_of.reserve(all_series.size());
   // Its dimension columns come from these series: it cannot fail.
-  AddChunk(std::move(all_series), /*building=*/true, layout.get(), columns.get());
+  AddChunk(std::move(all_series), /*building=*/true, layout.get(), columns.get(), &values_of);
   for (size_t i = 0; i < layout->series.size(); ++i) {
     if (i == 0 || layout->series[i].pk_hash != layout->series[i - 1].pk_hash) {
       ++layout->partitions;
@@ -297,8 +332,12 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
     batch.columns[c].strings.resize(n);
   }
   std::vector<uint32_t> rows(n);
-  for (size_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
-  FillSeriesRows(*columns, layout->series, rows, &batch);
+  std::vector<SeriesValues> values(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = static_cast<uint32_t>(i);
+    values[i] = values_of[order[i]];
+  }
+  FillSeriesRows(rows, values, &batch);
   layout->columns = std::move(columns);
   return layout;
 }
@@ -372,7 +411,11 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
   for (int c = 0; c < layout->series_columns; ++c) {
     CopyWithNullRows(old.series_batch.columns[c], added_rows, &batch.columns[c]);
   }
-  FillSeriesRows(*columns, layout->series, added_rows, &batch);
+  std::vector<SeriesValues> added_values;
+  for (uint32_t row : added_rows) {
+    added_values.push_back(columns->series.at(layout->series[row].series).values);
+  }
+  FillSeriesRows(added_rows, added_values, &batch);
   layout->postings.Extend(old.postings, moved, added_rows, batch);
   layout->columns = std::move(columns);
   return layout;

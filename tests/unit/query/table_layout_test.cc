@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -121,7 +122,7 @@ TEST_F(TableLayoutCacheTest, PostingsListTheSeriesHoldingAValue) {
           expected.push_back(static_cast<uint32_t>(row));
         }
       }
-      absl::Span<const uint32_t> found = layout->postings.Find(batch, c, value);
+      const std::vector<uint32_t> found = layout->postings.Find(batch, c, value);
       EXPECT_EQ(std::vector<uint32_t>(found.begin(), found.end()), expected)
           << name << " = '" << value << "'";
     }
@@ -175,10 +176,52 @@ void ExpectSameLayout(const TableLayout& got, const TableLayout& want) {
       if (!want.series_batch.columns[c].null(i)) values.insert(want.series_batch.columns[c].strings[i]);
     }
     for (std::string_view value : values) {
-      absl::Span<const uint32_t> g = got.postings.Find(got.series_batch, c, value);
-      absl::Span<const uint32_t> w = want.postings.Find(want.series_batch, c, value);
-      EXPECT_EQ(std::vector(g.begin(), g.end()), std::vector(w.begin(), w.end()))
+      EXPECT_EQ(got.postings.Find(got.series_batch, c, value),
+                want.postings.Find(want.series_batch, c, value))
           << want.schema[c].name << " = '" << value << "'";
+    }
+  }
+}
+
+// Values whose hashes collide are told apart: with every value hashing
+// alike, or by its first byte only, each value's rows are found, made and
+// after an extension that moved the old rows and added new ones.
+TEST(SeriesPostingsTest, ValuesWhoseHashesCollideAreToldApart) {
+  auto column_of = [](const std::vector<std::optional<std::string_view>>& cells) {
+    Batch batch;
+    batch.rows = cells.size();
+    Vector& v = batch.columns.emplace_back(DataType::kVarchar);
+    v.ResetNull(cells.size());
+    v.strings.resize(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i]) {
+        v.nulls[i] = 0;
+        v.strings[i] = *cells[i];
+      }
+    }
+    return batch;
+  };
+  auto scan = [](const Batch& batch, std::string_view value) {
+    std::vector<uint32_t> rows;
+    for (size_t i = 0; i < batch.rows; ++i) {
+      if (!batch.columns[0].null(i) && batch.columns[0].strings[i] == value) rows.push_back(i);
+    }
+    return rows;
+  };
+  const std::vector<std::string_view> values = {"a", "b", "ab", "ba", "c", "zz"};
+  for (SeriesPostings::Hash hash : {+[](std::string_view) -> uint64_t { return 7; },
+                                   +[](std::string_view v) -> uint64_t { return v[0]; }}) {
+    const Batch before = column_of({"a", "b", "a", std::nullopt, "ab", "b", "ba"});
+    SeriesPostings old(hash);
+    for (std::string_view value : values) {
+      EXPECT_EQ(old.Find(before, 0, value), scan(before, value)) << value;
+    }
+    // Rows 1, 4 and 8 are new; the old rows moved up around them.
+    const Batch after = column_of({"a", "ab", "b", "a", "c", std::nullopt, "ab", "b", "a", "ba"});
+    SeriesPostings extended(hash);
+    extended.Extend(old, {0, 2, 3, 5, 6, 7, 9}, {1, 4, 8}, after);
+    for (std::string_view value : values) {
+      EXPECT_EQ(extended.Find(after, 0, value), scan(after, value)) << value;
     }
   }
 }
@@ -284,7 +327,7 @@ TEST_F(TableLayoutCacheTest, LayoutsExtendedWhileSeriesAreWrittenAreWhole) {
         ASSERT_EQ(columns.values[0].first, host);
         const std::string_view value = layout->series_batch.columns[host].strings[row];
         ASSERT_EQ(columns.values[0].second, value);
-        absl::Span<const uint32_t> rows = layout->postings.Find(layout->series_batch, host, value);
+        const std::vector<uint32_t> rows = layout->postings.Find(layout->series_batch, host, value);
         ASSERT_EQ(rows.size(), 1u) << value;
         ASSERT_EQ(rows[0], row) << value;
       }
