@@ -342,12 +342,14 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   return layout;
 }
 
-std::shared_ptr<const TableLayout> ExtendTableLayout(const TableInfo& table,
-                                                     const TableLayout& old,
-                                                     const TableState& state) {
+std::shared_ptr<const TableLayout> ExtendTableLayout(
+    const TableInfo& table, const std::shared_ptr<const TableLayout>& previous,
+    const TableState& state) {
+  const TableLayout& old = *previous;
   TableState::SeriesAdded registry = state.SeriesAfter(old.registered);
   const bool same_schema = registry.schema_generation == old.schema_generation;
-  if (same_schema && registry.series.empty()) return nullptr;
+  // A layout made while a write landed may hold that write's series already.
+  if (same_schema && registry.series.empty()) return previous;
   auto layout = std::make_shared<TableLayout>();
   layout->registered = old.registered + registry.series.size();
   layout->schema_generation = registry.schema_generation;
@@ -436,7 +438,7 @@ std::shared_ptr<const TableLayout> TableLayoutCache::Get(
     }
   }
   std::shared_ptr<const TableLayout> layout;
-  if (previous != nullptr) layout = ExtendTableLayout(table, *previous, *state);
+  if (previous != nullptr) layout = ExtendTableLayout(table, previous, *state);
   if (layout == nullptr) layout = BuildTableLayout(table, *state);
   absl::MutexLock lock(&mu_);
   absl::erase_if(by_table_, [](const auto& entry) { return entry.second.state.expired(); });

@@ -344,6 +344,27 @@ TEST_F(TableLayoutCacheTest, LayoutsExtendedWhileSeriesAreWrittenAreWhole) {
   ExpectSameLayout(*last, *BuildTableLayout(*info, **state));
 }
 
+// A layout that already holds every series (made while the write that
+// changed the generation landed) is extended to itself, not built anew.
+TEST_F(TableLayoutCacheTest, ALayoutHoldingEverySeriesExtendsToItself) {
+  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
+  ASSERT_TRUE(info.ok());
+  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
+  ASSERT_TRUE(state.ok());
+  const std::shared_ptr<const TableLayout> current = BuildTableLayout(*info, **state);
+  EXPECT_EQ(ExtendTableLayout(*info, current, **state), current);
+  InputRecord r;
+  r.dimensions = {{"host", "h2"}};
+  r.measure_name = "cpu";
+  r.measure_value = Value::Double(1);
+  r.time = kNow / kNanosPerMilli;
+  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "kept", .records = {r}}).ok());
+  const std::shared_ptr<const TableLayout> extended = ExtendTableLayout(*info, current, **state);
+  ASSERT_NE(extended, nullptr);
+  EXPECT_NE(extended, current);
+  EXPECT_EQ(extended->series.size(), 2u);
+}
+
 // A series of a new measure extends the layout by the measure's column; a
 // new dimension name builds it anew (the dimensions' columns come first).
 TEST_F(TableLayoutCacheTest, ANewDimensionBuildsTheLayoutAnewANewMeasureExtendsIt) {
