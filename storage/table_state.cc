@@ -225,7 +225,9 @@ TableState::SeriesAdded TableState::SeriesAfter(size_t count) const {
   absl::ReaderMutexLock lock(&mu_);
   SeriesAdded added;
   added.schema_generation = schema_generation_;
-  if (count < registered_.size()) added.series.assign(registered_.begin() + count, registered_.end());
+  if (count < registered_.size()) {
+    added.series.assign(registered_.begin() + count, registered_.end());
+  }
   return added;
 }
 

@@ -173,7 +173,8 @@ void ExpectSameLayout(const TableLayout& got, const TableLayout& want) {
   for (int c = 0; c < want.series_columns; ++c) {
     std::set<std::string_view> values = {"absent"};
     for (size_t i = 0; i < want.series.size(); ++i) {
-      if (!want.series_batch.columns[c].null(i)) values.insert(want.series_batch.columns[c].strings[i]);
+      const Vector& column = want.series_batch.columns[c];
+      if (!column.null(i)) values.insert(column.strings[i]);
     }
     for (std::string_view value : values) {
       EXPECT_EQ(got.postings.Find(got.series_batch, c, value),
@@ -373,8 +374,9 @@ TEST_F(TableLayoutCacheTest, ANewDimensionBuildsTheLayoutAnewANewMeasureExtendsI
   absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
   ASSERT_TRUE(state.ok());
   Layout("kept");
-  for (auto [dimension, measure, extended] : std::vector<std::tuple<std::string, std::string, bool>>{
-           {"host", "mem", true}, {"zone", "cpu", false}}) {
+  using Change = std::tuple<std::string, std::string, bool>;  // dimension, measure, extended
+  for (auto [dimension, measure, extended] :
+       std::vector<Change>{{"host", "mem", true}, {"zone", "cpu", false}}) {
     InputRecord r;
     r.dimensions = {{dimension, "x"}};
     r.measure_name = measure;
