@@ -32,23 +32,45 @@ class TableLayoutCacheTest : public ::testing::Test {
                       .CreateTable({.database_name = "mydb", .table_name = table,
                                     .retention = {.memory_store_retention_hours = 6}})
                       .ok());
-      InputRecord r;
-      r.dimensions = {{"host", "h1"}};
-      r.measure_name = "cpu";
-      r.measure_value = Value::Double(1);
-      r.time = kNow / kNanosPerMilli;
-      auto written = engine_->Write({.database_name = "mydb", .table_name = table,
-                                     .records = {std::move(r)}});
-      ASSERT_TRUE(written.ok() && written->total() == 1);
+      WriteAll(table, {Record({{"host", "h1"}}, "cpu", Value::Double(1))});
     }
   }
 
-  std::shared_ptr<const TableLayout> Layout(const std::string& table) {
+  // One scalar measure's record at kNow.
+  static InputRecord Record(std::vector<InputDimension> dimensions, std::string measure,
+                            Value value) {
+    InputRecord r;
+    r.dimensions = std::move(dimensions);
+    r.measure_name = std::move(measure);
+    r.measure_value = value;
+    r.time = kNow / kNanosPerMilli;
+    return r;
+  }
+
+  // Writes `records` into `table`; every one must be ingested.
+  void WriteAll(const std::string& table, std::vector<InputRecord> records) {
+    const size_t n = records.size();
+    auto written = engine_->Write({.database_name = "mydb", .table_name = table,
+                                   .records = std::move(records)});
+    ASSERT_TRUE(written.ok()) << written.status();
+    ASSERT_EQ(written->total(), static_cast<int64_t>(n));
+  }
+
+  struct Described {
+    TableInfo info;
+    std::shared_ptr<TableState> state;
+  };
+  Described Describe(const std::string& table) {
     absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", table);
     EXPECT_TRUE(info.ok());
     absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
     EXPECT_TRUE(state.ok());
-    return cache_.Get(*info, *state);
+    return {*info, *state};
+  }
+
+  std::shared_ptr<const TableLayout> Layout(const std::string& table) {
+    const Described t = Describe(table);
+    return cache_.Get(t.info, t.state);
   }
 
   testing::TempDir dir_;
@@ -61,12 +83,7 @@ TEST_F(TableLayoutCacheTest, ALayoutIsReusedUntilTheRegistryChanges) {
   const std::shared_ptr<const TableLayout> first = Layout("kept");
   EXPECT_EQ(Layout("kept"), first);
   EXPECT_EQ(first->series.size(), 1u);
-  InputRecord r;
-  r.dimensions = {{"host", "h2"}};
-  r.measure_name = "cpu";
-  r.measure_value = Value::Double(1);
-  r.time = kNow / kNanosPerMilli;
-  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "kept", .records = {r}}).ok());
+  WriteAll("kept", {Record({{"host", "h2"}}, "cpu", Value::Double(1))});
   const std::shared_ptr<const TableLayout> second = Layout("kept");
   EXPECT_NE(second, first);
   EXPECT_EQ(second->series.size(), 2u);
@@ -86,7 +103,7 @@ TEST_F(TableLayoutCacheTest, ADroppedTablesLayoutGoesWithItsState) {
 }
 
 // The postings list each series holding a value, in the series batch's
-// order, and none lacking the dimension; a column's map is made once and
+// order, and none lacking the dimension; a column's postings are made once and
 // serves every later lookup.
 TEST_F(TableLayoutCacheTest, PostingsListTheSeriesHoldingAValue) {
   std::vector<InputRecord> records;
@@ -240,21 +257,16 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
                                 .partition_key = {.type = PartitionKeyType::kDimension,
                                                   .name = "host"}})
                   .ok());
-  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "parted");
-  ASSERT_TRUE(info.ok());
-  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
-  ASSERT_TRUE(state.ok());
+  const Described t = Describe("parted");
   std::shared_ptr<const TableLayout> previous;
   for (int round = 0; round < 20; ++round) {
     std::vector<InputRecord> records;
     for (int k = 0; k < 1 + round % 3; ++k) {
-      InputRecord r;
       // The same host in two rounds is a new series by its rack; some
       // series have no rack.
-      r.dimensions = {{"host", StrCat("h", (round * 7 + k * 13) % 23)}};
+      InputRecord r =
+          Record({{"host", StrCat("h", (round * 7 + k * 13) % 23)}}, "cpu", Value::Double(1));
       if (k < 2) r.dimensions.push_back({"rack", StrCat("r", round, "_", k)});
-      r.measure_name = "cpu";
-      r.measure_value = Value::Double(1);
       // New measures now and then (a new column, an extension still).
       if (round % 6 == 5 && k == 0) {
         r.measure_name = "mem";
@@ -264,12 +276,10 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
         r.measure_value.reset();
         r.measure_values = {{.name = StrCat("free_", round), .value = Value::Double(1)}};
       }
-      r.time = kNow / kNanosPerMilli;
       records.push_back(std::move(r));
     }
-    auto written = engine_->Write({.database_name = "mydb", .table_name = "parted",
-                                   .records = records});
-    ASSERT_TRUE(written.ok() && written->total() == static_cast<int64_t>(records.size()));
+    WriteAll("parted", std::move(records));
+    if (HasFatalFailure()) return;
     const std::shared_ptr<const TableLayout> layout = Layout("parted");
     ASSERT_NE(layout, previous);
     if (round == 0) {
@@ -278,7 +288,7 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
       EXPECT_GT(layout->columns->chunks.size(), 1u) << "round " << round << ": built anew";
       EXPECT_LE(layout->columns->chunks.size(), 16u);
     }
-    const std::shared_ptr<const TableLayout> built = BuildTableLayout(*info, **state);
+    const std::shared_ptr<const TableLayout> built = BuildTableLayout(t.info, *t.state);
     // The host column's postings made before each extension, merged by it.
     layout->postings.Find(layout->series_batch, 0, "h1");
     ExpectSameLayout(*layout, *built);
@@ -293,29 +303,20 @@ TEST_F(TableLayoutCacheTest, AnExtendedLayoutIsTheLayoutBuiltAnew) {
 // batch, series map and postings, in key order; the last is the layout
 // built anew.
 TEST_F(TableLayoutCacheTest, LayoutsExtendedWhileSeriesAreWrittenAreWhole) {
-  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
-  ASSERT_TRUE(info.ok());
-  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
-  ASSERT_TRUE(state.ok());
+  const Described t = Describe("kept");
   constexpr int kSeries = 300;
   std::atomic<bool> done{false};
   std::thread writer([&] {
     for (int i = 0; i < kSeries; ++i) {
-      InputRecord r;
-      r.dimensions = {{"host", StrCat("w", i)}};
-      r.measure_name = i % 50 == 49 ? StrCat("m", i) : "cpu";
-      r.measure_value = Value::Double(i);
-      r.time = kNow / kNanosPerMilli;
-      auto written = engine_->Write({.database_name = "mydb", .table_name = "kept",
-                                     .records = {r}});
-      EXPECT_TRUE(written.ok() && written->total() == 1) << i;
+      WriteAll("kept", {Record({{"host", StrCat("w", i)}}, i % 50 == 49 ? StrCat("m", i) : "cpu",
+                               Value::Double(i))});
     }
     done = true;
   });
   std::atomic<int> layouts_checked{0};
   auto check = [&] {
     while (!done.load()) {
-      const std::shared_ptr<const TableLayout> layout = cache_.Get(*info, *state);
+      const std::shared_ptr<const TableLayout> layout = cache_.Get(t.info, t.state);
       const size_t n = layout->series.size();
       ASSERT_EQ(n, layout->registered);
       ASSERT_EQ(layout->series_batch.rows, n);
@@ -340,27 +341,19 @@ TEST_F(TableLayoutCacheTest, LayoutsExtendedWhileSeriesAreWrittenAreWhole) {
   reader1.join();
   reader2.join();
   EXPECT_GT(layouts_checked.load(), 0);
-  const std::shared_ptr<const TableLayout> last = cache_.Get(*info, *state);
+  const std::shared_ptr<const TableLayout> last = cache_.Get(t.info, t.state);
   EXPECT_EQ(last->series.size(), kSeries + 1u);
-  ExpectSameLayout(*last, *BuildTableLayout(*info, **state));
+  ExpectSameLayout(*last, *BuildTableLayout(t.info, *t.state));
 }
 
 // A layout that already holds every series (made while the write that
 // changed the generation landed) is extended to itself, not built anew.
 TEST_F(TableLayoutCacheTest, ALayoutHoldingEverySeriesExtendsToItself) {
-  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
-  ASSERT_TRUE(info.ok());
-  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
-  ASSERT_TRUE(state.ok());
-  const std::shared_ptr<const TableLayout> current = BuildTableLayout(*info, **state);
-  EXPECT_EQ(ExtendTableLayout(*info, current, **state), current);
-  InputRecord r;
-  r.dimensions = {{"host", "h2"}};
-  r.measure_name = "cpu";
-  r.measure_value = Value::Double(1);
-  r.time = kNow / kNanosPerMilli;
-  ASSERT_TRUE(engine_->Write({.database_name = "mydb", .table_name = "kept", .records = {r}}).ok());
-  const std::shared_ptr<const TableLayout> extended = ExtendTableLayout(*info, current, **state);
+  const Described t = Describe("kept");
+  const std::shared_ptr<const TableLayout> current = BuildTableLayout(t.info, *t.state);
+  EXPECT_EQ(ExtendTableLayout(t.info, current, *t.state), current);
+  WriteAll("kept", {Record({{"host", "h2"}}, "cpu", Value::Double(1))});
+  const std::shared_ptr<const TableLayout> extended = ExtendTableLayout(t.info, current, *t.state);
   ASSERT_NE(extended, nullptr);
   EXPECT_NE(extended, current);
   EXPECT_EQ(extended->series.size(), 2u);
@@ -369,25 +362,16 @@ TEST_F(TableLayoutCacheTest, ALayoutHoldingEverySeriesExtendsToItself) {
 // A series of a new measure extends the layout by the measure's column; a
 // new dimension name builds it anew (the dimensions' columns come first).
 TEST_F(TableLayoutCacheTest, ANewDimensionBuildsTheLayoutAnewANewMeasureExtendsIt) {
-  absl::StatusOr<TableInfo> info = engine_->catalog().DescribeTable("mydb", "kept");
-  ASSERT_TRUE(info.ok());
-  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
-  ASSERT_TRUE(state.ok());
+  const Described t = Describe("kept");
   Layout("kept");
   using Change = std::tuple<std::string, std::string, bool>;  // dimension, measure, extended
   for (auto [dimension, measure, extended] :
        std::vector<Change>{{"host", "mem", true}, {"zone", "cpu", false}}) {
-    InputRecord r;
-    r.dimensions = {{dimension, "x"}};
-    r.measure_name = measure;
-    r.measure_value = measure == "mem" ? Value::Bigint(1) : Value::Double(1);
-    r.time = kNow / kNanosPerMilli;
-    auto written = engine_->Write({.database_name = "mydb", .table_name = "kept",
-                                   .records = {r}});
-    ASSERT_TRUE(written.ok() && written->total() == 1);
+    WriteAll("kept", {Record({{dimension, "x"}}, measure,
+                             measure == "mem" ? Value::Bigint(1) : Value::Double(1))});
     const std::shared_ptr<const TableLayout> layout = Layout("kept");
     EXPECT_EQ(layout->columns->chunks.size() > 1, extended) << dimension << " " << measure;
-    ExpectSameLayout(*layout, *BuildTableLayout(*info, **state));
+    ExpectSameLayout(*layout, *BuildTableLayout(t.info, *t.state));
     bool found = false;
     for (const ColumnInfo& c : layout->schema) {
       found |= c.name == dimension || (c.name == "measure_value::bigint" && measure == "mem");
