@@ -1,7 +1,7 @@
 // TSBS devops query suite against data loaded by ingest_bench (table
 // benchmark.cpu: MULTI measure "cpu" with usage_* attributes, tag dimensions).
 // Runs each query type --runs times over gRPC and prints median and p95
-// latency, rows returned and rows scanned.
+// latency, rows returned and rows scanned. --sql times one statement instead.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   connection.AddOptions(app);
   app.add_option("--runs", runs, "Runs per query type")->capture_default_str();
   app.add_option("--only", only, "Run only the query type with this name");
+  std::string sql;
+  app.add_option("--sql", sql, "Run this statement (named \"custom\") instead of the suite");
   bool columnar = false;
   app.add_flag("--columnar", columnar, "Ask for columnar result pages (QueryRequest.columnar)");
   CLI11_PARSE(app, argc, argv);
@@ -89,7 +91,9 @@ int main(int argc, char** argv) {
   std::printf("%-24s %10s %10s %10s %10s %12s\n", "query", "median_ms", "p95_ms", "p99_ms", "rows",
               "scanned");
   int failures = 0;
-  for (const QueryType& q : Suite()) {
+  const std::vector<QueryType> queries =
+      sql.empty() ? Suite() : std::vector<QueryType>{{"custom", sql}};
+  for (const QueryType& q : queries) {
     if (!only.empty() && only != q.name) continue;
     std::vector<double> ms;
     int64_t rows = 0, scanned = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -333,8 +334,8 @@ void AppendKey(const Datum& d, std::string* out) {
     out->push_back('\0');
     return;
   }
-  out->push_back('\1');
   if (d.nested) {
+    out->push_back('\1');
     out->append("n").append(StrCat(d.nested->values.size())).push_back('[');
     for (size_t k = 0; k < d.nested->values.size(); ++k) {
       if (k < d.nested->times.size()) out->append(StrCat(d.nested->times[k], "@"));
@@ -342,18 +343,31 @@ void AppendKey(const Datum& d, std::string* out) {
       AppendKey(d.nested->values[k], out);
     }
     out->push_back(']');
+    out->push_back('\x1f');
   } else if (d.type == DataType::kVarchar) {
-    out->append(d.s);
-    out->push_back('\0');
-    out->append(StrCat(d.s.size()));
+    AppendTextKey(d.s, out);
   } else {
-    double v = d.AsDouble();
-    if (v == 0) v = 0;  // -0.0 and 0.0 are one group
-    if (d.type != DataType::kDouble && static_cast<int64_t>(v) != d.i) {
-      out->append("i").append(reinterpret_cast<const char*>(&d.i), sizeof(d.i));
-    } else {
-      out->append(reinterpret_cast<const char*>(&v), sizeof(v));
-    }
+    AppendNumberKey(d.type, d.i, d.d, out);
+  }
+}
+
+void AppendTextKey(std::string_view s, std::string* out) {
+  out->push_back('\1');
+  out->append(s);
+  out->push_back('\0');
+  char digits[24];
+  out->append(digits, std::to_chars(digits, digits + sizeof(digits), s.size()).ptr);
+  out->push_back('\x1f');
+}
+
+void AppendNumberKey(DataType type, int64_t i, double d, std::string* out) {
+  out->push_back('\1');
+  double v = type == DataType::kDouble ? d : static_cast<double>(i);
+  if (v == 0) v = 0;  // -0.0 and 0.0 are one group
+  if (type != DataType::kDouble && static_cast<int64_t>(v) != i) {
+    out->append("i").append(reinterpret_cast<const char*>(&i), sizeof(i));
+  } else {
+    out->append(reinterpret_cast<const char*>(&v), sizeof(v));
   }
   out->push_back('\x1f');
 }

@@ -138,6 +138,11 @@ bool IsNumeric(DataType t);
 int Compare(const Datum& a, const Datum& b);
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);
+// AppendKey of a non-NULL VARCHAR `s`, and of a non-NULL number of `type`
+// held as `i` (BIGINT, TIMESTAMP, ...) or `d` (DOUBLE): for callers that hold
+// values unboxed (a Vector's cells) and must encode as a Datum would.
+void AppendTextKey(std::string_view s, std::string* out);
+void AppendNumberKey(DataType type, int64_t i, double d, std::string* out);
 
 // "2021-12-01 19:00:00.000000000".
 std::string FormatTimestamp(int64_t nanos);

@@ -181,21 +181,31 @@ class Aggregate : public AggregateSink {
     return true;
   }
 
+  // The group of row `row` of `keys`: its values become Datums only when
+  // the group is new.
   absl::StatusOr<Group*> FindOrAdd(const std::vector<const Vector*>& keys, size_t row) {
+    key_.clear();
+    for (const Vector* k : keys) AppendKey(*k, row, &key_);
+    if (auto it = index_.find(key_); it != index_.end()) return &groups_[it->second];
     Row key_values;
     key_values.reserve(keys.size());
     for (const Vector* k : keys) key_values.push_back(k->Get(row));
-    return FindOrAdd(std::move(key_values));
+    return Add(std::move(key_values));
   }
 
   absl::StatusOr<Group*> FindOrAdd(Row key_values) {
-    std::string key;
-    for (const Datum& k : key_values) AppendKey(k, &key);
-    if (auto it = index_.find(key); it != index_.end()) return &groups_[it->second];
+    key_.clear();
+    for (const Datum& k : key_values) AppendKey(k, &key_);
+    if (auto it = index_.find(key_); it != index_.end()) return &groups_[it->second];
+    return Add(std::move(key_values));
+  }
+
+  // A new group of `key_values`, whose key bytes are in `key_`.
+  absl::StatusOr<Group*> Add(Row key_values) {
     RETURN_IF_ERROR(context_->Reserve(
-        static_cast<int64_t>(key.size()) + RowBytes(key_values) + 64 * (1 + aggregates_.size()),
+        static_cast<int64_t>(key_.size()) + RowBytes(key_values) + 64 * (1 + aggregates_.size()),
         "grouping"));
-    index_.emplace(std::move(key), groups_.size());
+    index_.emplace(key_, groups_.size());
     groups_.push_back({std::move(key_values), NewAccumulators()});
     return &groups_.back();
   }
@@ -221,6 +231,7 @@ class Aggregate : public AggregateSink {
 
   absl::Status Emit(Group& group) {
     Row out = std::move(group.keys);
+    out.reserve(out.size() + group.accumulators.size());
     for (auto& acc : group.accumulators) {
       ASSIGN_OR_RETURN(Datum value, acc->Finish());
       out.push_back(std::move(value));
@@ -233,6 +244,7 @@ class Aggregate : public AggregateSink {
   QueryContext* context_;
   RowSink* next_;
   absl::flat_hash_map<std::string, size_t> index_;  // group key bytes -> groups_ index
+  std::string key_;  // the key bytes of the row being looked up
   std::vector<Group> groups_;                        // in first-seen order
   int64_t kept_bytes_ = 0;     // what the accumulators keep (MeterInto)
   int64_t charged_bytes_ = 0;  // of which charged to the budget

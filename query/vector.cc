@@ -80,6 +80,23 @@ bool Vector::SameValue(size_t i, const Vector& other, size_t j) const {
   }
 }
 
+void AppendKey(const Vector& v, size_t i, std::string* out) {
+  if (v.nulls[i]) {
+    out->push_back('\0');
+    return;
+  }
+  switch (v.type) {
+    case DataType::kVarchar: AppendTextKey(v.strings[i], out); return;
+    case DataType::kDouble: AppendNumberKey(v.type, 0, v.doubles[i], out); return;
+    default:
+      if (IsComposite(v.type) || v.type == DataType::kUnknown) {
+        AppendKey(v.Get(i), out);
+      } else {
+        AppendNumberKey(v.type, v.ints[i], 0, out);
+      }
+  }
+}
+
 Batch NewBatch(const std::vector<DataType>& types, size_t rows) {
   Batch batch;
   batch.rows = rows;

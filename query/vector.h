@@ -67,6 +67,9 @@ struct Vector {
   bool SameValue(size_t i, const Vector& other, size_t j) const;
 };
 
+// AppendKey(v.Get(i), out) without making the Datum.
+void AppendKey(const Vector& v, size_t i, std::string* out);
+
 // Rows as columns. A column the query does not read may be empty (size 0)
 // instead of holding `rows` values; nothing evaluates it.
 struct Batch {

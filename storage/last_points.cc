@@ -10,6 +10,13 @@ namespace {
 // Series filled under one Writer::Exclusive: writes wait for at most one
 // chunk's reads.
 constexpr size_t kFillChunk = 1024;
+// Entries copied under one lock by a scan.
+constexpr size_t kCopyChunk = 64;
+
+absl::Status Finished(const ScanStats& local, ScanStats* stats) {
+  if (stats != nullptr) *stats = local;
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -80,58 +87,70 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
   ScanStats local;
   const int64_t low = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
                                 int64_t{0}});
-  Entry entry;
+  // Entries are copied out a chunk at a time: one lock per chunk, and none
+  // held while the rows are emitted (the committer waits on it).
+  std::vector<Entry> entries(std::min(targets.size(), kCopyChunk));
+  std::vector<bool> known(entries.size());
   ScanRow row;
   StoredRow decoded;
-  for (const SeriesTarget& t : targets) {
+  for (size_t from = 0; from < targets.size(); from += kCopyChunk) {
     if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
       return absl::CancelledError("the query was cancelled");
     }
-    bool known = false;
+    const size_t count = std::min(kCopyChunk, targets.size() - from);
     {
       absl::MutexLock lock(&mu_);
-      auto it = entries_.find(t.series);
-      if (it != entries_.end()) {
-        entry = it->second;
-        known = true;
+      for (size_t k = 0; k < count; ++k) {
+        auto it = entries_.find(targets[from + k].series);
+        known[k] = it != entries_.end();
+        if (known[k]) {
+          entries[k].time_nanos = it->second.time_nanos;
+          entries[k].version = it->second.version;
+          entries[k].row.assign(it->second.row);
+        }
       }
     }
-    if (known && (entry.time_nanos == INT64_MIN || entry.time_nanos < low)) continue;  // no row in range
-    if (!known || entry.time_nanos >= options.end_nanos) {
-      // The newest row is past the range's end (or was dropped meanwhile):
-      // the newest one before it comes from storage.
-      ScanOptions one = options;
-      const std::vector<SeriesTarget> series{t};
-      one.series = &series;
-      ScanStats scanned;
-      bool go_on = true;
-      RETURN_IF_ERROR(ScanTable(store, table, now_nanos, one, [&](const ScanRow& r) {
-        go_on = emit(r);
-        return go_on;
-      }, &scanned));
-      local.rows_scanned += scanned.rows_scanned;
-      local.bytes_scanned += scanned.bytes_scanned;
-      if (!go_on) break;
-      continue;
+    for (size_t k = 0; k < count; ++k) {
+      const SeriesTarget& t = targets[from + k];
+      const Entry& entry = entries[k];
+      if (known[k] && (entry.time_nanos == INT64_MIN || entry.time_nanos < low)) {
+        continue;  // no row in range
+      }
+      if (!known[k] || entry.time_nanos >= options.end_nanos) {
+        // The newest row is past the range's end (or was dropped meanwhile):
+        // the newest one before it comes from storage.
+        ScanOptions one = options;
+        const std::vector<SeriesTarget> series{t};
+        one.series = &series;
+        ScanStats scanned;
+        bool go_on = true;
+        RETURN_IF_ERROR(ScanTable(store, table, now_nanos, one, [&](const ScanRow& r) {
+          go_on = emit(r);
+          return go_on;
+        }, &scanned));
+        local.rows_scanned += scanned.rows_scanned;
+        local.bytes_scanned += scanned.bytes_scanned;
+        if (!go_on) return Finished(local, stats);
+        continue;
+      }
+      row.series = t.series;
+      row.time_nanos = entry.time_nanos;
+      row.version = entry.version;
+      row.measures.clear();
+      row.encoded = {};
+      row.shape = nullptr;
+      if (options.encoded_rows) {
+        row.encoded = entry.row;
+      } else {
+        RETURN_IF_ERROR(DecodeRowInto(entry.row, &decoded));
+        row.measures = std::move(decoded.measures);
+      }
+      ++local.rows_scanned;
+      local.bytes_scanned += static_cast<int64_t>(entry.row.size());
+      if (!emit(row)) return Finished(local, stats);
     }
-    row.series = t.series;
-    row.time_nanos = entry.time_nanos;
-    row.version = entry.version;
-    row.measures.clear();
-    row.encoded = {};
-    row.shape = nullptr;
-    if (options.encoded_rows) {
-      row.encoded = entry.row;
-    } else {
-      RETURN_IF_ERROR(DecodeRowInto(entry.row, &decoded));
-      row.measures = std::move(decoded.measures);
-    }
-    ++local.rows_scanned;
-    local.bytes_scanned += static_cast<int64_t>(entry.row.size());
-    if (!emit(row)) break;
   }
-  if (stats != nullptr) *stats = local;
-  return absl::OkStatus();
+  return Finished(local, stats);
 }
 
 }  // namespace strata
