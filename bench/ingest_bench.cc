@@ -5,7 +5,7 @@
 // team, service, service_version, service_environment) and 10 fields
 // (usage_user .. usage_guest_nice) that follow a bounded random walk; one row
 // per host every 10 s of simulated time, written as MULTI records (or, with
-// --single, one record per field), 100 records per request, from K
+// --single, one record per field), 100 records per request (--batch), from K
 // concurrent streams. Reports rows/s, measures/s, request latency
 // percentiles, the longest request (write stalls) and the server's RSS.
 #include <algorithm>
@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
   app.add_option("--server-pid", server_pid, "stratad's pid, to report its RSS");
   app.add_option("--decimals", decimals,
                  "Round field values to this many decimal places (default: full precision)");
+  int batch = 100;
+  app.add_option("--batch", batch, "Records per request (Timestream allows at most 100)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   app.add_flag("--single", single, "One record per field instead of MULTI records");
   app.add_option("--database", database)->capture_default_str();
   app.add_option("--table", table)->capture_default_str();
@@ -216,7 +220,7 @@ int main(int argc, char** argv) {
               r->set_measure_name(kFields[f]);
               r->mutable_measure_value()->set_double_value(host.fields[f]);
               r->set_time(time);
-              if (filled == 100) flush();
+              if (filled == batch) flush();
             }
           } else {
             strata::v1::Record* r = next_record();
@@ -233,7 +237,7 @@ int main(int argc, char** argv) {
               }
               m->mutable_value()->set_double_value(host.fields[f]);
             }
-            if (filled == 100) flush();
+            if (filled == batch) flush();
           }
           rows_done++;
         }

@@ -1,6 +1,7 @@
 #include "storage/last_points.h"
 
 #include "common/status.h"
+#include "storage/measure_list.h"
 #include "storage/row_codec.h"
 #include "storage/writer.h"
 
@@ -21,7 +22,7 @@ absl::Status Finished(const ScanStats& local, ScanStats* stats) {
 }  // namespace
 
 void LastPoints::Written(uint64_t series, int64_t time_nanos, int64_t version,
-                         std::string_view row) {
+                         std::string_view row, std::shared_ptr<const RowShape> shape) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(series);
   // Without an entry nothing is known of the series' other rows: it stays
@@ -30,6 +31,7 @@ void LastPoints::Written(uint64_t series, int64_t time_nanos, int64_t version,
   it->second.time_nanos = time_nanos;
   it->second.version = version;
   it->second.row.assign(row.data(), row.size());
+  it->second.shape = std::move(shape);
 }
 
 void LastPoints::Clear() {
@@ -47,6 +49,13 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
                               const std::vector<SeriesTarget>& series) {
   absl::flat_hash_map<uint64_t, Entry> found;
   for (const SeriesTarget& t : series) found[t.series] = Entry{};
+  // Rows are kept as the writer keeps them, without their names: a scan
+  // then reads only the values it needs at their offsets. Series with the
+  // same names share one shape.
+  absl::flat_hash_map<std::string, std::shared_ptr<const RowShape>> shapes;  // by signature
+  std::string signature;
+  std::vector<std::string_view> names;
+  std::vector<ValueType> types;
   ScanOptions newest{.series = &series, .last_per_series = true};
   RETURN_IF_ERROR(ScanTable(
       store, table, now_nanos, newest,
@@ -54,7 +63,27 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
         Entry& e = found[row.series];
         e.time_nanos = row.time_nanos;
         e.version = row.version;
-        EncodeRow(StoredRow{row.version, row.measures}, &e.row);
+        e.row.clear();
+        const StoredRow stored{row.version, row.measures};
+        if (row.measures.empty()) {
+          e.shape = nullptr;
+          EncodeRow(stored, &e.row);
+          return true;
+        }
+        signature.clear();
+        EncodeRowSignature(row.measures, &signature);
+        auto it = shapes.find(signature);
+        if (it == shapes.end()) {
+          names.clear();
+          types.clear();
+          for (const Measure& m : row.measures) {
+            names.push_back(m.name);
+            types.push_back(m.value.type);
+          }
+          it = shapes.emplace(signature, MakeRowShape(names, types)).first;
+        }
+        e.shape = it->second;
+        EncodeCompactRow(stored, &e.row);
         return true;
       }));
   absl::MutexLock lock(&mu_);
@@ -91,6 +120,9 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
   // held while the rows are emitted (the committer waits on it).
   std::vector<Entry> entries(std::min(targets.size(), kCopyChunk));
   std::vector<bool> known(entries.size());
+  // Every shape emitted stays alive to the scan's end: a reader may know a
+  // shape by its address (ScanBatcher does), which a freed one could pass on.
+  absl::flat_hash_map<const RowShape*, std::shared_ptr<const RowShape>> shapes_emitted;
   ScanRow row;
   StoredRow decoded;
   for (size_t from = 0; from < targets.size(); from += kCopyChunk) {
@@ -107,6 +139,7 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
           entries[k].time_nanos = it->second.time_nanos;
           entries[k].version = it->second.version;
           entries[k].row.assign(it->second.row);
+          entries[k].shape = it->second.shape;
         }
       }
     }
@@ -138,11 +171,12 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
       row.version = entry.version;
       row.measures.clear();
       row.encoded = {};
-      row.shape = nullptr;
+      row.shape = entry.shape.get();
+      if (row.shape != nullptr) shapes_emitted.try_emplace(row.shape, entry.shape);
       if (options.encoded_rows) {
         row.encoded = entry.row;
       } else {
-        RETURN_IF_ERROR(DecodeRowInto(entry.row, &decoded));
+        RETURN_IF_ERROR(DecodeRowInto(entry.row, row.shape, &decoded));
         row.measures = std::move(decoded.measures);
       }
       ++local.rows_scanned;

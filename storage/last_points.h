@@ -13,13 +13,14 @@
 // persisted; after a restart the first last-point query fills them again.
 //
 // Memory: one entry per series read by a last-point query, the size of its
-// stored row (a TSBS row of 10 doubles: ~150 bytes, so 100,000 series take
-// ~20 MB).
+// compact row (a TSBS row of 10 doubles: ~100 bytes, so 100,000 series take
+// ~15 MB), and a shape per set of measure names.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +41,11 @@ class LastPoints {
   struct Entry {
     int64_t time_nanos = INT64_MIN;  // INT64_MIN: the series has no live row
     int64_t version = 0;
-    std::string row;  // as stored (storage/row_codec.h)
+    // As the memory head stores rows (storage/head_rows.h): the compact
+    // form, whose names and types are `shape`'s; with its names (row_codec.h)
+    // only when `shape` is null (a row without measures).
+    std::string row;
+    std::shared_ptr<const RowShape> shape;
   };
 
   // Whether any entry exists: the writer records its points for them only
@@ -48,7 +53,8 @@ class LastPoints {
   // committer holds while it commits.
   bool active() const { return active_.load(std::memory_order_relaxed); }
   // Committer-only, once the batch holding the point is durable.
-  void Written(uint64_t series, int64_t time_nanos, int64_t version, std::string_view row);
+  void Written(uint64_t series, int64_t time_nanos, int64_t version, std::string_view row,
+               std::shared_ptr<const RowShape> shape);
   // Drops every entry (rows were deleted).
   void Clear();
   size_t size() const;

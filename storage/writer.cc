@@ -242,7 +242,7 @@ class Writer::GroupCommit {
     store_->head().Apply(head_changes);
     for (auto& [state, changes] : changes_) state->Apply(changes);
     for (const WrittenPoint& p : written_points_) {
-      p.state->last_points().Written(p.series, p.time_nanos, p.version, p.row);
+      p.state->last_points().Written(p.series, p.time_nanos, p.version, p.row, p.shape);
     }
     return absl::OkStatus();
   }
@@ -256,6 +256,7 @@ class Writer::GroupCommit {
     int64_t time_nanos;
     int64_t version;
     std::string row;
+    std::shared_ptr<const RowShape> shape;  // null: `row` carries its names
   };
   std::vector<WrittenPoint> written_points_;
 
@@ -749,15 +750,10 @@ class Writer::GroupCommit {
     }
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
-      std::string row;
-      if (shape != nullptr) {
-        shape->second->AppendEncodedRow(std::string_view(values_).substr(value_offset, value_size),
-                                        &row);
-      } else {
-        row = values_.substr(value_offset, value_size);
-      }
       written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key()),
-                                 r.record.time_nanos, version, std::move(row)});
+                                 r.record.time_nanos, version,
+                                 values_.substr(value_offset, value_size),
+                                 shape != nullptr ? shape->second : nullptr});
     }
     puts_.push_back({family, t.hot_key(), value_offset, value_size, shape});
     if (family != Store::kHot) {
