@@ -135,12 +135,7 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
       for (size_t k = 0; k < count; ++k) {
         auto it = entries_.find(targets[from + k].series);
         known[k] = it != entries_.end();
-        if (known[k]) {
-          entries[k].time_nanos = it->second.time_nanos;
-          entries[k].version = it->second.version;
-          entries[k].row.assign(it->second.row);
-          entries[k].shape = it->second.shape;
-        }
+        if (known[k]) entries[k] = it->second;  // reuses the row's storage
       }
     }
     for (size_t k = 0; k < count; ++k) {
