@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/clock.h"
 #include "common/coding.h"
 #include "gtest/gtest.h"
@@ -751,6 +752,89 @@ TEST_F(TieringTest, AMissingOrCorruptBlockIsDataLossNotACrash) {
   });
   ASSERT_NE(engine_, nullptr);
   EXPECT_EQ(ScanStatus().code(), absl::StatusCode::kDataLoss);
+}
+
+// Last points kept by the write path hold compact rows with the shapes of
+// the memory head (storage/last_points.h). While a writer replaces them with
+// rows of two shapes and maintenance seals the hour the first ones were in
+// (its head bucket, and the shapes it held, go), every last point read is a
+// row that was written, decoded with its own names, and a series' newest
+// time never goes back.
+TEST_F(TieringTest, LastPointsStayWholeWhileWrittenAndTheirHourSealed) {
+  seal_after_ = kTenMinutes;
+  Open();
+  constexpr int kHosts = 20;
+  const int64_t first_hour = kStart - 2 * kNanosPerHour;
+  // A row of host `h` at `t`; every third time with a text measure too (another shape).
+  auto record = [](int h, int64_t t) {
+    InputRecord r = Reading(h, t);
+    if (t / kNanosPerSecond % 3 == 0) {
+      r.measure_values.push_back({.name = "note", .type = MeasureKind::kVarchar,
+                                  .value = Value::Varchar("n" + std::to_string(t % 97))});
+    }
+    return r;
+  };
+  std::vector<InputRecord> batch;
+  for (int h = 0; h < kHosts; ++h) batch.push_back(record(h, first_hour));
+  ASSERT_EQ(Write(batch).memory_store, kHosts);
+
+  const TableInfo table = Table();
+  auto state = engine_->TableStateOf(table);
+  ASSERT_TRUE(state.ok()) << state.status();
+  std::vector<SeriesTarget> series;
+  absl::flat_hash_map<uint64_t, int> host_of;
+  for (const auto& info : (*state)->AllSeries()) {
+    series.push_back({PartitionHash(info->measure_name, info->dimensions, table.partition_key),
+                      info->id});
+    host_of[info->id] = std::stoi(info->dimensions.at(0).second.substr(1));
+  }
+  ASSERT_EQ(series.size(), static_cast<size_t>(kHosts));
+
+  absl::flat_hash_map<uint64_t, int64_t> newest;  // series -> the newest time read
+  int64_t rows_read = 0;
+  auto read_last_points = [&] {
+    absl::Status scanned = engine_->Scan(
+        table, {.series = &series, .last_per_series = true}, [&](const ScanRow& row) {
+          ++rows_read;
+          const int h = host_of.at(row.series);
+          EXPECT_GE(row.time_nanos, newest[row.series]) << "series " << row.series;
+          newest[row.series] = row.time_nanos;
+          absl::flat_hash_map<std::string, Value> values;
+          for (const Measure& m : row.measures) values[m.name] = m.value;
+          EXPECT_EQ(values.size(), row.time_nanos / kNanosPerSecond % 3 == 0 ? 3u : 2u);
+          EXPECT_EQ(values["usage"].real, h + (row.time_nanos % 97) * 0.25);
+          EXPECT_EQ(values["procs"].number, 100 + h);
+          if (values.contains("note")) {
+            EXPECT_EQ(values["note"].text, "n" + std::to_string(row.time_nanos % 97));
+          }
+          return true;
+        });
+    EXPECT_TRUE(scanned.ok()) << scanned;
+  };
+  read_last_points();  // fills the entries from the first hour's rows
+  ASSERT_EQ(rows_read, kHosts);
+
+  // The first hour is closed and quiet: maintenance seals it while the
+  // writer moves every host on through the last hour.
+  clock_.Advance(kTenMinutes + 1);
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int64_t t = kStart - kNanosPerHour; t < kStart; t += 7 * kNanosPerSecond) {
+      std::vector<InputRecord> step;
+      for (int h = 0; h < kHosts; ++h) step.push_back(record(h, t));
+      EXPECT_EQ(Write(std::move(step)).memory_store, kHosts);
+    }
+    writing = false;
+  });
+  std::thread maintenance([&] {
+    while (writing.load()) Maintain();
+  });
+  while (writing.load()) read_last_points();
+  writer.join();
+  maintenance.join();
+  read_last_points();
+  for (const SeriesTarget& t : series) EXPECT_GT(newest[t.series], kStart - 8 * kNanosPerSecond);
+  EXPECT_EQ(Maintain().tiering.rows_moved, 0);  // the first hour was sealed meanwhile
 }
 
 TEST_F(TieringTest, LastPointsReadBlocksThroughTheirHeadersAndReportAMissingOne) {
