@@ -85,15 +85,14 @@ void AppendKey(const Vector& v, size_t i, std::string* out) {
     out->push_back('\0');
     return;
   }
-  switch (v.type) {
-    case DataType::kVarchar: AppendTextKey(v.strings[i], out); return;
-    case DataType::kDouble: AppendNumberKey(v.type, 0, v.doubles[i], out); return;
-    default:
-      if (IsComposite(v.type) || v.type == DataType::kUnknown) {
-        AppendKey(v.Get(i), out);
-      } else {
-        AppendNumberKey(v.type, v.ints[i], 0, out);
-      }
+  if (IsComposite(v.type) || v.type == DataType::kUnknown) {
+    AppendKey(v.Get(i), out);
+  } else if (v.type == DataType::kVarchar) {
+    AppendTextKey(v.strings[i], out);
+  } else if (v.type == DataType::kDouble) {
+    AppendNumberKey(v.type, 0, v.doubles[i], out);
+  } else {
+    AppendNumberKey(v.type, v.ints[i], 0, out);
   }
 }
 

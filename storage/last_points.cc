@@ -54,8 +54,6 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
   // same names share one shape.
   absl::flat_hash_map<std::string, std::shared_ptr<const RowShape>> shapes;  // by signature
   std::string signature;
-  std::vector<std::string_view> names;
-  std::vector<ValueType> types;
   ScanOptions newest{.series = &series, .last_per_series = true};
   RETURN_IF_ERROR(ScanTable(
       store, table, now_nanos, newest,
@@ -74,13 +72,7 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
         EncodeRowSignature(row.measures, &signature);
         auto it = shapes.find(signature);
         if (it == shapes.end()) {
-          names.clear();
-          types.clear();
-          for (const Measure& m : row.measures) {
-            names.push_back(m.name);
-            types.push_back(m.value.type);
-          }
-          it = shapes.emplace(signature, MakeRowShape(names, types)).first;
+          it = shapes.emplace(signature, MeasureList::Of(row.measures).shape()).first;
         }
         e.shape = it->second;
         EncodeCompactRow(stored, &e.row);
