@@ -109,10 +109,10 @@ size_t ScanBatcher::StartRow(int64_t time_nanos) {
 }
 
 const std::vector<int>& ScanBatcher::ShapeColumns(const RowShape& shape) {
-  // A shape lives as long as the head bucket the scan captured: its address
-  // names it for the whole scan.
-  if (&shape != cached_shape_) {
-    cached_shape_ = &shape;
+  // By serial, not address: a bucket sealed while the scan runs frees its
+  // shapes, and a new one may be made at a freed one's address.
+  if (shape.serial() != cached_shape_serial_) {
+    cached_shape_serial_ = shape.serial();
     shape_columns_.clear();
     shape_reads_.clear();
     shape_bounds_.clear();

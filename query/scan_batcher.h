@@ -130,7 +130,7 @@ class ScanBatcher {
   std::vector<CachedColumn> position_cache_;
   // The attribute columns of the last shape of the memory head's compact
   // rows (storage/head_rows.h), by measure position (-1: not read).
-  const RowShape* cached_shape_ = nullptr;
+  uint64_t cached_shape_serial_ = 0;  // RowShape::serial(); 0: none
   std::vector<int> shape_columns_;
   std::vector<std::pair<size_t, int>> shape_reads_;  // (position, column) of those read
   // Each of bounds_ with the position of the shape's value that feeds its

@@ -1,5 +1,6 @@
 #include "storage/head_rows.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "common/coding.h"
@@ -7,6 +8,8 @@
 
 namespace strata {
 namespace {
+
+std::atomic<uint64_t> next_shape_serial{1};
 
 // The length of the varint at the start of `bytes`; 0 if it has none.
 size_t VarintLength(std::string_view bytes) {
@@ -110,7 +113,9 @@ bool IsCompactRowOf(const RowParts& parts, std::string_view compact) {
 }
 
 RowShape::RowShape(const RowParts& parts)
-    : signature_(Signature(parts)), count_size_(parts.count.size()) {
+    : serial_(next_shape_serial.fetch_add(1, std::memory_order_relaxed)),
+      signature_(Signature(parts)),
+      count_size_(parts.count.size()) {
   ends_.reserve(parts.measures.size());
   types_.reserve(parts.measures.size());
   names_view_.reserve(parts.measures.size());

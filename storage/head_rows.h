@@ -78,6 +78,12 @@ class RowShape {
   // The bytes of those values together (0 with fixed_offsets() empty).
   size_t fixed_size() const { return fixed_size_; }
 
+  // A number no other shape of this process has, freed or alive: what a
+  // reader that caches work per shape keys it by. (An address is reused once
+  // a sealed bucket frees its shapes, and a scan may meet rows of a bucket
+  // sealed while it runs.)
+  uint64_t serial() const { return serial_; }
+
   // Bytes the shape holds (for the head's accounting).
   size_t bytes() const {
     return sizeof(*this) + signature_.size() +
@@ -90,6 +96,7 @@ class RowShape {
   // Every measure's length-prefixed name and type byte: the rest of it.
   std::string_view names() const { return std::string_view(signature_).substr(count_size_); }
 
+  uint64_t serial_;
   std::string signature_;
   size_t count_size_ = 0;
   std::vector<uint32_t> ends_;   // where each measure's part of names() ends

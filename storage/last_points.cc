@@ -112,9 +112,6 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
   // held while the rows are emitted (the committer waits on it).
   std::vector<Entry> entries(std::min(targets.size(), kCopyChunk));
   std::vector<bool> known(entries.size());
-  // Every shape emitted stays alive to the scan's end: a reader may know a
-  // shape by its address (ScanBatcher does), which a freed one could pass on.
-  absl::flat_hash_map<const RowShape*, std::shared_ptr<const RowShape>> shapes_emitted;
   ScanRow row;
   StoredRow decoded;
   for (size_t from = 0; from < targets.size(); from += kCopyChunk) {
@@ -158,8 +155,9 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
       row.version = entry.version;
       row.measures.clear();
       row.encoded = {};
+      // Alive while the row is emitted (entries[k] holds it); a reader that
+      // caches per shape keys by RowShape::serial, not the address.
       row.shape = entry.shape.get();
-      if (row.shape != nullptr) shapes_emitted.try_emplace(row.shape, entry.shape);
       if (options.encoded_rows) {
         row.encoded = entry.row;
       } else {
