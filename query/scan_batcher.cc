@@ -38,16 +38,18 @@ ScanBatcher::ScanBatcher(const TableColumns& table, const std::vector<bool>& rea
 
 void ScanBatcher::Clear() {
   batch_.rows = 0;
-  for (int c : read_columns_) {
-    Vector& v = batch_.columns[c];
-    v.arena.reset();
-    v.ResetNull(kBatchRows);
-  }
+  sized_ = false;
+  for (int c : read_columns_) batch_.columns[c].arena.reset();
+}
+
+void ScanBatcher::SizeForFullBatch() {
+  for (int c : read_columns_) batch_.columns[c].ResetNull(kBatchRows);
+  sized_ = true;
 }
 
 absl::Status ScanBatcher::Flush(const std::function<absl::Status(const Batch&)>& push) {
-  // Consumers expect columns of exactly `rows` values; Clear sizes them for
-  // a full batch again.
+  // Consumers expect columns of exactly `rows` values; the next batch's
+  // first row sizes them for a full batch again.
   for (int c : read_columns_) {
     Vector& v = batch_.columns[c];
     v.nulls.resize(batch_.rows);
@@ -96,6 +98,7 @@ bool ScanBatcher::SelectSeries(uint64_t series) {
 }
 
 size_t ScanBatcher::StartRow(int64_t time_nanos) {
+  if (!sized_) SizeForFullBatch();
   const size_t r = batch_.rows++;
   for (const auto& [column, value] : series_values_) {
     batch_.columns[column].strings[r] = value;

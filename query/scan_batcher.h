@@ -95,8 +95,11 @@ class ScanBatcher {
   int MeasureColumn(size_t position, std::string_view name, ValueType type);
   // Stores the measure at row `r` if the query reads its column.
   void AddMeasure(size_t r, size_t position, const MeasureView& m);
-  // Starts an empty batch, every column sized for a full one.
+  // Starts an empty batch. Its columns are sized for a full one (every value
+  // NULL) at its first row, not before: the batch a scan's last Flush starts,
+  // and a scan that finds no row, cost nothing (~4 % of a one-host query).
   void Clear();
+  void SizeForFullBatch();
   int ColumnOf(std::string_view name, ValueType type) const {
     return MeasureColumnOf(table_, *series_, name, type);
   }
@@ -116,6 +119,7 @@ class ScanBatcher {
   const std::vector<ValueBound>& bounds_;
   int64_t blocks_ruled_out_ = 0;
   std::vector<int> read_columns_;
+  bool sized_ = false;  // read columns sized for a full batch (SizeForFullBatch)
   Batch batch_;
   uint64_t last_series_ = UINT64_MAX;
   const SeriesColumns* series_ = nullptr;
