@@ -242,7 +242,9 @@ class Writer::GroupCommit {
     store_->head().Apply(head_changes);
     for (auto& [state, changes] : changes_) state->Apply(changes);
     for (const WrittenPoint& p : written_points_) {
-      p.state->last_points().Written(p.series, p.time_nanos, p.version, p.row, p.shape);
+      p.state->last_points().Written(p.series, p.time_nanos, p.version,
+                                     std::string_view(values_).substr(p.row_offset, p.row_size),
+                                     p.shape);
     }
     return absl::OkStatus();
   }
@@ -255,8 +257,12 @@ class Writer::GroupCommit {
     uint64_t series;
     int64_t time_nanos;
     int64_t version;
-    std::string row;
-    std::shared_ptr<const RowShape> shape;  // null: `row` carries its names
+    // The row's bytes in values_ (which grows, so not a view until it is
+    // complete; not a copy either: one allocation per row while last points
+    // are kept).
+    size_t row_offset;
+    size_t row_size;
+    std::shared_ptr<const RowShape> shape;  // null: the row carries its names
   };
   std::vector<WrittenPoint> written_points_;
 
@@ -751,8 +757,7 @@ class Writer::GroupCommit {
     const size_t value_size = values_.size() - value_offset;
     if (t.pending->state->last_points().active()) {
       written_points_.push_back({t.pending->state.get(), DecodeSeries(t.hot_key()),
-                                 r.record.time_nanos, version,
-                                 values_.substr(value_offset, value_size),
+                                 r.record.time_nanos, version, value_offset, value_size,
                                  shape != nullptr ? shape->second : nullptr});
     }
     puts_.push_back({family, t.hot_key(), value_offset, value_size, shape});
