@@ -261,6 +261,39 @@ TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
 // Random messages after a good startup (known and unknown types, bodies of
 // random bytes, now and then a length that lies): each connection gets an
 // error or is closed, and the server serves the next client.
+// The server's peak resident memory, from /proc.
+int64_t PeakRssBytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
+// A simple query's statements are split at top-level semicolons (not those
+// in strings or comments) and run in turn; text the lexer refuses anywhere
+// runs none of them; and a message of 15 MB of `;`s is split holding one
+// statement at a time (a vector of every token and piece took ~1.3 GB).
+TEST_F(PgWireE2ETest, ASimpleQueryIsSplitOneStatementAtATime) {
+  RawClient c(server_.pg_port());
+  ASSERT_TRUE(c.connected());
+  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
+  c.ReadUntilReady();
+  c.Send('Q', RawClient::Str("SELECT 1; SELECT 'a;b' -- c;\n; /* ; */ SELECT 2;"));
+  EXPECT_EQ(c.ReadUntilReady(), "TD(1)CTD(a;b)CTD(2)CZ");
+  c.Send('Q', RawClient::Str("SELECT 1; SELECT 'x"));
+  const std::string refused = c.ReadUntilReady();
+  EXPECT_THAT(refused, HasSubstr("unterminated string"));
+  EXPECT_THAT(refused, ::testing::StartsWith("E("));
+  c.Send('Q', RawClient::Str(std::string(15 << 20, ';')));
+  EXPECT_EQ(c.ReadUntilReady(), "IZ");  // one empty query
+  EXPECT_LT(PeakRssBytes(server_.pid()), int64_t{400} << 20);
+  c.Send('Q', RawClient::Str("SELECT 3"));
+  EXPECT_EQ(c.ReadUntilReady(), "TD(3)CZ");
+  c.Send('X', "");
+}
+
 TEST_F(PgWireE2ETest, RandomMessagesNeverStopTheServer) {
   std::mt19937 random(20261123);
   const std::string types = "QPBDECSHXdcfpz\x01";
