@@ -55,6 +55,8 @@ void Fill(MemoryHead& head, Model& model, uint32_t seed) {
   for (int round = 0; round < 20; ++round) {
     std::vector<MemoryHead::Change> changes;
     std::set<std::string> signatures;  // stable: the changes view them
+    // Rows the changes view, stable too: a later change of the round may
+    // replace or erase the model's row for the same key.
     std::vector<std::unique_ptr<std::string>> compacts;
     for (int i = 0; i < 50; ++i) {
       const uint32_t bucket = 10 + pick(4);
@@ -71,7 +73,7 @@ void Fill(MemoryHead& head, Model& model, uint32_t seed) {
         row = Row(round * 100 + i);
         auto decoded = DecodeRow(row);
         if (!decoded.ok() || pick(2) == 0) {
-          changes.push_back({key, row});
+          changes.push_back({key, *compacts.emplace_back(std::make_unique<std::string>(row))});
           continue;
         }
         std::string signature;
@@ -377,7 +379,7 @@ TEST(MemoryHeadTest, OldestBucketSkipsWhatCouldNotMove) {
   auto at = [](uint32_t table, uint32_t bucket) {
     return MemoryHead::Change{{.table_id = table, .bucket = bucket, .series = 1,
                                .time_nanos = bucket * keys::kBucketNanos},
-                              std::string("r")};
+                              std::string_view("r")};  // a literal: the change views it
   };
   EXPECT_EQ(head.OldestBucket({}), std::nullopt);
   head.Apply({at(1, 7), at(1, 9), at(2, 8)});
