@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "query/error.h"
 #include "query/lexer.h"
+#include "query/parser.h"
 #include "server/pg_errors.h"
 #include "server/pg_types.h"
 #include "spdlog/spdlog.h"
@@ -399,6 +400,7 @@ void Session::Run() {
 
 void Session::SimpleQuery(const std::string& text) {
   portals_.erase("");
+  const auto whole = std::make_shared<const std::string>(text);
   StatementSplitter statements(text);
   size_t offset = 0;
   std::string piece;
@@ -408,7 +410,7 @@ void Session::SimpleQuery(const std::string& text) {
       out_.End();
       continue;
     }
-    Statement statement{.sql = piece, .original = text, .base = offset};
+    Statement statement{.sql = piece, .original = whole, .base = offset};
     if (absl::Status s = RunStatement(statement, {}, {}, true, nullptr, 0); !s.ok()) {
       SendError(s, &statement);
       break;
@@ -556,7 +558,15 @@ void Session::Parse(MessageReader& in) {
         StrCat("this session holds ", kMaxStatements, " prepared statements; Close some first")));
     return;
   }
-  statement->original = sql;
+  // Kept until Close: no longer than the engine would run (1,000 statements
+  // of 16 MB messages would have held 32 GB).
+  if (sql.size() > query::kMaxQueryBytes) {
+    SendError(absl::InvalidArgumentError(StrCat("the statement is ", sql.size(),
+                                                " bytes; the limit is ", query::kMaxQueryBytes,
+                                                " (256 KiB)")));
+    return;
+  }
+  statement->original = std::make_shared<const std::string>(sql);
   statement->sql = RewritePlaceholders(sql, &statement->parameters, &statement->shifts);
   statements_[name] = std::move(statement);
   out_.Begin('1');  // ParseComplete
@@ -807,8 +817,9 @@ void Session::SendError(const absl::Status& status, const Statement* statement,
     }
     original += statement->base;
     int64_t characters = 0;
-    for (size_t i = 0; i < original && i < statement->original.size(); ++i) {
-      if ((static_cast<unsigned char>(statement->original[i]) & 0xC0) != 0x80) ++characters;
+    const std::string_view text = statement->original ? *statement->original : "";
+    for (size_t i = 0; i < original && i < text.size(); ++i) {
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++characters;
     }
     out_.Bytes("P");
     out_.CString(std::to_string(characters + 1));

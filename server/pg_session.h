@@ -51,7 +51,9 @@ class Session {
     std::vector<int32_t> declared_oids;  // from Parse (0: not declared)
     int parameters = 0;                  // the largest $n
     std::vector<std::pair<size_t, size_t>> shifts;  // (rewritten offset, +bytes) for positions
-    std::string original;  // the text the client sent (a simple query's whole string)
+    // The text the client sent: a simple query's whole string, shared by its
+    // statements (a copy each made a message of many statements quadratic).
+    std::shared_ptr<const std::string> original;
     size_t base = 0;       // where `sql` starts in `original`
   };
   struct Portal {

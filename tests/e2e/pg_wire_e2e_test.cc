@@ -291,6 +291,13 @@ TEST_F(PgWireE2ETest, ASimpleQueryIsSplitOneStatementAtATime) {
   EXPECT_LT(PeakRssBytes(server_.pid()), int64_t{400} << 20);
   c.Send('Q', RawClient::Str("SELECT 3"));
   EXPECT_EQ(c.ReadUntilReady(), "TD(3)CZ");
+  // A prepared statement is kept until Close: one longer than a query may be
+  // is refused, not held.
+  c.Send('P', RawClient::Str("big") + RawClient::Str("SELECT " + std::string(300 << 10, '1')) +
+                  RawClient::Int16(0));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(),
+            "E(the statement is 307207 bytes; the limit is 262144 (256 KiB))Z");
   c.Send('X', "");
 }
 
