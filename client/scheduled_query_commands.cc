@@ -249,7 +249,8 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
                   ? "Enable a scheduled query (from its next invocation; no catch-up)"
                   : "Disable a scheduled query");
     command->add_option("name", *name)->required();
-    command->callback([&context, name, state, verb] {
+    // Copies named, not the bindings: clang before 16 cannot capture a structured binding.
+    command->callback([&context, name, state = state, verb = verb] {
       v1::UpdateScheduledQueryRequest request;
       request.set_name(*name);
       request.set_state(state);
