@@ -817,7 +817,8 @@ void Session::SendError(const absl::Status& status, const Statement* statement,
     }
     original += statement->base;
     int64_t characters = 0;
-    const std::string_view text = statement->original ? *statement->original : "";
+    std::string_view text;  // (a `?:` with "" would view a temporary copy)
+    if (statement->original != nullptr) text = *statement->original;
     for (size_t i = 0; i < original && i < text.size(); ++i) {
       if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++characters;
     }
