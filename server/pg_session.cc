@@ -81,8 +81,8 @@ class StatementSplitter {
       size_t stop = text_.size();
       bool blank = true;
       while (true) {
-        (void)lexer_.Next(&token_);  // the check above read it all without an error
-        if (token_.kind == query::TokenKind::kEnd) {
+        // (The check above read the text without an error; one here ends it.)
+        if (!lexer_.Next(&token_).ok() || token_.kind == query::TokenKind::kEnd) {
           done_ = true;
           break;
         }
