@@ -67,13 +67,15 @@ class StatementSplitter {
     } while (t.kind != query::TokenKind::kEnd);
   }
 
-  // The next statement and its offset in the text; false after the last.
-  bool Next(size_t* offset, std::string* statement) {
+  // The next statement, its offset in the text and whether it is blank
+  // (only a first one can be); false after the last.
+  bool Next(size_t* offset, std::string* statement, bool* blank_statement) {
     if (whole_) {
       if (done_) return false;
       done_ = true;
       *offset = 0;
       statement->assign(text_);
+      *blank_statement = false;
       return true;
     }
     while (!done_) {
@@ -97,6 +99,7 @@ class StatementSplitter {
         emitted_ = true;
         *offset = start;
         statement->assign(text_.substr(start, stop - start));
+        *blank_statement = blank;
         return true;
       }
     }
@@ -404,8 +407,9 @@ void Session::SimpleQuery(const std::string& text) {
   StatementSplitter statements(text);
   size_t offset = 0;
   std::string piece;
-  while (statements.Next(&offset, &piece)) {
-    if (IsBlank(piece)) {
+  bool blank = false;
+  while (statements.Next(&offset, &piece, &blank)) {
+    if (blank) {
       out_.Begin('I');  // EmptyQueryResponse
       out_.End();
       continue;
