@@ -891,7 +891,7 @@ void Writer::WriteAsync(WriteSource& source, WriteDone done) {
   auto pending = std::make_unique<Pending>();
   pending->done = std::move(done);
   if (absl::Status prepared = Prepare(source, pending.get()); !prepared.ok()) {
-    pending->done(prepared);
+    Complete(std::move(pending), prepared);
     return;
   }
   if (pending->records.empty()) {
@@ -907,10 +907,11 @@ void Writer::WriteAsync(WriteSource& source, WriteDone done) {
       return;
     }
   }
-  pending->done(absl::ResourceExhaustedError(
-      StrCat("the server has ", queued,
-             " write requests waiting for the disk; nothing of this one was written. Retry with "
-             "backoff, or raise the server's --write-queue")));
+  Complete(std::move(pending),
+           absl::ResourceExhaustedError(StrCat(
+               "the server has ", queued,
+               " write requests waiting for the disk; nothing of this one was written. Retry "
+               "with backoff, or raise the server's --write-queue")));
 }
 
 absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
@@ -998,15 +999,21 @@ void Writer::CommitLoop() {
 }
 
 void Writer::Complete(std::unique_ptr<Pending> pending, const absl::Status& status) {
+  absl::StatusOr<WriteResult> outcome(std::move(pending->result));
   if (!status.ok()) {
-    pending->done(status);
-    return;
+    outcome = status;
+  } else {
+    std::sort(outcome->rejected.begin(), outcome->rejected.end(),
+              [](const RejectedRecord& a, const RejectedRecord& b) {
+                return a.record_index < b.record_index;
+              });
   }
-  std::vector<RejectedRecord>& rejected = pending->result.rejected;
-  std::sort(rejected.begin(), rejected.end(), [](const RejectedRecord& a, const RejectedRecord& b) {
-    return a.record_index < b.record_index;
-  });
-  pending->done(std::move(pending->result));
+  // The caller goes on the moment `done` runs, and may drop the table: the
+  // request's hold on the table's state must be gone by then, not released
+  // later on this thread.
+  WriteDone done = std::move(pending->done);
+  pending.reset();
+  done(std::move(outcome));
 }
 
 void Writer::WatchBucket(uint32_t table_id, uint32_t bucket) {

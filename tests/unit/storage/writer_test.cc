@@ -748,3 +748,35 @@ TEST_F(WriterTest, WritesPastTheQueueBoundAreRefusedAtOnce) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// When a write's callback runs, its caller may go on and drop the table: the
+// request must no longer hold the table's state then (it did, until the
+// committer thread freed the request a moment later: a dropped table's state
+// outlived the sweep, and a test of that was flaky).
+TEST_F(WriterTest, AWriteNoLongerHoldsItsTablesStateWhenItsCallbackRuns) {
+  auto info = engine_->catalog().DescribeTable("mydb", "tbl");
+  ASSERT_TRUE(info.ok()) << info.status();
+  absl::StatusOr<std::shared_ptr<TableState>> state = engine_->TableStateOf(*info);
+  ASSERT_TRUE(state.ok()) << state.status();
+  const long holders_before = state->use_count();  // the writer's map and this test
+  for (const bool valid : {true, false}) {
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+    request.records.push_back(
+        Point("h1", valid ? kNowMillis : kNowMillis + 48 * 3600 * 1000LL, Value::Double(1)));
+    std::atomic<long> holders_in_callback{-1};
+    std::atomic<bool> done{false};
+    engine_->WriteAsync(request, [&](absl::StatusOr<WriteResult> result) {
+      EXPECT_TRUE(result.ok()) << result.status();
+      holders_in_callback = state->use_count();
+      done = true;
+    });
+    while (!done) std::this_thread::yield();
+    EXPECT_EQ(holders_in_callback.load(), holders_before) << (valid ? "committed" : "rejected");
+  }
+}
+
+}  // namespace
+}  // namespace strata
