@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 
@@ -33,6 +35,45 @@ class MemoryBudget {
   const int64_t limit_;
   std::atomic<int64_t> used_{0};
   std::atomic<int64_t> refusals_{0};
+};
+
+// What one holder (a result kept beyond its query) took from a budget, given
+// back when the holder goes, however it goes. Not thread-safe: one owner.
+class MemoryReservation {
+ public:
+  MemoryReservation() = default;
+  explicit MemoryReservation(MemoryBudget* budget) : budget_(budget) {}
+  MemoryReservation(MemoryReservation&& other) noexcept
+      : budget_(other.budget_), bytes_(std::exchange(other.bytes_, 0)) {}
+  MemoryReservation& operator=(MemoryReservation&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      budget_ = other.budget_;
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  ~MemoryReservation() { Reset(); }
+
+  // Takes `bytes` more (from the budget, when there is one), or fails as
+  // MemoryBudget::Reserve does and takes nothing.
+  absl::Status Grow(int64_t bytes, std::string_view what) {
+    if (budget_ != nullptr) {
+      if (absl::Status s = budget_->Reserve(bytes, what); !s.ok()) return s;
+    }
+    bytes_ += bytes;
+    return absl::OkStatus();
+  }
+  // Gives everything back.
+  void Reset() {
+    if (budget_ != nullptr && bytes_ > 0) budget_->Release(bytes_);
+    bytes_ = 0;
+  }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  MemoryBudget* budget_ = nullptr;
+  int64_t bytes_ = 0;
 };
 
 }  // namespace strata::query

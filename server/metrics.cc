@@ -120,7 +120,8 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     AddCounter(out, "strata_queries_refused_total",
                "Queries refused because every worker was busy and the queue full.", a.refused);
     AddGauge(out, "strata_query_memory_used_bytes",
-             "Memory all running queries hold from the server-wide budget.", a.memory_used_bytes);
+             "Memory all running queries (and results PostgreSQL portals keep) hold from the "
+             "server-wide budget.", a.memory_used_bytes);
     AddGauge(out, "strata_query_memory_limit_bytes", "The server-wide query memory budget.",
              a.memory_limit_bytes);
     AddCounter(out, "strata_query_memory_refusals_total",

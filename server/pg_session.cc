@@ -27,7 +27,9 @@ constexpr size_t kMaxStatements = 1000;
 constexpr size_t kMaxPortals = 64;
 // Writes go out once this much is buffered (and at ReadyForQuery).
 constexpr size_t kFlushBytes = 64 << 10;
-// A result kept for Execute with a row limit may hold this much.
+// Results kept for Execute with a row limit come from the server's query
+// memory budget; one session's (all its portals together) may hold a quarter
+// of it, and at most this much, so that one client cannot take it all.
 constexpr int64_t kMaxKeptResultBytes = 256 << 20;
 
 std::string FirstWord(std::string_view sql) {
@@ -116,28 +118,41 @@ class StatementSplitter {
   size_t start_ = 0;      // where the next statement starts
 };
 
-// Collects a result: for Describe (columns only) and for Execute with a row limit.
+// Collects a result: for Describe (columns only) and for Execute with a row
+// limit, whose rows are reserved from `budget` (none: Describe keeps no rows)
+// within the session's `cap`, of which others of its portals hold `held`.
 class KeepingSink final : public query::ResultSink {
  public:
+  KeepingSink() = default;
+  KeepingSink(query::MemoryBudget* budget, int64_t cap, int64_t held)
+      : kept_(budget), cap_(cap), room_(cap - held) {}
+
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
     columns_ = columns;
     return absl::OkStatus();
   }
   absl::Status Rows(std::vector<query::Row> page) override {
-    for (query::Row& row : page) {
-      bytes_ += query::RowBytes(row);
-      if (bytes_ > kMaxKeptResultBytes) {
-        return absl::ResourceExhaustedError(
-            StrCat("a result fetched with a row limit is kept in memory and this one passed ",
-                   kMaxKeptResultBytes >> 20, " MB; fetch without a row limit (no cursor)"));
-      }
-      rows_.push_back(std::move(row));
+    int64_t bytes = 0;
+    for (const query::Row& row : page) bytes += query::RowBytes(row);
+    if (kept_.bytes() + bytes > room_) {
+      return absl::ResourceExhaustedError(StrCat(
+          "results fetched with a row limit are kept in memory, at most ", cap_ >> 10,
+          " KiB per session (a quarter of the server's --query-memory-total-mb, at most ",
+          kMaxKeptResultBytes >> 20, " MiB), and this one would pass that; fetch it without "
+          "a row limit, or close this session's other portals first"));
     }
+    RETURN_IF_ERROR(kept_.Grow(bytes, "a result kept for Execute with a row limit"));
+    rows_.insert(rows_.end(), std::make_move_iterator(page.begin()),
+                 std::make_move_iterator(page.end()));
     return absl::OkStatus();
   }
   std::vector<query::ResultColumn> columns_;
   std::vector<query::Row> rows_;
-  int64_t bytes_ = 0;
+  query::MemoryReservation kept_;
+
+ private:
+  int64_t cap_ = kMaxKeptResultBytes;
+  int64_t room_ = kMaxKeptResultBytes;
 };
 
 // Streams a result to the client as it is produced (on the query's worker
@@ -421,6 +436,7 @@ void Session::SimpleQuery(const std::string& text) {
     }
   }
   skip_to_sync_ = false;  // only the extended protocol skips to Sync
+  if (transaction_ == 'I') portals_.clear();  // the implicit transaction ends (as at Sync)
   SendReady();
   Flush();
 }
@@ -478,10 +494,14 @@ absl::Status Session::RunStatement(const Statement& statement,
   const bool is_delete = word == "delete";
   if (max_rows > 0 && portal != nullptr && !is_delete) {
     // A row limit: keep the result and hand it out in parts.
-    KeepingSink keep;
+    query::MemoryBudget& budget = context_.queries->memory_budget();
+    int64_t held = 0;
+    for (const auto& [name, other] : portals_) held += other.kept.bytes();
+    KeepingSink keep(&budget, std::min(kMaxKeptResultBytes, budget.limit() / 4), held);
     RETURN_IF_ERROR(context_.queries->RunLocal(local, &keep).status());
     portal->columns = std::move(keep.columns_);
     portal->rows = std::move(keep.rows_);
+    portal->kept = std::move(keep.kept_);
     portal->next_row = 0;
     portal->executed = true;
     if (describe_columns) SendRowDescription(portal->columns, formats);
@@ -545,6 +565,9 @@ void Session::EmitRows(Portal& portal, int32_t max_rows) {
   }
   portal.complete = true;
   SendCommandComplete(portal.tag.empty() ? StrCat("SELECT ", portal.rows.size()) : portal.tag);
+  // All handed out: the rows and their memory go now, not when the portal does.
+  portal.rows = {};
+  portal.kept.Reset();
 }
 
 void Session::Parse(MessageReader& in) {
@@ -753,6 +776,10 @@ void Session::Close(MessageReader& in) {
 
 void Session::Sync() {
   skip_to_sync_ = false;
+  // Outside a transaction block Sync ends the implicit transaction, and with
+  // it every portal (as in PostgreSQL): a kept result lives for its batch,
+  // or until COMMIT or ROLLBACK and the Sync after it.
+  if (transaction_ == 'I') portals_.clear();
   SendReady();
   Flush();
 }

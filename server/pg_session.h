@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "query/engine.h"
+#include "query/memory_budget.h"
 #include "server/authenticator.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
@@ -66,6 +67,7 @@ class Session {
     // A result kept for Execute with a row limit.
     std::vector<query::ResultColumn> columns;
     std::vector<query::Row> rows;
+    query::MemoryReservation kept;  // the rows', from the server's query budget
     size_t next_row = 0;
     std::string tag;
   };

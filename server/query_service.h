@@ -90,6 +90,10 @@ class QueryService final : public RawQueryService {
     std::string default_database;  // QueryOptions::default_database
   };
   absl::StatusOr<query::QueryStats> RunLocal(const LocalQuery& local, query::ResultSink* sink);
+  // The budget every query's memory comes from: a front door that keeps a
+  // result past its query (a PostgreSQL portal fetched with a row limit)
+  // reserves it here too.
+  query::MemoryBudget& memory_budget() { return budget_; }
 
   // Makes the "system" tables a caller sees (query/system_tables.h); set
   // once, before serving.

@@ -199,6 +199,9 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   ASSERT_TRUE(c.connected());
   c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
   EXPECT_THAT(c.ReadUntilReady(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
+  // A portal outlives Sync only inside a transaction block, as in PostgreSQL.
+  c.Send('Q', RawClient::Str("BEGIN"));
+  EXPECT_EQ(c.ReadUntilReady(), "CZ");
   const std::string sql = "SELECT host FROM mydb.cpu WHERE usage > $1 ORDER BY time";
   c.Send('P', RawClient::Str("s1") + RawClient::Str(sql) + RawClient::Int16(0));
   c.Send('B', RawClient::Str("p1") + RawClient::Str("s1") + RawClient::Int16(0) +
@@ -211,6 +214,11 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   c.Send('E', RawClient::Str("p1") + RawClient::Int32(2));
   c.Send('S', "");
   EXPECT_EQ(c.ReadUntilReady(), "D(a)CZ");
+  c.Send('Q', RawClient::Str("COMMIT"));
+  EXPECT_EQ(c.ReadUntilReady(), "CZ");
+  c.Send('E', RawClient::Str("p1") + RawClient::Int32(2));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(), "E(portal \"p1\" does not exist)Z");
   // An error skips the rest of the batch up to Sync.
   c.Send('P', RawClient::Str("") + RawClient::Str("SELECT nope FROM mydb.cpu") + RawClient::Int16(0));
   c.Send('B', RawClient::Str("") + RawClient::Str("") + RawClient::Int16(0) + RawClient::Int16(0) +
@@ -220,6 +228,106 @@ TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   c.Send('S', "");
   EXPECT_EQ(c.ReadUntilReady(), "12E(column \"nope\" does not exist)Z");
   c.Send('X', "");
+}
+
+// The query memory the server holds now, from its /metrics.
+int64_t QueryMemoryUsed(testing::StratadProcess& server) {
+  httplib::Client http("127.0.0.1", server.http_port());
+  auto res = http.Get("/metrics");
+  if (!res || res->status != 200) return -1;
+  const std::string name = "\nstrata_query_memory_used_bytes ";
+  const size_t at = res->body.find(name);
+  return at == std::string::npos ? -1 : std::stoll(res->body.substr(at + name.size()));
+}
+
+// A result fetched with a row limit is kept in memory: from the server's
+// query memory budget, at most a quarter of it per session, and given back
+// when the portal ends (at Sync or a simple query outside a transaction
+// block, at COMMIT or ROLLBACK inside one, when the client leaves). Before,
+// each of 64 portals a session could open kept up to 256 MB, counted nowhere.
+TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBudget) {
+  testing::StratadProcess server;
+  // A 4 MiB budget: 1 MiB per session. A portal of 10,000 one-column rows
+  // keeps ~0.7 MB (72 bytes a value), so one fits a session and two do not;
+  // six sessions' one each do not fit the server (the running query's own
+  // memory comes from the budget too: not every fifth one fits).
+  ASSERT_TRUE(server.Start({"--query-memory-total-mb", "4"})) << server.error();
+  const std::string rows10k = "SELECT x FROM UNNEST(sequence(1, 10000)) AS t(x)";
+  auto start = [&](RawClient& c) {
+    c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") +
+                  std::string(1, '\0'));
+    c.ReadUntilReady();
+  };
+  // Binds `portal` to the 10,000 rows and fetches one of them.
+  auto keep = [&](RawClient& c, const std::string& portal) {
+    c.Send('P', RawClient::Str("") + RawClient::Str(rows10k) + RawClient::Int16(0));
+    c.Send('B', RawClient::Str(portal) + RawClient::Str("") + RawClient::Int16(0) +
+                    RawClient::Int16(0) + RawClient::Int16(0));
+    c.Send('E', RawClient::Str(portal) + RawClient::Int32(1));
+    c.Send('S', "");
+    return c.ReadUntilReady();
+  };
+  {
+    RawClient c(server.pg_port());
+    start(c);
+    // Outside a transaction block the portal ends at Sync, and its memory with it.
+    EXPECT_EQ(keep(c, "p1"), "12D(1)sZ");
+    EXPECT_EQ(QueryMemoryUsed(server), 0);
+    c.Send('E', RawClient::Str("p1") + RawClient::Int32(1));
+    c.Send('S', "");
+    EXPECT_EQ(c.ReadUntilReady(), "E(portal \"p1\" does not exist)Z");
+    // Inside one it stays, and counts, until the block ends.
+    c.Send('Q', RawClient::Str("BEGIN"));
+    EXPECT_EQ(c.ReadUntilReady(), "CZ");
+    EXPECT_EQ(keep(c, "p1"), "12D(1)sZ");
+    const int64_t one = QueryMemoryUsed(server);
+    EXPECT_GE(one, 10000 * 48);
+    const std::string refused = keep(c, "p2");
+    EXPECT_THAT(refused, ::testing::StartsWith("12E(results fetched with a row limit are kept "
+                                               "in memory, at most 1024 KiB per session"));
+    EXPECT_THAT(refused, HasSubstr("close this session's other portals first)Z"));
+    EXPECT_EQ(QueryMemoryUsed(server), one);
+    c.Send('Q', RawClient::Str("ROLLBACK"));
+    EXPECT_EQ(c.ReadUntilReady(), "CZ");
+    EXPECT_EQ(QueryMemoryUsed(server), 0);
+    // A portal handed out to its end gives its memory back at once.
+    c.Send('Q', RawClient::Str("BEGIN"));
+    c.ReadUntilReady();
+    EXPECT_EQ(keep(c, "p3"), "12D(1)sZ");
+    c.Send('E', RawClient::Str("p3") + RawClient::Int32(0));
+    c.Send('S', "");
+    EXPECT_THAT(c.ReadUntilReady(), ::testing::EndsWith("D(10000)CZ"));
+    EXPECT_EQ(QueryMemoryUsed(server), 0);
+    c.Send('X', "");
+  }
+  // Sessions together: past the server's budget a portal is refused, saying so.
+  std::vector<std::unique_ptr<RawClient>> sessions;
+  int kept = 0;
+  std::string refusal;
+  for (int i = 0; i < 6; ++i) {
+    sessions.push_back(std::make_unique<RawClient>(server.pg_port()));
+    RawClient& c = *sessions.back();
+    start(c);
+    c.Send('Q', RawClient::Str("BEGIN"));
+    c.ReadUntilReady();
+    const std::string seen = keep(c, "p");
+    if (seen == "12D(1)sZ") {
+      ++kept;
+    } else {
+      refusal = seen;
+    }
+  }
+  EXPECT_GE(kept, 2);
+  EXPECT_LT(kept, 6);
+  EXPECT_THAT(refusal, HasSubstr("query memory budget"));
+  EXPECT_THAT(refusal, HasSubstr("--query-memory-total-mb"));
+  EXPECT_GT(QueryMemoryUsed(server), 0);
+  // Clients that leave give theirs back.
+  sessions.clear();
+  for (int i = 0; i < 100 && QueryMemoryUsed(server) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(QueryMemoryUsed(server), 0);
 }
 
 TEST_F(PgWireE2ETest, ASessionHoldsABoundedNumberOfPortals) {
