@@ -24,19 +24,23 @@ ${STRATA_BENCH_STRATAD:-build/server/stratad} --data-dir "$dir/data" --listen "1
 pid=$!
 sleep 1
 build/bench/ingest_bench --target "127.0.0.1:$port" --hosts 1000 --rows "$rows" --streams 4 | head -2
-if [[ -n "$memory_hours" ]]; then
-  build/client/strata -p "$port" table update benchmark cpu --memory "${memory_hours}h" >/dev/null
-  until grep -q 'tiering "benchmark"."cpu"' "$dir/stratad.log"; do sleep 1; done
-  grep 'tiering "benchmark"."cpu"' "$dir/stratad.log" | head -1 | sed 's/.*tiering/tiering/'
-else
-  # Sealing ran during the load; wait until two maintenance runs in a row
-  # find nothing left to seal.
-  runs() { grep -c 'tiering "benchmark"."cpu"' "$dir/stratad.log" || true; }
+# Waits until two maintenance runs in a row find nothing left to move or seal
+# (a pass moves a few hours; queries run during the next ones were slowed).
+runs() { grep -c 'tiering "benchmark"."cpu"' "$dir/stratad.log" || true; }
+settle() {
   seen=-1
   until [[ $seen == $(runs) ]]; do
     seen=$(runs)
     sleep 11
   done
+}
+if [[ -n "$memory_hours" ]]; then
+  build/client/strata -p "$port" table update benchmark cpu --memory "${memory_hours}h" >/dev/null
+  until grep -q 'tiering "benchmark"."cpu"' "$dir/stratad.log"; do sleep 1; done
+  settle
+  grep 'tiering "benchmark"."cpu"' "$dir/stratad.log" | sed 's/.*tiering/tiering/'
+else
+  settle  # sealing ran during the load
   echo "sealing: $seen tiering runs during and after the load"
 fi
 build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" ${STRATA_BENCH_QUERY_ARGS:-}
