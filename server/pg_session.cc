@@ -25,6 +25,9 @@ constexpr int32_t kMaxMessageBytes = 16 << 20;
 // or rows in memory, so a client cannot make them grow without bound.
 constexpr size_t kMaxStatements = 1000;
 constexpr size_t kMaxPortals = 64;
+// And the bytes its prepared statements keep together (text, rewritten text,
+// declared types): 1,000 statements of 256 KiB kept 512 MB per session.
+constexpr size_t kMaxStatementBytes = 16 << 20;
 // Writes go out once this much is buffered (and at ReadyForQuery).
 constexpr size_t kFlushBytes = 64 << 10;
 // Results kept for Execute with a row limit come from the server's query
@@ -595,6 +598,16 @@ void Session::Parse(MessageReader& in) {
   }
   statement->original = std::make_shared<const std::string>(sql);
   statement->sql = RewritePlaceholders(sql, &statement->parameters, &statement->shifts);
+  size_t held = statement->bytes();
+  for (const auto& [other_name, other] : statements_) {
+    if (other_name != name) held += other->bytes();
+  }
+  if (held > kMaxStatementBytes) {
+    SendError(absl::ResourceExhaustedError(StrCat(
+        "this session's prepared statements would keep ", held >> 10, " KiB; the limit is ",
+        kMaxStatementBytes >> 20, " MiB per session; Close or DEALLOCATE some first")));
+    return;
+  }
   statements_[name] = std::move(statement);
   out_.Begin('1');  // ParseComplete
   out_.End();

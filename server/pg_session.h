@@ -56,6 +56,12 @@ class Session {
     // statements (a copy each made a message of many statements quadratic).
     std::shared_ptr<const std::string> original;
     size_t base = 0;       // where `sql` starts in `original`
+
+    // The memory a prepared statement keeps (its own `original`).
+    size_t bytes() const {
+      return sizeof *this + sql.size() + (original ? original->size() : 0) +
+             declared_oids.size() * sizeof(int32_t) + shifts.size() * sizeof(shifts[0]);
+    }
   };
   struct Portal {
     std::shared_ptr<const Statement> statement;

@@ -344,6 +344,36 @@ TEST_F(PgWireE2ETest, ASessionHoldsABoundedNumberOfPortals) {
   EXPECT_EQ(seen, "1" + std::string(64, '2') + "E(this session holds 64 open portals; Close some first)Z");
 }
 
+// Prepared statements are kept until Close: 1,000 of up to 256 KiB each kept
+// 512 MB per session (with the rewritten copy), 51 GB at 100 sessions. Their
+// bytes together are bounded; a replaced or closed statement's are freed.
+TEST_F(PgWireE2ETest, ASessionHoldsABoundedAmountOfPreparedStatements) {
+  RawClient c(server_.pg_port());
+  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
+  c.ReadUntilReady();
+  // ~400 KiB kept each (the text and its rewritten copy): 40 fit in 16 MiB, 41 do not.
+  const std::string sql = "SELECT 1 -- " + std::string(200 << 10, 'x');
+  auto parse = [&](const std::string& name) {
+    c.Send('P', RawClient::Str(name) + RawClient::Str(sql) + RawClient::Int16(0));
+    c.Send('S', "");
+    return c.ReadUntilReady();
+  };
+  for (int i = 0; i < 40; ++i) ASSERT_EQ(parse("s" + std::to_string(i)), "1Z") << i;
+  EXPECT_EQ(parse("s0"), "1Z");  // replacing one keeps the same
+  const std::string refused = parse("s40");
+  EXPECT_THAT(refused, ::testing::StartsWith("E(this session's prepared statements would keep "));
+  EXPECT_THAT(refused,
+              HasSubstr("the limit is 16 MiB per session; Close or DEALLOCATE some first)Z"));
+  c.Send('C', "S" + RawClient::Str("s3"));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(), "3Z");
+  EXPECT_EQ(parse("s40"), "1Z");
+  c.Send('Q', RawClient::Str("DEALLOCATE ALL"));
+  EXPECT_EQ(c.ReadUntilReady(), "CZ");
+  for (int i = 41; i < 80; ++i) ASSERT_EQ(parse("s" + std::to_string(i)), "1Z") << i;
+  c.Send('X', "");
+}
+
 TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
   {
     RawClient c(server_.pg_port());
