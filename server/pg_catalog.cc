@@ -18,6 +18,15 @@ using query::Row;
 // Table OIDs: Strata's table ids (never reused) above PostgreSQL's own range.
 constexpr int64_t kFirstTableOid = 16384;
 
+// Session settings kept (any name is accepted, as drivers set parameters
+// Strata does not use): so many, of at most this much each, that SET in a
+// loop cannot grow a session without bound.
+constexpr size_t kMaxSettings = 256;
+constexpr size_t kMaxSettingBytes = 8 << 10;
+// A parameter's name in SET, RESET and SHOW: PostgreSQL's identifiers, dotted
+// for custom ones (`my.s0`).
+constexpr std::string_view kParameter = R"([a-z_][a-z0-9_$]*(?:\.[a-z_][a-z0-9_$]*)*)";
+
 // Lower case, runs of whitespace as one space, no trailing semicolon.
 std::string Normalize(std::string_view sql) {
   std::string out;
@@ -179,13 +188,23 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     if (word == "commit" || word == "end") return Command("COMMIT");
     return Command("ROLLBACK");
   }
-  static const RE2 kSet(R"(set (?:session |local )?([a-z_.]+)(?: to | ?= ?)(.+))");
+  static const RE2 kSet(StrCat("set (?:session |local )?(", kParameter, ")(?: to | ?= ?)(.+)"));
   static const RE2 kSetTimeZone(R"(set (?:session |local )?time zone (.+))");
   std::string name, value;
   if (RE2::FullMatch(text, kSet, &name, &value) ||
       (RE2::FullMatch(text, kSetTimeZone, &value) && (name = "timezone", true))) {
     if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
       value = value.substr(1, value.size() - 2);
+    }
+    if (value.size() > kMaxSettingBytes) {
+      return absl::StatusOr<CannedResult>(absl::InvalidArgumentError(
+          StrCat("the value for \"", name, "\" is ", value.size(), " bytes; the limit is ",
+                 kMaxSettingBytes, " bytes")));
+    }
+    if (settings.size() >= kMaxSettings && !settings.contains(name)) {
+      return absl::StatusOr<CannedResult>(absl::ResourceExhaustedError(
+          StrCat("this session has ", settings.size(), " settings, the most it may keep; "
+                 "RESET one first")));
     }
     settings[name] = value;
     return Command("SET");
@@ -196,20 +215,26 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   // answered here and acted on by the session.
   if (text.rfind("deallocate ", 0) == 0) return Command("DEALLOCATE");
   if (text == "discard all") return Command("DISCARD ALL");  // SET TRANSACTION ..., SET SESSION CHARACTERISTICS
-  static const RE2 kReset(R"(reset (all|[a-z_.]+))");
+  static const RE2 kReset(StrCat("reset (all|", kParameter, ")"));
   if (RE2::FullMatch(text, kReset, &name)) {
     const auto defaults = DefaultSettings();
     if (name == "all") {
       settings = defaults;
     } else if (auto it = defaults.find(name); it != defaults.end()) {
       settings[name] = it->second;
+    } else {
+      settings.erase(name);  // one without a default is gone (SHOW: unrecognized)
     }
     return Command("RESET");
   }
-  static const RE2 kShow(R"(show ([a-z_.]+|transaction isolation level))");
+  static const RE2 kShow(StrCat("show (", kParameter, "|transaction isolation level)"));
   if (RE2::FullMatch(text, kShow, &name)) {
     if (name == "transaction isolation level") name = "transaction_isolation";
     auto it = settings.find(name);
+    if (it == settings.end() && (name == "databases" || name == "tables" ||
+                                 name == "measures" || name == "queries")) {
+      return std::nullopt;  // Strata's own SHOW, for the engine
+    }
     if (it == settings.end()) {
       return absl::StatusOr<CannedResult>(absl::NotFoundError(
           StrCat("unrecognized configuration parameter \"", name, "\"")));

@@ -374,6 +374,43 @@ TEST_F(PgWireE2ETest, ASessionHoldsABoundedAmountOfPreparedStatements) {
   c.Send('X', "");
 }
 
+// SET accepts any name (drivers set parameters Strata does not use), so a
+// session's settings are bounded in number and size; RESET of one without a
+// default frees it.
+TEST_F(PgWireE2ETest, ASessionKeepsABoundedNumberOfSettings) {
+  RawClient c(server_.pg_port());
+  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
+  c.ReadUntilReady();
+  auto query = [&](const std::string& sql) {
+    c.Send('Q', RawClient::Str(sql));
+    return c.ReadUntilReady();
+  };
+  EXPECT_EQ(query("SET my.big = '" + std::string(9000, 'v') + "'"),
+            "E(the value for \"my.big\" is 9000 bytes; the limit is 8192 bytes)Z");
+  int accepted = 0;
+  std::string refused;
+  for (int i = 0; i < 300 && refused.empty(); ++i) {
+    const std::string seen = query("SET my.s" + std::to_string(i) + " = 'x'");
+    if (seen == "CZ") {
+      ++accepted;
+    } else {
+      refused = seen;
+    }
+  }
+  EXPECT_GT(accepted, 200);
+  EXPECT_LT(accepted, 256);  // the defaults count too
+  EXPECT_EQ(refused, "E(this session has 256 settings, the most it may keep; RESET one first)Z");
+  EXPECT_EQ(query("SET my.s0 = 'y'"), "CZ");  // one it has may change
+  EXPECT_EQ(query("RESET my.s0"), "CZ");
+  EXPECT_EQ(query("SHOW my.s0"), "E(unrecognized configuration parameter \"my.s0\")Z");
+  EXPECT_EQ(query("SET my.other = 'x'"), "CZ");
+  EXPECT_EQ(query("SHOW my.other"), "TD(x)CZ");
+  // Strata's own SHOW is not a setting (it was answered "unrecognized
+  // configuration parameter \"databases\"").
+  EXPECT_EQ(query("SHOW DATABASES"), "TD(mydb)CZ");
+  c.Send('X', "");
+}
+
 TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
   {
     RawClient c(server_.pg_port());
