@@ -138,9 +138,11 @@ class KeepingSink final : public query::ResultSink {
     int64_t bytes = 0;
     for (const query::Row& row : page) bytes += query::RowBytes(row);
     if (kept_.bytes() + bytes > room_) {
+      const std::string cap = cap_ % (1 << 20) == 0 ? StrCat(cap_ >> 20, " MiB")
+                                                     : StrCat(cap_ >> 10, " KiB");
       return absl::ResourceExhaustedError(StrCat(
-          "results fetched with a row limit are kept in memory, at most ", cap_ >> 10,
-          " KiB per session (a quarter of the server's --query-memory-total-mb, at most ",
+          "results fetched with a row limit are kept in memory, at most ", cap,
+          " per session (a quarter of the server's --query-memory-total-mb, at most ",
           kMaxKeptResultBytes >> 20, " MiB), and this one would pass that; fetch it without "
           "a row limit, or close this session's other portals first"));
     }

@@ -284,7 +284,7 @@ TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBu
     EXPECT_GE(one, 10000 * 48);
     const std::string refused = keep(c, "p2");
     EXPECT_THAT(refused, ::testing::StartsWith("12E(results fetched with a row limit are kept "
-                                               "in memory, at most 1024 KiB per session"));
+                                               "in memory, at most 1 MiB per session"));
     EXPECT_THAT(refused, HasSubstr("close this session's other portals first)Z"));
     EXPECT_EQ(QueryMemoryUsed(server), one);
     c.Send('Q', RawClient::Str("ROLLBACK"));
