@@ -59,8 +59,24 @@ void LogSchemaConflicts(Engine& engine) {
 
 }  // namespace
 
+void MaintenanceLoop::FillLastPoints() {
+  const auto stopping = [this] {
+    absl::MutexLock lock(&mu_);
+    return stopping_;
+  };
+  for (const auto& table : engine_->catalog().AllTables()) {
+    if (stopping()) return;
+    if (absl::Status s = engine_->FillLastPoints(*table, stopping); !s.ok()) {
+      // Not an outage: a last-point query fills what it needs itself.
+      spdlog::warn("reading the newest point of each series of \"{}\".\"{}\" at start: {}",
+                   table->database_name, table->name, s.ToString());
+    }
+  }
+}
+
 void MaintenanceLoop::Run() {
   LogSchemaConflicts(*engine_);
+  FillLastPoints();
   while (true) {
     {
       absl::MutexLock lock(&mu_);

@@ -124,6 +124,13 @@ class Engine {
     return writer_->State(table.id);
   }
 
+  // Fills the last-point entries (storage/last_points.h) of every series of
+  // `table` that has none, as a last-point query over all of them would;
+  // stops between chunks once `stop` says so. The server runs it for every
+  // table once at start, in the background, so the first last-point query
+  // after a restart need not read each series from storage.
+  absl::Status FillLastPoints(const TableInfo& table, const std::function<bool()>& stop);
+
   // Runs the tiering job (storage/tiering.h) and then the retention job
   // (storage/retention.h) over every table, at the clock's current time.
   // Safe to call at any time; the server calls it periodically, tests call it

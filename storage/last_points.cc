@@ -84,6 +84,26 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
   return absl::OkStatus();
 }
 
+absl::Status LastPoints::FillMissing(const Store& store, Writer& writer, const TableInfo& table,
+                                     int64_t now_nanos, const std::vector<SeriesTarget>& series,
+                                     const std::function<bool()>& stop) {
+  std::vector<SeriesTarget> missing;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const SeriesTarget& t : series) {
+      if (!entries_.contains(t.series)) missing.push_back(t);
+    }
+  }
+  for (size_t from = 0; from < missing.size(); from += kFillChunk) {
+    if (stop && stop()) return absl::OkStatus();
+    std::vector<SeriesTarget> chunk(
+        missing.begin() + static_cast<std::ptrdiff_t>(from),
+        missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + kFillChunk)));
+    RETURN_IF_ERROR(writer.Exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInfo& table,
                               int64_t now_nanos, const ScanOptions& options,
                               const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
@@ -91,19 +111,7 @@ absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInf
     return absl::InvalidArgumentError("a last-point scan needs the list of series");
   }
   const std::vector<SeriesTarget>& targets = *options.series;
-  std::vector<SeriesTarget> missing;
-  {
-    absl::MutexLock lock(&mu_);
-    for (const SeriesTarget& t : targets) {
-      if (!entries_.contains(t.series)) missing.push_back(t);
-    }
-  }
-  for (size_t from = 0; from < missing.size(); from += kFillChunk) {
-    std::vector<SeriesTarget> chunk(
-        missing.begin() + static_cast<std::ptrdiff_t>(from),
-        missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + kFillChunk)));
-    RETURN_IF_ERROR(writer.Exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
-  }
+  RETURN_IF_ERROR(FillMissing(store, writer, table, now_nanos, targets));
 
   ScanStats local;
   const int64_t low = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),

@@ -10,7 +10,9 @@
 // the version rules). DELETE drops every entry of the table (under the same
 // lock, per bucket). Retention needs nothing: an entry older than the
 // retention start means the series has no live row. Entries are not
-// persisted; after a restart the first last-point query fills them again.
+// persisted: after a restart the server fills every table's in the
+// background (Engine::FillLastPoints, from the maintenance thread), and a
+// last-point query that comes first fills those it needs.
 //
 // Memory: one entry per series read by a last-point query, the size of its
 // compact row (a TSBS row of 10 doubles: ~100 bytes, so 100,000 series take
@@ -58,6 +60,13 @@ class LastPoints {
   // Drops every entry (rows were deleted).
   void Clear();
   size_t size() const;
+
+  // Fills the entries of those of `series` (in key order) that have none,
+  // a chunk at a time under Writer::Exclusive; stops between chunks once
+  // `stop` (when given) says so.
+  absl::Status FillMissing(const Store& store, Writer& writer, const TableInfo& table,
+                           int64_t now_nanos, const std::vector<SeriesTarget>& series,
+                           const std::function<bool()>& stop = nullptr);
 
   // A last-point scan (ScanOptions::last_per_series) answered from the
   // entries, filling the missing ones first. Rows come in the order of

@@ -838,6 +838,51 @@ TEST_F(TieringTest, LastPointsStayWholeWhileWrittenAndTheirHourSealed) {
   for (const SeriesTarget& t : series) EXPECT_GT(newest[t.series], kStart - 8 * kNanosPerSecond);
 }
 
+// Last points are not kept across a restart: the server fills every table's
+// at start (Engine::FillLastPoints), so the first last-point query finds
+// them in memory, with the rows a query that filled them would have read,
+// wherever those rows live (here: blocks for one host, the head for two).
+TEST_F(TieringTest, LastPointsFilledAtStartAnswerAsAQueryThatFilledThemWould) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();  // every row into blocks
+  Write({Reading(1, clock_.NowNanos() - kTenMinutes), Reading(2, clock_.NowNanos())});
+  auto state = [&] { return *engine_->TableStateOf(Table()); };
+  std::vector<SeriesTarget> series;
+  for (const auto& info : state()->AllSeries()) {
+    series.push_back({PartitionHash(info->measure_name, info->dimensions,
+                                    Table().partition_key), info->id});
+  }
+  std::sort(series.begin(), series.end());
+  auto last_points = [&] {
+    std::vector<ScanRow> rows;
+    EXPECT_TRUE(engine_->Scan(Table(), {.series = &series, .last_per_series = true},
+                              [&](const ScanRow& row) {
+                                rows.push_back(row);
+                                return true;
+                              }).ok());
+    return Render(rows);
+  };
+  const std::vector<std::string> filled_by_a_query = last_points();
+  ASSERT_EQ(filled_by_a_query.size(), 3u);
+
+  Open();
+  EXPECT_EQ(state()->last_points().size(), 0u);
+  // Told to stop before it starts, it reads nothing.
+  ASSERT_TRUE(engine_->FillLastPoints(Table(), [] { return true; }).ok());
+  EXPECT_EQ(state()->last_points().size(), 0u);
+  ASSERT_TRUE(engine_->FillLastPoints(Table(), [] { return false; }).ok());
+  EXPECT_EQ(state()->last_points().size(), 3u);
+  EXPECT_EQ(last_points(), filled_by_a_query);  // from the entries: none was missing
+  // And they stay current.
+  Write({Reading(0, clock_.NowNanos())});
+  const std::vector<std::string> after = last_points();
+  EXPECT_NE(after, filled_by_a_query);
+  Open();
+  ASSERT_TRUE(engine_->FillLastPoints(Table(), [] { return false; }).ok());
+  EXPECT_EQ(last_points(), after);
+}
+
 TEST_F(TieringTest, LastPointsReadBlocksThroughTheirHeadersAndReportAMissingOne) {
   WriteTwoHours();
   clock_.Advance(5 * kNanosPerHour);
