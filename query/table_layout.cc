@@ -106,29 +106,6 @@ bool AddChunk(std::vector<std::shared_ptr<const SeriesInfo>> series, bool buildi
   return true;
 }
 
-// The series' targets in key order (scans and last-point probes then walk
-// the keyspace forward); `order`, when given, says which of `series` each
-// is.
-std::vector<SeriesTarget> TargetsOf(const std::vector<std::shared_ptr<const SeriesInfo>>& series,
-                                    const PartitionKey& key,
-                                    std::vector<uint32_t>* order = nullptr) {
-  std::vector<std::pair<SeriesTarget, uint32_t>> sorted;
-  sorted.reserve(series.size());
-  for (size_t i = 0; i < series.size(); ++i) {
-    const SeriesInfo& s = *series[i];
-    sorted.push_back({{PartitionHash(s.measure_name, s.dimensions, key), s.id},
-                      static_cast<uint32_t>(i)});
-  }
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<SeriesTarget> targets;
-  targets.reserve(sorted.size());
-  for (const auto& [target, index] : sorted) {
-    targets.push_back(target);
-    if (order != nullptr) order->push_back(index);
-  }
-  return targets;
-}
 
 // Sets the series columns of row rows[k] (NULL until then) to values[k].
 void FillSeriesRows(const std::vector<uint32_t>& rows, const std::vector<SeriesValues>& values,
@@ -311,7 +288,7 @@ std::shared_ptr<const TableLayout> BuildTableLayout(const TableInfo& table,
   AddMeasureColumns(state, layout.get(), columns.get());
 
   std::vector<uint32_t> order;  // row -> index in all_series
-  layout->series = TargetsOf(all_series, table.partition_key, &order);
+  layout->series = SeriesTargetsOf(all_series, table.partition_key, &order);
   columns->series.reserve(all_series.size());
   std::vector<SeriesValues> values_of;  // by index in all_series
   values_of.reserve(all_series.size());
@@ -368,7 +345,7 @@ std::shared_ptr<const TableLayout> ExtendTableLayout(
     AddMeasureColumns(state, layout.get(), columns.get());
   }
 
-  const std::vector<SeriesTarget> added = TargetsOf(registry.series, table.partition_key);
+  const std::vector<SeriesTarget> added = SeriesTargetsOf(registry.series, table.partition_key);
   std::vector<std::shared_ptr<const SeriesInfo>> pooled = std::move(registry.series);
   if (columns->chunks.size() >= kMaxChunks) {
     std::vector<std::shared_ptr<const SeriesInfo>> older;

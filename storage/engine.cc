@@ -1,7 +1,5 @@
 #include "storage/engine.h"
 
-#include <algorithm>
-
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "storage/keys.h"
@@ -89,13 +87,8 @@ absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
 
 absl::Status Engine::FillLastPoints(const TableInfo& table, const std::function<bool()>& stop) {
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
-  std::vector<SeriesTarget> targets;
-  for (const auto& series : state->AllSeries()) {
-    targets.push_back(
-        {PartitionHash(series->measure_name, series->dimensions, table.partition_key), series->id});
-  }
-  std::sort(targets.begin(), targets.end());  // key order: the probes walk forward
-  return state->last_points().FillMissing(*store_, *writer_, table, clock_->NowNanos(), targets,
+  return state->last_points().FillMissing(*store_, *writer_, table, clock_->NowNanos(),
+                                          SeriesTargetsOf(state->AllSeries(), table.partition_key),
                                           stop);
 }
 

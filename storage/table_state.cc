@@ -1,5 +1,7 @@
 #include "storage/table_state.h"
 
+#include <algorithm>
+
 #include "common/coding.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -29,6 +31,27 @@ uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimen
                        const PartitionKey& key) {
   if (key.type == PartitionKeyType::kMeasure) return PartitionHash(measure_name, "", key);
   return PartitionHash(measure_name, dimensions.Find(key.name).value_or(""), key);
+}
+
+std::vector<SeriesTarget> SeriesTargetsOf(
+    const std::vector<std::shared_ptr<const SeriesInfo>>& series, const PartitionKey& key,
+    std::vector<uint32_t>* order) {
+  std::vector<std::pair<SeriesTarget, uint32_t>> sorted;
+  sorted.reserve(series.size());
+  for (size_t i = 0; i < series.size(); ++i) {
+    const SeriesInfo& s = *series[i];
+    sorted.push_back({{PartitionHash(s.measure_name, s.dimensions, key), s.id},
+                      static_cast<uint32_t>(i)});
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SeriesTarget> targets;
+  targets.reserve(sorted.size());
+  for (const auto& [target, index] : sorted) {
+    targets.push_back(target);
+    if (order != nullptr) order->push_back(index);
+  }
+  return targets;
 }
 
 std::string SeriesKey(const NormalizedRecord& record) {

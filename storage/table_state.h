@@ -64,6 +64,13 @@ uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimen
 uint64_t PartitionHash(std::string_view measure_name, std::string_view key_value,
                        const PartitionKey& key);
 
+// The targets of `series` in key order (scans and last-point probes then
+// walk the keyspace forward); `order`, when given, says which of `series`
+// each is.
+std::vector<SeriesTarget> SeriesTargetsOf(
+    const std::vector<std::shared_ptr<const SeriesInfo>>& series, const PartitionKey& key,
+    std::vector<uint32_t>* order = nullptr);
+
 // The canonical key of a series: measure name and sorted dimensions.
 std::string SeriesKey(const NormalizedRecord& record);
 // Parses a series key back into its parts.

@@ -848,12 +848,8 @@ TEST_F(TieringTest, LastPointsFilledAtStartAnswerAsAQueryThatFilledThemWould) {
   Maintain();  // every row into blocks
   Write({Reading(1, clock_.NowNanos() - kTenMinutes), Reading(2, clock_.NowNanos())});
   auto state = [&] { return *engine_->TableStateOf(Table()); };
-  std::vector<SeriesTarget> series;
-  for (const auto& info : state()->AllSeries()) {
-    series.push_back({PartitionHash(info->measure_name, info->dimensions,
-                                    Table().partition_key), info->id});
-  }
-  std::sort(series.begin(), series.end());
+  const std::vector<SeriesTarget> series =
+      SeriesTargetsOf(state()->AllSeries(), Table().partition_key);
   auto last_points = [&] {
     std::vector<ScanRow> rows;
     EXPECT_TRUE(engine_->Scan(Table(), {.series = &series, .last_per_series = true},
