@@ -1,8 +1,9 @@
 // The background thread that runs the engine's tiering and retention jobs
 // (Engine::RunMaintenance) every interval, and logs one line per table that
 // had work or an error. At start it first fills every table's last points
-// (Engine::FillLastPoints), as they are not kept across restarts. Stop() interrupts the wait, not a running job: a
-// job step is short and atomic, so shutdown waits for at most one pass.
+// (Engine::FillLastPoints), as they are not kept across restarts. Stop()
+// interrupts the wait, not a running job: a job step is short and atomic, so
+// shutdown waits for at most one pass (or one chunk of the fill).
 // Thread-safety: Start and Stop from the owner's thread only.
 #pragma once
 

@@ -155,6 +155,12 @@ class RawClient {
   }
   static std::string Str(const std::string& s) { return s + std::string(1, '\0'); }
 
+  // Sends a protocol 3.0 startup packet for `user`; what the server answers.
+  std::string Start(const std::string& user = "raw") {
+    Send(0, Int32(196608) + Str("user") + Str(user) + std::string(1, '\0'));
+    return ReadUntilReady();
+  }
+
   // The types of the messages received until ReadyForQuery (or EOF), with
   // DataRow's first value and ErrorResponse's message appended.
   std::string ReadUntilReady() {
@@ -197,8 +203,7 @@ class RawClient {
 TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   RawClient c(server_.pg_port());
   ASSERT_TRUE(c.connected());
-  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
-  EXPECT_THAT(c.ReadUntilReady(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
+  EXPECT_THAT(c.Start(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
   // A portal outlives Sync only inside a transaction block, as in PostgreSQL.
   c.Send('Q', RawClient::Str("BEGIN"));
   EXPECT_EQ(c.ReadUntilReady(), "CZ");
@@ -253,11 +258,6 @@ TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBu
   // memory comes from the budget too: not every fifth one fits).
   ASSERT_TRUE(server.Start({"--query-memory-total-mb", "4"})) << server.error();
   const std::string rows10k = "SELECT x FROM UNNEST(sequence(1, 10000)) AS t(x)";
-  auto start = [&](RawClient& c) {
-    c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") +
-                  std::string(1, '\0'));
-    c.ReadUntilReady();
-  };
   // Binds `portal` to the 10,000 rows and fetches one of them.
   auto keep = [&](RawClient& c, const std::string& portal) {
     c.Send('P', RawClient::Str("") + RawClient::Str(rows10k) + RawClient::Int16(0));
@@ -269,7 +269,7 @@ TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBu
   };
   {
     RawClient c(server.pg_port());
-    start(c);
+    c.Start();
     // Outside a transaction block the portal ends at Sync, and its memory with it.
     EXPECT_EQ(keep(c, "p1"), "12D(1)sZ");
     EXPECT_EQ(QueryMemoryUsed(server), 0);
@@ -307,7 +307,7 @@ TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBu
   for (int i = 0; i < 6; ++i) {
     sessions.push_back(std::make_unique<RawClient>(server.pg_port()));
     RawClient& c = *sessions.back();
-    start(c);
+    c.Start();
     c.Send('Q', RawClient::Str("BEGIN"));
     c.ReadUntilReady();
     const std::string seen = keep(c, "p");
@@ -332,8 +332,7 @@ TEST(PgWirePortalMemoryE2ETest, KeptResultsAreBoundedPerSessionAndByTheServersBu
 
 TEST_F(PgWireE2ETest, ASessionHoldsABoundedNumberOfPortals) {
   RawClient c(server_.pg_port());
-  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
-  c.ReadUntilReady();
+  c.Start();
   c.Send('P', RawClient::Str("s") + RawClient::Str("SELECT 1") + RawClient::Int16(0));
   for (int i = 0; i < 65; ++i) {
     c.Send('B', RawClient::Str("p" + std::to_string(i)) + RawClient::Str("s") + RawClient::Int16(0) +
@@ -349,8 +348,7 @@ TEST_F(PgWireE2ETest, ASessionHoldsABoundedNumberOfPortals) {
 // bytes together are bounded; a replaced or closed statement's are freed.
 TEST_F(PgWireE2ETest, ASessionHoldsABoundedAmountOfPreparedStatements) {
   RawClient c(server_.pg_port());
-  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
-  c.ReadUntilReady();
+  c.Start();
   // ~400 KiB kept each (the text and its rewritten copy): 40 fit in 16 MiB, 41 do not.
   const std::string sql = "SELECT 1 -- " + std::string(200 << 10, 'x');
   auto parse = [&](const std::string& name) {
@@ -379,8 +377,7 @@ TEST_F(PgWireE2ETest, ASessionHoldsABoundedAmountOfPreparedStatements) {
 // default frees it.
 TEST_F(PgWireE2ETest, ASessionKeepsABoundedNumberOfSettings) {
   RawClient c(server_.pg_port());
-  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
-  c.ReadUntilReady();
+  c.Start();
   auto query = [&](const std::string& sql) {
     c.Send('Q', RawClient::Str(sql));
     return c.ReadUntilReady();
@@ -424,8 +421,7 @@ TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
   }
   {
     RawClient c(server_.pg_port());
-    c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("x") + std::string(1, '\0'));
-    c.ReadUntilReady();
+    c.Start("x");
     c.Send('Q', RawClient::Str(""));  // an empty query
     EXPECT_EQ(c.ReadUntilReady(), "IZ");
   }
@@ -453,8 +449,7 @@ int64_t PeakRssBytes(pid_t pid) {
 TEST_F(PgWireE2ETest, ASimpleQueryIsSplitOneStatementAtATime) {
   RawClient c(server_.pg_port());
   ASSERT_TRUE(c.connected());
-  c.Send(0, RawClient::Int32(196608) + RawClient::Str("user") + RawClient::Str("raw") + std::string(1, '\0'));
-  c.ReadUntilReady();
+  c.Start();
   c.Send('Q', RawClient::Str("SELECT 1; SELECT 'a;b' -- c;\n; /* ; */ SELECT 2;"));
   EXPECT_EQ(c.ReadUntilReady(), "TD(1)CTD(a;b)CTD(2)CZ");
   c.Send('Q', RawClient::Str("SELECT 1; SELECT 'x"));
