@@ -233,7 +233,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     auto it = settings.find(name);
     if (it == settings.end() && (name == "databases" || name == "tables" ||
                                  name == "measures" || name == "queries")) {
-      return std::nullopt;  // Strata's own SHOW, for the engine
+      return std::nullopt;  // Strata's own SHOW (query/parser.cc), for the engine
     }
     if (it == settings.end()) {
       return absl::StatusOr<CannedResult>(absl::NotFoundError(
