@@ -1,5 +1,8 @@
 #include "query/scan_batcher.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common/coding.h"
 #include "storage/format/block.h"
 #include "storage/head_rows.h"
@@ -203,21 +206,84 @@ absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
 absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
                                                  const std::function<bool()>& full) {
   if (!SelectSeries(series.series)) return true;
-  const absl::Span<const MemoryHead::Entry> rows = series.rows;
+  // Rows are in time order: the range's rows are one run of them.
+  const absl::Span<const MemoryHead::Entry> all = series.rows;
+  auto by_time = [](const MemoryHead::Entry& e, int64_t t) { return e.time_nanos < t; };
+  const auto first = std::lower_bound(all.begin(), all.end(), series.start_nanos, by_time);
+  const auto last = std::lower_bound(first, all.end(), series.end_nanos, by_time);
+  const absl::Span<const MemoryHead::Entry> rows(first, last - first);
   for (size_t i = 0; i < rows.size() && i < kRowsPrefetchedAhead; ++i) PrefetchRow(rows[i]);
   ScanRow row;
   row.series = series.series;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[i + kRowsPrefetchedAhead]);
+  for (size_t i = 0; i < rows.size();) {
     const MemoryHead::Entry& entry = rows[i];
-    if (entry.time_nanos < series.start_nanos || entry.time_nanos >= series.end_nanos) continue;
     if (entry.size == 0 || entry.shape > series.shapes.size()) return CorruptionError("row");
+    const RowShape* shape = entry.shape == 0 ? nullptr : series.shapes[entry.shape - 1];
+    if (shape != nullptr && series_->multi && !shape->fixed_offsets().empty()) {
+      // A run of rows of one fixed-layout shape, at most what the batch has
+      // room for, is read a column at a time (AddFixedRun).
+      if (batch_.rows == kBatchRows && !full()) return false;  // not left full, but safe
+      size_t n = 1;
+      const size_t room = kBatchRows - batch_.rows;
+      while (n < room && i + n < rows.size() && rows[i + n].shape == entry.shape) ++n;
+      if (!AddFixedRun(rows.subspan(i, n), *shape)) return CorruptionError("row");
+      i += n;
+      if (batch_.rows == kBatchRows && !full()) return false;
+      continue;
+    }
+    if (i + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[i + kRowsPrefetchedAhead]);
     row.time_nanos = entry.time_nanos;
     row.encoded = entry.stored();
-    row.shape = entry.shape == 0 ? nullptr : series.shapes[entry.shape - 1];
+    row.shape = shape;
     absl::StatusOr<bool> batch_full = Add(row);
     if (!batch_full.ok()) return batch_full.status();
     if (*batch_full && !full()) return false;
+    ++i;
+  }
+  return true;
+}
+
+bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape) {
+  ShapeColumns(shape);
+  // Each row's values (after its version), the rows that fail a bound
+  // left out before any column is filled.
+  run_values_.clear();
+  run_times_.clear();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[i + kRowsPrefetchedAhead]);
+    std::string_view values;
+    if (!FixedValues(rows[i].stored(), shape, &values)) return false;
+    if (!shape_bounds_.empty() && !FixedRowMayPass(values, shape)) continue;
+    run_values_.push_back(values.data());
+    run_times_.push_back(rows[i].time_nanos);
+  }
+  const size_t n = run_values_.size();
+  if (n == 0) return true;
+  if (!sized_) SizeForFullBatch();
+  const size_t r = batch_.rows;
+  batch_.rows += n;
+  for (const auto& [column, value] : series_values_) {
+    Vector& v = batch_.columns[column];
+    std::fill_n(v.strings.begin() + r, n, value);
+    std::fill_n(v.nulls.begin() + r, n, 0);
+  }
+  if (read_[table_.time_column]) {
+    Vector& v = batch_.columns[table_.time_column];
+    std::copy(run_times_.begin(), run_times_.end(), v.ints.begin() + r);
+    std::fill_n(v.nulls.begin() + r, n, 0);
+  }
+  for (const auto& [position, column] : shape_reads_) {
+    Vector& v = batch_.columns[column];
+    const uint32_t offset = shape.fixed_offsets()[position];
+    if (shape.type(position) == ValueType::kDouble) {
+      for (size_t k = 0; k < n; ++k) {
+        const uint64_t bits = DecodeFixed64BE(run_values_[k] + offset);
+        std::memcpy(&v.doubles[r + k], &bits, sizeof(bits));
+      }
+    } else {  // BOOLEAN, the other fixed-size type: one byte
+      for (size_t k = 0; k < n; ++k) v.ints[r + k] = run_values_[k][offset] != 0;
+    }
+    std::fill_n(v.nulls.begin() + r, n, 0);
   }
   return true;
 }

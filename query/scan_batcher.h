@@ -144,6 +144,13 @@ class ScanBatcher {
   // bounds_: the row is dropped before any of its columns is filled.
   bool FixedRowMayPass(std::string_view values, const RowShape& shape) const;
   const std::vector<int>& ShapeColumns(const RowShape& shape);
+  // Appends rows of the head of one fixed-layout shape (storage/head_rows.h)
+  // a column at a time: each read value read from its fixed offset in a
+  // tight loop, the series' columns filled once for the run. The rows must
+  // fit in the batch. False if a row is corrupt.
+  bool AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  std::vector<const char*> run_values_;  // AddFixedRun's scratch: each row's values
+  std::vector<int64_t> run_times_;       // and time
   void StoreMeasure(size_t r, int column, const MeasureView& m);
 };
 

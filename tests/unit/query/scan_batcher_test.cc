@@ -1,10 +1,12 @@
 #include "query/scan_batcher.h"
 
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "storage/memory_head.h"
 #include "storage/head_rows.h"
 #include "storage/row_codec.h"
 
@@ -82,6 +84,161 @@ TEST(ScanBatcherTest, AShapeMadeAtAFreedShapesAddressIsReadAsItself) {
                   .ok());
   EXPECT_TRUE(pushed);
   second->~RowShape();
+}
+
+// What a batcher's flushed batches held: each read column's rows, as Datums.
+std::vector<std::vector<Datum>> Drain(ScanBatcher& batcher, const std::vector<bool>& read) {
+  std::vector<std::vector<Datum>> out(read.size());
+  EXPECT_TRUE(batcher
+                  .Flush([&](const Batch& batch) {
+                    for (size_t c = 0; c < read.size(); ++c) {
+                      if (!read[c]) continue;
+                      EXPECT_EQ(batch.columns[c].size(), batch.rows) << "column " << c;
+                      for (size_t r = 0; r < batch.rows; ++r) {
+                        out[c].push_back(batch.columns[c].Get(r));
+                      }
+                    }
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  return out;
+}
+
+// A memory-head series read whole (AddHeadSeries, which reads runs of a
+// fixed-layout shape a column at a time) must fill the batches exactly as
+// its rows added one by one (Add) do: across batch boundaries, where the
+// shape changes, with rows of a shape that is not fixed-layout, with value
+// bounds and with the time range cutting the series at both ends.
+TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
+  TableColumns table;
+  table.types = {DataType::kTimestamp, DataType::kDouble,  DataType::kDouble,
+                 DataType::kBoolean,   DataType::kVarchar, DataType::kVarchar};
+  table.time_column = 0;
+  table.attribute_column["a"] = {.column = 1, .type = ValueType::kDouble};
+  table.attribute_column["b"] = {.column = 2, .type = ValueType::kDouble};
+  table.attribute_column["flag"] = {.column = 3, .type = ValueType::kBoolean};
+  table.attribute_column["note"] = {.column = 4, .type = ValueType::kVarchar};
+  const std::vector<std::pair<int, std::string_view>> host = {{5, "host_1"}};
+  table.series[kSeries] = SeriesColumns{.values = host, .multi = true};
+
+  // Shapes: (a, b) and (flag, a) fixed-layout, (a, note) not.
+  auto measures_of = [](int i, int kind) -> std::vector<Measure> {
+    const double a = (i * 37) % 100, b = -i * 0.5;
+    if (kind == 0) return {{"a", Value::Double(a)}, {"b", Value::Double(b)}};
+    if (kind == 1) return {{"flag", Value::Boolean(i % 3 == 0)}, {"a", Value::Double(a)}};
+    return {{"a", Value::Double(a)}, {"note", Value::Varchar("n" + std::to_string(i))}};
+  };
+  std::vector<HeadRow> rows;
+  std::vector<std::unique_ptr<RowShape>> owned(3);
+  std::vector<const RowShape*> shapes;
+  std::vector<uint32_t> shape_of_row;
+  constexpr int kRows = 2600;  // more than two batches
+  for (int i = 0; i < kRows; ++i) {
+    // Mostly (a, b); a run of (flag, a) across the first batch's end; a few (a, note).
+    const int kind = (i >= 1000 && i < 1100) ? 1 : (i % 500 == 7 ? 2 : 0);
+    rows.push_back(MakeHeadRow({.version = i, .measures = measures_of(i, kind)}));
+    if (owned[kind] == nullptr) {
+      owned[kind] = std::make_unique<RowShape>(rows.back().parts);
+      shapes.push_back(owned[kind].get());
+    }
+    const auto position = std::find(shapes.begin(), shapes.end(), owned[kind].get());
+    shape_of_row.push_back(static_cast<uint32_t>(position - shapes.begin()) + 1);
+  }
+  ASSERT_TRUE(owned[0]->fixed_offsets().size() == 2 && owned[1]->fixed_offsets().size() == 2);
+  ASSERT_TRUE(owned[2]->fixed_offsets().empty());
+  std::vector<MemoryHead::Entry> entries;
+  for (int i = 0; i < kRows; ++i) {
+    entries.push_back({.time_nanos = 1000 + i * 10, .sequence = 1, .data = rows[i].compact.data(),
+                       .size = static_cast<uint32_t>(rows[i].compact.size()),
+                       .shape = shape_of_row[i]});
+  }
+
+  ValueBound a_over_50{.column = 1, .type = DataType::kDouble, .op = ">",
+                       .value = Datum::Double(50)};
+  struct Case {
+    const char* name;
+    std::vector<bool> read;
+    std::vector<ValueBound> bounds;
+    int64_t start, end;
+  };
+  const std::vector<Case> cases = {
+      {"every column, every row", std::vector<bool>(6, true), {}, INT64_MIN, INT64_MAX},
+      {"some columns, a bound", {true, true, false, true, false, true}, {a_over_50}, 0, INT64_MAX},
+      {"the time range cuts both ends", std::vector<bool>(6, true), {}, 1055, 1000 + 2401 * 10},
+      {"only the dimension", {false, false, false, false, false, true}, {}, 5000, 25000},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ScanBatcher one_by_one(table, c.read, c.bounds);
+    std::vector<std::vector<Datum>> expected(c.read.size());
+    auto append = [&](std::vector<std::vector<Datum>> part) {
+      for (size_t k = 0; k < part.size(); ++k) {
+        expected[k].insert(expected[k].end(), part[k].begin(), part[k].end());
+      }
+    };
+    for (int i = 0; i < kRows; ++i) {
+      if (entries[i].time_nanos < c.start || entries[i].time_nanos >= c.end) continue;
+      ScanRow row{.series = kSeries, .time_nanos = entries[i].time_nanos};
+      row.encoded = entries[i].stored();
+      row.shape = shapes[entries[i].shape - 1];
+      absl::StatusOr<bool> full = one_by_one.Add(row);
+      ASSERT_TRUE(full.ok());
+      if (*full) append(Drain(one_by_one, c.read));
+    }
+    append(Drain(one_by_one, c.read));
+
+    ScanBatcher whole(table, c.read, c.bounds);
+    std::vector<std::vector<Datum>> got(c.read.size());
+    int flushes = 0;
+    auto take = [&] {
+      ++flushes;
+      const std::vector<std::vector<Datum>> part = Drain(whole, c.read);
+      for (size_t k = 0; k < part.size(); ++k) {
+        got[k].insert(got[k].end(), part[k].begin(), part[k].end());
+      }
+      return true;
+    };
+    const HeadSeries series{.series = kSeries, .rows = entries, .shapes = shapes,
+                            .start_nanos = c.start, .end_nanos = c.end};
+    absl::StatusOr<bool> went_on = whole.AddHeadSeries(series, take);
+    ASSERT_TRUE(went_on.ok());
+    EXPECT_TRUE(*went_on);
+    take();
+    for (size_t k = 0; k < c.read.size(); ++k) {
+      ASSERT_EQ(got[k].size(), expected[k].size()) << "column " << k;
+      for (size_t r = 0; r < got[k].size(); ++r) {
+        ASSERT_EQ(got[k][r].null, expected[k][r].null) << "column " << k << " row " << r;
+        ASSERT_EQ(got[k][r].ToString(), expected[k][r].ToString())
+            << "column " << k << " row " << r;
+      }
+    }
+    EXPECT_GT(got[5].size(), 0u);  // the dimension, read in every case
+    EXPECT_GE(flushes, 2);
+  }
+}
+
+// A row of a fixed-layout shape whose bytes are not that shape's length is
+// corrupt: AddHeadSeries says so rather than reading past it.
+TEST(ScanBatcherTest, AHeadSeriesWithACorruptRowIsDataLoss) {
+  const TableColumns table = TwoAttributes();
+  const std::vector<bool> read(table.types.size(), true);
+  const std::vector<ValueBound> bounds;
+  ScanBatcher batcher(table, read, bounds);
+  const HeadRow ab = MakeHeadRow(
+      {.version = 1, .measures = {{"a", Value::Double(1.0)}, {"b", Value::Double(2.0)}}});
+  const RowShape shape(ab.parts);
+  const std::vector<const RowShape*> shapes = {&shape};
+  const std::string cut = ab.compact.substr(0, ab.compact.size() - 1);
+  const std::vector<MemoryHead::Entry> entries = {
+      {.time_nanos = 1, .sequence = 1, .data = ab.compact.data(),
+       .size = static_cast<uint32_t>(ab.compact.size()), .shape = 1},
+      {.time_nanos = 2, .sequence = 1, .data = cut.data(),
+       .size = static_cast<uint32_t>(cut.size()), .shape = 1}};
+  const HeadSeries series{.series = kSeries, .rows = entries, .shapes = shapes,
+                          .start_nanos = INT64_MIN, .end_nanos = INT64_MAX};
+  absl::StatusOr<bool> added = batcher.AddHeadSeries(series, [] { return true; });
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.status().code(), absl::StatusCode::kDataLoss);
 }
 
 }  // namespace
