@@ -235,6 +235,10 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
                "Hours sealed into blocks early because the memory store was over its "
                "budget.",
                static_cast<double>(head.early_conversions));
+    AddCounter(out, "strata_memory_store_regroups_total",
+               "Memory-store hours copied with each series' rows together (scans of one "
+               "series read its rows in a row).",
+               static_cast<double>(head.regroups));
     AddGauge(out, "strata_writes_paused", "1 while writes are paused (a full or failing disk).",
              engine_.CheckWritable().ok() ? 0 : 1);
   }

@@ -28,6 +28,7 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                              options.write_queue,
                                              2 * options.memory_store_budget_bytes);
   engine->memory_budget_bytes_ = options.memory_store_budget_bytes;
+  engine->regroup_min_rows_ = options.regroup_min_rows;
   if (options.memory_store_budget_bytes > 0) {
     engine->relief_ = std::thread(
         [e = engine.get(), budget = options.memory_store_budget_bytes] { e->RelieveMemoryHead(budget); });
@@ -125,7 +126,23 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
     }
     results.push_back(std::move(result));
   }
+  RegroupHead();
   return results;
+}
+
+void Engine::RegroupHead() {
+  MemoryHead& head = store_->head();
+  for (const MemoryHead::BucketToRegroup& due : head.BucketsToRegroup(regroup_min_rows_)) {
+    // Both copies live until readers of the old one finish: only when they
+    // fit in the budget together with the rest of the head.
+    if (memory_budget_bytes_ > 0 && head.bytes() + due.bytes > memory_budget_bytes_) continue;
+    std::unique_ptr<MemoryHead::Regrouping> regrouping = head.StartRegroup(due.table_id,
+                                                                           due.bucket);
+    if (regrouping == nullptr) continue;
+    if (writer_->Exclusive([&] { return head.FinishRegroup(*regrouping); })) {
+      regroups_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
 }
 
 absl::StatusOr<int> Engine::SweepDroppedTables() {

@@ -55,6 +55,10 @@ struct EngineOptions {
   // (RESOURCE_EXHAUSTED) until they are (docs/architecture.md, "Memory
   // head"). 0: no budget.
   int64_t memory_store_budget_bytes = int64_t{256} << 20;
+  // A maintenance run regroups a memory-head bucket (MemoryHead::Regrouping)
+  // once at least this many rows, and as many as it holds in series order,
+  // were written to it since it was last regrouped.
+  int64_t regroup_min_rows = 32768;
   // Time source for write windows, retention and background jobs. Not owned;
   // null means the system clock.
   const Clock* clock = nullptr;
@@ -155,10 +159,12 @@ class Engine {
     int64_t bytes = 0;
     int64_t budget_bytes = 0;
     int64_t early_conversions = 0;
+    int64_t regroups = 0;  // buckets copied with each series' rows together
   };
   MemoryHeadUsage HeadUsage() const {
     return {store_->head().bytes(), memory_budget_bytes_,
-            early_conversions_.load(std::memory_order_relaxed)};
+            early_conversions_.load(std::memory_order_relaxed),
+            regroups_.load(std::memory_order_relaxed)};
   }
   // RocksDB's counters since open.
   struct RocksDbCounters {
@@ -209,6 +215,9 @@ class Engine {
 
   // Converts the oldest buckets while the memory head is over `budget`.
   void RelieveMemoryHead(int64_t budget);
+  // Regroups the memory head's buckets that are due (BucketsToRegroup) and
+  // whose copy fits in the budget beside the head.
+  void RegroupHead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(maintenance_mu_);
 
   absl::Mutex maintenance_mu_;  // one maintenance run (or relief) at a time
   // Per table: the bucket below which retention already gave space back.
@@ -217,6 +226,8 @@ class Engine {
   absl::flat_hash_map<uint32_t, TableStorageStats> history_ ABSL_GUARDED_BY(history_mu_);
   int64_t memory_budget_bytes_ = 0;
   std::atomic<int64_t> early_conversions_{0};
+  int64_t regroup_min_rows_ = 0;
+  std::atomic<int64_t> regroups_{0};
   absl::Mutex relief_mu_;
   bool closing_ ABSL_GUARDED_BY(relief_mu_) = false;
   std::thread relief_;  // RelieveMemoryHead, when there is a budget

@@ -63,6 +63,16 @@ MemoryHead::Entry MemoryHead::Bucket::CopyRow(int64_t time_nanos, uint64_t seque
   return {time_nanos, sequence, data, static_cast<uint32_t>(row.size())};
 }
 
+void MemoryHead::Bucket::AppendCopy(Series* to, const Entry& entry) {
+  Entry copy = CopyRow(entry.time_nanos, entry.sequence, entry.stored());
+  copy.shape = entry.shape;
+  to->last_shape = entry.shape;
+  absl::MutexLock lock(&to->mu);
+  to->entries.push_back(copy);
+  rows_.fetch_add(1, std::memory_order_relaxed);
+  bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
+}
+
 std::shared_ptr<MemoryHead::Bucket> MemoryHead::FindBucket(uint32_t table_id,
                                                            uint32_t bucket) const {
   absl::ReaderMutexLock lock(&mu_);
@@ -163,14 +173,17 @@ void MemoryHead::ApplyTo(Bucket* bucket, Series* series, const Change& change) {
   if (!change.row) {
     if (stored) {
       entries.erase(it);
+      ++series->edits;
       bucket->rows_.fetch_sub(1, std::memory_order_relaxed);
     }
     return;
   }
   if (stored) {
     *it = *entry;  // the old bytes stay in the arena until the bucket goes
+    ++series->edits;
     return;
   }
+  if (it != entries.end()) ++series->edits;
   entries.insert(it, *entry);  // at the end for an append, the common case
   bucket->rows_.fetch_add(1, std::memory_order_relaxed);
   bucket->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
@@ -356,29 +369,13 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
       for (const Entry& e : series->entries) {
         if (e.sequence <= sequence) continue;
         if (!copy) copy = std::make_unique<Series>();
-        absl::MutexLock copy_lock(&copy->mu);
-        Entry moved = kept->CopyRow(e.time_nanos, e.sequence, e.stored());
-        moved.shape = e.shape;
-        copy->last_shape = e.shape;
-        copy->entries.push_back(moved);
-        kept->rows_.fetch_add(1, std::memory_order_relaxed);
-        kept->bytes_.fetch_add(kEntryBytes, std::memory_order_relaxed);
+        kept->AppendCopy(copy.get(), e);
       }
       if (copy) kept->AddSeries(id, std::move(copy));
     }
-    if (kept->rows() > 0) {
-      // The rows kept keep their shape numbers.
-      kept->shape_ids_ = old->shape_ids_;
-      kept->writer_shapes_ = old->writer_shapes_;
-      for (const auto& [signature, shape] : kept->shape_ids_) {
-        kept->bytes_.fetch_add(
-            static_cast<int64_t>(kept->writer_shapes_[shape - 1]->bytes() + signature.size()),
-            std::memory_order_relaxed);
-      }
-      absl::MutexLock kept_lock(&kept->mu);
-      kept->shapes = old->shapes;
-    }
   }
+  if (kept->rows() > 0) CopyShapes(*old, kept.get());
+  kept->rows_in_series_order_ = kept->rows();  // copied a series at a time
   bytes_.fetch_add(kept->bytes() - old->bytes(), std::memory_order_relaxed);
   if (kept->rows() == 0) {
     table->second.erase(it);
@@ -387,6 +384,112 @@ rocksdb::Status MemoryHead::WriteThenKeepAfter(rocksdb::DB* db,
     it->second = std::move(kept);
   }
   return s;
+}
+
+void MemoryHead::CopyShapes(const Bucket& from, Bucket* to) {
+  // Rows copied keep their shape numbers.
+  to->shape_ids_ = from.shape_ids_;
+  to->writer_shapes_ = from.writer_shapes_;
+  for (const auto& [signature, shape] : to->shape_ids_) {
+    to->bytes_.fetch_add(
+        static_cast<int64_t>(to->writer_shapes_[shape - 1]->bytes() + signature.size()),
+        std::memory_order_relaxed);
+  }
+  absl::ReaderMutexLock from_lock(&from.mu);
+  absl::MutexLock to_lock(&to->mu);
+  to->shapes = from.shapes;
+}
+
+std::unique_ptr<MemoryHead::Regrouping> MemoryHead::StartRegroup(uint32_t table_id,
+                                                                 uint32_t bucket) const {
+  std::shared_ptr<Bucket> old = FindBucket(table_id, bucket);
+  if (old == nullptr) return nullptr;
+  auto regrouping = std::make_unique<Regrouping>();
+  regrouping->table_id = table_id;
+  regrouping->bucket = bucket;
+  regrouping->fresh = std::make_shared<Bucket>();
+  std::shared_ptr<const Bucket::SeriesList> list;
+  {
+    absl::ReaderMutexLock lock(&old->mu);
+    list = old->SharedSeriesList();
+  }
+  Bucket& fresh = *regrouping->fresh;
+  std::vector<Entry> rows;
+  for (const auto& [id, series] : *list) {
+    uint64_t edits = 0;
+    {
+      // A copy of the index under the series' lock, as a reader's: the
+      // writer waits for it at most; the row bytes never change.
+      absl::ReaderMutexLock lock(&series->mu);
+      rows = series->entries;
+      edits = series->edits;
+    }
+    auto copy = std::make_unique<Series>();
+    for (const Entry& e : rows) fresh.AppendCopy(copy.get(), e);
+    Series* added = fresh.AddSeries(id, std::move(copy));
+    regrouping->copied[series] = {.fresh = added, .rows = rows.size(), .edits = edits};
+  }
+  regrouping->old = std::move(old);
+  return regrouping;
+}
+
+bool MemoryHead::FinishRegroup(Regrouping& regrouping) {
+  Bucket& old = *regrouping.old;
+  Bucket& fresh = *regrouping.fresh;
+  {
+    absl::ReaderMutexLock old_lock(&old.mu);
+    for (const auto& [id, series] : old.series) {
+      absl::ReaderMutexLock lock(&series->mu);
+      auto copied = regrouping.copied.find(series.get());
+      Series* to = nullptr;
+      size_t from = 0;
+      if (copied == regrouping.copied.end()) {  // a series added since step one
+        to = fresh.AddSeries(id, std::make_unique<Series>());
+      } else if (copied->second.edits == series->edits &&
+                 copied->second.rows <= series->entries.size()) {
+        to = copied->second.fresh;  // only appends since: the rows after those copied
+        from = copied->second.rows;
+      } else {  // changed otherwise: copied again (the first copy's bytes are left unused)
+        to = copied->second.fresh;
+        absl::MutexLock to_lock(&to->mu);
+        fresh.rows_.fetch_sub(static_cast<int64_t>(to->entries.size()),
+                              std::memory_order_relaxed);
+        fresh.bytes_.fetch_sub(static_cast<int64_t>(to->entries.size()) * kEntryBytes,
+                               std::memory_order_relaxed);
+        to->entries.clear();
+      }
+      for (size_t i = from; i < series->entries.size(); ++i) {
+        fresh.AppendCopy(to, series->entries[i]);
+      }
+      to->last_shape = series->last_shape;
+      absl::MutexLock to_lock(&to->mu);
+      to->edits = series->edits;
+    }
+  }
+  CopyShapes(old, &fresh);
+  fresh.rows_in_series_order_ = fresh.rows();
+  absl::MutexLock lock(&mu_);
+  auto table = tables_.find(regrouping.table_id);
+  if (table == tables_.end()) return false;
+  auto it = table->second.find(regrouping.bucket);
+  if (it == table->second.end() || it->second != regrouping.old) return false;
+  bytes_.fetch_add(fresh.bytes() - old.bytes(), std::memory_order_relaxed);
+  it->second = regrouping.fresh;
+  return true;
+}
+
+std::vector<MemoryHead::BucketToRegroup> MemoryHead::BucketsToRegroup(int64_t min_rows) const {
+  std::vector<BucketToRegroup> out;
+  absl::ReaderMutexLock lock(&mu_);
+  for (const auto& [table_id, buckets] : tables_) {
+    for (const auto& [bucket, data] : buckets) {
+      const int64_t scattered = data->rows() - data->rows_in_series_order();
+      if (scattered >= std::max(min_rows, data->rows_in_series_order())) {
+        out.push_back({table_id, bucket, data->bytes()});
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<uint32_t> MemoryHead::TableIds() const {

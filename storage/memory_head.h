@@ -59,6 +59,11 @@ class MemoryHead {
   struct Series {
     mutable absl::Mutex mu;
     std::vector<Entry> entries ABSL_GUARDED_BY(mu);  // by time, one per time
+    // Changes other than an append at the end (a row replaced, inserted
+    // before the newest, erased): Regroup copies a series outside the
+    // writer's lock and then takes only the rows appended since, unless
+    // this moved. Changed by the writer only.
+    uint64_t edits ABSL_GUARDED_BY(mu) = 0;
     uint32_t last_shape = 0;  // writer-only: the shape of its last row, tried first
   };
   using SeriesId = std::pair<uint64_t, uint64_t>;  // (partition hash, series): key order
@@ -97,9 +102,16 @@ class MemoryHead {
     char* Allocate(size_t size);
     int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     int64_t rows() const { return rows_.load(std::memory_order_relaxed); }
+    // Rows the bucket was made with a series at a time (FinishRegroup); the
+    // rest were written since, each among other series' rows.
+    int64_t rows_in_series_order() const { return rows_in_series_order_; }
 
    private:
     friend class MemoryHead;
+    // Copies `entry`'s row into the arena and appends it to `to`, a series
+    // no reader sees yet (writer-only).
+    void AppendCopy(Series* to, const Entry& entry);
+    int64_t rows_in_series_order_ = 0;  // set before the bucket is shared
     // Writer-only: the series by id, as `series` holds them. A hash lookup
     // without the lock for each change, where the btree's search under the
     // reader lock was ~250 instructions a row; the btree stays the readers'
@@ -199,6 +211,44 @@ class MemoryHead {
   static std::unique_ptr<Iterator> NewIterator(View view, std::string upper = {},
                                                uint64_t max_sequence = UINT64_MAX);
 
+  // --- keeping a series' rows together ---
+  //
+  // Rows are written a moment at a time across every series (a fleet
+  // reports together) and read a series at a time, so a reader of one
+  // series takes a cache miss per row. Regrouping copies a bucket into a new
+  // arena a series at a time (leaving out rows replaced since), in two
+  // steps so that writers wait only for the second, short one.
+  struct Regrouping {
+    uint32_t table_id = 0;
+    uint32_t bucket = 0;
+    std::shared_ptr<Bucket> old, fresh;
+    // Each series of `old` copied, with its rows and edits as copied.
+    struct Copied {
+      Series* fresh = nullptr;
+      size_t rows = 0;
+      uint64_t edits = 0;
+    };
+    absl::flat_hash_map<const Series*, Copied> copied;
+  };
+  // Step one, outside the writer's lock: copies the bucket's rows as they
+  // are. Null if the table has no such bucket.
+  std::unique_ptr<Regrouping> StartRegroup(uint32_t table_id, uint32_t bucket) const;
+  // Step two, while no writer changes the head (Writer::Exclusive): copies
+  // the rows written since step one and puts the copy in the bucket's
+  // place (readers that captured the old bucket keep it). False, and
+  // nothing changed, if the bucket was dropped or replaced meanwhile.
+  bool FinishRegroup(Regrouping& regrouping);
+  // Buckets with at least `min_rows` rows written since they were last
+  // regrouped, and at least as many as were: (table, bucket, bytes held).
+  // Regrouping each at such a doubling copies a bucket's rows about twice
+  // in all, and keeps at least half of them in series order.
+  struct BucketToRegroup {
+    uint32_t table_id = 0;
+    uint32_t bucket = 0;
+    int64_t bytes = 0;
+  };
+  std::vector<BucketToRegroup> BucketsToRegroup(int64_t min_rows) const;
+
   // The (table, bucket) holding the oldest hour among those not in
   // `skip`, if any: what to convert first when the head is over its budget.
   std::optional<std::pair<uint32_t, uint32_t>> OldestBucket(
@@ -238,6 +288,8 @@ class MemoryHead {
   // Adds the shape of parts_ (not in the bucket yet) under `signature`;
   // returns its id, or 0 past the bucket's limit of shapes.
   uint32_t AddShape(Bucket* bucket, std::string_view signature);
+  // Gives `to` the shapes of `from`, whose rows it copied (with their numbers).
+  static void CopyShapes(const Bucket& from, Bucket* to);
   void DropLocked(uint32_t table_id, uint32_t from, uint32_t to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   View CaptureLocked(uint32_t table_id) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "common/clock.h"
@@ -374,6 +375,159 @@ TEST(MemoryHeadTest, AConversionKeepsTheRowsWrittenAfterItsSequence) {
   EXPECT_EQ(head.bytes(), 0);
 }
 
+// Every key and row of a table, in iteration order.
+std::vector<std::string> Contents(const MemoryHead& head, uint32_t table_id) {
+  std::vector<std::string> out;
+  auto it = MemoryHead::NewIterator(head.Capture(table_id));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out.push_back(At(*it));
+  return out;
+}
+
+std::vector<std::string> Contents(const Model& model, uint32_t table_id) {
+  const Model want = TableModel(model, table_id, "");
+  std::vector<std::string> out;
+  for (auto m = want.begin(); m != want.end(); ++m) out.push_back(At(want, m));
+  return out;
+}
+
+// Regrouping copies a bucket between two steps while the writer goes on:
+// every put, replacement, insertion before a series' newest row, erase and
+// new series made between the steps must be in the copy, the writer goes on
+// in the copy, and a reader that captured the bucket before the second step
+// keeps it as it was then.
+TEST(MemoryHeadTest, ARegroupedBucketHoldsEveryChangeMadeBetweenItsSteps) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    MemoryHead head;
+    Model model;
+    Fill(head, model, seed);
+    std::vector<std::unique_ptr<MemoryHead::Regrouping>> started;
+    for (uint32_t table_id : {1u, 2u}) {
+      for (uint32_t bucket : head.Buckets(table_id)) {
+        started.push_back(head.StartRegroup(table_id, bucket));
+        ASSERT_NE(started.back(), nullptr);
+      }
+    }
+    Fill(head, model, seed + 100);  // between the steps
+    // A reader that captured the buckets before the second step.
+    auto reader = MemoryHead::NewIterator(head.Capture(1));
+    const std::vector<std::string> captured = Contents(model, 1);
+    for (auto& regrouping : started) EXPECT_TRUE(head.FinishRegroup(*regrouping));
+    for (uint32_t table_id : {1u, 2u}) {
+      ASSERT_EQ(Contents(head, table_id), Contents(model, table_id))
+          << "seed " << seed << " table " << table_id;
+    }
+    for (const auto& [key, row] : model) {
+      keys::PointKey point;
+      ASSERT_TRUE(keys::DecodePointKey(key, &point));
+      ASSERT_EQ(head.Find(point), row);
+    }
+    // The bytes counted are the buckets' now.
+    int64_t counted = 0;
+    for (uint32_t table_id : {1u, 2u}) counted += head.TableUsage(table_id).first;
+    EXPECT_EQ(head.bytes(), counted);
+    // The writer carries on in the copies; the reader's buckets are left as
+    // they were.
+    Fill(head, model, seed + 200);
+    std::vector<std::string> seen;
+    for (reader->SeekToFirst(); reader->Valid(); reader->Next()) seen.push_back(At(*reader));
+    EXPECT_TRUE(seen == captured) << "seed " << seed;
+    for (uint32_t table_id : {1u, 2u}) {
+      ASSERT_EQ(Contents(head, table_id), Contents(model, table_id)) << "after, seed " << seed;
+    }
+  }
+}
+
+// What regrouping is for: rows written a moment at a time across series
+// lie a series apart in the arena; regrouped, a series' rows lie one after
+// another (but across the arena's blocks).
+TEST(MemoryHeadTest, ARegroupedBucketKeepsEachSeriesRowsTogether) {
+  MemoryHead head;
+  constexpr int kSeries = 50, kRows = 40;
+  const std::string row = Row(1);  // encoded, stored compact
+  std::vector<MemoryHead::Change> changes;
+  for (int t = 0; t < kRows; ++t) {
+    for (int s = 0; s < kSeries; ++s) {
+      changes.push_back({{.table_id = 1, .bucket = 5, .series = static_cast<uint64_t>(s),
+                          .time_nanos = 5 * keys::kBucketNanos + t * kNanosPerSecond},
+                         row, 1});
+    }
+  }
+  head.Apply(changes);
+  // Pairs of a series' consecutive rows whose bytes follow one another.
+  auto adjacent = [&] {
+    int pairs = 0;
+    auto it = MemoryHead::NewIterator(head.Capture(1));
+    std::string_view last;
+    uint64_t last_series = UINT64_MAX;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const std::string_view bytes = it->stored().first;
+      keys::PointKey point;
+      EXPECT_TRUE(keys::DecodePointKey(it->key().ToStringView(), &point));
+      const uint64_t series = point.series;
+      if (series == last_series && bytes.data() == last.data() + last.size()) ++pairs;
+      last = bytes;
+      last_series = series;
+    }
+    return pairs;
+  };
+  EXPECT_EQ(adjacent(), 0);
+  EXPECT_EQ(head.BucketsToRegroup(1000).size(), 1u);
+  auto regrouping = head.StartRegroup(1, 5);
+  ASSERT_TRUE(head.FinishRegroup(*regrouping));
+  // All but where a series crosses from one block of the arena to the next.
+  EXPECT_GE(adjacent(), kSeries * (kRows - 1) - 10);
+}
+
+// A bucket dropped (expired, converted, its table dropped) between the
+// steps stays dropped: the copy is not put back.
+TEST(MemoryHeadTest, ARegroupOfABucketDroppedBetweenItsStepsChangesNothing) {
+  MemoryHead head;
+  const keys::PointKey key{.table_id = 1, .bucket = 5, .series = 1,
+                           .time_nanos = 5 * keys::kBucketNanos};
+  head.Apply({{key, "row"}});
+  auto regrouping = head.StartRegroup(1, 5);
+  ASSERT_NE(regrouping, nullptr);
+  head.DropBuckets(1, 0, UINT32_MAX);
+  EXPECT_FALSE(head.FinishRegroup(*regrouping));
+  EXPECT_EQ(head.Buckets(1), std::vector<uint32_t>{});
+  EXPECT_EQ(head.Find(key), std::nullopt);
+  EXPECT_EQ(head.bytes(), 0);
+  EXPECT_EQ(head.StartRegroup(1, 5), nullptr);
+}
+
+// A bucket is due once the rows written since its last regroup are at
+// least the minimum and at least as many as it then held.
+TEST(MemoryHeadTest, ABucketIsDueForRegroupingWhenItsScatteredRowsDouble) {
+  MemoryHead head;
+  int64_t next_time = 0;
+  auto write = [&](int rows) {
+    std::vector<MemoryHead::Change> changes;
+    for (int i = 0; i < rows; ++i) {
+      changes.push_back({{.table_id = 1, .bucket = 5, .series = static_cast<uint64_t>(i % 7),
+                          .time_nanos = 5 * keys::kBucketNanos + next_time++},
+                         "row", 1});
+    }
+    head.Apply(changes);
+  };
+  write(99);
+  EXPECT_TRUE(head.BucketsToRegroup(100).empty());
+  write(1);
+  const auto due = head.BucketsToRegroup(100);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].table_id, 1u);
+  EXPECT_EQ(due[0].bucket, 5u);
+  EXPECT_EQ(due[0].bytes, head.bytes());
+  ASSERT_TRUE(head.FinishRegroup(*head.StartRegroup(1, 5)));
+  EXPECT_TRUE(head.BucketsToRegroup(100).empty());
+  write(150);  // as many as were regrouped (100) and past the minimum
+  EXPECT_EQ(head.BucketsToRegroup(100).size(), 1u);
+  ASSERT_TRUE(head.FinishRegroup(*head.StartRegroup(1, 5)));
+  write(249);  // past the minimum, short of the 250 regrouped
+  EXPECT_TRUE(head.BucketsToRegroup(100).empty());
+  write(1);
+  EXPECT_EQ(head.BucketsToRegroup(100).size(), 1u);
+}
+
 TEST(MemoryHeadTest, OldestBucketSkipsWhatCouldNotMove) {
   MemoryHead head;
   auto at = [](uint32_t table, uint32_t bucket) {
@@ -551,10 +705,12 @@ class MemoryHeadEngineTest : public ::testing::Test {
  protected:
   static constexpr int64_t kNow = 1'700'002'800LL * kNanosPerSecond + 30 * kNanosPerMinute;
 
-  void Open(int64_t budget = 0) {
+  void Open(int64_t budget = 0, int64_t regroup_min_rows = EngineOptions().regroup_min_rows) {
     engine_.reset();
-    auto engine = Engine::Open(
-        {.data_dir = dir_.Sub("data"), .memory_store_budget_bytes = budget, .clock = &clock_});
+    auto engine = Engine::Open({.data_dir = dir_.Sub("data"),
+                                .memory_store_budget_bytes = budget,
+                                .regroup_min_rows = regroup_min_rows,
+                                .clock = &clock_});
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
   }
@@ -810,6 +966,73 @@ TEST_F(MemoryHeadEngineTest, ScansDuringWritesAndConversionsSeeEveryAcknowledged
   // And after a restart, from the blocks and the log.
   Open();
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(kHosts * kRounds));
+}
+
+// Maintenance regroups the open hour while a writer appends to it and
+// rewrites earlier points with higher versions, and scans run: every scan
+// sees each acknowledged point once, and in the end every point holds its
+// last value, before and after a restart.
+TEST_F(MemoryHeadEngineTest, HoursRegroupedWhileWrittenAndScannedKeepEveryPointsLastValue) {
+  Open(/*budget=*/0, /*regroup_min_rows=*/40);
+  CreateTable();
+  constexpr int kHosts = 10, kRounds = 300;
+  const int64_t hour = kNow - 20 * kNanosPerMinute;  // the open hour
+  std::atomic<int> acknowledged{0};
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<InputRecord> batch;
+      for (int h = 0; h < kHosts; ++h) {
+        batch.push_back(Point(h, hour + round * kNanosPerSecond, round));
+        // Every third round also rewrites an earlier point of the host.
+        if (round % 3 == 0 && round > 0) {
+          const int earlier = round / 3;
+          batch.push_back(Point(h, hour + earlier * kNanosPerSecond, -earlier, /*version=*/2));
+        }
+      }
+      Write(std::move(batch));
+      acknowledged = (round + 1) * kHosts;
+    }
+    done = true;
+  });
+  int runs = 0;
+  while (!done || runs < 3) {
+    engine_->RunMaintenance();
+    const int before = acknowledged.load();
+    std::set<std::pair<uint64_t, int64_t>> seen;
+    int duplicates = 0;
+    ASSERT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
+                  if (!seen.emplace(row.series, row.time_nanos).second) ++duplicates;
+                  return true;
+                }).ok());
+    ASSERT_EQ(duplicates, 0) << "run " << runs;
+    ASSERT_GE(static_cast<int>(seen.size()), before) << "run " << runs;
+    ++runs;
+  }
+  writer.join();
+  EXPECT_GT(engine_->HeadUsage().regroups, 0);
+  // Each point's last value: -t for the rewritten ones (t <= kRounds / 3), else t.
+  auto expect_last_values = [&] {
+    std::vector<std::string> rows = ScanAll();
+    ASSERT_EQ(rows.size(), static_cast<size_t>(kHosts * kRounds));
+    std::map<int64_t, std::set<std::string>> values_at;  // time -> "vV value"
+    for (const std::string& row : rows) {
+      std::istringstream in(row);
+      std::string series, version, value;
+      int64_t time = 0;
+      in >> series >> time >> version >> value;
+      values_at[time].insert(version + " " + value);
+    }
+    for (int t = 0; t < kRounds; ++t) {
+      const bool rewritten = t >= 1 && t <= (kRounds - 1) / 3;
+      const std::string want = rewritten ? "v2 " + std::to_string(-static_cast<double>(t))
+                                         : "v1 " + std::to_string(static_cast<double>(t));
+      ASSERT_EQ(values_at[hour + t * kNanosPerSecond], std::set<std::string>{want}) << "t " << t;
+    }
+  };
+  expect_last_values();
+  Open();
+  expect_last_values();
 }
 
 // A write group or a conversion that raced DROP TABLE (neither waits for the
