@@ -239,9 +239,10 @@ class MemoryHead {
   // nothing changed, if the bucket was dropped or replaced meanwhile.
   bool FinishRegroup(Regrouping& regrouping);
   // Buckets with at least `min_rows` rows written since they were last
-  // regrouped, and at least as many as were: (table, bucket, bytes held).
-  // Regrouping each at such a doubling copies a bucket's rows about twice
-  // in all, and keeps at least half of them in series order.
+  // regrouped, and at least as many as were, and 64 rows per series on
+  // average: (table, bucket, bytes held). Regrouping each at such a
+  // doubling copies a bucket's rows about twice in all, and keeps at least
+  // half of them in series order.
   struct BucketToRegroup {
     uint32_t table_id = 0;
     uint32_t bucket = 0;
