@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "storage/format/block.h"
 #include "storage/format/block_format.h"
 #include "storage/head_log.h"
+#include "storage/head_rows.h"
 #include "storage/keys.h"
 #include "storage/row_codec.h"
 
@@ -101,22 +103,33 @@ class BucketConverter {
         if (prefix.empty() || p < prefix) prefix = p;
       }
       const std::string block_key(prefix);
-      candidates.clear();
-      RETURN_IF_ERROR(TakeSeries(hot.get(), hot.get(), block_key, 2, &candidates,
-                                 &counts.rows_moved));
-      RETURN_IF_ERROR(TakeSeries(delta.get(), nullptr, block_key, 1, &candidates,
-                                 &counts.delta_rows_merged));
-      RETURN_IF_ERROR(AddExistingBlock(block_key, &candidates));
-      std::vector<format::BlockPoint> points = Resolve(&candidates);
-      if (points.size() > format::kMaxPointsPerBlock) {
-        // One block cannot hold this series' hour: the bucket stays in the
-        // memory store (still read and expired normally).
-        conversion.stays_in_memory = true;
-        return conversion;
+      ASSIGN_OR_RETURN(std::optional<std::string> existing, ReadBlock(block_key));
+      std::optional<std::string> block;
+      if (!existing && !(delta->Valid() && delta->key().starts_with(block_key))) {
+        // Only the head holds the series here: its rows may freeze as they are.
+        ASSIGN_OR_RETURN(block, FreezeHeadSeries(hot.get(), block_key, &counts.rows_moved));
       }
-      ASSIGN_OR_RETURN(std::string block, format::EncodeBlock(points));
-      ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(block));
-      batch.Put(store_.family(Store::kCold), block_key, block);
+      if (!block) {
+        candidates.clear();
+        RETURN_IF_ERROR(TakeSeries(hot.get(), hot.get(), block_key, 2, &candidates,
+                                   &counts.rows_moved));
+        RETURN_IF_ERROR(TakeSeries(delta.get(), nullptr, block_key, 1, &candidates,
+                                   &counts.delta_rows_merged));
+        if (existing) {
+          ASSIGN_OR_RETURN(auto points, format::DecodeBlock(*existing));
+          for (auto& p : points) candidates.push_back({p.time_nanos, 0, std::move(p)});
+        }
+        std::vector<format::BlockPoint> points = Resolve(&candidates);
+        if (points.size() > format::kMaxPointsPerBlock) {
+          // One block cannot hold this series' hour: the bucket stays in the
+          // memory store (still read and expired normally).
+          conversion.stays_in_memory = true;
+          return conversion;
+        }
+        ASSIGN_OR_RETURN(block, format::EncodeBlock(points));
+      }
+      ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(*block));
+      batch.Put(store_.family(Store::kCold), block_key, *block);
       batch.Put(store_.family(Store::kColdHeader), block_key, header);
       ++counts.blocks_written;
       if (batch.GetDataSize() > kBlocksChunkBytes) {
@@ -171,16 +184,75 @@ class BucketConverter {
     return absl::OkStatus();
   }
 
-  absl::Status AddExistingBlock(const std::string& block_key, std::vector<Candidate>* candidates) {
+  // The series' block in the bucket as of the snapshot, if it has one.
+  absl::StatusOr<std::optional<std::string>> ReadBlock(const std::string& block_key) {
     std::string bytes;
     rocksdb::ReadOptions options;
     options.snapshot = snapshot_;
     rocksdb::Status s = store_.db()->Get(options, store_.family(Store::kCold), block_key, &bytes);
-    if (s.IsNotFound()) return absl::OkStatus();
+    if (s.IsNotFound()) return std::nullopt;
     RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
-    ASSIGN_OR_RETURN(auto points, format::DecodeBlock(bytes));
-    for (auto& p : points) candidates->push_back({p.time_nanos, 0, std::move(p)});
-    return absl::OkStatus();
+    return bytes;
+  }
+
+  // The block of the series at `head` (keys starting with `prefix`) encoded
+  // straight from the head's rows, when they are all of one fixed-layout
+  // shape (storage/head_rows.h: a MULTI record of doubles and booleans, the
+  // common case) and fit in one block: each value read from its place into
+  // its column, where the general path decodes every row into measures with
+  // their names, sorts them with the other tiers' and encodes them again.
+  // Moves `head` past the series. Nullopt (nothing read) otherwise.
+  static absl::StatusOr<std::optional<std::string>> FreezeHeadSeries(MemoryHead::Iterator* head,
+                                                                     std::string_view prefix,
+                                                                     int64_t* count) {
+    if (!head->Valid() || !head->key().starts_with(prefix)) return std::nullopt;
+    const MemoryHead::Iterator::SeriesRows series = head->RestOfSeries();
+    const uint32_t shape_id = series.entries.front().shape;
+    if (shape_id == 0 || shape_id > series.shapes.size() ||
+        series.entries.size() > format::kMaxPointsPerBlock) {
+      return std::nullopt;
+    }
+    const RowShape& shape = *series.shapes[shape_id - 1];
+    if (shape.fixed_offsets().empty()) return std::nullopt;
+    for (const MemoryHead::Entry& e : series.entries) {
+      if (e.shape != shape_id) return std::nullopt;
+    }
+    const size_t n = series.entries.size();
+    std::vector<int64_t> times(n), versions(n);
+    std::vector<format::ColumnToEncode> columns(shape.size());
+    for (size_t c = 0; c < shape.size(); ++c) {
+      columns[c].name = shape.name(c);
+      columns[c].values.type = shape.type(c);
+      if (shape.type(c) == ValueType::kDouble) {
+        columns[c].values.reals.resize(n);
+      } else {
+        columns[c].values.numbers.resize(n);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const MemoryHead::Entry& e = series.entries[i];
+      Decoder version(e.stored());
+      uint64_t v = 0;
+      std::string_view values;
+      if (!version.GetVarint64(&v) || !FixedValues(e.stored(), shape, &values)) {
+        return CorruptionError("row");  // as DecodeRowInto says it
+      }
+      times[i] = e.time_nanos;
+      versions[i] = static_cast<int64_t>(v);
+      for (size_t c = 0; c < shape.size(); ++c) {
+        const char* at = values.data() + shape.fixed_offsets()[c];
+        if (shape.type(c) == ValueType::kDouble) {
+          const uint64_t bits = DecodeFixed64BE(at);
+          std::memcpy(&columns[c].values.reals[i], &bits, sizeof(bits));
+        } else {  // BOOLEAN, the other fixed-size type
+          columns[c].values.numbers[i] = *at != 0;
+        }
+      }
+    }
+    ASSIGN_OR_RETURN(std::string block, format::EncodeBlockColumns(times, versions, columns));
+    *count += static_cast<int64_t>(n);
+    head->SkipSeries();
+    return block;
   }
 
   // One point per time: the highest version, then the most recent tier.

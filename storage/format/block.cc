@@ -25,13 +25,6 @@ absl::Status Corrupt(std::string_view what) {
                                     "); restore the data directory from a backup"));
 }
 
-// A column while encoding: its cells by row, null where a row lacks it.
-struct ColumnCells {
-  std::string name;
-  ValueType type;
-  std::vector<const Value*> cells;
-};
-
 void PutBitmap(const std::vector<bool>& bits, std::string* out) {
   BitWriter writer(out);
   for (bool b : bits) writer.WriteBit(b);
@@ -52,43 +45,32 @@ bool GetBitmap(std::string_view* in, size_t count, std::vector<bool>* bits) {
   return true;
 }
 
-void EncodeValues(ValueType type, const std::vector<const Value*>& present, std::string* out) {
-  switch (type) {
-    case ValueType::kDouble: {
-      std::vector<double> values;
-      values.reserve(present.size());
-      for (const Value* v : present) values.push_back(v->real);
-      EncodeDoubles(values, out);
-      return;
-    }
+// Encodes a column's present values (its typed array).
+void EncodeValues(const ColumnValues& column, std::string* out) {
+  switch (column.type) {
+    case ValueType::kDouble: EncodeDoubles(column.reals, out); return;
     case ValueType::kBigint:
-    case ValueType::kTimestamp: {
-      std::vector<int64_t> values;
-      values.reserve(present.size());
-      for (const Value* v : present) values.push_back(v->number);
-      EncodeInts(Deltas(values), out);
-      return;
-    }
+    case ValueType::kTimestamp: EncodeInts(Deltas(column.numbers), out); return;
     case ValueType::kVarchar: {
       // Dictionary in order of first appearance, then one index per value.
       absl::flat_hash_map<std::string_view, int64_t> ids;
       std::vector<std::string_view> dictionary;
       std::vector<int64_t> indexes;
-      indexes.reserve(present.size());
-      for (const Value* v : present) {
-        auto [it, added] = ids.try_emplace(v->text, static_cast<int64_t>(dictionary.size()));
-        if (added) dictionary.push_back(v->text);
+      indexes.reserve(column.texts.size());
+      for (std::string_view text : column.texts) {
+        auto [it, added] = ids.try_emplace(text, static_cast<int64_t>(dictionary.size()));
+        if (added) dictionary.push_back(text);
         indexes.push_back(it->second);
       }
       PutVarint64(out, dictionary.size());
-      for (std::string_view s : dictionary) PutLengthPrefixed(out, s);
+      for (std::string_view text : dictionary) PutLengthPrefixed(out, text);
       EncodeInts(indexes, out);
       return;
     }
     case ValueType::kBoolean: {
       std::vector<bool> bits;
-      bits.reserve(present.size());
-      for (const Value* v : present) bits.push_back(v->number != 0);
+      bits.reserve(column.numbers.size());
+      for (int64_t n : column.numbers) bits.push_back(n != 0);
       PutBitmap(bits, out);
       return;
     }
@@ -133,26 +115,24 @@ bool DecodeValues(std::string_view* in, size_t count, ColumnValues* out) {
   return false;
 }
 
-ColumnSummary Summarize(const ColumnCells& column) {
-  ColumnSummary s{.name = column.name, .type = column.type};
-  for (const Value* v : column.cells) {
-    if (v == nullptr) {
-      ++s.null_count;
-      continue;
-    }
-    if (!IsNumeric(column.type)) continue;
-    const bool is_int = column.type != ValueType::kDouble;
-    const double d = is_int ? static_cast<double>(v->number) : v->real;
+ColumnSummary Summarize(std::string_view name, const ColumnValues& column, size_t count) {
+  ColumnSummary s{.name = std::string(name), .type = column.type};
+  s.null_count = static_cast<uint32_t>(count - column.size());
+  if (!IsNumeric(column.type)) return s;
+  const bool is_int = column.type != ValueType::kDouble;
+  for (size_t i = 0; i < column.size(); ++i) {
+    const int64_t number = is_int ? column.numbers[i] : 0;
+    const double d = is_int ? static_cast<double>(number) : column.reals[i];
     if (std::isnan(d)) continue;
     if (!s.has_stats) {
       s.has_stats = true;
       s.min = s.max = d;
-      s.int_min = s.int_max = v->number;
+      s.int_min = s.int_max = number;
     }
     s.min = std::min(s.min, d);
     s.max = std::max(s.max, d);
-    s.int_min = std::min(s.int_min, v->number);
-    s.int_max = std::max(s.int_max, v->number);
+    s.int_min = std::min(s.int_min, number);
+    s.int_max = std::max(s.int_max, number);
     s.sum += d;
   }
   return s;
@@ -269,6 +249,14 @@ bool DecodeTimes(std::string_view body, const BlockSummary& s, std::vector<int64
 
 }  // namespace
 
+size_t ColumnValues::size() const {
+  switch (type) {
+    case ValueType::kDouble: return reals.size();
+    case ValueType::kVarchar: return texts.size();
+    default: return numbers.size();
+  }
+}
+
 absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points) {
   if (points.empty() || points.size() > kMaxPointsPerBlock) {
     return absl::InvalidArgumentError(
@@ -276,30 +264,67 @@ absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points) {
   }
   const size_t n = points.size();
   std::vector<int64_t> times(n), versions(n);
-  std::vector<ColumnCells> columns;
+  std::vector<ColumnToEncode> columns;
   absl::flat_hash_map<std::string_view, size_t> column_of;
   for (size_t i = 0; i < n; ++i) {
     const BlockPoint& p = points[i];
-    if (i > 0 && p.time_nanos <= points[i - 1].time_nanos) {
-      return absl::InvalidArgumentError("block points must have strictly increasing times");
-    }
     times[i] = p.time_nanos;
     versions[i] = p.version;
     for (const Measure& m : p.measures) {
       auto [it, added] = column_of.try_emplace(m.name, columns.size());
-      if (added) columns.push_back({m.name, m.value.type, std::vector<const Value*>(n, nullptr)});
-      ColumnCells& column = columns[it->second];
+      if (added) {
+        if (columns.size() == kMaxColumnsPerBlock) {
+          return absl::InvalidArgumentError("a block holds at most 4096 measure columns");
+        }
+        columns.push_back({.name = m.name, .values = {.type = m.value.type}});
+        columns.back().values.present.resize(n);
+      }
+      ColumnValues& column = columns[it->second].values;
       if (column.type != m.value.type) {
         return absl::InvalidArgumentError(StrCat("measure \"", m.name, "\" has two types in one block"));
       }
-      if (column.cells[i] != nullptr) {
+      if (column.present[i]) {
         return absl::InvalidArgumentError(StrCat("measure \"", m.name, "\" appears twice in a point"));
       }
-      column.cells[i] = &m.value;
+      column.present[i] = true;
+      switch (column.type) {
+        case ValueType::kDouble: column.reals.push_back(m.value.real); break;
+        case ValueType::kVarchar: column.texts.push_back(m.value.text); break;
+        default: column.numbers.push_back(m.value.number); break;
+      }
+    }
+  }
+  return EncodeBlockColumns(times, versions, columns);
+}
+
+absl::StatusOr<std::string> EncodeBlockColumns(const std::vector<int64_t>& times,
+                                               const std::vector<int64_t>& versions,
+                                               const std::vector<ColumnToEncode>& columns) {
+  const size_t n = times.size();
+  if (n == 0 || n > kMaxPointsPerBlock) {
+    return absl::InvalidArgumentError(
+        StrCat("a block holds 1 to ", kMaxPointsPerBlock, " points, not ", n));
+  }
+  if (versions.size() != n) return absl::InvalidArgumentError("a version per point is needed");
+  for (size_t i = 1; i < n; ++i) {
+    if (times[i] <= times[i - 1]) {
+      return absl::InvalidArgumentError("block points must have strictly increasing times");
     }
   }
   if (columns.size() > kMaxColumnsPerBlock) {
     return absl::InvalidArgumentError("a block holds at most 4096 measure columns");
+  }
+  for (const ColumnToEncode& column : columns) {
+    const ColumnValues& values = column.values;
+    // `present` empty: every point has a value.
+    const size_t present = values.present.empty()
+                               ? n
+                               : static_cast<size_t>(std::count(values.present.begin(),
+                                                                values.present.end(), true));
+    if ((!values.present.empty() && values.present.size() != n) || values.size() != present) {
+      return absl::InvalidArgumentError(
+          StrCat("column \"", column.name, "\" does not have one value per present point"));
+    }
   }
 
   std::string out(kBlockMagic, sizeof(kBlockMagic));
@@ -323,19 +348,11 @@ absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points) {
   EncodeInts(versions, &body);
   PutLengthPrefixed(&bodies, body);
 
-  for (const ColumnCells& column : columns) {
-    const ColumnSummary summary = Summarize(column);
+  for (const ColumnToEncode& column : columns) {
+    const ColumnSummary summary = Summarize(column.name, column.values, n);
     body.clear();
-    std::vector<const Value*> present;
-    if (summary.null_count > 0) {
-      std::vector<bool> bitmap(n);
-      for (size_t i = 0; i < n; ++i) bitmap[i] = column.cells[i] != nullptr;
-      PutBitmap(bitmap, &body);
-    }
-    for (const Value* v : column.cells) {
-      if (v != nullptr) present.push_back(v);
-    }
-    EncodeValues(column.type, present, &body);
+    if (summary.null_count > 0) PutBitmap(column.values.present, &body);
+    EncodeValues(column.values, &body);
     PutColumnHeader(summary, body.size(), &out);
     bodies.append(body);
   }

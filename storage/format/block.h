@@ -51,15 +51,33 @@ struct BlockSummary {
 // measure name appears with two types.
 absl::StatusOr<std::string> EncodeBlock(const std::vector<BlockPoint>& points);
 
-// One decoded column: which points have a value, and the values of those
-// points in order, in the array its type uses.
+// One column: which points have a value, and the values of those points in
+// order, in the array its type uses.
 struct ColumnValues {
   ValueType type = ValueType::kDouble;
-  std::vector<bool> present;              // one per point
+  // One per point. To encode (EncodeBlockColumns), empty: every point has one.
+  std::vector<bool> present;
   std::vector<double> reals;              // DOUBLE
   std::vector<int64_t> numbers;           // BIGINT, TIMESTAMP, BOOLEAN (0/1)
   std::vector<std::string_view> texts;    // VARCHAR: views into the block's bytes
+  size_t size() const;                    // of the array its type uses
 };
+
+// A column to encode: its measure name and its values.
+struct ColumnToEncode {
+  std::string_view name;
+  ColumnValues values;
+};
+
+// EncodeBlock from the block's columns, for a writer that holds its points
+// as columns already (the tiering job, reading the memory head's rows of one
+// shape): the same bytes EncodeBlock gives for the same points, with the
+// columns in the given order (EncodeBlock's is their first appearance).
+// INVALID_ARGUMENT as EncodeBlock, or when a column's values are not one per
+// point it says is present.
+absl::StatusOr<std::string> EncodeBlockColumns(const std::vector<int64_t>& times,
+                                               const std::vector<int64_t>& versions,
+                                               const std::vector<ColumnToEncode>& columns);
 
 // A block decoded column by column; a reader decodes only the columns it
 // needs (a query reading one of ten measures decodes one).

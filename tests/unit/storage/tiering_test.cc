@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -479,6 +480,77 @@ TEST_F(TieringTest, ClosedHoursAreSealedIntoBlocksInsideTheMemoryStore) {
   ScanStats stats;
   EXPECT_EQ(ScanAll(&stats), with_open_hour);
   EXPECT_EQ(stats.blocks_scanned, 6);
+}
+
+// A series whose rows in the hour are all in the head and of one
+// fixed-layout shape (doubles and booleans) is frozen into its block straight
+// from those rows (tiering.cc, FreezeHeadSeries); others go through the
+// general merge. Either way a block holds exactly the bytes EncodeBlock
+// makes of the series' points, rewritten points at their last version.
+TEST_F(TieringTest, RowsOfOneFixedLayoutShapeFreezeIntoTheBlockTheirPointsMake) {
+  seal_after_ = kTenMinutes;
+  Open();
+  auto record = [](int host, int64_t time, int64_t version, bool other_shape) {
+    InputRecord r;
+    r.dimensions = {{"host", "h" + std::to_string(host)}};
+    r.measure_name = "cpu";
+    const double usage = host * 10 + (time / kNanosPerMinute) % 60 + version * 0.5;
+    r.measure_values = {{.name = "usage", .type = MeasureKind::kDouble,
+                         .value = Value::Double(usage)}};
+    if (other_shape) {
+      r.measure_values.push_back({.name = "note", .type = MeasureKind::kVarchar,
+                                  .value = Value::Varchar("n" + std::to_string(version))});
+    } else {
+      r.measure_values.push_back({.name = "up", .type = MeasureKind::kBoolean,
+                                  .value = Value::Boolean(time / kNanosPerMinute % 3 == 0)});
+    }
+    r.time = time;
+    r.time_unit = TimeUnit::kNanoseconds;
+    r.version = version;
+    return r;
+  };
+  // The hour before last: hosts 0 and 1 one shape (host 1's third point
+  // rewritten at version 2), host 2 two shapes in turn.
+  const int64_t hour = kStart - 2 * kNanosPerHour;
+  std::map<int, std::vector<format::BlockPoint>> points;
+  std::vector<InputRecord> batch;
+  for (int host = 0; host < 3; ++host) {
+    for (int i = 0; i < 6; ++i) {
+      const int64_t time = hour + i * kTenMinutes;
+      const bool other_shape = host == 2 && i % 2 == 1;
+      batch.push_back(record(host, time, 1, other_shape));
+      const int64_t version = host == 1 && i == 2 ? 2 : 1;
+      std::vector<Measure> measures;
+      for (const InputMeasure& m : record(host, time, version, other_shape).measure_values) {
+        measures.push_back({m.name, *m.value});
+      }
+      points[host].push_back({time, version, std::move(measures)});
+    }
+  }
+  ASSERT_EQ(Write(batch).memory_store, 18);
+  ASSERT_EQ(Write({record(1, hour + 2 * kTenMinutes, 2, false)}).memory_store, 1);
+  const auto before = ScanAll();
+  const TableMaintenance run = Maintain();
+  EXPECT_EQ(run.tiering.rows_moved, 18);
+  EXPECT_EQ(run.tiering.blocks_written, 3);
+  EXPECT_EQ(ScanAll(), before);
+  std::set<std::string> expected;
+  for (const auto& [host, host_points] : points) {
+    auto block = format::EncodeBlock(host_points);
+    ASSERT_TRUE(block.ok()) << block.status();
+    expected.insert(*block);
+  }
+  std::set<std::string> stored;
+  WithStore([&](Store& store) {
+    for (const std::string& key : Keys(store, Store::kCold)) {
+      std::string bytes;
+      ASSERT_TRUE(store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kCold), key, &bytes)
+                      .ok());
+      stored.insert(bytes);
+    }
+  });
+  EXPECT_EQ(stored.size(), 3u);
+  EXPECT_TRUE(stored == expected);
 }
 
 // An hour no write touched for the seal delay is sealed even while it is
