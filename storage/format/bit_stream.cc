@@ -7,25 +7,35 @@
 namespace strata::format {
 
 void BitWriter::Write(uint64_t bits, int count) {
+  if (count <= 0) return;
   if (count < 64) bits &= (uint64_t{1} << count) - 1;
-  // Emit whole bytes as soon as they exist, so pending_ never overflows.
-  while (count > 0) {
-    const int take = std::min(count, 8 - pending_count_);
-    const uint64_t top = bits >> (count - take);
-    pending_ = (pending_ << take) | (top & ((uint64_t{1} << take) - 1));
-    pending_count_ += take;
-    count -= take;
-    if (pending_count_ == 8) {
-      out_->push_back(static_cast<char>(pending_));
-      pending_ = 0;
-      pending_count_ = 0;
-    }
+  const int room = 64 - pending_count_;
+  if (count < room) {
+    pending_ = (pending_ << count) | bits;
+    pending_count_ += count;
+    return;
   }
+  // The word fills: written as 8 bytes at once (a byte at a time, the
+  // string's push_back was a quarter of encoding a block).
+  const int rest = count - room;  // 0..63 bits left over for the next word
+  const uint64_t word = room == 64 ? bits : (pending_ << room) | (bits >> rest);
+  AppendWord(word, 8);
+  pending_ = rest == 0 ? 0 : bits & ((uint64_t{1} << rest) - 1);
+  pending_count_ = rest;
+}
+
+void BitWriter::AppendWord(uint64_t word, int bytes) {
+  static_assert(std::endian::native == std::endian::little);
+  const uint64_t big_endian = __builtin_bswap64(word);
+  char buffer[8];
+  std::memcpy(buffer, &big_endian, sizeof(buffer));
+  out_->append(buffer, bytes);
 }
 
 void BitWriter::Flush() {
   if (pending_count_ == 0) return;
-  out_->push_back(static_cast<char>(pending_ << (8 - pending_count_)));
+  // The pending bits first in a word, padded with zero bits to whole bytes.
+  AppendWord(pending_ << (64 - pending_count_), (pending_count_ + 7) / 8);
   pending_ = 0;
   pending_count_ = 0;
 }

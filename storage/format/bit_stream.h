@@ -21,8 +21,11 @@ class BitWriter {
   void Flush();
 
  private:
+  // Appends the first `bytes` bytes of `word`, most significant first.
+  void AppendWord(uint64_t word, int bytes);
+
   std::string* out_;
-  uint64_t pending_ = 0;  // bits not yet in out_, right-aligned
+  uint64_t pending_ = 0;  // bits not yet in out_ (fewer than 64), right-aligned
   int pending_count_ = 0;
 };
 

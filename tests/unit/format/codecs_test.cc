@@ -172,5 +172,30 @@ TEST(BitStream, WritesAndReadsAnyWidth) {
   EXPECT_FALSE(reader.Read(64, &v));
 }
 
+// The writer fills a 64-bit word before it appends: its bytes must be those
+// of writing the same values a bit at a time, most significant bit first,
+// for random widths (0 to 64) and values, and with bits above the width set.
+TEST(BitStream, WritesTheBytesOfItsBitsInOrder) {
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 50; ++round) {
+    std::string bytes;
+    BitWriter writer(&bytes);
+    std::vector<bool> bits;
+    const int writes = static_cast<int>(random() % 300);
+    for (int i = 0; i < writes; ++i) {
+      const int width = static_cast<int>(random() % 65);
+      const uint64_t value = random();
+      writer.Write(value, width);
+      for (int b = width - 1; b >= 0; --b) bits.push_back((value >> b) & 1);
+    }
+    writer.Flush();
+    std::string expected((bits.size() + 7) / 8, '\0');
+    for (size_t b = 0; b < bits.size(); ++b) {
+      if (bits[b]) expected[b / 8] = static_cast<char>(expected[b / 8] | (0x80 >> (b % 8)));
+    }
+    ASSERT_EQ(bytes, expected) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace strata::format
