@@ -782,6 +782,18 @@ class MemoryHeadEngineTest : public ::testing::Test {
                 }).ok());
     return rows;
   }
+  // A scan sees no (series, time) twice, and at least the `acknowledged`
+  // rows written before it started.
+  void ScanSeesEachRowOnce(int acknowledged) {
+    std::set<std::pair<uint64_t, int64_t>> seen;
+    int duplicates = 0;
+    ASSERT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
+                  if (!seen.emplace(row.series, row.time_nanos).second) ++duplicates;
+                  return true;
+                }).ok());
+    ASSERT_EQ(duplicates, 0);
+    ASSERT_GE(static_cast<int>(seen.size()), acknowledged);
+  }
   // Writes `hosts` hosts' points every second of the last `seconds`.
   int WriteLoad(int hosts, int seconds) {
     int written = 0;
@@ -955,15 +967,7 @@ TEST_F(MemoryHeadEngineTest, ScansDuringWritesAndConversionsSeeEveryAcknowledged
   });
   int scans = 0;
   while (!done || scans < 3) {
-    const int before = acknowledged.load();
-    std::set<std::pair<uint64_t, int64_t>> seen;
-    int duplicates = 0;
-    ASSERT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
-                  if (!seen.emplace(row.series, row.time_nanos).second) ++duplicates;
-                  return true;
-                }).ok());
-    ASSERT_EQ(duplicates, 0) << "scan " << scans;
-    ASSERT_GE(static_cast<int>(seen.size()), before) << "scan " << scans;
+    ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged.load())) << "scan " << scans;
     ++scans;
   }
   writer.join();
@@ -1005,15 +1009,7 @@ TEST_F(MemoryHeadEngineTest, HoursRegroupedWhileWrittenAndScannedKeepEveryPoints
   int runs = 0;
   while (!done || runs < 3) {
     engine_->RunMaintenance();
-    const int before = acknowledged.load();
-    std::set<std::pair<uint64_t, int64_t>> seen;
-    int duplicates = 0;
-    ASSERT_TRUE(engine_->Scan(Table(), {}, [&](const ScanRow& row) {
-                  if (!seen.emplace(row.series, row.time_nanos).second) ++duplicates;
-                  return true;
-                }).ok());
-    ASSERT_EQ(duplicates, 0) << "run " << runs;
-    ASSERT_GE(static_cast<int>(seen.size()), before) << "run " << runs;
+    ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged.load())) << "run " << runs;
     ++runs;
   }
   writer.join();
