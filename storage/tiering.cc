@@ -196,12 +196,13 @@ class BucketConverter {
   }
 
   // The block of the series at `head` (keys starting with `prefix`) encoded
-  // straight from the head's rows, when they are all of one fixed-layout
-  // shape (storage/head_rows.h: a MULTI record of doubles and booleans, the
-  // common case) and fit in one block: each value read from its place into
-  // its column, where the general path decodes every row into measures with
-  // their names, sorts them with the other tiers' and encodes them again.
-  // Moves `head` past the series. Nullopt (nothing read) otherwise.
+  // straight from the head's rows, when they are all stored compact in one
+  // shape (storage/head_rows.h: a series' rows nearly always are) and fit in
+  // one block: each value read into its column, where the general path
+  // decodes every row into measures with their names, sorts them with the
+  // other tiers' and encodes them again. A shape of fixed-size values
+  // (doubles, booleans) is read in place; others value by value. Moves
+  // `head` past the series. Nullopt (nothing read) otherwise.
   static absl::StatusOr<std::optional<std::string>> FreezeHeadSeries(MemoryHead::Iterator* head,
                                                                      std::string_view prefix,
                                                                      int64_t* count) {
@@ -212,42 +213,54 @@ class BucketConverter {
         series.entries.size() > format::kMaxPointsPerBlock) {
       return std::nullopt;
     }
-    const RowShape& shape = *series.shapes[shape_id - 1];
-    if (shape.fixed_offsets().empty()) return std::nullopt;
     for (const MemoryHead::Entry& e : series.entries) {
       if (e.shape != shape_id) return std::nullopt;
     }
+    const RowShape& shape = *series.shapes[shape_id - 1];
     const size_t n = series.entries.size();
     std::vector<int64_t> times(n), versions(n);
     std::vector<format::ColumnToEncode> columns(shape.size());
     for (size_t c = 0; c < shape.size(); ++c) {
       columns[c].name = shape.name(c);
-      columns[c].values.type = shape.type(c);
-      if (shape.type(c) == ValueType::kDouble) {
-        columns[c].values.reals.resize(n);
-      } else {
-        columns[c].values.numbers.resize(n);
+      format::ColumnValues& values = columns[c].values;
+      values.type = shape.type(c);
+      switch (values.type) {
+        case ValueType::kDouble: values.reals.resize(n); break;
+        case ValueType::kVarchar: values.texts.resize(n); break;  // views of the head's rows
+        default: values.numbers.resize(n); break;
       }
     }
+    const bool fixed = !shape.fixed_offsets().empty();
     for (size_t i = 0; i < n; ++i) {
       const MemoryHead::Entry& e = series.entries[i];
-      Decoder version(e.stored());
-      uint64_t v = 0;
-      std::string_view values;
-      if (!version.GetVarint64(&v) || !FixedValues(e.stored(), shape, &values)) {
-        return CorruptionError("row");  // as DecodeRowInto says it
-      }
       times[i] = e.time_nanos;
-      versions[i] = static_cast<int64_t>(v);
+      RowReader reader(e.stored(), &shape);
+      if (!reader.Start(&versions[i])) return CorruptionError("row");
+      if (fixed) {
+        std::string_view values;
+        if (!FixedValues(e.stored(), shape, &values)) return CorruptionError("row");
+        for (size_t c = 0; c < shape.size(); ++c) {
+          const char* at = values.data() + shape.fixed_offsets()[c];
+          if (shape.type(c) == ValueType::kDouble) {
+            const uint64_t bits = DecodeFixed64BE(at);
+            std::memcpy(&columns[c].values.reals[i], &bits, sizeof(bits));
+          } else {  // BOOLEAN, the other fixed-size type
+            columns[c].values.numbers[i] = *at != 0;
+          }
+        }
+        continue;
+      }
+      MeasureView m;
       for (size_t c = 0; c < shape.size(); ++c) {
-        const char* at = values.data() + shape.fixed_offsets()[c];
-        if (shape.type(c) == ValueType::kDouble) {
-          const uint64_t bits = DecodeFixed64BE(at);
-          std::memcpy(&columns[c].values.reals[i], &bits, sizeof(bits));
-        } else {  // BOOLEAN, the other fixed-size type
-          columns[c].values.numbers[i] = *at != 0;
+        if (!reader.Next(&m)) return CorruptionError("row");
+        format::ColumnValues& values = columns[c].values;
+        switch (values.type) {
+          case ValueType::kDouble: values.reals[i] = m.real; break;
+          case ValueType::kVarchar: values.texts[i] = m.text; break;
+          default: values.numbers[i] = m.number; break;
         }
       }
+      if (reader.Next(&m) || !reader.ok()) return CorruptionError("row");
     }
     ASSIGN_OR_RETURN(std::string block, format::EncodeBlockColumns(times, versions, columns));
     *count += static_cast<int64_t>(n);

@@ -482,57 +482,67 @@ TEST_F(TieringTest, ClosedHoursAreSealedIntoBlocksInsideTheMemoryStore) {
   EXPECT_EQ(stats.blocks_scanned, 6);
 }
 
-// A series whose rows in the hour are all in the head and of one
-// fixed-layout shape (doubles and booleans) is frozen into its block straight
-// from those rows (tiering.cc, FreezeHeadSeries); others go through the
-// general merge. Either way a block holds exactly the bytes EncodeBlock
-// makes of the series' points, rewritten points at their last version.
-TEST_F(TieringTest, RowsOfOneFixedLayoutShapeFreezeIntoTheBlockTheirPointsMake) {
+// A series whose rows in the hour are all in the head and of one shape is
+// frozen into its block straight from those rows (tiering.cc,
+// FreezeHeadSeries: values of fixed size read in place, others value by
+// value); others go through the general merge. Either way a block holds
+// exactly the bytes EncodeBlock makes of the series' points, rewritten
+// points at their last version.
+TEST_F(TieringTest, RowsOfOneShapeFreezeIntoTheBlockTheirPointsMake) {
   seal_after_ = kTenMinutes;
   Open();
-  auto record = [](int host, int64_t time, int64_t version, bool other_shape) {
+  enum Kind { kFixed, kWithNote, kVariable };
+  auto record = [](int host, int64_t time, int64_t version, Kind kind) {
     InputRecord r;
     r.dimensions = {{"host", "h" + std::to_string(host)}};
     r.measure_name = "cpu";
-    const double usage = host * 10 + (time / kNanosPerMinute) % 60 + version * 0.5;
+    const int64_t minute = time / kNanosPerMinute % 60;
     r.measure_values = {{.name = "usage", .type = MeasureKind::kDouble,
-                         .value = Value::Double(usage)}};
-    if (other_shape) {
-      r.measure_values.push_back({.name = "note", .type = MeasureKind::kVarchar,
-                                  .value = Value::Varchar("n" + std::to_string(version))});
-    } else {
-      r.measure_values.push_back({.name = "up", .type = MeasureKind::kBoolean,
-                                  .value = Value::Boolean(time / kNanosPerMinute % 3 == 0)});
+                         .value = Value::Double(host * 10 + minute + version * 0.5)}};
+    auto add = [&](const char* name, MeasureKind type, Value value) {
+      r.measure_values.push_back({.name = name, .type = type, .value = std::move(value)});
+    };
+    if (kind == kFixed) add("up", MeasureKind::kBoolean, Value::Boolean(minute % 3 == 0));
+    if (kind != kFixed) add("note", MeasureKind::kVarchar, Value::Varchar(std::string(minute + 1, 'n')));
+    if (kind == kVariable) {
+      add("procs", MeasureKind::kBigint, Value::Bigint(-minute * 1000003 + version));
+      add("seen", MeasureKind::kTimestamp, Value::Timestamp(time - minute));
     }
     r.time = time;
     r.time_unit = TimeUnit::kNanoseconds;
     r.version = version;
     return r;
   };
-  // The hour before last: hosts 0 and 1 one shape (host 1's third point
-  // rewritten at version 2), host 2 two shapes in turn.
+  // The hour before last: hosts 0 and 1 of fixed-size values (host 1's
+  // third point rewritten at version 2), host 2 of two shapes in turn, host 3
+  // of strings, integers and timestamps (its fourth point rewritten).
   const int64_t hour = kStart - 2 * kNanosPerHour;
+  auto kind_of = [](int host, int i) {
+    if (host == 2) return i % 2 == 1 ? kWithNote : kFixed;
+    return host == 3 ? kVariable : kFixed;
+  };
   std::map<int, std::vector<format::BlockPoint>> points;
-  std::vector<InputRecord> batch;
-  for (int host = 0; host < 3; ++host) {
+  std::vector<InputRecord> batch, rewrites;
+  for (int host = 0; host < 4; ++host) {
     for (int i = 0; i < 6; ++i) {
       const int64_t time = hour + i * kTenMinutes;
-      const bool other_shape = host == 2 && i % 2 == 1;
-      batch.push_back(record(host, time, 1, other_shape));
-      const int64_t version = host == 1 && i == 2 ? 2 : 1;
+      batch.push_back(record(host, time, 1, kind_of(host, i)));
+      const bool rewritten = (host == 1 && i == 2) || (host == 3 && i == 3);
+      if (rewritten) rewrites.push_back(record(host, time, 2, kind_of(host, i)));
       std::vector<Measure> measures;
-      for (const InputMeasure& m : record(host, time, version, other_shape).measure_values) {
+      for (const InputMeasure& m :
+           record(host, time, rewritten ? 2 : 1, kind_of(host, i)).measure_values) {
         measures.push_back({m.name, *m.value});
       }
-      points[host].push_back({time, version, std::move(measures)});
+      points[host].push_back({time, rewritten ? 2 : 1, std::move(measures)});
     }
   }
-  ASSERT_EQ(Write(batch).memory_store, 18);
-  ASSERT_EQ(Write({record(1, hour + 2 * kTenMinutes, 2, false)}).memory_store, 1);
+  ASSERT_EQ(Write(batch).memory_store, 24);
+  ASSERT_EQ(Write(rewrites).memory_store, 2);
   const auto before = ScanAll();
   const TableMaintenance run = Maintain();
-  EXPECT_EQ(run.tiering.rows_moved, 18);
-  EXPECT_EQ(run.tiering.blocks_written, 3);
+  EXPECT_EQ(run.tiering.rows_moved, 24);
+  EXPECT_EQ(run.tiering.blocks_written, 4);
   EXPECT_EQ(ScanAll(), before);
   std::set<std::string> expected;
   for (const auto& [host, host_points] : points) {
@@ -549,7 +559,7 @@ TEST_F(TieringTest, RowsOfOneFixedLayoutShapeFreezeIntoTheBlockTheirPointsMake) 
       stored.insert(bytes);
     }
   });
-  EXPECT_EQ(stored.size(), 3u);
+  EXPECT_EQ(stored.size(), 4u);
   EXPECT_TRUE(stored == expected);
 }
 
