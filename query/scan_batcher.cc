@@ -219,14 +219,17 @@ absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
     const MemoryHead::Entry& entry = rows[i];
     if (entry.size == 0 || entry.shape > series.shapes.size()) return CorruptionError("row");
     const RowShape* shape = entry.shape == 0 ? nullptr : series.shapes[entry.shape - 1];
-    if (shape != nullptr && series_->multi && !shape->fixed_offsets().empty()) {
-      // A run of rows of one fixed-layout shape, at most what the batch has
-      // room for, is read a column at a time (AddFixedRun).
+    if (shape != nullptr && series_->multi) {
+      // A run of rows of one shape, at most what the batch has room for, is
+      // added as a run (AddFixedRun: a column at a time; AddShapeRun).
       if (batch_.rows == kBatchRows && !full()) return false;  // not left full, but safe
       size_t n = 1;
       const size_t room = kBatchRows - batch_.rows;
       while (n < room && i + n < rows.size() && rows[i + n].shape == entry.shape) ++n;
-      if (!AddFixedRun(rows.subspan(i, n), *shape)) return CorruptionError("row");
+      const absl::Span<const MemoryHead::Entry> run = rows.subspan(i, n);
+      const bool added = shape->fixed_offsets().empty() ? AddShapeRun(run, *shape)
+                                                        : AddFixedRun(run, *shape);
+      if (!added) return CorruptionError("row");
       i += n;
       if (batch_.rows == kBatchRows && !full()) return false;
       continue;
@@ -259,19 +262,7 @@ bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const Ro
   }
   const size_t n = run_values_.size();
   if (n == 0) return true;
-  if (!sized_) SizeForFullBatch();
-  const size_t r = batch_.rows;
-  batch_.rows += n;
-  for (const auto& [column, value] : series_values_) {
-    Vector& v = batch_.columns[column];
-    std::fill_n(v.strings.begin() + r, n, value);
-    std::fill_n(v.nulls.begin() + r, n, 0);
-  }
-  if (read_[table_.time_column]) {
-    Vector& v = batch_.columns[table_.time_column];
-    std::copy(run_times_.begin(), run_times_.end(), v.ints.begin() + r);
-    std::fill_n(v.nulls.begin() + r, n, 0);
-  }
+  const size_t r = StartRun();
   for (const auto& [position, column] : shape_reads_) {
     Vector& v = batch_.columns[column];
     const uint32_t offset = shape.fixed_offsets()[position];
@@ -286,6 +277,43 @@ bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const Ro
     std::fill_n(v.nulls.begin() + r, n, 0);
   }
   return true;
+}
+
+bool ScanBatcher::AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape) {
+  const std::vector<int>& columns = ShapeColumns(shape);
+  run_times_.clear();
+  for (const MemoryHead::Entry& row : rows) run_times_.push_back(row.time_nanos);
+  const size_t r = StartRun();
+  MeasureView m;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    if (k + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[k + kRowsPrefetchedAhead]);
+    RowReader reader(rows[k].stored(), &shape);
+    int64_t version;
+    if (!reader.Start(&version)) return false;
+    for (size_t p = 0; reader.Next(&m); ++p) {
+      if (columns[p] >= 0) StoreMeasure(r + k, columns[p], m);
+    }
+    if (!reader.ok()) return false;
+  }
+  return true;
+}
+
+size_t ScanBatcher::StartRun() {
+  const size_t n = run_times_.size();
+  if (!sized_) SizeForFullBatch();
+  const size_t r = batch_.rows;
+  batch_.rows += n;
+  for (const auto& [column, value] : series_values_) {
+    Vector& v = batch_.columns[column];
+    std::fill_n(v.strings.begin() + r, n, value);
+    std::fill_n(v.nulls.begin() + r, n, 0);
+  }
+  if (read_[table_.time_column]) {
+    Vector& v = batch_.columns[table_.time_column];
+    std::copy(run_times_.begin(), run_times_.end(), v.ints.begin() + r);
+    std::fill_n(v.nulls.begin() + r, n, 0);
+  }
+  return r;
 }
 
 bool ScanBatcher::RuledOut(const format::BlockSummary& summary) const {

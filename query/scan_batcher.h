@@ -149,8 +149,15 @@ class ScanBatcher {
   // tight loop, the series' columns filled once for the run. The rows must
   // fit in the batch. False if a row is corrupt.
   bool AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  // The same for a shape whose values are not all of fixed size: each row's
+  // values read in turn into their columns, the series' columns filled once
+  // for the run. False if a row is corrupt.
+  bool AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  // Starts run_times_.size() rows: the series' columns and the times.
+  // Returns the first row's index.
+  size_t StartRun();
   std::vector<const char*> run_values_;  // AddFixedRun's scratch: each row's values
-  std::vector<int64_t> run_times_;       // and time
+  std::vector<int64_t> run_times_;       // the runs' scratch: each row's time
   void StoreMeasure(size_t r, int column, const MeasureView& m);
 };
 

@@ -134,8 +134,10 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
   std::vector<uint32_t> shape_of_row;
   constexpr int kRows = 2600;  // more than two batches
   for (int i = 0; i < kRows; ++i) {
-    // Mostly (a, b); a run of (flag, a) across the first batch's end; a few (a, note).
-    const int kind = (i >= 1000 && i < 1100) ? 1 : (i % 500 == 7 ? 2 : 0);
+    // Mostly (a, b); a run of (flag, a) across the first batch's end, one of (a, note)
+    // across the second's, and a few (a, note) alone.
+    const int kind =
+        (i >= 1000 && i < 1100) ? 1 : (i % 500 == 7 || (i >= 1900 && i < 2100) ? 2 : 0);
     rows.push_back(MakeHeadRow({.version = i, .measures = measures_of(i, kind)}));
     if (owned[kind] == nullptr) {
       owned[kind] = std::make_unique<RowShape>(rows.back().parts);
