@@ -140,7 +140,11 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
         (i >= 1000 && i < 1100) ? 1 : (i % 500 == 7 || (i >= 1900 && i < 2100) ? 2 : 0);
     rows.push_back(MakeHeadRow({.version = i, .measures = measures_of(i, kind)}));
     if (owned[kind] == nullptr) {
-      owned[kind] = std::make_unique<RowShape>(rows.back().parts);
+      // Split again from the row as the vector holds it: the parts MakeHeadRow
+      // made view its own copy's signature, which moving the row may move.
+      RowParts parts;
+      ASSERT_TRUE(SplitSignature(rows.back().signature, &parts));
+      owned[kind] = std::make_unique<RowShape>(parts);
       shapes.push_back(owned[kind].get());
     }
     const auto position = std::find(shapes.begin(), shapes.end(), owned[kind].get());
