@@ -1,7 +1,6 @@
 #include "query/scan_batcher.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "common/coding.h"
 #include "storage/format/block.h"
@@ -179,20 +178,19 @@ absl::StatusOr<bool> ScanBatcher::Add(const ScanRow& row) {
   }
   const size_t r = StartRow(row.time_nanos);
   if (!row.encoded.empty()) {
-    RowReader reader(row.encoded, row.shape);
-    int64_t version;
-    MeasureView m;
-    if (!reader.Start(&version)) return CorruptionError("row");
     if (row.shape != nullptr && series_->multi) {
       // Columns found once per shape, not per row by name.
-      const std::vector<int>& columns = ShapeColumns(*row.shape);
-      for (size_t p = 0; reader.Next(&m); ++p) {
-        if (columns[p] >= 0) StoreMeasure(r, columns[p], m);
+      if (!StoreShapeRow(row.encoded, *row.shape, ShapeColumns(*row.shape), r)) {
+        return CorruptionError("row");
       }
     } else {
+      RowReader reader(row.encoded, row.shape);
+      int64_t version;
+      MeasureView m;
+      if (!reader.Start(&version)) return CorruptionError("row");
       for (size_t p = 0; reader.Next(&m); ++p) AddMeasure(r, p, m);
+      if (!reader.ok()) return CorruptionError("row");
     }
-    if (!reader.ok()) return CorruptionError("row");
   } else {
     for (size_t p = 0; p < row.measures.size(); ++p) {
       const Value& v = row.measures[p].value;
@@ -222,7 +220,9 @@ absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
     if (shape != nullptr && series_->multi) {
       // A run of rows of one shape, at most what the batch has room for, is
       // added as a run (AddFixedRun: a column at a time; AddShapeRun).
-      if (batch_.rows == kBatchRows && !full()) return false;  // not left full, but safe
+      // A run needs room: Add and the runs call `full` as the batch fills, so
+      // none is left full, but a run written past it would be out of bounds.
+      if (batch_.rows == kBatchRows && !full()) return false;
       size_t n = 1;
       const size_t room = kBatchRows - batch_.rows;
       while (n < room && i + n < rows.size() && rows[i + n].shape == entry.shape) ++n;
@@ -267,12 +267,9 @@ bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const Ro
     Vector& v = batch_.columns[column];
     const uint32_t offset = shape.fixed_offsets()[position];
     if (shape.type(position) == ValueType::kDouble) {
-      for (size_t k = 0; k < n; ++k) {
-        const uint64_t bits = DecodeFixed64BE(run_values_[k] + offset);
-        std::memcpy(&v.doubles[r + k], &bits, sizeof(bits));
-      }
-    } else {  // BOOLEAN, the other fixed-size type: one byte
-      for (size_t k = 0; k < n; ++k) v.ints[r + k] = run_values_[k][offset] != 0;
+      for (size_t k = 0; k < n; ++k) v.doubles[r + k] = FixedDoubleAt(run_values_[k], offset);
+    } else {  // BOOLEAN, the other fixed-size type
+      for (size_t k = 0; k < n; ++k) v.ints[r + k] = FixedBooleanAt(run_values_[k], offset);
     }
     std::fill_n(v.nulls.begin() + r, n, 0);
   }
@@ -284,18 +281,23 @@ bool ScanBatcher::AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const Ro
   run_times_.clear();
   for (const MemoryHead::Entry& row : rows) run_times_.push_back(row.time_nanos);
   const size_t r = StartRun();
-  MeasureView m;
   for (size_t k = 0; k < rows.size(); ++k) {
     if (k + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[k + kRowsPrefetchedAhead]);
-    RowReader reader(rows[k].stored(), &shape);
-    int64_t version;
-    if (!reader.Start(&version)) return false;
-    for (size_t p = 0; reader.Next(&m); ++p) {
-      if (columns[p] >= 0) StoreMeasure(r + k, columns[p], m);
-    }
-    if (!reader.ok()) return false;
+    if (!StoreShapeRow(rows[k].stored(), shape, columns, r + k)) return false;
   }
   return true;
+}
+
+bool ScanBatcher::StoreShapeRow(std::string_view compact, const RowShape& shape,
+                                const std::vector<int>& columns, size_t r) {
+  RowReader reader(compact, &shape);
+  int64_t version;
+  MeasureView m;
+  if (!reader.Start(&version)) return false;
+  for (size_t p = 0; reader.Next(&m); ++p) {
+    if (columns[p] >= 0) StoreMeasure(r, columns[p], m);
+  }
+  return reader.ok();
 }
 
 size_t ScanBatcher::StartRun() {

@@ -153,6 +153,10 @@ class ScanBatcher {
   // values read in turn into their columns, the series' columns filled once
   // for the run. False if a row is corrupt.
   bool AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  // Stores the values of `compact`, a compact row of `shape`, at row `r`
+  // (`columns`: ShapeColumns(shape)). False if the row is corrupt.
+  bool StoreShapeRow(std::string_view compact, const RowShape& shape,
+                     const std::vector<int>& columns, size_t r);
   // Starts run_times_.size() rows: the series' columns and the times.
   // Returns the first row's index.
   size_t StartRun();

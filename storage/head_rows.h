@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "common/coding.h"
 #include "common/value.h"
 
 namespace strata {
@@ -112,5 +114,16 @@ class RowShape {
 bool FixedValues(std::string_view compact, const RowShape& shape, std::string_view* values);
 // Value `i` of such a row's values (FixedValues' bytes), its name left empty.
 MeasureView FixedValueAt(std::string_view values, const RowShape& shape, size_t i);
+// The DOUBLE, or the BOOLEAN, starting `offset` bytes into such a row's
+// values (FixedValues' data; offset from RowShape::fixed_offsets), without
+// FixedValueAt's decoder: for readers that take one column of many rows (a
+// query's run of rows, the tiering job's freeze into a block).
+inline double FixedDoubleAt(const char* values, uint32_t offset) {
+  const uint64_t bits = DecodeFixed64BE(values + offset);
+  double d;
+  std::memcpy(&d, &bits, sizeof(d));
+  return d;
+}
+inline bool FixedBooleanAt(const char* values, uint32_t offset) { return values[offset] != 0; }
 
 }  // namespace strata

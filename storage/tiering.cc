@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -240,12 +239,11 @@ class BucketConverter {
         std::string_view values;
         if (!FixedValues(e.stored(), shape, &values)) return CorruptionError("row");
         for (size_t c = 0; c < shape.size(); ++c) {
-          const char* at = values.data() + shape.fixed_offsets()[c];
+          const uint32_t offset = shape.fixed_offsets()[c];
           if (shape.type(c) == ValueType::kDouble) {
-            const uint64_t bits = DecodeFixed64BE(at);
-            std::memcpy(&columns[c].values.reals[i], &bits, sizeof(bits));
+            columns[c].values.reals[i] = FixedDoubleAt(values.data(), offset);
           } else {  // BOOLEAN, the other fixed-size type
-            columns[c].values.numbers[i] = *at != 0;
+            columns[c].values.numbers[i] = FixedBooleanAt(values.data(), offset);
           }
         }
         continue;
