@@ -42,17 +42,29 @@ HeadRow MakeHeadRow(const StoredRow& row) {
   return out;
 }
 
+// A batcher over TwoAttributes() reading every column; it views the other
+// members, which live as long as it does.
+struct TwoAttributeBatcher {
+  TableColumns table = TwoAttributes();
+  std::vector<bool> read = std::vector<bool>(table.types.size(), true);
+  std::vector<ValueBound> bounds;
+  ScanBatcher batcher{table, read, bounds};
+};
+
+// The row a=1, b=2 as the head keeps it.
+HeadRow OneAndTwo() {
+  return MakeHeadRow(
+      {.version = 1, .measures = {{"a", Value::Double(1.0)}, {"b", Value::Double(2.0)}}});
+}
+
 // A shape freed while a scan runs (its bucket sealed) can be followed by a
 // new shape at the same address: the batcher must not take the new shape's
 // values for the old one's columns. Placement new makes the reuse certain.
 TEST(ScanBatcherTest, AShapeMadeAtAFreedShapesAddressIsReadAsItself) {
-  const TableColumns table = TwoAttributes();
-  const std::vector<bool> read(table.types.size(), true);
-  const std::vector<ValueBound> bounds;
-  ScanBatcher batcher(table, read, bounds);
+  TwoAttributeBatcher fixture;
+  ScanBatcher& batcher = fixture.batcher;
 
-  const HeadRow ab = MakeHeadRow(
-      {.version = 1, .measures = {{"a", Value::Double(1.0)}, {"b", Value::Double(2.0)}}});
+  const HeadRow ab = OneAndTwo();
   const HeadRow ba = MakeHeadRow(
       {.version = 1, .measures = {{"b", Value::Double(3.0)}, {"a", Value::Double(4.0)}}});
   alignas(RowShape) unsigned char storage[sizeof(RowShape)];
@@ -226,12 +238,9 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
 // A row of a fixed-layout shape whose bytes are not that shape's length is
 // corrupt: AddHeadSeries says so rather than reading past it.
 TEST(ScanBatcherTest, AHeadSeriesWithACorruptRowIsDataLoss) {
-  const TableColumns table = TwoAttributes();
-  const std::vector<bool> read(table.types.size(), true);
-  const std::vector<ValueBound> bounds;
-  ScanBatcher batcher(table, read, bounds);
-  const HeadRow ab = MakeHeadRow(
-      {.version = 1, .measures = {{"a", Value::Double(1.0)}, {"b", Value::Double(2.0)}}});
+  TwoAttributeBatcher fixture;
+  ScanBatcher& batcher = fixture.batcher;
+  const HeadRow ab = OneAndTwo();
   const RowShape shape(ab.parts);
   const std::vector<const RowShape*> shapes = {&shape};
   const std::string cut = ab.compact.substr(0, ab.compact.size() - 1);
