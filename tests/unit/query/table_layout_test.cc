@@ -179,7 +179,9 @@ void ExpectSameLayout(const TableLayout& got, const TableLayout& want) {
       const Vector& g = got.series_batch.columns[c];
       const Vector& w = want.series_batch.columns[c];
       ASSERT_EQ(g.null(i), w.null(i)) << "row " << i << " column " << c;
-      if (!w.null(i)) EXPECT_EQ(g.strings[i], w.strings[i]);
+      if (!w.null(i)) {
+        EXPECT_EQ(g.strings[i], w.strings[i]);
+      }
     }
     const SeriesColumns& g = got.columns->series.at(want.series[i].series);
     const SeriesColumns& w = want.columns->series.at(want.series[i].series);
