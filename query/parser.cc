@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "common/stack_room.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/time_format.h"
@@ -647,9 +648,18 @@ class Parser {
     int* depth_;
   };
   absl::Status CheckNesting(int depth, int limit, std::string_view what) {
-    if (depth <= limit) return absl::OkStatus();
-    return Error(Peek(), StrCat("the query nests ", what, " more than ", limit,
-                                " levels deep; flatten it"));
+    if (depth > limit) {
+      return Error(Peek(), StrCat("the query nests ", what, " more than ", limit,
+                                  " levels deep; flatten it"));
+    }
+    // The limits leave room to spare on a query worker's stack in a release
+    // build; this holds where frames are larger or the stack smaller.
+    if (StackBytesLeft() < kParserStackReserveBytes) {
+      return Error(Peek(), StrCat("the query nests ", what,
+                                  " too deeply for the server's stack (", depth,
+                                  " levels here); flatten it"));
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<ExprPtr> ParseExpr() {

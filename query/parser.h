@@ -3,11 +3,11 @@
 // offending token.
 #pragma once
 
-#include <string_view>
-
+#include <cstddef>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +25,10 @@ inline constexpr int kMaxExpressionDepth = 1000;
 inline constexpr int kMaxQueryDepth = 64;
 // Tables joined in one FROM clause; each join holds its build side in memory.
 inline constexpr int kMaxJoins = 32;
+// Stack the parser leaves unused: it refuses a statement that nests deeper
+// than the thread's stack allows (common/stack_room.h) with this much left,
+// room for the error it returns.
+inline constexpr size_t kParserStackReserveBytes = 256 * 1024;
 // Timestream's quota on the query string.
 inline constexpr size_t kMaxQueryBytes = 256 * 1024;
 
