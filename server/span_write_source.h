@@ -33,9 +33,10 @@ class SpanWriteSource final : public WriteSource {
   absl::Status ValidateShape() const override {
     return normalize_internal::ValidateShape<Access>(kNoCommonAttributes, records_);
   }
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override {
-    return normalize_internal::Normalize<Access, typename Access::R>(
-        kNoCommonAttributes, records_[i], std::nullopt, partition_key, &names_);
+  absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                             NormalizedRecord* out) override {
+    return normalize_internal::NormalizeInto<Access, typename Access::R>(
+        kNoCommonAttributes, records_[i], std::nullopt, partition_key, &names_, *out);
   }
 
  private:

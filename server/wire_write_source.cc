@@ -506,11 +506,11 @@ absl::Status WireWriteSource::ValidateShape() const {
                                                        CountedRecords{request_});
 }
 
-absl::StatusOr<NormalizedRecord> WireWriteSource::Normalize(int i,
-                                                            const PartitionKey& partition_key) {
-  return normalize_internal::Normalize<WireAccess, WireAccess::R>(
+absl::Status WireWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,
+                                            NormalizedRecord* out) {
+  return normalize_internal::NormalizeInto<WireAccess, WireAccess::R>(
       request_.common_attributes(), request_.records()[i], common_unreadable_, partition_key,
-      &names_);
+      &names_, *out);
 }
 
 }  // namespace strata

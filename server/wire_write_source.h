@@ -96,7 +96,8 @@ class WireWriteSource final : public WriteSource {
   std::string_view table_name() const override { return request_.table_name(); }
   int record_count() const override { return static_cast<int>(request_.record_count()); }
   absl::Status ValidateShape() const override;
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
+  absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                             NormalizedRecord* out) override;
 
  private:
   const WireWriteRequest& request_;

@@ -153,11 +153,11 @@ absl::Status ProtoWriteSource::ValidateShape() const {
 ProtoWriteSource::ProtoWriteSource(v1::WriteRecordsRequest& request)
     : request_(request), common_unreadable_(UnreadableReason(request.common_attributes())) {}
 
-absl::StatusOr<NormalizedRecord> ProtoWriteSource::Normalize(int i,
-                                                             const PartitionKey& partition_key) {
-  return normalize_internal::Normalize<ProtoAccess>(
+absl::Status ProtoWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,
+                                             NormalizedRecord* out) {
+  return normalize_internal::NormalizeInto<ProtoAccess>(
       request_.common_attributes(), *request_.mutable_records(i), common_unreadable_,
-      partition_key, &names_);
+      partition_key, &names_, *out);
 }
 
 WriteRequest FromProto(const v1::WriteRecordsRequest& request) {

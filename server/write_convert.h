@@ -69,7 +69,8 @@ class ProtoWriteSource final : public WriteSource {
   std::string_view table_name() const override { return request_.table_name(); }
   int record_count() const override { return request_.records_size(); }
   absl::Status ValidateShape() const override;
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
+  absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                             NormalizedRecord* out) override;
 
  private:
   v1::WriteRecordsRequest& request_;

@@ -170,16 +170,19 @@ absl::Status ValidateShape(const R& common, const Records& records) {
   return absl::OkStatus();
 }
 
-// NormalizeRecord over a record read by `Access`. `common_unreadable` is
+// NormalizeRecord over a record read by `Access`, into `out`, a record as
+// default-constructed (the writer's own slot for it: a NormalizedRecord
+// holds its dimensions and values inline, ~300 bytes that each move copied;
+// on an error `out` holds a part of the record). `common_unreadable` is
 // Access::Unreadable(common), found once per request by the caller (a
 // hostile common_attributes can carry a million measure values; every record
 // would walk them again). `memo`, when given, skips the checks of names the
 // previous record already passed, and remembers this record's.
 template <typename Access, typename R>
-absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
-                                           const std::optional<std::string>& common_unreadable,
-                                           const PartitionKey& partition_key,
-                                           NameMemo* memo = nullptr) {
+absl::Status NormalizeInto(const R& common, R& r,
+                           const std::optional<std::string>& common_unreadable,
+                           const PartitionKey& partition_key, NameMemo* memo,
+                           NormalizedRecord& out) {
   // The record's own fields win; dimensions come from both. The record's
   // strings are taken into the result; common_attributes', which every
   // record of the request shares, copied.
@@ -197,7 +200,6 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   std::optional<int64_t> version = Access::Version(r);
   if (!version) version = Access::Version(common);
 
-  NormalizedRecord out;
   if (auto unreadable = Access::Unreadable(r)) return Reject(*std::move(unreadable));
   if (common_unreadable) return Reject(StrCat("common_attributes: ", *common_unreadable));
   if (Access::MeasureName(r) != nullptr) {
@@ -248,14 +250,13 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
   // (the sort moves small indices, not strings; values never decide, as
   // names are unique, checked below), then copied in that order into the
   // record's one dimension string.
-  absl::InlinedVector<uint8_t, 32> order(dimension_count);  // the count is at most 128
+  absl::InlinedVector<uint8_t, 32> order;  // the count is at most 128
   auto value_at = [&](size_t i) {
     return i < from_common ? Access::DimensionValue(common, i)
                            : Access::DimensionValue(r, i - from_common);
   };
   size_t dimension_bytes = 0;
   for (size_t i = 0; i < dimension_count; ++i) {
-    order[i] = static_cast<uint8_t>(i);
     const std::string_view name = name_at(i);
     const std::string_view value = value_at(i);
     dimension_bytes += name.size() + value.size();
@@ -268,18 +269,20 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       return Reject(StrCat("dimension \"", name, "\" has a NUL byte in its value; remove it"));
     }
   }
-  if (known) {
-    order = memo->order();
-  } else {
+  if (!known) {
+    order.resize(dimension_count);
+    for (size_t i = 0; i < dimension_count; ++i) order[i] = static_cast<uint8_t>(i);
     std::sort(order.begin(), order.end(),
               [&](uint8_t a, uint8_t b) { return NameLess(name_at(a), name_at(b)); });
   }
+  // The memo's order is this record's when it knows the names (not copied).
+  const uint8_t* sorted = known ? memo->order().data() : order.data();
   out.dimensions.Assign(dimension_count, dimension_bytes, [&](size_t k) {
-    return DimensionList::Dimension(name_at(order[k]), value_at(order[k]));
+    return DimensionList::Dimension(name_at(sorted[k]), value_at(sorted[k]));
   });
   for (size_t k = 1; !known && k < dimension_count; ++k) {
-    if (name_at(order[k]) == name_at(order[k - 1])) {
-      return Reject(StrCat("dimension \"", name_at(order[k]),
+    if (name_at(sorted[k]) == name_at(sorted[k - 1])) {
+      return Reject(StrCat("dimension \"", name_at(sorted[k]),
                            "\" appears twice; a record has each dimension once"));
     }
   }
@@ -403,7 +406,7 @@ absl::StatusOr<NormalizedRecord> Normalize(const R& common, R& r,
       memo->set_shape(out.measures.shape());  // the same names, other types
     }
   }
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace strata::normalize_internal

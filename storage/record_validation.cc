@@ -177,16 +177,17 @@ absl::Status ValidateRequestShape(const WriteRequest& request) {
 
 absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord record,
                                                  const PartitionKey& partition_key) {
-  return normalize_internal::Normalize<InputAccess>(common, record, common.unreadable,
-                                                    partition_key);
+  NormalizedRecord out;
+  RETURN_IF_ERROR(normalize_internal::NormalizeInto<InputAccess>(
+      common, record, common.unreadable, partition_key, nullptr, out));
+  return out;
 }
 
-absl::StatusOr<NormalizedRecord> InputWriteSource::Normalize(int i,
-                                                             const PartitionKey& partition_key) {
-  return normalize_internal::Normalize<InputAccess>(request_.common_attributes,
-                                                    request_.records[i],
-                                                    request_.common_attributes.unreadable,
-                                                    partition_key, &names_);
+absl::Status InputWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,
+                                             NormalizedRecord* out) {
+  return normalize_internal::NormalizeInto<InputAccess>(
+      request_.common_attributes, request_.records[i], request_.common_attributes.unreadable,
+      partition_key, &names_, *out);
 }
 
 }  // namespace strata

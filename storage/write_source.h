@@ -23,9 +23,17 @@ class WriteSource {
   virtual int record_count() const = 0;
   // ValidateRequestShape's checks (record_validation.h).
   virtual absl::Status ValidateShape() const = 0;
-  // NormalizeRecord of record `i` (record_validation.h). Called at most once
-  // per record: it may take the record's strings.
-  virtual absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) = 0;
+  // NormalizeRecord of record `i` (record_validation.h) into `out`, a record
+  // as default-constructed (the writer's, normalized in place). Called at most
+  // once per record: it may take the record's strings.
+  virtual absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                                     NormalizedRecord* out) = 0;
+  // NormalizeInto a record of its own.
+  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) {
+    NormalizedRecord out;
+    if (absl::Status s = NormalizeInto(i, partition_key, &out); !s.ok()) return s;
+    return out;
+  }
 };
 
 // A WriteRequest as a source; its records' strings are moved out.
@@ -36,7 +44,8 @@ class InputWriteSource final : public WriteSource {
   std::string_view table_name() const override { return request_.table_name; }
   int record_count() const override { return static_cast<int>(request_.records.size()); }
   absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override;
+  absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                             NormalizedRecord* out) override;
 
  private:
   WriteRequest& request_;

@@ -45,8 +45,11 @@ class EveryCheck final : public WriteSource {
   std::string_view table_name() const override { return request_.table_name; }
   int record_count() const override { return static_cast<int>(request_.records.size()); }
   absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
-  absl::StatusOr<NormalizedRecord> Normalize(int i, const PartitionKey& partition_key) override {
-    return NormalizeRecord(request_.common_attributes, request_.records[i], partition_key);
+  absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
+                             NormalizedRecord* out) override {
+    ASSIGN_OR_RETURN(*out,
+                     NormalizeRecord(request_.common_attributes, request_.records[i], partition_key));
+    return absl::OkStatus();
   }
 
  private:
