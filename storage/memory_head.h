@@ -299,6 +299,17 @@ class MemoryHead {
   std::atomic<int64_t> bytes_{0};
   uint64_t next_log_sequence_ = 1;
   RowParts parts_;  // writer-only scratch of ShapeOf
+  // Writer-only scratch of Apply: each change's bucket and series (null for
+  // an erase of nothing), found before any is applied.
+  struct Target {
+    Bucket* bucket;
+    Series* series;
+  };
+  std::vector<Target> targets_;
+  // How far ahead of the change it applies Apply asks for a series' end.
+  static constexpr size_t kSeriesPrefetchedAhead = 4;
+  // Asks for the cache line of `series`' newest row entry (writer-only).
+  static void PrefetchSeriesEnd(const Series* series);
   // Writer-only, within one Apply: the last signature looked up (by address)
   // in `last_signature_bucket_`, and its shape there.
   const char* last_signature_ = nullptr;

@@ -305,6 +305,32 @@ TEST(MemoryHeadTest, ReplacesErasesAndFindsRowsByKey) {
   EXPECT_GT(head.bytes(), 0);
 }
 
+// Apply finds every change's bucket and series before applying any: an
+// erase of nothing (no bucket, or no series) between puts of the same bucket
+// neither adds a bucket or series nor stops the puts after it.
+TEST(MemoryHeadTest, ErasesOfNothingAmongPutsChangeNothingElse) {
+  MemoryHead head;
+  auto at = [](uint32_t bucket, uint64_t series, int64_t minute) {
+    return keys::PointKey{.table_id = 1, .bucket = bucket, .pk_hash = 7, .series = series,
+                          .time_nanos = bucket * keys::kBucketNanos + minute};
+  };
+  head.Apply({{at(5, 1, 0), std::nullopt},  // bucket 5 does not exist yet
+              {at(5, 1, 1), "a"},
+              {at(5, 2, 2), std::nullopt},  // nor does series 2 in it
+              {at(5, 3, 3), "b"},
+              {at(6, 1, 4), std::nullopt},  // nor bucket 6, which stays so
+              {at(7, 1, 5), "c"},
+              {at(5, 1, 6), "d"}});
+  EXPECT_EQ(head.Find(at(5, 1, 1)), "a");
+  EXPECT_EQ(head.Find(at(5, 3, 3)), "b");
+  EXPECT_EQ(head.Find(at(7, 1, 5)), "c");
+  EXPECT_EQ(head.Find(at(5, 1, 6)), "d");
+  EXPECT_EQ(head.TableUsage(1).second, 4);
+  EXPECT_EQ(head.NewestTime(1, 5, 7, 2), INT64_MIN);
+  EXPECT_EQ(head.NewestTime(1, 5, 7, 1), at(5, 1, 6).time_nanos);
+  EXPECT_EQ(head.Buckets(1), (std::vector<uint32_t>{5, 7}));
+}
+
 TEST(MemoryHeadTest, AReaderKeepsTheBucketsItCapturedAfterTheyAreDropped) {
   MemoryHead head;
   const keys::PointKey key{.table_id = 1, .bucket = 5, .pk_hash = 0, .series = 1,
