@@ -177,19 +177,31 @@ CalendarResult Truncate(std::string unit, int64_t ns) {
   return out;
 }
 
+// The length of a unit of date_add and date_diff that has one (nanosecond
+// to week); nullopt for the calendar's units and unknown ones.
+std::optional<int64_t> FixedUnitNanos(const std::string& unit) {
+  static const std::map<std::string, int64_t> kFixed = {
+      {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
+      {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
+      {"day", kDay},       {"week", 7 * kDay}};
+  auto it = kFixed.find(unit);
+  return it == kFixed.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+// Months in a calendar unit (month, quarter, year); 0 for any other.
+int64_t MonthsPerUnit(std::string_view unit) {
+  return unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+}
+
 CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
   unit = Lower(unit);
-  static const std::map<std::string, int64_t> kFixed = {
-      {"nanosecond", 1},          {"microsecond", 1'000},       {"millisecond", 1'000'000},
-      {"second", kSecond},        {"minute", 60 * kSecond},     {"hour", 3600 * kSecond},
-      {"day", kDay},              {"week", 7 * kDay}};
-  if (auto it = kFixed.find(unit); it != kFixed.end()) {
-    std::optional<int64_t> step = CheckedIntegerOp('*', n, it->second);
+  if (const std::optional<int64_t> length = FixedUnitNanos(unit)) {
+    std::optional<int64_t> step = CheckedIntegerOp('*', n, *length);
     std::optional<int64_t> out = step ? CheckedIntegerOp('+', ns, *step) : std::nullopt;
     if (!out) return OutsideTimestampRange("date_add");
     return out;
   }
-  const int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+  const int64_t per = MonthsPerUnit(unit);
   if (per == 0) return std::nullopt;
   if (n > kMaxCalendarMonths / per || n < -kMaxCalendarMonths / per) {
     return OutsideTimestampRange("date_add");
@@ -201,19 +213,15 @@ CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
 
 CalendarResult DiffUnits(std::string unit, int64_t a, int64_t b) {
   unit = Lower(unit);
-  static const std::map<std::string, int64_t> kFixed = {
-      {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
-      {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
-      {"day", kDay},       {"week", 7 * kDay}};
-  if (auto it = kFixed.find(unit); it != kFixed.end()) {
+  if (const std::optional<int64_t> length = FixedUnitNanos(unit)) {
     std::optional<int64_t> span = CheckedIntegerOp('-', b, a);
     if (!span) {
       return absl::OutOfRangeError(
           "date_diff(): the span does not fit in 64 bits of nanoseconds; use a larger unit");
     }
-    return *span / it->second;
+    return *span / *length;
   }
-  int64_t per = unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+  const int64_t per = MonthsPerUnit(unit);
   if (per == 0) return std::nullopt;
   std::tm ta = ToUtcTm(a), tb = ToUtcTm(b);
   int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
