@@ -20,10 +20,7 @@ class CliSecurityE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(certs_.ok()) << certs_.error();
-    server_.UseCredentials(certs_.Credentials(certs_.ca_cert()));
-    ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
-                               certs_.server_key(), "--auth-failure-limit", "0"}))
-        << server_.error();
+    ASSERT_TRUE(server_.StartWithTls(certs_, {"--auth-failure-limit", "0"})) << server_.error();
     admin_ = server_.AdminToken();
   }
 

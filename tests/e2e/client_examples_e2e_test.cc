@@ -75,10 +75,7 @@ class SecureClientExamplesE2ETest : public ClientExamplesE2ETest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(certs_.ok()) << certs_.error();
-    server_.UseCredentials(certs_.Credentials(certs_.ca_cert()));
-    ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
-                               certs_.server_key()}))
-        << server_.error();
+    ASSERT_TRUE(server_.StartWithTls(certs_)) << server_.error();
     const std::string admin = server_.AdminToken();
     env_ = {"STRATA_TLS_CA=" + certs_.ca_cert(), "STRATA_TOKEN=" + admin};
   }

@@ -196,10 +196,7 @@ TEST(MetricsSecurityE2ETest, MetricsFollowTheTlsAndTokenRules) {
   testing::TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
   testing::StratadProcess server;
-  server.UseCredentials(certs.Credentials(certs.ca_cert()));
-  ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
-                            "--auth-failure-limit", "0"}))
-      << server.error();
+  ASSERT_TRUE(server.StartWithTls(certs, {"--auth-failure-limit", "0"})) << server.error();
   const std::string admin = server.AdminToken();
   auto create = [&](const std::string& name, const std::string& grant) {
     return testing::CreateToken(server.channel(), admin, name, grant);
@@ -286,10 +283,7 @@ TEST(LogFormatE2ETest, JsonLogsStayJsonWhenGrpcComplains) {
   testing::TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
   testing::StratadProcess server;
-  server.UseCredentials(certs.Credentials(certs.ca_cert()));
-  ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
-                            "--log-format", "json"}))
-      << server.error();
+  ASSERT_TRUE(server.StartWithTls(certs, {"--log-format", "json"})) << server.error();
   // A plaintext client: the handshake fails on the server.
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);

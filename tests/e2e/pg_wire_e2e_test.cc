@@ -517,10 +517,7 @@ TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
   testing::TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
   testing::StratadProcess server;
-  server.UseCredentials(certs.Credentials(certs.ca_cert()));
-  ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key(),
-                            "--auth-failure-limit", "0"}))
-      << server.error();
+  ASSERT_TRUE(server.StartWithTls(certs, {"--auth-failure-limit", "0"})) << server.error();
   const std::string admin = server.AdminToken();
   auto psql = [&](const std::string& sslmode, const std::string& password) {
     return testing::RunProcess(

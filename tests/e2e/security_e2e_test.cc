@@ -71,10 +71,7 @@ class TlsE2ETest : public ::testing::Test {
 };
 
 TEST_F(TlsE2ETest, ServesTlsAndRefusesPlaintextAndUntrustedClients) {
-  server_.UseCredentials(certs_.Credentials(certs_.ca_cert()));
-  ASSERT_TRUE(server_.Start({"--tls-cert", certs_.server_cert(), "--tls-key",
-                             certs_.server_key(), "--auth", "off"}))
-      << server_.error();
+  ASSERT_TRUE(server_.StartWithTls(certs_, {"--auth", "off"})) << server_.error();
   EXPECT_THAT(server_.log(), HasSubstr("tls=on"));
   EXPECT_TRUE(ListDatabases(Channel(server_.port(), certs_.Credentials(certs_.ca_cert()))).ok());
   // A plaintext client, and one that trusts another CA, get no answer.
@@ -548,9 +545,7 @@ TEST(SecureRemoteE2ETest, TlsWithAuthByDefault) {
   testing::TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
   testing::StratadProcess server;
-  server.UseCredentials(certs.Credentials(certs.ca_cert()));
-  ASSERT_TRUE(server.Start({"--tls-cert", certs.server_cert(), "--tls-key", certs.server_key()}))
-      << server.error();
+  ASSERT_TRUE(server.StartWithTls(certs)) << server.error();
   EXPECT_THAT(server.log(), HasSubstr("tls=on auth=on"));
   const std::string admin = std::string(ReadFile(server.data_dir() + "/admin.token"), 0, 88);
   EXPECT_EQ(ListDatabases(server.channel()).error_code(), grpc::StatusCode::UNAUTHENTICATED);

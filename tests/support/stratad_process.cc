@@ -57,6 +57,15 @@ std::string StratadProcess::AdminToken() const {
   return token;
 }
 
+bool StratadProcess::StartWithTls(const TestCerts& certs,
+                                  const std::vector<std::string>& extra_args) {
+  UseCredentials(certs.Credentials(certs.ca_cert()));
+  std::vector<std::string> args = {"--tls-cert", certs.server_cert(), "--tls-key",
+                                   certs.server_key()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  return Start(args);
+}
+
 bool StratadProcess::Start(const std::vector<std::string>& extra_args) {
   // A restart reuses the last ports, and a test running beside this one may
   // have been given the HTTP or PostgreSQL port meanwhile (they were the

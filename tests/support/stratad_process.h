@@ -12,6 +12,7 @@
 #include "grpcpp/channel.h"
 #include "grpcpp/security/credentials.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_certs.h"
 
 namespace strata::testing {
 
@@ -31,6 +32,9 @@ class StratadProcess {
   // Returns false (with the log in `error()`) if it exits or does not become
   // healthy in time.
   bool Start(const std::vector<std::string>& extra_args = {});
+  // Start with TLS on (`certs`' server certificate and key), the test's
+  // channel trusting `certs`' CA.
+  bool StartWithTls(const TestCerts& certs, const std::vector<std::string>& extra_args = {});
   // Starts stratad and waits for it to exit; returns its exit code. For
   // tests of start-up failures.
   int RunToExit(const std::vector<std::string>& args, int timeout_seconds = 20);
