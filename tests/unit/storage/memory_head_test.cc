@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -820,6 +821,32 @@ class MemoryHeadEngineTest : public ::testing::Test {
     ASSERT_EQ(duplicates, 0);
     ASSERT_GE(static_cast<int>(seen.size()), acknowledged);
   }
+  // A round of writes: its records, and how many new points they add.
+  struct Round {
+    std::vector<InputRecord> records;
+    int new_points = 0;
+  };
+  // Writes `rounds` rounds (`round_of(r)` each) on a thread of its own and
+  // meanwhile calls `pass` with the points acknowledged so far, until the
+  // writes are done and at least three times; stops early on a fatal failure.
+  void WhileWriting(int rounds, const std::function<Round(int)>& round_of,
+                    const std::function<void(int acknowledged)>& pass) {
+    std::atomic<int> acknowledged{0};
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+      for (int r = 0; r < rounds; ++r) {
+        Round round = round_of(r);
+        Write(std::move(round.records));
+        acknowledged += round.new_points;
+      }
+      done = true;
+    });
+    for (int passes = 0; (!done || passes < 3) && !HasFatalFailure(); ++passes) {
+      SCOPED_TRACE("pass " + std::to_string(passes));
+      pass(acknowledged.load());
+    }
+    writer.join();
+  }
   // Writes `hosts` hosts' points every second of the last `seconds`.
   int WriteLoad(int hosts, int seconds) {
     int written = 0;
@@ -976,28 +1003,20 @@ TEST_F(MemoryHeadEngineTest, ScansDuringWritesAndConversionsSeeEveryAcknowledged
   // every 100 ms, to convert many times while groups commit rows to the
   // hours it converts.
   constexpr int kHosts = 20, kRounds = 1200;
-  std::atomic<int> acknowledged{0};
-  std::atomic<bool> done{false};
-  std::thread writer([&] {
-    for (int round = 0; round < kRounds; ++round) {
-      std::vector<InputRecord> batch;
-      for (int h = 0; h < kHosts; ++h) {
-        // Two hours: the previous one and the open one, alternately.
-        const int64_t hour = round % 2 == 0 ? kNow - kNanosPerHour : kNow - 20 * kNanosPerMinute;
-        batch.push_back(Point(h, hour + round * kNanosPerSecond, h * 1000 + round));
-      }
-      const int64_t n = Write(std::move(batch)).memory_store;
-      acknowledged += static_cast<int>(n);
-    }
-    done = true;
-  });
-  int scans = 0;
-  while (!done || scans < 3) {
-    ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged.load())) << "scan " << scans;
-    ++scans;
-  }
-  writer.join();
-  EXPECT_EQ(acknowledged.load(), kHosts * kRounds);
+  WhileWriting(
+      kRounds,
+      [&](int round) {
+        Round out{.new_points = kHosts};
+        for (int h = 0; h < kHosts; ++h) {
+          // Two hours: the previous one and the open one, alternately.
+          const int64_t hour =
+              round % 2 == 0 ? kNow - kNanosPerHour : kNow - 20 * kNanosPerMinute;
+          out.records.push_back(Point(h, hour + round * kNanosPerSecond, h * 1000 + round));
+        }
+        return out;
+      },
+      [&](int acknowledged) { ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged)); });
+  ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(kHosts * kRounds));
   EXPECT_GT(engine_->StorageStats(Table())->magnetic_blocks.entries, 0);
   // And after a restart, from the blocks and the log.
@@ -1014,31 +1033,26 @@ TEST_F(MemoryHeadEngineTest, HoursRegroupedWhileWrittenAndScannedKeepEveryPoints
   CreateTable();
   constexpr int kHosts = 10, kRounds = 300;
   const int64_t hour = kNow - 20 * kNanosPerMinute;  // the open hour
-  std::atomic<int> acknowledged{0};
-  std::atomic<bool> done{false};
-  std::thread writer([&] {
-    for (int round = 0; round < kRounds; ++round) {
-      std::vector<InputRecord> batch;
-      for (int h = 0; h < kHosts; ++h) {
-        batch.push_back(Point(h, hour + round * kNanosPerSecond, round));
-        // Every third round also rewrites an earlier point of the host.
-        if (round % 3 == 0 && round > 0) {
-          const int earlier = round / 3;
-          batch.push_back(Point(h, hour + earlier * kNanosPerSecond, -earlier, /*version=*/2));
+  WhileWriting(
+      kRounds,
+      [&](int round) {
+        Round out{.new_points = kHosts};
+        for (int h = 0; h < kHosts; ++h) {
+          out.records.push_back(Point(h, hour + round * kNanosPerSecond, round));
+          // Every third round also rewrites an earlier point of the host.
+          if (round % 3 == 0 && round > 0) {
+            const int earlier = round / 3;
+            out.records.push_back(
+                Point(h, hour + earlier * kNanosPerSecond, -earlier, /*version=*/2));
+          }
         }
-      }
-      Write(std::move(batch));
-      acknowledged = (round + 1) * kHosts;
-    }
-    done = true;
-  });
-  int runs = 0;
-  while (!done || runs < 3) {
-    engine_->RunMaintenance();
-    ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged.load())) << "run " << runs;
-    ++runs;
-  }
-  writer.join();
+        return out;
+      },
+      [&](int acknowledged) {
+        engine_->RunMaintenance();
+        ASSERT_NO_FATAL_FAILURE(ScanSeesEachRowOnce(acknowledged));
+      });
+  ASSERT_FALSE(HasFatalFailure());
   EXPECT_GT(engine_->HeadUsage().regroups, 0);
   // Each point's last value: -t for the rewritten ones (t <= kRounds / 3), else t.
   auto expect_last_values = [&] {
