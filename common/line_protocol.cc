@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/strings.h"
+#include "common/utf8.h"
 
 namespace strata {
 namespace {
@@ -192,6 +193,18 @@ class LineReader {
 }  // namespace
 
 absl::StatusOr<bool> ParseLinePointInto(std::string_view line, LinePoint* point) {
+  // Names and values become UTF-8 strings: a bad byte is refused here, not
+  // stored as U+FFFD.
+  if (!IsAscii(line)) {
+    for (size_t at = 0; at < line.size();) {
+      const size_t length = Utf8CharLength(line.substr(at));
+      if (length == 0) {
+        return absl::InvalidArgumentError(StrCat("invalid UTF-8 at column ", at + 1,
+                                                 "; line protocol is UTF-8 text"));
+      }
+      at += length;
+    }
+  }
   return LineReader(line).Read(*point);
 }
 

@@ -119,6 +119,9 @@ class ProbeSide : public RowSink {
   absl::Status Push(Row probe) override {
     bool any = false;
     auto try_pair = [&](size_t b) -> absl::Status {
+      // Counted across probe rows: a cross join of small tables is many
+      // short loops (300 rows each for 300^4 pairs).
+      RETURN_IF_ERROR(context_->Tick());
       Row joined = Joined(&probe, b);
       if (spec_.residual != nullptr) {
         const Datum pass = Eval(*spec_.residual, joined, context_->eval);
@@ -131,7 +134,6 @@ class ProbeSide : public RowSink {
     };
     if (probe_keys_->empty()) {
       for (size_t b = 0; b < build_->size() && !context_->enough.load(); ++b) {
-        if ((b & 4095) == 4095) RETURN_IF_ERROR(context_->CheckAlive());
         RETURN_IF_ERROR(try_pair(b));
       }
     } else if (RowKey(*probe_keys_, probe, context_->eval, &key_)) {

@@ -357,6 +357,9 @@ class RowsToBatches : public RowSink {
  private:
   absl::Status Flush() {
     if (rows_.empty() || context_->enough.load()) return absl::OkStatus();
+    // Materialized rows (a WITH query, a subquery) read again and again by a
+    // join meet no scan that would check.
+    RETURN_IF_ERROR(context_->CheckAlive());
     Batch batch = NewBatch(types_, rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
       for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(i, rows_[i][c]);

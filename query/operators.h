@@ -50,6 +50,7 @@ struct QueryContext {
   const SystemTables* system_tables = nullptr;
   // The database of table names written without one (QueryOptions).
   std::string default_database;
+  uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
 
   QueryContext() = default;
   QueryContext(const QueryContext&) = delete;
@@ -58,6 +59,13 @@ struct QueryContext {
 
   // CANCELLED or DEADLINE_EXCEEDED when the query must stop.
   absl::Status CheckAlive() const;
+  // CheckAlive once every 4096 calls: for a loop whose steps are too cheap
+  // to check each (a join's pairs), so that however small each of its
+  // inputs, the loop stops within a bounded number of steps.
+  absl::Status Tick() {
+    if ((++alive_ticks & 4095) != 0) return absl::OkStatus();
+    return CheckAlive();
+  }
   // Accounts `bytes` of operator state; RESOURCE_EXHAUSTED past the query's
   // limit or the server's budget.
   absl::Status Reserve(int64_t bytes, std::string_view what);

@@ -169,40 +169,46 @@ absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
   if (!options_.enabled) return Unrestricted();
   const std::string_view address = PeerAddress(peer);
   if (authorization.empty()) return Unauthenticated("this server requires a token");
-  RETURN_IF_ERROR(CheckNotLimited(address));
+  // A peer past its failure limit is refused without a word on each further
+  // failure, but a valid token still gets through: otherwise anyone sharing
+  // the address (on loopback, every local process) could lock everyone out.
+  const absl::Status limited = CheckNotLimited(address);
+  auto fail = [&](std::string_view token_name, std::string_view why) {
+    return limited.ok() ? Fail(address, token_name, why) : limited;
+  };
   if (authorization.size() > 1) {
-    return Fail(address, "unknown", "the call carries several authorization headers");
+    return fail("unknown", "the call carries several authorization headers");
   }
   std::string_view value = authorization[0];
   constexpr std::string_view kBearer = "bearer ";
   if (value.size() < kBearer.size() ||
       !std::equal(kBearer.begin(), kBearer.end(), value.begin(),
                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
-    return Fail(address, "unknown", "the authorization header is not `Bearer <token>`");
+    return fail("unknown", "the authorization header is not `Bearer <token>`");
   }
   value.remove_prefix(kBearer.size());
   std::string_view id, secret;
   if (!ParseToken(StripWhitespace(value), &id, &secret)) {
-    return Fail(address, "unknown", "the token is not valid");
+    return fail("unknown", "the token is not valid");
   }
   const std::string hash = HashSecret(secret);
   const int64_t now = clock_.NowNanos();
   absl::MutexLock lock(&mu_);
   auto it = by_id_.find(AbslView(id));
   // Both wrong: an unknown id and a wrong secret answer alike.
-  if (it == by_id_.end()) return Fail(address, "unknown", "the token is not valid");
+  if (it == by_id_.end()) return fail("unknown", "the token is not valid");
   Entry& entry = it->second;
   if (entry.record.secret_hash.size() != hash.size() ||
       sodium_memcmp(entry.record.secret_hash.data(), hash.data(), hash.size()) != 0) {
-    return Fail(address, entry.record.name, "the token is not valid");
+    return fail(entry.record.name, "the token is not valid");
   }
   if (entry.record.revoked_nanos != 0) {
-    return Fail(address, entry.record.name,
+    return fail(entry.record.name,
                 StrCat("the token \"", entry.record.name, "\" was revoked at ",
                        FormatIso8601Millis(entry.record.revoked_nanos)));
   }
   if (entry.record.expires_nanos != 0 && now >= entry.record.expires_nanos) {
-    return Fail(address, entry.record.name,
+    return fail(entry.record.name,
                 StrCat("the token \"", entry.record.name, "\" expired at ",
                        FormatIso8601Millis(entry.record.expires_nanos),
                        "; ask an admin for a new one"));

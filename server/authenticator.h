@@ -9,8 +9,9 @@
 // constant-time comparison.
 //
 // Failed attempts are logged (token name or "unknown", peer) and limited per
-// peer address: past the limit within a minute, the peer's calls are refused
-// without looking at their token until the minute is over.
+// peer address: past the limit within a minute, the peer's failures are
+// refused unlogged until the minute is over; a valid token still gets
+// through (on loopback every local process shares the address).
 //
 // Thread-safety: safe for concurrent use.
 #pragma once

@@ -2,6 +2,7 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
 
@@ -19,8 +20,12 @@ void ToProto(const BackupSummary& b, v1::Backup* out) {
 absl::Status CheckDirectory(const std::string& directory) {
   if (directory.empty() || directory.front() != '/') {
     return absl::InvalidArgumentError(
-        StrCat("directory \"", directory, "\" is not an absolute path on the server; give one, "
+        StrCat("directory \"", EchoInput(directory), "\" is not an absolute path on the server; give one, "
                "e.g. /var/backups/strata"));
+  }
+  // A path ends at a NUL for the file system: the backup would go elsewhere.
+  if (directory.find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("the directory's path contains a NUL byte; give a path without one");
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,7 @@
 #include "server/catalog_service.h"
 
 #include "common/status.h"
+#include "common/strings.h"
 #include "server/catalog_convert.h"
 
 namespace strata {
@@ -79,6 +80,11 @@ absl::Status CatalogService::DescribeTable(const Principal& caller,
 absl::Status CatalogService::ListTables(const Principal& caller,
                                         const v1::ListTablesRequest* request,
                                         v1::ListTablesResponse* response) {
+  // A database the caller may not see is answered as a missing one.
+  if (!request->database_name().empty() && !caller.MaySee(request->database_name())) {
+    return absl::NotFoundError(
+        StrCat("database \"", request->database_name(), "\" does not exist"));
+  }
   ASSIGN_OR_RETURN(
       Page<TableInfo> page,
       catalog_.ListTables(request->database_name(), request->max_results(), request->next_token()));

@@ -50,6 +50,23 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_PG_MAX_CONNECTIONS")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  app.add_option("--pg-auth-timeout-seconds", c.pg_auth_timeout_seconds,
+                 "A PostgreSQL client that has not finished startup and authentication within "
+                 "this is disconnected (PostgreSQL's authentication_timeout)")
+      ->envname("STRATA_PG_AUTH_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
+  app.add_option("--http-max-connections", c.http_max_connections,
+                 "HTTP connections served at once; more are answered 503 at once")
+      ->envname("STRATA_HTTP_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--http-header-timeout-seconds", c.http_header_timeout_seconds,
+                 "An HTTP request's line and headers must arrive within this (slow clients "
+                 "are disconnected), and a TLS handshake too")
+      ->envname("STRATA_HTTP_HEADER_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
   app.add_option("--http-auto-create", c.http_auto_create,
                  "Line protocol and remote write create a missing table on first write "
                  "(default retention, magnetic writes on); false refuses such lines")

@@ -25,6 +25,13 @@ struct ServerConfig {
   // The PostgreSQL wire protocol (psql, Grafana); empty: off.
   std::string pg_listen = "127.0.0.1:7880";
   int pg_max_connections = 100;
+  // A PostgreSQL client must finish startup and authentication within this
+  // (PostgreSQL's authentication_timeout).
+  int pg_auth_timeout_seconds = 60;
+  // HTTP connections served at once (past it 503), and how long a request's
+  // line and headers may take to arrive.
+  int http_max_connections = 256;
+  int http_header_timeout_seconds = 10;
   // Queries that run at least this long are logged (id, text, rows and
   // bytes scanned, time); 0: every query, -1: none.
   int slow_query_ms = 1000;

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "httplib.h"
 
 namespace strata {
@@ -33,7 +34,8 @@ std::string BasicPassword(std::string_view encoded) {
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Principal>> AuthenticateHttp(Authenticator& auth,
-                                                                  const httplib::Request& request) {
+                                                                  const httplib::Request& request,
+                                                                  QueryPassword query_password) {
   std::string bearer;
   if (request.has_header("Authorization")) {
     const std::string& value = request.get_header_value("Authorization");
@@ -44,7 +46,7 @@ absl::StatusOr<std::shared_ptr<const Principal>> AuthenticateHttp(Authenticator&
     } else {
       bearer = value;
     }
-  } else if (request.has_param("p")) {
+  } else if (query_password == QueryPassword::kAccepted && request.has_param("p")) {
     bearer = "Bearer " + request.get_param_value("p");
   }
   std::vector<std::string_view> authorization;
@@ -69,7 +71,7 @@ int HttpStatusOf(const absl::Status& status) {
 
 std::string JsonError(std::string_view message) {
   std::string out = R"({"error":")";
-  for (char c : message) {
+  for (char c : ToValidUtf8(message)) {
     if (c == '"' || c == '\\') out.push_back('\\');
     if (static_cast<unsigned char>(c) < 0x20) {
       out += ' ';

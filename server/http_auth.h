@@ -4,7 +4,9 @@
 //   Authorization: Token <token>      (InfluxDB 2 clients, Telegraf's token)
 //   Authorization: Basic <user:token> (InfluxDB 1 username/password, Prometheus's
 //                                      basic_auth; the user name is ignored)
-//   ?p=<token>                        (InfluxDB 1's query-string password)
+//   ?p=<token>                        (InfluxDB 1's query-string password, only
+//                                      where InfluxDB 1 clients send it: a
+//                                      token in a URL ends up in access logs)
 #pragma once
 
 #include <memory>
@@ -19,13 +21,16 @@ struct Response;
 
 namespace strata {
 
+enum class QueryPassword { kAccepted, kRefused };
+
 absl::StatusOr<std::shared_ptr<const Principal>> AuthenticateHttp(Authenticator& auth,
-                                                                  const httplib::Request& request);
+                                                                  const httplib::Request& request,
+                                                                  QueryPassword query_password);
 
 // The HTTP status that answers a failed call with `status`.
 int HttpStatusOf(const absl::Status& status);
 
-// {"error": "..."} with the message escaped for JSON.
+// {"error": "..."} with the message escaped for JSON (and made valid UTF-8).
 std::string JsonError(std::string_view message);
 
 // Answers `response` with HttpStatusOf(status) and JsonError(message).

@@ -1,11 +1,10 @@
 #include "server/http_ingest.h"
 
-#include <cstdlib>
-
 #include "common/strings.h"
 #include "httplib.h"
 #include "server/http_auth.h"
-#include "server/http_server.h"
+#include "server/http_body.h"
+#include "server/http_connections.h"
 #include "server/influx_write.h"
 #include "server/ingest_target.h"
 #include "server/prometheus_read.h"
@@ -47,10 +46,14 @@ void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Resp
                        const httplib::ContentReader& content, const IngestHttpOptions& options,
                        Engine& engine, Authenticator& auth, ServerMetrics& metrics) {
   res.set_header("X-Influxdb-Build", "Strata");
-  auto caller = AuthenticateHttp(auth, req);
-  if (!caller.ok()) {
-    return ReplyInfluxError(api, HttpStatusOf(caller.status()), std::string(caller.status().message()), res);
-  }
+  // Everything is checked before a byte of the body is read; a refusal
+  // closes the connection after the answer, the body unread.
+  auto refuse = [&](int http_status, std::string_view message) {
+    GuardedHttpServer::CloseConnectionAfterAnswer();
+    ReplyInfluxError(api, http_status, message, res);
+  };
+  auto caller = AuthenticateHttp(auth, req, QueryPassword::kAccepted);
+  if (!caller.ok()) return refuse(HttpStatusOf(caller.status()), std::string(caller.status().message()));
   const char* database_parameter = api == InfluxApi::kV1 ? "db" : "bucket";
   std::string database = req.get_param_value(database_parameter);
   // InfluxDB 1.8's v2 compatibility names a bucket "database/retention-policy".
@@ -58,20 +61,16 @@ void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Resp
   absl::Status checked = CheckIngestDatabase(engine, **caller, database, database_parameter);
   auto nanos_per_unit = NanosPerUnit(req.get_param_value("precision"));
   if (checked.ok()) checked = nanos_per_unit.status();
-  if (!checked.ok()) return ReplyInfluxError(api, HttpStatusOf(checked), std::string(checked.message()), res);
-
-  // cpp-httplib's body limit does not cover streamed bodies: count here (a
-  // gzip body counts as it inflates).
-  const std::string too_large = StrCat("the body is larger than ", kMaxHttpBodyBytes >> 20,
-                                       " MB; send it in several requests");
-  if (req.has_header("Content-Length") &&
-      std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > kMaxHttpBodyBytes) {
-    return ReplyInfluxError(api, 413, too_large, res);
+  if (checked.ok()) checked = CheckDeclaredSize(req, kMaxHttpBodyBytes);
+  if (!checked.ok()) {
+    return refuse(checked.code() == absl::StatusCode::kResourceExhausted ? 413 : HttpStatusOf(checked),
+                  std::string(checked.message()));
   }
   LineProtocolWriter writer(engine, metrics, **caller,
                             {.database = database,
                              .nanos_per_unit = *nanos_per_unit,
                              .auto_create_tables = options.auto_create_tables});
+  // Written as it streams in; counted as it inflates.
   size_t received = 0;
   bool oversized = false;
   content([&](const char* data, size_t length) {
@@ -84,15 +83,13 @@ void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Resp
   });
   LineWriteSummary summary = writer.Finish();
   if (oversized) {
-    return ReplyInfluxError(api, 413, StrCat(too_large, " (", summary.points_written,
-                                             " points were written before the limit)"),
-                            res);
+    return refuse(413, StrCat(BodyTooLargeMessage(kMaxHttpBodyBytes), " (", summary.points_written,
+                              " points were written before the limit)"));
   }
-  if (!summary.fatal.ok()) {
-    return ReplyInfluxError(api, HttpStatusOf(summary.fatal),
-                            StrCat(summary.fatal.message(), " (", summary.points_written,
-                                   " points were written before this)"),
-                            res);
+  if (!summary.fatal.ok()) {  // the writer may have stopped before the body's end
+    return refuse(HttpStatusOf(summary.fatal), StrCat(summary.fatal.message(), " (",
+                                                      summary.points_written,
+                                                      " points were written before this)"));
   }
   if (summary.lines_rejected == 0) {
     res.status = 204;
@@ -110,19 +107,21 @@ void ServeLineProtocol(InfluxApi api, const httplib::Request& req, httplib::Resp
 }
 
 void ServeRemoteWrite(const httplib::Request& req, httplib::Response& res,
-                      const IngestHttpOptions& options, Engine& engine, Authenticator& auth,
-                      ServerMetrics& metrics) {
-  auto caller = AuthenticateHttp(auth, req);
-  if (!caller.ok()) return ReplyError(caller.status(), res);
+                      const httplib::ContentReader& content, const IngestHttpOptions& options,
+                      Engine& engine, Authenticator& auth, ServerMetrics& metrics) {
+  auto caller = AuthenticateHttp(auth, req, QueryPassword::kRefused);
+  if (!caller.ok()) return ReplyBodyError(caller.status(), res);
   RemoteWriteOptions write{
       .database = req.has_param("db") ? req.get_param_value("db") : options.prometheus_database,
       .table = req.has_param("table") ? req.get_param_value("table") : options.prometheus_table,
       .auto_create_tables = options.auto_create_tables};
   if (absl::Status checked = CheckIngestDatabase(engine, **caller, write.database, "db");
       !checked.ok()) {
-    return ReplyError(checked, res);
+    return ReplyBodyError(checked, res);
   }
-  auto summary = WriteRemoteSamples(engine, metrics, **caller, write, req.body);
+  auto body = ReadBody(req, content, kMaxHttpBodyBytes);
+  if (!body.ok()) return ReplyBodyError(body.status(), res);
+  auto summary = WriteRemoteSamples(engine, metrics, **caller, write, *body);
   if (!summary.ok()) return ReplyError(summary.status(), res);
   if (summary->rejected == 0) {
     res.status = 204;
@@ -136,15 +135,19 @@ void ServeRemoteWrite(const httplib::Request& req, httplib::Response& res,
 }
 
 void ServeRemoteRead(const httplib::Request& req, httplib::Response& res,
-                     const IngestHttpOptions& options, Authenticator& auth, QueryService& queries) {
-  auto caller = AuthenticateHttp(auth, req);
-  if (!caller.ok()) return ReplyError(caller.status(), res);
+                     const httplib::ContentReader& content, const IngestHttpOptions& options,
+                     Authenticator& auth, QueryService& queries) {
+  auto caller = AuthenticateHttp(auth, req, QueryPassword::kRefused);
+  if (!caller.ok()) return ReplyBodyError(caller.status(), res);
+  auto body = ReadBody(req, content, kMaxHttpBodyBytes);
+  if (!body.ok()) return ReplyBodyError(body.status(), res);
   auto answer = ReadRemoteSamples(
       queries, *caller,
       {.database = req.has_param("db") ? req.get_param_value("db") : options.prometheus_database,
        .table = req.has_param("table") ? req.get_param_value("table") : options.prometheus_table,
-       .peer = "ipv4:" + req.remote_addr + ":" + std::to_string(req.remote_port)},
-      req.body);
+       .peer = "ipv4:" + req.remote_addr + ":" + std::to_string(req.remote_port),
+       .cancel = options.stopping},
+      *body);
   if (!answer.ok()) return ReplyError(answer.status(), res);
   res.set_header("Content-Encoding", "snappy");
   res.set_content(*std::move(answer), "application/x-protobuf");
@@ -168,11 +171,13 @@ void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engi
       ServeLineProtocol(api, req, res, content, options, *engine, *auth, *metrics);
     });
   }
-  server.Post("/api/v1/write", [=](const httplib::Request& req, httplib::Response& res) {
-    ServeRemoteWrite(req, res, options, *engine, *auth, *metrics);
+  server.Post("/api/v1/write", [=](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& content) {
+    ServeRemoteWrite(req, res, content, options, *engine, *auth, *metrics);
   });
-  server.Post("/api/v1/read", [=](const httplib::Request& req, httplib::Response& res) {
-    ServeRemoteRead(req, res, options, *auth, *queries);
+  server.Post("/api/v1/read", [=](const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& content) {
+    ServeRemoteRead(req, res, content, options, *auth, *queries);
   });
 }
 

@@ -9,6 +9,8 @@
 // written as it streams in.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include "server/authenticator.h"
@@ -26,6 +28,8 @@ struct IngestHttpOptions {
   bool auto_create_tables = true;        // --http-auto-create
   std::string prometheus_database = "prometheus";  // when the URL names none
   std::string prometheus_table = "metrics";
+  // Set when the server stops: remote reads' queries end (HttpServer sets it).
+  std::shared_ptr<std::atomic<bool>> stopping;
 };
 
 void RouteIngest(httplib::Server& server, const IngestHttpOptions& options, Engine* engine,

@@ -5,9 +5,25 @@
 #include "httplib.h"
 #include "server/config.h"
 #include "server/http_auth.h"
+#include "server/http_body.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
+
+namespace {
+
+// The endpoints that take a request body; a body sent anywhere else is
+// refused before it is read.
+bool TakesBody(const httplib::Request& req) {
+  return req.method == "POST" && (req.path == "/write" || req.path == "/api/v2/write" ||
+                                  req.path == "/api/v1/write" || req.path == "/api/v1/read");
+}
+
+constexpr std::string_view kEndpoints =
+    "stratad serves GET /metrics, GET /health, GET /ping, POST /write, POST /api/v2/write, "
+    "POST /api/v1/write and POST /api/v1/read";
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
                                                               Engine* engine,
@@ -16,35 +32,29 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
                                                               QueryService* queries) {
   ASSIGN_OR_RETURN(auto host_port, SplitHostPort(options.listen));  // validated at start
   auto server = std::unique_ptr<HttpServer>(new HttpServer());
+  SSL_CTX* tls = nullptr;
   if (options.tls.enabled()) {
     ASSIGN_OR_RETURN(server->tls_setup_, HttpsContextSetup(options.tls));
-    auto ssl = std::make_unique<httplib::SSLServer>(server->tls_setup_);
-    if (!ssl->is_valid()) {
+    tls = SSL_CTX_new(TLS_server_method());
+    if (tls == nullptr || !server->tls_setup_(*tls)) {
+      if (tls != nullptr) SSL_CTX_free(tls);
       return absl::FailedPreconditionError(
           StrCat("the HTTP listener cannot load --tls-cert ", options.tls.cert_file, " and --tls-key ",
                  options.tls.key_file));
     }
-    server->server_ = std::move(ssl);
-  } else {
-    server->server_ = std::make_unique<httplib::Server>();
   }
-  // Bodies above this are refused (413) before they are read: remote write
-  // holds a whole body in memory, and InfluxDB's own limit is 25 MB.
+  server->server_ = std::make_unique<GuardedHttpServer>(options.limits, tls);
+  // Bodies declared above this are refused (413) before they are read.
   server->server_->set_payload_max_length(kMaxHttpBodyBytes);
-  server->Route(options, engine, auth, metrics, queries);
+  HttpOptions routed = options;
+  routed.ingest.stopping = server->stopping_;
+  server->Route(routed, engine, auth, metrics, queries);
   auto& [host, port] = host_port;
-  if (port == 0) {
-    server->port_ = server->server_->bind_to_any_port(host);
-  } else if (server->server_->bind_to_port(host, port)) {
-    server->port_ = port;
-  }
-  if (server->port_ <= 0) {
+  if (absl::Status started = server->server_->Start(host, port); !started.ok()) {
     return absl::UnavailableError(StrCat(
-        "cannot listen for HTTP on ", options.listen,
-        ": the port is in use or the host is not an address of this machine; choose another "
-        "with --http-listen or STRATA_HTTP_LISTEN (an empty value turns HTTP off)"));
+        "cannot listen for HTTP on ", options.listen, ": ", started.message(),
+        "; choose another with --http-listen or STRATA_HTTP_LISTEN (an empty value turns HTTP off)"));
   }
-  server->thread_ = std::thread([s = server->server_.get()] { s->listen_after_bind(); });
   return server;
 }
 
@@ -52,7 +62,7 @@ void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator
                        ServerMetrics* metrics, QueryService* queries) {
   server_->Get("/metrics", [auth, metrics](const httplib::Request& req, httplib::Response& res) {
     if (auth->enabled()) {
-      auto caller = AuthenticateHttp(*auth, req);
+      auto caller = AuthenticateHttp(*auth, req, QueryPassword::kRefused);
       absl::Status allowed = caller.ok() ? (*caller)->RequireMetrics() : caller.status();
       if (!allowed.ok()) return ReplyError(allowed, res);
     }
@@ -65,19 +75,26 @@ void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator
                     "application/json");
   });
   RouteIngest(*server_, options.ingest, engine, auth, metrics, queries);
+  // Runs before httplib reads a body: one sent where none is taken (or to no
+  // endpoint at all) is refused unread, and the connection closes.
+  server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!HasBody(req) || TakesBody(req)) return httplib::Server::HandlerResponse::Unhandled;
+    ReplyBodyError(absl::InvalidArgumentError(StrCat(req.method, " ", req.path,
+                                                     " takes no request body; ", kEndpoints)),
+                   res);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) {  // no route (handlers answer their own 404s)
-      res.set_content(JsonError(StrCat("no such endpoint: ", req.method, " ", req.path,
-                                       "; stratad serves GET /metrics, GET /health, GET /ping, POST /write, "
-                                       "POST /api/v2/write, POST /api/v1/write and POST /api/v1/read")),
+      res.set_content(JsonError(StrCat("no such endpoint: ", req.method, " ", req.path, "; ", kEndpoints)),
                       "application/json");
     }
   });
 }
 
 void HttpServer::Stop() {
-  if (server_ != nullptr) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  *stopping_ = true;  // queries of requests in flight end, so the join below is prompt
+  if (server_ != nullptr) server_->Stop();
 }
 
 HttpServer::~HttpServer() { Stop(); }

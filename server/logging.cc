@@ -1,9 +1,12 @@
 #include "server/logging.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <memory>
 
 #include "google/protobuf/stubs/logging.h"
 #include "grpc/support/log.h"
+#include "rocksdb/env.h"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -79,5 +82,34 @@ void ConfigureLogging(const std::string& format, const std::string& level) {
     spdlog::log(level, "grpc: {} ({}:{})", args->message, args->file, args->line);
   });
 }
+
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+class SpdlogRocksDbLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    Logv(rocksdb::InfoLogLevel::WARN_LEVEL, format, ap);
+  }
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    if (level < GetInfoLogLevel()) return;
+    char line[1024];
+    vsnprintf(line, sizeof line, format, ap);
+    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL) {
+      spdlog::error("rocksdb: {}", line);
+    } else if (level == rocksdb::InfoLogLevel::WARN_LEVEL) {
+      spdlog::warn("rocksdb: {}", line);
+    } else {
+      spdlog::debug("rocksdb: {}", line);
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<rocksdb::Logger> RocksDbLogger() { return std::make_shared<SpdlogRocksDbLogger>(); }
 
 }  // namespace strata

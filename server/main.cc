@@ -2,6 +2,8 @@
 // SIGINT or SIGTERM, then shuts down gracefully (stop accepting, finish
 // in-flight calls, flush, close). Exit codes: 0 clean stop, 1 start-up
 // failure, 2 bad command line.
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <optional>
@@ -50,6 +52,11 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The data directory and every file the server creates are its owner's
+  // alone, whatever the caller's umask (PostgreSQL insists on the same):
+  // the directory is created 0700, files 0600.
+  umask(077);
+
   // Signals are taken by sigwait below, not by handlers: block them before
   // any thread (RocksDB's, gRPC's) starts so that every thread inherits it.
   sigset_t signals;
@@ -86,6 +93,7 @@ int main(int argc, char** argv) {
        .block_cache_bytes = static_cast<size_t>(config.block_cache_mb) << 20,
        .wal_sync_interval_millis = config.wal_sync_interval_ms,
        .disk_reserve_bytes = static_cast<uint64_t>(config.disk_reserve_mb) << 20,
+       .rocksdb_log = strata::RocksDbLogger(),
        .write_queue = config.write_queue,
        .seal_after_nanos = config.seal_after_minutes * strata::kNanosPerMinute,
        .memory_store_budget_bytes = int64_t{config.memory_store_budget_mb} << 20,
@@ -137,6 +145,8 @@ int main(int argc, char** argv) {
     auto started = strata::HttpServer::Start(
         {.listen = config.http_listen,
          .tls = tls,
+         .limits = {.max_connections = config.http_max_connections,
+                    .head_timeout_millis = config.http_header_timeout_seconds * 1000},
          .ingest = {.auto_create_tables = config.http_auto_create}},
         engine->get(), auth->get(), &metrics, (*server)->query_service());
     if (!started.ok()) return Fail(started.status());
@@ -146,7 +156,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<strata::PgServer> pg;
   if (!config.pg_listen.empty()) {
     auto started = strata::PgServer::Start(
-        {.listen = config.pg_listen, .tls = tls, .max_connections = config.pg_max_connections},
+        {.listen = config.pg_listen,
+         .tls = tls,
+         .max_connections = config.pg_max_connections,
+         .auth_timeout_seconds = config.pg_auth_timeout_seconds},
         (*server)->query_service(), engine->get(), auth->get());
     if (!started.ok()) return Fail(started.status());
     pg = *std::move(started);

@@ -137,6 +137,7 @@ void PgServer::Serve(int fd, std::string peer, uint64_t id) {
       .engine = engine_,
       .auth = auth_,
       .tls = tls_context_,
+      .auth_timeout = std::chrono::seconds(options_.auth_timeout_seconds),
       .register_cancel =
           [this](std::shared_ptr<std::atomic<bool>> flag) {
             absl::MutexLock lock(&mu_);

@@ -27,6 +27,7 @@ struct PgOptions {
   std::string listen;  // HOST:PORT, port 0 picks one
   TlsConfig tls;       // the gRPC listener's files: with them, clients must use SSL
   int max_connections = 100;
+  int auth_timeout_seconds = 60;  // startup and authentication
 };
 
 class PgServer {

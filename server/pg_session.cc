@@ -21,6 +21,14 @@ constexpr int32_t kCancelRequest = 80877102;
 // Larger messages end the connection (a query is at most 256 KiB of SQL; as
 // gRPC's default --max-message-bytes).
 constexpr int32_t kMaxMessageBytes = 16 << 20;
+// Before authentication a client may send only small messages, as with
+// PostgreSQL: a startup packet of up to 10,000 bytes and a password message
+// of up to this (a Strata token is 88 bytes). A larger announced length
+// ends the connection before anything is allocated for it.
+constexpr int32_t kMaxStartupBytes = 10'000;
+constexpr int32_t kMaxPasswordMessageBytes = 4096;
+// The protocol counts a statement's parameters in an Int16.
+constexpr int kMaxParameters = 32767;
 // Prepared statements and open portals one session may hold: each keeps text
 // or rows in memory, so a client cannot make them grow without bound.
 constexpr size_t kMaxStatements = 1000;
@@ -256,15 +264,15 @@ bool Session::Flush() {
   return !broken_;
 }
 
-bool Session::ReadMessage(char* type, std::string* body) {
+bool Session::ReadMessage(char* type, std::string* body, int32_t max_bytes) {
   char header[5];
   if (!stream_->ReadExact(header, 5)) return false;
   *type = header[0];
   MessageReader length_reader(std::string_view(header + 1, 4));
   const int32_t length = length_reader.Int32();
-  if (length < 4 || length > kMaxMessageBytes) {
+  if (length < 4 || length > max_bytes) {
     SendError(absl::InvalidArgumentError(StrCat("a message of ", length, " bytes is not "
-                                                "acceptable (the limit is ", kMaxMessageBytes,
+                                                "acceptable here (the limit is ", max_bytes,
                                                 ")")),
               nullptr, "FATAL");
     Flush();
@@ -279,7 +287,7 @@ bool Session::Startup() {
     char length_bytes[4];
     if (!stream_->ReadExact(length_bytes, 4)) return false;
     const int32_t length = MessageReader(std::string_view(length_bytes, 4)).Int32();
-    if (length < 8 || length > 10000) return false;
+    if (length < 8 || length > kMaxStartupBytes) return false;
     std::string body(static_cast<size_t>(length - 4), '\0');
     if (!stream_->ReadExact(body.data(), body.size())) return false;
     MessageReader in(body);
@@ -335,7 +343,6 @@ bool Session::Startup() {
 
 bool Session::Authenticate(const std::map<std::string, std::string>& parameters) {
   std::vector<std::string_view> authorization;
-  std::string bearer;
   if (context_.auth->enabled()) {
     // The password is a Strata token; the user name is not checked.
     out_.Begin('R');
@@ -344,10 +351,10 @@ bool Session::Authenticate(const std::map<std::string, std::string>& parameters)
     if (!Flush()) return false;
     char type;
     std::string body;
-    if (!ReadMessage(&type, &body) || type != 'p') return false;
+    if (!ReadMessage(&type, &body, kMaxPasswordMessageBytes) || type != 'p') return false;
     MessageReader in(body);
-    bearer = "Bearer " + in.CString();
-    authorization.push_back(bearer);
+    bearer_ = "Bearer " + in.CString();
+    authorization.push_back(bearer_);
   }
   auto caller = context_.auth->Authenticate(authorization, peer_);
   if (!caller.ok()) {
@@ -360,6 +367,8 @@ bool Session::Authenticate(const std::map<std::string, std::string>& parameters)
     return false;
   }
   caller_ = *std::move(caller);
+  // A database the token may not see is treated as one that does not exist.
+  if (!database_.empty() && !caller_->MaySee(database_)) database_.clear();
   out_.Begin('R');
   out_.Int32(0);  // AuthenticationOk
   out_.End();
@@ -383,14 +392,35 @@ bool Session::Authenticate(const std::map<std::string, std::string>& parameters)
   return Flush();
 }
 
+bool Session::RefreshCaller() {
+  if (!context_.auth->enabled()) return true;
+  auto caller = context_.auth->Authenticate({bearer_}, peer_);
+  if (!caller.ok()) {
+    SendError(absl::UnauthenticatedError(StrCat("the session's token no longer authenticates: ",
+                                                caller.status().message(),
+                                                "; reconnect with a valid token")),
+              nullptr, "FATAL");
+    Flush();
+    return false;
+  }
+  caller_ = *std::move(caller);
+  return true;
+}
+
 void Session::Run() {
+  stream_->SetReadDeadline(std::chrono::steady_clock::now() + context_.auth_timeout);
   if (!Startup()) return;
+  stream_->SetReadDeadline(std::nullopt);
   char type;
   std::string body;
-  while (!broken_ && ReadMessage(&type, &body)) {
+  while (!broken_ && ReadMessage(&type, &body, kMaxMessageBytes)) {
     MessageReader in(body);
     if (type == 'X') return;
     if (skip_to_sync_ && type != 'S') continue;
+    if ((type == 'Q' || type == 'P' || type == 'B' || type == 'D' || type == 'E') &&
+        !RefreshCaller()) {
+      return;
+    }
     switch (type) {
       case 'Q': {
         std::string text = in.CString();
@@ -600,6 +630,13 @@ void Session::Parse(MessageReader& in) {
   }
   statement->original = std::make_shared<const std::string>(sql);
   statement->sql = RewritePlaceholders(sql, &statement->parameters, &statement->shifts);
+  // ParameterDescription and Bind count parameters in an Int16.
+  if (statement->parameters > kMaxParameters) {
+    SendError(absl::InvalidArgumentError(
+        StrCat("the statement uses parameter $", statement->parameters, "; at most ",
+               kMaxParameters, " parameters are allowed (as in PostgreSQL)")));
+    return;
+  }
   size_t held = statement->bytes();
   for (const auto& [other_name, other] : statements_) {
     if (other_name != name) held += other->bytes();

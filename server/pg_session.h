@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +32,8 @@ struct SessionContext {
   Engine* engine = nullptr;
   Authenticator* auth = nullptr;
   SSL_CTX* tls = nullptr;  // null: SSLRequest is answered 'N'
+  // Startup and authentication must be done within this.
+  std::chrono::seconds auth_timeout{60};
   // Registers the session's cancel key; returns it (process id, secret).
   std::function<std::pair<int32_t, int32_t>(std::shared_ptr<std::atomic<bool>>)> register_cancel;
   std::function<void(int32_t)> unregister_cancel;
@@ -80,7 +83,12 @@ class Session {
 
   bool Startup();
   bool Authenticate(const std::map<std::string, std::string>& parameters);
-  bool ReadMessage(char* type, std::string* body);
+  // A message of at most `max_bytes` (a longer one ends the session).
+  bool ReadMessage(char* type, std::string* body, int32_t max_bytes);
+  // The session's token checked again (as every gRPC call is): a revoked
+  // or expired token, or changed grants, take effect at the next statement.
+  // False (with a FATAL error sent) when the token no longer authenticates.
+  bool RefreshCaller();
 
   void SimpleQuery(const std::string& text);
   void Parse(MessageReader& in);
@@ -115,6 +123,7 @@ class Session {
   const std::string peer_;
   MessageWriter out_;
   std::shared_ptr<const Principal> caller_;
+  std::string bearer_;  // "Bearer <token>" with auth on
   std::map<std::string, std::string> settings_;
   // The startup packet's database when it names a Strata database: the one of
   // unqualified table names (`FROM cpu`).

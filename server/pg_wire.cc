@@ -15,8 +15,27 @@ Stream::~Stream() {
   close(fd_);
 }
 
+void Stream::SetReadDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  read_deadline_ = deadline;
+  if (!deadline) {
+    timeval forever{};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &forever, sizeof forever);
+  }
+}
+
+bool Stream::ArmReadTimeout() {
+  if (!read_deadline_) return true;
+  const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+      *read_deadline_ - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  timeval timeout{.tv_sec = static_cast<time_t>(left.count() / 1'000'000),
+                  .tv_usec = static_cast<suseconds_t>(left.count() % 1'000'000)};
+  return setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) == 0;
+}
+
 bool Stream::ReadExact(char* data, size_t size) {
   while (size > 0) {
+    if (!ArmReadTimeout()) return false;
     ssize_t n;
     if (ssl_ != nullptr) {
       n = SSL_read(ssl_, data, static_cast<int>(std::min<size_t>(size, 1 << 30)));
@@ -50,7 +69,7 @@ bool Stream::StartTls(SSL_CTX* context) {
   ssl_ = SSL_new(context);
   if (ssl_ == nullptr) return false;
   SSL_set_fd(ssl_, fd_);
-  return SSL_accept(ssl_) == 1;
+  return ArmReadTimeout() && SSL_accept(ssl_) == 1;
 }
 
 int16_t MessageReader::Int16() {

@@ -7,7 +7,9 @@
 
 #include <openssl/ssl.h>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,11 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
 
   bool ReadExact(char* data, size_t size);
+  // Every read (and the TLS handshake) must be done by `deadline`; nullopt:
+  // reads wait as long as the client takes. Startup and authentication run
+  // under one deadline, so a client that sends nothing (or a byte at a time)
+  // cannot hold a connection slot for good.
+  void SetReadDeadline(std::optional<std::chrono::steady_clock::time_point> deadline);
   bool WriteAll(std::string_view data);
   // Switches to TLS (after answering 'S' to SSLRequest); false when the
   // handshake fails.
@@ -31,8 +38,13 @@ class Stream {
   int fd() const { return fd_; }
 
  private:
+  // Sets the socket's receive timeout to what is left until the deadline;
+  // false once it has passed.
+  bool ArmReadTimeout();
+
   int fd_;
   SSL* ssl_ = nullptr;
+  std::optional<std::chrono::steady_clock::time_point> read_deadline_;
 };
 
 // Reads the fields of one received message body. A read past the end sets

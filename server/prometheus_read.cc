@@ -83,7 +83,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(QueryService& queries,
     return absl::InvalidArgumentError("the body is not a prometheus.ReadRequest protobuf");
   }
   const std::string table = StrCat(Quoted(options.database), ".", Quoted(options.table));
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto cancel = options.cancel ? options.cancel : std::make_shared<std::atomic<bool>>(false);
 
   // The table's label columns: its dimensions (VARCHAR, apart from measure_name).
   query::ColumnsSink described;

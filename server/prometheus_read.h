@@ -7,6 +7,7 @@
 // with the caller's grants, the values bound as parameters.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ struct RemoteReadOptions {
   std::string database;
   std::string table;
   std::string peer;  // for SHOW QUERIES and logs
+  // Set when the server stops, which ends the read's queries; null: none.
+  std::shared_ptr<std::atomic<bool>> cancel;
 };
 
 // The snappy-compressed prometheus.ReadResponse. INVALID_ARGUMENT for a

@@ -19,6 +19,13 @@
 namespace strata {
 namespace {
 
+// Whose share of the query workers a query takes (QueryWorkers): its token,
+// or with authentication off the client's connection.
+std::string WorkerOwner(const Principal& caller, std::string_view peer) {
+  return &caller == &Principal::Unrestricted() ? StrCat("peer ", peer)
+                                               : StrCat("token ", caller.name());
+}
+
 // Pages queued ahead of the network before the query waits.
 constexpr size_t kMaxQueuedMessages = 4;
 constexpr int kMaxRowsPerPage = 100'000;
@@ -143,7 +150,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     auto call = std::shared_ptr<Call>(new Call(service, context, request, std::move(caller)));
     call->options_.parameters = std::move(parameters);
     call->self_ = call;
-    if (!service->workers_.TrySubmit([call] { call->Run(call); })) {
+    if (!service->workers_.TrySubmit(WorkerOwner(call->access_.caller(), context->peer()),
+                                     [call] { call->Run(call); })) {
       call->FinishNow(grpc::Status(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
           StrCat("the server is running ", service->workers_.workers(), " queries with ",
@@ -593,7 +601,7 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
   options.default_database = local.default_database;
   absl::StatusOr<query::QueryStats> stats;
   absl::Notification done;
-  const bool admitted_now = workers_.TrySubmit([&] {
+  const bool admitted_now = workers_.TrySubmit(WorkerOwner(*local.caller, local.peer), [&] {
     const auto started = std::chrono::steady_clock::now();
     const int64_t waited =
         std::chrono::duration_cast<std::chrono::milliseconds>(started - admitted).count();

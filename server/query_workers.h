@@ -4,6 +4,17 @@
 // so a burst of clients costs a bounded number of threads and stacks instead
 // of one thread per query.
 //
+// Fair between owners (a token, or a peer with authentication off), so one
+// owner's storm of heavy queries cannot starve everyone else:
+//   - a free worker takes the oldest queued task of the owner with the
+//     fewest tasks running;
+//   - one more thread, the reserved lane, takes only a task whose owner has
+//     nothing running: another owner's SELECT 1 runs at once even while the
+//     storm holds every worker;
+//   - an owner with nothing running or queued is admitted past a full queue
+//     (up to the queue's capacity once more), so the storm's queue cannot
+//     refuse it either.
+//
 // Workers have a large, fixed stack (kWorkerStackBytes): the SQL front end
 // bounds its recursion (query/parser.h limits) and this guarantees the room
 // those limits were measured against, whatever the process' ulimit -s says.
@@ -16,9 +27,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace strata {
@@ -27,33 +41,53 @@ class QueryWorkers {
  public:
   static constexpr size_t kWorkerStackBytes = 16 << 20;
 
-  // Starts `workers` threads (at least 1); at most `queue_capacity` tasks
-  // wait for one.
+  // Starts `workers` threads (at least 1) and the reserved lane; at most
+  // `queue_capacity` tasks wait for one (see above for an owner's first).
   QueryWorkers(int workers, int queue_capacity);
   // Runs every task already admitted, then joins the workers.
   ~QueryWorkers();
   QueryWorkers(const QueryWorkers&) = delete;
   QueryWorkers& operator=(const QueryWorkers&) = delete;
 
-  // Queues `task` for a worker; false (and `task` is not kept) when the
-  // queue is full.
-  bool TrySubmit(std::function<void()> task);
+  // Queues `owner`'s `task` for a worker; false (and `task` is not kept)
+  // when the queue is full.
+  bool TrySubmit(std::string_view owner, std::function<void()> task);
 
-  int workers() const { return static_cast<int>(threads_.size()); }
+  int workers() const { return workers_; }
   int queue_capacity() const { return queue_capacity_; }
   int running() const;
   int queued() const;
   int64_t refused() const;
 
  private:
-  static void* ThreadMain(void* self);
-  void Work();
+  struct Task {
+    std::string owner;
+    std::function<void()> run;
+  };
+  struct Start {
+    QueryWorkers* workers;
+    bool reserved;
+  };
+  struct Owner {
+    int running = 0;
+    int queued = 0;
+  };
+
+  static void* ThreadMain(void* start);
+  void Work(bool reserved);
+  // The queued task this worker takes next, or queue_.end(): see above.
+  std::deque<Task>::iterator Pick(bool reserved) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int RunningOf(const std::string& owner) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int queue_capacity_;
+  int workers_ = 0;  // without the reserved lane
   std::vector<pthread_t> threads_;
+  std::vector<Start> starts_;
   mutable absl::Mutex mu_;
-  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
-  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<Task> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Owner> owners_ ABSL_GUARDED_BY(mu_);
+  int running_ ABSL_GUARDED_BY(mu_) = 0;       // the reserved lane's task too
+  int busy_workers_ ABSL_GUARDED_BY(mu_) = 0;  // the workers' alone
   int64_t refused_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };

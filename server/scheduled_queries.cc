@@ -477,9 +477,12 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
        .describe_only = true},
       &columns);
   if (!planned.ok()) {
-    return absl::Status(planned.status().code() == absl::StatusCode::kResourceExhausted
-                            ? absl::StatusCode::kResourceExhausted
-                            : absl::StatusCode::kInvalidArgument,
+    // Refusals keep their code (no read on the source is PERMISSION_DENIED,
+    // as for the query itself); anything else is the definition's fault.
+    const absl::StatusCode code = planned.status().code();
+    const bool kept = code == absl::StatusCode::kResourceExhausted ||
+                      code == absl::StatusCode::kPermissionDenied;
+    return absl::Status(kept ? code : absl::StatusCode::kInvalidArgument,
                         StrCat("the query does not plan: ", planned.status().message()));
   }
   RETURN_IF_ERROR(TargetMapping::Compile(target, columns.columns()).status());

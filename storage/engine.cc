@@ -17,7 +17,8 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                .wal_sync_interval_millis = options.wal_sync_interval_millis,
                                .disk_reserve_bytes = options.disk_reserve_bytes,
                                .free_space = options.free_space,
-                               .env = options.env}));
+                               .env = options.env,
+                               .info_log = options.rocksdb_log}));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
   ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
   RETURN_IF_ERROR(engine->catalog_->SweepDroppedTables().status());

@@ -42,6 +42,7 @@ struct EngineOptions {
   // See StoreOptions::free_space (tests).
   std::function<absl::StatusOr<uint64_t>(const std::string& dir)> free_space;
   rocksdb::Env* env = nullptr;  // see StoreOptions (tests)
+  std::shared_ptr<rocksdb::Logger> rocksdb_log;  // see StoreOptions::info_log
   // Write requests that may wait for a group commit (Writer).
   int write_queue = 256;
   // A memory-store hour that ended this long ago is sealed: the tiering job

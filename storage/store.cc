@@ -3,6 +3,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -16,6 +18,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/head_log.h"
 #include "storage/keys.h"
+#include "storage/write_gate.h"
 
 namespace strata {
 namespace {
@@ -32,6 +35,18 @@ class BackgroundErrorListener final : public rocksdb::EventListener {
 
  private:
   std::shared_ptr<std::atomic<bool>> stopped_;
+};
+
+// RocksDB's messages on stderr, one line each, when the embedder gives no
+// logger of its own.
+class StderrLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    char line[1024];
+    vsnprintf(line, sizeof line, format, ap);
+    std::fprintf(stderr, "rocksdb: %s\n", line);
+  }
 };
 
 absl::StatusOr<uint64_t> FreeSpace(const std::string& dir) {
@@ -144,6 +159,8 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   db_options.max_background_jobs = 2;
   db_options.bytes_per_sync = 1 << 20;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options.info_log = options.info_log ? options.info_log : std::make_shared<StderrLogger>();
+  db_options.info_log->SetInfoLogLevel(rocksdb::InfoLogLevel::WARN_LEVEL);
   db_options.keep_log_file_num = 4;
   db_options.max_total_wal_size = options.max_wal_bytes;
   // The Writer's committer is the only thread that writes (docs/
@@ -180,7 +197,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   auto store = std::unique_ptr<Store>(new Store());
   store->stopped_by_error_ = std::move(stopped_by_error);
   store->statistics_ = db_options.statistics;
-  store->db_.reset(raw);
+  store->db_ = std::make_unique<WriteGate>(raw, store->stopped_by_error_, handles[1 + kHeadLog]);
   // handles[0] is the unused default family; RocksDB keeps it alive itself.
   store->db_->DestroyColumnFamilyHandle(handles[0]);
   store->families_.assign(handles.begin() + 1, handles.end());
@@ -234,6 +251,7 @@ absl::Status Store::ReplayHeadLog() {
       db_->NewIterator(rocksdb::ReadOptions(), family(kHeadLog)));
   std::vector<MemoryHead::Change> changes;
   for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+    if (iter->key().ToStringView() == WriteGate::kCanaryKey) continue;  // not an entry
     changes.clear();
     uint64_t sequence = 0;
     RETURN_IF_ERROR(head_log::Decode(iter->key().ToStringView(), iter->value().ToStringView(),
@@ -251,7 +269,8 @@ void Store::SyncWalEvery(int64_t interval_millis) {
   while (!syncer_mu_.AwaitWithTimeout(absl::Condition(&closing_),
                                       absl::Milliseconds(interval_millis))) {
     // A failure here is a failing disk, which the next write reports; the
-    // loop keeps trying.
+    // loop keeps trying. (While the store is stopped the gate refuses it:
+    // a sync of the failed log would abort.)
     db_->SyncWAL().PermitUncheckedError();
   }
 }

@@ -53,6 +53,11 @@ struct StoreOptions {
   // The environment RocksDB's files go through (tests simulate a power cut
   // with one); not owned; null: the default.
   rocksdb::Env* env = nullptr;
+  // Where RocksDB's own messages go (the server: its log); null: stderr.
+  // Never RocksDB's LOG file in the data directory: on a full disk a failed
+  // append to it made every later message abort the process (Debian's
+  // RocksDB asserts on a write to a file that failed one).
+  std::shared_ptr<rocksdb::Logger> info_log;
 };
 
 class Store {

@@ -2,18 +2,29 @@
 // test fills. Writes are refused with RESOURCE_EXHAUSTED (no server paths),
 // the write service reports NOT_SERVING, reads go on, writes resume by
 // themselves once space is freed, SIGTERM exits 0 and every acknowledged
-// record survives a restart. Needs root to mount; skipped otherwise.
+// record survives a restart. The second test takes away the reserve and
+// writes through every door at once (gRPC, line protocol, remote write,
+// PostgreSQL DELETE), round after round: RocksDB itself meets ENOSPC, and
+// the server must neither die nor lose an acknowledged record. Needs root to
+// mount; skipped otherwise.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <snappy.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "httplib.h"
+#include "prometheus/remote.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
@@ -31,7 +42,8 @@ class DiskFullE2ETest : public ::testing::Test {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "mounting a small file system needs root";
     std::filesystem::create_directories(server_.data_dir());
-    if (mount("tmpfs", server_.data_dir().c_str(), "tmpfs", 0, "size=512m") != 0) {
+    const std::string size = StrCatSize(tmpfs_mb_);
+    if (mount("tmpfs", server_.data_dir().c_str(), "tmpfs", 0, size.c_str()) != 0) {
       GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
     }
     mounted_ = true;
@@ -53,7 +65,9 @@ class DiskFullE2ETest : public ::testing::Test {
     filler_bytes_ += free - free_bytes;
     int fd = open(Filler().c_str(), O_CREAT | O_WRONLY, 0644);
     ASSERT_GE(fd, 0);
-    ASSERT_EQ(posix_fallocate(fd, 0, static_cast<off_t>(filler_bytes_)), 0);
+    // ENOSPC: the server took the space first, which leaves the disk as full.
+    const int allocated = posix_fallocate(fd, 0, static_cast<off_t>(filler_bytes_));
+    ASSERT_TRUE(allocated == 0 || allocated == ENOSPC) << std::strerror(allocated);
     close(fd);
   }
   std::string Filler() const { return server_.data_dir() + "/filler.bin"; }
@@ -97,6 +111,9 @@ class DiskFullE2ETest : public ::testing::Test {
     return r.rows.empty() ? -1 : r.rows[0].data(0).bigint_value();
   }
 
+  static std::string StrCatSize(int mb) { return "size=" + std::to_string(mb) + "m"; }
+
+  int tmpfs_mb_ = 512;
   testing::StratadProcess server_;
   bool mounted_ = false;
   uint64_t filler_bytes_ = 0;
@@ -142,6 +159,218 @@ TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {
   EXPECT_EQ(server_.Stop(), 0);
   ASSERT_TRUE(server_.Restart()) << server_.error();
   EXPECT_EQ(Count(), acknowledged);
+}
+
+// ------------------------------------------------- every door, no reserve
+
+// A PostgreSQL session (authentication off) that sends simple queries.
+class PgSession {
+ public:
+  explicit PgSession(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    timeval timeout{.tv_sec = 30, .tv_usec = 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return;
+    const std::string body = Int32(196608) + std::string("user\0disk\0\0", 11);
+    ok_ = Send(Int32(static_cast<int32_t>(body.size() + 4)) + body) && ReadUntilReady().ok;
+  }
+  ~PgSession() { close(fd_); }
+  bool ok() const { return ok_; }
+
+  struct Answer {
+    bool ok = false;      // the session is still up
+    bool error = false;   // an ErrorResponse came
+  };
+  Answer Query(const std::string& sql) {
+    const std::string body = sql + std::string(1, '\0');
+    if (!Send("Q" + Int32(static_cast<int32_t>(body.size() + 4)) + body)) return {};
+    return ReadUntilReady();
+  }
+
+ private:
+  static std::string Int32(int32_t v) {
+    std::string out(4, '\0');
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
+    return out;
+  }
+  bool Send(const std::string& bytes) {
+    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  }
+  bool ReadExact(char* data, size_t size) {
+    while (size > 0) {
+      const ssize_t n = recv(fd_, data, size, 0);
+      if (n <= 0) return false;
+      data += n;
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  Answer ReadUntilReady() {
+    Answer answer;
+    while (true) {
+      char header[5];
+      if (!ReadExact(header, 5)) return answer;
+      uint32_t length = 0;
+      for (int i = 1; i < 5; ++i) length = (length << 8) | static_cast<uint8_t>(header[i]);
+      std::string body(length - 4, '\0');
+      if (!ReadExact(body.data(), body.size())) return answer;
+      if (header[0] == 'E') answer.error = true;
+      if (header[0] == 'Z') {
+        answer.ok = true;
+        return answer;
+      }
+    }
+  }
+
+  int fd_ = -1;
+  bool ok_ = false;
+};
+
+class DiskFullEveryDoorE2ETest : public DiskFullE2ETest {
+ protected:
+  DiskFullEveryDoorE2ETest() { tmpfs_mb_ = 160; }
+
+  // Writes through every door at once until `stop`; counts what each door
+  // acknowledged. Refusals are expected; a dead server is not.
+  void WriteThroughEveryDoor(const std::atomic<bool>& stop) {
+    std::vector<std::thread> doors;
+    doors.emplace_back([&] {  // gRPC
+      while (!stop.load()) {
+        if (!WriteBatch(grpc_batch_++, &grpc_acknowledged_).ok()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      }
+    });
+    doors.emplace_back([&] {  // line protocol
+      httplib::Client http("127.0.0.1", server_.http_port());
+      http.set_read_timeout(30, 0);
+      const std::string value(400, 'y');
+      while (!stop.load()) {
+        std::string lines;
+        const int64_t batch = line_batch_++;
+        for (int i = 0; i < 100; ++i) {
+          lines += "lines,host=h" + std::to_string(i) + " text=\"" + value + "\" " +
+                   std::to_string((start_millis_ - batch * 100 - i) * 1'000'000) + "\n";
+        }
+        auto res = http.Post("/write?db=mydb", lines, "text/plain");
+        if (res && res->status == 204) {
+          line_acknowledged_ += 100;
+        } else {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      }
+    });
+    doors.emplace_back([&] {  // Prometheus remote write
+      httplib::Client http("127.0.0.1", server_.http_port());
+      http.set_read_timeout(30, 0);
+      while (!stop.load()) {
+        prometheus::WriteRequest request;
+        const int64_t batch = remote_batch_++;
+        for (int s = 0; s < 10; ++s) {
+          auto* series = request.add_timeseries();
+          for (auto [name, value] : {std::pair<std::string, std::string>{"__name__", "disk_test"},
+                                     {"series", std::to_string(s)}, {"pad", std::string(200, 'p')}}) {
+            auto* label = series->add_labels();
+            label->set_name(name);
+            label->set_value(value);
+          }
+          for (int i = 0; i < 10; ++i) {
+            auto* sample = series->add_samples();
+            sample->set_timestamp(start_millis_ - batch * 10 - i);
+            sample->set_value(i);
+          }
+        }
+        std::string compressed;
+        snappy::Compress(request.SerializeAsString().data(), request.ByteSizeLong(), &compressed);
+        auto res = http.Post("/api/v1/write?db=mydb&table=remote",
+                             {{"Content-Encoding", "snappy"}}, compressed, "application/x-protobuf");
+        if (res && res->status == 204) {
+          remote_acknowledged_ += 100;
+        } else {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      }
+    });
+    doors.emplace_back([&] {  // PostgreSQL DELETE of the doomed table's rows, a host at a time
+      PgSession session(server_.pg_port());
+      ASSERT_TRUE(session.ok());
+      for (int host = 0; !stop.load(); host = (host + 1) % 100) {
+        const PgSession::Answer answer =
+            session.Query("DELETE FROM mydb.doomed WHERE hostname = 'host" + std::to_string(host) + "'");
+        ASSERT_TRUE(answer.ok) << "the PostgreSQL session died";
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    for (std::thread& door : doors) door.join();
+  }
+
+  int64_t CountOf(const std::string& table) {
+    testing::QueryResult r = testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb." + table);
+    EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+    return r.rows.empty() ? -1 : r.rows[0].data(0).bigint_value();
+  }
+
+  std::atomic<int> grpc_batch_{0};
+  std::atomic<int64_t> line_batch_{0};
+  std::atomic<int64_t> remote_batch_{0};
+  int64_t grpc_acknowledged_ = 0;
+  std::atomic<int64_t> line_acknowledged_{0};
+  std::atomic<int64_t> remote_acknowledged_{0};
+};
+
+TEST_F(DiskFullEveryDoorE2ETest, EveryDoorWritesIntoAFullDiskWithoutAReserveAndNothingDies) {
+  ASSERT_TRUE(server_.Start({"--disk-reserve-mb", "0"})) << server_.error();
+  ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
+  {
+    // Rows for DELETE to take away while the disk is full (the table is
+    // created by its first line).
+    std::string lines;
+    for (int i = 0; i < 100; ++i) {
+      lines += "doomed,hostname=host" + std::to_string(i) + " v=1 " +
+               std::to_string((start_millis_ - i) * 1'000'000) + "\n";
+    }
+    httplib::Client http("127.0.0.1", server_.http_port());
+    auto res = http.Post("/write?db=mydb", lines, "text/plain");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 204) << res->body;
+  }
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<bool> stop{false};
+    std::thread writers([&] { WriteThroughEveryDoor(stop); });
+    // A second of writes with room, then almost nothing left: RocksDB's own
+    // writes meet ENOSPC.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    for (int i = 0; i < 40; ++i) {
+      LeaveFree(256 << 10);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    stop = true;
+    writers.join();
+    ASSERT_GT(server_.pid(), 0);
+    ASSERT_EQ(kill(server_.pid(), 0), 0) << "stratad died in round " << round;
+    std::filesystem::remove(Filler());
+    filler_bytes_ = 0;
+    const auto resume_by = steady_clock::now() + std::chrono::seconds(30);
+    while (!WritesServing() && steady_clock::now() < resume_by) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ASSERT_TRUE(WritesServing()) << "writes did not resume in round " << round;
+    ASSERT_TRUE(WriteBatch(grpc_batch_++, &grpc_acknowledged_).ok()) << "round " << round;
+  }
+  // RocksDB itself met the full disk (not only the reserve check).
+  EXPECT_NE(server_.log().find("a write failed for want of disk space"), std::string::npos);
+  EXPECT_EQ(CountOf("tbl"), grpc_acknowledged_);
+  EXPECT_EQ(CountOf("lines"), line_acknowledged_.load());
+  EXPECT_EQ(CountOf("remote"), remote_acknowledged_.load());
+  EXPECT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  EXPECT_EQ(CountOf("tbl"), grpc_acknowledged_);
+  EXPECT_EQ(CountOf("lines"), line_acknowledged_.load());
+  EXPECT_EQ(CountOf("remote"), remote_acknowledged_.load());
 }
 
 }  // namespace

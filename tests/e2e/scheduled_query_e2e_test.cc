@@ -582,12 +582,16 @@ TEST(ScheduledQueryAuthTest, RunsAsItsOwnerAndOthersDoNotSeeIt) {
   };
   const std::string owner = token("rollups", {"read:devops/cpu", "write:devops/cpu_1m"});
   const std::string other = token("other", {"read:devops"});
+  const std::string writer = token("writer", {"write:devops/cpu_1m"});
   auto scheduled = v1::ScheduledQueryService::NewStub(server.channel());
   v1::CreateScheduledQueryRequest create;
   *create.mutable_scheduled_query() = Rollup("cpu_1m");
   v1::CreateScheduledQueryResponse created;
-  // Without write on the target: refused.
+  // Without write on the target, or without read on the source: refused as
+  // a permission, not as a bad definition.
   EXPECT_EQ(scheduled->CreateScheduledQuery(as(other).get(), create, &created).error_code(),
+            grpc::PERMISSION_DENIED);
+  EXPECT_EQ(scheduled->CreateScheduledQuery(as(writer).get(), create, &created).error_code(),
             grpc::PERMISSION_DENIED);
   ASSERT_TRUE(scheduled->CreateScheduledQuery(as(owner).get(), create, &created).ok());
   EXPECT_EQ(created.scheduled_query().owner(), "rollups");

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -15,12 +18,22 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "gtest/gtest.h"
 
 namespace strata::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kStartTimeout = std::chrono::seconds(30);
+
+// "Suite.Name" with the characters a file name should not hold replaced.
+std::string StrCatForPath(std::string_view suite, std::string_view name) {
+  std::string out = std::string(suite) + "." + std::string(name);
+  for (char& c : out) {
+    if (c == '/' || c == ' ') c = '_';
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -31,6 +44,30 @@ StratadProcess::StratadProcess()
 
 StratadProcess::~StratadProcess() {
   if (pid_ > 0) Kill9();
+  if (::testing::Test::HasFailure()) KeepLogOfFailure();
+}
+
+void StratadProcess::KeepLogOfFailure() const {
+  // The next "Socket closed" says why: the log is copied where CI keeps it
+  // (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the working directory,
+  // which is build/ under ctest), and its end is printed with the test's
+  // output.
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const char* configured = std::getenv("STRATA_TEST_ARTIFACTS");
+  const std::filesystem::path dir = configured != nullptr ? configured : "test-artifacts";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string name = test == nullptr ? "unknown" : StrCatForPath(test->test_suite_name(), test->name());
+  std::filesystem::copy_file(log_path_, dir / (name + ".stratad.log"),
+                             std::filesystem::copy_options::overwrite_existing, ec);
+  std::ifstream in(log_path_);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  const size_t from = lines.size() > 60 ? lines.size() - 60 : 0;
+  std::cerr << "---- the last " << lines.size() - from << " lines of stratad's log (whole: "
+            << (dir / (name + ".stratad.log")).string() << ")\n";
+  for (size_t i = from; i < lines.size(); ++i) std::cerr << lines[i] << "\n";
+  std::cerr << "----\n";
 }
 
 pid_t StratadProcess::Spawn(const std::vector<std::string>& args) {

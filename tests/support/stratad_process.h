@@ -64,6 +64,8 @@ class StratadProcess {
  private:
   pid_t Spawn(const std::vector<std::string>& args);
   bool StartOnce(const std::vector<std::string>& extra_args);
+  // When the running test failed: keeps the server's log (see the .cc).
+  void KeepLogOfFailure() const;
   bool WaitHealthy();
   int WaitExit(int timeout_seconds);
 

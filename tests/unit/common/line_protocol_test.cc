@@ -110,6 +110,10 @@ TEST(LineProtocolTest, MalformedLinesNameTheProblemAndWhereItStarts) {
       {"cpu v=\"open", "field \"v\": unterminated string (column 7)"},
       {"cpu v=nan", "is not a number"},
       {"cpu v=1 12:00", "timestamp \"12:00\" is not an integer (column 9)"},
+      // Not stored as U+FFFD: refused, wherever the bad byte is.
+      {"c\xff v=1", "invalid UTF-8 at column 2"},
+      {"cpu,host=\xc3 v=1", "invalid UTF-8 at column 10"},
+      {"cpu v=\"\xed\xa0\x80\"", "invalid UTF-8 at column 8"},  // a surrogate
   };
   for (const Case& c : cases) {
     auto point = ParseLinePoint(c.line);

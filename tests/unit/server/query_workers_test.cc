@@ -17,21 +17,53 @@ TEST(QueryWorkersTest, AdmitsWorkersPlusQueueThenRefusesUntilOneEnds) {
     release.WaitForNotification();
     ++ran;
   };
-  EXPECT_TRUE(workers.TrySubmit(blocking));
-  EXPECT_TRUE(workers.TrySubmit(blocking));
-  EXPECT_TRUE(workers.TrySubmit(blocking));   // waits in the queue
-  EXPECT_FALSE(workers.TrySubmit(blocking));  // two running, one waiting: full
+  EXPECT_TRUE(workers.TrySubmit("owner", blocking));
+  EXPECT_TRUE(workers.TrySubmit("owner", blocking));
+  EXPECT_TRUE(workers.TrySubmit("owner", blocking));   // waits in the queue
+  EXPECT_FALSE(workers.TrySubmit("owner", blocking));  // two running, one waiting: full
   EXPECT_EQ(workers.refused(), 1);
   release.Notify();
   while (ran.load() < 3) absl::SleepFor(absl::Milliseconds(1));
-  EXPECT_TRUE(workers.TrySubmit([&] { ++ran; }));
+  EXPECT_TRUE(workers.TrySubmit("owner", [&] { ++ran; }));
+}
+
+// One owner's storm holds the worker and fills the queue: another owner is
+// still admitted, and runs at once on the reserved lane.
+TEST(QueryWorkersTest, AnotherOwnerGetsThroughAStormOnTheReservedLane) {
+  QueryWorkers workers(/*workers=*/1, /*queue_capacity=*/2);
+  absl::Notification release;
+  std::atomic<int> storm_ran{0};
+  auto heavy = [&] {
+    release.WaitForNotification();
+    ++storm_ran;
+  };
+  ASSERT_TRUE(workers.TrySubmit("storm", heavy));
+  while (workers.running() < 1) absl::SleepFor(absl::Milliseconds(1));
+  ASSERT_TRUE(workers.TrySubmit("storm", heavy));
+  ASSERT_TRUE(workers.TrySubmit("storm", heavy));
+  EXPECT_FALSE(workers.TrySubmit("storm", heavy));  // its share of the queue is full
+
+  absl::Notification small_ran;
+  ASSERT_TRUE(workers.TrySubmit("other", [&] { small_ran.Notify(); }));
+  EXPECT_TRUE(small_ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(storm_ran.load(), 0);  // it ran while the storm still held the worker
+
+  // The lane takes only an owner running nothing: the storm's own queued
+  // tasks wait for the worker.
+  absl::Notification other_release;
+  ASSERT_TRUE(workers.TrySubmit("other", [&] { other_release.WaitForNotification(); }));
+  while (workers.running() < 2) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_EQ(workers.queued(), 2);
+  other_release.Notify();
+  release.Notify();
+  while (storm_ran.load() < 3) absl::SleepFor(absl::Milliseconds(1));
 }
 
 TEST(QueryWorkersTest, RunsWhatWasAdmittedBeforeItIsDestroyed) {
   std::atomic<int> ran{0};
   {
     QueryWorkers workers(1, 8);
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(workers.TrySubmit([&] { ++ran; }));
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(workers.TrySubmit("owner", [&] { ++ran; }));
   }
   EXPECT_EQ(ran.load(), 8);
 }
@@ -40,7 +72,7 @@ TEST(QueryWorkersTest, WorkersHaveTheirStack) {
   QueryWorkers workers(1, 0);
   absl::Notification done;
   size_t stack = 0;
-  ASSERT_TRUE(workers.TrySubmit([&] {
+  ASSERT_TRUE(workers.TrySubmit("owner", [&] {
     pthread_attr_t attr;
     pthread_getattr_np(pthread_self(), &attr);
     pthread_attr_getstacksize(&attr, &stack);
