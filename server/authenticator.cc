@@ -383,6 +383,25 @@ absl::StatusOr<TokenRecord> Authenticator::Revoke(std::string_view name_or_id,
   return entry->record;
 }
 
+absl::StatusOr<int> Authenticator::RevokeAllAndCreateAdmin(std::string_view who) {
+  absl::MutexLock lock(&mu_);
+  int revoked = 0;
+  const int64_t now = clock_.NowNanos();
+  for (auto& [id, entry] : by_id_) {
+    if (entry.record.revoked_nanos != 0) continue;
+    entry.record.revoked_nanos = now;
+    RETURN_IF_ERROR(SaveLocked(entry));
+    ++revoked;
+  }
+  const std::string name = StrCat("admin-restored-", now / kNanosPerSecond);
+  ASSIGN_OR_RETURN(CreatedToken created, CreateLocked(name, {"admin"}, 0, ""));
+  RETURN_IF_ERROR(WriteSecretFile(options_.bootstrap_token_file, created.token));
+  spdlog::warn("auth: \"{}\" revoked all {} live tokens and created the admin token \"{}\" (id {}), "
+               "written to {} (mode 0600)",
+               who, revoked, name, created.record.id, options_.bootstrap_token_file);
+  return revoked;
+}
+
 absl::StatusOr<TokenRecord> Authenticator::ChangeGrants(std::string_view name_or_id,
                                                         const std::vector<std::string>& add,
                                                         const std::vector<std::string>& remove,

@@ -83,6 +83,11 @@ class Authenticator {
                                            std::string_view who);
   // Every token by name, revoked ones included.
   std::vector<TokenRecord> List() const;
+  // After a restore: revokes every token (a backup brings back tokens that
+  // were revoked after it was taken) and creates a new admin token, written
+  // to AuthOptions::bootstrap_token_file (mode 0600) as at a first start.
+  // Returns how many tokens were revoked.
+  absl::StatusOr<int> RevokeAllAndCreateAdmin(std::string_view who);
 
  private:
   struct Entry {

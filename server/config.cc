@@ -252,6 +252,9 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->capture_default_str();
   app.add_flag("--restore-only", c.restore_only,
                "With --restore-from: exit after the restore instead of serving");
+  app.add_flag("--restore-revoke-tokens", c.restore_revoke_tokens,
+               "With --restore-from: revoke every token the backup holds (it brings back tokens "
+               "revoked after it was taken) and write a new admin token, as at a first start");
   app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
                "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
                "can reach the port can read and write); also turns --auth auto off")
@@ -378,6 +381,10 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
         "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
         "network is trusted"));
+  }
+  if (config.restore_revoke_tokens && config.restore_from.empty()) {
+    return absl::InvalidArgumentError(
+        "--restore-revoke-tokens needs --restore-from: it revokes the restored tokens");
   }
   if (config.restore_only && config.restore_from.empty()) {
     return absl::InvalidArgumentError("--restore-only needs --restore-from: the backup to restore");

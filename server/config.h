@@ -97,6 +97,9 @@ struct ServerConfig {
   std::string restore_from;
   int restore_backup_id = 0;
   bool restore_only = false;  // exit after the restore (one-shot containers)
+  // With restore_from: revoke every restored token and write a new admin
+  // token (a backup brings back tokens revoked after it was taken).
+  bool restore_revoke_tokens = false;
   // Listening beyond loopback without TLS and tokens must be asked for
   // explicitly; it also turns "auto" authentication off.
   bool allow_unauthenticated_remote = false;

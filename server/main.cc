@@ -111,6 +111,11 @@ int main(int argc, char** argv) {
        .failure_limit = config.auth_failure_limit,
        .bootstrap_token_file = strata::BootstrapTokenFile(config)});
   if (!auth.ok()) return Fail(auth.status());
+  if (config.restore_revoke_tokens) {
+    if (auto revoked = (*auth)->RevokeAllAndCreateAdmin("restore"); !revoked.ok()) {
+      return Fail(revoked.status());
+    }
+  }
   spdlog::info("stratad security: tls={}{} auth={}", tls.enabled() ? "on" : "off",
                config.tls_client_ca.empty() ? "" : " (client certificates required)",
                (*auth)->enabled() ? "on (bearer tokens)" : "off");

@@ -126,11 +126,15 @@ TEST_F(BackupE2ETest, RestoreNeedsAnEmptyDataDirectoryAndABackup) {
   ASSERT_TRUE(server_.Restart()) << server_.error();
 }
 
-TEST_F(BackupE2ETest, VerificationFindsADamagedFileAndPathsMustBeAbsolute) {
+TEST_F(BackupE2ETest, VerificationFindsADamagedFileAndPathsMustBeAbsoluteWithoutNul) {
   ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "db2", "tbl").ok());
   v1::Backup backup;
   ASSERT_TRUE(Backup(backups_, &backup).ok());
   EXPECT_EQ(Backup("relative/dir").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // A NUL would end the path at the file system: /tmp, not what was asked.
+  grpc::Status nul = Backup(backups_ + std::string("\0/elsewhere", 11));
+  EXPECT_EQ(nul.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(nul.error_message(), HasSubstr("NUL"));
   EXPECT_EQ(Verify(backup.backup_id() + 5).error_code(), grpc::StatusCode::NOT_FOUND);
   // Damage one file of the backup (same size, other bytes).
   bool damaged = false;
@@ -146,6 +150,44 @@ TEST_F(BackupE2ETest, VerificationFindsADamagedFileAndPathsMustBeAbsolute) {
   grpc::Status verified = Verify(backup.backup_id());
   EXPECT_EQ(verified.error_code(), grpc::StatusCode::DATA_LOSS);
   EXPECT_THAT(verified.error_message(), HasSubstr("is damaged"));
+}
+
+// A backup holds the tokens as they were: one revoked after it is live again
+// in a plain restore (docs/security.md says so), and --restore-revoke-tokens
+// revokes them all and writes a new admin token instead.
+TEST(RestoreTokensE2ETest, ARestoreCanRevokeEveryTokenItBringsBack) {
+  testing::TempDir dir;
+  const std::string backups = dir.Sub("backups");
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start({"--auth", "on"})) << server.error();
+  const std::string admin = server.AdminToken();
+  const std::string reader = testing::CreateToken(server.channel(), admin, "reader", "read:*");
+  ASSERT_FALSE(reader.empty());
+  {
+    auto stub = v1::BackupService::NewStub(server.channel());
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + admin);
+    v1::CreateBackupRequest request;
+    request.set_directory(backups);
+    v1::CreateBackupResponse response;
+    ASSERT_TRUE(stub->CreateBackup(&context, request, &response).ok());
+  }
+  auto reads = [](testing::StratadProcess& at, const std::string& token) {
+    return testing::RunQuery(at.channel(), "SELECT 1", 0, token).status.ok();
+  };
+  testing::StratadProcess plain;
+  ASSERT_TRUE(plain.Start({"--auth", "on", "--restore-from", backups})) << plain.error();
+  EXPECT_TRUE(reads(plain, reader));
+
+  testing::StratadProcess revoking;
+  ASSERT_TRUE(revoking.Start({"--auth", "on", "--restore-from", backups, "--restore-revoke-tokens"}))
+      << revoking.error();
+  EXPECT_FALSE(reads(revoking, reader));
+  EXPECT_FALSE(reads(revoking, admin));
+  const std::string new_admin = revoking.AdminToken();
+  EXPECT_NE(new_admin, admin);
+  EXPECT_TRUE(reads(revoking, new_admin));
+  EXPECT_THAT(revoking.log(), HasSubstr("revoked all 2 live tokens"));
 }
 
 }  // namespace

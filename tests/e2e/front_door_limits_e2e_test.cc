@@ -10,10 +10,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <thread>
@@ -22,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "strata/v1/auth.grpc.pb.h"
+#include "strata/v1/catalog.grpc.pb.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/write_helpers.h"
@@ -373,6 +376,71 @@ TEST_F(FrontDoorLimitsE2ETest, ARevokedTokenEndsItsPostgresSessionAtTheNextState
   EXPECT_THAT(answer, HasSubstr("no longer authenticates"));
   EXPECT_THAT(answer, HasSubstr("FATAL"));
   EXPECT_TRUE(closed);
+}
+
+std::string Message(char type, const std::string& body) {
+  return std::string(1, type) + Int32(static_cast<int32_t>(body.size() + 4)) + body;
+}
+
+// ParameterDescription counts parameters in an Int16: $32768 is refused.
+TEST_F(FrontDoorLimitsE2ETest, APostgresStatementMayUseAtMost32767Parameters) {
+  Start();
+  Socket session(server_.pg_port());
+  const std::string no_types = std::string(2, '\0');
+  ASSERT_TRUE(session.Send(Startup() + Password(admin_) +
+                           Message('P', std::string("\0SELECT $32768\0", 16) + no_types) +
+                           Message('S', "") +
+                           Message('P', std::string("\0SELECT $32767\0", 16) + no_types) +
+                           Message('S', "")));
+  bool closed = false;
+  const std::string answer = session.ReadAll(3, &closed);
+  EXPECT_THAT(answer, HasSubstr("at most 32767 parameters"));
+  EXPECT_EQ(answer.find("at most 32767 parameters"), answer.rfind("at most 32767 parameters"))
+      << "$32767 itself is allowed";
+  EXPECT_FALSE(closed);
+}
+
+// A database the token may not see answers as one that does not exist,
+// through every door that names one.
+TEST_F(FrontDoorLimitsE2ETest, AHiddenDatabaseAnswersAsAMissingOne) {
+  Start();
+  ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "secret", admin_).ok());
+  const std::string reader = testing::CreateToken(server_.channel(), admin_, "reader", "read:mydb");
+  for (const char* database : {"secret", "nothere"}) {
+    auto shown = testing::RunQuery(server_.channel(), std::string("SHOW TABLES FROM ") + database,
+                                   0, reader);
+    EXPECT_EQ(shown.status.error_code(), grpc::StatusCode::NOT_FOUND) << database;
+    EXPECT_THAT(shown.status.error_message(),
+                HasSubstr(std::string("database \"") + database + "\" does not exist"));
+    auto catalog = v1::CatalogService::NewStub(server_.channel());
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + reader);
+    v1::ListTablesRequest request;
+    request.set_database_name(database);
+    v1::ListTablesResponse response;
+    EXPECT_EQ(catalog->ListTables(&context, request, &response).error_code(),
+              grpc::StatusCode::NOT_FOUND)
+        << database;
+  }
+}
+
+// The data directory and its files are the owner's alone, whatever the
+// umask stratad was started with (PostgreSQL insists on the same).
+TEST_F(FrontDoorLimitsE2ETest, TheDataDirectoryAndItsFilesAreTheOwnersAlone) {
+  const mode_t old = umask(0);
+  Start();
+  umask(old);
+  struct stat info;
+  ASSERT_EQ(stat(server_.data_dir().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(server_.data_dir())) {
+    if (!entry.is_regular_file()) continue;
+    ASSERT_EQ(stat(entry.path().c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 077, 0u) << entry.path();
+    ++files;
+  }
+  EXPECT_GT(files, 3);
 }
 
 // ---------------------------------------------------------------- queries
