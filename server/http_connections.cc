@@ -144,16 +144,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   bool WaitForRequest(bool first) {
     if (buffered() > 0 || (ssl_ != nullptr && SSL_pending(ssl_) > 0)) return true;
     const int millis = first ? limits_.head_timeout_millis : limits_.idle_timeout_millis;
-    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(millis);
-    while (!stopping_.load()) {
-      const int left = MillisUntil(deadline);
-      if (left == 0) return false;
-      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-      const int ready = poll(&p, 1, std::min<int>(left, kStopCheck.count()));
-      if (ready > 0) return true;
-      if (ready < 0 && errno != EINTR) return false;
-    }
-    return false;
+    return Poll(POLLIN, Clock::now() + std::chrono::milliseconds(millis), /*stop_ends=*/true);
   }
 
   // A request begins: its head has head_timeout from now.
@@ -183,11 +174,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
     const Clock::time_point deadline = Clock::now() + kLinger;
     size_t drained = 0;
     char sink[16 << 10];
-    while (drained < kMaxLingerBytes) {
-      const int left = MillisUntil(deadline);
-      if (left == 0) return;
-      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, left) <= 0) return;
+    while (drained < kMaxLingerBytes && Poll(POLLIN, deadline, /*stop_ends=*/false)) {
       const ssize_t n = recv(fd_, sink, sizeof sink, 0);
       if (n <= 0) return;
       drained += static_cast<size_t>(n);
@@ -291,23 +278,23 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   // write), by `deadline`; false on any other error, on timeout, and when
   // the server stops while the connection waits for a request head.
   bool WaitFor(int ssl_error, Clock::time_point deadline) {
-    short events;
-    if (ssl_error == SSL_ERROR_WANT_READ) {
-      events = POLLIN;
-    } else if (ssl_error == SSL_ERROR_WANT_WRITE) {
-      events = POLLOUT;
-    } else {
-      return false;
-    }
-    while (true) {
+    if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) return false;
+    return Poll(ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline,
+                /*stop_ends=*/in_head_ && head_bytes_ == 0);
+  }
+
+  // Waits for `events` on the socket until `deadline`; with `stop_ends`, a
+  // server that stops ends the wait too (the connection is between requests).
+  bool Poll(short events, Clock::time_point deadline, bool stop_ends) {
+    while (!(stop_ends && stopping_.load())) {
       const int left = MillisUntil(deadline);
       if (left == 0) return false;
       pollfd p{.fd = fd_, .events = events, .revents = 0};
       const int ready = poll(&p, 1, std::min<int>(left, kStopCheck.count()));
       if (ready > 0) return true;
       if (ready < 0 && errno != EINTR) return false;
-      if (stopping_.load() && in_head_ && head_bytes_ == 0) return false;
     }
+    return false;
   }
 
   // Counts bytes handed to httplib: the head ends at its blank line

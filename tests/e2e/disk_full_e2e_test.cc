@@ -7,11 +7,8 @@
 // PostgreSQL DELETE), round after round: RocksDB itself meets ENOSPC, and
 // the server must neither die nor lose an acknowledged record. Needs root to
 // mount; skipped otherwise.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <snappy.h>
-#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -26,6 +23,7 @@
 #include "httplib.h"
 #include "prometheus/remote.pb.h"
 #include "strata/v1/write.grpc.pb.h"
+#include "tests/support/pg_raw_client.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/write_helpers.h"
@@ -163,73 +161,6 @@ TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {
 
 // ------------------------------------------------- every door, no reserve
 
-// A PostgreSQL session (authentication off) that sends simple queries.
-class PgSession {
- public:
-  explicit PgSession(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    timeval timeout{.tv_sec = 30, .tv_usec = 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    if (connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return;
-    const std::string body = Int32(196608) + std::string("user\0disk\0\0", 11);
-    ok_ = Send(Int32(static_cast<int32_t>(body.size() + 4)) + body) && ReadUntilReady().ok;
-  }
-  ~PgSession() { close(fd_); }
-  bool ok() const { return ok_; }
-
-  struct Answer {
-    bool ok = false;      // the session is still up
-    bool error = false;   // an ErrorResponse came
-  };
-  Answer Query(const std::string& sql) {
-    const std::string body = sql + std::string(1, '\0');
-    if (!Send("Q" + Int32(static_cast<int32_t>(body.size() + 4)) + body)) return {};
-    return ReadUntilReady();
-  }
-
- private:
-  static std::string Int32(int32_t v) {
-    std::string out(4, '\0');
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
-    return out;
-  }
-  bool Send(const std::string& bytes) {
-    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
-  }
-  bool ReadExact(char* data, size_t size) {
-    while (size > 0) {
-      const ssize_t n = recv(fd_, data, size, 0);
-      if (n <= 0) return false;
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-    return true;
-  }
-  Answer ReadUntilReady() {
-    Answer answer;
-    while (true) {
-      char header[5];
-      if (!ReadExact(header, 5)) return answer;
-      uint32_t length = 0;
-      for (int i = 1; i < 5; ++i) length = (length << 8) | static_cast<uint8_t>(header[i]);
-      std::string body(length - 4, '\0');
-      if (!ReadExact(body.data(), body.size())) return answer;
-      if (header[0] == 'E') answer.error = true;
-      if (header[0] == 'Z') {
-        answer.ok = true;
-        return answer;
-      }
-    }
-  }
-
-  int fd_ = -1;
-  bool ok_ = false;
-};
-
 class DiskFullEveryDoorE2ETest : public DiskFullE2ETest {
  protected:
   DiskFullEveryDoorE2ETest() { tmpfs_mb_ = 160; }
@@ -296,12 +227,14 @@ class DiskFullEveryDoorE2ETest : public DiskFullE2ETest {
       }
     });
     doors.emplace_back([&] {  // PostgreSQL DELETE of the doomed table's rows, a host at a time
-      PgSession session(server_.pg_port());
-      ASSERT_TRUE(session.ok());
+      testing::PgRawClient session(server_.pg_port());
+      ASSERT_TRUE(session.connected());
+      ASSERT_EQ(session.Start("disk").back(), 'Z');
       for (int host = 0; !stop.load(); host = (host + 1) % 100) {
-        const PgSession::Answer answer =
-            session.Query("DELETE FROM mydb.doomed WHERE hostname = 'host" + std::to_string(host) + "'");
-        ASSERT_TRUE(answer.ok) << "the PostgreSQL session died";
+        session.Send('Q', testing::PgRawClient::Str("DELETE FROM mydb.doomed WHERE hostname = 'host" +
+                                                    std::to_string(host) + "'"));
+        // Deleted or refused (the disk is full), but answered.
+        ASSERT_EQ(session.ReadUntilReady().back(), 'Z') << "the PostgreSQL session died";
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     });

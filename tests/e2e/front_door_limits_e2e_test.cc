@@ -5,11 +5,7 @@
 // listeners and a start that fails fast, small pre-login messages and a
 // login deadline on the PostgreSQL port, and queries that stop at their
 // timeout however they loop.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -25,6 +21,8 @@
 #include "httplib.h"
 #include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
+#include "tests/support/loopback_socket.h"
+#include "tests/support/pg_raw_client.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/write_helpers.h"
@@ -46,49 +44,8 @@ int64_t PeakRssBytes(pid_t pid) {
   return -1;
 }
 
-// A plain TCP connection to a loopback port.
-class Socket {
- public:
-  explicit Socket(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~Socket() { close(fd_); }
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-
-  bool connected() const { return connected_; }
-  bool Send(std::string_view data) {
-    return send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
-  }
-  // What arrives until the server closes the connection or `seconds` pass;
-  // `closed` says which.
-  std::string ReadAll(int seconds, bool* closed) {
-    std::string out;
-    const auto give_up = steady_clock::now() + std::chrono::seconds(seconds);
-    *closed = false;
-    while (steady_clock::now() < give_up) {
-      pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-      if (poll(&p, 1, 100) <= 0) continue;
-      char buffer[4096];
-      const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
-      if (n <= 0) {
-        *closed = true;
-        break;
-      }
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    return out;
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using Socket = testing::LoopbackSocket;
+using Pg = testing::PgRawClient;
 
 // `size` zero bytes, gzip-compressed (about a thousandth of that).
 std::string GzipOfZeros(size_t size) {
@@ -123,6 +80,18 @@ class FrontDoorLimitsE2ETest : public ::testing::Test {
     ASSERT_TRUE(server_.Start(args)) << server_.error();
     admin_ = server_.AdminToken();
     ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "mydb", admin_).ok());
+  }
+  // mydb.ttt: 300 rows, one per host, for queries that loop over them.
+  void WriteSmallTable() {
+    const std::string now = std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count());
+    std::string lines;
+    for (int i = 0; i < 300; ++i) lines += "ttt,host=h" + std::to_string(i) + " v=1 " + now + "\n";
+    auto written = Http().Post("/write?db=mydb&precision=s",
+                               {{"Authorization", "Bearer " + admin_}}, lines, "text/plain");
+    ASSERT_TRUE(written);
+    ASSERT_EQ(written->status, 204) << written->body;
   }
   httplib::Client Http() {
     httplib::Client client("127.0.0.1", server_.http_port());
@@ -298,15 +267,7 @@ TEST_F(FrontDoorLimitsE2ETest, ATakenPortFailsTheStartPromptlyWhicheverListener)
 
 // ------------------------------------------------------------ PostgreSQL
 
-std::string Int32(int32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
-  return out;
-}
-std::string Startup() {
-  const std::string body = Int32(196608) + std::string("user\0raw\0\0", 10);
-  return Int32(static_cast<int32_t>(body.size() + 4)) + body;
-}
+std::string Startup() { return Pg::Startup(); }
 
 TEST_F(FrontDoorLimitsE2ETest, BeforeLoginAPostgresClientMaySendOnlySmallMessages) {
   Start();
@@ -315,7 +276,7 @@ TEST_F(FrontDoorLimitsE2ETest, BeforeLoginAPostgresClientMaySendOnlySmallMessage
   for (int i = 0; i < 50; ++i) {
     auto c = std::make_unique<Socket>(server_.pg_port());
     // Announces a 16 MB password message and sends none of it.
-    ASSERT_TRUE(c->Send(Startup() + "p" + Int32(16 << 20)));
+    ASSERT_TRUE(c->Send(Startup() + "p" + Pg::Int32(16 << 20)));
     clients.push_back(std::move(c));
   }
   for (auto& c : clients) {
@@ -343,14 +304,8 @@ TEST_F(FrontDoorLimitsE2ETest, PostgresClientsThatNeverLogInLoseTheirSlots) {
 }
 
 // The password message carrying `token`.
-std::string Password(const std::string& token) {
-  const std::string body = token + std::string(1, '\0');
-  return "p" + Int32(static_cast<int32_t>(body.size() + 4)) + body;
-}
-std::string Query(const std::string& sql) {
-  const std::string body = sql + std::string(1, '\0');
-  return "Q" + Int32(static_cast<int32_t>(body.size() + 4)) + body;
-}
+std::string Password(const std::string& token) { return Pg::Message('p', Pg::Str(token)); }
+std::string Query(const std::string& sql) { return Pg::Message('Q', Pg::Str(sql)); }
 
 // docs/security.md says a revocation is effective on the next call: on the
 // PostgreSQL port that is the session's next statement.
@@ -378,20 +333,16 @@ TEST_F(FrontDoorLimitsE2ETest, ARevokedTokenEndsItsPostgresSessionAtTheNextState
   EXPECT_TRUE(closed);
 }
 
-std::string Message(char type, const std::string& body) {
-  return std::string(1, type) + Int32(static_cast<int32_t>(body.size() + 4)) + body;
-}
-
 // ParameterDescription counts parameters in an Int16: $32768 is refused.
 TEST_F(FrontDoorLimitsE2ETest, APostgresStatementMayUseAtMost32767Parameters) {
   Start();
   Socket session(server_.pg_port());
   const std::string no_types = std::string(2, '\0');
   ASSERT_TRUE(session.Send(Startup() + Password(admin_) +
-                           Message('P', std::string("\0SELECT $32768\0", 16) + no_types) +
-                           Message('S', "") +
-                           Message('P', std::string("\0SELECT $32767\0", 16) + no_types) +
-                           Message('S', "")));
+                           Pg::Message('P', std::string("\0SELECT $32768\0", 16) + no_types) +
+                           Pg::Message('S', "") +
+                           Pg::Message('P', std::string("\0SELECT $32767\0", 16) + no_types) +
+                           Pg::Message('S', "")));
   bool closed = false;
   const std::string answer = session.ReadAll(3, &closed);
   EXPECT_THAT(answer, HasSubstr("at most 32767 parameters"));
@@ -447,16 +398,7 @@ TEST_F(FrontDoorLimitsE2ETest, TheDataDirectoryAndItsFilesAreTheOwnersAlone) {
 
 TEST_F(FrontDoorLimitsE2ETest, ACrossJoinOfSmallTablesStopsAtItsTimeout) {
   Start({"--query-timeout-seconds", "2"});
-  const std::string now = std::to_string(
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-  std::string lines;
-  for (int i = 0; i < 300; ++i) lines += "ttt,host=h" + std::to_string(i) + " v=1 " + now + "\n";
-  ASSERT_EQ(Http()
-                .Post("/write?db=mydb&precision=s", {{"Authorization", "Bearer " + admin_}}, lines,
-                      "text/plain")
-                ->status,
-            204);
+  ASSERT_NO_FATAL_FAILURE(WriteSmallTable());
   testing::QueryResult result = testing::RunQuery(
       server_.channel(),
       "SELECT count(*) FROM mydb.ttt a CROSS JOIN mydb.ttt b CROSS JOIN mydb.ttt c CROSS JOIN mydb.ttt d", 0,
@@ -472,16 +414,7 @@ TEST_F(FrontDoorLimitsE2ETest, ACrossJoinOfSmallTablesStopsAtItsTimeout) {
 // flight), while the storm's own next query is refused.
 TEST_F(FrontDoorLimitsE2ETest, AnotherTokensSmallQueriesAnswerDuringAStormOfHeavyOnes) {
   Start({"--query-workers", "2", "--query-queue", "3", "--query-timeout-seconds", "8"});
-  const std::string now = std::to_string(
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-  std::string lines;
-  for (int i = 0; i < 300; ++i) lines += "ttt,host=h" + std::to_string(i) + " v=1 " + now + "\n";
-  ASSERT_EQ(Http()
-                .Post("/write?db=mydb&precision=s", {{"Authorization", "Bearer " + admin_}}, lines,
-                      "text/plain")
-                ->status,
-            204);
+  ASSERT_NO_FATAL_FAILURE(WriteSmallTable());
   const std::string storm = testing::CreateToken(server_.channel(), admin_, "storm", "read:mydb");
   const std::string small = testing::CreateToken(server_.channel(), admin_, "small", "read:mydb");
   const std::string heavy =

@@ -4,9 +4,6 @@
 // replay of Grafana's statements) and node-postgres; plus the raw protocol
 // for what those clients do not exercise (row limits and PortalSuspended,
 // a bad startup).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "tests/support/pg_raw_client.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/temp_dir.h"
@@ -124,81 +122,7 @@ TEST_F(PgWireE2ETest, NodePostgres) {
 // ------------------------------------------------------------ raw protocol
 
 // A minimal frontend for what the clients above do not send.
-class RawClient {
- public:
-  explicit RawClient(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~RawClient() { close(fd_); }
-  bool connected() const { return connected_; }
-  int fd() const { return fd_; }
-
-  void Send(char type, const std::string& body) {
-    std::string message;
-    if (type != 0) message.push_back(type);
-    message += Int32(static_cast<int32_t>(body.size() + 4)) + body;
-    // The server may have closed the connection already (a fatal error): not a failure here.
-    (void)!send(fd_, message.data(), message.size(), MSG_NOSIGNAL);
-  }
-  static std::string Int32(int32_t v) {
-    std::string out(4, '\0');
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
-    return out;
-  }
-  static std::string Int16(int16_t v) {
-    return std::string{static_cast<char>((v >> 8) & 0xff), static_cast<char>(v & 0xff)};
-  }
-  static std::string Str(const std::string& s) { return s + std::string(1, '\0'); }
-
-  // Sends a protocol 3.0 startup packet for `user`; what the server answers.
-  std::string Start(const std::string& user = "raw") {
-    Send(0, Int32(196608) + Str("user") + Str(user) + std::string(1, '\0'));
-    return ReadUntilReady();
-  }
-
-  // The types of the messages received until ReadyForQuery (or EOF), with
-  // DataRow's first value and ErrorResponse's message appended.
-  std::string ReadUntilReady() {
-    std::string seen;
-    while (true) {
-      char header[5];
-      if (!ReadExact(header, 5)) return seen + "<eof>";
-      uint32_t length = 0;
-      for (int i = 1; i < 5; ++i) length = (length << 8) | static_cast<uint8_t>(header[i]);
-      std::string body(length - 4, '\0');
-      if (!ReadExact(body.data(), body.size())) return seen + "<eof>";
-      seen.push_back(header[0]);
-      if (header[0] == 'D' && body.size() > 6) {
-        uint32_t size = 0;
-        for (int i = 2; i < 6; ++i) size = (size << 8) | static_cast<uint8_t>(body[i]);
-        seen += "(" + body.substr(6, size) + ")";
-      }
-      if (header[0] == 'E') {
-        const size_t m = body.find(std::string("\0M", 2));
-        seen += "(" + std::string(body.c_str() + m + 2) + ")";
-      }
-      if (header[0] == 'Z') return seen;
-    }
-  }
-
- private:
-  bool ReadExact(char* data, size_t size) {
-    while (size > 0) {
-      ssize_t n = recv(fd_, data, size, 0);
-      if (n <= 0) return false;
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-    return true;
-  }
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using RawClient = testing::PgRawClient;
 
 TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   RawClient c(server_.pg_port());
@@ -486,7 +410,7 @@ TEST_F(PgWireE2ETest, RandomMessagesNeverStopTheServer) {
       if (random() % 16 == 0) {  // a length that does not match what follows
         std::string lie(1, type);
         lie += RawClient::Int32(static_cast<int32_t>(random() % 100));
-        (void)!send(c.fd(), lie.data(), lie.size(), MSG_NOSIGNAL);
+        (void)c.socket().Send(lie);
         break;
       }
       c.Send(type, body);
