@@ -25,6 +25,7 @@
 #include "tests/support/pg_raw_client.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
+#include "tests/support/test_certs.h"
 #include "tests/support/write_helpers.h"
 
 namespace strata {
@@ -202,6 +203,29 @@ TEST_F(FrontDoorLimitsE2ETest, IdleAndSlowSocketsNeitherBlockThePortNorStayForev
   EXPECT_TRUE(closed) << "an idle socket stayed open";
   stop = true;
   dripper.join();
+}
+
+// With TLS the handshake runs under the head's deadline: a client that
+// never finishes it (here: never starts it) loses the connection.
+TEST(FrontDoorTlsE2ETest, AStalledTlsHandshakeIsCutAtTheHeadDeadline) {
+  testing::TestCerts certs;
+  ASSERT_TRUE(certs.ok()) << certs.error();
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.StartWithTls(certs, {"--http-header-timeout-seconds", "1"})) << server.error();
+  Socket silent(server.http_port());
+  Socket partial(server.http_port());
+  ASSERT_TRUE(partial.Send(std::string("\x16\x03\x01\x02\x00\x01", 6)));  // a ClientHello begun
+  for (Socket* s : {&silent, &partial}) {
+    bool closed = false;
+    s->ReadAll(10, &closed);
+    EXPECT_TRUE(closed);
+  }
+  httplib::SSLClient client("127.0.0.1", server.http_port());
+  client.set_ca_cert_path(certs.ca_cert().c_str());
+  client.enable_server_certificate_verification(true);
+  auto health = client.Get("/health");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
 }
 
 TEST_F(FrontDoorLimitsE2ETest, PastTheConnectionLimitTheAnswerIs503AtOnce) {
