@@ -148,9 +148,12 @@ LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& 
   batch.table = table;
   batch.ready = PrepareIngestTable(engine_, caller_, options_.database, table,
                                    options_.auto_create_tables);
+  // A token that may not write the table fails the request (403, as
+  // InfluxDB answers a token without write on the bucket), as do a full or
+  // failing disk and an internal error; other refusals are the lines' own.
   const absl::StatusCode code = batch.ready.code();
   if (code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kResourceExhausted ||
-      code == absl::StatusCode::kInternal) {
+      code == absl::StatusCode::kInternal || code == absl::StatusCode::kPermissionDenied) {
     summary_.fatal = batch.ready;
   }
   return batch;

@@ -237,10 +237,20 @@ TEST_F(IngestHttpE2ETest, TokensInEveryFormInfluxClientsSend) {
   EXPECT_EQ(Post("/write?db=mydb&precision=s", line, basic)->status, 204);
   // write:mydb/cpu writes cpu but may not create tables.
   EXPECT_EQ(Post("/write?db=mydb&precision=s", line, {{"Authorization", "Token " + narrow}})->status, 204);
+  // A token that may not write (or create) the table: 403, as InfluxDB
+  // answers a token without write on the bucket.
   auto create_denied =
       Post("/write?db=mydb&precision=s", "mem v=1 " + t, {{"Authorization", "Token " + narrow}});
-  EXPECT_EQ(create_denied->status, 400);
+  EXPECT_EQ(create_denied->status, 403);
   EXPECT_THAT(create_denied->body, HasSubstr("narrow"));
+  const std::string reader = create("reader", "read:mydb");
+  auto read_only = Post("/write?db=mydb&precision=s", line, {{"Authorization", "Token " + reader}});
+  EXPECT_EQ(read_only->status, 403);
+  EXPECT_THAT(read_only->body, HasSubstr("reader"));
+  auto read_only_v2 =
+      Post("/api/v2/write?bucket=mydb&precision=s", line, {{"Authorization", "Token " + reader}});
+  EXPECT_EQ(read_only_v2->status, 403);
+  EXPECT_THAT(read_only_v2->body, HasSubstr("\"code\":\"forbidden\""));
   auto other_db = Post("/write?db=other&precision=s", line, {{"Authorization", "Token " + narrow}});
   EXPECT_EQ(other_db->status, 403);
   EXPECT_EQ(testing::RunQuery(server_.channel(), "SELECT count(*) FROM mydb.cpu", 0, admin).rows.size(),
