@@ -1302,7 +1302,9 @@ class Parser {
     }
     ExprPtr column = Make(ExprKind::kColumn, pos, name);
     column->quoted = quoted;
-    if (AcceptSymbol("::")) {
+    // measure_value::double is Timestream's typed column; any other
+    // name::type is PostgreSQL's cast, left to ParsePostfix.
+    if (EqualsIgnoreCase(name, "measure_value") && AcceptSymbol("::")) {
       const Token& type = Next();
       column->name = StrCat(name, "::", type.text);
       for (char& c : column->name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
