@@ -158,6 +158,7 @@ std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
     copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
   }
   copy->limit = limit;
+  copy->offset = offset;
   return copy;
 }
 

@@ -164,6 +164,7 @@ struct SelectStmt {
   ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
+  std::optional<int64_t> offset;  // OFFSET m: rows skipped after ORDER BY
 
   std::unique_ptr<SelectStmt> Clone() const;
 };

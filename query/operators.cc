@@ -487,6 +487,23 @@ class Limit : public RowSink {
   RowSink* next_;
 };
 
+class Offset : public RowSink {
+ public:
+  Offset(int64_t skip, RowSink* next) : skip_(skip), next_(next) {}
+  absl::Status Push(Row row) override {
+    if (skip_ > 0) {
+      --skip_;
+      return absl::OkStatus();
+    }
+    return next_->Push(std::move(row));
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  int64_t skip_;
+  RowSink* next_;
+};
+
 class Truncate : public RowSink {
  public:
   Truncate(int width, RowSink* next) : width_(width), next_(next) {}
@@ -586,6 +603,9 @@ std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink*
 }
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next) {
   return std::make_unique<Limit>(limit, context, next);
+}
+std::unique_ptr<RowSink> MakeOffset(int64_t skip, RowSink* next) {
+  return std::make_unique<Offset>(skip, next);
 }
 std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next) {
   return std::make_unique<Truncate>(width, next);

@@ -151,6 +151,8 @@ std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64
 std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next);
 // Passes the first `limit` rows, then tells the sources they may stop.
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
+// Drops the first `skip` rows (OFFSET).
+std::unique_ptr<RowSink> MakeOffset(int64_t skip, RowSink* next);
 // Keeps the first `width` columns (drops helper columns used for ORDER BY).
 std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next);
 

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "query/interval_text.h"
 #include "query/lexer.h"
 #include "query/window.h"
 
@@ -245,8 +246,8 @@ class Parser {
       } while (AcceptSymbol(","));
     }
     ASSIGN_OR_RETURN(auto select, ParseSetExpression());
-    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit")) {
-      if (!select->order_by.empty() || select->limit) {
+    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit") || AtOffsetClause()) {
+      if (!select->order_by.empty() || select->limit || select->offset) {
         // `(SELECT ... ORDER BY a) ORDER BY b`: the outer clause orders the result.
         auto outer = std::make_unique<SelectStmt>();
         outer->set_operation = SetOperation::kUnion;
@@ -326,7 +327,7 @@ class Parser {
         if (AcceptWord("as")) {
           ASSIGN_OR_RETURN(item.alias, ParseName("a column alias"));
         } else if (Peek().kind == TokenKind::kQuotedIdentifier ||
-                   (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text))) {
+                   AtBareAliasWord()) {
           item.alias = Next().text;
         }
       }
@@ -381,23 +382,49 @@ class Parser {
     return absl::OkStatus();
   }
 
+  // OFFSET is not reserved (a column may be named so): `offset` followed by
+  // a number is the clause, not an alias.
+  bool AtOffsetClause() {
+    return IsWord(Peek(), "offset") &&
+           (Peek(1).kind == TokenKind::kInteger ||
+            (Peek(1).kind == TokenKind::kSymbol && (Peek(1).text == "-" || Peek(1).text == "+")));
+  }
+  // A word that may be an alias written without AS.
+  bool AtBareAliasWord() {
+    return Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text) && !AtOffsetClause();
+  }
+
   absl::Status ParseOrderAndLimit(SelectStmt* s) {
     if (AcceptWord("order")) {
       RETURN_IF_ERROR(ExpectWord("by"));
       RETURN_IF_ERROR(ParseOrderItems(&s->order_by));
     }
-    if (AcceptWord("limit")) {
-      if (AcceptWord("all")) return absl::OkStatus();
-      const Token& t = Peek();
-      int64_t n = -1;
-      if (t.kind == TokenKind::kInteger) {
-        std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
+    // LIMIT n and OFFSET m, in either order (PostgreSQL takes both).
+    bool limited = false;
+    bool offset = false;
+    while (true) {
+      if (!limited && AcceptWord("limit")) {
+        limited = true;
+        if (AcceptWord("all")) continue;
+        ASSIGN_OR_RETURN(s->limit, ParseRowCount("LIMIT"));
+      } else if (!offset && AcceptWord("offset")) {
+        offset = true;
+        ASSIGN_OR_RETURN(int64_t skip, ParseRowCount("OFFSET"));
+        if (!AcceptWord("rows")) AcceptWord("row");
+        if (skip > 0) s->offset = skip;
+      } else {
+        return absl::OkStatus();
       }
-      if (n < 0) return Error(t, StrCat("LIMIT needs a whole number, found ", Describe(t)));
-      Next();
-      s->limit = n;
     }
-    return absl::OkStatus();
+  }
+
+  absl::StatusOr<int64_t> ParseRowCount(std::string_view clause) {
+    const Token& t = Peek();
+    int64_t n = -1;
+    if (t.kind == TokenKind::kInteger) std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
+    if (n < 0) return Error(t, StrCat(clause, " needs a whole number, found ", Describe(t)));
+    Next();
+    return n;
   }
 
   // FROM items joined left to right: `a, b` and `a CROSS JOIN b` are cross
@@ -500,7 +527,7 @@ class Parser {
     }
     if (AcceptWord("as")) {
       ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
-    } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
+    } else if (AtBareAliasWord()) {
       ref.alias = Next().text;
     }
     if (!ref.alias.empty() && ref.join != JoinKind::kNone) {
@@ -526,7 +553,7 @@ class Parser {
     }
     if (AcceptWord("as")) {
       ASSIGN_OR_RETURN(ref.alias, ParseName("an alias for UNNEST"));
-    } else if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text)) {
+    } else if (AtBareAliasWord()) {
       ref.alias = Next().text;
     }
     if (!ref.alias.empty() && AcceptSymbol("(")) {
@@ -1196,7 +1223,11 @@ class Parser {
         }
         int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
         if (per == 0) {
-          return Error(unit, "INTERVAL needs a unit: SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
+          // PostgreSQL's form: the units inside the text ('1 day 2 hours').
+          auto parsed = ParseIntervalText(amount.text);
+          if (!parsed.ok()) return Error(amount, std::string(parsed.status().message()));
+          return Literal(pos, parsed->months != 0 ? Datum::Months(parsed->months)
+                                                  : Datum::Interval(parsed->nanos));
         }
         Next();
         double v = std::strtod(amount.text.c_str(), nullptr);

@@ -643,7 +643,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     ctes_[name] = cte;
   }
   if (select.set_operation != SetOperation::kNone) {
-    if (select.order_by.empty() && !select.limit) return PlanSetOperation(select);
+    if (select.order_by.empty() && !select.limit && !select.offset) return PlanSetOperation(select);
     // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...
     auto inner = std::make_unique<SelectStmt>();
     inner->set_operation = select.set_operation;
@@ -657,6 +657,13 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     select.items.push_back(std::move(all));
     select.from.emplace();
     select.from->subquery = std::move(inner);
+  }
+  // OFFSET m LIMIT n: the first n + m rows in order are found as LIMIT n + m
+  // finds them (a top-n sort, a scan that stops), and an Offset sink drops
+  // the first m.
+  if (select.offset && select.limit &&
+      __builtin_add_overflow(*select.limit, *select.offset, &*select.limit)) {
+    select.limit.reset();
   }
   RETURN_IF_ERROR(ResolveSubqueries(select));
   for (const ExprPtr* clause : {&select.where, &select.having}) {
@@ -1017,6 +1024,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
     return out;
   };
   std::vector<std::string> lines;
+  if (select.offset) lines.push_back(StrCat("Offset ", *select.offset));
   if (select.limit && sort_keys.empty()) lines.push_back(StrCat("Limit ", *select.limit));
   if (!sort_keys.empty()) {
     lines.push_back(select.limit ? StrCat("TopN ", *select.limit, " by ", sort_keys.size(), " keys")
@@ -1060,6 +1068,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   const Expr* having = select.having.get();
   const bool distinct = select.distinct;
   const std::optional<int64_t> limit = select.limit;
+  const int64_t offset = select.offset.value_or(0);
   const int input_width = static_cast<int>(input.size());
   QueryContext* context = context_;
   auto source_run = source.run;
@@ -1079,6 +1088,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
       next = sink.get();
       chain.push_back(std::move(sink));
     };
+    if (offset > 0) push(MakeOffset(offset, next));
     if (static_cast<int>(projection.size()) > visible) push(MakeTruncate(visible, next));
     if (limit && sort_keys.empty()) push(MakeLimit(*limit, context, next));
     if (!sort_keys.empty()) push(MakeSort(sort_keys, limit, context, next));
