@@ -9,6 +9,7 @@
 #include "common/stack_room.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/suggest.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/interval_text.h"
@@ -79,6 +80,7 @@ class Parser {
 
   absl::StatusOr<Statement> ParseStatement() {
     Statement stmt;
+    RETURN_IF_ERROR(RefuseUnsupported());
     if (AcceptWord("show")) {
       RETURN_IF_ERROR(ParseShow(&stmt));
     } else if (AcceptWord("describe") || AcceptWord("desc")) {
@@ -116,6 +118,16 @@ class Parser {
     }
     AcceptSymbol(";");
     if (Peek().kind != TokenKind::kEnd) {
+      // `SELECT cpu FORM t`: FORM was read as an alias; the mistake is there.
+      if (pos_ > 0 && tokens_[pos_ - 1].kind == TokenKind::kIdentifier) {
+        const Token& previous = tokens_[pos_ - 1];
+        const std::string keyword = NearestName(previous.text, {"from", "where", "group", "order",
+                                                                "limit", "having", "offset"});
+        if (!keyword.empty()) {
+          return Error(previous, StrCat("unexpected ", Describe(Peek()), " after \"", previous.text,
+                                        "\"; did you mean ", absl::AsciiStrToUpper(keyword), "?"));
+        }
+      }
       return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
     }
     RETURN_IF_ERROR(CheckParametersUsed());
@@ -157,6 +169,40 @@ class Parser {
   }
   absl::Status Error(const Token& at, std::string_view message) {
     return SqlError(sql_, at.pos, message);
+  }
+
+  // Statements other databases take and Strata does not: UNIMPLEMENTED
+  // (SQLSTATE 0A000 on the PostgreSQL wire) saying what to do instead.
+  absl::Status RefuseUnsupported() {
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kIdentifier) return absl::OkStatus();
+    std::string_view instead;
+    if (IsWord(t, "insert") || IsWord(t, "upsert") || IsWord(t, "merge") || IsWord(t, "update")) {
+      instead =
+          " is not supported: Strata takes writes through WriteRecords, and a row changes when it "
+          "is written again with a higher version (Timestream's upsert); write with `strata "
+          "write`, `strata import`, InfluxDB line protocol (POST /write on the HTTP port), "
+          "Prometheus remote write or the client packages (docs/clients.md)";
+    } else if (IsWord(t, "copy")) {
+      instead =
+          " is not supported: export with `psql --csv -c 'SELECT ...'` or `strata query -f csv`, "
+          "import with `strata import`";
+    } else if (IsWord(t, "create") || IsWord(t, "drop") || IsWord(t, "alter") ||
+               IsWord(t, "truncate")) {
+      instead =
+          " is not supported in SQL: manage databases and tables with `strata db` and `strata "
+          "table` (or the CatalogService); line protocol and remote write create a table on "
+          "first write; rows go with DELETE or retention";
+    } else if (IsWord(t, "explain") && IsWord(Peek(1), "analyze")) {
+      return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek(1).pos,
+                      "EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan, and `strata query "
+                      "--stats` (or the query's stats message) the rows and bytes scanned and the "
+                      "time taken");
+    } else {
+      return absl::OkStatus();
+    }
+    return SqlError(absl::StatusCode::kUnimplemented, sql_, t.pos,
+                    StrCat(absl::AsciiStrToUpper(std::string(t.text)), instead));
   }
   absl::Status ExpectWord(std::string_view word) {
     if (AcceptWord(word)) return absl::OkStatus();

@@ -60,6 +60,16 @@ class PgWireE2ETest : public ::testing::Test {
   testing::StratadProcess server_;
 };
 
+// What Strata does not run is answered "not supported" (SQLSTATE 0A000),
+// with what to do instead; psql goes on with the next command.
+TEST_F(PgWireE2ETest, UnsupportedStatementsAnswerFeatureNotSupported) {
+  testing::ProcessResult r =
+      Psql({"\\set VERBOSITY verbose", "INSERT INTO mydb.cpu VALUES (1)", "SELECT 41 + 1"});
+  EXPECT_THAT(r.err, HasSubstr("ERROR:  0A000: INSERT is not supported"));
+  EXPECT_THAT(r.err, HasSubstr("strata write"));
+  EXPECT_THAT(r.out, HasSubstr("42"));
+}
+
 TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   testing::ProcessResult r = Psql({"\\dt", "\\d mydb.cpu"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
