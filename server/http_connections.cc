@@ -190,7 +190,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   bool is_writable() const override { return !failed_; }
 
   ssize_t read(char* ptr, size_t size) override {
-    if (buffered() == 0 && !Fill()) return -1;
+    if (buffered() == 0 && !Fill()) return eof_ ? 0 : -1;
     size = std::min(size, buffered());
     if (!Count(buffer_ + begin_, size)) return -1;
     std::memcpy(ptr, buffer_ + begin_, size);
@@ -249,6 +249,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   // Reads what the socket has into the buffer, waiting up to the deadline.
   bool Fill() {
     begin_ = end_ = 0;
+    if (eof_) return false;
     const Clock::time_point deadline = ReadDeadline();
     while (!failed_) {
       if (ssl_ != nullptr) {
@@ -259,18 +260,27 @@ class GuardedHttpServer::Connection : public httplib::Stream {
           return true;
         }
         const int error = SSL_get_error(ssl_, n);
-        if (error == SSL_ERROR_ZERO_RETURN || !WaitFor(error, deadline)) break;
+        if (error == SSL_ERROR_ZERO_RETURN) return End();
+        if (!WaitFor(error, deadline)) break;
       } else {
         const ssize_t n = recv(fd_, buffer_, sizeof buffer_, 0);
         if (n > 0) {
           end_ = static_cast<size_t>(n);
           return true;
         }
-        if (n == 0 || (errno != EAGAIN && errno != EINTR)) break;
+        if (n == 0) return End();
+        if (errno != EAGAIN && errno != EINTR) break;
         if (!WaitFor(SSL_ERROR_WANT_READ, deadline)) break;
       }
     }
     failed_ = true;
+    return false;
+  }
+
+  // The client closed its side: reads end (a body read to the end of the
+  // stream ends there), and the answer can still be written.
+  bool End() {
+    eof_ = true;
     return false;
   }
 
@@ -338,7 +348,8 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   size_t head_bytes_ = 0;
   size_t request_bytes_ = 0;
   bool close_after_answer_ = false;
-  bool failed_ = false;
+  bool eof_ = false;     // the client closed its side
+  bool failed_ = false;  // a read or write failed: nothing more is written
 };
 
 thread_local GuardedHttpServer::Connection* GuardedHttpServer::current_connection_ = nullptr;

@@ -6,6 +6,7 @@
 // login deadline on the PostgreSQL port, and queries that stop at their
 // timeout however they loop.
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -247,6 +248,19 @@ TEST_F(FrontDoorLimitsE2ETest, PastTheConnectionLimitTheAnswerIs503AtOnce) {
   held.clear();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(Http().Get("/health")->status, 200);
+}
+
+// A body without a length (HTTP/1.0, no chunks) ends where the client
+// closes its side; the answer still goes out.
+TEST_F(FrontDoorLimitsE2ETest, ABodyToTheEndOfTheStreamIsReadAndAnswered) {
+  Start();
+  Socket client(server_.http_port());
+  ASSERT_TRUE(client.Send("POST /write?db=mydb&precision=s HTTP/1.0\r\nAuthorization: Bearer " +
+                          admin_ + "\r\n\r\ncpu,host=a v=1 1700000000\n"));
+  shutdown(client.fd(), SHUT_WR);
+  bool closed = false;
+  EXPECT_THAT(client.ReadAll(10, &closed), HasSubstr("HTTP/1.1 204"));
+  EXPECT_TRUE(closed);
 }
 
 TEST_F(FrontDoorLimitsE2ETest, AQueryPasswordIsTakenOnlyWhereInfluxClientsSendIt) {
