@@ -406,7 +406,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
     ssl = SSL_new(tls_);
     if (ssl != nullptr) SSL_set_fd(ssl, sock);
   }
-  const bool over_limit = connections_.fetch_add(1) >= limits_.max_connections;
+  const bool over_limit = connections_->fetch_add(1) >= limits_.max_connections;
   {
     Connection connection(sock, ssl, limits_, stopping_);
     if (tls_ == nullptr || (ssl != nullptr && connection.Handshake())) {
@@ -434,7 +434,7 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
       if (over_limit || connection.refused_unread()) connection.LingerBeforeClose();
     }
   }  // the TLS session ends before the socket closes
-  connections_.fetch_sub(1);
+  connections_->fetch_sub(1);
   shutdown(sock, SHUT_RDWR);
   close(sock);
   return true;

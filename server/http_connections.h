@@ -57,6 +57,9 @@ class GuardedHttpServer : public httplib::Server {
   // when the address cannot be bound.
   absl::Status Start(const std::string& host, int port);
   int port() const { return port_; }
+  // Connections open now, counted while the server lives and after (for
+  // the metrics, which may be read later).
+  std::shared_ptr<const std::atomic<int>> open_connections() const { return connections_; }
   // Stops accepting, ends idle connections, lets requests in flight finish
   // and joins every thread. Safe to call more than once, and after a failed
   // Start.
@@ -78,7 +81,7 @@ class GuardedHttpServer : public httplib::Server {
 
   const HttpConnectionLimits limits_;
   SSL_CTX* const tls_;
-  std::atomic<int> connections_{0};
+  const std::shared_ptr<std::atomic<int>> connections_ = std::make_shared<std::atomic<int>>(0);
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;
   int port_ = 0;

@@ -1,7 +1,10 @@
 #include "server/http_server.h"
 
+#include <algorithm>
+
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "httplib.h"
 #include "server/config.h"
 #include "server/http_auth.h"
@@ -44,6 +47,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
     }
   }
   server->server_ = std::make_unique<GuardedHttpServer>(options.limits, tls);
+  metrics->SetConnectionSource("http", [open = server->server_->open_connections()] {
+    return open->load();
+  });
   // Bodies declared above this are refused (413) before they are read.
   server->server_->set_payload_max_length(kMaxHttpBodyBytes);
   HttpOptions routed = options;
@@ -83,6 +89,20 @@ void HttpServer::Route(const HttpOptions& options, Engine* engine, Authenticator
                                                      " takes no request body; ", kEndpoints)),
                    res);
     return httplib::Server::HandlerResponse::Handled;
+  });
+  // Every answer is counted by endpoint and code, and every failure logged
+  // once (as gRPC's are by server/call_observer.cc), without the query
+  // string, which may carry a token.
+  server_->set_logger([metrics](const httplib::Request& req, const httplib::Response& res) {
+    const bool known = req.path == "/metrics" || req.path == "/health" || req.path == "/ping" ||
+                       TakesBody(req);
+    metrics->CountHttpRequest(known ? req.path : "other", res.status);
+    if (res.status >= 400) {
+      std::string message = EchoInput(res.body, 300);
+      std::replace(message.begin(), message.end(), '\n', ' ');
+      spdlog::warn("http request failed: method={} path={} code={} peer={} message={}", req.method,
+                   EchoInput(req.path, 100), res.status, req.remote_addr, message);
+    }
   });
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 404 && res.body.empty()) {  // no route (handlers answer their own 404s)

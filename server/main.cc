@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
          .tls = tls,
          .max_connections = config.pg_max_connections,
          .auth_timeout_seconds = config.pg_auth_timeout_seconds},
-        (*server)->query_service(), engine->get(), auth->get());
+        (*server)->query_service(), engine->get(), auth->get(), &metrics);
     if (!started.ok()) return Fail(started.status());
     pg = *std::move(started);
     spdlog::info("stratad serving PostgreSQL clients on port {}", pg->port());

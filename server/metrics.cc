@@ -95,10 +95,15 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     absl::MutexLock lock(&mu_);
     admission_ = std::move(source);
   }
+  void SetConnectionSource(std::string door, std::function<int()> open) {
+    absl::MutexLock lock(&mu_);
+    connections_.emplace_back(std::move(door), std::move(open));
+  }
 
   std::vector<MetricFamily> Collect() const override {
     std::vector<MetricFamily> out;
     CollectAdmission(out);
+    CollectConnections(out);
     CollectWrites(out);
     CollectTables(out);
     CollectRocksDb(out);
@@ -127,6 +132,16 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     AddCounter(out, "strata_query_memory_refusals_total",
                "Queries failed because the server-wide memory budget was spent.",
                a.memory_refusals);
+  }
+
+  void CollectConnections(std::vector<MetricFamily>& out) const {
+    absl::MutexLock lock(&mu_);
+    if (connections_.empty()) return;
+    MetricFamily open = Family("strata_connections_open",
+                               "Connections open now, by front door (http, postgres).",
+                               MetricType::Gauge);
+    for (const auto& [door, count] : connections_) Add(open, count(), {{"door", door}});
+    out.push_back(std::move(open));
   }
 
   void CollectWrites(std::vector<MetricFamily>& out) const {
@@ -261,6 +276,7 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
   const double start_time_seconds_;
   mutable absl::Mutex mu_;
   std::function<AdmissionSnapshot()> admission_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, std::function<int()>>> connections_ ABSL_GUARDED_BY(mu_);
 };
 
 ServerMetrics::ServerMetrics(Engine* engine)
@@ -271,6 +287,10 @@ ServerMetrics::ServerMetrics(Engine* engine)
                 .Name("strata_grpc_requests_total")
                 .Help("gRPC calls finished, by method and status code.")
                 .Register(*registry_)),
+      http_requests_(prometheus::BuildCounter()
+                         .Name("strata_http_requests_total")
+                         .Help("HTTP requests answered, by endpoint and status code.")
+                         .Register(*registry_)),
       rpc_seconds_(prometheus::BuildHistogram()
                        .Name("strata_grpc_request_duration_seconds")
                        .Help("Time from a call's arrival to its status, by method (a query's "
@@ -325,6 +345,15 @@ void ServerMetrics::CountRpc(std::string_view method, int grpc_code, double seco
   static const prometheus::Histogram::BucketBoundaries kBuckets = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
   rpc_seconds_.Add({{"method", name}}, kBuckets).Observe(seconds);
+}
+
+void ServerMetrics::CountHttpRequest(std::string_view endpoint, int http_status) {
+  http_requests_.Add({{"endpoint", std::string(endpoint)}, {"code", std::to_string(http_status)}})
+      .Increment();
+}
+
+void ServerMetrics::SetConnectionSource(std::string door, std::function<int()> open) {
+  scrape_->SetConnectionSource(std::move(door), std::move(open));
 }
 
 void ServerMetrics::CountWrite(const WriteResult& result) {

@@ -49,6 +49,11 @@ class ServerMetrics {
   void CountWrite(const WriteResult& result);
   // One query that ran (or failed while running).
   void CountQuery(const absl::Status& status, const query::QueryStats& stats, double seconds);
+  // One HTTP request answered: `endpoint` is a route ("/write") or "other".
+  void CountHttpRequest(std::string_view endpoint, int http_status);
+  // Where the open connections of a front door ("http", "postgres") are
+  // counted, read at scrape time.
+  void SetConnectionSource(std::string door, std::function<int()> open);
 
   // Everything, in the Prometheus text exposition format.
   std::string Render() const;
@@ -61,6 +66,7 @@ class ServerMetrics {
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<ScrapeCollector> scrape_;
   prometheus::Family<prometheus::Counter>& rpcs_;
+  prometheus::Family<prometheus::Counter>& http_requests_;
   prometheus::Family<prometheus::Histogram>& rpc_seconds_;
   prometheus::Family<prometheus::Counter>& ingested_;
   prometheus::Counter& ingested_memory_;

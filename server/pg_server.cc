@@ -36,10 +36,12 @@ std::string PeerName(const sockaddr_storage& address) {
 
 absl::StatusOr<std::unique_ptr<PgServer>> PgServer::Start(const PgOptions& options,
                                                           QueryService* queries, Engine* engine,
-                                                          Authenticator* auth) {
+                                                          Authenticator* auth,
+                                                          ServerMetrics* metrics) {
   ASSIGN_OR_RETURN(auto host_port, SplitHostPort(options.listen));
   auto server = std::unique_ptr<PgServer>(new PgServer());
   server->options_ = options;
+  metrics->SetConnectionSource("postgres", [open = server->open_] { return open->load(); });
   server->queries_ = queries;
   server->engine_ = engine;
   server->auth_ = auth;
@@ -159,7 +161,9 @@ void PgServer::Serve(int fd, std::string peer, uint64_t id) {
           }};
   auto session = std::make_unique<pg::Session>(std::move(context), std::make_unique<pg::Stream>(fd),
                                                std::move(peer));
+  open_->fetch_add(1);
   session->Run();
+  open_->fetch_sub(1);
   {
     // Before the descriptor is closed, so Stop never shuts down a reused number.
     absl::MutexLock lock(&mu_);

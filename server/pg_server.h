@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/authenticator.h"
+#include "server/metrics.h"
 #include "server/query_service.h"
 #include "server/tls.h"
 #include "storage/engine.h"
@@ -36,7 +37,8 @@ class PgServer {
   // The arguments must outlive the server.
   static absl::StatusOr<std::unique_ptr<PgServer>> Start(const PgOptions& options,
                                                          QueryService* queries, Engine* engine,
-                                                         Authenticator* auth);
+                                                         Authenticator* auth,
+                                                         ServerMetrics* metrics);
   ~PgServer();
 
   int port() const { return port_; }
@@ -69,6 +71,8 @@ class PgServer {
   int port_ = 0;
   std::thread accept_thread_;
   std::atomic<bool> stopping_{false};
+  // Sessions open now (the metrics read it, possibly after the server).
+  const std::shared_ptr<std::atomic<int>> open_ = std::make_shared<std::atomic<int>>(0);
 
   absl::Mutex mu_;
   std::map<uint64_t, Connection> connections_ ABSL_GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "common/utf8.h"
 #include "query/error.h"
 #include "query/lexer.h"
 #include "query/parser.h"
@@ -882,6 +883,13 @@ void Session::SendError(const absl::Status& status, const Statement* statement,
                         std::string_view severity) {
   if (severity == "ERROR") skip_to_sync_ = true;  // the extended protocol skips to Sync
   if (transaction_ == 'T') transaction_ = 'E';
+  // Logged once, as gRPC's failed calls are (server/call_observer.cc).
+  std::string message = EchoInput(query::SqlErrorMessage(status), 300);
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  spdlog::warn("postgres statement failed: statement={} sqlstate={} token={} peer={} message={}",
+               statement != nullptr ? FirstWord(statement->sql) : "-", SqlState(status),
+               caller_ != nullptr && !caller_->name().empty() ? caller_->name() : "-", peer_,
+               message);
   out_.Begin('E');
   out_.Bytes("S");
   out_.CString(severity);

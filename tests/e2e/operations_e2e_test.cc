@@ -18,6 +18,7 @@
 #include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
+#include "tests/support/pg_raw_client.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
@@ -29,6 +30,7 @@ namespace strata {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The value of the sample `series` (name and labels exactly as exposed).
 std::optional<double> Sample(const std::string& metrics, const std::string& series) {
@@ -156,6 +158,31 @@ TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
                              "code=INVALID_ARGUMENT"));
   EXPECT_THAT(log, HasSubstr("slow query: id="));
   EXPECT_THAT(log, HasSubstr("text=\"SELECT count(*) FROM mydb.cpu\""));
+}
+
+// HTTP and PostgreSQL failures are logged once each, like gRPC's, and the
+// two doors are counted: HTTP requests by endpoint and code, connections
+// open by door. No query string (it may carry a token) reaches the log.
+TEST_F(MetricsE2ETest, HttpAndPostgresFailuresAreLoggedAndTheirDoorsCounted) {
+  Start();
+  httplib::Client http("127.0.0.1", server_.http_port());
+  EXPECT_EQ(http.Post("/write?db=nope&p=secret-in-url", "cpu v=1 1", "text/plain")->status, 404);
+  EXPECT_EQ(http.Get("/nowhere")->status, 404);
+  testing::PgRawClient pg(server_.pg_port());
+  ASSERT_EQ(pg.Start().back(), 'Z');
+  pg.Send('Q', testing::PgRawClient::Str("SELECT nope FROM mydb.cpu"));
+  EXPECT_THAT(pg.ReadUntilReady(), HasSubstr("does not exist"));
+
+  const std::string metrics = Scrape();
+  EXPECT_EQ(Sample(metrics, R"(strata_http_requests_total{code="404",endpoint="/write"})"), 1);
+  EXPECT_EQ(Sample(metrics, R"(strata_http_requests_total{code="404",endpoint="other"})"), 1);
+  EXPECT_EQ(Sample(metrics, R"(strata_connections_open{door="postgres"})"), 1);
+  EXPECT_GE(Sample(metrics, R"(strata_connections_open{door="http"})").value_or(0), 1);
+  const std::string log = server_.log();
+  EXPECT_THAT(log, HasSubstr("http request failed: method=POST path=/write code=404"));
+  EXPECT_THAT(log, HasSubstr("database not found"));
+  EXPECT_THAT(log, Not(HasSubstr("secret-in-url")));
+  EXPECT_THAT(log, HasSubstr("postgres statement failed: statement=select sqlstate=3D000 token=-"));
 }
 
 TEST_F(MetricsE2ETest, ARealPrometheusScrapesTheCounters) {
