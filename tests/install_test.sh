@@ -5,7 +5,9 @@
 set -euo pipefail
 build=$1
 dest=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$dest"' EXIT
+# Waits for stratad to end before removing its data directory: it writes files while it
+# stops, and rm -rf of a directory being written fails ("Directory not empty").
+trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi; rm -rf "$dest"' EXIT
 pid=
 cmake --install "$build" --prefix "$dest" >/dev/null
 for f in bin/stratad bin/strata lib/systemd/system/stratad.service etc/strata/stratad.toml; do
