@@ -36,16 +36,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using std::chrono::steady_clock;
 
-// The server's peak resident memory, from /proc.
-int64_t PeakRssBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
-}
-
 using Socket = testing::LoopbackSocket;
 using Pg = testing::PgRawClient;
 
@@ -124,7 +114,7 @@ TEST_F(FrontDoorLimitsE2ETest, AGzipBombIsRefusedUnreadWithoutATokenAndBoundedWi
     EXPECT_THAT(bounded->body, HasSubstr("larger than 64 MB")) << path;
   }
   // Before, the bomb alone took the server past 1 GB.
-  EXPECT_LT(PeakRssBytes(server_.pid()), int64_t{400} << 20);
+  EXPECT_LT(server_.PeakRssBytes(), int64_t{400} << 20);
   EXPECT_EQ(Http().Get("/health")->status, 200);
 }
 
@@ -146,7 +136,7 @@ TEST_F(FrontDoorLimitsE2ETest, ChunkedAndDeclaredBodiesAreBoundedAndBodiesGoOnly
       },
       "application/x-protobuf");
   if (chunked) EXPECT_EQ(chunked->status, 413);  // or the connection was closed mid-body
-  EXPECT_LT(PeakRssBytes(server_.pid()), int64_t{400} << 20);
+  EXPECT_LT(server_.PeakRssBytes(), int64_t{400} << 20);
 
   // A declared length past the limit is refused before a byte is read.
   Socket declared(server_.http_port());
@@ -314,7 +304,7 @@ std::string Startup() { return Pg::Startup(); }
 
 TEST_F(FrontDoorLimitsE2ETest, BeforeLoginAPostgresClientMaySendOnlySmallMessages) {
   Start();
-  const int64_t before = PeakRssBytes(server_.pid());
+  const int64_t before = server_.PeakRssBytes();
   std::vector<std::unique_ptr<Socket>> clients;
   for (int i = 0; i < 50; ++i) {
     auto c = std::make_unique<Socket>(server_.pg_port());
@@ -328,7 +318,7 @@ TEST_F(FrontDoorLimitsE2ETest, BeforeLoginAPostgresClientMaySendOnlySmallMessage
     EXPECT_TRUE(closed);
   }
   // 50 × 16 MB were allocated at once before.
-  EXPECT_LT(PeakRssBytes(server_.pid()) - before, int64_t{100} << 20);
+  EXPECT_LT(server_.PeakRssBytes() - before, int64_t{100} << 20);
 }
 
 TEST_F(FrontDoorLimitsE2ETest, PostgresClientsThatNeverLogInLoseTheirSlots) {

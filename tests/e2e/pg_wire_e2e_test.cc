@@ -363,19 +363,6 @@ TEST_F(PgWireE2ETest, BadStartupsAreRefusedAndTheServerCarriesOn) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-// Random messages after a good startup (known and unknown types, bodies of
-// random bytes, now and then a length that lies): each connection gets an
-// error or is closed, and the server serves the next client.
-// The server's peak resident memory, from /proc.
-int64_t PeakRssBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
-}
-
 // A simple query's statements are split at top-level semicolons (not those
 // in strings or comments) and run in turn; text the lexer refuses anywhere
 // runs none of them; and a message of 15 MB of `;`s is split holding one
@@ -392,7 +379,7 @@ TEST_F(PgWireE2ETest, ASimpleQueryIsSplitOneStatementAtATime) {
   EXPECT_THAT(refused, ::testing::StartsWith("E("));
   c.Send('Q', RawClient::Str(std::string(15 << 20, ';')));
   EXPECT_EQ(c.ReadUntilReady(), "IZ");  // one empty query
-  EXPECT_LT(PeakRssBytes(server_.pid()), int64_t{400} << 20);
+  EXPECT_LT(server_.PeakRssBytes(), int64_t{400} << 20);
   c.Send('Q', RawClient::Str("SELECT 3"));
   EXPECT_EQ(c.ReadUntilReady(), "TD(3)CZ");
   // A prepared statement is kept until Close: one longer than a query may be
@@ -405,6 +392,9 @@ TEST_F(PgWireE2ETest, ASimpleQueryIsSplitOneStatementAtATime) {
   c.Send('X', "");
 }
 
+// Random messages after a good startup (known and unknown types, bodies of
+// random bytes, now and then a length that lies): each connection gets an
+// error or is closed, and the server serves the next client.
 TEST_F(PgWireE2ETest, RandomMessagesNeverStopTheServer) {
   std::mt19937 random(20261123);
   const std::string types = "QPBDECSHXdcfpz\x01";

@@ -47,6 +47,15 @@ StratadProcess::~StratadProcess() {
   if (::testing::Test::HasFailure()) KeepLogOfFailure();
 }
 
+int64_t StratadProcess::PeakRssBytes() const {
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
 void StratadProcess::KeepLogOfFailure() const {
   // The next "Socket closed" says why: the log is copied where CI keeps it
   // (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the working directory,

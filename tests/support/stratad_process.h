@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,8 @@ class StratadProcess {
   // The PostgreSQL port (--pg-listen, a free one unless the test names it).
   int pg_port() const { return pg_port_; }
   pid_t pid() const { return pid_; }
+  // The running server's peak resident memory (VmHWM), -1 if unknown.
+  int64_t PeakRssBytes() const;
   std::string address() const;
   const std::string& data_dir() const { return data_dir_; }
   // The first admin token, which stratad writes to DATA_DIR/admin.token
