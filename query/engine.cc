@@ -207,8 +207,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       if (!stmt.database.empty()) {
         // One the caller may not see is answered as a missing one.
         if (access != nullptr && !access->MaySee(stmt.database)) {
-          return SqlError(sql, stmt.table_pos,
-                          absl::NotFoundError(StrCat("database \"", stmt.database, "\" does not exist")));
+          return SqlError(sql, stmt.table_pos, Catalog::NoSuchDatabase(stmt.database));
         }
         auto db = catalog.DescribeDatabase(stmt.database);
         if (!db.ok()) return SqlError(sql, stmt.table_pos, db.status());

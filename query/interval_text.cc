@@ -141,6 +141,7 @@ absl::StatusOr<IntervalText> ParseIntervalText(std::string_view text) {
     skip_spaces();
   }
   if (!any) return NotAnInterval(text, "it is empty");
+  if (months > 12'000 || months < -12'000) return NotAnInterval(text, "more than 1,000 years");
   // Timestamps are int64 nanoseconds: a longer duration means nothing.
   if (std::fabs(static_cast<double>(nanos)) > 9.2e18) return NotAnInterval(text, "longer than 292 years");
   if (months != 0 && nanos != 0) {

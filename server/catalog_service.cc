@@ -1,7 +1,6 @@
 #include "server/catalog_service.h"
 
 #include "common/status.h"
-#include "common/strings.h"
 #include "server/catalog_convert.h"
 
 namespace strata {
@@ -82,8 +81,7 @@ absl::Status CatalogService::ListTables(const Principal& caller,
                                         v1::ListTablesResponse* response) {
   // A database the caller may not see is answered as a missing one.
   if (!request->database_name().empty() && !caller.MaySee(request->database_name())) {
-    return absl::NotFoundError(
-        StrCat("database \"", request->database_name(), "\" does not exist"));
+    return Catalog::NoSuchDatabase(request->database_name());
   }
   ASSIGN_OR_RETURN(
       Page<TableInfo> page,

@@ -144,11 +144,16 @@ DatabaseInfo Catalog::WithCountLocked(const DatabaseInfo& db) const {
   return result;
 }
 
+absl::Status Catalog::NoSuchDatabase(std::string_view name) {
+  return absl::NotFoundError(StrCat("database \"", name, "\" does not exist"));
+}
+
 absl::Status Catalog::DatabaseNotFound(std::string_view name) const {
   std::vector<std::string_view> names;
   for (const auto& [n, db] : databases_) names.push_back(n);
-  return absl::NotFoundError(
-      StrCat("database \"", name, "\" does not exist", DidYouMean(name, names)));
+  const std::string hint = DidYouMean(name, names);
+  if (hint.empty()) return NoSuchDatabase(name);
+  return absl::NotFoundError(StrCat("database \"", name, "\" does not exist", hint));
 }
 
 absl::Status Catalog::TableNotFound(std::string_view database, std::string_view table) const {

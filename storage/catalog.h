@@ -39,6 +39,9 @@ class Catalog {
 
   absl::StatusOr<DatabaseInfo> CreateDatabase(std::string_view name, std::string_view description);
   absl::StatusOr<DatabaseInfo> DescribeDatabase(std::string_view name) const;
+  // NOT_FOUND for database `name`, without suggestions: also the answer for
+  // a database the caller may not see, which must read the same.
+  static absl::Status NoSuchDatabase(std::string_view name);
   // `max_results` 0 means kDefaultPageSize; `next_token` from a previous page.
   absl::StatusOr<Page<DatabaseInfo>> ListDatabases(int max_results,
                                                    std::string_view next_token) const;
