@@ -130,6 +130,10 @@ absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view mes
 }  // namespace
 
 bool CanFail(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && expr.bound.function != nullptr &&
+      expr.bound.function->catches_errors) {
+    return false;
+  }
   if (expr.kind == ExprKind::kCast && expr.name != "try_cast") return true;
   // || fails past kMaxTextBytes.
   if (expr.kind == ExprKind::kBinary && expr.name == "||") return true;
@@ -376,6 +380,11 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
           e.bound.type = fields[index].type;
           return absl::OkStatus();
         }
+      }
+      if (f == nullptr && FindRefusedFunction(e.name) != nullptr) {
+        return SqlError(absl::StatusCode::kUnimplemented, sql, e.pos,
+                        StrCat("function ", e.name, "() is not supported: ",
+                               FindRefusedFunction(e.name)->reason));
       }
       if (f == nullptr) {
         return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
@@ -748,6 +757,14 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
     case ExprKind::kCall: {
       if (e.bound.aggregate >= 0) return row[e.bound.column];
       if (e.bound.function->takes_lambdas) return EvalLambdaCall(e, row, context);
+      if (e.bound.function->catches_errors) {
+        // try(x): x's evaluation error (not a timeout or cancellation) is NULL.
+        if (!context.error.empty()) return Datum::Null(e.bound.type);
+        Datum v = Eval(*e.args[0], row, context);
+        if (context.error.empty() || context.stopped) return v;
+        context.error.clear();
+        return Datum::Null(e.bound.type);
+      }
       std::vector<Datum> args;
       args.reserve(e.args.size());
       for (const auto& a : e.args) {
@@ -852,7 +869,8 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
 std::optional<Datum> FoldConstant(const Expr& e, const EvalContext& context) {
   struct {
     bool operator()(const Expr& x) const {
-      if (x.kind == ExprKind::kColumn || x.kind == ExprKind::kStar || x.bound.aggregate >= 0) {
+      if (x.kind == ExprKind::kColumn || x.kind == ExprKind::kStar || x.bound.aggregate >= 0 ||
+          (x.bound.function != nullptr && x.bound.function->volatile_value)) {
         return false;
       }
       for (const auto& a : x.args) {

@@ -30,8 +30,36 @@ bool MapKeyFits(DataType map, DataType key);
 void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
                             std::vector<AggregateFunction>* aggregates);
 
+// Text: regular expressions beyond regexp_like, split, padding, code points,
+// edit distances, hex and base64 (functions_text.cc).
+void AddTextFunctions(std::vector<ScalarFunction>* scalars);
+
+// Math beyond the basics: constants, random numbers, trigonometry, bits,
+// bases, width_bucket (functions_math.cc).
+void AddMathFunctions(std::vector<ScalarFunction>* scalars);
+
+// Time as text and numbers: from_unixtime, date_format/date_parse (MySQL
+// specifiers), format_datetime/parse_datetime (Joda patterns), durations,
+// to_timestamp (functions_time_text.cc).
+void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars);
+
+// Statistics aggregates: correlation, covariance, regression, moments,
+// geometric mean, bitwise folds (functions_statistics.cc).
+void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates);
+
 // What the families share.
 absl::Status WrongArguments(std::string_view signature);
+
+// Argument kinds a signature can ask for.
+enum class Param { kAny, kNumeric, kBigint, kDouble, kVarchar, kBoolean, kTimestamp, kInterval };
+// True if a value of type `t` fits `p` (NULL fits anything).
+bool Accepts(Param p, DataType t);
+// A binder for fixed parameters; `optional` trailing ones may be left out.
+std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> Fixed(
+    std::vector<Param> params, DataType result, std::string signature, size_t optional = 0);
+// One numeric argument; the result keeps BIGINT or DOUBLE.
+absl::StatusOr<DataType> SameNumeric(const std::vector<DataType>& types,
+                                     std::string_view signature);
 // A composite type for a binder: the type, or the "too many types" error.
 absl::StatusOr<DataType> Interned(std::optional<DataType> type);
 // The type numbers and NULLs of several values share: DOUBLE for BIGINT

@@ -69,17 +69,6 @@ absl::StatusOr<DataType> Interned(std::optional<DataType> type) {
   return *type;
 }
 
-namespace {
-
-using Types = std::vector<DataType>;
-using Args = std::vector<Datum>;
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kDay = kNanosPerDay;
-
-
-// Argument kinds a signature can ask for.
-enum class Param { kAny, kNumeric, kBigint, kDouble, kVarchar, kBoolean, kTimestamp, kInterval };
-
 bool Accepts(Param p, DataType t) {
   if (t == DataType::kUnknown) return true;  // NULL fits anywhere
   switch (p) {
@@ -95,9 +84,10 @@ bool Accepts(Param p, DataType t) {
   return false;
 }
 
-// A binder for fixed parameters; `optional` trailing ones may be left out.
-auto Fixed(std::vector<Param> params, DataType result, std::string signature, size_t optional = 0) {
-  return [params, result, signature, optional](const Types& types) -> absl::StatusOr<DataType> {
+std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> Fixed(
+    std::vector<Param> params, DataType result, std::string signature, size_t optional) {
+  return [params, result, signature, optional](
+             const std::vector<DataType>& types) -> absl::StatusOr<DataType> {
     if (types.size() > params.size() || types.size() + optional < params.size()) {
       return WrongArguments(signature);
     }
@@ -108,11 +98,18 @@ auto Fixed(std::vector<Param> params, DataType result, std::string signature, si
   };
 }
 
-// One numeric argument; the result keeps BIGINT or DOUBLE.
-absl::StatusOr<DataType> SameNumeric(const Types& types, std::string_view signature) {
+absl::StatusOr<DataType> SameNumeric(const std::vector<DataType>& types, std::string_view signature) {
   if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return WrongArguments(signature);
   return types[0] == DataType::kUnknown ? DataType::kDouble : types[0];
 }
+
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kDay = kNanosPerDay;
+
 
 // The start of the bin of width `width` (> 0) holding `t`; nullopt when that
 // start is before the earliest representable time (NULL, as bin(t, 0)).
@@ -574,27 +571,50 @@ class BoolAcc : public Accumulator {
 
 // Exact percentile over the group's values (nearest rank, as Presto's
 // approx_percentile converges to); exact is affordable at these sizes.
+// approx_percentile(x, p) and approx_percentile(x, ARRAY[p, ...]): the
+// values kept, each percentile picked by selection at the end.
 class PercentileAcc : public Accumulator {
  public:
+  // `type` is the result's: the value type, or an array of it.
   explicit PercentileAcc(DataType type) : type_(type) {}
   void Add(const Args& a) override {
     if (a[0].null || a[1].null) return;
     values_.push_back(a[0].AsDouble());
     Kept(sizeof(double));
-    p_ = std::clamp(a[1].AsDouble(), 0.0, 1.0);
+    if (percentiles_.empty()) {
+      if (a[1].type == DataType::kBigint || a[1].type == DataType::kDouble) {
+        percentiles_.push_back(a[1].AsDouble());
+      } else {
+        for (const Datum& p : a[1].items()) percentiles_.push_back(p.null ? -1 : p.AsDouble());
+      }
+    }
   }
   absl::StatusOr<Datum> Finish() override {
+    for (double p : percentiles_) {
+      if (!(p >= 0 && p <= 1)) {
+        return absl::InvalidArgumentError(
+            "approx_percentile(): a percentile must be between 0 and 1 (and not NULL)");
+      }
+    }
+    const bool array = KindOf(type_) == TypeKind::kArray;
+    const DataType value_type = array ? ElementType(type_) : type_;
     if (values_.empty()) return Datum::Null(type_);
-    size_t k = static_cast<size_t>(std::llround(p_ * (values_.size() - 1)));
-    std::nth_element(values_.begin(), values_.begin() + k, values_.end());
-    double v = values_[k];
-    return type_ == DataType::kBigint ? Datum::Bigint(static_cast<int64_t>(v)) : Datum::Double(v);
+    std::vector<Datum> out;
+    for (double p : percentiles_) {
+      size_t k = static_cast<size_t>(std::llround(p * (values_.size() - 1)));
+      std::nth_element(values_.begin(), values_.begin() + k, values_.end());
+      const double v = values_[k];
+      out.push_back(value_type == DataType::kBigint ? Datum::Bigint(static_cast<int64_t>(v))
+                                                    : Datum::Double(v));
+    }
+    if (!array) return out[0];
+    return Datum::Composite(type_, std::move(out));
   }
 
  private:
   DataType type_;
   std::vector<double> values_;
-  double p_ = 0.5;
+  std::vector<double> percentiles_;  // from the first row: the argument is a constant
 };
 
 // Exact distinct count (approx_distinct's answer without the error).
@@ -1014,6 +1034,15 @@ FunctionRegistry::FunctionRegistry() {
        },
        false});
 
+  add({"try", "try(x) -> type of x",
+       "x, or NULL where evaluating x fails (a division by zero, a CAST, an overflow).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("try(expression)");
+         return t[0];
+       },
+       nullptr, false});
+  scalars_.back().catches_errors = true;
+
   // Strings --------------------------------------------------------------------
   add({"lower", "lower(varchar) -> varchar", "Lower case (ASCII).",
        Fixed({P::kVarchar}, kStr, "lower(varchar)"), [](const Args& a, const EvalContext&) {
@@ -1183,15 +1212,24 @@ FunctionRegistry::FunctionRegistry() {
          Fixed({P::kBoolean}, kBool, StrCat(name, "(boolean)")),
          [a = all](const Types&) { return std::make_unique<BoolAcc>(a); }});
   }
-  agg({"approx_percentile", "approx_percentile(x, p) -> type of x",
-       "The value at percentile p (0..1) of the group (computed exactly).",
+  agg({"approx_percentile", "approx_percentile(x, p | ARRAY[p, ...]) -> type of x | array",
+       "The value at percentile p (0..1) of the group, or an array of the values at each "
+       "percentile (computed exactly).",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
-           return WrongArguments("approx_percentile(number, double)");
+         constexpr std::string_view kSignature = "approx_percentile(number, double | array(double))";
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0])) return WrongArguments(kSignature);
+         const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         if (Accepts(P::kNumeric, t[1])) return value;
+         if (KindOf(t[1]) == TypeKind::kArray && Accepts(P::kNumeric, ElementType(t[1]))) {
+           return Interned(ArrayOf(value));
          }
-         return t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         return WrongArguments(kSignature);
        },
-       [](const Types& t) { return std::make_unique<PercentileAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); }});
+       [](const Types& t) {
+         const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         return std::make_unique<PercentileAcc>(
+             KindOf(t[1]) == TypeKind::kArray ? *ArrayOf(value) : value);
+       }});
   agg({"approx_distinct", "approx_distinct(x) -> bigint",
        "The number of distinct non-NULL values (computed exactly).",
        [](const Types& t) -> absl::StatusOr<DataType> {
@@ -1203,6 +1241,10 @@ FunctionRegistry::FunctionRegistry() {
   AddMapFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);
+  AddTextFunctions(&scalars_);
+  AddMathFunctions(&scalars_);
+  AddTimeTextFunctions(&scalars_);
+  AddStatisticsAggregates(&aggregates_);
 }
 
 const FunctionRegistry& FunctionRegistry::Get() {
@@ -1233,11 +1275,26 @@ std::vector<std::string_view> FunctionRegistry::Names() const {
 
 std::string FunctionReferenceMarkdown() {
   const FunctionRegistry& r = FunctionRegistry::Get();
+  // By name, so a reader finds a function where the alphabet puts it.
+  auto sorted = [](const auto& functions) {
+    std::vector<const std::decay_t<decltype(functions[0])>*> out;
+    for (const auto& f : functions) out.push_back(&f);
+    std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    return out;
+  };
   std::string out = "### Scalar functions\n\n| function | description |\n|---|---|\n";
-  for (const auto& f : r.scalars()) out += StrCat("| `", f.signature, "` | ", f.doc, " |\n");
+  for (const auto* f : sorted(r.scalars())) {
+    out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
+  }
   out += "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`.\n\n"
          "| function | description |\n|---|---|\n";
-  for (const auto& f : r.aggregates()) out += StrCat("| `", f.signature, "` | ", f.doc, " |\n");
+  for (const auto* f : sorted(r.aggregates())) {
+    out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
+  }
+  out += "\n### Not supported\n\nFunctions of Timestream's reference that Strata refuses "
+         "(SQLSTATE 0A000 on the PostgreSQL wire, UNIMPLEMENTED over gRPC), and why.\n\n"
+         "| function | why, and what to write instead |\n|---|---|\n";
+  for (const auto& f : RefusedFunctions()) out += StrCat("| `", f.name, "` | ", f.reason, " |\n");
   return out;
 }
 

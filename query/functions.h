@@ -67,6 +67,10 @@ struct ScalarFunction {
   // invalid pattern), so the executor must not evaluate it ahead of the
   // conditions that guard it.
   bool can_fail = false;
+  // A new value per call (random): never folded into a constant.
+  bool volatile_value = false;
+  // try(x): evaluated by query/expr.cc, which turns x's error into NULL.
+  bool catches_errors = false;
   // Optional, for NULL-propagating functions on hot paths: the same as eval
   // over whole vectors. `out` comes sized to the rows, all NULL.
   std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
@@ -163,6 +167,14 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 
 // SQL LIKE: % matches any run, _ one character; no escape character.
 bool LikeMatch(std::string_view text, std::string_view pattern);
+
+// A function of Timestream's reference Strata refuses, and why.
+struct RefusedFunction {
+  std::string_view name;
+  std::string_view reason;  // with what to write instead where there is a way
+};
+const std::vector<RefusedFunction>& RefusedFunctions();
+const RefusedFunction* FindRefusedFunction(std::string_view name);
 
 // Renders the registry as the function reference of docs/sql.md.
 std::string FunctionReferenceMarkdown();

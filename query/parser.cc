@@ -1293,6 +1293,20 @@ class Parser {
         RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
         return e;
       }
+      if (IsWord(t, "position") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        // position(needle IN haystack), the standard's spelling of strpos
+        // (operands below comparisons, so IN is the keyword here).
+        Next();
+        Next();
+        ASSIGN_OR_RETURN(ExprPtr needle, ParseConcat());
+        RETURN_IF_ERROR(ExpectWord("in"));
+        ASSIGN_OR_RETURN(ExprPtr haystack, ParseConcat());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        ExprPtr e = Make(ExprKind::kCall, pos, "strpos");
+        RETURN_IF_ERROR(Adopt(*e, std::move(haystack)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(needle)));
+        return e;
+      }
       if (IsWord(t, "exists") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
         Next();
         Next();

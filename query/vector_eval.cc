@@ -251,7 +251,8 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
       break;
     }
     case ExprKind::kCall:
-      if (e.bound.function != nullptr && !e.bound.function->takes_lambdas) {
+      if (e.bound.function != nullptr && !e.bound.function->takes_lambdas &&
+          !e.bound.function->catches_errors) {
         return Call(e, batch, context);
       }
       break;
