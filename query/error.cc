@@ -41,6 +41,13 @@ std::optional<int> SqlErrorOffset(const absl::Status& status) {
   return std::stoi(std::string(*payload));
 }
 
+absl::Status ShiftSqlErrorOffset(absl::Status status, int delta) {
+  if (std::optional<int> offset = SqlErrorOffset(status)) {
+    status.SetPayload(kPositionPayload, absl::Cord(std::to_string(*offset + delta)));
+  }
+  return status;
+}
+
 std::string SqlErrorMessage(const absl::Status& status) {
   std::string message(status.message());
   if (!SqlErrorOffset(status)) return message;

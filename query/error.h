@@ -31,6 +31,9 @@ absl::Status SqlError(absl::StatusCode code, std::string_view sql, Position pos,
 // Where an error made by SqlError points (0-based offset into the SQL), for
 // front ends that report it apart from the message (PostgreSQL's position).
 std::optional<int> SqlErrorOffset(const absl::Status& status);
+// `status` pointing `delta` bytes further: an error in a statement nested in
+// a longer one (the query of DECLARE ... CURSOR FOR) pointed into the outer text.
+absl::Status ShiftSqlErrorOffset(absl::Status status, int delta);
 // The message of an error made by SqlError without its LINE/caret lines.
 std::string SqlErrorMessage(const absl::Status& status);
 

@@ -379,6 +379,25 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
          return Datum::Varchar(std::move(out));
        }},
       false);
+  add({"quote_ident", "quote_ident(varchar) -> varchar",
+       "The name as a SQL identifier: unchanged when it needs no quotes, else in double quotes "
+       "(PostgreSQL's; Grafana's pickers use it).",
+       Fixed({P::kVarchar}, kStr, "quote_ident(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         const std::string& name = a[0].s;
+         const bool bare = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) ||
+                                             name[0] == '_') &&
+                           std::all_of(name.begin(), name.end(), [](char ch) {
+                             return std::islower(static_cast<unsigned char>(ch)) ||
+                                    std::isdigit(static_cast<unsigned char>(ch)) || ch == '_' ||
+                                    ch == '$';
+                           });
+         if (bare) return Datum::Varchar(name);
+         std::string out = "\"";
+         for (char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+         return Datum::Varchar(out + "\"");
+       }},
+      false);
   add({"chr", "chr(bigint) -> varchar", "The character of a Unicode code point.",
        Fixed({P::kBigint}, kStr, "chr(bigint)"), [](const Args& a, const EvalContext& c) {
          std::string out;

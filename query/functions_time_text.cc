@@ -24,13 +24,21 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 // Seconds since the epoch (with a fraction) as a timestamp, or the error.
 Datum FromUnixSeconds(std::string_view function, double seconds, const EvalContext& c) {
-  const double nanos = std::round(seconds * 1e9);
-  // 2^63 is exactly representable: anything at or past it does not fit.
-  if (!(nanos > -9.223372036854775808e18 && nanos < 9.223372036854775808e18)) {
+  // Whole seconds and the fraction apart: seconds * 1e9 as one double
+  // loses the nanoseconds (1709290810.25 became .249999872).
+  const double whole = std::floor(seconds);
+  std::optional<int64_t> nanos;
+  if (whole > -9.3e9 && whole < 9.3e9) {
+    nanos = CheckedIntegerOp('*', static_cast<int64_t>(whole), kSecond);
+    if (nanos) {
+      nanos = CheckedIntegerOp('+', *nanos, static_cast<int64_t>(std::round((seconds - whole) * 1e9)));
+    }
+  }
+  if (!nanos) {
     return FailQuery(c, StrCat(function, "(): ", seconds, " seconds since the epoch is outside the "
                                "range of timestamps (1677-09-21 to 2262-04-11)"), kTs);
   }
-  return Datum::Timestamp(static_cast<int64_t>(nanos));
+  return Datum::Timestamp(*nanos);
 }
 
 // The text of a time pattern function's failure.

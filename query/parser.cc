@@ -12,6 +12,7 @@
 #include "common/suggest.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "query/functions.h"
 #include "query/interval_text.h"
 #include "query/lexer.h"
 #include "query/window.h"
@@ -552,6 +553,10 @@ class Parser {
     if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       return ParseUnnest();
     }
+    if (IsWord(Peek(), "generate_series") && Peek(1).kind == TokenKind::kSymbol &&
+        Peek(1).text == "(") {
+      return ParseGenerateSeries();
+    }
     if (AcceptSymbol("(")) {
       if (IsWord(Peek(), "select") || IsWord(Peek(), "with") ||
           (Peek().kind == TokenKind::kSymbol && Peek().text == "(")) {
@@ -597,8 +602,36 @@ class Parser {
       RETURN_IF_ERROR(ExpectWord("ordinality"));
       ref.with_ordinality = true;
     }
+    RETURN_IF_ERROR(ParseUnnestAlias(ref, "UNNEST"));
+    return ref;
+  }
+
+  // PostgreSQL's generate_series(start, stop [, step]) in FROM, numbers or
+  // timestamps: the rows of UNNEST(sequence(...)), one column named as
+  // PostgreSQL names it (the alias, or generate_series).
+  absl::StatusOr<TableRef> ParseGenerateSeries() {
+    TableRef ref;
+    ref.pos = Next().pos;
+    Next();  // (
+    ExprPtr call = Make(ExprKind::kCall, ref.pos, "sequence");
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+    } while (AcceptSymbol(","));
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    ref.unnest.push_back(std::move(call));
+    RETURN_IF_ERROR(ParseUnnestAlias(ref, "generate_series"));
+    if (ref.column_aliases.empty()) {
+      ref.column_aliases.push_back(ref.alias.empty() ? "generate_series" : ref.alias);
+    }
+    if (ref.alias.empty()) ref.alias = "generate_series";
+    return ref;
+  }
+
+  // [AS] alias [(column, ...)] after UNNEST(...) or generate_series(...).
+  absl::Status ParseUnnestAlias(TableRef& ref, std::string_view what) {
     if (AcceptWord("as")) {
-      ASSIGN_OR_RETURN(ref.alias, ParseName("an alias for UNNEST"));
+      ASSIGN_OR_RETURN(ref.alias, ParseName(StrCat("an alias for ", what)));
     } else if (AtBareAliasWord()) {
       ref.alias = Next().text;
     }
@@ -609,7 +642,7 @@ class Parser {
       } while (AcceptSymbol(","));
       RETURN_IF_ERROR(ExpectSymbol(")"));
     }
-    return ref;
+    return absl::OkStatus();
   }
 
   // OVER ( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ).
@@ -1119,6 +1152,33 @@ class Parser {
     return *type;
   }
 
+  // agg(args) FILTER (WHERE c) as agg(CASE WHEN c THEN arg END, ...), and
+  // count(*) as count_if(c): every aggregate but array_agg leaves out rows
+  // whose arguments are NULL, which is what the filter asks.
+  absl::Status FilterAggregate(Expr& call, ExprPtr condition, const Token& filter) {
+    if (FunctionRegistry::Get().FindAggregate(call.name) == nullptr) {
+      return Error(filter, StrCat("FILTER goes with an aggregate function, and ", call.name,
+                                  "() is not one"));
+    }
+    if (call.name == "array_agg") {
+      return Error(filter, "array_agg() keeps NULLs, so it does not take FILTER; filter the rows "
+                           "in WHERE or a subquery");
+    }
+    if (call.args.size() == 1 && call.args[0]->kind == ExprKind::kStar) {
+      call.name = "count_if";
+      call.args.clear();
+      return Adopt(call, std::move(condition));
+    }
+    for (ExprPtr& arg : call.args) {
+      ExprPtr guarded = Make(ExprKind::kCase, arg->pos);
+      RETURN_IF_ERROR(Adopt(*guarded, condition->Clone()));
+      RETURN_IF_ERROR(Adopt(*guarded, std::move(arg)));
+      arg = std::move(guarded);
+      call.height = std::max(call.height, arg->height + 1);
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<ExprPtr> ParseCase(Position pos) {
     ExprPtr e = Make(ExprKind::kCase, pos);
     if (!IsWord(Peek(), "when")) {
@@ -1363,6 +1423,15 @@ class Parser {
           RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));
+      }
+      // agg(...) FILTER (WHERE condition)
+      if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        const Token& filter = Next();
+        Next();
+        RETURN_IF_ERROR(ExpectWord("where"));
+        ASSIGN_OR_RETURN(ExprPtr condition, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        RETURN_IF_ERROR(FilterAggregate(*call, std::move(condition), filter));
       }
       // f(x) [IGNORE NULLS | RESPECT NULLS] OVER (...)
       bool ignore_nulls = false;

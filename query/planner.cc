@@ -12,6 +12,7 @@
 #include "query/block_bounds.h"
 #include "query/header_aggregation.h"
 #include "query/set_operation.h"
+#include "query/information_schema.h"
 #include "query/system_tables.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
@@ -265,13 +266,20 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
 }
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
-  if (ref.database != kSystemDatabase || context_->system_tables == nullptr) return std::nullopt;
-  absl::StatusOr<SystemTable> read = context_->system_tables->Read(ref.table);
+  const bool information = ref.database == kInformationSchema;
+  if (!information && (ref.database != kSystemDatabase || context_->system_tables == nullptr)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<SystemTable> read =
+      information ? ReadInformationSchema(ref.table, storage_, layouts_, context_->access)
+                  : context_->system_tables->Read(ref.table);
   if (!read.ok()) {
     const absl::string_view why = read.status().message();
+    const std::vector<std::string> names =
+        information ? InformationSchemaTables() : context_->system_tables->Names();
     return SqlError(read.status().code(), sql_, ref.pos,
-                    StrCat(std::string_view(why.data(), why.size()), "; the system tables are ",
-                           fmt::format("{}", fmt::join(context_->system_tables->Names(), ", "))));
+                    StrCat(std::string_view(why.data(), why.size()), "; the ", ref.database,
+                           " tables are ", fmt::format("{}", fmt::join(names, ", "))));
   }
   auto table = std::make_shared<SystemTable>(*std::move(read));
   Source source;
@@ -288,7 +296,7 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
     for (const Row& row : table->rows) RETURN_IF_ERROR(rows->Push(row));
     return rows->Finish();
   };
-  source.explain.push_back(StrCat("SystemTable ", kSystemDatabase, ".", ref.table, " rows=",
+  source.explain.push_back(StrCat("SystemTable ", ref.database, ".", ref.table, " rows=",
                                   table->rows.size()));
   return source;
 }

@@ -271,14 +271,24 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (Has(text, "from pg_extension") || Has(text, "from pg_catalog.pg_extension")) {
     return CannedResult{.columns = {Text("extversion")}};
   }
-  if (Has(text, "from information_schema.schemata")) {
-    CannedResult out{.columns = {Text("name")}};
-    for (const std::string& db : Databases()) out.rows.push_back({T(db)});
-    return out;
+  // Grafana's table and column pickers test each schema against the session's
+  // search_path (generate_series over string_to_array(current_setting(...)));
+  // Strata has no search path, so those two statements are answered here.
+  const bool search_path = Has(text, "current_setting('search_path')");
+  if (search_path && Has(text, "from information_schema.tables")) return GrafanaTables(sql);
+  if (search_path && Has(text, "from information_schema.columns")) return GrafanaColumns(sql);
+  // Any other statement over the engine's information_schema tables
+  // (query/information_schema.h) is the engine's.
+  static const RE2 kInformationSchema(R"(\binformation_schema\.(schemata|tables|columns)\b)");
+  if (RE2::PartialMatch(text, kInformationSchema)) return std::nullopt;
+  if (Has(text, "from pg_catalog.pg_namespace n") && Has(text, "as \"name\"")) {
+    return PsqlSchemas(sql);
   }
-  if (Has(text, "from information_schema.tables")) return GrafanaTables(sql);
-  if (Has(text, "from information_schema.columns")) return GrafanaColumns(sql);
+  if (Has(text, "from pg_catalog.pg_database d") && Has(text, "as \"name\"")) {
+    return PsqlDatabases();
+  }
   if (Has(text, "from pg_catalog.pg_class c")) {
+    if (Has(text, "(c.relname) like ")) return PsqlCompletion(sql);
     if (Has(text, "as \"schema\"") && Has(text, "as \"name\"")) return PsqlRelations(sql);
     if (Has(text, "c.relchecks")) return PsqlRelationDetails(sql);
     if (Has(text, "select c.oid, n.nspname, c.relname")) return PsqlFindRelation(sql);
@@ -304,6 +314,60 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql)
   for (const TableRef& t : Tables()) {
     if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
     out.rows.push_back({T(t.database), T(t.table), T("table"), T("strata")});
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlSchemas(std::string_view sql) const {
+  // \dn [pattern]: Strata's databases are the schemas PostgreSQL clients see.
+  CannedResult out{.columns = {Text("Name"), Text("Owner")}};
+  const auto nspname = PsqlPattern(sql, "n.nspname");
+  for (const std::string& db : Databases()) {
+    if (MatchesPattern(nspname, db)) out.rows.push_back({T(db), T("strata")});
+  }
+  return out;
+}
+
+CannedResult CatalogAnswers::PsqlDatabases() {
+  // \l: one PostgreSQL database, the server (any name connects to it).
+  return {.columns = {Text("Name"), Text("Owner"), Text("Encoding"), Text("Collate"),
+                      Text("Ctype"), Text("Access privileges")},
+          .rows = {{T("strata"), T("strata"), T("UTF8"), T("C"), T("C"),
+                    Datum::Null(DataType::kVarchar)}}};
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlCompletion(std::string_view sql) const {
+  // psql's Tab after FROM: `... (c.relname) LIKE 'pre%' [AND n.nspname = 'db']`,
+  // answered as (relname, nspname). A bare prefix finds no table (Strata has
+  // no search path) but the databases it starts, which psql completes to "db.".
+  CannedResult out{.columns = {Text("relname"), Text("nspname")}};
+  auto prefix = [](std::optional<std::string> like) {
+    std::string out;
+    if (!like) return out;
+    for (size_t i = 0; i < like->size(); ++i) {
+      const char c = (*like)[i];
+      if (c == '%') break;
+      if (c == '\\' && i + 1 < like->size()) {
+        out.push_back((*like)[++i]);
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  };
+  const std::string table = prefix(LiteralAfter(sql, "(c.relname) like "));
+  const std::optional<std::string> database = LiteralAfter(sql, "n.nspname = ");
+  if (database) {
+    for (const TableRef& t : Tables()) {
+      if (t.database == *database && t.table.rfind(table, 0) == 0) {
+        out.rows.push_back({T(t.table), T(t.database)});
+      }
+    }
+    return out;
+  }
+  const std::string schema = prefix(LiteralAfter(sql, "n.nspname like "));
+  for (const std::string& db : Databases()) {
+    if (db.rfind(schema, 0) == 0) out.rows.push_back({Datum::Null(DataType::kVarchar), T(db)});
   }
   return out;
 }

@@ -60,6 +60,9 @@ class CatalogAnswers {
   std::optional<TableRef> TableByOid(int64_t oid) const;
 
   absl::StatusOr<CannedResult> PsqlRelations(std::string_view text) const;
+  absl::StatusOr<CannedResult> PsqlSchemas(std::string_view text) const;  // \dn
+  static CannedResult PsqlDatabases();                                     // \l
+  absl::StatusOr<CannedResult> PsqlCompletion(std::string_view text) const;  // Tab
   absl::StatusOr<CannedResult> PsqlFindRelation(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlRelationDetails(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlAttributes(std::string_view text) const;

@@ -489,12 +489,16 @@ absl::Status Session::RunStatement(const Statement& statement,
         "(send ROLLBACK)");
   }
   cancel_->store(false);
+  if (auto cursor = ParseCursorStatement(statement.sql)) {
+    if (!cursor->ok()) return cursor->status();
+    return RunCursorStatement(**cursor, statement, parameters, formats, describe_columns, portal);
+  }
   CatalogAnswers catalog = Catalog();
   if (auto answer = catalog.Answer(statement.sql, settings_)) {
     if (!answer->ok()) return answer->status();
     CannedResult& result = **answer;
     if (result.tag == "BEGIN") transaction_ = 'T';
-    if (result.tag == "COMMIT" || result.tag == "ROLLBACK") transaction_ = 'I';
+    if (result.tag == "COMMIT" || result.tag == "ROLLBACK") EndTransaction();
     if (result.tag == "DEALLOCATE" || result.tag == "DISCARD ALL") {
       const std::string text = statement.sql;
       const size_t last = text.find_last_of(" \t\n");
@@ -502,7 +506,10 @@ absl::Status Session::RunStatement(const Statement& statement,
       while (!name.empty() && name.back() == ';') name.pop_back();
       if (result.tag == "DISCARD ALL" || name == "ALL" || name == "all") {
         std::erase_if(statements_, [](const auto& entry) { return !entry.first.empty(); });
-        if (result.tag == "DISCARD ALL") settings_ = DefaultSettings();
+        if (result.tag == "DISCARD ALL") {
+          settings_ = DefaultSettings();
+          cursors_.clear();
+        }
       } else if (statements_.erase(name) == 0) {
         return absl::NotFoundError(StrCat("prepared statement \"", name, "\" does not exist"));
       }
@@ -561,6 +568,94 @@ absl::Status Session::RunStatement(const Statement& statement,
   if (portal != nullptr) portal->complete = true;
   SendCommandComplete(is_delete ? StrCat("DELETE ", deleted) : StrCat("SELECT ", sink.rows_));
   return absl::OkStatus();
+}
+
+void Session::EndTransaction() {
+  transaction_ = 'I';
+  std::erase_if(cursors_, [](const auto& entry) { return !entry.second->hold(); });
+}
+
+absl::Status Session::RunCursorStatement(const CursorStatement& cursor, const Statement& statement,
+                                         const query::QueryParameters& parameters,
+                                         const std::vector<int16_t>& formats,
+                                         bool describe_columns, Portal* portal) {
+  auto complete = [&](std::string tag) {
+    if (portal != nullptr) {
+      portal->executed = portal->complete = true;
+      portal->tag = tag;
+    }
+    SendCommandComplete(tag);
+    return absl::OkStatus();
+  };
+  using Kind = CursorStatement::Kind;
+  if (cursor.kind == Kind::kDeclare) {
+    if (!cursor.hold && transaction_ == 'I') {
+      return absl::FailedPreconditionError(
+          "DECLARE CURSOR can only be used in transaction blocks: send BEGIN first, or declare "
+          "the cursor WITH HOLD");
+    }
+    if (cursors_.contains(cursor.name)) {
+      return absl::AlreadyExistsError(StrCat("cursor \"", cursor.name, "\" already exists"));
+    }
+    if (cursors_.size() >= kMaxCursorsPerSession) {
+      return absl::ResourceExhaustedError(
+          StrCat("this session has ", kMaxCursorsPerSession,
+                 " cursors open, the most it may (each runs its query while open); CLOSE one "
+                 "first"));
+    }
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    QueryService::LocalQuery local{.caller = caller_,
+                                   .sql = statement.sql.substr(cursor.query_offset),
+                                   .parameters = parameters,
+                                   .peer = peer_,
+                                   .cancel = cancel,
+                                   .default_database = database_};
+    QueryService* queries = context_.queries;
+    auto opened = std::make_unique<Cursor>(
+        [queries, local](query::ResultSink* sink) { return queries->RunLocal(local, sink).status(); },
+        cancel, cursor.hold, cursor.binary);
+    // A query that does not plan fails the DECLARE, pointing into its text.
+    if (auto columns = opened->Columns(); !columns.ok()) {
+      return query::ShiftSqlErrorOffset(columns.status(), static_cast<int>(cursor.query_offset));
+    }
+    cursors_[cursor.name] = std::move(opened);
+    return complete("DECLARE CURSOR");
+  }
+  if (cursor.kind == Kind::kClose) {
+    if (cursor.name.empty()) {
+      cursors_.clear();
+      return complete("CLOSE CURSOR ALL");
+    }
+    if (cursors_.erase(cursor.name) == 0) {
+      return absl::NotFoundError(StrCat("cursor \"", cursor.name, "\" does not exist"));
+    }
+    return complete("CLOSE CURSOR");
+  }
+  auto found = cursors_.find(cursor.name);
+  if (found == cursors_.end()) {
+    return absl::NotFoundError(StrCat("cursor \"", cursor.name, "\" does not exist"));
+  }
+  Cursor& open = *found->second;
+  const bool fetch = cursor.kind == Kind::kFetch;
+  const std::vector<int16_t> out_formats = open.binary() ? std::vector<int16_t>{1} : formats;
+  if (fetch && describe_columns) {
+    ASSIGN_OR_RETURN(std::vector<query::ResultColumn> columns, open.Columns());
+    SendRowDescription(columns, out_formats);
+  }
+  int64_t fetched = 0;
+  absl::Status status = open.Fetch(
+      cursor.count,
+      [&](const query::Row& row) {
+        if (!fetch) return true;  // MOVE skips
+        SendDataRow(row, out_formats);
+        return out_.size() < kFlushBytes || Flush();
+      },
+      &fetched);
+  if (!status.ok()) {
+    cursors_.erase(found);  // its query failed: nothing more to fetch
+    return status;
+  }
+  return complete(StrCat(fetch ? "FETCH " : "MOVE ", fetched));
 }
 
 CatalogAnswers Session::Catalog() {
@@ -748,6 +843,17 @@ void Session::Describe(MessageReader& in) {
     }
   } else if (kind == 'P') {
     auto found = portals_.find(name);
+    if (found == portals_.end() && cursors_.contains(name)) {
+      // A DECLAREd cursor is a portal too (psycopg describes it by name).
+      Cursor& cursor = *cursors_[name];
+      auto columns = cursor.Columns();
+      if (!columns.ok()) {
+        SendError(columns.status());
+        return;
+      }
+      SendRowDescription(*columns, cursor.binary() ? std::vector<int16_t>{1} : formats);
+      return;
+    }
     if (found == portals_.end()) {
       SendError(absl::NotFoundError(StrCat("portal \"", name, "\" does not exist")));
       return;
@@ -763,6 +869,25 @@ void Session::Describe(MessageReader& in) {
   if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete") {
     out_.Begin('n');  // NoData
     out_.End();
+    return;
+  }
+  if (auto cursor = ParseCursorStatement(statement->sql)) {
+    // DECLARE, MOVE and CLOSE return no rows; FETCH the cursor's, once it exists.
+    auto open = cursor->ok() && (*cursor)->kind == CursorStatement::Kind::kFetch
+                    ? cursors_.find((*cursor)->name)
+                    : cursors_.end();
+    if (open == cursors_.end()) {
+      out_.Begin('n');
+      out_.End();
+      return;
+    }
+    auto columns = open->second->Columns();
+    if (!columns.ok()) {
+      SendError(columns.status());
+      return;
+    }
+    SendRowDescription(*columns, open->second->binary() ? std::vector<int16_t>{1} : formats);
+    if (portal != nullptr) portal->described = true;
     return;
   }
   CatalogAnswers catalog = Catalog();

@@ -21,6 +21,7 @@
 #include "query/memory_budget.h"
 #include "server/authenticator.h"
 #include "server/pg_catalog.h"
+#include "server/pg_cursor.h"
 #include "server/pg_wire.h"
 #include "server/query_service.h"
 
@@ -104,6 +105,13 @@ class Session {
   absl::Status RunStatement(const Statement& statement, const query::QueryParameters& parameters,
                             const std::vector<int16_t>& formats, bool describe_columns,
                             Portal* portal, int32_t max_rows);
+  // DECLARE, FETCH, MOVE and CLOSE (server/pg_cursor.h).
+  absl::Status RunCursorStatement(const CursorStatement& cursor, const Statement& statement,
+                                  const query::QueryParameters& parameters,
+                                  const std::vector<int16_t>& formats, bool describe_columns,
+                                  Portal* portal);
+  // Closes the cursors a transaction's end closes (those without HOLD).
+  void EndTransaction();
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(
       const Statement& statement, const query::QueryParameters& parameters);
   void EmitRows(Portal& portal, int32_t max_rows);
@@ -135,6 +143,8 @@ class Session {
   char transaction_ = 'I';  // ReadyForQuery's status: I idle, T in a block, E failed block
   bool skip_to_sync_ = false;  // an extended-protocol error: ignore until Sync
   bool broken_ = false;        // the connection failed: stop
+  // Last: a cursor's query thread uses the members above until it is joined.
+  std::map<std::string, std::unique_ptr<Cursor>> cursors_;
 };
 
 // `sql` with PostgreSQL's $1, $2 ... placeholders as Strata's @p1, @p2 (outside

@@ -1,5 +1,7 @@
 #include "server/pg_types.h"
 
+#include "query/information_schema.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -126,22 +128,7 @@ int16_t TypeSize(int32_t oid) {
   }
 }
 
-std::string_view PgTypeName(DataType type) {
-  switch (type) {
-    case DataType::kBoolean: return "boolean";
-    case DataType::kBigint: return "bigint";
-    case DataType::kDouble: return "double precision";
-    case DataType::kVarchar: return "text";
-    case DataType::kTimestamp: return "timestamp with time zone";
-    case DataType::kInterval: return "interval";
-    case DataType::kDate: return "date";
-    case DataType::kTime: return "time without time zone";
-    case DataType::kIntervalYearToMonth: return "interval";
-    case DataType::kUnknown:
-    case DataType::kFirstComposite: return "text";
-  }
-  return "text";
-}
+std::string_view PgTypeName(DataType type) { return query::PostgresTypeName(type); }
 
 void EncodeText(const Datum& value, std::string* out) {
   if (query::IsComposite(value.type)) {  // [1, 2], {x=1}, [{time=..., value=...}]

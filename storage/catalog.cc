@@ -170,6 +170,11 @@ absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
                                                      std::string_view description) {
   RETURN_IF_ERROR(ValidateNewResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
+  if (name == "information_schema") {
+    return absl::InvalidArgumentError(
+        "database name \"information_schema\" is reserved: SQL reads it as the standard's "
+        "catalog views (schemata, tables, columns); choose another name");
+  }
   if (name == kSystemDatabaseName) {
     return absl::InvalidArgumentError(
         StrCat("database name \"", name, "\" is reserved: SQL reads \"", name,
