@@ -36,6 +36,7 @@ struct ImportArgs {
   std::string on_reject = "skip";
   std::string reject_log;
   std::string progress = "auto";
+  bool create = false;
 };
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
@@ -148,7 +149,14 @@ void PrintSummary(const ImportSummary& summary, const ImportOptions& options) {
               << (options.on_reject == OnReject::kLog ? " in " + options.reject_log_path : "")
               << "\n";
   }
-  if (summary.fatal || summary.interrupted) {
+  if (summary.nothing_sent) {
+    std::cout << "nothing was stored: the first request failed, and no other was sent\n";
+    if (summary.fatal->error_code() == grpc::StatusCode::NOT_FOUND &&
+        summary.fatal->error_message().find("table") != std::string::npos) {
+      std::cout << "create the table with `strata table create " << options.database << " "
+                << options.table << "`, or import with --create\n";
+    }
+  } else if (summary.fatal || summary.interrupted) {
     // Batches go out in parallel, so what was stored is not a prefix of the file.
     std::cout << "the import stopped early: records after the ones counted above may or may not "
                  "be stored; running the same import again is safe (a record written twice "
@@ -197,6 +205,9 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--progress", args->progress,
                       "auto (a bar on a terminal, else a line every 5 s), bar, lines or none")
       ->capture_default_str();
+  command->add_flag("--create", args->create,
+                    "Create the table first if it does not exist (the server's default "
+                    "retention), as HTTP line protocol does");
   command->callback([&context, args] {
     auto format = ResolveInputFormat(*args);
     absl::StatusOr<ImportColumns> columns =
@@ -224,6 +235,18 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
     std::unique_ptr<RecordParser> parser = *format == "csv"     ? MakeCsvParser(*columns)
                                            : *format == "jsonl" ? MakeJsonLinesParser(*columns)
                                                                 : MakeLineProtocolParser(*columns);
+    if (args->create) {
+      v1::CreateTableRequest request;
+      request.set_database_name(args->database);
+      request.set_table_name(args->table);
+      v1::CreateTableResponse response;
+      grpc::Status created = context.connection().catalog().CreateTable(
+          context.connection().UnaryContext().get(), request, &response);
+      if (!created.ok() && created.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
+        return context.set_exit_code(ReportRpcError(created, context.connection()));
+      }
+      if (created.ok()) std::cout << "created table " << args->database << "." << args->table << "\n";
+    }
     InterruptScope interrupt_scope;
     ImportSummary summary = RunImport(context.connection(), input, *parser, *options);
     PrintSummary(summary, *options);

@@ -165,25 +165,41 @@ class Importer {
   void Send() {
     while (true) {
       Batch batch;
+      bool probe = false;
       {
         std::unique_lock lock(mutex_);
-        queue_changed_.wait(lock, [this] { return !queue_.empty() || closed_ || stop_.load(); });
-        if (queue_.empty()) return;
+        // The first request goes alone: an error every request would get
+        // (no such table, no grant, no server) comes back once, and the
+        // server logs one failed call, not one per request in flight.
+        queue_changed_.wait(lock, [this] {
+          return stop_.load() || (!probing_ && (!queue_.empty() || closed_));
+        });
+        if (stop_.load() || queue_.empty()) return;
         batch = std::move(queue_.front());
         queue_.pop_front();
+        if (!probed_) probe = probing_ = true;
       }
       queue_changed_.notify_all();
       FactorCommonAttributes(&batch.request);
       v1::WriteRecordsResponse response;
       grpc::Status status = connection_.write().WriteRecords(connection_.UnaryContext().get(),
                                                              batch.request, &response);
-      if (!status.ok()) {
+      if (probe || !status.ok()) {
+        // One critical section, so no sender takes a batch between the
+        // probe's end and the stop its failure makes.
         std::lock_guard lock(mutex_);
-        if (!summary_.fatal) summary_.fatal = status;
-        stop_ = true;
+        if (probe) {
+          probing_ = false;
+          probed_ = status.ok();
+        }
+        if (!status.ok()) {
+          if (!summary_.fatal) summary_.fatal = status;
+          summary_.nothing_sent = probe;
+          stop_ = true;
+        }
         queue_changed_.notify_all();
-        return;
       }
+      if (!status.ok()) return;
       ingested_ += response.records_ingested().total();
       for (const auto& rejected : response.rejected_records()) {
         size_t index = rejected.record_index();
@@ -264,6 +280,8 @@ class Importer {
   // Requests already sent, for NewBatch to reuse.
   std::vector<v1::WriteRecordsRequest> spent_;  // GUARDED_BY(mutex_)
   bool closed_ = false;      // GUARDED_BY(mutex_): the reader is done
+  bool probing_ = false;     // GUARDED_BY(mutex_): the first request is out, alone
+  bool probed_ = false;      // GUARDED_BY(mutex_): it succeeded; the rest go in parallel
   bool finished_ = false;    // GUARDED_BY(mutex_): the senders are done
 
   std::mutex rejections_mutex_;

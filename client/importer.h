@@ -43,6 +43,9 @@ struct ImportSummary {
   std::map<int64_t, std::string> first_rejections;
   // Set when the whole import stopped on an error (unknown table, server gone).
   std::optional<grpc::Status> fatal;
+  // The fatal error came back for the first request, which goes alone: no
+  // record reached the server.
+  bool nothing_sent = false;
   bool interrupted = false;
   double seconds = 0;
 };

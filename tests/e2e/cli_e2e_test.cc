@@ -398,7 +398,49 @@ TEST_F(CliE2ETest, ImportLineProtocolFromStdinStopsAtFirstRejectionWithFail) {
   ProcessResult no_table = Cli({"import", "mydb", "nope", "-", "--format", "lp"}, input);
   EXPECT_EQ(no_table.exit_code, 1);
   EXPECT_THAT(no_table.err, HasSubstr("nope"));
-  EXPECT_THAT(no_table.out, HasSubstr("running the same import again is safe"));
+  EXPECT_THAT(no_table.out, HasSubstr("nothing was stored: the first request failed, and no "
+                                      "other was sent"));
+  EXPECT_THAT(no_table.out, HasSubstr("`strata table create mydb nope`, or import with --create"));
+}
+
+// An import into a missing table sends one request (the first goes alone),
+// so the server logs one failed call per import, not one per request in
+// flight; --create makes the table and imports.
+TEST_F(CliE2ETest, ImportIntoAMissingTableFailsOnceOrCreatesIt) {
+  Ok({"db", "create", "mydb"});
+  const int64_t now = NowMillis();
+  std::string csv = "time,host,cpu\n";
+  for (int i = 0; i < 3000; ++i) {
+    csv += std::to_string(now - i) + ",h" + std::to_string(i % 7) + "," + std::to_string(i) + "\n";
+  }
+  WriteFile(Path("many.csv"), csv);
+  auto failed_writes = [&] {
+    const std::string log = server_.log();
+    int n = 0;
+    for (size_t at = log.find("WriteRecords code=NOT_FOUND"); at != std::string::npos;
+         at = log.find("WriteRecords code=NOT_FOUND", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  for (int i = 0; i < 2; ++i) {
+    ProcessResult r = Cli({"import", "mydb", "later", Path("many.csv"), "--dimensions", "host",
+                           "--parallel", "16", "--progress", "none"});
+    EXPECT_EQ(r.exit_code, 1);
+  }
+  EXPECT_EQ(failed_writes(), 2);
+  ProcessResult created = Cli({"import", "mydb", "later", Path("many.csv"), "--dimensions", "host",
+                               "--progress", "none", "--create"});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_THAT(created.out, HasSubstr("created table mydb.later"));
+  EXPECT_THAT(created.out, HasSubstr("imported 3000 records"));
+  EXPECT_EQ(Count("mydb.later"), "3000");
+  // Again: the table exists, and the same records are accepted once.
+  ProcessResult again = Cli({"import", "mydb", "later", Path("many.csv"), "--dimensions", "host",
+                             "--progress", "none", "--create"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, Not(HasSubstr("created table")));
+  EXPECT_EQ(Count("mydb.later"), "3000");
 }
 
 TEST_F(CliE2ETest, ImportsManyBatchesInParallel) {
