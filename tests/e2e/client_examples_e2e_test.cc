@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "gmock/gmock.h"
@@ -123,6 +124,45 @@ TEST_F(ClientExamplesE2ETest, NodePackage) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("# pass 8"));
   EXPECT_THAT(r.out, HasSubstr("# fail 0"));
+}
+
+// The Node package installed the way its README says, into another project
+// from a copy of client/node without node_modules (a clean checkout): npm
+// brings its dependencies (from its cache, filled by `npm ci`, or the
+// registry), and the package reaches the server.
+TEST_F(ClientExamplesE2ETest, NodePackageInstallsIntoAnotherProjectFromACleanCopy) {
+  const std::string node = testing::FindOnPath("node"), npm = testing::FindOnPath("npm");
+  ASSERT_FALSE(node.empty() || npm.empty()) << "node and npm are installed by scripts/deps.sh";
+  testing::TempDir dir;
+  const std::filesystem::path package = dir.path() / "strata-node", app = dir.path() / "app";
+  std::filesystem::create_directories(package);
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(STRATA_SOURCE_DIR) +
+                                                                "/client/node")) {
+    if (entry.path().filename() == "node_modules") continue;
+    std::filesystem::copy(entry.path(), package / entry.path().filename(),
+                          std::filesystem::copy_options::recursive);
+  }
+  std::filesystem::create_directories(app);
+  std::ofstream(app / "package.json") << R"({"name": "app", "version": "1.0.0", "private": true})";
+  testing::ProcessResult install = testing::RunProcess(
+      {"/bin/sh", "-c",
+       "cd '" + app.string() + "' && '" + npm +
+           "' install --install-links --prefer-offline --no-audit --no-fund ../strata-node"},
+      "", {}, std::chrono::seconds(180));
+  ASSERT_EQ(install.exit_code, 0) << install.out << install.err;
+  std::ofstream(app / "count.js") << R"js(const { Client } = require('@strata/client');
+const client = new Client(process.argv[2]);
+(async () => {
+  await client.createDatabase('installed', { ifNotExists: true });
+  const dbs = await client.query('SHOW DATABASES').all();
+  console.log(JSON.stringify(dbs));
+  client.close();
+})().catch((e) => { console.error(e); process.exit(1); });
+)js";
+  testing::ProcessResult r = testing::RunProcess(
+      {node, (app / "count.js").string(), "127.0.0.1:" + std::to_string(server_.port())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[[\"installed\"]]"));
 }
 
 // The server restarts while the Node Writer writes: it retries, and every
