@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "common/suggest.h"
 
 namespace strata::cli {
@@ -40,33 +42,82 @@ std::optional<OutputFormat> ResolveFormat(const std::string& format) {
   return *parsed;
 }
 
+namespace {
+
+// The option `name` ("--port", "-p") of `app` or of a command above it
+// (their options may come after a subcommand: fallthrough), or null.
+const CLI::Option* FindOption(const CLI::App* app, const std::string& name) {
+  for (; app != nullptr; app = app->get_parent()) {
+    if (const CLI::Option* option = app->get_option_no_throw(name)) return option;
+  }
+  return nullptr;
+}
+
+std::string SuggestOption(const CLI::App* app, const std::string& name) {
+  std::vector<std::string> names;
+  for (; app != nullptr; app = app->get_parent()) {
+    for (const CLI::Option* option : app->get_options()) {
+      for (const std::string& l : option->get_lnames()) names.push_back("--" + l);
+    }
+  }
+  std::vector<std::string_view> candidates(names.begin(), names.end());
+  return NearestName(name, candidates);
+}
+
+}  // namespace
+
 std::string UnknownCommand(const CLI::App& app, int argc, char** argv) {
-  // The global options that take a value (main.cc), so their values are skipped.
-  static const std::set<std::string> kWithValue = {"--host", "-H", "--port", "-p", "--timeout",
-                                                   "--token", "--tls-ca", "--tls-cert",
-                                                   "--tls-key", "--tls-server-name"};
-  std::string word;
+  // Walks the words as CLI11 would: options (skipping the value of one that
+  // takes a value) and subcommands, down to the first word that is neither.
+  const CLI::App* current = &app;
+  std::string path = "strata";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (kWithValue.count(arg) != 0) {
-      ++i;
+    if (arg == "--") return "";
+    if (arg.size() > 1 && arg[0] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      const CLI::Option* option = FindOption(current, name);
+      if (option == nullptr) {
+        std::string message = absl::StrCat(path, ": unknown option ", name);
+        if (std::string nearest = SuggestOption(current, name); !nearest.empty()) {
+          message += "; did you mean " + nearest + "?";
+        }
+        return message + " (" + path + " --help lists the options)";
+      }
+      if (arg.find('=') == std::string::npos && option->get_type_size() != 0) ++i;
       continue;
     }
-    if (!arg.empty() && arg[0] == '-') continue;
-    word = arg;
-    break;
+    const std::vector<const CLI::App*> commands =
+        current->get_subcommands([](const CLI::App*) { return true; });
+    if (commands.empty()) return "";  // a command's own arguments
+    std::vector<std::string_view> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* command : commands) {
+      names.push_back(command->get_name());
+      if (command->get_name() == arg) next = command;
+    }
+    if (next == nullptr) {
+      std::string message = absl::StrCat(path, ": unknown command \"", arg, "\"");
+      if (std::string nearest = NearestName(arg, names); !nearest.empty()) {
+        message += "; did you mean " + nearest + "?";
+      }
+      return message + " (" + path + " --help lists the commands)";
+    }
+    current = next;
+    path += " " + arg;
   }
-  if (word.empty()) return "";
-  std::vector<std::string> names;
-  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    names.push_back(command->get_name());
-  }
-  if (std::find(names.begin(), names.end(), word) != names.end()) return "";
-  std::vector<std::string_view> candidates(names.begin(), names.end());
-  const std::string nearest = NearestName(word, candidates);
-  std::string message = "strata: unknown command \"" + word + "\"";
-  if (!nearest.empty()) message += "; did you mean " + nearest + "?";
-  return message + " (strata --help lists the commands)";
+  return "";
+}
+
+CLI::Validator SecondsAboveZero() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double seconds = std::strtod(value.c_str(), &end);
+        if (!value.empty() && *end == '\0' && seconds > 0 && std::isfinite(seconds)) return "";
+        return "takes a number of seconds above 0, such as 30 or 0.5 (not \"" + value + "\")";
+      },
+      "SECONDS");
 }
 
 std::string CliRejectionHint(const std::string& reason, const std::string& database,

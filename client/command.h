@@ -67,6 +67,10 @@ std::optional<OutputFormat> ResolveFormat(const std::string& format);
 // else "".
 std::string UnknownCommand(const CLI::App& app, int argc, char** argv);
 
+// The check of a --timeout: a number of seconds above 0, said in those words
+// (CLI11's PositiveNumber printed the range of a double).
+CLI::Validator SecondsAboveZero();
+
 // Each adds one group of subcommands to `app`.
 void AddDatabaseCommands(CLI::App& app, CommandContext& context);
 void AddTableCommands(CLI::App& app, CommandContext& context);

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--timeout", options.timeout_seconds,
                  "Seconds to wait for each catalog or write call")
-      ->check(CLI::PositiveNumber)
+      ->check(strata::cli::SecondsAboveZero())
       ->capture_default_str();
   app.add_option("--token", options.token,
                  "Bearer token for servers with authentication (see `strata token`)")

@@ -31,7 +31,7 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--timeout", args->timeout_seconds,
                       "Seconds the query may run before the server stops it (default: the "
                       "server's --query-timeout-seconds)")
-      ->check(CLI::PositiveNumber);
+      ->check(SecondsAboveZero());
   command->add_option("--database,-d", args->database,
                       "Database of table names written without one (FROM cpu)")
       ->envname("STRATA_DATABASE");

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -98,20 +99,31 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
   request.set_page_size(page_size);
   request.set_database(database);
   request.set_columnar(true);  // smaller and cheaper to decode than row pages
-  if (timeout_seconds > 0) request.set_timeout_millis(static_cast<int64_t>(timeout_seconds * 1000));
+  if (timeout_seconds > 0) {
+    // At least 1 ms: a fraction of one would round to 0, the server's default.
+    request.set_timeout_millis(std::max<int64_t>(1, std::llround(timeout_seconds * 1000)));
+  }
   int64_t rows = 0;
+  // The header is printed with the first rows (or at a successful end), so
+  // a query that fails before any row prints its error alone.
+  bool begun = false;
+  bool has_metadata = false;
+  v1::QueryMetadata metadata;
+  auto begin = [&] {
+    if (!begun) writer.Begin(metadata);
+    begun = true;
+  };
   {
     CancelWatcher watcher(connection, context);
     auto reader = connection.query().Query(&context, request);
     v1::QueryResponse response;
-    v1::QueryMetadata metadata;
     grpc::Status undecodable;
     while (undecodable.ok() && reader->Read(&response)) {
       switch (response.payload_case()) {
         case v1::QueryResponse::kMetadata:
           metadata = response.metadata();
+          has_metadata = true;
           watcher.SetQueryId(response.metadata().query_id());
-          writer.Begin(response.metadata());
           break;
         case v1::QueryResponse::kColumnPage: {
           absl::StatusOr<v1::RowPage> page = RowsFromColumns(metadata, response.column_page());
@@ -124,11 +136,13 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
             break;
           }
           rows += page->rows_size();
+          begin();
           writer.Page(*page);
           break;
         }
         case v1::QueryResponse::kPage:
           rows += response.page().rows_size();
+          begin();
           writer.Page(response.page());
           break;
         case v1::QueryResponse::kStatistics:
@@ -150,9 +164,11 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
           "newer protocol version); the rows printed before this point are complete");
     }
   }
-  // A query cancelled before any row arrived has no result to show: no empty
-  // table and "(0 rows)" above "query cancelled".
-  if (!(outcome.interrupted && rows == 0)) writer.Finish();
+  // A query that succeeded with no rows still shows its (empty) result; one
+  // cancelled or failed before any row arrived has none: no empty table and
+  // "(0 rows)" above "query cancelled" or the error.
+  if (has_metadata && outcome.status.ok() && !outcome.interrupted) begin();
+  if (begun) writer.Finish();
   return outcome;
 }
 

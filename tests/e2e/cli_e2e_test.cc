@@ -300,6 +300,30 @@ TEST_F(CliE2ETest, UnknownCommandsSuggestAndBareStrataPrintsTheHelp) {
   ProcessResult far = Cli({"frobnicate"});
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_THAT(far.err, HasSubstr("unknown command \"frobnicate\" (strata --help"));
+  // Nested commands and misspelt options say which, at their level.
+  ProcessResult nested = Cli({"db", "craete", "x"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_EQ(nested.err, "strata db: unknown command \"craete\"; did you mean create? "
+                        "(strata db --help lists the commands)\n");
+  ProcessResult flag = RunProcess({STRATA_CLI_PATH, "--prot", "27878", "health"});
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_EQ(flag.err, "strata: unknown option --prot; did you mean --port? "
+                      "(strata --help lists the options)\n");
+  ProcessResult sub_flag = Cli({"query", "--fromat", "csv", "SELECT 1"});
+  EXPECT_THAT(sub_flag.err, HasSubstr("strata query: unknown option --fromat; did you mean "
+                                      "--format?"));
+  for (const std::string bad : {"0", "1ms", "-3"}) {
+    ProcessResult timeout = Cli({"query", "--timeout", bad, "SELECT 1"});
+    EXPECT_EQ(timeout.exit_code, 2);
+    EXPECT_THAT(timeout.err, HasSubstr("--timeout: takes a number of seconds above 0, such as 30 "
+                                       "or 0.5 (not \"" + bad + "\")"));
+  }
+  // A query that fails before any row prints its error alone, no header.
+  ProcessResult failed = Cli({"query", "-f", "csv", "SELECT 1 / 0"});
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_EQ(failed.out, "");
+  EXPECT_THAT(failed.err, HasSubstr("Division by zero"));
+  EXPECT_EQ(Cli({"query", "-f", "csv", "SELECT 1 AS x WHERE false"}).out, "x\n");
   ProcessResult bare = RunProcess({STRATA_CLI_PATH});
   EXPECT_EQ(bare.exit_code, 0);
   EXPECT_THAT(bare.out, HasSubstr("Usage: strata [OPTIONS] SUBCOMMAND"));
