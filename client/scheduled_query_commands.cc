@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "client/command.h"
 #include "client/listing.h"
@@ -128,6 +129,80 @@ void PrintRun(const v1::ScheduledQueryRunSummary& run) {
   }
 }
 
+std::string TypeName(v1::MeasureValueType type) {
+  std::string name = v1::MeasureValueType_Name(type);
+  if (name.rfind("MEASURE_VALUE_TYPE_", 0) == 0) name = name.substr(19);
+  return absl::AsciiStrToLower(name);
+}
+
+// `strata scheduled-query describe`: the definition and its runs as text.
+void PrintDescription(const v1::ScheduledQuery& q) {
+  const v1::TargetConfiguration& t = q.target_configuration();
+  std::cout << "name:             " << q.name() << "\n"
+            << "state:            "
+            << (q.state() == v1::SCHEDULED_QUERY_STATE_DISABLED ? "DISABLED" : "ENABLED") << "\n"
+            << "schedule:         " << q.schedule_expression() << " (UTC)\n"
+            << "created:          " << Time(q.creation_time(), q.has_creation_time())
+            << (q.owner().empty() ? " (authentication off: no token)" : " by token " + q.owner())
+            << "\n"
+            << "previous run for: "
+            << Time(q.previous_invocation_time(), q.has_previous_invocation_time()) << "\n"
+            << "next run for:     " << Time(q.next_invocation_time(), q.has_next_invocation_time())
+            << "\n"
+            << "query:\n";
+  for (absl::string_view line : absl::StrSplit(q.query_string(), '\n')) {
+    std::cout << "  " << line << "\n";
+  }
+  for (const v1::QueryParameter& p : q.parameters()) {
+    std::cout << "parameter:        @" << p.name() << "\n";
+  }
+  std::cout << "target:           " << t.database_name() << "." << t.table_name()
+            << ", time from " << t.time_column() << "\n";
+  for (const v1::DimensionMapping& d : t.dimension_mappings()) {
+    std::cout << "  dimension       " << d.name() << "\n";
+  }
+  if (!t.measure_name_column().empty()) {
+    std::cout << "  measure name from column " << t.measure_name_column() << "\n";
+  }
+  auto attributes = [](const auto& mappings, const std::string& indent) {
+    for (const v1::MultiMeasureAttributeMapping& a : mappings) {
+      std::cout << indent << a.source_column() << " -> "
+                << (a.target_multi_measure_attribute_name().empty()
+                        ? a.source_column()
+                        : a.target_multi_measure_attribute_name())
+                << " (" << TypeName(a.measure_value_type()) << ")\n";
+    }
+  };
+  if (t.has_multi_measure_mappings()) {
+    const v1::MultiMeasureMappings& m = t.multi_measure_mappings();
+    std::cout << "  MULTI measure   "
+              << (m.target_multi_measure_name().empty() ? "(from the column)"
+                                                        : m.target_multi_measure_name())
+              << "\n";
+    attributes(m.multi_measure_attribute_mappings(), "    ");
+  }
+  for (const v1::MixedMeasureMapping& m : t.mixed_measure_mappings()) {
+    std::cout << "  measure         "
+              << (m.target_measure_name().empty()
+                      ? (m.measure_name().empty() ? m.source_column() : m.measure_name())
+                      : m.target_measure_name())
+              << " (" << TypeName(m.measure_value_type()) << ")"
+              << (m.source_column().empty() ? "" : " from " + m.source_column()) << "\n";
+    attributes(m.multi_measure_attribute_mappings(), "    ");
+  }
+  std::cout << "last run:         ";
+  if (q.has_last_run_summary()) {
+    PrintRun(q.last_run_summary());
+  } else {
+    std::cout << "none yet\n";
+  }
+  if (!q.recently_failed_runs().empty()) std::cout << "recent failures:\n";
+  for (const v1::ScheduledQueryRunSummary& run : q.recently_failed_runs()) {
+    std::cout << "  ";
+    PrintRun(run);
+  }
+}
+
 void PrintList(const std::vector<v1::ScheduledQuery>& queries, OutputFormat format) {
   Listing listing({{"name", v1::SCALAR_TYPE_VARCHAR},
                    {"state", v1::SCALAR_TYPE_VARCHAR},
@@ -205,16 +280,23 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
   });
 
   auto describe_name = std::make_shared<std::string>();
+  auto describe_json = std::make_shared<bool>(false);
   CLI::App* describe = sq->add_subcommand(
-      "describe", "Show a scheduled query, its next invocation, last run and recent failures (JSON)");
+      "describe", "Show a scheduled query, its next invocation, last run and recent failures");
   describe->add_option("name", *describe_name)->required();
-  describe->callback([&context, describe_name] {
+  describe->add_flag("--json", *describe_json,
+                     "The ScheduledQuery message as JSON (what create --from-json takes)");
+  describe->callback([&context, describe_name, describe_json] {
     v1::DescribeScheduledQueryRequest request;
     request.set_name(*describe_name);
     v1::DescribeScheduledQueryResponse response;
     if (CallUnary(context, context.connection().scheduled_queries(),
                   &Stub::DescribeScheduledQuery, request, response)) {
-      PrintJson(response.scheduled_query());
+      if (*describe_json) {
+        PrintJson(response.scheduled_query());
+      } else {
+        PrintDescription(response.scheduled_query());
+      }
     }
   });
 

@@ -26,6 +26,24 @@ std::unique_ptr<Expr> Expr::Clone() const {
   return copy;
 }
 
+namespace {
+
+// An interval as the literal a user writes: in the largest unit that divides
+// it (1h, 90m, 15s, 250ms), not in nanoseconds.
+std::string IntervalLiteralText(int64_t nanos) {
+  static constexpr std::pair<int64_t, const char*> kUnits[] = {
+      {86'400'000'000'000, "d"}, {3'600'000'000'000, "h"}, {60'000'000'000, "m"},
+      {1'000'000'000, "s"},      {1'000'000, "ms"},        {1'000, "us"}};
+  if (nanos != 0) {
+    for (const auto& [length, unit] : kUnits) {
+      if (nanos % length == 0) return StrCat(nanos / length, unit);
+    }
+  }
+  return StrCat(nanos, "ns");
+}
+
+}  // namespace
+
 std::string Expr::ToString() const {
   auto arg = [this](size_t i) { return args[i]->ToString(); };
   switch (kind) {
@@ -33,7 +51,7 @@ std::string Expr::ToString() const {
       if (literal.null) return "NULL";
       if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
       if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
-      if (literal.type == DataType::kInterval) return StrCat(literal.i, "ns");
+      if (literal.type == DataType::kInterval) return IntervalLiteralText(literal.i);
       if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");
       if (literal.type == DataType::kTime) return StrCat("TIME '", literal.ToString(), "'");
       if (literal.type == DataType::kIntervalYearToMonth) {

@@ -513,9 +513,10 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
   RETURN_IF_ERROR(engine_.scheduled_queries().Put(entry->Record()));
   entries_.emplace(request.name(), entry);
   poked_ = true;
-  spdlog::info("scheduled query \"{}\" created by \"{}\": {} into \"{}\".\"{}\"", request.name(),
-               caller->name(), request.schedule_expression(), target.database_name(),
-               target.table_name());
+  spdlog::info("scheduled query \"{}\" created by {}: {} into \"{}\".\"{}\"", request.name(),
+               caller->name().empty() ? std::string("no token (authentication off)")
+                                      : "token \"" + caller->name() + "\"",
+               request.schedule_expression(), target.database_name(), target.table_name());
   return DescribeLocked(*entry);
 }
 

@@ -139,7 +139,20 @@ TEST_F(CliE2ETest, ScheduledQueryCommands) {
               HasSubstr("MANUAL_TRIGGER_SUCCESS"));
   EXPECT_THAT(Ok({"query", "SELECT host, avg_usage, samples FROM mydb.cpu_1m", "-f", "csv"}),
               HasSubstr("h1,15,2\n"));
-  EXPECT_THAT(Ok({"scheduled-query", "describe", "cpu_rollup"}),
+  // Text to read; --json the message (what create --from-json takes).
+  const std::string described = Ok({"scheduled-query", "describe", "cpu_rollup"});
+  EXPECT_THAT(described, HasSubstr("name:             cpu_rollup\n"
+                                   "state:            ENABLED\n"
+                                   "schedule:         rate(1 day) (UTC)\n"));
+  EXPECT_THAT(described, HasSubstr(" (authentication off: no token)\n"));
+  EXPECT_THAT(described, HasSubstr("target:           mydb.cpu_1m, time from minute\n"
+                                   "  dimension       host\n"
+                                   "  MULTI measure   usage_1m\n"
+                                   "    avg_usage -> avg_usage (double)\n"
+                                   "    n -> samples (bigint)\n"));
+  EXPECT_THAT(described, HasSubstr("last run:         MANUAL_TRIGGER_SUCCESS for "));
+  EXPECT_THAT(described, Not(HasSubstr("{")));
+  EXPECT_THAT(Ok({"scheduled-query", "describe", "cpu_rollup", "--json"}),
               HasSubstr("\"runStatus\": \"MANUAL_TRIGGER_SUCCESS\""));
   Ok({"scheduled-query", "disable", "cpu_rollup"});
   EXPECT_THAT(Ok({"scheduled-query", "list", "-f", "csv"}), HasSubstr("cpu_rollup,DISABLED,"));
