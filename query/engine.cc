@@ -158,6 +158,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.shared_budget = options.shared_budget;
   context.access = options.access;
   context.system_tables = options.system_tables;
+  context.progress = options.progress;
   context.default_database = options.default_database;
   const ReadAccess* access = options.access;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
@@ -313,7 +314,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       for (const RunningQuery& q : options.running->List()) {
         rows.push_back({Datum::Varchar(q.id), Datum::Varchar(q.text), Datum::Varchar(q.token),
                         Datum::Varchar(q.peer), Datum::Timestamp(q.started_nanos),
-                        Datum::Interval(q.elapsed_nanos)});
+                        Datum::Interval(q.elapsed_nanos), Datum::Bigint(q.rows_scanned),
+                        Datum::Bigint(q.bytes_scanned)});
       }
       RETURN_IF_ERROR(Emit(sink, pager,
                            {{"query_id", DataType::kVarchar},
@@ -321,7 +323,9 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
                             {"token", DataType::kVarchar},
                             {"client", DataType::kVarchar},
                             {"started", DataType::kTimestamp},
-                            {"elapsed", DataType::kInterval}},
+                            {"elapsed", DataType::kInterval},
+                            {"rows_scanned", DataType::kBigint},
+                            {"bytes_scanned", DataType::kBigint}},
                            std::move(rows)));
       return finish();
     }

@@ -43,6 +43,8 @@ struct QueryOptions {
   // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
   // those statements are refused.
   const RunningQueries* running = nullptr;
+  // Where the scans publish what they have read so far; null: nowhere.
+  QueryProgress* progress = nullptr;
   // The "system" tables (query/system_tables.h); null: there are none.
   const SystemTables* system_tables = nullptr;
   // Values for the statement's ? and @name placeholders (query/parser.h).

@@ -29,6 +29,7 @@
 namespace strata::query {
 
 class SystemTables;  // query/system_tables.h
+struct QueryProgress;  // query/running_queries.h
 
 // Per-query state shared by the operators.
 struct QueryContext {
@@ -48,6 +49,7 @@ struct QueryContext {
   const ReadAccess* access = nullptr;
   // The "system" tables (QueryOptions); null: none.
   const SystemTables* system_tables = nullptr;
+  QueryProgress* progress = nullptr;  // what the scans have read so far (SHOW QUERIES)
   // The database of table names written without one (QueryOptions).
   std::string default_database;
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)

@@ -509,7 +509,19 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     }
     ScanBatcher batcher(*layout->columns, *read, *bounds);
     // Pushes the rows gathered so far; false when the scan must stop.
+    // What this scan has published to the query's progress so far.
+    int64_t published_rows = 0, published_bytes = 0;
+    auto publish = [&] {
+      if (context->progress == nullptr) return;
+      context->progress->rows_scanned.fetch_add(scan_stats.rows_scanned - published_rows,
+                                                std::memory_order_relaxed);
+      context->progress->bytes_scanned.fetch_add(scan_stats.bytes_scanned - published_bytes,
+                                                 std::memory_order_relaxed);
+      published_rows = scan_stats.rows_scanned;
+      published_bytes = scan_stats.bytes_scanned;
+    };
     auto flush = [&]() {
+      publish();
       pushed = context->CheckAlive();
       if (pushed.ok()) pushed = batcher.Flush([&](const Batch& b) { return sink->Push(b); });
       return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
@@ -559,6 +571,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
         },
         &scan_stats);
     if (pushed.ok() && scanned.ok() && batcher.rows() > 0) flush();
+    publish();
     stats->rows_scanned += scan_stats.rows_scanned;
     stats->bytes_scanned += scan_stats.bytes_scanned;
     stats->buckets_scanned += scan_stats.buckets_scanned;

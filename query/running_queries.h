@@ -3,6 +3,7 @@
 // running queries); the engine only asks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +13,13 @@
 
 namespace strata::query {
 
+// What a running query has read so far, published by its scans as they go
+// (SHOW QUERIES shows it).
+struct QueryProgress {
+  std::atomic<int64_t> rows_scanned{0};
+  std::atomic<int64_t> bytes_scanned{0};
+};
+
 struct RunningQuery {
   std::string id;
   std::string text;
@@ -19,6 +27,8 @@ struct RunningQuery {
   std::string peer;
   int64_t started_nanos = 0;  // since the Unix epoch
   int64_t elapsed_nanos = 0;
+  int64_t rows_scanned = 0;   // so far
+  int64_t bytes_scanned = 0;  // so far
 };
 
 class RunningQueries {

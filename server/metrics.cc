@@ -333,7 +333,16 @@ ServerMetrics::ServerMetrics(Engine* engine)
                                .Name("strata_query_rows_returned_total")
                                .Help("Rows queries returned to clients.")
                                .Register(*registry_)
-                               .Add({})) {}
+                               .Add({})) {
+  // Every label value known up front is exported at 0 from the start, so a
+  // dashboard's rate() and an alert on a series see it before its first
+  // event (an absent series is not a zero).
+  for (RejectionClass c : {RejectionClass::kInvalid, RejectionClass::kTimeWindow,
+                           RejectionClass::kSchema, RejectionClass::kVersion}) {
+    rejected_.Add({{"reason", std::string(ClassName(c))}});
+  }
+  queries_.Add({{"code", GrpcCodeName(0)}});
+}
 
 void ServerMetrics::SetAdmissionSource(std::function<AdmissionSnapshot()> source) {
   scrape_->SetAdmissionSource(std::move(source));

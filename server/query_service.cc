@@ -287,7 +287,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
          .started_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count(),
-         .started = std::chrono::steady_clock::now()});
+         .started = std::chrono::steady_clock::now(),
+         .progress = progress_});
+    options_.progress = progress_.get();
     options_.page_size =
         request->page_size() <= 0 ? 1000 : std::min(request->page_size(), kMaxRowsPerPage);
     options_.default_database = request->database();
@@ -479,6 +481,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   QueryService* service_;
   grpc::CallbackServerContext* context_;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  // What the query has read so far, for SHOW QUERIES.
+  const std::shared_ptr<query::QueryProgress> progress_ = std::make_shared<query::QueryProgress>();
   const std::string sql_;
   const bool columnar_;                 // pages as ColumnPage
   v1::QueryResponse pending_;           // the columnar page being filled from batches
@@ -577,14 +581,17 @@ absl::StatusOr<query::QueryStats> QueryService::RunLocal(const LocalQuery& local
   const auto admitted = std::chrono::steady_clock::now();
   const PrincipalAccess access(local.caller);
   const CallerRunningQueries running(this, &access.caller());
+  const auto progress = std::make_shared<query::QueryProgress>();
   const std::string id = Register(
       {.cancel = local.cancel, .owner = access.caller().name(), .text = local.sql,
        .peer = local.peer,
        .started_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count(),
-       .started = admitted});
+       .started = admitted,
+       .progress = progress});
   query::QueryOptions options;
+  options.progress = progress.get();
   options.page_size = std::clamp(local.page_size, 1, kMaxRowsPerPage);
   options.memory_limit_bytes = limits_.memory_limit_bytes;
   options.cancelled = local.cancel.get();
@@ -652,7 +659,9 @@ std::vector<query::RunningQuery> QueryService::ListRunning(const Principal& call
                    .started_nanos = q.started_nanos,
                    .elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         now - q.started)
-                                        .count()});
+                                        .count(),
+                   .rows_scanned = q.progress->rows_scanned.load(std::memory_order_relaxed),
+                   .bytes_scanned = q.progress->bytes_scanned.load(std::memory_order_relaxed)});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.started_nanos < b.started_nanos;

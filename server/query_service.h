@@ -63,6 +63,8 @@ class QueryService final : public RawQueryService {
     std::string peer;
     int64_t started_nanos = 0;  // since the Unix epoch
     std::chrono::steady_clock::time_point started;
+    // What it has read so far (the engine's scans publish it).
+    std::shared_ptr<query::QueryProgress> progress = std::make_shared<query::QueryProgress>();
   };
   // Registers a running query; returns its id.
   std::string Register(Running running);

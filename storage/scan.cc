@@ -461,12 +461,15 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
   // counters by default; nothing reads them, and a scan steps millions of
   // times.
   rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
-  ScanStats local;
+  // Counted into the caller's stats as the scan goes, so the caller can
+  // publish them while it runs (SHOW QUERIES).
+  ScanStats own;
+  ScanStats& local = stats != nullptr ? *stats : own;
+  local = ScanStats{};
   const int64_t start = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
                                   int64_t{0}});
   const int64_t end = options.end_nanos;
   if (start >= end) {
-    if (stats != nullptr) *stats = local;
     return absl::OkStatus();
   }
   const uint32_t first_bucket = keys::BucketOf(start);
@@ -488,7 +491,6 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
       return absl::InvalidArgumentError("a last-point scan needs the list of series");
     }
     absl::Status status = ScanLastPoints(store, table, start, end, options, emit, &local);
-    if (stats != nullptr) *stats = local;
     return status;
   }
   const std::string table_end = keys::TableDataPrefix(table.id + 1);
@@ -730,7 +732,6 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
     if (status.ok()) status = s->status();
   }
   store.db()->ReleaseSnapshot(snapshot);
-  if (stats != nullptr) *stats = local;
   return status;
 }
 

@@ -103,6 +103,17 @@ class MetricsE2ETest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
+TEST_F(MetricsE2ETest, CountersWithKnownLabelsStartAtZero) {
+  Start({});
+  const std::string metrics = Scrape();
+  for (const char* reason : {"invalid", "time_window", "schema", "version_conflict"}) {
+    EXPECT_EQ(Sample(metrics, std::string("strata_records_rejected_total{reason=\"") + reason + "\"}"), 0)
+        << reason;
+  }
+  EXPECT_EQ(Sample(metrics, R"(strata_queries_total{code="OK"})"), 0);
+  EXPECT_EQ(Sample(metrics, R"(strata_records_ingested_total{tier="memory"})"), 0);
+}
+
 TEST_F(MetricsE2ETest, RequestsWritesQueriesAndTablesAreCounted) {
   Start({"--slow-query-ms", "0"});  // every query
   ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "cpu").ok());

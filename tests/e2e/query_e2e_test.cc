@@ -228,8 +228,10 @@ TEST_F(QueryE2ETest, ShowQueriesListsRunningQueriesAndKillQueryStopsOne) {
 
   QueryResult shown = Run("SHOW QUERIES");
   ASSERT_TRUE(shown.status.ok()) << shown.status.error_message();
-  ASSERT_EQ(shown.metadata.columns_size(), 6);
+  ASSERT_EQ(shown.metadata.columns_size(), 8);
   EXPECT_EQ(shown.metadata.columns(0).name(), "query_id");
+  EXPECT_EQ(shown.metadata.columns(6).name(), "rows_scanned");
+  EXPECT_EQ(shown.metadata.columns(7).name(), "bytes_scanned");
   bool found = false;
   for (const v1::Row& row : shown.rows) {
     if (row.data(0).varchar_value() != id) continue;
@@ -237,6 +239,10 @@ TEST_F(QueryE2ETest, ShowQueriesListsRunningQueriesAndKillQueryStopsOne) {
     EXPECT_EQ(row.data(1).varchar_value(), "SELECT * FROM mydb.tbl");
     EXPECT_NE(row.data(3).varchar_value().find("127.0.0.1"), std::string::npos);
     EXPECT_GT(row.data(5).interval_nanos_value(), 0);
+    // The held query has handed on at least its first batch: counted while it runs.
+    EXPECT_GT(row.data(6).bigint_value(), 0);
+    EXPECT_LE(row.data(6).bigint_value(), kHosts * kPoints);
+    EXPECT_GT(row.data(7).bigint_value(), 0);
   }
   EXPECT_TRUE(found) << "the held query is not listed";
 
