@@ -84,7 +84,7 @@ std::string UnknownCommand(const CLI::App& app, int argc, char** argv) {
         }
         return message + " (" + path + " --help lists the options)";
       }
-      if (arg.find('=') == std::string::npos && option->get_type_size() != 0) ++i;
+      if (arg.find('=') == std::string::npos && option->get_expected_min() > 0) ++i;
       continue;
     }
     const std::vector<const CLI::App*> commands =

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -367,6 +368,36 @@ TEST(CliCompletionTest, BashCompletesCommandsAndFlags) {
   ProcessResult fish = RunProcess({STRATA_CLI_PATH, "completion", "fish"});
   EXPECT_EQ(fish.exit_code, 2);
   EXPECT_THAT(fish.err, HasSubstr("use bash or zsh"));
+}
+
+// Option values from their fixed lists; database and table arguments from
+// the server the line names (its --port), through `strata` on PATH.
+TEST_F(CliE2ETest, BashCompletesOptionValuesDatabasesAndTables) {
+  CreateTable("cpu");
+  CreateTable("cpu_1m");
+  const std::string port = std::to_string(server_.port());
+  const std::string cli_dir = std::filesystem::path(STRATA_CLI_PATH).parent_path().string();
+  const std::string script =
+      "export PATH=\"" + cli_dir + ":$PATH\"\n"
+      "source <(strata completion bash)\n"
+      "complete_line() { read -ra COMP_WORDS <<< \"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=('');"
+      " COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _strata; echo \"$1-> ${COMPREPLY[*]}\"; }\n"
+      "complete_line 'strata query -f '\n"
+      "complete_line 'strata import db t f --on-reject s'\n"
+      "complete_line 'strata --port " + port + " table describe my'\n"
+      "complete_line 'strata --port " + port + " table describe mydb cpu'\n"
+      "complete_line 'strata table describe --port " + port + " mydb cpu_'\n"
+      "complete_line 'strata --port 1 db describe '\n";
+  ProcessResult r = RunProcess({"/bin/bash", "-c", script});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "strata query -f -> table csv json jsonl expanded\n"
+            "strata import db t f --on-reject s-> skip\n"
+            "strata --port " + port + " table describe my-> mydb\n"
+            "strata --port " + port + " table describe mydb cpu-> cpu cpu_1m\n"
+            "strata table describe --port " + port + " mydb cpu_-> cpu_1m\n"
+            // No server there: nothing to offer, and no error on the terminal.
+            "strata --port 1 db describe -> \n");
 }
 
 TEST_F(CliE2ETest, IfNotExistsAndIfExists) {
