@@ -684,6 +684,10 @@ TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
   // libedit redraws with cursor moves: wait for the completed tails.
   shell.Type("sel\t");
   ASSERT_TRUE(shell.WaitFor("ect ")) << shell.output();
+  // A function completes with its "(" and no space.
+  shell.Type("upp\t");
+  ASSERT_TRUE(shell.WaitFor("er(")) << shell.output();
+  shell.Type("'x') AS x, ");
   shell.Type("measure_value::d\t");
   ASSERT_TRUE(shell.WaitFor("ouble ")) << shell.output();
   shell.Type("FROM mydb.c\t");
@@ -691,6 +695,7 @@ TEST_F(CliE2ETest, ShellTabCompletesKeywordsTablesAndColumns) {
   shell.Type(";\r");
   // The statement that ran was the completed one.
   ASSERT_TRUE(shell.WaitFor("measure_value::double\r\n")) << shell.output();
+  ASSERT_TRUE(shell.WaitFor("X | ")) << shell.output();
   ASSERT_TRUE(shell.WaitFor("(1 row)")) << shell.output();
   shell.Type("\\q\r");
   EXPECT_EQ(shell.Wait(), 0) << shell.output();
