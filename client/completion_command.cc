@@ -19,6 +19,7 @@ const std::map<std::string, std::string>& OptionValues() {
       {"--format", "table csv json jsonl expanded"},
       {"-f", "table csv json jsonl expanded"},
       {"--progress", "auto bar lines none"},
+      {"--header", "names types"},
       {"--on-reject", "fail skip log"},
       {"--magnetic-writes", "true false"},
       {"--partition-key", "measure dimension:"},

@@ -16,6 +16,7 @@ struct QueryArgs {
   int page_size = 0;
   double timeout_seconds = 0;
   std::string database;
+  std::string header = "names";
 };
 
 }  // namespace
@@ -32,6 +33,11 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
                       "Seconds the query may run before the server stops it (default: the "
                       "server's --query-timeout-seconds)")
       ->check(SecondsAboveZero());
+  command->add_option("--header", args->header,
+                      "CSV's header: names, or types (name:kind, which strata import reads "
+                      "back: time, dimension, measure_name, double, bigint, ...)")
+      ->check(CLI::IsMember({"names", "types"}))
+      ->capture_default_str();
   command->add_option("--database,-d", args->database,
                       "Database of table names written without one (FROM cpu)")
       ->envname("STRATA_DATABASE");
@@ -41,7 +47,7 @@ void AddQueryCommand(CLI::App& app, CommandContext& context) {
     if (args->sql == "-") {
       args->sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     }
-    auto writer = MakeResultWriter(*format, std::cout);
+    auto writer = MakeResultWriter(*format, std::cout, args->header == "types");
     InterruptScope interrupt_scope;
     QueryOutcome outcome = RunQuery(context.connection(), args->sql, *writer, args->page_size,
                                     args->timeout_seconds, args->database);

@@ -25,6 +25,13 @@ std::string TimestampText(int64_t nanos) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%E9S", absl::FromUnixNanos(nanos), absl::UTCTimeZone());
 }
 
+// ISO 8601 in UTC with nanoseconds, as JSON consumers parse timestamps
+// (JavaScript's Date, pandas, jq's fromdate after trimming) and strata import
+// reads back: "2024-05-01T12:00:00.000000000Z".
+std::string IsoTimestampText(int64_t nanos) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E9SZ", absl::FromUnixNanos(nanos), absl::UTCTimeZone());
+}
+
 std::string ClockText(int64_t nanos_of_day) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%02lld:%02lld:%02lld.%09lld",
@@ -103,6 +110,8 @@ std::string DatumJson(const v1::Datum& datum, const v1::ColumnType& type) {
       return std::to_string(datum.bigint_value());
     case v1::Datum::kBooleanValue:
       return datum.boolean_value() ? "true" : "false";
+    case v1::Datum::kTimestampValue:
+      return JsonString(IsoTimestampText(datum.timestamp_value()));
     case v1::Datum::kArrayValue: {
       std::string out = "[";
       for (int i = 0; i < datum.array_value().values_size(); ++i) {
@@ -116,7 +125,7 @@ std::string DatumJson(const v1::Datum& datum, const v1::ColumnType& type) {
       const auto& points = datum.time_series_value().points();
       for (int i = 0; i < points.size(); ++i) {
         if (i > 0) out += ",";
-        absl::StrAppend(&out, "{\"time\":", JsonString(TimestampText(points[i].time())),
+        absl::StrAppend(&out, "{\"time\":", JsonString(IsoTimestampText(points[i].time())),
                         ",\"value\":", DatumJson(points[i].value(), ElementType(type)), "}");
       }
       return out + "]";
@@ -239,13 +248,13 @@ class TableWriter : public ResultWriter {
 // line break; NULL is an empty field.
 class CsvWriter : public ResultWriter {
  public:
-  explicit CsvWriter(std::ostream& out) : out_(out) {}
+  CsvWriter(std::ostream& out, bool typed_header) : out_(out), typed_header_(typed_header) {}
 
   void Begin(const v1::QueryMetadata& metadata) override {
     std::vector<std::string> names;
     for (const auto& column : metadata.columns()) {
       columns_.push_back(column);
-      names.push_back(column.name());
+      names.push_back(typed_header_ ? TypedHeaderCell(column) : column.name());
     }
     WriteLine(names);
   }
@@ -282,7 +291,24 @@ class CsvWriter : public ResultWriter {
     out_ << "\n";
   }
 
+  // "name:kind" as strata import reads a header (record_parsers.cc): the
+  // time column, the measure name, text as dimensions, values by their type.
+  static std::string TypedHeaderCell(const v1::ColumnInfo& column) {
+    const std::string& name = column.name();
+    switch (column.type().scalar_type()) {
+      case v1::SCALAR_TYPE_TIMESTAMP: return name + (name == "time" ? ":time" : ":timestamp");
+      case v1::SCALAR_TYPE_VARCHAR:
+        return name + (name == "measure_name" ? ":measure_name" : ":dimension");
+      case v1::SCALAR_TYPE_DOUBLE: return name + ":double";
+      case v1::SCALAR_TYPE_BIGINT:
+      case v1::SCALAR_TYPE_INTEGER: return name + ":bigint";
+      case v1::SCALAR_TYPE_BOOLEAN: return name + ":boolean";
+      default: return name + ":varchar";  // dates, intervals, arrays: as their text
+    }
+  }
+
   std::ostream& out_;
+  const bool typed_header_;
   std::vector<v1::ColumnInfo> columns_;
 };
 
@@ -378,12 +404,13 @@ class ExpandedWriter : public ResultWriter {
   int64_t row_count_ = 0;
 };
 
-std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream& out) {
+std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream& out,
+                                               bool typed_header) {
   switch (format) {
     case OutputFormat::kTable:
       return std::make_unique<TableWriter>(out);
     case OutputFormat::kCsv:
-      return std::make_unique<CsvWriter>(out);
+      return std::make_unique<CsvWriter>(out, typed_header);
     case OutputFormat::kJson:
       return std::make_unique<JsonWriter>(out, false);
     case OutputFormat::kJsonl:

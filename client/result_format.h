@@ -29,7 +29,11 @@ class ResultWriter {
   virtual void Finish() = 0;
 };
 
-std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream& out);
+// `typed_header`: CSV's header names each column's kind as `strata import`
+// reads it ("time:time", "host:dimension", "usage:double"), so an export
+// imports back as it was.
+std::unique_ptr<ResultWriter> MakeResultWriter(OutputFormat format, std::ostream& out,
+                                               bool typed_header = false);
 
 // A value as SQL text: timestamps "2024-05-01 12:00:00.000000000", intervals
 // "1 02:00:00.000000000", NULL as "NULL". Used by the table and CSV writers.

@@ -548,6 +548,20 @@ TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
   }
   // Not a terminal and no --format: CSV.
   EXPECT_EQ(Ok({"query", sql}), ReadFile(std::string(STRATA_CLI_GOLDEN_DIR) + "/query.csv"));
+  // --header types: an export that strata import reads back as it was.
+  const std::string exported =
+      Ok({"query", "SELECT * FROM mydb.tbl", "-f", "csv", "--header", "types"});
+  EXPECT_THAT(exported, ::testing::StartsWith("host:dimension,measure_name:measure_name,time:time,"));
+  EXPECT_THAT(exported, HasSubstr("cpu:double"));
+  EXPECT_THAT(exported, HasSubstr("ok:boolean"));
+  WriteFile(Path("export.csv"), exported);
+  CreateTable("copy", {"--magnetic-writes", "true"});
+  EXPECT_THAT(Ok({"import", "mydb", "copy", Path("export.csv"), "--progress", "none"}),
+              HasSubstr("imported 2 records"));
+  const std::string all = "SELECT host, measure_name, time, cpu, mem, ok, note FROM mydb.";
+  EXPECT_EQ(Ok({"query", all + "copy ORDER BY host", "-f", "csv"}),
+            Ok({"query", all + "tbl ORDER BY host", "-f", "csv"}));
+  EXPECT_EQ(Cli({"query", "SELECT 1", "--header", "kinds"}).exit_code, 2);
   ProcessResult stats = Cli({"query", "SELECT count(*) FROM mydb.tbl", "--stats", "-f", "csv"});
   EXPECT_THAT(stats.err, HasSubstr("1 row in "));
   EXPECT_THAT(stats.err, HasSubstr("scanned 2 rows"));
