@@ -344,12 +344,17 @@ TEST_F(CliE2ETest, UnknownCommandsSuggestAndBareStrataPrintsTheHelp) {
   EXPECT_THAT(bare.out, HasSubstr("query"));
 }
 
+// A bash function that completes its argument as bash would (COMP_WORDS,
+// COMP_CWORD, then _strata) and prints "line-> candidates".
+constexpr const char* kCompleteLine =
+    "complete_line() { read -ra COMP_WORDS <<< \"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=('');"
+    " COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _strata; echo \"$1-> ${COMPREPLY[*]}\"; }\n";
+
 // The completion script, loaded into a real bash and asked as bash would.
 TEST(CliCompletionTest, BashCompletesCommandsAndFlags) {
   const std::string script =
       std::string("source <(\"") + STRATA_CLI_PATH + "\" completion bash)\n"
-      "complete_line() { read -ra COMP_WORDS <<< \"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=('');"
-      " COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _strata; echo \"$1-> ${COMPREPLY[*]}\"; }\n"
+      + std::string(kCompleteLine) +
       "complete_line 'strata que'\n"
       "complete_line 'strata db cr'\n"
       "complete_line 'strata --port 7878 table '\n"
@@ -380,8 +385,7 @@ TEST_F(CliE2ETest, BashCompletesOptionValuesDatabasesAndTables) {
   const std::string script =
       "export PATH=\"" + cli_dir + ":$PATH\"\n"
       "source <(strata completion bash)\n"
-      "complete_line() { read -ra COMP_WORDS <<< \"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=('');"
-      " COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _strata; echo \"$1-> ${COMPREPLY[*]}\"; }\n"
+      + std::string(kCompleteLine) +
       "complete_line 'strata query -f '\n"
       "complete_line 'strata import db t f --on-reject s'\n"
       "complete_line 'strata --port " + port + " table describe my'\n"

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "tests/e2e/http_write.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/write_helpers.h"
@@ -25,14 +26,10 @@ class PgCatalogCursorE2ETest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(server_.Start({"--testing-fixed-time", "2024-03-01T12:00:00Z"})) << server_.error();
-    ASSERT_TRUE(testing::CreateDatabase(server_.channel(), "mydb").ok());
-    httplib::Client http("127.0.0.1", server_.http_port());
-    auto res = http.Post("/write?db=mydb&precision=s",
-                         "cpu,host=a usage=1.5,procs=3i 1709290810\n"
-                         "cpu,host=b usage=2.5,procs=4i 1709290850\n"
-                         "cpu,host=a usage=4.0,procs=5i 1709290890\n",
-                         "text/plain");
-    ASSERT_TRUE(res && res->status == 204) << (res ? res->body : "no answer");
+    testing::CreateAndWriteLines(server_, "mydb",
+                                 "cpu,host=a usage=1.5,procs=3i 1709290810\n"
+                                 "cpu,host=b usage=2.5,procs=4i 1709290850\n"
+                                 "cpu,host=a usage=4.0,procs=5i 1709290890\n");
   }
 
   testing::ProcessResult Psql(const std::string& script) {

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
+#include "tests/e2e/http_write.h"
 #include "tests/support/pg_raw_client.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/subprocess.h"
@@ -31,14 +32,10 @@ const std::string kProtocols = std::string(STRATA_SOURCE_DIR) + "/tests/protocol
 
 // mydb.cpu at 2024-03-01 11:00..11:02 (the server's clock stands at 12:00).
 void WriteCpu(testing::StratadProcess& server) {
-  ASSERT_TRUE(testing::CreateDatabase(server.channel(), "mydb").ok());
-  httplib::Client http("127.0.0.1", server.http_port());
-  auto res = http.Post("/write?db=mydb&precision=s",
-                       "cpu,host=a usage=1.5,procs=3i,up=true 1709290810\n"
-                       "cpu,host=b usage=2.5 1709290850\n"
-                       "cpu,host=a usage=4.0 1709290890\n",
-                       "text/plain");
-  ASSERT_TRUE(res && res->status == 204) << (res ? res->body : "no answer");
+  testing::CreateAndWriteLines(server, "mydb",
+                               "cpu,host=a usage=1.5,procs=3i,up=true 1709290810\n"
+                               "cpu,host=b usage=2.5 1709290850\n"
+                               "cpu,host=a usage=4.0 1709290890\n");
 }
 
 class PgWireE2ETest : public ::testing::Test {
