@@ -2,7 +2,7 @@
 // HTTP world expects: GET /metrics for Prometheus, GET /health for load
 // balancers, and the ingest protocols of server/http_ingest.h. Requests are
 // parsed and routed by cpp-httplib (Debian's libcpp-httplib-dev;
-// docs/architecture.md says why not civetweb); connections, their limits and
+// docs/front-doors.md says why not civetweb); connections, their limits and
 // TLS (the same PEM files as gRPC, re-read as gRPC does) are
 // server/http_connections.h's.
 //

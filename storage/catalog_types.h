@@ -80,7 +80,7 @@ struct TableInfo {
   // Buckets that ended before this time may be (partly) in columnar blocks:
   // the tiering job converts every bucket past the memory store's window
   // and, with sealing on (`seal_after_nanos` > 0), every memory-store hour
-  // that ended at least `seal_after_nanos` ago (docs/architecture.md,
+  // that ended at least `seal_after_nanos` ago (docs/storage.md,
   // "Sealed hours").
   int64_t BlocksBeforeNanos(int64_t now_nanos, int64_t seal_after_nanos) const;
   // The oldest time the table holds at all at `now_nanos`; older rows are

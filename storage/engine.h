@@ -48,12 +48,12 @@ struct EngineOptions {
   // A memory-store hour that ended this long ago is sealed: the tiering job
   // converts it to columnar blocks while it is still in the memory store's
   // window (later writes to it are merged in on the next run). 0 keeps the
-  // rows until the hour leaves the memory store. docs/architecture.md,
+  // rows until the hour leaves the memory store. docs/storage.md,
   // "Sealed hours".
   int64_t seal_after_nanos = kDefaultSealAfterNanos;
   // The memory head's budget: past it, the oldest buckets are converted to
   // blocks early, open or not, and past twice it writes are refused
-  // (RESOURCE_EXHAUSTED) until they are (docs/architecture.md, "Memory
+  // (RESOURCE_EXHAUSTED) until they are (docs/storage.md, "Memory
   // head"). 0: no budget.
   int64_t memory_store_budget_bytes = int64_t{256} << 20;
   // A maintenance run regroups a memory-head bucket (MemoryHead::Regrouping)

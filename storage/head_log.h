@@ -1,5 +1,5 @@
 // The `head_log` family: the write-ahead record of the memory head
-// (storage/memory_head.h, docs/architecture.md "Memory head").
+// (storage/memory_head.h, docs/storage.md "Memory head").
 //
 //   key   [table u32][bucket u32][sequence u64]   (big-endian)
 //   value format byte · item*, where an item is a change:

@@ -1,4 +1,4 @@
-// Key layout of every column family (docs/architecture.md, "Storage layout").
+// Key layout of every column family (docs/storage.md, "Storage layout").
 // Integers in keys are fixed-width big-endian so bytewise order is numeric
 // order. Names never contain '\0' (names.h forbids it), so '\0' separates them.
 #pragma once

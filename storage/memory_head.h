@@ -1,4 +1,4 @@
-// MemoryHead: the memory store's rows, held in memory (docs/architecture.md,
+// MemoryHead: the memory store's rows, held in memory (docs/storage.md,
 // "Memory head").
 //
 // Each (table, bucket) holds its series ordered by (partition hash, series),

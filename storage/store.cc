@@ -164,7 +164,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   db_options.keep_log_file_num = 4;
   db_options.max_total_wal_size = options.max_wal_bytes;
   // The Writer's committer is the only thread that writes (docs/
-  // architecture.md, "Write path"), and insert hints need this off.
+  // storage.md, "Write path"), and insert hints need this off.
   db_options.allow_concurrent_memtable_write = false;
   // Tickers only (no timers or histograms): block cache hits and misses and
   // stall time for /metrics, at the cost of a counter increment each.

@@ -1,5 +1,5 @@
 // Store: the one RocksDB database of a data directory and its column families
-// (docs/architecture.md, "Storage layout"). It owns the handles; everything
+// (docs/storage.md, "Storage layout"). It owns the handles; everything
 // else in storage/ borrows them.
 // Thread-safety: safe for concurrent use (RocksDB is); Open/Close are not.
 #pragma once

@@ -2,7 +2,7 @@
 // (series registry, schema) and its keys in every data family and in the
 // memory head. Used by DROP TABLE, and by the sweep that removes what a
 // write group or a conversion racing a drop wrote after it
-// (Catalog::SweepDroppedTables, docs/architecture.md "Dropping a table").
+// (Catalog::SweepDroppedTables, docs/storage.md "Dropping a table").
 #pragma once
 
 #include <cstdint>

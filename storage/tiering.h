@@ -2,7 +2,7 @@
 // table's memory retention, are sealed (closed for a while, see
 // TableInfo::BlocksBeforeNanos) or are quiet (no write for as long, open or
 // not), into columnar blocks, and
-// folds late writes (`cold_delta`) into those blocks (docs/architecture.md,
+// folds late writes (`cold_delta`) into those blocks (docs/storage.md,
 // "Tiers and retention").
 //
 // A bucket's new blocks (merged with any block and delta rows already there,

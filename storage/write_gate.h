@@ -1,5 +1,5 @@
 // The one door of every write, flush, sync and compaction the server asks of
-// RocksDB (docs/architecture.md, "Full or failing disk"). After a failed
+// RocksDB (docs/storage.md, "Full or failing disk"). After a failed
 // write, flush or compaction RocksDB stops taking writes; Debian's RocksDB
 // 7.8 is built with assertions on, and aborts the process when anything
 // writes or syncs a log file after one of its writes failed. So, once the

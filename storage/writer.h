@@ -1,4 +1,4 @@
-// Writer: WriteRecords with Timestream's semantics (docs/architecture.md,
+// Writer: WriteRecords with Timestream's semantics (docs/storage.md,
 // "Write path").
 //
 // Records are merged, validated and routed to a tier on the caller's thread.
