@@ -12,6 +12,31 @@ Datum Text(std::string_view s) { return Datum::Varchar(std::string(s)); }
 
 ResultColumn TextColumn(std::string name) { return {std::move(name), DataType::kVarchar}; }
 
+// The columns PostgreSQL's information_schema.columns gives that clients
+// read (DBeaver, ORMs): the type's internal name and its sizes.
+struct PostgresColumnFacts {
+  std::string_view udt_name;
+  int64_t numeric_precision = -1;  // -1: NULL
+  int64_t numeric_scale = -1;
+  int64_t datetime_precision = -1;
+};
+
+PostgresColumnFacts FactsOf(DataType type) {
+  switch (type) {
+    case DataType::kBigint: return {"int8", 64, 0};
+    case DataType::kDouble: return {"float8", 53};
+    case DataType::kBoolean: return {"bool"};
+    case DataType::kTimestamp: return {"timestamptz", -1, -1, 6};
+    case DataType::kTime: return {"time", -1, -1, 6};
+    case DataType::kDate: return {"date", -1, -1, 0};
+    case DataType::kInterval:
+    case DataType::kIntervalYearToMonth: return {"interval", -1, -1, 6};
+    default: return {"text"};
+  }
+}
+
+Datum Number(int64_t v) { return v < 0 ? Datum::Null(DataType::kBigint) : Datum::Bigint(v); }
+
 // Every table the caller may see, database by database.
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
                                                      const ReadAccess* access) {
@@ -44,10 +69,13 @@ absl::StatusOr<SystemTable> Schemata(const Catalog& catalog, const ReadAccess* a
 
 absl::StatusOr<SystemTable> Tables(const Catalog& catalog, const ReadAccess* access) {
   SystemTable out{.columns = {TextColumn("table_catalog"), TextColumn("table_schema"),
-                              TextColumn("table_name"), TextColumn("table_type")}};
+                              TextColumn("table_name"), TextColumn("table_type"),
+                              TextColumn("is_insertable_into")}};
   ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(catalog, access));
   for (const TableInfo& t : tables) {
-    out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text("BASE TABLE")});
+    // Not insertable through SQL: writes come through WriteRecords and the ingest protocols.
+    out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text("BASE TABLE"),
+                        Text("NO")});
   }
   return out;
 }
@@ -58,7 +86,12 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                               TextColumn("table_name"), TextColumn("column_name"),
                               {"ordinal_position", DataType::kBigint},
                               TextColumn("column_default"), TextColumn("is_nullable"),
-                              TextColumn("data_type")}};
+                              TextColumn("data_type"),
+                              {"character_maximum_length", DataType::kBigint},
+                              {"numeric_precision", DataType::kBigint},
+                              {"numeric_scale", DataType::kBigint},
+                              {"datetime_precision", DataType::kBigint},
+                              TextColumn("udt_name"), TextColumn("is_updatable")}};
   ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
   for (const TableInfo& t : tables) {
     absl::StatusOr<std::shared_ptr<TableState>> state = storage.TableStateOf(t);
@@ -66,9 +99,13 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
     const std::shared_ptr<const TableLayout> layout = layouts.Get(t, *state);
     int64_t position = 0;
     for (const ColumnInfo& c : layout->schema) {
+      const PostgresColumnFacts facts = FactsOf(c.type);
       out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text(c.name),
                           Datum::Bigint(++position), Datum::Null(DataType::kVarchar),
-                          Text("YES"), Text(PostgresTypeName(c.type))});
+                          Text("YES"), Text(PostgresTypeName(c.type)),
+                          Datum::Null(DataType::kBigint), Number(facts.numeric_precision),
+                          Number(facts.numeric_scale), Number(facts.datetime_precision),
+                          Text(facts.udt_name), Text("NO")});
     }
   }
   return out;

@@ -196,6 +196,8 @@ TEST_F(PgCatalogCursorE2ETest, InformationSchemaIsReadAsTables) {
       "ORDER BY ordinal_position;\n"
       "SELECT count(*) AS count FROM information_schema.schemata s JOIN information_schema.tables t "
       "ON s.schema_name = t.table_schema;\n"
+      "SELECT column_name, udt_name, numeric_precision, is_updatable FROM "
+      "information_schema.columns WHERE column_name IN ('procs', 'time') ORDER BY 1;\n"
       "SELECT * FROM information_schema.routines;\n");
   EXPECT_THAT(r.out, HasSubstr(" table_schema | table_name | table_type \n"
                                "--------------+------------+------------\n"
@@ -206,6 +208,8 @@ TEST_F(PgCatalogCursorE2ETest, InformationSchemaIsReadAsTables) {
                                " procs       | bigint\n"
                                " usage       | double precision\n"));
   EXPECT_THAT(r.out, HasSubstr(" count \n-------\n     1\n"));
+  EXPECT_THAT(r.out, HasSubstr(" procs       | int8        |                64 | NO\n"
+                               " time        | timestamptz |                   | NO\n"));
   // Tables information_schema does not have are another tool's probe: an empty answer.
   EXPECT_THAT(r.err, Not(HasSubstr("routines")));
 }
