@@ -11,7 +11,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/strings.h"
 #include "common/time_format.h"
-#include "query/checked_math.h"
 
 namespace strata::query {
 namespace {
@@ -209,7 +208,11 @@ bool IsNumeric(DataType t) { return t == DataType::kBigint || t == DataType::kDo
 
 std::string FormatTimestamp(int64_t nanos) { return FormatSqlTimestamp(nanos); }
 
-int64_t DateOfTimestamp(int64_t nanos) { return FloorDiv(nanos, kNanosPerDay); }
+int64_t DateOfTimestamp(int64_t nanos) {
+  // Rounded toward negative infinity (as checked_math.h's FloorDiv, which
+  // includes this file's header).
+  return nanos / kNanosPerDay - (nanos % kNanosPerDay < 0 ? 1 : 0);
+}
 
 std::optional<Datum> ParseDate(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);

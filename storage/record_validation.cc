@@ -8,9 +8,9 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "storage/name_memo.h"
 #include "storage/names.h"
 #include "storage/record_normalizer.h"
-#include "storage/write_source.h"
 
 namespace strata {
 namespace normalize_internal {
@@ -183,11 +183,12 @@ absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, Inpu
   return out;
 }
 
-absl::Status InputWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,
-                                             NormalizedRecord* out) {
+absl::Status NormalizeRequestRecord(WriteRequest& request, int i,
+                                    const PartitionKey& partition_key, NameMemo* names,
+                                    NormalizedRecord* out) {
   return normalize_internal::NormalizeInto<InputAccess>(
-      request_.common_attributes, request_.records[i], request_.common_attributes.unreadable,
-      partition_key, &names_, *out);
+      request.common_attributes, request.records[i], request.common_attributes.unreadable,
+      partition_key, names, *out);
 }
 
 }  // namespace strata

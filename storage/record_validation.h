@@ -11,6 +11,8 @@
 
 namespace strata {
 
+class NameMemo;  // storage/name_memo.h
+
 // Checks the request as a whole. INVALID_ARGUMENT (the whole request is
 // refused) for 0 or more than 100 records, or a dimension name present both
 // in common_attributes and in a record.
@@ -22,6 +24,12 @@ absl::Status ValidateRequestShape(const WriteRequest& request);
 // nanoseconds, dimensions sorted, version defaulted). `record`'s strings are
 // moved into the result (the write path's copy of them is not needed after).
 // INVALID_ARGUMENT's message is the rejection reason reported for that record.
+// NormalizeRecord of `request`'s record `i` into `out`, its names memoized in
+// `names` (InputWriteSource, write_source.h).
+absl::Status NormalizeRequestRecord(WriteRequest& request, int i,
+                                    const PartitionKey& partition_key, NameMemo* names,
+                                    NormalizedRecord* out);
+
 absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord record,
                                                  const PartitionKey& partition_key);
 

@@ -45,7 +45,9 @@ class InputWriteSource final : public WriteSource {
   int record_count() const override { return static_cast<int>(request_.records.size()); }
   absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
   absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
-                             NormalizedRecord* out) override;
+                             NormalizedRecord* out) override {
+    return NormalizeRequestRecord(request_, i, partition_key, &names_, out);
+  }
 
  private:
   WriteRequest& request_;

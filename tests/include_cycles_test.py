@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""Include cycles between the project's units (a unit: a .h and its .cc).
+
+A cycle is a set of units that reach each other through #include "..."
+(row_codec.cc includes head_rows.h, head_rows.cc includes row_codec.h). Such
+units cannot be understood, tested or moved one at a time. The cycles below
+are the ones the tree had when this test was written (issue 55 removes them);
+any other cycle fails, and so does a listed one that is gone (remove it from
+the list, so the list only shrinks).
+Usage: include_cycles_test.py SOURCE_DIR
+"""
+import os
+import re
+import sys
+
+KNOWN = {
+    frozenset({"storage/head_rows", "storage/measure_list", "storage/row_codec",
+               "storage/write_types"}),
+    frozenset({"storage/last_points", "storage/table_state", "storage/writer"}),
+    frozenset({"query/expr", "query/function_families", "query/functions", "query/lambdas"}),
+    frozenset({"query/engine", "query/information_schema", "query/planner",
+               "query/planner_internal", "query/system_tables"}),
+}
+MODULES = ("common", "storage", "query", "server", "client")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def units(root):
+    graph = {}
+    for module in MODULES:
+        for base, _, names in os.walk(os.path.join(root, module)):
+            if "node_modules" in base:
+                continue
+            for name in names:
+                if not name.endswith((".h", ".cc")):
+                    continue
+                path = os.path.relpath(os.path.join(base, name), root)
+                unit = path.rsplit(".", 1)[0]
+                with open(os.path.join(base, name), errors="replace") as f:
+                    for included in INCLUDE.findall(f.read()):
+                        target = included.rsplit(".", 1)[0]
+                        graph.setdefault(unit, set())
+                        if target != unit and os.path.exists(os.path.join(root, included)):
+                            graph[unit].add(target)
+                graph.setdefault(unit, set())
+    return graph
+
+
+def cycles(graph):
+    """Strongly connected components of more than one unit (Tarjan, iterative)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
+    return found
+
+
+def main():
+    found = set(cycles(units(sys.argv[1])))
+    new = found - KNOWN
+    gone = KNOWN - found
+    for c in sorted(new, key=sorted):
+        print("FAIL: a new include cycle: " + " <-> ".join(sorted(c)))
+    for c in sorted(gone, key=sorted):
+        print("FAIL: this cycle is gone; remove it from KNOWN: " + " <-> ".join(sorted(c)))
+    if new or gone:
+        return 1
+    print(f"ok: no new include cycle ({len(found)} known ones left)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
