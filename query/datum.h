@@ -125,6 +125,9 @@ struct Datum {
   const std::vector<Datum>& items() const;
 };
 
+// One row of values, in its schema's column order.
+using Row = std::vector<Datum>;
+
 // A map of `entries` (key, value) in key order; nullopt when a key is NULL
 // (*problem = "null") or appears twice (*problem = that key's text).
 std::optional<Datum> MakeMap(DataType type, std::vector<std::pair<Datum, Datum>> entries,

@@ -24,7 +24,6 @@ struct ColumnInfo {
   bool hidden = false;
 };
 using Schema = std::vector<ColumnInfo>;
-using Row = std::vector<Datum>;
 
 // A correlated subquery's answers (ExprKind::kLookup), by the outer values
 // its WHERE equates with its own: AppendKey of each, in order.

@@ -15,7 +15,13 @@
 
 #include "absl/status/statusor.h"
 #include "query/ast.h"
-#include "query/engine.h"
+#include "query/expr.h"
+#include "query/memory_budget.h"
+#include "query/parser.h"
+#include "query/read_access.h"
+#include "query/result.h"
+#include "query/running_queries.h"
+#include "storage/engine.h"
 #include "query/operators.h"
 #include "query/table_layout.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "query/engine.h"
+#include "query/result.h"
 #include "storage/catalog.h"
 
 namespace strata::query {
