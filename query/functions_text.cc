@@ -6,6 +6,7 @@
 // Positions and lengths count code points, as Presto's do, so no result
 // splits a character; every result is bounded by kMaxTextBytes.
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/escaping.h"
 #include "common/status.h"
@@ -263,8 +264,35 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
          std::optional<std::string> rewrite =
              Re2Rewrite(*pattern, a.size() > 2 ? a[2].s : "", &problem);
          if (!rewrite) return FailQuery(c, StrCat("regexp_replace(): ", problem), kStr);
-         std::string out = a[0].s;
-         re2::RE2::GlobalReplace(&out, *pattern, *rewrite);
+         // Match by match, so the result is refused as soon as it passes
+         // kMaxTextBytes (RE2::GlobalReplace built the whole text first: an
+         // empty pattern and a long replacement made terabytes).
+         const std::string_view text = a[0].s;
+         const int groups = pattern->NumberOfCapturingGroups() + 1;
+         std::vector<re2::StringPiece> spans(groups);
+         std::string out;
+         size_t at = 0, copied = 0;
+         while (at <= text.size() && pattern->Match(text, at, text.size(), re2::RE2::UNANCHORED,
+                                                    spans.data(), groups)) {
+           const size_t start = static_cast<size_t>(spans[0].data() - text.data());
+           const size_t end = start + spans[0].size();
+           out.append(text.substr(copied, start - copied));
+           pattern->Rewrite(&out, *rewrite, spans.data(), groups);
+           copied = end;
+           if (out.size() > kMaxTextBytes) {
+             return FailQuery(c, TextTooLongMessage("regexp_replace()"), kStr);
+           }
+           if (!c.KeepGoing()) return Datum::Null(kStr);
+           // An empty match moves on by one character (kept by the next append).
+           if (end > start) {
+             at = end;
+           } else if (end >= text.size()) {
+             break;
+           } else {
+             at = end + std::max<size_t>(1, Utf8CharLength(text.substr(end)));
+           }
+         }
+         out.append(text.substr(std::min(copied, text.size())));
          if (out.size() > kMaxTextBytes) {
            return FailQuery(c, TextTooLongMessage("regexp_replace()"), kStr);
          }
@@ -304,7 +332,7 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
        },
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
-         const int64_t limit = a.size() > 2 ? a[2].i : static_cast<int64_t>(kMaxNestedValues);
+         const int64_t limit = a.size() > 2 ? a[2].i : std::numeric_limits<int64_t>::max();
          if (delimiter.empty()) return FailQuery(c, "split(): the delimiter is empty", *ArrayOf(kStr));
          if (limit <= 0) {
            return FailQuery(c, StrCat("split(): the limit ", limit, " is not positive"),
@@ -315,14 +343,14 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
          for (size_t p = text.find(delimiter);
               p != std::string_view::npos && static_cast<int64_t>(parts.size()) + 1 < limit;
               p = text.find(delimiter, start)) {
+           if (parts.size() == kMaxNestedValues) {
+             return FailQuery(c, StrCat("split(): more than ", kMaxNestedValues, " parts"),
+                              *ArrayOf(kStr));
+           }
            parts.emplace_back(text.substr(start, p - start));
            start = p + delimiter.size();
          }
          parts.emplace_back(text.substr(start));
-         if (parts.size() > kMaxNestedValues) {
-           return FailQuery(c, StrCat("split(): more than ", kMaxNestedValues, " parts"),
-                            *ArrayOf(kStr));
-         }
          return ArrayOfTexts(std::move(parts));
        }});
   add({"split_part", "split_part(varchar, delimiter, index) -> varchar",

@@ -108,6 +108,9 @@ void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
          [n = std::string(name), l = language](const Args& a, const EvalContext& c) {
            absl::StatusOr<std::string> text = FormatTimestampPattern(a[0].i, a[1].s, l);
            if (!text.ok()) return PatternFailure(n, text.status(), kStr, c);
+           if (text->size() > kMaxTextBytes) {
+             return FailQuery(c, TextTooLongMessage(n + "()"), kStr);
+           }
            return Datum::Varchar(*std::move(text));
          }});
   }
