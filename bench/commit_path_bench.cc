@@ -21,7 +21,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
 #include "common/process_setup.h"
-#include "server/wire_write_source.h"
+#include "server/wire/wire_write_source.h"
 #include "storage/engine.h"
 #include "strata/v1/write.pb.h"
 

@@ -10,8 +10,8 @@
 
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
-#include "server/wire_write_source.h"
-#include "server/write_convert.h"
+#include "server/wire/wire_write_source.h"
+#include "server/wire/write_convert.h"
 #include "storage/record_validation.h"
 #include "storage/table_state.h"
 #include "strata/v1/write.pb.h"

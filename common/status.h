@@ -4,6 +4,9 @@
 // and says what to do.
 #pragma once
 
+#include <iterator>
+#include <string_view>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -25,3 +28,23 @@
   auto tmp = (expr);                           \
   if (!tmp.ok()) return tmp.status();          \
   lhs = std::move(tmp).value()
+
+namespace strata {
+
+// The name of a status code ("INVALID_ARGUMENT") for logs and metrics; absl
+// and gRPC number their codes alike, so it serves both.
+inline std::string_view StatusCodeName(int code) {
+  static constexpr std::string_view kNames[] = {
+      "OK",        "CANCELLED",          "UNKNOWN",             "INVALID_ARGUMENT",
+      "DEADLINE_EXCEEDED", "NOT_FOUND",  "ALREADY_EXISTS",      "PERMISSION_DENIED",
+      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",   "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",        "UNAVAILABLE",         "DATA_LOSS",
+      "UNAUTHENTICATED"};
+  if (code < 0 || code >= static_cast<int>(std::size(kNames))) return "UNKNOWN";
+  return kNames[code];
+}
+inline std::string_view StatusCodeName(absl::StatusCode code) {
+  return StatusCodeName(static_cast<int>(code));
+}
+
+}  // namespace strata

@@ -1,5 +1,5 @@
 // Who may read what: the server implements it from the caller's token
-// (server/grants.h); the engine asks before a statement reads a table (every
+// (server/auth/grants.h); the engine asks before a statement reads a table (every
 // table a FROM, subquery or CTE names) and filters what SHOW lists. Without
 // one (tests, tools), everything may be read.
 #pragma once

@@ -1,6 +1,6 @@
 // NormalizeRecord's algorithm over any form a record arrives in: the
 // engine's InputRecord (line protocol, Prometheus, scheduled queries, tests)
-// or the wire message itself (server/write_convert.h), so a gRPC write's
+// or the wire message itself (server/wire/write_convert.h), so a gRPC write's
 // strings are copied once, from the request into the normalized record,
 // rather than through an InputRecord (docs/benchmarks.md).
 //

@@ -1,7 +1,7 @@
 // The records of one write, as its caller holds them: the writer reads them
 // through this interface, on the caller's thread, before WriteAsync returns,
 // so a source may keep views of its caller's buffers. gRPC writes are read
-// straight from the wire message (server/write_convert.h); the other paths
+// straight from the wire message (server/wire/write_convert.h); the other paths
 // build a WriteRequest.
 #pragma once
 

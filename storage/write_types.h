@@ -25,11 +25,11 @@ inline constexpr int kMaxMeasureNamesPerTable = 8192;
 inline constexpr int kMaxMultiAttributesPerTable = 1024;
 inline constexpr int64_t kFutureWindowNanos = 15 * 60 * 1'000'000'000LL;
 
-// Numbered as the wire's TimeUnit, one below (server/write_convert.h).
+// Numbered as the wire's TimeUnit, one below (server/wire/write_convert.h).
 enum class TimeUnit { kMilliseconds, kSeconds, kMicroseconds, kNanoseconds };
 
 // What a record says its measure is: one of the scalar types, or MULTI.
-// Numbered as the wire's MeasureValueType (server/write_convert.h).
+// Numbered as the wire's MeasureValueType (server/wire/write_convert.h).
 enum class MeasureKind : uint8_t {
   kDouble = 1, kBigint, kVarchar, kBoolean, kTimestamp, kMulti,
 };

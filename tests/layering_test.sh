@@ -20,12 +20,42 @@ expect_compile() { # layer, header, should-compile (yes/no)
 }
 expect_compile strata_storage common/clock.h yes
 expect_compile strata_storage storage/keys.h yes
-expect_compile strata_storage server/config.h no
+expect_compile strata_storage server/ops/config.h no
 expect_compile strata_common common/clock.h yes
 expect_compile strata_common storage/keys.h no
 expect_compile strata_client client/exit_code.h yes
 expect_compile strata_client storage/engine.h no
 expect_compile strata_client query/engine.h no
+# The rooms of server/ (server/CMakeLists.txt): the front doors share the
+# runner and never see one another. Each "no" probe is a header that
+# compiles where its room is visible (no generated code in it).
+expect_compile strata_server_runner server/auth/grants.h yes
+expect_compile strata_server_runner server/ops/metrics.h yes
+expect_compile strata_server_runner server/grpc/status_map.h no
+expect_compile strata_server_runner server/pg/session.h no
+expect_compile strata_server_runner server/scheduler/schedule_expression.h no
+expect_compile strata_server_auth server/auth/grants.h yes
+expect_compile strata_server_auth server/ops/metrics.h no
+expect_compile strata_server_auth server/runner/query_workers.h no
+expect_compile strata_server_ops server/ops/metrics.h yes
+expect_compile strata_server_ops server/auth/grants.h no
+expect_compile strata_server_ops server/runner/query_workers.h no
+expect_compile strata_server_pg server/runner/query_runner.h yes
+expect_compile strata_server_pg server/pg/session.h yes
+expect_compile strata_server_pg server/grpc/status_map.h no
+expect_compile strata_server_pg server/http/server.h no
+expect_compile strata_server_pg server/scheduler/schedule_expression.h no
+expect_compile strata_server_http server/http/server.h yes
+expect_compile strata_server_http server/grpc/status_map.h no
+expect_compile strata_server_http server/pg/session.h no
+expect_compile strata_server_http server/scheduler/schedule_expression.h no
+expect_compile strata_server_scheduler server/scheduler/schedule_expression.h yes
+expect_compile strata_server_scheduler server/grpc/status_map.h no
+expect_compile strata_server_scheduler server/pg/session.h no
+expect_compile strata_server_scheduler server/http/server.h no
+expect_compile strata_server_grpc server/grpc/status_map.h yes
+expect_compile strata_server_grpc server/pg/session.h no
+expect_compile strata_server_grpc server/http/server.h no
 
 forbid() { # folder, pattern, what
   [ -d "$src/$1" ] || return 0
@@ -41,6 +71,14 @@ forbid query 'server/|client/|.*\.pb\.h|grpc|rocksdb/' 'server/, client/, proto,
 forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc' 'anything above it'
 forbid storage/format 'rocksdb/|storage/(catalog|engine|keys|scan|store|tiering|retention|writer|table_state|row_codec)|query/|server/|client/|.*\.pb\.h|grpc' 'RocksDB or the engine (blocks are pure bytes)'
 forbid client 'storage/|query/|server/|rocksdb/' 'the engine (the CLI talks gRPC only)'
+forbid server/ops 'server/(auth|runner|wire|scheduler|grpc|pg|http)/|strata/v1/' 'another room of server/ or proto messages'
+forbid server/auth 'server/(ops|runner|wire|scheduler|grpc|pg|http)/|.*\.pb\.h|grpc' 'another room of server/, proto or gRPC'
+forbid server/runner 'server/(wire|scheduler|grpc|pg|http)/|.*\.pb\.h|grpc' 'a front door, proto or gRPC headers'
+forbid server/wire 'server/(ops|auth|runner|scheduler|grpc|pg|http)/|grpc' 'a room of server/ or gRPC (messages only)'
+forbid server/scheduler 'server/(grpc|pg|http)/|grpc' 'a front door or gRPC headers'
+forbid server/pg 'server/(wire|scheduler|grpc|http)/|strata/v1/|grpc' 'another front door, proto or gRPC headers'
+forbid server/http 'server/(wire|scheduler|grpc|pg)/|strata/v1/|grpc' 'another front door, proto or gRPC headers'
+forbid server/grpc 'server/(pg|http)/' 'another front door'
 
 [ $failed -eq 0 ] && echo "layering: all arrows point down"
 exit $failed

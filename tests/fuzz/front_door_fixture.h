@@ -1,16 +1,17 @@
 // What the front-door fuzz targets (PostgreSQL session, HTTP request path)
 // share: a real engine (engine_fixture.h) with a small table, tokens on
 // (the admin token kept for the targets to put into requests), the metrics
-// and the query service every door runs queries through.
+// and the query runner and ingest door every front door goes through.
 #pragma once
 
 #include <fstream>
 #include <memory>
 #include <string>
 
-#include "server/authenticator.h"
-#include "server/metrics.h"
-#include "server/query_service.h"
+#include "server/auth/authenticator.h"
+#include "server/ops/metrics.h"
+#include "server/runner/ingest.h"
+#include "server/runner/query_runner.h"
 #include "tests/fuzz/engine_fixture.h"
 
 namespace strata::fuzz {
@@ -26,9 +27,10 @@ struct FrontDoorFixture : EngineFixture {
     std::ifstream(token_file) >> admin_token;
     if (admin_token.empty()) Fail("no admin token");
     metrics = std::make_unique<ServerMetrics>(engine.get());
-    queries = std::make_unique<QueryService>(engine.get(), auth.get(), metrics.get(),
+    queries = std::make_unique<QueryRunner>(engine.get(), metrics.get(),
                                              QueryLimits{.default_timeout_millis = 2000,
                                                          .slow_query_millis = -1});
+    ingest = std::make_unique<Ingest>(engine.get(), metrics.get());
     if (!engine->catalog().CreateTable({.database_name = "mydb", .table_name = "cpu"}).ok()) {
       Fail("cannot create the table");
     }
@@ -48,7 +50,8 @@ struct FrontDoorFixture : EngineFixture {
   std::unique_ptr<Authenticator> auth;
   std::string admin_token;
   std::unique_ptr<ServerMetrics> metrics;
-  std::unique_ptr<QueryService> queries;
+  std::unique_ptr<QueryRunner> queries;
+  std::unique_ptr<Ingest> ingest;
 };
 
 }  // namespace strata::fuzz

@@ -1,5 +1,5 @@
 // Fuzz target: arbitrary bytes as what an HTTP client sends to stratad's HTTP
-// port: a real HttpServer (server/http_server.h, every endpoint, tokens on)
+// port: a real HttpServer (server/http/server.h, every endpoint, tokens on)
 // on a loopback port, the bytes sent on a fresh connection and the write
 // side closed. "@TOKEN@" in the input becomes the admin token, so requests
 // get past authentication too. The server must answer or close, never
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/http_server.h"
+#include "server/http/server.h"
 #include "tests/fuzz/front_door_fixture.h"
 
 namespace {
@@ -29,7 +29,8 @@ struct Fixture : fuzz::FrontDoorFixture {
         {.listen = "127.0.0.1:0",
          .limits = {.max_connections = 16, .head_timeout_millis = 2000,
                     .body_read_timeout_millis = 2000, .request_timeout_millis = 5000}},
-        engine.get(), auth.get(), metrics.get(), queries.get());
+        {.engine = engine.get(), .auth = auth.get(), .metrics = metrics.get(),
+         .ingest = ingest.get(), .queries = queries.get()});
     if (!started.ok()) Fail(std::string(started.status().message()));
     http = std::move(*started);
   }

@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 
-#include "server/influx_write.h"
+#include "server/http/influx_write.h"
 #include "prometheus/remote.pb.h"
-#include "server/prometheus_write.h"
-#include "server/remote_write_size.h"
+#include "server/http/prometheus_write.h"
+#include "server/http/remote_write_size.h"
 #include "storage/engine.h"
 #include "tests/fuzz/engine_fixture.h"
 
@@ -27,8 +27,12 @@ namespace {
 using namespace strata;
 
 struct Fixture : fuzz::EngineFixture {
-  Fixture() : EngineFixture("ingest"), metrics(std::make_unique<ServerMetrics>(engine.get())) {}
+  Fixture()
+      : EngineFixture("ingest"),
+        metrics(std::make_unique<ServerMetrics>(engine.get())),
+        ingest(std::make_unique<Ingest>(engine.get(), metrics.get())) {}
   std::unique_ptr<ServerMetrics> metrics;
+  std::unique_ptr<Ingest> ingest;
 };
 
 }  // namespace
@@ -38,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const std::string_view body(reinterpret_cast<const char*>(data) + 2, size - 2);
   if (data[0] % 2 == 0) {
-    LineProtocolWriter writer(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+    LineProtocolWriter writer(*fixture.ingest, Principal::Unrestricted(),
                               {.database = "mydb", .nanos_per_unit = data[0] % 4 == 0 ? 1 : 1'000'000'000});
     const size_t cut = body.empty() ? 0 : data[1] % (body.size() + 1);
     writer.Feed(body.substr(0, cut));
@@ -79,14 +83,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::string compressed;
     snappy::Compress(body.data(), body.size(), &compressed);
-    auto summary = WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+    auto summary = WriteRemoteSamples(*fixture.ingest, Principal::Unrestricted(),
                                       {.database = "mydb", .table = "metrics"}, compressed);
     if (summary.ok() && summary->written + summary->rejected + summary->dropped_non_finite >
                             summary->samples) {
       Fixture::Fail("more samples accounted for than sent");
     }
     // And the raw bytes, which are rarely snappy: refused, never a crash.
-    (void)WriteRemoteSamples(*fixture.engine, *fixture.metrics, Principal::Unrestricted(),
+    (void)WriteRemoteSamples(*fixture.ingest, Principal::Unrestricted(),
                              {.database = "mydb", .table = "metrics"}, body);
   }
   return 0;

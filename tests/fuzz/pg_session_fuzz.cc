@@ -1,5 +1,5 @@
 // Fuzz target: arbitrary bytes as what a PostgreSQL client sends, into a
-// real session (server/pg_session.h) over a socket pair, against a small
+// real session (server/pg/session.h) over a socket pair, against a small
 // table with tokens on. The first byte picks where the bytes start: even,
 // at the connection's first byte (startup, SSL and cancel requests, the
 // password message before login); odd, after a good startup and login with
@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "server/pg_session.h"
+#include "server/pg/session.h"
 #include "tests/fuzz/front_door_fixture.h"
 
 namespace {

@@ -89,7 +89,7 @@ struct Fixture {
 namespace {
 
 // The server runs queries on threads with a fixed 16 MiB stack
-// (server/query_workers.h), room for the parser's nesting limits with a wide
+// (server/runner/query_workers.h), room for the parser's nesting limits with a wide
 // margin (they need under 4 MiB in a release build). AddressSanitizer makes
 // every frame several times larger: there the query thread gets 256 MiB.
 #if defined(__has_feature)

@@ -1,6 +1,6 @@
 // Fuzz target: arbitrary bytes as a WriteRecords request, through what the
 // server does with one: reading it straight from its bytes
-// (server/wire_write_source.h) or, for what that reader leaves, protobuf
+// (server/wire/wire_write_source.h) or, for what that reader leaves, protobuf
 // parsing; normalization (the bytes' reading, the message's and the engine's
 // WriteRequest path checked against each other record by record; bytes
 // protobuf refuses must not be read) and the engine's version rules and group commit,
@@ -15,8 +15,8 @@
 #include <string>
 
 #include "absl/synchronization/notification.h"
-#include "server/wire_write_source.h"
-#include "server/write_convert.h"
+#include "server/wire/wire_write_source.h"
+#include "server/wire/write_convert.h"
 #include "storage/engine.h"
 #include "tests/fuzz/engine_fixture.h"
 

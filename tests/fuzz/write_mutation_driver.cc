@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "server/wire_write_source.h"
+#include "server/wire/wire_write_source.h"
 #include "strata/v1/write.pb.h"
 #include "tests/fuzz/byte_mutator.h"
 #include "tests/fuzz/driver.h"
@@ -17,7 +17,7 @@ using namespace strata;
 constexpr int64_t kNowMillis = 1'709'294'400'000;  // the fixture's clock
 
 // Valid encodings protobuf's serializers do not produce, for the server's
-// wire reader (server/wire_write_source.h) to be checked on and near: lengths
+// wire reader (server/wire/wire_write_source.h) to be checked on and near: lengths
 // padded to five bytes, ten-byte varints, unknown fields of each wire type
 // with two-byte tags.
 std::string UnusualEncodings() {

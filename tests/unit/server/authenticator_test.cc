@@ -1,4 +1,4 @@
-#include "server/authenticator.h"
+#include "server/auth/authenticator.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "server/column_pages.h"
+#include "server/wire/column_pages.h"
 
 #include <string>
 #include <string_view>

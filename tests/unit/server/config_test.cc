@@ -1,4 +1,4 @@
-#include "server/config.h"
+#include "server/ops/config.h"
 
 #include <cstdlib>
 #include <fstream>

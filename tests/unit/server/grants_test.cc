@@ -1,4 +1,4 @@
-#include "server/grants.h"
+#include "server/auth/grants.h"
 
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
 // PostgreSQL's forms of DATE, TIME and INTERVAL YEAR TO MONTH: text and
 // binary results, and parameters in both formats (psycopg sends a date in
 // binary).
-#include "server/pg_types.h"
+#include "server/pg/types.h"
 
 #include <gtest/gtest.h>
 

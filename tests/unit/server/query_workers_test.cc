@@ -1,4 +1,4 @@
-#include "server/query_workers.h"
+#include "server/runner/query_workers.h"
 
 #include <atomic>
 

@@ -2,7 +2,7 @@
 // request's memory (SpaceUsedLong): never below it, so a body is refused
 // before its parse could take more than the limit, and not far above it,
 // so a real request is not refused for a guess.
-#include "server/remote_write_size.h"
+#include "server/http/remote_write_size.h"
 
 #include <string>
 

@@ -1,9 +1,9 @@
-#include "server/row_page_encoder.h"
+#include "server/grpc/row_page_encoder.h"
 
 #include <limits>
 
 #include "gtest/gtest.h"
-#include "server/datum_proto.h"
+#include "server/wire/datum_proto.h"
 #include "strata/v1/query.pb.h"
 
 namespace strata {

@@ -1,4 +1,4 @@
-#include "server/schedule_expression.h"
+#include "server/scheduler/schedule_expression.h"
 
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"

@@ -1,4 +1,4 @@
-#include "server/scheduled_query_target.h"
+#include "server/scheduler/target_mapping.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "server/status_map.h"
+#include "server/grpc/status_map.h"
 
 #include "gtest/gtest.h"
 

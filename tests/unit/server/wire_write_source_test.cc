@@ -3,14 +3,14 @@
 // byte by byte: for each, what the reader decoded must mean what protobuf's
 // parse means (the same names, records and rejections), and the bytes
 // protobuf refuses must never be decoded.
-#include "server/wire_write_source.h"
+#include "server/wire/wire_write_source.h"
 
 #include <string>
 #include <vector>
 
 #include "common/strings.h"
 #include "gtest/gtest.h"
-#include "server/write_convert.h"
+#include "server/wire/write_convert.h"
 
 namespace strata {
 namespace {

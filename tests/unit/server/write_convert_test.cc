@@ -3,9 +3,9 @@
 // engine's WriteRequest (FromProto); each skips checking names its previous
 // record passed (NameMemo). All must give exactly what NormalizeRecord gives
 // record by record, with every check: the same record, or the same rejection.
-#include "server/write_convert.h"
+#include "server/wire/write_convert.h"
 
-#include "server/wire_write_source.h"
+#include "server/wire/wire_write_source.h"
 
 #include <string>
 #include <vector>

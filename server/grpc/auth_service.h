@@ -1,0 +1,33 @@
+// AuthService handlers: token management over server/auth/authenticator.h.
+// Everything but WhoAmI needs an admin token.
+#pragma once
+
+#include "server/auth/authenticator.h"
+#include "server/grpc/unary.h"
+#include "strata/v1/auth.grpc.pb.h"
+
+namespace strata {
+
+using RawAuthService = v1::AuthService::WithRawCallbackMethod_CreateToken<
+    v1::AuthService::WithRawCallbackMethod_ListTokens<
+        v1::AuthService::WithRawCallbackMethod_RevokeToken<
+            v1::AuthService::WithRawCallbackMethod_UpdateTokenGrants<
+                v1::AuthService::WithRawCallbackMethod_WhoAmI<v1::AuthService::Service>>>>>;
+
+class AuthService final : public RawAuthService {
+ public:
+  // `auth` must outlive the service.
+  explicit AuthService(Authenticator* auth) : auth_(*auth) {}
+
+  STRATA_SERVE_UNARY(CreateToken, v1::CreateTokenRequest, v1::CreateTokenResponse);
+  STRATA_SERVE_UNARY(ListTokens, v1::ListTokensRequest, v1::ListTokensResponse);
+  STRATA_SERVE_UNARY(RevokeToken, v1::RevokeTokenRequest, v1::RevokeTokenResponse);
+  STRATA_SERVE_UNARY(UpdateTokenGrants, v1::UpdateTokenGrantsRequest,
+                     v1::UpdateTokenGrantsResponse);
+  STRATA_SERVE_UNARY(WhoAmI, v1::WhoAmIRequest, v1::WhoAmIResponse);
+
+ private:
+  Authenticator& auth_;
+};
+
+}  // namespace strata

@@ -1,0 +1,379 @@
+#include "server/grpc/query_service.h"
+
+#include <chrono>
+#include <deque>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "grpcpp/alarm.h"
+#include "server/wire/column_pages.h"
+#include "server/wire/datum_proto.h"
+#include "server/grpc/row_page_encoder.h"
+#include "server/grpc/status_map.h"
+#include "server/wire/query_parameters.h"
+
+namespace strata {
+namespace {
+
+// Pages queued ahead of the network before the query waits.
+constexpr size_t kMaxQueuedMessages = 4;
+// How long a failed query's status waits behind a write the client does not
+// take before the call is cancelled.
+constexpr auto kStatusGrace = std::chrono::seconds(5);
+
+}  // namespace
+
+// One streaming Query call. Shared by gRPC (until OnDone) and the query's
+// task on a worker (until it has finished the stream); the last to let go
+// deletes it.
+class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
+                                 public query::ResultSink {
+ public:
+  // The reactor for gRPC: valid until OnDone, whatever the task still does.
+  static Call* Start(QueryRunner* runner, grpc::CallbackServerContext* context,
+                     const v1::QueryRequest& request, std::shared_ptr<const Principal> caller,
+                     query::QueryParameters parameters) {
+    auto call = std::shared_ptr<Call>(new Call(runner, context, request.columnar()));
+    call->self_ = call;
+    call->ticket_ = runner->Register(
+        {.caller = std::move(caller),
+         .sql = request.query_string(),
+         .parameters = std::move(parameters),
+         .peer = context->peer(),
+         .cancel = call->cancel_,
+         .page_size = request.page_size() <= 0 ? 1000 : request.page_size(),
+         .timeout_millis = request.timeout_millis(),
+         .default_database = request.database()});
+    absl::Status admitted =
+        runner->Start(call->ticket_, call.get(), [call](absl::StatusOr<query::QueryStats> stats) {
+          call->Finished(call, std::move(stats));
+        });
+    if (!admitted.ok()) call->FinishNow(ToGrpcStatus(admitted));
+    return call.get();
+  }
+
+  // ResultSink, on the worker thread.
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    v1::QueryResponse message;
+    auto* metadata = message.mutable_metadata();
+    metadata->set_query_id(ticket_->id());
+    for (const auto& c : columns) {
+      types_.push_back(c.type);
+      auto* info = metadata->add_columns();
+      SetWellFormed(c.name, info->mutable_name());
+      TypeToProto(c.type, info->mutable_type());
+    }
+    return Enqueue(std::move(message), /*bytes=*/0);
+  }
+
+  absl::Status SendPendingPage() {
+    if (PendingRows() == 0) return absl::OkStatus();
+    ReleasePending();  // Enqueue reserves the whole page
+    if (!columnar_) {
+      std::string rows;
+      rows.swap(pending_rows_);
+      pending_row_count_ = 0;
+      const int64_t bytes = static_cast<int64_t>(rows.size());
+      return Enqueue(RowPageResponse(rows), bytes);
+    }
+    v1::QueryResponse message;
+    message.Swap(&pending_);
+    const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
+    return Enqueue(std::move(message), bytes);
+  }
+
+  absl::Status Rows(std::vector<query::Row> page) override {
+    v1::QueryResponse message;
+    int64_t bytes = 0;
+    if (columnar_) {
+      for (const query::Row& row : page) bytes += query::RowBytes(row);
+      ToColumnPage(types_, page, message.mutable_column_page());
+      return Enqueue(std::move(message), bytes);
+    }
+    for (const query::Row& row : page) bytes += query::RowBytes(row);  // near enough
+    return Enqueue(EncodeRowPageResponse(page), bytes);
+  }
+
+  // Batches appended to a page until it holds page_size rows: columns
+  // into a ColumnPage, or rows encoded straight from the batch's vectors.
+  bool TakesBatches() const override { return true; }
+  absl::Status Batches(const query::Batch& batch) override {
+    const size_t page_size = static_cast<size_t>(ticket_->request().page_size);
+    for (size_t start = 0; start < batch.rows;) {
+      const size_t n = std::min(batch.rows - start, page_size - PendingRows());
+      if (columnar_) {
+        AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
+      } else {
+        AppendBatchRows(batch, start, n, &pending_rows_);
+        pending_row_count_ += n;
+      }
+      start += n;
+      RETURN_IF_ERROR(ReservePending());
+      if (PendingRows() == page_size) RETURN_IF_ERROR(SendPendingPage());
+    }
+    return absl::OkStatus();
+  }
+  absl::Status EndBatches() override { return SendPendingPage(); }
+  size_t PendingRows() const {
+    return columnar_ ? static_cast<size_t>(pending_.column_page().row_count())
+                     : pending_row_count_;
+  }
+
+  // The page being filled counts against the server's budget as it grows
+  // (a page of long strings can hold many megabytes before it is sent).
+  absl::Status ReservePending() {
+    int64_t bytes = static_cast<int64_t>(pending_rows_.size());
+    for (const v1::ColumnValues& c : pending_.column_page().columns()) {
+      bytes += 8 * (c.doubles_size() + c.ints_size()) + c.booleans_size() +
+               4 * c.string_ends_size() + static_cast<int64_t>(c.string_data().size() +
+                                                              c.nulls().size());
+    }
+    if (bytes <= pending_reserved_) return absl::OkStatus();
+    RETURN_IF_ERROR(
+        runner_.memory_budget().Reserve(bytes - pending_reserved_, "the result page being filled"));
+    pending_reserved_ = bytes;
+    return absl::OkStatus();
+  }
+  void ReleasePending() {
+    runner_.memory_budget().Release(pending_reserved_);
+    pending_reserved_ = 0;
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    ReleaseFront();
+    if (!ok) *cancel_ = true;  // the client is gone
+    WriteNextLocked();
+  }
+
+  void OnCancel() override {
+    absl::MutexLock lock(&mu_);  // wakes a producer waiting for room
+    *cancel_ = true;
+  }
+
+  void OnDone() override {
+    {
+      absl::MutexLock lock(&mu_);
+      ended_ = true;  // context_ is gRPC's no longer ours to use
+      while (!queue_.empty()) ReleaseFront();  // a message written with the status
+    }
+    self_.reset();
+  }
+
+  // On the worker, once the query has run and left the registry: the end of
+  // the stream.
+  void Finished(const std::shared_ptr<Call>& self, absl::StatusOr<query::QueryStats> stats) {
+    ReleasePending();  // a page not sent (an error ended the query)
+    absl::MutexLock lock(&mu_);
+    if (stats.ok()) {
+      v1::QueryResponse message;
+      auto* s = message.mutable_statistics();
+      s->set_rows_returned(stats->rows_returned);
+      s->set_rows_scanned(stats->rows_scanned);
+      s->set_bytes_scanned(stats->bytes_scanned);
+      s->set_buckets_scanned(stats->buckets_scanned);
+      s->set_buckets_pruned(stats->buckets_pruned);
+      s->set_partitions_scanned(stats->partitions_scanned);
+      s->set_partitions_pruned(stats->partitions_pruned);
+      s->set_series_scanned(stats->series_scanned);
+      s->set_series_pruned(stats->series_pruned);
+      s->set_blocks_scanned(stats->blocks_scanned);
+      s->set_blocks_pruned(stats->blocks_pruned);
+      s->set_elapsed_nanos(stats->elapsed_nanos);
+      queue_.push_back({std::move(message), 0});
+    } else {
+      // An error ends the stream: pages not yet sent are of no use.
+      while (queue_.size() > (writing_ ? 1u : 0u)) {
+        runner_.memory_budget().Release(queue_.back().reserved);
+        queue_.pop_back();
+      }
+      if (writing_) {
+        // The status goes out after the pending write, which a client that
+        // stopped reading never lets finish: that would hold the call (and
+        // its memory) open for good. A cancelled or timed-out query ends at
+        // once; another error gets a moment for its status to get through.
+        if (absl::IsCancelled(stats.status()) || absl::IsDeadlineExceeded(stats.status())) {
+          context_->TryCancel();
+        } else {
+          // A weak reference: the alarm is the Call's own member, and must
+          // not be what keeps the Call alive (its destructor would then run
+          // inside the alarm's own callback state).
+          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace,
+                       [weak = std::weak_ptr<Call>(self)](bool fired) {
+                         if (auto call = weak.lock(); call && fired) call->AbandonIfStuck();
+                       });
+        }
+      }
+    }
+    final_status_ = ToGrpcStatus(stats.status());
+    finished_ = true;
+    WriteNextLocked();
+  }
+
+ private:
+  Call(QueryRunner* runner, grpc::CallbackServerContext* context, bool columnar)
+      : runner_(*runner),
+        context_(context),
+        cancel_(std::make_shared<std::atomic<bool>>(false)),
+        columnar_(columnar) {}
+
+  struct Queued {
+    v1::QueryResponse message;
+    int64_t reserved = 0;       // bytes taken from the server's budget
+    std::string encoded;        // instead of `message` (never empty when used)
+    grpc::ByteBuffer bytes;     // what is written, once it is
+  };
+
+  // Queues a response: a message, or one already encoded (row pages).
+  // `bytes`: what it holds, reserved from the budget until it is written.
+  absl::Status Enqueue(v1::QueryResponse message, int64_t bytes) {
+    return Enqueue(Queued{.message = std::move(message), .reserved = bytes});
+  }
+  absl::Status Enqueue(std::string encoded, int64_t bytes) {
+    return Enqueue(Queued{.reserved = bytes, .encoded = std::move(encoded)});
+  }
+  // Waits for room in the queue: the query runs no further ahead of the
+  // client than a few pages, and those pages come from the server's query
+  // memory budget. DEADLINE_EXCEEDED when the client does not read in time.
+  absl::Status Enqueue(Queued queued) {
+    const int64_t bytes = queued.reserved;
+    RETURN_IF_ERROR(runner_.memory_budget().Reserve(bytes, "result pages waiting for the client"));
+    absl::MutexLock lock(&mu_);
+    auto room = [this] { return queue_.size() < kMaxQueuedMessages || cancel_->load(); };
+    // CancelQuery sets the flag without this mutex: look again now and then.
+    while (!mu_.AwaitWithTimeout(absl::Condition(&room), absl::Milliseconds(100))) {
+      if (std::chrono::steady_clock::now() > ticket_->deadline()) {
+        runner_.memory_budget().Release(bytes);
+        return absl::DeadlineExceededError(
+            "the query ran past its timeout while the client was not reading its results");
+      }
+    }
+    if (cancel_->load()) {
+      runner_.memory_budget().Release(bytes);
+      return absl::CancelledError("the query was cancelled");
+    }
+    queue_.push_back(std::move(queued));
+    WriteNextLocked();
+    return absl::OkStatus();
+  }
+
+  void ReleaseFront() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    runner_.memory_budget().Release(queue_.front().reserved);
+    queue_.pop_front();
+  }
+
+  void WriteNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writing_ || done_) return;
+    if (!queue_.empty() && !cancel_->load()) {
+      writing_ = true;
+      // Serialized here, which is mostly on gRPC's thread as the previous
+      // write completes, so it overlaps with the query producing the next
+      // page (on 2 cores serializing on the worker cost ~10% of a large
+      // result's time).
+      Queued& next = queue_.front();
+      if (!next.encoded.empty()) {
+        next.bytes = TakeAsByteBuffer(std::move(next.encoded));
+      } else if (!SerializeResponse(next.message, &next.bytes).ok()) {
+        // Only a message past protobuf's 2 GB limit fails; pages are far
+        // smaller. End the call rather than send a partial result.
+        *cancel_ = true;
+        ReleaseFront();
+        WriteNextLocked();
+        return;
+      }
+      // The last message of a successful query goes out with the status:
+      // one operation instead of a write, its callback and a Finish. (Not
+      // buffer_hint for the others: a buffered write does not complete until
+      // a later one flushes it, and the next write waits for it. Nor is the
+      // metadata held back to go with the first page: it carries the
+      // query_id a client needs to cancel a long query.)
+      if (finished_ && queue_.size() == 1 && final_status_.ok()) {
+        done_ = true;  // the entry stays queued (its bytes are in flight) until OnDone
+        StartWriteAndFinish(&next.bytes, grpc::WriteOptions(), final_status_);
+        return;
+      }
+      StartWrite(&next.bytes);
+      return;
+    }
+    if (finished_) {
+      while (!queue_.empty()) ReleaseFront();
+      done_ = true;
+      Finish(cancel_->load() && final_status_.ok()
+                 ? grpc::Status(grpc::StatusCode::CANCELLED, "the query was cancelled")
+                 : final_status_);
+    }
+  }
+
+  void AbandonIfStuck() {
+    absl::MutexLock lock(&mu_);
+    if (writing_ && !ended_) context_->TryCancel();
+  }
+
+  // Ends a call that never ran (refused at admission).
+  void FinishNow(grpc::Status status) {
+    absl::MutexLock lock(&mu_);
+    done_ = true;
+    Finish(std::move(status));
+  }
+
+
+  QueryRunner& runner_;
+  grpc::CallbackServerContext* context_;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  const bool columnar_;                 // pages as ColumnPage
+  // The query in the runner; set before it starts.
+  std::shared_ptr<QueryRunner::Ticket> ticket_;
+  v1::QueryResponse pending_;           // the columnar page being filled from batches
+  std::string pending_rows_;            // or the row page's encoded rows
+  size_t pending_row_count_ = 0;
+  int64_t pending_reserved_ = 0;        // of the server's budget, for pending_
+  std::vector<query::DataType> types_;  // the result's, from Columns
+  std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
+  absl::Mutex mu_;
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;   // Finish called
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // OnDone called
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+  grpc::Alarm abandon_;
+};
+
+namespace {
+
+// The answer to a Query request that does not parse.
+class RefusedQuery final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit RefusedQuery(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return new RefusedQuery(caller.status());
+  v1::QueryRequest parsed;
+  if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
+    return new RefusedQuery(status);
+  }
+  absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed.parameters());
+  if (!parameters.ok()) return new RefusedQuery(parameters.status());
+  return Call::Start(&runner_, context, parsed, *std::move(caller), *std::move(parameters));
+}
+
+absl::Status QueryService::CancelQuery(const Principal& caller,
+                                       const v1::CancelQueryRequest* request,
+                                       v1::CancelQueryResponse* response) {
+  if (!runner_.Cancel(caller, request->query_id())) {
+    response->set_cancellation_message(
+        StrCat("query ", request->query_id(), " is not running (finished, cancelled or unknown)"));
+    return absl::OkStatus();
+  }
+  response->set_cancellation_message(StrCat("query ", request->query_id(), " was cancelled"));
+  return absl::OkStatus();
+}
+
+}  // namespace strata

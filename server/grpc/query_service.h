@@ -1,0 +1,38 @@
+// QueryService handlers: a Query call's statement runs through the query
+// runner (server/runner/query_runner.h: admission, registry, budget,
+// timeout) and its result streams back (metadata, row or column pages,
+// statistics) with backpressure; CancelQuery, client cancellation and the
+// timeout (also while the client is not reading) stop the query. Pages
+// waiting for the client come from the runner's memory budget.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "query/engine.h"
+#include "server/grpc/unary.h"
+#include "server/runner/query_runner.h"
+#include "strata/v1/query.grpc.pb.h"
+
+namespace strata {
+
+// Both methods served from raw bytes (server/grpc/unary.h): a request that does
+// not parse gets INVALID_ARGUMENT.
+using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
+    v1::QueryService::WithRawCallbackMethod_CancelQuery<v1::QueryService::Service>>;
+
+class QueryService final : public RawQueryService {
+ public:
+  // The arguments must outlive the service.
+  QueryService(QueryRunner* runner, Authenticator* auth) : runner_(*runner), auth_(*auth) {}
+
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Query(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* request) override;
+  STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
+
+ private:
+  class Call;
+
+  QueryRunner& runner_;
+  Authenticator& auth_;
+};
+
+}  // namespace strata

@@ -1,0 +1,80 @@
+#include "server/grpc/scheduled_query_service.h"
+
+#include "google/protobuf/util/time_util.h"
+#include "spdlog/spdlog.h"
+
+namespace strata {
+namespace {
+
+// The handler's caller for the length of the call (no ownership: the call
+// outlives everything the body does with it).
+std::shared_ptr<const Principal> Borrow(const Principal& caller) {
+  return std::shared_ptr<const Principal>(std::shared_ptr<void>(), &caller);
+}
+
+}  // namespace
+
+absl::Status ScheduledQueryService::CreateScheduledQuery(
+    const Principal& caller, const v1::CreateScheduledQueryRequest* request,
+    v1::CreateScheduledQueryResponse* response) {
+  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
+                   scheduled_.Create(Borrow(caller), request->scheduled_query()));
+  return absl::OkStatus();
+}
+
+absl::Status ScheduledQueryService::DescribeScheduledQuery(
+    const Principal& caller, const v1::DescribeScheduledQueryRequest* request,
+    v1::DescribeScheduledQueryResponse* response) {
+  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
+                   scheduled_.Describe(caller, request->name()));
+  return absl::OkStatus();
+}
+
+absl::Status ScheduledQueryService::ListScheduledQueries(
+    const Principal& caller, const v1::ListScheduledQueriesRequest* request,
+    v1::ListScheduledQueriesResponse* response) {
+  ASSIGN_OR_RETURN(*response,
+                   scheduled_.List(caller, request->max_results(), request->next_token()));
+  return absl::OkStatus();
+}
+
+absl::Status ScheduledQueryService::UpdateScheduledQuery(
+    const Principal& caller, const v1::UpdateScheduledQueryRequest* request,
+    v1::UpdateScheduledQueryResponse* response) {
+  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
+                   scheduled_.Update(caller, request->name(), request->state()));
+  return absl::OkStatus();
+}
+
+absl::Status ScheduledQueryService::DeleteScheduledQuery(
+    const Principal& caller, const v1::DeleteScheduledQueryRequest* request,
+    v1::DeleteScheduledQueryResponse*) {
+  return scheduled_.Delete(caller, request->name());
+}
+
+absl::Status ScheduledQueryService::ExecuteScheduledQuery(
+    const Principal& caller, const v1::ExecuteScheduledQueryRequest* request,
+    v1::ExecuteScheduledQueryResponse* response) {
+  const int64_t invocation =
+      request->has_invocation_time()
+          ? google::protobuf::util::TimeUtil::TimestampToNanoseconds(request->invocation_time())
+          : 0;
+  ASSIGN_OR_RETURN(*response->mutable_run(), scheduled_.Execute(caller, request->name(), invocation));
+  return absl::OkStatus();
+}
+
+absl::Status TestingService::SetClock(const Principal& caller, const v1::SetClockRequest* request,
+                                      v1::SetClockResponse*) {
+  RETURN_IF_ERROR(caller.RequireAdmin("move the test clock"));
+  if (clock_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "the clock can only be moved on a server started with --testing-fixed-time");
+  }
+  const int64_t now = google::protobuf::util::TimeUtil::TimestampToNanoseconds(request->time());
+  spdlog::info("test clock set to {}", now);
+  clock_->Set(now);
+  scheduled_.RunDue();
+  return absl::OkStatus();
+}
+
+}  // namespace strata

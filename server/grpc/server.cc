@@ -1,0 +1,113 @@
+#include "server/grpc/server.h"
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "server/grpc/auth_service.h"
+#include "server/grpc/backup_service.h"
+#include "server/grpc/call_observer.h"
+#include "server/grpc/listener_credentials.h"
+#include "server/grpc/catalog_service.h"
+#include "server/grpc/query_service.h"
+#include "server/grpc/scheduled_query_service.h"
+#include "server/grpc/write_service.h"
+#include "spdlog/spdlog.h"
+
+namespace strata {
+namespace {
+
+// Service names reported individually by the health service.
+const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
+                                     "strata.v1.QueryService", "strata.v1.AuthService",
+                                     "strata.v1.BackupService",
+                                     "strata.v1.ScheduledQueryService"};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
+                                                      const GrpcServices& services) {
+  Engine* engine = services.engine;
+  Authenticator* auth = services.auth;
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  auto server = std::unique_ptr<Server>(new Server());
+  server->auth_service_ = std::make_unique<AuthService>(auth);
+  server->backup_service_ = std::make_unique<BackupService>(engine, auth);
+  server->catalog_service_ = std::make_unique<CatalogService>(engine, auth);
+  server->write_service_ = std::make_unique<WriteService>(services.ingest, auth);
+  server->query_service_ = std::make_unique<QueryService>(services.queries, auth);
+  server->scheduled_query_service_ =
+      std::make_unique<ScheduledQueryService>(services.scheduled, auth);
+  server->testing_service_ =
+      std::make_unique<TestingService>(options.testing_clock, services.scheduled, auth);
+
+  grpc::ServerBuilder builder;
+  // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same
+  // port would silently share it instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  builder.AddListeningPort(options.listen, ListenerCredentials(options.tls), &server->port_);
+  // Every call's end: counted for /metrics, logged when it failed.
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
+  observers.push_back(std::make_unique<CallObserverFactory>(services.metrics));
+  builder.experimental().SetInterceptorCreators(std::move(observers));
+  builder.RegisterService(server->auth_service_.get());
+  builder.RegisterService(server->backup_service_.get());
+  builder.RegisterService(server->catalog_service_.get());
+  builder.RegisterService(server->write_service_.get());
+  builder.RegisterService(server->query_service_.get());
+  builder.RegisterService(server->scheduled_query_service_.get());
+  builder.RegisterService(server->testing_service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(
+        StrCat("cannot listen on ", options.listen,
+                     ": the port is in use or the host is not an address of this machine; "
+                     "choose another with --listen or STRATA_LISTEN"));
+  }
+  auto* health = server->server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  for (const char* name : kServiceNames) health->SetServingStatus(name, true);
+  server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
+  return server;
+}
+
+void Server::WatchWrites(Engine* engine) {
+  bool writable = true;
+  absl::MutexLock lock(&watcher_mu_);
+  while (!watcher_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1))) {
+    absl::Status status = engine->CheckWritable();
+    if (status.ok() == writable) continue;
+    writable = status.ok();
+    server_->GetHealthCheckService()->SetServingStatus("strata.v1.WriteService", writable);
+    if (writable) {
+      spdlog::info("writes resumed: the data directory's disk has room again");
+    } else {
+      spdlog::warn("writes paused: {}", status.message());
+    }
+  }
+}
+
+void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
+  if (write_watcher_.joinable()) {
+    {
+      absl::MutexLock lock(&watcher_mu_);
+      stopping_ = true;
+    }
+    write_watcher_.join();
+  }
+  if (server_ == nullptr) return;
+  server_->GetHealthCheckService()->Shutdown();
+  server_->Shutdown(deadline);
+  server_->Wait();
+  server_.reset();
+}
+
+Server::~Server() { Shutdown(std::chrono::system_clock::now()); }
+
+}  // namespace strata

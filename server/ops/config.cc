@@ -1,0 +1,403 @@
+#include "server/ops/config.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <charconv>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "common/strings.h"
+#include "common/time_format.h"
+
+namespace strata {
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
+  ParsedCommandLine result;
+  ServerConfig& c = result.config;
+  CLI::App app{
+      "stratad: the Strata time-series database server.\n"
+      "Every option can also be set with the STRATA_* environment variable shown, or as\n"
+      "`name = value` in a TOML file given with --config. Flags win over the file, which\n"
+      "wins over the environment."};
+  app.set_version_flag("--version", "stratad 0.1.0");
+  app.set_config("--config", "", "TOML file with settings (keys are the long flag names)")
+      ->envname("STRATA_CONFIG");
+  app.allow_config_extras(false);
+
+  app.add_option("--data-dir", c.data_dir, "Directory holding the database; created if missing")
+      ->envname("STRATA_DATA_DIR")
+      ->capture_default_str();
+  app.add_option("--listen", c.listen,
+                 "Address to serve gRPC on, HOST:PORT (port 0 picks a free port)")
+      ->envname("STRATA_LISTEN")
+      ->capture_default_str();
+  app.add_option("--http-listen", c.http_listen,
+                 "Address of the HTTP port, HOST:PORT: GET /metrics (Prometheus), GET /health, "
+                 "InfluxDB line protocol (/write, /api/v2/write), Prometheus remote write "
+                 "(/api/v1/write); empty turns HTTP off")
+      ->envname("STRATA_HTTP_LISTEN")
+      ->capture_default_str();
+  app.add_option("--pg-listen", c.pg_listen,
+                 "Address for PostgreSQL clients (psql, Grafana, psycopg), HOST:PORT; the "
+                 "password is a Strata token when authentication is on; empty turns it off")
+      ->envname("STRATA_PG_LISTEN")
+      ->capture_default_str();
+  app.add_option("--pg-max-connections", c.pg_max_connections,
+                 "PostgreSQL connections served at once; more are refused (SQLSTATE 53300)")
+      ->envname("STRATA_PG_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--pg-auth-timeout-seconds", c.pg_auth_timeout_seconds,
+                 "A PostgreSQL client that has not finished startup and authentication within "
+                 "this is disconnected (PostgreSQL's authentication_timeout)")
+      ->envname("STRATA_PG_AUTH_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 600))
+      ->capture_default_str();
+  app.add_option("--http-max-connections", c.http_max_connections,
+                 "HTTP connections served at once; more are answered 503 at once")
+      ->envname("STRATA_HTTP_MAX_CONNECTIONS")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--http-header-timeout-seconds", c.http_header_timeout_seconds,
+                 "An HTTP request's line and headers must arrive within this (slow clients "
+                 "are disconnected), and a TLS handshake too")
+      ->envname("STRATA_HTTP_HEADER_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  app.add_option("--http-auto-create", c.http_auto_create,
+                 "Line protocol and remote write create a missing table on first write "
+                 "(default retention, magnetic writes on); false refuses such lines")
+      ->envname("STRATA_HTTP_AUTO_CREATE")
+      ->capture_default_str();
+  app.add_option("--slow-query-ms", c.slow_query_ms,
+                 "Log every query that runs at least this long; 0 logs every query, -1 none "
+                 "(as PostgreSQL's log_min_duration_statement)")
+      ->envname("STRATA_SLOW_QUERY_MS")
+      ->check(CLI::Range(-1, 86400000))
+      ->capture_default_str();
+  std::string durability = "fsync";
+  app.add_option("--durability", durability,
+                 "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
+                 "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
+      ->envname("STRATA_DURABILITY")
+      ->check(CLI::IsMember({"fsync", "buffered"}))
+      ->capture_default_str();
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error or off")
+      ->envname("STRATA_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  app.add_option("--log-format", c.log_format, "text or json (one object per line)")
+      ->envname("STRATA_LOG_FORMAT")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("--max-message-bytes", c.max_message_bytes,
+                 "Largest gRPC message accepted or sent")
+      ->envname("STRATA_MAX_MESSAGE_BYTES")
+      ->check(CLI::Range(1 << 16, 1 << 30))
+      ->capture_default_str();
+  app.add_option("--shutdown-grace-seconds", c.shutdown_grace_seconds,
+                 "On SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
+      ->envname("STRATA_SHUTDOWN_GRACE_SECONDS")
+      ->check(CLI::Range(0, 3600))
+      ->capture_default_str();
+  app.add_option("--query-timeout-seconds", c.query_timeout_seconds,
+                 "Default time limit of a query (a request may ask for less or more)")
+      ->envname("STRATA_QUERY_TIMEOUT_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--query-memory-mb", c.query_memory_mb,
+                 "Memory one query may use for grouping, sorting and subqueries; past it the "
+                 "query fails with RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_MEMORY_MB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--query-memory-total-mb", c.query_memory_total_mb,
+                 "Memory all running queries may use together (their result pages waiting for "
+                 "slow clients included); a query that would pass it fails with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_MEMORY_TOTAL_MB")
+      ->check(CLI::Range(1, 1 << 22))
+      ->capture_default_str();
+  app.add_option("--query-workers", c.query_workers, "Queries that run at once")
+      ->envname("STRATA_QUERY_WORKERS")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--query-queue", c.query_queue,
+                 "Queries that may wait for a worker; past it a query is refused at once with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_QUERY_QUEUE")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--write-queue", c.write_queue,
+                 "Write requests that may wait for the next group commit (each holds its "
+                 "records in memory); past it a write is refused at once with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_WRITE_QUEUE")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-workers", c.scheduled_query_workers,
+                 "Scheduled query runs at once (each also takes a query worker)")
+      ->envname("STRATA_SCHEDULED_QUERY_WORKERS")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-max-catch-up", c.scheduled_query_max_catch_up,
+                 "Missed invocations of each scheduled query run after downtime, newest kept; "
+                 "older ones are recorded as skipped")
+      ->envname("STRATA_SCHEDULED_QUERY_MAX_CATCH_UP")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-history", c.scheduled_query_history,
+                 "Runs kept per scheduled query (system.scheduled_query_runs)")
+      ->envname("STRATA_SCHEDULED_QUERY_HISTORY")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-retries", c.scheduled_query_retries,
+                 "Retries of a failed scheduled run before its invocation is given up")
+      ->envname("STRATA_SCHEDULED_QUERY_RETRIES")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  app.add_option("--scheduled-query-retry-delay-seconds", c.scheduled_query_retry_delay_seconds,
+                 "Wait before the first retry of a failed scheduled run; doubles each retry")
+      ->envname("STRATA_SCHEDULED_QUERY_RETRY_DELAY_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--wal-sync-interval-ms", c.wal_sync_interval_ms,
+                 "With --durability buffered, how often the write-ahead log is synced to disk: "
+                 "a power cut loses at most about this much of acknowledged writes")
+      ->envname("STRATA_WAL_SYNC_INTERVAL_MS")
+      ->check(CLI::Range(1, 600000))
+      ->capture_default_str();
+  app.add_option("--disk-reserve-mb", c.disk_reserve_mb,
+                 "Free space kept on the data directory's disk: below it writes pause "
+                 "(RESOURCE_EXHAUSTED, health NOT_SERVING for strata.v1.WriteService) and resume "
+                 "by themselves once space is freed; reads go on")
+      ->envname("STRATA_DISK_RESERVE_MB")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--block-cache-mb", c.block_cache_mb,
+                 "Memory for cached storage blocks, shared by all tables; more keeps more "
+                 "recent and magnetic data ready for queries")
+      ->envname("STRATA_BLOCK_CACHE_MB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
+                 "How often sealed and aged memory-store hours are converted to blocks, late "
+                 "writes merged, and expired hours dropped")
+      ->envname("STRATA_MAINTENANCE_INTERVAL_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--seal-after-minutes", c.seal_after_minutes,
+                 "Minutes after its end, or after its last write, a memory-store hour is "
+                 "sealed into compact columnar blocks (much faster to aggregate and 5-10x "
+                 "smaller; writes to it are still accepted and merged in). 0 keeps an hour's "
+                 "rows until it leaves the memory store")
+      ->envname("STRATA_SEAL_AFTER_MINUTES")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--memory-store-budget-mb", c.memory_store_budget_mb,
+                 "Memory for the memory store's rows, which live in memory until their hour is "
+                 "sealed; past it the oldest hours are sealed into blocks early (writes to them "
+                 "are still accepted). 0: no limit")
+      ->envname("STRATA_MEMORY_STORE_BUDGET_MB")
+      ->check(CLI::Range(0, 1 << 22))
+      ->capture_default_str();
+  app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
+                 "Tests only: every query waits this long (cancellable) before it runs")
+      ->check(CLI::Range(0, 600000))
+      ->group("");
+  app.add_option("--testing-fixed-time", c.testing_fixed_time,
+                 "For tests only: the server's clock stands still at this UTC time (e.g. "
+                 "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
+  app.add_option("--tls-cert", c.tls_cert,
+                 "PEM certificate (chain) to serve gRPC over TLS; re-read when it changes")
+      ->envname("STRATA_TLS_CERT");
+  app.add_option("--tls-key", c.tls_key, "PEM private key of --tls-cert")
+      ->envname("STRATA_TLS_KEY");
+  app.add_option("--tls-client-ca", c.tls_client_ca,
+                 "PEM CA bundle: clients must present a certificate it signed (mutual TLS)")
+      ->envname("STRATA_TLS_CLIENT_CA");
+  app.add_option("--tls-reload-seconds", c.tls_reload_seconds,
+                 "How often the TLS files are looked at: a renewed certificate is served "
+                 "within this time, without a restart")
+      ->envname("STRATA_TLS_RELOAD_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--auth", c.auth,
+                 "Bearer tokens: on, off, or auto (on with TLS or beyond loopback; off on plain "
+                 "loopback for local development)")
+      ->envname("STRATA_AUTH")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  app.add_option("--bootstrap-token-file", c.bootstrap_token_file,
+                 "At the first start with auth on, the first admin token is written to this "
+                 "file (mode 0600), or taken from it if it already holds one "
+                 "[default: DATA_DIR/admin.token]")
+      ->envname("STRATA_BOOTSTRAP_TOKEN_FILE");
+  app.add_option("--auth-failure-limit", c.auth_failure_limit,
+                 "Failed authentications per client address per minute before its calls are "
+                 "refused for the rest of the minute (0: no limit)")
+      ->envname("STRATA_AUTH_FAILURE_LIMIT")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  app.add_option("--restore-from", c.restore_from,
+                 "Before starting, restore the newest backup (or --restore-backup-id) of this "
+                 "backup directory into --data-dir, which must be empty or missing")
+      ->envname("STRATA_RESTORE_FROM");
+  app.add_option("--restore-backup-id", c.restore_backup_id,
+                 "With --restore-from: the backup to restore (0: the newest)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  app.add_flag("--restore-only", c.restore_only,
+               "With --restore-from: exit after the restore instead of serving");
+  app.add_flag("--restore-revoke-tokens", c.restore_revoke_tokens,
+               "With --restore-from: revoke every token the backup holds (it brings back tokens "
+               "revoked after it was taken) and write a new admin token, as at a first start");
+  app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
+               "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
+               "can reach the port can read and write); also turns --auth auto off")
+      ->envname("STRATA_ALLOW_UNAUTHENTICATED_REMOTE");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every mistake exits 2, as documented.
+    result.exit_code = app.exit(e) == 0 ? 0 : 2;
+    return result;
+  }
+  c.durability = durability == "buffered" ? Durability::kBuffered : Durability::kFsync;
+  return result;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  // Decided by what the name resolves to, not by its spelling: a name that
+  // resolves to 0.0.0.0 would listen on every interface.
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) return false;  // gRPC reads an empty host as every interface
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(std::string(host).c_str(), nullptr, &hints, &found) != 0) return false;
+  bool all_loopback = found != nullptr;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const auto* v4 = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+      all_loopback &= (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr);
+      const in6_addr& addr = v6->sin6_addr;
+      const bool mapped_v4_loopback = IN6_IS_ADDR_V4MAPPED(&addr) && addr.s6_addr[12] == 127;
+      all_loopback &= IN6_IS_ADDR_LOOPBACK(&addr) || mapped_v4_loopback;
+    } else {
+      all_loopback = false;
+    }
+  }
+  freeaddrinfo(found);
+  return all_loopback;
+}
+
+absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view address) {
+  size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon != std::string_view::npos && colon > 0) {
+    std::string_view digits = address.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size()) port = -1;
+  }
+  if (port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(
+        StrCat("listen address \"", address,
+                     "\" is not HOST:PORT (for example 127.0.0.1:", kDefaultPort, ")"));
+  }
+  return std::pair<std::string, int>(address.substr(0, colon), port);
+}
+
+std::optional<int64_t> FixedTimeNanos(const ServerConfig& config) {
+  if (config.testing_fixed_time.empty()) return std::nullopt;
+  std::string_view text = config.testing_fixed_time;
+  if (text.ends_with('Z')) text.remove_suffix(1);
+  return ParseTimestamp(text);
+}
+
+bool AuthEnabled(const ServerConfig& config) {
+  if (config.auth != "auto") return config.auth == "on";
+  if (!config.tls_cert.empty()) return true;
+  auto host_port = SplitHostPort(config.listen);
+  const bool loopback = host_port.ok() && IsLoopbackHost(host_port->first);
+  return !loopback && !config.allow_unauthenticated_remote;
+}
+
+std::string BootstrapTokenFile(const ServerConfig& config) {
+  if (!config.bootstrap_token_file.empty()) return config.bootstrap_token_file;
+  return config.data_dir + "/admin.token";
+}
+
+absl::Status ValidateConfig(const ServerConfig& config) {
+  auto host_port = SplitHostPort(config.listen);
+  if (!host_port.ok()) return host_port.status();
+  if (config.tls_cert.empty() != config.tls_key.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert and --tls-key go together: give both (or neither, for plaintext)");
+  }
+  if (!config.tls_client_ca.empty() && config.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca needs TLS: give --tls-cert and --tls-key as well");
+  }
+  const bool secured = !config.tls_cert.empty() && AuthEnabled(config);
+  if (!config.http_listen.empty()) {
+    auto http = SplitHostPort(config.http_listen);
+    if (!http.ok()) {
+      return absl::InvalidArgumentError(StrCat("--http-listen: ", http.status().message()));
+    }
+    if (!IsLoopbackHost(http->first) && !secured && !config.allow_unauthenticated_remote) {
+      return absl::InvalidArgumentError(StrCat(
+          "refusing to serve HTTP on ", config.http_listen, " without ",
+          config.tls_cert.empty() ? "TLS" : "authentication",
+          ": give --tls-cert and --tls-key, keep --http-listen on 127.0.0.1, turn it off with "
+          "--http-listen '', or pass --allow-unauthenticated-remote if the network is trusted"));
+    }
+  }
+  if (!config.pg_listen.empty()) {
+    auto pg = SplitHostPort(config.pg_listen);
+    if (!pg.ok()) return absl::InvalidArgumentError(StrCat("--pg-listen: ", pg.status().message()));
+    if (!IsLoopbackHost(pg->first) && !secured && !config.allow_unauthenticated_remote) {
+      return absl::InvalidArgumentError(StrCat(
+          "refusing to serve PostgreSQL clients on ", config.pg_listen, " without ",
+          config.tls_cert.empty() ? "TLS" : "authentication",
+          ": give --tls-cert and --tls-key, keep --pg-listen on 127.0.0.1, turn it off with "
+          "--pg-listen '', or pass --allow-unauthenticated-remote if the network is trusted"));
+    }
+  }
+  if (!IsLoopbackHost(host_port->first) && !secured && !config.allow_unauthenticated_remote) {
+    return absl::InvalidArgumentError(StrCat(
+        "refusing to listen on ", config.listen, " without ",
+        config.tls_cert.empty() ? "TLS" : "authentication",
+        ": anyone reaching that address could read the traffic or read and write data. Give "
+        "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
+        "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
+        "network is trusted"));
+  }
+  if (config.restore_revoke_tokens && config.restore_from.empty()) {
+    return absl::InvalidArgumentError(
+        "--restore-revoke-tokens needs --restore-from: it revokes the restored tokens");
+  }
+  if (config.restore_only && config.restore_from.empty()) {
+    return absl::InvalidArgumentError("--restore-only needs --restore-from: the backup to restore");
+  }
+  if (config.data_dir.empty()) {
+    return absl::InvalidArgumentError("--data-dir must not be empty");
+  }
+  if (!config.testing_fixed_time.empty() && !FixedTimeNanos(config)) {
+    return absl::InvalidArgumentError(StrCat(
+        "--testing-fixed-time \"", config.testing_fixed_time,
+        "\" is not a time; write it as 2024-03-01T12:00:00Z or 2024-03-01 12:00:00"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata

@@ -1,0 +1,483 @@
+#include "server/pg/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/strings.h"
+#include "re2/re2.h"
+#include "server/pg/types.h"
+
+namespace strata::pg {
+namespace {
+
+using query::DataType;
+using query::Datum;
+using query::ResultColumn;
+using query::Row;
+
+// Table OIDs: Strata's table ids (never reused) above PostgreSQL's own range.
+constexpr int64_t kFirstTableOid = 16384;
+
+// Session settings kept (any name is accepted, as drivers set parameters
+// Strata does not use): so many, of at most this much each, that SET in a
+// loop cannot grow a session without bound.
+constexpr size_t kMaxSettings = 256;
+constexpr size_t kMaxSettingBytes = 8 << 10;
+// A parameter's name in SET, RESET and SHOW: PostgreSQL's identifiers, dotted
+// for custom ones (`my.s0`).
+constexpr std::string_view kParameter = R"([a-z_][a-z0-9_$]*(?:\.[a-z_][a-z0-9_$]*)*)";
+
+// Lower case, runs of whitespace as one space, no trailing semicolon.
+std::string Normalize(std::string_view sql) {
+  std::string out;
+  bool space = false;
+  for (char c : sql) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  while (!out.empty() && (out.back() == ';' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+bool Has(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+// PostgreSQL's quote_ident: a name that needs no quotes stays bare.
+std::string QuoteIdent(std::string_view name) {
+  static const RE2 kBare("[a-z_][a-z0-9_$]*");
+  if (RE2::FullMatch(name, kBare)) return std::string(name);
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// The text of the SQL string literal starting at `pos` ('' is a quote).
+std::string StringLiteralAt(std::string_view sql, size_t pos) {
+  std::string out;
+  for (size_t i = pos + 1; i < sql.size(); ++i) {
+    if (sql[i] == '\'') {
+      if (i + 1 < sql.size() && sql[i + 1] == '\'') {
+        out.push_back('\'');
+        ++i;
+        continue;
+      }
+      break;
+    }
+    out.push_back(sql[i]);
+  }
+  return out;
+}
+
+// The literal after the first case-insensitive occurrence of `prefix`
+// (which ends just before its opening quote); nullopt when absent.
+std::optional<std::string> LiteralAfter(std::string_view sql, std::string_view prefix) {
+  // Search the original text (quoted names keep their case).
+  for (size_t i = 0; i + prefix.size() <= sql.size(); ++i) {
+    bool match = true;
+    for (size_t j = 0; j < prefix.size() && match; ++j) {
+      match = std::tolower(static_cast<unsigned char>(sql[i + j])) == prefix[j];
+    }
+    if (!match) continue;
+    size_t quote = i + prefix.size();
+    while (quote < sql.size() && sql[quote] == ' ') ++quote;
+    if (quote < sql.size() && sql[quote] == '\'') return StringLiteralAt(sql, quote);
+  }
+  return std::nullopt;
+}
+
+// psql's name patterns: `c.relname OPERATOR(pg_catalog.~) '^(cpu)$'`.
+std::optional<std::string> PsqlPattern(std::string_view sql, std::string_view column) {
+  return LiteralAfter(sql, StrCat(column, " operator(pg_catalog.~) "));
+}
+
+bool MatchesPattern(const std::optional<std::string>& pattern, const std::string& name) {
+  if (!pattern) return true;
+  RE2 re(*pattern);
+  return re.ok() && RE2::PartialMatch(name, re);
+}
+
+ResultColumn Text(std::string name) { return {std::move(name), DataType::kVarchar}; }
+ResultColumn Int(std::string name) { return {std::move(name), DataType::kBigint}; }
+ResultColumn Bool(std::string name) { return {std::move(name), DataType::kBoolean}; }
+Datum T(std::string_view v) { return Datum::Varchar(std::string(v)); }
+
+CannedResult Command(std::string tag) { return {.tag = std::move(tag)}; }
+
+CannedResult OneValue(std::string column, std::string value) {
+  return {.columns = {Text(std::move(column))}, .rows = {{T(value)}}};
+}
+
+}  // namespace
+
+std::string VersionString() {
+  return "PostgreSQL 15.0 (Strata " STRATA_VERSION_STRING
+         "; Timestream SQL over the PostgreSQL wire protocol)";
+}
+
+std::map<std::string, std::string> DefaultSettings() {
+  return {{"server_version", "15.0"},
+          {"server_version_num", "150000"},
+          {"server_encoding", "UTF8"},
+          {"client_encoding", "UTF8"},
+          {"datestyle", "ISO, MDY"},
+          {"intervalstyle", "postgres"},
+          {"timezone", "UTC"},
+          {"integer_datetimes", "on"},
+          {"standard_conforming_strings", "on"},
+          {"is_superuser", "off"},
+          {"search_path", "\"$user\", public"},
+          {"application_name", ""},
+          {"extra_float_digits", "1"},
+          {"max_identifier_length", "63"},
+          {"transaction_isolation", "read committed"},
+          {"default_transaction_read_only", "off"},
+          {"statement_timeout", "0"},
+          {"lc_messages", "C"}};
+}
+
+std::vector<CatalogAnswers::TableRef> CatalogAnswers::Tables() const {
+  std::vector<TableRef> out;
+  for (const auto& t : catalog_.AllTables()) {
+    if (caller_.MaySee(t->database_name, t->name)) out.push_back({t->database_name, t->name, t->id});
+  }
+  std::sort(out.begin(), out.end(), [](const TableRef& a, const TableRef& b) {
+    return std::tie(a.database, a.table) < std::tie(b.database, b.table);
+  });
+  return out;
+}
+
+std::vector<std::string> CatalogAnswers::Databases() const {
+  std::vector<std::string> out;
+  std::string token;
+  do {
+    auto page = catalog_.ListDatabases(kMaxPageSize, token);
+    if (!page.ok()) break;
+    for (const DatabaseInfo& db : page->items) {
+      if (caller_.MaySee(db.name)) out.push_back(db.name);
+    }
+    token = page->next_token;
+  } while (!token.empty());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<CatalogAnswers::TableRef> CatalogAnswers::TableByOid(int64_t oid) const {
+  for (const TableRef& t : Tables()) {
+    if (kFirstTableOid + t.id == oid) return t;
+  }
+  return std::nullopt;
+}
+
+std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
+    std::string_view sql, std::map<std::string, std::string>& settings) {
+  const std::string text = Normalize(sql);
+  static const RE2 kTransaction(
+      R"((begin|start transaction|commit|end|rollback|abort)( (transaction|work).*)?( isolation level .*| read (only|write))*)");
+  std::string word;
+  if (RE2::FullMatch(text, kTransaction, &word)) {
+    if (word == "begin" || word == "start transaction") return Command("BEGIN");
+    if (word == "commit" || word == "end") return Command("COMMIT");
+    return Command("ROLLBACK");
+  }
+  static const RE2 kSet(StrCat("set (?:session |local )?(", kParameter, ")(?: to | ?= ?)(.+)"));
+  static const RE2 kSetTimeZone(R"(set (?:session |local )?time zone (.+))");
+  std::string name, value;
+  if (RE2::FullMatch(text, kSet, &name, &value) ||
+      (RE2::FullMatch(text, kSetTimeZone, &value) && (name = "timezone", true))) {
+    if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+      value = value.substr(1, value.size() - 2);
+    }
+    if (value.size() > kMaxSettingBytes) {
+      return absl::StatusOr<CannedResult>(absl::InvalidArgumentError(
+          StrCat("the value for \"", name, "\" is ", value.size(), " bytes; the limit is ",
+                 kMaxSettingBytes, " bytes")));
+    }
+    if (settings.size() >= kMaxSettings && !settings.contains(name)) {
+      return absl::StatusOr<CannedResult>(absl::ResourceExhaustedError(
+          StrCat("this session has ", settings.size(), " settings, the most it may keep; "
+                 "RESET one first")));
+    }
+    settings[name] = value;
+    return Command("SET");
+  }
+  if (text.rfind("set ", 0) == 0) return Command("SET");
+  // Prepared statements are the protocol's (Parse / Close); the SQL forms that
+  // drivers send to drop them all (psycopg after a rollback, poolers) are
+  // answered here and acted on by the session.
+  if (text.rfind("deallocate ", 0) == 0) return Command("DEALLOCATE");
+  if (text == "discard all") return Command("DISCARD ALL");  // SET TRANSACTION ..., SET SESSION CHARACTERISTICS
+  static const RE2 kReset(StrCat("reset (all|", kParameter, ")"));
+  if (RE2::FullMatch(text, kReset, &name)) {
+    const auto defaults = DefaultSettings();
+    if (name == "all") {
+      settings = defaults;
+    } else if (auto it = defaults.find(name); it != defaults.end()) {
+      settings[name] = it->second;
+    } else {
+      settings.erase(name);  // one without a default is gone (SHOW: unrecognized)
+    }
+    return Command("RESET");
+  }
+  static const RE2 kShow(StrCat("show (", kParameter, "|transaction isolation level)"));
+  if (RE2::FullMatch(text, kShow, &name)) {
+    if (name == "transaction isolation level") name = "transaction_isolation";
+    auto it = settings.find(name);
+    if (it == settings.end() && (name == "databases" || name == "tables" ||
+                                 name == "measures" || name == "queries")) {
+      return std::nullopt;  // Strata's own SHOW (query/parser.cc), for the engine
+    }
+    if (it == settings.end()) {
+      return absl::StatusOr<CannedResult>(absl::NotFoundError(
+          StrCat("unrecognized configuration parameter \"", name, "\"")));
+    }
+    return OneValue(name, it->second);
+  }
+  if (text == "select version()" || text == "select pg_catalog.version()") {
+    return OneValue("version", VersionString());
+  }
+  static const RE2 kCurrentSetting(
+      R"re(select (?:pg_catalog\.)?current_setting\('([a-z_]+)'\)(::int(?:eger)?)?( ?/ ?100)?(?: as "?([a-z_]+)"?)?)re");
+  std::string as_int, divided, alias;
+  if (RE2::FullMatch(text, kCurrentSetting, &name, &as_int, &divided, &alias)) {
+    auto it = settings.find(name);
+    if (it == settings.end()) {
+      return absl::StatusOr<CannedResult>(absl::NotFoundError(
+          StrCat("unrecognized configuration parameter \"", name, "\"")));
+    }
+    const std::string column = alias.empty() ? "current_setting" : alias;
+    if (as_int.empty()) return OneValue(column, it->second);
+    int64_t number = std::atoll(it->second.c_str());
+    if (!divided.empty()) number /= 100;
+    return CannedResult{.columns = {Int(column)}, .rows = {{Datum::Bigint(number)}}};
+  }
+  static const RE2 kSessionFunction(
+      R"((select) (current_schema\(\)|current_database\(\)|current_user|session_user|user|current_catalog))");
+  std::string select, function;
+  if (RE2::FullMatch(text, kSessionFunction, &select, &function)) {
+    std::string column = function.substr(0, function.find('('));
+    if (function == "current_schema()") return OneValue(column, "public");
+    if (function == "current_database()" || function == "current_catalog") return OneValue(column, "strata");
+    return OneValue(column, caller_.name().empty() ? "strata" : caller_.name());
+  }
+  if (Has(text, "from pg_extension") || Has(text, "from pg_catalog.pg_extension")) {
+    return CannedResult{.columns = {Text("extversion")}};
+  }
+  // Grafana's table and column pickers test each schema against the session's
+  // search_path (generate_series over string_to_array(current_setting(...)));
+  // Strata has no search path, so those two statements are answered here.
+  const bool search_path = Has(text, "current_setting('search_path')");
+  if (search_path && Has(text, "from information_schema.tables")) return GrafanaTables(sql);
+  if (search_path && Has(text, "from information_schema.columns")) return GrafanaColumns(sql);
+  // Any other statement over the engine's information_schema tables
+  // (query/information_schema.h) is the engine's.
+  static const RE2 kInformationSchema(R"(\binformation_schema\.(schemata|tables|columns)\b)");
+  if (RE2::PartialMatch(text, kInformationSchema)) return std::nullopt;
+  if (Has(text, "from pg_catalog.pg_namespace n") && Has(text, "as \"name\"")) {
+    return PsqlSchemas(sql);
+  }
+  if (Has(text, "from pg_catalog.pg_database d") && Has(text, "as \"name\"")) {
+    return PsqlDatabases();
+  }
+  if (Has(text, "from pg_catalog.pg_class c")) {
+    if (Has(text, "(c.relname) like ")) return PsqlCompletion(sql);
+    if (Has(text, "as \"schema\"") && Has(text, "as \"name\"")) return PsqlRelations(sql);
+    if (Has(text, "c.relchecks")) return PsqlRelationDetails(sql);
+    if (Has(text, "select c.oid, n.nspname, c.relname")) return PsqlFindRelation(sql);
+  }
+  if (Has(text, "from pg_catalog.pg_attribute a") && Has(text, "a.attrelid = '")) {
+    return PsqlAttributes(sql);
+  }
+  // Another tool's probe of the catalog: an empty answer rather than a failure.
+  static const RE2 kCatalog(R"(\b(pg_catalog\.|information_schema\.|pg_[a-z_]+\b))");
+  if (RE2::PartialMatch(text, kCatalog)) return CannedResult{};
+  return std::nullopt;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql) const {
+  CannedResult out{.columns = {Text("Schema"), Text("Name"), Text("Type"), Text("Owner")}};
+  const std::string text = Normalize(sql);
+  // \dt, \d: relkind lists holding 'r' ask for tables; \dv, \di, \ds ask for none we have.
+  static const RE2 kKinds(R"(c\.relkind in \(([^)]*)\))");
+  std::string kinds;
+  if (RE2::PartialMatch(text, kKinds, &kinds) && !Has(kinds, "'r'")) return out;
+  const auto relname = PsqlPattern(sql, "c.relname");
+  const auto nspname = PsqlPattern(sql, "n.nspname");
+  for (const TableRef& t : Tables()) {
+    if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
+    out.rows.push_back({T(t.database), T(t.table), T("table"), T("strata")});
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlSchemas(std::string_view sql) const {
+  // \dn [pattern]: Strata's databases are the schemas PostgreSQL clients see.
+  CannedResult out{.columns = {Text("Name"), Text("Owner")}};
+  const auto nspname = PsqlPattern(sql, "n.nspname");
+  for (const std::string& db : Databases()) {
+    if (MatchesPattern(nspname, db)) out.rows.push_back({T(db), T("strata")});
+  }
+  return out;
+}
+
+CannedResult CatalogAnswers::PsqlDatabases() {
+  // \l: one PostgreSQL database, the server (any name connects to it).
+  return {.columns = {Text("Name"), Text("Owner"), Text("Encoding"), Text("Collate"),
+                      Text("Ctype"), Text("Access privileges")},
+          .rows = {{T("strata"), T("strata"), T("UTF8"), T("C"), T("C"),
+                    Datum::Null(DataType::kVarchar)}}};
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlCompletion(std::string_view sql) const {
+  // psql's Tab after FROM: `... (c.relname) LIKE 'pre%' [AND n.nspname = 'db']`,
+  // answered as (relname, nspname). A bare prefix finds no table (Strata has
+  // no search path) but the databases it starts, which psql completes to "db.".
+  CannedResult out{.columns = {Text("relname"), Text("nspname")}};
+  auto prefix = [](std::optional<std::string> like) {
+    std::string out;
+    if (!like) return out;
+    for (size_t i = 0; i < like->size(); ++i) {
+      const char c = (*like)[i];
+      if (c == '%') break;
+      if (c == '\\' && i + 1 < like->size()) {
+        out.push_back((*like)[++i]);
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  };
+  const std::string table = prefix(LiteralAfter(sql, "(c.relname) like "));
+  const std::optional<std::string> database = LiteralAfter(sql, "n.nspname = ");
+  if (database) {
+    for (const TableRef& t : Tables()) {
+      if (t.database == *database && t.table.rfind(table, 0) == 0) {
+        out.rows.push_back({T(t.table), T(t.database)});
+      }
+    }
+    return out;
+  }
+  const std::string schema = prefix(LiteralAfter(sql, "n.nspname like "));
+  for (const std::string& db : Databases()) {
+    if (db.rfind(schema, 0) == 0) out.rows.push_back({Datum::Null(DataType::kVarchar), T(db)});
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlFindRelation(std::string_view sql) const {
+  CannedResult out{.columns = {Int("oid"), Text("nspname"), Text("relname")}};
+  const auto relname = PsqlPattern(sql, "c.relname");
+  const auto nspname = PsqlPattern(sql, "n.nspname");
+  for (const TableRef& t : Tables()) {
+    if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
+    out.rows.push_back({Datum::Bigint(kFirstTableOid + t.id), T(t.database), T(t.table)});
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelationDetails(std::string_view sql) const {
+  CannedResult out{.columns = {Int("relchecks"), Text("relkind"), Bool("relhasindex"),
+                               Bool("relhasrules"), Bool("relhastriggers"),
+                               Bool("relrowsecurity"), Bool("relforcerowsecurity"),
+                               Bool("relhasoids"), Bool("relispartition"), Text("reloptions"),
+                               Int("reltablespace"), Text("reloftype"), Text("relpersistence"),
+                               Text("relreplident"), Text("amname")}};
+  const auto oid = LiteralAfter(sql, "c.oid = ");
+  if (!oid || !TableByOid(std::atoll(oid->c_str()))) return out;
+  out.rows.push_back({Datum::Bigint(0), T("r"), Datum::Bool(false), Datum::Bool(false),
+                      Datum::Bool(false), Datum::Bool(false), Datum::Bool(false),
+                      Datum::Bool(false), Datum::Bool(false), T(""), Datum::Bigint(0), T(""),
+                      T("p"), T("d"), T("strata")});
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::PsqlAttributes(std::string_view sql) const {
+  const std::string text = Normalize(sql);
+  CannedResult out{.columns = {Text("attname"), Text("format_type"), Text("attrdef"),
+                               Bool("attnotnull"), Text("attcollation"), Text("attidentity"),
+                               Text("attgenerated")}};
+  // \d+ asks for more: storage, compression, statistics target, description.
+  const bool storage = Has(text, "a.attstorage");
+  const bool compression = Has(text, "attcompression");
+  const bool stattarget = Has(text, "attstattarget");
+  const bool description = Has(text, "col_description");
+  if (storage) out.columns.push_back(Text("attstorage"));
+  if (compression) out.columns.push_back(Text("attcompression"));
+  if (stattarget) out.columns.push_back(Int("attstattarget"));
+  if (description) out.columns.push_back(Text("description"));
+  const auto oid = LiteralAfter(sql, "a.attrelid = ");
+  const auto table = oid ? TableByOid(std::atoll(oid->c_str())) : std::nullopt;
+  if (!table) return out;
+  auto columns = columns_of_(table->database, table->table);
+  if (!columns.ok()) return columns.status();
+  for (const ResultColumn& c : *columns) {
+    Row row = {T(c.name), T(PgTypeName(c.type)), Datum::Null(DataType::kVarchar),
+               Datum::Bool(c.name == "time" || c.name == "measure_name"),
+               Datum::Null(DataType::kVarchar), T(""), T("")};
+    if (storage) row.push_back(T(c.type == DataType::kVarchar ? "x" : "p"));
+    if (compression) row.push_back(T(""));
+    if (stattarget) row.push_back(Datum::Bigint(-1));
+    if (description) row.push_back(Datum::Null(DataType::kVarchar));
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::GrafanaTables(std::string_view sql) const {
+  CannedResult out{.columns = {Text("table")}};
+  // showTables(schema): WHERE quote_ident(table_schema) = 'db'.
+  const auto schema = LiteralAfter(sql, "quote_ident(table_schema) = ");
+  for (const TableRef& t : Tables()) {
+    if (schema) {
+      if (QuoteIdent(t.database) == *schema) out.rows.push_back({T(QuoteIdent(t.table))});
+    } else {
+      // No Strata database is on the search path ("$user", public): names are qualified.
+      out.rows.push_back({T(StrCat(QuoteIdent(t.database), ".", QuoteIdent(t.table)))});
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::GrafanaColumns(std::string_view sql) const {
+  CannedResult out{.columns = {Text("column"), Text("type")}};
+  const auto name = LiteralAfter(sql, "parse_ident(");
+  if (!name) return out;
+  // parse_ident: dot-separated names, each bare (folded to lower case) or "quoted".
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (size_t i = 0; i < name->size(); ++i) {
+    const char c = (*name)[i];
+    if (c == '"') {
+      if (quoted && i + 1 < name->size() && (*name)[i + 1] == '"') {
+        parts.back().push_back('"');
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == '.' && !quoted) {
+      parts.emplace_back();
+    } else {
+      parts.back().push_back(quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  if (parts.size() != 2) return out;  // a bare name is looked up on the search path: none of ours
+  bool found = false;
+  for (const TableRef& t : Tables()) found = found || (t.database == parts[0] && t.table == parts[1]);
+  if (!found) return out;
+  auto columns = columns_of_(parts[0], parts[1]);
+  if (!columns.ok()) return columns.status();
+  for (const ResultColumn& c : *columns) {
+    out.rows.push_back({T(QuoteIdent(c.name)), T(PgTypeName(c.type))});
+  }
+  return out;
+}
+
+}  // namespace strata::pg

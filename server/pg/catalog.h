@@ -1,0 +1,80 @@
+// Answers for the statements PostgreSQL clients send that are not Timestream
+// SQL (docs/protocols.md): session commands (SET, SHOW, RESET, BEGIN /
+// COMMIT / ROLLBACK, which Strata accepts without transactions: every query
+// reads committed data), version(), and the catalog queries of psql (\dt,
+// \d NAME) and of Grafana's PostgreSQL data source (schemas, tables and
+// columns for its pickers; public/app/plugins/datasource/
+// grafana-postgresql-datasource/postgresMetaQuery.ts). A Strata database is
+// a PostgreSQL schema, a table a table. Other queries of pg_catalog and
+// information_schema get an empty result, so a tool's optional probes do
+// not fail; anything else is SQL for the engine.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/datum.h"
+#include "query/engine.h"
+#include "server/auth/grants.h"
+#include "storage/catalog.h"
+
+namespace strata::pg {
+
+struct CannedResult {
+  std::vector<query::ResultColumn> columns;  // none: a command (no RowDescription)
+  std::vector<query::Row> rows;
+  std::string tag;  // CommandComplete's; empty: "SELECT <rows>"
+};
+
+// The parameters a session reports and SHOW answers; SET changes them.
+std::map<std::string, std::string> DefaultSettings();
+
+// The columns of a table as SELECT * returns them, checked against the
+// caller's grants (the session plans `SELECT *` for it).
+using ColumnsOf = std::function<absl::StatusOr<std::vector<query::ResultColumn>>(
+    std::string_view database, std::string_view table)>;
+
+class CatalogAnswers {
+ public:
+  CatalogAnswers(const Catalog& catalog, const Principal& caller, ColumnsOf columns_of)
+      : catalog_(catalog), caller_(caller), columns_of_(std::move(columns_of)) {}
+
+  // nullopt: not one of these statements (run it as SQL).
+  std::optional<absl::StatusOr<CannedResult>> Answer(std::string_view sql,
+                                                     std::map<std::string, std::string>& settings);
+
+ private:
+  struct TableRef {
+    std::string database;
+    std::string table;
+    uint32_t id = 0;
+  };
+  // Tables the caller may see, sorted by database and name.
+  std::vector<TableRef> Tables() const;
+  std::vector<std::string> Databases() const;
+  std::optional<TableRef> TableByOid(int64_t oid) const;
+
+  absl::StatusOr<CannedResult> PsqlRelations(std::string_view text) const;
+  absl::StatusOr<CannedResult> PsqlSchemas(std::string_view text) const;  // \dn
+  static CannedResult PsqlDatabases();                                     // \l
+  absl::StatusOr<CannedResult> PsqlCompletion(std::string_view text) const;  // Tab
+  absl::StatusOr<CannedResult> PsqlFindRelation(std::string_view text) const;
+  absl::StatusOr<CannedResult> PsqlRelationDetails(std::string_view text) const;
+  absl::StatusOr<CannedResult> PsqlAttributes(std::string_view text) const;
+  absl::StatusOr<CannedResult> GrafanaTables(std::string_view text) const;
+  absl::StatusOr<CannedResult> GrafanaColumns(std::string_view text) const;
+
+  const Catalog& catalog_;
+  const Principal& caller_;
+  ColumnsOf columns_of_;
+};
+
+// The version() string, naming Strata and the protocol version it speaks.
+std::string VersionString();
+
+}  // namespace strata::pg

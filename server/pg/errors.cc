@@ -1,0 +1,49 @@
+#include "server/pg/errors.h"
+
+namespace strata::pg {
+namespace {
+
+bool Has(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view SqlState(const absl::Status& status) {
+  const std::string_view m(status.message().data(), status.message().size());
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+      if (Has(m, "invalid input syntax for type")) return "22P02";
+      if (Has(m, "Division by zero")) return "22012";
+      if (Has(m, "column \"") && Has(m, "does not exist")) return "42703";
+      if (Has(m, "is ambiguous")) return "42702";
+      if (Has(m, "function ") && Has(m, "does not exist")) return "42883";
+      if (Has(m, "not supported")) return "0A000";
+      if (Has(m, "cannot compare") || Has(m, "must have the type") || Has(m, "needs a") ||
+          Has(m, "needs booleans") || Has(m, "cannot cast") || Has(m, "is not a timestamp")) {
+        return "42804";
+      }
+      if (Has(m, "unexpected") || Has(m, "expected ") || Has(m, "unterminated") ||
+          Has(m, "the statement ends")) {
+        return "42601";
+      }
+      return "42601";
+    case absl::StatusCode::kNotFound:
+      if (Has(m, "table")) return "42P01";
+      if (Has(m, "database")) return "3D000";
+      return "42704";
+    case absl::StatusCode::kPermissionDenied: return "42501";
+    case absl::StatusCode::kUnauthenticated: return "28P01";
+    case absl::StatusCode::kResourceExhausted:
+      return Has(m, "memory") ? "53200" : "53000";
+    case absl::StatusCode::kCancelled:
+    case absl::StatusCode::kDeadlineExceeded: return "57014";
+    case absl::StatusCode::kUnimplemented: return "0A000";
+    case absl::StatusCode::kUnavailable: return "08006";
+    default: return "XX000";
+  }
+}
+
+}  // namespace strata::pg

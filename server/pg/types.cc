@@ -1,0 +1,339 @@
+#include "server/pg/types.h"
+
+#include "query/information_schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "common/strings.h"
+#include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/checked_math.h"
+
+namespace strata::pg {
+namespace {
+
+using query::DataType;
+using query::Datum;
+using query::FloorDiv;
+
+// PostgreSQL's binary timestamps count microseconds from 2000-01-01.
+constexpr int64_t kPgEpochMicros = 946'684'800LL * 1'000'000;
+constexpr int64_t kMicrosPerDay = 86'400LL * 1'000'000;
+
+void PutInt(std::string* out, uint64_t v, int bytes) {
+  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((v >> shift) & 0xff));
+  }
+}
+
+uint64_t GetInt(std::string_view bytes) {
+  uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
+  return v;
+}
+
+// "2024-01-01 10:00:00.5+00": ISO with microseconds at most, trailing zeros cut.
+std::string TimestampText(int64_t nanos) {
+  std::string text = FormatSqlTimestamp(FloorDiv(nanos, 1000) * 1000);  // "... .123456000"
+  const size_t dot = text.find('.');
+  if (dot != std::string::npos) {
+    text.resize(dot + 7);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + "+00";
+}
+
+// "10:00:00.5": a time of day with microseconds at most, trailing zeros cut.
+std::string TimeText(int64_t nanos) {
+  std::string text = TimestampText(nanos).substr(11);
+  text.resize(text.size() - 3);  // "+00"
+  return text;
+}
+
+// "1 year 2 mons", "-3 mons", "00:00:00": PostgreSQL's text of a months interval.
+std::string MonthsText(int64_t months) {
+  if (months == 0) return "00:00:00";
+  const int64_t years = months / 12, rest = months % 12;
+  std::string out;
+  if (years != 0) out = StrCat(years, years == 1 ? " year" : " years");
+  if (rest != 0) out += StrCat(out.empty() ? "" : " ", rest, rest == 1 ? " mon" : " mons");
+  return out;
+}
+
+// PostgreSQL counts days from 2000-01-01.
+constexpr int64_t kPgEpochDays = 10'957;
+
+std::string IntervalText(int64_t nanos) {
+  std::string out;
+  const bool negative = nanos < 0;
+  uint64_t rest = negative ? 0 - static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);
+  const uint64_t micros = rest / 1000;
+  const uint64_t days = micros / static_cast<uint64_t>(kMicrosPerDay);
+  uint64_t in_day = micros % static_cast<uint64_t>(kMicrosPerDay);
+  if (days > 0) out += StrCat(negative ? "-" : "", days, days == 1 ? " day " : " days ");
+  const uint64_t fraction = in_day % 1'000'000;
+  in_day /= 1'000'000;
+  out += fmt::format("{}{:02}:{:02}:{:02}", negative ? "-" : "",
+                     in_day / 3600, in_day / 60 % 60, in_day % 60);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    while (digits.back() == '0') digits.pop_back();
+    out += "." + digits;
+  }
+  return out;
+}
+
+absl::Status BadText(std::string_view bytes, std::string_view type) {
+  return absl::InvalidArgumentError(
+      StrCat("invalid input syntax for type ", type, ": \"", EchoInput(bytes, 60), "\""));
+}
+
+}  // namespace
+
+int32_t OidOf(DataType type) {
+  switch (type) {
+    case DataType::kBoolean: return kOidBool;
+    case DataType::kBigint: return kOidInt8;
+    case DataType::kDouble: return kOidFloat8;
+    case DataType::kVarchar: return kOidText;
+    case DataType::kTimestamp: return kOidTimestamptz;
+    case DataType::kInterval: return kOidInterval;
+    case DataType::kDate: return kOidDate;
+    case DataType::kTime: return kOidTime;
+    case DataType::kIntervalYearToMonth: return kOidInterval;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: return kOidText;
+  }
+  return kOidText;  // arrays, rows and timeseries travel as their text
+}
+
+int16_t TypeSize(int32_t oid) {
+  switch (oid) {
+    case kOidBool: return 1;
+    case kOidInt2: return 2;
+    case kOidInt4:
+    case kOidFloat4:
+    case kOidDate:
+    case kOidOid: return 4;
+    case kOidTime:
+    case kOidInt8:
+    case kOidFloat8:
+    case kOidTimestamp:
+    case kOidTimestamptz: return 8;
+    case kOidInterval: return 16;
+    default: return -1;
+  }
+}
+
+std::string_view PgTypeName(DataType type) { return query::PostgresTypeName(type); }
+
+void EncodeText(const Datum& value, std::string* out) {
+  if (query::IsComposite(value.type)) {  // [1, 2], {x=1}, [{time=..., value=...}]
+    std::string text = value.ToString();
+    *out = IsValidUtf8(text) ? std::move(text) : ToValidUtf8(text);
+    return;
+  }
+  switch (value.type) {
+    case DataType::kBoolean: *out = value.i != 0 ? "t" : "f"; break;
+    case DataType::kBigint: *out = std::to_string(value.i); break;
+    case DataType::kDouble:
+      if (std::isnan(value.d)) {
+        *out = "NaN";
+      } else if (std::isinf(value.d)) {
+        *out = value.d > 0 ? "Infinity" : "-Infinity";
+      } else {
+        *out = fmt::format("{}", value.d);
+      }
+      break;
+    case DataType::kVarchar: *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s); break;
+    case DataType::kTimestamp: *out = TimestampText(value.i); break;
+    case DataType::kInterval: *out = IntervalText(value.i); break;
+    case DataType::kDate: *out = value.ToString(); break;
+    case DataType::kTime: *out = TimeText(value.i); break;
+    case DataType::kIntervalYearToMonth: *out = MonthsText(value.i); break;
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: out->clear(); break;
+  }
+}
+
+void EncodeBinary(const Datum& value, std::string* out) {
+  out->clear();
+  if (query::IsComposite(value.type)) return EncodeText(value, out);
+  switch (value.type) {
+    case DataType::kBoolean: out->push_back(value.i != 0 ? 1 : 0); break;
+    case DataType::kBigint: PutInt(out, static_cast<uint64_t>(value.i), 8); break;
+    case DataType::kDouble: {
+      uint64_t bits;
+      std::memcpy(&bits, &value.d, sizeof bits);
+      PutInt(out, bits, 8);
+      break;
+    }
+    case DataType::kVarchar:
+    case DataType::kUnknown:
+    case DataType::kFirstComposite: EncodeText(value, out); break;
+    case DataType::kTimestamp:
+      PutInt(out, static_cast<uint64_t>(FloorDiv(value.i, 1000) - kPgEpochMicros), 8);
+      break;
+    case DataType::kInterval: {
+      const int64_t micros = value.i / 1000;
+      PutInt(out, static_cast<uint64_t>(micros % kMicrosPerDay), 8);
+      PutInt(out, static_cast<uint64_t>(micros / kMicrosPerDay), 4);
+      PutInt(out, 0, 4);  // months
+      break;
+    }
+    case DataType::kDate: PutInt(out, static_cast<uint64_t>(value.i - kPgEpochDays), 4); break;
+    case DataType::kTime: PutInt(out, static_cast<uint64_t>(value.i / 1000), 8); break;
+    case DataType::kIntervalYearToMonth:
+      PutInt(out, 0, 8);  // microseconds
+      PutInt(out, 0, 4);  // days
+      PutInt(out, static_cast<uint64_t>(value.i), 4);
+      break;
+  }
+}
+
+absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, int32_t oid,
+                                      bool* untyped) {
+  *untyped = false;
+  if (format == 1) {
+    auto need = [&](size_t size) -> absl::Status {
+      if (bytes.size() == size) return absl::OkStatus();
+      return absl::InvalidArgumentError(StrCat("a binary parameter of type OID ", oid, " has ",
+                                               bytes.size(), " bytes, not ", size));
+    };
+    switch (oid) {
+      case kOidInt2:
+        if (absl::Status s = need(2); !s.ok()) return s;
+        return Datum::Bigint(static_cast<int16_t>(GetInt(bytes)));
+      case kOidInt4:
+        if (absl::Status s = need(4); !s.ok()) return s;
+        return Datum::Bigint(static_cast<int32_t>(GetInt(bytes)));
+      case kOidInt8:
+        if (absl::Status s = need(8); !s.ok()) return s;
+        return Datum::Bigint(static_cast<int64_t>(GetInt(bytes)));
+      case kOidFloat4: {
+        if (absl::Status s = need(4); !s.ok()) return s;
+        const uint32_t bits = static_cast<uint32_t>(GetInt(bytes));
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return Datum::Double(f);
+      }
+      case kOidFloat8: {
+        if (absl::Status s = need(8); !s.ok()) return s;
+        const uint64_t bits = GetInt(bytes);
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return Datum::Double(d);
+      }
+      case kOidBool:
+        if (absl::Status s = need(1); !s.ok()) return s;
+        return Datum::Bool(bytes[0] != 0);
+      case kOidTimestamp:
+      case kOidTimestamptz: {
+        if (absl::Status s = need(8); !s.ok()) return s;
+        const int64_t micros = static_cast<int64_t>(GetInt(bytes));
+        int64_t nanos;
+        if (__builtin_add_overflow(micros, kPgEpochMicros, &nanos) ||
+            __builtin_mul_overflow(nanos, 1000, &nanos)) {
+          return absl::InvalidArgumentError("a binary timestamp parameter is out of range");
+        }
+        return Datum::Timestamp(nanos);
+      }
+      case kOidDate: {
+        if (absl::Status s = need(4); !s.ok()) return s;
+        const int64_t days = static_cast<int32_t>(GetInt(bytes)) + kPgEpochDays;
+        if (days < query::DateOfTimestamp(INT64_MIN) + 1 || days > query::DateOfTimestamp(INT64_MAX)) {
+          return absl::InvalidArgumentError("a binary date parameter is outside 1677-09-22 .. 2262-04-11");
+        }
+        return Datum::Date(days);
+      }
+      case kOidTime: {
+        if (absl::Status s = need(8); !s.ok()) return s;
+        const int64_t micros = static_cast<int64_t>(GetInt(bytes));
+        if (micros < 0 || micros >= query::kNanosPerDay / 1000) {
+          return absl::InvalidArgumentError("a binary time parameter is not a time of day");
+        }
+        return Datum::Time(micros * 1000);
+      }
+      case kOidText:
+      case kOidVarchar:
+      case kOidBpchar:
+      case kOidName:
+        return Datum::Varchar(std::string(bytes));
+      default:
+        return absl::InvalidArgumentError(
+            StrCat("binary parameters of type OID ", oid,
+                   " are not supported; send it in text format (format code 0)"));
+    }
+  }
+  switch (oid) {
+    case kOidInt2:
+    case kOidInt4:
+    case kOidInt8:
+    case kOidOid: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), v);
+      if (ec != std::errc() || end != bytes.data() + bytes.size()) return BadText(bytes, "bigint");
+      return Datum::Bigint(v);
+    }
+    case kOidFloat4:
+    case kOidFloat8:
+    case kOidNumeric: {
+      std::string text(bytes);
+      if (text == "NaN") return Datum::Double(std::nan(""));
+      if (text == "Infinity") return Datum::Double(HUGE_VAL);
+      if (text == "-Infinity") return Datum::Double(-HUGE_VAL);
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) return BadText(bytes, "double precision");
+      return Datum::Double(v);
+    }
+    case kOidBool: {
+      std::string t(bytes);
+      for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (t == "t" || t == "true" || t == "1" || t == "yes" || t == "on" || t == "y") {
+        return Datum::Bool(true);
+      }
+      if (t == "f" || t == "false" || t == "0" || t == "no" || t == "off" || t == "n") {
+        return Datum::Bool(false);
+      }
+      return BadText(bytes, "boolean");
+    }
+    case kOidDate: {
+      std::optional<Datum> date = query::ParseDate(bytes);
+      if (!date) return BadText(bytes, "date");
+      return *date;
+    }
+    case kOidTime: {
+      std::optional<Datum> time = query::ParseTime(bytes);
+      if (!time) return BadText(bytes, "time without time zone");
+      return *time;
+    }
+    case kOidTimestamp:
+    case kOidTimestamptz: {
+      std::string text(bytes);
+      // PostgreSQL writes a whole-hour offset as "+00"; ParseTimestamp wants "+00:00".
+      if (text.size() > 3 && (text[text.size() - 3] == '+' || text[text.size() - 3] == '-') &&
+          text.find(':', text.size() - 3) == std::string::npos && text.size() > 10) {
+        text += ":00";
+      }
+      std::optional<int64_t> nanos = ParseTimestamp(text);
+      if (!nanos) return BadText(bytes, "timestamp with time zone");
+      return Datum::Timestamp(*nanos);
+    }
+    case kOidText:
+    case kOidVarchar:
+    case kOidBpchar:
+    case kOidName:
+      return Datum::Varchar(std::string(bytes));
+    default:
+      // Not declared (0), "unknown", or a type Strata does not have: text
+      // that takes the type of what it meets.
+      *untyped = true;
+      return Datum::Varchar(std::string(bytes));
+  }
+}
+
+}  // namespace strata::pg

@@ -1,0 +1,254 @@
+#include "server/runner/query_runner.h"
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <utility>
+
+#include "absl/synchronization/notification.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/utf8.h"
+#include "spdlog/spdlog.h"
+
+namespace strata {
+namespace {
+
+// Whose share of the query workers a query takes (QueryWorkers): its token,
+// or with authentication off the client's connection.
+std::string WorkerOwner(const Principal& caller, std::string_view peer) {
+  return &caller == &Principal::Unrestricted() ? StrCat("peer ", peer)
+                                               : StrCat("token ", caller.name());
+}
+
+int64_t NanosSinceEpoch() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// SHOW QUERIES and KILL QUERY for one caller.
+class CallerRunningQueries final : public query::RunningQueries {
+ public:
+  CallerRunningQueries(QueryRunner* runner, const Principal* caller)
+      : runner_(*runner), caller_(*caller) {}
+  std::vector<query::RunningQuery> List() const override { return runner_.ListRunning(caller_); }
+  absl::Status Kill(std::string_view id) const override {
+    if (runner_.Cancel(caller_, std::string(id))) return absl::OkStatus();
+    return absl::NotFoundError(StrCat("query ", EchoInput(id, 40), " is not running (finished, "
+                                      "cancelled, or not yours); SHOW QUERIES lists them"));
+  }
+
+ private:
+  QueryRunner& runner_;
+  const Principal& caller_;
+};
+
+// What a query's caller may read and write, from its token's grants: the
+// engine asks for every table a statement names.
+class PrincipalAccess final : public query::ReadAccess {
+ public:
+  explicit PrincipalAccess(const Principal* caller) : caller_(*caller) {}
+  absl::Status CheckRead(std::string_view database, std::string_view table) const override {
+    return caller_.Require(Action::kRead, database, table);
+  }
+  absl::Status CheckWrite(std::string_view database, std::string_view table) const override {
+    return caller_.Require(Action::kWrite, database, table);
+  }
+  bool MaySee(std::string_view database) const override { return caller_.MaySee(database); }
+  bool MaySee(std::string_view database, std::string_view table) const override {
+    return caller_.MaySee(database, table);
+  }
+
+ private:
+  const Principal& caller_;
+};
+
+// --testing-query-delay-ms: waits before the query runs, as a long query
+// would take, ending early (CANCELLED) when it is cancelled.
+// The query's timeout applies to the wait as it does to the run: what is
+// left of it after the queue (`remaining_millis`); the message names the
+// whole timeout (`timeout_millis`), as the client asked for it.
+absl::Status TestingDelay(const std::atomic<bool>& cancel, int64_t millis, int64_t remaining_millis,
+                          int64_t timeout_millis) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::milliseconds(millis);
+  const auto deadline = start + std::chrono::milliseconds(remaining_millis);
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancel.load()) return absl::CancelledError("the query was cancelled");
+    if (remaining_millis > 0 && std::chrono::steady_clock::now() >= deadline) {
+      return absl::DeadlineExceededError(
+          StrCat("the query ran past its timeout of ", timeout_millis, " ms"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+QueryRunner::QueryRunner(Engine* engine, ServerMetrics* metrics, QueryLimits limits)
+    : engine_(engine),
+      metrics_(*metrics),
+      limits_(limits),
+      budget_(limits.total_memory_bytes),
+      workers_(limits.workers, limits.queue) {
+  metrics->SetAdmissionSource([this] {
+    return AdmissionSnapshot{.running = workers_.running(),
+                             .queued = workers_.queued(),
+                             .refused = workers_.refused(),
+                             .memory_used_bytes = budget_.used(),
+                             .memory_limit_bytes = budget_.limit(),
+                             .memory_refusals = budget_.refusals()};
+  });
+}
+
+QueryRunner::~QueryRunner() { metrics_.SetAdmissionSource(nullptr); }
+
+std::shared_ptr<QueryRunner::Ticket> QueryRunner::Register(Request request) {
+  auto ticket = std::make_shared<Ticket>();
+  if (request.cancel == nullptr) request.cancel = std::make_shared<std::atomic<bool>>(false);
+  request.page_size = std::clamp(request.page_size, 1, kMaxPageRows);
+  if (request.timeout_millis <= 0) request.timeout_millis = limits_.default_timeout_millis;
+  ticket->admitted_ = std::chrono::steady_clock::now();
+  ticket->progress_ = std::make_shared<query::QueryProgress>();
+  Registered registered{.cancel = request.cancel,
+                        .owner = request.caller->name(),
+                        .text = request.sql,
+                        .peer = request.peer,
+                        .started_nanos = NanosSinceEpoch(),
+                        .started = ticket->admitted_,
+                        .progress = ticket->progress_};
+  ticket->request_ = std::move(request);
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  absl::MutexLock lock(&mu_);
+  ticket->id_ = fmt::format("{:016x}{:04x}", random(), ++next_id_ & 0xffff);
+  running_.emplace(ticket->id_, std::move(registered));
+  return ticket;
+}
+
+absl::Status QueryRunner::Start(std::shared_ptr<Ticket> ticket, query::ResultSink* sink,
+                                Done done) {
+  const Request& request = ticket->request();
+  const std::string owner = WorkerOwner(*request.caller, request.peer);
+  const std::string id = ticket->id();
+  const bool admitted =
+      workers_.TrySubmit(owner, [this, ticket = std::move(ticket), sink, done = std::move(done)] {
+        done(RunAdmitted(*ticket, sink));
+      });
+  if (admitted) return absl::OkStatus();
+  Unregister(id);
+  return absl::ResourceExhaustedError(
+      StrCat("the server is running ", workers_.workers(), " queries with ",
+             workers_.queue_capacity(),
+             " more waiting; retry shortly, or raise the server's --query-workers or "
+             "--query-queue"));
+}
+
+absl::StatusOr<query::QueryStats> QueryRunner::Run(Request request, query::ResultSink* sink) {
+  absl::StatusOr<query::QueryStats> stats;
+  absl::Notification done;
+  RETURN_IF_ERROR(Start(Register(std::move(request)), sink,
+                        [&](absl::StatusOr<query::QueryStats> result) {
+                          stats = std::move(result);
+                          done.Notify();
+                        }));
+  done.WaitForNotification();
+  return stats;
+}
+
+absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
+                                                           query::ResultSink* sink) {
+  const Request& request = ticket.request();
+  const auto started = std::chrono::steady_clock::now();
+  // Time spent waiting for a worker counts against the query's timeout.
+  const int64_t waited =
+      std::chrono::duration_cast<std::chrono::milliseconds>(started - ticket.admitted_).count();
+  const PrincipalAccess access(request.caller.get());
+  const CallerRunningQueries running(this, request.caller.get());
+  query::QueryOptions options;
+  options.progress = ticket.progress_.get();
+  options.page_size = request.page_size;
+  options.timeout_millis = std::max<int64_t>(1, request.timeout_millis - waited);
+  options.memory_limit_bytes = limits_.memory_limit_bytes;
+  options.cancelled = request.cancel.get();
+  options.shared_budget = &budget_;
+  options.access = &access;
+  options.running = &running;
+  std::unique_ptr<query::SystemTables> system_tables;
+  if (system_tables_) {
+    system_tables = system_tables_(request.caller);
+    options.system_tables = system_tables.get();
+  }
+  options.parameters = request.parameters;
+  options.describe_only = request.describe_only;
+  options.default_database = request.default_database;
+  ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
+
+  const absl::Status delayed =
+      request.describe_only ? absl::OkStatus()
+                            : TestingDelay(*request.cancel, limits_.testing_delay_millis,
+                                           options.timeout_millis, request.timeout_millis);
+  absl::StatusOr<query::QueryStats> stats =
+      !delayed.ok()            ? delayed
+      : request.cancel->load() ? absl::CancelledError("the query was cancelled")
+                               : engine_.Execute(request.sql, options, sink);
+  if (!request.describe_only) {  // planning a statement for Describe is not a query run
+    Observe(ticket.id(), request.caller->name(), request.sql, stats,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  // Leave the registry before the front door can tell its client the query
+  // ended, so a cancel after that finds it gone.
+  Unregister(ticket.id());
+  return stats;
+}
+
+void QueryRunner::Observe(const std::string& id, const std::string& token, std::string_view sql,
+                          const absl::StatusOr<query::QueryStats>& stats, double seconds) {
+  static const query::QueryStats kNone;
+  const query::QueryStats& s = stats.ok() ? *stats : kNone;
+  metrics_.CountQuery(stats.status(), s, seconds);
+  const int64_t slow = limits_.slow_query_millis;
+  if (slow < 0 || seconds * 1000 < static_cast<double>(slow)) return;
+  spdlog::info(
+      "slow query: id={} token={} elapsed_ms={:.0f} code={} rows_returned={} rows_scanned={} "
+      "bytes_scanned={} text={:?}",
+      id, token, seconds * 1000, StatusCodeName(stats.status().code()), s.rows_returned,
+      s.rows_scanned, s.bytes_scanned, ToValidUtf8(Utf8Prefix(sql, 500)));
+}
+
+bool QueryRunner::Cancel(const Principal& caller, const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  auto it = running_.find(id);
+  // Another token's query is as good as unknown, unless the caller is admin.
+  if (it == running_.end() || (!caller.admin() && it->second.owner != caller.name())) return false;
+  *it->second.cancel = true;
+  return true;
+}
+
+std::vector<query::RunningQuery> QueryRunner::ListRunning(const Principal& caller) {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<query::RunningQuery> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, q] : running_) {
+    if (!caller.admin() && q.owner != caller.name()) continue;
+    out.push_back({.id = id, .text = q.text, .token = q.owner, .peer = q.peer,
+                   .started_nanos = q.started_nanos,
+                   .elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        now - q.started)
+                                        .count(),
+                   .rows_scanned = q.progress->rows_scanned.load(std::memory_order_relaxed),
+                   .bytes_scanned = q.progress->bytes_scanned.load(std::memory_order_relaxed)});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.started_nanos < b.started_nanos;
+  });
+  return out;
+}
+
+void QueryRunner::Unregister(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  running_.erase(id);
+}
+
+}  // namespace strata

@@ -1,0 +1,160 @@
+// The one place a SQL statement is admitted and run, whichever front door it
+// came through (gRPC, the PostgreSQL wire, Prometheus remote read, the
+// scheduler): admission to the worker pool (RESOURCE_EXHAUSTED when its queue
+// is full), the running-query registry (SHOW QUERIES, KILL QUERY,
+// CancelQuery), the memory budget every query shares, the timeout (time in
+// the queue counts), cancellation, the caller's grants on every table the
+// statement names, and the metrics and slow-query log of every run.
+//
+// A front door only adapts: it turns its request into a Request and its
+// transport's result into a query::ResultSink.
+//
+// Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "query/engine.h"
+#include "query/memory_budget.h"
+#include "query/system_tables.h"
+#include "server/auth/grants.h"
+#include "server/ops/metrics.h"
+#include "server/runner/query_workers.h"
+
+namespace strata {
+
+struct QueryLimits {
+  int64_t default_timeout_millis = 300'000;
+  int64_t memory_limit_bytes = 256 << 20;         // one query
+  int64_t total_memory_bytes = int64_t{2} << 30;  // all queries together
+  int workers = 4;                                // queries running at once
+  int queue = 64;                                 // queries waiting for a worker
+  int64_t slow_query_millis = 1000;               // slower queries are logged; -1: none
+  int64_t testing_delay_millis = 0;               // --testing-query-delay-ms
+};
+
+// What a front door needs of the query runner; tests of a front door give it
+// a fake.
+class StatementRunner {
+ public:
+  // One statement from a front door.
+  struct Request {
+    std::shared_ptr<const Principal> caller;
+    std::string sql;
+    query::QueryParameters parameters;
+    std::string peer;  // who sent it, for SHOW QUERIES and fair admission
+    // The front door's own cancel (a client gone, a PostgreSQL
+    // CancelRequest) may set it; null: the query gets one of its own.
+    std::shared_ptr<std::atomic<bool>> cancel;
+    int page_size = 1000;          // clamped to 1 .. QueryRunner::kMaxPageRows
+    int64_t timeout_millis = 0;    // 0 or less: the server's default
+    bool describe_only = false;    // plan only: not counted, logged or delayed
+    std::string default_database;  // for unqualified table names
+  };
+
+  virtual ~StatementRunner() = default;
+
+  // Runs `request` into `sink` and returns when it has ended.
+  virtual absl::StatusOr<query::QueryStats> Run(Request request, query::ResultSink* sink) = 0;
+
+  // The budget every query's memory comes from: a front door that keeps a
+  // result past its query (pages waiting for the client, a PostgreSQL
+  // portal fetched with a row limit) reserves it here too.
+  virtual query::MemoryBudget& memory_budget() = 0;
+};
+
+class QueryRunner final : public StatementRunner {
+ public:
+  // Rows per result page a front door may ask for.
+  static constexpr int kMaxPageRows = 100'000;
+
+  // A query from Register until it has run: listed by SHOW QUERIES and open
+  // to KILL QUERY all that time.
+  class Ticket {
+   public:
+    const std::string& id() const { return id_; }
+    const Request& request() const { return request_; }
+    // Set once the query starts on its worker: when its timeout runs out
+    // (for a front door that waits on its client while the query runs).
+    std::chrono::steady_clock::time_point deadline() const { return deadline_; }
+
+   private:
+    friend class QueryRunner;
+    std::string id_;
+    Request request_;
+    std::chrono::steady_clock::time_point admitted_;
+    std::shared_ptr<query::QueryProgress> progress_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  };
+  using Done = std::function<void(absl::StatusOr<query::QueryStats>)>;
+
+  // `engine` and `metrics` must outlive the runner.
+  QueryRunner(Engine* engine, ServerMetrics* metrics, QueryLimits limits);
+  ~QueryRunner();
+
+  // Runs `request` into `sink` on a worker and returns when it has ended.
+  absl::StatusOr<query::QueryStats> Run(Request request, query::ResultSink* sink) override;
+
+  // The same in two steps, for a front door that must not block: Register
+  // gives the query its id at once; Start admits it to a worker, which runs
+  // it into `sink` and calls `done` once the query has left the registry.
+  // When the queue is full Start returns RESOURCE_EXHAUSTED, having
+  // unregistered the query, and never calls `done`. `sink` must live until
+  // `done` is called.
+  std::shared_ptr<Ticket> Register(Request request);
+  absl::Status Start(std::shared_ptr<Ticket> ticket, query::ResultSink* sink, Done done);
+
+  // The running queries `caller` may see: its own, or all for an admin.
+  std::vector<query::RunningQuery> ListRunning(const Principal& caller);
+  // Cancels query `id` for `caller`; false when it is not running or not
+  // the caller's to cancel.
+  bool Cancel(const Principal& caller, const std::string& id);
+
+  query::MemoryBudget& memory_budget() override { return budget_; }
+
+  // Makes the "system" tables a caller sees (query/system_tables.h); set
+  // once, before serving.
+  using SystemTablesFactory = std::function<std::unique_ptr<query::SystemTables>(
+      std::shared_ptr<const Principal> caller)>;
+  void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
+
+ private:
+  struct Registered {
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::string owner;  // the caller's token name
+    std::string text;
+    std::string peer;
+    int64_t started_nanos = 0;  // since the Unix epoch
+    std::chrono::steady_clock::time_point started;
+    std::shared_ptr<query::QueryProgress> progress;
+  };
+
+  // On a worker: the query's whole run, ending with it unregistered.
+  absl::StatusOr<query::QueryStats> RunAdmitted(Ticket& ticket, query::ResultSink* sink);
+  void Unregister(const std::string& id);
+  // Counts a finished query for /metrics, and logs it when it was slow.
+  void Observe(const std::string& id, const std::string& token, std::string_view sql,
+               const absl::StatusOr<query::QueryStats>& stats, double seconds);
+
+  query::QueryEngine engine_;
+  ServerMetrics& metrics_;
+  const QueryLimits limits_;
+  SystemTablesFactory system_tables_;
+  query::MemoryBudget budget_;
+  absl::Mutex mu_;
+  std::map<std::string, Registered> running_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // Last: destroyed first, so running tasks finish while the rest is alive.
+  QueryWorkers workers_;
+};
+
+}  // namespace strata

@@ -1,0 +1,143 @@
+// Scheduled queries (docs/scheduled-queries.md): their definitions and run
+// history, the scheduler that fires each enabled one at its invocation times
+// (the engine's clock, UTC), and the runs themselves: the SQL with
+// @scheduled_runtime bound, run through the query runner like any query
+// (its workers, memory limit and timeout) as the token that created it, and
+// its result written into the target table through the ingest door.
+//
+// Exactly once in effect: a run's records carry version = its invocation
+// time in milliseconds, so re-running an invocation (a retry, a crash before
+// the run was recorded, a manual Execute) writes nothing new, and a later
+// invocation that recomputes a bucket upserts it. Each query's schedule
+// cursor (the newest settled invocation) is saved with the run that settles
+// it, in one synced write: after downtime the missed invocations run in
+// order, none twice, at most `max_catch_up` of them (older ones are recorded
+// as skipped).
+//
+// Thread-safety: safe for concurrent use. Start once, Stop before the query
+// runner goes away.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "query/system_tables.h"
+#include "server/auth/authenticator.h"
+#include "server/runner/ingest.h"
+#include "server/runner/query_runner.h"
+#include "server/scheduler/schedule_expression.h"
+#include "storage/engine.h"
+#include "strata/v1/scheduled_query.pb.h"
+
+namespace strata {
+
+struct ScheduledQueryOptions {
+  int workers = 1;         // runs at once, over all scheduled queries
+  int max_catch_up = 1440;  // missed invocations run after downtime, per query
+  int history = 100;        // runs kept per scheduled query
+  int retries = 2;          // attempts after a failed first one
+  int64_t retry_delay_nanos = kNanosPerMinute;  // before the first retry; doubles
+  int max_scheduled_queries = 10'000;
+};
+
+class ScheduledQueries {
+ public:
+  // Loads the saved scheduled queries. The arguments must outlive it.
+  static absl::StatusOr<std::unique_ptr<ScheduledQueries>> Open(Engine* engine,
+                                                                StatementRunner* queries,
+                                                                Ingest* ingest,
+                                                                Authenticator* auth,
+                                                                ScheduledQueryOptions options);
+  ~ScheduledQueries();
+
+  // Starts the scheduler and its workers; Stop waits for running runs (a run
+  // cut short by Stop is not recorded: it runs again at the next start).
+  void Start();
+  void Stop();
+
+  // The API (scheduled_query.proto); `caller` owns what it creates.
+  absl::StatusOr<v1::ScheduledQuery> Create(const std::shared_ptr<const Principal>& caller,
+                                            const v1::ScheduledQuery& request);
+  absl::StatusOr<v1::ScheduledQuery> Describe(const Principal& caller, std::string_view name);
+  absl::StatusOr<v1::ListScheduledQueriesResponse> List(const Principal& caller, int max_results,
+                                                        std::string_view next_token);
+  absl::StatusOr<v1::ScheduledQuery> Update(const Principal& caller, std::string_view name,
+                                            v1::ScheduledQueryState state);
+  absl::Status Delete(const Principal& caller, std::string_view name);
+  // A manual run, as if invoked at `invocation_nanos`; returns when it ended.
+  absl::StatusOr<v1::ScheduledQueryRunSummary> Execute(const Principal& caller,
+                                                       std::string_view name,
+                                                       int64_t invocation_nanos);
+
+  // Tests (TestingService.SetClock): wakes the scheduler and returns once no
+  // invocation is due at the clock's time and no scheduled run is going on.
+  void RunDue();
+
+  // "system"."scheduled_queries" and "system"."scheduled_query_runs" as
+  // `caller` sees them (its own scheduled queries; an admin's: all).
+  std::unique_ptr<query::SystemTables> SystemTablesFor(std::shared_ptr<const Principal> caller);
+
+ private:
+  struct Entry;
+  class Tables;
+  struct Task {
+    std::shared_ptr<Entry> entry;
+  };
+
+  ScheduledQueries(Engine* engine, StatementRunner* queries, Ingest* ingest, Authenticator* auth,
+                   ScheduledQueryOptions options)
+      : engine_(*engine), queries_(*queries), ingest_(*ingest), auth_(*auth), options_(options) {}
+
+  absl::Status Load();
+  // The scheduler's loop: hands due invocations to the workers.
+  void Schedule();
+  void Work();
+  // An enabled query's next invocation if it is due now and may start.
+  std::optional<int64_t> DueLocked(const Entry& entry, int64_t now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IdleLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs the entry's next due invocation (after recording the ones skipped
+  // beyond max_catch_up), then settles or schedules a retry.
+  void RunScheduled(const std::shared_ptr<Entry>& entry);
+  // One run: query, map, write. Fills and returns the summary.
+  v1::ScheduledQueryRunSummary RunOnce(const v1::ScheduledQuery& definition,
+                                       int64_t invocation_nanos, bool manual, int attempt,
+                                       const std::shared_ptr<std::atomic<bool>>& cancel);
+  absl::Status RunInto(const v1::ScheduledQuery& definition, int64_t invocation_nanos,
+                       const std::shared_ptr<std::atomic<bool>>& cancel,
+                       v1::ScheduledQueryRunSummary* summary);
+  // Appends a run to the history and saves it with the entry's cursor.
+  absl::Status RecordLocked(Entry& entry, v1::ScheduledQueryRunSummary run)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::shared_ptr<Entry>> FindLocked(const Principal& caller,
+                                                    std::string_view name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  v1::ScheduledQuery DescribeLocked(const Entry& entry) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  query::SystemTable QueriesTable(const Principal& caller);
+  query::SystemTable RunsTable(const Principal& caller);
+
+  Engine& engine_;
+  StatementRunner& queries_;
+  Ingest& ingest_;
+  Authenticator& auth_;
+  const ScheduledQueryOptions options_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
+  std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
+  bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Cancels the runs going on at Stop.
+  std::vector<std::shared_ptr<std::atomic<bool>>> cancels_ ABSL_GUARDED_BY(mu_);
+  std::thread scheduler_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace strata

@@ -1,0 +1,145 @@
+#include "server/wire/column_pages.h"
+
+#include "common/utf8.h"
+#include "server/wire/datum_proto.h"
+
+namespace strata {
+namespace {
+
+using query::DataType;
+
+// Appends `n` cells of one column after the page's first `base` rows. `Cells`
+// reads cell i: null(i), number(i) (as a double), integer(i), text(i),
+// datum(i) (arrays, rows, timeseries). A
+// null map, once a column has one, covers every row of the page.
+template <typename Cells>
+void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
+                  v1::ColumnValues* column) {
+  std::string* nulls = column->mutable_nulls();
+  const size_t bytes = (base + n + 7) / 8;
+  auto mark_null = [&](size_t row) {  // `row` within the page
+    if (nulls->size() < bytes) nulls->resize(bytes, '\0');
+    (*nulls)[row / 8] = static_cast<char>((*nulls)[row / 8] | (1 << (row % 8)));
+  };
+  // One loop per type (the switch is out of the per-cell loop), appending
+  // to arrays reserved for the whole run of cells.
+  auto each = [&](auto&& append) {
+    for (size_t i = 0; i < n; ++i) {
+      const bool null = cells.null(i);
+      if (null) mark_null(base + i);
+      append(i, null);
+    }
+  };
+  if (query::IsComposite(type)) {
+    each([&](size_t i, bool) { DatumToProto(cells.datum(i), column->add_values()); });
+  } else {
+    switch (type) {
+      case DataType::kDouble: {
+        auto* doubles = column->mutable_doubles();
+        doubles->Reserve(doubles->size() + static_cast<int>(n));
+        each([&](size_t i, bool null) { doubles->AddAlreadyReserved(null ? 0.0 : cells.number(i)); });
+        break;
+      }
+      case DataType::kBigint:
+      case DataType::kTimestamp:
+      case DataType::kInterval:
+      case DataType::kDate:
+      case DataType::kTime:
+      case DataType::kIntervalYearToMonth: {
+        auto* ints = column->mutable_ints();
+        ints->Reserve(ints->size() + static_cast<int>(n));
+        each([&](size_t i, bool null) { ints->AddAlreadyReserved(null ? 0 : cells.integer(i)); });
+        break;
+      }
+      case DataType::kBoolean: {
+        auto* booleans = column->mutable_booleans();
+        booleans->Reserve(booleans->size() + static_cast<int>(n));
+        each([&](size_t i, bool null) {
+          booleans->AddAlreadyReserved(!null && cells.integer(i) != 0);
+        });
+        break;
+      }
+      case DataType::kVarchar: {
+        std::string* data = column->mutable_string_data();
+        auto* ends = column->mutable_string_ends();
+        ends->Reserve(ends->size() + static_cast<int>(n));
+        // A series' rows view the same dimension value: the view checked
+        // last is not checked again (most of a wide page's strings are such).
+        std::string_view checked;
+        each([&](size_t i, bool null) {
+          if (!null) {
+            const std::string_view s = cells.text(i);
+            if ((s.data() == checked.data() && s.size() == checked.size()) || IsValidUtf8(s)) {
+              data->append(s);
+              checked = s;
+            } else {
+              data->append(ToValidUtf8(s));
+            }
+          }
+          ends->AddAlreadyReserved(static_cast<uint32_t>(data->size()));
+        });
+        break;
+      }
+      case DataType::kUnknown:
+      case DataType::kFirstComposite:
+        // NULL is all an UNKNOWN column holds.
+        for (size_t i = 0; i < n; ++i) mark_null(base + i);
+        break;
+    }
+  }
+  if (!nulls->empty()) nulls->resize(bytes, '\0');
+}
+
+// Column `c` of materialized rows.
+struct RowCells {
+  const std::vector<query::Row>& rows;
+  size_t c;
+  bool null(size_t i) const { return rows[i][c].null; }
+  double number(size_t i) const { return rows[i][c].AsDouble(); }
+  int64_t integer(size_t i) const {
+    const query::Datum& d = rows[i][c];
+    return d.type == DataType::kDouble ? static_cast<int64_t>(d.d) : d.i;
+  }
+  std::string_view text(size_t i) const { return rows[i][c].s; }
+  const query::Datum& datum(size_t i) const { return rows[i][c]; }
+};
+
+// Rows [start, start + n) of one batch column; a column the batch does not
+// hold (size 0) is NULL.
+struct VectorCells {
+  const query::Vector& v;
+  size_t start;
+  bool held;
+  bool null(size_t i) const { return !held || v.null(start + i); }
+  double number(size_t i) const { return v.AsDouble(start + i); }
+  int64_t integer(size_t i) const {
+    return v.type == DataType::kDouble ? static_cast<int64_t>(v.doubles[start + i])
+                                       : v.ints[start + i];
+  }
+  std::string_view text(size_t i) const { return v.strings[start + i]; }
+  query::Datum datum(size_t i) const { return held ? v.Get(start + i) : query::Datum::Null(v.type); }
+};
+
+}  // namespace
+
+void ToColumnPage(const std::vector<DataType>& types, const std::vector<query::Row>& rows,
+                  v1::ColumnPage* out) {
+  for (size_t c = 0; c < types.size(); ++c) {
+    AppendColumn(types[c], RowCells{rows, c}, 0, rows.size(), out->add_columns());
+  }
+  out->set_row_count(static_cast<int32_t>(rows.size()));
+}
+
+void AppendToColumnPage(const std::vector<DataType>& types, const query::Batch& batch,
+                        size_t start, size_t n, v1::ColumnPage* page) {
+  const size_t base = static_cast<size_t>(page->row_count());
+  while (page->columns_size() < static_cast<int>(types.size())) page->add_columns();
+  for (size_t c = 0; c < types.size(); ++c) {
+    const query::Vector& v = batch.columns[c];
+    AppendColumn(types[c], VectorCells{v, start, v.size() == batch.rows}, base, n,
+                 page->mutable_columns(static_cast<int>(c)));
+  }
+  page->set_row_count(static_cast<int32_t>(base + n));
+}
+
+}  // namespace strata

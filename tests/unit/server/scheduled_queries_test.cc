@@ -1,0 +1,186 @@
+// The scheduler against a clock the test moves and a fake query runner: each
+// invocation runs once with @scheduled_runtime bound to its time, its rows
+// reach the target table through the ingest door, a failed run is retried
+// after the retry delay, and a manual run is recorded as such.
+#include "server/scheduler/scheduled_queries.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/auth/authenticator.h"
+#include "server/ops/metrics.h"
+#include "server/runner/ingest.h"
+#include "storage/engine.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata {
+namespace {
+
+using ::testing::HasSubstr;
+using query::DataType;
+using query::Datum;
+
+constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z, on the minute
+
+// Answers every statement with one row: host "h1", the invocation time
+// (@scheduled_runtime) and a value; fails the next `failures` runs.
+class FakeRunner final : public StatementRunner {
+ public:
+  absl::StatusOr<query::QueryStats> Run(Request request, query::ResultSink* sink) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!request.describe_only) runtimes_.push_back(request.parameters.named["scheduled_runtime"].i);
+      if (!request.describe_only && failures_ > 0) {
+        --failures_;
+        return absl::UnavailableError("the fake runner fails this run");
+      }
+    }
+    RETURN_IF_ERROR(sink->Columns({{"host", DataType::kVarchar},
+                                   {"minute", DataType::kTimestamp},
+                                   {"value", DataType::kDouble}}));
+    if (request.describe_only) return query::QueryStats{};
+    const Datum runtime = request.parameters.named["scheduled_runtime"];
+    std::vector<query::Row> rows;
+    rows.push_back({Datum::Varchar("h1"), runtime, Datum::Double(1.5)});
+    RETURN_IF_ERROR(sink->Rows(std::move(rows)));
+    return query::QueryStats{.rows_returned = 1};
+  }
+  query::MemoryBudget& memory_budget() override { return budget_; }
+
+  void FailNext(int runs) {
+    absl::MutexLock lock(&mu_);
+    failures_ = runs;
+  }
+  // The @scheduled_runtime of each run, in nanoseconds.
+  std::vector<int64_t> runtimes() {
+    absl::MutexLock lock(&mu_);
+    return runtimes_;
+  }
+
+ private:
+  query::MemoryBudget budget_{1 << 20};
+  absl::Mutex mu_;
+  int failures_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<int64_t> runtimes_ ABSL_GUARDED_BY(mu_);
+};
+
+v1::ScheduledQuery EveryMinute() {
+  v1::ScheduledQuery q;
+  q.set_name("rollup");
+  q.set_query_string(
+      "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS value FROM mydb.cpu "
+      "WHERE time BETWEEN @scheduled_runtime - 1m AND @scheduled_runtime GROUP BY 1, 2");
+  q.set_schedule_expression("rate(1 minute)");
+  v1::TargetConfiguration& t = *q.mutable_target_configuration();
+  t.set_database_name("mydb");
+  t.set_table_name("rollup");
+  t.set_time_column("minute");
+  t.add_dimension_mappings()->set_name("host");
+  auto* multi = t.mutable_multi_measure_mappings();
+  multi->set_target_multi_measure_name("cpu_1m");
+  auto* a = multi->add_multi_measure_attribute_mappings();
+  a->set_source_column("value");
+  a->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+  return q;
+}
+
+class ScheduledQueriesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+    auto auth = Authenticator::Open(&engine_->tokens(), &clock_, {.enabled = false});
+    ASSERT_TRUE(auth.ok()) << auth.status();
+    auth_ = std::move(*auth);
+    metrics_ = std::make_unique<ServerMetrics>(engine_.get());
+    ingest_ = std::make_unique<Ingest>(engine_.get(), metrics_.get());
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
+    for (const char* table : {"cpu", "rollup"}) {
+      ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = table}).ok());
+    }
+    auto scheduled = ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
+                                            {.retries = 1, .retry_delay_nanos = 30 * kNanosPerSecond});
+    ASSERT_TRUE(scheduled.ok()) << scheduled.status();
+    scheduled_ = std::move(*scheduled);
+    scheduled_->Start();
+  }
+  void TearDown() override { scheduled_->Stop(); }
+
+  std::shared_ptr<const Principal> Caller() { return {std::shared_ptr<void>(), &Principal::Unrestricted()}; }
+
+  // Moves the clock and lets the scheduler run what is due.
+  void Advance(int64_t nanos) {
+    clock_.Advance(nanos);
+    scheduled_->RunDue();
+  }
+
+  v1::ScheduledQuery Describe() {
+    auto described = scheduled_->Describe(Principal::Unrestricted(), "rollup");
+    EXPECT_TRUE(described.ok()) << described.status();
+    return described.value_or(v1::ScheduledQuery{});
+  }
+
+  testing::TempDir dir_;
+  ManualClock clock_{kNow};
+  FakeRunner runner_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<ServerMetrics> metrics_;
+  std::unique_ptr<Ingest> ingest_;
+  std::unique_ptr<ScheduledQueries> scheduled_;
+};
+
+TEST_F(ScheduledQueriesTest, EachInvocationRunsOnceWithItsTimeAndWritesTheTarget) {
+  ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
+  scheduled_->RunDue();
+  EXPECT_TRUE(runner_.runtimes().empty()) << "nothing is due before the first minute ends";
+  Advance(60 * kNanosPerSecond);
+  ASSERT_EQ(runner_.runtimes().size(), 1u);
+  EXPECT_EQ(runner_.runtimes()[0], kNow + 60 * kNanosPerSecond);
+  // Asked again at the same time: nothing runs twice.
+  scheduled_->RunDue();
+  EXPECT_EQ(runner_.runtimes().size(), 1u);
+  const v1::ScheduledQuery described = Describe();
+  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_SUCCESS);
+  EXPECT_EQ(described.last_run_summary().execution_stats().records_ingested(), 1);
+  // The row reached the table through the ingest door, counted.
+  EXPECT_THAT(metrics_->Render(), HasSubstr("strata_records_ingested_total{tier=\"memory\"} 1"));
+}
+
+TEST_F(ScheduledQueriesTest, AFailedRunIsRetriedAfterTheDelay) {
+  ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
+  runner_.FailNext(1);
+  Advance(60 * kNanosPerSecond);
+  ASSERT_EQ(runner_.runtimes().size(), 1u);
+  v1::ScheduledQuery described = Describe();
+  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_FAILURE);
+  EXPECT_THAT(described.last_run_summary().failure_reason(), HasSubstr("fails this run"));
+  Advance(10 * kNanosPerSecond);
+  EXPECT_EQ(runner_.runtimes().size(), 1u) << "retried before the retry delay";
+  Advance(20 * kNanosPerSecond);
+  ASSERT_EQ(runner_.runtimes().size(), 2u);
+  // The retry is the same invocation.
+  EXPECT_EQ(runner_.runtimes()[1], runner_.runtimes()[0]);
+  described = Describe();
+  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_SUCCESS);
+  EXPECT_EQ(described.last_run_summary().attempt(), 2);
+}
+
+TEST_F(ScheduledQueriesTest, AManualRunIsRecordedAsOne) {
+  ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
+  const int64_t at = kNow - 3600 * kNanosPerSecond;
+  auto run = scheduled_->Execute(Principal::Unrestricted(), "rollup", at);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->run_status(), v1::MANUAL_TRIGGER_SUCCESS);
+  ASSERT_EQ(runner_.runtimes().size(), 1u);
+  EXPECT_EQ(runner_.runtimes()[0], at);
+}
+
+}  // namespace
+}  // namespace strata
