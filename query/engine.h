@@ -19,6 +19,7 @@
 #include "query/expr.h"
 #include "query/memory_budget.h"
 #include "query/parser.h"
+#include "query/query_options.h"
 #include "query/read_access.h"
 #include "query/result.h"
 #include "query/running_queries.h"
@@ -27,36 +28,6 @@
 #include "storage/engine.h"
 
 namespace strata::query {
-
-class SystemTables;  // query/system_tables.h
-
-struct QueryOptions {
-  int page_size = 1000;
-  int64_t timeout_millis = 60'000;
-  int64_t memory_limit_bytes = 256 << 20;
-  // Set by CancelQuery or a client that went away; checked while running.
-  const std::atomic<bool>* cancelled = nullptr;
-  // The server-wide budget the query's memory also comes from; none: only
-  // memory_limit_bytes applies.
-  MemoryBudget* shared_budget = nullptr;
-  // What the caller may read (query/read_access.h); null: everything.
-  const ReadAccess* access = nullptr;
-  // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
-  // those statements are refused.
-  const RunningQueries* running = nullptr;
-  // Where the scans publish what they have read so far; null: nowhere.
-  QueryProgress* progress = nullptr;
-  // The "system" tables (query/system_tables.h); null: there are none.
-  const SystemTables* system_tables = nullptr;
-  // Values for the statement's ? and @name placeholders (query/parser.h).
-  QueryParameters parameters;
-  // The database of unqualified table names (QueryRequest.database); empty:
-  // names must be qualified.
-  std::string default_database;
-  // Plan only: the sink gets the result's columns and the query stops there
-  // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
-  bool describe_only = false;
-};
 
 class QueryEngine {
  public:

@@ -76,20 +76,26 @@ void Engine::RelieveMemoryHead(int64_t budget) {
   }
 }
 
+LastPoints::RunExclusive Engine::ExclusiveOfWriter() {
+  return [writer = writer_.get()](const std::function<absl::Status()>& step) {
+    return writer->Exclusive(step);
+  };
+}
+
 absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
                           const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   if (options.last_per_series) {
     // The newest row of each series, from the write path's entries.
     ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
-    return state->last_points().Scan(*store_, *writer_, table, clock_->NowNanos(), options, emit,
-                                     stats);
+    return state->last_points().Scan(*store_, ExclusiveOfWriter(), table, clock_->NowNanos(),
+                                     options, emit, stats);
   }
   return ScanTable(*store_, table, clock_->NowNanos(), options, emit, stats);
 }
 
 absl::Status Engine::FillLastPoints(const TableInfo& table, const std::function<bool()>& stop) {
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
-  return state->last_points().FillMissing(*store_, *writer_, table, clock_->NowNanos(),
+  return state->last_points().FillMissing(*store_, ExclusiveOfWriter(), table, clock_->NowNanos(),
                                           SeriesTargetsOf(state->AllSeries(), table.partition_key),
                                           stop);
 }

@@ -206,6 +206,8 @@ class Engine {
 
  private:
   Engine() = default;
+  // Writer::Exclusive, for the last points to fill under.
+  LastPoints::RunExclusive ExclusiveOfWriter();
 
   const Clock* clock_ = nullptr;
   std::unique_ptr<Store> store_;

@@ -3,7 +3,6 @@
 #include "common/status.h"
 #include "storage/measure_list.h"
 #include "storage/row_codec.h"
-#include "storage/writer.h"
 
 namespace strata {
 namespace {
@@ -84,7 +83,8 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
   return absl::OkStatus();
 }
 
-absl::Status LastPoints::FillMissing(const Store& store, Writer& writer, const TableInfo& table,
+absl::Status LastPoints::FillMissing(const Store& store, const RunExclusive& exclusive,
+                                     const TableInfo& table,
                                      int64_t now_nanos, const std::vector<SeriesTarget>& series,
                                      const std::function<bool()>& stop) {
   std::vector<SeriesTarget> missing;
@@ -99,19 +99,20 @@ absl::Status LastPoints::FillMissing(const Store& store, Writer& writer, const T
     std::vector<SeriesTarget> chunk(
         missing.begin() + static_cast<std::ptrdiff_t>(from),
         missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + kFillChunk)));
-    RETURN_IF_ERROR(writer.Exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
+    RETURN_IF_ERROR(exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
   }
   return absl::OkStatus();
 }
 
-absl::Status LastPoints::Scan(const Store& store, Writer& writer, const TableInfo& table,
+absl::Status LastPoints::Scan(const Store& store, const RunExclusive& exclusive,
+                              const TableInfo& table,
                               int64_t now_nanos, const ScanOptions& options,
                               const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   if (options.series == nullptr) {
     return absl::InvalidArgumentError("a last-point scan needs the list of series");
   }
   const std::vector<SeriesTarget>& targets = *options.series;
-  RETURN_IF_ERROR(FillMissing(store, writer, table, now_nanos, targets));
+  RETURN_IF_ERROR(FillMissing(store, exclusive, table, now_nanos, targets));
 
   ScanStats local;
   const int64_t low = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,10 +37,12 @@
 
 namespace strata {
 
-class Writer;
-
 class LastPoints {
  public:
+  // Runs a step while no write group commits (the engine passes
+  // Writer::Exclusive), so no write changes a series' rows underneath it.
+  using RunExclusive = std::function<absl::Status(const std::function<absl::Status()>& step)>;
+
   struct Entry {
     int64_t time_nanos = INT64_MIN;  // INT64_MIN: the series has no live row
     int64_t version = 0;
@@ -62,16 +65,18 @@ class LastPoints {
   size_t size() const;
 
   // Fills the entries of those of `series` (in key order) that have none,
-  // a chunk at a time under Writer::Exclusive; stops between chunks once
-  // `stop` (when given) says so.
-  absl::Status FillMissing(const Store& store, Writer& writer, const TableInfo& table,
+  // a chunk at a time under `exclusive`; stops between chunks once `stop`
+  // (when given) says so.
+  absl::Status FillMissing(const Store& store, const RunExclusive& exclusive,
+                           const TableInfo& table,
                            int64_t now_nanos, const std::vector<SeriesTarget>& series,
                            const std::function<bool()>& stop = nullptr);
 
   // A last-point scan (ScanOptions::last_per_series) answered from the
   // entries, filling the missing ones first. Rows come in the order of
   // `options.series`, as the scan without entries gives them.
-  absl::Status Scan(const Store& store, Writer& writer, const TableInfo& table, int64_t now_nanos,
+  absl::Status Scan(const Store& store, const RunExclusive& exclusive, const TableInfo& table,
+                    int64_t now_nanos,
                     const ScanOptions& options, const std::function<bool(const ScanRow&)>& emit,
                     ScanStats* stats);
 

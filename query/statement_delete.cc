@@ -1,0 +1,94 @@
+// DELETE FROM t WHERE ...: the points its SELECT * matches, deleted from
+// every tier (storage/deletion.h).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/error.h"
+#include "query/planner.h"
+#include "query/statements.h"
+#include "storage/table_state.h"
+
+namespace strata::query {
+namespace {
+
+// The rows a DELETE's SELECT * returns, as points of the table: the series
+// from the dimension columns (those before measure_name) and measure_name,
+// the time from `time`.
+class DeleteCollector final : public RowSink {
+ public:
+  // Past this, a DELETE is refused: its points are held in memory.
+  static constexpr size_t kMaxPoints = 5'000'000;
+
+  DeleteCollector(const TableInfo& table, const TableState& state, const Schema& columns,
+                  QueryContext* context)
+      : table_(table), state_(state), context_(context) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c].name == kMeasureNameColumn) measure_name_ = static_cast<int>(c);
+      if (columns[c].name == kTimeColumn) time_ = static_cast<int>(c);
+    }
+    for (int c = 0; c < measure_name_; ++c) dimensions_.emplace_back(c, columns[c].name);
+  }
+
+  absl::Status Push(Row row) override {
+    if (points_.size() >= kMaxPoints) {
+      return absl::ResourceExhaustedError(StrCat(
+          "the DELETE matches more than ", kMaxPoints, " rows; delete a narrower time range at "
+          "a time"));
+    }
+    if (points_.size() % 4096 == 0) {
+      RETURN_IF_ERROR(context_->Reserve(4096 * sizeof(PointToDelete), "the rows to delete"));
+    }
+    NormalizedRecord series;
+    series.measure_name = row[measure_name_].s;
+    for (const auto& [column, name] : dimensions_) {
+      if (!row[column].null) series.dimensions.emplace_back(name, row[column].s);
+    }
+    const std::optional<uint64_t> id = state_.FindSeries(SeriesKeyView::Of(series));
+    if (!id) return absl::OkStatus();  // registered after the scan began: not this DELETE's
+    points_.push_back(
+        {.pk_hash = PartitionHash(series.measure_name, series.dimensions, table_.partition_key),
+         .series = *id,
+         .time_nanos = row[time_].i});
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return absl::OkStatus(); }
+  std::vector<PointToDelete> TakePoints() { return std::move(points_); }
+
+ private:
+  const TableInfo& table_;
+  const TableState& state_;
+  QueryContext* context_;
+  int measure_name_ = -1;
+  int time_ = -1;
+  std::vector<std::pair<int, std::string>> dimensions_;
+  std::vector<PointToDelete> points_;
+};
+
+}  // namespace
+
+absl::Status DeleteRows(Statement stmt, const StatementRun& run) {
+  if (run.options.access != nullptr) {
+    for (absl::Status allowed : {run.options.access->CheckRead(stmt.database, stmt.table),
+                                 run.options.access->CheckWrite(stmt.database, stmt.table)}) {
+      if (!allowed.ok()) return SqlError(run.sql, stmt.table_pos, allowed);
+    }
+  }
+  auto table = run.storage.catalog().FindTable(stmt.database, stmt.table);
+  if (!table.ok()) return SqlError(run.sql, stmt.table_pos, table.status());
+  ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, run.storage.TableStateOf(**table));
+  Planner planner(run.storage, run.layouts, run.sql, &run.context, &run.stats);
+  ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
+  if (run.options.describe_only) return run.sink.Columns({{"rows_deleted", DataType::kBigint}});
+  DeleteCollector collector(**table, *state, plan->output, &run.context);
+  RETURN_IF_ERROR(run.context.CheckAlive());
+  RETURN_IF_ERROR(plan->run(&collector));
+  ASSIGN_OR_RETURN(int64_t deleted, run.storage.Delete(**table, collector.TakePoints()));
+  run.stats.rows_returned = 0;
+  return run.Emit({{"rows_deleted", DataType::kBigint}}, {{Datum::Bigint(deleted)}});
+}
+
+}  // namespace strata::query

@@ -1,0 +1,47 @@
+// The statements other than SELECT and EXPLAIN, each in a file of its own:
+// SHOW DATABASES, SHOW TABLES, SHOW MEASURES and DESCRIBE
+// (statements_catalog.cc), SHOW QUERIES and KILL QUERY
+// (statements_running.cc), DELETE (statement_delete.cc). QueryEngine::Execute
+// parses the statement and hands it to one of these.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/operators.h"
+#include "query/parser.h"
+#include "query/query_options.h"
+#include "query/result.h"
+#include "query/table_layout.h"
+#include "storage/engine.h"
+
+namespace strata::query {
+
+// What a statement runs with, and where its answer goes.
+struct StatementRun {
+  std::string_view sql;  // for the caret of an error
+  const QueryOptions& options;
+  Engine& storage;
+  TableLayoutCache& layouts;
+  QueryContext& context;
+  QueryStats& stats;
+  ResultSink& sink;
+  RowSink& pager;  // pages rows into `sink`, counting them as a SELECT's are
+
+  // The answer: `columns`, then `rows`.
+  absl::Status Emit(std::vector<ResultColumn> columns, std::vector<Row> rows) const;
+};
+
+absl::Status ShowDatabases(const Statement& stmt, const StatementRun& run);
+absl::Status ShowTables(const Statement& stmt, const StatementRun& run);
+// SHOW MEASURES and DESCRIBE, which both need the caller's read grant.
+absl::Status ShowMeasures(const Statement& stmt, const StatementRun& run);
+absl::Status DescribeTable(const Statement& stmt, const StatementRun& run);
+absl::Status ShowQueries(const Statement& stmt, const StatementRun& run);
+absl::Status KillQuery(const Statement& stmt, const StatementRun& run);
+// Plans the DELETE's SELECT, collects the points it matches and deletes
+// them; needs read and write on the table.
+absl::Status DeleteRows(Statement stmt, const StatementRun& run);
+
+}  // namespace strata::query
