@@ -42,6 +42,76 @@ std::string Interval(int64_t start, int64_t end) {
   return StrCat("[", fmt(start, true), ", ", fmt(end, false), ")");
 }
 
+int64_t SaturatingNext(int64_t v) { return v == INT64_MAX ? v : v + 1; }
+
+// If `c` bounds time by a constant (time <op> constant, constant <op> time,
+// time BETWEEN constant AND constant), narrows [*start, *end) to it and
+// returns true: the scan then applies it exactly.
+bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, int64_t* start,
+                     int64_t* end) {
+  if (!IsTimeBound(c, time_column, eval)) return false;
+  auto value = [&](const Expr& e) { return FoldConstant(e, eval)->i; };
+  if (c.kind == ExprKind::kBetween) {
+    *start = std::max(*start, value(*c.args[1]));
+    *end = std::min(*end, SaturatingNext(value(*c.args[2])));
+    return true;
+  }
+  std::string op = c.name;
+  const Expr* bound = c.args[1].get();
+  if (!IsColumn(c.args[0].get(), time_column)) {  // constant <op> time: flip the operator
+    bound = c.args[0].get();
+    if (op == "<") op = ">";
+    else if (op == ">") op = "<";
+    else if (op == "<=") op = ">=";
+    else if (op == ">=") op = "<=";
+  }
+  const int64_t v = value(*bound);
+  if (op == ">=" || op == "=") *start = std::max(*start, v);
+  if (op == ">") *start = std::max(*start, SaturatingNext(v));
+  if (op == "<") *end = std::min(*end, v);
+  if (op == "<=" || op == "=") *end = std::min(*end, SaturatingNext(v));
+  return true;
+}
+
+}  // namespace
+
+// The columns of the window operator's input (`width` wide) that `exprs`
+// (the select list, ORDER BY and the windows' own expressions) read, and
+// those expressions renumbered to the narrowed row followed by the window
+// slots. An aggregate's slot counts as a read of its column; its arguments
+// belong to the aggregation's input, not to these rows.
+std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
+  auto reads_slot = [](const Expr& e) {
+    return (e.kind == ExprKind::kColumn && e.bound.window < 0) || e.bound.aggregate >= 0;
+  };
+  std::vector<bool> used(width, false);
+  std::function<void(const Expr&)> mark = [&](const Expr& e) {
+    if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) used[e.bound.column] = true;
+    if (e.bound.aggregate >= 0) return;
+    for (const ExprPtr& a : e.args) mark(*a);
+  };
+  for (const Expr* e : exprs) mark(*e);
+  std::vector<int> keep;
+  std::vector<int> new_index(width, -1);
+  for (int c = 0; c < width; ++c) {
+    if (!used[c]) continue;
+    new_index[c] = static_cast<int>(keep.size());
+    keep.push_back(c);
+  }
+  std::function<void(Expr&)> renumber = [&](Expr& e) {
+    if (e.kind == ExprKind::kColumn && e.bound.window >= 0) {
+      e.bound.column = static_cast<int>(keep.size()) + e.bound.window;
+    } else if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) {
+      e.bound.column = new_index[e.bound.column];
+    }
+    if (e.bound.aggregate >= 0) return;
+    for (ExprPtr& a : e.args) renumber(*a);
+  };
+  for (Expr* e : exprs) renumber(*e);
+  return keep;
+}
+
+
 bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
 }
@@ -130,74 +200,6 @@ bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
   });
 }
 
-int64_t SaturatingNext(int64_t v) { return v == INT64_MAX ? v : v + 1; }
-
-// If `c` bounds time by a constant (time <op> constant, constant <op> time,
-// time BETWEEN constant AND constant), narrows [*start, *end) to it and
-// returns true: the scan then applies it exactly.
-bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, int64_t* start,
-                     int64_t* end) {
-  if (!IsTimeBound(c, time_column, eval)) return false;
-  auto value = [&](const Expr& e) { return FoldConstant(e, eval)->i; };
-  if (c.kind == ExprKind::kBetween) {
-    *start = std::max(*start, value(*c.args[1]));
-    *end = std::min(*end, SaturatingNext(value(*c.args[2])));
-    return true;
-  }
-  std::string op = c.name;
-  const Expr* bound = c.args[1].get();
-  if (!IsColumn(c.args[0].get(), time_column)) {  // constant <op> time: flip the operator
-    bound = c.args[0].get();
-    if (op == "<") op = ">";
-    else if (op == ">") op = "<";
-    else if (op == "<=") op = ">=";
-    else if (op == ">=") op = "<=";
-  }
-  const int64_t v = value(*bound);
-  if (op == ">=" || op == "=") *start = std::max(*start, v);
-  if (op == ">") *start = std::max(*start, SaturatingNext(v));
-  if (op == "<") *end = std::min(*end, v);
-  if (op == "<=" || op == "=") *end = std::min(*end, SaturatingNext(v));
-  return true;
-}
-
-// The columns of the window operator's input (`width` wide) that `exprs`
-// (the select list, ORDER BY and the windows' own expressions) read, and
-// those expressions renumbered to the narrowed row followed by the window
-// slots. An aggregate's slot counts as a read of its column; its arguments
-// belong to the aggregation's input, not to these rows.
-std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
-  auto reads_slot = [](const Expr& e) {
-    return (e.kind == ExprKind::kColumn && e.bound.window < 0) || e.bound.aggregate >= 0;
-  };
-  std::vector<bool> used(width, false);
-  std::function<void(const Expr&)> mark = [&](const Expr& e) {
-    if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) used[e.bound.column] = true;
-    if (e.bound.aggregate >= 0) return;
-    for (const ExprPtr& a : e.args) mark(*a);
-  };
-  for (const Expr* e : exprs) mark(*e);
-  std::vector<int> keep;
-  std::vector<int> new_index(width, -1);
-  for (int c = 0; c < width; ++c) {
-    if (!used[c]) continue;
-    new_index[c] = static_cast<int>(keep.size());
-    keep.push_back(c);
-  }
-  std::function<void(Expr&)> renumber = [&](Expr& e) {
-    if (e.kind == ExprKind::kColumn && e.bound.window >= 0) {
-      e.bound.column = static_cast<int>(keep.size()) + e.bound.window;
-    } else if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) {
-      e.bound.column = new_index[e.bound.column];
-    }
-    if (e.bound.aggregate >= 0) return;
-    for (ExprPtr& a : e.args) renumber(*a);
-  };
-  for (Expr* e : exprs) renumber(*e);
-  return keep;
-}
-
-}  // namespace
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e) {
@@ -650,518 +652,6 @@ absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {
                            "; compare the value, e.g. WHERE x = 1"));
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {
-  // Planning counts against the query's timeout and cancellation too.
-  RETURN_IF_ERROR(context_->CheckAlive());
-  SelectStmt& select = *owned;
-  auto plan = std::make_shared<Plan>();
-  plan->keep_alive.push_back(std::shared_ptr<SelectStmt>(std::move(owned)));
-
-  for (auto& [name, query] : select.with) {
-    ASSIGN_OR_RETURN(auto cte, PlanSelect(std::move(query)));
-    ctes_[name] = cte;
-  }
-  if (select.set_operation != SetOperation::kNone) {
-    if (select.order_by.empty() && !select.limit && !select.offset) return PlanSetOperation(select);
-    // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...
-    auto inner = std::make_unique<SelectStmt>();
-    inner->set_operation = select.set_operation;
-    inner->set_all = select.set_all;
-    inner->set_left = std::move(select.set_left);
-    inner->set_right = std::move(select.set_right);
-    select.set_operation = SetOperation::kNone;
-    SelectItem all;
-    all.expr = std::make_unique<Expr>();
-    all.expr->kind = ExprKind::kStar;
-    select.items.push_back(std::move(all));
-    select.from.emplace();
-    select.from->subquery = std::move(inner);
-  }
-  // OFFSET m LIMIT n: the first n + m rows in order are found as LIMIT n + m
-  // finds them (a top-n sort, a scan that stops), and an Offset sink drops
-  // the first m.
-  if (select.offset && select.limit &&
-      __builtin_add_overflow(*select.limit, *select.offset, &*select.limit)) {
-    select.limit.reset();
-  }
-  RETURN_IF_ERROR(ResolveSubqueries(select));
-  for (const ExprPtr* clause : {&select.where, &select.having}) {
-    if (*clause && ContainsWindow(**clause)) {
-      return SqlError(sql_, (*clause)->pos, "window functions are not allowed in WHERE or HAVING; "
-                                            "filter on them in an outer query");
-    }
-  }
-  for (const ExprPtr& g : select.group_by) {
-    if (ContainsWindow(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use a window function");
-  }
-  ASSIGN_OR_RETURN(Source source, PlanSource(select));
-  const Schema& input = source.schema;
-
-  // WHERE (a table source has bound it already, for pushdown).
-  if (select.where) {
-    RETURN_IF_ERROR(BindWhere(*select.where, input));
-  }
-
-  // Expand * in the select list.
-  std::vector<SelectItem> items;
-  for (SelectItem& item : select.items) {
-    if (item.expr->kind == ExprKind::kStar) {
-      for (size_t i = 0; i < input.size(); ++i) {
-        if (input[i].hidden) continue;  // the right copy of a USING column
-        auto column = std::make_unique<Expr>();
-        column->kind = ExprKind::kColumn;
-        column->pos = item.expr->pos;
-        column->name = input[i].name;
-        column->qualifier = input[i].qualifier;
-        items.push_back({std::move(column), ""});
-      }
-    } else {
-      items.push_back(std::move(item));
-    }
-  }
-  select.items = std::move(items);
-  if (select.items.empty()) return SqlError(sql_, {0}, "the select list is empty");
-
-  // Window function calls leave the select list and ORDER BY for columns
-  // the window operator appends; a placeholder column stands in each place.
-  auto owned_windows = std::make_shared<std::vector<ExprPtr>>();  // the window operator points in
-  plan->keep_alive.push_back(owned_windows);
-  std::vector<ExprPtr>& windows = *owned_windows;
-  std::vector<Expr*> window_slots;
-  std::function<absl::Status(ExprPtr&)> extract = [&](ExprPtr& e) -> absl::Status {
-    if (e->kind == ExprKind::kCall && e->window) {
-      for (const ExprPtr& a : e->args) {
-        if (ContainsWindow(*a)) return SqlError(sql_, a->pos, "window functions cannot be nested");
-      }
-      auto slot = std::make_unique<Expr>();
-      slot->kind = ExprKind::kColumn;
-      slot->pos = e->pos;
-      slot->name = e->ToString();
-      slot->bound.window = static_cast<int>(windows.size());
-      window_slots.push_back(slot.get());
-      windows.push_back(std::move(e));
-      e = std::move(slot);
-      return absl::OkStatus();
-    }
-    for (ExprPtr& a : e->args) RETURN_IF_ERROR(extract(a));
-    return absl::OkStatus();
-  };
-  for (SelectItem& item : select.items) RETURN_IF_ERROR(extract(item.expr));
-  for (OrderItem& o : select.order_by) RETURN_IF_ERROR(extract(o.expr));
-  // Each window call's expressions: its arguments, PARTITION BY and ORDER BY.
-  auto window_exprs = [&](Expr& call) {
-    std::vector<ExprPtr*> out;
-    for (ExprPtr& a : call.args) {
-      if (a->kind != ExprKind::kStar) out.push_back(&a);
-    }
-    for (ExprPtr& p : call.window->partition_by) out.push_back(&p);
-    for (OrderItem& o : call.window->order_by) out.push_back(&o.expr);
-    return out;
-  };
-
-  bool aggregating = !select.group_by.empty() || (select.having != nullptr);
-  for (const SelectItem& item : select.items) aggregating |= ContainsAggregate(*item.expr);
-  for (const OrderItem& o : select.order_by) aggregating |= ContainsAggregate(*o.expr);
-  for (ExprPtr& w : windows) {
-    for (ExprPtr* e : window_exprs(*w)) aggregating |= ContainsAggregate(**e);
-  }
-  // Binds the window calls (their expressions already bound to the rows the
-  // operator sees, `width` columns) and gives each slot its column.
-  std::vector<WindowCall> window_calls;
-  auto bind_windows = [&](size_t width) -> absl::Status {
-    for (size_t k = 0; k < windows.size(); ++k) {
-      WindowCall call;
-      RETURN_IF_ERROR(BindWindowCall(*windows[k], sql_, &call));
-      window_slots[k]->bound.column = static_cast<int>(width + k);
-      window_slots[k]->bound.type = call.type;
-      window_calls.push_back(std::move(call));
-    }
-    return absl::OkStatus();
-  };
-
-  // The schema the select list, HAVING and ORDER BY are bound against.
-  Schema projected_input = input;
-  std::vector<const Expr*> group_keys;
-  std::vector<AggregateSpec> aggregates;
-  std::vector<std::string> key_text;
-  bool header_aggregates = false;  // blocks may add to the groups by their headers
-  if (aggregating) {
-    for (ExprPtr& g : select.group_by) {
-      // GROUP BY 1 is the first select item; GROUP BY alias is that item.
-      if (g->kind == ExprKind::kLiteral && g->literal.type == DataType::kBigint) {
-        int64_t k = g->literal.i;
-        if (k < 1 || k > static_cast<int64_t>(select.items.size())) {
-          return SqlError(sql_, g->pos, StrCat("GROUP BY ", k, " is not a select item (1..",
-                                               select.items.size(), ")"));
-        }
-        g = select.items[k - 1].expr->Clone();
-      } else if (g->kind == ExprKind::kColumn && g->qualifier.empty()) {
-        bool is_input = std::any_of(input.begin(), input.end(),
-                                    [&](const ColumnInfo& c) { return c.name == g->name; });
-        if (!is_input) {
-          for (const SelectItem& item : select.items) {
-            if (item.alias == g->name) {
-              g = item.expr->Clone();
-              break;
-            }
-          }
-        }
-      }
-      if (ContainsAggregate(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use an aggregate");
-      RETURN_IF_ERROR(Bind(*g, input, sql_));
-      group_keys.push_back(g.get());
-      key_text.push_back(g->ToString());
-    }
-    Schema post;
-    for (size_t i = 0; i < group_keys.size(); ++i) {
-      post.push_back({key_text[i], group_keys[i]->bound.type, ""});
-      if (group_keys[i]->kind == ExprKind::kColumn) post.back().name = group_keys[i]->name;
-    }
-
-    // Take out every aggregate call and give it a slot after the keys.
-    std::function<absl::Status(Expr&)> collect = [&](Expr& e) -> absl::Status {
-      const AggregateFunction* f = e.kind == ExprKind::kCall
-                                       ? FunctionRegistry::Get().FindAggregate(e.name)
-                                       : nullptr;
-      if (f == nullptr) {
-        for (auto& a : e.args) RETURN_IF_ERROR(collect(*a));
-        return absl::OkStatus();
-      }
-      if (e.bound.aggregate >= 0) return absl::OkStatus();
-      AggregateSpec spec;
-      spec.function = f;
-      spec.distinct = e.distinct;
-      for (auto& a : e.args) {
-        if (a->kind == ExprKind::kStar) {
-          if (e.name != "count") return SqlError(sql_, a->pos, "* is only allowed in count(*)");
-          continue;
-        }
-        if (ContainsAggregate(*a)) return SqlError(sql_, a->pos, "aggregates cannot be nested");
-        RETURN_IF_ERROR(Bind(*a, input, sql_));
-        spec.args.push_back(a.get());
-        spec.arg_types.push_back(a->bound.type);
-      }
-      auto type = f->bind(spec.arg_types);
-      if (!type.ok()) return SqlError(sql_, e.pos, StrCat(e.name, "(): ", type.status().message()));
-      e.bound.aggregate = static_cast<int>(aggregates.size());
-      e.bound.column = static_cast<int>(group_keys.size() + aggregates.size());
-      e.bound.type = *type;
-      post.push_back({e.ToString(), *type, ""});
-      aggregates.push_back(std::move(spec));
-      return absl::OkStatus();
-    };
-    for (SelectItem& item : select.items) RETURN_IF_ERROR(collect(*item.expr));
-    if (select.having) RETURN_IF_ERROR(collect(*select.having));
-    for (OrderItem& o : select.order_by) RETURN_IF_ERROR(collect(*o.expr));
-    for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(collect(**e));
-    }
-    if (source.last_point_only &&
-        LastPointEligible(group_keys, aggregates, select.where.get(), source.series_columns,
-                          source.time_column, context_->eval)) {
-      *source.last_point_only = true;
-      source.explain.back() += " last-point-per-series";
-    } else if (source.header_aggregation && !select.where &&
-               HeaderAggregationEligible(group_keys, aggregates, source.series_columns,
-                                         source.time_column, context_->eval)) {
-      source.header_aggregation->keys = group_keys;
-      source.header_aggregation->aggregates = aggregates;
-      header_aggregates = true;
-      source.explain.back() += " block-aggregates";
-    }
-
-    // Rewrite select, HAVING and ORDER BY over the aggregate's output: a
-    // group key becomes its column; other plain columns are errors.
-    std::function<absl::Status(ExprPtr&)> rewrite = [&](ExprPtr& e) -> absl::Status {
-      if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
-      // A lambda's body reads its parameters: bound with the call around it.
-      if (e->kind == ExprKind::kLambda) return absl::OkStatus();
-      if (e->kind != ExprKind::kLiteral) {
-        std::string text = e->ToString();
-        for (size_t k = 0; k < key_text.size(); ++k) {
-          if (key_text[k] == text) {
-            auto column = std::make_unique<Expr>();
-            column->kind = ExprKind::kColumn;
-            column->pos = e->pos;
-            // A grouped column keeps its own name (SELECT m.host ... GROUP
-            // BY m.host gives a column "host"), an expression its text.
-            column->name = e->kind == ExprKind::kColumn ? e->name : text;
-            column->bound.column = static_cast<int>(k);
-            column->bound.type = group_keys[k]->bound.type;
-            e = std::move(column);
-            return absl::OkStatus();
-          }
-        }
-      }
-      if (e->kind == ExprKind::kColumn) {
-        return SqlError(sql_, e->pos, StrCat("column \"", e->name, "\" must appear in GROUP BY "
-                                             "or be used in an aggregate function"));
-      }
-      for (auto& a : e->args) RETURN_IF_ERROR(rewrite(a));
-      return Bind(*e, post, sql_);
-    };
-    for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(rewrite(*e));
-    }
-    RETURN_IF_ERROR(bind_windows(post.size()));
-    for (SelectItem& item : select.items) {
-      // An alias in ORDER BY may name this item: keep its text.
-      RETURN_IF_ERROR(rewrite(item.expr));
-    }
-    if (select.having) RETURN_IF_ERROR(rewrite(select.having));
-    projected_input = post;
-  } else {
-    for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) RETURN_IF_ERROR(Bind(**e, input, sql_));
-    }
-    RETURN_IF_ERROR(bind_windows(input.size()));
-    for (SelectItem& item : select.items) RETURN_IF_ERROR(Bind(*item.expr, input, sql_));
-  }
-
-  // Output columns.
-  Schema output;
-  for (size_t i = 0; i < select.items.size(); ++i) {
-    const SelectItem& item = select.items[i];
-    std::string name = item.alias;
-    if (name.empty()) {
-      name = item.expr->kind == ExprKind::kColumn && item.expr->bound.window < 0
-                 ? item.expr->name
-                 : StrCat("_col", i);
-    }
-    output.push_back({name, item.expr->bound.type, ""});
-  }
-
-  // ORDER BY: an ordinal or an output name refers to the output; anything
-  // else is computed as a hidden extra column.
-  std::vector<const Expr*> projection;
-  for (const SelectItem& item : select.items) projection.push_back(item.expr.get());
-  std::vector<SortKey> sort_keys;
-  for (OrderItem& o : select.order_by) {
-    int column = -1;
-    if (o.expr->kind == ExprKind::kLiteral && o.expr->literal.type == DataType::kBigint) {
-      int64_t k = o.expr->literal.i;
-      if (k < 1 || k > static_cast<int64_t>(output.size())) {
-        return SqlError(sql_, o.expr->pos,
-                        StrCat("ORDER BY ", k, " is not a select item (1..", output.size(), ")"));
-      }
-      column = static_cast<int>(k - 1);
-    } else if (o.expr->kind == ExprKind::kColumn && o.expr->qualifier.empty()) {
-      for (size_t i = 0; i < output.size(); ++i) {
-        if (output[i].name == o.expr->name &&
-            (!select.items[i].alias.empty() || aggregating ||
-             select.items[i].expr->kind == ExprKind::kColumn)) {
-          column = static_cast<int>(i);
-          break;
-        }
-      }
-    }
-    if (column < 0) {
-      if (aggregating) {
-        RETURN_IF_ERROR(std::function<absl::Status(ExprPtr&)>([&](ExprPtr& e) -> absl::Status {
-          if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
-          std::string text = e->ToString();
-          for (size_t k = 0; k < key_text.size(); ++k) {
-            if (key_text[k] == text) {
-              e->bound.column = static_cast<int>(k);
-              e->kind = ExprKind::kColumn;
-              e->args.clear();
-              e->bound.type = group_keys[k]->bound.type;
-              return absl::OkStatus();
-            }
-          }
-          if (e->kind == ExprKind::kColumn) {
-            return SqlError(sql_, e->pos, StrCat("ORDER BY column \"", e->name,
-                                                 "\" must appear in GROUP BY or the select list"));
-          }
-          return Bind(*e, projected_input, sql_);
-        })(o.expr));
-      } else {
-        RETURN_IF_ERROR(Bind(*o.expr, projected_input, sql_));
-      }
-      if (select.distinct) {
-        return SqlError(sql_, o.expr->pos,
-                        "with SELECT DISTINCT, ORDER BY must use columns of the select list");
-      }
-      column = static_cast<int>(projection.size());
-      projection.push_back(o.expr.get());
-    }
-    sort_keys.push_back({column, o.descending, o.nulls_first.value_or(o.descending)});
-  }
-
-  if (select.having && select.having->bound.type != DataType::kBoolean &&
-      select.having->bound.type != DataType::kUnknown) {
-    return SqlError(sql_, select.having->pos, "HAVING needs a boolean condition");
-  }
-
-  // ORDER BY time DESC LIMIT n (or a time bin that is a group key): the
-  // newest rows decide the result, so the scan reads newest first and stops
-  // as soon as no older row can change it.
-  bool newest_first = false;
-  const Expr* newest_key = nullptr;  // aggregating: the group key ordered by
-  size_t newest_key_index = 0;
-  if (source.enough_before && select.limit && !sort_keys.empty() && sort_keys[0].descending &&
-      !select.distinct && !select.having && !*source.last_point_only && windows.empty()) {
-    const Expr* first = projection[sort_keys[0].column];
-    if (!aggregating) {
-      newest_first = IsColumn(first, source.time_column);
-    } else if (first->kind == ExprKind::kColumn && first->bound.aggregate < 0 &&
-               first->bound.column >= 0 &&
-               static_cast<size_t>(first->bound.column) < group_keys.size() &&
-               NeverDecreasesWithTime(*group_keys[first->bound.column], source.time_column,
-                                      context_->eval)) {
-      newest_key_index = static_cast<size_t>(first->bound.column);
-      newest_key = group_keys[newest_key_index];
-      newest_first = true;
-    }
-    if (newest_first) source.explain.back() += " newest-first";
-  }
-
-  // A table scan fills only the columns the query reads.
-  if (source.columns_read) {
-    std::vector<bool>& read = *source.columns_read;
-    if (select.where) MarkColumns(*select.where, &read);
-    if (aggregating) {
-      for (const Expr* k : group_keys) MarkColumns(*k, &read);
-      for (const AggregateSpec& a : aggregates) {
-        for (const Expr* e : a.args) MarkColumns(*e, &read);
-      }
-    } else {
-      for (const Expr* e : projection) MarkColumns(*e, &read);
-      for (ExprPtr& w : windows) {
-        for (ExprPtr* e : window_exprs(*w)) MarkColumns(**e, &read);
-      }
-    }
-    source.explain.back() +=
-        StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
-  }
-
-  // EXPLAIN lines, outermost first.
-  const int visible = static_cast<int>(output.size());
-  auto names = [](const std::vector<const Expr*>& exprs) {
-    std::string out;
-    for (size_t i = 0; i < exprs.size(); ++i) out += (i ? ", " : "") + exprs[i]->ToString();
-    return out;
-  };
-  std::vector<std::string> lines;
-  if (select.offset) lines.push_back(StrCat("Offset ", *select.offset));
-  if (select.limit && sort_keys.empty()) lines.push_back(StrCat("Limit ", *select.limit));
-  if (!sort_keys.empty()) {
-    lines.push_back(select.limit ? StrCat("TopN ", *select.limit, " by ", sort_keys.size(), " keys")
-                                 : StrCat("Sort by ", sort_keys.size(), " keys"));
-  }
-  if (select.distinct) lines.push_back("Distinct");
-  lines.push_back(StrCat("Project [", names(projection), "]"));
-  for (const ExprPtr& w : windows) lines.push_back(StrCat("Window ", w->ToString()));
-  if (select.having) lines.push_back(StrCat("Filter (HAVING) ", select.having->ToString()));
-  if (aggregating) {
-    std::string aggs;
-    for (size_t i = 0; i < aggregates.size(); ++i) {
-      const AggregateSpec& a = aggregates[i];
-      aggs += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
-                     a.args.empty() ? "*" : names(a.args), ")");
-    }
-    lines.push_back(StrCat("HashAggregate keys=[", names(group_keys), "] aggregates=[", aggs, "]"));
-  }
-  if (select.where) lines.push_back(StrCat("Filter ", select.where->ToString()));
-  for (size_t i = 0; i < lines.size(); ++i) plan->explain.push_back(std::string(i * 2, ' ') + lines[i]);
-  for (const std::string& line : source.explain) {
-    plan->explain.push_back(std::string(lines.size() * 2, ' ') + line);
-  }
-
-  // The run function wires the operators from the output back to the source.
-  // The window operator holds every row: it keeps only the columns the
-  // select list, ORDER BY and the windows read (a 1M-row window over a wide
-  // table held 3 GB).
-  std::vector<int> window_keep;
-  if (!windows.empty()) {
-    std::vector<Expr*> after_window;
-    for (const Expr* e : projection) after_window.push_back(const_cast<Expr*>(e));
-    for (ExprPtr& w : windows) {
-      for (ExprPtr* e : window_exprs(*w)) after_window.push_back(e->get());
-    }
-    window_keep = NarrowWindowInput(static_cast<int>(projected_input.size()), after_window);
-  }
-
-  plan->output = output;
-  const Expr* where = select.where.get();
-  const Expr* having = select.having.get();
-  const bool distinct = select.distinct;
-  const std::optional<int64_t> limit = select.limit;
-  const int64_t offset = select.offset.value_or(0);
-  const int input_width = static_cast<int>(input.size());
-  QueryContext* context = context_;
-  auto source_run = source.run;
-  auto enough_before = source.enough_before;
-  auto header_aggregation = source.header_aggregation;
-  const int time_column = source.time_column;
-  plan->estimated_rows = source.estimated_rows;
-  if (aggregating) {
-    plan->estimated_rows = group_keys.empty() ? 1 : std::max<int64_t>(1, source.estimated_rows / 10);
-  }
-  if (limit) plan->estimated_rows = std::min(plan->estimated_rows, *limit);
-  plan->run = [=](RowSink* caller) -> absl::Status {
-    return RunPipeline(context, caller, [&](RowSink* out) -> absl::Status {
-    std::vector<std::unique_ptr<RowSink>> chain;
-    RowSink* next = out;
-    auto push = [&](std::unique_ptr<RowSink> sink) {
-      next = sink.get();
-      chain.push_back(std::move(sink));
-    };
-    if (offset > 0) push(MakeOffset(offset, next));
-    if (static_cast<int>(projection.size()) > visible) push(MakeTruncate(visible, next));
-    if (limit && sort_keys.empty()) push(MakeLimit(*limit, context, next));
-    if (!sort_keys.empty()) push(MakeSort(sort_keys, limit, context, next));
-    if (distinct) push(MakeDistinct(visible, context, next));
-    push(MakeProject(projection, context, next));
-    if (!window_calls.empty()) push(MakeWindow(window_calls, window_keep, context, next));
-    if (having != nullptr) push(MakeFilter(having, context, next));
-    std::vector<std::unique_ptr<BatchSink>> batch_chain;
-    AggregateSink* aggregate = nullptr;
-    int64_t rows_passed = 0;  // rows past WHERE, without aggregation
-    if (aggregating) {
-      std::unique_ptr<AggregateSink> a = MakeAggregate(group_keys, aggregates, context, next);
-      aggregate = a.get();
-      batch_chain.push_back(std::move(a));
-    } else {
-      batch_chain.push_back(MakeBatchesToRows(input_width, context, next));
-      if (newest_first) batch_chain.push_back(MakeRowCounter(&rows_passed, batch_chain.back().get()));
-    }
-    if (where != nullptr) {
-      batch_chain.push_back(MakeBatchFilter(where, context, batch_chain.back().get()));
-    }
-    if (newest_first) {
-      // After a bucket starting at `start`, unread rows are older than it. Rows
-      // (or groups whose key is above every unread row's key) already held
-      // come first in the order; LIMIT of them settle the result.
-      *enough_before = [&](int64_t start) {
-        if (aggregate == nullptr) return rows_passed >= *limit;
-        Row row(input_width);
-        row[time_column] = Datum::Timestamp(start - 1);
-        return aggregate->GroupsAbove(newest_key_index, Eval(*newest_key, row, context->eval)) >=
-               *limit;
-      };
-    }
-    if (header_aggregates) header_aggregation->sink = aggregate;
-    absl::Status ran = source_run(batch_chain.back().get());
-    // Both refer to this run's operators.
-    if (newest_first) *enough_before = nullptr;
-    if (header_aggregates) header_aggregation->sink = nullptr;
-    return ran;
-    });
-  };
-  if (!aggregating && windows.empty() && having == nullptr && !distinct && sort_keys.empty() &&
-      !limit && !newest_first) {
-    const std::vector<const Expr*> select_list(projection.begin(), projection.begin() + visible);
-    plan->run_batches = [=](BatchSink* out) -> absl::Status {
-      std::unique_ptr<BatchSink> project = MakeBatchProject(select_list, context, out);
-      std::unique_ptr<BatchSink> filter =
-          where != nullptr ? MakeBatchFilter(where, context, project.get()) : nullptr;
-      return source_run(filter != nullptr ? filter.get() : project.get());
-    };
-  }
-  return plan;
 }
 
 }  // namespace strata::query

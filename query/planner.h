@@ -53,6 +53,7 @@ class Planner {
   absl::StatusOr<std::shared_ptr<Plan>> PlanSelect(std::unique_ptr<SelectStmt> select);
 
  private:
+  class SelectPhases;  // planner_select.cc
   struct Source;
   struct FromNode;
   struct ResolvedTable;

@@ -62,6 +62,24 @@ struct Planner::FromNode {
   std::shared_ptr<std::vector<ExprPtr>> unnest_exprs;
 };
 
+// Whether `e` is the bound column `column`.
+bool IsColumn(const Expr* e, int column);
+// time, bin(time, c) or date_trunc(c, time): a key that never decreases as
+// time grows.
+bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval);
+bool OnlySeriesColumns(const Expr& e, int series_columns);
+// `time <op> constant` or `time BETWEEN constant AND constant`.
+bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval);
+// The aggregation's fast paths (planner.cc says when each applies).
+bool LastPointEligible(const std::vector<const Expr*>& keys,
+                       const std::vector<AggregateSpec>& aggregates, const Expr* where,
+                       int series_columns, int time_column, const EvalContext& eval);
+bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval);
+// The columns the window operator keeps of its `width`-wide input.
+std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
+
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
 // The AND of `conjuncts` (bound, boolean); null when there are none.
