@@ -11,7 +11,6 @@
 #include "common/utf8.h"
 #include "query/calendar.h"
 #include "query/checked_math.h"
-#include "query/lambdas.h"
 
 namespace strata::query {
 namespace {

@@ -44,6 +44,12 @@ absl::Status Bind(Expr& expr, const Schema& schema, std::string_view sql);
 // Evaluates a bound expression over one input row.
 Datum Eval(const Expr& expr, const Row& row, const EvalContext& context);
 
+// A call of a function that takes lambdas (ScalarFunction::takes_lambdas:
+// filter, transform, reduce, ...), bound with its arguments, and evaluated
+// over one row (query/expr_lambdas.cc).
+absl::Status BindLambdaCall(Expr& call, const Schema& schema, std::string_view sql);
+Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& context);
+
 // The value of a bound expression that reads no column, if it is one.
 std::optional<Datum> FoldConstant(const Expr& expr, const EvalContext& context);
 

@@ -13,6 +13,14 @@ namespace strata::query {
 
 // Arrays and rows: ARRAY[...], a[i], element_at, cardinality, array_agg, ...
 // (functions_array.cc).
+// The functions of functions_core.cc: time, conditionals, casts, the common
+// aggregates.
+void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
+                      std::vector<AggregateFunction>* aggregates);
+
+// filter, transform, reduce, ... (functions_lambda.cc): their entries only.
+void AddLambdaFunctions(std::vector<ScalarFunction>* scalars);
+
 void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
                        std::vector<AggregateFunction>* aggregates);
 

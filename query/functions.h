@@ -77,7 +77,8 @@ struct ScalarFunction {
   // Instead of eval, for functions whose value depends on the bound result
   // type (ARRAY[1, 2.5] makes doubles of both; row() names its fields).
   std::function<Datum(const std::vector<Datum>&, DataType result, const EvalContext&)> eval_typed;
-  // filter, transform, reduce, ...: bound and evaluated by query/lambdas.h.
+  // filter, transform, reduce, ...: bound and evaluated by BindLambdaCall and
+  // EvalLambdaCall (query/expr.h).
   bool takes_lambdas = false;
 };
 

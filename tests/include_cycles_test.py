@@ -17,7 +17,6 @@ import sys
 KNOWN = {
     frozenset({"storage/head_rows", "storage/measure_list", "storage/row_codec",
                "storage/write_types"}),
-    frozenset({"query/expr", "query/function_families", "query/functions", "query/lambdas"}),
 }
 MODULES = ("common", "storage", "query", "server", "client")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
