@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "common/coding.h"
-#include "storage/row_codec.h"
+#include "storage/value_codec.h"
 
 namespace strata {
 namespace {

@@ -19,7 +19,7 @@
 
 namespace strata {
 
-struct MeasureView;  // storage/row_codec.h
+struct MeasureView;  // storage/value_codec.h
 
 // An encoded row cut into its parts (views of the row).
 struct RowParts {

@@ -1,7 +1,7 @@
 #include "storage/measure_list.h"
 
 #include "common/coding.h"
-#include "storage/row_codec.h"
+#include "storage/value_codec.h"
 
 namespace strata {
 

@@ -7,37 +7,6 @@
 
 namespace strata {
 
-namespace {
-
-void PutNameAndType(std::string_view name, ValueType type, std::string* out) {
-  PutLengthPrefixed(out, name);
-  out->push_back(static_cast<char>(type));
-}
-
-}  // namespace
-
-void AppendValue(const ValueView& value, std::string* out) {
-  AppendBounded(out, MaxValueBytes(value), [&](char* p) { return EncodeValue(p, value); });
-}
-
-bool ReadValue(Decoder& in, ValueType type, MeasureView* m) {
-  m->type = type;
-  m->real = 0;
-  m->number = 0;
-  m->text = {};
-  uint8_t flag = 0;
-  switch (type) {
-    case ValueType::kDouble: return in.GetDouble(&m->real);
-    case ValueType::kVarchar: return in.GetLengthPrefixed(&m->text);
-    case ValueType::kBoolean:
-      if (!in.GetByte(&flag)) return false;
-      m->number = flag != 0;
-      return true;
-    case ValueType::kBigint:
-    case ValueType::kTimestamp: return in.GetVarsint64(&m->number);
-  }
-  return false;
-}
 
 void EncodeRow(const StoredRow& row, std::string* out) {
   PutVarint64(out, static_cast<uint64_t>(row.version));
@@ -51,12 +20,6 @@ void EncodeRow(const StoredRow& row, std::string* out) {
 void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out) {
   PutVarint64(out, measures.size());
   for (const Measure& m : measures) PutNameAndType(m.name, m.value.type, out);
-}
-
-void EncodeRowSignature(absl::Span<const std::string_view> names,
-                        absl::Span<const ValueType> types, std::string* out) {
-  PutVarint64(out, names.size());
-  for (size_t i = 0; i < names.size(); ++i) PutNameAndType(names[i], types[i], out);
 }
 
 void EncodeCompactRow(const StoredRow& row, std::string* out) {

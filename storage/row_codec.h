@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/coding.h"
+#include "storage/value_codec.h"
 #include "storage/write_types.h"
 
 namespace strata {
@@ -35,9 +36,7 @@ void EncodeRow(const StoredRow& row, std::string* out);
 // exactly the bytes of its encoding, which RowShape::AppendEncodedRow puts
 // back together.
 void EncodeRowSignature(const std::vector<Measure>& measures, std::string* out);
-// The same from the names and types (as many).
-void EncodeRowSignature(absl::Span<const std::string_view> names,
-                        absl::Span<const ValueType> types, std::string* out);
+// The same from the names and types: storage/value_codec.h.
 void EncodeCompactRow(const StoredRow& row, std::string* out);
 // The compact form from the version and the values' bytes
 // (MeasureList::values).
@@ -49,37 +48,6 @@ absl::StatusOr<StoredRow> DecodeRow(std::string_view bytes);
 absl::Status DecodeRowInto(std::string_view bytes, StoredRow* row);
 // The same for a row the memory head stores compactly (RowReader's shape).
 absl::Status DecodeRowInto(std::string_view bytes, const RowShape* shape, StoredRow* row);
-
-// One measure of an encoded row, viewed in place: valid while the row's
-// bytes are.
-struct MeasureView {
-  std::string_view name;
-  ValueType type = ValueType::kDouble;
-  double real = 0;        // DOUBLE
-  int64_t number = 0;     // BIGINT, TIMESTAMP, BOOLEAN (0/1)
-  std::string_view text;  // VARCHAR
-};
-
-// A value's bytes in an encoded row, without its name and type: written at
-// `p` (at most MaxValueBytes; returns the end), appended to `out`, and read
-// back (type, real, number and text of `m`; false if `in` does not start
-// with a value of `type`).
-inline size_t MaxValueBytes(const ValueView& value) {
-  return value.type == ValueType::kVarchar ? kMaxVarint64Bytes + value.text.size()
-                                           : kMaxVarint64Bytes;
-}
-inline char* EncodeValue(char* p, const ValueView& value) {
-  switch (value.type) {
-    case ValueType::kDouble: return EncodeDouble(p, value.real);
-    case ValueType::kVarchar: return EncodeLengthPrefixed(p, value.text);
-    case ValueType::kBoolean: *p = value.number != 0 ? 1 : 0; return p + 1;
-    case ValueType::kBigint:
-    case ValueType::kTimestamp: return EncodeVarsint64(p, value.number);
-  }
-  return p;
-}
-void AppendValue(const ValueView& value, std::string* out);
-bool ReadValue(Decoder& in, ValueType type, MeasureView* m);
 
 // Walks an encoded row without copying anything, for readers that keep few
 // of its measures (a query reading one of ten attributes).
