@@ -16,6 +16,7 @@
 #include "query/system_tables.h"
 #include "query/scan_batcher.h"
 #include "query/table_layout.h"
+#include "query/table_scan.h"
 #include "query/vector_eval.h"
 #include "query/window.h"
 #include "storage/keys.h"
@@ -481,109 +482,21 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
                      series_filter)
             : StrCat(" series=all(", total_series, ")"),
       block_filter));
-  Engine* storage = &storage_;
-  QueryContext* context = context_;
-  QueryStats* stats = stats_;
-  source.run = [storage, table, options, layout, bounds, context, stats, targets,
-                last_point_only = source.last_point_only, enough_before = source.enough_before,
-                header = source.header_aggregation, read = source.columns_read,
-                restriction = source.restrict_series,
-                target_index](BatchSink* sink) -> absl::Status {
-    absl::Status pushed;
-    ScanStats scan_stats;
-    ScanOptions scan_options = options;
-    // A join's dynamic filter: only series whose key column has a value the
-    // build side holds.
-    std::vector<SeriesTarget> restricted;
-    if (restriction->values) {
-      const Vector& column = layout->series_batch.columns[restriction->column];
-      for (size_t i : *target_index) {
-        if (!column.null(i) && restriction->values->contains(
-                                      absl::string_view(column.strings[i].data(), column.strings[i].size()))) {
-          restricted.push_back(layout->series[i]);
-        }
-      }
-      scan_options.series = &restricted;
-    }
-    if (*last_point_only) {
-      scan_options.last_per_series = true;
-      if (scan_options.series == nullptr) scan_options.series = &layout->series;
-    }
-    ScanBatcher batcher(*layout->columns, *read, *bounds);
-    // Pushes the rows gathered so far; false when the scan must stop.
-    // What this scan has published to the query's progress so far.
-    int64_t published_rows = 0, published_bytes = 0;
-    auto publish = [&] {
-      if (context->progress == nullptr) return;
-      context->progress->rows_scanned.fetch_add(scan_stats.rows_scanned - published_rows,
-                                                std::memory_order_relaxed);
-      context->progress->bytes_scanned.fetch_add(scan_stats.bytes_scanned - published_bytes,
-                                                 std::memory_order_relaxed);
-      published_rows = scan_stats.rows_scanned;
-      published_bytes = scan_stats.bytes_scanned;
-    };
-    auto flush = [&]() {
-      publish();
-      pushed = context->CheckAlive();
-      if (pushed.ok()) pushed = batcher.Flush([&](const Batch& b) { return sink->Push(b); });
-      return pushed.ok() && !context->enough.load(std::memory_order_relaxed);
-    };
-    // Magnetic blocks that need no merge add to the aggregation by their
-    // headers when they can, or go straight into the batches, decoding only
-    // the columns the query reads.
-    BlockStatsReader stats_reader(*layout->columns, *header, context->eval);
-    Row block_keys;
-    std::vector<ColumnStats> block_stats;
-    scan_options.whole_block = [&](const WholeBlock& block) {
-      if (header->sink != nullptr && stats_reader.Read(block, &block_keys, &block_stats)) {
-        // Rows gathered before the block reach the groups first, so groups
-        // keep the order the row-by-row path gives them.
-        if (batcher.rows() > 0 && !flush()) return BlockUse::kStop;
-        pushed = header->sink->AddStats(std::move(block_keys), block_stats);
-        return pushed.ok() ? BlockUse::kTaken : BlockUse::kStop;
-      }
-      absl::StatusOr<bool> go_on = batcher.AddBlock(block, flush);
-      if (!go_on.ok()) pushed = go_on.status();
-      return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
-    };
-    // The memory head's series that need no merge go in without a call per row.
-    scan_options.whole_head_series = [&](const HeadSeries& series) {
-      absl::StatusOr<bool> go_on = batcher.AddHeadSeries(series, flush);
-      if (!go_on.ok()) pushed = go_on.status();
-      return go_on.ok() && *go_on ? BlockUse::kTaken : BlockUse::kStop;
-    };
-    if (*enough_before) {
-      scan_options.newest_first = true;
-      // What the bucket added must reach the operators before they judge.
-      scan_options.bucket_done = [&](int64_t bucket_start) {
-        if (batcher.rows() > 0 && !flush()) return false;
-        return !(*enough_before)(bucket_start);
-      };
-    }
-    scan_options.encoded_rows = true;  // the batcher decodes only the columns read
-    absl::Status scanned = storage->Scan(
-        *table, scan_options,
-        [&](const ScanRow& point) {
-          absl::StatusOr<bool> full = batcher.Add(point);
-          if (!full.ok()) {
-            pushed = full.status();
-            return false;
-          }
-          return !*full || flush();
-        },
-        &scan_stats);
-    if (pushed.ok() && scanned.ok() && batcher.rows() > 0) flush();
-    publish();
-    stats->rows_scanned += scan_stats.rows_scanned;
-    stats->bytes_scanned += scan_stats.bytes_scanned;
-    stats->buckets_scanned += scan_stats.buckets_scanned;
-    stats->buckets_pruned += std::max<int64_t>(0, scan_stats.buckets_in_range -
-                                                      scan_stats.buckets_scanned);
-    stats->blocks_scanned += scan_stats.blocks_scanned - batcher.blocks_ruled_out();
-    stats->blocks_pruned += scan_stats.blocks_pruned + batcher.blocks_ruled_out();
-    RETURN_IF_ERROR(pushed);
-    RETURN_IF_ERROR(scanned);
-    return sink->Finish();
+  auto scan = std::make_shared<const TableScan>(
+      TableScan::Spec{.storage = &storage_,
+                      .table = table,
+                      .layout = layout,
+                      .options = options,
+                      .targets = targets,
+                      .target_index = target_index,
+                      .bounds = bounds,
+                      .last_point_only = source.last_point_only,
+                      .enough_before = source.enough_before,
+                      .header_aggregation = source.header_aggregation,
+                      .columns_read = source.columns_read,
+                      .restrict_series = source.restrict_series});
+  source.run = [scan, context = context_, stats = stats_](BatchSink* sink) {
+    return scan->Run(context, stats, sink);
   };
   return source;
 }
