@@ -282,6 +282,195 @@ bool CastAllowed(DataType from, DataType to) {
   }
 }
 
+// NOT and unary minus.
+absl::Status BindUnary(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  if (e.name == "NOT") {
+    if (arg_type(0) != DataType::kBoolean && arg_type(0) != DataType::kUnknown) {
+      return TypeError(sql, e, StrCat("NOT needs a boolean, not ", TypeName(arg_type(0))));
+    }
+    e.bound.type = DataType::kBoolean;
+  } else {
+    if (!IsNumeric(arg_type(0)) && arg_type(0) != DataType::kInterval &&
+        arg_type(0) != DataType::kIntervalYearToMonth && arg_type(0) != DataType::kUnknown) {
+      return TypeError(sql, e, StrCat("cannot negate a ", TypeName(arg_type(0))));
+    }
+    e.bound.type = arg_type(0);
+  }
+  return absl::OkStatus();
+}
+
+// AND/OR, comparisons, || and arithmetic.
+absl::Status BindBinary(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  const std::string& op = e.name;
+  DataType a = arg_type(0), b = arg_type(1);
+  if (op == "AND" || op == "OR") {
+    for (DataType t : {a, b}) {
+      if (t != DataType::kBoolean && t != DataType::kUnknown) {
+        return TypeError(sql, e, StrCat(op, " needs booleans, not ", TypeName(t)));
+      }
+    }
+    e.bound.type = DataType::kBoolean;
+  } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=" ||
+             op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
+    CoerceDatesToTimestamps({&e.args[0], &e.args[1]});
+    a = arg_type(0);
+    b = arg_type(1);
+    if (!Comparable(a, b)) {
+      std::string hint;
+      if (a == DataType::kTimestamp && b == DataType::kVarchar) {
+        hint = "; write a timestamp as TIMESTAMP '2023-05-17 20:54:39'";
+      }
+      return TypeError(sql, e, StrCat("cannot compare ", TypeName(a), " with ", TypeName(b), hint));
+    }
+    e.bound.type = DataType::kBoolean;
+  } else if (op == "||") {
+    if ((a != DataType::kVarchar && a != DataType::kUnknown) ||
+        (b != DataType::kVarchar && b != DataType::kUnknown)) {
+      return TypeError(sql, e, "|| joins varchar values; CAST other types to varchar first");
+    }
+    e.bound.type = DataType::kVarchar;
+  } else {
+    DataType t = ArithmeticType(op, a, b);
+    if (t == DataType::kUnknown && !(a == DataType::kUnknown && b == DataType::kUnknown)) {
+      return TypeError(sql, e, StrCat("cannot apply ", op, " to ", TypeName(a), " and ",
+                                      TypeName(b)));
+    }
+    e.bound.type = t;
+  }
+  return absl::OkStatus();
+}
+
+// A scalar function call (aggregates and lambda calls are bound elsewhere).
+absl::Status BindCall(Expr& e, std::string_view sql) {
+  const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+  if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral) {
+    // r.name, rewritten by BindColumn (and bound again here by a rebind).
+    const std::vector<RowField>& fields = RowFields(e.args[0]->bound.type);
+    const int64_t index = e.args[1]->literal.i;
+    if (index >= 0 && index < static_cast<int64_t>(fields.size())) {
+      e.bound.function = f;
+      e.bound.type = fields[index].type;
+      return absl::OkStatus();
+    }
+  }
+  if (f == nullptr && FindRefusedFunction(e.name) != nullptr) {
+    return SqlError(absl::StatusCode::kUnimplemented, sql, e.pos,
+                    StrCat("function ", e.name, "() is not supported: ",
+                           FindRefusedFunction(e.name)->reason));
+  }
+  if (f == nullptr) {
+    return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
+                                       DidYouMean(e.name, FunctionRegistry::Get().Names())));
+  }
+  if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
+  std::vector<DataType> types;
+  for (const auto& a : e.args) types.push_back(a->bound.type);
+  auto type = f->bind(types);
+  if (!type.ok() && std::find(types.begin(), types.end(), DataType::kDate) != types.end()) {
+    // A function of timestamps takes a DATE as its midnight.
+    std::vector<DataType> widened = types;
+    std::replace(widened.begin(), widened.end(), DataType::kDate, DataType::kTimestamp);
+    if (auto retried = f->bind(widened); retried.ok()) {
+      for (ExprPtr& a : e.args) {
+        if (a->bound.type == DataType::kDate) ImplicitCast(a, DataType::kTimestamp);
+      }
+      type = retried;
+    }
+  }
+  if (!type.ok()) {
+    return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
+  }
+  e.bound.type = *type;
+  e.bound.function = f;
+  return absl::OkStatus();
+}
+
+// CASE: a boolean per WHEN, and one type for every branch.
+absl::Status BindCase(Expr& e, std::string_view sql) {
+  size_t i = e.has_operand ? 1 : 0;
+  size_t end = e.args.size() - (e.has_else ? 1 : 0);
+  DataType result = DataType::kUnknown;
+  auto merge = [&](const Expr& branch) -> absl::Status {
+    DataType t = branch.bound.type;
+    if (t == DataType::kUnknown) return absl::OkStatus();
+    if (result == DataType::kUnknown || result == t) {
+      result = t;
+    } else if (IsNumeric(result) && IsNumeric(t)) {
+      result = DataType::kDouble;
+    } else {
+      return TypeError(sql, branch, StrCat("CASE branches mix ", TypeName(result), " and ",
+                                           TypeName(t)));
+    }
+    return absl::OkStatus();
+  };
+  for (; i + 1 < end; i += 2) {
+    DataType cond = e.args[i]->bound.type;
+    if (!e.has_operand && cond != DataType::kBoolean && cond != DataType::kUnknown) {
+      return TypeError(sql, *e.args[i], "WHEN needs a boolean condition");
+    }
+    RETURN_IF_ERROR(merge(*e.args[i + 1]));
+  }
+  if (e.has_else) RETURN_IF_ERROR(merge(*e.args.back()));
+  e.bound.type = result;
+  return absl::OkStatus();
+}
+
+absl::Status BindCast(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  const DataType from = arg_type(0), to = e.cast_type;
+  if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
+      to != DataType::kVarchar &&
+      (KindOf(from) != KindOf(to) ||
+       RowFields(from).size() != RowFields(to).size())) {
+    return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+  }
+  if (!IsComposite(from) && !IsComposite(to) && !CastAllowed(from, to)) {
+    return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+  }
+  e.bound.type = to;
+  return absl::OkStatus();
+}
+
+// x IN (list): comparable values; a long literal list becomes a hash set.
+absl::Status BindIn(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  std::vector<ExprPtr*> operands;
+  for (ExprPtr& a : e.args) operands.push_back(&a);
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
+  }
+  CoerceDatesToTimestamps(std::move(operands));
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    if (!Comparable(arg_type(0), arg_type(i))) {
+      return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
+                                               " but the tested value is ",
+                                               TypeName(arg_type(0))));
+    }
+  }
+  e.bound.type = DataType::kBoolean;
+  if (e.args.size() > kInListHashThreshold &&
+      std::all_of(e.args.begin() + 1, e.args.end(),
+                  [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
+    auto list = std::make_shared<InList>();
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      const Datum& v = e.args[i]->literal;
+      if (v.null) {
+        list->has_null = true;
+        continue;
+      }
+      std::string key;
+      AppendKey(v, &key);
+      list->keys.insert(std::move(key));
+    }
+    e.bound.in_list = std::move(list);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
@@ -313,179 +502,12 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       return BindColumn(e, schema, sql);
     case ExprKind::kStar:
       return SqlError(sql, e.pos, "* is only allowed in the select list and in count(*)");
-    case ExprKind::kUnary:
-      if (e.name == "NOT") {
-        if (arg_type(0) != DataType::kBoolean && arg_type(0) != DataType::kUnknown) {
-          return TypeError(sql, e, StrCat("NOT needs a boolean, not ", TypeName(arg_type(0))));
-        }
-        e.bound.type = DataType::kBoolean;
-      } else {
-        if (!IsNumeric(arg_type(0)) && arg_type(0) != DataType::kInterval &&
-            arg_type(0) != DataType::kIntervalYearToMonth && arg_type(0) != DataType::kUnknown) {
-          return TypeError(sql, e, StrCat("cannot negate a ", TypeName(arg_type(0))));
-        }
-        e.bound.type = arg_type(0);
-      }
-      return absl::OkStatus();
-    case ExprKind::kBinary: {
-      const std::string& op = e.name;
-      DataType a = arg_type(0), b = arg_type(1);
-      if (op == "AND" || op == "OR") {
-        for (DataType t : {a, b}) {
-          if (t != DataType::kBoolean && t != DataType::kUnknown) {
-            return TypeError(sql, e, StrCat(op, " needs booleans, not ", TypeName(t)));
-          }
-        }
-        e.bound.type = DataType::kBoolean;
-      } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=" ||
-                 op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
-        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
-        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
-        CoerceDatesToTimestamps({&e.args[0], &e.args[1]});
-        a = arg_type(0);
-        b = arg_type(1);
-        if (!Comparable(a, b)) {
-          std::string hint;
-          if (a == DataType::kTimestamp && b == DataType::kVarchar) {
-            hint = "; write a timestamp as TIMESTAMP '2023-05-17 20:54:39'";
-          }
-          return TypeError(sql, e, StrCat("cannot compare ", TypeName(a), " with ", TypeName(b), hint));
-        }
-        e.bound.type = DataType::kBoolean;
-      } else if (op == "||") {
-        if ((a != DataType::kVarchar && a != DataType::kUnknown) ||
-            (b != DataType::kVarchar && b != DataType::kUnknown)) {
-          return TypeError(sql, e, "|| joins varchar values; CAST other types to varchar first");
-        }
-        e.bound.type = DataType::kVarchar;
-      } else {
-        DataType t = ArithmeticType(op, a, b);
-        if (t == DataType::kUnknown && !(a == DataType::kUnknown && b == DataType::kUnknown)) {
-          return TypeError(sql, e, StrCat("cannot apply ", op, " to ", TypeName(a), " and ",
-                                          TypeName(b)));
-        }
-        e.bound.type = t;
-      }
-      return absl::OkStatus();
-    }
-    case ExprKind::kCall: {
-      const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
-      if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral) {
-        // r.name, rewritten by BindColumn (and bound again here by a rebind).
-        const std::vector<RowField>& fields = RowFields(e.args[0]->bound.type);
-        const int64_t index = e.args[1]->literal.i;
-        if (index >= 0 && index < static_cast<int64_t>(fields.size())) {
-          e.bound.function = f;
-          e.bound.type = fields[index].type;
-          return absl::OkStatus();
-        }
-      }
-      if (f == nullptr && FindRefusedFunction(e.name) != nullptr) {
-        return SqlError(absl::StatusCode::kUnimplemented, sql, e.pos,
-                        StrCat("function ", e.name, "() is not supported: ",
-                               FindRefusedFunction(e.name)->reason));
-      }
-      if (f == nullptr) {
-        return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
-                                           DidYouMean(e.name, FunctionRegistry::Get().Names())));
-      }
-      if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
-      std::vector<DataType> types;
-      for (const auto& a : e.args) types.push_back(a->bound.type);
-      auto type = f->bind(types);
-      if (!type.ok() && std::find(types.begin(), types.end(), DataType::kDate) != types.end()) {
-        // A function of timestamps takes a DATE as its midnight.
-        std::vector<DataType> widened = types;
-        std::replace(widened.begin(), widened.end(), DataType::kDate, DataType::kTimestamp);
-        if (auto retried = f->bind(widened); retried.ok()) {
-          for (ExprPtr& a : e.args) {
-            if (a->bound.type == DataType::kDate) ImplicitCast(a, DataType::kTimestamp);
-          }
-          type = retried;
-        }
-      }
-      if (!type.ok()) {
-        return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
-      }
-      e.bound.type = *type;
-      e.bound.function = f;
-      return absl::OkStatus();
-    }
-    case ExprKind::kCase: {
-      size_t i = e.has_operand ? 1 : 0;
-      size_t end = e.args.size() - (e.has_else ? 1 : 0);
-      DataType result = DataType::kUnknown;
-      auto merge = [&](const Expr& branch) -> absl::Status {
-        DataType t = branch.bound.type;
-        if (t == DataType::kUnknown) return absl::OkStatus();
-        if (result == DataType::kUnknown || result == t) {
-          result = t;
-        } else if (IsNumeric(result) && IsNumeric(t)) {
-          result = DataType::kDouble;
-        } else {
-          return TypeError(sql, branch, StrCat("CASE branches mix ", TypeName(result), " and ",
-                                               TypeName(t)));
-        }
-        return absl::OkStatus();
-      };
-      for (; i + 1 < end; i += 2) {
-        DataType cond = e.args[i]->bound.type;
-        if (!e.has_operand && cond != DataType::kBoolean && cond != DataType::kUnknown) {
-          return TypeError(sql, *e.args[i], "WHEN needs a boolean condition");
-        }
-        RETURN_IF_ERROR(merge(*e.args[i + 1]));
-      }
-      if (e.has_else) RETURN_IF_ERROR(merge(*e.args.back()));
-      e.bound.type = result;
-      return absl::OkStatus();
-    }
-    case ExprKind::kCast: {
-      const DataType from = arg_type(0), to = e.cast_type;
-      if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
-          to != DataType::kVarchar &&
-          (KindOf(from) != KindOf(to) ||
-           RowFields(from).size() != RowFields(to).size())) {
-        return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
-      }
-      if (!IsComposite(from) && !IsComposite(to) && !CastAllowed(from, to)) {
-        return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
-      }
-      e.bound.type = to;
-      return absl::OkStatus();
-    }
-    case ExprKind::kIn: {
-      std::vector<ExprPtr*> operands;
-      for (ExprPtr& a : e.args) operands.push_back(&a);
-      for (size_t i = 1; i < e.args.size(); ++i) {
-        RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
-      }
-      CoerceDatesToTimestamps(std::move(operands));
-      for (size_t i = 1; i < e.args.size(); ++i) {
-        if (!Comparable(arg_type(0), arg_type(i))) {
-          return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
-                                                   " but the tested value is ",
-                                                   TypeName(arg_type(0))));
-        }
-      }
-      e.bound.type = DataType::kBoolean;
-      if (e.args.size() > kInListHashThreshold &&
-          std::all_of(e.args.begin() + 1, e.args.end(),
-                      [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
-        auto list = std::make_shared<InList>();
-        for (size_t i = 1; i < e.args.size(); ++i) {
-          const Datum& v = e.args[i]->literal;
-          if (v.null) {
-            list->has_null = true;
-            continue;
-          }
-          std::string key;
-          AppendKey(v, &key);
-          list->keys.insert(std::move(key));
-        }
-        e.bound.in_list = std::move(list);
-      }
-      return absl::OkStatus();
-    }
+    case ExprKind::kUnary: return BindUnary(e, sql);
+    case ExprKind::kBinary: return BindBinary(e, sql);
+    case ExprKind::kCall: return BindCall(e, sql);
+    case ExprKind::kCase: return BindCase(e, sql);
+    case ExprKind::kCast: return BindCast(e, sql);
+    case ExprKind::kIn: return BindIn(e, sql);
     case ExprKind::kBetween:
       RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], arg_type(0), sql));
       RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[2], arg_type(0), sql));

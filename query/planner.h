@@ -27,6 +27,8 @@
 
 namespace strata::query {
 
+struct JoinSpec;  // query/hash_join.h
+
 struct Plan {
   Schema output;
   // Pushes every result row into `sink`, then calls sink->Finish().
@@ -78,6 +80,9 @@ class Planner {
   absl::StatusOr<Source> PlanJoin(SelectStmt& select);
   absl::StatusOr<std::unique_ptr<FromNode>> PrepareFrom(TableRef& ref);
   absl::StatusOr<Source> BuildFrom(FromNode& node, std::vector<ExprPtr> pushed);
+  absl::StatusOr<Source> BuildFromItem(FromNode& node, std::vector<ExprPtr> pushed);
+  // The build side of a join keeps only the columns read after it.
+  void NarrowBuildSide(const FromNode& node, JoinSpec* spec) const;
   // `source` with the AND of `conjuncts` (none: unchanged) as a filter.
   absl::StatusOr<Source> FilterAbove(Source source, std::vector<ExprPtr> conjuncts);
   // UNNEST (planner_unnest.cc): its columns, its arguments bound to `input`

@@ -221,48 +221,76 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
   return node;
 }
 
+// A single FROM item: a table scan with `pushed` as its WHERE, or a planned
+// subquery with `pushed` as a filter on its rows.
+absl::StatusOr<Planner::Source> Planner::BuildFromItem(FromNode& node,
+                                                       std::vector<ExprPtr> pushed) {
+  QueryContext* context = context_;
+  auto where = std::make_shared<SelectStmt>();
+  where->where = JoinConjuncts(std::move(pushed));
+  Source source;
+  if (node.planned) {
+    source = std::move(*node.planned);
+    if (where->where) RETURN_IF_ERROR(BindWhere(*where->where, source.schema));
+  } else {
+    ASSIGN_OR_RETURN(source, PlanTable(*node.ref, *where));
+    // PlanTable leaves the conjuncts the scan does not answer, bound.
+    std::vector<bool>& read = *source.columns_read;
+    for (size_t c = 0; c < source.schema.size(); ++c) {
+      const ColumnInfo& column = source.schema[c];
+      read[c] = uses_star_ ||
+                std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
+                  return used.second == column.name &&
+                         (used.first.empty() || used.first == column.qualifier);
+                });
+    }
+    if (where->where) MarkColumns(*where->where, &read);
+    source.explain.back() +=
+        StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+    // Not the single-table optimizations: the join needs every row.
+    source.last_point_only = nullptr;
+    source.enough_before = nullptr;
+    source.header_aggregation = nullptr;
+    source.columns_read = nullptr;
+  }
+  if (where->where) {
+    source.explain.insert(source.explain.begin(), StrCat("Filter ", where->where->ToString()));
+    for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
+    auto run = std::move(source.run);
+    source.run = [run, where, context](BatchSink* sink) {
+      return run(MakeBatchFilter(where->where.get(), context, sink).get());
+    };
+  }
+  return source;
+}
+
+void Planner::NarrowBuildSide(const FromNode& node, JoinSpec* spec) const {
+  const Schema& left_schema = node.left->schema;
+  const Schema& right_schema = node.right->schema;
+  const Schema& build_schema = spec->build_left ? left_schema : right_schema;
+  const size_t offset = spec->build_left ? 0 : left_schema.size();
+  std::vector<bool> need(build_schema.size(), false);
+  for (size_t c = 0; c < build_schema.size(); ++c) {
+    need[c] = std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
+      return used.second == build_schema[c].name &&
+             (used.first.empty() || used.first == build_schema[c].qualifier);
+    });
+  }
+  if (spec->residual != nullptr) {
+    std::vector<bool> joined(node.schema.size(), false);
+    MarkColumns(*spec->residual, &joined);
+    for (size_t c = 0; c < build_schema.size(); ++c) need[c] = need[c] || joined[offset + c];
+  }
+  for (auto [l, r] : node.using_columns) need[spec->build_left ? l : r] = true;
+  spec->narrow_build = true;
+  for (size_t c = 0; c < need.size(); ++c) {
+    if (need[c]) spec->build_keep.push_back(static_cast<int>(c));
+  }
+}
+
 absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<ExprPtr> pushed) {
   QueryContext* context = context_;
-  // A single item: a table scan with `pushed` as its WHERE, or a planned
-  // subquery with `pushed` as a filter on its rows.
-  if (node.ref->join == JoinKind::kNone) {
-    auto where = std::make_shared<SelectStmt>();
-    where->where = JoinConjuncts(std::move(pushed));
-    Source source;
-    if (node.planned) {
-      source = std::move(*node.planned);
-      if (where->where) RETURN_IF_ERROR(BindWhere(*where->where, source.schema));
-    } else {
-      ASSIGN_OR_RETURN(source, PlanTable(*node.ref, *where));
-      // PlanTable leaves the conjuncts the scan does not answer, bound.
-      std::vector<bool>& read = *source.columns_read;
-      for (size_t c = 0; c < source.schema.size(); ++c) {
-        const ColumnInfo& column = source.schema[c];
-        read[c] = uses_star_ ||
-                  std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
-                    return used.second == column.name &&
-                           (used.first.empty() || used.first == column.qualifier);
-                  });
-      }
-      if (where->where) MarkColumns(*where->where, &read);
-      source.explain.back() +=
-          StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
-      // Not the single-table optimizations: the join needs every row.
-      source.last_point_only = nullptr;
-      source.enough_before = nullptr;
-      source.header_aggregation = nullptr;
-      source.columns_read = nullptr;
-    }
-    if (where->where) {
-      source.explain.insert(source.explain.begin(), StrCat("Filter ", where->where->ToString()));
-      for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
-      auto run = std::move(source.run);
-      source.run = [run, where, context](BatchSink* sink) {
-        return run(MakeBatchFilter(where->where.get(), context, sink).get());
-      };
-    }
-    return source;
-  }
+  if (node.ref->join == JoinKind::kNone) return BuildFromItem(node, std::move(pushed));
 
   const Schema& left_schema = node.left->schema;
   const Schema& right_schema = node.right->schema;
@@ -367,27 +395,7 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   // (the build side's unmatched rows are sent at the end).
   spec->build_left = left.estimated_rows < right.estimated_rows;
   // The build side holds only the columns something after the join reads.
-  if (!uses_star_) {
-    const Schema& build_schema = spec->build_left ? left_schema : right_schema;
-    const size_t offset = spec->build_left ? 0 : left_schema.size();
-    std::vector<bool> need(build_schema.size(), false);
-    for (size_t c = 0; c < build_schema.size(); ++c) {
-      need[c] = std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
-        return used.second == build_schema[c].name &&
-               (used.first.empty() || used.first == build_schema[c].qualifier);
-      });
-    }
-    if (spec->residual != nullptr) {
-      std::vector<bool> joined(node.schema.size(), false);
-      MarkColumns(*spec->residual, &joined);
-      for (size_t c = 0; c < build_schema.size(); ++c) need[c] = need[c] || joined[offset + c];
-    }
-    for (auto [l, r] : node.using_columns) need[spec->build_left ? l : r] = true;
-    spec->narrow_build = true;
-    for (size_t c = 0; c < need.size(); ++c) {
-      if (need[c]) spec->build_keep.push_back(static_cast<int>(c));
-    }
-  }
+  if (!uses_star_) NarrowBuildSide(node, spec.get());
   // A dynamic filter: when the probe side is a table scan whose key is a
   // dimension (or measure_name), and probe rows without a match are dropped,
   // the scan reads only the series with the build side's key values.
