@@ -7,19 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/ops/metrics.h"
-#include "storage/engine.h"
-#include "tests/support/temp_dir.h"
+#include "tests/unit/server/server_test_base.h"
 
 namespace strata {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
 
 WriteRequest Usage(std::string table, int records) {
   WriteRequest request{.database_name = "mydb", .table_name = std::move(table)};
@@ -29,7 +24,7 @@ WriteRequest Usage(std::string table, int records) {
     r.measure_name = "usage";
     r.measure_value_type = MeasureKind::kDouble;
     r.measure_value = Value::Double(i);
-    r.time = kNow / 1'000'000;
+    r.time = ServerUnitTest::kNow / 1'000'000;
     request.records.push_back(std::move(r));
   }
   return request;
@@ -39,16 +34,12 @@ Principal Token(std::string name, std::vector<std::string> grants) {
   return Principal::ForToken(std::move(name), grants);
 }
 
-class IngestTest : public ::testing::Test {
+class IngestTest : public ServerUnitTest {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    metrics_ = std::make_unique<ServerMetrics>(engine_.get());
+    ServerUnitTest::SetUp();
     ingest_ = std::make_unique<Ingest>(engine_.get(), metrics_.get());
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = "cpu"}).ok());
+    CreateTable("cpu");
   }
 
   // strata_records_ingested_total{tier="memory"} as /metrics shows it.
@@ -59,10 +50,6 @@ class IngestTest : public ::testing::Test {
     return at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
   }
 
-  testing::TempDir dir_;
-  ManualClock clock_{kNow};
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<Ingest> ingest_;
 };
 

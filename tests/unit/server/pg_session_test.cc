@@ -16,12 +16,9 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/auth/authenticator.h"
-#include "storage/engine.h"
-#include "tests/support/temp_dir.h"
+#include "tests/unit/server/server_test_base.h"
 
 namespace strata {
 namespace {
@@ -89,17 +86,8 @@ struct Received {
   std::string body;
 };
 
-class PgSessionTest : public ::testing::Test {
+class PgSessionTest : public ServerUnitTest {
  protected:
-  void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    auto auth = Authenticator::Open(&engine_->tokens(), &clock_, {.enabled = false});
-    ASSERT_TRUE(auth.ok()) << auth.status();
-    auth_ = std::move(*auth);
-  }
-
   // Runs a session over `input` (after the startup packet) to its end; the
   // messages it sent after the startup's ReadyForQuery.
   std::vector<Received> Converse(const std::string& input) {
@@ -148,11 +136,7 @@ class PgSessionTest : public ::testing::Test {
     return out;
   }
 
-  testing::TempDir dir_;
-  ManualClock clock_{1'709'294'400'000'000'000};
   FakeRunner runner_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Authenticator> auth_;
 };
 
 TEST_F(PgSessionTest, ASimpleQueryRunsThroughTheRunnerAndStreamsItsRows) {

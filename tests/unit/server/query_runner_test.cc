@@ -11,19 +11,14 @@
 #include <thread>
 #include <vector>
 
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/ops/metrics.h"
-#include "storage/engine.h"
-#include "tests/support/temp_dir.h"
+#include "tests/unit/server/server_test_base.h"
 
 namespace strata {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
 
 // Keeps the rows of a result.
 class RowsSink final : public query::ResultSink {
@@ -44,15 +39,11 @@ std::shared_ptr<const Principal> Token(std::string name, std::vector<std::string
   return std::make_shared<const Principal>(Principal::ForToken(std::move(name), grants));
 }
 
-class QueryRunnerTest : public ::testing::Test {
+class QueryRunnerTest : public ServerUnitTest {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    metrics_ = std::make_unique<ServerMetrics>(engine_.get());
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = "cpu"}).ok());
+    ServerUnitTest::SetUp();
+    CreateTable("cpu");
     WriteRequest request{.database_name = "mydb", .table_name = "cpu"};
     for (int i = 0; i < 10; ++i) {
       InputRecord r;
@@ -91,10 +82,6 @@ class QueryRunnerTest : public ::testing::Test {
     ASSERT_EQ(runner_->ListRunning(caller).size(), n);
   }
 
-  testing::TempDir dir_;
-  ManualClock clock_{kNow};
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<QueryRunner> runner_;
 };
 
@@ -126,7 +113,7 @@ TEST_F(QueryRunnerTest, ChecksTheCallersGrantsOnEveryTableNamed) {
   auto read = runner_->Run(
       {.caller = Token("table", {"read:mydb/cpu"}), .sql = "SELECT * FROM mydb.cpu"}, &sink);
   EXPECT_TRUE(read.ok()) << read.status();
-  ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = "mem"}).ok());
+  CreateTable("mem");
   auto joined = runner_->Run({.caller = Token("table", {"read:mydb/cpu"}),
                               .sql = "SELECT count(*) FROM mydb.cpu, mydb.mem"},
                              &sink);

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/auth/authenticator.h"
-#include "server/ops/metrics.h"
 #include "server/runner/ingest.h"
-#include "storage/engine.h"
-#include "tests/support/temp_dir.h"
+#include "tests/unit/server/server_test_base.h"
 
 namespace strata {
 namespace {
@@ -24,8 +20,6 @@ namespace {
 using ::testing::HasSubstr;
 using query::DataType;
 using query::Datum;
-
-constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z, on the minute
 
 // Answers every statement with one row: host "h1", the invocation time
 // (@scheduled_runtime) and a value; fails the next `failures` runs.
@@ -89,21 +83,13 @@ v1::ScheduledQuery EveryMinute() {
   return q;
 }
 
-class ScheduledQueriesTest : public ::testing::Test {
+class ScheduledQueriesTest : public ServerUnitTest {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    auto auth = Authenticator::Open(&engine_->tokens(), &clock_, {.enabled = false});
-    ASSERT_TRUE(auth.ok()) << auth.status();
-    auth_ = std::move(*auth);
-    metrics_ = std::make_unique<ServerMetrics>(engine_.get());
+    ServerUnitTest::SetUp();
     ingest_ = std::make_unique<Ingest>(engine_.get(), metrics_.get());
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    for (const char* table : {"cpu", "rollup"}) {
-      ASSERT_TRUE(engine_->catalog().CreateTable({.database_name = "mydb", .table_name = table}).ok());
-    }
+    CreateTable("cpu");
+    CreateTable("rollup");
     auto scheduled = ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
                                             {.retries = 1, .retry_delay_nanos = 30 * kNanosPerSecond});
     ASSERT_TRUE(scheduled.ok()) << scheduled.status();
@@ -126,12 +112,7 @@ class ScheduledQueriesTest : public ::testing::Test {
     return described.value_or(v1::ScheduledQuery{});
   }
 
-  testing::TempDir dir_;
-  ManualClock clock_{kNow};
   FakeRunner runner_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Authenticator> auth_;
-  std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<Ingest> ingest_;
   std::unique_ptr<ScheduledQueries> scheduled_;
 };
