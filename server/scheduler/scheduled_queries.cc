@@ -9,6 +9,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "query/parser.h"
 #include "server/scheduler/target_mapping.h"
+#include "server/scheduler/target_spec_proto.h"
 #include "server/wire/query_parameters.h"
 #include "spdlog/spdlog.h"
 #include "storage/names.h"
@@ -65,7 +66,7 @@ class WriteSink final : public query::ResultSink {
         summary_(*summary), stats_(*summary->mutable_execution_stats()) {}
 
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    auto mapping = TargetMapping::Compile(target_, columns);
+    auto mapping = TargetMapping::Compile(TargetSpecFromProto(target_), columns);
     if (!mapping.ok()) {
       return absl::FailedPreconditionError(
           StrCat("the query's result no longer maps onto the target: ", mapping.status().message()));
@@ -489,7 +490,7 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
     return absl::Status(kept ? code : absl::StatusCode::kInvalidArgument,
                         StrCat("the query does not plan: ", planned.status().message()));
   }
-  RETURN_IF_ERROR(TargetMapping::Compile(target, columns.columns()).status());
+  RETURN_IF_ERROR(TargetMapping::Compile(TargetSpecFromProto(target), columns.columns()).status());
 
   definition.clear_previous_invocation_time();
   definition.clear_next_invocation_time();

@@ -4,7 +4,6 @@
 
 #include "common/strings.h"
 #include "fmt/ranges.h"
-#include "server/wire/write_convert.h"
 #include "storage/names.h"
 
 namespace strata {
@@ -12,13 +11,10 @@ namespace {
 
 using query::DataType;
 
-// The engine numbers its measure kinds as the wire does
-// (server/wire/write_convert.h checks it).
-std::optional<MeasureKind> ScalarKind(v1::MeasureValueType type) {
-  if (type < v1::MEASURE_VALUE_TYPE_DOUBLE || type >= v1::MEASURE_VALUE_TYPE_MULTI) {
-    return std::nullopt;
-  }
-  return static_cast<MeasureKind>(type);
+// A measure's kind when it is one of a single value (not MULTI).
+std::optional<MeasureKind> ScalarKind(std::optional<MeasureKind> kind) {
+  if (kind == MeasureKind::kMulti) return std::nullopt;
+  return kind;
 }
 
 // The column types a measure of `kind` may be written from.
@@ -107,7 +103,7 @@ class Columns {
 };
 
 absl::StatusOr<std::vector<TargetMapping::Attribute>> CompileAttributes(
-    const google::protobuf::RepeatedPtrField<v1::MultiMeasureAttributeMapping>& mappings,
+    const std::vector<TargetSpec::AttributeMapping>& mappings,
     Columns& columns, std::string_view where) {
   std::vector<TargetMapping::Attribute> out;
   std::set<std::string> names;
@@ -115,14 +111,12 @@ absl::StatusOr<std::vector<TargetMapping::Attribute>> CompileAttributes(
     return absl::InvalidArgumentError(
         StrCat(where, " needs at least one multi_measure_attribute_mapping"));
   }
-  for (const v1::MultiMeasureAttributeMapping& m : mappings) {
+  for (const TargetSpec::AttributeMapping& m : mappings) {
     TargetMapping::Attribute a;
-    ASSIGN_OR_RETURN(a.column, columns.Find(m.source_column(), "measure attribute's source column"));
-    a.name = m.target_multi_measure_attribute_name().empty()
-                 ? m.source_column()
-                 : m.target_multi_measure_attribute_name();
+    ASSIGN_OR_RETURN(a.column, columns.Find(m.source_column, "measure attribute's source column"));
+    a.name = m.target_name.empty() ? m.source_column : m.target_name;
     RETURN_IF_ERROR(ValidateMeasureName("measure attribute", a.name));
-    auto kind = ScalarKind(m.measure_value_type());
+    auto kind = ScalarKind(m.type);
     if (!kind) {
       return absl::InvalidArgumentError(
           StrCat("the measure attribute \"", a.name,
@@ -131,7 +125,7 @@ absl::StatusOr<std::vector<TargetMapping::Attribute>> CompileAttributes(
     a.kind = *kind;
     if (!Writable(columns.type(a.column), a.kind)) {
       return absl::InvalidArgumentError(
-          StrCat("the column \"", m.source_column(), "\" is ",
+          StrCat("the column \"", m.source_column, "\" is ",
                  query::TypeName(columns.type(a.column)), " and cannot be written as ",
                  MeasureKindName(a.kind), " (measure attribute \"", a.name, "\")"));
     }
@@ -147,31 +141,31 @@ absl::StatusOr<std::vector<TargetMapping::Attribute>> CompileAttributes(
 }  // namespace
 
 absl::StatusOr<TargetMapping> TargetMapping::Compile(
-    const v1::TargetConfiguration& target, const std::vector<query::ResultColumn>& result) {
+    const TargetSpec& target, const std::vector<query::ResultColumn>& result) {
   TargetMapping mapping;
   Columns columns(result);
   ASSIGN_OR_RETURN(mapping.time_column_,
-                   columns.FindTyped(target.time_column(), "time column", DataType::kTimestamp));
-  for (const v1::DimensionMapping& d : target.dimension_mappings()) {
-    RETURN_IF_ERROR(ValidateDimensionName(d.name()));
-    ASSIGN_OR_RETURN(int column, columns.FindTyped(d.name(), "dimension", DataType::kVarchar));
-    mapping.dimensions_.emplace_back(column, d.name());
+                   columns.FindTyped(target.time_column, "time column", DataType::kTimestamp));
+  for (const std::string& d : target.dimensions) {
+    RETURN_IF_ERROR(ValidateDimensionName(d));
+    ASSIGN_OR_RETURN(int column, columns.FindTyped(d, "dimension", DataType::kVarchar));
+    mapping.dimensions_.emplace_back(column, d);
   }
-  if (!target.measure_name_column().empty()) {
+  if (!target.measure_name_column.empty()) {
     ASSIGN_OR_RETURN(mapping.measure_name_column_,
-                     columns.FindTyped(target.measure_name_column(), "measure name column",
+                     columns.FindTyped(target.measure_name_column, "measure name column",
                                        DataType::kVarchar));
   }
-  const bool multi = target.has_multi_measure_mappings();
-  const bool mixed = !target.mixed_measure_mappings().empty();
+  const bool multi = target.multi.has_value();
+  const bool mixed = !target.mixed.empty();
   if (multi == mixed) {
     return absl::InvalidArgumentError(
         "the target configuration needs exactly one of multi_measure_mappings and "
         "mixed_measure_mappings");
   }
   if (multi) {
-    const v1::MultiMeasureMappings& m = target.multi_measure_mappings();
-    Measure measure{.measure_name = m.target_multi_measure_name(), .multi = true};
+    const TargetSpec::MultiMeasures& m = *target.multi;
+    Measure measure{.measure_name = m.target_measure_name, .multi = true};
     if (measure.measure_name.empty() && mapping.measure_name_column_ < 0) {
       return absl::InvalidArgumentError(
           "multi_measure_mappings needs a target_multi_measure_name (or set "
@@ -180,40 +174,39 @@ absl::StatusOr<TargetMapping> TargetMapping::Compile(
     if (!measure.measure_name.empty()) {
       RETURN_IF_ERROR(ValidateMeasureName("measure", measure.measure_name));
     }
-    ASSIGN_OR_RETURN(measure.attributes, CompileAttributes(m.multi_measure_attribute_mappings(),
-                                                           columns, "multi_measure_mappings"));
+    ASSIGN_OR_RETURN(measure.attributes,
+                     CompileAttributes(m.attributes, columns, "multi_measure_mappings"));
     mapping.measures_.push_back(std::move(measure));
   } else {
     mapping.select_by_name_ = mapping.measure_name_column_ >= 0;
-    for (const v1::MixedMeasureMapping& m : target.mixed_measure_mappings()) {
+    for (const TargetSpec::MixedMeasure& m : target.mixed) {
       Measure measure;
-      measure.match = m.measure_name();
+      measure.match = m.measure_name;
       if (mapping.select_by_name_ && measure.match.empty()) {
         return absl::InvalidArgumentError(
             "with a measure_name_column, every mixed measure mapping needs the measure_name it "
             "applies to");
       }
-      measure.measure_name = !m.target_measure_name().empty() ? m.target_measure_name()
-                             : !m.measure_name().empty()      ? m.measure_name()
-                                                              : m.source_column();
+      measure.measure_name = !m.target_measure_name.empty() ? m.target_measure_name
+                             : !m.measure_name.empty()      ? m.measure_name
+                                                            : m.source_column;
       RETURN_IF_ERROR(ValidateMeasureName("measure", measure.measure_name));
       const std::string where = StrCat("the mixed measure mapping of \"", measure.measure_name, "\"");
-      if (m.measure_value_type() == v1::MEASURE_VALUE_TYPE_MULTI) {
+      if (m.type == MeasureKind::kMulti) {
         measure.multi = true;
-        ASSIGN_OR_RETURN(measure.attributes,
-                         CompileAttributes(m.multi_measure_attribute_mappings(), columns, where));
+        ASSIGN_OR_RETURN(measure.attributes, CompileAttributes(m.attributes, columns, where));
       } else {
-        auto kind = ScalarKind(m.measure_value_type());
+        auto kind = ScalarKind(m.type);
         if (!kind) {
           return absl::InvalidArgumentError(
               StrCat(where, " needs a measure_value_type (DOUBLE, BIGINT, VARCHAR, BOOLEAN, "
                             "TIMESTAMP or MULTI)"));
         }
         Attribute a{.name = measure.measure_name, .kind = *kind};
-        ASSIGN_OR_RETURN(a.column, columns.Find(m.source_column(), StrCat(where, "'s source column")));
+        ASSIGN_OR_RETURN(a.column, columns.Find(m.source_column, StrCat(where, "'s source column")));
         if (!Writable(columns.type(a.column), a.kind)) {
           return absl::InvalidArgumentError(StrCat(
-              "the column \"", m.source_column(), "\" is ", query::TypeName(columns.type(a.column)),
+              "the column \"", m.source_column, "\" is ", query::TypeName(columns.type(a.column)),
               " and cannot be written as ", MeasureKindName(a.kind), " (", where, ")"));
         }
         measure.attributes.push_back(std::move(a));

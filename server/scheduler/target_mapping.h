@@ -1,7 +1,6 @@
 // How a scheduled query's result rows become records of its target table
-// (TargetConfiguration in scheduled_query.proto, Timestream's mapping
-// model): checked once against the query's result columns, then applied
-// row by row.
+// (a TargetSpec, Timestream's mapping model): checked once against the
+// query's result columns, then applied row by row.
 #pragma once
 
 #include <optional>
@@ -11,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "query/engine.h"
 #include "storage/write_types.h"
-#include "strata/v1/scheduled_query.pb.h"
+#include "server/scheduler/target_spec.h"
 
 namespace strata {
 
@@ -20,7 +19,7 @@ class TargetMapping {
   // INVALID_ARGUMENT naming the column or mapping that is wrong: a missing
   // or mistyped column, a result column nothing maps, a mapping with
   // neither or both measure mapping kinds.
-  static absl::StatusOr<TargetMapping> Compile(const v1::TargetConfiguration& target,
+  static absl::StatusOr<TargetMapping> Compile(const TargetSpec& target,
                                                const std::vector<query::ResultColumn>& columns);
 
   // Appends the records of one result row, each carrying `version`. A row

@@ -1,4 +1,5 @@
 #include "server/scheduler/target_mapping.h"
+#include "server/scheduler/target_spec_proto.h"
 
 #include "gtest/gtest.h"
 
@@ -32,7 +33,7 @@ v1::TargetConfiguration MultiTarget() {
 }
 
 TEST(TargetMappingTest, MultiMeasureRowsBecomeOneRecordEach) {
-  auto mapping = TargetMapping::Compile(MultiTarget(), kColumns);
+  auto mapping = TargetMapping::Compile(TargetSpecFromProto(MultiTarget()), kColumns);
   ASSERT_TRUE(mapping.ok()) << mapping.status();
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Varchar("h1"), Datum::Timestamp(60'000'000'000),
@@ -52,8 +53,38 @@ TEST(TargetMappingTest, MultiMeasureRowsBecomeOneRecordEach) {
   EXPECT_EQ(out[0].measure_values[1].value->number, 3);
 }
 
+TEST(TargetMappingTest, APlainTargetSpecNeedsNoApiMessage) {
+  TargetSpec spec{.time_column = "minute",
+                  .dimensions = {"host"},
+                  .multi = TargetSpec::MultiMeasures{
+                      .target_measure_name = "cpu_1m",
+                      .attributes = {{.source_column = "avg_cpu", .type = MeasureKind::kDouble},
+                                     {.source_column = "samples",
+                                      .target_name = "count",
+                                      .type = MeasureKind::kBigint}}}};
+  auto mapping = TargetMapping::Compile(spec, kColumns);
+  ASSERT_TRUE(mapping.ok()) << mapping.status();
+  std::vector<InputRecord> out;
+  ASSERT_TRUE(mapping->Map({Datum::Varchar("h1"), Datum::Timestamp(1), Datum::Double(0.5),
+                            Datum::Bigint(2)},
+                           7, &out)
+                  .ok());
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].measure_values.size(), 2u);
+  EXPECT_EQ(out[0].measure_values[0].name, "avg_cpu");
+  EXPECT_EQ(out[0].measure_values[1].name, "count");
+  // A mixed measure of no type is refused, naming it.
+  spec.multi.reset();
+  spec.mixed.push_back({.source_column = "avg_cpu"});
+  auto untyped = TargetMapping::Compile(spec, kColumns);
+  ASSERT_FALSE(untyped.ok());
+  EXPECT_NE(std::string(untyped.status().message()).find("\"avg_cpu\" needs a measure_value_type"),
+            std::string::npos)
+      << untyped.status();
+}
+
 TEST(TargetMappingTest, NullsLeaveOutDimensionsAndAttributes) {
-  auto mapping = TargetMapping::Compile(MultiTarget(), kColumns);
+  auto mapping = TargetMapping::Compile(TargetSpecFromProto(MultiTarget()), kColumns);
   ASSERT_TRUE(mapping.ok());
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Null(DataType::kVarchar), Datum::Timestamp(1),
@@ -92,7 +123,7 @@ TEST(TargetMappingTest, MixedMappingsChosenByTheMeasureNameColumn) {
   mem->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
   const std::vector<query::ResultColumn> columns = {
       {"t", DataType::kTimestamp}, {"m", DataType::kVarchar}, {"v", DataType::kBigint}};
-  auto mapping = TargetMapping::Compile(t, columns);
+  auto mapping = TargetMapping::Compile(TargetSpecFromProto(t), columns);
   ASSERT_TRUE(mapping.ok()) << mapping.status();
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Timestamp(5), Datum::Varchar("mem"), Datum::Bigint(7)}, 1, &out).ok());
@@ -136,7 +167,7 @@ TEST(TargetMappingTest, MistakesNameTheColumn) {
   for (const Case& c : cases) {
     v1::TargetConfiguration t = MultiTarget();
     c.change(t);
-    auto mapping = TargetMapping::Compile(t, kColumns);
+    auto mapping = TargetMapping::Compile(TargetSpecFromProto(t), kColumns);
     ASSERT_FALSE(mapping.ok()) << c.message;
     EXPECT_EQ(mapping.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(mapping.status().message()).find(c.message), std::string::npos)
