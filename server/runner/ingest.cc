@@ -1,5 +1,6 @@
 #include "server/runner/ingest.h"
 
+#include <exception>
 #include <memory>
 #include <utility>
 
@@ -16,9 +17,19 @@ void Ingest::WriteAsync(const Principal& caller, WriteSource& source, Writer::Wr
     return;
   }
   engine_.WriteAsync(source, [this, done = std::move(done)](absl::StatusOr<WriteResult> result) {
-    if (result.ok()) metrics_.CountWrite(*result);
+    if (result.ok()) Count(*result);
     done(std::move(result));
   });
+}
+
+void Ingest::Count(const WriteResult& result) {
+  // Runs on the committer thread, which must not see an exception: a
+  // counter that cannot be updated (bad_alloc adding a label) is not worth
+  // failing a committed write over.
+  try {
+    metrics_.CountWrite(result);
+  } catch (const std::exception&) {
+  }
 }
 
 std::future<absl::StatusOr<WriteResult>> Ingest::WriteInBackground(const Principal& caller,
@@ -35,7 +46,7 @@ std::future<absl::StatusOr<WriteResult>> Ingest::WriteInBackground(const Princip
 absl::StatusOr<WriteResult> Ingest::Write(const Principal& caller, WriteRequest request) {
   RETURN_IF_ERROR(caller.Require(Action::kWrite, request.database_name, request.table_name));
   absl::StatusOr<WriteResult> result = engine_.Write(std::move(request));
-  if (result.ok()) metrics_.CountWrite(*result);
+  if (result.ok()) Count(*result);
   return result;
 }
 

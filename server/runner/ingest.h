@@ -62,6 +62,9 @@ class Ingest {
   int64_t NowNanos() const { return engine_.clock().NowNanos(); }
 
  private:
+  // The write metrics of a committed write.
+  void Count(const WriteResult& result);
+
   Engine& engine_;
   ServerMetrics& metrics_;
 };

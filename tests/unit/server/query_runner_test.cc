@@ -190,9 +190,11 @@ TEST_F(QueryRunnerTest, QueriesShareTheServerWideMemoryBudget) {
 TEST_F(QueryRunnerTest, DescribeOnlyPlansWithoutRunning) {
   StartRunner({.testing_delay_millis = 60'000});
   query::ColumnsSink sink;
-  // Not delayed: planning a statement is not a query run.
+  // Not delayed (planning a statement is not a query run): the delay would
+  // take it past its timeout.
   auto planned = runner_->Run({.caller = Token("t", {"read:*"}),
                                .sql = "SELECT host, measure_value::double FROM mydb.cpu",
+                               .timeout_millis = 2000,
                                .describe_only = true},
                               &sink);
   ASSERT_TRUE(planned.ok()) << planned.status();
