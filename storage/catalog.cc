@@ -95,8 +95,8 @@ absl::Status ValidateTableSettings(const RetentionProperties& retention,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Load(Store* store, const Clock* clock) {
-  auto catalog = std::unique_ptr<Catalog>(new Catalog(store, clock));
+absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Load(Store* store, MemoryHead* head, const Clock* clock) {
+  auto catalog = std::unique_ptr<Catalog>(new Catalog(store, head, clock));
   RETURN_IF_ERROR(catalog->LoadAll());
   return catalog;
 }
@@ -398,7 +398,7 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
   rocksdb::WriteBatch batch;
   batch.Delete(store_->family(Store::kCatalog), keys::Table(database, table));
   AddTableDataDeletion(*store_, id, &batch);
-  RETURN_IF_ERROR(CommitTableDataDeletion(*store_, id, &batch));
+  RETURN_IF_ERROR(CommitTableDataDeletion(*store_, *head_, id, &batch));
   tables_.erase(it);
   return absl::OkStatus();
 }
@@ -406,7 +406,7 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
 absl::StatusOr<int> Catalog::SweepDroppedTables() {
   // Ids are read before the catalog: a table's data is written only once
   // it is in tables_, so an id stored but not in tables_ is a dropped one's.
-  const std::vector<uint32_t> stored = StoredTableIds(*store_);
+  const std::vector<uint32_t> stored = StoredTableIds(*store_, *head_);
   std::vector<uint32_t> dropped;
   {
     absl::ReaderMutexLock lock(&mu_);
@@ -419,7 +419,7 @@ absl::StatusOr<int> Catalog::SweepDroppedTables() {
   for (uint32_t id : dropped) {
     rocksdb::WriteBatch batch;
     AddTableDataDeletion(*store_, id, &batch);
-    RETURN_IF_ERROR(CommitTableDataDeletion(*store_, id, &batch));
+    RETURN_IF_ERROR(CommitTableDataDeletion(*store_, *head_, id, &batch));
   }
   return static_cast<int>(dropped.size());
 }

@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "storage/catalog_types.h"
+#include "storage/memory_head.h"
 #include "storage/store.h"
 
 namespace strata {
@@ -35,7 +36,7 @@ inline constexpr std::string_view kSystemDatabaseName = "system";
 class Catalog {
  public:
   // Loads the catalog from `store`. Both must outlive the Catalog.
-  static absl::StatusOr<std::unique_ptr<Catalog>> Load(Store* store, const Clock* clock);
+  static absl::StatusOr<std::unique_ptr<Catalog>> Load(Store* store, MemoryHead* head, const Clock* clock);
 
   absl::StatusOr<DatabaseInfo> CreateDatabase(std::string_view name, std::string_view description);
   absl::StatusOr<DatabaseInfo> DescribeDatabase(std::string_view name) const;
@@ -72,7 +73,8 @@ class Catalog {
  private:
   using TableKey = std::pair<std::string, std::string>;
 
-  Catalog(Store* store, const Clock* clock) : store_(store), clock_(clock) {}
+  Catalog(Store* store, MemoryHead* head, const Clock* clock)
+      : store_(store), head_(head), clock_(clock) {}
   absl::Status LoadAll();
   int64_t TableCountLocked(std::string_view database) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   DatabaseInfo WithCountLocked(const DatabaseInfo& db) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -81,6 +83,7 @@ class Catalog {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   Store* const store_;
+  MemoryHead* const head_;
   const Clock* const clock_;
 
   mutable absl::Mutex mu_;

@@ -19,7 +19,7 @@ keys::PointKey KeyOf(const TableInfo& table, const PointToDelete& p) {
 }
 
 // Deletes the points of one bucket (sorted by series, then time).
-absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
+absl::StatusOr<int64_t> DeleteBucket(Store& store, MemoryHead& head, const TableInfo& table,
                                      const std::vector<PointToDelete>& points) {
   rocksdb::WriteBatch batch;
   // Rows: a point key in `hot` or `cold_delta`. Deleting a key that is not
@@ -33,7 +33,7 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
   head_log::EntryBuilder head_entry;
   for (size_t i = 0; i < points.size(); ++i) {
     const keys::PointKey key = KeyOf(table, points[i]);
-    if (!store.head().Find(key)) continue;
+    if (!head.Find(key)) continue;
     head_entry.Erase(key);
     head_erases.push_back({key, std::nullopt});
     found_rows.insert(static_cast<int64_t>(i));
@@ -41,7 +41,7 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
   if (!head_entry.empty()) {
     const keys::PointKey& first = head_erases.front().key;
     batch.Put(store.family(Store::kHeadLog),
-              head_log::Key(first.table_id, first.bucket, store.head().TakeLogSequence()),
+              head_log::Key(first.table_id, first.bucket, head.TakeLogSequence()),
               head_entry.bytes());
   }
   for (Store::Family family : {Store::kColdDelta}) {
@@ -89,14 +89,14 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, const TableInfo& table,
   }
   if (batch.Count() > 0) {
     RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &batch), "deleting rows"));
-    store.head().Apply(head_erases);
+    head.Apply(head_erases);
   }
   return static_cast<int64_t>(found_rows.size());
 }
 
 }  // namespace
 
-absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<int64_t> DeletePoints(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                      LastPoints& last_points, std::vector<PointToDelete> points) {
   std::sort(points.begin(), points.end(), [](const PointToDelete& a, const PointToDelete& b) {
     return std::tie(a.time_nanos, a.series) < std::tie(b.time_nanos, b.series);
@@ -111,7 +111,7 @@ absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableIn
     ASSIGN_OR_RETURN(int64_t n, writer.Exclusive([&]() -> absl::StatusOr<int64_t> {
       // A conversion of this bucket read before the delete must not commit.
       writer.BucketChanged(table.id, bucket);
-      absl::StatusOr<int64_t> deleted = DeleteBucket(store, table, in_bucket);
+      absl::StatusOr<int64_t> deleted = DeleteBucket(store, head, table, in_bucket);
       // Whatever was deleted, a series' newest row may be gone.
       last_points.Clear();
       return deleted;

@@ -30,7 +30,7 @@ struct PointToDelete {
 // Deletes `points` of `table`; returns how many were found in some tier.
 // `last_points` (the table's newest-row entries) are dropped with each
 // bucket's delete, under the same lock.
-absl::StatusOr<int64_t> DeletePoints(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<int64_t> DeletePoints(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                      LastPoints& last_points, std::vector<PointToDelete> points);
 
 }  // namespace strata

@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
+#include "storage/head_recovery.h"
 #include "storage/keys.h"
 #include "storage/tiering.h"
 
@@ -19,12 +20,13 @@ absl::StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& option
                                .free_space = options.free_space,
                                .env = options.env,
                                .info_log = options.rocksdb_log}));
+  ASSIGN_OR_RETURN(engine->head_, RecoverMemoryHead(*engine->store_));
   RETURN_IF_ERROR(BackfillBlockHeaders(*engine->store_));
-  ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->clock_));
+  ASSIGN_OR_RETURN(engine->catalog_, Catalog::Load(engine->store_.get(), engine->head_.get(), engine->clock_));
   RETURN_IF_ERROR(engine->catalog_->SweepDroppedTables().status());
   engine->tokens_ = std::make_unique<TokenStore>(engine->store_.get());
   engine->scheduled_queries_ = std::make_unique<ScheduledQueryStore>(engine->store_.get());
-  engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->catalog_.get(),
+  engine->writer_ = std::make_unique<Writer>(engine->store_.get(), engine->head_.get(), engine->catalog_.get(),
                                              engine->clock_, options.seal_after_nanos,
                                              options.write_queue,
                                              2 * options.memory_store_budget_bytes);
@@ -43,7 +45,7 @@ void Engine::RelieveMemoryHead(int64_t budget) {
   // until this catches up. Converting down to three quarters of the budget
   // leaves room for the writes that go on meanwhile.
   constexpr absl::Duration kCheckEvery = absl::Milliseconds(20);
-  MemoryHead& head = store_->head();
+  MemoryHead& head = *head_;
   while (true) {
     {
       absl::MutexLock lock(&relief_mu_);
@@ -61,7 +63,7 @@ void Engine::RelieveMemoryHead(int64_t budget) {
       auto oldest = head.OldestBucket(stayed);
       if (!oldest) break;
       const auto [table_id, bucket] = *oldest;
-      absl::StatusOr<TieringReport> report = ConvertBucketNow(*store_, *writer_, table_id, bucket);
+      absl::StatusOr<TieringReport> report = ConvertBucketNow(*store_, *head_, *writer_, table_id, bucket);
       if (!report.ok() || report->buckets == 0 || report->series_left_in_memory > 0) {
         stayed.push_back(*oldest);
       }
@@ -87,15 +89,15 @@ absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
   if (options.last_per_series) {
     // The newest row of each series, from the write path's entries.
     ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
-    return state->last_points().Scan(*store_, ExclusiveOfWriter(), table, clock_->NowNanos(),
+    return state->last_points().Scan(*store_, *head_, ExclusiveOfWriter(), table, clock_->NowNanos(),
                                      options, emit, stats);
   }
-  return ScanTable(*store_, table, clock_->NowNanos(), options, emit, stats);
+  return ScanTable(*store_, *head_, table, clock_->NowNanos(), options, emit, stats);
 }
 
 absl::Status Engine::FillLastPoints(const TableInfo& table, const std::function<bool()>& stop) {
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
-  return state->last_points().FillMissing(*store_, ExclusiveOfWriter(), table, clock_->NowNanos(),
+  return state->last_points().FillMissing(*store_, *head_, ExclusiveOfWriter(), table, clock_->NowNanos(),
                                           SeriesTargetsOf(state->AllSeries(), table.partition_key),
                                           stop);
 }
@@ -109,14 +111,14 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
     // Tiering writes blocks before it frees rows: not while the disk is in
     // its reserve. Retention only frees space, so it runs regardless.
     absl::Status writable = store_->CheckWritable();
-    auto tiering = writable.ok() ? RunTiering(*store_, *writer_, *table, now)
+    auto tiering = writable.ok() ? RunTiering(*store_, *head_, *writer_, *table, now)
                                  : absl::StatusOr<TieringReport>(writable);
     if (tiering.ok()) {
       result.tiering = *tiering;
     } else {
       result.status = tiering.status();
     }
-    auto retention = RunRetention(*store_, *writer_, *table, now, &reclaimed_before_[table->id]);
+    auto retention = RunRetention(*store_, *head_, *writer_, *table, now, &reclaimed_before_[table->id]);
     if (retention.ok()) {
       result.retention = *retention;
     } else if (result.status.ok()) {
@@ -138,7 +140,7 @@ std::vector<TableMaintenance> Engine::RunMaintenance() {
 }
 
 void Engine::RegroupHead() {
-  MemoryHead& head = store_->head();
+  MemoryHead& head = *head_;
   for (const MemoryHead::BucketToRegroup& due : head.BucketsToRegroup(regroup_min_rows_)) {
     // Both copies live until readers of the old one finish: only when they
     // fit in the budget together with the rest of the head.
@@ -190,7 +192,7 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
   const std::string begin = keys::TableDataPrefix(table.id);
   const std::string end = keys::TableDataPrefix(table.id + 1);
   const rocksdb::Range range(begin, end);
-  const auto [head_bytes, head_rows] = store_->head().TableUsage(table.id);
+  const auto [head_bytes, head_rows] = head_->TableUsage(table.id);
   stats.memory_store.bytes = head_bytes;
   stats.memory_store.entries = head_rows;
   for (auto [family, usage] : {std::pair{Store::kCold, &stats.magnetic_blocks},

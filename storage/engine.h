@@ -163,7 +163,7 @@ class Engine {
     int64_t regroups = 0;  // buckets copied with each series' rows together
   };
   MemoryHeadUsage HeadUsage() const {
-    return {store_->head().bytes(), memory_budget_bytes_,
+    return {head_->bytes(), memory_budget_bytes_,
             early_conversions_.load(std::memory_order_relaxed),
             regroups_.load(std::memory_order_relaxed)};
   }
@@ -193,7 +193,7 @@ class Engine {
   absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
     ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table.id));
     absl::MutexLock run(&maintenance_mu_);
-    return DeletePoints(*store_, *writer_, table, state->last_points(), std::move(points));
+    return DeletePoints(*store_, *head_, *writer_, table, state->last_points(), std::move(points));
   }
 
   // A consistent online backup into `backup_dir` (storage/backup.h).
@@ -211,6 +211,9 @@ class Engine {
 
   const Clock* clock_ = nullptr;
   std::unique_ptr<Store> store_;
+  // The memory head: rebuilt from its log in store_ at open; outlives
+  // everything below, which borrows it.
+  std::unique_ptr<MemoryHead> head_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<TokenStore> tokens_;
   std::unique_ptr<ScheduledQueryStore> scheduled_queries_;

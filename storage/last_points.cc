@@ -44,7 +44,7 @@ size_t LastPoints::size() const {
   return entries_.size();
 }
 
-absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_t now_nanos,
+absl::Status LastPoints::Fill(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
                               const std::vector<SeriesTarget>& series) {
   absl::flat_hash_map<uint64_t, Entry> found;
   for (const SeriesTarget& t : series) found[t.series] = Entry{};
@@ -55,7 +55,7 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
   std::string signature;
   ScanOptions newest{.series = &series, .last_per_series = true};
   RETURN_IF_ERROR(ScanTable(
-      store, table, now_nanos, newest,
+      store, head, table, now_nanos, newest,
       [&](const ScanRow& row) {
         Entry& e = found[row.series];
         e.time_nanos = row.time_nanos;
@@ -83,7 +83,7 @@ absl::Status LastPoints::Fill(const Store& store, const TableInfo& table, int64_
   return absl::OkStatus();
 }
 
-absl::Status LastPoints::FillMissing(const Store& store, const RunExclusive& exclusive,
+absl::Status LastPoints::FillMissing(const Store& store, const MemoryHead& head, const RunExclusive& exclusive,
                                      const TableInfo& table,
                                      int64_t now_nanos, const std::vector<SeriesTarget>& series,
                                      const std::function<bool()>& stop) {
@@ -99,12 +99,12 @@ absl::Status LastPoints::FillMissing(const Store& store, const RunExclusive& exc
     std::vector<SeriesTarget> chunk(
         missing.begin() + static_cast<std::ptrdiff_t>(from),
         missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + kFillChunk)));
-    RETURN_IF_ERROR(exclusive([&] { return Fill(store, table, now_nanos, chunk); }));
+    RETURN_IF_ERROR(exclusive([&] { return Fill(store, head, table, now_nanos, chunk); }));
   }
   return absl::OkStatus();
 }
 
-absl::Status LastPoints::Scan(const Store& store, const RunExclusive& exclusive,
+absl::Status LastPoints::Scan(const Store& store, const MemoryHead& head, const RunExclusive& exclusive,
                               const TableInfo& table,
                               int64_t now_nanos, const ScanOptions& options,
                               const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
@@ -112,7 +112,7 @@ absl::Status LastPoints::Scan(const Store& store, const RunExclusive& exclusive,
     return absl::InvalidArgumentError("a last-point scan needs the list of series");
   }
   const std::vector<SeriesTarget>& targets = *options.series;
-  RETURN_IF_ERROR(FillMissing(store, exclusive, table, now_nanos, targets));
+  RETURN_IF_ERROR(FillMissing(store, head, exclusive, table, now_nanos, targets));
 
   ScanStats local;
   const int64_t low = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
@@ -150,7 +150,7 @@ absl::Status LastPoints::Scan(const Store& store, const RunExclusive& exclusive,
         one.series = &series;
         ScanStats scanned;
         bool go_on = true;
-        RETURN_IF_ERROR(ScanTable(store, table, now_nanos, one, [&](const ScanRow& r) {
+        RETURN_IF_ERROR(ScanTable(store, head, table, now_nanos, one, [&](const ScanRow& r) {
           go_on = emit(r);
           return go_on;
         }, &scanned));

@@ -67,7 +67,7 @@ class LastPoints {
   // Fills the entries of those of `series` (in key order) that have none,
   // a chunk at a time under `exclusive`; stops between chunks once `stop`
   // (when given) says so.
-  absl::Status FillMissing(const Store& store, const RunExclusive& exclusive,
+  absl::Status FillMissing(const Store& store, const MemoryHead& head, const RunExclusive& exclusive,
                            const TableInfo& table,
                            int64_t now_nanos, const std::vector<SeriesTarget>& series,
                            const std::function<bool()>& stop = nullptr);
@@ -75,7 +75,7 @@ class LastPoints {
   // A last-point scan (ScanOptions::last_per_series) answered from the
   // entries, filling the missing ones first. Rows come in the order of
   // `options.series`, as the scan without entries gives them.
-  absl::Status Scan(const Store& store, const RunExclusive& exclusive, const TableInfo& table,
+  absl::Status Scan(const Store& store, const MemoryHead& head, const RunExclusive& exclusive, const TableInfo& table,
                     int64_t now_nanos,
                     const ScanOptions& options, const std::function<bool(const ScanRow&)>& emit,
                     ScanStats* stats);
@@ -83,7 +83,7 @@ class LastPoints {
  private:
   // Reads the newest live row of each of `series` and stores it. Called
   // under Writer::Exclusive.
-  absl::Status Fill(const Store& store, const TableInfo& table, int64_t now_nanos,
+  absl::Status Fill(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
                     const std::vector<SeriesTarget>& series);
 
   mutable absl::Mutex mu_;

@@ -19,7 +19,7 @@ constexpr Store::Family kDataFamilies[] = {Store::kHeadLog, Store::kColdDelta, S
 
 // Counts what [begin, end) holds: rows (a block counts its points, read
 // from its header's copy) and buckets.
-absl::Status Count(Store& store, const std::string& begin, const std::string& end,
+absl::Status Count(Store& store, MemoryHead& head, const std::string& begin, const std::string& end,
                    RetentionReport* report) {
   const rocksdb::Slice upper(end);
   absl::flat_hash_set<uint32_t> buckets;
@@ -29,7 +29,7 @@ absl::Status Count(Store& store, const std::string& begin, const std::string& en
     // kHot: the memory head's rows.
     std::unique_ptr<rocksdb::Iterator> iter(
         family == Store::kHot
-            ? MemoryHead::NewIterator(store.head().Capture(DecodeFixed32BE(begin.data())), end)
+            ? MemoryHead::NewIterator(head.Capture(DecodeFixed32BE(begin.data())), end)
             : std::unique_ptr<rocksdb::Iterator>(
                   store.db()->NewIterator(options, store.family(family))));
     for (iter->Seek(begin); iter->Valid(); iter->Next()) {
@@ -49,7 +49,7 @@ absl::Status Count(Store& store, const std::string& begin, const std::string& en
 
 }  // namespace
 
-absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<RetentionReport> RunRetention(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                              int64_t now_nanos, uint32_t* reclaimed_before) {
   const auto started = std::chrono::steady_clock::now();
   RetentionReport report;
@@ -59,14 +59,14 @@ absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const
   const std::string end = keys::BucketPrefix(table.id, end_bucket);
   // Nothing is written below the retention window, so once counted the
   // range only shrinks: the count is what the delete removes.
-  RETURN_IF_ERROR(Count(store, begin, end, &report));
+  RETURN_IF_ERROR(Count(store, head, begin, end, &report));
   if (report.buckets_dropped > 0) {
     RETURN_IF_ERROR(writer.Exclusive([&] {
       rocksdb::WriteBatch batch;
       for (Store::Family family : kDataFamilies) {
         batch.DeleteRange(store.family(family), begin, end);
       }
-      return FromRocks(store.head().WriteThenDrop(store.db(), store.sync_write_options(), &batch,
+      return FromRocks(head.WriteThenDrop(store.db(), store.sync_write_options(), &batch,
                                                   table.id, 0, end_bucket),
                        "dropping expired buckets");
     }));

@@ -28,7 +28,7 @@ struct RetentionReport {
 // was already given back (0 at start): the reclaim step runs only when rows
 // were dropped now or the expired range grew past it, so a range is not
 // recompacted on every run.
-absl::StatusOr<RetentionReport> RunRetention(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<RetentionReport> RunRetention(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                              int64_t now_nanos, uint32_t* reclaimed_before);
 
 }  // namespace strata

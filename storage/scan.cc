@@ -367,12 +367,12 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
   return best;
 }
 
-absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t start,
+absl::Status ScanLastPoints(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t start,
                             int64_t end,
                             const ScanOptions& options,
                             const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   const rocksdb::Snapshot* snapshot = nullptr;
-  const MemoryHead::View head = store.head().CaptureWithSnapshot(table.id, store.db(), &snapshot);
+  const MemoryHead::View view = head.CaptureWithSnapshot(table.id, store.db(), &snapshot);
   rocksdb::ReadOptions read;
   read.snapshot = snapshot;
   absl::Status status;
@@ -384,7 +384,7 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
     const std::string table_end = keys::TableDataPrefix(table.id + 1);
     for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
       std::unique_ptr<rocksdb::Iterator> iter(
-          family == Store::kHot ? MemoryHead::NewIterator(head)
+          family == Store::kHot ? MemoryHead::NewIterator(view)
                                 : std::unique_ptr<rocksdb::Iterator>(
                                       store.db()->NewIterator(read, store.family(family))));
       iter->SeekForPrev(table_end);
@@ -400,11 +400,11 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
     }
     last_bucket = std::min(last_bucket, *newest);
   }
-  std::unique_ptr<rocksdb::Iterator> hot = MemoryHead::NewIterator(head);
+  std::unique_ptr<rocksdb::Iterator> hot = MemoryHead::NewIterator(view);
   std::unique_ptr<rocksdb::Iterator> delta(
       store.db()->NewIterator(read, store.family(Store::kColdDelta)));
   const uint32_t first_bucket = keys::BucketOf(start);
-  BucketOccupancy occupancy(store, read, table.id, head);
+  BucketOccupancy occupancy(store, read, table.id, view);
   for (const SeriesTarget& t : *options.series) {
     if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
       status = absl::CancelledError("the query was cancelled");
@@ -435,11 +435,11 @@ absl::Status ScanLastPoints(const Store& store, const TableInfo& table, int64_t 
 
 // The oldest bucket of `table` holding anything in any tier (UINT32_MAX if
 // none): a range open to the past starts there, for the statistics.
-uint32_t OldestBucket(const Store& store, uint32_t table_id) {
+uint32_t OldestBucket(const Store& store, const MemoryHead& head, uint32_t table_id) {
   const std::string prefix = keys::TableDataPrefix(table_id);
   uint32_t oldest = UINT32_MAX;
-  if (std::vector<uint32_t> head = store.head().Buckets(table_id); !head.empty()) {
-    oldest = head.front();
+  if (std::vector<uint32_t> in_head = head.Buckets(table_id); !in_head.empty()) {
+    oldest = in_head.front();
   }
   for (Store::Family family : {Store::kColdDelta, Store::kCold}) {
     std::unique_ptr<rocksdb::Iterator> it(
@@ -454,7 +454,7 @@ uint32_t OldestBucket(const Store& store, uint32_t table_id) {
 
 }  // namespace
 
-absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_nanos,
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
                        const ScanOptions& options,
                        const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   // RocksDB counts every step of every iterator in thread-local perf
@@ -481,7 +481,7 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
                                                  : std::min(end, now_nanos + kFutureWindowNanos);
   // Hours before the table's oldest data are not "pruned": a range open to
   // the past would count every hour since 1970.
-  const int64_t counted_from = std::max<int64_t>(first_bucket, OldestBucket(store, table.id));
+  const int64_t counted_from = std::max<int64_t>(first_bucket, OldestBucket(store, head, table.id));
   local.buckets_in_range =
       start < written_end
           ? std::max<int64_t>(0, int64_t{keys::BucketOf(written_end - 1)} - counted_from + 1)
@@ -490,14 +490,14 @@ absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_n
     if (options.series == nullptr) {
       return absl::InvalidArgumentError("a last-point scan needs the list of series");
     }
-    absl::Status status = ScanLastPoints(store, table, start, end, options, emit, &local);
+    absl::Status status = ScanLastPoints(store, head, table, start, end, options, emit, &local);
     return status;
   }
   const std::string table_end = keys::TableDataPrefix(table.id + 1);
 
   const rocksdb::Snapshot* snapshot = nullptr;
   RowSource hot(
-      MemoryHead::NewIterator(store.head().CaptureWithSnapshot(table.id, store.db(), &snapshot),
+      MemoryHead::NewIterator(head.CaptureWithSnapshot(table.id, store.db(), &snapshot),
                               table_end),
       &local);
   RowSource delta(store, Store::kColdDelta, snapshot, table_end, &local);

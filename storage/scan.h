@@ -131,7 +131,7 @@ struct ScanStats {
 // Calls `emit` for each live row in [start, end); `emit` returns false to
 // stop early. `now_nanos` decides what has expired. `stats`, when given,
 // counts as the scan goes (`emit` may read it).
-absl::Status ScanTable(const Store& store, const TableInfo& table, int64_t now_nanos,
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
                        const ScanOptions& options,
                        const std::function<bool(const ScanRow&)>& emit,
                        ScanStats* stats = nullptr);

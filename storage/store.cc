@@ -16,7 +16,6 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
-#include "storage/head_log.h"
 #include "storage/keys.h"
 #include "storage/write_gate.h"
 
@@ -206,60 +205,11 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) 
   store->data_dir_ = options.data_dir;
   store->disk_reserve_bytes_ = options.disk_reserve_bytes;
   store->free_space_ = options.free_space ? options.free_space : FreeSpace;
-  RETURN_IF_ERROR(store->MoveHotIntoHeadLog());
-  RETURN_IF_ERROR(store->ReplayHeadLog());
   if (options.durability == Durability::kBuffered && options.wal_sync_interval_millis > 0) {
     store->wal_syncer_ = std::thread(
         [s = store.get(), interval = options.wal_sync_interval_millis] { s->SyncWalEvery(interval); });
   }
   return store;
-}
-
-absl::Status Store::MoveHotIntoHeadLog() {
-  std::unique_ptr<rocksdb::Iterator> iter(
-      db_->NewIterator(rocksdb::ReadOptions(), family(kHot)));
-  iter->SeekToFirst();
-  // One bucket at a time: its rows become one log entry, written with the
-  // deletion of its `hot` range, so a crash midway leaves every row in
-  // exactly one of the two.
-  while (iter->Valid()) {
-    keys::PointKey first;
-    if (!keys::DecodePointKey(iter->key().ToStringView(), &first)) {
-      return absl::DataLossError("a stored point key is malformed; restore from a backup");
-    }
-    head_log::EntryBuilder entry;
-    const std::string begin = keys::BucketPrefix(first.table_id, first.bucket);
-    for (; iter->Valid() && iter->key().starts_with(begin); iter->Next()) {
-      keys::PointKey key;
-      if (!keys::DecodePointKey(iter->key().ToStringView(), &key)) {
-        return absl::DataLossError("a stored point key is malformed; restore from a backup");
-      }
-      entry.Put(key, iter->value().ToStringView());
-    }
-    RETURN_IF_ERROR(FromRocks(iter->status(), "reading the memory store"));
-    rocksdb::WriteBatch batch;
-    batch.Put(family(kHeadLog), head_log::Key(first.table_id, first.bucket, 0), entry.bytes());
-    batch.DeleteRange(family(kHot), begin, keys::BucketPrefix(first.table_id, first.bucket + 1));
-    RETURN_IF_ERROR(FromRocks(db_->Write(sync_write_options_, &batch),
-                              "moving the memory store into its log"));
-  }
-  return FromRocks(iter->status(), "reading the memory store");
-}
-
-absl::Status Store::ReplayHeadLog() {
-  std::unique_ptr<rocksdb::Iterator> iter(
-      db_->NewIterator(rocksdb::ReadOptions(), family(kHeadLog)));
-  std::vector<MemoryHead::Change> changes;
-  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
-    if (iter->key().ToStringView() == WriteGate::kCanaryKey) continue;  // not an entry
-    changes.clear();
-    uint64_t sequence = 0;
-    RETURN_IF_ERROR(head_log::Decode(iter->key().ToStringView(), iter->value().ToStringView(),
-                                     &changes, &sequence));
-    head_->Apply(changes);
-    head_->SawLogSequence(sequence);
-  }
-  return FromRocks(iter->status(), "reading the memory store's log");
 }
 
 void Store::SyncWalEvery(int64_t interval_millis) {

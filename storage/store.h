@@ -16,7 +16,6 @@
 #include "absl/synchronization/mutex.h"
 #include "rocksdb/db.h"
 #include "rocksdb/statistics.h"
-#include "storage/memory_head.h"
 
 namespace strata {
 
@@ -92,8 +91,6 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   rocksdb::DB* db() const { return db_.get(); }
-  // The memory store's rows (replayed from `head_log` at open).
-  MemoryHead& head() const { return *head_; }
   // RocksDB's counters since open (tickers only: block cache, stalls, ...).
   uint64_t Ticker(rocksdb::Tickers ticker) const { return statistics_->getTickerCount(ticker); }
   rocksdb::ColumnFamilyHandle* family(Family f) const { return families_[f]; }
@@ -120,10 +117,6 @@ class Store {
 
  private:
   Store() = default;
-  // Moves rows left in `hot` by an older version into the head's log.
-  absl::Status MoveHotIntoHeadLog();
-  // Rebuilds the head from `head_log`.
-  absl::Status ReplayHeadLog();
   // The kBuffered WAL syncer's loop, until Close.
   void SyncWalEvery(int64_t interval_millis);
 
@@ -140,7 +133,6 @@ class Store {
   bool closing_ ABSL_GUARDED_BY(syncer_mu_) = false;
   std::thread wal_syncer_;
   std::unique_ptr<rocksdb::DB> db_;
-  std::unique_ptr<MemoryHead> head_ = std::make_unique<MemoryHead>();
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // index: Family
   rocksdb::WriteOptions write_options_;
   rocksdb::WriteOptions sync_write_options_;

@@ -48,8 +48,8 @@ void AddTableDataDeletion(const Store& store, uint32_t table_id, rocksdb::WriteB
   }
 }
 
-absl::Status CommitTableDataDeletion(Store& store, uint32_t table_id, rocksdb::WriteBatch* batch) {
-  RETURN_IF_ERROR(FromRocks(store.head().WriteThenDrop(store.db(), store.sync_write_options(),
+absl::Status CommitTableDataDeletion(Store& store, MemoryHead& head, uint32_t table_id, rocksdb::WriteBatch* batch) {
+  RETURN_IF_ERROR(FromRocks(head.WriteThenDrop(store.db(), store.sync_write_options(),
                                                        batch, table_id, 0, UINT32_MAX),
                             "deleting the table"));
   // Give the space back now rather than at some later compaction. The data is
@@ -64,8 +64,8 @@ absl::Status CommitTableDataDeletion(Store& store, uint32_t table_id, rocksdb::W
   return absl::OkStatus();
 }
 
-std::vector<uint32_t> StoredTableIds(const Store& store) {
-  std::vector<uint32_t> ids = store.head().TableIds();
+std::vector<uint32_t> StoredTableIds(const Store& store, const MemoryHead& head) {
+  std::vector<uint32_t> ids = head.TableIds();
   CollectIds(store, Store::kCatalog, keys::AllTablesCatalogPrefix(), &ids);
   for (Store::Family family : kTableDataFamilies) CollectIds(store, family, "", &ids);
   std::sort(ids.begin(), ids.end());

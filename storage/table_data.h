@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "rocksdb/write_batch.h"
+#include "storage/memory_head.h"
 #include "storage/store.h"
 
 namespace strata {
@@ -20,11 +21,11 @@ void AddTableDataDeletion(const Store& store, uint32_t table_id, rocksdb::WriteB
 // Writes `batch` (with AddTableDataDeletion's deletions) and drops the
 // table's rows from the memory head as one step for readers, then gives the
 // table's files back to the disk.
-absl::Status CommitTableDataDeletion(Store& store, uint32_t table_id, rocksdb::WriteBatch* batch);
+absl::Status CommitTableDataDeletion(Store& store, MemoryHead& head, uint32_t table_id, rocksdb::WriteBatch* batch);
 
 // The ids of the tables that have anything stored: catalog entries, keys in
 // a data family, or rows in the memory head. One seek per table id and
 // family, not a scan of the data.
-std::vector<uint32_t> StoredTableIds(const Store& store);
+std::vector<uint32_t> StoredTableIds(const Store& store, const MemoryHead& head);
 
 }  // namespace strata

@@ -36,11 +36,11 @@ std::unique_ptr<rocksdb::Iterator> Iterate(Store& store, Store::Family family,
 }
 
 // The first bucket in [from, end) holding `hot` or `cold_delta` rows.
-std::optional<uint32_t> NextBucket(Store& store, uint32_t table_id, uint32_t from, uint32_t end) {
+std::optional<uint32_t> NextBucket(Store& store, const MemoryHead& head, uint32_t table_id, uint32_t from, uint32_t end) {
   const std::string upper = keys::BucketPrefix(table_id, end);
   const rocksdb::Slice upper_slice(upper);
   std::optional<uint32_t> found;
-  for (uint32_t bucket : store.head().Buckets(table_id)) {
+  for (uint32_t bucket : head.Buckets(table_id)) {
     if (bucket >= from && bucket < end) {
       found = bucket;
       break;
@@ -289,13 +289,13 @@ class BucketConverter {
 // Writes `conversion` of the bucket (its head rows up to log sequence
 // `sequence`), keeps only the later rows in the memory head, and counts it
 // in `report`.
-absl::Status Commit(Store& store, uint32_t table_id, uint32_t bucket, uint64_t sequence,
+absl::Status Commit(Store& store, MemoryHead& head, uint32_t table_id, uint32_t bucket, uint64_t sequence,
                     Conversion& conversion, TieringReport* report) {
   if (conversion.stays_in_memory) {
     ++report->series_left_in_memory;
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(FromRocks(store.head().WriteThenKeepAfter(store.db(), store.write_options(),
+  RETURN_IF_ERROR(FromRocks(head.WriteThenKeepAfter(store.db(), store.write_options(),
                                                             &conversion.batch, table_id, bucket,
                                                             sequence),
                             "writing magnetic-store blocks"));
@@ -321,10 +321,10 @@ enum class IfWritten {
 // since the snapshot: writers wait for the commit, not the conversion
 // (which took over a second under the lock). Retention, the other job that
 // changes buckets, runs in the same maintenance pass, never beside this.
-absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_id,
+absl::StatusOr<bool> ConvertBucket(Store& store, MemoryHead& head, Writer& writer, uint32_t table_id,
                                    uint32_t bucket, IfWritten if_written, TieringReport* report) {
   auto commit = [&](Conversion& conversion, uint64_t sequence) -> absl::Status {
-    RETURN_IF_ERROR(Commit(store, table_id, bucket, sequence, conversion, report));
+    RETURN_IF_ERROR(Commit(store, head, table_id, bucket, sequence, conversion, report));
     if (!conversion.stays_in_memory) writer.BucketConverted(table_id, bucket);
     return absl::OkStatus();
   };
@@ -335,13 +335,13 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
     // the rows written from here on stay in the head at the commit.
     const rocksdb::Snapshot* snapshot = nullptr;
     uint64_t sequence = 0;
-    const MemoryHead::View head = writer.Exclusive([&] {
+    const MemoryHead::View view = writer.Exclusive([&] {
       writer.WatchBucket(table_id, bucket);
-      sequence = store.head().LastLogSequence();
-      return store.head().CaptureWithSnapshot(table_id, store.db(), &snapshot);
+      sequence = head.LastLogSequence();
+      return head.CaptureWithSnapshot(table_id, store.db(), &snapshot);
     });
     absl::StatusOr<Conversion> conversion =
-        converter.Convert(table_id, bucket, snapshot, head, sequence);
+        converter.Convert(table_id, bucket, snapshot, view, sequence);
     store.db()->ReleaseSnapshot(snapshot);
     std::optional<absl::Status> committed = writer.Exclusive([&]() -> std::optional<absl::Status> {
       if (writer.UnwatchBucket(table_id, bucket)) return std::nullopt;  // changed: again
@@ -355,9 +355,9 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
   }
   if (if_written == IfWritten::kLeaveIt) return false;
   RETURN_IF_ERROR(writer.Exclusive([&]() -> absl::Status {
-    const uint64_t sequence = store.head().LastLogSequence();
+    const uint64_t sequence = head.LastLogSequence();
     ASSIGN_OR_RETURN(Conversion conversion,
-                     converter.Convert(table_id, bucket, nullptr, store.head().Capture(table_id),
+                     converter.Convert(table_id, bucket, nullptr, head.Capture(table_id),
                                        sequence));
     return commit(conversion, sequence);
   }));
@@ -366,11 +366,11 @@ absl::StatusOr<bool> ConvertBucket(Store& store, Writer& writer, uint32_t table_
 
 }  // namespace
 
-absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, Writer& writer, uint32_t table_id,
+absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, MemoryHead& head, Writer& writer, uint32_t table_id,
                                                uint32_t bucket) {
   const auto started = std::chrono::steady_clock::now();
   TieringReport report;
-  ASSIGN_OR_RETURN(bool converted, ConvertBucket(store, writer, table_id, bucket,
+  ASSIGN_OR_RETURN(bool converted, ConvertBucket(store, head, writer, table_id, bucket,
                                                  IfWritten::kConvertUnderLock, &report));
   if (converted) ++report.buckets;
   report.duration_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -378,14 +378,14 @@ absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, Writer& writer, uin
   return report;
 }
 
-absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<TieringReport> RunTiering(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos) {
   const auto started = std::chrono::steady_clock::now();
   TieringReport report;
   std::optional<uint32_t> first, last;
   auto convert = [&](uint32_t bucket, IfWritten if_written) -> absl::Status {
     ASSIGN_OR_RETURN(bool converted,
-                     ConvertBucket(store, writer, table.id, bucket, if_written, &report));
+                     ConvertBucket(store, head, writer, table.id, bucket, if_written, &report));
     if (!converted) return absl::OkStatus();
     ++report.buckets;
     if (!first) first = bucket;
@@ -396,7 +396,7 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   const int64_t seal_after = writer.seal_after_nanos();
   const uint32_t end = keys::BucketsBefore(table.BlocksBeforeNanos(now_nanos, seal_after));
   for (uint32_t from = 0; from < end;) {
-    std::optional<uint32_t> bucket = NextBucket(store, table.id, from, end);
+    std::optional<uint32_t> bucket = NextBucket(store, head, table.id, from, end);
     if (!bucket) break;
     RETURN_IF_ERROR(convert(*bucket, IfWritten::kConvertUnderLock));
     from = *bucket + 1;
@@ -408,7 +408,7 @@ absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const Tab
   if (seal_after > 0) {
     const uint32_t open_end = keys::BucketOf(now_nanos + kFutureWindowNanos) + 1;
     for (uint32_t from = end; from < open_end;) {
-      std::optional<uint32_t> bucket = NextBucket(store, table.id, from, open_end);
+      std::optional<uint32_t> bucket = NextBucket(store, head, table.id, from, open_end);
       if (!bucket) break;
       const bool quiet = writer.Exclusive(
           [&] { return writer.LastWriteNanos(table.id, *bucket) <= now_nanos - seal_after; });

@@ -50,14 +50,14 @@ struct TieringReport {
 // seal_after_nanos (Writer::LastWriteNanos). The writer's setting is the one
 // used, and the writer is told of quiet buckets converted, so it checks
 // records against every hour this may have converted.
-absl::StatusOr<TieringReport> RunTiering(Store& store, Writer& writer, const TableInfo& table,
+absl::StatusOr<TieringReport> RunTiering(Store& store, MemoryHead& head, Writer& writer, const TableInfo& table,
                                          int64_t now_nanos);
 
 // Converts one bucket now, open or not (the memory head is over its
 // budget): read while writes go on, then at last under the writer's lock if
 // writes keep touching it. Later writes to the bucket are checked against its
 // blocks and merged into them by a later conversion.
-absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, Writer& writer, uint32_t table_id,
+absl::StatusOr<TieringReport> ConvertBucketNow(Store& store, MemoryHead& head, Writer& writer, uint32_t table_id,
                                                uint32_t bucket);
 
 // Writes the `cold_header` copy of every block that lacks one: blocks

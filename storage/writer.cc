@@ -141,9 +141,9 @@ struct Writer::Pending {
 class Writer::GroupCommit {
  public:
   // `buckets` is the writer's (the caller holds commit_mu_).
-  GroupCommit(Store* store, const std::vector<Pending*>& group, int64_t now,
+  GroupCommit(Store* store, MemoryHead* head, const std::vector<Pending*>& group, int64_t now,
               int64_t seal_after_nanos, BucketActivity* buckets)
-      : store_(store), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
+      : store_(store), head_(head), group_(group), now_(now), seal_after_nanos_(seal_after_nanos),
         buckets_(buckets) {}
 
   absl::Status Run() {
@@ -201,7 +201,7 @@ class Writer::GroupCommit {
     size_t entry_first = 0;  // head_changes' first change of `entry`
     auto log_entry = [&] {
       if (entry.empty()) return;
-      const uint64_t sequence = store_->head().TakeLogSequence();
+      const uint64_t sequence = head_->TakeLogSequence();
       batch_.Put(store_->family(Store::kHeadLog),
                  head_log::Key(entry_key.table_id, entry_key.bucket, sequence),
                  entry.bytes());
@@ -239,7 +239,7 @@ class Writer::GroupCommit {
       forget_newest();
       return written;
     }
-    store_->head().Apply(head_changes);
+    head_->Apply(head_changes);
     for (auto& [state, changes] : changes_) state->Apply(changes);
     for (const WrittenPoint& p : written_points_) {
       p.state->last_points().Written(p.series, p.time_nanos, p.version,
@@ -498,7 +498,7 @@ class Writer::GroupCommit {
     const std::string prefix =
         keys::SeriesBucketPrefix(key.table_id, key.bucket, key.pk_hash, key.series);
     const int64_t hot =
-        store_->head().NewestTime(key.table_id, key.bucket, key.pk_hash, key.series);
+        head_->NewestTime(key.table_id, key.bucket, key.pk_hash, key.series);
     const int64_t cold = std::max(NewestRowTime(Store::kColdDelta, prefix), BlockEnd(prefix));
     TableState::Newest newest{.bucket = key.bucket, .time_nanos = std::max(hot, cold),
                               .in_cold = cold != INT64_MIN, .conversions = conversions};
@@ -609,7 +609,7 @@ class Writer::GroupCommit {
         // The memory store's rows are the head's.
         keys::PointKey point;
         keys::DecodePointKey(key, &point);
-        if (auto row = store_->head().Find(point)) {
+        if (auto row = head_->Find(point)) {
           ASSIGN_OR_RETURN(rows_[key].in(Store::kHot), DecodeRow(*row));
         }
       } else {
@@ -797,6 +797,7 @@ class Writer::GroupCommit {
   }
 
   Store* const store_;
+  MemoryHead* const head_;
   const std::vector<Pending*>& group_;
   const int64_t now_;
   const int64_t seal_after_nanos_;
@@ -847,9 +848,9 @@ void Writer::ForgetStatesExcept(const absl::flat_hash_set<uint32_t>& live) {
   }
 }
 
-Writer::Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
+Writer::Writer(Store* store, MemoryHead* head, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
                int max_queued_requests, int64_t memory_limit_bytes)
-    : store_(store), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
+    : store_(store), head_(head), catalog_(catalog), clock_(clock), seal_after_nanos_(seal_after_nanos),
       started_nanos_(clock->NowNanos()),
       max_queued_requests_(static_cast<size_t>(std::max(1, max_queued_requests))),
       memory_limit_bytes_(memory_limit_bytes),
@@ -880,7 +881,7 @@ void Writer::WriteAsync(WriteRequest request, WriteDone done) {
 }
 
 void Writer::WriteAsync(WriteSource& source, WriteDone done) {
-  if (const int64_t held = store_->head().bytes();
+  if (const int64_t held = head_->bytes();
       memory_limit_bytes_ > 0 && held > memory_limit_bytes_) {
     done(absl::ResourceExhaustedError(StrCat(
         "the memory store holds ", held >> 20, " MB, over twice its budget, while older hours "
@@ -991,7 +992,7 @@ void Writer::CommitLoop() {
       // more writes (and resumes them once it can).
       status = store_->CheckWritable();
       if (status.ok()) {
-        status = GroupCommit(store_, group, clock_->NowNanos(), seal_after_nanos_, &buckets_)
+        status = GroupCommit(store_, head_, group, clock_->NowNanos(), seal_after_nanos_, &buckets_)
                      .Run();
       }
     } catch (const std::exception& e) {  // e.g. bad_alloc: the group fails, the server stays

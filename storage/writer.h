@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "storage/catalog.h"
+#include "storage/memory_head.h"
 #include "storage/store.h"
 #include "storage/table_state.h"
 #include "storage/write_source.h"
@@ -46,7 +47,7 @@ class Writer {
   // limit), writes are refused the same way: the engine's budget thread is
   // converting hours to blocks, and a load faster than that (or a hostile
   // one) must not grow the head without bound.
-  Writer(Store* store, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
+  Writer(Store* store, MemoryHead* head, Catalog* catalog, const Clock* clock, int64_t seal_after_nanos,
          int max_queued_requests, int64_t memory_limit_bytes = 0);
   // Commits every request queued, then stops the committer.
   ~Writer();
@@ -146,6 +147,7 @@ class Writer {
   };
 
   Store* const store_;
+  MemoryHead* const head_;
   Catalog* const catalog_;
   const Clock* const clock_;
   const int64_t seal_after_nanos_;

@@ -19,6 +19,7 @@
 #include "rocksdb/write_batch.h"
 #include "storage/engine.h"
 #include "storage/head_log.h"
+#include "storage/head_recovery.h"
 #include "storage/keys.h"
 #include "storage/row_codec.h"
 #include "storage/store.h"
@@ -907,8 +908,10 @@ TEST_F(MemoryHeadEngineTest, RowsLeftInHotByAnOlderVersionMoveIntoTheLogAtOpen) 
   {
     auto store = Store::Open({.data_dir = dir_.Sub("data")});
     ASSERT_TRUE(store.ok()) << store.status();
+    auto head = RecoverMemoryHead(**store);
+    ASSERT_TRUE(head.ok()) << head.status();
     rocksdb::WriteBatch batch;
-    auto it = MemoryHead::NewIterator((*store)->head().Capture(table.id));
+    auto it = MemoryHead::NewIterator((*head)->Capture(table.id));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
       batch.Put((*store)->family(Store::kHot), it->key(), it->value());
     }
@@ -1084,7 +1087,10 @@ TEST_F(MemoryHeadEngineTest, HoursRegroupedWhileWrittenAndScannedKeepEveryPoints
 std::vector<uint32_t> StoredIdsOf(const std::string& data_dir) {
   auto store = Store::Open({.data_dir = data_dir});
   EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? StoredTableIds(**store) : std::vector<uint32_t>{};
+  if (!store.ok()) return {};
+  auto head = RecoverMemoryHead(**store);
+  EXPECT_TRUE(head.ok()) << head.status();
+  return head.ok() ? StoredTableIds(**store, **head) : std::vector<uint32_t>{};
 }
 
 TEST_F(MemoryHeadEngineTest, WhatAWriteRacingDropTableLeftIsRemovedAtOpen) {
