@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "storage/head_log.h"
-#include "storage/row_codec.h"
+#include "storage/head/head_log.h"
+#include "storage/rows/row_codec.h"
 
 namespace strata {
 namespace {

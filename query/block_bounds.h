@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "query/expr.h"
-#include "storage/format/block.h"
+#include "storage/blocks/block.h"
 
 namespace strata::query {
 

@@ -1,6 +1,6 @@
 // Aggregating magnetic blocks by their headers. A block holds one series'
 // points of one bucket, and its header carries each column's non-NULL count,
-// min, max and sum (storage/format/block.h). When a query has no residual
+// min, max and sum (storage/blocks/block.h). When a query has no residual
 // WHERE, groups by series columns and by keys that never decrease with time
 // (time, bin(time, c), date_trunc(c, time)), and computes only count, sum,
 // avg, min and max of measure columns, a block whose points all fall in the
@@ -19,7 +19,7 @@
 
 #include "query/operators.h"
 #include "query/scan_batcher.h"
-#include "storage/format/block.h"
+#include "storage/blocks/block.h"
 
 namespace strata::query {
 

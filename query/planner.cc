@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
+#include "common/clock.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/suggest.h"
@@ -19,8 +20,7 @@
 #include "query/table_scan.h"
 #include "query/vector_eval.h"
 #include "query/window.h"
-#include "storage/keys.h"
-#include "storage/table_state.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 namespace {
@@ -461,8 +461,8 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     // (the seed workloads' interval): only ever compared with another guess.
     const int64_t now = context_->eval.now_nanos;
     const int64_t from = std::max(start, table->RetentionStartNanos(now));
-    const int64_t to = std::min(end, now + keys::kBucketNanos / 4);
-    const int64_t hours = to > from ? (to - from) / keys::kBucketNanos + 1 : 1;
+    const int64_t to = std::min(end, now + kNanosPerHour / 4);
+    const int64_t hours = to > from ? (to - from) / kNanosPerHour + 1 : 1;
     source.estimated_rows = static_cast<int64_t>(targets->size()) * hours * 360;
   }
   std::string series_filter;

@@ -13,7 +13,7 @@
 #include "query/header_aggregation.h"
 #include "query/planner.h"
 #include "query/unnest.h"
-#include "storage/catalog_types.h"
+#include "storage/catalog/catalog_types.h"
 
 namespace strata::query {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "common/coding.h"
-#include "storage/format/block.h"
-#include "storage/head_rows.h"
+#include "storage/blocks/block.h"
+#include "storage/rows/head_rows.h"
 
 namespace strata::query {
 namespace {

@@ -1,4 +1,4 @@
-// Turns a table scan's rows (storage/scan.h) into column batches holding
+// Turns a table scan's rows (storage/read/scan.h) into column batches holding
 // only the columns a query reads: a series' dimensions and measure_name come
 // from the series (views of strings held for the whole query), time and
 // the measure values from each point. Columns the query does not read stay
@@ -19,9 +19,9 @@
 #include "absl/types/span.h"
 #include "query/block_bounds.h"
 #include "query/vector.h"
-#include "storage/row_codec.h"
-#include "storage/scan.h"
-#include "storage/table_state.h"
+#include "storage/rows/row_codec.h"
+#include "storage/read/scan.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 
@@ -133,7 +133,7 @@ class ScanBatcher {
   };
   std::vector<CachedColumn> position_cache_;
   // The attribute columns of the last shape of the memory head's compact
-  // rows (storage/head_rows.h), by measure position (-1: not read).
+  // rows (storage/rows/head_rows.h), by measure position (-1: not read).
   uint64_t cached_shape_serial_ = 0;  // RowShape::serial(); 0: none
   std::vector<int> shape_columns_;
   std::vector<std::pair<size_t, int>> shape_reads_;  // (position, column) of those read
@@ -144,7 +144,7 @@ class ScanBatcher {
   // bounds_: the row is dropped before any of its columns is filled.
   bool FixedRowMayPass(std::string_view values, const RowShape& shape) const;
   const std::vector<int>& ShapeColumns(const RowShape& shape);
-  // Appends rows of the head of one fixed-layout shape (storage/head_rows.h)
+  // Appends rows of the head of one fixed-layout shape (storage/rows/head_rows.h)
   // a column at a time: each read value read from its fixed offset in a
   // tight loop, the series' columns filled once for the run. The rows must
   // fit in the batch. False if a row is corrupt.

@@ -1,5 +1,5 @@
 // DELETE FROM t WHERE ...: the points its SELECT * matches, deleted from
-// every tier (storage/deletion.h).
+// every tier (storage/jobs/deletion.h).
 #include <memory>
 #include <string>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "query/error.h"
 #include "query/planner.h"
 #include "query/statements.h"
-#include "storage/table_state.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 namespace {

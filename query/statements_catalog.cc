@@ -9,7 +9,7 @@
 #include "query/error.h"
 #include "query/functions.h"
 #include "query/statements.h"
-#include "storage/table_state.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "query/result.h"
-#include "storage/catalog.h"
+#include "storage/catalog/catalog_types.h"
 
 namespace strata::query {
 

@@ -21,9 +21,9 @@
 #include "query/expr.h"
 #include "query/scan_batcher.h"
 #include "query/vector.h"
-#include "storage/catalog_types.h"
-#include "storage/scan.h"
-#include "storage/table_state.h"
+#include "storage/catalog/catalog_types.h"
+#include "storage/read/scan.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 

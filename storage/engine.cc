@@ -2,9 +2,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
-#include "storage/head_recovery.h"
-#include "storage/keys.h"
-#include "storage/tiering.h"
+#include "storage/head/head_recovery.h"
+#include "storage/kv/keys.h"
+#include "storage/jobs/tiering.h"
 
 namespace strata {
 

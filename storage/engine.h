@@ -16,18 +16,18 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "absl/synchronization/mutex.h"
-#include "storage/backup.h"
-#include "storage/catalog.h"
-#include "storage/deletion.h"
-#include "storage/retention.h"
-#include "storage/scan.h"
-#include "storage/scheduled_query_store.h"
-#include "storage/store.h"
-#include "storage/table_state.h"
-#include "storage/tiering.h"
-#include "storage/token_store.h"
-#include "storage/write_types.h"
-#include "storage/writer.h"
+#include "storage/jobs/backup.h"
+#include "storage/catalog/catalog.h"
+#include "storage/jobs/deletion.h"
+#include "storage/jobs/retention.h"
+#include "storage/read/scan.h"
+#include "storage/catalog/scheduled_query_store.h"
+#include "storage/kv/store.h"
+#include "storage/read/table_state.h"
+#include "storage/jobs/tiering.h"
+#include "storage/catalog/token_store.h"
+#include "storage/rows/write_types.h"
+#include "storage/write/writer.h"
 
 namespace strata {
 
@@ -120,7 +120,7 @@ class Engine {
     writer_->WriteAsync(source, std::move(done));
   }
 
-  // Streams the live rows of a table in key order; see storage/scan.h.
+  // Streams the live rows of a table in key order; see storage/read/scan.h.
   absl::Status Scan(const TableInfo& table, const ScanOptions& options,
                     const std::function<bool(const ScanRow&)>& emit, ScanStats* stats = nullptr);
 
@@ -129,15 +129,15 @@ class Engine {
     return writer_->State(table.id);
   }
 
-  // Fills the last-point entries (storage/last_points.h) of every series of
+  // Fills the last-point entries (storage/read/last_points.h) of every series of
   // `table` that has none, as a last-point query over all of them would;
   // stops between chunks once `stop` says so. The server runs it for every
   // table once at start, in the background, so the first last-point query
   // after a restart need not read each series from storage.
   absl::Status FillLastPoints(const TableInfo& table, const std::function<bool()>& stop);
 
-  // Runs the tiering job (storage/tiering.h) and then the retention job
-  // (storage/retention.h) over every table, at the clock's current time.
+  // Runs the tiering job (storage/jobs/tiering.h) and then the retention job
+  // (storage/jobs/retention.h) over every table, at the clock's current time.
   // Safe to call at any time; the server calls it periodically, tests call it
   // after moving a ManualClock.
   std::vector<TableMaintenance> RunMaintenance();
@@ -187,7 +187,7 @@ class Engine {
   // bytes on disk.
   absl::Status CompactAll();
 
-  // Deletes points of `table` from every tier (storage/deletion.h). Waits
+  // Deletes points of `table` from every tier (storage/jobs/deletion.h). Waits
   // for a running maintenance pass: a conversion writes blocks before its
   // commit, and a block rewritten by a delete meanwhile would be overwritten.
   absl::StatusOr<int64_t> Delete(const TableInfo& table, std::vector<PointToDelete> points) {
@@ -196,7 +196,7 @@ class Engine {
     return DeletePoints(*store_, *head_, *writer_, table, state->last_points(), std::move(points));
   }
 
-  // A consistent online backup into `backup_dir` (storage/backup.h).
+  // A consistent online backup into `backup_dir` (storage/jobs/backup.h).
   absl::StatusOr<BackupSummary> Backup(const std::string& backup_dir) {
     return CreateBackup(*store_, backup_dir);
   }

@@ -19,13 +19,35 @@ expect_compile() { # layer, header, should-compile (yes/no)
   fi
 }
 expect_compile strata_storage common/clock.h yes
-expect_compile strata_storage storage/keys.h yes
+expect_compile strata_storage storage/kv/keys.h yes
 expect_compile strata_storage server/ops/config.h no
 expect_compile strata_common common/clock.h yes
-expect_compile strata_common storage/keys.h no
+expect_compile strata_common storage/kv/keys.h no
 expect_compile strata_client client/exit_code.h yes
 expect_compile strata_client storage/engine.h no
 expect_compile strata_client query/engine.h no
+# The rooms of storage/ (storage/CMakeLists.txt), lowest first: each sees
+# only the rooms below it.
+expect_compile strata_storage_rows storage/rows/row_codec.h yes
+expect_compile strata_storage_rows storage/kv/keys.h no
+expect_compile strata_storage_rows storage/blocks/block_format.h no
+expect_compile strata_storage_blocks storage/blocks/block.h yes
+expect_compile strata_storage_blocks storage/kv/keys.h no
+expect_compile strata_storage_kv storage/kv/store.h yes
+expect_compile strata_storage_kv storage/rows/write_types.h no
+expect_compile strata_storage_head storage/head/head_log.h yes
+expect_compile strata_storage_head storage/catalog/names.h no
+expect_compile strata_storage_head storage/blocks/block_format.h no
+expect_compile strata_storage_catalog storage/catalog/catalog.h yes
+expect_compile strata_storage_catalog storage/blocks/block_format.h no
+expect_compile strata_storage_catalog storage/write/name_memo.h no
+expect_compile strata_storage_read storage/read/table_state.h yes
+expect_compile strata_storage_read storage/write/name_memo.h no
+expect_compile strata_storage_read storage/jobs/backup.h no
+expect_compile strata_storage_write storage/write/writer.h yes
+expect_compile strata_storage_write storage/jobs/backup.h no
+expect_compile strata_storage_jobs storage/jobs/tiering.h yes
+expect_compile strata_storage_jobs storage/engine.h no
 # The rooms of server/ (server/CMakeLists.txt): the front doors share the
 # runner and never see one another. Each "no" probe is a header that
 # compiles where its room is visible (no generated code in it).
@@ -69,7 +91,11 @@ forbid() { # folder, pattern, what
 forbid storage 'query/|server/|client/|.*\.pb\.h|grpc' 'query/, server/, client/, proto or gRPC headers'
 forbid query 'server/|client/|.*\.pb\.h|grpc|rocksdb/' 'server/, client/, proto, gRPC or RocksDB headers'
 forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc' 'anything above it'
-forbid storage/format 'rocksdb/|storage/(catalog|engine|keys|scan|store|tiering|retention|writer|table_state|row_codec)|query/|server/|client/|.*\.pb\.h|grpc' 'RocksDB or the engine (blocks are pure bytes)'
+forbid storage/blocks 'rocksdb/|storage/(kv|head|catalog|read|write|jobs)/|storage/engine|query/|server/|client/|.*\.pb\.h|grpc' 'RocksDB or the engine (blocks are pure bytes)'
+# The query engine reads storage through the engine's facade and the reader
+# (read/), and decodes the formats of rows and blocks; the memory head, the
+# store, the write path, the jobs and the catalog's internals are not its.
+forbid query 'storage/(kv|head|write|jobs)/|storage/catalog/(catalog|catalog_codec|names|scheduled_query_store|table_data|token_store)\.h' 'storage internals (it may use storage/engine.h, read/, rows/, blocks/ and catalog/catalog_types.h)'
 forbid client 'storage/|query/|server/|rocksdb/' 'the engine (the CLI talks gRPC only)'
 forbid server/ops 'server/(auth|runner|wire|scheduler|grpc|pg|http)/|strata/v1/' 'another room of server/ or proto messages'
 forbid server/auth 'server/(ops|runner|wire|scheduler|grpc|pg|http)/|.*\.pb\.h|grpc' 'another room of server/, proto or gRPC'

@@ -17,7 +17,7 @@
 #include "common/utf8.h"
 #include "fmt/format.h"
 #include "spdlog/spdlog.h"
-#include "storage/names.h"
+#include "storage/catalog/names.h"
 
 namespace strata {
 namespace {

@@ -4,7 +4,7 @@
 //
 // made from libsodium's random bytes and shown once at creation. The id is
 // public (logs and listings name it); only a BLAKE2b hash of the secret is
-// stored (storage/token_store.h). A secret of 256 random bits needs no slow
+// stored (storage/catalog/token_store.h). A secret of 256 random bits needs no slow
 // KDF: checking a call costs one hash lookup by id, one BLAKE2b and one
 // constant-time comparison.
 //
@@ -28,7 +28,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "server/auth/grants.h"
-#include "storage/token_store.h"
+#include "storage/catalog/token_store.h"
 
 namespace strata {
 

@@ -1,4 +1,4 @@
-// BackupService handlers: online backups through storage/backup.h. Admin
+// BackupService handlers: online backups through storage/jobs/backup.h. Admin
 // only: the directories are paths on the server's machine.
 #pragma once
 

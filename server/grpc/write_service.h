@@ -16,7 +16,7 @@ class WriteService final
 
   // Served without blocking: the request is parsed and prepared on gRPC's
   // thread, and the call finished by the writer once its group is committed
-  // (storage/writer.h). Blocked in a write's sync, gRPC's callback threads
+  // (storage/write/writer.h). Blocked in a write's sync, gRPC's callback threads
   // (one per core) held up every other call and kept groups small.
   grpc::ServerUnaryReactor* WriteRecords(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* in,

@@ -1,6 +1,6 @@
 // Records a caller holds in a span, as the writer's source
-// (storage/write_source.h), each read in place through `Access` (the
-// normalizer's reader of a record type, storage/record_normalizer.h). There
+// (storage/write/write_source.h), each read in place through `Access` (the
+// normalizer's reader of a record type, storage/write/record_normalizer.h). There
 // are no common attributes: a default-constructed record must read as none.
 // The HTTP ingest paths' sources (line_write_source.h,
 // remote_write_source.h): no InputRecord is built per line or sample.
@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "absl/types/span.h"
-#include "storage/name_memo.h"
-#include "storage/record_normalizer.h"
-#include "storage/write_source.h"
+#include "storage/write/name_memo.h"
+#include "storage/write/record_normalizer.h"
+#include "storage/write/write_source.h"
 
 namespace strata {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "storage/store.h"
+#include "storage/kv/store.h"
 
 namespace strata {
 
@@ -92,7 +92,7 @@ struct ServerConfig {
   // <data_dir>/admin.token.
   std::string bootstrap_token_file;
   int auth_failure_limit = 30;
-  // Restore this backup directory (storage/backup.h) into the empty data
+  // Restore this backup directory (storage/jobs/backup.h) into the empty data
   // directory before starting; the backup id (0: the newest).
   std::string restore_from;
   int restore_backup_id = 0;

@@ -15,7 +15,7 @@ namespace strata {
 void ConfigureLogging(const std::string& format, const std::string& level);
 
 // RocksDB's own messages (warnings and errors) as lines of this log, instead
-// of a LOG file in the data directory (storage/store.h says why).
+// of a LOG file in the data directory (storage/kv/store.h says why).
 std::shared_ptr<rocksdb::Logger> RocksDbLogger();
 
 }  // namespace strata

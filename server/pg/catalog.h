@@ -21,7 +21,7 @@
 #include "query/datum.h"
 #include "query/engine.h"
 #include "server/auth/grants.h"
-#include "storage/catalog.h"
+#include "storage/catalog/catalog.h"
 
 namespace strata::pg {
 

@@ -1,7 +1,7 @@
 // The one door every write goes through, whichever front door it came in by
 // (gRPC WriteRecords, HTTP line protocol, Prometheus remote write, a
 // scheduled query's result): the caller's grant on the table, the engine's
-// write path (storage/writer.h: validation, version rules, group commit),
+// write path (storage/write/writer.h: validation, version rules, group commit),
 // and the write metrics. A front door only converts its caller's records
 // into a WriteSource and the result into its answer.
 //
@@ -16,8 +16,8 @@
 #include "server/auth/grants.h"
 #include "server/ops/metrics.h"
 #include "storage/engine.h"
-#include "storage/write_source.h"
-#include "storage/write_types.h"
+#include "storage/write/write_source.h"
+#include "storage/rows/write_types.h"
 
 namespace strata {
 

@@ -12,7 +12,7 @@
 #include "server/scheduler/target_spec_proto.h"
 #include "server/wire/query_parameters.h"
 #include "spdlog/spdlog.h"
-#include "storage/names.h"
+#include "storage/catalog/names.h"
 
 namespace strata {
 namespace {

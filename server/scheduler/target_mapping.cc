@@ -4,7 +4,7 @@
 
 #include "common/strings.h"
 #include "fmt/ranges.h"
-#include "storage/names.h"
+#include "storage/catalog/names.h"
 
 namespace strata {
 namespace {

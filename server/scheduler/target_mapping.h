@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
-#include "storage/write_types.h"
+#include "storage/rows/write_types.h"
 #include "server/scheduler/target_spec.h"
 
 namespace strata {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/write_types.h"
+#include "storage/rows/write_types.h"
 
 namespace strata {
 

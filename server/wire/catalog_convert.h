@@ -4,7 +4,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
-#include "storage/catalog_types.h"
+#include "storage/catalog/catalog_types.h"
 #include "storage/engine.h"
 #include "strata/v1/catalog.pb.h"
 

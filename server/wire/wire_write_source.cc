@@ -8,7 +8,7 @@
 #include "common/utf8.h"
 #include "google/protobuf/stubs/common.h"
 #include "server/wire/write_convert.h"
-#include "storage/record_normalizer.h"
+#include "storage/write/record_normalizer.h"
 
 namespace strata {
 namespace {
@@ -450,7 +450,7 @@ std::optional<MeasureKind> Kind(int32_t type) {
   return KindFromProto(static_cast<v1::MeasureValueType>(type));
 }
 
-// Reads a decoded record for the normalizer (storage/record_normalizer.h).
+// Reads a decoded record for the normalizer (storage/write/record_normalizer.h).
 // Nothing is moved: the strings are views of the request's bytes.
 struct WireAccess {
   using R = const WireRecord;

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "storage/name_memo.h"
-#include "storage/write_source.h"
+#include "storage/write/name_memo.h"
+#include "storage/write/write_source.h"
 #include "strata/v1/write.pb.h"
 
 namespace strata {
@@ -87,7 +87,7 @@ class WireWriteRequest {
   std::vector<WireMeasure> measures_;
 };
 
-// A decoded request as the writer's source (storage/write_source.h), with
+// A decoded request as the writer's source (storage/write/write_source.h), with
 // ProtoWriteSource's meaning of every field.
 class WireWriteSource final : public WriteSource {
  public:

@@ -2,7 +2,7 @@
 
 #include "common/strings.h"
 #include "common/utf8.h"
-#include "storage/record_normalizer.h"
+#include "storage/write/record_normalizer.h"
 
 namespace strata {
 namespace {
@@ -94,7 +94,7 @@ InputRecord RecordFromProto(const v1::Record& r) {
   return out;
 }
 
-// Reads the wire message for the normalizer (storage/record_normalizer.h),
+// Reads the wire message for the normalizer (storage/write/record_normalizer.h),
 // with RecordFromProto's meaning of every field. Takes strings by move: the
 // request lives on the call's arena, and its strings are not read again.
 struct ProtoAccess {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/format/block.h"
+#include "storage/blocks/block.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/value.h"
-#include "storage/head_log.h"
-#include "storage/keys.h"
-#include "storage/row_codec.h"
+#include "storage/head/head_log.h"
+#include "storage/kv/keys.h"
+#include "storage/rows/row_codec.h"
 
 namespace strata::fuzz {
 

@@ -1,4 +1,4 @@
-// Fuzz target: arbitrary bytes as a head_log entry (storage/head_log.h),
+// Fuzz target: arbitrary bytes as a head_log entry (storage/head/head_log.h),
 // replayed as Store::Open replays the log into the memory head. Decoding
 // must refuse them or give changes the head applies without crashing; then
 // the head holds exactly the last change to each key: a whole row byte for
@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "storage/head_log.h"
-#include "storage/head_rows.h"
-#include "storage/memory_head.h"
-#include "storage/row_codec.h"
+#include "storage/head/head_log.h"
+#include "storage/rows/head_rows.h"
+#include "storage/head/memory_head.h"
+#include "storage/rows/row_codec.h"
 #include "tests/fuzz/head_log_entry.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/format/block.h"
+#include "storage/blocks/block.h"
 #include "tests/fuzz/byte_mutator.h"
 #include "tests/fuzz/driver.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "storage/catalog_types.h"
-#include "storage/write_types.h"
+#include "storage/catalog/catalog_types.h"
+#include "storage/rows/write_types.h"
 
 namespace strata::testing {
 

@@ -3,12 +3,12 @@
 #include "common/coding.h"
 #include "common/status.h"
 #include "rocksdb/write_batch.h"
-#include "storage/catalog_codec.h"
-#include "storage/keys.h"
-#include "storage/record_validation.h"
-#include "storage/row_codec.h"
-#include "storage/store.h"
-#include "storage/table_state.h"
+#include "storage/catalog/catalog_codec.h"
+#include "storage/kv/keys.h"
+#include "storage/write/record_validation.h"
+#include "storage/rows/row_codec.h"
+#include "storage/kv/store.h"
+#include "storage/read/table_state.h"
 #include "xxhash.h"
 
 namespace strata::testing {

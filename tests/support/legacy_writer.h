@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "storage/catalog_types.h"
-#include "storage/write_types.h"
+#include "storage/catalog/catalog_types.h"
+#include "storage/rows/write_types.h"
 
 namespace strata::testing {
 

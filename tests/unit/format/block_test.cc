@@ -4,7 +4,7 @@
 #include <random>
 
 #include "gtest/gtest.h"
-#include "storage/format/block.h"
+#include "storage/blocks/block.h"
 
 namespace strata::format {
 namespace {

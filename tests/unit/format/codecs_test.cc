@@ -7,10 +7,10 @@
 #include <random>
 
 #include "gtest/gtest.h"
-#include "storage/format/bit_stream.h"
-#include "storage/format/block_format.h"
-#include "storage/format/float_codec.h"
-#include "storage/format/int_codec.h"
+#include "storage/blocks/bit_stream.h"
+#include "storage/blocks/block_format.h"
+#include "storage/blocks/float_codec.h"
+#include "storage/blocks/int_codec.h"
 
 namespace strata::format {
 namespace {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "storage/memory_head.h"
-#include "storage/head_rows.h"
-#include "storage/row_codec.h"
+#include "storage/head/memory_head.h"
+#include "storage/rows/head_rows.h"
+#include "storage/rows/row_codec.h"
 
 namespace strata::query {
 namespace {

@@ -1,4 +1,4 @@
-#include "storage/catalog.h"
+#include "storage/catalog/catalog.h"
 
 #include <memory>
 
@@ -6,8 +6,8 @@
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "storage/engine.h"
-#include "storage/head_log.h"
-#include "storage/keys.h"
+#include "storage/head/head_log.h"
+#include "storage/kv/keys.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {

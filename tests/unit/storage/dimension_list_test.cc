@@ -1,13 +1,13 @@
 // DimensionList keeps a record's dimensions in the series key's own layout:
 // what is added comes back in order, name for name and value for value, and
 // SeriesKey is the measure name in front of it.
-#include "storage/dimension_list.h"
+#include "storage/rows/dimension_list.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "storage/table_state.h"
+#include "storage/read/table_state.h"
 
 namespace strata {
 namespace {

@@ -1,12 +1,12 @@
-#include "storage/measure_list.h"
+#include "storage/rows/measure_list.h"
 
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "storage/head_rows.h"
-#include "storage/row_codec.h"
+#include "storage/rows/head_rows.h"
+#include "storage/rows/row_codec.h"
 
 namespace strata {
 namespace {

@@ -1,9 +1,9 @@
-// The memory head (storage/memory_head.h) and its log (storage/head_log.h):
+// The memory head (storage/head/memory_head.h) and its log (storage/head/head_log.h):
 // the iterator against an ordered map of the same keys, what a reader's
 // capture keeps, the log's codec and its refusals, and, through the engine,
 // replay at open, moving an older directory's `hot` rows into the log, and
 // the memory budget.
-#include "storage/memory_head.h"
+#include "storage/head/memory_head.h"
 
 #include <atomic>
 #include <chrono>
@@ -18,13 +18,13 @@
 #include "gtest/gtest.h"
 #include "rocksdb/write_batch.h"
 #include "storage/engine.h"
-#include "storage/head_log.h"
-#include "storage/head_recovery.h"
-#include "storage/keys.h"
-#include "storage/row_codec.h"
-#include "storage/store.h"
-#include "storage/table_data.h"
-#include "storage/table_state.h"
+#include "storage/head/head_log.h"
+#include "storage/head/head_recovery.h"
+#include "storage/kv/keys.h"
+#include "storage/rows/row_codec.h"
+#include "storage/kv/store.h"
+#include "storage/catalog/table_data.h"
+#include "storage/read/table_state.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {

@@ -1,4 +1,4 @@
-#include "storage/record_validation.h"
+#include "storage/write/record_validation.h"
 
 #include <cmath>
 #include <limits>
@@ -7,8 +7,8 @@
 
 #include "common/clock.h"
 #include "gtest/gtest.h"
-#include "storage/record_normalizer.h"
-#include "storage/write_source.h"
+#include "storage/write/record_normalizer.h"
+#include "storage/write/write_source.h"
 
 namespace strata {
 namespace {

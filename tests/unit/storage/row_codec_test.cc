@@ -1,9 +1,9 @@
-#include "storage/row_codec.h"
+#include "storage/rows/row_codec.h"
 
 #include <limits>
 
 #include "gtest/gtest.h"
-#include "storage/head_rows.h"
+#include "storage/rows/head_rows.h"
 
 namespace strata {
 namespace {

@@ -1,10 +1,10 @@
-#include "storage/series_key.h"
+#include "storage/rows/series_key.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "storage/table_state.h"
+#include "storage/read/table_state.h"
 
 namespace strata {
 namespace {

@@ -1,5 +1,5 @@
 // Store: the RocksDB options that bound what a data directory keeps.
-#include "storage/store.h"
+#include "storage/kv/store.h"
 
 #include <chrono>
 #include <filesystem>

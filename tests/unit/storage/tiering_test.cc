@@ -17,8 +17,8 @@
 #include "common/coding.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
-#include "storage/format/block.h"
-#include "storage/row_codec.h"
+#include "storage/blocks/block.h"
+#include "storage/rows/row_codec.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -837,7 +837,7 @@ TEST_F(TieringTest, AMissingOrCorruptBlockIsDataLossNotACrash) {
 }
 
 // Last points kept by the write path hold compact rows with the shapes of
-// the memory head (storage/last_points.h). While a writer replaces them with
+// the memory head (storage/read/last_points.h). While a writer replaces them with
 // rows of two shapes and maintenance seals the hour the first ones were in
 // (its head bucket, and the shapes it held, go), every last point read is a
 // row that was written, decoded with its own names, and a series' newest

@@ -3,7 +3,7 @@
 // writes, resumes once appends work again, and never aborts. Debian's
 // RocksDB 7.8 asserts (aborts) when a log file that failed an append is
 // written again; a failure right after Resume's flush, when every memtable
-// is empty, used to leave that file current (storage/write_gate.h).
+// is empty, used to leave that file current (storage/kv/write_gate.h).
 #include <chrono>
 #include <string>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "storage/writer.h"
+#include "storage/write/writer.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,7 +9,7 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
-#include "storage/keys.h"
+#include "storage/kv/keys.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {

@@ -1,0 +1,738 @@
+#include "storage/read/scan.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "common/coding.h"
+#include "common/status.h"
+#include "rocksdb/perf_level.h"
+#include "storage/blocks/block.h"
+#include "storage/kv/keys.h"
+#include "storage/rows/row_codec.h"
+
+namespace strata {
+namespace {
+
+// A source of point rows in key order over successive key ranges: one data
+// family. Every source yields 32-byte point keys, so the merge compares them
+// bytewise whatever tier they come from.
+class Source {
+ public:
+  Source(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
+         const std::string& upper)
+      : upper_key_(upper), upper_(upper_key_) {
+    read_options_.snapshot = snapshot;
+    read_options_.iterate_upper_bound = &upper_;
+    iter_.reset(store.db()->NewIterator(read_options_, store.family(family)));
+  }
+  // Over the memory head (its iterator holds its own upper bound).
+  explicit Source(std::unique_ptr<rocksdb::Iterator> iter) : iter_(std::move(iter)) {}
+  virtual ~Source() = default;
+
+  virtual void Seek(const std::string& begin, const std::string& end) = 0;
+  virtual bool Valid() const = 0;
+  virtual std::string_view key() const = 0;
+  // The current row; may move out of internal storage (call once per row).
+  virtual absl::Status Take(StoredRow* row) = 0;
+  virtual void Next() = 0;
+
+  // The bucket of the first stored key at or after `begin`, if any: one
+  // seek, nothing decoded.
+  std::optional<uint32_t> FirstBucketFrom(const std::string& begin) {
+    iter_->Seek(begin);
+    if (!iter_->Valid() || iter_->key().size() < 8) return std::nullopt;
+    return DecodeFixed32BE(iter_->key().data() + 4);
+  }
+  // The bucket of the last stored key of `table_id` that sorts before
+  // `end_prefix` (a bucket prefix, or the next table's), if any: one
+  // reverse seek, nothing decoded.
+  std::optional<uint32_t> LastBucketBefore(uint32_t table_id, const std::string& end_prefix) {
+    iter_->SeekForPrev(end_prefix);
+    if (!iter_->Valid() || !iter_->key().starts_with(keys::TableDataPrefix(table_id)) ||
+        iter_->key().size() < 8) {
+      return std::nullopt;
+    }
+    return DecodeFixed32BE(iter_->key().data() + 4);
+  }
+  absl::Status status() const {
+    return status_.ok() ? FromRocks(iter_->status(), "scanning") : status_;
+  }
+
+ protected:
+  bool InRange() const { return iter_->Valid() && iter_->key().compare(end_) < 0; }
+
+  std::string upper_key_;
+  rocksdb::Slice upper_;
+  rocksdb::ReadOptions read_options_;
+  std::string end_;
+  std::unique_ptr<rocksdb::Iterator> iter_;
+  absl::Status status_;
+};
+
+// `hot` or `cold_delta`: one RocksDB entry per point.
+class RowSource final : public Source {
+ public:
+  RowSource(const Store& store, Store::Family family, const rocksdb::Snapshot* snapshot,
+            const std::string& upper, ScanStats* stats)
+      : Source(store, family, snapshot, upper), stats_(stats) {}
+  // The memory head's rows, read as it stores them.
+  RowSource(std::unique_ptr<MemoryHead::Iterator> head, ScanStats* stats)
+      : Source(nullptr), head_(head.get()), stats_(stats) {
+    iter_ = std::move(head);
+  }
+
+  void Seek(const std::string& begin, const std::string& end) override {
+    end_ = end;
+    iter_->Seek(begin);
+  }
+  bool Valid() const override { return InRange(); }
+  std::string_view key() const override { return iter_->key().ToStringView(); }
+  absl::Status Take(StoredRow* row) override {
+    const auto [bytes, shape] = Stored();
+    stats_->rows_scanned++;
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + bytes.size());
+    return DecodeRowInto(bytes, shape, row);
+  }
+  void Next() override { iter_->Next(); }
+  // The memory head's iterator (null over a RocksDB family).
+  MemoryHead::Iterator* head() const { return head_; }
+  // Counts rows read outside Take (a series taken whole).
+  void CountTaken(absl::Span<const MemoryHead::Entry> rows) {
+    stats_->rows_scanned += static_cast<int64_t>(rows.size());
+    for (const MemoryHead::Entry& e : rows) {
+      stats_->bytes_scanned += static_cast<int64_t>(keys::kPointKeySize + e.size);
+    }
+  }
+  // The current row as stored, without decoding its measures: valid until
+  // Next.
+  absl::Status TakeEncoded(ScanRow* row) {
+    const auto [bytes, shape] = Stored();
+    stats_->rows_scanned++;
+    stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + bytes.size());
+    row->encoded = bytes;
+    row->shape = shape;
+    if (!RowReader(bytes, shape).Start(&row->version)) return CorruptionError("row");
+    return absl::OkStatus();
+  }
+
+ private:
+  std::pair<std::string_view, const RowShape*> Stored() const {
+    if (head_ != nullptr) return head_->stored();
+    return {iter_->value().ToStringView(), nullptr};
+  }
+
+  MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
+  ScanStats* stats_;
+};
+
+// `cold`: one block per (series, bucket), unrolled into its points. The
+// source walks the blocks' header copies (`cold_header`) and reads a block
+// from `cold` only when its points or columns are wanted: blocks whose time
+// range misses the scan's are skipped on their header alone, and a block
+// handed whole to a reader that needs only its header is never read. A
+// block's points are decoded only when the first one is taken, so a block
+// handed whole to the reader (SkipBlock) is never unrolled.
+class BlockSource final : public Source {
+ public:
+  BlockSource(const Store& store, const rocksdb::Snapshot* snapshot, const std::string& upper,
+              int64_t start, int64_t end, ScanStats* stats)
+      : Source(store, Store::kColdHeader, snapshot, upper), store_(store), start_(start),
+        end_time_(end), stats_(stats) {}
+
+  void Seek(const std::string& begin, const std::string& end) override {
+    end_ = end;
+    // `begin` may reach into a block's key (a series prefix plus time);
+    // blocks are keyed by the 24-byte prefix only.
+    iter_->Seek(begin.substr(0, std::min<size_t>(begin.size(), 24)));
+    headers_passed_ += 2;  // not a step: the next block read seeks
+    Load();
+  }
+  bool Valid() const override { return loaded_; }
+  std::string_view key() const override { return key_; }
+  absl::Status Take(StoredRow* row) override {
+    if (!Decode()) return status_;
+    stats_->rows_scanned++;
+    row->version = points_[index_].version;
+    std::swap(row->measures, points_[index_].measures);  // each point is taken once
+    return absl::OkStatus();
+  }
+  void Next() override {
+    if (!Decode()) {
+      loaded_ = false;
+      return;
+    }
+    ++index_;
+    if (index_ < points_.size()) {
+      SetTime(points_[index_].time_nanos);
+    } else {
+      SkipBlock();
+    }
+  }
+
+  // The current block, when none of its points has been taken yet.
+  bool AtBlockStart() const { return loaded_ && !decoded_; }
+  const format::BlockSummary& summary() const { return summary_; }
+  // The current block's bytes, valid until the source moves. When the
+  // block read before was the previous header's, the block iterator steps
+  // to this one; otherwise it seeks (stepping would read the blocks between).
+  absl::StatusOr<std::string_view> block() {
+    const std::string_view key = iter_->key().ToStringView();
+    if (!blocks_) blocks_.reset(store_.db()->NewIterator(read_options_, store_.family(Store::kCold)));
+    if (!blocks_->Valid() || blocks_->key().ToStringView() != key) {
+      if (blocks_->Valid() && headers_passed_ == block_header_ + 1) blocks_->Next();
+      if (!blocks_->Valid() || blocks_->key().ToStringView() != key) blocks_->Seek(key);
+    }
+    block_header_ = headers_passed_;
+    RETURN_IF_ERROR(FromRocks(blocks_->status(), "reading a magnetic-store block"));
+    if (!blocks_->Valid() || blocks_->key().ToStringView() != key) {
+      return absl::DataLossError(
+          "a magnetic-store block's header has no block; restore from a backup");
+    }
+    const std::string_view bytes = blocks_->value().ToStringView();
+    stats_->bytes_scanned += static_cast<int64_t>(bytes.size());
+    return bytes;
+  }
+  void SkipBlock() {
+    iter_->Next();
+    ++headers_passed_;
+    Load();
+  }
+
+ private:
+  // Positions on the first block in range that overlaps the time range,
+  // reading headers only.
+  void Load() {
+    points_.clear();
+    index_ = 0;
+    loaded_ = decoded_ = false;
+    for (; InRange() && status_.ok(); iter_->Next(), ++headers_passed_) {
+      const std::string_view value = iter_->value().ToStringView();
+      auto summary = format::DecodeBlockSummary(value);
+      if (!summary.ok()) {
+        status_ = summary.status();
+        return;
+      }
+      if (summary->max_time < start_ || summary->min_time >= end_time_) {
+        stats_->blocks_pruned++;
+        continue;
+      }
+      stats_->blocks_scanned++;
+      stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size());
+      summary_ = *std::move(summary);
+      key_.assign(iter_->key().data(), iter_->key().size());
+      SetTime(summary_.min_time);  // a block's first point is its oldest
+      loaded_ = true;
+      return;
+    }
+  }
+  // Unrolls the current block into points_ once; false on corruption.
+  bool Decode() {
+    if (decoded_) return true;
+    absl::StatusOr<std::string_view> bytes = block();
+    if (!bytes.ok()) {
+      status_ = bytes.status();
+      return false;
+    }
+    auto points = format::DecodeBlock(*bytes);
+    if (!points.ok()) {
+      status_ = points.status();
+      return false;
+    }
+    points_ = *std::move(points);
+    decoded_ = true;
+    return true;
+  }
+  void SetTime(int64_t time) {
+    key_.resize(24);
+    PutOrderedInt64BE(&key_, time);
+  }
+
+  const Store& store_;
+  const int64_t start_, end_time_;
+  ScanStats* stats_;
+  std::unique_ptr<rocksdb::Iterator> blocks_;  // over `cold`, made when first needed
+  // Headers stepped over so far, and that count when the last block was read.
+  int64_t headers_passed_ = 0;
+  int64_t block_header_ = -2;
+  format::BlockSummary summary_;
+  bool loaded_ = false;   // positioned on a block
+  bool decoded_ = false;  // points_ holds its points
+  std::vector<format::BlockPoint> points_;
+  size_t index_ = 0;
+  std::string key_;
+};
+
+// Which families hold any row of a table's bucket, each asked once per
+// bucket: last-point probes then seek only where a series' row can be.
+class BucketOccupancy {
+ public:
+  BucketOccupancy(const Store& store, const rocksdb::ReadOptions& read, uint32_t table_id,
+                  const MemoryHead::View& head)
+      : store_(store), read_(read), table_id_(table_id), head_(head) {}
+
+  bool Holds(Store::Family family, uint32_t bucket) {
+    if (family == Store::kHot) {
+      auto it = std::lower_bound(head_.buckets.begin(), head_.buckets.end(), bucket,
+                                 [](const auto& b, uint32_t want) { return b.first < want; });
+      return it != head_.buckets.end() && it->first == bucket && it->second->rows() > 0;
+    }
+    auto [it, inserted] = known_.try_emplace({family, bucket}, false);
+    if (inserted) {
+      const std::string prefix = keys::BucketPrefix(table_id_, bucket);
+      std::unique_ptr<rocksdb::Iterator> iter(
+          store_.db()->NewIterator(read_, store_.family(family)));
+      iter->Seek(prefix);
+      it->second = iter->Valid() && iter->key().starts_with(prefix);
+    }
+    return it->second;
+  }
+
+ private:
+  const Store& store_;
+  const rocksdb::ReadOptions& read_;
+  const uint32_t table_id_;
+  const MemoryHead::View& head_;
+  absl::flat_hash_map<std::pair<Store::Family, uint32_t>, bool> known_;
+};
+
+// The newest row of one series in one bucket with time in [start, end), from
+// every tier that holds rows of the bucket (highest version on equal times),
+// or nullopt. A block is read only when its header copy says it has points
+// in range.
+absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
+                                                      const rocksdb::ReadOptions& read,
+                                                      BucketOccupancy& occupancy, uint32_t bucket,
+                                                      rocksdb::Iterator* hot,
+                                                      rocksdb::Iterator* delta,
+                                                      const std::string& prefix, int64_t start,
+                                                      int64_t end, ScanStats* stats) {
+  std::optional<ScanRow> best;
+  auto offer = [&](int64_t time, StoredRow row) {
+    if (time < start || time >= end) return;
+    if (best && (time < best->time_nanos ||
+                 (time == best->time_nanos && row.version <= best->version))) {
+      return;
+    }
+    best = ScanRow{.time_nanos = time, .version = row.version, .measures = std::move(row.measures)};
+  };
+  std::string last_key = prefix;
+  PutOrderedInt64BE(&last_key, end - 1);
+  for (auto [family, iter] : {std::pair{Store::kHot, hot}, std::pair{Store::kColdDelta, delta}}) {
+    if (!occupancy.Holds(family, bucket)) continue;
+    iter->SeekForPrev(last_key);
+    if (iter->Valid() && iter->key().starts_with(prefix)) {
+      keys::PointKey key;
+      if (!keys::DecodePointKey(iter->key().ToStringView(), &key)) {
+        return absl::DataLossError("a stored point key is malformed; restore from a backup");
+      }
+      ASSIGN_OR_RETURN(StoredRow row, DecodeRow(iter->value().ToStringView()));
+      stats->rows_scanned++;
+      offer(key.time_nanos, std::move(row));
+    }
+    RETURN_IF_ERROR(FromRocks(iter->status(), "scanning"));
+  }
+  if (!occupancy.Holds(Store::kColdHeader, bucket)) return best;
+  std::string header;
+  rocksdb::Status s = store.db()->Get(read, store.family(Store::kColdHeader), prefix, &header);
+  if (s.IsNotFound()) return best;
+  RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block header"));
+  ASSIGN_OR_RETURN(auto summary, format::DecodeBlockSummary(header));
+  if (summary.min_time >= end || summary.max_time < start ||
+      (best && summary.max_time < best->time_nanos)) {
+    stats->blocks_pruned++;
+    return best;
+  }
+  std::string block;
+  s = store.db()->Get(read, store.family(Store::kCold), prefix, &block);
+  if (s.IsNotFound()) {
+    return absl::DataLossError(
+        "a magnetic-store block is missing although its header is stored; restore from a backup");
+  }
+  RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
+  // Typed columns, then the one point's measures: not every point's.
+  ASSIGN_OR_RETURN(format::BlockColumns decoded,
+                   format::DecodeBlockColumns(block, /*with_versions=*/true,
+                                              [](const format::ColumnSummary&) { return true; }));
+  stats->blocks_scanned++;
+  stats->bytes_scanned += static_cast<int64_t>(block.size());
+  const std::vector<int64_t>& times = decoded.times;
+  const size_t before_end = std::lower_bound(times.begin(), times.end(), end) - times.begin();
+  if (before_end == 0) return best;
+  const size_t newest = before_end - 1;
+  stats->rows_scanned++;
+  offer(times[newest], {decoded.versions[newest], format::PointReader(decoded).MeasuresAt(newest)});
+  return best;
+}
+
+absl::Status ScanLastPoints(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t start,
+                            int64_t end,
+                            const ScanOptions& options,
+                            const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
+  const rocksdb::Snapshot* snapshot = nullptr;
+  const MemoryHead::View view = head.CaptureWithSnapshot(table.id, store.db(), &snapshot);
+  rocksdb::ReadOptions read;
+  read.snapshot = snapshot;
+  absl::Status status;
+  bool stopped = false;
+  // No series has data past the table's newest bucket: start the probes there.
+  uint32_t last_bucket = keys::BucketOf(end - 1);
+  {
+    std::optional<uint32_t> newest;
+    const std::string table_end = keys::TableDataPrefix(table.id + 1);
+    for (Store::Family family : {Store::kHot, Store::kColdDelta, Store::kColdHeader}) {
+      std::unique_ptr<rocksdb::Iterator> iter(
+          family == Store::kHot ? MemoryHead::NewIterator(view)
+                                : std::unique_ptr<rocksdb::Iterator>(
+                                      store.db()->NewIterator(read, store.family(family))));
+      iter->SeekForPrev(table_end);
+      if (iter->Valid() && iter->key().starts_with(keys::TableDataPrefix(table.id)) &&
+          iter->key().size() >= 8) {
+        const uint32_t b = DecodeFixed32BE(iter->key().data() + 4);
+        newest = newest ? std::max(*newest, b) : b;
+      }
+    }
+    if (!newest) {  // an empty table
+      store.db()->ReleaseSnapshot(snapshot);
+      return absl::OkStatus();
+    }
+    last_bucket = std::min(last_bucket, *newest);
+  }
+  std::unique_ptr<rocksdb::Iterator> hot = MemoryHead::NewIterator(view);
+  std::unique_ptr<rocksdb::Iterator> delta(
+      store.db()->NewIterator(read, store.family(Store::kColdDelta)));
+  const uint32_t first_bucket = keys::BucketOf(start);
+  BucketOccupancy occupancy(store, read, table.id, view);
+  for (const SeriesTarget& t : *options.series) {
+    if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+      status = absl::CancelledError("the query was cancelled");
+      break;
+    }
+    for (int64_t b = last_bucket; b >= first_bucket; --b) {
+      stats->buckets_scanned++;
+      const auto bucket = static_cast<uint32_t>(b);
+      auto found = NewestInBucket(store, read, occupancy, bucket, hot.get(), delta.get(),
+                                  keys::SeriesBucketPrefix(table.id, bucket, t.pk_hash, t.series),
+                                  start, end, stats);
+      if (!found.ok()) {
+        status = found.status();
+        break;
+      }
+      if (!*found) continue;
+      (*found)->series = t.series;
+      if (!emit(**found)) stopped = true;
+      break;
+    }
+    if (!status.ok() || stopped) break;
+  }
+  hot.reset();
+  delta.reset();
+  store.db()->ReleaseSnapshot(snapshot);
+  return status;
+}
+
+// The oldest bucket of `table` holding anything in any tier (UINT32_MAX if
+// none): a range open to the past starts there, for the statistics.
+uint32_t OldestBucket(const Store& store, const MemoryHead& head, uint32_t table_id) {
+  const std::string prefix = keys::TableDataPrefix(table_id);
+  uint32_t oldest = UINT32_MAX;
+  if (std::vector<uint32_t> in_head = head.Buckets(table_id); !in_head.empty()) {
+    oldest = in_head.front();
+  }
+  for (Store::Family family : {Store::kColdDelta, Store::kCold}) {
+    std::unique_ptr<rocksdb::Iterator> it(
+        store.db()->NewIterator(rocksdb::ReadOptions(), store.family(family)));
+    it->Seek(prefix);
+    if (it->Valid() && it->key().starts_with(prefix) && it->key().size() >= 8) {
+      oldest = std::min(oldest, DecodeFixed32BE(it->key().data() + 4));
+    }
+  }
+  return oldest;
+}
+
+}  // namespace
+
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
+                       const ScanOptions& options,
+                       const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
+  // RocksDB counts every step of every iterator in thread-local perf
+  // counters by default; nothing reads them, and a scan steps millions of
+  // times.
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  // Counted into the caller's stats as the scan goes, so the caller can
+  // publish them while it runs (SHOW QUERIES).
+  ScanStats own;
+  ScanStats& local = stats != nullptr ? *stats : own;
+  local = ScanStats{};
+  const int64_t start = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
+                                  int64_t{0}});
+  const int64_t end = options.end_nanos;
+  if (start >= end) {
+    return absl::OkStatus();
+  }
+  const uint32_t first_bucket = keys::BucketOf(start);
+  const uint32_t last_bucket = keys::BucketOf(end - 1);
+  // No row is newer than the writes accept, so the buckets an open-ended
+  // range covers end there.
+  const int64_t written_end =
+      now_nanos > INT64_MAX - kFutureWindowNanos ? end
+                                                 : std::min(end, now_nanos + kFutureWindowNanos);
+  // Hours before the table's oldest data are not "pruned": a range open to
+  // the past would count every hour since 1970.
+  const int64_t counted_from = std::max<int64_t>(first_bucket, OldestBucket(store, head, table.id));
+  local.buckets_in_range =
+      start < written_end
+          ? std::max<int64_t>(0, int64_t{keys::BucketOf(written_end - 1)} - counted_from + 1)
+          : 0;
+  if (options.last_per_series) {
+    if (options.series == nullptr) {
+      return absl::InvalidArgumentError("a last-point scan needs the list of series");
+    }
+    absl::Status status = ScanLastPoints(store, head, table, start, end, options, emit, &local);
+    return status;
+  }
+  const std::string table_end = keys::TableDataPrefix(table.id + 1);
+
+  const rocksdb::Snapshot* snapshot = nullptr;
+  RowSource hot(
+      MemoryHead::NewIterator(head.CaptureWithSnapshot(table.id, store.db(), &snapshot),
+                              table_end),
+      &local);
+  RowSource delta(store, Store::kColdDelta, snapshot, table_end, &local);
+  BlockSource cold(store, snapshot, table_end, start, end, &local);
+  // On equal versions the most recently written tier wins (they hold equal
+  // values then, by the version rules).
+  const std::array<Source*, 3> sources = {&hot, &delta, &cold};
+  absl::Status status;
+  uint64_t bucket_seen = UINT64_MAX;
+  ScanRow row;
+  ScanRow encoded;  // a row emitted undecoded (ScanOptions::encoded_rows)
+  StoredRow candidate;
+  std::array<char, keys::kPointKeySize> current;
+  bool stopped = false;
+
+  // The series prefix of the last row taken from `hot` or `cold_delta`: a
+  // block is alone in its series and bucket only if no such row precedes it.
+  std::array<char, keys::kBlockKeySize> other_prefix;
+  bool took_other = false;
+  // The series prefix last offered to ScanOptions::whole_head_series.
+  std::array<char, keys::kBlockKeySize> offered_prefix{};
+  bool offered_any = false;
+  auto remember_other = [&](std::string_view point_key) {
+    std::copy_n(point_key.begin(), keys::kBlockKeySize, other_prefix.begin());
+    took_other = true;
+  };
+
+  // Reads [begin, end) of every tier merged; false once the scan must stop.
+  auto read_range = [&](const std::string& begin, const std::string& range_end) {
+    for (Source* s : sources) s->Seek(begin, range_end);
+    while (true) {
+      if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+        status = absl::CancelledError("the query was cancelled");
+        return false;
+      }
+      std::string_view smallest;
+      Source* only = nullptr;  // the one source holding `smallest`, if just one is valid
+      int valid = 0;
+      for (Source* s : sources) {
+        if (!s->Valid()) continue;
+        ++valid;
+        only = s;
+        if (smallest.empty() || s->key() < smallest) smallest = s->key();
+      }
+      if (smallest.empty()) return true;
+      keys::PointKey key;
+      if (smallest.size() != current.size() || !keys::DecodePointKey(smallest, &key)) {
+        status = absl::DataLossError("a stored point key is malformed; restore from a backup");
+        return false;
+      }
+      if (options.whole_block && cold.AtBlockStart() && cold.key() == smallest) {
+        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+        auto shares = [&](const Source& s) {
+          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
+        };
+        const bool alone = !shares(hot) && !shares(delta) &&
+                           !(took_other && std::string_view(other_prefix.data(),
+                                                            other_prefix.size()) == prefix);
+        if (alone) {
+          if (key.bucket != bucket_seen) {
+            bucket_seen = key.bucket;
+            local.buckets_scanned++;
+          }
+          const BlockUse use = options.whole_block({.series = key.series,
+                                                    .summary = &cold.summary(),
+                                                    .bytes = [&cold] { return cold.block(); },
+                                                    .start_nanos = start,
+                                                    .end_nanos = end});
+          if (use != BlockUse::kDeclined) {
+            local.blocks_whole++;
+            local.rows_scanned += cold.summary().count;
+            if (use == BlockUse::kStop) {
+              stopped = true;
+              return false;
+            }
+            cold.SkipBlock();
+            continue;
+          }
+        }
+      }
+      // The rest of a series that only the head holds in this bucket. (The
+      // ranges read are whole buckets or whole series, so all of it is in
+      // the range.)
+      if (options.whole_head_series && options.encoded_rows && hot.Valid() &&
+          hot.key() == smallest &&
+          !(offered_any && smallest.substr(0, keys::kBlockKeySize) ==
+                               std::string_view(offered_prefix.data(), offered_prefix.size()))) {
+        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+        auto shares = [&](const Source& s) {
+          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
+        };
+        if (!shares(delta) && !shares(cold)) {
+          // Once per series: one the reader declined comes row by row.
+          std::copy_n(prefix.begin(), keys::kBlockKeySize, offered_prefix.begin());
+          offered_any = true;
+          const MemoryHead::Iterator::SeriesRows rest = hot.head()->RestOfSeries();
+          const BlockUse use = options.whole_head_series({.series = key.series,
+                                                          .rows = rest.entries,
+                                                          .shapes = rest.shapes,
+                                                          .start_nanos = start,
+                                                          .end_nanos = end});
+          if (use != BlockUse::kDeclined) {
+            if (key.bucket != bucket_seen) {
+              bucket_seen = key.bucket;
+              local.buckets_scanned++;
+            }
+            remember_other(smallest);
+            hot.CountTaken(rest.entries);
+            if (use == BlockUse::kStop) {
+              stopped = true;
+              return false;
+            }
+            hot.head()->SkipSeries();
+            continue;
+          }
+        }
+      }
+      // A source whose row is emitted as a view of its bytes: it moves on
+      // only after the emit.
+      RowSource* advance_after = nullptr;
+      if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
+        if (only != &cold) remember_other(smallest);
+        if (options.encoded_rows && only != &cold) {
+          advance_after = only == &hot ? &hot : &delta;
+          if (!(status = advance_after->TakeEncoded(&encoded)).ok()) return false;
+        } else {
+          if (!(status = only->Take(&candidate)).ok()) return false;
+          row.version = candidate.version;
+          std::swap(row.measures, candidate.measures);
+          only->Next();
+        }
+      } else {
+        // A copy: advancing a source invalidates views of its key.
+        std::copy(smallest.begin(), smallest.end(), current.begin());
+        smallest = std::string_view(current.data(), current.size());
+        bool have = false;
+        for (Source* s : sources) {
+          if (!s->Valid() || s->key() != smallest) continue;
+          if (s != &cold) remember_other(smallest);
+          if (!(status = s->Take(&candidate)).ok()) return false;
+          if (!have || candidate.version > row.version) {
+            row.version = candidate.version;
+            std::swap(row.measures, candidate.measures);  // both keep their storage for reuse
+            have = true;
+          }
+        }
+        for (Source* s : sources) {
+          if (s->Valid() && s->key() == smallest) s->Next();
+        }
+      }
+      if (key.bucket != bucket_seen) {
+        bucket_seen = key.bucket;
+        local.buckets_scanned++;
+      }
+      bool go_on = true;
+      if (key.time_nanos >= start && key.time_nanos < end) {
+        ScanRow& out = advance_after != nullptr ? encoded : row;
+        out.series = key.series;
+        out.time_nanos = key.time_nanos;
+        go_on = emit(out);
+      }
+      if (advance_after != nullptr) advance_after->Next();
+      if (!go_on) {
+        stopped = true;
+        return false;
+      }
+    }
+  };
+
+  // The first bucket >= `from` that holds any row, so empty stretches of a
+  // long time range cost one seek, not one per bucket and series.
+  auto next_bucket = [&](uint32_t from) -> std::optional<uint32_t> {
+    std::optional<uint32_t> found;
+    for (Source* s : sources) {
+      auto b = s->FirstBucketFrom(keys::BucketPrefix(table.id, from));
+      if (b && (!found || *b < *found)) found = b;
+    }
+    return found;
+  };
+
+  std::vector<SeriesTarget> targets;
+  if (options.series != nullptr) {
+    targets = *options.series;
+    std::sort(targets.begin(), targets.end());
+  }
+  auto bucket_end = [&](uint32_t bucket) {
+    return bucket == UINT32_MAX ? table_end : keys::BucketPrefix(table.id, bucket + 1);
+  };
+  // One bucket, all series or the targets; false once the scan must stop.
+  auto read_bucket = [&](uint32_t bucket) {
+    if (options.series == nullptr) return read_range(keys::BucketPrefix(table.id, bucket),
+                                                     bucket_end(bucket));
+    for (const SeriesTarget& t : targets) {
+      std::string prefix = keys::SeriesBucketPrefix(table.id, bucket, t.pk_hash, t.series);
+      if (!read_range(prefix, keys::PrefixEnd(prefix))) return false;
+    }
+    return true;
+  };
+
+  if (options.newest_first) {
+    // The newest bucket <= `to` that holds any row, so empty stretches cost
+    // one seek per tier.
+    auto previous_bucket = [&](uint32_t to) -> std::optional<uint32_t> {
+      std::optional<uint32_t> found;
+      for (Source* s : sources) {
+        auto b = s->LastBucketBefore(table.id, bucket_end(to));
+        if (b && (!found || *b > *found)) found = b;
+      }
+      return found;
+    };
+    for (int64_t b = last_bucket; b >= first_bucket && status.ok() && !stopped;) {
+      std::optional<uint32_t> bucket = previous_bucket(static_cast<uint32_t>(b));
+      if (!bucket || *bucket < first_bucket) break;
+      if (!read_bucket(*bucket)) break;
+      if (options.bucket_done &&
+          !options.bucket_done(static_cast<int64_t>(*bucket) * keys::kBucketNanos)) {
+        break;
+      }
+      b = static_cast<int64_t>(*bucket) - 1;
+    }
+  } else if (options.series == nullptr) {
+    read_range(keys::BucketPrefix(table.id, first_bucket), bucket_end(last_bucket));
+  } else {
+    for (uint64_t b = first_bucket; b <= last_bucket && status.ok() && !stopped;) {
+      std::optional<uint32_t> bucket = next_bucket(static_cast<uint32_t>(b));
+      if (!bucket || *bucket > last_bucket) break;
+      if (!read_bucket(*bucket)) break;
+      b = static_cast<uint64_t>(*bucket) + 1;
+    }
+  }
+  for (Source* s : sources) {
+    if (status.ok()) status = s->status();
+  }
+  store.db()->ReleaseSnapshot(snapshot);
+  return status;
+}
+
+}  // namespace strata
