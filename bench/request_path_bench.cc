@@ -12,8 +12,8 @@
 #include "google/protobuf/arena.h"
 #include "server/wire/wire_write_source.h"
 #include "server/wire/write_convert.h"
-#include "storage/write/record_validation.h"
 #include "storage/read/table_state.h"
+#include "storage/write/record_validation.h"
 #include "strata/v1/write.pb.h"
 
 namespace strata {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "client/exit_code.h"
 #include "absl/status/statusor.h"
+#include "client/exit_code.h"
 #include "grpcpp/grpcpp.h"
 #include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/backup.grpc.pb.h"

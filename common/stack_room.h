@@ -1,7 +1,7 @@
 // How much of the calling thread's stack is left: recursion over a client's
 // input (the SQL parser's nesting) asks before each level and refuses the
 // input with an error while room remains, instead of overflowing the stack.
-// Depth limits alone (query/parser.h) hold only for the frame sizes they
+// Depth limits alone (query/parse/parser.h) hold only for the frame sizes they
 // were measured with; a sanitizer build's frames are several times larger,
 // and a thread with a small stack (the main thread under a low ulimit -s)
 // has less room.

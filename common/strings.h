@@ -30,6 +30,17 @@ inline std::string_view StripWhitespace(std::string_view s) {
   return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
 }
 
+// True when `a` and `b` are equal but for ASCII case.
+inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? a[i] + ('a' - 'A') : a[i];
+    const char y = b[i] >= 'A' && b[i] <= 'Z' ? b[i] + ('a' - 'A') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
 template <typename... Args>
 std::string StrCat(const Args&... args) {
   std::string out;

@@ -4,11 +4,11 @@
 
 #include "common/status.h"
 #include "common/strings.h"
-#include "query/functions.h"
-#include "query/parser.h"
-#include "query/planner.h"
+#include "query/exec/table_layout.h"
+#include "query/functions/functions.h"
+#include "query/parse/parser.h"
+#include "query/plan/planner.h"
 #include "query/statements.h"
-#include "query/table_layout.h"
 
 namespace strata::query {
 namespace {

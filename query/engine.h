@@ -15,16 +15,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "query/datum.h"
-#include "query/expr.h"
-#include "query/memory_budget.h"
-#include "query/parser.h"
+#include "query/base/datum.h"
+#include "query/base/memory_budget.h"
+#include "query/base/read_access.h"
+#include "query/base/result.h"
+#include "query/base/running_queries.h"
+#include "query/base/vector.h"
+#include "query/exec/table_layout.h"
+#include "query/expr/expr.h"
+#include "query/parse/parser.h"
 #include "query/query_options.h"
-#include "query/read_access.h"
-#include "query/result.h"
-#include "query/running_queries.h"
-#include "query/table_layout.h"
-#include "query/vector.h"
 #include "storage/engine.h"
 
 namespace strata::query {

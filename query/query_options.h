@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <string>
 
-#include "query/memory_budget.h"
-#include "query/parser.h"
-#include "query/read_access.h"
-#include "query/running_queries.h"
+#include "query/base/memory_budget.h"
+#include "query/base/read_access.h"
+#include "query/base/running_queries.h"
+#include "query/parse/parser.h"
 
 namespace strata::query {
 
-class SystemTables;  // query/system_tables.h
+class SystemTables;  // query/exec/system_tables.h
 
 struct QueryOptions {
   int page_size = 1000;
@@ -24,16 +24,16 @@ struct QueryOptions {
   // The server-wide budget the query's memory also comes from; none: only
   // memory_limit_bytes applies.
   MemoryBudget* shared_budget = nullptr;
-  // What the caller may read (query/read_access.h); null: everything.
+  // What the caller may read (query/base/read_access.h); null: everything.
   const ReadAccess* access = nullptr;
   // The server's running queries, for SHOW QUERIES and KILL QUERY; null:
   // those statements are refused.
   const RunningQueries* running = nullptr;
   // Where the scans publish what they have read so far; null: nowhere.
   QueryProgress* progress = nullptr;
-  // The "system" tables (query/system_tables.h); null: there are none.
+  // The "system" tables (query/exec/system_tables.h); null: there are none.
   const SystemTables* system_tables = nullptr;
-  // Values for the statement's ? and @name placeholders (query/parser.h).
+  // Values for the statement's ? and @name placeholders (query/parse/parser.h).
   QueryParameters parameters;
   // The database of unqualified table names (QueryRequest.database); empty:
   // names must be qualified.

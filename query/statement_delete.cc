@@ -7,8 +7,8 @@
 
 #include "common/status.h"
 #include "common/strings.h"
-#include "query/error.h"
-#include "query/planner.h"
+#include "query/base/error.h"
+#include "query/plan/planner.h"
 #include "query/statements.h"
 #include "storage/read/table_state.h"
 

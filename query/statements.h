@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "query/operators.h"
-#include "query/parser.h"
+#include "query/base/result.h"
+#include "query/exec/operators.h"
+#include "query/exec/table_layout.h"
+#include "query/parse/parser.h"
 #include "query/query_options.h"
-#include "query/result.h"
-#include "query/table_layout.h"
 #include "storage/engine.h"
 
 namespace strata::query {

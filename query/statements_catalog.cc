@@ -6,8 +6,8 @@
 
 #include "common/status.h"
 #include "common/strings.h"
-#include "query/error.h"
-#include "query/functions.h"
+#include "query/base/error.h"
+#include "query/functions/functions.h"
 #include "query/statements.h"
 #include "storage/read/table_state.h"
 

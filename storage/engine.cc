@@ -3,8 +3,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "storage/head/head_recovery.h"
-#include "storage/kv/keys.h"
 #include "storage/jobs/tiering.h"
+#include "storage/kv/keys.h"
 
 namespace strata {
 

@@ -48,6 +48,19 @@ expect_compile strata_storage_write storage/write/writer.h yes
 expect_compile strata_storage_write storage/jobs/backup.h no
 expect_compile strata_storage_jobs storage/jobs/tiering.h yes
 expect_compile strata_storage_jobs storage/engine.h no
+# The rooms of query/ (query/CMakeLists.txt), lowest first.
+expect_compile strata_query_base query/base/datum.h yes
+expect_compile strata_query_base query/functions/functions.h no
+expect_compile strata_query_functions query/functions/functions.h yes
+expect_compile strata_query_functions query/parse/lexer.h no
+expect_compile strata_query_parse query/parse/parser.h yes
+expect_compile strata_query_parse query/expr/expr.h no
+expect_compile strata_query_expr query/expr/vector_eval.h yes
+expect_compile strata_query_expr query/exec/operators.h no
+expect_compile strata_query_exec query/exec/window.h yes
+expect_compile strata_query_exec query/plan/planner.h no
+expect_compile strata_query_plan query/plan/planner.h yes
+expect_compile strata_query_plan query/engine.h no
 # The rooms of server/ (server/CMakeLists.txt): the front doors share the
 # runner and never see one another. Each "no" probe is a header that
 # compiles where its room is visible (no generated code in it).

@@ -6,10 +6,10 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "grpcpp/alarm.h"
-#include "server/wire/column_pages.h"
-#include "server/wire/datum_proto.h"
 #include "server/grpc/row_page_encoder.h"
 #include "server/grpc/status_map.h"
+#include "server/wire/column_pages.h"
+#include "server/wire/datum_proto.h"
 #include "server/wire/query_parameters.h"
 
 namespace strata {

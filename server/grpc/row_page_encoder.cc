@@ -1,8 +1,8 @@
 #include "server/grpc/row_page_encoder.h"
 
 #include "absl/base/casts.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "common/utf8.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "server/wire/datum_proto.h"
 #include "strata/v1/query.pb.h"
 

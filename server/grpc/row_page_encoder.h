@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "grpcpp/support/byte_buffer.h"
-#include "query/datum.h"
-#include "query/expr.h"  // query::Row
-#include "query/vector.h"
+#include "query/base/datum.h"
+#include "query/base/vector.h"
+#include "query/expr/expr.h"  // query::Row
 
 namespace strata {
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "common/clock.h"
-#include "server/scheduler/scheduled_queries.h"
 #include "server/grpc/unary.h"
+#include "server/scheduler/scheduled_queries.h"
 #include "strata/v1/scheduled_query.grpc.pb.h"
 
 namespace strata {

@@ -6,9 +6,9 @@
 #include "server/http/body.h"
 #include "server/http/connections.h"
 #include "server/http/influx_write.h"
-#include "server/runner/ingest.h"
 #include "server/http/prometheus_read.h"
 #include "server/http/prometheus_write.h"
+#include "server/runner/ingest.h"
 
 namespace strata {
 namespace {

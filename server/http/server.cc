@@ -6,9 +6,9 @@
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "httplib.h"
-#include "server/ops/config.h"
 #include "server/http/auth.h"
 #include "server/http/body.h"
+#include "server/ops/config.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {

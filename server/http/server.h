@@ -17,10 +17,10 @@
 
 #include "absl/status/statusor.h"
 #include "server/auth/authenticator.h"
+#include "server/auth/tls.h"
 #include "server/http/connections.h"
 #include "server/http/ingest_routes.h"
 #include "server/ops/metrics.h"
-#include "server/auth/tls.h"
 #include "storage/engine.h"
 
 namespace strata {

@@ -7,9 +7,9 @@
 #include <mutex>
 
 #include "absl/synchronization/mutex.h"
+#include "common/status.h"
 #include "prometheus/collectable.h"
 #include "prometheus/text_serializer.h"
-#include "common/status.h"
 
 namespace strata {
 namespace {

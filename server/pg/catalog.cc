@@ -233,7 +233,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     auto it = settings.find(name);
     if (it == settings.end() && (name == "databases" || name == "tables" ||
                                  name == "measures" || name == "queries")) {
-      return std::nullopt;  // Strata's own SHOW (query/parser.cc), for the engine
+      return std::nullopt;  // Strata's own SHOW (query/parse/parser.cc), for the engine
     }
     if (it == settings.end()) {
       return absl::StatusOr<CannedResult>(absl::NotFoundError(
@@ -278,7 +278,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (search_path && Has(text, "from information_schema.tables")) return GrafanaTables(sql);
   if (search_path && Has(text, "from information_schema.columns")) return GrafanaColumns(sql);
   // Any other statement over the engine's information_schema tables
-  // (query/information_schema.h) is the engine's.
+  // (query/exec/information_schema.h) is the engine's.
   static const RE2 kInformationSchema(R"(\binformation_schema\.(schemata|tables|columns)\b)");
   if (RE2::PartialMatch(text, kInformationSchema)) return std::nullopt;
   if (Has(text, "from pg_catalog.pg_namespace n") && Has(text, "as \"name\"")) {

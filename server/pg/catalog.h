@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "query/datum.h"
+#include "query/base/datum.h"
 #include "query/engine.h"
 #include "server/auth/grants.h"
 #include "storage/catalog/catalog.h"

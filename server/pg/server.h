@@ -17,9 +17,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/auth/authenticator.h"
+#include "server/auth/tls.h"
 #include "server/ops/metrics.h"
 #include "server/runner/query_runner.h"
-#include "server/auth/tls.h"
 #include "storage/engine.h"
 
 namespace strata {

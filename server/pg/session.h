@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "query/base/memory_budget.h"
 #include "query/engine.h"
-#include "query/memory_budget.h"
 #include "server/auth/authenticator.h"
 #include "server/pg/catalog.h"
 #include "server/pg/cursor.h"

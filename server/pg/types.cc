@@ -1,6 +1,6 @@
 #include "server/pg/types.h"
 
-#include "query/information_schema.h"
+#include "query/exec/information_schema.h"
 
 #include <charconv>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
-#include "query/checked_math.h"
+#include "query/base/checked_math.h"
 
 namespace strata::pg {
 namespace {

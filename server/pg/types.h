@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "query/datum.h"
+#include "query/base/datum.h"
 
 namespace strata::pg {
 

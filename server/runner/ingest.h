@@ -16,8 +16,8 @@
 #include "server/auth/grants.h"
 #include "server/ops/metrics.h"
 #include "storage/engine.h"
-#include "storage/write/write_source.h"
 #include "storage/rows/write_types.h"
+#include "storage/write/write_source.h"
 
 namespace strata {
 

@@ -23,9 +23,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "query/base/memory_budget.h"
 #include "query/engine.h"
-#include "query/memory_budget.h"
-#include "query/system_tables.h"
+#include "query/exec/system_tables.h"
 #include "server/auth/grants.h"
 #include "server/ops/metrics.h"
 #include "server/runner/query_workers.h"
@@ -121,7 +121,7 @@ class QueryRunner final : public StatementRunner {
 
   query::MemoryBudget& memory_budget() override { return budget_; }
 
-  // Makes the "system" tables a caller sees (query/system_tables.h); set
+  // Makes the "system" tables a caller sees (query/exec/system_tables.h); set
   // once, before serving.
   using SystemTablesFactory = std::function<std::unique_ptr<query::SystemTables>(
       std::shared_ptr<const Principal> caller)>;

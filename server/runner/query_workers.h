@@ -16,7 +16,7 @@
 //     refuse it either.
 //
 // Workers have a large, fixed stack (kWorkerStackBytes): the SQL front end
-// bounds its recursion (query/parser.h limits) and this guarantees the room
+// bounds its recursion (query/parse/parser.h limits) and this guarantees the room
 // those limits were measured against, whatever the process' ulimit -s says.
 //
 // Thread-safety: all methods may be called from any thread.

@@ -7,7 +7,7 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "google/protobuf/util/time_util.h"
-#include "query/parser.h"
+#include "query/parse/parser.h"
 #include "server/scheduler/target_mapping.h"
 #include "server/scheduler/target_spec_proto.h"
 #include "server/wire/query_parameters.h"

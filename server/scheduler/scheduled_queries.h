@@ -28,7 +28,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "query/system_tables.h"
+#include "query/exec/system_tables.h"
 #include "server/auth/authenticator.h"
 #include "server/runner/ingest.h"
 #include "server/runner/query_runner.h"

@@ -9,8 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
-#include "storage/rows/write_types.h"
 #include "server/scheduler/target_spec.h"
+#include "storage/rows/write_types.h"
 
 namespace strata {
 

@@ -1,8 +1,8 @@
 #include "server/wire/catalog_convert.h"
 
-#include "common/strings.h"
 #include "common/clock.h"
 #include "common/status.h"
+#include "common/strings.h"
 
 namespace strata {
 namespace {

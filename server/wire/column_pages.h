@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "query/datum.h"
-#include "query/expr.h"
-#include "query/vector.h"
+#include "query/base/datum.h"
+#include "query/base/vector.h"
+#include "query/expr/expr.h"
 #include "strata/v1/query.pb.h"
 
 namespace strata {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "query/datum.h"
+#include "query/base/datum.h"
 #include "strata/v1/query.pb.h"
 
 namespace strata {

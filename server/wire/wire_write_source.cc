@@ -4,8 +4,8 @@
 #include <climits>
 #include <cstring>
 
-#include "google/protobuf/io/coded_stream.h"
 #include "common/utf8.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/common.h"
 #include "server/wire/write_convert.h"
 #include "storage/write/record_normalizer.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "storage/rows/write_types.h"
 #include "storage/write/name_memo.h"
 #include "storage/write/write_source.h"
-#include "storage/rows/write_types.h"
 #include "strata/v1/write.pb.h"
 
 namespace strata {

@@ -2,15 +2,15 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
-#include "common/strings.h"
 #include "common/coding.h"
 #include "common/status.h"
+#include "common/strings.h"
 #include "common/suggest.h"
 #include "rocksdb/write_batch.h"
 #include "storage/catalog/catalog_codec.h"
-#include "storage/kv/keys.h"
 #include "storage/catalog/names.h"
 #include "storage/catalog/table_data.h"
+#include "storage/kv/keys.h"
 
 namespace strata {
 namespace {

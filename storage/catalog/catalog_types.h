@@ -11,7 +11,7 @@
 namespace strata {
 
 // Not a name for a new database: SQL's "system"."<table>" are the server's
-// own tables (query/system_tables.h). A data directory that already has
+// own tables (query/exec/system_tables.h). A data directory that already has
 // such a database keeps it.
 inline constexpr std::string_view kSystemDatabaseName = "system";
 inline constexpr int64_t kDefaultMemoryRetentionHours = 6;

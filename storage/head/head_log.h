@@ -28,8 +28,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "common/coding.h"
-#include "storage/kv/keys.h"
 #include "storage/head/memory_head.h"
+#include "storage/kv/keys.h"
 
 namespace strata::head_log {
 

@@ -38,8 +38,8 @@
 #include "absl/types/span.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
-#include "storage/rows/head_rows.h"
 #include "storage/kv/keys.h"
+#include "storage/rows/head_rows.h"
 
 namespace strata {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "storage/read/last_points.h"
 #include "storage/catalog/catalog_types.h"
 #include "storage/kv/store.h"
+#include "storage/read/last_points.h"
 #include "storage/write/writer.h"
 
 namespace strata {

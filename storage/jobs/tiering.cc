@@ -11,8 +11,8 @@
 #include "storage/blocks/block.h"
 #include "storage/blocks/block_format.h"
 #include "storage/head/head_log.h"
-#include "storage/rows/head_rows.h"
 #include "storage/kv/keys.h"
+#include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
 
 namespace strata {

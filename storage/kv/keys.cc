@@ -1,7 +1,7 @@
 #include "storage/kv/keys.h"
 
-#include "common/strings.h"
 #include "common/coding.h"
+#include "common/strings.h"
 
 namespace strata::keys {
 

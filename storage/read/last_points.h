@@ -32,8 +32,8 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/catalog/catalog_types.h"
-#include "storage/read/scan.h"
 #include "storage/kv/store.h"
+#include "storage/read/scan.h"
 
 namespace strata {
 

@@ -35,9 +35,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/catalog/catalog_types.h"
+#include "storage/kv/store.h"
 #include "storage/read/last_points.h"
 #include "storage/rows/series_key.h"
-#include "storage/kv/store.h"
 #include "storage/rows/write_types.h"
 
 namespace strata {
@@ -129,7 +129,7 @@ class TableState {
   // The series registered after the first `count`, and the schema's
   // generation at that moment: a view of the first `count` series built at
   // that schema generation is extended by these alone (a query's table
-  // layout after a new series, query/table_layout.h).
+  // layout after a new series, query/exec/table_layout.h).
   struct SeriesAdded {
     std::vector<std::shared_ptr<const SeriesInfo>> series;
     uint64_t schema_generation = 0;

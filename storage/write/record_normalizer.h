@@ -42,10 +42,10 @@
 #include "common/strings.h"
 #include "common/unaligned.h"
 #include "storage/catalog/catalog_types.h"
-#include "storage/write/name_memo.h"
 #include "storage/catalog/names.h"
 #include "storage/rows/row_codec.h"
 #include "storage/rows/write_types.h"
+#include "storage/write/name_memo.h"
 
 namespace strata::normalize_internal {
 

@@ -8,8 +8,8 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "common/strings.h"
-#include "storage/write/name_memo.h"
 #include "storage/catalog/names.h"
+#include "storage/write/name_memo.h"
 #include "storage/write/record_normalizer.h"
 
 namespace strata {

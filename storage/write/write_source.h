@@ -9,9 +9,9 @@
 
 #include "absl/status/statusor.h"
 #include "storage/catalog/catalog_types.h"
+#include "storage/rows/write_types.h"
 #include "storage/write/name_memo.h"
 #include "storage/write/record_validation.h"
-#include "storage/rows/write_types.h"
 
 namespace strata {
 

@@ -18,10 +18,10 @@
 #include "rocksdb/write_batch.h"
 #include "storage/blocks/block.h"
 #include "storage/head/head_log.h"
-#include "storage/rows/head_rows.h"
 #include "storage/kv/keys.h"
-#include "storage/write/record_validation.h"
+#include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
+#include "storage/write/record_validation.h"
 #include "xxhash.h"
 
 namespace strata {

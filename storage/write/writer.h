@@ -30,8 +30,8 @@
 #include "storage/head/memory_head.h"
 #include "storage/kv/store.h"
 #include "storage/read/table_state.h"
-#include "storage/write/write_source.h"
 #include "storage/rows/write_types.h"
+#include "storage/write/write_source.h"
 
 namespace strata {
 

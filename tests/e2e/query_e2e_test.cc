@@ -7,8 +7,8 @@
 #include "gtest/gtest.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
-#include "tests/support/stratad_process.h"
 #include "tests/support/query_helpers.h"
+#include "tests/support/stratad_process.h"
 #include "tests/support/write_helpers.h"
 
 namespace strata {

@@ -5,7 +5,7 @@
 // (--testing-fixed-time); files that move the clock or run `maintain`
 // in-process stay in the in-process run.
 #include "gtest/gtest.h"
-#include "query/datum.h"
+#include "query/base/datum.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/sql/sql_logic_runner.h"

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "storage/head/head_log.h"
-#include "storage/rows/head_rows.h"
 #include "storage/head/memory_head.h"
+#include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
 #include "tests/fuzz/head_log_entry.h"
 

@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
-#include "server/http/influx_write.h"
 #include "prometheus/remote.pb.h"
+#include "server/http/influx_write.h"
 #include "server/http/prometheus_write.h"
 #include "server/http/remote_write_size.h"
 #include "storage/engine.h"

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "query/functions.h"
-#include "query/window.h"
+#include "query/functions/functions.h"
+#include "query/functions/window_functions.h"
 
 namespace {
 

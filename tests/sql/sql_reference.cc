@@ -6,8 +6,8 @@
 
 #include <string_view>
 
-#include "query/functions.h"
-#include "query/window.h"
+#include "query/functions/functions.h"
+#include "query/functions/window_functions.h"
 
 int main(int argc, char** argv) {
   const bool window = argc > 1 && std::string_view(argv[1]) == "window";

@@ -5,10 +5,10 @@
 #include "rocksdb/write_batch.h"
 #include "storage/catalog/catalog_codec.h"
 #include "storage/kv/keys.h"
-#include "storage/write/record_validation.h"
-#include "storage/rows/row_codec.h"
 #include "storage/kv/store.h"
 #include "storage/read/table_state.h"
+#include "storage/rows/row_codec.h"
+#include "storage/write/record_validation.h"
 #include "xxhash.h"
 
 namespace strata::testing {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "query/functions.h"
-#include "query/vector.h"
+#include "query/base/vector.h"
+#include "query/functions/functions.h"
 
 namespace strata::query {
 namespace {

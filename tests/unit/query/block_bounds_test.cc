@@ -1,4 +1,4 @@
-#include "query/block_bounds.h"
+#include "query/expr/block_bounds.h"
 
 #include "gtest/gtest.h"
 

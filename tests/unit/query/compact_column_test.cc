@@ -1,7 +1,7 @@
 // CompactColumn gives back exactly the Datums appended: every scalar type,
 // NULLs with their types, text past the small-string size, nested values,
 // and values whose type differs from their neighbours'.
-#include "query/compact_column.h"
+#include "query/base/compact_column.h"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "query/datum.h"
+#include "query/base/datum.h"
 
 namespace strata::query {
 namespace {

@@ -1,4 +1,4 @@
-// Group keys (AppendKey in query/datum.h and query/vector.h): a Vector's
+// Group keys (AppendKey in query/base/datum.h and query/base/vector.h): a Vector's
 // cell encodes exactly as its Datum does, since the grouping operator looks
 // groups up by the cells of a batch and by the Datums of block headers and
 // both must find the same group; values equal by Compare share a key and
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "query/datum.h"
-#include "query/vector.h"
+#include "query/base/datum.h"
+#include "query/base/vector.h"
 
 namespace strata::query {
 namespace {

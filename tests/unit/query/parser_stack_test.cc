@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "query/parser.h"
+#include "query/parse/parser.h"
 #include "tests/support/small_stack.h"
 
 namespace strata::query {

@@ -1,4 +1,4 @@
-#include "query/scan_batcher.h"
+#include "query/exec/scan_batcher.h"
 
 #include <cstring>
 #include <new>

@@ -1,4 +1,4 @@
-#include "query/table_layout.h"
+#include "query/exec/table_layout.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,11 +1,11 @@
-// TakeRows and SelectRows (query/vector.h): the rows asked for, in the
+// TakeRows and SelectRows (query/base/vector.h): the rows asked for, in the
 // order asked, with every kind of value and NULL kept, and a column the
 // query does not read left empty.
 #include <string_view>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "query/vector.h"
+#include "query/base/vector.h"
 
 namespace strata::query {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "query/memory_budget.h"
+#include "query/base/memory_budget.h"
 
 namespace strata {
 namespace {

@@ -17,14 +17,14 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "rocksdb/write_batch.h"
+#include "storage/catalog/table_data.h"
 #include "storage/engine.h"
 #include "storage/head/head_log.h"
 #include "storage/head/head_recovery.h"
 #include "storage/kv/keys.h"
-#include "storage/rows/row_codec.h"
 #include "storage/kv/store.h"
-#include "storage/catalog/table_data.h"
 #include "storage/read/table_state.h"
+#include "storage/rows/row_codec.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata {

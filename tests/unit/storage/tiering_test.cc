@@ -16,8 +16,8 @@
 #include "common/clock.h"
 #include "common/coding.h"
 #include "gtest/gtest.h"
-#include "storage/engine.h"
 #include "storage/blocks/block.h"
+#include "storage/engine.h"
 #include "storage/rows/row_codec.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,0 +1,70 @@
+// What a statement's result is and where it goes: its columns, its
+// statistics, and the sink that takes its rows (or column batches). The
+// planner, the system tables and every front door's sink share these
+// without the engine's header (query/engine.h includes this one).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/base/datum.h"
+#include "query/base/vector.h"
+
+namespace strata::query {
+
+struct ResultColumn {
+  std::string name;
+  DataType type = DataType::kUnknown;
+};
+
+struct QueryStats {
+  int64_t rows_returned = 0;
+  int64_t rows_scanned = 0;
+  int64_t bytes_scanned = 0;
+  int64_t buckets_scanned = 0;
+  int64_t buckets_pruned = 0;
+  int64_t partitions_scanned = 0;
+  int64_t partitions_pruned = 0;
+  int64_t series_scanned = 0;
+  int64_t series_pruned = 0;
+  int64_t blocks_scanned = 0;  // magnetic blocks read (whole or merged)
+  int64_t blocks_pruned = 0;   // skipped by their time range or min/max
+  int64_t elapsed_nanos = 0;
+};
+
+// Where results go. Columns is called once, before any Rows.
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  virtual absl::Status Columns(const std::vector<ResultColumn>& columns) = 0;
+  virtual absl::Status Rows(std::vector<Row> page) = 0;
+  // A sink that can take the result as column batches says so (the
+  // server's columnar pages); for a statement whose result is its select
+  // list over filtered scan batches (no ORDER BY, LIMIT, DISTINCT, GROUP BY
+  // or window) the engine then calls Batches, then EndBatches, instead of
+  // Rows: no row is built.
+  virtual bool TakesBatches() const { return false; }
+  virtual absl::Status Batches(const Batch& /*batch*/) {
+    return absl::UnimplementedError("this result sink takes rows only");
+  }
+  virtual absl::Status EndBatches() { return absl::OkStatus(); }
+};
+
+// Keeps only the result's columns: for planning a statement for its shape
+// (QueryOptions::describe_only).
+class ColumnsSink final : public ResultSink {
+ public:
+  absl::Status Columns(const std::vector<ResultColumn>& columns) override {
+    columns_ = columns;
+    return absl::OkStatus();
+  }
+  absl::Status Rows(std::vector<Row>) override { return absl::OkStatus(); }
+  const std::vector<ResultColumn>& columns() const { return columns_; }
+
+ private:
+  std::vector<ResultColumn> columns_;
+};
+
+}  // namespace strata::query

@@ -1,0 +1,138 @@
+#include "query/base/vector.h"
+
+namespace strata::query {
+namespace {
+
+void SizeValues(Vector& v, size_t n) {
+  if (UsesInts(v.type)) v.ints.resize(n);
+  if (v.type == DataType::kDouble) v.doubles.resize(n);
+  if (v.type == DataType::kVarchar) v.strings.resize(n);
+  if (IsComposite(v.type)) v.nested.resize(n);
+}
+
+}  // namespace
+
+void Vector::ResetNull(size_t n) {
+  nulls.assign(n, 1);
+  SizeValues(*this, n);
+}
+
+Datum Vector::Get(size_t i) const {
+  if (nulls[i]) return Datum::Null(type);
+  if (IsComposite(type)) return Datum{.type = type, .null = false, .nested = nested[i]};
+  switch (type) {
+    case DataType::kDouble: return Datum::Double(doubles[i]);
+    case DataType::kVarchar: return Datum::Varchar(std::string(strings[i]));
+    case DataType::kUnknown: return Datum::Null();
+    default: {
+      Datum d = Datum::Bigint(ints[i]);
+      d.type = type;
+      return d;
+    }
+  }
+}
+
+void Vector::Set(size_t i, const Datum& d) {
+  if (d.null) {
+    nulls[i] = 1;
+    return;
+  }
+  if (type == DataType::kUnknown) {  // a NULL-typed expression that produced a value
+    type = d.type;
+    SizeValues(*this, nulls.size());
+  }
+  nulls[i] = 0;
+  if (IsComposite(type)) {
+    nested[i] = d.nested;
+    return;
+  }
+  switch (type) {
+    case DataType::kDouble: doubles[i] = d.AsDouble(); break;
+    case DataType::kVarchar:
+      if (d.type == DataType::kVarchar) {
+        SetOwnedString(i, d.s);
+      } else {
+        SetOwnedString(i, d.ToString());
+      }
+      break;
+    default: ints[i] = d.type == DataType::kDouble ? static_cast<int64_t>(d.d) : d.i; break;
+  }
+}
+
+void Vector::SetOwnedString(size_t i, std::string s) {
+  if (!arena) arena = std::make_shared<std::deque<std::string>>();
+  arena->push_back(std::move(s));
+  strings[i] = arena->back();
+  nulls[i] = 0;
+}
+
+bool Vector::SameValue(size_t i, const Vector& other, size_t j) const {
+  if (nulls[i] || other.nulls[j]) return nulls[i] == other.nulls[j];
+  if (IsComposite(type)) return Compare(Get(i), other.Get(j)) == 0;
+  switch (type) {
+    case DataType::kDouble: return doubles[i] == other.doubles[j];
+    case DataType::kVarchar:  // views of one series' value share their bytes
+      return (strings[i].data() == other.strings[j].data() &&
+              strings[i].size() == other.strings[j].size()) ||
+             strings[i] == other.strings[j];
+    case DataType::kUnknown: return true;
+    default: return ints[i] == other.ints[j];
+  }
+}
+
+void AppendKey(const Vector& v, size_t i, std::string* out) {
+  if (v.nulls[i]) {
+    out->push_back('\0');
+    return;
+  }
+  if (IsComposite(v.type) || v.type == DataType::kUnknown) {
+    AppendKey(v.Get(i), out);
+  } else if (v.type == DataType::kVarchar) {
+    AppendTextKey(v.strings[i], out);
+  } else if (v.type == DataType::kDouble) {
+    AppendNumberKey(v.type, 0, v.doubles[i], out);
+  } else {
+    AppendNumberKey(v.type, v.ints[i], 0, out);
+  }
+}
+
+Batch NewBatch(const std::vector<DataType>& types, size_t rows) {
+  Batch batch;
+  batch.rows = rows;
+  batch.columns.reserve(types.size());
+  for (DataType t : types) {
+    batch.columns.emplace_back(t);
+    batch.columns.back().ResetNull(rows);
+  }
+  return batch;
+}
+
+Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep) {
+  std::vector<uint32_t> rows;
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i] != 0) rows.push_back(static_cast<uint32_t>(i));
+  }
+  return TakeRows(from, rows);
+}
+
+Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
+  Batch out;
+  out.rows = rows.size();
+  out.columns.reserve(from.columns.size());
+  for (const Vector& in : from.columns) {
+    Vector& v = out.columns.emplace_back(in.type);
+    if (in.size() != from.rows) continue;  // a column the query does not read
+    v.arena = in.arena;
+    v.nulls.reserve(rows.size());
+    for (uint32_t i : rows) {
+      v.nulls.push_back(in.nulls[i]);
+      if (!in.ints.empty()) v.ints.push_back(in.ints[i]);
+      if (!in.doubles.empty()) v.doubles.push_back(in.doubles[i]);
+      if (!in.strings.empty()) v.strings.push_back(in.strings[i]);
+      if (!in.nested.empty()) v.nested.push_back(in.nested[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::query

@@ -1,0 +1,183 @@
+// The executor's operators. Data flows push-style: a source (a table scan or
+// materialized rows) pushes column batches (vector.h) into the lower half of
+// the chain, which filters (WHERE) and aggregates a batch at a time; the
+// aggregate's groups, or the filtered rows of a query without one, then
+// flow as rows through HAVING, projection, DISTINCT, ordering and LIMIT,
+// ending at the caller's result sink. Push fits the storage scan, which is
+// callback-driven, and lets LIMIT stop the scan early.
+//
+// Thread-safety: one query's operators run on one thread; the QueryContext
+// flags may be set from others (cancellation).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "query/base/memory_budget.h"
+#include "query/base/read_access.h"
+#include "query/base/vector.h"
+#include "query/expr/expr.h"
+#include "query/functions/functions.h"
+
+namespace strata::query {
+
+class SystemTables;  // query/exec/system_tables.h
+struct QueryProgress;  // query/base/running_queries.h
+
+// Per-query state shared by the operators.
+struct QueryContext {
+  EvalContext eval;
+  // Set by whoever may cancel the query (CancelQuery, a client that left).
+  const std::atomic<bool>* cancelled = nullptr;
+  std::atomic<bool> enough{false};  // LIMIT reached: sources may stop
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  int64_t memory_limit_bytes = 256 << 20;
+  int64_t memory_used_bytes = 0;
+  // The server-wide budget the query's memory also comes from (none in
+  // tests that run the engine alone). Taken in steps of kBudgetStep, so the
+  // shared counter is touched once per step rather than once per row.
+  MemoryBudget* shared_budget = nullptr;
+  int64_t shared_bytes = 0;
+  // What the caller may read; null: everything.
+  const ReadAccess* access = nullptr;
+  // The "system" tables (QueryOptions); null: none.
+  const SystemTables* system_tables = nullptr;
+  QueryProgress* progress = nullptr;  // what the scans have read so far (SHOW QUERIES)
+  // The database of table names written without one (QueryOptions).
+  std::string default_database;
+  uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
+
+  QueryContext() = default;
+  QueryContext(const QueryContext&) = delete;
+  QueryContext& operator=(const QueryContext&) = delete;
+  ~QueryContext();
+
+  // CANCELLED or DEADLINE_EXCEEDED when the query must stop.
+  absl::Status CheckAlive() const;
+  // CheckAlive once every 4096 calls: for a loop whose steps are too cheap
+  // to check each (a join's pairs), so that however small each of its
+  // inputs, the loop stops within a bounded number of steps.
+  absl::Status Tick() {
+    if ((++alive_ticks & 4095) != 0) return absl::OkStatus();
+    return CheckAlive();
+  }
+  // Accounts `bytes` of operator state; RESOURCE_EXHAUSTED past the query's
+  // limit or the server's budget.
+  absl::Status Reserve(int64_t bytes, std::string_view what);
+  // Gives back bytes of a Reserve whose state is gone (a page sent on).
+  void Release(int64_t bytes);
+};
+
+// The query's evaluation error (EvalContext::error) as a status, if an
+// expression just failed; OK otherwise.
+absl::Status EvalStatus(const QueryContext& context);
+
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual absl::Status Push(Row row) = 0;
+  virtual absl::Status Finish() = 0;
+};
+
+class BatchSink {
+ public:
+  virtual ~BatchSink() = default;
+  // `batch` is valid during the call only.
+  virtual absl::Status Push(const Batch& batch) = 0;
+  virtual absl::Status Finish() = 0;
+};
+
+// Keeps the rows of each batch for which the predicate is true.
+std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
+                                           BatchSink* next);
+// Evaluates the select list over whole batches (the columnar result path).
+std::unique_ptr<BatchSink> MakeBatchProject(std::vector<const Expr*> exprs, QueryContext* context,
+                                            BatchSink* next);
+// Turns batches into rows of the given width (columns a query does not read
+// may be empty in the batch; they become NULL).
+std::unique_ptr<BatchSink> MakeBatchesToRows(int width, QueryContext* context, RowSink* next);
+// Gathers rows into batches of the given column types.
+std::unique_ptr<RowSink> MakeRowsToBatches(std::vector<DataType> types, QueryContext* context,
+                                           BatchSink* next);
+
+// Keeps rows for which the predicate is true (HAVING).
+std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context,
+                                    RowSink* next);
+// Computes one output column per expression.
+std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContext* context,
+                                     RowSink* next);
+
+struct AggregateSpec {
+  const AggregateFunction* function = nullptr;
+  std::vector<const Expr*> args;  // bound to the input; empty for count(*)
+  std::vector<DataType> arg_types;
+  bool distinct = false;
+};
+// Hash aggregation over batches: emits [group keys..., aggregates...] per
+// group, in first-seen order, at Finish. Without group keys it emits exactly
+// one row, also for no input. Consecutive rows with equal keys (a series'
+// points in one time bin, as scans deliver them) are found without hashing
+// and handed to the accumulators as one run.
+class AggregateSink : public BatchSink {
+ public:
+  // Adds a whole magnetic block to the group `keys` by its statistics, one
+  // per aggregate (all of whose functions have a `stats_use`).
+  virtual absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) = 0;
+  // How many groups so far have a value above `bound` in key `key`.
+  virtual int64_t GroupsAbove(size_t key, const Datum& bound) const = 0;
+};
+std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             QueryContext* context, RowSink* next);
+
+// Passes batches on, adding their row count to `*rows`.
+std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next);
+
+struct SortKey {
+  int column = 0;
+  bool descending = false;
+  bool nulls_first = false;
+};
+// Sorts all rows; with a limit, keeps only the top `limit` (a heap, not a
+// full sort).
+std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64_t> limit,
+                                  QueryContext* context, RowSink* next);
+// Drops rows whose first `width` columns equal an earlier row's.
+std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next);
+// Passes the first `limit` rows, then tells the sources they may stop.
+std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
+// Drops the first `skip` rows (OFFSET).
+std::unique_ptr<RowSink> MakeOffset(int64_t skip, RowSink* next);
+// Keeps the first `width` columns (drops helper columns used for ORDER BY).
+std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next);
+
+// Runs one plan's pipeline, whose rows go to `out` in the pipeline around
+// it. LIMIT's "enough" (QueryContext::enough) belongs to a pipeline: a
+// subquery's LIMIT stops the subquery's scan, not the query it feeds, and an
+// outer LIMIT reached by the subquery's rows stops what the outer query
+// reads next. The flag is saved and cleared for `body`, and swapped back
+// whenever rows cross into `out`.
+absl::Status RunPipeline(QueryContext* context, RowSink* out,
+                         const std::function<absl::Status(RowSink*)>& body);
+
+// Materializes rows (subqueries and WITH queries).
+class CollectSink : public RowSink {
+ public:
+  explicit CollectSink(QueryContext* context) : context_(context) {}
+  absl::Status Push(Row row) override;
+  absl::Status Finish() override { return absl::OkStatus(); }
+  std::vector<Row>& rows() { return rows_; }
+
+ private:
+  QueryContext* context_;
+  std::vector<Row> rows_;
+};
+
+}  // namespace strata::query

@@ -1,0 +1,541 @@
+#include "query/exec/window.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/base/compact_column.h"
+#include "query/base/error.h"
+#include "query/expr/expr.h"
+#include "query/functions/window_functions.h"
+
+namespace strata::query {
+namespace {
+
+bool Integer(DataType t) { return t == DataType::kBigint || t == DataType::kUnknown; }
+
+absl::Status ArgCount(const Expr& e, std::string_view sql, size_t low, size_t high) {
+  if (e.args.size() >= low && e.args.size() <= high) return absl::OkStatus();
+  return SqlError(sql, e.pos, StrCat(e.name, "() takes ",
+                                     low == high ? StrCat(low) : StrCat(low, " to ", high),
+                                     " arguments, not ", e.args.size()));
+}
+
+// The rows of one partition, in window order, and where each row's frame is.
+class WindowEvaluator {
+ public:
+  WindowEvaluator(const WindowCall& call, const std::vector<CompactColumn>& order_values,
+                  const std::vector<CompactColumn>& args, QueryContext* context)
+      : call_(call), order_(order_values), args_(args), context_(context) {}
+
+  // Sets out[idx[i]] for the partition idx[begin, end).
+  absl::Status Partition(const std::vector<size_t>& idx, size_t begin, size_t end,
+                         CompactColumn* out) {
+    const size_t n = end - begin;
+    // Peer groups: rows equal in every ORDER BY key. group_starts_ holds
+    // each group's first position and, last, n (GROUPS frames count them).
+    peer_start_.resize(n);
+    peer_end_.resize(n);
+    group_of_.resize(n);
+    group_starts_.clear();
+    for (size_t i = 0; i < n;) {
+      size_t j = i + 1;
+      while (j < n && SameOrder(idx[begin + i], idx[begin + j])) ++j;
+      for (size_t k = i; k < j; ++k) {
+        peer_start_[k] = i;
+        peer_end_[k] = j;
+        group_of_[k] = group_starts_.size();
+      }
+      group_starts_.push_back(i);
+      i = j;
+    }
+    group_starts_.push_back(n);
+    if (call_.range_offsets) RangeKeys(idx, begin, n);
+    // IGNORE NULLS: the positions whose argument is not NULL, in order.
+    present_.clear();
+    if (call_.ignore_nulls && !args_.empty()) {
+      for (size_t p = 0; p < n; ++p) {
+        if (!args_[0].IsNull(idx[begin + p])) present_.push_back(p);
+      }
+    }
+    dense_ = 0;
+    acc_.reset();
+    have_last_ = false;
+    for (size_t i = 0; i < n; ++i) {
+      if ((i & 1023) == 0) RETURN_IF_ERROR(context_->CheckAlive());
+      if (peer_start_[i] == i) ++dense_;
+      ASSIGN_OR_RETURN(Datum result, Value(idx, begin, n, i));
+      out->Set(idx[begin + i], result);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // The call's value at position i of the partition idx[begin, begin + n).
+  absl::StatusOr<Datum> Value(const std::vector<size_t>& idx, size_t begin, size_t n, size_t i) {
+    const size_t row = idx[begin + i];
+    const std::string& f = call_.name;
+    if (f == "row_number") return Datum::Bigint(static_cast<int64_t>(i + 1));
+    if (f == "rank") return Datum::Bigint(static_cast<int64_t>(peer_start_[i] + 1));
+    if (f == "dense_rank") return Datum::Bigint(dense_);
+    if (f == "percent_rank") {
+      return Datum::Double(n == 1 ? 0.0 : static_cast<double>(peer_start_[i]) /
+                                              static_cast<double>(n - 1));
+    }
+    if (f == "cume_dist") {
+      return Datum::Double(static_cast<double>(peer_end_[i]) / static_cast<double>(n));
+    }
+    if (f == "ntile") {
+      const Datum buckets = args_[0].Get(row);
+      if (buckets.null) return Datum::Null(DataType::kBigint);
+      if (buckets.i <= 0) {
+        return absl::InvalidArgumentError(
+            StrCat("ntile() needs a positive number of buckets, not ", buckets.i));
+      }
+      return Datum::Bigint(Ntile(i, n, static_cast<uint64_t>(buckets.i)));
+    }
+    if (f == "lag" || f == "lead") {
+      int64_t offset = 1;
+      if (args_.size() > 1) {
+        const Datum o = args_[1].Get(row);
+        if (o.null) return Datum::Null(call_.type);
+        if (o.i < 0) {
+          return absl::InvalidArgumentError(StrCat(f, "() needs an offset of 0 or more, not ", o.i));
+        }
+        offset = o.i;
+      }
+      int64_t at = f == "lag" ? static_cast<int64_t>(i) - offset : static_cast<int64_t>(i) + offset;
+      if (call_.ignore_nulls && offset > 0) {
+        // The offset-th row before (after) this one whose value is not NULL.
+        const auto before = std::lower_bound(present_.begin(), present_.end(), i) - present_.begin();
+        const auto after = std::upper_bound(present_.begin(), present_.end(), i) - present_.begin();
+        const int64_t k = f == "lag" ? before - offset : after + offset - 1;
+        at = k >= 0 && k < static_cast<int64_t>(present_.size()) ? static_cast<int64_t>(present_[k])
+                                                                 : -1;
+      }
+      if (at >= 0 && at < static_cast<int64_t>(n)) return args_[0].Get(idx[begin + static_cast<size_t>(at)]);
+      return args_.size() > 2 ? args_[2].Get(row) : Datum::Null(call_.type);
+    }
+    // Frame functions: [fs, fe) within the partition.
+    auto [fs, fe] = Frame(i, n, peer_start_[i], peer_end_[i]);
+    if (f == "first_value" || f == "last_value" || f == "nth_value") {
+      // The frame's rows to choose from: all, or (IGNORE NULLS) those
+      // with a value: positions [from, to) of `present_`.
+      size_t from = fs, to = fe;
+      if (call_.ignore_nulls) {
+        from = std::lower_bound(present_.begin(), present_.end(), fs) - present_.begin();
+        to = std::lower_bound(present_.begin(), present_.end(), fe) - present_.begin();
+      }
+      auto position = [&](size_t k) { return call_.ignore_nulls ? present_[k] : k; };
+      size_t at = SIZE_MAX;  // none
+      if (f == "first_value" && from < to) at = position(from);
+      if (f == "last_value" && from < to) at = position(to - 1);
+      if (f == "nth_value") {
+        const Datum nth = args_[1].Get(row);
+        if (!nth.null && nth.i <= 0) {
+          return absl::InvalidArgumentError(
+              StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
+        }
+        if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) at = position(from + nth.i - 1);
+      }
+      return at != SIZE_MAX ? args_[0].Get(idx[begin + at]) : Datum::Null(call_.type);
+    }
+    // An aggregate: reuse the last value for the same frame, extend the
+    // accumulator when the frame only grew at its end (running totals,
+    // whole partitions), start over otherwise (sliding frames).
+    if (have_last_ && fs == last_start_ && fe == last_end_) return last_;
+    if (!acc_ || fs != acc_start_ || fe < acc_end_) {
+      acc_ = call_.aggregate->make(call_.arg_types);
+      if (call_.distinct) acc_ = WithDistinctArguments(std::move(acc_));
+      acc_start_ = acc_end_ = fs;
+    }
+    std::vector<Datum> values(call_.args.size());
+    for (; acc_end_ < fe; ++acc_end_) {
+      // A frame rebuilt for every row costs rows × frame: the deadline
+      // and cancellation are checked by the work done, not by the row.
+      if ((++added_ & 0xffff) == 0) RETURN_IF_ERROR(context_->CheckAlive());
+      const size_t r = idx[begin + acc_end_];
+      for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a].Get(r);
+      acc_->Add(values);
+    }
+    ASSIGN_OR_RETURN(last_, acc_->Finish());
+    have_last_ = true;
+    last_start_ = fs;
+    last_end_ = fe;
+    return last_;
+  }
+
+  bool SameOrder(size_t a, size_t b) const {
+    for (const CompactColumn& key : order_) {
+      if (key.Compare(a, b) != 0) return false;
+    }
+    return true;
+  }
+
+  // Presto's ntile: the first n % buckets buckets get one row more.
+  static int64_t Ntile(size_t i, size_t n, uint64_t buckets) {
+    if (buckets >= n) return static_cast<int64_t>(i + 1);
+    const size_t base = n / buckets, extra = n % buckets;
+    const size_t big = extra * (base + 1);
+    if (i < big) return static_cast<int64_t>(i / (base + 1) + 1);
+    return static_cast<int64_t>((i - big) / base + extra + 1);
+  }
+
+  // RANGE with offsets: the partition's ORDER BY key at each position, as
+  // a number that grows along the window's order (negated for DESC); NULL
+  // keys (at one end) are outside [keyed_begin_, keyed_end_).
+  void RangeKeys(const std::vector<size_t>& idx, size_t begin, size_t n) {
+    keys_.assign(n, 0);
+    keyed_begin_ = n;
+    keyed_end_ = 0;
+    for (size_t p = 0; p < n; ++p) {
+      const Datum k = order_[0].Get(idx[begin + p]);
+      if (k.null) continue;
+      const long double v = k.type == DataType::kDouble ? static_cast<long double>(k.d)
+                                                        : static_cast<long double>(k.i);
+      keys_[p] = call_.descending[0] ? -v : v;
+      keyed_begin_ = std::min(keyed_begin_, p);
+      keyed_end_ = p + 1;
+    }
+  }
+
+  // The first keyed position whose key is >= target (or > target).
+  size_t KeyBound(long double target, bool strictly_above) const {
+    auto first = keys_.begin() + static_cast<std::ptrdiff_t>(keyed_begin_);
+    auto last = keys_.begin() + static_cast<std::ptrdiff_t>(std::max(keyed_begin_, keyed_end_));
+    auto it = strictly_above ? std::upper_bound(first, last, target)
+                             : std::lower_bound(first, last, target);
+    return static_cast<size_t>(it - keys_.begin());
+  }
+
+  // GROUPS: the first position of the peer group `groups` away from row
+  // i's (negative: before it), or of the group after it (`end`), clamped to
+  // the partition.
+  int64_t GroupBoundary(size_t i, int64_t groups, bool end) const {
+    const int64_t count = static_cast<int64_t>(group_starts_.size()) - 1;
+    const int64_t g = static_cast<int64_t>(group_of_[i]) + groups + (end ? 1 : 0);
+    return static_cast<int64_t>(group_starts_[static_cast<size_t>(std::clamp<int64_t>(g, 0, count))]);
+  }
+
+  std::pair<size_t, size_t> Frame(size_t i, size_t n, size_t peers_begin, size_t peers_end) const {
+    const WindowFrame& frame = call_.frame;
+    const bool rows = frame.unit == WindowFrame::Unit::kRows;
+    const bool keyed = call_.range_offsets && i >= keyed_begin_ && i < keyed_end_;
+    auto position = [&](const FrameBound& b, bool start) -> int64_t {
+      const bool offset =
+          b.kind == FrameBound::Kind::kPreceding || b.kind == FrameBound::Kind::kFollowing;
+      if (offset && frame.unit == WindowFrame::Unit::kGroups) {
+        const int64_t groups = std::min<int64_t>(b.offset, INT64_MAX / 4);
+        return GroupBoundary(i, b.kind == FrameBound::Kind::kPreceding ? -groups : groups, !start);
+      }
+      if (offset && frame.unit == WindowFrame::Unit::kRange) {
+        // A row with a NULL key has only its peers (the other NULLs).
+        if (!keyed) return static_cast<int64_t>(start ? peers_begin : peers_end);
+        const long double distance = start ? call_.start_distance : call_.end_distance;
+        const long double target =
+            keys_[i] + (b.kind == FrameBound::Kind::kPreceding ? -distance : distance);
+        return static_cast<int64_t>(KeyBound(target, /*strictly_above=*/!start));
+      }
+      switch (b.kind) {
+        case FrameBound::Kind::kUnboundedPreceding: return 0;
+        case FrameBound::Kind::kUnboundedFollowing: return static_cast<int64_t>(n);
+        case FrameBound::Kind::kCurrentRow:
+          if (rows) return static_cast<int64_t>(start ? i : i + 1);
+          return static_cast<int64_t>(start ? peers_begin : peers_end);
+        case FrameBound::Kind::kPreceding: {
+          const int64_t at = static_cast<int64_t>(i) - std::min<int64_t>(b.offset, INT64_MAX / 2);
+          return start ? at : at + 1;
+        }
+        case FrameBound::Kind::kFollowing: {
+          const int64_t at = static_cast<int64_t>(i) + std::min<int64_t>(b.offset, INT64_MAX / 2);
+          return start ? at : at + 1;
+        }
+      }
+      return 0;
+    };
+    const int64_t size = static_cast<int64_t>(n);
+    const int64_t fs = std::clamp<int64_t>(position(frame.start, true), 0, size);
+    const int64_t fe = std::clamp<int64_t>(position(frame.end, false), 0, size);
+    return {static_cast<size_t>(fs), static_cast<size_t>(std::max(fs, fe))};
+  }
+
+  const WindowCall& call_;
+  const std::vector<CompactColumn>& order_;
+  const std::vector<CompactColumn>& args_;
+  QueryContext* context_;
+  int64_t added_ = 0;  // rows added to accumulators, for CheckAlive
+  // The partition being evaluated: peer groups by position, the positions
+  // with a value (IGNORE NULLS), RANGE keys, the aggregate's running state.
+  std::vector<size_t> peer_start_, peer_end_;
+  std::vector<size_t> group_of_;      // the peer group of each position
+  std::vector<size_t> group_starts_;  // each group's first position, then n
+  std::vector<size_t> present_;
+  std::vector<long double> keys_;
+  size_t keyed_begin_ = 0, keyed_end_ = 0;
+  int64_t dense_ = 0;
+  std::unique_ptr<Accumulator> acc_;
+  size_t acc_start_ = 0, acc_end_ = 0;  // rows [acc_start_, acc_end_) are in acc_
+  Datum last_;
+  bool have_last_ = false;
+  size_t last_start_ = 0, last_end_ = 0;
+};
+
+class Window : public RowSink {
+ public:
+  Window(std::vector<WindowCall> calls, std::vector<int> keep, QueryContext* context,
+         RowSink* next)
+      : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next),
+        columns_(keep_.size()) {}
+
+  absl::Status Push(Row row) override {
+    int64_t bytes = 0;
+    for (size_t k = 0; k < keep_.size(); ++k) {
+      const Datum& value = row[keep_[k]];
+      bytes += CompactColumn::BytesOf(value);
+      columns_[k].Append(value);
+    }
+    ++rows_;
+    return context_->Reserve(bytes, "a window function's rows");
+  }
+
+  absl::Status Finish() override {
+    const size_t n = rows_;
+    std::vector<CompactColumn> results(calls_.size());
+    std::vector<size_t> first_order;
+    Row scratch(keep_.size());
+    for (size_t c = 0; c < calls_.size(); ++c) {
+      const WindowCall& call = calls_[c];
+      // The call's keys and arguments for every row, its order and results:
+      // charged while they live; all but the results (and the first call's
+      // order, the output's) given back before the next call.
+      int64_t bytes = static_cast<int64_t>(n * (12 + 2 * sizeof(size_t)));
+      RETURN_IF_ERROR(context_->Reserve(bytes, "a window function's rows"));
+      auto evaluate = [&](const std::vector<const Expr*>& exprs,
+                          std::vector<CompactColumn>* out) -> absl::Status {
+        out->resize(exprs.size());
+        for (size_t r = 0; r < n; ++r) {
+          for (size_t k = 0; k < keep_.size(); ++k) scratch[k] = columns_[k].Get(r);
+          int64_t row_bytes = 0;
+          for (size_t e = 0; e < exprs.size(); ++e) {
+            Datum value = Eval(*exprs[e], scratch, context_->eval);
+            row_bytes += CompactColumn::BytesOf(value);
+            (*out)[e].Append(value);
+          }
+          bytes += row_bytes;
+          RETURN_IF_ERROR(context_->Reserve(row_bytes, "a window function's rows"));
+        }
+        return EvalStatus(*context_);
+      };
+      std::vector<CompactColumn> partition, order, args;
+      RETURN_IF_ERROR(evaluate(call.partition_by, &partition));
+      RETURN_IF_ERROR(evaluate(call.order_by, &order));
+      RETURN_IF_ERROR(evaluate(call.args, &args));
+      std::vector<size_t> idx(n);
+      std::iota(idx.begin(), idx.end(), 0);
+      std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+        for (const CompactColumn& key : partition) {
+          if (key.IsNull(a) != key.IsNull(b)) return key.IsNull(b);  // NULL partitions last
+          const int cmp = key.Compare(a, b);
+          if (cmp != 0) return cmp < 0;
+        }
+        for (size_t k = 0; k < order.size(); ++k) {
+          const bool null_a = order[k].IsNull(a), null_b = order[k].IsNull(b);
+          if (null_a != null_b) return null_a == call.nulls_first[k];
+          if (null_a) continue;
+          const int cmp = order[k].Compare(a, b);
+          if (cmp != 0) return call.descending[k] ? cmp > 0 : cmp < 0;
+        }
+        return false;
+      });
+      results[c].Resize(n);
+      WindowEvaluator evaluator(call, order, args, context_);
+      for (size_t begin = 0; begin < n;) {
+        size_t end = begin + 1;
+        while (end < n && SamePartition(partition, idx[begin], idx[end])) ++end;
+        RETURN_IF_ERROR(evaluator.Partition(idx, begin, end, &results[c]));
+        begin = end;
+      }
+      // The results' text and nested values (lag(host)), kept to the end.
+      RETURN_IF_ERROR(context_->Reserve(results[c].ExtraBytes(), "a window function's results"));
+      if (c == 0) {
+        first_order = std::move(idx);
+      } else {
+        context_->Release(static_cast<int64_t>(n * sizeof(size_t)));  // idx
+      }
+      context_->Release(bytes - static_cast<int64_t>(n * (12 + sizeof(size_t))));  // all but the results
+    }
+    for (size_t r : first_order) {
+      Row row;
+      row.reserve(keep_.size() + calls_.size());
+      for (const CompactColumn& column : columns_) row.push_back(column.Get(r));
+      for (const CompactColumn& result : results) row.push_back(result.Get(r));
+      RETURN_IF_ERROR(next_->Push(std::move(row)));
+      if (context_->enough.load()) break;
+    }
+    return next_->Finish();
+  }
+
+ private:
+  static bool SamePartition(const std::vector<CompactColumn>& keys, size_t a, size_t b) {
+    for (const CompactColumn& key : keys) {
+      if (key.Compare(a, b) != 0) return false;
+    }
+    return true;
+  }
+
+  std::vector<WindowCall> calls_;
+  std::vector<int> keep_;
+  QueryContext* context_;
+  RowSink* next_;
+  std::vector<CompactColumn> columns_;  // the kept columns of every row
+  size_t rows_ = 0;
+};
+
+}  // namespace
+
+absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* call) {
+  call->name = e.name;
+  call->distinct = e.distinct;
+  for (const ExprPtr& a : e.args) {
+    if (a->kind == ExprKind::kStar) continue;
+    call->args.push_back(a.get());
+    call->arg_types.push_back(a->bound.type);
+  }
+  const WindowSpec& w = *e.window;
+  for (const ExprPtr& p : w.partition_by) call->partition_by.push_back(p.get());
+  for (const OrderItem& o : w.order_by) {
+    call->order_by.push_back(o.expr.get());
+    call->descending.push_back(o.descending);
+    call->nulls_first.push_back(o.nulls_first.value_or(o.descending));
+  }
+  if (w.frame) {
+    call->frame = *w.frame;
+    const FrameBound& s = call->frame.start;
+    const FrameBound& t = call->frame.end;
+    auto offset = [](const FrameBound& b) {
+      return b.kind == FrameBound::Kind::kPreceding || b.kind == FrameBound::Kind::kFollowing;
+    };
+    if (s.kind == FrameBound::Kind::kUnboundedFollowing) {
+      return SqlError(sql, s.pos, "a window frame cannot start at UNBOUNDED FOLLOWING");
+    }
+    if (t.kind == FrameBound::Kind::kUnboundedPreceding) {
+      return SqlError(sql, t.pos, "a window frame cannot end at UNBOUNDED PRECEDING");
+    }
+    for (const FrameBound* b : {&s, &t}) {
+      if (!offset(*b)) continue;
+      if (call->frame.unit == WindowFrame::Unit::kRows && b->value.type != DataType::kBigint) {
+        return SqlError(sql, b->pos, "ROWS frames count rows: the offset must be a whole number");
+      }
+      if (call->frame.unit == WindowFrame::Unit::kGroups) {
+        if (b->value.type != DataType::kBigint) {
+          return SqlError(sql, b->pos,
+                          "GROUPS frames count peer groups: the offset must be a whole number");
+        }
+        if (w.order_by.empty()) {
+          return SqlError(sql, b->pos, "GROUPS with an offset needs ORDER BY");
+        }
+      }
+      if (b->value.type == DataType::kDouble ? b->value.d < 0 : b->value.i < 0) {
+        return SqlError(sql, b->pos, "window frame offsets must be 0 or more");
+      }
+    }
+    if (call->frame.unit == WindowFrame::Unit::kRange && (offset(s) || offset(t))) {
+      // RANGE n PRECEDING: one ORDER BY key, and a distance of its kind.
+      if (w.order_by.size() != 1) {
+        return SqlError(sql, s.pos, "RANGE with an offset needs exactly one ORDER BY key");
+      }
+      const DataType key = w.order_by[0].expr->bound.type;
+      for (const FrameBound* b : {&s, &t}) {
+        if (!offset(*b)) continue;
+        const DataType d = b->value.type;
+        const bool fits = key == DataType::kTimestamp || key == DataType::kInterval
+                              ? d == DataType::kInterval
+                              : IsNumeric(key) && key != DataType::kTimestamp && IsNumeric(d) &&
+                                    d != DataType::kTimestamp;
+        if (!fits) {
+          return SqlError(sql, b->pos,
+                          StrCat("RANGE offset ", b->value.ToString(), " does not fit ORDER BY ",
+                                 TypeName(key), key == DataType::kTimestamp
+                                                    ? ": write a duration, e.g. INTERVAL '5' MINUTE or 5m"
+                                                    : ": write a number"));
+        }
+      }
+      auto distance = [](const FrameBound& b) -> long double {
+        return b.value.type == DataType::kDouble ? b.value.d : static_cast<long double>(b.value.i);
+      };
+      call->range_offsets = true;
+      call->start_distance = offset(s) ? distance(s) : 0;
+      call->end_distance = offset(t) ? distance(t) : 0;
+    }
+  } else {
+    // Presto's default: RANGE UNBOUNDED PRECEDING to CURRENT ROW, which is the
+    // whole partition when there is no ORDER BY (every row is a peer).
+    call->frame.unit = WindowFrame::Unit::kRange;
+    call->frame.start.kind = FrameBound::Kind::kUnboundedPreceding;
+    call->frame.end.kind = FrameBound::Kind::kCurrentRow;
+  }
+
+  const std::string& f = e.name;
+  const std::vector<DataType>& t = call->arg_types;
+  call->ignore_nulls = w.ignore_nulls;
+  if (w.ignore_nulls && f != "first_value" && f != "last_value" && f != "nth_value" &&
+      f != "lag" && f != "lead") {
+    return SqlError(sql, e.pos, StrCat("IGNORE NULLS is for first_value, last_value, nth_value, "
+                                       "lag and lead, not ", f, "()"));
+  }
+  if (const AggregateFunction* aggregate = FunctionRegistry::Get().FindAggregate(f)) {
+    call->aggregate = aggregate;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      if (e.args[i]->kind == ExprKind::kStar && f != "count") {
+        return SqlError(sql, e.args[i]->pos, "* is only allowed in count(*)");
+      }
+    }
+    auto type = aggregate->bind(t);
+    if (!type.ok()) return SqlError(sql, e.pos, StrCat(f, "(): ", type.status().message()));
+    call->type = *type;
+    return absl::OkStatus();
+  }
+  if (!IsWindowOnlyFunction(f)) {
+    return SqlError(sql, e.pos, StrCat(f, "() is not a window function; OVER (...) follows "
+                                       "aggregates and row_number, rank, dense_rank, "
+                                       "percent_rank, cume_dist, ntile, lag, lead, "
+                                       "first_value, last_value, nth_value"));
+  }
+  if (e.distinct) return SqlError(sql, e.pos, StrCat("DISTINCT is not allowed in ", f, "()"));
+  if (f == "row_number" || f == "rank" || f == "dense_rank" || f == "percent_rank" ||
+      f == "cume_dist") {
+    RETURN_IF_ERROR(ArgCount(e, sql, 0, 0));
+    call->type = f == "percent_rank" || f == "cume_dist" ? DataType::kDouble : DataType::kBigint;
+  } else if (f == "ntile") {
+    RETURN_IF_ERROR(ArgCount(e, sql, 1, 1));
+    if (!Integer(t[0])) return SqlError(sql, e.pos, "ntile() takes a bigint number of buckets");
+    call->type = DataType::kBigint;
+  } else if (f == "lag" || f == "lead") {
+    RETURN_IF_ERROR(ArgCount(e, sql, 1, 3));
+    if (t.size() > 1 && !Integer(t[1])) {
+      return SqlError(sql, e.pos, StrCat(f, "() takes a bigint offset"));
+    }
+    if (t.size() > 2 && t[2] != t[0] && t[2] != DataType::kUnknown && t[0] != DataType::kUnknown &&
+        !(IsNumeric(t[0]) && IsNumeric(t[2]))) {
+      return SqlError(sql, e.pos, StrCat(f, "(): the default is ", TypeName(t[2]),
+                                         " but the value is ", TypeName(t[0])));
+    }
+    call->type = t[0];
+  } else if (f == "nth_value") {
+    RETURN_IF_ERROR(ArgCount(e, sql, 2, 2));
+    if (!Integer(t[1])) return SqlError(sql, e.pos, "nth_value() takes a bigint position");
+    call->type = t[0];
+  } else {  // first_value, last_value
+    RETURN_IF_ERROR(ArgCount(e, sql, 1, 1));
+    call->type = t[0];
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
+                                    QueryContext* context, RowSink* next) {
+  return std::make_unique<Window>(std::move(calls), std::move(keep), context, next);
+}
+
+}  // namespace strata::query

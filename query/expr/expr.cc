@@ -1,0 +1,907 @@
+#include "query/expr/expr.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/suggest.h"
+#include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/base/calendar.h"
+#include "query/base/checked_math.h"
+
+namespace strata::query {
+namespace {
+
+using ExprKind = ExprKind;
+
+DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
+  if (a == DataType::kUnknown) a = b;
+  if (b == DataType::kUnknown) b = a;
+  const bool additive = op == "+" || op == "-";
+  const DataType kMonths = DataType::kIntervalYearToMonth;
+  // A date or a timestamp moved by a duration or by months keeps its type;
+  // a time of day moves by a duration (and wraps at midnight).
+  for (DataType point : {DataType::kDate, DataType::kTimestamp, DataType::kTime}) {
+    const bool by_months = point != DataType::kTime;
+    if (additive && a == point && (b == DataType::kInterval || (by_months && b == kMonths))) {
+      return point;
+    }
+    if (op == "+" && b == point && (a == DataType::kInterval || (by_months && a == kMonths))) {
+      return point;
+    }
+  }
+  if (additive && a == kMonths && b == kMonths) return kMonths;
+  if (op == "*" && ((a == kMonths && b == DataType::kBigint) || (a == DataType::kBigint && b == kMonths))) {
+    return kMonths;
+  }
+  if (IsCalendarType(a) || IsCalendarType(b)) return DataType::kUnknown;
+  if (op == "-" && a == DataType::kTimestamp && b == DataType::kTimestamp) return DataType::kInterval;
+  if ((op == "+" || op == "-") && a == DataType::kTimestamp && b == DataType::kInterval) {
+    return DataType::kTimestamp;
+  }
+  if (op == "+" && a == DataType::kInterval && b == DataType::kTimestamp) return DataType::kTimestamp;
+  if ((op == "+" || op == "-") && a == DataType::kInterval && b == DataType::kInterval) {
+    return DataType::kInterval;
+  }
+  if ((op == "*" || op == "/") && a == DataType::kInterval && b == DataType::kBigint) {
+    return DataType::kInterval;
+  }
+  if (op == "*" && a == DataType::kBigint && b == DataType::kInterval) return DataType::kInterval;
+  if (IsNumeric(a) && IsNumeric(b)) {
+    return (a == DataType::kDouble || b == DataType::kDouble) ? DataType::kDouble
+                                                              : DataType::kBigint;
+  }
+  return DataType::kUnknown;
+}
+
+bool Comparable(DataType a, DataType b) {
+  if (a == DataType::kUnknown || b == DataType::kUnknown || a == b) return true;
+  return IsNumeric(a) && IsNumeric(b);
+}
+
+absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
+  int found = -1;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (schema[i].name == e.name &&
+        (e.qualifier.empty() ? !schema[i].hidden : schema[i].qualifier == e.qualifier)) {
+      if (found >= 0) {
+        return SqlError(sql, e.pos, StrCat("column \"", e.name, "\" is ambiguous"));
+      }
+      found = static_cast<int>(i);
+    }
+  }
+  if (found < 0 && !e.qualifier.empty()) {
+    // r.name where r is a row column: the row's field.
+    for (size_t i = 0; i < schema.size(); ++i) {
+      if (schema[i].hidden || schema[i].name != e.qualifier ||
+          KindOf(schema[i].type) != TypeKind::kRow) {
+        continue;
+      }
+      const std::vector<RowField>& fields = RowFields(schema[i].type);
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (fields[f].name != e.name) continue;
+        auto row = std::make_unique<Expr>();
+        row->kind = ExprKind::kColumn;
+        row->pos = e.pos;
+        row->name = e.qualifier;
+        row->bound.column = static_cast<int>(i);
+        row->bound.type = schema[i].type;
+        auto index = std::make_unique<Expr>();
+        index->pos = e.pos;
+        index->literal = Datum::Bigint(static_cast<int64_t>(f));
+        index->bound.type = DataType::kBigint;
+        e.kind = ExprKind::kCall;
+        e.args.push_back(std::move(row));
+        e.args.push_back(std::move(index));
+        e.name = "field";
+        e.qualifier.clear();
+        e.bound.function = FunctionRegistry::Get().FindScalar("field");
+        e.bound.type = fields[f].type;
+        return absl::OkStatus();
+      }
+    }
+  }
+  if (found < 0) {
+    std::vector<std::string_view> names;
+    for (const ColumnInfo& c : schema) names.push_back(c.name);
+    std::string message = StrCat("column \"", e.name, "\" does not exist");
+    std::string hint = DidYouMean(e.name, names);
+    if (!hint.empty()) {
+      message += hint;
+    } else if (e.quoted) {
+      message += StrCat("; if you meant the text '", e.name,
+                        "', write it with single quotes: double quotes name columns");
+    }
+    return SqlError(sql, e.pos, message);
+  }
+  e.bound.column = found;
+  e.bound.type = schema[found].type;
+  return absl::OkStatus();
+}
+
+absl::Status TypeError(std::string_view sql, const Expr& e, std::string_view message) {
+  return SqlError(sql, e.pos, message);
+}
+
+}  // namespace
+
+bool CanFail(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && expr.bound.function != nullptr &&
+      expr.bound.function->catches_errors) {
+    return false;
+  }
+  if (expr.kind == ExprKind::kCast && expr.name != "try_cast") return true;
+  // || fails past kMaxTextBytes.
+  if (expr.kind == ExprKind::kBinary && expr.name == "||") return true;
+  // 64-bit integer arithmetic fails on overflow (checked_math.h).
+  const bool integer = expr.bound.type == DataType::kBigint ||
+                       expr.bound.type == DataType::kTimestamp ||
+                       expr.bound.type == DataType::kInterval;
+  if (integer && (expr.kind == ExprKind::kUnary ||
+                  (expr.kind == ExprKind::kBinary && expr.name != "||"))) {
+    return true;
+  }
+  if (expr.kind == ExprKind::kCall && expr.bound.function != nullptr &&
+      expr.bound.function->can_fail) {
+    return true;
+  }
+  for (const auto& a : expr.args) {
+    if (CanFail(*a)) return true;
+  }
+  return false;
+}
+
+bool ContainsAggregate(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && !expr.window &&
+      FunctionRegistry::Get().FindAggregate(expr.name) != nullptr) {
+    return true;
+  }
+  for (const auto& a : expr.args) {
+    if (ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+// The constants of a long IN list, by their key encoding (AppendKey), which
+// is equal exactly when Compare says the values are equal.
+struct InList {
+  absl::flat_hash_set<std::string> keys;
+  bool has_null = false;
+};
+
+namespace {
+// Shorter lists compare one by one.
+constexpr size_t kInListHashThreshold = 16;
+}  // namespace
+
+bool ContainsWindow(const Expr& expr) {
+  if (expr.kind == ExprKind::kCall && expr.window) return true;
+  for (const auto& a : expr.args) {
+    if (ContainsWindow(*a)) return true;
+  }
+  return false;
+}
+
+namespace {
+std::optional<Datum> Convert(const Datum& v, DataType to);
+}  // namespace
+
+// A varchar literal compared with a timestamp is read as one, as
+// PostgreSQL does: `time BETWEEN '2024-01-01T00:00:00Z' AND '...'` is what
+// Grafana's $__timeFilter sends. Only literals: a varchar column stays text.
+// An untyped parameter's text (Expr::untyped) takes the other side's type,
+// whichever it is.
+absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sql) {
+  if (e.kind != ExprKind::kLiteral || e.literal.type != DataType::kVarchar) {
+    return absl::OkStatus();
+  }
+  if (e.untyped && other != DataType::kVarchar && other != DataType::kUnknown) {
+    if (e.literal.null) {
+      e.literal = Datum::Null(other);
+      e.bound.type = other;
+      return absl::OkStatus();
+    }
+    if (other != DataType::kTimestamp) {
+      std::optional<Datum> value = Convert(e.literal, other);
+      if (!value) {
+        return SqlError(sql, e.pos, StrCat("parameter value '", EchoInput(e.literal.s),
+                                           "' is not a ", TypeName(other)));
+      }
+      e.literal = *std::move(value);
+      e.bound.type = other;
+      return absl::OkStatus();
+    }
+  }
+  if ((other == DataType::kDate || other == DataType::kTime) && !e.literal.null) {
+    const bool date = other == DataType::kDate;
+    std::optional<Datum> value = date ? ParseDate(e.literal.s) : ParseTime(e.literal.s);
+    if (!value) {
+      return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a ",
+                                         date ? "date; write '2023-05-17'"
+                                              : "time of day; write '20:54:39'"));
+    }
+    e.literal = *std::move(value);
+    e.bound.type = other;
+    return absl::OkStatus();
+  }
+  if (other != DataType::kTimestamp || e.literal.null) return absl::OkStatus();
+  std::optional<int64_t> nanos = ParseTimestamp(e.literal.s);
+  if (!nanos) {
+    return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a timestamp; write "
+                                       "'2023-05-17 20:54:39' or '2023-05-17T20:54:39Z'"));
+  }
+  e.literal = Datum::Timestamp(*nanos);
+  e.bound.type = DataType::kTimestamp;
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Wraps a bound expression in CAST(... AS to): Presto's implicit coercions.
+void ImplicitCast(ExprPtr& e, DataType to) {
+  auto cast = std::make_unique<Expr>();
+  cast->kind = ExprKind::kCast;
+  cast->pos = e->pos;
+  cast->name = "cast";
+  cast->cast_type = to;
+  cast->bound.type = to;
+  cast->height = e->height + 1;
+  cast->args.push_back(std::move(e));
+  e = std::move(cast);
+}
+
+// A DATE compared with a TIMESTAMP is its midnight: CAST the DATE sides of
+// `operands` when any of them is a TIMESTAMP.
+void CoerceDatesToTimestamps(std::vector<ExprPtr*> operands) {
+  const bool timestamps = std::any_of(operands.begin(), operands.end(), [](ExprPtr* e) {
+    return (*e)->bound.type == DataType::kTimestamp;
+  });
+  if (!timestamps) return;
+  for (ExprPtr* e : operands) {
+    if ((*e)->bound.type == DataType::kDate) ImplicitCast(*e, DataType::kTimestamp);
+  }
+}
+
+// Casts Presto refuses: calendar values to and from numbers and booleans,
+// and between the kinds of time that do not convert (a time of day to a
+// date, an interval to anything but text).
+bool CastAllowed(DataType from, DataType to) {
+  if (from == to || from == DataType::kUnknown || to == DataType::kVarchar ||
+      from == DataType::kVarchar) {
+    return true;
+  }
+  switch (to) {
+    case DataType::kDate:
+    case DataType::kTime: return from == DataType::kTimestamp;
+    case DataType::kTimestamp: return from == DataType::kDate || from == DataType::kBigint;
+    case DataType::kIntervalYearToMonth: return false;
+    default: return !IsCalendarType(from);
+  }
+}
+
+// NOT and unary minus.
+absl::Status BindUnary(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  if (e.name == "NOT") {
+    if (arg_type(0) != DataType::kBoolean && arg_type(0) != DataType::kUnknown) {
+      return TypeError(sql, e, StrCat("NOT needs a boolean, not ", TypeName(arg_type(0))));
+    }
+    e.bound.type = DataType::kBoolean;
+  } else {
+    if (!IsNumeric(arg_type(0)) && arg_type(0) != DataType::kInterval &&
+        arg_type(0) != DataType::kIntervalYearToMonth && arg_type(0) != DataType::kUnknown) {
+      return TypeError(sql, e, StrCat("cannot negate a ", TypeName(arg_type(0))));
+    }
+    e.bound.type = arg_type(0);
+  }
+  return absl::OkStatus();
+}
+
+// AND/OR, comparisons, || and arithmetic.
+absl::Status BindBinary(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  const std::string& op = e.name;
+  DataType a = arg_type(0), b = arg_type(1);
+  if (op == "AND" || op == "OR") {
+    for (DataType t : {a, b}) {
+      if (t != DataType::kBoolean && t != DataType::kUnknown) {
+        return TypeError(sql, e, StrCat(op, " needs booleans, not ", TypeName(t)));
+      }
+    }
+    e.bound.type = DataType::kBoolean;
+  } else if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=" ||
+             op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[0], b, sql));
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], a, sql));
+    CoerceDatesToTimestamps({&e.args[0], &e.args[1]});
+    a = arg_type(0);
+    b = arg_type(1);
+    if (!Comparable(a, b)) {
+      std::string hint;
+      if (a == DataType::kTimestamp && b == DataType::kVarchar) {
+        hint = "; write a timestamp as TIMESTAMP '2023-05-17 20:54:39'";
+      }
+      return TypeError(sql, e, StrCat("cannot compare ", TypeName(a), " with ", TypeName(b), hint));
+    }
+    e.bound.type = DataType::kBoolean;
+  } else if (op == "||") {
+    if ((a != DataType::kVarchar && a != DataType::kUnknown) ||
+        (b != DataType::kVarchar && b != DataType::kUnknown)) {
+      return TypeError(sql, e, "|| joins varchar values; CAST other types to varchar first");
+    }
+    e.bound.type = DataType::kVarchar;
+  } else {
+    DataType t = ArithmeticType(op, a, b);
+    if (t == DataType::kUnknown && !(a == DataType::kUnknown && b == DataType::kUnknown)) {
+      return TypeError(sql, e, StrCat("cannot apply ", op, " to ", TypeName(a), " and ",
+                                      TypeName(b)));
+    }
+    e.bound.type = t;
+  }
+  return absl::OkStatus();
+}
+
+// A scalar function call (aggregates and lambda calls are bound elsewhere).
+absl::Status BindCall(Expr& e, std::string_view sql) {
+  const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+  if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral) {
+    // r.name, rewritten by BindColumn (and bound again here by a rebind).
+    const std::vector<RowField>& fields = RowFields(e.args[0]->bound.type);
+    const int64_t index = e.args[1]->literal.i;
+    if (index >= 0 && index < static_cast<int64_t>(fields.size())) {
+      e.bound.function = f;
+      e.bound.type = fields[index].type;
+      return absl::OkStatus();
+    }
+  }
+  if (f == nullptr && FindRefusedFunction(e.name) != nullptr) {
+    return SqlError(absl::StatusCode::kUnimplemented, sql, e.pos,
+                    StrCat("function ", e.name, "() is not supported: ",
+                           FindRefusedFunction(e.name)->reason));
+  }
+  if (f == nullptr) {
+    return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
+                                       DidYouMean(e.name, FunctionRegistry::Get().Names())));
+  }
+  if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
+  std::vector<DataType> types;
+  for (const auto& a : e.args) types.push_back(a->bound.type);
+  auto type = f->bind(types);
+  if (!type.ok() && std::find(types.begin(), types.end(), DataType::kDate) != types.end()) {
+    // A function of timestamps takes a DATE as its midnight.
+    std::vector<DataType> widened = types;
+    std::replace(widened.begin(), widened.end(), DataType::kDate, DataType::kTimestamp);
+    if (auto retried = f->bind(widened); retried.ok()) {
+      for (ExprPtr& a : e.args) {
+        if (a->bound.type == DataType::kDate) ImplicitCast(a, DataType::kTimestamp);
+      }
+      type = retried;
+    }
+  }
+  if (!type.ok()) {
+    return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
+  }
+  e.bound.type = *type;
+  e.bound.function = f;
+  return absl::OkStatus();
+}
+
+// CASE: a boolean per WHEN, and one type for every branch.
+absl::Status BindCase(Expr& e, std::string_view sql) {
+  size_t i = e.has_operand ? 1 : 0;
+  size_t end = e.args.size() - (e.has_else ? 1 : 0);
+  DataType result = DataType::kUnknown;
+  auto merge = [&](const Expr& branch) -> absl::Status {
+    DataType t = branch.bound.type;
+    if (t == DataType::kUnknown) return absl::OkStatus();
+    if (result == DataType::kUnknown || result == t) {
+      result = t;
+    } else if (IsNumeric(result) && IsNumeric(t)) {
+      result = DataType::kDouble;
+    } else {
+      return TypeError(sql, branch, StrCat("CASE branches mix ", TypeName(result), " and ",
+                                           TypeName(t)));
+    }
+    return absl::OkStatus();
+  };
+  for (; i + 1 < end; i += 2) {
+    DataType cond = e.args[i]->bound.type;
+    if (!e.has_operand && cond != DataType::kBoolean && cond != DataType::kUnknown) {
+      return TypeError(sql, *e.args[i], "WHEN needs a boolean condition");
+    }
+    RETURN_IF_ERROR(merge(*e.args[i + 1]));
+  }
+  if (e.has_else) RETURN_IF_ERROR(merge(*e.args.back()));
+  e.bound.type = result;
+  return absl::OkStatus();
+}
+
+absl::Status BindCast(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  const DataType from = arg_type(0), to = e.cast_type;
+  if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
+      to != DataType::kVarchar &&
+      (KindOf(from) != KindOf(to) ||
+       RowFields(from).size() != RowFields(to).size())) {
+    return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+  }
+  if (!IsComposite(from) && !IsComposite(to) && !CastAllowed(from, to)) {
+    return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
+  }
+  e.bound.type = to;
+  return absl::OkStatus();
+}
+
+// x IN (list): comparable values; a long literal list becomes a hash set.
+absl::Status BindIn(Expr& e, std::string_view sql) {
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  std::vector<ExprPtr*> operands;
+  for (ExprPtr& a : e.args) operands.push_back(&a);
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], arg_type(0), sql));
+  }
+  CoerceDatesToTimestamps(std::move(operands));
+  for (size_t i = 1; i < e.args.size(); ++i) {
+    if (!Comparable(arg_type(0), arg_type(i))) {
+      return TypeError(sql, *e.args[i], StrCat("IN list value is ", TypeName(arg_type(i)),
+                                               " but the tested value is ",
+                                               TypeName(arg_type(0))));
+    }
+  }
+  e.bound.type = DataType::kBoolean;
+  if (e.args.size() > kInListHashThreshold &&
+      std::all_of(e.args.begin() + 1, e.args.end(),
+                  [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
+    auto list = std::make_shared<InList>();
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      const Datum& v = e.args[i]->literal;
+      if (v.null) {
+        list->has_null = true;
+        continue;
+      }
+      std::string key;
+      AppendKey(v, &key);
+      list->keys.insert(std::move(key));
+    }
+    e.bound.in_list = std::move(list);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
+  // Pre-bound: a group key's column, a window function's slot.
+  if (e.kind == ExprKind::kColumn && (e.bound.column >= 0 || e.bound.window >= 0)) {
+    return absl::OkStatus();
+  }
+  if (e.kind == ExprKind::kCall && FunctionRegistry::Get().FindAggregate(e.name) != nullptr) {
+    if (e.bound.aggregate >= 0) return absl::OkStatus();
+    return SqlError(sql, e.pos, StrCat("aggregate ", e.name, "() is not allowed here"));
+  }
+  if (e.kind == ExprKind::kCall) {
+    const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+    if (f != nullptr && f->takes_lambdas) return BindLambdaCall(e, schema, sql);
+  }
+  if (e.kind == ExprKind::kLambda) {
+    return SqlError(sql, e.pos, "a lambda (x -> ...) is only an argument of filter, transform, "
+                                "reduce, any_match, all_match, none_match or zip_with");
+  }
+  for (auto& a : e.args) {
+    if (a->kind != ExprKind::kStar) RETURN_IF_ERROR(Bind(*a, schema, sql));
+  }
+  auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      e.bound.type = e.literal.type;
+      return absl::OkStatus();
+    case ExprKind::kColumn:
+      return BindColumn(e, schema, sql);
+    case ExprKind::kStar:
+      return SqlError(sql, e.pos, "* is only allowed in the select list and in count(*)");
+    case ExprKind::kUnary: return BindUnary(e, sql);
+    case ExprKind::kBinary: return BindBinary(e, sql);
+    case ExprKind::kCall: return BindCall(e, sql);
+    case ExprKind::kCase: return BindCase(e, sql);
+    case ExprKind::kCast: return BindCast(e, sql);
+    case ExprKind::kIn: return BindIn(e, sql);
+    case ExprKind::kBetween:
+      RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[1], arg_type(0), sql));
+      RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[2], arg_type(0), sql));
+      CoerceDatesToTimestamps({&e.args[0], &e.args[1], &e.args[2]});
+      if (!Comparable(arg_type(0), arg_type(1)) || !Comparable(arg_type(0), arg_type(2))) {
+        return TypeError(sql, e, "BETWEEN bounds must have the type of the tested value");
+      }
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kLike:
+      if ((arg_type(0) != DataType::kVarchar && arg_type(0) != DataType::kUnknown) ||
+          (arg_type(1) != DataType::kVarchar && arg_type(1) != DataType::kUnknown)) {
+        return TypeError(sql, e, "LIKE compares varchar values");
+      }
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kIsNull:
+      e.bound.type = DataType::kBoolean;
+      return absl::OkStatus();
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+      // The planner answers every subquery before binding (ResolveSubqueries).
+      return SqlError(sql, e.pos, "a subquery is not allowed here");
+    case ExprKind::kLambda: break;  // refused above
+    case ExprKind::kLookup:
+      e.bound.type = e.bound.lookup->type;
+      return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// + and - of dates, times of day and timestamps with intervals, and of
+// INTERVAL YEAR TO MONTH values (ArithmeticType's calendar cases). Months
+// go through the civil calendar; a date moves by whole days only.
+Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
+                         const EvalContext& context) {
+  auto fail = [&](std::string message) {
+    if (context.error.empty()) context.error = std::move(message);
+    return Datum::Null(type);
+  };
+  auto out_of_range = [&] {
+    return fail(StrCat(a.ToString(), " ", op, " ", b.ToString(), " is outside the range of ",
+                       type == DataType::kDate ? "dates" : "timestamps",
+                       " (1677-09-21 to 2262-04-11)"));
+  };
+  if (type == DataType::kIntervalYearToMonth) {
+    std::optional<int64_t> months = CheckedIntegerOp(op, a.i, b.i);
+    if (!months || *months > kMaxCalendarMonths || *months < -kMaxCalendarMonths) {
+      return fail(StrCat(a.ToString(), " ", op, " ", b.ToString(), " is more than ",
+                         kMaxCalendarMonths / 12, " years"));
+    }
+    return Datum::Months(*months);
+  }
+  // The point in time (date, time or timestamp) and the signed interval.
+  const bool point_first = a.type == type;
+  const Datum& point = point_first ? a : b;
+  const Datum& by = point_first ? b : a;
+  const int64_t sign = op == '-' ? -1 : 1;
+  if (type == DataType::kTime) {
+    const int64_t step = by.i % kNanosPerDay * sign;
+    return Datum::Time(((point.i + step) % kNanosPerDay + kNanosPerDay) % kNanosPerDay);
+  }
+  const int64_t start = type == DataType::kDate ? MidnightOf(point.i) : point.i;
+  std::optional<int64_t> moved;
+  if (by.type == DataType::kIntervalYearToMonth) {
+    moved = AddMonths(start, by.i * sign);
+  } else {
+    if (type == DataType::kDate && by.i % kNanosPerDay != 0) {
+      return fail(StrCat("cannot add ", by.ToString(), " to the date ", point.ToString(),
+                         ": a date moves by whole days; CAST it to timestamp first"));
+    }
+    std::optional<int64_t> step = CheckedIntegerOp('*', by.i, sign);
+    moved = step ? CheckedIntegerOp('+', start, *step) : std::nullopt;
+  }
+  if (!moved) return out_of_range();
+  return type == DataType::kDate ? Datum::Date(DateOfTimestamp(*moved)) : Datum::Timestamp(*moved);
+}
+
+Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
+                 const EvalContext& context) {
+  if (a.null || b.null) return Datum::Null(type);
+  if (IsCalendarType(type) || IsCalendarType(a.type) || IsCalendarType(b.type) ||
+      (type == DataType::kTimestamp && (a.type == DataType::kIntervalYearToMonth ||
+                                        b.type == DataType::kIntervalYearToMonth))) {
+    return CalendarArithmetic(op[0], a, b, type, context);
+  }
+  switch (type) {
+    case DataType::kDouble: {
+      double x = a.AsDouble(), y = b.AsDouble();
+      if (op == "+") return Datum::Double(x + y);
+      if (op == "-") return Datum::Double(x - y);
+      if (op == "*") return Datum::Double(x * y);
+      if (op == "/") return Datum::Double(x / y);
+      return Datum::Double(std::fmod(x, y));
+    }
+    case DataType::kBigint:
+    case DataType::kInterval:
+    case DataType::kTimestamp: {
+      const char o = op[0];  // + - * / %
+      if ((o == '/' || o == '%') && b.i == 0) {
+        if (context.error.empty()) context.error = kDivisionByZero;
+        return Datum::Null(type);
+      }
+      std::optional<int64_t> r = CheckedIntegerOp(o, a.i, b.i);
+      if (!r) {
+        if (context.error.empty()) context.error = OverflowMessage(type, o, a.i, b.i);
+        return Datum::Null(type);
+      }
+      Datum d = Datum::Bigint(*r);
+      d.type = type;
+      return d;
+    }
+    default:
+      return Datum::Null(type);
+  }
+}
+
+Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
+  if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+  int c = query::Compare(a, b);
+  if (op == "=") return Datum::Bool(c == 0);
+  if (op == "<>") return Datum::Bool(c != 0);
+  if (op == "<") return Datum::Bool(c < 0);
+  if (op == "<=") return Datum::Bool(c <= 0);
+  if (op == ">") return Datum::Bool(c > 0);
+  return Datum::Bool(c >= 0);
+}
+
+// Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
+std::optional<Datum> Convert(const Datum& v, DataType to) {
+  if (v.null) return Datum::Null(to);
+  if (v.type == to) return v;
+  if (IsComposite(v.type) || IsComposite(to)) {
+    if (to == DataType::kVarchar) return Datum::Varchar(v.ToString());
+    const TypeKind kind = KindOf(to);
+    if (KindOf(v.type) != kind) return std::nullopt;
+    if (kind == TypeKind::kMap) {
+      std::vector<std::pair<Datum, Datum>> entries;
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        std::optional<Datum> key = Convert(v.nested->keys[i], MapKeyType(to));
+        std::optional<Datum> value = Convert(v.items()[i], ElementType(to));
+        if (!key || !value) return std::nullopt;
+        entries.emplace_back(*std::move(key), *std::move(value));
+      }
+      std::string problem;  // keys that became equal: the cast has no answer
+      return MakeMap(to, std::move(entries), &problem);
+    }
+    const std::vector<Datum>& items = v.items();
+    const std::vector<RowField>& fields = RowFields(to);
+    if (kind == TypeKind::kRow && fields.size() != items.size()) return std::nullopt;
+    std::vector<Datum> converted;
+    converted.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::optional<Datum> c =
+          Convert(items[i], kind == TypeKind::kRow ? fields[i].type : ElementType(to));
+      if (!c) return std::nullopt;
+      converted.push_back(*std::move(c));
+    }
+    return Datum::Composite(to, std::move(converted), v.nested->times);
+  }
+  switch (to) {
+    case DataType::kVarchar:
+      return Datum::Varchar(v.ToString());
+    case DataType::kDouble:
+      if (v.type == DataType::kVarchar) {
+        char* end = nullptr;
+        double d = std::strtod(v.s.c_str(), &end);
+        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
+        return Datum::Double(d);
+      }
+      if (v.type == DataType::kBoolean) return Datum::Double(static_cast<double>(v.i));
+      return Datum::Double(v.AsDouble());
+    case DataType::kBigint:
+      if (v.type == DataType::kVarchar) {
+        char* end = nullptr;
+        long long i = std::strtoll(v.s.c_str(), &end, 10);
+        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
+        return Datum::Bigint(i);
+      }
+      if (v.type == DataType::kDouble) {
+        if (!std::isfinite(v.d)) return std::nullopt;
+        return Datum::Bigint(static_cast<int64_t>(std::llround(v.d)));
+      }
+      return Datum::Bigint(v.i);
+    case DataType::kBoolean:
+      if (v.type == DataType::kVarchar) {
+        if (v.s == "true") return Datum::Bool(true);
+        if (v.s == "false") return Datum::Bool(false);
+        return std::nullopt;
+      }
+      return Datum::Bool(v.AsDouble() != 0);
+    case DataType::kTimestamp:
+      if (v.type == DataType::kBigint) return Datum::Timestamp(v.i);
+      if (v.type == DataType::kDate) return Datum::Timestamp(MidnightOf(v.i));
+      if (v.type == DataType::kVarchar) {
+        auto nanos = ParseTimestamp(v.s);
+        if (!nanos) return std::nullopt;
+        return Datum::Timestamp(*nanos);
+      }
+      return std::nullopt;
+    case DataType::kDate:
+      if (v.type == DataType::kTimestamp) return Datum::Date(DateOfTimestamp(v.i));
+      if (v.type == DataType::kVarchar) return ParseDate(v.s);
+      return std::nullopt;
+    case DataType::kTime:
+      if (v.type == DataType::kTimestamp) return Datum::Time(v.i - MidnightOf(DateOfTimestamp(v.i)));
+      if (v.type == DataType::kVarchar) return ParseTime(v.s);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
+  switch (e.kind) {
+    case ExprKind::kLiteral: return e.literal;
+    case ExprKind::kColumn: return row[e.bound.column];
+    case ExprKind::kStar: return Datum::Null();
+    case ExprKind::kUnary: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (v.null) return Datum::Null(e.bound.type);
+      if (e.name == "NOT") return Datum::Bool(v.i == 0);
+      if (v.type == DataType::kDouble) return Datum::Double(-v.d);
+      std::optional<int64_t> negated = CheckedNegate(v.i);
+      if (!negated) {
+        if (context.error.empty()) context.error = NegationOverflowMessage(v.type, "-", v.i);
+        return Datum::Null(e.bound.type);
+      }
+      v.i = *negated;
+      return v;
+    }
+    case ExprKind::kBinary: {
+      const std::string& op = e.name;
+      if (op == "AND" || op == "OR") {  // three-valued logic
+        Datum a = Eval(*e.args[0], row, context);
+        bool is_and = op == "AND";
+        if (!a.null && (a.i != 0) != is_and) return Datum::Bool(!is_and);
+        Datum b = Eval(*e.args[1], row, context);
+        if (!b.null && (b.i != 0) != is_and) return Datum::Bool(!is_and);
+        if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+        return Datum::Bool(is_and);
+      }
+      Datum a = Eval(*e.args[0], row, context);
+      Datum b = Eval(*e.args[1], row, context);
+      if (op == "IS DISTINCT FROM" || op == "IS NOT DISTINCT FROM") {
+        const bool distinct = a.null != b.null || (!a.null && query::Compare(a, b) != 0);
+        return Datum::Bool(distinct == (op == "IS DISTINCT FROM"));
+      }
+      if (op == "||") {
+        // After an error (this chain passed kMaxTextBytes) the answer is
+        // decided: no more copying.
+        if (a.null || b.null || !context.error.empty()) return Datum::Null(DataType::kVarchar);
+        if (a.s.size() + b.s.size() > kMaxTextBytes) {
+          if (context.error.empty()) context.error = TextTooLongMessage("||");
+          return Datum::Null(DataType::kVarchar);
+        }
+        return Datum::Varchar(a.s + b.s);
+      }
+      if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+        return Compare(op, a, b);
+      }
+      return Arithmetic(op, a, b, e.bound.type, context);
+    }
+    case ExprKind::kCall: {
+      if (e.bound.aggregate >= 0) return row[e.bound.column];
+      if (e.bound.function->takes_lambdas) return EvalLambdaCall(e, row, context);
+      if (e.bound.function->catches_errors) {
+        // try(x): x's evaluation error (not a timeout or cancellation) is NULL.
+        if (!context.error.empty()) return Datum::Null(e.bound.type);
+        Datum v = Eval(*e.args[0], row, context);
+        if (context.error.empty() || context.stopped) return v;
+        context.error.clear();
+        return Datum::Null(e.bound.type);
+      }
+      std::vector<Datum> args;
+      args.reserve(e.args.size());
+      for (const auto& a : e.args) {
+        args.push_back(Eval(*a, row, context));
+        if (e.bound.function->null_propagating && args.back().null) {
+          return Datum::Null(e.bound.type);
+        }
+      }
+      return CallScalar(*e.bound.function, args, e.bound.type, context);
+    }
+    case ExprKind::kCase: {
+      size_t i = 0;
+      Datum operand;
+      if (e.has_operand) operand = Eval(*e.args[i++], row, context);
+      size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      Datum out = Datum::Null(e.bound.type);
+      bool matched = false;
+      for (; i + 1 < end; i += 2) {
+        Datum when = Eval(*e.args[i], row, context);
+        bool hit = e.has_operand ? (!when.null && !operand.null && query::Compare(operand, when) == 0)
+                                 : when.truthy();
+        if (hit) {
+          out = Eval(*e.args[i + 1], row, context);
+          matched = true;
+          break;
+        }
+      }
+      if (!matched && e.has_else) out = Eval(*e.args.back(), row, context);
+      if (e.bound.type == DataType::kDouble && !out.null && out.type != DataType::kDouble) {
+        out = Datum::Double(out.AsDouble());
+      }
+      return out;
+    }
+    case ExprKind::kCast: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (auto converted = Convert(v, e.cast_type)) return *std::move(converted);
+      if (e.name != "try_cast" && context.error.empty()) {
+        context.error = StrCat("cannot cast ", v.type == DataType::kVarchar ? "'" : "",
+                               v.ToString(), v.type == DataType::kVarchar ? "'" : "", " to ",
+                               TypeName(e.cast_type), " in ", e.ToString(),
+                               "; use try_cast to get NULL for values that do not convert");
+      }
+      return Datum::Null(e.cast_type);
+    }
+    case ExprKind::kIn: {
+      Datum v = Eval(*e.args[0], row, context);
+      if (v.null) return Datum::Null(DataType::kBoolean);
+      if (e.bound.in_list) {
+        std::string key;
+        AppendKey(v, &key);
+        if (e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
+        return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
+      }
+      bool saw_null = false;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        Datum item = Eval(*e.args[i], row, context);
+        if (item.null) {
+          saw_null = true;
+        } else if (query::Compare(v, item) == 0) {
+          return Datum::Bool(!e.negated);
+        }
+      }
+      return saw_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
+    }
+    case ExprKind::kBetween: {
+      Datum v = Eval(*e.args[0], row, context);
+      Datum low = Eval(*e.args[1], row, context);
+      Datum high = Eval(*e.args[2], row, context);
+      if (v.null || low.null || high.null) return Datum::Null(DataType::kBoolean);
+      bool in = query::Compare(v, low) >= 0 && query::Compare(v, high) <= 0;
+      return Datum::Bool(in != e.negated);
+    }
+    case ExprKind::kLike: {
+      Datum v = Eval(*e.args[0], row, context);
+      Datum p = Eval(*e.args[1], row, context);
+      if (v.null || p.null) return Datum::Null(DataType::kBoolean);
+      return Datum::Bool(LikeMatch(v.s, p.s) != e.negated);
+    }
+    case ExprKind::kIsNull: {
+      Datum v = Eval(*e.args[0], row, context);
+      return Datum::Bool(v.null != e.negated);
+    }
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+      break;  // answered by the planner before binding
+    case ExprKind::kLambda:
+      break;  // evaluated by the call it is an argument of (EvalLambdaCall)
+    case ExprKind::kLookup: {
+      std::string key;
+      for (const ExprPtr& a : e.args) {
+        Datum v = Eval(*a, row, context);
+        if (v.null) return e.bound.lookup->otherwise;
+        AppendKey(v, &key);
+      }
+      auto it = e.bound.lookup->values.find(key);
+      return it == e.bound.lookup->values.end() ? e.bound.lookup->otherwise : it->second;
+    }
+  }
+  return Datum::Null();
+}
+
+std::optional<Datum> FoldConstant(const Expr& e, const EvalContext& context) {
+  struct {
+    bool operator()(const Expr& x) const {
+      if (x.kind == ExprKind::kColumn || x.kind == ExprKind::kStar || x.bound.aggregate >= 0 ||
+          (x.bound.function != nullptr && x.bound.function->volatile_value)) {
+        return false;
+      }
+      for (const auto& a : x.args) {
+        if (!(*this)(*a)) return false;
+      }
+      return true;
+    }
+  } constant;
+  if (!constant(e)) return std::nullopt;
+  return Eval(e, Row{}, context);
+}
+
+}  // namespace strata::query

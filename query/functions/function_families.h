@@ -1,0 +1,84 @@
+// The function families kept in files of their own, each adding its
+// functions to the registry (functions.cc calls these once).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/functions/functions.h"
+
+namespace strata::query {
+
+// Arrays and rows: ARRAY[...], a[i], element_at, cardinality, array_agg, ...
+// (functions_array.cc).
+// The functions of functions_core.cc: time, conditionals, casts, the common
+// aggregates.
+void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
+                      std::vector<AggregateFunction>* aggregates);
+
+// filter, transform, reduce, ... (functions_lambda.cc): their entries only.
+void AddLambdaFunctions(std::vector<ScalarFunction>* scalars);
+
+void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
+                       std::vector<AggregateFunction>* aggregates);
+
+// Maps: map(), map_agg, histogram, map_keys, map_values (functions_map.cc).
+void AddMapFunctions(std::vector<ScalarFunction>* scalars,
+                     std::vector<AggregateFunction>* aggregates);
+// The value of `key` in `map`, or nullptr (also for NULL).
+const Datum* FindMapValue(const Datum& map, const Datum& key);
+// True if a value of type `key` can look up keys of `map` (numbers with
+// numbers, NULL with anything).
+bool MapKeyFits(DataType map, DataType key);
+
+// The timeseries type: create_time_series, interpolate_*, derivatives,
+// integrals, correlations, sequence (functions_timeseries.cc).
+void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
+                            std::vector<AggregateFunction>* aggregates);
+
+// Text: regular expressions beyond regexp_like, split, padding, code points,
+// edit distances, hex and base64 (functions_text.cc).
+void AddTextFunctions(std::vector<ScalarFunction>* scalars);
+
+// Math beyond the basics: constants, random numbers, trigonometry, bits,
+// bases, width_bucket (functions_math.cc).
+void AddMathFunctions(std::vector<ScalarFunction>* scalars);
+
+// Time as text and numbers: from_unixtime, date_format/date_parse (MySQL
+// specifiers), format_datetime/parse_datetime (Joda patterns), durations,
+// to_timestamp (functions_time_text.cc).
+void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars);
+
+// Statistics aggregates: correlation, covariance, regression, moments,
+// geometric mean, bitwise folds (functions_statistics.cc).
+void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates);
+
+// What the families share.
+absl::Status WrongArguments(std::string_view signature);
+
+// Argument kinds a signature can ask for.
+enum class Param { kAny, kNumeric, kBigint, kDouble, kVarchar, kBoolean, kTimestamp, kInterval };
+// True if a value of type `t` fits `p` (NULL fits anything).
+bool Accepts(Param p, DataType t);
+// A binder for fixed parameters; `optional` trailing ones may be left out.
+std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> Fixed(
+    std::vector<Param> params, DataType result, std::string signature, size_t optional = 0);
+// One numeric argument; the result keeps BIGINT or DOUBLE.
+absl::StatusOr<DataType> SameNumeric(const std::vector<DataType>& types,
+                                     std::string_view signature);
+// A composite type for a binder: the type, or the "too many types" error.
+absl::StatusOr<DataType> Interned(std::optional<DataType> type);
+// The type numbers and NULLs of several values share: DOUBLE for BIGINT
+// with DOUBLE, the one type otherwise; an error when they cannot share one.
+absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types,
+                                           std::string_view signature);
+// Records a query error (the first one wins) and answers NULL of `type`.
+Datum FailQuery(const EvalContext& context, std::string message, DataType type);
+// `d` as `to` where `to` is DOUBLE and `d` a number; unchanged otherwise.
+Datum CoerceTo(const Datum& d, DataType to);
+// The most values one array or timeseries holds; more fails the query.
+inline constexpr size_t kMaxNestedValues = 1'000'000;
+
+}  // namespace strata::query

@@ -1,0 +1,183 @@
+// The function registry: every SQL function Strata knows, each a small struct
+// with its documentation line (docs/sql.md is generated from these and
+// checked by a test), a binder that checks argument types and gives the
+// result type, and an evaluator.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/base/datum.h"
+#include "query/base/vector.h"
+
+namespace strata::query {
+
+struct EvalContext {
+  int64_t now_nanos = 0;  // fixed for the whole query
+  // The first evaluation error (a CAST that cannot convert its value).
+  // Evaluation itself returns values; operators check this after each batch (or row)
+  // and fail the query with it.
+  mutable std::string error;
+  // The query's deadline and cancel flag, for evaluation that loops within
+  // one row (a lambda over a 1,000,000-element array, nested in another):
+  // operators check them between batches, which one such row can outlast.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancelled = nullptr;
+  mutable bool stopped = false;  // the error is the deadline's or the cancellation's
+  mutable uint32_t steps = 0;
+
+  // False once the query has an error (its answer is decided: the rest of
+  // the row's work is waste) or, checked every 256 calls, is past its
+  // deadline or cancelled (recorded as the error, with `stopped`).
+  bool KeepGoing() const {
+    if (!error.empty()) return false;
+    if ((++steps & 255) != 0) return true;
+    const bool cancel = cancelled != nullptr && cancelled->load(std::memory_order_relaxed);
+    if (!cancel && std::chrono::steady_clock::now() <= deadline) return true;
+    error = cancel ? "the query was cancelled" : "the query ran past its timeout";
+    stopped = true;
+    return false;
+  }
+};
+
+// The longest text a query computes (||, concat, replace, array_join): a
+// fold such as reduce(..., (s, x) -> s || s, ...) doubles its text per
+// element, so without a bound one short query could take the server's memory.
+inline constexpr size_t kMaxTextBytes = 16 << 20;
+// The query error for text past kMaxTextBytes, naming what made it.
+std::string TextTooLongMessage(std::string_view what);
+
+struct ScalarFunction {
+  std::string name;
+  std::string signature;  // e.g. "bin(timestamp, interval) -> timestamp"
+  std::string doc;
+  // Checks the argument types; the message of an error names the problem.
+  std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> bind;
+  std::function<Datum(const std::vector<Datum>&, const EvalContext&)> eval;
+  // NULL in, NULL out, without calling eval (most functions).
+  bool null_propagating = true;
+  // Evaluation can record an error in the EvalContext (an overflow, an
+  // invalid pattern), so the executor must not evaluate it ahead of the
+  // conditions that guard it.
+  bool can_fail = false;
+  // A new value per call (random): never folded into a constant.
+  bool volatile_value = false;
+  // try(x): evaluated by query/expr/expr.cc, which turns x's error into NULL.
+  bool catches_errors = false;
+  // Optional, for NULL-propagating functions on hot paths: the same as eval
+  // over whole vectors. `out` comes sized to the rows, all NULL.
+  std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
+  // Instead of eval, for functions whose value depends on the bound result
+  // type (ARRAY[1, 2.5] makes doubles of both; row() names its fields).
+  std::function<Datum(const std::vector<Datum>&, DataType result, const EvalContext&)> eval_typed;
+  // filter, transform, reduce, ...: bound and evaluated by BindLambdaCall and
+  // EvalLambdaCall (query/expr/expr.h).
+  bool takes_lambdas = false;
+};
+
+// Calls `f` (eval or eval_typed) on evaluated arguments; the result carries
+// the bound type `result` (the type of an array, row or timeseries value).
+Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataType result,
+                 const EvalContext& context);
+
+// What a magnetic block's header says of an aggregate's argument column over
+// all the block's points: enough for count, sum, avg, min and max to take the
+// whole block without its values.
+struct ColumnStats {
+  int64_t count = 0;     // non-NULL values (for count(*): the points)
+  bool has_sum = false;  // `sum` is the values added in time order, exactly
+                         // what adding them one by one from 0 gives
+  double sum = 0;
+  Datum min, max;        // NULL when the header does not know them
+};
+
+// What an aggregate needs from ColumnStats to take a whole block.
+enum class StatsUse {
+  kNone,      // it needs the values (or their order)
+  kCount,     // `count`
+  kSum,       // `count` and `sum` (has_sum)
+  kExtremes,  // `min` and `max`, unless `count` is 0
+};
+
+// Accumulates one group's values of an aggregate.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  virtual void Add(const std::vector<Datum>& args) = 0;
+  // Adds rows [begin, end) of the argument vectors (one per argument, none
+  // for count(*)). The default goes row by row through Add; the common
+  // aggregates override it with loops over the typed arrays.
+  virtual void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end);
+  // Adds a whole block's values by their statistics. Called only for a
+  // function whose `stats_use` is not kNone, with the statistics it needs.
+  virtual void AddStats(const ColumnStats& stats);
+  // The group's value; an error (a BIGINT sum that overflows) fails the query.
+  virtual absl::StatusOr<Datum> Finish() = 0;
+  // Where to add the bytes the accumulator comes to keep as it grows (the
+  // values of array_agg, approx_percentile, map_agg, DISTINCT): the grouping
+  // operator charges them to the query's memory budget, so many large groups
+  // fail the query instead of the server.
+  virtual void MeterInto(int64_t* bytes) { kept_bytes_ = bytes; }
+
+ protected:
+  void Kept(int64_t bytes) {
+    if (kept_bytes_ != nullptr) *kept_bytes_ += bytes;
+  }
+
+ private:
+  int64_t* kept_bytes_ = nullptr;
+};
+
+struct AggregateFunction {
+  std::string name;
+  std::string signature;
+  std::string doc;
+  std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> bind;
+  // `arg_types` as bound; `distinct` for count(DISTINCT x) and friends.
+  std::function<std::unique_ptr<Accumulator>(const std::vector<DataType>& arg_types)> make;
+  StatsUse stats_use = StatsUse::kNone;
+};
+
+class FunctionRegistry {
+ public:
+  static const FunctionRegistry& Get();
+
+  const ScalarFunction* FindScalar(std::string_view name) const;
+  const AggregateFunction* FindAggregate(std::string_view name) const;
+  // Every function name, for "did you mean" and docs/sql.md.
+  std::vector<std::string_view> Names() const;
+  const std::vector<ScalarFunction>& scalars() const { return scalars_; }
+  const std::vector<AggregateFunction>& aggregates() const { return aggregates_; }
+
+ private:
+  FunctionRegistry();
+  std::vector<ScalarFunction> scalars_;
+  std::vector<AggregateFunction> aggregates_;
+};
+
+// Wraps an accumulator so it only sees each distinct argument once
+// (count(DISTINCT x) and friends).
+std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
+
+// SQL LIKE: % matches any run, _ one character; no escape character.
+bool LikeMatch(std::string_view text, std::string_view pattern);
+
+// A function of Timestream's reference Strata refuses, and why.
+struct RefusedFunction {
+  std::string_view name;
+  std::string_view reason;  // with what to write instead where there is a way
+};
+const std::vector<RefusedFunction>& RefusedFunctions();
+const RefusedFunction* FindRefusedFunction(std::string_view name);
+
+// Renders the registry as the function reference of docs/sql.md.
+std::string FunctionReferenceMarkdown();
+
+}  // namespace strata::query

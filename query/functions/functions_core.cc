@@ -1,0 +1,1242 @@
+#include "query/functions/functions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/strings.h"
+#include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/base/calendar.h"
+#include "query/base/checked_math.h"
+#include "query/base/regex_cache.h"
+#include "query/functions/function_families.h"
+
+namespace strata::query {
+
+absl::Status WrongArguments(std::string_view signature) {
+  return absl::InvalidArgumentError(StrCat("wrong arguments; expected ", signature));
+}
+
+// The common type of several arguments (greatest, least, coalesce).
+absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types, std::string_view signature) {
+  DataType common = DataType::kUnknown;
+  for (DataType t : types) {
+    if (t == DataType::kUnknown) continue;
+    if (common == DataType::kUnknown || common == t) {
+      common = t;
+    } else if (IsNumeric(common) && IsNumeric(t)) {
+      common = DataType::kDouble;
+    } else {
+      return WrongArguments(signature);
+    }
+  }
+  if (types.empty()) return WrongArguments(signature);
+  return common;
+}
+
+Datum CoerceTo(const Datum& d, DataType to) {
+  if (d.null || d.type == to) return d.null ? Datum::Null(to) : d;
+  if (to == DataType::kDouble && IsNumeric(d.type)) return Datum::Double(d.AsDouble());
+  return d;
+}
+
+Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataType result,
+                 const EvalContext& context) {
+  Datum out = f.eval_typed ? f.eval_typed(args, result, context) : f.eval(args, context);
+  if (out.null || IsComposite(result)) out.type = result;
+  return out;
+}
+
+Datum FailQuery(const EvalContext& context, std::string message, DataType type) {
+  if (context.error.empty()) context.error = std::move(message);
+  return Datum::Null(type);
+}
+
+std::string TextTooLongMessage(std::string_view what) {
+  return StrCat(what, " would make a text of more than ", kMaxTextBytes >> 20,
+                " MiB, the most a query computes");
+}
+
+absl::StatusOr<DataType> Interned(std::optional<DataType> type) {
+  if (!type) return absl::ResourceExhaustedError(TooManyTypesMessage());
+  return *type;
+}
+
+bool Accepts(Param p, DataType t) {
+  if (t == DataType::kUnknown) return true;  // NULL fits anywhere
+  switch (p) {
+    case Param::kAny: return true;
+    case Param::kNumeric: return IsNumeric(t);
+    case Param::kBigint: return t == DataType::kBigint;
+    case Param::kDouble: return IsNumeric(t);
+    case Param::kVarchar: return t == DataType::kVarchar;
+    case Param::kBoolean: return t == DataType::kBoolean;
+    case Param::kTimestamp: return t == DataType::kTimestamp;
+    case Param::kInterval: return t == DataType::kInterval;
+  }
+  return false;
+}
+
+std::function<absl::StatusOr<DataType>(const std::vector<DataType>&)> Fixed(
+    std::vector<Param> params, DataType result, std::string signature, size_t optional) {
+  return [params, result, signature, optional](
+             const std::vector<DataType>& types) -> absl::StatusOr<DataType> {
+    if (types.size() > params.size() || types.size() + optional < params.size()) {
+      return WrongArguments(signature);
+    }
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (!Accepts(params[i], types[i])) return WrongArguments(signature);
+    }
+    return result;
+  };
+}
+
+absl::StatusOr<DataType> SameNumeric(const std::vector<DataType>& types, std::string_view signature) {
+  if (types.size() != 1 || !Accepts(Param::kNumeric, types[0])) return WrongArguments(signature);
+  return types[0] == DataType::kUnknown ? DataType::kDouble : types[0];
+}
+
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kDay = kNanosPerDay;
+
+
+// The start of the bin of width `width` (> 0) holding `t`; nullopt when that
+// start is before the earliest representable time (NULL, as bin(t, 0)).
+std::optional<int64_t> BinStart(int64_t t, int64_t width) {
+  return CheckedIntegerOp('*', FloorDiv(t, width), width);
+}
+
+// `value` as a timestamp, or NULL with the query error `message()` recorded.
+template <typename Message>
+Datum CheckedTimestamp(std::optional<int64_t> value, const EvalContext& context,
+                       Message message) {
+  if (value) return Datum::Timestamp(*value);
+  if (context.error.empty()) context.error = message();
+  return Datum::Null(DataType::kTimestamp);
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Calendar arithmetic: a value; nullopt for a unit it does not know (the
+// SQL result is NULL); OUT_OF_RANGE when the result is not a representable
+// timestamp (the query fails: a wrapped value would be silently wrong).
+using CalendarResult = absl::StatusOr<std::optional<int64_t>>;
+
+absl::Status OutsideTimestampRange(std::string_view function) {
+  return absl::OutOfRangeError(
+      StrCat(function, "(): the result is outside the range of timestamps (1677-09-21 to "
+                       "2262-04-11)"));
+}
+
+// `seconds` since the epoch plus `sub` nanoseconds, if representable.
+std::optional<int64_t> SecondsToNanos(int64_t seconds, int64_t sub) {
+  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kSecond);
+  return nanos ? CheckedIntegerOp('+', *nanos, sub) : std::nullopt;
+}
+
+CalendarResult Truncate(std::string unit, int64_t ns) {
+  unit = Lower(unit);
+  static const std::map<std::string, int64_t> kFixed = {
+      {"millisecond", 1'000'000}, {"second", kSecond}, {"minute", 60 * kSecond},
+      {"hour", 3600 * kSecond},   {"day", kDay}};
+  std::optional<int64_t> out;
+  if (auto it = kFixed.find(unit); it != kFixed.end()) {
+    out = CheckedIntegerOp('*', FloorDiv(ns, it->second), it->second);
+  } else {
+    std::tm tm = ToUtcTm(ns);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    if (unit == "week") {
+      int days_since_monday = (tm.tm_wday + 6) % 7;
+      out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)) - days_since_monday * 86'400, 0);
+    } else {
+      tm.tm_mday = 1;
+      if (unit == "quarter") tm.tm_mon = tm.tm_mon / 3 * 3;
+      if (unit == "year") tm.tm_mon = 0;
+      if (unit != "month" && unit != "quarter" && unit != "year") return std::nullopt;
+      out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)), 0);
+    }
+  }
+  if (!out) return OutsideTimestampRange("date_trunc");
+  return out;
+}
+
+// The length of a unit of date_add and date_diff that has one (nanosecond
+// to week); nullopt for the calendar's units and unknown ones.
+std::optional<int64_t> FixedUnitNanos(const std::string& unit) {
+  static const std::map<std::string, int64_t> kFixed = {
+      {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
+      {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
+      {"day", kDay},       {"week", 7 * kDay}};
+  auto it = kFixed.find(unit);
+  return it == kFixed.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+// Months in a calendar unit (month, quarter, year); 0 for any other.
+int64_t MonthsPerUnit(std::string_view unit) {
+  return unit == "month" ? 1 : unit == "quarter" ? 3 : unit == "year" ? 12 : 0;
+}
+
+CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
+  unit = Lower(unit);
+  if (const std::optional<int64_t> length = FixedUnitNanos(unit)) {
+    std::optional<int64_t> step = CheckedIntegerOp('*', n, *length);
+    std::optional<int64_t> out = step ? CheckedIntegerOp('+', ns, *step) : std::nullopt;
+    if (!out) return OutsideTimestampRange("date_add");
+    return out;
+  }
+  const int64_t per = MonthsPerUnit(unit);
+  if (per == 0) return std::nullopt;
+  if (n > kMaxCalendarMonths / per || n < -kMaxCalendarMonths / per) {
+    return OutsideTimestampRange("date_add");
+  }
+  std::optional<int64_t> out = AddMonths(ns, per * n);
+  if (!out) return OutsideTimestampRange("date_add");
+  return out;
+}
+
+CalendarResult DiffUnits(std::string unit, int64_t a, int64_t b) {
+  unit = Lower(unit);
+  if (const std::optional<int64_t> length = FixedUnitNanos(unit)) {
+    std::optional<int64_t> span = CheckedIntegerOp('-', b, a);
+    if (!span) {
+      return absl::OutOfRangeError(
+          "date_diff(): the span does not fit in 64 bits of nanoseconds; use a larger unit");
+    }
+    return *span / *length;
+  }
+  const int64_t per = MonthsPerUnit(unit);
+  if (per == 0) return std::nullopt;
+  std::tm ta = ToUtcTm(a), tb = ToUtcTm(b);
+  int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
+  // A month counts only once the day and time of month are reached.
+  auto within = [](int64_t ns, const std::tm& tm) {
+    return (tm.tm_mday - 1) * kDay + (ns - FloorDiv(ns, kDay) * kDay);
+  };
+  if (months > 0 && within(b, tb) < within(a, ta)) --months;
+  if (months < 0 && within(b, tb) > within(a, ta)) ++months;
+  return months / per;
+}
+
+// The SQL value of calendar arithmetic: NULL for an unknown unit, NULL and
+// the query's error for a result out of range.
+Datum CalendarDatum(const CalendarResult& result, DataType type, const EvalContext& context) {
+  if (!result.ok()) {
+    if (context.error.empty()) context.error = std::string(result.status().message());
+    return Datum::Null(type);
+  }
+  if (!*result) return Datum::Null(type);
+  Datum d = Datum::Bigint(**result);
+  d.type = type;
+  return d;
+}
+
+bool TimestampOrDate(DataType t) {
+  return t == DataType::kTimestamp || t == DataType::kDate || t == DataType::kUnknown;
+}
+
+// A timestamp's nanoseconds, a date's midnight.
+int64_t PointNanos(const Datum& d) { return d.type == DataType::kDate ? MidnightOf(d.i) : d.i; }
+
+// Units that keep a date a date (Presto refuses the smaller ones for dates).
+bool DateUnit(std::string unit) {
+  unit = Lower(std::move(unit));
+  return unit == "day" || unit == "week" || unit == "month" || unit == "quarter" || unit == "year";
+}
+
+Datum NotADateUnit(std::string_view function, std::string_view unit, const EvalContext& context) {
+  return FailQuery(context,
+                   StrCat(function, "(): '", unit, "' is not a unit of a date; use 'day', 'week', "
+                          "'month', 'quarter' or 'year', or CAST the date to timestamp"),
+                   DataType::kDate);
+}
+
+// Calendar arithmetic done at a date's midnight, back to a date; or on a timestamp.
+Datum OnDateOrTimestamp(const CalendarResult& result, DataType type, const EvalContext& context) {
+  Datum d = CalendarDatum(result, DataType::kTimestamp, context);
+  if (type != DataType::kDate) return d;
+  return d.null ? Datum::Null(DataType::kDate) : Datum::Date(DateOfTimestamp(d.i));
+}
+
+std::string ToIso8601(int64_t ns) {
+  std::string text = FormatTimestamp(ns);
+  text[10] = 'T';
+  return text.substr(0, 23) + "Z";
+}
+
+Datum Field(std::string_view field, int64_t ns) {
+  std::tm tm = ToUtcTm(ns);
+  if (field == "year") return Datum::Bigint(tm.tm_year + 1900);
+  if (field == "quarter") return Datum::Bigint(tm.tm_mon / 3 + 1);
+  if (field == "month") return Datum::Bigint(tm.tm_mon + 1);
+  if (field == "day" || field == "day_of_month") return Datum::Bigint(tm.tm_mday);
+  if (field == "day_of_week" || field == "dow") return Datum::Bigint(tm.tm_wday == 0 ? 7 : tm.tm_wday);
+  if (field == "day_of_year" || field == "doy") return Datum::Bigint(tm.tm_yday + 1);
+  if (field == "hour") return Datum::Bigint(tm.tm_hour);
+  if (field == "minute") return Datum::Bigint(tm.tm_min);
+  if (field == "second") return Datum::Bigint(tm.tm_sec);
+  if (field == "millisecond") {
+    return Datum::Bigint((ns - FloorDiv(ns, kSecond) * kSecond) / 1'000'000);
+  }
+  if (field == "week" || field == "week_of_year") {
+    char buf[8];
+    std::strftime(buf, sizeof(buf), "%V", &tm);
+    return Datum::Bigint(std::atoi(buf));
+  }
+  return Datum::Null(DataType::kBigint);
+}
+
+// --- aggregates ---------------------------------------------------------
+
+}  // namespace
+
+void Accumulator::AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) {
+  Args values(args.size());
+  for (size_t i = begin; i < end; ++i) {
+    for (size_t k = 0; k < args.size(); ++k) values[k] = args[k]->Get(i);
+    Add(values);
+  }
+}
+
+// Unreachable: the planner offers statistics only to functions that declare
+// a `stats_use`, and those override this.
+void Accumulator::AddStats(const ColumnStats&) {}
+
+namespace {
+
+bool IsNumericVector(const Vector& v) {
+  return v.type == DataType::kDouble || v.type == DataType::kBigint;
+}
+
+class CountAcc : public Accumulator {
+ public:
+  explicit CountAcc(bool star) : star_(star) {}
+  void Add(const Args& a) override {
+    if (star_ || !a[0].null) ++n_;
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    if (star_) {
+      n_ += static_cast<int64_t>(end - begin);
+      return;
+    }
+    for (size_t i = begin; i < end; ++i) n_ += args[0]->nulls[i] == 0;
+  }
+  void AddStats(const ColumnStats& stats) override { n_ += stats.count; }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(n_); }
+
+ private:
+  bool star_;
+  int64_t n_ = 0;
+};
+
+class CountIfAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override { n_ += a[0].truthy(); }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(n_); }
+
+ private:
+  int64_t n_ = 0;
+};
+
+class SumAcc : public Accumulator {
+ public:
+  explicit SumAcc(DataType type) : type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    seen_ = true;
+    if (type_ == DataType::kBigint) {
+      AddInteger(a[0].i);
+    } else {
+      d_ += a[0].AsDouble();
+    }
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      seen_ = true;
+      if (type_ == DataType::kBigint) {
+        AddInteger(v.ints[i]);
+      } else {
+        d_ += v.AsDouble(i);
+      }
+    }
+  }
+  // A BIGINT sum's statistic is a double: exact when it has_sum.
+  void AddStats(const ColumnStats& stats) override {
+    if (stats.count == 0) return;
+    seen_ = true;
+    if (type_ == DataType::kBigint) {
+      AddInteger(static_cast<int64_t>(stats.sum));
+    } else {
+      d_ += stats.sum;
+    }
+  }
+  absl::StatusOr<Datum> Finish() override {
+    if (overflow_) {
+      return absl::InvalidArgumentError(
+          "bigint addition overflow in sum(): the total does not fit in 64 bits; "
+          "sum(CAST(x AS double)) gives an approximate total");
+    }
+    if (!seen_) return Datum::Null(type_);
+    return type_ == DataType::kBigint ? Datum::Bigint(i_) : Datum::Double(d_);
+  }
+
+ private:
+  void AddInteger(int64_t v) { overflow_ |= __builtin_add_overflow(i_, v, &i_); }
+
+  DataType type_;
+  bool seen_ = false;
+  bool overflow_ = false;  // sticky: once past 64 bits the total is meaningless
+  int64_t i_ = 0;
+  double d_ = 0;
+};
+
+// The sum of the values in arrival order over their count, as Presto's
+// avg(double) (and so Timestream's).
+class AvgAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    sum_ += a[0].AsDouble();
+    ++n_;
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      sum_ += v.AsDouble(i);
+      ++n_;
+    }
+  }
+  void AddStats(const ColumnStats& stats) override {
+    sum_ += stats.sum;
+    n_ += stats.count;
+  }
+  absl::StatusOr<Datum> Finish() override {
+    return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
+  }
+
+ private:
+  double sum_ = 0;
+  int64_t n_ = 0;
+};
+
+// Welford's online mean and variance.
+class MomentsAcc : public Accumulator {
+ public:
+  enum class Output { kVarSamp, kVarPop, kStddevSamp, kStddevPop };
+  explicit MomentsAcc(Output output) : output_(output) {}
+  void Add(const Args& a) override {
+    if (!a[0].null) Push(a[0].AsDouble());
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (!v.nulls[i]) Push(v.AsDouble(i));
+    }
+  }
+  absl::StatusOr<Datum> Finish() override {
+    switch (output_) {
+      case Output::kVarSamp:
+        return n_ > 1 ? Datum::Double(m2_ / (n_ - 1)) : Datum::Null(DataType::kDouble);
+      case Output::kVarPop: return n_ ? Datum::Double(m2_ / n_) : Datum::Null(DataType::kDouble);
+      case Output::kStddevSamp:
+        return n_ > 1 ? Datum::Double(std::sqrt(m2_ / (n_ - 1))) : Datum::Null(DataType::kDouble);
+      case Output::kStddevPop:
+        return n_ ? Datum::Double(std::sqrt(m2_ / n_)) : Datum::Null(DataType::kDouble);
+    }
+    return Datum::Null(DataType::kDouble);
+  }
+
+ private:
+  void Push(double x) {
+    ++n_;
+    double delta = x - mean_;
+    mean_ += delta / n_;
+    m2_ += delta * (x - mean_);
+  }
+
+  Output output_;
+  int64_t n_ = 0;
+  double mean_ = 0, m2_ = 0;
+};
+
+class ExtremeAcc : public Accumulator {
+ public:
+  explicit ExtremeAcc(bool max) : max_(max) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    if (best_.null || (max_ ? Compare(a[0], best_) > 0 : Compare(a[0], best_) < 0)) best_ = a[0];
+  }
+  // Finds the run's extreme in the typed array, then offers that one value.
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& v = *args[0];
+    if (v.type == DataType::kVarchar || v.type == DataType::kUnknown || IsComposite(v.type)) {
+      return Accumulator::AddRun(args, begin, end);
+    }
+    size_t best = end;
+    for (size_t i = begin; i < end; ++i) {
+      if (v.nulls[i]) continue;
+      if (best == end) {
+        best = i;
+      } else if (v.type == DataType::kDouble ? Better(v.doubles[i], v.doubles[best])
+                                             : Better(v.ints[i], v.ints[best])) {
+        best = i;
+      }
+    }
+    if (best != end) Add({v.Get(best)});
+  }
+  void AddStats(const ColumnStats& stats) override {
+    if (stats.count > 0) Add({max_ ? stats.max : stats.min});
+  }
+  absl::StatusOr<Datum> Finish() override { return best_; }
+
+ private:
+  // Strictly better, as Compare orders values (NaN compares equal).
+  template <typename T>
+  bool Better(T x, T best) const {
+    return max_ ? best < x : x < best;
+  }
+
+  bool max_;
+  Datum best_;
+};
+
+// max_by(x, y) / min_by(x, y): x of the row with the largest / smallest y.
+class ByAcc : public Accumulator {
+ public:
+  ByAcc(bool max, DataType type) : max_(max), value_(Datum::Null(type)) {}
+  void Add(const Args& a) override {
+    if (a[1].null) return;
+    if (key_.null || (max_ ? Compare(a[1], key_) > 0 : Compare(a[1], key_) < 0)) {
+      key_ = a[1];
+      value_ = a[0];
+    }
+  }
+  absl::StatusOr<Datum> Finish() override { return value_; }
+
+ private:
+  bool max_;
+  Datum key_;
+  Datum value_;
+};
+
+class ArbitraryAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (value_.null && !a[0].null) value_ = a[0];
+  }
+  absl::StatusOr<Datum> Finish() override { return value_; }
+
+ private:
+  Datum value_;
+};
+
+class BoolAcc : public Accumulator {
+ public:
+  explicit BoolAcc(bool all) : all_(all) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    seen_ = true;
+    if (all_) {
+      result_ = result_ && a[0].i != 0;
+    } else {
+      result_ = result_ || a[0].i != 0;
+    }
+  }
+  absl::StatusOr<Datum> Finish() override { return seen_ ? Datum::Bool(result_) : Datum::Null(DataType::kBoolean); }
+
+ private:
+  bool all_;
+  bool seen_ = false;
+  bool result_ = all_;
+};
+
+// Exact percentile over the group's values (nearest rank, as Presto's
+// approx_percentile converges to); exact is affordable at these sizes.
+// approx_percentile(x, p) and approx_percentile(x, ARRAY[p, ...]): the
+// values kept, each percentile picked by selection at the end.
+class PercentileAcc : public Accumulator {
+ public:
+  // `type` is the result's: the value type, or an array of it.
+  explicit PercentileAcc(DataType type) : type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null || a[1].null) return;
+    values_.push_back(a[0].AsDouble());
+    Kept(sizeof(double));
+    if (percentiles_.empty()) {
+      if (a[1].type == DataType::kBigint || a[1].type == DataType::kDouble) {
+        percentiles_.push_back(a[1].AsDouble());
+      } else {
+        for (const Datum& p : a[1].items()) percentiles_.push_back(p.null ? -1 : p.AsDouble());
+      }
+    }
+  }
+  absl::StatusOr<Datum> Finish() override {
+    for (double p : percentiles_) {
+      if (!(p >= 0 && p <= 1)) {
+        return absl::InvalidArgumentError(
+            "approx_percentile(): a percentile must be between 0 and 1 (and not NULL)");
+      }
+    }
+    const bool array = KindOf(type_) == TypeKind::kArray;
+    const DataType value_type = array ? ElementType(type_) : type_;
+    if (values_.empty()) return Datum::Null(type_);
+    std::vector<Datum> out;
+    for (double p : percentiles_) {
+      size_t k = static_cast<size_t>(std::llround(p * (values_.size() - 1)));
+      std::nth_element(values_.begin(), values_.begin() + k, values_.end());
+      const double v = values_[k];
+      out.push_back(value_type == DataType::kBigint ? Datum::Bigint(static_cast<int64_t>(v))
+                                                    : Datum::Double(v));
+    }
+    if (!array) return out[0];
+    return Datum::Composite(type_, std::move(out));
+  }
+
+ private:
+  DataType type_;
+  std::vector<double> values_;
+  std::vector<double> percentiles_;  // from the first row: the argument is a constant
+};
+
+// Exact distinct count (approx_distinct's answer without the error).
+class DistinctCountAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    std::string key;
+    AppendKey(a[0], &key);
+    const int64_t bytes = static_cast<int64_t>(key.size()) + 32;
+    if (seen_.insert(std::move(key)).second) Kept(bytes);
+  }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
+
+ private:
+  absl::flat_hash_set<std::string> seen_;
+};
+
+class DistinctAcc : public Accumulator {
+ public:
+  explicit DistinctAcc(std::unique_ptr<Accumulator> inner) : inner_(std::move(inner)) {}
+  void MeterInto(int64_t* bytes) override {
+    Accumulator::MeterInto(bytes);
+    inner_->MeterInto(bytes);
+  }
+  void Add(const Args& a) override {
+    std::string key;
+    for (const Datum& d : a) AppendKey(d, &key);
+    const int64_t bytes = static_cast<int64_t>(key.size()) + 32;
+    if (!seen_.insert(std::move(key)).second) return;
+    Kept(bytes);
+    inner_->Add(a);
+  }
+  absl::StatusOr<Datum> Finish() override { return inner_->Finish(); }
+
+ private:
+  std::unique_ptr<Accumulator> inner_;
+  absl::flat_hash_set<std::string> seen_;
+};
+
+}  // namespace
+
+bool LikeMatch(std::string_view text, std::string_view pattern) {
+  size_t t = 0, p = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '_' || pattern[p] == text[t])) {
+      ++t;
+      ++p;
+    } else if (p < pattern.size() && pattern[p] == '%') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '%') ++p;
+  return p == pattern.size();
+}
+
+std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner) {
+  return std::make_unique<DistinctAcc>(std::move(inner));
+}
+
+void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
+                      std::vector<AggregateFunction>* aggregates) {
+  auto add = [scalars](ScalarFunction f) { scalars->push_back(std::move(f)); };
+  using P = Param;
+  static constexpr DataType kTs = DataType::kTimestamp, kBig = DataType::kBigint,
+                            kDbl = DataType::kDouble, kStr = DataType::kVarchar,
+                            kBool = DataType::kBoolean;
+
+  // Date and time ---------------------------------------------------------
+  add({"now", "now() -> timestamp", "The time the query started (UTC).",
+       Fixed({}, kTs, "now()"), [](const Args&, const EvalContext& c) {
+         return Datum::Timestamp(c.now_nanos);
+       }});
+  add({"current_date", "current_date -> date", "The day (UTC) the query started.",
+       Fixed({}, DataType::kDate, "current_date"), [](const Args&, const EvalContext& c) {
+         return Datum::Date(DateOfTimestamp(c.now_nanos));
+       }});
+  add({"current_time", "current_time -> time",
+       "The time of day (UTC) the query started (also localtime).",
+       Fixed({}, DataType::kTime, "current_time"), [](const Args&, const EvalContext& c) {
+         return Datum::Time(c.now_nanos - MidnightOf(DateOfTimestamp(c.now_nanos)));
+       }});
+  add({"date", "date(varchar | timestamp) -> date",
+       "The day of a timestamp, or a 'YYYY-MM-DD' text as a date (as CAST(x AS date)).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !(Accepts(P::kVarchar, t[0]) || Accepts(P::kTimestamp, t[0]) ||
+                                t[0] == DataType::kDate)) {
+           return WrongArguments("date(varchar | timestamp)");
+         }
+         return DataType::kDate;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == DataType::kDate) return a[0];
+         if (a[0].type == DataType::kTimestamp) return Datum::Date(DateOfTimestamp(a[0].i));
+         std::optional<Datum> date = ParseDate(a[0].s);
+         return date ? *date
+                     : FailQuery(c, StrCat("date(): '", a[0].s, "' is not a date; write '2023-05-17'"),
+                                 DataType::kDate);
+       }});
+  scalars->back().can_fail = true;
+  add({"from_iso8601_date", "from_iso8601_date(varchar) -> date",
+       "Parses '2021-12-01' (NULL for other text).",
+       Fixed({P::kVarchar}, DataType::kDate, "from_iso8601_date(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         return ParseDate(a[0].s).value_or(Datum::Null(DataType::kDate));
+       }});
+  add({"last_day_of_month", "last_day_of_month(timestamp | date) -> date",
+       "The last day of the month of a timestamp or date.",
+       Fixed({P::kTimestamp}, DataType::kDate, "last_day_of_month(timestamp | date)"),
+       [](const Args& a, const EvalContext& c) {
+         // The first of the next month, less a day.
+         CalendarResult first = Truncate("month", a[0].i);
+         std::optional<int64_t> next =
+             first.ok() && *first ? AddMonths(**first, 1) : std::optional<int64_t>();
+         if (!next) return FailQuery(c, "last_day_of_month(): outside the range of dates", DataType::kDate);
+         return Datum::Date(DateOfTimestamp(*next) - 1);
+       }});
+  scalars->back().can_fail = true;
+  add({"ago", "ago(interval) -> timestamp", "now() minus the interval: time > ago(1h).",
+       Fixed({P::kInterval}, kTs, "ago(interval), e.g. ago(15m)"),
+       [](const Args& a, const EvalContext& c) {
+         return CheckedTimestamp(CheckedIntegerOp('-', c.now_nanos, a[0].i), c, [&] {
+           return OverflowMessage(DataType::kTimestamp, '-', c.now_nanos, a[0].i);
+         });
+       }});
+  scalars->back().can_fail = true;
+  add({"bin", "bin(timestamp, interval) -> timestamp",
+       "Rounds a timestamp down to a multiple of the interval since the epoch: bin(time, 5m).",
+       Fixed({P::kTimestamp, P::kInterval}, kTs, "bin(timestamp, interval), e.g. bin(time, 5m)"),
+       [](const Args& a, const EvalContext&) {
+         if (a[1].i <= 0) return Datum::Null(DataType::kTimestamp);
+         std::optional<int64_t> start = BinStart(a[0].i, a[1].i);
+         return start ? Datum::Timestamp(*start) : Datum::Null(DataType::kTimestamp);
+       }});
+  // bin() is the group key of most time-series queries: a loop, not a call per row.
+  scalars->back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[0].nulls[i] || a[1].nulls[i] || a[1].ints[i] <= 0) continue;
+      std::optional<int64_t> start = BinStart(a[0].ints[i], a[1].ints[i]);
+      if (!start) continue;
+      out->ints[i] = *start;
+      out->nulls[i] = 0;
+    }
+  };
+  // date_trunc, date_add and date_diff take timestamps, or dates (whose
+  // results stay dates, computed at their midnights, in units of days and up).
+  add({"date_trunc", "date_trunc(unit, timestamp | date) -> same type",
+       "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
+       "'quarter' or 'year'.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1])) {
+           return WrongArguments("date_trunc(unit, timestamp | date)");
+         }
+         return t[1] == DataType::kDate ? DataType::kDate : kTs;
+       },
+       [](const Args& a, const EvalContext& c) {
+         const bool date = a[1].type == DataType::kDate;
+         if (date && !DateUnit(a[0].s)) return NotADateUnit("date_trunc", a[0].s, c);
+         return OnDateOrTimestamp(Truncate(a[0].s, PointNanos(a[1])), a[1].type, c);
+       }});
+  scalars->back().can_fail = true;
+  add({"date_add", "date_add(unit, bigint, timestamp | date) -> same type",
+       "Adds n units ('second' .. 'year'; a date: 'day' .. 'year') to a timestamp or date.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !Accepts(P::kBigint, t[1]) ||
+             !TimestampOrDate(t[2])) {
+           return WrongArguments("date_add(unit, bigint, timestamp | date)");
+         }
+         return t[2] == DataType::kDate ? DataType::kDate : kTs;
+       },
+       [](const Args& a, const EvalContext& c) {
+         const bool date = a[2].type == DataType::kDate;
+         if (date && !DateUnit(a[0].s)) return NotADateUnit("date_add", a[0].s, c);
+         return OnDateOrTimestamp(AddUnits(a[0].s, a[1].i, PointNanos(a[2])), a[2].type, c);
+       }});
+  scalars->back().can_fail = true;
+  add({"date_diff", "date_diff(unit, timestamp, timestamp) -> bigint",
+       "Whole units from the first timestamp (or date) to the second.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         // Two dates, or two timestamps (a date beside a timestamp is its midnight).
+         if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1]) ||
+             !TimestampOrDate(t[2]) ||
+             ((t[1] == DataType::kDate) != (t[2] == DataType::kDate) &&
+              t[1] != DataType::kUnknown && t[2] != DataType::kUnknown)) {
+           return WrongArguments("date_diff(unit, timestamp, timestamp)");
+         }
+         return kBig;
+       },
+       [](const Args& a, const EvalContext& c) {
+         return CalendarDatum(DiffUnits(a[0].s, PointNanos(a[1]), PointNanos(a[2])),
+                              DataType::kBigint, c);
+       }});
+  scalars->back().can_fail = true;
+  for (auto [name, doc, factor] :
+       {std::tuple{"from_milliseconds", "Milliseconds since the epoch to a timestamp.", 1'000'000LL},
+        std::tuple{"from_nanoseconds", "Nanoseconds since the epoch to a timestamp.", 1LL}}) {
+    int64_t f = factor;
+    add({name, StrCat(name, "(bigint) -> timestamp"), doc,
+         Fixed({P::kBigint}, kTs, StrCat(name, "(bigint)")),
+         [f](const Args& a, const EvalContext& c) {
+           return CheckedTimestamp(CheckedIntegerOp('*', a[0].i, f), c, [&] {
+             return OverflowMessage(DataType::kTimestamp, '*', a[0].i, f);
+           });
+         }});
+    scalars->back().can_fail = true;
+  }
+  for (auto [name, doc, factor] :
+       {std::tuple{"to_milliseconds", "A timestamp (or interval) in milliseconds.", 1'000'000LL},
+        std::tuple{"to_nanoseconds", "A timestamp (or interval) in nanoseconds.", 1LL}}) {
+    int64_t f = factor;
+    std::string sig = StrCat(name, "(timestamp | interval) -> bigint");
+    add({name, sig, doc,
+         [sig](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || Accepts(P::kInterval, t[0]))) {
+             return WrongArguments(sig);
+           }
+           return DataType::kBigint;
+         },
+         [f](const Args& a, const EvalContext&) { return Datum::Bigint(FloorDiv(a[0].i, f)); }});
+  }
+  add({"to_unixtime", "to_unixtime(timestamp) -> double",
+       "Seconds since the Unix epoch, with the fraction (also extract(epoch FROM t)).",
+       Fixed({P::kTimestamp}, kDbl, "to_unixtime(timestamp)"),
+       [](const Args& a, const EvalContext&) {
+         // Whole seconds and the rest apart: a double holds ns-exact fractions near now.
+         const int64_t seconds = FloorDiv(a[0].i, 1'000'000'000);
+         return Datum::Double(static_cast<double>(seconds) +
+                              static_cast<double>(a[0].i - seconds * 1'000'000'000) / 1e9);
+       }});
+  add({"from_iso8601_timestamp", "from_iso8601_timestamp(varchar) -> timestamp",
+       "Parses '2021-12-01T19:00:00Z' (offsets such as +02:00 are applied).",
+       Fixed({P::kVarchar}, kTs, "from_iso8601_timestamp(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         auto v = ParseTimestamp(a[0].s);
+         return v ? Datum::Timestamp(*v) : Datum::Null(DataType::kTimestamp);
+       }});
+  add({"to_iso8601", "to_iso8601(timestamp | date) -> varchar",
+       "Formats a timestamp as '2021-12-01T19:00:00.000Z', a date as '2021-12-01'.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !TimestampOrDate(t[0])) {
+           return WrongArguments("to_iso8601(timestamp | date)");
+         }
+         return kStr;
+       },
+       [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(a[0].type == DataType::kDate ? a[0].ToString() : ToIso8601(a[0].i));
+       }});
+  for (std::string field : {"year", "quarter", "month", "week", "week_of_year", "day",
+                            "day_of_month", "day_of_week", "dow", "day_of_year", "doy"}) {
+    add({field, StrCat(field, "(timestamp) -> bigint"),
+         StrCat("The ", field, " of a timestamp or date (also extract(", field, " FROM t))."),
+         Fixed({P::kTimestamp}, kBig, StrCat(field, "(timestamp)")),
+         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
+  }
+  // A time of day has these too: its nanoseconds since midnight are a
+  // timestamp on 1970-01-01.
+  for (std::string field : {"hour", "minute", "second", "millisecond"}) {
+    std::string signature = StrCat(field, "(timestamp | time) -> bigint");
+    add({field, signature,
+         StrCat("The ", field, " of a timestamp or time (also extract(", field, " FROM t))."),
+         [signature](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || t[0] == DataType::kTime)) {
+             return WrongArguments(signature);
+           }
+           return kBig;
+         },
+         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
+  }
+
+  // Math ---------------------------------------------------------------------
+  add({"abs", "abs(x) -> same type", "Absolute value.",
+       [](const Types& t) { return SameNumeric(t, "abs(number)"); },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type != DataType::kBigint) return Datum::Double(std::fabs(a[0].d));
+         if (a[0].i >= 0) return a[0];
+         std::optional<int64_t> r = CheckedNegate(a[0].i);
+         if (!r) {
+           if (c.error.empty()) c.error = NegationOverflowMessage(DataType::kBigint, "abs", a[0].i);
+           return Datum::Null(DataType::kBigint);
+         }
+         return Datum::Bigint(*r);
+       }});
+  scalars->back().can_fail = true;
+  add({"round", "round(x [, digits]) -> same type", "Rounds half away from zero.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
+             (t.size() == 2 && !Accepts(P::kBigint, t[1]))) {
+           return WrongArguments("round(number [, bigint])");
+         }
+         return t[0] == DataType::kUnknown ? DataType::kDouble : t[0];
+       },
+       [](const Args& a, const EvalContext&) {
+         if (a[0].type == DataType::kBigint) return a[0];
+         double scale = std::pow(10.0, a.size() > 1 ? static_cast<double>(a[1].i) : 0.0);
+         return Datum::Double(std::round(a[0].d * scale) / scale);
+       }});
+  for (auto [name, fn] : {std::pair{"ceil", +[](double x) { return std::ceil(x); }},
+                          std::pair{"ceiling", +[](double x) { return std::ceil(x); }},
+                          std::pair{"floor", +[](double x) { return std::floor(x); }}}) {
+    auto f = fn;
+    add({name, StrCat(name, "(x) -> same type"), StrCat("Rounds ", std::string(name) == "floor" ? "down." : "up."),
+         [n = std::string(name)](const Types& t) { return SameNumeric(t, n + "(number)"); },
+         [f](const Args& a, const EvalContext&) {
+           return a[0].type == DataType::kBigint ? a[0] : Datum::Double(f(a[0].d));
+         }});
+  }
+  for (auto [name, doc, fn] :
+       {std::tuple{"sqrt", "Square root.", +[](double x) { return std::sqrt(x); }},
+        std::tuple{"ln", "Natural logarithm.", +[](double x) { return std::log(x); }},
+        std::tuple{"log10", "Base-10 logarithm.", +[](double x) { return std::log10(x); }},
+        std::tuple{"log2", "Base-2 logarithm.", +[](double x) { return std::log2(x); }},
+        std::tuple{"exp", "e to the power x.", +[](double x) { return std::exp(x); }}}) {
+    auto f = fn;
+    add({name, StrCat(name, "(x) -> double"), doc,
+         Fixed({P::kNumeric}, kDbl, StrCat(name, "(number)")),
+         [f](const Args& a, const EvalContext&) { return Datum::Double(f(a[0].AsDouble())); }});
+  }
+  for (std::string name : {"pow", "power"}) {
+    add({name, StrCat(name, "(x, p) -> double"), "x to the power p.",
+         Fixed({P::kNumeric, P::kNumeric}, kDbl, StrCat(name, "(number, number)")),
+         [](const Args& a, const EvalContext&) {
+           return Datum::Double(std::pow(a[0].AsDouble(), a[1].AsDouble()));
+         }});
+  }
+  add({"mod", "mod(n, m) -> same type",
+       "Remainder of n / m (sign of n); integer m = 0 fails the query (\"Division by zero\").",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
+           return WrongArguments("mod(number, number)");
+         }
+         return (t[0] == DataType::kBigint && t[1] == DataType::kBigint) ? DataType::kBigint
+                                                                          : DataType::kDouble;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == DataType::kBigint && a[1].type == DataType::kBigint) {
+           if (a[1].i == 0) {
+             if (c.error.empty()) c.error = kDivisionByZero;
+             return Datum::Null(DataType::kBigint);
+           }
+           return Datum::Bigint(*CheckedIntegerOp('%', a[0].i, a[1].i));  // never overflows
+         }
+         return Datum::Double(std::fmod(a[0].AsDouble(), a[1].AsDouble()));
+       }});
+  add({"sign", "sign(x) -> same type", "-1, 0 or 1.",
+       [](const Types& t) { return SameNumeric(t, "sign(number)"); },
+       [](const Args& a, const EvalContext&) {
+         double v = a[0].AsDouble();
+         int s = (v > 0) - (v < 0);
+         return a[0].type == DataType::kBigint ? Datum::Bigint(s) : Datum::Double(s);
+       }});
+  add({"is_nan", "is_nan(double) -> boolean", "True for NaN.",
+       Fixed({P::kNumeric}, kBool, "is_nan(double)"),
+       [](const Args& a, const EvalContext&) { return Datum::Bool(std::isnan(a[0].AsDouble())); }});
+  add({"nan", "nan() -> double", "Not-a-number.", Fixed({}, kDbl, "nan()"),
+       [](const Args&, const EvalContext&) { return Datum::Double(std::nan("")); }});
+  add({"infinity", "infinity() -> double", "Positive infinity.", Fixed({}, kDbl, "infinity()"),
+       [](const Args&, const EvalContext&) {
+         return Datum::Double(std::numeric_limits<double>::infinity());
+       }});
+  for (auto [name, greatest] : {std::pair{"greatest", true}, std::pair{"least", false}}) {
+    std::string sig = StrCat(name, "(x, y, ...) -> common type");
+    add({name, sig,
+         StrCat("The ", greatest ? "largest" : "smallest", " argument; NULL if any is NULL."),
+         [sig](const Types& t) { return CommonElementType(t, sig); },
+         [g = greatest](const Args& a, const EvalContext&) {
+           Datum best = a[0];
+           DataType type = a[0].type;
+           for (const Datum& d : a) {
+             if (d.type == DataType::kDouble) type = DataType::kDouble;
+             if (g ? Compare(d, best) > 0 : Compare(d, best) < 0) best = d;
+           }
+           return CoerceTo(best, type);
+         }});
+  }
+
+  // Conditional ----------------------------------------------------------------
+  add({"coalesce", "coalesce(x, y, ...) -> common type", "The first argument that is not NULL.",
+       [](const Types& t) { return CommonElementType(t, "coalesce(x, y, ...)"); },
+       [](const Args& a, const EvalContext&) {
+         DataType type = DataType::kUnknown;
+         for (const Datum& d : a) {
+           if (d.type == DataType::kDouble) type = DataType::kDouble;
+         }
+         for (const Datum& d : a) {
+           if (!d.null) return type == DataType::kDouble ? CoerceTo(d, type) : d;
+         }
+         return Datum::Null();
+       },
+       false});
+  add({"nullif", "nullif(x, y) -> type of x", "NULL if x = y, else x.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2) return WrongArguments("nullif(x, y)");
+         return t[0];
+       },
+       [](const Args& a, const EvalContext&) {
+         if (!a[0].null && !a[1].null && Compare(a[0], a[1]) == 0) return Datum::Null(a[0].type);
+         return a[0];
+       },
+       false});
+  add({"if", "if(condition, a [, b]) -> common type", "a when the condition is true, else b (or NULL).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() < 2 || t.size() > 3 || !Accepts(P::kBoolean, t[0])) {
+           return WrongArguments("if(boolean, a [, b])");
+         }
+         return CommonElementType(Types(t.begin() + 1, t.end()), "if(boolean, a [, b])");
+       },
+       [](const Args& a, const EvalContext&) {
+         bool double_result = a[1].type == DataType::kDouble ||
+                              (a.size() > 2 && a[2].type == DataType::kDouble);
+         Datum out = a[0].truthy() ? a[1] : (a.size() > 2 ? a[2] : Datum::Null(a[1].type));
+         return double_result ? CoerceTo(out, DataType::kDouble) : out;
+       },
+       false});
+
+  add({"try", "try(x) -> type of x",
+       "x, or NULL where evaluating x fails (a division by zero, a CAST, an overflow).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("try(expression)");
+         return t[0];
+       },
+       nullptr, false});
+  scalars->back().catches_errors = true;
+
+  // Strings --------------------------------------------------------------------
+  add({"lower", "lower(varchar) -> varchar", "Lower case (ASCII).",
+       Fixed({P::kVarchar}, kStr, "lower(varchar)"), [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(Lower(a[0].s));
+       }});
+  add({"upper", "upper(varchar) -> varchar", "Upper case (ASCII).",
+       Fixed({P::kVarchar}, kStr, "upper(varchar)"), [](const Args& a, const EvalContext&) {
+         std::string s = a[0].s;
+         for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+         return Datum::Varchar(std::move(s));
+       }});
+  add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
+       Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
+         return Datum::Bigint(Utf8Length(a[0].s));
+       }});
+  for (std::string name : {"substr", "substring"}) {
+    add({name, StrCat(name, "(varchar, start [, length]) -> varchar"),
+         "The substring from 1-based start (negative counts from the end).",
+         Fixed({P::kVarchar, P::kBigint, P::kBigint}, kStr, StrCat(name, "(varchar, bigint [, bigint])"), 1),
+         [](const Args& a, const EvalContext&) {
+           // Positions and lengths count code points, so a cut never
+           // splits a character.
+           std::string_view s = a[0].s;
+           const int64_t n = Utf8Length(s);
+           int64_t start = a[1].i > 0 ? a[1].i - 1 : (a[1].i < 0 ? n + a[1].i : -1);
+           if (start < 0 || start >= n) return Datum::Varchar("");
+           int64_t len = a.size() > 2 ? a[2].i : n - start;
+           if (len < 0) return Datum::Varchar("");
+           s.remove_prefix(Utf8Offset(s, start));
+           return Datum::Varchar(std::string(s.substr(0, Utf8Offset(s, std::min(len, n - start)))));
+         }});
+  }
+  add({"concat", "concat(varchar, ...) -> varchar", "Joins strings (also written a || b).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.empty()) return WrongArguments("concat(varchar, ...)");
+         for (DataType d : t) {
+           if (!Accepts(P::kVarchar, d)) return WrongArguments("concat(varchar, ...)");
+         }
+         return DataType::kVarchar;
+       },
+       [](const Args& a, const EvalContext& c) {
+         std::string out;
+         size_t size = 0;
+         for (const Datum& d : a) size += d.s.size();
+         if (size > kMaxTextBytes) {
+           if (c.error.empty()) c.error = TextTooLongMessage("concat()");
+           return Datum::Null(DataType::kVarchar);
+         }
+         for (const Datum& d : a) out += d.s;
+         return Datum::Varchar(std::move(out));
+       }});
+  scalars->back().can_fail = true;
+  add({"replace", "replace(varchar, search [, replacement]) -> varchar",
+       "Replaces every occurrence of search (with '' when no replacement is given).",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr, "replace(varchar, varchar [, varchar])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const std::string& s = a[0].s;
+         const std::string& from = a[1].s;
+         const std::string to = a.size() > 2 ? a[2].s : "";
+         if (from.empty()) return Datum::Varchar(s);
+         // One pass into a new string (replacing in place moved the tail
+         // once per match), refusing a result past kMaxTextBytes.
+         std::string out;
+         size_t start = 0;
+         for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, start)) {
+           if (out.size() + (p - start) + to.size() > kMaxTextBytes) {
+             if (c.error.empty()) c.error = TextTooLongMessage("replace()");
+             return Datum::Null(DataType::kVarchar);
+           }
+           out.append(s, start, p - start).append(to);
+           start = p + from.size();
+         }
+         out.append(s, start, std::string::npos);
+         return Datum::Varchar(std::move(out));
+       }});
+  scalars->back().can_fail = true;
+  for (auto [name, left, right] : {std::tuple{"trim", true, true}, std::tuple{"ltrim", true, false},
+                                   std::tuple{"rtrim", false, true}}) {
+    add({name, StrCat(name, "(varchar) -> varchar"), "Removes leading and/or trailing spaces.",
+         Fixed({P::kVarchar}, kStr, StrCat(name, "(varchar)")),
+         [l = left, r = right](const Args& a, const EvalContext&) {
+           std::string_view s = a[0].s;
+           while (l && !s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+           while (r && !s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+           return Datum::Varchar(std::string(s));
+         }});
+  }
+  add({"regexp_like", "regexp_like(varchar, pattern) -> boolean",
+       "True if the pattern (RE2 regular expression, linear time) matches anywhere in the string.",
+       Fixed({P::kVarchar, P::kVarchar}, kBool, "regexp_like(varchar, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         absl::StatusOr<const re2::RE2*> pattern = CompiledPattern(a[1].s);
+         if (!pattern.ok()) {
+           if (c.error.empty()) c.error = std::string(pattern.status().message());
+           return Datum::Null(DataType::kBoolean);
+         }
+         return Datum::Bool(re2::RE2::PartialMatch(a[0].s, **pattern));
+       }});
+  scalars->back().can_fail = true;
+  add({"starts_with", "starts_with(varchar, prefix) -> boolean", "True if the string starts with prefix.",
+       Fixed({P::kVarchar, P::kVarchar}, kBool, "starts_with(varchar, varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Bool(a[0].s.rfind(a[1].s, 0) == 0); }});
+  add({"strpos", "strpos(varchar, substring) -> bigint", "1-based position of substring, 0 if absent.",
+       Fixed({P::kVarchar, P::kVarchar}, kBig, "strpos(varchar, varchar)"),
+       [](const Args& a, const EvalContext&) {
+         size_t p = a[0].s.find(a[1].s);
+         if (p == std::string::npos) return Datum::Bigint(0);
+         return Datum::Bigint(Utf8Length(std::string_view(a[0].s).substr(0, p)) + 1);
+       }});
+
+  // Aggregates -------------------------------------------------------------------
+  auto agg = [aggregates](AggregateFunction f) { aggregates->push_back(std::move(f)); };
+  agg({"count", "count(*) | count(x) -> bigint", "Rows, or rows where x is not NULL.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() > 1) return WrongArguments("count(*) or count(x)");
+         return DataType::kBigint;
+       },
+       [](const Types& t) { return std::make_unique<CountAcc>(t.empty()); }, StatsUse::kCount});
+  agg({"count_if", "count_if(boolean) -> bigint", "Rows where the condition is true.",
+       Fixed({P::kBoolean}, kBig, "count_if(boolean)"),
+       [](const Types&) { return std::make_unique<CountIfAcc>(); }});
+  agg({"sum", "sum(x) -> bigint | double", "Sum of the non-NULL values.",
+       [](const Types& t) { return SameNumeric(t, "sum(number)"); },
+       [](const Types& t) { return std::make_unique<SumAcc>(t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble); },
+       StatsUse::kSum});
+  agg({"avg", "avg(x) -> double", "Mean of the non-NULL values.",
+       Fixed({P::kNumeric}, kDbl, "avg(number)"),
+       [](const Types&) { return std::make_unique<AvgAcc>(); }, StatsUse::kSum});
+  for (auto [name, output, doc] :
+       {std::tuple{"stddev", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
+        std::tuple{"stddev_samp", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
+        std::tuple{"stddev_pop", MomentsAcc::Output::kStddevPop, "Population standard deviation."},
+        std::tuple{"variance", MomentsAcc::Output::kVarSamp, "Sample variance."},
+        std::tuple{"var_samp", MomentsAcc::Output::kVarSamp, "Sample variance."},
+        std::tuple{"var_pop", MomentsAcc::Output::kVarPop, "Population variance."}}) {
+    auto o = output;
+    agg({name, StrCat(name, "(x) -> double"), doc, Fixed({P::kNumeric}, kDbl, StrCat(name, "(number)")),
+         [o](const Types&) { return std::make_unique<MomentsAcc>(o); }});
+  }
+  for (auto [name, max] : {std::pair{"max", true}, std::pair{"min", false}}) {
+    agg({name, StrCat(name, "(x) -> type of x"), StrCat("The ", max ? "largest" : "smallest", " value."),
+         [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1) return WrongArguments(n + "(x)");
+           return t[0];
+         },
+         [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }, StatsUse::kExtremes});
+  }
+  for (auto [name, max] : {std::pair{"max_by", true}, std::pair{"min_by", false}}) {
+    agg({name, StrCat(name, "(x, y) -> type of x"),
+         StrCat("x of the row with the ", max ? "largest" : "smallest", " y."),
+         [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 2) return WrongArguments(n + "(x, y)");
+           return t[0];
+         },
+         [m = max](const Types& t) { return std::make_unique<ByAcc>(m, t[0]); }});
+  }
+  agg({"arbitrary", "arbitrary(x) -> type of x", "Some non-NULL value of the group.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("arbitrary(x)");
+         return t[0];
+       },
+       [](const Types&) { return std::make_unique<ArbitraryAcc>(); }});
+  for (auto [name, all] : {std::pair{"bool_and", true}, std::pair{"every", true},
+                           std::pair{"bool_or", false}}) {
+    agg({name, StrCat(name, "(boolean) -> boolean"),
+         all ? "True if every value is true." : "True if any value is true.",
+         Fixed({P::kBoolean}, kBool, StrCat(name, "(boolean)")),
+         [a = all](const Types&) { return std::make_unique<BoolAcc>(a); }});
+  }
+  agg({"approx_percentile", "approx_percentile(x, p | ARRAY[p, ...]) -> type of x | array",
+       "The value at percentile p (0..1) of the group, or an array of the values at each "
+       "percentile (computed exactly).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         constexpr std::string_view kSignature = "approx_percentile(number, double | array(double))";
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0])) return WrongArguments(kSignature);
+         const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         if (Accepts(P::kNumeric, t[1])) return value;
+         if (KindOf(t[1]) == TypeKind::kArray && Accepts(P::kNumeric, ElementType(t[1]))) {
+           return Interned(ArrayOf(value));
+         }
+         return WrongArguments(kSignature);
+       },
+       [](const Types& t) {
+         const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         return std::make_unique<PercentileAcc>(
+             KindOf(t[1]) == TypeKind::kArray ? *ArrayOf(value) : value);
+       }});
+  agg({"approx_distinct", "approx_distinct(x) -> bigint",
+       "The number of distinct non-NULL values (computed exactly).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("approx_distinct(x)");
+         return DataType::kBigint;
+       },
+       [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});
+}
+
+}  // namespace strata::query

@@ -1,0 +1,53 @@
+// The functions of Timestream's reference that Strata does not run, each
+// with the reason and what to write instead: the binder's answer to a call
+// of one, and the "Not supported" table of docs/sql.md.
+#include "query/functions/functions.h"
+
+namespace strata::query {
+
+const std::vector<RefusedFunction>& RefusedFunctions() {
+  static const std::vector<RefusedFunction> kRefused = {
+      {"at_timezone", "Strata's session zone is always UTC; offsets parse with parse_datetime"},
+      {"with_timezone", "Strata's session zone is always UTC; offsets parse with parse_datetime"},
+      {"timezone_hour", "Strata's timestamps are UTC, so the zone hour is always 0"},
+      {"timezone_minute", "Strata's timestamps are UTC, so the zone minute is always 0"},
+      {"to_utf8", "Strata has no varbinary type; varchar is UTF-8 already"},
+      {"from_utf8", "Strata has no varbinary type; varchar is UTF-8 already"},
+      {"md5", "Strata has no varbinary type"},
+      {"sha1", "Strata has no varbinary type"},
+      {"sha256", "Strata has no varbinary type"},
+      {"sha512", "Strata has no varbinary type"},
+      {"xxhash64", "Strata has no varbinary type"},
+      {"crc32", "Strata has no varbinary type"},
+      {"to_big_endian_64", "Strata has no varbinary type"},
+      {"from_big_endian_64", "Strata has no varbinary type"},
+      {"array_intersect", "not yet: use filter(a, x -> contains(b, x)) with array_distinct"},
+      {"array_union", "not yet: use array_distinct(concat(a, b))"},
+      {"array_except", "not yet: use filter(a, x -> NOT contains(b, x)) with array_distinct"},
+      {"array_remove", "not yet: use filter(a, x -> x <> value)"},
+      {"arrays_overlap", "not yet: use any_match(a, x -> contains(b, x))"},
+      {"repeat", "not yet: use transform(sequence(1, n), i -> x)"},
+      {"shuffle", "not yet"},
+      {"ngrams", "not yet"},
+      {"map_concat", "not yet"},
+      {"map_filter", "not yet"},
+      {"map_from_entries", "not yet: use map(keys, values)"},
+      {"map_entries", "not yet: use zip(map_keys(m), map_values(m))"},
+      {"multimap_from_entries", "not yet"},
+      {"transform_keys", "not yet"},
+      {"transform_values", "not yet"},
+      {"map_zip_with", "not yet"},
+      {"map_union", "not yet: use map_agg over the entries"},
+      {"multimap_agg", "not yet: use map_agg(k, array_agg(v)) over a grouped subquery"},
+  };
+  return kRefused;
+}
+
+const RefusedFunction* FindRefusedFunction(std::string_view name) {
+  for (const RefusedFunction& f : RefusedFunctions()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace strata::query

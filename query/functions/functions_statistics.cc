@@ -1,0 +1,168 @@
+// Statistics aggregates of Timestream's reference (Presto semantics):
+// correlation, covariance and linear regression over pairs, skewness and
+// kurtosis, the geometric mean, and the bitwise folds. Rows where an
+// argument is NULL are left out; too few rows give NULL.
+#include <cmath>
+
+#include "common/strings.h"
+#include "query/functions/function_families.h"
+
+namespace strata::query {
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+using P = Param;
+constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint;
+
+// Running sums of pairs (y, x), kept as means and co-moments (Welford), so
+// large values do not lose the small differences that make the answer.
+class PairMomentsAcc : public Accumulator {
+ public:
+  enum class Output { kCorr, kCovarPop, kCovarSamp, kRegrSlope, kRegrIntercept };
+  explicit PairMomentsAcc(Output output) : output_(output) {}
+  void Add(const Args& a) override {
+    if (a[0].null || a[1].null) return;
+    const double y = a[0].AsDouble(), x = a[1].AsDouble();
+    ++n_;
+    const double dx = x - mean_x_;
+    mean_x_ += dx / n_;
+    const double dy = y - mean_y_;
+    mean_y_ += dy / n_;
+    c_xy_ += dx * (y - mean_y_);
+    m2_x_ += dx * (x - mean_x_);
+    m2_y_ += dy * (y - mean_y_);
+  }
+  absl::StatusOr<Datum> Finish() override {
+    switch (output_) {
+      case Output::kCorr:
+        if (n_ < 2 || m2_x_ == 0 || m2_y_ == 0) return Datum::Null(kDbl);
+        return Datum::Double(c_xy_ / std::sqrt(m2_x_ * m2_y_));
+      case Output::kCovarPop:
+        if (n_ < 1) return Datum::Null(kDbl);
+        return Datum::Double(c_xy_ / n_);
+      case Output::kCovarSamp:
+        if (n_ < 2) return Datum::Null(kDbl);
+        return Datum::Double(c_xy_ / (n_ - 1));
+      case Output::kRegrSlope:
+        if (n_ < 2 || m2_x_ == 0) return Datum::Null(kDbl);
+        return Datum::Double(c_xy_ / m2_x_);
+      case Output::kRegrIntercept:
+        if (n_ < 2 || m2_x_ == 0) return Datum::Null(kDbl);
+        return Datum::Double(mean_y_ - c_xy_ / m2_x_ * mean_x_);
+    }
+    return Datum::Null(kDbl);
+  }
+
+ private:
+  Output output_;
+  double n_ = 0, mean_x_ = 0, mean_y_ = 0, c_xy_ = 0, m2_x_ = 0, m2_y_ = 0;
+};
+
+// The third and fourth central moments (Terriberry's online update).
+class ShapeAcc : public Accumulator {
+ public:
+  explicit ShapeAcc(bool kurtosis) : kurtosis_(kurtosis) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    const double x = a[0].AsDouble();
+    const double n1 = n_;
+    ++n_;
+    const double delta = x - mean_;
+    const double delta_n = delta / n_;
+    const double delta_n2 = delta_n * delta_n;
+    const double term1 = delta * delta_n * n1;
+    mean_ += delta_n;
+    m4_ += term1 * delta_n2 * (n_ * n_ - 3 * n_ + 3) + 6 * delta_n2 * m2_ - 4 * delta_n * m3_;
+    m3_ += term1 * delta_n * (n_ - 2) - 3 * delta_n * m2_;
+    m2_ += term1;
+  }
+  absl::StatusOr<Datum> Finish() override {
+    if (!kurtosis_) {
+      // Presto's skewness: the population moments' ratio.
+      if (n_ < 3 || m2_ == 0) return Datum::Null(kDbl);
+      return Datum::Double(std::sqrt(n_) * m3_ / std::pow(m2_, 1.5));
+    }
+    // Presto's kurtosis: the sample excess kurtosis (as Excel's KURT).
+    if (n_ < 4 || m2_ == 0) return Datum::Null(kDbl);
+    const double n = n_;
+    const double variance = m2_ / (n - 1);
+    const double a = n * (n + 1) / ((n - 1) * (n - 2) * (n - 3));
+    const double b = 3 * (n - 1) * (n - 1) / ((n - 2) * (n - 3));
+    return Datum::Double(a * m4_ / (variance * variance) - b);
+  }
+
+ private:
+  bool kurtosis_;
+  double n_ = 0, mean_ = 0, m2_ = 0, m3_ = 0, m4_ = 0;
+};
+
+class GeometricMeanAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    sum_logs_ += std::log(a[0].AsDouble());
+    ++n_;
+  }
+  absl::StatusOr<Datum> Finish() override {
+    if (n_ == 0) return Datum::Null(kDbl);
+    return Datum::Double(std::exp(sum_logs_ / static_cast<double>(n_)));
+  }
+
+ private:
+  double sum_logs_ = 0;
+  int64_t n_ = 0;
+};
+
+class BitwiseAcc : public Accumulator {
+ public:
+  explicit BitwiseAcc(bool all) : all_(all), value_(all ? ~int64_t{0} : 0) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    value_ = all_ ? (value_ & a[0].i) : (value_ | a[0].i);
+    seen_ = true;
+  }
+  absl::StatusOr<Datum> Finish() override { return seen_ ? Datum::Bigint(value_) : Datum::Null(kBig); }
+
+ private:
+  bool all_;
+  int64_t value_;
+  bool seen_ = false;
+};
+
+}  // namespace
+
+void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
+  auto agg = [aggregates](AggregateFunction f) { aggregates->push_back(std::move(f)); };
+  using Output = PairMomentsAcc::Output;
+  for (auto [name, output, doc] :
+       {std::tuple{"corr", Output::kCorr, "Pearson correlation coefficient of the pairs."},
+        std::tuple{"covar_pop", Output::kCovarPop, "Population covariance of the pairs."},
+        std::tuple{"covar_samp", Output::kCovarSamp, "Sample covariance of the pairs."},
+        std::tuple{"regr_slope", Output::kRegrSlope,
+                   "Slope of the least-squares line of y on x."},
+        std::tuple{"regr_intercept", Output::kRegrIntercept,
+                   "Intercept of the least-squares line of y on x."}}) {
+    agg({name, StrCat(name, "(y, x) -> double"), doc,
+         Fixed({P::kNumeric, P::kNumeric}, kDbl, StrCat(name, "(number, number)")),
+         [o = output](const Types&) { return std::make_unique<PairMomentsAcc>(o); }});
+  }
+  agg({"skewness", "skewness(x) -> double", "Skewness of the values (NULL under 3 values).",
+       Fixed({P::kNumeric}, kDbl, "skewness(number)"),
+       [](const Types&) { return std::make_unique<ShapeAcc>(false); }});
+  agg({"kurtosis", "kurtosis(x) -> double", "Excess kurtosis of the values (NULL under 4 values).",
+       Fixed({P::kNumeric}, kDbl, "kurtosis(number)"),
+       [](const Types&) { return std::make_unique<ShapeAcc>(true); }});
+  agg({"geometric_mean", "geometric_mean(x) -> double",
+       "The n-th root of the product of the values (NaN for a negative value).",
+       Fixed({P::kNumeric}, kDbl, "geometric_mean(number)"),
+       [](const Types&) { return std::make_unique<GeometricMeanAcc>(); }});
+  for (auto [name, all] : {std::pair{"bitwise_and_agg", true}, std::pair{"bitwise_or_agg", false}}) {
+    agg({name, StrCat(name, "(bigint) -> bigint"),
+         all ? "Bitwise AND of every value." : "Bitwise OR of every value.",
+         Fixed({P::kBigint}, kBig, StrCat(name, "(bigint)")),
+         [a = all](const Types&) { return std::make_unique<BitwiseAcc>(a); }});
+  }
+}
+
+}  // namespace strata::query

@@ -1,0 +1,509 @@
+// Text functions of Timestream's reference beyond the basics in functions.cc:
+// regular expressions (RE2, linear time, as regexp_like), split, padding,
+// code points, edit distances, and hex and base64 of a text's UTF-8 bytes
+// (Strata has no varbinary type, so these take and give varchar).
+//
+// Positions and lengths count code points, as Presto's do, so no result
+// splits a character; every result is bounded by kMaxTextBytes.
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/escaping.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/utf8.h"
+#include "query/base/regex_cache.h"
+#include "query/functions/function_families.h"
+
+namespace strata::query {
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+using P = Param;
+constexpr DataType kStr = DataType::kVarchar, kBig = DataType::kBigint;
+
+// The most cells levenshtein_distance fills (length of a × length of b):
+// about a second of work; longer texts fail the query instead of a core.
+constexpr int64_t kMaxEditCells = 100'000'000;
+
+// The code points of `s` (an ill-formed byte counts as one, its own value).
+std::vector<uint32_t> CodePoints(std::string_view s) {
+  std::vector<uint32_t> out;
+  while (!s.empty()) {
+    const size_t n = Utf8CharLength(s);
+    if (n == 0) {
+      out.push_back(static_cast<uint8_t>(s[0]));
+      s.remove_prefix(1);
+      continue;
+    }
+    uint32_t c = n == 1 ? static_cast<uint8_t>(s[0]) : static_cast<uint8_t>(s[0]) & (0x7F >> n);
+    for (size_t i = 1; i < n; ++i) c = (c << 6) | (static_cast<uint8_t>(s[i]) & 0x3F);
+    out.push_back(c);
+    s.remove_prefix(n);
+  }
+  return out;
+}
+
+// The UTF-8 of code point `c`; false for a surrogate or a value past U+10FFFF.
+bool AppendCodePoint(int64_t c, std::string* out) {
+  if (c < 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+  return true;
+}
+
+Datum ArrayOfTexts(std::vector<std::string> texts) {
+  std::vector<Datum> values;
+  values.reserve(texts.size());
+  for (std::string& t : texts) values.push_back(Datum::Varchar(std::move(t)));
+  return Datum::Composite(*ArrayOf(kStr), std::move(values));
+}
+
+// The compiled pattern, or NULL with the pattern's error recorded.
+const re2::RE2* Pattern(std::string_view function, const std::string& text,
+                        const EvalContext& c) {
+  absl::StatusOr<const re2::RE2*> pattern = CompiledPattern(text);
+  if (pattern.ok()) return *pattern;
+  if (c.error.empty()) c.error = StrCat(function, "(): ", pattern.status().message());
+  return nullptr;
+}
+
+// The capture group `group` of `pattern` when it has one; else the error.
+bool GroupExists(std::string_view function, const re2::RE2& pattern, int64_t group,
+                 const EvalContext& c) {
+  if (group >= 0 && group <= pattern.NumberOfCapturingGroups()) return true;
+  if (c.error.empty()) {
+    c.error = StrCat(function, "(): the pattern has ", pattern.NumberOfCapturingGroups(),
+                     " capturing groups; group ", group, " does not exist");
+  }
+  return false;
+}
+
+// Every match of `pattern` in `text`, as the spans of group `group`; an
+// empty match moves on by one character so the search ends.
+template <typename Visit>
+void ForEachMatch(const re2::RE2& pattern, std::string_view text, int group, Visit visit) {
+  std::vector<re2::StringPiece> groups(group + 1);
+  size_t at = 0;
+  while (at <= text.size() &&
+         pattern.Match(text, at, text.size(), re2::RE2::UNANCHORED, groups.data(), group + 1)) {
+    const std::string_view whole(groups[0].data(), groups[0].size());
+    if (!visit(std::string_view(groups[group].data(), groups[group].size()), whole)) return;
+    const size_t end = static_cast<size_t>(whole.data() - text.data()) + whole.size();
+    if (whole.empty()) {
+      if (end >= text.size()) return;
+      const size_t step = std::max<size_t>(1, Utf8CharLength(text.substr(end)));
+      at = end + step;
+    } else {
+      at = end;
+    }
+  }
+}
+
+// Presto's replacement text ($1, ${name}, \$ for a dollar) in RE2's
+// spelling (\1, \\ for a backslash); nullopt for a group the pattern lacks.
+std::optional<std::string> Re2Rewrite(const re2::RE2& pattern, std::string_view replacement,
+                                      std::string* problem) {
+  std::string out;
+  for (size_t i = 0; i < replacement.size(); ++i) {
+    const char ch = replacement[i];
+    if (ch == '\\' && i + 1 < replacement.size() && replacement[i + 1] == '$') {
+      out += '$';
+      ++i;
+    } else if (ch == '\\') {
+      out += "\\\\";
+    } else if (ch == '$' && i + 1 < replacement.size() && replacement[i + 1] == '{') {
+      const size_t close = replacement.find('}', i);
+      if (close == std::string_view::npos) {
+        *problem = "a ${ in the replacement has no closing }";
+        return std::nullopt;
+      }
+      const std::string name(replacement.substr(i + 2, close - i - 2));
+      auto it = pattern.NamedCapturingGroups().find(name);
+      if (it == pattern.NamedCapturingGroups().end()) {
+        *problem = StrCat("the pattern has no group named '", EchoInput(name), "'");
+        return std::nullopt;
+      }
+      out += StrCat("\\", it->second);
+      i = close;
+    } else if (ch == '$' && i + 1 < replacement.size() &&
+               std::isdigit(static_cast<unsigned char>(replacement[i + 1]))) {
+      const int group = replacement[i + 1] - '0';
+      if (group > pattern.NumberOfCapturingGroups()) {
+        *problem = StrCat("the pattern has ", pattern.NumberOfCapturingGroups(),
+                          " capturing groups; $", group, " does not exist");
+        return std::nullopt;
+      }
+      out += StrCat("\\", group);
+      ++i;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// lpad and rpad: `s` cut or padded to `size` code points with `pad` repeated.
+Datum Pad(std::string_view function, const Args& a, bool left, const EvalContext& c) {
+  const std::string& s = a[0].s;
+  const int64_t size = a[1].i;
+  const std::string& pad = a[2].s;
+  if (size < 0) {
+    return FailQuery(c, StrCat(function, "(): the target size ", size, " is negative"), kStr);
+  }
+  if (pad.empty()) return FailQuery(c, StrCat(function, "(): the padding text is empty"), kStr);
+  const int64_t length = Utf8Length(s);
+  if (size <= length) return Datum::Varchar(s.substr(0, Utf8Offset(s, size)));
+  // Each code point is at most 4 bytes: refuse a result past the bound
+  // before building it.
+  if (size > static_cast<int64_t>(kMaxTextBytes)) {
+    return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
+  }
+  std::string fill;
+  const int64_t pad_length = Utf8Length(pad);
+  for (int64_t need = size - length; need > 0; need -= pad_length) {
+    fill += need >= pad_length ? pad : pad.substr(0, Utf8Offset(pad, need));
+    if (fill.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
+  }
+  return Datum::Varchar(left ? fill + s : s + fill);
+}
+
+int64_t Levenshtein(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  std::vector<int64_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int64_t>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int64_t diagonal = row[0];
+    row[0] = static_cast<int64_t>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const int64_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// Bytes decoded from hex or base64 become text only if they are UTF-8.
+Datum DecodedText(std::string_view function, std::string bytes, const EvalContext& c) {
+  if (IsValidUtf8(bytes)) return Datum::Varchar(std::move(bytes));
+  return FailQuery(c, StrCat(function, "(): the decoded bytes are not UTF-8 text (Strata has no "
+                             "varbinary type)"), kStr);
+}
+
+}  // namespace
+
+void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
+  auto add = [scalars](ScalarFunction f, bool can_fail = true) {
+    f.can_fail = can_fail;
+    scalars->push_back(std::move(f));
+  };
+
+  add({"regexp_extract", "regexp_extract(varchar, pattern [, group]) -> varchar",
+       "The first match of the pattern (RE2), or its capturing group; NULL when nothing matches.",
+       Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,
+             "regexp_extract(varchar, varchar [, bigint])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = Pattern("regexp_extract", a[1].s, c);
+         const int64_t group = a.size() > 2 ? a[2].i : 0;
+         if (pattern == nullptr || !GroupExists("regexp_extract", *pattern, group, c)) {
+           return Datum::Null(kStr);
+         }
+         std::optional<std::string> found;
+         ForEachMatch(*pattern, a[0].s, static_cast<int>(group),
+                      [&](std::string_view g, std::string_view) {
+                        if (g.data() != nullptr) found = std::string(g);
+                        return false;
+                      });
+         return found ? Datum::Varchar(*std::move(found)) : Datum::Null(kStr);
+       }});
+  add({"regexp_extract_all", "regexp_extract_all(varchar, pattern [, group]) -> array(varchar)",
+       "Every match of the pattern (RE2), or of its capturing group, in order.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,
+                               "regexp_extract_all(varchar, varchar [, bigint])", 1)(t)
+                             .status());
+         return Interned(ArrayOf(kStr));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = Pattern("regexp_extract_all", a[1].s, c);
+         const int64_t group = a.size() > 2 ? a[2].i : 0;
+         if (pattern == nullptr || !GroupExists("regexp_extract_all", *pattern, group, c)) {
+           return Datum::Null(*ArrayOf(kStr));
+         }
+         std::vector<std::string> found;
+         ForEachMatch(*pattern, a[0].s, static_cast<int>(group),
+                      [&](std::string_view g, std::string_view) {
+                        found.emplace_back(g);
+                        return found.size() < kMaxNestedValues && c.KeepGoing();
+                      });
+         return ArrayOfTexts(std::move(found));
+       }});
+  add({"regexp_replace", "regexp_replace(varchar, pattern [, replacement]) -> varchar",
+       "Replaces every match of the pattern (RE2) with the replacement ($1 or ${name} for a "
+       "group, \\$ for a dollar), or removes it.",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
+             "regexp_replace(varchar, varchar [, varchar])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = Pattern("regexp_replace", a[1].s, c);
+         if (pattern == nullptr) return Datum::Null(kStr);
+         std::string problem;
+         std::optional<std::string> rewrite =
+             Re2Rewrite(*pattern, a.size() > 2 ? a[2].s : "", &problem);
+         if (!rewrite) return FailQuery(c, StrCat("regexp_replace(): ", problem), kStr);
+         // Match by match, so the result is refused as soon as it passes
+         // kMaxTextBytes (RE2::GlobalReplace built the whole text first: an
+         // empty pattern and a long replacement made terabytes).
+         const std::string_view text = a[0].s;
+         const int groups = pattern->NumberOfCapturingGroups() + 1;
+         std::vector<re2::StringPiece> spans(groups);
+         std::string out;
+         size_t at = 0, copied = 0;
+         while (at <= text.size() && pattern->Match(text, at, text.size(), re2::RE2::UNANCHORED,
+                                                    spans.data(), groups)) {
+           const size_t start = static_cast<size_t>(spans[0].data() - text.data());
+           const size_t end = start + spans[0].size();
+           out.append(text.substr(copied, start - copied));
+           pattern->Rewrite(&out, *rewrite, spans.data(), groups);
+           copied = end;
+           if (out.size() > kMaxTextBytes) {
+             return FailQuery(c, TextTooLongMessage("regexp_replace()"), kStr);
+           }
+           if (!c.KeepGoing()) return Datum::Null(kStr);
+           // An empty match moves on by one character (kept by the next append).
+           if (end > start) {
+             at = end;
+           } else if (end >= text.size()) {
+             break;
+           } else {
+             at = end + std::max<size_t>(1, Utf8CharLength(text.substr(end)));
+           }
+         }
+         out.append(text.substr(std::min(copied, text.size())));
+         if (out.size() > kMaxTextBytes) {
+           return FailQuery(c, TextTooLongMessage("regexp_replace()"), kStr);
+         }
+         return Datum::Varchar(std::move(out));
+       }});
+  add({"regexp_split", "regexp_split(varchar, pattern) -> array(varchar)",
+       "The text split at every match of the pattern (RE2).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar}, kStr, "regexp_split(varchar, varchar)")(t)
+                             .status());
+         return Interned(ArrayOf(kStr));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = Pattern("regexp_split", a[1].s, c);
+         if (pattern == nullptr) return Datum::Null(*ArrayOf(kStr));
+         const std::string_view text = a[0].s;
+         std::vector<std::string> parts;
+         size_t start = 0;
+         ForEachMatch(*pattern, text, 0, [&](std::string_view, std::string_view whole) {
+           const size_t at = static_cast<size_t>(whole.data() - text.data());
+           parts.emplace_back(text.substr(start, at - start));
+           start = at + whole.size();
+           return parts.size() < kMaxNestedValues && c.KeepGoing();
+         });
+         parts.emplace_back(text.substr(std::min(start, text.size())));
+         return ArrayOfTexts(std::move(parts));
+       }});
+
+  add({"split", "split(varchar, delimiter [, limit]) -> array(varchar)",
+       "The text split at each delimiter; with a limit, at most that many parts (the last "
+       "keeps the rest).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,
+                               "split(varchar, varchar [, bigint])", 1)(t)
+                             .status());
+         return Interned(ArrayOf(kStr));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const std::string_view text = a[0].s, delimiter = a[1].s;
+         const int64_t limit = a.size() > 2 ? a[2].i : std::numeric_limits<int64_t>::max();
+         if (delimiter.empty()) return FailQuery(c, "split(): the delimiter is empty", *ArrayOf(kStr));
+         if (limit <= 0) {
+           return FailQuery(c, StrCat("split(): the limit ", limit, " is not positive"),
+                            *ArrayOf(kStr));
+         }
+         std::vector<std::string> parts;
+         size_t start = 0;
+         for (size_t p = text.find(delimiter);
+              p != std::string_view::npos && static_cast<int64_t>(parts.size()) + 1 < limit;
+              p = text.find(delimiter, start)) {
+           if (parts.size() == kMaxNestedValues) {
+             return FailQuery(c, StrCat("split(): more than ", kMaxNestedValues, " parts"),
+                              *ArrayOf(kStr));
+           }
+           parts.emplace_back(text.substr(start, p - start));
+           start = p + delimiter.size();
+         }
+         parts.emplace_back(text.substr(start));
+         return ArrayOfTexts(std::move(parts));
+       }});
+  add({"split_part", "split_part(varchar, delimiter, index) -> varchar",
+       "Part `index` (1-based) of the text split at each delimiter; NULL past the last part.",
+       Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr, "split_part(varchar, varchar, bigint)"),
+       [](const Args& a, const EvalContext& c) {
+         const std::string_view text = a[0].s, delimiter = a[1].s;
+         const int64_t index = a[2].i;
+         if (index <= 0) {
+           return FailQuery(c, StrCat("split_part(): the index ", index, " must be 1 or more"), kStr);
+         }
+         if (delimiter.empty()) return index == 1 ? Datum::Varchar(a[0].s) : Datum::Null(kStr);
+         size_t start = 0;
+         for (int64_t part = 1; part < index; ++part) {
+           const size_t p = text.find(delimiter, start);
+           if (p == std::string_view::npos) return Datum::Null(kStr);
+           start = p + delimiter.size();
+         }
+         const size_t end = text.find(delimiter, start);
+         return Datum::Varchar(std::string(text.substr(start, end == std::string_view::npos
+                                                                  ? std::string_view::npos
+                                                                  : end - start)));
+       }});
+  for (auto [name, left] : {std::pair{"lpad", true}, std::pair{"rpad", false}}) {
+    add({name, StrCat(name, "(varchar, size, padding) -> varchar"),
+         StrCat("The text padded on the ", left ? "left" : "right",
+                " with the padding repeated to `size` characters, or cut to `size`."),
+         Fixed({P::kVarchar, P::kBigint, P::kVarchar}, kStr,
+               StrCat(name, "(varchar, bigint, varchar)")),
+         [n = std::string(name), l = left](const Args& a, const EvalContext& c) {
+           return Pad(n, a, l, c);
+         }});
+  }
+  add({"reverse", "reverse(varchar | array) -> same type",
+       "The characters (or an array's elements) in reverse order.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !(Accepts(P::kVarchar, t[0]) || KindOf(t[0]) == TypeKind::kArray)) {
+           return WrongArguments("reverse(varchar | array)");
+         }
+         return t[0] == DataType::kUnknown ? kStr : t[0];
+       },
+       [](const Args& a, const EvalContext&) {
+         if (a[0].type != kStr) {
+           std::vector<Datum> items = a[0].items();
+           std::reverse(items.begin(), items.end());
+           return Datum::Composite(a[0].type, std::move(items));
+         }
+         std::vector<uint32_t> points = CodePoints(a[0].s);
+         std::string out;
+         out.reserve(a[0].s.size());
+         for (auto it = points.rbegin(); it != points.rend(); ++it) {
+           if (!AppendCodePoint(*it, &out)) out.push_back(static_cast<char>(*it));
+         }
+         return Datum::Varchar(std::move(out));
+       }},
+      false);
+  add({"quote_ident", "quote_ident(varchar) -> varchar",
+       "The name as a SQL identifier: unchanged when it needs no quotes, else in double quotes "
+       "(PostgreSQL's; Grafana's pickers use it).",
+       Fixed({P::kVarchar}, kStr, "quote_ident(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         const std::string& name = a[0].s;
+         const bool bare = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) ||
+                                             name[0] == '_') &&
+                           std::all_of(name.begin(), name.end(), [](char ch) {
+                             return std::islower(static_cast<unsigned char>(ch)) ||
+                                    std::isdigit(static_cast<unsigned char>(ch)) || ch == '_' ||
+                                    ch == '$';
+                           });
+         if (bare) return Datum::Varchar(name);
+         std::string out = "\"";
+         for (char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+         return Datum::Varchar(out + "\"");
+       }},
+      false);
+  add({"chr", "chr(bigint) -> varchar", "The character of a Unicode code point.",
+       Fixed({P::kBigint}, kStr, "chr(bigint)"), [](const Args& a, const EvalContext& c) {
+         std::string out;
+         if (AppendCodePoint(a[0].i, &out)) return Datum::Varchar(std::move(out));
+         return FailQuery(c, StrCat("chr(): ", a[0].i, " is not a Unicode code point (0 to 1114111, "
+                                    "not a surrogate)"), kStr);
+       }});
+  add({"codepoint", "codepoint(varchar) -> bigint",
+       "The Unicode code point of a one-character text.",
+       Fixed({P::kVarchar}, kBig, "codepoint(varchar)"), [](const Args& a, const EvalContext& c) {
+         const std::vector<uint32_t> points = CodePoints(a[0].s);
+         if (points.size() == 1) return Datum::Bigint(points[0]);
+         return FailQuery(c, StrCat("codepoint(): the text has ", points.size(),
+                                    " characters; it takes exactly one"), kBig);
+       }});
+  add({"levenshtein_distance", "levenshtein_distance(varchar, varchar) -> bigint",
+       "The fewest single-character insertions, deletions and substitutions from one text to "
+       "the other.",
+       Fixed({P::kVarchar, P::kVarchar}, kBig, "levenshtein_distance(varchar, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         const std::vector<uint32_t> x = CodePoints(a[0].s), y = CodePoints(a[1].s);
+         if (static_cast<double>(x.size()) * static_cast<double>(y.size()) > kMaxEditCells) {
+           return FailQuery(c, StrCat("levenshtein_distance(): texts of ", x.size(), " and ",
+                                      y.size(), " characters are too long to compare (at most ",
+                                      kMaxEditCells, " characters multiplied)"), kBig);
+         }
+         return Datum::Bigint(Levenshtein(x, y));
+       }});
+  add({"hamming_distance", "hamming_distance(varchar, varchar) -> bigint",
+       "The number of positions where two texts of equal length differ.",
+       Fixed({P::kVarchar, P::kVarchar}, kBig, "hamming_distance(varchar, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         const std::vector<uint32_t> x = CodePoints(a[0].s), y = CodePoints(a[1].s);
+         if (x.size() != y.size()) {
+           return FailQuery(c, StrCat("hamming_distance(): the texts have ", x.size(), " and ",
+                                      y.size(), " characters; they must be equally long"), kBig);
+         }
+         int64_t differ = 0;
+         for (size_t i = 0; i < x.size(); ++i) differ += x[i] != y[i];
+         return Datum::Bigint(differ);
+       }});
+  add({"to_hex", "to_hex(varchar) -> varchar",
+       "The text's UTF-8 bytes in upper-case hex (Strata has no varbinary type).",
+       Fixed({P::kVarchar}, kStr, "to_hex(varchar)"), [](const Args& a, const EvalContext& c) {
+         if (a[0].s.size() * 2 > kMaxTextBytes) return FailQuery(c, TextTooLongMessage("to_hex()"), kStr);
+         std::string hex = absl::BytesToHexString(a[0].s);
+         for (char& ch : hex) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+         return Datum::Varchar(std::move(hex));
+       }});
+  add({"from_hex", "from_hex(varchar) -> varchar",
+       "The text whose UTF-8 bytes the hex spells (either case).",
+       Fixed({P::kVarchar}, kStr, "from_hex(varchar)"), [](const Args& a, const EvalContext& c) {
+         const std::string& hex = a[0].s;
+         const bool digits = std::all_of(hex.begin(), hex.end(), [](char ch) {
+           return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
+         });
+         if (hex.size() % 2 != 0 || !digits) {
+           return FailQuery(c, StrCat("from_hex(): '", EchoInput(hex),
+                                      "' is not hex (an even number of 0-9, a-f)"), kStr);
+         }
+         return DecodedText("from_hex", absl::HexStringToBytes(hex), c);
+       }});
+  add({"to_base64", "to_base64(varchar) -> varchar", "The text's UTF-8 bytes in base64.",
+       Fixed({P::kVarchar}, kStr, "to_base64(varchar)"), [](const Args& a, const EvalContext& c) {
+         if (a[0].s.size() / 3 * 4 > kMaxTextBytes) {
+           return FailQuery(c, TextTooLongMessage("to_base64()"), kStr);
+         }
+         return Datum::Varchar(absl::Base64Escape(a[0].s));
+       }});
+  add({"from_base64", "from_base64(varchar) -> varchar",
+       "The text whose UTF-8 bytes the base64 spells.",
+       Fixed({P::kVarchar}, kStr, "from_base64(varchar)"), [](const Args& a, const EvalContext& c) {
+         std::string bytes;
+         if (!absl::Base64Unescape(a[0].s, &bytes)) {
+           return FailQuery(c, StrCat("from_base64(): '", EchoInput(a[0].s), "' is not base64"), kStr);
+         }
+         return DecodedText("from_base64", std::move(bytes), c);
+       }});
+}
+
+}  // namespace strata::query

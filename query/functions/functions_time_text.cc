@@ -1,0 +1,179 @@
+// Time as text and numbers (Timestream's reference, PostgreSQL's
+// to_timestamp): seconds since the epoch, patterns both ways
+// (query/base/datetime_text.h), durations, and the extraction fields the basic
+// list in functions.cc lacks.
+#include <cmath>
+
+#include "common/strings.h"
+#include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/base/checked_math.h"
+#include "query/base/datetime_text.h"
+#include "query/base/interval_text.h"
+#include "query/functions/function_families.h"
+
+namespace strata::query {
+namespace {
+
+using Types = std::vector<DataType>;
+using Args = std::vector<Datum>;
+using P = Param;
+constexpr DataType kTs = DataType::kTimestamp, kStr = DataType::kVarchar,
+                   kBig = DataType::kBigint;
+constexpr int64_t kSecond = 1'000'000'000;
+
+// Seconds since the epoch (with a fraction) as a timestamp, or the error.
+Datum FromUnixSeconds(std::string_view function, double seconds, const EvalContext& c) {
+  // Whole seconds and the fraction apart: seconds * 1e9 as one double
+  // loses the nanoseconds (1709290810.25 became .249999872).
+  const double whole = std::floor(seconds);
+  std::optional<int64_t> nanos;
+  if (whole > -9.3e9 && whole < 9.3e9) {
+    nanos = CheckedIntegerOp('*', static_cast<int64_t>(whole), kSecond);
+    if (nanos) {
+      nanos = CheckedIntegerOp('+', *nanos, static_cast<int64_t>(std::round((seconds - whole) * 1e9)));
+    }
+  }
+  if (!nanos) {
+    return FailQuery(c, StrCat(function, "(): ", seconds, " seconds since the epoch is outside the "
+                               "range of timestamps (1677-09-21 to 2262-04-11)"), kTs);
+  }
+  return Datum::Timestamp(*nanos);
+}
+
+// The text of a time pattern function's failure.
+Datum PatternFailure(std::string_view function, const absl::Status& status, DataType type,
+                     const EvalContext& c) {
+  return FailQuery(c, StrCat(function, "(): ", status.message()), type);
+}
+
+// '42.8ms', '3.81 d', '5m' as nanoseconds: a decimal number, optional
+// spaces, a unit of Timestream's interval literals.
+std::optional<int64_t> ParseDuration(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  const std::string number(text.substr(0, i));
+  while (i < text.size() && text[i] == ' ') ++i;
+  const std::string_view unit = text.substr(i);
+  if (number.empty() || number == "." || std::count(number.begin(), number.end(), '.') > 1) {
+    return std::nullopt;
+  }
+  const int64_t per = DurationUnitNanos(unit);
+  if (per == 0) return std::nullopt;
+  const double nanos = std::round(std::strtod(number.c_str(), nullptr) * static_cast<double>(per));
+  if (!(nanos < 9.223372036854775808e18)) return std::nullopt;
+  return static_cast<int64_t>(nanos);
+}
+
+std::string HumanReadableSeconds(int64_t seconds) {
+  static constexpr std::pair<int64_t, const char*> kUnits[] = {
+      {7 * 86'400, "week"}, {86'400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}};
+  if (seconds == 0) return "0 seconds";
+  std::string out;
+  for (const auto& [length, name] : kUnits) {
+    const int64_t n = seconds / length;
+    if (n == 0) continue;
+    seconds -= n * length;
+    if (!out.empty()) out += ", ";
+    out += StrCat(n, " ", name, n == 1 ? "" : "s");
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
+  auto add = [scalars](ScalarFunction f) {
+    f.can_fail = true;
+    scalars->push_back(std::move(f));
+  };
+
+  for (auto [name, doc] :
+       {std::pair{"from_unixtime", "Seconds since the epoch (with a fraction) to a timestamp."},
+        std::pair{"to_timestamp",
+                  "Seconds since the epoch to a timestamp (PostgreSQL's name for from_unixtime)."}}) {
+    add({name, StrCat(name, "(double) -> timestamp"), doc,
+         Fixed({P::kNumeric}, kTs, StrCat(name, "(double)")),
+         [n = std::string(name)](const Args& a, const EvalContext& c) {
+           return FromUnixSeconds(n, a[0].AsDouble(), c);
+         }});
+  }
+  for (auto [name, language, what] :
+       {std::tuple{"date_format", PatternLanguage::kMysql, "MySQL specifiers: '%Y-%m-%d %H:%i:%s'"},
+        std::tuple{"format_datetime", PatternLanguage::kJoda,
+                   "Joda-Time letters: 'yyyy-MM-dd HH:mm:ss.SSS'"}}) {
+    add({name, StrCat(name, "(timestamp, pattern) -> varchar"),
+         StrCat("The timestamp as text by the pattern (", what, ")."),
+         Fixed({P::kTimestamp, P::kVarchar}, kStr, StrCat(name, "(timestamp, varchar)")),
+         [n = std::string(name), l = language](const Args& a, const EvalContext& c) {
+           absl::StatusOr<std::string> text = FormatTimestampPattern(a[0].i, a[1].s, l);
+           if (!text.ok()) return PatternFailure(n, text.status(), kStr, c);
+           if (text->size() > kMaxTextBytes) {
+             return FailQuery(c, TextTooLongMessage(n + "()"), kStr);
+           }
+           return Datum::Varchar(*std::move(text));
+         }});
+  }
+  for (auto [name, language, what] :
+       {std::tuple{"date_parse", PatternLanguage::kMysql, "MySQL specifiers, as date_format"},
+        std::tuple{"parse_datetime", PatternLanguage::kJoda,
+                   "Joda-Time letters, as format_datetime; an offset converts to UTC"}}) {
+    add({name, StrCat(name, "(varchar, pattern) -> timestamp"),
+         StrCat("The timestamp a text writes by the pattern (", what, ")."),
+         Fixed({P::kVarchar, P::kVarchar}, kTs, StrCat(name, "(varchar, varchar)")),
+         [n = std::string(name), l = language](const Args& a, const EvalContext& c) {
+           absl::StatusOr<int64_t> nanos = ParseTimestampPattern(a[0].s, a[1].s, l);
+           if (!nanos.ok()) return PatternFailure(n, nanos.status(), kTs, c);
+           return Datum::Timestamp(*nanos);
+         }});
+  }
+  add({"parse_duration", "parse_duration(varchar) -> interval",
+       "A duration text such as '42.8ms', '3.81 d' or '5m' (units ns us ms s m h d) as an interval.",
+       Fixed({P::kVarchar}, DataType::kInterval, "parse_duration(varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         std::optional<int64_t> nanos = ParseDuration(a[0].s);
+         if (nanos) return Datum::Interval(*nanos);
+         return FailQuery(c, StrCat("parse_duration(): '", EchoInput(a[0].s),
+                                    "' is not a duration; write a number and a unit, as '1.5h' "
+                                    "or '250 ms'"), DataType::kInterval);
+       }});
+  add({"human_readable_seconds", "human_readable_seconds(double) -> varchar",
+       "Seconds (rounded) in weeks, days, hours, minutes and seconds: '1 minute, 36 seconds'.",
+       Fixed({P::kNumeric}, kStr, "human_readable_seconds(double)"),
+       [](const Args& a, const EvalContext& c) {
+         const double seconds = std::round(a[0].AsDouble());
+         if (!(seconds >= 0 && seconds < 9.2e18)) {
+           return FailQuery(c, StrCat("human_readable_seconds(): ", a[0].AsDouble(),
+                                      " is not a number of seconds from 0 up"), kStr);
+         }
+         return Datum::Varchar(HumanReadableSeconds(static_cast<int64_t>(seconds)));
+       }});
+  add({"current_timezone", "current_timezone() -> varchar", "The session's time zone: always UTC.",
+       Fixed({}, kStr, "current_timezone()"),
+       [](const Args&, const EvalContext&) { return Datum::Varchar("UTC"); }});
+  scalars->back().can_fail = false;
+  add({"nanosecond", "nanosecond(timestamp | time) -> bigint",
+       "The nanoseconds within the second (0 to 999999999).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || t[0] == DataType::kTime)) {
+           return WrongArguments("nanosecond(timestamp | time)");
+         }
+         return kBig;
+       },
+       [](const Args& a, const EvalContext&) { return Datum::Bigint(SubsecondNanos(a[0].i)); }});
+  scalars->back().can_fail = false;
+  for (std::string name : {"year_of_week", "yow"}) {
+    add({name, StrCat(name, "(timestamp) -> bigint"),
+         "The ISO week-numbering year (the year of week(t), which can differ near New Year).",
+         Fixed({P::kTimestamp}, kBig, StrCat(name, "(timestamp)")),
+         [](const Args& a, const EvalContext&) {
+           const std::tm tm = ToUtcTm(a[0].i);
+           char year[16];
+           std::strftime(year, sizeof(year), "%G", &tm);
+           return Datum::Bigint(std::atoll(year));
+         }});
+    scalars->back().can_fail = false;
+  }
+}
+
+}  // namespace strata::query

@@ -1,0 +1,183 @@
+#include "query/parse/ast.h"
+
+#include "common/strings.h"
+
+namespace strata::query {
+
+std::unique_ptr<Expr> Expr::Clone() const {
+  auto copy = std::make_unique<Expr>();
+  copy->kind = kind;
+  copy->pos = pos;
+  copy->literal = literal;
+  copy->name = name;
+  copy->qualifier = qualifier;
+  for (const auto& a : args) copy->args.push_back(a->Clone());
+  copy->distinct = distinct;
+  copy->negated = negated;
+  copy->has_operand = has_operand;
+  copy->has_else = has_else;
+  copy->quoted = quoted;
+  copy->cast_type = cast_type;
+  copy->lambda_params = lambda_params;
+  if (window) copy->window = window->Clone();
+  if (subquery) copy->subquery = subquery->Clone();  // each copy resolves its own
+  copy->height = height;
+  copy->bound = bound;
+  return copy;
+}
+
+namespace {
+
+// An interval as the literal a user writes: in the largest unit that divides
+// it (1h, 90m, 15s, 250ms), not in nanoseconds.
+std::string IntervalLiteralText(int64_t nanos) {
+  static constexpr std::pair<int64_t, const char*> kUnits[] = {
+      {86'400'000'000'000, "d"}, {3'600'000'000'000, "h"}, {60'000'000'000, "m"},
+      {1'000'000'000, "s"},      {1'000'000, "ms"},        {1'000, "us"}};
+  if (nanos != 0) {
+    for (const auto& [length, unit] : kUnits) {
+      if (nanos % length == 0) return StrCat(nanos / length, unit);
+    }
+  }
+  return StrCat(nanos, "ns");
+}
+
+}  // namespace
+
+std::string Expr::ToString() const {
+  auto arg = [this](size_t i) { return args[i]->ToString(); };
+  switch (kind) {
+    case ExprKind::kLiteral:
+      if (literal.null) return "NULL";
+      if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
+      if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
+      if (literal.type == DataType::kInterval) return IntervalLiteralText(literal.i);
+      if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");
+      if (literal.type == DataType::kTime) return StrCat("TIME '", literal.ToString(), "'");
+      if (literal.type == DataType::kIntervalYearToMonth) {
+        return StrCat("INTERVAL '", literal.i, "' MONTH");
+      }
+      return literal.ToString();
+    case ExprKind::kColumn: return qualifier.empty() ? name : StrCat(qualifier, ".", name);
+    case ExprKind::kStar: return "*";
+    case ExprKind::kUnary: return name == "-" ? StrCat("-", arg(0)) : StrCat("NOT ", arg(0));
+    case ExprKind::kBinary: return StrCat("(", arg(0), " ", name, " ", arg(1), ")");
+    case ExprKind::kCall: {
+      if (name == "subscript" && args.size() == 2) return StrCat(arg(0), "[", arg(1), "]");
+      if (name == "array" && !window) {
+        std::string out = "ARRAY[";
+        for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+        return out + "]";
+      }
+      std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
+      for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+      out += ")";
+      if (window) {
+        out += StrCat(window->ignore_nulls ? " IGNORE NULLS" : "", " OVER (", window->ToString(), ")");
+      }
+      return out;
+    }
+    case ExprKind::kSubquery: return "(SELECT ...)";
+    case ExprKind::kLookup: return "(correlated subquery)";
+    case ExprKind::kLambda: {
+      std::string params;
+      for (const std::string& p : lambda_params) params += (params.empty() ? "" : ", ") + p;
+      return StrCat(lambda_params.size() == 1 ? params : StrCat("(", params, ")"), " -> ", arg(0));
+    }
+    case ExprKind::kExists: return negated ? "NOT EXISTS (SELECT ...)" : "EXISTS (SELECT ...)";
+    case ExprKind::kCase: return "CASE";
+    case ExprKind::kCast: return StrCat(name, "(", arg(0), " AS ", TypeName(cast_type), ")");
+    case ExprKind::kIn: {
+      std::string out = StrCat(arg(0), negated ? " NOT IN (" : " IN (");
+      if (subquery) return out + "SELECT ...)";
+      for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);
+      return out + ")";
+    }
+    case ExprKind::kBetween:
+      return StrCat(arg(0), negated ? " NOT" : "", " BETWEEN ", arg(1), " AND ", arg(2));
+    case ExprKind::kLike: return StrCat(arg(0), negated ? " NOT" : "", " LIKE ", arg(1));
+    case ExprKind::kIsNull: return StrCat(arg(0), negated ? " IS NOT NULL" : " IS NULL");
+  }
+  return "?";
+}
+
+std::shared_ptr<WindowSpec> WindowSpec::Clone() const {
+  auto copy = std::make_shared<WindowSpec>();
+  for (const ExprPtr& p : partition_by) copy->partition_by.push_back(p->Clone());
+  for (const OrderItem& o : order_by) {
+    copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  }
+  copy->frame = frame;
+  copy->ignore_nulls = ignore_nulls;
+  return copy;
+}
+
+std::string WindowSpec::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < partition_by.size(); ++i) {
+    out += StrCat(i ? ", " : "PARTITION BY ", partition_by[i]->ToString());
+  }
+  for (size_t i = 0; i < order_by.size(); ++i) {
+    out += StrCat(i ? ", " : (out.empty() ? "ORDER BY " : " ORDER BY "),
+                  order_by[i].expr->ToString(), order_by[i].descending ? " DESC" : "");
+  }
+  if (frame) {
+    auto bound = [](const FrameBound& b) -> std::string {
+      switch (b.kind) {
+        case FrameBound::Kind::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
+        case FrameBound::Kind::kPreceding: return StrCat(b.value.ToString(), " PRECEDING");
+        case FrameBound::Kind::kCurrentRow: return "CURRENT ROW";
+        case FrameBound::Kind::kFollowing: return StrCat(b.value.ToString(), " FOLLOWING");
+        case FrameBound::Kind::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
+      }
+      return "?";
+    };
+    out += StrCat(out.empty() ? "" : " ", frame->unit == WindowFrame::Unit::kRows     ? "ROWS"
+                                      : frame->unit == WindowFrame::Unit::kGroups ? "GROUPS"
+                                                                                  : "RANGE", " BETWEEN ",
+                  bound(frame->start), " AND ", bound(frame->end));
+  }
+  return out;
+}
+
+TableRef TableRef::Clone() const {
+  TableRef copy;
+  copy.pos = pos;
+  copy.database = database;
+  copy.table = table;
+  if (subquery) copy.subquery = subquery->Clone();
+  copy.alias = alias;
+  copy.join = join;
+  if (left) copy.left = std::make_unique<TableRef>(left->Clone());
+  if (right) copy.right = std::make_unique<TableRef>(right->Clone());
+  if (on) copy.on = on->Clone();
+  copy.using_columns = using_columns;
+  copy.natural = natural;
+  for (const ExprPtr& e : unnest) copy.unnest.push_back(e->Clone());
+  copy.with_ordinality = with_ordinality;
+  copy.column_aliases = column_aliases;
+  return copy;
+}
+
+std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
+  auto copy = std::make_unique<SelectStmt>();
+  for (const auto& [name, query] : with) copy->with.emplace_back(name, query->Clone());
+  copy->set_operation = set_operation;
+  copy->set_all = set_all;
+  if (set_left) copy->set_left = set_left->Clone();
+  if (set_right) copy->set_right = set_right->Clone();
+  copy->distinct = distinct;
+  for (const SelectItem& item : items) copy->items.push_back({item.expr->Clone(), item.alias});
+  if (from) copy->from = from->Clone();
+  if (where) copy->where = where->Clone();
+  for (const ExprPtr& g : group_by) copy->group_by.push_back(g->Clone());
+  if (having) copy->having = having->Clone();
+  for (const OrderItem& o : order_by) {
+    copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  }
+  copy->limit = limit;
+  copy->offset = offset;
+  return copy;
+}
+
+}  // namespace strata::query

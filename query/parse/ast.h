@@ -1,0 +1,190 @@
+// The syntax tree of a statement, with source positions for errors. The
+// binder fills in the `bound` part of expressions.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/base/datum.h"
+#include "query/base/error.h"
+
+namespace strata::query {
+
+struct ScalarFunction;
+struct AggregateFunction;
+struct SelectStmt;
+struct WindowSpec;
+struct InList;
+struct LookupTable;
+
+enum class ExprKind {
+  kLiteral,   // literal
+  kColumn,    // name (qualifier optional)
+  kStar,      // * (only in select lists and count(*))
+  kUnary,     // name: "-", "NOT"; args[0]
+  kBinary,    // name: operator; args[0], args[1]
+  kCall,      // name(args), distinct for count(DISTINCT x)
+  kCase,      // args: [operand if has_operand] (when, then)* [else if has_else]
+  kCast,      // args[0] AS cast_type; try_cast when `name` == "try_cast"
+  kIn,        // args[0] IN (args[1..]); negated for NOT IN
+  kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
+  kLike,      // args[0] LIKE args[1]; negated
+  kIsNull,    // args[0] IS NULL; negated for IS NOT NULL
+  kSubquery,  // (SELECT ...) as a value: `subquery`
+  kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS
+  kLambda,    // (lambda_params) -> args[0], an argument of filter, transform, reduce, ...
+  kLookup,    // a correlated subquery's answers by the outer values args[0..]: bound.lookup
+  // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..].
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  Position pos;
+  Datum literal;
+  std::string name;
+  std::string qualifier;
+  std::vector<std::unique_ptr<Expr>> args;
+  bool distinct = false;
+  bool negated = false;
+  bool has_operand = false;
+  bool has_else = false;
+  bool quoted = false;  // a column written as "name"
+  bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
+  DataType cast_type = DataType::kUnknown;
+  std::vector<std::string> lambda_params;  // kLambda
+  // f(...) OVER (...): a window function call.
+  std::shared_ptr<WindowSpec> window;
+  // kSubquery, kExists, kIn over a subquery. The planner runs it (it may not
+  // refer to the outer query) and puts its answer in place of this node.
+  std::shared_ptr<SelectStmt> subquery;
+  // The longest path from here to a leaf, this node included: the parser
+  // bounds it (kMaxExpressionDepth), which bounds every recursive pass.
+  int height = 1;
+
+  // Filled by the binder.
+  struct Bound {
+    DataType type = DataType::kUnknown;
+    int column = -1;  // kColumn: index in the input row
+    const ScalarFunction* function = nullptr;
+    int aggregate = -1;  // a kCall to an aggregate: its slot
+    int window = -1;     // stands for the window function call in this slot
+    // kIn over many constants: their keys, looked up instead of compared
+    // one by one (an IN (SELECT ...) can bring 100,000).
+    std::shared_ptr<const InList> in_list;
+    std::shared_ptr<const LookupTable> lookup;  // kLookup
+  } bound;
+
+  std::unique_ptr<Expr> Clone() const;
+  // SQL-ish text for column names and EXPLAIN.
+  std::string ToString() const;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class JoinKind { kNone, kInner, kLeft, kRight, kFull, kCross };
+
+// One item of FROM: a table, a WITH query, a subquery, or a join of two items.
+struct TableRef {
+  Position pos;
+  std::string database;  // empty: a CTE name in `table`
+  std::string table;
+  std::unique_ptr<SelectStmt> subquery;
+  std::string alias;
+  // A join (join != kNone): `left` JOIN `right` ON `on` / USING (`using_columns`).
+  JoinKind join = JoinKind::kNone;
+  std::unique_ptr<TableRef> left, right;
+  ExprPtr on;
+  std::vector<std::string> using_columns;
+  // NATURAL JOIN: USING the names both sides have, filled when the sides'
+  // columns are known (none in common: a cross join).
+  bool natural = false;
+  // UNNEST(unnest...) [WITH ORDINALITY] alias(column_aliases...): the rows
+  // of arrays or time series. Its arguments may read the columns of the
+  // items joined before it (CROSS JOIN UNNEST(t.series)).
+  std::vector<ExprPtr> unnest;
+  bool with_ordinality = false;
+  std::vector<std::string> column_aliases;
+
+  TableRef Clone() const;
+};
+
+struct SelectItem {
+  ExprPtr expr;
+  std::string alias;
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  std::optional<bool> nulls_first;
+};
+
+// The frame of a window: ROWS, RANGE or GROUPS BETWEEN start AND end.
+struct FrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = Kind::kCurrentRow;
+  int64_t offset = 0;  // kPreceding / kFollowing of ROWS and GROUPS: rows or peer groups
+  Datum value;         // kPreceding / kFollowing: the literal (RANGE: a distance in ORDER BY's units)
+  Position pos;
+};
+struct WindowFrame {
+  // ROWS counts rows, RANGE measures the ORDER BY key, GROUPS counts peer
+  // groups (rows equal in every ORDER BY key).
+  enum class Unit { kRows, kRange, kGroups };
+  Unit unit = Unit::kRange;
+  FrameBound start, end;
+};
+
+// OVER (PARTITION BY ... ORDER BY ... [frame]).
+struct WindowSpec {
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  std::optional<WindowFrame> frame;  // none: RANGE UNBOUNDED PRECEDING to CURRENT ROW
+  bool ignore_nulls = false;  // f(x) IGNORE NULLS OVER (...): value and offset functions skip NULLs
+
+  std::shared_ptr<WindowSpec> Clone() const;
+  std::string ToString() const;
+};
+
+enum class SetOperation { kNone, kUnion, kIntersect, kExcept };
+
+struct SelectStmt {
+  std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+  // A set operation (set_operation != kNone): set_left <op> [ALL] set_right;
+  // only `with`, `order_by` and `limit` of this statement apply then.
+  SetOperation set_operation = SetOperation::kNone;
+  bool set_all = false;
+  std::unique_ptr<SelectStmt> set_left, set_right;
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::optional<TableRef> from;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  std::optional<int64_t> limit;
+  std::optional<int64_t> offset;  // OFFSET m: rows skipped after ORDER BY
+
+  std::unique_ptr<SelectStmt> Clone() const;
+};
+
+struct Statement {
+  enum class Kind {
+    kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain, kShowQueries,
+    kKillQuery, kDelete
+  };
+  Kind kind = Kind::kSelect;
+  // kSelect, kExplain; kDelete: SELECT * of the rows to delete.
+  std::unique_ptr<SelectStmt> select;
+  std::string database;
+  std::string table;
+  Position table_pos;
+  std::optional<std::string> like;
+  std::string query_id;  // kKillQuery
+  // Expression nodes the parser made: what the syntax tree costs, charged to
+  // the query's memory before planning.
+  int64_t expressions = 0;
+};
+
+}  // namespace strata::query

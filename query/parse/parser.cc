@@ -1,0 +1,1518 @@
+#include "query/parse/parser.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "common/stack_room.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/suggest.h"
+#include "common/time_format.h"
+#include "common/utf8.h"
+#include "query/base/interval_text.h"
+#include "query/functions/functions.h"
+#include "query/functions/window_functions.h"
+#include "query/parse/lexer.h"
+
+namespace strata::query {
+namespace {
+
+// Words that end an expression or a clause: never read as column names.
+bool IsReserved(std::string_view word) {
+  static constexpr std::string_view kWords[] = {
+      "select", "from", "where", "group", "by", "having", "order", "limit", "and", "or", "not",
+      "as", "on", "join", "union", "with", "distinct", "case", "when", "then", "else", "end",
+      "in", "between", "like", "is", "null", "true", "false", "asc", "desc", "nulls", "all",
+      // The rest of Presto's reserved words (Timestream's list): never a bare alias.
+      "alter", "cast", "constraint", "create", "cross", "cube", "current_date", "current_time",
+      "current_timestamp", "current_user", "deallocate", "delete", "describe", "drop", "escape",
+      "except", "execute", "exists", "extract", "for", "full", "grouping", "inner", "insert",
+      "intersect", "into", "left", "localtime", "localtimestamp", "natural", "normalize",
+      "outer", "prepare", "recursive", "right", "rollup", "table", "uescape", "unnest", "using",
+      "values"};
+  for (std::string_view k : kWords) {
+    if (EqualsIgnoreCase(word, k)) return true;
+  }
+  return false;
+}
+
+std::optional<DataType> TypeFromName(std::string_view name) {
+  struct Entry {
+    std::string_view name;
+    DataType type;
+  };
+  static constexpr Entry kTypes[] = {
+      {"bigint", DataType::kBigint},   {"int", DataType::kBigint},
+      {"integer", DataType::kBigint},  {"double", DataType::kDouble},
+      {"real", DataType::kDouble},     {"varchar", DataType::kVarchar},
+      {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp},
+      {"date", DataType::kDate},       {"time", DataType::kTime},
+      // PostgreSQL's names, for `x::type` from PostgreSQL clients and Grafana.
+      {"int2", DataType::kBigint},     {"int4", DataType::kBigint},
+      {"int8", DataType::kBigint},     {"smallint", DataType::kBigint},
+      {"float", DataType::kDouble},    {"float4", DataType::kDouble},
+      {"float8", DataType::kDouble},   {"numeric", DataType::kDouble},
+      {"decimal", DataType::kDouble},  {"text", DataType::kVarchar},
+      {"bool", DataType::kBoolean},    {"timestamptz", DataType::kTimestamp}};
+  for (const Entry& e : kTypes) {
+    if (EqualsIgnoreCase(name, e.name)) return e.type;
+  }
+  return std::nullopt;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view sql, std::vector<Token> tokens, const QueryParameters& parameters)
+      : sql_(sql), tokens_(std::move(tokens)), parameters_(parameters) {}
+
+  absl::StatusOr<Statement> ParseStatement() {
+    Statement stmt;
+    RETURN_IF_ERROR(RefuseUnsupported());
+    if (AcceptWord("show")) {
+      RETURN_IF_ERROR(ParseShow(&stmt));
+    } else if (AcceptWord("describe") || AcceptWord("desc")) {
+      stmt.kind = Statement::Kind::kDescribe;
+      RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+    } else if (AcceptWord("delete")) {
+      // DELETE FROM db.tbl [WHERE condition]: the rows SELECT * would return.
+      stmt.kind = Statement::Kind::kDelete;
+      RETURN_IF_ERROR(ExpectWord("from"));
+      RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
+      auto select = std::make_unique<SelectStmt>();
+      SelectItem all;
+      all.expr = Make(ExprKind::kStar, stmt.table_pos);
+      select->items.push_back(std::move(all));
+      select->from.emplace();
+      select->from->pos = stmt.table_pos;
+      select->from->database = stmt.database;
+      select->from->table = stmt.table;
+      if (AcceptWord("where")) {
+        ASSIGN_OR_RETURN(select->where, ParseExpr());
+      }
+      stmt.select = std::move(select);
+    } else if (AcceptWord("kill")) {
+      stmt.kind = Statement::Kind::kKillQuery;
+      RETURN_IF_ERROR(ExpectWord("query"));
+      if (Peek().kind != TokenKind::kString) {
+        return Error(Peek(), "KILL QUERY needs the query id as a 'string' (SHOW QUERIES lists them)");
+      }
+      stmt.query_id = Next().text;
+    } else if (AcceptWord("explain")) {
+      stmt.kind = Statement::Kind::kExplain;
+      ASSIGN_OR_RETURN(stmt.select, ParseQuery());
+    } else {
+      ASSIGN_OR_RETURN(stmt.select, ParseQuery());
+    }
+    AcceptSymbol(";");
+    if (Peek().kind != TokenKind::kEnd) {
+      // `SELECT cpu FORM t`: FORM was read as an alias; the mistake is there.
+      if (pos_ > 0 && tokens_[pos_ - 1].kind == TokenKind::kIdentifier) {
+        const Token& previous = tokens_[pos_ - 1];
+        const std::string keyword = NearestName(previous.text, {"from", "where", "group", "order",
+                                                                "limit", "having", "offset"});
+        if (!keyword.empty()) {
+          return Error(previous, StrCat("unexpected ", Describe(Peek()), " after \"", previous.text,
+                                        "\"; did you mean ", absl::AsciiStrToUpper(keyword), "?"));
+        }
+      }
+      return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
+    }
+    RETURN_IF_ERROR(CheckParametersUsed());
+    stmt.expressions = expressions_;
+    return stmt;
+  }
+
+ private:
+  const Token& Peek(int ahead = 0) const {
+    size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+    return tokens_[i];
+  }
+  const Token& Next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool IsWord(const Token& t, std::string_view word) const {
+    return t.kind == TokenKind::kIdentifier && EqualsIgnoreCase(t.text, word);
+  }
+  bool AcceptWord(std::string_view word) {
+    if (!IsWord(Peek(), word)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptSymbol(std::string_view symbol) {
+    if (Peek().kind != TokenKind::kSymbol || Peek().text != symbol) return false;
+    Next();
+    return true;
+  }
+  static std::string Describe(const Token& t) {
+    switch (t.kind) {
+      case TokenKind::kEnd: return "end of input";
+      case TokenKind::kString: return StrCat("'", t.text, "'");
+      case TokenKind::kQuotedIdentifier: return StrCat("\"", t.text, "\"");
+      case TokenKind::kDuration: return StrCat("\"", t.text, t.unit, "\"");
+      default: return StrCat("\"", t.text, "\"");
+    }
+  }
+  absl::Status Error(const Token& at, std::string_view message) {
+    return SqlError(sql_, at.pos, message);
+  }
+
+  // Statements other databases take and Strata does not: UNIMPLEMENTED
+  // (SQLSTATE 0A000 on the PostgreSQL wire) saying what to do instead.
+  absl::Status RefuseUnsupported() {
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kIdentifier) return absl::OkStatus();
+    std::string_view instead;
+    if (IsWord(t, "insert") || IsWord(t, "upsert") || IsWord(t, "merge") || IsWord(t, "update")) {
+      instead =
+          " is not supported: Strata takes writes through WriteRecords, and a row changes when it "
+          "is written again with a higher version (Timestream's upsert); write with `strata "
+          "write`, `strata import`, InfluxDB line protocol (POST /write on the HTTP port), "
+          "Prometheus remote write or the client packages (docs/clients.md)";
+    } else if (IsWord(t, "copy")) {
+      instead =
+          " is not supported: export with `psql --csv -c 'SELECT ...'` or `strata query -f csv`, "
+          "import with `strata import`";
+    } else if (IsWord(t, "create") || IsWord(t, "drop") || IsWord(t, "alter") ||
+               IsWord(t, "truncate")) {
+      instead =
+          " is not supported in SQL: manage databases and tables with `strata db` and `strata "
+          "table` (or the CatalogService); line protocol and remote write create a table on "
+          "first write; rows go with DELETE or retention";
+    } else if (IsWord(t, "explain") && IsWord(Peek(1), "analyze")) {
+      return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek(1).pos,
+                      "EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan, and `strata query "
+                      "--stats` (or the query's stats message) the rows and bytes scanned and the "
+                      "time taken");
+    } else {
+      return absl::OkStatus();
+    }
+    return SqlError(absl::StatusCode::kUnimplemented, sql_, t.pos,
+                    StrCat(absl::AsciiStrToUpper(std::string(t.text)), instead));
+  }
+  absl::Status ExpectWord(std::string_view word) {
+    if (AcceptWord(word)) return absl::OkStatus();
+    // Keywords are matched in lower case and shown as SQL is written.
+    return Error(Peek(), StrCat("expected ", absl::AsciiStrToUpper(std::string(word)), " but found ",
+                                Describe(Peek())));
+  }
+  absl::Status ExpectSymbol(std::string_view symbol) {
+    if (AcceptSymbol(symbol)) return absl::OkStatus();
+    return Error(Peek(), StrCat("expected '", symbol, "' but found ", Describe(Peek())));
+  }
+
+  absl::StatusOr<std::string> ParseName(std::string_view what) {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kQuotedIdentifier ||
+        (t.kind == TokenKind::kIdentifier && !IsReserved(t.text))) {
+      return Next().text;
+    }
+    if (t.kind == TokenKind::kString) {
+      return Error(t, StrCat("expected ", what, " but found the string ", Describe(t),
+                             "; names are written with double quotes: \"", t.text, "\""));
+    }
+    return Error(t, StrCat("expected ", what, " but found ", Describe(t)));
+  }
+
+  // `db.table`, or `table` alone (`database` empty: the default database's).
+  absl::Status ParseTableName(std::string* database, std::string* table, Position* pos) {
+    *pos = Peek().pos;
+    ASSIGN_OR_RETURN(std::string first, ParseName("a table name"));
+    if (AcceptSymbol(".")) {
+      *database = std::move(first);
+      ASSIGN_OR_RETURN(*table, ParseName("a table name"));
+    } else {
+      database->clear();
+      *table = std::move(first);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseLike(Statement* stmt) {
+    if (!AcceptWord("like")) return absl::OkStatus();
+    if (Peek().kind != TokenKind::kString) return Error(Peek(), "LIKE needs a 'pattern' string");
+    stmt->like = Next().text;
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseShow(Statement* stmt) {
+    if (AcceptWord("databases")) {
+      stmt->kind = Statement::Kind::kShowDatabases;
+      return ParseLike(stmt);
+    }
+    if (AcceptWord("tables")) {
+      stmt->kind = Statement::Kind::kShowTables;
+      if (AcceptWord("from") || AcceptWord("in")) {
+        stmt->table_pos = Peek().pos;
+        ASSIGN_OR_RETURN(stmt->database, ParseName("a database name"));
+      }
+      return ParseLike(stmt);
+    }
+    if (AcceptWord("measures")) {
+      stmt->kind = Statement::Kind::kShowMeasures;
+      RETURN_IF_ERROR(ExpectWord("from"));
+      RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
+      return ParseLike(stmt);
+    }
+    if (AcceptWord("queries")) {
+      stmt->kind = Statement::Kind::kShowQueries;
+      return absl::OkStatus();
+    }
+    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES or QUERIES after SHOW, found ",
+                                Describe(Peek())));
+  }
+
+  // [WITH ...] set expression [ORDER BY ...] [LIMIT n].
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseQuery() {
+    Nesting nesting(&query_depth_);
+    RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "subqueries"));
+    std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+    if (AcceptWord("with")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, ParseName("a name for the WITH query"));
+        RETURN_IF_ERROR(ExpectWord("as"));
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        ASSIGN_OR_RETURN(auto query, ParseQuery());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        with.emplace_back(std::move(name), std::move(query));
+      } while (AcceptSymbol(","));
+    }
+    ASSIGN_OR_RETURN(auto select, ParseSetExpression());
+    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit") || AtOffsetClause()) {
+      if (!select->order_by.empty() || select->limit || select->offset) {
+        // `(SELECT ... ORDER BY a) ORDER BY b`: the outer clause orders the result.
+        auto outer = std::make_unique<SelectStmt>();
+        outer->set_operation = SetOperation::kUnion;
+        outer->set_all = true;
+        outer->set_left = std::move(select);
+        select = std::move(outer);
+      }
+      RETURN_IF_ERROR(ParseOrderAndLimit(select.get()));
+    }
+    if (!with.empty()) {
+      for (auto& w : select->with) with.push_back(std::move(w));
+      select->with = std::move(with);
+    }
+    return select;
+  }
+
+  // UNION and EXCEPT of INTERSECT terms, left to right (INTERSECT binds
+  // tighter, as in Presto).
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetExpression() {
+    ASSIGN_OR_RETURN(auto left, ParseIntersectTerm());
+    while (IsWord(Peek(), "union") || IsWord(Peek(), "except")) {
+      const SetOperation op = IsWord(Next(), "union") ? SetOperation::kUnion : SetOperation::kExcept;
+      ASSIGN_OR_RETURN(left, ParseSetRight(std::move(left), op, &Parser::ParseIntersectTerm));
+    }
+    return left;
+  }
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseIntersectTerm() {
+    ASSIGN_OR_RETURN(auto left, ParseSetPrimary());
+    while (AcceptWord("intersect")) {
+      ASSIGN_OR_RETURN(left, ParseSetRight(std::move(left), SetOperation::kIntersect,
+                                           &Parser::ParseSetPrimary));
+    }
+    return left;
+  }
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetRight(
+      std::unique_ptr<SelectStmt> left, SetOperation op,
+      absl::StatusOr<std::unique_ptr<SelectStmt>> (Parser::*operand)()) {
+    Nesting nesting(&query_depth_);
+    RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "set operations"));
+    auto node = std::make_unique<SelectStmt>();
+    node->set_operation = op;
+    node->set_all = AcceptWord("all");
+    if (!node->set_all) AcceptWord("distinct");
+    node->set_left = std::move(left);
+    ASSIGN_OR_RETURN(node->set_right, (this->*operand)());
+    return node;
+  }
+  // SELECT ... or ( query ).
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetPrimary() {
+    if (Peek().kind == TokenKind::kSymbol && Peek().text == "(") {
+      Next();
+      ASSIGN_OR_RETURN(auto inner, ParseQuery());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return inner;
+    }
+    return ParseSelect();
+  }
+
+  // SELECT ... [FROM ...] [WHERE] [GROUP BY] [HAVING]; ORDER BY and LIMIT
+  // belong to the query around it (ParseQuery).
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSelect() {
+    RETURN_IF_ERROR(ExpectWord("select"));
+    auto s = std::make_unique<SelectStmt>();
+    if (AcceptWord("distinct")) {
+      s->distinct = true;
+    } else {
+      AcceptWord("all");
+    }
+    do {
+      SelectItem item;
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+        item.expr = std::make_unique<Expr>();
+        item.expr->kind = ExprKind::kStar;
+        item.expr->pos = Next().pos;
+      } else {
+        ASSIGN_OR_RETURN(item.expr, ParseExpr());
+        if (AcceptWord("as")) {
+          ASSIGN_OR_RETURN(item.alias, ParseName("a column alias"));
+        } else if (Peek().kind == TokenKind::kQuotedIdentifier ||
+                   AtBareAliasWord()) {
+          item.alias = Next().text;
+        }
+      }
+      s->items.push_back(std::move(item));
+    } while (AcceptSymbol(","));
+
+    if (AcceptWord("from")) {
+      ASSIGN_OR_RETURN(TableRef from, ParseFrom());
+      s->from = std::move(from);
+    }
+    if (AcceptWord("where")) {
+      ASSIGN_OR_RETURN(s->where, ParseExpr());
+    }
+    if (AcceptWord("group")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      RETURN_IF_ERROR(ParseExprList(&s->group_by));
+    }
+    if (AcceptWord("having")) {
+      ASSIGN_OR_RETURN(s->having, ParseExpr());
+    }
+    return s;
+  }
+
+  // expr [, expr ...] (GROUP BY, PARTITION BY).
+  absl::Status ParseExprList(std::vector<ExprPtr>* out) {
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      out->push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseOrderItems(std::vector<OrderItem>* items) {
+    do {
+      OrderItem item;
+      ASSIGN_OR_RETURN(item.expr, ParseExpr());
+      if (AcceptWord("desc")) {
+        item.descending = true;
+      } else {
+        AcceptWord("asc");
+      }
+      if (AcceptWord("nulls")) {
+        if (AcceptWord("first")) {
+          item.nulls_first = true;
+        } else {
+          RETURN_IF_ERROR(ExpectWord("last"));
+          item.nulls_first = false;
+        }
+      }
+      items->push_back(std::move(item));
+    } while (AcceptSymbol(","));
+    return absl::OkStatus();
+  }
+
+  // OFFSET is not reserved (a column may be named so): `offset` followed by
+  // a number is the clause, not an alias.
+  bool AtOffsetClause() {
+    return IsWord(Peek(), "offset") &&
+           (Peek(1).kind == TokenKind::kInteger ||
+            (Peek(1).kind == TokenKind::kSymbol && (Peek(1).text == "-" || Peek(1).text == "+")));
+  }
+  // A word that may be an alias written without AS.
+  bool AtBareAliasWord() {
+    return Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text) && !AtOffsetClause();
+  }
+
+  absl::Status ParseOrderAndLimit(SelectStmt* s) {
+    if (AcceptWord("order")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      RETURN_IF_ERROR(ParseOrderItems(&s->order_by));
+    }
+    // LIMIT n and OFFSET m, in either order (PostgreSQL takes both).
+    bool limited = false;
+    bool offset = false;
+    while (true) {
+      if (!limited && AcceptWord("limit")) {
+        limited = true;
+        if (AcceptWord("all")) continue;
+        ASSIGN_OR_RETURN(s->limit, ParseRowCount("LIMIT"));
+      } else if (!offset && AcceptWord("offset")) {
+        offset = true;
+        ASSIGN_OR_RETURN(int64_t skip, ParseRowCount("OFFSET"));
+        if (!AcceptWord("rows")) AcceptWord("row");
+        if (skip > 0) s->offset = skip;
+      } else {
+        return absl::OkStatus();
+      }
+    }
+  }
+
+  absl::StatusOr<int64_t> ParseRowCount(std::string_view clause) {
+    const Token& t = Peek();
+    int64_t n = -1;
+    if (t.kind == TokenKind::kInteger) std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
+    if (n < 0) return Error(t, StrCat(clause, " needs a whole number, found ", Describe(t)));
+    Next();
+    return n;
+  }
+
+  // FROM items joined left to right: `a, b` and `a CROSS JOIN b` are cross
+  // joins, `a [INNER|LEFT|RIGHT|FULL [OUTER]] JOIN b ON ...|USING (...)`.
+  absl::StatusOr<TableRef> ParseFrom() {
+    ASSIGN_OR_RETURN(TableRef left, ParseFromPrimary());
+    int joins = 0;
+    while (true) {
+      // NATURAL [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN: no ON or USING.
+      const bool natural = AcceptWord("natural");
+      const Token& t = Peek();
+      JoinKind kind = JoinKind::kNone;
+      if (natural && !IsWord(t, "join") && !IsWord(t, "inner") && !IsWord(t, "left") &&
+          !IsWord(t, "right") && !IsWord(t, "full")) {
+        return Error(t, StrCat("expected JOIN after NATURAL, found ", Describe(t)));
+      }
+      if (!natural && AcceptSymbol(",")) {
+        kind = JoinKind::kCross;
+      } else if (IsWord(t, "cross")) {
+        Next();
+        RETURN_IF_ERROR(ExpectWord("join"));
+        kind = JoinKind::kCross;
+      } else if (IsWord(t, "join") || IsWord(t, "inner")) {
+        if (AcceptWord("inner")) RETURN_IF_ERROR(ExpectWord("join"));
+        else Next();
+        kind = JoinKind::kInner;
+      } else if (IsWord(t, "left") || IsWord(t, "right") || IsWord(t, "full")) {
+        kind = IsWord(t, "left") ? JoinKind::kLeft
+               : IsWord(t, "right") ? JoinKind::kRight : JoinKind::kFull;
+        Next();
+        AcceptWord("outer");
+        RETURN_IF_ERROR(ExpectWord("join"));
+      } else {
+        break;
+      }
+      if (++joins > kMaxJoins) {
+        return Error(t, StrCat("a query joins at most ", kMaxJoins, " tables"));
+      }
+      TableRef join;
+      join.pos = t.pos;
+      join.join = kind;
+      join.left = std::make_unique<TableRef>(std::move(left));
+      ASSIGN_OR_RETURN(TableRef right, ParseFromPrimary());
+      join.right = std::make_unique<TableRef>(std::move(right));
+      join.natural = natural;
+      if (natural && (IsWord(Peek(), "on") || IsWord(Peek(), "using"))) {
+        return Error(Peek(), "a NATURAL JOIN joins on the columns both sides have: it takes no "
+                             "ON or USING");
+      }
+      if (kind != JoinKind::kCross && !natural) {
+        if (AcceptWord("using")) {
+          RETURN_IF_ERROR(ExpectSymbol("("));
+          do {
+            ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+            join.using_columns.push_back(std::move(name));
+          } while (AcceptSymbol(","));
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+        } else if (AcceptWord("on")) {
+          ASSIGN_OR_RETURN(join.on, ParseExpr());
+        } else {
+          return Error(Peek(), StrCat("expected ON or USING after the joined table, found ",
+                                      Describe(Peek())));
+        }
+      }
+      left = std::move(join);
+    }
+    return left;
+  }
+
+  // A table, a WITH query, ( query ) or ( joins ), with an optional alias.
+  absl::StatusOr<TableRef> ParseFromPrimary() {
+    TableRef ref;
+    ref.pos = Peek().pos;
+    if (IsWord(Peek(), "lateral")) {
+      return Error(Peek(), "LATERAL subqueries are not supported (one would run per row): join "
+                           "the subquery with ON, or use CROSS JOIN UNNEST(...) for arrays, maps "
+                           "and time series");
+    }
+    if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      return ParseUnnest();
+    }
+    if (IsWord(Peek(), "generate_series") && Peek(1).kind == TokenKind::kSymbol &&
+        Peek(1).text == "(") {
+      return ParseGenerateSeries();
+    }
+    if (AcceptSymbol("(")) {
+      if (IsWord(Peek(), "select") || IsWord(Peek(), "with") ||
+          (Peek().kind == TokenKind::kSymbol && Peek().text == "(")) {
+        ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
+      } else {
+        Nesting nesting(&query_depth_);
+        RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "parenthesized joins"));
+        ASSIGN_OR_RETURN(ref, ParseFrom());
+      }
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    } else {
+      ASSIGN_OR_RETURN(std::string first, ParseName("a table"));
+      if (AcceptSymbol(".")) {
+        ref.database = std::move(first);
+        ASSIGN_OR_RETURN(ref.table, ParseName("a table name"));
+      } else {
+        ref.table = std::move(first);
+      }
+    }
+    if (AcceptWord("as")) {
+      ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
+    } else if (AtBareAliasWord()) {
+      ref.alias = Next().text;
+    }
+    if (!ref.alias.empty() && ref.join != JoinKind::kNone) {
+      return Error(Peek(), "a parenthesized join cannot have an alias; alias its tables");
+    }
+    return ref;
+  }
+
+  // UNNEST(expr, ...) [WITH ORDINALITY] [AS] alias [(column, ...)].
+  absl::StatusOr<TableRef> ParseUnnest() {
+    TableRef ref;
+    ref.pos = Next().pos;
+    Next();  // (
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      ref.unnest.push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    if (IsWord(Peek(), "with")) {
+      Next();
+      RETURN_IF_ERROR(ExpectWord("ordinality"));
+      ref.with_ordinality = true;
+    }
+    RETURN_IF_ERROR(ParseUnnestAlias(ref, "UNNEST"));
+    return ref;
+  }
+
+  // PostgreSQL's generate_series(start, stop [, step]) in FROM, numbers or
+  // timestamps: the rows of UNNEST(sequence(...)), one column named as
+  // PostgreSQL names it (the alias, or generate_series).
+  absl::StatusOr<TableRef> ParseGenerateSeries() {
+    TableRef ref;
+    ref.pos = Next().pos;
+    Next();  // (
+    ExprPtr call = Make(ExprKind::kCall, ref.pos, "sequence");
+    do {
+      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+    } while (AcceptSymbol(","));
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    ref.unnest.push_back(std::move(call));
+    RETURN_IF_ERROR(ParseUnnestAlias(ref, "generate_series"));
+    if (ref.column_aliases.empty()) {
+      ref.column_aliases.push_back(ref.alias.empty() ? "generate_series" : ref.alias);
+    }
+    if (ref.alias.empty()) ref.alias = "generate_series";
+    return ref;
+  }
+
+  // [AS] alias [(column, ...)] after UNNEST(...) or generate_series(...).
+  absl::Status ParseUnnestAlias(TableRef& ref, std::string_view what) {
+    if (AcceptWord("as")) {
+      ASSIGN_OR_RETURN(ref.alias, ParseName(StrCat("an alias for ", what)));
+    } else if (AtBareAliasWord()) {
+      ref.alias = Next().text;
+    }
+    if (!ref.alias.empty() && AcceptSymbol("(")) {
+      do {
+        ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+        ref.column_aliases.push_back(std::move(name));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    return absl::OkStatus();
+  }
+
+  // OVER ( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ).
+  absl::StatusOr<std::shared_ptr<WindowSpec>> ParseWindow() {
+    RETURN_IF_ERROR(ExpectSymbol("("));
+    auto window = std::make_shared<WindowSpec>();
+    if (AcceptWord("partition")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      RETURN_IF_ERROR(ParseExprList(&window->partition_by));
+    }
+    if (AcceptWord("order")) {
+      RETURN_IF_ERROR(ExpectWord("by"));
+      RETURN_IF_ERROR(ParseOrderItems(&window->order_by));
+    }
+    if (IsWord(Peek(), "rows") || IsWord(Peek(), "range") || IsWord(Peek(), "groups")) {
+      WindowFrame frame;
+      const Token& unit = Next();
+      frame.unit = IsWord(unit, "rows")     ? WindowFrame::Unit::kRows
+                   : IsWord(unit, "groups") ? WindowFrame::Unit::kGroups
+                                            : WindowFrame::Unit::kRange;
+      if (AcceptWord("between")) {
+        ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
+        RETURN_IF_ERROR(ExpectWord("and"));
+        ASSIGN_OR_RETURN(frame.end, ParseFrameBound());
+      } else {
+        ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
+        frame.end.kind = FrameBound::Kind::kCurrentRow;
+      }
+      window->frame = frame;
+    }
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    return window;
+  }
+
+  absl::StatusOr<FrameBound> ParseFrameBound() {
+    FrameBound b;
+    b.pos = Peek().pos;
+    // PRECEDING or FOLLOWING after the bound's amount.
+    auto direction = [&](FrameBound::Kind preceding, FrameBound::Kind following) -> absl::Status {
+      if (AcceptWord("preceding")) {
+        b.kind = preceding;
+        return absl::OkStatus();
+      }
+      b.kind = following;
+      return ExpectWord("following");
+    };
+    if (AcceptWord("unbounded")) {
+      RETURN_IF_ERROR(direction(FrameBound::Kind::kUnboundedPreceding,
+                                FrameBound::Kind::kUnboundedFollowing));
+      return b;
+    }
+    if (AcceptWord("current")) {
+      RETURN_IF_ERROR(ExpectWord("row"));
+      b.kind = FrameBound::Kind::kCurrentRow;
+      return b;
+    }
+    // A row count (ROWS), or a distance in the ORDER BY key's units (RANGE):
+    // 10, 2.5, 5m, INTERVAL '5' MINUTE.
+    const Token& t = Peek();
+    const bool literal = t.kind == TokenKind::kInteger || t.kind == TokenKind::kFloat ||
+                         t.kind == TokenKind::kDuration || IsWord(t, "interval");
+    if (!literal) {
+      return Error(t, StrCat("expected UNBOUNDED, CURRENT ROW, a row count or a distance in the "
+                             "window frame, found ", Describe(t)));
+    }
+    ASSIGN_OR_RETURN(ExprPtr value, ParsePrimary());
+    if (value->kind != ExprKind::kLiteral) return Error(t, "the frame offset must be a constant");
+    b.value = value->literal;
+    if (b.value.type == DataType::kBigint) b.offset = b.value.i;
+    RETURN_IF_ERROR(direction(FrameBound::Kind::kPreceding, FrameBound::Kind::kFollowing));
+    return b;
+  }
+
+  ExprPtr Make(ExprKind kind, Position pos, std::string name = "") {
+    ++expressions_;
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->pos = pos;
+    e->name = std::move(name);
+    return e;
+  }
+
+  // Makes `child` an argument of `parent`. Every pass over an expression
+  // (binding, planning, evaluation, printing, destruction) recurses once per
+  // level, so a tree taller than kMaxExpressionDepth is refused here, before
+  // it is built, with an error rather than a stack overflow later.
+  absl::Status Adopt(Expr& parent, ExprPtr child) {
+    parent.height = std::max(parent.height, child->height + 1);
+    parent.args.push_back(std::move(child));
+    if (parent.height > kMaxExpressionDepth) {
+      return SqlError(sql_, parent.pos,
+                      StrCat("the expression nests more than ", kMaxExpressionDepth,
+                             " levels deep; split it (a long chain of AND/OR or + can often be "
+                             "an IN list or a sum of fewer terms)"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Counts the parser's own recursion (parentheses, NOT and sign chains,
+  // subqueries); past the limit the statement is refused.
+  class Nesting {
+   public:
+    explicit Nesting(int* depth) : depth_(depth) { ++*depth_; }
+    ~Nesting() { --*depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    int* depth_;
+  };
+  absl::Status CheckNesting(int depth, int limit, std::string_view what) {
+    if (depth > limit) {
+      return Error(Peek(), StrCat("the query nests ", what, " more than ", limit,
+                                  " levels deep; flatten it"));
+    }
+    // The limits leave room to spare on a query worker's stack in a release
+    // build; this holds where frames are larger or the stack smaller.
+    if (StackBytesLeft() < kParserStackReserveBytes) {
+      return Error(Peek(), StrCat("the query nests ", what,
+                                  " too deeply for the server's stack (", depth,
+                                  " levels here); flatten it"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<ExprPtr> ParseExpr() {
+    Nesting nesting(&expression_depth_);
+    RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
+    return ParseOr();
+  }
+
+  // One left-associative precedence level: operands parsed by `operand`,
+  // joined by any of `ops` (keywords, matched case-insensitively and named in
+  // upper case, or symbols).
+  absl::StatusOr<ExprPtr> ParseLevel(std::initializer_list<std::string_view> ops,
+                                     absl::StatusOr<ExprPtr> (Parser::*operand)()) {
+    ASSIGN_OR_RETURN(ExprPtr left, (this->*operand)());
+    while (true) {
+      const Token& t = Peek();
+      std::string op;
+      for (std::string_view candidate : ops) {
+        if (std::isalpha(static_cast<unsigned char>(candidate[0])) ? IsWord(t, candidate)
+                                                                   : (t.kind == TokenKind::kSymbol &&
+                                                                      t.text == candidate)) {
+          op = candidate;
+          break;
+        }
+      }
+      if (op.empty()) return left;
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr right, (this->*operand)());
+      ExprPtr e = Make(ExprKind::kBinary, pos, op);
+      RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+      left = std::move(e);
+    }
+  }
+
+  absl::StatusOr<ExprPtr> ParseOr() { return ParseLevel({"OR"}, &Parser::ParseAnd); }
+  absl::StatusOr<ExprPtr> ParseAnd() { return ParseLevel({"AND"}, &Parser::ParseNot); }
+
+  absl::StatusOr<ExprPtr> ParseNot() {
+    if (IsWord(Peek(), "not")) {
+      Nesting nesting(&expression_depth_);
+      RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
+      Position pos = Next().pos;
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+      ExprPtr e = Make(ExprKind::kUnary, pos, "NOT");
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+      return e;
+    }
+    return ParseComparison();
+  }
+
+  absl::StatusOr<ExprPtr> ParseComparison() {
+    ASSIGN_OR_RETURN(ExprPtr left, ParseConcat());
+    while (true) {
+      const Token& t = Peek();
+      if (t.kind == TokenKind::kSymbol &&
+          (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" ||
+           t.text == ">" || t.text == ">=")) {
+        Position pos = t.pos;
+        std::string op = Next().text;
+        if (op == "!=") op = "<>";
+        ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+        ExprPtr e = Make(ExprKind::kBinary, pos, op);
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+        left = std::move(e);
+        continue;
+      }
+      if (IsWord(t, "is")) {
+        Position pos = Next().pos;
+        bool negated = AcceptWord("not");
+        if (AcceptWord("distinct")) {  // a IS [NOT] DISTINCT FROM b: = with NULLs equal
+          RETURN_IF_ERROR(ExpectWord("from"));
+          ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+          ExprPtr e = Make(ExprKind::kBinary, pos,
+                           negated ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
+          RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+          RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+          left = std::move(e);
+          continue;
+        }
+        RETURN_IF_ERROR(ExpectWord("null"));
+        ExprPtr e = Make(ExprKind::kIsNull, pos);
+        e->negated = negated;
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        left = std::move(e);
+        continue;
+      }
+      bool negated = false;
+      if (IsWord(t, "not") && (IsWord(Peek(1), "in") || IsWord(Peek(1), "between") ||
+                               IsWord(Peek(1), "like"))) {
+        Next();
+        negated = true;
+      }
+      const Token& op = Peek();
+      if (IsWord(op, "in")) {
+        Position pos = Next().pos;
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        ExprPtr e = Make(ExprKind::kIn, pos);
+        e->negated = negated;
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+          ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+          e->subquery = std::move(query);
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+          left = std::move(e);
+          continue;
+        }
+        do {
+          ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
+          RETURN_IF_ERROR(Adopt(*e, std::move(item)));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        left = std::move(e);
+      } else if (IsWord(op, "between")) {
+        Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr low, ParseConcat());
+        RETURN_IF_ERROR(ExpectWord("and"));
+        ASSIGN_OR_RETURN(ExprPtr high, ParseConcat());
+        ExprPtr e = Make(ExprKind::kBetween, pos);
+        e->negated = negated;
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(low)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(high)));
+        left = std::move(e);
+      } else if (IsWord(op, "like")) {
+        Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+        ExprPtr e = Make(ExprKind::kLike, pos);
+        e->negated = negated;
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
+        left = std::move(e);
+      } else {
+        return left;
+      }
+    }
+  }
+
+  absl::StatusOr<ExprPtr> ParseConcat() { return ParseLevel({"||"}, &Parser::ParseAdditive); }
+  absl::StatusOr<ExprPtr> ParseAdditive() {
+    return ParseLevel({"+", "-"}, &Parser::ParseMultiplicative);
+  }
+  absl::StatusOr<ExprPtr> ParseMultiplicative() {
+    return ParseLevel({"*", "/", "%"}, &Parser::ParseUnary);
+  }
+
+  absl::StatusOr<ExprPtr> ParseUnary() {
+    if (Peek().kind == TokenKind::kSymbol && (Peek().text == "-" || Peek().text == "+")) {
+      Nesting nesting(&expression_depth_);
+      RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
+      Position pos = Peek().pos;
+      bool minus = Next().text == "-";
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+      if (!minus) return operand;
+      if (operand->kind == ExprKind::kLiteral && !operand->literal.null) {
+        if (operand->literal.type == DataType::kDouble) {
+          operand->literal.d = -operand->literal.d;
+          return operand;
+        }
+        if ((operand->literal.type == DataType::kBigint ||
+             operand->literal.type == DataType::kInterval) &&
+            operand->literal.i != INT64_MIN) {
+          operand->literal.i = -operand->literal.i;
+          return operand;
+        }
+      }
+      ExprPtr e = Make(ExprKind::kUnary, pos, "-");
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+      return e;
+    }
+    return ParsePostfix();
+  }
+
+  // PostgreSQL's postfix forms, which its clients and Grafana send:
+  // `x::type` (CAST) and `x AT TIME ZONE 'UTC'` (Strata's timestamps are UTC,
+  // so only a zero offset is accepted).
+  absl::StatusOr<ExprPtr> ParsePostfix() {
+    ASSIGN_OR_RETURN(ExprPtr e, ParsePrimary());
+    while (true) {
+      if (Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
+        const Position pos = Next().pos;
+        ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
+        cast->cast_type = type;
+        RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
+        e = std::move(cast);
+      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "[") {
+        // a[i]: the i-th element (from 1), an error outside the array.
+        const Position pos = Next().pos;
+        ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol("]"));
+        ExprPtr call = Make(ExprKind::kCall, pos, "subscript");
+        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+        RETURN_IF_ERROR(Adopt(*call, std::move(index)));
+        e = std::move(call);
+      } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
+        Next();
+        Next();
+        Next();
+        const Token& zone = Peek();
+        static constexpr std::string_view kUtc[] = {"utc", "z", "gmt", "etc/utc", "+00", "+00:00",
+                                                    "-00", "00:00", "zulu", "universal"};
+        bool utc = false;
+        for (std::string_view name : kUtc) {
+          utc = utc || (zone.kind == TokenKind::kString && EqualsIgnoreCase(zone.text, name));
+        }
+        if (!utc) {
+          return Error(zone, "AT TIME ZONE takes 'UTC' only: Strata's timestamps are UTC; "
+                             "shift them with + INTERVAL '2' HOUR where another zone is wanted");
+        }
+        Next();
+      } else {
+        return e;
+      }
+    }
+  }
+
+  // A function's argument: an expression, or a lambda `x -> ...` /
+  // `(s, x) -> ...`.
+  absl::StatusOr<ExprPtr> ParseArgument() {
+    const auto is_name = [](const Token& t) { return t.kind == TokenKind::kIdentifier && !IsReserved(t.text); };
+    const auto is_symbol = [](const Token& t, std::string_view s) {
+      return t.kind == TokenKind::kSymbol && t.text == s;
+    };
+    std::vector<std::string> params;
+    const Position pos = Peek().pos;
+    if (is_name(Peek()) && is_symbol(Peek(1), "->")) {
+      params.push_back(Next().text);
+    } else if (is_symbol(Peek(), "(")) {
+      int k = 1;
+      while (is_name(Peek(k)) && (is_symbol(Peek(k + 1), ",") || is_symbol(Peek(k + 1), ")"))) {
+        k += 2;
+        if (is_symbol(Peek(k - 1), ")")) break;
+      }
+      if (k > 1 && is_symbol(Peek(k - 1), ")") && is_symbol(Peek(k), "->")) {
+        Next();
+        for (int i = 1; i < k; i += 2) {
+          params.push_back(Next().text);
+          Next();  // , or )
+        }
+      }
+    }
+    if (params.empty()) return ParseExpr();
+    RETURN_IF_ERROR(ExpectSymbol("->"));
+    ExprPtr lambda = Make(ExprKind::kLambda, pos);
+    lambda->lambda_params = std::move(params);
+    ASSIGN_OR_RETURN(ExprPtr body, ParseExpr());
+    RETURN_IF_ERROR(Adopt(*lambda, std::move(body)));
+    return lambda;
+  }
+
+  // INTERVAL 'n' YEAR | MONTH, and INTERVAL 'y-m' YEAR TO MONTH: a count of
+  // months (calendar arithmetic: a month is not a fixed duration).
+  absl::StatusOr<ExprPtr> ParseYearToMonth(Position pos, const Token& amount, bool year) {
+    std::string_view text = amount.text;
+    const bool negative = !text.empty() && text.front() == '-';
+    if (negative) text.remove_prefix(1);
+    int64_t years = 0, months = 0;
+    const size_t dash = text.find('-');
+    bool ok;
+    if (year && AcceptWord("to")) {
+      if (!AcceptWord("month")) return Error(Peek(), "expected MONTH after YEAR TO");
+      ok = dash != std::string_view::npos && ParseCount(text.substr(0, dash), &years) &&
+           ParseCount(text.substr(dash + 1), &months) && months < 12;
+    } else {
+      ok = ParseCount(text, year ? &years : &months);
+    }
+    // Timestamps span under 600 years; more would overflow calendar arithmetic.
+    constexpr int64_t kMaxYears = 10'000;
+    if (!ok || years > kMaxYears || months > 12 * kMaxYears) {
+      return Error(amount, StrCat("'", EchoInput(amount.text), "' is not a whole number of ",
+                                  year ? "years (or 'years-months' with YEAR TO MONTH)" : "months",
+                                  " up to ", kMaxYears, " years"));
+    }
+    const int64_t total = years * 12 + months;
+    return Literal(pos, Datum::Months(negative ? -total : total));
+  }
+
+  static bool ParseCount(std::string_view text, int64_t* out) {
+    if (text.empty() || text.size() > 9) return false;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    *out = v;
+    return true;
+  }
+
+  absl::StatusOr<ExprPtr> Literal(Position pos, Datum value) {
+    ExprPtr e = Make(ExprKind::kLiteral, pos);
+    e->literal = std::move(value);
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParseCast(Position pos, std::string name) {
+    RETURN_IF_ERROR(ExpectSymbol("("));
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+    RETURN_IF_ERROR(ExpectWord("as"));
+    ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
+    e->cast_type = type;
+    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+    return e;
+  }
+
+  // A type name: Strata's, or PostgreSQL's (`double precision`, `varchar(64)`:
+  // lengths are accepted and not enforced).
+  absl::StatusOr<DataType> ParseTypeName() {
+    const Token& type_token = Peek();
+    if (type_token.kind == TokenKind::kIdentifier &&
+        (IsWord(type_token, "array") || IsWord(type_token, "row") ||
+         IsWord(type_token, "map"))) {
+      return ParseCompositeTypeName();
+    }
+    if (type_token.kind == TokenKind::kIdentifier && IsWord(type_token, "interval")) {
+      // INTERVAL DAY TO SECOND (a duration; also bare INTERVAL) or YEAR TO MONTH.
+      Next();
+      if (AcceptWord("year")) {
+        RETURN_IF_ERROR(ExpectWord("to"));
+        RETURN_IF_ERROR(ExpectWord("month"));
+        return DataType::kIntervalYearToMonth;
+      }
+      if (AcceptWord("day")) {
+        RETURN_IF_ERROR(ExpectWord("to"));
+        RETURN_IF_ERROR(ExpectWord("second"));
+      }
+      return DataType::kInterval;
+    }
+    auto type = TypeFromName(type_token.text);
+    if (type_token.kind != TokenKind::kIdentifier || !type) {
+      return Error(type_token, StrCat("unknown type ", Describe(type_token),
+                                      "; use bigint, double, varchar, boolean, timestamp, "
+                                      "date or time"));
+    }
+    Next();
+    if (IsWord(type_token, "double")) AcceptWord("precision");
+    if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
+        Peek(1).kind == TokenKind::kInteger) {
+      Next();
+      Next();
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    return *type;
+  }
+
+  // array(T) (or array<T>), map(K, V), row(name T, ...).
+  absl::StatusOr<DataType> ParseCompositeTypeName() {
+    const Token& word = Next();
+    Nesting nesting(&expression_depth_);
+    RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "type names"));
+    std::optional<DataType> type;
+    if (IsWord(word, "map")) {
+      RETURN_IF_ERROR(ExpectSymbol("("));
+      ASSIGN_OR_RETURN(DataType key, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(","));
+      ASSIGN_OR_RETURN(DataType value, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      type = MapOf(key, value);
+    } else if (IsWord(word, "array")) {
+      const bool angle = Peek().kind == TokenKind::kSymbol && Peek().text == "<";
+      RETURN_IF_ERROR(ExpectSymbol(angle ? "<" : "("));
+      ASSIGN_OR_RETURN(DataType element, ParseTypeName());
+      RETURN_IF_ERROR(ExpectSymbol(angle ? ">" : ")"));
+      type = ArrayOf(element);
+    } else {
+      RETURN_IF_ERROR(ExpectSymbol("("));
+      std::vector<RowField> fields;
+      do {
+        RowField field;
+        if ((Peek().kind == TokenKind::kIdentifier || Peek().kind == TokenKind::kQuotedIdentifier) &&
+            (Peek(1).kind == TokenKind::kIdentifier)) {
+          field.name = Next().text;
+        }
+        ASSIGN_OR_RETURN(field.type, ParseTypeName());
+        fields.push_back(std::move(field));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      type = RowOf(std::move(fields));
+    }
+    if (!type) return Error(word, TooManyTypesMessage());
+    return *type;
+  }
+
+  // agg(args) FILTER (WHERE c) as agg(CASE WHEN c THEN arg END, ...), and
+  // count(*) as count_if(c): every aggregate but array_agg leaves out rows
+  // whose arguments are NULL, which is what the filter asks.
+  absl::Status FilterAggregate(Expr& call, ExprPtr condition, const Token& filter) {
+    if (FunctionRegistry::Get().FindAggregate(call.name) == nullptr) {
+      return Error(filter, StrCat("FILTER goes with an aggregate function, and ", call.name,
+                                  "() is not one"));
+    }
+    if (call.name == "array_agg") {
+      return Error(filter, "array_agg() keeps NULLs, so it does not take FILTER; filter the rows "
+                           "in WHERE or a subquery");
+    }
+    if (call.args.size() == 1 && call.args[0]->kind == ExprKind::kStar) {
+      call.name = "count_if";
+      call.args.clear();
+      return Adopt(call, std::move(condition));
+    }
+    for (ExprPtr& arg : call.args) {
+      ExprPtr guarded = Make(ExprKind::kCase, arg->pos);
+      RETURN_IF_ERROR(Adopt(*guarded, condition->Clone()));
+      RETURN_IF_ERROR(Adopt(*guarded, std::move(arg)));
+      arg = std::move(guarded);
+      call.height = std::max(call.height, arg->height + 1);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<ExprPtr> ParseCase(Position pos) {
+    ExprPtr e = Make(ExprKind::kCase, pos);
+    if (!IsWord(Peek(), "when")) {
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+      e->has_operand = true;
+    }
+    if (!IsWord(Peek(), "when")) return Error(Peek(), "CASE needs at least one WHEN");
+    while (AcceptWord("when")) {
+      ASSIGN_OR_RETURN(ExprPtr when, ParseExpr());
+      RETURN_IF_ERROR(ExpectWord("then"));
+      ASSIGN_OR_RETURN(ExprPtr then, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*e, std::move(when)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(then)));
+    }
+    if (AcceptWord("else")) {
+      ASSIGN_OR_RETURN(ExprPtr otherwise, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*e, std::move(otherwise)));
+      e->has_else = true;
+    }
+    RETURN_IF_ERROR(ExpectWord("end"));
+    return e;
+  }
+
+  absl::StatusOr<ExprPtr> ParsePrimary() {
+    const Token& t = Peek();
+    Position pos = t.pos;
+    switch (t.kind) {
+      case TokenKind::kInteger: {
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (ec != std::errc()) return Error(t, StrCat("number ", t.text, " does not fit in BIGINT"));
+        Next();
+        return Literal(pos, Datum::Bigint(v));
+      }
+      case TokenKind::kFloat: {
+        double v = std::strtod(t.text.c_str(), nullptr);
+        Next();
+        return Literal(pos, Datum::Double(v));
+      }
+      case TokenKind::kDuration: {
+        double v = std::strtod(t.text.c_str(), nullptr);
+        int64_t nanos = static_cast<int64_t>(std::llround(v * DurationUnitNanos(t.unit)));
+        Next();
+        return Literal(pos, Datum::Interval(nanos));
+      }
+      case TokenKind::kString: {
+        std::string text = Next().text;
+        return Literal(pos, Datum::Varchar(std::move(text)));
+      }
+      case TokenKind::kSymbol:
+        if (t.text == "(") {
+          Next();
+          if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+            ExprPtr e = Make(ExprKind::kSubquery, pos);
+            ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+            e->subquery = std::move(query);
+            RETURN_IF_ERROR(ExpectSymbol(")"));
+            return e;
+          }
+          ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+          return inner;
+        }
+        if (t.text == "?") {  // a positional placeholder
+          if (positional_used_ >= parameters_.positional.size()) {
+            return Error(t, StrCat("placeholder ? number ", positional_used_ + 1,
+                                   " has no value; send one QueryRequest.parameters entry "
+                                   "without a name per ?, in order"));
+          }
+          Next();
+          return Literal(pos, parameters_.positional[positional_used_++]);
+        }
+        return Error(t, StrCat("expected an expression but found ", Describe(t)));
+      case TokenKind::kEnd:
+        return Error(t, "the statement ends where an expression was expected");
+      case TokenKind::kQuotedIdentifier:
+      case TokenKind::kIdentifier:
+        break;
+    }
+    if (t.kind == TokenKind::kIdentifier) {
+      if (AcceptWord("null")) return Literal(pos, Datum::Null());
+      if (AcceptWord("true")) return Literal(pos, Datum::Bool(true));
+      if (AcceptWord("false")) return Literal(pos, Datum::Bool(false));
+      if (IsWord(t, "case")) {
+        Next();
+        return ParseCase(pos);
+      }
+      if (IsWord(t, "array") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "[") {
+        Next();
+        Next();
+        ExprPtr array = Make(ExprKind::kCall, pos, "array");
+        if (!AcceptSymbol("]")) {
+          do {
+            ASSIGN_OR_RETURN(ExprPtr element, ParseExpr());
+            RETURN_IF_ERROR(Adopt(*array, std::move(element)));
+          } while (AcceptSymbol(","));
+          RETURN_IF_ERROR(ExpectSymbol("]"));
+        }
+        return array;
+      }
+      if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
+        std::string name = IsWord(t, "cast") ? "cast" : "try_cast";
+        Next();
+        return ParseCast(pos, std::move(name));
+      }
+      if (IsWord(t, "timestamp") && Peek(1).kind == TokenKind::kString) {
+        Next();
+        const Token& text = Next();
+        auto nanos = ParseTimestamp(text.text);
+        if (!nanos) {
+          return Error(text, StrCat("'", EchoInput(text.text), "' is not a timestamp from 1677-09-21 to 2262-04-11; write it as "
+                                    "'2023-05-17 20:54:39.000000000'"));
+        }
+        return Literal(pos, Datum::Timestamp(*nanos));
+      }
+      if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1).kind == TokenKind::kString) {
+        const bool date = IsWord(Next(), "date");
+        const Token& text = Next();
+        std::optional<Datum> value = date ? ParseDate(text.text) : ParseTime(text.text);
+        if (!value) {
+          return Error(text, StrCat("'", EchoInput(text.text), "' is not a ",
+                                    date ? "date from 1677-09-22 to 2262-04-11; write it as "
+                                           "'2023-05-17'"
+                                         : "time of day; write it as '20:54:39.123'"));
+        }
+        return Literal(pos, *std::move(value));
+      }
+      if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
+        // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
+        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
+        cast->cast_type = *TypeFromName(Next().text);
+        const Token& text = Next();
+        ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
+        RETURN_IF_ERROR(Adopt(*cast, std::move(value)));
+        return cast;
+      }
+      if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
+        Next();
+        const Token& amount = Next();
+        const Token& unit = Peek();
+        std::string u = unit.text;
+        for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!u.empty() && u.back() == 's') u.pop_back();
+        if (unit.kind == TokenKind::kIdentifier && (u == "year" || u == "month")) {
+          Next();
+          return ParseYearToMonth(pos, amount, u == "year");
+        }
+        int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
+        if (per == 0) {
+          // PostgreSQL's form: the units inside the text ('1 day 2 hours').
+          auto parsed = ParseIntervalText(amount.text);
+          if (!parsed.ok()) return Error(amount, std::string(parsed.status().message()));
+          return Literal(pos, parsed->months != 0 ? Datum::Months(parsed->months)
+                                                  : Datum::Interval(parsed->nanos));
+        }
+        Next();
+        double v = std::strtod(amount.text.c_str(), nullptr);
+        return Literal(pos, Datum::Interval(static_cast<int64_t>(std::llround(v * per))));
+      }
+      if (IsWord(t, "extract") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        Next();
+        Next();
+        const Token& field = Next();
+        RETURN_IF_ERROR(ExpectWord("from"));
+        ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        std::string name = field.text;
+        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
+        ExprPtr e = Make(ExprKind::kCall, field.pos, name);
+        RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+        return e;
+      }
+      if (IsWord(t, "position") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        // position(needle IN haystack), the standard's spelling of strpos
+        // (operands below comparisons, so IN is the keyword here).
+        Next();
+        Next();
+        ASSIGN_OR_RETURN(ExprPtr needle, ParseConcat());
+        RETURN_IF_ERROR(ExpectWord("in"));
+        ASSIGN_OR_RETURN(ExprPtr haystack, ParseConcat());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        ExprPtr e = Make(ExprKind::kCall, pos, "strpos");
+        RETURN_IF_ERROR(Adopt(*e, std::move(haystack)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(needle)));
+        return e;
+      }
+      if (IsWord(t, "exists") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        Next();
+        Next();
+        ExprPtr e = Make(ExprKind::kExists, pos);
+        ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+        e->subquery = std::move(query);
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        return e;
+      }
+      if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
+          IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
+        // The clock's SQL keywords (no parentheses); the session zone is UTC.
+        std::string name = IsWord(t, "current_date")                               ? "current_date"
+                           : IsWord(t, "current_time") || IsWord(t, "localtime") ? "current_time"
+                                                                                  : "now";
+        Next();
+        return Make(ExprKind::kCall, pos, name);
+      }
+      if (IsReserved(t.text)) {
+        return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
+      }
+    }
+    // A placeholder: @name (a column name never starts with @).
+    if (t.kind == TokenKind::kIdentifier && t.text.size() > 1 && t.text[0] == '@') {
+      Next();
+      const std::string name = t.text.substr(1);
+      auto value = parameters_.named.find(name);
+      if (value == parameters_.named.end()) {
+        return Error(t, StrCat("parameter ", t.text, " has no value; send it in "
+                               "QueryRequest.parameters (name \"", name, "\")"));
+      }
+      used_named_.insert(name);
+      ASSIGN_OR_RETURN(ExprPtr literal, Literal(pos, value->second));
+      literal->untyped = parameters_.untyped.contains(name);
+      return literal;
+    }
+    // A name: a function call, a column, or measure_value::type.
+    std::string name = Next().text;
+    const bool quoted = t.kind == TokenKind::kQuotedIdentifier;
+    if (!quoted && AcceptSymbol("(")) {
+      std::string lowered = name;
+      for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      ExprPtr call = Make(ExprKind::kCall, pos, lowered);
+      if (AcceptSymbol(")")) {
+        // f()
+      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+        ExprPtr star = Make(ExprKind::kStar, Next().pos);
+        RETURN_IF_ERROR(Adopt(*call, std::move(star)));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+      } else {
+        if (AcceptWord("distinct")) call->distinct = true;
+        do {
+          ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
+          RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+      }
+      // agg(...) FILTER (WHERE condition)
+      if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        const Token& filter = Next();
+        Next();
+        RETURN_IF_ERROR(ExpectWord("where"));
+        ASSIGN_OR_RETURN(ExprPtr condition, ParseExpr());
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        RETURN_IF_ERROR(FilterAggregate(*call, std::move(condition), filter));
+      }
+      // f(x) [IGNORE NULLS | RESPECT NULLS] OVER (...)
+      bool ignore_nulls = false;
+      if ((IsWord(Peek(), "ignore") || IsWord(Peek(), "respect")) && IsWord(Peek(1), "nulls")) {
+        ignore_nulls = IsWord(Next(), "ignore");
+        Next();
+        if (!IsWord(Peek(), "over")) {
+          return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
+        }
+      }
+      if (AcceptWord("over")) {
+        ASSIGN_OR_RETURN(call->window, ParseWindow());
+        call->window->ignore_nulls = ignore_nulls;
+        return call;
+      }
+      if (IsWindowOnlyFunction(lowered)) {
+        return Error(Peek(), StrCat(lowered, "() is a window function: add OVER (...), e.g. ",
+                                    lowered, "() OVER (PARTITION BY host ORDER BY time)"));
+      }
+      // IF is CASE (as in Presto): only the branch taken is evaluated, so
+      // if(x <> 0, 10 / x) never divides by zero. Other shapes stay a call,
+      // whose binding says what if() takes.
+      if (lowered == "if" && !call->distinct && (call->args.size() == 2 || call->args.size() == 3)) {
+        call->kind = ExprKind::kCase;
+        call->has_else = call->args.size() == 3;
+      }
+      return call;
+    }
+    ExprPtr column = Make(ExprKind::kColumn, pos, name);
+    column->quoted = quoted;
+    // measure_value::double is Timestream's typed column; any other
+    // name::type is PostgreSQL's cast, left to ParsePostfix.
+    if (EqualsIgnoreCase(name, "measure_value") && AcceptSymbol("::")) {
+      const Token& type = Next();
+      column->name = StrCat(name, "::", type.text);
+      for (char& c : column->name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "." &&
+               (Peek(1).kind == TokenKind::kIdentifier ||
+                Peek(1).kind == TokenKind::kQuotedIdentifier)) {
+      Next();
+      column->qualifier = std::move(column->name);
+      column->name = Next().text;
+      column->quoted = tokens_[pos_ - 1].kind == TokenKind::kQuotedIdentifier;
+      // t.measure_value::double: the typed column of table t.
+      if (!column->quoted && EqualsIgnoreCase(column->name, "measure_value") &&
+          Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
+        Next();
+        column->name = StrCat("measure_value::", Next().text);
+        for (char& c : column->name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    }
+    return column;
+  }
+
+  // Every value sent must have a placeholder: a value that binds nothing is
+  // a mistake in the query or the client.
+  absl::Status CheckParametersUsed() const {
+    if (positional_used_ < parameters_.positional.size()) {
+      return absl::InvalidArgumentError(StrCat(
+          parameters_.positional.size(), " positional parameters were sent but the query has ",
+          positional_used_, " ? placeholders"));
+    }
+    for (const auto& [name, value] : parameters_.named) {
+      if (!used_named_.contains(name) && !parameters_.optional.contains(name)) {
+        return absl::InvalidArgumentError(
+            StrCat("parameter \"", name, "\" was sent but the query has no @", name));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  const QueryParameters& parameters_;
+  size_t positional_used_ = 0;
+  std::set<std::string> used_named_;
+  size_t pos_ = 0;
+  int expression_depth_ = 0;
+  int64_t expressions_ = 0;
+  int query_depth_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Statement> Parse(std::string_view sql, const QueryParameters& parameters) {
+  if (sql.size() > kMaxQueryBytes) {
+    return absl::InvalidArgumentError(StrCat("the query is ", sql.size(), " bytes; the limit is ",
+                                             kMaxQueryBytes, " (256 KiB)"));
+  }
+  ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
+  Parser parser(sql, std::move(tokens), parameters);
+  return parser.ParseStatement();
+}
+
+}  // namespace strata::query

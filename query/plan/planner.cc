@@ -1,0 +1,570 @@
+#include "query/plan/planner.h"
+#include "query/plan/planner_internal.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "common/clock.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/suggest.h"
+#include "fmt/ranges.h"
+#include "query/exec/header_aggregation.h"
+#include "query/exec/information_schema.h"
+#include "query/exec/scan_batcher.h"
+#include "query/exec/set_operation.h"
+#include "query/exec/system_tables.h"
+#include "query/exec/table_layout.h"
+#include "query/exec/table_scan.h"
+#include "query/exec/window.h"
+#include "query/expr/block_bounds.h"
+#include "query/expr/vector_eval.h"
+#include "storage/read/table_state.h"
+
+namespace strata::query {
+namespace {
+
+void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
+  if (e->kind == ExprKind::kBinary && e->name == "AND") {
+    SplitConjuncts(e->args[0].get(), out);
+    SplitConjuncts(e->args[1].get(), out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+std::string Interval(int64_t start, int64_t end) {
+  auto fmt = [](int64_t t, bool low) {
+    if (low && t <= 0) return std::string("-inf");
+    if (!low && t == INT64_MAX) return std::string("+inf");
+    return FormatTimestamp(t);
+  };
+  return StrCat("[", fmt(start, true), ", ", fmt(end, false), ")");
+}
+
+int64_t SaturatingNext(int64_t v) { return v == INT64_MAX ? v : v + 1; }
+
+// If `c` bounds time by a constant (time <op> constant, constant <op> time,
+// time BETWEEN constant AND constant), narrows [*start, *end) to it and
+// returns true: the scan then applies it exactly.
+bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, int64_t* start,
+                     int64_t* end) {
+  if (!IsTimeBound(c, time_column, eval)) return false;
+  auto value = [&](const Expr& e) { return FoldConstant(e, eval)->i; };
+  if (c.kind == ExprKind::kBetween) {
+    *start = std::max(*start, value(*c.args[1]));
+    *end = std::min(*end, SaturatingNext(value(*c.args[2])));
+    return true;
+  }
+  std::string op = c.name;
+  const Expr* bound = c.args[1].get();
+  if (!IsColumn(c.args[0].get(), time_column)) {  // constant <op> time: flip the operator
+    bound = c.args[0].get();
+    if (op == "<") op = ">";
+    else if (op == ">") op = "<";
+    else if (op == "<=") op = ">=";
+    else if (op == ">=") op = "<=";
+  }
+  const int64_t v = value(*bound);
+  if (op == ">=" || op == "=") *start = std::max(*start, v);
+  if (op == ">") *start = std::max(*start, SaturatingNext(v));
+  if (op == "<") *end = std::min(*end, v);
+  if (op == "<=" || op == "=") *end = std::min(*end, SaturatingNext(v));
+  return true;
+}
+
+}  // namespace
+
+// The columns of the window operator's input (`width` wide) that `exprs`
+// (the select list, ORDER BY and the windows' own expressions) read, and
+// those expressions renumbered to the narrowed row followed by the window
+// slots. An aggregate's slot counts as a read of its column; its arguments
+// belong to the aggregation's input, not to these rows.
+std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
+  auto reads_slot = [](const Expr& e) {
+    return (e.kind == ExprKind::kColumn && e.bound.window < 0) || e.bound.aggregate >= 0;
+  };
+  std::vector<bool> used(width, false);
+  std::function<void(const Expr&)> mark = [&](const Expr& e) {
+    if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) used[e.bound.column] = true;
+    if (e.bound.aggregate >= 0) return;
+    for (const ExprPtr& a : e.args) mark(*a);
+  };
+  for (const Expr* e : exprs) mark(*e);
+  std::vector<int> keep;
+  std::vector<int> new_index(width, -1);
+  for (int c = 0; c < width; ++c) {
+    if (!used[c]) continue;
+    new_index[c] = static_cast<int>(keep.size());
+    keep.push_back(c);
+  }
+  std::function<void(Expr&)> renumber = [&](Expr& e) {
+    if (e.kind == ExprKind::kColumn && e.bound.window >= 0) {
+      e.bound.column = static_cast<int>(keep.size()) + e.bound.window;
+    } else if (reads_slot(e) && e.bound.column >= 0 && e.bound.column < width) {
+      e.bound.column = new_index[e.bound.column];
+    }
+    if (e.bound.aggregate >= 0) return;
+    for (ExprPtr& a : e.args) renumber(*a);
+  };
+  for (Expr* e : exprs) renumber(*e);
+  return keep;
+}
+
+
+bool IsColumn(const Expr* e, int column) {
+  return e->kind == ExprKind::kColumn && e->bound.column == column;
+}
+
+// time, bin(time, c) or date_trunc(c, time): a key that never decreases as
+// time grows.
+bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval) {
+  if (IsColumn(&e, time_column)) return true;
+  if (e.kind != ExprKind::kCall || e.args.size() != 2) return false;
+  auto constant = [&](const Expr& a) { return FoldConstant(a, eval).has_value(); };
+  if (e.name == "bin") return IsColumn(e.args[0].get(), time_column) && constant(*e.args[1]);
+  if (e.name == "date_trunc") return constant(*e.args[0]) && IsColumn(e.args[1].get(), time_column);
+  return false;
+}
+
+bool OnlySeriesColumns(const Expr& e, int series_columns) {
+  if (e.kind == ExprKind::kColumn) return e.bound.column >= 0 && e.bound.column < series_columns;
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return OnlySeriesColumns(*a, series_columns); });
+}
+
+// `time <op> constant` or `time BETWEEN constant AND constant`: a conjunct
+// the scan's time range already applies exactly.
+bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval) {
+  auto timestamp = [&](const Expr& e) {
+    auto v = FoldConstant(e, eval);
+    return v && !v->null && v->type == DataType::kTimestamp;
+  };
+  if (c.kind == ExprKind::kBetween) {
+    return !c.negated && IsColumn(c.args[0].get(), time_column) && timestamp(*c.args[1]) &&
+           timestamp(*c.args[2]);
+  }
+  if (c.kind != ExprKind::kBinary || c.args.size() != 2) return false;
+  static const std::set<std::string> kComparisons = {"<", "<=", ">", ">=", "="};
+  if (!kComparisons.contains(c.name)) return false;
+  return (IsColumn(c.args[0].get(), time_column) && timestamp(*c.args[1])) ||
+         (IsColumn(c.args[1].get(), time_column) && timestamp(*c.args[0]));
+}
+
+// The last-point fast path: when every group is a set of whole series
+// (grouped by dimensions or measure_name only), WHERE restricts only series
+// and the time range, and every aggregate is max(time) or max_by(x, time),
+// each group's answer comes from the newest row of its series. Reading only
+// that row per series gives the same result as reading them all.
+bool LastPointEligible(const std::vector<const Expr*>& keys,
+                       const std::vector<AggregateSpec>& aggregates, const Expr* where,
+                       int series_columns, int time_column, const EvalContext& eval) {
+  if (aggregates.empty()) return false;
+  for (const Expr* k : keys) {
+    if (k->kind != ExprKind::kColumn || k->bound.column >= series_columns) return false;
+  }
+  for (const AggregateSpec& a : aggregates) {
+    if (a.distinct) return false;
+    const std::string& name = a.function->name;
+    const bool max_time = name == "max" && a.args.size() == 1 && IsColumn(a.args[0], time_column);
+    const bool max_by_time =
+        name == "max_by" && a.args.size() == 2 && IsColumn(a.args[1], time_column);
+    if (!max_time && !max_by_time) return false;
+  }
+  if (where == nullptr) return true;
+  std::vector<const Expr*> conjuncts;
+  SplitConjuncts(where, &conjuncts);
+  return std::all_of(conjuncts.begin(), conjuncts.end(), [&](const Expr* c) {
+    return OnlySeriesColumns(*c, series_columns) || IsTimeBound(*c, time_column, eval);
+  });
+}
+
+// Whether whole magnetic blocks may add to the aggregation by their headers
+// (header_aggregation.h): every key is fixed by the series or never
+// decreases with time, and every aggregate is count(*) or a function with a
+// stats_use over a measure column. The caller checks there is no residual
+// WHERE.
+bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval) {
+  for (const Expr* k : keys) {
+    if (!OnlySeriesColumns(*k, series_columns) && !NeverDecreasesWithTime(*k, time_column, eval)) {
+      return false;
+    }
+  }
+  return std::all_of(aggregates.begin(), aggregates.end(), [&](const AggregateSpec& a) {
+    if (a.distinct || a.function->stats_use == StatsUse::kNone) return false;
+    if (a.args.empty()) return a.function->name == "count";
+    return a.args.size() == 1 && a.args[0]->kind == ExprKind::kColumn &&
+           a.args[0]->bound.column > time_column;
+  });
+}
+
+
+// Splits a tree of ANDs into its conjuncts, taking ownership of them.
+std::vector<ExprPtr> TakeConjuncts(ExprPtr e) {
+  std::vector<ExprPtr> out;
+  if (e->kind == ExprKind::kBinary && e->name == "AND") {
+    for (ExprPtr& side : e->args) {
+      for (ExprPtr& c : TakeConjuncts(std::move(side))) out.push_back(std::move(c));
+    }
+  } else {
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The AND of `conjuncts` (bound, boolean); null when there are none.
+ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts) {
+  ExprPtr out;
+  for (ExprPtr& c : conjuncts) {
+    if (!out) {
+      out = std::move(c);
+      continue;
+    }
+    auto both = std::make_unique<Expr>();
+    both->kind = ExprKind::kBinary;
+    both->name = "AND";
+    both->pos = out->pos;
+    both->bound.type = DataType::kBoolean;
+    both->args.push_back(std::move(out));
+    both->args.push_back(std::move(c));
+    out = std::move(both);
+  }
+  return out;
+}
+
+
+absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref) {
+  // Before looking the table up: a caller without the grant learns nothing
+  // of whether it exists.
+  if (context_->access != nullptr) {
+    if (absl::Status allowed = context_->access->CheckRead(ref.database, ref.table);
+        !allowed.ok()) {
+      return SqlError(sql_, ref.pos, allowed);
+    }
+  }
+  auto found = storage_.catalog().FindTable(ref.database, ref.table);
+  if (!found.ok()) {
+    absl::string_view original = found.status().message();
+    std::string message(original.data(), original.size());
+    // The seed workload's own text swaps database and table: say so.
+    if (storage_.catalog().FindTable(ref.table, ref.database).ok()) {
+      message += StrCat("; \"", ref.table, "\".\"", ref.database,
+                        "\" exists: write the database first, then the table");
+    }
+    return SqlError(found.status().code(), sql_, ref.pos, message);
+  }
+  ResolvedTable resolved;
+  resolved.table = *found;
+  ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(*resolved.table));
+  // The table's columns: dimensions, measure_name, time, then the typed
+  // measure_value columns and MULTI attributes the table has seen.
+  resolved.layout = layouts_.Get(*resolved.table, state);
+  resolved.schema = resolved.layout->schema;
+  const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
+  for (ColumnInfo& c : resolved.schema) c.qualifier = qualifier;
+  return resolved;
+}
+
+absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
+  const bool information = ref.database == kInformationSchema;
+  if (!information && (ref.database != kSystemDatabase || context_->system_tables == nullptr)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<SystemTable> read =
+      information ? ReadInformationSchema(ref.table, storage_, layouts_, context_->access)
+                  : context_->system_tables->Read(ref.table);
+  if (!read.ok()) {
+    const absl::string_view why = read.status().message();
+    const std::vector<std::string> names =
+        information ? InformationSchemaTables() : context_->system_tables->Names();
+    return SqlError(read.status().code(), sql_, ref.pos,
+                    StrCat(std::string_view(why.data(), why.size()), "; the ", ref.database,
+                           " tables are ", fmt::format("{}", fmt::join(names, ", "))));
+  }
+  auto table = std::make_shared<SystemTable>(*std::move(read));
+  Source source;
+  const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
+  std::vector<DataType> types;
+  for (const ResultColumn& c : table->columns) {
+    source.schema.push_back({.name = c.name, .type = c.type, .qualifier = qualifier});
+    types.push_back(c.type);
+  }
+  source.estimated_rows = static_cast<int64_t>(table->rows.size());
+  QueryContext* context = context_;
+  source.run = [table, types, context](BatchSink* sink) -> absl::Status {
+    std::unique_ptr<RowSink> rows = MakeRowsToBatches(types, context, sink);
+    for (const Row& row : table->rows) RETURN_IF_ERROR(rows->Push(row));
+    return rows->Finish();
+  };
+  source.explain.push_back(StrCat("SystemTable ", ref.database, ".", ref.table, " rows=",
+                                  table->rows.size()));
+  return source;
+}
+
+namespace {
+
+// The VARCHAR literals `e` (over series columns only) requires series
+// column *column to hold one of: `column = 'x'` ('x' = column) and `column
+// IN ('x', 'y', ...)`; false for any other conjunct.
+bool RequiredValues(const Expr& e, int* column, std::vector<std::string_view>* values) {
+  auto varchar_literal = [](const Expr& x) {
+    return x.kind == ExprKind::kLiteral && !x.literal.null &&
+           x.literal.type == DataType::kVarchar;
+  };
+  auto varchar_column = [](const Expr& x) {
+    return x.kind == ExprKind::kColumn && x.bound.column >= 0 &&
+           x.bound.type == DataType::kVarchar;
+  };
+  if (e.kind == ExprKind::kBinary && e.name == "=" && e.args.size() == 2) {
+    for (int side = 0; side < 2; ++side) {
+      const Expr& col = *e.args[side];
+      const Expr& lit = *e.args[1 - side];
+      if (varchar_column(col) && varchar_literal(lit)) {
+        *column = col.bound.column;
+        values->assign({lit.literal.s});
+        return true;
+      }
+    }
+    return false;
+  }
+  if (e.kind == ExprKind::kIn && !e.negated && e.subquery == nullptr && e.args.size() >= 2 &&
+      varchar_column(*e.args[0])) {
+    values->clear();
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      if (!varchar_literal(*e.args[i])) return false;
+      values->push_back(e.args[i]->literal.s);
+    }
+    *column = e.args[0]->bound.column;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint32_t>> Planner::CandidateSeries(
+    const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout) {
+  // The conjunct that leaves the fewest series. Every series passing all
+  // conjuncts is among its candidates (it holds one of the values).
+  std::optional<std::vector<uint32_t>> best;
+  int column = -1;
+  std::vector<std::string_view> values;
+  for (const ExprPtr& c : series_conjuncts) {
+    if (!RequiredValues(*c, &column, &values)) continue;
+    std::vector<uint32_t> rows;
+    for (std::string_view value : values) {
+      const std::vector<uint32_t> found = layout.postings.Find(layout.series_batch, column, value);
+      rows.insert(rows.end(), found.begin(), found.end());
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());  // IN ('a', 'a')
+    if (!best || rows.size() < best->size()) best = std::move(rows);
+  }
+  return best;
+}
+
+absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectStmt& select) {
+  ASSIGN_OR_RETURN(ResolvedTable resolved, ResolveTable(ref));
+  std::shared_ptr<const TableInfo> table = resolved.table;
+  std::shared_ptr<const TableLayout> layout = resolved.layout;
+  Schema schema = std::move(resolved.schema);
+  const int time_column = layout->time_column;
+
+  // WHERE, bound here once against the table schema, splits into conjuncts
+  // the scan answers exactly and a residual filter: time bounds become the
+  // scan's time range; conjuncts over series columns only (dimensions,
+  // measure_name) are decided once per series, which selects the series
+  // (and so the partitions) to read.
+  const int series_columns = layout->series_columns;
+  int64_t start = INT64_MIN, end = INT64_MAX;
+  std::vector<ExprPtr> series_conjuncts, residual;
+  // Residual conjuncts on measure values also rule out whole magnetic blocks
+  // by their min/max.
+  auto bounds = std::make_shared<std::vector<ValueBound>>();
+  if (select.where) {
+    RETURN_IF_ERROR(BindWhere(*select.where, schema));
+    for (ExprPtr& c : TakeConjuncts(std::move(select.where))) {
+      if (NarrowTimeRange(*c, time_column, context_->eval, &start, &end)) continue;
+      if (OnlySeriesColumns(*c, series_columns) && !CanFail(*c)) {
+        series_conjuncts.push_back(std::move(c));
+      } else {
+        residual.push_back(std::move(c));
+      }
+    }
+    std::vector<const Expr*> residual_view;
+    for (const ExprPtr& c : residual) residual_view.push_back(c.get());
+    *bounds = ExtractValueBounds(residual_view, time_column + 1, context_->eval);
+    select.where = JoinConjuncts(std::move(residual));
+  }
+
+  // Series conjuncts run once per series, over the layout's series batch;
+  // or, when one names the values a dimension must hold, over the series
+  // holding them only (found in the layout's postings).
+  std::vector<uint8_t> keep;
+  if (std::optional<std::vector<uint32_t>> candidates =
+          CandidateSeries(series_conjuncts, *layout)) {
+    keep.assign(layout->series.size(), 0);
+    const Batch batch = TakeRows(layout->series_batch, *candidates);
+    std::vector<uint8_t> passed(candidates->size(), 1);
+    for (const ExprPtr& c : series_conjuncts) {
+      const Vector matched = EvalBatch(*c, batch, context_->eval);
+      for (size_t k = 0; k < passed.size(); ++k) {
+        passed[k] &= !matched.null(k) && matched.ints[k] != 0;
+      }
+    }
+    for (size_t k = 0; k < passed.size(); ++k) keep[(*candidates)[k]] = passed[k];
+  } else {
+    keep.assign(layout->series.size(), 1);
+    for (const ExprPtr& c : series_conjuncts) {
+      const Vector matched = EvalBatch(*c, layout->series_batch, context_->eval);
+      for (size_t i = 0; i < keep.size(); ++i) {
+        keep[i] &= !matched.null(i) && matched.ints[i] != 0;
+      }
+    }
+  }
+  auto targets = std::make_shared<std::vector<SeriesTarget>>();
+  auto target_index = std::make_shared<std::vector<size_t>>();  // rows of the series batch
+  absl::flat_hash_set<uint64_t> target_partitions;
+  for (size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i] == 0) continue;
+    targets->push_back(layout->series[i]);
+    target_index->push_back(i);
+    target_partitions.insert(layout->series[i].pk_hash);
+  }
+  const bool prune = !series_conjuncts.empty();
+  const int64_t total_series = static_cast<int64_t>(layout->series.size());
+  const int64_t all_partitions = layout->partitions;
+  stats_->series_scanned += prune ? static_cast<int64_t>(targets->size()) : total_series;
+  stats_->series_pruned += prune ? total_series - static_cast<int64_t>(targets->size()) : 0;
+  stats_->partitions_scanned +=
+      prune ? static_cast<int64_t>(target_partitions.size()) : all_partitions;
+  stats_->partitions_pruned +=
+      prune ? all_partitions - static_cast<int64_t>(target_partitions.size()) : 0;
+
+  ScanOptions options{.start_nanos = start, .end_nanos = end,
+                      .series = prune ? targets.get() : nullptr,
+                      .cancelled = context_->cancelled};
+  Source source;
+  source.schema = schema;
+  source.last_point_only = std::make_shared<bool>(false);
+  source.enough_before = std::make_shared<std::function<bool(int64_t)>>();
+  source.header_aggregation = std::make_shared<HeaderAggregation>();
+  source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
+  source.restrict_series = std::make_shared<SeriesRestriction>();
+  source.series_columns = series_columns;
+  source.time_column = time_column;
+  {
+    // The selected series times the hours in range, at one point per 10 s
+    // (the seed workloads' interval): only ever compared with another guess.
+    const int64_t now = context_->eval.now_nanos;
+    const int64_t from = std::max(start, table->RetentionStartNanos(now));
+    const int64_t to = std::min(end, now + kNanosPerHour / 4);
+    const int64_t hours = to > from ? (to - from) / kNanosPerHour + 1 : 1;
+    source.estimated_rows = static_cast<int64_t>(targets->size()) * hours * 360;
+  }
+  std::string series_filter;
+  for (const ExprPtr& c : series_conjuncts) {
+    series_filter += (series_filter.empty() ? "" : " AND ") + c->ToString();
+  }
+  std::string block_filter;
+  for (size_t i = 0; i < bounds->size(); ++i) {
+    const std::string& text = (*bounds)[i].text;
+    if (i > 0 && (*bounds)[i - 1].text == text) continue;  // a BETWEEN makes two in a row
+    block_filter += (i == 0 ? " block-filter=" : " AND ") + text;
+  }
+  source.explain.push_back(StrCat(
+      "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
+      prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
+                     target_partitions.size(), "/", all_partitions, " where ",
+                     series_filter)
+            : StrCat(" series=all(", total_series, ")"),
+      block_filter));
+  auto scan = std::make_shared<const TableScan>(
+      TableScan::Spec{.storage = &storage_,
+                      .table = table,
+                      .layout = layout,
+                      .options = options,
+                      .targets = targets,
+                      .target_index = target_index,
+                      .bounds = bounds,
+                      .last_point_only = source.last_point_only,
+                      .enough_before = source.enough_before,
+                      .header_aggregation = source.header_aggregation,
+                      .columns_read = source.columns_read,
+                      .restrict_series = source.restrict_series});
+  source.run = [scan, context = context_, stats = stats_](BatchSink* sink) {
+    return scan->Run(context, stats, sink);
+  };
+  return source;
+}
+
+absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
+  Source source;
+  if (!select.from) return OneRowSource();
+  TableRef& ref = *select.from;
+  if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
+  if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
+      !context_->default_database.empty()) {
+    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
+  }
+  if (!ref.subquery && !ref.database.empty()) {
+    // WHERE over a system table is applied after it, as over a subquery.
+    ASSIGN_OR_RETURN(std::optional<Source> system, PlanSystemTable(ref));
+    if (!system) return PlanTable(ref, select);
+    return *std::move(system);
+  }
+  return PlanInnerQuery(ref);
+}
+
+absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
+  Source source;
+  std::shared_ptr<Plan> inner;
+  std::string qualifier = ref.alias;
+  if (ref.subquery) {
+    ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
+  } else {
+    auto it = ctes_.find(ref.table);
+    if (it == ctes_.end()) {
+      std::vector<std::string_view> names;
+      for (const auto& [name, plan] : ctes_) names.push_back(name);
+      return SqlError(absl::StatusCode::kNotFound, sql_, ref.pos,
+                      StrCat("\"", ref.table, "\" is not a WITH query", DidYouMean(ref.table, names),
+                             "; name tables as \"database\".\"table\", or set a default database "
+                             "(USE db in the shell, --database)"));
+    }
+    inner = it->second;
+    if (qualifier.empty()) qualifier = ref.table;
+  }
+  source.schema = inner->output;
+  for (ColumnInfo& c : source.schema) c.qualifier = qualifier;
+  source.estimated_rows = inner->estimated_rows;
+  // The run function points into the inner plan's expressions: own it.
+  std::vector<DataType> types;
+  for (const ColumnInfo& c : source.schema) types.push_back(c.type);
+  QueryContext* context = context_;
+  source.run = [inner, types, context](BatchSink* sink) {
+    return inner->run(MakeRowsToBatches(types, context, sink).get());
+  };
+  for (const std::string& line : inner->explain) source.explain.push_back(line);
+  return source;
+}
+
+absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {
+  if (ContainsAggregate(where)) {
+    return SqlError(sql_, where.pos, "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
+  }
+  RETURN_IF_ERROR(Bind(where, schema, sql_));
+  // Only a boolean (or NULL) decides which rows pass: 'x', a number or a
+  // varchar column is refused rather than read as truthy.
+  if (where.bound.type != DataType::kBoolean && where.bound.type != DataType::kUnknown) {
+    return SqlError(sql_, where.pos,
+                    StrCat("WHERE needs a boolean condition, not ", TypeName(where.bound.type),
+                           "; compare the value, e.g. WHERE x = 1"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata::query

@@ -1,0 +1,118 @@
+// Turns a parsed SELECT into a runnable plan: resolves the source (a table,
+// a subquery, a WITH query), binds every expression, pushes the time range,
+// measure_name and dimension predicates into the table scan, plans
+// aggregation, ordering and limits, and describes itself for EXPLAIN.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/base/memory_budget.h"
+#include "query/base/read_access.h"
+#include "query/base/result.h"
+#include "query/base/running_queries.h"
+#include "query/exec/operators.h"
+#include "query/exec/table_layout.h"
+#include "query/expr/expr.h"
+#include "query/parse/ast.h"
+#include "query/parse/parser.h"
+#include "storage/engine.h"
+
+namespace strata::query {
+
+struct JoinSpec;  // query/exec/hash_join.h
+
+struct Plan {
+  Schema output;
+  // Pushes every result row into `sink`, then calls sink->Finish().
+  std::function<absl::Status(RowSink* sink)> run;
+  // Set when the result is the select list over the source's batches (no
+  // sort, limit, distinct, aggregation, window or HAVING): pushes the
+  // result as batches into `sink`, then calls sink->Finish().
+  std::function<absl::Status(BatchSink* sink)> run_batches;
+  // Lines of EXPLAIN, outermost operator first.
+  std::vector<std::string> explain;
+  // Keeps the bound expressions the operators point at alive.
+  std::vector<std::shared_ptr<void>> keep_alive;
+  // A guess of the rows it returns, for choosing a join's build side.
+  int64_t estimated_rows = 0;
+};
+
+class Planner {
+ public:
+  // `layouts` is shared by the engine's queries.
+  Planner(Engine& storage, TableLayoutCache& layouts, std::string_view sql, QueryContext* context,
+          QueryStats* stats)
+      : storage_(storage), layouts_(layouts), sql_(sql), context_(context), stats_(stats) {}
+
+  absl::StatusOr<std::shared_ptr<Plan>> PlanSelect(std::unique_ptr<SelectStmt> select);
+
+ private:
+  class SelectPhases;  // planner_select.cc
+  struct Source;
+  struct FromNode;
+  struct ResolvedTable;
+  absl::StatusOr<Source> PlanSource(SelectStmt& select);
+  absl::StatusOr<Source> PlanTable(const TableRef& ref, SelectStmt& select);
+  // The rows of the layout's series batch that can pass `series_conjuncts`,
+  // when one of them names the values a dimension must hold (= or IN of
+  // VARCHAR literals), from the layout's postings; nullopt when none does.
+  static std::optional<std::vector<uint32_t>> CandidateSeries(
+      const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout);
+  absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
+  // "system"."<table>" (query/exec/system_tables.h), read whole; nullopt when
+  // `ref` names no system table.
+  absl::StatusOr<std::optional<Source>> PlanSystemTable(const TableRef& ref);
+  // A subquery or WITH query in FROM, as a source.
+  absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
+  // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).
+  absl::StatusOr<std::shared_ptr<Plan>> PlanSetOperation(SelectStmt& select);
+  // Joins (planner_join.cc): the FROM tree's schemas first, then the
+  // sources, with WHERE and ON conjuncts pushed as far down as each join
+  // kind allows.
+  absl::StatusOr<Source> PlanJoin(SelectStmt& select);
+  absl::StatusOr<std::unique_ptr<FromNode>> PrepareFrom(TableRef& ref);
+  absl::StatusOr<Source> BuildFrom(FromNode& node, std::vector<ExprPtr> pushed);
+  absl::StatusOr<Source> BuildFromItem(FromNode& node, std::vector<ExprPtr> pushed);
+  // The build side of a join keeps only the columns read after it.
+  void NarrowBuildSide(const FromNode& node, JoinSpec* spec) const;
+  // `source` with the AND of `conjuncts` (none: unchanged) as a filter.
+  absl::StatusOr<Source> FilterAbove(Source source, std::vector<ExprPtr> conjuncts);
+  // UNNEST (planner_unnest.cc): its columns, its arguments bound to `input`
+  // (the columns of the FROM items before it); then the source that adds
+  // them to `input`'s rows.
+  absl::StatusOr<std::unique_ptr<FromNode>> PrepareUnnest(TableRef& ref, const Schema& input);
+  Source UnnestSource(const FromNode& unnest, Source input);
+  // One row of no columns (SELECT without FROM, FROM UNNEST(...) alone).
+  Source OneRowSource();
+  // Runs the uncorrelated subqueries in the statement's expressions and puts
+  // their answers in their place (a value, an IN list, EXISTS' boolean).
+  absl::Status ResolveSubqueries(SelectStmt& select);
+  // `outer`: the names of the outer query's FROM items.
+  absl::Status ResolveSubqueries(Expr& expr, const std::set<std::string>& outer);
+  // A correlated subquery as a lookup table (false: it is not correlated).
+  absl::StatusOr<bool> Decorrelate(Expr& expr, SelectStmt& query,
+                                   const std::set<std::string>& outer);
+  // Binds a WHERE condition and refuses one that is not boolean.
+  absl::Status BindWhere(Expr& where, const Schema& schema);
+
+  Engine& storage_;
+  TableLayoutCache& layouts_;
+  std::string_view sql_;
+  QueryContext* context_;
+  QueryStats* stats_;
+  std::map<std::string, std::shared_ptr<Plan>> ctes_;
+  // The columns the statement being planned names (qualifier, name), so
+  // the tables of a join decode only those; `*` reads them all.
+  std::vector<std::pair<std::string, std::string>> used_columns_;
+  bool uses_star_ = false;
+};
+
+}  // namespace strata::query

@@ -1,0 +1,88 @@
+// What the planner's files share (planner.cc, planner_join.cc, ...): the
+// source a SELECT reads from, and helpers over WHERE conjuncts. Not for use
+// outside the planner.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/exec/hash_join.h"
+#include "query/exec/header_aggregation.h"
+#include "query/exec/unnest.h"
+#include "query/plan/planner.h"
+#include "storage/catalog/catalog_types.h"
+
+namespace strata::query {
+
+struct Planner::Source {
+  Schema schema;
+  std::function<absl::Status(BatchSink* sink)> run;
+  std::vector<std::string> explain;
+  // Table scans only: set before running to read just the newest row of each
+  // series (the last-point fast path, see LastPointEligible).
+  std::shared_ptr<bool> last_point_only;
+  // Table scans only: which columns the query reads, set before running.
+  std::shared_ptr<std::vector<bool>> columns_read;
+  // Table scans only: when set (by the plan, before running) the scan reads
+  // buckets newest first and stops after a bucket once this is true for the
+  // bucket's start: no older row can reach the result (ORDER BY time DESC
+  // LIMIT n, see `newest_first` in PlanSelect).
+  std::shared_ptr<std::function<bool(int64_t)>> enough_before;
+  // Table scans only: filled by the plan when whole blocks may add to the
+  // aggregation by their headers; used while its `sink` is set.
+  std::shared_ptr<HeaderAggregation> header_aggregation;
+  int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
+  int time_column = -1;
+  int64_t estimated_rows = 0;  // a guess, for choosing a join's build side
+  // Table scans only: a join may narrow the series read at run time to those
+  // whose `column` (a series column) has one of the build side's key values.
+  std::shared_ptr<SeriesRestriction> restrict_series;
+};
+
+struct Planner::ResolvedTable {
+  std::shared_ptr<const TableInfo> table;
+  std::shared_ptr<const TableLayout> layout;
+  Schema schema;  // qualified by the alias or the table name
+};
+
+// A FROM item before its source is built (planner_join.cc): its schema, and
+// for a join both sides and the USING columns (left index, right index).
+struct Planner::FromNode {
+  TableRef* ref = nullptr;
+  Schema schema;
+  std::optional<Source> planned;  // a subquery or WITH query, planned at once
+  std::unique_ptr<FromNode> left, right;
+  std::vector<std::pair<int, int>> using_columns;
+  // UNNEST: what it adds to the rows before it, and the bound arguments
+  // `unnest` points at.
+  std::shared_ptr<UnnestSpec> unnest;
+  std::shared_ptr<std::vector<ExprPtr>> unnest_exprs;
+};
+
+// Whether `e` is the bound column `column`.
+bool IsColumn(const Expr* e, int column);
+// time, bin(time, c) or date_trunc(c, time): a key that never decreases as
+// time grows.
+bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval);
+bool OnlySeriesColumns(const Expr& e, int series_columns);
+// `time <op> constant` or `time BETWEEN constant AND constant`.
+bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval);
+// The aggregation's fast paths (planner.cc says when each applies).
+bool LastPointEligible(const std::vector<const Expr*>& keys,
+                       const std::vector<AggregateSpec>& aggregates, const Expr* where,
+                       int series_columns, int time_column, const EvalContext& eval);
+bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval);
+// The columns the window operator keeps of its `width`-wide input.
+std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
+
+// Splits a tree of ANDs into its conjuncts, taking ownership of them.
+std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
+// The AND of `conjuncts` (bound, boolean); null when there are none.
+ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts);
+
+}  // namespace strata::query

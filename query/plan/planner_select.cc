@@ -1,0 +1,639 @@
+// PlanSelect: a SELECT planned in named phases over its source's rows —
+// the select list expanded, window calls taken out, then either the
+// aggregation (GROUP BY keys, aggregate slots, a fast path, the select list
+// rewritten over the groups) or the select list bound to the rows, then the
+// output and ORDER BY, the newest-first scan, the columns read, EXPLAIN, and
+// the operators wired from the output back to the source.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/exec/window.h"
+#include "query/expr/vector_eval.h"
+#include "query/plan/planner.h"
+#include "query/plan/planner_internal.h"
+
+namespace strata::query {
+
+class Planner::SelectPhases {
+ public:
+  SelectPhases(Planner& planner, SelectStmt& select, Source source, Plan& plan)
+      : planner_(planner),
+        sql_(planner.sql_),
+        context_(planner.context_),
+        select_(select),
+        source_(std::move(source)),
+        plan_(plan) {}
+
+  absl::Status Run() {
+    RETURN_IF_ERROR(ExpandStar());
+    RETURN_IF_ERROR(ExtractWindows());
+    RETURN_IF_ERROR(aggregating_ ? Aggregate() : BindRows());
+    OutputColumns();
+    RETURN_IF_ERROR(OrderBy());
+    if (select_.having && select_.having->bound.type != DataType::kBoolean &&
+        select_.having->bound.type != DataType::kUnknown) {
+      return SqlError(sql_, select_.having->pos, "HAVING needs a boolean condition");
+    }
+    PlanNewestFirst();
+    MarkColumnsRead();
+    Explain();
+    Wire();
+    return absl::OkStatus();
+  }
+
+ private:
+  // Each window call's expressions: its arguments, PARTITION BY and ORDER BY.
+  static std::vector<ExprPtr*> WindowExprs(Expr& call) {
+    std::vector<ExprPtr*> out;
+    for (ExprPtr& a : call.args) {
+      if (a->kind != ExprKind::kStar) out.push_back(&a);
+    }
+    for (ExprPtr& p : call.window->partition_by) out.push_back(&p);
+    for (OrderItem& o : call.window->order_by) out.push_back(&o.expr);
+    return out;
+  }
+  const Schema& input() const { return source_.schema; }
+
+  absl::Status ExpandStar();
+  absl::Status ExtractWindows();
+  absl::Status BindWindows(size_t width);
+  absl::Status Aggregate();
+  absl::Status BindGroupKeys(Schema* post);
+  absl::Status CollectAggregates(Expr& e, Schema* post);
+  void PickAggregateFastPath();
+  absl::Status RewriteOverGroups(ExprPtr& e, const Schema& post);
+  absl::Status BindRows();
+  void OutputColumns();
+  absl::Status OrderBy();
+  absl::Status OrderKeyOverGroups(ExprPtr& e);
+  void PlanNewestFirst();
+  void MarkColumnsRead();
+  void Explain();
+  void Wire();
+
+  Planner& planner_;
+  const std::string_view sql_;
+  QueryContext* const context_;
+  SelectStmt& select_;
+  Source source_;
+  Plan& plan_;
+
+  // Window calls, taken out of the select list and ORDER BY; a placeholder
+  // column stands in each place (the operators point into `windows_`).
+  std::shared_ptr<std::vector<ExprPtr>> windows_ = std::make_shared<std::vector<ExprPtr>>();
+  std::vector<Expr*> window_slots_;
+  std::vector<WindowCall> window_calls_;
+
+  bool aggregating_ = false;
+  std::vector<const Expr*> group_keys_;
+  std::vector<std::string> key_text_;
+  std::vector<AggregateSpec> aggregates_;
+  bool header_aggregates_ = false;  // blocks may add to the groups by their headers
+  // The schema the select list, HAVING and ORDER BY are bound against.
+  Schema projected_input_;
+
+  Schema output_;
+  std::vector<const Expr*> projection_;  // the select list, then hidden ORDER BY columns
+  std::vector<SortKey> sort_keys_;
+
+  // ORDER BY time (or a time key) DESC LIMIT n: the scan reads newest first.
+  bool newest_first_ = false;
+  const Expr* newest_key_ = nullptr;  // aggregating: the group key ordered by
+  size_t newest_key_index_ = 0;
+};
+
+absl::Status Planner::SelectPhases::ExpandStar() {
+  // WHERE (a table source has bound it already, for pushdown).
+  if (select_.where) RETURN_IF_ERROR(planner_.BindWhere(*select_.where, input()));
+  std::vector<SelectItem> items;
+  for (SelectItem& item : select_.items) {
+    if (item.expr->kind != ExprKind::kStar) {
+      items.push_back(std::move(item));
+      continue;
+    }
+    for (const ColumnInfo& c : input()) {
+      if (c.hidden) continue;  // the right copy of a USING column
+      auto column = std::make_unique<Expr>();
+      column->kind = ExprKind::kColumn;
+      column->pos = item.expr->pos;
+      column->name = c.name;
+      column->qualifier = c.qualifier;
+      items.push_back({std::move(column), ""});
+    }
+  }
+  select_.items = std::move(items);
+  if (select_.items.empty()) return SqlError(sql_, {0}, "the select list is empty");
+  return absl::OkStatus();
+}
+
+absl::Status Planner::SelectPhases::ExtractWindows() {
+  plan_.keep_alive.push_back(windows_);
+  std::vector<ExprPtr>& windows = *windows_;
+  std::function<absl::Status(ExprPtr&)> extract = [&](ExprPtr& e) -> absl::Status {
+    if (e->kind == ExprKind::kCall && e->window) {
+      for (const ExprPtr& a : e->args) {
+        if (ContainsWindow(*a)) return SqlError(sql_, a->pos, "window functions cannot be nested");
+      }
+      auto slot = std::make_unique<Expr>();
+      slot->kind = ExprKind::kColumn;
+      slot->pos = e->pos;
+      slot->name = e->ToString();
+      slot->bound.window = static_cast<int>(windows.size());
+      window_slots_.push_back(slot.get());
+      windows.push_back(std::move(e));
+      e = std::move(slot);
+      return absl::OkStatus();
+    }
+    for (ExprPtr& a : e->args) RETURN_IF_ERROR(extract(a));
+    return absl::OkStatus();
+  };
+  for (SelectItem& item : select_.items) RETURN_IF_ERROR(extract(item.expr));
+  for (OrderItem& o : select_.order_by) RETURN_IF_ERROR(extract(o.expr));
+
+  aggregating_ = !select_.group_by.empty() || (select_.having != nullptr);
+  for (const SelectItem& item : select_.items) aggregating_ |= ContainsAggregate(*item.expr);
+  for (const OrderItem& o : select_.order_by) aggregating_ |= ContainsAggregate(*o.expr);
+  for (ExprPtr& w : windows) {
+    for (ExprPtr* e : WindowExprs(*w)) aggregating_ |= ContainsAggregate(**e);
+  }
+  return absl::OkStatus();
+}
+
+// Binds the window calls (their expressions already bound to the rows the
+// operator sees, `width` columns) and gives each slot its column.
+absl::Status Planner::SelectPhases::BindWindows(size_t width) {
+  std::vector<ExprPtr>& windows = *windows_;
+  for (size_t k = 0; k < windows.size(); ++k) {
+    WindowCall call;
+    RETURN_IF_ERROR(BindWindowCall(*windows[k], sql_, &call));
+    window_slots_[k]->bound.column = static_cast<int>(width + k);
+    window_slots_[k]->bound.type = call.type;
+    window_calls_.push_back(std::move(call));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Planner::SelectPhases::Aggregate() {
+  Schema post;  // the aggregation's output: its keys, then its aggregates
+  RETURN_IF_ERROR(BindGroupKeys(&post));
+  // Take out every aggregate call and give it a slot after the keys.
+  for (SelectItem& item : select_.items) RETURN_IF_ERROR(CollectAggregates(*item.expr, &post));
+  if (select_.having) RETURN_IF_ERROR(CollectAggregates(*select_.having, &post));
+  for (OrderItem& o : select_.order_by) RETURN_IF_ERROR(CollectAggregates(*o.expr, &post));
+  for (ExprPtr& w : *windows_) {
+    for (ExprPtr* e : WindowExprs(*w)) RETURN_IF_ERROR(CollectAggregates(**e, &post));
+  }
+  PickAggregateFastPath();
+  // The select list, HAVING and the windows over the aggregation's output.
+  for (ExprPtr& w : *windows_) {
+    for (ExprPtr* e : WindowExprs(*w)) RETURN_IF_ERROR(RewriteOverGroups(*e, post));
+  }
+  RETURN_IF_ERROR(BindWindows(post.size()));
+  for (SelectItem& item : select_.items) {
+    // An alias in ORDER BY may name this item: keep its text.
+    RETURN_IF_ERROR(RewriteOverGroups(item.expr, post));
+  }
+  if (select_.having) RETURN_IF_ERROR(RewriteOverGroups(select_.having, post));
+  projected_input_ = std::move(post);
+  return absl::OkStatus();
+}
+
+absl::Status Planner::SelectPhases::BindGroupKeys(Schema* post) {
+  for (ExprPtr& g : select_.group_by) {
+    // GROUP BY 1 is the first select item; GROUP BY alias is that item.
+    if (g->kind == ExprKind::kLiteral && g->literal.type == DataType::kBigint) {
+      int64_t k = g->literal.i;
+      if (k < 1 || k > static_cast<int64_t>(select_.items.size())) {
+        return SqlError(sql_, g->pos, StrCat("GROUP BY ", k, " is not a select item (1..",
+                                             select_.items.size(), ")"));
+      }
+      g = select_.items[k - 1].expr->Clone();
+    } else if (g->kind == ExprKind::kColumn && g->qualifier.empty()) {
+      const bool is_input = std::any_of(input().begin(), input().end(),
+                                        [&](const ColumnInfo& c) { return c.name == g->name; });
+      if (!is_input) {
+        for (const SelectItem& item : select_.items) {
+          if (item.alias == g->name) {
+            g = item.expr->Clone();
+            break;
+          }
+        }
+      }
+    }
+    if (ContainsAggregate(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use an aggregate");
+    RETURN_IF_ERROR(Bind(*g, input(), sql_));
+    group_keys_.push_back(g.get());
+    key_text_.push_back(g->ToString());
+  }
+  for (size_t i = 0; i < group_keys_.size(); ++i) {
+    post->push_back({key_text_[i], group_keys_[i]->bound.type, ""});
+    if (group_keys_[i]->kind == ExprKind::kColumn) post->back().name = group_keys_[i]->name;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
+  const AggregateFunction* f =
+      e.kind == ExprKind::kCall ? FunctionRegistry::Get().FindAggregate(e.name) : nullptr;
+  if (f == nullptr) {
+    for (auto& a : e.args) RETURN_IF_ERROR(CollectAggregates(*a, post));
+    return absl::OkStatus();
+  }
+  if (e.bound.aggregate >= 0) return absl::OkStatus();
+  AggregateSpec spec;
+  spec.function = f;
+  spec.distinct = e.distinct;
+  for (auto& a : e.args) {
+    if (a->kind == ExprKind::kStar) {
+      if (e.name != "count") return SqlError(sql_, a->pos, "* is only allowed in count(*)");
+      continue;
+    }
+    if (ContainsAggregate(*a)) return SqlError(sql_, a->pos, "aggregates cannot be nested");
+    RETURN_IF_ERROR(Bind(*a, input(), sql_));
+    spec.args.push_back(a.get());
+    spec.arg_types.push_back(a->bound.type);
+  }
+  auto type = f->bind(spec.arg_types);
+  if (!type.ok()) return SqlError(sql_, e.pos, StrCat(e.name, "(): ", type.status().message()));
+  e.bound.aggregate = static_cast<int>(aggregates_.size());
+  e.bound.column = static_cast<int>(group_keys_.size() + aggregates_.size());
+  e.bound.type = *type;
+  post->push_back({e.ToString(), *type, ""});
+  aggregates_.push_back(std::move(spec));
+  return absl::OkStatus();
+}
+
+// The newest row of each series alone, or whole blocks by their headers.
+void Planner::SelectPhases::PickAggregateFastPath() {
+  if (source_.last_point_only &&
+      LastPointEligible(group_keys_, aggregates_, select_.where.get(), source_.series_columns,
+                        source_.time_column, context_->eval)) {
+    *source_.last_point_only = true;
+    source_.explain.back() += " last-point-per-series";
+  } else if (source_.header_aggregation && !select_.where &&
+             HeaderAggregationEligible(group_keys_, aggregates_, source_.series_columns,
+                                       source_.time_column, context_->eval)) {
+    source_.header_aggregation->keys = group_keys_;
+    source_.header_aggregation->aggregates = aggregates_;
+    header_aggregates_ = true;
+    source_.explain.back() += " block-aggregates";
+  }
+}
+
+// A group key becomes its column of the aggregation's output; other plain
+// columns are errors.
+absl::Status Planner::SelectPhases::RewriteOverGroups(ExprPtr& e, const Schema& post) {
+  if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
+  // A lambda's body reads its parameters: bound with the call around it.
+  if (e->kind == ExprKind::kLambda) return absl::OkStatus();
+  if (e->kind != ExprKind::kLiteral) {
+    const std::string text = e->ToString();
+    for (size_t k = 0; k < key_text_.size(); ++k) {
+      if (key_text_[k] != text) continue;
+      auto column = std::make_unique<Expr>();
+      column->kind = ExprKind::kColumn;
+      column->pos = e->pos;
+      // A grouped column keeps its own name (SELECT m.host ... GROUP BY
+      // m.host gives a column "host"), an expression its text.
+      column->name = e->kind == ExprKind::kColumn ? e->name : text;
+      column->bound.column = static_cast<int>(k);
+      column->bound.type = group_keys_[k]->bound.type;
+      e = std::move(column);
+      return absl::OkStatus();
+    }
+  }
+  if (e->kind == ExprKind::kColumn) {
+    return SqlError(sql_, e->pos, StrCat("column \"", e->name, "\" must appear in GROUP BY "
+                                         "or be used in an aggregate function"));
+  }
+  for (auto& a : e->args) RETURN_IF_ERROR(RewriteOverGroups(a, post));
+  return Bind(*e, post, sql_);
+}
+
+absl::Status Planner::SelectPhases::BindRows() {
+  for (ExprPtr& w : *windows_) {
+    for (ExprPtr* e : WindowExprs(*w)) RETURN_IF_ERROR(Bind(**e, input(), sql_));
+  }
+  RETURN_IF_ERROR(BindWindows(input().size()));
+  for (SelectItem& item : select_.items) RETURN_IF_ERROR(Bind(*item.expr, input(), sql_));
+  projected_input_ = input();
+  return absl::OkStatus();
+}
+
+void Planner::SelectPhases::OutputColumns() {
+  for (size_t i = 0; i < select_.items.size(); ++i) {
+    const SelectItem& item = select_.items[i];
+    std::string name = item.alias;
+    if (name.empty()) {
+      name = item.expr->kind == ExprKind::kColumn && item.expr->bound.window < 0
+                 ? item.expr->name
+                 : StrCat("_col", i);
+    }
+    output_.push_back({name, item.expr->bound.type, ""});
+    projection_.push_back(item.expr.get());
+  }
+}
+
+// ORDER BY: an ordinal or an output name refers to the output; anything else
+// is computed as a hidden extra column.
+absl::Status Planner::SelectPhases::OrderBy() {
+  for (OrderItem& o : select_.order_by) {
+    int column = -1;
+    if (o.expr->kind == ExprKind::kLiteral && o.expr->literal.type == DataType::kBigint) {
+      const int64_t k = o.expr->literal.i;
+      if (k < 1 || k > static_cast<int64_t>(output_.size())) {
+        return SqlError(sql_, o.expr->pos,
+                        StrCat("ORDER BY ", k, " is not a select item (1..", output_.size(), ")"));
+      }
+      column = static_cast<int>(k - 1);
+    } else if (o.expr->kind == ExprKind::kColumn && o.expr->qualifier.empty()) {
+      for (size_t i = 0; i < output_.size(); ++i) {
+        if (output_[i].name == o.expr->name &&
+            (!select_.items[i].alias.empty() || aggregating_ ||
+             select_.items[i].expr->kind == ExprKind::kColumn)) {
+          column = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (column < 0) {
+      RETURN_IF_ERROR(aggregating_ ? OrderKeyOverGroups(o.expr)
+                                   : Bind(*o.expr, projected_input_, sql_));
+      if (select_.distinct) {
+        return SqlError(sql_, o.expr->pos,
+                        "with SELECT DISTINCT, ORDER BY must use columns of the select list");
+      }
+      column = static_cast<int>(projection_.size());
+      projection_.push_back(o.expr.get());
+    }
+    sort_keys_.push_back({column, o.descending, o.nulls_first.value_or(o.descending)});
+  }
+  return absl::OkStatus();
+}
+
+// An ORDER BY expression of an aggregating query that is not in the select
+// list: over the aggregation's output.
+absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
+  if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
+  const std::string text = e->ToString();
+  for (size_t k = 0; k < key_text_.size(); ++k) {
+    if (key_text_[k] != text) continue;
+    e->bound.column = static_cast<int>(k);
+    e->kind = ExprKind::kColumn;
+    e->args.clear();
+    e->bound.type = group_keys_[k]->bound.type;
+    return absl::OkStatus();
+  }
+  if (e->kind == ExprKind::kColumn) {
+    return SqlError(sql_, e->pos, StrCat("ORDER BY column \"", e->name,
+                                         "\" must appear in GROUP BY or the select list"));
+  }
+  return Bind(*e, projected_input_, sql_);
+}
+
+// ORDER BY time DESC LIMIT n (or a time bin that is a group key): the newest
+// rows decide the result, so the scan reads newest first and stops as soon as
+// no older row can change it.
+void Planner::SelectPhases::PlanNewestFirst() {
+  if (!source_.enough_before || !select_.limit || sort_keys_.empty() ||
+      !sort_keys_[0].descending || select_.distinct || select_.having ||
+      *source_.last_point_only || !windows_->empty()) {
+    return;
+  }
+  const Expr* first = projection_[sort_keys_[0].column];
+  if (!aggregating_) {
+    newest_first_ = IsColumn(first, source_.time_column);
+  } else if (first->kind == ExprKind::kColumn && first->bound.aggregate < 0 &&
+             first->bound.column >= 0 &&
+             static_cast<size_t>(first->bound.column) < group_keys_.size() &&
+             NeverDecreasesWithTime(*group_keys_[first->bound.column], source_.time_column,
+                                    context_->eval)) {
+    newest_key_index_ = static_cast<size_t>(first->bound.column);
+    newest_key_ = group_keys_[newest_key_index_];
+    newest_first_ = true;
+  }
+  if (newest_first_) source_.explain.back() += " newest-first";
+}
+
+// A table scan fills only the columns the query reads.
+void Planner::SelectPhases::MarkColumnsRead() {
+  if (!source_.columns_read) return;
+  std::vector<bool>& read = *source_.columns_read;
+  if (select_.where) MarkColumns(*select_.where, &read);
+  if (aggregating_) {
+    for (const Expr* k : group_keys_) MarkColumns(*k, &read);
+    for (const AggregateSpec& a : aggregates_) {
+      for (const Expr* e : a.args) MarkColumns(*e, &read);
+    }
+  } else {
+    for (const Expr* e : projection_) MarkColumns(*e, &read);
+    for (ExprPtr& w : *windows_) {
+      for (ExprPtr* e : WindowExprs(*w)) MarkColumns(**e, &read);
+    }
+  }
+  source_.explain.back() +=
+      StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+}
+
+// EXPLAIN's lines, outermost first, then the source's.
+void Planner::SelectPhases::Explain() {
+  auto names = [](const std::vector<const Expr*>& exprs) {
+    std::string out;
+    for (size_t i = 0; i < exprs.size(); ++i) out += (i ? ", " : "") + exprs[i]->ToString();
+    return out;
+  };
+  std::vector<std::string> lines;
+  if (select_.offset) lines.push_back(StrCat("Offset ", *select_.offset));
+  if (select_.limit && sort_keys_.empty()) lines.push_back(StrCat("Limit ", *select_.limit));
+  if (!sort_keys_.empty()) {
+    lines.push_back(select_.limit
+                        ? StrCat("TopN ", *select_.limit, " by ", sort_keys_.size(), " keys")
+                        : StrCat("Sort by ", sort_keys_.size(), " keys"));
+  }
+  if (select_.distinct) lines.push_back("Distinct");
+  lines.push_back(StrCat("Project [", names(projection_), "]"));
+  for (const ExprPtr& w : *windows_) lines.push_back(StrCat("Window ", w->ToString()));
+  if (select_.having) lines.push_back(StrCat("Filter (HAVING) ", select_.having->ToString()));
+  if (aggregating_) {
+    std::string aggs;
+    for (size_t i = 0; i < aggregates_.size(); ++i) {
+      const AggregateSpec& a = aggregates_[i];
+      aggs += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
+                     a.args.empty() ? "*" : names(a.args), ")");
+    }
+    lines.push_back(
+        StrCat("HashAggregate keys=[", names(group_keys_), "] aggregates=[", aggs, "]"));
+  }
+  if (select_.where) lines.push_back(StrCat("Filter ", select_.where->ToString()));
+  for (size_t i = 0; i < lines.size(); ++i) {
+    plan_.explain.push_back(std::string(i * 2, ' ') + lines[i]);
+  }
+  for (const std::string& line : source_.explain) {
+    plan_.explain.push_back(std::string(lines.size() * 2, ' ') + line);
+  }
+}
+
+// The run functions wire the operators from the output back to the source.
+void Planner::SelectPhases::Wire() {
+  // The window operator holds every row: it keeps only the columns the
+  // select list, ORDER BY and the windows read (a 1M-row window over a wide
+  // table held 3 GB).
+  std::vector<int> window_keep;
+  if (!windows_->empty()) {
+    std::vector<Expr*> after_window;
+    for (const Expr* e : projection_) after_window.push_back(const_cast<Expr*>(e));
+    for (ExprPtr& w : *windows_) {
+      for (ExprPtr* e : WindowExprs(*w)) after_window.push_back(e->get());
+    }
+    window_keep = NarrowWindowInput(static_cast<int>(projected_input_.size()), after_window);
+  }
+
+  plan_.output = output_;
+  const int visible = static_cast<int>(output_.size());
+  const Expr* where = select_.where.get();
+  const Expr* having = select_.having.get();
+  const bool distinct = select_.distinct;
+  const std::optional<int64_t> limit = select_.limit;
+  const int64_t offset = select_.offset.value_or(0);
+  const int input_width = static_cast<int>(input().size());
+  QueryContext* context = context_;
+  auto source_run = source_.run;
+  auto enough_before = source_.enough_before;
+  auto header_aggregation = source_.header_aggregation;
+  const int time_column = source_.time_column;
+  const bool aggregating = aggregating_;
+  const bool header_aggregates = header_aggregates_;
+  const bool newest_first = newest_first_;
+  const Expr* newest_key = newest_key_;
+  const size_t newest_key_index = newest_key_index_;
+  const std::vector<const Expr*> projection = projection_;
+  const std::vector<SortKey> sort_keys = sort_keys_;
+  const std::vector<WindowCall> window_calls = window_calls_;
+  const std::vector<const Expr*> group_keys = group_keys_;
+  const std::vector<AggregateSpec> aggregates = aggregates_;
+  plan_.estimated_rows = source_.estimated_rows;
+  if (aggregating) {
+    plan_.estimated_rows =
+        group_keys.empty() ? 1 : std::max<int64_t>(1, source_.estimated_rows / 10);
+  }
+  if (limit) plan_.estimated_rows = std::min(plan_.estimated_rows, *limit);
+  plan_.run = [=](RowSink* caller) -> absl::Status {
+    return RunPipeline(context, caller, [&](RowSink* out) -> absl::Status {
+      std::vector<std::unique_ptr<RowSink>> chain;
+      RowSink* next = out;
+      auto push = [&](std::unique_ptr<RowSink> sink) {
+        next = sink.get();
+        chain.push_back(std::move(sink));
+      };
+      if (offset > 0) push(MakeOffset(offset, next));
+      if (static_cast<int>(projection.size()) > visible) push(MakeTruncate(visible, next));
+      if (limit && sort_keys.empty()) push(MakeLimit(*limit, context, next));
+      if (!sort_keys.empty()) push(MakeSort(sort_keys, limit, context, next));
+      if (distinct) push(MakeDistinct(visible, context, next));
+      push(MakeProject(projection, context, next));
+      if (!window_calls.empty()) push(MakeWindow(window_calls, window_keep, context, next));
+      if (having != nullptr) push(MakeFilter(having, context, next));
+      std::vector<std::unique_ptr<BatchSink>> batch_chain;
+      AggregateSink* aggregate = nullptr;
+      int64_t rows_passed = 0;  // rows past WHERE, without aggregation
+      if (aggregating) {
+        std::unique_ptr<AggregateSink> a = MakeAggregate(group_keys, aggregates, context, next);
+        aggregate = a.get();
+        batch_chain.push_back(std::move(a));
+      } else {
+        batch_chain.push_back(MakeBatchesToRows(input_width, context, next));
+        if (newest_first) {
+          batch_chain.push_back(MakeRowCounter(&rows_passed, batch_chain.back().get()));
+        }
+      }
+      if (where != nullptr) {
+        batch_chain.push_back(MakeBatchFilter(where, context, batch_chain.back().get()));
+      }
+      if (newest_first) {
+        // After a bucket starting at `start`, unread rows are older than it.
+        // Rows (or groups whose key is above every unread row's key) already
+        // held come first in the order; LIMIT of them settle the result.
+        *enough_before = [&](int64_t start) {
+          if (aggregate == nullptr) return rows_passed >= *limit;
+          Row row(input_width);
+          row[time_column] = Datum::Timestamp(start - 1);
+          return aggregate->GroupsAbove(newest_key_index,
+                                        Eval(*newest_key, row, context->eval)) >= *limit;
+        };
+      }
+      if (header_aggregates) header_aggregation->sink = aggregate;
+      absl::Status ran = source_run(batch_chain.back().get());
+      // Both refer to this run's operators.
+      if (newest_first) *enough_before = nullptr;
+      if (header_aggregates) header_aggregation->sink = nullptr;
+      return ran;
+    });
+  };
+  if (!aggregating && windows_->empty() && having == nullptr && !distinct && sort_keys.empty() &&
+      !limit && !newest_first) {
+    const std::vector<const Expr*> select_list(projection.begin(), projection.begin() + visible);
+    plan_.run_batches = [=](BatchSink* out) -> absl::Status {
+      std::unique_ptr<BatchSink> project = MakeBatchProject(select_list, context, out);
+      std::unique_ptr<BatchSink> filter =
+          where != nullptr ? MakeBatchFilter(where, context, project.get()) : nullptr;
+      return source_run(filter != nullptr ? filter.get() : project.get());
+    };
+  }
+}
+
+absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {
+  // Planning counts against the query's timeout and cancellation too.
+  RETURN_IF_ERROR(context_->CheckAlive());
+  SelectStmt& select = *owned;
+  auto plan = std::make_shared<Plan>();
+  plan->keep_alive.push_back(std::shared_ptr<SelectStmt>(std::move(owned)));
+
+  for (auto& [name, query] : select.with) {
+    ASSIGN_OR_RETURN(auto cte, PlanSelect(std::move(query)));
+    ctes_[name] = cte;
+  }
+  if (select.set_operation != SetOperation::kNone) {
+    if (select.order_by.empty() && !select.limit && !select.offset) return PlanSetOperation(select);
+    // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...
+    auto inner = std::make_unique<SelectStmt>();
+    inner->set_operation = select.set_operation;
+    inner->set_all = select.set_all;
+    inner->set_left = std::move(select.set_left);
+    inner->set_right = std::move(select.set_right);
+    select.set_operation = SetOperation::kNone;
+    SelectItem all;
+    all.expr = std::make_unique<Expr>();
+    all.expr->kind = ExprKind::kStar;
+    select.items.push_back(std::move(all));
+    select.from.emplace();
+    select.from->subquery = std::move(inner);
+  }
+  // OFFSET m LIMIT n: the first n + m rows in order are found as LIMIT n + m
+  // finds them (a top-n sort, a scan that stops), and an Offset sink drops
+  // the first m.
+  if (select.offset && select.limit &&
+      __builtin_add_overflow(*select.limit, *select.offset, &*select.limit)) {
+    select.limit.reset();
+  }
+  RETURN_IF_ERROR(ResolveSubqueries(select));
+  for (const ExprPtr* clause : {&select.where, &select.having}) {
+    if (*clause && ContainsWindow(**clause)) {
+      return SqlError(sql_, (*clause)->pos, "window functions are not allowed in WHERE or HAVING; "
+                                            "filter on them in an outer query");
+    }
+  }
+  for (const ExprPtr& g : select.group_by) {
+    if (ContainsWindow(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use a window function");
+  }
+  ASSIGN_OR_RETURN(Source source, PlanSource(select));
+  SelectPhases phases(*this, select, std::move(source), *plan);
+  RETURN_IF_ERROR(phases.Run());
+  return plan;
+}
+
+}  // namespace strata::query

@@ -1,0 +1,72 @@
+// Planner: UNION, INTERSECT and EXCEPT (query/exec/set_operation.h runs them).
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/exec/set_operation.h"
+#include "query/plan/planner.h"
+
+namespace strata::query {
+namespace {
+
+std::string_view OperationName(SetOperation op) {
+  switch (op) {
+    case SetOperation::kUnion: return "UNION";
+    case SetOperation::kIntersect: return "INTERSECT";
+    case SetOperation::kExcept: return "EXCEPT";
+    case SetOperation::kNone: break;
+  }
+  return "?";
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& select) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Plan> left, PlanSelect(std::move(select.set_left)));
+  if (!select.set_right) return left;  // `(query ORDER BY a) ORDER BY b`: one operand
+  ASSIGN_OR_RETURN(std::shared_ptr<Plan> right, PlanSelect(std::move(select.set_right)));
+  const std::string_view name = OperationName(select.set_operation);
+  if (left->output.size() != right->output.size()) {
+    return SqlError(sql_, {0}, StrCat(name, ": the queries return ", left->output.size(), " and ",
+                                      right->output.size(), " columns; they must return the same "
+                                      "number"));
+  }
+  // Column names come from the left query, types from both: NULL takes the
+  // other side's, BIGINT with DOUBLE is DOUBLE; other mixes need a CAST.
+  auto plan = std::make_shared<Plan>();
+  plan->output = left->output;
+  std::vector<DataType> types;
+  for (size_t c = 0; c < plan->output.size(); ++c) {
+    DataType& t = plan->output[c].type;
+    const DataType r = right->output[c].type;
+    if (t == DataType::kUnknown) {
+      t = r;
+    } else if (r != DataType::kUnknown && r != t) {
+      if (!IsNumeric(t) || !IsNumeric(r) || t == DataType::kTimestamp ||
+          r == DataType::kTimestamp) {
+        return SqlError(sql_, {0}, StrCat(name, ": column ", c + 1, " (\"", plan->output[c].name,
+                                          "\") is ", TypeName(t), " on the left and ",
+                                          TypeName(r), " on the right; CAST one side"));
+      }
+      t = DataType::kDouble;
+    }
+    plan->output[c].qualifier.clear();
+    types.push_back(t);
+  }
+  const SetOperation op = select.set_operation;
+  const bool all = select.set_all;
+  plan->explain.push_back(StrCat(name, all ? " ALL" : ""));
+  for (const auto& side : {left, right}) {
+    for (const std::string& line : side->explain) plan->explain.push_back("  " + line);
+  }
+  plan->estimated_rows = op == SetOperation::kUnion
+                             ? left->estimated_rows + right->estimated_rows
+                             : left->estimated_rows;
+  QueryContext* context = context_;
+  plan->run = [left, right, op, all, types, context](RowSink* caller) {
+    return RunPipeline(context, caller, [&](RowSink* out) {
+      return RunSetOperation(op, all, left->run, right->run, types, context, out);
+    });
+  };
+  return plan;
+}
+
+}  // namespace strata::query

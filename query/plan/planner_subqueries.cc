@@ -1,0 +1,261 @@
+// Planner: subqueries in expressions. Each runs once, while the outer query
+// is planned, and its answer takes its place: a scalar subquery becomes its
+// value, x IN (SELECT ...) an IN list, EXISTS a boolean. The rows are held
+// in memory (charged to the query) only while they are turned into literals.
+//
+// A correlated subquery (one whose WHERE equates its own values with the
+// outer query's columns, `WHERE t2.host = t1.host`) runs once too, grouped
+// by its side of those equalities; its answers become a lookup table that
+// the outer row's values index (ExprKind::kLookup).
+#include <algorithm>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/plan/planner.h"
+#include "query/plan/planner_internal.h"
+
+namespace strata::query {
+namespace {
+
+// IN lists longer than this would be compared row by row with every value.
+constexpr size_t kMaxInSubqueryRows = 100'000;
+
+// Innermost first: answering `x IN (SELECT ...)` may replace its
+// arguments, and with them a subquery inside x.
+void Visit(ExprPtr& e, std::vector<Expr*>* found) {
+  for (ExprPtr& a : e->args) Visit(a, found);
+  if (e->window) {
+    for (ExprPtr& p : e->window->partition_by) Visit(p, found);
+    for (OrderItem& o : e->window->order_by) Visit(o.expr, found);
+  }
+  if (e->subquery) found->push_back(e.get());
+}
+
+void VisitFrom(TableRef& ref, std::vector<Expr*>* found) {
+  if (ref.on) Visit(ref.on, found);
+  if (ref.left) VisitFrom(*ref.left, found);
+  if (ref.right) VisitFrom(*ref.right, found);
+}
+
+// The names FROM's items are known by (alias, or table or WITH query name).
+void FromNames(const TableRef& ref, std::set<std::string>* out) {
+  if (ref.left) FromNames(*ref.left, out);
+  if (ref.right) FromNames(*ref.right, out);
+  if (ref.join == JoinKind::kNone) out->insert(ref.alias.empty() ? ref.table : ref.alias);
+}
+
+// True if `e` names a column of the outer query: qualified by an outer name
+// the subquery's own FROM does not use.
+bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
+                const std::set<std::string>& inner) {
+  if (e.kind == ExprKind::kColumn && !e.qualifier.empty() && outer.contains(e.qualifier) &&
+      !inner.contains(e.qualifier)) {
+    return true;
+  }
+  for (const ExprPtr& a : e.args) {
+    if (ReadsOuter(*a, outer, inner)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
+                                          const std::set<std::string>& outer) {
+  if (!query.from || query.set_operation != SetOperation::kNone) return false;
+  std::set<std::string> inner;
+  FromNames(*query.from, &inner);
+  bool correlated = query.where && ReadsOuter(*query.where, outer, inner);
+  for (const SelectItem& item : query.items) correlated |= ReadsOuter(*item.expr, outer, inner);
+  if (!correlated) return false;
+  const auto refuse = [&](std::string_view why) {
+    return SqlError(sql_, e.pos, StrCat("a correlated subquery ", why,
+                                        " (supported: the outer query's columns in equalities "
+                                        "ANDed in the subquery's WHERE; write others as a join "
+                                        "or a window function)"));
+  };
+  for (const SelectItem& item : query.items) {
+    if (ReadsOuter(*item.expr, outer, inner)) return refuse("cannot use outer columns in SELECT");
+  }
+  if (!query.group_by.empty() || query.having || query.limit || query.offset) {
+    return refuse("cannot have GROUP BY, HAVING, LIMIT or OFFSET");
+  }
+  if (e.kind == ExprKind::kIn && e.negated) return refuse("cannot be NOT IN");
+  // Split WHERE: inner = outer equalities become the lookup's keys.
+  std::vector<ExprPtr> rest, inner_keys, outer_keys;
+  for (ExprPtr& c : TakeConjuncts(std::move(query.where))) {
+    if (!ReadsOuter(*c, outer, inner)) {
+      rest.push_back(std::move(c));
+      continue;
+    }
+    const bool equality = c->kind == ExprKind::kBinary && c->name == "=";
+    int outer_side = -1;
+    for (int side = 0; equality && side < 2; ++side) {
+      const Expr& a = *c->args[side];
+      if (a.kind == ExprKind::kColumn && ReadsOuter(a, outer, inner) &&
+          !ReadsOuter(*c->args[1 - side], outer, inner)) {
+        outer_side = side;
+      }
+    }
+    if (outer_side < 0) return refuse("uses an outer column outside an equality");
+    outer_keys.push_back(std::move(c->args[outer_side]));
+    inner_keys.push_back(std::move(c->args[1 - outer_side]));
+  }
+  const bool exists = e.kind == ExprKind::kExists || e.kind == ExprKind::kIn;
+  if (e.kind != ExprKind::kExists && query.items.size() != 1) {
+    return SqlError(sql_, e.pos, StrCat("the subquery returns ", query.items.size(),
+                                        " columns; it must return one"));
+  }
+  const size_t correlation_keys = inner_keys.size();
+  const bool aggregating = std::any_of(query.items.begin(), query.items.end(),
+                                       [](const SelectItem& i) { return ContainsAggregate(*i.expr); });
+  if (e.kind == ExprKind::kExists && aggregating) {
+    return refuse("cannot be EXISTS over an aggregate (it is always true)");
+  }
+  if (e.kind == ExprKind::kIn) {  // x IN (SELECT y ... ): EXISTS (... AND y = x)
+    inner_keys.push_back(query.items[0].expr->Clone());
+    outer_keys.push_back(std::move(e.args[0]));
+  }
+
+  // Q: the keys (and the value), once for all outer rows.
+  std::unique_ptr<SelectStmt> answers = query.Clone();
+  answers->where = JoinConjuncts(std::move(rest));
+  std::unique_ptr<SelectStmt> empty;  // the value over no rows, where no key matches
+  if (aggregating && !exists) {
+    empty = answers->Clone();
+    auto never = std::make_unique<Expr>();
+    never->literal = Datum::Bool(false);
+    never->pos = e.pos;
+    empty->where = std::move(never);
+    empty->order_by.clear();
+  }
+  std::vector<SelectItem> items;
+  for (const ExprPtr& k : inner_keys) items.push_back({k->Clone(), ""});
+  if (!exists) items.push_back({std::move(answers->items[0].expr), ""});
+  answers->items = std::move(items);
+  answers->order_by.clear();
+  answers->distinct = exists && !aggregating;
+  if (aggregating) {
+    for (size_t k = 0; k < correlation_keys; ++k) {
+      answers->group_by.push_back(inner_keys[k]->Clone());
+    }
+  }
+
+  auto table = std::make_shared<LookupTable>();
+  ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, PlanSelect(std::move(answers)));
+  CollectSink rows(context_);
+  RETURN_IF_ERROR(plan->run(&rows));
+  if (rows.rows().size() > kMaxInSubqueryRows) {
+    return refuse(StrCat("returned answers for ", rows.rows().size(), " keys; at most ",
+                         kMaxInSubqueryRows, " are supported: join the tables instead"));
+  }
+  const size_t n = inner_keys.size();
+  table->type = exists ? DataType::kBoolean : plan->output[n].type;
+  table->otherwise = exists ? Datum::Bool(e.negated) : Datum::Null(table->type);
+  if (empty) {
+    ASSIGN_OR_RETURN(std::shared_ptr<Plan> none, PlanSelect(std::move(empty)));
+    CollectSink row(context_);
+    RETURN_IF_ERROR(none->run(&row));
+    if (!row.rows().empty()) table->otherwise = row.rows()[0][0];
+  }
+  for (Row& row : rows.rows()) {
+    std::string key;
+    bool null = false;
+    for (size_t k = 0; k < n; ++k) {
+      null |= row[k].null;
+      AppendKey(row[k], &key);
+    }
+    if (null) continue;  // `= NULL` matches no outer row
+    Datum value = exists ? Datum::Bool(!e.negated) : std::move(row[n]);
+    if (!table->values.emplace(std::move(key), std::move(value)).second && !exists) {
+      return SqlError(sql_, e.pos, "the correlated scalar subquery returned more than one row "
+                                   "for one outer row; use an aggregate (max, arbitrary, ...)");
+    }
+  }
+  e.kind = ExprKind::kLookup;
+  e.subquery = nullptr;
+  e.negated = false;
+  e.args = std::move(outer_keys);
+  e.bound.lookup = std::move(table);
+  return true;
+}
+
+absl::Status Planner::ResolveSubqueries(SelectStmt& select) {
+  std::vector<Expr*> found;
+  for (SelectItem& item : select.items) Visit(item.expr, &found);
+  if (select.where) Visit(select.where, &found);
+  for (ExprPtr& g : select.group_by) Visit(g, &found);
+  if (select.having) Visit(select.having, &found);
+  for (OrderItem& o : select.order_by) Visit(o.expr, &found);
+  if (select.from) VisitFrom(*select.from, &found);
+  std::set<std::string> outer;
+  if (select.from) FromNames(*select.from, &outer);
+  for (Expr* e : found) RETURN_IF_ERROR(ResolveSubqueries(*e, outer));
+  return absl::OkStatus();
+}
+
+absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& outer) {
+  ASSIGN_OR_RETURN(bool decorrelated, Decorrelate(e, *e.subquery, outer));
+  if (decorrelated) return absl::OkStatus();
+  std::shared_ptr<SelectStmt> query = std::move(e.subquery);
+  auto owned = std::make_unique<SelectStmt>(std::move(*query));
+  absl::StatusOr<std::shared_ptr<Plan>> planned = PlanSelect(std::move(owned));
+  if (!planned.ok()) {
+    if (planned.status().message().find("does not exist") == absl::string_view::npos) {
+      return planned.status();
+    }
+    return absl::Status(planned.status().code(),
+                        StrCat(planned.status().message(),
+                               "; a subquery uses the outer query's columns only as "
+                               "`inner = outer.column` in its WHERE, naming the outer table"));
+  }
+  std::shared_ptr<Plan> plan = *planned;
+  if (e.kind != ExprKind::kExists && plan->output.size() != 1) {
+    return SqlError(sql_, e.pos, StrCat("the subquery returns ", plan->output.size(),
+                                        " columns; it must return one"));
+  }
+  CollectSink rows(context_);
+  RETURN_IF_ERROR(plan->run(&rows));
+  const DataType type = plan->output.empty() ? DataType::kUnknown : plan->output[0].type;
+  if (e.kind == ExprKind::kSubquery) {
+    if (rows.rows().size() > 1) {
+      return SqlError(sql_, e.pos, StrCat("the scalar subquery returned ", rows.rows().size(),
+                                          " rows; it must return at most one (add LIMIT 1 or "
+                                          "an aggregate)"));
+    }
+    e.kind = ExprKind::kLiteral;
+    e.literal = rows.rows().empty() ? Datum::Null(type) : std::move(rows.rows()[0][0]);
+    if (e.literal.null) e.literal.type = type;
+  } else if (e.kind == ExprKind::kExists) {
+    e.kind = ExprKind::kLiteral;
+    e.literal = Datum::Bool(rows.rows().empty() == e.negated);
+    e.negated = false;
+  } else {  // x IN (SELECT ...)
+    if (rows.rows().size() > kMaxInSubqueryRows) {
+      return SqlError(sql_, e.pos, StrCat("IN (SELECT ...) returned ", rows.rows().size(),
+                                          " rows; at most ", kMaxInSubqueryRows,
+                                          " are supported: join the tables instead"));
+    }
+    if (rows.rows().empty()) {
+      // Nothing is IN an empty set, not even NULL.
+      e.kind = ExprKind::kLiteral;
+      e.literal = Datum::Bool(e.negated);
+      e.args.clear();
+      e.negated = false;
+      return absl::OkStatus();
+    }
+    for (Row& row : rows.rows()) {
+      auto value = std::make_unique<Expr>();
+      value->kind = ExprKind::kLiteral;
+      value->pos = e.pos;
+      value->literal = std::move(row[0]);
+      if (value->literal.null) value->literal.type = type;
+      e.args.push_back(std::move(value));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace strata::query
