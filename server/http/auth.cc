@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include "common/json_text.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "httplib.h"
@@ -70,16 +71,9 @@ int HttpStatusOf(const absl::Status& status) {
 }
 
 std::string JsonError(std::string_view message) {
-  std::string out = R"({"error":")";
-  for (char c : ToValidUtf8(message)) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "\"}\n";
+  std::string out = R"({"error":)";
+  AppendJsonString(message, &out);
+  return out + "}\n";
 }
 
 void ReplyError(const absl::Status& status, httplib::Response& response) {

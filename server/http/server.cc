@@ -8,6 +8,7 @@
 #include "httplib.h"
 #include "server/http/auth.h"
 #include "server/http/body.h"
+#include "server/http/sql_api.h"
 #include "server/ops/config.h"
 #include "spdlog/spdlog.h"
 
@@ -19,12 +20,13 @@ namespace {
 // refused before it is read.
 bool TakesBody(const httplib::Request& req) {
   return req.method == "POST" && (req.path == "/write" || req.path == "/api/v2/write" ||
-                                  req.path == "/api/v1/write" || req.path == "/api/v1/read");
+                                  req.path == "/api/v1/write" || req.path == "/api/v1/read" ||
+                                  req.path == "/api/v1/sql");
 }
 
 constexpr std::string_view kEndpoints =
     "stratad serves GET /metrics, GET /health, GET /ping, POST /write, POST /api/v2/write, "
-    "POST /api/v1/write and POST /api/v1/read";
+    "POST /api/v1/write, POST /api/v1/read and GET or POST /api/v1/sql";
 
 }  // namespace
 
@@ -80,6 +82,7 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
                     "application/json");
   });
   RouteIngest(*server_, options.ingest, services.ingest, services.queries, auth);
+  RouteSqlApi(*server_, services.queries, auth, options.ingest.stopping);
   // Runs before httplib reads a body: one sent where none is taken (or to no
   // endpoint at all) is refused unread, and the connection closes.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -94,7 +97,7 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
   // string, which may carry a token.
   server_->set_logger([metrics](const httplib::Request& req, const httplib::Response& res) {
     const bool known = req.path == "/metrics" || req.path == "/health" || req.path == "/ping" ||
-                       TakesBody(req);
+                       req.path == "/api/v1/sql" || TakesBody(req);
     metrics->CountHttpRequest(known ? req.path : "other", res.status);
     if (res.status >= 400) {
       std::string message = EchoInput(res.body, 300);

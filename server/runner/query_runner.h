@@ -1,5 +1,5 @@
 // The one place a SQL statement is admitted and run, whichever front door it
-// came through (gRPC, the PostgreSQL wire, Prometheus remote read, the
+// came through (gRPC, the PostgreSQL wire, the HTTP SQL API, Prometheus remote read, the
 // scheduler): admission to the worker pool (RESOURCE_EXHAUSTED when its queue
 // is full), the running-query registry (SHOW QUERIES, KILL QUERY,
 // CancelQuery), the memory budget every query shares, the timeout (time in
