@@ -72,6 +72,17 @@ void AppendStatistics(const query::QueryStats& stats, std::string* out) {
                  static_cast<double>(stats.elapsed_nanos) / 1e6);
 }
 
+// "statistics":{...} when the query succeeded, else "error":{...}.
+void AppendOutcome(const query::QueryStats& stats, const absl::Status& failure,
+                   std::string_view sql, std::string* out) {
+  if (failure.ok()) {
+    AppendStatistics(stats, out);
+  } else {
+    *out += "\"error\":";
+    AppendSqlErrorObject(failure, sql, out);
+  }
+}
+
 class JsonWriter final : public SqlResultWriter {
  public:
   void Begin(const std::vector<query::ResultColumn>& columns, std::string* out) override {
@@ -91,12 +102,7 @@ class JsonWriter final : public SqlResultWriter {
   bool End(const query::QueryStats& stats, const absl::Status& failure, std::string_view sql,
            std::string* out) override {
     *out += "\n],";
-    if (failure.ok()) {
-      AppendStatistics(stats, out);
-    } else {
-      *out += "\"error\":";
-      AppendSqlErrorObject(failure, sql, out);
-    }
+    AppendOutcome(stats, failure, sql, out);
     *out += "}\n";
     return true;
   }
@@ -130,12 +136,7 @@ class NdjsonWriter final : public SqlResultWriter {
   bool End(const query::QueryStats& stats, const absl::Status& failure, std::string_view sql,
            std::string* out) override {
     out->push_back('{');
-    if (failure.ok()) {
-      AppendStatistics(stats, out);
-    } else {
-      *out += "\"error\":";
-      AppendSqlErrorObject(failure, sql, out);
-    }
+    AppendOutcome(stats, failure, sql, out);
     *out += "}\n";
     return true;
   }
