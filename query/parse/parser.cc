@@ -1235,8 +1235,9 @@ class Parser {
         if (t.text == "?") {  // a positional placeholder
           if (positional_used_ >= parameters_.positional.size()) {
             return Error(t, StrCat("placeholder ? number ", positional_used_ + 1,
-                                   " has no value; send one QueryRequest.parameters entry "
-                                   "without a name per ?, in order"));
+                                   " has no value; send one unnamed parameter per ?, in order "
+                                   "(gRPC: QueryRequest.parameters; HTTP: \"params\" as an "
+                                   "array)"));
           }
           Next();
           return Literal(pos, parameters_.positional[positional_used_++]);
@@ -1384,8 +1385,9 @@ class Parser {
       const std::string name = t.text.substr(1);
       auto value = parameters_.named.find(name);
       if (value == parameters_.named.end()) {
-        return Error(t, StrCat("parameter ", t.text, " has no value; send it in "
-                               "QueryRequest.parameters (name \"", name, "\")"));
+        return Error(t, StrCat("parameter ", t.text, " has no value; send a parameter named \"",
+                               name, "\" (gRPC: QueryRequest.parameters; HTTP: \"params\" as "
+                               "an object)"));
       }
       used_named_.insert(name);
       ASSIGN_OR_RETURN(ExprPtr literal, Literal(pos, value->second));

@@ -69,7 +69,8 @@ TEST_F(SqlApiE2ETest, CurlGetsJsonNdjsonAndCsv) {
   auto unbound = http_->Post("/api/v1/sql", "SELECT host FROM demo.cpu WHERE host = @h",
                              "text/plain");
   EXPECT_EQ(unbound->status, 400);
-  EXPECT_THAT(unbound->body, HasSubstr("parameter @h has no value"));
+  EXPECT_THAT(unbound->body, HasSubstr("parameter @h has no value; send a parameter named"));
+  EXPECT_THAT(unbound->body, HasSubstr("as an object"));
   testing::ProcessResult named = Curl(
       {"-H", "Content-Type: application/json", "-H", "Accept: text/csv", "--data",
        R"({"query": "SELECT host, usage FROM demo.cpu WHERE host = @h", "params": {"h": "x,y"}})",
