@@ -151,6 +151,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     case Statement::Kind::kShowDatabases: done = ShowDatabases(stmt, run); break;
     case Statement::Kind::kShowTables: done = ShowTables(stmt, run); break;
     case Statement::Kind::kShowMeasures: done = ShowMeasures(stmt, run); break;
+    case Statement::Kind::kShowFunctions: done = ShowFunctions(stmt, run); break;
     case Statement::Kind::kDescribe: done = DescribeTable(stmt, run); break;
     case Statement::Kind::kShowQueries: done = ShowQueries(stmt, run); break;
     case Statement::Kind::kKillQuery: done = KillQuery(stmt, run); break;

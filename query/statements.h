@@ -37,6 +37,9 @@ absl::Status ShowDatabases(const Statement& stmt, const StatementRun& run);
 absl::Status ShowTables(const Statement& stmt, const StatementRun& run);
 // SHOW MEASURES and DESCRIBE, which both need the caller's read grant.
 absl::Status ShowMeasures(const Statement& stmt, const StatementRun& run);
+// SHOW FUNCTIONS [LIKE 'pattern']: every function with its kind, signature
+// and description (statements_functions.cc), for editors' completion.
+absl::Status ShowFunctions(const Statement& stmt, const StatementRun& run);
 absl::Status DescribeTable(const Statement& stmt, const StatementRun& run);
 absl::Status ShowQueries(const Statement& stmt, const StatementRun& run);
 absl::Status KillQuery(const Statement& stmt, const StatementRun& run);

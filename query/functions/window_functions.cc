@@ -8,13 +8,7 @@
 namespace strata::query {
 namespace {
 
-struct WindowOnly {
-  std::string_view name;
-  std::string_view signature;
-  std::string_view doc;
-};
-
-constexpr WindowOnly kWindowOnly[] = {
+constexpr WindowOnlyFunction kWindowOnly[] = {
     {"row_number", "row_number() -> bigint", "the row's number in its partition, from 1"},
     {"rank", "rank() -> bigint", "1 + the rows ordered before the row's peers (gaps after ties)"},
     {"dense_rank", "dense_rank() -> bigint", "the number of the row's peer group (no gaps)"},
@@ -35,12 +29,18 @@ constexpr WindowOnly kWindowOnly[] = {
 
 bool IsWindowOnlyFunction(std::string_view name) {
   return std::any_of(std::begin(kWindowOnly), std::end(kWindowOnly),
-                     [&](const WindowOnly& w) { return w.name == name; });
+                     [&](const WindowOnlyFunction& w) { return w.name == name; });
+}
+
+const std::vector<WindowOnlyFunction>& WindowOnlyFunctions() {
+  static const auto* functions =
+      new std::vector<WindowOnlyFunction>(std::begin(kWindowOnly), std::end(kWindowOnly));
+  return *functions;
 }
 
 std::string WindowFunctionReferenceMarkdown() {
   std::string out = "| function | description |\n|---|---|\n";
-  for (const WindowOnly& w : kWindowOnly) out += StrCat("| `", w.signature, "` | ", w.doc, " |\n");
+  for (const WindowOnlyFunction& w : kWindowOnly) out += StrCat("| `", w.signature, "` | ", w.doc, " |\n");
   return out;
 }
 

@@ -171,8 +171,8 @@ struct SelectStmt {
 
 struct Statement {
   enum class Kind {
-    kSelect, kShowDatabases, kShowTables, kShowMeasures, kDescribe, kExplain, kShowQueries,
-    kKillQuery, kDelete
+    kSelect, kShowDatabases, kShowTables, kShowMeasures, kShowFunctions, kDescribe, kExplain,
+    kShowQueries, kKillQuery, kDelete
   };
   Kind kind = Kind::kSelect;
   // kSelect, kExplain; kDelete: SELECT * of the rows to delete.

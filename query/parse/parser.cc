@@ -258,12 +258,16 @@ class Parser {
       RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
       return ParseLike(stmt);
     }
+    if (AcceptWord("functions")) {
+      stmt->kind = Statement::Kind::kShowFunctions;
+      return ParseLike(stmt);
+    }
     if (AcceptWord("queries")) {
       stmt->kind = Statement::Kind::kShowQueries;
       return absl::OkStatus();
     }
-    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES or QUERIES after SHOW, found ",
-                                Describe(Peek())));
+    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES, FUNCTIONS or QUERIES after "
+                                "SHOW, found ", Describe(Peek())));
   }
 
   // [WITH ...] set expression [ORDER BY ...] [LIMIT n].
