@@ -46,6 +46,12 @@ std::vector<std::string> Seeds() {
       Post("/api/v1/write?db=mydb&table=remote", token + "Content-Encoding: snappy\r\n", "\x05\x10garbage"),
       Post("/api/v1/read?db=mydb", token + "Content-Encoding: gzip\r\n", Gzip(std::string(4096, '\0'))),
       Post("/api/v1/write", "", Gzip(std::string(1 << 16, '\0'))),
+      "GET /api/v1/sql?q=SELECT%20*%20FROM%20mydb.cpu&format=ndjson HTTP/1.1\r\nHost: x\r\n" +
+          token + "\r\n",
+      Post("/api/v1/sql?format=csv", token + "Content-Type: application/json\r\n",
+           R"({"query": "SELECT host, usage FROM cpu WHERE usage > ? AND host = @h",)"
+           R"( "params": {"h": "a"}, "database": "mydb", "timeout_ms": 1000})"),
+      Post("/api/v1/sql", token, "SELECT count(*) FROM mydb.cpu GROUP BY host"),
       "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
       "GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(9000, 'a') + "\r\n\r\n",
       "POST /write?db=mydb HTTP/1.1\r\nHost: x\r\n" + token +
