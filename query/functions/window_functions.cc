@@ -12,7 +12,8 @@ constexpr WindowOnlyFunction kWindowOnly[] = {
     {"row_number", "row_number() -> bigint", "the row's number in its partition, from 1"},
     {"rank", "rank() -> bigint", "1 + the rows ordered before the row's peers (gaps after ties)"},
     {"dense_rank", "dense_rank() -> bigint", "the number of the row's peer group (no gaps)"},
-    {"percent_rank", "percent_rank() -> double", "(rank - 1) / (partition rows - 1); 0 for one row"},
+    {"percent_rank", "percent_rank() -> double",
+     "(rank - 1) / (partition rows - 1); 0 for one row"},
     {"cume_dist", "cume_dist() -> double",
      "rows ordered before or with the row, over the partition's rows"},
     {"ntile", "ntile(n) -> bigint", "the bucket 1..n of the row when the partition is cut in n"},
@@ -40,7 +41,8 @@ const std::vector<WindowOnlyFunction>& WindowOnlyFunctions() {
 
 std::string WindowFunctionReferenceMarkdown() {
   std::string out = "| function | description |\n|---|---|\n";
-  for (const WindowOnlyFunction& w : kWindowOnly) out += StrCat("| `", w.signature, "` | ", w.doc, " |\n");
+  for (const WindowOnlyFunction& w : kWindowOnly)
+    out += StrCat("| `", w.signature, "` | ", w.doc, " |\n");
   return out;
 }
 

@@ -50,9 +50,12 @@ absl::StatusOr<int64_t> ParseTimeout(std::string_view text) {
 absl::StatusOr<query::Datum> ParameterOf(const google::protobuf::Value& value,
                                          std::string_view where) {
   switch (value.kind_case()) {
-    case google::protobuf::Value::kNullValue: return query::Datum::Null();
-    case google::protobuf::Value::kBoolValue: return query::Datum::Bool(value.bool_value());
-    case google::protobuf::Value::kStringValue: return query::Datum::Varchar(value.string_value());
+    case google::protobuf::Value::kNullValue:
+      return query::Datum::Null();
+    case google::protobuf::Value::kBoolValue:
+      return query::Datum::Bool(value.bool_value());
+    case google::protobuf::Value::kStringValue:
+      return query::Datum::Varchar(value.string_value());
     case google::protobuf::Value::kNumberValue: {
       // JSON has one number type: a whole number that a double holds exactly
       // is a BIGINT, anything else a DOUBLE.
@@ -65,7 +68,8 @@ absl::StatusOr<query::Datum> ParameterOf(const google::protobuf::Value& value,
     }
     default:
       return absl::InvalidArgumentError(
-          StrCat("parameter ", where, " is an array or object; a parameter is a number, string, "
+          StrCat("parameter ", where,
+                 " is an array or object; a parameter is a number, string, "
                  "boolean or null"));
   }
 }
@@ -95,9 +99,9 @@ absl::Status ReadJsonBody(std::string_view body, SqlRequest* request) {
   auto parsed = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(body.data(), body.size()), &object);
   if (!parsed.ok()) {
-    return absl::InvalidArgumentError(
-        StrCat("the body is not a JSON object (", EchoInput(std::string(parsed.message()), 200),
-               "); send {\"query\": \"SELECT ...\"}"));
+    return absl::InvalidArgumentError(StrCat("the body is not a JSON object (",
+                                             EchoInput(std::string(parsed.message()), 200),
+                                             "); send {\"query\": \"SELECT ...\"}"));
   }
   for (const auto& [key, value] : object.fields()) {
     const bool text = value.kind_case() == google::protobuf::Value::kStringValue;
@@ -108,11 +112,12 @@ absl::Status ReadJsonBody(std::string_view body, SqlRequest* request) {
     } else if (key == "params") {
       RETURN_IF_ERROR(ReadParameters(value, &request->parameters));
     } else if (key == "timeout_ms" && value.kind_case() == google::protobuf::Value::kNumberValue &&
-               value.number_value() >= 0 && std::trunc(value.number_value()) == value.number_value()) {
+               value.number_value() >= 0 &&
+               std::trunc(value.number_value()) == value.number_value()) {
       request->timeout_millis = static_cast<int64_t>(value.number_value());
     } else if (key == "query" || key == "database" || key == "timeout_ms") {
-      return absl::InvalidArgumentError(StrCat(
-          "\"", key, "\" is ", key == "timeout_ms" ? "a whole number >= 0" : "a string"));
+      return absl::InvalidArgumentError(
+          StrCat("\"", key, "\" is ", key == "timeout_ms" ? "a whole number >= 0" : "a string"));
     } else {
       return absl::InvalidArgumentError(
           StrCat("unknown field \"", EchoInput(key, 60),
@@ -163,7 +168,8 @@ class ResultChannel final : public query::ResultSink {
  public:
   ResultChannel(SqlResultFormat format, std::shared_ptr<std::atomic<bool>> cancel,
                 std::shared_ptr<std::atomic<bool>> stopping)
-      : writer_(SqlResultWriter::For(format)), cancel_(std::move(cancel)),
+      : writer_(SqlResultWriter::For(format)),
+        cancel_(std::move(cancel)),
         stopping_(std::move(stopping)) {}
 
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
@@ -293,9 +299,10 @@ void ServeSql(const httplib::Request& req, httplib::Response& res, const Asker& 
       .cancel = cancel,
       .timeout_millis = request->timeout_millis,
       .default_database = request->database};
-  running->thread = std::thread([&queries, run = std::move(run), channel = running->channel]() mutable {
-    channel->Finish(queries.Run(std::move(run), channel.get()));
-  });
+  running->thread =
+      std::thread([&queries, run = std::move(run), channel = running->channel]() mutable {
+        channel->Finish(queries.Run(std::move(run), channel.get()));
+      });
   if (!running->channel->WaitForFirstRows()) {
     return ReplySqlError(running->channel->failure(), running->sql, res);
   }

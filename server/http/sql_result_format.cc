@@ -21,8 +21,12 @@ void AppendJsonValue(const Datum& value, std::string* out) {
     return;
   }
   switch (value.type) {
-    case DataType::kBoolean: *out += value.i != 0 ? "true" : "false"; return;
-    case DataType::kBigint: fmt::format_to(std::back_inserter(*out), "{}", value.i); return;
+    case DataType::kBoolean:
+      *out += value.i != 0 ? "true" : "false";
+      return;
+    case DataType::kBigint:
+      fmt::format_to(std::back_inserter(*out), "{}", value.i);
+      return;
     case DataType::kDouble:
       if (std::isfinite(value.d)) {
         fmt::format_to(std::back_inserter(*out), "{}", value.d);
@@ -30,8 +34,11 @@ void AppendJsonValue(const Datum& value, std::string* out) {
         AppendJsonString(value.ToString(), out);  // JSON has no NaN or infinity
       }
       return;
-    case DataType::kVarchar: AppendJsonString(value.s, out); return;
-    default: break;
+    case DataType::kVarchar:
+      AppendJsonString(value.s, out);
+      return;
+    default:
+      break;
   }
   if (query::KindOf(value.type) == query::TypeKind::kArray) {
     out->push_back('[');
@@ -188,10 +195,11 @@ absl::StatusOr<SqlResultFormat> ChooseSqlResultFormat(std::string_view name,
                                                       std::string_view accept) {
   if (!name.empty()) {
     if (EqualsIgnoreCase(name, "json")) return SqlResultFormat::kJson;
-    if (EqualsIgnoreCase(name, "ndjson") || EqualsIgnoreCase(name, "jsonl")) return SqlResultFormat::kNdjson;
+    if (EqualsIgnoreCase(name, "ndjson") || EqualsIgnoreCase(name, "jsonl"))
+      return SqlResultFormat::kNdjson;
     if (EqualsIgnoreCase(name, "csv")) return SqlResultFormat::kCsv;
-    return absl::InvalidArgumentError(
-        StrCat("format=", EchoInput(name, 40), " is not one this API writes; use json, ndjson or csv"));
+    return absl::InvalidArgumentError(StrCat(
+        "format=", EchoInput(name, 40), " is not one this API writes; use json, ndjson or csv"));
   }
   // The first type of the Accept header this API writes (clients list what
   // they prefer first; q-values are not weighed).
@@ -201,7 +209,8 @@ absl::StatusOr<SqlResultFormat> ChooseSqlResultFormat(std::string_view name,
     type = StripWhitespace(type.substr(0, type.find(';')));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     if (EqualsIgnoreCase(type, "application/json")) return SqlResultFormat::kJson;
-    if (EqualsIgnoreCase(type, "application/x-ndjson") || EqualsIgnoreCase(type, "application/jsonl")) {
+    if (EqualsIgnoreCase(type, "application/x-ndjson") ||
+        EqualsIgnoreCase(type, "application/jsonl")) {
       return SqlResultFormat::kNdjson;
     }
     if (EqualsIgnoreCase(type, "text/csv")) return SqlResultFormat::kCsv;
@@ -211,18 +220,24 @@ absl::StatusOr<SqlResultFormat> ChooseSqlResultFormat(std::string_view name,
 
 std::string_view ContentTypeOf(SqlResultFormat format) {
   switch (format) {
-    case SqlResultFormat::kNdjson: return "application/x-ndjson";
-    case SqlResultFormat::kCsv: return "text/csv; charset=utf-8; header=present";
-    case SqlResultFormat::kJson: break;
+    case SqlResultFormat::kNdjson:
+      return "application/x-ndjson";
+    case SqlResultFormat::kCsv:
+      return "text/csv; charset=utf-8; header=present";
+    case SqlResultFormat::kJson:
+      break;
   }
   return "application/json";
 }
 
 std::unique_ptr<SqlResultWriter> SqlResultWriter::For(SqlResultFormat format) {
   switch (format) {
-    case SqlResultFormat::kNdjson: return std::make_unique<NdjsonWriter>();
-    case SqlResultFormat::kCsv: return std::make_unique<CsvWriter>();
-    case SqlResultFormat::kJson: break;
+    case SqlResultFormat::kNdjson:
+      return std::make_unique<NdjsonWriter>();
+    case SqlResultFormat::kCsv:
+      return std::make_unique<CsvWriter>();
+    case SqlResultFormat::kJson:
+      break;
   }
   return std::make_unique<JsonWriter>();
 }

@@ -51,23 +51,25 @@ TEST_F(SqlApiE2ETest, CurlGetsJsonNdjsonAndCsv) {
   WriteSample();
   const std::string sql = "SELECT host, time, usage FROM demo.cpu ORDER BY time";
   testing::ProcessResult json = Curl({"-G", "--data-urlencode", "q=" + sql, Url("/api/v1/sql")});
-  EXPECT_THAT(json.out,
-              StartsWith("{\"columns\":[{\"name\":\"host\",\"type\":\"varchar\"},{\"name\":\"time\","
-                         "\"type\":\"timestamp\"},{\"name\":\"usage\",\"type\":\"double\"}],"
-                         "\"rows\":[\n[\"a\",\"2023-11-14 22:13:20.000000000\",1.5],\n"
-                         "[\"b\",\"2023-11-14 22:13:30.000000000\",2.5],\n"
-                         "[\"x,y\",\"2023-11-14 22:13:40.000000000\",3]\n],\"statistics\":"
-                         "{\"rows_returned\":3,\"rows_scanned\":3,"))
+  EXPECT_THAT(
+      json.out,
+      StartsWith("{\"columns\":[{\"name\":\"host\",\"type\":\"varchar\"},{\"name\":\"time\","
+                 "\"type\":\"timestamp\"},{\"name\":\"usage\",\"type\":\"double\"}],"
+                 "\"rows\":[\n[\"a\",\"2023-11-14 22:13:20.000000000\",1.5],\n"
+                 "[\"b\",\"2023-11-14 22:13:30.000000000\",2.5],\n"
+                 "[\"x,y\",\"2023-11-14 22:13:40.000000000\",3]\n],\"statistics\":"
+                 "{\"rows_returned\":3,\"rows_scanned\":3,"))
       << json.out << json.err;
-  testing::ProcessResult ndjson = Curl({"-H", "Content-Type: application/json", "--data",
-                                        R"({"query": "SELECT host FROM cpu WHERE usage > ? ORDER BY host",
+  testing::ProcessResult ndjson =
+      Curl({"-H", "Content-Type: application/json", "--data",
+            R"({"query": "SELECT host FROM cpu WHERE usage > ? ORDER BY host",
                                             "params": [2], "database": "demo"})",
-                                        Url("/api/v1/sql?format=ndjson")});
+            Url("/api/v1/sql?format=ndjson")});
   EXPECT_THAT(ndjson.out, StartsWith("{\"columns\":[{\"name\":\"host\",\"type\":\"varchar\"}]}\n"
                                      "{\"host\":\"b\"}\n{\"host\":\"x,y\"}\n{\"statistics\":"))
       << ndjson.out;
-  auto unbound = http_->Post("/api/v1/sql", "SELECT host FROM demo.cpu WHERE host = @h",
-                             "text/plain");
+  auto unbound =
+      http_->Post("/api/v1/sql", "SELECT host FROM demo.cpu WHERE host = @h", "text/plain");
   EXPECT_EQ(unbound->status, 400);
   EXPECT_THAT(unbound->body, HasSubstr("parameter @h has no value; send a parameter named"));
   EXPECT_THAT(unbound->body, HasSubstr("as an object"));
@@ -153,18 +155,19 @@ TEST_F(SqlApiE2ETest, LargeAnswersStreamAndALeavingClientStopsItsQuery) {
   const std::string million =
       "SELECT a.x * 1000 + b.y AS n FROM UNNEST(sequence(0, 999)) AS a(x) "
       "CROSS JOIN UNNEST(sequence(0, 999)) AS b(y)";
-  testing::ProcessResult csv = Curl({"-D", "/dev/stderr", "-G", "--data-urlencode",
-                                     "q=" + million, Url("/api/v1/sql?format=csv")});
+  testing::ProcessResult csv = Curl({"-D", "/dev/stderr", "-G", "--data-urlencode", "q=" + million,
+                                     Url("/api/v1/sql?format=csv")});
   EXPECT_THAT(csv.err, HasSubstr("Transfer-Encoding: chunked"));
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1'000'001);
   EXPECT_THAT(csv.out, HasSubstr("\r\n999999\r\n"));
 
   size_t received = 0;
-  auto cut = http_->Get("/api/v1/sql?format=ndjson&q=" + httplib::detail::encode_query_param(million),
-                        [&](const char*, size_t n) {
-                          received += n;
-                          return received < (64 << 10);
-                        });
+  auto cut =
+      http_->Get("/api/v1/sql?format=ndjson&q=" + httplib::detail::encode_query_param(million),
+                 [&](const char*, size_t n) {
+                   received += n;
+                   return received < (64 << 10);
+                 });
   EXPECT_FALSE(cut);  // the client stopped reading
   std::string running;
   for (int i = 0; i < 100; ++i) {

@@ -80,8 +80,8 @@ TEST(SqlResultFormatTest, NdjsonHasAnObjectPerRow) {
 TEST(SqlResultFormatTest, AFailureAfterTheColumnsEndsJsonWithTheErrorAndCutsCsv) {
   const absl::Status timeout = absl::DeadlineExceededError("the query ran past its 100 ms");
   bool whole = false;
-  const std::string json =
-      Write(SqlResultFormat::kJson, {{"n", DataType::kBigint}}, {{Datum::Bigint(1)}}, timeout, &whole);
+  const std::string json = Write(SqlResultFormat::kJson, {{"n", DataType::kBigint}},
+                                 {{Datum::Bigint(1)}}, timeout, &whole);
   EXPECT_TRUE(whole);
   EXPECT_NE(json.find("],\"error\":{\"code\":\"DEADLINE_EXCEEDED\",\"message\":\"the query ran "
                       "past its 100 ms\"}}\n"),
@@ -125,8 +125,10 @@ TEST(SqlResultFormatTest, ErrorPositionIsLineAndColumnInCharacters) {
   const int offset = static_cast<int>(sql.find("nowhere"));
   std::string out;
   AppendSqlErrorObject(query::SqlError(sql, {offset}, "no such table"), sql, &out);
-  EXPECT_EQ(out, "{\"code\":\"INVALID_ARGUMENT\",\"message\":\"no such table\",\"position\":"
-                 "{\"line\":2,\"column\":8,\"offset\":" + std::to_string(offset) + "}}");
+  EXPECT_EQ(out,
+            "{\"code\":\"INVALID_ARGUMENT\",\"message\":\"no such table\",\"position\":"
+            "{\"line\":2,\"column\":8,\"offset\":" +
+                std::to_string(offset) + "}}");
   out.clear();
   AppendSqlErrorObject(absl::PermissionDeniedError("no read grant"), sql, &out);
   EXPECT_EQ(out, "{\"code\":\"PERMISSION_DENIED\",\"message\":\"no read grant\"}");
