@@ -72,7 +72,7 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {
     std::vector<Row> rows;
-    for (const std::string& line : plan->explain) rows.push_back({Datum::Varchar(line)});
+    for (const std::string& line : plan->Explain()) rows.push_back({Datum::Varchar(line)});
     run.stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
     return run.Emit({{"plan", DataType::kVarchar}}, std::move(rows));
   }
@@ -81,11 +81,11 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   RETURN_IF_ERROR(run.sink.Columns(columns));
   if (run.options.describe_only) return absl::OkStatus();
   RETURN_IF_ERROR(run.context.CheckAlive());
-  if (plan->run_batches && run.sink.TakesBatches()) {
+  if (plan->columnar && run.sink.TakesBatches()) {
     BatchPager batches(&run.sink, &run.stats);
-    return plan->run_batches(&batches);
+    return plan->RunBatches(&run.context, &batches);
   }
-  return plan->run(&run.pager);
+  return plan->Run(&run.context, &run.pager);
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ absl::Status DeleteRows(Statement stmt, const StatementRun& run) {
   if (run.options.describe_only) return run.sink.Columns({{"rows_deleted", DataType::kBigint}});
   DeleteCollector collector(**table, *state, plan->output, &run.context);
   RETURN_IF_ERROR(run.context.CheckAlive());
-  RETURN_IF_ERROR(plan->run(&collector));
+  RETURN_IF_ERROR(plan->Run(&run.context, &collector));
   ASSIGN_OR_RETURN(int64_t deleted, run.storage.Delete(**table, collector.TakePoints()));
   run.stats.rows_returned = 0;
   return run.Emit({{"rows_deleted", DataType::kBigint}}, {{Datum::Bigint(deleted)}});

@@ -285,22 +285,16 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
                            " tables are ", fmt::format("{}", fmt::join(names, ", "))));
   }
   auto table = std::make_shared<SystemTable>(*std::move(read));
-  Source source;
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
-  std::vector<DataType> types;
+  Schema schema;
   for (const ResultColumn& c : table->columns) {
-    source.schema.push_back({.name = c.name, .type = c.type, .qualifier = qualifier});
-    types.push_back(c.type);
+    schema.push_back({.name = c.name, .type = c.type, .qualifier = qualifier});
   }
-  source.estimated_rows = static_cast<int64_t>(table->rows.size());
-  QueryContext* context = context_;
-  source.run = [table, types, context](BatchSink* sink) -> absl::Status {
-    std::unique_ptr<RowSink> rows = MakeRowsToBatches(types, context, sink);
-    for (const Row& row : table->rows) RETURN_IF_ERROR(rows->Push(row));
-    return rows->Finish();
-  };
-  source.explain.push_back(StrCat("SystemTable ", ref.database, ".", ref.table, " rows=",
-                                  table->rows.size()));
+  const size_t rows = table->rows.size();
+  Source source;
+  source.node = std::make_shared<RowsNode>(
+      std::move(schema), std::shared_ptr<const std::vector<Row>>(table, &table->rows),
+      StrCat("SystemTable ", ref.database, ".", ref.table, " rows=", rows));
   return source;
 }
 
@@ -447,15 +441,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   ScanOptions options{.start_nanos = start, .end_nanos = end,
                       .series = prune ? targets.get() : nullptr,
                       .cancelled = context_->cancelled};
-  Source source;
-  source.schema = schema;
-  source.last_point_only = std::make_shared<bool>(false);
-  source.enough_before = std::make_shared<std::function<bool(int64_t)>>();
-  source.header_aggregation = std::make_shared<HeaderAggregation>();
-  source.columns_read = std::make_shared<std::vector<bool>>(schema.size(), false);
-  source.restrict_series = std::make_shared<SeriesRestriction>();
-  source.series_columns = series_columns;
-  source.time_column = time_column;
+  int64_t estimated_rows;
   {
     // The selected series times the hours in range, at one point per 10 s
     // (the seed workloads' interval): only ever compared with another guess.
@@ -463,7 +449,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     const int64_t from = std::max(start, table->RetentionStartNanos(now));
     const int64_t to = std::min(end, now + kNanosPerHour / 4);
     const int64_t hours = to > from ? (to - from) / kNanosPerHour + 1 : 1;
-    source.estimated_rows = static_cast<int64_t>(targets->size()) * hours * 360;
+    estimated_rows = static_cast<int64_t>(targets->size()) * hours * 360;
   }
   std::string series_filter;
   for (const ExprPtr& c : series_conjuncts) {
@@ -475,34 +461,31 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     if (i > 0 && (*bounds)[i - 1].text == text) continue;  // a BETWEEN makes two in a row
     block_filter += (i == 0 ? " block-filter=" : " AND ") + text;
   }
-  source.explain.push_back(StrCat(
+  std::string description = StrCat(
       "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
       prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
                      target_partitions.size(), "/", all_partitions, " where ",
                      series_filter)
             : StrCat(" series=all(", total_series, ")"),
-      block_filter));
-  auto scan = std::make_shared<const TableScan>(
+      block_filter);
+  auto scan = std::make_shared<TableScanNode>(
+      std::move(schema), estimated_rows,
       TableScan::Spec{.storage = &storage_,
                       .table = table,
                       .layout = layout,
                       .options = options,
                       .targets = targets,
                       .target_index = target_index,
-                      .bounds = bounds,
-                      .last_point_only = source.last_point_only,
-                      .enough_before = source.enough_before,
-                      .header_aggregation = source.header_aggregation,
-                      .columns_read = source.columns_read,
-                      .restrict_series = source.restrict_series});
-  source.run = [scan, context = context_, stats = stats_](BatchSink* sink) {
-    return scan->Run(context, stats, sink);
-  };
+                      .bounds = bounds},
+      stats_, std::move(description));
+  Source source;
+  source.scan = scan.get();
+  source.series_scan = scan.get();
+  source.node = std::move(scan);
   return source;
 }
 
 absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
-  Source source;
   if (!select.from) return OneRowSource();
   TableRef& ref = *select.from;
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
@@ -538,17 +521,9 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
     inner = it->second;
     if (qualifier.empty()) qualifier = ref.table;
   }
-  source.schema = inner->output;
-  for (ColumnInfo& c : source.schema) c.qualifier = qualifier;
-  source.estimated_rows = inner->estimated_rows;
-  // The run function points into the inner plan's expressions: own it.
-  std::vector<DataType> types;
-  for (const ColumnInfo& c : source.schema) types.push_back(c.type);
-  QueryContext* context = context_;
-  source.run = [inner, types, context](BatchSink* sink) {
-    return inner->run(MakeRowsToBatches(types, context, sink).get());
-  };
-  for (const std::string& line : inner->explain) source.explain.push_back(line);
+  Schema schema = inner->output;
+  for (ColumnInfo& c : schema) c.qualifier = qualifier;
+  source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
   return source;
 }
 

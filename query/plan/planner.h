@@ -1,7 +1,9 @@
-// Turns a parsed SELECT into a runnable plan: resolves the source (a table,
-// a subquery, a WITH query), binds every expression, pushes the time range,
-// measure_name and dimension predicates into the table scan, plans
-// aggregation, ordering and limits, and describes itself for EXPLAIN.
+// Turns a parsed SELECT into a plan, a tree of operator nodes
+// (query/exec/plan_node.h): resolves the source (a table, a subquery, a WITH
+// query, a join), binds every expression, pushes the time range,
+// measure_name and dimension predicates into the table scan, turns on the
+// scan's fast paths, and puts aggregation, windows, ordering and limits
+// over it.
 #pragma once
 
 #include <functional>
@@ -19,6 +21,7 @@
 #include "query/base/result.h"
 #include "query/base/running_queries.h"
 #include "query/exec/operators.h"
+#include "query/exec/plan_node.h"
 #include "query/exec/table_layout.h"
 #include "query/expr/expr.h"
 #include "query/parse/ast.h"
@@ -29,21 +32,6 @@ namespace strata::query {
 
 struct JoinSpec;  // query/exec/hash_join.h
 
-struct Plan {
-  Schema output;
-  // Pushes every result row into `sink`, then calls sink->Finish().
-  std::function<absl::Status(RowSink* sink)> run;
-  // Set when the result is the select list over the source's batches (no
-  // sort, limit, distinct, aggregation, window or HAVING): pushes the
-  // result as batches into `sink`, then calls sink->Finish().
-  std::function<absl::Status(BatchSink* sink)> run_batches;
-  // Lines of EXPLAIN, outermost operator first.
-  std::vector<std::string> explain;
-  // Keeps the bound expressions the operators point at alive.
-  std::vector<std::shared_ptr<void>> keep_alive;
-  // A guess of the rows it returns, for choosing a join's build side.
-  int64_t estimated_rows = 0;
-};
 
 class Planner {
  public:

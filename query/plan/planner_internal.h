@@ -11,6 +11,7 @@
 
 #include "query/exec/hash_join.h"
 #include "query/exec/header_aggregation.h"
+#include "query/exec/source_nodes.h"
 #include "query/exec/unnest.h"
 #include "query/plan/planner.h"
 #include "storage/catalog/catalog_types.h"
@@ -18,28 +19,15 @@
 namespace strata::query {
 
 struct Planner::Source {
-  Schema schema;
-  std::function<absl::Status(BatchSink* sink)> run;
-  std::vector<std::string> explain;
-  // Table scans only: set before running to read just the newest row of each
-  // series (the last-point fast path, see LastPointEligible).
-  std::shared_ptr<bool> last_point_only;
-  // Table scans only: which columns the query reads, set before running.
-  std::shared_ptr<std::vector<bool>> columns_read;
-  // Table scans only: when set (by the plan, before running) the scan reads
-  // buckets newest first and stops after a bucket once this is true for the
-  // bucket's start: no older row can reach the result (ORDER BY time DESC
-  // LIMIT n, see `newest_first` in PlanSelect).
-  std::shared_ptr<std::function<bool(int64_t)>> enough_before;
-  // Table scans only: filled by the plan when whole blocks may add to the
-  // aggregation by their headers; used while its `sink` is set.
-  std::shared_ptr<HeaderAggregation> header_aggregation;
-  int series_columns = 0;  // the leading columns a series fixes (dimensions, measure_name)
-  int time_column = -1;
-  int64_t estimated_rows = 0;  // a guess, for choosing a join's build side
-  // Table scans only: a join may narrow the series read at run time to those
-  // whose `column` (a series column) has one of the build side's key values.
-  std::shared_ptr<SeriesRestriction> restrict_series;
+  PlanNodePtr node;
+  // The source is this table scan, whose fast paths the SELECT over it may
+  // turn on (last points, block headers, newest first, the columns read).
+  TableScanNode* scan = nullptr;
+  // The table scan under this source's filters, whose series a join may
+  // narrow to its build side's keys (a dynamic filter).
+  TableScanNode* series_scan = nullptr;
+
+  const Schema& schema() const { return node->schema(); }
 };
 
 struct Planner::ResolvedTable {

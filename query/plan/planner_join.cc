@@ -151,14 +151,14 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
                      ref.subquery || ref.database.empty() ? std::optional<Source>()
                                                           : PlanSystemTable(ref));
     if (system) {
-      node->schema = system->schema;
+      node->schema = system->schema();
       node->planned = std::move(system);
     } else if (!ref.subquery && !ref.database.empty()) {
       ASSIGN_OR_RETURN(ResolvedTable table, ResolveTable(ref));
       node->schema = std::move(table.schema);
     } else {
       ASSIGN_OR_RETURN(Source planned, PlanInnerQuery(ref));
-      node->schema = planned.schema;
+      node->schema = planned.schema();
       node->planned = std::move(planned);
     }
     return node;
@@ -225,19 +225,19 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
 // subquery with `pushed` as a filter on its rows.
 absl::StatusOr<Planner::Source> Planner::BuildFromItem(FromNode& node,
                                                        std::vector<ExprPtr> pushed) {
-  QueryContext* context = context_;
   auto where = std::make_shared<SelectStmt>();
   where->where = JoinConjuncts(std::move(pushed));
   Source source;
   if (node.planned) {
     source = std::move(*node.planned);
-    if (where->where) RETURN_IF_ERROR(BindWhere(*where->where, source.schema));
+    if (where->where) RETURN_IF_ERROR(BindWhere(*where->where, source.schema()));
   } else {
     ASSIGN_OR_RETURN(source, PlanTable(*node.ref, *where));
     // PlanTable leaves the conjuncts the scan does not answer, bound.
-    std::vector<bool>& read = *source.columns_read;
-    for (size_t c = 0; c < source.schema.size(); ++c) {
-      const ColumnInfo& column = source.schema[c];
+    std::vector<bool>& read = source.scan->columns_read();
+    const Schema& schema = source.schema();
+    for (size_t c = 0; c < schema.size(); ++c) {
+      const ColumnInfo& column = schema[c];
       read[c] = uses_star_ ||
                 std::any_of(used_columns_.begin(), used_columns_.end(), [&](const auto& used) {
                   return used.second == column.name &&
@@ -245,21 +245,13 @@ absl::StatusOr<Planner::Source> Planner::BuildFromItem(FromNode& node,
                 });
     }
     if (where->where) MarkColumns(*where->where, &read);
-    source.explain.back() +=
-        StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
-    // Not the single-table optimizations: the join needs every row.
-    source.last_point_only = nullptr;
-    source.enough_before = nullptr;
-    source.header_aggregation = nullptr;
-    source.columns_read = nullptr;
+    source.scan->ShowColumnsRead();
+    // Not the single-table fast paths: the join needs every row.
+    source.scan = nullptr;
   }
   if (where->where) {
-    source.explain.insert(source.explain.begin(), StrCat("Filter ", where->where->ToString()));
-    for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
-    auto run = std::move(source.run);
-    source.run = [run, where, context](BatchSink* sink) {
-      return run(MakeBatchFilter(where->where.get(), context, sink).get());
-    };
+    const Expr* predicate = where->where.get();
+    source.node = std::make_shared<FilterNode>(std::move(source.node), predicate, where);
   }
   return source;
 }
@@ -289,7 +281,6 @@ void Planner::NarrowBuildSide(const FromNode& node, JoinSpec* spec) const {
 }
 
 absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<ExprPtr> pushed) {
-  QueryContext* context = context_;
   if (node.ref->join == JoinKind::kNone) return BuildFromItem(node, std::move(pushed));
 
   const Schema& left_schema = node.left->schema;
@@ -393,7 +384,7 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   }
   // Hold the side estimated smaller; for an outer join either side works
   // (the build side's unmatched rows are sent at the end).
-  spec->build_left = left.estimated_rows < right.estimated_rows;
+  spec->build_left = left.node->estimated_rows() < right.node->estimated_rows();
   // The build side holds only the columns something after the join reads.
   if (!uses_star_) NarrowBuildSide(node, spec.get());
   // A dynamic filter: when the probe side is a table scan whose key is a
@@ -402,16 +393,16 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   const bool probe_kept = kind == JoinKind::kFull ||
                           (kind == JoinKind::kLeft && !spec->build_left) ||
                           (kind == JoinKind::kRight && spec->build_left);
-  Source& probe = spec->build_left ? right : left;
+  TableScanNode* probe = (spec->build_left ? right : left).series_scan;
   const std::vector<const Expr*>& probe_keys = spec->build_left ? spec->right_keys : spec->left_keys;
   std::string dynamic_filter;
-  if (!probe_kept && probe.restrict_series) {
+  if (!probe_kept && probe != nullptr) {
     for (size_t k = 0; k < probe_keys.size(); ++k) {
       const Expr& key = *probe_keys[k];
-      if (key.kind == ExprKind::kColumn && key.bound.column < probe.series_columns &&
+      if (key.kind == ExprKind::kColumn && key.bound.column < probe->series_columns() &&
           key.bound.type == DataType::kVarchar) {
-        probe.restrict_series->column = key.bound.column;
-        spec->probe_restriction = probe.restrict_series;
+        spec->probe_restriction = probe->series_restriction();
+        spec->probe_restriction->column = key.bound.column;
         spec->restrict_key = static_cast<int>(k);
         dynamic_filter = StrCat(" dynamic-filter=", key.ToString());
         break;
@@ -419,43 +410,37 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
     }
   }
 
-  Source source;
-  source.schema = node.schema;
+  int64_t estimated_rows;
+  const int64_t left_rows = left.node->estimated_rows(), right_rows = right.node->estimated_rows();
   switch (kind) {
-    case JoinKind::kLeft: source.estimated_rows = left.estimated_rows; break;
-    case JoinKind::kRight: source.estimated_rows = right.estimated_rows; break;
-    case JoinKind::kFull: source.estimated_rows = left.estimated_rows + right.estimated_rows; break;
+    case JoinKind::kLeft: estimated_rows = left_rows; break;
+    case JoinKind::kRight: estimated_rows = right_rows; break;
+    case JoinKind::kFull: estimated_rows = left_rows + right_rows; break;
     default:
-      source.estimated_rows = spec->left_keys.empty()
-                                  ? SaturatingProduct(left.estimated_rows, right.estimated_rows)
-                                  : std::max(left.estimated_rows, right.estimated_rows);
+      estimated_rows = spec->left_keys.empty() ? SaturatingProduct(left_rows, right_rows)
+                                               : std::max(left_rows, right_rows);
   }
   std::string keys;
   for (size_t i = 0; i < key_text.size(); ++i) keys += (i ? ", " : "") + key_text[i];
-  source.explain.push_back(StrCat(
+  std::string description = StrCat(
       spec->left_keys.empty() ? "NestedLoopJoin " : "HashJoin ", KindName(kind),
       keys.empty() ? "" : StrCat(" keys=[", keys, "]"),
       spec->residual ? StrCat(" condition=", spec->residual->ToString()) : "",
-      " build=", spec->build_left ? "left" : "right", dynamic_filter));
-  for (const Source* side : {&left, &right}) {
-    for (const std::string& line : side->explain) source.explain.push_back("  " + line);
-  }
-  source.run = [spec, owned, context, left_run = left.run, right_run = right.run](BatchSink* sink) {
-    return RunJoin(*spec, left_run, right_run, context, sink);
-  };
+      " build=", spec->build_left ? "left" : "right", dynamic_filter);
+  Source source;
+  source.node = std::make_shared<JoinNode>(std::move(left.node), std::move(right.node),
+                                           node.schema, estimated_rows, std::move(spec),
+                                           std::move(owned), std::move(description));
   return FilterAbove(std::move(source), std::move(above));
 }
 
 absl::StatusOr<Planner::Source> Planner::FilterAbove(Source source, std::vector<ExprPtr> conjuncts) {
   if (conjuncts.empty()) return source;
   auto filter = std::make_shared<ExprPtr>(JoinConjuncts(std::move(conjuncts)));
-  RETURN_IF_ERROR(BindWhere(**filter, source.schema));
-  source.explain.insert(source.explain.begin(), StrCat("Filter ", (*filter)->ToString()));
-  for (size_t i = 1; i < source.explain.size(); ++i) source.explain[i] = "  " + source.explain[i];
-  auto run = std::move(source.run);
-  source.run = [run, filter, context = context_](BatchSink* sink) {
-    return run(MakeBatchFilter(filter->get(), context, sink).get());
-  };
+  RETURN_IF_ERROR(BindWhere(**filter, source.schema()));
+  const Expr* predicate = filter->get();
+  source.node = std::make_shared<FilterNode>(std::move(source.node), predicate, std::move(filter));
+  source.scan = nullptr;
   return source;
 }
 

@@ -2,8 +2,8 @@
 // the select list expanded, window calls taken out, then either the
 // aggregation (GROUP BY keys, aggregate slots, a fast path, the select list
 // rewritten over the groups) or the select list bound to the rows, then the
-// output and ORDER BY, the newest-first scan, the columns read, EXPLAIN, and
-// the operators wired from the output back to the source.
+// output and ORDER BY, the newest-first scan, the columns read, and the tree
+// of operator nodes over the source (query/exec/select_nodes.h).
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/exec/select_nodes.h"
 #include "query/exec/window.h"
 #include "query/expr/vector_eval.h"
 #include "query/plan/planner.h"
@@ -41,8 +42,7 @@ class Planner::SelectPhases {
     }
     PlanNewestFirst();
     MarkColumnsRead();
-    Explain();
-    Wire();
+    Build();
     return absl::OkStatus();
   }
 
@@ -57,7 +57,7 @@ class Planner::SelectPhases {
     for (OrderItem& o : call.window->order_by) out.push_back(&o.expr);
     return out;
   }
-  const Schema& input() const { return source_.schema; }
+  const Schema& input() const { return source_.schema(); }
 
   absl::Status ExpandStar();
   absl::Status ExtractWindows();
@@ -73,8 +73,8 @@ class Planner::SelectPhases {
   absl::Status OrderKeyOverGroups(ExprPtr& e);
   void PlanNewestFirst();
   void MarkColumnsRead();
-  void Explain();
-  void Wire();
+  void Build();
+  std::vector<int> NarrowWindows();
 
   Planner& planner_;
   const std::string_view sql_;
@@ -93,7 +93,8 @@ class Planner::SelectPhases {
   std::vector<const Expr*> group_keys_;
   std::vector<std::string> key_text_;
   std::vector<AggregateSpec> aggregates_;
-  bool header_aggregates_ = false;  // blocks may add to the groups by their headers
+  // Set when whole blocks add to the groups by their headers.
+  std::shared_ptr<HeaderAggregation> block_headers_;
   // The schema the select list, HAVING and ORDER BY are bound against.
   Schema projected_input_;
 
@@ -101,8 +102,10 @@ class Planner::SelectPhases {
   std::vector<const Expr*> projection_;  // the select list, then hidden ORDER BY columns
   std::vector<SortKey> sort_keys_;
 
-  // ORDER BY time (or a time key) DESC LIMIT n: the scan reads newest first.
-  bool newest_first_ = false;
+  // ORDER BY time (or a time key) DESC LIMIT n: the scan reads newest first,
+  // and stops when the operator holding the rows (the top n, or the
+  // aggregation) says no older row can change the result.
+  std::optional<NewestFirstStop> newest_first_;
   const Expr* newest_key_ = nullptr;  // aggregating: the group key ordered by
   size_t newest_key_index_ = 0;
 };
@@ -270,18 +273,15 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
 
 // The newest row of each series alone, or whole blocks by their headers.
 void Planner::SelectPhases::PickAggregateFastPath() {
-  if (source_.last_point_only &&
-      LastPointEligible(group_keys_, aggregates_, select_.where.get(), source_.series_columns,
-                        source_.time_column, context_->eval)) {
-    *source_.last_point_only = true;
-    source_.explain.back() += " last-point-per-series";
-  } else if (source_.header_aggregation && !select_.where &&
-             HeaderAggregationEligible(group_keys_, aggregates_, source_.series_columns,
-                                       source_.time_column, context_->eval)) {
-    source_.header_aggregation->keys = group_keys_;
-    source_.header_aggregation->aggregates = aggregates_;
-    header_aggregates_ = true;
-    source_.explain.back() += " block-aggregates";
+  TableScanNode* scan = source_.scan;
+  if (scan == nullptr) return;
+  if (LastPointEligible(group_keys_, aggregates_, select_.where.get(), scan->series_columns(),
+                        scan->time_column(), context_->eval)) {
+    scan->ReadLastPointsOnly();
+  } else if (!select_.where &&
+             HeaderAggregationEligible(group_keys_, aggregates_, scan->series_columns(),
+                                       scan->time_column(), context_->eval)) {
+    block_headers_ = scan->AggregateBlocks(group_keys_, aggregates_);
   }
 }
 
@@ -400,30 +400,31 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
 // rows decide the result, so the scan reads newest first and stops as soon as
 // no older row can change it.
 void Planner::SelectPhases::PlanNewestFirst() {
-  if (!source_.enough_before || !select_.limit || sort_keys_.empty() ||
-      !sort_keys_[0].descending || select_.distinct || select_.having ||
-      *source_.last_point_only || !windows_->empty()) {
+  TableScanNode* scan = source_.scan;
+  if (scan == nullptr || !select_.limit || sort_keys_.empty() || !sort_keys_[0].descending ||
+      select_.distinct || select_.having || scan->last_points_only() || !windows_->empty()) {
     return;
   }
   const Expr* first = projection_[sort_keys_[0].column];
+  bool newest_first = false;
   if (!aggregating_) {
-    newest_first_ = IsColumn(first, source_.time_column);
+    newest_first = IsColumn(first, scan->time_column());
   } else if (first->kind == ExprKind::kColumn && first->bound.aggregate < 0 &&
              first->bound.column >= 0 &&
              static_cast<size_t>(first->bound.column) < group_keys_.size() &&
-             NeverDecreasesWithTime(*group_keys_[first->bound.column], source_.time_column,
+             NeverDecreasesWithTime(*group_keys_[first->bound.column], scan->time_column(),
                                     context_->eval)) {
     newest_key_index_ = static_cast<size_t>(first->bound.column);
     newest_key_ = group_keys_[newest_key_index_];
-    newest_first_ = true;
+    newest_first = true;
   }
-  if (newest_first_) source_.explain.back() += " newest-first";
+  if (newest_first) newest_first_ = scan->ReadNewestFirst(*select_.limit);
 }
 
 // A table scan fills only the columns the query reads.
 void Planner::SelectPhases::MarkColumnsRead() {
-  if (!source_.columns_read) return;
-  std::vector<bool>& read = *source_.columns_read;
+  if (source_.scan == nullptr) return;
+  std::vector<bool>& read = source_.scan->columns_read();
   if (select_.where) MarkColumns(*select_.where, &read);
   if (aggregating_) {
     for (const Expr* k : group_keys_) MarkColumns(*k, &read);
@@ -436,154 +437,66 @@ void Planner::SelectPhases::MarkColumnsRead() {
       for (ExprPtr* e : WindowExprs(*w)) MarkColumns(**e, &read);
     }
   }
-  source_.explain.back() +=
-      StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+  source_.scan->ShowColumnsRead();
 }
 
-// EXPLAIN's lines, outermost first, then the source's.
-void Planner::SelectPhases::Explain() {
-  auto names = [](const std::vector<const Expr*>& exprs) {
-    std::string out;
-    for (size_t i = 0; i < exprs.size(); ++i) out += (i ? ", " : "") + exprs[i]->ToString();
-    return out;
-  };
-  std::vector<std::string> lines;
-  if (select_.offset) lines.push_back(StrCat("Offset ", *select_.offset));
-  if (select_.limit && sort_keys_.empty()) lines.push_back(StrCat("Limit ", *select_.limit));
-  if (!sort_keys_.empty()) {
-    lines.push_back(select_.limit
-                        ? StrCat("TopN ", *select_.limit, " by ", sort_keys_.size(), " keys")
-                        : StrCat("Sort by ", sort_keys_.size(), " keys"));
+// The window operator holds every row: it keeps only the columns the select
+// list, ORDER BY and the windows read (a 1M-row window over a wide table
+// held 3 GB).
+std::vector<int> Planner::SelectPhases::NarrowWindows() {
+  std::vector<Expr*> after_window;
+  for (const Expr* e : projection_) after_window.push_back(const_cast<Expr*>(e));
+  for (ExprPtr& w : *windows_) {
+    for (ExprPtr* e : WindowExprs(*w)) after_window.push_back(e->get());
   }
-  if (select_.distinct) lines.push_back("Distinct");
-  lines.push_back(StrCat("Project [", names(projection_), "]"));
-  for (const ExprPtr& w : *windows_) lines.push_back(StrCat("Window ", w->ToString()));
-  if (select_.having) lines.push_back(StrCat("Filter (HAVING) ", select_.having->ToString()));
+  return NarrowWindowInput(static_cast<int>(projected_input_.size()), after_window);
+}
+
+// The operator tree over the source, innermost first.
+void Planner::SelectPhases::Build() {
+  PlanNodePtr node = source_.node;
+  if (select_.where) node = std::make_shared<FilterNode>(node, select_.where.get());
   if (aggregating_) {
-    std::string aggs;
-    for (size_t i = 0; i < aggregates_.size(); ++i) {
-      const AggregateSpec& a = aggregates_[i];
-      aggs += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
-                     a.args.empty() ? "*" : names(a.args), ")");
+    auto aggregate =
+        std::make_shared<AggregateNode>(node, projected_input_, group_keys_, aggregates_);
+    if (block_headers_) aggregate->TakeBlockHeaders(block_headers_);
+    if (newest_first_) {
+      aggregate->StopScanWhenSettled({.stop = *newest_first_,
+                                      .key = newest_key_,
+                                      .key_index = newest_key_index_,
+                                      .time_column = source_.scan->time_column()});
     }
-    lines.push_back(
-        StrCat("HashAggregate keys=[", names(group_keys_), "] aggregates=[", aggs, "]"));
+    node = std::move(aggregate);
   }
-  if (select_.where) lines.push_back(StrCat("Filter ", select_.where->ToString()));
-  for (size_t i = 0; i < lines.size(); ++i) {
-    plan_.explain.push_back(std::string(i * 2, ' ') + lines[i]);
-  }
-  for (const std::string& line : source_.explain) {
-    plan_.explain.push_back(std::string(lines.size() * 2, ' ') + line);
-  }
-}
-
-// The run functions wire the operators from the output back to the source.
-void Planner::SelectPhases::Wire() {
-  // The window operator holds every row: it keeps only the columns the
-  // select list, ORDER BY and the windows read (a 1M-row window over a wide
-  // table held 3 GB).
-  std::vector<int> window_keep;
+  if (select_.having) node = std::make_shared<HavingNode>(node, select_.having.get());
   if (!windows_->empty()) {
-    std::vector<Expr*> after_window;
-    for (const Expr* e : projection_) after_window.push_back(const_cast<Expr*>(e));
-    for (ExprPtr& w : *windows_) {
-      for (ExprPtr* e : WindowExprs(*w)) after_window.push_back(e->get());
-    }
-    window_keep = NarrowWindowInput(static_cast<int>(projected_input_.size()), after_window);
+    std::vector<int> keep = NarrowWindows();
+    std::vector<std::string> text;
+    for (const ExprPtr& w : *windows_) text.push_back(w->ToString());
+    node = std::make_shared<WindowNode>(node, window_calls_, std::move(keep), std::move(text));
   }
-
-  plan_.output = output_;
+  Schema projected = output_;  // the select list, then hidden ORDER BY columns
+  for (size_t i = output_.size(); i < projection_.size(); ++i) {
+    projected.push_back({projection_[i]->ToString(), projection_[i]->bound.type, ""});
+  }
+  node = std::make_shared<ProjectNode>(node, std::move(projected), projection_);
   const int visible = static_cast<int>(output_.size());
-  const Expr* where = select_.where.get();
-  const Expr* having = select_.having.get();
-  const bool distinct = select_.distinct;
-  const std::optional<int64_t> limit = select_.limit;
-  const int64_t offset = select_.offset.value_or(0);
-  const int input_width = static_cast<int>(input().size());
-  QueryContext* context = context_;
-  auto source_run = source_.run;
-  auto enough_before = source_.enough_before;
-  auto header_aggregation = source_.header_aggregation;
-  const int time_column = source_.time_column;
-  const bool aggregating = aggregating_;
-  const bool header_aggregates = header_aggregates_;
-  const bool newest_first = newest_first_;
-  const Expr* newest_key = newest_key_;
-  const size_t newest_key_index = newest_key_index_;
-  const std::vector<const Expr*> projection = projection_;
-  const std::vector<SortKey> sort_keys = sort_keys_;
-  const std::vector<WindowCall> window_calls = window_calls_;
-  const std::vector<const Expr*> group_keys = group_keys_;
-  const std::vector<AggregateSpec> aggregates = aggregates_;
-  plan_.estimated_rows = source_.estimated_rows;
-  if (aggregating) {
-    plan_.estimated_rows =
-        group_keys.empty() ? 1 : std::max<int64_t>(1, source_.estimated_rows / 10);
+  if (select_.distinct) node = std::make_shared<DistinctNode>(node, visible);
+  if (!sort_keys_.empty()) {
+    auto sort = std::make_shared<SortNode>(node, sort_keys_, select_.limit);
+    if (newest_first_ && !aggregating_) sort->StopScanWhenSettled(*newest_first_);
+    node = std::move(sort);
+  } else if (select_.limit) {
+    node = std::make_shared<LimitNode>(node, *select_.limit);
   }
-  if (limit) plan_.estimated_rows = std::min(plan_.estimated_rows, *limit);
-  plan_.run = [=](RowSink* caller) -> absl::Status {
-    return RunPipeline(context, caller, [&](RowSink* out) -> absl::Status {
-      std::vector<std::unique_ptr<RowSink>> chain;
-      RowSink* next = out;
-      auto push = [&](std::unique_ptr<RowSink> sink) {
-        next = sink.get();
-        chain.push_back(std::move(sink));
-      };
-      if (offset > 0) push(MakeOffset(offset, next));
-      if (static_cast<int>(projection.size()) > visible) push(MakeTruncate(visible, next));
-      if (limit && sort_keys.empty()) push(MakeLimit(*limit, context, next));
-      if (!sort_keys.empty()) push(MakeSort(sort_keys, limit, context, next));
-      if (distinct) push(MakeDistinct(visible, context, next));
-      push(MakeProject(projection, context, next));
-      if (!window_calls.empty()) push(MakeWindow(window_calls, window_keep, context, next));
-      if (having != nullptr) push(MakeFilter(having, context, next));
-      std::vector<std::unique_ptr<BatchSink>> batch_chain;
-      AggregateSink* aggregate = nullptr;
-      int64_t rows_passed = 0;  // rows past WHERE, without aggregation
-      if (aggregating) {
-        std::unique_ptr<AggregateSink> a = MakeAggregate(group_keys, aggregates, context, next);
-        aggregate = a.get();
-        batch_chain.push_back(std::move(a));
-      } else {
-        batch_chain.push_back(MakeBatchesToRows(input_width, context, next));
-        if (newest_first) {
-          batch_chain.push_back(MakeRowCounter(&rows_passed, batch_chain.back().get()));
-        }
-      }
-      if (where != nullptr) {
-        batch_chain.push_back(MakeBatchFilter(where, context, batch_chain.back().get()));
-      }
-      if (newest_first) {
-        // After a bucket starting at `start`, unread rows are older than it.
-        // Rows (or groups whose key is above every unread row's key) already
-        // held come first in the order; LIMIT of them settle the result.
-        *enough_before = [&](int64_t start) {
-          if (aggregate == nullptr) return rows_passed >= *limit;
-          Row row(input_width);
-          row[time_column] = Datum::Timestamp(start - 1);
-          return aggregate->GroupsAbove(newest_key_index,
-                                        Eval(*newest_key, row, context->eval)) >= *limit;
-        };
-      }
-      if (header_aggregates) header_aggregation->sink = aggregate;
-      absl::Status ran = source_run(batch_chain.back().get());
-      // Both refer to this run's operators.
-      if (newest_first) *enough_before = nullptr;
-      if (header_aggregates) header_aggregation->sink = nullptr;
-      return ran;
-    });
-  };
-  if (!aggregating && windows_->empty() && having == nullptr && !distinct && sort_keys.empty() &&
-      !limit && !newest_first) {
-    const std::vector<const Expr*> select_list(projection.begin(), projection.begin() + visible);
-    plan_.run_batches = [=](BatchSink* out) -> absl::Status {
-      std::unique_ptr<BatchSink> project = MakeBatchProject(select_list, context, out);
-      std::unique_ptr<BatchSink> filter =
-          where != nullptr ? MakeBatchFilter(where, context, project.get()) : nullptr;
-      return source_run(filter != nullptr ? filter.get() : project.get());
-    };
+  if (static_cast<int>(projection_.size()) > visible) {
+    node = std::make_shared<TruncateNode>(node, output_);
   }
+  if (select_.offset) node = std::make_shared<OffsetNode>(node, *select_.offset);
+  plan_.output = output_;
+  plan_.root = std::move(node);
+  plan_.columnar = !aggregating_ && windows_->empty() && !select_.having && !select_.distinct &&
+                   sort_keys_.empty() && !select_.limit && !select_.offset;
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {

@@ -1,7 +1,8 @@
-// Planner: UNION, INTERSECT and EXCEPT (query/exec/set_operation.h runs them).
+// Planner: UNION, INTERSECT and EXCEPT (query/exec/set_operation.h runs them:
+// SetOperationNode).
 #include "common/status.h"
 #include "common/strings.h"
-#include "query/exec/set_operation.h"
+#include "query/exec/source_nodes.h"
 #include "query/plan/planner.h"
 
 namespace strata::query {
@@ -33,7 +34,6 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& sele
   // other side's, BIGINT with DOUBLE is DOUBLE; other mixes need a CAST.
   auto plan = std::make_shared<Plan>();
   plan->output = left->output;
-  std::vector<DataType> types;
   for (size_t c = 0; c < plan->output.size(); ++c) {
     DataType& t = plan->output[c].type;
     const DataType r = right->output[c].type;
@@ -49,23 +49,10 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& sele
       t = DataType::kDouble;
     }
     plan->output[c].qualifier.clear();
-    types.push_back(t);
   }
-  const SetOperation op = select.set_operation;
-  const bool all = select.set_all;
-  plan->explain.push_back(StrCat(name, all ? " ALL" : ""));
-  for (const auto& side : {left, right}) {
-    for (const std::string& line : side->explain) plan->explain.push_back("  " + line);
-  }
-  plan->estimated_rows = op == SetOperation::kUnion
-                             ? left->estimated_rows + right->estimated_rows
-                             : left->estimated_rows;
-  QueryContext* context = context_;
-  plan->run = [left, right, op, all, types, context](RowSink* caller) {
-    return RunPipeline(context, caller, [&](RowSink* out) {
-      return RunSetOperation(op, all, left->run, right->run, types, context, out);
-    });
-  };
+  plan->root = std::make_shared<SetOperationNode>(left, right, plan->output, select.set_operation,
+                                                  select.set_all,
+                                                  StrCat(name, select.set_all ? " ALL" : ""));
   return plan;
 }
 

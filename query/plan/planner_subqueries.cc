@@ -146,7 +146,7 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   auto table = std::make_shared<LookupTable>();
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, PlanSelect(std::move(answers)));
   CollectSink rows(context_);
-  RETURN_IF_ERROR(plan->run(&rows));
+  RETURN_IF_ERROR(plan->Run(context_, &rows));
   if (rows.rows().size() > kMaxInSubqueryRows) {
     return refuse(StrCat("returned answers for ", rows.rows().size(), " keys; at most ",
                          kMaxInSubqueryRows, " are supported: join the tables instead"));
@@ -157,7 +157,7 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   if (empty) {
     ASSIGN_OR_RETURN(std::shared_ptr<Plan> none, PlanSelect(std::move(empty)));
     CollectSink row(context_);
-    RETURN_IF_ERROR(none->run(&row));
+    RETURN_IF_ERROR(none->Run(context_, &row));
     if (!row.rows().empty()) table->otherwise = row.rows()[0][0];
   }
   for (Row& row : rows.rows()) {
@@ -217,7 +217,7 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
                                         " columns; it must return one"));
   }
   CollectSink rows(context_);
-  RETURN_IF_ERROR(plan->run(&rows));
+  RETURN_IF_ERROR(plan->Run(context_, &rows));
   const DataType type = plan->output.empty() ? DataType::kUnknown : plan->output[0].type;
   if (e.kind == ExprKind::kSubquery) {
     if (rows.rows().size() > 1) {

@@ -73,35 +73,20 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareUnnest(TableR
 }
 
 Planner::Source Planner::UnnestSource(const FromNode& unnest, Source input) {
-  Source source;
-  source.schema = input.schema;
-  source.schema.insert(source.schema.end(), unnest.schema.begin(), unnest.schema.end());
-  source.estimated_rows =
-      input.estimated_rows > INT64_MAX / 16 ? INT64_MAX : input.estimated_rows * 16;
+  Schema schema = input.schema();
+  schema.insert(schema.end(), unnest.schema.begin(), unnest.schema.end());
   std::string args;
   for (const ExprPtr& e : *unnest.unnest_exprs) args += (args.empty() ? "" : ", ") + e->ToString();
-  source.explain.push_back(
+  Source source;
+  source.node = std::make_shared<UnnestNode>(
+      std::move(input.node), std::move(schema), unnest.unnest, unnest.unnest_exprs,
       StrCat("Unnest ", args, unnest.unnest->with_ordinality ? " WITH ORDINALITY" : ""));
-  for (const std::string& line : input.explain) source.explain.push_back("  " + line);
-  QueryContext* context = context_;
-  source.run = [spec = unnest.unnest, exprs = unnest.unnest_exprs, context,
-                run = std::move(input.run)](BatchSink* sink) {
-    std::unique_ptr<BatchSink> unnest = MakeUnnest(spec.get(), context, sink);
-    return run(unnest.get());
-  };
   return source;
 }
 
 Planner::Source Planner::OneRowSource() {
   Source source;
-  source.run = [](BatchSink* sink) -> absl::Status {
-    Batch one_row;
-    one_row.rows = 1;
-    RETURN_IF_ERROR(sink->Push(one_row));
-    return sink->Finish();
-  };
-  source.explain.push_back("Values (one row)");
-  source.estimated_rows = 1;
+  source.node = std::make_shared<OneRowNode>();
   return source;
 }
 

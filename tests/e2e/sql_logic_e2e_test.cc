@@ -252,7 +252,8 @@ INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                                            "one_type_per_name.test", "joins.test",
                                            "set_operations.test", "windows.test",
                                            "subqueries.test", "dates.test", "arrays.test",
-                                           "timeseries.test", "lambdas.test", "maps.test"),
+                                           "timeseries.test", "lambdas.test", "maps.test",
+                                           "postgres_spellings.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace

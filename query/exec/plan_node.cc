@@ -1,0 +1,48 @@
+#include "query/exec/plan_node.h"
+
+namespace strata::query {
+namespace {
+
+void AppendExplain(const PlanNode& node, int depth, std::vector<std::string>* lines) {
+  std::string line = node.Describe();
+  if (!line.empty()) {
+    lines->push_back(std::string(depth * 2, ' ') + line);
+    ++depth;
+  }
+  for (const PlanNodePtr& input : node.inputs()) AppendExplain(*input, depth, lines);
+}
+
+}  // namespace
+
+std::vector<DataType> PlanNode::Types() const {
+  std::vector<DataType> types;
+  types.reserve(schema_.size());
+  for (const ColumnInfo& c : schema_) types.push_back(c.type);
+  return types;
+}
+
+// Each node overrides at least one of the two; the other adapts.
+absl::Status PlanNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return RunRows(context, MakeRowsToBatches(Types(), context, sink).get());
+}
+
+absl::Status PlanNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return RunBatches(context,
+                    MakeBatchesToRows(static_cast<int>(schema_.size()), context, sink).get());
+}
+
+std::vector<std::string> ExplainLines(const PlanNode& root) {
+  std::vector<std::string> lines;
+  AppendExplain(root, 0, &lines);
+  return lines;
+}
+
+absl::Status Plan::Run(QueryContext* context, RowSink* sink) const {
+  return RunPipeline(context, sink, [&](RowSink* out) { return root->RunRows(context, out); });
+}
+
+absl::Status Plan::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return root->RunBatches(context, sink);
+}
+
+}  // namespace strata::query

@@ -1,0 +1,181 @@
+#include "query/exec/select_nodes.h"
+
+#include "common/status.h"
+#include "common/strings.h"
+
+namespace strata::query {
+namespace {
+
+std::string ExprList(const std::vector<const Expr*>& exprs) {
+  std::string out;
+  for (size_t i = 0; i < exprs.size(); ++i) out += (i ? ", " : "") + exprs[i]->ToString();
+  return out;
+}
+
+// Counts the rows passing into `next` (a top n reading newest first).
+class CountingSink : public RowSink {
+ public:
+  explicit CountingSink(RowSink* next) : next_(next) {}
+  absl::Status Push(Row row) override {
+    ++rows_;
+    return next_->Push(std::move(row));
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+  int64_t rows() const { return rows_; }
+
+ private:
+  RowSink* next_;
+  int64_t rows_ = 0;
+};
+
+// Sets the scan's question for the length of a run, then takes it back: it
+// refers to this run's operators.
+class StopWhileRunning {
+ public:
+  StopWhileRunning(const NewestFirstStop& stop, std::function<bool(int64_t)> enough) : stop_(stop) {
+    *stop_.enough_before = std::move(enough);
+  }
+  ~StopWhileRunning() { *stop_.enough_before = nullptr; }
+  StopWhileRunning(const StopWhileRunning&) = delete;
+  StopWhileRunning& operator=(const StopWhileRunning&) = delete;
+
+ private:
+  const NewestFirstStop& stop_;
+};
+
+Schema WindowOutput(const Schema& input, const std::vector<WindowCall>& calls,
+                    const std::vector<int>& keep, const std::vector<std::string>& call_text) {
+  Schema out;
+  for (int c : keep) out.push_back(input[c]);
+  for (size_t k = 0; k < calls.size(); ++k) out.push_back({call_text[k], calls[k].type, ""});
+  return out;
+}
+
+}  // namespace
+
+std::string FilterNode::Describe() const { return StrCat("Filter ", predicate_->ToString()); }
+
+absl::Status FilterNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeBatchFilter(predicate_, context, sink).get());
+}
+
+AggregateNode::AggregateNode(PlanNodePtr input, Schema output, std::vector<const Expr*> keys,
+                             std::vector<AggregateSpec> aggregates)
+    : PlanNode(std::move(output),
+               keys.empty() ? 1 : std::max<int64_t>(1, input->estimated_rows() / 10), {input}),
+      keys_(std::move(keys)),
+      aggregates_(std::move(aggregates)) {}
+
+std::string AggregateNode::Describe() const {
+  std::string aggregates;
+  for (size_t i = 0; i < aggregates_.size(); ++i) {
+    const AggregateSpec& a = aggregates_[i];
+    aggregates += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
+                         a.args.empty() ? "*" : ExprList(a.args), ")");
+  }
+  return StrCat("HashAggregate keys=[", ExprList(keys_), "] aggregates=[", aggregates, "]");
+}
+
+absl::Status AggregateNode::RunRows(QueryContext* context, RowSink* sink) const {
+  std::unique_ptr<AggregateSink> aggregate = MakeAggregate(keys_, aggregates_, context, sink);
+  std::optional<StopWhileRunning> stop;
+  if (newest_first_) {
+    // After a bucket starting at `start`, unread rows are older than it:
+    // groups whose key is above every unread row's come first in the order,
+    // and `limit` of them settle the result.
+    const NewestFirst& n = *newest_first_;
+    stop.emplace(n.stop, [&, width = input().schema().size()](int64_t start) {
+      Row row(width);
+      row[n.time_column] = Datum::Timestamp(start - 1);
+      return aggregate->GroupsAbove(n.key_index, Eval(*n.key, row, context->eval)) >= n.stop.limit;
+    });
+  }
+  if (headers_) headers_->sink = aggregate.get();
+  absl::Status ran = input().RunBatches(context, aggregate.get());
+  if (headers_) headers_->sink = nullptr;
+  return ran;
+}
+
+std::string HavingNode::Describe() const {
+  return StrCat("Filter (HAVING) ", predicate_->ToString());
+}
+
+absl::Status HavingNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeFilter(predicate_, context, sink).get());
+}
+
+WindowNode::WindowNode(PlanNodePtr input, std::vector<WindowCall> calls, std::vector<int> keep,
+                       std::vector<std::string> call_text)
+    : PlanNode(WindowOutput(input->schema(), calls, keep, call_text), input->estimated_rows(),
+               {input}),
+      calls_(std::move(calls)),
+      keep_(std::move(keep)),
+      call_text_(std::move(call_text)) {}
+
+// One operator computes every call: one line lists them.
+std::string WindowNode::Describe() const {
+  std::string out;
+  for (size_t k = 0; k < call_text_.size(); ++k) {
+    out += StrCat(k ? ", " : "", call_text_[k]);
+  }
+  return StrCat("Window ", out);
+}
+
+absl::Status WindowNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeWindow(calls_, keep_, context, sink).get());
+}
+
+std::string ProjectNode::Describe() const { return StrCat("Project [", ExprList(exprs_), "]"); }
+
+absl::Status ProjectNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeBatchProject(exprs_, context, sink).get());
+}
+
+absl::Status ProjectNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeProject(exprs_, context, sink).get());
+}
+
+absl::Status DistinctNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeDistinct(width_, context, sink).get());
+}
+
+SortNode::SortNode(PlanNodePtr input, std::vector<SortKey> keys, std::optional<int64_t> limit)
+    : PlanNode(input->schema(),
+               limit ? std::min(input->estimated_rows(), *limit) : input->estimated_rows(),
+               {input}),
+      keys_(std::move(keys)),
+      limit_(limit) {}
+
+std::string SortNode::Describe() const {
+  return limit_ ? StrCat("TopN ", *limit_, " by ", keys_.size(), " keys")
+                : StrCat("Sort by ", keys_.size(), " keys");
+}
+
+absl::Status SortNode::RunRows(QueryContext* context, RowSink* sink) const {
+  std::unique_ptr<RowSink> sort = MakeSort(keys_, limit_, context, sink);
+  if (!stop_) return input().RunRows(context, sort.get());
+  // Below the sort only the projection, one row out per row in: the rows
+  // counted here are the rows past WHERE, newest buckets first.
+  CountingSink counted(sort.get());
+  StopWhileRunning stop(*stop_, [&](int64_t) { return counted.rows() >= stop_->limit; });
+  return input().RunRows(context, &counted);
+}
+
+std::string LimitNode::Describe() const { return StrCat("Limit ", limit_); }
+
+absl::Status LimitNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeLimit(limit_, context, sink).get());
+}
+
+absl::Status TruncateNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return input().RunRows(context, MakeTruncate(static_cast<int>(schema().size()), sink).get());
+}
+
+std::string OffsetNode::Describe() const { return StrCat("Offset ", skip_); }
+
+absl::Status OffsetNode::RunRows(QueryContext* context, RowSink* sink) const {
+  if (skip_ <= 0) return input().RunRows(context, sink);
+  return input().RunRows(context, MakeOffset(skip_, sink).get());
+}
+
+}  // namespace strata::query

@@ -1,0 +1,123 @@
+#include "query/exec/source_nodes.h"
+
+#include <algorithm>
+
+#include "common/status.h"
+#include "common/strings.h"
+#include "query/exec/set_operation.h"
+
+namespace strata::query {
+namespace {
+
+TableScan::Spec WithHooks(TableScan::Spec spec, std::shared_ptr<bool> last_point_only,
+                          std::shared_ptr<std::function<bool(int64_t)>> enough_before,
+                          std::shared_ptr<HeaderAggregation> header_aggregation,
+                          std::shared_ptr<std::vector<bool>> columns_read,
+                          std::shared_ptr<SeriesRestriction> restrict_series) {
+  spec.last_point_only = std::move(last_point_only);
+  spec.enough_before = std::move(enough_before);
+  spec.header_aggregation = std::move(header_aggregation);
+  spec.columns_read = std::move(columns_read);
+  spec.restrict_series = std::move(restrict_series);
+  return spec;
+}
+
+}  // namespace
+
+TableScanNode::TableScanNode(Schema schema, int64_t estimated_rows, TableScan::Spec spec,
+                             QueryStats* stats, std::string description)
+    : PlanNode(std::move(schema), estimated_rows, {}),
+      columns_read_(std::make_shared<std::vector<bool>>(this->schema().size(), false)),
+      scan_(WithHooks(spec, last_point_only_, enough_before_, header_aggregation_, columns_read_,
+                      restrict_series_)),
+      stats_(stats),
+      description_(std::move(description)),
+      series_columns_(spec.layout->series_columns),
+      time_column_(spec.layout->time_column) {}
+
+void TableScanNode::ReadLastPointsOnly() { *last_point_only_ = true; }
+
+std::shared_ptr<HeaderAggregation> TableScanNode::AggregateBlocks(
+    std::vector<const Expr*> keys, std::vector<AggregateSpec> aggregates) {
+  header_aggregation_->keys = std::move(keys);
+  header_aggregation_->aggregates = std::move(aggregates);
+  block_aggregates_ = true;
+  return header_aggregation_;
+}
+
+NewestFirstStop TableScanNode::ReadNewestFirst(int64_t limit) {
+  newest_first_ = true;
+  return {enough_before_, limit};
+}
+
+std::string TableScanNode::Describe() const {
+  std::string out = description_;
+  if (*last_point_only_) out += " last-point-per-series";
+  if (block_aggregates_) out += " block-aggregates";
+  if (newest_first_) out += " newest-first";
+  if (show_columns_) {
+    const std::vector<bool>& read = *columns_read_;
+    out += StrCat(" columns=", std::count(read.begin(), read.end(), true), "/", read.size());
+  }
+  return out;
+}
+
+absl::Status TableScanNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return scan_.Run(context, stats_, sink);
+}
+
+absl::Status RowsNode::RunRows(QueryContext*, RowSink* sink) const {
+  for (const Row& row : *rows_) RETURN_IF_ERROR(sink->Push(row));
+  return sink->Finish();
+}
+
+absl::Status OneRowNode::RunBatches(QueryContext*, BatchSink* sink) const {
+  Batch one_row;
+  one_row.rows = 1;
+  RETURN_IF_ERROR(sink->Push(one_row));
+  return sink->Finish();
+}
+
+absl::Status SubqueryNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return inner_->Run(context, sink);
+}
+
+absl::Status JoinNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return RunJoin(
+      *spec_, [&](BatchSink* left) { return input(0).RunBatches(context, left); },
+      [&](BatchSink* right) { return input(1).RunBatches(context, right); }, context, sink);
+}
+
+UnnestNode::UnnestNode(PlanNodePtr input, Schema schema, std::shared_ptr<const UnnestSpec> spec,
+                       std::shared_ptr<const void> owner, std::string description)
+    : PlanNode(std::move(schema),
+               input->estimated_rows() > INT64_MAX / 16 ? INT64_MAX : input->estimated_rows() * 16,
+               {input}),
+      spec_(std::move(spec)),
+      owner_(std::move(owner)),
+      description_(std::move(description)) {}
+
+absl::Status UnnestNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeUnnest(spec_.get(), context, sink).get());
+}
+
+SetOperationNode::SetOperationNode(std::shared_ptr<const Plan> left,
+                                   std::shared_ptr<const Plan> right, Schema schema,
+                                   SetOperation op, bool all, std::string name)
+    : PlanNode(std::move(schema),
+               op == SetOperation::kUnion ? left->estimated_rows() + right->estimated_rows()
+                                          : left->estimated_rows(),
+               {left->root, right->root}),
+      left_(std::move(left)),
+      right_(std::move(right)),
+      op_(op),
+      all_(all),
+      name_(std::move(name)) {}
+
+absl::Status SetOperationNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return RunSetOperation(
+      op_, all_, [&](RowSink* out) { return left_->Run(context, out); },
+      [&](RowSink* out) { return right_->Run(context, out); }, Types(), context, sink);
+}
+
+}  // namespace strata::query
