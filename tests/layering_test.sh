@@ -115,6 +115,17 @@ forbid server/auth 'server/(ops|runner|wire|scheduler|grpc|pg|http)/|.*\.pb\.h|g
 forbid server/runner 'server/(wire|scheduler|grpc|pg|http)/|.*\.pb\.h|grpc' 'a front door, proto or gRPC headers'
 forbid server/wire 'server/(ops|auth|runner|scheduler|grpc|pg|http)/|grpc' 'a room of server/ or gRPC (messages only)'
 forbid server/scheduler 'server/(grpc|pg|http)/|grpc' 'a front door or gRPC headers'
+# The scheduler works on its own types (scheduled_query.h); one file reads
+# and writes them as the API's messages, for the gRPC service and the stored
+# records.
+hits=$(grep -rnE '#include[[:space:]]+["<](strata/v1/|.*\.pb\.h|server/wire/|server/scheduler/scheduled_query_proto\.h)' \
+  "$src/server/scheduler" --include='*.h' --include='*.cc' |
+  grep -v '/scheduled_query_proto\.\(h\|cc\):' || true)
+if [ -n "$hits" ]; then
+  echo "FAIL: server/scheduler must not see proto messages outside scheduled_query_proto.{h,cc}:"
+  echo "$hits"
+  failed=1
+fi
 forbid server/pg 'server/(wire|scheduler|grpc|http)/|strata/v1/|grpc' 'another front door, proto or gRPC headers'
 forbid server/http 'server/(wire|scheduler|grpc|pg)/|strata/v1/|grpc' 'another front door, proto or gRPC headers'
 forbid server/grpc 'server/(pg|http)/' 'another front door'

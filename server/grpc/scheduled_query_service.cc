@@ -1,6 +1,8 @@
 #include "server/grpc/scheduled_query_service.h"
 
+#include "common/status.h"
 #include "google/protobuf/util/time_util.h"
+#include "server/scheduler/scheduled_query_proto.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
@@ -17,32 +19,41 @@ std::shared_ptr<const Principal> Borrow(const Principal& caller) {
 absl::Status ScheduledQueryService::CreateScheduledQuery(
     const Principal& caller, const v1::CreateScheduledQueryRequest* request,
     v1::CreateScheduledQueryResponse* response) {
-  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
-                   scheduled_.Create(Borrow(caller), request->scheduled_query()));
+  ASSIGN_OR_RETURN(ScheduledQueryDefinition definition,
+                   DefinitionFromProto(request->scheduled_query()));
+  ASSIGN_OR_RETURN(ScheduledQueryDescription created,
+                   scheduled_.Create(Borrow(caller), std::move(definition)));
+  DescriptionToProto(created, response->mutable_scheduled_query());
   return absl::OkStatus();
 }
 
 absl::Status ScheduledQueryService::DescribeScheduledQuery(
     const Principal& caller, const v1::DescribeScheduledQueryRequest* request,
     v1::DescribeScheduledQueryResponse* response) {
-  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
+  ASSIGN_OR_RETURN(ScheduledQueryDescription described,
                    scheduled_.Describe(caller, request->name()));
+  DescriptionToProto(described, response->mutable_scheduled_query());
   return absl::OkStatus();
 }
 
 absl::Status ScheduledQueryService::ListScheduledQueries(
     const Principal& caller, const v1::ListScheduledQueriesRequest* request,
     v1::ListScheduledQueriesResponse* response) {
-  ASSIGN_OR_RETURN(*response,
+  ASSIGN_OR_RETURN(ScheduledQueryPage page,
                    scheduled_.List(caller, request->max_results(), request->next_token()));
+  for (const ScheduledQueryDescription& q : page.queries) {
+    DescriptionToProto(q, response->add_scheduled_queries());
+  }
+  response->set_next_token(page.next_token);
   return absl::OkStatus();
 }
 
 absl::Status ScheduledQueryService::UpdateScheduledQuery(
     const Principal& caller, const v1::UpdateScheduledQueryRequest* request,
     v1::UpdateScheduledQueryResponse* response) {
-  ASSIGN_OR_RETURN(*response->mutable_scheduled_query(),
-                   scheduled_.Update(caller, request->name(), request->state()));
+  ASSIGN_OR_RETURN(ScheduledQueryDescription updated,
+                   scheduled_.Update(caller, request->name(), StateFromProto(request->state())));
+  DescriptionToProto(updated, response->mutable_scheduled_query());
   return absl::OkStatus();
 }
 
@@ -59,7 +70,8 @@ absl::Status ScheduledQueryService::ExecuteScheduledQuery(
       request->has_invocation_time()
           ? google::protobuf::util::TimeUtil::TimestampToNanoseconds(request->invocation_time())
           : 0;
-  ASSIGN_OR_RETURN(*response->mutable_run(), scheduled_.Execute(caller, request->name(), invocation));
+  ASSIGN_OR_RETURN(ScheduledQueryRunSummary run, scheduled_.Execute(caller, request->name(), invocation));
+  RunToProto(run, response->mutable_run());
   return absl::OkStatus();
 }
 

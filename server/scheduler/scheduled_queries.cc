@@ -6,35 +6,20 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/time_format.h"
-#include "google/protobuf/util/time_util.h"
 #include "query/parse/parser.h"
 #include "server/scheduler/target_mapping.h"
-#include "server/scheduler/target_spec_proto.h"
-#include "server/wire/query_parameters.h"
+#include "server/scheduler/scheduled_query_codec.h"
 #include "spdlog/spdlog.h"
 #include "storage/catalog/names.h"
 
 namespace strata {
 namespace {
 
-using google::protobuf::util::TimeUtil;
-
 constexpr size_t kMaxNameBytes = 64;
 constexpr int kDefaultRejectedRowsKept = 100;
 constexpr int kMaxRejectedRowsKept = 1000;
 constexpr int kRecentFailures = 5;
 constexpr std::string_view kRuntimeParameter = "scheduled_runtime";
-
-google::protobuf::Timestamp Stamp(int64_t nanos) { return TimeUtil::NanosecondsToTimestamp(nanos); }
-int64_t Nanos(const google::protobuf::Timestamp& t) { return TimeUtil::TimestampToNanoseconds(t); }
-
-bool Failed(v1::ScheduledQueryRunStatus status) {
-  return status == v1::AUTO_TRIGGER_FAILURE || status == v1::MANUAL_TRIGGER_FAILURE;
-}
-
-std::string_view StatusName(v1::ScheduledQueryRunStatus status) {
-  return v1::ScheduledQueryRunStatus_Name(status);
-}
 
 absl::Status ValidateName(std::string_view name) {
   const bool ok = !name.empty() && name.size() <= kMaxNameBytes &&
@@ -48,10 +33,14 @@ absl::Status ValidateName(std::string_view name) {
 }
 
 // The definition's parameters with @scheduled_runtime bound to `runtime`.
-absl::StatusOr<query::QueryParameters> RunParameters(const v1::ScheduledQuery& definition,
+absl::StatusOr<query::QueryParameters> RunParameters(const ScheduledQueryDefinition& definition,
                                                      int64_t runtime) {
-  ASSIGN_OR_RETURN(query::QueryParameters parameters,
-                   ParametersFromProto(definition.parameters()));
+  query::QueryParameters parameters;
+  for (const auto& [name, value] : definition.parameters) {
+    if (!parameters.named.emplace(name, value).second) {
+      return absl::InvalidArgumentError(StrCat("parameter @", name, " is sent twice"));
+    }
+  }
   parameters.named[std::string(kRuntimeParameter)] = query::Datum::Timestamp(runtime);
   parameters.optional.insert(std::string(kRuntimeParameter));  // a query need not use it
   return parameters;
@@ -60,13 +49,18 @@ absl::StatusOr<query::QueryParameters> RunParameters(const v1::ScheduledQuery& d
 // Maps result pages to records and writes them, 100 per request.
 class WriteSink final : public query::ResultSink {
  public:
-  WriteSink(Ingest& ingest, const Principal& owner, const v1::TargetConfiguration& target,
-            int64_t version, int max_rejected_kept, v1::ScheduledQueryRunSummary* summary)
-      : ingest_(ingest), owner_(owner), target_(target), version_(version), max_kept_(max_rejected_kept),
-        summary_(*summary), stats_(*summary->mutable_execution_stats()) {}
+  WriteSink(Ingest& ingest, const Principal& owner, const TargetSpec& target, int64_t version,
+            int max_rejected_kept, ScheduledQueryRunSummary* run)
+      : ingest_(ingest),
+        owner_(owner),
+        target_(target),
+        version_(version),
+        max_kept_(max_rejected_kept),
+        run_(*run),
+        stats_(run->stats) {}
 
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    auto mapping = TargetMapping::Compile(TargetSpecFromProto(target_), columns);
+    auto mapping = TargetMapping::Compile(target_, columns);
     if (!mapping.ok()) {
       return absl::FailedPreconditionError(
           StrCat("the query's result no longer maps onto the target: ", mapping.status().message()));
@@ -83,7 +77,7 @@ class WriteSink final : public query::ResultSink {
         Reject(index, StrCat(mapped.message()), std::nullopt);
         continue;
       }
-      if (pending_.size() == before) stats_.set_rows_skipped(stats_.rows_skipped() + 1);
+      if (pending_.size() == before) ++stats_.rows_skipped;
       pending_rows_.resize(pending_.size(), index);
       if (pending_.size() >= kMaxRecordsPerWrite) RETURN_IF_ERROR(Flush());
     }
@@ -93,12 +87,12 @@ class WriteSink final : public query::ResultSink {
   absl::Status Flush() {
     while (!pending_.empty()) {
       const size_t n = std::min<size_t>(pending_.size(), kMaxRecordsPerWrite);
-      WriteRequest request{.database_name = target_.database_name(),
-                           .table_name = target_.table_name()};
+      WriteRequest request{.database_name = target_.database_name,
+                           .table_name = target_.table_name};
       request.records.assign(std::make_move_iterator(pending_.begin()),
                              std::make_move_iterator(pending_.begin() + n));
       ASSIGN_OR_RETURN(WriteResult result, ingest_.Write(owner_, std::move(request)));
-      stats_.set_records_ingested(stats_.records_ingested() + result.total());
+      stats_.records_ingested += result.total();
       for (const RejectedRecord& r : result.rejected) {
         Reject(pending_rows_[r.record_index], r.reason, r.existing_version);
       }
@@ -112,21 +106,19 @@ class WriteSink final : public query::ResultSink {
 
  private:
   void Reject(int64_t row, std::string reason, std::optional<int64_t> existing_version) {
-    stats_.set_records_rejected(stats_.records_rejected() + 1);
-    if (summary_.rejected_rows_size() >= max_kept_) return;
-    v1::RejectedRow* rejected = summary_.add_rejected_rows();
-    rejected->set_row(row);
-    rejected->set_reason(std::move(reason));
-    if (existing_version) rejected->set_existing_version(*existing_version);
+    ++stats_.records_rejected;
+    if (static_cast<int>(run_.rejected_rows.size()) >= max_kept_) return;
+    run_.rejected_rows.push_back(
+        {.row = row, .reason = std::move(reason), .existing_version = existing_version});
   }
 
   Ingest& ingest_;
   const Principal& owner_;  // the scheduled query's token, whose grants the write needs
-  const v1::TargetConfiguration& target_;
+  const TargetSpec& target_;
   const int64_t version_;
   const int max_kept_;
-  v1::ScheduledQueryRunSummary& summary_;
-  v1::ExecutionStats& stats_;
+  ScheduledQueryRunSummary& run_;
+  RunStats& stats_;
   std::optional<TargetMapping> mapping_;
   std::vector<InputRecord> pending_;
   std::vector<int64_t> pending_rows_;  // the result row of each pending record
@@ -136,19 +128,19 @@ class WriteSink final : public query::ResultSink {
 }  // namespace
 
 struct ScheduledQueries::Entry {
-  v1::ScheduledQuery definition;  // the stored fields only
+  ScheduledQueryDefinition definition;
   strata::Schedule schedule;
   int64_t cursor = 0;  // ScheduledQueryRecord::schedule_cursor_nanos
   uint64_t next_sequence = 1;
-  std::deque<v1::ScheduledQueryRunSummary> runs;  // oldest first
+  std::deque<ScheduledQueryRunSummary> runs;  // oldest first
   bool scheduled_running = false;  // a scheduled run is queued or going on
   int failed_attempts = 0;  // at the invocation after `cursor`
   int64_t retry_at = 0;
   bool deleted = false;
 
-  bool enabled() const { return definition.state() != v1::SCHEDULED_QUERY_STATE_DISABLED; }
+  bool enabled() const { return definition.state != ScheduledQueryState::kDisabled; }
   ScheduledQueryRecord Record() const {
-    return {.name = definition.name(), .definition = definition.SerializeAsString(),
+    return {.name = definition.name, .definition = EncodeDefinition(definition),
             .schedule_cursor_nanos = cursor};
   }
 };
@@ -168,21 +160,21 @@ absl::Status ScheduledQueries::Load() {
   absl::MutexLock lock(&mu_);
   for (ScheduledQueryRecord& record : records) {
     auto entry = std::make_shared<Entry>();
-    if (!entry->definition.ParseFromString(record.definition)) {
-      return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
-    }
-    auto schedule = Schedule::Parse(entry->definition.schedule_expression());
+    absl::StatusOr<ScheduledQueryDefinition> definition = DecodeDefinition(record.definition);
+    if (!definition.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
+    entry->definition = *std::move(definition);
+    auto schedule = Schedule::Parse(entry->definition.schedule_expression);
     if (!schedule.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
     entry->schedule = *schedule;
     entry->cursor = record.schedule_cursor_nanos;
     ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs,
                      engine_.scheduled_queries().LoadRuns(record.name));
     for (const ScheduledQueryRun& run : runs) {
-      v1::ScheduledQueryRunSummary summary;
-      if (!summary.ParseFromString(run.summary)) {
+      absl::StatusOr<ScheduledQueryRunSummary> summary = DecodeRun(run.summary);
+      if (!summary.ok()) {
         return CorruptionError(StrCat("a run of scheduled query \"", record.name, "\""));
       }
-      entry->runs.push_back(std::move(summary));
+      entry->runs.push_back(*std::move(summary));
       entry->next_sequence = run.sequence + 1;
     }
     entries_.emplace(record.name, std::move(entry));
@@ -273,7 +265,7 @@ void ScheduledQueries::Work() {
 }
 
 void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
-  v1::ScheduledQuery definition;
+  ScheduledQueryDefinition definition;
   int64_t invocation = 0;
   int attempt = 1;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
@@ -301,23 +293,22 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
       return;
     }
     if (skipped > 0) {
-      v1::ScheduledQueryRunSummary run;
       const int64_t last = last_skipped;
-      *run.mutable_invocation_time() = Stamp(last);
-      *run.mutable_trigger_time() = Stamp(now);
-      *run.mutable_end_time() = Stamp(now);
-      run.set_run_status(v1::AUTO_TRIGGER_SKIPPED);
-      run.set_failure_reason(StrCat(
+      ScheduledQueryRunSummary run{.invocation_nanos = last,
+                            .trigger_nanos = now,
+                            .end_nanos = now,
+                            .status = RunStatus::kAutoTriggerSkipped};
+      run.failure_reason = StrCat(
           skipped, " invocations from ", FormatIso8601Millis(first_skipped), " to ",
           FormatIso8601Millis(last), " were missed while the server was down, beyond the ",
           options_.max_catch_up, " it catches up (--scheduled-query-max-catch-up); run them "
-          "with ExecuteScheduledQuery (strata scheduled-query execute) to backfill"));
-      spdlog::warn("scheduled query \"{}\": {}", entry->definition.name(), run.failure_reason());
+          "with ExecuteScheduledQuery (strata scheduled-query execute) to backfill");
+      spdlog::warn("scheduled query \"{}\": {}", entry->definition.name, run.failure_reason);
       entry->cursor = last;
       entry->failed_attempts = 0;
       if (absl::Status saved = RecordLocked(*entry, std::move(run)); !saved.ok()) {
         spdlog::error("scheduled query \"{}\": could not save its skipped invocations: {}",
-                      entry->definition.name(), saved.message());
+                      entry->definition.name, saved.message());
       }
     }
     definition = entry->definition;
@@ -326,7 +317,7 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
     cancels_.push_back(cancel);
   }
 
-  v1::ScheduledQueryRunSummary run = RunOnce(definition, invocation, false, attempt, cancel);
+  ScheduledQueryRunSummary run = RunOnce(definition, invocation, false, attempt, cancel);
 
   absl::MutexLock lock(&mu_);
   std::erase(cancels_, cancel);
@@ -335,7 +326,7 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
   // Cut short by Stop: as if it never started; it runs again at the next start.
   if (stopping_ && *cancel) return;
   if (entry->deleted) return;
-  const bool failed = Failed(run.run_status());
+  const bool failed = Failed(run.status);
   if (!failed || attempt > options_.retries) {
     entry->cursor = invocation;
     entry->failed_attempts = 0;
@@ -347,81 +338,79 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
   if (absl::Status saved = RecordLocked(*entry, std::move(run)); !saved.ok()) {
     spdlog::error("scheduled query \"{}\": could not save its run of {}: {}; the invocation "
                   "runs again",
-                  definition.name(), FormatIso8601Millis(invocation), saved.message());
+                  definition.name, FormatIso8601Millis(invocation), saved.message());
   }
 }
 
-v1::ScheduledQueryRunSummary ScheduledQueries::RunOnce(
-    const v1::ScheduledQuery& definition, int64_t invocation_nanos, bool manual, int attempt,
-    const std::shared_ptr<std::atomic<bool>>& cancel) {
-  v1::ScheduledQueryRunSummary summary;
-  *summary.mutable_invocation_time() = Stamp(invocation_nanos);
-  *summary.mutable_trigger_time() = Stamp(engine_.clock().NowNanos());
-  summary.set_attempt(attempt);
+ScheduledQueryRunSummary ScheduledQueries::RunOnce(const ScheduledQueryDefinition& definition,
+                                            int64_t invocation_nanos, bool manual, int attempt,
+                                            const std::shared_ptr<std::atomic<bool>>& cancel) {
+  ScheduledQueryRunSummary run{.invocation_nanos = invocation_nanos,
+                        .trigger_nanos = engine_.clock().NowNanos(),
+                        .attempt = attempt};
   const auto started = std::chrono::steady_clock::now();
-  const absl::Status status = RunInto(definition, invocation_nanos, cancel, &summary);
+  const absl::Status status = RunInto(definition, invocation_nanos, cancel, &run);
   const int64_t millis = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now() - started)
                              .count();
-  *summary.mutable_end_time() = Stamp(engine_.clock().NowNanos());
-  summary.mutable_execution_stats()->set_execution_time_in_millis(millis);
-  summary.set_run_status(status.ok() ? (manual ? v1::MANUAL_TRIGGER_SUCCESS : v1::AUTO_TRIGGER_SUCCESS)
-                                     : (manual ? v1::MANUAL_TRIGGER_FAILURE : v1::AUTO_TRIGGER_FAILURE));
-  const v1::ExecutionStats& stats = summary.execution_stats();
+  run.end_nanos = engine_.clock().NowNanos();
+  run.stats.execution_millis = millis;
+  run.status = status.ok() ? (manual ? RunStatus::kManualTriggerSuccess
+                                     : RunStatus::kAutoTriggerSuccess)
+                           : (manual ? RunStatus::kManualTriggerFailure
+                                     : RunStatus::kAutoTriggerFailure);
+  const RunStats& stats = run.stats;
   if (status.ok()) {
     spdlog::info("scheduled query \"{}\" ran for {} ({}, attempt {}): {} result rows, {} records "
                  "written, {} rejected, {} bytes scanned, {} ms",
-                 definition.name(), FormatIso8601Millis(invocation_nanos),
-                 manual ? "manual" : "schedule", attempt, stats.query_result_rows(),
-                 stats.records_ingested(), stats.records_rejected(),
-                 stats.cumulative_bytes_scanned(), millis);
+                 definition.name, FormatIso8601Millis(invocation_nanos),
+                 manual ? "manual" : "schedule", attempt, stats.query_result_rows,
+                 stats.records_ingested, stats.records_rejected, stats.bytes_scanned, millis);
   } else {
-    summary.set_failure_reason(StrCat(status.message()));
-    spdlog::warn("scheduled query \"{}\" failed for {} ({}, attempt {}): {}", definition.name(),
+    run.failure_reason = StrCat(status.message());
+    spdlog::warn("scheduled query \"{}\" failed for {} ({}, attempt {}): {}", definition.name,
                  FormatIso8601Millis(invocation_nanos), manual ? "manual" : "schedule", attempt,
                  status.message());
   }
-  return summary;
+  return run;
 }
 
-absl::Status ScheduledQueries::RunInto(const v1::ScheduledQuery& definition,
+absl::Status ScheduledQueries::RunInto(const ScheduledQueryDefinition& definition,
                                        int64_t invocation_nanos,
                                        const std::shared_ptr<std::atomic<bool>>& cancel,
-                                       v1::ScheduledQueryRunSummary* summary) {
-  absl::StatusOr<std::shared_ptr<const Principal>> owner = auth_.PrincipalNamed(definition.owner());
+                                       ScheduledQueryRunSummary* run) {
+  absl::StatusOr<std::shared_ptr<const Principal>> owner = auth_.PrincipalNamed(definition.owner);
   if (!owner.ok()) {
     return absl::FailedPreconditionError(
         StrCat("it runs as the token that created it: ", owner.status().message(),
                "; create the scheduled query again with a live token"));
   }
-  const v1::TargetConfiguration& target = definition.target_configuration();
-  if (!engine_.catalog().FindTable(target.database_name(), target.table_name()).ok()) {
-    return absl::FailedPreconditionError(StrCat("the target table \"", target.database_name(),
-                                                "\".\"", target.table_name(),
+  const TargetSpec& target = definition.target;
+  if (!engine_.catalog().FindTable(target.database_name, target.table_name).ok()) {
+    return absl::FailedPreconditionError(StrCat("the target table \"", target.database_name,
+                                                "\".\"", target.table_name,
                                                 "\" does not exist (deleted?)"));
   }
-  RETURN_IF_ERROR((*owner)->Require(Action::kWrite, target.database_name(), target.table_name()));
+  RETURN_IF_ERROR((*owner)->Require(Action::kWrite, target.database_name, target.table_name));
   ASSIGN_OR_RETURN(query::QueryParameters parameters, RunParameters(definition, invocation_nanos));
-  const int kept = definition.error_report_configuration().max_rejected_rows() > 0
-                       ? definition.error_report_configuration().max_rejected_rows()
-                       : kDefaultRejectedRowsKept;
-  WriteSink sink(ingest_, **owner, target, invocation_nanos / kNanosPerMilli, kept, summary);
+  const int kept =
+      definition.max_rejected_rows > 0 ? definition.max_rejected_rows : kDefaultRejectedRowsKept;
+  WriteSink sink(ingest_, **owner, target, invocation_nanos / kNanosPerMilli, kept, run);
   ASSIGN_OR_RETURN(query::QueryStats stats,
                    queries_.Run({.caller = *owner,
-                                      .sql = definition.query_string(),
+                                      .sql = definition.query_string,
                                       .parameters = std::move(parameters),
-                                      .peer = StrCat("scheduled-query:", definition.name()),
+                                      .peer = StrCat("scheduled-query:", definition.name),
                                       .cancel = cancel},
                                      &sink));
-  v1::ExecutionStats& out = *summary->mutable_execution_stats();
-  out.set_query_result_rows(stats.rows_returned);
-  out.set_cumulative_bytes_scanned(stats.bytes_scanned);
+  run->stats.query_result_rows = stats.rows_returned;
+  run->stats.bytes_scanned = stats.bytes_scanned;
   return sink.Flush();
 }
 
-absl::Status ScheduledQueries::RecordLocked(Entry& entry, v1::ScheduledQueryRunSummary run) {
+absl::Status ScheduledQueries::RecordLocked(Entry& entry, ScheduledQueryRunSummary run) {
   const uint64_t sequence = entry.next_sequence++;
-  const std::string bytes = run.SerializeAsString();
+  const std::string bytes = EncodeRun(run);
   entry.runs.push_back(std::move(run));
   const size_t keep = static_cast<size_t>(std::max(1, options_.history));
   while (entry.runs.size() > keep) entry.runs.pop_front();
@@ -430,52 +419,51 @@ absl::Status ScheduledQueries::RecordLocked(Entry& entry, v1::ScheduledQueryRunS
                                             keep_from);
 }
 
-absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
-    const std::shared_ptr<const Principal>& caller, const v1::ScheduledQuery& request) {
-  RETURN_IF_ERROR(ValidateName(request.name()));
-  if (request.query_string().empty()) {
+absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Create(
+    const std::shared_ptr<const Principal>& caller, ScheduledQueryDefinition definition) {
+  RETURN_IF_ERROR(ValidateName(definition.name));
+  if (definition.query_string.empty()) {
     return absl::InvalidArgumentError("query_string is empty: give the SELECT to run");
   }
-  ASSIGN_OR_RETURN(strata::Schedule schedule, Schedule::Parse(request.schedule_expression()));
-  for (const v1::QueryParameter& p : request.parameters()) {
-    if (p.name().empty()) {
+  ASSIGN_OR_RETURN(strata::Schedule schedule, Schedule::Parse(definition.schedule_expression));
+  for (const auto& [name, value] : definition.parameters) {
+    if (name.empty()) {
       return absl::InvalidArgumentError(
           "scheduled queries take named parameters only (@name); give each parameter a name");
     }
-    if (p.name() == kRuntimeParameter) {
+    if (name == kRuntimeParameter) {
       return absl::InvalidArgumentError(
           "@scheduled_runtime is reserved: each run binds it to its invocation time");
     }
   }
-  const int kept = request.error_report_configuration().max_rejected_rows();
+  const int kept = definition.max_rejected_rows;
   if (kept < 0 || kept > kMaxRejectedRowsKept) {
     return absl::InvalidArgumentError(
         StrCat("error_report_configuration.max_rejected_rows is ", kept, "; give 0..1000"));
   }
-  const v1::TargetConfiguration& target = request.target_configuration();
-  if (target.database_name().empty() || target.table_name().empty()) {
+  const TargetSpec& target = definition.target;
+  if (target.database_name.empty() || target.table_name.empty()) {
     return absl::InvalidArgumentError(
         "target_configuration needs database_name and table_name: the table results are "
         "written to");
   }
-  RETURN_IF_ERROR(caller->Require(Action::kWrite, target.database_name(), target.table_name()));
-  if (!engine_.catalog().FindTable(target.database_name(), target.table_name()).ok()) {
-    return absl::InvalidArgumentError(StrCat("the target table \"", target.database_name(), "\".\"",
-                                             target.table_name(),
+  RETURN_IF_ERROR(caller->Require(Action::kWrite, target.database_name, target.table_name));
+  if (!engine_.catalog().FindTable(target.database_name, target.table_name).ok()) {
+    return absl::InvalidArgumentError(StrCat("the target table \"", target.database_name, "\".\"",
+                                             target.table_name,
                                              "\" does not exist; create it first"));
   }
   // The query must be one SELECT that plans against today's schema.
   const int64_t now = engine_.clock().NowNanos();
-  v1::ScheduledQuery definition = request;
   ASSIGN_OR_RETURN(query::QueryParameters parameters, RunParameters(definition, now));
-  ASSIGN_OR_RETURN(query::Statement statement, query::Parse(request.query_string(), parameters));
+  ASSIGN_OR_RETURN(query::Statement statement, query::Parse(definition.query_string, parameters));
   if (statement.kind != query::Statement::Kind::kSelect) {
     return absl::InvalidArgumentError("a scheduled query is one SELECT statement (WITH allowed)");
   }
   query::ColumnsSink columns;
   absl::StatusOr<query::QueryStats> planned = queries_.Run(
       {.caller = caller,
-       .sql = request.query_string(),
+       .sql = definition.query_string,
        .parameters = std::move(parameters),
        .peer = "scheduled-query:create",
        .cancel = std::make_shared<std::atomic<bool>>(false),
@@ -490,38 +478,37 @@ absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Create(
     return absl::Status(kept ? code : absl::StatusCode::kInvalidArgument,
                         StrCat("the query does not plan: ", planned.status().message()));
   }
-  RETURN_IF_ERROR(TargetMapping::Compile(TargetSpecFromProto(target), columns.columns()).status());
+  RETURN_IF_ERROR(TargetMapping::Compile(target, columns.columns()).status());
 
-  definition.clear_previous_invocation_time();
-  definition.clear_next_invocation_time();
-  definition.clear_last_run_summary();
-  definition.clear_recently_failed_runs();
-  if (definition.state() == v1::SCHEDULED_QUERY_STATE_UNSPECIFIED) {
-    definition.set_state(v1::SCHEDULED_QUERY_STATE_ENABLED);
+  if (definition.state == ScheduledQueryState::kUnspecified) {
+    definition.state = ScheduledQueryState::kEnabled;
   }
-  *definition.mutable_creation_time() = Stamp(now);
-  definition.set_owner(caller->name());
+  definition.creation_nanos = now;
+  definition.owner = caller->name();
 
   absl::MutexLock lock(&mu_);
-  if (entries_.contains(request.name())) {
-    return absl::AlreadyExistsError(StrCat("a scheduled query named \"", request.name(),
+  if (entries_.contains(definition.name)) {
+    return absl::AlreadyExistsError(StrCat("a scheduled query named \"", definition.name,
                                            "\" already exists; delete it first or choose another name"));
   }
   if (static_cast<int>(entries_.size()) >= options_.max_scheduled_queries) {
     return absl::ResourceExhaustedError(StrCat("the server has ", entries_.size(),
                                                " scheduled queries, its limit; delete some first"));
   }
+  const std::string name = definition.name;
+  const std::string schedule_expression = definition.schedule_expression;
   auto entry = std::make_shared<Entry>();
   entry->definition = std::move(definition);
   entry->schedule = schedule;
   entry->cursor = now;
   RETURN_IF_ERROR(engine_.scheduled_queries().Put(entry->Record()));
-  entries_.emplace(request.name(), entry);
+  entries_.emplace(name, entry);
   poked_ = true;
-  spdlog::info("scheduled query \"{}\" created by {}: {} into \"{}\".\"{}\"", request.name(),
+  spdlog::info("scheduled query \"{}\" created by {}: {} into \"{}\".\"{}\"", name,
                caller->name().empty() ? std::string("no token (authentication off)")
                                       : "token \"" + caller->name() + "\"",
-               request.schedule_expression(), target.database_name(), target.table_name());
+               schedule_expression, entry->definition.target.database_name,
+               entry->definition.target.table_name);
   return DescribeLocked(*entry);
 }
 
@@ -529,87 +516,82 @@ absl::StatusOr<std::shared_ptr<ScheduledQueries::Entry>> ScheduledQueries::FindL
     const Principal& caller, std::string_view name) const {
   auto it = entries_.find(name);
   // Another token's scheduled query is as good as unknown, unless the caller is admin.
-  if (it == entries_.end() || (!caller.admin() && it->second->definition.owner() != caller.name())) {
+  if (it == entries_.end() || (!caller.admin() && it->second->definition.owner != caller.name())) {
     return absl::NotFoundError(StrCat("scheduled query \"", name,
                                       "\" does not exist; list them with ListScheduledQueries"));
   }
   return it->second;
 }
 
-v1::ScheduledQuery ScheduledQueries::DescribeLocked(const Entry& entry) const {
-  v1::ScheduledQuery out = entry.definition;
+ScheduledQueryDescription ScheduledQueries::DescribeLocked(const Entry& entry) const {
+  ScheduledQueryDescription out{.definition = entry.definition};
   for (auto it = entry.runs.rbegin(); it != entry.runs.rend(); ++it) {
-    const v1::ScheduledQueryRunStatus s = it->run_status();
-    if (s == v1::AUTO_TRIGGER_SUCCESS || s == v1::AUTO_TRIGGER_FAILURE ||
-        s == v1::AUTO_TRIGGER_SKIPPED) {
-      *out.mutable_previous_invocation_time() = it->invocation_time();
+    if (!Manual(it->status) && it->status != RunStatus::kUnspecified) {
+      out.previous_invocation_nanos = it->invocation_nanos;
       break;
     }
   }
-  if (entry.enabled()) {
-    if (auto next = entry.schedule.NextAfter(entry.cursor)) {
-      *out.mutable_next_invocation_time() = Stamp(*next);
-    }
-  }
-  if (!entry.runs.empty()) *out.mutable_last_run_summary() = entry.runs.back();
+  if (entry.enabled()) out.next_invocation_nanos = entry.schedule.NextAfter(entry.cursor);
+  if (!entry.runs.empty()) out.last_run = entry.runs.back();
   for (auto it = entry.runs.rbegin();
-       it != entry.runs.rend() && out.recently_failed_runs_size() < kRecentFailures; ++it) {
-    if (Failed(it->run_status())) *out.add_recently_failed_runs() = *it;
+       it != entry.runs.rend() && out.recently_failed_runs.size() < size_t{kRecentFailures};
+       ++it) {
+    if (Failed(it->status)) out.recently_failed_runs.push_back(*it);
   }
   return out;
 }
 
-absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Describe(const Principal& caller,
-                                                              std::string_view name) {
+absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Describe(const Principal& caller,
+                                                                    std::string_view name) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, FindLocked(caller, name));
   return DescribeLocked(*entry);
 }
 
-absl::StatusOr<v1::ListScheduledQueriesResponse> ScheduledQueries::List(
-    const Principal& caller, int max_results, std::string_view next_token) {
+absl::StatusOr<ScheduledQueryPage> ScheduledQueries::List(const Principal& caller,
+                                                          int max_results,
+                                                          std::string_view next_token) {
   if (max_results < 0 || max_results > kMaxPageSize) {
     return absl::InvalidArgumentError(
         StrCat("max_results is ", max_results, "; give 1..1000, or 0 for 100"));
   }
-  const int page = max_results == 0 ? kDefaultPageSize : max_results;
-  v1::ListScheduledQueriesResponse out;
+  const size_t page = max_results == 0 ? kDefaultPageSize : max_results;
+  ScheduledQueryPage out;
   absl::MutexLock lock(&mu_);
   for (auto it = entries_.lower_bound(next_token); it != entries_.end(); ++it) {
     const Entry& entry = *it->second;
-    if (!caller.admin() && entry.definition.owner() != caller.name()) continue;
-    if (out.scheduled_queries_size() == page) {
-      out.set_next_token(it->first);
+    if (!caller.admin() && entry.definition.owner != caller.name()) continue;
+    if (out.queries.size() == page) {
+      out.next_token = it->first;
       break;
     }
-    *out.add_scheduled_queries() = DescribeLocked(entry);
+    out.queries.push_back(DescribeLocked(entry));
   }
   return out;
 }
 
-absl::StatusOr<v1::ScheduledQuery> ScheduledQueries::Update(const Principal& caller,
-                                                            std::string_view name,
-                                                            v1::ScheduledQueryState state) {
-  if (state != v1::SCHEDULED_QUERY_STATE_ENABLED && state != v1::SCHEDULED_QUERY_STATE_DISABLED) {
+absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Update(const Principal& caller,
+                                                                  std::string_view name,
+                                                                  ScheduledQueryState state) {
+  if (state == ScheduledQueryState::kUnspecified) {
     return absl::InvalidArgumentError("state must be ENABLED or DISABLED");
   }
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, FindLocked(caller, name));
-  if (entry->definition.state() == state) return DescribeLocked(*entry);
+  if (entry->definition.state == state) return DescribeLocked(*entry);
   Entry updated = *entry;
-  updated.definition.set_state(state);
+  updated.definition.state = state;
   // Enabling starts from now: a disabled period is not caught up.
-  if (state == v1::SCHEDULED_QUERY_STATE_ENABLED) {
-    updated.cursor = std::max(entry->cursor, engine_.clock().NowNanos());
-  }
+  const bool enabling = state == ScheduledQueryState::kEnabled;
+  if (enabling) updated.cursor = std::max(entry->cursor, engine_.clock().NowNanos());
   RETURN_IF_ERROR(engine_.scheduled_queries().Put(updated.Record()));
-  entry->definition.set_state(state);
+  entry->definition.state = state;
   entry->cursor = updated.cursor;
   entry->failed_attempts = 0;
   entry->retry_at = 0;
   poked_ = true;
-  spdlog::info("scheduled query \"{}\" {} by \"{}\"", name,
-               state == v1::SCHEDULED_QUERY_STATE_ENABLED ? "enabled" : "disabled", caller.name());
+  spdlog::info("scheduled query \"{}\" {} by \"{}\"", name, enabling ? "enabled" : "disabled",
+               caller.name());
   return DescribeLocked(*entry);
 }
 
@@ -623,14 +605,15 @@ absl::Status ScheduledQueries::Delete(const Principal& caller, std::string_view 
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::ScheduledQueryRunSummary> ScheduledQueries::Execute(
-    const Principal& caller, std::string_view name, int64_t invocation_nanos) {
+absl::StatusOr<ScheduledQueryRunSummary> ScheduledQueries::Execute(const Principal& caller,
+                                                            std::string_view name,
+                                                            int64_t invocation_nanos) {
   if (invocation_nanos <= 0) {
     return absl::InvalidArgumentError(
         "invocation_time is required: the @scheduled_runtime the run computes for");
   }
   std::shared_ptr<Entry> entry;
-  v1::ScheduledQuery definition;
+  ScheduledQueryDefinition definition;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
   {
     absl::MutexLock lock(&mu_);
@@ -638,7 +621,7 @@ absl::StatusOr<v1::ScheduledQueryRunSummary> ScheduledQueries::Execute(
     definition = entry->definition;
     cancels_.push_back(cancel);
   }
-  v1::ScheduledQueryRunSummary run = RunOnce(definition, invocation_nanos, true, 1, cancel);
+  ScheduledQueryRunSummary run = RunOnce(definition, invocation_nanos, true, 1, cancel);
   absl::MutexLock lock(&mu_);
   std::erase(cancels_, cancel);
   if (!entry->deleted) RETURN_IF_ERROR(RecordLocked(*entry, run));
@@ -686,8 +669,8 @@ namespace {
 using query::DataType;
 using query::Datum;
 
-Datum TimeOrNull(const google::protobuf::Timestamp& t, bool set) {
-  return set ? Datum::Timestamp(Nanos(t)) : Datum::Null(DataType::kTimestamp);
+Datum TimeOrNull(std::optional<int64_t> nanos) {
+  return nanos ? Datum::Timestamp(*nanos) : Datum::Null(DataType::kTimestamp);
 }
 
 }  // namespace
@@ -707,21 +690,19 @@ query::SystemTable ScheduledQueries::QueriesTable(const Principal& caller) {
                    {"query_string", DataType::kVarchar}};
   absl::MutexLock lock(&mu_);
   for (const auto& [name, entry] : entries_) {
-    if (!caller.admin() && entry->definition.owner() != caller.name()) continue;
-    const v1::ScheduledQuery q = DescribeLocked(*entry);
+    if (!caller.admin() && entry->definition.owner != caller.name()) continue;
+    const ScheduledQueryDescription q = DescribeLocked(*entry);
+    const ScheduledQueryDefinition& d = q.definition;
     table.rows.push_back(
-        {Datum::Varchar(q.name()),
-         Datum::Varchar(q.state() == v1::SCHEDULED_QUERY_STATE_DISABLED ? "DISABLED" : "ENABLED"),
-         Datum::Varchar(q.schedule_expression()),
-         Datum::Varchar(q.target_configuration().database_name()),
-         Datum::Varchar(q.target_configuration().table_name()), Datum::Varchar(q.owner()),
-         TimeOrNull(q.creation_time(), true),
-         TimeOrNull(q.previous_invocation_time(), q.has_previous_invocation_time()),
-         TimeOrNull(q.next_invocation_time(), q.has_next_invocation_time()),
-         q.has_last_run_summary()
-             ? Datum::Varchar(std::string(StatusName(q.last_run_summary().run_status())))
-             : Datum::Null(DataType::kVarchar),
-         Datum::Varchar(q.query_string())});
+        {Datum::Varchar(d.name),
+         Datum::Varchar(d.state == ScheduledQueryState::kDisabled ? "DISABLED" : "ENABLED"),
+         Datum::Varchar(d.schedule_expression), Datum::Varchar(d.target.database_name),
+         Datum::Varchar(d.target.table_name), Datum::Varchar(d.owner),
+         Datum::Timestamp(d.creation_nanos), TimeOrNull(q.previous_invocation_nanos),
+         TimeOrNull(q.next_invocation_nanos),
+         q.last_run ? Datum::Varchar(std::string(RunStatusName(q.last_run->status)))
+                    : Datum::Null(DataType::kVarchar),
+         Datum::Varchar(d.query_string)});
   }
   return table;
 }
@@ -745,26 +726,24 @@ query::SystemTable ScheduledQueries::RunsTable(const Principal& caller) {
                    {"rejected_rows", DataType::kVarchar}};
   absl::MutexLock lock(&mu_);
   for (const auto& [name, entry] : entries_) {
-    if (!caller.admin() && entry->definition.owner() != caller.name()) continue;
-    for (const v1::ScheduledQueryRunSummary& run : entry->runs) {
-      const v1::ExecutionStats& s = run.execution_stats();
-      const v1::ScheduledQueryRunStatus status = run.run_status();
-      const bool manual = status == v1::MANUAL_TRIGGER_SUCCESS || status == v1::MANUAL_TRIGGER_FAILURE;
+    if (!caller.admin() && entry->definition.owner != caller.name()) continue;
+    for (const ScheduledQueryRunSummary& run : entry->runs) {
+      const RunStats& s = run.stats;
       std::string rejected;
-      for (const v1::RejectedRow& r : run.rejected_rows()) {
+      for (const RejectedRow& r : run.rejected_rows) {
         if (!rejected.empty()) rejected += "; ";
-        rejected += StrCat("row ", r.row(), ": ", r.reason());
+        rejected += StrCat("row ", r.row, ": ", r.reason);
       }
       table.rows.push_back(
-          {Datum::Varchar(name), Datum::Timestamp(Nanos(run.invocation_time())),
-           Datum::Varchar(manual ? "manual" : "schedule"), Datum::Bigint(run.attempt()),
-           Datum::Varchar(std::string(StatusName(status))),
-           Datum::Timestamp(Nanos(run.trigger_time())), Datum::Timestamp(Nanos(run.end_time())),
-           Datum::Bigint(s.execution_time_in_millis()), Datum::Bigint(s.query_result_rows()),
-           Datum::Bigint(s.records_ingested()), Datum::Bigint(s.records_rejected()),
-           Datum::Bigint(s.rows_skipped()), Datum::Bigint(s.cumulative_bytes_scanned()),
-           run.failure_reason().empty() ? Datum::Null(DataType::kVarchar)
-                                        : Datum::Varchar(run.failure_reason()),
+          {Datum::Varchar(name), Datum::Timestamp(run.invocation_nanos),
+           Datum::Varchar(Manual(run.status) ? "manual" : "schedule"), Datum::Bigint(run.attempt),
+           Datum::Varchar(std::string(RunStatusName(run.status))),
+           Datum::Timestamp(run.trigger_nanos), Datum::Timestamp(run.end_nanos),
+           Datum::Bigint(s.execution_millis), Datum::Bigint(s.query_result_rows),
+           Datum::Bigint(s.records_ingested), Datum::Bigint(s.records_rejected),
+           Datum::Bigint(s.rows_skipped), Datum::Bigint(s.bytes_scanned),
+           run.failure_reason.empty() ? Datum::Null(DataType::kVarchar)
+                                      : Datum::Varchar(run.failure_reason),
            rejected.empty() ? Datum::Null(DataType::kVarchar) : Datum::Varchar(rejected)});
     }
   }

@@ -33,8 +33,8 @@
 #include "server/runner/ingest.h"
 #include "server/runner/query_runner.h"
 #include "server/scheduler/schedule_expression.h"
+#include "server/scheduler/scheduled_query.h"
 #include "storage/engine.h"
-#include "strata/v1/scheduled_query.pb.h"
 
 namespace strata {
 
@@ -62,19 +62,21 @@ class ScheduledQueries {
   void Start();
   void Stop();
 
-  // The API (scheduled_query.proto); `caller` owns what it creates.
-  absl::StatusOr<v1::ScheduledQuery> Create(const std::shared_ptr<const Principal>& caller,
-                                            const v1::ScheduledQuery& request);
-  absl::StatusOr<v1::ScheduledQuery> Describe(const Principal& caller, std::string_view name);
-  absl::StatusOr<v1::ListScheduledQueriesResponse> List(const Principal& caller, int max_results,
-                                                        std::string_view next_token);
-  absl::StatusOr<v1::ScheduledQuery> Update(const Principal& caller, std::string_view name,
-                                            v1::ScheduledQueryState state);
+  // The API (scheduled_query.proto, which the gRPC service converts);
+  // `caller` owns what it creates. Create takes the definition's fields the
+  // caller gives (the server sets creation time and owner).
+  absl::StatusOr<ScheduledQueryDescription> Create(const std::shared_ptr<const Principal>& caller,
+                                                   ScheduledQueryDefinition request);
+  absl::StatusOr<ScheduledQueryDescription> Describe(const Principal& caller,
+                                                     std::string_view name);
+  absl::StatusOr<ScheduledQueryPage> List(const Principal& caller, int max_results,
+                                          std::string_view next_token);
+  absl::StatusOr<ScheduledQueryDescription> Update(const Principal& caller, std::string_view name,
+                                                   ScheduledQueryState state);
   absl::Status Delete(const Principal& caller, std::string_view name);
   // A manual run, as if invoked at `invocation_nanos`; returns when it ended.
-  absl::StatusOr<v1::ScheduledQueryRunSummary> Execute(const Principal& caller,
-                                                       std::string_view name,
-                                                       int64_t invocation_nanos);
+  absl::StatusOr<ScheduledQueryRunSummary> Execute(const Principal& caller, std::string_view name,
+                                            int64_t invocation_nanos);
 
   // Tests (TestingService.SetClock): wakes the scheduler and returns once no
   // invocation is due at the clock's time and no scheduled run is going on.
@@ -107,19 +109,19 @@ class ScheduledQueries {
   // beyond max_catch_up), then settles or schedules a retry.
   void RunScheduled(const std::shared_ptr<Entry>& entry);
   // One run: query, map, write. Fills and returns the summary.
-  v1::ScheduledQueryRunSummary RunOnce(const v1::ScheduledQuery& definition,
-                                       int64_t invocation_nanos, bool manual, int attempt,
-                                       const std::shared_ptr<std::atomic<bool>>& cancel);
-  absl::Status RunInto(const v1::ScheduledQuery& definition, int64_t invocation_nanos,
-                       const std::shared_ptr<std::atomic<bool>>& cancel,
-                       v1::ScheduledQueryRunSummary* summary);
+  ScheduledQueryRunSummary RunOnce(const ScheduledQueryDefinition& definition, int64_t invocation_nanos,
+                            bool manual, int attempt,
+                            const std::shared_ptr<std::atomic<bool>>& cancel);
+  absl::Status RunInto(const ScheduledQueryDefinition& definition, int64_t invocation_nanos,
+                       const std::shared_ptr<std::atomic<bool>>& cancel, ScheduledQueryRunSummary* run);
   // Appends a run to the history and saves it with the entry's cursor.
-  absl::Status RecordLocked(Entry& entry, v1::ScheduledQueryRunSummary run)
+  absl::Status RecordLocked(Entry& entry, ScheduledQueryRunSummary run)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::shared_ptr<Entry>> FindLocked(const Principal& caller,
                                                     std::string_view name) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  v1::ScheduledQuery DescribeLocked(const Entry& entry) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ScheduledQueryDescription DescribeLocked(const Entry& entry) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   query::SystemTable QueriesTable(const Principal& caller);
   query::SystemTable RunsTable(const Principal& caller);
 

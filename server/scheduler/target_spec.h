@@ -2,7 +2,7 @@
 // how each result column becomes part of a record (Timestream's mapping
 // model: a time column, dimension columns, and either one multi-measure
 // record per row or mixed measures chosen per row). The scheduler's own
-// type; target_spec_proto.h reads it from the API's TargetConfiguration.
+// type; scheduled_query_proto.h reads it from the API's TargetConfiguration.
 #pragma once
 
 #include <optional>

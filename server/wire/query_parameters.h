@@ -8,6 +8,10 @@
 
 namespace strata {
 
+// The value of parameter `p`, the `index`th (0-based, for the message);
+// INVALID_ARGUMENT for a value of no usable type.
+absl::StatusOr<query::Datum> ParameterValueFromProto(const v1::QueryParameter& p, int index);
+
 // INVALID_ARGUMENT for a value of no usable type or a name sent twice.
 absl::StatusOr<query::QueryParameters> ParametersFromProto(
     const google::protobuf::RepeatedPtrField<v1::QueryParameter>& parameters);

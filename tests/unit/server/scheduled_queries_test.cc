@@ -63,24 +63,20 @@ class FakeRunner final : public StatementRunner {
   std::vector<int64_t> runtimes_ ABSL_GUARDED_BY(mu_);
 };
 
-v1::ScheduledQuery EveryMinute() {
-  v1::ScheduledQuery q;
-  q.set_name("rollup");
-  q.set_query_string(
-      "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS value FROM mydb.cpu "
-      "WHERE time BETWEEN @scheduled_runtime - 1m AND @scheduled_runtime GROUP BY 1, 2");
-  q.set_schedule_expression("rate(1 minute)");
-  v1::TargetConfiguration& t = *q.mutable_target_configuration();
-  t.set_database_name("mydb");
-  t.set_table_name("rollup");
-  t.set_time_column("minute");
-  t.add_dimension_mappings()->set_name("host");
-  auto* multi = t.mutable_multi_measure_mappings();
-  multi->set_target_multi_measure_name("cpu_1m");
-  auto* a = multi->add_multi_measure_attribute_mappings();
-  a->set_source_column("value");
-  a->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
-  return q;
+ScheduledQueryDefinition EveryMinute() {
+  return {.name = "rollup",
+          .query_string = "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS "
+                          "value FROM mydb.cpu WHERE time BETWEEN @scheduled_runtime - 1m AND "
+                          "@scheduled_runtime GROUP BY 1, 2",
+          .schedule_expression = "rate(1 minute)",
+          .target = {.database_name = "mydb",
+                     .table_name = "rollup",
+                     .time_column = "minute",
+                     .dimensions = {"host"},
+                     .multi = TargetSpec::MultiMeasures{
+                         .target_measure_name = "cpu_1m",
+                         .attributes = {{.source_column = "value",
+                                         .type = MeasureKind::kDouble}}}}};
 }
 
 class ScheduledQueriesTest : public ServerUnitTest {
@@ -106,10 +102,12 @@ class ScheduledQueriesTest : public ServerUnitTest {
     scheduled_->RunDue();
   }
 
-  v1::ScheduledQuery Describe() {
+  // The last run of "rollup" (an empty run if there is none).
+  ScheduledQueryRunSummary LastRun() {
     auto described = scheduled_->Describe(Principal::Unrestricted(), "rollup");
     EXPECT_TRUE(described.ok()) << described.status();
-    return described.value_or(v1::ScheduledQuery{});
+    if (!described.ok() || !described->last_run) return {};
+    return *described->last_run;
   }
 
   FakeRunner runner_;
@@ -127,9 +125,9 @@ TEST_F(ScheduledQueriesTest, EachInvocationRunsOnceWithItsTimeAndWritesTheTarget
   // Asked again at the same time: nothing runs twice.
   scheduled_->RunDue();
   EXPECT_EQ(runner_.runtimes().size(), 1u);
-  const v1::ScheduledQuery described = Describe();
-  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_SUCCESS);
-  EXPECT_EQ(described.last_run_summary().execution_stats().records_ingested(), 1);
+  const ScheduledQueryRunSummary last = LastRun();
+  EXPECT_EQ(last.status, RunStatus::kAutoTriggerSuccess);
+  EXPECT_EQ(last.stats.records_ingested, 1);
   // The row reached the table through the ingest door, counted.
   EXPECT_THAT(metrics_->Render(), HasSubstr("strata_records_ingested_total{tier=\"memory\"} 1"));
 }
@@ -139,18 +137,16 @@ TEST_F(ScheduledQueriesTest, AFailedRunIsRetriedAfterTheDelay) {
   runner_.FailNext(1);
   Advance(60 * kNanosPerSecond);
   ASSERT_EQ(runner_.runtimes().size(), 1u);
-  v1::ScheduledQuery described = Describe();
-  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_FAILURE);
-  EXPECT_THAT(described.last_run_summary().failure_reason(), HasSubstr("fails this run"));
+  EXPECT_EQ(LastRun().status, RunStatus::kAutoTriggerFailure);
+  EXPECT_THAT(LastRun().failure_reason, HasSubstr("fails this run"));
   Advance(10 * kNanosPerSecond);
   EXPECT_EQ(runner_.runtimes().size(), 1u) << "retried before the retry delay";
   Advance(20 * kNanosPerSecond);
   ASSERT_EQ(runner_.runtimes().size(), 2u);
   // The retry is the same invocation.
   EXPECT_EQ(runner_.runtimes()[1], runner_.runtimes()[0]);
-  described = Describe();
-  EXPECT_EQ(described.last_run_summary().run_status(), v1::AUTO_TRIGGER_SUCCESS);
-  EXPECT_EQ(described.last_run_summary().attempt(), 2);
+  EXPECT_EQ(LastRun().status, RunStatus::kAutoTriggerSuccess);
+  EXPECT_EQ(LastRun().attempt, 2);
 }
 
 TEST_F(ScheduledQueriesTest, AManualRunIsRecordedAsOne) {
@@ -158,7 +154,7 @@ TEST_F(ScheduledQueriesTest, AManualRunIsRecordedAsOne) {
   const int64_t at = kNow - 3600 * kNanosPerSecond;
   auto run = scheduled_->Execute(Principal::Unrestricted(), "rollup", at);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(run->run_status(), v1::MANUAL_TRIGGER_SUCCESS);
+  EXPECT_EQ(run->status, RunStatus::kManualTriggerSuccess);
   ASSERT_EQ(runner_.runtimes().size(), 1u);
   EXPECT_EQ(runner_.runtimes()[0], at);
 }

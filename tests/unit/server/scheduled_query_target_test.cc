@@ -1,5 +1,5 @@
 #include "server/scheduler/target_mapping.h"
-#include "server/scheduler/target_spec_proto.h"
+#include "server/scheduler/scheduled_query_proto.h"
 
 #include "gtest/gtest.h"
 
@@ -13,6 +13,13 @@ const std::vector<query::ResultColumn> kColumns = {{"host", DataType::kVarchar},
                                                    {"minute", DataType::kTimestamp},
                                                    {"avg_cpu", DataType::kDouble},
                                                    {"samples", DataType::kBigint}};
+
+// The scheduler's TargetSpec of an API TargetConfiguration (a valid one).
+TargetSpec SpecOf(const v1::TargetConfiguration& target) {
+  absl::StatusOr<TargetSpec> spec = TargetSpecFromProto(target);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.value_or(TargetSpec{});
+}
 
 v1::TargetConfiguration MultiTarget() {
   v1::TargetConfiguration t;
@@ -33,7 +40,7 @@ v1::TargetConfiguration MultiTarget() {
 }
 
 TEST(TargetMappingTest, MultiMeasureRowsBecomeOneRecordEach) {
-  auto mapping = TargetMapping::Compile(TargetSpecFromProto(MultiTarget()), kColumns);
+  auto mapping = TargetMapping::Compile(SpecOf(MultiTarget()), kColumns);
   ASSERT_TRUE(mapping.ok()) << mapping.status();
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Varchar("h1"), Datum::Timestamp(60'000'000'000),
@@ -84,7 +91,7 @@ TEST(TargetMappingTest, APlainTargetSpecNeedsNoApiMessage) {
 }
 
 TEST(TargetMappingTest, NullsLeaveOutDimensionsAndAttributes) {
-  auto mapping = TargetMapping::Compile(TargetSpecFromProto(MultiTarget()), kColumns);
+  auto mapping = TargetMapping::Compile(SpecOf(MultiTarget()), kColumns);
   ASSERT_TRUE(mapping.ok());
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Null(DataType::kVarchar), Datum::Timestamp(1),
@@ -123,7 +130,7 @@ TEST(TargetMappingTest, MixedMappingsChosenByTheMeasureNameColumn) {
   mem->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
   const std::vector<query::ResultColumn> columns = {
       {"t", DataType::kTimestamp}, {"m", DataType::kVarchar}, {"v", DataType::kBigint}};
-  auto mapping = TargetMapping::Compile(TargetSpecFromProto(t), columns);
+  auto mapping = TargetMapping::Compile(SpecOf(t), columns);
   ASSERT_TRUE(mapping.ok()) << mapping.status();
   std::vector<InputRecord> out;
   ASSERT_TRUE(mapping->Map({Datum::Timestamp(5), Datum::Varchar("mem"), Datum::Bigint(7)}, 1, &out).ok());
@@ -167,7 +174,7 @@ TEST(TargetMappingTest, MistakesNameTheColumn) {
   for (const Case& c : cases) {
     v1::TargetConfiguration t = MultiTarget();
     c.change(t);
-    auto mapping = TargetMapping::Compile(TargetSpecFromProto(t), kColumns);
+    auto mapping = TargetMapping::Compile(SpecOf(t), kColumns);
     ASSERT_FALSE(mapping.ok()) << c.message;
     EXPECT_EQ(mapping.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(mapping.status().message()).find(c.message), std::string::npos)
