@@ -205,16 +205,16 @@ absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
                                                  const std::function<bool()>& full) {
   if (!SelectSeries(series.series)) return true;
   // Rows are in time order: the range's rows are one run of them.
-  const absl::Span<const MemoryHead::Entry> all = series.rows;
-  auto by_time = [](const MemoryHead::Entry& e, int64_t t) { return e.time_nanos < t; };
+  const absl::Span<const HeadRow> all = series.rows;
+  auto by_time = [](const HeadRow& e, int64_t t) { return e.time_nanos < t; };
   const auto first = std::lower_bound(all.begin(), all.end(), series.start_nanos, by_time);
   const auto last = std::lower_bound(first, all.end(), series.end_nanos, by_time);
-  const absl::Span<const MemoryHead::Entry> rows(first, last - first);
+  const absl::Span<const HeadRow> rows(first, last - first);
   for (size_t i = 0; i < rows.size() && i < kRowsPrefetchedAhead; ++i) PrefetchRow(rows[i]);
   ScanRow row;
   row.series = series.series;
   for (size_t i = 0; i < rows.size();) {
-    const MemoryHead::Entry& entry = rows[i];
+    const HeadRow& entry = rows[i];
     if (entry.size == 0 || entry.shape > series.shapes.size()) return CorruptionError("row");
     const RowShape* shape = entry.shape == 0 ? nullptr : series.shapes[entry.shape - 1];
     if (shape != nullptr && series_->multi) {
@@ -226,7 +226,7 @@ absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
       size_t n = 1;
       const size_t room = kBatchRows - batch_.rows;
       while (n < room && i + n < rows.size() && rows[i + n].shape == entry.shape) ++n;
-      const absl::Span<const MemoryHead::Entry> run = rows.subspan(i, n);
+      const absl::Span<const HeadRow> run = rows.subspan(i, n);
       const bool added = shape->fixed_offsets().empty() ? AddShapeRun(run, *shape)
                                                         : AddFixedRun(run, *shape);
       if (!added) return CorruptionError("row");
@@ -246,7 +246,7 @@ absl::StatusOr<bool> ScanBatcher::AddHeadSeries(const HeadSeries& series,
   return true;
 }
 
-bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape) {
+bool ScanBatcher::AddFixedRun(absl::Span<const HeadRow> rows, const RowShape& shape) {
   ShapeColumns(shape);
   // Each row's values (after its version), the rows that fail a bound
   // left out before any column is filled.
@@ -276,10 +276,10 @@ bool ScanBatcher::AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const Ro
   return true;
 }
 
-bool ScanBatcher::AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape) {
+bool ScanBatcher::AddShapeRun(absl::Span<const HeadRow> rows, const RowShape& shape) {
   const std::vector<int>& columns = ShapeColumns(shape);
   run_times_.clear();
-  for (const MemoryHead::Entry& row : rows) run_times_.push_back(row.time_nanos);
+  for (const HeadRow& row : rows) run_times_.push_back(row.time_nanos);
   const size_t r = StartRun();
   for (size_t k = 0; k < rows.size(); ++k) {
     if (k + kRowsPrefetchedAhead < rows.size()) PrefetchRow(rows[k + kRowsPrefetchedAhead]);

@@ -148,11 +148,11 @@ class ScanBatcher {
   // a column at a time: each read value read from its fixed offset in a
   // tight loop, the series' columns filled once for the run. The rows must
   // fit in the batch. False if a row is corrupt.
-  bool AddFixedRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  bool AddFixedRun(absl::Span<const HeadRow> rows, const RowShape& shape);
   // The same for a shape whose values are not all of fixed size: each row's
   // values read in turn into their columns, the series' columns filled once
   // for the run. False if a row is corrupt.
-  bool AddShapeRun(absl::Span<const MemoryHead::Entry> rows, const RowShape& shape);
+  bool AddShapeRun(absl::Span<const HeadRow> rows, const RowShape& shape);
   // Stores the values of `compact`, a compact row of `shape`, at row `r`
   // (`columns`: ShapeColumns(shape)). False if the row is corrupt.
   bool StoreShapeRow(std::string_view compact, const RowShape& shape,

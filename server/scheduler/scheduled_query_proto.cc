@@ -73,9 +73,12 @@ void TargetSpecToProto(const TargetSpec& spec, v1::TargetConfiguration* out) {
 
 v1::ScheduledQueryState StateToProto(ScheduledQueryState state) {
   switch (state) {
-    case ScheduledQueryState::kEnabled: return v1::SCHEDULED_QUERY_STATE_ENABLED;
-    case ScheduledQueryState::kDisabled: return v1::SCHEDULED_QUERY_STATE_DISABLED;
-    case ScheduledQueryState::kUnspecified: break;
+    case ScheduledQueryState::kEnabled:
+      return v1::SCHEDULED_QUERY_STATE_ENABLED;
+    case ScheduledQueryState::kDisabled:
+      return v1::SCHEDULED_QUERY_STATE_DISABLED;
+    case ScheduledQueryState::kUnspecified:
+      break;
   }
   return v1::SCHEDULED_QUERY_STATE_UNSPECIFIED;
 }
@@ -124,23 +127,24 @@ absl::StatusOr<TargetSpec> TargetSpecFromProto(const v1::TargetConfiguration& ta
 
 ScheduledQueryState StateFromProto(v1::ScheduledQueryState state) {
   switch (state) {
-    case v1::SCHEDULED_QUERY_STATE_ENABLED: return ScheduledQueryState::kEnabled;
-    case v1::SCHEDULED_QUERY_STATE_DISABLED: return ScheduledQueryState::kDisabled;
-    default: return ScheduledQueryState::kUnspecified;
+    case v1::SCHEDULED_QUERY_STATE_ENABLED:
+      return ScheduledQueryState::kEnabled;
+    case v1::SCHEDULED_QUERY_STATE_DISABLED:
+      return ScheduledQueryState::kDisabled;
+    default:
+      return ScheduledQueryState::kUnspecified;
   }
 }
 
 absl::StatusOr<ScheduledQueryDefinition> DefinitionFromProto(const v1::ScheduledQuery& query) {
-  ScheduledQueryDefinition out{.name = query.name(),
-                               .query_string = query.query_string(),
-                               .schedule_expression = query.schedule_expression(),
-                               .state = StateFromProto(query.state()),
-                               .max_rejected_rows =
-                                   query.error_report_configuration().max_rejected_rows(),
-                               .creation_nanos = query.has_creation_time()
-                                                     ? Nanos(query.creation_time())
-                                                     : 0,
-                               .owner = query.owner()};
+  ScheduledQueryDefinition out{
+      .name = query.name(),
+      .query_string = query.query_string(),
+      .schedule_expression = query.schedule_expression(),
+      .state = StateFromProto(query.state()),
+      .max_rejected_rows = query.error_report_configuration().max_rejected_rows(),
+      .creation_nanos = query.has_creation_time() ? Nanos(query.creation_time()) : 0,
+      .owner = query.owner()};
   for (int i = 0; i < query.parameters_size(); ++i) {
     ASSIGN_OR_RETURN(query::Datum value, ParameterValueFromProto(query.parameters(i), i));
     out.parameters.emplace_back(query.parameters(i).name(), std::move(value));
@@ -152,23 +156,23 @@ absl::StatusOr<ScheduledQueryDefinition> DefinitionFromProto(const v1::Scheduled
 ScheduledQueryRunSummary RunFromProto(const v1::ScheduledQueryRunSummary& run) {
   const v1::ExecutionStats& s = run.execution_stats();
   ScheduledQueryRunSummary out{.invocation_nanos = Nanos(run.invocation_time()),
-                        .trigger_nanos = Nanos(run.trigger_time()),
-                        .end_nanos = Nanos(run.end_time()),
-                        .status = StatusFromProto(run.run_status()),
-                        .stats = {.execution_millis = s.execution_time_in_millis(),
-                                  .query_result_rows = s.query_result_rows(),
-                                  .records_ingested = s.records_ingested(),
-                                  .records_rejected = s.records_rejected(),
-                                  .bytes_scanned = s.cumulative_bytes_scanned(),
-                                  .rows_skipped = s.rows_skipped()},
-                        .failure_reason = run.failure_reason(),
-                        .attempt = run.attempt()};
+                               .trigger_nanos = Nanos(run.trigger_time()),
+                               .end_nanos = Nanos(run.end_time()),
+                               .status = StatusFromProto(run.run_status()),
+                               .stats = {.execution_millis = s.execution_time_in_millis(),
+                                         .query_result_rows = s.query_result_rows(),
+                                         .records_ingested = s.records_ingested(),
+                                         .records_rejected = s.records_rejected(),
+                                         .bytes_scanned = s.cumulative_bytes_scanned(),
+                                         .rows_skipped = s.rows_skipped()},
+                               .failure_reason = run.failure_reason(),
+                               .attempt = run.attempt()};
   for (const v1::RejectedRow& r : run.rejected_rows()) {
     out.rejected_rows.push_back(
         {.row = r.row(),
          .reason = r.reason(),
-         .existing_version =
-             r.has_existing_version() ? std::optional<int64_t>(r.existing_version()) : std::nullopt});
+         .existing_version = r.has_existing_version() ? std::optional<int64_t>(r.existing_version())
+                                                      : std::nullopt});
   }
   return out;
 }
@@ -185,10 +189,10 @@ void DefinitionToProto(const ScheduledQueryDefinition& definition, v1::Scheduled
   out->set_state(StateToProto(definition.state));
   TargetSpecToProto(definition.target, out->mutable_target_configuration());
   if (definition.max_rejected_rows != 0) {
-    out->mutable_error_report_configuration()->set_max_rejected_rows(
-        definition.max_rejected_rows);
+    out->mutable_error_report_configuration()->set_max_rejected_rows(definition.max_rejected_rows);
   }
-  if (definition.creation_nanos != 0) *out->mutable_creation_time() = Stamp(definition.creation_nanos);
+  if (definition.creation_nanos != 0)
+    *out->mutable_creation_time() = Stamp(definition.creation_nanos);
   out->set_owner(definition.owner);
 }
 

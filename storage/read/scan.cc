@@ -452,10 +452,310 @@ uint32_t OldestBucket(const Store& store, const MemoryHead& head, uint32_t table
   return oldest;
 }
 
+// One scan of a table's tiers (the memory head, cold_delta rows, magnetic
+// blocks) merged by key, bucket by bucket: the state its loops share. It
+// holds a RocksDB snapshot (and the head's rows captured with it) for its
+// life.
+class MergedScan {
+ public:
+  MergedScan(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t start,
+             int64_t end, const ScanOptions& options,
+             const std::function<bool(const ScanRow&)>& emit, ScanStats* stats)
+      : store_(store),
+        table_(table),
+        start_(start),
+        end_(end),
+        options_(options),
+        emit_(emit),
+        stats_(*stats),
+        table_end_(keys::TableDataPrefix(table.id + 1)),
+        hot_(MemoryHead::NewIterator(head.CaptureWithSnapshot(table.id, store.db(), &snapshot_),
+                                     table_end_),
+             stats),
+        delta_(store, Store::kColdDelta, snapshot_, table_end_, stats),
+        cold_(store, snapshot_, table_end_, start, end, stats) {}
+  ~MergedScan() { store_.db()->ReleaseSnapshot(snapshot_); }
+  MergedScan(const MergedScan&) = delete;
+  MergedScan& operator=(const MergedScan&) = delete;
+
+  // Reads buckets first_bucket..last_bucket (newest first when the options
+  // say so) into `emit`.
+  absl::Status Run(uint32_t first_bucket, uint32_t last_bucket);
+
+ private:
+  // What a fast path did with the row at the front of the merge.
+  enum class Taken { kNo, kYes, kStop };
+
+  // Reads [begin, range_end) of every tier merged; false once the scan must
+  // stop (status_ says whether it failed).
+  bool ReadRange(const std::string& begin, const std::string& range_end);
+  // A whole block that no other tier shares its series and bucket with,
+  // offered to ScanOptions::whole_block.
+  Taken TakeWholeBlock(std::string_view smallest, const keys::PointKey& key);
+  // The rest of a series that only the head holds in this bucket, offered
+  // to ScanOptions::whole_head_series. (The ranges read are whole buckets
+  // or whole series, so all of it is in the range.)
+  Taken TakeHeadSeries(std::string_view smallest, const keys::PointKey& key);
+  // Takes the row at `smallest` into row_ (the newest version of it across
+  // the tiers), or, for a row one tier alone holds and the reader takes
+  // encoded, into encoded_ with *advance_after the source to move on after
+  // the emit. False on an error (in status_).
+  bool TakeRow(int valid, Source* only, std::string_view smallest, RowSource** advance_after);
+  void CountBucket(uint32_t bucket) {
+    if (bucket == bucket_seen_) return;
+    bucket_seen_ = bucket;
+    stats_.buckets_scanned++;
+  }
+  void RememberOther(std::string_view point_key) {
+    std::copy_n(point_key.begin(), keys::kBlockKeySize, other_prefix_.begin());
+    took_other_ = true;
+  }
+  // Whether `s` holds a row of the series and bucket `prefix` at its front.
+  bool Shares(const Source& s, std::string_view prefix) const {
+    return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
+  }
+  std::string BucketEnd(uint32_t bucket) const {
+    return bucket == UINT32_MAX ? table_end_ : keys::BucketPrefix(table_.id, bucket + 1);
+  }
+  // The first bucket >= `from` that holds any row, so empty stretches of a
+  // long time range cost one seek, not one per bucket and series.
+  std::optional<uint32_t> NextBucket(uint32_t from);
+  // The newest bucket <= `to` that holds any row.
+  std::optional<uint32_t> PreviousBucket(uint32_t to);
+  // One bucket, all series or the targets; false once the scan must stop.
+  bool ReadBucket(uint32_t bucket);
+
+  const Store& store_;
+  const TableInfo& table_;
+  const int64_t start_, end_;
+  const ScanOptions& options_;
+  const std::function<bool(const ScanRow&)>& emit_;
+  ScanStats& stats_;
+  const std::string table_end_;
+  const rocksdb::Snapshot* snapshot_ = nullptr;  // set by hot_'s capture
+  RowSource hot_;
+  RowSource delta_;
+  BlockSource cold_;
+  // On equal versions the most recently written tier wins (they hold equal
+  // values then, by the version rules).
+  const std::array<Source*, 3> sources_ = {&hot_, &delta_, &cold_};
+  std::vector<SeriesTarget> targets_;  // options_.series, sorted
+
+  absl::Status status_;
+  bool stopped_ = false;
+  uint64_t bucket_seen_ = UINT64_MAX;
+  ScanRow row_;
+  ScanRow encoded_;  // a row emitted undecoded (ScanOptions::encoded_rows)
+  StoredRow candidate_;
+  std::array<char, keys::kPointKeySize> current_;
+  // The series prefix of the last row taken from the head or cold_delta: a
+  // block is alone in its series and bucket only if no such row precedes it.
+  std::array<char, keys::kBlockKeySize> other_prefix_;
+  bool took_other_ = false;
+  // The series prefix last offered to ScanOptions::whole_head_series.
+  std::array<char, keys::kBlockKeySize> offered_prefix_{};
+  bool offered_any_ = false;
+};
+
+MergedScan::Taken MergedScan::TakeWholeBlock(std::string_view smallest, const keys::PointKey& key) {
+  const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+  const bool alone =
+      !Shares(hot_, prefix) && !Shares(delta_, prefix) &&
+      !(took_other_ && std::string_view(other_prefix_.data(), other_prefix_.size()) == prefix);
+  if (!alone) return Taken::kNo;
+  CountBucket(key.bucket);
+  const BlockUse use = options_.whole_block({.series = key.series,
+                                             .summary = &cold_.summary(),
+                                             .bytes = [this] { return cold_.block(); },
+                                             .start_nanos = start_,
+                                             .end_nanos = end_});
+  if (use == BlockUse::kDeclined) return Taken::kNo;
+  stats_.blocks_whole++;
+  stats_.rows_scanned += cold_.summary().count;
+  if (use == BlockUse::kStop) return Taken::kStop;
+  cold_.SkipBlock();
+  return Taken::kYes;
+}
+
+MergedScan::Taken MergedScan::TakeHeadSeries(std::string_view smallest, const keys::PointKey& key) {
+  const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
+  if (offered_any_ && prefix == std::string_view(offered_prefix_.data(), offered_prefix_.size())) {
+    return Taken::kNo;
+  }
+  if (Shares(delta_, prefix) || Shares(cold_, prefix)) return Taken::kNo;
+  // Once per series: one the reader declined comes row by row.
+  std::copy_n(prefix.begin(), keys::kBlockKeySize, offered_prefix_.begin());
+  offered_any_ = true;
+  const MemoryHead::Iterator::SeriesRows rest = hot_.head()->RestOfSeries();
+  const BlockUse use = options_.whole_head_series({.series = key.series,
+                                                   .rows = rest.entries,
+                                                   .shapes = rest.shapes,
+                                                   .start_nanos = start_,
+                                                   .end_nanos = end_});
+  if (use == BlockUse::kDeclined) return Taken::kNo;
+  CountBucket(key.bucket);
+  RememberOther(smallest);
+  hot_.CountTaken(rest.entries);
+  if (use == BlockUse::kStop) return Taken::kStop;
+  hot_.head()->SkipSeries();
+  return Taken::kYes;
+}
+
+bool MergedScan::TakeRow(int valid, Source* only, std::string_view smallest,
+                         RowSource** advance_after) {
+  if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
+    if (only != &cold_) RememberOther(smallest);
+    if (options_.encoded_rows && only != &cold_) {
+      *advance_after = only == &hot_ ? &hot_ : &delta_;
+      return (status_ = (*advance_after)->TakeEncoded(&encoded_)).ok();
+    }
+    if (!(status_ = only->Take(&candidate_)).ok()) return false;
+    row_.version = candidate_.version;
+    std::swap(row_.measures, candidate_.measures);
+    only->Next();
+    return true;
+  }
+  // A copy: advancing a source invalidates views of its key.
+  std::copy(smallest.begin(), smallest.end(), current_.begin());
+  smallest = std::string_view(current_.data(), current_.size());
+  bool have = false;
+  for (Source* s : sources_) {
+    if (!s->Valid() || s->key() != smallest) continue;
+    if (s != &cold_) RememberOther(smallest);
+    if (!(status_ = s->Take(&candidate_)).ok()) return false;
+    if (!have || candidate_.version > row_.version) {
+      row_.version = candidate_.version;
+      std::swap(row_.measures, candidate_.measures);  // both keep their storage for reuse
+      have = true;
+    }
+  }
+  for (Source* s : sources_) {
+    if (s->Valid() && s->key() == smallest) s->Next();
+  }
+  return true;
+}
+
+bool MergedScan::ReadRange(const std::string& begin, const std::string& range_end) {
+  for (Source* s : sources_) s->Seek(begin, range_end);
+  while (true) {
+    if (options_.cancelled != nullptr && options_.cancelled->load(std::memory_order_relaxed)) {
+      status_ = absl::CancelledError("the query was cancelled");
+      return false;
+    }
+    std::string_view smallest;
+    Source* only = nullptr;  // the one source holding `smallest`, if just one is valid
+    int valid = 0;
+    for (Source* s : sources_) {
+      if (!s->Valid()) continue;
+      ++valid;
+      only = s;
+      if (smallest.empty() || s->key() < smallest) smallest = s->key();
+    }
+    if (smallest.empty()) return true;
+    keys::PointKey key;
+    if (smallest.size() != current_.size() || !keys::DecodePointKey(smallest, &key)) {
+      status_ = absl::DataLossError("a stored point key is malformed; restore from a backup");
+      return false;
+    }
+    Taken fast = Taken::kNo;
+    if (options_.whole_block && cold_.AtBlockStart() && cold_.key() == smallest) {
+      fast = TakeWholeBlock(smallest, key);
+    }
+    if (fast == Taken::kNo && options_.whole_head_series && options_.encoded_rows && hot_.Valid() &&
+        hot_.key() == smallest) {
+      fast = TakeHeadSeries(smallest, key);
+    }
+    if (fast == Taken::kStop) {
+      stopped_ = true;
+      return false;
+    }
+    if (fast == Taken::kYes) continue;
+    // A source whose row is emitted as a view of its bytes: it moves on
+    // only after the emit.
+    RowSource* advance_after = nullptr;
+    if (!TakeRow(valid, only, smallest, &advance_after)) return false;
+    CountBucket(key.bucket);
+    bool go_on = true;
+    if (key.time_nanos >= start_ && key.time_nanos < end_) {
+      ScanRow& out = advance_after != nullptr ? encoded_ : row_;
+      out.series = key.series;
+      out.time_nanos = key.time_nanos;
+      go_on = emit_(out);
+    }
+    if (advance_after != nullptr) advance_after->Next();
+    if (!go_on) {
+      stopped_ = true;
+      return false;
+    }
+  }
+}
+
+std::optional<uint32_t> MergedScan::NextBucket(uint32_t from) {
+  std::optional<uint32_t> found;
+  for (Source* s : sources_) {
+    auto b = s->FirstBucketFrom(keys::BucketPrefix(table_.id, from));
+    if (b && (!found || *b < *found)) found = b;
+  }
+  return found;
+}
+
+std::optional<uint32_t> MergedScan::PreviousBucket(uint32_t to) {
+  std::optional<uint32_t> found;
+  for (Source* s : sources_) {
+    auto b = s->LastBucketBefore(table_.id, BucketEnd(to));
+    if (b && (!found || *b > *found)) found = b;
+  }
+  return found;
+}
+
+bool MergedScan::ReadBucket(uint32_t bucket) {
+  if (options_.series == nullptr) {
+    return ReadRange(keys::BucketPrefix(table_.id, bucket), BucketEnd(bucket));
+  }
+  for (const SeriesTarget& t : targets_) {
+    std::string prefix = keys::SeriesBucketPrefix(table_.id, bucket, t.pk_hash, t.series);
+    if (!ReadRange(prefix, keys::PrefixEnd(prefix))) return false;
+  }
+  return true;
+}
+
+absl::Status MergedScan::Run(uint32_t first_bucket, uint32_t last_bucket) {
+  if (options_.series != nullptr) {
+    targets_ = *options_.series;
+    std::sort(targets_.begin(), targets_.end());
+  }
+  if (options_.newest_first) {
+    // Empty stretches cost one seek per tier.
+    for (int64_t b = last_bucket; b >= first_bucket && status_.ok() && !stopped_;) {
+      std::optional<uint32_t> bucket = PreviousBucket(static_cast<uint32_t>(b));
+      if (!bucket || *bucket < first_bucket) break;
+      if (!ReadBucket(*bucket)) break;
+      if (options_.bucket_done &&
+          !options_.bucket_done(static_cast<int64_t>(*bucket) * keys::kBucketNanos)) {
+        break;
+      }
+      b = static_cast<int64_t>(*bucket) - 1;
+    }
+  } else if (options_.series == nullptr) {
+    ReadRange(keys::BucketPrefix(table_.id, first_bucket), BucketEnd(last_bucket));
+  } else {
+    for (uint64_t b = first_bucket; b <= last_bucket && status_.ok() && !stopped_;) {
+      std::optional<uint32_t> bucket = NextBucket(static_cast<uint32_t>(b));
+      if (!bucket || *bucket > last_bucket) break;
+      if (!ReadBucket(*bucket)) break;
+      b = static_cast<uint64_t>(*bucket) + 1;
+    }
+  }
+  for (Source* s : sources_) {
+    if (status_.ok()) status_ = s->status();
+  }
+  return status_;
+}
+
 }  // namespace
 
-absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
-                       const ScanOptions& options,
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table,
+                       int64_t now_nanos, const ScanOptions& options,
                        const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   // RocksDB counts every step of every iterator in thread-local perf
   // counters by default; nothing reads them, and a scan steps millions of
@@ -466,8 +766,8 @@ absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableIn
   ScanStats own;
   ScanStats& local = stats != nullptr ? *stats : own;
   local = ScanStats{};
-  const int64_t start = std::max({options.start_nanos, table.RetentionStartNanos(now_nanos),
-                                  int64_t{0}});
+  const int64_t start =
+      std::max({options.start_nanos, table.RetentionStartNanos(now_nanos), int64_t{0}});
   const int64_t end = options.end_nanos;
   if (start >= end) {
     return absl::OkStatus();
@@ -476,9 +776,9 @@ absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableIn
   const uint32_t last_bucket = keys::BucketOf(end - 1);
   // No row is newer than the writes accept, so the buckets an open-ended
   // range covers end there.
-  const int64_t written_end =
-      now_nanos > INT64_MAX - kFutureWindowNanos ? end
-                                                 : std::min(end, now_nanos + kFutureWindowNanos);
+  const int64_t written_end = now_nanos > INT64_MAX - kFutureWindowNanos
+                                  ? end
+                                  : std::min(end, now_nanos + kFutureWindowNanos);
   // Hours before the table's oldest data are not "pruned": a range open to
   // the past would count every hour since 1970.
   const int64_t counted_from = std::max<int64_t>(first_bucket, OldestBucket(store, head, table.id));
@@ -490,249 +790,10 @@ absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableIn
     if (options.series == nullptr) {
       return absl::InvalidArgumentError("a last-point scan needs the list of series");
     }
-    absl::Status status = ScanLastPoints(store, head, table, start, end, options, emit, &local);
-    return status;
+    return ScanLastPoints(store, head, table, start, end, options, emit, &local);
   }
-  const std::string table_end = keys::TableDataPrefix(table.id + 1);
-
-  const rocksdb::Snapshot* snapshot = nullptr;
-  RowSource hot(
-      MemoryHead::NewIterator(head.CaptureWithSnapshot(table.id, store.db(), &snapshot),
-                              table_end),
-      &local);
-  RowSource delta(store, Store::kColdDelta, snapshot, table_end, &local);
-  BlockSource cold(store, snapshot, table_end, start, end, &local);
-  // On equal versions the most recently written tier wins (they hold equal
-  // values then, by the version rules).
-  const std::array<Source*, 3> sources = {&hot, &delta, &cold};
-  absl::Status status;
-  uint64_t bucket_seen = UINT64_MAX;
-  ScanRow row;
-  ScanRow encoded;  // a row emitted undecoded (ScanOptions::encoded_rows)
-  StoredRow candidate;
-  std::array<char, keys::kPointKeySize> current;
-  bool stopped = false;
-
-  // The series prefix of the last row taken from `hot` or `cold_delta`: a
-  // block is alone in its series and bucket only if no such row precedes it.
-  std::array<char, keys::kBlockKeySize> other_prefix;
-  bool took_other = false;
-  // The series prefix last offered to ScanOptions::whole_head_series.
-  std::array<char, keys::kBlockKeySize> offered_prefix{};
-  bool offered_any = false;
-  auto remember_other = [&](std::string_view point_key) {
-    std::copy_n(point_key.begin(), keys::kBlockKeySize, other_prefix.begin());
-    took_other = true;
-  };
-
-  // Reads [begin, end) of every tier merged; false once the scan must stop.
-  auto read_range = [&](const std::string& begin, const std::string& range_end) {
-    for (Source* s : sources) s->Seek(begin, range_end);
-    while (true) {
-      if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
-        status = absl::CancelledError("the query was cancelled");
-        return false;
-      }
-      std::string_view smallest;
-      Source* only = nullptr;  // the one source holding `smallest`, if just one is valid
-      int valid = 0;
-      for (Source* s : sources) {
-        if (!s->Valid()) continue;
-        ++valid;
-        only = s;
-        if (smallest.empty() || s->key() < smallest) smallest = s->key();
-      }
-      if (smallest.empty()) return true;
-      keys::PointKey key;
-      if (smallest.size() != current.size() || !keys::DecodePointKey(smallest, &key)) {
-        status = absl::DataLossError("a stored point key is malformed; restore from a backup");
-        return false;
-      }
-      if (options.whole_block && cold.AtBlockStart() && cold.key() == smallest) {
-        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
-        auto shares = [&](const Source& s) {
-          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
-        };
-        const bool alone = !shares(hot) && !shares(delta) &&
-                           !(took_other && std::string_view(other_prefix.data(),
-                                                            other_prefix.size()) == prefix);
-        if (alone) {
-          if (key.bucket != bucket_seen) {
-            bucket_seen = key.bucket;
-            local.buckets_scanned++;
-          }
-          const BlockUse use = options.whole_block({.series = key.series,
-                                                    .summary = &cold.summary(),
-                                                    .bytes = [&cold] { return cold.block(); },
-                                                    .start_nanos = start,
-                                                    .end_nanos = end});
-          if (use != BlockUse::kDeclined) {
-            local.blocks_whole++;
-            local.rows_scanned += cold.summary().count;
-            if (use == BlockUse::kStop) {
-              stopped = true;
-              return false;
-            }
-            cold.SkipBlock();
-            continue;
-          }
-        }
-      }
-      // The rest of a series that only the head holds in this bucket. (The
-      // ranges read are whole buckets or whole series, so all of it is in
-      // the range.)
-      if (options.whole_head_series && options.encoded_rows && hot.Valid() &&
-          hot.key() == smallest &&
-          !(offered_any && smallest.substr(0, keys::kBlockKeySize) ==
-                               std::string_view(offered_prefix.data(), offered_prefix.size()))) {
-        const std::string_view prefix = smallest.substr(0, keys::kBlockKeySize);
-        auto shares = [&](const Source& s) {
-          return s.Valid() && s.key().substr(0, keys::kBlockKeySize) == prefix;
-        };
-        if (!shares(delta) && !shares(cold)) {
-          // Once per series: one the reader declined comes row by row.
-          std::copy_n(prefix.begin(), keys::kBlockKeySize, offered_prefix.begin());
-          offered_any = true;
-          const MemoryHead::Iterator::SeriesRows rest = hot.head()->RestOfSeries();
-          const BlockUse use = options.whole_head_series({.series = key.series,
-                                                          .rows = rest.entries,
-                                                          .shapes = rest.shapes,
-                                                          .start_nanos = start,
-                                                          .end_nanos = end});
-          if (use != BlockUse::kDeclined) {
-            if (key.bucket != bucket_seen) {
-              bucket_seen = key.bucket;
-              local.buckets_scanned++;
-            }
-            remember_other(smallest);
-            hot.CountTaken(rest.entries);
-            if (use == BlockUse::kStop) {
-              stopped = true;
-              return false;
-            }
-            hot.head()->SkipSeries();
-            continue;
-          }
-        }
-      }
-      // A source whose row is emitted as a view of its bytes: it moves on
-      // only after the emit.
-      RowSource* advance_after = nullptr;
-      if (valid == 1) {  // one tier holds the rest of this range: nothing to merge
-        if (only != &cold) remember_other(smallest);
-        if (options.encoded_rows && only != &cold) {
-          advance_after = only == &hot ? &hot : &delta;
-          if (!(status = advance_after->TakeEncoded(&encoded)).ok()) return false;
-        } else {
-          if (!(status = only->Take(&candidate)).ok()) return false;
-          row.version = candidate.version;
-          std::swap(row.measures, candidate.measures);
-          only->Next();
-        }
-      } else {
-        // A copy: advancing a source invalidates views of its key.
-        std::copy(smallest.begin(), smallest.end(), current.begin());
-        smallest = std::string_view(current.data(), current.size());
-        bool have = false;
-        for (Source* s : sources) {
-          if (!s->Valid() || s->key() != smallest) continue;
-          if (s != &cold) remember_other(smallest);
-          if (!(status = s->Take(&candidate)).ok()) return false;
-          if (!have || candidate.version > row.version) {
-            row.version = candidate.version;
-            std::swap(row.measures, candidate.measures);  // both keep their storage for reuse
-            have = true;
-          }
-        }
-        for (Source* s : sources) {
-          if (s->Valid() && s->key() == smallest) s->Next();
-        }
-      }
-      if (key.bucket != bucket_seen) {
-        bucket_seen = key.bucket;
-        local.buckets_scanned++;
-      }
-      bool go_on = true;
-      if (key.time_nanos >= start && key.time_nanos < end) {
-        ScanRow& out = advance_after != nullptr ? encoded : row;
-        out.series = key.series;
-        out.time_nanos = key.time_nanos;
-        go_on = emit(out);
-      }
-      if (advance_after != nullptr) advance_after->Next();
-      if (!go_on) {
-        stopped = true;
-        return false;
-      }
-    }
-  };
-
-  // The first bucket >= `from` that holds any row, so empty stretches of a
-  // long time range cost one seek, not one per bucket and series.
-  auto next_bucket = [&](uint32_t from) -> std::optional<uint32_t> {
-    std::optional<uint32_t> found;
-    for (Source* s : sources) {
-      auto b = s->FirstBucketFrom(keys::BucketPrefix(table.id, from));
-      if (b && (!found || *b < *found)) found = b;
-    }
-    return found;
-  };
-
-  std::vector<SeriesTarget> targets;
-  if (options.series != nullptr) {
-    targets = *options.series;
-    std::sort(targets.begin(), targets.end());
-  }
-  auto bucket_end = [&](uint32_t bucket) {
-    return bucket == UINT32_MAX ? table_end : keys::BucketPrefix(table.id, bucket + 1);
-  };
-  // One bucket, all series or the targets; false once the scan must stop.
-  auto read_bucket = [&](uint32_t bucket) {
-    if (options.series == nullptr) return read_range(keys::BucketPrefix(table.id, bucket),
-                                                     bucket_end(bucket));
-    for (const SeriesTarget& t : targets) {
-      std::string prefix = keys::SeriesBucketPrefix(table.id, bucket, t.pk_hash, t.series);
-      if (!read_range(prefix, keys::PrefixEnd(prefix))) return false;
-    }
-    return true;
-  };
-
-  if (options.newest_first) {
-    // The newest bucket <= `to` that holds any row, so empty stretches cost
-    // one seek per tier.
-    auto previous_bucket = [&](uint32_t to) -> std::optional<uint32_t> {
-      std::optional<uint32_t> found;
-      for (Source* s : sources) {
-        auto b = s->LastBucketBefore(table.id, bucket_end(to));
-        if (b && (!found || *b > *found)) found = b;
-      }
-      return found;
-    };
-    for (int64_t b = last_bucket; b >= first_bucket && status.ok() && !stopped;) {
-      std::optional<uint32_t> bucket = previous_bucket(static_cast<uint32_t>(b));
-      if (!bucket || *bucket < first_bucket) break;
-      if (!read_bucket(*bucket)) break;
-      if (options.bucket_done &&
-          !options.bucket_done(static_cast<int64_t>(*bucket) * keys::kBucketNanos)) {
-        break;
-      }
-      b = static_cast<int64_t>(*bucket) - 1;
-    }
-  } else if (options.series == nullptr) {
-    read_range(keys::BucketPrefix(table.id, first_bucket), bucket_end(last_bucket));
-  } else {
-    for (uint64_t b = first_bucket; b <= last_bucket && status.ok() && !stopped;) {
-      std::optional<uint32_t> bucket = next_bucket(static_cast<uint32_t>(b));
-      if (!bucket || *bucket > last_bucket) break;
-      if (!read_bucket(*bucket)) break;
-      b = static_cast<uint64_t>(*bucket) + 1;
-    }
-  }
-  for (Source* s : sources) {
-    if (status.ok()) status = s->status();
-  }
-  store.db()->ReleaseSnapshot(snapshot);
-  return status;
+  MergedScan scan(store, head, table, start, end, options, emit, &local);
+  return scan.Run(first_bucket, last_bucket);
 }
 
 }  // namespace strata

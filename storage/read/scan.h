@@ -54,6 +54,11 @@ struct WholeBlock {
   int64_t end_nanos = 0;
 };
 
+// One row of the memory head as a reader sees it: its time, and its stored
+// bytes (stored()) in one of the forms of storage/rows/ (a compact row of a
+// shape, or an encoded row), which the reader decodes column by column.
+using HeadRow = MemoryHead::Entry;
+
 // The rest of one series' memory-store rows in one bucket, which no other
 // tier shares (nothing to merge): a reader may take them in one call rather
 // than a row at a time.
@@ -62,7 +67,7 @@ struct HeadSeries {
   // In time order, as the head stores them (storage/head/memory_head.h): a row's
   // bytes are its compact form of shape shapes[shape - 1], or its encoded
   // row when `shape` is 0. Valid during the call only.
-  absl::Span<const MemoryHead::Entry> rows;
+  absl::Span<const HeadRow> rows;
   absl::Span<const RowShape* const> shapes;
   // The scan's time range (after retention): rows outside it are not part
   // of the result, and the reader must drop them.

@@ -61,8 +61,7 @@ TEST(ScheduledQueryProtoTest, ADefinitionReadsAndWritesBackTheSameMessage) {
 
   // The stored bytes are the message's: a record written before these
   // types reads the same.
-  absl::StatusOr<ScheduledQueryDefinition> stored =
-      DecodeDefinition(original.SerializeAsString());
+  absl::StatusOr<ScheduledQueryDefinition> stored = DecodeDefinition(original.SerializeAsString());
   ASSERT_TRUE(stored.ok()) << stored.status();
   v1::ScheduledQuery reread;
   ASSERT_TRUE(reread.ParseFromString(EncodeDefinition(*stored)));
@@ -113,8 +112,9 @@ TEST(ScheduledQueryProtoTest, WhatTheSchedulerCannotUseIsRefusedWithTheField) {
   };
   const Case cases[] = {
       {[](v1::ScheduledQuery& q) {
-         q.mutable_target_configuration()->mutable_mixed_measure_mappings(0)->set_measure_value_type(
-             static_cast<v1::MeasureValueType>(42));
+         q.mutable_target_configuration()
+             ->mutable_mixed_measure_mappings(0)
+             ->set_measure_value_type(static_cast<v1::MeasureValueType>(42));
        },
        "measure_value_type"},
       {[](v1::ScheduledQuery& q) {

@@ -118,7 +118,9 @@ TEST(WriteGateTest, LogWritesThatFailRightAfterAResumeNeitherAbortNorLoseAcknowl
     ASSERT_TRUE(resumed.ok()) << "round " << round << ": " << resumed;
     // Rounds 1 and 2 fail again before any write succeeds: their failed
     // write meets the memtables Resume just emptied.
-    if (round == 0 || round == 2) ASSERT_TRUE(write().ok()) << "round " << round;
+    if (round == 0 || round == 2) {
+      ASSERT_TRUE(write().ok()) << "round " << round;
+    }
   }
   ASSERT_TRUE((*engine)->Close().ok());
   engine = Engine::Open({.data_dir = dir.Sub("data"), .env = env.get()});
