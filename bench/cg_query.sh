@@ -24,7 +24,7 @@ scripts/build.sh ingest_bench query_bench >/dev/null
 port=${STRATA_BENCH_PORT:-7897}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-wait_serving() { until grep -q "serving on port" "$1"; do sleep 0.2; done; }
+wait_serving() { until grep -qs "serving on port" "$1"; do sleep 0.2; done; }
 loader=${binaries[-1]}
 "$loader" --data-dir "$dir/data" --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 \
   --pg-listen 127.0.0.1:0 --maintenance-interval-seconds 5 2>"$dir/load.log" &
@@ -45,6 +45,9 @@ sleep 15
 kill -INT "$pid"
 wait "$pid" || true
 instructions() {  # BINARY RUNS -> instructions collected
+  # The previous run's log says "serving" too: without this, the client
+  # could start before the server (and fail, leaving the server running).
+  rm -f "$dir/log"
   valgrind --tool=callgrind --callgrind-out-file="$dir/out" "$1" --data-dir "$dir/data" \
     --listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --pg-listen 127.0.0.1:0 \
     --maintenance-interval-seconds 86400 2>"$dir/log" &

@@ -1254,131 +1254,8 @@ class Parser {
         break;
     }
     if (t.kind == TokenKind::kIdentifier) {
-      if (AcceptWord("null")) return Literal(pos, Datum::Null());
-      if (AcceptWord("true")) return Literal(pos, Datum::Bool(true));
-      if (AcceptWord("false")) return Literal(pos, Datum::Bool(false));
-      if (IsWord(t, "case")) {
-        Next();
-        return ParseCase(pos);
-      }
-      if (IsWord(t, "array") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "[") {
-        Next();
-        Next();
-        ExprPtr array = Make(ExprKind::kCall, pos, "array");
-        if (!AcceptSymbol("]")) {
-          do {
-            ASSIGN_OR_RETURN(ExprPtr element, ParseExpr());
-            RETURN_IF_ERROR(Adopt(*array, std::move(element)));
-          } while (AcceptSymbol(","));
-          RETURN_IF_ERROR(ExpectSymbol("]"));
-        }
-        return array;
-      }
-      if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
-        std::string name = IsWord(t, "cast") ? "cast" : "try_cast";
-        Next();
-        return ParseCast(pos, std::move(name));
-      }
-      if (IsWord(t, "timestamp") && Peek(1).kind == TokenKind::kString) {
-        Next();
-        const Token& text = Next();
-        auto nanos = ParseTimestamp(text.text);
-        if (!nanos) {
-          return Error(text, StrCat("'", EchoInput(text.text), "' is not a timestamp from 1677-09-21 to 2262-04-11; write it as "
-                                    "'2023-05-17 20:54:39.000000000'"));
-        }
-        return Literal(pos, Datum::Timestamp(*nanos));
-      }
-      if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1).kind == TokenKind::kString) {
-        const bool date = IsWord(Next(), "date");
-        const Token& text = Next();
-        std::optional<Datum> value = date ? ParseDate(text.text) : ParseTime(text.text);
-        if (!value) {
-          return Error(text, StrCat("'", EchoInput(text.text), "' is not a ",
-                                    date ? "date from 1677-09-22 to 2262-04-11; write it as "
-                                           "'2023-05-17'"
-                                         : "time of day; write it as '20:54:39.123'"));
-        }
-        return Literal(pos, *std::move(value));
-      }
-      if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
-        // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
-        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
-        cast->cast_type = *TypeFromName(Next().text);
-        const Token& text = Next();
-        ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
-        RETURN_IF_ERROR(Adopt(*cast, std::move(value)));
-        return cast;
-      }
-      if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
-        Next();
-        const Token& amount = Next();
-        const Token& unit = Peek();
-        std::string u = unit.text;
-        for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (!u.empty() && u.back() == 's') u.pop_back();
-        if (unit.kind == TokenKind::kIdentifier && (u == "year" || u == "month")) {
-          Next();
-          return ParseYearToMonth(pos, amount, u == "year");
-        }
-        int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
-        if (per == 0) {
-          // PostgreSQL's form: the units inside the text ('1 day 2 hours').
-          auto parsed = ParseIntervalText(amount.text);
-          if (!parsed.ok()) return Error(amount, std::string(parsed.status().message()));
-          return Literal(pos, parsed->months != 0 ? Datum::Months(parsed->months)
-                                                  : Datum::Interval(parsed->nanos));
-        }
-        Next();
-        double v = std::strtod(amount.text.c_str(), nullptr);
-        return Literal(pos, Datum::Interval(static_cast<int64_t>(std::llround(v * per))));
-      }
-      if (IsWord(t, "extract") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
-        Next();
-        Next();
-        const Token& field = Next();
-        RETURN_IF_ERROR(ExpectWord("from"));
-        ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-        std::string name = field.text;
-        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
-        ExprPtr e = Make(ExprKind::kCall, field.pos, name);
-        RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-        return e;
-      }
-      if (IsWord(t, "position") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
-        // position(needle IN haystack), the standard's spelling of strpos
-        // (operands below comparisons, so IN is the keyword here).
-        Next();
-        Next();
-        ASSIGN_OR_RETURN(ExprPtr needle, ParseConcat());
-        RETURN_IF_ERROR(ExpectWord("in"));
-        ASSIGN_OR_RETURN(ExprPtr haystack, ParseConcat());
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-        ExprPtr e = Make(ExprKind::kCall, pos, "strpos");
-        RETURN_IF_ERROR(Adopt(*e, std::move(haystack)));
-        RETURN_IF_ERROR(Adopt(*e, std::move(needle)));
-        return e;
-      }
-      if (IsWord(t, "exists") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
-        Next();
-        Next();
-        ExprPtr e = Make(ExprKind::kExists, pos);
-        ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
-        e->subquery = std::move(query);
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-        return e;
-      }
-      if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
-          IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
-        // The clock's SQL keywords (no parentheses); the session zone is UTC.
-        std::string name = IsWord(t, "current_date")                               ? "current_date"
-                           : IsWord(t, "current_time") || IsWord(t, "localtime") ? "current_time"
-                                                                                  : "now";
-        Next();
-        return Make(ExprKind::kCall, pos, name);
-      }
+      ASSIGN_OR_RETURN(ExprPtr keyword, ParseKeywordForm(t, pos));
+      if (keyword) return keyword;
       if (IsReserved(t.text)) {
         return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
       }
@@ -1401,60 +1278,208 @@ class Parser {
     // A name: a function call, a column, or measure_value::type.
     std::string name = Next().text;
     const bool quoted = t.kind == TokenKind::kQuotedIdentifier;
-    if (!quoted && AcceptSymbol("(")) {
-      std::string lowered = name;
-      for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      ExprPtr call = Make(ExprKind::kCall, pos, lowered);
-      if (AcceptSymbol(")")) {
-        // f()
-      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
-        ExprPtr star = Make(ExprKind::kStar, Next().pos);
-        RETURN_IF_ERROR(Adopt(*call, std::move(star)));
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-      } else {
-        if (AcceptWord("distinct")) call->distinct = true;
+    if (!quoted && AcceptSymbol("(")) return ParseCall(pos, name);
+    return ParseColumn(pos, std::move(name), quoted);
+  }
+
+  // What a keyword starts: NULL, TRUE, FALSE, CASE, ARRAY[...], CAST,
+  // typed literals, EXTRACT, POSITION, EXISTS and the clock's keywords;
+  // null when `t` (the next token) starts none of them.
+  absl::StatusOr<ExprPtr> ParseKeywordForm(const Token& t, Position pos) {
+    if (AcceptWord("null")) return Literal(pos, Datum::Null());
+    if (AcceptWord("true")) return Literal(pos, Datum::Bool(true));
+    if (AcceptWord("false")) return Literal(pos, Datum::Bool(false));
+    if (IsWord(t, "case")) {
+      Next();
+      return ParseCase(pos);
+    }
+    if (IsWord(t, "array") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "[") {
+      Next();
+      Next();
+      ExprPtr array = Make(ExprKind::kCall, pos, "array");
+      if (!AcceptSymbol("]")) {
         do {
-          ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
-          RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
+          ASSIGN_OR_RETURN(ExprPtr element, ParseExpr());
+          RETURN_IF_ERROR(Adopt(*array, std::move(element)));
         } while (AcceptSymbol(","));
-        RETURN_IF_ERROR(ExpectSymbol(")"));
+        RETURN_IF_ERROR(ExpectSymbol("]"));
       }
-      // agg(...) FILTER (WHERE condition)
-      if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
-        const Token& filter = Next();
+      return array;
+    }
+    if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
+      std::string name = IsWord(t, "cast") ? "cast" : "try_cast";
+      Next();
+      return ParseCast(pos, std::move(name));
+    }
+    ASSIGN_OR_RETURN(ExprPtr literal, ParseTypedLiteral(t, pos));
+    if (literal) return literal;
+    if (IsWord(t, "extract") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      Next();
+      Next();
+      const Token& field = Next();
+      RETURN_IF_ERROR(ExpectWord("from"));
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      std::string name = field.text;
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
+      ExprPtr e = Make(ExprKind::kCall, field.pos, name);
+      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+      return e;
+    }
+    if (IsWord(t, "position") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      // position(needle IN haystack), the standard's spelling of strpos
+      // (operands below comparisons, so IN is the keyword here).
+      Next();
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr needle, ParseConcat());
+      RETURN_IF_ERROR(ExpectWord("in"));
+      ASSIGN_OR_RETURN(ExprPtr haystack, ParseConcat());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      ExprPtr e = Make(ExprKind::kCall, pos, "strpos");
+      RETURN_IF_ERROR(Adopt(*e, std::move(haystack)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(needle)));
+      return e;
+    }
+    if (IsWord(t, "exists") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      Next();
+      Next();
+      ExprPtr e = Make(ExprKind::kExists, pos);
+      ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+      e->subquery = std::move(query);
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return e;
+    }
+    if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
+        IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
+      // The clock's SQL keywords (no parentheses); the session zone is UTC.
+      std::string name = IsWord(t, "current_date")                               ? "current_date"
+                         : IsWord(t, "current_time") || IsWord(t, "localtime") ? "current_time"
+                                                                                : "now";
+      Next();
+      return Make(ExprKind::kCall, pos, name);
+    }
+    return ExprPtr();
+  }
+
+  // TIMESTAMP '...', DATE '...', TIME '...', INTERVAL '...' unit, and a type
+  // name before a string (DOUBLE '0.5'); null when `t` starts none of them.
+  absl::StatusOr<ExprPtr> ParseTypedLiteral(const Token& t, Position pos) {
+    if (IsWord(t, "timestamp") && Peek(1).kind == TokenKind::kString) {
+      Next();
+      const Token& text = Next();
+      auto nanos = ParseTimestamp(text.text);
+      if (!nanos) {
+        return Error(text, StrCat("'", EchoInput(text.text), "' is not a timestamp from 1677-09-21 to 2262-04-11; write it as "
+                                  "'2023-05-17 20:54:39.000000000'"));
+      }
+      return Literal(pos, Datum::Timestamp(*nanos));
+    }
+    if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1).kind == TokenKind::kString) {
+      const bool date = IsWord(Next(), "date");
+      const Token& text = Next();
+      std::optional<Datum> value = date ? ParseDate(text.text) : ParseTime(text.text);
+      if (!value) {
+        return Error(text, StrCat("'", EchoInput(text.text), "' is not a ",
+                                  date ? "date from 1677-09-22 to 2262-04-11; write it as "
+                                         "'2023-05-17'"
+                                       : "time of day; write it as '20:54:39.123'"));
+      }
+      return Literal(pos, *std::move(value));
+    }
+    if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
+      // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
+      ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
+      cast->cast_type = *TypeFromName(Next().text);
+      const Token& text = Next();
+      ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
+      RETURN_IF_ERROR(Adopt(*cast, std::move(value)));
+      return cast;
+    }
+    if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
+      Next();
+      const Token& amount = Next();
+      const Token& unit = Peek();
+      std::string u = unit.text;
+      for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!u.empty() && u.back() == 's') u.pop_back();
+      if (unit.kind == TokenKind::kIdentifier && (u == "year" || u == "month")) {
         Next();
-        RETURN_IF_ERROR(ExpectWord("where"));
-        ASSIGN_OR_RETURN(ExprPtr condition, ParseExpr());
-        RETURN_IF_ERROR(ExpectSymbol(")"));
-        RETURN_IF_ERROR(FilterAggregate(*call, std::move(condition), filter));
+        return ParseYearToMonth(pos, amount, u == "year");
       }
-      // f(x) [IGNORE NULLS | RESPECT NULLS] OVER (...)
-      bool ignore_nulls = false;
-      if ((IsWord(Peek(), "ignore") || IsWord(Peek(), "respect")) && IsWord(Peek(1), "nulls")) {
-        ignore_nulls = IsWord(Next(), "ignore");
-        Next();
-        if (!IsWord(Peek(), "over")) {
-          return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
-        }
+      int64_t per = unit.kind == TokenKind::kIdentifier ? DurationUnitNanos(u) : 0;
+      if (per == 0) {
+        // PostgreSQL's form: the units inside the text ('1 day 2 hours').
+        auto parsed = ParseIntervalText(amount.text);
+        if (!parsed.ok()) return Error(amount, std::string(parsed.status().message()));
+        return Literal(pos, parsed->months != 0 ? Datum::Months(parsed->months)
+                                                : Datum::Interval(parsed->nanos));
       }
-      if (AcceptWord("over")) {
-        ASSIGN_OR_RETURN(call->window, ParseWindow());
-        call->window->ignore_nulls = ignore_nulls;
-        return call;
+      Next();
+      double v = std::strtod(amount.text.c_str(), nullptr);
+      return Literal(pos, Datum::Interval(static_cast<int64_t>(std::llround(v * per))));
+    }
+    return ExprPtr();
+  }
+
+  // A call of `name` after its "(": arguments, FILTER, IGNORE NULLS, OVER.
+  absl::StatusOr<ExprPtr> ParseCall(Position pos, const std::string& name) {
+    std::string lowered = name;
+    for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ExprPtr call = Make(ExprKind::kCall, pos, lowered);
+    if (AcceptSymbol(")")) {
+      // f()
+    } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "*") {
+      ExprPtr star = Make(ExprKind::kStar, Next().pos);
+      RETURN_IF_ERROR(Adopt(*call, std::move(star)));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    } else {
+      if (AcceptWord("distinct")) call->distinct = true;
+      do {
+        ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
+        RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    // agg(...) FILTER (WHERE condition)
+    if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      const Token& filter = Next();
+      Next();
+      RETURN_IF_ERROR(ExpectWord("where"));
+      ASSIGN_OR_RETURN(ExprPtr condition, ParseExpr());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      RETURN_IF_ERROR(FilterAggregate(*call, std::move(condition), filter));
+    }
+    // f(x) [IGNORE NULLS | RESPECT NULLS] OVER (...)
+    bool ignore_nulls = false;
+    if ((IsWord(Peek(), "ignore") || IsWord(Peek(), "respect")) && IsWord(Peek(1), "nulls")) {
+      ignore_nulls = IsWord(Next(), "ignore");
+      Next();
+      if (!IsWord(Peek(), "over")) {
+        return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
       }
-      if (IsWindowOnlyFunction(lowered)) {
-        return Error(Peek(), StrCat(lowered, "() is a window function: add OVER (...), e.g. ",
-                                    lowered, "() OVER (PARTITION BY host ORDER BY time)"));
-      }
-      // IF is CASE (as in Presto): only the branch taken is evaluated, so
-      // if(x <> 0, 10 / x) never divides by zero. Other shapes stay a call,
-      // whose binding says what if() takes.
-      if (lowered == "if" && !call->distinct && (call->args.size() == 2 || call->args.size() == 3)) {
-        call->kind = ExprKind::kCase;
-        call->has_else = call->args.size() == 3;
-      }
+    }
+    if (AcceptWord("over")) {
+      ASSIGN_OR_RETURN(call->window, ParseWindow());
+      call->window->ignore_nulls = ignore_nulls;
       return call;
     }
+    if (IsWindowOnlyFunction(lowered)) {
+      return Error(Peek(), StrCat(lowered, "() is a window function: add OVER (...), e.g. ",
+                                  lowered, "() OVER (PARTITION BY host ORDER BY time)"));
+    }
+    // IF is CASE (as in Presto): only the branch taken is evaluated, so
+    // if(x <> 0, 10 / x) never divides by zero. Other shapes stay a call,
+    // whose binding says what if() takes.
+    if (lowered == "if" && !call->distinct && (call->args.size() == 2 || call->args.size() == 3)) {
+      call->kind = ExprKind::kCase;
+      call->has_else = call->args.size() == 3;
+    }
+    return call;
+  }
+
+  // A column, a qualified column, or measure_value::type.
+  absl::StatusOr<ExprPtr> ParseColumn(Position pos, std::string name, bool quoted) {
     ExprPtr column = Make(ExprKind::kColumn, pos, name);
     column->quoted = quoted;
     // measure_value::double is Timestream's typed column; any other

@@ -13,23 +13,10 @@
 #include "common/time_format.h"
 
 namespace strata {
+namespace {
 
-ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
-  ParsedCommandLine result;
-  ServerConfig& c = result.config;
-  CLI::App app{
-      "stratad: the Strata time-series database server.\n"
-      "Every option can also be set with the STRATA_* environment variable shown, or as\n"
-      "`name = value` in a TOML file given with --config. Flags win over the file, which\n"
-      "wins over the environment."};
-  app.set_version_flag("--version", "stratad 0.1.0");
-  app.set_config("--config", "", "TOML file with settings (keys are the long flag names)")
-      ->envname("STRATA_CONFIG");
-  app.allow_config_extras(false);
-
-  app.add_option("--data-dir", c.data_dir, "Directory holding the database; created if missing")
-      ->envname("STRATA_DATA_DIR")
-      ->capture_default_str();
+// Where and how it serves: gRPC, HTTP and PostgreSQL listeners and their limits.
+void AddListenerOptions(CLI::App& app, ServerConfig& c) {
   app.add_option("--listen", c.listen,
                  "Address to serve gRPC on, HOST:PORT (port 0 picks a free port)")
       ->envname("STRATA_LISTEN")
@@ -37,7 +24,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   app.add_option("--http-listen", c.http_listen,
                  "Address of the HTTP port, HOST:PORT: GET /metrics (Prometheus), GET /health, "
                  "InfluxDB line protocol (/write, /api/v2/write), Prometheus remote write "
-                 "(/api/v1/write); empty turns HTTP off")
+                 "(/api/v1/write) and read, the SQL API (/api/v1/sql); empty turns HTTP off")
       ->envname("STRATA_HTTP_LISTEN")
       ->capture_default_str();
   app.add_option("--pg-listen", c.pg_listen,
@@ -72,27 +59,6 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
                  "(default retention, magnetic writes on); false refuses such lines")
       ->envname("STRATA_HTTP_AUTO_CREATE")
       ->capture_default_str();
-  app.add_option("--slow-query-ms", c.slow_query_ms,
-                 "Log every query that runs at least this long; 0 logs every query, -1 none "
-                 "(as PostgreSQL's log_min_duration_statement)")
-      ->envname("STRATA_SLOW_QUERY_MS")
-      ->check(CLI::Range(-1, 86400000))
-      ->capture_default_str();
-  std::string durability = "fsync";
-  app.add_option("--durability", durability,
-                 "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
-                 "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
-      ->envname("STRATA_DURABILITY")
-      ->check(CLI::IsMember({"fsync", "buffered"}))
-      ->capture_default_str();
-  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error or off")
-      ->envname("STRATA_LOG_LEVEL")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
-  app.add_option("--log-format", c.log_format, "text or json (one object per line)")
-      ->envname("STRATA_LOG_FORMAT")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
   app.add_option("--max-message-bytes", c.max_message_bytes,
                  "Largest gRPC message accepted or sent")
       ->envname("STRATA_MAX_MESSAGE_BYTES")
@@ -102,6 +68,77 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
                  "On SIGTERM/SIGINT, how long in-flight calls may run before they are cancelled")
       ->envname("STRATA_SHUTDOWN_GRACE_SECONDS")
       ->check(CLI::Range(0, 3600))
+      ->capture_default_str();
+}
+
+// The data directory, durability, the write queue and the tiers' maintenance.
+// `durability` is the flag's text (fsync or buffered), turned into c.durability after parsing.
+void AddStorageOptions(CLI::App& app, ServerConfig& c, std::string& durability) {
+  app.add_option("--data-dir", c.data_dir, "Directory holding the database; created if missing")
+      ->envname("STRATA_DATA_DIR")
+      ->capture_default_str();
+  app.add_option("--durability", durability,
+                 "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
+                 "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
+      ->envname("STRATA_DURABILITY")
+      ->check(CLI::IsMember({"fsync", "buffered"}))
+      ->capture_default_str();
+  app.add_option("--wal-sync-interval-ms", c.wal_sync_interval_ms,
+                 "With --durability buffered, how often the write-ahead log is synced to disk: "
+                 "a power cut loses at most about this much of acknowledged writes")
+      ->envname("STRATA_WAL_SYNC_INTERVAL_MS")
+      ->check(CLI::Range(1, 600000))
+      ->capture_default_str();
+  app.add_option("--disk-reserve-mb", c.disk_reserve_mb,
+                 "Free space kept on the data directory's disk: below it writes pause "
+                 "(RESOURCE_EXHAUSTED, health NOT_SERVING for strata.v1.WriteService) and resume "
+                 "by themselves once space is freed; reads go on")
+      ->envname("STRATA_DISK_RESERVE_MB")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--block-cache-mb", c.block_cache_mb,
+                 "Memory for cached storage blocks, shared by all tables; more keeps more "
+                 "recent and magnetic data ready for queries")
+      ->envname("STRATA_BLOCK_CACHE_MB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--write-queue", c.write_queue,
+                 "Write requests that may wait for the next group commit (each holds its "
+                 "records in memory); past it a write is refused at once with "
+                 "RESOURCE_EXHAUSTED")
+      ->envname("STRATA_WRITE_QUEUE")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
+                 "How often sealed and aged memory-store hours are converted to blocks, late "
+                 "writes merged, and expired hours dropped")
+      ->envname("STRATA_MAINTENANCE_INTERVAL_SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--seal-after-minutes", c.seal_after_minutes,
+                 "Minutes after its end, or after its last write, a memory-store hour is "
+                 "sealed into compact columnar blocks (much faster to aggregate and 5-10x "
+                 "smaller; writes to it are still accepted and merged in). 0 keeps an hour's "
+                 "rows until it leaves the memory store")
+      ->envname("STRATA_SEAL_AFTER_MINUTES")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--memory-store-budget-mb", c.memory_store_budget_mb,
+                 "Memory for the memory store's rows, which live in memory until their hour is "
+                 "sealed; past it the oldest hours are sealed into blocks early (writes to them "
+                 "are still accepted). 0: no limit")
+      ->envname("STRATA_MEMORY_STORE_BUDGET_MB")
+      ->check(CLI::Range(0, 1 << 22))
+      ->capture_default_str();
+}
+
+// Queries: limits, admission, the slow-query log, scheduled queries.
+void AddQueryOptions(CLI::App& app, ServerConfig& c) {
+  app.add_option("--slow-query-ms", c.slow_query_ms,
+                 "Log every query that runs at least this long; 0 logs every query, -1 none "
+                 "(as PostgreSQL's log_min_duration_statement)")
+      ->envname("STRATA_SLOW_QUERY_MS")
+      ->check(CLI::Range(-1, 86400000))
       ->capture_default_str();
   app.add_option("--query-timeout-seconds", c.query_timeout_seconds,
                  "Default time limit of a query (a request may ask for less or more)")
@@ -131,13 +168,6 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_QUERY_QUEUE")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  app.add_option("--write-queue", c.write_queue,
-                 "Write requests that may wait for the next group commit (each holds its "
-                 "records in memory); past it a write is refused at once with "
-                 "RESOURCE_EXHAUSTED")
-      ->envname("STRATA_WRITE_QUEUE")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
   app.add_option("--scheduled-query-workers", c.scheduled_query_workers,
                  "Scheduled query runs at once (each also takes a query worker)")
       ->envname("STRATA_SCHEDULED_QUERY_WORKERS")
@@ -164,53 +194,10 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_SCHEDULED_QUERY_RETRY_DELAY_SECONDS")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  app.add_option("--wal-sync-interval-ms", c.wal_sync_interval_ms,
-                 "With --durability buffered, how often the write-ahead log is synced to disk: "
-                 "a power cut loses at most about this much of acknowledged writes")
-      ->envname("STRATA_WAL_SYNC_INTERVAL_MS")
-      ->check(CLI::Range(1, 600000))
-      ->capture_default_str();
-  app.add_option("--disk-reserve-mb", c.disk_reserve_mb,
-                 "Free space kept on the data directory's disk: below it writes pause "
-                 "(RESOURCE_EXHAUSTED, health NOT_SERVING for strata.v1.WriteService) and resume "
-                 "by themselves once space is freed; reads go on")
-      ->envname("STRATA_DISK_RESERVE_MB")
-      ->check(CLI::Range(0, 1 << 20))
-      ->capture_default_str();
-  app.add_option("--block-cache-mb", c.block_cache_mb,
-                 "Memory for cached storage blocks, shared by all tables; more keeps more "
-                 "recent and magnetic data ready for queries")
-      ->envname("STRATA_BLOCK_CACHE_MB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  app.add_option("--maintenance-interval-seconds", c.maintenance_interval_seconds,
-                 "How often sealed and aged memory-store hours are converted to blocks, late "
-                 "writes merged, and expired hours dropped")
-      ->envname("STRATA_MAINTENANCE_INTERVAL_SECONDS")
-      ->check(CLI::Range(1, 86400))
-      ->capture_default_str();
-  app.add_option("--seal-after-minutes", c.seal_after_minutes,
-                 "Minutes after its end, or after its last write, a memory-store hour is "
-                 "sealed into compact columnar blocks (much faster to aggregate and 5-10x "
-                 "smaller; writes to it are still accepted and merged in). 0 keeps an hour's "
-                 "rows until it leaves the memory store")
-      ->envname("STRATA_SEAL_AFTER_MINUTES")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  app.add_option("--memory-store-budget-mb", c.memory_store_budget_mb,
-                 "Memory for the memory store's rows, which live in memory until their hour is "
-                 "sealed; past it the oldest hours are sealed into blocks early (writes to them "
-                 "are still accepted). 0: no limit")
-      ->envname("STRATA_MEMORY_STORE_BUDGET_MB")
-      ->check(CLI::Range(0, 1 << 22))
-      ->capture_default_str();
-  app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
-                 "Tests only: every query waits this long (cancellable) before it runs")
-      ->check(CLI::Range(0, 600000))
-      ->group("");
-  app.add_option("--testing-fixed-time", c.testing_fixed_time,
-                 "For tests only: the server's clock stands still at this UTC time (e.g. "
-                 "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
+}
+
+// TLS, tokens and who may connect.
+void AddSecurityOptions(CLI::App& app, ServerConfig& c) {
   app.add_option("--tls-cert", c.tls_cert,
                  "PEM certificate (chain) to serve gRPC over TLS; re-read when it changes")
       ->envname("STRATA_TLS_CERT");
@@ -242,6 +229,22 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
       ->envname("STRATA_AUTH_FAILURE_LIMIT")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
+  app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
+               "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
+               "can reach the port can read and write); also turns --auth auto off")
+      ->envname("STRATA_ALLOW_UNAUTHENTICATED_REMOTE");
+}
+
+// Logging, restoring a backup at start, and the testing hooks.
+void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error or off")
+      ->envname("STRATA_LOG_LEVEL")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  app.add_option("--log-format", c.log_format, "text or json (one object per line)")
+      ->envname("STRATA_LOG_FORMAT")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   app.add_option("--restore-from", c.restore_from,
                  "Before starting, restore the newest backup (or --restore-backup-id) of this "
                  "backup directory into --data-dir, which must be empty or missing")
@@ -255,10 +258,36 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   app.add_flag("--restore-revoke-tokens", c.restore_revoke_tokens,
                "With --restore-from: revoke every token the backup holds (it brings back tokens "
                "revoked after it was taken) and write a new admin token, as at a first start");
-  app.add_flag("--allow-unauthenticated-remote", c.allow_unauthenticated_remote,
-               "Allow --listen on a non-loopback address without TLS and tokens (anyone who "
-               "can reach the port can read and write); also turns --auth auto off")
-      ->envname("STRATA_ALLOW_UNAUTHENTICATED_REMOTE");
+  app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
+                 "Tests only: every query waits this long (cancellable) before it runs")
+      ->check(CLI::Range(0, 600000))
+      ->group("");
+  app.add_option("--testing-fixed-time", c.testing_fixed_time,
+                 "For tests only: the server's clock stands still at this UTC time (e.g. "
+                 "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
+}
+
+}  // namespace
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
+  ParsedCommandLine result;
+  ServerConfig& c = result.config;
+  CLI::App app{
+      "stratad: the Strata time-series database server.\n"
+      "Every option can also be set with the STRATA_* environment variable shown, or as\n"
+      "`name = value` in a TOML file given with --config. Flags win over the file, which\n"
+      "wins over the environment."};
+  app.set_version_flag("--version", "stratad 0.1.0");
+  app.set_config("--config", "", "TOML file with settings (keys are the long flag names)")
+      ->envname("STRATA_CONFIG");
+  app.allow_config_extras(false);
+
+  std::string durability = "fsync";
+  AddListenerOptions(app, c);
+  AddStorageOptions(app, c, durability);
+  AddQueryOptions(app, c);
+  AddSecurityOptions(app, c);
+  AddOperationsOptions(app, c);
 
   try {
     app.parse(argc, argv);

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
@@ -170,6 +171,86 @@ absl::Status ValidateShape(const R& common, const Records& records) {
   return absl::OkStatus();
 }
 
+// NormalizeInto's measures: checked, their types into `types_out` and their
+// values packed into `values_out` as MeasureList holds them; sets out.multi.
+// `kind` is the record's measure type (MULTI when none is given and it has
+// measure_values). Names are only read where needed: checked when the memo
+// does not know them (`known`).
+template <typename Access, typename R>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status PackMeasures(
+    const R& common, const R& r, const R& values_from, size_t value_count,
+    std::optional<MeasureKind> kind, bool own_value, bool has_value, TimeUnit unit, bool known,
+    NormalizedRecord& out, absl::InlinedVector<ValueType, 16>* types_out,
+    MeasureList::Values* values_out) {
+  absl::InlinedVector<ValueType, 16>& types = *types_out;
+  MeasureList::Values& values = *values_out;
+  auto measure_name_at = [&](size_t i) {
+    return out.multi ? Access::MeasureValueName(values_from, i)
+                     : std::string_view(out.measure_name);
+  };
+  // Packed as they are checked into `values`, sized once for every value
+  // but a VARCHAR's text (grown for those) once the count is known to be
+  // within the limit (a hostile record can name millions of values).
+  size_t packed = 0;
+  auto pack = [&](const ValueView& v) {
+    if (v.type == ValueType::kVarchar) values.resize(values.size() + v.text.size());
+    packed = EncodeValue(values.data() + packed, v) - values.data();
+  };
+  ValueView value;  // each value in turn, checked
+  if (kind == MeasureKind::kMulti) {
+    if (has_value) {
+      return Reject("a MULTI record carries its values in measure_values, not measure_value");
+    }
+    if (value_count == 0) return Reject("a MULTI record needs at least one entry in measure_values");
+    if (static_cast<int>(value_count) > kMaxMeasuresPerRecord) {
+      return Reject(StrCat("the record has ", value_count, " measure_values; the limit is ",
+                           kMaxMeasuresPerRecord));
+    }
+    out.multi = true;
+    size_t bytes = 0;
+    values.resize(value_count * kMaxVarint64Bytes);
+    types.resize(value_count);
+    for (size_t i = 0; i < value_count; ++i) {
+      const std::optional<MeasureKind> declared = Access::MeasureValueKind(values_from, i);
+      const std::optional<ValueView> given = Access::MeasureValueValue(values_from, i);
+      if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", measure_name_at(i)));
+      // A finite DOUBLE, nearly every value written, is packed here: through
+      // CheckValue and EncodeValue it was ~60 instructions a value.
+      if (IsPlainDouble(declared, given)) {
+        packed = EncodeDouble(values.data() + packed, given->real) - values.data();
+        bytes += sizeof(double);
+        types[i] = ValueType::kDouble;
+        continue;
+      }
+      const std::string_view name = measure_name_at(i);
+      if (declared == MeasureKind::kMulti) {
+        return Reject(StrCat("measure \"", name, "\" cannot itself be MULTI"));
+      }
+      RETURN_IF_ERROR(CheckValue(declared, given, unit, name, &value));
+      bytes += ValueBytes(value);
+      types[i] = value.type;
+      pack(value);
+    }
+    if (bytes > kMaxMultiMeasureValueBytes) {
+      return Reject(StrCat("the record's measure values take ", bytes,
+                           " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
+    }
+  } else {
+    if (value_count > 0) {
+      return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
+                           MeasureKindName(*kind)));
+    }
+    RETURN_IF_ERROR(CheckValue(
+        kind, own_value ? Access::MeasureValue(r) : Access::MeasureValue(common), unit,
+        out.measure_name, &value));
+    values.resize(kMaxVarint64Bytes);
+    types.push_back(value.type);
+    pack(value);
+  }
+  values.resize(packed);
+  return absl::OkStatus();
+}
+
 // NormalizeRecord over a record read by `Access`, into `out`, a record as
 // default-constructed (the writer's own slot for it: a NormalizedRecord
 // holds its dimensions and values inline, ~300 bytes that each move copied;
@@ -289,75 +370,15 @@ absl::Status NormalizeInto(const R& common, R& r,
 
   const TimeUnit unit = time_unit.value_or(TimeUnit::kMilliseconds);
   // The measures' types, and their values packed as out.measures holds them.
-  // Their names are only read where needed: checked when the memo does not
-  // know them, and gathered for a new shape.
+  absl::InlinedVector<ValueType, 16> types;
+  MeasureList::Values values;
+  if (!kind && value_count > 0) kind = MeasureKind::kMulti;
+  RETURN_IF_ERROR((PackMeasures<Access, R>(common, r, values_from, value_count, kind, own_value,
+                                           has_value, unit, known, out, &types, &values)));
   auto measure_name_at = [&](size_t i) {
     return out.multi ? Access::MeasureValueName(values_from, i)
                      : std::string_view(out.measure_name);
   };
-  absl::InlinedVector<ValueType, 16> types;
-  // Packed as they are checked into `values`, sized once for every value
-  // but a VARCHAR's text (grown for those) once the count is known to be
-  // within the limit (a hostile record can name millions of values).
-  MeasureList::Values values;
-  size_t packed = 0;
-  auto pack = [&](const ValueView& v) {
-    if (v.type == ValueType::kVarchar) values.resize(values.size() + v.text.size());
-    packed = EncodeValue(values.data() + packed, v) - values.data();
-  };
-  ValueView value;  // each value in turn, checked
-  if (!kind && value_count > 0) kind = MeasureKind::kMulti;
-  if (kind == MeasureKind::kMulti) {
-    if (has_value) {
-      return Reject("a MULTI record carries its values in measure_values, not measure_value");
-    }
-    if (value_count == 0) return Reject("a MULTI record needs at least one entry in measure_values");
-    if (static_cast<int>(value_count) > kMaxMeasuresPerRecord) {
-      return Reject(StrCat("the record has ", value_count, " measure_values; the limit is ",
-                           kMaxMeasuresPerRecord));
-    }
-    out.multi = true;
-    size_t bytes = 0;
-    values.resize(value_count * kMaxVarint64Bytes);
-    types.resize(value_count);
-    for (size_t i = 0; i < value_count; ++i) {
-      const std::optional<MeasureKind> declared = Access::MeasureValueKind(values_from, i);
-      const std::optional<ValueView> given = Access::MeasureValueValue(values_from, i);
-      if (!known) RETURN_IF_ERROR(ValidateMeasureName("measure", measure_name_at(i)));
-      // A finite DOUBLE, nearly every value written, is packed here: through
-      // CheckValue and EncodeValue it was ~60 instructions a value.
-      if (IsPlainDouble(declared, given)) {
-        packed = EncodeDouble(values.data() + packed, given->real) - values.data();
-        bytes += sizeof(double);
-        types[i] = ValueType::kDouble;
-        continue;
-      }
-      const std::string_view name = measure_name_at(i);
-      if (declared == MeasureKind::kMulti) {
-        return Reject(StrCat("measure \"", name, "\" cannot itself be MULTI"));
-      }
-      RETURN_IF_ERROR(CheckValue(declared, given, unit, name, &value));
-      bytes += ValueBytes(value);
-      types[i] = value.type;
-      pack(value);
-    }
-    if (bytes > kMaxMultiMeasureValueBytes) {
-      return Reject(StrCat("the record's measure values take ", bytes,
-                           " bytes; the limit per record is ", kMaxMultiMeasureValueBytes));
-    }
-  } else {
-    if (value_count > 0) {
-      return Reject(StrCat("measure_values is only for MULTI records, but the type is ",
-                           MeasureKindName(*kind)));
-    }
-    RETURN_IF_ERROR(CheckValue(
-        kind, own_value ? Access::MeasureValue(r) : Access::MeasureValue(common), unit,
-        out.measure_name, &value));
-    values.resize(kMaxVarint64Bytes);
-    types.push_back(value.type);
-    pack(value);
-  }
-  values.resize(packed);
   // Only for a record the memo does not know, or a new shape.
   auto gather_names = [&] {
     std::vector<std::string_view> names(types.size());
