@@ -21,6 +21,9 @@ COPY storage storage
 COPY query query
 COPY server server
 COPY client client
+COPY cmake cmake
+# The web console's bundle when scripts/build.sh made it (console/dist): stratad embeds it.
+COPY console console
 # ccache's directory is a build cache mount (BuildKit, buildah): after a source change only
 # what changed is compiled again; the layer cache alone would recompile everything.
 RUN --mount=type=cache,target=/root/.cache/ccache \

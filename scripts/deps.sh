@@ -16,6 +16,8 @@ packages=(
   postgresql-client python3-psycopg curl
   # The Python client package: installed with pip into a venv in its tests; pandas for DataFrames.
   python3-venv python3-pip python3-setuptools python3-pandas
+  # The web console's tests drive a real headless Chromium (console/test/).
+  chromium
 )
 # Node and npm (the Node example, InfluxDB's and PostgreSQL's Node clients in
 # the protocol tests), from Debian unless a Node with npm is already installed.

@@ -8,6 +8,7 @@
 #include "httplib.h"
 #include "server/http/auth.h"
 #include "server/http/body.h"
+#include "server/http/console.h"
 #include "server/http/sql_api.h"
 #include "server/ops/config.h"
 #include "spdlog/spdlog.h"
@@ -26,7 +27,8 @@ bool TakesBody(const httplib::Request& req) {
 
 constexpr std::string_view kEndpoints =
     "stratad serves GET /metrics, GET /health, GET /ping, POST /write, POST /api/v2/write, "
-    "POST /api/v1/write, POST /api/v1/read and GET or POST /api/v1/sql";
+    "POST /api/v1/write, POST /api/v1/read, GET or POST /api/v1/sql, and the web console at "
+    "GET /";
 
 }  // namespace
 
@@ -83,6 +85,7 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
   });
   RouteIngest(*server_, options.ingest, services.ingest, services.queries, auth);
   RouteSqlApi(*server_, services.queries, auth, options.ingest.stopping);
+  RouteConsole(*server_);
   // Runs before httplib reads a body: one sent where none is taken (or to no
   // endpoint at all) is refused unread, and the connection closes.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -98,7 +101,10 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
   server_->set_logger([metrics](const httplib::Request& req, const httplib::Response& res) {
     const bool known = req.path == "/metrics" || req.path == "/health" || req.path == "/ping" ||
                        req.path == "/api/v1/sql" || TakesBody(req);
-    metrics->CountHttpRequest(known ? req.path : "other", res.status);
+    metrics->CountHttpRequest(known                      ? req.path
+                              : IsConsolePath(req.path) ? std::string("console")
+                                                        : std::string("other"),
+                              res.status);
     if (res.status >= 400) {
       std::string message = EchoInput(res.body, 300);
       std::replace(message.begin(), message.end(), '\n', ' ');

@@ -180,5 +180,38 @@ TEST_F(SqlApiE2ETest, LargeAnswersStreamAndALeavingClientStopsItsQuery) {
   EXPECT_THAT(running, Not(HasSubstr("sequence(0, 999)")));
 }
 
+// The web console's files, served by stratad itself without a token (they
+// hold no data), with a policy that lets the page load only its own files.
+TEST_F(SqlApiE2ETest, TheWebConsoleIsServedAtTheRootAndUnderConsole) {
+  Start({"--auth", "on"});
+  for (const char* path : {"/", "/console/", "/console/index.html"}) {
+    auto page = http_->Get(path);
+    ASSERT_TRUE(page) << path;
+    EXPECT_EQ(page->status, 200) << path;
+    EXPECT_THAT(page->get_header_value("Content-Type"), StartsWith("text/html")) << path;
+    EXPECT_THAT(page->body, HasSubstr("<title>Strata console</title>")) << path;
+    EXPECT_THAT(page->get_header_value("Content-Security-Policy"), HasSubstr("default-src 'self'"));
+    EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  }
+  for (const char* path : {"/app.js", "/console/app.js"}) {
+    auto script = http_->Get(path);
+    ASSERT_TRUE(script) << path;
+    EXPECT_EQ(script->status, 200) << path;
+    EXPECT_THAT(script->get_header_value("Content-Type"), StartsWith("text/javascript"));
+    EXPECT_GT(script->body.size(), 10000u);
+  }
+  auto redirect = http_->Get("/console");
+  ASSERT_TRUE(redirect);
+  EXPECT_EQ(redirect->status, 302);
+  EXPECT_EQ(redirect->get_header_value("Location"), "/console/");
+  // What the page calls still needs the token.
+  auto sql = http_->Get("/api/v1/sql?q=SHOW%20DATABASES");
+  ASSERT_TRUE(sql);
+  EXPECT_EQ(sql->status, 401);
+  auto unknown = http_->Get("/console/nope.js");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+}
+
 }  // namespace
 }  // namespace strata

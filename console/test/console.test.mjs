@@ -1,0 +1,206 @@
+// The console in a real headless Chromium (Debian's, driven by
+// playwright-core) against a real stratad: run a query and see the rows,
+// chart a line per host, see an error's caret, get a column completed,
+// cancel a running query, log in on a server that checks tokens.
+// Screenshots of each screen go to $STRATA_CONSOLE_SCREENSHOTS (default
+// console/test-output/).
+// Usage: STRATAD=build/server/stratad STRATA_CLI=build/client/strata node --test console/test/
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { chromium } from 'playwright-core';
+
+const root = new URL('../..', import.meta.url).pathname;
+const STRATAD = process.env.STRATAD || join(root, 'build/server/stratad');
+const CLI = process.env.STRATA_CLI || join(root, 'build/client/strata');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SHOTS = process.env.STRATA_CONSOLE_SCREENSHOTS || join(root, 'console/test-output');
+
+// A stratad on free loopback ports with a data dir of its own; resolves
+// once it serves, with its gRPC and HTTP ports.
+async function startServer(extra = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'strata-console-'));
+  const child = spawn(STRATAD, ['--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0',
+    '--http-listen', '127.0.0.1:0', '--pg-listen', '', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const ports = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      log += chunk;
+      const grpc = log.match(/serving on port (\d+)/);
+      const http = log.match(/serving HTTP on port (\d+)/);
+      if (grpc && http) resolve({ grpc: Number(grpc[1]), http: Number(http[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`stratad exited with ${code}:\n${log}`)));
+  });
+  return { child, dir, ...ports, url: `http://127.0.0.1:${ports.http}/`, log: () => log };
+}
+
+function stopServer(server) {
+  server.child.kill('SIGINT');
+  rmSync(server.dir, { recursive: true, force: true });
+}
+
+// Three hosts' cpu usage for the last ten minutes, through line protocol.
+async function loadDemo(server, token) {
+  execFileSync(CLI, ['-p', String(server.grpc), ...(token ? ['--token', token] : []), 'db', 'create', 'demo']);
+  const now = Math.floor(Date.now() / 1000);
+  const lines = [];
+  for (let i = 0; i < 60; i++) {
+    for (const [h, host] of ['a', 'b', 'c'].entries()) {
+      lines.push(`cpu,host=${host} usage=${(10 * h + (i % 7)).toFixed(1)} ${now - 600 + i * 10}`);
+    }
+  }
+  const response = await fetch(`${server.url}write?db=demo&precision=s`, {
+    method: 'POST', body: lines.join('\n'),
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  assert.equal(response.status, 204, await response.text());
+}
+
+let server;
+let browser;
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer();
+  await loadDemo(server);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+
+after(async () => {
+  await browser?.close();
+  if (server) stopServer(server);
+});
+
+async function openConsole(url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('.cm-content');
+  page.errors = errors;
+  return page;
+}
+
+// Replaces the editor's text with `sql` and runs it (Ctrl-Enter).
+async function runQuery(page, sql) {
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(sql);
+  await page.keyboard.press('Control+Enter');
+}
+
+test('a query typed and run shows its rows in the grid', async () => {
+  const page = await openConsole(server.url);
+  // The schema browser lists the database.
+  await page.waitForSelector('.schema-tree >> text=demo');
+  await runQuery(page, "SELECT host, count(*) AS points FROM demo.cpu GROUP BY host ORDER BY host");
+  await page.waitForSelector('#status[data-state=ok]');
+  const rows = await page.$$eval('.grid-row', (rs) => rs.map((r) =>
+    [...r.querySelectorAll('.grid-td')].map((c) => c.textContent)));
+  assert.deepEqual(rows, [['a', '60'], ['b', '60'], ['c', '60']]);
+  const header = await page.$$eval('.grid-th', (hs) => hs.map((h) => h.textContent));
+  assert.deepEqual(header, ['hostvarchar', 'pointsbigint']);
+  assert.match(await page.textContent('#statistics'), /3 rows/);
+  await page.screenshot({ path: join(SHOTS, 'grid.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a time series result charts one line per host', async () => {
+  const page = await openConsole(server.url);
+  await runQuery(page, 'SELECT host, bin(time, 1m) AS minute, avg(usage) AS usage FROM demo.cpu GROUP BY 1, 2');
+  await page.waitForSelector('#status[data-state=ok]');
+  await page.click('[data-view=chart]');
+  await page.waitForSelector('.chart-canvas canvas');
+  const legend = await page.$$eval('.u-legend .u-series .u-label', (ls) => ls.map((l) => l.textContent));
+  assert.deepEqual(legend.slice(1).sort(), ['a', 'b', 'c']);  // [0] is the time axis
+  // The canvas is not blank: some pixels were drawn.
+  const drawn = await page.$eval('.chart-canvas canvas', (canvas) => {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let painted = 0;
+    for (let i = 3; i < data.length; i += 4) painted += data[i] > 0 ? 1 : 0;
+    return painted;
+  });
+  assert.ok(drawn > 1000, `only ${drawn} pixels drawn`);
+  await page.screenshot({ path: join(SHOTS, 'chart.png') });
+  await page.close();
+});
+
+test("an error shows its caret where the server points", async () => {
+  const page = await openConsole(server.url);
+  await runQuery(page, 'SELECT host,\n  nope FROM demo.cpu');
+  await page.waitForSelector('#error:not([hidden]) .error-caret');
+  const caret = await page.textContent('.error-caret');
+  // Line 2, column 3: under "nope".
+  assert.equal(caret, '  nope FROM demo.cpu\n  ^');
+  assert.match(await page.textContent('.error-title'), /nope/);
+  // The editor marks the same spot.
+  await page.waitForSelector('.cm-lintRange-error');
+  assert.equal(await page.textContent('.cm-lintRange-error'), 'n');
+  await page.screenshot({ path: join(SHOTS, 'error.png') });
+  await page.close();
+});
+
+test('autocomplete offers a column with its type', async () => {
+  const page = await openConsole(server.url);
+  await page.waitForSelector('.schema-tree >> text=demo');
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.type('SELECT demo.cpu.us');
+  await page.waitForSelector('.cm-tooltip-autocomplete');
+  const options = await page.$$eval('.cm-tooltip-autocomplete li', (ls) => ls.map((l) => l.textContent));
+  assert.ok(options.some((o) => o.startsWith('usage') && o.includes('double')), options.join(' | '));
+  await page.screenshot({ path: join(SHOTS, 'autocomplete.png') });
+  await page.close();
+});
+
+test('EXPLAIN is drawn as a tree', async () => {
+  const page = await openConsole(server.url);
+  await runQuery(page, "EXPLAIN SELECT host, max(usage) FROM demo.cpu WHERE host = 'a' GROUP BY host");
+  await page.waitForSelector('#view-explain .explain-tree');
+  const operators = await page.$$eval('#view-explain strong', (s) => s.map((x) => x.textContent));
+  assert.deepEqual(operators, ['Project', 'HashAggregate', 'Scan']);
+  await page.close();
+});
+
+test('cancel stops a running query', async () => {
+  const slow = await startServer(['--testing-query-delay-ms', '60000']);
+  try {
+    const page = await openConsole(slow.url);
+    await runQuery(page, 'SELECT 1');
+    await page.waitForSelector('#status[data-state=running]');
+    await page.click('#cancel');
+    await page.waitForSelector('#status[data-state=error]');
+    assert.match(await page.textContent('#status'), /Cancelled/);
+    assert.equal(await page.isEnabled('#run'), true);
+    await page.close();
+  } finally {
+    stopServer(slow);
+  }
+});
+
+test('a server that checks tokens asks for one, and a token sees the schema', async () => {
+  const secured = await startServer(['--auth', 'on']);
+  try {
+    const token = readFileSync(join(secured.dir, 'data', 'admin.token'), 'utf8').trim();
+    await loadDemo(secured, token);
+    const page = await openConsole(secured.url);
+    await page.waitForSelector('#login[open]');
+    await page.screenshot({ path: join(SHOTS, 'login.png') });
+    await page.fill('#token', token);
+    await page.click('#login-form button[type=submit]');
+    await page.waitForSelector('.schema-tree >> text=demo');
+    // Never in a URL: the token is in the tab's session storage only.
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('strata.token')), token);
+    assert.ok(!page.url().includes(token));
+    await page.close();
+  } finally {
+    stopServer(secured);
+  }
+});
