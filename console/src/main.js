@@ -5,6 +5,7 @@ import { SqlError, runSql, setToken, token } from './api.js';
 import { ResultChart, chartable } from './chart.js';
 import { SqlEditor } from './editor.js';
 import { renderExplain } from './explain.js';
+import { ImportView } from './import.js';
 import { ResultGrid, toCsv } from './grid.js';
 import { completionSchema, loadFunctions, loadSchema, renderSchema } from './schema.js';
 import { statementAt } from './statements.js';
@@ -12,7 +13,7 @@ import { Tabs } from './tabs.js';
 
 const $ = (selector) => document.querySelector(selector);
 
-const state = { running: null, result: null };
+const state = { running: null, result: null, schema: null };
 
 const tabs = new Tabs($('#tabs'), { onSelect: (text) => editor.load(text) });
 const editor = new SqlEditor($('#editor'), {
@@ -24,6 +25,10 @@ const grid = new ResultGrid($('#view-grid'), {
   onCopy: (text) => status(`Copied ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`),
 });
 const chart = new ResultChart($('#view-chart'));
+const importer = new ImportView($('#view-import'), {
+  databases: () => (state.schema?.databases || []).map((d) => d.name),
+  onDone: () => refreshSchema(),
+});
 
 function status(text, kind = '') {
   const line = $('#status');
@@ -39,6 +44,7 @@ function showView(name) {
     view.hidden = view.id !== `view-${name}`;
   }
   if (name === 'chart' && state.result) chart.show(state.result.columns, state.result.rows);
+  if (name === 'import') importer.refresh();
 }
 
 function showError(error, statement) {
@@ -134,6 +140,7 @@ function renderHistory() {
 async function refreshSchema() {
   try {
     const [schema, functions] = await Promise.all([loadSchema(), loadFunctions()]);
+    state.schema = schema;
     renderSchema($('#schema'), schema, { onInsert: (text) => editor.insert(text) });
     editor.setSchema(completionSchema(schema), functions);
   } catch (error) {

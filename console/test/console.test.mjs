@@ -169,6 +169,51 @@ test('EXPLAIN is drawn as a tree', async () => {
   await page.close();
 });
 
+test('a CSV dropped on a table imports, and the rejected rows are listed', async () => {
+  const page = await openConsole(server.url);
+  await page.waitForSelector('.schema-tree >> text=demo');
+  await page.click('[data-view=import]');
+  const now = Date.now();
+  const rows = ['time,host,temperature'];
+  for (let i = 0; i < 250; i++) rows.push(`${new Date(now - i * 1000).toISOString()},h${i % 5},${20 + (i % 9) / 2}`);
+  rows.push(`${new Date(now).toISOString()},h1,warm`);  // not a DOUBLE: rejected by the server
+  rows.push('not a time,h2,21');                        // refused before sending
+  await page.setInputFiles('.import-file', {
+    name: 'rooms.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')),
+  });
+  await page.waitForSelector('.import-preview th');
+  const roles = await page.$$eval('.import-role', (s) => s.map((x) => x.value));
+  assert.deepEqual(roles, ['time', 'dimension', 'measure']);
+  await page.selectOption('.import-database', 'demo');
+  await page.click('.import-start');
+  await page.waitForSelector('.import-status[data-state=error]');  // some rows were rejected
+  assert.match(await page.textContent('.import-status'), /^250 rows written into demo\.rooms, 2 rejected/);
+  const rejected = await page.$$eval('.import-rejected li', (ls) => ls.map((l) => l.textContent));
+  assert.equal(rejected.length, 2);
+  assert.ok(rejected.some((r) => r.startsWith('row 252:') && /not a time/.test(r)), rejected.join(' | '));
+  assert.ok(rejected.some((r) => r.startsWith('row 251:') && /warm/.test(r)), rejected.join(' | '));
+  await page.screenshot({ path: join(SHOTS, 'import.png') });
+  // The rows are in the table: the counts match.
+  await runQuery(page, 'SELECT count(*) FROM demo.rooms');
+  await page.waitForSelector('#status[data-state=ok]');
+  assert.equal(await page.textContent('.grid-row .grid-td'), '250');
+  await page.close();
+});
+
+test('the grid draws a 100,000-row result a screen at a time', async () => {
+  const page = await openConsole(server.url);
+  await runQuery(page, 'SELECT a.x * 1000 + b.y AS n, a.x AS block FROM UNNEST(sequence(0, 99)) ' +
+    'AS a(x) CROSS JOIN UNNEST(sequence(1, 1000)) AS b(y) ORDER BY n');
+  await page.waitForSelector('#status[data-state=ok]', { timeout: 60000 });
+  assert.match(await page.textContent('#status'), /^100000 rows/);
+  const drawn = await page.$$eval('.grid-row', (rs) => rs.length);
+  assert.ok(drawn < 200, `${drawn} rows in the DOM`);
+  await page.$eval('.grid-viewport', (v) => { v.scrollTop = 24 * 50000; });
+  await page.waitForSelector('.grid-row[data-row="50000"]');
+  assert.equal(await page.textContent('.grid-row[data-row="50000"] .grid-td'), '50001');
+  await page.close();
+});
+
 test('cancel stops a running query', async () => {
   const slow = await startServer(['--testing-query-delay-ms', '60000']);
   try {
@@ -200,6 +245,25 @@ test('a server that checks tokens asks for one, and a token sees the schema', as
     assert.equal(await page.evaluate(() => sessionStorage.getItem('strata.token')), token);
     assert.ok(!page.url().includes(token));
     await page.close();
+
+    // A read-only token sees the data but cannot import: the page says why.
+    const readOnly = execFileSync(CLI, ['-p', String(secured.grpc), '--token', token, 'token',
+      'create', 'viewer', '--grant', 'read:*'], { encoding: 'utf8' }).trim().split('\n').pop().trim();
+    const viewer = await openConsole(secured.url);
+    await viewer.waitForSelector('#login[open]');
+    await viewer.fill('#token', readOnly);
+    await viewer.click('#login-form button[type=submit]');
+    await viewer.waitForSelector('.schema-tree >> text=demo');
+    await viewer.click('[data-view=import]');
+    await viewer.setInputFiles('.import-file', {
+      name: 'more.csv', mimeType: 'text/csv',
+      buffer: Buffer.from(`time,host,usage\n${new Date().toISOString()},a,1\n`),
+    });
+    await viewer.selectOption('.import-database', 'demo');
+    await viewer.click('.import-start');
+    await viewer.waitForSelector('.import-status[data-state=error]');
+    assert.match(await viewer.textContent('.import-status'), /may not write to demo/);
+    await viewer.close();
   } finally {
     stopServer(secured);
   }
