@@ -6,6 +6,7 @@ import { ResultChart, chartable } from './chart.js';
 import { SqlEditor } from './editor.js';
 import { renderExplain } from './explain.js';
 import { ImportView } from './import.js';
+import { OperationsView } from './operations.js';
 import { ResultGrid, toCsv } from './grid.js';
 import { completionSchema, loadFunctions, loadSchema, renderSchema } from './schema.js';
 import { statementAt } from './statements.js';
@@ -25,6 +26,7 @@ const grid = new ResultGrid($('#view-grid'), {
   onCopy: (text) => status(`Copied ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`),
 });
 const chart = new ResultChart($('#view-chart'));
+const operations = new OperationsView($('#view-operations'));
 const importer = new ImportView($('#view-import'), {
   databases: () => (state.schema?.databases || []).map((d) => d.name),
   onDone: () => refreshSchema(),
@@ -45,6 +47,8 @@ function showView(name) {
   }
   if (name === 'chart' && state.result) chart.show(state.result.columns, state.result.rows);
   if (name === 'import') importer.refresh();
+  if (name === 'operations') operations.start();
+  else operations.stop();
 }
 
 function showError(error, statement) {

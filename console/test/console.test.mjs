@@ -214,6 +214,20 @@ test('the grid draws a 100,000-row result a screen at a time', async () => {
   await page.close();
 });
 
+test('the operations view shows rates, running queries, storage per table and scheduled queries', async () => {
+  const page = await openConsole(server.url);
+  await page.click('[data-view=operations]');
+  await page.waitForSelector('.ops-section >> text=Storage per table');
+  const sections = await page.$$eval('.ops-section h3', (hs) => hs.map((h) => h.textContent));
+  assert.deepEqual(sections, ['Rates', 'Running queries', 'Storage per table', 'Scheduled queries']);
+  // Its own SHOW QUERIES is running while it lists them, with a Kill button.
+  assert.ok(await page.$('.ops-kill'));
+  const storage = await page.$$eval('.ops-section:nth-of-type(3) td:first-child', (ts) => ts.map((t) => t.textContent));
+  assert.ok(storage.includes('demo.cpu'), storage.join(' | '));
+  await page.screenshot({ path: join(SHOTS, 'operations.png') });
+  await page.close();
+});
+
 test('cancel stops a running query', async () => {
   const slow = await startServer(['--testing-query-delay-ms', '60000']);
   try {
