@@ -8,15 +8,41 @@ export function sqlName(name) {
   return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
 }
 
-// {databases: [{name, tables: [{name, columns: [{name, type, role}]}]}]}
+function size(n) {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+}
+
+// A table's settings and storage ("system"."tables") as short lines.
+function describeTable(row) {
+  const [, , memoryHours, magneticDays, magneticWrites, partitionKey, , memoryBytes, memoryRows,
+    magneticBytes, magneticBlocks, lateBytes, lateRows] = row;
+  return [
+    `retention: ${memoryHours} h in memory, ${magneticDays} d magnetic`,
+    `magnetic writes ${magneticWrites ? 'on' : 'off'} · partition key ${partitionKey}`,
+    `memory store ${size(memoryBytes)} (${memoryRows} rows) · magnetic ${size(magneticBytes)} ` +
+      `(${magneticBlocks} blocks) · late writes ${size(lateBytes)} (${lateRows} rows)`,
+  ];
+}
+
+// {databases: [{name, tables: [{name, info: [line], columns: [{name, type, role}]}]}]}
 export async function loadSchema() {
+  const details = new Map();
+  for (const row of await rowsOf('SELECT * FROM "system"."tables"')) {
+    details.set(`${row[0]}.${row[1]}`, describeTable(row));
+  }
   const databases = [];
   for (const [database] of await rowsOf('SHOW DATABASES')) {
     const tables = [];
     for (const [table] of await rowsOf(`SHOW TABLES FROM ${sqlName(database)}`)) {
       const columns = (await rowsOf(`DESCRIBE ${sqlName(database)}.${sqlName(table)}`))
         .map(([name, type, role]) => ({ name, type, role }));
-      tables.push({ name: table, columns });
+      tables.push({ name: table, columns, info: details.get(`${database}.${table}`) || [] });
     }
     databases.push({ name: database, tables });
   }
@@ -61,6 +87,13 @@ export function renderSchema(parent, schema, { onInsert }) {
         columns.append(item);
       }
       const qualified = `${sqlName(db.name)}.${sqlName(table.name)}`;
+      const info = table.info.map((line) => {
+        const item = document.createElement('li');
+        item.className = 'schema-info';
+        item.textContent = line;
+        return item;
+      });
+      columns.prepend(...info);
       tables.append(branch(table.name, `${table.columns.length} columns`, columns, () => onInsert(qualified)));
     }
     list.append(branch(db.name, `${db.tables.length} ${db.tables.length === 1 ? 'table' : 'tables'}`, tables, () => onInsert(sqlName(db.name))));

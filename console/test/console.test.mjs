@@ -96,8 +96,11 @@ async function runQuery(page, sql) {
 
 test('a query typed and run shows its rows in the grid', async () => {
   const page = await openConsole(server.url);
-  // The schema browser lists the database.
+  // The schema browser lists the database, and its tables with their settings.
   await page.waitForSelector('.schema-tree >> text=demo');
+  const info = await page.$$eval('.schema-info', (ls) => ls.map((l) => l.textContent));
+  assert.ok(info.some((l) => /^retention: \d+ h in memory, \d+ d magnetic$/.test(l)), info.join(' | '));
+  assert.ok(info.some((l) => /partition key measure_name/.test(l)), info.join(' | '));
   await runQuery(page, "SELECT host, count(*) AS points FROM demo.cpu GROUP BY host ORDER BY host");
   await page.waitForSelector('#status[data-state=ok]');
   const rows = await page.$$eval('.grid-row', (rs) => rs.map((r) =>

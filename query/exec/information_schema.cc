@@ -37,7 +37,8 @@ PostgresColumnFacts FactsOf(DataType type) {
 
 Datum Number(int64_t v) { return v < 0 ? Datum::Null(DataType::kBigint) : Datum::Bigint(v); }
 
-// Every table the caller may see, database by database.
+}  // namespace
+
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
                                                      const ReadAccess* access) {
   std::vector<TableInfo> out;
@@ -51,6 +52,8 @@ absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
   } while (!token.empty());
   return out;
 }
+
+namespace {
 
 absl::StatusOr<SystemTable> Schemata(const Catalog& catalog, const ReadAccess* access) {
   SystemTable out{.columns = {TextColumn("catalog_name"), TextColumn("schema_name"),

@@ -28,6 +28,10 @@ absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine
                                                   TableLayoutCache& layouts,
                                                   const ReadAccess* access);
 
+// Every table the caller may see (`access` null: all), database by database.
+absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
+                                                     const ReadAccess* access);
+
 // The name PostgreSQL gives a column of `type` ("double precision",
 // "timestamp with time zone"): information_schema's data_type, and what
 // the PostgreSQL wire reports.

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "common/suggest.h"
 #include "fmt/ranges.h"
+#include "query/exec/catalog_tables.h"
 #include "query/exec/header_aggregation.h"
 #include "query/exec/information_schema.h"
 #include "query/exec/scan_batcher.h"
@@ -270,16 +271,24 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
   const bool information = ref.database == kInformationSchema;
-  if (!information && (ref.database != kSystemDatabase || context_->system_tables == nullptr)) {
-    return std::nullopt;
-  }
+  if (!information && ref.database != kSystemDatabase) return std::nullopt;
+  // "system"."tables" comes from the catalog; the other system tables from
+  // the server (QueryOptions::system_tables).
   absl::StatusOr<SystemTable> read =
       information ? ReadInformationSchema(ref.table, storage_, layouts_, context_->access)
-                  : context_->system_tables->Read(ref.table);
+      : ref.table == kSystemTablesTable ? ReadSystemTablesTable(storage_, context_->access)
+      : context_->system_tables != nullptr
+          ? context_->system_tables->Read(ref.table)
+          : absl::NotFoundError(StrCat("there is no system table \"", ref.table, "\""));
   if (!read.ok()) {
     const absl::string_view why = read.status().message();
-    const std::vector<std::string> names =
-        information ? InformationSchemaTables() : context_->system_tables->Names();
+    std::vector<std::string> names;
+    if (information) {
+      names = InformationSchemaTables();
+    } else {
+      if (context_->system_tables != nullptr) names = context_->system_tables->Names();
+      names.emplace_back(kSystemTablesTable);
+    }
     return SqlError(read.status().code(), sql_, ref.pos,
                     StrCat(std::string_view(why.data(), why.size()), "; the ", ref.database,
                            " tables are ", fmt::format("{}", fmt::join(names, ", "))));
