@@ -3,20 +3,10 @@
 // few seconds while the view is open), and the scheduled queries with their
 // last runs and recent failures.
 import { SqlError, runSql, token } from './api.js';
+import { formatBytes as bytes } from './format.js';
 import { parseMetrics, rate, tables, total } from './metrics.js';
 
 const REFRESH_MS = 5000;
-
-function bytes(n) {
-  if (n === undefined || n === null) return '';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
-}
 
 function table(headers, rows) {
   const element = document.createElement('table');

@@ -2,20 +2,11 @@
 // types. Clicking a name inserts it into the editor. The same walk gives
 // the editor its completions.
 import { rowsOf } from './api.js';
+import { formatBytes as size } from './format.js';
 
 // Quotes a name when SQL needs it to.
 export function sqlName(name) {
   return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
-}
-
-function size(n) {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
 // A table's settings and storage ("system"."tables") as short lines.

@@ -9,6 +9,7 @@
 #include "server/http/auth.h"
 #include "server/http/body.h"
 #include "server/http/console.h"
+#include "server/http/encoding.h"
 #include "server/http/sql_api.h"
 #include "server/ops/config.h"
 #include "spdlog/spdlog.h"
@@ -87,8 +88,10 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
   RouteSqlApi(*server_, services.queries, auth, options.ingest.stopping);
   RouteConsole(*server_);
   // Runs before httplib reads a body: one sent where none is taken (or to no
-  // endpoint at all) is refused unread, and the connection closes.
+  // endpoint at all) is refused unread, and the connection closes. And
+  // before the answer is encoded: gzip for clients that accept brotli too.
   server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    DropBrotli(req);  // gzip, not brotli at its slowest (encoding.h)
     if (!HasBody(req) || TakesBody(req)) return httplib::Server::HandlerResponse::Unhandled;
     ReplyBodyError(absl::InvalidArgumentError(StrCat(req.method, " ", req.path,
                                                      " takes no request body; ", kEndpoints)),
