@@ -181,9 +181,13 @@ test('a CSV dropped on a table imports, and the rejected rows are listed', async
   for (let i = 0; i < 250; i++) rows.push(`${new Date(now - i * 1000).toISOString()},h${i % 5},${20 + (i % 9) / 2}`);
   rows.push(`${new Date(now).toISOString()},h1,warm`);  // not a DOUBLE: rejected by the server
   rows.push('not a time,h2,21');                        // refused before sending
-  await page.setInputFiles('.import-file', {
-    name: 'rooms.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')),
-  });
+  // Dropped, as a user drags it from the desktop.
+  const file = await page.evaluateHandle((text) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'rooms.csv', { type: 'text/csv' }));
+    return transfer;
+  }, rows.join('\n'));
+  await page.dispatchEvent('.import-drop', 'drop', { dataTransfer: file });
   await page.waitForSelector('.import-preview th');
   const roles = await page.$$eval('.import-role', (s) => s.map((x) => x.value));
   assert.deepEqual(roles, ['time', 'dimension', 'measure']);
@@ -241,6 +245,14 @@ test('cancel stops a running query', async () => {
     await page.waitForSelector('#status[data-state=error]');
     assert.match(await page.textContent('#status'), /Cancelled/);
     assert.equal(await page.isEnabled('#run'), true);
+    // The server ended the query when the page dropped its request.
+    let cancelled = 0;
+    for (let i = 0; i < 100 && cancelled === 0; i++) {
+      const metrics = await (await fetch(`${slow.url}metrics`)).text();
+      cancelled = Number(metrics.match(/strata_queries_total\{code="CANCELLED"\} (\d+)/)?.[1] ?? 0);
+      if (cancelled === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(cancelled, 1);
     await page.close();
   } finally {
     stopServer(slow);

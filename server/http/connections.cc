@@ -160,6 +160,13 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   }
 
   bool close_after_answer() const { return close_after_answer_ || failed_; }
+  // The client shut its side (or the socket failed): it will read nothing
+  // more. POLLRDHUP, not a peek: over TLS a close_notify would be data.
+  bool PeerClosed() const {
+    pollfd p{.fd = fd_, .events = POLLRDHUP, .revents = 0};
+    return failed_ ||
+           (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0);
+  }
   void CloseAfterAnswer() { close_after_answer_ = true; }
   bool refused_unread() const { return close_after_answer_; }
 
@@ -395,6 +402,10 @@ void GuardedHttpServer::Stop() {
 
 void GuardedHttpServer::CloseConnectionAfterAnswer() {
   if (current_connection_ != nullptr) current_connection_->CloseAfterAnswer();
+}
+
+bool GuardedHttpServer::ClientLeft() {
+  return current_connection_ != nullptr && current_connection_->PeerClosed();
 }
 
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {

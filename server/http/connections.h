@@ -69,6 +69,9 @@ class GuardedHttpServer : public httplib::Server {
   // connection closes after the answer, so the unread body is never taken
   // for the next request.
   static void CloseConnectionAfterAnswer();
+  // For a handler that works before it answers (a query before its first
+  // rows): whether the client of this thread's request has gone.
+  static bool ClientLeft();
 
  private:
   class Pool;

@@ -204,10 +204,12 @@ class ResultChannel final : public query::ResultSink {
   // Waits until the first rows or the query's end: an error met before
   // them (most are: names, types, the budget of an aggregate) can still be
   // the answer's status. True when the answer streams.
+  // A client that leaves meanwhile (a browser's Cancel) cancels the query:
+  // a long aggregation sends nothing until it ends.
   bool WaitForFirstRows() {
     std::unique_lock lock(mu_);
     while (!changed_.wait_for(lock, kStopCheck, [&] { return streaming_ || finished_; })) {
-      if (stopping_->load()) cancel_->store(true);
+      if (stopping_->load() || GuardedHttpServer::ClientLeft()) cancel_->store(true);
     }
     return streaming_ || result_.ok();
   }

@@ -180,6 +180,24 @@ TEST_F(SqlApiE2ETest, LargeAnswersStreamAndALeavingClientStopsItsQuery) {
   EXPECT_THAT(running, Not(HasSubstr("sequence(0, 999)")));
 }
 
+// A client that leaves before the first rows (a browser's Cancel during a
+// long aggregation) cancels the query at once, not when it would answer.
+TEST_F(SqlApiE2ETest, AClientLeavingBeforeTheFirstRowsCancelsTheQuery) {
+  Start({"--testing-query-delay-ms", "60000"});
+  // curl gives up after a second; the query would wait a minute, then
+  // answer OK.
+  Curl({"--max-time", "1", "-G", Url("/api/v1/sql"), "--data-urlencode", "q=SELECT 1"});
+  std::string metrics;
+  for (int i = 0; i < 100; ++i) {
+    auto scraped = http_->Get("/metrics");
+    ASSERT_TRUE(scraped);
+    metrics = scraped->body;
+    if (metrics.find("strata_queries_total{code=\"CANCELLED\"} 1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(metrics, HasSubstr("strata_queries_total{code=\"CANCELLED\"} 1"));
+}
+
 // The web console's files, served by stratad itself without a token (they
 // hold no data), with a policy that lets the page load only its own files.
 TEST_F(SqlApiE2ETest, TheWebConsoleIsServedAtTheRootAndUnderConsole) {

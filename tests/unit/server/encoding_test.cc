@@ -11,7 +11,7 @@ TEST(EncodingTest, BrotliLeavesTheAcceptedEncodings) {
     const char* given;
     const char* kept;
   } cases[] = {
-      {"gzip, deflate, br", "gzip, deflate"},          // Chromium, Firefox
+      {"gzip, deflate, br", "gzip, deflate"},  // Chromium, Firefox
       {"br;q=1.0, gzip;q=0.8, *;q=0.1", "gzip;q=0.8, *;q=0.1"},
       {"BR", ""},
       {"br", ""},
