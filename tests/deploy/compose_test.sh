@@ -114,6 +114,14 @@ psql_out=$(PGPASSWORD=$(cat "$secrets/admin.token") PGCONNECT_TIMEOUT=10 psql -X
 [ "$psql_out" = 4 ] || fail "psql counted $psql_out rows, expected 4"
 strata query "DELETE FROM deploy.cpu WHERE host = 'web-9'" >/dev/null || fail "could not delete the LP row"
 
+step "the web console over HTTPS"
+page=$(curl -sS --cacert "$secrets/ca.pem" "https://localhost:$STRATA_HTTP_PORT/") ||
+  fail "GET / failed"
+case "$page" in
+  *"<title>Strata console</title>"*) ;;
+  *) fail "the image serves no console at / (was console/dist built before the image?)" ;;
+esac
+
 step "restarting the container"
 podman restart "$container" >/dev/null
 container_wait_healthy stratad 90 || fail "stratad did not come back healthy after the restart"
