@@ -10,6 +10,7 @@
 #include "server/http/body.h"
 #include "server/http/console.h"
 #include "server/http/encoding.h"
+#include "server/http/origin.h"
 #include "server/http/sql_api.h"
 #include "server/ops/config.h"
 #include "spdlog/spdlog.h"
@@ -88,10 +89,23 @@ void HttpServer::Route(const HttpOptions& options, const HttpServices& services)
   RouteSqlApi(*server_, services.queries, auth, options.ingest.stopping);
   RouteConsole(*server_);
   // Runs before httplib reads a body: one sent where none is taken (or to no
-  // endpoint at all) is refused unread, and the connection closes. And
-  // before the answer is encoded: gzip for clients that accept brotli too.
-  server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  // endpoint at all) is refused unread, and the connection closes; so is a
+  // request a browser sends for another site. And before the answer is
+  // encoded: gzip for clients that accept brotli too.
+  // Tokens off on a loopback listener: only loopback names are answered
+  // (origin.h, DNS rebinding).
+  absl::StatusOr<std::pair<std::string, int>> listen = SplitHostPort(options.listen);
+  const bool guard_host = !auth->enabled() && listen.ok() && IsLoopbackHost(listen->first);
+  server_->set_pre_routing_handler([guard_host](const httplib::Request& req,
+                                                httplib::Response& res) {
     DropBrotli(req);  // gzip, not brotli at its slowest (encoding.h)
+    // A page of another site, or a rebinding name: refused before anything
+    // runs, and before a body is read.
+    if (std::optional<std::string> refused = CrossSiteRefusal(req, guard_host)) {
+      GuardedHttpServer::CloseConnectionAfterAnswer();
+      ReplyError(absl::PermissionDeniedError(*refused), res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (!HasBody(req) || TakesBody(req)) return httplib::Server::HandlerResponse::Unhandled;
     ReplyBodyError(absl::InvalidArgumentError(StrCat(req.method, " ", req.path,
                                                      " takes no request body; ", kEndpoints)),

@@ -180,6 +180,31 @@ TEST_F(SqlApiE2ETest, LargeAnswersStreamAndALeavingClientStopsItsQuery) {
   EXPECT_THAT(running, Not(HasSubstr("sequence(0, 999)")));
 }
 
+// A page of another site cannot make a browser run SQL here (a DELETE sent
+// as text/plain needs no CORS preflight), nor can a rebinding name reach a
+// server that checks no tokens (server/http/origin.h).
+TEST_F(SqlApiE2ETest, RequestsABrowserSendsForAnotherSiteAreRefused) {
+  Start();
+  WriteSample();
+  auto post = [&](std::vector<std::string> headers) {
+    std::vector<std::string> args = {"-o", "/dev/null", "-w", "%{http_code}"};
+    for (const std::string& h : headers) args.insert(args.end(), {"-H", h});
+    args.insert(args.end(), {"-H", "Content-Type: text/plain", "--data-binary",
+                             "DELETE FROM demo.cpu WHERE host = 'a'", Url("/api/v1/sql")});
+    return Curl(args).out;
+  };
+  EXPECT_EQ(post({"Origin: https://evil.example"}), "403");
+  EXPECT_EQ(post({"Host: evil.example:" + std::to_string(server_.http_port()),
+                  "Origin: http://evil.example:" + std::to_string(server_.http_port())}),
+            "403");
+  EXPECT_EQ(Curl({"-G", Url("/api/v1/sql"), "--data-urlencode",
+                  "q=SELECT count(*) FROM demo.cpu", "-H", "Accept: text/csv"})
+                .out,
+            "_col0\r\n3\r\n");  // nothing was deleted
+  // The console's own requests (same origin) and curl's (none) are served.
+  EXPECT_EQ(post({"Origin: http://127.0.0.1:" + std::to_string(server_.http_port())}), "200");
+}
+
 // A client that leaves before the first rows (a browser's Cancel during a
 // long aggregation) cancels the query at once, not when it would answer.
 TEST_F(SqlApiE2ETest, AClientLeavingBeforeTheFirstRowsCancelsTheQuery) {
