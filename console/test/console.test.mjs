@@ -71,12 +71,23 @@ before(async () => {
 });
 
 after(async () => {
+  // A page still open belongs to a test that failed before closing it: keep
+  // what it showed, and what the page threw, for the failure's reader.
+  for (const [i, page] of [...openPages].entries()) {
+    await page.screenshot({ path: join(SHOTS, `failed-${i + 1}.png`) }).catch(() => {});
+    console.log(`a failed test's page: ${page.url()}; status "${
+      await page.textContent('#status').catch(() => '')}"; errors: ${page.errors.join(' | ')}`);
+  }
   await browser?.close();
   if (server) stopServer(server);
 });
 
+const openPages = new Set();
+
 async function openConsole(url) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  openPages.add(page);
+  page.on('close', () => openPages.delete(page));
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
