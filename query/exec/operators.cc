@@ -250,20 +250,6 @@ class Aggregate : public AggregateSink {
   int64_t charged_bytes_ = 0;  // of which charged to the budget
 };
 
-class RowCounter : public BatchSink {
- public:
-  RowCounter(int64_t* rows, BatchSink* next) : rows_(rows), next_(next) {}
-  absl::Status Push(const Batch& batch) override {
-    *rows_ += static_cast<int64_t>(batch.rows);
-    return next_->Push(batch);
-  }
-  absl::Status Finish() override { return next_->Finish(); }
-
- private:
-  int64_t* rows_;
-  BatchSink* next_;
-};
-
 class BatchFilter : public BatchSink {
  public:
   BatchFilter(const Expr* predicate, QueryContext* context, BatchSink* next)
@@ -575,9 +561,6 @@ std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
                                              std::vector<AggregateSpec> aggregates,
                                              QueryContext* context, RowSink* next) {
   return std::make_unique<Aggregate>(std::move(keys), std::move(aggregates), context, next);
-}
-std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next) {
-  return std::make_unique<RowCounter>(rows, next);
 }
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next) {

@@ -137,9 +137,6 @@ std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
                                              std::vector<AggregateSpec> aggregates,
                                              QueryContext* context, RowSink* next);
 
-// Passes batches on, adding their row count to `*rows`.
-std::unique_ptr<BatchSink> MakeRowCounter(int64_t* rows, BatchSink* next);
-
 struct SortKey {
   int column = 0;
   bool descending = false;
