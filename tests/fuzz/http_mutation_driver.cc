@@ -56,6 +56,12 @@ std::vector<std::string> Seeds() {
       "GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(9000, 'a') + "\r\n\r\n",
       "POST /write?db=mydb HTTP/1.1\r\nHost: x\r\n" + token +
           "Expect: 100-continue\r\nContent-Length: 99999999999\r\n\r\n",
+      // The console's files, as a browser asks for them (gzip, not brotli).
+      "GET /console/app.css HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, deflate, br\r\n"
+      "\r\nGET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br;q=1, gzip;q=0.5\r\n\r\n",
+      // Another site's page, and the console's own origin.
+      Post("/api/v1/sql", token + "Origin: https://evil.example\r\n", "DELETE FROM mydb.cpu"),
+      Post("/api/v1/sql", token + "Origin: http://x\r\n", "SELECT 1"),
   };
 }
 
