@@ -1,7 +1,9 @@
 #include "server/http/console.h"
 
+#include <functional>
 #include <string>
 
+#include "common/strings.h"
 #include "server/http/console_assets.h"
 
 namespace strata {
@@ -30,6 +32,12 @@ const ConsoleAsset* Find(std::string_view path) {
   return nullptr;
 }
 
+// A validator of the file's bytes: a page reloaded revalidates (no-cache)
+// and gets 304 rather than the script again, compressed again.
+std::string ETagOf(const ConsoleAsset& asset) {
+  return StrCat("\"", std::hash<std::string_view>{}(asset.body), "\"");
+}
+
 void Serve(const httplib::Request& req, httplib::Response& res) {
   res.set_header("Content-Security-Policy", kPolicy);
   res.set_header("X-Content-Type-Options", "nosniff");
@@ -43,6 +51,12 @@ void Serve(const httplib::Request& req, httplib::Response& res) {
   if (asset == nullptr) {
     res.status = 404;
     res.set_content("no such file of the console", "text/plain");
+    return;
+  }
+  const std::string etag = ETagOf(*asset);
+  res.set_header("ETag", etag);
+  if (req.get_header_value("If-None-Match") == etag) {
+    res.status = 304;
     return;
   }
   res.set_content(std::string(asset->body), std::string(asset->content_type));

@@ -243,6 +243,15 @@ TEST_F(SqlApiE2ETest, TheWebConsoleIsServedAtTheRootAndUnderConsole) {
     EXPECT_THAT(script->get_header_value("Content-Type"), StartsWith("text/javascript"));
     EXPECT_GT(script->body.size(), 10000u);
   }
+  // A reload revalidates: the same bytes answer 304, without a body.
+  auto first = http_->Get("/app.js");
+  ASSERT_TRUE(first);
+  const std::string etag = first->get_header_value("ETag");
+  ASSERT_FALSE(etag.empty());
+  auto again = http_->Get("/app.js", {{"If-None-Match", etag}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  EXPECT_TRUE(again->body.empty());
   auto redirect = http_->Get("/console");
   ASSERT_TRUE(redirect);
   EXPECT_EQ(redirect->status, 302);
