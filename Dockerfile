@@ -12,6 +12,8 @@ RUN apt-get update \
       librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev libcli11-dev \
       libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev \
       libsodium-dev prometheus-cpp-dev libcpp-httplib-dev ccache \
+      golang-etcd-server-dev golang-github-gogo-protobuf-dev golang-github-gogo-googleapis-dev \
+      libnats-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -19,6 +21,7 @@ COPY proto proto
 COPY common common
 COPY storage storage
 COPY query query
+COPY cluster cluster
 COPY server server
 COPY client client
 COPY cmake cmake
@@ -38,7 +41,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
       libabsl20220623 libjemalloc2 libedit2 libre2-9 libsodium23 libssl3 openssl \
-      libprometheus-cpp-core1.0 libcpp-httplib0.11 \
+      libprometheus-cpp-core1.0 libcpp-httplib0.11 libnats3.4 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
  && mkdir -p /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups \

@@ -82,6 +82,7 @@ void AddHealthCommand(CLI::App& app, CommandContext& context);
 void AddTokenCommands(CLI::App& app, CommandContext& context);
 void AddBackupCommands(CLI::App& app, CommandContext& context);
 void AddScheduledQueryCommands(CLI::App& app, CommandContext& context);
+void AddClusterCommands(CLI::App& app, CommandContext& context);
 // Last: it describes the commands added before it.
 void AddCompletionCommand(CLI::App& app, CommandContext& context);
 

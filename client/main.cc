@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   strata::cli::AddTokenCommands(app, context);
   strata::cli::AddBackupCommands(app, context);
   strata::cli::AddScheduledQueryCommands(app, context);
+  strata::cli::AddClusterCommands(app, context);
   strata::cli::AddCompletionCommand(app, context);
 
   if (argc == 1) {  // bare `strata`: what it can do, as `strata --help` says it

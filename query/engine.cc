@@ -155,7 +155,10 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
     case Statement::Kind::kDescribe: done = DescribeTable(stmt, run); break;
     case Statement::Kind::kShowQueries: done = ShowQueries(stmt, run); break;
     case Statement::Kind::kKillQuery: done = KillQuery(stmt, run); break;
-    case Statement::Kind::kDelete: done = DeleteRows(std::move(stmt), run); break;
+    case Statement::Kind::kDelete:
+      done = options.deletes_refused.empty() ? DeleteRows(std::move(stmt), run)
+                                             : absl::UnimplementedError(options.deletes_refused);
+      break;
     case Statement::Kind::kSelect:
     case Statement::Kind::kExplain: done = RunSelect(std::move(stmt), run); break;
   }

@@ -41,6 +41,9 @@ struct QueryOptions {
   // Plan only: the sink gets the result's columns and the query stops there
   // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
   bool describe_only = false;
+  // DELETE refused (UNIMPLEMENTED) with this reason when set: a cluster node, whose
+  // deletes must go through the shards' logs (not built yet), sets it.
+  std::string deletes_refused;
 };
 
 }  // namespace strata::query

@@ -18,6 +18,11 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-pandas
   # The web console's tests drive a real headless Chromium (console/test/).
   chromium
+  # Cluster mode (docs/cluster.md): etcd's gRPC API from the .proto files Debian ships for
+  # Go (stubs generated at build time), the NATS C client, and the servers the cluster
+  # tests and scripts/cluster.sh run.
+  etcd-server etcd-client golang-etcd-server-dev golang-github-gogo-protobuf-dev
+  golang-github-gogo-googleapis-dev nats-server libnats-dev
 )
 # Node and npm (the Node example, InfluxDB's and PostgreSQL's Node clients in
 # the protocol tests), from Debian unless a Node with npm is already installed.

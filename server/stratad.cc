@@ -1,12 +1,55 @@
 #include "server/stratad.h"
 
+#include <fstream>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
+#include "cluster/cluster_tables.h"
+#include "common/strings.h"
 #include "server/ops/logging.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
+namespace {
+
+std::vector<std::string> SplitList(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    if (comma > 0) out.emplace_back(list.substr(0, comma));
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const ServerConfig& config,
+                                                                       Engine* engine) {
+  std::string secret = config.cluster_secret;
+  if (!config.cluster_secret_file.empty()) {
+    std::ifstream file(config.cluster_secret_file);
+    if (!file) {
+      return absl::FailedPreconditionError(
+          StrCat("cannot read --cluster-secret-file ", config.cluster_secret_file));
+    }
+    std::getline(file, secret);
+    while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back()))) {
+      secret.pop_back();
+    }
+  }
+  return cluster::ClusterNode::Start(
+      {.name = config.cluster_name,
+       .node_id = config.node_id,
+       .etcd = SplitList(config.etcd),
+       .nats = config.nats,
+       .shards = config.cluster_shards,
+       .log_replicas = config.cluster_log_replicas,
+       .lease_seconds = config.cluster_lease_seconds,
+       .secret = secret},
+      engine);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& config,
                                                        ManualClock* fixed_clock) {
@@ -24,6 +67,10 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                     .memory_store_budget_bytes = int64_t{config.memory_store_budget_mb} << 20,
                     .clock = fixed_clock}));
   Engine* engine = d->engine_.get();
+  if (config.cluster) {
+    ASSIGN_OR_RETURN(d->cluster_, StartClusterNode(config, engine));
+  }
+  CatalogChanges* ddl = d->cluster_ != nullptr ? &d->cluster_->catalog_changes() : nullptr;
 
   d->tls_ = {.cert_file = config.tls_cert,
              .key_file = config.tls_key,
@@ -56,7 +103,15 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                   .queue = config.query_queue,
                   .slow_query_millis = config.slow_query_ms,
                   .testing_delay_millis = config.testing_query_delay_ms});
-  d->ingest_ = std::make_unique<Ingest>(engine, d->metrics_.get());
+  if (d->cluster_ != nullptr) {
+    d->queries_->SetClusterMode(
+        [node = d->cluster_.get()](std::chrono::milliseconds wait) { return node->CatchUp(wait); },
+        "DELETE is not supported on a cluster yet (it must go through the shards' logs); "
+        "let retention drop old data, or DROP the table");
+  }
+  d->ingest_ = std::make_unique<Ingest>(
+      engine, d->metrics_.get(), d->cluster_ != nullptr ? &d->cluster_->write_sink() : nullptr,
+      ddl);
   ASSIGN_OR_RETURN(
       d->scheduled_,
       ScheduledQueries::Open(
@@ -66,10 +121,11 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
            .history = config.scheduled_query_history,
            .retries = config.scheduled_query_retries,
            .retry_delay_nanos = config.scheduled_query_retry_delay_seconds * kNanosPerSecond}));
-  d->queries_->SetSystemTables(
-      [scheduled = d->scheduled_.get()](std::shared_ptr<const Principal> caller) {
-        return scheduled->SystemTablesFor(std::move(caller));
-      });
+  d->queries_->SetSystemTables([scheduled = d->scheduled_.get(), node = d->cluster_.get()](
+                                    std::shared_ptr<const Principal> caller) {
+    auto tables = scheduled->SystemTablesFor(std::move(caller));
+    return node != nullptr ? cluster::WithClusterTables(node, std::move(tables)) : std::move(tables);
+  });
 
   ASSIGN_OR_RETURN(d->grpc_, Server::Start({.listen = config.listen,
                                             .max_message_bytes = config.max_message_bytes,
@@ -80,7 +136,20 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                                             .metrics = d->metrics_.get(),
                                             .queries = d->queries_.get(),
                                             .ingest = d->ingest_.get(),
-                                            .scheduled = d->scheduled_.get()}));
+                                            .scheduled = d->scheduled_.get(),
+                                            .ddl = ddl,
+                                            .internal = d->cluster_ != nullptr
+                                                            ? d->cluster_->internal_service()
+                                                            : nullptr}));
+  if (d->cluster_ != nullptr) {
+    // Announced once the internal service serves: other nodes forward writes to it.
+    std::string advertise = config.advertise;
+    if (advertise.empty()) {
+      ASSIGN_OR_RETURN(auto host_port, SplitHostPort(config.listen));
+      advertise = StrCat(host_port.first, ":", d->grpc_->port());
+    }
+    RETURN_IF_ERROR(d->cluster_->Serve(advertise));
+  }
   d->scheduled_->Start();
   if (!config.http_listen.empty()) {
     ASSIGN_OR_RETURN(
@@ -124,6 +193,8 @@ absl::Status Stratad::Stop(std::chrono::seconds grace) {
   scheduled_->Stop();
   grpc_->Shutdown(std::chrono::system_clock::now() + grace);
   grpc_.reset();
+  // Hands its shards' leadership over at once, before the engine closes.
+  cluster_.reset();
   maintenance_->Stop();
   spdlog::info("stratad stopped serving; closing the data directory");
   return engine_->Close();

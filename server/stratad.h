@@ -1,5 +1,5 @@
 // The composition root of stratad: builds the server from its configuration
-// in dependency order — engine, authenticator, metrics, query runner and
+// in dependency order — engine, cluster node (with --cluster), authenticator, metrics, query runner and
 // ingest door, scheduler, then the listeners (gRPC, HTTP, PostgreSQL) that
 // adapt their protocols to the runner and the door, and the maintenance
 // loop — owns each, and takes them down in the reverse order.
@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "cluster/cluster_node.h"
 #include "common/clock.h"
 #include "server/auth/authenticator.h"
 #include "server/auth/tls.h"
@@ -46,6 +47,7 @@ class Stratad {
   TlsConfig tls_;
   // In dependency order: each may use the ones above it.
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<cluster::ClusterNode> cluster_;  // with --cluster
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<QueryRunner> queries_;

@@ -84,6 +84,15 @@ LastPoints::RunExclusive Engine::ExclusiveOfWriter() {
   };
 }
 
+absl::StatusOr<std::optional<std::string>> Engine::ReadCatalogEntry(std::string_view key) {
+  std::string value;
+  rocksdb::Status s = store_->db()->Get(rocksdb::ReadOptions(), store_->family(Store::kCatalog),
+                                        rocksdb::Slice(key.data(), key.size()), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  RETURN_IF_ERROR(FromRocks(s, "reading a catalog entry"));
+  return std::optional<std::string>(std::move(value));
+}
+
 absl::Status Engine::Scan(const TableInfo& table, const ScanOptions& options,
                           const std::function<bool(const ScanRow&)>& emit, ScanStats* stats) {
   if (options.last_per_series) {

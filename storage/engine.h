@@ -120,6 +120,10 @@ class Engine {
     writer_->WriteAsync(source, std::move(done));
   }
 
+  // A `catalog` family entry a caller of Writer::WriteAsync wrote through
+  // WriteOptions::catalog_puts (a replica's applied log sequence), or nullopt.
+  absl::StatusOr<std::optional<std::string>> ReadCatalogEntry(std::string_view key);
+
   // Streams the live rows of a table in key order; see storage/read/scan.h.
   absl::Status Scan(const TableInfo& table, const ScanOptions& options,
                     const std::function<bool(const ScanRow&)>& emit, ScanStats* stats = nullptr);

@@ -58,6 +58,15 @@ expect_compile strata_query_parse query/expr/expr.h no
 expect_compile strata_query_expr query/expr/vector_eval.h yes
 expect_compile strata_query_expr query/exec/operators.h no
 expect_compile strata_query_exec query/exec/window.h yes
+# cluster/ sits between server/ and the engine: it sees storage/ and query/, never server/;
+# only the composition root (stratad) sees it.
+expect_compile strata_cluster cluster/log_entry.h yes
+expect_compile strata_cluster server/ops/config.h no
+expect_compile strata_cluster storage/catalog/catalog_changes.h yes
+expect_compile strata_storage cluster/log_entry.h no
+expect_compile strata_query cluster/log_entry.h no
+expect_compile strata_server_runner cluster/log_entry.h no
+expect_compile strata_server_grpc cluster/log_entry.h no
 expect_compile strata_query_exec query/plan/planner.h no
 expect_compile strata_query_plan query/plan/planner.h yes
 expect_compile strata_query_plan query/engine.h no

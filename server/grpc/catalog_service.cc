@@ -10,7 +10,7 @@ absl::Status CatalogService::CreateDatabase(const Principal& caller,
                                             v1::CreateDatabaseResponse* response) {
   RETURN_IF_ERROR(caller.RequireAdmin("create databases"));
   ASSIGN_OR_RETURN(DatabaseInfo db,
-                   catalog_.CreateDatabase(request->database_name(), request->description()));
+                   ddl_.CreateDatabase(request->database_name(), request->description()));
   ToProto(db, response->mutable_database());
   return absl::OkStatus();
 }
@@ -42,7 +42,7 @@ absl::Status CatalogService::UpdateDatabase(const Principal& caller,
                                             v1::UpdateDatabaseResponse* response) {
   RETURN_IF_ERROR(caller.RequireAdmin("change databases"));
   ASSIGN_OR_RETURN(DatabaseInfo db,
-                   catalog_.UpdateDatabase(request->database_name(), request->description()));
+                   ddl_.UpdateDatabase(request->database_name(), request->description()));
   ToProto(db, response->mutable_database());
   return absl::OkStatus();
 }
@@ -51,7 +51,7 @@ absl::Status CatalogService::DeleteDatabase(const Principal& caller,
                                             const v1::DeleteDatabaseRequest* request,
                                             v1::DeleteDatabaseResponse*) {
   RETURN_IF_ERROR(caller.RequireAdmin("delete databases"));
-  return catalog_.DeleteDatabase(request->database_name());
+  return ddl_.DeleteDatabase(request->database_name());
 }
 
 absl::Status CatalogService::CreateTable(const Principal& caller,
@@ -59,7 +59,7 @@ absl::Status CatalogService::CreateTable(const Principal& caller,
                                          v1::CreateTableResponse* response) {
   RETURN_IF_ERROR(caller.RequireTableAdmin(request->database_name(), "create tables"));
   ASSIGN_OR_RETURN(TableSpec spec, TableSpecFromProto(*request));
-  ASSIGN_OR_RETURN(TableInfo table, catalog_.CreateTable(spec));
+  ASSIGN_OR_RETURN(TableInfo table, ddl_.CreateTable(spec));
   ToProto(table, response->mutable_table());
   return absl::OkStatus();
 }
@@ -99,7 +99,7 @@ absl::Status CatalogService::UpdateTable(const Principal& caller,
   RETURN_IF_ERROR(caller.RequireTableAdmin(request->database_name(), "change tables"));
   ASSIGN_OR_RETURN(TableUpdate update, TableUpdateFromProto(*request));
   ASSIGN_OR_RETURN(TableInfo table,
-                   catalog_.UpdateTable(request->database_name(), request->table_name(), update));
+                   ddl_.UpdateTable(request->database_name(), request->table_name(), update));
   ToProto(table, response->mutable_table());
   return absl::OkStatus();
 }
@@ -108,7 +108,7 @@ absl::Status CatalogService::DeleteTable(const Principal& caller,
                                          const v1::DeleteTableRequest* request,
                                          v1::DeleteTableResponse*) {
   RETURN_IF_ERROR(caller.RequireTableAdmin(request->database_name(), "delete tables"));
-  return catalog_.DeleteTable(request->database_name(), request->table_name());
+  return ddl_.DeleteTable(request->database_name(), request->table_name());
 }
 
 }  // namespace strata

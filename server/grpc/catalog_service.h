@@ -22,9 +22,10 @@ using RawCatalogService = v1::CatalogService::WithRawCallbackMethod_CreateDataba
 
 class CatalogService final : public RawCatalogService {
  public:
-  // `engine` and `auth` must outlive the service.
-  CatalogService(Engine* engine, Authenticator* auth)
-      : catalog_(engine->catalog()), engine_(*engine), auth_(*auth) {}
+  // `engine`, `auth` and `ddl` must outlive the service; `ddl` makes the changes (the
+  // engine's catalog, or a cluster's, cluster/replicated_catalog.h).
+  CatalogService(Engine* engine, Authenticator* auth, CatalogChanges* ddl)
+      : catalog_(engine->catalog()), ddl_(*ddl), engine_(*engine), auth_(*auth) {}
 
   STRATA_SERVE_UNARY(CreateDatabase, v1::CreateDatabaseRequest, v1::CreateDatabaseResponse);
   STRATA_SERVE_UNARY(DescribeDatabase, v1::DescribeDatabaseRequest, v1::DescribeDatabaseResponse);
@@ -39,6 +40,7 @@ class CatalogService final : public RawCatalogService {
 
  private:
   Catalog& catalog_;
+  CatalogChanges& ddl_;
   Engine& engine_;
   Authenticator& auth_;
 };

@@ -37,7 +37,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   auto server = std::unique_ptr<Server>(new Server());
   server->auth_service_ = std::make_unique<AuthService>(auth);
   server->backup_service_ = std::make_unique<BackupService>(engine, auth);
-  server->catalog_service_ = std::make_unique<CatalogService>(engine, auth);
+  server->catalog_service_ = std::make_unique<CatalogService>(
+      engine, auth, services.ddl != nullptr ? services.ddl : &engine->catalog());
   server->write_service_ = std::make_unique<WriteService>(services.ingest, auth);
   server->query_service_ = std::make_unique<QueryService>(services.queries, auth);
   server->scheduled_query_service_ =
@@ -63,6 +64,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->query_service_.get());
   builder.RegisterService(server->scheduled_query_service_.get());
   builder.RegisterService(server->testing_service_.get());
+  if (services.internal != nullptr) builder.RegisterService(services.internal);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(

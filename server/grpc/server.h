@@ -49,6 +49,8 @@ struct GrpcServices {
   QueryRunner* queries = nullptr;
   Ingest* ingest = nullptr;
   ScheduledQueries* scheduled = nullptr;
+  CatalogChanges* ddl = nullptr;         // null: the engine's catalog makes DDL changes
+  grpc::Service* internal = nullptr;     // a cluster node's internal service, when set
 };
 
 class Server {

@@ -267,6 +267,50 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
 }
 
+// Cluster mode (docs/cluster.md).
+void AddClusterOptions(CLI::App& app, ServerConfig& c) {
+  app.add_flag("--cluster", c.cluster,
+               "Run as one node of a cluster: shards replicated on NATS JetStream, metadata and "
+               "leadership in etcd (needs --node-id, --etcd, --nats, --cluster-secret)")
+      ->envname("STRATA_CLUSTER");
+  app.add_option("--cluster-name", c.cluster_name,
+                 "The cluster's name: its prefix in etcd and its streams' in NATS")
+      ->envname("STRATA_CLUSTER_NAME")
+      ->capture_default_str();
+  app.add_option("--node-id", c.node_id, "This node's name in the cluster, unique")
+      ->envname("STRATA_NODE_ID");
+  app.add_option("--etcd", c.etcd, "etcd endpoints, host:port,host:port,...")
+      ->envname("STRATA_ETCD");
+  app.add_option("--nats", c.nats, "NATS servers, nats://host:port,nats://host:port,...")
+      ->envname("STRATA_NATS");
+  app.add_option("--advertise", c.advertise,
+                 "host:port at which other nodes reach this node's gRPC port [default: --listen]")
+      ->envname("STRATA_ADVERTISE");
+  app.add_option("--cluster-shards", c.cluster_shards,
+                 "Shards of a new cluster (a power of two); a node joining takes the cluster's "
+                 "and refuses another [default: 16]")
+      ->envname("STRATA_CLUSTER_SHARDS")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--cluster-log-replicas", c.cluster_log_replicas,
+                 "Copies of each shard's log on the NATS servers")
+      ->envname("STRATA_CLUSTER_LOG_REPLICAS")
+      ->check(CLI::Range(1, 5))
+      ->capture_default_str();
+  app.add_option("--cluster-lease-seconds", c.cluster_lease_seconds,
+                 "etcd lease of this node and its shard leaderships: a dead leader is replaced "
+                 "after about this long")
+      ->envname("STRATA_CLUSTER_LEASE_SECONDS")
+      ->check(CLI::Range(2, 60))
+      ->capture_default_str();
+  app.add_option("--cluster-secret", c.cluster_secret,
+                 "Shared by the cluster's nodes, which show it to each other; prefer "
+                 "--cluster-secret-file")
+      ->envname("STRATA_CLUSTER_SECRET");
+  app.add_option("--cluster-secret-file", c.cluster_secret_file,
+                 "File holding the cluster secret (trailing whitespace ignored)")
+      ->envname("STRATA_CLUSTER_SECRET_FILE");
+}
+
 }  // namespace
 
 ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
@@ -288,6 +332,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv) {
   AddQueryOptions(app, c);
   AddSecurityOptions(app, c);
   AddOperationsOptions(app, c);
+  AddClusterOptions(app, c);
 
   try {
     app.parse(argc, argv);
@@ -410,6 +455,21 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
         "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
         "network is trusted"));
+  }
+  if (config.cluster && !config.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--cluster with --tls-cert is not supported yet: nodes call each other in plaintext "
+        "with the cluster secret; run the cluster on a private network or loopback");
+  }
+  if (config.cluster && !config.restore_from.empty()) {
+    return absl::InvalidArgumentError(
+        "--restore-from restores a single node; a cluster node builds its data from the "
+        "shards' logs (start it without --restore-from)");
+  }
+  if (!config.cluster && (!config.node_id.empty() || !config.etcd.empty() || !config.nats.empty())) {
+    return absl::InvalidArgumentError(
+        "--node-id, --etcd and --nats are for a cluster node: add --cluster (or drop them to "
+        "run a single node)");
   }
   if (config.restore_revoke_tokens && config.restore_from.empty()) {
     return absl::InvalidArgumentError(

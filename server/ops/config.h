@@ -103,6 +103,20 @@ struct ServerConfig {
   // Listening beyond loopback without TLS and tokens must be asked for
   // explicitly; it also turns "auto" authentication off.
   bool allow_unauthenticated_remote = false;
+
+  // --cluster: this node is one of a cluster's (docs/cluster.md); without it stratad is a
+  // single node and needs neither etcd nor NATS.
+  bool cluster = false;
+  std::string cluster_name = "strata";
+  std::string node_id;
+  std::string etcd;        // comma-separated host:port
+  std::string nats;        // comma-separated nats://host:port
+  std::string advertise;   // host:port; default: --listen
+  int cluster_shards = 0;  // 0: the cluster's own (16 when the first node creates it)
+  int cluster_log_replicas = 3;
+  int cluster_lease_seconds = 5;
+  std::string cluster_secret;
+  std::string cluster_secret_file;
 };
 
 // Whether calls need a token under `config` (resolves auth = "auto").

@@ -16,10 +16,15 @@ void Ingest::WriteAsync(const Principal& caller, WriteSource& source, Writer::Wr
     done(allowed);
     return;
   }
-  engine_.WriteAsync(source, [this, done = std::move(done)](absl::StatusOr<WriteResult> result) {
+  auto counted = [this, done = std::move(done)](absl::StatusOr<WriteResult> result) {
     if (result.ok()) Count(*result);
     done(std::move(result));
-  });
+  };
+  if (sink_ != nullptr) {
+    sink_->WriteAsync(source, std::move(counted));
+  } else {
+    engine_.WriteAsync(source, std::move(counted));
+  }
 }
 
 void Ingest::Count(const WriteResult& result) {
@@ -44,10 +49,8 @@ std::future<absl::StatusOr<WriteResult>> Ingest::WriteInBackground(const Princip
 }
 
 absl::StatusOr<WriteResult> Ingest::Write(const Principal& caller, WriteRequest request) {
-  RETURN_IF_ERROR(caller.Require(Action::kWrite, request.database_name, request.table_name));
-  absl::StatusOr<WriteResult> result = engine_.Write(std::move(request));
-  if (result.ok()) Count(*result);
-  return result;
+  InputWriteSource source(request);
+  return WriteInBackground(caller, source).get();
 }
 
 absl::Status Ingest::PrepareTable(const Principal& caller, std::string_view database,
@@ -65,7 +68,7 @@ absl::Status Ingest::PrepareTable(const Principal& caller, std::string_view data
   TableSpec spec{.database_name = std::string(database),
                  .table_name = std::string(table),
                  .enable_magnetic_store_writes = true};
-  auto created = engine_.catalog().CreateTable(spec);
+  auto created = ddl_.CreateTable(spec);
   if (!created.ok() && !absl::IsAlreadyExists(created.status())) return created.status();
   return absl::OkStatus();
 }

@@ -17,14 +17,19 @@
 #include "server/ops/metrics.h"
 #include "storage/engine.h"
 #include "storage/rows/write_types.h"
+#include "storage/catalog/catalog_changes.h"
+#include "storage/write/write_sink.h"
 #include "storage/write/write_source.h"
 
 namespace strata {
 
 class Ingest {
  public:
-  // `engine` and `metrics` must outlive the door.
-  Ingest(Engine* engine, ServerMetrics* metrics) : engine_(*engine), metrics_(*metrics) {}
+  // `engine` and `metrics` must outlive the door. A cluster node passes its write sink and
+  // DDL (cluster/cluster_node.h); a single node writes to its engine and catalog.
+  Ingest(Engine* engine, ServerMetrics* metrics, WriteSink* sink = nullptr,
+         CatalogChanges* ddl = nullptr)
+      : engine_(*engine), metrics_(*metrics), sink_(sink), ddl_(ddl != nullptr ? *ddl : engine->catalog()) {}
 
   // Writes `source` for `caller` if it may write the table. The source is
   // read before this returns; `done` runs on the writer's committer thread
@@ -67,6 +72,8 @@ class Ingest {
 
   Engine& engine_;
   ServerMetrics& metrics_;
+  WriteSink* const sink_;  // null: the engine's writer
+  CatalogChanges& ddl_;
 };
 
 }  // namespace strata

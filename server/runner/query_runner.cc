@@ -183,14 +183,22 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.parameters = request.parameters;
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
+  options.deletes_refused = deletes_refused_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 
   const absl::Status delayed =
       request.describe_only ? absl::OkStatus()
                             : TestingDelay(*request.cancel, limits_.testing_delay_millis,
                                            options.timeout_millis, request.timeout_millis);
+  // A cluster node first applies what every shard's log holds now: the query then sees
+  // every write acknowledged before it began, through whichever node.
+  const absl::Status caught_up =
+      read_barrier_ && !request.describe_only && delayed.ok()
+          ? read_barrier_(std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000)))
+          : absl::OkStatus();
   absl::StatusOr<query::QueryStats> stats =
       !delayed.ok()            ? delayed
+      : !caught_up.ok()        ? caught_up
       : request.cancel->load() ? absl::CancelledError("the query was cancelled")
                                : engine_.Execute(request.sql, options, sink);
   if (!request.describe_only) {  // planning a statement for Describe is not a query run

@@ -127,6 +127,14 @@ class QueryRunner final : public StatementRunner {
       std::shared_ptr<const Principal> caller)>;
   void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
 
+  // A cluster node's (cluster/cluster_node.h CatchUp): runs before every query, which fails
+  // with its error; and the reason DELETE is refused there. Set once, before serving.
+  using ReadBarrier = std::function<absl::Status(std::chrono::milliseconds wait)>;
+  void SetClusterMode(ReadBarrier barrier, std::string deletes_refused) {
+    read_barrier_ = std::move(barrier);
+    deletes_refused_ = std::move(deletes_refused);
+  }
+
  private:
   struct Registered {
     std::shared_ptr<std::atomic<bool>> cancel;
@@ -149,6 +157,8 @@ class QueryRunner final : public StatementRunner {
   ServerMetrics& metrics_;
   const QueryLimits limits_;
   SystemTablesFactory system_tables_;
+  ReadBarrier read_barrier_;
+  std::string deletes_refused_;
   query::MemoryBudget budget_;
   absl::Mutex mu_;
   std::map<std::string, Registered> running_ ABSL_GUARDED_BY(mu_);

@@ -47,9 +47,9 @@ absl::StatusOr<query::QueryParameters> RunParameters(const ScheduledQueryDefinit
 }
 
 // Maps result pages to records and writes them, 100 per request.
-class WriteSink final : public query::ResultSink {
+class TargetWriter final : public query::ResultSink {
  public:
-  WriteSink(Ingest& ingest, const Principal& owner, const TargetSpec& target, int64_t version,
+  TargetWriter(Ingest& ingest, const Principal& owner, const TargetSpec& target, int64_t version,
             int max_rejected_kept, ScheduledQueryRunSummary* run)
       : ingest_(ingest),
         owner_(owner),
@@ -395,7 +395,7 @@ absl::Status ScheduledQueries::RunInto(const ScheduledQueryDefinition& definitio
   ASSIGN_OR_RETURN(query::QueryParameters parameters, RunParameters(definition, invocation_nanos));
   const int kept =
       definition.max_rejected_rows > 0 ? definition.max_rejected_rows : kDefaultRejectedRowsKept;
-  WriteSink sink(ingest_, **owner, target, invocation_nanos / kNanosPerMilli, kept, run);
+  TargetWriter sink(ingest_, **owner, target, invocation_nanos / kNanosPerMilli, kept, run);
   ASSIGN_OR_RETURN(query::QueryStats stats,
                    queries_.Run({.caller = *owner,
                                       .sql = definition.query_string,

@@ -166,8 +166,8 @@ absl::Status Catalog::TableNotFound(std::string_view database, std::string_view 
                                           database, "\"", DidYouMean(table, names)));
 }
 
-absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
-                                                     std::string_view description) {
+absl::StatusOr<DatabaseInfo> Catalog::PlanCreateDatabaseLocked(std::string_view name,
+                                                                std::string_view description) const {
   RETURN_IF_ERROR(ValidateNewResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
   if (name == "information_schema") {
@@ -181,25 +181,40 @@ absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
                "\".\"<table>\" as the server's own tables (scheduled query runs); choose another "
                "name"));
   }
-  absl::MutexLock lock(&mu_);
   if (databases_.contains(name)) {
     return absl::AlreadyExistsError(StrCat("database \"", name, "\" already exists"));
   }
   DatabaseInfo db;
-  db.id = next_database_id_;
   db.name = name;
   db.description = description;
   db.creation_time_nanos = db.last_updated_time_nanos = clock_->NowNanos();
+  return db;
+}
 
+absl::StatusOr<DatabaseInfo> Catalog::SaveDatabaseLocked(DatabaseInfo db) {
+  auto existing = databases_.find(db.name);
+  const bool is_new = existing == databases_.end();
+  db.id = is_new ? next_database_id_ : existing->second.id;
   rocksdb::WriteBatch batch;
   auto* family = store_->family(Store::kCatalog);
-  batch.Put(family, keys::Database(name), EncodeDatabase(db));
-  PutCounter(&batch, family, kDatabaseIdCounter, db.id + 1);
+  batch.Put(family, keys::Database(db.name), EncodeDatabase(db));
+  if (is_new) PutCounter(&batch, family, kDatabaseIdCounter, db.id + 1);
   RETURN_IF_ERROR(FromRocks(store_->db()->Write(store_->sync_write_options(), &batch),
-                            "saving the new database"));
-  ++next_database_id_;
-  databases_.emplace(db.name, db);
-  return db;
+                            "saving the database"));
+  if (is_new) {
+    ++next_database_id_;
+    databases_.emplace(db.name, db);
+  } else {
+    existing->second = db;
+  }
+  return WithCountLocked(db);
+}
+
+absl::StatusOr<DatabaseInfo> Catalog::CreateDatabase(std::string_view name,
+                                                     std::string_view description) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(DatabaseInfo db, PlanCreateDatabaseLocked(name, description));
+  return SaveDatabaseLocked(std::move(db));
 }
 
 absl::StatusOr<DatabaseInfo> Catalog::DescribeDatabase(std::string_view name) const {
@@ -224,35 +239,43 @@ absl::StatusOr<Page<DatabaseInfo>> Catalog::ListDatabases(int max_results,
   return page;
 }
 
-absl::StatusOr<DatabaseInfo> Catalog::UpdateDatabase(std::string_view name,
-                                                     std::string_view description) {
+absl::StatusOr<DatabaseInfo> Catalog::PlanUpdateDatabaseLocked(std::string_view name,
+                                                                std::string_view description) const {
   RETURN_IF_ERROR(ValidateNewResourceName("database", name));
   RETURN_IF_ERROR(ValidateDescription(description));
-  absl::MutexLock lock(&mu_);
   auto it = databases_.find(name);
   if (it == databases_.end()) return DatabaseNotFound(name);
-  if (it->second.description == description) return WithCountLocked(it->second);
   DatabaseInfo updated = it->second;
+  if (updated.description == description) return updated;
   updated.description = description;
   updated.last_updated_time_nanos = clock_->NowNanos();
-  RETURN_IF_ERROR(FromRocks(store_->db()->Put(store_->sync_write_options(),
-                                              store_->family(Store::kCatalog),
-                                              keys::Database(name), EncodeDatabase(updated)),
-                            "saving the database"));
-  it->second = updated;
-  return WithCountLocked(updated);
+  return updated;
 }
 
-absl::Status Catalog::DeleteDatabase(std::string_view name) {
-  RETURN_IF_ERROR(ValidateResourceName("database", name));
+absl::StatusOr<DatabaseInfo> Catalog::UpdateDatabase(std::string_view name,
+                                                     std::string_view description) {
   absl::MutexLock lock(&mu_);
-  auto it = databases_.find(name);
-  if (it == databases_.end()) return DatabaseNotFound(name);
+  ASSIGN_OR_RETURN(DatabaseInfo updated, PlanUpdateDatabaseLocked(name, description));
+  if (updated.last_updated_time_nanos == databases_.find(name)->second.last_updated_time_nanos) {
+    return WithCountLocked(updated);  // unchanged
+  }
+  return SaveDatabaseLocked(std::move(updated));
+}
+
+absl::Status Catalog::PlanDeleteDatabaseLocked(std::string_view name) const {
+  RETURN_IF_ERROR(ValidateResourceName("database", name));
+  if (!databases_.contains(name)) return DatabaseNotFound(name);
   if (int64_t count = TableCountLocked(name); count > 0) {
     return absl::FailedPreconditionError(
         StrCat("database \"", name, "\" still has ", count,
                      count == 1 ? " table" : " tables", "; delete its tables first"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Catalog::RemoveDatabaseLocked(std::string_view name) {
+  auto it = databases_.find(name);
+  if (it == databases_.end()) return absl::OkStatus();
   RETURN_IF_ERROR(FromRocks(store_->db()->Delete(store_->sync_write_options(),
                                                  store_->family(Store::kCatalog),
                                                  keys::Database(name)),
@@ -261,36 +284,57 @@ absl::Status Catalog::DeleteDatabase(std::string_view name) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<TableInfo> Catalog::CreateTable(const TableSpec& spec) {
+absl::Status Catalog::DeleteDatabase(std::string_view name) {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(PlanDeleteDatabaseLocked(name));
+  return RemoveDatabaseLocked(name);
+}
+
+absl::StatusOr<TableInfo> Catalog::PlanCreateTableLocked(const TableSpec& spec) const {
   RETURN_IF_ERROR(ValidateResourceName("database", spec.database_name));
   RETURN_IF_ERROR(ValidateNewResourceName("table", spec.table_name));
   RETURN_IF_ERROR(ValidateTableSettings(spec.retention, spec.partition_key));
-  absl::MutexLock lock(&mu_);
   if (!databases_.contains(spec.database_name)) return DatabaseNotFound(spec.database_name);
-  TableKey key(spec.database_name, spec.table_name);
-  if (tables_.contains(key)) {
+  if (tables_.contains(TableKey(spec.database_name, spec.table_name))) {
     return absl::AlreadyExistsError(StrCat("table \"", spec.table_name,
                                                  "\" already exists in database \"",
                                                  spec.database_name, "\""));
   }
   TableInfo table;
-  table.id = next_table_id_;
   table.database_name = spec.database_name;
   table.name = spec.table_name;
   table.retention = spec.retention;
   table.enable_magnetic_store_writes = spec.enable_magnetic_store_writes;
   table.partition_key = spec.partition_key;
   table.creation_time_nanos = table.last_updated_time_nanos = clock_->NowNanos();
+  return table;
+}
 
+absl::StatusOr<TableInfo> Catalog::SaveTableLocked(TableInfo table) {
+  TableKey key(table.database_name, table.name);
+  auto existing = tables_.find(key);
+  const bool is_new = existing == tables_.end();
+  table.id = is_new ? next_table_id_ : existing->second->id;
   rocksdb::WriteBatch batch;
   auto* family = store_->family(Store::kCatalog);
   batch.Put(family, keys::Table(table.database_name, table.name), EncodeTable(table));
-  PutCounter(&batch, family, kTableIdCounter, table.id + 1);
+  if (is_new) PutCounter(&batch, family, kTableIdCounter, table.id + 1);
   RETURN_IF_ERROR(FromRocks(store_->db()->Write(store_->sync_write_options(), &batch),
-                            "saving the new table"));
-  ++next_table_id_;
-  tables_.emplace(std::move(key), std::make_shared<const TableInfo>(table));
+                            "saving the table"));
+  auto saved = std::make_shared<const TableInfo>(table);
+  if (is_new) {
+    ++next_table_id_;
+    tables_.emplace(std::move(key), std::move(saved));
+  } else {
+    existing->second = std::move(saved);
+  }
   return table;
+}
+
+absl::StatusOr<TableInfo> Catalog::CreateTable(const TableSpec& spec) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(TableInfo table, PlanCreateTableLocked(spec));
+  return SaveTableLocked(std::move(table));
 }
 
 absl::StatusOr<std::shared_ptr<const TableInfo>> Catalog::FindTable(std::string_view database,
@@ -341,11 +385,11 @@ absl::StatusOr<Page<TableInfo>> Catalog::ListTables(std::string_view database, i
   return page;
 }
 
-absl::StatusOr<TableInfo> Catalog::UpdateTable(std::string_view database, std::string_view table,
-                                               const TableUpdate& update) {
+absl::StatusOr<TableInfo> Catalog::PlanUpdateTableLocked(std::string_view database,
+                                                          std::string_view table,
+                                                          const TableUpdate& update) const {
   RETURN_IF_ERROR(ValidateResourceName("database", database));
   RETURN_IF_ERROR(ValidateResourceName("table", table));
-  absl::MutexLock lock(&mu_);
   auto it = tables_.find(TableKey(std::string(database), std::string(table)));
   if (it == tables_.end()) {
     if (!databases_.contains(database)) return DatabaseNotFound(database);
@@ -377,23 +421,30 @@ absl::StatusOr<TableInfo> Catalog::UpdateTable(std::string_view database, std::s
     updated.enable_magnetic_store_writes = *update.enable_magnetic_store_writes;
   }
   updated.last_updated_time_nanos = now;
-  RETURN_IF_ERROR(FromRocks(
-      store_->db()->Put(store_->sync_write_options(), store_->family(Store::kCatalog),
-                        keys::Table(database, table), EncodeTable(updated)),
-      "saving the table"));
-  it->second = std::make_shared<const TableInfo>(updated);
   return updated;
 }
 
-absl::Status Catalog::DeleteTable(std::string_view database, std::string_view table) {
+absl::StatusOr<TableInfo> Catalog::UpdateTable(std::string_view database, std::string_view table,
+                                               const TableUpdate& update) {
+  absl::MutexLock lock(&mu_);
+  ASSIGN_OR_RETURN(TableInfo updated, PlanUpdateTableLocked(database, table, update));
+  return SaveTableLocked(std::move(updated));
+}
+
+absl::Status Catalog::PlanDeleteTableLocked(std::string_view database,
+                                            std::string_view table) const {
   RETURN_IF_ERROR(ValidateResourceName("database", database));
   RETURN_IF_ERROR(ValidateResourceName("table", table));
-  absl::MutexLock lock(&mu_);
-  auto it = tables_.find(TableKey(std::string(database), std::string(table)));
-  if (it == tables_.end()) {
-    if (!databases_.contains(database)) return DatabaseNotFound(database);
-    return TableNotFound(database, table);
+  if (tables_.contains(TableKey(std::string(database), std::string(table)))) {
+    return absl::OkStatus();
   }
+  if (!databases_.contains(database)) return DatabaseNotFound(database);
+  return TableNotFound(database, table);
+}
+
+absl::Status Catalog::RemoveTableLocked(std::string_view database, std::string_view table) {
+  auto it = tables_.find(TableKey(std::string(database), std::string(table)));
+  if (it == tables_.end()) return absl::OkStatus();
   const uint32_t id = it->second->id;
   rocksdb::WriteBatch batch;
   batch.Delete(store_->family(Store::kCatalog), keys::Table(database, table));
@@ -401,6 +452,66 @@ absl::Status Catalog::DeleteTable(std::string_view database, std::string_view ta
   RETURN_IF_ERROR(CommitTableDataDeletion(*store_, *head_, id, &batch));
   tables_.erase(it);
   return absl::OkStatus();
+}
+
+absl::Status Catalog::DeleteTable(std::string_view database, std::string_view table) {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(PlanDeleteTableLocked(database, table));
+  return RemoveTableLocked(database, table);
+}
+
+absl::StatusOr<DatabaseInfo> Catalog::PlanCreateDatabase(std::string_view name,
+                                                         std::string_view description) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanCreateDatabaseLocked(name, description);
+}
+
+absl::StatusOr<DatabaseInfo> Catalog::PlanUpdateDatabase(std::string_view name,
+                                                         std::string_view description) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanUpdateDatabaseLocked(name, description);
+}
+
+absl::Status Catalog::PlanDeleteDatabase(std::string_view name) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanDeleteDatabaseLocked(name);
+}
+
+absl::StatusOr<TableInfo> Catalog::PlanCreateTable(const TableSpec& spec) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanCreateTableLocked(spec);
+}
+
+absl::StatusOr<TableInfo> Catalog::PlanUpdateTable(std::string_view database,
+                                                   std::string_view table,
+                                                   const TableUpdate& update) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanUpdateTableLocked(database, table, update);
+}
+
+absl::Status Catalog::PlanDeleteTable(std::string_view database, std::string_view table) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return PlanDeleteTableLocked(database, table);
+}
+
+absl::StatusOr<DatabaseInfo> Catalog::InstallDatabase(const DatabaseInfo& db) {
+  absl::MutexLock lock(&mu_);
+  return SaveDatabaseLocked(db);
+}
+
+absl::StatusOr<TableInfo> Catalog::InstallTable(const TableInfo& table) {
+  absl::MutexLock lock(&mu_);
+  return SaveTableLocked(table);
+}
+
+absl::Status Catalog::RemoveDatabase(std::string_view name) {
+  absl::MutexLock lock(&mu_);
+  return RemoveDatabaseLocked(name);
+}
+
+absl::Status Catalog::RemoveTable(std::string_view database, std::string_view table) {
+  absl::MutexLock lock(&mu_);
+  return RemoveTableLocked(database, table);
 }
 
 absl::StatusOr<int> Catalog::SweepDroppedTables() {

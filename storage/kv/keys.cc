@@ -18,6 +18,12 @@ std::string Token(std::string_view id) { return StrCat("k\0"sv, id); }
 std::string TokenPrefix() { return std::string("k\0"sv); }
 std::string ScheduledQuery(std::string_view name) { return StrCat("q\0"sv, name); }
 std::string ScheduledQueryPrefix() { return std::string("q\0"sv); }
+std::string ClusterMembership() { return std::string("m\0"sv); }
+std::string ReplicaState(uint32_t shard) {
+  std::string key("c\0"sv);
+  PutFixed32BE(&key, shard);
+  return key;
+}
 std::string ScheduledQueryRunPrefix(std::string_view name) {
   return StrCat("r\0"sv, name, "\0"sv);
 }

@@ -18,6 +18,9 @@ namespace strata::keys {
 // 'k' \0 <token id>                → API token (token_store.h)
 // 'q' \0 <name>                    → scheduled query (scheduled_query_store.h)
 // 'r' \0 <name> \0 <seq u64>        → one run of a scheduled query
+// 'c' \0 <shard u32>              → what this replica applied of the shard's log
+//                                    (cluster/replica.h: sequence and digest)
+// 'm' \0                          → the cluster this data directory belongs to
 std::string Database(std::string_view database);
 std::string DatabasePrefix();
 std::string Table(std::string_view database, std::string_view table);
@@ -29,6 +32,8 @@ std::string ScheduledQuery(std::string_view name);
 std::string ScheduledQueryPrefix();
 std::string ScheduledQueryRun(std::string_view name, uint64_t sequence);
 std::string ScheduledQueryRunPrefix(std::string_view name);
+std::string ReplicaState(uint32_t shard);
+std::string ClusterMembership();
 // The first byte of every table's catalog entries (before its id).
 std::string AllTablesCatalogPrefix();
 std::string TableCatalogPrefix(uint32_t table_id);

@@ -114,6 +114,13 @@ std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Me
   return merged;
 }
 
+absl::Status QueueFull(size_t queued) {
+  return absl::ResourceExhaustedError(StrCat(
+      "the server has ", queued,
+      " write requests waiting for the disk; nothing of this one was written. Retry "
+      "with backoff, or raise the server's --write-queue"));
+}
+
 }  // namespace
 
 // A validated record on its way to the committer. The table's registry and
@@ -135,6 +142,7 @@ struct Writer::Pending {
   std::vector<Prepared> records;
   WriteResult result;
   WriteDone done;
+  std::vector<std::pair<std::string, std::string>> catalog_puts;  // WriteOptions'
 };
 
 // What the committer does for one group, without holding the queue lock.
@@ -233,6 +241,11 @@ class Writer::GroupCommit {
       }
     }
     log_entry();
+    for (Pending* p : group_) {
+      for (const auto& [key, value] : p->catalog_puts) {
+        batch_.Put(store_->family(Store::kCatalog), key, value);
+      }
+    }
     absl::Status written =
         FromRocks(store_->db()->Write(store_->write_options(), &batch_), "writing the records");
     if (!written.ok()) {
@@ -880,48 +893,68 @@ void Writer::WriteAsync(WriteRequest request, WriteDone done) {
   WriteAsync(source, std::move(done));
 }
 
-void Writer::WriteAsync(WriteSource& source, WriteDone done) {
+absl::Status Writer::CheckAdmission() {
   if (const int64_t held = head_->bytes();
       memory_limit_bytes_ > 0 && held > memory_limit_bytes_) {
-    done(absl::ResourceExhaustedError(StrCat(
+    return absl::ResourceExhaustedError(StrCat(
         "the memory store holds ", held >> 20, " MB, over twice its budget, while older hours "
         "are sealed into blocks; nothing of this request was written. Retry with backoff, or "
-        "raise the server's --memory-store-budget-mb")));
-    return;
+        "raise the server's --memory-store-budget-mb"));
+  }
+  absl::MutexLock lock(&queue_mu_);
+  if (queue_.size() >= max_queued_requests_) return QueueFull(queue_.size());
+  return absl::OkStatus();
+}
+
+void Writer::WriteAsync(WriteSource& source, WriteOptions options, WriteDone done) {
+  if (!options.must_apply) {
+    if (const int64_t held = head_->bytes();
+        memory_limit_bytes_ > 0 && held > memory_limit_bytes_) {
+      done(CheckAdmission());
+      return;
+    }
   }
   auto pending = std::make_unique<Pending>();
   pending->done = std::move(done);
-  if (absl::Status prepared = Prepare(source, pending.get()); !prepared.ok()) {
+  pending->catalog_puts = std::move(options.catalog_puts);
+  const int64_t now = options.now_nanos != 0 ? options.now_nanos : clock_->NowNanos();
+  if (absl::Status prepared = Prepare(source, now, pending.get()); !prepared.ok()) {
     Complete(std::move(pending), prepared);
     return;
   }
-  if (pending->records.empty()) {
+  if (pending->records.empty() && pending->catalog_puts.empty()) {
     Complete(std::move(pending), absl::OkStatus());
     return;
   }
+  Enqueue(std::move(pending), options.must_apply);
+}
+
+void Writer::CommitAsync(WriteOptions options, WriteDone done) {
+  auto pending = std::make_unique<Pending>();
+  pending->done = std::move(done);
+  pending->catalog_puts = std::move(options.catalog_puts);
+  Enqueue(std::move(pending), options.must_apply);
+}
+
+void Writer::Enqueue(std::unique_ptr<Pending> pending, bool must_apply) {
   size_t queued = 0;
   {
     absl::MutexLock lock(&queue_mu_);
     queued = queue_.size();
-    if (queued < max_queued_requests_) {
+    if (must_apply || queued < max_queued_requests_) {
       queue_.push_back(std::move(pending));
       return;
     }
   }
-  Complete(std::move(pending),
-           absl::ResourceExhaustedError(StrCat(
-               "the server has ", queued,
-               " write requests waiting for the disk; nothing of this one was written. Retry "
-               "with backoff, or raise the server's --write-queue")));
+  Complete(std::move(pending), QueueFull(queued));
 }
 
-absl::Status Writer::Prepare(WriteSource& source, Pending* pending) {
+absl::Status Writer::Prepare(WriteSource& source, int64_t now, Pending* pending) {
   ASSIGN_OR_RETURN(pending->table, catalog_->FindTable(source.database_name(), source.table_name()));
   RETURN_IF_ERROR(source.ValidateShape());
   ASSIGN_OR_RETURN(pending->state, State(pending->table->id));
   const TableInfo& table = *pending->table;
   std::vector<RejectedRecord>& rejected = pending->result.rejected;
-  const int64_t now = clock_->NowNanos();
   const int count = source.record_count();
   pending->records.reserve(count);
   std::vector<Prepared>& records = pending->records;

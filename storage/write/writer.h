@@ -18,7 +18,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -34,6 +37,20 @@
 #include "storage/write/write_source.h"
 
 namespace strata {
+
+// How a write is applied, beyond its records (cluster/: a replica applying its shard log).
+struct WriteOptions {
+  // The time the write is judged at (the memory and magnetic stores' windows, the future
+  // limit); 0: the writer's clock. A replica applies a shard log entry at its leader's time,
+  // so every replica takes the same decisions whatever its own clock says.
+  int64_t now_nanos = 0;
+  // Refused neither for a full queue nor for the memory budget: a replica must apply what
+  // its log committed (its leader refused before publishing).
+  bool must_apply = false;
+  // `catalog` family entries written in the same batch as the records (a replica's applied
+  // log sequence).
+  std::vector<std::pair<std::string, std::string>> catalog_puts;
+};
 
 class Writer {
  public:
@@ -70,7 +87,14 @@ class Writer {
   void WriteAsync(WriteRequest request, WriteDone done);
   // The same for a request read through `source` (read before this
   // returns; it need not outlive the call).
-  void WriteAsync(WriteSource& source, WriteDone done);
+  void WriteAsync(WriteSource& source, WriteDone done) { WriteAsync(source, WriteOptions(), std::move(done)); }
+  void WriteAsync(WriteSource& source, WriteOptions options, WriteDone done);
+  // Commits `options.catalog_puts` alone, after every write queued before it (in the same
+  // group as the last of them unless the group was full).
+  void CommitAsync(WriteOptions options, WriteDone done);
+  // Whether a write now would be refused for the queue or the memory budget (the reason),
+  // without queueing one: a shard leader asks before it publishes.
+  absl::Status CheckAdmission();
 
   // Requests waiting for the next group commit (a gauge: a disk slower than
   // the load keeps it high).
@@ -131,7 +155,9 @@ class Writer {
 
   // Validates and prepares the request's records (taken from `source`)
   // into `pending`; an error refuses the request as a whole.
-  absl::Status Prepare(WriteSource& source, Pending* pending);
+  absl::Status Prepare(WriteSource& source, int64_t now, Pending* pending);
+  // Queues `pending` for the committer, or refuses it when the queue is full.
+  void Enqueue(std::unique_ptr<Pending> pending, bool must_apply);
   // The committer thread: commits queued requests a group at a time.
   void CommitLoop();
   static void Complete(std::unique_ptr<Pending> pending, const absl::Status& status);

@@ -383,3 +383,63 @@ TEST_F(CatalogTest, SecondOpenOfALockedDirectoryFails) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// A cluster node's catalog (cluster/replicated_catalog.h): plans are checked but not saved;
+// installing keeps what another node decided, under this node's own ids.
+TEST_F(CatalogTest, PlansCheckWithoutSaving) {
+  auto planned = catalog().PlanCreateDatabase("metrics", "d");
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_FALSE(catalog().DescribeDatabase("metrics").ok());
+  EXPECT_EQ(catalog().PlanCreateDatabase("x", "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  MakeTable("metrics", "cpu");
+  EXPECT_EQ(catalog().PlanCreateDatabase("metrics", "").status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(catalog().PlanCreateTable({.database_name = "metrics", .table_name = "cpu"})
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(catalog().PlanDeleteDatabase("metrics").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(catalog().PlanDeleteTable("metrics", "nope").code(), absl::StatusCode::kNotFound);
+  TableUpdate update{.retention = RetentionProperties{.memory_store_retention_hours = 12,
+                                                      .magnetic_store_retention_days = 10}};
+  auto changed = catalog().PlanUpdateTable("metrics", "cpu", update);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_EQ(changed->retention.memory_store_retention_hours, 12);
+  EXPECT_NE(catalog().DescribeTable("metrics", "cpu")->retention.memory_store_retention_hours, 12);
+}
+
+TEST_F(CatalogTest, InstallKeepsTheDecisionAndTheLocalIdAndSurvivesReopen) {
+  DatabaseInfo db{.name = "remote", .description = "from etcd", .creation_time_nanos = 42,
+                  .last_updated_time_nanos = 43};
+  ASSERT_TRUE(catalog().InstallDatabase(db).ok());
+  TableInfo table{.id = 999, .database_name = "remote", .name = "t",
+                  .creation_time_nanos = 44, .last_updated_time_nanos = 45};
+  table.retention_floor_nanos = 7;
+  auto installed = catalog().InstallTable(table);
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  EXPECT_NE(installed->id, 999u);  // ids are each node's own
+  const uint32_t id = installed->id;
+  // Installed again (a change through another node): same local id, new settings.
+  table.enable_magnetic_store_writes = true;
+  ASSERT_TRUE(catalog().InstallTable(table).ok());
+  Reopen();
+  auto described = catalog().DescribeTable("remote", "t");
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(described->id, id);
+  EXPECT_TRUE(described->enable_magnetic_store_writes);
+  EXPECT_EQ(described->creation_time_nanos, 44);
+  EXPECT_EQ(described->retention_floor_nanos, 7);
+  EXPECT_EQ(catalog().DescribeDatabase("remote")->description, "from etcd");
+  // Removing what is not there succeeds; removing a table drops it.
+  EXPECT_TRUE(catalog().RemoveTable("remote", "missing").ok());
+  EXPECT_TRUE(catalog().RemoveTable("remote", "t").ok());
+  EXPECT_TRUE(catalog().RemoveDatabase("remote").ok());
+  EXPECT_FALSE(catalog().DescribeDatabase("remote").ok());
+}
+
+}  // namespace
+}  // namespace strata

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -776,6 +777,65 @@ TEST_F(WriterTest, AWriteNoLongerHoldsItsTablesStateWhenItsCallbackRuns) {
     while (!done) std::this_thread::yield();
     EXPECT_EQ(holders_in_callback.load(), holders_before) << (valid ? "committed" : "rejected");
   }
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+absl::StatusOr<WriteResult> WriteWith(Engine& engine, std::vector<InputRecord> records,
+                                      WriteOptions options) {
+  WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+  request.records = std::move(records);
+  InputWriteSource source(request);
+  std::promise<absl::StatusOr<WriteResult>> done;
+  auto result = done.get_future();
+  engine.writer().WriteAsync(source, std::move(options),
+                             [&done](absl::StatusOr<WriteResult> r) { done.set_value(std::move(r)); });
+  return result.get();
+}
+
+// A cluster replica applies a log entry at its leader's time (cluster/replica.h): the
+// windows follow that time, not the replica's clock.
+TEST_F(WriterTest, OptionsJudgeAtTheGivenTime) {
+  // Two hours ahead of this clock: outside the future window now, inside it at a later time.
+  const int64_t ahead = kNowMillis + 2 * 3600 * 1000;
+  auto now = WriteWith(*engine_, {Point("h1", ahead, Value::Double(1))}, {});
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->rejected.size(), 1u);
+  auto later = WriteWith(*engine_, {Point("h1", ahead, Value::Double(1))},
+                         {.now_nanos = kNow + 2 * 3600 * kNanosPerSecond});
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->rejected.size(), 0u);
+  EXPECT_EQ(later->total(), 1);
+}
+
+TEST_F(WriterTest, CatalogPutsCommitWithTheWriteOrAlone) {
+  WriteOptions with_rows;
+  with_rows.catalog_puts.emplace_back("c-test-1", "one");
+  ASSERT_TRUE(WriteWith(*engine_, {Point("h1", kNowMillis, Value::Double(1))}, with_rows).ok());
+  // Every record rejected: the entry's puts are still written.
+  WriteOptions all_rejected;
+  all_rejected.catalog_puts.emplace_back("c-test-2", "two");
+  auto rejected = WriteWith(*engine_, {Point("h1", kNowMillis + 3'600'000 * 24, Value::Double(1))},
+                            all_rejected);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_EQ(rejected->rejected.size(), 1u);
+  std::promise<absl::Status> alone;
+  WriteOptions only_puts;
+  only_puts.catalog_puts.emplace_back("c-test-3", "three");
+  engine_->writer().CommitAsync(std::move(only_puts), [&alone](absl::StatusOr<WriteResult> r) {
+    alone.set_value(r.status());
+  });
+  ASSERT_TRUE(alone.get_future().get().ok());
+  Open();  // durable
+  EXPECT_EQ(engine_->ReadCatalogEntry("c-test-1")->value_or(""), "one");
+  EXPECT_EQ(engine_->ReadCatalogEntry("c-test-2")->value_or(""), "two");
+  EXPECT_EQ(engine_->ReadCatalogEntry("c-test-3")->value_or(""), "three");
+  EXPECT_FALSE(engine_->ReadCatalogEntry("c-test-4")->has_value());
+  EXPECT_EQ(ScanAll().size(), 1u);
 }
 
 }  // namespace

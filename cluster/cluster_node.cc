@@ -1,0 +1,445 @@
+#include "cluster/cluster_node.h"
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <future>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "cluster/shard_map.h"
+#include "cluster/shard_service.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "storage/kv/keys.h"
+
+namespace strata::cluster {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kConnectTimeout{3000};
+// How long a node waits before it campaigns for a leaderless shard that another node
+// prefers (spreads leaders over the nodes, and leaves the preferred node the first try).
+constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
+
+bool ValidName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+std::optional<int> IntAfter(std::string_view text, std::string_view key) {
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    std::string_view part = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (!part.starts_with(key)) continue;
+    int value = 0;
+    part.remove_prefix(key.size());
+    if (std::from_chars(part.data(), part.data() + part.size(), value).ec == std::errc()) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string TextAfter(std::string_view text, std::string_view key) {
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    std::string_view part = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (part.starts_with(key)) return std::string(part.substr(key.size()));
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOptions& options,
+                                                                Engine* engine) {
+  if (!ValidName(options.name)) {
+    return absl::InvalidArgumentError(
+        StrCat("--cluster-name \"", options.name, "\" must be 1..64 of [A-Za-z0-9_-]"));
+  }
+  if (!ValidName(options.node_id)) {
+    return absl::InvalidArgumentError(StrCat("--node-id \"", options.node_id,
+                                             "\" must be 1..64 of [A-Za-z0-9_-] (give every node "
+                                             "its own)"));
+  }
+  if (options.etcd.empty()) return absl::InvalidArgumentError("--etcd names no etcd endpoint");
+  if (options.nats.empty()) return absl::InvalidArgumentError("--nats names no NATS server");
+  if (options.secret.size() < 16) {
+    return absl::InvalidArgumentError(
+        "--cluster-secret (or --cluster-secret-file) must hold at least 16 characters, the "
+        "same on every node: members show it to each other");
+  }
+  if (options.shards != 0 && !ValidShardCount(options.shards)) {
+    return absl::InvalidArgumentError(
+        StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
+  }
+  auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
+  ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout));
+  RETURN_IF_ERROR(node->CheckSettings());
+  ASSIGN_OR_RETURN(node->log_, JetStream::Connect(options.nats, StrCat("stratad-", options.node_id),
+                                                  kConnectTimeout));
+  // NATS servers just started elect their JetStream leader first, and nodes starting
+  // together race to create the streams: a timeout is tried again for a while.
+  const absl::Time streams_deadline = absl::Now() + absl::Seconds(30);
+  for (uint32_t shard = 0; shard < node->shards_; ++shard) {
+    while (true) {
+      absl::Status made = node->log_
+                              ->EnsureStream(StreamName(options.name, shard),
+                                             SubjectName(options.name, shard), options.log_replicas)
+                              .status();
+      if (made.ok()) break;
+      if (!absl::IsUnavailable(made) || absl::Now() > streams_deadline) return made;
+      std::this_thread::sleep_for(milliseconds(500));
+    }
+  }
+  node->catalog_ = std::make_unique<ReplicatedCatalog>(node->etcd_.get(), node->root_,
+                                                       options.node_id, &engine->catalog());
+  RETURN_IF_ERROR(node->catalog_->Start());
+  ReplicatedCatalog* catalog = node->catalog_.get();
+  for (uint32_t shard = 0; shard < node->shards_; ++shard) {
+    node->replicas_.push_back(std::make_unique<Replica>(
+        shard, options.node_id, StreamName(options.name, shard), SubjectName(options.name, shard),
+        engine, node->log_.get(), [catalog](int64_t revision, milliseconds wait) {
+          return catalog->WaitApplied(revision, wait);
+        }));
+    RETURN_IF_ERROR(node->replicas_.back()->Start());
+  }
+  {
+    absl::MutexLock lock(&node->mu_);
+    node->leaders_.resize(node->shards_);
+  }
+  node->router_ = std::make_unique<ShardRouter>(node.get(), &engine->catalog(), 64);
+  node->service_ = std::make_unique<ShardServiceImpl>(node.get(), options.node_id);
+  return node;
+}
+
+absl::Status ClusterNode::Serve(const std::string& advertise) {
+  {
+    absl::MutexLock lock(&mu_);
+    advertise_ = advertise;
+  }
+  RETURN_IF_ERROR(JoinLease());
+  int64_t revision = 0;
+  ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> members, etcd_->List(root_ + "nodes/", &revision));
+  ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> leaders, etcd_->List(root_ + "leaders/", nullptr));
+  {
+    absl::MutexLock lock(&mu_);
+    for (const EtcdKeyValue& kv : members) nodes_[kv.key.substr(root_.size() + 6)] = kv.value;
+    for (const EtcdKeyValue& kv : leaders) {
+      uint32_t shard = 0;
+      const std::string id = kv.key.substr(root_.size() + 8);
+      if (std::from_chars(id.data(), id.data() + id.size(), shard).ec == std::errc() &&
+          shard < shards_) {
+        leaders_[shard] = {kv.value, kv.create_revision};
+      }
+    }
+  }
+  FollowMembership(revision);
+  for (uint32_t shard = 0; shard < shards_; ++shard) {
+    campaigners_.emplace_back([this, shard] { Campaign(shard); });
+  }
+  spdlog::info("cluster {}: node {} serves at {} ({} shards, logs on NATS with {} copies)",
+               options_.name, options_.node_id, advertise, shards_, options_.log_replicas);
+  return absl::OkStatus();
+}
+
+ClusterNode::~ClusterNode() {
+  stopping_.Notify();
+  for (std::thread& t : campaigners_) t.join();
+  for (auto& replica : replicas_) replica->StepDown();
+  int64_t lease = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    lease = lease_;
+  }
+  // Revoking the lease deletes this node's key and its leader keys: others take over now
+  // rather than when the lease would have expired.
+  if (lease != 0 && etcd_ != nullptr) etcd_->RevokeLease(lease).IgnoreError();
+  // The client's threads (watches, keep-alive) call into the catalog, the replicas and this
+  // node: they stop first.
+  etcd_.reset();
+  router_.reset();
+  replicas_.clear();
+}
+
+absl::Status ClusterNode::CheckSettings() {
+  const int wanted = options_.shards != 0 ? options_.shards : kDefaultShards;
+  bool created = false;
+  std::random_device random;
+  const std::string new_id =
+      absl::StrCat(absl::Hex(random(), absl::kZeroPad8), absl::Hex(random(), absl::kZeroPad8));
+  ASSIGN_OR_RETURN(
+      EtcdKeyValue config,
+      etcd_->CreateIfAbsent(
+          root_ + "config",
+          StrCat("shards=", wanted, ";log_replicas=", options_.log_replicas, ";id=", new_id), 0,
+          &created));
+  const std::optional<int> shards = IntAfter(config.value, "shards=");
+  if (!shards.has_value() || !ValidShardCount(*shards)) {
+    return absl::FailedPreconditionError(
+        StrCat("etcd's ", root_, "config holds \"", config.value, "\", not a cluster's settings"));
+  }
+  if (options_.shards != 0 && options_.shards != *shards) {
+    return absl::FailedPreconditionError(StrCat("cluster \"", options_.name, "\" has ", *shards,
+                                                " shards, and this node was started "
+                                                "with --cluster-shards=",
+                                                options_.shards,
+                                                "; drop the flag (a node takes the "
+                                                "cluster's count) or name another --cluster-name"));
+  }
+  shards_ = static_cast<uint32_t>(*shards);
+  if (created) spdlog::info("cluster {}: created with {} shards", options_.name, shards_);
+  RETURN_IF_ERROR(CheckDataDirectory(TextAfter(config.value, "id=")));
+  // A node id in use by a live node: two processes would apply the same replicas' state
+  // into different data directories under one name. A node restarted after a crash finds
+  // its old key until its lease expires: wait that long.
+  const std::string key = root_ + "nodes/" + options_.node_id;
+  for (int waited = 0;; waited += 250) {
+    ASSIGN_OR_RETURN(std::optional<EtcdKeyValue> existing, etcd_->Get(key));
+    if (!existing.has_value()) return absl::OkStatus();
+    if (waited > (options_.lease_seconds + 2) * 1000) {
+      return absl::FailedPreconditionError(
+          StrCat("node id \"", options_.node_id, "\" is in use by a running node (at ",
+                 existing->value, "); give this node another --node-id"));
+    }
+    std::this_thread::sleep_for(milliseconds(250));
+  }
+}
+
+absl::Status ClusterNode::CheckDataDirectory(std::string_view cluster_id) {
+  ASSIGN_OR_RETURN(std::optional<std::string> member,
+                   engine_.ReadCatalogEntry(keys::ClusterMembership()));
+  if (member.has_value()) {
+    if (*member == cluster_id) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        StrCat("the data directory belongs to another cluster (id ", *member,
+               "), not to cluster \"", options_.name, "\" (id ", cluster_id,
+               ") at these etcd endpoints; start this node with "
+               "an empty --data-dir, or point it at its own cluster"));
+  }
+  ASSIGN_OR_RETURN(Page<DatabaseInfo> databases, engine_.catalog().ListDatabases(1, ""));
+  if (!databases.items.empty()) {
+    // The cluster's catalog would replace what it holds (tables dropped).
+    return absl::FailedPreconditionError(
+        "the data directory holds a single node's databases; a cluster node starts from an "
+        "empty --data-dir (copy the data in through a client, e.g. strata query and import)");
+  }
+  std::promise<absl::Status> saved;
+  WriteOptions membership{.must_apply = true};
+  membership.catalog_puts.emplace_back(keys::ClusterMembership(), std::string(cluster_id));
+  engine_.writer().CommitAsync(std::move(membership), [&saved](absl::StatusOr<WriteResult> r) {
+    saved.set_value(r.status());
+  });
+  return saved.get_future().get();
+}
+
+absl::Status ClusterNode::JoinLease() {
+  ASSIGN_OR_RETURN(int64_t lease, etcd_->GrantLease(options_.lease_seconds, [this] {
+    spdlog::warn("cluster: node {} lost its etcd lease; giving up its shards", options_.node_id);
+    {
+      absl::MutexLock lock(&mu_);
+      lease_ = 0;
+    }
+    for (auto& replica : replicas_) replica->StepDown();
+  }));
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(etcd_->Put(root_ + "nodes/" + options_.node_id, advertise_, lease).status());
+  lease_ = lease;
+  return absl::OkStatus();
+}
+
+void ClusterNode::FollowMembership(int64_t revision) {
+  const std::string nodes = root_ + "nodes/";
+  const std::string leaders = root_ + "leaders/";
+  etcd_->Watch(root_, revision, [this, nodes, leaders](const EtcdEvent& event) {
+    absl::MutexLock lock(&mu_);
+    const std::string& key = event.kv.key;
+    if (key.starts_with(nodes)) {
+      const std::string id = key.substr(nodes.size());
+      if (event.deleted) {
+        nodes_.erase(id);
+      } else {
+        nodes_[id] = event.kv.value;
+      }
+    } else if (key.starts_with(leaders)) {
+      uint32_t shard = 0;
+      const std::string id = key.substr(leaders.size());
+      if (std::from_chars(id.data(), id.data() + id.size(), shard).ec != std::errc() ||
+          shard >= leaders_.size()) {
+        return;
+      }
+      leaders_[shard] = event.deleted ? Leader() : Leader{event.kv.value, event.kv.create_revision};
+    }
+  });
+}
+
+std::string ClusterNode::LeaderKey(uint32_t shard) const {
+  return StrCat(root_, "leaders/", shard);
+}
+
+bool ClusterNode::Preferred(uint32_t shard) {
+  absl::MutexLock lock(&mu_);
+  if (nodes_.empty()) return true;
+  size_t index = 0;
+  for (const auto& [id, address] : nodes_) {
+    if (id == options_.node_id) break;
+    ++index;
+  }
+  return shard % nodes_.size() == index;
+}
+
+void ClusterNode::Campaign(uint32_t shard) {
+  Replica& replica = *replicas_[shard];
+  absl::Time vacant_since = absl::InfiniteFuture();
+  while (!stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
+    Leader leader;
+    int64_t lease = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      leader = leaders_[shard];
+      lease = lease_;
+    }
+    if (lease == 0) {
+      // The lease was lost (etcd unreachable past its TTL, or this process paused): rejoin.
+      if (shard == 0) {
+        if (absl::Status s = JoinLease(); !s.ok()) spdlog::warn("cluster: {}", s.message());
+      }
+      continue;
+    }
+    if (!replica.health().ok()) continue;  // a replica that stopped must not lead
+    if (leader.node == options_.node_id) {
+      vacant_since = absl::InfiniteFuture();
+      if (replica.leading() && replica.epoch() == leader.epoch) continue;
+      if (absl::Status s = replica.Lead(leader.epoch); !s.ok()) {
+        spdlog::warn("cluster: shard {}: could not take the lead: {}", shard, s.message());
+        if (absl::IsFailedPrecondition(s)) {
+          // Another node published after this one won the key: give the key back.
+          etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+        }
+      } else {
+        spdlog::info("cluster: node {} leads shard {} (epoch {})", options_.node_id, shard,
+                     leader.epoch);
+      }
+      continue;
+    }
+    if (replica.leading()) replica.StepDown();
+    if (!leader.node.empty()) {
+      vacant_since = absl::InfiniteFuture();
+      continue;
+    }
+    const absl::Time now = absl::Now();
+    if (vacant_since == absl::InfiniteFuture()) vacant_since = now;
+    if (!Preferred(shard) && now - vacant_since < kDeferToPreferred) continue;
+    bool created = false;
+    auto won = etcd_->CreateIfAbsent(LeaderKey(shard), options_.node_id, lease, &created);
+    if (!won.ok()) continue;
+    absl::MutexLock lock(&mu_);
+    // The watch will say so too; recorded now so the next round leads at once.
+    leaders_[shard] = {won->value, won->create_revision};
+  }
+}
+
+std::string ClusterNode::LeaderAddress(uint32_t shard, bool* self) {
+  absl::MutexLock lock(&mu_);
+  if (shard >= leaders_.size()) return "";
+  const Leader& leader = leaders_[shard];
+  *self = leader.node == options_.node_id;
+  if (leader.node.empty()) return "";
+  if (*self) return advertise_;
+  auto it = nodes_.find(leader.node);
+  return it == nodes_.end() ? "" : it->second;
+}
+
+Replica* ClusterNode::LocalReplica(uint32_t shard) {
+  return shard < replicas_.size() ? replicas_[shard].get() : nullptr;
+}
+
+bool ClusterNode::CatchUpCatalog() {
+  // Callers that arrive while one catch-up runs share it, and a flood of writes to a table
+  // that does not exist costs etcd one write per 100 ms, not one each.
+  const absl::Time arrived = absl::Now();
+  absl::MutexLock lock(&catch_up_mu_);
+  if (last_catch_up_ >= arrived - absl::Milliseconds(100)) return last_catch_up_ok_;
+  last_catch_up_ = absl::Now();
+  last_catch_up_ok_ = catalog_->CatchUp().ok();
+  return last_catch_up_ok_;
+}
+
+absl::Status ClusterNode::CatchUp(milliseconds wait) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
+  for (auto& replica : replicas_) {
+    auto last = log_->LastSequence(replica->stream(), milliseconds(1000));
+    if (!last.ok()) continue;  // NATS away: this replica's state is the best there is
+    const auto left = std::max(absl::ZeroDuration(), deadline - absl::Now());
+    if (!replica->WaitApplied(*last, absl::ToChronoMilliseconds(left))) {
+      return absl::UnavailableError(StrCat(
+          "this node has not applied shard ", replica->shard(), "'s log to sequence ", *last,
+          " yet (it is at ", replica->state().applied, "); retry, or query through another node"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<NodeStatus> ClusterNode::Nodes() {
+  absl::MutexLock lock(&mu_);
+  std::vector<NodeStatus> out;
+  for (const auto& [id, address] : nodes_) out.push_back({id, address});
+  return out;
+}
+
+std::vector<ShardStatus> ClusterNode::Shards() {
+  std::vector<ShardStatus> out(shards_);
+  std::vector<Leader> leaders;
+  {
+    absl::MutexLock lock(&mu_);
+    leaders = leaders_;
+  }
+  for (uint32_t shard = 0; shard < shards_; ++shard) {
+    out[shard].shard = shard;
+    out[shard].leader = leaders[shard].node;
+    out[shard].epoch = leaders[shard].epoch;
+    out[shard].last_sequence =
+        log_->LastSequence(replicas_[shard]->stream(), milliseconds(1000)).value_or(0);
+  }
+  for (const NodeStatus& node : Nodes()) {
+    internal::v1::ShardStateResponse response;
+    bool reachable = false;
+    if (node.id == options_.node_id) {
+      grpc::ServerContext unused;
+      reachable = true;
+      for (uint32_t shard = 0; shard < shards_; ++shard) {
+        const ReplicaState state = replicas_[shard]->state();
+        auto* s = response.add_shards();
+        s->set_shard(shard);
+        s->set_applied_sequence(state.applied);
+        s->set_digest(state.digest);
+      }
+    } else {
+      auto stub = internal::v1::ShardService::NewStub(
+          grpc::CreateChannel(node.address, grpc::InsecureChannelCredentials()));
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
+      context.AddMetadata("x-strata-cluster-secret", options_.secret);
+      reachable = stub->State(&context, internal::v1::ShardStateRequest(), &response).ok();
+    }
+    for (uint32_t shard = 0; shard < shards_; ++shard) {
+      ShardStatus::Copy copy{.node = node.id, .reachable = reachable};
+      for (const auto& s : response.shards()) {
+        if (s.shard() != shard) continue;
+        copy.applied = s.applied_sequence();
+        copy.digest = s.digest();
+      }
+      out[shard].replicas.push_back(copy);
+    }
+  }
+  return out;
+}
+
+}  // namespace strata::cluster

@@ -1,0 +1,131 @@
+// ClusterNode: one stratad node of a cluster (docs/cluster.md), built by stratad --cluster
+// around the node's engine. It checks the cluster's settings in etcd, registers the node
+// under a lease, keeps a replica of every shard (cluster/replica.h) following its log on
+// NATS JetStream, campaigns for shard leadership through etcd (a lease-bound key per shard
+// whose create revision is the leader's epoch), and hands the server the cluster's DDL
+// (cluster/replicated_catalog.h), its write sink (cluster/shard_router.h), the internal
+// service, and a read barrier for queries.
+//
+// Placement: every node holds a replica of every shard (the cluster is as many nodes as
+// copies, three by default); placing shards on a subset of the nodes comes with moving them
+// (the second cluster issue).
+//
+// Thread-safety: every public method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "cluster/cluster_options.h"
+#include "cluster/etcd_client.h"
+#include "cluster/jetstream.h"
+#include "cluster/replica.h"
+#include "cluster/replicated_catalog.h"
+#include "cluster/shard_router.h"
+#include "storage/engine.h"
+
+namespace grpc {
+class Service;
+}
+
+namespace strata::cluster {
+
+struct ShardStatus {
+  uint32_t shard = 0;
+  std::string leader;  // node id; empty when none
+  int64_t epoch = 0;
+  uint64_t last_sequence = 0;  // the log's end, as NATS reports it (0 if unknown)
+  struct Copy {
+    std::string node;
+    bool reachable = false;
+    uint64_t applied = 0;
+    uint64_t digest = 0;
+  };
+  std::vector<Copy> replicas;
+};
+
+struct NodeStatus {
+  std::string id;
+  std::string address;
+};
+
+class ClusterNode final : public ShardDirectory {
+ public:
+  // Joins the cluster: FAILED_PRECONDITION or UNAVAILABLE with one line saying what to
+  // change (etcd unreachable, another shard count, NATS without JetStream, ...).
+  static absl::StatusOr<std::unique_ptr<ClusterNode>> Start(const ClusterOptions& options,
+                                                            Engine* engine);
+  // Once this node's gRPC port serves (the internal service on it): announces the node at
+  // `advertise` (host:port) under its lease and starts campaigning for shard leadership.
+  absl::Status Serve(const std::string& advertise);
+  // Gives up its leaderships and its lease (others take over at once), then stops.
+  ~ClusterNode() override;
+
+  CatalogChanges& catalog_changes() { return *catalog_; }
+  WriteSink& write_sink() { return *router_; }
+  grpc::Service* internal_service() { return service_.get(); }
+  const std::string& node_id() const { return options_.node_id; }
+
+  // Waits until this node has applied every shard's log to where it ends now, so a query
+  // through this node sees every write acknowledged before it began (through any node).
+  // Shards whose log end NATS cannot tell are read as they are (writes are refused then).
+  absl::Status CatchUp(std::chrono::milliseconds wait);
+
+  std::vector<NodeStatus> Nodes();
+  // Every shard, with what each node's replica applied (asked over the internal service).
+  std::vector<ShardStatus> Shards();
+
+  // ShardDirectory.
+  uint32_t shard_count() const override { return shards_; }
+  std::string LeaderAddress(uint32_t shard, bool* self) override;
+  Replica* LocalReplica(uint32_t shard) override;
+  int64_t catalog_revision() override { return catalog_->applied_revision(); }
+  bool CatchUpCatalog() override;
+  const std::string& secret() const override { return options_.secret; }
+
+ private:
+  struct Leader {
+    std::string node;
+    int64_t epoch = 0;  // the key's create revision
+  };
+  explicit ClusterNode(const ClusterOptions& options, Engine* engine)
+      : options_(options), engine_(*engine), root_("/strata/" + options.name + "/") {}
+  absl::Status CheckSettings();
+  // The data directory is this cluster's, or empty (then marked as this cluster's): a
+  // single node's data, or another cluster's, would be silently replaced by this one's.
+  absl::Status CheckDataDirectory(std::string_view cluster_id);
+  absl::Status JoinLease();
+  void FollowMembership(int64_t revision);
+  void Campaign(uint32_t shard);
+  bool Preferred(uint32_t shard);
+  std::string LeaderKey(uint32_t shard) const;
+
+  const ClusterOptions options_;
+  Engine& engine_;
+  const std::string root_;
+  uint32_t shards_ = 0;
+  std::unique_ptr<EtcdClient> etcd_;
+  std::unique_ptr<JetStream> log_;
+  std::unique_ptr<ReplicatedCatalog> catalog_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<ShardRouter> router_;
+  std::unique_ptr<grpc::Service> service_;
+
+  absl::Mutex mu_;
+  int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string advertise_ ABSL_GUARDED_BY(mu_);
+  absl::Mutex catch_up_mu_;  // held while the catalog catches up (CatchUpCatalog)
+  absl::Time last_catch_up_ ABSL_GUARDED_BY(catch_up_mu_) = absl::InfinitePast();
+  bool last_catch_up_ok_ ABSL_GUARDED_BY(catch_up_mu_) = false;
+  std::map<std::string, std::string> nodes_ ABSL_GUARDED_BY(mu_);  // id -> address
+  std::vector<Leader> leaders_ ABSL_GUARDED_BY(mu_);
+  absl::Notification stopping_;
+  std::vector<std::thread> campaigners_;
+};
+
+}  // namespace strata::cluster

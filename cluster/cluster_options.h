@@ -1,0 +1,23 @@
+// How a stratad node joins a cluster (stratad --cluster, docs/cluster.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::cluster {
+
+struct ClusterOptions {
+  std::string name = "strata";  // the etcd prefix /strata/<name>/ and the streams' owner
+  std::string node_id;
+  std::vector<std::string> etcd;  // host:port of each etcd member
+  std::string nats;               // nats://host:port,nats://host:port,...
+  // Shards of the cluster's data; 0 takes the cluster's (16 when this node creates it). A
+  // power of two.
+  int shards = 0;
+  int log_replicas = 3;  // copies of each shard's log on the NATS servers
+  int lease_seconds = 5;
+  // Nodes prove membership to each other with it (x-strata-cluster-secret).
+  std::string secret;
+};
+
+}  // namespace strata::cluster

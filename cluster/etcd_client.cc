@@ -1,0 +1,344 @@
+#include "cluster/etcd_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <utility>
+
+#include "absl/strings/str_join.h"
+#include "common/strings.h"
+
+namespace strata::cluster {
+namespace {
+
+// The key after every key that starts with `prefix` (etcd's range_end for a prefix).
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    if (static_cast<unsigned char>(end.back()) < 0xff) {
+      end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return std::string(1, '\0');  // every key
+}
+
+EtcdKeyValue FromProto(const mvccpb::KeyValue& kv) {
+  return {.key = kv.key(),
+          .value = kv.value(),
+          .create_revision = kv.create_revision(),
+          .mod_revision = kv.mod_revision(),
+          .lease = kv.lease()};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
+    const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout) {
+  if (endpoints.empty()) return absl::InvalidArgumentError("no etcd endpoint given (--etcd)");
+  std::unique_ptr<EtcdClient> client(new EtcdClient());
+  client->endpoints_text_ = absl::StrJoin(endpoints, ",");
+  client->timeout_ = timeout;
+  // One channel over every endpoint: gRPC moves to another member when one fails.
+  grpc::ChannelArguments args;
+  args.SetLoadBalancingPolicyName("round_robin");
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  client->channel_ = grpc::CreateCustomChannel(StrCat("ipv4:", client->endpoints_text_),
+                                               grpc::InsecureChannelCredentials(), args);
+  client->kv_ = etcdserverpb::KV::NewStub(client->channel_);
+  client->lease_ = etcdserverpb::Lease::NewStub(client->channel_);
+  client->watch_ = etcdserverpb::Watch::NewStub(client->channel_);
+  if (!client->channel_->WaitForConnected(std::chrono::system_clock::now() + timeout)) {
+    return absl::UnavailableError(StrCat("etcd is not reachable at ", client->endpoints_text_,
+                                         " (waited ", timeout.count(),
+                                         " ms); start etcd or fix --etcd"));
+  }
+  // Connected is not answering: a member without quorum takes the connection and times out.
+  if (auto probe = client->Get("/strata-probe"); !probe.ok()) return probe.status();
+  return client;
+}
+
+EtcdClient::~EtcdClient() {
+  stopping_.Notify();
+  std::vector<std::thread> threads;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& context : watches_) context->TryCancel();
+    threads.swap(threads_);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+void EtcdClient::SetDeadline(grpc::ClientContext* context) const {
+  context->set_deadline(std::chrono::system_clock::now() + timeout_);
+}
+
+absl::Status EtcdClient::Failed(std::string_view what, const void* grpc_status) const {
+  const auto& status = *static_cast<const grpc::Status*>(grpc_status);
+  return absl::UnavailableError(StrCat("etcd at ", endpoints_text_, " did not ", what, ": ",
+                                       status.error_message(), " (gRPC code ",
+                                       static_cast<int>(status.error_code()), ")"));
+}
+
+absl::StatusOr<std::optional<EtcdKeyValue>> EtcdClient::Get(std::string_view key) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(std::string(key));
+  etcdserverpb::RangeResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+    return Failed("read a key", &s);
+  }
+  if (response.kvs_size() == 0) return std::optional<EtcdKeyValue>();
+  return std::optional<EtcdKeyValue>(FromProto(response.kvs(0)));
+}
+
+absl::StatusOr<int64_t> EtcdClient::Revision() {
+  etcdserverpb::RangeRequest request;
+  request.set_key("/");
+  request.set_count_only(true);
+  etcdserverpb::RangeResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+    return Failed("read its revision", &s);
+  }
+  return response.header().revision();
+}
+
+absl::StatusOr<std::vector<EtcdKeyValue>> EtcdClient::List(std::string_view prefix,
+                                                           int64_t* revision) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(std::string(prefix));
+  request.set_range_end(PrefixEnd(prefix));
+  etcdserverpb::RangeResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+    return Failed("list keys", &s);
+  }
+  if (revision != nullptr) *revision = response.header().revision();
+  std::vector<EtcdKeyValue> out;
+  out.reserve(response.kvs_size());
+  for (const auto& kv : response.kvs()) out.push_back(FromProto(kv));
+  return out;
+}
+
+absl::StatusOr<int64_t> EtcdClient::Put(std::string_view key, std::string_view value,
+                                        int64_t lease) {
+  etcdserverpb::PutRequest request;
+  request.set_key(std::string(key));
+  request.set_value(std::string(value));
+  request.set_lease(lease);
+  etcdserverpb::PutResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Put(&context, request, &response); !s.ok()) {
+    return Failed("write a key", &s);
+  }
+  return response.header().revision();
+}
+
+absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
+                                                        std::string_view value, int64_t lease,
+                                                        bool* created) {
+  etcdserverpb::TxnRequest request;
+  auto* compare = request.add_compare();
+  compare->set_key(std::string(key));
+  compare->set_target(etcdserverpb::Compare::CREATE);
+  compare->set_result(etcdserverpb::Compare::EQUAL);
+  compare->set_create_revision(0);
+  auto* put = request.add_success()->mutable_request_put();
+  put->set_key(std::string(key));
+  put->set_value(std::string(value));
+  put->set_lease(lease);
+  request.add_failure()->mutable_request_range()->set_key(std::string(key));
+  etcdserverpb::TxnResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
+    return Failed("run a transaction", &s);
+  }
+  if (created != nullptr) *created = response.succeeded();
+  if (response.succeeded()) {
+    const int64_t revision = response.header().revision();
+    return EtcdKeyValue{.key = std::string(key),
+                        .value = std::string(value),
+                        .create_revision = revision,
+                        .mod_revision = revision,
+                        .lease = lease};
+  }
+  const auto& range = response.responses(0).response_range();
+  if (range.kvs_size() == 0) {  // deleted between the compare and the read: try again
+    return CreateIfAbsent(key, value, lease, created);
+  }
+  return FromProto(range.kvs(0));
+}
+
+absl::StatusOr<bool> EtcdClient::PutIfUnchanged(std::string_view key, std::string_view value,
+                                                int64_t expected_mod_revision) {
+  etcdserverpb::TxnRequest request;
+  auto* compare = request.add_compare();
+  compare->set_key(std::string(key));
+  compare->set_target(etcdserverpb::Compare::MOD);
+  compare->set_result(etcdserverpb::Compare::EQUAL);
+  compare->set_mod_revision(expected_mod_revision);
+  auto* put = request.add_success()->mutable_request_put();
+  put->set_key(std::string(key));
+  put->set_value(std::string(value));
+  etcdserverpb::TxnResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
+    return Failed("run a transaction", &s);
+  }
+  return response.succeeded();
+}
+
+absl::Status EtcdClient::Delete(std::string_view key, int64_t expected_create_revision) {
+  etcdserverpb::TxnRequest request;
+  if (expected_create_revision != 0) {
+    auto* compare = request.add_compare();
+    compare->set_key(std::string(key));
+    compare->set_target(etcdserverpb::Compare::CREATE);
+    compare->set_result(etcdserverpb::Compare::EQUAL);
+    compare->set_create_revision(expected_create_revision);
+  }
+  request.add_success()->mutable_request_delete_range()->set_key(std::string(key));
+  etcdserverpb::TxnResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
+    return Failed("delete a key", &s);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> EtcdClient::GrantLease(int ttl_seconds, std::function<void()> on_lost) {
+  etcdserverpb::LeaseGrantRequest request;
+  request.set_ttl(ttl_seconds);
+  etcdserverpb::LeaseGrantResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = lease_->LeaseGrant(&context, request, &response); !s.ok()) {
+    return Failed("grant a lease", &s);
+  }
+  if (!response.error().empty()) {
+    return absl::UnavailableError(StrCat("etcd refused a lease: ", response.error()));
+  }
+  absl::MutexLock lock(&mu_);
+  leases_.push_back({response.id(), ttl_seconds, std::move(on_lost)});
+  if (!keeping_alive_) {
+    keeping_alive_ = true;
+    threads_.emplace_back([this] { KeepAliveLoop(); });
+  }
+  return response.id();
+}
+
+absl::Status EtcdClient::RevokeLease(int64_t lease) {
+  {
+    absl::MutexLock lock(&mu_);
+    std::erase_if(leases_, [&](const KeptLease& l) { return l.id == lease; });
+  }
+  etcdserverpb::LeaseRevokeRequest request;
+  request.set_id(lease);
+  etcdserverpb::LeaseRevokeResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = lease_->LeaseRevoke(&context, request, &response); !s.ok()) {
+    return Failed("revoke a lease", &s);
+  }
+  return absl::OkStatus();
+}
+
+void EtcdClient::KeepAliveLoop() {
+  while (true) {
+    std::vector<KeptLease> leases;
+    int period_ms = 1000;
+    {
+      absl::MutexLock lock(&mu_);
+      leases = leases_;
+      for (const KeptLease& l : leases) period_ms = std::min(period_ms, l.ttl_seconds * 1000 / 3);
+    }
+    if (stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(std::max(period_ms, 100)))) {
+      return;
+    }
+    if (leases.empty()) continue;
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    auto stream = lease_->LeaseKeepAlive(&context);
+    std::vector<int64_t> lost;
+    for (const KeptLease& l : leases) {
+      etcdserverpb::LeaseKeepAliveRequest request;
+      request.set_id(l.id);
+      etcdserverpb::LeaseKeepAliveResponse response;
+      if (!stream->Write(request) || !stream->Read(&response)) break;  // etcd away: next round
+      if (response.ttl() <= 0) lost.push_back(l.id);
+    }
+    stream->WritesDone();
+    stream->Finish().ok();
+    for (int64_t id : lost) {
+      std::function<void()> on_lost;
+      {
+        absl::MutexLock lock(&mu_);
+        for (auto it = leases_.begin(); it != leases_.end(); ++it) {
+          if (it->id != id) continue;
+          on_lost = std::move(it->on_lost);
+          leases_.erase(it);
+          break;
+        }
+      }
+      if (on_lost) on_lost();
+    }
+  }
+}
+
+void EtcdClient::Watch(std::string prefix, int64_t from_revision,
+                       std::function<void(const EtcdEvent&)> on_event) {
+  absl::MutexLock lock(&mu_);
+  threads_.emplace_back(
+      [this, prefix = std::move(prefix), from_revision, on_event = std::move(on_event)]() mutable {
+        WatchLoop(std::move(prefix), from_revision, std::move(on_event));
+      });
+}
+
+void EtcdClient::WatchLoop(std::string prefix, int64_t from_revision,
+                           std::function<void(const EtcdEvent&)> on_event) {
+  int64_t seen = from_revision;
+  while (!stopping_.HasBeenNotified()) {
+    auto context = std::make_shared<grpc::ClientContext>();
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_.HasBeenNotified()) return;
+      watches_.push_back(context);
+    }
+    auto stream = watch_->Watch(context.get());
+    etcdserverpb::WatchRequest request;
+    auto* create = request.mutable_create_request();
+    create->set_key(prefix);
+    create->set_range_end(PrefixEnd(prefix));
+    create->set_start_revision(seen + 1);
+    if (stream->Write(request)) {
+      etcdserverpb::WatchResponse response;
+      while (stream->Read(&response)) {
+        if (response.compact_revision() > 0) seen = response.compact_revision() - 1;
+        for (const auto& event : response.events()) {
+          EtcdEvent out{.deleted = event.type() == mvccpb::Event::DELETE,
+                        .kv = FromProto(event.kv())};
+          seen = std::max(seen, event.kv().mod_revision());
+          on_event(out);
+        }
+      }
+    }
+    context->TryCancel();
+    stream->Finish().ok();
+    {
+      absl::MutexLock lock(&mu_);
+      std::erase(watches_, context);
+    }
+    stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(300));
+  }
+}
+
+}  // namespace strata::cluster

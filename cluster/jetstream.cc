@@ -1,0 +1,215 @@
+#include "cluster/jetstream.h"
+
+#include <nats/nats.h>
+
+#include <vector>
+
+#include "common/strings.h"
+
+namespace strata::cluster {
+namespace {
+
+std::string NatsError(natsStatus status, jsErrCode code) {
+  const char* last = nats_GetLastError(nullptr);
+  return StrCat(natsStatus_GetText(status),
+                code != 0 ? StrCat(" (JetStream error ", static_cast<int>(code), ")") : "",
+                last != nullptr && *last != '\0' ? StrCat(": ", last) : "");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(const std::string& urls,
+                                                              std::string_view client_name,
+                                                              std::chrono::milliseconds timeout) {
+  std::unique_ptr<JetStream> out(new JetStream());
+  out->urls_ = urls;
+  natsOptions* options = nullptr;
+  natsStatus s = natsOptions_Create(&options);
+  // One server each: libnats reads a comma-separated list in SetURL as one address.
+  std::vector<std::string> servers;
+  for (std::string_view rest = urls; !rest.empty();) {
+    const size_t comma = std::min(rest.find(','), rest.size());
+    if (comma > 0) servers.emplace_back(rest.substr(0, comma));
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+  }
+  std::vector<const char*> server_ptrs;
+  for (const std::string& server : servers) server_ptrs.push_back(server.c_str());
+  if (s == NATS_OK) {
+    s = natsOptions_SetServers(options, server_ptrs.data(), static_cast<int>(server_ptrs.size()));
+  }
+  if (s == NATS_OK) s = natsOptions_SetName(options, std::string(client_name).c_str());
+  if (s == NATS_OK) s = natsOptions_SetTimeout(options, timeout.count());
+  // A NATS server that goes away is waited for, not given up on: writes answer UNAVAILABLE
+  // meanwhile, and the connection comes back by itself.
+  if (s == NATS_OK) s = natsOptions_SetMaxReconnect(options, -1);
+  if (s == NATS_OK) s = natsOptions_SetReconnectWait(options, 250);
+  if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(options, false, nullptr, nullptr);
+  if (s == NATS_OK) s = natsConnection_Connect(&out->conn_, options);
+  natsOptions_Destroy(options);
+  if (s != NATS_OK) {
+    return absl::UnavailableError(StrCat("NATS is not reachable at ", urls, ": ",
+                                         NatsError(s, static_cast<jsErrCode>(0)),
+                                         "; start nats-server or fix --nats"));
+  }
+  jsOptions js_options;
+  jsOptions_Init(&js_options);
+  js_options.Wait = timeout.count();
+  if (s = natsConnection_JetStream(&out->js_, out->conn_, &js_options); s != NATS_OK) {
+    return absl::UnavailableError(
+        StrCat("NATS at ", urls, ": ", NatsError(s, static_cast<jsErrCode>(0))));
+  }
+  jsAccountInfo* account = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  s = js_GetAccountInfo(&account, out->js_, nullptr, &code);
+  jsAccountInfo_Destroy(account);
+  if (s != NATS_OK) {
+    if (code == JSNotEnabledErr || code == JSNotEnabledForAccountErr || s == NATS_NO_RESPONDERS) {
+      return absl::FailedPreconditionError(
+          StrCat("NATS at ", urls, " has no JetStream; start nats-server with --jetstream (-js)"));
+    }
+    return absl::UnavailableError(
+        StrCat("NATS at ", urls, " has no JetStream answering (", NatsError(s, code),
+               "): start nats-server with --jetstream, and a majority of its servers"));
+  }
+  return out;
+}
+
+JetStream::~JetStream() {
+  jsCtx_Destroy(js_);
+  natsConnection_Destroy(conn_);
+}
+
+absl::StatusOr<bool> JetStream::EnsureStream(const std::string& name, const std::string& subject,
+                                             int replicas) {
+  jsStreamInfo* info = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_GetStreamInfo(&info, js_, name.c_str(), nullptr, &code);
+  jsStreamInfo_Destroy(info);
+  if (s == NATS_OK) return false;
+  if (code != JSStreamNotFoundErr && s != NATS_NOT_FOUND) {
+    return absl::UnavailableError(
+        StrCat("NATS could not describe stream ", name, ": ", NatsError(s, code)));
+  }
+  jsStreamConfig config;
+  jsStreamConfig_Init(&config);
+  const char* subjects[] = {subject.c_str()};
+  config.Name = name.c_str();
+  config.Subjects = subjects;
+  config.SubjectsLen = 1;
+  config.Storage = js_FileStorage;
+  config.Replicas = replicas;
+  config.Discard = js_DiscardNew;
+  config.Duplicates = int64_t{120} * 1'000'000'000;  // nanoseconds
+  config.MaxMsgSize = 8 << 20;
+  info = nullptr;
+  s = js_AddStream(&info, js_, &config, nullptr, &code);
+  jsStreamInfo_Destroy(info);
+  if (s != NATS_OK) {
+    // Another node created it first: fine.
+    if (code == JSStreamNameExistErr) return false;
+    return absl::UnavailableError(StrCat("NATS could not create stream ", name, " with ", replicas,
+                                         " replicas: ", NatsError(s, code), " (are ", replicas,
+                                         " JetStream servers up?)"));
+  }
+  return true;
+}
+
+absl::StatusOr<PublishAck> JetStream::Publish(const std::string& subject, std::string_view data,
+                                              uint64_t expected_last, const std::string& msg_id,
+                                              std::chrono::milliseconds timeout) {
+  jsPubOptions options;
+  jsPubOptions_Init(&options);
+  options.MsgId = msg_id.c_str();
+  options.ExpectLastSeq = expected_last;
+  options.MaxWait = timeout.count();
+  jsPubAck* ack = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_Publish(&ack, js_, subject.c_str(), data.data(), static_cast<int>(data.size()),
+                            &options, &code);
+  if (s != NATS_OK) {
+    jsPubAck_Destroy(ack);
+    if (code == JSStreamWrongLastSequenceErr) {
+      return absl::FailedPreconditionError(StrCat("the shard log moved past sequence ",
+                                                  expected_last, ": another node leads it now"));
+    }
+    return absl::UnavailableError(
+        StrCat("NATS did not confirm the write to ", subject, ": ", NatsError(s, code)));
+  }
+  PublishAck out{.sequence = ack->Sequence, .duplicate = ack->Duplicate};
+  jsPubAck_Destroy(ack);
+  return out;
+}
+
+absl::StatusOr<uint64_t> JetStream::LastSequence(const std::string& stream,
+                                                 std::chrono::milliseconds timeout) {
+  jsOptions options;
+  jsOptions_Init(&options);
+  options.Wait = timeout.count();
+  jsStreamInfo* info = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_GetStreamInfo(&info, js_, stream.c_str(), &options, &code);
+  if (s != NATS_OK) {
+    jsStreamInfo_Destroy(info);
+    return absl::UnavailableError(
+        StrCat("NATS could not describe stream ", stream, ": ", NatsError(s, code)));
+  }
+  const uint64_t last = info->State.LastSeq;
+  jsStreamInfo_Destroy(info);
+  return last;
+}
+
+absl::StatusOr<std::unique_ptr<JetStream::Reader>> JetStream::Read(const std::string& stream,
+                                                                   const std::string& subject,
+                                                                   uint64_t from) {
+  jsSubOptions options;
+  jsSubOptions_Init(&options);
+  options.Stream = stream.c_str();
+  options.Ordered = true;
+  options.Config.DeliverPolicy = js_DeliverByStartSequence;
+  options.Config.OptStartSeq = from;
+  std::unique_ptr<Reader> reader(new Reader());
+  reader->next_ = from;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_SubscribeSync(&reader->sub_, js_, subject.c_str(), nullptr, &options, &code);
+  if (s != NATS_OK) {
+    return absl::UnavailableError(
+        StrCat("NATS could not read stream ", stream, " from ", from, ": ", NatsError(s, code)));
+  }
+  return reader;
+}
+
+JetStream::Reader::~Reader() {
+  if (sub_ == nullptr) return;
+  natsSubscription_Unsubscribe(sub_);
+  natsSubscription_Destroy(sub_);
+}
+
+absl::StatusOr<std::optional<LogMessage>> JetStream::Reader::Next(std::chrono::milliseconds wait) {
+  natsMsg* msg = nullptr;
+  natsStatus s = natsSubscription_NextMsg(&msg, sub_, wait.count());
+  if (s == NATS_TIMEOUT) return std::optional<LogMessage>();
+  if (s != NATS_OK) {
+    return absl::UnavailableError(
+        StrCat("reading the shard log: ", NatsError(s, static_cast<jsErrCode>(0))));
+  }
+  jsMsgMetaData* meta = nullptr;
+  s = natsMsg_GetMetaData(&meta, msg);
+  if (s != NATS_OK) {
+    natsMsg_Destroy(msg);
+    return absl::InternalError("a shard log message without JetStream metadata");
+  }
+  LogMessage out{.sequence = meta->Sequence.Stream,
+                 .data = std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg))};
+  jsMsgMetaData_Destroy(meta);
+  natsMsg_Destroy(msg);
+  if (out.sequence != next_) {
+    return absl::DataLossError(StrCat("the shard log jumped from sequence ", next_, " to ",
+                                      out.sequence,
+                                      ": entries this replica needs were purged; it must be "
+                                      "rebuilt from a peer"));
+  }
+  ++next_;
+  return std::optional<LogMessage>(std::move(out));
+}
+
+}  // namespace strata::cluster

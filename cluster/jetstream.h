@@ -1,0 +1,84 @@
+// JetStream: the part of NATS JetStream the cluster's shard logs use (docs/cluster.md),
+// over Debian's C client (libnats): one file-backed stream per shard replicated on the NATS
+// servers, publishes fenced by the stream-wide expected last sequence and deduplicated by a
+// message id, and an ordered consumer that reads a stream from a sequence on.
+//
+// Thread-safety: Publish, LastSequence and EnsureStream may be called from any thread; a
+// Reader is used by one thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+struct __natsConnection;
+struct __jsCtx;
+struct __natsSubscription;
+
+namespace strata::cluster {
+
+struct PublishAck {
+  uint64_t sequence = 0;
+  bool duplicate = false;  // the message id was published before: `sequence` is the first's
+};
+
+struct LogMessage {
+  uint64_t sequence = 0;
+  std::string data;
+};
+
+class JetStream {
+ public:
+  // Connects to `urls` ("nats://host:port", comma-separated servers) and checks JetStream is
+  // enabled: UNAVAILABLE or FAILED_PRECONDITION with one line saying what to change.
+  static absl::StatusOr<std::unique_ptr<JetStream>> Connect(const std::string& urls,
+                                                            std::string_view client_name,
+                                                            std::chrono::milliseconds timeout);
+  ~JetStream();
+
+  // Creates the stream `name` on `subject` with `replicas` replicas if it does not exist
+  // (file storage, no age limit, discard new, a 2-minute duplicate window). True if created.
+  absl::StatusOr<bool> EnsureStream(const std::string& name, const std::string& subject,
+                                    int replicas);
+  // Publishes `data` to `subject` if the stream's last sequence is `expected_last`:
+  // FAILED_PRECONDITION (fenced) when it is not, UNAVAILABLE when the outcome is unknown
+  // (retry with the same `msg_id`: a publish that did commit answers as a duplicate).
+  absl::StatusOr<PublishAck> Publish(const std::string& subject, std::string_view data,
+                                     uint64_t expected_last, const std::string& msg_id,
+                                     std::chrono::milliseconds timeout);
+  // The stream's last sequence (0 when empty), as its leader knows it.
+  absl::StatusOr<uint64_t> LastSequence(const std::string& stream,
+                                        std::chrono::milliseconds timeout);
+
+  // Reads a stream in order from a sequence on (an ordered consumer: no state on the server
+  // beyond the subscription, recreated by the client after a NATS failover).
+  class Reader {
+   public:
+    ~Reader();
+    // The next message, or nullopt after `wait` without one. A message past the expected
+    // next sequence (the log was purged under the reader) is DATA_LOSS.
+    absl::StatusOr<std::optional<LogMessage>> Next(std::chrono::milliseconds wait);
+
+   private:
+    friend class JetStream;
+    Reader() = default;
+    __natsSubscription* sub_ = nullptr;
+    uint64_t next_ = 0;
+  };
+  absl::StatusOr<std::unique_ptr<Reader>> Read(const std::string& stream,
+                                               const std::string& subject, uint64_t from);
+
+ private:
+  JetStream() = default;
+  std::string urls_;
+  __natsConnection* conn_ = nullptr;
+  __jsCtx* js_ = nullptr;
+};
+
+}  // namespace strata::cluster

@@ -1,0 +1,50 @@
+// One entry of a shard's log (a message on its JetStream stream, docs/cluster.md):
+//
+//   format (1 byte, 1) · kind (1 byte) · epoch (varint) · leader time (zig-zag varint) ·
+//   catalog revision (varint) · previous digest (fixed64) · id (length-prefixed) ·
+//   write count (varint) · count × [database · table · records (each length-prefixed,
+//   records as cluster/record_codec.h encodes them)]
+//
+// A barrier (kind 1) has no writes: a new leader publishes one to fence its predecessor and
+// learn where the log ends. Writes (kind 2) are validated and normalized records; every
+// replica applies them with the version rules at the leader's time, in log order, so every
+// replica takes the same decisions (docs/architecture.md, "Cluster: why the log holds
+// records").
+//
+// The digest chain: digest(n) = XXH3(entry n's bytes, seed digest(n-1)), digest(0) = 0. An
+// entry carries its predecessor's digest; a replica whose chain differs has a log that lost
+// or changed entries, and stops rather than diverge.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace strata::cluster {
+
+struct LogWrite {
+  std::string database;
+  std::string table;
+  std::string records;  // record_codec.h
+};
+
+struct LogEntry {
+  enum Kind : uint8_t { kBarrier = 1, kWrites = 2 };
+  Kind kind = kBarrier;
+  int64_t epoch = 0;
+  int64_t leader_nanos = 0;
+  int64_t catalog_revision = 0;
+  uint64_t previous_digest = 0;
+  std::string id;  // the publish's message id: the leader finds its callers' results by it
+  std::vector<LogWrite> writes;
+};
+
+std::string EncodeLogEntry(const LogEntry& entry);
+absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes);
+// The chain digest after an entry of `bytes` whose predecessor's digest is `previous`.
+uint64_t ChainDigest(uint64_t previous, std::string_view bytes);
+
+}  // namespace strata::cluster

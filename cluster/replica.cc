@@ -1,0 +1,407 @@
+#include "cluster/replica.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "absl/synchronization/blocking_counter.h"
+#include "cluster/record_codec.h"
+#include "common/coding.h"
+#include "common/strings.h"
+#include "storage/kv/keys.h"
+
+namespace strata::cluster {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kPublishTimeout{5000};
+// How long a leader keeps retrying a publish whose outcome is unknown (NATS failing over
+// takes ~5 s) before it answers UNAVAILABLE.
+constexpr milliseconds kPublishPatience{12000};
+// How long the applier waits without a message before it asks whether the log moved on.
+constexpr absl::Duration kStallCheck = absl::Seconds(2);
+constexpr size_t kMaxEntryBytes = 4 << 20;  // under the stream's 8 MB message limit
+constexpr size_t kMaxEntryWrites = 512;
+
+std::string EncodeState(const ReplicaState& state) {
+  std::string out;
+  PutFixed64BE(&out, state.applied);
+  PutFixed64BE(&out, state.digest);
+  return out;
+}
+
+// Errors of a write that another replica, applying the same entry, would not meet: the
+// entry must be applied again rather than its outcome kept.
+bool IsTransient(const absl::Status& status) {
+  return absl::IsInternal(status) || absl::IsUnavailable(status) ||
+         absl::IsResourceExhausted(status) || absl::IsDataLoss(status) || absl::IsAborted(status) ||
+         absl::IsUnknown(status);
+}
+
+}  // namespace
+
+std::string StreamName(std::string_view cluster, uint32_t shard) {
+  return StrCat("STRATA_", cluster, "_S", shard);
+}
+std::string SubjectName(std::string_view cluster, uint32_t shard) {
+  return StrCat("strata.", cluster, ".wal.", shard);
+}
+
+Replica::Replica(uint32_t shard, std::string node_id, std::string stream, std::string subject,
+                 Engine* engine, JetStream* log, CatalogWait catalog_wait)
+    : shard_(shard),
+      node_id_(std::move(node_id)),
+      engine_(*engine),
+      log_(*log),
+      catalog_wait_(std::move(catalog_wait)),
+      stream_(std::move(stream)),
+      subject_(std::move(subject)) {}
+
+Replica::~Replica() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    changed_.SignalAll();
+  }
+  if (publisher_.joinable()) publisher_.join();
+  if (applier_.joinable()) applier_.join();
+  FailQueued(absl::UnavailableError("the node is shutting down; retry through another node"));
+}
+
+absl::Status Replica::Start() {
+  ASSIGN_OR_RETURN(std::optional<std::string> stored,
+                   engine_.ReadCatalogEntry(keys::ReplicaState(shard_)));
+  if (stored.has_value()) {
+    Decoder in(*stored);
+    ReplicaState state;
+    if (!in.GetFixed64BE(&state.applied) || !in.GetFixed64BE(&state.digest)) {
+      return absl::DataLossError(StrCat("shard ", shard_, "'s applied state is malformed"));
+    }
+    absl::MutexLock lock(&mu_);
+    state_ = state;
+  }
+  applier_ = std::thread([this] { ApplyLoop(); });
+  publisher_ = std::thread([this] { PublishLoop(); });
+  return absl::OkStatus();
+}
+
+ReplicaState Replica::state() {
+  absl::MutexLock lock(&mu_);
+  return state_;
+}
+
+absl::Status Replica::health() {
+  absl::MutexLock lock(&mu_);
+  return health_;
+}
+
+bool Replica::WaitApplied(uint64_t sequence, milliseconds wait) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
+  absl::MutexLock lock(&mu_);
+  while (state_.applied < sequence && !stopping_ && health_.ok()) {
+    if (changed_.WaitWithDeadline(&mu_, deadline)) break;
+  }
+  return state_.applied >= sequence;
+}
+
+bool Replica::leading() {
+  absl::MutexLock lock(&mu_);
+  return leading_;
+}
+
+int64_t Replica::epoch() {
+  absl::MutexLock lock(&mu_);
+  return epoch_;
+}
+
+void Replica::ApplyLoop() {
+  while (true) {
+    uint64_t from = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      from = state_.applied + 1;
+    }
+    auto reader = log_.Read(stream_, subject_, from);
+    if (!reader.ok()) {
+      spdlog::warn("shard {}: {}", shard_, reader.status().message());
+      absl::MutexLock lock(&mu_);
+      changed_.WaitWithTimeout(&mu_, absl::Milliseconds(500));
+      continue;
+    }
+    absl::Time idle_since = absl::Now();
+    while (true) {
+      {
+        absl::MutexLock lock(&mu_);
+        if (stopping_) return;
+      }
+      auto next = (*reader)->Next(milliseconds(200));
+      absl::Status status = next.status();
+      if (status.ok() && next->has_value()) {
+        status = Apply((*next)->sequence, (*next)->data);
+        idle_since = absl::Now();
+      } else if (status.ok() && absl::Now() - idle_since > kStallCheck) {
+        // An ordered consumer can go quiet after its NATS server restarts, without an error:
+        // when the log holds more than this replica applied, read it again.
+        idle_since = absl::Now();
+        auto last = log_.LastSequence(stream_, kPublishTimeout);
+        if (last.ok() && *last > state().applied) {
+          spdlog::warn("shard {}: the log reader stalled at {} of {}; reading again", shard_,
+                       state().applied, *last);
+          break;
+        }
+      }
+      if (status.ok()) continue;
+      if (absl::IsDataLoss(status)) {
+        // A gap or a broken chain: applying on would diverge from the other replicas.
+        spdlog::error("shard {}: replica stopped: {}", shard_, status.message());
+        absl::MutexLock lock(&mu_);
+        health_ = status;
+        changed_.SignalAll();
+        for (auto& [id, dones] : waiting_) {
+          for (auto& done : dones) done(absl::UnavailableError(status.message()));
+        }
+        waiting_.clear();
+        return;
+      }
+      spdlog::warn("shard {}: {}; reading the log again from the last applied entry", shard_,
+                   status.message());
+      absl::MutexLock lock(&mu_);
+      changed_.WaitWithTimeout(&mu_, absl::Milliseconds(500));
+      break;
+    }
+  }
+}
+
+absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
+  ASSIGN_OR_RETURN(LogEntry entry, DecodeLogEntry(bytes));
+  ReplicaState before = state();
+  if (entry.previous_digest != before.digest) {
+    return absl::DataLossError(
+        StrCat("entry ", sequence, " of shard ", shard_, "'s log follows digest ",
+               entry.previous_digest, " but this replica applied ", before.applied,
+               " entries with digest ", before.digest, ": the log lost or changed entries"));
+  }
+  if (entry.catalog_revision > 0 && !catalog_wait_(entry.catalog_revision, milliseconds(5000))) {
+    return absl::UnavailableError(
+        StrCat("the catalog has not reached etcd revision ", entry.catalog_revision, " yet"));
+  }
+  const ReplicaState after{sequence, ChainDigest(before.digest, bytes)};
+  std::vector<absl::StatusOr<WriteResult>> results(entry.writes.size());
+  absl::Status marker;
+  {
+    absl::BlockingCounter pending(static_cast<int>(entry.writes.size()) + 1);
+    std::vector<std::vector<IndexedRecord>> records(entry.writes.size());
+    for (size_t i = 0; i < entry.writes.size(); ++i) {
+      const LogWrite& w = entry.writes[i];
+      auto decoded = DecodeRecords(w.records);
+      if (!decoded.ok()) {
+        results[i] = decoded.status();
+        pending.DecrementCount();
+        continue;
+      }
+      records[i] = std::move(*decoded);
+      NormalizedWriteSource source(w.database, w.table, &records[i]);
+      engine_.writer().WriteAsync(source,
+                                  WriteOptions{.now_nanos = entry.leader_nanos, .must_apply = true},
+                                  [&, i](absl::StatusOr<WriteResult> result) {
+                                    if (result.ok()) {
+                                      for (RejectedRecord& r : result->rejected) {
+                                        r.record_index = records[i][r.record_index].index;
+                                      }
+                                    }
+                                    results[i] = std::move(result);
+                                    pending.DecrementCount();
+                                  });
+    }
+    WriteOptions applied{.must_apply = true};
+    applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(after));
+    engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
+      marker = result.status();
+      pending.DecrementCount();
+    });
+    pending.Wait();
+  }
+  RETURN_IF_ERROR(marker);
+  for (const auto& r : results) {
+    if (!r.ok() && IsTransient(r.status())) return r.status();
+  }
+  std::vector<WriteDone> dones;
+  {
+    absl::MutexLock lock(&mu_);
+    state_ = after;
+    changed_.SignalAll();
+    if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
+      dones = std::move(it->second);
+      waiting_.erase(it);
+    }
+  }
+  for (size_t i = 0; i < dones.size() && i < results.size(); ++i) dones[i](std::move(results[i]));
+  return absl::OkStatus();
+}
+
+absl::Status Replica::Publish(LogEntry entry, milliseconds patience, uint64_t* sequence) {
+  uint64_t expected = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    expected = published_;
+    entry.previous_digest = published_digest_;
+  }
+  const std::string bytes = EncodeLogEntry(entry);
+  const absl::Time deadline = absl::Now() + absl::FromChrono(patience);
+  while (true) {
+    auto ack = log_.Publish(subject_, bytes, expected, entry.id, kPublishTimeout);
+    if (ack.ok() && ack->sequence != expected + 1) {
+      // A duplicate of a message id published earlier, which NATS answers with that
+      // publish's sequence whatever the log holds after it: where the log ends is unknown.
+      return absl::FailedPreconditionError(StrCat("entry ", entry.id,
+                                                  " was already in the log at sequence ",
+                                                  ack->sequence, ", not at ", expected + 1));
+    }
+    if (ack.ok()) {
+      *sequence = ack->sequence;
+      absl::MutexLock lock(&mu_);
+      published_ = ack->sequence;
+      published_digest_ = ChainDigest(entry.previous_digest, bytes);
+      return absl::OkStatus();
+    }
+    if (!absl::IsUnavailable(ack.status()) || absl::Now() > deadline) return ack.status();
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return ack.status();
+    changed_.WaitWithTimeout(&mu_, absl::Milliseconds(200));
+  }
+}
+
+absl::Status Replica::Lead(int64_t epoch) {
+  {
+    absl::MutexLock lock(&mu_);
+    leading_ = false;
+    epoch_ = epoch;
+  }
+  ASSIGN_OR_RETURN(uint64_t last, log_.LastSequence(stream_, kPublishTimeout));
+  if (last == 0) {
+    // The C client cannot expect sequence 0 (0 is "no expectation"): a new log starts with a
+    // genesis barrier whose message id makes it one however many nodes race to write it.
+    LogEntry genesis{.kind = LogEntry::kBarrier, .id = StrCat("genesis-", shard_)};
+    uint64_t sequence = 0;
+    RETURN_IF_ERROR(Publish(std::move(genesis), kPublishPatience, &sequence));
+    last = sequence;
+  }
+  if (!WaitApplied(last, milliseconds(30000))) {
+    return absl::UnavailableError(StrCat("shard ", shard_,
+                                         ": this replica did not apply the log "
+                                         "to sequence ",
+                                         last, " in time to lead"));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    published_ = state_.applied;
+    published_digest_ = state_.digest;
+  }
+  // Its own message id each time: a barrier retried under one id after a failed attempt
+  // would be answered as the earlier one's duplicate.
+  uint64_t attempt = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    attempt = next_id_++;
+  }
+  LogEntry barrier{.kind = LogEntry::kBarrier,
+                   .epoch = epoch,
+                   .leader_nanos = engine_.clock().NowNanos(),
+                   .id = StrCat(node_id_, "-", shard_, "-", epoch, "-barrier-", attempt)};
+  uint64_t sequence = 0;
+  RETURN_IF_ERROR(Publish(std::move(barrier), kPublishPatience, &sequence));
+  if (!WaitApplied(sequence, milliseconds(30000))) {
+    return absl::UnavailableError(StrCat("shard ", shard_, ": the barrier was not applied"));
+  }
+  absl::MutexLock lock(&mu_);
+  if (epoch_ != epoch) return absl::AbortedError("stepped down while taking the lead");
+  leading_ = true;
+  changed_.SignalAll();
+  return absl::OkStatus();
+}
+
+void Replica::StepDown() {
+  {
+    absl::MutexLock lock(&mu_);
+    leading_ = false;
+    epoch_ = 0;
+  }
+  FailQueued(absl::FailedPreconditionError(StrCat("this node no longer leads shard ", shard_)));
+}
+
+void Replica::FailQueued(const absl::Status& status) {
+  std::deque<Submitted> queued;
+  {
+    absl::MutexLock lock(&mu_);
+    queued.swap(queue_);
+  }
+  for (Submitted& s : queued) s.done(status);
+}
+
+void Replica::Write(std::string database, std::string table, std::string records,
+                    int64_t catalog_revision, WriteDone done) {
+  if (absl::Status admitted = engine_.writer().CheckAdmission(); !admitted.ok()) {
+    done(admitted);
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (leading_ && !stopping_) {
+      queue_.push_back({LogWrite{std::move(database), std::move(table), std::move(records)},
+                        catalog_revision, std::move(done)});
+      changed_.SignalAll();
+      return;
+    }
+  }
+  done(absl::FailedPreconditionError(StrCat("this node does not lead shard ", shard_)));
+}
+
+void Replica::PublishLoop() {
+  while (true) {
+    LogEntry entry{.kind = LogEntry::kWrites};
+    std::vector<WriteDone> dones;
+    {
+      absl::MutexLock lock(&mu_);
+      while (!stopping_ && (!leading_ || queue_.empty())) changed_.Wait(&mu_);
+      if (stopping_) return;
+      size_t bytes = 0;
+      while (
+          !queue_.empty() && entry.writes.size() < kMaxEntryWrites &&
+          (entry.writes.empty() || bytes + queue_.front().write.records.size() < kMaxEntryBytes)) {
+        Submitted& s = queue_.front();
+        bytes += s.write.records.size();
+        entry.catalog_revision = std::max(entry.catalog_revision, s.catalog_revision);
+        entry.writes.push_back(std::move(s.write));
+        dones.push_back(std::move(s.done));
+        queue_.pop_front();
+      }
+      entry.epoch = epoch_;
+      entry.leader_nanos = engine_.clock().NowNanos();
+      entry.id = StrCat(node_id_, "-", shard_, "-", epoch_, "-", next_id_++);
+      waiting_[entry.id] = std::move(dones);
+    }
+    const std::string id = entry.id;
+    uint64_t sequence = 0;
+    absl::Status published = Publish(std::move(entry), kPublishPatience, &sequence);
+    if (published.ok()) continue;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = waiting_.find(id); it != waiting_.end()) {
+        dones = std::move(it->second);
+        waiting_.erase(it);
+      }
+    }
+    const absl::Status answer =
+        absl::IsFailedPrecondition(published)
+            ? absl::FailedPreconditionError(StrCat("shard ", shard_, ": ", published.message()))
+            : absl::UnavailableError(StrCat("shard ", shard_, ": ", published.message()));
+    for (WriteDone& done : dones) done(answer);
+    // Fenced, or the log's end is unknown: lead again only after a new barrier.
+    spdlog::warn("shard {}: stepping down: {}", shard_, published.message());
+    StepDown();
+  }
+}
+
+}  // namespace strata::cluster

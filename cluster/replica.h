@@ -1,0 +1,119 @@
+// Replica: this node's copy of one shard (docs/cluster.md). Every replica — the leader
+// included — applies the shard's log in order into the node's engine, storing the applied
+// sequence and digest in the same write path (storage/write/writer.h WriteOptions), so a
+// restart resumes where it stopped. The leader also publishes: it batches the records
+// forwarded to it into one log entry, publishes it fenced by the log's last sequence, and
+// answers each caller with what its own replica's apply of that entry decided.
+//
+// Thread-safety: every public method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster/jetstream.h"
+#include "cluster/log_entry.h"
+#include "storage/engine.h"
+
+namespace strata::cluster {
+
+struct ReplicaState {
+  uint64_t applied = 0;  // the last log sequence applied (durably)
+  uint64_t digest = 0;   // the chain digest at `applied`
+};
+
+class Replica {
+ public:
+  using WriteDone = std::function<void(absl::StatusOr<WriteResult>)>;
+  // Waits until the node's catalog has applied an etcd revision (or the deadline passed).
+  using CatalogWait = std::function<bool(int64_t revision, std::chrono::milliseconds wait)>;
+
+  // The shard's log is the stream `stream` on `subject` (LogNames).
+  Replica(uint32_t shard, std::string node_id, std::string stream, std::string subject,
+          Engine* engine, JetStream* log, CatalogWait catalog_wait);
+  // Stops publishing and applying (callers still waiting get UNAVAILABLE).
+  ~Replica();
+
+  // Loads the applied state and starts applying the log from there.
+  absl::Status Start();
+
+  uint32_t shard() const { return shard_; }
+  const std::string& stream() const { return stream_; }
+  const std::string& subject() const { return subject_; }
+  ReplicaState state();
+  // Blocks until the log is applied up to `sequence`; false after `wait`.
+  bool WaitApplied(uint64_t sequence, std::chrono::milliseconds wait);
+  // The error that stopped the applier (a gap, a broken digest chain), or OK.
+  absl::Status health();
+
+  // Leads the shard at `epoch` (the etcd leader key's create revision): applies the log to
+  // its end, publishes a barrier that fences any earlier leader, and serves once it is
+  // applied. FAILED_PRECONDITION if another node published first.
+  absl::Status Lead(int64_t epoch);
+  // Stops leading: queued and later writes fail with FAILED_PRECONDITION.
+  void StepDown();
+  bool leading();
+  int64_t epoch();
+
+  // Writes one forwarded part of a request (record_codec.h records) through the log; `done`
+  // runs with the apply's result, record indices as the records carry them.
+  // FAILED_PRECONDITION when this replica does not lead the shard.
+  void Write(std::string database, std::string table, std::string records, int64_t catalog_revision,
+             WriteDone done);
+
+ private:
+  struct Submitted {
+    LogWrite write;
+    int64_t catalog_revision = 0;
+    WriteDone done;
+  };
+  void ApplyLoop();
+  void PublishLoop();
+  // Applies one entry; runs `done` once it is durable.
+  absl::Status Apply(uint64_t sequence, const std::string& bytes);
+  absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
+  void FailQueued(const absl::Status& status);
+
+  const uint32_t shard_;
+  const std::string node_id_;
+  Engine& engine_;
+  JetStream& log_;
+  const CatalogWait catalog_wait_;
+  const std::string stream_;
+  const std::string subject_;
+
+  absl::Mutex mu_;
+  absl::CondVar changed_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  ReplicaState state_ ABSL_GUARDED_BY(mu_);
+  absl::Status health_ ABSL_GUARDED_BY(mu_);
+  // Leading.
+  bool leading_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t published_ ABSL_GUARDED_BY(mu_) = 0;         // last sequence this leader published
+  uint64_t published_digest_ ABSL_GUARDED_BY(mu_) = 0;  // the chain digest there
+  uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<Submitted> queue_ ABSL_GUARDED_BY(mu_);
+  // Entry id -> the callers of its writes, in order; answered by the apply.
+  absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting_ ABSL_GUARDED_BY(mu_);
+
+  std::thread applier_;
+  std::thread publisher_;
+};
+
+// The stream and subject of a shard's log in cluster `cluster`: one JetStream stream per
+// shard (one Raft group each, so shards' writes spread over the NATS servers, and the
+// stream-wide expected sequence fences a deposed leader).
+std::string StreamName(std::string_view cluster, uint32_t shard);
+std::string SubjectName(std::string_view cluster, uint32_t shard);
+
+}  // namespace strata::cluster

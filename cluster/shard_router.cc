@@ -1,0 +1,279 @@
+#include "cluster/shard_router.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <future>
+
+#include "cluster/record_codec.h"
+#include "cluster/shard_map.h"
+#include "common/strings.h"
+
+namespace strata::cluster {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Long enough to ride out a leader's failover (its lease, then the new leader's barrier).
+constexpr std::chrono::seconds kShardWritePatience{20};
+constexpr std::chrono::seconds kForwardTimeout{15};
+// Shard parts waiting for a worker: past this a write is refused at once (RESOURCE_EXHAUSTED)
+// rather than queued without bound behind a failing-over leader.
+constexpr size_t kMaxQueuedParts = 8192;
+
+}  // namespace
+
+void ToProto(const WriteResult& result, internal::v1::ShardWriteResponse* out) {
+  out->set_memory_store(result.memory_store);
+  out->set_magnetic_store(result.magnetic_store);
+  for (const RejectedRecord& r : result.rejected) {
+    auto* rejected = out->add_rejected();
+    rejected->set_record_index(r.record_index);
+    rejected->set_reason(r.reason);
+    rejected->set_has_existing_version(r.existing_version.has_value());
+    rejected->set_existing_version(r.existing_version.value_or(0));
+    rejected->set_rejection_class(static_cast<int>(r.rejection_class));
+  }
+}
+
+WriteResult FromProto(const internal::v1::ShardWriteResponse& response) {
+  WriteResult result{.memory_store = response.memory_store(),
+                     .magnetic_store = response.magnetic_store()};
+  for (const auto& r : response.rejected()) {
+    RejectedRecord rejected{.record_index = r.record_index(),
+                            .reason = r.reason(),
+                            .rejection_class = static_cast<RejectionClass>(r.rejection_class())};
+    if (r.has_existing_version()) rejected.existing_version = r.existing_version();
+    result.rejected.push_back(std::move(rejected));
+  }
+  return result;
+}
+
+// The shards' answers to one write, merged.
+struct ShardRouter::Merge {
+  absl::Mutex mu;
+  int remaining = 0;
+  WriteResult result;
+  absl::Status failed;
+  WriteDone done;
+
+  void Add(uint32_t shard, absl::StatusOr<WriteResult> part) {
+    bool last = false;
+    {
+      absl::MutexLock lock(&mu);
+      if (part.ok()) {
+        result.memory_store += part->memory_store;
+        result.magnetic_store += part->magnetic_store;
+        for (RejectedRecord& r : part->rejected) result.rejected.push_back(std::move(r));
+      } else if (failed.ok()) {
+        // A client error (a table dropped meanwhile) keeps its code; the rest is the
+        // cluster's: UNAVAILABLE, naming the shard.
+        const absl::Status& s = part.status();
+        failed = absl::IsNotFound(s) || absl::IsInvalidArgument(s) || absl::IsResourceExhausted(s)
+                     ? s
+                     : absl::UnavailableError(StrCat(
+                           "shard ", shard, " could not be written: ", s.message(),
+                           ". Records of other shards may be written; retrying the request is "
+                           "safe (an unchanged record at the same version is a no-op)"));
+      }
+      last = --remaining == 0;
+    }
+    if (!last) return;
+    if (!failed.ok()) {
+      done(failed);
+      return;
+    }
+    std::sort(result.rejected.begin(), result.rejected.end(),
+              [](const RejectedRecord& a, const RejectedRecord& b) {
+                return a.record_index < b.record_index;
+              });
+    done(std::move(result));
+  }
+};
+
+struct ShardRouter::Task {
+  internal::v1::ShardWriteRequest request;
+  std::shared_ptr<Merge> merge;
+};
+
+ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads)
+    : directory_(*directory), catalog_(*catalog) {
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+ShardRouter::~ShardRouter() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  for (std::thread& t : workers_) t.join();
+}
+
+void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
+  auto table = catalog_.FindTable(source.database_name(), source.table_name());
+  if (absl::IsNotFound(table.status()) && directory_.CatchUpCatalog()) {
+    table = catalog_.FindTable(source.database_name(), source.table_name());
+  }
+  if (!table.ok()) {
+    done(table.status());
+    return;
+  }
+  if (absl::Status shape = source.ValidateShape(); !shape.ok()) {
+    done(shape);
+    return;
+  }
+  const uint32_t shards = directory_.shard_count();
+  std::vector<std::string> encoded(shards);
+  std::vector<int> counts(shards);
+  auto merge = std::make_shared<Merge>();
+  merge->done = std::move(done);
+  const int records = source.record_count();
+  for (int i = 0; i < records; ++i) {
+    NormalizedRecord record;
+    if (absl::Status s = source.NormalizeInto(i, (*table)->partition_key, &record); !s.ok()) {
+      merge->result.rejected.push_back({i, std::string(s.message())});
+      continue;
+    }
+    const uint32_t shard = ShardOf(RoutingHash(record, (*table)->partition_key), shards);
+    EncodeRecord(i, record, &encoded[shard]);
+    ++counts[shard];
+  }
+  const int64_t revision = directory_.catalog_revision();
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (uint32_t shard = 0; shard < shards; ++shard) {
+    if (counts[shard] == 0) continue;
+    auto task = std::make_unique<Task>();
+    task->request.set_shard(shard);
+    task->request.set_database_name(std::string(source.database_name()));
+    task->request.set_table_name(std::string(source.table_name()));
+    task->request.set_records(EncodeRecords(counts[shard], encoded[shard]));
+    task->request.set_catalog_revision(revision);
+    task->merge = merge;
+    tasks.push_back(std::move(task));
+  }
+  // One extra count for this call, released below: a shard answering before the others are
+  // queued must not finish the merge.
+  merge->remaining = static_cast<int>(tasks.size()) + 1;
+  size_t waiting = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    waiting = tasks_.size();
+    if (waiting + tasks.size() <= kMaxQueuedParts) {
+      for (auto& task : tasks) tasks_.push_back(std::move(task));
+      tasks.clear();
+    }
+  }
+  if (!tasks.empty()) {
+    merge->remaining = 1;
+    merge->Add(0, absl::ResourceExhaustedError(
+                      StrCat("this node has ", waiting,
+                             " shard writes waiting for their leaders; "
+                             "nothing of this request was written. Retry with backoff")));
+    return;
+  }
+  merge->Add(0, WriteResult());
+}
+
+void ShardRouter::Work() {
+  while (true) {
+    std::unique_ptr<Task> task;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !tasks_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    auto answer = WriteShard(task->request, Clock::now() + kShardWritePatience);
+    if (answer.ok()) {
+      task->merge->Add(task->request.shard(), FromProto(*answer));
+    } else {
+      task->merge->Add(task->request.shard(), answer.status());
+    }
+  }
+}
+
+absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteShard(
+    const internal::v1::ShardWriteRequest& request, Clock::time_point deadline) {
+  auto pause = std::chrono::milliseconds(50);
+  while (true) {
+    auto answer = WriteOnce(request, deadline);
+    // Not the leader (any more), no leader yet, or the leader unreachable: look again.
+    const bool retry =
+        !answer.ok() && (absl::IsFailedPrecondition(answer.status()) ||
+                         absl::IsUnavailable(answer.status()) || absl::IsAborted(answer.status()));
+    if (!retry || Clock::now() + pause > deadline) return answer;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(500));
+  }
+}
+
+absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
+    const internal::v1::ShardWriteRequest& request, Clock::time_point deadline) {
+  bool self = false;
+  const std::string address = directory_.LeaderAddress(request.shard(), &self);
+  if (address.empty()) {
+    return absl::UnavailableError(StrCat("shard ", request.shard(), " has no leader right now"));
+  }
+  if (self) {
+    Replica* replica = directory_.LocalReplica(request.shard());
+    if (replica == nullptr) return absl::FailedPreconditionError("not a replica of the shard");
+    // Shared: the replica may answer after this call gave up waiting.
+    auto promise = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
+    auto result = promise->get_future();
+    replica->Write(request.database_name(), request.table_name(), request.records(),
+                   request.catalog_revision(),
+                   [promise](absl::StatusOr<WriteResult> r) { promise->set_value(std::move(r)); });
+    if (result.wait_until(deadline) == std::future_status::timeout) {
+      return absl::UnavailableError(
+          StrCat("shard ", request.shard(), "'s log did not confirm the write in time"));
+    }
+    absl::StatusOr<WriteResult> written = result.get();
+    if (!written.ok()) return written.status();
+    internal::v1::ShardWriteResponse response;
+    ToProto(*written, &response);
+    return response;
+  }
+  grpc::ClientContext context;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::clamp(left, std::chrono::milliseconds(100),
+                                  std::chrono::milliseconds(kForwardTimeout)));
+  context.AddMetadata("x-strata-cluster-secret", directory_.secret());
+  internal::v1::ShardWriteResponse response;
+  grpc::Status status = StubFor(address)->Write(&context, request, &response);
+  if (status.ok()) return response;
+  const std::string message = StrCat("node at ", address, ": ", status.error_message());
+  switch (status.error_code()) {
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return absl::FailedPreconditionError(message);
+    case grpc::StatusCode::NOT_FOUND:
+      return absl::NotFoundError(status.error_message());
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return absl::InvalidArgumentError(status.error_message());
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return absl::ResourceExhaustedError(status.error_message());
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return absl::PermissionDeniedError(message);
+    default:
+      return absl::UnavailableError(message);
+  }
+}
+
+internal::v1::ShardService::Stub* ShardRouter::StubFor(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  auto& stub = stubs_[address];
+  if (stub == nullptr) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    args.SetMaxSendMessageSize(64 << 20);
+    stub = internal::v1::ShardService::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  }
+  return stub.get();
+}
+
+}  // namespace strata::cluster

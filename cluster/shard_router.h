@@ -1,0 +1,81 @@
+// ShardRouter: a cluster node's write sink (storage/write/write_sink.h). It normalizes a
+// write's records as the writer would (the same rejections for invalid ones), splits them by
+// shard (shard_map.h) and sends each shard's part to the shard's leader — this node's own
+// replica, or another node's over the internal service — retrying through a failover, then
+// merges the answers. A write spanning shards is atomic per shard: if one shard cannot be
+// written the call fails with UNAVAILABLE naming it, and some shards may be written; a
+// retry is idempotent under the version rules (docs/api.md).
+//
+// Thread-safety: WriteAsync may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster/replica.h"
+#include "storage/catalog/catalog.h"
+#include "storage/write/write_sink.h"
+#include "strata/internal/v1/shard.grpc.pb.h"
+
+namespace strata::cluster {
+
+// What the router asks of the node it runs on.
+class ShardDirectory {
+ public:
+  virtual ~ShardDirectory() = default;
+  virtual uint32_t shard_count() const = 0;
+  // The address of the node leading `shard` (empty when none does right now) and whether it
+  // is this node.
+  virtual std::string LeaderAddress(uint32_t shard, bool* self) = 0;
+  virtual Replica* LocalReplica(uint32_t shard) = 0;
+  virtual int64_t catalog_revision() = 0;
+  // Brings this node's catalog up to etcd's current revision (a table just created through
+  // another node); false if it could not.
+  virtual bool CatchUpCatalog() = 0;
+  virtual const std::string& secret() const = 0;
+};
+
+class ShardRouter final : public WriteSink {
+ public:
+  // Both must outlive the router.
+  ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads);
+  ~ShardRouter() override;
+
+  void WriteAsync(WriteSource& source, WriteDone done) override;
+
+ private:
+  struct Task;
+  struct Merge;
+  // Writes one shard's part, retrying through leader changes until `deadline`.
+  absl::StatusOr<internal::v1::ShardWriteResponse> WriteShard(
+      const internal::v1::ShardWriteRequest& request,
+      std::chrono::steady_clock::time_point deadline);
+  // One try, given up at `deadline`.
+  absl::StatusOr<internal::v1::ShardWriteResponse> WriteOnce(
+      const internal::v1::ShardWriteRequest& request,
+      std::chrono::steady_clock::time_point deadline);
+  internal::v1::ShardService::Stub* StubFor(const std::string& address);
+  void Work();
+
+  ShardDirectory& directory_;
+  Catalog& catalog_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<internal::v1::ShardService::Stub>> stubs_
+      ABSL_GUARDED_BY(mu_);
+  std::deque<std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+// Converts a write result to and from the internal service's answer.
+void ToProto(const WriteResult& result, internal::v1::ShardWriteResponse* out);
+WriteResult FromProto(const internal::v1::ShardWriteResponse& response);
+
+}  // namespace strata::cluster

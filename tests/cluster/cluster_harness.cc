@@ -1,0 +1,329 @@
+#include "tests/cluster/cluster_harness.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "httplib.h"
+#include "strata/internal/v1/shard.grpc.pb.h"
+#include "tests/support/subprocess.h"
+
+namespace strata::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// A free loopback port below the kernel's ephemeral range (32768 up): FreePort's ports come
+// from that range, where an outgoing connection of another process may take one between the
+// pick and etcd's bind (seen: "bind: address already in use").
+int QuietPort() {
+  static std::mt19937 random(std::random_device{}());
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = 20000 + static_cast<int>(random() % 12000);
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+    close(fd);
+    if (free) return port;
+  }
+  return FreePort();
+}
+
+}  // namespace
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0) Kill9();
+}
+
+bool ChildProcess::Start(const std::vector<std::string>& argv, const std::string& log_path) {
+  argv_ = argv;
+  log_path_ = log_path;
+  pid_ = fork();
+  if (pid_ == 0) {
+    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setpgid(0, 0);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid_ > 0;
+}
+
+void ChildProcess::Signal(int signal) {
+  if (pid_ > 0) kill(pid_, signal);
+}
+
+void ChildProcess::Reap() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+void ChildProcess::Stop(std::chrono::seconds grace) {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGCONT);
+  kill(pid_, SIGTERM);
+  const auto deadline = Clock::now() + grace;
+  while (Clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Kill9();
+}
+
+void ChildProcess::Kill9() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  Reap();
+}
+
+std::string ChildProcess::log() const {
+  std::ifstream in(log_path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TestCluster::TestCluster(Options options) : options_(options) {
+  for (int i = 0; i < 3; ++i) {
+    etcd_client_ports_.push_back(QuietPort());
+    etcd_peer_ports_.push_back(QuietPort());
+    nats_ports_.push_back(QuietPort());
+    nats_route_ports_.push_back(QuietPort());
+    nats_monitor_ports_.push_back(QuietPort());
+  }
+}
+
+TestCluster::~TestCluster() {
+  // Nodes first: they give their leaderships up through etcd.
+  for (auto& node : nodes_) node->Stop();
+  nodes_.clear();
+  for (auto& n : nats_) n->Stop();
+  for (auto& e : etcd_) e->Stop();
+}
+
+std::string TestCluster::etcd_endpoints() const {
+  std::vector<std::string> out;
+  for (int port : etcd_client_ports_) out.push_back("127.0.0.1:" + std::to_string(port));
+  return Join(out);
+}
+
+std::string TestCluster::nats_urls() const {
+  std::vector<std::string> out;
+  for (int port : nats_ports_) out.push_back("nats://127.0.0.1:" + std::to_string(port));
+  return Join(out);
+}
+
+std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
+  return {"--cluster",
+          "--node-id",
+          id,
+          "--etcd",
+          etcd_endpoints(),
+          "--nats",
+          nats_urls(),
+          "--cluster-secret",
+          secret_,
+          "--cluster-shards",
+          std::to_string(options_.shards),
+          "--cluster-lease-seconds",
+          std::to_string(options_.lease_seconds)};
+}
+
+bool TestCluster::WaitNatsHealthy(int i, std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  httplib::Client client("127.0.0.1", nats_monitor_ports_[i]);
+  client.set_connection_timeout(1);
+  while (Clock::now() < deadline) {
+    auto response = client.Get("/healthz");
+    if (response && response->status == 200) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+bool TestCluster::StartServices() {
+  std::vector<std::string> peers;
+  for (int i = 0; i < 3; ++i) {
+    peers.push_back("e" + std::to_string(i) +
+                    "=http://127.0.0.1:" + std::to_string(etcd_peer_ports_[i]));
+  }
+  for (int i = 0; i < 3; ++i) {
+    const std::string client = "http://127.0.0.1:" + std::to_string(etcd_client_ports_[i]);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(etcd_peer_ports_[i]);
+    etcd_.push_back(std::make_unique<ChildProcess>());
+    etcd_.back()->Start({"etcd", "--name", "e" + std::to_string(i), "--data-dir",
+                         dir_.Sub("etcd" + std::to_string(i)), "--listen-client-urls", client,
+                         "--advertise-client-urls", client, "--listen-peer-urls", peer,
+                         "--initial-advertise-peer-urls", peer, "--initial-cluster", Join(peers),
+                         "--initial-cluster-state", "new", "--initial-cluster-token",
+                         "strata-test-" + std::to_string(etcd_client_ports_[0])},
+                        dir_.Sub("etcd" + std::to_string(i) + ".log"));
+  }
+  std::vector<std::string> routes;
+  for (int port : nats_route_ports_) routes.push_back("nats://127.0.0.1:" + std::to_string(port));
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> argv = {"nats-server",
+                                     "--server_name",
+                                     "n" + std::to_string(i),
+                                     "-a",
+                                     "127.0.0.1",
+                                     "-p",
+                                     std::to_string(nats_ports_[i]),
+                                     "-m",
+                                     std::to_string(nats_monitor_ports_[i]),
+                                     "--cluster_name",
+                                     "strata-test",
+                                     "--cluster",
+                                     "nats://127.0.0.1:" + std::to_string(nats_route_ports_[i]),
+                                     "--routes",
+                                     Join(routes)};
+    if (options_.jetstream) {
+      argv.insert(argv.end(), {"--jetstream", "--store_dir", dir_.Sub("nats" + std::to_string(i))});
+    }
+    nats_.push_back(std::make_unique<ChildProcess>());
+    nats_.back()->Start(argv, dir_.Sub("nats" + std::to_string(i) + ".log"));
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (true) {
+    ProcessResult health =
+        RunProcess({FindOnPath("etcdctl"), "--endpoints", etcd_endpoints(), "endpoint", "health"},
+                   "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
+    if (health.exit_code == 0) break;
+    if (Clock::now() > deadline) {
+      error_ = "etcd did not come up:\n" + health.err;
+      for (int i = 0; i < 3; ++i) {
+        const std::string log = etcd_[i]->log();
+        error_ += "\n--- etcd " + std::to_string(i) + " (last 2 KB):\n" +
+                  log.substr(log.size() > 2048 ? log.size() - 2048 : 0);
+      }
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (!WaitNatsHealthy(i, std::chrono::seconds(60))) {
+      error_ = "NATS server " + std::to_string(i) + " did not come up:\n" + nats_[i]->log();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool TestCluster::StartNodes() {
+  // Started together, as an operator would: they race to create the cluster and its logs.
+  std::vector<std::thread> starting;
+  std::vector<bool> started(options_.nodes);
+  for (int i = 0; i < options_.nodes; ++i) nodes_.push_back(std::make_unique<StratadProcess>());
+  for (int i = 0; i < options_.nodes; ++i) {
+    starting.emplace_back(
+        [this, i, &started] { started[i] = nodes_[i]->Start(NodeArgs("n" + std::to_string(i))); });
+  }
+  for (std::thread& t : starting) t.join();
+  for (int i = 0; i < options_.nodes; ++i) {
+    if (!started[i]) {
+      error_ = "node n" + std::to_string(i) + " did not start: " + nodes_[i]->error();
+      return false;
+    }
+  }
+  // Every shard led before the test begins.
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline) {
+    std::vector<std::string> leaders = Leaders();
+    bool all = static_cast<int>(leaders.size()) == options_.shards;
+    for (const std::string& l : leaders) all &= !l.empty();
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  error_ = "not every shard had a leader 30 s after the nodes started";
+  return false;
+}
+
+std::vector<std::string> TestCluster::Leaders() {
+  ProcessResult got = RunProcess({FindOnPath("etcdctl"), "--endpoints", etcd_endpoints(), "get",
+                                  "--prefix", "/strata/strata/leaders/"},
+                                 "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
+  std::vector<std::string> leaders(options_.shards);
+  std::istringstream lines(got.out);
+  std::string key, value;
+  while (std::getline(lines, key) && std::getline(lines, value)) {
+    const int shard = std::stoi(key.substr(key.rfind('/') + 1));
+    if (shard >= 0 && shard < options_.shards) leaders[shard] = value;
+  }
+  return leaders;
+}
+
+std::map<uint32_t, TestCluster::ReplicaState> TestCluster::Replicas(int i) {
+  std::map<uint32_t, ReplicaState> out;
+  auto stub = internal::v1::ShardService::NewStub(nodes_[i]->channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  context.AddMetadata("x-strata-cluster-secret", secret_);
+  internal::v1::ShardStateResponse response;
+  if (!stub->State(&context, internal::v1::ShardStateRequest(), &response).ok()) return out;
+  for (const auto& s : response.shards()) out[s.shard()] = {s.applied_sequence(), s.digest()};
+  return out;
+}
+
+std::string TestCluster::CompareReplicas(const std::vector<int>& nodes,
+                                         std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  std::string differs;
+  while (true) {
+    std::vector<std::map<uint32_t, ReplicaState>> states;
+    for (int i : nodes) states.push_back(Replicas(i));
+    differs.clear();
+    bool same_sequences = true;
+    for (size_t k = 1; k < states.size(); ++k) {
+      for (const auto& [shard, first] : states[0]) {
+        auto it = states[k].find(shard);
+        if (it == states[k].end() || it->second.applied != first.applied) {
+          same_sequences = false;
+          differs = "shard " + std::to_string(shard) + ": node " + std::to_string(nodes[k]) +
+                    " has not applied what node " + std::to_string(nodes[0]) + " applied (" +
+                    std::to_string(first.applied) + ")";
+        } else if (it->second.digest != first.digest) {
+          differs = "shard " + std::to_string(shard) + ": digests differ at sequence " +
+                    std::to_string(first.applied) + " between nodes " + std::to_string(nodes[0]) +
+                    " and " + std::to_string(nodes[k]);
+        }
+      }
+    }
+    if (states.empty() || states[0].empty())
+      differs = "node " + std::to_string(nodes[0]) + " did not answer";
+    if ((same_sequences && !differs.empty()) || differs.empty() || Clock::now() > deadline) {
+      return differs;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+}  // namespace strata::testing

@@ -1,0 +1,103 @@
+// A Strata cluster on loopback for the cluster tests (docs/cluster.md): 3 etcd members,
+// 3 JetStream NATS servers and N stratad nodes, each a real process on free ports under a
+// temp dir, with the faults the tests inject (kill -9, stop, pause) and the checks they
+// share (what each replica applied, and the digests).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/stratad_process.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::testing {
+
+// A background process with its output in a log file.
+class ChildProcess {
+ public:
+  ChildProcess() = default;
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  bool Start(const std::vector<std::string>& argv, const std::string& log_path);
+  bool Restart() { return Start(argv_, log_path_); }
+  void Signal(int signal);
+  // SIGTERM, then SIGKILL after `grace`; waits for the exit.
+  void Stop(std::chrono::seconds grace = std::chrono::seconds(10));
+  void Kill9();
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  std::string log() const;
+
+ private:
+  void Reap();
+  std::vector<std::string> argv_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+};
+
+class TestCluster {
+ public:
+  struct Options {
+    int nodes = 3;
+    int shards = 4;
+    int lease_seconds = 3;
+    bool jetstream = true;  // false: NATS servers without JetStream (a start-up error test)
+  };
+  explicit TestCluster(Options options);
+  TestCluster() : TestCluster(Options()) {}
+  ~TestCluster();
+
+  // Starts etcd and NATS, then the nodes; false (with `error()`) if one does not come up.
+  bool StartServices();
+  bool StartNodes();
+  bool Start() { return StartServices() && StartNodes(); }
+
+  std::string etcd_endpoints() const;
+  std::string nats_urls() const;
+  const std::string& secret() const { return secret_; }
+  // The arguments that make a stratad node `id` of this cluster.
+  std::vector<std::string> NodeArgs(const std::string& id) const;
+
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  StratadProcess& node(int i) { return *nodes_[i]; }
+  ChildProcess& etcd(int i) { return *etcd_[i]; }
+  ChildProcess& nats(int i) { return *nats_[i]; }
+  bool WaitNatsHealthy(int i, std::chrono::seconds timeout);
+
+  // The node id leading each shard, from etcd ("" where none does).
+  std::vector<std::string> Leaders();
+  // Index of the node with id `id` ("n<i>").
+  static int IndexOf(const std::string& id) { return std::stoi(id.substr(1)); }
+
+  struct ReplicaState {
+    uint64_t applied = 0;
+    uint64_t digest = 0;
+  };
+  // Node i's replicas (shard -> state), over the internal service; empty if it does not
+  // answer.
+  std::map<uint32_t, ReplicaState> Replicas(int i);
+  // Waits until every running node in `nodes` has applied the same sequence of every shard,
+  // then says whether their digests agree too ("" when they do, else what differs).
+  std::string CompareReplicas(const std::vector<int>& nodes, std::chrono::seconds timeout);
+
+  const std::string& error() const { return error_; }
+
+ private:
+  Options options_;
+  TempDir dir_;
+  std::string secret_ = "cluster-test-secret-0123456789";
+  std::vector<int> etcd_client_ports_, etcd_peer_ports_, nats_ports_, nats_route_ports_,
+      nats_monitor_ports_;
+  std::vector<std::unique_ptr<ChildProcess>> etcd_, nats_;
+  std::vector<std::unique_ptr<StratadProcess>> nodes_;
+  std::string error_;
+};
+
+}  // namespace strata::testing

@@ -1,0 +1,441 @@
+// Strata as a cluster (docs/cluster.md): real etcd, real NATS JetStream and real stratad
+// processes on loopback. What a client sees through any node, and what survives the faults
+// the design names: a shard leader killed or paused, a NATS server killed, two NATS servers
+// down, an etcd member down.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+#include "tests/cluster/cluster_harness.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata::testing {
+namespace {
+
+using std::chrono::seconds;
+
+bool HaveClusterServers() {
+  return !FindOnPath("etcd").empty() && !FindOnPath("nats-server").empty();
+}
+
+#define REQUIRE_CLUSTER_SERVERS() \
+  if (!HaveClusterServers()) GTEST_SKIP() << "etcd or nats-server is missing: scripts/deps.sh"
+
+grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v1::Record> records,
+                   v1::WriteRecordsResponse* response) {
+  auto stub = v1::WriteService::NewStub(node.channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + seconds(40));
+  return stub->WriteRecords(&context, WriteRequest("demo", table, std::move(records)), response);
+}
+
+grpc::Status CreateTable(StratadProcess& node, const std::string& table) {
+  auto stub = v1::CatalogService::NewStub(node.channel());
+  grpc::ClientContext context;
+  v1::CreateTableRequest request;
+  request.set_database_name("demo");
+  request.set_table_name(table);
+  v1::CreateTableResponse response;
+  return stub->CreateTable(&context, request, &response);
+}
+
+// host|time|value of every row of db.`table`, through `node`.
+std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
+                                                          const std::string& table) {
+  QueryResult result = RunQuery(node.channel(),
+                                "SELECT host, to_milliseconds(time), "
+                                "measure_value::double FROM demo." +
+                                    table);
+  EXPECT_TRUE(result.status.ok()) << result.status.error_message();
+  std::map<std::pair<std::string, int64_t>, double> out;
+  std::istringstream lines(RowsText(result.rows));
+  std::string host, millis, value;
+  while (std::getline(lines, host, '|') && std::getline(lines, millis, '|') &&
+         std::getline(lines, value)) {
+    out[{host, std::stoll(millis)}] = std::stod(value);
+  }
+  return out;
+}
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_CLUSTER_SERVERS();
+    cluster_ = std::make_unique<TestCluster>();
+    ASSERT_TRUE(cluster_->Start()) << cluster_->error();
+    ASSERT_TRUE(CreateDatabase(cluster_->node(0).channel(), "demo").ok());
+    ASSERT_TRUE(CreateTable(cluster_->node(1), "cpu").ok());
+  }
+  std::unique_ptr<TestCluster> cluster_;
+};
+
+TEST_F(ClusterTest, WritesThroughOneNodeReadThroughAnother) {
+  // 40 hosts spread over every shard; written through node 0, read through node 2 at once
+  // (a query waits for its node to apply every shard's log to its end).
+  const int64_t now = NowMillis();
+  std::vector<v1::Record> records;
+  for (int i = 0; i < 40; ++i) records.push_back(CpuRecord("h" + std::to_string(i), now, i));
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster_->node(0), "cpu", records, &response).ok());
+  EXPECT_EQ(response.records_ingested().total(), 40);
+  for (int reader : {2, 1, 0}) {
+    auto rows = ReadAll(cluster_->node(reader), "cpu");
+    ASSERT_EQ(rows.size(), 40u) << "through node " << reader;
+    EXPECT_EQ((rows[{"h7", now}]), 7);
+  }
+  // DDL through any node is everyone's.
+  QueryResult tables = RunQuery(cluster_->node(2).channel(), "SHOW TABLES FROM demo");
+  EXPECT_EQ(RowsText(tables.rows), "cpu\n");
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(20)), "");
+}
+
+TEST_F(ClusterTest, VersionRulesHoldAcrossNodes) {
+  const int64_t now = NowMillis();
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster_->node(0), "cpu", {CpuRecord("web", now, 1.0, 5)}, &response).ok());
+  // The same record again through another node: a no-op. Other values at the same version:
+  // rejected with the stored version, whichever node took it.
+  response.Clear();
+  ASSERT_TRUE(Write(cluster_->node(1), "cpu", {CpuRecord("web", now, 1.0, 5)}, &response).ok());
+  EXPECT_EQ(response.rejected_records_size(), 0);
+  response.Clear();
+  ASSERT_TRUE(Write(cluster_->node(2), "cpu", {CpuRecord("web", now, 2.0, 5)}, &response).ok());
+  ASSERT_EQ(response.rejected_records_size(), 1);
+  EXPECT_EQ(response.rejected_records(0).existing_version(), 5);
+  // A higher version wins.
+  response.Clear();
+  ASSERT_TRUE(Write(cluster_->node(2), "cpu", {CpuRecord("web", now, 3.0, 6)}, &response).ok());
+  EXPECT_EQ(response.rejected_records_size(), 0);
+  EXPECT_EQ((ReadAll(cluster_->node(0), "cpu")[{"web", now}]), 3.0);
+  // Invalid records are rejected by the node that takes them, with their index.
+  v1::Record bad = CpuRecord("web", now, 4.0, 7);
+  bad.set_measure_name("");
+  response.Clear();
+  ASSERT_TRUE(Write(cluster_->node(1), "cpu", {CpuRecord("other", now, 1.0), bad}, &response).ok());
+  ASSERT_EQ(response.rejected_records_size(), 1);
+  EXPECT_EQ(response.rejected_records(0).record_index(), 1);
+  // An unknown table is NOT_FOUND, as on one node.
+  EXPECT_EQ(Write(cluster_->node(1), "nope", {CpuRecord("x", now, 1)}, &response).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ClusterTest, DeleteIsRefusedWithAClearMessage) {
+  QueryResult result =
+      RunQuery(cluster_->node(0).channel(), "DELETE FROM demo.cpu WHERE host = 'x'");
+  EXPECT_EQ(result.status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(result.status.error_message().find("cluster"), std::string::npos);
+}
+
+// Writers through the nodes a fault spares, each record with its own identity; every
+// acknowledged one must read back, with its value, once the cluster heals.
+class Load {
+ public:
+  Load(TestCluster* cluster, std::vector<int> through) : cluster_(*cluster), through_(through) {}
+  ~Load() { Stop(); }
+  void Start(int writers) {
+    for (int w = 0; w < writers; ++w) {
+      threads_.emplace_back([this, w] {
+        const int64_t base = NowMillis() - 60'000;
+        for (int n = 0; !stop_; ++n) {
+          std::vector<v1::Record> batch;
+          for (int k = 0; k < 10; ++k) {
+            batch.push_back(
+                CpuRecord("w" + std::to_string(w) + "-" + std::to_string(k), base + n, n * 10 + k));
+          }
+          v1::WriteRecordsResponse response;
+          StratadProcess& node = cluster_.node(through_[(w + n) % through_.size()]);
+          grpc::Status status = Write(node, "cpu", batch, &response);
+          std::lock_guard<std::mutex> lock(mu_);
+          if (status.ok()) {
+            for (const v1::Record& r : batch) {
+              acked_[{r.dimensions(0).value(), base + n}] = r.measure_value().double_value();
+            }
+          } else {
+            ++failed_;
+          }
+        }
+      });
+    }
+  }
+  void Stop() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+  size_t acked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return acked_.size();
+  }
+  int failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+  // "" when every acknowledged record reads back through `node` with its value.
+  std::string Check(StratadProcess& node) {
+    auto rows = ReadAll(node, "cpu");
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t lost = 0;
+    std::string first;
+    for (const auto& [key, value] : acked_) {
+      auto it = rows.find(key);
+      if (it != rows.end() && it->second == value) continue;
+      if (lost++ == 0) first = key.first + "@" + std::to_string(key.second);
+    }
+    if (lost == 0) return "";
+    return std::to_string(lost) + " of " + std::to_string(acked_.size()) +
+           " acknowledged records missing or changed (first: " + first + ")";
+  }
+
+ private:
+  TestCluster& cluster_;
+  std::vector<int> through_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::map<std::pair<std::string, int64_t>, double> acked_;
+  int failed_ = 0;
+};
+
+TEST_F(ClusterTest, KilledLeaderLosesNoAcknowledgedWrite) {
+  // The node leading shard 0 dies during the load; writers keep going through the others.
+  const int victim = TestCluster::IndexOf(cluster_->Leaders()[0]);
+  std::vector<int> others;
+  for (int i = 0; i < 3; ++i) {
+    if (i != victim) others.push_back(i);
+  }
+  Load load(cluster_.get(), others);
+  load.Start(3);
+  std::this_thread::sleep_for(seconds(2));
+  cluster_->node(victim).Kill9();
+  const size_t before = load.acked();
+  // Another node takes every shard the victim led within the lease and a barrier.
+  std::this_thread::sleep_for(seconds(8));
+  EXPECT_GT(load.acked(), before) << "writes did not resume after the leader died";
+  for (const std::string& leader : cluster_->Leaders()) {
+    EXPECT_NE(leader, "n" + std::to_string(victim));
+    EXPECT_FALSE(leader.empty());
+  }
+  ASSERT_TRUE(cluster_->node(victim).Restart()) << cluster_->node(victim).error();
+  std::this_thread::sleep_for(seconds(1));
+  load.Stop();
+  EXPECT_GT(load.acked(), 0u);
+  for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster_->node(reader)), "") << reader;
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+}
+
+TEST_F(ClusterTest, KilledNatsServerLosesNoAcknowledgedWrite) {
+  Load load(cluster_.get(), {0, 1, 2});
+  load.Start(3);
+  std::this_thread::sleep_for(seconds(2));
+  cluster_->nats(0).Kill9();
+  std::this_thread::sleep_for(seconds(8));
+  const size_t during = load.acked();
+  ASSERT_TRUE(cluster_->nats(0).Restart());
+  std::this_thread::sleep_for(seconds(3));
+  load.Stop();
+  EXPECT_GT(load.acked(), during) << "writes did not go on with two NATS servers of three";
+  for (int reader : {0, 2}) EXPECT_EQ(load.Check(cluster_->node(reader)), "") << reader;
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+}
+
+TEST_F(ClusterTest, WithoutNatsQuorumWritesAreUnavailableAndReadsAnswered) {
+  const int64_t now = NowMillis();
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster_->node(0), "cpu", {CpuRecord("before", now, 1)}, &response).ok());
+  cluster_->nats(1).Stop();
+  cluster_->nats(2).Stop();
+  grpc::Status refused = Write(cluster_->node(1), "cpu", {CpuRecord("during", now, 2)}, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  EXPECT_NE(refused.error_message().find("shard"), std::string::npos) << refused.error_message();
+  // Reads go on from each node's own replicas.
+  auto rows = ReadAll(cluster_->node(2), "cpu");
+  EXPECT_EQ(rows.count({"before", now}), 1u);
+  ASSERT_TRUE(cluster_->nats(1).Restart());
+  ASSERT_TRUE(cluster_->nats(2).Restart());
+  // Writes come back once NATS has its quorum again (a retry of the same record is safe).
+  const auto deadline = std::chrono::steady_clock::now() + seconds(60);
+  grpc::Status again;
+  do {
+    response.Clear();
+    again = Write(cluster_->node(1), "cpu", {CpuRecord("during", now, 2)}, &response);
+  } while (!again.ok() && std::chrono::steady_clock::now() < deadline);
+  EXPECT_TRUE(again.ok()) << again.error_message();
+  EXPECT_EQ((ReadAll(cluster_->node(0), "cpu").count({"during", now})), 1u);
+}
+
+TEST_F(ClusterTest, PausedLeaderCannotAppendAfterItsLeaseAndRejoins) {
+  const int victim = TestCluster::IndexOf(cluster_->Leaders()[0]);
+  std::vector<int> others;
+  for (int i = 0; i < 3; ++i) {
+    if (i != victim) others.push_back(i);
+  }
+  Load load(cluster_.get(), others);
+  load.Start(2);
+  std::this_thread::sleep_for(seconds(1));
+  kill(cluster_->node(victim).pid(), SIGSTOP);
+  std::this_thread::sleep_for(seconds(8));  // past its lease: the others lead its shards
+  for (const std::string& leader : cluster_->Leaders()) {
+    EXPECT_NE(leader, "n" + std::to_string(victim));
+  }
+  kill(cluster_->node(victim).pid(), SIGCONT);
+  std::this_thread::sleep_for(seconds(4));
+  load.Stop();
+  // Whatever the paused leader had queued could not enter the log after its successor's
+  // barrier: every replica agrees, and every acknowledged record is there.
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+  for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster_->node(reader)), "") << reader;
+}
+
+TEST_F(ClusterTest, OneEtcdMemberDownChangesNothing) {
+  cluster_->etcd(0).Kill9();
+  const int64_t now = NowMillis();
+  ASSERT_TRUE(CreateTable(cluster_->node(2), "mem").ok());
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster_->node(0), "mem", {CpuRecord("a", now, 1)}, &response).ok());
+  EXPECT_EQ(ReadAll(cluster_->node(1), "mem").size(), 1u);
+}
+
+TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
+  REQUIRE_CLUSTER_SERVERS();
+  StratadProcess probe;
+  // etcd unreachable.
+  const std::string nowhere = "127.0.0.1:" + std::to_string(FreePort());
+  EXPECT_EQ(probe.RunToExit({"--data-dir", probe.data_dir(), "--cluster", "--node-id", "a",
+                             "--etcd", nowhere, "--nats", "nats://" + nowhere, "--cluster-secret",
+                             "0123456789abcdef-secret"}),
+            1);
+  EXPECT_NE(probe.log().find("etcd is not reachable"), std::string::npos) << probe.log();
+  // A secret too short, and cluster flags without --cluster.
+  StratadProcess short_secret;
+  EXPECT_NE(short_secret.RunToExit({"--data-dir", short_secret.data_dir(), "--cluster", "--node-id",
+                                    "a", "--etcd", nowhere, "--nats", "nats://" + nowhere,
+                                    "--cluster-secret", "short"}),
+            0);
+  EXPECT_NE(short_secret.log().find("--cluster-secret"), std::string::npos) << short_secret.log();
+
+  TestCluster services(TestCluster::Options{.jetstream = false});
+  ASSERT_TRUE(services.StartServices()) << services.error();
+  StratadProcess no_jetstream;
+  std::vector<std::string> first = services.NodeArgs("a");
+  first.insert(first.end(), {"--data-dir", no_jetstream.data_dir()});
+  EXPECT_EQ(no_jetstream.RunToExit(first), 1);
+  EXPECT_NE(no_jetstream.log().find("has no JetStream"), std::string::npos) << no_jetstream.log();
+  // The cluster was created with 4 shards (by the node above): another count is refused.
+  StratadProcess other_shards;
+  std::vector<std::string> args = services.NodeArgs("b");
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--cluster-shards") args[i + 1] = "8";
+  }
+  args.insert(args.end(), {"--data-dir", other_shards.data_dir()});
+  EXPECT_EQ(other_shards.RunToExit(args), 1);
+  EXPECT_NE(other_shards.log().find("has 4 shards"), std::string::npos) << other_shards.log();
+
+  // A single node's data directory is not silently replaced by the cluster's catalog.
+  StratadProcess single;
+  ASSERT_TRUE(single.Start()) << single.error();
+  ASSERT_TRUE(CreateDatabase(single.channel(), "mine").ok());
+  ASSERT_EQ(single.Stop(), 0);
+  std::vector<std::string> join = services.NodeArgs("c");
+  join.insert(join.end(), {"--data-dir", single.data_dir()});
+  EXPECT_EQ(single.RunToExit(join), 1);
+  EXPECT_NE(single.log().find("single node's databases"), std::string::npos) << single.log();
+}
+
+}  // namespace
+}  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// The soak (not in CI: bench/cluster_soak.sh runs it): STRATA_SOAK_CYCLES fault cycles (20 by
+// default) under a continuous write load, each killing (-9) either the node leading a shard or
+// the NATS server n0..n2 in turn, then restarting it; after every cycle every acknowledged
+// record must read back through another node and the replicas' digests must agree. Prints
+// the figures docs/benchmarks.md records.
+TEST(ClusterSoak, DISABLED_FaultCycles) {
+  REQUIRE_CLUSTER_SERVERS();
+  const char* env = std::getenv("STRATA_SOAK_CYCLES");
+  const int cycles = env != nullptr ? std::atoi(env) : 20;
+  TestCluster cluster(TestCluster::Options{.lease_seconds = 5});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  Load load(&cluster, {0, 1, 2});
+  load.Start(3);
+  auto rate = [&](seconds over) {
+    const size_t before = load.acked();
+    std::this_thread::sleep_for(over);
+    return static_cast<double>(load.acked() - before) / over.count();
+  };
+  const double first_rate = rate(seconds(5));
+  std::vector<double> failovers;
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    const bool kill_node = cycle % 2 == 0;
+    std::string what;
+    const auto killed_at = std::chrono::steady_clock::now();
+    if (kill_node) {
+      const int victim = TestCluster::IndexOf(cluster.Leaders()[cycle % 4]);
+      what = "node n" + std::to_string(victim);
+      cluster.node(victim).Kill9();
+      // Until every shard has a leader again and a write through the others succeeds.
+      const int64_t probe_time = NowMillis();
+      const int through = (victim + 1) % 3;
+      while (true) {
+        v1::WriteRecordsResponse response;
+        std::vector<v1::Record> probe;
+        for (int s = 0; s < 16; ++s) {
+          probe.push_back(
+              CpuRecord("probe-" + std::to_string(cycle) + "-" + std::to_string(s), probe_time, s));
+        }
+        if (Write(cluster.node(through), "cpu", probe, &response).ok()) break;
+      }
+      failovers.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count());
+      ASSERT_TRUE(cluster.node(victim).Restart()) << cluster.node(victim).error();
+    } else {
+      const int victim = (cycle / 2) % 3;
+      what = "NATS n" + std::to_string(victim);
+      cluster.nats(victim).Kill9();
+      std::this_thread::sleep_for(seconds(3));
+      ASSERT_TRUE(cluster.nats(victim).Restart());
+      ASSERT_TRUE(cluster.WaitNatsHealthy(victim, seconds(120)));
+    }
+    std::this_thread::sleep_for(seconds(2));
+    const std::string lost = load.Check(cluster.node((cycle + 2) % 3));
+    std::printf("cycle %d: killed %s; acknowledged so far %zu, failed calls %d; %s\n", cycle + 1,
+                what.c_str(), load.acked(), load.failed(),
+                lost.empty() ? "none lost" : lost.c_str());
+    EXPECT_EQ(lost, "") << "cycle " << cycle + 1;
+  }
+  const double last_rate = rate(seconds(5));
+  load.Stop();
+  for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster.node(reader)), "") << reader;
+  const std::string replicas = cluster.CompareReplicas({0, 1, 2}, seconds(60));
+  EXPECT_EQ(replicas, "");
+  std::sort(failovers.begin(), failovers.end());
+  std::printf(
+      "soak: %d cycles, %zu acknowledged records, 0 expected lost (%s); replicas %s\n"
+      "leader failover (kill -9 to a 16-shard write accepted through another node): median "
+      "%.1f s, max %.1f s\nwrite rate before %.0f, after %.0f acknowledged records/s (3 "
+      "writers, 10-record calls)\n",
+      cycles, load.acked(), ::testing::Test::HasFailure() ? "FAILED" : "checked after every cycle",
+      replicas.empty() ? "agree" : replicas.c_str(),
+      failovers.empty() ? 0 : failovers[failovers.size() / 2],
+      failovers.empty() ? 0 : failovers.back(), first_rate, last_rate);
+}
+
+}  // namespace
+}  // namespace strata::testing
