@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
+#include "common/status.h"
 #include "common/strings.h"
 
 namespace strata::cluster {
@@ -140,6 +141,15 @@ absl::StatusOr<int64_t> EtcdClient::Put(std::string_view key, std::string_view v
   return response.header().revision();
 }
 
+absl::StatusOr<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request,
+                                                          std::string_view what) {
+  etcdserverpb::TxnResponse response;
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) return Failed(what, &s);
+  return response;
+}
+
 absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
                                                         std::string_view value, int64_t lease,
                                                         bool* created) {
@@ -154,12 +164,7 @@ absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
   put->set_value(std::string(value));
   put->set_lease(lease);
   request.add_failure()->mutable_request_range()->set_key(std::string(key));
-  etcdserverpb::TxnResponse response;
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
-    return Failed("run a transaction", &s);
-  }
+  ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction"));
   if (created != nullptr) *created = response.succeeded();
   if (response.succeeded()) {
     const int64_t revision = response.header().revision();
@@ -187,12 +192,7 @@ absl::StatusOr<bool> EtcdClient::PutIfUnchanged(std::string_view key, std::strin
   auto* put = request.add_success()->mutable_request_put();
   put->set_key(std::string(key));
   put->set_value(std::string(value));
-  etcdserverpb::TxnResponse response;
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
-    return Failed("run a transaction", &s);
-  }
+  ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction"));
   return response.succeeded();
 }
 
@@ -206,12 +206,7 @@ absl::Status EtcdClient::Delete(std::string_view key, int64_t expected_create_re
     compare->set_create_revision(expected_create_revision);
   }
   request.add_success()->mutable_request_delete_range()->set_key(std::string(key));
-  etcdserverpb::TxnResponse response;
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) {
-    return Failed("delete a key", &s);
-  }
+  ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "delete a key"));
   return absl::OkStatus();
 }
 

@@ -82,6 +82,8 @@ class EtcdClient {
   EtcdClient() = default;
   void SetDeadline(grpc::ClientContext* context) const;
   absl::Status Failed(std::string_view what, const void* grpc_status) const;
+  absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request,
+                                                std::string_view what);
   void KeepAliveLoop();
   void WatchLoop(std::string prefix, int64_t from_revision,
                  std::function<void(const EtcdEvent&)> on_event);

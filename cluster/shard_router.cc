@@ -238,9 +238,9 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
   }
   grpc::ClientContext context;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::clamp(left, std::chrono::milliseconds(100),
-                                  std::chrono::milliseconds(kForwardTimeout)));
+  context.set_deadline(
+      std::chrono::system_clock::now() +
+      std::clamp(left, std::chrono::milliseconds(100), std::chrono::milliseconds(kForwardTimeout)));
   context.AddMetadata("x-strata-cluster-secret", directory_.secret());
   internal::v1::ShardWriteResponse response;
   grpc::Status status = StubFor(address)->Write(&context, request, &response);

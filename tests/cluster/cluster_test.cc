@@ -70,6 +70,15 @@ std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
   return out;
 }
 
+// The nodes of a 3-node cluster but `victim`.
+std::vector<int> AllBut(int victim) {
+  std::vector<int> others;
+  for (int i = 0; i < 3; ++i) {
+    if (i != victim) others.push_back(i);
+  }
+  return others;
+}
+
 class ClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -212,10 +221,7 @@ class Load {
 TEST_F(ClusterTest, KilledLeaderLosesNoAcknowledgedWrite) {
   // The node leading shard 0 dies during the load; writers keep going through the others.
   const int victim = TestCluster::IndexOf(cluster_->Leaders()[0]);
-  std::vector<int> others;
-  for (int i = 0; i < 3; ++i) {
-    if (i != victim) others.push_back(i);
-  }
+  const std::vector<int> others = AllBut(victim);
   Load load(cluster_.get(), others);
   load.Start(3);
   std::this_thread::sleep_for(seconds(2));
@@ -278,10 +284,7 @@ TEST_F(ClusterTest, WithoutNatsQuorumWritesAreUnavailableAndReadsAnswered) {
 
 TEST_F(ClusterTest, PausedLeaderCannotAppendAfterItsLeaseAndRejoins) {
   const int victim = TestCluster::IndexOf(cluster_->Leaders()[0]);
-  std::vector<int> others;
-  for (int i = 0; i < 3; ++i) {
-    if (i != victim) others.push_back(i);
-  }
+  const std::vector<int> others = AllBut(victim);
   Load load(cluster_.get(), others);
   load.Start(2);
   std::this_thread::sleep_for(seconds(1));
