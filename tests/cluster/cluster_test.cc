@@ -413,8 +413,9 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
       what = "NATS n" + std::to_string(victim);
       cluster.nats(victim).Kill9();
       std::this_thread::sleep_for(seconds(3));
+      // Not waited for until healthy (that takes a restarted server ~30-60 s here, every
+      // stream caught up): the next cycle may kill another, and two of three must serve.
       ASSERT_TRUE(cluster.nats(victim).Restart());
-      ASSERT_TRUE(cluster.WaitNatsHealthy(victim, seconds(120)));
     }
     std::this_thread::sleep_for(seconds(2));
     const std::string lost = load.Check(cluster.node((cycle + 2) % 3));
