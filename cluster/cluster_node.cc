@@ -313,7 +313,14 @@ void ClusterNode::Campaign(uint32_t shard) {
       }
       continue;
     }
-    if (!replica.health().ok()) continue;  // a replica that stopped must not lead
+    if (!replica.health().ok()) {
+      // A replica that stopped (a gap, a broken digest chain) must not lead: its key goes to
+      // a healthy one.
+      if (leader.node == options_.node_id) {
+        etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+      }
+      continue;
+    }
     if (leader.node == options_.node_id) {
       vacant_since = absl::InfiniteFuture();
       if (replica.leading() && replica.epoch() == leader.epoch) continue;

@@ -121,6 +121,8 @@ absl::StatusOr<PublishAck> JetStream::Publish(const std::string& subject, std::s
   jsPubOptions_Init(&options);
   options.MsgId = msg_id.c_str();
   options.ExpectLastSeq = expected_last;
+  // A genesis entry must not land behind entries a stale stream-info answer did not show.
+  options.ExpectNoMessage = expected_last == 0;
   options.MaxWait = timeout.count();
   jsPubAck* ack = nullptr;
   jsErrCode code = static_cast<jsErrCode>(0);

@@ -49,6 +49,8 @@ class JetStream {
   // Publishes `data` to `subject` if the stream's last sequence is `expected_last`:
   // FAILED_PRECONDITION (fenced) when it is not, UNAVAILABLE when the outcome is unknown
   // (retry with the same `msg_id`: a publish that did commit answers as a duplicate).
+  // `expected_last` 0 expects an empty stream (the C client reads ExpectLastSeq 0 as none:
+  // the subject's no-message expectation is used, one subject per stream).
   absl::StatusOr<PublishAck> Publish(const std::string& subject, std::string_view data,
                                      uint64_t expected_last, const std::string& msg_id,
                                      std::chrono::milliseconds timeout);

@@ -158,6 +158,7 @@ void Replica::ApplyLoop() {
         spdlog::error("shard {}: replica stopped: {}", shard_, status.message());
         absl::MutexLock lock(&mu_);
         health_ = status;
+        leading_ = false;  // a replica that cannot apply must not publish
         changed_.SignalAll();
         for (auto& [id, dones] : waiting_) {
           for (auto& done : dones) done(absl::UnavailableError(status.message()));
