@@ -31,21 +31,6 @@ bool ValidName(std::string_view name) {
   });
 }
 
-std::optional<int> IntAfter(std::string_view text, std::string_view key) {
-  while (!text.empty()) {
-    const size_t end = std::min(text.find(';'), text.size());
-    std::string_view part = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (!part.starts_with(key)) continue;
-    int value = 0;
-    part.remove_prefix(key.size());
-    if (std::from_chars(part.data(), part.data() + part.size(), value).ec == std::errc()) {
-      return value;
-    }
-  }
-  return std::nullopt;
-}
-
 std::string TextAfter(std::string_view text, std::string_view key) {
   while (!text.empty()) {
     const size_t end = std::min(text.find(';'), text.size());
@@ -54,6 +39,16 @@ std::string TextAfter(std::string_view text, std::string_view key) {
     if (part.starts_with(key)) return std::string(part.substr(key.size()));
   }
   return "";
+}
+
+std::optional<int> IntAfter(std::string_view text, std::string_view key) {
+  const std::string value = TextAfter(text, key);
+  int out = 0;
+  if (value.empty() ||
+      std::from_chars(value.data(), value.data() + value.size(), out).ec != std::errc()) {
+    return std::nullopt;
+  }
+  return out;
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ struct ClusterOptions {
   std::string name = "strata";  // the etcd prefix /strata/<name>/ and the streams' owner
   std::string node_id;
   std::vector<std::string> etcd;  // host:port of each etcd member
-  std::string nats;               // nats://host:port,nats://host:port,...
+  std::vector<std::string> nats;  // nats://host:port of each server
   // Shards of the cluster's data; 0 takes the cluster's (16 when this node creates it). A
   // power of two.
   int shards = 0;

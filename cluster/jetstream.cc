@@ -18,20 +18,16 @@ std::string NatsError(natsStatus status, jsErrCode code) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(const std::string& urls,
-                                                              std::string_view client_name,
-                                                              std::chrono::milliseconds timeout) {
+absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(
+    const std::vector<std::string>& servers, std::string_view client_name,
+    std::chrono::milliseconds timeout) {
   std::unique_ptr<JetStream> out(new JetStream());
+  std::string urls;
+  for (const std::string& server : servers) urls += (urls.empty() ? "" : ",") + server;
   out->urls_ = urls;
   natsOptions* options = nullptr;
   natsStatus s = natsOptions_Create(&options);
   // One server each: libnats reads a comma-separated list in SetURL as one address.
-  std::vector<std::string> servers;
-  for (std::string_view rest = urls; !rest.empty();) {
-    const size_t comma = std::min(rest.find(','), rest.size());
-    if (comma > 0) servers.emplace_back(rest.substr(0, comma));
-    rest.remove_prefix(std::min(comma + 1, rest.size()));
-  }
   std::vector<const char*> server_ptrs;
   for (const std::string& server : servers) server_ptrs.push_back(server.c_str());
   if (s == NATS_OK) {

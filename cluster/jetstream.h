@@ -35,9 +35,9 @@ struct LogMessage {
 
 class JetStream {
  public:
-  // Connects to `urls` ("nats://host:port", comma-separated servers) and checks JetStream is
+  // Connects to the servers `urls` ("nats://host:port" each) and checks JetStream is
   // enabled: UNAVAILABLE or FAILED_PRECONDITION with one line saying what to change.
-  static absl::StatusOr<std::unique_ptr<JetStream>> Connect(const std::string& urls,
+  static absl::StatusOr<std::unique_ptr<JetStream>> Connect(const std::vector<std::string>& urls,
                                                             std::string_view client_name,
                                                             std::chrono::milliseconds timeout);
   ~JetStream();

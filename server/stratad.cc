@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
 #include "cluster/cluster_tables.h"
+#include "common/status.h"
 #include "common/strings.h"
 #include "server/ops/logging.h"
 #include "spdlog/spdlog.h"
@@ -37,22 +37,21 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
       secret.pop_back();
     }
   }
-  return cluster::ClusterNode::Start(
-      {.name = config.cluster_name,
-       .node_id = config.node_id,
-       .etcd = SplitList(config.etcd),
-       .nats = config.nats,
-       .shards = config.cluster_shards,
-       .log_replicas = config.cluster_log_replicas,
-       .lease_seconds = config.cluster_lease_seconds,
-       .secret = secret},
-      engine);
+  return cluster::ClusterNode::Start({.name = config.cluster_name,
+                                      .node_id = config.node_id,
+                                      .etcd = SplitList(config.etcd),
+                                      .nats = SplitList(config.nats),
+                                      .shards = config.cluster_shards,
+                                      .log_replicas = config.cluster_log_replicas,
+                                      .lease_seconds = config.cluster_lease_seconds,
+                                      .secret = secret},
+                                     engine);
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& config,
-                                                       ManualClock* fixed_clock) {
+                                                        ManualClock* fixed_clock) {
   auto d = std::unique_ptr<Stratad>(new Stratad());
   ASSIGN_OR_RETURN(
       d->engine_,
@@ -109,9 +108,9 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
         "DELETE is not supported on a cluster yet (it must go through the shards' logs); "
         "let retention drop old data, or DROP the table");
   }
-  d->ingest_ = std::make_unique<Ingest>(
-      engine, d->metrics_.get(), d->cluster_ != nullptr ? &d->cluster_->write_sink() : nullptr,
-      ddl);
+  d->ingest_ =
+      std::make_unique<Ingest>(engine, d->metrics_.get(),
+                               d->cluster_ != nullptr ? &d->cluster_->write_sink() : nullptr, ddl);
   ASSIGN_OR_RETURN(
       d->scheduled_,
       ScheduledQueries::Open(
@@ -121,26 +120,27 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
            .history = config.scheduled_query_history,
            .retries = config.scheduled_query_retries,
            .retry_delay_nanos = config.scheduled_query_retry_delay_seconds * kNanosPerSecond}));
-  d->queries_->SetSystemTables([scheduled = d->scheduled_.get(), node = d->cluster_.get()](
-                                    std::shared_ptr<const Principal> caller) {
+  d->queries_->SetSystemTables([scheduled = d->scheduled_.get(),
+                                node = d->cluster_.get()](std::shared_ptr<const Principal> caller) {
     auto tables = scheduled->SystemTablesFor(std::move(caller));
-    return node != nullptr ? cluster::WithClusterTables(node, std::move(tables)) : std::move(tables);
+    return node != nullptr ? cluster::WithClusterTables(node, std::move(tables))
+                           : std::move(tables);
   });
 
-  ASSIGN_OR_RETURN(d->grpc_, Server::Start({.listen = config.listen,
-                                            .max_message_bytes = config.max_message_bytes,
-                                            .tls = d->tls_,
-                                            .testing_clock = fixed_clock},
-                                           {.engine = engine,
-                                            .auth = d->auth_.get(),
-                                            .metrics = d->metrics_.get(),
-                                            .queries = d->queries_.get(),
-                                            .ingest = d->ingest_.get(),
-                                            .scheduled = d->scheduled_.get(),
-                                            .ddl = ddl,
-                                            .internal = d->cluster_ != nullptr
-                                                            ? d->cluster_->internal_service()
-                                                            : nullptr}));
+  ASSIGN_OR_RETURN(
+      d->grpc_, Server::Start({.listen = config.listen,
+                               .max_message_bytes = config.max_message_bytes,
+                               .tls = d->tls_,
+                               .testing_clock = fixed_clock},
+                              {.engine = engine,
+                               .auth = d->auth_.get(),
+                               .metrics = d->metrics_.get(),
+                               .queries = d->queries_.get(),
+                               .ingest = d->ingest_.get(),
+                               .scheduled = d->scheduled_.get(),
+                               .ddl = ddl,
+                               .internal = d->cluster_ != nullptr ? d->cluster_->internal_service()
+                                                                  : nullptr}));
   if (d->cluster_ != nullptr) {
     // Announced once the internal service serves: other nodes forward writes to it.
     std::string advertise = config.advertise;
@@ -153,30 +153,29 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   d->scheduled_->Start();
   if (!config.http_listen.empty()) {
     ASSIGN_OR_RETURN(
-        d->http_,
-        HttpServer::Start(
-            {.listen = config.http_listen,
-             .tls = d->tls_,
-             .limits = {.max_connections = config.http_max_connections,
-                        .head_timeout_millis = config.http_header_timeout_seconds * 1000},
-             .ingest = {.auto_create_tables = config.http_auto_create}},
-            {.engine = engine,
-             .auth = d->auth_.get(),
-             .metrics = d->metrics_.get(),
-             .ingest = d->ingest_.get(),
-             .queries = d->queries_.get()}));
-    spdlog::info("stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, "
-                 "/api/v1/write, /api/v1/read)",
-                 d->http_->port());
+        d->http_, HttpServer::Start(
+                      {.listen = config.http_listen,
+                       .tls = d->tls_,
+                       .limits = {.max_connections = config.http_max_connections,
+                                  .head_timeout_millis = config.http_header_timeout_seconds * 1000},
+                       .ingest = {.auto_create_tables = config.http_auto_create}},
+                      {.engine = engine,
+                       .auth = d->auth_.get(),
+                       .metrics = d->metrics_.get(),
+                       .ingest = d->ingest_.get(),
+                       .queries = d->queries_.get()}));
+    spdlog::info(
+        "stratad serving HTTP on port {} (/metrics, /health, /write, /api/v2/write, "
+        "/api/v1/write, /api/v1/read)",
+        d->http_->port());
   }
   if (!config.pg_listen.empty()) {
-    ASSIGN_OR_RETURN(d->pg_, PgServer::Start({.listen = config.pg_listen,
-                                              .tls = d->tls_,
-                                              .max_connections = config.pg_max_connections,
-                                              .auth_timeout_seconds =
-                                                  config.pg_auth_timeout_seconds},
-                                             d->queries_.get(), engine, d->auth_.get(),
-                                             d->metrics_.get()));
+    ASSIGN_OR_RETURN(d->pg_,
+                     PgServer::Start({.listen = config.pg_listen,
+                                      .tls = d->tls_,
+                                      .max_connections = config.pg_max_connections,
+                                      .auth_timeout_seconds = config.pg_auth_timeout_seconds},
+                                     d->queries_.get(), engine, d->auth_.get(), d->metrics_.get()));
     spdlog::info("stratad serving PostgreSQL clients on port {}", d->pg_->port());
   }
   spdlog::info("stratad serving on port {}", d->grpc_->port());
