@@ -97,6 +97,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   node->catalog_ = std::make_unique<ReplicatedCatalog>(node->etcd_.get(), node->root_,
                                                        options.node_id, &engine->catalog());
   RETURN_IF_ERROR(node->catalog_->Start());
+  node->tokens_ =
+      std::make_unique<ReplicatedTokens>(node->etcd_.get(), node->root_, &engine->tokens());
   ReplicatedCatalog* catalog = node->catalog_.get();
   for (uint32_t shard = 0; shard < node->shards_; ++shard) {
     node->replicas_.push_back(std::make_unique<Replica>(

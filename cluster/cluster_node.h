@@ -26,6 +26,7 @@
 #include "cluster/jetstream.h"
 #include "cluster/replica.h"
 #include "cluster/replicated_catalog.h"
+#include "cluster/replicated_tokens.h"
 #include "cluster/shard_router.h"
 #include "storage/engine.h"
 
@@ -67,6 +68,7 @@ class ClusterNode final : public ShardDirectory {
   ~ClusterNode() override;
 
   CatalogChanges& catalog_changes() { return *catalog_; }
+  ReplicatedTokens& tokens() { return *tokens_; }
   WriteSink& write_sink() { return *router_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
@@ -112,6 +114,7 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<JetStream> log_;
   std::unique_ptr<ReplicatedCatalog> catalog_;
+  std::unique_ptr<ReplicatedTokens> tokens_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<grpc::Service> service_;

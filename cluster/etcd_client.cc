@@ -183,17 +183,26 @@ absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
 
 absl::StatusOr<bool> EtcdClient::PutIfUnchanged(std::string_view key, std::string_view value,
                                                 int64_t expected_mod_revision) {
+  ASSIGN_OR_RETURN(int64_t revision,
+                   PutAllIfUnchanged({{std::string(key), std::string(value), expected_mod_revision}}));
+  return revision != 0;
+}
+
+absl::StatusOr<int64_t> EtcdClient::PutAllIfUnchanged(const std::vector<GuardedPut>& puts) {
   etcdserverpb::TxnRequest request;
-  auto* compare = request.add_compare();
-  compare->set_key(std::string(key));
-  compare->set_target(etcdserverpb::Compare::MOD);
-  compare->set_result(etcdserverpb::Compare::EQUAL);
-  compare->set_mod_revision(expected_mod_revision);
-  auto* put = request.add_success()->mutable_request_put();
-  put->set_key(std::string(key));
-  put->set_value(std::string(value));
+  for (const GuardedPut& p : puts) {
+    // An absent key compares as mod_revision 0.
+    auto* compare = request.add_compare();
+    compare->set_key(p.key);
+    compare->set_target(etcdserverpb::Compare::MOD);
+    compare->set_result(etcdserverpb::Compare::EQUAL);
+    compare->set_mod_revision(p.expected_mod_revision);
+    auto* put = request.add_success()->mutable_request_put();
+    put->set_key(p.key);
+    put->set_value(p.value);
+  }
   ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction"));
-  return response.succeeded();
+  return response.succeeded() ? response.header().revision() : 0;
 }
 
 absl::Status EtcdClient::Delete(std::string_view key, int64_t expected_create_revision) {

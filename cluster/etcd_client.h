@@ -63,6 +63,15 @@ class EtcdClient {
   // another change came first.
   absl::StatusOr<bool> PutIfUnchanged(std::string_view key, std::string_view value,
                                       int64_t expected_mod_revision);
+  // Puts every key in one transaction, only if each key's mod_revision is still the expected
+  // one (0: the key must be absent). Returns the new revision, or 0 when a compare failed
+  // (nothing was written).
+  struct GuardedPut {
+    std::string key;
+    std::string value;
+    int64_t expected_mod_revision = 0;
+  };
+  absl::StatusOr<int64_t> PutAllIfUnchanged(const std::vector<GuardedPut>& puts);
   // Deletes `key`, only if its create_revision is `expected` when that is not 0 (a leader
   // gives up its own key, not a successor's).
   absl::Status Delete(std::string_view key, int64_t expected_create_revision = 0);

@@ -12,12 +12,13 @@ std::string EncodeLogEntry(const LogEntry& entry) {
   size_t bytes = 64 + entry.id.size();
   for (const LogWrite& w : entry.writes) bytes += w.records.size() + w.database.size() + 32;
   out.reserve(bytes);
-  out.push_back(1);
+  out.push_back(2);
   out.push_back(static_cast<char>(entry.kind));
   PutVarint64(&out, static_cast<uint64_t>(entry.epoch));
   PutVarsint64(&out, entry.leader_nanos);
   PutVarint64(&out, static_cast<uint64_t>(entry.catalog_revision));
   PutFixed64BE(&out, entry.previous_digest);
+  PutVarint64(&out, entry.intended_sequence);
   PutLengthPrefixed(&out, entry.id);
   PutVarint64(&out, entry.writes.size());
   for (const LogWrite& w : entry.writes) {
@@ -34,7 +35,7 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   };
   Decoder in(bytes);
   uint8_t format = 0, kind = 0;
-  if (!in.GetByte(&format) || format != 1) return malformed("format");
+  if (!in.GetByte(&format) || format < 1 || format > 2) return malformed("format");
   if (!in.GetByte(&kind) || (kind != LogEntry::kBarrier && kind != LogEntry::kWrites)) {
     return malformed("kind");
   }
@@ -44,7 +45,8 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   std::string_view id;
   if (!in.GetVarint64(&epoch) || !in.GetVarsint64(&entry.leader_nanos) ||
       !in.GetVarint64(&revision) || !in.GetFixed64BE(&entry.previous_digest) ||
-      !in.GetLengthPrefixed(&id) || !in.GetVarint64(&count) || count > bytes.size()) {
+      (format >= 2 && !in.GetVarint64(&entry.intended_sequence)) || !in.GetLengthPrefixed(&id) ||
+      !in.GetVarint64(&count) || count > bytes.size()) {
     return malformed("header");
   }
   entry.epoch = static_cast<int64_t>(epoch);

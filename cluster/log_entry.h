@@ -1,7 +1,8 @@
 // One entry of a shard's log (a message on its JetStream stream, docs/cluster.md):
 //
-//   format (1 byte, 1) · kind (1 byte) · epoch (varint) · leader time (zig-zag varint) ·
-//   catalog revision (varint) · previous digest (fixed64) · id (length-prefixed) ·
+//   format (1 byte, 2) · kind (1 byte) · epoch (varint) · leader time (zig-zag varint) ·
+//   catalog revision (varint) · previous digest (fixed64) · intended sequence (varint) ·
+//   id (length-prefixed) ·
 //   write count (varint) · count × [database · table · records (each length-prefixed,
 //   records as cluster/record_codec.h encodes them)]
 //
@@ -14,6 +15,12 @@
 // The digest chain: digest(n) = XXH3(entry n's bytes, seed digest(n-1)), digest(0) = 0. An
 // entry carries its predecessor's digest; a replica whose chain differs has a log that lost
 // or changed entries, and stops rather than diverge.
+//
+// The intended sequence is where the publisher expected the entry to land (its view of the
+// log's end + 1; format 1 has none: 0). NATS's expected-last-sequence check is the first
+// fence; this is the second, at apply: an entry found at another sequence came from a
+// publisher with a stale view, and every replica refuses it alike (a no-op that leaves the
+// chain as it was), so a fence NATS misses cannot fork the replicas.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +45,7 @@ struct LogEntry {
   int64_t leader_nanos = 0;
   int64_t catalog_revision = 0;
   uint64_t previous_digest = 0;
+  uint64_t intended_sequence = 0;  // 0: not known (format 1)
   std::string id;  // the publish's message id: the leader finds its callers' results by it
   std::vector<LogWrite> writes;
 };

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/notification.h"
 #include "cluster/record_codec.h"
 #include "common/coding.h"
 #include "common/strings.h"
@@ -175,8 +176,50 @@ void Replica::ApplyLoop() {
   }
 }
 
+absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry) {
+  // Its publisher's view of the log was stale and NATS's fence let it in: every replica has
+  // the same entries before it and refuses it alike; the chain stays as it was.
+  spdlog::warn("shard {}: entry {} ({}) was published for sequence {}: refused, its publisher's "
+               "view of the log was stale",
+               shard_, sequence, entry.id, entry.intended_sequence);
+  const ReplicaState after{sequence, state().digest};
+  RETURN_IF_ERROR(CommitState(after));
+  std::vector<WriteDone> dones;
+  {
+    absl::MutexLock lock(&mu_);
+    state_ = after;
+    last_refused_ = sequence;
+    changed_.SignalAll();
+    if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
+      dones = std::move(it->second);
+      waiting_.erase(it);
+    }
+  }
+  for (WriteDone& done : dones) {
+    done(absl::UnavailableError(StrCat("shard ", shard_, ": the write reached the log behind "
+                                       "another leader's; retry")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Replica::CommitState(const ReplicaState& after) {
+  WriteOptions applied{.must_apply = true};
+  applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(after));
+  absl::Notification done;
+  absl::Status status;
+  engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
+    status = result.status();
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return status;
+}
+
 absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   ASSIGN_OR_RETURN(LogEntry entry, DecodeLogEntry(bytes));
+  if (entry.intended_sequence != 0 && entry.intended_sequence != sequence) {
+    return Refuse(sequence, entry);
+  }
   ReplicaState before = state();
   if (entry.previous_digest != before.digest) {
     return absl::DataLossError(
@@ -249,6 +292,7 @@ absl::Status Replica::Publish(LogEntry entry, milliseconds patience, uint64_t* s
     expected = published_;
     entry.previous_digest = published_digest_;
   }
+  entry.intended_sequence = expected + 1;
   const std::string bytes = EncodeLogEntry(entry);
   const absl::Time deadline = absl::Now() + absl::FromChrono(patience);
   while (true) {
@@ -317,6 +361,9 @@ absl::Status Replica::Lead(int64_t epoch) {
     return absl::UnavailableError(StrCat("shard ", shard_, ": the barrier was not applied"));
   }
   absl::MutexLock lock(&mu_);
+  if (last_refused_ == sequence) {
+    return absl::AbortedError(StrCat("shard ", shard_, ": the barrier was refused at apply"));
+  }
   if (epoch_ != epoch) return absl::AbortedError("stepped down while taking the lead");
   leading_ = true;
   changed_.SignalAll();

@@ -80,6 +80,10 @@ class Replica {
   void PublishLoop();
   // Applies one entry; runs `done` once it is durable.
   absl::Status Apply(uint64_t sequence, const std::string& bytes);
+  // Applies entry `sequence` as a no-op: it landed elsewhere than its publisher intended.
+  absl::Status Refuse(uint64_t sequence, const LogEntry& entry);
+  // Stores `after` as the applied state (synced).
+  absl::Status CommitState(const ReplicaState& after);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
   void FailQueued(const absl::Status& status);
 
@@ -102,6 +106,8 @@ class Replica {
   uint64_t published_ ABSL_GUARDED_BY(mu_) = 0;         // last sequence this leader published
   uint64_t published_digest_ ABSL_GUARDED_BY(mu_) = 0;  // the chain digest there
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // The last entry refused at apply for landing at another sequence than intended.
+  uint64_t last_refused_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<Submitted> queue_ ABSL_GUARDED_BY(mu_);
   // Entry id -> the callers of its writes, in order; answered by the apply.
   absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting_ ABSL_GUARDED_BY(mu_);

@@ -76,11 +76,18 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
              .client_ca_file = config.tls_client_ca,
              .reload_seconds = config.tls_reload_seconds};
   RETURN_IF_ERROR(CheckTlsFiles(d->tls_));
+  // On a cluster, tokens live in etcd: one made through any node is honoured by all.
+  TokenRecords* tokens =
+      d->cluster_ != nullptr ? static_cast<TokenRecords*>(&d->cluster_->tokens()) : &engine->tokens();
   ASSIGN_OR_RETURN(d->auth_,
-                   Authenticator::Open(&engine->tokens(), &engine->clock(),
+                   Authenticator::Open(tokens, &engine->clock(),
                                        {.enabled = AuthEnabled(config),
                                         .failure_limit = config.auth_failure_limit,
                                         .bootstrap_token_file = BootstrapTokenFile(config)}));
+  if (d->cluster_ != nullptr) {
+    d->cluster_->tokens().Follow(
+        [auth = d->auth_.get()](TokenRecord token) { auth->Install(std::move(token)); });
+  }
   if (config.restore_revoke_tokens) {
     RETURN_IF_ERROR(d->auth_->RevokeAllAndCreateAdmin("restore").status());
   }

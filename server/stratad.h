@@ -47,8 +47,10 @@ class Stratad {
   TlsConfig tls_;
   // In dependency order: each may use the ones above it.
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<cluster::ClusterNode> cluster_;  // with --cluster
+  // The cluster node (gone first) installs other nodes' token changes into auth_, which
+  // uses the node's tokens only while serving calls (none run once the node is gone).
   std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<cluster::ClusterNode> cluster_;  // with --cluster
   std::unique_ptr<ServerMetrics> metrics_;
   std::unique_ptr<QueryRunner> queries_;
   std::unique_ptr<Ingest> ingest_;

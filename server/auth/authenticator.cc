@@ -107,24 +107,43 @@ bool ParseToken(std::string_view token, std::string_view* id, std::string_view* 
   return IsLowerHex(*id) && IsLowerHex(*secret);
 }
 
-absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Open(TokenStore* tokens,
+absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Open(TokenRecords* tokens,
                                                                    const Clock* clock,
                                                                    AuthOptions options) {
   if (sodium_init() < 0) return absl::InternalError("libsodium could not initialize");
   auto auth = std::unique_ptr<Authenticator>(new Authenticator(tokens, clock, std::move(options)));
-  ASSIGN_OR_RETURN(std::vector<TokenRecord> records, tokens->LoadAll());
-  {
-    absl::MutexLock lock(&auth->mu_);
-    for (TokenRecord& record : records) {
-      auto principal = std::make_shared<const Principal>(
-          Principal::ForToken(record.name, record.grants));
-      const std::string id = record.id;
-      const int64_t last_saved = record.last_used_nanos;
-      auth->by_id_[id] = Entry{std::move(record), std::move(principal), last_saved};
-    }
+  RETURN_IF_ERROR(auth->Load());
+  if (!auth->options_.enabled) return auth;
+  absl::Status bootstrapped = auth->Bootstrap();
+  if (absl::IsAborted(bootstrapped)) {
+    // A cluster's nodes starting together race to create the first admin token: one wins
+    // (cluster/replicated_tokens.h), the others take its tokens.
+    RETURN_IF_ERROR(auth->Load());
+    spdlog::warn("auth: another node of the cluster created the first admin token; that "
+                 "node's {} holds it",
+                 auth->options_.bootstrap_token_file);
+    return auth;
   }
-  if (auth->options_.enabled) RETURN_IF_ERROR(auth->Bootstrap());
+  RETURN_IF_ERROR(bootstrapped);
   return auth;
+}
+
+absl::Status Authenticator::Load() {
+  ASSIGN_OR_RETURN(std::vector<TokenRecord> records, tokens_.LoadAll());
+  for (TokenRecord& record : records) Install(std::move(record));
+  return absl::OkStatus();
+}
+
+void Authenticator::Install(TokenRecord record) {
+  absl::MutexLock lock(&mu_);
+  auto [it, added] = by_id_.try_emplace(record.id);
+  Entry& entry = it->second;
+  // Other nodes do not publish each use: the latest this node knows of is kept.
+  record.last_used_nanos = std::max(record.last_used_nanos, entry.record.last_used_nanos);
+  if (added) entry.last_saved_use_nanos = record.last_used_nanos;
+  entry.principal =
+      std::make_shared<const Principal>(Principal::ForToken(record.name, record.grants));
+  entry.record = std::move(record);
 }
 
 absl::Status Authenticator::Bootstrap() {

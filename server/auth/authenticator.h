@@ -54,7 +54,7 @@ class Authenticator {
   // Loads the tokens; with auth on and no token yet, creates the first admin
   // token (see AuthOptions::bootstrap_token_file). `tokens` and `clock` must
   // outlive the Authenticator.
-  static absl::StatusOr<std::unique_ptr<Authenticator>> Open(TokenStore* tokens,
+  static absl::StatusOr<std::unique_ptr<Authenticator>> Open(TokenRecords* tokens,
                                                              const Clock* clock,
                                                              AuthOptions options);
 
@@ -83,6 +83,9 @@ class Authenticator {
                                            std::string_view who);
   // Every token by name, revoked ones included.
   std::vector<TokenRecord> List() const;
+  // A token created or changed through another node of the cluster (cluster/
+  // replicated_tokens.h): takes effect for the very next call here.
+  void Install(TokenRecord record);
   // After a restore: revokes every token (a backup brings back tokens that
   // were revoked after it was taken) and creates a new admin token, written
   // to AuthOptions::bootstrap_token_file (mode 0600) as at a first start.
@@ -100,11 +103,14 @@ class Authenticator {
     int count = 0;
   };
 
-  Authenticator(TokenStore* tokens, const Clock* clock, AuthOptions options)
+  Authenticator(TokenRecords* tokens, const Clock* clock, AuthOptions options)
       : tokens_(*tokens), clock_(*clock), options_(std::move(options)) {}
 
   static std::shared_ptr<const Principal> Unrestricted();
-  absl::Status Bootstrap();
+  // Installs every stored token.
+  absl::Status Load() ABSL_LOCKS_EXCLUDED(mu_);
+  // ABORTED: another node of the cluster created the first token at the same time.
+  absl::Status Bootstrap() ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<CreatedToken> CreateLocked(std::string_view name,
                                             const std::vector<std::string>& grants,
                                             int64_t expires_nanos, std::string_view secret_token)
@@ -117,7 +123,7 @@ class Authenticator {
   // Non-OK while the peer is over its failure limit.
   absl::Status CheckNotLimited(std::string_view peer_address);
 
-  TokenStore& tokens_;
+  TokenRecords& tokens_;
   const Clock& clock_;
   const AuthOptions options_;
   mutable absl::Mutex mu_;

@@ -26,17 +26,28 @@ struct TokenRecord {
   int64_t revoked_nanos = 0;  // 0: not revoked
 };
 
-class TokenStore {
+// Where tokens are kept: this node's catalog family (TokenStore), or the cluster's etcd
+// (cluster/replicated_tokens.h), which also tells of changes made through other nodes.
+class TokenRecords {
+ public:
+  virtual ~TokenRecords() = default;
+  // Every token, in id order.
+  virtual absl::StatusOr<std::vector<TokenRecord>> LoadAll() const = 0;
+  // Creates or replaces a token; durable when it returns. ABORTED when another node changed
+  // the token (or took its name) since this one last saw it: nothing was written.
+  virtual absl::Status Put(const TokenRecord& token) = 0;
+  // Records a last-use time: not synced (a crash may lose the newest).
+  virtual absl::Status PutLastUse(const TokenRecord& token) = 0;
+};
+
+class TokenStore final : public TokenRecords {
  public:
   // `store` must outlive the TokenStore.
   explicit TokenStore(Store* store) : store_(*store) {}
 
-  // Every token, in id order.
-  absl::StatusOr<std::vector<TokenRecord>> LoadAll() const;
-  // Creates or replaces a token; durable when it returns.
-  absl::Status Put(const TokenRecord& token);
-  // Records a last-use time: not synced (a crash may lose the newest).
-  absl::Status PutLastUse(const TokenRecord& token);
+  absl::StatusOr<std::vector<TokenRecord>> LoadAll() const override;
+  absl::Status Put(const TokenRecord& token) override;
+  absl::Status PutLastUse(const TokenRecord& token) override;
 
  private:
   Store& store_;

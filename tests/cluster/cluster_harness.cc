@@ -8,12 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "grpcpp/client_context.h"
+#include "gtest/gtest.h"
 #include "grpcpp/create_channel.h"
 #include "httplib.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
@@ -128,6 +130,25 @@ TestCluster::~TestCluster() {
   nodes_.clear();
   for (auto& n : nats_) n->Stop();
   for (auto& e : etcd_) e->Stop();
+  if (::testing::Test::HasFailure()) KeepServerLogs();
+}
+
+void TestCluster::KeepServerLogs() const {
+  // Beside the nodes' logs (StratadProcess keeps those): what NATS and etcd said.
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const char* configured = std::getenv("STRATA_TEST_ARTIFACTS");
+  const std::filesystem::path dir = configured != nullptr ? configured : "test-artifacts";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string prefix =
+      test == nullptr ? "cluster" : std::string(test->test_suite_name()) + "." + test->name();
+  for (const char* server : {"nats", "etcd"}) {
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = server + std::to_string(i) + ".log";
+      std::filesystem::copy_file(dir_.Sub(name), dir / (prefix + "." + name),
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+    }
+  }
 }
 
 std::string TestCluster::etcd_endpoints() const {
@@ -143,7 +164,7 @@ std::string TestCluster::nats_urls() const {
 }
 
 std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
-  return {"--cluster",
+  std::vector<std::string> args = {"--cluster",
           "--node-id",
           id,
           "--etcd",
@@ -156,6 +177,8 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
           std::to_string(options_.shards),
           "--cluster-lease-seconds",
           std::to_string(options_.lease_seconds)};
+  args.insert(args.end(), options_.node_flags.begin(), options_.node_flags.end());
+  return args;
 }
 
 bool TestCluster::WaitNatsHealthy(int i, std::chrono::seconds timeout) {

@@ -49,6 +49,7 @@ class TestCluster {
     int shards = 4;
     int lease_seconds = 3;
     bool jetstream = true;  // false: NATS servers without JetStream (a start-up error test)
+    std::vector<std::string> node_flags;  // more flags for every node ("--auth", "on")
   };
   explicit TestCluster(Options options);
   TestCluster() : TestCluster(Options()) {}
@@ -90,6 +91,7 @@ class TestCluster {
   const std::string& error() const { return error_; }
 
  private:
+  void KeepServerLogs() const;
   Options options_;
   TempDir dir_;
   std::string secret_ = "cluster-test-secret-0123456789";

@@ -66,7 +66,10 @@ void StratadProcess::KeepLogOfFailure() const {
   const std::filesystem::path dir = configured != nullptr ? configured : "test-artifacts";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  const std::string name = test == nullptr ? "unknown" : StrCatForPath(test->test_suite_name(), test->name());
+  // The temp dir's name tells the processes of one test apart (a cluster test runs several).
+  const std::string name =
+      (test == nullptr ? "unknown" : StrCatForPath(test->test_suite_name(), test->name())) + "." +
+      std::filesystem::path(log_path_).parent_path().filename().string();
   std::filesystem::copy_file(log_path_, dir / (name + ".stratad.log"),
                              std::filesystem::copy_options::overwrite_existing, ec);
   std::ifstream in(log_path_);

@@ -57,6 +57,7 @@ TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
                  .leader_nanos = 1'700'000'000'000'000'000,
                  .catalog_revision = 42,
                  .previous_digest = 0xfeedfacecafebeefULL,
+                 .intended_sequence = 300,
                  .id = "n1-3-17-9"};
   entry.writes.push_back({"demo", "cpu", "records-bytes"});
   entry.writes.push_back({"demo", "mem", ""});
@@ -68,6 +69,7 @@ TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
   EXPECT_EQ(decoded->leader_nanos, entry.leader_nanos);
   EXPECT_EQ(decoded->catalog_revision, 42);
   EXPECT_EQ(decoded->previous_digest, entry.previous_digest);
+  EXPECT_EQ(decoded->intended_sequence, 300u);
   EXPECT_EQ(decoded->id, "n1-3-17-9");
   ASSERT_EQ(decoded->writes.size(), 2u);
   EXPECT_EQ(decoded->writes[1].table, "mem");
@@ -75,6 +77,14 @@ TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_FALSE(DecodeLogEntry(bytes.substr(0, n)).ok()) << n;
   }
+  // Format 1 (no intended sequence) still reads: its entries are not checked for it.
+  std::string v1 = bytes;
+  v1[0] = 1;
+  v1.erase(2 + 1 + 9 + 1 + 8, 2);  // the header's varints: 17, leader time (9), 42; 300 is 2 bytes
+  auto old = DecodeLogEntry(v1);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->intended_sequence, 0u);
+  EXPECT_EQ(old->id, "n1-3-17-9");
   std::string unknown_kind = bytes;
   unknown_kind[1] = 9;
   EXPECT_FALSE(DecodeLogEntry(unknown_kind).ok());
