@@ -10,4 +10,4 @@ cd "$(dirname "$0")/.."
 scripts/build.sh cluster_test stratad >/dev/null
 STRATA_SOAK_CYCLES=${1:-20} build/tests/cluster_test --gtest_also_run_disabled_tests \
   --gtest_filter='ClusterSoak.DISABLED_FaultCycles' 2>&1 |
-  grep -E '^(cycle|soak|leader|write rate|\[ |.*Failure)'
+  grep --line-buffered -E '^(cycle|soak|leader|write rate|\[ |.*Failure)'

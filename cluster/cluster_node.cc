@@ -99,6 +99,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   RETURN_IF_ERROR(node->catalog_->Start());
   node->tokens_ =
       std::make_unique<ReplicatedTokens>(node->etcd_.get(), node->root_, &engine->tokens());
+  node->scheduled_ = std::make_unique<ReplicatedScheduledQueries>(node->etcd_.get(), node->root_);
   ReplicatedCatalog* catalog = node->catalog_.get();
   for (uint32_t shard = 0; shard < node->shards_; ++shard) {
     node->replicas_.push_back(std::make_unique<Replica>(
@@ -142,6 +143,7 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
   for (uint32_t shard = 0; shard < shards_; ++shard) {
     campaigners_.emplace_back([this, shard] { Campaign(shard); });
   }
+  campaigners_.emplace_back([this] { CampaignForScheduler(); });
   spdlog::info("cluster {}: node {} serves at {} ({} shards, logs on NATS with {} copies)",
                options_.name, options_.node_id, advertise, shards_, options_.log_replicas);
   return absl::OkStatus();
@@ -350,6 +352,31 @@ void ClusterNode::Campaign(uint32_t shard) {
   }
 }
 
+void ClusterNode::CampaignForScheduler() {
+  // Checked once a second: a runner whose lease ended (dead, paused, cut off) loses the key
+  // with it and another node takes it within the lease and a second. A paused runner may
+  // run a due invocation before it learns it lost the role: the run's records carry its
+  // invocation time as their version, so a second run of it writes nothing new.
+  const std::string key = root_ + "scheduler";
+  while (!stopping_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    int64_t lease = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      lease = lease_;
+    }
+    bool runs = false;
+    if (lease != 0) {
+      auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
+      runs = holder.ok() && holder->value == options_.node_id && holder->lease == lease;
+    }
+    const bool was = runs_scheduler_.exchange(runs);
+    if (runs == was) continue;
+    spdlog::info("cluster: node {} {} the cluster's scheduled queries", options_.node_id,
+                 runs ? "runs" : "no longer runs");
+    if (runs && on_became_scheduler_) on_became_scheduler_();
+  }
+}
+
 std::string ClusterNode::LeaderAddress(uint32_t shard, bool* self) {
   absl::MutexLock lock(&mu_);
   if (shard >= leaders_.size()) return "";
@@ -395,6 +422,20 @@ std::vector<NodeStatus> ClusterNode::Nodes() {
   absl::MutexLock lock(&mu_);
   std::vector<NodeStatus> out;
   for (const auto& [id, address] : nodes_) out.push_back({id, address});
+  return out;
+}
+
+std::vector<LocalShardStatus> ClusterNode::LocalShards() {
+  std::vector<LocalShardStatus> out;
+  for (const auto& replica : replicas_) {
+    LocalShardStatus s{.shard = replica->shard(),
+                       .leading = replica->leading(),
+                       .healthy = replica->health().ok(),
+                       .applied = replica->state().applied,
+                       .counts = replica->counts()};
+    if (s.leading) s.epoch = replica->epoch();
+    out.push_back(s);
+  }
   return out;
 }
 

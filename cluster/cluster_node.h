@@ -13,7 +13,9 @@
 // Thread-safety: every public method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -26,6 +28,7 @@
 #include "cluster/jetstream.h"
 #include "cluster/replica.h"
 #include "cluster/replicated_catalog.h"
+#include "cluster/replicated_scheduled_queries.h"
 #include "cluster/replicated_tokens.h"
 #include "cluster/shard_router.h"
 #include "storage/engine.h"
@@ -50,6 +53,16 @@ struct ShardStatus {
   std::vector<Copy> replicas;
 };
 
+// This node's replica of a shard, as /metrics shows it (no call to NATS or another node).
+struct LocalShardStatus {
+  uint32_t shard = 0;
+  bool leading = false;
+  int64_t epoch = 0;  // when leading
+  bool healthy = true;  // false: the applier stopped (a gap, a broken chain)
+  uint64_t applied = 0;
+  Replica::Counts counts;
+};
+
 struct NodeStatus {
   std::string id;
   std::string address;
@@ -69,6 +82,14 @@ class ClusterNode final : public ShardDirectory {
 
   CatalogChanges& catalog_changes() { return *catalog_; }
   ReplicatedTokens& tokens() { return *tokens_; }
+  ReplicatedScheduledQueries& scheduled_queries() { return *scheduled_; }
+  // True while this node is the one that runs the cluster's scheduled queries (it holds
+  // "<root>scheduler" under its lease). `on_became_runner` (set before Serve) runs each time
+  // this node takes that role, so it can load what the previous runner recorded.
+  bool RunsScheduledQueries() const { return runs_scheduler_.load(); }
+  void OnBecameScheduler(std::function<void()> on_became_runner) {
+    on_became_scheduler_ = std::move(on_became_runner);
+  }
   WriteSink& write_sink() { return *router_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
@@ -79,6 +100,7 @@ class ClusterNode final : public ShardDirectory {
   absl::Status CatchUp(std::chrono::milliseconds wait);
 
   std::vector<NodeStatus> Nodes();
+  std::vector<LocalShardStatus> LocalShards();
   // Every shard, with what each node's replica applied (asked over the internal service).
   std::vector<ShardStatus> Shards();
 
@@ -104,6 +126,8 @@ class ClusterNode final : public ShardDirectory {
   absl::Status JoinLease();
   void FollowMembership(int64_t revision);
   void Campaign(uint32_t shard);
+  // Holds, or waits to take, the scheduled-query runner's key.
+  void CampaignForScheduler();
   bool Preferred(uint32_t shard);
   std::string LeaderKey(uint32_t shard) const;
 
@@ -115,6 +139,7 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<JetStream> log_;
   std::unique_ptr<ReplicatedCatalog> catalog_;
   std::unique_ptr<ReplicatedTokens> tokens_;
+  std::unique_ptr<ReplicatedScheduledQueries> scheduled_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<grpc::Service> service_;
@@ -129,6 +154,8 @@ class ClusterNode final : public ShardDirectory {
   std::vector<Leader> leaders_ ABSL_GUARDED_BY(mu_);
   absl::Notification stopping_;
   std::vector<std::thread> campaigners_;
+  std::atomic<bool> runs_scheduler_{false};
+  std::function<void()> on_became_scheduler_;
 };
 
 }  // namespace strata::cluster

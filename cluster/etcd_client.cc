@@ -184,22 +184,32 @@ absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
 absl::StatusOr<bool> EtcdClient::PutIfUnchanged(std::string_view key, std::string_view value,
                                                 int64_t expected_mod_revision) {
   ASSIGN_OR_RETURN(int64_t revision,
-                   PutAllIfUnchanged({{std::string(key), std::string(value), expected_mod_revision}}));
+                   CommitIfUnchanged({{std::string(key), expected_mod_revision}},
+                                     {{.key = std::string(key), .value = std::string(value)}}));
   return revision != 0;
 }
 
-absl::StatusOr<int64_t> EtcdClient::PutAllIfUnchanged(const std::vector<GuardedPut>& puts) {
+absl::StatusOr<int64_t> EtcdClient::CommitIfUnchanged(const std::vector<Guard>& guards,
+                                                      const std::vector<Change>& changes) {
   etcdserverpb::TxnRequest request;
-  for (const GuardedPut& p : puts) {
+  for (const Guard& g : guards) {
     // An absent key compares as mod_revision 0.
     auto* compare = request.add_compare();
-    compare->set_key(p.key);
+    compare->set_key(g.key);
     compare->set_target(etcdserverpb::Compare::MOD);
     compare->set_result(etcdserverpb::Compare::EQUAL);
-    compare->set_mod_revision(p.expected_mod_revision);
-    auto* put = request.add_success()->mutable_request_put();
-    put->set_key(p.key);
-    put->set_value(p.value);
+    compare->set_mod_revision(g.mod_revision);
+  }
+  for (const Change& c : changes) {
+    if (c.erase) {
+      auto* erase = request.add_success()->mutable_request_delete_range();
+      erase->set_key(c.key);
+      if (!c.range_end.empty()) erase->set_range_end(c.range_end);
+    } else {
+      auto* put = request.add_success()->mutable_request_put();
+      put->set_key(c.key);
+      put->set_value(c.value);
+    }
   }
   ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction"));
   return response.succeeded() ? response.header().revision() : 0;

@@ -63,15 +63,21 @@ class EtcdClient {
   // another change came first.
   absl::StatusOr<bool> PutIfUnchanged(std::string_view key, std::string_view value,
                                       int64_t expected_mod_revision);
-  // Puts every key in one transaction, only if each key's mod_revision is still the expected
-  // one (0: the key must be absent). Returns the new revision, or 0 when a compare failed
-  // (nothing was written).
-  struct GuardedPut {
+  // One transaction: every change, only if each guarded key's mod_revision is still the
+  // expected one (0: the key must be absent). Returns the new revision, or 0 when a compare
+  // failed (nothing was written).
+  struct Guard {
     std::string key;
-    std::string value;
-    int64_t expected_mod_revision = 0;
+    int64_t mod_revision = 0;
   };
-  absl::StatusOr<int64_t> PutAllIfUnchanged(const std::vector<GuardedPut>& puts);
+  struct Change {
+    std::string key;
+    std::string value;      // put (unless erase)
+    bool erase = false;     // delete [key, range_end), or key alone when range_end is empty
+    std::string range_end;
+  };
+  absl::StatusOr<int64_t> CommitIfUnchanged(const std::vector<Guard>& guards,
+                                            const std::vector<Change>& changes);
   // Deletes `key`, only if its create_revision is `expected` when that is not 0 (a leader
   // gives up its own key, not a successor's).
   absl::Status Delete(std::string_view key, int64_t expected_create_revision = 0);

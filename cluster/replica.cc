@@ -116,6 +116,11 @@ int64_t Replica::epoch() {
   return epoch_;
 }
 
+Replica::Counts Replica::counts() {
+  absl::MutexLock lock(&mu_);
+  return counts_;
+}
+
 void Replica::ApplyLoop() {
   while (true) {
     uint64_t from = 0;
@@ -176,29 +181,35 @@ void Replica::ApplyLoop() {
   }
 }
 
-absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry) {
-  // Its publisher's view of the log was stale and NATS's fence let it in: every replica has
-  // the same entries before it and refuses it alike; the chain stays as it was.
-  spdlog::warn("shard {}: entry {} ({}) was published for sequence {}: refused, its publisher's "
-               "view of the log was stale",
-               shard_, sequence, entry.id, entry.intended_sequence);
+absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why) {
+  // Every replica has the same entries before this one, so every replica refuses it alike;
+  // the chain stays as it was.
+  spdlog::warn("shard {}: entry {} ({}) refused: {}", shard_, sequence, entry.id, why);
   const ReplicaState after{sequence, state().digest};
   RETURN_IF_ERROR(CommitState(after));
-  std::vector<WriteDone> dones;
+  absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting;
   {
     absl::MutexLock lock(&mu_);
     state_ = after;
-    last_refused_ = sequence;
-    changed_.SignalAll();
-    if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
-      dones = std::move(it->second);
+    ++counts_.refused;
+    if (leading_) {
+      // Refused or not its own, the entry says this leader's view of the log (where it ends,
+      // its digest) may be wrong: it leads again only after a barrier from what it applied.
+      leading_ = false;
+      waiting.swap(waiting_);
+    } else if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
+      waiting.emplace(it->first, std::move(it->second));
       waiting_.erase(it);
     }
+    changed_.SignalAll();
   }
-  for (WriteDone& done : dones) {
-    done(absl::UnavailableError(StrCat("shard ", shard_, ": the write reached the log behind "
-                                       "another leader's; retry")));
+  const absl::Status retry = absl::UnavailableError(
+      StrCat("shard ", shard_, ": the write did not enter the log (its leader's view of the log "
+                               "was stale); retry"));
+  for (auto& [id, dones] : waiting) {
+    for (WriteDone& done : dones) done(retry);
   }
+  FailQueued(retry);
   return absl::OkStatus();
 }
 
@@ -218,14 +229,15 @@ absl::Status Replica::CommitState(const ReplicaState& after) {
 absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   ASSIGN_OR_RETURN(LogEntry entry, DecodeLogEntry(bytes));
   if (entry.intended_sequence != 0 && entry.intended_sequence != sequence) {
-    return Refuse(sequence, entry);
+    return Refuse(sequence, entry,
+                  StrCat("its publisher meant it for sequence ", entry.intended_sequence));
   }
   ReplicaState before = state();
   if (entry.previous_digest != before.digest) {
-    return absl::DataLossError(
-        StrCat("entry ", sequence, " of shard ", shard_, "'s log follows digest ",
-               entry.previous_digest, " but this replica applied ", before.applied,
-               " entries with digest ", before.digest, ": the log lost or changed entries"));
+    return Refuse(sequence, entry,
+                  StrCat("it follows digest ", entry.previous_digest, " but the log's entries to ",
+                         before.applied, " have digest ", before.digest,
+                         ": its publisher's view of the log was not the log"));
   }
   if (entry.catalog_revision > 0 && !catalog_wait_(entry.catalog_revision, milliseconds(5000))) {
     return absl::UnavailableError(
@@ -275,6 +287,8 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   {
     absl::MutexLock lock(&mu_);
     state_ = after;
+    ++counts_.applied;
+    if (entry.kind == LogEntry::kBarrier && entry.id == barrier_id_) barrier_at_ = sequence;
     changed_.SignalAll();
     if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
       dones = std::move(it->second);
@@ -308,6 +322,7 @@ absl::Status Replica::Publish(LogEntry entry, milliseconds patience, uint64_t* s
       *sequence = ack->sequence;
       absl::MutexLock lock(&mu_);
       published_ = ack->sequence;
+      ++counts_.published;
       published_digest_ = ChainDigest(entry.previous_digest, bytes);
       return absl::OkStatus();
     }
@@ -323,6 +338,12 @@ absl::Status Replica::Lead(int64_t epoch) {
     absl::MutexLock lock(&mu_);
     leading_ = false;
     epoch_ = epoch;
+    // A publish still under way would move the view of the log this takes below.
+    mu_.Await(absl::Condition(
+        +[](Replica* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
+          return !r->publishing_ || r->stopping_;
+        },
+        this));
   }
   ASSIGN_OR_RETURN(uint64_t last, log_.LastSequence(stream_, kPublishTimeout));
   if (last == 0) {
@@ -346,23 +367,29 @@ absl::Status Replica::Lead(int64_t epoch) {
   }
   // Its own message id each time: a barrier retried under one id after a failed attempt
   // would be answered as the earlier one's duplicate.
-  uint64_t attempt = 0;
-  {
-    absl::MutexLock lock(&mu_);
-    attempt = next_id_++;
-  }
   LogEntry barrier{.kind = LogEntry::kBarrier,
                    .epoch = epoch,
-                   .leader_nanos = engine_.clock().NowNanos(),
-                   .id = StrCat(node_id_, "-", shard_, "-", epoch, "-barrier-", attempt)};
+                   .leader_nanos = engine_.clock().NowNanos()};
+  {
+    absl::MutexLock lock(&mu_);
+    barrier.id = StrCat(node_id_, "-", shard_, "-", epoch, "-barrier-", next_id_++);
+    barrier_id_ = barrier.id;
+    barrier_at_ = 0;
+  }
   uint64_t sequence = 0;
   RETURN_IF_ERROR(Publish(std::move(barrier), kPublishPatience, &sequence));
   if (!WaitApplied(sequence, milliseconds(30000))) {
     return absl::UnavailableError(StrCat("shard ", shard_, ": the barrier was not applied"));
   }
   absl::MutexLock lock(&mu_);
-  if (last_refused_ == sequence) {
-    return absl::AbortedError(StrCat("shard ", shard_, ": the barrier was refused at apply"));
+  // NATS's acknowledgement is not trusted alone: this replica applied the barrier, at the
+  // sequence NATS named (seen once: an acknowledgement naming the sequence another entry
+  // held, while NATS regained its quorum).
+  if (barrier_at_ != sequence) {
+    published_ = state_.applied;
+    published_digest_ = state_.digest;
+    return absl::AbortedError(StrCat("shard ", shard_, ": NATS acknowledged the barrier at ",
+                                     sequence, " but this replica did not apply it there"));
   }
   if (epoch_ != epoch) return absl::AbortedError("stepped down while taking the lead");
   leading_ = true;
@@ -429,10 +456,16 @@ void Replica::PublishLoop() {
       entry.leader_nanos = engine_.clock().NowNanos();
       entry.id = StrCat(node_id_, "-", shard_, "-", epoch_, "-", next_id_++);
       waiting_[entry.id] = std::move(dones);
+      publishing_ = true;
     }
     const std::string id = entry.id;
     uint64_t sequence = 0;
     absl::Status published = Publish(std::move(entry), kPublishPatience, &sequence);
+    {
+      absl::MutexLock lock(&mu_);
+      publishing_ = false;
+      changed_.SignalAll();
+    }
     if (published.ok()) continue;
     {
       absl::MutexLock lock(&mu_);

@@ -52,7 +52,7 @@ class Replica {
   ReplicaState state();
   // Blocks until the log is applied up to `sequence`; false after `wait`.
   bool WaitApplied(uint64_t sequence, std::chrono::milliseconds wait);
-  // The error that stopped the applier (a gap, a broken digest chain), or OK.
+  // The error that stopped the applier (a gap in the log, a malformed entry), or OK.
   absl::Status health();
 
   // Leads the shard at `epoch` (the etcd leader key's create revision): applies the log to
@@ -63,6 +63,15 @@ class Replica {
   void StepDown();
   bool leading();
   int64_t epoch();
+
+  // Since the node started: entries applied, entries refused for landing elsewhere than
+  // intended, entries this replica published as leader.
+  struct Counts {
+    uint64_t applied = 0;
+    uint64_t refused = 0;
+    uint64_t published = 0;
+  };
+  Counts counts();
 
   // Writes one forwarded part of a request (record_codec.h records) through the log; `done`
   // runs with the apply's result, record indices as the records carry them.
@@ -80,8 +89,9 @@ class Replica {
   void PublishLoop();
   // Applies one entry; runs `done` once it is durable.
   absl::Status Apply(uint64_t sequence, const std::string& bytes);
-  // Applies entry `sequence` as a no-op: it landed elsewhere than its publisher intended.
-  absl::Status Refuse(uint64_t sequence, const LogEntry& entry);
+  // Applies entry `sequence` as a no-op (`why`: it landed elsewhere than its publisher
+  // intended, or does not follow the chain); a leader stops leading until a new barrier.
+  absl::Status Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why);
   // Stores `after` as the applied state (synced).
   absl::Status CommitState(const ReplicaState& after);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
@@ -106,8 +116,11 @@ class Replica {
   uint64_t published_ ABSL_GUARDED_BY(mu_) = 0;         // last sequence this leader published
   uint64_t published_digest_ ABSL_GUARDED_BY(mu_) = 0;  // the chain digest there
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
-  // The last entry refused at apply for landing at another sequence than intended.
-  uint64_t last_refused_ ABSL_GUARDED_BY(mu_) = 0;
+  bool publishing_ ABSL_GUARDED_BY(mu_) = false;  // a PublishLoop publish is under way
+  // The barrier Lead published last, and the sequence this replica applied it at (0: not).
+  std::string barrier_id_ ABSL_GUARDED_BY(mu_);
+  uint64_t barrier_at_ ABSL_GUARDED_BY(mu_) = 0;
+  Counts counts_ ABSL_GUARDED_BY(mu_);
   std::deque<Submitted> queue_ ABSL_GUARDED_BY(mu_);
   // Entry id -> the callers of its writes, in order; answered by the apply.
   absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting_ ABSL_GUARDED_BY(mu_);

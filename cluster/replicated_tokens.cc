@@ -49,20 +49,23 @@ absl::StatusOr<std::vector<TokenRecord>> ReplicatedTokens::LoadAll() const {
 }
 
 absl::Status ReplicatedTokens::Put(const TokenRecord& token) {
-  std::vector<EtcdClient::GuardedPut> puts;
+  std::vector<EtcdClient::Guard> guards;
+  std::vector<EtcdClient::Change> puts;
   {
     absl::MutexLock lock(&mu_);
     const std::string id_key = IdKey(token.id);
     const int64_t seen = seen_.contains(id_key) ? seen_[id_key] : 0;
-    puts.push_back({id_key, EncodeToken(token), seen});
+    guards.push_back({id_key, seen});
+    puts.push_back({.key = id_key, .value = EncodeToken(token)});
     if (seen == 0) {
       // A new token takes its name from whichever token held it (the caller checked that one
       // is revoked, as this node saw it).
       const std::string name_key = NameKey(token.name);
-      puts.push_back({name_key, token.id, seen_.contains(name_key) ? seen_[name_key] : 0});
+      guards.push_back({name_key, seen_.contains(name_key) ? seen_[name_key] : 0});
+      puts.push_back({.key = name_key, .value = token.id});
     }
   }
-  ASSIGN_OR_RETURN(int64_t revision, etcd_.PutAllIfUnchanged(puts));
+  ASSIGN_OR_RETURN(int64_t revision, etcd_.CommitIfUnchanged(guards, puts));
   if (revision == 0) {
     return absl::AbortedError(StrCat("the token \"", token.name,
                                      "\" was created or changed through another node at the "

@@ -100,6 +100,22 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   }
 
   d->metrics_ = std::make_unique<ServerMetrics>(engine);
+  if (d->cluster_ != nullptr) {
+    d->metrics_->SetShardSource([node = d->cluster_.get()] {
+      std::vector<ShardSnapshot> out;
+      for (const cluster::LocalShardStatus& s : node->LocalShards()) {
+        out.push_back({.shard = s.shard,
+                       .leading = s.leading,
+                       .epoch = s.epoch,
+                       .healthy = s.healthy,
+                       .applied = s.applied,
+                       .entries_applied = s.counts.applied,
+                       .entries_refused = s.counts.refused,
+                       .entries_published = s.counts.published});
+      }
+      return out;
+    });
+  }
   d->queries_ = std::make_unique<QueryRunner>(
       engine, d->metrics_.get(),
       QueryLimits{.default_timeout_millis = config.query_timeout_seconds * 1000LL,
@@ -118,15 +134,29 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),
                                d->cluster_ != nullptr ? &d->cluster_->write_sink() : nullptr, ddl);
-  ASSIGN_OR_RETURN(
-      d->scheduled_,
-      ScheduledQueries::Open(
-          engine, d->queries_.get(), d->ingest_.get(), d->auth_.get(),
-          {.workers = config.scheduled_query_workers,
-           .max_catch_up = config.scheduled_query_max_catch_up,
-           .history = config.scheduled_query_history,
-           .retries = config.scheduled_query_retries,
-           .retry_delay_nanos = config.scheduled_query_retry_delay_seconds * kNanosPerSecond}));
+  ScheduledQueryOptions scheduling{
+      .workers = config.scheduled_query_workers,
+      .max_catch_up = config.scheduled_query_max_catch_up,
+      .history = config.scheduled_query_history,
+      .retries = config.scheduled_query_retries,
+      .retry_delay_nanos = config.scheduled_query_retry_delay_seconds * kNanosPerSecond};
+  if (d->cluster_ != nullptr) {
+    // Kept in etcd, run by the one node the cluster elects.
+    scheduling.records = &d->cluster_->scheduled_queries();
+    scheduling.runs_here = [node = d->cluster_.get()] { return node->RunsScheduledQueries(); };
+  }
+  ASSIGN_OR_RETURN(d->scheduled_,
+                   ScheduledQueries::Open(engine, d->queries_.get(), d->ingest_.get(),
+                                          d->auth_.get(), std::move(scheduling)));
+  if (d->cluster_ != nullptr) {
+    auto reload = [scheduled = d->scheduled_.get()] {
+      if (absl::Status s = scheduled->Reload(); !s.ok()) {
+        spdlog::warn("scheduled queries: could not read them from etcd: {}", s.message());
+      }
+    };
+    d->cluster_->scheduled_queries().Follow(reload);
+    d->cluster_->OnBecameScheduler(reload);
+  }
   d->queries_->SetSystemTables([scheduled = d->scheduled_.get(),
                                 node = d->cluster_.get()](std::shared_ptr<const Principal> caller) {
     auto tables = scheduled->SystemTablesFor(std::move(caller));
@@ -206,6 +236,10 @@ absl::Status Stratad::Stop(std::chrono::seconds grace) {
   return engine_->Close();
 }
 
-Stratad::~Stratad() = default;
+Stratad::~Stratad() {
+  // The cluster node's watches call into the scheduler and the authenticator: it goes first
+  // (Stop did so already unless start-up failed).
+  cluster_.reset();
+}
 
 }  // namespace strata

@@ -98,11 +98,16 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
     absl::MutexLock lock(&mu_);
     connections_.emplace_back(std::move(door), std::move(open));
   }
+  void SetShardSource(std::function<std::vector<ShardSnapshot>()> source) {
+    absl::MutexLock lock(&mu_);
+    shards_ = std::move(source);
+  }
 
   std::vector<MetricFamily> Collect() const override {
     std::vector<MetricFamily> out;
     CollectAdmission(out);
     CollectConnections(out);
+    CollectShards(out);
     CollectWrites(out);
     CollectTables(out);
     CollectRocksDb(out);
@@ -141,6 +146,51 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
                                MetricType::Gauge);
     for (const auto& [door, count] : connections_) Add(open, count(), {{"door", door}});
     out.push_back(std::move(open));
+  }
+
+  void CollectShards(std::vector<MetricFamily>& out) const {
+    std::function<std::vector<ShardSnapshot>()> source;
+    {
+      absl::MutexLock lock(&mu_);
+      source = shards_;
+    }
+    if (!source) return;
+    MetricFamily applied = Family("strata_shard_applied_sequence",
+                                  "The last log sequence this node's replica of the shard applied "
+                                  "(a replica's lag: the highest of any node's, minus this).",
+                                  MetricType::Gauge);
+    MetricFamily leading = Family("strata_shard_leader",
+                                  "1 while this node leads the shard.", MetricType::Gauge);
+    MetricFamily epoch = Family("strata_shard_epoch",
+                                "The shard leadership's epoch, while this node leads it.",
+                                MetricType::Gauge);
+    MetricFamily healthy =
+        Family("strata_shard_replica_healthy",
+               "0 once this node's replica stopped applying (a gap or a broken digest chain: "
+               "see the log).",
+               MetricType::Gauge);
+    MetricFamily entries = Family("strata_shard_log_entries_total",
+                                  "Log entries this node's replica applied, refused (published "
+                                  "by a leader with a stale view) or published as leader, since "
+                                  "the node started.",
+                                  MetricType::Counter);
+    for (const ShardSnapshot& s : source()) {
+      const std::vector<ClientMetric::Label> id = {{"shard", std::to_string(s.shard)}};
+      Add(applied, static_cast<double>(s.applied), id);
+      Add(leading, s.leading ? 1 : 0, id);
+      Add(epoch, static_cast<double>(s.epoch), id);
+      Add(healthy, s.healthy ? 1 : 0, id);
+      for (const auto& [outcome, n] : {std::pair{"applied", s.entries_applied},
+                                       std::pair{"refused", s.entries_refused},
+                                       std::pair{"published", s.entries_published}}) {
+        std::vector<ClientMetric::Label> labels = id;
+        labels.push_back({"outcome", outcome});
+        Add(entries, static_cast<double>(n), labels);
+      }
+    }
+    for (MetricFamily* f : {&applied, &leading, &epoch, &healthy, &entries}) {
+      out.push_back(std::move(*f));
+    }
   }
 
   void CollectWrites(std::vector<MetricFamily>& out) const {
@@ -276,6 +326,7 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
   mutable absl::Mutex mu_;
   std::function<AdmissionSnapshot()> admission_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, std::function<int()>>> connections_ ABSL_GUARDED_BY(mu_);
+  std::function<std::vector<ShardSnapshot>()> shards_ ABSL_GUARDED_BY(mu_);
 };
 
 ServerMetrics::ServerMetrics(Engine* engine)
@@ -362,6 +413,10 @@ void ServerMetrics::CountHttpRequest(std::string_view endpoint, int http_status)
 
 void ServerMetrics::SetConnectionSource(std::string door, std::function<int()> open) {
   scrape_->SetConnectionSource(std::move(door), std::move(open));
+}
+
+void ServerMetrics::SetShardSource(std::function<std::vector<ShardSnapshot>()> source) {
+  scrape_->SetShardSource(std::move(source));
 }
 
 void ServerMetrics::CountWrite(const WriteResult& result) {

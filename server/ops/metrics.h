@@ -35,6 +35,18 @@ struct AdmissionSnapshot {
   int64_t memory_refusals = 0;
 };
 
+// This node's replica of one shard of a cluster (docs/cluster.md), read at scrape time.
+struct ShardSnapshot {
+  uint32_t shard = 0;
+  bool leading = false;
+  int64_t epoch = 0;
+  bool healthy = true;
+  uint64_t applied = 0;
+  uint64_t entries_applied = 0;
+  uint64_t entries_refused = 0;
+  uint64_t entries_published = 0;
+};
+
 class ServerMetrics {
  public:
   // `engine` must outlive the metrics.
@@ -54,6 +66,8 @@ class ServerMetrics {
   // Where the open connections of a front door ("http", "postgres") are
   // counted, read at scrape time.
   void SetConnectionSource(std::string door, std::function<int()> open);
+  // On a cluster: where this node's shard replicas are read at scrape time.
+  void SetShardSource(std::function<std::vector<ShardSnapshot>()> source);
 
   // Everything, in the Prometheus text exposition format.
   std::string Render() const;

@@ -149,15 +149,17 @@ absl::StatusOr<std::unique_ptr<ScheduledQueries>> ScheduledQueries::Open(
     Engine* engine, StatementRunner* queries, Ingest* ingest, Authenticator* auth,
     ScheduledQueryOptions options) {
   std::unique_ptr<ScheduledQueries> out(
-      new ScheduledQueries(engine, queries, ingest, auth, options));
-  RETURN_IF_ERROR(out->Load());
+      new ScheduledQueries(engine, queries, ingest, auth, std::move(options)));
+  ASSIGN_OR_RETURN(Entries loaded, out->LoadEntries());
+  absl::MutexLock lock(&out->mu_);
+  out->entries_ = std::move(loaded);
+  if (!out->entries_.empty()) spdlog::info("scheduled queries: {} loaded", out->entries_.size());
   return out;
 }
 
-absl::Status ScheduledQueries::Load() {
-  ASSIGN_OR_RETURN(std::vector<ScheduledQueryRecord> records,
-                   engine_.scheduled_queries().LoadAll());
-  absl::MutexLock lock(&mu_);
+absl::StatusOr<ScheduledQueries::Entries> ScheduledQueries::LoadEntries() const {
+  ASSIGN_OR_RETURN(std::vector<ScheduledQueryRecord> records, records_.LoadAll());
+  Entries out;
   for (ScheduledQueryRecord& record : records) {
     auto entry = std::make_shared<Entry>();
     absl::StatusOr<ScheduledQueryDefinition> definition = DecodeDefinition(record.definition);
@@ -167,8 +169,7 @@ absl::Status ScheduledQueries::Load() {
     if (!schedule.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
     entry->schedule = *schedule;
     entry->cursor = record.schedule_cursor_nanos;
-    ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs,
-                     engine_.scheduled_queries().LoadRuns(record.name));
+    ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs, records_.LoadRuns(record.name));
     for (const ScheduledQueryRun& run : runs) {
       absl::StatusOr<ScheduledQueryRunSummary> summary = DecodeRun(run.summary);
       if (!summary.ok()) {
@@ -177,9 +178,38 @@ absl::Status ScheduledQueries::Load() {
       entry->runs.push_back(*std::move(summary));
       entry->next_sequence = run.sequence + 1;
     }
-    entries_.emplace(record.name, std::move(entry));
+    out.emplace(record.name, std::move(entry));
   }
-  if (!entries_.empty()) spdlog::info("scheduled queries: {} loaded", entries_.size());
+  return out;
+}
+
+absl::Status ScheduledQueries::Reload() {
+  ASSIGN_OR_RETURN(Entries loaded, LoadEntries());
+  absl::MutexLock lock(&mu_);
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (loaded.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    it->second->deleted = true;
+    it = entries_.erase(it);
+  }
+  for (auto& [name, fresh] : loaded) {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      entries_.emplace(name, std::move(fresh));
+      continue;
+    }
+    // The same Entry object: a run of it may be going on here (its record then meets the
+    // newer revision and is refused, and the invocation runs again).
+    Entry& entry = *it->second;
+    entry.definition = std::move(fresh->definition);
+    entry.schedule = fresh->schedule;
+    entry.cursor = fresh->cursor;
+    entry.runs = std::move(fresh->runs);
+    entry.next_sequence = fresh->next_sequence;
+  }
+  poked_ = true;
   return absl::OkStatus();
 }
 
@@ -215,8 +245,9 @@ std::optional<int64_t> ScheduledQueries::DueLocked(const Entry& entry, int64_t n
 
 bool ScheduledQueries::IdleLocked() const {
   const int64_t now = engine_.clock().NowNanos();
+  const bool runs_here = RunsHere();
   for (const auto& [name, entry] : entries_) {
-    if (entry->scheduled_running || DueLocked(*entry, now)) return false;
+    if (entry->scheduled_running || (runs_here && DueLocked(*entry, now))) return false;
   }
   return true;
 }
@@ -225,8 +256,9 @@ void ScheduledQueries::Schedule() {
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
     const int64_t now = engine_.clock().NowNanos();
+    const bool runs_here = RunsHere();
     for (const auto& [name, entry] : entries_) {
-      if (!DueLocked(*entry, now)) continue;
+      if (!runs_here || !DueLocked(*entry, now)) continue;
       entry->scheduled_running = true;
       tasks_.push_back({entry});
     }
@@ -415,7 +447,7 @@ absl::Status ScheduledQueries::RecordLocked(Entry& entry, ScheduledQueryRunSumma
   const size_t keep = static_cast<size_t>(std::max(1, options_.history));
   while (entry.runs.size() > keep) entry.runs.pop_front();
   const uint64_t keep_from = sequence + 1 > keep ? sequence + 1 - keep : 0;
-  return engine_.scheduled_queries().PutRun(entry.Record(), {.sequence = sequence, .summary = bytes},
+  return records_.PutRun(entry.Record(), {.sequence = sequence, .summary = bytes},
                                             keep_from);
 }
 
@@ -501,7 +533,7 @@ absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Create(
   entry->definition = std::move(definition);
   entry->schedule = schedule;
   entry->cursor = now;
-  RETURN_IF_ERROR(engine_.scheduled_queries().Put(entry->Record()));
+  RETURN_IF_ERROR(records_.Put(entry->Record()));
   entries_.emplace(name, entry);
   poked_ = true;
   spdlog::info("scheduled query \"{}\" created by {}: {} into \"{}\".\"{}\"", name,
@@ -584,7 +616,7 @@ absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Update(const Princip
   // Enabling starts from now: a disabled period is not caught up.
   const bool enabling = state == ScheduledQueryState::kEnabled;
   if (enabling) updated.cursor = std::max(entry->cursor, engine_.clock().NowNanos());
-  RETURN_IF_ERROR(engine_.scheduled_queries().Put(updated.Record()));
+  RETURN_IF_ERROR(records_.Put(updated.Record()));
   entry->definition.state = state;
   entry->cursor = updated.cursor;
   entry->failed_attempts = 0;
@@ -598,7 +630,7 @@ absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Update(const Princip
 absl::Status ScheduledQueries::Delete(const Principal& caller, std::string_view name) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, FindLocked(caller, name));
-  RETURN_IF_ERROR(engine_.scheduled_queries().Delete(name));
+  RETURN_IF_ERROR(records_.Delete(name));
   entry->deleted = true;
   entries_.erase(entries_.find(name));
   spdlog::info("scheduled query \"{}\" deleted by \"{}\"", name, caller.name());

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,6 +46,12 @@ struct ScheduledQueryOptions {
   int retries = 2;          // attempts after a failed first one
   int64_t retry_delay_nanos = kNanosPerMinute;  // before the first retry; doubles
   int max_scheduled_queries = 10'000;
+  // Where they are kept; null: the engine's own store. On a cluster: etcd
+  // (cluster/replicated_scheduled_queries.h).
+  ScheduledQueryRecords* records = nullptr;
+  // Whether this server runs the schedules now; unset: always. On a cluster
+  // one node does (the others list, describe and change them).
+  std::function<bool()> runs_here;
 };
 
 class ScheduledQueries {
@@ -78,6 +85,10 @@ class ScheduledQueries {
   absl::StatusOr<ScheduledQueryRunSummary> Execute(const Principal& caller, std::string_view name,
                                             int64_t invocation_nanos);
 
+  // Reads every scheduled query again from where they are kept: after another
+  // node of a cluster changed one, or when this node starts running them.
+  absl::Status Reload();
+
   // Tests (TestingService.SetClock): wakes the scheduler and returns once no
   // invocation is due at the clock's time and no scheduled run is going on.
   void RunDue();
@@ -95,9 +106,16 @@ class ScheduledQueries {
 
   ScheduledQueries(Engine* engine, StatementRunner* queries, Ingest* ingest, Authenticator* auth,
                    ScheduledQueryOptions options)
-      : engine_(*engine), queries_(*queries), ingest_(*ingest), auth_(*auth), options_(options) {}
+      : engine_(*engine),
+        queries_(*queries),
+        ingest_(*ingest),
+        auth_(*auth),
+        options_(options),
+        records_(options.records != nullptr ? *options.records : engine->scheduled_queries()) {}
 
-  absl::Status Load();
+  using Entries = std::map<std::string, std::shared_ptr<Entry>, std::less<>>;
+  absl::StatusOr<Entries> LoadEntries() const;
+  bool RunsHere() const { return !options_.runs_here || options_.runs_here(); }
   // The scheduler's loop: hands due invocations to the workers.
   void Schedule();
   void Work();
@@ -130,9 +148,10 @@ class ScheduledQueries {
   Ingest& ingest_;
   Authenticator& auth_;
   const ScheduledQueryOptions options_;
+  ScheduledQueryRecords& records_;
 
   mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
+  Entries entries_ ABSL_GUARDED_BY(mu_);
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -29,24 +29,37 @@ struct ScheduledQueryRun {
   std::string summary;    // opaque bytes
 };
 
-class ScheduledQueryStore {
+// Where scheduled queries are kept: this node's catalog family (ScheduledQueryStore), or the
+// cluster's etcd (cluster/replicated_scheduled_queries.h). ABORTED from a change: another node
+// changed the scheduled query since this one last read it, and nothing was written.
+class ScheduledQueryRecords {
+ public:
+  virtual ~ScheduledQueryRecords() = default;
+  // Every scheduled query, in name order.
+  virtual absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const = 0;
+  // Creates or replaces one; durable when it returns.
+  virtual absl::Status Put(const ScheduledQueryRecord& record) = 0;
+  // Removes one and its run history in one atomic write.
+  virtual absl::Status Delete(std::string_view name) = 0;
+  // The runs of `name`, oldest first.
+  virtual absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const = 0;
+  // Appends a run and, in the same synced write, the record (its advanced
+  // cursor) and the removal of runs with a sequence below `keep_from`.
+  virtual absl::Status PutRun(const ScheduledQueryRecord& record, const ScheduledQueryRun& run,
+                              uint64_t keep_from) = 0;
+};
+
+class ScheduledQueryStore final : public ScheduledQueryRecords {
  public:
   // `store` must outlive the ScheduledQueryStore.
   explicit ScheduledQueryStore(Store* store) : store_(*store) {}
 
-  // Every scheduled query, in name order.
-  absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const;
-  // Creates or replaces one; durable when it returns.
-  absl::Status Put(const ScheduledQueryRecord& record);
-  // Removes one and its run history in one atomic write.
-  absl::Status Delete(std::string_view name);
-
-  // The runs of `name`, oldest first.
-  absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const;
-  // Appends a run and, in the same synced write, the record (its advanced
-  // cursor) and the removal of runs with a sequence below `keep_from`.
+  absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const override;
+  absl::Status Put(const ScheduledQueryRecord& record) override;
+  absl::Status Delete(std::string_view name) override;
+  absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const override;
   absl::Status PutRun(const ScheduledQueryRecord& record, const ScheduledQueryRun& run,
-                      uint64_t keep_from);
+                      uint64_t keep_from) override;
 
  private:
   Store& store_;
