@@ -2,7 +2,7 @@
 # Coverage-guided fuzzing with clang's libFuzzer, every library under
 # AddressSanitizer + UBSan (ctest runs the same targets with deterministic
 # mutation drivers instead). Usage:
-#   scripts/fuzz.sh [block|sql|write|ingest|head_log|pg_session|http] [seconds]   (default: block, 60 s)
+#   scripts/fuzz.sh [block|sql|write|ingest|head_log|pg_session|http|cluster_log] [seconds]   (default: block, 60 s)
 #   scripts/fuzz.sh [seconds]                     (the block decoder)
 # Corpora are kept in build-fuzz/corpus-<target>; the SQL corpus starts from
 # every statement of the SQL-logic golden files. A crash leaves its input in
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 target=block
 if [ $# -gt 0 ] && [[ ! "$1" =~ ^[0-9]+$ ]]; then target=$1; shift; fi
 seconds=${1:-60}
-case "$target" in block|sql|write|ingest|head_log|pg_session|http) ;; *) echo "fuzz.sh: unknown target $target (block, sql, write, ingest, head_log, pg_session, http)" >&2; exit 2;; esac
+case "$target" in block|sql|write|ingest|head_log|pg_session|http|cluster_log) ;; *) echo "fuzz.sh: unknown target $target (block, sql, write, ingest, head_log, pg_session, http, cluster_log)" >&2; exit 2;; esac
 
 scripts/deps.sh
 command -v clang++ >/dev/null || {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "gtest/gtest.h"
@@ -108,6 +109,66 @@ TEST_F(AuthenticatorTest, RefusesWhatIsNotALiveTokenOfThisServer) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE(Check(again->token).ok());
   EXPECT_EQ(auth_->Create("ci", {}, 0, "test").status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+// A change made through another node of a cluster takes effect here at once, and keeps the
+// last use this node saw.
+TEST_F(AuthenticatorTest, InstallsChangesMadeElsewhere) {
+  auto created = auth_->Create("ci", {"read:mydb"}, 0, "test");
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(Check(created->token).ok());
+  TokenRecord changed = created->record;
+  changed.grants = {"write:mydb"};
+  changed.last_used_nanos = 0;
+  auth_->Install(changed);
+  auto caller = Check(created->token);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_TRUE((*caller)->Require(Action::kWrite, "mydb", "t").ok());
+  EXPECT_FALSE((*caller)->Require(Action::kRead, "mydb", "t").ok());
+  std::vector<TokenRecord> listed = auth_->List();
+  auto ci = std::find_if(listed.begin(), listed.end(), [](auto& t) { return t.name == "ci"; });
+  ASSERT_NE(ci, listed.end());
+  EXPECT_EQ(ci->last_used_nanos, kNow);
+  changed.revoked_nanos = kNow;
+  auth_->Install(changed);
+  EXPECT_NE(Check(created->token).status().message().find("was revoked"), std::string::npos);
+  // A token first heard of from another node.
+  auto other = auth_->Create("other", {"admin"}, 0, "test");
+  ASSERT_TRUE(other.ok());
+  TokenRecord elsewhere = other->record;
+  elsewhere.id = "0123456789abcdef";
+  elsewhere.name = "from-b";
+  auth_->Install(elsewhere);
+  EXPECT_EQ(auth_->List().size(), 4u);  // admin, ci, other, from-b
+}
+
+// Where another node of the cluster made the first admin token at the same time: the
+// store refuses this node's (ABORTED), and this node takes the store's tokens.
+TEST(AuthenticatorBootstrapTest, LosingTheFirstTokenRaceLoadsTheWinners) {
+  class RacedTokens final : public TokenRecords {
+   public:
+    absl::StatusOr<std::vector<TokenRecord>> LoadAll() const override {
+      if (loads_++ == 0) return std::vector<TokenRecord>{};
+      return std::vector<TokenRecord>{{.id = "00000000000000aa", .name = "admin",
+                                       .grants = {"admin"}}};
+    }
+    absl::Status Put(const TokenRecord&) override {
+      return absl::AbortedError("another node made it");
+    }
+    absl::Status PutLastUse(const TokenRecord&) override { return absl::OkStatus(); }
+
+   private:
+    mutable int loads_ = 0;
+  };
+  testing::TempDir dir;
+  ManualClock clock{kNow};
+  RacedTokens tokens;
+  auto auth = Authenticator::Open(
+      &tokens, &clock, {.enabled = true, .bootstrap_token_file = dir.Sub("admin.token")});
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  ASSERT_EQ((*auth)->List().size(), 1u);
+  EXPECT_EQ((*auth)->List()[0].id, "00000000000000aa");
+  EXPECT_FALSE(std::ifstream(dir.Sub("admin.token")).good()) << "the winner's file holds it";
 }
 
 TEST_F(AuthenticatorTest, ValidatesNamesGrantsAndExpiry) {

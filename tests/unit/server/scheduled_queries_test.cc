@@ -132,6 +132,34 @@ TEST_F(ScheduledQueriesTest, EachInvocationRunsOnceWithItsTimeAndWritesTheTarget
   EXPECT_THAT(metrics_->Render(), HasSubstr("strata_records_ingested_total{tier=\"memory\"} 1"));
 }
 
+// On a cluster one node runs the schedules; another (runs_here false) lists them and, once
+// told to reload, sees what the runner recorded in the shared store.
+TEST_F(ScheduledQueriesTest, OnlyTheRunnerRunsAndAReloadShowsItsRuns) {
+  bool runs = false;
+  auto follower = ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
+                                         {.runs_here = [&runs] { return runs; }});
+  ASSERT_TRUE(follower.ok()) << follower.status();
+  (*follower)->Start();
+  ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
+  ASSERT_TRUE((*follower)->Reload().ok());
+  ASSERT_TRUE((*follower)->Describe(Principal::Unrestricted(), "rollup").ok());
+  clock_.Advance(60 * kNanosPerSecond);
+  (*follower)->RunDue();
+  EXPECT_TRUE(runner_.runtimes().empty()) << "a node that does not run them ran one";
+  scheduled_->RunDue();
+  ASSERT_EQ(runner_.runtimes().size(), 1u);
+  ASSERT_TRUE((*follower)->Reload().ok());
+  auto seen = (*follower)->Describe(Principal::Unrestricted(), "rollup");
+  ASSERT_TRUE(seen.ok() && seen->last_run.has_value());
+  EXPECT_EQ(seen->last_run->invocation_nanos, kNow + 60 * kNanosPerSecond);
+  // Deleted through the runner: gone from the other after a reload.
+  ASSERT_TRUE(scheduled_->Delete(Principal::Unrestricted(), "rollup").ok());
+  ASSERT_TRUE((*follower)->Reload().ok());
+  EXPECT_EQ((*follower)->Describe(Principal::Unrestricted(), "rollup").status().code(),
+            absl::StatusCode::kNotFound);
+  (*follower)->Stop();
+}
+
 TEST_F(ScheduledQueriesTest, AFailedRunIsRetriedAfterTheDelay) {
   ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
   runner_.FailNext(1);
