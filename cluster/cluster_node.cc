@@ -107,6 +107,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
         engine, node->log_.get(), [catalog](int64_t revision, milliseconds wait) {
           return catalog->WaitApplied(revision, wait);
         }));
+    node->replicas_.back()->ConfirmThrough(StrCat("strata.", options.name, ".applied.", shard),
+                                           options.replica_ack_majority, milliseconds(10000));
     RETURN_IF_ERROR(node->replicas_.back()->Start());
   }
   {

@@ -16,6 +16,9 @@ struct ClusterOptions {
   int shards = 0;
   int log_replicas = 3;  // copies of each shard's log on the NATS servers
   int lease_seconds = 5;
+  // --replica-ack majority: a write is answered once another replica applied it durably too
+  // (docs/operations.md, the durability contract).
+  bool replica_ack_majority = false;
   // Nodes prove membership to each other with it (x-strata-cluster-secret).
   std::string secret;
 };

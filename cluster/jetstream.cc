@@ -75,6 +75,43 @@ JetStream::~JetStream() {
   natsConnection_Destroy(conn_);
 }
 
+JetStream::Listening::~Listening() {
+  // A drained subscription has delivered its last message (the callback returned).
+  if (natsSubscription_Drain(sub_) == NATS_OK) {
+    natsSubscription_WaitForDrainCompletion(sub_, 5000);
+  }
+  natsSubscription_Destroy(sub_);
+}
+
+absl::Status JetStream::Announce(const std::string& subject, std::string_view data) {
+  natsStatus s = natsConnection_Publish(conn_, subject.c_str(), data.data(),
+                                        static_cast<int>(data.size()));
+  if (s != NATS_OK) {
+    return absl::UnavailableError(StrCat("NATS did not take a message to ", subject, ": ",
+                                         NatsError(s, static_cast<jsErrCode>(0))));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<JetStream::Listening>> JetStream::Listen(
+    const std::string& subject, std::function<void(std::string_view data)> on_message) {
+  std::unique_ptr<Listening> listening(new Listening());
+  listening->on_message_ = std::move(on_message);
+  natsStatus s = natsConnection_Subscribe(
+      &listening->sub_, conn_, subject.c_str(),
+      [](natsConnection*, natsSubscription*, natsMsg* msg, void* closure) {
+        static_cast<Listening*>(closure)->on_message_(
+            std::string_view(natsMsg_GetData(msg), natsMsg_GetDataLength(msg)));
+        natsMsg_Destroy(msg);
+      },
+      listening.get());
+  if (s != NATS_OK) {
+    return absl::UnavailableError(StrCat("NATS did not take a subscription to ", subject, ": ",
+                                         NatsError(s, static_cast<jsErrCode>(0))));
+  }
+  return listening;
+}
+
 absl::StatusOr<bool> JetStream::EnsureStream(const std::string& name, const std::string& subject,
                                              int replicas) {
   jsStreamInfo* info = nullptr;

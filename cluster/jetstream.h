@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,24 @@ class JetStream {
   };
   absl::StatusOr<std::unique_ptr<Reader>> Read(const std::string& stream,
                                                const std::string& subject, uint64_t from);
+
+  // Plain NATS, outside JetStream: a message nobody stores (lost if no one listens, or NATS
+  // is down), and a subscription calling `on_message` on the client's thread until the
+  // Listening ends (it waits for a call under way). The replicas' apply confirmations
+  // (--replica-ack majority) use them.
+  absl::Status Announce(const std::string& subject, std::string_view data);
+  class Listening {
+   public:
+    ~Listening();
+
+   private:
+    friend class JetStream;
+    Listening() = default;
+    std::function<void(std::string_view)> on_message_;
+    __natsSubscription* sub_ = nullptr;
+  };
+  absl::StatusOr<std::unique_ptr<Listening>> Listen(
+      const std::string& subject, std::function<void(std::string_view data)> on_message);
 
  private:
   JetStream() = default;

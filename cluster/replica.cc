@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <charconv>
 #include <utility>
 
 #include "absl/synchronization/blocking_counter.h"
@@ -24,6 +26,8 @@ constexpr milliseconds kPublishPatience{12000};
 constexpr absl::Duration kStallCheck = absl::Seconds(2);
 constexpr size_t kMaxEntryBytes = 4 << 20;  // under the stream's 8 MB message limit
 constexpr size_t kMaxEntryWrites = 512;
+// Applied entries whose digests a leader keeps to check the other replicas' confirmations.
+constexpr size_t kRecentDigests = 4096;
 
 std::string EncodeState(const ReplicaState& state) {
   std::string out;
@@ -60,6 +64,7 @@ Replica::Replica(uint32_t shard, std::string node_id, std::string stream, std::s
       subject_(std::move(subject)) {}
 
 Replica::~Replica() {
+  listening_.reset();  // no confirmation arrives once this goes
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -68,6 +73,76 @@ Replica::~Replica() {
   if (publisher_.joinable()) publisher_.join();
   if (applier_.joinable()) applier_.join();
   FailQueued(absl::UnavailableError("the node is shutting down; retry through another node"));
+  ExpireUnconfirmed(true);
+}
+
+void Replica::ConfirmThrough(std::string confirmations, bool wait_for_follower,
+                             milliseconds patience) {
+  confirmations_ = std::move(confirmations);
+  wait_for_follower_ = wait_for_follower;
+  confirm_patience_ = patience;
+}
+
+void Replica::Confirmed(std::string_view announcement) {
+  // "<node> <sequence> <digest>": that node's replica applied the log to `sequence` with
+  // the chain at `digest`. Only the same digest as this replica's confirms: a replica whose
+  // log differs (NATS serving it other entries) has not applied these writes.
+  std::vector<std::string_view> words;
+  for (size_t from = 0; from <= announcement.size();) {
+    const size_t space = std::min(announcement.find(' ', from), announcement.size());
+    words.push_back(announcement.substr(from, space - from));
+    from = space + 1;
+  }
+  uint64_t sequence = 0, digest = 0;
+  if (words.size() != 3 || words[0] == node_id_ ||
+      std::from_chars(words[1].data(), words[1].data() + words[1].size(), sequence).ec !=
+          std::errc() ||
+      std::from_chars(words[2].data(), words[2].data() + words[2].size(), digest).ec !=
+          std::errc()) {
+    return;
+  }
+  std::vector<Unconfirmed> answered;
+  {
+    absl::MutexLock lock(&mu_);
+    auto mine = std::find_if(recent_digests_.begin(), recent_digests_.end(),
+                             [&](const auto& d) { return d.first == sequence; });
+    if (mine == recent_digests_.end()) return;
+    if (mine->second != digest) {
+      spdlog::error("shard {}: node {} applied the log to {} with digest {}, this replica with {}: "
+                    "their logs differ",
+                    shard_, words[0], sequence, digest, mine->second);
+      return;
+    }
+    follower_applied_ = std::max(follower_applied_, sequence);
+    while (!unconfirmed_.empty() && unconfirmed_.front().sequence <= follower_applied_) {
+      answered.push_back(std::move(unconfirmed_.front()));
+      unconfirmed_.pop_front();
+    }
+  }
+  for (Unconfirmed& u : answered) {
+    for (size_t i = 0; i < u.dones.size() && i < u.results.size(); ++i) {
+      u.dones[i](std::move(u.results[i]));
+    }
+  }
+}
+
+void Replica::ExpireUnconfirmed(bool everything) {
+  std::vector<Unconfirmed> expired;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    while (!unconfirmed_.empty() && (everything || unconfirmed_.front().deadline < now)) {
+      expired.push_back(std::move(unconfirmed_.front()));
+      unconfirmed_.pop_front();
+    }
+  }
+  for (Unconfirmed& u : expired) {
+    for (WriteDone& done : u.dones) {
+      done(absl::UnavailableError(
+          StrCat("shard ", shard_, ": the leader applied the write but no other replica "
+                 "confirmed it in time (--replica-ack majority); retrying is safe")));
+    }
+  }
 }
 
 absl::Status Replica::Start() {
@@ -81,6 +156,11 @@ absl::Status Replica::Start() {
     }
     absl::MutexLock lock(&mu_);
     state_ = state;
+  }
+  if (!confirmations_.empty() && wait_for_follower_) {
+    ASSIGN_OR_RETURN(listening_, log_.Listen(confirmations_, [this](std::string_view data) {
+                       Confirmed(data);
+                     }));
   }
   applier_ = std::thread([this] { ApplyLoop(); });
   publisher_ = std::thread([this] { PublishLoop(); });
@@ -142,6 +222,7 @@ void Replica::ApplyLoop() {
         absl::MutexLock lock(&mu_);
         if (stopping_) return;
       }
+      if (wait_for_follower_) ExpireUnconfirmed(false);
       auto next = (*reader)->Next(milliseconds(200));
       absl::Status status = next.status();
       if (status.ok() && next->has_value()) {
@@ -283,16 +364,34 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   for (const auto& r : results) {
     if (!r.ok() && IsTransient(r.status())) return r.status();
   }
+  spdlog::debug("shard {}: applied entry {} ({}), digest {}", shard_, sequence, entry.id,
+                after.digest);
+  if (!confirmations_.empty()) {
+    // Lost if NATS is down: a leader waiting for it answers UNAVAILABLE after its patience.
+    log_.Announce(confirmations_, StrCat(node_id_, " ", sequence, " ", after.digest))
+        .IgnoreError();
+  }
   std::vector<WriteDone> dones;
   {
     absl::MutexLock lock(&mu_);
     state_ = after;
     ++counts_.applied;
     if (entry.kind == LogEntry::kBarrier && entry.id == barrier_id_) barrier_at_ = sequence;
+    if (wait_for_follower_) {
+      recent_digests_.emplace_back(sequence, after.digest);
+      if (recent_digests_.size() > kRecentDigests) recent_digests_.pop_front();
+    }
     changed_.SignalAll();
     if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
       dones = std::move(it->second);
       waiting_.erase(it);
+    }
+    if (!dones.empty() && wait_for_follower_ && follower_applied_ < sequence) {
+      unconfirmed_.push_back({.sequence = sequence,
+                              .deadline = absl::Now() + absl::FromChrono(confirm_patience_),
+                              .dones = std::move(dones),
+                              .results = std::move(results)});
+      return absl::OkStatus();
     }
   }
   for (size_t i = 0; i < dones.size() && i < results.size(); ++i) dones[i](std::move(results[i]));

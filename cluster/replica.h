@@ -43,6 +43,12 @@ class Replica {
   // Stops publishing and applying (callers still waiting get UNAVAILABLE).
   ~Replica();
 
+  // With --replica-ack majority: the leader answers a write only once another replica
+  // announced (on the plain NATS subject `confirmations`) that it applied the write's entry
+  // durably, with the same chain digest there; after `patience` without one, UNAVAILABLE. Every replica announces what it
+  // applied there either way. Call before Start.
+  void ConfirmThrough(std::string confirmations, bool wait_for_follower,
+                      std::chrono::milliseconds patience);
   // Loads the applied state and starts applying the log from there.
   absl::Status Start();
 
@@ -87,6 +93,10 @@ class Replica {
   };
   void ApplyLoop();
   void PublishLoop();
+  // A replica's announcement "<node> <sequence>": answers the writes it confirms.
+  void Confirmed(std::string_view announcement);
+  // Answers UNAVAILABLE the writes past their confirmation patience (all, with `everything`).
+  void ExpireUnconfirmed(bool everything);
   // Applies one entry; runs `done` once it is durable.
   absl::Status Apply(uint64_t sequence, const std::string& bytes);
   // Applies entry `sequence` as a no-op (`why`: it landed elsewhere than its publisher
@@ -116,6 +126,20 @@ class Replica {
   uint64_t published_ ABSL_GUARDED_BY(mu_) = 0;         // last sequence this leader published
   uint64_t published_digest_ ABSL_GUARDED_BY(mu_) = 0;  // the chain digest there
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string confirmations_;  // the plain NATS subject of apply announcements ("": none)
+  std::unique_ptr<JetStream::Listening> listening_;  // to confirmations_, when waiting
+  bool wait_for_follower_ = false;
+  std::chrono::milliseconds confirm_patience_{10000};
+  struct Unconfirmed {
+    uint64_t sequence = 0;
+    absl::Time deadline;
+    std::vector<WriteDone> dones;
+    std::vector<absl::StatusOr<WriteResult>> results;
+  };
+  std::deque<Unconfirmed> unconfirmed_ ABSL_GUARDED_BY(mu_);  // by sequence
+  // The highest sequence another replica announced with this replica's digest there.
+  uint64_t follower_applied_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::pair<uint64_t, uint64_t>> recent_digests_ ABSL_GUARDED_BY(mu_);
   bool publishing_ ABSL_GUARDED_BY(mu_) = false;  // a PublishLoop publish is under way
   // The barrier Lead published last, and the sequence this replica applied it at (0: not).
   std::string barrier_id_ ABSL_GUARDED_BY(mu_);

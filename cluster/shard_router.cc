@@ -198,13 +198,20 @@ void ShardRouter::Work() {
 absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteShard(
     const internal::v1::ShardWriteRequest& request, Clock::time_point deadline) {
   auto pause = std::chrono::milliseconds(50);
+  absl::Status earlier;  // the previous attempt's error: often more telling than a timeout
   while (true) {
     auto answer = WriteOnce(request, deadline);
     // Not the leader (any more), no leader yet, or the leader unreachable: look again.
     const bool retry =
         !answer.ok() && (absl::IsFailedPrecondition(answer.status()) ||
                          absl::IsUnavailable(answer.status()) || absl::IsAborted(answer.status()));
-    if (!retry || Clock::now() + pause > deadline) return answer;
+    if (retry && Clock::now() + pause > deadline) {
+      if (earlier.ok() || earlier.message() == answer.status().message()) return answer;
+      return absl::Status(answer.status().code(), StrCat(answer.status().message(),
+                                                         " (before that: ", earlier.message(), ")"));
+    }
+    if (!retry) return answer;
+    earlier = answer.status();
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(500));
   }

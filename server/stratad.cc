@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
                                       .shards = config.cluster_shards,
                                       .log_replicas = config.cluster_log_replicas,
                                       .lease_seconds = config.cluster_lease_seconds,
+                                      .replica_ack_majority = config.replica_ack == "majority",
                                       .secret = secret},
                                      engine);
 }

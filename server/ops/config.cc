@@ -302,6 +302,14 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
       ->envname("STRATA_CLUSTER_LEASE_SECONDS")
       ->check(CLI::Range(2, 60))
       ->capture_default_str();
+  app.add_option("--replica-ack", c.replica_ack,
+                 "When a write is answered: leader (committed by a majority of the NATS servers "
+                 "and applied, fsynced, by the shard's leader) or majority (also applied by "
+                 "another replica; survives losing the leader's disk with the NATS servers' page "
+                 "caches)")
+      ->envname("STRATA_REPLICA_ACK")
+      ->check(CLI::IsMember({"leader", "majority"}))
+      ->capture_default_str();
   app.add_option("--cluster-secret", c.cluster_secret,
                  "Shared by the cluster's nodes, which show it to each other; prefer "
                  "--cluster-secret-file")
@@ -465,6 +473,11 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(
         "--restore-from restores a single node; a cluster node builds its data from the "
         "shards' logs (start it without --restore-from)");
+  }
+  if (!config.cluster && config.replica_ack != "leader") {
+    return absl::InvalidArgumentError(
+        "--replica-ack is for a cluster node (a single node's write is answered once it is "
+        "fsynced): add --cluster or drop it");
   }
   if (!config.cluster && (!config.node_id.empty() || !config.etcd.empty() || !config.nats.empty())) {
     return absl::InvalidArgumentError(

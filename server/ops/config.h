@@ -115,6 +115,7 @@ struct ServerConfig {
   int cluster_shards = 0;  // 0: the cluster's own (16 when the first node creates it)
   int cluster_log_replicas = 3;
   int cluster_lease_seconds = 5;
+  std::string replica_ack = "leader";  // leader | majority
   std::string cluster_secret;
   std::string cluster_secret_file;
 };

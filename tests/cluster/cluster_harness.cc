@@ -178,6 +178,11 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
           "--cluster-lease-seconds",
           std::to_string(options_.lease_seconds)};
   args.insert(args.end(), options_.node_flags.begin(), options_.node_flags.end());
+  // To look into a failure: STRATA_TEST_NODE_FLAGS="--log-level debug" adds flags to every node.
+  if (const char* more = std::getenv("STRATA_TEST_NODE_FLAGS"); more != nullptr) {
+    std::istringstream words(more);
+    for (std::string word; words >> word;) args.push_back(word);
+  }
   return args;
 }
 

@@ -546,6 +546,46 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
             "30\n50\n");
 }
 
+// --replica-ack majority: a write is answered once another replica applied it too. With
+// both other nodes dead, the one left leads every shard but cannot have its writes
+// confirmed: UNAVAILABLE, saying so; once another node is back, writes are answered again.
+TEST(ClusterReplicaAckTest, MajorityWaitsForAnotherReplica) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster(TestCluster::Options{.node_flags = {"--replica-ack", "majority"}});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  const int64_t now = NowMillis();
+  std::vector<v1::Record> hosts;
+  for (int i = 0; i < 16; ++i) hosts.push_back(CpuRecord("h" + std::to_string(i), now, i));
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster.node(0), "cpu", hosts, &response).ok());
+
+  cluster.node(1).Kill9();
+  cluster.node(2).Kill9();
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  auto all_n0 = [&] {
+    for (const std::string& leader : cluster.Leaders()) {
+      if (leader != "n0") return false;
+    }
+    return true;
+  };
+  while (!all_n0() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_TRUE(all_n0()) << "n0 did not take every shard";
+  grpc::Status alone = Write(cluster.node(0), "cpu", {CpuRecord("alone", now, 1)}, &response);
+  EXPECT_EQ(alone.error_code(), grpc::StatusCode::UNAVAILABLE) << alone.error_message();
+  EXPECT_NE(alone.error_message().find("no other replica confirmed"), std::string::npos)
+      << alone.error_message();
+
+  ASSERT_TRUE(cluster.node(1).Restart()) << cluster.node(1).error();
+  response.Clear();
+  grpc::Status back = Write(cluster.node(0), "cpu", {CpuRecord("alone", now, 1)}, &response);
+  EXPECT_TRUE(back.ok()) << back.error_message();
+  EXPECT_EQ((ReadAll(cluster.node(1), "cpu").count({"alone", now})), 1u);
+}
+
 TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   REQUIRE_CLUSTER_SERVERS();
   StratadProcess probe;
