@@ -175,6 +175,28 @@ absl::StatusOr<PublishAck> JetStream::Publish(const std::string& subject, std::s
   return out;
 }
 
+absl::StatusOr<std::optional<std::string>> JetStream::LeaderCopy(
+    const std::string& stream, uint64_t sequence, std::chrono::milliseconds timeout) {
+  jsOptions options;
+  jsOptions_Init(&options);
+  options.Wait = timeout.count();
+  natsMsg* msg = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_GetMsg(&msg, js_, stream.c_str(), sequence, &options, &code);
+  if (s == NATS_NOT_FOUND || code == JSNoMessageFoundErr) {
+    natsMsg_Destroy(msg);
+    return std::nullopt;
+  }
+  if (s != NATS_OK) {
+    natsMsg_Destroy(msg);
+    return absl::UnavailableError(StrCat("NATS could not get entry ", sequence, " of stream ",
+                                         stream, " from its leader: ", NatsError(s, code)));
+  }
+  std::string data(natsMsg_GetData(msg), natsMsg_GetDataLength(msg));
+  natsMsg_Destroy(msg);
+  return data;
+}
+
 absl::StatusOr<uint64_t> JetStream::LastSequence(const std::string& stream,
                                                  std::chrono::milliseconds timeout) {
   jsOptions options;

@@ -55,6 +55,11 @@ class JetStream {
   absl::StatusOr<PublishAck> Publish(const std::string& subject, std::string_view data,
                                      uint64_t expected_last, const std::string& msg_id,
                                      std::chrono::milliseconds timeout);
+  // Entry `sequence` of the stream as its leader holds it (STREAM.MSG.GET, answered by the
+  // stream's leader), or nullopt when the stream has none there.
+  absl::StatusOr<std::optional<std::string>> LeaderCopy(const std::string& stream,
+                                                        uint64_t sequence,
+                                                        std::chrono::milliseconds timeout);
   // The stream's last sequence (0 when empty), as its leader knows it.
   absl::StatusOr<uint64_t> LastSequence(const std::string& stream,
                                         std::chrono::milliseconds timeout);

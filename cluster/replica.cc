@@ -225,8 +225,9 @@ void Replica::ApplyLoop() {
       if (wait_for_follower_) ExpireUnconfirmed(false);
       auto next = (*reader)->Next(milliseconds(200));
       absl::Status status = next.status();
+      bool read_again = false;
       if (status.ok() && next->has_value()) {
-        status = Apply((*next)->sequence, (*next)->data);
+        status = ApplyLeaderCopy(**next, &read_again);
         idle_since = absl::Now();
       } else if (status.ok() && absl::Now() - idle_since > kStallCheck) {
         // An ordered consumer can go quiet after its NATS server restarts, without an error:
@@ -239,7 +240,8 @@ void Replica::ApplyLoop() {
           break;
         }
       }
-      if (status.ok()) continue;
+      if (status.ok() && !read_again) continue;
+      if (status.ok()) break;  // from a consumer on another NATS server
       if (absl::IsDataLoss(status)) {
         // A gap or a broken chain: applying on would diverge from the other replicas.
         spdlog::error("shard {}: replica stopped: {}", shard_, status.message());
@@ -260,6 +262,26 @@ void Replica::ApplyLoop() {
       break;
     }
   }
+}
+
+absl::Status Replica::ApplyLeaderCopy(const LogMessage& message, bool* read_again) {
+  // The ordered consumer reads the copy of whichever NATS server the consumer was placed on,
+  // which may lag or, after NATS lost and regained its quorum, hold another entry at this
+  // sequence (seen with 2.9.10: replicas then applied different entries at one sequence). The
+  // stream leader's copy is the log: that is what every replica applies.
+  ASSIGN_OR_RETURN(std::optional<std::string> leader,
+                   log_.LeaderCopy(stream_, message.sequence, kPublishTimeout));
+  if (!leader.has_value()) {
+    return absl::UnavailableError(StrCat("shard ", shard_, "'s stream leader has no entry ",
+                                         message.sequence, " yet"));
+  }
+  if (*leader != message.data) {
+    spdlog::warn("shard {}: a NATS server served entry {} unlike the stream leader's copy; "
+                 "applying the leader's and reading from another consumer",
+                 shard_, message.sequence);
+    *read_again = true;
+  }
+  return Apply(message.sequence, *leader);
 }
 
 absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why) {

@@ -99,6 +99,9 @@ class Replica {
   void ExpireUnconfirmed(bool everything);
   // Applies one entry; runs `done` once it is durable.
   absl::Status Apply(uint64_t sequence, const std::string& bytes);
+  // Applies the stream leader's copy of the entry `message` announced; `read_again` when the
+  // consumer's copy differed.
+  absl::Status ApplyLeaderCopy(const LogMessage& message, bool* read_again);
   // Applies entry `sequence` as a no-op (`why`: it landed elsewhere than its publisher
   // intended, or does not follow the chain); a leader stops leading until a new barrier.
   absl::Status Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why);
