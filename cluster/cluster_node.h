@@ -57,7 +57,7 @@ struct ShardStatus {
 struct LocalShardStatus {
   uint32_t shard = 0;
   bool leading = false;
-  int64_t epoch = 0;  // when leading
+  int64_t epoch = 0;    // when leading
   bool healthy = true;  // false: the applier stopped (a gap, a broken chain)
   uint64_t applied = 0;
   Replica::Counts counts;

@@ -72,8 +72,8 @@ class EtcdClient {
   };
   struct Change {
     std::string key;
-    std::string value;      // put (unless erase)
-    bool erase = false;     // delete [key, range_end), or key alone when range_end is empty
+    std::string value;   // put (unless erase)
+    bool erase = false;  // delete [key, range_end), or key alone when range_end is empty
     std::string range_end;
   };
   absl::StatusOr<int64_t> CommitIfUnchanged(const std::vector<Guard>& guards,

@@ -84,8 +84,8 @@ JetStream::Listening::~Listening() {
 }
 
 absl::Status JetStream::Announce(const std::string& subject, std::string_view data) {
-  natsStatus s = natsConnection_Publish(conn_, subject.c_str(), data.data(),
-                                        static_cast<int>(data.size()));
+  natsStatus s =
+      natsConnection_Publish(conn_, subject.c_str(), data.data(), static_cast<int>(data.size()));
   if (s != NATS_OK) {
     return absl::UnavailableError(StrCat("NATS did not take a message to ", subject, ": ",
                                          NatsError(s, static_cast<jsErrCode>(0))));

@@ -108,9 +108,10 @@ void Replica::Confirmed(std::string_view announcement) {
                              [&](const auto& d) { return d.first == sequence; });
     if (mine == recent_digests_.end()) return;
     if (mine->second != digest) {
-      spdlog::error("shard {}: node {} applied the log to {} with digest {}, this replica with {}: "
-                    "their logs differ",
-                    shard_, words[0], sequence, digest, mine->second);
+      spdlog::error(
+          "shard {}: node {} applied the log to {} with digest {}, this replica with {}: "
+          "their logs differ",
+          shard_, words[0], sequence, digest, mine->second);
       return;
     }
     follower_applied_ = std::max(follower_applied_, sequence);
@@ -139,7 +140,8 @@ void Replica::ExpireUnconfirmed(bool everything) {
   for (Unconfirmed& u : expired) {
     for (WriteDone& done : u.dones) {
       done(absl::UnavailableError(
-          StrCat("shard ", shard_, ": the leader applied the write but no other replica "
+          StrCat("shard ", shard_,
+                 ": the leader applied the write but no other replica "
                  "confirmed it in time (--replica-ack majority); retrying is safe")));
     }
   }
@@ -158,9 +160,8 @@ absl::Status Replica::Start() {
     state_ = state;
   }
   if (!confirmations_.empty() && wait_for_follower_) {
-    ASSIGN_OR_RETURN(listening_, log_.Listen(confirmations_, [this](std::string_view data) {
-                       Confirmed(data);
-                     }));
+    ASSIGN_OR_RETURN(listening_, log_.Listen(confirmations_,
+                                             [this](std::string_view data) { Confirmed(data); }));
   }
   applier_ = std::thread([this] { ApplyLoop(); });
   publisher_ = std::thread([this] { PublishLoop(); });
@@ -272,13 +273,14 @@ absl::Status Replica::ApplyLeaderCopy(const LogMessage& message, bool* read_agai
   ASSIGN_OR_RETURN(std::optional<std::string> leader,
                    log_.LeaderCopy(stream_, message.sequence, kPublishTimeout));
   if (!leader.has_value()) {
-    return absl::UnavailableError(StrCat("shard ", shard_, "'s stream leader has no entry ",
-                                         message.sequence, " yet"));
+    return absl::UnavailableError(
+        StrCat("shard ", shard_, "'s stream leader has no entry ", message.sequence, " yet"));
   }
   if (*leader != message.data) {
-    spdlog::warn("shard {}: a NATS server served entry {} unlike the stream leader's copy; "
-                 "applying the leader's and reading from another consumer",
-                 shard_, message.sequence);
+    spdlog::warn(
+        "shard {}: a NATS server served entry {} unlike the stream leader's copy; "
+        "applying the leader's and reading from another consumer",
+        shard_, message.sequence);
     *read_again = true;
   }
   return Apply(message.sequence, *leader);
@@ -307,8 +309,9 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
     changed_.SignalAll();
   }
   const absl::Status retry = absl::UnavailableError(
-      StrCat("shard ", shard_, ": the write did not enter the log (its leader's view of the log "
-                               "was stale); retry"));
+      StrCat("shard ", shard_,
+             ": the write did not enter the log (its leader's view of the log "
+             "was stale); retry"));
   for (auto& [id, dones] : waiting) {
     for (WriteDone& done : dones) done(retry);
   }
@@ -390,8 +393,7 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
                 after.digest);
   if (!confirmations_.empty()) {
     // Lost if NATS is down: a leader waiting for it answers UNAVAILABLE after its patience.
-    log_.Announce(confirmations_, StrCat(node_id_, " ", sequence, " ", after.digest))
-        .IgnoreError();
+    log_.Announce(confirmations_, StrCat(node_id_, " ", sequence, " ", after.digest)).IgnoreError();
   }
   std::vector<WriteDone> dones;
   {
@@ -461,9 +463,8 @@ absl::Status Replica::Lead(int64_t epoch) {
     epoch_ = epoch;
     // A publish still under way would move the view of the log this takes below.
     mu_.Await(absl::Condition(
-        +[](Replica* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-          return !r->publishing_ || r->stopping_;
-        },
+        +[](Replica* r)
+             ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) { return !r->publishing_ || r->stopping_; },
         this));
   }
   ASSIGN_OR_RETURN(uint64_t last, log_.LastSequence(stream_, kPublishTimeout));
@@ -488,9 +489,8 @@ absl::Status Replica::Lead(int64_t epoch) {
   }
   // Its own message id each time: a barrier retried under one id after a failed attempt
   // would be answered as the earlier one's duplicate.
-  LogEntry barrier{.kind = LogEntry::kBarrier,
-                   .epoch = epoch,
-                   .leader_nanos = engine_.clock().NowNanos()};
+  LogEntry barrier{
+      .kind = LogEntry::kBarrier, .epoch = epoch, .leader_nanos = engine_.clock().NowNanos()};
   {
     absl::MutexLock lock(&mu_);
     barrier.id = StrCat(node_id_, "-", shard_, "-", epoch, "-barrier-", next_id_++);

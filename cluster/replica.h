@@ -45,8 +45,8 @@ class Replica {
 
   // With --replica-ack majority: the leader answers a write only once another replica
   // announced (on the plain NATS subject `confirmations`) that it applied the write's entry
-  // durably, with the same chain digest there; after `patience` without one, UNAVAILABLE. Every replica announces what it
-  // applied there either way. Call before Start.
+  // durably, with the same chain digest there; after `patience` without one, UNAVAILABLE. Every
+  // replica announces what it applied there either way. Call before Start.
   void ConfirmThrough(std::string confirmations, bool wait_for_follower,
                       std::chrono::milliseconds patience);
   // Loads the applied state and starts applying the log from there.

@@ -82,7 +82,8 @@ absl::Status ReplicatedScheduledQueries::Commit(std::string_view name,
 }
 
 absl::Status ReplicatedScheduledQueries::Put(const ScheduledQueryRecord& record) {
-  return Commit(record.name, {{.key = QueryKey(record.name), .value = EncodeScheduledQuery(record)}});
+  return Commit(record.name,
+                {{.key = QueryKey(record.name), .value = EncodeScheduledQuery(record)}});
 }
 
 absl::Status ReplicatedScheduledQueries::Delete(std::string_view name) {
@@ -99,8 +100,9 @@ absl::Status ReplicatedScheduledQueries::PutRun(const ScheduledQueryRecord& reco
       {.key = QueryKey(record.name), .value = EncodeScheduledQuery(record)},
       {.key = RunKey(record.name, run.sequence), .value = run.summary}};
   if (keep_from > 0) {
-    changes.push_back(
-        {.key = RunPrefix(record.name), .erase = true, .range_end = RunKey(record.name, keep_from)});
+    changes.push_back({.key = RunPrefix(record.name),
+                       .erase = true,
+                       .range_end = RunKey(record.name, keep_from)});
   }
   return Commit(record.name, std::move(changes));
 }

@@ -207,8 +207,9 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteShard(
                          absl::IsUnavailable(answer.status()) || absl::IsAborted(answer.status()));
     if (retry && Clock::now() + pause > deadline) {
       if (earlier.ok() || earlier.message() == answer.status().message()) return answer;
-      return absl::Status(answer.status().code(), StrCat(answer.status().message(),
-                                                         " (before that: ", earlier.message(), ")"));
+      return absl::Status(
+          answer.status().code(),
+          StrCat(answer.status().message(), " (before that: ", earlier.message(), ")"));
     }
     if (!retry) return answer;
     earlier = answer.status();

@@ -78,8 +78,8 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
              .reload_seconds = config.tls_reload_seconds};
   RETURN_IF_ERROR(CheckTlsFiles(d->tls_));
   // On a cluster, tokens live in etcd: one made through any node is honoured by all.
-  TokenRecords* tokens =
-      d->cluster_ != nullptr ? static_cast<TokenRecords*>(&d->cluster_->tokens()) : &engine->tokens();
+  TokenRecords* tokens = d->cluster_ != nullptr ? static_cast<TokenRecords*>(&d->cluster_->tokens())
+                                                : &engine->tokens();
   ASSIGN_OR_RETURN(d->auth_,
                    Authenticator::Open(tokens, &engine->clock(),
                                        {.enabled = AuthEnabled(config),

@@ -1,8 +1,8 @@
 #include "server/auth/authenticator.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sodium.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,8 +53,8 @@ std::string RandomHex(size_t bytes) {
 std::string HashSecret(std::string_view secret) {
   std::string hash(crypto_generichash_BYTES, '\0');
   crypto_generichash(reinterpret_cast<unsigned char*>(hash.data()), hash.size(),
-                     reinterpret_cast<const unsigned char*>(secret.data()), secret.size(),
-                     nullptr, 0);
+                     reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), nullptr,
+                     0);
   return hash;
 }
 
@@ -119,9 +119,10 @@ absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Open(TokenRecords*
     // A cluster's nodes starting together race to create the first admin token: one wins
     // (cluster/replicated_tokens.h), the others take its tokens.
     RETURN_IF_ERROR(auth->Load());
-    spdlog::warn("auth: another node of the cluster created the first admin token; that "
-                 "node's {} holds it",
-                 auth->options_.bootstrap_token_file);
+    spdlog::warn(
+        "auth: another node of the cluster created the first admin token; that "
+        "node's {} holds it",
+        auth->options_.bootstrap_token_file);
     return auth;
   }
   RETURN_IF_ERROR(bootstrapped);
@@ -159,10 +160,11 @@ absl::Status Authenticator::Bootstrap() {
   if (!given.empty()) {
     std::string_view id, secret;
     if (!ParseToken(given, &id, &secret)) {
-      return absl::InvalidArgumentError(StrCat(
-          path, " does not hold a Strata token (strata_<16 hex>_<64 hex>); make one with "
-                "`echo strata_$(openssl rand -hex 8)_$(openssl rand -hex 32) > ",
-          path, "`, or remove the file to have stratad write a new one"));
+      return absl::InvalidArgumentError(
+          StrCat(path,
+                 " does not hold a Strata token (strata_<16 hex>_<64 hex>); make one with "
+                 "`echo strata_$(openssl rand -hex 8)_$(openssl rand -hex 32) > ",
+                 path, "`, or remove the file to have stratad write a new one"));
     }
     ASSIGN_OR_RETURN(CreatedToken created, CreateLocked("admin", {"admin"}, 0, given));
     spdlog::warn("auth: the first admin token \"admin\" (id {}) is the one in {}",
@@ -171,9 +173,10 @@ absl::Status Authenticator::Bootstrap() {
   }
   ASSIGN_OR_RETURN(CreatedToken created, CreateLocked("admin", {"admin"}, 0, ""));
   RETURN_IF_ERROR(WriteSecretFile(path, created.token));
-  spdlog::warn("auth: created the first admin token \"admin\" (id {}) and wrote it to {} (mode "
-               "0600); use it to create tokens for people and programs, then keep it safe",
-               created.record.id, path);
+  spdlog::warn(
+      "auth: created the first admin token \"admin\" (id {}) and wrote it to {} (mode "
+      "0600); use it to create tokens for people and programs, then keep it safe",
+      created.record.id, path);
   return absl::OkStatus();
 }
 
@@ -201,8 +204,9 @@ absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
   std::string_view value = authorization[0];
   constexpr std::string_view kBearer = "bearer ";
   if (value.size() < kBearer.size() ||
-      !std::equal(kBearer.begin(), kBearer.end(), value.begin(),
-                  [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      !std::equal(kBearer.begin(), kBearer.end(), value.begin(), [](char a, char b) {
+        return a == std::tolower(static_cast<unsigned char>(b));
+      })) {
     return fail("unknown", "the authorization header is not `Bearer <token>`");
   }
   value.remove_prefix(kBearer.size());
@@ -222,15 +226,13 @@ absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::Authenticate(
     return fail(entry.record.name, "the token is not valid");
   }
   if (entry.record.revoked_nanos != 0) {
-    return fail(entry.record.name,
-                StrCat("the token \"", entry.record.name, "\" was revoked at ",
-                       FormatIso8601Millis(entry.record.revoked_nanos)));
+    return fail(entry.record.name, StrCat("the token \"", entry.record.name, "\" was revoked at ",
+                                          FormatIso8601Millis(entry.record.revoked_nanos)));
   }
   if (entry.record.expires_nanos != 0 && now >= entry.record.expires_nanos) {
-    return fail(entry.record.name,
-                StrCat("the token \"", entry.record.name, "\" expired at ",
-                       FormatIso8601Millis(entry.record.expires_nanos),
-                       "; ask an admin for a new one"));
+    return fail(entry.record.name, StrCat("the token \"", entry.record.name, "\" expired at ",
+                                          FormatIso8601Millis(entry.record.expires_nanos),
+                                          "; ask an admin for a new one"));
   }
   entry.record.last_used_nanos = now;
   if (now - entry.last_saved_use_nanos >= kLastUseSaveNanos) {
@@ -253,14 +255,12 @@ absl::StatusOr<std::shared_ptr<const Principal>> Authenticator::PrincipalNamed(
     return absl::FailedPreconditionError(StrCat("the token \"", name, "\" does not exist"));
   }
   if (entry->record.revoked_nanos != 0) {
-    return absl::FailedPreconditionError(
-        StrCat("the token \"", name, "\" was revoked at ",
-               FormatIso8601Millis(entry->record.revoked_nanos)));
+    return absl::FailedPreconditionError(StrCat("the token \"", name, "\" was revoked at ",
+                                                FormatIso8601Millis(entry->record.revoked_nanos)));
   }
   if (entry->record.expires_nanos != 0 && now >= entry->record.expires_nanos) {
-    return absl::FailedPreconditionError(
-        StrCat("the token \"", name, "\" expired at ",
-               FormatIso8601Millis(entry->record.expires_nanos)));
+    return absl::FailedPreconditionError(StrCat("the token \"", name, "\" expired at ",
+                                                FormatIso8601Millis(entry->record.expires_nanos)));
   }
   return entry->principal;
 }
@@ -274,7 +274,8 @@ absl::Status Authenticator::CheckNotLimited(std::string_view peer_address) {
       it->second.count < options_.failure_limit) {
     return absl::OkStatus();
   }
-  const int64_t wait = (it->second.window_start_nanos + kFailureWindowNanos - now) / kNanosPerSecond;
+  const int64_t wait =
+      (it->second.window_start_nanos + kFailureWindowNanos - now) / kNanosPerSecond;
   return absl::UnauthenticatedError(StrCat("too many failed authentication attempts from ",
                                            peer_address, "; retry in ", wait + 1, " s"));
 }
@@ -300,9 +301,10 @@ absl::Status Authenticator::Fail(std::string_view peer_address, std::string_view
   }
   spdlog::warn("auth: refused a call from {} (token \"{}\"): {}", peer_address, token_name, why);
   if (now_limited) {
-    spdlog::warn("auth: {} failed {} times within a minute; its calls are refused for the rest "
-                 "of the minute",
-                 peer_address, options_.failure_limit);
+    spdlog::warn(
+        "auth: {} failed {} times within a minute; its calls are refused for the rest "
+        "of the minute",
+        peer_address, options_.failure_limit);
   }
   return Unauthenticated(why);
 }
@@ -328,8 +330,8 @@ absl::StatusOr<CreatedToken> Authenticator::CreateLocked(std::string_view name,
   }
   if (Entry* existing = FindLocked(name);
       existing != nullptr && existing->record.revoked_nanos == 0) {
-    return absl::AlreadyExistsError(StrCat("a token named \"", name,
-                                           "\" exists; revoke it first or choose another name"));
+    return absl::AlreadyExistsError(
+        StrCat("a token named \"", name, "\" exists; revoke it first or choose another name"));
   }
   const int64_t now = clock_.NowNanos();
   if (expires_nanos != 0 && expires_nanos <= now) {
@@ -344,7 +346,8 @@ absl::StatusOr<CreatedToken> Authenticator::CreateLocked(std::string_view name,
     do {
       created.token = StrCat(kPrefix, RandomHex(kIdBytes), "_", RandomHex(kSecretBytes));
       ParseToken(created.token, &id, &secret);
-    } while (by_id_.contains(AbslView(id)));  // 64 random bits: a clash is not expected, but harmless
+    } while (
+        by_id_.contains(AbslView(id)));  // 64 random bits: a clash is not expected, but harmless
   }
   ParseToken(created.token, &id, &secret);
   if (by_id_.contains(AbslView(id))) return absl::AlreadyExistsError("a token with this id exists");
@@ -357,9 +360,8 @@ absl::StatusOr<CreatedToken> Authenticator::CreateLocked(std::string_view name,
   record.expires_nanos = expires_nanos;
   RETURN_IF_ERROR(tokens_.Put(record));
   by_id_[record.id] =
-      Entry{record, std::make_shared<const Principal>(Principal::ForToken(record.name,
-                                                                          record.grants)),
-            0};
+      Entry{record,
+            std::make_shared<const Principal>(Principal::ForToken(record.name, record.grants)), 0};
   return created;
 }
 
@@ -376,8 +378,8 @@ Authenticator::Entry* Authenticator::FindLocked(std::string_view name_or_id) {
 
 absl::Status Authenticator::SaveLocked(Entry& entry) {
   RETURN_IF_ERROR(tokens_.Put(entry.record));
-  entry.principal =
-      std::make_shared<const Principal>(Principal::ForToken(entry.record.name, entry.record.grants));
+  entry.principal = std::make_shared<const Principal>(
+      Principal::ForToken(entry.record.name, entry.record.grants));
   return absl::OkStatus();
 }
 
@@ -415,9 +417,10 @@ absl::StatusOr<int> Authenticator::RevokeAllAndCreateAdmin(std::string_view who)
   const std::string name = StrCat("admin-restored-", now / kNanosPerSecond);
   ASSIGN_OR_RETURN(CreatedToken created, CreateLocked(name, {"admin"}, 0, ""));
   RETURN_IF_ERROR(WriteSecretFile(options_.bootstrap_token_file, created.token));
-  spdlog::warn("auth: \"{}\" revoked all {} live tokens and created the admin token \"{}\" (id {}), "
-               "written to {} (mode 0600)",
-               who, revoked, name, created.record.id, options_.bootstrap_token_file);
+  spdlog::warn(
+      "auth: \"{}\" revoked all {} live tokens and created the admin token \"{}\" (id {}), "
+      "written to {} (mode 0600)",
+      who, revoked, name, created.record.id, options_.bootstrap_token_file);
   return revoked;
 }
 

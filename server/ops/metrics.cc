@@ -22,10 +22,14 @@ constexpr std::string_view kVersion = "0.1.0";
 
 std::string_view ClassName(RejectionClass c) {
   switch (c) {
-    case RejectionClass::kInvalid: return "invalid";
-    case RejectionClass::kTimeWindow: return "time_window";
-    case RejectionClass::kSchema: return "schema";
-    case RejectionClass::kVersion: return "version_conflict";
+    case RejectionClass::kInvalid:
+      return "invalid";
+    case RejectionClass::kTimeWindow:
+      return "time_window";
+    case RejectionClass::kSchema:
+      return "schema";
+    case RejectionClass::kVersion:
+      return "version_conflict";
   }
   return "invalid";
 }
@@ -86,9 +90,9 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
   ScrapeCollector(Engine& engine, std::chrono::steady_clock::time_point started)
       : engine_(engine),
         started_(started),
-        start_time_seconds_(std::chrono::duration<double>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count()) {}
+        start_time_seconds_(
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count()) {}
 
   void SetAdmissionSource(std::function<AdmissionSnapshot()> source) {
     absl::MutexLock lock(&mu_);
@@ -130,7 +134,8 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
                "Queries refused because every worker was busy and the queue full.", a.refused);
     AddGauge(out, "strata_query_memory_used_bytes",
              "Memory all running queries (and results PostgreSQL portals keep) hold from the "
-             "server-wide budget.", a.memory_used_bytes);
+             "server-wide budget.",
+             a.memory_used_bytes);
     AddGauge(out, "strata_query_memory_limit_bytes", "The server-wide query memory budget.",
              a.memory_limit_bytes);
     AddCounter(out, "strata_query_memory_refusals_total",
@@ -141,9 +146,9 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
   void CollectConnections(std::vector<MetricFamily>& out) const {
     absl::MutexLock lock(&mu_);
     if (connections_.empty()) return;
-    MetricFamily open = Family("strata_connections_open",
-                               "Connections open now, by front door (http, postgres).",
-                               MetricType::Gauge);
+    MetricFamily open =
+        Family("strata_connections_open", "Connections open now, by front door (http, postgres).",
+               MetricType::Gauge);
     for (const auto& [door, count] : connections_) Add(open, count(), {{"door", door}});
     out.push_back(std::move(open));
   }
@@ -159,11 +164,11 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
                                   "The last log sequence this node's replica of the shard applied "
                                   "(a replica's lag: the highest of any node's, minus this).",
                                   MetricType::Gauge);
-    MetricFamily leading = Family("strata_shard_leader",
-                                  "1 while this node leads the shard.", MetricType::Gauge);
-    MetricFamily epoch = Family("strata_shard_epoch",
-                                "The shard leadership's epoch, while this node leads it.",
-                                MetricType::Gauge);
+    MetricFamily leading =
+        Family("strata_shard_leader", "1 while this node leads the shard.", MetricType::Gauge);
+    MetricFamily epoch =
+        Family("strata_shard_epoch", "The shard leadership's epoch, while this node leads it.",
+               MetricType::Gauge);
     MetricFamily healthy =
         Family("strata_shard_replica_healthy",
                "0 once this node's replica stopped applying (a gap or a broken digest chain: "
@@ -180,9 +185,9 @@ class ServerMetrics::ScrapeCollector final : public prometheus::Collectable {
       Add(leading, s.leading ? 1 : 0, id);
       Add(epoch, static_cast<double>(s.epoch), id);
       Add(healthy, s.healthy ? 1 : 0, id);
-      for (const auto& [outcome, n] : {std::pair{"applied", s.entries_applied},
-                                       std::pair{"refused", s.entries_refused},
-                                       std::pair{"published", s.entries_published}}) {
+      for (const auto& [outcome, n] :
+           {std::pair{"applied", s.entries_applied}, std::pair{"refused", s.entries_refused},
+            std::pair{"published", s.entries_published}}) {
         std::vector<ClientMetric::Label> labels = id;
         labels.push_back({"outcome", outcome});
         Add(entries, static_cast<double>(n), labels);

@@ -7,8 +7,8 @@
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "query/parse/parser.h"
-#include "server/scheduler/target_mapping.h"
 #include "server/scheduler/scheduled_query_codec.h"
+#include "server/scheduler/target_mapping.h"
 #include "spdlog/spdlog.h"
 #include "storage/catalog/names.h"
 
@@ -22,11 +22,11 @@ constexpr int kRecentFailures = 5;
 constexpr std::string_view kRuntimeParameter = "scheduled_runtime";
 
 absl::Status ValidateName(std::string_view name) {
-  const bool ok = !name.empty() && name.size() <= kMaxNameBytes &&
-                  std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
-                           c == '-';
-                  });
+  const bool ok =
+      !name.empty() && name.size() <= kMaxNameBytes &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+      });
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(
       StrCat("scheduled query name \"", name, "\" must be 1..64 characters of [a-zA-Z0-9_.-]"));
@@ -50,7 +50,7 @@ absl::StatusOr<query::QueryParameters> RunParameters(const ScheduledQueryDefinit
 class TargetWriter final : public query::ResultSink {
  public:
   TargetWriter(Ingest& ingest, const Principal& owner, const TargetSpec& target, int64_t version,
-            int max_rejected_kept, ScheduledQueryRunSummary* run)
+               int max_rejected_kept, ScheduledQueryRunSummary* run)
       : ingest_(ingest),
         owner_(owner),
         target_(target),
@@ -62,8 +62,8 @@ class TargetWriter final : public query::ResultSink {
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
     auto mapping = TargetMapping::Compile(target_, columns);
     if (!mapping.ok()) {
-      return absl::FailedPreconditionError(
-          StrCat("the query's result no longer maps onto the target: ", mapping.status().message()));
+      return absl::FailedPreconditionError(StrCat(
+          "the query's result no longer maps onto the target: ", mapping.status().message()));
     }
     mapping_ = *std::move(mapping);
     return absl::OkStatus();
@@ -133,14 +133,15 @@ struct ScheduledQueries::Entry {
   int64_t cursor = 0;  // ScheduledQueryRecord::schedule_cursor_nanos
   uint64_t next_sequence = 1;
   std::deque<ScheduledQueryRunSummary> runs;  // oldest first
-  bool scheduled_running = false;  // a scheduled run is queued or going on
-  int failed_attempts = 0;  // at the invocation after `cursor`
+  bool scheduled_running = false;             // a scheduled run is queued or going on
+  int failed_attempts = 0;                    // at the invocation after `cursor`
   int64_t retry_at = 0;
   bool deleted = false;
 
   bool enabled() const { return definition.state != ScheduledQueryState::kDisabled; }
   ScheduledQueryRecord Record() const {
-    return {.name = definition.name, .definition = EncodeDefinition(definition),
+    return {.name = definition.name,
+            .definition = EncodeDefinition(definition),
             .schedule_cursor_nanos = cursor};
   }
 };
@@ -280,9 +281,8 @@ void ScheduledQueries::Work() {
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
-          +[](ScheduledQueries* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) {
-            return !s->tasks_.empty() || s->stopping_;
-          },
+          +[](ScheduledQueries* s)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) { return !s->tasks_.empty() || s->stopping_; },
           this));
       if (stopping_) {
         for (Task& t : tasks_) t.entry->scheduled_running = false;
@@ -327,14 +327,15 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
     if (skipped > 0) {
       const int64_t last = last_skipped;
       ScheduledQueryRunSummary run{.invocation_nanos = last,
-                            .trigger_nanos = now,
-                            .end_nanos = now,
-                            .status = RunStatus::kAutoTriggerSkipped};
-      run.failure_reason = StrCat(
-          skipped, " invocations from ", FormatIso8601Millis(first_skipped), " to ",
-          FormatIso8601Millis(last), " were missed while the server was down, beyond the ",
-          options_.max_catch_up, " it catches up (--scheduled-query-max-catch-up); run them "
-          "with ExecuteScheduledQuery (strata scheduled-query execute) to backfill");
+                                   .trigger_nanos = now,
+                                   .end_nanos = now,
+                                   .status = RunStatus::kAutoTriggerSkipped};
+      run.failure_reason =
+          StrCat(skipped, " invocations from ", FormatIso8601Millis(first_skipped), " to ",
+                 FormatIso8601Millis(last), " were missed while the server was down, beyond the ",
+                 options_.max_catch_up,
+                 " it catches up (--scheduled-query-max-catch-up); run them "
+                 "with ExecuteScheduledQuery (strata scheduled-query execute) to backfill");
       spdlog::warn("scheduled query \"{}\": {}", entry->definition.name, run.failure_reason);
       entry->cursor = last;
       entry->failed_attempts = 0;
@@ -368,18 +369,19 @@ void ScheduledQueries::RunScheduled(const std::shared_ptr<Entry>& entry) {
     entry->retry_at = engine_.clock().NowNanos() + (options_.retry_delay_nanos << (attempt - 1));
   }
   if (absl::Status saved = RecordLocked(*entry, std::move(run)); !saved.ok()) {
-    spdlog::error("scheduled query \"{}\": could not save its run of {}: {}; the invocation "
-                  "runs again",
-                  definition.name, FormatIso8601Millis(invocation), saved.message());
+    spdlog::error(
+        "scheduled query \"{}\": could not save its run of {}: {}; the invocation "
+        "runs again",
+        definition.name, FormatIso8601Millis(invocation), saved.message());
   }
 }
 
-ScheduledQueryRunSummary ScheduledQueries::RunOnce(const ScheduledQueryDefinition& definition,
-                                            int64_t invocation_nanos, bool manual, int attempt,
-                                            const std::shared_ptr<std::atomic<bool>>& cancel) {
+ScheduledQueryRunSummary ScheduledQueries::RunOnce(
+    const ScheduledQueryDefinition& definition, int64_t invocation_nanos, bool manual, int attempt,
+    const std::shared_ptr<std::atomic<bool>>& cancel) {
   ScheduledQueryRunSummary run{.invocation_nanos = invocation_nanos,
-                        .trigger_nanos = engine_.clock().NowNanos(),
-                        .attempt = attempt};
+                               .trigger_nanos = engine_.clock().NowNanos(),
+                               .attempt = attempt};
   const auto started = std::chrono::steady_clock::now();
   const absl::Status status = RunInto(definition, invocation_nanos, cancel, &run);
   const int64_t millis = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -387,17 +389,17 @@ ScheduledQueryRunSummary ScheduledQueries::RunOnce(const ScheduledQueryDefinitio
                              .count();
   run.end_nanos = engine_.clock().NowNanos();
   run.stats.execution_millis = millis;
-  run.status = status.ok() ? (manual ? RunStatus::kManualTriggerSuccess
-                                     : RunStatus::kAutoTriggerSuccess)
-                           : (manual ? RunStatus::kManualTriggerFailure
-                                     : RunStatus::kAutoTriggerFailure);
+  run.status = status.ok()
+                   ? (manual ? RunStatus::kManualTriggerSuccess : RunStatus::kAutoTriggerSuccess)
+                   : (manual ? RunStatus::kManualTriggerFailure : RunStatus::kAutoTriggerFailure);
   const RunStats& stats = run.stats;
   if (status.ok()) {
-    spdlog::info("scheduled query \"{}\" ran for {} ({}, attempt {}): {} result rows, {} records "
-                 "written, {} rejected, {} bytes scanned, {} ms",
-                 definition.name, FormatIso8601Millis(invocation_nanos),
-                 manual ? "manual" : "schedule", attempt, stats.query_result_rows,
-                 stats.records_ingested, stats.records_rejected, stats.bytes_scanned, millis);
+    spdlog::info(
+        "scheduled query \"{}\" ran for {} ({}, attempt {}): {} result rows, {} records "
+        "written, {} rejected, {} bytes scanned, {} ms",
+        definition.name, FormatIso8601Millis(invocation_nanos), manual ? "manual" : "schedule",
+        attempt, stats.query_result_rows, stats.records_ingested, stats.records_rejected,
+        stats.bytes_scanned, millis);
   } else {
     run.failure_reason = StrCat(status.message());
     spdlog::warn("scheduled query \"{}\" failed for {} ({}, attempt {}): {}", definition.name,
@@ -430,11 +432,11 @@ absl::Status ScheduledQueries::RunInto(const ScheduledQueryDefinition& definitio
   TargetWriter sink(ingest_, **owner, target, invocation_nanos / kNanosPerMilli, kept, run);
   ASSIGN_OR_RETURN(query::QueryStats stats,
                    queries_.Run({.caller = *owner,
-                                      .sql = definition.query_string,
-                                      .parameters = std::move(parameters),
-                                      .peer = StrCat("scheduled-query:", definition.name),
-                                      .cancel = cancel},
-                                     &sink));
+                                 .sql = definition.query_string,
+                                 .parameters = std::move(parameters),
+                                 .peer = StrCat("scheduled-query:", definition.name),
+                                 .cancel = cancel},
+                                &sink));
   run->stats.query_result_rows = stats.rows_returned;
   run->stats.bytes_scanned = stats.bytes_scanned;
   return sink.Flush();
@@ -447,8 +449,7 @@ absl::Status ScheduledQueries::RecordLocked(Entry& entry, ScheduledQueryRunSumma
   const size_t keep = static_cast<size_t>(std::max(1, options_.history));
   while (entry.runs.size() > keep) entry.runs.pop_front();
   const uint64_t keep_from = sequence + 1 > keep ? sequence + 1 - keep : 0;
-  return records_.PutRun(entry.Record(), {.sequence = sequence, .summary = bytes},
-                                            keep_from);
+  return records_.PutRun(entry.Record(), {.sequence = sequence, .summary = bytes}, keep_from);
 }
 
 absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Create(
@@ -493,20 +494,20 @@ absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Create(
     return absl::InvalidArgumentError("a scheduled query is one SELECT statement (WITH allowed)");
   }
   query::ColumnsSink columns;
-  absl::StatusOr<query::QueryStats> planned = queries_.Run(
-      {.caller = caller,
-       .sql = definition.query_string,
-       .parameters = std::move(parameters),
-       .peer = "scheduled-query:create",
-       .cancel = std::make_shared<std::atomic<bool>>(false),
-       .describe_only = true},
-      &columns);
+  absl::StatusOr<query::QueryStats> planned =
+      queries_.Run({.caller = caller,
+                    .sql = definition.query_string,
+                    .parameters = std::move(parameters),
+                    .peer = "scheduled-query:create",
+                    .cancel = std::make_shared<std::atomic<bool>>(false),
+                    .describe_only = true},
+                   &columns);
   if (!planned.ok()) {
     // Refusals keep their code (no read on the source is PERMISSION_DENIED,
     // as for the query itself); anything else is the definition's fault.
     const absl::StatusCode code = planned.status().code();
-    const bool kept = code == absl::StatusCode::kResourceExhausted ||
-                      code == absl::StatusCode::kPermissionDenied;
+    const bool kept =
+        code == absl::StatusCode::kResourceExhausted || code == absl::StatusCode::kPermissionDenied;
     return absl::Status(kept ? code : absl::StatusCode::kInvalidArgument,
                         StrCat("the query does not plan: ", planned.status().message()));
   }
@@ -520,8 +521,9 @@ absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Create(
 
   absl::MutexLock lock(&mu_);
   if (entries_.contains(definition.name)) {
-    return absl::AlreadyExistsError(StrCat("a scheduled query named \"", definition.name,
-                                           "\" already exists; delete it first or choose another name"));
+    return absl::AlreadyExistsError(
+        StrCat("a scheduled query named \"", definition.name,
+               "\" already exists; delete it first or choose another name"));
   }
   if (static_cast<int>(entries_.size()) >= options_.max_scheduled_queries) {
     return absl::ResourceExhaustedError(StrCat("the server has ", entries_.size(),
@@ -566,22 +568,20 @@ ScheduledQueryDescription ScheduledQueries::DescribeLocked(const Entry& entry) c
   if (entry.enabled()) out.next_invocation_nanos = entry.schedule.NextAfter(entry.cursor);
   if (!entry.runs.empty()) out.last_run = entry.runs.back();
   for (auto it = entry.runs.rbegin();
-       it != entry.runs.rend() && out.recently_failed_runs.size() < size_t{kRecentFailures};
-       ++it) {
+       it != entry.runs.rend() && out.recently_failed_runs.size() < size_t{kRecentFailures}; ++it) {
     if (Failed(it->status)) out.recently_failed_runs.push_back(*it);
   }
   return out;
 }
 
 absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Describe(const Principal& caller,
-                                                                    std::string_view name) {
+                                                                     std::string_view name) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, FindLocked(caller, name));
   return DescribeLocked(*entry);
 }
 
-absl::StatusOr<ScheduledQueryPage> ScheduledQueries::List(const Principal& caller,
-                                                          int max_results,
+absl::StatusOr<ScheduledQueryPage> ScheduledQueries::List(const Principal& caller, int max_results,
                                                           std::string_view next_token) {
   if (max_results < 0 || max_results > kMaxPageSize) {
     return absl::InvalidArgumentError(
@@ -603,8 +603,8 @@ absl::StatusOr<ScheduledQueryPage> ScheduledQueries::List(const Principal& calle
 }
 
 absl::StatusOr<ScheduledQueryDescription> ScheduledQueries::Update(const Principal& caller,
-                                                                  std::string_view name,
-                                                                  ScheduledQueryState state) {
+                                                                   std::string_view name,
+                                                                   ScheduledQueryState state) {
   if (state == ScheduledQueryState::kUnspecified) {
     return absl::InvalidArgumentError("state must be ENABLED or DISABLED");
   }
@@ -638,8 +638,8 @@ absl::Status ScheduledQueries::Delete(const Principal& caller, std::string_view 
 }
 
 absl::StatusOr<ScheduledQueryRunSummary> ScheduledQueries::Execute(const Principal& caller,
-                                                            std::string_view name,
-                                                            int64_t invocation_nanos) {
+                                                                   std::string_view name,
+                                                                   int64_t invocation_nanos) {
   if (invocation_nanos <= 0) {
     return absl::InvalidArgumentError(
         "invocation_time is required: the @scheduled_runtime the run computes for");
@@ -664,9 +664,8 @@ void ScheduledQueries::RunDue() {
   absl::MutexLock lock(&mu_);
   poked_ = true;
   mu_.Await(absl::Condition(
-      +[](ScheduledQueries* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) {
-        return s->stopping_ || s->IdleLocked();
-      },
+      +[](ScheduledQueries* s)
+           ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu_) { return s->stopping_ || s->IdleLocked(); },
       this));
 }
 
@@ -741,21 +740,15 @@ query::SystemTable ScheduledQueries::QueriesTable(const Principal& caller) {
 
 query::SystemTable ScheduledQueries::RunsTable(const Principal& caller) {
   query::SystemTable table;
-  table.columns = {{"scheduled_query", DataType::kVarchar},
-                   {"invocation_time", DataType::kTimestamp},
-                   {"trigger", DataType::kVarchar},
-                   {"attempt", DataType::kBigint},
-                   {"status", DataType::kVarchar},
-                   {"trigger_time", DataType::kTimestamp},
-                   {"end_time", DataType::kTimestamp},
-                   {"execution_millis", DataType::kBigint},
-                   {"query_result_rows", DataType::kBigint},
-                   {"records_ingested", DataType::kBigint},
-                   {"records_rejected", DataType::kBigint},
-                   {"rows_skipped", DataType::kBigint},
-                   {"bytes_scanned", DataType::kBigint},
-                   {"failure_reason", DataType::kVarchar},
-                   {"rejected_rows", DataType::kVarchar}};
+  table.columns = {
+      {"scheduled_query", DataType::kVarchar},  {"invocation_time", DataType::kTimestamp},
+      {"trigger", DataType::kVarchar},          {"attempt", DataType::kBigint},
+      {"status", DataType::kVarchar},           {"trigger_time", DataType::kTimestamp},
+      {"end_time", DataType::kTimestamp},       {"execution_millis", DataType::kBigint},
+      {"query_result_rows", DataType::kBigint}, {"records_ingested", DataType::kBigint},
+      {"records_rejected", DataType::kBigint},  {"rows_skipped", DataType::kBigint},
+      {"bytes_scanned", DataType::kBigint},     {"failure_reason", DataType::kVarchar},
+      {"rejected_rows", DataType::kVarchar}};
   absl::MutexLock lock(&mu_);
   for (const auto& [name, entry] : entries_) {
     if (!caller.admin() && entry->definition.owner != caller.name()) continue;

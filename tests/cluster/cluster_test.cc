@@ -346,6 +346,19 @@ TEST_F(ClusterTest, OneEtcdMemberDownChangesNothing) {
   EXPECT_EQ(ReadAll(cluster_->node(1), "mem").size(), 1u);
 }
 
+// What `get` answers once it answers `want`, or its last answer after 30 s: for what other
+// nodes learn through a watch.
+template <typename T>
+T Eventually(const std::function<T()>& get, const T& want) {
+  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  T got = get();
+  while (got != want && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    got = get();
+  }
+  return got;
+}
+
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->AddMetadata("authorization", "Bearer " + token);
@@ -389,21 +402,13 @@ TEST(ClusterAuthTest, TokensThroughOneNodeAreHonouredByAll) {
     return v1::CatalogService::NewStub(cluster.node(node).channel())
         ->CreateDatabase(WithToken(token).get(), request, &response);
   };
-  auto eventually = [](const std::function<grpc::StatusCode()>& call, grpc::StatusCode want) {
-    const auto deadline = std::chrono::steady_clock::now() + seconds(10);
-    grpc::StatusCode got = call();
-    while (got != want && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      got = call();
-    }
-    return got;
-  };
   for (int node : {2, 1}) {
-    EXPECT_EQ(eventually([&] {
-                return create_database(node, created.secret(), "db" + std::to_string(node))
-                    .error_code();
-              },
-              grpc::StatusCode::OK),
+    EXPECT_EQ(Eventually<grpc::StatusCode>(
+                  [&] {
+                    return create_database(node, created.secret(), "db" + std::to_string(node))
+                        .error_code();
+                  },
+                  grpc::StatusCode::OK),
               grpc::StatusCode::OK)
         << node;
   }
@@ -412,10 +417,10 @@ TEST(ClusterAuthTest, TokensThroughOneNodeAreHonouredByAll) {
   revoke.set_token("ops");
   v1::RevokeTokenResponse revoked;
   ASSERT_TRUE(auth(1)->RevokeToken(WithToken(admin).get(), revoke, &revoked).ok());
-  EXPECT_EQ(
-      eventually([&] { return create_database(2, created.secret(), "late").error_code(); },
-                 grpc::StatusCode::UNAUTHENTICATED),
-      grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Eventually<grpc::StatusCode>(
+                [&] { return create_database(2, created.secret(), "late").error_code(); },
+                grpc::StatusCode::UNAUTHENTICATED),
+            grpc::StatusCode::UNAUTHENTICATED);
   // A restarted node loads the tokens from etcd.
   cluster.node(0).Stop();
   ASSERT_TRUE(cluster.node(0).Restart()) << cluster.node(0).error();
@@ -489,18 +494,9 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
                  "'cpu_1m' AND status = 'AUTO_TRIGGER_SUCCESS'");
     return result.status.ok() ? RowsText(result.rows) : result.status.error_message();
   };
-  auto eventually = [](const std::function<std::string()>& get, const std::string& want) {
-    const auto deadline = std::chrono::steady_clock::now() + seconds(30);
-    std::string got = get();
-    while (got != want && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      got = get();
-    }
-    return got;
-  };
   // Listed through every node.
   for (int node : {0, 2}) {
-    EXPECT_EQ(eventually(
+    EXPECT_EQ(Eventually<std::string>(
                   [&] {
                     return RowsText(RunQuery(cluster.node(node).channel(),
                                              "SELECT name FROM system.scheduled_queries")
@@ -512,8 +508,8 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
   }
   // 00:01 on every node: one of them runs the invocation, once.
   set_clock({0, 1, 2}, 1);
-  EXPECT_EQ(eventually([&] { return runs_through(0); }, "1\n"), "1\n");
-  EXPECT_EQ(eventually([&] { return runs_through(2); }, "1\n"), "1\n");
+  EXPECT_EQ(Eventually<std::string>([&] { return runs_through(0); }, "1\n"), "1\n");
+  EXPECT_EQ(Eventually<std::string>([&] { return runs_through(2); }, "1\n"), "1\n");
   EXPECT_EQ(RowsText(RunQuery(cluster.node(1).channel(),
                               "SELECT host, max_cpu FROM demo.cpu_1m ORDER BY host")
                          .rows),
@@ -531,9 +527,9 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
   // The runner dies: another node takes the role and runs the next invocation.
   cluster.node(runner).Kill9();
   const std::vector<int> others = AllBut(runner);
-  ASSERT_TRUE(Write(cluster.node(others[0]), "cpu", {CpuRecord("h1", millis(1, 5), 50)}, &written)
-                  .ok());
-  EXPECT_EQ(eventually(
+  ASSERT_TRUE(
+      Write(cluster.node(others[0]), "cpu", {CpuRecord("h1", millis(1, 5), 50)}, &written).ok());
+  EXPECT_EQ(Eventually<std::string>(
                 [&] {
                   set_clock(others, 2);
                   return runs_through(others[1]);
@@ -697,8 +693,8 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
     }
     std::this_thread::sleep_for(seconds(2));
     const std::string lost = load.Check(cluster.node((cycle + 2) % 3));
-    std::printf("cycle %d: killed %s%s; acknowledged so far %zu, failed calls %d; %s\n",
-                cycle + 1, what.c_str(),
+    std::printf("cycle %d: killed %s%s; acknowledged so far %zu, failed calls %d; %s\n", cycle + 1,
+                what.c_str(),
                 kill_node ? (", writes to all 16 probe series again after " +
                              std::to_string(failovers.back()).substr(0, 4) + " s")
                                 .c_str()

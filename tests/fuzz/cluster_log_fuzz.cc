@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         strata::cluster::EncodeRecords(static_cast<int>(records->size()), encoded));
     if (!round.ok() || round->size() != records->size()) std::abort();
     for (size_t i = 0; i < records->size(); ++i) {
-      if (!((*round)[i].record == (*records)[i].record) || (*round)[i].index != (*records)[i].index) {
+      if (!((*round)[i].record == (*records)[i].record) ||
+          (*round)[i].index != (*records)[i].index) {
         std::abort();
       }
     }

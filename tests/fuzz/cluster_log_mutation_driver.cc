@@ -22,7 +22,8 @@ std::vector<std::string> Seeds() {
     r.measure_name = i % 2 ? "cpu" : "state";
     r.multi = i % 2 == 0;
     r.measures = i % 2 ? MeasureList::Of({{"cpu", Value::Double(i * 0.5)}})
-                       : MeasureList::Of({{"n", Value::Bigint(-i)}, {"s", Value::Varchar("ok")},
+                       : MeasureList::Of({{"n", Value::Bigint(-i)},
+                                          {"s", Value::Varchar("ok")},
                                           {"b", Value::Boolean(true)}});
     r.time_nanos = 1'700'000'000'000'000'000 + i;
     r.version = i;
@@ -44,6 +45,6 @@ std::vector<std::string> Seeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return strata::fuzz::RunDriver(argc, argv, "shard log entry", Seeds(),
-                                 strata::fuzz::MutateBytes, 200'000);
+  return strata::fuzz::RunDriver(argc, argv, "shard log entry", Seeds(), strata::fuzz::MutateBytes,
+                                 200'000);
 }

@@ -56,28 +56,36 @@ int64_t StratadProcess::PeakRssBytes() const {
   return -1;
 }
 
-void StratadProcess::KeepLogOfFailure() const {
-  // The next "Socket closed" says why: the log is copied where CI keeps it
-  // (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the working directory,
-  // which is build/ under ctest), and its end is printed with the test's
-  // output.
-  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+std::string TestArtifactsDir() {
   const char* configured = std::getenv("STRATA_TEST_ARTIFACTS");
-  const std::filesystem::path dir = configured != nullptr ? configured : "test-artifacts";
+  const std::string dir = configured != nullptr ? configured : "test-artifacts";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  return dir;
+}
+
+std::string CurrentTestFileName() {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return test == nullptr ? "unknown" : StrCatForPath(test->test_suite_name(), test->name());
+}
+
+void StratadProcess::KeepLogOfFailure() const {
+  // The next "Socket closed" says why: the log is copied where CI keeps it and its end is
+  // printed with the test's output.
+  const std::filesystem::path dir = TestArtifactsDir();
+  std::error_code ec;
   // The temp dir's name tells the processes of one test apart (a cluster test runs several).
-  const std::string name =
-      (test == nullptr ? "unknown" : StrCatForPath(test->test_suite_name(), test->name())) + "." +
-      std::filesystem::path(log_path_).parent_path().filename().string();
+  const std::string name = CurrentTestFileName() + "." +
+                           std::filesystem::path(log_path_).parent_path().filename().string();
   std::filesystem::copy_file(log_path_, dir / (name + ".stratad.log"),
                              std::filesystem::copy_options::overwrite_existing, ec);
   std::ifstream in(log_path_);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
   const size_t from = lines.size() > 60 ? lines.size() - 60 : 0;
-  std::cerr << "---- the last " << lines.size() - from << " lines of stratad's log (whole: "
-            << (dir / (name + ".stratad.log")).string() << ")\n";
+  std::cerr << "---- the last " << lines.size() - from
+            << " lines of stratad's log (whole: " << (dir / (name + ".stratad.log")).string()
+            << ")\n";
   for (size_t i = from; i < lines.size(); ++i) std::cerr << lines[i] << "\n";
   std::cerr << "----\n";
 }

@@ -88,4 +88,10 @@ class StratadProcess {
 // Path of the stratad binary under test (set by CMake).
 std::string StratadPath();
 
+// Where a failing test's logs are kept (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the
+// working directory, which is build/ under ctest), created; and the running test's name as
+// a file name ("Suite.Name").
+std::string TestArtifactsDir();
+std::string CurrentTestFileName();
+
 }  // namespace strata::testing

@@ -25,7 +25,8 @@ class AuthenticatorTest : public ::testing::Test {
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
     options.enabled = true;
-    if (options.bootstrap_token_file.empty()) options.bootstrap_token_file = dir_.Sub("admin.token");
+    if (options.bootstrap_token_file.empty())
+      options.bootstrap_token_file = dir_.Sub("admin.token");
     auto auth = Authenticator::Open(&engine_->tokens(), &clock_, options);
     ASSERT_TRUE(auth.ok()) << auth.status();
     auth_ = std::move(*auth);
@@ -149,8 +150,8 @@ TEST(AuthenticatorBootstrapTest, LosingTheFirstTokenRaceLoadsTheWinners) {
    public:
     absl::StatusOr<std::vector<TokenRecord>> LoadAll() const override {
       if (loads_++ == 0) return std::vector<TokenRecord>{};
-      return std::vector<TokenRecord>{{.id = "00000000000000aa", .name = "admin",
-                                       .grants = {"admin"}}};
+      return std::vector<TokenRecord>{
+          {.id = "00000000000000aa", .name = "admin", .grants = {"admin"}}};
     }
     absl::Status Put(const TokenRecord&) override {
       return absl::AbortedError("another node made it");
@@ -209,7 +210,8 @@ TEST_F(AuthenticatorTest, LimitsFailuresPerPeerForAMinute) {
   EXPECT_TRUE(auth_->Authenticate({"Bearer " + created->token}, "ipv4:10.0.0.1:6").ok());
   // Other peers are not affected; the limit ends with the minute.
   auto limited_message = [&](const std::string& peer) {
-    return std::string(auth_->Authenticate({bad}, peer).status().message()).rfind("too many", 0) == 0;
+    return std::string(auth_->Authenticate({bad}, peer).status().message()).rfind("too many", 0) ==
+           0;
   };
   EXPECT_FALSE(limited_message("ipv6:[::1]:7"));
   clock_.Set(kNow + 61 * kNanosPerSecond);

@@ -17,9 +17,9 @@
 namespace strata {
 namespace {
 
-using ::testing::HasSubstr;
 using query::DataType;
 using query::Datum;
+using ::testing::HasSubstr;
 
 // Answers every statement with one row: host "h1", the invocation time
 // (@scheduled_runtime) and a value; fails the next `failures` runs.
@@ -28,7 +28,8 @@ class FakeRunner final : public StatementRunner {
   absl::StatusOr<query::QueryStats> Run(Request request, query::ResultSink* sink) override {
     {
       absl::MutexLock lock(&mu_);
-      if (!request.describe_only) runtimes_.push_back(request.parameters.named["scheduled_runtime"].i);
+      if (!request.describe_only)
+        runtimes_.push_back(request.parameters.named["scheduled_runtime"].i);
       if (!request.describe_only && failures_ > 0) {
         --failures_;
         return absl::UnavailableError("the fake runner fails this run");
@@ -64,19 +65,20 @@ class FakeRunner final : public StatementRunner {
 };
 
 ScheduledQueryDefinition EveryMinute() {
-  return {.name = "rollup",
-          .query_string = "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS "
-                          "value FROM mydb.cpu WHERE time BETWEEN @scheduled_runtime - 1m AND "
-                          "@scheduled_runtime GROUP BY 1, 2",
-          .schedule_expression = "rate(1 minute)",
-          .target = {.database_name = "mydb",
-                     .table_name = "rollup",
-                     .time_column = "minute",
-                     .dimensions = {"host"},
-                     .multi = TargetSpec::MultiMeasures{
-                         .target_measure_name = "cpu_1m",
-                         .attributes = {{.source_column = "value",
-                                         .type = MeasureKind::kDouble}}}}};
+  return {
+      .name = "rollup",
+      .query_string =
+          "SELECT host, bin(time, 1m) AS minute, avg(measure_value::double) AS "
+          "value FROM mydb.cpu WHERE time BETWEEN @scheduled_runtime - 1m AND "
+          "@scheduled_runtime GROUP BY 1, 2",
+      .schedule_expression = "rate(1 minute)",
+      .target = {.database_name = "mydb",
+                 .table_name = "rollup",
+                 .time_column = "minute",
+                 .dimensions = {"host"},
+                 .multi = TargetSpec::MultiMeasures{
+                     .target_measure_name = "cpu_1m",
+                     .attributes = {{.source_column = "value", .type = MeasureKind::kDouble}}}}};
 }
 
 class ScheduledQueriesTest : public ServerUnitTest {
@@ -86,15 +88,18 @@ class ScheduledQueriesTest : public ServerUnitTest {
     ingest_ = std::make_unique<Ingest>(engine_.get(), metrics_.get());
     CreateTable("cpu");
     CreateTable("rollup");
-    auto scheduled = ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
-                                            {.retries = 1, .retry_delay_nanos = 30 * kNanosPerSecond});
+    auto scheduled =
+        ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
+                               {.retries = 1, .retry_delay_nanos = 30 * kNanosPerSecond});
     ASSERT_TRUE(scheduled.ok()) << scheduled.status();
     scheduled_ = std::move(*scheduled);
     scheduled_->Start();
   }
   void TearDown() override { scheduled_->Stop(); }
 
-  std::shared_ptr<const Principal> Caller() { return {std::shared_ptr<void>(), &Principal::Unrestricted()}; }
+  std::shared_ptr<const Principal> Caller() {
+    return {std::shared_ptr<void>(), &Principal::Unrestricted()};
+  }
 
   // Moves the clock and lets the scheduler run what is due.
   void Advance(int64_t nanos) {
