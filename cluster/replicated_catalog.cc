@@ -12,6 +12,8 @@ namespace strata::cluster {
 namespace {
 
 constexpr std::chrono::milliseconds kApplyWait{10000};
+// How long a revision is awaited from the watch alone before a sync key is put.
+constexpr std::chrono::milliseconds kWatchPatience{500};
 
 }  // namespace
 
@@ -91,11 +93,20 @@ absl::Status ReplicatedCatalog::Start() {
   return absl::OkStatus();
 }
 
-bool ReplicatedCatalog::WaitApplied(int64_t revision, std::chrono::milliseconds wait) {
+bool ReplicatedCatalog::WaitForWatch(int64_t revision, std::chrono::milliseconds wait) {
   absl::MutexLock lock(&mu_);
   auto reached = [this, revision]()
                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return applied_ >= revision; };
   return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::FromChrono(wait));
+}
+
+bool ReplicatedCatalog::WaitApplied(int64_t revision, std::chrono::milliseconds wait) {
+  if (WaitForWatch(revision, std::min(wait, kWatchPatience))) return true;
+  // etcd's revision counts every key (leaders, members), and a node that started read the
+  // catalog at the store's revision: a write it forwards may name a revision past every
+  // catalog change this node's watch has delivered, and no catalog change may come to pass
+  // it. A sync key put answers: once the watch brings it back, every change before it is here.
+  return CatchUp().ok() && WaitForWatch(revision, std::chrono::milliseconds(0));
 }
 
 int64_t ReplicatedCatalog::applied_revision() {
@@ -104,7 +115,7 @@ int64_t ReplicatedCatalog::applied_revision() {
 }
 
 absl::Status ReplicatedCatalog::AwaitRevision(int64_t revision) {
-  if (WaitApplied(revision, kApplyWait)) return absl::OkStatus();
+  if (WaitForWatch(revision, kApplyWait)) return absl::OkStatus();
   return absl::UnavailableError(StrCat("this node has not received the cluster catalog's revision ",
                                        revision, " from etcd yet; retry"));
 }

@@ -27,7 +27,8 @@ class ReplicatedCatalog final : public CatalogChanges {
 
   // Makes the local catalog what etcd holds, then follows etcd's changes.
   absl::Status Start();
-  // Waits until the local catalog has applied etcd revision `revision`.
+  // Waits until the local catalog holds every catalog change up to etcd revision `revision`
+  // (catching up through a sync key when the watch alone does not get there soon).
   bool WaitApplied(int64_t revision, std::chrono::milliseconds wait);
   int64_t applied_revision();
   // Brings the local copy up to date with etcd: writes this node's sync key under the
@@ -49,6 +50,8 @@ class ReplicatedCatalog final : public CatalogChanges {
   std::string DatabaseKey(std::string_view name) const;
   std::string TableKey(std::string_view database, std::string_view table) const;
   absl::Status AwaitRevision(int64_t revision);
+  // Waits until the watch has delivered revision `revision` (or a later one).
+  bool WaitForWatch(int64_t revision, std::chrono::milliseconds wait);
   // Installs one key's value (or its removal) into the local catalog.
   absl::Status Apply(const EtcdKeyValue& kv, bool deleted);
   void Applied(int64_t revision);

@@ -169,6 +169,22 @@ TEST_F(ClusterTest, VersionRulesHoldAcrossNodes) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+// A regression test: a node that started reads the catalog at etcd's revision, which counts
+// every key (leaders, members) and so runs ahead of the catalog changes the others' watches
+// delivered; the writes it forwarded named that revision and every replica waited for it
+// forever. Now a replica catches up through a sync key instead.
+TEST_F(ClusterTest, ARestartedNodeTakesWrites) {
+  cluster_->node(0).Stop();
+  ASSERT_TRUE(cluster_->node(0).Restart()) << cluster_->node(0).error();
+  const int64_t now = NowMillis();
+  std::vector<v1::Record> records;
+  for (int i = 0; i < 16; ++i) records.push_back(CpuRecord("r" + std::to_string(i), now, i));
+  v1::WriteRecordsResponse response;
+  grpc::Status written = Write(cluster_->node(0), "cpu", records, &response);
+  ASSERT_TRUE(written.ok()) << written.error_message();
+  EXPECT_EQ(ReadAll(cluster_->node(1), "cpu").size(), 16u);
+}
+
 TEST_F(ClusterTest, DeleteIsRefusedWithAClearMessage) {
   QueryResult result =
       RunQuery(cluster_->node(0).channel(), "DELETE FROM demo.cpu WHERE host = 'x'");
