@@ -408,7 +408,13 @@ bool ClusterNode::CatchUpCatalog() {
 absl::Status ClusterNode::CatchUp(milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
   for (auto& replica : replicas_) {
-    auto last = log_->LastSequence(replica->stream(), milliseconds(1000));
+    // A slow answer (NATS busy, a NATS server restarting) is asked again while the wait
+    // lasts: reading on without the log's end would miss acknowledged writes.
+    absl::StatusOr<uint64_t> last;
+    do {
+      const auto left = std::clamp(deadline - absl::Now(), absl::Milliseconds(100), absl::Seconds(1));
+      last = log_->LastSequence(replica->stream(), absl::ToChronoMilliseconds(left));
+    } while (!last.ok() && absl::Now() < deadline);
     if (!last.ok()) continue;  // NATS away: this replica's state is the best there is
     const auto left = std::max(absl::ZeroDuration(), deadline - absl::Now());
     if (!replica->WaitApplied(*last, absl::ToChronoMilliseconds(left))) {

@@ -259,11 +259,13 @@ absl::StatusOr<std::optional<LogMessage>> JetStream::Reader::Next(std::chrono::m
                  .data = std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg))};
   jsMsgMetaData_Destroy(meta);
   natsMsg_Destroy(msg);
-  if (out.sequence != next_) {
-    return absl::DataLossError(StrCat("the shard log jumped from sequence ", next_, " to ",
-                                      out.sequence,
-                                      ": entries this replica needs were purged; it must be "
-                                      "rebuilt from a peer"));
+  // An ordered consumer that was recreated (its NATS server restarted) may deliver again what
+  // it delivered before: skipped. One that skips ahead (a NATS server catching up after a
+  // restart) is OUT_OF_RANGE: the caller asks the stream leader whether the entries are gone.
+  if (out.sequence < next_) return std::optional<LogMessage>();
+  if (out.sequence > next_) {
+    return absl::OutOfRangeError(StrCat("the shard log's reader jumped from sequence ", next_,
+                                        " to ", out.sequence));
   }
   ++next_;
   return std::optional<LogMessage>(std::move(out));

@@ -69,8 +69,9 @@ class JetStream {
   class Reader {
    public:
     ~Reader();
-    // The next message, or nullopt after `wait` without one. A message past the expected
-    // next sequence (the log was purged under the reader) is DATA_LOSS.
+    // The next message, or nullopt after `wait` without one (or when the message is one
+    // delivered before). A message past the expected next sequence is OUT_OF_RANGE: the
+    // log was purged under the reader, or its NATS server lacks entries.
     absl::StatusOr<std::optional<LogMessage>> Next(std::chrono::milliseconds wait);
 
    private:

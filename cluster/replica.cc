@@ -243,6 +243,16 @@ void Replica::ApplyLoop() {
       }
       if (status.ok() && !read_again) continue;
       if (status.ok()) break;  // from a consumer on another NATS server
+      if (absl::IsOutOfRange(status)) {
+        // The consumer skipped entries: gone from the stream (purged), or only from the copy
+        // of the NATS server it reads (a restarted one catching up). The stream leader tells.
+        auto missing = log_.LeaderCopy(stream_, state().applied + 1, kPublishTimeout);
+        if (missing.ok() && !missing->has_value()) {
+          status = absl::DataLossError(
+              StrCat(status.message(), ": entries this replica needs were purged; it must be "
+                                       "rebuilt from a peer"));
+        }
+      }
       if (absl::IsDataLoss(status)) {
         // A gap or a broken chain: applying on would diverge from the other replicas.
         spdlog::error("shard {}: replica stopped: {}", shard_, status.message());
