@@ -104,9 +104,13 @@ void Replica::Confirmed(std::string_view announcement) {
   std::vector<Unconfirmed> answered;
   {
     absl::MutexLock lock(&mu_);
-    auto mine = std::find_if(recent_digests_.begin(), recent_digests_.end(),
-                             [&](const auto& d) { return d.first == sequence; });
-    if (mine == recent_digests_.end()) return;
+    // Consecutive sequences (refused entries included): found by its offset.
+    if (recent_digests_.empty() || sequence < recent_digests_.front().first ||
+        sequence > recent_digests_.back().first) {
+      return;
+    }
+    const auto mine = recent_digests_.begin() + (sequence - recent_digests_.front().first);
+    if (mine->first != sequence) return;
     if (mine->second != digest) {
       spdlog::error(
           "shard {}: node {} applied the log to {} with digest {}, this replica with {}: "
@@ -307,6 +311,7 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
     absl::MutexLock lock(&mu_);
     state_ = after;
     ++counts_.refused;
+    RememberDigest(sequence, after.digest);
     if (leading_) {
       // Refused or not its own, the entry says this leader's view of the log (where it ends,
       // its digest) may be wrong: it leads again only after a barrier from what it applied.
@@ -327,6 +332,12 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
   }
   FailQueued(retry);
   return absl::OkStatus();
+}
+
+void Replica::RememberDigest(uint64_t sequence, uint64_t digest) {
+  if (!wait_for_follower_) return;
+  recent_digests_.emplace_back(sequence, digest);
+  if (recent_digests_.size() > kRecentDigests) recent_digests_.pop_front();
 }
 
 absl::Status Replica::CommitState(const ReplicaState& after) {
@@ -387,8 +398,12 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
                                     pending.DecrementCount();
                                   });
     }
+    // The stored state lags the applied one by an entry: `before` is durable (every write of
+    // its entries answered OK), this entry's writes are not yet, and a write of theirs that
+    // fails must not leave a marker saying they are. After a crash the last entry is applied
+    // again, which the version rules make a no-op.
     WriteOptions applied{.must_apply = true};
-    applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(after));
+    applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(before));
     engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
       marker = result.status();
       pending.DecrementCount();
@@ -401,7 +416,7 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   }
   spdlog::debug("shard {}: applied entry {} ({}), digest {}", shard_, sequence, entry.id,
                 after.digest);
-  if (!confirmations_.empty()) {
+  if (wait_for_follower_) {
     // Lost if NATS is down: a leader waiting for it answers UNAVAILABLE after its patience.
     log_.Announce(confirmations_, StrCat(node_id_, " ", sequence, " ", after.digest)).IgnoreError();
   }
@@ -411,10 +426,7 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
     state_ = after;
     ++counts_.applied;
     if (entry.kind == LogEntry::kBarrier && entry.id == barrier_id_) barrier_at_ = sequence;
-    if (wait_for_follower_) {
-      recent_digests_.emplace_back(sequence, after.digest);
-      if (recent_digests_.size() > kRecentDigests) recent_digests_.pop_front();
-    }
+    RememberDigest(sequence, after.digest);
     changed_.SignalAll();
     if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
       dones = std::move(it->second);

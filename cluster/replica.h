@@ -27,7 +27,7 @@
 namespace strata::cluster {
 
 struct ReplicaState {
-  uint64_t applied = 0;  // the last log sequence applied (durably)
+  uint64_t applied = 0;  // the last log sequence applied (stored: up to one entry behind)
   uint64_t digest = 0;   // the chain digest at `applied`
 };
 
@@ -43,10 +43,10 @@ class Replica {
   // Stops publishing and applying (callers still waiting get UNAVAILABLE).
   ~Replica();
 
-  // With --replica-ack majority: the leader answers a write only once another replica
-  // announced (on the plain NATS subject `confirmations`) that it applied the write's entry
-  // durably, with the same chain digest there; after `patience` without one, UNAVAILABLE. Every
-  // replica announces what it applied there either way. Call before Start.
+  // With --replica-ack majority (`wait_for_follower`, the same on every node): each replica
+  // announces on the plain NATS subject `confirmations` what it applied, and the leader
+  // answers a write only once another replica announced the write's entry with the same
+  // chain digest there; after `patience` without one, UNAVAILABLE. Call before Start.
   void ConfirmThrough(std::string confirmations, bool wait_for_follower,
                       std::chrono::milliseconds patience);
   // Loads the applied state and starts applying the log from there.
@@ -107,6 +107,9 @@ class Replica {
   absl::Status Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why);
   // Stores `after` as the applied state (synced).
   absl::Status CommitState(const ReplicaState& after);
+  // Keeps an applied entry's chain digest, to check confirmations against (a leader waiting
+  // for followers only).
+  void RememberDigest(uint64_t sequence, uint64_t digest) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
   void FailQueued(const absl::Status& status);
 
