@@ -252,9 +252,10 @@ void Replica::ApplyLoop() {
         // of the NATS server it reads (a restarted one catching up). The stream leader tells.
         auto missing = log_.LeaderCopy(stream_, state().applied + 1, kPublishTimeout);
         if (missing.ok() && !missing->has_value()) {
-          status = absl::DataLossError(
-              StrCat(status.message(), ": entries this replica needs were purged; it must be "
-                                       "rebuilt from a peer"));
+          status =
+              absl::DataLossError(StrCat(status.message(),
+                                         ": entries this replica needs were purged; it must be "
+                                         "rebuilt from a peer"));
         }
       }
       if (absl::IsDataLoss(status)) {

@@ -42,6 +42,19 @@ absl::StatusOr<std::vector<ScheduledQueryRecord>> ReplicatedScheduledQueries::Lo
   return out;
 }
 
+absl::StatusOr<std::optional<ScheduledQueryRecord>> ReplicatedScheduledQueries::Load(
+    std::string_view name) const {
+  ASSIGN_OR_RETURN(std::optional<EtcdKeyValue> kv, etcd_.Get(QueryKey(name)));
+  absl::MutexLock lock(&mu_);
+  if (!kv.has_value()) {
+    seen_[QueryKey(name)] = 0;
+    return std::nullopt;
+  }
+  seen_[kv->key] = std::max(seen_[kv->key], kv->mod_revision);
+  ASSIGN_OR_RETURN(ScheduledQueryRecord record, DecodeScheduledQuery(kv->value));
+  return record;
+}
+
 absl::StatusOr<std::vector<ScheduledQueryRun>> ReplicatedScheduledQueries::LoadRuns(
     std::string_view name) const {
   const std::string prefix = RunPrefix(name);
@@ -107,29 +120,41 @@ absl::Status ReplicatedScheduledQueries::PutRun(const ScheduledQueryRecord& reco
   return Commit(record.name, std::move(changes));
 }
 
-void ReplicatedScheduledQueries::Follow(std::function<void()> on_change) {
+void ReplicatedScheduledQueries::Follow(std::function<void(std::string_view name)> on_change) {
   int64_t from = 0;
   {
     absl::MutexLock lock(&mu_);
     from = loaded_revision_;
   }
   const std::string query_prefix = QueryKey("");
-  etcd_.Watch(StrCat(root_, "scheduled/"), from,
-              [this, query_prefix, on_change = std::move(on_change)](const EtcdEvent& event) {
-                const int64_t revision = event.kv.mod_revision;
-                {
-                  absl::MutexLock lock(&mu_);
-                  if (event.kv.key.starts_with(query_prefix)) {
-                    seen_[event.kv.key] = event.deleted ? 0 : revision;
-                  }
-                  // Events come in revision order: this node's older transactions are past.
-                  absl::erase_if(own_, [revision](int64_t r) { return r < revision; });
-                  // One transaction's several keys share a revision: one call for them all.
-                  if (own_.contains(revision) || revision == notified_) return;
-                  notified_ = revision;
-                }
-                on_change();
-              });
+  const std::string run_prefix = StrCat(root_, "scheduled/r/");
+  etcd_.Watch(
+      StrCat(root_, "scheduled/"), from,
+      [this, query_prefix, run_prefix, on_change = std::move(on_change)](const EtcdEvent& event) {
+        const std::string& key = event.kv.key;
+        const int64_t revision = event.kv.mod_revision;
+        // "q/<name>" or "r/<name>/<sequence>".
+        std::string name;
+        if (key.starts_with(query_prefix)) {
+          name = key.substr(query_prefix.size());
+        } else if (key.starts_with(run_prefix)) {
+          name = key.substr(run_prefix.size());
+          name = name.substr(0, name.rfind('/'));
+        } else {
+          return;
+        }
+        {
+          absl::MutexLock lock(&mu_);
+          if (key.starts_with(query_prefix)) seen_[key] = event.deleted ? 0 : revision;
+          // Events come in revision order: this node's older transactions are past.
+          absl::erase_if(own_, [revision](int64_t r) { return r < revision; });
+          if (own_.contains(revision)) return;
+          if (revision == notified_ && name == notified_name_) return;
+          notified_ = revision;
+          notified_name_ = name;
+        }
+        on_change(name);
+      });
 }
 
 }  // namespace strata::cluster

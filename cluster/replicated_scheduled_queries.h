@@ -29,14 +29,16 @@ class ReplicatedScheduledQueries final : public ScheduledQueryRecords {
   ReplicatedScheduledQueries(EtcdClient* etcd, std::string root);
 
   absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const override;
+  absl::StatusOr<std::optional<ScheduledQueryRecord>> Load(std::string_view name) const override;
   absl::Status Put(const ScheduledQueryRecord& record) override;
   absl::Status Delete(std::string_view name) override;
   absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const override;
   absl::Status PutRun(const ScheduledQueryRecord& record, const ScheduledQueryRun& run,
                       uint64_t keep_from) override;
 
-  // Calls `on_change` (on the etcd client's thread) after each change another node makes.
-  void Follow(std::function<void()> on_change);
+  // Calls `on_change` with the scheduled query's name (on the etcd client's thread) after
+  // each change another node makes to it or its runs.
+  void Follow(std::function<void(std::string_view name)> on_change);
 
  private:
   std::string QueryKey(std::string_view name) const;
@@ -53,7 +55,9 @@ class ReplicatedScheduledQueries final : public ScheduledQueryRecords {
   // Revisions of this node's own transactions whose watch events have not come back yet.
   absl::flat_hash_set<int64_t> own_ ABSL_GUARDED_BY(mu_);
   mutable int64_t loaded_revision_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t notified_ ABSL_GUARDED_BY(mu_) = 0;  // the last revision `on_change` was called for
+  // The last revision and name `on_change` was called for (one transaction, several keys).
+  int64_t notified_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string notified_name_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::cluster

@@ -150,13 +150,17 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                    ScheduledQueries::Open(engine, d->queries_.get(), d->ingest_.get(),
                                           d->auth_.get(), std::move(scheduling)));
   if (d->cluster_ != nullptr) {
-    auto reload = [scheduled = d->scheduled_.get()] {
+    ScheduledQueries* scheduled = d->scheduled_.get();
+    d->cluster_->scheduled_queries().Follow([scheduled](std::string_view name) {
+      if (absl::Status s = scheduled->Reload(name); !s.ok()) {
+        spdlog::warn("scheduled query \"{}\": could not read it from etcd: {}", name, s.message());
+      }
+    });
+    d->cluster_->OnBecameScheduler([scheduled] {
       if (absl::Status s = scheduled->Reload(); !s.ok()) {
         spdlog::warn("scheduled queries: could not read them from etcd: {}", s.message());
       }
-    };
-    d->cluster_->scheduled_queries().Follow(reload);
-    d->cluster_->OnBecameScheduler(reload);
+    });
   }
   d->queries_->SetSystemTables([scheduled = d->scheduled_.get(),
                                 node = d->cluster_.get()](std::shared_ptr<const Principal> caller) {

@@ -158,58 +158,81 @@ absl::StatusOr<std::unique_ptr<ScheduledQueries>> ScheduledQueries::Open(
   return out;
 }
 
+absl::StatusOr<std::shared_ptr<ScheduledQueries::Entry>> ScheduledQueries::LoadEntry(
+    const ScheduledQueryRecord& record) const {
+  auto entry = std::make_shared<Entry>();
+  absl::StatusOr<ScheduledQueryDefinition> definition = DecodeDefinition(record.definition);
+  if (!definition.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
+  entry->definition = *std::move(definition);
+  auto schedule = Schedule::Parse(entry->definition.schedule_expression);
+  if (!schedule.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
+  entry->schedule = *schedule;
+  entry->cursor = record.schedule_cursor_nanos;
+  ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs, records_.LoadRuns(record.name));
+  for (const ScheduledQueryRun& run : runs) {
+    absl::StatusOr<ScheduledQueryRunSummary> summary = DecodeRun(run.summary);
+    if (!summary.ok()) {
+      return CorruptionError(StrCat("a run of scheduled query \"", record.name, "\""));
+    }
+    entry->runs.push_back(*std::move(summary));
+    entry->next_sequence = run.sequence + 1;
+  }
+  return entry;
+}
+
 absl::StatusOr<ScheduledQueries::Entries> ScheduledQueries::LoadEntries() const {
   ASSIGN_OR_RETURN(std::vector<ScheduledQueryRecord> records, records_.LoadAll());
   Entries out;
-  for (ScheduledQueryRecord& record : records) {
-    auto entry = std::make_shared<Entry>();
-    absl::StatusOr<ScheduledQueryDefinition> definition = DecodeDefinition(record.definition);
-    if (!definition.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
-    entry->definition = *std::move(definition);
-    auto schedule = Schedule::Parse(entry->definition.schedule_expression);
-    if (!schedule.ok()) return CorruptionError(StrCat("scheduled query \"", record.name, "\""));
-    entry->schedule = *schedule;
-    entry->cursor = record.schedule_cursor_nanos;
-    ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs, records_.LoadRuns(record.name));
-    for (const ScheduledQueryRun& run : runs) {
-      absl::StatusOr<ScheduledQueryRunSummary> summary = DecodeRun(run.summary);
-      if (!summary.ok()) {
-        return CorruptionError(StrCat("a run of scheduled query \"", record.name, "\""));
-      }
-      entry->runs.push_back(*std::move(summary));
-      entry->next_sequence = run.sequence + 1;
-    }
+  for (const ScheduledQueryRecord& record : records) {
+    ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry, LoadEntry(record));
     out.emplace(record.name, std::move(entry));
   }
   return out;
 }
 
+void ScheduledQueries::InstallLocked(const std::string& name, std::shared_ptr<Entry> fresh) {
+  auto it = entries_.find(name);
+  if (fresh == nullptr) {
+    if (it == entries_.end()) return;
+    it->second->deleted = true;
+    entries_.erase(it);
+    return;
+  }
+  if (it == entries_.end()) {
+    entries_.emplace(name, std::move(fresh));
+    return;
+  }
+  // The same Entry object: a run of it may be going on here (its record then meets the
+  // newer revision and is refused, and the invocation runs again).
+  Entry& entry = *it->second;
+  entry.definition = std::move(fresh->definition);
+  entry.schedule = fresh->schedule;
+  entry.cursor = fresh->cursor;
+  entry.runs = std::move(fresh->runs);
+  entry.next_sequence = fresh->next_sequence;
+}
+
 absl::Status ScheduledQueries::Reload() {
   ASSIGN_OR_RETURN(Entries loaded, LoadEntries());
   absl::MutexLock lock(&mu_);
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    if (loaded.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    it->second->deleted = true;
-    it = entries_.erase(it);
+  std::vector<std::string> gone;
+  for (const auto& [name, entry] : entries_) {
+    if (!loaded.contains(name)) gone.push_back(name);
   }
-  for (auto& [name, fresh] : loaded) {
-    auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      entries_.emplace(name, std::move(fresh));
-      continue;
-    }
-    // The same Entry object: a run of it may be going on here (its record then meets the
-    // newer revision and is refused, and the invocation runs again).
-    Entry& entry = *it->second;
-    entry.definition = std::move(fresh->definition);
-    entry.schedule = fresh->schedule;
-    entry.cursor = fresh->cursor;
-    entry.runs = std::move(fresh->runs);
-    entry.next_sequence = fresh->next_sequence;
+  for (const std::string& name : gone) InstallLocked(name, nullptr);
+  for (auto& [name, fresh] : loaded) InstallLocked(name, std::move(fresh));
+  poked_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status ScheduledQueries::Reload(std::string_view name) {
+  ASSIGN_OR_RETURN(std::optional<ScheduledQueryRecord> record, records_.Load(name));
+  std::shared_ptr<Entry> fresh;
+  if (record.has_value()) {
+    ASSIGN_OR_RETURN(fresh, LoadEntry(*record));
   }
+  absl::MutexLock lock(&mu_);
+  InstallLocked(std::string(name), std::move(fresh));
   poked_ = true;
   return absl::OkStatus();
 }

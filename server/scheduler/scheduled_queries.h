@@ -40,10 +40,10 @@
 namespace strata {
 
 struct ScheduledQueryOptions {
-  int workers = 1;         // runs at once, over all scheduled queries
-  int max_catch_up = 1440;  // missed invocations run after downtime, per query
-  int history = 100;        // runs kept per scheduled query
-  int retries = 2;          // attempts after a failed first one
+  int workers = 1;                              // runs at once, over all scheduled queries
+  int max_catch_up = 1440;                      // missed invocations run after downtime, per query
+  int history = 100;                            // runs kept per scheduled query
+  int retries = 2;                              // attempts after a failed first one
   int64_t retry_delay_nanos = kNanosPerMinute;  // before the first retry; doubles
   int max_scheduled_queries = 10'000;
   // Where they are kept; null: the engine's own store. On a cluster: etcd
@@ -59,8 +59,7 @@ class ScheduledQueries {
   // Loads the saved scheduled queries. The arguments must outlive it.
   static absl::StatusOr<std::unique_ptr<ScheduledQueries>> Open(Engine* engine,
                                                                 StatementRunner* queries,
-                                                                Ingest* ingest,
-                                                                Authenticator* auth,
+                                                                Ingest* ingest, Authenticator* auth,
                                                                 ScheduledQueryOptions options);
   ~ScheduledQueries();
 
@@ -83,11 +82,13 @@ class ScheduledQueries {
   absl::Status Delete(const Principal& caller, std::string_view name);
   // A manual run, as if invoked at `invocation_nanos`; returns when it ended.
   absl::StatusOr<ScheduledQueryRunSummary> Execute(const Principal& caller, std::string_view name,
-                                            int64_t invocation_nanos);
+                                                   int64_t invocation_nanos);
 
-  // Reads every scheduled query again from where they are kept: after another
-  // node of a cluster changed one, or when this node starts running them.
+  // Reads every scheduled query again from where they are kept (when this node of
+  // a cluster starts running them), or the one named `name` (after another node
+  // changed it or recorded a run of it).
   absl::Status Reload();
+  absl::Status Reload(std::string_view name);
 
   // Tests (TestingService.SetClock): wakes the scheduler and returns once no
   // invocation is due at the clock's time and no scheduled run is going on.
@@ -115,6 +116,11 @@ class ScheduledQueries {
 
   using Entries = std::map<std::string, std::shared_ptr<Entry>, std::less<>>;
   absl::StatusOr<Entries> LoadEntries() const;
+  absl::StatusOr<std::shared_ptr<Entry>> LoadEntry(const ScheduledQueryRecord& record) const;
+  // Puts `fresh` in place of the entry named `name` (keeping its object: a run of it may be
+  // going on here), adds it, or with `fresh` null removes the entry.
+  void InstallLocked(const std::string& name, std::shared_ptr<Entry> fresh)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool RunsHere() const { return !options_.runs_here || options_.runs_here(); }
   // The scheduler's loop: hands due invocations to the workers.
   void Schedule();
@@ -127,11 +133,12 @@ class ScheduledQueries {
   // beyond max_catch_up), then settles or schedules a retry.
   void RunScheduled(const std::shared_ptr<Entry>& entry);
   // One run: query, map, write. Fills and returns the summary.
-  ScheduledQueryRunSummary RunOnce(const ScheduledQueryDefinition& definition, int64_t invocation_nanos,
-                            bool manual, int attempt,
-                            const std::shared_ptr<std::atomic<bool>>& cancel);
+  ScheduledQueryRunSummary RunOnce(const ScheduledQueryDefinition& definition,
+                                   int64_t invocation_nanos, bool manual, int attempt,
+                                   const std::shared_ptr<std::atomic<bool>>& cancel);
   absl::Status RunInto(const ScheduledQueryDefinition& definition, int64_t invocation_nanos,
-                       const std::shared_ptr<std::atomic<bool>>& cancel, ScheduledQueryRunSummary* run);
+                       const std::shared_ptr<std::atomic<bool>>& cancel,
+                       ScheduledQueryRunSummary* run);
   // Appends a run to the history and saves it with the entry's cursor.
   absl::Status RecordLocked(Entry& entry, ScheduledQueryRunSummary run)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -40,19 +40,29 @@ absl::StatusOr<std::vector<ScheduledQueryRecord>> ScheduledQueryStore::LoadAll()
   std::unique_ptr<rocksdb::Iterator> it(
       store_.db()->NewIterator(rocksdb::ReadOptions(), store_.family(Store::kCatalog)));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    ASSIGN_OR_RETURN(ScheduledQueryRecord record,
-                     DecodeScheduledQuery(it->value().ToStringView()));
+    ASSIGN_OR_RETURN(ScheduledQueryRecord record, DecodeScheduledQuery(it->value().ToStringView()));
     out.push_back(std::move(record));
   }
   RETURN_IF_ERROR(FromRocks(it->status(), "loading the scheduled queries"));
   return out;
 }
 
+absl::StatusOr<std::optional<ScheduledQueryRecord>> ScheduledQueryStore::Load(
+    std::string_view name) const {
+  std::string value;
+  rocksdb::Status s = store_.db()->Get(rocksdb::ReadOptions(), store_.family(Store::kCatalog),
+                                       keys::ScheduledQuery(name), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  RETURN_IF_ERROR(FromRocks(s, "loading a scheduled query"));
+  ASSIGN_OR_RETURN(ScheduledQueryRecord record, DecodeScheduledQuery(value));
+  return record;
+}
+
 absl::Status ScheduledQueryStore::Put(const ScheduledQueryRecord& record) {
-  return FromRocks(store_.db()->Put(store_.sync_write_options(), store_.family(Store::kCatalog),
-                                    keys::ScheduledQuery(record.name),
-                                    EncodeScheduledQuery(record)),
-                   "saving a scheduled query");
+  return FromRocks(
+      store_.db()->Put(store_.sync_write_options(), store_.family(Store::kCatalog),
+                       keys::ScheduledQuery(record.name), EncodeScheduledQuery(record)),
+      "saving a scheduled query");
 }
 
 absl::Status ScheduledQueryStore::Delete(std::string_view name) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ class ScheduledQueryRecords {
   virtual ~ScheduledQueryRecords() = default;
   // Every scheduled query, in name order.
   virtual absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const = 0;
+  // The one named `name`, or nullopt.
+  virtual absl::StatusOr<std::optional<ScheduledQueryRecord>> Load(std::string_view name) const = 0;
   // Creates or replaces one; durable when it returns.
   virtual absl::Status Put(const ScheduledQueryRecord& record) = 0;
   // Removes one and its run history in one atomic write.
@@ -55,6 +58,7 @@ class ScheduledQueryStore final : public ScheduledQueryRecords {
   explicit ScheduledQueryStore(Store* store) : store_(*store) {}
 
   absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const override;
+  absl::StatusOr<std::optional<ScheduledQueryRecord>> Load(std::string_view name) const override;
   absl::Status Put(const ScheduledQueryRecord& record) override;
   absl::Status Delete(std::string_view name) override;
   absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const override;
