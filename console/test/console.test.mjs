@@ -38,8 +38,16 @@ async function startServer(extra = []) {
   return { child, dir, ...ports, url: `http://127.0.0.1:${ports.http}/`, log: () => log };
 }
 
-function stopServer(server) {
-  server.child.kill('SIGINT');
+// Waits for stratad to exit before removing its directory: a server still
+// flushing on its way out writes files into a directory being removed.
+async function stopServer(server) {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGINT');
+    const stuck = setTimeout(() => server.child.kill('SIGKILL'), 20000);
+    await exited;
+    clearTimeout(stuck);
+  }
   rmSync(server.dir, { recursive: true, force: true });
 }
 
@@ -79,7 +87,7 @@ after(async () => {
       await page.textContent('#status').catch(() => '')}"; errors: ${page.errors.join(' | ')}`);
   }
   await browser?.close();
-  if (server) stopServer(server);
+  if (server) await stopServer(server);
 });
 
 const openPages = new Set();
@@ -266,7 +274,7 @@ test('cancel stops a running query', async () => {
     assert.equal(cancelled, 1);
     await page.close();
   } finally {
-    stopServer(slow);
+    await stopServer(slow);
   }
 });
 
@@ -305,6 +313,6 @@ test('a server that checks tokens asks for one, and a token sees the schema', as
     assert.match(await viewer.textContent('.import-status'), /may not write to demo/);
     await viewer.close();
   } finally {
-    stopServer(secured);
+    await stopServer(secured);
   }
 });
