@@ -66,20 +66,17 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   }
   if (options.etcd.empty()) return absl::InvalidArgumentError("--etcd names no etcd endpoint");
   if (options.nats.empty()) return absl::InvalidArgumentError("--nats names no NATS server");
-  if (options.secret.size() < 16) {
-    return absl::InvalidArgumentError(
-        "--cluster-secret (or --cluster-secret-file) must hold at least 16 characters, the "
-        "same on every node: members show it to each other");
-  }
   if (options.shards != 0 && !ValidShardCount(options.shards)) {
     return absl::InvalidArgumentError(
         StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
   }
   auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
-  ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout));
+  ASSIGN_OR_RETURN(node->membership_, Membership::Create(options.member_tls, options.secret));
+  ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls));
   RETURN_IF_ERROR(node->CheckSettings());
   ASSIGN_OR_RETURN(node->log_, JetStream::Connect(options.nats, StrCat("stratad-", options.node_id),
-                                                  kConnectTimeout));
+                                                  kConnectTimeout, options.nats_tls,
+                                                  options.nats_login));
   // NATS servers just started elect their JetStream leader first, and nodes starting
   // together race to create the streams: a timeout is tried again for a while.
   const absl::Time streams_deadline = absl::Now() + absl::Seconds(30);
@@ -476,10 +473,10 @@ std::vector<ShardStatus> ClusterNode::Shards() {
       }
     } else {
       auto stub = internal::v1::ShardService::NewStub(
-          grpc::CreateChannel(node.address, grpc::InsecureChannelCredentials()));
+          grpc::CreateChannel(node.address, membership_->ChannelCredentials()));
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
-      context.AddMetadata("x-strata-cluster-secret", options_.secret);
+      membership_->Present(&context);
       reachable = stub->State(&context, internal::v1::ShardStateRequest(), &response).ok();
     }
     for (uint32_t shard = 0; shard < shards_; ++shard) {

@@ -110,7 +110,7 @@ class ClusterNode final : public ShardDirectory {
   Replica* LocalReplica(uint32_t shard) override;
   int64_t catalog_revision() override { return catalog_->applied_revision(); }
   bool CatchUpCatalog() override;
-  const std::string& secret() const override { return options_.secret; }
+  const Membership& membership() const override { return *membership_; }
 
  private:
   struct Leader {
@@ -135,6 +135,7 @@ class ClusterNode final : public ShardDirectory {
   Engine& engine_;
   const std::string root_;
   uint32_t shards_ = 0;
+  std::unique_ptr<Membership> membership_;
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<JetStream> log_;
   std::unique_ptr<ReplicatedCatalog> catalog_;

@@ -4,7 +4,26 @@
 #include <string>
 #include <vector>
 
+#include "cluster/membership.h"
+
 namespace strata::cluster {
+
+// TLS to etcd or NATS: PEM files; plaintext when ca_file is empty.
+struct ServiceTls {
+  std::string ca_file;    // the CA that signed the servers' certificates
+  std::string cert_file;  // this node's client certificate, for servers that require one
+  std::string key_file;
+  std::string server_name;  // the name the servers' certificates carry; "" : the first host
+  bool enabled() const { return !ca_file.empty(); }
+};
+
+// Who this node is to NATS: a user and password, or a .creds file (a user JWT and its NKey
+// seed), or nobody (a server without authorization).
+struct NatsLogin {
+  std::string user;
+  std::string password;
+  std::string creds_file;
+};
 
 struct ClusterOptions {
   std::string name = "strata";  // the etcd prefix /strata/<name>/ and the streams' owner
@@ -19,8 +38,14 @@ struct ClusterOptions {
   // --replica-ack majority: a write is answered once another replica applied it durably too
   // (docs/operations.md, the durability contract).
   bool replica_ack_majority = false;
-  // Nodes prove membership to each other with it (x-strata-cluster-secret).
+  // Nodes prove membership to each other with mutual TLS (member_tls), the secret
+  // (x-strata-cluster-secret), or both (membership.h).
   std::string secret;
+  MemberTls member_tls;
+  // etcd's and NATS's TLS and credentials (docs/cluster.md, "Security").
+  ServiceTls etcd_tls;
+  ServiceTls nats_tls;
+  NatsLogin nats_login;
 };
 
 }  // namespace strata::cluster

@@ -2,7 +2,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <fstream>
 #include <utility>
+
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
 
 #include "absl/strings/str_join.h"
 #include "common/status.h"
@@ -32,10 +36,38 @@ EtcdKeyValue FromProto(const mvccpb::KeyValue& kv) {
           .lease = kv.lease()};
 }
 
+// TLS credentials that re-read the files as they change (a renewed client certificate is
+// used without a restart); FAILED_PRECONDITION naming a file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const ServiceTls& tls) {
+  for (const auto& [flag, file] : {std::pair<std::string_view, std::string>{"--etcd-ca", tls.ca_file},
+                                   {"--etcd-cert", tls.cert_file},
+                                   {"--etcd-key", tls.key_file}}) {
+    if (!file.empty() && !std::ifstream(file).good()) {
+      return absl::FailedPreconditionError(
+          StrCat(flag, " ", file, " cannot be read (missing, or not readable by stratad's user)"));
+    }
+  }
+  constexpr int kReloadSeconds = 10;
+  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
+  if (tls.cert_file.empty()) {
+    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        tls.ca_file, kReloadSeconds);
+  } else {
+    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        tls.key_file, tls.cert_file, tls.ca_file, kReloadSeconds);
+  }
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  options.set_certificate_provider(provider);
+  options.watch_root_certs();
+  if (!tls.cert_file.empty()) options.watch_identity_key_cert_pairs();
+  return grpc::experimental::TlsCredentials(options);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
-    const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout) {
+    const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout,
+    const ServiceTls& tls) {
   if (endpoints.empty()) return absl::InvalidArgumentError("no etcd endpoint given (--etcd)");
   std::unique_ptr<EtcdClient> client(new EtcdClient());
   client->endpoints_text_ = absl::StrJoin(endpoints, ",");
@@ -45,15 +77,27 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
   args.SetLoadBalancingPolicyName("round_robin");
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls.enabled()) {
+    ASSIGN_OR_RETURN(credentials, TlsCredentials(tls));
+    // One name for every member: the channel's target lists addresses, not a host.
+    args.SetSslTargetNameOverride(!tls.server_name.empty()
+                                      ? tls.server_name
+                                      : endpoints[0].substr(0, endpoints[0].rfind(':')));
+  }
   client->channel_ = grpc::CreateCustomChannel(StrCat("ipv4:", client->endpoints_text_),
-                                               grpc::InsecureChannelCredentials(), args);
+                                               credentials, args);
   client->kv_ = etcdserverpb::KV::NewStub(client->channel_);
   client->lease_ = etcdserverpb::Lease::NewStub(client->channel_);
   client->watch_ = etcdserverpb::Watch::NewStub(client->channel_);
   if (!client->channel_->WaitForConnected(std::chrono::system_clock::now() + timeout)) {
     return absl::UnavailableError(StrCat("etcd is not reachable at ", client->endpoints_text_,
-                                         " (waited ", timeout.count(),
-                                         " ms); start etcd or fix --etcd"));
+                                         " (waited ", timeout.count(), " ms); start etcd or fix --etcd",
+                                         tls.enabled() ? " (over TLS: check --etcd-ca, "
+                                                         "--etcd-server-name, and the client "
+                                                         "certificate etcd expects, --etcd-cert "
+                                                         "and --etcd-key)"
+                                                       : ""));
   }
   // Connected is not answering: a member without quorum takes the connection and times out.
   if (auto probe = client->Get("/strata-probe"); !probe.ok()) return probe.status();

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "cluster/cluster_options.h"
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
 
 namespace strata::cluster {
@@ -40,10 +41,13 @@ struct EtcdEvent {
 
 class EtcdClient {
  public:
-  // Connects to `endpoints` ("host:port", plain gRPC; TLS is a TODO named in docs/cluster.md)
-  // and checks one answers within `timeout`: UNAVAILABLE naming them otherwise.
+  // Connects to `endpoints` ("ip:port"; over TLS when `tls` is enabled, presenting its client
+  // certificate if it has one: etcd's --client-cert-auth takes the certificate's common name
+  // as the etcd user) and checks one answers within `timeout`: UNAVAILABLE naming them
+  // otherwise.
   static absl::StatusOr<std::unique_ptr<EtcdClient>> Connect(
-      const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout);
+      const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout,
+      const ServiceTls& tls = {});
   ~EtcdClient();
 
   // The value at `key`, or nullopt.

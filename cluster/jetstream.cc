@@ -16,11 +16,46 @@ std::string NatsError(natsStatus status, jsErrCode code) {
                 last != nullptr && *last != '\0' ? StrCat(": ", last) : "");
 }
 
+// TLS and the login, from the node's flags; FAILED_PRECONDITION naming a file it cannot use.
+absl::Status Secure(natsOptions* options, const ServiceTls& tls, const NatsLogin& login) {
+  auto failed = [](std::string_view flag, const std::string& file, natsStatus s) {
+    return absl::FailedPreconditionError(StrCat(flag, " ", file, ": ",
+                                                NatsError(s, static_cast<jsErrCode>(0))));
+  };
+  natsStatus s = NATS_OK;
+  if (tls.enabled()) {
+    if ((s = natsOptions_SetSecure(options, true)) != NATS_OK) return failed("--nats-ca", "", s);
+    if ((s = natsOptions_LoadCATrustedCertificates(options, tls.ca_file.c_str())) != NATS_OK) {
+      return failed("--nats-ca", tls.ca_file, s);
+    }
+    if (!tls.cert_file.empty() &&
+        (s = natsOptions_LoadCertificatesChain(options, tls.cert_file.c_str(),
+                                               tls.key_file.c_str())) != NATS_OK) {
+      return failed("--nats-cert", tls.cert_file, s);
+    }
+    if (!tls.server_name.empty() &&
+        (s = natsOptions_SetExpectedHostname(options, tls.server_name.c_str())) != NATS_OK) {
+      return failed("--nats-server-name", tls.server_name, s);
+    }
+  }
+  if (!login.user.empty() &&
+      (s = natsOptions_SetUserInfo(options, login.user.c_str(), login.password.c_str())) !=
+          NATS_OK) {
+    return failed("--nats-user", login.user, s);
+  }
+  if (!login.creds_file.empty() &&
+      (s = natsOptions_SetUserCredentialsFromFiles(options, login.creds_file.c_str(), nullptr)) !=
+          NATS_OK) {
+    return failed("--nats-creds", login.creds_file, s);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(
     const std::vector<std::string>& servers, std::string_view client_name,
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout, const ServiceTls& tls, const NatsLogin& login) {
   std::unique_ptr<JetStream> out(new JetStream());
   std::string urls;
   for (const std::string& server : servers) urls += (urls.empty() ? "" : ",") + server;
@@ -40,12 +75,25 @@ absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(
   if (s == NATS_OK) s = natsOptions_SetMaxReconnect(options, -1);
   if (s == NATS_OK) s = natsOptions_SetReconnectWait(options, 250);
   if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(options, false, nullptr, nullptr);
-  if (s == NATS_OK) s = natsConnection_Connect(&out->conn_, options);
+  if (s != NATS_OK) {
+    natsOptions_Destroy(options);
+    return absl::InternalError(StrCat("NATS options: ", NatsError(s, static_cast<jsErrCode>(0))));
+  }
+  if (absl::Status secured = Secure(options, tls, login); !secured.ok()) {
+    natsOptions_Destroy(options);
+    return secured;
+  }
+  s = natsConnection_Connect(&out->conn_, options);
   natsOptions_Destroy(options);
   if (s != NATS_OK) {
-    return absl::UnavailableError(StrCat("NATS is not reachable at ", urls, ": ",
-                                         NatsError(s, static_cast<jsErrCode>(0)),
-                                         "; start nats-server or fix --nats"));
+    const std::string why = NatsError(s, static_cast<jsErrCode>(0));
+    return absl::UnavailableError(StrCat(
+        "NATS is not reachable at ", urls, ": ", why,
+        s == NATS_NOT_PERMITTED || s == NATS_CONNECTION_AUTH_FAILED
+            ? "; check --nats-user and --nats-password-file, or --nats-creds"
+        : tls.enabled() ? "; start nats-server, fix --nats, or check --nats-ca (and the client "
+                          "certificate the servers expect, --nats-cert and --nats-key)"
+                        : "; start nats-server or fix --nats"));
   }
   jsOptions js_options;
   jsOptions_Init(&js_options);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cluster/cluster_options.h"
 
 struct __natsConnection;
 struct __jsCtx;
@@ -36,11 +37,14 @@ struct LogMessage {
 
 class JetStream {
  public:
-  // Connects to the servers `urls` ("nats://host:port" each) and checks JetStream is
-  // enabled: UNAVAILABLE or FAILED_PRECONDITION with one line saying what to change.
+  // Connects to the servers `urls` ("nats://host:port" each), over TLS when `tls` is
+  // enabled and as `login`, and checks JetStream is enabled: UNAVAILABLE or
+  // FAILED_PRECONDITION with one line saying what to change.
   static absl::StatusOr<std::unique_ptr<JetStream>> Connect(const std::vector<std::string>& urls,
                                                             std::string_view client_name,
-                                                            std::chrono::milliseconds timeout);
+                                                            std::chrono::milliseconds timeout,
+                                                            const ServiceTls& tls = {},
+                                                            const NatsLogin& login = {});
   ~JetStream();
 
   // Creates the stream `name` on `subject` with `replicas` replicas if it does not exist

@@ -249,7 +249,7 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
   context.set_deadline(
       std::chrono::system_clock::now() +
       std::clamp(left, std::chrono::milliseconds(100), std::chrono::milliseconds(kForwardTimeout)));
-  context.AddMetadata("x-strata-cluster-secret", directory_.secret());
+  directory_.membership().Present(&context);
   internal::v1::ShardWriteResponse response;
   grpc::Status status = StubFor(address)->Write(&context, request, &response);
   if (status.ok()) return response;
@@ -279,7 +279,7 @@ internal::v1::ShardService::Stub* ShardRouter::StubFor(const std::string& addres
     args.SetMaxReceiveMessageSize(64 << 20);
     args.SetMaxSendMessageSize(64 << 20);
     stub = internal::v1::ShardService::NewStub(
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+        grpc::CreateCustomChannel(address, directory_.membership().ChannelCredentials(), args));
   }
   return stub.get();
 }

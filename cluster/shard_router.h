@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "cluster/membership.h"
 #include "cluster/replica.h"
 #include "storage/catalog/catalog.h"
 #include "storage/write/write_sink.h"
@@ -39,7 +40,8 @@ class ShardDirectory {
   // Brings this node's catalog up to etcd's current revision (a table just created through
   // another node); false if it could not.
   virtual bool CatchUpCatalog() = 0;
-  virtual const std::string& secret() const = 0;
+  // How this node proves membership when it calls another (membership.h).
+  virtual const Membership& membership() const = 0;
 };
 
 class ShardRouter final : public WriteSink {

@@ -1,7 +1,5 @@
 #include "cluster/shard_service.h"
 
-#include <sodium.h>
-
 #include <future>
 
 #include "common/strings.h"
@@ -15,23 +13,12 @@ grpc::Status ToGrpc(const absl::Status& status) {
 
 }  // namespace
 
-grpc::Status ShardServiceImpl::CheckMember(grpc::ServerContext* context) const {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find("x-strata-cluster-secret");
-  const std::string& secret = directory_.secret();
-  if (it == metadata.end() || it->second.size() != secret.size() ||
-      sodium_memcmp(it->second.data(), secret.data(), secret.size()) != 0) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        "the cluster's internal service answers only its members: the caller "
-                        "did not present this cluster's secret (--cluster-secret)");
-  }
-  return grpc::Status::OK;
-}
-
 grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
                                      const internal::v1::ShardWriteRequest* request,
                                      internal::v1::ShardWriteResponse* response) {
-  if (grpc::Status member = CheckMember(context); !member.ok()) return member;
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
   if (request->shard() >= directory_.shard_count()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         StrCat("shard ", request->shard(), " does not exist"));
@@ -55,7 +42,9 @@ grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
 grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
                                      const internal::v1::ShardStateRequest* request,
                                      internal::v1::ShardStateResponse* response) {
-  if (grpc::Status member = CheckMember(context); !member.ok()) return member;
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
   response->set_node_id(node_id_);
   std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
   if (shards.empty()) {

@@ -1,6 +1,6 @@
 // The internal service other nodes call (proto/strata/internal/v1/shard.proto): a shard
-// leader's write door and each replica's applied state. Every call must carry the cluster
-// secret; anything else is refused before it is read.
+// leader's write door and each replica's applied state. Every call must come from a member
+// (membership.h); anything else is refused before it is read.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -21,8 +21,6 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                      internal::v1::ShardStateResponse* response) override;
 
  private:
-  grpc::Status CheckMember(grpc::ServerContext* context) const;
-
   ShardDirectory& directory_;
   const std::string node_id_;
 };

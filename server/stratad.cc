@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cluster/cluster_tables.h"
+#include "cluster/membership.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "server/ops/logging.h"
@@ -23,19 +24,32 @@ std::vector<std::string> SplitList(std::string_view list) {
   return out;
 }
 
+// The first line of a file holding a secret, without trailing whitespace; `given` when no
+// file is named.
+absl::StatusOr<std::string> SecretFromFile(const std::string& path, std::string_view flag,
+                                           std::string given) {
+  if (path.empty()) return given;
+  std::ifstream file(path);
+  if (!file) return absl::FailedPreconditionError(StrCat("cannot read ", flag, " ", path));
+  std::string secret;
+  std::getline(file, secret);
+  while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back()))) {
+    secret.pop_back();
+  }
+  return secret;
+}
+
 absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const ServerConfig& config,
                                                                        Engine* engine) {
-  std::string secret = config.cluster_secret;
-  if (!config.cluster_secret_file.empty()) {
-    std::ifstream file(config.cluster_secret_file);
-    if (!file) {
-      return absl::FailedPreconditionError(
-          StrCat("cannot read --cluster-secret-file ", config.cluster_secret_file));
-    }
-    std::getline(file, secret);
-    while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back()))) {
-      secret.pop_back();
-    }
+  ASSIGN_OR_RETURN(std::string secret, SecretFromFile(config.cluster_secret_file,
+                                                      "--cluster-secret-file",
+                                                      config.cluster_secret));
+  ASSIGN_OR_RETURN(std::string nats_password,
+                   SecretFromFile(config.nats_password_file, "--nats-password-file", ""));
+  if (!config.tls_client_ca.empty() && !config.cluster_ca.empty()) {
+    // One trust store serves the gRPC port: the other nodes' certificates must pass it too.
+    RETURN_IF_ERROR(cluster::CheckSignedBy(config.tls_cert, "--tls-cert", config.tls_client_ca,
+                                           "--tls-client-ca (which must hold --cluster-ca too)"));
   }
   return cluster::ClusterNode::Start({.name = config.cluster_name,
                                       .node_id = config.node_id,
@@ -45,7 +59,22 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
                                       .log_replicas = config.cluster_log_replicas,
                                       .lease_seconds = config.cluster_lease_seconds,
                                       .replica_ack_majority = config.replica_ack == "majority",
-                                      .secret = secret},
+                                      .secret = secret,
+                                      .member_tls = {.cert_file = config.tls_cert,
+                                                     .key_file = config.tls_key,
+                                                     .ca_file = config.cluster_ca,
+                                                     .reload_seconds = config.tls_reload_seconds},
+                                      .etcd_tls = {.ca_file = config.etcd_ca,
+                                                   .cert_file = config.etcd_cert,
+                                                   .key_file = config.etcd_key,
+                                                   .server_name = config.etcd_server_name},
+                                      .nats_tls = {.ca_file = config.nats_ca,
+                                                   .cert_file = config.nats_cert,
+                                                   .key_file = config.nats_key,
+                                                   .server_name = config.nats_server_name},
+                                      .nats_login = {.user = config.nats_user,
+                                                     .password = nats_password,
+                                                     .creds_file = config.nats_creds}},
                                      engine);
 }
 
@@ -75,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   d->tls_ = {.cert_file = config.tls_cert,
              .key_file = config.tls_key,
              .client_ca_file = config.tls_client_ca,
+             .member_ca_file = config.cluster_ca,
              .reload_seconds = config.tls_reload_seconds};
   RETURN_IF_ERROR(CheckTlsFiles(d->tls_));
   // On a cluster, tokens live in etcd: one made through any node is honoured by all.

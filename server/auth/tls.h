@@ -21,6 +21,9 @@ struct TlsConfig {
   std::string cert_file;       // PEM certificate chain; empty: no TLS
   std::string key_file;        // PEM private key
   std::string client_ca_file;  // PEM CA bundle: clients must present a certificate it signed
+  // A cluster's CA (--cluster-ca): the gRPC port asks for a client certificate, which other
+  // nodes present (signed by it) and other clients may leave out.
+  std::string member_ca_file;
   int reload_seconds = 10;     // how often the files are looked at for changes
   bool enabled() const { return !cert_file.empty(); }
 };

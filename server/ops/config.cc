@@ -6,9 +6,11 @@
 #include <sys/socket.h>
 
 #include <charconv>
+#include <tuple>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "common/status.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 
@@ -267,6 +269,40 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
 }
 
+// TLS and credentials to etcd and NATS (docs/cluster.md, "Security").
+void AddClusterServiceOptions(CLI::App& app, ServerConfig& c) {
+  app.add_option("--etcd-ca", c.etcd_ca, "PEM CA of etcd's client URLs: talk to etcd over TLS")
+      ->envname("STRATA_ETCD_CA");
+  app.add_option("--etcd-cert", c.etcd_cert,
+                 "PEM client certificate for etcd (etcd --client-cert-auth; its common name is "
+                 "the etcd user when etcd's auth is on)")
+      ->envname("STRATA_ETCD_CERT");
+  app.add_option("--etcd-key", c.etcd_key, "PEM private key of --etcd-cert")
+      ->envname("STRATA_ETCD_KEY");
+  app.add_option("--etcd-server-name", c.etcd_server_name,
+                 "Name etcd's certificates carry [default: the host of the first --etcd]")
+      ->envname("STRATA_ETCD_SERVER_NAME");
+  app.add_option("--nats-ca", c.nats_ca, "PEM CA of the NATS servers: talk to NATS over TLS")
+      ->envname("STRATA_NATS_CA");
+  app.add_option("--nats-cert", c.nats_cert,
+                 "PEM client certificate for NATS servers that verify clients (tls verify)")
+      ->envname("STRATA_NATS_CERT");
+  app.add_option("--nats-key", c.nats_key, "PEM private key of --nats-cert")
+      ->envname("STRATA_NATS_KEY");
+  app.add_option("--nats-server-name", c.nats_server_name,
+                 "Name the NATS servers' certificates must carry [default: not checked; the "
+                 "certificate must be signed by --nats-ca]")
+      ->envname("STRATA_NATS_SERVER_NAME");
+  app.add_option("--nats-user", c.nats_user, "NATS user (its password in --nats-password-file)")
+      ->envname("STRATA_NATS_USER");
+  app.add_option("--nats-password-file", c.nats_password_file,
+                 "File holding --nats-user's password (trailing whitespace ignored)")
+      ->envname("STRATA_NATS_PASSWORD_FILE");
+  app.add_option("--nats-creds", c.nats_creds,
+                 "NATS .creds file (a user JWT and its NKey seed) for servers run with accounts")
+      ->envname("STRATA_NATS_CREDS");
+}
+
 // Cluster mode (docs/cluster.md).
 void AddClusterOptions(CLI::App& app, ServerConfig& c) {
   app.add_flag("--cluster", c.cluster,
@@ -317,6 +353,11 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
   app.add_option("--cluster-secret-file", c.cluster_secret_file,
                  "File holding the cluster secret (trailing whitespace ignored)")
       ->envname("STRATA_CLUSTER_SECRET_FILE");
+  app.add_option("--cluster-ca", c.cluster_ca,
+                 "PEM CA that signed every node's --tls-cert: nodes call each other over mutual "
+                 "TLS, and the internal service answers only certificates it signed")
+      ->envname("STRATA_CLUSTER_CA");
+  AddClusterServiceOptions(app, c);
 }
 
 }  // namespace
@@ -419,6 +460,55 @@ std::string BootstrapTokenFile(const ServerConfig& config) {
   return config.data_dir + "/admin.token";
 }
 
+namespace {
+
+absl::Status ValidateClusterSecurity(const ServerConfig& config) {
+  const bool any = !config.cluster_ca.empty() || !config.etcd_ca.empty() ||
+                   !config.etcd_cert.empty() || !config.nats_ca.empty() ||
+                   !config.nats_cert.empty() || !config.nats_user.empty() ||
+                   !config.nats_creds.empty();
+  if (!config.cluster) {
+    if (!any) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "--cluster-ca, --etcd-* and --nats-* are for a cluster node: add --cluster (or drop them "
+        "to run a single node)");
+  }
+  if (!config.tls_cert.empty() && config.cluster_ca.empty()) {
+    return absl::InvalidArgumentError(
+        "--cluster with --tls-cert needs --cluster-ca, the CA that signed every node's "
+        "certificate: nodes call each other over mutual TLS with it");
+  }
+  if (!config.cluster_ca.empty() && config.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--cluster-ca needs --tls-cert and --tls-key: this node's certificate, signed by that "
+        "CA, which it serves and presents to the other nodes");
+  }
+  for (const auto& [cert, key, what] :
+       {std::tuple{&config.etcd_cert, &config.etcd_key, "--etcd-cert and --etcd-key"},
+        std::tuple{&config.nats_cert, &config.nats_key, "--nats-cert and --nats-key"}}) {
+    if (cert->empty() != key->empty()) {
+      return absl::InvalidArgumentError(StrCat(what, " go together: give both (or neither)"));
+    }
+  }
+  if (!config.etcd_cert.empty() && config.etcd_ca.empty()) {
+    return absl::InvalidArgumentError("--etcd-cert needs TLS to etcd: give --etcd-ca as well");
+  }
+  if (!config.nats_cert.empty() && config.nats_ca.empty()) {
+    return absl::InvalidArgumentError("--nats-cert needs TLS to NATS: give --nats-ca as well");
+  }
+  if (config.nats_user.empty() != config.nats_password_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--nats-user and --nats-password-file go together: give both (or neither)");
+  }
+  if (!config.nats_user.empty() && !config.nats_creds.empty()) {
+    return absl::InvalidArgumentError(
+        "--nats-user and --nats-creds are two ways to log in to NATS: give one");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateConfig(const ServerConfig& config) {
   auto host_port = SplitHostPort(config.listen);
   if (!host_port.ok()) return host_port.status();
@@ -464,11 +554,7 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
         "network is trusted"));
   }
-  if (config.cluster && !config.tls_cert.empty()) {
-    return absl::InvalidArgumentError(
-        "--cluster with --tls-cert is not supported yet: nodes call each other in plaintext "
-        "with the cluster secret; run the cluster on a private network or loopback");
-  }
+  RETURN_IF_ERROR(ValidateClusterSecurity(config));
   if (config.cluster && !config.restore_from.empty()) {
     return absl::InvalidArgumentError(
         "--restore-from restores a single node; a cluster node builds its data from the "

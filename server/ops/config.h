@@ -118,6 +118,12 @@ struct ServerConfig {
   std::string replica_ack = "leader";  // leader | majority
   std::string cluster_secret;
   std::string cluster_secret_file;
+  // Mutual TLS between nodes: the CA that signed every node's --tls-cert.
+  std::string cluster_ca;
+  // TLS and credentials to etcd and NATS (docs/cluster.md, "Security").
+  std::string etcd_ca, etcd_cert, etcd_key, etcd_server_name;
+  std::string nats_ca, nats_cert, nats_key, nats_server_name;
+  std::string nats_user, nats_password_file, nats_creds;
 };
 
 // Whether calls need a token under `config` (resolves auth = "auto").

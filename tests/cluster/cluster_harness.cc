@@ -26,6 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr char kNatsUser[] = "strata";
+constexpr char kNatsPassword[] = "nats-test-password";
+
 std::string Join(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
@@ -115,6 +118,7 @@ std::string ChildProcess::log() const {
 }
 
 TestCluster::TestCluster(Options options) : options_(options) {
+  if (options_.tls) certs_ = std::make_unique<TestCerts>();
   for (int i = 0; i < 3; ++i) {
     etcd_client_ports_.push_back(QuietPort());
     etcd_peer_ports_.push_back(QuietPort());
@@ -153,6 +157,23 @@ std::string TestCluster::etcd_endpoints() const {
   return Join(out);
 }
 
+std::shared_ptr<grpc::ChannelCredentials> TestCluster::MemberCredentials() const {
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = ReadFile(certs_->cluster_ca_cert());
+  options.pem_cert_chain = ReadFile(certs_->node_cert());
+  options.pem_private_key = ReadFile(certs_->node_key());
+  return grpc::SslCredentials(options);
+}
+
+std::vector<std::string> TestCluster::Etcdctl() const {
+  std::vector<std::string> command = {FindOnPath("etcdctl"), "--endpoints", etcd_endpoints()};
+  if (certs_ != nullptr) {
+    command.insert(command.end(), {"--cacert", certs_->ca_cert(), "--cert", certs_->client_cert(),
+                                   "--key", certs_->client_key()});
+  }
+  return command;
+}
+
 std::string TestCluster::nats_urls() const {
   std::vector<std::string> out;
   for (int port : nats_ports_) out.push_back("nats://127.0.0.1:" + std::to_string(port));
@@ -167,12 +188,22 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
                                    etcd_endpoints(),
                                    "--nats",
                                    nats_urls(),
-                                   "--cluster-secret",
-                                   secret_,
                                    "--cluster-shards",
                                    std::to_string(options_.shards),
                                    "--cluster-lease-seconds",
                                    std::to_string(options_.lease_seconds)};
+  if (certs_ == nullptr) {
+    args.insert(args.end(), {"--cluster-secret", secret_});
+  } else {
+    std::ofstream(dir_.Sub("nats-password")) << kNatsPassword << "\n";
+    args.insert(args.end(),
+                {"--tls-cert", certs_->node_cert(), "--tls-key", certs_->node_key(), "--cluster-ca",
+                 certs_->cluster_ca_cert(), "--etcd-ca", certs_->ca_cert(), "--etcd-cert",
+                 certs_->client_cert(), "--etcd-key", certs_->client_key(), "--nats-ca",
+                 certs_->ca_cert(), "--nats-cert", certs_->client_cert(), "--nats-key",
+                 certs_->client_key(), "--nats-user", kNatsUser, "--nats-password-file",
+                 dir_.Sub("nats-password"), "--auth", "off"});
+  }
   args.insert(args.end(), options_.node_flags.begin(), options_.node_flags.end());
   // To look into a failure: STRATA_TEST_NODE_FLAGS="--log-level debug" adds flags to every node.
   if (const char* more = std::getenv("STRATA_TEST_NODE_FLAGS"); more != nullptr) {
@@ -201,16 +232,35 @@ bool TestCluster::StartServices() {
                     "=http://127.0.0.1:" + std::to_string(etcd_peer_ports_[i]));
   }
   for (int i = 0; i < 3; ++i) {
-    const std::string client = "http://127.0.0.1:" + std::to_string(etcd_client_ports_[i]);
+    const std::string client = std::string(certs_ != nullptr ? "https" : "http") +
+                               "://127.0.0.1:" + std::to_string(etcd_client_ports_[i]);
     const std::string peer = "http://127.0.0.1:" + std::to_string(etcd_peer_ports_[i]);
+    std::vector<std::string> argv = {"etcd",
+                                     "--name",
+                                     "e" + std::to_string(i),
+                                     "--data-dir",
+                                     dir_.Sub("etcd" + std::to_string(i)),
+                                     "--listen-client-urls",
+                                     client,
+                                     "--advertise-client-urls",
+                                     client,
+                                     "--listen-peer-urls",
+                                     peer,
+                                     "--initial-advertise-peer-urls",
+                                     peer,
+                                     "--initial-cluster",
+                                     Join(peers),
+                                     "--initial-cluster-state",
+                                     "new",
+                                     "--initial-cluster-token",
+                                     "strata-test-" + std::to_string(etcd_client_ports_[0])};
+    if (certs_ != nullptr) {
+      argv.insert(argv.end(), {"--cert-file", certs_->server_cert(), "--key-file",
+                               certs_->server_key(), "--trusted-ca-file", certs_->ca_cert(),
+                               "--client-cert-auth"});
+    }
     etcd_.push_back(std::make_unique<ChildProcess>());
-    etcd_.back()->Start({"etcd", "--name", "e" + std::to_string(i), "--data-dir",
-                         dir_.Sub("etcd" + std::to_string(i)), "--listen-client-urls", client,
-                         "--advertise-client-urls", client, "--listen-peer-urls", peer,
-                         "--initial-advertise-peer-urls", peer, "--initial-cluster", Join(peers),
-                         "--initial-cluster-state", "new", "--initial-cluster-token",
-                         "strata-test-" + std::to_string(etcd_client_ports_[0])},
-                        dir_.Sub("etcd" + std::to_string(i) + ".log"));
+    etcd_.back()->Start(argv, dir_.Sub("etcd" + std::to_string(i) + ".log"));
   }
   std::vector<std::string> routes;
   for (int port : nats_route_ports_) routes.push_back("nats://127.0.0.1:" + std::to_string(port));
@@ -233,14 +283,19 @@ bool TestCluster::StartServices() {
     if (options_.jetstream) {
       argv.insert(argv.end(), {"--jetstream", "--store_dir", dir_.Sub("nats" + std::to_string(i))});
     }
+    if (certs_ != nullptr) {
+      argv.insert(argv.end(), {"--tls", "--tlscert", certs_->server_cert(), "--tlskey",
+                               certs_->server_key(), "--tlscacert", certs_->ca_cert(),
+                               "--tlsverify", "--user", kNatsUser, "--pass", kNatsPassword});
+    }
     nats_.push_back(std::make_unique<ChildProcess>());
     nats_.back()->Start(argv, dir_.Sub("nats" + std::to_string(i) + ".log"));
   }
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   while (true) {
-    ProcessResult health =
-        RunProcess({FindOnPath("etcdctl"), "--endpoints", etcd_endpoints(), "endpoint", "health"},
-                   "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
+    std::vector<std::string> command = Etcdctl();
+    command.insert(command.end(), {"endpoint", "health"});
+    ProcessResult health = RunProcess(command, "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
     if (health.exit_code == 0) break;
     if (Clock::now() > deadline) {
       error_ = "etcd did not come up:\n" + health.err;
@@ -266,7 +321,12 @@ bool TestCluster::StartNodes() {
   // Started together, as an operator would: they race to create the cluster and its logs.
   std::vector<std::thread> starting;
   std::vector<bool> started(options_.nodes);
-  for (int i = 0; i < options_.nodes; ++i) nodes_.push_back(std::make_unique<StratadProcess>());
+  for (int i = 0; i < options_.nodes; ++i) {
+    nodes_.push_back(std::make_unique<StratadProcess>());
+    // The test calls the internal service too (Replicas): as a member, with a node's
+    // certificate.
+    if (certs_ != nullptr) nodes_.back()->UseCredentials(MemberCredentials());
+  }
   for (int i = 0; i < options_.nodes; ++i) {
     starting.emplace_back(
         [this, i, &started] { started[i] = nodes_[i]->Start(NodeArgs("n" + std::to_string(i))); });
@@ -300,9 +360,9 @@ bool TestCluster::StartNodes() {
 }
 
 std::vector<std::string> TestCluster::Leaders() {
-  ProcessResult got = RunProcess({FindOnPath("etcdctl"), "--endpoints", etcd_endpoints(), "get",
-                                  "--prefix", "/strata/strata/leaders/"},
-                                 "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
+  std::vector<std::string> command = Etcdctl();
+  command.insert(command.end(), {"get", "--prefix", "/strata/strata/leaders/"});
+  ProcessResult got = RunProcess(command, "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
   std::vector<std::string> leaders(options_.shards);
   std::istringstream lines(got.out);
   std::string key, value;

@@ -50,6 +50,10 @@ class TestCluster {
     int lease_seconds = 3;
     bool jetstream = true;  // false: NATS servers without JetStream (a start-up error test)
     std::vector<std::string> node_flags;  // more flags for every node ("--auth", "on")
+    // TLS everywhere: etcd and NATS serve TLS and require client certificates (NATS a user
+    // and password too); nodes call each other over mutual TLS with the cluster's CA, with
+    // no cluster secret.
+    bool tls = false;
   };
   explicit TestCluster(Options options);
   TestCluster() : TestCluster(Options()) {}
@@ -63,6 +67,13 @@ class TestCluster {
   std::string etcd_endpoints() const;
   std::string nats_urls() const;
   const std::string& secret() const { return secret_; }
+  // The certificates of a TLS cluster (Options::tls), else null.
+  const TestCerts* certs() const { return certs_.get(); }
+  // Credentials of a TLS cluster's member: trusting the cluster's CA, presenting a node's
+  // certificate.
+  std::shared_ptr<grpc::ChannelCredentials> MemberCredentials() const;
+  // etcdctl's command line up to its command: the endpoints, and TLS files when on.
+  std::vector<std::string> Etcdctl() const;
   // The arguments that make a stratad node `id` of this cluster.
   std::vector<std::string> NodeArgs(const std::string& id) const;
 
@@ -94,6 +105,7 @@ class TestCluster {
   void KeepServerLogs() const;
   Options options_;
   TempDir dir_;
+  std::unique_ptr<TestCerts> certs_;
   std::string secret_ = "cluster-test-secret-0123456789";
   std::vector<int> etcd_client_ports_, etcd_peer_ports_, nats_ports_, nats_route_ports_,
       nats_monitor_ports_;

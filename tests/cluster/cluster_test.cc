@@ -24,6 +24,7 @@
 #include "strata/v1/scheduled_query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/cluster/cluster_harness.h"
+#include "tests/cluster/cluster_helpers.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/write_helpers.h"
@@ -32,49 +33,6 @@ namespace strata::testing {
 namespace {
 
 using std::chrono::seconds;
-
-bool HaveClusterServers() {
-  return !FindOnPath("etcd").empty() && !FindOnPath("nats-server").empty();
-}
-
-#define REQUIRE_CLUSTER_SERVERS() \
-  if (!HaveClusterServers()) GTEST_SKIP() << "etcd or nats-server is missing: scripts/deps.sh"
-
-grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v1::Record> records,
-                   v1::WriteRecordsResponse* response) {
-  auto stub = v1::WriteService::NewStub(node.channel());
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + seconds(40));
-  return stub->WriteRecords(&context, WriteRequest("demo", table, std::move(records)), response);
-}
-
-grpc::Status CreateTable(StratadProcess& node, const std::string& table) {
-  auto stub = v1::CatalogService::NewStub(node.channel());
-  grpc::ClientContext context;
-  v1::CreateTableRequest request;
-  request.set_database_name("demo");
-  request.set_table_name(table);
-  v1::CreateTableResponse response;
-  return stub->CreateTable(&context, request, &response);
-}
-
-// host|time|value of every row of db.`table`, through `node`.
-std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
-                                                          const std::string& table) {
-  QueryResult result = RunQuery(node.channel(),
-                                "SELECT host, to_milliseconds(time), "
-                                "measure_value::double FROM demo." +
-                                    table);
-  EXPECT_TRUE(result.status.ok()) << result.status.error_message();
-  std::map<std::pair<std::string, int64_t>, double> out;
-  std::istringstream lines(RowsText(result.rows));
-  std::string host, millis, value;
-  while (std::getline(lines, host, '|') && std::getline(lines, millis, '|') &&
-         std::getline(lines, value)) {
-    out[{host, std::stoll(millis)}] = std::stod(value);
-  }
-  return out;
-}
 
 // The nodes of a 3-node cluster but `victim`.
 std::vector<int> AllBut(int victim) {

@@ -33,7 +33,7 @@ TestCerts::TestCerts() {
                ".pem -CAkey " + ca + ".key -CAcreateserial -days 2 -out " + name +
                ".pem -extfile " + name + ".ext 2>/dev/null");
   };
-  for (const std::string ca : {"ca", "other-ca"}) {
+  for (const std::string ca : {"ca", "other-ca", "cluster-ca"}) {
     Run("openssl req -x509 " + ec + " -keyout " + ca + ".key -out " + ca +
         ".pem -days 2 -subj /CN=strata-test-" + ca + " 2>/dev/null");
   }
@@ -42,6 +42,8 @@ TestCerts::TestCerts() {
   sign("server", "localhost", "ca", server_ext);
   sign("renewed", "localhost", "ca", server_ext);
   sign("client", "strata-test-client", "ca", "extendedKeyUsage=clientAuth");
+  sign("node", "strata-test-node", "cluster-ca",
+       "subjectAltName=IP:127.0.0.1,DNS:localhost\\nextendedKeyUsage=serverAuth,clientAuth");
 }
 
 std::shared_ptr<grpc::ChannelCredentials> TestCerts::Credentials(const std::string& ca,

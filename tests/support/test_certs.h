@@ -1,6 +1,7 @@
 // Certificates made at test time with the openssl command line: a CA, a
 // server certificate for 127.0.0.1 / localhost signed by it, a client
-// certificate signed by it, and a second CA that signed nothing we serve.
+// certificate signed by it, a second CA that signed nothing we serve, and a cluster's CA
+// with a node certificate.
 #pragma once
 
 #include <string>
@@ -24,6 +25,11 @@ class TestCerts {
   std::string client_cert() const { return dir_.Sub("client.pem"); }
   std::string client_key() const { return dir_.Sub("client.key"); }
   std::string other_ca_cert() const { return dir_.Sub("other-ca.pem"); }
+  // A cluster's CA and a node certificate it signed (for 127.0.0.1 / localhost, usable as a
+  // server's and as a client's: nodes present it when they call each other).
+  std::string cluster_ca_cert() const { return dir_.Sub("cluster-ca.pem"); }
+  std::string node_cert() const { return dir_.Sub("node.pem"); }
+  std::string node_key() const { return dir_.Sub("node.key"); }
   std::string other_key() const { return dir_.Sub("other-ca.key"); }
   // A server certificate and key made by the same CA a second time (for
   // rotation tests).
