@@ -291,7 +291,7 @@ bool TestCluster::StartServices() {
     nats_.push_back(std::make_unique<ChildProcess>());
     nats_.back()->Start(argv, dir_.Sub("nats" + std::to_string(i) + ".log"));
   }
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
   while (true) {
     std::vector<std::string> command = Etcdctl();
     command.insert(command.end(), {"endpoint", "health"});

@@ -553,7 +553,7 @@ TEST(ClusterReplicaAckTest, MajorityWaitsForAnotherReplica) {
 
   cluster.node(1).Kill9();
   cluster.node(2).Kill9();
-  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+  const auto deadline = std::chrono::steady_clock::now() + seconds(60);
   auto all_n0 = [&] {
     for (const std::string& leader : cluster.Leaders()) {
       if (leader != "n0") return false;
@@ -570,14 +570,24 @@ TEST(ClusterReplicaAckTest, MajorityWaitsForAnotherReplica) {
       << alone.error_message();
 
   ASSERT_TRUE(cluster.node(1).Restart()) << cluster.node(1).error();
-  response.Clear();
-  grpc::Status back = Write(cluster.node(0), "cpu", {CpuRecord("alone", now, 1)}, &response);
+  // Answered again once node 1 has caught up with the shards' logs (each try waits up to
+  // the leader's 10 s patience; a slow machine may need more than one).
+  grpc::Status back;
+  for (const auto until = std::chrono::steady_clock::now() + seconds(60);
+       std::chrono::steady_clock::now() < until;) {
+    response.Clear();
+    back = Write(cluster.node(0), "cpu", {CpuRecord("alone", now, 1)}, &response);
+    if (back.ok()) break;
+  }
   EXPECT_TRUE(back.ok()) << back.error_message();
   EXPECT_EQ((ReadAll(cluster.node(1), "cpu").count({"alone", now})), 1u);
 }
 
 TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   REQUIRE_CLUSTER_SERVERS();
+  // A node that reaches etcd and NATS before it finds what is wrong: patience on a loaded
+  // machine (each exits within seconds otherwise).
+  constexpr int kSlowExit = 60;
   StratadProcess probe;
   // etcd unreachable.
   const std::string nowhere = "127.0.0.1:" + std::to_string(FreePort());
@@ -599,7 +609,7 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   StratadProcess no_jetstream;
   std::vector<std::string> first = services.NodeArgs("a");
   first.insert(first.end(), {"--data-dir", no_jetstream.data_dir()});
-  EXPECT_EQ(no_jetstream.RunToExit(first), 1);
+  EXPECT_EQ(no_jetstream.RunToExit(first, kSlowExit), 1);
   EXPECT_NE(no_jetstream.log().find("has no JetStream"), std::string::npos) << no_jetstream.log();
   // The cluster was created with 4 shards (by the node above): another count is refused.
   StratadProcess other_shards;
@@ -608,7 +618,7 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
     if (args[i] == "--cluster-shards") args[i + 1] = "8";
   }
   args.insert(args.end(), {"--data-dir", other_shards.data_dir()});
-  EXPECT_EQ(other_shards.RunToExit(args), 1);
+  EXPECT_EQ(other_shards.RunToExit(args, kSlowExit), 1);
   EXPECT_NE(other_shards.log().find("has 4 shards"), std::string::npos) << other_shards.log();
 
   // A single node's data directory is not silently replaced by the cluster's catalog.
@@ -618,7 +628,7 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   ASSERT_EQ(single.Stop(), 0);
   std::vector<std::string> join = services.NodeArgs("c");
   join.insert(join.end(), {"--data-dir", single.data_dir()});
-  EXPECT_EQ(single.RunToExit(join), 1);
+  EXPECT_EQ(single.RunToExit(join, kSlowExit), 1);
   EXPECT_NE(single.log().find("single node's databases"), std::string::npos) << single.log();
 }
 
