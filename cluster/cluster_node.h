@@ -91,6 +91,7 @@ class ClusterNode final : public ShardDirectory {
     on_became_scheduler_ = std::move(on_became_runner);
   }
   WriteSink& write_sink() { return *router_; }
+  query::DeleteSink& delete_sink() { return *router_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
 

@@ -36,7 +36,8 @@ absl::StatusOr<LogEntry> DecodeLogEntry(std::string_view bytes) {
   Decoder in(bytes);
   uint8_t format = 0, kind = 0;
   if (!in.GetByte(&format) || format < 1 || format > 2) return malformed("format");
-  if (!in.GetByte(&kind) || (kind != LogEntry::kBarrier && kind != LogEntry::kWrites)) {
+  if (!in.GetByte(&kind) ||
+      (kind != LogEntry::kBarrier && kind != LogEntry::kWrites && kind != LogEntry::kDeletes)) {
     return malformed("kind");
   }
   LogEntry entry;

@@ -7,7 +7,9 @@
 //   records as cluster/record_codec.h encodes them)]
 //
 // A barrier (kind 1) has no writes: a new leader publishes one to fence its predecessor and
-// learn where the log ends. Writes (kind 2) are validated and normalized records; every
+// learn where the log ends. Deletes (kind 3) hold a DELETE's points (records naming a series
+// and a time) in place of rows; every replica deletes those it holds there. Writes (kind 2)
+// are validated and normalized records; every
 // replica applies them with the version rules at the leader's time, in log order, so every
 // replica takes the same decisions (docs/architecture.md, "Cluster: why the log holds
 // records").
@@ -39,7 +41,7 @@ struct LogWrite {
 };
 
 struct LogEntry {
-  enum Kind : uint8_t { kBarrier = 1, kWrites = 2 };
+  enum Kind : uint8_t { kBarrier = 1, kWrites = 2, kDeletes = 3 };
   Kind kind = kBarrier;
   int64_t epoch = 0;
   int64_t leader_nanos = 0;

@@ -12,6 +12,7 @@
 #include "common/coding.h"
 #include "common/strings.h"
 #include "storage/kv/keys.h"
+#include "storage/rows/series_key.h"
 
 namespace strata::cluster {
 namespace {
@@ -373,11 +374,15 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
   }
   const ReplicaState after{sequence, ChainDigest(before.digest, bytes)};
   std::vector<absl::StatusOr<WriteResult>> results(entry.writes.size());
+  // A deletion's points go first and at once (each bucket's delete is one write, with the
+  // store's durability); the writes of earlier entries are all applied by now.
+  if (entry.kind == LogEntry::kDeletes) ApplyDeletes(entry, &results);
   absl::Status marker;
   {
-    absl::BlockingCounter pending(static_cast<int>(entry.writes.size()) + 1);
-    std::vector<std::vector<IndexedRecord>> records(entry.writes.size());
-    for (size_t i = 0; i < entry.writes.size(); ++i) {
+    const size_t writes = entry.kind == LogEntry::kWrites ? entry.writes.size() : 0;
+    absl::BlockingCounter pending(static_cast<int>(writes) + 1);
+    std::vector<std::vector<IndexedRecord>> records(writes);
+    for (size_t i = 0; i < writes; ++i) {
       const LogWrite& w = entry.writes[i];
       auto decoded = DecodeRecords(w.records);
       if (!decoded.ok()) {
@@ -559,8 +564,35 @@ void Replica::FailQueued(const absl::Status& status) {
   for (Submitted& s : queued) s.done(status);
 }
 
+void Replica::ApplyDeletes(const LogEntry& entry,
+                           std::vector<absl::StatusOr<WriteResult>>* results) {
+  for (size_t i = 0; i < entry.writes.size(); ++i) {
+    const LogWrite& w = entry.writes[i];
+    (*results)[i] = [&]() -> absl::StatusOr<WriteResult> {
+      ASSIGN_OR_RETURN(std::vector<IndexedRecord> points, DecodeRecords(w.records));
+      ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table,
+                       engine_.catalog().FindTable(w.database, w.table));
+      ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, engine_.TableStateOf(*table));
+      // The series by key: this node numbered them its own way. One this replica never saw
+      // has nothing to delete here, on every replica alike.
+      std::vector<PointToDelete> found;
+      found.reserve(points.size());
+      for (const IndexedRecord& p : points) {
+        const std::optional<uint64_t> id = state->FindSeries(SeriesKeyView::Of(p.record));
+        if (!id) continue;
+        found.push_back({.pk_hash = PartitionHash(p.record.measure_name, p.record.dimensions,
+                                                  table->partition_key),
+                         .series = *id,
+                         .time_nanos = p.record.time_nanos});
+      }
+      ASSIGN_OR_RETURN(int64_t deleted, engine_.Delete(*table, std::move(found)));
+      return WriteResult{.deleted = deleted};
+    }();
+  }
+}
+
 void Replica::Write(std::string database, std::string table, std::string records,
-                    int64_t catalog_revision, WriteDone done) {
+                    int64_t catalog_revision, WriteDone done, bool erase) {
   if (absl::Status admitted = engine_.writer().CheckAdmission(); !admitted.ok()) {
     done(admitted);
     return;
@@ -569,7 +601,7 @@ void Replica::Write(std::string database, std::string table, std::string records
     absl::MutexLock lock(&mu_);
     if (leading_ && !stopping_) {
       queue_.push_back({LogWrite{std::move(database), std::move(table), std::move(records)},
-                        catalog_revision, std::move(done)});
+                        catalog_revision, std::move(done), erase});
       changed_.SignalAll();
       return;
     }
@@ -585,10 +617,13 @@ void Replica::PublishLoop() {
       absl::MutexLock lock(&mu_);
       while (!stopping_ && (!leading_ || queue_.empty())) changed_.Wait(&mu_);
       if (stopping_) return;
+      // A deletion is an entry of its own: it applies after the writes before it, entire.
+      if (queue_.front().erase) entry.kind = LogEntry::kDeletes;
       size_t bytes = 0;
-      while (
-          !queue_.empty() && entry.writes.size() < kMaxEntryWrites &&
-          (entry.writes.empty() || bytes + queue_.front().write.records.size() < kMaxEntryBytes)) {
+      while (!queue_.empty() && entry.writes.size() < kMaxEntryWrites &&
+             (entry.writes.empty() ||
+              (entry.kind == LogEntry::kWrites && !queue_.front().erase &&
+               bytes + queue_.front().write.records.size() < kMaxEntryBytes))) {
         Submitted& s = queue_.front();
         bytes += s.write.records.size();
         entry.catalog_revision = std::max(entry.catalog_revision, s.catalog_revision);

@@ -80,16 +80,19 @@ class Replica {
   Counts counts();
 
   // Writes one forwarded part of a request (record_codec.h records) through the log; `done`
-  // runs with the apply's result, record indices as the records carry them.
-  // FAILED_PRECONDITION when this replica does not lead the shard.
+  // runs with the apply's result, record indices as the records carry them. With `erase`
+  // the records name points to delete (a DELETE's): they go alone into an entry, and the
+  // result counts the points deleted. FAILED_PRECONDITION when this replica does not lead
+  // the shard.
   void Write(std::string database, std::string table, std::string records, int64_t catalog_revision,
-             WriteDone done);
+             WriteDone done, bool erase = false);
 
  private:
   struct Submitted {
     LogWrite write;
     int64_t catalog_revision = 0;
     WriteDone done;
+    bool erase = false;
   };
   void ApplyLoop();
   void PublishLoop();
@@ -99,6 +102,8 @@ class Replica {
   void ExpireUnconfirmed(bool everything);
   // Applies one entry; runs `done` once it is durable.
   absl::Status Apply(uint64_t sequence, const std::string& bytes);
+  // Applies a deletes entry's points; their results (the points deleted) in `results`.
+  void ApplyDeletes(const LogEntry& entry, std::vector<absl::StatusOr<WriteResult>>* results);
   // Applies the stream leader's copy of the entry `message` announced; `read_again` when the
   // consumer's copy differed.
   absl::Status ApplyLeaderCopy(const LogMessage& message, bool* read_again);

@@ -20,12 +20,15 @@ constexpr std::chrono::seconds kForwardTimeout{15};
 // Shard parts waiting for a worker: past this a write is refused at once (RESOURCE_EXHAUSTED)
 // rather than queued without bound behind a failing-over leader.
 constexpr size_t kMaxQueuedParts = 8192;
+// A DELETE's points per part (one log entry each), encoded.
+constexpr size_t kMaxDeletePartBytes = 512 << 10;
 
 }  // namespace
 
 void ToProto(const WriteResult& result, internal::v1::ShardWriteResponse* out) {
   out->set_memory_store(result.memory_store);
   out->set_magnetic_store(result.magnetic_store);
+  out->set_deleted(result.deleted);
   for (const RejectedRecord& r : result.rejected) {
     auto* rejected = out->add_rejected();
     rejected->set_record_index(r.record_index);
@@ -38,7 +41,8 @@ void ToProto(const WriteResult& result, internal::v1::ShardWriteResponse* out) {
 
 WriteResult FromProto(const internal::v1::ShardWriteResponse& response) {
   WriteResult result{.memory_store = response.memory_store(),
-                     .magnetic_store = response.magnetic_store()};
+                     .magnetic_store = response.magnetic_store(),
+                     .deleted = response.deleted()};
   for (const auto& r : response.rejected()) {
     RejectedRecord rejected{.record_index = r.record_index(),
                             .reason = r.reason(),
@@ -64,6 +68,7 @@ struct ShardRouter::Merge {
       if (part.ok()) {
         result.memory_store += part->memory_store;
         result.magnetic_store += part->magnetic_store;
+        result.deleted += part->deleted;
         for (RejectedRecord& r : part->rejected) result.rejected.push_back(std::move(r));
       } else if (failed.ok()) {
         // A client error (a table dropped meanwhile) keeps its code; the rest is the
@@ -138,16 +143,58 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
     EncodeRecord(i, record, &encoded[shard]);
     ++counts[shard];
   }
+  std::vector<Part> parts;
+  for (uint32_t shard = 0; shard < shards; ++shard) {
+    if (counts[shard] > 0) parts.push_back({shard, counts[shard], std::move(encoded[shard])});
+  }
+  Dispatch(**table, std::move(parts), /*erase=*/false, std::move(merge));
+}
+
+absl::StatusOr<int64_t> ShardRouter::Delete(const TableInfo& table,
+                                            std::vector<query::SeriesDeletion> deletions) {
+  const uint32_t shards = directory_.shard_count();
+  // Each shard's points in parts of a bounded size: a log entry must fit a NATS message
+  // (1 MB by default), and a part is one entry.
+  std::vector<Part> open(shards);
+  std::vector<Part> parts;
+  for (query::SeriesDeletion& deletion : deletions) {
+    const uint32_t shard = ShardOf(RoutingHash(deletion.series, table.partition_key), shards);
+    Part& part = open[shard];
+    for (int64_t time : deletion.times_nanos) {
+      deletion.series.time_nanos = time;
+      EncodeRecord(part.count++, deletion.series, &part.encoded);
+      if (part.encoded.size() >= kMaxDeletePartBytes) {
+        part.shard = shard;
+        parts.push_back(std::exchange(part, Part()));
+      }
+    }
+  }
+  for (uint32_t shard = 0; shard < shards; ++shard) {
+    if (open[shard].count == 0) continue;
+    open[shard].shard = shard;
+    parts.push_back(std::move(open[shard]));
+  }
+  std::promise<absl::StatusOr<WriteResult>> answered;
+  auto merge = std::make_shared<Merge>();
+  merge->done = [&answered](absl::StatusOr<WriteResult> r) { answered.set_value(std::move(r)); };
+  auto answer = answered.get_future();
+  Dispatch(table, std::move(parts), /*erase=*/true, std::move(merge));
+  ASSIGN_OR_RETURN(WriteResult result, answer.get());
+  return result.deleted;
+}
+
+void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool erase,
+                           std::shared_ptr<Merge> merge) {
   const int64_t revision = directory_.catalog_revision();
   std::vector<std::unique_ptr<Task>> tasks;
-  for (uint32_t shard = 0; shard < shards; ++shard) {
-    if (counts[shard] == 0) continue;
+  for (const Part& part : parts) {
     auto task = std::make_unique<Task>();
-    task->request.set_shard(shard);
-    task->request.set_database_name(std::string(source.database_name()));
-    task->request.set_table_name(std::string(source.table_name()));
-    task->request.set_records(EncodeRecords(counts[shard], encoded[shard]));
+    task->request.set_shard(part.shard);
+    task->request.set_database_name(table.database_name);
+    task->request.set_table_name(table.name);
+    task->request.set_records(EncodeRecords(part.count, part.encoded));
     task->request.set_catalog_revision(revision);
+    task->request.set_erase(erase);
     task->merge = merge;
     tasks.push_back(std::move(task));
   }
@@ -231,9 +278,11 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
     // Shared: the replica may answer after this call gave up waiting.
     auto promise = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();
     auto result = promise->get_future();
-    replica->Write(request.database_name(), request.table_name(), request.records(),
-                   request.catalog_revision(),
-                   [promise](absl::StatusOr<WriteResult> r) { promise->set_value(std::move(r)); });
+    replica->Write(
+        request.database_name(), request.table_name(), request.records(),
+        request.catalog_revision(),
+        [promise](absl::StatusOr<WriteResult> r) { promise->set_value(std::move(r)); },
+        request.erase());
     if (result.wait_until(deadline) == std::future_status::timeout) {
       return absl::UnavailableError(
           StrCat("shard ", request.shard(), "'s log did not confirm the write in time"));

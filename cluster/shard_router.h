@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cluster/membership.h"
 #include "cluster/replica.h"
+#include "query/delete_sink.h"
 #include "storage/catalog/catalog.h"
 #include "storage/write/write_sink.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
@@ -44,17 +45,31 @@ class ShardDirectory {
   virtual const Membership& membership() const = 0;
 };
 
-class ShardRouter final : public WriteSink {
+class ShardRouter final : public WriteSink, public query::DeleteSink {
  public:
   // Both must outlive the router.
   ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads);
   ~ShardRouter() override;
 
   void WriteAsync(WriteSource& source, WriteDone done) override;
+  // A DELETE's points: each shard's to its leader, which logs them in an entry of their own;
+  // every replica deletes them there. Like a write, atomic per shard (UNAVAILABLE naming a
+  // shard that failed; a retry deletes what is left).
+  absl::StatusOr<int64_t> Delete(const TableInfo& table,
+                                 std::vector<query::SeriesDeletion> deletions) override;
 
  private:
   struct Task;
   struct Merge;
+  // One shard's part of a request: `count` records, encoded back to back.
+  struct Part {
+    uint32_t shard = 0;
+    int count = 0;
+    std::string encoded;
+  };
+  // Queues each part for its shard's leader; `merge` gets the answers.
+  void Dispatch(const TableInfo& table, std::vector<Part> parts, bool erase,
+                std::shared_ptr<Merge> merge);
   // Writes one shard's part, retrying through leader changes until `deadline`.
   absl::StatusOr<internal::v1::ShardWriteResponse> WriteShard(
       const internal::v1::ShardWriteRequest& request,

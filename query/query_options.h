@@ -14,6 +14,7 @@
 namespace strata::query {
 
 class SystemTables;  // query/exec/system_tables.h
+class DeleteSink;    // query/delete_sink.h
 
 struct QueryOptions {
   int page_size = 1000;
@@ -41,9 +42,8 @@ struct QueryOptions {
   // Plan only: the sink gets the result's columns and the query stops there
   // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
   bool describe_only = false;
-  // DELETE refused (UNIMPLEMENTED) with this reason when set: a cluster node, whose
-  // deletes must go through the shards' logs (not built yet), sets it.
-  std::string deletes_refused;
+  // Where DELETE's points go (query/delete_sink.h); null: this node's engine.
+  DeleteSink* deletes = nullptr;
 };
 
 }  // namespace strata::query

@@ -1,13 +1,17 @@
 // DELETE FROM t WHERE ...: the points its SELECT * matches, deleted from
-// every tier (storage/jobs/deletion.h).
+// every tier (storage/jobs/deletion.h), or handed to the DeleteSink of a
+// cluster node (query/delete_sink.h), which deletes them through the shards'
+// logs.
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/base/error.h"
+#include "query/delete_sink.h"
 #include "query/plan/planner.h"
 #include "query/statements.h"
 #include "storage/read/table_state.h"
@@ -23,9 +27,10 @@ class DeleteCollector final : public RowSink {
   // Past this, a DELETE is refused: its points are held in memory.
   static constexpr size_t kMaxPoints = 5'000'000;
 
+  // `by_series`: also keeps each series' key with its points' times (for a DeleteSink).
   DeleteCollector(const TableInfo& table, const TableState& state, const Schema& columns,
-                  QueryContext* context)
-      : table_(table), state_(state), context_(context) {
+                  QueryContext* context, bool by_series)
+      : table_(table), state_(state), context_(context), by_series_(by_series) {
     for (size_t c = 0; c < columns.size(); ++c) {
       if (columns[c].name == kMeasureNameColumn) measure_name_ = static_cast<int>(c);
       if (columns[c].name == kTimeColumn) time_ = static_cast<int>(c);
@@ -35,12 +40,14 @@ class DeleteCollector final : public RowSink {
 
   absl::Status Push(Row row) override {
     if (points_.size() >= kMaxPoints) {
-      return absl::ResourceExhaustedError(StrCat(
-          "the DELETE matches more than ", kMaxPoints, " rows; delete a narrower time range at "
-          "a time"));
+      return absl::ResourceExhaustedError(StrCat("the DELETE matches more than ", kMaxPoints,
+                                                 " rows; delete a narrower time range at "
+                                                 "a time"));
     }
     if (points_.size() % 4096 == 0) {
-      RETURN_IF_ERROR(context_->Reserve(4096 * sizeof(PointToDelete), "the rows to delete"));
+      RETURN_IF_ERROR(
+          context_->Reserve(4096 * (sizeof(PointToDelete) + (by_series_ ? sizeof(int64_t) : 0)),
+                            "the rows to delete"));
     }
     NormalizedRecord series;
     series.measure_name = row[measure_name_].s;
@@ -53,19 +60,28 @@ class DeleteCollector final : public RowSink {
         {.pk_hash = PartitionHash(series.measure_name, series.dimensions, table_.partition_key),
          .series = *id,
          .time_nanos = row[time_].i});
+    if (by_series_) {
+      auto [it, added] = series_index_.try_emplace(*id, deletions_.size());
+      if (added) deletions_.push_back({.series = std::move(series)});
+      deletions_[it->second].times_nanos.push_back(row[time_].i);
+    }
     return absl::OkStatus();
   }
   absl::Status Finish() override { return absl::OkStatus(); }
   std::vector<PointToDelete> TakePoints() { return std::move(points_); }
+  std::vector<SeriesDeletion> TakeDeletions() { return std::move(deletions_); }
 
  private:
   const TableInfo& table_;
   const TableState& state_;
   QueryContext* context_;
+  const bool by_series_;
   int measure_name_ = -1;
   int time_ = -1;
   std::vector<std::pair<int, std::string>> dimensions_;
   std::vector<PointToDelete> points_;
+  absl::flat_hash_map<uint64_t, size_t> series_index_;  // series id -> its deletions_ entry
+  std::vector<SeriesDeletion> deletions_;
 };
 
 }  // namespace
@@ -83,10 +99,13 @@ absl::Status DeleteRows(Statement stmt, const StatementRun& run) {
   Planner planner(run.storage, run.layouts, run.sql, &run.context, &run.stats);
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (run.options.describe_only) return run.sink.Columns({{"rows_deleted", DataType::kBigint}});
-  DeleteCollector collector(**table, *state, plan->output, &run.context);
+  DeleteSink* sink = run.options.deletes;
+  DeleteCollector collector(**table, *state, plan->output, &run.context, sink != nullptr);
   RETURN_IF_ERROR(run.context.CheckAlive());
   RETURN_IF_ERROR(plan->Run(&run.context, &collector));
-  ASSIGN_OR_RETURN(int64_t deleted, run.storage.Delete(**table, collector.TakePoints()));
+  ASSIGN_OR_RETURN(int64_t deleted, sink != nullptr
+                                        ? sink->Delete(**table, collector.TakeDeletions())
+                                        : run.storage.Delete(**table, collector.TakePoints()));
   run.stats.rows_returned = 0;
   return run.Emit({{"rows_deleted", DataType::kBigint}}, {{Datum::Bigint(deleted)}});
 }

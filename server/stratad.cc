@@ -41,9 +41,9 @@ absl::StatusOr<std::string> SecretFromFile(const std::string& path, std::string_
 
 absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const ServerConfig& config,
                                                                        Engine* engine) {
-  ASSIGN_OR_RETURN(std::string secret, SecretFromFile(config.cluster_secret_file,
-                                                      "--cluster-secret-file",
-                                                      config.cluster_secret));
+  ASSIGN_OR_RETURN(
+      std::string secret,
+      SecretFromFile(config.cluster_secret_file, "--cluster-secret-file", config.cluster_secret));
   ASSIGN_OR_RETURN(std::string nats_password,
                    SecretFromFile(config.nats_password_file, "--nats-password-file", ""));
   if (!config.tls_client_ca.empty() && !config.cluster_ca.empty()) {
@@ -159,8 +159,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   if (d->cluster_ != nullptr) {
     d->queries_->SetClusterMode(
         [node = d->cluster_.get()](std::chrono::milliseconds wait) { return node->CatchUp(wait); },
-        "DELETE is not supported on a cluster yet (it must go through the shards' logs); "
-        "let retention drop old data, or DROP the table");
+        &d->cluster_->delete_sink());
   }
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),

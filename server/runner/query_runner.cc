@@ -35,7 +35,8 @@ class CallerRunningQueries final : public query::RunningQueries {
   std::vector<query::RunningQuery> List() const override { return runner_.ListRunning(caller_); }
   absl::Status Kill(std::string_view id) const override {
     if (runner_.Cancel(caller_, std::string(id))) return absl::OkStatus();
-    return absl::NotFoundError(StrCat("query ", EchoInput(id, 40), " is not running (finished, "
+    return absl::NotFoundError(StrCat("query ", EchoInput(id, 40),
+                                      " is not running (finished, "
                                       "cancelled, or not yours); SHOW QUERIES lists them"));
   }
 
@@ -138,21 +139,20 @@ absl::Status QueryRunner::Start(std::shared_ptr<Ticket> ticket, query::ResultSin
       });
   if (admitted) return absl::OkStatus();
   Unregister(id);
-  return absl::ResourceExhaustedError(
-      StrCat("the server is running ", workers_.workers(), " queries with ",
-             workers_.queue_capacity(),
-             " more waiting; retry shortly, or raise the server's --query-workers or "
-             "--query-queue"));
+  return absl::ResourceExhaustedError(StrCat(
+      "the server is running ", workers_.workers(), " queries with ", workers_.queue_capacity(),
+      " more waiting; retry shortly, or raise the server's --query-workers or "
+      "--query-queue"));
 }
 
 absl::StatusOr<query::QueryStats> QueryRunner::Run(Request request, query::ResultSink* sink) {
   absl::StatusOr<query::QueryStats> stats;
   absl::Notification done;
-  RETURN_IF_ERROR(Start(Register(std::move(request)), sink,
-                        [&](absl::StatusOr<query::QueryStats> result) {
-                          stats = std::move(result);
-                          done.Notify();
-                        }));
+  RETURN_IF_ERROR(
+      Start(Register(std::move(request)), sink, [&](absl::StatusOr<query::QueryStats> result) {
+        stats = std::move(result);
+        done.Notify();
+      }));
   done.WaitForNotification();
   return stats;
 }
@@ -183,24 +183,24 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.parameters = request.parameters;
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
-  options.deletes_refused = deletes_refused_;
+  options.deletes = deletes_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 
-  const absl::Status delayed =
-      request.describe_only ? absl::OkStatus()
-                            : TestingDelay(*request.cancel, limits_.testing_delay_millis,
-                                           options.timeout_millis, request.timeout_millis);
+  const absl::Status delayed = request.describe_only
+                                   ? absl::OkStatus()
+                                   : TestingDelay(*request.cancel, limits_.testing_delay_millis,
+                                                  options.timeout_millis, request.timeout_millis);
   // A cluster node first applies what every shard's log holds now: the query then sees
   // every write acknowledged before it began, through whichever node.
-  const absl::Status caught_up =
-      read_barrier_ && !request.describe_only && delayed.ok()
-          ? read_barrier_(std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000)))
-          : absl::OkStatus();
-  absl::StatusOr<query::QueryStats> stats =
-      !delayed.ok()            ? delayed
-      : !caught_up.ok()        ? caught_up
-      : request.cancel->load() ? absl::CancelledError("the query was cancelled")
-                               : engine_.Execute(request.sql, options, sink);
+  const absl::Status caught_up = read_barrier_ && !request.describe_only && delayed.ok()
+                                     ? read_barrier_(std::chrono::milliseconds(
+                                           std::min<int64_t>(options.timeout_millis, 10000)))
+                                     : absl::OkStatus();
+  absl::StatusOr<query::QueryStats> stats = !delayed.ok()     ? delayed
+                                            : !caught_up.ok() ? caught_up
+                                            : request.cancel->load()
+                                                ? absl::CancelledError("the query was cancelled")
+                                                : engine_.Execute(request.sql, options, sink);
   if (!request.describe_only) {  // planning a statement for Describe is not a query run
     Observe(ticket.id(), request.caller->name(), request.sql, stats,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -240,17 +240,19 @@ std::vector<query::RunningQuery> QueryRunner::ListRunning(const Principal& calle
   absl::MutexLock lock(&mu_);
   for (const auto& [id, q] : running_) {
     if (!caller.admin() && q.owner != caller.name()) continue;
-    out.push_back({.id = id, .text = q.text, .token = q.owner, .peer = q.peer,
-                   .started_nanos = q.started_nanos,
-                   .elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        now - q.started)
-                                        .count(),
-                   .rows_scanned = q.progress->rows_scanned.load(std::memory_order_relaxed),
-                   .bytes_scanned = q.progress->bytes_scanned.load(std::memory_order_relaxed)});
+    out.push_back(
+        {.id = id,
+         .text = q.text,
+         .token = q.owner,
+         .peer = q.peer,
+         .started_nanos = q.started_nanos,
+         .elapsed_nanos =
+             std::chrono::duration_cast<std::chrono::nanoseconds>(now - q.started).count(),
+         .rows_scanned = q.progress->rows_scanned.load(std::memory_order_relaxed),
+         .bytes_scanned = q.progress->bytes_scanned.load(std::memory_order_relaxed)});
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.started_nanos < b.started_nanos;
-  });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.started_nanos < b.started_nanos; });
   return out;
 }
 

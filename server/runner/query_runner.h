@@ -123,16 +123,17 @@ class QueryRunner final : public StatementRunner {
 
   // Makes the "system" tables a caller sees (query/exec/system_tables.h); set
   // once, before serving.
-  using SystemTablesFactory = std::function<std::unique_ptr<query::SystemTables>(
-      std::shared_ptr<const Principal> caller)>;
+  using SystemTablesFactory =
+      std::function<std::unique_ptr<query::SystemTables>(std::shared_ptr<const Principal> caller)>;
   void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
 
   // A cluster node's (cluster/cluster_node.h CatchUp): runs before every query, which fails
-  // with its error; and the reason DELETE is refused there. Set once, before serving.
+  // with its error; and where DELETE's points go (the shards' logs). Set once, before
+  // serving; `deletes` outlives the runner.
   using ReadBarrier = std::function<absl::Status(std::chrono::milliseconds wait)>;
-  void SetClusterMode(ReadBarrier barrier, std::string deletes_refused) {
+  void SetClusterMode(ReadBarrier barrier, query::DeleteSink* deletes) {
     read_barrier_ = std::move(barrier);
-    deletes_refused_ = std::move(deletes_refused);
+    deletes_ = deletes;
   }
 
  private:
@@ -158,7 +159,7 @@ class QueryRunner final : public StatementRunner {
   const QueryLimits limits_;
   SystemTablesFactory system_tables_;
   ReadBarrier read_barrier_;
-  std::string deletes_refused_;
+  query::DeleteSink* deletes_ = nullptr;
   query::MemoryBudget budget_;
   absl::Mutex mu_;
   std::map<std::string, Registered> running_ ABSL_GUARDED_BY(mu_);

@@ -31,7 +31,12 @@ enum class TimeUnit { kMilliseconds, kSeconds, kMicroseconds, kNanoseconds };
 // What a record says its measure is: one of the scalar types, or MULTI.
 // Numbered as the wire's MeasureValueType (server/wire/write_convert.h).
 enum class MeasureKind : uint8_t {
-  kDouble = 1, kBigint, kVarchar, kBoolean, kTimestamp, kMulti,
+  kDouble = 1,
+  kBigint,
+  kVarchar,
+  kBoolean,
+  kTimestamp,
+  kMulti,
 };
 // "DOUBLE" .. "TIMESTAMP" (a scalar kind is its value type), or "MULTI".
 inline std::string_view MeasureKindName(MeasureKind kind) {
@@ -108,6 +113,7 @@ struct RejectedRecord {
 struct WriteResult {
   int64_t memory_store = 0;
   int64_t magnetic_store = 0;
+  int64_t deleted = 0;  // points a deletion found and removed (a cluster's DELETE)
   std::vector<RejectedRecord> rejected;
   int64_t total() const { return memory_store + magnetic_store; }
 };
