@@ -72,11 +72,12 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   }
   auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
   ASSIGN_OR_RETURN(node->membership_, Membership::Create(options.member_tls, options.secret));
-  ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls));
+  ASSIGN_OR_RETURN(node->etcd_,
+                   EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls));
   RETURN_IF_ERROR(node->CheckSettings());
-  ASSIGN_OR_RETURN(node->log_, JetStream::Connect(options.nats, StrCat("stratad-", options.node_id),
-                                                  kConnectTimeout, options.nats_tls,
-                                                  options.nats_login));
+  ASSIGN_OR_RETURN(node->log_,
+                   JetStream::Connect(options.nats, StrCat("stratad-", options.node_id),
+                                      kConnectTimeout, options.nats_tls, options.nats_login));
   // NATS servers just started elect their JetStream leader first, and nodes starting
   // together race to create the streams: a timeout is tried again for a while.
   const absl::Time streams_deadline = absl::Now() + absl::Seconds(30);
@@ -409,7 +410,8 @@ absl::Status ClusterNode::CatchUp(milliseconds wait) {
     // lasts: reading on without the log's end would miss acknowledged writes.
     absl::StatusOr<uint64_t> last;
     do {
-      const auto left = std::clamp(deadline - absl::Now(), absl::Milliseconds(100), absl::Seconds(1));
+      const auto left =
+          std::clamp(deadline - absl::Now(), absl::Milliseconds(100), absl::Seconds(1));
       last = log_->LastSequence(replica->stream(), absl::ToChronoMilliseconds(left));
     } while (!last.ok() && absl::Now() < deadline);
     if (!last.ok()) continue;  // NATS away: this replica's state is the best there is

@@ -5,12 +5,11 @@
 #include <fstream>
 #include <utility>
 
-#include "grpcpp/security/tls_certificate_provider.h"
-#include "grpcpp/security/tls_credentials_options.h"
-
 #include "absl/strings/str_join.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
 
 namespace strata::cluster {
 namespace {
@@ -39,9 +38,10 @@ EtcdKeyValue FromProto(const mvccpb::KeyValue& kv) {
 // TLS credentials that re-read the files as they change (a renewed client certificate is
 // used without a restart); FAILED_PRECONDITION naming a file that cannot be read.
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const ServiceTls& tls) {
-  for (const auto& [flag, file] : {std::pair<std::string_view, std::string>{"--etcd-ca", tls.ca_file},
-                                   {"--etcd-cert", tls.cert_file},
-                                   {"--etcd-key", tls.key_file}}) {
+  for (const auto& [flag, file] :
+       {std::pair<std::string_view, std::string>{"--etcd-ca", tls.ca_file},
+        {"--etcd-cert", tls.cert_file},
+        {"--etcd-key", tls.key_file}}) {
     if (!file.empty() && !std::ifstream(file).good()) {
       return absl::FailedPreconditionError(
           StrCat(flag, " ", file, " cannot be read (missing, or not readable by stratad's user)"));
@@ -50,8 +50,8 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const S
   constexpr int kReloadSeconds = 10;
   std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
   if (tls.cert_file.empty()) {
-    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-        tls.ca_file, kReloadSeconds);
+    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(tls.ca_file,
+                                                                                    kReloadSeconds);
   } else {
     provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
         tls.key_file, tls.cert_file, tls.ca_file, kReloadSeconds);
@@ -85,14 +85,15 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
                                       ? tls.server_name
                                       : endpoints[0].substr(0, endpoints[0].rfind(':')));
   }
-  client->channel_ = grpc::CreateCustomChannel(StrCat("ipv4:", client->endpoints_text_),
-                                               credentials, args);
+  client->channel_ =
+      grpc::CreateCustomChannel(StrCat("ipv4:", client->endpoints_text_), credentials, args);
   client->kv_ = etcdserverpb::KV::NewStub(client->channel_);
   client->lease_ = etcdserverpb::Lease::NewStub(client->channel_);
   client->watch_ = etcdserverpb::Watch::NewStub(client->channel_);
   if (!client->channel_->WaitForConnected(std::chrono::system_clock::now() + timeout)) {
     return absl::UnavailableError(StrCat("etcd is not reachable at ", client->endpoints_text_,
-                                         " (waited ", timeout.count(), " ms); start etcd or fix --etcd",
+                                         " (waited ", timeout.count(),
+                                         " ms); start etcd or fix --etcd",
                                          tls.enabled() ? " (over TLS: check --etcd-ca, "
                                                          "--etcd-server-name, and the client "
                                                          "certificate etcd expects, --etcd-cert "

@@ -19,8 +19,8 @@ std::string NatsError(natsStatus status, jsErrCode code) {
 // TLS and the login, from the node's flags; FAILED_PRECONDITION naming a file it cannot use.
 absl::Status Secure(natsOptions* options, const ServiceTls& tls, const NatsLogin& login) {
   auto failed = [](std::string_view flag, const std::string& file, natsStatus s) {
-    return absl::FailedPreconditionError(StrCat(flag, " ", file, ": ",
-                                                NatsError(s, static_cast<jsErrCode>(0))));
+    return absl::FailedPreconditionError(
+        StrCat(flag, " ", file, ": ", NatsError(s, static_cast<jsErrCode>(0))));
   };
   natsStatus s = NATS_OK;
   if (tls.enabled()) {
@@ -38,14 +38,12 @@ absl::Status Secure(natsOptions* options, const ServiceTls& tls, const NatsLogin
       return failed("--nats-server-name", tls.server_name, s);
     }
   }
-  if (!login.user.empty() &&
-      (s = natsOptions_SetUserInfo(options, login.user.c_str(), login.password.c_str())) !=
-          NATS_OK) {
+  if (!login.user.empty() && (s = natsOptions_SetUserInfo(options, login.user.c_str(),
+                                                          login.password.c_str())) != NATS_OK) {
     return failed("--nats-user", login.user, s);
   }
-  if (!login.creds_file.empty() &&
-      (s = natsOptions_SetUserCredentialsFromFiles(options, login.creds_file.c_str(), nullptr)) !=
-          NATS_OK) {
+  if (!login.creds_file.empty() && (s = natsOptions_SetUserCredentialsFromFiles(
+                                        options, login.creds_file.c_str(), nullptr)) != NATS_OK) {
     return failed("--nats-creds", login.creds_file, s);
   }
   return absl::OkStatus();
@@ -312,8 +310,8 @@ absl::StatusOr<std::optional<LogMessage>> JetStream::Reader::Next(std::chrono::m
   // restart) is OUT_OF_RANGE: the caller asks the stream leader whether the entries are gone.
   if (out.sequence < next_) return std::optional<LogMessage>();
   if (out.sequence > next_) {
-    return absl::OutOfRangeError(StrCat("the shard log's reader jumped from sequence ", next_,
-                                        " to ", out.sequence));
+    return absl::OutOfRangeError(
+        StrCat("the shard log's reader jumped from sequence ", next_, " to ", out.sequence));
   }
   ++next_;
   return std::optional<LogMessage>(std::move(out));

@@ -50,8 +50,9 @@ std::unique_ptr<X509_STORE, StoreFree> LoadStore(const std::string& ca_file, std
       sk_X509_OBJECT_num(X509_STORE_get0_objects(store.get())) == 0) {
     ERR_clear_error();
     *status = absl::FailedPreconditionError(
-        StrCat(flag, " ", ca_file, ": cannot be read as a PEM CA bundle (missing, unreadable, or "
-                                   "holding no certificate)"));
+        StrCat(flag, " ", ca_file,
+               ": cannot be read as a PEM CA bundle (missing, unreadable, or "
+               "holding no certificate)"));
     return nullptr;
   }
   return store;

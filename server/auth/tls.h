@@ -24,7 +24,7 @@ struct TlsConfig {
   // A cluster's CA (--cluster-ca): the gRPC port asks for a client certificate, which other
   // nodes present (signed by it) and other clients may leave out.
   std::string member_ca_file;
-  int reload_seconds = 10;     // how often the files are looked at for changes
+  int reload_seconds = 10;  // how often the files are looked at for changes
   bool enabled() const { return !cert_file.empty(); }
 };
 

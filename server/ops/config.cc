@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 
 #include <charconv>
-#include <tuple>
 #include <iostream>
+#include <tuple>
 
 #include "CLI/CLI.hpp"
 #include "common/status.h"
@@ -79,9 +79,10 @@ void AddStorageOptions(CLI::App& app, ServerConfig& c, std::string& durability) 
   app.add_option("--data-dir", c.data_dir, "Directory holding the database; created if missing")
       ->envname("STRATA_DATA_DIR")
       ->capture_default_str();
-  app.add_option("--durability", durability,
-                 "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
-                 "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
+  app.add_option(
+         "--durability", durability,
+         "fsync: a write is acknowledged once on disk; buffered: once in the OS cache "
+         "(faster; a power failure loses up to --wal-sync-interval-ms of acknowledged writes)")
       ->envname("STRATA_DURABILITY")
       ->check(CLI::IsMember({"fsync", "buffered"}))
       ->capture_default_str();
@@ -435,7 +436,7 @@ absl::StatusOr<std::pair<std::string, int>> SplitHostPort(std::string_view addre
   if (port < 0 || port > 65535) {
     return absl::InvalidArgumentError(
         StrCat("listen address \"", address,
-                     "\" is not HOST:PORT (for example 127.0.0.1:", kDefaultPort, ")"));
+               "\" is not HOST:PORT (for example 127.0.0.1:", kDefaultPort, ")"));
   }
   return std::pair<std::string, int>(address.substr(0, colon), port);
 }
@@ -546,13 +547,13 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     }
   }
   if (!IsLoopbackHost(host_port->first) && !secured && !config.allow_unauthenticated_remote) {
-    return absl::InvalidArgumentError(StrCat(
-        "refusing to listen on ", config.listen, " without ",
-        config.tls_cert.empty() ? "TLS" : "authentication",
-        ": anyone reaching that address could read the traffic or read and write data. Give "
-        "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
-        "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
-        "network is trusted"));
+    return absl::InvalidArgumentError(
+        StrCat("refusing to listen on ", config.listen, " without ",
+               config.tls_cert.empty() ? "TLS" : "authentication",
+               ": anyone reaching that address could read the traffic or read and write data. Give "
+               "--tls-cert and --tls-key (authentication is then on), listen on 127.0.0.1, or pass "
+               "--allow-unauthenticated-remote (STRATA_ALLOW_UNAUTHENTICATED_REMOTE=true) if the "
+               "network is trusted"));
   }
   RETURN_IF_ERROR(ValidateClusterSecurity(config));
   if (config.cluster && !config.restore_from.empty()) {
@@ -565,7 +566,8 @@ absl::Status ValidateConfig(const ServerConfig& config) {
         "--replica-ack is for a cluster node (a single node's write is answered once it is "
         "fsynced): add --cluster or drop it");
   }
-  if (!config.cluster && (!config.node_id.empty() || !config.etcd.empty() || !config.nats.empty())) {
+  if (!config.cluster &&
+      (!config.node_id.empty() || !config.etcd.empty() || !config.nats.empty())) {
     return absl::InvalidArgumentError(
         "--node-id, --etcd and --nats are for a cluster node: add --cluster (or drop them to "
         "run a single node)");
@@ -581,9 +583,9 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError("--data-dir must not be empty");
   }
   if (!config.testing_fixed_time.empty() && !FixedTimeNanos(config)) {
-    return absl::InvalidArgumentError(StrCat(
-        "--testing-fixed-time \"", config.testing_fixed_time,
-        "\" is not a time; write it as 2024-03-01T12:00:00Z or 2024-03-01 12:00:00"));
+    return absl::InvalidArgumentError(
+        StrCat("--testing-fixed-time \"", config.testing_fixed_time,
+               "\" is not a time; write it as 2024-03-01T12:00:00Z or 2024-03-01 12:00:00"));
   }
   return absl::OkStatus();
 }

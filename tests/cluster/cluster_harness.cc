@@ -196,13 +196,30 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
     args.insert(args.end(), {"--cluster-secret", secret_});
   } else {
     std::ofstream(dir_.Sub("nats-password")) << kNatsPassword << "\n";
-    args.insert(args.end(),
-                {"--tls-cert", certs_->node_cert(), "--tls-key", certs_->node_key(), "--cluster-ca",
-                 certs_->cluster_ca_cert(), "--etcd-ca", certs_->ca_cert(), "--etcd-cert",
-                 certs_->client_cert(), "--etcd-key", certs_->client_key(), "--nats-ca",
-                 certs_->ca_cert(), "--nats-cert", certs_->client_cert(), "--nats-key",
-                 certs_->client_key(), "--nats-user", kNatsUser, "--nats-password-file",
-                 dir_.Sub("nats-password"), "--auth", "off"});
+    args.insert(args.end(), {"--tls-cert",
+                             certs_->node_cert(),
+                             "--tls-key",
+                             certs_->node_key(),
+                             "--cluster-ca",
+                             certs_->cluster_ca_cert(),
+                             "--etcd-ca",
+                             certs_->ca_cert(),
+                             "--etcd-cert",
+                             certs_->client_cert(),
+                             "--etcd-key",
+                             certs_->client_key(),
+                             "--nats-ca",
+                             certs_->ca_cert(),
+                             "--nats-cert",
+                             certs_->client_cert(),
+                             "--nats-key",
+                             certs_->client_key(),
+                             "--nats-user",
+                             kNatsUser,
+                             "--nats-password-file",
+                             dir_.Sub("nats-password"),
+                             "--auth",
+                             "off"});
   }
   args.insert(args.end(), options_.node_flags.begin(), options_.node_flags.end());
   // To look into a failure: STRATA_TEST_NODE_FLAGS="--log-level debug" adds flags to every node.
@@ -255,9 +272,9 @@ bool TestCluster::StartServices() {
                                      "--initial-cluster-token",
                                      "strata-test-" + std::to_string(etcd_client_ports_[0])};
     if (certs_ != nullptr) {
-      argv.insert(argv.end(), {"--cert-file", certs_->server_cert(), "--key-file",
-                               certs_->server_key(), "--trusted-ca-file", certs_->ca_cert(),
-                               "--client-cert-auth"});
+      argv.insert(argv.end(),
+                  {"--cert-file", certs_->server_cert(), "--key-file", certs_->server_key(),
+                   "--trusted-ca-file", certs_->ca_cert(), "--client-cert-auth"});
     }
     etcd_.push_back(std::make_unique<ChildProcess>());
     etcd_.back()->Start(argv, dir_.Sub("etcd" + std::to_string(i) + ".log"));
@@ -354,8 +371,9 @@ bool TestCluster::StartNodes() {
     if (all) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  error_ = "not every shard was led, its barrier applied by every node, 30 s after the nodes "
-           "started";
+  error_ =
+      "not every shard was led, its barrier applied by every node, 30 s after the nodes "
+      "started";
   return false;
 }
 

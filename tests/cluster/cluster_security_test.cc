@@ -55,8 +55,8 @@ TEST(ClusterTlsTest, NodesTalkOverMutualTlsAndRefuseOutsiders) {
       << anonymous.error_message();
   EXPECT_NE(anonymous.error_message().find("--cluster-ca"), std::string::npos)
       << anonymous.error_message();
-  auto catalog = v1::CatalogService::NewStub(grpc::CreateChannel(
-      cluster.node(0).address(), certs.Credentials(certs.cluster_ca_cert())));
+  auto catalog = v1::CatalogService::NewStub(
+      grpc::CreateChannel(cluster.node(0).address(), certs.Credentials(certs.cluster_ca_cert())));
   grpc::ClientContext context;
   v1::ListDatabasesResponse databases;
   EXPECT_TRUE(catalog->ListDatabases(&context, v1::ListDatabasesRequest(), &databases).ok());
@@ -74,9 +74,9 @@ TEST(ClusterTlsTest, StartupErrorsNameTheCertificate) {
   REQUIRE_CLUSTER_SERVERS();
   TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
-  const std::vector<std::string> base = {"--cluster", "--node-id", "a", "--etcd",
-                                         "127.0.0.1:1", "--nats", "nats://127.0.0.1:1",
-                                         "--auth", "off"};
+  const std::vector<std::string> base = {
+      "--cluster", "--node-id",          "a",      "--etcd", "127.0.0.1:1",
+      "--nats",    "nats://127.0.0.1:1", "--auth", "off"};
   struct Case {
     std::vector<std::string> flags;
     std::string says;

@@ -16,7 +16,8 @@ std::string ReadFile(const std::string& path) {
 
 bool TestCerts::Run(const std::string& command) {
   if (!ok()) return false;
-  ProcessResult r = RunProcess({"/bin/sh", "-c", "cd '" + dir_.path().string() + "' && " + command});
+  ProcessResult r =
+      RunProcess({"/bin/sh", "-c", "cd '" + dir_.path().string() + "' && " + command});
   if (r.exit_code != 0) error_ = command + ":\n" + r.err;
   return ok();
 }
@@ -29,9 +30,9 @@ TestCerts::TestCerts() {
                   const std::string& ext) {
     return Run("printf '" + ext + "\\n' > " + name + ".ext && openssl req " + ec + " -keyout " +
                name + ".key -out " + name + ".csr -subj /CN=" + cn +
-               " 2>/dev/null && openssl x509 -req -in " + name + ".csr -CA " + ca +
-               ".pem -CAkey " + ca + ".key -CAcreateserial -days 2 -out " + name +
-               ".pem -extfile " + name + ".ext 2>/dev/null");
+               " 2>/dev/null && openssl x509 -req -in " + name + ".csr -CA " + ca + ".pem -CAkey " +
+               ca + ".key -CAcreateserial -days 2 -out " + name + ".pem -extfile " + name +
+               ".ext 2>/dev/null");
   };
   for (const std::string ca : {"ca", "other-ca", "cluster-ca"}) {
     Run("openssl req -x509 " + ec + " -keyout " + ca + ".key -out " + ca +

@@ -18,9 +18,9 @@ class MembershipTest : public ::testing::Test {
 };
 
 TEST_F(MembershipTest, ANodeCertificateSignedByTheClusterCaIsAMembers) {
-  EXPECT_TRUE(CheckSignedBy(certs_.node_cert(), "--tls-cert", certs_.cluster_ca_cert(),
-                            "--cluster-ca")
-                  .ok());
+  EXPECT_TRUE(
+      CheckSignedBy(certs_.node_cert(), "--tls-cert", certs_.cluster_ca_cert(), "--cluster-ca")
+          .ok());
   auto membership = Membership::Create({.cert_file = certs_.node_cert(),
                                         .key_file = certs_.node_key(),
                                         .ca_file = certs_.cluster_ca_cert()},
@@ -40,8 +40,8 @@ TEST_F(MembershipTest, OtherCertificatesAreNot) {
   EXPECT_FALSE((*membership)->SignedByClusterCa("-----BEGIN CERTIFICATE-----\nAAAA\n", ""));
   EXPECT_FALSE((*membership)->SignedByClusterCa("", ""));
   // Another CA's intermediates do not help.
-  EXPECT_FALSE((*membership)->SignedByClusterCa(ReadFile(certs_.client_cert()),
-                                                ReadFile(certs_.ca_cert())));
+  EXPECT_FALSE(
+      (*membership)->SignedByClusterCa(ReadFile(certs_.client_cert()), ReadFile(certs_.ca_cert())));
 }
 
 TEST_F(MembershipTest, StartRefusesCertificatesTheOthersWouldRefuse) {
@@ -62,8 +62,7 @@ TEST_F(MembershipTest, StartRefusesCertificatesTheOthersWouldRefuse) {
     auto membership =
         Membership::Create({.cert_file = c.cert, .key_file = c.key, .ca_file = c.ca}, "");
     ASSERT_FALSE(membership.ok()) << c.says;
-    EXPECT_NE(membership.status().message().find(c.says), std::string::npos)
-        << membership.status();
+    EXPECT_NE(membership.status().message().find(c.says), std::string::npos) << membership.status();
   }
 }
 

@@ -52,7 +52,8 @@ class FullLogFileSystem : public rocksdb::FileSystemWrapper {
       return target()->Append(data, options, dbg);
     }
     IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
-                    const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
+                    const rocksdb::DataVerificationInfo& info,
+                    rocksdb::IODebugContext* dbg) override {
       if (fs_->full.load()) return IOStatus::NoSpace("the test's disk is full");
       return target()->Append(data, options, info, dbg);
     }
@@ -82,7 +83,8 @@ TEST(WriteGateTest, LogWritesThatFailRightAfterAResumeNeitherAbortNorLoseAcknowl
                               .env = env.get()});
   ASSERT_TRUE(engine.ok()) << engine.status();
   ASSERT_TRUE((*engine)->catalog().CreateDatabase("mydb", "").ok());
-  ASSERT_TRUE((*engine)->catalog().CreateTable({.database_name = "mydb", .table_name = "tbl"}).ok());
+  ASSERT_TRUE(
+      (*engine)->catalog().CreateTable({.database_name = "mydb", .table_name = "tbl"}).ok());
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
@@ -130,10 +132,13 @@ TEST(WriteGateTest, LogWritesThatFailRightAfterAResumeNeitherAbortNorLoseAcknowl
   auto table = (*engine)->catalog().DescribeTable("mydb", "tbl");
   ASSERT_TRUE(table.ok()) << table.status();
   int64_t rows = 0;
-  ASSERT_TRUE((*engine)->Scan(*table, {}, [&](const ScanRow&) {
-                ++rows;
-                return true;
-              }).ok());
+  ASSERT_TRUE((*engine)
+                  ->Scan(*table, {},
+                         [&](const ScanRow&) {
+                           ++rows;
+                           return true;
+                         })
+                  .ok());
   EXPECT_EQ(rows, acknowledged);
 }
 
