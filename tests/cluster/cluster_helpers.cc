@@ -24,6 +24,13 @@ grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v
   return stub->WriteRecords(&context, WriteRequest("demo", table, std::move(records)), response);
 }
 
+std::vector<v1::Record> HostRecords(int count, int64_t time_millis) {
+  std::vector<v1::Record> records;
+  for (int i = 0; i < count; ++i)
+    records.push_back(CpuRecord("h" + std::to_string(i), time_millis, i));
+  return records;
+}
+
 grpc::Status CreateTable(StratadProcess& node, const std::string& table) {
   auto stub = v1::CatalogService::NewStub(node.channel());
   grpc::ClientContext context;

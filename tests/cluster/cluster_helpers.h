@@ -23,6 +23,8 @@ bool HaveClusterServers();
 // WriteRecords of `records` into demo.`table` through `node`.
 grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v1::Record> records,
                    v1::WriteRecordsResponse* response);
+// One cpu record for each of hosts h0..h<count-1> at `time_millis`, host hi's value i.
+std::vector<v1::Record> HostRecords(int count, int64_t time_millis);
 // Creates demo.`table` through `node`.
 grpc::Status CreateTable(StratadProcess& node, const std::string& table);
 // host|time|value of every row of demo.`table`, through `node`.

@@ -39,8 +39,7 @@ TEST(ClusterTlsTest, NodesTalkOverMutualTlsAndRefuseOutsiders) {
   ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
   ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
   const int64_t now = NowMillis();
-  std::vector<v1::Record> hosts;
-  for (int i = 0; i < 16; ++i) hosts.push_back(CpuRecord("h" + std::to_string(i), now, i));
+  const std::vector<v1::Record> hosts = HostRecords(16, now);
   v1::WriteRecordsResponse response;
   grpc::Status written = Write(cluster.node(2), "cpu", hosts, &response);
   ASSERT_TRUE(written.ok()) << written.error_message();

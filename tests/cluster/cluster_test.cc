@@ -573,8 +573,7 @@ TEST(ClusterReplicaAckTest, MajorityWaitsForAnotherReplica) {
   ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
   ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
   const int64_t now = NowMillis();
-  std::vector<v1::Record> hosts;
-  for (int i = 0; i < 16; ++i) hosts.push_back(CpuRecord("h" + std::to_string(i), now, i));
+  const std::vector<v1::Record> hosts = HostRecords(16, now);
   v1::WriteRecordsResponse response;
   ASSERT_TRUE(Write(cluster.node(0), "cpu", hosts, &response).ok());
 
