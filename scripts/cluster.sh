@@ -11,6 +11,10 @@
 # base+20..22 (routes),
 # base+30..32 (monitoring), node j's gRPC/HTTP/PostgreSQL base+100+10j .. +2.
 # STRATAD and STRATA name the binaries (default: build/server/stratad, build/client/strata).
+# STRATA_CLUSTER_TLS=1: every connection over TLS (docs/cluster.md, "Security") with a CA and
+# certificates made under $STRATA_CLUSTER_DIR/tls (openssl): etcd and NATS require client
+# certificates, nodes call each other over mutual TLS, and clients need a token (the first
+# admin's is written to $STRATA_CLUSTER_DIR/admin.token) and --tls-ca $DIR/tls/ca.pem.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${STRATA_CLUSTER_DIR:-$PWD/strata-cluster}
@@ -23,6 +27,35 @@ etcd_endpoints() { echo "127.0.0.1:$base,127.0.0.1:$((base + 2)),127.0.0.1:$((ba
 nats_urls() { echo "nats://127.0.0.1:$((base + 10)),nats://127.0.0.1:$((base + 11)),nats://127.0.0.1:$((base + 12))"; }
 
 running() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+
+tls=${STRATA_CLUSTER_TLS:-0}
+[ "$tls" = 1 ] && scheme=https || scheme=http
+etcdctl_tls=() node_tls=() cli_tls=()
+if [ "$tls" = 1 ]; then
+  t="$dir/tls"
+  etcdctl_tls=(--cacert "$t/ca.pem" --cert "$t/node.pem" --key "$t/node.key")
+  node_tls=(--tls-cert "$t/node.pem" --tls-key "$t/node.key" --cluster-ca "$t/ca.pem"
+    --etcd-ca "$t/ca.pem" --etcd-cert "$t/node.pem" --etcd-key "$t/node.key"
+    --nats-ca "$t/ca.pem" --nats-cert "$t/node.pem" --nats-key "$t/node.key"
+    --bootstrap-token-file "$dir/admin.token")
+  cli_tls=(--tls-ca "$t/ca.pem")
+fi
+
+# A CA and one certificate for 127.0.0.1 that every process serves and presents (a cluster
+# of machines has one per machine, each signed by the CA).
+make_certs() {
+  [ -s "$dir/tls/node.pem" ] && return 0
+  mkdir -p "$dir/tls"
+  (
+    cd "$dir/tls" && umask 077
+    local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.pem -days 825 -subj /CN=strata-cluster-ca
+    openssl req "${ec[@]}" -keyout node.key -out node.csr -subj /CN=strata-node
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' >node.ext
+    openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 825 \
+      -out node.pem -extfile node.ext
+  ) >"$dir/tls.log" 2>&1 || { echo "cluster.sh: openssl failed; see $dir/tls.log" >&2; exit 1; }
+}
 
 start() { # kind name command...: started in the background, its PID recorded
   local kind=$1 name=$2
@@ -60,15 +93,19 @@ up() {
   fi
   : >"$pids"
   [ -s "$dir/secret" ] || (umask 077 && head -c 24 /dev/urandom | base64 >"$dir/secret")
+  [ "$tls" = 1 ] && make_certs
 
   local initial="" i
   for i in 0 1 2; do initial+="${initial:+,}e$i=http://127.0.0.1:$((base + 2 * i + 1))"; done
   for i in 0 1 2; do
     local state=new
     [ -d "$dir/etcd$i/member" ] && state=existing
-    start etcd "etcd$i" etcd --name "e$i" --data-dir "$dir/etcd$i" \
-      --listen-client-urls "http://127.0.0.1:$((base + 2 * i))" \
-      --advertise-client-urls "http://127.0.0.1:$((base + 2 * i))" \
+    local etcd_tls=()
+    [ "$tls" = 1 ] && etcd_tls=(--cert-file "$t/node.pem" --key-file "$t/node.key"
+      --trusted-ca-file "$t/ca.pem" --client-cert-auth)
+    start etcd "etcd$i" etcd --name "e$i" --data-dir "$dir/etcd$i" "${etcd_tls[@]}" \
+      --listen-client-urls "$scheme://127.0.0.1:$((base + 2 * i))" \
+      --advertise-client-urls "$scheme://127.0.0.1:$((base + 2 * i))" \
       --listen-peer-urls "http://127.0.0.1:$((base + 2 * i + 1))" \
       --initial-advertise-peer-urls "http://127.0.0.1:$((base + 2 * i + 1))" \
       --initial-cluster "$initial" --initial-cluster-state "$state" \
@@ -76,13 +113,17 @@ up() {
   done
   local routes=""
   for i in 0 1 2; do routes+="${routes:+,}nats://127.0.0.1:$((base + 20 + i))"; done
+  local nats_tls=()
+  [ "$tls" = 1 ] && nats_tls=(--tls --tlscert "$t/node.pem" --tlskey "$t/node.key"
+    --tlscacert "$t/ca.pem" --tlsverify)
   for i in 0 1 2; do
-    start nats "nats$i" nats-server --jetstream --store_dir "$dir/nats$i" --server_name "n$i" \
+    start nats "nats$i" nats-server "${nats_tls[@]}" --jetstream --store_dir "$dir/nats$i" --server_name "n$i" \
       -a 127.0.0.1 -p $((base + 10 + i)) --cluster_name "strata-$base" \
       --cluster "nats://127.0.0.1:$((base + 20 + i))" --routes "$routes" \
       -m $((base + 30 + i))
   done
-  wait_for "etcd" 30 env ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" endpoint health
+  wait_for "etcd" 30 env ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" \
+    "${etcdctl_tls[@]}" endpoint health
   for i in 0 1 2; do
     wait_for "NATS n$i" 120 curl -sf "http://127.0.0.1:$((base + 30 + i))/healthz"
   done
@@ -93,10 +134,10 @@ up() {
     start node "node$j" "$stratad" --cluster --node-id "n$j" --etcd "$(etcd_endpoints)" \
       --nats "$(nats_urls)" --cluster-secret-file "$dir/secret" --data-dir "$dir/node$j" \
       --listen "127.0.0.1:$port" --http-listen "127.0.0.1:$((port + 1))" \
-      --pg-listen "127.0.0.1:$((port + 2))" ${STRATA_CLUSTER_NODE_FLAGS:-}
+      --pg-listen "127.0.0.1:$((port + 2))" "${node_tls[@]}" ${STRATA_CLUSTER_NODE_FLAGS:-}
   done
   for ((j = 0; j < nodes; j++)); do
-    wait_for "node n$j" 60 "$strata" -p $((base + 100 + 10 * j)) health
+    wait_for "node n$j" 60 "$strata" -p $((base + 100 + 10 * j)) "${cli_tls[@]}" health
   done
   while read -r kind name pid; do
     [ "$kind" = node ] || continue
@@ -133,7 +174,10 @@ status() {
   # Ask the first node that answers.
   while read -r kind name pid; do
     [ "$kind" = node ] && running "$pid" || continue
-    "$strata" -p $((base + 100 + 10 * ${name#node})) cluster status --format table && return 0
+    local token=()
+    [ -s "$dir/admin.token" ] && token=(--token "$(cat "$dir/admin.token")")
+    "$strata" -p $((base + 100 + 10 * ${name#node})) "${cli_tls[@]}" "${token[@]}" \
+      cluster status --format table && return 0
   done <"$pids"
   return 1
 }
@@ -143,5 +187,5 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   purge) down && rm -rf "$dir" ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac

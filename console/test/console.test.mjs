@@ -175,7 +175,10 @@ test('autocomplete offers a column with its type', async () => {
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.type('SELECT demo.cpu.us');
-  await page.waitForSelector('.cm-tooltip-autocomplete');
+  // The list shown while typing ("demo.c" offers the table cpu) is replaced as the keys
+  // arrive: wait for the columns' list, then check what it says.
+  await page.waitForFunction(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')]
+    .some((l) => l.textContent.startsWith('usage')), null, { timeout: 10000 }).catch(() => {});
   const options = await page.$$eval('.cm-tooltip-autocomplete li', (ls) => ls.map((l) => l.textContent));
   assert.ok(options.some((o) => o.startsWith('usage') && o.includes('double')), options.join(' | '));
   await page.screenshot({ path: join(SHOTS, 'autocomplete.png') });
