@@ -4,7 +4,8 @@
 # node of a 3-node cluster (scripts/cluster.sh: 3 etcd, 3 NATS, 3 stratad on this machine),
 # with the CPU each process spent (/proc/PID/stat) per row, by role: the node the client
 # talks to (gateway), the other nodes (replicas; each also leads a third of the shards),
-# NATS, etcd. Usage: bench/cluster_load.sh [rows] [parallel]
+# NATS, etcd. STRATA_CLUSTER_TLS=1: the cluster with TLS on every connection.
+# Usage: bench/cluster_load.sh [rows] [parallel]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-200000} parallel=${2:-4}
@@ -36,6 +37,12 @@ awk -v t="$elapsed" -v r="$rows" -v c=$(( $(cpu $single) - before )) -v hz="$hz"
 kill $single; wait $single 2>/dev/null || true; single=""
 
 scripts/cluster.sh up 3 >/dev/null
+secured=""
+if [ "${STRATA_CLUSTER_TLS:-0}" = 1 ]; then  # every connection over TLS: the CLI too
+  export STRATA_TLS_CA=$STRATA_CLUSTER_DIR/tls/ca.pem
+  STRATA_TOKEN=$(cat "$STRATA_CLUSTER_DIR/admin.token") && export STRATA_TOKEN
+  secured=", TLS everywhere"
+fi
 gateway=$((STRATA_CLUSTER_PORT_BASE + 100))
 strata -p $gateway db create bench >/dev/null
 strata -p $gateway table create bench cpu --memory 24h >/dev/null
@@ -54,7 +61,7 @@ while read -r kind name pid; do
   role_ticks[$role]=$(( ${role_ticks[$role]:-0} + $(cpu "$pid") - ${start_cpu[$name]} ))
 done <"$dir/cluster/pids"
 count=$(strata -p $((gateway + 20)) query "SELECT count(*) FROM bench.cpu" --format csv | tail -1)
-awk -v t="$elapsed" -v r="$rows" 'BEGIN { printf "cluster (3 nodes, 16 shards): %.1f s, %.0f rows/s\n", t, r / t }'
+awk -v t="$elapsed" -v r="$rows" -v s="$secured" 'BEGIN { printf "cluster (3 nodes, 16 shards%s): %.1f s, %.0f rows/s\n", s, t, r / t }'
 total=0
 for role in "gateway node" "other nodes" nats etcd; do
   ticks=${role_ticks[$role]:-0}

@@ -72,8 +72,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   }
   auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
   ASSIGN_OR_RETURN(node->membership_, Membership::Create(options.member_tls, options.secret));
-  ASSIGN_OR_RETURN(node->etcd_,
-                   EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls));
+  ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls,
+                                                    options.etcd_login));
   RETURN_IF_ERROR(node->CheckSettings());
   ASSIGN_OR_RETURN(node->log_,
                    JetStream::Connect(options.nats, StrCat("stratad-", options.node_id),

@@ -17,6 +17,12 @@ struct ServiceTls {
   bool enabled() const { return !ca_file.empty(); }
 };
 
+// Who this node is to etcd when its auth is on and no client certificate names the user.
+struct EtcdLogin {
+  std::string user;
+  std::string password;
+};
+
 // Who this node is to NATS: a user and password, or a .creds file (a user JWT and its NKey
 // seed), or nobody (a server without authorization).
 struct NatsLogin {
@@ -44,6 +50,7 @@ struct ClusterOptions {
   MemberTls member_tls;
   // etcd's and NATS's TLS and credentials (docs/cluster.md, "Security").
   ServiceTls etcd_tls;
+  EtcdLogin etcd_login;
   ServiceTls nats_tls;
   NatsLogin nats_login;
 };

@@ -67,7 +67,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const S
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
     const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout,
-    const ServiceTls& tls) {
+    const ServiceTls& tls, const EtcdLogin& login) {
   if (endpoints.empty()) return absl::InvalidArgumentError("no etcd endpoint given (--etcd)");
   std::unique_ptr<EtcdClient> client(new EtcdClient());
   client->endpoints_text_ = absl::StrJoin(endpoints, ",");
@@ -90,6 +90,8 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
   client->kv_ = etcdserverpb::KV::NewStub(client->channel_);
   client->lease_ = etcdserverpb::Lease::NewStub(client->channel_);
   client->watch_ = etcdserverpb::Watch::NewStub(client->channel_);
+  client->auth_ = etcdserverpb::Auth::NewStub(client->channel_);
+  client->login_ = login;
   if (!client->channel_->WaitForConnected(std::chrono::system_clock::now() + timeout)) {
     return absl::UnavailableError(StrCat("etcd is not reachable at ", client->endpoints_text_,
                                          " (waited ", timeout.count(),
@@ -100,6 +102,7 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
                                                          "and --etcd-key)"
                                                        : ""));
   }
+  RETURN_IF_ERROR(client->Authenticate());
   // Connected is not answering: a member without quorum takes the connection and times out.
   if (auto probe = client->Get("/strata-probe"); !probe.ok()) return probe.status();
   return client;
@@ -116,12 +119,44 @@ EtcdClient::~EtcdClient() {
   for (std::thread& t : threads) t.join();
 }
 
-void EtcdClient::SetDeadline(grpc::ClientContext* context) const {
+void EtcdClient::Prepare(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + timeout_);
+  AddToken(context);
 }
 
-absl::Status EtcdClient::Failed(std::string_view what, const void* grpc_status) const {
+void EtcdClient::AddToken(grpc::ClientContext* context) {
+  absl::MutexLock lock(&token_mu_);
+  if (!token_.empty()) context->AddMetadata("token", token_);
+}
+
+absl::Status EtcdClient::Authenticate() {
+  if (login_.user.empty()) return absl::OkStatus();
+  etcdserverpb::AuthenticateRequest request;
+  request.set_name(login_.user);
+  request.set_password(login_.password);
+  etcdserverpb::AuthenticateResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + timeout_);
+  if (grpc::Status s = auth_->Authenticate(&context, request, &response); !s.ok()) {
+    return absl::UnauthenticatedError(StrCat("etcd at ", endpoints_text_, " refused user \"",
+                                             login_.user, "\": ", s.error_message(),
+                                             "; check --etcd-user and --etcd-password-file"));
+  }
+  absl::MutexLock lock(&token_mu_);
+  token_ = response.token();
+  return absl::OkStatus();
+}
+
+void EtcdClient::AfterFailure(const grpc::Status& status) {
+  // A simple token lives in the members' memory: a restarted member does not know it.
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED && !login_.user.empty()) {
+    Authenticate().IgnoreError();
+  }
+}
+
+absl::Status EtcdClient::Failed(std::string_view what, const void* grpc_status) {
   const auto& status = *static_cast<const grpc::Status*>(grpc_status);
+  AfterFailure(status);
   return absl::UnavailableError(StrCat("etcd at ", endpoints_text_, " did not ", what, ": ",
                                        status.error_message(), " (gRPC code ",
                                        static_cast<int>(status.error_code()), ")"));
@@ -132,7 +167,7 @@ absl::StatusOr<std::optional<EtcdKeyValue>> EtcdClient::Get(std::string_view key
   request.set_key(std::string(key));
   etcdserverpb::RangeResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
     return Failed("read a key", &s);
   }
@@ -146,7 +181,7 @@ absl::StatusOr<int64_t> EtcdClient::Revision() {
   request.set_count_only(true);
   etcdserverpb::RangeResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
     return Failed("read its revision", &s);
   }
@@ -160,7 +195,7 @@ absl::StatusOr<std::vector<EtcdKeyValue>> EtcdClient::List(std::string_view pref
   request.set_range_end(PrefixEnd(prefix));
   etcdserverpb::RangeResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
     return Failed("list keys", &s);
   }
@@ -179,7 +214,7 @@ absl::StatusOr<int64_t> EtcdClient::Put(std::string_view key, std::string_view v
   request.set_lease(lease);
   etcdserverpb::PutResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = kv_->Put(&context, request, &response); !s.ok()) {
     return Failed("write a key", &s);
   }
@@ -190,7 +225,7 @@ absl::StatusOr<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::Tx
                                                           std::string_view what) {
   etcdserverpb::TxnResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) return Failed(what, &s);
   return response;
 }
@@ -279,7 +314,7 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(int ttl_seconds, std::function<vo
   request.set_ttl(ttl_seconds);
   etcdserverpb::LeaseGrantResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = lease_->LeaseGrant(&context, request, &response); !s.ok()) {
     return Failed("grant a lease", &s);
   }
@@ -304,7 +339,7 @@ absl::Status EtcdClient::RevokeLease(int64_t lease) {
   request.set_id(lease);
   etcdserverpb::LeaseRevokeResponse response;
   grpc::ClientContext context;
-  SetDeadline(&context);
+  Prepare(&context);
   if (grpc::Status s = lease_->LeaseRevoke(&context, request, &response); !s.ok()) {
     return Failed("revoke a lease", &s);
   }
@@ -325,7 +360,7 @@ void EtcdClient::KeepAliveLoop() {
     }
     if (leases.empty()) continue;
     grpc::ClientContext context;
-    SetDeadline(&context);
+    Prepare(&context);
     auto stream = lease_->LeaseKeepAlive(&context);
     std::vector<int64_t> lost;
     for (const KeptLease& l : leases) {
@@ -336,7 +371,7 @@ void EtcdClient::KeepAliveLoop() {
       if (response.ttl() <= 0) lost.push_back(l.id);
     }
     stream->WritesDone();
-    stream->Finish().ok();
+    AfterFailure(stream->Finish());
     for (int64_t id : lost) {
       std::function<void()> on_lost;
       {
@@ -372,6 +407,7 @@ void EtcdClient::WatchLoop(std::string prefix, int64_t from_revision,
       if (stopping_.HasBeenNotified()) return;
       watches_.push_back(context);
     }
+    AddToken(context.get());
     auto stream = watch_->Watch(context.get());
     etcdserverpb::WatchRequest request;
     auto* create = request.mutable_create_request();
@@ -391,7 +427,7 @@ void EtcdClient::WatchLoop(std::string prefix, int64_t from_revision,
       }
     }
     context->TryCancel();
-    stream->Finish().ok();
+    AfterFailure(stream->Finish());
     {
       absl::MutexLock lock(&mu_);
       std::erase(watches_, context);

@@ -43,11 +43,12 @@ class EtcdClient {
  public:
   // Connects to `endpoints` ("ip:port"; over TLS when `tls` is enabled, presenting its client
   // certificate if it has one: etcd's --client-cert-auth takes the certificate's common name
-  // as the etcd user) and checks one answers within `timeout`: UNAVAILABLE naming them
-  // otherwise.
+  // as the etcd user), logs in as `login`'s user if it names one (etcd's auth; the token is
+  // fetched again when a member no longer knows it), and checks one answers within
+  // `timeout`: UNAVAILABLE naming them otherwise.
   static absl::StatusOr<std::unique_ptr<EtcdClient>> Connect(
       const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout,
-      const ServiceTls& tls = {});
+      const ServiceTls& tls = {}, const EtcdLogin& login = {});
   ~EtcdClient();
 
   // The value at `key`, or nullopt.
@@ -99,8 +100,14 @@ class EtcdClient {
 
  private:
   EtcdClient() = default;
-  void SetDeadline(grpc::ClientContext* context) const;
-  absl::Status Failed(std::string_view what, const void* grpc_status) const;
+  // Sets a call's deadline and its auth token.
+  void Prepare(grpc::ClientContext* context);
+  void AddToken(grpc::ClientContext* context);
+  // Logs in as login_.user (OK at once without one); UNAUTHENTICATED saying what to check.
+  absl::Status Authenticate();
+  // After a call or stream ended with `status`: logs in again when etcd forgot the token.
+  void AfterFailure(const grpc::Status& status);
+  absl::Status Failed(std::string_view what, const void* grpc_status);
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request,
                                                 std::string_view what);
   void KeepAliveLoop();
@@ -113,6 +120,10 @@ class EtcdClient {
   std::unique_ptr<etcdserverpb::KV::Stub> kv_;
   std::unique_ptr<etcdserverpb::Lease::Stub> lease_;
   std::unique_ptr<etcdserverpb::Watch::Stub> watch_;
+  std::unique_ptr<etcdserverpb::Auth::Stub> auth_;
+  EtcdLogin login_;
+  absl::Mutex token_mu_;
+  std::string token_ ABSL_GUARDED_BY(token_mu_);
 
   struct KeptLease {
     int64_t id = 0;

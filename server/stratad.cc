@@ -44,6 +44,8 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
   ASSIGN_OR_RETURN(
       std::string secret,
       SecretFromFile(config.cluster_secret_file, "--cluster-secret-file", config.cluster_secret));
+  ASSIGN_OR_RETURN(std::string etcd_password,
+                   SecretFromFile(config.etcd_password_file, "--etcd-password-file", ""));
   ASSIGN_OR_RETURN(std::string nats_password,
                    SecretFromFile(config.nats_password_file, "--nats-password-file", ""));
   if (!config.tls_client_ca.empty() && !config.cluster_ca.empty()) {
@@ -51,31 +53,33 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
     RETURN_IF_ERROR(cluster::CheckSignedBy(config.tls_cert, "--tls-cert", config.tls_client_ca,
                                            "--tls-client-ca (which must hold --cluster-ca too)"));
   }
-  return cluster::ClusterNode::Start({.name = config.cluster_name,
-                                      .node_id = config.node_id,
-                                      .etcd = SplitList(config.etcd),
-                                      .nats = SplitList(config.nats),
-                                      .shards = config.cluster_shards,
-                                      .log_replicas = config.cluster_log_replicas,
-                                      .lease_seconds = config.cluster_lease_seconds,
-                                      .replica_ack_majority = config.replica_ack == "majority",
-                                      .secret = secret,
-                                      .member_tls = {.cert_file = config.tls_cert,
-                                                     .key_file = config.tls_key,
-                                                     .ca_file = config.cluster_ca,
-                                                     .reload_seconds = config.tls_reload_seconds},
-                                      .etcd_tls = {.ca_file = config.etcd_ca,
-                                                   .cert_file = config.etcd_cert,
-                                                   .key_file = config.etcd_key,
-                                                   .server_name = config.etcd_server_name},
-                                      .nats_tls = {.ca_file = config.nats_ca,
-                                                   .cert_file = config.nats_cert,
-                                                   .key_file = config.nats_key,
-                                                   .server_name = config.nats_server_name},
-                                      .nats_login = {.user = config.nats_user,
-                                                     .password = nats_password,
-                                                     .creds_file = config.nats_creds}},
-                                     engine);
+  return cluster::ClusterNode::Start(
+      {.name = config.cluster_name,
+       .node_id = config.node_id,
+       .etcd = SplitList(config.etcd),
+       .nats = SplitList(config.nats),
+       .shards = config.cluster_shards,
+       .log_replicas = config.cluster_log_replicas,
+       .lease_seconds = config.cluster_lease_seconds,
+       .replica_ack_majority = config.replica_ack == "majority",
+       .secret = secret,
+       .member_tls = {.cert_file = config.tls_cert,
+                      .key_file = config.tls_key,
+                      .ca_file = config.cluster_ca,
+                      .reload_seconds = config.tls_reload_seconds},
+       .etcd_tls = {.ca_file = config.etcd_ca,
+                    .cert_file = config.etcd_cert,
+                    .key_file = config.etcd_key,
+                    .server_name = config.etcd_server_name},
+       .etcd_login = {.user = config.etcd_user, .password = etcd_password},
+       .nats_tls = {.ca_file = config.nats_ca,
+                    .cert_file = config.nats_cert,
+                    .key_file = config.nats_key,
+                    .server_name = config.nats_server_name},
+       .nats_login = {.user = config.nats_user,
+                      .password = nats_password,
+                      .creds_file = config.nats_creds}},
+      engine);
 }
 
 }  // namespace

@@ -283,6 +283,13 @@ void AddClusterServiceOptions(CLI::App& app, ServerConfig& c) {
   app.add_option("--etcd-server-name", c.etcd_server_name,
                  "Name etcd's certificates carry [default: the host of the first --etcd]")
       ->envname("STRATA_ETCD_SERVER_NAME");
+  app.add_option("--etcd-user", c.etcd_user,
+                 "etcd user when etcd's auth is on (its password in --etcd-password-file); "
+                 "with --etcd-cert, etcd takes the certificate's common name instead")
+      ->envname("STRATA_ETCD_USER");
+  app.add_option("--etcd-password-file", c.etcd_password_file,
+                 "File holding --etcd-user's password (trailing whitespace ignored)")
+      ->envname("STRATA_ETCD_PASSWORD_FILE");
   app.add_option("--nats-ca", c.nats_ca, "PEM CA of the NATS servers: talk to NATS over TLS")
       ->envname("STRATA_NATS_CA");
   app.add_option("--nats-cert", c.nats_cert,
@@ -465,9 +472,9 @@ namespace {
 
 absl::Status ValidateClusterSecurity(const ServerConfig& config) {
   const bool any = !config.cluster_ca.empty() || !config.etcd_ca.empty() ||
-                   !config.etcd_cert.empty() || !config.nats_ca.empty() ||
-                   !config.nats_cert.empty() || !config.nats_user.empty() ||
-                   !config.nats_creds.empty();
+                   !config.etcd_cert.empty() || !config.etcd_user.empty() ||
+                   !config.nats_ca.empty() || !config.nats_cert.empty() ||
+                   !config.nats_user.empty() || !config.nats_creds.empty();
   if (!config.cluster) {
     if (!any) return absl::OkStatus();
     return absl::InvalidArgumentError(
@@ -496,6 +503,10 @@ absl::Status ValidateClusterSecurity(const ServerConfig& config) {
   }
   if (!config.nats_cert.empty() && config.nats_ca.empty()) {
     return absl::InvalidArgumentError("--nats-cert needs TLS to NATS: give --nats-ca as well");
+  }
+  if (config.etcd_user.empty() != config.etcd_password_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--etcd-user and --etcd-password-file go together: give both (or neither)");
   }
   if (config.nats_user.empty() != config.nats_password_file.empty()) {
     return absl::InvalidArgumentError(

@@ -122,6 +122,7 @@ struct ServerConfig {
   std::string cluster_ca;
   // TLS and credentials to etcd and NATS (docs/cluster.md, "Security").
   std::string etcd_ca, etcd_cert, etcd_key, etcd_server_name;
+  std::string etcd_user, etcd_password_file;
   std::string nats_ca, nats_cert, nats_key, nats_server_name;
   std::string nats_user, nats_password_file, nats_creds;
 };

@@ -28,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kNatsUser[] = "strata";
 constexpr char kNatsPassword[] = "nats-test-password";
+constexpr char kEtcdPassword[] = "etcd-test-password";
 
 std::string Join(const std::vector<std::string>& parts) {
   std::string out;
@@ -167,6 +168,8 @@ std::shared_ptr<grpc::ChannelCredentials> TestCluster::MemberCredentials() const
 
 std::vector<std::string> TestCluster::Etcdctl() const {
   std::vector<std::string> command = {FindOnPath("etcdctl"), "--endpoints", etcd_endpoints()};
+  if (etcd_auth_on_)
+    command.insert(command.end(), {"--user", std::string("root:") + kEtcdPassword});
   if (certs_ != nullptr) {
     command.insert(command.end(), {"--cacert", certs_->ca_cert(), "--cert", certs_->client_cert(),
                                    "--key", certs_->client_key()});
@@ -192,6 +195,11 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
                                    std::to_string(options_.shards),
                                    "--cluster-lease-seconds",
                                    std::to_string(options_.lease_seconds)};
+  if (options_.etcd_auth) {
+    std::ofstream(dir_.Sub("etcd-password")) << kEtcdPassword << "\n";
+    args.insert(args.end(),
+                {"--etcd-user", "root", "--etcd-password-file", dir_.Sub("etcd-password")});
+  }
   if (certs_ == nullptr) {
     args.insert(args.end(), {"--cluster-secret", secret_});
   } else {
@@ -324,6 +332,22 @@ bool TestCluster::StartServices() {
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (options_.etcd_auth) {
+    for (std::vector<std::string> words :
+         {std::vector<std::string>{"user", "add", "root",
+                                   std::string("--new-user-password=") + kEtcdPassword,
+                                   "--interactive=false"},
+          std::vector<std::string>{"auth", "enable"}}) {
+      std::vector<std::string> command = Etcdctl();
+      command.insert(command.end(), words.begin(), words.end());
+      ProcessResult done = RunProcess(command, "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
+      if (done.exit_code != 0) {
+        error_ = "etcdctl " + words[0] + " " + words[1] + " failed: " + done.err;
+        return false;
+      }
+    }
+    etcd_auth_on_ = true;
   }
   for (int i = 0; i < 3; ++i) {
     if (!WaitNatsHealthy(i, std::chrono::seconds(60))) {

@@ -54,6 +54,8 @@ class TestCluster {
     // and password too); nodes call each other over mutual TLS with the cluster's CA, with
     // no cluster secret.
     bool tls = false;
+    // etcd's auth on, the nodes logging in as root with a password (--etcd-user).
+    bool etcd_auth = false;
   };
   explicit TestCluster(Options options);
   TestCluster() : TestCluster(Options()) {}
@@ -106,6 +108,7 @@ class TestCluster {
   Options options_;
   TempDir dir_;
   std::unique_ptr<TestCerts> certs_;
+  bool etcd_auth_on_ = false;
   std::string secret_ = "cluster-test-secret-0123456789";
   std::vector<int> etcd_client_ports_, etcd_peer_ports_, nats_ports_, nats_route_ports_,
       nats_monitor_ports_;

@@ -1,8 +1,10 @@
 // A cluster whose every connection is secured (docs/cluster.md, "Security"): etcd and NATS
-// over TLS with client certificates (NATS with a user and password too), and nodes that call
-// each other over mutual TLS with the cluster's CA and no shared secret. Real etcd, NATS and
+// over TLS with client certificates (each with its auth on too: an etcd user and a NATS user,
+// each with a password), and nodes that call each other over mutual TLS with the cluster's CA
+// and no shared secret. Real etcd, NATS and
 // stratad processes on loopback.
 #include <chrono>
+#include <fstream>
 
 #include "gtest/gtest.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
@@ -31,7 +33,7 @@ grpc::Status AskState(TestCluster& cluster, std::shared_ptr<grpc::ChannelCredent
 
 TEST(ClusterTlsTest, NodesTalkOverMutualTlsAndRefuseOutsiders) {
   REQUIRE_CLUSTER_SERVERS();
-  TestCluster cluster(TestCluster::Options{.tls = true});
+  TestCluster cluster(TestCluster::Options{.tls = true, .etcd_auth = true});
   ASSERT_TRUE(cluster.certs()->ok()) << cluster.certs()->error();
   ASSERT_TRUE(cluster.Start()) << cluster.error();
   // Through all three nodes: the writes are forwarded to the shards' leaders, and every
@@ -65,6 +67,18 @@ TEST(ClusterTlsTest, NodesTalkOverMutualTlsAndRefuseOutsiders) {
           .ok());
   // A member's certificate is answered.
   EXPECT_TRUE(AskState(cluster, cluster.MemberCredentials()).ok());
+
+  // A node with the wrong etcd password does not start, and says what to check.
+  StratadProcess wrong;
+  std::vector<std::string> args = cluster.NodeArgs("n9");
+  const std::string password_file = wrong.data_dir() + ".etcd-password";
+  std::ofstream(password_file) << "not-the-password\n";
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--etcd-password-file") args[i + 1] = password_file;
+  }
+  args.insert(args.end(), {"--data-dir", wrong.data_dir()});
+  EXPECT_EQ(wrong.RunToExit(args, 60), 1);
+  EXPECT_NE(wrong.log().find("--etcd-password-file"), std::string::npos) << wrong.log();
 }
 
 // A node whose certificate the cluster's CA did not sign, or a TLS node without the
