@@ -21,7 +21,7 @@ constexpr std::chrono::seconds kForwardTimeout{15};
 // rather than queued without bound behind a failing-over leader.
 constexpr size_t kMaxQueuedParts = 8192;
 // A DELETE's points per part (one log entry each), encoded.
-constexpr size_t kMaxDeletePartBytes = 512 << 10;
+constexpr size_t kMaxDeletePartBytes = 64 << 10;
 
 }  // namespace
 

@@ -177,6 +177,27 @@ TEST_F(ClusterTest, DeleteThroughAnyNodeReachesEveryReplica) {
   EXPECT_EQ(RowsText(none.rows), "0\n");
 }
 
+// A DELETE of more points than one log entry holds (64 KiB of them per shard) goes in
+// several entries per shard; all of them are deleted, on every replica.
+TEST_F(ClusterTest, ALargeDeleteIsLoggedInParts) {
+  const int64_t now = NowMillis();
+  v1::WriteRecordsResponse response;
+  for (int host = 0; host < 100; ++host) {
+    std::vector<v1::Record> records;
+    for (int i = 0; i < 100; ++i) {
+      records.push_back(CpuRecord("host-" + std::to_string(host), now - 1000 * i, i));
+    }
+    ASSERT_TRUE(Write(cluster_->node(host % 3), "cpu", records, &response).ok());
+  }
+  QueryResult deleted =
+      RunQuery(cluster_->node(1).channel(), "DELETE FROM demo.cpu WHERE host LIKE 'host-%'");
+  ASSERT_TRUE(deleted.status.ok()) << deleted.status.error_message();
+  EXPECT_EQ(RowsText(deleted.rows), "10000\n");
+  EXPECT_EQ(RowsText(RunQuery(cluster_->node(2).channel(), "SELECT count(*) FROM demo.cpu").rows),
+            "0\n");
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+}
+
 // Writers through the nodes a fault spares, each record with its own identity; every
 // acknowledged one must read back, with its value, once the cluster heals.
 class Load {

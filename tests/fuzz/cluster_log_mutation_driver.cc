@@ -1,5 +1,5 @@
 // The shard log's driver without libFuzzer (driver.h): byte mutations (byte_mutator.h) of
-// valid entries, a barrier and writes of records of several shapes.
+// valid entries, a barrier, writes of records of several shapes and a DELETE's points.
 #include <string>
 #include <vector>
 
@@ -39,7 +39,18 @@ std::vector<std::string> Seeds() {
   writes.writes.push_back({"demo", "cpu", strata::cluster::EncodeRecords(5, records)});
   writes.writes.push_back({"demo", "mem", strata::cluster::EncodeRecords(0, "")});
   const LogEntry barrier{.kind = LogEntry::kBarrier, .epoch = 8, .id = "n2-0-8-barrier-0"};
-  return {EncodeLogEntry(writes), EncodeLogEntry(barrier)};
+  // A DELETE's points: series and times, no measures.
+  std::string points;
+  for (int i = 0; i < 3; ++i) {
+    strata::NormalizedRecord p;
+    p.dimensions.emplace_back("host", "h" + std::to_string(i));
+    p.measure_name = "cpu";
+    p.time_nanos = 1'700'000'000'000'000'000 + i;
+    strata::cluster::EncodeRecord(i, p, &points);
+  }
+  LogEntry deletes{.kind = LogEntry::kDeletes, .epoch = 8, .id = "n2-0-8-4"};
+  deletes.writes.push_back({"demo", "cpu", strata::cluster::EncodeRecords(3, points)});
+  return {EncodeLogEntry(writes), EncodeLogEntry(barrier), EncodeLogEntry(deletes)};
 }
 
 }  // namespace

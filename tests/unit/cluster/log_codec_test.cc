@@ -51,6 +51,27 @@ TEST(RecordCodecTest, RefusesEveryTruncationAndTrailingBytes) {
             absl::StatusCode::kDataLoss);
 }
 
+TEST(LogEntryTest, ADeletesEntryKeepsItsKindAndPoints) {
+  NormalizedRecord point;
+  point.dimensions.emplace_back("host", "h1");
+  point.measure_name = "cpu";
+  point.time_nanos = 1'700'000'000'000'000'123;
+  std::string encoded;
+  EncodeRecord(0, point, &encoded);
+  LogEntry entry{.kind = LogEntry::kDeletes, .epoch = 3, .id = "n0-1-3-5"};
+  entry.writes.push_back({"demo", "cpu", EncodeRecords(1, encoded)});
+  auto decoded = DecodeLogEntry(EncodeLogEntry(entry));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->kind, LogEntry::kDeletes);
+  ASSERT_EQ(decoded->writes.size(), 1u);
+  auto points = DecodeRecords(decoded->writes[0].records);
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].record.measure_name, "cpu");
+  EXPECT_EQ((*points)[0].record.time_nanos, point.time_nanos);
+  EXPECT_EQ((*points)[0].record.dimensions, point.dimensions);
+}
+
 TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
   LogEntry entry{.kind = LogEntry::kWrites,
                  .epoch = 17,
