@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "query/base/memory_budget.h"
@@ -30,8 +31,15 @@ TEST(QueryWorkersTest, AdmitsWorkersPlusQueueThenRefusesUntilOneEnds) {
 // One owner's storm holds the worker and fills the queue: another owner is
 // still admitted, and runs at once on the reserved lane.
 TEST(QueryWorkersTest, AnotherOwnerGetsThroughAStormOnTheReservedLane) {
-  QueryWorkers workers(/*workers=*/1, /*queue_capacity=*/2);
   absl::Notification release;
+  absl::Notification other_release;
+  QueryWorkers workers(/*workers=*/1, /*queue_capacity=*/2);
+  // A failed ASSERT returns with the storm still holding the worker: let it go before the
+  // workers end (they wait for what runs), or the failure shows as a timeout.
+  absl::Cleanup let_go = [&] {
+    if (!release.HasBeenNotified()) release.Notify();
+    if (!other_release.HasBeenNotified()) other_release.Notify();
+  };
   std::atomic<int> storm_ran{0};
   auto heavy = [&] {
     release.WaitForNotification();
@@ -47,10 +55,12 @@ TEST(QueryWorkersTest, AnotherOwnerGetsThroughAStormOnTheReservedLane) {
   ASSERT_TRUE(workers.TrySubmit("other", [&] { small_ran.Notify(); }));
   EXPECT_TRUE(small_ran.WaitForNotificationWithTimeout(absl::Seconds(30)));
   EXPECT_EQ(storm_ran.load(), 0);  // it ran while the storm still held the worker
+  // Until the lane's task has returned: "other" counts as running until then, and its next
+  // task would wait for the worker (CI: a timeout when it was submitted before).
+  while (workers.running() > 1) absl::SleepFor(absl::Milliseconds(1));
 
   // The lane takes only an owner running nothing: the storm's own queued
   // tasks wait for the worker.
-  absl::Notification other_release;
   ASSERT_TRUE(workers.TrySubmit("other", [&] { other_release.WaitForNotification(); }));
   while (workers.running() < 2) absl::SleepFor(absl::Milliseconds(1));
   EXPECT_EQ(workers.queued(), 2);
