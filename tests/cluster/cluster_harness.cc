@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -39,10 +40,14 @@ std::string Join(const std::vector<std::string>& parts) {
 // A free loopback port below the kernel's ephemeral range (32768 up): FreePort's ports come
 // from that range, where an outgoing connection of another process may take one between the
 // pick and etcd's bind (seen: "bind: address already in use").
+// Never the same port twice in one test process: a cluster takes 15 of them, and two equal
+// picks (free when each was checked) collided at etcd's bind (CI: 1 run in ~6).
 int QuietPort() {
   static std::mt19937 random(std::random_device{}());
+  static std::set<int> handed_out;
   for (int attempt = 0; attempt < 200; ++attempt) {
     const int port = 20000 + static_cast<int>(random() % 12000);
+    if (!handed_out.insert(port).second) continue;
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
