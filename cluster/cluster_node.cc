@@ -9,6 +9,8 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_service.h"
 #include "common/status.h"
@@ -24,6 +26,8 @@ constexpr milliseconds kConnectTimeout{3000};
 // How long a node waits before it campaigns for a leaderless shard that another node
 // prefers (spreads leaders over the nodes, and leaves the preferred node the first try).
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
+// Replicas of each shard's data when the cluster has a placement (--cluster-nodes).
+constexpr size_t kShardReplicas = 3;
 
 bool ValidName(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
@@ -70,6 +74,15 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     return absl::InvalidArgumentError(
         StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
   }
+  for (size_t i = 0; i < options.placement.size(); ++i) {
+    const std::string& id = options.placement[i];
+    if (!ValidName(id) || std::find(options.placement.begin(), options.placement.begin() + i, id) !=
+                              options.placement.begin() + i) {
+      return absl::InvalidArgumentError(StrCat("--cluster-nodes names \"", id,
+                                               "\", not a node id or twice; give each node's "
+                                               "--node-id once, comma-separated"));
+    }
+  }
   auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
   ASSIGN_OR_RETURN(node->membership_, Membership::Create(options.member_tls, options.secret));
   ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls,
@@ -100,6 +113,17 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   node->scheduled_ = std::make_unique<ReplicatedScheduledQueries>(node->etcd_.get(), node->root_);
   ReplicatedCatalog* catalog = node->catalog_.get();
   for (uint32_t shard = 0; shard < node->shards_; ++shard) {
+    std::vector<std::string> placed;
+    {
+      absl::MutexLock lock(&node->mu_);
+      placed = node->PlacedOn(shard);
+    }
+    if (!node->placement_.empty() &&
+        std::find(placed.begin(), placed.end(), options.node_id) == placed.end()) {
+      node->replicas_.push_back(nullptr);  // another node's shard: read through it
+      node->holds_every_shard_ = false;
+      continue;
+    }
     node->replicas_.push_back(std::make_unique<Replica>(
         shard, options.node_id, StreamName(options.name, shard), SubjectName(options.name, shard),
         engine, node->log_.get(), [catalog](int64_t revision, milliseconds wait) {
@@ -114,7 +138,9 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     node->leaders_.resize(node->shards_);
   }
   node->router_ = std::make_unique<ShardRouter>(node.get(), &engine->catalog(), 64);
-  node->service_ = std::make_unique<ShardServiceImpl>(node.get(), options.node_id);
+  node->reads_ = std::make_unique<ClusterShardReads>(node.get(), engine, options.node_id);
+  node->service_ =
+      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), options.node_id);
   return node;
 }
 
@@ -141,7 +167,7 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
   }
   FollowMembership(revision);
   for (uint32_t shard = 0; shard < shards_; ++shard) {
-    campaigners_.emplace_back([this, shard] { Campaign(shard); });
+    if (replicas_[shard] != nullptr) campaigners_.emplace_back([this, shard] { Campaign(shard); });
   }
   campaigners_.emplace_back([this] { CampaignForScheduler(); });
   spdlog::info("cluster {}: node {} serves at {} ({} shards, logs on NATS with {} copies)",
@@ -152,7 +178,9 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
 ClusterNode::~ClusterNode() {
   stopping_.Notify();
   for (std::thread& t : campaigners_) t.join();
-  for (auto& replica : replicas_) replica->StepDown();
+  for (auto& replica : replicas_) {
+    if (replica != nullptr) replica->StepDown();
+  }
   int64_t lease = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -176,10 +204,11 @@ absl::Status ClusterNode::CheckSettings() {
       absl::StrCat(absl::Hex(random(), absl::kZeroPad8), absl::Hex(random(), absl::kZeroPad8));
   ASSIGN_OR_RETURN(
       EtcdKeyValue config,
-      etcd_->CreateIfAbsent(
-          root_ + "config",
-          StrCat("shards=", wanted, ";log_replicas=", options_.log_replicas, ";id=", new_id), 0,
-          &created));
+      etcd_->CreateIfAbsent(root_ + "config",
+                            StrCat("shards=", wanted, ";log_replicas=", options_.log_replicas,
+                                   ";id=", new_id, options_.placement.empty() ? "" : ";nodes=",
+                                   absl::StrJoin(options_.placement, ",")),
+                            0, &created));
   const std::optional<int> shards = IntAfter(config.value, "shards=");
   if (!shards.has_value() || !ValidShardCount(*shards)) {
     return absl::FailedPreconditionError(
@@ -194,6 +223,15 @@ absl::Status ClusterNode::CheckSettings() {
                                                 "cluster's count) or name another --cluster-name"));
   }
   shards_ = static_cast<uint32_t>(*shards);
+  const std::string nodes = TextAfter(config.value, "nodes=");
+  if (!nodes.empty()) placement_ = absl::StrSplit(nodes, ',');
+  if (!options_.placement.empty() && options_.placement != placement_) {
+    return absl::FailedPreconditionError(StrCat(
+        "cluster \"", options_.name, "\" places its shards ",
+        placement_.empty() ? "on every node" : StrCat("on the nodes ", nodes),
+        ", and this node was started with --cluster-nodes=", absl::StrJoin(options_.placement, ","),
+        "; drop the flag (a node takes the cluster's placement) or give the same list"));
+  }
   if (created) spdlog::info("cluster {}: created with {} shards", options_.name, shards_);
   RETURN_IF_ERROR(CheckDataDirectory(TextAfter(config.value, "id=")));
   // A node id in use by a live node: two processes would apply the same replicas' state
@@ -246,7 +284,9 @@ absl::Status ClusterNode::JoinLease() {
       absl::MutexLock lock(&mu_);
       lease_ = 0;
     }
-    for (auto& replica : replicas_) replica->StepDown();
+    for (auto& replica : replicas_) {
+      if (replica != nullptr) replica->StepDown();
+    }
   }));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(etcd_->Put(root_ + "nodes/" + options_.node_id, advertise_, lease).status());
@@ -283,8 +323,48 @@ std::string ClusterNode::LeaderKey(uint32_t shard) const {
   return StrCat(root_, "leaders/", shard);
 }
 
+std::vector<std::string> ClusterNode::PlacedOn(uint32_t shard) {
+  std::vector<std::string> placed;
+  if (placement_.empty()) {
+    for (const auto& [id, address] : nodes_) placed.push_back(id);
+    return placed;
+  }
+  const size_t n = placement_.size();
+  for (size_t i = 0; i < std::min<size_t>(kShardReplicas, n); ++i) {
+    placed.push_back(placement_[(shard + i) % n]);
+  }
+  return placed;
+}
+
+std::vector<ShardHolder> ClusterNode::Holders(uint32_t shard) {
+  absl::MutexLock lock(&mu_);
+  std::vector<ShardHolder> holders;
+  const std::string leader = shard < leaders_.size() ? leaders_[shard].node : "";
+  for (const std::string& id : PlacedOn(shard)) {
+    ShardHolder holder{.node = id, .self = id == options_.node_id};
+    if (holder.self) {
+      if (replicas_[shard] == nullptr) continue;
+      holder.address = advertise_;
+    } else {
+      auto it = nodes_.find(id);
+      if (it == nodes_.end()) continue;  // not a member now (its lease ended)
+      holder.address = it->second;
+    }
+    holders.insert(id == leader ? holders.begin() : holders.end(), std::move(holder));
+  }
+  return holders;
+}
+
+bool ClusterNode::WaitCatalog(int64_t revision, milliseconds wait) {
+  return catalog_->WaitApplied(revision, wait);
+}
+
 bool ClusterNode::Preferred(uint32_t shard) {
   absl::MutexLock lock(&mu_);
+  if (!placement_.empty()) {
+    const std::vector<std::string> placed = PlacedOn(shard);
+    return !placed.empty() && placed.front() == options_.node_id;
+  }
   if (nodes_.empty()) return true;
   size_t index = 0;
   for (const auto& [id, address] : nodes_) {
@@ -404,8 +484,18 @@ bool ClusterNode::CatchUpCatalog() {
 }
 
 absl::Status ClusterNode::CatchUp(milliseconds wait) {
+  std::vector<uint32_t> held;
+  for (uint32_t shard = 0; shard < shards_; ++shard) {
+    if (replicas_[shard] != nullptr) held.push_back(shard);
+  }
+  return CatchUpShards(held, wait);
+}
+
+absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards, milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
-  for (auto& replica : replicas_) {
+  for (uint32_t shard : shards) {
+    Replica* replica = LocalReplica(shard);
+    if (replica == nullptr) continue;
     // A slow answer (NATS busy, a NATS server restarting) is asked again while the wait
     // lasts: reading on without the log's end would miss acknowledged writes.
     absl::StatusOr<uint64_t> last;
@@ -435,6 +525,7 @@ std::vector<NodeStatus> ClusterNode::Nodes() {
 std::vector<LocalShardStatus> ClusterNode::LocalShards() {
   std::vector<LocalShardStatus> out;
   for (const auto& replica : replicas_) {
+    if (replica == nullptr) continue;
     LocalShardStatus s{.shard = replica->shard(),
                        .leading = replica->leading(),
                        .healthy = replica->health().ok(),
@@ -458,7 +549,7 @@ std::vector<ShardStatus> ClusterNode::Shards() {
     out[shard].leader = leaders[shard].node;
     out[shard].epoch = leaders[shard].epoch;
     out[shard].last_sequence =
-        log_->LastSequence(replicas_[shard]->stream(), milliseconds(1000)).value_or(0);
+        log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000)).value_or(0);
   }
   for (const NodeStatus& node : Nodes()) {
     internal::v1::ShardStateResponse response;
@@ -467,6 +558,7 @@ std::vector<ShardStatus> ClusterNode::Shards() {
       grpc::ServerContext unused;
       reachable = true;
       for (uint32_t shard = 0; shard < shards_; ++shard) {
+        if (replicas_[shard] == nullptr) continue;
         const ReplicaState state = replicas_[shard]->state();
         auto* s = response.add_shards();
         s->set_shard(shard);
@@ -483,12 +575,14 @@ std::vector<ShardStatus> ClusterNode::Shards() {
     }
     for (uint32_t shard = 0; shard < shards_; ++shard) {
       ShardStatus::Copy copy{.node = node.id, .reachable = reachable};
+      bool holds = !reachable;  // an unreachable node is listed with the shards it may hold
       for (const auto& s : response.shards()) {
         if (s.shard() != shard) continue;
+        holds = true;
         copy.applied = s.applied_sequence();
         copy.digest = s.digest();
       }
-      out[shard].replicas.push_back(copy);
+      if (holds) out[shard].replicas.push_back(copy);
     }
   }
   return out;

@@ -6,9 +6,11 @@
 // (cluster/replicated_catalog.h), its write sink (cluster/shard_router.h), the internal
 // service, and a read barrier for queries.
 //
-// Placement: every node holds a replica of every shard (the cluster is as many nodes as
-// copies, three by default); placing shards on a subset of the nodes comes with moving them
-// (the second cluster issue).
+// Placement: fixed when the cluster is created. Without --cluster-nodes every node holds a
+// replica of every shard (a cluster as many nodes as copies); with it each shard has three
+// replicas on the nodes the list places it on, and a query through any node reads the shards
+// it does not hold from nodes that do (cluster/shard_reads.h). Moving replicas comes with the
+// second cluster issue.
 //
 // Thread-safety: every public method may be called from any thread.
 #pragma once
@@ -30,6 +32,7 @@
 #include "cluster/replicated_catalog.h"
 #include "cluster/replicated_scheduled_queries.h"
 #include "cluster/replicated_tokens.h"
+#include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
 #include "storage/engine.h"
 
@@ -91,6 +94,8 @@ class ClusterNode final : public ShardDirectory {
     on_became_scheduler_ = std::move(on_became_runner);
   }
   WriteSink& write_sink() { return *router_; }
+  // How queries read the shards this node does not hold (null when it holds every shard).
+  query::ShardReads* shard_reads() { return holds_every_shard_ ? nullptr : reads_.get(); }
   query::DeleteSink& delete_sink() { return *router_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
@@ -112,6 +117,10 @@ class ClusterNode final : public ShardDirectory {
   int64_t catalog_revision() override { return catalog_->applied_revision(); }
   bool CatchUpCatalog() override;
   const Membership& membership() const override { return *membership_; }
+  std::vector<ShardHolder> Holders(uint32_t shard) override;
+  absl::Status CatchUpShards(const std::vector<uint32_t>& shards,
+                             std::chrono::milliseconds wait) override;
+  bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) override;
 
  private:
   struct Leader {
@@ -130,6 +139,8 @@ class ClusterNode final : public ShardDirectory {
   // Holds, or waits to take, the scheduled-query runner's key.
   void CampaignForScheduler();
   bool Preferred(uint32_t shard);
+  // The nodes placed to hold `shard` (all of them, in id order, without a placement).
+  std::vector<std::string> PlacedOn(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LeaderKey(uint32_t shard) const;
 
   const ClusterOptions options_;
@@ -142,8 +153,14 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<ReplicatedCatalog> catalog_;
   std::unique_ptr<ReplicatedTokens> tokens_;
   std::unique_ptr<ReplicatedScheduledQueries> scheduled_;
+  // The placement (--cluster-nodes, as the cluster was created with it); empty: every node
+  // holds every shard.
+  std::vector<std::string> placement_;
+  bool holds_every_shard_ = true;
+  // By shard: this node's replica, null for a shard it does not hold.
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ShardRouter> router_;
+  std::unique_ptr<ClusterShardReads> reads_;
   std::unique_ptr<grpc::Service> service_;
 
   absl::Mutex mu_;

@@ -40,6 +40,10 @@ struct ClusterOptions {
   // power of two.
   int shards = 0;
   int log_replicas = 3;  // copies of each shard's log on the NATS servers
+  // --cluster-nodes: the nodes a new cluster places each shard's three replicas on (shard s
+  // on the s-th, (s+1)-th and (s+2)-th, wrapping around); every node starting it names the
+  // same list. Empty: every node holds every shard.
+  std::vector<std::string> placement;
   int lease_seconds = 5;
   // --replica-ack majority: a write is answered once another replica applied it durably too
   // (docs/operations.md, the durability contract).

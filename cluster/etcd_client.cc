@@ -63,6 +63,8 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const S
   return grpc::experimental::TlsCredentials(options);
 }
 
+constexpr std::chrono::milliseconds kCallTimeout{10000};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
@@ -72,6 +74,7 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
   std::unique_ptr<EtcdClient> client(new EtcdClient());
   client->endpoints_text_ = absl::StrJoin(endpoints, ",");
   client->timeout_ = timeout;
+  client->call_timeout_ = timeout;  // until it answered once (below)
   // One channel over every endpoint: gRPC moves to another member when one fails.
   grpc::ChannelArguments args;
   args.SetLoadBalancingPolicyName("round_robin");
@@ -105,6 +108,10 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
   RETURN_IF_ERROR(client->Authenticate());
   // Connected is not answering: a member without quorum takes the connection and times out.
   if (auto probe = client->Get("/strata-probe"); !probe.ok()) return probe.status();
+  // From now on a call may wait through an election: a member killed while it led leaves
+  // the others without a leader for a second or two, more on a loaded machine, and a DDL
+  // statement or a leadership change should wait that out rather than fail.
+  client->call_timeout_ = std::max(timeout, kCallTimeout);
   return client;
 }
 
@@ -120,7 +127,7 @@ EtcdClient::~EtcdClient() {
 }
 
 void EtcdClient::Prepare(grpc::ClientContext* context) {
-  context->set_deadline(std::chrono::system_clock::now() + timeout_);
+  context->set_deadline(std::chrono::system_clock::now() + call_timeout_);
   AddToken(context);
 }
 
@@ -360,7 +367,10 @@ void EtcdClient::KeepAliveLoop() {
     }
     if (leases.empty()) continue;
     grpc::ClientContext context;
-    Prepare(&context);
+    // Not a call's patience: a round stuck on a member that stopped answering must end in
+    // time for the next round to reach another before the leases expire.
+    context.set_deadline(std::chrono::system_clock::now() + timeout_);
+    AddToken(&context);
     auto stream = lease_->LeaseKeepAlive(&context);
     std::vector<int64_t> lost;
     for (const KeptLease& l : leases) {

@@ -115,7 +115,8 @@ class EtcdClient {
                  std::function<void(const EtcdEvent&)> on_event);
 
   std::string endpoints_text_;
-  std::chrono::milliseconds timeout_{};
+  std::chrono::milliseconds timeout_{};       // to connect, and a keep-alive round
+  std::chrono::milliseconds call_timeout_{};  // every other call (Prepare)
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<etcdserverpb::KV::Stub> kv_;
   std::unique_ptr<etcdserverpb::Lease::Stub> lease_;

@@ -5,8 +5,6 @@
 // key, measure_name, one measure's data would otherwise all land on one shard.
 #pragma once
 
-#include <xxhash.h>
-
 #include <bit>
 #include <cstdint>
 
@@ -18,22 +16,10 @@ namespace strata::cluster {
 
 inline constexpr int kDefaultShards = 16;
 
-inline uint64_t RoutingHash(const NormalizedRecord& record, const PartitionKey& key) {
-  if (key.type == PartitionKeyType::kDimension) {
-    return PartitionHash(record.measure_name, record.dimensions, key);
-  }
-  // The dimensions' bytes seeded with the measure name's hash: the series key's two parts,
-  // hashed without joining them.
-  const uint64_t measure = XXH3_64bits(record.measure_name.data(), record.measure_name.size());
-  const auto dimensions = record.dimensions.bytes();
-  return XXH3_64bits_withSeed(dimensions.data(), dimensions.size(), measure);
-}
-
-// `shards` is a power of two.
-inline uint32_t ShardOf(uint64_t hash, uint32_t shards) {
-  if (shards <= 1) return 0;
-  return static_cast<uint32_t>(hash >> (64 - std::countr_zero(shards)));
-}
+// RoutingHash and ShardOf live in storage/read/table_state.h: a query's scan picks a shard's
+// series by the same hash.
+using ::strata::RoutingHash;
+using ::strata::ShardOf;
 
 inline bool ValidShardCount(int shards) {
   return shards >= 1 && shards <= 1024 && std::has_single_bit(static_cast<unsigned>(shards));

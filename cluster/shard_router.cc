@@ -102,7 +102,7 @@ struct ShardRouter::Task {
 };
 
 ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads)
-    : directory_(*directory), catalog_(*catalog) {
+    : directory_(*directory), catalog_(*catalog), stubs_(&directory->membership()) {
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
 }
 
@@ -300,7 +300,7 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
       std::clamp(left, std::chrono::milliseconds(100), std::chrono::milliseconds(kForwardTimeout)));
   directory_.membership().Present(&context);
   internal::v1::ShardWriteResponse response;
-  grpc::Status status = StubFor(address)->Write(&context, request, &response);
+  grpc::Status status = stubs_.For(address)->Write(&context, request, &response);
   if (status.ok()) return response;
   const std::string message = StrCat("node at ", address, ": ", status.error_message());
   switch (status.error_code()) {
@@ -318,19 +318,6 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
     default:
       return absl::UnavailableError(message);
   }
-}
-
-internal::v1::ShardService::Stub* ShardRouter::StubFor(const std::string& address) {
-  absl::MutexLock lock(&mu_);
-  auto& stub = stubs_[address];
-  if (stub == nullptr) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    args.SetMaxSendMessageSize(64 << 20);
-    stub = internal::v1::ShardService::NewStub(
-        grpc::CreateCustomChannel(address, directory_.membership().ChannelCredentials(), args));
-  }
-  return stub.get();
 }
 
 }  // namespace strata::cluster

@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "cluster/membership.h"
+#include "cluster/peer_stubs.h"
 #include "cluster/replica.h"
 #include "query/delete_sink.h"
 #include "storage/catalog/catalog.h"
@@ -28,7 +29,15 @@
 
 namespace strata::cluster {
 
-// What the router asks of the node it runs on.
+// A node holding a replica of a shard.
+struct ShardHolder {
+  std::string node;
+  std::string address;
+  bool self = false;
+};
+
+// What the router, the internal service and the fragments of queries ask of the node they
+// run on.
 class ShardDirectory {
  public:
   virtual ~ShardDirectory() = default;
@@ -43,6 +52,13 @@ class ShardDirectory {
   virtual bool CatchUpCatalog() = 0;
   // How this node proves membership when it calls another (membership.h).
   virtual const Membership& membership() const = 0;
+  // The nodes holding a replica of `shard` that are members now, its leader first.
+  virtual std::vector<ShardHolder> Holders(uint32_t shard) = 0;
+  // Waits until this node's replicas of `shards` applied their logs to where they end now.
+  virtual absl::Status CatchUpShards(const std::vector<uint32_t>& shards,
+                                     std::chrono::milliseconds wait) = 0;
+  // Waits until this node's catalog reached etcd revision `revision`; false if it did not.
+  virtual bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) = 0;
 };
 
 class ShardRouter final : public WriteSink, public query::DeleteSink {
@@ -78,14 +94,12 @@ class ShardRouter final : public WriteSink, public query::DeleteSink {
   absl::StatusOr<internal::v1::ShardWriteResponse> WriteOnce(
       const internal::v1::ShardWriteRequest& request,
       std::chrono::steady_clock::time_point deadline);
-  internal::v1::ShardService::Stub* StubFor(const std::string& address);
   void Work();
 
   ShardDirectory& directory_;
   Catalog& catalog_;
+  PeerStubs stubs_;
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::unique_ptr<internal::v1::ShardService::Stub>> stubs_
-      ABSL_GUARDED_BY(mu_);
   std::deque<std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;

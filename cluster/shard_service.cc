@@ -2,6 +2,8 @@
 
 #include <future>
 
+#include "cluster/scan_pages.h"
+#include "common/status.h"
 #include "common/strings.h"
 
 namespace strata::cluster {
@@ -10,6 +12,48 @@ namespace {
 grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
+
+// A fragment's result onto the Scan stream: the columns, then a page per batch. A caller
+// that went away cancels the fragment.
+class ScanWriterSink final : public query::ResultSink {
+ public:
+  ScanWriterSink(grpc::ServerContext* context,
+                 grpc::ServerWriter<internal::v1::ScanResponse>* writer,
+                 std::atomic<bool>* cancelled)
+      : context_(*context), writer_(*writer), cancelled_(*cancelled) {}
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    internal::v1::ScanResponse first;
+    EncodeColumns(columns, &first);
+    for (const query::ResultColumn& c : columns) types_.push_back(c.type);
+    return Send(first);
+  }
+  bool TakesBatches() const override { return true; }
+  absl::Status Batches(const query::Batch& batch) override {
+    internal::v1::ScanResponse page;
+    RETURN_IF_ERROR(EncodeBatch(batch, types_, &page));
+    return Send(page);
+  }
+  absl::Status Rows(std::vector<query::Row> rows) override {
+    query::Batch batch = query::NewBatch(types_, rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(r, rows[r][c]);
+    }
+    return Batches(batch);
+  }
+
+ private:
+  absl::Status Send(const internal::v1::ScanResponse& message) {
+    if (context_.IsCancelled() || !writer_.Write(message)) {
+      cancelled_.store(true);
+      return absl::CancelledError("the node that asked for the fragment went away");
+    }
+    return absl::OkStatus();
+  }
+  grpc::ServerContext& context_;
+  grpc::ServerWriter<internal::v1::ScanResponse>& writer_;
+  std::atomic<bool>& cancelled_;
+  std::vector<query::DataType> types_;
+};
 
 }  // namespace
 
@@ -64,6 +108,46 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     out->set_digest(state.digest);
   }
   return grpc::Status::OK;
+}
+
+}  // namespace strata::cluster
+
+namespace strata::cluster {
+
+grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
+                                    const internal::v1::ScanRequest* request,
+                                    grpc::ServerWriter<internal::v1::ScanResponse>* writer) {
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
+  std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
+  for (uint32_t shard : shards) {
+    if (shard >= directory_.shard_count() || directory_.LocalReplica(shard) == nullptr) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          StrCat("node ", node_id_, " holds no replica of shard ", shard));
+    }
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const auto wait = std::chrono::milliseconds(
+      request->timeout_millis() > 0 ? std::min<int64_t>(request->timeout_millis(), 30'000)
+                                    : 30'000);
+  if (!directory_.WaitCatalog(request->catalog_revision(), wait)) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        StrCat("node ", node_id_, " has not caught up with the catalog yet"));
+  }
+  if (!request->describe_only()) {
+    // What the asking node's client may have been acknowledged is read too.
+    if (absl::Status caught_up = directory_.CatchUpShards(shards, wait); !caught_up.ok()) {
+      return ToGrpc(caught_up);
+    }
+  }
+  const auto deadline = request->timeout_millis() > 0
+                            ? started + std::chrono::milliseconds(request->timeout_millis())
+                            : std::chrono::steady_clock::time_point::max();
+  std::atomic<bool> cancelled{false};
+  ScanWriterSink sink(context, writer, &cancelled);
+  return ToGrpc(reads_.RunHere(shards, request->sql(), request->describe_only(), deadline,
+                               &cancelled, &sink));
 }
 
 }  // namespace strata::cluster

@@ -1,10 +1,11 @@
 // The internal service other nodes call (proto/strata/internal/v1/shard.proto): a shard
-// leader's write door and each replica's applied state. Every call must come from a member
-// (membership.h); anything else is refused before it is read.
+// leader's write door, each replica's applied state, and the fragments of other nodes' queries.
+// Every call must come from a member (membership.h); anything else is refused before it is read.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
 
@@ -12,16 +13,20 @@ namespace strata::cluster {
 
 class ShardServiceImpl final : public internal::v1::ShardService::Service {
  public:
-  ShardServiceImpl(ShardDirectory* directory, std::string node_id)
-      : directory_(*directory), node_id_(std::move(node_id)) {}
+  // All must outlive the service.
+  ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, std::string node_id)
+      : directory_(*directory), reads_(*reads), node_id_(std::move(node_id)) {}
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
                      internal::v1::ShardWriteResponse* response) override;
   grpc::Status State(grpc::ServerContext* context, const internal::v1::ShardStateRequest* request,
                      internal::v1::ShardStateResponse* response) override;
+  grpc::Status Scan(grpc::ServerContext* context, const internal::v1::ScanRequest* request,
+                    grpc::ServerWriter<internal::v1::ScanResponse>* writer) override;
 
  private:
   ShardDirectory& directory_;
+  ClusterShardReads& reads_;
   const std::string node_id_;
 };
 

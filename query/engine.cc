@@ -114,6 +114,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.system_tables = options.system_tables;
   context.progress = options.progress;
   context.default_database = options.default_database;
+  context.shard_reads = options.shard_reads;
+  context.shard_scope = options.shard_scope;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql, options.parameters));

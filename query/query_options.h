@@ -15,6 +15,8 @@ namespace strata::query {
 
 class SystemTables;  // query/exec/system_tables.h
 class DeleteSink;    // query/delete_sink.h
+class ShardReads;    // query/base/shard_reads.h
+struct ShardScope;
 
 struct QueryOptions {
   int page_size = 1000;
@@ -44,6 +46,11 @@ struct QueryOptions {
   bool describe_only = false;
   // Where DELETE's points go (query/delete_sink.h); null: this node's engine.
   DeleteSink* deletes = nullptr;
+  // A cluster node holding some shards only: how its tables are read, as fragments
+  // (query/base/shard_reads.h); null: from this node's engine alone.
+  ShardReads* shard_reads = nullptr;
+  // A fragment's statement: its scans read the series of these shards only; null: all.
+  const ShardScope* shard_scope = nullptr;
 };
 
 }  // namespace strata::query

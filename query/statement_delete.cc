@@ -39,12 +39,12 @@ class DeleteCollector final : public RowSink {
   }
 
   absl::Status Push(Row row) override {
-    if (points_.size() >= kMaxPoints) {
+    if (count_ >= kMaxPoints) {
       return absl::ResourceExhaustedError(StrCat("the DELETE matches more than ", kMaxPoints,
                                                  " rows; delete a narrower time range at "
                                                  "a time"));
     }
-    if (points_.size() % 4096 == 0) {
+    if (count_++ % 4096 == 0) {
       RETURN_IF_ERROR(
           context_->Reserve(4096 * (sizeof(PointToDelete) + (by_series_ ? sizeof(int64_t) : 0)),
                             "the rows to delete"));
@@ -54,17 +54,19 @@ class DeleteCollector final : public RowSink {
     for (const auto& [column, name] : dimensions_) {
       if (!row[column].null) series.dimensions.emplace_back(name, row[column].s);
     }
+    if (by_series_) {
+      // A cluster's shards find each series by its key (this node may hold none of them).
+      auto [it, added] = series_index_.try_emplace(SeriesKey(series), deletions_.size());
+      if (added) deletions_.push_back({.series = std::move(series)});
+      deletions_[it->second].times_nanos.push_back(row[time_].i);
+      return absl::OkStatus();
+    }
     const std::optional<uint64_t> id = state_.FindSeries(SeriesKeyView::Of(series));
     if (!id) return absl::OkStatus();  // registered after the scan began: not this DELETE's
     points_.push_back(
         {.pk_hash = PartitionHash(series.measure_name, series.dimensions, table_.partition_key),
          .series = *id,
          .time_nanos = row[time_].i});
-    if (by_series_) {
-      auto [it, added] = series_index_.try_emplace(*id, deletions_.size());
-      if (added) deletions_.push_back({.series = std::move(series)});
-      deletions_[it->second].times_nanos.push_back(row[time_].i);
-    }
     return absl::OkStatus();
   }
   absl::Status Finish() override { return absl::OkStatus(); }
@@ -80,7 +82,8 @@ class DeleteCollector final : public RowSink {
   int time_ = -1;
   std::vector<std::pair<int, std::string>> dimensions_;
   std::vector<PointToDelete> points_;
-  absl::flat_hash_map<uint64_t, size_t> series_index_;  // series id -> its deletions_ entry
+  size_t count_ = 0;                                       // rows pushed
+  absl::flat_hash_map<std::string, size_t> series_index_;  // series key -> its deletions_ entry
   std::vector<SeriesDeletion> deletions_;
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A Strata cluster on this machine, loopback only (docs/cluster.md):
 #   scripts/cluster.sh up [N]   3 etcd members, 3 JetStream NATS servers and N stratad nodes
-#                               (default 3); returns once every node serves, printing
+#                               (default 3; with more, each shard on three of them); returns
+#                               once every node serves, printing
 #                               `node ID PID GRPC_ADDRESS HTTP_ADDRESS PG_ADDRESS` per node
 #   scripts/cluster.sh status   nodes, shards, leaders and what each replica applied
 #   scripts/cluster.sh down     stops everything `up` started (by PID); the data stays
@@ -128,13 +129,20 @@ up() {
     wait_for "NATS n$i" 120 curl -sf "http://127.0.0.1:$((base + 30 + i))/healthz"
   done
 
-  local j
+  local j placement=()
+  if ((nodes > 3)); then
+    # More nodes than copies: each shard's three replicas on three of them (docs/cluster.md).
+    local ids=n0
+    for ((j = 1; j < nodes; j++)); do ids+=",n$j"; done
+    placement=(--cluster-nodes "$ids")
+  fi
   for ((j = 0; j < nodes; j++)); do
     local port=$((base + 100 + 10 * j))
     start node "node$j" "$stratad" --cluster --node-id "n$j" --etcd "$(etcd_endpoints)" \
       --nats "$(nats_urls)" --cluster-secret-file "$dir/secret" --data-dir "$dir/node$j" \
       --listen "127.0.0.1:$port" --http-listen "127.0.0.1:$((port + 1))" \
-      --pg-listen "127.0.0.1:$((port + 2))" "${node_tls[@]}" ${STRATA_CLUSTER_NODE_FLAGS:-}
+      --pg-listen "127.0.0.1:$((port + 2))" "${node_tls[@]}" "${placement[@]}" \
+      ${STRATA_CLUSTER_NODE_FLAGS:-}
   done
   for ((j = 0; j < nodes; j++)); do
     wait_for "node n$j" 60 "$strata" -p $((base + 100 + 10 * j)) "${cli_tls[@]}" health

@@ -23,6 +23,8 @@ packages=(
   # tests and scripts/cluster.sh run.
   etcd-server etcd-client golang-etcd-server-dev golang-github-gogo-protobuf-dev
   golang-github-gogo-googleapis-dev nats-server libnats-dev
+  # The partition test cuts a node off with iptables (as root; skipped otherwise).
+  iptables
 )
 # Node and npm (the Node example, InfluxDB's and PostgreSQL's Node clients in
 # the protocol tests), from Debian unless a Node with npm is already installed.

@@ -60,6 +60,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .nats = SplitList(config.nats),
        .shards = config.cluster_shards,
        .log_replicas = config.cluster_log_replicas,
+       .placement = SplitList(config.cluster_nodes),
        .lease_seconds = config.cluster_lease_seconds,
        .replica_ack_majority = config.replica_ack == "majority",
        .secret = secret,
@@ -163,7 +164,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   if (d->cluster_ != nullptr) {
     d->queries_->SetClusterMode(
         [node = d->cluster_.get()](std::chrono::milliseconds wait) { return node->CatchUp(wait); },
-        &d->cluster_->delete_sink());
+        &d->cluster_->delete_sink(), d->cluster_->shard_reads());
   }
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),

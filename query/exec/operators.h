@@ -22,13 +22,14 @@
 #include "absl/status/status.h"
 #include "query/base/memory_budget.h"
 #include "query/base/read_access.h"
+#include "query/base/shard_reads.h"
 #include "query/base/vector.h"
 #include "query/expr/expr.h"
 #include "query/functions/functions.h"
 
 namespace strata::query {
 
-class SystemTables;  // query/exec/system_tables.h
+class SystemTables;    // query/exec/system_tables.h
 struct QueryProgress;  // query/base/running_queries.h
 
 // Per-query state shared by the operators.
@@ -52,6 +53,9 @@ struct QueryContext {
   QueryProgress* progress = nullptr;  // what the scans have read so far (SHOW QUERIES)
   // The database of table names written without one (QueryOptions).
   std::string default_database;
+  // QueryOptions' shard_reads and shard_scope (query/base/shard_reads.h).
+  ShardReads* shard_reads = nullptr;
+  const ShardScope* shard_scope = nullptr;
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
 
   QueryContext() = default;
@@ -108,8 +112,7 @@ std::unique_ptr<RowSink> MakeRowsToBatches(std::vector<DataType> types, QueryCon
                                            BatchSink* next);
 
 // Keeps rows for which the predicate is true (HAVING).
-std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context,
-                                    RowSink* next);
+std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context, RowSink* next);
 // Computes one output column per expression.
 std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContext* context,
                                      RowSink* next);

@@ -8,9 +8,9 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +31,6 @@
 namespace strata::query {
 
 struct JoinSpec;  // query/exec/hash_join.h
-
 
 class Planner {
  public:
@@ -58,6 +57,10 @@ class Planner {
   // "system"."<table>" (query/exec/system_tables.h), read whole; nullopt when
   // `ref` names no system table.
   absl::StatusOr<std::optional<Source>> PlanSystemTable(const TableRef& ref);
+  // A table whose shards are not all on this node (planner_shards.cc), read as fragments
+  // with the conjuncts of `where` (unbound; null: none) that read alike everywhere pushed
+  // into them; nullopt when this node reads the table from its own engine.
+  absl::StatusOr<std::optional<Source>> PlanShardedTable(const TableRef& ref, const Expr* where);
   // A subquery or WITH query in FROM, as a source.
   absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
   // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).

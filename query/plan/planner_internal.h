@@ -58,13 +58,18 @@ bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& e
 bool OnlySeriesColumns(const Expr& e, int series_columns);
 // `time <op> constant` or `time BETWEEN constant AND constant`.
 bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval);
+// If `c` bounds time by a constant (time <op> constant, constant <op> time,
+// time BETWEEN constant AND constant), narrows [*start, *end) to it and
+// returns true: the scan then applies it exactly.
+bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, int64_t* start,
+                     int64_t* end);
 // The aggregation's fast paths (planner.cc says when each applies).
 bool LastPointEligible(const std::vector<const Expr*>& keys,
                        const std::vector<AggregateSpec>& aggregates, const Expr* where,
                        int series_columns, int time_column, const EvalContext& eval);
 bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
-                               const std::vector<AggregateSpec>& aggregates,
-                               int series_columns, int time_column, const EvalContext& eval);
+                               const std::vector<AggregateSpec>& aggregates, int series_columns,
+                               int time_column, const EvalContext& eval);
 // The columns the window operator keeps of its `width`-wide input.
 std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
 

@@ -335,6 +335,11 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
                  "and refuses another [default: 16]")
       ->envname("STRATA_CLUSTER_SHARDS")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--cluster-nodes", c.cluster_nodes,
+                 "The node ids a new cluster places each shard's three replicas on, id,id,...; "
+                 "every node starting it gives the same list (docs/cluster.md) [default: every "
+                 "node holds every shard]")
+      ->envname("STRATA_CLUSTER_NODES");
   app.add_option("--cluster-log-replicas", c.cluster_log_replicas,
                  "Copies of each shard's log on the NATS servers")
       ->envname("STRATA_CLUSTER_LOG_REPLICAS")

@@ -109,10 +109,11 @@ struct ServerConfig {
   bool cluster = false;
   std::string cluster_name = "strata";
   std::string node_id;
-  std::string etcd;        // comma-separated host:port
-  std::string nats;        // comma-separated nats://host:port
-  std::string advertise;   // host:port; default: --listen
-  int cluster_shards = 0;  // 0: the cluster's own (16 when the first node creates it)
+  std::string etcd;           // comma-separated host:port
+  std::string nats;           // comma-separated nats://host:port
+  std::string advertise;      // host:port; default: --listen
+  int cluster_shards = 0;     // 0: the cluster's own (16 when the first node creates it)
+  std::string cluster_nodes;  // --cluster-nodes: the placement of a new cluster (docs/cluster.md)
   int cluster_log_replicas = 3;
   int cluster_lease_seconds = 5;
   std::string replica_ack = "leader";  // leader | majority

@@ -128,12 +128,15 @@ class QueryRunner final : public StatementRunner {
   void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
 
   // A cluster node's (cluster/cluster_node.h CatchUp): runs before every query, which fails
-  // with its error; and where DELETE's points go (the shards' logs). Set once, before
-  // serving; `deletes` outlives the runner.
+  // with its error; where DELETE's points go (the shards' logs); and how tables are read
+  // when the node holds some shards only (null: from its engine). Set once, before serving;
+  // `deletes` and `shard_reads` outlive the runner.
   using ReadBarrier = std::function<absl::Status(std::chrono::milliseconds wait)>;
-  void SetClusterMode(ReadBarrier barrier, query::DeleteSink* deletes) {
+  void SetClusterMode(ReadBarrier barrier, query::DeleteSink* deletes,
+                      query::ShardReads* shard_reads) {
     read_barrier_ = std::move(barrier);
     deletes_ = deletes;
+    shard_reads_ = shard_reads;
   }
 
  private:
@@ -160,6 +163,7 @@ class QueryRunner final : public StatementRunner {
   SystemTablesFactory system_tables_;
   ReadBarrier read_barrier_;
   query::DeleteSink* deletes_ = nullptr;
+  query::ShardReads* shard_reads_ = nullptr;
   query::MemoryBudget budget_;
   absl::Mutex mu_;
   std::map<std::string, Registered> running_ ABSL_GUARDED_BY(mu_);

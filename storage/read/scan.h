@@ -30,6 +30,9 @@ namespace strata {
 struct SeriesTarget {
   uint64_t pk_hash = 0;
   uint64_t series = 0;
+  // The hash that places the series on a cluster's shard (RoutingHash in
+  // storage/read/table_state.h); scans do not use it.
+  uint64_t routing = 0;
   bool operator<(const SeriesTarget& o) const {
     return pk_hash != o.pk_hash ? pk_hash < o.pk_hash : series < o.series;
   }
@@ -126,7 +129,7 @@ struct ScanRow {
 struct ScanStats {
   int64_t rows_scanned = 0;
   int64_t bytes_scanned = 0;
-  int64_t buckets_scanned = 0;  // buckets of the time range that were read
+  int64_t buckets_scanned = 0;   // buckets of the time range that were read
   int64_t buckets_in_range = 0;  // buckets the time range covers
   int64_t blocks_scanned = 0;    // magnetic blocks decoded
   int64_t blocks_pruned = 0;     // magnetic blocks skipped by their time range
@@ -136,9 +139,8 @@ struct ScanStats {
 // Calls `emit` for each live row in [start, end); `emit` returns false to
 // stop early. `now_nanos` decides what has expired. `stats`, when given,
 // counts as the scan goes (`emit` may read it).
-absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
-                       const ScanOptions& options,
-                       const std::function<bool(const ScanRow&)>& emit,
-                       ScanStats* stats = nullptr);
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table,
+                       int64_t now_nanos, const ScanOptions& options,
+                       const std::function<bool(const ScanRow&)>& emit, ScanStats* stats = nullptr);
 
 }  // namespace strata

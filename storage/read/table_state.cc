@@ -1,6 +1,7 @@
 #include "storage/read/table_state.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "common/coding.h"
 #include "common/status.h"
@@ -33,15 +34,43 @@ uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimen
   return PartitionHash(measure_name, dimensions.Find(key.name).value_or(""), key);
 }
 
+uint64_t RoutingHash(std::string_view measure_name, std::string_view dimension_bytes,
+                     uint64_t partition_hash, const PartitionKey& key) {
+  if (key.type == PartitionKeyType::kDimension) return partition_hash;
+  // The series key's two parts, hashed without joining them.
+  const uint64_t measure = XXH3_64bits(measure_name.data(), measure_name.size());
+  return XXH3_64bits_withSeed(dimension_bytes.data(), dimension_bytes.size(), measure);
+}
+
+uint64_t RoutingHash(const NormalizedRecord& record, const PartitionKey& key) {
+  const uint64_t partition = key.type == PartitionKeyType::kDimension
+                                 ? PartitionHash(record.measure_name, record.dimensions, key)
+                                 : 0;
+  return RoutingHash(record.measure_name, record.dimensions.bytes(), partition, key);
+}
+
+uint32_t ShardOf(uint64_t routing_hash, uint32_t shards) {
+  if (shards <= 1) return 0;
+  return static_cast<uint32_t>(routing_hash >> (64 - std::countr_zero(shards)));
+}
+
 std::vector<SeriesTarget> SeriesTargetsOf(
     const std::vector<std::shared_ptr<const SeriesInfo>>& series, const PartitionKey& key,
     std::vector<uint32_t>* order) {
   std::vector<std::pair<SeriesTarget, uint32_t>> sorted;
   sorted.reserve(series.size());
+  std::string dimension_bytes;  // DimensionList's layout: "name\0value\0" each
   for (size_t i = 0; i < series.size(); ++i) {
     const SeriesInfo& s = *series[i];
-    sorted.push_back({{PartitionHash(s.measure_name, s.dimensions, key), s.id},
-                      static_cast<uint32_t>(i)});
+    const uint64_t partition = PartitionHash(s.measure_name, s.dimensions, key);
+    dimension_bytes.clear();
+    for (const auto& [name, value] : s.dimensions) {
+      dimension_bytes.append(name).push_back('\0');
+      dimension_bytes.append(value).push_back('\0');
+    }
+    sorted.push_back(
+        {{partition, s.id, RoutingHash(s.measure_name, dimension_bytes, partition, key)},
+         static_cast<uint32_t>(i)});
   }
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -138,7 +167,8 @@ std::vector<std::string> TableState::LegacyConflictsLocked() const {
   }
   for (const auto& [attribute, type] : attribute_types_) {
     if (dimension_names_.contains(attribute)) {
-      out.push_back(StrCat("\"", attribute, "\" is both a dimension and a MULTI attribute: the "
+      out.push_back(StrCat("\"", attribute,
+                           "\" is both a dimension and a MULTI attribute: the "
                            "dimension is the column, the attribute's values are not readable"));
     }
   }
@@ -195,8 +225,8 @@ bool TableState::IsDimension(std::string_view name) const {
 
 bool TableState::Conforms(const NormalizedRecord& record) const {
   absl::ReaderMutexLock lock(&mu_);
-  auto it = measures_.find(absl::string_view(record.measure_name.data(),
-                                             record.measure_name.size()));
+  auto it =
+      measures_.find(absl::string_view(record.measure_name.data(), record.measure_name.size()));
   if (it == measures_.end()) return false;
   const MeasureSchema& schema = it->second;
   if (!record.multi) {

@@ -64,6 +64,18 @@ uint64_t PartitionHash(std::string_view measure_name, const DimensionList& dimen
 uint64_t PartitionHash(std::string_view measure_name, std::string_view key_value,
                        const PartitionKey& key);
 
+// The hash that places a series on one of a cluster's shards (docs/cluster.md,
+// "Shards"): the partition hash when the table has a DIMENSION partition key
+// (a query fixing the key reads one shard), else the series key's own hash
+// (its dimensions' bytes seeded with the measure name's): with the default
+// key, measure_name, one measure would otherwise be one hot shard.
+uint64_t RoutingHash(std::string_view measure_name, std::string_view dimension_bytes,
+                     uint64_t partition_hash, const PartitionKey& key);
+uint64_t RoutingHash(const NormalizedRecord& record, const PartitionKey& key);
+// The shard of a routing hash among `shards` (a power of two): its top
+// log2(shards) bits, so that doubling the count halves each shard's range.
+uint32_t ShardOf(uint64_t routing_hash, uint32_t shards);
+
 // The targets of `series` in key order (scans and last-point probes then
 // walk the keyspace forward); `order`, when given, says which of `series`
 // each is.
@@ -81,9 +93,9 @@ bool ParseSeriesKey(std::string_view key, SeriesInfo* info);
 struct TableChanges {
   SeriesKeyMap<SeriesInfo> new_series;  // by series key
   absl::flat_hash_map<uint64_t, std::string> new_series_ids;
-  absl::flat_hash_map<std::string, MeasureSchema> schema;   // new or widened measures
+  absl::flat_hash_map<std::string, MeasureSchema> schema;       // new or widened measures
   absl::flat_hash_map<std::string, ValueType> attribute_types;  // new attribute names
-  absl::flat_hash_set<std::string> dimension_names;              // new dimension names
+  absl::flat_hash_set<std::string> dimension_names;             // new dimension names
 };
 
 class TableState {
@@ -186,7 +198,7 @@ class TableState {
   // the checked path, which rejects what would add to them.
   bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
-  absl::flat_hash_map<uint64_t, Newest> newest_;  // committer-only
+  absl::flat_hash_map<uint64_t, Newest> newest_;         // committer-only
   absl::flat_hash_map<uint32_t, uint32_t> conversions_;  // committer-only
   LastPoints last_points_;
 };

@@ -200,6 +200,11 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
                                    std::to_string(options_.shards),
                                    "--cluster-lease-seconds",
                                    std::to_string(options_.lease_seconds)};
+  if (options_.placement) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < options_.nodes; ++i) ids.push_back("n" + std::to_string(i));
+    args.insert(args.end(), {"--cluster-nodes", Join(ids)});
+  }
   if (options_.etcd_auth) {
     std::ofstream(dir_.Sub("etcd-password")) << kEtcdPassword << "\n";
     args.insert(args.end(),
@@ -372,6 +377,7 @@ bool TestCluster::StartNodes() {
     // The test calls the internal service too (Replicas): as a member, with a node's
     // certificate.
     if (certs_ != nullptr) nodes_.back()->UseCredentials(MemberCredentials());
+    if (options_.distinct_users) nodes_.back()->RunAs(UserOf(i), UserOf(i));
   }
   for (int i = 0; i < options_.nodes; ++i) {
     starting.emplace_back(
@@ -394,7 +400,12 @@ bool TestCluster::StartNodes() {
     for (const std::string& l : leaders) all &= !l.empty();
     for (int i = 0; all && i < options_.nodes; ++i) {
       const std::map<uint32_t, ReplicaState> replicas = Replicas(i);
-      all &= static_cast<int>(replicas.size()) == options_.shards;
+      int held = 0;
+      for (int shard = 0; shard < options_.shards; ++shard) {
+        const std::vector<int> placed = PlacedOn(shard);
+        held += std::count(placed.begin(), placed.end(), i);
+      }
+      all &= static_cast<int>(replicas.size()) == held;
       for (const auto& [shard, state] : replicas) all &= state.applied >= 2;
     }
     if (all) return true;
@@ -432,32 +443,51 @@ std::map<uint32_t, TestCluster::ReplicaState> TestCluster::Replicas(int i) {
   return out;
 }
 
+std::vector<int> TestCluster::PlacedOn(uint32_t shard) const {
+  std::vector<int> placed;
+  const int n = options_.nodes;
+  for (int k = 0; k < (options_.placement ? std::min(3, n) : n); ++k) {
+    placed.push_back(options_.placement ? static_cast<int>((shard + k) % n) : k);
+  }
+  return placed;
+}
+
 std::string TestCluster::CompareReplicas(const std::vector<int>& nodes,
                                          std::chrono::seconds timeout) {
   const auto deadline = Clock::now() + timeout;
   std::string differs;
   while (true) {
-    std::vector<std::map<uint32_t, ReplicaState>> states;
-    for (int i : nodes) states.push_back(Replicas(i));
+    std::map<int, std::map<uint32_t, ReplicaState>> states;
+    for (int i : nodes) states[i] = Replicas(i);
     differs.clear();
     bool same_sequences = true;
-    for (size_t k = 1; k < states.size(); ++k) {
-      for (const auto& [shard, first] : states[0]) {
-        auto it = states[k].find(shard);
-        if (it == states[k].end() || it->second.applied != first.applied) {
+    for (uint32_t shard = 0; shard < static_cast<uint32_t>(options_.shards); ++shard) {
+      const ReplicaState* first = nullptr;
+      int first_node = -1;
+      for (int i : PlacedOn(shard)) {
+        if (!states.contains(i)) continue;  // not asked
+        auto it = states[i].find(shard);
+        if (it == states[i].end()) {
           same_sequences = false;
-          differs = "shard " + std::to_string(shard) + ": node " + std::to_string(nodes[k]) +
-                    " has not applied what node " + std::to_string(nodes[0]) + " applied (" +
-                    std::to_string(first.applied) + ")";
-        } else if (it->second.digest != first.digest) {
+          differs = "shard " + std::to_string(shard) + ": node " + std::to_string(i) +
+                    " did not answer for its replica";
+          continue;
+        }
+        if (first == nullptr) {
+          first = &it->second;
+          first_node = i;
+        } else if (it->second.applied != first->applied) {
+          same_sequences = false;
+          differs = "shard " + std::to_string(shard) + ": node " + std::to_string(i) +
+                    " has not applied what node " + std::to_string(first_node) + " applied (" +
+                    std::to_string(first->applied) + ")";
+        } else if (it->second.digest != first->digest) {
           differs = "shard " + std::to_string(shard) + ": digests differ at sequence " +
-                    std::to_string(first.applied) + " between nodes " + std::to_string(nodes[0]) +
-                    " and " + std::to_string(nodes[k]);
+                    std::to_string(first->applied) + " between nodes " +
+                    std::to_string(first_node) + " and " + std::to_string(i);
         }
       }
     }
-    if (states.empty() || states[0].empty())
-      differs = "node " + std::to_string(nodes[0]) + " did not answer";
     if ((same_sequences && !differs.empty()) || differs.empty() || Clock::now() > deadline) {
       return differs;
     }

@@ -56,6 +56,10 @@ class TestCluster {
     bool tls = false;
     // etcd's auth on, the nodes logging in as root with a password (--etcd-user).
     bool etcd_auth = false;
+    // --cluster-nodes with every node: each shard on three of them, not on all.
+    bool placement = false;
+    // Node i runs as user and group UserOf(i), so a test can cut its packets off by owner.
+    bool distinct_users = false;
   };
   explicit TestCluster(Options options);
   TestCluster() : TestCluster(Options()) {}
@@ -87,6 +91,10 @@ class TestCluster {
 
   // The node id leading each shard, from etcd ("" where none does).
   std::vector<std::string> Leaders();
+  // The nodes placed to hold `shard` (all of them without Options::placement).
+  std::vector<int> PlacedOn(uint32_t shard) const;
+  // The user node i runs as with Options::distinct_users.
+  static uid_t UserOf(int i) { return 60000 + i; }
   // Index of the node with id `id` ("n<i>").
   static int IndexOf(const std::string& id) { return std::stoi(id.substr(1)); }
 
@@ -97,8 +105,8 @@ class TestCluster {
   // Node i's replicas (shard -> state), over the internal service; empty if it does not
   // answer.
   std::map<uint32_t, ReplicaState> Replicas(int i);
-  // Waits until every running node in `nodes` has applied the same sequence of every shard,
-  // then says whether their digests agree too ("" when they do, else what differs).
+  // Waits until every running node in `nodes` holding a shard has applied the same sequence
+  // of it, then says whether their digests agree too ("" when they do, else what differs).
   std::string CompareReplicas(const std::vector<int>& nodes, std::chrono::seconds timeout);
 
   const std::string& error() const { return error_; }

@@ -3,6 +3,7 @@
 // the design names: a shard leader killed or paused, a NATS server killed, two NATS servers
 // down, an etcd member down.
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -377,6 +378,64 @@ TEST_F(ClusterTest, PausedLeaderCannotAppendAfterItsLeaseAndRejoins) {
   // barrier: every replica agrees, and every acknowledged record is there.
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
   for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster_->node(reader)), "") << reader;
+}
+
+// A node cut off the network: iptables drops every packet it sends (by owner: it runs as a
+// user of its own) and every packet to its gRPC port, until the guard goes. Needs root.
+class NetworkPartition {
+ public:
+  NetworkPartition(uid_t user, int port)
+      : rules_(
+            {{"OUTPUT", "-o", "lo", "-m", "owner", "--uid-owner", std::to_string(user), "-j",
+              "DROP"},
+             {"INPUT", "-i", "lo", "-p", "tcp", "--dport", std::to_string(port), "-j", "DROP"}}) {
+    for (const auto& rule : rules_) Iptables("-I", rule);
+  }
+  ~NetworkPartition() {
+    for (const auto& rule : rules_) Iptables("-D", rule);
+  }
+  static bool Possible() {
+    return geteuid() == 0 && RunProcess({Binary(), "-S", "OUTPUT"}).exit_code == 0;
+  }
+
+ private:
+  static std::string Binary() {
+    return access("/usr/sbin/iptables", X_OK) == 0 ? "/usr/sbin/iptables" : "/sbin/iptables";
+  }
+  static void Iptables(const std::string& action, const std::vector<std::string>& rule) {
+    std::vector<std::string> command = {Binary(), "-w", action};
+    command.insert(command.end(), rule.begin(), rule.end());
+    const ProcessResult done = RunProcess(command);
+    EXPECT_EQ(done.exit_code, 0) << done.err;
+  }
+  const std::vector<std::vector<std::string>> rules_;
+};
+
+// A shard leader partitioned from etcd, NATS and the other nodes past its lease, then let
+// back: the others lead its shards meanwhile, nothing it had queued enters the log, and it
+// rejoins as a follower with every acknowledged write.
+TEST(ClusterPartitionTest, APartitionedLeaderCannotAppendAndRejoins) {
+  REQUIRE_CLUSTER_SERVERS();
+  if (!NetworkPartition::Possible()) GTEST_SKIP() << "cutting a node off needs root and iptables";
+  TestCluster cluster(TestCluster::Options{.distinct_users = true});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  const int victim = TestCluster::IndexOf(cluster.Leaders()[0]);
+  const std::string victim_id = "n" + std::to_string(victim);
+  Load load(&cluster, AllBut(victim));
+  load.Start(2);
+  std::this_thread::sleep_for(seconds(1));
+  {
+    NetworkPartition cut(TestCluster::UserOf(victim), cluster.node(victim).port());
+    std::this_thread::sleep_for(seconds(8));  // past its lease: the others lead its shards
+    for (const std::string& leader : cluster.Leaders()) EXPECT_NE(leader, victim_id);
+  }
+  std::this_thread::sleep_for(seconds(4));
+  load.Stop();
+  EXPECT_GT(load.acked(), 0u);
+  EXPECT_EQ(cluster.CompareReplicas({0, 1, 2}, seconds(30)), "");
+  for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster.node(reader)), "") << reader;
 }
 
 TEST_F(ClusterTest, OneEtcdMemberDownChangesNothing) {

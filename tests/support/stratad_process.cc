@@ -1,6 +1,7 @@
 #include "tests/support/stratad_process.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,11 +92,24 @@ void StratadProcess::KeepLogOfFailure() const {
 }
 
 pid_t StratadProcess::Spawn(const std::vector<std::string>& args) {
+  const bool run_as = run_as_uid_ != static_cast<uid_t>(-1);
+  if (run_as) {
+    // Its files are its own: the temp dir, the data dir and what is in them.
+    std::filesystem::create_directories(data_dir_);
+    ::chown(dir_.path().c_str(), run_as_uid_, run_as_gid_);
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_.path())) {
+      ::chown(entry.path().c_str(), run_as_uid_, run_as_gid_);
+    }
+  }
   pid_t pid = fork();
   if (pid == 0) {
     int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
+    if (run_as &&
+        (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0)) {
+      _exit(126);
+    }
     std::vector<char*> argv;
     std::string binary = StratadPath();
     argv.push_back(binary.data());

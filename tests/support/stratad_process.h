@@ -29,6 +29,13 @@ class StratadProcess {
     credentials_ = std::move(credentials);
   }
 
+  // Runs the server as `uid`/`gid` (the test runs as root): its packets can then be told
+  // apart by owner (iptables' owner match), to cut it off the network. Set before Start.
+  void RunAs(uid_t uid, gid_t gid) {
+    run_as_uid_ = uid;
+    run_as_gid_ = gid;
+  }
+
   // Starts stratad with `extra_args` and waits until it reports SERVING.
   // Returns false (with the log in `error()`) if it exits or does not become
   // healthy in time.
@@ -83,6 +90,8 @@ class StratadProcess {
   std::string error_;
   std::shared_ptr<grpc::Channel> channel_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  uid_t run_as_uid_ = static_cast<uid_t>(-1);
+  gid_t run_as_gid_ = static_cast<gid_t>(-1);
 };
 
 // Path of the stratad binary under test (set by CMake).

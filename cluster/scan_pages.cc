@@ -1,0 +1,113 @@
+#include "cluster/scan_pages.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "common/strings.h"
+
+namespace strata::cluster {
+
+using query::DataType;
+
+void EncodeColumns(const std::vector<query::ResultColumn>& columns,
+                   internal::v1::ScanResponse* out) {
+  for (const query::ResultColumn& c : columns) {
+    auto* column = out->add_columns();
+    column->set_name(c.name);
+    column->set_type(static_cast<int>(c.type));
+  }
+}
+
+std::vector<query::ResultColumn> DecodeColumns(const internal::v1::ScanResponse& page) {
+  std::vector<query::ResultColumn> columns;
+  for (const auto& c : page.columns()) {
+    columns.push_back({c.name(), static_cast<DataType>(c.type())});
+  }
+  return columns;
+}
+
+absl::Status EncodeBatch(const query::Batch& batch, const std::vector<DataType>& types,
+                         internal::v1::ScanResponse* out) {
+  const size_t rows = batch.rows;
+  out->set_rows(static_cast<int>(rows));
+  for (size_t c = 0; c < types.size(); ++c) {
+    const DataType type = types[c];
+    if (query::IsComposite(type)) {
+      return absl::InvalidArgumentError(
+          StrCat("a fragment's column of type ", query::TypeName(type), " cannot be sent"));
+    }
+    auto* column = out->add_columns();
+    const bool read = c < batch.columns.size() && batch.columns[c].size() == rows;
+    if (!read) {
+      column->set_nulls(std::string(rows, '\1'));
+      if (type == DataType::kDouble)
+        column->mutable_doubles()->Resize(static_cast<int>(rows), 0);
+      else if (type == DataType::kVarchar)
+        column->mutable_string_ends()->Resize(static_cast<int>(rows), 0);
+      else if (type != DataType::kUnknown)
+        column->mutable_ints()->Resize(static_cast<int>(rows), 0);
+      continue;
+    }
+    const query::Vector& v = batch.columns[c];
+    column->set_nulls(std::string(v.nulls.begin(), v.nulls.end()));
+    if (type == DataType::kDouble) {
+      column->mutable_doubles()->Add(v.doubles.begin(), v.doubles.begin() + rows);
+    } else if (type == DataType::kVarchar) {
+      std::string* data = column->mutable_string_data();
+      for (size_t i = 0; i < rows; ++i) {
+        if (!v.null(i)) data->append(v.strings[i]);
+        column->add_string_ends(static_cast<uint32_t>(data->size()));
+      }
+    } else if (type != DataType::kUnknown) {
+      column->mutable_ints()->Add(v.ints.begin(), v.ints.begin() + rows);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
+                                         const std::vector<DataType>& types) {
+  if (page.rows() < 0 || page.columns_size() != static_cast<int>(types.size())) {
+    return absl::InvalidArgumentError(
+        StrCat("a fragment's page holds ", page.columns_size(), " columns, not ", types.size()));
+  }
+  const size_t rows = static_cast<size_t>(page.rows());
+  query::Batch batch;
+  batch.rows = rows;
+  auto arena = std::make_shared<std::deque<std::string>>();
+  for (size_t c = 0; c < types.size(); ++c) {
+    const auto& column = page.columns(static_cast<int>(c));
+    const DataType type = types[c];
+    auto bad = [&] {
+      return absl::InvalidArgumentError(
+          StrCat("a fragment's page has a malformed column ", c, " of ", rows, " rows"));
+    };
+    if (column.nulls().size() != rows || query::IsComposite(type)) return bad();
+    query::Vector& v = batch.columns.emplace_back(type);
+    v.nulls.assign(column.nulls().begin(), column.nulls().end());
+    if (type == DataType::kDouble) {
+      if (static_cast<size_t>(column.doubles_size()) != rows) return bad();
+      v.doubles.assign(column.doubles().begin(), column.doubles().end());
+    } else if (type == DataType::kVarchar) {
+      if (static_cast<size_t>(column.string_ends_size()) != rows) return bad();
+      // The page's bytes are kept once; the values are views of them.
+      const std::string& data = arena->emplace_back(column.string_data());
+      v.arena = arena;
+      v.strings.resize(rows);
+      uint32_t begin = 0;
+      for (size_t i = 0; i < rows; ++i) {
+        const uint32_t end = column.string_ends(static_cast<int>(i));
+        if (end < begin || end > data.size()) return bad();
+        v.strings[i] = std::string_view(data).substr(begin, end - begin);
+        begin = end;
+      }
+    } else if (type != DataType::kUnknown) {
+      if (static_cast<size_t>(column.ints_size()) != rows) return bad();
+      v.ints.assign(column.ints().begin(), column.ints().end());
+    }
+  }
+  return batch;
+}
+
+}  // namespace strata::cluster

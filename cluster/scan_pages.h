@@ -1,0 +1,29 @@
+// A fragment's rows on the wire between nodes (ScanResponse in
+// proto/strata/internal/v1/shard.proto): query batches of a table's scalar columns to pages
+// and back. Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/base/result.h"
+#include "query/base/vector.h"
+#include "strata/internal/v1/shard.pb.h"
+
+namespace strata::cluster {
+
+// The first answer of a fragment: its columns.
+void EncodeColumns(const std::vector<query::ResultColumn>& columns,
+                   internal::v1::ScanResponse* out);
+std::vector<query::ResultColumn> DecodeColumns(const internal::v1::ScanResponse& page);
+
+// `batch` (one column per entry of `types`; a column of size 0, which the query did not read,
+// is NULL) as a page. INVALID_ARGUMENT for a column of a composite type (a table's columns
+// are scalars).
+absl::Status EncodeBatch(const query::Batch& batch, const std::vector<query::DataType>& types,
+                         internal::v1::ScanResponse* out);
+// A page back as a batch of `types`; INVALID_ARGUMENT when it does not hold one.
+absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
+                                         const std::vector<query::DataType>& types);
+
+}  // namespace strata::cluster

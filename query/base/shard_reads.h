@@ -1,0 +1,58 @@
+// ShardReads: how a query reads a table whose shards are not all on this node. A single node,
+// and a cluster node holding every shard, read everything from their own engine (no
+// ShardReads). A cluster node holding some shards only (docs/cluster.md, "Placement") reads a
+// table as fragments: the rows of a few shards, each fragment run by one node holding them
+// (this node for its own) as `SELECT * FROM table WHERE <pushed conjuncts>` restricted to
+// those shards; the rest of the plan runs here over the fragments' rows
+// (query/exec/shard_fragments.h). The cluster implements it (cluster/shard_reads.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/base/result.h"
+#include "query/base/vector.h"
+
+namespace strata::query {
+
+// The shards a fragment reads: a scan keeps the series whose ShardOf(routing hash, count)
+// is marked (storage/read/table_state.h).
+struct ShardScope {
+  uint32_t count = 1;
+  std::vector<bool> read;  // by shard
+  bool Reads(uint32_t shard) const { return shard < read.size() && read[shard]; }
+};
+
+// Where one fragment runs: a node and the shards it reads there.
+struct FragmentSite {
+  std::string node;     // its id
+  std::string address;  // where it is reached
+  bool local = false;   // this node
+  std::vector<uint32_t> shards;
+};
+
+class ShardReads {
+ public:
+  virtual ~ShardReads() = default;
+  // The sites that together read every shard once, this node's own first; empty when this
+  // node holds every shard (the plan then reads its engine as a single node does).
+  virtual absl::StatusOr<std::vector<FragmentSite>> Sites() = 0;
+  // The columns `sql` (a fragment's statement) answers with at `site`.
+  virtual absl::StatusOr<std::vector<ResultColumn>> Describe(
+      const FragmentSite& site, const std::string& sql,
+      std::chrono::steady_clock::time_point deadline) = 0;
+  // Runs `sql` at `site`, handing each batch of rows (columns as Describe named them) to
+  // `push`, which stops the fragment by returning false (enough rows) or an error. Stops,
+  // CANCELLED, once `*cancelled` (when given) turns true.
+  using Push = std::function<absl::StatusOr<bool>(const Batch& batch)>;
+  virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
+                           std::chrono::steady_clock::time_point deadline,
+                           const std::atomic<bool>* cancelled, const Push& push) = 0;
+};
+
+}  // namespace strata::query

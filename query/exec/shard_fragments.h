@@ -1,0 +1,42 @@
+// A table read as fragments (query/base/shard_reads.h): on a cluster node that holds some of
+// the shards only, each fragment is `SELECT * FROM table WHERE <pushed conjuncts>` run by one
+// node over the shards it reads for this query; this node pushes their rows on, in one schema
+// (the union of the fragments' columns: a column a fragment lacks is NULL in its rows), to the
+// rest of the plan. The fragments run one after another; the scan's fast paths (block
+// headers, last points, newest first) run inside each fragment's own plan, not across them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "query/base/result.h"
+#include "query/base/shard_reads.h"
+#include "query/exec/plan_node.h"
+
+namespace strata::query {
+
+// The fragments' columns as one table schema (`qualifier` on each): dimensions by name,
+// measure_name, time, the measure_value:: columns in the single node's order, then the
+// MULTI attributes by name. INVALID_ARGUMENT when two fragments give a column two types.
+absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<ResultColumn>>& fragments,
+                                            const std::string& qualifier);
+
+class ShardFragmentsNode : public PlanNode {
+ public:
+  // `site_columns[i]` are the columns site i answers with; `sql` is each fragment's statement.
+  ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
+                     std::vector<std::vector<ResultColumn>> site_columns, std::string sql,
+                     std::string table_name);
+  std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+
+ private:
+  ShardReads* reads_;
+  std::vector<FragmentSite> sites_;
+  std::vector<std::vector<ResultColumn>> site_columns_;
+  std::string sql_;
+  std::string table_name_;
+};
+
+}  // namespace strata::query

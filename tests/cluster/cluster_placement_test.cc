@@ -1,0 +1,170 @@
+// A cluster larger than its copies (docs/cluster.md, "Placement"): five nodes, each shard's
+// three replicas on three of them (--cluster-nodes). Every statement through any node reads
+// every shard once, the ones the node does not hold from nodes that do; losing a node loses
+// nothing.
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/cluster/cluster_harness.h"
+#include "tests/cluster/cluster_helpers.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata::testing {
+namespace {
+
+using std::chrono::seconds;
+
+constexpr int kNodes = 5;
+constexpr int kHosts = 30;
+constexpr int kPointsPerHost = 4;
+
+class ClusterPlacementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_CLUSTER_SERVERS();
+    cluster_ = std::make_unique<TestCluster>(
+        TestCluster::Options{.nodes = kNodes, .shards = 8, .placement = true});
+    ASSERT_TRUE(cluster_->Start()) << cluster_->error();
+    ASSERT_TRUE(CreateDatabase(cluster_->node(0).channel(), "demo").ok());
+    ASSERT_TRUE(CreateTable(cluster_->node(3), "cpu").ok());
+    now_ = NowMillis();
+  }
+
+  // kHosts hosts, kPointsPerHost points each, written through every node in turn; what was
+  // written, as ReadAll reads it.
+  std::map<std::pair<std::string, int64_t>, double> WriteHosts() {
+    std::map<std::pair<std::string, int64_t>, double> written;
+    for (int h = 0; h < kHosts; ++h) {
+      std::vector<v1::Record> records;
+      const std::string host = "h" + std::to_string(h);
+      for (int p = 0; p < kPointsPerHost; ++p) {
+        const int64_t time = now_ - 1000 * p;
+        const double value = h * 10 + p;
+        records.push_back(CpuRecord(host, time, value));
+        written[{host, time}] = value;
+      }
+      v1::WriteRecordsResponse response;
+      EXPECT_TRUE(Write(cluster_->node(h % kNodes), "cpu", records, &response).ok());
+      EXPECT_EQ(response.rejected_records_size(), 0);
+    }
+    return written;
+  }
+
+  // The query's rows through `node`, retried while it fails UNAVAILABLE (a node holding a
+  // shard it reads was lost and is still a member until its lease ends).
+  QueryResult QueryThrough(int node, const std::string& sql) {
+    const auto deadline = std::chrono::steady_clock::now() + seconds(30);
+    while (true) {
+      QueryResult result = RunQuery(cluster_->node(node).channel(), sql);
+      if (result.status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+          std::chrono::steady_clock::now() > deadline) {
+        return result;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+
+  std::unique_ptr<TestCluster> cluster_;
+  int64_t now_ = 0;
+};
+
+TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNode) {
+  // Each node holds the shards placed on it, no more: none holds all of them.
+  for (int i = 0; i < kNodes; ++i) {
+    std::map<uint32_t, TestCluster::ReplicaState> replicas = cluster_->Replicas(i);
+    for (uint32_t shard = 0; shard < 8; ++shard) {
+      const std::vector<int> placed = cluster_->PlacedOn(shard);
+      const bool holds = std::find(placed.begin(), placed.end(), i) != placed.end();
+      EXPECT_EQ(replicas.contains(shard), holds) << "node " << i << ", shard " << shard;
+    }
+    EXPECT_LT(replicas.size(), 8u);
+  }
+  const std::map<std::pair<std::string, int64_t>, double> written = WriteHosts();
+
+  // Every row through every node; every aggregate alike, and as written.
+  std::string per_host;
+  for (int h = 0; h < kHosts; ++h)
+    per_host += "h" + std::to_string(h) + "|4|" + std::to_string(h * 10 + 3) + "\n";
+  std::sort(per_host.begin(), per_host.end());  // compared sorted: ORDER BY host is textual
+  for (int i = 0; i < kNodes; ++i) {
+    SCOPED_TRACE("through node " + std::to_string(i));
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), written);
+    QueryResult grouped = QueryThrough(
+        i,
+        "SELECT host, count(*), CAST(max(measure_value::double) AS BIGINT) FROM demo.cpu "
+        "GROUP BY host ORDER BY host");
+    ASSERT_TRUE(grouped.status.ok()) << grouped.status.error_message();
+    std::string text = RowsText(grouped.rows);
+    std::sort(text.begin(), text.end());
+    EXPECT_EQ(text, per_host);
+    // Pushed into the fragments: a host, a time range, a value.
+    QueryResult one = QueryThrough(
+        i, "SELECT count(*) FROM demo.cpu WHERE host = 'h7' AND time > from_milliseconds(" +
+               std::to_string(now_ - 2500) + ") AND measure_value::double >= 71");
+    EXPECT_EQ(RowsText(one.rows), "2\n");
+    QueryResult newest = QueryThrough(
+        i,
+        "SELECT host, measure_value::double FROM demo.cpu ORDER BY measure_value::double "
+        "DESC LIMIT 2");
+    EXPECT_EQ(RowsText(newest.rows), "h29|293\nh29|292\n");
+    // A join reads the table twice, each side as fragments.
+    QueryResult joined =
+        QueryThrough(i,
+                     "SELECT count(*) FROM demo.cpu a JOIN demo.cpu b ON a.host = b.host AND "
+                     "a.time = b.time WHERE a.host LIKE 'h1%'");
+    ASSERT_TRUE(joined.status.ok()) << joined.status.error_message();
+    EXPECT_EQ(RowsText(joined.rows), std::to_string(11 * kPointsPerHost) + "\n");
+  }
+  // EXPLAIN names where each shard is read.
+  QueryResult plan = QueryThrough(0, "EXPLAIN SELECT count(*) FROM demo.cpu WHERE host = 'h1'");
+  ASSERT_TRUE(plan.status.ok()) << plan.status.error_message();
+  const std::string explained = RowsText(plan.rows);
+  EXPECT_NE(explained.find("ShardFragments \"demo\".\"cpu\""), std::string::npos) << explained;
+  EXPECT_NE(explained.find("on this node"), std::string::npos) << explained;
+  EXPECT_NE(explained.find("WHERE (\"host\" = 'h1')"), std::string::npos) << explained;
+
+  // DELETE through a node reaches the shards it does not hold.
+  QueryResult deleted =
+      QueryThrough(2, "DELETE FROM demo.cpu WHERE host IN ('h0', 'h1', 'h2', 'h3', 'h4')");
+  ASSERT_TRUE(deleted.status.ok()) << deleted.status.error_message();
+  EXPECT_EQ(RowsText(deleted.rows), std::to_string(5 * kPointsPerHost) + "\n");
+  EXPECT_EQ(RowsText(QueryThrough(4, "SELECT count(*) FROM demo.cpu").rows),
+            std::to_string((kHosts - 5) * kPointsPerHost) + "\n");
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3, 4}, seconds(30)), "");
+}
+
+TEST_F(ClusterPlacementTest, ALostNodeLeavesEveryShardReadableAndWritable) {
+  std::map<std::pair<std::string, int64_t>, double> written = WriteHosts();
+  cluster_->node(1).Kill9();
+  // Reads through the others: the shards node 1 held come from their other replicas.
+  for (int i : {0, 2, 3, 4}) {
+    QueryResult count = QueryThrough(i, "SELECT count(*) FROM demo.cpu");
+    ASSERT_TRUE(count.status.ok()) << count.status.error_message();
+    EXPECT_EQ(RowsText(count.rows), std::to_string(kHosts * kPointsPerHost) + "\n");
+  }
+  // Writes to every shard go on, through the new leaders of node 1's shards.
+  std::vector<v1::Record> more;
+  for (int h = 0; h < kHosts; ++h) {
+    const std::string host = "h" + std::to_string(h);
+    more.push_back(CpuRecord(host, now_ + 1000, 1000 + h));
+    written[{host, now_ + 1000}] = 1000 + h;
+  }
+  v1::WriteRecordsResponse response;
+  grpc::Status wrote = Write(cluster_->node(3), "cpu", more, &response);
+  ASSERT_TRUE(wrote.ok()) << wrote.error_message();
+  EXPECT_EQ(response.rejected_records_size(), 0);
+  EXPECT_EQ(RowsText(QueryThrough(0, "SELECT count(*) FROM demo.cpu").rows),
+            std::to_string(kHosts * (kPointsPerHost + 1)) + "\n");
+  EXPECT_EQ(ReadAll(cluster_->node(4), "cpu"), written);
+  EXPECT_EQ(cluster_->CompareReplicas({0, 2, 3, 4}, seconds(30)), "");
+}
+
+}  // namespace
+}  // namespace strata::testing

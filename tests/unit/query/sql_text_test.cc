@@ -1,0 +1,121 @@
+#include "query/expr/sql_text.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "query/parse/parser.h"
+
+namespace strata::query {
+namespace {
+
+const Schema kSchema = {{"host", DataType::kVarchar, "t"},
+                        {"time", DataType::kTimestamp, "t"},
+                        {"measure_value::double", DataType::kDouble, "t"},
+                        {"we\"ird", DataType::kVarchar, "t"}};
+
+ExprPtr Column(int index) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kColumn;
+  e->name = kSchema[index].name;
+  e->bound.column = index;
+  return e;
+}
+
+ExprPtr Literal(Datum d) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kLiteral;
+  e->literal = std::move(d);
+  return e;
+}
+
+ExprPtr Node(ExprKind kind, std::string name, std::vector<ExprPtr> args, bool negated = false) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->name = std::move(name);
+  e->negated = negated;
+  e->args = std::move(args);
+  return e;
+}
+
+template <typename... T>
+std::vector<ExprPtr> Args(T... args) {
+  std::vector<ExprPtr> out;
+  (out.push_back(std::move(args)), ...);
+  return out;
+}
+
+TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
+  struct Case {
+    ExprPtr expr;
+    std::string text;
+  };
+  Case cases[] = {
+      {Node(ExprKind::kBinary, "=", Args(Column(0), Literal(Datum::Varchar("it's")))),
+       "(\"host\" = 'it''s')"},
+      {Node(ExprKind::kBinary, "<>", Args(Column(3), Literal(Datum::Varchar("x")))),
+       "(\"we\"\"ird\" <> 'x')"},
+      {Node(ExprKind::kBinary, ">=", Args(Column(2), Literal(Datum::Double(0.1)))),
+       "(\"measure_value::double\" >= (0.1))"},
+      // A whole double keeps its type: 3 alone would be a BIGINT.
+      {Node(ExprKind::kBinary, "<", Args(Column(2), Literal(Datum::Double(3)))),
+       "(\"measure_value::double\" < (3e0))"},
+      {Node(ExprKind::kBinary, ">", Args(Column(2), Literal(Datum::Bigint(-5)))),
+       "(\"measure_value::double\" > -5)"},
+      {Node(ExprKind::kBinary, "<",
+            Args(Column(1), Literal(Datum::Timestamp(1700000000123456789)))),
+       "(\"time\" < from_nanoseconds(1700000000123456789))"},
+      {Node(ExprKind::kIn, "",
+            Args(Column(0), Literal(Datum::Varchar("a")), Literal(Datum::Varchar("b"))),
+            /*negated=*/true),
+       "(\"host\" NOT IN ('a', 'b'))"},
+      {Node(ExprKind::kBetween, "",
+            Args(Column(2), Literal(Datum::Bigint(1)), Literal(Datum::Bigint(2)))),
+       "(\"measure_value::double\" BETWEEN 1 AND 2)"},
+      {Node(ExprKind::kLike, "", Args(Column(0), Literal(Datum::Varchar("web-%")))),
+       "(\"host\" LIKE 'web-%')"},
+      {Node(ExprKind::kIsNull, "", Args(Column(3)), /*negated=*/true),
+       "(\"we\"\"ird\" IS NOT NULL)"},
+      {Node(ExprKind::kBinary, "OR",
+            Args(Node(ExprKind::kUnary, "NOT", Args(Node(ExprKind::kIsNull, "", Args(Column(0))))),
+                 Literal(Datum::Bool(false)))),
+       "((NOT (\"host\" IS NULL)) OR FALSE)"},
+  };
+  for (const Case& c : cases) {
+    std::string text = "keep ";
+    ASSERT_TRUE(AppendPortableSql(*c.expr, kSchema, &text)) << c.text;
+    EXPECT_EQ(text, "keep " + c.text);
+    // And it parses back.
+    EXPECT_TRUE(Parse("SELECT * FROM d.t WHERE " + c.text).ok()) << c.text;
+  }
+}
+
+TEST(SqlTextTest, RefusesWhatCouldReadOtherwiseElsewhere) {
+  std::vector<ExprPtr> refused;
+  // A function call (now(), ago() read each node's clock).
+  refused.push_back(
+      Node(ExprKind::kBinary, ">", Args(Column(1), Node(ExprKind::kCall, "now", {}))));
+  // A NaN has no literal.
+  refused.push_back(
+      Node(ExprKind::kBinary, "=", Args(Column(2), Literal(Datum::Double(std::nan(""))))));
+  // Arithmetic, a CASE, an unbound column.
+  refused.push_back(Node(ExprKind::kBinary, "+", Args(Column(2), Literal(Datum::Bigint(1)))));
+  refused.push_back(Node(ExprKind::kCase, "", Args(Column(0))));
+  ExprPtr unbound = Column(0);
+  unbound->bound.column = -1;
+  refused.push_back(Node(ExprKind::kIsNull, "", Args(std::move(unbound))));
+  // An IN over a subquery; a LIKE with ESCAPE.
+  ExprPtr in = Node(ExprKind::kIn, "", Args(Column(0), Literal(Datum::Varchar("a"))));
+  in->subquery = std::make_shared<SelectStmt>();
+  refused.push_back(std::move(in));
+  refused.push_back(
+      Node(ExprKind::kLike, "",
+           Args(Column(0), Literal(Datum::Varchar("a")), Literal(Datum::Varchar("\\")))));
+  for (const ExprPtr& e : refused) {
+    std::string text = "as it was";
+    EXPECT_FALSE(AppendPortableSql(*e, kSchema, &text)) << e->ToString();
+    EXPECT_EQ(text, "as it was");
+  }
+}
+
+}  // namespace
+}  // namespace strata::query
