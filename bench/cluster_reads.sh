@@ -26,7 +26,7 @@ for nodes in 3 5; do
   strata -p $gateway db create bench >/dev/null
   strata -p $gateway table create bench cpu --memory 24h >/dev/null
   strata -p $gateway import bench cpu "$dir/data.lp" --parallel 4 --progress none >/dev/null
-  echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo every || echo 3/5 of the) shards):"
+  echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo "every shard" || echo "3/5 of the shards")):"
   for q in "${queries[@]}"; do
     strata -p $gateway query "$q" >/dev/null  # warm: layouts, channels, the read barrier
     times=()
