@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "absl/strings/str_join.h"
 #include "cluster/scan_pages.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -29,12 +31,13 @@ class PushSink final : public query::ResultSink {
  public:
   explicit PushSink(const query::ShardReads::Push* push) : push_(*push) {}
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    columns_ = columns;
     for (const query::ResultColumn& c : columns) types_.push_back(c.type);
     return absl::OkStatus();
   }
   bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
-    ASSIGN_OR_RETURN(const bool go_on, push_(batch));
+    ASSIGN_OR_RETURN(const bool go_on, push_(batch, columns_));
     if (go_on) return absl::OkStatus();
     enough_ = true;
     return absl::CancelledError("enough rows");  // stops the fragment; not an error
@@ -50,6 +53,7 @@ class PushSink final : public query::ResultSink {
 
  private:
   const query::ShardReads::Push& push_;
+  std::vector<query::ResultColumn> columns_;
   std::vector<query::DataType> types_;
   bool enough_ = false;
 };
@@ -65,28 +69,44 @@ struct ClusterShardReads::RemoteScan {
 absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Sites() {
   const uint32_t count = directory_.shard_count();
   query::FragmentSite here{.node = node_id_, .local = true};
-  std::map<std::string, query::FragmentSite> others;  // by node id
+  std::vector<uint32_t> elsewhere;
   for (uint32_t shard = 0; shard < count; ++shard) {
     if (directory_.LocalReplica(shard) != nullptr) {
       here.shards.push_back(shard);
-      continue;
+    } else {
+      elsewhere.push_back(shard);
     }
-    const std::vector<ShardHolder> holders = directory_.Holders(shard);
-    if (holders.empty()) {
-      return absl::UnavailableError(
-          StrCat("no node holding shard ", shard,
-                 " is a member now (they are restarting, or cut off); retry once one is back"));
-    }
-    query::FragmentSite& site = others[holders.front().node];
-    site.node = holders.front().node;
-    site.address = holders.front().address;
-    site.shards.push_back(shard);
   }
-  if (here.shards.size() == count) return std::vector<query::FragmentSite>();
-  std::vector<query::FragmentSite> sites;
-  if (!here.shards.empty()) sites.push_back(std::move(here));
-  for (auto& [node, site] : others) sites.push_back(std::move(site));
+  if (elsewhere.empty()) return std::vector<query::FragmentSite>();
+  ASSIGN_OR_RETURN(std::vector<query::FragmentSite> sites, RemoteSites(elsewhere, {}));
+  if (!here.shards.empty()) sites.insert(sites.begin(), std::move(here));
   return sites;
+}
+
+absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::RemoteSites(
+    const std::vector<uint32_t>& shards, const std::set<std::string>& avoid) {
+  std::map<std::string, query::FragmentSite> sites;  // by node id
+  for (uint32_t shard : shards) {
+    const query::FragmentSite* chosen = nullptr;
+    for (const ShardHolder& holder : directory_.Holders(shard)) {
+      if (holder.self || avoid.contains(holder.node)) continue;
+      query::FragmentSite& site = sites[holder.node];
+      site.node = holder.node;
+      site.address = holder.address;
+      site.shards.push_back(shard);
+      chosen = &site;
+      break;
+    }
+    if (chosen == nullptr) {
+      return absl::UnavailableError(
+          StrCat("no node holding shard ", shard, " answers now",
+                 avoid.empty() ? "" : StrCat(" (", absl::StrJoin(avoid, ", "), " did not)"),
+                 "; retry once one is back"));
+    }
+  }
+  std::vector<query::FragmentSite> out;
+  for (auto& [node, site] : sites) out.push_back(std::move(site));
+  return out;
 }
 
 absl::Status ClusterShardReads::RunHere(const std::vector<uint32_t>& shards, const std::string& sql,
@@ -135,12 +155,39 @@ absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
     RETURN_IF_ERROR(RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink));
     return sink.columns();
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan, Open(site, sql, true, deadline));
-  internal::v1::ScanResponse rest;
-  while (scan->reader->Read(&rest)) {
+  std::vector<query::ResultColumn> columns;
+  RETURN_IF_ERROR(Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan, Open(at, sql, true, deadline));
+    internal::v1::ScanResponse rest;
+    while (scan->reader->Read(&rest)) {
+    }
+    if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, at.node);
+    // Several nodes in its place: each one's columns, once.
+    for (query::ResultColumn& c : scan->columns) {
+      if (std::none_of(columns.begin(), columns.end(),
+                       [&](const query::ResultColumn& d) { return d.name == c.name; })) {
+        columns.push_back(std::move(c));
+      }
+    }
+    return absl::OkStatus();
+  }));
+  return columns;
+}
+
+absl::Status ClusterShardReads::Reach(
+    const query::FragmentSite& site, std::set<std::string> avoid,
+    const std::function<absl::Status(const query::FragmentSite&)>& attempt) {
+  absl::Status tried = attempt(site);
+  if (!absl::IsUnavailable(tried)) return tried;
+  // The node is down or cut off (it may still be a member until its lease ends): its shards
+  // are read from the other nodes holding them.
+  avoid.insert(site.node);
+  absl::StatusOr<std::vector<query::FragmentSite>> instead = RemoteSites(site.shards, avoid);
+  if (!instead.ok()) return tried;
+  for (const query::FragmentSite& other : *instead) {
+    RETURN_IF_ERROR(Reach(other, avoid, attempt));
   }
-  if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, site.node);
-  return scan->columns;
+  return absl::OkStatus();
 }
 
 absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::string& sql,
@@ -151,6 +198,21 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
     absl::Status ran = RunHere(site.shards, sql, false, deadline, cancelled, &sink);
     return sink.enough() ? absl::OkStatus() : ran;
   }
+  bool sent = false;  // once rows went on, another node cannot take over without repeating them
+  return Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
+    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, &sent);
+    if (sent && absl::IsUnavailable(ran)) {
+      // Not UNAVAILABLE: another node would send those rows again.
+      return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
+    }
+    return ran;
+  });
+}
+
+absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const std::string& sql,
+                                          steady_clock::time_point deadline,
+                                          const std::atomic<bool>* cancelled, const Push& push,
+                                          bool* sent) {
   ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan, Open(site, sql, false, deadline));
   std::vector<query::DataType> types;
   for (const query::ResultColumn& c : scan->columns) types.push_back(c.type);
@@ -164,12 +226,11 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
     }
     absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
     if (!batch.ok()) {
-      failed =
-          FromGrpc(grpc::Status(grpc::StatusCode::INTERNAL, std::string(batch.status().message())),
-                   site.node);
+      failed = absl::InternalError(StrCat("node ", site.node, ": ", batch.status().message()));
       break;
     }
-    absl::StatusOr<bool> go_on = push(*batch);
+    *sent = true;
+    absl::StatusOr<bool> go_on = push(*batch, scan->columns);
     if (!go_on.ok()) failed = go_on.status();
     enough = go_on.ok() && !*go_on;
   }

@@ -1,12 +1,16 @@
 // ClusterShardReads: how a node that holds some shards only reads a table
 // (query/base/shard_reads.h): its own shards from its engine, each other shard from a node
 // holding it (its leader when that one is a member, else another replica), as fragments over
-// the internal service's Scan. The same class runs the fragments other nodes ask of this one.
+// the internal service's Scan; a node that cannot be reached before it sent a row is replaced
+// by the other nodes holding its shards. The same class runs the fragments other nodes ask of
+// this one.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +52,17 @@ class ClusterShardReads final : public query::ShardReads {
   absl::StatusOr<std::unique_ptr<RemoteScan>> Open(const query::FragmentSite& site,
                                                    const std::string& sql, bool describe_only,
                                                    std::chrono::steady_clock::time_point deadline);
+  // Sites on other nodes that read `shards`, none of them on a node in `avoid`.
+  absl::StatusOr<std::vector<query::FragmentSite>> RemoteSites(const std::vector<uint32_t>& shards,
+                                                               const std::set<std::string>& avoid);
+  // `attempt` at `site`; if its node cannot be reached (UNAVAILABLE), at the other nodes
+  // holding its shards instead, and so on while some are left.
+  absl::Status Reach(const query::FragmentSite& site, std::set<std::string> avoid,
+                     const std::function<absl::Status(const query::FragmentSite&)>& attempt);
+  // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
+  absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
+                         std::chrono::steady_clock::time_point deadline,
+                         const std::atomic<bool>* cancelled, const Push& push, bool* sent);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;

@@ -46,10 +46,13 @@ class ShardReads {
   virtual absl::StatusOr<std::vector<ResultColumn>> Describe(
       const FragmentSite& site, const std::string& sql,
       std::chrono::steady_clock::time_point deadline) = 0;
-  // Runs `sql` at `site`, handing each batch of rows (columns as Describe named them) to
-  // `push`, which stops the fragment by returning false (enough rows) or an error. Stops,
-  // CANCELLED, once `*cancelled` (when given) turns true.
-  using Push = std::function<absl::StatusOr<bool>(const Batch& batch)>;
+  // Runs `sql` at `site`, handing each batch of rows with its columns to `push`, which stops
+  // the fragment by returning false (enough rows) or an error. Stops, CANCELLED, once
+  // `*cancelled` (when given) turns true. The columns are those Describe named, unless
+  // another node had to answer in the site's place: then that node's (a column missing there
+  // is NULL in its rows, as it is in the shards it read).
+  using Push = std::function<absl::StatusOr<bool>(const Batch& batch,
+                                                  const std::vector<ResultColumn>& columns)>;
   virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
                            std::chrono::steady_clock::time_point deadline,
                            const std::atomic<bool>* cancelled, const Push& push) = 0;

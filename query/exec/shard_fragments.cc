@@ -67,13 +67,11 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 }
 
 ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
-                                       std::vector<FragmentSite> sites,
-                                       std::vector<std::vector<ResultColumn>> site_columns,
-                                       std::string sql, std::string table_name)
+                                       std::vector<FragmentSite> sites, std::string sql,
+                                       std::string table_name)
     : PlanNode(std::move(schema), 0, {}),
       reads_(reads),
       sites_(std::move(sites)),
-      site_columns_(std::move(site_columns)),
       sql_(std::move(sql)),
       table_name_(std::move(table_name)) {}
 
@@ -93,37 +91,51 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
   absl::flat_hash_map<std::string, int> column_of;
   for (size_t c = 0; c < out_schema.size(); ++c)
     column_of[out_schema[c].name] = static_cast<int>(c);
-  for (size_t i = 0; i < sites_.size() && !context->enough.load(std::memory_order_relaxed); ++i) {
-    // Where each of this site's columns goes in the node's schema.
-    const std::vector<ResultColumn>& columns = site_columns_[i];
-    std::vector<int> target(columns.size(), -1);
+  // Where each column of the batches goes in the node's schema (-1: nowhere), for the columns
+  // the last batch came with.
+  std::vector<ResultColumn> mapped_columns;
+  std::vector<int> target;
+  auto map_columns = [&](const std::vector<ResultColumn>& columns) {
+    if (columns.size() == mapped_columns.size() &&
+        std::equal(columns.begin(), columns.end(), mapped_columns.begin(),
+                   [](const ResultColumn& a, const ResultColumn& b) {
+                     return a.name == b.name && a.type == b.type;
+                   })) {
+      return;
+    }
+    mapped_columns = columns;
+    target.assign(columns.size(), -1);
     for (size_t c = 0; c < columns.size(); ++c) {
       auto it = column_of.find(columns[c].name);
       if (it != column_of.end() && out_schema[it->second].type == columns[c].type) {
         target[c] = it->second;
       }
     }
-    RETURN_IF_ERROR(reads_->Run(sites_[i], sql_, context->deadline, context->cancelled,
-                                [&](const Batch& batch) -> absl::StatusOr<bool> {
-                                  RETURN_IF_ERROR(context->CheckAlive());
-                                  if (batch.columns.size() != columns.size()) {
-                                    return absl::InternalError(StrCat(
-                                        "a fragment of ", table_name_, " sent ",
+  };
+  const ShardReads::Push push =
+      [&](const Batch& batch, const std::vector<ResultColumn>& columns) -> absl::StatusOr<bool> {
+    RETURN_IF_ERROR(context->CheckAlive());
+    if (batch.columns.size() != columns.size()) {
+      return absl::InternalError(StrCat("a fragment of ", table_name_, " sent ",
                                         batch.columns.size(), " columns, not ", columns.size()));
-                                  }
-                                  Batch out;
-                                  out.rows = batch.rows;
-                                  out.columns.reserve(out_schema.size());
-                                  for (const ColumnInfo& c : out_schema) {
-                                    out.columns.emplace_back(c.type);
-                                    out.columns.back().ResetNull(batch.rows);
-                                  }
-                                  for (size_t c = 0; c < columns.size(); ++c) {
-                                    if (target[c] >= 0) out.columns[target[c]] = batch.columns[c];
-                                  }
-                                  RETURN_IF_ERROR(sink->Push(out));
-                                  return !context->enough.load(std::memory_order_relaxed);
-                                }));
+    }
+    map_columns(columns);
+    Batch out;
+    out.rows = batch.rows;
+    out.columns.reserve(out_schema.size());
+    for (const ColumnInfo& c : out_schema) {
+      out.columns.emplace_back(c.type);
+      out.columns.back().ResetNull(batch.rows);
+    }
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (target[c] >= 0) out.columns[target[c]] = batch.columns[c];
+    }
+    RETURN_IF_ERROR(sink->Push(out));
+    return !context->enough.load(std::memory_order_relaxed);
+  };
+  for (const FragmentSite& site : sites_) {
+    if (context->enough.load(std::memory_order_relaxed)) break;
+    RETURN_IF_ERROR(reads_->Run(site, sql_, context->deadline, context->cancelled, push));
   }
   return sink->Finish();
 }

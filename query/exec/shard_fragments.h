@@ -24,17 +24,15 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 
 class ShardFragmentsNode : public PlanNode {
  public:
-  // `site_columns[i]` are the columns site i answers with; `sql` is each fragment's statement.
+  // `sql` is each fragment's statement; `schema` holds every column a site answers with.
   ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
-                     std::vector<std::vector<ResultColumn>> site_columns, std::string sql,
-                     std::string table_name);
+                     std::string sql, std::string table_name);
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   ShardReads* reads_;
   std::vector<FragmentSite> sites_;
-  std::vector<std::vector<ResultColumn>> site_columns_;
   std::string sql_;
   std::string table_name_;
 };

@@ -67,9 +67,8 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
     }
   }
   Source source;
-  source.node =
-      std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                           std::move(site_columns), select_all + pushed, name);
+  source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
+                                                     select_all + pushed, name);
   return source;
 }
 
