@@ -1,12 +1,16 @@
 // SHOW DATABASES, SHOW TABLES, SHOW MEASURES and DESCRIBE: the catalog as
 // the caller may see it.
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/base/error.h"
+#include "query/base/shard_reads.h"
+#include "query/expr/sql_text.h"
 #include "query/functions/functions.h"
 #include "query/statements.h"
 #include "storage/read/table_state.h"
@@ -20,19 +24,25 @@ bool Matches(const std::optional<std::string>& like, const std::string& name) {
 
 std::string LowerTypeName(MeasureKind kind) {
   switch (kind) {
-    case MeasureKind::kDouble: return "double";
-    case MeasureKind::kBigint: return "bigint";
-    case MeasureKind::kVarchar: return "varchar";
-    case MeasureKind::kBoolean: return "boolean";
-    case MeasureKind::kTimestamp: return "timestamp";
-    case MeasureKind::kMulti: return "multi";
+    case MeasureKind::kDouble:
+      return "double";
+    case MeasureKind::kBigint:
+      return "bigint";
+    case MeasureKind::kVarchar:
+      return "varchar";
+    case MeasureKind::kBoolean:
+      return "boolean";
+    case MeasureKind::kTimestamp:
+      return "timestamp";
+    case MeasureKind::kMulti:
+      return "multi";
   }
   return "unknown";
 }
 
 // The table SHOW MEASURES or DESCRIBE names, if the caller may read it.
 absl::StatusOr<std::shared_ptr<const TableInfo>> ReadableTable(const Statement& stmt,
-                                                                const StatementRun& run) {
+                                                               const StatementRun& run) {
   if (run.options.access != nullptr) {
     if (absl::Status allowed = run.options.access->CheckRead(stmt.database, stmt.table);
         !allowed.ok()) {
@@ -42,6 +52,97 @@ absl::StatusOr<std::shared_ptr<const TableInfo>> ReadableTable(const Statement& 
   auto table = run.storage.catalog().FindTable(stmt.database, stmt.table);
   if (!table.ok()) return SqlError(run.sql, stmt.table_pos, table.status());
   return *table;
+}
+
+// On a cluster node that holds some shards only (query/base/shard_reads.h): the rows `sql`
+// answers at every node chosen to read the shards, this one included; nullopt when this node
+// holds every shard (its own engine knows the whole table then).
+absl::StatusOr<std::optional<std::vector<Row>>> RowsAtEverySite(const StatementRun& run,
+                                                                const std::string& sql) {
+  ShardReads* reads = run.options.shard_reads;
+  if (reads == nullptr || run.options.shard_scope != nullptr) return std::nullopt;
+  ASSIGN_OR_RETURN(std::vector<FragmentSite> sites, reads->Sites());
+  if (sites.empty()) return std::nullopt;
+  std::vector<Row> rows;
+  for (const FragmentSite& site : sites) {
+    RETURN_IF_ERROR(reads->Run(
+        site, sql, run.context.deadline, run.context.cancelled,
+        [&rows](const Batch& batch, const std::vector<ResultColumn>&) -> absl::StatusOr<bool> {
+          for (size_t r = 0; r < batch.rows; ++r) {
+            Row& row = rows.emplace_back();
+            for (const Vector& column : batch.columns) row.push_back(column.Get(r));
+          }
+          return true;
+        }));
+  }
+  return rows;
+}
+
+std::string QualifiedName(const TableInfo& table) {
+  return StrCat(QuoteIdentifier(table.database_name), ".", QuoteIdentifier(table.name));
+}
+
+std::string DimensionListText(const std::set<std::string>& dimensions) {
+  std::string list = "[";
+  for (const std::string& d : dimensions) {
+    list += StrCat(list.size() > 1 ? ", " : "", "{dimension_name: ", d, ", data_type: varchar}");
+  }
+  return list + "]";
+}
+
+// DimensionListText's names back.
+void AddDimensionNames(std::string_view list, std::set<std::string>* dimensions) {
+  constexpr std::string_view kBefore = "{dimension_name: ", kAfter = ", data_type: varchar}";
+  for (size_t at = list.find(kBefore); at != std::string_view::npos; at = list.find(kBefore, at)) {
+    at += kBefore.size();
+    const size_t end = list.find(kAfter, at);
+    if (end == std::string_view::npos) return;
+    dimensions->emplace(list.substr(at, end - at));
+    at = end;
+  }
+}
+
+// SHOW MEASURES' rows of every node reading the shards, one per measure: its type where a
+// node first reported it, the dimensions any node saw with it.
+std::vector<Row> MergeMeasures(std::vector<Row> rows, const std::optional<std::string>& like) {
+  std::map<std::string, std::pair<std::string, std::set<std::string>>> by_name;
+  for (const Row& row : rows) {
+    if (row.size() != 3 || !Matches(like, row[0].s)) continue;
+    auto [at, added] = by_name.try_emplace(row[0].s, row[1].s, std::set<std::string>());
+    AddDimensionNames(row[2].s, &at->second.second);
+  }
+  std::vector<Row> merged;
+  for (const auto& [name, measure] : by_name) {
+    merged.push_back({Datum::Varchar(name), Datum::Varchar(measure.first),
+                      Datum::Varchar(DimensionListText(measure.second))});
+  }
+  return merged;
+}
+
+// DESCRIBE's rows of every node reading the shards, once each, in a single node's order:
+// dimensions by name, measure_name, time, the measure_value:: columns, MULTI attributes.
+std::vector<Row> MergeDescriptions(const std::vector<Row>& rows) {
+  auto rank = [](const Row& row) {
+    const std::string& kind = row[2].s;
+    if (kind == "DIMENSION") return std::pair(0, 0);
+    if (kind == "MEASURE_NAME") return std::pair(1, 0);
+    if (kind == "TIMESTAMP") return std::pair(2, 0);
+    if (kind != "MEASURE_VALUE") return std::pair(4, 0);
+    for (MeasureKind k : {MeasureKind::kDouble, MeasureKind::kBigint, MeasureKind::kVarchar,
+                          MeasureKind::kBoolean, MeasureKind::kTimestamp}) {
+      if (LowerTypeName(k) == row[1].s) return std::pair(3, static_cast<int>(k));
+    }
+    return std::pair(3, 99);
+  };
+  std::map<std::tuple<int, int, std::string>, Row> ordered;
+  for (const Row& row : rows) {
+    if (row.size() != 3) continue;
+    const auto [part, sub] = rank(row);
+    ordered.try_emplace({part, sub, row[0].s}, row);
+  }
+  std::vector<Row> merged;
+  for (auto& [key, row] : ordered) merged.push_back(std::move(row));
+  return merged;
 }
 
 }  // namespace
@@ -93,6 +194,12 @@ absl::Status ShowTables(const Statement& stmt, const StatementRun& run) {
 
 absl::Status ShowMeasures(const Statement& stmt, const StatementRun& run) {
   ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table, ReadableTable(stmt, run));
+  const std::vector<ResultColumn> columns = {{"measure_name", DataType::kVarchar},
+                                             {"data_type", DataType::kVarchar},
+                                             {"dimensions", DataType::kVarchar}};
+  ASSIGN_OR_RETURN(std::optional<std::vector<Row>> everywhere,
+                   RowsAtEverySite(run, "SHOW MEASURES FROM " + QualifiedName(*table)));
+  if (everywhere) return run.Emit(columns, MergeMeasures(std::move(*everywhere), stmt.like));
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, run.storage.TableStateOf(*table));
   const std::vector<std::shared_ptr<const SeriesInfo>> series = state->AllSeries();
   std::vector<Row> rows;
@@ -103,23 +210,21 @@ absl::Status ShowMeasures(const Statement& stmt, const StatementRun& run) {
       if (s->measure_name != name) continue;
       for (const auto& [d, v] : s->dimensions) dimensions.insert(d);
     }
-    std::string list = "[";
-    for (const std::string& d : dimensions) {
-      list += StrCat(list.size() > 1 ? ", " : "", "{dimension_name: ", d, ", data_type: varchar}");
-    }
-    list += "]";
     rows.push_back({Datum::Varchar(name), Datum::Varchar(LowerTypeName(schema.kind)),
-                    Datum::Varchar(list)});
+                    Datum::Varchar(DimensionListText(dimensions))});
   }
-  return run.Emit({{"measure_name", DataType::kVarchar},
-                   {"data_type", DataType::kVarchar},
-                   {"dimensions", DataType::kVarchar}},
-                  std::move(rows));
+  return run.Emit(columns, std::move(rows));
 }
 
 // The columns of SELECT *, in its order (the table layout).
 absl::Status DescribeTable(const Statement& stmt, const StatementRun& run) {
   ASSIGN_OR_RETURN(std::shared_ptr<const TableInfo> table, ReadableTable(stmt, run));
+  const std::vector<ResultColumn> result = {{"Column", DataType::kVarchar},
+                                            {"Type", DataType::kVarchar},
+                                            {"Timestream attribute type", DataType::kVarchar}};
+  ASSIGN_OR_RETURN(std::optional<std::vector<Row>> everywhere,
+                   RowsAtEverySite(run, "DESCRIBE " + QualifiedName(*table)));
+  if (everywhere) return run.Emit(result, MergeDescriptions(*everywhere));
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, run.storage.TableStateOf(*table));
   const std::shared_ptr<const TableLayout> layout = run.layouts.Get(*table, state);
   const Schema& columns = layout->schema;
@@ -142,10 +247,7 @@ absl::Status DescribeTable(const Statement& stmt, const StatementRun& run) {
     const ValueType type = layout->columns->attribute_column.at(columns[c].name).type;
     add(columns[c].name, LowerTypeName(static_cast<MeasureKind>(type)), "MULTI");
   }
-  return run.Emit({{"Column", DataType::kVarchar},
-                   {"Type", DataType::kVarchar},
-                   {"Timestream attribute type", DataType::kVarchar}},
-                  std::move(rows));
+  return run.Emit(result, std::move(rows));
 }
 
 }  // namespace strata::query

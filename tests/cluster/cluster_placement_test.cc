@@ -130,13 +130,43 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   EXPECT_NE(explained.find("on this node"), std::string::npos) << explained;
   EXPECT_NE(explained.find("WHERE (\"host\" = 'h1')"), std::string::npos) << explained;
 
+  // Measures, and a measure type, that some shards hold only: DESCRIBE and SHOW MEASURES
+  // through every node name them all.
+  std::vector<v1::Record> other_measures;
+  for (int m = 0; m < 12; ++m) {
+    v1::Record r = CpuRecord("x", now_, m);
+    r.set_measure_name("m" + std::to_string(m));
+    if (m == 5) r.mutable_measure_value()->set_bigint_value(5);
+    other_measures.push_back(std::move(r));
+  }
+  v1::WriteRecordsResponse wrote;
+  ASSERT_TRUE(Write(cluster_->node(0), "cpu", other_measures, &wrote).ok());
+  const std::string described =
+      "host|varchar|DIMENSION\nmeasure_name|varchar|MEASURE_NAME\ntime|timestamp|TIMESTAMP\n"
+      "measure_value::double|double|MEASURE_VALUE\nmeasure_value::bigint|bigint|MEASURE_VALUE\n";
+  std::string measures = "cpu|double|[{dimension_name: host, data_type: varchar}]\n";
+  for (const char* m : {"m0", "m1", "m10", "m11", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"}) {
+    measures += std::string(m) + (std::string(m) == "m5" ? "|bigint" : "|double") +
+                "|[{dimension_name: host, data_type: varchar}]\n";
+  }
+  for (int i = 0; i < kNodes; ++i) {
+    SCOPED_TRACE("through node " + std::to_string(i));
+    EXPECT_EQ(RowsText(QueryThrough(i, "DESCRIBE demo.cpu").rows), described);
+    EXPECT_EQ(RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu").rows), measures);
+    EXPECT_EQ(RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'm1%'").rows),
+              "m1|double|[{dimension_name: host, data_type: varchar}]\n"
+              "m10|double|[{dimension_name: host, data_type: varchar}]\n"
+              "m11|double|[{dimension_name: host, data_type: varchar}]\n");
+  }
+
   // DELETE through a node reaches the shards it does not hold.
   QueryResult deleted =
       QueryThrough(2, "DELETE FROM demo.cpu WHERE host IN ('h0', 'h1', 'h2', 'h3', 'h4')");
   ASSERT_TRUE(deleted.status.ok()) << deleted.status.error_message();
   EXPECT_EQ(RowsText(deleted.rows), std::to_string(5 * kPointsPerHost) + "\n");
-  EXPECT_EQ(RowsText(QueryThrough(4, "SELECT count(*) FROM demo.cpu").rows),
-            std::to_string((kHosts - 5) * kPointsPerHost) + "\n");
+  EXPECT_EQ(
+      RowsText(QueryThrough(4, "SELECT count(*) FROM demo.cpu WHERE measure_name = 'cpu'").rows),
+      std::to_string((kHosts - 5) * kPointsPerHost) + "\n");
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3, 4}, seconds(30)), "");
 }
 
