@@ -511,7 +511,7 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
     // WHERE over a system table is applied after it, as over a subquery.
     ASSIGN_OR_RETURN(std::optional<Source> system, PlanSystemTable(ref));
     if (system) return *std::move(system);
-    ASSIGN_OR_RETURN(std::optional<Source> sharded, PlanShardedTable(ref, select.where.get()));
+    ASSIGN_OR_RETURN(std::optional<Source> sharded, PlanShardedTable(ref, &select));
     if (sharded) return *std::move(sharded);
     return PlanTable(ref, select);
   }

@@ -59,8 +59,10 @@ class Planner {
   absl::StatusOr<std::optional<Source>> PlanSystemTable(const TableRef& ref);
   // A table whose shards are not all on this node (planner_shards.cc), read as fragments
   // with the conjuncts of `where` (unbound; null: none) that read alike everywhere pushed
-  // into them; nullopt when this node reads the table from its own engine.
-  absl::StatusOr<std::optional<Source>> PlanShardedTable(const TableRef& ref, const Expr* where);
+  // into them; nullopt when this node reads the table from its own engine. `select` (null:
+  // a join's side) names the columns the fragments send; the others are NULL.
+  absl::StatusOr<std::optional<Source>> PlanShardedTable(const TableRef& ref,
+                                                         const SelectStmt* select);
   // A subquery or WITH query in FROM, as a source.
   absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
   // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).

@@ -73,6 +73,11 @@ bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
 // The columns the window operator keeps of its `width`-wide input.
 std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
 
+// The columns `e` names, as (qualifier, name), into `out`; `*star` when it reads every
+// column (SELECT *, t.*; count(*) reads none).
+void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::string>>* out,
+                        bool* star);
+
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
 // The AND of `conjuncts` (bound, boolean); null when there are none.

@@ -69,21 +69,6 @@ int64_t SaturatingProduct(int64_t a, int64_t b) {
   return a * b;
 }
 
-void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::string>>* out,
-                        bool* star) {
-  if (e.kind == ExprKind::kStar) *star = true;
-  if (e.kind == ExprKind::kColumn) out->emplace_back(e.qualifier, e.name);
-  for (const ExprPtr& a : e.args) {
-    // count(*) counts rows: its * reads no column (SELECT * and t.* read them all).
-    if (a->kind == ExprKind::kStar && e.kind == ExprKind::kCall) continue;
-    CollectColumnNames(*a, out, star);
-  }
-  if (e.window) {
-    for (const ExprPtr& p : e.window->partition_by) CollectColumnNames(*p, out, star);
-    for (const OrderItem& o : e.window->order_by) CollectColumnNames(*o.expr, out, star);
-  }
-}
-
 void CollectFromNames(const TableRef& ref, std::vector<std::pair<std::string, std::string>>* out,
                       bool* star) {
   if (ref.on) CollectColumnNames(*ref.on, out, star);
@@ -465,6 +450,21 @@ absl::StatusOr<Planner::Source> Planner::FilterAbove(Source source,
   source.node = std::make_shared<FilterNode>(std::move(source.node), predicate, std::move(filter));
   source.scan = nullptr;
   return source;
+}
+
+void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::string>>* out,
+                        bool* star) {
+  if (e.kind == ExprKind::kStar) *star = true;
+  if (e.kind == ExprKind::kColumn) out->emplace_back(e.qualifier, e.name);
+  for (const ExprPtr& a : e.args) {
+    // count(*) counts rows: its * reads no column (SELECT * and t.* read them all).
+    if (a->kind == ExprKind::kStar && e.kind == ExprKind::kCall) continue;
+    CollectColumnNames(*a, out, star);
+  }
+  if (e.window) {
+    for (const ExprPtr& p : e.window->partition_by) CollectColumnNames(*p, out, star);
+    for (const OrderItem& o : e.window->order_by) CollectColumnNames(*o.expr, out, star);
+  }
 }
 
 }  // namespace strata::query

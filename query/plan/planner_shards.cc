@@ -1,6 +1,10 @@
 // A table on a cluster node that holds some of its shards only: read as fragments
 // (query/exec/shard_fragments.h), each `SELECT * FROM table WHERE <pushed>` at one node over
 // the shards it reads; WHERE then applies in full over their rows here, as over a subquery.
+#include <optional>
+#include <set>
+#include <string>
+
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/shard_fragments.h"
@@ -35,10 +39,44 @@ std::string PushedConditions(ExprPtr where, const Schema& schema, const EvalCont
   return pushed;
 }
 
+bool HasSubquery(const Expr& e) {
+  if (e.subquery != nullptr || e.kind == ExprKind::kSubquery || e.kind == ExprKind::kExists ||
+      e.kind == ExprKind::kLookup) {
+    return true;
+  }
+  for (const ExprPtr& a : e.args) {
+    if (HasSubquery(*a)) return true;
+  }
+  return false;
+}
+
+// The names of the columns `select` reads from its one table; nullopt when it reads them
+// all (SELECT *) or may read any (a subquery may name the outer table's columns).
+std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
+  std::vector<const Expr*> exprs;
+  for (const SelectItem& item : select.items) exprs.push_back(item.expr.get());
+  for (const ExprPtr* e : {&select.where, &select.having}) {
+    if (*e) exprs.push_back(e->get());
+  }
+  for (const ExprPtr& g : select.group_by) exprs.push_back(g.get());
+  for (const OrderItem& o : select.order_by) exprs.push_back(o.expr.get());
+  std::vector<std::pair<std::string, std::string>> named;
+  bool star = false;
+  for (const Expr* e : exprs) {
+    if (HasSubquery(*e)) return std::nullopt;
+    CollectColumnNames(*e, &named, &star);
+  }
+  if (star) return std::nullopt;
+  std::set<std::string> names;
+  for (auto& [qualifier, name] : named) names.insert(std::move(name));
+  return names;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const TableRef& ref,
-                                                                         const Expr* where) {
+                                                                         const SelectStmt* select) {
+  const Expr* where = select != nullptr ? select->where.get() : nullptr;
   ShardReads* reads = context_->shard_reads;
   // A fragment reads its own node's engine.
   if (reads == nullptr || context_->shard_scope != nullptr) return std::nullopt;
@@ -66,9 +104,22 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
       pushed = PushedConditions(std::move(bound), schema, context_->eval);
     }
   }
+  // What the fragments send: the columns the statement reads (at least one, so that rows
+  // are counted), or all of them.
+  std::string sent = "*";
+  if (std::optional<std::set<std::string>> read =
+          select != nullptr ? ColumnsRead(*select) : std::nullopt) {
+    sent.clear();
+    for (const ColumnInfo& c : schema) {
+      if (!read->contains(c.name)) continue;
+      sent += (sent.empty() ? "" : ", ") + QuoteIdentifier(c.name);
+    }
+    if (sent.empty()) sent = QuoteIdentifier(kTimeColumn);
+  }
   Source source;
-  source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                                     select_all + pushed, name);
+  source.node =
+      std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
+                                           StrCat("SELECT ", sent, " FROM ", name, pushed), name);
   return source;
 }
 
