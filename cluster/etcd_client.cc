@@ -64,6 +64,19 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const S
 }
 
 constexpr std::chrono::milliseconds kCallTimeout{10000};
+// Tries of a write whose proposal etcd says it lost to a leader change (below).
+constexpr int kWriteTries = 3;
+
+// etcd's own answer that a write's proposal was dropped or not known to commit while its
+// members changed leader: "request timed out", "leader changed", "no leader". Tried again:
+// a put is idempotent, and a transaction's compare sees what a first try that did commit
+// wrote (CreateIfAbsent recognizes its own value).
+bool ProposalLost(const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return false;
+  const std::string& m = status.error_message();
+  return m.find("request timed out") != std::string::npos ||
+         m.find("leader changed") != std::string::npos || m.find("no leader") != std::string::npos;
+}
 
 }  // namespace
 
@@ -220,21 +233,26 @@ absl::StatusOr<int64_t> EtcdClient::Put(std::string_view key, std::string_view v
   request.set_value(std::string(value));
   request.set_lease(lease);
   etcdserverpb::PutResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = kv_->Put(&context, request, &response); !s.ok()) {
-    return Failed("write a key", &s);
+  for (int tried = 1;; ++tried) {
+    grpc::ClientContext context;
+    Prepare(&context);
+    grpc::Status s = kv_->Put(&context, request, &response);
+    if (s.ok()) return response.header().revision();
+    if (!ProposalLost(s) || tried == kWriteTries) return Failed("write a key", &s);
   }
-  return response.header().revision();
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request,
-                                                          std::string_view what) {
+                                                          std::string_view what, bool* retried) {
   etcdserverpb::TxnResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = kv_->Txn(&context, request, &response); !s.ok()) return Failed(what, &s);
-  return response;
+  for (int tried = 1;; ++tried) {
+    grpc::ClientContext context;
+    Prepare(&context);
+    grpc::Status s = kv_->Txn(&context, request, &response);
+    if (s.ok()) return response;
+    if (!ProposalLost(s) || tried == kWriteTries) return Failed(what, &s);
+    if (retried != nullptr) *retried = true;
+  }
 }
 
 absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
@@ -251,7 +269,8 @@ absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
   put->set_value(std::string(value));
   put->set_lease(lease);
   request.add_failure()->mutable_request_range()->set_key(std::string(key));
-  ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction"));
+  bool retried = false;
+  ASSIGN_OR_RETURN(etcdserverpb::TxnResponse response, Txn(request, "run a transaction", &retried));
   if (created != nullptr) *created = response.succeeded();
   if (response.succeeded()) {
     const int64_t revision = response.header().revision();
@@ -265,7 +284,13 @@ absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
   if (range.kvs_size() == 0) {  // deleted between the compare and the read: try again
     return CreateIfAbsent(key, value, lease, created);
   }
-  return FromProto(range.kvs(0));
+  EtcdKeyValue found = FromProto(range.kvs(0));
+  // A first try that committed before etcd said it lost it (Txn tried again): ours.
+  if (created != nullptr && found.value == value && found.lease == lease &&
+      found.mod_revision == found.create_revision && retried) {
+    *created = true;
+  }
+  return found;
 }
 
 absl::StatusOr<bool> EtcdClient::PutIfUnchanged(std::string_view key, std::string_view value,

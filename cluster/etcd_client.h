@@ -108,8 +108,10 @@ class EtcdClient {
   // After a call or stream ended with `status`: logs in again when etcd forgot the token.
   void AfterFailure(const grpc::Status& status);
   absl::Status Failed(std::string_view what, const void* grpc_status);
+  // Runs a transaction, tried again (up to three times) when etcd says it lost the
+  // proposal to a leader change; `*retried` (when given) then turns true.
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request,
-                                                std::string_view what);
+                                                std::string_view what, bool* retried = nullptr);
   void KeepAliveLoop();
   void WatchLoop(std::string prefix, int64_t from_revision,
                  std::function<void(const EtcdEvent&)> on_event);
