@@ -24,25 +24,19 @@ bool Matches(const std::optional<std::string>& like, const std::string& name) {
 
 std::string LowerTypeName(MeasureKind kind) {
   switch (kind) {
-    case MeasureKind::kDouble:
-      return "double";
-    case MeasureKind::kBigint:
-      return "bigint";
-    case MeasureKind::kVarchar:
-      return "varchar";
-    case MeasureKind::kBoolean:
-      return "boolean";
-    case MeasureKind::kTimestamp:
-      return "timestamp";
-    case MeasureKind::kMulti:
-      return "multi";
+    case MeasureKind::kDouble: return "double";
+    case MeasureKind::kBigint: return "bigint";
+    case MeasureKind::kVarchar: return "varchar";
+    case MeasureKind::kBoolean: return "boolean";
+    case MeasureKind::kTimestamp: return "timestamp";
+    case MeasureKind::kMulti: return "multi";
   }
   return "unknown";
 }
 
 // The table SHOW MEASURES or DESCRIBE names, if the caller may read it.
 absl::StatusOr<std::shared_ptr<const TableInfo>> ReadableTable(const Statement& stmt,
-                                                               const StatementRun& run) {
+                                                                const StatementRun& run) {
   if (run.options.access != nullptr) {
     if (absl::Status allowed = run.options.access->CheckRead(stmt.database, stmt.table);
         !allowed.ok()) {

@@ -29,7 +29,7 @@
 
 namespace strata::query {
 
-class SystemTables;    // query/exec/system_tables.h
+class SystemTables;  // query/exec/system_tables.h
 struct QueryProgress;  // query/base/running_queries.h
 
 // Per-query state shared by the operators.
@@ -112,7 +112,8 @@ std::unique_ptr<RowSink> MakeRowsToBatches(std::vector<DataType> types, QueryCon
                                            BatchSink* next);
 
 // Keeps rows for which the predicate is true (HAVING).
-std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context, RowSink* next);
+std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context,
+                                    RowSink* next);
 // Computes one output column per expression.
 std::unique_ptr<RowSink> MakeProject(std::vector<const Expr*> exprs, QueryContext* context,
                                      RowSink* next);

@@ -1,4 +1,5 @@
 #include "query/plan/planner.h"
+#include "query/plan/planner_internal.h"
 
 #include <algorithm>
 #include <set>
@@ -20,7 +21,6 @@
 #include "query/exec/window.h"
 #include "query/expr/block_bounds.h"
 #include "query/expr/vector_eval.h"
-#include "query/plan/planner_internal.h"
 #include "storage/read/table_state.h"
 
 namespace strata::query {
@@ -61,14 +61,10 @@ bool NarrowTimeRange(const Expr& c, int time_column, const EvalContext& eval, in
   const Expr* bound = c.args[1].get();
   if (!IsColumn(c.args[0].get(), time_column)) {  // constant <op> time: flip the operator
     bound = c.args[0].get();
-    if (op == "<")
-      op = ">";
-    else if (op == ">")
-      op = "<";
-    else if (op == "<=")
-      op = ">=";
-    else if (op == ">=")
-      op = "<=";
+    if (op == "<") op = ">";
+    else if (op == ">") op = "<";
+    else if (op == "<=") op = ">=";
+    else if (op == ">=") op = "<=";
   }
   const int64_t v = value(*bound);
   if (op == ">=" || op == "=") *start = std::max(*start, v);
@@ -113,6 +109,7 @@ std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
   for (Expr* e : exprs) renumber(*e);
   return keep;
 }
+
 
 bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
@@ -187,8 +184,8 @@ bool LastPointEligible(const std::vector<const Expr*>& keys,
 // stats_use over a measure column. The caller checks there is no residual
 // WHERE.
 bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
-                               const std::vector<AggregateSpec>& aggregates, int series_columns,
-                               int time_column, const EvalContext& eval) {
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval) {
   for (const Expr* k : keys) {
     if (!OnlySeriesColumns(*k, series_columns) && !NeverDecreasesWithTime(*k, time_column, eval)) {
       return false;
@@ -201,6 +198,7 @@ bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
            a.args[0]->bound.column > time_column;
   });
 }
+
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e) {
@@ -234,6 +232,7 @@ ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts) {
   }
   return out;
 }
+
 
 absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref) {
   // Before looking the table up: a caller without the grant learns nothing
@@ -312,10 +311,12 @@ namespace {
 // IN ('x', 'y', ...)`; false for any other conjunct.
 bool RequiredValues(const Expr& e, int* column, std::vector<std::string_view>* values) {
   auto varchar_literal = [](const Expr& x) {
-    return x.kind == ExprKind::kLiteral && !x.literal.null && x.literal.type == DataType::kVarchar;
+    return x.kind == ExprKind::kLiteral && !x.literal.null &&
+           x.literal.type == DataType::kVarchar;
   };
   auto varchar_column = [](const Expr& x) {
-    return x.kind == ExprKind::kColumn && x.bound.column >= 0 && x.bound.type == DataType::kVarchar;
+    return x.kind == ExprKind::kColumn && x.bound.column >= 0 &&
+           x.bound.type == DataType::kVarchar;
   };
   if (e.kind == ExprKind::kBinary && e.name == "=" && e.args.size() == 2) {
     for (int side = 0; side < 2; ++side) {
@@ -452,8 +453,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   stats_->partitions_pruned +=
       prune ? all_partitions - static_cast<int64_t>(target_partitions.size()) : 0;
 
-  ScanOptions options{.start_nanos = start,
-                      .end_nanos = end,
+  ScanOptions options{.start_nanos = start, .end_nanos = end,
                       .series = prune ? targets.get() : nullptr,
                       .cancelled = context_->cancelled};
   int64_t estimated_rows;
@@ -476,22 +476,23 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     if (i > 0 && (*bounds)[i - 1].text == text) continue;  // a BETWEEN makes two in a row
     block_filter += (i == 0 ? " block-filter=" : " AND ") + text;
   }
-  std::string description = StrCat("Scan \"", table->database_name, "\".\"", table->name,
-                                   "\" time=", Interval(start, end),
-                                   prune ? StrCat(" series=", targets->size(), "/", total_series,
-                                                  " partitions=", target_partitions.size(), "/",
-                                                  all_partitions, " where ", series_filter)
-                                         : StrCat(" series=all(", total_series, ")"),
-                                   block_filter);
-  auto scan = std::make_shared<TableScanNode>(std::move(schema), estimated_rows,
-                                              TableScan::Spec{.storage = &storage_,
-                                                              .table = table,
-                                                              .layout = layout,
-                                                              .options = options,
-                                                              .targets = targets,
-                                                              .target_index = target_index,
-                                                              .bounds = bounds},
-                                              stats_, std::move(description));
+  std::string description = StrCat(
+      "Scan \"", table->database_name, "\".\"", table->name, "\" time=", Interval(start, end),
+      prune ? StrCat(" series=", targets->size(), "/", total_series, " partitions=",
+                     target_partitions.size(), "/", all_partitions, " where ",
+                     series_filter)
+            : StrCat(" series=all(", total_series, ")"),
+      block_filter);
+  auto scan = std::make_shared<TableScanNode>(
+      std::move(schema), estimated_rows,
+      TableScan::Spec{.storage = &storage_,
+                      .table = table,
+                      .layout = layout,
+                      .options = options,
+                      .targets = targets,
+                      .target_index = target_index,
+                      .bounds = bounds},
+      stats_, std::move(description));
   Source source;
   source.scan = scan.get();
   source.series_scan = scan.get();
@@ -529,11 +530,10 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
     if (it == ctes_.end()) {
       std::vector<std::string_view> names;
       for (const auto& [name, plan] : ctes_) names.push_back(name);
-      return SqlError(
-          absl::StatusCode::kNotFound, sql_, ref.pos,
-          StrCat("\"", ref.table, "\" is not a WITH query", DidYouMean(ref.table, names),
-                 "; name tables as \"database\".\"table\", or set a default database "
-                 "(USE db in the shell, --database)"));
+      return SqlError(absl::StatusCode::kNotFound, sql_, ref.pos,
+                      StrCat("\"", ref.table, "\" is not a WITH query", DidYouMean(ref.table, names),
+                             "; name tables as \"database\".\"table\", or set a default database "
+                             "(USE db in the shell, --database)"));
     }
     inner = it->second;
     if (qualifier.empty()) qualifier = ref.table;
@@ -546,8 +546,7 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
 
 absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {
   if (ContainsAggregate(where)) {
-    return SqlError(sql_, where.pos,
-                    "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
+    return SqlError(sql_, where.pos, "aggregates are not allowed in WHERE; use HAVING after GROUP BY");
   }
   RETURN_IF_ERROR(Bind(where, schema, sql_));
   // Only a boolean (or NULL) decides which rows pass: 'x', a number or a

@@ -68,8 +68,8 @@ bool LastPointEligible(const std::vector<const Expr*>& keys,
                        const std::vector<AggregateSpec>& aggregates, const Expr* where,
                        int series_columns, int time_column, const EvalContext& eval);
 bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
-                               const std::vector<AggregateSpec>& aggregates, int series_columns,
-                               int time_column, const EvalContext& eval);
+                               const std::vector<AggregateSpec>& aggregates,
+                               int series_columns, int time_column, const EvalContext& eval);
 // The columns the window operator keeps of its `width`-wide input.
 std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
 

@@ -48,18 +48,12 @@ int SideOf(const Expr& e, const Schema& left, const Schema& right) {
 
 std::string_view KindName(JoinKind kind) {
   switch (kind) {
-    case JoinKind::kInner:
-      return "INNER";
-    case JoinKind::kLeft:
-      return "LEFT";
-    case JoinKind::kRight:
-      return "RIGHT";
-    case JoinKind::kFull:
-      return "FULL";
-    case JoinKind::kCross:
-      return "CROSS";
-    case JoinKind::kNone:
-      break;
+    case JoinKind::kInner: return "INNER";
+    case JoinKind::kLeft: return "LEFT";
+    case JoinKind::kRight: return "RIGHT";
+    case JoinKind::kFull: return "FULL";
+    case JoinKind::kCross: return "CROSS";
+    case JoinKind::kNone: break;
   }
   return "?";
 }
@@ -138,9 +132,9 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
         !context_->default_database.empty()) {
       ref.database = context_->default_database;
     }
-    ASSIGN_OR_RETURN(std::optional<Source> system, ref.subquery || ref.database.empty()
-                                                       ? std::optional<Source>()
-                                                       : PlanSystemTable(ref));
+    ASSIGN_OR_RETURN(std::optional<Source> system,
+                     ref.subquery || ref.database.empty() ? std::optional<Source>()
+                                                          : PlanSystemTable(ref));
     if (system) {
       node->schema = system->schema();
       node->planned = std::move(system);
@@ -164,13 +158,13 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
   if (!ref.right->unnest.empty()) {
     // UNNEST reads the rows before it: a lateral cross join.
     if (ref.join != JoinKind::kCross) {
-      return SqlError(sql_, ref.pos,
-                      "UNNEST joins with CROSS JOIN UNNEST(...) or a comma; "
-                      "filter its rows in WHERE");
+      return SqlError(sql_, ref.pos, "UNNEST joins with CROSS JOIN UNNEST(...) or a comma; "
+                                     "filter its rows in WHERE");
     }
     ASSIGN_OR_RETURN(node->right, PrepareUnnest(*ref.right, node->left->schema));
     node->schema = node->left->schema;
-    node->schema.insert(node->schema.end(), node->right->schema.begin(), node->right->schema.end());
+    node->schema.insert(node->schema.end(), node->right->schema.begin(),
+                        node->right->schema.end());
     return node;
   }
   ASSIGN_OR_RETURN(node->right, PrepareFrom(*ref.right));
@@ -193,16 +187,14 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
       for (size_t i = 0; i < schema.size(); ++i) {
         if (schema[i].hidden || schema[i].name != name) continue;
         if (found >= 0) {
-          return SqlError(sql_, ref.pos,
-                          StrCat("USING column \"", name, "\" is ambiguous on the ", side,
-                                 " side of the join"));
+          return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is ambiguous on the ",
+                                                side, " side of the join"));
         }
         found = static_cast<int>(i);
       }
       if (found < 0) {
-        return SqlError(sql_, ref.pos,
-                        StrCat("USING column \"", name, "\" is not a column of the ", side,
-                               " side of the join"));
+        return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is not a column of the ",
+                                              side, " side of the join"));
       }
       return found;
     };
@@ -211,9 +203,8 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
     const DataType lt = left[l].type, rt = right[r].type;
     if (lt != rt && !(IsNumeric(lt) && IsNumeric(rt)) && lt != DataType::kUnknown &&
         rt != DataType::kUnknown) {
-      return SqlError(sql_, ref.pos,
-                      StrCat("USING column \"", name, "\" is ", TypeName(lt), " on the left and ",
-                             TypeName(rt), " on the right"));
+      return SqlError(sql_, ref.pos, StrCat("USING column \"", name, "\" is ", TypeName(lt),
+                                            " on the left and ", TypeName(rt), " on the right"));
     }
     node->schema[left.size() + r].hidden = true;
     node->using_columns.emplace_back(l, r);
@@ -394,8 +385,7 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
                           (kind == JoinKind::kLeft && !spec->build_left) ||
                           (kind == JoinKind::kRight && spec->build_left);
   TableScanNode* probe = (spec->build_left ? right : left).series_scan;
-  const std::vector<const Expr*>& probe_keys =
-      spec->build_left ? spec->right_keys : spec->left_keys;
+  const std::vector<const Expr*>& probe_keys = spec->build_left ? spec->right_keys : spec->left_keys;
   std::string dynamic_filter;
   if (!probe_kept && probe != nullptr) {
     for (size_t k = 0; k < probe_keys.size(); ++k) {
@@ -414,35 +404,28 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   int64_t estimated_rows;
   const int64_t left_rows = left.node->estimated_rows(), right_rows = right.node->estimated_rows();
   switch (kind) {
-    case JoinKind::kLeft:
-      estimated_rows = left_rows;
-      break;
-    case JoinKind::kRight:
-      estimated_rows = right_rows;
-      break;
-    case JoinKind::kFull:
-      estimated_rows = left_rows + right_rows;
-      break;
+    case JoinKind::kLeft: estimated_rows = left_rows; break;
+    case JoinKind::kRight: estimated_rows = right_rows; break;
+    case JoinKind::kFull: estimated_rows = left_rows + right_rows; break;
     default:
       estimated_rows = spec->left_keys.empty() ? SaturatingProduct(left_rows, right_rows)
                                                : std::max(left_rows, right_rows);
   }
   std::string keys;
   for (size_t i = 0; i < key_text.size(); ++i) keys += (i ? ", " : "") + key_text[i];
-  std::string description =
-      StrCat(spec->left_keys.empty() ? "NestedLoopJoin " : "HashJoin ", KindName(kind),
-             keys.empty() ? "" : StrCat(" keys=[", keys, "]"),
-             spec->residual ? StrCat(" condition=", spec->residual->ToString()) : "",
-             " build=", spec->build_left ? "left" : "right", dynamic_filter);
+  std::string description = StrCat(
+      spec->left_keys.empty() ? "NestedLoopJoin " : "HashJoin ", KindName(kind),
+      keys.empty() ? "" : StrCat(" keys=[", keys, "]"),
+      spec->residual ? StrCat(" condition=", spec->residual->ToString()) : "",
+      " build=", spec->build_left ? "left" : "right", dynamic_filter);
   Source source;
-  source.node = std::make_shared<JoinNode>(std::move(left.node), std::move(right.node), node.schema,
-                                           estimated_rows, std::move(spec), std::move(owned),
-                                           std::move(description));
+  source.node = std::make_shared<JoinNode>(std::move(left.node), std::move(right.node),
+                                           node.schema, estimated_rows, std::move(spec),
+                                           std::move(owned), std::move(description));
   return FilterAbove(std::move(source), std::move(above));
 }
 
-absl::StatusOr<Planner::Source> Planner::FilterAbove(Source source,
-                                                     std::vector<ExprPtr> conjuncts) {
+absl::StatusOr<Planner::Source> Planner::FilterAbove(Source source, std::vector<ExprPtr> conjuncts) {
   if (conjuncts.empty()) return source;
   auto filter = std::make_shared<ExprPtr>(JoinConjuncts(std::move(conjuncts)));
   RETURN_IF_ERROR(BindWhere(**filter, source.schema()));

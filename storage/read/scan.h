@@ -129,7 +129,7 @@ struct ScanRow {
 struct ScanStats {
   int64_t rows_scanned = 0;
   int64_t bytes_scanned = 0;
-  int64_t buckets_scanned = 0;   // buckets of the time range that were read
+  int64_t buckets_scanned = 0;  // buckets of the time range that were read
   int64_t buckets_in_range = 0;  // buckets the time range covers
   int64_t blocks_scanned = 0;    // magnetic blocks decoded
   int64_t blocks_pruned = 0;     // magnetic blocks skipped by their time range
@@ -139,8 +139,9 @@ struct ScanStats {
 // Calls `emit` for each live row in [start, end); `emit` returns false to
 // stop early. `now_nanos` decides what has expired. `stats`, when given,
 // counts as the scan goes (`emit` may read it).
-absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table,
-                       int64_t now_nanos, const ScanOptions& options,
-                       const std::function<bool(const ScanRow&)>& emit, ScanStats* stats = nullptr);
+absl::Status ScanTable(const Store& store, const MemoryHead& head, const TableInfo& table, int64_t now_nanos,
+                       const ScanOptions& options,
+                       const std::function<bool(const ScanRow&)>& emit,
+                       ScanStats* stats = nullptr);
 
 }  // namespace strata

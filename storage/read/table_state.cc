@@ -167,8 +167,7 @@ std::vector<std::string> TableState::LegacyConflictsLocked() const {
   }
   for (const auto& [attribute, type] : attribute_types_) {
     if (dimension_names_.contains(attribute)) {
-      out.push_back(StrCat("\"", attribute,
-                           "\" is both a dimension and a MULTI attribute: the "
+      out.push_back(StrCat("\"", attribute, "\" is both a dimension and a MULTI attribute: the "
                            "dimension is the column, the attribute's values are not readable"));
     }
   }
@@ -225,8 +224,8 @@ bool TableState::IsDimension(std::string_view name) const {
 
 bool TableState::Conforms(const NormalizedRecord& record) const {
   absl::ReaderMutexLock lock(&mu_);
-  auto it =
-      measures_.find(absl::string_view(record.measure_name.data(), record.measure_name.size()));
+  auto it = measures_.find(absl::string_view(record.measure_name.data(),
+                                             record.measure_name.size()));
   if (it == measures_.end()) return false;
   const MeasureSchema& schema = it->second;
   if (!record.multi) {

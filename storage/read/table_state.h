@@ -93,9 +93,9 @@ bool ParseSeriesKey(std::string_view key, SeriesInfo* info);
 struct TableChanges {
   SeriesKeyMap<SeriesInfo> new_series;  // by series key
   absl::flat_hash_map<uint64_t, std::string> new_series_ids;
-  absl::flat_hash_map<std::string, MeasureSchema> schema;       // new or widened measures
+  absl::flat_hash_map<std::string, MeasureSchema> schema;   // new or widened measures
   absl::flat_hash_map<std::string, ValueType> attribute_types;  // new attribute names
-  absl::flat_hash_set<std::string> dimension_names;             // new dimension names
+  absl::flat_hash_set<std::string> dimension_names;              // new dimension names
 };
 
 class TableState {
@@ -198,7 +198,7 @@ class TableState {
   // the checked path, which rejects what would add to them.
   bool legacy_conflicts_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<uint64_t> generation_{0};
-  absl::flat_hash_map<uint64_t, Newest> newest_;         // committer-only
+  absl::flat_hash_map<uint64_t, Newest> newest_;  // committer-only
   absl::flat_hash_map<uint32_t, uint32_t> conversions_;  // committer-only
   LastPoints last_points_;
 };
