@@ -2,8 +2,10 @@
 
 #include <deque>
 #include <memory>
+#include <numeric>
 #include <string>
 
+#include "common/status.h"
 #include "common/strings.h"
 
 namespace strata::cluster {
@@ -64,6 +66,28 @@ absl::Status EncodeBatch(const query::Batch& batch, const std::vector<DataType>&
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status EncodePages(
+    const query::Batch& batch, const std::vector<DataType>& types, size_t max_page_bytes,
+    const std::function<absl::Status(const internal::v1::ScanResponse&)>& send) {
+  internal::v1::ScanResponse page;
+  RETURN_IF_ERROR(EncodeBatch(batch, types, &page));
+  if (page.ByteSizeLong() <= max_page_bytes || batch.rows <= 1) return send(page);
+  // In halves, each split again while too large: depth log2(rows).
+  std::vector<uint32_t> front(batch.rows / 2), back(batch.rows - front.size());
+  std::iota(front.begin(), front.end(), 0);
+  std::iota(back.begin(), back.end(), static_cast<uint32_t>(front.size()));
+  RETURN_IF_ERROR(EncodePages(query::TakeRows(batch, front), types, max_page_bytes, send));
+  return EncodePages(query::TakeRows(batch, back), types, max_page_bytes, send);
+}
+
+query::Batch RowsAsBatch(const std::vector<DataType>& types, const std::vector<query::Row>& rows) {
+  query::Batch batch = query::NewBatch(types, rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t c = 0; c < types.size(); ++c) batch.columns[c].Set(r, rows[r][c]);
+  }
+  return batch;
 }
 
 absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,

@@ -3,11 +3,13 @@
 // and back. Thread-safety: pure functions.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "query/base/result.h"
 #include "query/base/vector.h"
+#include "query/expr/expr.h"
 #include "strata/internal/v1/shard.pb.h"
 
 namespace strata::cluster {
@@ -22,6 +24,16 @@ std::vector<query::ResultColumn> DecodeColumns(const internal::v1::ScanResponse&
 // are scalars).
 absl::Status EncodeBatch(const query::Batch& batch, const std::vector<query::DataType>& types,
                          internal::v1::ScanResponse* out);
+// `batch` as pages of at most `max_page_bytes` each (a page of one row may be larger), each
+// handed to `send`: long strings would otherwise make a page the gRPC server refuses to send.
+absl::Status EncodePages(
+    const query::Batch& batch, const std::vector<query::DataType>& types, size_t max_page_bytes,
+    const std::function<absl::Status(const internal::v1::ScanResponse&)>& send);
+
+// Rows of a fragment's result (each one value per entry of `types`) as one batch: for
+// statements the engine answers in rows.
+query::Batch RowsAsBatch(const std::vector<query::DataType>& types,
+                         const std::vector<query::Row>& rows);
 // A page back as a batch of `types`; INVALID_ARGUMENT when it does not hold one.
 absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
                                          const std::vector<query::DataType>& types);

@@ -43,11 +43,7 @@ class PushSink final : public query::ResultSink {
     return absl::CancelledError("enough rows");  // stops the fragment; not an error
   }
   absl::Status Rows(std::vector<query::Row> page) override {
-    query::Batch batch = query::NewBatch(types_, page.size());
-    for (size_t r = 0; r < page.size(); ++r) {
-      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(r, page[r][c]);
-    }
-    return Batches(batch);
+    return Batches(RowsAsBatch(types_, page));
   }
   bool enough() const { return enough_; }
 
@@ -87,17 +83,17 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::RemoteSites(
     const std::vector<uint32_t>& shards, const std::set<std::string>& avoid) {
   std::map<std::string, query::FragmentSite> sites;  // by node id
   for (uint32_t shard : shards) {
-    const query::FragmentSite* chosen = nullptr;
+    bool chosen = false;
     for (const ShardHolder& holder : directory_.Holders(shard)) {
       if (holder.self || avoid.contains(holder.node)) continue;
       query::FragmentSite& site = sites[holder.node];
       site.node = holder.node;
       site.address = holder.address;
       site.shards.push_back(shard);
-      chosen = &site;
+      chosen = true;
       break;
     }
-    if (chosen == nullptr) {
+    if (!chosen) {
       return absl::UnavailableError(
           StrCat("no node holding shard ", shard, " answers now",
                  avoid.empty() ? "" : StrCat(" (", absl::StrJoin(avoid, ", "), " did not)"),

@@ -13,6 +13,10 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
+// A page of a fragment's rows stays under this: a gRPC server refuses to send a message over
+// its limit (stratad's --max-message-bytes, 16 MiB by default).
+constexpr size_t kMaxPageBytes = 4 << 20;
+
 // A fragment's result onto the Scan stream: the columns, then a page per batch. A caller
 // that went away cancels the fragment.
 class ScanWriterSink final : public query::ResultSink {
@@ -29,16 +33,11 @@ class ScanWriterSink final : public query::ResultSink {
   }
   bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
-    internal::v1::ScanResponse page;
-    RETURN_IF_ERROR(EncodeBatch(batch, types_, &page));
-    return Send(page);
+    return EncodePages(batch, types_, kMaxPageBytes,
+                       [this](const internal::v1::ScanResponse& page) { return Send(page); });
   }
   absl::Status Rows(std::vector<query::Row> rows) override {
-    query::Batch batch = query::NewBatch(types_, rows.size());
-    for (size_t r = 0; r < rows.size(); ++r) {
-      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(r, rows[r][c]);
-    }
-    return Batches(batch);
+    return Batches(RowsAsBatch(types_, rows));
   }
 
  private:

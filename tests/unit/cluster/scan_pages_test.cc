@@ -49,6 +49,38 @@ TEST(ScanPagesTest, ABatchComesBackAsItWasSent) {
   EXPECT_EQ(columns[1].type, DataType::kTimestamp);
 }
 
+TEST(ScanPagesTest, ALargeBatchGoesInPagesUnderTheLimitInOrder) {
+  query::Batch batch = query::NewBatch({DataType::kVarchar, DataType::kBigint}, 100);
+  for (int r = 0; r < 100; ++r) {
+    batch.columns[0].SetOwnedString(r, std::string(1000, static_cast<char>('a' + r % 26)));
+    batch.columns[1].Set(r, query::Datum::Bigint(r));
+  }
+  const std::vector<DataType> types = {DataType::kVarchar, DataType::kBigint};
+  std::vector<int64_t> seen;
+  int pages = 0;
+  ASSERT_TRUE(EncodePages(batch, types, 10'000, [&](const internal::v1::ScanResponse& page) {
+                ++pages;
+                EXPECT_LE(page.ByteSizeLong(), 10'000u);
+                absl::StatusOr<query::Batch> back = DecodeBatch(page, types);
+                EXPECT_TRUE(back.ok());
+                for (size_t r = 0; back.ok() && r < back->rows; ++r) {
+                  seen.push_back(back->columns[1].ints[r]);
+                  EXPECT_EQ(back->columns[0].strings[r].size(), 1000u);
+                }
+                return absl::OkStatus();
+              }).ok());
+  EXPECT_GE(pages, 10);
+  ASSERT_EQ(seen.size(), 100u);
+  for (int r = 0; r < 100; ++r) EXPECT_EQ(seen[r], r);
+  // Under the limit: one page.
+  pages = 0;
+  ASSERT_TRUE(EncodePages(batch, types, 1 << 20, [&](const internal::v1::ScanResponse&) {
+                ++pages;
+                return absl::OkStatus();
+              }).ok());
+  EXPECT_EQ(pages, 1);
+}
+
 TEST(ScanPagesTest, AMalformedPageIsRefused) {
   internal::v1::ScanResponse good;
   ASSERT_TRUE(EncodeBatch(SampleBatch(), kTypes, &good).ok());
