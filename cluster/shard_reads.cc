@@ -8,6 +8,7 @@
 #include "cluster/scan_pages.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/parse/parser.h"
 
 namespace strata::cluster {
 namespace {
@@ -109,6 +110,15 @@ absl::Status ClusterShardReads::RunHere(const std::vector<uint32_t>& shards, con
                                         bool describe_only, steady_clock::time_point deadline,
                                         const std::atomic<bool>* cancelled,
                                         query::ResultSink* sink) {
+  // A fragment reads: a statement that changes anything here would change one replica
+  // outside its shard's log.
+  ASSIGN_OR_RETURN(query::Statement statement, query::Parse(sql));
+  using Kind = query::Statement::Kind;
+  if (statement.kind != Kind::kSelect && statement.kind != Kind::kDescribe &&
+      statement.kind != Kind::kShowMeasures) {
+    return absl::InvalidArgumentError(
+        "a fragment is a SELECT, DESCRIBE or SHOW MEASURES; nothing that writes");
+  }
   query::ShardScope scope{.count = directory_.shard_count()};
   scope.read.assign(scope.count, false);
   for (uint32_t shard : shards) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "strata/internal/v1/shard.grpc.pb.h"
 #include "tests/cluster/cluster_harness.h"
 #include "tests/cluster/cluster_helpers.h"
 #include "tests/support/query_helpers.h"
@@ -167,6 +168,24 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
               "m1|double|[{dimension_name: host, data_type: varchar}]\n"
               "m10|double|[{dimension_name: host, data_type: varchar}]\n"
               "m11|double|[{dimension_name: host, data_type: varchar}]\n");
+  }
+
+  // The internal Scan runs reads only: a member asking for a DELETE there is refused (it
+  // would change one replica outside its shard's log).
+  {
+    auto stub = internal::v1::ShardService::NewStub(cluster_->node(1).channel());
+    grpc::ClientContext context;
+    context.AddMetadata("x-strata-cluster-secret", cluster_->secret());
+    internal::v1::ScanRequest request;
+    request.set_sql("DELETE FROM demo.cpu WHERE host = 'h9'");
+    auto reader = stub->Scan(&context, request);
+    internal::v1::ScanResponse page;
+    while (reader->Read(&page)) {
+    }
+    const grpc::Status refused = reader->Finish();
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << refused.error_message();
+    EXPECT_EQ(RowsText(QueryThrough(3, "SELECT count(*) FROM demo.cpu WHERE host = 'h9'").rows),
+              std::to_string(kPointsPerHost) + "\n");
   }
 
   // DELETE through a node reaches the shards it does not hold.
