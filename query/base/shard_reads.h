@@ -2,8 +2,8 @@
 // and a cluster node holding every shard, read everything from their own engine (no
 // ShardReads). A cluster node holding some shards only (docs/cluster.md, "Placement") reads a
 // table as fragments: the rows of a few shards, each fragment run by one node holding them
-// (this node for its own) as `SELECT * FROM table WHERE <pushed conjuncts>` restricted to
-// those shards; the rest of the plan runs here over the fragments' rows
+// (this node for its own) as `SELECT <columns read> FROM table WHERE <pushed conjuncts>`
+// restricted to those shards; the rest of the plan runs here over the fragments' rows
 // (query/exec/shard_fragments.h). The cluster implements it (cluster/shard_reads.h).
 #pragma once
 

@@ -1,6 +1,6 @@
 // A table read as fragments (query/base/shard_reads.h): on a cluster node that holds some of
-// the shards only, each fragment is `SELECT * FROM table WHERE <pushed conjuncts>` run by one
-// node over the shards it reads for this query; this node pushes their rows on, in one schema
+// the shards only, each fragment is `SELECT <columns read> FROM table WHERE <pushed
+// conjuncts>` run by one node over the shards it reads for this query; this node pushes their rows on, in one schema
 // (the union of the fragments' columns: a column a fragment lacks is NULL in its rows), to the
 // rest of the plan. The fragments run one after another; the scan's fast paths (block
 // headers, last points, newest first) run inside each fragment's own plan, not across them.
