@@ -105,8 +105,9 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
       std::this_thread::sleep_for(milliseconds(500));
     }
   }
-  node->catalog_ = std::make_unique<ReplicatedCatalog>(node->etcd_.get(), node->root_,
-                                                       options.node_id, &engine->catalog());
+  node->claims_ = std::make_unique<SchemaClaims>(node->etcd_.get(), node->root_);
+  node->catalog_ = std::make_unique<ReplicatedCatalog>(
+      node->etcd_.get(), node->root_, options.node_id, &engine->catalog(), node->claims_.get());
   RETURN_IF_ERROR(node->catalog_->Start());
   node->tokens_ =
       std::make_unique<ReplicatedTokens>(node->etcd_.get(), node->root_, &engine->tokens());
@@ -137,7 +138,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     absl::MutexLock lock(&node->mu_);
     node->leaders_.resize(node->shards_);
   }
-  node->router_ = std::make_unique<ShardRouter>(node.get(), &engine->catalog(), 64);
+  node->router_ =
+      std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(), 64);
   node->reads_ = std::make_unique<ClusterShardReads>(node.get(), engine, options.node_id);
   node->service_ =
       std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), options.node_id);

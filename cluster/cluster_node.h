@@ -32,6 +32,7 @@
 #include "cluster/replicated_catalog.h"
 #include "cluster/replicated_scheduled_queries.h"
 #include "cluster/replicated_tokens.h"
+#include "cluster/schema_claims.h"
 #include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
 #include "storage/engine.h"
@@ -150,6 +151,7 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<Membership> membership_;
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<JetStream> log_;
+  std::unique_ptr<SchemaClaims> claims_;
   std::unique_ptr<ReplicatedCatalog> catalog_;
   std::unique_ptr<ReplicatedTokens> tokens_;
   std::unique_ptr<ReplicatedScheduledQueries> scheduled_;

@@ -27,8 +27,6 @@ constexpr milliseconds kPublishPatience{12000};
 constexpr absl::Duration kStallCheck = absl::Seconds(2);
 constexpr size_t kMaxEntryBytes = 4 << 20;  // under the stream's 8 MB message limit
 constexpr size_t kMaxEntryWrites = 512;
-// Applied entries whose digests a leader keeps to check the other replicas' confirmations.
-constexpr size_t kRecentDigests = 4096;
 
 std::string EncodeState(const ReplicaState& state) {
   std::string out;
@@ -62,7 +60,8 @@ Replica::Replica(uint32_t shard, std::string node_id, std::string stream, std::s
       log_(*log),
       catalog_wait_(std::move(catalog_wait)),
       stream_(std::move(stream)),
-      subject_(std::move(subject)) {}
+      subject_(std::move(subject)),
+      confirmed_(shard) {}
 
 Replica::~Replica() {
   listening_.reset();  // no confirmation arrives once this goes
@@ -105,27 +104,23 @@ void Replica::Confirmed(std::string_view announcement) {
   std::vector<Unconfirmed> answered;
   {
     absl::MutexLock lock(&mu_);
-    // Consecutive sequences (refused entries included): found by its offset.
-    if (recent_digests_.empty() || sequence < recent_digests_.front().first ||
-        sequence > recent_digests_.back().first) {
-      return;
-    }
-    const auto mine = recent_digests_.begin() + (sequence - recent_digests_.front().first);
-    if (mine->first != sequence) return;
-    if (mine->second != digest) {
-      spdlog::error(
-          "shard {}: node {} applied the log to {} with digest {}, this replica with {}: "
-          "their logs differ",
-          shard_, words[0], sequence, digest, mine->second);
-      return;
-    }
-    follower_applied_ = std::max(follower_applied_, sequence);
-    while (!unconfirmed_.empty() && unconfirmed_.front().sequence <= follower_applied_) {
-      answered.push_back(std::move(unconfirmed_.front()));
-      unconfirmed_.pop_front();
-    }
+    confirmed_.Announced(words[0], sequence, digest);
+    answered = TakeConfirmed();
   }
-  for (Unconfirmed& u : answered) {
+  Answer(std::move(answered));
+}
+
+std::vector<Replica::Unconfirmed> Replica::TakeConfirmed() {
+  std::vector<Unconfirmed> confirmed;
+  while (!unconfirmed_.empty() && unconfirmed_.front().sequence <= confirmed_.confirmed()) {
+    confirmed.push_back(std::move(unconfirmed_.front()));
+    unconfirmed_.pop_front();
+  }
+  return confirmed;
+}
+
+void Replica::Answer(std::vector<Unconfirmed> confirmed) {
+  for (Unconfirmed& u : confirmed) {
     for (size_t i = 0; i < u.dones.size() && i < u.results.size(); ++i) {
       u.dones[i](std::move(u.results[i]));
     }
@@ -309,11 +304,13 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
   const ReplicaState after{sequence, state().digest};
   RETURN_IF_ERROR(CommitState(after));
   absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting;
+  std::vector<Unconfirmed> confirmed;  // earlier writes an announcement ahead now confirms
   {
     absl::MutexLock lock(&mu_);
     state_ = after;
     ++counts_.refused;
     RememberDigest(sequence, after.digest);
+    confirmed = TakeConfirmed();
     if (leading_) {
       // Refused or not its own, the entry says this leader's view of the log (where it ends,
       // its digest) may be wrong: it leads again only after a barrier from what it applied.
@@ -325,6 +322,7 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
     }
     changed_.SignalAll();
   }
+  Answer(std::move(confirmed));
   const absl::Status retry = absl::UnavailableError(
       StrCat("shard ", shard_,
              ": the write did not enter the log (its leader's view of the log "
@@ -338,8 +336,7 @@ absl::Status Replica::Refuse(uint64_t sequence, const LogEntry& entry, std::stri
 
 void Replica::RememberDigest(uint64_t sequence, uint64_t digest) {
   if (!wait_for_follower_) return;
-  recent_digests_.emplace_back(sequence, digest);
-  if (recent_digests_.size() > kRecentDigests) recent_digests_.pop_front();
+  confirmed_.Applied(sequence, digest);
 }
 
 absl::Status Replica::CommitState(const ReplicaState& after) {
@@ -427,6 +424,7 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
     log_.Announce(confirmations_, StrCat(node_id_, " ", sequence, " ", after.digest)).IgnoreError();
   }
   std::vector<WriteDone> dones;
+  std::vector<Unconfirmed> confirmed;  // earlier writes an announcement ahead now confirms
   {
     absl::MutexLock lock(&mu_);
     state_ = after;
@@ -434,18 +432,20 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
     if (entry.kind == LogEntry::kBarrier && entry.id == barrier_id_) barrier_at_ = sequence;
     RememberDigest(sequence, after.digest);
     changed_.SignalAll();
+    confirmed = TakeConfirmed();
     if (auto it = waiting_.find(entry.id); it != waiting_.end()) {
       dones = std::move(it->second);
       waiting_.erase(it);
     }
-    if (!dones.empty() && wait_for_follower_ && follower_applied_ < sequence) {
+    if (!dones.empty() && wait_for_follower_ && confirmed_.confirmed() < sequence) {
       unconfirmed_.push_back({.sequence = sequence,
                               .deadline = absl::Now() + absl::FromChrono(confirm_patience_),
                               .dones = std::move(dones),
                               .results = std::move(results)});
-      return absl::OkStatus();
+      dones.clear();
     }
   }
+  Answer(std::move(confirmed));
   for (size_t i = 0; i < dones.size() && i < results.size(); ++i) dones[i](std::move(results[i]));
   return absl::OkStatus();
 }

@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "cluster/apply_confirmations.h"
 #include "cluster/jetstream.h"
 #include "cluster/log_entry.h"
 #include "storage/engine.h"
@@ -112,8 +113,8 @@ class Replica {
   absl::Status Refuse(uint64_t sequence, const LogEntry& entry, std::string_view why);
   // Stores `after` as the applied state (synced).
   absl::Status CommitState(const ReplicaState& after);
-  // Keeps an applied entry's chain digest, to check confirmations against (a leader waiting
-  // for followers only).
+  // Keeps an applied entry's chain digest, to check announcements against (with
+  // --replica-ack majority only).
   void RememberDigest(uint64_t sequence, uint64_t digest) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
   void FailQueued(const absl::Status& status);
@@ -148,9 +149,10 @@ class Replica {
     std::vector<absl::StatusOr<WriteResult>> results;
   };
   std::deque<Unconfirmed> unconfirmed_ ABSL_GUARDED_BY(mu_);  // by sequence
-  // The highest sequence another replica announced with this replica's digest there.
-  uint64_t follower_applied_ ABSL_GUARDED_BY(mu_) = 0;
-  std::deque<std::pair<uint64_t, uint64_t>> recent_digests_ ABSL_GUARDED_BY(mu_);
+  ApplyConfirmations confirmed_ ABSL_GUARDED_BY(mu_);
+  // The unconfirmed writes confirmed_ now covers, taken off the queue.
+  std::vector<Unconfirmed> TakeConfirmed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static void Answer(std::vector<Unconfirmed> confirmed);
   bool publishing_ ABSL_GUARDED_BY(mu_) = false;  // a PublishLoop publish is under way
   // The barrier Lead published last, and the sequence this replica applied it at (0: not).
   std::string barrier_id_ ABSL_GUARDED_BY(mu_);

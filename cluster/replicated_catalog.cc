@@ -18,8 +18,12 @@ constexpr std::chrono::milliseconds kWatchPatience{500};
 }  // namespace
 
 ReplicatedCatalog::ReplicatedCatalog(EtcdClient* etcd, std::string root, std::string node_id,
-                                     Catalog* local)
-    : etcd_(*etcd), root_(std::move(root)), node_id_(std::move(node_id)), local_(*local) {}
+                                     Catalog* local, SchemaClaims* claims)
+    : etcd_(*etcd),
+      root_(std::move(root)),
+      node_id_(std::move(node_id)),
+      local_(*local),
+      claims_(*claims) {}
 
 std::string ReplicatedCatalog::DatabaseKey(std::string_view name) const {
   return StrCat(root_, "catalog/db/", name);
@@ -201,6 +205,8 @@ absl::Status ReplicatedCatalog::DeleteTable(std::string_view database, std::stri
   RETURN_IF_ERROR(local_.PlanDeleteTable(database, table));
   ASSIGN_OR_RETURN(std::optional<EtcdKeyValue> kv, etcd_.Get(TableKey(database, table)));
   if (!kv.has_value()) return local_.PlanDeleteTable(database, table);
+  ASSIGN_OR_RETURN(TableInfo dropped, DecodeTable(kv->value));
+  RETURN_IF_ERROR(claims_.Forget(dropped));
   RETURN_IF_ERROR(etcd_.Delete(TableKey(database, table), kv->create_revision));
   return CatchUp();
 }

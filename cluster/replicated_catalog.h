@@ -15,6 +15,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "cluster/etcd_client.h"
+#include "cluster/schema_claims.h"
 #include "storage/catalog/catalog.h"
 #include "storage/catalog/catalog_changes.h"
 
@@ -22,8 +23,10 @@ namespace strata::cluster {
 
 class ReplicatedCatalog final : public CatalogChanges {
  public:
-  // `root` is the cluster's etcd prefix ("/strata/<name>/"). Both must outlive this.
-  ReplicatedCatalog(EtcdClient* etcd, std::string root, std::string node_id, Catalog* local);
+  // `root` is the cluster's etcd prefix ("/strata/<name>/"). `claims` are the tables' schema
+  // claims, forgotten with a dropped table. All must outlive this.
+  ReplicatedCatalog(EtcdClient* etcd, std::string root, std::string node_id, Catalog* local,
+                    SchemaClaims* claims);
 
   // Makes the local catalog what etcd holds, then follows etcd's changes.
   absl::Status Start();
@@ -60,6 +63,7 @@ class ReplicatedCatalog final : public CatalogChanges {
   const std::string root_;
   const std::string node_id_;
   Catalog& local_;
+  SchemaClaims& claims_;
   absl::Mutex mu_;
   int64_t applied_ ABSL_GUARDED_BY(mu_) = 0;
 };

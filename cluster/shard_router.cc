@@ -101,8 +101,12 @@ struct ShardRouter::Task {
   std::shared_ptr<Merge> merge;
 };
 
-ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads)
-    : directory_(*directory), catalog_(*catalog), stubs_(&directory->membership()) {
+ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims,
+                         int threads)
+    : directory_(*directory),
+      catalog_(*catalog),
+      claims_(*claims),
+      stubs_(&directory->membership()) {
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
 }
 
@@ -133,14 +137,32 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
   auto merge = std::make_shared<Merge>();
   merge->done = std::move(done);
   const int records = source.record_count();
+  std::vector<NormalizedRecord> normalized(records);
+  std::vector<const NormalizedRecord*> valid(records);
   for (int i = 0; i < records; ++i) {
-    NormalizedRecord record;
-    if (absl::Status s = source.NormalizeInto(i, (*table)->partition_key, &record); !s.ok()) {
+    if (absl::Status s = source.NormalizeInto(i, (*table)->partition_key, &normalized[i]);
+        !s.ok()) {
       merge->result.rejected.push_back({i, std::string(s.message())});
       continue;
     }
-    const uint32_t shard = ShardOf(RoutingHash(record, (*table)->partition_key), shards);
-    EncodeRecord(i, record, &encoded[shard]);
+    valid[i] = &normalized[i];
+  }
+  // Names new to the table are claimed cluster-wide before any shard sees them.
+  auto contradicting = claims_.Check(**table, valid);
+  if (!contradicting.ok()) {
+    merge->done(contradicting.status());
+    return;
+  }
+  for (int i = 0; i < records; ++i) {
+    if (valid[i] == nullptr) continue;
+    if (std::optional<std::string>& reason = (*contradicting)[i]; reason.has_value()) {
+      merge->result.rejected.push_back({.record_index = i,
+                                        .reason = *std::move(reason),
+                                        .rejection_class = RejectionClass::kSchema});
+      continue;
+    }
+    const uint32_t shard = ShardOf(RoutingHash(normalized[i], (*table)->partition_key), shards);
+    EncodeRecord(i, normalized[i], &encoded[shard]);
     ++counts[shard];
   }
   std::vector<Part> parts;

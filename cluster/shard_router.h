@@ -1,10 +1,11 @@
 // ShardRouter: a cluster node's write sink (storage/write/write_sink.h). It normalizes a
-// write's records as the writer would (the same rejections for invalid ones), splits them by
-// shard (shard_map.h) and sends each shard's part to the shard's leader — this node's own
-// replica, or another node's over the internal service — retrying through a failover, then
-// merges the answers. A write spanning shards is atomic per shard: if one shard cannot be
-// written the call fails with UNAVAILABLE naming it, and some shards may be written; a
-// retry is idempotent under the version rules (docs/api.md).
+// write's records as the writer would (the same rejections for invalid ones), claims the
+// names new to the table cluster-wide (schema_claims.h: records contradicting a claim are
+// rejected here), splits the rest by shard (shard_map.h) and sends each shard's part to the
+// shard's leader — this node's own replica, or another node's over the internal service —
+// retrying through a failover, then merges the answers. A write spanning shards is atomic
+// per shard: if one shard cannot be written the call fails with UNAVAILABLE naming it, and
+// some shards may be written; a retry is idempotent under the version rules (docs/api.md).
 //
 // Thread-safety: WriteAsync may be called from any thread.
 #pragma once
@@ -22,6 +23,7 @@
 #include "cluster/membership.h"
 #include "cluster/peer_stubs.h"
 #include "cluster/replica.h"
+#include "cluster/schema_claims.h"
 #include "query/delete_sink.h"
 #include "storage/catalog/catalog.h"
 #include "storage/write/write_sink.h"
@@ -63,8 +65,8 @@ class ShardDirectory {
 
 class ShardRouter final : public WriteSink, public query::DeleteSink {
  public:
-  // Both must outlive the router.
-  ShardRouter(ShardDirectory* directory, Catalog* catalog, int threads);
+  // All must outlive the router.
+  ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims, int threads);
   ~ShardRouter() override;
 
   void WriteAsync(WriteSource& source, WriteDone done) override;
@@ -98,6 +100,7 @@ class ShardRouter final : public WriteSink, public query::DeleteSink {
 
   ShardDirectory& directory_;
   Catalog& catalog_;
+  SchemaClaims& claims_;
   PeerStubs stubs_;
   absl::Mutex mu_;
   std::deque<std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);

@@ -67,8 +67,8 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 }
 
 ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
-                                       std::vector<FragmentSite> sites, std::string sql,
-                                       std::string table_name)
+                                       std::vector<FragmentSite> sites,
+                                       std::vector<std::string> sql, std::string table_name)
     : PlanNode(std::move(schema), 0, {}),
       reads_(reads),
       sites_(std::move(sites)),
@@ -76,14 +76,18 @@ ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
       table_name_(std::move(table_name)) {}
 
 std::string ShardFragmentsNode::Describe() const {
+  // One statement for every site, or each site's after it.
+  const bool same = std::all_of(sql_.begin(), sql_.end(),
+                                [this](const std::string& s) { return s == sql_.front(); });
   std::string where;
-  for (const FragmentSite& site : sites_) {
+  for (size_t i = 0; i < sites_.size(); ++i) {
     std::string shards;
-    for (uint32_t s : site.shards) shards += StrCat(shards.empty() ? "" : ",", s);
+    for (uint32_t s : sites_[i].shards) shards += StrCat(shards.empty() ? "" : ",", s);
     where += StrCat(where.empty() ? "" : "; ", "shards ", shards, " on ",
-                    site.local ? "this node" : site.node);
+                    sites_[i].local ? "this node" : sites_[i].node,
+                    same ? "" : StrCat(": ", sql_[i]));
   }
-  return StrCat("ShardFragments ", table_name_, " (", where, "): ", sql_);
+  return StrCat("ShardFragments ", table_name_, " (", where, ")", same ? ": " + sql_.front() : "");
 }
 
 absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
@@ -133,9 +137,9 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
     RETURN_IF_ERROR(sink->Push(out));
     return !context->enough.load(std::memory_order_relaxed);
   };
-  for (const FragmentSite& site : sites_) {
+  for (size_t i = 0; i < sites_.size(); ++i) {
     if (context->enough.load(std::memory_order_relaxed)) break;
-    RETURN_IF_ERROR(reads_->Run(site, sql_, context->deadline, context->cancelled, push));
+    RETURN_IF_ERROR(reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push));
   }
   return sink->Finish();
 }

@@ -24,16 +24,17 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 
 class ShardFragmentsNode : public PlanNode {
  public:
-  // `sql` is each fragment's statement; `schema` holds every column a site answers with.
+  // `sql` is each site's statement, in the order of `sites`; `schema` holds every column a
+  // site answers with (one a site lacks is NULL in its rows).
   ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
-                     std::string sql, std::string table_name);
+                     std::vector<std::string> sql, std::string table_name);
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   ShardReads* reads_;
   std::vector<FragmentSite> sites_;
-  std::string sql_;
+  std::vector<std::string> sql_;
   std::string table_name_;
 };
 

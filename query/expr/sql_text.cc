@@ -10,7 +10,46 @@ namespace {
 
 bool PortableOperator(std::string_view op) {
   return op == "=" || op == "<>" || op == "!=" || op == "<" || op == "<=" || op == ">" ||
-         op == ">=" || op == "AND" || op == "OR";
+         op == ">=" || op == "AND" || op == "OR" || op == "+" || op == "-" || op == "*" ||
+         op == "/" || op == "%" || op == "||";
+}
+
+// Functions whose value is their arguments' alone on every node: no clock (now(), ago()),
+// no randomness, no per-node state. Kept to those a time-series GROUP BY or filter uses.
+bool PortableFunction(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"abs",
+                                                "bin",
+                                                "ceil",
+                                                "ceiling",
+                                                "coalesce",
+                                                "concat",
+                                                "date_trunc",
+                                                "day",
+                                                "day_of_month",
+                                                "day_of_week",
+                                                "day_of_year",
+                                                "floor",
+                                                "from_milliseconds",
+                                                "from_nanoseconds",
+                                                "hour",
+                                                "length",
+                                                "lower",
+                                                "minute",
+                                                "month",
+                                                "round",
+                                                "second",
+                                                "substr",
+                                                "to_milliseconds",
+                                                "to_nanoseconds",
+                                                "trim",
+                                                "upper",
+                                                "week",
+                                                "year",
+                                                "year_of_week"};
+  for (std::string_view n : kNames) {
+    if (n == name) return true;
+  }
+  return false;
 }
 
 bool AppendLiteral(const Datum& d, std::string* out) {
@@ -37,6 +76,12 @@ bool AppendLiteral(const Datum& d, std::string* out) {
     case DataType::kTimestamp:
       absl::StrAppend(out, "from_nanoseconds(", d.i, ")");
       return true;
+    case DataType::kInterval: {
+      Expr literal;  // "1m", "90s", "5ns": the parser's own interval literal text
+      literal.literal = d;
+      out->append(literal.ToString());
+      return true;
+    }
     case DataType::kDouble: {
       if (!std::isfinite(d.d)) return false;
       char buffer[64];
@@ -57,18 +102,41 @@ bool AppendLiteral(const Datum& d, std::string* out) {
   }
 }
 
-bool Append(const Expr& e, const Schema& schema, std::string* out) {
-  auto arg = [&](size_t i) { return Append(*e.args[i], schema, out); };
-  switch (e.kind) {
-    case ExprKind::kColumn:
-      if (e.bound.column < 0 || e.bound.column >= static_cast<int>(schema.size())) return false;
-      out->append(QuoteIdentifier(schema[e.bound.column].name));
+// A type a CAST names as the parser reads it back.
+bool PlainType(DataType type) {
+  switch (type) {
+    case DataType::kBoolean:
+    case DataType::kBigint:
+    case DataType::kDouble:
+    case DataType::kVarchar:
+    case DataType::kTimestamp:
       return true;
+    default:
+      return false;
+  }
+}
+
+bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent,
+            std::string* out) {
+  auto arg = [&](size_t i) { return Append(*e.args[i], schema, absent, out); };
+  switch (e.kind) {
+    case ExprKind::kColumn: {
+      if (e.bound.column < 0 || e.bound.column >= static_cast<int>(schema.size())) return false;
+      const ColumnInfo& column = schema[e.bound.column];
+      if (absent != nullptr && static_cast<size_t>(e.bound.column) < absent->size() &&
+          (*absent)[e.bound.column]) {
+        if (!PlainType(column.type)) return false;
+        absl::StrAppend(out, "CAST(NULL AS ", std::string(TypeName(column.type)), ")");
+        return true;
+      }
+      out->append(QuoteIdentifier(column.name));
+      return true;
+    }
     case ExprKind::kLiteral:
       return AppendLiteral(e.literal, out);
     case ExprKind::kUnary:
-      if (e.name != "NOT") return false;
-      out->append("(NOT ");
+      if (e.name != "NOT" && e.name != "-") return false;
+      out->append(e.name == "NOT" ? "(NOT " : "(-");
       if (!arg(0)) return false;
       out->push_back(')');
       return true;
@@ -113,6 +181,23 @@ bool Append(const Expr& e, const Schema& schema, std::string* out) {
       if (!arg(0)) return false;
       out->append(e.negated ? " IS NOT NULL)" : " IS NULL)");
       return true;
+    case ExprKind::kCall:
+      if (e.window || e.distinct || e.bound.aggregate >= 0 || !PortableFunction(e.name)) {
+        return false;
+      }
+      absl::StrAppend(out, e.name, "(");
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (i > 0) out->append(", ");
+        if (!arg(i)) return false;
+      }
+      out->push_back(')');
+      return true;
+    case ExprKind::kCast:
+      if (!PlainType(e.cast_type)) return false;
+      absl::StrAppend(out, e.name == "try_cast" ? "try_cast(" : "CAST(");
+      if (!arg(0)) return false;
+      absl::StrAppend(out, " AS ", std::string(TypeName(e.cast_type)), ")");
+      return true;
     default:
       return false;
   }
@@ -120,9 +205,10 @@ bool Append(const Expr& e, const Schema& schema, std::string* out) {
 
 }  // namespace
 
-bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out) {
+bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out,
+                       const std::vector<bool>* absent) {
   const size_t before = out->size();
-  if (Append(e, schema, out)) return true;
+  if (Append(e, schema, absent, out)) return true;
   out->resize(before);
   return false;
 }

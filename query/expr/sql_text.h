@@ -1,20 +1,24 @@
 // A bound condition written back as SQL another node parses to the same condition: the
 // conjuncts a query pushes into the fragments other nodes run (query/exec/shard_fragments.h).
-// Only what reads the same everywhere is written: columns, literals, comparisons, AND, OR,
-// NOT, IN lists, BETWEEN, LIKE and IS NULL; no function call (now() and ago() read each node's
-// clock), no subquery. Thread-safety: pure functions.
+// Only what reads the same everywhere is written: columns, literals, comparisons, arithmetic,
+// AND, OR, NOT, IN lists, BETWEEN, LIKE, IS NULL, CAST and calls of the functions whose value
+// is their arguments' alone (bin, date_trunc, floor, ...); not now() or ago() (they read each
+// node's clock), no aggregate, window or subquery. Thread-safety: pure functions.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "query/expr/expr.h"
 
 namespace strata::query {
 
 // `e` (bound against `schema`) as SQL text, appended to `*out`; false, with `*out` as it was,
-// when `e` holds anything outside that set.
-bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out);
+// when `e` holds anything outside that set. A column `absent` marks (a node that has no such
+// column in its part of the table) is written as a NULL of its type.
+bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out,
+                       const std::vector<bool>* absent = nullptr);
 
 // "name" with its double quotes doubled: an identifier as written in SQL.
 std::string QuoteIdentifier(std::string_view name);

@@ -166,6 +166,10 @@ class FunctionRegistry {
 // (count(DISTINCT x) and friends).
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
 
+// avg's final step over partial states (sum as DOUBLE, count), for an aggregation split
+// across a cluster's fragments (query/plan/planner_shards.cc); not callable from SQL.
+const AggregateFunction& AverageOfPartials();
+
 // SQL LIKE: % matches any run, _ one character; no escape character.
 bool LikeMatch(std::string_view text, std::string_view pattern);
 

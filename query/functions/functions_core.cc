@@ -680,6 +680,41 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
   return std::make_unique<DistinctAcc>(std::move(inner));
 }
 
+namespace {
+
+// avg's final step over partial (sum, count) pairs, as AvgAcc would have finished them.
+class AverageOfPartialsAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (a[0].null || a[1].null) return;
+    sum_ += a[0].AsDouble();
+    n_ += a[1].i;
+  }
+  absl::StatusOr<Datum> Finish() override {
+    return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
+  }
+
+ private:
+  double sum_ = 0;
+  int64_t n_ = 0;
+};
+
+}  // namespace
+
+const AggregateFunction& AverageOfPartials() {
+  static const AggregateFunction* const kFunction = new AggregateFunction{
+      .name = "avg",
+      .signature = "avg of partial (sum double, count bigint) -> double",
+      .doc = "The merge of avg's partial states (not callable from SQL).",
+      .bind = [](const std::vector<DataType>&) -> absl::StatusOr<DataType> {
+        return DataType::kDouble;
+      },
+      .make = [](const std::vector<DataType>&) {
+        return std::make_unique<AverageOfPartialsAcc>();
+      }};
+  return *kFunction;
+}
+
 void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
                       std::vector<AggregateFunction>* aggregates) {
   auto add = [scalars](ScalarFunction f) { scalars->push_back(std::move(f)); };

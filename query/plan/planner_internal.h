@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "query/base/shard_reads.h"
 #include "query/exec/hash_join.h"
 #include "query/exec/header_aggregation.h"
 #include "query/exec/source_nodes.h"
@@ -18,6 +19,39 @@
 
 namespace strata::query {
 
+// A table read as fragments (planner_shards.cc), as a SELECT over it may run its aggregation
+// in them too.
+struct FragmentedTable {
+  ShardReads* reads = nullptr;
+  std::vector<FragmentSite> sites;
+  // By site: the columns of `schema` it does not have (a measure type only other shards
+  // hold), written as NULLs into its statement.
+  std::vector<std::vector<bool>> absent;
+  std::string name;                // "database"."table", quoted
+  std::vector<ExprPtr> pushed;     // the WHERE conjuncts the fragments apply, bound to schema
+  std::vector<std::string> time_range;  // the time bounds they apply, as SQL
+  bool where_whole = true;         // every conjunct of the SELECT's WHERE is pushed
+  Schema schema;                   // the table's columns, as the fragments give them
+  const PlanNode* rows = nullptr;  // the node reading the table's rows as fragments
+};
+// " WHERE <the pushed conditions>" as site `site` reads them, or empty.
+std::string FragmentWhere(const FragmentedTable& table, size_t site);
+
+// An aggregation run in the fragments: each fragment sends its groups' keys and partial
+// states (count, sum, min, max, avg as a sum and a count, ...), and the coordinator merges
+// them — `keys` and `merges` over `node`'s rows — with no row of the table travelling.
+struct FragmentAggregation {
+  PlanNodePtr node;
+  std::vector<ExprPtr> keys;  // column k of node's rows
+  std::vector<ExprPtr> arguments;
+  std::vector<AggregateSpec> merges;
+};
+// nullopt unless every aggregate has a merge (none DISTINCT), the keys and arguments read
+// alike on every node (query/expr/sql_text.h), and WHERE went to the fragments whole.
+std::optional<FragmentAggregation> AggregateInFragments(
+    const FragmentedTable& table, const std::vector<const Expr*>& keys,
+    const std::vector<AggregateSpec>& aggregates);
+
 struct Planner::Source {
   PlanNodePtr node;
   // The source is this table scan, whose fast paths the SELECT over it may
@@ -26,6 +60,8 @@ struct Planner::Source {
   // The table scan under this source's filters, whose series a join may
   // narrow to its build side's keys (a dynamic filter).
   TableScanNode* series_scan = nullptr;
+  // The source reads a table as fragments.
+  std::shared_ptr<const FragmentedTable> fragments;
 
   const Schema& schema() const { return node->schema(); }
 };

@@ -66,6 +66,7 @@ class Planner::SelectPhases {
   absl::Status BindGroupKeys(Schema* post);
   absl::Status CollectAggregates(Expr& e, Schema* post);
   void PickAggregateFastPath();
+  void SplitAcrossFragments();
   absl::Status RewriteOverGroups(ExprPtr& e, const Schema& post);
   absl::Status BindRows();
   void OutputColumns();
@@ -93,6 +94,8 @@ class Planner::SelectPhases {
   std::vector<const Expr*> group_keys_;
   std::vector<std::string> key_text_;
   std::vector<AggregateSpec> aggregates_;
+  // The aggregation runs in the fragments, WHERE with it (SplitAcrossFragments).
+  bool in_fragments_ = false;
   // Set when whole blocks add to the groups by their headers.
   std::shared_ptr<HeaderAggregation> block_headers_;
   // The schema the select list, HAVING and ORDER BY are bound against.
@@ -191,6 +194,7 @@ absl::Status Planner::SelectPhases::Aggregate() {
   for (ExprPtr& w : *windows_) {
     for (ExprPtr* e : WindowExprs(*w)) RETURN_IF_ERROR(CollectAggregates(**e, &post));
   }
+  SplitAcrossFragments();
   PickAggregateFastPath();
   // The select list, HAVING and the windows over the aggregation's output.
   for (ExprPtr& w : *windows_) {
@@ -283,6 +287,23 @@ void Planner::SelectPhases::PickAggregateFastPath() {
                                        scan->time_column(), context_->eval)) {
     block_headers_ = scan->AggregateBlocks(group_keys_, aggregates_);
   }
+}
+
+// Over a table read as fragments: the keys and partial states come from the fragments, and
+// the aggregation here merges them (planner_shards.cc). The keys' text stays, so the select
+// list still finds them.
+void Planner::SelectPhases::SplitAcrossFragments() {
+  const FragmentedTable* table = source_.fragments.get();
+  if (table == nullptr || table->rows != source_.node.get()) return;
+  std::optional<FragmentAggregation> split = AggregateInFragments(*table, group_keys_, aggregates_);
+  if (!split) return;
+  auto kept = std::make_shared<FragmentAggregation>(*std::move(split));
+  plan_.keep_alive.push_back(kept);
+  source_.node = kept->node;
+  source_.fragments = nullptr;
+  for (size_t k = 0; k < group_keys_.size(); ++k) group_keys_[k] = kept->keys[k].get();
+  aggregates_ = kept->merges;
+  in_fragments_ = true;
 }
 
 // A group key becomes its column of the aggregation's output; other plain
@@ -455,7 +476,9 @@ std::vector<int> Planner::SelectPhases::NarrowWindows() {
 // The operator tree over the source, innermost first.
 void Planner::SelectPhases::Build() {
   PlanNodePtr node = source_.node;
-  if (select_.where) node = std::make_shared<FilterNode>(node, select_.where.get());
+  if (select_.where && !in_fragments_) {
+    node = std::make_shared<FilterNode>(node, select_.where.get());
+  }
   if (aggregating_) {
     auto aggregate =
         std::make_shared<AggregateNode>(node, projected_input_, group_keys_, aggregates_);

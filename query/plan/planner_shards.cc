@@ -1,6 +1,9 @@
 // A table on a cluster node that holds some of its shards only: read as fragments
-// (query/exec/shard_fragments.h), each `SELECT * FROM table WHERE <pushed>` at one node over
-// the shards it reads; WHERE then applies in full over their rows here, as over a subquery.
+// (query/exec/shard_fragments.h), each `SELECT <columns read> FROM table WHERE <pushed>` at
+// one node over the shards it reads; WHERE then applies in full over their rows here, as over
+// a subquery. An aggregation over the table runs in the fragments when it can
+// (AggregateInFragments): they send their groups' partial states, merged here.
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -9,34 +12,37 @@
 #include "common/strings.h"
 #include "query/exec/shard_fragments.h"
 #include "query/expr/sql_text.h"
+#include "query/functions/functions.h"
 #include "query/plan/planner.h"
 #include "query/plan/planner_internal.h"
 
 namespace strata::query {
 namespace {
 
-// The conjuncts of `where` (bound against `schema`) a fragment can apply as it is written:
-// the time range (as its bounds, so ago() and now() are read on this node's clock) and
-// those AppendPortableSql writes.
-std::string PushedConditions(ExprPtr where, const Schema& schema, const EvalContext& eval) {
+// Takes the conjuncts of `where` (bound against `table->schema`) a fragment can apply as
+// they are written into `table`: the time range (as its bounds, so ago() and now() are read
+// on this node's clock) and those AppendPortableSql writes.
+void PushConditions(ExprPtr where, const EvalContext& eval, FragmentedTable* table) {
+  const Schema& schema = table->schema;
   int time_column = -1;
   for (size_t c = 0; c < schema.size(); ++c) {
     if (schema[c].name == kTimeColumn) time_column = static_cast<int>(c);
   }
   int64_t start = INT64_MIN, end = INT64_MAX;
-  std::string pushed;
-  auto add = [&pushed](std::string_view condition) {
-    pushed.append(pushed.empty() ? " WHERE " : " AND ").append(condition);
-  };
   for (ExprPtr& c : TakeConjuncts(std::move(where))) {
     if (time_column >= 0 && NarrowTimeRange(*c, time_column, eval, &start, &end)) continue;
     std::string text;
-    if (AppendPortableSql(*c, schema, &text)) add(text);
+    if (AppendPortableSql(*c, schema, &text)) {
+      table->pushed.push_back(std::move(c));
+    } else {
+      table->where_whole = false;
+    }
   }
   const std::string time = QuoteIdentifier(kTimeColumn);
-  if (start != INT64_MIN) add(StrCat(time, " >= from_nanoseconds(", start, ")"));
-  if (end != INT64_MAX) add(StrCat(time, " < from_nanoseconds(", end, ")"));
-  return pushed;
+  if (start != INT64_MIN) {
+    table->time_range.push_back(StrCat(time, " >= from_nanoseconds(", start, ")"));
+  }
+  if (end != INT64_MAX) table->time_range.push_back(StrCat(time, " < from_nanoseconds(", end, ")"));
 }
 
 bool HasSubquery(const Expr& e) {
@@ -96,31 +102,176 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   }
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
   ASSIGN_OR_RETURN(Schema schema, MergeFragmentColumns(site_columns, qualifier));
-  std::string pushed;
+  auto table_read = std::make_shared<FragmentedTable>();
+  table_read->reads = reads;
+  table_read->sites = sites;
+  table_read->name = name;
+  table_read->schema = schema;
+  for (const std::vector<ResultColumn>& columns : site_columns) {
+    // A column some sites lack (a measure type only other shards hold) reads as NULL there.
+    std::vector<bool>& absent = table_read->absent.emplace_back(schema.size(), true);
+    for (size_t c = 0; c < schema.size(); ++c) {
+      for (const ResultColumn& has : columns) {
+        if (has.name == schema[c].name) absent[c] = false;
+      }
+    }
+  }
   if (where != nullptr) {
     // A copy bound here: the SELECT binds and applies its own WHERE over the fragments' rows.
     ExprPtr bound = where->Clone();
     if (BindWhere(*bound, schema).ok()) {
-      pushed = PushedConditions(std::move(bound), schema, context_->eval);
+      PushConditions(std::move(bound), context_->eval, table_read.get());
+    } else {
+      table_read->where_whole = false;
     }
   }
   // What the fragments send: the columns the statement reads (at least one, so that rows
-  // are counted), or all of them.
-  std::string sent = "*";
-  if (std::optional<std::set<std::string>> read =
-          select != nullptr ? ColumnsRead(*select) : std::nullopt) {
-    sent.clear();
-    for (const ColumnInfo& c : schema) {
-      if (!read->contains(c.name)) continue;
-      sent += (sent.empty() ? "" : ", ") + QuoteIdentifier(c.name);
+  // are counted) that each site has, or all of them.
+  std::optional<std::set<std::string>> read =
+      select != nullptr ? ColumnsRead(*select) : std::nullopt;
+  std::vector<std::string> sql;
+  for (size_t site = 0; site < sites.size(); ++site) {
+    std::string sent;
+    for (size_t c = 0; c < schema.size() && read.has_value(); ++c) {
+      if (!read->contains(schema[c].name) || table_read->absent[site][c]) continue;
+      sent += (sent.empty() ? "" : ", ") + QuoteIdentifier(schema[c].name);
     }
-    if (sent.empty()) sent = QuoteIdentifier(kTimeColumn);
+    if (!read.has_value()) {
+      sent = "*";
+    } else if (sent.empty()) {
+      sent = QuoteIdentifier(kTimeColumn);
+    }
+    sql.push_back(StrCat("SELECT ", sent, " FROM ", name, FragmentWhere(*table_read, site)));
   }
   Source source;
-  source.node =
-      std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                           StrCat("SELECT ", sent, " FROM ", name, pushed), name);
+  source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
+                                                     std::move(sql), name);
+  table_read->rows = source.node.get();
+  source.fragments = std::move(table_read);
   return source;
+}
+
+std::string FragmentWhere(const FragmentedTable& table, size_t site) {
+  std::string where;
+  auto add = [&where](std::string_view condition) {
+    where.append(where.empty() ? " WHERE " : " AND ").append(condition);
+  };
+  for (const ExprPtr& c : table.pushed) {
+    std::string text;
+    AppendPortableSql(*c, table.schema, &text, &table.absent[site]);
+    add(text);
+  }
+  for (const std::string& bound : table.time_range) add(bound);
+  return where;
+}
+
+namespace {
+
+// Column `index` of the fragments' rows.
+ExprPtr RowColumn(const ColumnInfo& column, int index) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kColumn;
+  e->name = column.name;
+  e->bound.column = index;
+  e->bound.type = column.type;
+  return e;
+}
+
+}  // namespace
+
+std::optional<FragmentAggregation> AggregateInFragments(
+    const FragmentedTable& table, const std::vector<const Expr*>& keys,
+    const std::vector<AggregateSpec>& aggregates) {
+  if (!table.where_whole) return std::nullopt;
+  for (const Expr* key : keys) {
+    if (key->bound.type == DataType::kUnknown) return std::nullopt;
+  }
+  FragmentAggregation out;
+  // The fragments' rows: the keys, then each aggregate's partial states; each a text per site.
+  Schema partial;
+  std::vector<std::string> select(table.sites.size());
+  auto add_column = [&](const std::vector<std::string>& texts, DataType type) {
+    const int index = static_cast<int>(partial.size());
+    partial.push_back({StrCat("_p", index), type, ""});
+    for (size_t site = 0; site < select.size(); ++site) {
+      select[site] += StrCat(select[site].empty() ? "" : ", ", texts[site], " AS ",
+                             QuoteIdentifier(partial.back().name));
+    }
+    return index;
+  };
+  // `e` at each site, or nullopt if it does not read alike everywhere.
+  auto sql = [&](const Expr& e) -> std::optional<std::vector<std::string>> {
+    std::vector<std::string> texts(table.sites.size());
+    for (size_t site = 0; site < texts.size(); ++site) {
+      if (!AppendPortableSql(e, table.schema, &texts[site], &table.absent[site])) {
+        return std::nullopt;
+      }
+    }
+    return texts;
+  };
+  for (const Expr* key : keys) {
+    const std::optional<std::vector<std::string>> texts = sql(*key);
+    if (!texts) return std::nullopt;
+    const int c = add_column(*texts, key->bound.type);
+    out.keys.push_back(RowColumn(partial[c], c));
+  }
+  const FunctionRegistry& functions = FunctionRegistry::Get();
+  for (const AggregateSpec& a : aggregates) {
+    if (a.distinct) return std::nullopt;
+    std::vector<std::vector<std::string>> args;  // by argument, by site
+    for (const Expr* e : a.args) {
+      std::optional<std::vector<std::string>> texts = sql(*e);
+      if (!texts) return std::nullopt;
+      args.push_back(*std::move(texts));
+    }
+    AggregateSpec merge;
+    // A partial state the fragments compute, `call(site)` at each, and the merge's argument
+    // that reads it.
+    auto state = [&](const std::function<std::string(size_t site)>& call, DataType type) {
+      std::vector<std::string> texts;
+      for (size_t site = 0; site < select.size(); ++site) texts.push_back(call(site));
+      const int c = add_column(texts, type);
+      out.arguments.push_back(RowColumn(partial[c], c));
+      merge.args.push_back(out.arguments.back().get());
+      merge.arg_types.push_back(type);
+    };
+    const std::string& f = a.function->name;
+    if (f == "count" || f == "count_if") {
+      state([&](size_t s) { return StrCat(f, "(", args.empty() ? "*" : args[0][s], ")"); },
+            DataType::kBigint);
+      merge.function = functions.FindAggregate("sum");
+    } else if (f == "sum" || f == "min" || f == "max") {
+      absl::StatusOr<DataType> type = a.function->bind(a.arg_types);
+      if (!type.ok()) return std::nullopt;
+      state([&](size_t s) { return StrCat(f, "(", args[0][s], ")"); }, *type);
+      merge.function = a.function;
+    } else if (f == "avg") {
+      state([&](size_t s) { return StrCat("sum(CAST(", args[0][s], " AS double))"); },
+            DataType::kDouble);
+      state([&](size_t s) { return StrCat("count(", args[0][s], ")"); }, DataType::kBigint);
+      merge.function = &AverageOfPartials();
+    } else if (f == "max_by" || f == "min_by") {
+      // The value at the extreme key, and the key: the merge picks among the fragments'.
+      state([&](size_t s) { return StrCat(f, "(", args[0][s], ", ", args[1][s], ")"); },
+            a.arg_types[0]);
+      state([&](size_t s) { return StrCat(f == "max_by" ? "max(" : "min(", args[1][s], ")"); },
+            a.arg_types[1]);
+      merge.function = a.function;
+    } else {
+      return std::nullopt;  // no merge of its partial states (yet): the rows travel
+    }
+    out.merges.push_back(std::move(merge));
+  }
+  std::string group_by;
+  for (size_t k = 0; k < keys.size(); ++k) group_by += StrCat(k ? ", " : " GROUP BY ", k + 1);
+  std::vector<std::string> sql_by_site;
+  for (size_t site = 0; site < select.size(); ++site) {
+    sql_by_site.push_back(StrCat("SELECT ", select[site], " FROM ", table.name,
+                                 FragmentWhere(table, site), group_by));
+  }
+  out.node = std::make_shared<ShardFragmentsNode>(std::move(partial), table.reads, table.sites,
+                                                  std::move(sql_by_site), table.name);
+  return out;
 }
 
 }  // namespace strata::query

@@ -22,6 +22,7 @@
 #include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
 #include "storage/write/record_validation.h"
+#include "storage/write/schema_rules.h"
 #include "xxhash.h"
 
 namespace strata {
@@ -366,9 +367,7 @@ class Writer::GroupCommit {
                                                     const NormalizedRecord& record) {
     for (const auto& [name, value] : record.dimensions) {
       if (auto type = AttributeType(state, changes, name)) {
-        return StrCat("\"", name, "\" is a MULTI measure attribute (", TypeName(*type),
-                      ") in this table, so it cannot also be a dimension: a name is one "
-                      "column. Rename the dimension");
+        return DimensionIsAttribute(name, *type);
       }
     }
     return std::nullopt;
@@ -384,37 +383,28 @@ class Writer::GroupCommit {
     const MeasureKind kind = record.kind();
     if (!known && state.measure_count() + static_cast<int>(changes.schema.size()) >=
                       kMaxMeasureNamesPerTable) {
-      return StrCat("the table already has ", kMaxMeasureNamesPerTable,
-                    " measure names, the limit; write to an existing measure name or "
-                    "another table");
+      return TooManyMeasureNames();
     }
     if (known && known->kind != kind) {
-      return StrCat("measure \"", record.measure_name, "\" holds ", MeasureKindName(known->kind),
-                    " values in this table; this record writes ", MeasureKindName(kind),
-                    ". Use another measure name for other types");
+      return MeasureKindConflict(record.measure_name, known->kind, kind);
     }
     if (!record.multi) return std::nullopt;
     int new_names = 0;
     for (size_t i = 0; i < record.measures.size(); ++i) {
       const std::string_view name = record.measures.name(i);
       if (IsDimension(state, changes, name)) {
-        return StrCat("\"", name, "\" is a dimension in this table, so it cannot also be a "
-                      "MULTI measure attribute: a name is one column. Rename the attribute");
+        return AttributeIsDimension(name);
       }
       const std::optional<ValueType> type = AttributeType(state, changes, name);
       if (!type) {
         ++new_names;
       } else if (*type != record.measures.type(i)) {
-        return StrCat("attribute \"", name, "\" holds ", TypeName(*type), " values in this "
-                      "table; this record writes ", TypeName(record.measures.type(i)),
-                      ". An attribute has one type across all measure names: write it as ",
-                      TypeName(*type), " or use another attribute name");
+        return AttributeTypeConflict(name, *type, record.measures.type(i));
       }
     }
     if (new_names > 0 && state.attribute_count() + static_cast<int>(changes.attribute_types.size()) +
                                  new_names > kMaxMultiAttributesPerTable) {
-      return StrCat("the table already has ", kMaxMultiAttributesPerTable,
-                    " MULTI attribute names, the limit");
+      return TooManyAttributes();
     }
     return std::nullopt;
   }

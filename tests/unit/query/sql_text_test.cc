@@ -79,13 +79,24 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
             Args(Node(ExprKind::kUnary, "NOT", Args(Node(ExprKind::kIsNull, "", Args(Column(0))))),
                  Literal(Datum::Bool(false)))),
        "((NOT (\"host\" IS NULL)) OR FALSE)"},
+      // A GROUP BY key of a partial aggregate: a time bucket, arithmetic, a cast.
+      {Node(ExprKind::kCall, "bin", Args(Column(1), Literal(Datum::Interval(60'000'000'000)))),
+       "bin(\"time\", 1m)"},
+      {Node(ExprKind::kCall, "date_trunc", Args(Literal(Datum::Varchar("hour")), Column(1))),
+       "date_trunc('hour', \"time\")"},
+      {Node(ExprKind::kBinary, "*",
+            Args(Node(ExprKind::kUnary, "-", Args(Column(2))), Literal(Datum::Bigint(2)))),
+       "((-\"measure_value::double\") * 2)"},
+      {Node(ExprKind::kCast, "CAST", Args(Column(2))), "CAST(\"measure_value::double\" AS bigint)"},
   };
+  cases[std::size(cases) - 1].expr->cast_type = DataType::kBigint;
   for (const Case& c : cases) {
     std::string text = "keep ";
     ASSERT_TRUE(AppendPortableSql(*c.expr, kSchema, &text)) << c.text;
     EXPECT_EQ(text, "keep " + c.text);
     // And it parses back.
     EXPECT_TRUE(Parse("SELECT * FROM d.t WHERE " + c.text).ok()) << c.text;
+    EXPECT_TRUE(Parse("SELECT " + c.text + " FROM d.t GROUP BY 1").ok()) << c.text;
   }
 }
 
@@ -97,9 +108,16 @@ TEST(SqlTextTest, RefusesWhatCouldReadOtherwiseElsewhere) {
   // A NaN has no literal.
   refused.push_back(
       Node(ExprKind::kBinary, "=", Args(Column(2), Literal(Datum::Double(std::nan(""))))));
-  // Arithmetic, a CASE, an unbound column.
-  refused.push_back(Node(ExprKind::kBinary, "+", Args(Column(2), Literal(Datum::Bigint(1)))));
+  refused.push_back(Node(ExprKind::kCall, "ago", Args(Literal(Datum::Interval(1)))));
+  refused.push_back(Node(ExprKind::kCall, "random", {}));
+  // An aggregate, a CASE, an unbound column, a cast to a type without a plain name.
+  ExprPtr aggregate = Node(ExprKind::kCall, "abs", Args(Column(2)));
+  aggregate->bound.aggregate = 0;
+  refused.push_back(std::move(aggregate));
   refused.push_back(Node(ExprKind::kCase, "", Args(Column(0))));
+  ExprPtr cast = Node(ExprKind::kCast, "CAST", Args(Column(2)));
+  cast->cast_type = DataType::kInterval;
+  refused.push_back(std::move(cast));
   ExprPtr unbound = Column(0);
   unbound->bound.column = -1;
   refused.push_back(Node(ExprKind::kIsNull, "", Args(std::move(unbound))));
