@@ -20,6 +20,7 @@ queries=(
   "SELECT host, max(usage_user) FROM bench.cpu GROUP BY host ORDER BY host LIMIT 5"
   "SELECT max(usage_user) FROM bench.cpu WHERE host = 'host_7'"
   "SELECT host, time, usage_user FROM bench.cpu ORDER BY usage_user DESC LIMIT 5"
+  "SELECT bin(time, 1h) AS hour, avg(usage_user), max(usage_system) FROM bench.cpu GROUP BY 1 ORDER BY 1"
 )
 for nodes in 3 5; do
   scripts/cluster.sh up "$nodes" >/dev/null

@@ -1,10 +1,13 @@
 #include "query/exec/shard_fragments.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/table_layout.h"
@@ -83,64 +86,104 @@ std::string ShardFragmentsNode::Describe() const {
   for (size_t i = 0; i < sites_.size(); ++i) {
     std::string shards;
     for (uint32_t s : sites_[i].shards) shards += StrCat(shards.empty() ? "" : ",", s);
-    where += StrCat(where.empty() ? "" : "; ", "shards ", shards, " on ",
-                    sites_[i].local ? "this node" : sites_[i].node,
-                    same ? "" : StrCat(": ", sql_[i]));
+    where +=
+        StrCat(where.empty() ? "" : "; ", "shards ", shards, " on ",
+               sites_[i].local ? "this node" : sites_[i].node, same ? "" : StrCat(": ", sql_[i]));
   }
   return StrCat("ShardFragments ", table_name_, " (", where, ")", same ? ": " + sql_.front() : "");
 }
 
-absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
-  const Schema& out_schema = schema();
-  absl::flat_hash_map<std::string, int> column_of;
-  for (size_t c = 0; c < out_schema.size(); ++c)
-    column_of[out_schema[c].name] = static_cast<int>(c);
-  // Where each column of the batches goes in the node's schema (-1: nowhere), for the columns
-  // the last batch came with.
-  std::vector<ResultColumn> mapped_columns;
-  std::vector<int> target;
-  auto map_columns = [&](const std::vector<ResultColumn>& columns) {
-    if (columns.size() == mapped_columns.size() &&
-        std::equal(columns.begin(), columns.end(), mapped_columns.begin(),
+namespace {
+
+// Where each column of a fragment's batches goes in the node's schema (-1: nowhere), for the
+// columns its last batch came with.
+class ColumnMap {
+ public:
+  explicit ColumnMap(const Schema& schema) : schema_(schema) {
+    for (size_t c = 0; c < schema.size(); ++c) column_of_[schema[c].name] = static_cast<int>(c);
+  }
+
+  // `batch` (with `columns`) in the node's schema: a column it lacks is NULL.
+  Batch Map(const Batch& batch, const std::vector<ResultColumn>& columns) {
+    Remap(columns);
+    Batch out;
+    out.rows = batch.rows;
+    out.columns.reserve(schema_.size());
+    for (const ColumnInfo& c : schema_) {
+      out.columns.emplace_back(c.type);
+      out.columns.back().ResetNull(batch.rows);
+    }
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (target_[c] >= 0) out.columns[target_[c]] = batch.columns[c];
+    }
+    return out;
+  }
+
+ private:
+  void Remap(const std::vector<ResultColumn>& columns) {
+    if (columns.size() == mapped_.size() &&
+        std::equal(columns.begin(), columns.end(), mapped_.begin(),
                    [](const ResultColumn& a, const ResultColumn& b) {
                      return a.name == b.name && a.type == b.type;
                    })) {
       return;
     }
-    mapped_columns = columns;
-    target.assign(columns.size(), -1);
+    mapped_ = columns;
+    target_.assign(columns.size(), -1);
     for (size_t c = 0; c < columns.size(); ++c) {
-      auto it = column_of.find(columns[c].name);
-      if (it != column_of.end() && out_schema[it->second].type == columns[c].type) {
-        target[c] = it->second;
+      auto it = column_of_.find(columns[c].name);
+      if (it != column_of_.end() && schema_[it->second].type == columns[c].type) {
+        target_[c] = it->second;
       }
     }
-  };
-  const ShardReads::Push push =
-      [&](const Batch& batch, const std::vector<ResultColumn>& columns) -> absl::StatusOr<bool> {
-    RETURN_IF_ERROR(context->CheckAlive());
-    if (batch.columns.size() != columns.size()) {
-      return absl::InternalError(StrCat("a fragment of ", table_name_, " sent ",
-                                        batch.columns.size(), " columns, not ", columns.size()));
-    }
-    map_columns(columns);
-    Batch out;
-    out.rows = batch.rows;
-    out.columns.reserve(out_schema.size());
-    for (const ColumnInfo& c : out_schema) {
-      out.columns.emplace_back(c.type);
-      out.columns.back().ResetNull(batch.rows);
-    }
-    for (size_t c = 0; c < columns.size(); ++c) {
-      if (target[c] >= 0) out.columns[target[c]] = batch.columns[c];
-    }
-    RETURN_IF_ERROR(sink->Push(out));
-    return !context->enough.load(std::memory_order_relaxed);
-  };
-  for (size_t i = 0; i < sites_.size(); ++i) {
-    if (context->enough.load(std::memory_order_relaxed)) break;
-    RETURN_IF_ERROR(reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push));
   }
+
+  const Schema& schema_;
+  absl::flat_hash_map<std::string, int> column_of_;
+  std::vector<ResultColumn> mapped_;
+  std::vector<int> target_;
+};
+
+}  // namespace
+
+absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  // The fragments run at once (each site's node works while the others do), up to
+  // kMaxConcurrentFragments; their batches reach the sink one at a time, in no set order.
+  absl::Mutex mu;
+  absl::Status failed;  // the first fragment's error: the others stop at their next batch
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> next{0};
+  auto run_fragments = [&] {
+    for (size_t i = next++; i < sites_.size() && !stop.load(); i = next++) {
+      ColumnMap map(schema());
+      const ShardReads::Push push =
+          [&](const Batch& batch,
+              const std::vector<ResultColumn>& columns) -> absl::StatusOr<bool> {
+        RETURN_IF_ERROR(context->CheckAlive());
+        if (batch.columns.size() != columns.size()) {
+          return absl::InternalError(StrCat("a fragment of ", table_name_, " sent ",
+                                            batch.columns.size(), " columns, not ",
+                                            columns.size()));
+        }
+        Batch out = map.Map(batch, columns);
+        absl::MutexLock lock(&mu);
+        if (stop.load()) return false;
+        RETURN_IF_ERROR(sink->Push(out));
+        return !context->enough.load(std::memory_order_relaxed);
+      };
+      absl::Status ran =
+          reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push);
+      absl::MutexLock lock(&mu);
+      if (!ran.ok() && failed.ok()) failed = std::move(ran);
+      if (!failed.ok() || context->enough.load(std::memory_order_relaxed)) stop = true;
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t threads = std::min(sites_.size(), kMaxConcurrentFragments);
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run_fragments);
+  run_fragments();
+  for (std::thread& t : helpers) t.join();
+  RETURN_IF_ERROR(failed);
   return sink->Finish();
 }
 

@@ -78,6 +78,49 @@ std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
   return names;
 }
 
+// ORDER BY ... LIMIT n of a SELECT over the table's rows alone (no aggregate, window or
+// DISTINCT, WHERE pushed whole), as each fragment can apply it: " ORDER BY <keys> LIMIT
+// n + offset" per site, so that each sends its first rows only and this node orders their
+// union and takes n; empty otherwise. A key naming a select item (its alias or ordinal) is
+// that item's expression.
+std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const FragmentedTable& table,
+                                            std::string_view sql) {
+  if (!select.limit.has_value() || select.order_by.empty() || !table.where_whole ||
+      select.distinct || !select.group_by.empty() || select.having != nullptr) {
+    return {};
+  }
+  for (const SelectItem& item : select.items) {
+    if (ContainsAggregate(*item.expr) || ContainsWindow(*item.expr)) return {};
+  }
+  const int64_t rows = *select.limit + select.offset.value_or(0);
+  if (rows < *select.limit) return {};  // overflow
+  std::vector<std::string> clauses(table.sites.size());
+  for (const OrderItem& o : select.order_by) {
+    if (ContainsAggregate(*o.expr) || ContainsWindow(*o.expr)) return {};
+    const Expr* key = o.expr.get();
+    if (key->kind == ExprKind::kLiteral && key->literal.type == DataType::kBigint) {
+      const int64_t k = key->literal.i;
+      if (k < 1 || k > static_cast<int64_t>(select.items.size())) return {};
+      key = select.items[k - 1].expr.get();
+    } else if (key->kind == ExprKind::kColumn && key->qualifier.empty()) {
+      for (const SelectItem& item : select.items) {
+        if (item.alias == key->name) key = item.expr.get();
+      }
+    }
+    ExprPtr bound = key->Clone();
+    if (HasSubquery(*bound) || !Bind(*bound, table.schema, sql).ok()) return {};
+    for (size_t site = 0; site < clauses.size(); ++site) {
+      std::string text;
+      if (!AppendPortableSql(*bound, table.schema, &text, &table.absent[site])) return {};
+      clauses[site] +=
+          StrCat(clauses[site].empty() ? " ORDER BY " : ", ", text, o.descending ? " DESC" : " ASC",
+                 o.nulls_first.value_or(o.descending) ? " NULLS FIRST" : " NULLS LAST");
+    }
+  }
+  for (std::string& clause : clauses) clause += StrCat(" LIMIT ", rows);
+  return clauses;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const TableRef& ref,
@@ -129,6 +172,9 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   // are counted) that each site has, or all of them.
   std::optional<std::set<std::string>> read =
       select != nullptr ? ColumnsRead(*select) : std::nullopt;
+  const std::vector<std::string> top_rows = select != nullptr
+                                                ? TopRowsInFragments(*select, *table_read, sql_)
+                                                : std::vector<std::string>();
   std::vector<std::string> sql;
   for (size_t site = 0; site < sites.size(); ++site) {
     std::string sent;
@@ -141,7 +187,8 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
     } else if (sent.empty()) {
       sent = QuoteIdentifier(kTimeColumn);
     }
-    sql.push_back(StrCat("SELECT ", sent, " FROM ", name, FragmentWhere(*table_read, site)));
+    sql.push_back(StrCat("SELECT ", sent, " FROM ", name, FragmentWhere(*table_read, site),
+                         top_rows.empty() ? "" : top_rows[site]));
   }
   Source source;
   source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),

@@ -115,6 +115,22 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
         "SELECT host, measure_value::double FROM demo.cpu ORDER BY measure_value::double "
         "DESC LIMIT 2");
     EXPECT_EQ(RowsText(newest.rows), "h29|293\nh29|292\n");
+    // ORDER BY ... LIMIT in the fragments (each sends its first LIMIT + OFFSET rows), with an
+    // offset, an alias and an ordinal.
+    EXPECT_EQ(RowsText(QueryThrough(i,
+                                    "SELECT host, measure_value::double FROM demo.cpu ORDER BY "
+                                    "measure_value::double DESC LIMIT 2 OFFSET 3")
+                           .rows),
+              "h29|290\nh28|283\n");
+    std::string oldest_h9;
+    for (int p = 3; p >= 1; --p) {
+      oldest_h9 += "h9|" + std::to_string((now_ - 1000 * p) * 1'000'000) + "\n";
+    }
+    EXPECT_EQ(RowsText(QueryThrough(i,
+                                    "SELECT host AS h, time FROM demo.cpu ORDER BY h DESC, 2 "
+                                    "LIMIT 3")
+                           .rows),
+              oldest_h9);
     // Aggregates in the fragments, merged here: partial states of each kind, a computed key.
     EXPECT_EQ(RowsText(QueryThrough(i,
                                     "SELECT count(*), sum(measure_value::double), "
@@ -174,6 +190,14 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                             "FROM \"demo\".\"cpu\" GROUP BY 1"),
             std::string::npos)
       << aggregated;
+  const std::string top = RowsText(
+      QueryThrough(0,
+                   "EXPLAIN SELECT host FROM demo.cpu ORDER BY measure_value::double DESC LIMIT 2")
+          .rows);
+  EXPECT_NE(top.find("SELECT \"host\", \"measure_value::double\" FROM \"demo\".\"cpu\" ORDER BY "
+                     "\"measure_value::double\" DESC NULLS FIRST LIMIT 2"),
+            std::string::npos)
+      << top;
   QueryResult plan = QueryThrough(0, "EXPLAIN SELECT host FROM demo.cpu WHERE host = 'h1'");
   ASSERT_TRUE(plan.status.ok()) << plan.status.error_message();
   const std::string explained = RowsText(plan.rows);
