@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "common/status.h"
 #include "common/strings.h"
@@ -137,11 +138,21 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   const std::string name =
       StrCat(QuoteIdentifier(table.database_name), ".", QuoteIdentifier(table.name));
   const std::string select_all = StrCat("SELECT * FROM ", name);
+  // Each site's columns, asked of all at once (each waits for its node's read barrier).
+  std::vector<absl::StatusOr<std::vector<ResultColumn>>> described(sites.size());
+  {
+    auto describe = [&](size_t i) {
+      described[i] = reads->Describe(sites[i], select_all, context_->deadline);
+    };
+    std::vector<std::thread> others;
+    for (size_t i = 1; i < sites.size(); ++i) others.emplace_back(describe, i);
+    describe(0);
+    for (std::thread& t : others) t.join();
+  }
   std::vector<std::vector<ResultColumn>> site_columns;
-  for (const FragmentSite& site : sites) {
-    ASSIGN_OR_RETURN(std::vector<ResultColumn> columns,
-                     reads->Describe(site, select_all, context_->deadline));
-    site_columns.push_back(std::move(columns));
+  for (absl::StatusOr<std::vector<ResultColumn>>& columns : described) {
+    RETURN_IF_ERROR(columns.status());
+    site_columns.push_back(*std::move(columns));
   }
   const std::string qualifier = ref.alias.empty() ? ref.table : ref.alias;
   ASSIGN_OR_RETURN(Schema schema, MergeFragmentColumns(site_columns, qualifier));
