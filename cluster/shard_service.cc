@@ -145,6 +145,12 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                             : std::chrono::steady_clock::time_point::max();
   std::atomic<bool> cancelled{false};
   ScanWriterSink sink(context, writer, &cancelled);
+  std::optional<Slots::Held> slot = fragments_.Take(std::min(deadline, started + wait));
+  if (!slot) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        StrCat("node ", node_id_, " is running ", kMaxServedFragments,
+                               " fragments of other nodes' queries; retry the query later"));
+  }
   return ToGrpc(reads_.RunHere(shards, request->sql(), request->describe_only(), deadline,
                                &cancelled, &sink));
 }

@@ -6,10 +6,15 @@
 #include <grpcpp/grpcpp.h>
 
 #include "cluster/shard_reads.h"
+#include "cluster/slots.h"
 #include "cluster/shard_router.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
 
 namespace strata::cluster {
+
+// Fragments of other nodes' queries this node runs at once; more wait for a slot (their
+// queries were admitted by their own nodes' runners, not this one's).
+inline constexpr int kMaxServedFragments = 16;
 
 class ShardServiceImpl final : public internal::v1::ShardService::Service {
  public:
@@ -28,6 +33,7 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   ShardDirectory& directory_;
   ClusterShardReads& reads_;
   const std::string node_id_;
+  Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes
 };
 
 }  // namespace strata::cluster
