@@ -2,6 +2,8 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/exec/shard_fragments.h"
+#include "query/expr/sql_text.h"
 
 namespace strata::query {
 namespace {
@@ -83,8 +85,29 @@ absl::StatusOr<SystemTable> Tables(const Catalog& catalog, const ReadAccess* acc
   return out;
 }
 
+// The columns of `t` as this node's engine holds them, or, on a cluster node reading some
+// of its shards from others, as every node reading them does (merged).
+absl::StatusOr<Schema> TableColumns(const TableInfo& t, Engine& storage, TableLayoutCache& layouts,
+                                    const ClusterColumns& cluster) {
+  absl::StatusOr<std::vector<FragmentSite>> sites =
+      cluster.reads != nullptr ? cluster.reads->Sites() : std::vector<FragmentSite>();
+  RETURN_IF_ERROR(sites.status());
+  if (sites->empty()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage.TableStateOf(t));
+    return layouts.Get(t, state)->schema;
+  }
+  const std::string select_all =
+      StrCat("SELECT * FROM ", QuoteIdentifier(t.database_name), ".", QuoteIdentifier(t.name));
+  std::vector<std::vector<ResultColumn>> described;
+  for (const FragmentSite& site : *sites) {
+    ASSIGN_OR_RETURN(described.emplace_back(),
+                     cluster.reads->Describe(site, select_all, cluster.deadline));
+  }
+  return MergeFragmentColumns(described, t.name);
+}
+
 absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
-                                    const ReadAccess* access) {
+                                    const ReadAccess* access, const ClusterColumns& cluster) {
   SystemTable out{.columns = {TextColumn("table_catalog"), TextColumn("table_schema"),
                               TextColumn("table_name"), TextColumn("column_name"),
                               {"ordinal_position", DataType::kBigint},
@@ -97,11 +120,14 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                               TextColumn("udt_name"), TextColumn("is_updatable")}};
   ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
   for (const TableInfo& t : tables) {
-    absl::StatusOr<std::shared_ptr<TableState>> state = storage.TableStateOf(t);
-    if (!state.ok()) continue;  // dropped since it was listed
-    const std::shared_ptr<const TableLayout> layout = layouts.Get(t, *state);
+    absl::StatusOr<Schema> schema = TableColumns(t, storage, layouts, cluster);
+    if (!schema.ok()) {
+      // Dropped since it was listed; another node's failure to answer fails the query.
+      if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;
+      return schema.status();
+    }
     int64_t position = 0;
-    for (const ColumnInfo& c : layout->schema) {
+    for (const ColumnInfo& c : *schema) {
       const PostgresColumnFacts facts = FactsOf(c.type);
       out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text(c.name),
                           Datum::Bigint(++position), Datum::Null(DataType::kVarchar),
@@ -120,10 +146,11 @@ std::vector<std::string> InformationSchemaTables() { return {"columns", "schemat
 
 absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine& storage,
                                                   TableLayoutCache& layouts,
-                                                  const ReadAccess* access) {
+                                                  const ReadAccess* access,
+                                                  const ClusterColumns& cluster) {
   if (table == "schemata") return Schemata(storage.catalog(), access);
   if (table == "tables") return Tables(storage.catalog(), access);
-  if (table == "columns") return Columns(storage, layouts, access);
+  if (table == "columns") return Columns(storage, layouts, access, cluster);
   return absl::NotFoundError(StrCat("information_schema has no table \"", table, "\""));
 }
 

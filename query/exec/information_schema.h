@@ -5,12 +5,14 @@
 // read these to list what there is.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "query/base/read_access.h"
+#include "query/base/shard_reads.h"
 #include "query/exec/system_tables.h"
 #include "query/exec/table_layout.h"
 #include "storage/engine.h"
@@ -22,11 +24,20 @@ inline constexpr std::string_view kInformationSchema = "information_schema";
 // The tables there are, for messages.
 std::vector<std::string> InformationSchemaTables();
 
+// Where a table's columns come from on a cluster node that holds some of its shards only:
+// every node reading them (query/base/shard_reads.h), merged.
+struct ClusterColumns {
+  ShardReads* reads = nullptr;
+  std::chrono::steady_clock::time_point deadline;
+};
+
 // `table` read whole (tables the caller may not see left out; `access` null:
-// all); NOT_FOUND when there is no such table.
+// all); NOT_FOUND when there is no such table. `cluster` (when its reads are set) gives
+// `columns` every column any shard of a table holds, not this node's shards' alone.
 absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine& storage,
                                                   TableLayoutCache& layouts,
-                                                  const ReadAccess* access);
+                                                  const ReadAccess* access,
+                                                  const ClusterColumns& cluster = {});
 
 // Every table the caller may see (`access` null: all), database by database.
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,

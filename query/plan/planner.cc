@@ -272,7 +272,11 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
   // "system"."tables" comes from the catalog; the other system tables from
   // the server (QueryOptions::system_tables).
   absl::StatusOr<SystemTable> read =
-      information ? ReadInformationSchema(ref.table, storage_, layouts_, context_->access)
+      information
+          ? ReadInformationSchema(
+                ref.table, storage_, layouts_, context_->access,
+                {.reads = context_->shard_scope == nullptr ? context_->shard_reads : nullptr,
+                 .deadline = context_->deadline})
       : ref.table == kSystemTablesTable ? ReadSystemTablesTable(storage_, context_->access)
       : context_->system_tables != nullptr
           ? context_->system_tables->Read(ref.table)

@@ -249,6 +249,13 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                                     "measure_name LIKE 'm%' GROUP BY 1 ORDER BY 1")
                            .rows),
               "5|1\nNULL|11\n");
+    // information_schema.columns lists every shard's columns, as DESCRIBE does.
+    EXPECT_EQ(RowsText(QueryThrough(i,
+                                    "SELECT column_name FROM information_schema.columns WHERE "
+                                    "table_schema = 'demo' AND table_name = 'cpu' ORDER BY "
+                                    "ordinal_position")
+                           .rows),
+              "host\nmeasure_name\ntime\nmeasure_value::double\nmeasure_value::bigint\n");
     EXPECT_EQ(RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'm1%'").rows),
               "m1|double|[{dimension_name: host, data_type: varchar}]\n"
               "m10|double|[{dimension_name: host, data_type: varchar}]\n"
