@@ -1,6 +1,7 @@
 #include "cluster/schema_claims.h"
 
 #include <charconv>
+#include <functional>
 #include <utility>
 
 #include "common/status.h"
@@ -14,6 +15,8 @@ namespace {
 // Tries of a claim that lost to other nodes' claims before the batch is refused: each try
 // reads their claims first, so a loss means another new name came at that very moment.
 constexpr int kClaimTries = 8;
+// Claims a transaction writes, with the counter: under etcd's default limit of 128 operations.
+constexpr size_t kClaimsPerTransaction = 100;
 
 absl::string_view Key(std::string_view name) { return {name.data(), name.size()}; }
 
@@ -148,23 +151,38 @@ absl::Status SchemaClaims::Load(const std::string& scope, Known& known) {
 
 absl::StatusOr<bool> SchemaClaims::Commit(const std::string& scope, Known& known,
                                           const ClaimSet& added) {
-  std::vector<EtcdClient::Change> changes;
+  // etcd takes at most 128 operations a transaction (--max-txn-ops): a batch naming more
+  // goes in several, each compared on the counter. Claims only add, so a later part lost to
+  // another node leaves the earlier ones standing, as claims this node made; the caller
+  // reads the others' and checks its batch again.
+  struct Claim {
+    EtcdClient::Change change;
+    std::function<void(ClaimSet&)> record;
+  };
+  std::vector<Claim> claims;
   for (const auto& [name, kind] : added.measures) {
-    changes.push_back({.key = StrCat(scope, "m/", name), .value = StrCat(static_cast<int>(kind))});
+    claims.push_back({{.key = StrCat(scope, "m/", name), .value = StrCat(static_cast<int>(kind))},
+                      [&name, kind](ClaimSet& c) { c.measures.emplace(name, kind); }});
   }
   for (const auto& [name, column] : added.columns) {
-    changes.push_back({.key = StrCat(scope, "c/", name), .value = EncodeColumn(column)});
+    claims.push_back({{.key = StrCat(scope, "c/", name), .value = EncodeColumn(column)},
+                      [&name, column](ClaimSet& c) {
+                        c.columns.emplace(name, column);
+                        if (!column.dimension) ++c.attributes;
+                      }});
   }
-  const size_t total = known.claims.measures.size() + known.claims.columns.size() +
-                       added.measures.size() + added.columns.size();
-  changes.push_back({.key = scope + "count", .value = StrCat(total)});
-  ASSIGN_OR_RETURN(int64_t revision,
-                   etcd_.CommitIfUnchanged({{scope + "count", known.counter_revision}}, changes));
-  if (revision == 0) return false;
-  known.counter_revision = revision;
-  for (const auto& [name, kind] : added.measures) known.claims.measures.emplace(name, kind);
-  for (const auto& [name, column] : added.columns) known.claims.columns.emplace(name, column);
-  known.claims.attributes += added.attributes;
+  for (size_t from = 0; from < claims.size(); from += kClaimsPerTransaction) {
+    const size_t to = std::min(claims.size(), from + kClaimsPerTransaction);
+    std::vector<EtcdClient::Change> changes;
+    for (size_t i = from; i < to; ++i) changes.push_back(claims[i].change);
+    const size_t total = known.claims.measures.size() + known.claims.columns.size() + to - from;
+    changes.push_back({.key = scope + "count", .value = StrCat(total)});
+    ASSIGN_OR_RETURN(int64_t revision,
+                     etcd_.CommitIfUnchanged({{scope + "count", known.counter_revision}}, changes));
+    if (revision == 0) return false;
+    known.counter_revision = revision;
+    for (size_t i = from; i < to; ++i) claims[i].record(known.claims);
+  }
   return true;
 }
 

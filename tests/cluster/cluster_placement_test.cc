@@ -304,6 +304,25 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
         std::to_string(kRaces) + "\n");
   }
 
+  // A record naming more new attributes than etcd takes operations in one transaction (128):
+  // its claims go in parts (regression: the write failed with etcd's error).
+  v1::Record wide = CpuRecord("wide", now_, 0);
+  wide.clear_measure_value();
+  wide.set_measure_name("wide");
+  wide.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
+  for (int a = 0; a < 200; ++a) {
+    auto* attribute = wide.add_measure_values();
+    attribute->set_name("a" + std::to_string(a));
+    attribute->set_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+    attribute->mutable_value()->set_double_value(a);
+  }
+  v1::WriteRecordsResponse wide_written;
+  const grpc::Status wide_status = Write(cluster_->node(1), "cpu", {wide}, &wide_written);
+  ASSERT_TRUE(wide_status.ok()) << wide_status.error_message();
+  EXPECT_EQ(wide_written.rejected_records_size(), 0);
+  EXPECT_EQ(RowsText(QueryThrough(3, "SELECT a199 FROM demo.cpu WHERE measure_name = 'wide'").rows),
+            "199\n");
+
   // The internal Scan runs reads only: a member asking for a DELETE there is refused (it
   // would change one replica outside its shard's log).
   {
