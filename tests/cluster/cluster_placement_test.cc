@@ -72,6 +72,11 @@ class ClusterPlacementTest : public ::testing::Test {
     }
   }
 
+  // The query's rows through `node`, as text (QueryThrough).
+  std::string RowsThrough(int node, const std::string& sql) {
+    return RowsText(QueryThrough(node, sql).rows);
+  }
+
   std::unique_ptr<TestCluster> cluster_;
   int64_t now_ = 0;
 };
@@ -117,34 +122,30 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
     EXPECT_EQ(RowsText(newest.rows), "h29|293\nh29|292\n");
     // ORDER BY ... LIMIT in the fragments (each sends its first LIMIT + OFFSET rows), with an
     // offset, an alias and an ordinal.
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT host, measure_value::double FROM demo.cpu ORDER BY "
-                                    "measure_value::double DESC LIMIT 2 OFFSET 3")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT host, measure_value::double FROM demo.cpu ORDER BY "
+                          "measure_value::double DESC LIMIT 2 OFFSET 3"),
               "h29|290\nh28|283\n");
     std::string oldest_h9;
     for (int p = 3; p >= 1; --p) {
       oldest_h9 += "h9|" + std::to_string((now_ - 1000 * p) * 1'000'000) + "\n";
     }
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT host AS h, time FROM demo.cpu ORDER BY h DESC, 2 "
-                                    "LIMIT 3")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT host AS h, time FROM demo.cpu ORDER BY h DESC, 2 "
+                          "LIMIT 3"),
               oldest_h9);
     // Aggregates in the fragments, merged here: partial states of each kind, a computed key.
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT count(*), sum(measure_value::double), "
-                                    "min(measure_value::double), max(measure_value::double), "
-                                    "avg(measure_value::double) FROM demo.cpu")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT count(*), sum(measure_value::double), "
+                          "min(measure_value::double), max(measure_value::double), "
+                          "avg(measure_value::double) FROM demo.cpu"),
               "120|17580|0|293|146.5\n");
-    std::string by_host = RowsText(
-        QueryThrough(i,
-                     "SELECT host, CAST(2 * avg(measure_value::double) AS BIGINT), "
-                     "CAST(min_by(measure_value::double, time) AS BIGINT), count_if(time > "
-                     "from_milliseconds(" +
-                         std::to_string(now_ - 1500) + ")) FROM demo.cpu GROUP BY host")
-            .rows);
+    std::string by_host =
+        RowsThrough(i,
+                    "SELECT host, CAST(2 * avg(measure_value::double) AS BIGINT), "
+                    "CAST(min_by(measure_value::double, time) AS BIGINT), count_if(time > "
+                    "from_milliseconds(" +
+                        std::to_string(now_ - 1500) + ")) FROM demo.cpu GROUP BY host");
     std::string expected_by_host;
     for (int h = 0; h < kHosts; ++h) {
       expected_by_host += "h" + std::to_string(h) + "|" + std::to_string(20 * h + 3) + "|" +
@@ -153,18 +154,16 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
     std::sort(by_host.begin(), by_host.end());
     std::sort(expected_by_host.begin(), expected_by_host.end());
     EXPECT_EQ(by_host, expected_by_host);
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT CAST(measure_value::double AS BIGINT) % 10 AS p, "
-                                    "count(*) FROM demo.cpu GROUP BY 1 HAVING count(*) > 0 "
-                                    "ORDER BY p")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT CAST(measure_value::double AS BIGINT) % 10 AS p, "
+                          "count(*) FROM demo.cpu GROUP BY 1 HAVING count(*) > 0 "
+                          "ORDER BY p"),
               "0|30\n1|30\n2|30\n3|30\n");
     // What has no merge, or a condition the fragments cannot apply: the rows travel.
-    EXPECT_EQ(RowsText(QueryThrough(i, "SELECT count(DISTINCT host) FROM demo.cpu").rows), "30\n");
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT count(*) FROM demo.cpu WHERE regexp_like(host, "
-                                    "'^h1')")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i, "SELECT count(DISTINCT host) FROM demo.cpu"), "30\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT count(*) FROM demo.cpu WHERE regexp_like(host, "
+                          "'^h1')"),
               std::to_string(11 * kPointsPerHost) + "\n");
     // A join reads the table twice, each side as fragments.
     QueryResult joined =
@@ -182,18 +181,15 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
     EXPECT_EQ(RowsText(correlated.rows), std::to_string(kHosts) + "\n");
   }
   // EXPLAIN names where each shard is read, and what the fragments compute.
-  const std::string aggregated = RowsText(
-      QueryThrough(0, "EXPLAIN SELECT host, avg(measure_value::double) FROM demo.cpu GROUP BY host")
-          .rows);
+  const std::string aggregated =
+      RowsThrough(0, "EXPLAIN SELECT host, avg(measure_value::double) FROM demo.cpu GROUP BY host");
   EXPECT_NE(aggregated.find("SELECT \"host\" AS \"_p0\", sum(CAST(\"measure_value::double\" AS "
                             "double)) AS \"_p1\", count(\"measure_value::double\") AS \"_p2\" "
                             "FROM \"demo\".\"cpu\" GROUP BY 1"),
             std::string::npos)
       << aggregated;
-  const std::string top = RowsText(
-      QueryThrough(0,
-                   "EXPLAIN SELECT host FROM demo.cpu ORDER BY measure_value::double DESC LIMIT 2")
-          .rows);
+  const std::string top = RowsThrough(
+      0, "EXPLAIN SELECT host FROM demo.cpu ORDER BY measure_value::double DESC LIMIT 2");
   EXPECT_NE(top.find("SELECT \"host\", \"measure_value::double\" FROM \"demo\".\"cpu\" ORDER BY "
                      "\"measure_value::double\" DESC NULLS FIRST LIMIT 2"),
             std::string::npos)
@@ -229,34 +225,30 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   }
   for (int i = 0; i < kNodes; ++i) {
     SCOPED_TRACE("through node " + std::to_string(i));
-    EXPECT_EQ(RowsText(QueryThrough(i, "DESCRIBE demo.cpu").rows), described);
-    EXPECT_EQ(RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu").rows), measures);
+    EXPECT_EQ(RowsThrough(i, "DESCRIBE demo.cpu"), described);
+    EXPECT_EQ(RowsThrough(i, "SHOW MEASURES FROM demo.cpu"), measures);
     // A column some nodes' shards lack reads as NULL there: in a condition, a key, an
     // aggregate (regression: the fragments named it and those nodes refused the statement).
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT measure_name FROM demo.cpu WHERE "
-                                    "measure_value::bigint = 5")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT measure_name FROM demo.cpu WHERE "
+                          "measure_value::bigint = 5"),
               "m5\n");
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT max(measure_value::bigint), count(*) FROM demo.cpu "
-                                    "WHERE measure_name LIKE 'm%' AND measure_value::bigint IS "
-                                    "NULL")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT max(measure_value::bigint), count(*) FROM demo.cpu "
+                          "WHERE measure_name LIKE 'm%' AND measure_value::bigint IS "
+                          "NULL"),
               "NULL|11\n");
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT measure_value::bigint, count(*) FROM demo.cpu WHERE "
-                                    "measure_name LIKE 'm%' GROUP BY 1 ORDER BY 1")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT measure_value::bigint, count(*) FROM demo.cpu WHERE "
+                          "measure_name LIKE 'm%' GROUP BY 1 ORDER BY 1"),
               "5|1\nNULL|11\n");
     // information_schema.columns lists every shard's columns, as DESCRIBE does.
-    EXPECT_EQ(RowsText(QueryThrough(i,
-                                    "SELECT column_name FROM information_schema.columns WHERE "
-                                    "table_schema = 'demo' AND table_name = 'cpu' ORDER BY "
-                                    "ordinal_position")
-                           .rows),
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT column_name FROM information_schema.columns WHERE "
+                          "table_schema = 'demo' AND table_name = 'cpu' ORDER BY "
+                          "ordinal_position"),
               "host\nmeasure_name\ntime\nmeasure_value::double\nmeasure_value::bigint\n");
-    EXPECT_EQ(RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'm1%'").rows),
+    EXPECT_EQ(RowsThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'm1%'"),
               "m1|double|[{dimension_name: host, data_type: varchar}]\n"
               "m10|double|[{dimension_name: host, data_type: varchar}]\n"
               "m11|double|[{dimension_name: host, data_type: varchar}]\n");
@@ -293,15 +285,12 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   std::string raced;
   for (int i = 0; i < kNodes; ++i) {
     SCOPED_TRACE("through node " + std::to_string(i));
-    const std::string shown =
-        RowsText(QueryThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'race%'").rows);
+    const std::string shown = RowsThrough(i, "SHOW MEASURES FROM demo.cpu LIKE 'race%'");
     EXPECT_EQ(std::count(shown.begin(), shown.end(), '\n'), kRaces) << shown;
     if (i == 0) raced = shown;
     EXPECT_EQ(shown, raced);
-    EXPECT_EQ(
-        RowsText(
-            QueryThrough(i, "SELECT count(*) FROM demo.cpu WHERE measure_name LIKE 'race%'").rows),
-        std::to_string(kRaces) + "\n");
+    EXPECT_EQ(RowsThrough(i, "SELECT count(*) FROM demo.cpu WHERE measure_name LIKE 'race%'"),
+              std::to_string(kRaces) + "\n");
   }
 
   // A record naming more new attributes than etcd takes operations in one transaction (128):
@@ -320,8 +309,7 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   const grpc::Status wide_status = Write(cluster_->node(1), "cpu", {wide}, &wide_written);
   ASSERT_TRUE(wide_status.ok()) << wide_status.error_message();
   EXPECT_EQ(wide_written.rejected_records_size(), 0);
-  EXPECT_EQ(RowsText(QueryThrough(3, "SELECT a199 FROM demo.cpu WHERE measure_name = 'wide'").rows),
-            "199\n");
+  EXPECT_EQ(RowsThrough(3, "SELECT a199 FROM demo.cpu WHERE measure_name = 'wide'"), "199\n");
 
   // The internal Scan runs reads only: a member asking for a DELETE there is refused (it
   // would change one replica outside its shard's log).
@@ -337,7 +325,7 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
     }
     const grpc::Status refused = reader->Finish();
     EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << refused.error_message();
-    EXPECT_EQ(RowsText(QueryThrough(3, "SELECT count(*) FROM demo.cpu WHERE host = 'h9'").rows),
+    EXPECT_EQ(RowsThrough(3, "SELECT count(*) FROM demo.cpu WHERE host = 'h9'"),
               std::to_string(kPointsPerHost) + "\n");
   }
 
@@ -346,9 +334,8 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
       QueryThrough(2, "DELETE FROM demo.cpu WHERE host IN ('h0', 'h1', 'h2', 'h3', 'h4')");
   ASSERT_TRUE(deleted.status.ok()) << deleted.status.error_message();
   EXPECT_EQ(RowsText(deleted.rows), std::to_string(5 * kPointsPerHost) + "\n");
-  EXPECT_EQ(
-      RowsText(QueryThrough(4, "SELECT count(*) FROM demo.cpu WHERE measure_name = 'cpu'").rows),
-      std::to_string((kHosts - 5) * kPointsPerHost) + "\n");
+  EXPECT_EQ(RowsThrough(4, "SELECT count(*) FROM demo.cpu WHERE measure_name = 'cpu'"),
+            std::to_string((kHosts - 5) * kPointsPerHost) + "\n");
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3, 4}, seconds(30)), "");
 }
 
@@ -373,7 +360,7 @@ TEST_F(ClusterPlacementTest, ALostNodeLeavesEveryShardReadableAndWritable) {
   grpc::Status wrote = Write(cluster_->node(3), "cpu", more, &response);
   ASSERT_TRUE(wrote.ok()) << wrote.error_message();
   EXPECT_EQ(response.rejected_records_size(), 0);
-  EXPECT_EQ(RowsText(QueryThrough(0, "SELECT count(*) FROM demo.cpu").rows),
+  EXPECT_EQ(RowsThrough(0, "SELECT count(*) FROM demo.cpu"),
             std::to_string(kHosts * (kPointsPerHost + 1)) + "\n");
   EXPECT_EQ(ReadAll(cluster_->node(4), "cpu"), written);
   EXPECT_EQ(cluster_->CompareReplicas({0, 2, 3, 4}, seconds(30)), "");
