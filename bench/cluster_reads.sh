@@ -2,12 +2,14 @@
 # Queries through a node that holds every shard, and through one that holds some only
 # (docs/cluster.md, "Reads"): the same TSBS-like data (bench/gen_import_file.sh) in a 3-node
 # cluster (every node holds every shard) and in a 5-node one (--cluster-nodes: each shard on
-# three nodes; node n0 reads the others' shards as fragments). Prints each query's median
-# time through n0 over `runs` runs, the client's round trip included.
-# Usage: bench/cluster_reads.sh [rows] [runs]
+# three nodes; node n0 reads the others' shards as fragments), under each read choice
+# (docs/cluster.md, "Read choices": leader reads fan out to the shards' leaders, strong and
+# follower reads use n0's own replicas where it has them). Prints each query's median time
+# through n0 over `runs` runs, the client's round trip included.
+# Usage: bench/cluster_reads.sh [rows] [runs]   (READS="leader strong follower" by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-100000} runs=${2:-11}
+rows=${1:-100000} runs=${2:-11} reads=${READS:-leader strong follower}
 scripts/build.sh stratad strata >/dev/null
 dir=$(mktemp -d)
 export STRATA_CLUSTER_DIR=$dir/cluster STRATA_CLUSTER_PORT_BASE=${STRATA_CLUSTER_PORT_BASE:-18000}
@@ -27,17 +29,19 @@ for nodes in 3 5; do
   strata -p $gateway db create bench >/dev/null
   strata -p $gateway table create bench cpu --memory 24h >/dev/null
   strata -p $gateway import bench cpu "$dir/data.lp" --parallel 4 --progress none >/dev/null
-  echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo "every shard" || echo "3/5 of the shards")):"
-  for q in "${queries[@]}"; do
-    strata -p $gateway query "$q" >/dev/null  # warm: layouts, channels, the read barrier
-    times=()
-    for _ in $(seq "$runs"); do
-      start=$(date +%s%N)
-      strata -p $gateway query "$q" >/dev/null
-      times+=($(( ($(date +%s%N) - start) / 1000 )))
+  for read in $reads; do
+    echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo "every shard" || echo "3/5 of the shards")), --read $read:"
+    for q in "${queries[@]}"; do
+      strata -p $gateway query --read "$read" "$q" >/dev/null  # warm: layouts, channels
+      times=()
+      for _ in $(seq "$runs"); do
+        start=$(date +%s%N)
+        strata -p $gateway query --read "$read" "$q" >/dev/null
+        times+=($(( ($(date +%s%N) - start) / 1000 )))
+      done
+      median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+      awk -v m="$median" -v q="$q" 'BEGIN { printf "  %8.1f ms  %s\n", m / 1000, q }'
     done
-    median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-    awk -v m="$median" -v q="$q" 'BEGIN { printf "  %8.1f ms  %s\n", m / 1000, q }'
   done
   scripts/cluster.sh purge >/dev/null
 done

@@ -90,7 +90,8 @@ class CancelWatcher {
 }  // namespace
 
 QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWriter& writer,
-                      int page_size, double timeout_seconds, const std::string& database) {
+                      int page_size, double timeout_seconds, const std::string& database,
+                      const v1::ReadOptions& read) {
   QueryOutcome outcome;
   grpc::ClientContext context;
   connection.Authorize(context);
@@ -99,6 +100,7 @@ QueryOutcome RunQuery(Connection& connection, const std::string& sql, ResultWrit
   request.set_page_size(page_size);
   request.set_database(database);
   request.set_columnar(true);  // smaller and cheaper to decode than row pages
+  *request.mutable_read() = read;
   if (timeout_seconds > 0) {
     // At least 1 ms: a fraction of one would round to 0, the server's default.
     request.set_timeout_millis(std::max<int64_t>(1, std::llround(timeout_seconds * 1000)));

@@ -122,7 +122,6 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     if (!node->placement_.empty() &&
         std::find(placed.begin(), placed.end(), options.node_id) == placed.end()) {
       node->replicas_.push_back(nullptr);  // another node's shard: read through it
-      node->holds_every_shard_ = false;
       continue;
     }
     node->replicas_.push_back(std::make_unique<Replica>(
@@ -132,6 +131,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
         }));
     node->replicas_.back()->ConfirmThrough(StrCat("strata.", options.name, ".applied.", shard),
                                            options.replica_ack_majority, milliseconds(10000));
+    node->replicas_.back()->DelayApplyForTesting(milliseconds(options.testing_apply_delay_ms));
     RETURN_IF_ERROR(node->replicas_.back()->Start());
   }
   {
@@ -343,7 +343,7 @@ std::vector<ShardHolder> ClusterNode::Holders(uint32_t shard) {
   std::vector<ShardHolder> holders;
   const std::string leader = shard < leaders_.size() ? leaders_[shard].node : "";
   for (const std::string& id : PlacedOn(shard)) {
-    ShardHolder holder{.node = id, .self = id == options_.node_id};
+    ShardHolder holder{.node = id, .self = id == options_.node_id, .leader = id == leader};
     if (holder.self) {
       if (replicas_[shard] == nullptr) continue;
       holder.address = advertise_;
@@ -485,19 +485,33 @@ bool ClusterNode::CatchUpCatalog() {
   return last_catch_up_ok_;
 }
 
-absl::Status ClusterNode::CatchUp(milliseconds wait) {
-  std::vector<uint32_t> held;
-  for (uint32_t shard = 0; shard < shards_; ++shard) {
-    if (replicas_[shard] != nullptr) held.push_back(shard);
+bool ClusterNode::LeadsUnderLease(Replica& replica) {
+  if (!replica.leading()) return false;
+  int64_t lease = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    lease = lease_;
   }
-  return CatchUpShards(held, wait);
+  // Another node can lead the shard only once etcd dropped this node's lease, which it
+  // keeps at least until LeaseKeptUntil; a second's margin covers the two clocks' rates.
+  return lease != 0 &&
+         std::chrono::steady_clock::now() + kLeaseMargin < etcd_->LeaseKeptUntil(lease);
 }
 
-absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards, milliseconds wait) {
+absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards,
+                                        const query::ReadChoice& choice, milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
   for (uint32_t shard : shards) {
     Replica* replica = LocalReplica(shard);
     if (replica == nullptr) continue;
+    // A leader applied every write it acknowledged, and none can be acknowledged elsewhere
+    // while its lease lasts.
+    if (LeadsUnderLease(*replica)) continue;
+    const auto asked = std::chrono::steady_clock::now();
+    if (choice.consistency == query::ReadConsistency::kFollower &&
+        replica->current_as_of() >= asked - choice.max_staleness) {
+      continue;
+    }
     // A slow answer (NATS busy, a NATS server restarting) is asked again while the wait
     // lasts: reading on without the log's end would miss acknowledged writes.
     absl::StatusOr<uint64_t> last;
@@ -513,6 +527,7 @@ absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards, mil
           "this node has not applied shard ", replica->shard(), "'s log to sequence ", *last,
           " yet (it is at ", replica->state().applied, "); retry, or query through another node"));
     }
+    replica->CurrentAsOf(asked);
   }
   return absl::OkStatus();
 }

@@ -95,16 +95,11 @@ class ClusterNode final : public ShardDirectory {
     on_became_scheduler_ = std::move(on_became_runner);
   }
   WriteSink& write_sink() { return *router_; }
-  // How queries read the shards this node does not hold (null when it holds every shard).
-  query::ShardReads* shard_reads() { return holds_every_shard_ ? nullptr : reads_.get(); }
+  // How a query reads the shards under its read choice (QueryRunner::PrepareReads).
+  ClusterShardReads& shard_reads() { return *reads_; }
   query::DeleteSink& delete_sink() { return *router_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
-
-  // Waits until this node has applied every shard's log to where it ends now, so a query
-  // through this node sees every write acknowledged before it began (through any node).
-  // Shards whose log end NATS cannot tell are read as they are (writes are refused then).
-  absl::Status CatchUp(std::chrono::milliseconds wait);
 
   std::vector<NodeStatus> Nodes();
   std::vector<LocalShardStatus> LocalShards();
@@ -119,7 +114,8 @@ class ClusterNode final : public ShardDirectory {
   bool CatchUpCatalog() override;
   const Membership& membership() const override { return *membership_; }
   std::vector<ShardHolder> Holders(uint32_t shard) override;
-  absl::Status CatchUpShards(const std::vector<uint32_t>& shards,
+  // Shards whose log end NATS cannot tell are read as they are (writes are refused then).
+  absl::Status CatchUpShards(const std::vector<uint32_t>& shards, const query::ReadChoice& choice,
                              std::chrono::milliseconds wait) override;
   bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) override;
 
@@ -131,6 +127,9 @@ class ClusterNode final : public ShardDirectory {
   explicit ClusterNode(const ClusterOptions& options, Engine* engine)
       : options_(options), engine_(*engine), root_("/strata/" + options.name + "/") {}
   absl::Status CheckSettings();
+  // `replica` leads its shard and this node's etcd lease is sure to last a while yet.
+  bool LeadsUnderLease(Replica& replica);
+  static constexpr std::chrono::seconds kLeaseMargin{1};
   // The data directory is this cluster's, or empty (then marked as this cluster's): a
   // single node's data, or another cluster's, would be silently replaced by this one's.
   absl::Status CheckDataDirectory(std::string_view cluster_id);
@@ -158,7 +157,6 @@ class ClusterNode final : public ShardDirectory {
   // The placement (--cluster-nodes, as the cluster was created with it); empty: every node
   // holds every shard.
   std::vector<std::string> placement_;
-  bool holds_every_shard_ = true;
   // By shard: this node's replica, null for a shard it does not hold.
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ShardRouter> router_;

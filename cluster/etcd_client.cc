@@ -347,6 +347,7 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(int ttl_seconds, std::function<vo
   etcdserverpb::LeaseGrantResponse response;
   grpc::ClientContext context;
   Prepare(&context);
+  const auto asked = std::chrono::steady_clock::now();
   if (grpc::Status s = lease_->LeaseGrant(&context, request, &response); !s.ok()) {
     return Failed("grant a lease", &s);
   }
@@ -354,7 +355,8 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(int ttl_seconds, std::function<vo
     return absl::UnavailableError(StrCat("etcd refused a lease: ", response.error()));
   }
   absl::MutexLock lock(&mu_);
-  leases_.push_back({response.id(), ttl_seconds, std::move(on_lost)});
+  leases_.push_back({response.id(), ttl_seconds, std::move(on_lost),
+                     asked + std::chrono::seconds(response.ttl())});
   if (!keeping_alive_) {
     keeping_alive_ = true;
     threads_.emplace_back([this] { KeepAliveLoop(); });
@@ -376,6 +378,14 @@ absl::Status EtcdClient::RevokeLease(int64_t lease) {
     return Failed("revoke a lease", &s);
   }
   return absl::OkStatus();
+}
+
+std::chrono::steady_clock::time_point EtcdClient::LeaseKeptUntil(int64_t lease) {
+  absl::MutexLock lock(&mu_);
+  for (const KeptLease& l : leases_) {
+    if (l.id == lease) return l.kept_until;
+  }
+  return std::chrono::steady_clock::time_point::min();
 }
 
 void EtcdClient::KeepAliveLoop() {
@@ -402,8 +412,16 @@ void EtcdClient::KeepAliveLoop() {
       etcdserverpb::LeaseKeepAliveRequest request;
       request.set_id(l.id);
       etcdserverpb::LeaseKeepAliveResponse response;
+      const auto sent = std::chrono::steady_clock::now();
       if (!stream->Write(request) || !stream->Read(&response)) break;  // etcd away: next round
-      if (response.ttl() <= 0) lost.push_back(l.id);
+      if (response.ttl() <= 0) {
+        lost.push_back(l.id);
+        continue;
+      }
+      absl::MutexLock lock(&mu_);
+      for (KeptLease& kept : leases_) {
+        if (kept.id == l.id) kept.kept_until = sent + std::chrono::seconds(response.ttl());
+      }
     }
     stream->WritesDone();
     AfterFailure(stream->Finish());

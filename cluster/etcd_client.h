@@ -91,6 +91,10 @@ class EtcdClient {
   // client's end; `on_lost` runs (once, on that thread) if a keep-alive finds it expired.
   absl::StatusOr<int64_t> GrantLease(int ttl_seconds, std::function<void()> on_lost);
   absl::Status RevokeLease(int64_t lease);
+  // Until when etcd keeps `lease` even if no keep-alive reaches it any more: the last
+  // keep-alive etcd answered was sent before etcd renewed the lease, so its sending plus the
+  // TTL etcd gave is a bound (on this host's steady clock). The past for a lease not kept.
+  std::chrono::steady_clock::time_point LeaseKeptUntil(int64_t lease);
 
   // Calls `on_event` for every change under `prefix` after `from_revision` (exclusive), in
   // revision order, on a thread of the client, until the client ends; reconnects on errors
@@ -132,6 +136,7 @@ class EtcdClient {
     int64_t id = 0;
     int ttl_seconds = 0;
     std::function<void()> on_lost;
+    std::chrono::steady_clock::time_point kept_until;
   };
   absl::Mutex mu_;
   std::vector<KeptLease> leases_ ABSL_GUARDED_BY(mu_);

@@ -178,6 +178,16 @@ absl::Status Replica::health() {
   return health_;
 }
 
+void Replica::CurrentAsOf(std::chrono::steady_clock::time_point asked) {
+  absl::MutexLock lock(&mu_);
+  current_as_of_ = std::max(current_as_of_, asked);
+}
+
+std::chrono::steady_clock::time_point Replica::current_as_of() {
+  absl::MutexLock lock(&mu_);
+  return current_as_of_;
+}
+
 bool Replica::WaitApplied(uint64_t sequence, milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
   absl::MutexLock lock(&mu_);
@@ -228,6 +238,10 @@ void Replica::ApplyLoop() {
       absl::Status status = next.status();
       bool read_again = false;
       if (status.ok() && next->has_value()) {
+        if (apply_delay_.count() > 0) {
+          absl::MutexLock lock(&mu_);
+          if (!stopping_) changed_.WaitWithTimeout(&mu_, absl::FromChrono(apply_delay_));
+        }
         status = ApplyLeaderCopy(**next, &read_again);
         idle_since = absl::Now();
       } else if (status.ok() && absl::Now() - idle_since > kStallCheck) {

@@ -50,6 +50,9 @@ class Replica {
   // chain digest there; after `patience` without one, UNAVAILABLE. Call before Start.
   void ConfirmThrough(std::string confirmations, bool wait_for_follower,
                       std::chrono::milliseconds patience);
+  // Tests only: waits `delay` before applying each entry (a replica that lags). Call before
+  // Start.
+  void DelayApplyForTesting(std::chrono::milliseconds delay) { apply_delay_ = delay; }
   // Loads the applied state and starts applying the log from there.
   absl::Status Start();
 
@@ -61,6 +64,11 @@ class Replica {
   bool WaitApplied(uint64_t sequence, std::chrono::milliseconds wait);
   // The error that stopped the applier (a gap in the log, a malformed entry), or OK.
   absl::Status health();
+  // A follower read's freshness: the replica has applied every entry the log held at
+  // `asked` (a caller saw the log's end then and waited for it to be applied). The latest
+  // such instant is kept; the epoch of the steady clock before any.
+  void CurrentAsOf(std::chrono::steady_clock::time_point asked);
+  std::chrono::steady_clock::time_point current_as_of();
 
   // Leads the shard at `epoch` (the etcd leader key's create revision): applies the log to
   // its end, publishes a barrier that fences any earlier leader, and serves once it is
@@ -126,12 +134,14 @@ class Replica {
   const CatalogWait catalog_wait_;
   const std::string stream_;
   const std::string subject_;
+  std::chrono::milliseconds apply_delay_{0};
 
   absl::Mutex mu_;
   absl::CondVar changed_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   ReplicaState state_ ABSL_GUARDED_BY(mu_);
   absl::Status health_ ABSL_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point current_as_of_ ABSL_GUARDED_BY(mu_);
   // Leading.
   bool leading_ ABSL_GUARDED_BY(mu_) = false;
   int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;

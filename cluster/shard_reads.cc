@@ -1,8 +1,15 @@
 #include "cluster/shard_reads.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <array>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_join.h"
 #include "cluster/scan_pages.h"
@@ -63,31 +70,99 @@ struct ClusterShardReads::RemoteScan {
   std::vector<query::ResultColumn> columns;
 };
 
-absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Sites() {
-  const uint32_t count = directory_.shard_count();
-  query::FragmentSite here{.node = node_id_, .local = true};
-  std::vector<uint32_t> elsewhere;
-  for (uint32_t shard = 0; shard < count; ++shard) {
-    if (directory_.LocalReplica(shard) != nullptr) {
-      here.shards.push_back(shard);
-    } else {
-      elsewhere.push_back(shard);
-    }
+// One query's reads: the sites chosen for it, read under its choice.
+class ClusterShardReads::QueryReads final : public query::ShardReads {
+ public:
+  QueryReads(ClusterShardReads* reads, const query::ReadChoice& choice,
+             std::vector<query::FragmentSite> sites)
+      : reads_(*reads), choice_(choice), sites_(std::move(sites)) {}
+
+  absl::StatusOr<std::vector<query::FragmentSite>> Sites() override { return sites_; }
+  size_t max_concurrent_fragments() const override {
+    return choice_.max_fragments > 0 ? static_cast<size_t>(choice_.max_fragments)
+                                     : query::kMaxConcurrentFragments;
   }
-  if (elsewhere.empty()) return std::vector<query::FragmentSite>();
-  ASSIGN_OR_RETURN(std::vector<query::FragmentSite> sites, RemoteSites(elsewhere, {}));
-  if (!here.shards.empty()) sites.insert(sites.begin(), std::move(here));
+  absl::StatusOr<std::vector<query::ResultColumn>> Describe(
+      const query::FragmentSite& site, const std::string& sql,
+      steady_clock::time_point deadline) override {
+    return reads_.Describe(site, sql, deadline, choice_);
+  }
+  absl::Status Run(const query::FragmentSite& site, const std::string& sql,
+                   steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+                   const Push& push) override {
+    return reads_.Run(site, sql, deadline, cancelled, push, choice_);
+  }
+
+ private:
+  ClusterShardReads& reads_;
+  const query::ReadChoice choice_;
+  const std::vector<query::FragmentSite> sites_;
+};
+
+absl::StatusOr<std::unique_ptr<query::ShardReads>> ClusterShardReads::Prepare(
+    const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only) {
+  ASSIGN_OR_RETURN(std::vector<query::FragmentSite> sites, Choose(choice));
+  if (!describe_only && !sites.empty() && sites.front().local) {
+    RETURN_IF_ERROR(directory_.CatchUpShards(sites.front().shards, choice, wait));
+  }
+  if (sites.size() == 1 && sites.front().local) return nullptr;  // every shard, here
+  return std::make_unique<QueryReads>(this, choice, std::move(sites));
+}
+
+absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(
+    const query::ReadChoice& choice) {
+  query::FragmentSite here{.node = node_id_, .local = true};
+  std::map<std::string, query::FragmentSite> elsewhere;  // by node id
+  for (uint32_t shard = 0; shard < directory_.shard_count(); ++shard) {
+    const std::vector<ShardHolder> holders = directory_.Holders(shard);  // its leader first
+    auto first = [&](auto&& wanted) -> const ShardHolder* {
+      auto it = std::find_if(holders.begin(), holders.end(), wanted);
+      return it == holders.end() ? nullptr : &*it;
+    };
+    const ShardHolder* pick = nullptr;
+    switch (choice.consistency) {
+      case query::ReadConsistency::kLeader:
+        pick = first([](const ShardHolder& h) { return h.leader; });
+        break;
+      case query::ReadConsistency::kStrong:
+        break;
+      case query::ReadConsistency::kFollower:
+        // Another node's follower spares the leader, which also takes the shard's writes.
+        pick = first([](const ShardHolder& h) { return h.self; });
+        if (pick == nullptr) pick = first([](const ShardHolder& h) { return !h.leader; });
+        break;
+    }
+    // No leader now (one is being elected): a replica reads at the log's end instead.
+    if (pick == nullptr) pick = first([](const ShardHolder& h) { return h.self; });
+    if (pick == nullptr && !holders.empty()) pick = &holders.front();
+    if (pick == nullptr) {
+      return absl::UnavailableError(
+          StrCat("no node holding shard ", shard, " answers now; retry once one is back"));
+    }
+    query::FragmentSite& site = pick->self ? here : elsewhere[pick->node];
+    site.node = pick->node;
+    site.address = pick->address;
+    site.shards.push_back(shard);
+  }
+  std::vector<query::FragmentSite> sites;
+  if (!here.shards.empty()) sites.push_back(std::move(here));
+  for (auto& [node, site] : elsewhere) sites.push_back(std::move(site));
   return sites;
 }
 
-absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::RemoteSites(
+absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::OtherSites(
     const std::vector<uint32_t>& shards, const std::set<std::string>& avoid) {
-  std::map<std::string, query::FragmentSite> sites;  // by node id
+  query::FragmentSite here{.node = node_id_, .local = true};
+  std::map<std::string, query::FragmentSite> elsewhere;  // by node id
   for (uint32_t shard : shards) {
+    if (directory_.LocalReplica(shard) != nullptr && !avoid.contains(node_id_)) {
+      here.shards.push_back(shard);
+      continue;
+    }
     bool chosen = false;
     for (const ShardHolder& holder : directory_.Holders(shard)) {
       if (holder.self || avoid.contains(holder.node)) continue;
-      query::FragmentSite& site = sites[holder.node];
+      query::FragmentSite& site = elsewhere[holder.node];
       site.node = holder.node;
       site.address = holder.address;
       site.shards.push_back(shard);
@@ -102,7 +177,8 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::RemoteSites(
     }
   }
   std::vector<query::FragmentSite> out;
-  for (auto& [node, site] : sites) out.push_back(std::move(site));
+  if (!here.shards.empty()) out.push_back(std::move(here));
+  for (auto& [node, site] : elsewhere) out.push_back(std::move(site));
   return out;
 }
 
@@ -133,16 +209,30 @@ absl::Status ClusterShardReads::RunHere(const std::vector<uint32_t>& shards, con
   return engine_.Execute(sql, options, sink).status();
 }
 
-absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
-    const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline) {
-  auto scan = std::make_unique<RemoteScan>();
+absl::Status ClusterShardReads::RunLocal(const query::FragmentSite& site, const std::string& sql,
+                                         bool describe_only, steady_clock::time_point deadline,
+                                         const std::atomic<bool>* cancelled,
+                                         const query::ReadChoice& choice,
+                                         query::ResultSink* sink) {
+  if (!describe_only) {
+    const auto wait = std::chrono::milliseconds(std::min<int64_t>(MillisLeft(deadline), 10000));
+    RETURN_IF_ERROR(directory_.CatchUpShards(site.shards, choice, wait));
+  }
+  return RunHere(site.shards, sql, describe_only, deadline, cancelled, sink);
+}
+
+absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::FragmentSite& site,
+                                         const std::string& sql, bool describe_only,
+                                         steady_clock::time_point deadline,
+                                         const query::ReadChoice& choice) {
   internal::v1::ScanRequest request;
   request.set_sql(sql);
   for (uint32_t shard : site.shards) request.add_shards(shard);
   request.set_catalog_revision(directory_.catalog_revision());
   request.set_timeout_millis(MillisLeft(deadline));
   request.set_describe_only(describe_only);
+  request.set_consistency(static_cast<int32_t>(choice.consistency));
+  request.set_max_staleness_millis(choice.max_staleness.count());
   if (deadline != steady_clock::time_point::max()) {
     scan->context.set_deadline(std::chrono::system_clock::now() + (deadline - steady_clock::now()));
   }
@@ -151,30 +241,112 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   internal::v1::ScanResponse first;
   if (!scan->reader->Read(&first)) return FromGrpc(scan->reader->Finish(), site.node);
   scan->columns = DecodeColumns(first);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
+    const query::FragmentSite& site, const std::string& sql, bool describe_only,
+    steady_clock::time_point deadline, const query::ReadChoice& choice) {
+  auto scan = std::make_unique<RemoteScan>();
+  RETURN_IF_ERROR(OpenInto(scan.get(), site, sql, describe_only, deadline, choice));
   return scan;
 }
 
-absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
-    const query::FragmentSite& site, const std::string& sql, steady_clock::time_point deadline) {
-  if (site.local) {
-    query::ColumnsSink sink;
-    RETURN_IF_ERROR(RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink));
-    return sink.columns();
+absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
+    const query::FragmentSite& site, const std::string& sql, bool describe_only,
+    steady_clock::time_point deadline, const query::ReadChoice& choice,
+    query::FragmentSite* at) {
+  *at = site;
+  std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
+  if (choice.hedge_after.count() > 0) {
+    absl::StatusOr<std::vector<query::FragmentSite>> others =
+        OtherSites(site.shards, {site.node, node_id_});
+    if (others.ok() && others->size() == 1) other = std::move(others->front());
   }
-  std::vector<query::ResultColumn> columns;
-  RETURN_IF_ERROR(Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
-    ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan, Open(at, sql, true, deadline));
-    internal::v1::ScanResponse rest;
-    while (scan->reader->Read(&rest)) {
+  if (!other) return Open(site, sql, describe_only, deadline, choice);
+
+  struct Attempt {
+    std::unique_ptr<RemoteScan> scan = std::make_unique<RemoteScan>();
+    absl::Status status;
+    bool done = false;
+  };
+  std::array<Attempt, 2> attempts;
+  std::mutex mu;
+  std::condition_variable settled;
+  int winner = -1;  // the first attempt to answer
+  auto attempt = [&](int i, const query::FragmentSite& where) {
+    absl::Status opened =
+        OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline, choice);
+    std::lock_guard lock(mu);
+    attempts[i].status = std::move(opened);
+    attempts[i].done = true;
+    if (attempts[i].status.ok() && winner < 0) winner = i;
+    settled.notify_all();
+  };
+  std::thread first([&] { attempt(0, site); });
+  std::thread second;
+  {
+    std::unique_lock lock(mu);
+    if (!settled.wait_for(lock, choice.hedge_after, [&] { return attempts[0].done; })) {
+      spdlog::info("a query's fragment at node {} has not answered in {} ms; asking node {} too",
+                   site.node, choice.hedge_after.count(), other->node);
+      second = std::thread([&] { attempt(1, *other); });
     }
-    if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, at.node);
-    // Several nodes in its place: each one's columns, once.
-    for (query::ResultColumn& c : scan->columns) {
+    const bool hedged = second.joinable();
+    settled.wait(lock, [&] {
+      return winner >= 0 || (attempts[0].done && (!hedged || attempts[1].done));
+    });
+    for (int i = 0; i < 2; ++i) {
+      if (i != winner) attempts[i].scan->context.TryCancel();  // the slower one stops
+    }
+  }
+  first.join();
+  if (second.joinable()) second.join();
+  for (int i = 0; i < 2; ++i) {
+    if (i == winner || !attempts[i].status.ok()) continue;
+    internal::v1::ScanResponse rest;  // answered too, after the winner: closed unread
+    while (attempts[i].scan->reader->Read(&rest)) {
+    }
+    attempts[i].scan->reader->Finish().ok();
+  }
+  if (winner < 0) return attempts[0].status;
+  if (winner == 1) *at = *other;
+  return std::move(attempts[winner].scan);
+}
+
+absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
+    const query::FragmentSite& site, const std::string& sql, steady_clock::time_point deadline,
+    const query::ReadChoice& choice) {
+  std::vector<query::ResultColumn> columns;
+  // Several nodes in its place: each one's columns, once.
+  auto add = [&columns](std::vector<query::ResultColumn> more) {
+    for (query::ResultColumn& c : more) {
       if (std::none_of(columns.begin(), columns.end(),
                        [&](const query::ResultColumn& d) { return d.name == c.name; })) {
         columns.push_back(std::move(c));
       }
     }
+  };
+  if (site.local) {
+    query::ColumnsSink sink;
+    RETURN_IF_ERROR(RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink));
+    return sink.columns();
+  }
+  RETURN_IF_ERROR(Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
+    if (at.local) {
+      query::ColumnsSink sink;
+      RETURN_IF_ERROR(RunLocal(at, sql, true, deadline, nullptr, choice, &sink));
+      add(sink.columns());
+      return absl::OkStatus();
+    }
+    query::FragmentSite answering;
+    ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
+                     OpenHedged(at, sql, true, deadline, choice, &answering));
+    internal::v1::ScanResponse rest;
+    while (scan->reader->Read(&rest)) {
+    }
+    if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, answering.node);
+    add(std::move(scan->columns));
     return absl::OkStatus();
   }));
   return columns;
@@ -184,11 +356,11 @@ absl::Status ClusterShardReads::Reach(
     const query::FragmentSite& site, std::set<std::string> avoid,
     const std::function<absl::Status(const query::FragmentSite&)>& attempt) {
   absl::Status tried = attempt(site);
-  if (!absl::IsUnavailable(tried)) return tried;
+  if (!absl::IsUnavailable(tried) || site.local) return tried;
   // The node is down or cut off (it may still be a member until its lease ends): its shards
-  // are read from the other nodes holding them.
+  // are read from the other nodes holding them, this one first.
   avoid.insert(site.node);
-  absl::StatusOr<std::vector<query::FragmentSite>> instead = RemoteSites(site.shards, avoid);
+  absl::StatusOr<std::vector<query::FragmentSite>> instead = OtherSites(site.shards, avoid);
   if (!instead.ok()) return tried;
   for (const query::FragmentSite& other : *instead) {
     RETURN_IF_ERROR(Reach(other, avoid, attempt));
@@ -198,7 +370,9 @@ absl::Status ClusterShardReads::Reach(
 
 absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::string& sql,
                                     steady_clock::time_point deadline,
-                                    const std::atomic<bool>* cancelled, const Push& push) {
+                                    const std::atomic<bool>* cancelled,
+                                    const query::ShardReads::Push& push,
+                                    const query::ReadChoice& choice) {
   if (site.local) {
     PushSink sink(&push);
     absl::Status ran = RunHere(site.shards, sql, false, deadline, cancelled, &sink);
@@ -206,7 +380,12 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
   }
   bool sent = false;  // once rows went on, another node cannot take over without repeating them
   return Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
-    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, &sent);
+    if (at.local) {
+      PushSink sink(&push);
+      absl::Status ran = RunLocal(at, sql, false, deadline, cancelled, choice, &sink);
+      return sink.enough() ? absl::OkStatus() : ran;
+    }
+    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, choice, &sent);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
       return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
@@ -217,9 +396,12 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
 
 absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const std::string& sql,
                                           steady_clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled, const Push& push,
-                                          bool* sent) {
-  ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan, Open(site, sql, false, deadline));
+                                          const std::atomic<bool>* cancelled,
+                                          const query::ShardReads::Push& push,
+                                          const query::ReadChoice& choice, bool* sent) {
+  query::FragmentSite answering;
+  ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
+                   OpenHedged(site, sql, false, deadline, choice, &answering));
   std::vector<query::DataType> types;
   for (const query::ResultColumn& c : scan->columns) types.push_back(c.type);
   internal::v1::ScanResponse page;
@@ -232,7 +414,8 @@ absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const
     }
     absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
     if (!batch.ok()) {
-      failed = absl::InternalError(StrCat("node ", site.node, ": ", batch.status().message()));
+      failed =
+          absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
       break;
     }
     *sent = true;
@@ -247,7 +430,7 @@ absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const
     scan->reader->Finish().ok();
     return failed;
   }
-  if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, site.node);
+  if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, answering.node);
   return absl::OkStatus();
 }
 

@@ -1,9 +1,9 @@
-// ClusterShardReads: how a node that holds some shards only reads a table
-// (query/base/shard_reads.h): its own shards from its engine, each other shard from a node
-// holding it (its leader when that one is a member, else another replica), as fragments over
-// the internal service's Scan; a node that cannot be reached before it sent a row is replaced
-// by the other nodes holding its shards. The same class runs the fragments other nodes ask of
-// this one.
+// ClusterShardReads: how a cluster node reads tables for a query (query/base/shard_reads.h),
+// under the query's read choice (query/base/read_choice.h): each shard at a node chosen for
+// it — its leader, or a replica (this node's own first) — this node's own shards from its
+// engine, the others as fragments over the internal service's Scan. A node that cannot be
+// reached before it sent a row is replaced by the other nodes holding its shards. The same
+// class runs the fragments other nodes ask of this one.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -16,6 +16,7 @@
 
 #include "cluster/peer_stubs.h"
 #include "cluster/shard_router.h"
+#include "query/base/read_choice.h"
 #include "query/base/shard_reads.h"
 #include "query/engine.h"
 #include "storage/engine.h"
@@ -23,7 +24,7 @@
 
 namespace strata::cluster {
 
-class ClusterShardReads final : public query::ShardReads {
+class ClusterShardReads final {
  public:
   // Both must outlive this.
   ClusterShardReads(ShardDirectory* directory, Engine* engine, std::string node_id)
@@ -32,13 +33,12 @@ class ClusterShardReads final : public query::ShardReads {
         node_id_(std::move(node_id)),
         stubs_(&directory->membership()) {}
 
-  absl::StatusOr<std::vector<query::FragmentSite>> Sites() override;
-  absl::StatusOr<std::vector<query::ResultColumn>> Describe(
-      const query::FragmentSite& site, const std::string& sql,
-      std::chrono::steady_clock::time_point deadline) override;
-  absl::Status Run(const query::FragmentSite& site, const std::string& sql,
-                   std::chrono::steady_clock::time_point deadline,
-                   const std::atomic<bool>* cancelled, const Push& push) override;
+  // One query's reads under `choice`: a site for every shard, and this node's own shards
+  // brought up to the choice within `wait` (not for a `describe_only` query). Null when
+  // this node reads every shard itself: the plan then reads its engine as a single node does.
+  absl::StatusOr<std::unique_ptr<query::ShardReads>> Prepare(const query::ReadChoice& choice,
+                                                             std::chrono::milliseconds wait,
+                                                             bool describe_only);
 
   // Runs a fragment here over this node's replicas of `shards` into `sink` (the caller
   // brought them up to date).
@@ -47,22 +47,51 @@ class ClusterShardReads final : public query::ShardReads {
                        const std::atomic<bool>* cancelled, query::ResultSink* sink);
 
  private:
+  class QueryReads;
   // Opens the fragment's stream at a remote site and reads its first answer (the columns).
   struct RemoteScan;
+  absl::Status OpenInto(RemoteScan* scan, const query::FragmentSite& site, const std::string& sql,
+                        bool describe_only, std::chrono::steady_clock::time_point deadline,
+                        const query::ReadChoice& choice);
+  // Open, and when `choice` hedges and the site's node has not answered after its
+  // hedge_after, at another node holding all of the site's shards too: the first to answer
+  // is read (`*at` is its site), the other cancelled.
+  absl::StatusOr<std::unique_ptr<RemoteScan>> OpenHedged(
+      const query::FragmentSite& site, const std::string& sql, bool describe_only,
+      std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice,
+      query::FragmentSite* at);
   absl::StatusOr<std::unique_ptr<RemoteScan>> Open(const query::FragmentSite& site,
                                                    const std::string& sql, bool describe_only,
-                                                   std::chrono::steady_clock::time_point deadline);
-  // Sites on other nodes that read `shards`, none of them on a node in `avoid`.
-  absl::StatusOr<std::vector<query::FragmentSite>> RemoteSites(const std::vector<uint32_t>& shards,
-                                                               const std::set<std::string>& avoid);
+                                                   std::chrono::steady_clock::time_point deadline,
+                                                   const query::ReadChoice& choice);
+  // The sites `choice` reads every shard at, this node's first (when it reads any).
+  absl::StatusOr<std::vector<query::FragmentSite>> Choose(const query::ReadChoice& choice);
+  // Sites that read `shards`, none of them on a node in `avoid`: this node for the shards it
+  // holds, the first other holder for the rest.
+  absl::StatusOr<std::vector<query::FragmentSite>> OtherSites(const std::vector<uint32_t>& shards,
+                                                              const std::set<std::string>& avoid);
   // `attempt` at `site`; if its node cannot be reached (UNAVAILABLE), at the other nodes
   // holding its shards instead, and so on while some are left.
   absl::Status Reach(const query::FragmentSite& site, std::set<std::string> avoid,
                      const std::function<absl::Status(const query::FragmentSite&)>& attempt);
+  absl::StatusOr<std::vector<query::ResultColumn>> Describe(
+      const query::FragmentSite& site, const std::string& sql,
+      std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice);
+  absl::Status Run(const query::FragmentSite& site, const std::string& sql,
+                   std::chrono::steady_clock::time_point deadline,
+                   const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
+                   const query::ReadChoice& choice);
+  // A fragment here, after bringing its shards up to `choice` (a site taking over from an
+  // unreachable node's).
+  absl::Status RunLocal(const query::FragmentSite& site, const std::string& sql, bool describe_only,
+                        std::chrono::steady_clock::time_point deadline,
+                        const std::atomic<bool>* cancelled, const query::ReadChoice& choice,
+                        query::ResultSink* sink);
   // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
                          std::chrono::steady_clock::time_point deadline,
-                         const std::atomic<bool>* cancelled, const Push& push, bool* sent);
+                         const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
+                         const query::ReadChoice& choice, bool* sent);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;

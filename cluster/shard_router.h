@@ -24,6 +24,7 @@
 #include "cluster/peer_stubs.h"
 #include "cluster/replica.h"
 #include "cluster/schema_claims.h"
+#include "query/base/read_choice.h"
 #include "query/delete_sink.h"
 #include "storage/catalog/catalog.h"
 #include "storage/write/write_sink.h"
@@ -36,6 +37,7 @@ struct ShardHolder {
   std::string node;
   std::string address;
   bool self = false;
+  bool leader = false;  // leads the shard, as far as this node knows
 };
 
 // What the router, the internal service and the fragments of queries ask of the node they
@@ -56,8 +58,12 @@ class ShardDirectory {
   virtual const Membership& membership() const = 0;
   // The nodes holding a replica of `shard` that are members now, its leader first.
   virtual std::vector<ShardHolder> Holders(uint32_t shard) = 0;
-  // Waits until this node's replicas of `shards` applied their logs to where they end now.
+  // Brings this node's replicas of `shards` up to `choice` (query/base/read_choice.h): a
+  // replica leading under a live lease is current; any other waits until it applied its log
+  // to where the log ends now, unless `choice` is a follower read and it was current within
+  // the choice's staleness. UNAVAILABLE after `wait`.
   virtual absl::Status CatchUpShards(const std::vector<uint32_t>& shards,
+                                     const query::ReadChoice& choice,
                                      std::chrono::milliseconds wait) = 0;
   // Waits until this node's catalog reached etcd revision `revision`; false if it did not.
   virtual bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) = 0;

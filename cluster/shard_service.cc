@@ -135,8 +135,16 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                         StrCat("node ", node_id_, " has not caught up with the catalog yet"));
   }
   if (!request->describe_only()) {
-    // What the asking node's client may have been acknowledged is read too.
-    if (absl::Status caught_up = directory_.CatchUpShards(shards, wait); !caught_up.ok()) {
+    // Brought up to the query's read choice: what the asking node's client was acknowledged
+    // is read too (unless it chose follower reads).
+    query::ReadChoice choice;
+    if (request->consistency() >= 0 &&
+        request->consistency() <= static_cast<int32_t>(query::ReadConsistency::kFollower)) {
+      choice.consistency = static_cast<query::ReadConsistency>(request->consistency());
+    }
+    choice.max_staleness = std::chrono::milliseconds(request->max_staleness_millis());
+    if (absl::Status caught_up = directory_.CatchUpShards(shards, choice, wait);
+        !caught_up.ok()) {
       return ToGrpc(caught_up);
     }
   }

@@ -63,6 +63,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .placement = SplitList(config.cluster_nodes),
        .lease_seconds = config.cluster_lease_seconds,
        .replica_ack_majority = config.replica_ack == "majority",
+       .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .secret = secret,
        .member_tls = {.cert_file = config.tls_cert,
                       .key_file = config.tls_key,
@@ -162,9 +163,16 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                   .slow_query_millis = config.slow_query_ms,
                   .testing_delay_millis = config.testing_query_delay_ms});
   if (d->cluster_ != nullptr) {
+    query::ReadChoice default_read{
+        .consistency = *query::ParseReadConsistency(config.read_consistency),
+        .max_staleness = std::chrono::milliseconds(config.max_staleness_ms),
+        .hedge_after = std::chrono::milliseconds(config.hedge_after_ms)};
     d->queries_->SetClusterMode(
-        [node = d->cluster_.get()](std::chrono::milliseconds wait) { return node->CatchUp(wait); },
-        &d->cluster_->delete_sink(), d->cluster_->shard_reads());
+        [reads = &d->cluster_->shard_reads()](const query::ReadChoice& choice,
+                                              std::chrono::milliseconds wait, bool describe_only) {
+          return reads->Prepare(choice, wait, describe_only);
+        },
+        &d->cluster_->delete_sink(), default_read);
   }
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),

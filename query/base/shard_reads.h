@@ -36,12 +36,19 @@ struct FragmentSite {
   std::vector<uint32_t> shards;
 };
 
+// Fragments of one table a query reads at once, unless its read choice says otherwise
+// (query/base/read_choice.h).
+inline constexpr size_t kMaxConcurrentFragments = 8;
+
+// One query's reads: the sites were chosen, and this node's own shards brought up to date,
+// by the query's read choice before it was planned.
 class ShardReads {
  public:
   virtual ~ShardReads() = default;
-  // The sites that together read every shard once, this node's own first; empty when this
-  // node holds every shard (the plan then reads its engine as a single node does).
+  // The sites that together read every shard once, this node's own first.
   virtual absl::StatusOr<std::vector<FragmentSite>> Sites() = 0;
+  // Fragments of one table run at once.
+  virtual size_t max_concurrent_fragments() const { return kMaxConcurrentFragments; }
   // The columns `sql` (a fragment's statement) answers with at `site`.
   virtual absl::StatusOr<std::vector<ResultColumn>> Describe(
       const FragmentSite& site, const std::string& sql,

@@ -147,8 +147,9 @@ class ColumnMap {
 }  // namespace
 
 absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
-  // The fragments run at once (each site's node works while the others do), up to
-  // kMaxConcurrentFragments; their batches reach the sink one at a time, in no set order.
+  // The fragments run at once (each site's node works while the others do), up to the
+  // query's cap (kMaxConcurrentFragments unless it chose another); their batches reach the
+  // sink one at a time, in no set order.
   absl::Mutex mu;
   absl::Status failed;  // the first fragment's error: the others stop at their next batch
   std::atomic<bool> stop{false};
@@ -179,7 +180,7 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
     }
   };
   std::vector<std::thread> helpers;
-  const size_t threads = std::min(sites_.size(), kMaxConcurrentFragments);
+  const size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
   for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run_fragments);
   run_fragments();
   for (std::thread& t : helpers) t.join();

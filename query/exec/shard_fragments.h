@@ -4,7 +4,7 @@
 // states when those split: query/plan/planner_shards.cc) run by one node over the shards it
 // reads for this query. This node pushes their rows on, in one schema (the union of the
 // fragments' columns: a column a fragment lacks is NULL in its rows), to the rest of the plan.
-// The fragments run at once, up to kMaxConcurrentFragments; the scan's fast paths (block
+// The fragments run at once, up to the query's cap (ShardReads); the scan's fast paths (block
 // headers, last points, newest first) run inside each fragment's own plan, not across them.
 #pragma once
 
@@ -17,9 +17,6 @@
 #include "query/exec/plan_node.h"
 
 namespace strata::query {
-
-// Fragments of one table a query runs at once (each waits on its node, mostly).
-inline constexpr size_t kMaxConcurrentFragments = 8;
 
 // The fragments' columns as one table schema (`qualifier` on each): dimensions by name,
 // measure_name, time, the measure_value:: columns in the single node's order, then the

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 
 #include "common/status.h"
 #include "common/strings.h"
@@ -20,6 +21,19 @@ constexpr size_t kMaxQueuedMessages = 4;
 // How long a failed query's status waits behind a write the client does not
 // take before the call is cancelled.
 constexpr auto kStatusGrace = std::chrono::seconds(5);
+
+std::optional<query::ReadConsistency> ReadConsistencyOf(v1::ReadConsistency consistency) {
+  switch (consistency) {
+    case v1::READ_CONSISTENCY_LEADER:
+      return query::ReadConsistency::kLeader;
+    case v1::READ_CONSISTENCY_STRONG:
+      return query::ReadConsistency::kStrong;
+    case v1::READ_CONSISTENCY_FOLLOWER:
+      return query::ReadConsistency::kFollower;
+    default:
+      return std::nullopt;  // the node's
+  }
+}
 
 }  // namespace
 
@@ -43,7 +57,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
          .cancel = call->cancel_,
          .page_size = request.page_size() <= 0 ? 1000 : request.page_size(),
          .timeout_millis = request.timeout_millis(),
-         .default_database = request.database()});
+         .default_database = request.database(),
+         .read_consistency = ReadConsistencyOf(request.read().consistency()),
+         .max_staleness = std::chrono::milliseconds(request.read().max_staleness_millis()),
+         .max_fragments = request.read().max_fragments(),
+         .hedge_after = std::chrono::milliseconds(request.read().hedge_after_millis())});
     absl::Status admitted =
         runner->Start(call->ticket_, call.get(), [call](absl::StatusOr<query::QueryStats> stats) {
           call->Finished(call, std::move(stats));

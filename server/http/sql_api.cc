@@ -19,6 +19,7 @@
 #include "server/http/body.h"
 #include "server/http/connections.h"
 #include "server/http/sql_result_format.h"
+#include "server/runner/read_options.h"
 
 namespace strata {
 namespace {
@@ -301,6 +302,13 @@ void ServeSql(const httplib::Request& req, httplib::Response& res, const Asker& 
       .cancel = cancel,
       .timeout_millis = request->timeout_millis,
       .default_database = request->database};
+  for (std::string_view name : kReadOptionNames) {  // a cluster's read choice
+    if (!req.has_param(std::string(name))) continue;
+    if (absl::Status set = SetReadOption(name, req.get_param_value(std::string(name)), &run);
+        !set.ok()) {
+      return ReplySqlError(set, "", res);
+    }
+  }
   running->thread =
       std::thread([&queries, run = std::move(run), channel = running->channel]() mutable {
         channel->Finish(queries.Run(std::move(run), channel.get()));

@@ -265,6 +265,11 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                  "Tests only: every query waits this long (cancellable) before it runs")
       ->check(CLI::Range(0, 600000))
       ->group("");
+  app.add_option("--testing-apply-delay-ms", c.testing_apply_delay_ms,
+                 "Tests only: a cluster node's replicas wait this long before applying each log "
+                 "entry (a replica that lags)")
+      ->check(CLI::Range(0, 600000))
+      ->group("");
   app.add_option("--testing-fixed-time", c.testing_fixed_time,
                  "For tests only: the server's clock stands still at this UTC time (e.g. "
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");
@@ -358,6 +363,25 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
                  "caches)")
       ->envname("STRATA_REPLICA_ACK")
       ->check(CLI::IsMember({"leader", "majority"}))
+      ->capture_default_str();
+  app.add_option("--read-consistency", c.read_consistency,
+                 "How fresh a query's reads are unless it says (docs/cluster.md, \"Read "
+                 "choices\"): leader (each shard read at its leader: every acknowledged write), "
+                 "strong (at a replica, once it applied its log to the end), follower (at a "
+                 "replica current within --max-staleness-ms)")
+      ->envname("STRATA_READ_CONSISTENCY")
+      ->check(CLI::IsMember({"leader", "strong", "follower"}))
+      ->capture_default_str();
+  app.add_option("--max-staleness-ms", c.max_staleness_ms,
+                 "How old a follower read's data may be unless the query says")
+      ->envname("STRATA_MAX_STALENESS_MS")
+      ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}))
+      ->capture_default_str();
+  app.add_option("--hedge-after-ms", c.hedge_after_ms,
+                 "A query's fragment whose node has not begun answering after this long is also "
+                 "asked of another node holding its shards, unless the query says (0: never)")
+      ->envname("STRATA_HEDGE_AFTER_MS")
+      ->check(CLI::Range(int64_t{0}, int64_t{3'600'000}))
       ->capture_default_str();
   app.add_option("--cluster-secret", c.cluster_secret,
                  "Shared by the cluster's nodes, which show it to each other; prefer "
@@ -576,6 +600,11 @@ absl::Status ValidateConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(
         "--restore-from restores a single node; a cluster node builds its data from the "
         "shards' logs (start it without --restore-from)");
+  }
+  if (!config.cluster && (config.read_consistency != "leader" || config.hedge_after_ms != 0)) {
+    return absl::InvalidArgumentError(
+        "--read-consistency and --hedge-after-ms are for a cluster node (a single node reads "
+        "its own data, always current): add --cluster or drop them");
   }
   if (!config.cluster && config.replica_ack != "leader") {
     return absl::InvalidArgumentError(

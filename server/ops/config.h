@@ -80,6 +80,7 @@ struct ServerConfig {
   // Tests only: every query waits this long (cancellable) before it runs,
   // so cancelling a running query can be tested without a huge table.
   int testing_query_delay_ms = 0;
+  int testing_apply_delay_ms = 0;  // a cluster node's replicas wait this long before each entry
   // TLS (docs/security.md): PEM files; no TLS when tls_cert is empty.
   std::string tls_cert;
   std::string tls_key;
@@ -117,6 +118,10 @@ struct ServerConfig {
   int cluster_log_replicas = 3;
   int cluster_lease_seconds = 5;
   std::string replica_ack = "leader";  // leader | majority
+  // A query's read choice unless it names its own (query/base/read_choice.h).
+  std::string read_consistency = "leader";  // leader | strong | follower
+  int64_t max_staleness_ms = 5000;          // a follower read's bound unless it names one
+  int64_t hedge_after_ms = 0;               // 0: fragments are not hedged
   std::string cluster_secret;
   std::string cluster_secret_file;
   // Mutual TLS between nodes: the CA that signed every node's --tls-cert.

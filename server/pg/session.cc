@@ -10,6 +10,7 @@
 #include "query/parse/parser.h"
 #include "server/pg/errors.h"
 #include "server/pg/types.h"
+#include "server/runner/read_options.h"
 #include "spdlog/spdlog.h"
 
 namespace strata::pg {
@@ -534,6 +535,7 @@ absl::Status Session::RunStatement(const Statement& statement,
                                  .peer = peer_,
                                  .cancel = cancel_,
                                  .default_database = database_};
+  RETURN_IF_ERROR(ApplyReadSettings(&local));
   const bool is_delete = word == "delete";
   if (max_rows > 0 && portal != nullptr && !is_delete) {
     // A row limit: keep the result and hand it out in parts.
@@ -610,6 +612,7 @@ absl::Status Session::RunCursorStatement(const CursorStatement& cursor, const St
                                    .peer = peer_,
                                    .cancel = cancel,
                                    .default_database = database_};
+    RETURN_IF_ERROR(ApplyReadSettings(&local));
     StatementRunner* queries = context_.queries;
     auto opened = std::make_unique<Cursor>(
         [queries, local](query::ResultSink* sink) { return queries->Run(local, sink).status(); },
@@ -666,6 +669,17 @@ CatalogAnswers Session::Catalog() {
                               Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
                               {});
                         });
+}
+
+absl::Status Session::ApplyReadSettings(StatementRunner::Request* request) const {
+  for (std::string_view name : kReadOptionNames) {
+    auto it = settings_.find(StrCat("strata.", name));
+    if (it == settings_.end()) continue;
+    if (absl::Status set = SetReadOption(name, it->second, request); !set.ok()) {
+      return absl::InvalidArgumentError(StrCat("SET strata.", name, ": ", set.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(

@@ -115,6 +115,9 @@ class Session {
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(
       const Statement& statement, const query::QueryParameters& parameters);
   void EmitRows(Portal& portal, int32_t max_rows);
+  // The session's `strata.<read option>` settings (server/runner/read_options.h) onto
+  // `request`; INVALID_ARGUMENT naming a setting with a value it cannot take.
+  absl::Status ApplyReadSettings(StatementRunner::Request* request) const;
   CatalogAnswers Catalog();
 
   void SendRowDescription(const std::vector<query::ResultColumn>& columns,

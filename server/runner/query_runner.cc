@@ -184,21 +184,33 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
   options.deletes = deletes_;
-  options.shard_reads = shard_reads_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 
   const absl::Status delayed = request.describe_only
                                    ? absl::OkStatus()
                                    : TestingDelay(*request.cancel, limits_.testing_delay_millis,
                                                   options.timeout_millis, request.timeout_millis);
-  // A cluster node first applies what every shard's log holds now: the query then sees
-  // every write acknowledged before it began, through whichever node.
-  const absl::Status caught_up = read_barrier_ && !request.describe_only && delayed.ok()
-                                     ? read_barrier_(std::chrono::milliseconds(
-                                           std::min<int64_t>(options.timeout_millis, 10000)))
-                                     : absl::OkStatus();
-  absl::StatusOr<query::QueryStats> stats = !delayed.ok()     ? delayed
-                                            : !caught_up.ok() ? caught_up
+  // A cluster node first brings what it reads itself up to the query's read choice (by
+  // default: the shards it leads need nothing, the others are read at their leaders).
+  query::ReadChoice choice = default_read_;
+  if (request.read_consistency) choice.consistency = *request.read_consistency;
+  if (request.max_staleness.count() != 0) choice.max_staleness = request.max_staleness;
+  if (request.max_fragments != 0) choice.max_fragments = request.max_fragments;
+  if (request.hedge_after.count() != 0) choice.hedge_after = request.hedge_after;
+  absl::Status prepared = delayed.ok() ? query::CheckReadChoice(choice) : delayed;
+  std::unique_ptr<query::ShardReads> reads;
+  if (prepare_reads_ && prepared.ok()) {
+    absl::StatusOr<std::unique_ptr<query::ShardReads>> chosen = prepare_reads_(
+        choice, std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000)),
+        request.describe_only);
+    if (chosen.ok()) {
+      reads = std::move(*chosen);
+    } else {
+      prepared = chosen.status();
+    }
+  }
+  options.shard_reads = reads.get();
+  absl::StatusOr<query::QueryStats> stats = !prepared.ok() ? prepared
                                             : request.cancel->load()
                                                 ? absl::CancelledError("the query was cancelled")
                                                 : engine_.Execute(request.sql, options, sink);

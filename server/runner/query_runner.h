@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "query/base/memory_budget.h"
+#include "query/base/read_choice.h"
+#include "query/base/shard_reads.h"
 #include "query/engine.h"
 #include "query/exec/system_tables.h"
 #include "server/auth/grants.h"
@@ -59,6 +62,13 @@ class StatementRunner {
     int64_t timeout_millis = 0;    // 0 or less: the server's default
     bool describe_only = false;    // plan only: not counted, logged or delayed
     std::string default_database;  // for unqualified table names
+    // On a cluster node, the query's read choice (query/base/read_choice.h); what is unset
+    // (none, 0) is the node's (stratad --read-consistency, --max-staleness-ms,
+    // --hedge-after-ms). A single node ignores it.
+    std::optional<query::ReadConsistency> read_consistency;
+    std::chrono::milliseconds max_staleness{0};
+    int max_fragments = 0;
+    std::chrono::milliseconds hedge_after{0};
   };
 
   virtual ~StatementRunner() = default;
@@ -127,16 +137,18 @@ class QueryRunner final : public StatementRunner {
       std::function<std::unique_ptr<query::SystemTables>(std::shared_ptr<const Principal> caller)>;
   void SetSystemTables(SystemTablesFactory factory) { system_tables_ = std::move(factory); }
 
-  // A cluster node's (cluster/cluster_node.h CatchUp): runs before every query, which fails
-  // with its error; where DELETE's points go (the shards' logs); and how tables are read
-  // when the node holds some shards only (null: from its engine). Set once, before serving;
-  // `deletes` and `shard_reads` outlive the runner.
-  using ReadBarrier = std::function<absl::Status(std::chrono::milliseconds wait)>;
-  void SetClusterMode(ReadBarrier barrier, query::DeleteSink* deletes,
-                      query::ShardReads* shard_reads) {
-    read_barrier_ = std::move(barrier);
+  // A cluster node's: before every query, `prepare` brings the shards this node reads
+  // itself up to the query's read choice (`default_read`'s parts where the request sets none;
+  // no wait for a describe_only request) and says how its tables are read (null: from the engine,
+  // which holds them all), or fails the query; where DELETE's points go (the shards' logs).
+  // Set once, before serving; `deletes` outlives the runner.
+  using PrepareReads = std::function<absl::StatusOr<std::unique_ptr<query::ShardReads>>(
+      const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only)>;
+  void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes,
+                      query::ReadChoice default_read) {
+    prepare_reads_ = std::move(prepare);
     deletes_ = deletes;
-    shard_reads_ = shard_reads;
+    default_read_ = default_read;
   }
 
  private:
@@ -161,9 +173,9 @@ class QueryRunner final : public StatementRunner {
   ServerMetrics& metrics_;
   const QueryLimits limits_;
   SystemTablesFactory system_tables_;
-  ReadBarrier read_barrier_;
+  PrepareReads prepare_reads_;
   query::DeleteSink* deletes_ = nullptr;
-  query::ShardReads* shard_reads_ = nullptr;
+  query::ReadChoice default_read_{.max_staleness = std::chrono::milliseconds(5000)};
   query::MemoryBudget budget_;
   absl::Mutex mu_;
   std::map<std::string, Registered> running_ ABSL_GUARDED_BY(mu_);

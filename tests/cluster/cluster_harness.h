@@ -50,6 +50,7 @@ class TestCluster {
     int lease_seconds = 3;
     bool jetstream = true;  // false: NATS servers without JetStream (a start-up error test)
     std::vector<std::string> node_flags;  // more flags for every node ("--auth", "on")
+    std::map<int, std::vector<std::string>> flags_of_node;  // more flags for node i alone
     // TLS everywhere: etcd and NATS serve TLS and require client certificates (NATS a user
     // and password too); nodes call each other over mutual TLS with the cluster's CA, with
     // no cluster secret.

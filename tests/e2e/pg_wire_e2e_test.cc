@@ -107,6 +107,20 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
 }
 
+// A session's read choice (docs/cluster.md, "Read choices") is set as strata.<option>; a
+// value the option cannot take fails the session's next query, saying what it takes.
+TEST_F(PgWireE2ETest, ReadChoiceSettingsAreCheckedAtTheNextQuery) {
+  testing::ProcessResult r =
+      Psql({"SET strata.read_consistency = 'eventual'", "SELECT 1",
+            "SET strata.read_consistency = 'follower'", "SET strata.max_staleness_ms = '0'",
+            "SELECT 2", "SET strata.max_staleness_ms = 250", "SELECT 41 + 1"});
+  EXPECT_THAT(r.err, HasSubstr("SET strata.read_consistency: unknown read consistency "
+                               "\"eventual\"; use leader, strong or follower"));
+  EXPECT_THAT(r.err, HasSubstr("SET strata.max_staleness_ms: max_staleness_ms is a whole "
+                               "number from 1 to 3600000, not \"0\""));
+  EXPECT_THAT(r.out, HasSubstr("42"));
+}
+
 TEST_F(PgWireE2ETest, Psycopg) {
   testing::ProcessResult r = testing::RunProcess(
       {"/usr/bin/python3", kProtocols + "/psycopg_client.py", std::to_string(server_.pg_port())});

@@ -9,13 +9,18 @@ namespace strata::testing {
 
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
                      int page_size, const std::string& token) {
+  v1::QueryRequest request;
+  request.set_query_string(sql);
+  request.set_page_size(page_size);
+  return RunQueryRequest(channel, request, token);
+}
+
+QueryResult RunQueryRequest(const std::shared_ptr<grpc::Channel>& channel,
+                            const v1::QueryRequest& request, const std::string& token) {
   auto stub = v1::QueryService::NewStub(channel);
   QueryResult result;
   grpc::ClientContext context;
   if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
-  v1::QueryRequest request;
-  request.set_query_string(sql);
-  request.set_page_size(page_size);
   auto reader = stub->Query(&context, request);
   v1::QueryResponse message;
   while (reader->Read(&message)) {

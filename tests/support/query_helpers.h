@@ -24,6 +24,10 @@ struct QueryResult {
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
                      int page_size = 0, const std::string& token = "");
 
+// Runs `request` to the end, with `token` as the bearer token when set.
+QueryResult RunQueryRequest(const std::shared_ptr<grpc::Channel>& channel,
+                            const v1::QueryRequest& request, const std::string& token = "");
+
 // The rows as text, one line per row, cells separated by "|": NULL,
 // numbers, text, true/false; timestamps as nanoseconds.
 std::string RowsText(const std::vector<v1::Row>& rows);

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/query.proto\x12\tstrata.v1\"\xa2\x01\n\x0cQueryRequest\x12\x14\n\x0cquery_string\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x16\n\x0etimeout_millis\x18\x03 \x01(\x03\x12-\n\nparameters\x18\x04 \x03(\x0b\x32\x19.strata.v1.QueryParameter\x12\x10\n\x08\x64\x61tabase\x18\x05 \x01(\t\x12\x10\n\x08\x63olumnar\x18\x06 \x01(\x08\"?\n\x0eQueryParameter\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"\xf3\x01\n\nColumnType\x12,\n\x0bscalar_type\x18\x01 \x01(\x0e\x32\x15.strata.v1.ScalarTypeH\x00\x12\x32\n\x11\x61rray_column_info\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x46\n%time_series_measure_value_column_info\x18\x03 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x33\n\x0frow_column_info\x18\x04 \x01(\x0b\x32\x18.strata.v1.RowColumnInfoH\x00\x42\x06\n\x04type\"6\n\rRowColumnInfo\x12%\n\x06\x66ields\x18\x01 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"?\n\nColumnInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x04type\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnType\"\x86\x03\n\x05\x44\x61tum\x12\x14\n\nnull_value\x18\x01 \x01(\x08H\x00\x12\x16\n\x0c\x64ouble_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0c\x62igint_value\x18\x03 \x01(\x03H\x00\x12\x17\n\rvarchar_value\x18\x04 \x01(\tH\x00\x12\x17\n\rboolean_value\x18\x05 \x01(\x08H\x00\x12\x19\n\x0ftimestamp_value\x18\x06 \x01(\x03H\x00\x12\x1e\n\x14interval_nanos_value\x18\x07 \x01(\x03H\x00\x12\x1f\n\x15interval_months_value\x18\x08 \x01(\x03H\x00\x12\x14\n\ndate_value\x18\t \x01(\x05H\x00\x12,\n\x0b\x61rray_value\x18\n \x01(\x0b\x32\x15.strata.v1.ArrayValueH\x00\x12\x37\n\x11time_series_value\x18\x0b \x01(\x0b\x32\x1a.strata.v1.TimeSeriesValueH\x00\x12#\n\trow_value\x18\x0c \x01(\x0b\x32\x0e.strata.v1.RowH\x00\x42\x07\n\x05value\".\n\nArrayValue\x12 \n\x06values\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"D\n\x13TimeSeriesDataPoint\x12\x0c\n\x04time\x18\x01 \x01(\x03\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"A\n\x0fTimeSeriesValue\x12.\n\x06points\x18\x01 \x03(\x0b\x32\x1e.strata.v1.TimeSeriesDataPoint\"%\n\x03Row\x12\x1e\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"I\n\rQueryMetadata\x12\x10\n\x08query_id\x18\x01 \x01(\t\x12&\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"\'\n\x07RowPage\x12\x1c\n\x04rows\x18\x01 \x03(\x0b\x32\x0e.strata.v1.Row\"I\n\nColumnPage\x12\x11\n\trow_count\x18\x01 \x01(\x05\x12(\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x17.strata.v1.ColumnValues\"\x9a\x01\n\x0c\x43olumnValues\x12\r\n\x05nulls\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64oubles\x18\x02 \x03(\x01\x12\x0c\n\x04ints\x18\x03 \x03(\x10\x12\x10\n\x08\x62ooleans\x18\x04 \x03(\x08\x12\x13\n\x0bstring_data\x18\x05 \x01(\x0c\x12\x13\n\x0bstring_ends\x18\x06 \x03(\r\x12 \n\x06values\x18\x07 \x03(\x0b\x32\x10.strata.v1.Datum\"\xb2\x02\n\x0fQueryStatistics\x12\x15\n\rrows_returned\x18\x01 \x01(\x03\x12\x14\n\x0crows_scanned\x18\x02 \x01(\x03\x12\x15\n\rbytes_scanned\x18\x03 \x01(\x03\x12\x17\n\x0f\x62uckets_scanned\x18\x04 \x01(\x03\x12\x16\n\x0e\x62uckets_pruned\x18\x05 \x01(\x03\x12\x1a\n\x12partitions_scanned\x18\x06 \x01(\x03\x12\x19\n\x11partitions_pruned\x18\x07 \x01(\x03\x12\x16\n\x0eseries_scanned\x18\x08 \x01(\x03\x12\x15\n\rseries_pruned\x18\t \x01(\x03\x12\x16\n\x0e\x62locks_scanned\x18\n \x01(\x03\x12\x15\n\rblocks_pruned\x18\x0b \x01(\x03\x12\x15\n\relapsed_nanos\x18\x0c \x01(\x03\"\xcc\x01\n\rQueryResponse\x12,\n\x08metadata\x18\x01 \x01(\x0b\x32\x18.strata.v1.QueryMetadataH\x00\x12\"\n\x04page\x18\x02 \x01(\x0b\x32\x12.strata.v1.RowPageH\x00\x12\x30\n\nstatistics\x18\x03 \x01(\x0b\x32\x1a.strata.v1.QueryStatisticsH\x00\x12,\n\x0b\x63olumn_page\x18\x04 \x01(\x0b\x32\x15.strata.v1.ColumnPageH\x00\x42\t\n\x07payload\"&\n\x12\x43\x61ncelQueryRequest\x12\x10\n\x08query_id\x18\x01 \x01(\t\"3\n\x13\x43\x61ncelQueryResponse\x12\x1c\n\x14\x63\x61ncellation_message\x18\x01 \x01(\t*\xd4\x02\n\nScalarType\x12\x1b\n\x17SCALAR_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SCALAR_TYPE_VARCHAR\x10\x01\x12\x17\n\x13SCALAR_TYPE_BOOLEAN\x10\x02\x12\x16\n\x12SCALAR_TYPE_BIGINT\x10\x03\x12\x16\n\x12SCALAR_TYPE_DOUBLE\x10\x04\x12\x19\n\x15SCALAR_TYPE_TIMESTAMP\x10\x05\x12\x14\n\x10SCALAR_TYPE_DATE\x10\x06\x12\x14\n\x10SCALAR_TYPE_TIME\x10\x07\x12&\n\"SCALAR_TYPE_INTERVAL_DAY_TO_SECOND\x10\x08\x12&\n\"SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH\x10\t\x12\x17\n\x13SCALAR_TYPE_INTEGER\x10\n\x12\x17\n\x13SCALAR_TYPE_UNKNOWN\x10\x0b\x32\x9a\x01\n\x0cQueryService\x12<\n\x05Query\x12\x17.strata.v1.QueryRequest\x1a\x18.strata.v1.QueryResponse0\x01\x12L\n\x0b\x43\x61ncelQuery\x12\x1d.strata.v1.CancelQueryRequest\x1a\x1e.strata.v1.CancelQueryResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/query.proto\x12\tstrata.v1\"\xc8\x01\n\x0cQueryRequest\x12\x14\n\x0cquery_string\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x16\n\x0etimeout_millis\x18\x03 \x01(\x03\x12-\n\nparameters\x18\x04 \x03(\x0b\x32\x19.strata.v1.QueryParameter\x12\x10\n\x08\x64\x61tabase\x18\x05 \x01(\t\x12\x10\n\x08\x63olumnar\x18\x06 \x01(\x08\x12$\n\x04read\x18\x07 \x01(\x0b\x32\x16.strata.v1.ReadOptions\"\x8f\x01\n\x0bReadOptions\x12/\n\x0b\x63onsistency\x18\x01 \x01(\x0e\x32\x1a.strata.v1.ReadConsistency\x12\x1c\n\x14max_staleness_millis\x18\x02 \x01(\x03\x12\x15\n\rmax_fragments\x18\x03 \x01(\x05\x12\x1a\n\x12hedge_after_millis\x18\x04 \x01(\x03\"?\n\x0eQueryParameter\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"\xf3\x01\n\nColumnType\x12,\n\x0bscalar_type\x18\x01 \x01(\x0e\x32\x15.strata.v1.ScalarTypeH\x00\x12\x32\n\x11\x61rray_column_info\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x46\n%time_series_measure_value_column_info\x18\x03 \x01(\x0b\x32\x15.strata.v1.ColumnInfoH\x00\x12\x33\n\x0frow_column_info\x18\x04 \x01(\x0b\x32\x18.strata.v1.RowColumnInfoH\x00\x42\x06\n\x04type\"6\n\rRowColumnInfo\x12%\n\x06\x66ields\x18\x01 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"?\n\nColumnInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x04type\x18\x02 \x01(\x0b\x32\x15.strata.v1.ColumnType\"\x86\x03\n\x05\x44\x61tum\x12\x14\n\nnull_value\x18\x01 \x01(\x08H\x00\x12\x16\n\x0c\x64ouble_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0c\x62igint_value\x18\x03 \x01(\x03H\x00\x12\x17\n\rvarchar_value\x18\x04 \x01(\tH\x00\x12\x17\n\rboolean_value\x18\x05 \x01(\x08H\x00\x12\x19\n\x0ftimestamp_value\x18\x06 \x01(\x03H\x00\x12\x1e\n\x14interval_nanos_value\x18\x07 \x01(\x03H\x00\x12\x1f\n\x15interval_months_value\x18\x08 \x01(\x03H\x00\x12\x14\n\ndate_value\x18\t \x01(\x05H\x00\x12,\n\x0b\x61rray_value\x18\n \x01(\x0b\x32\x15.strata.v1.ArrayValueH\x00\x12\x37\n\x11time_series_value\x18\x0b \x01(\x0b\x32\x1a.strata.v1.TimeSeriesValueH\x00\x12#\n\trow_value\x18\x0c \x01(\x0b\x32\x0e.strata.v1.RowH\x00\x42\x07\n\x05value\".\n\nArrayValue\x12 \n\x06values\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"D\n\x13TimeSeriesDataPoint\x12\x0c\n\x04time\x18\x01 \x01(\x03\x12\x1f\n\x05value\x18\x02 \x01(\x0b\x32\x10.strata.v1.Datum\"A\n\x0fTimeSeriesValue\x12.\n\x06points\x18\x01 \x03(\x0b\x32\x1e.strata.v1.TimeSeriesDataPoint\"%\n\x03Row\x12\x1e\n\x04\x64\x61ta\x18\x01 \x03(\x0b\x32\x10.strata.v1.Datum\"I\n\rQueryMetadata\x12\x10\n\x08query_id\x18\x01 \x01(\t\x12&\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x15.strata.v1.ColumnInfo\"\'\n\x07RowPage\x12\x1c\n\x04rows\x18\x01 \x03(\x0b\x32\x0e.strata.v1.Row\"I\n\nColumnPage\x12\x11\n\trow_count\x18\x01 \x01(\x05\x12(\n\x07\x63olumns\x18\x02 \x03(\x0b\x32\x17.strata.v1.ColumnValues\"\x9a\x01\n\x0c\x43olumnValues\x12\r\n\x05nulls\x18\x01 \x01(\x0c\x12\x0f\n\x07\x64oubles\x18\x02 \x03(\x01\x12\x0c\n\x04ints\x18\x03 \x03(\x10\x12\x10\n\x08\x62ooleans\x18\x04 \x03(\x08\x12\x13\n\x0bstring_data\x18\x05 \x01(\x0c\x12\x13\n\x0bstring_ends\x18\x06 \x03(\r\x12 \n\x06values\x18\x07 \x03(\x0b\x32\x10.strata.v1.Datum\"\xb2\x02\n\x0fQueryStatistics\x12\x15\n\rrows_returned\x18\x01 \x01(\x03\x12\x14\n\x0crows_scanned\x18\x02 \x01(\x03\x12\x15\n\rbytes_scanned\x18\x03 \x01(\x03\x12\x17\n\x0f\x62uckets_scanned\x18\x04 \x01(\x03\x12\x16\n\x0e\x62uckets_pruned\x18\x05 \x01(\x03\x12\x1a\n\x12partitions_scanned\x18\x06 \x01(\x03\x12\x19\n\x11partitions_pruned\x18\x07 \x01(\x03\x12\x16\n\x0eseries_scanned\x18\x08 \x01(\x03\x12\x15\n\rseries_pruned\x18\t \x01(\x03\x12\x16\n\x0e\x62locks_scanned\x18\n \x01(\x03\x12\x15\n\rblocks_pruned\x18\x0b \x01(\x03\x12\x15\n\relapsed_nanos\x18\x0c \x01(\x03\"\xcc\x01\n\rQueryResponse\x12,\n\x08metadata\x18\x01 \x01(\x0b\x32\x18.strata.v1.QueryMetadataH\x00\x12\"\n\x04page\x18\x02 \x01(\x0b\x32\x12.strata.v1.RowPageH\x00\x12\x30\n\nstatistics\x18\x03 \x01(\x0b\x32\x1a.strata.v1.QueryStatisticsH\x00\x12,\n\x0b\x63olumn_page\x18\x04 \x01(\x0b\x32\x15.strata.v1.ColumnPageH\x00\x42\t\n\x07payload\"&\n\x12\x43\x61ncelQueryRequest\x12\x10\n\x08query_id\x18\x01 \x01(\t\"3\n\x13\x43\x61ncelQueryResponse\x12\x1c\n\x14\x63\x61ncellation_message\x18\x01 \x01(\t*\x8c\x01\n\x0fReadConsistency\x12 \n\x1cREAD_CONSISTENCY_UNSPECIFIED\x10\x00\x12\x1b\n\x17READ_CONSISTENCY_LEADER\x10\x01\x12\x1b\n\x17READ_CONSISTENCY_STRONG\x10\x02\x12\x1d\n\x19READ_CONSISTENCY_FOLLOWER\x10\x03*\xd4\x02\n\nScalarType\x12\x1b\n\x17SCALAR_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13SCALAR_TYPE_VARCHAR\x10\x01\x12\x17\n\x13SCALAR_TYPE_BOOLEAN\x10\x02\x12\x16\n\x12SCALAR_TYPE_BIGINT\x10\x03\x12\x16\n\x12SCALAR_TYPE_DOUBLE\x10\x04\x12\x19\n\x15SCALAR_TYPE_TIMESTAMP\x10\x05\x12\x14\n\x10SCALAR_TYPE_DATE\x10\x06\x12\x14\n\x10SCALAR_TYPE_TIME\x10\x07\x12&\n\"SCALAR_TYPE_INTERVAL_DAY_TO_SECOND\x10\x08\x12&\n\"SCALAR_TYPE_INTERVAL_YEAR_TO_MONTH\x10\t\x12\x17\n\x13SCALAR_TYPE_INTEGER\x10\n\x12\x17\n\x13SCALAR_TYPE_UNKNOWN\x10\x0b\x32\x9a\x01\n\x0cQueryService\x12<\n\x05Query\x12\x17.strata.v1.QueryRequest\x1a\x18.strata.v1.QueryResponse0\x01\x12L\n\x0b\x43\x61ncelQuery\x12\x1d.strata.v1.CancelQueryRequest\x1a\x1e.strata.v1.CancelQueryResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.query_pb2', globals())
@@ -21,44 +21,48 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'\n\014io.strata.v1P\001Z\022strata/v1;stratav1'
-  _SCALARTYPE._serialized_start=2208
-  _SCALARTYPE._serialized_end=2548
+  _READCONSISTENCY._serialized_start=2392
+  _READCONSISTENCY._serialized_end=2532
+  _SCALARTYPE._serialized_start=2535
+  _SCALARTYPE._serialized_end=2875
   _QUERYREQUEST._serialized_start=37
-  _QUERYREQUEST._serialized_end=199
-  _QUERYPARAMETER._serialized_start=201
-  _QUERYPARAMETER._serialized_end=264
-  _COLUMNTYPE._serialized_start=267
-  _COLUMNTYPE._serialized_end=510
-  _ROWCOLUMNINFO._serialized_start=512
-  _ROWCOLUMNINFO._serialized_end=566
-  _COLUMNINFO._serialized_start=568
-  _COLUMNINFO._serialized_end=631
-  _DATUM._serialized_start=634
-  _DATUM._serialized_end=1024
-  _ARRAYVALUE._serialized_start=1026
-  _ARRAYVALUE._serialized_end=1072
-  _TIMESERIESDATAPOINT._serialized_start=1074
-  _TIMESERIESDATAPOINT._serialized_end=1142
-  _TIMESERIESVALUE._serialized_start=1144
-  _TIMESERIESVALUE._serialized_end=1209
-  _ROW._serialized_start=1211
-  _ROW._serialized_end=1248
-  _QUERYMETADATA._serialized_start=1250
-  _QUERYMETADATA._serialized_end=1323
-  _ROWPAGE._serialized_start=1325
-  _ROWPAGE._serialized_end=1364
-  _COLUMNPAGE._serialized_start=1366
-  _COLUMNPAGE._serialized_end=1439
-  _COLUMNVALUES._serialized_start=1442
-  _COLUMNVALUES._serialized_end=1596
-  _QUERYSTATISTICS._serialized_start=1599
-  _QUERYSTATISTICS._serialized_end=1905
-  _QUERYRESPONSE._serialized_start=1908
-  _QUERYRESPONSE._serialized_end=2112
-  _CANCELQUERYREQUEST._serialized_start=2114
-  _CANCELQUERYREQUEST._serialized_end=2152
-  _CANCELQUERYRESPONSE._serialized_start=2154
-  _CANCELQUERYRESPONSE._serialized_end=2205
-  _QUERYSERVICE._serialized_start=2551
-  _QUERYSERVICE._serialized_end=2705
+  _QUERYREQUEST._serialized_end=237
+  _READOPTIONS._serialized_start=240
+  _READOPTIONS._serialized_end=383
+  _QUERYPARAMETER._serialized_start=385
+  _QUERYPARAMETER._serialized_end=448
+  _COLUMNTYPE._serialized_start=451
+  _COLUMNTYPE._serialized_end=694
+  _ROWCOLUMNINFO._serialized_start=696
+  _ROWCOLUMNINFO._serialized_end=750
+  _COLUMNINFO._serialized_start=752
+  _COLUMNINFO._serialized_end=815
+  _DATUM._serialized_start=818
+  _DATUM._serialized_end=1208
+  _ARRAYVALUE._serialized_start=1210
+  _ARRAYVALUE._serialized_end=1256
+  _TIMESERIESDATAPOINT._serialized_start=1258
+  _TIMESERIESDATAPOINT._serialized_end=1326
+  _TIMESERIESVALUE._serialized_start=1328
+  _TIMESERIESVALUE._serialized_end=1393
+  _ROW._serialized_start=1395
+  _ROW._serialized_end=1432
+  _QUERYMETADATA._serialized_start=1434
+  _QUERYMETADATA._serialized_end=1507
+  _ROWPAGE._serialized_start=1509
+  _ROWPAGE._serialized_end=1548
+  _COLUMNPAGE._serialized_start=1550
+  _COLUMNPAGE._serialized_end=1623
+  _COLUMNVALUES._serialized_start=1626
+  _COLUMNVALUES._serialized_end=1780
+  _QUERYSTATISTICS._serialized_start=1783
+  _QUERYSTATISTICS._serialized_end=2089
+  _QUERYRESPONSE._serialized_start=2092
+  _QUERYRESPONSE._serialized_end=2296
+  _CANCELQUERYREQUEST._serialized_start=2298
+  _CANCELQUERYREQUEST._serialized_end=2336
+  _CANCELQUERYRESPONSE._serialized_start=2338
+  _CANCELQUERYRESPONSE._serialized_end=2389
+  _QUERYSERVICE._serialized_start=2878
+  _QUERYSERVICE._serialized_end=3032
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,161 @@
+// Read choices through a cluster node (docs/cluster.md, "Read choices"), on three nodes
+// holding every shard, one of them (n2) applying each log entry 1.5 s late: leader reads see
+// every acknowledged write at once through any node, a strong read waits for the node's own
+// replicas, a follower read answers from a lagging replica within its bound and catches up
+// past it, and a hedged fragment is answered by another node while its first node is stopped.
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/cluster/cluster_harness.h"
+#include "tests/cluster/cluster_helpers.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata::testing {
+namespace {
+
+constexpr int kLagging = 2;  // the node whose replicas apply late
+constexpr int kHosts = 40;   // one record each per write: spread over every shard
+
+class ClusterReadChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_CLUSTER_SERVERS();
+    cluster_ = std::make_unique<TestCluster>(TestCluster::Options{
+        .nodes = 3,
+        .shards = 4,
+        .lease_seconds = 10,  // the hedging test's window: a stopped leader still leads
+        .flags_of_node = {{kLagging, {"--testing-apply-delay-ms", "1500"}}}});
+    ASSERT_TRUE(cluster_->Start()) << cluster_->error();
+    ASSERT_TRUE(CreateDatabase(cluster_->node(0).channel(), "demo").ok());
+    ASSERT_TRUE(CreateTable(cluster_->node(0), "cpu").ok());
+  }
+
+  // count(*) of demo.cpu through `node` under `read`.
+  QueryResult Count(int node, const v1::ReadOptions& read, int64_t timeout_millis = 0) {
+    v1::QueryRequest request;
+    request.set_query_string("SELECT count(*) FROM demo.cpu");
+    *request.mutable_read() = read;
+    request.set_timeout_millis(timeout_millis);
+    return RunQueryRequest(cluster_->node(node).channel(), request);
+  }
+  static v1::ReadOptions Choice(v1::ReadConsistency consistency, int64_t max_staleness = 0,
+                                int64_t hedge_after = 0) {
+    v1::ReadOptions read;
+    read.set_consistency(consistency);
+    read.set_max_staleness_millis(max_staleness);
+    read.set_hedge_after_millis(hedge_after);
+    return read;
+  }
+  // Writes one record for each of kHosts hosts at `time` through node 0.
+  void WriteHosts(int64_t time) {
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(Write(cluster_->node(0), "cpu", HostRecords(kHosts, time), &response).ok());
+    ASSERT_EQ(response.rejected_records_size(), 0);
+  }
+  std::string Explain(int node, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string("EXPLAIN SELECT count(*) FROM demo.cpu");
+    *request.mutable_read() = Choice(consistency);
+    return RowsText(RunQueryRequest(cluster_->node(node).channel(), request).rows);
+  }
+
+  std::unique_ptr<TestCluster> cluster_;
+};
+
+TEST_F(ClusterReadChoiceTest, EachChoiceReadsWhatItPromises) {
+  const int64_t now = NowMillis();
+  const auto kFollowerLong = Choice(v1::READ_CONSISTENCY_FOLLOWER, 600'000);
+  // The lagging node catches up once; a follower read within ten minutes then needs no wait.
+  QueryResult first = Count(kLagging, kFollowerLong);
+  ASSERT_TRUE(first.status.ok()) << first.status.error_message();
+  EXPECT_EQ(RowsText(first.rows), "0\n");
+
+  WriteHosts(now);
+  // Its replicas of shards led elsewhere apply the write 1.5 s later: not read yet.
+  QueryResult stale = Count(kLagging, kFollowerLong);
+  ASSERT_TRUE(stale.status.ok()) << stale.status.error_message();
+  EXPECT_LT(std::stoi(RowsText(stale.rows)), kHosts) << "a replica 1.5 s behind read it all";
+  // Leader reads (the default) read each shard at its leader: all of it, at once.
+  QueryResult led = Count(kLagging, v1::ReadOptions());
+  ASSERT_TRUE(led.status.ok()) << led.status.error_message();
+  EXPECT_EQ(RowsText(led.rows), std::to_string(kHosts) + "\n");
+  // A follower read bounded below the lag catches up first.
+  QueryResult bounded = Count(kLagging, Choice(v1::READ_CONSISTENCY_FOLLOWER, 1));
+  ASSERT_TRUE(bounded.status.ok()) << bounded.status.error_message();
+  EXPECT_EQ(RowsText(bounded.rows), std::to_string(kHosts) + "\n");
+
+  WriteHosts(now + 1000);
+  // A strong read waits for the node's own replicas to apply their logs to the end.
+  QueryResult strong = Count(kLagging, Choice(v1::READ_CONSISTENCY_STRONG));
+  ASSERT_TRUE(strong.status.ok()) << strong.status.error_message();
+  EXPECT_EQ(RowsText(strong.rows), std::to_string(2 * kHosts) + "\n");
+
+  // A strong read runs on the node's own replicas; a leader read fans out to the shards'
+  // leaders (unless this node leads them all).
+  EXPECT_EQ(Explain(0, v1::READ_CONSISTENCY_STRONG).find("ShardFragments"), std::string::npos);
+  const std::vector<std::string> leaders = cluster_->Leaders();
+  if (std::count(leaders.begin(), leaders.end(), "n0") < static_cast<int>(leaders.size())) {
+    EXPECT_NE(Explain(0, v1::READ_CONSISTENCY_LEADER).find("ShardFragments"), std::string::npos);
+  }
+}
+
+TEST_F(ClusterReadChoiceTest, HedgedFragmentIsAnsweredWhileItsNodeIsStopped) {
+  WriteHosts(NowMillis());
+  for (int i = 0; i < 3; ++i) {  // every replica current
+    ASSERT_TRUE(Count(i, Choice(v1::READ_CONSISTENCY_STRONG)).status.ok());
+  }
+  const std::string victim_id = cluster_->Leaders().at(0);
+  ASSERT_FALSE(victim_id.empty());
+  const int victim = TestCluster::IndexOf(victim_id);
+  const int coordinator = (victim + 1) % 3;
+  // It keeps its leaderships while its lease lasts: 10 s after its last keep-alive, sent at
+  // most 3.4 s before.
+  kill(cluster_->node(victim).pid(), SIGSTOP);
+  // Without hedging the fragment waits on the stopped leader until the query's deadline.
+  QueryResult waited = Count(coordinator, v1::ReadOptions(), 1500);
+  EXPECT_FALSE(waited.status.ok());
+  // Hedged after 200 ms, the third node answers for it well within a deadline that the
+  // stopped leader would have run out (as above).
+  QueryResult hedged =
+      Count(coordinator, Choice(v1::READ_CONSISTENCY_LEADER, 0, 200), /*timeout_millis=*/4000);
+  kill(cluster_->node(victim).pid(), SIGCONT);
+  ASSERT_TRUE(hedged.status.ok()) << hedged.status.error_message();
+  EXPECT_EQ(RowsText(hedged.rows), std::to_string(kHosts) + "\n");
+}
+
+TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
+  struct Case {
+    v1::ReadOptions read;
+    std::string says;
+  };
+  v1::ReadOptions too_many;
+  too_many.set_max_fragments(65);
+  v1::ReadOptions negative_hedge;
+  negative_hedge.set_hedge_after_millis(-1);
+  const std::vector<Case> cases = {
+      {Choice(v1::READ_CONSISTENCY_FOLLOWER, 3'600'001), "max staleness from 1 ms"},
+      {Choice(v1::READ_CONSISTENCY_FOLLOWER, -5), "max staleness from 1 ms"},
+      {too_many, "max fragments must be from 0"},
+      {negative_hedge, "hedge after must be from 0"},
+  };
+  for (const Case& c : cases) {
+    QueryResult result = Count(1, c.read);
+    EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.says;
+    EXPECT_NE(result.status.error_message().find(c.says), std::string::npos)
+        << result.status.error_message();
+  }
+  // A cap of one fragment at a time reads the same rows.
+  WriteHosts(NowMillis());
+  v1::ReadOptions one_at_a_time;
+  one_at_a_time.set_max_fragments(1);
+  QueryResult capped = Count(1, one_at_a_time);
+  ASSERT_TRUE(capped.status.ok()) << capped.status.error_message();
+  EXPECT_EQ(RowsText(capped.rows), std::to_string(kHosts) + "\n");
+}
+
+}  // namespace
+}  // namespace strata::testing
