@@ -29,19 +29,25 @@ for nodes in 3 5; do
   strata -p $gateway db create bench >/dev/null
   strata -p $gateway table create bench cpu --memory 24h >/dev/null
   strata -p $gateway import bench cpu "$dir/data.lp" --parallel 4 --progress none >/dev/null
-  for read in $reads; do
-    echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo "every shard" || echo "3/5 of the shards")), --read $read:"
-    for q in "${queries[@]}"; do
-      strata -p $gateway query --read "$read" "$q" >/dev/null  # warm: layouts, channels
-      times=()
-      for _ in $(seq "$runs"); do
+  echo "$nodes nodes ($rows rows; n0 holds $( [ "$nodes" = 3 ] && echo "every shard" || echo "3/5 of the shards")), median ms by --read:"
+  for q in "${queries[@]}"; do
+    declare -A times=()
+    for read in $reads; do strata -p $gateway query --read "$read" "$q" >/dev/null; done  # warm
+    # The choices take turns, so a background settle or compaction slows them alike.
+    for _ in $(seq "$runs"); do
+      for read in $reads; do
         start=$(date +%s%N)
         strata -p $gateway query --read "$read" "$q" >/dev/null
-        times+=($(( ($(date +%s%N) - start) / 1000 )))
+        times[$read]+="$(( ($(date +%s%N) - start) / 1000 )) "
       done
-      median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
-      awk -v m="$median" -v q="$q" 'BEGIN { printf "  %8.1f ms  %s\n", m / 1000, q }'
     done
+    line=""
+    for read in $reads; do
+      median=$(printf '%s\n' ${times[$read]} | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
+      line+=$(awk -v m="$median" -v r="$read" 'BEGIN { printf "  %s %7.1f", r, m / 1000 }')
+    done
+    echo "$line  $q"
+    unset times
   done
   scripts/cluster.sh purge >/dev/null
 done

@@ -71,12 +71,14 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 
 ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
                                        std::vector<FragmentSite> sites,
-                                       std::vector<std::string> sql, std::string table_name)
+                                       std::vector<std::string> sql, std::string table_name,
+                                       size_t shards_pruned)
     : PlanNode(std::move(schema), 0, {}),
       reads_(reads),
       sites_(std::move(sites)),
       sql_(std::move(sql)),
-      table_name_(std::move(table_name)) {}
+      table_name_(std::move(table_name)),
+      shards_pruned_(shards_pruned) {}
 
 std::string ShardFragmentsNode::Describe() const {
   // One statement for every site, or each site's after it.
@@ -89,6 +91,10 @@ std::string ShardFragmentsNode::Describe() const {
     where +=
         StrCat(where.empty() ? "" : "; ", "shards ", shards, " on ",
                sites_[i].local ? "this node" : sites_[i].node, same ? "" : StrCat(": ", sql_[i]));
+  }
+  if (shards_pruned_ > 0) {
+    where += StrCat("; ", shards_pruned_, shards_pruned_ == 1 ? " shard" : " shards",
+                    " pruned by the partition key");
   }
   return StrCat("ShardFragments ", table_name_, " (", where, ")", same ? ": " + sql_.front() : "");
 }

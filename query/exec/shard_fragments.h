@@ -27,9 +27,11 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 class ShardFragmentsNode : public PlanNode {
  public:
   // `sql` is each site's statement, in the order of `sites`; `schema` holds every column a
-  // site answers with (one a site lacks is NULL in its rows).
+  // site answers with (one a site lacks is NULL in its rows). `shards_pruned`: the shards
+  // the query's partition key condition left out (for EXPLAIN).
   ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
-                     std::vector<std::string> sql, std::string table_name);
+                     std::vector<std::string> sql, std::string table_name,
+                     size_t shards_pruned = 0);
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
@@ -38,6 +40,7 @@ class ShardFragmentsNode : public PlanNode {
   std::vector<FragmentSite> sites_;
   std::vector<std::string> sql_;
   std::string table_name_;
+  size_t shards_pruned_;
 };
 
 }  // namespace strata::query

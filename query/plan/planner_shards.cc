@@ -3,6 +3,7 @@
 // one node over the shards it reads; WHERE then applies in full over their rows here, as over
 // a subquery. An aggregation over the table runs in the fragments when it can
 // (AggregateInFragments): they send their groups' partial states, merged here.
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "query/functions/functions.h"
 #include "query/plan/planner.h"
 #include "query/plan/planner_internal.h"
+#include "storage/read/table_state.h"
 
 namespace strata::query {
 namespace {
@@ -122,6 +124,68 @@ std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const Frag
   return clauses;
 }
 
+// The shards that can hold a row meeting every one of `pushed` when one of them pins the
+// table's DIMENSION partition key (`key = 'v'`, `key IN ('v', ...)`): a series' shard is its
+// key value's partition hash's (storage/read/table_state.h RoutingHash). nullopt: any shard.
+std::optional<std::set<uint32_t>> ShardsPinned(const std::vector<ExprPtr>& pushed,
+                                               const Schema& schema, const PartitionKey& key,
+                                               uint32_t count) {
+  if (key.type != PartitionKeyType::kDimension) return std::nullopt;
+  std::optional<std::set<uint32_t>> pinned;
+  for (const ExprPtr& c : pushed) {
+    const Expr* column = nullptr;
+    std::vector<const Expr*> values;
+    if (c->kind == ExprKind::kBinary && c->name == "=" && c->args.size() == 2) {
+      const bool left = c->args[0]->kind == ExprKind::kColumn;
+      column = c->args[left ? 0 : 1].get();
+      values.push_back(c->args[left ? 1 : 0].get());
+    } else if (c->kind == ExprKind::kIn && !c->negated && c->subquery == nullptr &&
+               c->args.size() >= 2) {
+      column = c->args[0].get();
+      for (size_t i = 1; i < c->args.size(); ++i) values.push_back(c->args[i].get());
+    }
+    if (column == nullptr || column->kind != ExprKind::kColumn || column->bound.column < 0 ||
+        schema[column->bound.column].name != key.name) {
+      continue;
+    }
+    std::set<uint32_t> shards;
+    const bool literals = std::all_of(values.begin(), values.end(), [](const Expr* v) {
+      return v->kind == ExprKind::kLiteral && v->literal.type == DataType::kVarchar;
+    });
+    if (!literals) continue;
+    for (const Expr* v : values)
+      shards.insert(ShardOf(PartitionHash("", v->literal.s, key), count));
+    if (pinned.has_value()) {
+      std::erase_if(*pinned, [&shards](uint32_t s) { return !shards.contains(s); });
+    } else {
+      pinned = std::move(shards);
+    }
+  }
+  return pinned;
+}
+
+// Keeps of `table`'s sites the shards in `pinned`, and the sites left with any (at least
+// one, with none: its fragment reads nothing but still gives the columns). Returns how many
+// shards it dropped.
+size_t KeepPinnedShards(const std::set<uint32_t>& pinned, FragmentedTable* table) {
+  size_t dropped = 0;
+  std::vector<FragmentSite> sites;
+  std::vector<std::vector<bool>> absent;
+  for (size_t i = 0; i < table->sites.size(); ++i) {
+    FragmentSite& site = table->sites[i];
+    const size_t before = site.shards.size();
+    std::erase_if(site.shards, [&pinned](uint32_t s) { return !pinned.contains(s); });
+    dropped += before - site.shards.size();
+    const bool last_chance = sites.empty() && i + 1 == table->sites.size();
+    if (site.shards.empty() && !last_chance) continue;
+    sites.push_back(std::move(site));
+    absent.push_back(std::move(table->absent[i]));
+  }
+  table->sites = std::move(sites);
+  table->absent = std::move(absent);
+  return dropped;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const TableRef& ref,
@@ -179,6 +243,17 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
       table_read->where_whole = false;
     }
   }
+  // A condition pinning the partition key leaves out the nodes holding none of its shards.
+  size_t pruned = 0;
+  if (!table_read->pushed.empty()) {
+    uint32_t count = 0;
+    for (const FragmentSite& site : sites) count += static_cast<uint32_t>(site.shards.size());
+    if (std::optional<std::set<uint32_t>> pinned =
+            ShardsPinned(table_read->pushed, schema, table.partition_key, count)) {
+      pruned = KeepPinnedShards(*pinned, table_read.get());
+      sites = table_read->sites;
+    }
+  }
   // What the fragments send: the columns the statement reads (at least one, so that rows
   // are counted) that each site has, or all of them.
   std::optional<std::set<std::string>> read =
@@ -203,7 +278,7 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   }
   Source source;
   source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                                     std::move(sql), name);
+                                                     std::move(sql), name, pruned);
   table_read->rows = source.node.get();
   source.fragments = std::move(table_read);
   return source;
@@ -304,8 +379,14 @@ std::optional<FragmentAggregation> AggregateInFragments(
       state([&](size_t s) { return StrCat(f, "(", args[0][s], ")"); }, *type);
       merge.function = a.function;
     } else if (f == "avg") {
-      state([&](size_t s) { return StrCat("sum(CAST(", args[0][s], " AS double))"); },
-            DataType::kDouble);
+      // A DOUBLE's sum as it is (the scan's block-header sums answer it); others as DOUBLE.
+      const bool is_double = a.arg_types[0] == DataType::kDouble;
+      state(
+          [&](size_t s) {
+            return is_double ? StrCat("sum(", args[0][s], ")")
+                             : StrCat("sum(CAST(", args[0][s], " AS double))");
+          },
+          DataType::kDouble);
       state([&](size_t s) { return StrCat("count(", args[0][s], ")"); }, DataType::kBigint);
       merge.function = &AverageOfPartials();
     } else if (f == "max_by" || f == "min_by") {

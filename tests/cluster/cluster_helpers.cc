@@ -31,12 +31,18 @@ std::vector<v1::Record> HostRecords(int count, int64_t time_millis) {
   return records;
 }
 
-grpc::Status CreateTable(StratadProcess& node, const std::string& table) {
+grpc::Status CreateTable(StratadProcess& node, const std::string& table,
+                         const std::string& partition_key) {
   auto stub = v1::CatalogService::NewStub(node.channel());
   grpc::ClientContext context;
   v1::CreateTableRequest request;
   request.set_database_name("demo");
   request.set_table_name(table);
+  if (!partition_key.empty()) {
+    auto* key = request.mutable_schema()->add_composite_partition_key();
+    key->set_type(v1::PARTITION_KEY_TYPE_DIMENSION);
+    key->set_name(partition_key);
+  }
   v1::CreateTableResponse response;
   return stub->CreateTable(&context, request, &response);
 }

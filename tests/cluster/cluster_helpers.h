@@ -25,8 +25,10 @@ grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v
                    v1::WriteRecordsResponse* response);
 // One cpu record for each of hosts h0..h<count-1> at `time_millis`, host hi's value i.
 std::vector<v1::Record> HostRecords(int count, int64_t time_millis);
-// Creates demo.`table` through `node`.
-grpc::Status CreateTable(StratadProcess& node, const std::string& table);
+// Creates demo.`table` through `node`, partitioned by the dimension `partition_key` when
+// one is named.
+grpc::Status CreateTable(StratadProcess& node, const std::string& table,
+                         const std::string& partition_key = "");
 // host|time|value of every row of demo.`table`, through `node`.
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
                                                           const std::string& table);

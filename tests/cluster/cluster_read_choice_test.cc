@@ -127,6 +127,42 @@ TEST_F(ClusterReadChoiceTest, HedgedFragmentIsAnsweredWhileItsNodeIsStopped) {
   EXPECT_EQ(RowsText(hedged.rows), std::to_string(kHosts) + "\n");
 }
 
+// A table partitioned by host: a condition pinning host reads the shards its values hash to,
+// at the nodes leading them, and no others (EXPLAIN says how many it left out).
+TEST_F(ClusterReadChoiceTest, AConditionOnThePartitionKeyReadsItsShardsOnly) {
+  ASSERT_TRUE(CreateTable(cluster_->node(0), "keyed", "host").ok());
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster_->node(0), "keyed", HostRecords(kHosts, NowMillis()), &response).ok());
+  auto rows = [&](const std::string& sql, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    *request.mutable_read() = Choice(consistency);
+    QueryResult result = RunQueryRequest(cluster_->node(1).channel(), request);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return RowsText(result.rows);
+  };
+  const std::vector<std::string> queries = {
+      "SELECT host, measure_value::double FROM demo.keyed WHERE host = 'h7'",
+      "SELECT host, count(*) FROM demo.keyed WHERE host IN ('h1', 'h2', 'h30') GROUP BY host "
+      "ORDER BY host",
+      "SELECT count(*) FROM demo.keyed WHERE host = 'h1' AND host = 'h2'",
+      "SELECT count(*) FROM demo.keyed WHERE 'h3' = host AND measure_value::double > 1",
+  };
+  const std::vector<std::string> expected = {"h7|7\n", "h1|1\nh2|1\nh30|1\n", "0\n", "1\n"};
+  for (size_t i = 0; i < queries.size(); ++i) {
+    // Leader reads fan out (and prune); strong reads read node 1's own replicas whole.
+    EXPECT_EQ(rows(queries[i], v1::READ_CONSISTENCY_LEADER), expected[i]) << queries[i];
+    EXPECT_EQ(rows(queries[i], v1::READ_CONSISTENCY_STRONG), expected[i]) << queries[i];
+  }
+  const std::string plan = rows("EXPLAIN " + queries[0], v1::READ_CONSISTENCY_LEADER);
+  EXPECT_NE(plan.find("3 shards pruned by the partition key"), std::string::npos) << plan;
+  // Without a condition on it, every shard is read.
+  const std::string whole =
+      rows("EXPLAIN SELECT count(*) FROM demo.keyed WHERE measure_value::double > 1",
+           v1::READ_CONSISTENCY_LEADER);
+  EXPECT_EQ(whole.find("pruned"), std::string::npos) << whole;
+}
+
 TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
   struct Case {
     v1::ReadOptions read;
