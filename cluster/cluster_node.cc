@@ -422,6 +422,8 @@ void ClusterNode::Campaign(uint32_t shard) {
       vacant_since = absl::InfiniteFuture();
       continue;
     }
+    // Tests only: a replica made to lag never leads (its writes would wait for it).
+    if (options_.testing_apply_delay_ms > 0) continue;
     const absl::Time now = absl::Now();
     if (vacant_since == absl::InfiniteFuture()) vacant_since = now;
     if (!Preferred(shard) && now - vacant_since < kDeferToPreferred) continue;

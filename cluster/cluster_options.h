@@ -48,7 +48,8 @@ struct ClusterOptions {
   // --replica-ack majority: a write is answered once another replica applied it durably too
   // (docs/operations.md, the durability contract).
   bool replica_ack_majority = false;
-  // Tests only: each replica waits this long before applying an entry (one that lags).
+  // Tests only: each replica waits this long before applying an entry (one that lags); the
+  // node then never leads a shard.
   int testing_apply_delay_ms = 0;
   // Nodes prove membership to each other with mutual TLS (member_tls), the secret
   // (x-strata-cluster-secret), or both (membership.h).

@@ -134,4 +134,32 @@ absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
   return batch;
 }
 
+void EncodeStats(const query::QueryStats& stats, internal::v1::ScanResponse* out) {
+  internal::v1::ScanStats* s = out->mutable_stats();
+  s->set_rows_scanned(stats.rows_scanned);
+  s->set_bytes_scanned(stats.bytes_scanned);
+  s->set_buckets_scanned(stats.buckets_scanned);
+  s->set_buckets_pruned(stats.buckets_pruned);
+  s->set_partitions_scanned(stats.partitions_scanned);
+  s->set_partitions_pruned(stats.partitions_pruned);
+  s->set_series_scanned(stats.series_scanned);
+  s->set_series_pruned(stats.series_pruned);
+  s->set_blocks_scanned(stats.blocks_scanned);
+  s->set_blocks_pruned(stats.blocks_pruned);
+}
+
+query::QueryStats DecodeStats(const internal::v1::ScanResponse& page) {
+  const internal::v1::ScanStats& s = page.stats();
+  return {.rows_scanned = s.rows_scanned(),
+          .bytes_scanned = s.bytes_scanned(),
+          .buckets_scanned = s.buckets_scanned(),
+          .buckets_pruned = s.buckets_pruned(),
+          .partitions_scanned = s.partitions_scanned(),
+          .partitions_pruned = s.partitions_pruned(),
+          .series_scanned = s.series_scanned(),
+          .series_pruned = s.series_pruned(),
+          .blocks_scanned = s.blocks_scanned(),
+          .blocks_pruned = s.blocks_pruned()};
+}
+
 }  // namespace strata::cluster

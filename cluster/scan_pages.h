@@ -34,6 +34,10 @@ absl::Status EncodePages(
 // statements the engine answers in rows.
 query::Batch RowsAsBatch(const std::vector<query::DataType>& types,
                          const std::vector<query::Row>& rows);
+// A fragment's scan statistics, on its last answer, and back.
+void EncodeStats(const query::QueryStats& stats, internal::v1::ScanResponse* out);
+query::QueryStats DecodeStats(const internal::v1::ScanResponse& page);
+
 // A page back as a batch of `types`; INVALID_ARGUMENT when it does not hold one.
 absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
                                          const std::vector<query::DataType>& types);

@@ -89,8 +89,8 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   }
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
-                   const Push& push) override {
-    return reads_.Run(site, sql, deadline, cancelled, push, choice_);
+                   const Push& push, query::QueryStats* scanned) override {
+    return reads_.Run(site, sql, deadline, cancelled, push, choice_, scanned);
   }
 
  private:
@@ -182,10 +182,12 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::OtherSites(
   return out;
 }
 
-absl::Status ClusterShardReads::RunHere(const std::vector<uint32_t>& shards, const std::string& sql,
-                                        bool describe_only, steady_clock::time_point deadline,
-                                        const std::atomic<bool>* cancelled,
-                                        query::ResultSink* sink) {
+absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<uint32_t>& shards,
+                                                             const std::string& sql,
+                                                             bool describe_only,
+                                                             steady_clock::time_point deadline,
+                                                             const std::atomic<bool>* cancelled,
+                                                             query::ResultSink* sink) {
   // A fragment reads: a statement that changes anything here would change one replica
   // outside its shard's log.
   ASSIGN_OR_RETURN(query::Statement statement, query::Parse(sql));
@@ -206,14 +208,13 @@ absl::Status ClusterShardReads::RunHere(const std::vector<uint32_t>& shards, con
   options.cancelled = cancelled;
   options.describe_only = describe_only;
   options.shard_scope = &scope;
-  return engine_.Execute(sql, options, sink).status();
+  return engine_.Execute(sql, options, sink);
 }
 
-absl::Status ClusterShardReads::RunLocal(const query::FragmentSite& site, const std::string& sql,
-                                         bool describe_only, steady_clock::time_point deadline,
-                                         const std::atomic<bool>* cancelled,
-                                         const query::ReadChoice& choice,
-                                         query::ResultSink* sink) {
+absl::StatusOr<query::QueryStats> ClusterShardReads::RunLocal(
+    const query::FragmentSite& site, const std::string& sql, bool describe_only,
+    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+    const query::ReadChoice& choice, query::ResultSink* sink) {
   if (!describe_only) {
     const auto wait = std::chrono::milliseconds(std::min<int64_t>(MillisLeft(deadline), 10000));
     RETURN_IF_ERROR(directory_.CatchUpShards(site.shards, choice, wait));
@@ -254,8 +255,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
     const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice,
-    query::FragmentSite* at) {
+    steady_clock::time_point deadline, const query::ReadChoice& choice, query::FragmentSite* at) {
   *at = site;
   std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
   if (choice.hedge_after.count() > 0) {
@@ -293,9 +293,8 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
       second = std::thread([&] { attempt(1, *other); });
     }
     const bool hedged = second.joinable();
-    settled.wait(lock, [&] {
-      return winner >= 0 || (attempts[0].done && (!hedged || attempts[1].done));
-    });
+    settled.wait(
+        lock, [&] { return winner >= 0 || (attempts[0].done && (!hedged || attempts[1].done)); });
     for (int i = 0; i < 2; ++i) {
       if (i != winner) attempts[i].scan->context.TryCancel();  // the slower one stops
     }
@@ -303,7 +302,8 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   first.join();
   if (second.joinable()) second.join();
   for (int i = 0; i < 2; ++i) {
-    if (i == winner || !attempts[i].status.ok()) continue;
+    // Not asked, failed, or the one read.
+    if (i == winner || !attempts[i].done || !attempts[i].status.ok()) continue;
     internal::v1::ScanResponse rest;  // answered too, after the winner: closed unread
     while (attempts[i].scan->reader->Read(&rest)) {
     }
@@ -329,13 +329,14 @@ absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
   };
   if (site.local) {
     query::ColumnsSink sink;
-    RETURN_IF_ERROR(RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink));
+    RETURN_IF_ERROR(
+        RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink).status());
     return sink.columns();
   }
   RETURN_IF_ERROR(Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
     if (at.local) {
       query::ColumnsSink sink;
-      RETURN_IF_ERROR(RunLocal(at, sql, true, deadline, nullptr, choice, &sink));
+      RETURN_IF_ERROR(RunLocal(at, sql, true, deadline, nullptr, choice, &sink).status());
       add(sink.columns());
       return absl::OkStatus();
     }
@@ -372,20 +373,24 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
                                     steady_clock::time_point deadline,
                                     const std::atomic<bool>* cancelled,
                                     const query::ShardReads::Push& push,
-                                    const query::ReadChoice& choice) {
+                                    const query::ReadChoice& choice, query::QueryStats* scanned) {
+  // A fragment here; one that stopped because the query had enough rows ended well (its
+  // scans uncounted).
+  auto here = [&](const absl::StatusOr<query::QueryStats>& ran, const PushSink& sink) {
+    if (ran.ok()) AddScans(*ran, scanned);
+    return sink.enough() ? absl::OkStatus() : ran.status();
+  };
   if (site.local) {
     PushSink sink(&push);
-    absl::Status ran = RunHere(site.shards, sql, false, deadline, cancelled, &sink);
-    return sink.enough() ? absl::OkStatus() : ran;
+    return here(RunHere(site.shards, sql, false, deadline, cancelled, &sink), sink);
   }
   bool sent = false;  // once rows went on, another node cannot take over without repeating them
   return Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
     if (at.local) {
       PushSink sink(&push);
-      absl::Status ran = RunLocal(at, sql, false, deadline, cancelled, choice, &sink);
-      return sink.enough() ? absl::OkStatus() : ran;
+      return here(RunLocal(at, sql, false, deadline, cancelled, choice, &sink), sink);
     }
-    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, choice, &sent);
+    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, choice, &sent, scanned);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
       return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
@@ -398,7 +403,8 @@ absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const
                                           steady_clock::time_point deadline,
                                           const std::atomic<bool>* cancelled,
                                           const query::ShardReads::Push& push,
-                                          const query::ReadChoice& choice, bool* sent) {
+                                          const query::ReadChoice& choice, bool* sent,
+                                          query::QueryStats* scanned) {
   query::FragmentSite answering;
   ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
                    OpenHedged(site, sql, false, deadline, choice, &answering));
@@ -412,10 +418,13 @@ absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const
       failed = absl::CancelledError("the query was cancelled");
       break;
     }
+    if (page.has_stats()) {  // the last answer
+      AddScans(DecodeStats(page), scanned);
+      continue;
+    }
     absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
     if (!batch.ok()) {
-      failed =
-          absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
+      failed = absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
       break;
     }
     *sent = true;

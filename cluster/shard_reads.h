@@ -41,10 +41,12 @@ class ClusterShardReads final {
                                                              bool describe_only);
 
   // Runs a fragment here over this node's replicas of `shards` into `sink` (the caller
-  // brought them up to date).
-  absl::Status RunHere(const std::vector<uint32_t>& shards, const std::string& sql,
-                       bool describe_only, std::chrono::steady_clock::time_point deadline,
-                       const std::atomic<bool>* cancelled, query::ResultSink* sink);
+  // brought them up to date); what its scans read.
+  absl::StatusOr<query::QueryStats> RunHere(const std::vector<uint32_t>& shards,
+                                            const std::string& sql, bool describe_only,
+                                            std::chrono::steady_clock::time_point deadline,
+                                            const std::atomic<bool>* cancelled,
+                                            query::ResultSink* sink);
 
  private:
   class QueryReads;
@@ -77,21 +79,24 @@ class ClusterShardReads final {
   absl::StatusOr<std::vector<query::ResultColumn>> Describe(
       const query::FragmentSite& site, const std::string& sql,
       std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice);
+  // What the fragment's scans read is added to `*scanned`.
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    std::chrono::steady_clock::time_point deadline,
                    const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                   const query::ReadChoice& choice);
+                   const query::ReadChoice& choice, query::QueryStats* scanned);
   // A fragment here, after bringing its shards up to `choice` (a site taking over from an
   // unreachable node's).
-  absl::Status RunLocal(const query::FragmentSite& site, const std::string& sql, bool describe_only,
-                        std::chrono::steady_clock::time_point deadline,
-                        const std::atomic<bool>* cancelled, const query::ReadChoice& choice,
-                        query::ResultSink* sink);
+  absl::StatusOr<query::QueryStats> RunLocal(const query::FragmentSite& site,
+                                             const std::string& sql, bool describe_only,
+                                             std::chrono::steady_clock::time_point deadline,
+                                             const std::atomic<bool>* cancelled,
+                                             const query::ReadChoice& choice,
+                                             query::ResultSink* sink);
   // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
                          std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                         const query::ReadChoice& choice, bool* sent);
+                         const query::ReadChoice& choice, bool* sent, query::QueryStats* scanned);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;

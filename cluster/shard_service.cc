@@ -159,8 +159,16 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                         StrCat("node ", node_id_, " is running ", kMaxServedFragments,
                                " fragments of other nodes' queries; retry the query later"));
   }
-  return ToGrpc(reads_.RunHere(shards, request->sql(), request->describe_only(), deadline,
-                               &cancelled, &sink));
+  absl::StatusOr<query::QueryStats> ran = reads_.RunHere(
+      shards, request->sql(), request->describe_only(), deadline, &cancelled, &sink);
+  if (!ran.ok()) return ToGrpc(ran.status());
+  // The last answer: what the fragment's scans read, for the asking node's statistics.
+  internal::v1::ScanResponse last;
+  EncodeStats(*ran, &last);
+  if (!writer->Write(last)) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
+  }
+  return grpc::Status::OK;
 }
 
 }  // namespace strata::cluster

@@ -58,6 +58,7 @@ absl::StatusOr<std::optional<std::vector<Row>>> RowsAtEverySite(const StatementR
   ASSIGN_OR_RETURN(std::vector<FragmentSite> sites, reads->Sites());
   if (sites.empty()) return std::nullopt;
   std::vector<Row> rows;
+  QueryStats scanned;  // a catalog statement reads no rows: nothing to count
   for (const FragmentSite& site : sites) {
     RETURN_IF_ERROR(reads->Run(
         site, sql, run.context.deadline, run.context.cancelled,
@@ -67,7 +68,8 @@ absl::StatusOr<std::optional<std::vector<Row>>> RowsAtEverySite(const StatementR
             for (const Vector& column : batch.columns) row.push_back(column.Get(r));
           }
           return true;
-        }));
+        },
+        &scanned));
   }
   return rows;
 }

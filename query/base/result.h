@@ -33,6 +33,20 @@ struct QueryStats {
   int64_t blocks_pruned = 0;   // skipped by their time range or min/max
   int64_t elapsed_nanos = 0;
 };
+// Adds what `from` scanned (rows, bytes, buckets, partitions, series, blocks: not the rows
+// returned or the time) to `to`: a fragment's scans to its query's.
+inline void AddScans(const QueryStats& from, QueryStats* to) {
+  to->rows_scanned += from.rows_scanned;
+  to->bytes_scanned += from.bytes_scanned;
+  to->buckets_scanned += from.buckets_scanned;
+  to->buckets_pruned += from.buckets_pruned;
+  to->partitions_scanned += from.partitions_scanned;
+  to->partitions_pruned += from.partitions_pruned;
+  to->series_scanned += from.series_scanned;
+  to->series_pruned += from.series_pruned;
+  to->blocks_scanned += from.blocks_scanned;
+  to->blocks_pruned += from.blocks_pruned;
+}
 
 // Where results go. Columns is called once, before any Rows.
 class ResultSink {

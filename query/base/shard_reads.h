@@ -57,12 +57,14 @@ class ShardReads {
   // the fragment by returning false (enough rows) or an error. Stops, CANCELLED, once
   // `*cancelled` (when given) turns true. The columns are those Describe named, unless
   // another node had to answer in the site's place: then that node's (a column missing there
-  // is NULL in its rows, as it is in the shards it read).
+  // is NULL in its rows, as it is in the shards it read). What its scans read is added to
+  // `*scanned`.
   using Push = std::function<absl::StatusOr<bool>(const Batch& batch,
                                                   const std::vector<ResultColumn>& columns)>;
   virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
                            std::chrono::steady_clock::time_point deadline,
-                           const std::atomic<bool>* cancelled, const Push& push) = 0;
+                           const std::atomic<bool>* cancelled, const Push& push,
+                           QueryStats* scanned) = 0;
 };
 
 }  // namespace strata::query

@@ -72,13 +72,14 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
                                        std::vector<FragmentSite> sites,
                                        std::vector<std::string> sql, std::string table_name,
-                                       size_t shards_pruned)
+                                       size_t shards_pruned, QueryStats* stats)
     : PlanNode(std::move(schema), 0, {}),
       reads_(reads),
       sites_(std::move(sites)),
       sql_(std::move(sql)),
       table_name_(std::move(table_name)),
-      shards_pruned_(shards_pruned) {}
+      shards_pruned_(shards_pruned),
+      stats_(stats) {}
 
 std::string ShardFragmentsNode::Describe() const {
   // One statement for every site, or each site's after it.
@@ -178,9 +179,11 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
         RETURN_IF_ERROR(sink->Push(out));
         return !context->enough.load(std::memory_order_relaxed);
       };
+      QueryStats scanned;
       absl::Status ran =
-          reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push);
+          reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push, &scanned);
       absl::MutexLock lock(&mu);
+      if (stats_ != nullptr) AddScans(scanned, stats_);
       if (!ran.ok() && failed.ok()) failed = std::move(ran);
       if (!failed.ok() || context->enough.load(std::memory_order_relaxed)) stop = true;
     }

@@ -28,10 +28,11 @@ class ShardFragmentsNode : public PlanNode {
  public:
   // `sql` is each site's statement, in the order of `sites`; `schema` holds every column a
   // site answers with (one a site lacks is NULL in its rows). `shards_pruned`: the shards
-  // the query's partition key condition left out (for EXPLAIN).
+  // the query's partition key condition left out (for EXPLAIN). The fragments' scans are
+  // counted in `*stats` (when given).
   ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
-                     std::vector<std::string> sql, std::string table_name,
-                     size_t shards_pruned = 0);
+                     std::vector<std::string> sql, std::string table_name, size_t shards_pruned = 0,
+                     QueryStats* stats = nullptr);
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
@@ -41,6 +42,7 @@ class ShardFragmentsNode : public PlanNode {
   std::vector<std::string> sql_;
   std::string table_name_;
   size_t shards_pruned_;
+  QueryStats* stats_;
 };
 
 }  // namespace strata::query

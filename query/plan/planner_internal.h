@@ -33,6 +33,8 @@ struct FragmentedTable {
   bool where_whole = true;         // every conjunct of the SELECT's WHERE is pushed
   Schema schema;                   // the table's columns, as the fragments give them
   const PlanNode* rows = nullptr;  // the node reading the table's rows as fragments
+  size_t shards_pruned = 0;        // left out by a condition on the partition key
+  QueryStats* stats = nullptr;     // where the fragments' scans are counted
 };
 // " WHERE <the pushed conditions>" as site `site` reads them, or empty.
 std::string FragmentWhere(const FragmentedTable& table, size_t site);

@@ -244,13 +244,13 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
     }
   }
   // A condition pinning the partition key leaves out the nodes holding none of its shards.
-  size_t pruned = 0;
+  table_read->stats = stats_;
   if (!table_read->pushed.empty()) {
     uint32_t count = 0;
     for (const FragmentSite& site : sites) count += static_cast<uint32_t>(site.shards.size());
     if (std::optional<std::set<uint32_t>> pinned =
             ShardsPinned(table_read->pushed, schema, table.partition_key, count)) {
-      pruned = KeepPinnedShards(*pinned, table_read.get());
+      table_read->shards_pruned = KeepPinnedShards(*pinned, table_read.get());
       sites = table_read->sites;
     }
   }
@@ -277,8 +277,9 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
                          top_rows.empty() ? "" : top_rows[site]));
   }
   Source source;
-  source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                                     std::move(sql), name, pruned);
+  source.node =
+      std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
+                                           std::move(sql), name, table_read->shards_pruned, stats_);
   table_read->rows = source.node.get();
   source.fragments = std::move(table_read);
   return source;
@@ -409,7 +410,8 @@ std::optional<FragmentAggregation> AggregateInFragments(
                                  FragmentWhere(table, site), group_by));
   }
   out.node = std::make_shared<ShardFragmentsNode>(std::move(partial), table.reads, table.sites,
-                                                  std::move(sql_by_site), table.name);
+                                                  std::move(sql_by_site), table.name,
+                                                  table.shards_pruned, table.stats);
   return out;
 }
 

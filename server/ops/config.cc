@@ -267,7 +267,7 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
       ->group("");
   app.add_option("--testing-apply-delay-ms", c.testing_apply_delay_ms,
                  "Tests only: a cluster node's replicas wait this long before applying each log "
-                 "entry (a replica that lags)")
+                 "entry (a replica that lags), and never lead a shard")
       ->check(CLI::Range(0, 600000))
       ->group("");
   app.add_option("--testing-fixed-time", c.testing_fixed_time,

@@ -240,8 +240,8 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
                              "off"});
   }
   args.insert(args.end(), options_.node_flags.begin(), options_.node_flags.end());
-  if (auto own = options_.flags_of_node.find(IndexOf(id)); own != options_.flags_of_node.end()) {
-    args.insert(args.end(), own->second.begin(), own->second.end());
+  for (const auto& [node, flags] : options_.flags_of_node) {
+    if (id == "n" + std::to_string(node)) args.insert(args.end(), flags.begin(), flags.end());
   }
   // To look into a failure: STRATA_TEST_NODE_FLAGS="--log-level debug" adds flags to every node.
   if (const char* more = std::getenv("STRATA_TEST_NODE_FLAGS"); more != nullptr) {
