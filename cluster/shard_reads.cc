@@ -62,6 +62,38 @@ class PushSink final : public query::ResultSink {
   bool enough_ = false;
 };
 
+// The first of `holders` that `wanted` takes, or null.
+template <typename Predicate>
+const ShardHolder* FirstHolder(const std::vector<ShardHolder>& holders, Predicate wanted) {
+  auto it = std::find_if(holders.begin(), holders.end(), wanted);
+  return it == holders.end() ? nullptr : &*it;
+}
+
+// Shards gathered into one site per node reading them, this node's first.
+class SiteGroups {
+ public:
+  explicit SiteGroups(const std::string& self) {
+    here_.node = self;
+    here_.local = true;
+  }
+  void Add(uint32_t shard, const ShardHolder& holder) {
+    query::FragmentSite& site = holder.self ? here_ : elsewhere_[holder.node];
+    site.node = holder.node;
+    site.address = holder.address;
+    site.shards.push_back(shard);
+  }
+  std::vector<query::FragmentSite> Take() {
+    std::vector<query::FragmentSite> sites;
+    if (!here_.shards.empty()) sites.push_back(std::move(here_));
+    for (auto& [node, site] : elsewhere_) sites.push_back(std::move(site));
+    return sites;
+  }
+
+ private:
+  query::FragmentSite here_;
+  std::map<std::string, query::FragmentSite> elsewhere_;  // by node id
+};
+
 }  // namespace
 
 struct ClusterShardReads::RemoteScan {
@@ -111,75 +143,54 @@ absl::StatusOr<std::unique_ptr<query::ShardReads>> ClusterShardReads::Prepare(
 
 absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(
     const query::ReadChoice& choice) {
-  query::FragmentSite here{.node = node_id_, .local = true};
-  std::map<std::string, query::FragmentSite> elsewhere;  // by node id
+  SiteGroups groups(node_id_);
   for (uint32_t shard = 0; shard < directory_.shard_count(); ++shard) {
     const std::vector<ShardHolder> holders = directory_.Holders(shard);  // its leader first
-    auto first = [&](auto&& wanted) -> const ShardHolder* {
-      auto it = std::find_if(holders.begin(), holders.end(), wanted);
-      return it == holders.end() ? nullptr : &*it;
-    };
     const ShardHolder* pick = nullptr;
     switch (choice.consistency) {
       case query::ReadConsistency::kLeader:
-        pick = first([](const ShardHolder& h) { return h.leader; });
+        pick = FirstHolder(holders, [](const ShardHolder& h) { return h.leader; });
         break;
       case query::ReadConsistency::kStrong:
         break;
       case query::ReadConsistency::kFollower:
         // Another node's follower spares the leader, which also takes the shard's writes.
-        pick = first([](const ShardHolder& h) { return h.self; });
-        if (pick == nullptr) pick = first([](const ShardHolder& h) { return !h.leader; });
+        pick = FirstHolder(holders, [](const ShardHolder& h) { return h.self; });
+        if (pick == nullptr) {
+          pick = FirstHolder(holders, [](const ShardHolder& h) { return !h.leader; });
+        }
         break;
     }
     // No leader now (one is being elected): a replica reads at the log's end instead.
-    if (pick == nullptr) pick = first([](const ShardHolder& h) { return h.self; });
+    if (pick == nullptr) pick = FirstHolder(holders, [](const ShardHolder& h) { return h.self; });
     if (pick == nullptr && !holders.empty()) pick = &holders.front();
     if (pick == nullptr) {
       return absl::UnavailableError(
           StrCat("no node holding shard ", shard, " answers now; retry once one is back"));
     }
-    query::FragmentSite& site = pick->self ? here : elsewhere[pick->node];
-    site.node = pick->node;
-    site.address = pick->address;
-    site.shards.push_back(shard);
+    groups.Add(shard, *pick);
   }
-  std::vector<query::FragmentSite> sites;
-  if (!here.shards.empty()) sites.push_back(std::move(here));
-  for (auto& [node, site] : elsewhere) sites.push_back(std::move(site));
-  return sites;
+  return groups.Take();
 }
 
 absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::OtherSites(
     const std::vector<uint32_t>& shards, const std::set<std::string>& avoid) {
-  query::FragmentSite here{.node = node_id_, .local = true};
-  std::map<std::string, query::FragmentSite> elsewhere;  // by node id
+  SiteGroups groups(node_id_);
   for (uint32_t shard : shards) {
-    if (directory_.LocalReplica(shard) != nullptr && !avoid.contains(node_id_)) {
-      here.shards.push_back(shard);
-      continue;
-    }
-    bool chosen = false;
-    for (const ShardHolder& holder : directory_.Holders(shard)) {
-      if (holder.self || avoid.contains(holder.node)) continue;
-      query::FragmentSite& site = elsewhere[holder.node];
-      site.node = holder.node;
-      site.address = holder.address;
-      site.shards.push_back(shard);
-      chosen = true;
-      break;
-    }
-    if (!chosen) {
+    const std::vector<ShardHolder> holders = directory_.Holders(shard);
+    auto allowed = [&avoid](const ShardHolder& h) { return !avoid.contains(h.node); };
+    const ShardHolder* pick =
+        FirstHolder(holders, [&](const ShardHolder& h) { return h.self && allowed(h); });
+    if (pick == nullptr) pick = FirstHolder(holders, allowed);
+    if (pick == nullptr) {
       return absl::UnavailableError(
           StrCat("no node holding shard ", shard, " answers now",
                  avoid.empty() ? "" : StrCat(" (", absl::StrJoin(avoid, ", "), " did not)"),
                  "; retry once one is back"));
     }
+    groups.Add(shard, *pick);
   }
-  std::vector<query::FragmentSite> out;
-  if (!here.shards.empty()) out.push_back(std::move(here));
-  for (auto& [node, site] : elsewhere) out.push_back(std::move(site));
-  return out;
+  return groups.Take();
 }
 
 absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<uint32_t>& shards,

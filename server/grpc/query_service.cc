@@ -31,7 +31,7 @@ std::optional<query::ReadConsistency> ReadConsistencyOf(v1::ReadConsistency cons
     case v1::READ_CONSISTENCY_FOLLOWER:
       return query::ReadConsistency::kFollower;
     default:
-      return std::nullopt;  // the node's
+      return std::nullopt;  // unspecified: the node's (Query refused any other value)
   }
 }
 
@@ -379,6 +379,11 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
   }
   absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed.parameters());
   if (!parameters.ok()) return new RefusedQuery(parameters.status());
+  if (!v1::ReadConsistency_IsValid(parsed.read().consistency())) {
+    return new RefusedQuery(absl::InvalidArgumentError(
+        StrCat("read.consistency ", parsed.read().consistency(),
+               " is none of READ_CONSISTENCY_LEADER (1), _STRONG (2) or _FOLLOWER (3)")));
+  }
   return Call::Start(&runner_, context, parsed, *std::move(caller), *std::move(parameters));
 }
 

@@ -181,11 +181,14 @@ TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
   too_many.set_max_fragments(65);
   v1::ReadOptions negative_hedge;
   negative_hedge.set_hedge_after_millis(-1);
+  v1::ReadOptions unknown;
+  unknown.set_consistency(static_cast<v1::ReadConsistency>(7));
   const std::vector<Case> cases = {
       {Choice(v1::READ_CONSISTENCY_FOLLOWER, 3'600'001), "max staleness from 1 ms"},
       {Choice(v1::READ_CONSISTENCY_FOLLOWER, -5), "max staleness from 1 ms"},
       {too_many, "max fragments must be from 0"},
       {negative_hedge, "hedge after must be from 0"},
+      {unknown, "read.consistency 7 is none of"},
   };
   for (const Case& c : cases) {
     QueryResult result = Count(1, c.read);

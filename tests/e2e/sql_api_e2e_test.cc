@@ -105,6 +105,10 @@ TEST_F(SqlApiE2ETest, ErrorsCarryTheirCodeMessageAndPosition) {
       {"", "text/plain", "/api/v1/sql", "no statement", 400},
       {"SELECT 1", "text/plain", "/api/v1/sql?format=xml", "json, ndjson or csv", 400},
       {"SELECT 1", "text/plain", "/api/v1/sql?timeout_ms=soon", "timeout_ms=soon", 400},
+      {"SELECT 1", "text/plain", "/api/v1/sql?read_consistency=eventual",
+       "use leader, strong or follower", 400},
+      {"SELECT 1", "text/plain", "/api/v1/sql?max_fragments=0",
+       "max_fragments is a whole number from 1 to 64", 400},
       {"SELECT x FROM UNNEST(sequence(1, 20000)) AS t(x)", "text/plain", "/api/v1/sql",
        "more than 10,000", 400},
   };
@@ -119,6 +123,10 @@ TEST_F(SqlApiE2ETest, ErrorsCarryTheirCodeMessageAndPosition) {
   ASSERT_TRUE(too_big);
   EXPECT_EQ(too_big->status, 413);
   EXPECT_EQ(http_->Get("/api/v1/sql?q=SELECT%201")->status, 200);  // and it carries on
+  // A cluster's read choice is checked on a single node too, and then ignored there.
+  EXPECT_EQ(http_->Get("/api/v1/sql?q=SELECT%201&read_consistency=follower&max_staleness_ms=50")
+                ->status,
+            200);
 }
 
 TEST_F(SqlApiE2ETest, TheRunnerAppliesTimeoutsAndGrants) {

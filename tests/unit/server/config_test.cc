@@ -92,6 +92,20 @@ TEST_F(ConfigTest, RemoteListenNeedsExplicitConsent) {
   EXPECT_TRUE(ValidateConfig(config).ok());
 }
 
+// A cluster's read flags on a single node say it: it reads its own data, always current.
+TEST_F(ConfigTest, ReadChoiceFlagsAreForAClusterNode) {
+  ServerConfig config;
+  config.read_consistency = "follower";
+  absl::Status refused = ValidateConfig(config);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(refused.message()).find("are for a cluster node"), std::string::npos);
+  config.read_consistency = "leader";
+  config.hedge_after_ms = 100;
+  EXPECT_EQ(ValidateConfig(config).code(), absl::StatusCode::kInvalidArgument);
+  config.hedge_after_ms = 0;
+  EXPECT_TRUE(ValidateConfig(config).ok()) << ValidateConfig(config);
+}
+
 TEST_F(ConfigTest, AuthenticationFollowsTlsAndTheListenAddress) {
   struct Case {
     std::string listen, auth;
