@@ -109,6 +109,16 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
   ProcessResult days = Cli({"table", "create", "mydb", "tbl", "--magnetic", "36h"});
   EXPECT_EQ(days.exit_code, 2);
   EXPECT_THAT(days.err, HasSubstr("not a whole number of days"));
+  // A cluster's read choice: checked before anything is sent.
+  ProcessResult read = Cli({"query", "--read", "eventual", "SELECT 1"});
+  EXPECT_EQ(read.exit_code, 2);
+  EXPECT_THAT(read.err, HasSubstr("eventual"));
+  EXPECT_EQ(Cli({"query", "--max-fragments", "65", "SELECT 1"}).exit_code, 2);
+  EXPECT_EQ(Cli({"query", "--max-staleness-ms", "0", "SELECT 1"}).exit_code, 2);
+  // A single node checks the choice and reads its own data.
+  EXPECT_EQ(Ok({"query", "-f", "csv", "--read", "follower", "--max-staleness-ms", "50",
+                "--max-fragments", "2", "SELECT 41 + 1"}),
+            "_col0\n42\n");
   // Nothing reached the server.
   EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
 }
