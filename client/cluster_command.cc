@@ -1,6 +1,8 @@
 // `strata cluster status`: the nodes of a cluster and its shards (leader, epoch, the end of
-// each shard's log, what each node's replica applied and its lag), read from the system
-// tables any cluster node answers (docs/cluster.md).
+// each shard's log, what each node's replica applied and its lag, its placement), read from
+// the system tables any cluster node answers (docs/cluster.md). `strata cluster add-node|
+// remove-node|rebalance`: the cluster's node list (ClusterService), which the placement
+// controller then moves replicas toward.
 #include <iostream>
 
 #include "client/command.h"
@@ -8,6 +10,34 @@
 #include "client/query_runner.h"
 
 namespace strata::cli {
+namespace {
+
+// Adds the subcommand `name` that changes the node list: `ids` added or removed.
+void AddNodeListCommand(CLI::App& cluster, CommandContext& context, const std::string& name,
+                        const std::string& description, bool add) {
+  auto ids = std::make_shared<std::vector<std::string>>();
+  CLI::App* command = cluster.add_subcommand(name, description);
+  if (!name.starts_with("rebalance")) {
+    command->add_option("node_id", *ids, "Node ids (stratad --node-id)")->required();
+  }
+  command->callback([&context, ids, add] {
+    v1::ChangeNodesRequest request;
+    for (const std::string& id : *ids) *(add ? request.add_add() : request.add_remove()) = id;
+    v1::ChangeNodesResponse response;
+    if (!CallUnary(context, context.connection().cluster(),
+                   &v1::ClusterService::Stub::ChangeNodes, request, response)) {
+      return;
+    }
+    std::cout << "the cluster's nodes: ";
+    for (int i = 0; i < response.nodes_size(); ++i) {
+      std::cout << (i == 0 ? "" : ", ") << response.nodes(i);
+    }
+    std::cout << "\nreplicas move there a few shards at a time; follow with: strata cluster "
+                 "status\n";
+  });
+}
+
+}  // namespace
 
 void AddClusterCommands(CLI::App& app, CommandContext& context) {
   CLI::App* cluster = app.add_subcommand("cluster", "A cluster's nodes and shards");
@@ -24,8 +54,8 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
     InterruptScope interrupt_scope;
     for (const char* sql :
          {"SELECT node_id, address FROM \"system\".\"cluster_nodes\" ORDER BY node_id",
-          "SELECT shard, leader, epoch, log_sequence, node_id, applied_sequence, lag, digest "
-          "FROM \"system\".\"cluster_shards\" ORDER BY shard, node_id"}) {
+          "SELECT shard, leader, epoch, log_sequence, placement, node_id, applied_sequence, lag, "
+          "digest FROM \"system\".\"cluster_shards\" ORDER BY shard, node_id"}) {
       auto writer = MakeResultWriter(*resolved, std::cout);
       QueryOutcome outcome = RunQuery(context.connection(), sql, *writer, 0, 0, "");
       if (outcome.interrupted) return context.set_exit_code(ExitCode::kInterrupted);
@@ -39,6 +69,13 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
       std::cout << "\n";
     }
   });
+  AddNodeListCommand(*cluster, context, "add-node",
+                     "Add nodes to the cluster's list: shard replicas move onto them", true);
+  AddNodeListCommand(*cluster, context, "remove-node",
+                     "Take nodes off the cluster's list: their replicas move to the others",
+                     false);
+  AddNodeListCommand(*cluster, context, "rebalance",
+                     "Spread the shard replicas evenly over the listed nodes", true);
 }
 
 }  // namespace strata::cli

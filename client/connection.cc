@@ -63,6 +63,7 @@ Connection::Connection(const ConnectionOptions& options,
   query_ = v1::QueryService::NewStub(channel_);
   auth_ = v1::AuthService::NewStub(channel_);
   backup_ = v1::BackupService::NewStub(channel_);
+  cluster_ = v1::ClusterService::NewStub(channel_);
   scheduled_queries_ = v1::ScheduledQueryService::NewStub(channel_);
 }
 

@@ -12,6 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "strata/v1/auth.grpc.pb.h"
 #include "strata/v1/backup.grpc.pb.h"
+#include "strata/v1/cluster.grpc.pb.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "strata/v1/scheduled_query.grpc.pb.h"
@@ -51,6 +52,7 @@ class Connection {
   v1::QueryService::Stub& query() { return *query_; }
   v1::AuthService::Stub& auth() { return *auth_; }
   v1::BackupService::Stub& backup() { return *backup_; }
+  v1::ClusterService::Stub& cluster() { return *cluster_; }
   v1::ScheduledQueryService::Stub& scheduled_queries() { return *scheduled_queries_; }
 
   // A context for one unary call, with the configured deadline and token.
@@ -69,6 +71,7 @@ class Connection {
   std::unique_ptr<v1::QueryService::Stub> query_;
   std::unique_ptr<v1::AuthService::Stub> auth_;
   std::unique_ptr<v1::BackupService::Stub> backup_;
+  std::unique_ptr<v1::ClusterService::Stub> cluster_;
   std::unique_ptr<v1::ScheduledQueryService::Stub> scheduled_queries_;
 };
 

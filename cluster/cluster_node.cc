@@ -7,6 +7,7 @@
 #include <charconv>
 #include <future>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -26,8 +27,6 @@ constexpr milliseconds kConnectTimeout{3000};
 // How long a node waits before it campaigns for a leaderless shard that another node
 // prefers (spreads leaders over the nodes, and leaves the preferred node the first try).
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
-// Replicas of each shard's data when the cluster has a placement (--cluster-nodes).
-constexpr size_t kShardReplicas = 3;
 
 bool ValidName(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
@@ -74,6 +73,11 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     return absl::InvalidArgumentError(
         StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
   }
+  if (options.dead_node_grace_seconds < 1) {
+    return absl::InvalidArgumentError(StrCat("--dead-node-grace-seconds ",
+                                             options.dead_node_grace_seconds,
+                                             " must be at least 1"));
+  }
   for (size_t i = 0; i < options.placement.size(); ++i) {
     const std::string& id = options.placement[i];
     if (!ValidName(id) || std::find(options.placement.begin(), options.placement.begin() + i, id) !=
@@ -112,31 +116,34 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   node->tokens_ =
       std::make_unique<ReplicatedTokens>(node->etcd_.get(), node->root_, &engine->tokens());
   node->scheduled_ = std::make_unique<ReplicatedScheduledQueries>(node->etcd_.get(), node->root_);
-  ReplicatedCatalog* catalog = node->catalog_.get();
-  for (uint32_t shard = 0; shard < node->shards_; ++shard) {
-    std::vector<std::string> placed;
-    {
-      absl::MutexLock lock(&node->mu_);
-      placed = node->PlacedOn(shard);
-    }
-    if (!node->placement_.empty() &&
-        std::find(placed.begin(), placed.end(), options.node_id) == placed.end()) {
-      node->replicas_.push_back(nullptr);  // another node's shard: read through it
-      continue;
-    }
-    node->replicas_.push_back(std::make_unique<Replica>(
-        shard, options.node_id, StreamName(options.name, shard), SubjectName(options.name, shard),
-        engine, node->log_.get(), [catalog](int64_t revision, milliseconds wait) {
-          return catalog->WaitApplied(revision, wait);
-        }));
-    node->replicas_.back()->ConfirmThrough(StrCat("strata.", options.name, ".applied.", shard),
-                                           options.replica_ack_majority, milliseconds(10000));
-    node->replicas_.back()->DelayApplyForTesting(milliseconds(options.testing_apply_delay_ms));
-    RETURN_IF_ERROR(node->replicas_.back()->Start());
-  }
   {
     absl::MutexLock lock(&node->mu_);
     node->leaders_.resize(node->shards_);
+    node->placement_.resize(node->shards_);
+  }
+  {
+    // The shards placed since the cluster was created; Serve reads them again under its
+    // watch, and each shard's campaigner follows later changes.
+    ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> placed,
+                     node->etcd_->List(PlacementController::ShardKeyPrefix(node->root_), nullptr));
+    absl::MutexLock lock(&node->mu_);
+    for (const EtcdKeyValue& kv : placed) node->PlacementChanged(kv.key, &kv.value);
+  }
+  {
+    absl::MutexLock lock(&node->replicas_mu_);
+    node->replicas_.resize(node->shards_);
+    node->leftovers_checked_.assign(node->shards_, false);
+  }
+  for (uint32_t shard = 0; shard < node->shards_; ++shard) {
+    bool holds = false;
+    {
+      absl::MutexLock lock(&node->mu_);
+      holds = node->PlacementOf(shard).Holds(options.node_id);
+    }
+    if (!holds) continue;  // another node's shard: read through it
+    ASSIGN_OR_RETURN(std::shared_ptr<Replica> replica, node->StartReplica(shard));
+    absl::MutexLock lock(&node->replicas_mu_);
+    node->replicas_[shard] = std::move(replica);
   }
   node->router_ =
       std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(), 64);
@@ -155,8 +162,12 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
   int64_t revision = 0;
   ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> members, etcd_->List(root_ + "nodes/", &revision));
   ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> leaders, etcd_->List(root_ + "leaders/", nullptr));
+  // Listed after the watch's revision: a change in between is seen twice, never missed.
+  ASSIGN_OR_RETURN(std::vector<EtcdKeyValue> placed,
+                   etcd_->List(PlacementController::ShardKeyPrefix(root_), nullptr));
   {
     absl::MutexLock lock(&mu_);
+    for (const EtcdKeyValue& kv : placed) PlacementChanged(kv.key, &kv.value);
     for (const EtcdKeyValue& kv : members) nodes_[kv.key.substr(root_.size() + 6)] = kv.value;
     for (const EtcdKeyValue& kv : leaders) {
       uint32_t shard = 0;
@@ -169,9 +180,10 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
   }
   FollowMembership(revision);
   for (uint32_t shard = 0; shard < shards_; ++shard) {
-    if (replicas_[shard] != nullptr) campaigners_.emplace_back([this, shard] { Campaign(shard); });
+    campaigners_.emplace_back([this, shard] { Campaign(shard); });
   }
   campaigners_.emplace_back([this] { CampaignForScheduler(); });
+  campaigners_.emplace_back([this] { CampaignForController(); });
   spdlog::info("cluster {}: node {} serves at {} ({} shards, logs on NATS with {} copies)",
                options_.name, options_.node_id, advertise, shards_, options_.log_replicas);
   return absl::OkStatus();
@@ -180,9 +192,7 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
 ClusterNode::~ClusterNode() {
   stopping_.Notify();
   for (std::thread& t : campaigners_) t.join();
-  for (auto& replica : replicas_) {
-    if (replica != nullptr) replica->StepDown();
-  }
+  for (const std::shared_ptr<Replica>& replica : AllReplicas()) replica->StepDown();
   int64_t lease = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -195,6 +205,7 @@ ClusterNode::~ClusterNode() {
   // node: they stop first.
   etcd_.reset();
   router_.reset();
+  absl::MutexLock lock(&replicas_mu_);
   replicas_.clear();
 }
 
@@ -226,11 +237,11 @@ absl::Status ClusterNode::CheckSettings() {
   }
   shards_ = static_cast<uint32_t>(*shards);
   const std::string nodes = TextAfter(config.value, "nodes=");
-  if (!nodes.empty()) placement_ = absl::StrSplit(nodes, ',');
-  if (!options_.placement.empty() && options_.placement != placement_) {
+  if (!nodes.empty()) created_placement_ = absl::StrSplit(nodes, ',');
+  if (!options_.placement.empty() && options_.placement != created_placement_) {
     return absl::FailedPreconditionError(StrCat(
         "cluster \"", options_.name, "\" places its shards ",
-        placement_.empty() ? "on every node" : StrCat("on the nodes ", nodes),
+        created_placement_.empty() ? "on every node" : StrCat("on the nodes ", nodes),
         ", and this node was started with --cluster-nodes=", absl::StrJoin(options_.placement, ","),
         "; drop the flag (a node takes the cluster's placement) or give the same list"));
   }
@@ -286,9 +297,7 @@ absl::Status ClusterNode::JoinLease() {
       absl::MutexLock lock(&mu_);
       lease_ = 0;
     }
-    for (auto& replica : replicas_) {
-      if (replica != nullptr) replica->StepDown();
-    }
+    for (const std::shared_ptr<Replica>& replica : AllReplicas()) replica->StepDown();
   }));
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(etcd_->Put(root_ + "nodes/" + options_.node_id, advertise_, lease).status());
@@ -299,10 +308,13 @@ absl::Status ClusterNode::JoinLease() {
 void ClusterNode::FollowMembership(int64_t revision) {
   const std::string nodes = root_ + "nodes/";
   const std::string leaders = root_ + "leaders/";
-  etcd_->Watch(root_, revision, [this, nodes, leaders](const EtcdEvent& event) {
+  const std::string placed = PlacementController::ShardKeyPrefix(root_);
+  etcd_->Watch(root_, revision, [this, nodes, leaders, placed](const EtcdEvent& event) {
     absl::MutexLock lock(&mu_);
     const std::string& key = event.kv.key;
-    if (key.starts_with(nodes)) {
+    if (key.starts_with(placed)) {
+      PlacementChanged(key, event.deleted ? nullptr : &event.kv.value);
+    } else if (key.starts_with(nodes)) {
       const std::string id = key.substr(nodes.size());
       if (event.deleted) {
         nodes_.erase(id);
@@ -325,27 +337,50 @@ std::string ClusterNode::LeaderKey(uint32_t shard) const {
   return StrCat(root_, "leaders/", shard);
 }
 
-std::vector<std::string> ClusterNode::PlacedOn(uint32_t shard) {
-  std::vector<std::string> placed;
-  if (placement_.empty()) {
-    for (const auto& [id, address] : nodes_) placed.push_back(id);
-    return placed;
+ShardPlacement ClusterNode::PlacementOf(uint32_t shard) {
+  if (shard < placement_.size() && placement_[shard].has_value()) return *placement_[shard];
+  ShardPlacement placement;
+  if (created_placement_.empty()) {
+    for (const auto& [id, address] : nodes_) placement.replicas.push_back(id);
+    if (!placement.Serves(options_.node_id)) placement.replicas.push_back(options_.node_id);
+    std::sort(placement.replicas.begin(), placement.replicas.end());
+    return placement;
   }
-  const size_t n = placement_.size();
+  const size_t n = created_placement_.size();
   for (size_t i = 0; i < std::min<size_t>(kShardReplicas, n); ++i) {
-    placed.push_back(placement_[(shard + i) % n]);
+    placement.replicas.push_back(created_placement_[(shard + i) % n]);
   }
-  return placed;
+  return placement;
+}
+
+void ClusterNode::PlacementChanged(std::string_view key, const std::string* value) {
+  const std::string_view id = key.substr(PlacementController::ShardKeyPrefix(root_).size());
+  uint32_t shard = 0;
+  if (std::from_chars(id.data(), id.data() + id.size(), shard).ec != std::errc() ||
+      shard >= placement_.size()) {
+    return;
+  }
+  if (value == nullptr) {
+    placement_[shard].reset();
+    return;
+  }
+  std::optional<ShardPlacement> placement = DecodePlacement(*value);
+  if (!placement.has_value()) {
+    spdlog::error("cluster: etcd's {} holds \"{}\", not a placement; keeping shard {}'s", key,
+                  *value, shard);
+    return;
+  }
+  placement_[shard] = *std::move(placement);
 }
 
 std::vector<ShardHolder> ClusterNode::Holders(uint32_t shard) {
   absl::MutexLock lock(&mu_);
   std::vector<ShardHolder> holders;
   const std::string leader = shard < leaders_.size() ? leaders_[shard].node : "";
-  for (const std::string& id : PlacedOn(shard)) {
+  for (const std::string& id : PlacementOf(shard).replicas) {
     ShardHolder holder{.node = id, .self = id == options_.node_id, .leader = id == leader};
     if (holder.self) {
-      if (replicas_[shard] == nullptr) continue;
+      if (LocalReplica(shard) == nullptr) continue;
       holder.address = advertise_;
     } else {
       auto it = nodes_.find(id);
@@ -363,9 +398,9 @@ bool ClusterNode::WaitCatalog(int64_t revision, milliseconds wait) {
 
 bool ClusterNode::Preferred(uint32_t shard) {
   absl::MutexLock lock(&mu_);
-  if (!placement_.empty()) {
-    const std::vector<std::string> placed = PlacedOn(shard);
-    return !placed.empty() && placed.front() == options_.node_id;
+  if (placement_[shard].has_value() || !created_placement_.empty()) {
+    const ShardPlacement placement = PlacementOf(shard);
+    return !placement.replicas.empty() && placement.replicas.front() == options_.node_id;
   }
   if (nodes_.empty()) return true;
   size_t index = 0;
@@ -377,15 +412,17 @@ bool ClusterNode::Preferred(uint32_t shard) {
 }
 
 void ClusterNode::Campaign(uint32_t shard) {
-  Replica& replica = *replicas_[shard];
   absl::Time vacant_since = absl::InfiniteFuture();
   while (!stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
+    const std::shared_ptr<Replica> held = FollowPlacement(shard);
     Leader leader;
     int64_t lease = 0;
+    bool serves = false;
     {
       absl::MutexLock lock(&mu_);
       leader = leaders_[shard];
       lease = lease_;
+      serves = PlacementOf(shard).Serves(options_.node_id);
     }
     if (lease == 0) {
       // The lease was lost (etcd unreachable past its TTL, or this process paused): rejoin.
@@ -394,6 +431,9 @@ void ClusterNode::Campaign(uint32_t shard) {
       }
       continue;
     }
+    // A node joining the shard builds its replica from the log; it leads once it serves.
+    if (held == nullptr || !serves) continue;
+    Replica& replica = *held;
     if (!replica.health().ok()) {
       // A replica that stopped (a gap, a broken digest chain) must not lead: its key goes to
       // a healthy one.
@@ -461,6 +501,139 @@ void ClusterNode::CampaignForScheduler() {
   }
 }
 
+void ClusterNode::CampaignForController() {
+  // Like the scheduler's key: a controller whose lease ended loses the key, and its late
+  // writes fail their compare-and-swap (placement_controller.h).
+  const std::string key = root_ + "controller";
+  PlacementController::Hooks hooks{
+      .members =
+          [this] {
+            absl::MutexLock lock(&mu_);
+            return nodes_;
+          },
+      .applied_on = [this](const std::string& node, uint32_t shard) { return AppliedOn(node, shard); },
+      .log_end =
+          [this](uint32_t shard) -> std::optional<uint64_t> {
+            absl::StatusOr<uint64_t> end =
+                log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000));
+            return end.ok() ? std::optional<uint64_t>(*end) : std::nullopt;
+          },
+      .placement_without_key =
+          [this](uint32_t shard) {
+            absl::MutexLock lock(&mu_);
+            ShardPlacement placement = PlacementOf(shard);
+            placement.joining.clear();
+            placement.leaving.clear();
+            return placement;
+          },
+  };
+  PlacementController controller(etcd_.get(), root_, shards_,
+                                 std::chrono::seconds(options_.dead_node_grace_seconds),
+                                 std::move(hooks));
+  bool was = false;
+  while (!stopping_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    int64_t lease = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      lease = lease_;
+    }
+    bool runs = false;
+    if (lease != 0) {
+      auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
+      runs = holder.ok() && holder->value == options_.node_id && holder->lease == lease;
+    }
+    if (runs != was) {
+      spdlog::info("cluster: node {} {} the placement controller", options_.node_id,
+                   runs ? "runs" : "no longer runs");
+      was = runs;
+    }
+    if (!runs) continue;
+    if (absl::Status s = controller.Round(); !s.ok()) {
+      spdlog::warn("cluster: placement controller: {}", s.message());
+    }
+  }
+}
+
+std::optional<uint64_t> ClusterNode::AppliedOn(const std::string& node, uint32_t shard) {
+  if (node == options_.node_id) {
+    std::shared_ptr<Replica> replica = LocalReplica(shard);
+    if (replica == nullptr) return std::nullopt;
+    return replica->state().applied;
+  }
+  std::string address;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = nodes_.find(node);
+    if (it == nodes_.end()) return std::nullopt;
+    address = it->second;
+  }
+  auto stub = internal::v1::ShardService::NewStub(
+      grpc::CreateChannel(address, membership_->ChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
+  membership_->Present(&context);
+  internal::v1::ShardStateRequest request;
+  request.add_shards(shard);
+  internal::v1::ShardStateResponse response;
+  if (!stub->State(&context, request, &response).ok()) return std::nullopt;
+  for (const auto& s : response.shards()) {
+    if (s.shard() == shard) return s.applied_sequence();
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
+    const std::vector<std::string>& add, const std::vector<std::string>& remove) {
+  for (const std::string& id : add) {
+    if (!ValidName(id)) {
+      return absl::InvalidArgumentError(
+          StrCat("\"", id, "\" is not a node id (1..64 of [A-Za-z0-9_-])"));
+    }
+  }
+  const std::string key = PlacementController::NodesKey(root_);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    ASSIGN_OR_RETURN(std::optional<EtcdKeyValue> listed, etcd_->Get(key));
+    std::vector<std::string> nodes;
+    if (listed.has_value()) {
+      nodes = absl::StrSplit(listed->value, ',', absl::SkipEmpty());
+    } else {
+      // The first change starts from the nodes the shards are on now.
+      absl::MutexLock lock(&mu_);
+      std::set<std::string> holding;
+      for (uint32_t shard = 0; shard < shards_; ++shard) {
+        ShardPlacement placement = PlacementOf(shard);
+        holding.insert(placement.replicas.begin(), placement.replicas.end());
+      }
+      nodes.assign(holding.begin(), holding.end());
+    }
+    for (const std::string& id : add) {
+      if (std::find(nodes.begin(), nodes.end(), id) == nodes.end()) nodes.push_back(id);
+    }
+    for (const std::string& id : remove) {
+      auto it = std::find(nodes.begin(), nodes.end(), id);
+      if (it == nodes.end()) {
+        return absl::NotFoundError(StrCat("node \"", id, "\" is not one of the cluster's (",
+                                          absl::StrJoin(nodes, ", "), ")"));
+      }
+      nodes.erase(it);
+    }
+    if (nodes.size() < kShardReplicas) {
+      return absl::FailedPreconditionError(
+          StrCat("the cluster would have ", nodes.size(), " nodes, and each shard needs ",
+                 kShardReplicas, " replicas on distinct nodes; add a node before removing one"));
+    }
+    const std::string value = absl::StrJoin(nodes, ",");
+    if (listed.has_value() && listed->value == value) return nodes;
+    ASSIGN_OR_RETURN(bool changed,
+                     etcd_->PutIfUnchanged(key, value, listed.has_value() ? listed->mod_revision : 0));
+    if (changed) {
+      spdlog::info("cluster: the cluster's nodes are now {}", value);
+      return nodes;
+    }
+  }
+  return absl::AbortedError("the cluster's node list kept changing; try again");
+}
+
 std::string ClusterNode::LeaderAddress(uint32_t shard, bool* self) {
   absl::MutexLock lock(&mu_);
   if (shard >= leaders_.size()) return "";
@@ -472,8 +645,126 @@ std::string ClusterNode::LeaderAddress(uint32_t shard, bool* self) {
   return it == nodes_.end() ? "" : it->second;
 }
 
-Replica* ClusterNode::LocalReplica(uint32_t shard) {
-  return shard < replicas_.size() ? replicas_[shard].get() : nullptr;
+std::shared_ptr<Replica> ClusterNode::LocalReplica(uint32_t shard) {
+  absl::MutexLock lock(&replicas_mu_);
+  return shard < replicas_.size() ? replicas_[shard] : nullptr;
+}
+
+std::vector<std::shared_ptr<Replica>> ClusterNode::AllReplicas() {
+  absl::MutexLock lock(&replicas_mu_);
+  std::vector<std::shared_ptr<Replica>> all;
+  for (const std::shared_ptr<Replica>& replica : replicas_) {
+    if (replica != nullptr) all.push_back(replica);
+  }
+  return all;
+}
+
+absl::StatusOr<std::shared_ptr<Replica>> ClusterNode::StartReplica(uint32_t shard) {
+  ReplicatedCatalog* catalog = catalog_.get();
+  auto replica = std::make_shared<Replica>(
+      shard, options_.node_id, StreamName(options_.name, shard), SubjectName(options_.name, shard),
+      &engine_, log_.get(), [catalog](int64_t revision, milliseconds wait) {
+        return catalog->WaitApplied(revision, wait);
+      });
+  replica->ConfirmThrough(StrCat("strata.", options_.name, ".applied.", shard),
+                          options_.replica_ack_majority, milliseconds(10000));
+  replica->DelayApplyForTesting(milliseconds(options_.testing_apply_delay_ms));
+  RETURN_IF_ERROR(replica->Start());
+  return replica;
+}
+
+std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard) {
+  bool holds = false;
+  {
+    absl::MutexLock lock(&mu_);
+    holds = PlacementOf(shard).Holds(options_.node_id);
+  }
+  std::shared_ptr<Replica> replica = LocalReplica(shard);
+  if (holds && replica == nullptr) {
+    absl::StatusOr<std::shared_ptr<Replica>> started = StartReplica(shard);
+    if (!started.ok()) {
+      spdlog::warn("cluster: node {} could not start its replica of shard {}: {}",
+                   options_.node_id, shard, started.status().message());
+      return nullptr;
+    }
+    spdlog::info("cluster: node {} builds a replica of shard {} from its log", options_.node_id,
+                 shard);
+    absl::MutexLock lock(&replicas_mu_);
+    replicas_[shard] = *started;
+    return *started;
+  }
+  if (!holds && replica == nullptr && !leftovers_checked_[shard]) {
+    // Rows of a replica this node held before it stopped (killed while the shard moved
+    // away) are dropped once, at the first look.
+    leftovers_checked_[shard] = true;
+    absl::StatusOr<std::optional<std::string>> stored =
+        engine_.ReadCatalogEntry(keys::ReplicaState(shard));
+    if (stored.ok() && stored->has_value() && **stored != EncodeReplicaState({})) {
+      spdlog::info("cluster: node {} holds rows of shard {}, no longer placed on it",
+                   options_.node_id, shard);
+      ForgetShard(shard);
+    }
+    return nullptr;
+  }
+  if (!holds && replica != nullptr) {
+    {
+      absl::MutexLock lock(&replicas_mu_);
+      replicas_[shard] = nullptr;
+    }
+    DropReplica(shard, std::move(replica));
+    return nullptr;
+  }
+  return replica;
+}
+
+void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) {
+  spdlog::info("cluster: node {} no longer holds shard {}; dropping its replica",
+               options_.node_id, shard);
+  replica->StepDown();
+  Leader leader;
+  {
+    absl::MutexLock lock(&mu_);
+    leader = leaders_[shard];
+  }
+  if (leader.node == options_.node_id) etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+  // Queries that read it a moment ago let go within their catch-up; the applier stops when
+  // the last reference goes.
+  std::weak_ptr<Replica> last = replica;
+  replica.reset();
+  for (int i = 0; i < 3000 && !last.expired() && !stopping_.HasBeenNotified(); ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  if (!last.expired()) {
+    spdlog::warn("cluster: shard {}'s replica is still in use; its rows stay until restart",
+                 shard);
+    return;
+  }
+  ForgetShard(shard);
+}
+
+void ClusterNode::ForgetShard(uint32_t shard) {
+  // Applied state back to nothing first: a crash before the rows are gone leaves rows a
+  // later replica of the shard rebuilds over from the log's start (the same rows).
+  std::promise<absl::Status> reset;
+  WriteOptions state{.must_apply = true};
+  state.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState({}));
+  engine_.writer().CommitAsync(std::move(state), [&reset](absl::StatusOr<WriteResult> r) {
+    reset.set_value(r.status());
+  });
+  if (absl::Status s = reset.get_future().get(); !s.ok()) {
+    spdlog::warn("cluster: shard {}'s applied state could not be reset: {}", shard, s.message());
+    return;
+  }
+  const uint32_t count = shards_;
+  absl::StatusOr<int64_t> dropped = engine_.DeleteSeriesWhere(
+      [shard, count](const SeriesTarget& series) { return ShardOf(series.routing, count) == shard; },
+      [this] { return stopping_.HasBeenNotified(); });
+  if (!dropped.ok()) {
+    spdlog::warn("cluster: shard {}'s rows could not all be dropped: {}", shard,
+                 dropped.status().message());
+    return;
+  }
+  spdlog::info("cluster: node {} dropped shard {}'s {} points", options_.node_id, shard, *dropped);
 }
 
 bool ClusterNode::CatchUpCatalog() {
@@ -504,7 +795,7 @@ absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards,
                                         const query::ReadChoice& choice, milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
   for (uint32_t shard : shards) {
-    Replica* replica = LocalReplica(shard);
+    std::shared_ptr<Replica> replica = LocalReplica(shard);
     if (replica == nullptr) continue;
     // A leader applied every write it acknowledged, and none can be acknowledged elsewhere
     // while its lease lasts.
@@ -543,8 +834,7 @@ std::vector<NodeStatus> ClusterNode::Nodes() {
 
 std::vector<LocalShardStatus> ClusterNode::LocalShards() {
   std::vector<LocalShardStatus> out;
-  for (const auto& replica : replicas_) {
-    if (replica == nullptr) continue;
+  for (const std::shared_ptr<Replica>& replica : AllReplicas()) {
     LocalShardStatus s{.shard = replica->shard(),
                        .leading = replica->leading(),
                        .healthy = replica->health().ok(),
@@ -562,6 +852,9 @@ std::vector<ShardStatus> ClusterNode::Shards() {
   {
     absl::MutexLock lock(&mu_);
     leaders = leaders_;
+    for (uint32_t shard = 0; shard < shards_; ++shard) {
+      out[shard].placement = EncodePlacement(PlacementOf(shard));
+    }
   }
   for (uint32_t shard = 0; shard < shards_; ++shard) {
     out[shard].shard = shard;
@@ -577,8 +870,9 @@ std::vector<ShardStatus> ClusterNode::Shards() {
       grpc::ServerContext unused;
       reachable = true;
       for (uint32_t shard = 0; shard < shards_; ++shard) {
-        if (replicas_[shard] == nullptr) continue;
-        const ReplicaState state = replicas_[shard]->state();
+        const std::shared_ptr<Replica> replica = LocalReplica(shard);
+        if (replica == nullptr) continue;
+        const ReplicaState state = replica->state();
         auto* s = response.add_shards();
         s->set_shard(shard);
         s->set_applied_sequence(state.applied);

@@ -28,6 +28,8 @@
 #include "cluster/cluster_options.h"
 #include "cluster/etcd_client.h"
 #include "cluster/jetstream.h"
+#include "cluster/placement.h"
+#include "cluster/placement_controller.h"
 #include "cluster/replica.h"
 #include "cluster/replicated_catalog.h"
 #include "cluster/replicated_scheduled_queries.h"
@@ -55,6 +57,7 @@ struct ShardStatus {
     uint64_t digest = 0;
   };
   std::vector<Copy> replicas;
+  std::string placement;  // EncodePlacement: the replicas, and a move under way
 };
 
 // This node's replica of a shard, as /metrics shows it (no call to NATS or another node).
@@ -102,6 +105,13 @@ class ClusterNode final : public ShardDirectory {
   const std::string& node_id() const { return options_.node_id; }
 
   std::vector<NodeStatus> Nodes();
+  // `strata cluster add-node|remove-node|rebalance`: changes the nodes the cluster places
+  // its shards on (adding and removing ids; a rebalance changes none) and returns them;
+  // the placement controller moves replicas there (placement_controller.h).
+  // FAILED_PRECONDITION when fewer than three nodes would be left, INVALID_ARGUMENT for an
+  // id that is not one.
+  absl::StatusOr<std::vector<std::string>> ChangeNodes(const std::vector<std::string>& add,
+                                                       const std::vector<std::string>& remove);
   std::vector<LocalShardStatus> LocalShards();
   // Every shard, with what each node's replica applied (asked over the internal service).
   std::vector<ShardStatus> Shards();
@@ -109,7 +119,7 @@ class ClusterNode final : public ShardDirectory {
   // ShardDirectory.
   uint32_t shard_count() const override { return shards_; }
   std::string LeaderAddress(uint32_t shard, bool* self) override;
-  Replica* LocalReplica(uint32_t shard) override;
+  std::shared_ptr<Replica> LocalReplica(uint32_t shard) override;
   int64_t catalog_revision() override { return catalog_->applied_revision(); }
   bool CatchUpCatalog() override;
   const Membership& membership() const override { return *membership_; }
@@ -138,9 +148,26 @@ class ClusterNode final : public ShardDirectory {
   void Campaign(uint32_t shard);
   // Holds, or waits to take, the scheduled-query runner's key.
   void CampaignForScheduler();
+  // Holds, or waits to take, the placement controller's key, and runs its rounds.
+  void CampaignForController();
+  // What `node`'s replica of `shard` applied (asked over the internal service).
+  std::optional<uint64_t> AppliedOn(const std::string& node, uint32_t shard);
+  std::vector<std::shared_ptr<Replica>> AllReplicas();
   bool Preferred(uint32_t shard);
-  // The nodes placed to hold `shard` (all of them, in id order, without a placement).
-  std::vector<std::string> PlacedOn(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Where `shard` is placed: its etcd key's placement, else the one the cluster was
+  // created with (--cluster-nodes), else every member (this node included).
+  ShardPlacement PlacementOf(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes this node's replica of `shard` follow its placement: starts one on a node
+  // holding it, drops it (its lead, its applied state, its rows) on one that no longer
+  // does. Returns the replica, null when none.
+  std::shared_ptr<Replica> FollowPlacement(uint32_t shard);
+  absl::StatusOr<std::shared_ptr<Replica>> StartReplica(uint32_t shard);
+  void DropReplica(uint32_t shard, std::shared_ptr<Replica> replica);
+  // Resets this node's applied state of `shard` and deletes its rows.
+  void ForgetShard(uint32_t shard);
+  // Records a placement key's value (Serve's listing, the watch).
+  void PlacementChanged(std::string_view key, const std::string* value)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LeaderKey(uint32_t shard) const;
 
   const ClusterOptions options_;
@@ -154,11 +181,15 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<ReplicatedCatalog> catalog_;
   std::unique_ptr<ReplicatedTokens> tokens_;
   std::unique_ptr<ReplicatedScheduledQueries> scheduled_;
-  // The placement (--cluster-nodes, as the cluster was created with it); empty: every node
-  // holds every shard.
-  std::vector<std::string> placement_;
+  // The placement the cluster was created with (--cluster-nodes); empty: every node holds
+  // every shard. A shard's etcd placement key, once written, overrides it (placement_).
+  std::vector<std::string> created_placement_;
+  absl::Mutex replicas_mu_;
   // By shard: this node's replica, null for a shard it does not hold.
-  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<std::shared_ptr<Replica>> replicas_ ABSL_GUARDED_BY(replicas_mu_);
+  // By shard: whether its campaigner looked for rows left by an earlier replica (its own
+  // thread's alone).
+  std::vector<bool> leftovers_checked_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<ClusterShardReads> reads_;
   std::unique_ptr<grpc::Service> service_;
@@ -171,6 +202,8 @@ class ClusterNode final : public ShardDirectory {
   bool last_catch_up_ok_ ABSL_GUARDED_BY(catch_up_mu_) = false;
   std::map<std::string, std::string> nodes_ ABSL_GUARDED_BY(mu_);  // id -> address
   std::vector<Leader> leaders_ ABSL_GUARDED_BY(mu_);
+  // By shard: its etcd placement key's value, nullopt while it has none.
+  std::vector<std::optional<ShardPlacement>> placement_ ABSL_GUARDED_BY(mu_);
   absl::Notification stopping_;
   std::vector<std::thread> campaigners_;
   std::atomic<bool> runs_scheduler_{false};

@@ -45,6 +45,9 @@ struct ClusterOptions {
   // same list. Empty: every node holds every shard.
   std::vector<std::string> placement;
   int lease_seconds = 5;
+  // How long a node on the cluster's list may be away before the placement controller
+  // rebuilds its replicas on the others (--dead-node-grace-seconds).
+  int dead_node_grace_seconds = 600;
   // --replica-ack majority: a write is answered once another replica applied it durably too
   // (docs/operations.md, the durability contract).
   bool replica_ack_majority = false;

@@ -48,6 +48,7 @@ class ClusterTables final : public query::SystemTables {
                    {"leader", DataType::kVarchar},
                    {"epoch", DataType::kBigint},
                    {"log_sequence", DataType::kBigint},
+                   {"placement", DataType::kVarchar},
                    {"node_id", DataType::kVarchar},
                    {"reachable", DataType::kBoolean},
                    {"applied_sequence", DataType::kBigint},
@@ -61,7 +62,7 @@ class ClusterTables final : public query::SystemTables {
             {Datum::Bigint(s.shard),
              s.leader.empty() ? Datum::Null(DataType::kVarchar) : Datum::Varchar(s.leader),
              Datum::Bigint(s.epoch), Datum::Bigint(static_cast<int64_t>(s.last_sequence)),
-             Datum::Varchar(c.node), Datum::Bool(c.reachable),
+             Datum::Varchar(s.placement), Datum::Varchar(c.node), Datum::Bool(c.reachable),
              c.reachable ? Datum::Bigint(static_cast<int64_t>(c.applied))
                          : Datum::Null(DataType::kBigint),
              c.reachable ? Datum::Bigint(lag) : Datum::Null(DataType::kBigint),

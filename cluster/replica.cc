@@ -28,13 +28,6 @@ constexpr absl::Duration kStallCheck = absl::Seconds(2);
 constexpr size_t kMaxEntryBytes = 4 << 20;  // under the stream's 8 MB message limit
 constexpr size_t kMaxEntryWrites = 512;
 
-std::string EncodeState(const ReplicaState& state) {
-  std::string out;
-  PutFixed64BE(&out, state.applied);
-  PutFixed64BE(&out, state.digest);
-  return out;
-}
-
 // Errors of a write that another replica, applying the same entry, would not meet: the
 // entry must be applied again rather than its outcome kept.
 bool IsTransient(const absl::Status& status) {
@@ -44,6 +37,13 @@ bool IsTransient(const absl::Status& status) {
 }
 
 }  // namespace
+
+std::string EncodeReplicaState(const ReplicaState& state) {
+  std::string out;
+  PutFixed64BE(&out, state.applied);
+  PutFixed64BE(&out, state.digest);
+  return out;
+}
 
 std::string StreamName(std::string_view cluster, uint32_t shard) {
   return StrCat("STRATA_", cluster, "_S", shard);
@@ -355,7 +355,7 @@ void Replica::RememberDigest(uint64_t sequence, uint64_t digest) {
 
 absl::Status Replica::CommitState(const ReplicaState& after) {
   WriteOptions applied{.must_apply = true};
-  applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(after));
+  applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeReplicaState(after));
   absl::Notification done;
   absl::Status status;
   engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
@@ -420,7 +420,7 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
     // fails must not leave a marker saying they are. After a crash the last entry is applied
     // again, which the version rules make a no-op.
     WriteOptions applied{.must_apply = true};
-    applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeState(before));
+    applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeReplicaState(before));
     engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
       marker = result.status();
       pending.DecrementCount();

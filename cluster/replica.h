@@ -32,6 +32,10 @@ struct ReplicaState {
   uint64_t digest = 0;   // the chain digest at `applied`
 };
 
+// The bytes a replica stores its state as (under keys::ReplicaState(shard)); a node that
+// drops its replica stores ReplicaState{} so that a later one starts from the log's start.
+std::string EncodeReplicaState(const ReplicaState& state);
+
 class Replica {
  public:
   using WriteDone = std::function<void(absl::StatusOr<WriteResult>)>;

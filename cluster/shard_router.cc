@@ -295,7 +295,7 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
     return absl::UnavailableError(StrCat("shard ", request.shard(), " has no leader right now"));
   }
   if (self) {
-    Replica* replica = directory_.LocalReplica(request.shard());
+    std::shared_ptr<Replica> replica = directory_.LocalReplica(request.shard());
     if (replica == nullptr) return absl::FailedPreconditionError("not a replica of the shard");
     // Shared: the replica may answer after this call gave up waiting.
     auto promise = std::make_shared<std::promise<absl::StatusOr<WriteResult>>>();

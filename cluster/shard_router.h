@@ -49,7 +49,8 @@ class ShardDirectory {
   // The address of the node leading `shard` (empty when none does right now) and whether it
   // is this node.
   virtual std::string LeaderAddress(uint32_t shard, bool* self) = 0;
-  virtual Replica* LocalReplica(uint32_t shard) = 0;
+  // This node's replica of `shard` (joining or serving), null when it holds none.
+  virtual std::shared_ptr<Replica> LocalReplica(uint32_t shard) = 0;
   virtual int64_t catalog_revision() = 0;
   // Brings this node's catalog up to etcd's current revision (a table just created through
   // another node); false if it could not.

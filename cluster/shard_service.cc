@@ -66,7 +66,7 @@ grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         StrCat("shard ", request->shard(), " does not exist"));
   }
-  Replica* replica = directory_.LocalReplica(request->shard());
+  std::shared_ptr<Replica> replica = directory_.LocalReplica(request->shard());
   if (replica == nullptr) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         StrCat("node ", node_id_, " holds no replica of shard ", request->shard()));
@@ -96,7 +96,8 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     for (uint32_t s = 0; s < directory_.shard_count(); ++s) shards.push_back(s);
   }
   for (uint32_t shard : shards) {
-    Replica* replica = shard < directory_.shard_count() ? directory_.LocalReplica(shard) : nullptr;
+    std::shared_ptr<Replica> replica =
+        shard < directory_.shard_count() ? directory_.LocalReplica(shard) : nullptr;
     if (replica == nullptr) continue;
     const ReplicaState state = replica->state();
     auto* out = response->add_shards();

@@ -4,7 +4,8 @@
 #                               (default 3; with more, each shard on three of them); returns
 #                               once every node serves, printing
 #                               `node ID PID GRPC_ADDRESS HTTP_ADDRESS PG_ADDRESS` per node
-#   scripts/cluster.sh status   nodes, shards, leaders and what each replica applied
+#   scripts/cluster.sh add-node one more node, put on the cluster's list: replicas move to it
+#   scripts/cluster.sh status   nodes, shards, leaders, placement and what each replica applied
 #   scripts/cluster.sh down     stops everything `up` started (by PID); the data stays
 #   scripts/cluster.sh purge    down, then deletes $STRATA_CLUSTER_DIR
 # Data and logs go under $STRATA_CLUSTER_DIR (default ./strata-cluster); ports are taken
@@ -136,23 +137,43 @@ up() {
     for ((j = 1; j < nodes; j++)); do ids+=",n$j"; done
     placement=(--cluster-nodes "$ids")
   fi
-  for ((j = 0; j < nodes; j++)); do
-    local port=$((base + 100 + 10 * j))
-    start node "node$j" "$stratad" --cluster --node-id "n$j" --etcd "$(etcd_endpoints)" \
-      --nats "$(nats_urls)" --cluster-secret-file "$dir/secret" --data-dir "$dir/node$j" \
-      --listen "127.0.0.1:$port" --http-listen "127.0.0.1:$((port + 1))" \
-      --pg-listen "127.0.0.1:$((port + 2))" "${node_tls[@]}" "${placement[@]}" \
-      ${STRATA_CLUSTER_NODE_FLAGS:-}
-  done
+  for ((j = 0; j < nodes; j++)); do start_node "$j" "${placement[@]}"; done
   for ((j = 0; j < nodes; j++)); do
     wait_for "node n$j" 60 "$strata" -p $((base + 100 + 10 * j)) "${cli_tls[@]}" health
   done
+  print_nodes
+}
+
+start_node() { # index, more flags...: node n<index> with its ports and data dir
+  local j=$1 port=$((base + 100 + 10 * $1))
+  shift
+  start node "node$j" "$stratad" --cluster --node-id "n$j" --etcd "$(etcd_endpoints)" \
+    --nats "$(nats_urls)" --cluster-secret-file "$dir/secret" --data-dir "$dir/node$j" \
+    --listen "127.0.0.1:$port" --http-listen "127.0.0.1:$((port + 1))" \
+    --pg-listen "127.0.0.1:$((port + 2))" "${node_tls[@]}" "$@" ${STRATA_CLUSTER_NODE_FLAGS:-}
+}
+
+print_nodes() {
   while read -r kind name pid; do
     [ "$kind" = node ] || continue
     local k=${name#node} port
     port=$((base + 100 + 10 * k))
     echo "node n$k $pid 127.0.0.1:$port 127.0.0.1:$((port + 1)) 127.0.0.1:$((port + 2))"
   done <"$pids"
+}
+
+# One more node, n<count of nodes so far>, put on the cluster's list: shard replicas move to
+# it (strata cluster add-node), a few at a time.
+add_node() {
+  [ -s "$pids" ] || { echo "cluster.sh: no cluster is up (no $pids)" >&2; exit 1; }
+  local j
+  j=$(awk '$1 == "node"' "$pids" | wc -l)
+  start_node "$j"
+  wait_for "node n$j" 60 "$strata" -p $((base + 100 + 10 * j)) "${cli_tls[@]}" health
+  local token=()
+  [ -s "$dir/admin.token" ] && token=(--token "$(cat "$dir/admin.token")")
+  "$strata" -p $((base + 100 + 10 * j)) "${cli_tls[@]}" "${token[@]}" cluster add-node "n$j" >&2
+  print_nodes
 }
 
 down() {
@@ -192,8 +213,9 @@ status() {
 
 case "${1:-}" in
   up) up "${2:-3}" ;;
+  add-node) add_node ;;
   down) down ;;
   status) status ;;
   purge) down && rm -rf "$dir" ;;
-  *) sed -n '2,18p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .log_replicas = config.cluster_log_replicas,
        .placement = SplitList(config.cluster_nodes),
        .lease_seconds = config.cluster_lease_seconds,
+       .dead_node_grace_seconds = config.dead_node_grace_seconds,
        .replica_ack_majority = config.replica_ack == "majority",
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .secret = secret,
@@ -82,6 +83,15 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
                       .password = nats_password,
                       .creds_file = config.nats_creds}},
       engine);
+}
+
+// The gRPC ClusterService's change of the node list: the cluster node's, none on a single
+// server.
+ChangeClusterNodes ChangeNodesOf(cluster::ClusterNode* node) {
+  if (node == nullptr) return nullptr;
+  return [node](const std::vector<std::string>& add, const std::vector<std::string>& remove) {
+    return node->ChangeNodes(add, remove);
+  };
 }
 
 }  // namespace
@@ -224,7 +234,8 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                                .scheduled = d->scheduled_.get(),
                                .ddl = ddl,
                                .internal = d->cluster_ != nullptr ? d->cluster_->internal_service()
-                                                                  : nullptr}));
+                                                                  : nullptr,
+                               .change_nodes = ChangeNodesOf(d->cluster_.get())}));
   if (d->cluster_ != nullptr) {
     // Announced once the internal service serves: other nodes forward writes to it.
     std::string advertise = config.advertise;

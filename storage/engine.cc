@@ -1,5 +1,6 @@
 #include "storage/engine.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "storage/head/head_recovery.h"
@@ -109,6 +110,41 @@ absl::Status Engine::FillLastPoints(const TableInfo& table, const std::function<
   return state->last_points().FillMissing(*store_, *head_, ExclusiveOfWriter(), table, clock_->NowNanos(),
                                           SeriesTargetsOf(state->AllSeries(), table.partition_key),
                                           stop);
+}
+
+absl::StatusOr<int64_t> Engine::DeleteSeriesWhere(
+    const std::function<bool(const SeriesTarget&)>& drop, const std::function<bool()>& stop) {
+  // Bounds the points held between deletes (each a few dozen bytes).
+  constexpr size_t kPointsPerDelete = 50'000;
+  int64_t deleted = 0;
+  for (const std::shared_ptr<const TableInfo>& table : catalog_->AllTables()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, writer_->State(table->id));
+    std::vector<SeriesTarget> targets;
+    for (const SeriesTarget& target : SeriesTargetsOf(state->AllSeries(), table->partition_key)) {
+      if (drop(target)) targets.push_back(target);
+    }
+    if (targets.empty()) continue;
+    absl::flat_hash_map<uint64_t, uint64_t> pk_hash_of;
+    for (const SeriesTarget& target : targets) pk_hash_of[target.series] = target.pk_hash;
+    // A bucket's points at a time: deleting while scanning would rewrite what is being read.
+    std::vector<PointToDelete> points;
+    absl::Status scanned;
+    do {
+      points.clear();
+      ScanOptions options{.series = &targets};
+      scanned = Scan(*table, options, [&](const ScanRow& row) {
+        points.push_back({pk_hash_of[row.series], row.series, row.time_nanos});
+        return points.size() < kPointsPerDelete;
+      });
+      if (!scanned.ok()) return scanned;
+      if (points.empty()) break;
+      ASSIGN_OR_RETURN(int64_t n, Delete(*table, points));
+      deleted += n;
+      if (n == 0) break;  // nothing found again: never loop on rows a delete cannot reach
+    } while (!stop());
+    if (stop()) break;
+  }
+  return deleted;
 }
 
 std::vector<TableMaintenance> Engine::RunMaintenance() {

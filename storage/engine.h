@@ -200,6 +200,12 @@ class Engine {
     return DeletePoints(*store_, *head_, *writer_, table, state->last_points(), std::move(points));
   }
 
+  // Deletes every point of the series `drop` picks, in every table (a cluster node giving
+  // up a shard's replica), a few thousand at a time; stops early once `stop` returns
+  // true. Returns the points deleted.
+  absl::StatusOr<int64_t> DeleteSeriesWhere(const std::function<bool(const SeriesTarget&)>& drop,
+                                            const std::function<bool()>& stop);
+
   // A consistent online backup into `backup_dir` (storage/jobs/backup.h).
   absl::StatusOr<BackupSummary> Backup(const std::string& backup_dir) {
     return CreateBackup(*store_, backup_dir);

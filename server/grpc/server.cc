@@ -10,6 +10,7 @@
 #include "server/grpc/backup_service.h"
 #include "server/grpc/call_observer.h"
 #include "server/grpc/catalog_service.h"
+#include "server/grpc/cluster_service.h"
 #include "server/grpc/listener_credentials.h"
 #include "server/grpc/query_service.h"
 #include "server/grpc/scheduled_query_service.h"
@@ -22,7 +23,7 @@ namespace {
 // Service names reported individually by the health service.
 const char* const kServiceNames[] = {"strata.v1.CatalogService", "strata.v1.WriteService",
                                      "strata.v1.QueryService", "strata.v1.AuthService",
-                                     "strata.v1.BackupService",
+                                     "strata.v1.BackupService", "strata.v1.ClusterService",
                                      "strata.v1.ScheduledQueryService"};
 
 }  // namespace
@@ -37,6 +38,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   auto server = std::unique_ptr<Server>(new Server());
   server->auth_service_ = std::make_unique<AuthService>(auth);
   server->backup_service_ = std::make_unique<BackupService>(engine, auth);
+  server->cluster_service_ = std::make_unique<ClusterService>(auth, services.change_nodes);
   server->catalog_service_ = std::make_unique<CatalogService>(
       engine, auth, services.ddl != nullptr ? services.ddl : &engine->catalog());
   server->write_service_ = std::make_unique<WriteService>(services.ingest, auth);
@@ -59,6 +61,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.experimental().SetInterceptorCreators(std::move(observers));
   builder.RegisterService(server->auth_service_.get());
   builder.RegisterService(server->backup_service_.get());
+  builder.RegisterService(server->cluster_service_.get());
   builder.RegisterService(server->catalog_service_.get());
   builder.RegisterService(server->write_service_.get());
   builder.RegisterService(server->query_service_.get());

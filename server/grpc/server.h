@@ -16,6 +16,7 @@
 #include "grpcpp/server.h"
 #include "server/auth/authenticator.h"
 #include "server/auth/tls.h"
+#include "server/grpc/cluster_service.h"
 #include "server/ops/metrics.h"
 #include "server/runner/ingest.h"
 #include "server/runner/query_runner.h"
@@ -51,6 +52,7 @@ struct GrpcServices {
   ScheduledQueries* scheduled = nullptr;
   CatalogChanges* ddl = nullptr;         // null: the engine's catalog makes DDL changes
   grpc::Service* internal = nullptr;     // a cluster node's internal service, when set
+  ChangeClusterNodes change_nodes;       // a cluster node's node list (empty: a single server)
 };
 
 class Server {
@@ -79,6 +81,7 @@ class Server {
 
   std::unique_ptr<AuthService> auth_service_;
   std::unique_ptr<BackupService> backup_service_;
+  std::unique_ptr<ClusterService> cluster_service_;
   std::unique_ptr<CatalogService> catalog_service_;
   std::unique_ptr<WriteService> write_service_;
   std::unique_ptr<QueryService> query_service_;

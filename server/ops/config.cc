@@ -356,6 +356,12 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
       ->envname("STRATA_CLUSTER_LEASE_SECONDS")
       ->check(CLI::Range(2, 60))
       ->capture_default_str();
+  app.add_option("--dead-node-grace-seconds", c.dead_node_grace_seconds,
+                 "How long a node on the cluster's list may be away (its lease ended) before "
+                 "the placement controller rebuilds its replicas on the other nodes")
+      ->envname("STRATA_DEAD_NODE_GRACE_SECONDS")
+      ->check(CLI::Range(1, 7 * 24 * 3600))
+      ->capture_default_str();
   app.add_option("--replica-ack", c.replica_ack,
                  "When a write is answered: leader (committed by a majority of the NATS servers "
                  "and applied, fsynced, by the shard's leader) or majority (also applied by "

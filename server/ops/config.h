@@ -117,6 +117,7 @@ struct ServerConfig {
   std::string cluster_nodes;  // --cluster-nodes: the placement of a new cluster (docs/cluster.md)
   int cluster_log_replicas = 3;
   int cluster_lease_seconds = 5;
+  int dead_node_grace_seconds = 600;  // a listed node away this long has its replicas rebuilt
   std::string replica_ack = "leader";  // leader | majority
   // A query's read choice unless it names its own (query/base/read_choice.h).
   std::string read_consistency = "leader";  // leader | strong | follower

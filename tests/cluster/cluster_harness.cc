@@ -202,7 +202,8 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
                                    std::to_string(options_.lease_seconds)};
   if (options_.placement) {
     std::vector<std::string> ids;
-    for (int i = 0; i < options_.nodes; ++i) ids.push_back("n" + std::to_string(i));
+    const int listed = options_.placed_nodes > 0 ? options_.placed_nodes : options_.nodes;
+    for (int i = 0; i < listed; ++i) ids.push_back("n" + std::to_string(i));
     args.insert(args.end(), {"--cluster-nodes", Join(ids)});
   }
   if (options_.etcd_auth) {
@@ -448,7 +449,8 @@ std::map<uint32_t, TestCluster::ReplicaState> TestCluster::Replicas(int i) {
 
 std::vector<int> TestCluster::PlacedOn(uint32_t shard) const {
   std::vector<int> placed;
-  const int n = options_.nodes;
+  const int n =
+      options_.placement && options_.placed_nodes > 0 ? options_.placed_nodes : options_.nodes;
   for (int k = 0; k < (options_.placement ? std::min(3, n) : n); ++k) {
     placed.push_back(options_.placement ? static_cast<int>((shard + k) % n) : k);
   }
@@ -456,7 +458,7 @@ std::vector<int> TestCluster::PlacedOn(uint32_t shard) const {
 }
 
 std::string TestCluster::CompareReplicas(const std::vector<int>& nodes,
-                                         std::chrono::seconds timeout) {
+                                         std::chrono::seconds timeout, bool as_held) {
   const auto deadline = Clock::now() + timeout;
   std::string differs;
   while (true) {
@@ -467,7 +469,14 @@ std::string TestCluster::CompareReplicas(const std::vector<int>& nodes,
     for (uint32_t shard = 0; shard < static_cast<uint32_t>(options_.shards); ++shard) {
       const ReplicaState* first = nullptr;
       int first_node = -1;
-      for (int i : PlacedOn(shard)) {
+      std::vector<int> holders = PlacedOn(shard);
+      if (as_held) {
+        holders.clear();
+        for (int i : nodes) {
+          if (states[i].contains(shard)) holders.push_back(i);
+        }
+      }
+      for (int i : holders) {
         if (!states.contains(i)) continue;  // not asked
         auto it = states[i].find(shard);
         if (it == states[i].end()) {

@@ -59,6 +59,9 @@ class TestCluster {
     bool etcd_auth = false;
     // --cluster-nodes with every node: each shard on three of them, not on all.
     bool placement = false;
+    // With `placement`: the first this many nodes are listed (0: all); the others start
+    // holding nothing, as nodes added later do.
+    int placed_nodes = 0;
     // Node i runs as user and group UserOf(i), so a test can cut its packets off by owner.
     bool distinct_users = false;
   };
@@ -108,7 +111,10 @@ class TestCluster {
   std::map<uint32_t, ReplicaState> Replicas(int i);
   // Waits until every running node in `nodes` holding a shard has applied the same sequence
   // of it, then says whether their digests agree too ("" when they do, else what differs).
-  std::string CompareReplicas(const std::vector<int>& nodes, std::chrono::seconds timeout);
+  // `as_held`: the holders of a shard are the nodes of `nodes` reporting a replica of it
+  // (replicas moved since the cluster started), not the placement it started with.
+  std::string CompareReplicas(const std::vector<int>& nodes, std::chrono::seconds timeout,
+                              bool as_held = false);
 
   const std::string& error() const { return error_; }
 
