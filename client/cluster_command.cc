@@ -24,8 +24,8 @@ void AddNodeListCommand(CLI::App& cluster, CommandContext& context, const std::s
     v1::ChangeNodesRequest request;
     for (const std::string& id : *ids) *(add ? request.add_add() : request.add_remove()) = id;
     v1::ChangeNodesResponse response;
-    if (!CallUnary(context, context.connection().cluster(),
-                   &v1::ClusterService::Stub::ChangeNodes, request, response)) {
+    if (!CallUnary(context, context.connection().cluster(), &v1::ClusterService::Stub::ChangeNodes,
+                   request, response)) {
       return;
     }
     std::cout << "the cluster's nodes: ";
@@ -72,8 +72,7 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
   AddNodeListCommand(*cluster, context, "add-node",
                      "Add nodes to the cluster's list: shard replicas move onto them", true);
   AddNodeListCommand(*cluster, context, "remove-node",
-                     "Take nodes off the cluster's list: their replicas move to the others",
-                     false);
+                     "Take nodes off the cluster's list: their replicas move to the others", false);
   AddNodeListCommand(*cluster, context, "rebalance",
                      "Spread the shard replicas evenly over the listed nodes", true);
 }

@@ -27,6 +27,8 @@ constexpr milliseconds kConnectTimeout{3000};
 // How long a node waits before it campaigns for a leaderless shard that another node
 // prefers (spreads leaders over the nodes, and leaves the preferred node the first try).
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
+// How long a node keeps the rows of a replica it gave up, for queries that began reading them.
+constexpr absl::Duration kKeepRowsOfDroppedReplica = absl::Seconds(60);
 
 bool ValidName(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
@@ -74,9 +76,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
         StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
   }
   if (options.dead_node_grace_seconds < 1) {
-    return absl::InvalidArgumentError(StrCat("--dead-node-grace-seconds ",
-                                             options.dead_node_grace_seconds,
-                                             " must be at least 1"));
+    return absl::InvalidArgumentError(StrCat(
+        "--dead-node-grace-seconds ", options.dead_node_grace_seconds, " must be at least 1"));
   }
   for (size_t i = 0; i < options.placement.size(); ++i) {
     const std::string& id = options.placement[i];
@@ -511,13 +512,13 @@ void ClusterNode::CampaignForController() {
             absl::MutexLock lock(&mu_);
             return nodes_;
           },
-      .applied_on = [this](const std::string& node, uint32_t shard) { return AppliedOn(node, shard); },
-      .log_end =
-          [this](uint32_t shard) -> std::optional<uint64_t> {
-            absl::StatusOr<uint64_t> end =
-                log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000));
-            return end.ok() ? std::optional<uint64_t>(*end) : std::nullopt;
-          },
+      .applied_on = [this](const std::string& node,
+                           uint32_t shard) { return AppliedOn(node, shard); },
+      .log_end = [this](uint32_t shard) -> std::optional<uint64_t> {
+        absl::StatusOr<uint64_t> end =
+            log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000));
+        return end.ok() ? std::optional<uint64_t>(*end) : std::nullopt;
+      },
       .placement_without_key =
           [this](uint32_t shard) {
             absl::MutexLock lock(&mu_);
@@ -624,8 +625,8 @@ absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
     }
     const std::string value = absl::StrJoin(nodes, ",");
     if (listed.has_value() && listed->value == value) return nodes;
-    ASSIGN_OR_RETURN(bool changed,
-                     etcd_->PutIfUnchanged(key, value, listed.has_value() ? listed->mod_revision : 0));
+    ASSIGN_OR_RETURN(bool changed, etcd_->PutIfUnchanged(
+                                       key, value, listed.has_value() ? listed->mod_revision : 0));
     if (changed) {
       spdlog::info("cluster: the cluster's nodes are now {}", value);
       return nodes;
@@ -683,8 +684,8 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard) {
   if (holds && replica == nullptr) {
     absl::StatusOr<std::shared_ptr<Replica>> started = StartReplica(shard);
     if (!started.ok()) {
-      spdlog::warn("cluster: node {} could not start its replica of shard {}: {}",
-                   options_.node_id, shard, started.status().message());
+      spdlog::warn("cluster: node {} could not start its replica of shard {}: {}", options_.node_id,
+                   shard, started.status().message());
       return nullptr;
     }
     spdlog::info("cluster: node {} builds a replica of shard {} from its log", options_.node_id,
@@ -718,8 +719,8 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard) {
 }
 
 void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) {
-  spdlog::info("cluster: node {} no longer holds shard {}; dropping its replica",
-               options_.node_id, shard);
+  spdlog::info("cluster: node {} no longer holds shard {}; dropping its replica", options_.node_id,
+               shard);
   replica->StepDown();
   Leader leader;
   {
@@ -727,18 +728,16 @@ void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) 
     leader = leaders_[shard];
   }
   if (leader.node == options_.node_id) etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
-  // Queries that read it a moment ago let go within their catch-up; the applier stops when
-  // the last reference goes.
+  // Fragments reading it hold it until they end (ClusterShardReads::RunHere); the applier
+  // stops when the last reference goes.
   std::weak_ptr<Replica> last = replica;
   replica.reset();
-  for (int i = 0; i < 3000 && !last.expired() && !stopping_.HasBeenNotified(); ++i) {
-    std::this_thread::sleep_for(milliseconds(10));
+  while (!last.expired() && !stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
   }
-  if (!last.expired()) {
-    spdlog::warn("cluster: shard {}'s replica is still in use; its rows stay until restart",
-                 shard);
-    return;
-  }
+  // A query that chose this node's copy of every shard before the move reads the engine
+  // without holding the replica: the rows stay a while for it. Stopped meanwhile, the next
+  // start drops them (FollowPlacement's first look).
+  if (stopping_.WaitForNotificationWithTimeout(kKeepRowsOfDroppedReplica)) return;
   ForgetShard(shard);
 }
 
@@ -748,16 +747,17 @@ void ClusterNode::ForgetShard(uint32_t shard) {
   std::promise<absl::Status> reset;
   WriteOptions state{.must_apply = true};
   state.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState({}));
-  engine_.writer().CommitAsync(std::move(state), [&reset](absl::StatusOr<WriteResult> r) {
-    reset.set_value(r.status());
-  });
+  engine_.writer().CommitAsync(
+      std::move(state), [&reset](absl::StatusOr<WriteResult> r) { reset.set_value(r.status()); });
   if (absl::Status s = reset.get_future().get(); !s.ok()) {
     spdlog::warn("cluster: shard {}'s applied state could not be reset: {}", shard, s.message());
     return;
   }
   const uint32_t count = shards_;
   absl::StatusOr<int64_t> dropped = engine_.DeleteSeriesWhere(
-      [shard, count](const SeriesTarget& series) { return ShardOf(series.routing, count) == shard; },
+      [shard, count](const SeriesTarget& series) {
+        return ShardOf(series.routing, count) == shard;
+      },
       [this] { return stopping_.HasBeenNotified(); });
   if (!dropped.ok()) {
     spdlog::warn("cluster: shard {}'s rows could not all be dropped: {}", shard,

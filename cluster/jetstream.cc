@@ -9,6 +9,9 @@
 namespace strata::cluster {
 namespace {
 
+// How long a node waits for reachable NATS servers to elect their JetStream meta leader.
+constexpr std::chrono::seconds kElectionPatience{30};
+
 std::string NatsError(natsStatus status, jsErrCode code) {
   const char* last = nats_GetLastError(nullptr);
   return StrCat(natsStatus_GetText(status),
@@ -100,10 +103,17 @@ absl::StatusOr<std::unique_ptr<JetStream>> JetStream::Connect(
     return absl::UnavailableError(
         StrCat("NATS at ", urls, ": ", NatsError(s, static_cast<jsErrCode>(0))));
   }
-  jsAccountInfo* account = nullptr;
+  // NATS servers just started answer no JetStream request until they elected their meta
+  // leader: a timeout from servers that are reachable is waited out for a while (a node
+  // started with them used to exit here).
+  const auto patience = std::chrono::steady_clock::now() + kElectionPatience;
   jsErrCode code = static_cast<jsErrCode>(0);
-  s = js_GetAccountInfo(&account, out->js_, nullptr, &code);
-  jsAccountInfo_Destroy(account);
+  do {
+    jsAccountInfo* account = nullptr;
+    code = static_cast<jsErrCode>(0);
+    s = js_GetAccountInfo(&account, out->js_, nullptr, &code);
+    jsAccountInfo_Destroy(account);
+  } while (s == NATS_TIMEOUT && std::chrono::steady_clock::now() < patience);
   if (s != NATS_OK) {
     if (code == JSNotEnabledErr || code == JSNotEnabledForAccountErr || s == NATS_NO_RESPONDERS) {
       return absl::FailedPreconditionError(

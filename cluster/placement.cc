@@ -16,9 +16,7 @@ bool Contains(const std::vector<std::string>& nodes, std::string_view node) {
 
 }  // namespace
 
-bool ShardPlacement::Holds(std::string_view node) const {
-  return Serves(node) || joining == node;
-}
+bool ShardPlacement::Holds(std::string_view node) const { return Serves(node) || joining == node; }
 
 bool ShardPlacement::Serves(std::string_view node) const { return Contains(replicas, node); }
 
@@ -103,8 +101,7 @@ std::vector<Move> PlanMoves(const std::vector<ShardPlacement>& placement,
   // Copies on nodes leaving the cluster, copies over the count (a cluster whose every node
   // held every shard), and shards short of copies, first.
   const size_t copies = std::min(kShardReplicas, nodes.size());
-  for (uint32_t shard = 0; shard < after.size() && in_flight + moves.size() < max_moves;
-       ++shard) {
+  for (uint32_t shard = 0; shard < after.size() && in_flight + moves.size() < max_moves; ++shard) {
     if (after[shard].moving()) continue;
     std::string from;
     for (const std::string& node : after[shard].replicas) {

@@ -30,7 +30,7 @@ struct ShardPlacement {
   std::string leaving;                // in `replicas`, replaced by `joining` when it is done
 
   bool moving() const { return !joining.empty(); }
-  bool Holds(std::string_view node) const;  // a replica or joining: keeps a copy
+  bool Holds(std::string_view node) const;   // a replica or joining: keeps a copy
   bool Serves(std::string_view node) const;  // a replica: may lead and answer reads
   friend bool operator==(const ShardPlacement&, const ShardPlacement&) = default;
 };
@@ -41,7 +41,8 @@ std::optional<ShardPlacement> DecodePlacement(std::string_view text);
 
 // The placement a cluster starts with: shard s on the nodes at positions s, s+1, s+2 of
 // `nodes` (wrapping around), as --cluster-nodes always placed them.
-std::vector<ShardPlacement> InitialPlacement(uint32_t shards, const std::vector<std::string>& nodes);
+std::vector<ShardPlacement> InitialPlacement(uint32_t shards,
+                                             const std::vector<std::string>& nodes);
 
 // One replica to move: `to` joins `shard` and then replaces `from` (none: `to` adds a copy;
 // `to` none: `from`'s copy is dropped at once, the shard having more than it needs).

@@ -60,9 +60,8 @@ absl::StatusOr<std::vector<PlacementController::Current>> PlacementController::R
     // The placement the cluster was created with becomes the key's first value.
     const ShardPlacement initial = hooks_.placement_without_key(shard);
     bool created = false;
-    ASSIGN_OR_RETURN(EtcdKeyValue kv,
-                     etcd_.CreateIfAbsent(ShardKey(root_, shard), EncodePlacement(initial), 0,
-                                          &created));
+    ASSIGN_OR_RETURN(EtcdKeyValue kv, etcd_.CreateIfAbsent(ShardKey(root_, shard),
+                                                           EncodePlacement(initial), 0, &created));
     std::optional<ShardPlacement> placement = DecodePlacement(kv.value);
     if (!placement.has_value()) return absl::DataLossError(StrCat(kv.key, " is malformed"));
     out.push_back({*std::move(placement), kv.mod_revision});
@@ -98,14 +97,12 @@ absl::StatusOr<bool> PlacementController::AdvanceMove(
   // Caught up: it applied the log to where it ended a round ago (under a steady write load
   // the end moves on while it applies; a second's lag is what any follower has).
   if (applied.has_value() && before != log_end_before_.end() && *applied >= before->second) {
-    ASSIGN_OR_RETURN(bool done,
-                     etcd_.PutIfUnchanged(ShardKey(root_, shard),
-                                          EncodePlacement(FinishMove(placement)),
-                                          current.mod_revision));
+    ASSIGN_OR_RETURN(bool done, etcd_.PutIfUnchanged(ShardKey(root_, shard),
+                                                     EncodePlacement(FinishMove(placement)),
+                                                     current.mod_revision));
     if (done) {
       spdlog::info("cluster: shard {} moved{}{} to {} (applied {})", shard,
-                   placement.leaving.empty() ? "" : " from ", placement.leaving, joining,
-                   *applied);
+                   placement.leaving.empty() ? "" : " from ", placement.leaving, joining, *applied);
     }
     log_end_before_.erase(shard);
     return done;
@@ -149,10 +146,10 @@ absl::Status PlacementController::Round() {
     return absl::OkStatus();
   }
   for (const Move& move : PlanMoves(after, targets, kMovesInFlight)) {
-    ASSIGN_OR_RETURN(bool begun, etcd_.PutIfUnchanged(
-                                     ShardKey(root_, move.shard),
-                                     EncodePlacement(BeginMove(after[move.shard], move)),
-                                     placement[move.shard].mod_revision));
+    ASSIGN_OR_RETURN(bool begun,
+                     etcd_.PutIfUnchanged(ShardKey(root_, move.shard),
+                                          EncodePlacement(BeginMove(after[move.shard], move)),
+                                          placement[move.shard].mod_revision));
     if (!begun) return absl::OkStatus();
     if (move.to.empty()) {
       spdlog::info("cluster: shard {} drops its extra copy on {}", move.shard, move.from);

@@ -208,6 +208,16 @@ absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<u
     return absl::InvalidArgumentError(
         "a fragment is a SELECT, DESCRIBE or SHOW MEASURES; nothing that writes");
   }
+  // Held while the fragment reads: a replica moving away keeps its rows until then.
+  std::vector<std::shared_ptr<Replica>> held;
+  for (uint32_t shard : shards) {
+    std::shared_ptr<Replica> replica = directory_.LocalReplica(shard);
+    if (replica == nullptr) {
+      return absl::UnavailableError(StrCat("node ", node_id_, " holds no replica of shard ",
+                                           shard, " now; read it from a node that does"));
+    }
+    held.push_back(std::move(replica));
+  }
   query::ShardScope scope{.count = directory_.shard_count()};
   scope.read.assign(scope.count, false);
   for (uint32_t shard : shards) {

@@ -122,9 +122,15 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   }
   std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
   for (uint32_t shard : shards) {
-    if (shard >= directory_.shard_count() || directory_.LocalReplica(shard) == nullptr) {
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          StrCat("node ", node_id_, " holds no replica of shard ", shard));
+    if (shard >= directory_.shard_count()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          StrCat("shard ", shard, " does not exist"));
+    }
+    if (directory_.LocalReplica(shard) == nullptr) {
+      // Moved away (or never here): the caller reads it from a node holding it now.
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          StrCat("node ", node_id_, " holds no replica of shard ", shard,
+                                 " now; read it from a node that does"));
     }
   }
   const auto started = std::chrono::steady_clock::now();

@@ -64,7 +64,8 @@ TEST(PlacementTest, HoldsAndServes) {
   EXPECT_TRUE(moving.Holds("d"));
   EXPECT_FALSE(moving.Holds("e"));
   EXPECT_EQ(FinishMove(moving), (ShardPlacement{{"a", "b", "d"}, "", ""}));
-  EXPECT_EQ(FinishMove(ShardPlacement{{"a", "b"}, "d", ""}), (ShardPlacement{{"a", "b", "d"}, "", ""}));
+  EXPECT_EQ(FinishMove(ShardPlacement{{"a", "b"}, "d", ""}),
+            (ShardPlacement{{"a", "b", "d"}, "", ""}));
 }
 
 TEST(PlacementTest, InitialPlacementWrapsAround) {
@@ -76,8 +77,9 @@ TEST(PlacementTest, InitialPlacementWrapsAround) {
 
 TEST(PlacementTest, BalancedPlacementPlansNothing) {
   EXPECT_TRUE(PlanMoves(InitialPlacement(16, {"a", "b", "c"}), {"a", "b", "c"}, 2).empty());
-  EXPECT_TRUE(PlanMoves(InitialPlacement(16, {"a", "b", "c", "d", "e"}), {"a", "b", "c", "d", "e"}, 2)
-                  .empty());
+  EXPECT_TRUE(
+      PlanMoves(InitialPlacement(16, {"a", "b", "c", "d", "e"}), {"a", "b", "c", "d", "e"}, 2)
+          .empty());
 }
 
 TEST(PlacementTest, SpreadsOntoAnAddedNodeAndEmptiesARemovedOne) {

@@ -997,3 +997,42 @@ TEST_F(TieringTest, LastPointsReadBlocksThroughTheirHeadersAndReportAMissingOne)
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// A cluster node giving up a shard deletes its series' rows from both tiers
+// (Engine::DeleteSeriesWhere); the other series stay as they were.
+TEST_F(TieringTest, SeriesPickedOutAreDeletedFromEveryTier) {
+  WriteTwoHours();
+  clock_.Advance(2 * kNanosPerHour);
+  Maintain();  // the first hour into blocks; the rest stays in the memory store
+  WriteTwoHours();
+  auto state = engine_->TableStateOf(Table());
+  ASSERT_TRUE(state.ok());
+  uint64_t h1 = 0;
+  for (const auto& series : (*state)->AllSeries()) {
+    if (series->dimensions[0].second == "h1") h1 = series->id;
+  }
+  const std::vector<std::string> before = ScanAll();
+  std::vector<std::string> kept;
+  for (const std::string& row : before) {
+    if (!row.starts_with(std::to_string(h1) + " ")) kept.push_back(row);
+  }
+  ASSERT_LT(kept.size(), before.size());
+  auto deleted = engine_->DeleteSeriesWhere(
+      [h1](const SeriesTarget& series) { return series.series == h1; }, [] { return false; });
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_EQ(*deleted, static_cast<int64_t>(before.size() - kept.size()));
+  EXPECT_EQ(ScanAll(), kept);
+  // Nothing left to delete the second time.
+  EXPECT_EQ(*engine_->DeleteSeriesWhere(
+                [h1](const SeriesTarget& series) { return series.series == h1; },
+                [] { return false; }),
+            0);
+  Open();
+  EXPECT_EQ(ScanAll(), kept);
+}
+
+}  // namespace
+}  // namespace strata
