@@ -19,10 +19,13 @@ gateway=$((STRATA_CLUSTER_PORT_BASE + 100))
 scripts/cluster.sh up 3 >/dev/null
 # The placement becomes per-shard keys in etcd: a node started later holds nothing.
 strata -p $gateway cluster rebalance >/dev/null
-moving() {
+# "settled" once no shard is moving and the nodes' replica counts are within one.
+settled() {
   strata -p $gateway query --format csv \
-    "SELECT count(DISTINCT shard) FROM \"system\".\"cluster_shards\" WHERE placement LIKE '%joining%'" |
-    tail -1
+    "SELECT CASE WHEN max(joining) = 0 AND max(n) - min(n) <= 1 THEN 'settled' ELSE 'moving' END
+     FROM (SELECT node_id, count(*) AS n,
+                  max(CASE WHEN placement LIKE '%joining%' THEN 1 ELSE 0 END) AS joining
+           FROM \"system\".\"cluster_shards\" GROUP BY node_id) AS per_node" | tail -1
 }
 
 load() { # database: rows into <database>.cpu through the gateway; prints ingest_bench's report
@@ -39,9 +42,12 @@ loader=$!
 sleep 3
 start=$(date +%s.%N)
 scripts/cluster.sh add-node >/dev/null 2>&1
-# Until the controller planned every move and none is under way.
+# Until the controller planned every move and none is under way (twice in a row: between
+# two moves a round may find none under way).
 sleep 3
-while [ "$(moving)" != 0 ]; do sleep 1; done
+while [ "$(settled)" != settled ]; do sleep 1; done
+sleep 2
+while [ "$(settled)" != settled ]; do sleep 1; done
 moved=$(echo "$(date +%s.%N) - $start" | bc)
 wait $loader
 cat "$dir/moving.txt"

@@ -477,6 +477,17 @@ void ClusterNode::Campaign(uint32_t shard) {
   }
 }
 
+bool ClusterNode::HoldsRole(const std::string& key) {
+  int64_t lease = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    lease = lease_;
+  }
+  if (lease == 0) return false;
+  auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
+  return holder.ok() && holder->value == options_.node_id && holder->lease == lease;
+}
+
 void ClusterNode::CampaignForScheduler() {
   // Checked once a second: a runner whose lease ended (dead, paused, cut off) loses the key
   // with it and another node takes it within the lease and a second. A paused runner may
@@ -484,16 +495,7 @@ void ClusterNode::CampaignForScheduler() {
   // invocation time as their version, so a second run of it writes nothing new.
   const std::string key = root_ + "scheduler";
   while (!stopping_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
-    int64_t lease = 0;
-    {
-      absl::MutexLock lock(&mu_);
-      lease = lease_;
-    }
-    bool runs = false;
-    if (lease != 0) {
-      auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
-      runs = holder.ok() && holder->value == options_.node_id && holder->lease == lease;
-    }
+    const bool runs = HoldsRole(key);
     const bool was = runs_scheduler_.exchange(runs);
     if (runs == was) continue;
     spdlog::info("cluster: node {} {} the cluster's scheduled queries", options_.node_id,
@@ -533,16 +535,7 @@ void ClusterNode::CampaignForController() {
                                  std::move(hooks));
   bool was = false;
   while (!stopping_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
-    int64_t lease = 0;
-    {
-      absl::MutexLock lock(&mu_);
-      lease = lease_;
-    }
-    bool runs = false;
-    if (lease != 0) {
-      auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
-      runs = holder.ok() && holder->value == options_.node_id && holder->lease == lease;
-    }
+    const bool runs = HoldsRole(key);
     if (runs != was) {
       spdlog::info("cluster: node {} {} the placement controller", options_.node_id,
                    runs ? "runs" : "no longer runs");

@@ -146,6 +146,9 @@ class ClusterNode final : public ShardDirectory {
   absl::Status JoinLease();
   void FollowMembership(int64_t revision);
   void Campaign(uint32_t shard);
+  // Takes the role key `key` under this node's lease if no node holds it; whether this
+  // node holds it now. A holder whose lease ended loses the key, and its role, with it.
+  bool HoldsRole(const std::string& key);
   // Holds, or waits to take, the scheduled-query runner's key.
   void CampaignForScheduler();
   // Holds, or waits to take, the placement controller's key, and runs its rounds.

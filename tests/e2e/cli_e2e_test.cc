@@ -119,6 +119,13 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
   EXPECT_EQ(Ok({"query", "-f", "csv", "--read", "follower", "--max-staleness-ms", "50",
                 "--max-fragments", "2", "SELECT 41 + 1"}),
             "_col0\n42\n");
+  // A cluster's node list: an id is required; a single server has no nodes to change.
+  EXPECT_EQ(Cli({"cluster", "add-node"}).exit_code, 2);
+  EXPECT_EQ(Cli({"cluster", "remove-node"}).exit_code, 2);
+  ProcessResult single = Cli({"cluster", "add-node", "n3"});
+  EXPECT_NE(single.exit_code, 0);
+  EXPECT_THAT(single.err, HasSubstr("not a cluster node"));
+  EXPECT_THAT(Cli({"cluster", "rebalance"}).err, HasSubstr("not a cluster node"));
   // Nothing reached the server.
   EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
 }
