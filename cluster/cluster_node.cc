@@ -206,8 +206,13 @@ ClusterNode::~ClusterNode() {
   // node: they stop first.
   etcd_.reset();
   router_.reset();
-  absl::MutexLock lock(&replicas_mu_);
-  replicas_.clear();
+  // Destroyed outside the lock: a replica's last callbacks may look replicas up.
+  std::vector<std::shared_ptr<Replica>> replicas;
+  {
+    absl::MutexLock lock(&replicas_mu_);
+    replicas.swap(replicas_);
+  }
+  replicas.clear();
 }
 
 absl::Status ClusterNode::CheckSettings() {
