@@ -29,6 +29,8 @@ constexpr milliseconds kConnectTimeout{3000};
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
 // How long a node keeps the rows of a replica it gave up, for queries that began reading them.
 constexpr absl::Duration kKeepRowsOfDroppedReplica = absl::Seconds(60);
+// The most nodes a cluster's list holds (one etcd value, well under its 1.5 MB limit).
+constexpr size_t kMaxClusterNodes = 1024;
 
 bool ValidName(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
@@ -90,6 +92,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   }
   auto node = std::unique_ptr<ClusterNode>(new ClusterNode(options, engine));
   ASSIGN_OR_RETURN(node->membership_, Membership::Create(options.member_tls, options.secret));
+  node->peers_ = std::make_unique<PeerStubs>(node->membership_.get());
   ASSIGN_OR_RETURN(node->etcd_, EtcdClient::Connect(options.etcd, kConnectTimeout, options.etcd_tls,
                                                     options.etcd_login));
   RETURN_IF_ERROR(node->CheckSettings());
@@ -420,15 +423,14 @@ bool ClusterNode::Preferred(uint32_t shard) {
 void ClusterNode::Campaign(uint32_t shard) {
   absl::Time vacant_since = absl::InfiniteFuture();
   while (!stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
-    const std::shared_ptr<Replica> held = FollowPlacement(shard);
+    bool serves = false;
+    const std::shared_ptr<Replica> held = FollowPlacement(shard, &serves);
     Leader leader;
     int64_t lease = 0;
-    bool serves = false;
     {
       absl::MutexLock lock(&mu_);
       leader = leaders_[shard];
       lease = lease_;
-      serves = PlacementOf(shard).Serves(options_.node_id);
     }
     if (lease == 0) {
       // The lease was lost (etcd unreachable past its TTL, or this process paused): rejoin.
@@ -554,35 +556,51 @@ void ClusterNode::CampaignForController() {
 }
 
 std::optional<uint64_t> ClusterNode::AppliedOn(const std::string& node, uint32_t shard) {
-  if (node == options_.node_id) {
-    std::shared_ptr<Replica> replica = LocalReplica(shard);
-    if (replica == nullptr) return std::nullopt;
-    return replica->state().applied;
-  }
   std::string address;
-  {
+  if (node != options_.node_id) {
     absl::MutexLock lock(&mu_);
     auto it = nodes_.find(node);
     if (it == nodes_.end()) return std::nullopt;
     address = it->second;
   }
-  auto stub = internal::v1::ShardService::NewStub(
-      grpc::CreateChannel(address, membership_->ChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
-  membership_->Present(&context);
-  internal::v1::ShardStateRequest request;
-  request.add_shards(shard);
-  internal::v1::ShardStateResponse response;
-  if (!stub->State(&context, request, &response).ok()) return std::nullopt;
-  for (const auto& s : response.shards()) {
+  std::optional<internal::v1::ShardStateResponse> state = StateOf(node, address, {shard});
+  if (!state.has_value()) return std::nullopt;
+  for (const auto& s : state->shards()) {
     if (s.shard() == shard) return s.applied_sequence();
   }
   return std::nullopt;
 }
 
+std::optional<internal::v1::ShardStateResponse> ClusterNode::StateOf(
+    const std::string& node, const std::string& address, const std::vector<uint32_t>& shards) {
+  internal::v1::ShardStateResponse response;
+  if (node == options_.node_id) {
+    for (uint32_t shard : shards) {
+      const std::shared_ptr<Replica> replica = LocalReplica(shard);
+      if (replica == nullptr) continue;
+      const ReplicaState state = replica->state();
+      auto* s = response.add_shards();
+      s->set_shard(shard);
+      s->set_applied_sequence(state.applied);
+      s->set_digest(state.digest);
+    }
+    return response;
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
+  membership_->Present(&context);
+  internal::v1::ShardStateRequest request;
+  for (uint32_t shard : shards) request.add_shards(shard);
+  if (!peers_->For(address)->State(&context, request, &response).ok()) return std::nullopt;
+  return response;
+}
+
 absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
     const std::vector<std::string>& add, const std::vector<std::string>& remove) {
+  if (add.size() + remove.size() > kMaxClusterNodes) {
+    return absl::InvalidArgumentError(StrCat("a change names at most ", kMaxClusterNodes,
+                                             " node ids; split it into several"));
+  }
   for (const std::string& id : add) {
     if (!ValidName(id)) {
       return absl::InvalidArgumentError(
@@ -615,6 +633,10 @@ absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
                                           absl::StrJoin(nodes, ", "), ")"));
       }
       nodes.erase(it);
+    }
+    if (nodes.size() > kMaxClusterNodes) {
+      return absl::FailedPreconditionError(
+          StrCat("a cluster lists at most ", kMaxClusterNodes, " nodes"));
     }
     if (nodes.size() < kShardReplicas) {
       return absl::FailedPreconditionError(
@@ -672,11 +694,13 @@ absl::StatusOr<std::shared_ptr<Replica>> ClusterNode::StartReplica(uint32_t shar
   return replica;
 }
 
-std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard) {
+std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serves) {
   bool holds = false;
   {
     absl::MutexLock lock(&mu_);
-    holds = PlacementOf(shard).Holds(options_.node_id);
+    const ShardPlacement placement = PlacementOf(shard);
+    holds = placement.Holds(options_.node_id);
+    *serves = placement.Serves(options_.node_id);
   }
   std::shared_ptr<Replica> replica = LocalReplica(shard);
   if (holds && replica == nullptr) {
@@ -861,29 +885,14 @@ std::vector<ShardStatus> ClusterNode::Shards() {
     out[shard].last_sequence =
         log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000)).value_or(0);
   }
+  std::vector<uint32_t> all(shards_);
+  for (uint32_t shard = 0; shard < shards_; ++shard) all[shard] = shard;
   for (const NodeStatus& node : Nodes()) {
-    internal::v1::ShardStateResponse response;
-    bool reachable = false;
-    if (node.id == options_.node_id) {
-      grpc::ServerContext unused;
-      reachable = true;
-      for (uint32_t shard = 0; shard < shards_; ++shard) {
-        const std::shared_ptr<Replica> replica = LocalReplica(shard);
-        if (replica == nullptr) continue;
-        const ReplicaState state = replica->state();
-        auto* s = response.add_shards();
-        s->set_shard(shard);
-        s->set_applied_sequence(state.applied);
-        s->set_digest(state.digest);
-      }
-    } else {
-      auto stub = internal::v1::ShardService::NewStub(
-          grpc::CreateChannel(node.address, membership_->ChannelCredentials()));
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + milliseconds(2000));
-      membership_->Present(&context);
-      reachable = stub->State(&context, internal::v1::ShardStateRequest(), &response).ok();
-    }
+    const std::optional<internal::v1::ShardStateResponse> state =
+        StateOf(node.id, node.address, all);
+    const bool reachable = state.has_value();
+    const internal::v1::ShardStateResponse response = state.value_or(
+        internal::v1::ShardStateResponse());
     for (uint32_t shard = 0; shard < shards_; ++shard) {
       ShardStatus::Copy copy{.node = node.id, .reachable = reachable};
       bool holds = !reachable;  // an unreachable node is listed with the shards it may hold

@@ -28,6 +28,7 @@
 #include "cluster/cluster_options.h"
 #include "cluster/etcd_client.h"
 #include "cluster/jetstream.h"
+#include "cluster/peer_stubs.h"
 #include "cluster/placement.h"
 #include "cluster/placement_controller.h"
 #include "cluster/replica.h"
@@ -155,6 +156,11 @@ class ClusterNode final : public ShardDirectory {
   void CampaignForController();
   // What `node`'s replica of `shard` applied (asked over the internal service).
   std::optional<uint64_t> AppliedOn(const std::string& node, uint32_t shard);
+  // What `node` (at `address`; this node's own answered here) reports of its replicas of
+  // `shards`; nullopt when it does not answer.
+  std::optional<internal::v1::ShardStateResponse> StateOf(const std::string& node,
+                                                         const std::string& address,
+                                                         const std::vector<uint32_t>& shards);
   std::vector<std::shared_ptr<Replica>> AllReplicas();
   bool Preferred(uint32_t shard);
   // Where `shard` is placed: its etcd key's placement, else the one the cluster was
@@ -162,8 +168,9 @@ class ClusterNode final : public ShardDirectory {
   ShardPlacement PlacementOf(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes this node's replica of `shard` follow its placement: starts one on a node
   // holding it, drops it (its lead, its applied state, its rows) on one that no longer
-  // does. Returns the replica, null when none.
-  std::shared_ptr<Replica> FollowPlacement(uint32_t shard);
+  // does. Returns the replica, null when none, and whether this node serves the shard (a
+  // replica, not joining).
+  std::shared_ptr<Replica> FollowPlacement(uint32_t shard, bool* serves);
   absl::StatusOr<std::shared_ptr<Replica>> StartReplica(uint32_t shard);
   void DropReplica(uint32_t shard, std::shared_ptr<Replica> replica);
   // Resets this node's applied state of `shard` and deletes its rows.
@@ -178,6 +185,7 @@ class ClusterNode final : public ShardDirectory {
   const std::string root_;
   uint32_t shards_ = 0;
   std::unique_ptr<Membership> membership_;
+  std::unique_ptr<PeerStubs> peers_;  // the internal service of the other nodes
   std::unique_ptr<EtcdClient> etcd_;
   std::unique_ptr<JetStream> log_;
   std::unique_ptr<SchemaClaims> claims_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -48,7 +49,9 @@ std::optional<ShardPlacement> DecodePlacement(std::string_view text) {
       return std::nullopt;
     }
   }
-  if (!has_replicas || (placement.joining.empty() && !placement.leaving.empty()) ||
+  const std::set<std::string> distinct(placement.replicas.begin(), placement.replicas.end());
+  if (!has_replicas || distinct.size() != placement.replicas.size() ||
+      (placement.joining.empty() && !placement.leaving.empty()) ||
       (!placement.leaving.empty() && !placement.Serves(placement.leaving)) ||
       (placement.moving() && placement.Serves(placement.joining))) {
     return std::nullopt;

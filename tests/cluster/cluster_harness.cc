@@ -375,7 +375,9 @@ bool TestCluster::StartServices() {
 bool TestCluster::StartNodes() {
   // Started together, as an operator would: they race to create the cluster and its logs.
   std::vector<std::thread> starting;
-  std::vector<bool> started(options_.nodes);
+  // Not vector<bool>: its elements share words, and the threads below write them at once
+  // (a node's "started" was lost that way, failing a start with an empty error).
+  std::vector<char> started(options_.nodes, 0);
   for (int i = 0; i < options_.nodes; ++i) {
     nodes_.push_back(std::make_unique<StratadProcess>());
     // The test calls the internal service too (Replicas): as a member, with a node's

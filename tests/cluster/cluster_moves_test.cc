@@ -192,6 +192,8 @@ TEST_F(ClusterMovesTest, NodeListChangesThatCannotBeAreRefused) {
       {{"bad id"}, {}, grpc::StatusCode::INVALID_ARGUMENT, "is not a node id"},
       {{}, {"n9"}, grpc::StatusCode::NOT_FOUND, "is not one of the cluster's (n0, n1, n2)"},
       {{}, {"n2"}, grpc::StatusCode::FAILED_PRECONDITION, "add a node before removing one"},
+      {std::vector<std::string>(1025, "n5"), {}, grpc::StatusCode::INVALID_ARGUMENT,
+       "at most 1024 node ids"},
   };
   for (const Case& c : cases) {
     grpc::Status status = ChangeNodes(0, c.add, c.remove, &response);

@@ -52,7 +52,8 @@ TEST(PlacementTest, EncodesAndDecodes) {
 
 TEST(PlacementTest, RefusesWhatItDidNotWrite) {
   for (const char* text : {"", "a,b,c", "replicas=a;joining=b;leaving=c", "replicas=a;leaving=a",
-                           "replicas=a,b;joining=a", "replicas=a;color=blue", "replicas"}) {
+                           "replicas=a,b;joining=a", "replicas=a;color=blue", "replicas",
+                           "replicas=a,b,a"}) {
     EXPECT_FALSE(DecodePlacement(text).has_value()) << text;
   }
 }
