@@ -48,6 +48,14 @@ class BitReader {
     }
     return ReadSlow(count, bits);
   }
+  // Any count up to 64 on the fast path: two loads when it exceeds 56.
+  bool ReadWide(int count, uint64_t* bits) {
+    if (count <= 56) return Read(count, bits);
+    uint64_t high, low;
+    if (!Read(count - 32, &high) || !Read(32, &low)) return false;
+    *bits = (high << 32) | low;
+    return true;
+  }
   bool ReadBit(bool* bit) {
     uint64_t v;
     if (!Read(1, &v)) return false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "common/coding.h"
@@ -115,10 +116,54 @@ bool DecodeValues(std::string_view* in, size_t count, ColumnValues* out) {
   return false;
 }
 
-ColumnSummary Summarize(std::string_view name, const ColumnValues& column, size_t count) {
-  ColumnSummary s{.name = std::string(name), .type = column.type};
+// A DOUBLE column whose values are all integers / 10^scale: its min, max and
+// sum as those integers (kColumnDecimalStats), a few bytes instead of 24. The
+// sum is then exact, rounded once when read.
+struct DecimalStats {
+  int scale = 0;
+  int64_t min = 0, max = 0, sum = 0;
+};
+
+// The summary of a column as its header stores it, and its decimal form.
+struct ColumnStats {
+  ColumnSummary summary;
+  std::optional<DecimalStats> decimal;
+};
+
+// Integers of the decimal form stay below 2^53 in magnitude, where every
+// integer is a double; the sum too, or the column keeps whole doubles.
+constexpr int64_t kDecimalLimit = int64_t{1} << 53;
+
+std::optional<DecimalStats> DecimalStatsOf(const std::vector<double>& reals) {
+  DecimalStats stats;
+  for (double v : reals) {
+    if (std::isnan(v)) continue;
+    stats.scale = std::max(stats.scale, SmallestScale(v));
+    if (stats.scale > kMaxDecimalScale) return std::nullopt;
+  }
+  __int128 sum = 0;
+  bool any = false;
+  for (double v : reals) {
+    if (std::isnan(v)) continue;
+    const std::optional<int64_t> r = Scaled(v, stats.scale);
+    if (!r) return std::nullopt;  // exact at a smaller scale but not this one
+    stats.min = any ? std::min(stats.min, *r) : *r;
+    stats.max = any ? std::max(stats.max, *r) : *r;
+    any = true;
+    sum += *r;
+  }
+  if (!any || sum <= -kDecimalLimit || sum >= kDecimalLimit) return std::nullopt;
+  stats.sum = static_cast<int64_t>(sum);
+  return stats;
+}
+
+ColumnStats Summarize(std::string_view name, const ColumnValues& column, size_t count) {
+  ColumnStats stats;
+  ColumnSummary& s = stats.summary;
+  s.name = std::string(name);
+  s.type = column.type;
   s.null_count = static_cast<uint32_t>(count - column.size());
-  if (!IsNumeric(column.type)) return s;
+  if (!IsNumeric(column.type)) return stats;
   const bool is_int = column.type != ValueType::kDouble;
   for (size_t i = 0; i < column.size(); ++i) {
     const int64_t number = is_int ? column.numbers[i] : 0;
@@ -135,16 +180,28 @@ ColumnSummary Summarize(std::string_view name, const ColumnValues& column, size_
     s.int_max = std::max(s.int_max, number);
     s.sum += d;
   }
-  return s;
+  if (s.has_stats && !is_int) {
+    stats.decimal = DecimalStatsOf(column.reals);
+    if (stats.decimal) s.sum = Unscaled(stats.decimal->sum, stats.decimal->scale);
+  }
+  return stats;
 }
 
-void PutColumnHeader(const ColumnSummary& s, size_t body_size, std::string* out) {
+void PutColumnHeader(const ColumnStats& stats, size_t body_size, std::string* out) {
+  const ColumnSummary& s = stats.summary;
+  const std::optional<DecimalStats>& decimal = stats.decimal;
   PutLengthPrefixed(out, s.name);
   out->push_back(static_cast<char>(s.type));
   out->push_back(static_cast<char>((s.null_count > 0 ? kColumnHasNulls : 0) |
-                                   (s.has_stats ? kColumnHasStats : 0)));
+                                   (s.has_stats ? kColumnHasStats : 0) |
+                                   (decimal ? kColumnDecimalStats : 0)));
   if (s.null_count > 0) PutVarint64(out, s.null_count);
-  if (s.has_stats) {
+  if (decimal) {
+    out->push_back(static_cast<char>(decimal->scale));
+    PutVarsint64(out, decimal->min);
+    PutVarsint64(out, decimal->max);
+    PutVarsint64(out, decimal->sum);
+  } else if (s.has_stats) {
     if (s.type == ValueType::kDouble) {
       PutDouble(out, s.min);
       PutDouble(out, s.max);
@@ -155,6 +212,22 @@ void PutColumnHeader(const ColumnSummary& s, size_t body_size, std::string* out)
     PutDouble(out, s.sum);
   }
   PutVarint64(out, body_size);
+}
+
+bool ReadDecimalStats(Decoder* d, ColumnSummary* s) {
+  uint8_t scale;
+  int64_t min, max, sum;
+  if (!d->GetByte(&scale) || scale > kMaxDecimalScale || !d->GetVarsint64(&min) ||
+      !d->GetVarsint64(&max) || !d->GetVarsint64(&sum)) {
+    return false;
+  }
+  for (int64_t r : {min, max, sum}) {
+    if (r <= -kDecimalLimit || r >= kDecimalLimit) return false;
+  }
+  s->min = Unscaled(min, scale);
+  s->max = Unscaled(max, scale);
+  s->sum = Unscaled(sum, scale);
+  return true;
 }
 
 // The parsed header: the summary and the sizes of the bodies that follow.
@@ -169,8 +242,9 @@ absl::StatusOr<Header> ParseHeader(std::string_view bytes) {
   if (bytes.size() < 3 || bytes[0] != kBlockMagic[0] || bytes[1] != kBlockMagic[1]) {
     return Corrupt("bad magic");
   }
-  if (static_cast<uint8_t>(bytes[2]) != kBlockFormatVersion) {
-    return Corrupt(StrCat("unknown format version ", static_cast<int>(bytes[2])));
+  const auto version = static_cast<uint8_t>(bytes[2]);
+  if (version < kOldestBlockFormatVersion || version > kBlockFormatVersion) {
+    return Corrupt(StrCat("unknown format version ", static_cast<int>(version)));
   }
   Decoder d(bytes.substr(3));
   uint64_t count, span, columns;
@@ -202,7 +276,14 @@ absl::StatusOr<Header> ParseHeader(std::string_view bytes) {
       if (!d.GetVarint64(&nulls) || nulls == 0 || nulls > count) return Corrupt("null count");
       s.null_count = static_cast<uint32_t>(nulls);
     }
-    if (flags & kColumnHasStats) {
+    if ((flags & kColumnDecimalStats) && !(flags & kColumnHasStats)) {
+      return Corrupt("decimal statistics flag without statistics");
+    }
+    if (flags & kColumnDecimalStats) {
+      if (s.type != ValueType::kDouble) return Corrupt("decimal statistics on a non-DOUBLE column");
+      s.has_stats = true;
+      if (!ReadDecimalStats(&d, &s)) return Corrupt("truncated column statistics");
+    } else if (flags & kColumnHasStats) {
       if (!IsNumeric(s.type)) return Corrupt("statistics on a non-numeric column");
       s.has_stats = true;
       bool ok = true;
@@ -349,11 +430,11 @@ absl::StatusOr<std::string> EncodeBlockColumns(const std::vector<int64_t>& times
   PutLengthPrefixed(&bodies, body);
 
   for (const ColumnToEncode& column : columns) {
-    const ColumnSummary summary = Summarize(column.name, column.values, n);
+    const ColumnStats stats = Summarize(column.name, column.values, n);
     body.clear();
-    if (summary.null_count > 0) PutBitmap(column.values.present, &body);
+    if (stats.summary.null_count > 0) PutBitmap(column.values.present, &body);
     EncodeValues(column.values, &body);
-    PutColumnHeader(summary, body.size(), &out);
+    PutColumnHeader(stats, body.size(), &out);
     bodies.append(body);
   }
   out.append(bodies);
@@ -368,6 +449,33 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes) {
 absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block) {
   ASSIGN_OR_RETURN(Header h, ParseHeader(block));
   return block.substr(0, block.size() - h.bodies.size());
+}
+
+absl::StatusOr<StoredBlock> SplitBlock(std::string_view block) {
+  ASSIGN_OR_RETURN(std::string_view header, BlockHeaderBytes(block));
+  StoredBlock stored{.header = std::string(header),
+                     .bodies = std::string(kBodiesMagic, sizeof(kBodiesMagic))};
+  stored.bodies.push_back(block[2]);  // the version
+  stored.bodies.append(block.substr(header.size()));
+  return stored;
+}
+
+bool IsWholeBlock(std::string_view stored) {
+  return stored.size() >= 2 && stored[0] == kBlockMagic[0] && stored[1] == kBlockMagic[1];
+}
+
+absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::string* block) {
+  if (bodies.size() < 3 || bodies[0] != kBodiesMagic[0] || bodies[1] != kBodiesMagic[1]) {
+    return Corrupt("bad magic of a block's bodies");
+  }
+  if (header.size() < 3 || header[2] != bodies[2]) {
+    return Corrupt("a block's header and bodies have different versions");
+  }
+  block->clear();
+  block->reserve(header.size() + bodies.size() - 3);
+  block->append(header);
+  block->append(bodies.substr(3));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<BlockColumns> DecodeBlockColumns(

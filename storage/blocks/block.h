@@ -114,6 +114,23 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes);
 // time range, column statistics): all DecodeBlockSummary reads.
 absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block);
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
+
+// How a block is stored (docs/format/block.md, "Stored in two parts"): its
+// header in the `cold_header` family and, under the same key in `cold`, the
+// rest (its bodies) behind a 3-byte tag, so the header is on disk once.
+// Blocks stored whole (format 1) stay as they are: JoinBlock returns them.
+struct StoredBlock {
+  std::string header;  // BlockHeaderBytes
+  std::string bodies;  // the `cold` value
+};
+absl::StatusOr<StoredBlock> SplitBlock(std::string_view block);
+// Whether a `cold` value is a whole block, which carries its own header.
+bool IsWholeBlock(std::string_view stored);
+// The whole block from its header and its bodies (a `cold` value that is not
+// a whole block), into `*block`; DATA_LOSS when the bodies' tag is not
+// theirs (the header is checked by the decoders).
+absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::string* block);
+
 // Decodes times (unless `with_times` is false: a second pass over a block
 // whose times a first one decoded), versions if asked, and the columns
 // `wanted` accepts. The bodies of other columns are skipped (their header

@@ -3,7 +3,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
+#include "common/coding.h"
 #include "storage/blocks/bit_stream.h"
 #include "storage/blocks/block_format.h"
 #include "storage/blocks/int_codec.h"
@@ -26,29 +28,65 @@ double FromBits(uint64_t bits) {
   return v;
 }
 
-// The smallest scale k at which every value is exactly some integer / 10^k
-// (the decode divides, so the check divides too), or -1.
-int DecimalScale(const std::vector<double>& values, std::vector<int64_t>* scaled) {
-  for (int k = 0; k <= kMaxDecimalScale; ++k) {
-    scaled->clear();
-    bool fits = true;
-    for (double v : values) {
-      const double s = v * kPowersOfTen[k];
-      // 2^53: beyond it not every integer is a double.
-      if (!(std::fabs(s) < 9007199254740992.0)) {
-        fits = false;
-        break;
-      }
-      const auto r = static_cast<int64_t>(std::llround(s));
-      if (Bits(static_cast<double>(r) / kPowersOfTen[k]) != Bits(v)) {
-        fits = false;
-        break;
-      }
-      scaled->push_back(r);
+// The decimal form at scale k (DoubleEncoding::kAlp): the values exact at k
+// as integers, each of the others (the exceptions) replaced by its
+// predecessor's integer so it costs nothing in the sequence, and stored whole
+// after it. Plain or delta-coded integers, whichever is smaller. Empty when
+// no value is exact at k.
+std::string EncodeAlp(const std::vector<double>& values, int k) {
+  std::vector<int64_t> integers(values.size());
+  std::vector<int64_t> positions;
+  std::optional<int64_t> previous;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::optional<int64_t> r = Scaled(values[i], k);
+    if (r) {
+      // Exceptions before the first exact value take its integer.
+      if (!previous) std::fill(integers.begin(), integers.begin() + i, *r);
+      previous = r;
+    } else {
+      positions.push_back(static_cast<int64_t>(i));
     }
-    if (fits) return k;
+    integers[i] = previous.value_or(0);
   }
-  return -1;
+  if (!previous) return {};
+  std::string plain, deltas;
+  EncodeInts(integers, &plain);
+  EncodeInts(Deltas(integers), &deltas);
+  const bool use_deltas = deltas.size() < plain.size();
+  std::string out;
+  out.push_back(static_cast<char>(DoubleEncoding::kAlp));
+  out.push_back(static_cast<char>(k | (use_deltas ? kAlpDeltas : 0) |
+                                  (positions.empty() ? 0 : kAlpExceptions)));
+  if (!positions.empty()) PutVarint64(&out, positions.size());
+  out.append(use_deltas ? deltas : plain);
+  if (!positions.empty()) {
+    EncodeInts(Deltas(positions), &out);
+    for (int64_t p : positions) PutDouble(&out, values[p]);
+  }
+  return out;
+}
+
+// The scales worth trying: where the most values are exact with at most a
+// quarter of them exceptions (an exception costs ~10 bytes, a value in the
+// sequence ~1), each scale at which more values become exact.
+std::vector<int> CandidateScales(const std::vector<double>& values) {
+  std::vector<size_t> at_scale(kMaxDecimalScale + 2, 0);
+  const size_t allowed = values.size() / 4;
+  size_t inexact = 0;
+  for (double v : values) {
+    const int k = SmallestScale(v);
+    ++at_scale[k];
+    // Full-precision data: give up before testing every value at every scale.
+    if (k > kMaxDecimalScale && ++inexact > allowed) return {};
+  }
+  std::vector<int> scales;
+  size_t exact = 0;
+  for (int k = 0; k <= kMaxDecimalScale; ++k) {
+    if (at_scale[k] == 0) continue;
+    exact += at_scale[k];
+    if (values.size() - exact <= allowed) scales.push_back(k);
+  }
+  return scales;
 }
 
 void EncodeGorilla(const std::vector<double>& values, std::string* out) {
@@ -122,24 +160,87 @@ bool DecodeGorilla(std::string_view* in, size_t count, std::vector<double>* valu
   return true;
 }
 
+// The integers, their scale k, to doubles: r / 10^k, as the encoders checked.
+void Unscale(const std::vector<int64_t>& integers, int k, std::vector<double>* values) {
+  values->reserve(integers.size());
+  for (int64_t r : integers) values->push_back(Unscaled(r, k));
+}
+
+bool DecodeDecimal(std::string_view* in, size_t count, std::vector<double>* values) {
+  if (in->empty()) return false;
+  const int scale = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  if (scale > kMaxDecimalScale) return false;
+  std::vector<int64_t> scaled;
+  if (!DecodeInts(in, count, &scaled)) return false;
+  UndoDeltas(&scaled);
+  Unscale(scaled, scale, values);
+  return true;
+}
+
+bool DecodeAlp(std::string_view* in, size_t count, std::vector<double>* values) {
+  Decoder decoder(*in);
+  uint8_t head;
+  if (!decoder.GetByte(&head)) return false;
+  const int scale = head & kAlpScaleMask;
+  if (scale > kMaxDecimalScale || (head & ~(kAlpScaleMask | kAlpDeltas | kAlpExceptions))) {
+    return false;
+  }
+  uint64_t exceptions = 0;
+  if ((head & kAlpExceptions) &&
+      (!decoder.GetVarint64(&exceptions) || exceptions == 0 || exceptions > count)) {
+    return false;
+  }
+  std::string_view rest = decoder.rest();
+  std::vector<int64_t> integers;
+  if (!DecodeInts(&rest, count, &integers)) return false;
+  if (head & kAlpDeltas) UndoDeltas(&integers);
+  Unscale(integers, scale, values);
+  if (exceptions > 0) {
+    std::vector<int64_t> positions;
+    if (!DecodeInts(&rest, exceptions, &positions)) return false;
+    UndoDeltas(&positions);
+    Decoder whole(rest);
+    int64_t previous = -1;
+    for (int64_t p : positions) {
+      // Strictly increasing positions inside the block.
+      if (p <= previous || p >= static_cast<int64_t>(count)) return false;
+      previous = p;
+      if (!whole.GetDouble(&(*values)[p])) return false;
+    }
+    rest = whole.rest();
+  }
+  *in = rest;
+  return true;
+}
+
 }  // namespace
 
-void EncodeDoubles(const std::vector<double>& values, std::string* out) {
-  std::string gorilla;
-  EncodeGorilla(values, &gorilla);
-  std::vector<int64_t> scaled;
-  const int scale = DecimalScale(values, &scaled);
-  if (scale >= 0) {
-    std::string decimal;
-    decimal.push_back(static_cast<char>(DoubleEncoding::kDecimal));
-    decimal.push_back(static_cast<char>(scale));
-    EncodeInts(Deltas(scaled), &decimal);
-    if (decimal.size() < gorilla.size()) {
-      out->append(decimal);
-      return;
-    }
+std::optional<int64_t> Scaled(double v, int k) {
+  const double s = v * kPowersOfTen[k];
+  if (!(std::fabs(s) < 9007199254740992.0)) return std::nullopt;
+  const auto r = static_cast<int64_t>(std::llround(s));
+  if (Bits(Unscaled(r, k)) != Bits(v)) return std::nullopt;
+  return r;
+}
+
+int SmallestScale(double v) {
+  for (int k = 0; k <= kMaxDecimalScale; ++k) {
+    if (Scaled(v, k)) return k;
   }
-  out->append(gorilla);
+  return kMaxDecimalScale + 1;
+}
+
+double Unscaled(int64_t r, int k) { return static_cast<double>(r) / kPowersOfTen[k]; }
+
+void EncodeDoubles(const std::vector<double>& values, std::string* out) {
+  std::string best;
+  EncodeGorilla(values, &best);
+  for (int k : CandidateScales(values)) {
+    std::string alp = EncodeAlp(values, k);
+    if (!alp.empty() && alp.size() < best.size()) best = std::move(alp);
+  }
+  out->append(best);
 }
 
 bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values) {
@@ -148,16 +249,9 @@ bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* valu
   const auto encoding = static_cast<DoubleEncoding>((*in)[0]);
   in->remove_prefix(1);
   if (encoding == DoubleEncoding::kGorilla) return DecodeGorilla(in, count, values);
-  if (encoding != DoubleEncoding::kDecimal || in->empty()) return false;
-  const int scale = static_cast<uint8_t>((*in)[0]);
-  in->remove_prefix(1);
-  if (scale > kMaxDecimalScale) return false;
-  std::vector<int64_t> scaled;
-  if (!DecodeInts(in, count, &scaled)) return false;
-  UndoDeltas(&scaled);
-  values->reserve(count);
-  for (int64_t r : scaled) values->push_back(static_cast<double>(r) / kPowersOfTen[scale]);
-  return true;
+  if (encoding == DoubleEncoding::kDecimal) return DecodeDecimal(in, count, values);
+  if (encoding == DoubleEncoding::kAlp) return DecodeAlp(in, count, values);
+  return false;
 }
 
 }  // namespace strata::format

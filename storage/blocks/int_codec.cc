@@ -1,6 +1,8 @@
 #include "storage/blocks/int_codec.h"
 
+#include <algorithm>
 #include <bit>
+#include <climits>
 
 #include "common/coding.h"
 #include "storage/blocks/bit_stream.h"
@@ -18,6 +20,43 @@ void EncodeRunLength(const std::vector<int64_t>& values, std::string* out) {
     PutVarint64(out, run - 1);
     i += run;
   }
+}
+
+bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>* values) {
+  Decoder decoder(*in);
+  uint64_t first, low, span;
+  if (!decoder.GetVarint64(&first) || !decoder.GetVarint64(&low) ||
+      !decoder.GetVarint64(&span) || span >= kMaxRangePackedSpan) {
+    return false;
+  }
+  *in = decoder.rest();
+  if (count == 0) return true;
+  const uint64_t base_value = static_cast<uint64_t>(UnZigZag(low));
+  if (span == 0) {
+    values->assign(count, static_cast<int64_t>(base_value));
+    (*values)[0] = UnZigZag(first);
+    return true;
+  }
+  const RangePacking packing(span + 1);
+  const size_t bytes = (packing.PackedBits(count - 1) + 7) / 8;
+  if (bytes > in->size()) return false;  // before allocating for `count`
+  values->resize(count);
+  (*values)[0] = UnZigZag(first);
+  BitReader bits(in->substr(0, bytes));
+  for (size_t start = 1; start < count; start += packing.digits()) {
+    const size_t digits = std::min<size_t>(packing.digits(), count - start);
+    uint64_t group;
+    if (!bits.ReadWide(packing.Width(digits), &group)) return false;
+    for (size_t j = 0; j < digits; ++j) {
+      const uint64_t rest = packing.Divide(group);
+      const uint64_t digit = group - rest * packing.base();
+      (*values)[start + j] = static_cast<int64_t>(base_value + digit);
+      group = rest;
+    }
+    if (group != 0) return false;  // a digit at or past the base
+  }
+  in->remove_prefix(bytes);
+  return true;
 }
 
 size_t VarintSize(uint64_t v) { return v == 0 ? 1 : (64 - std::countl_zero(v) + 6) / 7; }
@@ -53,7 +92,76 @@ size_t RunLengthSize(const std::vector<int64_t>& values) {
   return size;
 }
 
+// The smallest and largest of every value but the first.
+struct Range {
+  int64_t low = 0;
+  uint64_t span = 0;  // high − low
+};
+
+Range RangeOfRest(const std::vector<int64_t>& values) {
+  int64_t low = values.size() > 1 ? values[1] : 0, high = low;
+  for (size_t i = 2; i < values.size(); ++i) {
+    low = std::min(low, values[i]);
+    high = std::max(high, values[i]);
+  }
+  return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+}
+
+void EncodeRangePacked(const std::vector<int64_t>& values, const Range& range,
+                       std::string* out) {
+  out->push_back(static_cast<char>(IntEncoding::kRangePacked));
+  PutVarint64(out, ZigZag(values[0]));
+  PutVarint64(out, ZigZag(range.low));
+  PutVarint64(out, range.span);
+  if (range.span == 0) return;  // every value is `low`: nothing to pack
+  const RangePacking packing(range.span + 1);
+  BitWriter bits(out);
+  const auto digit = [&](size_t i) {
+    return static_cast<uint64_t>(values[i]) - static_cast<uint64_t>(range.low);
+  };
+  for (size_t start = 1; start < values.size(); start += packing.digits()) {
+    const size_t digits = std::min<size_t>(packing.digits(), values.size() - start);
+    // The group's first value is its lowest digit: Horner from the last.
+    uint64_t group = 0;
+    for (size_t j = digits; j-- > 0;) group = group * packing.base() + digit(start + j);
+    const int width = packing.Width(digits);
+    // BitWriter takes at most 64 bits; a group has at most 63.
+    bits.Write(group, width);
+  }
+  bits.Flush();
+}
+
 }  // namespace
+
+RangePacking::RangePacking(uint64_t base) : base_(base) {
+  // Digits a group could hold: base^g ≤ 2^63 (the group's value then fits
+  // 63 bits, which the fast division below needs).
+  std::vector<int> widths = {0};
+  unsigned __int128 power = 1;
+  while (true) {
+    power *= base;
+    if (power > (static_cast<unsigned __int128>(1) << 63)) break;
+    widths.push_back(std::bit_width(static_cast<uint64_t>(power - 1)));
+  }
+  // The group size that wastes the fewest bits a digit (the first on ties).
+  digits_ = 1;
+  for (size_t g = 2; g < widths.size(); ++g) {
+    if (widths[g] * digits_ < widths[digits_] * g) digits_ = g;
+  }
+  widths_ = std::move(widths);
+  widths_.resize(digits_ + 1);
+  // Granlund–Montgomery: with l = ⌈log2 base⌉ and m = ⌈2^(63+l) / base⌉,
+  // ⌊a / base⌋ = ⌊a·m / 2^(63+l)⌋ for every a < 2^63, and m < 2^64.
+  shift_ = 63 + std::bit_width(base - 1);
+  const unsigned __int128 one = 1;
+  const unsigned __int128 numerator = one << shift_;
+  multiplier_ = static_cast<uint64_t>(numerator / base + (numerator % base != 0 ? 1 : 0));
+}
+
+size_t RangePacking::PackedBits(size_t count) const {
+  const size_t full = count / digits_, rest = count % digits_;
+  return full * widths_[digits_] + (rest > 0 ? widths_[rest] : 0);
+}
 
 void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
   if (values.empty()) {
@@ -61,12 +169,23 @@ void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
     return;
   }
   const int width = WidthOfRest(values);
-  const size_t packed_size =
-      2 + VarintSize(ZigZag(values[0])) + ((values.size() - 1) * width + 7) / 8;
-  if (RunLengthSize(values) <= packed_size) {
+  const size_t rest = values.size() - 1;
+  const size_t first_size = VarintSize(ZigZag(values[0]));
+  const size_t packed_size = 2 + first_size + (rest * width + 7) / 8;
+  const size_t run_length_size = RunLengthSize(values);
+  const Range range = RangeOfRest(values);
+  size_t range_size = SIZE_MAX;
+  if (range.span < kMaxRangePackedSpan) {
+    range_size = 1 + first_size + VarintSize(ZigZag(range.low)) + VarintSize(range.span);
+    if (range.span > 0) range_size += (RangePacking(range.span + 1).PackedBits(rest) + 7) / 8;
+  }
+  // Ties go to the simpler forms, which decode faster.
+  if (run_length_size <= packed_size && run_length_size <= range_size) {
     EncodeRunLength(values, out);
-  } else {
+  } else if (packed_size <= range_size) {
     EncodeBitPacked(values, width, out);
+  } else {
+    EncodeRangePacked(values, range, out);
   }
 }
 
@@ -111,6 +230,7 @@ bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values
     in->remove_prefix(bytes);
     return true;
   }
+  if (encoding == IntEncoding::kRangePacked) return DecodeRangePacked(in, count, values);
   return false;
 }
 

@@ -9,6 +9,7 @@
 #include "storage/blocks/block.h"
 #include "storage/head/head_log.h"
 #include "storage/kv/keys.h"
+#include "storage/read/stored_blocks.h"
 
 namespace strata {
 namespace {
@@ -63,12 +64,10 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, MemoryHead& head, const Table
     by_block[row_keys[i].substr(0, keys::kBlockKeySize)].push_back(i);
   }
   for (const auto& [block_key, indexes] : by_block) {
-    std::string bytes;
-    rocksdb::Status s =
-        store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kCold), block_key, &bytes);
-    if (s.IsNotFound()) continue;
-    RETURN_IF_ERROR(FromRocks(s, "reading a block to delete from"));
-    ASSIGN_OR_RETURN(std::vector<format::BlockPoint> block, format::DecodeBlock(bytes));
+    ASSIGN_OR_RETURN(std::optional<std::string> bytes,
+                     ReadBlock(store, rocksdb::ReadOptions(), block_key));
+    if (!bytes) continue;
+    ASSIGN_OR_RETURN(std::vector<format::BlockPoint> block, format::DecodeBlock(*bytes));
     absl::flat_hash_set<int64_t> times;
     for (size_t i : indexes) times.insert(points[i].time_nanos);
     const size_t before = block.size();
@@ -78,14 +77,11 @@ absl::StatusOr<int64_t> DeleteBucket(Store& store, MemoryHead& head, const Table
     if (block.size() == before) continue;
     for (size_t i : indexes) found_rows.insert(static_cast<int64_t>(i));
     if (block.empty()) {
-      batch.Delete(store.family(Store::kCold), block_key);
-      batch.Delete(store.family(Store::kColdHeader), block_key);
+      DeleteBlock(store, block_key, &batch);
       continue;
     }
     ASSIGN_OR_RETURN(std::string encoded, format::EncodeBlock(block));
-    ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(encoded));
-    batch.Put(store.family(Store::kCold), block_key, encoded);
-    batch.Put(store.family(Store::kColdHeader), block_key, header);
+    RETURN_IF_ERROR(PutBlock(store, block_key, encoded, &batch));
   }
   if (batch.Count() > 0) {
     RETURN_IF_ERROR(FromRocks(store.db()->Write(store.write_options(), &batch), "deleting rows"));

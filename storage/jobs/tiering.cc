@@ -12,6 +12,7 @@
 #include "storage/blocks/block_format.h"
 #include "storage/head/head_log.h"
 #include "storage/kv/keys.h"
+#include "storage/read/stored_blocks.h"
 #include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
 
@@ -102,7 +103,7 @@ class BucketConverter {
         if (prefix.empty() || p < prefix) prefix = p;
       }
       const std::string block_key(prefix);
-      ASSIGN_OR_RETURN(std::optional<std::string> existing, ReadBlock(block_key));
+      ASSIGN_OR_RETURN(std::optional<std::string> existing, ReadSnapshotBlock(block_key));
       std::optional<std::string> block;
       if (!existing && !(delta->Valid() && delta->key().starts_with(block_key))) {
         // Only the head holds the series here: its rows may freeze as they are.
@@ -127,9 +128,7 @@ class BucketConverter {
         }
         ASSIGN_OR_RETURN(block, format::EncodeBlock(points));
       }
-      ASSIGN_OR_RETURN(std::string_view header, format::BlockHeaderBytes(*block));
-      batch.Put(store_.family(Store::kCold), block_key, *block);
-      batch.Put(store_.family(Store::kColdHeader), block_key, header);
+      RETURN_IF_ERROR(PutBlock(store_, block_key, *block, &batch));
       ++counts.blocks_written;
       if (batch.GetDataSize() > kBlocksChunkBytes) {
         // Written ahead of the commit: a block holds the series' rows up to
@@ -184,14 +183,10 @@ class BucketConverter {
   }
 
   // The series' block in the bucket as of the snapshot, if it has one.
-  absl::StatusOr<std::optional<std::string>> ReadBlock(const std::string& block_key) {
-    std::string bytes;
+  absl::StatusOr<std::optional<std::string>> ReadSnapshotBlock(const std::string& block_key) {
     rocksdb::ReadOptions options;
     options.snapshot = snapshot_;
-    rocksdb::Status s = store_.db()->Get(options, store_.family(Store::kCold), block_key, &bytes);
-    if (s.IsNotFound()) return std::nullopt;
-    RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
-    return bytes;
+    return ReadBlock(store_, options, block_key);
   }
 
   // The block of the series at `head` (keys starting with `prefix`) encoded
@@ -468,6 +463,9 @@ absl::Status BackfillBlockHeaders(Store& store) {
     // A corrupt block keeps all its bytes as the copy: reads of it then fail
     // with DATA_LOSS as they did, rather than the block vanishing from scans.
     const std::string_view block = iter->value().ToStringView();
+    // Bodies stored apart were written with their header (never the case in
+    // a data directory without the marker, but harmless to skip).
+    if (!format::IsWholeBlock(block)) continue;
     absl::StatusOr<std::string_view> header = format::BlockHeaderBytes(block);
     batch.Put(store.family(Store::kColdHeader), iter->key(), header.ok() ? *header : block);
     if (batch.GetDataSize() > (4 << 20)) RETURN_IF_ERROR(write());

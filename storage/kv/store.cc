@@ -62,6 +62,15 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
   rocksdb::ColumnFamilyOptions options;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = cache;
+  // Index entries delta-coded against a restart every 16 (the default, 1,
+  // stores every separator key whole: keys share their table and bucket).
+  table.index_block_restart_interval = 16;
+  if (family == Store::kCold) {
+    // A block of the magnetic store is ~4 KB: RocksDB blocks of 16 KB hold
+    // several, each key prefix-coded against its neighbours' and one index
+    // entry for them all (1 % of the family on TSBS data).
+    table.block_size = 16 << 10;
+  }
   options.compression = rocksdb::kLZ4Compression;
   // The memory head's log is read only by iterating it at open: no key is
   // looked up, so it has no filter. (It stays compressed: LZ4 saves only
@@ -83,8 +92,18 @@ rocksdb::ColumnFamilyOptions FamilyOptions(Store::Family family,
   }
   if (family == Store::kCold) {
     // Magnetic blocks are already encoded; ZSTD on the bottom level squeezes
-    // what the codecs leave (dictionary pages, headers).
+    // what the codecs leave (text dictionaries).
     options.bottommost_compression = rocksdb::kZSTD;
+  }
+  if (family == Store::kColdHeader) {
+    // Block headers repeat their tables' measure names block after block:
+    // ZSTD with a dictionary trained on each bottom-level file stores them
+    // about once (a third off the family on TSBS data, whose statistics
+    // are the rest).
+    options.bottommost_compression = rocksdb::kZSTD;
+    options.bottommost_compression_opts.enabled = true;
+    options.bottommost_compression_opts.max_dict_bytes = 16 << 10;
+    options.bottommost_compression_opts.zstd_max_train_bytes = 100 * (16 << 10);
   }
   return options;
 }

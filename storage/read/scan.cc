@@ -11,6 +11,7 @@
 #include "rocksdb/perf_level.h"
 #include "storage/blocks/block.h"
 #include "storage/kv/keys.h"
+#include "storage/read/stored_blocks.h"
 #include "storage/rows/row_codec.h"
 
 namespace strata {
@@ -193,7 +194,8 @@ class BlockSource final : public Source {
     }
     const std::string_view bytes = blocks_->value().ToStringView();
     stats_->bytes_scanned += static_cast<int64_t>(bytes.size());
-    return bytes;
+    // The header iterator is at this block's header.
+    return JoinedBlock(iter_->value().ToStringView(), bytes, &joined_);
   }
   void SkipBlock() {
     iter_->Next();
@@ -254,6 +256,7 @@ class BlockSource final : public Source {
   const int64_t start_, end_time_;
   ScanStats* stats_;
   std::unique_ptr<rocksdb::Iterator> blocks_;  // over `cold`, made when first needed
+  std::string joined_;  // the current block when stored in two parts (stored_blocks.h)
   // Headers stepped over so far, and that count when the last block was read.
   int64_t headers_passed_ = 0;
   int64_t block_header_ = -2;
@@ -345,19 +348,20 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
     stats->blocks_pruned++;
     return best;
   }
-  std::string block;
-  s = store.db()->Get(read, store.family(Store::kCold), prefix, &block);
+  std::string stored, joined;
+  s = store.db()->Get(read, store.family(Store::kCold), prefix, &stored);
   if (s.IsNotFound()) {
     return absl::DataLossError(
         "a magnetic-store block is missing although its header is stored; restore from a backup");
   }
   RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
+  ASSIGN_OR_RETURN(std::string_view block, JoinedBlock(header, stored, &joined));
   // Typed columns, then the one point's measures: not every point's.
   ASSIGN_OR_RETURN(format::BlockColumns decoded,
                    format::DecodeBlockColumns(block, /*with_versions=*/true,
                                               [](const format::ColumnSummary&) { return true; }));
   stats->blocks_scanned++;
-  stats->bytes_scanned += static_cast<int64_t>(block.size());
+  stats->bytes_scanned += static_cast<int64_t>(stored.size());
   const std::vector<int64_t>& times = decoded.times;
   const size_t before_end = std::lower_bound(times.begin(), times.end(), end) - times.begin();
   if (before_end == 0) return best;

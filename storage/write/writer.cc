@@ -19,6 +19,7 @@
 #include "storage/blocks/block.h"
 #include "storage/head/head_log.h"
 #include "storage/kv/keys.h"
+#include "storage/read/stored_blocks.h"
 #include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
 #include "storage/write/record_validation.h"
@@ -619,7 +620,11 @@ class Writer::GroupCommit {
         lookups.emplace_back(family, key);
       }
     }
-    for (const std::string& key : block_keys) lookups.emplace_back(Store::kCold, key);
+    // A block is stored in two parts (stored_blocks.h): both are read.
+    for (const std::string& key : block_keys) {
+      lookups.emplace_back(Store::kCold, key);
+      lookups.emplace_back(Store::kColdHeader, key);
+    }
     std::vector<rocksdb::ColumnFamilyHandle*> families;
     std::vector<rocksdb::Slice> slices;
     for (const auto& [family, key] : lookups) {
@@ -640,14 +645,26 @@ class Writer::GroupCommit {
       std::optional<format::PointReader> points;
     };
     absl::flat_hash_map<std::string_view, Block> blocks;
+    absl::flat_hash_map<std::string_view, std::string_view> headers;
     for (size_t i = 0; i < lookups.size(); ++i) {
-      if (statuses[i].IsNotFound()) continue;
+      if (lookups[i].first != Store::kColdHeader || statuses[i].IsNotFound()) continue;
+      RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored block headers"));
+      headers[lookups[i].second] = values[i];
+    }
+    std::vector<std::string> joined(lookups.size());  // blocks stored in two parts
+    for (size_t i = 0; i < lookups.size(); ++i) {
+      if (statuses[i].IsNotFound() || lookups[i].first == Store::kColdHeader) continue;
       RETURN_IF_ERROR(FromRocks(statuses[i], "reading stored records"));
       if (lookups[i].first == Store::kCold) {
         Block& block = blocks[lookups[i].second];
-        block.bytes = values[i];
+        const auto header = headers.find(lookups[i].second);
+        ASSIGN_OR_RETURN(block.bytes,
+                         JoinedBlock(header == headers.end()
+                                        ? std::nullopt
+                                        : std::optional<std::string_view>(header->second),
+                                    values[i], &joined[i]));
         ASSIGN_OR_RETURN(block.decoded,
-                         format::DecodeBlockColumns(values[i], /*with_versions=*/false,
+                         format::DecodeBlockColumns(block.bytes, /*with_versions=*/false,
                                                     [](const format::ColumnSummary&) {
                                                       return false;
                                                     }));

@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "storage/blocks/block.h"
+#include "storage/blocks/block_format.h"
 
 namespace strata::format {
 namespace {
@@ -227,6 +228,97 @@ TEST(Block, RegularDevopsDataIsCompact) {
   auto bytes = EncodeBlock(points);
   ASSERT_TRUE(bytes.ok());
   EXPECT_LT(bytes->size(), 360u / 2);
+}
+
+// A block the format-1 encoder wrote (before range packing, the decimal form
+// with exceptions and decimal statistics): 12 points of a two-decimal DOUBLE,
+// a BIGINT with one point absent, a VARCHAR and a full-precision DOUBLE.
+// Blocks on disk keep reading after the format changes.
+TEST(Block, FormatOneBlocksStillDecode) {
+  const std::string v1(
+      "\x53\x42\x01\x0c\x80\x80\xd0\xe2\xc6\xbf\xce\x97\x2f\x80\x98\x8b\xe4\x99"
+      "\x03\x04\x04\x74\x65\x6d\x70\x01\x02\x40\x35\x63\xd7\x0a\x3d\x70\xa4\x40"
+      "\x35\x97\x0a\x3d\x70\xa3\xd7\x40\x70\x1d\xeb\x85\x1e\xb8\x51\x0d\x05\x63"
+      "\x6f\x75\x6e\x74\x02\x03\x01\xd0\x0f\xc2\x11\x40\xc6\x74\x80\x00\x00\x00"
+      "\x00\x0e\x05\x73\x74\x61\x74\x65\x03\x00\x11\x05\x72\x61\x74\x69\x6f\x01"
+      "\x02\x00\x00\x00\x00\x00\x00\x00\x00\x40\x0d\x55\x55\x55\x55\x55\x55\x40"
+      "\x33\xf7\x77\x77\x77\x77\x78\x65\x07\x01\x80\x90\xdf\xc0\x4a\x00\x07\x00"
+      "\x02\x04\x04\x00\x02\x05\x01\x02\x01\xb6\x21\x05\xe4\x79\x18\xf2\x3c\x8c"
+      "\x78\xef\xf0\x01\xd0\x0f\x06\x08\x66\x12\x59\xa7\xa2\x9a\xa0\x02\x04\x69"
+      "\x64\x6c\x65\x04\x62\x75\x73\x79\x01\x00\x02\xa8\xa8\xa8\x00\x00\x00\x00"
+      "\x00\x00\x00\x00\x00\xc5\xef\xfa\xaa\xaa\xaa\xaa\xaa\xaa\xb0\x06\x00\x00"
+      "\x00\x00\x00\x00\x10\x02\xaa\xaa\xaa\xaa\xaa\xaa\xb0\x00\xaa\xaa\xaa\xaa"
+      "\xaa\xaa\xb0\x01\xff\xff\xff\xff\xff\xff\xd8\x7e\xff\xf5\x55\x55\x55\x55"
+      "\x55\x57\x7f\xd3\x33\x33\x33\x33\x33\x34\xbf\xeb\x33\x33\x33\x33\x33\x30"
+      "\xc0\x03\x55\x55\x55\x55\x55\x55\x60\x00\x55\x55\x55\x55\x55\x55\x70\x00"
+      "\x7f\xff\xff\xff\xff\xff\xe0",
+      277);
+  ASSERT_EQ(v1[2], 1);
+  auto points = DecodeBlock(v1);
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 12u);
+  for (int i = 0; i < 12; ++i) {
+    const BlockPoint& p = (*points)[i];
+    EXPECT_EQ(p.time_nanos, kStart + i * kTenSeconds);
+    EXPECT_EQ(p.version, i == 5 ? 2 : 1);
+    std::vector<Measure> expected = {{"temp", Value::Double((2150 + (i * 37) % 23 - 11) / 100.0)}};
+    if (i != 3) expected.push_back({"count", Value::Bigint(1000 + i * i)});
+    expected.push_back({"state", Value::Varchar(i % 4 == 0 ? "idle" : "busy")});
+    expected.push_back({"ratio", Value::Double(i == 7 ? 0.1 + 0.2 : i / 3.0)});
+    EXPECT_EQ(p.measures, expected) << i;
+  }
+  auto summary = DecodeBlockSummary(v1);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->columns[0].min, 21.39);
+  EXPECT_EQ(summary->columns[0].max, 21.59);
+}
+
+TEST(Block, NewBlocksCarryFormatTwoAndDecimalStatistics) {
+  std::vector<BlockPoint> points(360);
+  double value = 50;
+  for (size_t i = 0; i < points.size(); ++i) {
+    value = std::round((value + (i % 7 == 0 ? 0.37 : -0.05)) * 100) / 100;
+    points[i] = {kStart + static_cast<int64_t>(i) * kTenSeconds, 1,
+                 {{"reading", Value::Double(value)},
+                  {"noise", Value::Double(std::sqrt(static_cast<double>(i) + 0.5))}}};
+  }
+  auto bytes = EncodeBlock(points);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(static_cast<uint8_t>((*bytes)[2]), kBlockFormatVersion);
+  auto summary = DecodeBlockSummary(*bytes);
+  ASSERT_TRUE(summary.ok());
+  double min = points[0].measures[0].value.real, max = min;
+  for (const BlockPoint& p : points) {
+    min = std::min(min, p.measures[0].value.real);
+    max = std::max(max, p.measures[0].value.real);
+  }
+  EXPECT_EQ(summary->columns[0].min, min);
+  EXPECT_EQ(summary->columns[0].max, max);
+  EXPECT_EQ(summary->columns[1].min, std::sqrt(0.5));  // no decimal form: whole doubles
+  EXPECT_EQ(summary->columns[1].max, std::sqrt(359.5));
+  // Decimal statistics take a scale byte and two short varints where whole
+  // doubles take 16 bytes: the same block with the decimal column scaled
+  // to full precision has a header longer by at least ten bytes.
+  std::vector<BlockPoint> full_precision = points;
+  for (BlockPoint& p : full_precision) p.measures[0].value.real *= 1 + 1e-15;
+  auto full_bytes = EncodeBlock(full_precision);
+  ASSERT_TRUE(full_bytes.ok());
+  EXPECT_GE(BlockHeaderBytes(*full_bytes).value().size(),
+            BlockHeaderBytes(*bytes).value().size() + 10);
+  auto decoded = DecodeBlock(*bytes);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, points);
+}
+
+TEST(Block, RefusesDecimalStatisticsWhereTheyCannotBe) {
+  // Hand-built headers: a BIGINT column, then a DOUBLE column without
+  // statistics, each flagged as having decimal statistics.
+  for (const std::string& column : {std::string("\x01n\x02\x06\x02\x00\x00\x01", 8),
+                                    std::string("\x01n\x01\x04\x01", 5)}) {
+    const std::string header = std::string("SB\x02\x01\x00\x00\x01", 7) + column;
+    auto summary = DecodeBlockSummary(header);
+    EXPECT_FALSE(summary.ok());
+  }
 }
 
 }  // namespace

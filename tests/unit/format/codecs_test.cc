@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "common/coding.h"
 #include "gtest/gtest.h"
 #include "storage/blocks/bit_stream.h"
 #include "storage/blocks/block_format.h"
@@ -53,12 +54,101 @@ TEST(IntCodec, PicksTheSmallerEncoding) {
   EXPECT_EQ(static_cast<IntEncoding>(constant[0]), IntEncoding::kRunLength);
   EXPECT_LE(constant.size(), 5u);
 
+  // -2..1 zig-zag to 0..3: two bits bit-packed, as range-packed but for
+  // the range's extra byte.
   std::vector<int64_t> small(1000);
-  for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<int64_t>(i % 3) - 1;
+  for (size_t i = 0; i < small.size(); ++i) small[i] = static_cast<int64_t>(i % 4) - 2;
   std::string packed;
   EncodeInts(small, &packed);
   EXPECT_EQ(static_cast<IntEncoding>(packed[0]), IntEncoding::kBitPacked);
   EXPECT_EQ(packed.size(), 3u + 999 * 2 / 8 + 1);  // two bits a value
+}
+
+// Range packing: a group of digits is one number below 2^63, divided by the
+// base with a multiplication; the division must be exact for every such
+// number, and a group must cost within 1/digits bit of log2(base) a value.
+TEST(RangePacking, DividesExactlyAndWastesLessThanABitAGroup) {
+  std::mt19937_64 random(3);
+  for (uint64_t base : {uint64_t{2}, uint64_t{3}, uint64_t{7}, uint64_t{10}, uint64_t{347},
+                        uint64_t{1000}, uint64_t{65537}, (uint64_t{1} << 31) - 1,
+                        uint64_t{1} << 32, (uint64_t{1} << 61) + 1, kMaxRangePackedSpan}) {
+    const RangePacking packing(base);
+    const double bits = std::log2(static_cast<double>(base));
+    const auto width = static_cast<double>(packing.Width(packing.digits()));
+    EXPECT_LE(width, 63) << base;
+    EXPECT_LE(width / packing.digits(), bits + 1.0 / packing.digits() + 1e-9) << base;
+    std::vector<uint64_t> numbers = {0, 1, base - 1, base, base + 1, (uint64_t{1} << 63) - 1};
+    for (int i = 0; i < 2000; ++i) numbers.push_back(random() >> 1);
+    for (int i = 0; i < 200; ++i) {
+      const uint64_t q = (random() >> 1) / base;
+      numbers.push_back(q * base);
+      if (q * base > 0) numbers.push_back(q * base - 1);
+    }
+    for (uint64_t a : numbers) ASSERT_EQ(packing.Divide(a), a / base) << a << " / " << base;
+  }
+  // The peer run's steps: 347 values (8.44 bits), two to 17 bits; the
+  // larger groups waste more (347^7 needs 60 bits).
+  const RangePacking steps(347);
+  EXPECT_EQ(steps.digits(), 2u);
+  EXPECT_EQ(steps.Width(2), 17);
+  EXPECT_EQ(steps.PackedBits(9), 4u * 17 + 9);
+}
+
+TEST(IntCodec, RangePacksARangeThatIsNotAPowerOfTwo) {
+  std::mt19937_64 random(5);
+  std::vector<int64_t> steps(3600);
+  for (int64_t& s : steps) s = static_cast<int64_t>(random() % 347) - 173;
+  std::string bytes;
+  EncodeInts(steps, &bytes);
+  EXPECT_EQ(static_cast<IntEncoding>(bytes[0]), IntEncoding::kRangePacked);
+  // 8.5 bits a value where bit packing takes 9.
+  EXPECT_LE(bytes.size(), 10 + 3599 * 17 / 2 / 8 + 1);
+  std::string_view in = bytes;
+  std::vector<int64_t> decoded;
+  ASSERT_TRUE(DecodeInts(&in, steps.size(), &decoded));
+  EXPECT_EQ(decoded, steps);
+  EXPECT_TRUE(in.empty());
+
+  // An offset range far from zero (zig-zag bit packing would need the
+  // magnitude's bits), the widest span offered, and one value repeated after
+  // a different first.
+  const int64_t big = int64_t{1} << 61;
+  for (const std::vector<int64_t>& values :
+       std::vector<std::vector<int64_t>>{{5, -1000, -990, -995, -1000, -991},
+                                         {0, -big, big - 1, 0, -big, 17},
+                                         {9, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}}) {
+    std::string encoded;
+    EncodeInts(values, &encoded);
+    encoded += "tail";
+    std::string_view rest = encoded;
+    ASSERT_TRUE(DecodeInts(&rest, values.size(), &decoded));
+    EXPECT_EQ(decoded, values);
+    EXPECT_EQ(rest, "tail");
+  }
+}
+
+TEST(IntCodec, RefusesMalformedRangePacking) {
+  std::vector<int64_t> decoded;
+  const char kRange = static_cast<char>(IntEncoding::kRangePacked);
+  // first 0, low 0, span 2 (base 3, 39 digits a group of 62 bits); one
+  // group of two digits (4 bits) whose value 9 is 3², a third digit.
+  std::string digit_past_base = {kRange, 0, 0, 2, static_cast<char>(0x90)};
+  std::string_view in = digit_past_base;
+  EXPECT_FALSE(DecodeInts(&in, 3, &decoded));
+  std::string ok = {kRange, 0, 0, 2, static_cast<char>(0x80)};  // 8 = 2 + 2·3
+  in = ok;
+  ASSERT_TRUE(DecodeInts(&in, 3, &decoded));
+  EXPECT_EQ(decoded, (std::vector<int64_t>{0, 2, 2}));
+  // A span of 2^62 or more is never written.
+  std::string span_too_wide = {kRange, 0, 0};
+  PutVarint64(&span_too_wide, kMaxRangePackedSpan);
+  span_too_wide += std::string(16, '\0');
+  in = span_too_wide;
+  EXPECT_FALSE(DecodeInts(&in, 2, &decoded));
+  // Fewer bytes than the count needs, refused before allocating for it.
+  std::string short_input = {kRange, 0, 0, 2, 0};
+  in = short_input;
+  EXPECT_FALSE(DecodeInts(&in, 4'000'000, &decoded));
 }
 
 TEST(IntCodec, RefusesTruncatedAndOverlongInput) {
@@ -133,14 +223,91 @@ TEST(FloatCodec, FixedDecimalsUseTheDecimalForm) {
   const std::vector<double>& two_decimals = shapes[6];
   std::string bytes;
   EncodeDoubles(two_decimals, &bytes);
-  EXPECT_EQ(static_cast<DoubleEncoding>(bytes[0]), DoubleEncoding::kDecimal);
-  EXPECT_EQ(bytes[1], 2);  // the scale
+  EXPECT_EQ(static_cast<DoubleEncoding>(bytes[0]), DoubleEncoding::kAlp);
+  EXPECT_EQ(bytes[1], 2 | kAlpDeltas);  // the scale, delta-coded, no exceptions
   // A step of at most ±1.00 is at most ±100 hundredths: 8 bits a value.
   EXPECT_LE(bytes.size(), 8u + 999);
 
   std::string constant;
   EncodeDoubles(shapes[4], &constant);
   EXPECT_LE(constant.size(), 12u);
+}
+
+std::vector<double> Decode(const std::string& bytes, size_t count) {
+  std::string_view in = bytes;
+  std::vector<double> decoded;
+  EXPECT_TRUE(DecodeDoubles(&in, count, &decoded));
+  EXPECT_TRUE(in.empty());
+  return decoded;
+}
+
+// A NaN, an infinity, -0.0 and a full-precision value among two-decimal
+// readings: stored whole beside the integers instead of sending the whole
+// block to Gorilla, each costing its 8 bytes and a position.
+TEST(FloatCodec, ValuesWithoutTheDecimalFormAreExceptions) {
+  std::vector<double> values = DoubleShapes()[6];
+  std::string clean;
+  EncodeDoubles(values, &clean);
+  const std::vector<size_t> positions = {0, 17, 18, 500, 999};
+  const std::vector<double> odd = {std::nan(""), std::numeric_limits<double>::infinity(), -0.0,
+                                   M_PI, 0.1 + 0.2};
+  for (size_t i = 0; i < positions.size(); ++i) values[positions[i]] = odd[i];
+  std::string bytes;
+  EncodeDoubles(values, &bytes);
+  EXPECT_EQ(static_cast<DoubleEncoding>(bytes[0]), DoubleEncoding::kAlp);
+  EXPECT_EQ(bytes[1], 2 | kAlpDeltas | kAlpExceptions);
+  // (Each exception's two neighbours' deltas span two steps: a bit more a value.)
+  EXPECT_LE(bytes.size(), clean.size() + 5 * 8 + 30);
+  const std::vector<double> decoded = Decode(bytes, values.size());
+  ASSERT_EQ(decoded.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(Bits(decoded[i]), Bits(values[i])) << i;
+
+  // Levels that jump around a range (no walk): stored plain, not delta-coded.
+  std::mt19937_64 random(9);
+  std::vector<double> levels(500);
+  for (double& v : levels) v = static_cast<double>(random() % 1000) / 10;
+  std::string plain;
+  EncodeDoubles(levels, &plain);
+  EXPECT_EQ(plain[1], 1);  // scale 1, plain
+  EXPECT_EQ(Decode(plain, levels.size()), levels);
+}
+
+// Blocks written before the decimal form had exceptions keep reading.
+TEST(FloatCodec, DecodesTheFormatOneDecimalForm) {
+  std::string bytes = {static_cast<char>(DoubleEncoding::kDecimal), 2};
+  EncodeInts(Deltas({2150, 2161, 2139, 2139}), &bytes);
+  EXPECT_EQ(Decode(bytes, 4), (std::vector<double>{21.5, 21.61, 21.39, 21.39}));
+}
+
+TEST(FloatCodec, RefusesMalformedExceptions) {
+  const char kAlpByte = static_cast<char>(DoubleEncoding::kAlp);
+  const auto refused = [](const std::string& bytes, size_t count) {
+    std::string_view in = bytes;
+    std::vector<double> decoded;
+    return !DecodeDoubles(&in, count, &decoded);
+  };
+  // Three values at scale 0, all 7 (run-length), exceptions at `positions`.
+  const auto with_exceptions = [&](std::vector<int64_t> positions, int head_extra = 0) {
+    std::string bytes = {kAlpByte, static_cast<char>(kAlpExceptions | head_extra)};
+    PutVarint64(&bytes, positions.size());
+    EncodeInts({7, 7, 7}, &bytes);
+    EncodeInts(Deltas(positions), &bytes);
+    for (size_t i = 0; i < positions.size(); ++i) PutDouble(&bytes, 0.5);
+    return bytes;
+  };
+  EXPECT_FALSE(refused(with_exceptions({0, 2}), 3));
+  EXPECT_TRUE(refused(with_exceptions({2, 1}), 3));     // not increasing
+  EXPECT_TRUE(refused(with_exceptions({1, 1}), 3));     // twice
+  EXPECT_TRUE(refused(with_exceptions({0, 3}), 3));     // past the block
+  EXPECT_TRUE(refused(with_exceptions({0, 1, 2, 0}), 3));  // more than the values
+  EXPECT_TRUE(refused(with_exceptions({0}, 0x40), 3));  // an unknown flag
+  EXPECT_TRUE(refused(with_exceptions({0}, 13), 3));    // scale past 12
+  std::string cut = with_exceptions({0, 2});
+  cut.pop_back();
+  EXPECT_TRUE(refused(cut, 3));
+  std::string zero = {kAlpByte, static_cast<char>(kAlpExceptions), 0};
+  EncodeInts({7, 7, 7}, &zero);
+  EXPECT_TRUE(refused(zero, 3));  // the flag with no exception
 }
 
 TEST(FloatCodec, RefusesTruncatedInput) {

@@ -15,9 +15,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "common/clock.h"
 #include "common/coding.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/blocks/block.h"
 #include "storage/engine.h"
+#include "storage/read/stored_blocks.h"
 #include "storage/rows/row_codec.h"
 #include "tests/support/temp_dir.h"
 
@@ -553,10 +555,9 @@ TEST_F(TieringTest, RowsOfOneShapeFreezeIntoTheBlockTheirPointsMake) {
   std::set<std::string> stored;
   WithStore([&](Store& store) {
     for (const std::string& key : Keys(store, Store::kCold)) {
-      std::string bytes;
-      ASSERT_TRUE(store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kCold), key, &bytes)
-                      .ok());
-      stored.insert(bytes);
+      auto block = ReadBlock(store, rocksdb::ReadOptions(), key);
+      ASSERT_TRUE(block.ok() && block->has_value()) << block.status();
+      stored.insert(**block);
     }
   });
   EXPECT_EQ(stored.size(), 4u);
@@ -798,10 +799,16 @@ TEST_F(TieringTest, BlocksWithoutHeaderCopiesGetThemAtOpen) {
   Maintain();
   const std::vector<std::string> expected = ScanAll();
   std::vector<std::string> blocks;
-  // A data directory from before `cold_header`: blocks only.
+  // A data directory from before `cold_header`: whole blocks only.
   WithStore([&](Store& store) {
     blocks = Keys(store, Store::kCold);
     ASSERT_EQ(Keys(store, Store::kColdHeader).size(), blocks.size() + 1);
+    for (const std::string& key : blocks) {
+      auto block = ReadBlock(store, rocksdb::ReadOptions(), key);
+      ASSERT_TRUE(block.ok() && block->has_value()) << block.status();
+      ASSERT_TRUE(
+          store.db()->Put(rocksdb::WriteOptions(), store.family(Store::kCold), key, **block).ok());
+    }
     ASSERT_TRUE(store.db()
                     ->DeleteRange(rocksdb::WriteOptions(), store.family(Store::kColdHeader), "",
                                   std::string(8, '\xff'))
@@ -834,6 +841,38 @@ TEST_F(TieringTest, AMissingOrCorruptBlockIsDataLossNotACrash) {
   });
   ASSERT_NE(engine_, nullptr);
   EXPECT_EQ(ScanStatus().code(), absl::StatusCode::kDataLoss);
+}
+
+// A block is stored in two parts (storage/read/stored_blocks.h): its header
+// once, in `cold_header`, and only its bodies in `cold`. Bodies whose header
+// is lost are DATA_LOSS where they are read whole, and a whole block (as
+// older servers stored them) reads as it is.
+TEST_F(TieringTest, BlocksAreStoredInTwoPartsAndRefusedWithoutTheirHeader) {
+  WriteTwoHours();
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();
+  WithStore([&](Store& store) {
+    const std::string key = Keys(store, Store::kCold).front();
+    std::string bodies, header;
+    ASSERT_TRUE(store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kCold), key, &bodies).ok());
+    ASSERT_TRUE(
+        store.db()->Get(rocksdb::ReadOptions(), store.family(Store::kColdHeader), key, &header).ok());
+    EXPECT_FALSE(format::IsWholeBlock(bodies));
+    auto whole = ReadBlock(store, rocksdb::ReadOptions(), key);
+    ASSERT_TRUE(whole.ok() && whole->has_value()) << whole.status();
+    EXPECT_EQ(**whole, header + bodies.substr(3));
+    EXPECT_TRUE(format::DecodeBlock(**whole).ok());
+
+    ASSERT_TRUE(store.db()->Delete(rocksdb::WriteOptions(), store.family(Store::kColdHeader), key).ok());
+    auto lost = ReadBlock(store, rocksdb::ReadOptions(), key);
+    EXPECT_EQ(lost.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(std::string(lost.status().message()), ::testing::HasSubstr("header is missing"));
+
+    ASSERT_TRUE(store.db()->Put(rocksdb::WriteOptions(), store.family(Store::kCold), key, **whole).ok());
+    auto old = ReadBlock(store, rocksdb::ReadOptions(), key);
+    ASSERT_TRUE(old.ok() && old->has_value());
+    EXPECT_EQ(**old, **whole);
+  });
 }
 
 // Last points kept by the write path hold compact rows with the shapes of
