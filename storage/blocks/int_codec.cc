@@ -43,18 +43,38 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   values->resize(count);
   (*values)[0] = UnZigZag(first);
   BitReader bits(in->substr(0, bytes));
-  for (size_t start = 1; start < count; start += packing.digits()) {
-    const size_t digits = std::min<size_t>(packing.digits(), count - start);
+  // Each group's digits, lowest first: a quotient chain of `digits` steps.
+  const auto unpack = [&](size_t digits, int64_t* out) {
     uint64_t group;
     if (!bits.ReadWide(packing.Width(digits), &group)) return false;
     for (size_t j = 0; j < digits; ++j) {
       const uint64_t rest = packing.Divide(group);
-      const uint64_t digit = group - rest * packing.base();
-      (*values)[start + j] = static_cast<int64_t>(base_value + digit);
+      out[j] = static_cast<int64_t>(base_value + (group - rest * packing.base()));
       group = rest;
     }
-    if (group != 0) return false;  // a digit at or past the base
+    return group == 0;  // else a digit at or past the base
+  };
+  const size_t digits = packing.digits();
+  int64_t* out = values->data() + 1;
+  const size_t full_groups = (count - 1) / digits, last = (count - 1) % digits;
+  // The full groups with their digit count known to the compiler (unrolled)
+  // for the common short groups.
+  const auto full = [&]<size_t kDigits>() {
+    for (size_t g = 0; g < full_groups; ++g, out += kDigits) {
+      if (!unpack(kDigits, out)) return false;
+    }
+    return true;
+  };
+  bool ok;
+  switch (digits) {
+    case 1: ok = full.template operator()<1>(); break;
+    case 2: ok = full.template operator()<2>(); break;
+    case 3: ok = full.template operator()<3>(); break;
+    default:
+      ok = true;
+      for (size_t g = 0; g < full_groups && ok; ++g, out += digits) ok = unpack(digits, out);
   }
+  if (!ok || (last > 0 && !unpack(last, out))) return false;
   in->remove_prefix(bytes);
   return true;
 }
@@ -135,21 +155,20 @@ void EncodeRangePacked(const std::vector<int64_t>& values, const Range& range,
 
 RangePacking::RangePacking(uint64_t base) : base_(base) {
   // Digits a group could hold: base^g ≤ 2^63 (the group's value then fits
-  // 63 bits, which the fast division below needs).
-  std::vector<int> widths = {0};
+  // 63 bits, which the fast division below needs), and at most
+  // kMaxGroupDigits.
+  size_t possible = 0;
   unsigned __int128 power = 1;
-  while (true) {
+  while (possible < kMaxGroupDigits) {
     power *= base;
     if (power > (static_cast<unsigned __int128>(1) << 63)) break;
-    widths.push_back(std::bit_width(static_cast<uint64_t>(power - 1)));
+    widths_[++possible] = std::bit_width(static_cast<uint64_t>(power - 1));
   }
   // The group size that wastes the fewest bits a digit (the first on ties).
   digits_ = 1;
-  for (size_t g = 2; g < widths.size(); ++g) {
-    if (widths[g] * digits_ < widths[digits_] * g) digits_ = g;
+  for (size_t g = 2; g <= possible; ++g) {
+    if (widths_[g] * digits_ < widths_[digits_] * g) digits_ = g;
   }
-  widths_ = std::move(widths);
-  widths_.resize(digits_ + 1);
   // Granlund–Montgomery: with l = ⌈log2 base⌉ and m = ⌈2^(63+l) / base⌉,
   // ⌊a / base⌋ = ⌊a·m / 2^(63+l)⌋ for every a < 2^63, and m < 2^64.
   shift_ = 63 + std::bit_width(base - 1);
