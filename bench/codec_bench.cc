@@ -43,7 +43,8 @@ std::vector<Kind> Kinds() {
        [](std::mt19937_64& random, ColumnValues* c) {
          long hundredths = static_cast<long>(random() % 10001);
          for (int i = 0; i < kPoints; ++i) {
-           hundredths = std::clamp(hundredths + static_cast<long>(random() % 347) - 173, 0L, 10000L);
+           hundredths =
+               std::clamp(hundredths + static_cast<long>(random() % 347) - 173, 0L, 10000L);
            c->reals.push_back(static_cast<double>(hundredths) / 100);
          }
        }},
@@ -115,16 +116,19 @@ int main(int argc, char** argv) {
     for (int b = 0; b < blocks; ++b) {
       encoded[b] = strata::format::EncodeBlockColumns(times, versions, columns[b]).value();
     }
-    const double encode_seconds = std::chrono::duration<double>(Steady::now() - encode_start).count();
+    const double encode_seconds =
+        std::chrono::duration<double>(Steady::now() - encode_start).count();
     size_t bytes = 0, decoded_values = 0;
     const Steady::time_point decode_start = Steady::now();
     for (const std::string& block : encoded) {
       bytes += block.size();
       auto decoded = strata::format::DecodeBlockColumns(
-          block, /*with_versions=*/false, [](const strata::format::ColumnSummary&) { return true; });
+          block, /*with_versions=*/false,
+          [](const strata::format::ColumnSummary&) { return true; });
       decoded_values += decoded.value().columns[0]->size();
     }
-    const double decode_seconds = std::chrono::duration<double>(Steady::now() - decode_start).count();
+    const double decode_seconds =
+        std::chrono::duration<double>(Steady::now() - decode_start).count();
     const double values = static_cast<double>(blocks) * kPoints;
     if (static_cast<double>(decoded_values) != values) return 1;
     std::printf("%-62s %10.3f %12.1f %12.1f\n", kind.name, static_cast<double>(bytes) / values,

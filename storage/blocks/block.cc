@@ -135,11 +135,15 @@ struct ColumnStats {
 constexpr int64_t kDecimalLimit = int64_t{1} << 53;
 
 std::optional<DecimalStats> DecimalStatsOf(const std::vector<double>& reals) {
+  // The scale: raised until each value is exact at it (values of one column
+  // mostly share theirs, so mostly one try a value); the pass below checks
+  // every value at the scale found.
   DecimalStats stats;
   for (double v : reals) {
     if (std::isnan(v)) continue;
-    stats.scale = std::max(stats.scale, SmallestScale(v));
-    if (stats.scale > kMaxDecimalScale) return std::nullopt;
+    while (!Scaled(v, stats.scale)) {
+      if (++stats.scale > kMaxDecimalScale) return std::nullopt;
+    }
   }
   __int128 sum = 0;
   bool any = false;

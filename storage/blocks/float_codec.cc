@@ -1,5 +1,6 @@
 #include "storage/blocks/float_codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,16 @@ namespace {
 constexpr double kPowersOfTen[kMaxDecimalScale + 1] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12};
 
+// `s` rounded to an integer, |s| < 2^53. Below 2^51 by the add-and-subtract
+// trick (exact in round-to-nearest; two additions where llround is a call
+// into libm, and the encoder rounds every value of every block); the
+// encoder checks the result by dividing back, so how ties go is moot.
+double RoundToInteger(double s) {
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 · 2^52
+  if (std::fabs(s) < 2251799813685248.0) return (s + kMagic) - kMagic;
+  return std::nearbyint(s);
+}
+
 uint64_t Bits(double v) {
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof(bits));
@@ -31,11 +42,20 @@ double FromBits(uint64_t bits) {
 // The decimal form at scale k (DoubleEncoding::kAlp): the values exact at k
 // as integers, each of the others (the exceptions) replaced by its
 // predecessor's integer so it costs nothing in the sequence, and stored whole
-// after it. Plain or delta-coded integers, whichever is smaller. Empty when
-// no value is exact at k.
-std::string EncodeAlp(const std::vector<double>& values, int k) {
-  std::vector<int64_t> integers(values.size());
-  std::vector<int64_t> positions;
+// after it; plain or delta-coded integers, whichever is smaller.
+struct AlpPlan {
+  int scale = 0;
+  bool deltas = false;
+  std::vector<int64_t> integers;  // delta-coded when `deltas`
+  std::vector<int64_t> positions;  // of the exceptions
+  size_t size = SIZE_MAX;         // bytes, as EncodeAlp writes them
+};
+
+// Empty (size SIZE_MAX) when no value is exact at k.
+AlpPlan PlanAlp(const std::vector<double>& values, int k) {
+  AlpPlan plan{.scale = k};
+  std::vector<int64_t>& integers = plan.integers;
+  integers.resize(values.size());
   std::optional<int64_t> previous;
   for (size_t i = 0; i < values.size(); ++i) {
     const std::optional<int64_t> r = Scaled(values[i], k);
@@ -44,55 +64,74 @@ std::string EncodeAlp(const std::vector<double>& values, int k) {
       if (!previous) std::fill(integers.begin(), integers.begin() + i, *r);
       previous = r;
     } else {
-      positions.push_back(static_cast<int64_t>(i));
+      plan.positions.push_back(static_cast<int64_t>(i));
     }
     integers[i] = previous.value_or(0);
   }
   if (!previous) return {};
-  std::string plain, deltas;
-  EncodeInts(integers, &plain);
-  EncodeInts(Deltas(integers), &deltas);
-  const bool use_deltas = deltas.size() < plain.size();
-  std::string out;
-  out.push_back(static_cast<char>(DoubleEncoding::kAlp));
-  out.push_back(static_cast<char>(k | (use_deltas ? kAlpDeltas : 0) |
-                                  (positions.empty() ? 0 : kAlpExceptions)));
-  if (!positions.empty()) PutVarint64(&out, positions.size());
-  out.append(use_deltas ? deltas : plain);
-  if (!positions.empty()) {
-    EncodeInts(Deltas(positions), &out);
-    for (int64_t p : positions) PutDouble(&out, values[p]);
+  std::vector<int64_t> deltas = Deltas(integers);
+  const size_t plain_size = EncodedIntsSize(integers), delta_size = EncodedIntsSize(deltas);
+  plan.deltas = delta_size < plain_size;
+  if (plan.deltas) integers = std::move(deltas);
+  plan.size = 2 + std::min(plain_size, delta_size);
+  if (!plan.positions.empty()) {
+    plan.size += VarintSize(plan.positions.size()) + EncodedIntsSize(Deltas(plan.positions)) +
+                 8 * plan.positions.size();
   }
-  return out;
+  return plan;
 }
 
-// The scales worth trying: where the most values are exact with at most a
-// quarter of them exceptions (an exception costs ~10 bytes, a value in the
-// sequence ~1), each scale at which more values become exact.
+void EncodeAlp(const std::vector<double>& values, const AlpPlan& plan, std::string* out) {
+  out->push_back(static_cast<char>(DoubleEncoding::kAlp));
+  out->push_back(static_cast<char>(plan.scale | (plan.deltas ? kAlpDeltas : 0) |
+                                   (plan.positions.empty() ? 0 : kAlpExceptions)));
+  if (plan.positions.empty()) return EncodeInts(plan.integers, out);
+  PutVarint64(out, plan.positions.size());
+  EncodeInts(plan.integers, out);
+  EncodeInts(Deltas(plan.positions), out);
+  for (int64_t p : plan.positions) PutDouble(out, values[p]);
+}
+
+// The scales worth trying, from a sample of the values spread over the
+// block (ALP samples too: finding each value's smallest scale is most of
+// the encoder's work): where the most values are exact with at most a
+// quarter of the sample exceptions (an exception costs ~10 bytes, a value in
+// the sequence ~1), each scale at which more become exact. The encoder then
+// checks every value at the scale it tries.
 std::vector<int> CandidateScales(const std::vector<double>& values) {
+  constexpr size_t kSample = 32;
+  const size_t step = std::max<size_t>(1, values.size() / kSample);
   std::vector<size_t> at_scale(kMaxDecimalScale + 2, 0);
-  const size_t allowed = values.size() / 4;
-  size_t inexact = 0;
-  for (double v : values) {
-    const int k = SmallestScale(v);
-    ++at_scale[k];
-    // Full-precision data: give up before testing every value at every scale.
-    if (k > kMaxDecimalScale && ++inexact > allowed) return {};
-  }
+  size_t sampled = 0;
+  for (size_t i = 0; i < values.size(); i += step, ++sampled) ++at_scale[SmallestScale(values[i])];
+  const size_t allowed = sampled / 4;
+  // Full-precision data: no scale to try.
+  if (at_scale[kMaxDecimalScale + 1] > allowed) return {};
   std::vector<int> scales;
   size_t exact = 0;
   for (int k = 0; k <= kMaxDecimalScale; ++k) {
     if (at_scale[k] == 0) continue;
     exact += at_scale[k];
-    if (values.size() - exact <= allowed) scales.push_back(k);
+    if (sampled - exact <= allowed) scales.push_back(k);
   }
   return scales;
 }
 
-void EncodeGorilla(const std::vector<double>& values, std::string* out) {
-  out->push_back(static_cast<char>(DoubleEncoding::kGorilla));
+// Counts what a BitWriter would write: Gorilla's size without its bytes.
+class BitCounter {
+ public:
+  void Write(uint64_t, int count) { bits_ += static_cast<size_t>(count); }
+  void WriteBit(bool) { ++bits_; }
+  size_t bytes() const { return (bits_ + 7) / 8; }
+
+ private:
+  size_t bits_ = 0;
+};
+
+// Gorilla's bits after the tag byte, into a BitWriter or a BitCounter.
+template <typename Sink>
+void GorillaBits(const std::vector<double>& values, Sink& bits) {
   if (values.empty()) return;
-  BitWriter bits(out);
   uint64_t previous = Bits(values[0]);
   bits.Write(previous, 64);
   int window_lead = -1, window_trail = 0;  // no window yet
@@ -121,6 +160,18 @@ void EncodeGorilla(const std::vector<double>& values, std::string* out) {
     window_lead = lead;
     window_trail = trail;
   }
+}
+
+size_t GorillaSize(const std::vector<double>& values) {
+  BitCounter counter;
+  GorillaBits(values, counter);
+  return 1 + counter.bytes();
+}
+
+void EncodeGorilla(const std::vector<double>& values, std::string* out) {
+  out->push_back(static_cast<char>(DoubleEncoding::kGorilla));
+  BitWriter bits(out);
+  GorillaBits(values, bits);
   bits.Flush();
 }
 
@@ -219,7 +270,7 @@ bool DecodeAlp(std::string_view* in, size_t count, std::vector<double>* values) 
 std::optional<int64_t> Scaled(double v, int k) {
   const double s = v * kPowersOfTen[k];
   if (!(std::fabs(s) < 9007199254740992.0)) return std::nullopt;
-  const auto r = static_cast<int64_t>(std::llround(s));
+  const auto r = static_cast<int64_t>(RoundToInteger(s));
   if (Bits(Unscaled(r, k)) != Bits(v)) return std::nullopt;
   return r;
 }
@@ -234,13 +285,17 @@ int SmallestScale(double v) {
 double Unscaled(int64_t r, int k) { return static_cast<double>(r) / kPowersOfTen[k]; }
 
 void EncodeDoubles(const std::vector<double>& values, std::string* out) {
-  std::string best;
-  EncodeGorilla(values, &best);
+  // Sizes first, then only the smallest form is written.
+  AlpPlan best;
   for (int k : CandidateScales(values)) {
-    std::string alp = EncodeAlp(values, k);
-    if (!alp.empty() && alp.size() < best.size()) best = std::move(alp);
+    AlpPlan plan = PlanAlp(values, k);
+    if (plan.size < best.size) best = std::move(plan);
   }
-  out->append(best);
+  if (best.size < GorillaSize(values)) {
+    EncodeAlp(values, best, out);
+  } else {
+    EncodeGorilla(values, out);
+  }
 }
 
 bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values) {

@@ -25,8 +25,8 @@ void EncodeRunLength(const std::vector<int64_t>& values, std::string* out) {
 bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>* values) {
   Decoder decoder(*in);
   uint64_t first, low, span;
-  if (!decoder.GetVarint64(&first) || !decoder.GetVarint64(&low) ||
-      !decoder.GetVarint64(&span) || span >= kMaxRangePackedSpan) {
+  if (!decoder.GetVarint64(&first) || !decoder.GetVarint64(&low) || !decoder.GetVarint64(&span) ||
+      span >= kMaxRangePackedSpan) {
     return false;
   }
   *in = decoder.rest();
@@ -67,9 +67,15 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   };
   bool ok;
   switch (digits) {
-    case 1: ok = full.template operator()<1>(); break;
-    case 2: ok = full.template operator()<2>(); break;
-    case 3: ok = full.template operator()<3>(); break;
+    case 1:
+      ok = full.template operator()<1>();
+      break;
+    case 2:
+      ok = full.template operator()<2>();
+      break;
+    case 3:
+      ok = full.template operator()<3>();
+      break;
     default:
       ok = true;
       for (size_t g = 0; g < full_groups && ok; ++g, out += digits) ok = unpack(digits, out);
@@ -78,8 +84,6 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   in->remove_prefix(bytes);
   return true;
 }
-
-size_t VarintSize(uint64_t v) { return v == 0 ? 1 : (64 - std::countl_zero(v) + 6) / 7; }
 
 // The width of every value but the first, which is stored whole: after a
 // delta transform it is the base, far larger than the deltas.
@@ -127,8 +131,7 @@ Range RangeOfRest(const std::vector<int64_t>& values) {
   return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
 }
 
-void EncodeRangePacked(const std::vector<int64_t>& values, const Range& range,
-                       std::string* out) {
+void EncodeRangePacked(const std::vector<int64_t>& values, const Range& range, std::string* out) {
   out->push_back(static_cast<char>(IntEncoding::kRangePacked));
   PutVarint64(out, ZigZag(values[0]));
   PutVarint64(out, ZigZag(range.low));
@@ -182,11 +185,18 @@ size_t RangePacking::PackedBits(size_t count) const {
   return full * widths_[digits_] + (rest > 0 ? widths_[rest] : 0);
 }
 
-void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
-  if (values.empty()) {
-    out->push_back(static_cast<char>(IntEncoding::kRunLength));
-    return;
-  }
+namespace {
+
+// Which form EncodeInts writes for `values` and how many bytes it takes.
+struct IntsPlan {
+  IntEncoding encoding = IntEncoding::kRunLength;
+  size_t size = 1;
+  int width = 0;  // kBitPacked
+  Range range;    // kRangePacked
+};
+
+IntsPlan PlanInts(const std::vector<int64_t>& values) {
+  if (values.empty()) return {};
   const int width = WidthOfRest(values);
   const size_t rest = values.size() - 1;
   const size_t first_size = VarintSize(ZigZag(values[0]));
@@ -200,13 +210,29 @@ void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
   }
   // Ties go to the simpler forms, which decode faster.
   if (run_length_size <= packed_size && run_length_size <= range_size) {
-    EncodeRunLength(values, out);
-  } else if (packed_size <= range_size) {
-    EncodeBitPacked(values, width, out);
-  } else {
-    EncodeRangePacked(values, range, out);
+    return {.encoding = IntEncoding::kRunLength, .size = run_length_size};
+  }
+  if (packed_size <= range_size) {
+    return {.encoding = IntEncoding::kBitPacked, .size = packed_size, .width = width};
+  }
+  return {.encoding = IntEncoding::kRangePacked, .size = range_size, .range = range};
+}
+
+}  // namespace
+
+void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
+  const IntsPlan plan = PlanInts(values);
+  switch (plan.encoding) {
+    case IntEncoding::kRunLength:
+      return EncodeRunLength(values, out);
+    case IntEncoding::kBitPacked:
+      return EncodeBitPacked(values, plan.width, out);
+    case IntEncoding::kRangePacked:
+      return EncodeRangePacked(values, plan.range, out);
   }
 }
+
+size_t EncodedIntsSize(const std::vector<int64_t>& values) { return PlanInts(values).size; }
 
 bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values) {
   values->clear();

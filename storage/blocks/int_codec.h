@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ namespace strata::format {
 // Appends the encoding of `values`; the count is not stored (the block
 // header has it).
 void EncodeInts(const std::vector<int64_t>& values, std::string* out);
+// The bytes EncodeInts appends for `values`, without encoding them (for
+// encoders choosing between transforms).
+size_t EncodedIntsSize(const std::vector<int64_t>& values);
 // Reads exactly `count` values from the front of `*in` and advances it.
 // False on truncated or malformed input (never reads past `*in`).
 bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values);
@@ -46,7 +50,6 @@ class RangePacking {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * multiplier_) >> shift_);
   }
 
-
  private:
   uint64_t base_;
   size_t digits_;
@@ -58,6 +61,9 @@ class RangePacking {
 // v[0], v[1] − v[0], v[2] − v[1], … (wrapping, so any int64 round-trips).
 std::vector<int64_t> Deltas(const std::vector<int64_t>& values);
 void UndoDeltas(std::vector<int64_t>* deltas);
+
+// The bytes of `v` as a varint (common/coding.h, PutVarint64).
+inline size_t VarintSize(uint64_t v) { return v == 0 ? 1 : (64 - std::countl_zero(v) + 6) / 7; }
 
 inline uint64_t ZigZag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);

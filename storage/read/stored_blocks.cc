@@ -16,14 +16,15 @@ absl::StatusOr<std::optional<std::string>> ReadBlock(const Store& store,
   std::string header, block;
   s = store.db()->Get(options, store.family(Store::kColdHeader), block_key, &header);
   if (!s.IsNotFound()) RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block header"));
-  RETURN_IF_ERROR(JoinedBlock(s.IsNotFound() ? std::nullopt : std::optional<std::string_view>(header),
-                             stored, &block)
-                      .status());
+  RETURN_IF_ERROR(
+      JoinedBlock(s.IsNotFound() ? std::nullopt : std::optional<std::string_view>(header), stored,
+                  &block)
+          .status());
   return block;
 }
 
 absl::StatusOr<std::string_view> JoinedBlock(std::optional<std::string_view> header,
-                                            std::string_view stored, std::string* buffer) {
+                                             std::string_view stored, std::string* buffer) {
   if (format::IsWholeBlock(stored)) return stored;
   if (!header) {
     return absl::DataLossError(

@@ -27,7 +27,7 @@ absl::StatusOr<std::optional<std::string>> ReadBlock(const Store& store,
 // value (nullopt when the key has none): `stored` itself when stored whole,
 // else the two joined in `*buffer`.
 absl::StatusOr<std::string_view> JoinedBlock(std::optional<std::string_view> header,
-                                            std::string_view stored, std::string* buffer);
+                                             std::string_view stored, std::string* buffer);
 // Adds the puts of `block`'s two parts to `batch`.
 absl::Status PutBlock(const Store& store, std::string_view block_key, std::string_view block,
                       rocksdb::WriteBatch* batch);
