@@ -85,14 +85,6 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   return true;
 }
 
-// The width of every value but the first, which is stored whole: after a
-// delta transform it is the base, far larger than the deltas.
-int WidthOfRest(const std::vector<int64_t>& values) {
-  uint64_t all = 0;
-  for (size_t i = 1; i < values.size(); ++i) all |= ZigZag(values[i]);
-  return 64 - std::countl_zero(all);
-}
-
 void EncodeBitPacked(const std::vector<int64_t>& values, int width, std::string* out) {
   out->push_back(static_cast<char>(IntEncoding::kBitPacked));
   if (values.empty()) return;
@@ -104,31 +96,44 @@ void EncodeBitPacked(const std::vector<int64_t>& values, int width, std::string*
   bits.Flush();
 }
 
-// Bytes the run-length form takes, without building it.
-size_t RunLengthSize(const std::vector<int64_t>& values) {
-  size_t size = 1;
-  for (size_t i = 0; i < values.size();) {
-    size_t run = 1;
-    while (i + run < values.size() && values[i + run] == values[i]) ++run;
-    size += VarintSize(ZigZag(values[i])) + VarintSize(run - 1);
-    i += run;
-  }
-  return size;
-}
-
 // The smallest and largest of every value but the first.
 struct Range {
   int64_t low = 0;
   uint64_t span = 0;  // high − low
 };
 
-Range RangeOfRest(const std::vector<int64_t>& values) {
+// What the three forms' sizes depend on, in one pass over the values: the
+// run-length form's bytes, and the width and range of every value but the
+// first, which is stored whole (after a delta transform it is the base, far
+// larger than the deltas).
+struct SequenceShape {
+  size_t run_length_size = 1;
+  int width = 0;
+  Range range;
+};
+
+SequenceShape ShapeOf(const std::vector<int64_t>& values) {
+  SequenceShape shape;
+  uint64_t all = 0;
   int64_t low = values.size() > 1 ? values[1] : 0, high = low;
-  for (size_t i = 2; i < values.size(); ++i) {
-    low = std::min(low, values[i]);
-    high = std::max(high, values[i]);
+  size_t run_start = 0;
+  for (size_t i = 1; i < values.size(); ++i) {
+    const int64_t v = values[i];
+    all |= ZigZag(v);
+    low = std::min(low, v);
+    high = std::max(high, v);
+    if (v != values[run_start]) {
+      shape.run_length_size += VarintSize(ZigZag(values[run_start])) + VarintSize(i - run_start - 1);
+      run_start = i;
+    }
   }
-  return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+  if (!values.empty()) {
+    shape.run_length_size +=
+        VarintSize(ZigZag(values[run_start])) + VarintSize(values.size() - run_start - 1);
+  }
+  shape.width = 64 - std::countl_zero(all);
+  shape.range = {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+  return shape;
 }
 
 void EncodeRangePacked(const std::vector<int64_t>& values, const Range& range, std::string* out) {
@@ -197,12 +202,13 @@ struct IntsPlan {
 
 IntsPlan PlanInts(const std::vector<int64_t>& values) {
   if (values.empty()) return {};
-  const int width = WidthOfRest(values);
+  const SequenceShape shape = ShapeOf(values);
+  const int width = shape.width;
+  const Range& range = shape.range;
   const size_t rest = values.size() - 1;
   const size_t first_size = VarintSize(ZigZag(values[0]));
   const size_t packed_size = 2 + first_size + (rest * width + 7) / 8;
-  const size_t run_length_size = RunLengthSize(values);
-  const Range range = RangeOfRest(values);
+  const size_t run_length_size = shape.run_length_size;
   size_t range_size = SIZE_MAX;
   if (range.span < kMaxRangePackedSpan) {
     range_size = 1 + first_size + VarintSize(ZigZag(range.low)) + VarintSize(range.span);
