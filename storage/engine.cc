@@ -243,12 +243,19 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
   for (auto [family, usage] : {std::pair{Store::kCold, &stats.magnetic_blocks},
                                std::pair{Store::kColdDelta, &stats.magnetic_delta}}) {
     rocksdb::ColumnFamilyHandle* handle = store_->family(family);
-    uint64_t size = 0;
     rocksdb::SizeApproximationOptions options;
     options.include_memtables = true;
     options.include_files = true;
+    uint64_t size = 0, header_size = 0;
     RETURN_IF_ERROR(FromRocks(store_->db()->GetApproximateSizes(options, handle, &range, 1, &size),
                               "estimating table size"));
+    if (family == Store::kCold) {
+      // A block's header is stored apart from its bodies (stored_blocks.h).
+      RETURN_IF_ERROR(FromRocks(store_->db()->GetApproximateSizes(
+                                    options, store_->family(Store::kColdHeader), &range, 1,
+                                    &header_size),
+                                "estimating table size"));
+    }
     uint64_t memtable_count = 0, memtable_size = 0;
     store_->db()->GetApproximateMemTableStats(handle, range, &memtable_count, &memtable_size);
     rocksdb::TablePropertiesCollection files;
@@ -259,7 +266,7 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
       entries += static_cast<int64_t>(properties->num_entries) -
                  static_cast<int64_t>(properties->num_deletions);
     }
-    usage->bytes = static_cast<int64_t>(size);
+    usage->bytes = static_cast<int64_t>(size + header_size);
     usage->entries = std::max<int64_t>(entries, 0);
   }
   return stats;
@@ -268,7 +275,8 @@ absl::StatusOr<TableStorageStats> Engine::StorageStats(const TableInfo& table) {
 absl::Status Engine::CompactAll() {
   rocksdb::CompactRangeOptions options;
   options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-  for (Store::Family family : {Store::kHeadLog, Store::kCold, Store::kColdDelta, Store::kIndex}) {
+  for (Store::Family family :
+       {Store::kHeadLog, Store::kCold, Store::kColdHeader, Store::kColdDelta, Store::kIndex}) {
     RETURN_IF_ERROR(FromRocks(
         store_->db()->CompactRange(options, store_->family(family), nullptr, nullptr),
         "compacting"));

@@ -83,7 +83,7 @@ struct TierUsage {
 
 struct TableStorageStats {
   TierUsage memory_store;       // hot
-  TierUsage magnetic_blocks;    // cold
+  TierUsage magnetic_blocks;    // cold and cold_header (bytes), cold (entries)
   TierUsage magnetic_delta;     // cold_delta
   // The clock's time of the last maintenance run over the table (0: none
   // since the server started), what it did, and totals since start.
