@@ -311,14 +311,16 @@ TEST(Block, NewBlocksCarryFormatTwoAndDecimalStatistics) {
 }
 
 TEST(Block, RefusesDecimalStatisticsWhereTheyCannotBe) {
-  // Hand-built headers: a BIGINT column, then a DOUBLE column without
-  // statistics, each flagged as having decimal statistics.
-  for (const std::string& column : {std::string("\x01n\x02\x06\x02\x00\x00\x01", 8),
-                                    std::string("\x01n\x01\x04\x01", 5)}) {
-    const std::string header = std::string("SB\x02\x01\x00\x00\x01", 7) + column;
-    auto summary = DecodeBlockSummary(header);
-    EXPECT_FALSE(summary.ok());
-  }
+  // Hand-built headers of one column named "n": flags, then scale 2 and
+  // min, max and sum 0, then a body size of 0. Complete, so only the column's
+  // type and flags decide.
+  const auto header = [](char type, char flags) {
+    return std::string("SB\x02\x01\x00\x00\x01\x01n", 9) + type + flags +
+           std::string("\x02\x00\x00\x00\x00", 5);
+  };
+  EXPECT_TRUE(DecodeBlockSummary(header('\x01', '\x06')).ok());   // DOUBLE with them
+  EXPECT_FALSE(DecodeBlockSummary(header('\x02', '\x06')).ok());  // BIGINT
+  EXPECT_FALSE(DecodeBlockSummary(header('\x01', '\x04')).ok());  // without the stats flag
 }
 
 }  // namespace
