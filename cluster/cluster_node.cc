@@ -196,7 +196,10 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
 ClusterNode::~ClusterNode() {
   stopping_.Notify();
   for (std::thread& t : campaigners_) t.join();
-  for (const std::shared_ptr<Replica>& replica : AllReplicas()) replica->StepDown();
+  for (const std::shared_ptr<Replica>& replica : AllReplicas()) {
+    replica->BeginStop();
+    replica->StepDown();
+  }
   int64_t lease = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -471,7 +474,7 @@ void ClusterNode::Campaign(uint32_t shard) {
       continue;
     }
     // Tests only: a replica made to lag never leads (its writes would wait for it).
-    if (options_.testing_apply_delay_ms > 0) continue;
+    if (options_.testing_apply_delay_ms > 0 || draining_) continue;
     const absl::Time now = absl::Now();
     if (vacant_since == absl::InfiniteFuture()) vacant_since = now;
     if (!Preferred(shard) && now - vacant_since < kDeferToPreferred) continue;
@@ -490,7 +493,8 @@ bool ClusterNode::HoldsRole(const std::string& key) {
     absl::MutexLock lock(&mu_);
     lease = lease_;
   }
-  if (lease == 0) return false;
+  // A stopping node takes no role; one it holds goes with its lease.
+  if (lease == 0 || draining_) return false;
   auto holder = etcd_->CreateIfAbsent(key, options_.node_id, lease);
   return holder.ok() && holder->value == options_.node_id && holder->lease == lease;
 }

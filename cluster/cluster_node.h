@@ -85,6 +85,10 @@ class ClusterNode final : public ShardDirectory {
   // Once this node's gRPC port serves (the internal service on it): announces the node at
   // `advertise` (host:port) under its lease and starts campaigning for shard leadership.
   absl::Status Serve(const std::string& advertise);
+  // The node is stopping: from now on it takes no vacant leadership (the shards it leads it
+  // keeps until it stops, to finish the writes in flight). Without this, every node of a
+  // cluster stopped at once would take over the shards of each one that left before it.
+  void Drain() { draining_ = true; }
   // Gives up its leaderships and its lease (others take over at once), then stops.
   ~ClusterNode() override;
 
@@ -216,6 +220,7 @@ class ClusterNode final : public ShardDirectory {
   // By shard: its etcd placement key's value, nullopt while it has none.
   std::vector<std::optional<ShardPlacement>> placement_ ABSL_GUARDED_BY(mu_);
   absl::Notification stopping_;
+  std::atomic<bool> draining_{false};
   std::vector<std::thread> campaigners_;
   std::atomic<bool> runs_scheduler_{false};
   std::function<void()> on_became_scheduler_;

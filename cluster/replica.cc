@@ -63,13 +63,15 @@ Replica::Replica(uint32_t shard, std::string node_id, std::string stream, std::s
       subject_(std::move(subject)),
       confirmed_(shard) {}
 
+void Replica::BeginStop() {
+  absl::MutexLock lock(&mu_);
+  stopping_ = true;
+  changed_.SignalAll();
+}
+
 Replica::~Replica() {
   listening_.reset();  // no confirmation arrives once this goes
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-    changed_.SignalAll();
-  }
+  BeginStop();
   if (publisher_.joinable()) publisher_.join();
   if (applier_.joinable()) applier_.join();
   FailQueued(absl::UnavailableError("the node is shutting down; retry through another node"));

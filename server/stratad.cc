@@ -285,6 +285,7 @@ absl::Status Stratad::Stop(std::chrono::seconds grace) {
   if (pg_ != nullptr) pg_->Stop();
   // Scheduled runs before the gRPC calls: both use the query runner.
   scheduled_->Stop();
+  if (cluster_ != nullptr) cluster_->Drain();
   grpc_->Shutdown(std::chrono::system_clock::now() + grace);
   grpc_.reset();
   // Hands its shards' leadership over at once, before the engine closes.

@@ -30,8 +30,16 @@ bool IsClientMistake(grpc::StatusCode code) {
 
 class CallObserver final : public grpc::experimental::Interceptor {
  public:
-  CallObserver(grpc::experimental::ServerRpcInfo* info, ServerMetrics* metrics)
-      : info_(info), metrics_(metrics), started_(std::chrono::steady_clock::now()) {}
+  CallObserver(grpc::experimental::ServerRpcInfo* info, ServerMetrics* metrics,
+               std::shared_ptr<std::atomic<int64_t>> in_flight)
+      : info_(info),
+        metrics_(metrics),
+        in_flight_(std::move(in_flight)),
+        started_(std::chrono::steady_clock::now()) {
+    in_flight_->fetch_add(1);
+  }
+  // gRPC destroys a call's interceptors with the call.
+  ~CallObserver() override { in_flight_->fetch_sub(1); }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
@@ -64,6 +72,7 @@ class CallObserver final : public grpc::experimental::Interceptor {
 
   grpc::experimental::ServerRpcInfo* const info_;
   ServerMetrics* const metrics_;
+  const std::shared_ptr<std::atomic<int64_t>> in_flight_;
   const std::chrono::steady_clock::time_point started_;
 };
 
@@ -71,7 +80,7 @@ class CallObserver final : public grpc::experimental::Interceptor {
 
 grpc::experimental::Interceptor* CallObserverFactory::CreateServerInterceptor(
     grpc::experimental::ServerRpcInfo* info) {
-  return new CallObserver(info, metrics_);
+  return new CallObserver(info, metrics_, in_flight_);
 }
 
 }  // namespace strata

@@ -1,7 +1,9 @@
 #include "server/grpc/server.h"
 
+#include "absl/synchronization/notification.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -57,7 +59,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.AddListeningPort(options.listen, ListenerCredentials(options.tls), &server->port_);
   // Every call's end: counted for /metrics, logged when it failed.
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
-  observers.push_back(std::make_unique<CallObserverFactory>(services.metrics));
+  auto observer = std::make_unique<CallObserverFactory>(services.metrics);
+  server->calls_in_flight_ = observer->calls_in_flight();
+  observers.push_back(std::move(observer));
   builder.experimental().SetInterceptorCreators(std::move(observers));
   builder.RegisterService(server->auth_service_.get());
   builder.RegisterService(server->backup_service_.get());
@@ -108,7 +112,22 @@ void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
   }
   if (server_ == nullptr) return;
   server_->GetHealthCheckService()->Shutdown();
+  // gRPC's shutdown waits for every connection to close, not only every call: a client that
+  // keeps its channel open (a connection pool, a peer node) holds the stop for the whole
+  // grace period. Once no call is in flight, the connections left are idle and are closed.
+  absl::Notification shut;
+  std::thread closer([this, deadline, &shut] {
+    int idle_rounds = 0;
+    while (!shut.WaitForNotificationWithTimeout(absl::Milliseconds(kIdleCheckMillis)) &&
+           std::chrono::system_clock::now() < deadline) {
+      // Twice in a row: the last status has had a round to leave the socket.
+      idle_rounds = calls_in_flight_->load() == 0 ? idle_rounds + 1 : 0;
+      if (idle_rounds >= 2) grpc_server_cancel_all_calls(server_->c_server());
+    }
+  });
   server_->Shutdown(deadline);
+  shut.Notify();
+  closer.join();
   server_->Wait();
   server_.reset();
 }

@@ -4,7 +4,9 @@
 // Thread-safety: Shutdown may be called from any thread, once.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -90,7 +92,11 @@ class Server {
   // Every second until Shutdown: the write service's health from the disk.
   void WatchWrites(Engine* engine);
 
+  // How often Shutdown looks whether calls are still in flight.
+  static constexpr int kIdleCheckMillis = 50;
+
   std::unique_ptr<grpc::Server> server_;
+  std::shared_ptr<const std::atomic<int64_t>> calls_in_flight_;
   int port_ = 0;
   std::thread write_watcher_;
   absl::Mutex watcher_mu_;

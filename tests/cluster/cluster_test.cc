@@ -128,6 +128,26 @@ TEST_F(ClusterTest, VersionRulesHoldAcrossNodes) {
             grpc::StatusCode::NOT_FOUND);
 }
 
+// A regression test: stopping every node at once took each the whole grace period. gRPC's
+// stop waits for every connection to close, and each node held an idle connection to the
+// others (and the client to each); every node also took over the shards of the ones that
+// left before it. Now a stopping node takes no leadership and closes idle connections once
+// no call is in flight: with a grace of two minutes, every node exits cleanly within
+// 10 s (it took 15 s before; under a second now).
+TEST(ClusterStopTest, NodesStoppedTogetherExitWithoutWaitingOutTheirGrace) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster(TestCluster::Options{.node_flags = {"--shutdown-grace-seconds", "120"}});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  v1::WriteRecordsResponse response;
+  ASSERT_TRUE(Write(cluster.node(2), "cpu", HostRecords(20, NowMillis()), &response).ok());
+  // A query through node 0 reads the other nodes' replicas: every node has talked to every
+  // other, and the test's channels to each stay open.
+  EXPECT_EQ(ReadAll(cluster.node(0), "cpu").size(), 20u);
+  EXPECT_EQ(cluster.StopNodesTogether(std::chrono::seconds(10)), (std::vector<int>{0, 0, 0}));
+}
+
 // A regression test: a node that started reads the catalog at etcd's revision, which counts
 // every key (leaders, members) and so runs ahead of the catalog changes the others' watches
 // delivered; the writes it forwarded named that revision and every replica waited for it

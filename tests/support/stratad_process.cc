@@ -239,10 +239,10 @@ int StratadProcess::RunToExit(const std::vector<std::string>& given, int timeout
   return code;
 }
 
-int StratadProcess::Stop() {
+int StratadProcess::Stop(int timeout_seconds) {
   if (pid_ <= 0) return -1;
   kill(pid_, SIGTERM);
-  int code = WaitExit(30);
+  int code = WaitExit(timeout_seconds);
   if (code == -1) Kill9();
   return code;
 }

@@ -47,8 +47,9 @@ class StratadProcess {
   // tests of start-up failures.
   int RunToExit(const std::vector<std::string>& args, int timeout_seconds = 20);
 
-  // SIGTERM, then waits; returns the exit status (or -1 on a timeout).
-  int Stop();
+  // SIGTERM, then waits up to `timeout_seconds`; returns the exit status (or -1 on a
+  // timeout, after which the process is killed).
+  int Stop(int timeout_seconds = 30);
   // SIGKILL: no chance to flush or close.
   void Kill9();
   // Starts again with the same data dir, port and arguments.
