@@ -474,7 +474,9 @@ void ClusterNode::Campaign(uint32_t shard) {
       continue;
     }
     // Tests only: a replica made to lag never leads (its writes would wait for it).
-    if (options_.testing_apply_delay_ms > 0 || draining_) continue;
+    if (options_.testing_apply_delay_ms > 0) continue;
+    // A stopping node would only hand the shard on again a moment later.
+    if (draining_) continue;
     const absl::Time now = absl::Now();
     if (vacant_since == absl::InfiniteFuture()) vacant_since = now;
     if (!Preferred(shard) && now - vacant_since < kDeferToPreferred) continue;

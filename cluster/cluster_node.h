@@ -85,9 +85,10 @@ class ClusterNode final : public ShardDirectory {
   // Once this node's gRPC port serves (the internal service on it): announces the node at
   // `advertise` (host:port) under its lease and starts campaigning for shard leadership.
   absl::Status Serve(const std::string& advertise);
-  // The node is stopping: from now on it takes no vacant leadership (the shards it leads it
-  // keeps until it stops, to finish the writes in flight). Without this, every node of a
-  // cluster stopped at once would take over the shards of each one that left before it.
+  // The node is stopping: from now on it takes no vacant leadership and no role (scheduler,
+  // placement controller); the shards it leads it keeps until it stops, to finish the writes
+  // in flight. Without this, every node of a cluster stopped at once would take over the
+  // shards of each one that left before it.
   void Drain() { draining_ = true; }
   // Gives up its leaderships and its lease (others take over at once), then stops.
   ~ClusterNode() override;
