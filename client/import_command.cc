@@ -17,6 +17,9 @@
 namespace strata::cli {
 namespace {
 
+// BulkWriteRecords' limit (proto/strata/v1/write.proto).
+constexpr int kMaxBulkWriteRecords = 10'000;
+
 struct ImportArgs {
   std::string database;
   std::string table;
@@ -29,7 +32,11 @@ struct ImportArgs {
   std::string measures;
   std::string ignore;
   std::string time_unit;
-  int batch_size = 100;
+  // Records per BulkWriteRecords request: a request's fixed cost (the call,
+  // a group commit's sync) spread over ten times WriteRecords' 100 halved the
+  // server's CPU per row (docs/benchmarks.md, "Ingest paths"); beyond 1,000 it
+  // gained nothing measurable, and a rejected request would resend more.
+  int batch_size = 1000;
   // Enough requests in flight for the server to commit several in one group
   // (one sync): on 2 cores 16 imported 11-25 % faster than 4 (docs/benchmarks.md).
   int parallel = 16;
@@ -97,8 +104,10 @@ absl::StatusOr<ImportOptions> ResolveOptions(const ImportArgs& args) {
                         .source_name = args.file == "-" ? "stdin" : args.file,
                         .batch_size = args.batch_size,
                         .in_flight = args.parallel};
-  if (args.batch_size < 1 || args.batch_size > 100) {
-    return absl::InvalidArgumentError("--batch-size must be 1..100 (WriteRecords takes 100 at most)");
+  if (args.batch_size < 1 || args.batch_size > kMaxBulkWriteRecords) {
+    return absl::InvalidArgumentError(absl::StrCat("--batch-size must be 1..", kMaxBulkWriteRecords,
+                                                   " (BulkWriteRecords takes ",
+                                                   kMaxBulkWriteRecords, " at most)"));
   }
   if (args.parallel < 1 || args.parallel > 64) {
     return absl::InvalidArgumentError("--parallel must be 1..64");
@@ -193,7 +202,7 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
   command->add_option("--ignore", args->ignore, "Fields to leave out: a,b");
   command->add_option("--time-unit", args->time_unit,
                       "Unit of integer times: s, ms, us, ns (default ms; ns for lp)");
-  command->add_option("--batch-size", args->batch_size, "Records per request (1..100)")
+  command->add_option("--batch-size", args->batch_size, "Records per request (1..10000)")
       ->capture_default_str();
   command->add_option("--parallel", args->parallel, "Requests in flight")->capture_default_str();
   command->add_option("--on-reject", args->on_reject,

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -182,8 +183,7 @@ class Importer {
       queue_changed_.notify_all();
       FactorCommonAttributes(&batch.request);
       v1::WriteRecordsResponse response;
-      grpc::Status status = connection_.write().WriteRecords(connection_.UnaryContext().get(),
-                                                             batch.request, &response);
+      grpc::Status status = Write(batch.request, &response);
       if (probe || !status.ok()) {
         // One critical section, so no sender takes a batch between the
         // probe's end and the stop its failure makes.
@@ -212,6 +212,28 @@ class Importer {
       if (spent_.size() < static_cast<size_t>(2 * options_.in_flight)) {
         spent_.push_back(std::move(batch.request));
       }
+    }
+  }
+
+  // One request, sent again while the server refuses it for being busy
+  // (RESOURCE_EXHAUSTED: its write queue full, or its memory store over
+  // budget while hours are sealed; nothing of the request was written):
+  // several loaders, or a --batch-size × --parallel beyond the server's
+  // --write-queue, must slow the import down, not end it.
+  grpc::Status Write(const v1::WriteRecordsRequest& request, v1::WriteRecordsResponse* response) {
+    constexpr int kAttempts = 10;
+    std::chrono::milliseconds backoff(50);
+    std::minstd_rand jitter(std::random_device{}());
+    for (int attempt = 1;; ++attempt) {
+      grpc::Status status =
+          connection_.write().BulkWriteRecords(connection_.UnaryContext().get(), request, response);
+      if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || attempt == kAttempts ||
+          stop_.load() || Interrupted()) {
+        return status;
+      }
+      // Jittered, so senders refused together do not come back together.
+      std::this_thread::sleep_for(backoff / 2 + backoff * (jitter() % 100) / 100);
+      backoff = std::min<std::chrono::milliseconds>(2 * backoff, std::chrono::seconds(1));
     }
   }
 

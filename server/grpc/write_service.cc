@@ -8,9 +8,9 @@
 
 namespace strata {
 
-grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext* context,
-                                                     const grpc::ByteBuffer* in,
-                                                     grpc::ByteBuffer* out) {
+grpc::ServerUnaryReactor* WriteService::Write(grpc::CallbackServerContext* context,
+                                              const grpc::ByteBuffer* in, grpc::ByteBuffer* out,
+                                              int max_records) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // Runs on the writer's committer thread, which must not see an exception:
   // one here (bad_alloc building the response) fails this call only.
@@ -41,7 +41,7 @@ grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext
       return reactor;
     }
     WireWriteRequest wire;
-    if (wire.Decode({reinterpret_cast<const char*>(bytes.begin()), bytes.size()})) {
+    if (wire.Decode({reinterpret_cast<const char*>(bytes.begin()), bytes.size()}, max_records)) {
       WireWriteSource source(wire);
       ingest_.WriteAsync(**caller, source, std::move(finish));
       return reactor;
@@ -52,7 +52,7 @@ grpc::ServerUnaryReactor* WriteService::WriteRecords(grpc::CallbackServerContext
       finish(parsed);
       return reactor;
     }
-    ProtoWriteSource source(*request);
+    ProtoWriteSource source(*request, max_records);
     ingest_.WriteAsync(**caller, source, std::move(finish));
   } catch (const std::exception& e) {
     reactor->Finish(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));

@@ -1,5 +1,5 @@
-// WriteService handler: adapts WriteRecords to the ingest door
-// (server/runner/ingest.h).
+// WriteService handler: adapts WriteRecords and BulkWriteRecords to the
+// ingest door (server/runner/ingest.h).
 #pragma once
 
 #include "server/grpc/unary.h"
@@ -9,7 +9,8 @@
 namespace strata {
 
 class WriteService final
-    : public v1::WriteService::WithRawCallbackMethod_WriteRecords<v1::WriteService::Service> {
+    : public v1::WriteService::WithRawCallbackMethod_WriteRecords<
+          v1::WriteService::WithRawCallbackMethod_BulkWriteRecords<v1::WriteService::Service>> {
  public:
   // The arguments must outlive the service.
   WriteService(Ingest* ingest, Authenticator* auth) : ingest_(*ingest), auth_(*auth) {}
@@ -20,9 +21,20 @@ class WriteService final
   // (one per core) held up every other call and kept groups small.
   grpc::ServerUnaryReactor* WriteRecords(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* in,
-                                         grpc::ByteBuffer* out) override;
+                                         grpc::ByteBuffer* out) override {
+    return Write(context, in, out, kMaxRecordsPerWrite);
+  }
+  grpc::ServerUnaryReactor* BulkWriteRecords(grpc::CallbackServerContext* context,
+                                             const grpc::ByteBuffer* in,
+                                             grpc::ByteBuffer* out) override {
+    return Write(context, in, out, kMaxRecordsPerBulkWrite);
+  }
 
  private:
+  // Either call: a WriteRecordsRequest of at most `max_records` records.
+  grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context, const grpc::ByteBuffer* in,
+                                  grpc::ByteBuffer* out, int max_records);
+
   Ingest& ingest_;
   Authenticator& auth_;
 };

@@ -133,7 +133,7 @@ void LineProtocolWriter::Line(std::string_view line) {
   std::swap(batch.points[at], point_);
   batch.records.push_back({.time_nanos = time, .version = NextVersion(now_)});
   batch.lines.Add(line_number_, line);
-  if (batch.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) Flush(batch);
+  if (batch.records.size() == kRecordsPerBodyWrite) Flush(batch);
 }
 
 LineProtocolWriter::TableBatch& LineProtocolWriter::BatchFor(const std::string& table) {

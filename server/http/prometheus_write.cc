@@ -79,11 +79,11 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Ingest& ingest,
 
   RemoteWriteSummary summary;
   const int64_t version = ingest.NowNanos();
-  // A batch of up to 100 samples of any series, the series of each, and the
+  // A batch of up to kRecordsPerBodyWrite samples of any series, the series of each, and the
   // labels of those series, which its records point at (a batch's own, so
   // that a request of a million series holds only the labels in flight).
   struct Batch {
-    Batch() { labels.reserve(kMaxRecordsPerWrite); }  // never moved while pointed at
+    Batch() { labels.reserve(kRecordsPerBodyWrite); }  // never moved while pointed at
     std::vector<SampleRecord> records;
     std::vector<int> series;
     std::vector<SeriesLabels> labels;
@@ -149,7 +149,7 @@ absl::StatusOr<RemoteWriteSummary> WriteRemoteSamples(Ingest& ingest,
       batch.records.push_back({.series = &batch.labels.back(), .value = sample.value(),
                                .time_ms = sample.timestamp(), .version = version});
       batch.series.push_back(s);
-      if (batch.records.size() == static_cast<size_t>(kMaxRecordsPerWrite)) flush();
+      if (batch.records.size() == kRecordsPerBodyWrite) flush();
     }
   }
   if (failed.ok()) flush();

@@ -54,7 +54,9 @@ class WireWriteRequest::Reader {
           seen_common = true;
           return Record(out_.common_, common_ranges);
         case Tag(4, kLength): {
-          if (out_.records_.size() == kMaxRecordsPerWrite) return ReadPastTheLimit();
+          if (out_.records_.size() == static_cast<size_t>(out_.max_records_)) {
+            return ReadPastTheLimit();
+          }
           const uint8_t* start = p_;
           if (!Record(out_.records_.emplace_back(), record_ranges.emplace_back())) return false;
           if (out_.records_.size() == 1) ReserveLike(p_ - start, end_ - start);
@@ -90,7 +92,7 @@ class WireWriteRequest::Reader {
   // and the write is refused anyway.
   void ReserveLike(ptrdiff_t bytes, ptrdiff_t left) {
     const size_t records = std::min<size_t>(left / std::max<ptrdiff_t>(bytes, 1),
-                                            kMaxRecordsPerWrite);
+                                            out_.max_records_);
     out_.records_.reserve(records);
     out_.dimensions_.reserve(
         records * std::min<size_t>(out_.dimensions_.size(), 2 * kMaxDimensionsPerRecord));
@@ -406,8 +408,9 @@ class WireWriteRequest::Reader {
   WireWriteRequest& out_;
 };
 
-bool WireWriteRequest::Decode(std::string_view bytes) {
+bool WireWriteRequest::Decode(std::string_view bytes, int max_records) {
   *this = WireWriteRequest();
+  max_records_ = max_records;
   if (bytes.size() > static_cast<size_t>(INT_MAX)) return false;
   std::vector<Ranges> record_ranges;
   Ranges common_ranges;
@@ -502,8 +505,8 @@ struct CountedRecords {
 }  // namespace
 
 absl::Status WireWriteSource::ValidateShape() const {
-  return normalize_internal::ValidateShape<WireAccess>(request_.common_attributes(),
-                                                       CountedRecords{request_});
+  return normalize_internal::ValidateShape<WireAccess>(
+      request_.common_attributes(), CountedRecords{request_}, request_.max_records());
 }
 
 absl::Status WireWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,

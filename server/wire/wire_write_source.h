@@ -64,15 +64,17 @@ class WireWriteRequest {
  public:
   // Reads a serialized WriteRecordsRequest; false when the bytes are not one
   // or use an encoding left to protobuf (see above). The views point into
-  // `bytes`, which must outlive this object.
-  bool Decode(std::string_view bytes);
+  // `bytes`, which must outlive this object. `max_records`: the most its door
+  // takes (kMaxRecordsPerWrite, or kMaxRecordsPerBulkWrite for BulkWriteRecords).
+  bool Decode(std::string_view bytes, int max_records = kMaxRecordsPerWrite);
 
   std::string_view database_name() const { return database_name_; }
   std::string_view table_name() const { return table_name_; }
   const WireRecord& common_attributes() const { return common_; }
-  // At most kMaxRecordsPerWrite: the ones past it are counted, not kept.
+  // At most max_records(): the ones past it are counted, not kept.
   const std::vector<WireRecord>& records() const { return records_; }
   size_t record_count() const { return records_.size() + records_past_limit_; }
+  int max_records() const { return max_records_; }
 
  private:
   struct Ranges;  // where a record's dimensions and measures sit while decoding
@@ -83,6 +85,7 @@ class WireWriteRequest {
   WireRecord common_;
   std::vector<WireRecord> records_;
   size_t records_past_limit_ = 0;
+  int max_records_ = kMaxRecordsPerWrite;
   std::vector<WireDimension> dimensions_;  // every record's, each record's contiguous
   std::vector<WireMeasure> measures_;
 };

@@ -147,11 +147,13 @@ struct ProtoAccess {
 
 absl::Status ProtoWriteSource::ValidateShape() const {
   return normalize_internal::ValidateShape<ProtoAccess>(request_.common_attributes(),
-                                                        request_.records());
+                                                        request_.records(), max_records_);
 }
 
-ProtoWriteSource::ProtoWriteSource(v1::WriteRecordsRequest& request)
-    : request_(request), common_unreadable_(UnreadableReason(request.common_attributes())) {}
+ProtoWriteSource::ProtoWriteSource(v1::WriteRecordsRequest& request, int max_records)
+    : request_(request),
+      max_records_(max_records),
+      common_unreadable_(UnreadableReason(request.common_attributes())) {}
 
 absl::Status ProtoWriteSource::NormalizeInto(int i, const PartitionKey& partition_key,
                                              NormalizedRecord* out) {

@@ -64,7 +64,9 @@ std::optional<std::string> UnknownTimeUnit(int unit);
 // than FromProto's WriteRequest. The message must outlive the source.
 class ProtoWriteSource final : public WriteSource {
  public:
-  explicit ProtoWriteSource(v1::WriteRecordsRequest& request);
+  // `max_records`: the most its door takes (WireWriteRequest::Decode).
+  explicit ProtoWriteSource(v1::WriteRecordsRequest& request,
+                            int max_records = kMaxRecordsPerWrite);
   std::string_view database_name() const override { return request_.database_name(); }
   std::string_view table_name() const override { return request_.table_name(); }
   int record_count() const override { return request_.records_size(); }
@@ -74,6 +76,7 @@ class ProtoWriteSource final : public WriteSource {
 
  private:
   v1::WriteRecordsRequest& request_;
+  const int max_records_;
   const std::optional<std::string> common_unreadable_;  // of common_attributes, found once
   NameMemo names_;  // the last record's
 };

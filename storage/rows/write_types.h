@@ -16,7 +16,12 @@
 
 namespace strata {
 
+// WriteRecords' limit, Timestream's.
 inline constexpr int kMaxRecordsPerWrite = 100;
+// BulkWriteRecords' (and a line-protocol or remote-write body's writes): a
+// write's fixed cost (a call, a group commit's wake-ups and sync) was about
+// half of a 100-record write's server CPU (docs/benchmarks.md, "Ingest paths").
+inline constexpr int kMaxRecordsPerBulkWrite = 10'000;
 inline constexpr int kMaxDimensionsPerRecord = 128;
 inline constexpr int kMaxMeasuresPerRecord = 256;
 inline constexpr size_t kMaxValueBytes = 2048;

@@ -140,12 +140,13 @@ inline size_t ValueBytes(const ValueView& v) {
 absl::Status CheckNameClashes(std::vector<std::string_view>& measure_names,
                               const NormalizedRecord& record);
 
-// ValidateRequestShape over records read by `Access`.
+// ValidateRequestShape over records read by `Access`, at most `max_records`
+// of them (kMaxRecordsPerWrite, or kMaxRecordsPerBulkWrite for a bulk door).
 template <typename Access, typename R, typename Records>
-absl::Status ValidateShape(const R& common, const Records& records) {
-  const int n = static_cast<int>(records.size());
-  if (n < 1 || n > kMaxRecordsPerWrite) {
-    return absl::InvalidArgumentError(StrCat("a write carries 1..", kMaxRecordsPerWrite,
+absl::Status ValidateShape(const R& common, const Records& records, int max_records) {
+  const size_t n = records.size();
+  if (n < 1 || n > static_cast<size_t>(max_records)) {
+    return absl::InvalidArgumentError(StrCat("a write carries 1..", max_records,
                                              " records, this one has ", n,
                                              n == 0 ? "" : "; split it into several requests"));
   }
@@ -158,7 +159,7 @@ absl::Status ValidateShape(const R& common, const Records& records) {
   for (size_t c = 0; c < common_dimensions; ++c) {
     common_names.insert(Access::DimensionName(common, c));
   }
-  for (int i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     for (size_t d = 0; d < Access::DimensionCount(records[i]); ++d) {
       const std::string_view name = Access::DimensionName(records[i], d);
       if (common_names.contains(name)) {

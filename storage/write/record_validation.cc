@@ -170,9 +170,9 @@ struct InputAccess {
 
 }  // namespace
 
-absl::Status ValidateRequestShape(const WriteRequest& request) {
+absl::Status ValidateRequestShape(const WriteRequest& request, int max_records) {
   return normalize_internal::ValidateShape<InputAccess>(request.common_attributes,
-                                                        request.records);
+                                                        request.records, max_records);
 }
 
 absl::StatusOr<NormalizedRecord> NormalizeRecord(const InputRecord& common, InputRecord record,

@@ -14,9 +14,10 @@ namespace strata {
 class NameMemo;  // storage/write/name_memo.h
 
 // Checks the request as a whole. INVALID_ARGUMENT (the whole request is
-// refused) for 0 or more than 100 records, or a dimension name present both
-// in common_attributes and in a record.
-absl::Status ValidateRequestShape(const WriteRequest& request);
+// refused) for 0 or more than `max_records` records, or a dimension name
+// present both in common_attributes and in a record.
+absl::Status ValidateRequestShape(const WriteRequest& request,
+                                  int max_records = kMaxRecordsPerWrite);
 
 // Merges `common` (the request's common_attributes) into `record` —
 // dimensions are concatenated, for every other field the record's own value

@@ -39,11 +39,16 @@ class WriteSource {
 // A WriteRequest as a source; its records' strings are moved out.
 class InputWriteSource final : public WriteSource {
  public:
-  explicit InputWriteSource(WriteRequest& request) : request_(request) {}
+  // `max_records`: the most its door takes (kMaxRecordsPerWrite, or
+  // kMaxRecordsPerBulkWrite).
+  explicit InputWriteSource(WriteRequest& request, int max_records = kMaxRecordsPerWrite)
+      : request_(request), max_records_(max_records) {}
   std::string_view database_name() const override { return request_.database_name; }
   std::string_view table_name() const override { return request_.table_name; }
   int record_count() const override { return static_cast<int>(request_.records.size()); }
-  absl::Status ValidateShape() const override { return ValidateRequestShape(request_); }
+  absl::Status ValidateShape() const override {
+    return ValidateRequestShape(request_, max_records_);
+  }
   absl::Status NormalizeInto(int i, const PartitionKey& partition_key,
                              NormalizedRecord* out) override {
     return NormalizeRequestRecord(request_, i, partition_key, &names_, out);
@@ -51,6 +56,7 @@ class InputWriteSource final : public WriteSource {
 
  private:
   WriteRequest& request_;
+  const int max_records_;
   NameMemo names_;  // the last record's
 };
 

@@ -29,9 +29,15 @@
 namespace strata {
 namespace {
 
-// The committer takes at most this many queued requests into one batch, so one
-// group's latency stays bounded under heavy load.
-constexpr size_t kMaxGroupRequests = 64;
+// The committer takes at most this many queue slots (below) into one group
+// (and always one request), so one group's latency stays bounded under heavy load.
+constexpr size_t kMaxGroupSlots = 64;
+
+// What a request counts for in the write queue: the 100-record requests it
+// could have been (WriteRecords' limit), at least one.
+size_t Slots(size_t records) {
+  return std::max<size_t>(1, (records + kMaxRecordsPerWrite - 1) / kMaxRecordsPerWrite);
+}
 
 uint64_t Hash(std::string_view bytes, uint64_t seed = 0) {
   return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
@@ -118,9 +124,11 @@ std::vector<Measure> MergeMeasures(const StoredRow& stored, const std::vector<Me
 
 absl::Status QueueFull(size_t queued) {
   return absl::ResourceExhaustedError(StrCat(
-      "the server has ", queued,
-      " write requests waiting for the disk; nothing of this one was written. Retry "
-      "with backoff, or raise the server's --write-queue"));
+      "the server's write queue is full: ", queued,
+      queued == 1 ? " write request waits" : " write requests wait",
+      " for the disk (a bulk write counts as one per 100 records); nothing "
+      "of this one was written. Retry with backoff, send fewer requests at once, or raise the "
+      "server's --write-queue"));
 }
 
 }  // namespace
@@ -909,7 +917,7 @@ absl::Status Writer::CheckAdmission() {
         "raise the server's --memory-store-budget-mb"));
   }
   absl::MutexLock lock(&queue_mu_);
-  if (queue_.size() >= max_queued_requests_) return QueueFull(queue_.size());
+  if (queued_slots_ >= max_queued_requests_) return QueueFull(queue_.size());
   return absl::OkStatus();
 }
 
@@ -945,10 +953,14 @@ void Writer::CommitAsync(WriteOptions options, WriteDone done) {
 
 void Writer::Enqueue(std::unique_ptr<Pending> pending, bool must_apply) {
   size_t queued = 0;
+  const size_t slots = Slots(pending->records.size());
   {
     absl::MutexLock lock(&queue_mu_);
     queued = queue_.size();
-    if (must_apply || queued < max_queued_requests_) {
+    // An empty queue takes any request: a bulk write larger than the whole
+    // queue (a small --write-queue) waits alone instead of never fitting.
+    if (must_apply || queue_.empty() || queued_slots_ + slots <= max_queued_requests_) {
+      queued_slots_ += slots;
       queue_.push_back(std::move(pending));
       return;
     }
@@ -1018,7 +1030,11 @@ void Writer::CommitLoop() {
       queue_mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // stopping, and everything queued is committed
       // Everything that queued while the last group committed is one group.
-      while (!queue_.empty() && requests.size() < kMaxGroupRequests) {
+      size_t slots = 0;
+      while (!queue_.empty() && (requests.empty() || slots < kMaxGroupSlots)) {
+        const size_t taken = Slots(queue_.front()->records.size());
+        slots += taken;
+        queued_slots_ -= taken;
         requests.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }

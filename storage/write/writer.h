@@ -59,7 +59,9 @@ class Writer {
   // converted are checked against the blocks.
   // Starts the committer thread. At most `max_queued_requests` requests wait
   // for a group commit; past that a write is refused (RESOURCE_EXHAUSTED):
-  // each holds its prepared records, and callers no longer wait in line.
+  // each holds its prepared records, and callers no longer wait in line. A
+  // bulk write counts as the 100-record requests it could have been (a
+  // 10,000-record one as 100), so the queue's memory bound stays the same.
   // While the memory head holds more than `memory_limit_bytes` (0: no
   // limit), writes are refused the same way: the engine's budget thread is
   // converting hours to blocks, and a load faster than that (or a hostile
@@ -185,6 +187,7 @@ class Writer {
   BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);
   absl::Mutex queue_mu_;
   std::deque<std::unique_ptr<Pending>> queue_ ABSL_GUARDED_BY(queue_mu_);
+  size_t queued_slots_ ABSL_GUARDED_BY(queue_mu_) = 0;  // Slots() of the queue's requests
   bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
 
   absl::Mutex states_mu_;

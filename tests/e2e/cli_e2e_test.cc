@@ -541,12 +541,41 @@ TEST_F(CliE2ETest, ImportsManyBatchesInParallel) {
     csv += std::to_string(now - i) + ",h" + std::to_string(i % 50) + "," + std::to_string(i) + "\n";
   }
   WriteFile(Path("big.csv"), csv);
-  ProcessResult r = Cli({"import", "mydb", "big", Path("big.csv"), "--parallel", "8"});
+  ProcessResult r =
+      Cli({"import", "mydb", "big", Path("big.csv"), "--parallel", "8", "--batch-size", "100"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("imported 5000 records"));
   EXPECT_THAT(r.out, HasSubstr("0 rejected"));
   EXPECT_EQ(Count("mydb.big"), "5000");
   EXPECT_EQ(Ok({"query", "SELECT sum(cpu) FROM mydb.big", "-f", "csv"}), "_col0\n12497500\n");
+}
+
+// A server whose write queue is full refuses a request at once
+// (RESOURCE_EXHAUSTED, nothing of it written): the import sends it again
+// after a jittered backoff instead of ending. Here the queue holds one
+// request and eight senders compete for it; a bad --batch-size is refused.
+TEST_F(CliE2ETest, ImportWaitsOutAFullWriteQueue) {
+  ASSERT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Start({"--write-queue", "1"})) << server_.error();
+  CreateTable("queued");
+  int64_t now = NowMillis();
+  std::string csv = "time,host,cpu\n";
+  constexpr int kRows = 20'000;
+  for (int i = 0; i < kRows; ++i) {
+    csv += std::to_string(now - i) + ",h" + std::to_string(i % 50) + "," + std::to_string(i) + "\n";
+  }
+  WriteFile(Path("queued.csv"), csv);
+  ProcessResult r = Cli({"import", "mydb", "queued", Path("queued.csv"), "--parallel", "8",
+                         "--batch-size", "500", "--progress", "none"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("imported 20000 records"));
+  EXPECT_EQ(Count("mydb.queued"), "20000");
+
+  for (const char* size : {"0", "10001"}) {
+    ProcessResult bad = Cli({"import", "mydb", "queued", Path("queued.csv"), "--batch-size", size});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_THAT(bad.err, HasSubstr("--batch-size must be 1..10000"));
+  }
 }
 
 // Golden output of each format for values of every common type.

@@ -114,6 +114,39 @@ TEST_F(WriteE2ETest, PartialBatchReportsEachRejectionWithItsIndex) {
   }
 }
 
+// BulkWriteRecords: WriteRecords' request, answer and rules with 10,000
+// records (a loader's call); one more is refused naming the limit, and a
+// rejected record is named by its index past 100 as well.
+TEST_F(WriteE2ETest, BulkWriteRecordsTakesTenThousandRecords) {
+  const int64_t now = NowMillis();
+  auto bulk = [&](const v1::WriteRecordsRequest& request, v1::WriteRecordsResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return writer_->BulkWriteRecords(&context, request, response);
+  };
+  std::vector<v1::Record> records;
+  for (int i = 0; i < 10'000; ++i) records.push_back(CpuRecord("h" + std::to_string(i), now, i));
+  records[9'876].set_measure_name("");  // rejected, the others written
+  v1::WriteRecordsResponse response;
+  grpc::Status status = bulk(WriteRequest("mydb", "tbl", records), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.records_ingested().total(), 9'999);
+  ASSERT_EQ(response.rejected_records_size(), 1);
+  EXPECT_EQ(response.rejected_records(0).record_index(), 9'876);
+
+  records.push_back(CpuRecord("one-too-many", now, 1));
+  status = bulk(WriteRequest("mydb", "tbl", records), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("1..10000 records, this one has 10001"),
+            std::string::npos)
+      << status.error_message();
+  // WriteRecords keeps Timestream's 100.
+  records.resize(101);
+  status = Write(WriteRequest("mydb", "tbl", records), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("1..100 records, this one has 101"), std::string::npos);
+}
+
 TEST_F(WriteE2ETest, VersionConflictReportsExistingVersion) {
   const int64_t now = NowMillis();
   v1::WriteRecordsResponse response;

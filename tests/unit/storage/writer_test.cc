@@ -7,6 +7,8 @@
 #include <thread>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/clock.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
@@ -745,6 +747,102 @@ TEST_F(WriterTest, WritesPastTheQueueBoundAreRefusedAtOnce) {
   }
   EXPECT_EQ(written.load(), 5 - static_cast<int>(refusals.size()));
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(written.load()));
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// A bulk write counts in the queue as the 100-record writes it could have
+// been, so --write-queue bounds the records waiting, whatever their requests'
+// size; an empty queue still takes a bulk write larger than all of it.
+TEST_F(WriterTest, BulkWritesCountInTheQueueByTheirRecords) {
+  auto open_with_a_queue_of_15 = [&] {
+    engine_.reset();
+    auto engine =
+        Engine::Open({.data_dir = dir_.Sub("data"), .write_queue = 15, .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+  };
+  open_with_a_queue_of_15();
+  auto bulk = [](const std::string& prefix, int records) {
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+    for (int i = 0; i < records; ++i) {
+      request.records.push_back(
+          Point(prefix + std::to_string(i), kNowMillis, Value::Double(i)));
+    }
+    return request;
+  };
+  absl::Mutex mu;
+  std::vector<std::pair<std::string, absl::Status>> answers;
+  auto write = [&](const std::string& name, WriteRequest request) {
+    InputWriteSource source(request, kMaxRecordsPerBulkWrite);
+    engine_->WriteAsync(source, [&, name](absl::StatusOr<WriteResult> result) {
+      absl::MutexLock lock(&mu);
+      answers.emplace_back(name, result.status());
+    });
+  };
+  engine_->writer().Exclusive([&] {
+    // The committer takes this one and waits for the commit lock: the queue
+    // is empty from here on, and nothing leaves it until Exclusive returns.
+    write("first", bulk("f", 1));
+    while (engine_->QueuedWrites() > 0) absl::SleepFor(absl::Milliseconds(1));
+    write("1000 records: 10 of 15", bulk("a", 1000));
+    write("1000 more: 20 of 15", bulk("b", 1000));
+    write("500: 15 of 15", bulk("c", 500));
+    write("one more: 16 of 15", bulk("d", 1));
+    return 0;
+  });
+  Open();  // waits for the queued writes
+  absl::flat_hash_map<std::string, absl::Status> by_name(answers.begin(), answers.end());
+  ASSERT_EQ(by_name.size(), 5u);
+  EXPECT_TRUE(by_name["first"].ok()) << by_name["first"];
+  EXPECT_TRUE(by_name["1000 records: 10 of 15"].ok()) << by_name["1000 records: 10 of 15"];
+  EXPECT_EQ(by_name["1000 more: 20 of 15"].code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(by_name["500: 15 of 15"].ok()) << by_name["500: 15 of 15"];
+  EXPECT_EQ(by_name["one more: 16 of 15"].code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(by_name["one more: 16 of 15"].message().find("--write-queue"), std::string::npos);
+  EXPECT_EQ(ScanAll().size(), 1501u);
+
+  // With the queue empty, a write of more than the whole queue waits alone.
+  open_with_a_queue_of_15();
+  engine_->writer().Exclusive([&] {
+    write("2000 of 15, alone", bulk("e", 2000));
+    return 0;
+  });
+  Open();
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(answers.size(), 6u);
+  EXPECT_EQ(answers.back().first, "2000 of 15, alone");
+  EXPECT_TRUE(answers.back().second.ok()) << answers.back().second;
+  EXPECT_EQ(ScanAll().size(), 3501u);
+}
+
+// The door's limit on a write's records: WriteRecords' 100, a bulk door's
+// 10,000, each refusal naming the limit.
+TEST_F(WriterTest, AWritesRecordLimitIsItsDoors) {
+  auto refused = [&](int records, int limit) {
+    WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
+    for (int i = 0; i < records; ++i) {
+      request.records.push_back(Point("h" + std::to_string(i), kNowMillis, Value::Double(i)));
+    }
+    InputWriteSource source(request, limit);
+    std::promise<absl::Status> answered;
+    engine_->WriteAsync(source, [&](absl::StatusOr<WriteResult> result) {
+      answered.set_value(result.status());
+    });
+    return answered.get_future().get();
+  };
+  EXPECT_TRUE(refused(100, kMaxRecordsPerWrite).ok());
+  absl::Status s = refused(101, kMaxRecordsPerWrite);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("1..100 records, this one has 101"), std::string::npos) << s;
+  EXPECT_TRUE(refused(10'000, kMaxRecordsPerBulkWrite).ok());
+  s = refused(10'001, kMaxRecordsPerBulkWrite);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("1..10000 records, this one has 10001"), std::string::npos) << s;
 }
 
 }  // namespace

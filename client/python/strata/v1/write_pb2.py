@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from strata.v1 import records_pb2 as strata_dot_v1_dot_records__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/write.proto\x12\tstrata.v1\x1a\x17strata/v1/records.proto\"\x92\x01\n\x13WriteRecordsRequest\x12\x15\n\rdatabase_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12,\n\x11\x63ommon_attributes\x18\x03 \x01(\x0b\x32\x11.strata.v1.Record\x12\"\n\x07records\x18\x04 \x03(\x0b\x32\x11.strata.v1.Record\"N\n\x0fRecordsIngested\x12\r\n\x05total\x18\x01 \x01(\x03\x12\x14\n\x0cmemory_store\x18\x02 \x01(\x03\x12\x16\n\x0emagnetic_store\x18\x03 \x01(\x03\"j\n\x0eRejectedRecord\x12\x14\n\x0crecord_index\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1d\n\x10\x65xisting_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_existing_version\"\x81\x01\n\x14WriteRecordsResponse\x12\x34\n\x10records_ingested\x18\x01 \x01(\x0b\x32\x1a.strata.v1.RecordsIngested\x12\x33\n\x10rejected_records\x18\x02 \x03(\x0b\x32\x19.strata.v1.RejectedRecord2_\n\x0cWriteService\x12O\n\x0cWriteRecords\x12\x1e.strata.v1.WriteRecordsRequest\x1a\x1f.strata.v1.WriteRecordsResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15strata/v1/write.proto\x12\tstrata.v1\x1a\x17strata/v1/records.proto\"\x92\x01\n\x13WriteRecordsRequest\x12\x15\n\rdatabase_name\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12,\n\x11\x63ommon_attributes\x18\x03 \x01(\x0b\x32\x11.strata.v1.Record\x12\"\n\x07records\x18\x04 \x03(\x0b\x32\x11.strata.v1.Record\"N\n\x0fRecordsIngested\x12\r\n\x05total\x18\x01 \x01(\x03\x12\x14\n\x0cmemory_store\x18\x02 \x01(\x03\x12\x16\n\x0emagnetic_store\x18\x03 \x01(\x03\"j\n\x0eRejectedRecord\x12\x14\n\x0crecord_index\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1d\n\x10\x65xisting_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_existing_version\"\x81\x01\n\x14WriteRecordsResponse\x12\x34\n\x10records_ingested\x18\x01 \x01(\x0b\x32\x1a.strata.v1.RecordsIngested\x12\x33\n\x10rejected_records\x18\x02 \x03(\x0b\x32\x19.strata.v1.RejectedRecord2\xb4\x01\n\x0cWriteService\x12O\n\x0cWriteRecords\x12\x1e.strata.v1.WriteRecordsRequest\x1a\x1f.strata.v1.WriteRecordsResponse\x12S\n\x10\x42ulkWriteRecords\x12\x1e.strata.v1.WriteRecordsRequest\x1a\x1f.strata.v1.WriteRecordsResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.write_pb2', globals())
@@ -30,6 +30,6 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _REJECTEDRECORD._serialized_end=396
   _WRITERECORDSRESPONSE._serialized_start=399
   _WRITERECORDSRESPONSE._serialized_end=528
-  _WRITESERVICE._serialized_start=530
-  _WRITESERVICE._serialized_end=625
+  _WRITESERVICE._serialized_start=531
+  _WRITESERVICE._serialized_end=711
 # @@protoc_insertion_point(module_scope)
