@@ -2,6 +2,7 @@
 
 #include "client/command.h"
 #include "client/common_attributes.h"
+#include "client/request_encoder.h"
 
 #include <atomic>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <deque>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <mutex>
 #include <random>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "client/interrupt.h"
 
 namespace strata::cli {
@@ -221,17 +224,26 @@ class Importer {
   // several loaders, or a --batch-size × --parallel beyond the server's
   // --write-queue, must slow the import down, not end it.
   grpc::Status Write(const v1::WriteRecordsRequest& request, v1::WriteRecordsResponse* response) {
+    // Encoded once (request_encoder.h), sent as bytes through a generic stub.
+    thread_local std::string buffer;
+    const size_t length = EncodeWriteRecordsRequest(request, &buffer);
+    grpc::Slice slice(buffer.data(), length);
+    const grpc::ByteBuffer bytes(&slice, 1);
     constexpr int kAttempts = 10;
     std::chrono::milliseconds backoff(50);
-    std::minstd_rand jitter(std::random_device{}());
     for (int attempt = 1;; ++attempt) {
-      grpc::Status status =
-          connection_.write().BulkWriteRecords(connection_.UnaryContext().get(), request, response);
+      std::unique_ptr<grpc::ClientContext> context = connection_.UnaryContext();
+      std::promise<grpc::Status> done;
+      bulk_write_.UnaryCall(context.get(), "/strata.v1.WriteService/BulkWriteRecords", {},
+                            &bytes, response,
+                            [&done](grpc::Status status) { done.set_value(std::move(status)); });
+      grpc::Status status = done.get_future().get();
       if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || attempt == kAttempts ||
           stop_.load() || Interrupted()) {
         return status;
       }
       // Jittered, so senders refused together do not come back together.
+      thread_local std::minstd_rand jitter(std::random_device{}());
       std::this_thread::sleep_for(backoff / 2 + backoff * (jitter() % 100) / 100);
       backoff = std::min<std::chrono::milliseconds>(2 * backoff, std::chrono::seconds(1));
     }
@@ -291,6 +303,8 @@ class Importer {
   }
 
   Connection& connection_;
+  grpc::TemplatedGenericStub<grpc::ByteBuffer, v1::WriteRecordsResponse> bulk_write_{
+      connection_.channel()};
   RecordParser& parser_;
   RecordPool records_;  // the reader thread's: records of sent requests, kept allocated
   const ImportOptions& options_;
