@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/decimal_text.h"
 
 namespace strata::cli {
 namespace {
@@ -144,6 +145,10 @@ namespace {
 // A finite double: std::from_chars (exact, and the fast path the importers
 // take per cell), else absl's reader for the forms it also accepts ("+1").
 bool ParseFiniteDouble(std::string_view text, double* out) {
+  if (std::optional<double> simple = SimpleDecimal(text)) {
+    *out = *simple;
+    return true;
+  }
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
   if (ec == std::errc() && end == text.data() + text.size()) return std::isfinite(*out);
   return absl::SimpleAtod(ToAbsl(text), out) && std::isfinite(*out);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "common/decimal_text.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
@@ -142,6 +143,10 @@ class LineReader {
         return absl::InvalidArgumentError(StrCat("\"", token, "\" is not a valid integer"));
       }
       SetScalar(out, ValueType::kBigint, integer, 0);
+      return absl::OkStatus();
+    }
+    if (std::optional<double> simple = SimpleDecimal(token)) {  // most values: "12.34"
+      SetScalar(out, ValueType::kDouble, 0, *simple);
       return absl::OkStatus();
     }
     double number = 0;
