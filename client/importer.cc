@@ -41,9 +41,13 @@ std::string OneLine(const std::string& text) {
   return out;
 }
 
-// One WriteRecords request and where each of its records came from.
+// One WriteRecords request and where each of its records came from. Its
+// records are `request`'s, or already encoded (`encoded`) when the parser
+// writes them straight to bytes (RecordParser::EncodesRecords).
 struct Batch {
   v1::WriteRecordsRequest request;
+  EncodedRecords encoded;
+  int size() const { return request.records_size() + encoded.count; }
   std::vector<int64_t> lines;
   std::vector<std::string> texts;  // only kept when rejections are logged
 };
@@ -114,9 +118,11 @@ class Importer {
       summary_.lines_read = line_number;
       // Parsed into the request's next record: a recycled request keeps its
       // records' allocations.
-      absl::StatusOr<bool> parsed = parser_.ParseInto(line, records_.Add(&batch.request));
+      absl::StatusOr<bool> parsed = encodes_
+                                        ? parser_.EncodeInto(line, &batch.encoded)
+                                        : parser_.ParseInto(line, records_.Add(&batch.request));
       if (!parsed.ok() || !*parsed) {
-        batch.request.mutable_records()->RemoveLast();
+        if (!encodes_) batch.request.mutable_records()->RemoveLast();
         if (!parsed.ok()) {
           Reject(first_line, std::string(parsed.status().message()), std::string(line));
         }
@@ -124,7 +130,7 @@ class Importer {
       }
       batch.lines.push_back(first_line);
       if (options_.on_reject == OnReject::kLog) batch.texts.emplace_back(line);
-      if (batch.request.records_size() >= options_.batch_size) {
+      if (batch.size() >= options_.batch_size) {
         Enqueue(std::move(batch));
         batch = NewBatch();
       }
@@ -136,7 +142,7 @@ class Importer {
                                         std::to_string(line_number) + ": " + input.error());
     }
     // With --on-reject fail the records read before the rejection still go.
-    if (batch.request.records_size() > 0 && !stop_.load()) Enqueue(std::move(batch));
+    if (batch.size() > 0 && !stop_.load()) Enqueue(std::move(batch));
   }
 
   // A request a sender is done with (its records kept for the parser), or a new one.
@@ -145,11 +151,13 @@ class Importer {
     {
       std::lock_guard lock(mutex_);
       if (!spent_.empty()) {
-        batch.request = std::move(spent_.back());
+        batch.request = std::move(spent_.back().request);
+        batch.encoded = std::move(spent_.back().encoded);
         spent_.pop_back();
       }
     }
     records_.Recycle(&batch.request);
+    batch.encoded.Clear();
     batch.request.set_database_name(options_.database);
     batch.request.set_table_name(options_.table);
     return batch;
@@ -184,9 +192,8 @@ class Importer {
         if (!probed_) probe = probing_ = true;
       }
       queue_changed_.notify_all();
-      FactorCommonAttributes(&batch.request);
       v1::WriteRecordsResponse response;
-      grpc::Status status = Write(batch.request, &response);
+      grpc::Status status = Write(batch, &response);
       if (probe || !status.ok()) {
         // One critical section, so no sender takes a batch between the
         // probe's end and the stop its failure makes.
@@ -213,7 +220,7 @@ class Importer {
       }
       std::lock_guard lock(mutex_);
       if (spent_.size() < static_cast<size_t>(2 * options_.in_flight)) {
-        spent_.push_back(std::move(batch.request));
+        spent_.push_back({std::move(batch.request), std::move(batch.encoded)});
       }
     }
   }
@@ -223,12 +230,25 @@ class Importer {
   // budget while hours are sealed; nothing of the request was written):
   // several loaders, or a --batch-size × --parallel beyond the server's
   // --write-queue, must slow the import down, not end it.
-  grpc::Status Write(const v1::WriteRecordsRequest& request, v1::WriteRecordsResponse* response) {
+  grpc::Status Write(Batch& batch, v1::WriteRecordsResponse* response) {
     // Encoded once (request_encoder.h), sent as bytes through a generic stub.
+    // The slices are not copied: the call ends before this returns.
     thread_local std::string buffer;
-    const size_t length = EncodeWriteRecordsRequest(request, &buffer);
-    grpc::Slice slice(buffer.data(), length);
-    const grpc::ByteBuffer bytes(&slice, 1);
+    size_t length = 0;
+    if (encodes_) {
+      // The request's names, then the records as they were encoded.
+      WireWriter writer(&buffer, 0);
+      writer.String(1, options_.database);
+      writer.String(2, options_.table);
+      length = writer.used();
+    } else {
+      FactorCommonAttributes(&batch.request);
+      length = EncodeWriteRecordsRequest(batch.request, &buffer);
+    }
+    const grpc::Slice slices[] = {
+        grpc::Slice(buffer.data(), length, grpc::Slice::STATIC_SLICE),
+        grpc::Slice(batch.encoded.bytes.data(), batch.encoded.used, grpc::Slice::STATIC_SLICE)};
+    const grpc::ByteBuffer bytes(slices, encodes_ ? 2 : 1);
     constexpr int kAttempts = 10;
     std::chrono::milliseconds backoff(50);
     for (int attempt = 1;; ++attempt) {
@@ -306,6 +326,7 @@ class Importer {
   grpc::TemplatedGenericStub<grpc::ByteBuffer, v1::WriteRecordsResponse> bulk_write_{
       connection_.channel()};
   RecordParser& parser_;
+  const bool encodes_ = parser_.EncodesRecords();
   RecordPool records_;  // the reader thread's: records of sent requests, kept allocated
   const ImportOptions& options_;
 
@@ -314,7 +335,11 @@ class Importer {
   std::condition_variable progress_wake_;
   std::deque<Batch> queue_;  // GUARDED_BY(mutex_)
   // Requests already sent, for NewBatch to reuse.
-  std::vector<v1::WriteRecordsRequest> spent_;  // GUARDED_BY(mutex_)
+  struct Spent {
+    v1::WriteRecordsRequest request;
+    EncodedRecords encoded;
+  };
+  std::vector<Spent> spent_;  // GUARDED_BY(mutex_)
   bool closed_ = false;      // GUARDED_BY(mutex_): the reader is done
   bool probing_ = false;     // GUARDED_BY(mutex_): the first request is out, alone
   bool probed_ = false;      // GUARDED_BY(mutex_): it succeeded; the rest go in parallel

@@ -69,6 +69,12 @@ class FieldRoles {
 // Protobuf's JSON errors add the input and a caret on further lines.
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+absl::Status NoMeasureValues() {
+  return absl::InvalidArgumentError(
+      "no measure values: the row has no numeric, boolean or declared measure field "
+      "(declare measures with --measures name[:type],...)");
+}
+
 // Collects one row's fields into a MULTI record. The record's dimension and
 // attribute messages from the row before are set again in place, not
 // cleared and allocated anew (Clear() would free each attribute's value
@@ -115,11 +121,7 @@ class RowBuilder {
           "no time: the row needs a \"", columns.time_field,
           "\" field (or name the time field with --time-column)"));
     }
-    if (record_.measure_values().empty()) {
-      return absl::InvalidArgumentError(
-          "no measure values: the row has no numeric, boolean or declared measure field "
-          "(declare measures with --measures name[:type],...)");
-    }
+    if (record_.measure_values().empty()) return NoMeasureValues();
     if (!record_.has_measure_name()) record_.set_measure_name(columns.measure_name);
     record_.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
     return absl::OkStatus();
@@ -444,7 +446,68 @@ class LineProtocolParser : public RecordParser {
     return true;
   }
 
+  bool EncodesRecords() const override { return true; }
+
+  // The fields in ParseInto's record's order (protobuf's, by number).
+  absl::StatusOr<bool> EncodeInto(std::string_view line, EncodedRecords* out) override {
+    absl::StatusOr<bool> read = ParseLinePointInto(line, &point_);
+    if (!read.ok() || !*read) return read;
+    if (point_.fields.empty()) return NoMeasureValues();
+    RecordTime time{0, columns_.time_unit};
+    if (point_.timestamp.has_value()) {
+      time.value = *point_.timestamp;
+    } else {  // as ParseInto
+      time = {std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count(),
+              v1::TIME_UNIT_NANOSECONDS};
+    }
+    WireWriter w(&out->bytes, out->used);
+    w.Nested(4, WireWriter::kRecordLengthGuess, [&] {
+      for (const auto& [key, value] : point_.tags) {
+        w.Nested(1, WireWriter::kSmallLengthGuess, [&] {
+          w.String(1, key);
+          w.String(2, value);
+        });
+      }
+      w.StringAlways(2, point_.measurement);
+      w.Int(4, v1::MEASURE_VALUE_TYPE_MULTI);
+      for (const auto& [key, value] : point_.fields) {
+        w.Nested(5, WireWriter::kSmallLengthGuess, [&] {
+          w.String(1, key);
+          w.Int(2, WireType(value.type));
+          w.Nested(3, WireWriter::kSmallLengthGuess, [&] {
+            switch (value.type) {
+              case ValueType::kDouble: w.Double(1, value.real); break;
+              case ValueType::kBigint: w.IntAlways(2, value.number); break;
+              case ValueType::kVarchar: w.StringAlways(3, value.text); break;
+              case ValueType::kBoolean: w.IntAlways(4, value.number != 0 ? 1 : 0); break;
+              case ValueType::kTimestamp: w.IntAlways(5, value.number); break;
+            }
+          });
+        });
+      }
+      w.IntAlways(6, time.value);
+      w.Int(7, time.unit);
+    });
+    out->used = w.used();
+    ++out->count;
+    return true;
+  }
+
  private:
+  // TypeOf (text_values.h) of a line protocol value's MeasureValue.
+  static v1::MeasureValueType WireType(ValueType type) {
+    switch (type) {
+      case ValueType::kDouble: return v1::MEASURE_VALUE_TYPE_DOUBLE;
+      case ValueType::kBigint: return v1::MEASURE_VALUE_TYPE_BIGINT;
+      case ValueType::kVarchar: return v1::MEASURE_VALUE_TYPE_VARCHAR;
+      case ValueType::kBoolean: return v1::MEASURE_VALUE_TYPE_BOOLEAN;
+      case ValueType::kTimestamp: return v1::MEASURE_VALUE_TYPE_TIMESTAMP;
+    }
+    return v1::MEASURE_VALUE_TYPE_UNSPECIFIED;
+  }
+
   const ImportColumns& columns_;
   LinePoint point_;  // the line being read, reused
 };

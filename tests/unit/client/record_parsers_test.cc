@@ -145,6 +145,57 @@ TEST(LineProtocolParserTest, InfluxSyntax) {
   EXPECT_THAT(ParseError(*parser, "cpu v=1.5i 1"), HasSubstr("not a valid integer"));
 }
 
+// Line protocol's direct encoding (what `strata import` sends) against the
+// record ParseInto builds, encoded: the same bytes for every field type,
+// escape and unit; the same errors; `out` untouched by a line without a record.
+TEST(LineProtocolParserTest, EncodeIntoWritesTheBytesOfParseIntosRecord) {
+  for (v1::TimeUnit unit : {v1::TIME_UNIT_NANOSECONDS, v1::TIME_UNIT_SECONDS}) {
+    ImportColumns columns{.time_unit = unit};
+    auto parser = MakeLineProtocolParser(columns);
+    ASSERT_TRUE(parser->EncodesRecords());
+    EncodedRecords encoded;
+    std::string expected;
+    size_t expected_used = 0;
+    for (const char* line :
+         {"cpu,host=a,region=eu usage=1.5,procs=3i,up=t,name=\"x, y\" 99",
+          "my\\ cpu,ho\\,st=a\\ b v=1u,neg=-12i,f=F,e=\"\",big=1e300 7",
+          "m,t=x s=\"q\\\"uote\" -5", "m v=0 0", "m v=-0.25 1700000000000000000"}) {
+      absl::StatusOr<bool> encoded_ok = parser->EncodeInto(line, &encoded);
+      ASSERT_TRUE(encoded_ok.ok() && *encoded_ok) << line << ": " << encoded_ok.status();
+      v1::Record record;
+      ASSERT_TRUE(parser->ParseInto(line, &record).value()) << line;
+      WireWriter writer(&expected, expected_used);
+      writer.Nested(4, WireWriter::kRecordLengthGuess, [&] { writer.Record(record); });
+      expected_used = writer.used();
+      ASSERT_EQ(encoded.used, expected_used) << line;
+      EXPECT_EQ(encoded.bytes.substr(0, encoded.used), expected.substr(0, expected_used)) << line;
+    }
+    EXPECT_EQ(encoded.count, 5);
+
+    // The bytes read back as a request with those records.
+    v1::WriteRecordsRequest request;
+    ASSERT_TRUE(request.ParseFromArray(encoded.bytes.data(), static_cast<int>(encoded.used)));
+    ASSERT_EQ(request.records_size(), 5);
+    EXPECT_EQ(Describe(request.records(0)),
+              "cpu@99 host=a region=eu usage:1.500000d procs:3i up:true name:'x, y' ");
+    EXPECT_EQ(request.records(0).time_unit(), unit);
+
+    const size_t used = encoded.used;
+    for (const char* line : {"", "# comment", "cpu", "cpu usage=abc 1", "cpu v=1.5i 1"}) {
+      absl::StatusOr<bool> direct = parser->EncodeInto(line, &encoded);
+      absl::StatusOr<bool> built = parser->Parse(line).status().ok()
+                                       ? absl::StatusOr<bool>(false)
+                                       : absl::StatusOr<bool>(parser->Parse(line).status());
+      EXPECT_EQ(direct.ok(), built.ok()) << line;
+      if (!direct.ok()) EXPECT_EQ(direct.status(), built.status()) << line;
+      EXPECT_EQ(encoded.used, used) << line;
+      EXPECT_EQ(encoded.count, 5) << line;
+    }
+  }
+  // The other formats build records.
+  EXPECT_FALSE(MakeCsvParser({})->EncodesRecords());
+}
+
 // The importers parse into records kept from sent requests: each line must
 // leave exactly its own dimensions and attributes, whatever the record held
 // (more of them, other types, other names, fields the line does not set).
