@@ -14,9 +14,10 @@ namespace {
 constexpr int64_t kDefaultMemoryHours = 6;
 constexpr int64_t kDefaultMagneticDays = 73000;
 
-using Stub = v1::CatalogService::Stub;
+using CatalogStub = v1::CatalogService::Stub;
 template <typename Request, typename Response>
-using CatalogMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+using CatalogMethod = grpc::Status (CatalogStub::*)(grpc::ClientContext*, const Request&,
+                                                    Response*);
 
 template <typename Request, typename Response>
 bool Call(CommandContext& context, CatalogMethod<Request, Response> method,
@@ -229,7 +230,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     request.set_description(args->description);
     v1::CreateDatabaseResponse response;
     bool existed = false;
-    if (Call(context, &Stub::CreateDatabase, request, response,
+    if (Call(context, &CatalogStub::CreateDatabase, request, response,
              Tolerate(args->if_not_exists, grpc::StatusCode::ALREADY_EXISTS), &existed)) {
       std::cout << "created database " << response.database().database_name() << "\n";
     } else if (existed) {
@@ -243,7 +244,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     auto format = ResolveFormat(args->format);
     if (!format) return context.set_exit_code(ExitCode::kUsage);
     auto databases = ListAll<v1::Database>(
-        context, &Stub::ListDatabases, v1::ListDatabasesRequest(),
+        context, &CatalogStub::ListDatabases, v1::ListDatabasesRequest(),
         [](const v1::ListDatabasesResponse& r) -> const auto& { return r.databases(); });
     if (!databases) return;
     PrintDatabases(*databases, *format);
@@ -258,7 +259,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     v1::DescribeDatabaseRequest request;
     request.set_database_name(args->name);
     v1::DescribeDatabaseResponse response;
-    if (Call(context, &Stub::DescribeDatabase, request, response)) {
+    if (Call(context, &CatalogStub::DescribeDatabase, request, response)) {
       PrintDatabases({response.database()}, *format);
     }
   });
@@ -271,7 +272,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->name);
     request.set_description(args->description);
     v1::UpdateDatabaseResponse response;
-    if (Call(context, &Stub::UpdateDatabase, request, response)) {
+    if (Call(context, &CatalogStub::UpdateDatabase, request, response)) {
       std::cout << "updated database " << args->name << "\n";
     }
   });
@@ -284,7 +285,7 @@ void AddDatabaseCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->name);
     v1::DeleteDatabaseResponse response;
     bool missing = false;
-    if (Call(context, &Stub::DeleteDatabase, request, response,
+    if (Call(context, &CatalogStub::DeleteDatabase, request, response,
              Tolerate(args->if_exists, grpc::StatusCode::NOT_FOUND), &missing)) {
       std::cout << "deleted database " << args->name << "\n";
     } else if (missing) {
@@ -330,7 +331,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     }
     v1::CreateTableResponse response;
     bool existed = false;
-    if (Call(context, &Stub::CreateTable, request, response,
+    if (Call(context, &CatalogStub::CreateTable, request, response,
              Tolerate(args->if_not_exists, grpc::StatusCode::ALREADY_EXISTS), &existed)) {
       const auto& retention = response.table().retention_properties();
       std::cout << "created table " << args->database << "." << args->table << " (memory "
@@ -350,7 +351,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     v1::ListTablesRequest request;
     request.set_database_name(args->database);
     auto tables = ListAll<v1::Table>(
-        context, &Stub::ListTables, request,
+        context, &CatalogStub::ListTables, request,
         [](const v1::ListTablesResponse& r) -> const auto& { return r.tables(); });
     if (!tables) return;
     PrintTables(*tables, *format);
@@ -368,7 +369,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     request.set_database_name(args->database);
     request.set_table_name(args->table);
     v1::DescribeTableResponse response;
-    if (!Call(context, &Stub::DescribeTable, request, response)) return;
+    if (!Call(context, &CatalogStub::DescribeTable, request, response)) return;
     if (args->storage) {
       PrintStorage(response.storage(), *format);
     } else {
@@ -403,7 +404,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
       v1::DescribeTableRequest describe;
       describe.set_database_name(args->database);
       describe.set_table_name(args->table);
-      if (!Call(context, &Stub::DescribeTable, describe, current)) {
+      if (!Call(context, &CatalogStub::DescribeTable, describe, current)) {
         return;
       }
     }
@@ -429,7 +430,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
           enforcement);
     }
     v1::UpdateTableResponse response;
-    if (Call(context, &Stub::UpdateTable, request, response)) {
+    if (Call(context, &CatalogStub::UpdateTable, request, response)) {
       std::cout << "updated table " << args->database << "." << args->table << "\n";
     }
   });
@@ -443,7 +444,7 @@ void AddTableCommands(CLI::App& app, CommandContext& context) {
     request.set_table_name(args->table);
     v1::DeleteTableResponse response;
     bool missing = false;
-    if (Call(context, &Stub::DeleteTable, request, response,
+    if (Call(context, &CatalogStub::DeleteTable, request, response,
              Tolerate(args->if_exists, grpc::StatusCode::NOT_FOUND), &missing)) {
       std::cout << "deleted table " << args->database << "." << args->table << "\n";
     } else if (missing) {

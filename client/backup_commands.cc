@@ -8,7 +8,7 @@
 namespace strata::cli {
 namespace {
 
-using Stub = v1::BackupService::Stub;
+using BackupStub = v1::BackupService::Stub;
 
 void PrintBackups(const std::vector<v1::Backup>& backups, OutputFormat format) {
   Listing listing({{"backup_id", v1::SCALAR_TYPE_BIGINT},
@@ -38,7 +38,7 @@ void AddBackupCommands(CLI::App& app, CommandContext& context) {
     v1::CreateBackupRequest request;
     request.set_directory(*to);
     v1::CreateBackupResponse response;
-    if (!CallUnary(context, context.connection().backup(), &Stub::CreateBackup, request,
+    if (!CallUnary(context, context.connection().backup(), &BackupStub::CreateBackup, request,
                    response)) {
       return;
     }
@@ -59,7 +59,7 @@ void AddBackupCommands(CLI::App& app, CommandContext& context) {
     v1::ListBackupsRequest request;
     request.set_directory(*list_dir);
     v1::ListBackupsResponse response;
-    if (!CallUnary(context, context.connection().backup(), &Stub::ListBackups, request,
+    if (!CallUnary(context, context.connection().backup(), &BackupStub::ListBackups, request,
                    response)) {
       return;
     }
@@ -81,7 +81,7 @@ void AddBackupCommands(CLI::App& app, CommandContext& context) {
     request.set_directory(verify_args->directory);
     request.set_backup_id(verify_args->id);
     v1::VerifyBackupResponse response;
-    if (!CallUnary(context, context.connection().backup(), &Stub::VerifyBackup, request,
+    if (!CallUnary(context, context.connection().backup(), &BackupStub::VerifyBackup, request,
                    response)) {
       return;
     }

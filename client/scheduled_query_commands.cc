@@ -16,7 +16,7 @@
 namespace strata::cli {
 namespace {
 
-using Stub = v1::ScheduledQueryService::Stub;
+using ScheduledQueryStub = v1::ScheduledQueryService::Stub;
 using google::protobuf::util::TimeUtil;
 
 bool Fail(CommandContext& context, const std::string& message) {
@@ -270,8 +270,8 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
     v1::CreateScheduledQueryRequest request;
     if (!BuildDefinition(context, *args, request.mutable_scheduled_query())) return;
     v1::CreateScheduledQueryResponse response;
-    if (!CallUnary(context, context.connection().scheduled_queries(), &Stub::CreateScheduledQuery,
-                   request, response)) {
+    if (!CallUnary(context, context.connection().scheduled_queries(),
+                   &ScheduledQueryStub::CreateScheduledQuery, request, response)) {
       return;
     }
     const v1::ScheduledQuery& q = response.scheduled_query();
@@ -291,7 +291,7 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
     request.set_name(*describe_name);
     v1::DescribeScheduledQueryResponse response;
     if (CallUnary(context, context.connection().scheduled_queries(),
-                  &Stub::DescribeScheduledQuery, request, response)) {
+                  &ScheduledQueryStub::DescribeScheduledQuery, request, response)) {
       if (*describe_json) {
         PrintJson(response.scheduled_query());
       } else {
@@ -312,7 +312,7 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
     do {
       v1::ListScheduledQueriesResponse response;
       if (!CallUnary(context, context.connection().scheduled_queries(),
-                     &Stub::ListScheduledQueries, request, response)) {
+                     &ScheduledQueryStub::ListScheduledQueries, request, response)) {
         return;
       }
       all.insert(all.end(), response.scheduled_queries().begin(),
@@ -338,7 +338,7 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
       request.set_state(state);
       v1::UpdateScheduledQueryResponse response;
       if (CallUnary(context, context.connection().scheduled_queries(),
-                    &Stub::UpdateScheduledQuery, request, response)) {
+                    &ScheduledQueryStub::UpdateScheduledQuery, request, response)) {
         std::cout << verb << "d scheduled query " << *name << "\n";
       }
     });
@@ -358,11 +358,11 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
     request.set_name(delete_args->name);
     v1::DeleteScheduledQueryResponse response;
     bool missing = false;
-    if (CallUnary(context, context.connection().scheduled_queries(),
-                  &Stub::DeleteScheduledQuery, request, response,
-                  delete_args->if_exists ? std::optional(grpc::StatusCode::NOT_FOUND)
-                                         : std::nullopt,
-                  &missing)) {
+    if (CallUnary(
+            context, context.connection().scheduled_queries(),
+            &ScheduledQueryStub::DeleteScheduledQuery, request, response,
+            delete_args->if_exists ? std::optional(grpc::StatusCode::NOT_FOUND) : std::nullopt,
+            &missing)) {
       std::cout << "deleted scheduled query " << delete_args->name << "\n";
     }
   });
@@ -396,7 +396,7 @@ void AddScheduledQueryCommands(CLI::App& app, CommandContext& context) {
     *request.mutable_invocation_time() = TimeUtil::NanosecondsToTimestamp(nanos);
     v1::ExecuteScheduledQueryResponse response;
     if (!CallUnary(context, context.connection().scheduled_queries(),
-                   &Stub::ExecuteScheduledQuery, request, response)) {
+                   &ScheduledQueryStub::ExecuteScheduledQuery, request, response)) {
       return;
     }
     PrintRun(response.run());

@@ -10,9 +10,9 @@
 namespace strata::cli {
 namespace {
 
-using Stub = v1::AuthService::Stub;
+using TokenStub = v1::AuthService::Stub;
 template <typename Request, typename Response>
-using AuthMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+using AuthMethod = grpc::Status (TokenStub::*)(grpc::ClientContext*, const Request&, Response*);
 
 template <typename Request, typename Response>
 bool Call(CommandContext& context, AuthMethod<Request, Response> method, const Request& request,
@@ -81,7 +81,7 @@ void AddTokenCommands(CLI::App& app, CommandContext& context) {
       request.mutable_expiration_time()->set_seconds(seconds);
     }
     v1::CreateTokenResponse response;
-    if (!Call(context, &Stub::CreateToken, request, response)) return;
+    if (!Call(context, &TokenStub::CreateToken, request, response)) return;
     // The secret alone on stdout, so `strata token create x > file` keeps it.
     std::cout << response.secret() << "\n";
     std::cerr << "created token \"" << response.token().name() << "\" (id "
@@ -96,7 +96,7 @@ void AddTokenCommands(CLI::App& app, CommandContext& context) {
     auto resolved = ResolveFormat(*format);
     if (!resolved) return context.set_exit_code(ExitCode::kUsage);
     v1::ListTokensResponse response;
-    if (!Call(context, &Stub::ListTokens, v1::ListTokensRequest(), response)) return;
+    if (!Call(context, &TokenStub::ListTokens, v1::ListTokensRequest(), response)) return;
     PrintTokens({response.tokens().begin(), response.tokens().end()}, *resolved);
   });
 
@@ -107,7 +107,7 @@ void AddTokenCommands(CLI::App& app, CommandContext& context) {
     v1::RevokeTokenRequest request;
     request.set_token(*revoke_name);
     v1::RevokeTokenResponse response;
-    if (!Call(context, &Stub::RevokeToken, request, response)) return;
+    if (!Call(context, &TokenStub::RevokeToken, request, response)) return;
     std::cout << "revoked token \"" << response.token().name() << "\" (id "
               << response.token().id() << ")\n";
   });
@@ -130,7 +130,7 @@ void AddTokenCommands(CLI::App& app, CommandContext& context) {
         add ? request.add_add(g) : request.add_remove(g);
       }
       v1::UpdateTokenGrantsResponse response;
-      if (!Call(context, &Stub::UpdateTokenGrants, request, response)) return;
+      if (!Call(context, &TokenStub::UpdateTokenGrants, request, response)) return;
       std::cout << "token \"" << response.token().name() << "\" grants:";
       for (const std::string& g : response.token().grants()) std::cout << " " << g;
       std::cout << "\n";
@@ -140,7 +140,7 @@ void AddTokenCommands(CLI::App& app, CommandContext& context) {
   CLI::App* whoami = token->add_subcommand("whoami", "Show the calling token and its grants");
   whoami->callback([&context] {
     v1::WhoAmIResponse response;
-    if (!Call(context, &Stub::WhoAmI, v1::WhoAmIRequest(), response)) return;
+    if (!Call(context, &TokenStub::WhoAmI, v1::WhoAmIRequest(), response)) return;
     if (!response.authentication_enabled()) {
       std::cout << "the server has authentication off: every call may do everything\n";
       return;

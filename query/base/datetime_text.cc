@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
@@ -13,8 +14,6 @@
 
 namespace strata::query {
 namespace {
-
-constexpr int64_t kSecond = 1'000'000'000;
 
 enum class Field {
   kLiteral,
@@ -268,7 +267,7 @@ absl::StatusOr<int64_t> ToNanos(const Parsed& p, std::string_view text) {
   }
   if (p.year < 1677 || p.year > 2262) return out_of_range("year (1677 to 2262)");
   const int64_t seconds = days * 86'400 + hour * 3600 + p.minute * 60 + p.second - p.offset_seconds;
-  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kSecond);
+  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kNanosPerSecond);
   if (nanos) nanos = CheckedIntegerOp('+', *nanos, p.nanos);
   if (!nanos) return out_of_range("time (1677-09-21 to 2262-04-11)");
   return *nanos;

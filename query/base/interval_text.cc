@@ -4,13 +4,12 @@
 #include <cmath>
 #include <string>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
 namespace strata::query {
 namespace {
-
-constexpr int64_t kSecond = 1'000'000'000;
 
 bool IsAgo(std::string_view rest) {
   return rest.size() >= 3 && std::tolower(static_cast<unsigned char>(rest[0])) == 'a' &&
@@ -27,11 +26,11 @@ struct Unit {
 constexpr Unit kUnits[] = {
     {{"microsecond", "microseconds", "us", "usec"}, 1'000, 0},
     {{"millisecond", "milliseconds", "ms", "msec"}, 1'000'000, 0},
-    {{"second", "seconds", "s", "sec"}, kSecond, 0},
-    {{"minute", "minutes", "m", "min"}, 60 * kSecond, 0},
-    {{"hour", "hours", "h", "hr"}, 3600 * kSecond, 0},
-    {{"day", "days", "d", ""}, 86'400 * kSecond, 0},
-    {{"week", "weeks", "w", ""}, 7 * 86'400 * kSecond, 0},
+    {{"second", "seconds", "s", "sec"}, kNanosPerSecond, 0},
+    {{"minute", "minutes", "m", "min"}, 60 * kNanosPerSecond, 0},
+    {{"hour", "hours", "h", "hr"}, 3600 * kNanosPerSecond, 0},
+    {{"day", "days", "d", ""}, 86'400 * kNanosPerSecond, 0},
+    {{"week", "weeks", "w", ""}, 7 * 86'400 * kNanosPerSecond, 0},
     {{"month", "months", "mon", "mons"}, 0, 1},
     {{"year", "years", "y", "yr"}, 0, 12},
 };
@@ -69,7 +68,7 @@ bool ParseClock(std::string_view clock, long double* nanos) {
     start = colon + 1;
   }
   if (count < 2) return false;
-  *nanos = ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * kSecond;
+  *nanos = ((parts[0] * 60 + parts[1]) * 60 + parts[2]) * kNanosPerSecond;
   return true;
 }
 

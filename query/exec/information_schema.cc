@@ -87,8 +87,8 @@ absl::StatusOr<SystemTable> Tables(const Catalog& catalog, const ReadAccess* acc
 
 // The columns of `t` as this node's engine holds them, or, on a cluster node reading some
 // of its shards from others, as every node reading them does (merged).
-absl::StatusOr<Schema> TableColumns(const TableInfo& t, Engine& storage, TableLayoutCache& layouts,
-                                    const ClusterColumns& cluster) {
+absl::StatusOr<Schema> TableSchema(const TableInfo& t, Engine& storage, TableLayoutCache& layouts,
+                                   const ClusterColumns& cluster) {
   absl::StatusOr<std::vector<FragmentSite>> sites =
       cluster.reads != nullptr ? cluster.reads->Sites() : std::vector<FragmentSite>();
   RETURN_IF_ERROR(sites.status());
@@ -120,7 +120,7 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                               TextColumn("udt_name"), TextColumn("is_updatable")}};
   ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
   for (const TableInfo& t : tables) {
-    absl::StatusOr<Schema> schema = TableColumns(t, storage, layouts, cluster);
+    absl::StatusOr<Schema> schema = TableSchema(t, storage, layouts, cluster);
     if (!schema.ok()) {
       // Dropped since it was listed; another node's failure to answer fails the query.
       if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;

@@ -11,6 +11,16 @@
 
 namespace strata::query {
 
+// Shorthands of the families' signatures.
+inline constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint,
+                          kStr = DataType::kVarchar, kBool = DataType::kBoolean,
+                          kTs = DataType::kTimestamp;
+
+// An array type, or NULL's (an argument a signature takes as either).
+inline bool IsArrayOrNull(DataType t) {
+  return t == DataType::kUnknown || KindOf(t) == TypeKind::kArray;
+}
+
 // Arrays and rows: ARRAY[...], a[i], element_at, cardinality, array_agg, ...
 // (functions_array.cc).
 // The functions of functions_core.cc: time, conditionals, casts, the common

@@ -14,8 +14,6 @@ using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 
 bool IsArray(DataType t) { return KindOf(t) == TypeKind::kArray; }
-bool IsArrayOrNull(DataType t) { return t == DataType::kUnknown || IsArray(t); }
-
 
 Datum ArrayOfValues(DataType type, std::vector<Datum> values) {
   return Datum::Composite(type, std::move(values));

@@ -1,5 +1,3 @@
-#include "query/functions/functions.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
+#include "common/clock.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
@@ -16,6 +15,7 @@
 #include "query/base/checked_math.h"
 #include "query/base/regex_cache.h"
 #include "query/functions/function_families.h"
+#include "query/functions/functions.h"
 
 namespace strata::query {
 
@@ -106,7 +106,6 @@ namespace {
 
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
-constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kDay = kNanosPerDay;
 
 
@@ -143,15 +142,17 @@ absl::Status OutsideTimestampRange(std::string_view function) {
 
 // `seconds` since the epoch plus `sub` nanoseconds, if representable.
 std::optional<int64_t> SecondsToNanos(int64_t seconds, int64_t sub) {
-  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kSecond);
+  std::optional<int64_t> nanos = CheckedIntegerOp('*', seconds, kNanosPerSecond);
   return nanos ? CheckedIntegerOp('+', *nanos, sub) : std::nullopt;
 }
 
 CalendarResult Truncate(std::string unit, int64_t ns) {
   unit = Lower(unit);
-  static const std::map<std::string, int64_t> kFixed = {
-      {"millisecond", 1'000'000}, {"second", kSecond}, {"minute", 60 * kSecond},
-      {"hour", 3600 * kSecond},   {"day", kDay}};
+  static const std::map<std::string, int64_t> kFixed = {{"millisecond", 1'000'000},
+                                                        {"second", kNanosPerSecond},
+                                                        {"minute", 60 * kNanosPerSecond},
+                                                        {"hour", 3600 * kNanosPerSecond},
+                                                        {"day", kDay}};
   std::optional<int64_t> out;
   if (auto it = kFixed.find(unit); it != kFixed.end()) {
     out = CheckedIntegerOp('*', FloorDiv(ns, it->second), it->second);
@@ -176,10 +177,14 @@ CalendarResult Truncate(std::string unit, int64_t ns) {
 // The length of a unit of date_add and date_diff that has one (nanosecond
 // to week); nullopt for the calendar's units and unknown ones.
 std::optional<int64_t> FixedUnitNanos(const std::string& unit) {
-  static const std::map<std::string, int64_t> kFixed = {
-      {"nanosecond", 1},   {"microsecond", 1'000},   {"millisecond", 1'000'000},
-      {"second", kSecond}, {"minute", 60 * kSecond}, {"hour", 3600 * kSecond},
-      {"day", kDay},       {"week", 7 * kDay}};
+  static const std::map<std::string, int64_t> kFixed = {{"nanosecond", 1},
+                                                        {"microsecond", 1'000},
+                                                        {"millisecond", 1'000'000},
+                                                        {"second", kNanosPerSecond},
+                                                        {"minute", 60 * kNanosPerSecond},
+                                                        {"hour", 3600 * kNanosPerSecond},
+                                                        {"day", kDay},
+                                                        {"week", 7 * kDay}};
   auto it = kFixed.find(unit);
   return it == kFixed.end() ? std::nullopt : std::optional<int64_t>(it->second);
 }
@@ -288,7 +293,7 @@ Datum Field(std::string_view field, int64_t ns) {
   if (field == "minute") return Datum::Bigint(tm.tm_min);
   if (field == "second") return Datum::Bigint(tm.tm_sec);
   if (field == "millisecond") {
-    return Datum::Bigint((ns - FloorDiv(ns, kSecond) * kSecond) / 1'000'000);
+    return Datum::Bigint((ns - FloorDiv(ns, kNanosPerSecond) * kNanosPerSecond) / 1'000'000);
   }
   if (field == "week" || field == "week_of_year") {
     char buf[8];

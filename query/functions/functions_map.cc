@@ -17,7 +17,6 @@ using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 
 bool IsMapOrNull(DataType t) { return t == DataType::kUnknown || KindOf(t) == TypeKind::kMap; }
-bool IsArrayOrNull(DataType t) { return t == DataType::kUnknown || KindOf(t) == TypeKind::kArray; }
 
 std::string MapProblem(std::string_view function, const std::string& problem) {
   if (problem == "null") return StrCat(function, "(): a map key cannot be NULL");

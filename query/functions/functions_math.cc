@@ -18,8 +18,6 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 using P = Param;
-constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint,
-                   kStr = DataType::kVarchar, kBool = DataType::kBoolean;
 
 std::mt19937_64& ThreadRandom() {
   thread_local std::mt19937_64 engine{std::random_device{}()};

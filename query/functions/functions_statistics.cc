@@ -13,7 +13,6 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 using P = Param;
-constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint;
 
 // Running sums of pairs (y, x), kept as means and co-moments (Welford), so
 // large values do not lose the small differences that make the answer.

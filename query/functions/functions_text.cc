@@ -21,7 +21,6 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 using P = Param;
-constexpr DataType kStr = DataType::kVarchar, kBig = DataType::kBigint;
 
 // The most cells levenshtein_distance fills (length of a × length of b):
 // about a second of work; longer texts fail the query instead of a core.

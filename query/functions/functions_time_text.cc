@@ -4,6 +4,7 @@
 // list in functions.cc lacks.
 #include <cmath>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
@@ -18,9 +19,6 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 using P = Param;
-constexpr DataType kTs = DataType::kTimestamp, kStr = DataType::kVarchar,
-                   kBig = DataType::kBigint;
-constexpr int64_t kSecond = 1'000'000'000;
 
 // Seconds since the epoch (with a fraction) as a timestamp, or the error.
 Datum FromUnixSeconds(std::string_view function, double seconds, const EvalContext& c) {
@@ -29,7 +27,7 @@ Datum FromUnixSeconds(std::string_view function, double seconds, const EvalConte
   const double whole = std::floor(seconds);
   std::optional<int64_t> nanos;
   if (whole > -9.3e9 && whole < 9.3e9) {
-    nanos = CheckedIntegerOp('*', static_cast<int64_t>(whole), kSecond);
+    nanos = CheckedIntegerOp('*', static_cast<int64_t>(whole), kNanosPerSecond);
     if (nanos) {
       nanos = CheckedIntegerOp('+', *nanos, static_cast<int64_t>(std::round((seconds - whole) * 1e9)));
     }

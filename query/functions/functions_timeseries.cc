@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/functions/function_families.h"
@@ -14,7 +15,6 @@ namespace {
 
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
-constexpr int64_t kSecond = 1'000'000'000;
 constexpr size_t kMaxSequence = 10'000;
 
 bool IsSeries(DataType t) { return t == DataType::kUnknown || KindOf(t) == TypeKind::kTimeseries; }
@@ -61,7 +61,9 @@ int64_t LastAtOrBefore(const Points& p, int64_t t) {
 }
 
 // Seconds from the series' first point, where the spline is solved.
-double Seconds(int64_t t, int64_t origin) { return static_cast<double>(t - origin) / kSecond; }
+double Seconds(int64_t t, int64_t origin) {
+  return static_cast<double>(t - origin) / kNanosPerSecond;
+}
 
 // A natural cubic spline through the points: its second derivatives.
 std::vector<double> SplineSecondDerivatives(const Points& p) {
@@ -443,8 +445,9 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
          return kDbl;
        },
        [](const Args& a, const EvalContext& c) {
-         const double unit = a.size() == 2 ? static_cast<double>(a[1].i) : kSecond;
-         if (unit <= 0) return FailQuery(c, "integral_trapezoidal(): the interval must be positive", kDbl);
+         const double unit = a.size() == 2 ? static_cast<double>(a[1].i) : kNanosPerSecond;
+         if (unit <= 0)
+           return FailQuery(c, "integral_trapezoidal(): the interval must be positive", kDbl);
          const Points p = PointsOf(a[0]);
          if (p.size() == 0) return Datum::Null(kDbl);
          double area = 0;

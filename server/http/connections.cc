@@ -22,7 +22,7 @@
 namespace strata {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // Waits are cut into slices this long so that Stop is seen promptly.
 constexpr auto kStopCheck = std::chrono::milliseconds(100);
@@ -31,8 +31,9 @@ constexpr auto kStopCheck = std::chrono::milliseconds(100);
 constexpr auto kLinger = std::chrono::seconds(2);
 constexpr size_t kMaxLingerBytes = 8 << 20;
 
-int MillisUntil(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+int MillisUntil(SteadyClock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
   return static_cast<int>(std::max<int64_t>(0, left.count()));
 }
 
@@ -126,7 +127,8 @@ class GuardedHttpServer::Connection : public httplib::Stream {
 
   // The TLS handshake, within the head deadline.
   bool Handshake() {
-    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(limits_.head_timeout_millis);
+    const SteadyClock::time_point deadline =
+        SteadyClock::now() + std::chrono::milliseconds(limits_.head_timeout_millis);
     while (true) {
       ERR_clear_error();
       const int result = SSL_accept(ssl_);
@@ -144,12 +146,12 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   bool WaitForRequest(bool first) {
     if (buffered() > 0 || (ssl_ != nullptr && SSL_pending(ssl_) > 0)) return true;
     const int millis = first ? limits_.head_timeout_millis : limits_.idle_timeout_millis;
-    return Poll(POLLIN, Clock::now() + std::chrono::milliseconds(millis), /*stop_ends=*/true);
+    return Poll(POLLIN, SteadyClock::now() + std::chrono::milliseconds(millis), /*stop_ends=*/true);
   }
 
   // A request begins: its head has head_timeout from now.
   void StartRequest() {
-    const Clock::time_point now = Clock::now();
+    const SteadyClock::time_point now = SteadyClock::now();
     head_deadline_ = now + std::chrono::milliseconds(limits_.head_timeout_millis);
     request_deadline_ = now + std::chrono::milliseconds(limits_.request_timeout_millis);
     in_head_ = true;
@@ -178,7 +180,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
     if (ssl_ != nullptr && !failed_) SSL_shutdown(ssl_);
     failed_ = true;  // nothing more is written, TLS's close included
     shutdown(fd_, SHUT_WR);
-    const Clock::time_point deadline = Clock::now() + kLinger;
+    const SteadyClock::time_point deadline = SteadyClock::now() + kLinger;
     size_t drained = 0;
     char sink[16 << 10];
     while (drained < kMaxLingerBytes && Poll(POLLIN, deadline, /*stop_ends=*/false)) {
@@ -206,8 +208,8 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   }
 
   ssize_t write(const char* ptr, size_t size) override {
-    const Clock::time_point deadline =
-        Clock::now() + std::chrono::milliseconds(limits_.write_timeout_millis);
+    const SteadyClock::time_point deadline =
+        SteadyClock::now() + std::chrono::milliseconds(limits_.write_timeout_millis);
     size_t done = 0;
     while (done < size && !failed_) {
       if (ssl_ != nullptr) {
@@ -247,17 +249,17 @@ class GuardedHttpServer::Connection : public httplib::Stream {
 
   // The deadline of the next read: the head's while it lasts; in a body, a
   // read timeout, never past the whole request's deadline.
-  Clock::time_point ReadDeadline() const {
+  SteadyClock::time_point ReadDeadline() const {
     if (in_head_) return head_deadline_;
-    return std::min(request_deadline_,
-                    Clock::now() + std::chrono::milliseconds(limits_.body_read_timeout_millis));
+    return std::min(request_deadline_, SteadyClock::now() + std::chrono::milliseconds(
+                                                                limits_.body_read_timeout_millis));
   }
 
   // Reads what the socket has into the buffer, waiting up to the deadline.
   bool Fill() {
     begin_ = end_ = 0;
     if (eof_) return false;
-    const Clock::time_point deadline = ReadDeadline();
+    const SteadyClock::time_point deadline = ReadDeadline();
     while (!failed_) {
       if (ssl_ != nullptr) {
         ERR_clear_error();
@@ -294,7 +296,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   // Waits until the socket is ready for what `ssl_error` asks (read or
   // write), by `deadline`; false on any other error, on timeout, and when
   // the server stops while the connection waits for a request head.
-  bool WaitFor(int ssl_error, Clock::time_point deadline) {
+  bool WaitFor(int ssl_error, SteadyClock::time_point deadline) {
     if (ssl_error != SSL_ERROR_WANT_READ && ssl_error != SSL_ERROR_WANT_WRITE) return false;
     return Poll(ssl_error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline,
                 /*stop_ends=*/in_head_ && head_bytes_ == 0);
@@ -302,7 +304,7 @@ class GuardedHttpServer::Connection : public httplib::Stream {
 
   // Waits for `events` on the socket until `deadline`; with `stop_ends`, a
   // server that stops ends the wait too (the connection is between requests).
-  bool Poll(short events, Clock::time_point deadline, bool stop_ends) {
+  bool Poll(short events, SteadyClock::time_point deadline, bool stop_ends) {
     while (!(stop_ends && stopping_.load())) {
       const int left = MillisUntil(deadline);
       if (left == 0) return false;
@@ -348,8 +350,8 @@ class GuardedHttpServer::Connection : public httplib::Stream {
   char buffer_[16 << 10];
   size_t begin_ = 0;
   size_t end_ = 0;
-  Clock::time_point head_deadline_;
-  Clock::time_point request_deadline_;
+  SteadyClock::time_point head_deadline_;
+  SteadyClock::time_point request_deadline_;
   bool in_head_ = true;
   int head_end_match_ = 0;
   size_t head_bytes_ = 0;

@@ -14,7 +14,7 @@
 namespace strata {
 namespace {
 
-constexpr size_t kMaxUncompressedBytes = 16 << 20;
+constexpr size_t kMaxUncompressedQueryBytes = 16 << 20;
 // A read's samples are held until the answer is complete: past this, the
 // reader is asked to narrow it.
 constexpr int64_t kMaxResultBytes = 512 << 20;
@@ -73,7 +73,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
   size_t length = 0;
   std::string body;
   if (!snappy::GetUncompressedLength(compressed_body.data(), compressed_body.size(), &length) ||
-      length > kMaxUncompressedBytes ||
+      length > kMaxUncompressedQueryBytes ||
       !snappy::Uncompress(compressed_body.data(), compressed_body.size(), &body)) {
     return absl::InvalidArgumentError(
         "the body is not a snappy-compressed request (remote read sends Content-Encoding: snappy)");

@@ -30,7 +30,9 @@ absl::StatusOr<int> PageSize(int max_results) {
 
 // Page tokens are the web-safe base64 of the last key returned: stable under
 // concurrent creates and deletes, and opaque to clients.
-std::string EncodeToken(std::string_view last_key) { return absl::WebSafeBase64Escape(std::string(last_key)); }
+std::string EncodePageToken(std::string_view last_key) {
+  return absl::WebSafeBase64Escape(std::string(last_key));
+}
 
 absl::Status BadTokenError() {
   return absl::InvalidArgumentError(
@@ -38,7 +40,7 @@ absl::Status BadTokenError() {
       "response unchanged, or none for the first page");
 }
 
-absl::StatusOr<std::string> DecodeToken(std::string_view token) {
+absl::StatusOr<std::string> DecodePageToken(std::string_view token) {
   std::string key;
   if (!absl::WebSafeBase64Unescape(std::string(token), &key)) return BadTokenError();
   return key;
@@ -228,14 +230,14 @@ absl::StatusOr<DatabaseInfo> Catalog::DescribeDatabase(std::string_view name) co
 absl::StatusOr<Page<DatabaseInfo>> Catalog::ListDatabases(int max_results,
                                                           std::string_view next_token) const {
   ASSIGN_OR_RETURN(int limit, PageSize(max_results));
-  ASSIGN_OR_RETURN(std::string after, DecodeToken(next_token));
+  ASSIGN_OR_RETURN(std::string after, DecodePageToken(next_token));
   absl::ReaderMutexLock lock(&mu_);
   Page<DatabaseInfo> page;
   auto it = next_token.empty() ? databases_.begin() : databases_.upper_bound(after);
   for (; it != databases_.end() && static_cast<int>(page.items.size()) < limit; ++it) {
     page.items.push_back(WithCountLocked(it->second));
   }
-  if (it != databases_.end()) page.next_token = EncodeToken(page.items.back().name);
+  if (it != databases_.end()) page.next_token = EncodePageToken(page.items.back().name);
   return page;
 }
 
@@ -358,7 +360,7 @@ absl::StatusOr<Page<TableInfo>> Catalog::ListTables(std::string_view database, i
                                                     std::string_view next_token) const {
   if (!database.empty()) RETURN_IF_ERROR(ValidateResourceName("database", database));
   ASSIGN_OR_RETURN(int limit, PageSize(max_results));
-  ASSIGN_OR_RETURN(std::string after, DecodeToken(next_token));
+  ASSIGN_OR_RETURN(std::string after, DecodePageToken(next_token));
   absl::ReaderMutexLock lock(&mu_);
   if (!database.empty() && !databases_.contains(database)) return DatabaseNotFound(database);
 
@@ -379,8 +381,8 @@ absl::StatusOr<Page<TableInfo>> Catalog::ListTables(std::string_view database, i
   }
   if (in_scope()) {
     const TableInfo& last = page.items.back();
-    page.next_token = EncodeToken(StrCat(last.database_name, std::string_view("\0", 1),
-                                               last.name));
+    page.next_token =
+        EncodePageToken(StrCat(last.database_name, std::string_view("\0", 1), last.name));
   }
   return page;
 }

@@ -5,12 +5,12 @@
 namespace strata {
 namespace {
 
-constexpr uint8_t kFormatV1 = 1;
+constexpr uint8_t kCatalogFormatV1 = 1;
 
 }  // namespace
 
 std::string EncodeDatabase(const DatabaseInfo& db) {
-  std::string out(1, static_cast<char>(kFormatV1));
+  std::string out(1, static_cast<char>(kCatalogFormatV1));
   PutVarint64(&out, db.id);
   PutLengthPrefixed(&out, db.name);
   PutLengthPrefixed(&out, db.description);
@@ -25,7 +25,7 @@ absl::StatusOr<DatabaseInfo> DecodeDatabase(std::string_view bytes) {
   uint8_t format;
   uint64_t id;
   std::string_view name, description;
-  if (!in.GetByte(&format) || format != kFormatV1 || !in.GetVarint64(&id) ||
+  if (!in.GetByte(&format) || format != kCatalogFormatV1 || !in.GetVarint64(&id) ||
       !in.GetLengthPrefixed(&name) || !in.GetLengthPrefixed(&description) ||
       !in.GetVarsint64(&db.creation_time_nanos) || !in.GetVarsint64(&db.last_updated_time_nanos)) {
     return CorruptionError("database record");
@@ -37,7 +37,7 @@ absl::StatusOr<DatabaseInfo> DecodeDatabase(std::string_view bytes) {
 }
 
 std::string EncodeTable(const TableInfo& t) {
-  std::string out(1, static_cast<char>(kFormatV1));
+  std::string out(1, static_cast<char>(kCatalogFormatV1));
   PutVarint64(&out, t.id);
   PutLengthPrefixed(&out, t.database_name);
   PutLengthPrefixed(&out, t.name);
@@ -60,15 +60,14 @@ absl::StatusOr<TableInfo> DecodeTable(std::string_view bytes) {
   uint8_t format, magnetic, key_type, enforcement;
   uint64_t id;
   std::string_view database, name, key_name;
-  if (!in.GetByte(&format) || format != kFormatV1 || !in.GetVarint64(&id) ||
+  if (!in.GetByte(&format) || format != kCatalogFormatV1 || !in.GetVarint64(&id) ||
       !in.GetLengthPrefixed(&database) || !in.GetLengthPrefixed(&name) ||
       !in.GetVarsint64(&t.retention.memory_store_retention_hours) ||
       !in.GetVarsint64(&t.retention.magnetic_store_retention_days) || !in.GetByte(&magnetic) ||
       !in.GetByte(&key_type) || key_type > 1 || !in.GetLengthPrefixed(&key_name) ||
       !in.GetByte(&enforcement) || enforcement > 1 || !in.GetVarsint64(&t.creation_time_nanos) ||
       !in.GetVarsint64(&t.last_updated_time_nanos) ||
-      !in.GetVarsint64(&t.memory_store_floor_nanos) ||
-      !in.GetVarsint64(&t.retention_floor_nanos)) {
+      !in.GetVarsint64(&t.memory_store_floor_nanos) || !in.GetVarsint64(&t.retention_floor_nanos)) {
     return CorruptionError("table record");
   }
   t.id = static_cast<uint32_t>(id);

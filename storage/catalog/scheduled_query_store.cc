@@ -8,12 +8,12 @@
 namespace strata {
 namespace {
 
-constexpr uint8_t kFormatV1 = 1;
+constexpr uint8_t kScheduledQueryFormatV1 = 1;
 
 }  // namespace
 
 std::string EncodeScheduledQuery(const ScheduledQueryRecord& record) {
-  std::string out(1, static_cast<char>(kFormatV1));
+  std::string out(1, static_cast<char>(kScheduledQueryFormatV1));
   PutLengthPrefixed(&out, record.name);
   PutVarsint64(&out, record.schedule_cursor_nanos);
   PutLengthPrefixed(&out, record.definition);
@@ -25,7 +25,7 @@ absl::StatusOr<ScheduledQueryRecord> DecodeScheduledQuery(std::string_view bytes
   ScheduledQueryRecord record;
   uint8_t format;
   std::string_view name, definition;
-  if (!in.GetByte(&format) || format != kFormatV1 || !in.GetLengthPrefixed(&name) ||
+  if (!in.GetByte(&format) || format != kScheduledQueryFormatV1 || !in.GetLengthPrefixed(&name) ||
       !in.GetVarsint64(&record.schedule_cursor_nanos) || !in.GetLengthPrefixed(&definition)) {
     return CorruptionError("scheduled query record");
   }

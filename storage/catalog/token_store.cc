@@ -7,12 +7,12 @@
 namespace strata {
 namespace {
 
-constexpr uint8_t kFormatV1 = 1;
+constexpr uint8_t kTokenFormatV1 = 1;
 
 }  // namespace
 
 std::string EncodeToken(const TokenRecord& token) {
-  std::string out(1, static_cast<char>(kFormatV1));
+  std::string out(1, static_cast<char>(kTokenFormatV1));
   PutLengthPrefixed(&out, token.id);
   PutLengthPrefixed(&out, token.name);
   PutLengthPrefixed(&out, token.secret_hash);
@@ -31,7 +31,7 @@ absl::StatusOr<TokenRecord> DecodeToken(std::string_view bytes) {
   uint8_t format;
   std::string_view id, name, hash;
   uint64_t grants;
-  if (!in.GetByte(&format) || format != kFormatV1 || !in.GetLengthPrefixed(&id) ||
+  if (!in.GetByte(&format) || format != kTokenFormatV1 || !in.GetLengthPrefixed(&id) ||
       !in.GetLengthPrefixed(&name) || !in.GetLengthPrefixed(&hash) || !in.GetVarint64(&grants) ||
       grants > bytes.size()) {
     return CorruptionError("token record");

@@ -25,7 +25,7 @@ int64_t Millis(int h, int m, int s = 0) {
       absl::FromCivil(absl::CivilSecond(2026, 1, 1, h, m, s), absl::UTCTimeZone()));
 }
 
-std::string Clock(int h, int m, int s = 0) {
+std::string TimeOfDay(int h, int m, int s = 0) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(Millis(h, m, s)),
                           absl::UTCTimeZone());
 }
@@ -65,7 +65,7 @@ v1::ScheduledQuery Rollup(const std::string& name, const std::string& sql = kRol
 class ScheduledQueryE2ETest : public ::testing::Test {
  protected:
   virtual std::vector<std::string> ServerArgs() const {
-    return {"--testing-fixed-time", Clock(0, 0, 30)};
+    return {"--testing-fixed-time", TimeOfDay(0, 0, 30)};
   }
 
   void SetUp() override {
@@ -195,7 +195,7 @@ TEST_F(ScheduledQueryE2ETest, RunsOncePerInvocationAndCatchesUpOnceAfterARestart
 
   // Down from 00:02 to 00:05: the three missed invocations run once each, in order.
   ASSERT_EQ(server_.Stop(), 0);
-  ASSERT_TRUE(server_.Start({"--testing-fixed-time", Clock(0, 5)})) << server_.error();
+  ASSERT_TRUE(server_.Start({"--testing-fixed-time", TimeOfDay(0, 5)})) << server_.error();
   Connect();
   SetClock(0, 5);
   EXPECT_EQ(Query("SELECT invocation_time, count(*) FROM system.scheduled_query_runs "
@@ -389,7 +389,7 @@ TEST_F(ScheduledQueryE2ETest, CreationRefusesMistakesNamingWhatIsWrong) {
 class ScheduledQueryCatchUpE2ETest : public ScheduledQueryE2ETest {
  protected:
   std::vector<std::string> ServerArgs() const override {
-    return {"--testing-fixed-time", Clock(0, 0, 30), "--scheduled-query-max-catch-up", "2"};
+    return {"--testing-fixed-time", TimeOfDay(0, 0, 30), "--scheduled-query-max-catch-up", "2"};
   }
 };
 
@@ -540,7 +540,7 @@ TEST_F(ScheduledQueryE2ETest, SeedPatternsOutOfTheBox) {
 // with that token's grants, and fails visibly once the token is revoked.
 TEST(ScheduledQueryAuthTest, RunsAsItsOwnerAndOthersDoNotSeeIt) {
   testing::StratadProcess server;
-  ASSERT_TRUE(server.Start({"--auth", "on", "--testing-fixed-time", Clock(0, 0, 30)}))
+  ASSERT_TRUE(server.Start({"--auth", "on", "--testing-fixed-time", TimeOfDay(0, 0, 30)}))
       << server.error();
   const std::string admin = server.AdminToken();
   auto as = [](const std::string& token) {
