@@ -30,6 +30,11 @@ inline std::string_view StripWhitespace(std::string_view s) {
   return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
 }
 
+// True when `part` occurs in `text` (std::string_view::contains is C++23).
+inline bool Contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
 // True when `a` and `b` are equal but for ASCII case.
 inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

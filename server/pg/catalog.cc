@@ -44,10 +44,6 @@ std::string Normalize(std::string_view sql) {
   return out;
 }
 
-bool Has(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
-}
-
 // PostgreSQL's quote_ident: a name that needs no quotes stays bare.
 std::string QuoteIdent(std::string_view name) {
   static const RE2 kBare("[a-z_][a-z0-9_$]*");
@@ -268,32 +264,32 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     if (function == "current_database()" || function == "current_catalog") return OneValue(column, "strata");
     return OneValue(column, caller_.name().empty() ? "strata" : caller_.name());
   }
-  if (Has(text, "from pg_extension") || Has(text, "from pg_catalog.pg_extension")) {
+  if (Contains(text, "from pg_extension") || Contains(text, "from pg_catalog.pg_extension")) {
     return CannedResult{.columns = {Text("extversion")}};
   }
   // Grafana's table and column pickers test each schema against the session's
   // search_path (generate_series over string_to_array(current_setting(...)));
   // Strata has no search path, so those two statements are answered here.
-  const bool search_path = Has(text, "current_setting('search_path')");
-  if (search_path && Has(text, "from information_schema.tables")) return GrafanaTables(sql);
-  if (search_path && Has(text, "from information_schema.columns")) return GrafanaColumns(sql);
+  const bool search_path = Contains(text, "current_setting('search_path')");
+  if (search_path && Contains(text, "from information_schema.tables")) return GrafanaTables(sql);
+  if (search_path && Contains(text, "from information_schema.columns")) return GrafanaColumns(sql);
   // Any other statement over the engine's information_schema tables
   // (query/exec/information_schema.h) is the engine's.
   static const RE2 kInformationSchema(R"(\binformation_schema\.(schemata|tables|columns)\b)");
   if (RE2::PartialMatch(text, kInformationSchema)) return std::nullopt;
-  if (Has(text, "from pg_catalog.pg_namespace n") && Has(text, "as \"name\"")) {
+  if (Contains(text, "from pg_catalog.pg_namespace n") && Contains(text, "as \"name\"")) {
     return PsqlSchemas(sql);
   }
-  if (Has(text, "from pg_catalog.pg_database d") && Has(text, "as \"name\"")) {
+  if (Contains(text, "from pg_catalog.pg_database d") && Contains(text, "as \"name\"")) {
     return PsqlDatabases();
   }
-  if (Has(text, "from pg_catalog.pg_class c")) {
-    if (Has(text, "(c.relname) like ")) return PsqlCompletion(sql);
-    if (Has(text, "as \"schema\"") && Has(text, "as \"name\"")) return PsqlRelations(sql);
-    if (Has(text, "c.relchecks")) return PsqlRelationDetails(sql);
-    if (Has(text, "select c.oid, n.nspname, c.relname")) return PsqlFindRelation(sql);
+  if (Contains(text, "from pg_catalog.pg_class c")) {
+    if (Contains(text, "(c.relname) like ")) return PsqlCompletion(sql);
+    if (Contains(text, "as \"schema\"") && Contains(text, "as \"name\"")) return PsqlRelations(sql);
+    if (Contains(text, "c.relchecks")) return PsqlRelationDetails(sql);
+    if (Contains(text, "select c.oid, n.nspname, c.relname")) return PsqlFindRelation(sql);
   }
-  if (Has(text, "from pg_catalog.pg_attribute a") && Has(text, "a.attrelid = '")) {
+  if (Contains(text, "from pg_catalog.pg_attribute a") && Contains(text, "a.attrelid = '")) {
     return PsqlAttributes(sql);
   }
   // Another tool's probe of the catalog: an empty answer rather than a failure.
@@ -308,7 +304,7 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql)
   // \dt, \d: relkind lists holding 'r' ask for tables; \dv, \di, \ds ask for none we have.
   static const RE2 kKinds(R"(c\.relkind in \(([^)]*)\))");
   std::string kinds;
-  if (RE2::PartialMatch(text, kKinds, &kinds) && !Has(kinds, "'r'")) return out;
+  if (RE2::PartialMatch(text, kKinds, &kinds) && !Contains(kinds, "'r'")) return out;
   const auto relname = PsqlPattern(sql, "c.relname");
   const auto nspname = PsqlPattern(sql, "n.nspname");
   for (const TableRef& t : Tables()) {
@@ -405,10 +401,10 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlAttributes(std::string_view sql
                                Bool("attnotnull"), Text("attcollation"), Text("attidentity"),
                                Text("attgenerated")}};
   // \d+ asks for more: storage, compression, statistics target, description.
-  const bool storage = Has(text, "a.attstorage");
-  const bool compression = Has(text, "attcompression");
-  const bool stattarget = Has(text, "attstattarget");
-  const bool description = Has(text, "col_description");
+  const bool storage = Contains(text, "a.attstorage");
+  const bool compression = Contains(text, "attcompression");
+  const bool stattarget = Contains(text, "attstattarget");
+  const bool description = Contains(text, "col_description");
   if (storage) out.columns.push_back(Text("attstorage"));
   if (compression) out.columns.push_back(Text("attcompression"));
   if (stattarget) out.columns.push_back(Int("attstattarget"));

@@ -74,26 +74,32 @@ void CheckAgainst(WriteSource& source, WriteSource& expected) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Fixture fixture;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  WireWriteRequest wire;
-  const bool decoded = wire.Decode(bytes);
   v1::WriteRecordsRequest request;
-  if (!request.ParseFromArray(data, static_cast<int>(size))) {  // gRPC refuses these
+  const bool parsed = request.ParseFromArray(data, static_cast<int>(size));
+  // Both doors' limits: WriteRecords' (records past it counted, not kept) and
+  // BulkWriteRecords'.
+  for (const int max_records : {kMaxRecordsPerWrite, kMaxRecordsPerBulkWrite}) {
+    WireWriteRequest wire;
+    const bool decoded = wire.Decode(bytes, max_records);
+    if (!parsed) {  // gRPC refuses these
+      if (decoded) {
+        std::fprintf(stderr, "write_fuzz: bytes protobuf refuses were read as a request\n");
+        std::abort();
+      }
+      continue;
+    }
     if (decoded) {
-      std::fprintf(stderr, "write_fuzz: bytes protobuf refuses were read as a request\n");
-      std::abort();
+      if (wire.database_name() != request.database_name() ||
+          wire.table_name() != request.table_name()) {
+        Diverged("the names");
+      }
+      v1::WriteRecordsRequest copy = request;
+      ProtoWriteSource message_path(copy, max_records);
+      WireWriteSource bytes_path(wire);
+      CheckAgainst(bytes_path, message_path);
     }
-    return 0;
   }
-  if (decoded) {
-    if (wire.database_name() != request.database_name() ||
-        wire.table_name() != request.table_name()) {
-      Diverged("the names");
-    }
-    v1::WriteRecordsRequest copy = request;
-    ProtoWriteSource message_path(copy);
-    WireWriteSource bytes_path(wire);
-    CheckAgainst(bytes_path, message_path);
-  }
+  if (!parsed) return 0;
   // Always the fixture's table, so requests reach validation and the writer.
   request.set_database_name("mydb");
   request.set_table_name("tbl");
