@@ -433,15 +433,7 @@ class LineProtocolParser : public RecordParser {
     row.SetMeasureName(point_.measurement);
     for (const auto& [key, value] : point_.tags) row.AddDimension(key, value);
     for (const auto& [key, value] : point_.fields) SetMeasureValue(value, row.AddMeasure(key));
-    if (point_.timestamp.has_value()) {
-      row.SetTime({*point_.timestamp, columns_.time_unit});
-    } else {
-      // As InfluxDB does: a line without a timestamp takes the current time.
-      row.SetTime({std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count(),
-                   v1::TIME_UNIT_NANOSECONDS});
-    }
+    row.SetTime(Time());
     if (absl::Status finished = row.Finish(columns_); !finished.ok()) return finished;
     return true;
   }
@@ -453,15 +445,7 @@ class LineProtocolParser : public RecordParser {
     absl::StatusOr<bool> read = ParseLinePointInto(line, &point_);
     if (!read.ok() || !*read) return read;
     if (point_.fields.empty()) return NoMeasureValues();
-    RecordTime time{0, columns_.time_unit};
-    if (point_.timestamp.has_value()) {
-      time.value = *point_.timestamp;
-    } else {  // as ParseInto
-      time = {std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count(),
-              v1::TIME_UNIT_NANOSECONDS};
-    }
+    const RecordTime time = Time();
     WireWriter w(&out->bytes, out->used);
     w.Nested(4, WireWriter::kRecordLengthGuess, [&] {
       for (const auto& [key, value] : point_.tags) {
@@ -496,6 +480,15 @@ class LineProtocolParser : public RecordParser {
   }
 
  private:
+  // The line's time; as InfluxDB does, a line without one takes the current time.
+  RecordTime Time() const {
+    if (point_.timestamp.has_value()) return {*point_.timestamp, columns_.time_unit};
+    return {std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count(),
+            v1::TIME_UNIT_NANOSECONDS};
+  }
+
   // TypeOf (text_values.h) of a line protocol value's MeasureValue.
   static v1::MeasureValueType WireType(ValueType type) {
     switch (type) {
