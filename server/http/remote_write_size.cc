@@ -68,7 +68,9 @@ template <typename Walk>
 bool WalkNested(CodedInputStream& in, Walk walk) {
   uint32_t length;
   if (!ReadLength(in, &length)) return false;
-  const int end = in.CurrentPosition() + static_cast<int>(length);
+  // In 64 bits: a length near 2^31 past the current position overflowed an
+  // int (found by the ingest fuzzer); such a field is never all there.
+  const int64_t end = int64_t{in.CurrentPosition()} + length;
   const CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
   const bool walked = walk() && in.CurrentPosition() == end;
   in.PopLimit(limit);

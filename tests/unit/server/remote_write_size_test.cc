@@ -78,6 +78,10 @@ TEST(RemoteWriteSizeTest, BytesThatAreNotAWriteRequestHaveNoSize) {
       {"wire type 7", std::string("\x0f\x00", 2)},
       {"a label's name cut short", std::string("\x0a\x04\x0a\x02\x0a\x05", 6)},
       {"a varint that never ends", std::string(12, '\xff')},
+      // A second series whose length, 2^31 - 1, overflowed an int added to the
+      // position (UBSan under scripts/fuzz.sh ingest; a plain build wrapped it).
+      {"a series of 2^31 - 1 bytes after another",
+       std::string("\x0a\x00\x0a\xff\xff\xff\xff\x07", 8)},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
