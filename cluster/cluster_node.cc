@@ -137,6 +137,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     absl::MutexLock lock(&node->replicas_mu_);
     node->replicas_.resize(node->shards_);
     node->leftovers_checked_.assign(node->shards_, false);
+    node->forget_rows_at_.assign(node->shards_, absl::InfiniteFuture());
   }
   for (uint32_t shard = 0; shard < node->shards_; ++shard) {
     bool holds = false;
@@ -710,6 +711,9 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
   }
   std::shared_ptr<Replica> replica = LocalReplica(shard);
   if (holds && replica == nullptr) {
+    // Rows kept from a replica given up a moment ago, with their applied state, are where
+    // the new one resumes, as after a restart: only the log's tail is read again.
+    forget_rows_at_[shard] = absl::InfiniteFuture();
     absl::StatusOr<std::shared_ptr<Replica>> started = StartReplica(shard);
     if (!started.ok()) {
       spdlog::warn("cluster: node {} could not start its replica of shard {}: {}", options_.node_id,
@@ -721,6 +725,11 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
     absl::MutexLock lock(&replicas_mu_);
     replicas_[shard] = *started;
     return *started;
+  }
+  if (!holds && replica == nullptr && absl::Now() >= forget_rows_at_[shard]) {
+    forget_rows_at_[shard] = absl::InfiniteFuture();
+    ForgetShard(shard);
+    return nullptr;
   }
   if (!holds && replica == nullptr && !leftovers_checked_[shard]) {
     // Rows of a replica this node held before it stopped (killed while the shard moved
@@ -763,10 +772,12 @@ void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) 
   while (!last.expired() && !stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
   }
   // A query that chose this node's copy of every shard before the move reads the engine
-  // without holding the replica: the rows stay a while for it. Stopped meanwhile, the next
-  // start drops them (FollowPlacement's first look).
-  if (stopping_.WaitForNotificationWithTimeout(kKeepRowsOfDroppedReplica)) return;
-  ForgetShard(shard);
+  // without holding the replica: the rows stay a while for it, and FollowPlacement drops
+  // them later. Not waited for here: this thread also follows the shard's placement (and,
+  // for shard 0, the node's lease). Stopped meanwhile, the next start drops them
+  // (FollowPlacement's first look).
+  leftovers_checked_[shard] = true;
+  forget_rows_at_[shard] = absl::Now() + kKeepRowsOfDroppedReplica;
 }
 
 void ClusterNode::ForgetShard(uint32_t shard) {

@@ -172,8 +172,8 @@ class ClusterNode final : public ShardDirectory {
   // created with (--cluster-nodes), else every member (this node included).
   ShardPlacement PlacementOf(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes this node's replica of `shard` follow its placement: starts one on a node
-  // holding it, drops it (its lead, its applied state, its rows) on one that no longer
-  // does. Returns the replica, null when none, and whether this node serves the shard (a
+  // holding it, drops it (its lead; its applied state and rows a while later,
+  // kKeepRowsOfDroppedReplica) on one that no longer does. Returns the replica, null when none, and whether this node serves the shard (a
   // replica, not joining).
   std::shared_ptr<Replica> FollowPlacement(uint32_t shard, bool* serves);
   absl::StatusOr<std::shared_ptr<Replica>> StartReplica(uint32_t shard);
@@ -206,6 +206,9 @@ class ClusterNode final : public ShardDirectory {
   // By shard: whether its campaigner looked for rows left by an earlier replica (its own
   // thread's alone).
   std::vector<bool> leftovers_checked_;
+  // By shard: when the rows of the replica it gave up go (InfiniteFuture: none kept). Placed
+  // here again before then, the replica resumes from them (its campaigner's alone).
+  std::vector<absl::Time> forget_rows_at_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<ClusterShardReads> reads_;
   std::unique_ptr<grpc::Service> service_;

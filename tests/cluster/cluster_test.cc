@@ -732,8 +732,25 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
 
   TestCluster services(TestCluster::Options{.jetstream = false});
   ASSERT_TRUE(services.StartServices()) << services.error();
+  // A lone NATS server without JetStream says so at once ("no responders"); the services'
+  // three clustered ones answer JetStream requests with silence, which a node waits out
+  // (30 s) as it waits out a meta leader's election.
   StratadProcess no_jetstream;
+  const int lone_port = FreePort();
+  const std::string lone_log = no_jetstream.data_dir() + "-nats.log";
+  ChildProcess lone;
+  ASSERT_TRUE(lone.Start({FindOnPath("nats-server"), "-a", "127.0.0.1", "-p",
+                          std::to_string(lone_port)},
+                         lone_log));
+  for (const auto deadline = std::chrono::steady_clock::now() + seconds(20);
+       lone.log().find("Server is ready") == std::string::npos &&
+       std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   std::vector<std::string> first = services.NodeArgs("a");
+  for (size_t i = 0; i + 1 < first.size(); ++i) {
+    if (first[i] == "--nats") first[i + 1] = "nats://127.0.0.1:" + std::to_string(lone_port);
+  }
   first.insert(first.end(), {"--data-dir", no_jetstream.data_dir()});
   EXPECT_EQ(no_jetstream.RunToExit(first, kSlowExit), 1);
   EXPECT_NE(no_jetstream.log().find("has no JetStream"), std::string::npos) << no_jetstream.log();
