@@ -14,4 +14,6 @@ for dir in client/node tests/protocols/node; do
   fi
 done
 cd build
-ctest --output-on-failure -j "$(nproc)" "$@"
+# Twice as many tests as cores: most end-to-end and cluster tests wait on timers and
+# sockets, not the CPU (the cluster tests, in two chains, set the pace: tests/CMakeLists.txt).
+ctest --output-on-failure -j "$(($(nproc) * 2))" "$@"

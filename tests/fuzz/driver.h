@@ -1,8 +1,11 @@
 // The main() of a fuzz target when libFuzzer is not in use (the gcc build and
 // ctest): replays the files named on the command line, then feeds the target
 // deterministic mutations of its seeds, bounded by STRATA_FUZZ_ITERATIONS
-// and STRATA_FUZZ_SECONDS, whichever ends first. scripts/fuzz.sh builds the
-// same targets with clang's libFuzzer for coverage-guided runs.
+// and STRATA_FUZZ_SECONDS, whichever ends first. The mutations are the same on
+// every run, so the iteration bound (each target's default: some seconds of
+// work) is what makes a ctest run reproducible, and more of the same sequence
+// finds little; the search for new inputs is scripts/fuzz.sh's, which builds
+// the same targets with clang's libFuzzer for coverage-guided runs.
 #pragma once
 
 #include <chrono>

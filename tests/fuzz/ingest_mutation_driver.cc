@@ -38,5 +38,5 @@ std::vector<std::string> Seeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return strata::fuzz::RunDriver(argc, argv, "ingest", Seeds(), strata::fuzz::MutateBytes, 200'000);
+  return strata::fuzz::RunDriver(argc, argv, "ingest", Seeds(), strata::fuzz::MutateBytes, 100'000);
 }

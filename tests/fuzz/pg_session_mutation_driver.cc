@@ -51,5 +51,5 @@ std::vector<std::string> Seeds() {
 
 int main(int argc, char** argv) {
   return strata::fuzz::RunDriver(argc, argv, "pg_session", Seeds(), strata::fuzz::MutateBytes,
-                                 100'000);
+                                 50'000);
 }

@@ -174,5 +174,5 @@ std::string Mutate(std::string input, std::mt19937_64& random,
 }  // namespace
 
 int main(int argc, char** argv) {
-  return strata::fuzz::RunDriver(argc, argv, "sql", Seeds(STRATA_SQL_TEST_DIR), Mutate, 1'000'000);
+  return strata::fuzz::RunDriver(argc, argv, "sql", Seeds(STRATA_SQL_TEST_DIR), Mutate, 200'000);
 }
