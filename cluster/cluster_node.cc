@@ -713,6 +713,7 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
   if (holds && replica == nullptr) {
     // Rows kept from a replica given up a moment ago, with their applied state, are where
     // the new one resumes, as after a restart: only the log's tail is read again.
+    const bool kept = forget_rows_at_[shard] != absl::InfiniteFuture();
     forget_rows_at_[shard] = absl::InfiniteFuture();
     absl::StatusOr<std::shared_ptr<Replica>> started = StartReplica(shard);
     if (!started.ok()) {
@@ -720,8 +721,8 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
                    shard, started.status().message());
       return nullptr;
     }
-    spdlog::info("cluster: node {} builds a replica of shard {} from its log", options_.node_id,
-                 shard);
+    spdlog::info("cluster: node {} builds a replica of shard {} from {}", options_.node_id, shard,
+                 kept ? "the rows it kept of its last one and the log's tail" : "its log");
     absl::MutexLock lock(&replicas_mu_);
     replicas_[shard] = *started;
     return *started;

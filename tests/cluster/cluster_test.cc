@@ -90,7 +90,9 @@ TEST_F(ClusterTest, WritesThroughOneNodeReadThroughAnother) {
       const std::string value = line.substr(line.rfind(' ') + 1);
       if (line.starts_with("strata_shard_leader{")) leaders[shard] += value == "1";
       if (line.starts_with("strata_shard_applied_sequence{")) applied[shard].insert(value);
-      if (line.starts_with("strata_shard_replica_healthy{")) EXPECT_EQ(value, "1") << line;
+      if (line.starts_with("strata_shard_replica_healthy{")) {
+        EXPECT_EQ(value, "1") << line;
+      }
     }
   }
   ASSERT_EQ(leaders.size(), 4u);
