@@ -13,8 +13,6 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 
-bool IsArray(DataType t) { return KindOf(t) == TypeKind::kArray; }
-
 Datum ArrayOfValues(DataType type, std::vector<Datum> values) {
   return Datum::Composite(type, std::move(values));
 }

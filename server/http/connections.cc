@@ -24,8 +24,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// Waits are cut into slices this long so that Stop is seen promptly.
-constexpr auto kStopCheck = std::chrono::milliseconds(100);
 // How long, and how much of an unread request, a refused connection drains
 // before it closes (Connection::LingerBeforeClose).
 constexpr auto kLinger = std::chrono::seconds(2);

@@ -23,6 +23,7 @@
 #include <openssl/ssl.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -33,6 +34,9 @@
 #include "httplib.h"
 
 namespace strata {
+
+// Waits of the HTTP door are cut into slices this long so that Stop is seen promptly.
+inline constexpr auto kStopCheck = std::chrono::milliseconds(100);
 
 struct HttpConnectionLimits {
   int max_connections = 256;         // served at once; past it 503

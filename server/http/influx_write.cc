@@ -14,12 +14,8 @@ namespace {
 
 // A line longer than this is refused without being kept in memory.
 constexpr size_t kMaxLineBytes = 1 << 20;
-// Rejections named in the answer; the rest are counted.
-constexpr size_t kMaxReportedErrors = 10;
 // How much of a rejected line the answer quotes.
 constexpr size_t kQuotedLineBytes = 200;
-// Batches of one request written at once.
-constexpr size_t kWritesInFlight = 4;
 // Measurements (tables) one request may write: each holds a batch in memory,
 // and a body naming millions of them must not create millions of tables.
 constexpr size_t kMaxTablesPerRequest = 1000;

@@ -20,7 +20,7 @@ constexpr size_t kMaxUncompressedQueryBytes = 16 << 20;
 constexpr int64_t kMaxResultBytes = 512 << 20;
 constexpr char kValueColumn[] = "measure_value::double";
 
-std::string Quoted(std::string_view name) {
+std::string QuotedIdentifier(std::string_view name) {
   std::string out = "\"";
   for (char c : name) {
     if (c == '"') out.push_back('"');
@@ -82,7 +82,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
   if (!request.ParseFromString(body)) {
     return absl::InvalidArgumentError("the body is not a prometheus.ReadRequest protobuf");
   }
-  const std::string table = StrCat(Quoted(options.database), ".", Quoted(options.table));
+  const std::string table = StrCat(QuotedIdentifier(options.database), ".", QuotedIdentifier(options.table));
   auto cancel = options.cancel ? options.cancel : std::make_shared<std::atomic<bool>>(false);
 
   // The table's label columns: its dimensions (VARCHAR, apart from measure_name).
@@ -140,7 +140,7 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
       }
       const std::string p = StrCat("m", i);
       parameters.named[p] = query::Datum::Varchar(regex ? pattern : m.value());
-      const std::string col = Quoted(column);
+      const std::string col = QuotedIdentifier(column);
       std::string test = regex ? StrCat("coalesce(regexp_like(", col, ", @", p, "), false)")
                                : StrCat("coalesce(", col, " = @", p, ", false)");
       if (empty_matches) test = StrCat("(", col, " IS NULL OR ", test, ")");
@@ -148,8 +148,8 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
     }
     if (impossible) continue;
     std::string select = "SELECT ";
-    for (const std::string& label : labels) select += Quoted(label) + ", ";
-    select += StrCat("measure_name, time, ", Quoted(kValueColumn), " FROM ", table, " WHERE ", where);
+    for (const std::string& label : labels) select += QuotedIdentifier(label) + ", ";
+    select += StrCat("measure_name, time, ", QuotedIdentifier(kValueColumn), " FROM ", table, " WHERE ", where);
     SeriesCollector collector(labels.size() + 1);
     RETURN_IF_ERROR(queries
                         .Run({.caller = caller, .sql = select, .parameters = parameters,

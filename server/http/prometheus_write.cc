@@ -26,9 +26,6 @@ constexpr size_t kMaxUncompressedBytes = 32 << 20;
 // (server/http/remote_write_size.h): 2,000 series of 20 labels take ~5 MB, a
 // hostile 32 MB body of empty series ~1.3 GB.
 constexpr size_t kMaxParsedBytes = 256 << 20;
-constexpr size_t kMaxReportedErrors = 10;
-// Batches of one request written at once.
-constexpr size_t kWritesInFlight = 4;
 
 std::string DescribeSeries(const prometheus::TimeSeries& series) {
   std::string out = "{";

@@ -23,6 +23,10 @@ namespace strata {
 // writes of a body still commit while the next lines are parsed.
 inline constexpr size_t kRecordsPerBodyWrite = 1000;
 static_assert(kRecordsPerBodyWrite <= static_cast<size_t>(kMaxRecordsPerBulkWrite));
+// Writes of one body in flight at once.
+inline constexpr size_t kWritesInFlight = 4;
+// Rejections a body's answer names; the rest are counted.
+inline constexpr size_t kMaxReportedErrors = 10;
 
 template <typename Access>
 class SpanWriteSource final : public WriteSource {

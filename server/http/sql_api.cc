@@ -28,8 +28,6 @@ constexpr char kPath[] = "/api/v1/sql";
 // Encoded result bytes held for a client that reads slower than the query
 // produces; the query waits past it.
 constexpr size_t kMaxBufferedBytes = 1 << 20;
-// How often a wait looks whether the server is stopping.
-constexpr auto kStopCheck = std::chrono::milliseconds(100);
 
 // One request, read from the query string and (POST) the body.
 struct SqlRequest {

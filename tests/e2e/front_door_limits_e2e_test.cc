@@ -134,7 +134,9 @@ TEST_F(FrontDoorLimitsE2ETest, ChunkedAndDeclaredBodiesAreBoundedAndBodiesGoOnly
         return true;
       },
       "application/x-protobuf");
-  if (chunked) EXPECT_EQ(chunked->status, 413);  // or the connection was closed mid-body
+  if (chunked) {
+    EXPECT_EQ(chunked->status, 413);  // or the connection was closed mid-body
+  }
   EXPECT_LT(server_.PeakRssBytes(), int64_t{400} << 20);
 
   // A declared length past the limit is refused before a byte is read.

@@ -40,7 +40,7 @@ TEST_F(MalformedRequestE2ETest, UnparseableRequestsAnswerInvalidArgument) {
   // Random bytes, and a string field holding invalid UTF-8 (field 1 = "\xC3(").
   for (const std::string& bytes :
        {std::string("\xff\xff\xff", 3), std::string("\x0a\x02\xc3\x28", 4)}) {
-    for (const std::string& method :
+    for (const char* method :
          {"/strata.v1.WriteService/WriteRecords", "/strata.v1.CatalogService/CreateDatabase",
           "/strata.v1.CatalogService/ListTables", "/strata.v1.QueryService/Query",
           "/strata.v1.QueryService/CancelQuery",

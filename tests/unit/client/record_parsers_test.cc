@@ -187,7 +187,9 @@ TEST(LineProtocolParserTest, EncodeIntoWritesTheBytesOfParseIntosRecord) {
                                        ? absl::StatusOr<bool>(false)
                                        : absl::StatusOr<bool>(parser->Parse(line).status());
       EXPECT_EQ(direct.ok(), built.ok()) << line;
-      if (!direct.ok()) EXPECT_EQ(direct.status(), built.status()) << line;
+      if (!direct.ok()) {
+        EXPECT_EQ(direct.status(), built.status()) << line;
+      }
       EXPECT_EQ(encoded.used, used) << line;
       EXPECT_EQ(encoded.count, 5) << line;
     }

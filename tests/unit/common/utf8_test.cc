@@ -31,7 +31,9 @@ TEST(Utf8Test, WellFormedness) {
        }) {
     EXPECT_EQ(IsValidUtf8(c.text), c.valid) << testing::PrintToString(c.text);
     EXPECT_TRUE(IsValidUtf8(ToValidUtf8(c.text))) << testing::PrintToString(c.text);
-    if (c.valid) EXPECT_EQ(ToValidUtf8(c.text), c.text);
+    if (c.valid) {
+      EXPECT_EQ(ToValidUtf8(c.text), c.text);
+    }
   }
   EXPECT_EQ(ToValidUtf8("a\xC3" "b"), "a\xEF\xBF\xBD" "b");
 }

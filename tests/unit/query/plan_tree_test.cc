@@ -17,7 +17,7 @@
 namespace strata::query {
 namespace {
 
-constexpr int64_t kNow = 1'700'000'000LL * kNanosPerSecond;
+constexpr int64_t kPlanNow = 1'700'000'000LL * kNanosPerSecond;
 
 // Counts the rows of the batches pushed into it.
 class BatchRowCounter : public BatchSink {
@@ -48,14 +48,14 @@ class PlanTreeTest : public ::testing::Test {
       r.dimensions = {{"host", i % 2 == 0 ? "a" : "b"}};
       r.measure_name = "cpu";
       r.measure_value = Value::Double(i);
-      r.time = (kNow - (6 - i) * kNanosPerMinute) / kNanosPerMilli;
+      r.time = (kPlanNow - (6 - i) * kNanosPerMinute) / kNanosPerMilli;
       records.push_back(std::move(r));
     }
     auto written = engine_->Write(
         {.database_name = "mydb", .table_name = "cpu", .records = std::move(records)});
     ASSERT_TRUE(written.ok()) << written.status();
     ASSERT_EQ(written->total(), 6);
-    context_.eval.now_nanos = kNow;
+    context_.eval.now_nanos = kPlanNow;
   }
 
   std::shared_ptr<Plan> PlanOf(const std::string& sql) {
@@ -89,7 +89,7 @@ class PlanTreeTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  ManualClock clock_{kNow};
+  ManualClock clock_{kPlanNow};
   std::unique_ptr<Engine> engine_;
   TableLayoutCache layouts_;
   QueryContext context_;

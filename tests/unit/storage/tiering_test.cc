@@ -29,7 +29,7 @@ namespace strata {
 namespace {
 
 // On an hour boundary, so bucket arithmetic in the tests is easy to follow.
-constexpr int64_t kStart = 1'700'002'800LL * kNanosPerSecond;
+constexpr int64_t kTieringStart = 1'700'002'800LL * kNanosPerSecond;
 constexpr int64_t kTenMinutes = 10 * kNanosPerMinute;
 
 InputRecord Reading(int host, int64_t time_nanos, int64_t version = 1, double offset = 0) {
@@ -165,7 +165,7 @@ class TieringTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  ManualClock clock_{kStart};
+  ManualClock clock_{kTieringStart};
   // Most tests follow rows across the memory store's edge, so sealing is off
   // unless a test turns it on (and reopens).
   int64_t seal_after_ = 0;
@@ -208,10 +208,10 @@ TEST_F(TieringTest, ScansPruneBlocksOutsideTheTimeRange) {
   Maintain();
   ScanStats stats;
   std::vector<ScanRow> rows;
-  // The last five minutes written reach into the bucket before kStart, whose
-  // blocks end at kStart − 10 min: their headers alone rule them out.
-  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - 5 * kNanosPerMinute,
-                                      .end_nanos = kStart + 1},
+  // The last five minutes written reach into the bucket before kTieringStart, whose
+  // blocks end at kTieringStart − 10 min: their headers alone rule them out.
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kTieringStart - 5 * kNanosPerMinute,
+                                      .end_nanos = kTieringStart + 1},
                             [&](const ScanRow& row) {
                               rows.push_back(row);
                               return true;
@@ -232,17 +232,17 @@ TEST_F(TieringTest, BucketsInRangeEndWhereWritesEnd) {
   ScanStats stats;
   ASSERT_TRUE(engine_->Scan(Table(), {}, [](const ScanRow&) { return true; }, &stats).ok());
   EXPECT_EQ(stats.buckets_in_range, 0);  // an empty table
-  WriteTwoHours();  // from kStart - 1h20 on
+  WriteTwoHours();  // from kTieringStart - 1h20 on
   ASSERT_TRUE(engine_->Scan(Table(), {}, [](const ScanRow&) { return true; }, &stats).ok());
-  EXPECT_EQ(stats.buckets_in_range, 3);  // kStart - 2h, kStart - 1h, kStart
-  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - kNanosPerHour},
+  EXPECT_EQ(stats.buckets_in_range, 3);  // kTieringStart - 2h, kTieringStart - 1h, kTieringStart
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kTieringStart - kNanosPerHour},
                             [](const ScanRow&) { return true; }, &stats).ok());
-  EXPECT_EQ(stats.buckets_in_range, 2);  // the hour before kStart, and kStart's
+  EXPECT_EQ(stats.buckets_in_range, 2);  // the hour before kTieringStart, and kTieringStart's
   clock_.Advance(kNanosPerHour / 4 + kNanosPerMinute);  // now + 15 min is in the next hour
-  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart - kNanosPerHour},
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kTieringStart - kNanosPerHour},
                             [](const ScanRow&) { return true; }, &stats).ok());
   EXPECT_EQ(stats.buckets_in_range, 3);
-  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kStart + 2 * kNanosPerHour},
+  ASSERT_TRUE(engine_->Scan(Table(), {.start_nanos = kTieringStart + 2 * kNanosPerHour},
                             [](const ScanRow&) { return true; }, &stats).ok());
   EXPECT_EQ(stats.buckets_in_range, 0);
 }
@@ -293,17 +293,17 @@ TEST_F(TieringTest, WholeBlocksAreOfferedOnlyWhereNothingNeedsMerging) {
   EXPECT_EQ(Render(declined.rows), ScanAll());
 
   // A late write into host 0's oldest bucket: that block needs a merge.
-  const int64_t oldest = kStart - 2 * kNanosPerHour + kTenMinutes;
+  const int64_t oldest = kTieringStart - 2 * kNanosPerHour + kTenMinutes;
   ASSERT_EQ(Write({Reading(0, oldest + kNanosPerMinute)}).magnetic_store, 1);
   Seen merged = scan({}, BlockUse::kTaken);
   EXPECT_EQ(merged.blocks, 8);
   EXPECT_EQ(merged.block_points + static_cast<int>(merged.rows.size()), written + 1);
 
-  // A range that cuts through the hour before kStart offers its blocks too,
+  // A range that cuts through the hour before kTieringStart offers its blocks too,
   // with the range, which the reader must apply.
-  Seen cut = scan({.start_nanos = kStart - 15 * kNanosPerMinute}, BlockUse::kTaken);
+  Seen cut = scan({.start_nanos = kTieringStart - 15 * kNanosPerMinute}, BlockUse::kTaken);
   EXPECT_EQ(cut.blocks, 6);
-  EXPECT_EQ(cut.starts, std::set<int64_t>{kStart - 15 * kNanosPerMinute});
+  EXPECT_EQ(cut.starts, std::set<int64_t>{kTieringStart - 15 * kNanosPerMinute});
   EXPECT_TRUE(cut.rows.empty());
 
   // Stopping from the callback ends the scan.
@@ -340,7 +340,7 @@ TEST_F(TieringTest, WholeHeadSeriesAreOfferedOnlyWhereNothingNeedsMerging) {
   Maintain();
   // A new point of host 1 between two of its block's points: that series
   // needs a merge in its sealed hour.
-  ASSERT_EQ(Write({Reading(1, kStart - 105 * kNanosPerMinute)}).memory_store, 1);
+  ASSERT_EQ(Write({Reading(1, kTieringStart - 105 * kNanosPerMinute)}).memory_store, 1);
   const std::vector<std::string> all = ScanAll();
   ASSERT_EQ(static_cast<int>(all.size()), written + 1);
 
@@ -399,7 +399,7 @@ TEST_F(TieringTest, WholeHeadSeriesAreOfferedOnlyWhereNothingNeedsMerging) {
 
   // A range that cuts through the last hour: the series come with the
   // range, which the reader applies.
-  const int64_t cut_at = kStart - 35 * kNanosPerMinute;
+  const int64_t cut_at = kTieringStart - 35 * kNanosPerMinute;
   Seen cut = scan({.start_nanos = cut_at}, BlockUse::kTaken);
   EXPECT_EQ(cut.series, 6);
   EXPECT_EQ(cut.starts, std::set<int64_t>{cut_at});
@@ -407,7 +407,7 @@ TEST_F(TieringTest, WholeHeadSeriesAreOfferedOnlyWhereNothingNeedsMerging) {
   EXPECT_TRUE(cut.rows.empty());
 
   // Stopping from the callback ends the scan.
-  Seen stopped = scan({.start_nanos = kStart - kNanosPerHour}, BlockUse::kStop);
+  Seen stopped = scan({.start_nanos = kTieringStart - kNanosPerHour}, BlockUse::kStop);
   EXPECT_EQ(stopped.series, 1);
   EXPECT_TRUE(stopped.rows.empty());
 }
@@ -416,7 +416,7 @@ TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
   WriteTwoHours();
   clock_.Advance(5 * kNanosPerHour);
   Maintain();
-  const int64_t t = kStart - kNanosPerHour;  // tiered into a block
+  const int64_t t = kTieringStart - kNanosPerHour;  // tiered into a block
 
   // Same values, same version: an idempotent retry.
   WriteResult same = Write({Reading(1, t)});
@@ -461,7 +461,7 @@ TEST_F(TieringTest, ClosedHoursAreSealedIntoBlocksInsideTheMemoryStore) {
   const int written = WriteTwoHours();
   const auto before = ScanAll();
 
-  // At kStart the hour before last ended 1 h ago: sealed. The last hour
+  // At kTieringStart the hour before last ended 1 h ago: sealed. The last hour
   // ended just now: still rows.
   TableMaintenance run = Maintain();
   EXPECT_EQ(run.tiering.rows_moved, 3 * 5);
@@ -518,7 +518,7 @@ TEST_F(TieringTest, RowsOfOneShapeFreezeIntoTheBlockTheirPointsMake) {
   // The hour before last: hosts 0 and 1 of fixed-size values (host 1's
   // third point rewritten at version 2), host 2 of two shapes in turn, host 3
   // of strings, integers and timestamps (its fourth point rewritten).
-  const int64_t hour = kStart - 2 * kNanosPerHour;
+  const int64_t hour = kTieringStart - 2 * kNanosPerHour;
   auto kind_of = [](int host, int i) {
     if (host == 2) return i % 2 == 1 ? kWithNote : kFixed;
     return host == 3 ? kVariable : kFixed;
@@ -573,7 +573,7 @@ TEST_F(TieringTest, AnOpenHourWithoutWritesForTheSealDelayIsSealed) {
   std::vector<InputRecord> batch;
   for (int host = 0; host < 3; ++host) {
     for (int minute = 0; minute < 5; ++minute) {
-      batch.push_back(Reading(host, kStart + minute * kNanosPerMinute));
+      batch.push_back(Reading(host, kTieringStart + minute * kNanosPerMinute));
     }
   }
   ASSERT_EQ(Write(batch).memory_store, 15);
@@ -590,7 +590,7 @@ TEST_F(TieringTest, AnOpenHourWithoutWritesForTheSealDelayIsSealed) {
 
   // The newest times the writer had cached are from before the sealing: a
   // retry is still idempotent, other values still need a higher version.
-  const int64_t t = kStart + 2 * kNanosPerMinute;
+  const int64_t t = kTieringStart + 2 * kNanosPerMinute;
   WriteResult same = Write({Reading(1, t)});
   EXPECT_EQ(same.memory_store, 1);
   EXPECT_TRUE(same.rejected.empty());
@@ -622,7 +622,7 @@ TEST_F(TieringTest, AnOpenHourWithoutWritesForTheSealDelayIsSealed) {
 TEST_F(TieringTest, AfterARestartAnOpenHourIsQuietFromTheStart) {
   seal_after_ = kTenMinutes;
   Open();
-  ASSERT_EQ(Write({Reading(0, kStart), Reading(1, kStart)}).memory_store, 2);
+  ASSERT_EQ(Write({Reading(0, kTieringStart), Reading(1, kTieringStart)}).memory_store, 2);
   clock_.Advance(5 * kNanosPerMinute);
   Open();
   clock_.Advance(kTenMinutes - 1);
@@ -638,7 +638,7 @@ TEST_F(TieringTest, LateWritesRacingConversionsOfTheirHourAreKept) {
   seal_after_ = kTenMinutes;
   Open();
   // The hour before last: sealed (it ended an hour ago), inside the memory store.
-  const int64_t sealed_hour = kStart - 2 * kNanosPerHour;
+  const int64_t sealed_hour = kTieringStart - 2 * kNanosPerHour;
   // A bucket big enough that its conversion takes a while.
   int written = 0;
   std::vector<InputRecord> batch;
@@ -682,7 +682,7 @@ TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBloc
   Open();
   WriteTwoHours();
   Maintain();
-  const int64_t t = kStart - 100 * kNanosPerMinute;  // a point of the sealed hour
+  const int64_t t = kTieringStart - 100 * kNanosPerMinute;  // a point of the sealed hour
 
   WriteResult same = Write({Reading(1, t)});
   EXPECT_EQ(same.memory_store, 1);  // inside the memory store's window
@@ -693,7 +693,7 @@ TEST_F(TieringTest, WritesToASealedHourAreMemoryStoreWritesCheckedAgainstItsBloc
 
   // A point after the block's last one (the append path, no read) and its
   // conflicting retry in the next request: the retry is still caught.
-  const int64_t after = kStart - 61 * kNanosPerMinute;
+  const int64_t after = kTieringStart - 61 * kNanosPerMinute;
   EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
   EXPECT_EQ(BlockingVersion(Reading(1, after, 1, 0.5)), 1);
 
@@ -715,11 +715,11 @@ TEST_F(TieringTest, BlocksOfSealedHoursStayCheckedAfterARestartWithSealingOff) {
   Maintain();
   seal_after_ = 0;
   Open();
-  const int64_t t = kStart - 100 * kNanosPerMinute;  // in a block, in the memory window
+  const int64_t t = kTieringStart - 100 * kNanosPerMinute;  // in a block, in the memory window
   EXPECT_EQ(BlockingVersion(Reading(1, t, 1, 0.5)), 1);
   // An append after the block, then its conflicting retry after a restart
   // (nothing cached): the stored row is found either way.
-  const int64_t after = kStart - 61 * kNanosPerMinute;
+  const int64_t after = kTieringStart - 61 * kNanosPerMinute;
   EXPECT_EQ(Write({Reading(1, after)}).memory_store, 1);
   Open();
   EXPECT_EQ(BlockingVersion(Reading(1, after, 1, 0.5)), 1);
@@ -730,7 +730,7 @@ TEST_F(TieringTest, OneRequestOfLateWritesIntoOneBlockIsCheckedPointByPoint) {
   WriteTwoHours();
   clock_.Advance(5 * kNanosPerHour);
   Maintain();
-  const int64_t t = kStart - kNanosPerHour;  // host 1's block holds t, t+10 min, ...
+  const int64_t t = kTieringStart - kNanosPerHour;  // host 1's block holds t, t+10 min, ...
   WriteResult result = Write({Reading(1, t),                        // the same: accepted
                               Reading(1, t + kTenMinutes, 1, 0.5),  // other values: rejected
                               Reading(1, t + 2 * kTenMinutes, 3, 0.5),  // upsert
@@ -751,7 +751,7 @@ TEST_F(TieringTest, LateWritesAreRejectedWhenMagneticWritesAreOff) {
   ASSERT_TRUE(engine_->catalog()
                   .UpdateTable("mydb", "tbl", {.enable_magnetic_store_writes = false})
                   .ok());
-  WriteResult result = Write({Reading(1, kStart - 3 * kNanosPerHour)});
+  WriteResult result = Write({Reading(1, kTieringStart - 3 * kNanosPerHour)});
   ASSERT_EQ(result.rejected.size(), 1u);
   EXPECT_NE(result.rejected[0].reason.find("enable magnetic store writes"), std::string::npos);
 }
@@ -766,9 +766,9 @@ TEST_F(TieringTest, RetentionDropsExpiredBucketsAndGivesSpaceBack) {
 
   // Retention is 2 h + 1 day: one hour into the newest written bucket, its
   // older rows are hidden at once although the bucket is still on disk.
-  clock_.Set(kStart + kNanosPerDay + 2 * kNanosPerHour - kNanosPerHour / 2);
-  EXPECT_EQ(ScanAll().size(), 3u * 4);  // from kStart − 30 min: 4 points per host
-  clock_.Set(kStart + kNanosPerDay + 3 * kNanosPerHour);
+  clock_.Set(kTieringStart + kNanosPerDay + 2 * kNanosPerHour - kNanosPerHour / 2);
+  EXPECT_EQ(ScanAll().size(), 3u * 4);  // from kTieringStart − 30 min: 4 points per host
+  clock_.Set(kTieringStart + kNanosPerDay + 3 * kNanosPerHour);
   const TableMaintenance run = Maintain();
   EXPECT_EQ(run.retention.rows_dropped, written);
   EXPECT_EQ(run.retention.buckets_dropped, 3);
@@ -885,7 +885,7 @@ TEST_F(TieringTest, LastPointsStayWholeWhileWrittenAndTheirHourSealed) {
   seal_after_ = kTenMinutes;
   Open();
   constexpr int kHosts = 20;
-  const int64_t first_hour = kStart - 2 * kNanosPerHour;
+  const int64_t first_hour = kTieringStart - 2 * kNanosPerHour;
   // A row of host `h` at `t`; every third time with a text measure too (another shape).
   auto record = [](int h, int64_t t) {
     InputRecord r = Reading(h, t);
@@ -940,7 +940,7 @@ TEST_F(TieringTest, LastPointsStayWholeWhileWrittenAndTheirHourSealed) {
   clock_.Advance(kTenMinutes + 1);
   std::atomic<bool> writing{true};
   std::thread writer([&] {
-    for (int64_t t = kStart - kNanosPerHour; t < kStart; t += 7 * kNanosPerSecond) {
+    for (int64_t t = kTieringStart - kNanosPerHour; t < kTieringStart; t += 7 * kNanosPerSecond) {
       std::vector<InputRecord> step;
       for (int h = 0; h < kHosts; ++h) step.push_back(record(h, t));
       EXPECT_EQ(Write(std::move(step)).memory_store, kHosts);
@@ -956,7 +956,7 @@ TEST_F(TieringTest, LastPointsStayWholeWhileWrittenAndTheirHourSealed) {
   writer.join();
   maintenance.join();
   read_last_points();
-  for (const SeriesTarget& t : series) EXPECT_GT(newest[t.series], kStart - 8 * kNanosPerSecond);
+  for (const SeriesTarget& t : series) EXPECT_GT(newest[t.series], kTieringStart - 8 * kNanosPerSecond);
 }
 
 // Last points are not kept across a restart: the server fills every table's
@@ -1023,8 +1023,8 @@ TEST_F(TieringTest, LastPointsReadBlocksThroughTheirHeadersAndReportAMissingOne)
   };
   std::vector<ScanRow> rows;
   ASSERT_TRUE(last_points(&rows).ok());
-  ASSERT_EQ(rows.size(), 3u);  // three hosts, each at kStart (the last point written)
-  for (const ScanRow& row : rows) EXPECT_EQ(row.time_nanos, kStart);
+  ASSERT_EQ(rows.size(), 3u);  // three hosts, each at kTieringStart (the last point written)
+  for (const ScanRow& row : rows) EXPECT_EQ(row.time_nanos, kTieringStart);
 
   WithStore([&](Store& store) {
     ASSERT_TRUE(
