@@ -223,7 +223,8 @@ TEST_F(PythonPackageE2ETest, CatalogWritesTypesDataFramesPagesAndCancel) {
       {"/bin/sh", "-c", "cd / && exec \"$0\" \"$1\" \"$2\"", python_, Script(),
        std::to_string(server_.port())});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("ok requests of at most 100"));
+  EXPECT_THAT(r.out, HasSubstr("ok requests of 1,000"));
+  EXPECT_THAT(r.out, HasSubstr("ok bulk rejected position"));
   EXPECT_THAT(r.out, HasSubstr("ok pandas.Timestamp keeps ns"));
   EXPECT_THAT(r.out, HasSubstr("all checks passed"));
 }

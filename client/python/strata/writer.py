@@ -12,7 +12,11 @@ from strata.errors import RETRYABLE_WRITE, StrataError
 from strata.values import is_missing, measure_value, to_nanos
 from strata.v1 import records_pb2, write_pb2
 
-MAX_RECORDS_PER_REQUEST = 100
+# WriteRecords takes Timestream's 100 records; BulkWriteRecords the same request with up to
+# 10,000, and a request's fixed cost (the call, the server's group commit) was about half of
+# the server's CPU per row at 100.
+WRITE_RECORDS_LIMIT = 100
+MAX_RECORDS_PER_REQUEST = 10_000
 
 
 @dataclass
@@ -94,7 +98,9 @@ def _fill(out: records_pb2.Record, record: Record, common_dimensions: Mapping[st
 
 
 class Writer:
-    """Writes records to one table in requests of at most 100 records.
+    """Writes records to one table in requests of `batch_size` records
+    (1..10,000, 1,000 by default): BulkWriteRecords above 100, WriteRecords
+    at 100 or fewer.
 
     Records that share dimensions (or a measure name) send them once, in the
     request's common_attributes. Up to `in_flight` requests are outstanding;
@@ -107,7 +113,7 @@ class Writer:
     or call flush()/close().
     """
 
-    def __init__(self, client, database: str, table: str, *, batch_size: int = 100,
+    def __init__(self, client, database: str, table: str, *, batch_size: int = 1000,
                  in_flight: int = 4, max_retries: int = 8, backoff: float = 0.1):
         if not 1 <= batch_size <= MAX_RECORDS_PER_REQUEST:
             raise ValueError(f"batch_size must be 1..{MAX_RECORDS_PER_REQUEST}")
@@ -207,7 +213,9 @@ class Writer:
 
     def _submit(self, request: write_pb2.WriteRecordsRequest):
         self.summary.requests += 1
-        return self._client._write.WriteRecords.future(
+        bulk = len(request.records) > WRITE_RECORDS_LIMIT
+        call = self._client._write.BulkWriteRecords if bulk else self._client._write.WriteRecords
+        return call.future(
             request, metadata=self._client._metadata, timeout=self._client.timeout)
 
     def _finish_oldest(self) -> None:

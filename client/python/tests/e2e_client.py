@@ -29,7 +29,9 @@ if len(sys.argv) > 2 and sys.argv[2] == "--restart-after-marker":
     client.create_database("pydb", if_not_exists=True)
     client.create_table("pydb", "restart", memory_hours=24, if_not_exists=True)
     base = time.time_ns() - 3_600_000_000_000
-    with client.writer("pydb", "restart", in_flight=2, max_retries=12, backoff=0.2) as writer:
+    # Requests of 100, so that many of them are on the way while the server restarts.
+    with client.writer("pydb", "restart", batch_size=100, in_flight=2, max_retries=12,
+                       backoff=0.2) as writer:
         for i in range(10_000):
             if i == 2_000:
                 writer.flush()
@@ -56,14 +58,14 @@ client.create_table("pydb", "cpu", memory_hours=24)
 check("list_tables", client.list_tables("pydb"), ["cpu"])
 check("describe_table", client.describe_table("pydb", "cpu").memory_store_retention_hours, 24)
 
-# 10,000 records into <= 100-record requests, 4 in flight.
+# 10,000 records into BulkWriteRecords requests of 1,000 (the default), 4 in flight.
 now = time.time_ns()
 records = [strata.Record({"region": "eu", "host": f"h{i % 50}"}, "cpu", now - 10_000_000_000 + i * 1000,
                          measures={"usage": i / 10, "procs": i})
            for i in range(10_000)]
 summary = client.write("pydb", "cpu", records)
 check("written", summary.written, 10_000)
-check("requests of at most 100", summary.requests, 100)
+check("requests of 1,000", summary.requests, 10)
 check("sum", scalar("SELECT sum(procs) FROM pydb.cpu WHERE region = ?", "eu"), sum(range(10_000)))
 
 # Rejections come back with the record's own position.
@@ -74,6 +76,14 @@ with client.writer("pydb", "cpu", batch_size=7) as writer:
 positions = [(r.position, r.existing_version) for r in writer.summary.rejected]
 check("rejected positions", positions, [(1, 1), (2, None)])
 check("rejection reason", "DOUBLE" in writer.summary.rejected[1].reason, True)
+# In a BulkWriteRecords request too (more than 100 records), each at its own position.
+client.create_table("pydb", "bulk", memory_hours=24)
+with client.writer("pydb", "bulk", batch_size=200) as writer:
+    for i in range(150):
+        writer.add(strata.Record({"host": "bulk"}, "cpu", now - 2_000_000_000 - i, measures={"usage": 1.0}))
+    writer.add(strata.Record({"host": "bulk"}, "cpu", now - 2_000_000_000, measures={"usage": "text"}))
+check("bulk rejected position", [r.position for r in writer.summary.rejected], [150])
+check("bulk requests", (writer.summary.requests, writer.summary.written), (1, 150))
 
 # Every type round trip, NULLs, and nanoseconds.
 t_ns = 1709294400_123456789 + (now // 1_000_000_000 - 1709294400) * 1_000_000_000 - 60_000_000_000

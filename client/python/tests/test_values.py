@@ -145,7 +145,10 @@ class RequestTest(unittest.TestCase):
 
     def test_batch_size_is_bounded(self):
         with self.assertRaises(ValueError):
-            Writer(client=None, database="mydb", table="tbl", batch_size=101)
+            Writer(client=None, database="mydb", table="tbl", batch_size=10_001)
+        with self.assertRaises(ValueError):
+            Writer(client=None, database="mydb", table="tbl", batch_size=0)
+        Writer(client=None, database="mydb", table="tbl", batch_size=10_000)
 
 
 if __name__ == "__main__":
