@@ -7,7 +7,8 @@ const client = new strata.Client(`127.0.0.1:${process.argv[2]}`, { timeoutMs: 10
 await client.createDatabase('noderestart', { ifNotExists: true });
 await client.createTable('noderestart', 'tbl', { memoryHours: 24, ifNotExists: true });
 const base = BigInt(Date.now() - 3_600_000) * 1_000_000n;
-const writer = client.writer('noderestart', 'tbl', { inFlight: 2, maxRetries: 12, backoffMs: 200 });
+// Requests of 100, so that many of them are on the way while the server restarts.
+const writer = client.writer('noderestart', 'tbl', { batchSize: 100, inFlight: 2, maxRetries: 12, backoffMs: 200 });
 for (let i = 0; i < 10_000; i++) {
   if (i === 2_000) {
     await writer.flush();

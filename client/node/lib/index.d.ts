@@ -51,6 +51,7 @@ export interface WriteSummary {
 }
 
 export interface WriterOptions {
+  /** Records a request: 1..10,000, 1,000 by default (BulkWriteRecords above 100). */
   batchSize?: number;
   inFlight?: number;
   maxRetries?: number;

@@ -17,7 +17,7 @@ test('catalog', async () => {
   assert.deepEqual(await client.listTables('node'), ['cpu']);
 });
 
-test('10,000 records in requests of at most 100, then queried', async () => {
+test('10,000 records in BulkWriteRecords requests of 1,000 (the default), then queried', async () => {
   const records = [];
   for (let i = 0; i < 10_000; i++) {
     records.push({ dimensions: { region: 'eu', host: `h${i % 50}` }, measureName: 'cpu',
@@ -25,7 +25,7 @@ test('10,000 records in requests of at most 100, then queried', async () => {
   }
   const summary = await client.write('node', 'cpu', records);
   assert.equal(summary.written, 10_000);
-  assert.equal(summary.requests, 100);
+  assert.equal(summary.requests, 10);
   assert.deepEqual(summary.rejected, []);
   const [[count, sum]] = await client.query('SELECT count(*), sum(procs) FROM node.cpu WHERE region = ?',
     { parameters: ['eu'] }).all();
@@ -41,6 +41,20 @@ test('rejections keep their position', async () => {
   await writer.add({ dimensions: { host: 'y' }, measureName: 'cpu', time: t, measures: { usage: 'text' } });
   const summary = await writer.close();
   assert.deepEqual(summary.rejected.map((r) => [r.position, r.existingVersion]), [[1, 1n], [2, null]]);
+});
+
+test('a rejection in a BulkWriteRecords request keeps its position', async () => {
+  await client.createTable('node', 'bulk', { memoryHours: 24 });
+  const writer = client.writer('node', 'bulk', { batchSize: 200 });
+  const t = now - 2_000_000_000n;
+  for (let i = 0; i < 150; i++) {
+    await writer.add({ dimensions: { host: 'bulk' }, measureName: 'cpu', time: t - BigInt(i), measures: { usage: 1 } });
+  }
+  await writer.add({ dimensions: { host: 'bulk' }, measureName: 'cpu', time: t, measures: { usage: 'text' } });
+  const summary = await writer.close();
+  assert.deepEqual(summary.rejected.map((r) => r.position), [150]);
+  assert.deepEqual([summary.requests, summary.written], [1, 150]);
+  assert.throws(() => client.writer('node', 'bulk', { batchSize: 10_001 }), RangeError);
 });
 
 test('every type round trip, NULLs and nanoseconds', async () => {
