@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "client/interrupt.h"
@@ -258,6 +260,16 @@ class Importer {
                             &bytes, response,
                             [&done](grpc::Status status) { done.set_value(std::move(status)); });
       grpc::Status status = done.get_future().get();
+      if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+          absl::StrContains(status.error_message(), "larger than max")) {
+        // gRPC's own refusal of a message over the server's --max-message-bytes: the same
+        // request would be refused again.
+        return grpc::Status(
+            status.error_code(),
+            absl::StrCat("a request of ", batch.lines.size(), " records (", bytes.Length(),
+                   " bytes) is larger than the server takes (its --max-message-bytes; gRPC said \"",
+                   status.error_message(), "\"): import with a smaller --batch-size"));
+      }
       if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || attempt == kAttempts ||
           stop_.load() || Interrupted()) {
         return status;

@@ -578,6 +578,30 @@ TEST_F(CliE2ETest, ImportWaitsOutAFullWriteQueue) {
   }
 }
 
+// A request over the server's --max-message-bytes is gRPC's RESOURCE_EXHAUSTED too, but
+// the same request would be refused again: the import ends at once, saying what to change.
+TEST_F(CliE2ETest, ImportOfRequestsTooLargeForTheServerSaysUseASmallerBatch) {
+  ASSERT_EQ(server_.Stop(), 0);
+  ASSERT_TRUE(server_.Start({"--max-message-bytes", "65536"})) << server_.error();
+  CreateTable("large");
+  const int64_t now = NowMillis();
+  std::string csv = "time,host,cpu\n";
+  for (int i = 0; i < 10'000; ++i) {
+    csv += std::to_string(now - i) + ",host-" + std::to_string(i) + "," + std::to_string(i) + "\n";
+  }
+  WriteFile(Path("large.csv"), csv);
+  ProcessResult r = Cli({"import", "mydb", "large", Path("large.csv"), "--batch-size", "10000",
+                         "--progress", "none"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("a request of 10000 records")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("import with a smaller --batch-size"));
+  // The same file in requests that fit.
+  r = Cli({"import", "mydb", "large", Path("large.csv"), "--batch-size", "500", "--progress",
+           "none"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count("mydb.large"), "10000");
+}
+
 // Golden output of each format for values of every common type.
 TEST_F(CliE2ETest, QueryOutputFormatsMatchGoldenFiles) {
   CreateTable("tbl", {"--magnetic-writes", "true"});
