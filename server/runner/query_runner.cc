@@ -133,10 +133,12 @@ absl::Status QueryRunner::Start(std::shared_ptr<Ticket> ticket, query::ResultSin
   const Request& request = ticket->request();
   const std::string owner = WorkerOwner(*request.caller, request.peer);
   const std::string id = ticket->id();
-  const bool admitted =
-      workers_.TrySubmit(owner, [this, ticket = std::move(ticket), sink, done = std::move(done)] {
-        done(RunAdmitted(*ticket, sink));
-      });
+  // The answer goes out once the worker is given back (`then`): a client that sends its
+  // next query on reading it must not find this one still holding its place.
+  auto result = std::make_shared<absl::StatusOr<query::QueryStats>>();
+  const bool admitted = workers_.TrySubmit(
+      owner, [this, ticket = std::move(ticket), sink, result] { *result = RunAdmitted(*ticket, sink); },
+      [done = std::move(done), result] { done(std::move(*result)); });
   if (admitted) return absl::OkStatus();
   Unregister(id);
   return absl::ResourceExhaustedError(StrCat(

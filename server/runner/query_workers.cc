@@ -35,7 +35,8 @@ QueryWorkers::~QueryWorkers() {
   for (pthread_t thread : threads_) pthread_join(thread, nullptr);
 }
 
-bool QueryWorkers::TrySubmit(std::string_view owner, std::function<void()> task) {
+bool QueryWorkers::TrySubmit(std::string_view owner, std::function<void()> task,
+                             std::function<void()> then) {
   absl::MutexLock lock(&mu_);
   Owner& entry = owners_[std::string(owner)];
   // A free worker takes the task at once; otherwise it waits in the queue.
@@ -48,7 +49,7 @@ bool QueryWorkers::TrySubmit(std::string_view owner, std::function<void()> task)
     return false;
   }
   ++entry.queued;
-  queue_.push_back({std::string(owner), std::move(task)});
+  queue_.push_back({std::string(owner), std::move(task), std::move(then)});
   return true;
 }
 
@@ -114,11 +115,14 @@ void QueryWorkers::Work(bool reserved) {
       if (!reserved) ++busy_workers_;
     }
     task.run();
-    absl::MutexLock lock(&mu_);
-    --running_;
-    if (!reserved) --busy_workers_;
-    auto owner = owners_.find(task.owner);
-    if (--owner->second.running == 0 && owner->second.queued == 0) owners_.erase(owner);
+    {
+      absl::MutexLock lock(&mu_);
+      --running_;
+      if (!reserved) --busy_workers_;
+      auto owner = owners_.find(task.owner);
+      if (--owner->second.running == 0 && owner->second.queued == 0) owners_.erase(owner);
+    }
+    if (task.then) task.then();
   }
 }
 

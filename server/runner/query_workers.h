@@ -50,8 +50,11 @@ class QueryWorkers {
   QueryWorkers& operator=(const QueryWorkers&) = delete;
 
   // Queues `owner`'s `task` for a worker; false (and `task` is not kept)
-  // when the queue is full.
-  bool TrySubmit(std::string_view owner, std::function<void()> task);
+  // when the queue is full. `then` runs after the task, once its worker and
+  // its owner's place are given back: where the caller learns that the task
+  // ended, so that a next task sent on that news is not refused for this one.
+  bool TrySubmit(std::string_view owner, std::function<void()> task,
+                 std::function<void()> then = nullptr);
 
   int workers() const { return workers_; }
   int queue_capacity() const { return queue_capacity_; }
@@ -63,6 +66,7 @@ class QueryWorkers {
   struct Task {
     std::string owner;
     std::function<void()> run;
+    std::function<void()> then;
   };
   struct Start {
     QueryWorkers* workers;

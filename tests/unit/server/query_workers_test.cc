@@ -28,6 +28,25 @@ TEST(QueryWorkersTest, AdmitsWorkersPlusQueueThenRefusesUntilOneEnds) {
   EXPECT_TRUE(workers.TrySubmit("owner", [&] { ++ran; }));
 }
 
+// A caller told in `then` that its task ended may send the next one at once: with one
+// worker and no queue, it is refused if the ended task still held the worker.
+TEST(QueryWorkersTest, TheNextTaskSentOnTheNewsOfTheLastIsAdmitted) {
+  QueryWorkers workers(/*workers=*/1, /*queue_capacity=*/0);
+  for (int i = 0; i < 20; ++i) {
+    absl::Notification told, next_ended;
+    std::atomic<bool> next_admitted{false};
+    ASSERT_TRUE(workers.TrySubmit(
+        "owner", [] {},
+        [&] {
+          next_admitted = workers.TrySubmit("owner", [] {}, [&] { next_ended.Notify(); });
+          told.Notify();
+        }));
+    told.WaitForNotification();
+    ASSERT_TRUE(next_admitted.load()) << i;
+    next_ended.WaitForNotification();
+  }
+}
+
 // One owner's storm holds the worker and fills the queue: another owner is
 // still admitted, and runs at once on the reserved lane.
 TEST(QueryWorkersTest, AnotherOwnerGetsThroughAStormOnTheReservedLane) {
