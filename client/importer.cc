@@ -266,9 +266,10 @@ class Importer {
         // request would be refused again.
         return grpc::Status(
             status.error_code(),
-            absl::StrCat("a request of ", batch.lines.size(), " records (", bytes.Length(),
-                   " bytes) is larger than the server takes (its --max-message-bytes; gRPC said \"",
-                   status.error_message(), "\"): import with a smaller --batch-size"));
+            absl::StrCat(
+                "a request of ", batch.lines.size(), " records (", bytes.Length(),
+                " bytes) is larger than the server takes (its --max-message-bytes; gRPC said \"",
+                status.error_message(), "\"): import with a smaller --batch-size"));
       }
       if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || attempt == kAttempts ||
           stop_.load() || Interrupted()) {

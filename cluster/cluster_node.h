@@ -173,8 +173,8 @@ class ClusterNode final : public ShardDirectory {
   ShardPlacement PlacementOf(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes this node's replica of `shard` follow its placement: starts one on a node
   // holding it, drops it (its lead; its applied state and rows a while later,
-  // kKeepRowsOfDroppedReplica) on one that no longer does. Returns the replica, null when none, and whether this node serves the shard (a
-  // replica, not joining).
+  // kKeepRowsOfDroppedReplica) on one that no longer does. Returns the replica, null when none, and
+  // whether this node serves the shard (a replica, not joining).
   std::shared_ptr<Replica> FollowPlacement(uint32_t shard, bool* serves);
   absl::StatusOr<std::shared_ptr<Replica>> StartReplica(uint32_t shard);
   void DropReplica(uint32_t shard, std::shared_ptr<Replica> replica);

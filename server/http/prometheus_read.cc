@@ -82,7 +82,8 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
   if (!request.ParseFromString(body)) {
     return absl::InvalidArgumentError("the body is not a prometheus.ReadRequest protobuf");
   }
-  const std::string table = StrCat(QuotedIdentifier(options.database), ".", QuotedIdentifier(options.table));
+  const std::string table =
+      StrCat(QuotedIdentifier(options.database), ".", QuotedIdentifier(options.table));
   auto cancel = options.cancel ? options.cancel : std::make_shared<std::atomic<bool>>(false);
 
   // The table's label columns: its dimensions (VARCHAR, apart from measure_name).
@@ -149,7 +150,8 @@ absl::StatusOr<std::string> ReadRemoteSamples(StatementRunner& queries,
     if (impossible) continue;
     std::string select = "SELECT ";
     for (const std::string& label : labels) select += QuotedIdentifier(label) + ", ";
-    select += StrCat("measure_name, time, ", QuotedIdentifier(kValueColumn), " FROM ", table, " WHERE ", where);
+    select += StrCat("measure_name, time, ", QuotedIdentifier(kValueColumn), " FROM ", table,
+                     " WHERE ", where);
     SeriesCollector collector(labels.size() + 1);
     RETURN_IF_ERROR(queries
                         .Run({.caller = caller, .sql = select, .parameters = parameters,

@@ -137,7 +137,8 @@ absl::Status QueryRunner::Start(std::shared_ptr<Ticket> ticket, query::ResultSin
   // next query on reading it must not find this one still holding its place.
   auto result = std::make_shared<absl::StatusOr<query::QueryStats>>();
   const bool admitted = workers_.TrySubmit(
-      owner, [this, ticket = std::move(ticket), sink, result] { *result = RunAdmitted(*ticket, sink); },
+      owner,
+      [this, ticket = std::move(ticket), sink, result] { *result = RunAdmitted(*ticket, sink); },
       [done = std::move(done), result] { done(std::move(*result)); });
   if (admitted) return absl::OkStatus();
   Unregister(id);

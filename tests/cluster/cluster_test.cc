@@ -741,14 +741,14 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   const int lone_port = FreePort();
   const std::string lone_log = no_jetstream.data_dir() + "-nats.log";
   ChildProcess lone;
-  ASSERT_TRUE(lone.Start({FindOnPath("nats-server"), "-a", "127.0.0.1", "-p",
-                          std::to_string(lone_port)},
-                         lone_log));
+  ASSERT_TRUE(lone.Start(
+      {FindOnPath("nats-server"), "-a", "127.0.0.1", "-p", std::to_string(lone_port)}, lone_log));
   for (const auto deadline = std::chrono::steady_clock::now() + seconds(20);
        lone.log().find("Server is ready") == std::string::npos &&
        std::chrono::steady_clock::now() < deadline;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  ASSERT_NE(lone.log().find("Server is ready"), std::string::npos) << lone.log();
   std::vector<std::string> first = services.NodeArgs("a");
   for (size_t i = 0; i + 1 < first.size(); ++i) {
     if (first[i] == "--nats") first[i + 1] = "nats://127.0.0.1:" + std::to_string(lone_port);

@@ -596,8 +596,8 @@ TEST_F(CliE2ETest, ImportOfRequestsTooLargeForTheServerSaysUseASmallerBatch) {
   EXPECT_THAT(r.err, HasSubstr("a request of 10000 records")) << r.err;
   EXPECT_THAT(r.err, HasSubstr("import with a smaller --batch-size"));
   // The same file in requests that fit.
-  r = Cli({"import", "mydb", "large", Path("large.csv"), "--batch-size", "500", "--progress",
-           "none"});
+  r = Cli(
+      {"import", "mydb", "large", Path("large.csv"), "--batch-size", "500", "--progress", "none"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count("mydb.large"), "10000");
 }
