@@ -45,7 +45,7 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
   auto format = std::make_shared<std::string>();
   CLI::App* status = cluster->add_subcommand(
       "status",
-      "Nodes, and per shard its leader, epoch, log end and each replica's applied "
+      "Nodes, and per shard its leader, epoch, log start and end and each replica's applied "
       "sequence and lag");
   AddFormatOption(*status, *format);
   status->callback([&context, format] {
@@ -54,7 +54,7 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
     InterruptScope interrupt_scope;
     for (const char* sql :
          {"SELECT node_id, address FROM \"system\".\"cluster_nodes\" ORDER BY node_id",
-          "SELECT shard, leader, epoch, log_sequence, placement, node_id, applied_sequence, lag, "
+          "SELECT shard, leader, epoch, log_first_sequence, log_sequence, placement, node_id, applied_sequence, lag, "
           "digest FROM \"system\".\"cluster_shards\" ORDER BY shard, node_id"}) {
       auto writer = MakeResultWriter(*resolved, std::cout);
       QueryOutcome outcome = RunQuery(context.connection(), sql, *writer, 0, 0, "");

@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cluster/checkpoint.h"
+#include "cluster/log_trimmer.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_service.h"
 #include "common/status.h"
@@ -29,6 +31,8 @@ constexpr milliseconds kConnectTimeout{3000};
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
 // How long a node keeps the rows of a replica it gave up, for queries that began reading them.
 constexpr absl::Duration kKeepRowsOfDroppedReplica = absl::Seconds(60);
+// A replica that could not be built (no peer could send a checkpoint) is tried again after.
+constexpr absl::Duration kBuildAgainAfter = absl::Seconds(5);
 // The most nodes a cluster's list holds (one etcd value, well under its 1.5 MB limit).
 constexpr size_t kMaxClusterNodes = 1024;
 
@@ -138,6 +142,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     node->replicas_.resize(node->shards_);
     node->leftovers_checked_.assign(node->shards_, false);
     node->forget_rows_at_.assign(node->shards_, absl::InfiniteFuture());
+    node->build_again_at_.assign(node->shards_, absl::InfinitePast());
   }
   for (uint32_t shard = 0; shard < node->shards_; ++shard) {
     bool holds = false;
@@ -154,7 +159,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
       std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(), 64);
   node->reads_ = std::make_unique<ClusterShardReads>(node.get(), engine, options.node_id);
   node->service_ =
-      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), options.node_id);
+      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), engine, options.node_id);
   return node;
 }
 
@@ -548,17 +553,67 @@ void ClusterNode::CampaignForController() {
                                  std::chrono::seconds(options_.dead_node_grace_seconds),
                                  std::move(hooks));
   bool was = false;
+  std::vector<uint64_t> trimmed_below(shards_, 0);
+  absl::Time trim_at = absl::InfinitePast();
   while (!stopping_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
     const bool runs = HoldsRole(key);
     if (runs != was) {
       spdlog::info("cluster: node {} {} the placement controller", options_.node_id,
                    runs ? "runs" : "no longer runs");
       was = runs;
+      trim_at = absl::Now() + absl::Seconds(options_.log_trim_seconds);
     }
     if (!runs) continue;
     if (absl::Status s = controller.Round(); !s.ok()) {
       spdlog::warn("cluster: placement controller: {}", s.message());
     }
+    if (absl::Now() >= trim_at) {
+      TrimLogs(trimmed_below);
+      trim_at = absl::Now() + absl::Seconds(options_.log_trim_seconds);
+    }
+  }
+}
+
+void ClusterNode::TrimLogs(std::vector<uint64_t>& trimmed_below) {
+  std::map<std::string, std::string> members;
+  {
+    absl::MutexLock lock(&mu_);
+    members = nodes_;
+  }
+  std::set<std::string> ids;
+  // What each member's replicas applied: one call a node.
+  std::vector<std::map<std::string, uint64_t>> applied(shards_);
+  std::vector<uint32_t> all(shards_);
+  for (uint32_t shard = 0; shard < shards_; ++shard) all[shard] = shard;
+  for (const auto& [id, address] : members) {
+    ids.insert(id);
+    const std::optional<internal::v1::ShardStateResponse> state = StateOf(id, address, all);
+    if (!state.has_value()) continue;
+    for (const internal::v1::ShardState& s : state->shards()) {
+      if (s.shard() < shards_) applied[s.shard()][id] = s.applied_sequence();
+    }
+  }
+  for (uint32_t shard = 0; shard < shards_; ++shard) {
+    ShardPlacement placement;
+    {
+      absl::MutexLock lock(&mu_);
+      placement = PlacementOf(shard);
+    }
+    const std::optional<uint64_t> keep_from = TrimPoint(
+        placement, ids, applied[shard], static_cast<uint64_t>(options_.log_keep_entries));
+    if (!keep_from.has_value() || *keep_from <= trimmed_below[shard]) continue;
+    const std::string stream = StreamName(options_.name, shard);
+    // Only a trim that deletes entries is asked for (not one of an empty log, or below
+    // where it starts).
+    absl::StatusOr<LogBounds> log = log_->Bounds(stream, std::chrono::seconds(2));
+    if (!log.ok() || *keep_from <= log->first || *keep_from > log->last) continue;
+    if (absl::Status s = log_->Trim(stream, *keep_from, std::chrono::seconds(2)); !s.ok()) {
+      spdlog::warn("cluster: {}", s.message());
+      continue;
+    }
+    trimmed_below[shard] = *keep_from;
+    spdlog::info("cluster: shard {}'s log now starts at {} (was {})", shard, *keep_from,
+                 log->first);
   }
 }
 
@@ -710,26 +765,41 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
     *serves = placement.Serves(options_.node_id);
   }
   std::shared_ptr<Replica> replica = LocalReplica(shard);
+  if (holds && replica != nullptr && replica->left_behind()) {
+    // Away while its log was trimmed past what it applied: built again from a peer.
+    {
+      absl::MutexLock lock(&replicas_mu_);
+      replicas_[shard] = nullptr;
+    }
+    replica->BeginStop();
+    replica.reset();
+  }
   if (holds && replica == nullptr) {
+    if (absl::Now() < build_again_at_[shard]) return nullptr;
     // Rows kept from a replica given up a moment ago, with their applied state, are where
     // the new one resumes, as after a restart: only the log's tail is read again.
     const bool kept = forget_rows_at_[shard] != absl::InfiniteFuture();
     forget_rows_at_[shard] = absl::InfiniteFuture();
-    absl::StatusOr<std::shared_ptr<Replica>> started = StartReplica(shard);
+    absl::StatusOr<std::string> from = PrepareReplica(shard, kept);
+    absl::StatusOr<std::shared_ptr<Replica>> started =
+        from.ok() ? StartReplica(shard) : from.status();
     if (!started.ok()) {
-      spdlog::warn("cluster: node {} could not start its replica of shard {}: {}", options_.node_id,
-                   shard, started.status().message());
+      spdlog::warn("cluster: node {} could not build its replica of shard {} (trying again in "
+                   "{} s): {}",
+                   options_.node_id, shard, absl::ToInt64Seconds(kBuildAgainAfter),
+                   started.status().message());
+      build_again_at_[shard] = absl::Now() + kBuildAgainAfter;
       return nullptr;
     }
     spdlog::info("cluster: node {} builds a replica of shard {} from {}", options_.node_id, shard,
-                 kept ? "the rows it kept of its last one and the log's tail" : "its log");
+                 *from);
     absl::MutexLock lock(&replicas_mu_);
     replicas_[shard] = *started;
     return *started;
   }
   if (!holds && replica == nullptr && absl::Now() >= forget_rows_at_[shard]) {
     forget_rows_at_[shard] = absl::InfiniteFuture();
-    ForgetShard(shard);
+    if (absl::Status s = ForgetShard(shard); !s.ok()) spdlog::warn("cluster: {}", s.message());
     return nullptr;
   }
   if (!holds && replica == nullptr && !leftovers_checked_[shard]) {
@@ -741,7 +811,7 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
     if (stored.ok() && stored->has_value() && **stored != EncodeReplicaState({})) {
       spdlog::info("cluster: node {} holds rows of shard {}, no longer placed on it",
                    options_.node_id, shard);
-      ForgetShard(shard);
+      if (absl::Status s = ForgetShard(shard); !s.ok()) spdlog::warn("cluster: {}", s.message());
     }
     return nullptr;
   }
@@ -781,17 +851,78 @@ void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) 
   forget_rows_at_[shard] = absl::Now() + kKeepRowsOfDroppedReplica;
 }
 
-void ClusterNode::ForgetShard(uint32_t shard) {
+absl::StatusOr<std::string> ClusterNode::PrepareReplica(uint32_t shard, bool kept) {
+  ASSIGN_OR_RETURN(std::optional<std::string> bytes,
+                   engine_.ReadCatalogEntry(keys::ReplicaState(shard)));
+  ReplicaState stored;
+  if (bytes.has_value() && !DecodeReplicaState(*bytes, &stored)) {
+    return absl::DataLossError(StrCat("shard ", shard, "'s applied state is malformed"));
+  }
+  ASSIGN_OR_RETURN(LogBounds log, log_->Bounds(StreamName(options_.name, shard), std::chrono::seconds(2)));
+  // Rows whose state the log goes on from (a restart, a replica given up a moment ago): only
+  // the log's tail is read.
+  if (stored.applied > 0 && stored.applied + 1 >= log.first) {
+    return std::string(kept ? "the rows it kept of its last one and the log's tail"
+                            : "the rows it holds and the log's tail");
+  }
+  absl::StatusOr<std::string> copied = CopyFromPeer(shard);
+  if (copied.ok()) return copied;
+  // No peer could send one (a cluster starting): the whole log, while it is whole.
+  if (stored.applied == 0 && log.first <= 1) {
+    RETURN_IF_ERROR(ForgetShard(shard));
+    return std::string("its log");
+  }
+  return copied.status();
+}
+
+absl::StatusOr<std::string> ClusterNode::CopyFromPeer(uint32_t shard) {
+  std::vector<ShardHolder> peers = Holders(shard);
+  std::erase_if(peers, [](const ShardHolder& peer) { return peer.self; });
+  // A follower first: the leader has the shard's writes to do.
+  std::stable_partition(peers.begin(), peers.end(),
+                        [](const ShardHolder& peer) { return !peer.leader; });
+  absl::Status last = absl::UnavailableError(StrCat("no other node serves shard ", shard));
+  for (const ShardHolder& peer : peers) {
+    // Whatever the engine holds of the shard goes first: rows of an earlier replica, or of
+    // a copy cut short, may hold points the log deleted since.
+    RETURN_IF_ERROR(ForgetShard(shard));
+    ReplicatedCatalog* catalog = catalog_.get();
+    absl::StatusOr<CopiedCheckpoint> copied = CopyCheckpoint(
+        *peers_->For(peer.address), peer.node, *membership_, engine_, shard,
+        [catalog](int64_t revision) { return catalog->WaitApplied(revision, std::chrono::seconds(30)); },
+        [this] { return stopping_.HasBeenNotified(); });
+    if (copied.ok()) {
+      // The rows are durable; now the state they hold, which the replica starts from.
+      if (absl::Status stored = StoreState(shard, copied->state); !stored.ok()) copied = stored;
+    }
+    if (!copied.ok()) {
+      spdlog::warn("cluster: node {} could not copy shard {} from node {}: {}", options_.node_id,
+                   shard, peer.node, copied.status().message());
+      last = copied.status();
+      continue;
+    }
+    return StrCat("node ", peer.node, "'s checkpoint at sequence ", copied->state.applied, " (",
+                  copied->rows, " rows) and the log's tail");
+  }
+  return last;
+}
+
+absl::Status ClusterNode::StoreState(uint32_t shard, const ReplicaState& state) {
+  std::promise<absl::Status> stored;
+  WriteOptions options{.must_apply = true};
+  options.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState(state));
+  engine_.writer().CommitAsync(std::move(options), [&stored](absl::StatusOr<WriteResult> r) {
+    stored.set_value(r.status());
+  });
+  return stored.get_future().get();
+}
+
+absl::Status ClusterNode::ForgetShard(uint32_t shard) {
   // Applied state back to nothing first: a crash before the rows are gone leaves rows a
-  // later replica of the shard rebuilds over from the log's start (the same rows).
-  std::promise<absl::Status> reset;
-  WriteOptions state{.must_apply = true};
-  state.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState({}));
-  engine_.writer().CommitAsync(
-      std::move(state), [&reset](absl::StatusOr<WriteResult> r) { reset.set_value(r.status()); });
-  if (absl::Status s = reset.get_future().get(); !s.ok()) {
-    spdlog::warn("cluster: shard {}'s applied state could not be reset: {}", shard, s.message());
-    return;
+  // later replica of the shard deletes before it is built.
+  if (absl::Status s = StoreState(shard, {}); !s.ok()) {
+    return absl::Status(s.code(),
+                        StrCat("shard ", shard, "'s applied state could not be reset: ", s.message()));
   }
   const uint32_t count = shards_;
   absl::StatusOr<int64_t> dropped = engine_.DeleteSeriesWhere(
@@ -800,11 +931,14 @@ void ClusterNode::ForgetShard(uint32_t shard) {
       },
       [this] { return stopping_.HasBeenNotified(); });
   if (!dropped.ok()) {
-    spdlog::warn("cluster: shard {}'s rows could not all be dropped: {}", shard,
-                 dropped.status().message());
-    return;
+    return absl::Status(dropped.status().code(), StrCat("shard ", shard, "'s rows could not all be dropped: ",
+                                                        dropped.status().message()));
   }
-  spdlog::info("cluster: node {} dropped shard {}'s {} points", options_.node_id, shard, *dropped);
+  if (*dropped > 0) {
+    spdlog::info("cluster: node {} dropped shard {}'s {} points", options_.node_id, shard,
+                 *dropped);
+  }
+  return absl::OkStatus();
 }
 
 bool ClusterNode::CatchUpCatalog() {
@@ -900,8 +1034,10 @@ std::vector<ShardStatus> ClusterNode::Shards() {
     out[shard].shard = shard;
     out[shard].leader = leaders[shard].node;
     out[shard].epoch = leaders[shard].epoch;
-    out[shard].last_sequence =
-        log_->LastSequence(StreamName(options_.name, shard), milliseconds(1000)).value_or(0);
+    const LogBounds log =
+        log_->Bounds(StreamName(options_.name, shard), milliseconds(1000)).value_or(LogBounds{});
+    out[shard].first_sequence = log.first;
+    out[shard].last_sequence = log.last;
   }
   std::vector<uint32_t> all(shards_);
   for (uint32_t shard = 0; shard < shards_; ++shard) all[shard] = shard;

@@ -50,7 +50,8 @@ struct ShardStatus {
   uint32_t shard = 0;
   std::string leader;  // node id; empty when none
   int64_t epoch = 0;
-  uint64_t last_sequence = 0;  // the log's end, as NATS reports it (0 if unknown)
+  uint64_t first_sequence = 0;  // the log's start (past 1 once trimmed; 0 if unknown)
+  uint64_t last_sequence = 0;   // the log's end, as NATS reports it (0 if unknown)
   struct Copy {
     std::string node;
     bool reachable = false;
@@ -157,8 +158,12 @@ class ClusterNode final : public ShardDirectory {
   bool HoldsRole(const std::string& key);
   // Holds, or waits to take, the scheduled-query runner's key.
   void CampaignForScheduler();
-  // Holds, or waits to take, the placement controller's key, and runs its rounds.
+  // Holds, or waits to take, the placement controller's key, and runs its rounds; trims
+  // the shards' logs every --cluster-log-trim-seconds meanwhile.
   void CampaignForController();
+  // Trims each shard's log below what its replicas applied (log_trimmer.h), unless it was
+  // already trimmed there (`trimmed_below`, by shard: this controller's last trims).
+  void TrimLogs(std::vector<uint64_t>& trimmed_below);
   // What `node`'s replica of `shard` applied (asked over the internal service).
   std::optional<uint64_t> AppliedOn(const std::string& node, uint32_t shard);
   // What `node` (at `address`; this node's own answered here) reports of its replicas of
@@ -178,8 +183,18 @@ class ClusterNode final : public ShardDirectory {
   std::shared_ptr<Replica> FollowPlacement(uint32_t shard, bool* serves);
   absl::StatusOr<std::shared_ptr<Replica>> StartReplica(uint32_t shard);
   void DropReplica(uint32_t shard, std::shared_ptr<Replica> replica);
+  // Readies the engine for a new replica of `shard` (`kept`: rows of the replica this node
+  // gave up a moment ago): resumes from the rows it holds when the log goes on from their
+  // state, else copies a peer's checkpoint (CopyFromPeer), else, while the log is whole
+  // (a cluster starting, no peer serving), starts from nothing. Says which.
+  absl::StatusOr<std::string> PrepareReplica(uint32_t shard, bool kept);
+  // Forgets the shard's rows, copies a serving peer's checkpoint (checkpoint.h; a follower
+  // first) and stores the state it holds.
+  absl::StatusOr<std::string> CopyFromPeer(uint32_t shard);
+  // Stores `state` as this node's applied state of `shard` (synced).
+  absl::Status StoreState(uint32_t shard, const ReplicaState& state);
   // Resets this node's applied state of `shard` and deletes its rows.
-  void ForgetShard(uint32_t shard);
+  absl::Status ForgetShard(uint32_t shard);
   // Records a placement key's value (Serve's listing, the watch).
   void PlacementChanged(std::string_view key, const std::string* value)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -209,6 +224,8 @@ class ClusterNode final : public ShardDirectory {
   // By shard: when the rows of the replica it gave up go (InfiniteFuture: none kept). Placed
   // here again before then, the replica resumes from them (its campaigner's alone).
   std::vector<absl::Time> forget_rows_at_;
+  // By shard: when to try again to build a replica that could not be (its campaigner's alone).
+  std::vector<absl::Time> build_again_at_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<ClusterShardReads> reads_;
   std::unique_ptr<grpc::Service> service_;

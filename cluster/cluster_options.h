@@ -1,6 +1,7 @@
 // How a stratad node joins a cluster (stratad --cluster, docs/cluster.md).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct ClusterOptions {
   // How long a node on the cluster's list may be away before the placement controller
   // rebuilds its replicas on the others (--dead-node-grace-seconds).
   int dead_node_grace_seconds = 600;
+  // Trimming the shards' logs (log_trimmer.h): every this many seconds, keeping this many
+  // entries below the lowest sequence the replicas applied (--cluster-log-trim-seconds,
+  // --cluster-log-keep-entries).
+  int log_trim_seconds = 60;
+  int64_t log_keep_entries = 10'000;
   // --replica-ack majority: a write is answered once another replica applied it durably too
   // (docs/operations.md, the durability contract).
   bool replica_ack_majority = false;

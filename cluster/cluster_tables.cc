@@ -47,6 +47,7 @@ class ClusterTables final : public query::SystemTables {
     out.columns = {{"shard", DataType::kBigint},
                    {"leader", DataType::kVarchar},
                    {"epoch", DataType::kBigint},
+                   {"log_first_sequence", DataType::kBigint},
                    {"log_sequence", DataType::kBigint},
                    {"placement", DataType::kVarchar},
                    {"node_id", DataType::kVarchar},
@@ -61,7 +62,8 @@ class ClusterTables final : public query::SystemTables {
         out.rows.push_back(
             {Datum::Bigint(s.shard),
              s.leader.empty() ? Datum::Null(DataType::kVarchar) : Datum::Varchar(s.leader),
-             Datum::Bigint(s.epoch), Datum::Bigint(static_cast<int64_t>(s.last_sequence)),
+             Datum::Bigint(s.epoch), Datum::Bigint(static_cast<int64_t>(s.first_sequence)),
+             Datum::Bigint(static_cast<int64_t>(s.last_sequence)),
              Datum::Varchar(s.placement), Datum::Varchar(c.node), Datum::Bool(c.reachable),
              c.reachable ? Datum::Bigint(static_cast<int64_t>(c.applied))
                          : Datum::Null(DataType::kBigint),

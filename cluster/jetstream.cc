@@ -253,8 +253,8 @@ absl::StatusOr<std::optional<std::string>> JetStream::LeaderCopy(
   return data;
 }
 
-absl::StatusOr<uint64_t> JetStream::LastSequence(const std::string& stream,
-                                                 std::chrono::milliseconds timeout) {
+absl::StatusOr<LogBounds> JetStream::Bounds(const std::string& stream,
+                                            std::chrono::milliseconds timeout) {
   jsOptions options;
   jsOptions_Init(&options);
   options.Wait = timeout.count();
@@ -266,9 +266,33 @@ absl::StatusOr<uint64_t> JetStream::LastSequence(const std::string& stream,
     return absl::UnavailableError(
         StrCat("NATS could not describe stream ", stream, ": ", NatsError(s, code)));
   }
-  const uint64_t last = info->State.LastSeq;
+  const LogBounds bounds{.first = info->State.FirstSeq, .last = info->State.LastSeq};
   jsStreamInfo_Destroy(info);
-  return last;
+  return bounds;
+}
+
+absl::StatusOr<uint64_t> JetStream::LastSequence(const std::string& stream,
+                                                 std::chrono::milliseconds timeout) {
+  ASSIGN_OR_RETURN(LogBounds bounds, Bounds(stream, timeout));
+  return bounds.last;
+}
+
+absl::Status JetStream::Trim(const std::string& stream, uint64_t keep_from,
+                             std::chrono::milliseconds timeout) {
+  // NATS reads a purge up to sequence 0 or 1 as a purge of every entry (PurgeEx), not of
+  // none: never asked.
+  if (keep_from <= 1) return absl::OkStatus();
+  jsOptions options;
+  jsOptions_Init(&options);
+  options.Wait = timeout.count();
+  options.Stream.Purge.Sequence = keep_from;  // purges the entries below it
+  jsErrCode code = static_cast<jsErrCode>(0);
+  natsStatus s = js_PurgeStream(js_, stream.c_str(), &options, &code);
+  if (s != NATS_OK) {
+    return absl::UnavailableError(StrCat("NATS could not trim stream ", stream, " below ",
+                                         keep_from, ": ", NatsError(s, code)));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<JetStream::Reader>> JetStream::Read(const std::string& stream,

@@ -3,8 +3,8 @@
 // servers, publishes fenced by the stream-wide expected last sequence and deduplicated by a
 // message id, and an ordered consumer that reads a stream from a sequence on.
 //
-// Thread-safety: Publish, LastSequence and EnsureStream may be called from any thread; a
-// Reader is used by one thread.
+// Thread-safety: Publish, LastSequence, Bounds, Trim and EnsureStream may be called from any
+// thread; a Reader is used by one thread.
 #pragma once
 
 #include <chrono>
@@ -28,6 +28,13 @@ namespace strata::cluster {
 struct PublishAck {
   uint64_t sequence = 0;
   bool duplicate = false;  // the message id was published before: `sequence` is the first's
+};
+
+// A stream's first and last sequences: a trimmed stream starts past 1; an empty one has
+// first = last + 1 (0 and 0 when nothing was ever published).
+struct LogBounds {
+  uint64_t first = 0;
+  uint64_t last = 0;
 };
 
 struct LogMessage {
@@ -67,6 +74,12 @@ class JetStream {
   // The stream's last sequence (0 when empty), as its leader knows it.
   absl::StatusOr<uint64_t> LastSequence(const std::string& stream,
                                         std::chrono::milliseconds timeout);
+  // Its first and last sequences.
+  absl::StatusOr<LogBounds> Bounds(const std::string& stream, std::chrono::milliseconds timeout);
+  // Deletes the stream's entries below `keep_from` (JetStream's purge up to a sequence; the
+  // sequences go on from where they were). Nothing for `keep_from` 0 or 1.
+  absl::Status Trim(const std::string& stream, uint64_t keep_from,
+                    std::chrono::milliseconds timeout);
 
   // Reads a stream in order from a sequence on (an ordered consumer: no state on the server
   // beyond the subscription, recreated by the client after a NATS failover).

@@ -45,6 +45,11 @@ std::string EncodeReplicaState(const ReplicaState& state) {
   return out;
 }
 
+bool DecodeReplicaState(std::string_view bytes, ReplicaState* state) {
+  Decoder in(bytes);
+  return in.GetFixed64BE(&state->applied) && in.GetFixed64BE(&state->digest);
+}
+
 std::string StreamName(std::string_view cluster, uint32_t shard) {
   return StrCat("STRATA_", cluster, "_S", shard);
 }
@@ -153,9 +158,8 @@ absl::Status Replica::Start() {
   ASSIGN_OR_RETURN(std::optional<std::string> stored,
                    engine_.ReadCatalogEntry(keys::ReplicaState(shard_)));
   if (stored.has_value()) {
-    Decoder in(*stored);
     ReplicaState state;
-    if (!in.GetFixed64BE(&state.applied) || !in.GetFixed64BE(&state.digest)) {
+    if (!DecodeReplicaState(*stored, &state)) {
       return absl::DataLossError(StrCat("shard ", shard_, "'s applied state is malformed"));
     }
     absl::MutexLock lock(&mu_);
@@ -178,6 +182,11 @@ ReplicaState Replica::state() {
 absl::Status Replica::health() {
   absl::MutexLock lock(&mu_);
   return health_;
+}
+
+bool Replica::left_behind() {
+  absl::MutexLock lock(&mu_);
+  return left_behind_;
 }
 
 void Replica::CurrentAsOf(std::chrono::steady_clock::time_point asked) {
@@ -266,8 +275,10 @@ void Replica::ApplyLoop() {
         if (missing.ok() && !missing->has_value()) {
           status =
               absl::DataLossError(StrCat(status.message(),
-                                         ": entries this replica needs were purged; it must be "
-                                         "rebuilt from a peer"));
+                                         ": entries this replica needs were trimmed; it is "
+                                         "rebuilt from a peer's checkpoint"));
+          absl::MutexLock lock(&mu_);
+          left_behind_ = true;
         }
       }
       if (absl::IsDataLoss(status)) {

@@ -35,6 +35,8 @@ struct ReplicaState {
 // The bytes a replica stores its state as (under keys::ReplicaState(shard)); a node that
 // drops its replica stores ReplicaState{} so that a later one starts from the log's start.
 std::string EncodeReplicaState(const ReplicaState& state);
+// False when `bytes` are not EncodeReplicaState's.
+bool DecodeReplicaState(std::string_view bytes, ReplicaState* state);
 
 class Replica {
  public:
@@ -71,6 +73,9 @@ class Replica {
   bool WaitApplied(uint64_t sequence, std::chrono::milliseconds wait);
   // The error that stopped the applier (a gap in the log, a malformed entry), or OK.
   absl::Status health();
+  // The applier stopped because the log no longer holds the entries it needs next (trimmed
+  // while this replica was away): the node builds the replica again from a peer's checkpoint.
+  bool left_behind();
   // A follower read's freshness: the replica has applied every entry the log held at
   // `asked` (a caller saw the log's end then and waited for it to be applied). The latest
   // such instant is kept; the epoch of the steady clock before any.
@@ -148,6 +153,7 @@ class Replica {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   ReplicaState state_ ABSL_GUARDED_BY(mu_);
   absl::Status health_ ABSL_GUARDED_BY(mu_);
+  bool left_behind_ ABSL_GUARDED_BY(mu_) = false;
   std::chrono::steady_clock::time_point current_as_of_ ABSL_GUARDED_BY(mu_);
   // Leading.
   bool leading_ ABSL_GUARDED_BY(mu_) = false;

@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "cluster/checkpoint.h"
 #include "cluster/scan_pages.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -172,6 +173,67 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   // The last answer: what the fragment's scans read, for the asking node's statistics.
   internal::v1::ScanResponse last;
   EncodeStats(*ran, &last);
+  if (!writer->Write(last)) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace strata::cluster
+
+namespace strata::cluster {
+
+grpc::Status ShardServiceImpl::Checkpoint(
+    grpc::ServerContext* context, const internal::v1::CheckpointRequest* request,
+    grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) {
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
+  const uint32_t shard = request->shard();
+  if (shard >= directory_.shard_count()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        StrCat("shard ", shard, " does not exist"));
+  }
+  std::shared_ptr<Replica> replica = directory_.LocalReplica(shard);
+  if (replica == nullptr || !replica->health().ok()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        StrCat("node ", node_id_, " holds no healthy replica of shard ", shard));
+  }
+  std::optional<Slots::Held> slot = checkpoints_.Take(std::chrono::steady_clock::now() +
+                                                      std::chrono::seconds(30));
+  if (!slot) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        StrCat("node ", node_id_, " is sending ", kMaxServedCheckpoints,
+                               " checkpoints; ask another replica or later"));
+  }
+  // The state first, the rows after: they hold at least what it says (checkpoint.h).
+  const ReplicaState state = replica->state();
+  internal::v1::CheckpointResponse first;
+  first.set_applied_sequence(state.applied);
+  first.set_digest(state.digest);
+  first.set_catalog_revision(directory_.catalog_revision());
+  if (!writer->Write(first)) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
+  }
+  int64_t rows = 0;
+  absl::Status sent = SendCheckpoint(
+      engine_, shard, directory_.shard_count(),
+      [&](CheckpointPart part) {
+        internal::v1::CheckpointResponse message;
+        message.set_database_name(std::move(part.database));
+        message.set_table_name(std::move(part.table));
+        message.set_count(part.count);
+        message.set_records(std::move(part.records));
+        message.set_now_nanos(part.now_nanos);
+        rows += part.count;
+        if (!writer->Write(message)) return absl::CancelledError("the node that asked went away");
+        return absl::OkStatus();
+      },
+      [&] { return context->IsCancelled() || !replica->health().ok(); });
+  if (!sent.ok()) return ToGrpc(sent);
+  internal::v1::CheckpointResponse last;
+  last.set_done(true);
+  last.set_rows(rows);
   if (!writer->Write(last)) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
   }

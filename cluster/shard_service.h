@@ -1,5 +1,6 @@
 // The internal service other nodes call (proto/strata/internal/v1/shard.proto): a shard
-// leader's write door, each replica's applied state, and the fragments of other nodes' queries.
+// leader's write door, each replica's applied state, the fragments of other nodes' queries, and
+// checkpoints for new replicas.
 // Every call must come from a member (membership.h); anything else is refused before it is read.
 #pragma once
 
@@ -15,12 +16,16 @@ namespace strata::cluster {
 // Fragments of other nodes' queries this node runs at once; more wait for a slot (their
 // queries were admitted by their own nodes' runners, not this one's).
 inline constexpr int kMaxServedFragments = 16;
+// Checkpoints this node sends at once (each a scan of a shard's rows and a stream to the node
+// building a replica); more wait for one, at most 30 s.
+inline constexpr int kMaxServedCheckpoints = 2;
 
 class ShardServiceImpl final : public internal::v1::ShardService::Service {
  public:
   // All must outlive the service.
-  ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, std::string node_id)
-      : directory_(*directory), reads_(*reads), node_id_(std::move(node_id)) {}
+  ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, Engine* engine,
+                   std::string node_id)
+      : directory_(*directory), reads_(*reads), engine_(*engine), node_id_(std::move(node_id)) {}
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
                      internal::v1::ShardWriteResponse* response) override;
@@ -28,12 +33,17 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                      internal::v1::ShardStateResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const internal::v1::ScanRequest* request,
                     grpc::ServerWriter<internal::v1::ScanResponse>* writer) override;
+  grpc::Status Checkpoint(grpc::ServerContext* context,
+                          const internal::v1::CheckpointRequest* request,
+                          grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
 
  private:
   ShardDirectory& directory_;
   ClusterShardReads& reads_;
+  Engine& engine_;
   const std::string node_id_;
   Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes
+  Slots checkpoints_{kMaxServedCheckpoints};  // checkpoints sent from here
 };
 
 }  // namespace strata::cluster

@@ -63,6 +63,8 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .placement = SplitList(config.cluster_nodes),
        .lease_seconds = config.cluster_lease_seconds,
        .dead_node_grace_seconds = config.dead_node_grace_seconds,
+       .log_trim_seconds = config.cluster_log_trim_seconds,
+       .log_keep_entries = config.cluster_log_keep_entries,
        .replica_ack_majority = config.replica_ack == "majority",
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .secret = secret,

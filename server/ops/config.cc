@@ -362,6 +362,19 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
       ->envname("STRATA_DEAD_NODE_GRACE_SECONDS")
       ->check(CLI::Range(1, 7 * 24 * 3600))
       ->capture_default_str();
+  app.add_option("--cluster-log-trim-seconds", c.cluster_log_trim_seconds,
+                 "How often the node running the placement controller trims the shards' logs "
+                 "(NATS streams) below what every replica applied")
+      ->envname("STRATA_CLUSTER_LOG_TRIM_SECONDS")
+      ->check(CLI::Range(1, 24 * 3600))
+      ->capture_default_str();
+  app.add_option("--cluster-log-keep-entries", c.cluster_log_keep_entries,
+                 "Entries a trimmed log keeps below the lowest sequence its replicas applied: "
+                 "a replica that falls further behind (away meanwhile) is rebuilt from a "
+                 "peer's checkpoint")
+      ->envname("STRATA_CLUSTER_LOG_KEEP_ENTRIES")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
   app.add_option("--replica-ack", c.replica_ack,
                  "When a write is answered: leader (committed by a majority of the NATS servers "
                  "and applied, fsynced, by the shard's leader) or majority (also applied by "

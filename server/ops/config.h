@@ -118,6 +118,8 @@ struct ServerConfig {
   int cluster_log_replicas = 3;
   int cluster_lease_seconds = 5;
   int dead_node_grace_seconds = 600;  // a listed node away this long has its replicas rebuilt
+  int cluster_log_trim_seconds = 60;  // how often the shards' logs are trimmed
+  int64_t cluster_log_keep_entries = 10'000;  // entries kept below the replicas' lowest applied
   std::string replica_ack = "leader";  // leader | majority
   // A query's read choice unless it names its own (query/base/read_choice.h).
   std::string read_consistency = "leader";  // leader | strong | follower

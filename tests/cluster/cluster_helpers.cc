@@ -48,11 +48,15 @@ grpc::Status CreateTable(StratadProcess& node, const std::string& table,
 }
 
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
-                                                          const std::string& table) {
-  QueryResult result = RunQuery(node.channel(),
-                                "SELECT host, to_milliseconds(time), "
-                                "measure_value::double FROM demo." +
-                                    table);
+                                                          const std::string& table,
+                                                          bool own_replicas) {
+  v1::QueryRequest request;
+  request.set_query_string("SELECT host, to_milliseconds(time), measure_value::double FROM demo." +
+                           table);
+  // A follower read prefers the node's own replicas, brought to their logs' end first (no
+  // staleness allowed).
+  if (own_replicas) request.mutable_read()->set_consistency(v1::READ_CONSISTENCY_FOLLOWER);
+  QueryResult result = RunQueryRequest(node.channel(), request);
   EXPECT_TRUE(result.status.ok()) << result.status.error_message();
   std::map<std::pair<std::string, int64_t>, double> out;
   std::istringstream lines(RowsText(result.rows));

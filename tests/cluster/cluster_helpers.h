@@ -29,8 +29,10 @@ std::vector<v1::Record> HostRecords(int count, int64_t time_millis);
 // one is named.
 grpc::Status CreateTable(StratadProcess& node, const std::string& table,
                          const std::string& partition_key = "");
-// host|time|value of every row of demo.`table`, through `node`.
+// host|time|value of every row of demo.`table`, through `node` (`own_replicas`: read from
+// the node's own replicas where it holds them).
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
-                                                          const std::string& table);
+                                                          const std::string& table,
+                                                          bool own_replicas = false);
 
 }  // namespace strata::testing

@@ -1,5 +1,5 @@
 // Nodes that come and go (docs/cluster.md, "Moving replicas"): a node added receives
-// replicas built from the shards' logs while writes go on, a node away past the grace has its
+// replicas built from peers' checkpoints and the shards' logs while writes go on, a node away past the grace has its
 // replicas rebuilt on the others, a node removed gives all of its away; no acknowledged
 // record is lost and the replicas of each shard end equal.
 #include <algorithm>
@@ -148,6 +148,9 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
   writer.join();
   ASSERT_EQ(added, "") << "never settled over four nodes:\n" << added;
   EXPECT_EQ(cluster_->Replicas(3).size(), 6u);  // 8 shards x 3 copies / 4 nodes
+  // Each built from a peer's checkpoint and the log's tail, not from the whole log.
+  EXPECT_NE(cluster_->node(3).log().find("'s checkpoint at sequence"), std::string::npos);
+  EXPECT_EQ(cluster_->node(3).log().find("from its log"), std::string::npos);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), acknowledged_) << i;
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3}, seconds(30), true), "");
   // Asking again changes nothing.
