@@ -54,7 +54,8 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
     InterruptScope interrupt_scope;
     for (const char* sql :
          {"SELECT node_id, address FROM \"system\".\"cluster_nodes\" ORDER BY node_id",
-          "SELECT shard, leader, epoch, log_first_sequence, log_sequence, placement, node_id, applied_sequence, lag, "
+          "SELECT shard, leader, epoch, log_first_sequence, log_sequence, placement, node_id, "
+          "applied_sequence, lag, "
           "digest FROM \"system\".\"cluster_shards\" ORDER BY shard, node_id"}) {
       auto writer = MakeResultWriter(*resolved, std::cout);
       QueryOutcome outcome = RunQuery(context.connection(), sql, *writer, 0, 0, "");

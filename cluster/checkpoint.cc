@@ -126,10 +126,9 @@ absl::StatusOr<int64_t> WriteCheckpointPart(Engine& engine, const CheckpointPart
     }
     NormalizedWriteSource source(part.database, part.table, &records);
     std::promise<absl::StatusOr<WriteResult>> written;
-    engine.writer().WriteAsync(source, WriteOptions{.now_nanos = part.now_nanos},
-                               [&written](absl::StatusOr<WriteResult> result) {
-                                 written.set_value(std::move(result));
-                               });
+    engine.writer().WriteAsync(
+        source, WriteOptions{.now_nanos = part.now_nanos},
+        [&written](absl::StatusOr<WriteResult> result) { written.set_value(std::move(result)); });
     absl::StatusOr<WriteResult> result = written.get_future().get();
     if (absl::IsResourceExhausted(result.status()) && !stop()) {
       // The writer's queue or the memory head is full: the copy waits for it, as a client
@@ -141,9 +140,9 @@ absl::StatusOr<int64_t> WriteCheckpointPart(Engine& engine, const CheckpointPart
     if (!result.ok()) return result.status();
     if (!result->rejected.empty()) {
       const RejectedRecord& first = result->rejected.front();
-      return absl::FailedPreconditionError(
-          StrCat("a checkpoint row of ", part.database, ".", part.table, " was rejected (",
-                 first.reason, "): the copy would differ from its peer's"));
+      return absl::FailedPreconditionError(StrCat("a checkpoint row of ", part.database, ".",
+                                                  part.table, " was rejected (", first.reason,
+                                                  "): the copy would differ from its peer's"));
     }
     return result->memory_store + result->magnetic_store;
   }
@@ -179,9 +178,9 @@ absl::StatusOr<CopiedCheckpoint> CopyCheckpoint(
       if (message.done()) {
         done = true;
         if (message.rows() != copied.rows) {
-          return failed(absl::DataLossError(StrCat("node ", peer_name, "'s checkpoint says ",
-                                                   message.rows(), " rows and sent ",
-                                                   copied.rows)));
+          return failed(
+              absl::DataLossError(StrCat("node ", peer_name, "'s checkpoint says ", message.rows(),
+                                         " rows and sent ", copied.rows)));
         }
         break;
       }
@@ -197,8 +196,9 @@ absl::StatusOr<CopiedCheckpoint> CopyCheckpoint(
   }
   const grpc::Status finished = reader->Finish();
   if (!finished.ok()) {
-    return absl::UnavailableError(StrCat("node ", peer_name, " could not send its checkpoint of shard ",
-                                         shard, ": ", finished.error_message()));
+    return absl::UnavailableError(StrCat("node ", peer_name,
+                                         " could not send its checkpoint of shard ", shard, ": ",
+                                         finished.error_message()));
   }
   if (!done) {
     return absl::UnavailableError(

@@ -599,8 +599,8 @@ void ClusterNode::TrimLogs(std::vector<uint64_t>& trimmed_below) {
       absl::MutexLock lock(&mu_);
       placement = PlacementOf(shard);
     }
-    const std::optional<uint64_t> keep_from = TrimPoint(
-        placement, ids, applied[shard], static_cast<uint64_t>(options_.log_keep_entries));
+    const std::optional<uint64_t> keep_from =
+        TrimPoint(placement, ids, applied[shard], static_cast<uint64_t>(options_.log_keep_entries));
     if (!keep_from.has_value() || *keep_from <= trimmed_below[shard]) continue;
     const std::string stream = StreamName(options_.name, shard);
     // Only a trim that deletes entries is asked for (not one of an empty log, or below
@@ -784,10 +784,11 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
     absl::StatusOr<std::shared_ptr<Replica>> started =
         from.ok() ? StartReplica(shard) : from.status();
     if (!started.ok()) {
-      spdlog::warn("cluster: node {} could not build its replica of shard {} (trying again in "
-                   "{} s): {}",
-                   options_.node_id, shard, absl::ToInt64Seconds(kBuildAgainAfter),
-                   started.status().message());
+      spdlog::warn(
+          "cluster: node {} could not build its replica of shard {} (trying again in "
+          "{} s): {}",
+          options_.node_id, shard, absl::ToInt64Seconds(kBuildAgainAfter),
+          started.status().message());
       build_again_at_[shard] = absl::Now() + kBuildAgainAfter;
       return nullptr;
     }
@@ -858,7 +859,8 @@ absl::StatusOr<std::string> ClusterNode::PrepareReplica(uint32_t shard, bool kep
   if (bytes.has_value() && !DecodeReplicaState(*bytes, &stored)) {
     return absl::DataLossError(StrCat("shard ", shard, "'s applied state is malformed"));
   }
-  ASSIGN_OR_RETURN(LogBounds log, log_->Bounds(StreamName(options_.name, shard), std::chrono::seconds(2)));
+  ASSIGN_OR_RETURN(LogBounds log,
+                   log_->Bounds(StreamName(options_.name, shard), std::chrono::seconds(2)));
   // Rows whose state the log goes on from (a restart, a replica given up a moment ago): only
   // the log's tail is read.
   if (stored.applied > 0 && stored.applied + 1 >= log.first) {
@@ -889,7 +891,9 @@ absl::StatusOr<std::string> ClusterNode::CopyFromPeer(uint32_t shard) {
     ReplicatedCatalog* catalog = catalog_.get();
     absl::StatusOr<CopiedCheckpoint> copied = CopyCheckpoint(
         *peers_->For(peer.address), peer.node, *membership_, engine_, shard,
-        [catalog](int64_t revision) { return catalog->WaitApplied(revision, std::chrono::seconds(30)); },
+        [catalog](int64_t revision) {
+          return catalog->WaitApplied(revision, std::chrono::seconds(30));
+        },
         [this] { return stopping_.HasBeenNotified(); });
     if (copied.ok()) {
       // The rows are durable; now the state they hold, which the replica starts from.
@@ -921,8 +925,8 @@ absl::Status ClusterNode::ForgetShard(uint32_t shard) {
   // Applied state back to nothing first: a crash before the rows are gone leaves rows a
   // later replica of the shard deletes before it is built.
   if (absl::Status s = StoreState(shard, {}); !s.ok()) {
-    return absl::Status(s.code(),
-                        StrCat("shard ", shard, "'s applied state could not be reset: ", s.message()));
+    return absl::Status(
+        s.code(), StrCat("shard ", shard, "'s applied state could not be reset: ", s.message()));
   }
   const uint32_t count = shards_;
   absl::StatusOr<int64_t> dropped = engine_.DeleteSeriesWhere(
@@ -931,8 +935,9 @@ absl::Status ClusterNode::ForgetShard(uint32_t shard) {
       },
       [this] { return stopping_.HasBeenNotified(); });
   if (!dropped.ok()) {
-    return absl::Status(dropped.status().code(), StrCat("shard ", shard, "'s rows could not all be dropped: ",
-                                                        dropped.status().message()));
+    return absl::Status(
+        dropped.status().code(),
+        StrCat("shard ", shard, "'s rows could not all be dropped: ", dropped.status().message()));
   }
   if (*dropped > 0) {
     spdlog::info("cluster: node {} dropped shard {}'s {} points", options_.node_id, shard,

@@ -63,8 +63,8 @@ class ClusterTables final : public query::SystemTables {
             {Datum::Bigint(s.shard),
              s.leader.empty() ? Datum::Null(DataType::kVarchar) : Datum::Varchar(s.leader),
              Datum::Bigint(s.epoch), Datum::Bigint(static_cast<int64_t>(s.first_sequence)),
-             Datum::Bigint(static_cast<int64_t>(s.last_sequence)),
-             Datum::Varchar(s.placement), Datum::Varchar(c.node), Datum::Bool(c.reachable),
+             Datum::Bigint(static_cast<int64_t>(s.last_sequence)), Datum::Varchar(s.placement),
+             Datum::Varchar(c.node), Datum::Bool(c.reachable),
              c.reachable ? Datum::Bigint(static_cast<int64_t>(c.applied))
                          : Datum::Null(DataType::kBigint),
              c.reachable ? Datum::Bigint(lag) : Datum::Null(DataType::kBigint),

@@ -273,10 +273,9 @@ void Replica::ApplyLoop() {
         // of the NATS server it reads (a restarted one catching up). The stream leader tells.
         auto missing = log_.LeaderCopy(stream_, state().applied + 1, kPublishTimeout);
         if (missing.ok() && !missing->has_value()) {
-          status =
-              absl::DataLossError(StrCat(status.message(),
-                                         ": entries this replica needs were trimmed; it is "
-                                         "rebuilt from a peer's checkpoint"));
+          status = absl::DataLossError(StrCat(status.message(),
+                                              ": entries this replica needs were trimmed; it is "
+                                              "rebuilt from a peer's checkpoint"));
           absl::MutexLock lock(&mu_);
           left_behind_ = true;
         }

@@ -199,8 +199,8 @@ grpc::Status ShardServiceImpl::Checkpoint(
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         StrCat("node ", node_id_, " holds no healthy replica of shard ", shard));
   }
-  std::optional<Slots::Held> slot = checkpoints_.Take(std::chrono::steady_clock::now() +
-                                                      std::chrono::seconds(30));
+  std::optional<Slots::Held> slot =
+      checkpoints_.Take(std::chrono::steady_clock::now() + std::chrono::seconds(30));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         StrCat("node ", node_id_, " is sending ", kMaxServedCheckpoints,

@@ -61,7 +61,8 @@ class ClusterLogTrimTest : public ::testing::Test {
       const size_t end = text.find('\n', from);
       const std::string line = text.substr(from, end - from);
       const size_t bar = line.find('|');
-      if (bar != std::string::npos) out[std::stoll(line.substr(0, bar))] = std::stoll(line.substr(bar + 1));
+      if (bar != std::string::npos)
+        out[std::stoll(line.substr(0, bar))] = std::stoll(line.substr(bar + 1));
       from = end + 1;
     }
     return out;

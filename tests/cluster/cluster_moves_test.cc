@@ -1,7 +1,7 @@
 // Nodes that come and go (docs/cluster.md, "Moving replicas"): a node added receives
-// replicas built from peers' checkpoints and the shards' logs while writes go on, a node away past the grace has its
-// replicas rebuilt on the others, a node removed gives all of its away; no acknowledged
-// record is lost and the replicas of each shard end equal.
+// replicas built from peers' checkpoints and the shards' logs while writes go on, a node away past
+// the grace has its replicas rebuilt on the others, a node removed gives all of its away; no
+// acknowledged record is lost and the replicas of each shard end equal.
 #include <algorithm>
 #include <atomic>
 #include <map>

@@ -136,8 +136,8 @@ class CheckpointTest : public ::testing::Test {
                             line += " @" + std::to_string(row.time_nanos) + " v" +
                                     std::to_string(row.version);
                             for (const Measure& m : row.measures) {
-                              line += " " + m.name + ":" + std::to_string(int(m.value.type)) +
-                                      "/" + std::to_string(m.value.number) + "/" +
+                              line += " " + m.name + ":" + std::to_string(int(m.value.type)) + "/" +
+                                      std::to_string(m.value.number) + "/" +
                                       std::to_string(m.value.real) + "/" + m.value.text;
                             }
                             out.push_back(line);
@@ -182,10 +182,10 @@ TEST_F(CheckpointTest, EveryShardCopiedMakesTheSameRows) {
   }
   EXPECT_EQ(Rows(*to_), all);
   // The versions came along: a lower version is refused, the copied one is a no-op.
-  absl::StatusOr<WriteResult> lower = to_->Write(
-      {.database_name = "mydb",
-       .table_name = "tbl",
-       .records = {Usage(3, kCheckpointNow - 15 * kNanosPerMinute, 6, 5)}});
+  absl::StatusOr<WriteResult> lower =
+      to_->Write({.database_name = "mydb",
+                  .table_name = "tbl",
+                  .records = {Usage(3, kCheckpointNow - 15 * kNanosPerMinute, 6, 5)}});
   ASSERT_TRUE(lower.ok());
   ASSERT_EQ(lower->rejected.size(), 1u);
   EXPECT_EQ(lower->rejected[0].existing_version, 7);
@@ -216,7 +216,9 @@ TEST_F(CheckpointTest, ARowTheReceiverRefusesFailsTheCopy) {
   for (uint32_t shard = 0; shard < kShards && !refused; ++shard) {
     absl::Status sent = SendCheckpoint(
         *from_, shard, kShards,
-        [&](CheckpointPart part) { return WriteCheckpointPart(*to_, part, [] { return false; }).status(); },
+        [&](CheckpointPart part) {
+          return WriteCheckpointPart(*to_, part, [] { return false; }).status();
+        },
         [] { return false; });
     if (sent.ok()) continue;
     refused = true;
@@ -232,7 +234,11 @@ TEST_F(CheckpointTest, AStoppedCopyEndsCancelled) {
   Load();
   int parts = 0;
   absl::Status sent = SendCheckpoint(
-      *from_, 0, 1, [&](CheckpointPart) { ++parts; return absl::OkStatus(); },
+      *from_, 0, 1,
+      [&](CheckpointPart) {
+        ++parts;
+        return absl::OkStatus();
+      },
       [&] { return parts >= 2; });
   EXPECT_TRUE(absl::IsCancelled(sent)) << sent;
   EXPECT_EQ(parts, 2);
