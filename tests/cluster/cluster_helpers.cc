@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/cluster/cluster_harness.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/support/query_helpers.h"
@@ -66,6 +67,33 @@ std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
     out[{host, std::stoll(millis)}] = std::stod(value);
   }
   return out;
+}
+
+std::map<int64_t, std::string> ShardColumn(StratadProcess& node, const std::string& column) {
+  QueryResult result =
+      RunQuery(node.channel(), "SELECT DISTINCT shard, " + column +
+                                   " FROM \"system\".\"cluster_shards\" ORDER BY shard");
+  std::map<int64_t, std::string> out;
+  if (!result.status.ok()) return out;
+  std::istringstream lines(RowsText(result.rows));  // "shard|value\n" each
+  std::string shard, value;
+  while (std::getline(lines, shard, '|') && std::getline(lines, value)) {
+    out.try_emplace(std::stoll(shard), value);
+  }
+  return out;
+}
+
+void HostBatches::Write(TestCluster& cluster, int count, const std::vector<int>& through) {
+  for (int b = 0; b < count; ++b) {
+    const int64_t time = base_ + next_++ * 1000;
+    v1::WriteRecordsResponse response;
+    if (!testing::Write(cluster.node(through[b % through.size()]), "cpu", HostRecords(20, time),
+                        &response)
+             .ok()) {
+      continue;
+    }
+    for (int h = 0; h < 20; ++h) acknowledged_[{"h" + std::to_string(h), time}] = h;
+  }
 }
 
 }  // namespace strata::testing

@@ -12,8 +12,11 @@
 
 #include "strata/v1/write.pb.h"
 #include "tests/support/stratad_process.h"
+#include "tests/support/write_helpers.h"
 
 namespace strata::testing {
+
+class TestCluster;
 
 bool HaveClusterServers();
 
@@ -34,5 +37,27 @@ grpc::Status CreateTable(StratadProcess& node, const std::string& table,
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
                                                           const std::string& table,
                                                           bool own_replicas = false);
+
+// Per shard, one column of "system"."cluster_shards" as text, as `node` reports it (a shard's
+// first row where it has one per replica); empty if the query fails.
+std::map<int64_t, std::string> ShardColumn(StratadProcess& node, const std::string& column);
+
+// Batches of one cpu record for each of 20 hosts, written at times of their own through a
+// cluster's nodes, and what was acknowledged.
+class HostBatches {
+ public:
+  // Writes `count` batches through the nodes `through` in turn. A batch that fails (a
+  // shard between leaders) is not acknowledged and not counted.
+  void Write(TestCluster& cluster, int count, const std::vector<int>& through);
+  // host|time|value of every acknowledged record, as ReadAll reads them.
+  const std::map<std::pair<std::string, int64_t>, double>& acknowledged() const {
+    return acknowledged_;
+  }
+
+ private:
+  int64_t base_ = NowMillis() - 600'000;
+  int next_ = 0;
+  std::map<std::pair<std::string, int64_t>, double> acknowledged_;
+};
 
 }  // namespace strata::testing

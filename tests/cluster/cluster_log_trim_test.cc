@@ -34,38 +34,8 @@ class ClusterLogTrimTest : public ::testing::Test {
     ASSERT_TRUE(CreateTable(cluster_->node(1), "cpu").ok());
   }
 
-  // Writes `count` batches of 20 hosts (every shard's) through the nodes in turn, each its
-  // own log entries; records what was acknowledged.
   void WriteBatches(int count, const std::vector<int>& through) {
-    for (int b = 0; b < count; ++b) {
-      const int64_t time = base_ + next_++ * 1000;
-      v1::WriteRecordsResponse response;
-      if (!Write(cluster_->node(through[b % through.size()]), "cpu", HostRecords(20, time),
-                 &response)
-               .ok()) {
-        continue;  // not acknowledged, not counted
-      }
-      for (int h = 0; h < 20; ++h) acknowledged_[{"h" + std::to_string(h), time}] = h;
-    }
-  }
-
-  // Per shard, where its log starts, as node `through` reports it.
-  std::map<int64_t, int64_t> LogStarts(int through) {
-    QueryResult result = RunQuery(cluster_->node(through).channel(),
-                                  "SELECT DISTINCT shard, log_first_sequence FROM "
-                                  "\"system\".\"cluster_shards\"");
-    std::map<int64_t, int64_t> out;
-    if (!result.status.ok()) return out;
-    const std::string text = RowsText(result.rows);  // "shard|first\n" each
-    for (size_t from = 0; from < text.size();) {
-      const size_t end = text.find('\n', from);
-      const std::string line = text.substr(from, end - from);
-      const size_t bar = line.find('|');
-      if (bar != std::string::npos)
-        out[std::stoll(line.substr(0, bar))] = std::stoll(line.substr(bar + 1));
-      from = end + 1;
-    }
-    return out;
+    batches_.Write(*cluster_, count, through);
   }
 
   // Waits until every shard's log starts past `past[shard]` (writing a batch now and then,
@@ -74,13 +44,14 @@ class ClusterLogTrimTest : public ::testing::Test {
                               seconds timeout) {
     std::string seen;
     for (const auto deadline = Clock::now() + timeout; Clock::now() < deadline;) {
-      const std::map<int64_t, int64_t> starts = LogStarts(through);
+      const std::map<int64_t, std::string> starts =
+          ShardColumn(cluster_->node(through), "log_first_sequence");
       seen.clear();
       bool trimmed = starts.size() == kTrimShards;
       for (const auto& [shard, first] : starts) {
-        seen += std::to_string(shard) + " starts at " + std::to_string(first) + "; ";
+        seen += std::to_string(shard) + " starts at " + first + "; ";
         auto it = past.find(static_cast<uint32_t>(shard));
-        trimmed &= first > static_cast<int64_t>(it == past.end() ? 1 : it->second);
+        trimmed &= std::stoll(first) > static_cast<int64_t>(it == past.end() ? 1 : it->second);
       }
       if (trimmed) return "";
       WriteBatches(2, {through});
@@ -90,9 +61,7 @@ class ClusterLogTrimTest : public ::testing::Test {
   }
 
   std::unique_ptr<TestCluster> cluster_;
-  const int64_t base_ = NowMillis() - 600'000;
-  int next_ = 0;
-  std::map<std::pair<std::string, int64_t>, double> acknowledged_;
+  HostBatches batches_;
 };
 
 TEST_F(ClusterLogTrimTest, LogsAreTrimmedAndANodeLeftBehindIsRebuiltFromAPeer) {
@@ -124,14 +93,14 @@ TEST_F(ClusterLogTrimTest, LogsAreTrimmedAndANodeLeftBehindIsRebuiltFromAPeer) {
   // Its own replicas hold every acknowledged record (digests chain the log's entries, not
   // the rows: the rows are compared here).
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), acknowledged_) << i;
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged()) << i;
   }
 
   // And it takes writes again as any node does.
   WriteBatches(5, {2});
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), acknowledged_) << i;
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged()) << i;
   }
 }
 

@@ -53,36 +53,8 @@ class ClusterMovesTest : public ::testing::Test {
         ->ChangeNodes(&context, request, response);
   }
 
-  // Writes `count` batches of 20 hosts through the nodes in turn; records what was
-  // acknowledged.
   void WriteBatches(int count, const std::vector<int>& through) {
-    for (int b = 0; b < count; ++b) {
-      const int64_t time = base_ + next_++ * 1000;
-      std::vector<v1::Record> records = HostRecords(20, time);
-      v1::WriteRecordsResponse response;
-      grpc::Status written =
-          Write(cluster_->node(through[b % through.size()]), "cpu", records, &response);
-      if (!written.ok()) continue;  // a shard between leaders: not acknowledged, not counted
-      for (int h = 0; h < 20; ++h) acknowledged_[{"h" + std::to_string(h), time}] = h;
-    }
-  }
-
-  // Per shard, its placement as `through` reports it ("replicas=...;joining=...").
-  std::map<int64_t, std::string> Placement(int through) {
-    QueryResult result = RunQuery(cluster_->node(through).channel(),
-                                  "SELECT DISTINCT shard, placement FROM "
-                                  "\"system\".\"cluster_shards\"");
-    std::map<int64_t, std::string> out;
-    if (!result.status.ok()) return out;
-    const std::string text = RowsText(result.rows);  // "shard|placement\n" each
-    for (size_t from = 0; from < text.size();) {
-      const size_t end = text.find('\n', from);
-      const std::string line = text.substr(from, end - from);
-      const size_t bar = line.find('|');
-      if (bar != std::string::npos) out[std::stoll(line.substr(0, bar))] = line.substr(bar + 1);
-      from = end + 1;
-    }
-    return out;
+    batches_.Write(*cluster_, count, through);
   }
 
   // Waits until no shard moves and each of `holders` holds the shards it is placed on and
@@ -92,7 +64,8 @@ class ClusterMovesTest : public ::testing::Test {
     std::string seen;
     for (const auto deadline = Clock::now() + timeout; Clock::now() < deadline;
          std::this_thread::sleep_for(std::chrono::milliseconds(500))) {
-      const std::map<int64_t, std::string> placement = Placement(through);
+      const std::map<int64_t, std::string> placement =
+          ShardColumn(cluster_->node(through), "placement");
       seen.clear();
       bool settled = static_cast<int>(placement.size()) == kShards;
       std::map<int, std::set<int64_t>> placed;
@@ -126,9 +99,7 @@ class ClusterMovesTest : public ::testing::Test {
   }
 
   std::unique_ptr<TestCluster> cluster_;
-  const int64_t base_ = NowMillis() - 600'000;
-  int next_ = 0;
-  std::map<std::pair<std::string, int64_t>, double> acknowledged_;
+  HostBatches batches_;
 };
 
 TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
@@ -151,7 +122,7 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
   // Each built from a peer's checkpoint and the log's tail, not from the whole log.
   EXPECT_NE(cluster_->node(3).log().find("'s checkpoint at sequence"), std::string::npos);
   EXPECT_EQ(cluster_->node(3).log().find("from its log"), std::string::npos);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), acknowledged_) << i;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3}, seconds(30), true), "");
   // Asking again changes nothing.
   ASSERT_TRUE(ChangeNodes(1, {"n3"}, {}, &response).ok());
@@ -167,11 +138,11 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
     EXPECT_NE(cluster_->node(i).log().find("from the rows it kept"), std::string::npos) << i;
   }
   WriteBatches(5, {0, 1, 2});
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), acknowledged_) << i;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   // Back on the list's node: it is given its share again (its old rows were not served).
   ASSERT_TRUE(cluster_->node(3).Restart());
   ASSERT_EQ(WaitSettled(0, {0, 1, 2, 3}, seconds(120)), "");
-  EXPECT_EQ(ReadAll(cluster_->node(3), "cpu"), acknowledged_);
+  EXPECT_EQ(ReadAll(cluster_->node(3), "cpu"), batches_.acknowledged());
 
   // n0 taken off the list: it gives every replica away, and still answers through others.
   ASSERT_TRUE(ChangeNodes(2, {}, {"n0"}, &response).ok());
@@ -185,7 +156,7 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
   }
   EXPECT_TRUE(cluster_->Replicas(0).empty());
   WriteBatches(5, {0, 1, 2, 3});
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), acknowledged_) << i;
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   EXPECT_EQ(cluster_->CompareReplicas({1, 2, 3}, seconds(30), true), "");
 }
 
