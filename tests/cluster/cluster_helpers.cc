@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "tests/cluster/cluster_harness.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
+#include "tests/cluster/cluster_harness.h"
 #include "tests/support/query_helpers.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/write_helpers.h"

@@ -93,14 +93,16 @@ TEST_F(ClusterLogTrimTest, LogsAreTrimmedAndANodeLeftBehindIsRebuiltFromAPeer) {
   // Its own replicas hold every acknowledged record (digests chain the log's entries, not
   // the rows: the rows are compared here).
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged()) << i;
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged())
+        << i;
   }
 
   // And it takes writes again as any node does.
   WriteBatches(5, {2});
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged()) << i;
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu", /*own_replicas=*/true), batches_.acknowledged())
+        << i;
   }
 }
 

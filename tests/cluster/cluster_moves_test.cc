@@ -122,7 +122,8 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
   // Each built from a peer's checkpoint and the log's tail, not from the whole log.
   EXPECT_NE(cluster_->node(3).log().find("'s checkpoint at sequence"), std::string::npos);
   EXPECT_EQ(cluster_->node(3).log().find("from its log"), std::string::npos);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3}, seconds(30), true), "");
   // Asking again changes nothing.
   ASSERT_TRUE(ChangeNodes(1, {"n3"}, {}, &response).ok());
@@ -138,7 +139,8 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
     EXPECT_NE(cluster_->node(i).log().find("from the rows it kept"), std::string::npos) << i;
   }
   WriteBatches(5, {0, 1, 2});
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   // Back on the list's node: it is given its share again (its old rows were not served).
   ASSERT_TRUE(cluster_->node(3).Restart());
   ASSERT_EQ(WaitSettled(0, {0, 1, 2, 3}, seconds(120)), "");
@@ -156,7 +158,8 @@ TEST_F(ClusterMovesTest, NodesAddedLostAndRemovedKeepEveryAcknowledgedRecord) {
   }
   EXPECT_TRUE(cluster_->Replicas(0).empty());
   WriteBatches(5, {0, 1, 2, 3});
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(ReadAll(cluster_->node(i), "cpu"), batches_.acknowledged()) << i;
   EXPECT_EQ(cluster_->CompareReplicas({1, 2, 3}, seconds(30), true), "");
 }
 
