@@ -5,10 +5,10 @@
 # with the CPU each process spent (/proc/PID/stat) per row, by role: the node the client
 # talks to (gateway), the other nodes (replicas; each also leads a third of the shards),
 # NATS, etcd. STRATA_CLUSTER_TLS=1: the cluster with TLS on every connection.
-# Usage: bench/cluster_load.sh [rows] [parallel]
+# Usage: bench/cluster_load.sh [rows] [parallel] [records per request, default 1000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-200000} parallel=${2:-4}
+rows=${1:-200000} parallel=${2:-4} batch=${3:-1000}
 scripts/build.sh stratad strata >/dev/null
 dir=$(mktemp -d)
 export STRATA_CLUSTER_DIR=$dir/cluster STRATA_CLUSTER_PORT_BASE=${STRATA_CLUSTER_PORT_BASE:-18000}
@@ -19,7 +19,7 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # ticks
 strata() { build/client/strata "$@"; }
 
 bench/gen_import_file.sh "$rows" lp >"$dir/data.lp"
-echo "file: $rows rows, $(du -h "$dir/data.lp" | cut -f1); $parallel requests in flight, 100 records each"
+echo "file: $rows rows, $(du -h "$dir/data.lp" | cut -f1); $parallel requests in flight, $batch records each"
 
 port=$((STRATA_CLUSTER_PORT_BASE + 900))
 build/server/stratad --data-dir "$dir/single" --listen "127.0.0.1:$port" --http-listen '' \
@@ -30,7 +30,7 @@ strata -p $port db create bench >/dev/null
 strata -p $port table create bench cpu --memory 24h >/dev/null
 before=$(cpu $single)
 start=$(date +%s.%N)
-strata -p $port import bench cpu "$dir/data.lp" --parallel "$parallel" --progress none >/dev/null
+strata -p $port import bench cpu "$dir/data.lp" --parallel "$parallel" --batch-size "$batch" --progress none >/dev/null
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 awk -v t="$elapsed" -v r="$rows" -v c=$(( $(cpu $single) - before )) -v hz="$hz" 'BEGIN {
   printf "single node: %.1f s, %.0f rows/s; stratad %.2f us CPU/row\n", t, r / t, c / hz * 1e6 / r }'
@@ -49,7 +49,7 @@ strata -p $gateway table create bench cpu --memory 24h >/dev/null
 declare -A start_cpu
 while read -r kind name pid; do start_cpu[$name]=$(cpu "$pid"); done <"$dir/cluster/pids"
 start=$(date +%s.%N)
-strata -p $gateway import bench cpu "$dir/data.lp" --parallel "$parallel" --progress none >/dev/null
+strata -p $gateway import bench cpu "$dir/data.lp" --parallel "$parallel" --batch-size "$batch" --progress none >/dev/null
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 # Until every replica applied everything (a query on each waits for it).
 for k in 0 1 2; do strata -p $((gateway + 10 * k)) query "SELECT count(*) FROM bench.cpu" >/dev/null; done
