@@ -2,7 +2,8 @@
 // each shard's log, what each node's replica applied and its lag, its placement), read from
 // the system tables any cluster node answers (docs/cluster.md). `strata cluster add-node|
 // remove-node|rebalance`: the cluster's node list (ClusterService), which the placement
-// controller then moves replicas toward.
+// controller then moves replicas toward. `strata cluster backup|restore`: the whole
+// cluster's backup into a directory on a node's machine, and its restore into a new cluster.
 #include <iostream>
 
 #include "client/command.h"
@@ -34,6 +35,54 @@ void AddNodeListCommand(CLI::App& cluster, CommandContext& context, const std::s
     }
     std::cout << "\nreplicas move there a few shards at a time; follow with: strata cluster "
                  "status\n";
+  });
+}
+
+// Adds `backup --to DIR` and `restore --from DIR`: a whole cluster's, on the machine of the
+// node called. They take as long as the data does (no 30 s deadline); Ctrl-C stops waiting.
+void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
+  auto to = std::make_shared<std::string>();
+  CLI::App* backup = cluster.add_subcommand(
+      "backup", "Back up every database, table and row of the cluster (admin token)");
+  backup->add_option("--to", *to, "Directory on the node's machine (absolute path)")->required();
+  backup->callback([&context, to] {
+    v1::BackupClusterRequest request;
+    request.set_directory(*to);
+    v1::BackupClusterResponse response;
+    InterruptScope interrupt_scope;
+    grpc::ClientContext call;
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
+    context.connection().Authorize(call);
+    grpc::Status status = context.connection().cluster().BackupCluster(&call, request, &response);
+    if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
+    std::cout << "backed up " << response.rows() << " rows of " << response.tables()
+              << " tables in " << response.databases() << " databases from "
+              << response.shards() << " shards into " << *to << " (" << response.bytes()
+              << " bytes); restore into a new cluster with: strata cluster restore --from "
+              << *to << "\n";
+  });
+  auto from = std::make_shared<std::string>();
+  CLI::App* restore = cluster.add_subcommand(
+      "restore", "Restore a cluster backup into this cluster, which holds no database yet");
+  restore->add_option("--from", *from, "Backup directory on the node's machine")->required();
+  restore->callback([&context, from] {
+    v1::RestoreClusterRequest request;
+    request.set_directory(*from);
+    v1::RestoreClusterResponse response;
+    InterruptScope interrupt_scope;
+    grpc::ClientContext call;
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
+    context.connection().Authorize(call);
+    grpc::Status status =
+        context.connection().cluster().RestoreCluster(&call, request, &response);
+    if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
+    std::cout << "restored " << response.databases() << " databases, " << response.tables()
+              << " tables and " << response.rows() << " rows";
+    if (response.expired() > 0) {
+      std::cout << " (" << response.expired() << " more rows are past their table's retention "
+                << "now and were left out)";
+    }
+    std::cout << "\n";
   });
 }
 
@@ -76,6 +125,7 @@ void AddClusterCommands(CLI::App& app, CommandContext& context) {
                      "Take nodes off the cluster's list: their replicas move to the others", false);
   AddNodeListCommand(*cluster, context, "rebalance",
                      "Spread the shard replicas evenly over the listed nodes", true);
+  AddClusterBackupCommands(*cluster, context);
 }
 
 }  // namespace strata::cli

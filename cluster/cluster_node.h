@@ -25,6 +25,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "cluster/cluster_backups.h"
 #include "cluster/cluster_options.h"
 #include "cluster/etcd_client.h"
 #include "cluster/jetstream.h"
@@ -108,6 +109,8 @@ class ClusterNode final : public ShardDirectory {
   // How a query reads the shards under its read choice (QueryRunner::PrepareReads).
   ClusterShardReads& shard_reads() { return *reads_; }
   query::DeleteSink& delete_sink() { return *router_; }
+  // Backups of the whole cluster and their restore (ClusterService).
+  ClusterBackups& backups() { return *backups_; }
   grpc::Service* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
 
@@ -228,6 +231,7 @@ class ClusterNode final : public ShardDirectory {
   std::vector<absl::Time> build_again_at_;
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<ClusterShardReads> reads_;
+  std::unique_ptr<ClusterBackups> backups_;
   std::unique_ptr<grpc::Service> service_;
 
   absl::Mutex mu_;

@@ -87,12 +87,33 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
       engine);
 }
 
-// The gRPC ClusterService's change of the node list: the cluster node's, none on a single
-// server.
-ChangeClusterNodes ChangeNodesOf(cluster::ClusterNode* node) {
-  if (node == nullptr) return nullptr;
-  return [node](const std::vector<std::string>& add, const std::vector<std::string>& remove) {
-    return node->ChangeNodes(add, remove);
+// What the gRPC ClusterService does: the cluster node's, nothing on a single server.
+ClusterOperations ClusterOperationsOf(cluster::ClusterNode* node) {
+  if (node == nullptr) return {};
+  return {
+      .change_nodes =
+          [node](const std::vector<std::string>& add, const std::vector<std::string>& remove) {
+            return node->ChangeNodes(add, remove);
+          },
+      .backup =
+          [node](const std::string& dir, v1::BackupClusterResponse* response) {
+            ASSIGN_OR_RETURN(cluster::ClusterBackupSummary done, node->backups().Backup(dir));
+            response->set_shards(done.shards);
+            response->set_databases(done.databases);
+            response->set_tables(done.tables);
+            response->set_rows(done.rows);
+            response->set_bytes(done.bytes);
+            return absl::OkStatus();
+          },
+      .restore =
+          [node](const std::string& dir, v1::RestoreClusterResponse* response) {
+            ASSIGN_OR_RETURN(cluster::ClusterRestoreSummary done, node->backups().Restore(dir));
+            response->set_databases(done.databases);
+            response->set_tables(done.tables);
+            response->set_rows(done.rows);
+            response->set_expired(done.expired);
+            return absl::OkStatus();
+          },
   };
 }
 
@@ -237,7 +258,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
                                .ddl = ddl,
                                .internal = d->cluster_ != nullptr ? d->cluster_->internal_service()
                                                                   : nullptr,
-                               .change_nodes = ChangeNodesOf(d->cluster_.get())}));
+                               .cluster = ClusterOperationsOf(d->cluster_.get())}));
   if (d->cluster_ != nullptr) {
     // Announced once the internal service serves: other nodes forward writes to it.
     std::string advertise = config.advertise;

@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   auto server = std::unique_ptr<Server>(new Server());
   server->auth_service_ = std::make_unique<AuthService>(auth);
   server->backup_service_ = std::make_unique<BackupService>(engine, auth);
-  server->cluster_service_ = std::make_unique<ClusterService>(auth, services.change_nodes);
+  server->cluster_service_ = std::make_unique<ClusterService>(auth, services.cluster);
   server->catalog_service_ = std::make_unique<CatalogService>(
       engine, auth, services.ddl != nullptr ? services.ddl : &engine->catalog());
   server->write_service_ = std::make_unique<WriteService>(services.ingest, auth);

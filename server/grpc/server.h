@@ -54,7 +54,7 @@ struct GrpcServices {
   ScheduledQueries* scheduled = nullptr;
   CatalogChanges* ddl = nullptr;         // null: the engine's catalog makes DDL changes
   grpc::Service* internal = nullptr;     // a cluster node's internal service, when set
-  ChangeClusterNodes change_nodes;       // a cluster node's node list (empty: a single server)
+  ClusterOperations cluster;             // a cluster node's (empty: a single server)
 };
 
 class Server {

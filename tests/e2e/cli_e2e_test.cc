@@ -126,6 +126,12 @@ TEST_F(CliE2ETest, UsageErrorsExitTwoWithoutSendingAnything) {
   EXPECT_NE(single.exit_code, 0);
   EXPECT_THAT(single.err, HasSubstr("not a cluster node"));
   EXPECT_THAT(Cli({"cluster", "rebalance"}).err, HasSubstr("not a cluster node"));
+  // A cluster's backup needs its directory; a single server points to its own backups.
+  EXPECT_EQ(Cli({"cluster", "backup"}).exit_code, 2);
+  EXPECT_EQ(Cli({"cluster", "restore"}).exit_code, 2);
+  EXPECT_THAT(Cli({"cluster", "backup", "--to", "/tmp/x"}).err, HasSubstr("strata backup create"));
+  EXPECT_THAT(Cli({"cluster", "restore", "--from", "/tmp/x"}).err,
+              HasSubstr("stratad --restore-from"));
   // Nothing reached the server.
   EXPECT_EQ(Ok({"db", "list", "-f", "csv"}), "database,tables,description,created,updated\n");
 }

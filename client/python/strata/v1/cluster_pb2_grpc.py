@@ -19,6 +19,16 @@ class ClusterServiceStub(object):
                 request_serializer=strata_dot_v1_dot_cluster__pb2.ChangeNodesRequest.SerializeToString,
                 response_deserializer=strata_dot_v1_dot_cluster__pb2.ChangeNodesResponse.FromString,
                 )
+        self.BackupCluster = channel.unary_unary(
+                '/strata.v1.ClusterService/BackupCluster',
+                request_serializer=strata_dot_v1_dot_cluster__pb2.BackupClusterRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_cluster__pb2.BackupClusterResponse.FromString,
+                )
+        self.RestoreCluster = channel.unary_unary(
+                '/strata.v1.ClusterService/RestoreCluster',
+                request_serializer=strata_dot_v1_dot_cluster__pb2.RestoreClusterRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_cluster__pb2.RestoreClusterResponse.FromString,
+                )
 
 
 class ClusterServiceServicer(object):
@@ -34,6 +44,28 @@ class ClusterServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BackupCluster(self, request, context):
+        """Backs up the whole cluster into a directory on the machine of the node called (docs/
+        cluster.md, "Backups"): every database and table, and each shard's rows read from one
+        of its replicas, holding every entry of the shard's log through the sequence the
+        manifest records (every write acknowledged before the backup began). Errors:
+        INVALID_ARGUMENT for a relative directory, ALREADY_EXISTS for one that holds a backup,
+        UNAVAILABLE when a shard has no replica that can send its rows.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RestoreCluster(self, request, context):
+        """Restores a cluster backup into this cluster, which must hold no database (a new cluster,
+        of any shard count): the databases and tables, then every row through the write path.
+        Errors: NOT_FOUND for a directory without a backup, DATA_LOSS for a damaged file (nothing
+        is restored then), FAILED_PRECONDITION when the cluster already holds databases.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClusterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -41,6 +73,16 @@ def add_ClusterServiceServicer_to_server(servicer, server):
                     servicer.ChangeNodes,
                     request_deserializer=strata_dot_v1_dot_cluster__pb2.ChangeNodesRequest.FromString,
                     response_serializer=strata_dot_v1_dot_cluster__pb2.ChangeNodesResponse.SerializeToString,
+            ),
+            'BackupCluster': grpc.unary_unary_rpc_method_handler(
+                    servicer.BackupCluster,
+                    request_deserializer=strata_dot_v1_dot_cluster__pb2.BackupClusterRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_cluster__pb2.BackupClusterResponse.SerializeToString,
+            ),
+            'RestoreCluster': grpc.unary_unary_rpc_method_handler(
+                    servicer.RestoreCluster,
+                    request_deserializer=strata_dot_v1_dot_cluster__pb2.RestoreClusterRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_cluster__pb2.RestoreClusterResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -66,5 +108,39 @@ class ClusterService(object):
         return grpc.experimental.unary_unary(request, target, '/strata.v1.ClusterService/ChangeNodes',
             strata_dot_v1_dot_cluster__pb2.ChangeNodesRequest.SerializeToString,
             strata_dot_v1_dot_cluster__pb2.ChangeNodesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def BackupCluster(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/strata.v1.ClusterService/BackupCluster',
+            strata_dot_v1_dot_cluster__pb2.BackupClusterRequest.SerializeToString,
+            strata_dot_v1_dot_cluster__pb2.BackupClusterResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RestoreCluster(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/strata.v1.ClusterService/RestoreCluster',
+            strata_dot_v1_dot_cluster__pb2.RestoreClusterRequest.SerializeToString,
+            strata_dot_v1_dot_cluster__pb2.RestoreClusterResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

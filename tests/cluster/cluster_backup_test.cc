@@ -1,0 +1,192 @@
+// A whole cluster backed up and restored into a new cluster of another shard count
+// (docs/cluster.md, "Backups"): every database, table (with its settings) and row comes back
+// with its version, rows older than the memory store included; a damaged or missing backup,
+// a cluster that is not empty and a single server are refused with what to do.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/cluster.grpc.pb.h"
+#include "strata/v1/write.grpc.pb.h"
+#include "tests/cluster/cluster_harness.h"
+#include "tests/cluster/cluster_helpers.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata::testing {
+namespace {
+
+using std::chrono::seconds;
+
+grpc::Status Backup(StratadProcess& node, const std::string& dir,
+                    v1::BackupClusterResponse* response) {
+  v1::BackupClusterRequest request;
+  request.set_directory(dir);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + seconds(120));
+  return v1::ClusterService::NewStub(node.channel())->BackupCluster(&context, request, response);
+}
+
+grpc::Status Restore(StratadProcess& node, const std::string& dir,
+                     v1::RestoreClusterResponse* response) {
+  v1::RestoreClusterRequest request;
+  request.set_directory(dir);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + seconds(120));
+  return v1::ClusterService::NewStub(node.channel())->RestoreCluster(&context, request, response);
+}
+
+// demo.late: a memory store of one hour; magnetic-store writes on while `enable`.
+grpc::Status SetUpLateTable(StratadProcess& node, bool create, bool enable) {
+  auto stub = v1::CatalogService::NewStub(node.channel());
+  grpc::ClientContext context;
+  if (create) {
+    v1::CreateTableRequest request;
+    request.set_database_name("demo");
+    request.set_table_name("late");
+    request.mutable_retention_properties()->set_memory_store_retention_hours(1);
+    request.mutable_retention_properties()->set_magnetic_store_retention_days(30);
+    request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
+    v1::CreateTableResponse response;
+    return stub->CreateTable(&context, request, &response);
+  }
+  v1::UpdateTableRequest request;
+  request.set_database_name("demo");
+  request.set_table_name("late");
+  request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
+  v1::UpdateTableResponse response;
+  return stub->UpdateTable(&context, request, &response);
+}
+
+v1::DescribeTableResponse Describe(StratadProcess& node, const std::string& table) {
+  grpc::ClientContext context;
+  v1::DescribeTableRequest request;
+  request.set_database_name("demo");
+  request.set_table_name(table);
+  v1::DescribeTableResponse response;
+  EXPECT_TRUE(
+      v1::CatalogService::NewStub(node.channel())->DescribeTable(&context, request, &response).ok());
+  return response;
+}
+
+class ClusterBackupTest : public ::testing::Test {
+ protected:
+  void SetUp() override { REQUIRE_CLUSTER_SERVERS(); }
+
+  std::unique_ptr<TestCluster> StartCluster(int shards) {
+    auto cluster = std::make_unique<TestCluster>(TestCluster::Options{.shards = shards});
+    EXPECT_TRUE(cluster->Start()) << cluster->error();
+    return cluster;
+  }
+
+  TempDir backups_;
+};
+
+TEST_F(ClusterBackupTest, ABackupRestoresIntoANewClusterOfAnotherShardCount) {
+  const std::string dir = backups_.Sub("one");
+  HostBatches batches;
+  const int64_t now = NowMillis();
+  const int64_t versioned_at = now - 300'000;
+  std::map<std::pair<std::string, int64_t>, double> late_rows;
+  {
+    std::unique_ptr<TestCluster> cluster = StartCluster(4);
+    ASSERT_TRUE(CreateDatabase(cluster->node(0).channel(), "demo").ok());
+    ASSERT_TRUE(CreateDatabase(cluster->node(0).channel(), "empty").ok());
+    ASSERT_TRUE(CreateTable(cluster->node(1), "cpu").ok());
+    ASSERT_TRUE(SetUpLateTable(cluster->node(1), true, true).ok());
+    batches.Write(*cluster, 20, {0, 1, 2});
+    ASSERT_EQ(batches.acknowledged().size(), 400u);
+    // A point at version 5, and rows three hours old (magnetic store) in demo.late, whose
+    // magnetic-store writes are then turned off.
+    v1::WriteRecordsResponse written;
+    ASSERT_TRUE(Write(cluster->node(0), "cpu", {CpuRecord("h0", versioned_at, 42, 5)}, &written)
+                    .ok());
+    std::vector<v1::Record> late;
+    for (int h = 0; h < 30; ++h) {
+      late.push_back(CpuRecord("h" + std::to_string(h), now - 3 * 3'600'000 + h, h));
+      late_rows[{"h" + std::to_string(h), now - 3 * 3'600'000 + h}] = h;
+    }
+    ASSERT_TRUE(Write(cluster->node(2), "late", late, &written).ok());
+    ASSERT_EQ(written.rejected_records_size(), 0);
+    ASSERT_TRUE(SetUpLateTable(cluster->node(1), false, false).ok());
+
+    v1::BackupClusterResponse backed_up;
+    grpc::Status status = Backup(cluster->node(1), dir, &backed_up);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(backed_up.shards(), 4u);
+    EXPECT_EQ(backed_up.databases(), 2u);
+    EXPECT_EQ(backed_up.tables(), 2u);
+    EXPECT_EQ(backed_up.rows(), 400 + 1 + 30);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/manifest.pb"));
+    // A directory holding a backup is not written over.
+    status = Backup(cluster->node(0), dir, &backed_up);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS) << status.error_message();
+    EXPECT_NE(status.error_message().find("back up into a new directory"), std::string::npos);
+  }
+
+  // A new cluster of 8 shards: each row lands on its shard there.
+  std::unique_ptr<TestCluster> cluster = StartCluster(8);
+  v1::RestoreClusterResponse restored;
+  grpc::Status status = Restore(cluster->node(2), dir, &restored);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(restored.databases(), 2u);
+  EXPECT_EQ(restored.tables(), 2u);
+  EXPECT_EQ(restored.rows(), 400 + 1 + 30);
+  EXPECT_EQ(restored.expired(), 0);
+  auto expected = batches.acknowledged();
+  expected[{"h0", versioned_at}] = 42;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ReadAll(cluster->node(i), "cpu"), expected) << i;
+  EXPECT_EQ(ReadAll(cluster->node(0), "late"), late_rows);
+  // The table's settings came back as they were (magnetic-store writes off again).
+  const v1::DescribeTableResponse late = Describe(cluster->node(1), "late");
+  EXPECT_FALSE(late.table().magnetic_store_write_properties().enable_magnetic_store_writes());
+  EXPECT_EQ(late.table().retention_properties().memory_store_retention_hours(), 1);
+  EXPECT_EQ(late.table().retention_properties().magnetic_store_retention_days(), 30);
+  // Versions came back: a lower one is refused with the stored one.
+  v1::WriteRecordsResponse written;
+  ASSERT_TRUE(Write(cluster->node(1), "cpu", {CpuRecord("h0", versioned_at, 7, 4)}, &written).ok());
+  ASSERT_EQ(written.rejected_records_size(), 1);
+  EXPECT_EQ(written.rejected_records(0).existing_version(), 5);
+  EXPECT_EQ(cluster->CompareReplicas({0, 1, 2}, seconds(30)), "");
+
+  // Refusals, each saying what is wrong.
+  status = Restore(cluster->node(0), dir, &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(status.error_message().find("a cluster holding no database"), std::string::npos)
+      << status.error_message();
+  status = Restore(cluster->node(0), backups_.Sub("none"), &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << status.error_message();
+  status = Restore(cluster->node(0), "relative/dir", &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  const std::string damaged = backups_.Sub("damaged");
+  std::filesystem::copy(dir, damaged);
+  {
+    std::fstream file(damaged + "/shard-1.parts", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(10);
+    file.put('\x7f');
+  }
+  status = Restore(cluster->node(0), damaged, &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS) << status.error_message();
+  EXPECT_NE(status.error_message().find("shard-1.parts is damaged"), std::string::npos)
+      << status.error_message();
+}
+
+TEST_F(ClusterBackupTest, ASingleServerSaysToUseItsOwnBackups) {
+  StratadProcess single;
+  ASSERT_TRUE(single.Start());
+  v1::BackupClusterResponse backed_up;
+  grpc::Status status = Backup(single, backups_.Sub("single"), &backed_up);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(status.error_message().find("strata backup create"), std::string::npos);
+  v1::RestoreClusterResponse restored;
+  status = Restore(single, backups_.Sub("single"), &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(status.error_message().find("stratad --restore-from"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata::testing
