@@ -10,7 +10,7 @@
 # row), the rate the nodes' quota allows.
 # A quota divides CPU time only: the nodes still share memory bandwidth, caches, the one
 # disk (each apply fsyncs) and loopback.
-# Needs root and the cgroup v1 cpu controller (/sys/fs/cgroup/cpu) or cgroup v2.
+# Needs root and a cgroup cpu controller (bench/cgroup_quota.sh).
 # Usage: bench/cluster_scaling.sh [rows] [quota] [node counts...]   e.g. 200000 0.15 3 6
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,33 +25,13 @@ hz=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }  # ticks
 strata() { build/client/strata "$@"; }
 
-# cgroups: v1's cpu controller, else v2's root.
-if [ -d /sys/fs/cgroup/cpu ] && [ -w /sys/fs/cgroup/cpu ]; then
-  cg_root=/sys/fs/cgroup/cpu/strata-bench
-  cg_quota() { echo 100000 >"$1/cpu.cfs_period_us"; echo "$2" >"$1/cpu.cfs_quota_us"; }
-  cg_add() { echo "$2" >"$1/cgroup.procs"; }
-elif [ -w /sys/fs/cgroup/cgroup.subtree_control ]; then
-  cg_root=/sys/fs/cgroup/strata-bench
-  echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-  cg_quota() { echo "$2 100000" >"$1/cpu.max"; }
-  cg_add() { echo "$2" >"$1/cgroup.procs"; }
-else
-  echo "cluster_scaling.sh: needs root and a writable cgroup cpu controller" >&2
-  exit 1
-fi
+source bench/cgroup_quota.sh
 cleanup() {
   scripts/cluster.sh down >/dev/null 2>&1 || true
-  for g in "$cg_root"/*/; do
-    [ -d "$g" ] || continue
-    while read -r p; do echo "$p" >"$(dirname "$cg_root")/cgroup.procs" 2>/dev/null || true; done <"$g/cgroup.procs"
-    rmdir "$g" 2>/dev/null || true
-  done
-  rmdir "$cg_root" 2>/dev/null || true
+  cg_cleanup
   rm -rf "$dir"
 }
 trap cleanup EXIT
-mkdir -p "$cg_root"
-quota_us=$(awk -v q="$quota" 'BEGIN { printf "%d", q * 100000 }')
 
 bench/gen_import_file.sh "$rows" lp >"$dir/data.lp"
 echo "file: $rows rows; quota $quota CPU per node; node counts: ${counts[*]}"
@@ -63,8 +43,7 @@ for n in "${counts[@]}"; do
   declare -A start=() pid_of=()
   while read -r kind name pid; do
     group=$cg_root/$name
-    mkdir -p "$group"
-    [ "$kind" = node ] && cg_quota "$group" "$quota_us"
+    if [ "$kind" = node ]; then cg_quota "$group" "$quota"; else cg_quota "$group" max; fi
     cg_add "$group" "$pid"
     pid_of[$name]=$pid
   done <"$STRATA_CLUSTER_DIR/pids"

@@ -29,6 +29,12 @@ constexpr milliseconds kConnectTimeout{3000};
 // How long a node waits before it campaigns for a leaderless shard that another node
 // prefers (spreads leaders over the nodes, and leaves the preferred node the first try).
 constexpr absl::Duration kDeferToPreferred = absl::Milliseconds(1500);
+// A node leading a shard another node is the first choice for hands it back once it has led
+// it this long (a first choice that comes and goes does not move the lead each time), looking
+// this often, if the first choice's replica is at most kHandBackLag entries behind.
+constexpr absl::Duration kHandBackAfter = absl::Seconds(10);
+constexpr absl::Duration kHandBackLookEvery = absl::Seconds(5);
+constexpr uint64_t kHandBackLag = 100;
 // How long a node keeps the rows of a replica it gave up, for queries that began reading them.
 constexpr absl::Duration kKeepRowsOfDroppedReplica = absl::Seconds(60);
 // A replica that could not be built (no peer could send a checkpoint) is tried again after.
@@ -416,23 +422,53 @@ bool ClusterNode::WaitCatalog(int64_t revision, milliseconds wait) {
   return catalog_->WaitApplied(revision, wait);
 }
 
-bool ClusterNode::Preferred(uint32_t shard) {
+std::string ClusterNode::PreferredLeader(uint32_t shard) {
   absl::MutexLock lock(&mu_);
   if (placement_[shard].has_value() || !created_placement_.empty()) {
     const ShardPlacement placement = PlacementOf(shard);
-    return !placement.replicas.empty() && placement.replicas.front() == options_.node_id;
+    return placement.replicas.empty() ? "" : placement.replicas.front();
   }
-  if (nodes_.empty()) return true;
-  size_t index = 0;
-  for (const auto& [id, address] : nodes_) {
-    if (id == options_.node_id) break;
-    ++index;
+  if (nodes_.empty()) return options_.node_id;
+  auto it = nodes_.begin();
+  std::advance(it, shard % nodes_.size());
+  return it->first;
+}
+
+bool ClusterNode::Preferred(uint32_t shard) { return PreferredLeader(shard) == options_.node_id; }
+
+bool ClusterNode::HandBack(uint32_t shard, Replica& replica, const Leader& leader) {
+  const std::string preferred = PreferredLeader(shard);
+  if (preferred.empty() || preferred == options_.node_id) return false;
+  std::string address;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = nodes_.find(preferred);
+    if (it == nodes_.end()) return false;  // away: this node keeps the lead
+    address = it->second;
   }
-  return shard % nodes_.size() == index;
+  const std::optional<internal::v1::ShardStateResponse> state =
+      StateOf(preferred, address, {shard});
+  if (!state.has_value()) return false;
+  const uint64_t applied = replica.state().applied;
+  for (const internal::v1::ShardState& s : state->shards()) {
+    // Its replica must take the lead at once: healthy, willing, and nearly caught up.
+    if (s.shard() != shard || !s.may_lead() || s.applied_sequence() + kHandBackLag < applied) {
+      continue;
+    }
+    spdlog::info("cluster: node {} hands shard {}'s lead back to node {}, its first choice",
+                 options_.node_id, shard, preferred);
+    replica.StepDown();
+    etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+    return true;
+  }
+  return false;
 }
 
 void ClusterNode::Campaign(uint32_t shard) {
   absl::Time vacant_since = absl::InfiniteFuture();
+  // Since when this node leads the shard, and when it looks next whether to hand it back.
+  absl::Time led_since = absl::InfiniteFuture();
+  absl::Time hand_back_look = absl::InfinitePast();
   while (!stopping_.WaitForNotificationWithTimeout(absl::Milliseconds(200))) {
     bool serves = false;
     const std::shared_ptr<Replica> held = FollowPlacement(shard, &serves);
@@ -461,9 +497,20 @@ void ClusterNode::Campaign(uint32_t shard) {
       }
       continue;
     }
+    if (leader.node != options_.node_id) led_since = absl::InfiniteFuture();
     if (leader.node == options_.node_id) {
       vacant_since = absl::InfiniteFuture();
-      if (replica.leading() && replica.epoch() == leader.epoch) continue;
+      if (replica.leading() && replica.epoch() == leader.epoch) {
+        // A lead taken while the shard's first choice was away goes back to it once it has
+        // been back a while (the leads, and the work they bring, stay spread).
+        const absl::Time now = absl::Now();
+        if (led_since == absl::InfiniteFuture()) led_since = now;
+        if (now - led_since >= kHandBackAfter && now >= hand_back_look && !draining_) {
+          hand_back_look = now + kHandBackLookEvery;
+          if (HandBack(shard, replica, leader)) led_since = absl::InfiniteFuture();
+        }
+        continue;
+      }
       if (absl::Status s = replica.Lead(leader.epoch); !s.ok()) {
         spdlog::warn("cluster: shard {}: could not take the lead: {}", shard, s.message());
         if (absl::IsFailedPrecondition(s)) {

@@ -131,6 +131,9 @@ class ClusterNode final : public ShardDirectory {
   std::string LeaderAddress(uint32_t shard, bool* self) override;
   std::shared_ptr<Replica> LocalReplica(uint32_t shard) override;
   int64_t catalog_revision() override { return catalog_->applied_revision(); }
+  bool TakesLeads() const override {
+    return !draining_ && options_.testing_apply_delay_ms == 0;
+  }
   bool CatchUpCatalog() override;
   const Membership& membership() const override { return *membership_; }
   std::vector<ShardHolder> Holders(uint32_t shard) override;
@@ -175,7 +178,14 @@ class ClusterNode final : public ShardDirectory {
                                                          const std::string& address,
                                                          const std::vector<uint32_t>& shards);
   std::vector<std::shared_ptr<Replica>> AllReplicas();
+  // The node `shard` is first offered to: its placement's first replica, else its turn among
+  // the members in id order.
+  std::string PreferredLeader(uint32_t shard);
   bool Preferred(uint32_t shard);
+  // This node leads `shard` (at `leader`) though another is its first choice: hands the lead
+  // back to it if that node is a member whose replica is healthy, would lead and is nearly
+  // caught up. True when it did.
+  bool HandBack(uint32_t shard, Replica& replica, const Leader& leader);
   // Where `shard` is placed: its etcd key's placement, else the one the cluster was
   // created with (--cluster-nodes), else every member (this node included).
   ShardPlacement PlacementOf(uint32_t shard) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -52,6 +52,8 @@ class ShardDirectory {
   // This node's replica of `shard` (joining or serving), null when it holds none.
   virtual std::shared_ptr<Replica> LocalReplica(uint32_t shard) = 0;
   virtual int64_t catalog_revision() = 0;
+  // Whether this node campaigns for the shards it holds (not while stopping).
+  virtual bool TakesLeads() const = 0;
   // Brings this node's catalog up to etcd's current revision (a table just created through
   // another node); false if it could not.
   virtual bool CatchUpCatalog() = 0;

@@ -107,6 +107,7 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     out->set_epoch(replica->epoch());
     out->set_applied_sequence(state.applied);
     out->set_digest(state.digest);
+    out->set_may_lead(directory_.TakesLeads() && replica->health().ok());
   }
   return grpc::Status::OK;
 }

@@ -166,6 +166,55 @@ TEST_F(ClusterTest, ARestartedNodeTakesWrites) {
   EXPECT_EQ(ReadAll(cluster_->node(1), "cpu").size(), 16u);
 }
 
+// A node that comes back gets back the leads it is the first choice for (shard s's is the
+// s-th node in id order, as the cluster started), so the shards' leads, and the writes and
+// reads they bring, stay spread over the nodes.
+TEST_F(ClusterTest, ARestartedNodeGetsItsLeadsBack) {
+  auto leads_of = [&](const std::string& node) {
+    std::vector<uint32_t> out;
+    const std::vector<std::string> leaders = cluster_->Leaders();
+    for (uint32_t s = 0; s < leaders.size(); ++s) {
+      if (leaders[s] == node) out.push_back(s);
+    }
+    return out;
+  };
+  auto wait_for_lead = [&](uint32_t shard, const std::string& node, seconds timeout) {
+    for (const auto deadline = std::chrono::steady_clock::now() + timeout;
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(std::chrono::milliseconds(200))) {
+      if (cluster_->Leaders()[shard] == node) return true;
+    }
+    return false;
+  };
+  // 4 shards, nodes n0..n2: n1 is shard 1's first choice.
+  ASSERT_TRUE(wait_for_lead(1, "n1", seconds(20)));
+  cluster_->node(1).Kill9();
+  std::this_thread::sleep_for(seconds(1));
+  for (const auto deadline = std::chrono::steady_clock::now() + seconds(20);
+       std::chrono::steady_clock::now() < deadline && cluster_->Leaders()[1] == "n1";) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  const std::string interim = cluster_->Leaders()[1];
+  ASSERT_TRUE(interim == "n0" || interim == "n2") << interim;
+  ASSERT_TRUE(wait_for_lead(1, interim, seconds(20)));
+  ASSERT_TRUE(cluster_->node(1).Restart()) << cluster_->node(1).error();
+  // Handed back once its replica is caught up and the interim leader has led 10 s.
+  EXPECT_TRUE(wait_for_lead(1, "n1", seconds(45)));
+  EXPECT_EQ(leads_of("n1"), std::vector<uint32_t>{1});
+  EXPECT_NE(cluster_->node(interim == "n0" ? 0 : 2).log().find(
+                "hands shard 1's lead back to node n1"),
+            std::string::npos);
+  // Writes go on through every node.
+  const int64_t now = NowMillis();
+  std::vector<v1::Record> records;
+  for (int i = 0; i < 16; ++i) records.push_back(CpuRecord("b" + std::to_string(i), now, i));
+  v1::WriteRecordsResponse response;
+  grpc::Status written = Write(cluster_->node(1), "cpu", records, &response);
+  ASSERT_TRUE(written.ok()) << written.error_message();
+  EXPECT_EQ(ReadAll(cluster_->node(2), "cpu").size(), 16u);
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+}
+
 // DELETE through any node goes through the shards' logs: every replica deletes the same
 // points at the same place among its shard's writes (a write after the DELETE stays), and
 // the replicas' digests agree.

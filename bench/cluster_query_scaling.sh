@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Query scaling at a CPU quota per node (issue 58; docs/benchmarks.md, "Cluster II: query
+# scaling"). The TSBS devops suite (bench/query_bench) over the same data on one stratad and
+# on a 3-node cluster (strong scaling), and over three times the data on the 3-node cluster
+# (weak scaling), each stratad in a cgroup with a quota of QUOTA CPUs (bench/cgroup_quota.sh;
+# NATS and etcd without one). Data: HOSTS hosts × 12 hours at 10 s (TSBS-like rows of 10
+# doubles, dimension hostname), loaded without quotas and settled (closed hours sealed into
+# blocks) before the quotas are set. Queries go through node n0 (leader reads: each shard's
+# leader computes its part); every query type's row count is compared across the runs.
+# Usage: bench/cluster_query_scaling.sh [hosts] [quota] [runs]   e.g. 200 0.5 9
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hosts=${1:-200} quota=${2:-0.5} runs=${3:-9}
+scripts/build.sh stratad strata query_bench >/dev/null
+dir=$(mktemp -d)
+export STRATA_CLUSTER_DIR=$dir/cluster STRATA_CLUSTER_PORT_BASE=${STRATA_CLUSTER_PORT_BASE:-19200}
+export STRATA_CLUSTER_NODE_FLAGS="--maintenance-interval-seconds 5"
+source bench/cgroup_quota.sh
+single=""
+cleanup() {
+  [ -n "$single" ] && kill "$single" 2>/dev/null
+  scripts/cluster.sh down >/dev/null 2>&1 || true
+  cg_cleanup
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+strata() { build/client/strata "$@"; }
+
+# HOSTS × 12 h of rows ending now, as line protocol.
+generate() { # hosts
+  awk -v hosts="$1" -v now="$(date +%s)" 'BEGIN {
+    srand(1)
+    for (t = now - 43200 + 10; t <= now; t += 10)
+      for (h = 0; h < hosts; h++) {
+        printf "cpu,hostname=host_%d,region=region_%d ", h, h % 10
+        split("usage_user usage_system usage_idle usage_nice usage_iowait usage_irq usage_softirq usage_steal usage_guest usage_guest_nice", f, " ")
+        for (i = 1; i <= 10; i++) printf "%s%s=%.2f", (i > 1 ? "," : ""), f[i], rand() * 100
+        printf " %d000000000\n", t
+      }
+  }'
+}
+
+# Waits until no node's log shows a new tiering run of benchmark.cpu for two checks running.
+settle() { # log files...
+  local seen=-1 now
+  while true; do
+    now=$(cat "$@" | grep -c 'tiering "benchmark"."cpu"' || true)
+    [ "$now" = "$seen" ] && return
+    seen=$now
+    sleep 12
+  done
+}
+
+load() { # port, file
+  strata -p "$1" db create benchmark >/dev/null
+  strata -p "$1" table create benchmark cpu --memory 24h >/dev/null
+  strata -p "$1" import benchmark cpu "$2" --format lp --parallel 4 --progress none >/dev/null
+}
+
+suite() { # port, output file
+  build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --columnar >"$2"
+}
+
+generate "$hosts" >"$dir/data.lp"
+generate $((3 * hosts)) >"$dir/data3.lp"
+echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hosts)) hosts; quota $quota CPU per stratad; $runs runs a query"
+
+# One stratad.
+port=$((STRATA_CLUSTER_PORT_BASE + 900))
+build/server/stratad --data-dir "$dir/single" --listen "127.0.0.1:$port" --http-listen '' \
+  --pg-listen '' --maintenance-interval-seconds 5 2>"$dir/single.log" &
+single=$!
+for _ in $(seq 50); do strata -p $port health >/dev/null 2>&1 && break; sleep 0.1; done
+load $port "$dir/data.lp"
+settle "$dir/single.log"
+cg_quota "$cg_root/single" "$quota"
+cg_add "$cg_root/single" "$single"
+suite $port "$dir/one.txt"
+kill "$single"; wait "$single" 2>/dev/null || true; single=""
+
+cluster_suite() { # file, output
+  rm -rf "$STRATA_CLUSTER_DIR"
+  scripts/cluster.sh up 3 >/dev/null
+  local gateway=$((STRATA_CLUSTER_PORT_BASE + 100))
+  load $gateway "$1"
+  settle "$STRATA_CLUSTER_DIR"/node*.log
+  while read -r kind name pid; do
+    if [ "$kind" = node ]; then cg_quota "$cg_root/$name" "$quota"; else cg_quota "$cg_root/$name" max; fi
+    cg_add "$cg_root/$name" "$pid"
+  done <"$STRATA_CLUSTER_DIR/pids"
+  suite $gateway "$2"
+  scripts/cluster.sh down >/dev/null
+}
+cluster_suite "$dir/data.lp" "$dir/three.txt"
+cluster_suite "$dir/data3.lp" "$dir/three3x.txt"
+
+echo "| query | 1 node (ms) | 3 nodes, same data (ms) | speed-up | 3 nodes, 3× data (ms) | rows |"
+echo "|---|---|---|---|---|---|"
+join <(tail -n +2 "$dir/one.txt" | awk '{print $1, $2, $5}' | sort) \
+  <(tail -n +2 "$dir/three.txt" | awk '{print $1, $2, $5}' | sort) |
+  join - <(tail -n +2 "$dir/three3x.txt" | awk '{print $1, $2}' | sort) |
+  awk '{ same = ($3 == $5) ? $3 : $3 " ≠ " $5
+         printf "| %s | %.2f | %.2f | %.2f× | %.2f | %s |\n", $1, $2, $4, $2 / $4, $6, same }'
