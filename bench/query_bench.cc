@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
   app.add_option("--sql", sql, "Run this statement (named \"custom\") instead of the suite");
   bool columnar = false;
   app.add_flag("--columnar", columnar, "Ask for columnar result pages (QueryRequest.columnar)");
+  std::string read;
+  app.add_option("--read", read,
+                 "A cluster's read choice: leader, strong, or follower (within 60 s)")
+      ->check(CLI::IsMember({"leader", "strong", "follower"}));
   CLI11_PARSE(app, argc, argv);
 
   auto channel = connection.Channel();
@@ -103,6 +107,11 @@ int main(int argc, char** argv) {
       strata::v1::QueryRequest request;
       request.set_query_string(q.sql);
       request.set_columnar(columnar);
+      if (read == "strong") request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_STRONG);
+      if (read == "follower") {
+        request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_FOLLOWER);
+        request.mutable_read()->set_max_staleness_millis(60'000);
+      }
       request.set_page_size(10'000);
       auto t0 = std::chrono::steady_clock::now();
       auto reader = stub->Query(&context, request);
