@@ -127,7 +127,7 @@ absl::StatusOr<int64_t> WriteCheckpointPart(Engine& engine, const CheckpointPart
     NormalizedWriteSource source(part.database, part.table, &records);
     std::promise<absl::StatusOr<WriteResult>> written;
     engine.writer().WriteAsync(
-        source, WriteOptions{.now_nanos = part.now_nanos},
+        source, WriteOptions{.now_nanos = part.now_nanos, .copying = true},
         [&written](absl::StatusOr<WriteResult> result) { written.set_value(std::move(result)); });
     absl::StatusOr<WriteResult> result = written.get_future().get();
     if (absl::IsResourceExhausted(result.status()) && !stop()) {

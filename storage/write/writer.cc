@@ -62,8 +62,10 @@ std::string Window(int64_t from, int64_t to) {
   return StrCat("[", FormatIso8601Millis(from), ", ", FormatIso8601Millis(to), ")");
 }
 
-// Routes a record by its time: memory store, magnetic store, or rejected.
-absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t now) {
+// Routes a record by its time: memory store, magnetic store, or rejected. `copying`: the
+// record was accepted once (WriteOptions::copying), so the table's magnetic-store setting
+// does not refuse it.
+absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t now, bool copying) {
   const int64_t memory_start = table.MemoryStoreStartNanos(now);
   const int64_t future_end = now + kFutureWindowNanos;
   const int64_t retention_start = table.RetentionStartNanos(now);
@@ -74,7 +76,7 @@ absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t no
         Window(memory_start, future_end), ". Check the record's time and time_unit"));
   }
   if (time >= memory_start) return false;
-  if (!table.enable_magnetic_store_writes) {
+  if (!table.enable_magnetic_store_writes && !copying) {
     return absl::InvalidArgumentError(StrCat(
         "the record timestamp ", FormatIso8601Millis(time), " is outside the time range ",
         Window(memory_start, future_end),
@@ -933,7 +935,8 @@ void Writer::WriteAsync(WriteSource& source, WriteOptions options, WriteDone don
   pending->done = std::move(done);
   pending->catalog_puts = std::move(options.catalog_puts);
   const int64_t now = options.now_nanos != 0 ? options.now_nanos : clock_->NowNanos();
-  if (absl::Status prepared = Prepare(source, now, pending.get()); !prepared.ok()) {
+  if (absl::Status prepared = Prepare(source, now, options.copying, pending.get());
+      !prepared.ok()) {
     Complete(std::move(pending), prepared);
     return;
   }
@@ -968,7 +971,7 @@ void Writer::Enqueue(std::unique_ptr<Pending> pending, bool must_apply) {
   Complete(std::move(pending), QueueFull(queued));
 }
 
-absl::Status Writer::Prepare(WriteSource& source, int64_t now, Pending* pending) {
+absl::Status Writer::Prepare(WriteSource& source, int64_t now, bool copying, Pending* pending) {
   ASSIGN_OR_RETURN(pending->table, catalog_->FindTable(source.database_name(), source.table_name()));
   RETURN_IF_ERROR(source.ValidateShape());
   ASSIGN_OR_RETURN(pending->state, State(pending->table->id));
@@ -990,7 +993,7 @@ absl::Status Writer::Prepare(WriteSource& source, int64_t now, Pending* pending)
       rejected.push_back({i, std::string(normalized.message())});
       continue;
     }
-    auto magnetic = IsMagnetic(table, record.time_nanos, now);
+    auto magnetic = IsMagnetic(table, record.time_nanos, now, copying);
     if (!magnetic.ok()) {
       records.pop_back();
       rejected.push_back(

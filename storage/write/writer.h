@@ -47,6 +47,12 @@ struct WriteOptions {
   // Refused neither for a full queue nor for the memory budget: a replica must apply what
   // its log committed (its leader refused before publishing).
   bool must_apply = false;
+  // Rows copied from another replica of their shard (cluster/checkpoint.h): each was
+  // accepted once, so a row older than the memory store goes in as a magnetic-store write
+  // whatever the table allows now (its memory store may have grown past rows once outside
+  // it, which stay outside: TableInfo::memory_store_floor_nanos). The retention and the
+  // future limit still refuse.
+  bool copying = false;
   // `catalog` family entries written in the same batch as the records (a replica's applied
   // log sequence).
   std::vector<std::pair<std::string, std::string>> catalog_puts;
@@ -157,7 +163,7 @@ class Writer {
 
   // Validates and prepares the request's records (taken from `source`)
   // into `pending`; an error refuses the request as a whole.
-  absl::Status Prepare(WriteSource& source, int64_t now, Pending* pending);
+  absl::Status Prepare(WriteSource& source, int64_t now, bool copying, Pending* pending);
   // Queues `pending` for the committer, or refuses it when the queue is full.
   void Enqueue(std::unique_ptr<Pending> pending, bool must_apply);
   // The committer thread: commits queued requests a group at a time.

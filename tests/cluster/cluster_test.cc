@@ -841,7 +841,13 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
   REQUIRE_CLUSTER_SERVERS();
   const char* env = std::getenv("STRATA_SOAK_CYCLES");
   const int cycles = env != nullptr ? std::atoi(env) : 20;
-  TestCluster cluster(TestCluster::Options{.lease_seconds = 5});
+  // STRATA_SOAK_NODE_FLAGS: more flags for every node (e.g. the logs trimmed every second).
+  std::vector<std::string> node_flags;
+  if (const char* flags = std::getenv("STRATA_SOAK_NODE_FLAGS"); flags != nullptr) {
+    std::istringstream words(flags);
+    for (std::string word; words >> word;) node_flags.push_back(word);
+  }
+  TestCluster cluster(TestCluster::Options{.lease_seconds = 5, .node_flags = node_flags});
   ASSERT_TRUE(cluster.Start()) << cluster.error();
   ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
   ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
@@ -855,12 +861,14 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
   const double first_rate = rate(seconds(5));
   std::vector<double> failovers;
   int stale_reads = 0;  // checks that missed records a later check found
+  int copied = 0;       // replicas a restarted node built from a peer's checkpoint
   for (int cycle = 0; cycle < cycles; ++cycle) {
     const bool kill_node = cycle % 2 == 0;
     std::string what;
     const auto killed_at = std::chrono::steady_clock::now();
+    int victim = -1;
     if (kill_node) {
-      const int victim = TestCluster::IndexOf(cluster.Leaders()[cycle % 4]);
+      victim = TestCluster::IndexOf(cluster.Leaders()[cycle % 4]);
       what = "node n" + std::to_string(victim);
       cluster.node(victim).Kill9();
       // Until every shard has a leader again and a write through the others succeeds.
@@ -879,15 +887,15 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count());
       ASSERT_TRUE(cluster.node(victim).Restart()) << cluster.node(victim).error();
     } else {
-      const int victim = (cycle / 2) % 3;
-      what = "NATS n" + std::to_string(victim);
-      cluster.nats(victim).Kill9();
+      const int nats = (cycle / 2) % 3;
+      what = "NATS n" + std::to_string(nats);
+      cluster.nats(nats).Kill9();
       std::this_thread::sleep_for(seconds(3));
-      ASSERT_TRUE(cluster.nats(victim).Restart());
+      ASSERT_TRUE(cluster.nats(nats).Restart());
       // One fault at a time: the next cycle may kill another NATS server, and two of three
       // must hold every stream (a restarted server takes ~30-60 s here to catch up).
-      if (!cluster.WaitNatsHealthy(victim, seconds(90))) {
-        std::printf("cycle %d: NATS n%d not healthy 90 s after its restart\n", cycle + 1, victim);
+      if (!cluster.WaitNatsHealthy(nats, seconds(90))) {
+        std::printf("cycle %d: NATS n%d not healthy 90 s after its restart\n", cycle + 1, nats);
       }
     }
     std::this_thread::sleep_for(seconds(2));
@@ -898,6 +906,14 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
       ++stale_reads;
       std::this_thread::sleep_for(seconds(2));
       lost = load.Check(cluster.node((cycle + 2) % 3));
+    }
+    if (victim >= 0) {
+      // Its log restarted with the process: every copy counted once.
+      const std::string log = cluster.node(victim).log();
+      for (size_t at = log.find("'s checkpoint at sequence"); at != std::string::npos;
+           at = log.find("'s checkpoint at sequence", at + 1)) {
+        ++copied;
+      }
     }
     std::printf(
         "cycle %d: killed %s%s; acknowledged so far %zu, failed calls %d, records "
@@ -917,17 +933,23 @@ TEST(ClusterSoak, DISABLED_FaultCycles) {
   for (int reader : {0, 1, 2}) EXPECT_EQ(load.Check(cluster.node(reader)), "") << reader;
   const std::string replicas = cluster.CompareReplicas({0, 1, 2}, seconds(60));
   EXPECT_EQ(replicas, "");
+  // Each node's own replicas hold the same rows (the digests chain the log, not the rows).
+  const auto everything = ReadAll(cluster.node(0), "cpu");
+  for (int node : {0, 1, 2}) {
+    EXPECT_EQ(ReadAll(cluster.node(node), "cpu", /*own_replicas=*/true), everything) << node;
+  }
   std::sort(failovers.begin(), failovers.end());
   std::printf(
       "soak: %d cycles, %zu acknowledged records, 0 expected lost (%s); %d checks answered "
       "before the node had applied everything (checked again 2 s later); replicas %s\n"
       "leader failover (kill -9 to a 16-shard write accepted through another node): median "
       "%.1f s, max %.1f s\nwrite rate before %.0f, after %.0f acknowledged records/s (3 "
-      "writers, 10-record calls)\n",
+      "writers, 10-record calls)\nreplicas built from a peer's checkpoint by restarted nodes: "
+      "%d\n",
       cycles, load.acked(), ::testing::Test::HasFailure() ? "FAILED" : "checked after every cycle",
       stale_reads, replicas.empty() ? "agree" : replicas.c_str(),
       failovers.empty() ? 0 : failovers[failovers.size() / 2],
-      failovers.empty() ? 0 : failovers.back(), first_rate, last_rate);
+      failovers.empty() ? 0 : failovers.back(), first_rate, last_rate, copied);
 }
 
 }  // namespace

@@ -191,6 +191,21 @@ TEST_F(CheckpointTest, EveryShardCopiedMakesTheSameRows) {
   EXPECT_EQ(lower->rejected[0].existing_version, 7);
 }
 
+// A memory store grown after the rows were written keeps them outside it (its floor): the
+// copy still takes them, as magnetic-store writes, though the table takes none from clients.
+TEST_F(CheckpointTest, RowsBelowAGrownMemoryStoresFloorAreCopied) {
+  Load();
+  ASSERT_TRUE(to_->catalog()
+                  .UpdateTable("mydb", "tbl",
+                               {.retention = RetentionProperties{
+                                    .memory_store_retention_hours = 48,
+                                    .magnetic_store_retention_days = 10}})
+                  .ok());
+  ASSERT_GT(Table(*to_).memory_store_floor_nanos, kCheckpointNow - 20 * kNanosPerHour);
+  for (uint32_t shard = 0; shard < kShards; ++shard) Copy(shard);
+  EXPECT_EQ(Rows(*to_), Rows(*from_));
+}
+
 TEST_F(CheckpointTest, OneShardCopiesOnlyItsSeries) {
   Load();
   Copy(1);
