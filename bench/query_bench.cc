@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
       strata::v1::QueryRequest request;
       request.set_query_string(q.sql);
       request.set_columnar(columnar);
-      if (read == "strong") request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_STRONG);
+      if (read == "strong")
+        request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_STRONG);
       if (read == "follower") {
         request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_FOLLOWER);
         request.mutable_read()->set_max_staleness_millis(60'000);

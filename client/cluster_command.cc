@@ -56,10 +56,10 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     grpc::Status status = context.connection().cluster().BackupCluster(&call, request, &response);
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "backed up " << response.rows() << " rows of " << response.tables()
-              << " tables in " << response.databases() << " databases from "
-              << response.shards() << " shards into " << *to << " (" << response.bytes()
-              << " bytes); restore into a new cluster with: strata cluster restore --from "
-              << *to << "\n";
+              << " tables in " << response.databases() << " databases from " << response.shards()
+              << " shards into " << *to << " (" << response.bytes()
+              << " bytes); restore into a new cluster with: strata cluster restore --from " << *to
+              << "\n";
   });
   auto from = std::make_shared<std::string>();
   CLI::App* restore = cluster.add_subcommand(
@@ -73,8 +73,7 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     grpc::ClientContext call;
     call.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
     context.connection().Authorize(call);
-    grpc::Status status =
-        context.connection().cluster().RestoreCluster(&call, request, &response);
+    grpc::Status status = context.connection().cluster().RestoreCluster(&call, request, &response);
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "restored " << response.databases() << " databases, " << response.tables()
               << " tables and " << response.rows() << " rows";

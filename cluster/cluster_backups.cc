@@ -71,13 +71,13 @@ class FileWriter {
   const std::string temp_;
   int fd_ = -1;
   uint64_t size_ = 0;
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> hash_{
-      [] {
-        XXH3_state_t* state = XXH3_createState();
-        XXH3_64bits_reset(state);
-        return state;
-      }(),
-      &XXH3_freeState};
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> hash_{[] {
+                                                                   XXH3_state_t* state =
+                                                                       XXH3_createState();
+                                                                   XXH3_64bits_reset(state);
+                                                                   return state;
+                                                                 }(),
+                                                                 &XXH3_freeState};
 };
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -90,9 +90,10 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::Status CheckDirectory(const std::string& dir) {
   if (dir.empty() || dir.front() != '/') {
-    return absl::InvalidArgumentError(StrCat("the backup directory must be an absolute path on "
-                                             "the node's machine, not \"",
-                                             dir, "\""));
+    return absl::InvalidArgumentError(
+        StrCat("the backup directory must be an absolute path on "
+               "the node's machine, not \"",
+               dir, "\""));
   }
   return absl::OkStatus();
 }
@@ -115,7 +116,8 @@ absl::StatusOr<internal::v1::ShardBackup> ClusterBackups::BackupShard(uint32_t s
                                                                       const std::string& path) {
   std::vector<ShardHolder> holders = directory_.Holders(shard);
   // This node's own replica first (no copy over the network), then a follower's.
-  std::stable_partition(holders.begin(), holders.end(), [](const ShardHolder& h) { return h.self; });
+  std::stable_partition(holders.begin(), holders.end(),
+                        [](const ShardHolder& h) { return h.self; });
   absl::Status last =
       absl::UnavailableError(StrCat("shard ", shard, " has no replica on a member node"));
   for (const ShardHolder& holder : holders) {
@@ -222,13 +224,12 @@ absl::Status ClusterBackups::RestorePart(const internal::v1::CheckpointResponse&
       std::vector<IndexedRecord> request(records.begin() + from, records.begin() + to);
       NormalizedWriteSource source(part.database_name(), part.table_name(), &request);
       std::promise<absl::StatusOr<WriteResult>> written;
-      sink_.WriteAsync(source, [&written](absl::StatusOr<WriteResult> r) {
-        written.set_value(std::move(r));
-      });
+      sink_.WriteAsync(
+          source, [&written](absl::StatusOr<WriteResult> r) { written.set_value(std::move(r)); });
       result = written.get_future().get();
       // A shard failing over, or a busy node: the same rows again are a no-op where written.
-      if (result.ok() || !(absl::IsUnavailable(result.status()) ||
-                           absl::IsResourceExhausted(result.status()))) {
+      if (result.ok() ||
+          !(absl::IsUnavailable(result.status()) || absl::IsResourceExhausted(result.status()))) {
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200 << std::min(attempt, 4)));
@@ -237,8 +238,8 @@ absl::Status ClusterBackups::RestorePart(const internal::v1::CheckpointResponse&
     for (const RejectedRecord& r : result->rejected) {
       if (r.rejection_class != RejectionClass::kTimeWindow) {
         return absl::FailedPreconditionError(StrCat("a row of ", part.database_name(), ".",
-                                                    part.table_name(), " was rejected: ",
-                                                    r.reason));
+                                                    part.table_name(),
+                                                    " was rejected: ", r.reason));
       }
     }
     summary->expired += static_cast<int64_t>(result->rejected.size());
@@ -263,17 +264,17 @@ absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string&
     const std::string path = (fs::path(dir) / shard.file()).string();
     ASSIGN_OR_RETURN(std::string file, ReadFile(path));
     if (file.size() != shard.bytes() || XXH3_64bits(file.data(), file.size()) != shard.checksum()) {
-      return absl::DataLossError(StrCat(path, " is damaged (its size or checksum is not the one "
+      return absl::DataLossError(StrCat(path,
+                                        " is damaged (its size or checksum is not the one "
                                         "the manifest recorded); nothing was restored"));
     }
   }
   directory_.CatchUpCatalog();
   ASSIGN_OR_RETURN(std::vector<DatabaseInfo> existing, AllDatabases(engine_.catalog()));
   if (!existing.empty()) {
-    return absl::FailedPreconditionError(
-        StrCat("a backup is restored into a cluster holding no database; this one holds ",
-               existing.size(), " (", existing.front().name,
-               existing.size() > 1 ? ", ..." : "", ")"));
+    return absl::FailedPreconditionError(StrCat(
+        "a backup is restored into a cluster holding no database; this one holds ", existing.size(),
+        " (", existing.front().name, existing.size() > 1 ? ", ..." : "", ")"));
   }
   ClusterRestoreSummary summary;
   for (const std::string& encoded : manifest.databases()) {

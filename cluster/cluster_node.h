@@ -131,9 +131,7 @@ class ClusterNode final : public ShardDirectory {
   std::string LeaderAddress(uint32_t shard, bool* self) override;
   std::shared_ptr<Replica> LocalReplica(uint32_t shard) override;
   int64_t catalog_revision() override { return catalog_->applied_revision(); }
-  bool TakesLeads() const override {
-    return !draining_ && options_.testing_apply_delay_ms == 0;
-  }
+  bool TakesLeads() const override { return !draining_ && options_.testing_apply_delay_ms == 0; }
   bool CatchUpCatalog() override;
   const Membership& membership() const override { return *membership_; }
   std::vector<ShardHolder> Holders(uint32_t shard) override;

@@ -245,20 +245,20 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   });
 
   ASSIGN_OR_RETURN(
-      d->grpc_, Server::Start({.listen = config.listen,
-                               .max_message_bytes = config.max_message_bytes,
-                               .tls = d->tls_,
-                               .testing_clock = fixed_clock},
-                              {.engine = engine,
-                               .auth = d->auth_.get(),
-                               .metrics = d->metrics_.get(),
-                               .queries = d->queries_.get(),
-                               .ingest = d->ingest_.get(),
-                               .scheduled = d->scheduled_.get(),
-                               .ddl = ddl,
-                               .internal = d->cluster_ != nullptr ? d->cluster_->internal_service()
-                                                                  : nullptr,
-                               .cluster = ClusterOperationsOf(d->cluster_.get())}));
+      d->grpc_,
+      Server::Start({.listen = config.listen,
+                     .max_message_bytes = config.max_message_bytes,
+                     .tls = d->tls_,
+                     .testing_clock = fixed_clock},
+                    {.engine = engine,
+                     .auth = d->auth_.get(),
+                     .metrics = d->metrics_.get(),
+                     .queries = d->queries_.get(),
+                     .ingest = d->ingest_.get(),
+                     .scheduled = d->scheduled_.get(),
+                     .ddl = ddl,
+                     .internal = d->cluster_ != nullptr ? d->cluster_->internal_service() : nullptr,
+                     .cluster = ClusterOperationsOf(d->cluster_.get())}));
   if (d->cluster_ != nullptr) {
     // Announced once the internal service serves: other nodes forward writes to it.
     std::string advertise = config.advertise;

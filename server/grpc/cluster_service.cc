@@ -33,8 +33,8 @@ absl::Status ClusterService::BackupCluster(const Principal& caller,
         "`strata backup create`");
   }
   RETURN_IF_ERROR(operations_.backup(request->directory(), response));
-  spdlog::info("cluster backed up by \"{}\" into {}: {} rows", caller.name(),
-               request->directory(), response->rows());
+  spdlog::info("cluster backed up by \"{}\" into {}: {} rows", caller.name(), request->directory(),
+               response->rows());
   return absl::OkStatus();
 }
 
@@ -48,8 +48,8 @@ absl::Status ClusterService::RestoreCluster(const Principal& caller,
         "server with `stratad --restore-from`");
   }
   RETURN_IF_ERROR(operations_.restore(request->directory(), response));
-  spdlog::info("cluster restored by \"{}\" from {}: {} rows", caller.name(),
-               request->directory(), response->rows());
+  spdlog::info("cluster restored by \"{}\" from {}: {} rows", caller.name(), request->directory(),
+               response->rows());
   return absl::OkStatus();
 }
 

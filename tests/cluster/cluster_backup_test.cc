@@ -68,8 +68,9 @@ v1::DescribeTableResponse Describe(StratadProcess& node, const std::string& tabl
   request.set_database_name("demo");
   request.set_table_name(table);
   v1::DescribeTableResponse response;
-  EXPECT_TRUE(
-      v1::CatalogService::NewStub(node.channel())->DescribeTable(&context, request, &response).ok());
+  EXPECT_TRUE(v1::CatalogService::NewStub(node.channel())
+                  ->DescribeTable(&context, request, &response)
+                  .ok());
   return response;
 }
 
@@ -103,8 +104,8 @@ TEST_F(ClusterBackupTest, ABackupRestoresIntoANewClusterOfAnotherShardCount) {
     // A point at version 5, and rows three hours old (magnetic store) in demo.late, whose
     // magnetic-store writes are then turned off.
     v1::WriteRecordsResponse written;
-    ASSERT_TRUE(Write(cluster->node(0), "cpu", {CpuRecord("h0", versioned_at, 42, 5)}, &written)
-                    .ok());
+    ASSERT_TRUE(
+        Write(cluster->node(0), "cpu", {CpuRecord("h0", versioned_at, 42, 5)}, &written).ok());
     std::vector<v1::Record> late;
     for (int h = 0; h < 30; ++h) {
       late.push_back(CpuRecord("h" + std::to_string(h), now - 3 * 3'600'000 + h, h));

@@ -201,9 +201,9 @@ TEST_F(ClusterTest, ARestartedNodeGetsItsLeadsBack) {
   // Handed back once its replica is caught up and the interim leader has led 10 s.
   EXPECT_TRUE(wait_for_lead(1, "n1", seconds(45)));
   EXPECT_EQ(leads_of("n1"), std::vector<uint32_t>{1});
-  EXPECT_NE(cluster_->node(interim == "n0" ? 0 : 2).log().find(
-                "hands shard 1's lead back to node n1"),
-            std::string::npos);
+  EXPECT_NE(
+      cluster_->node(interim == "n0" ? 0 : 2).log().find("hands shard 1's lead back to node n1"),
+      std::string::npos);
   // Writes go on through every node.
   const int64_t now = NowMillis();
   std::vector<v1::Record> records;

@@ -195,12 +195,12 @@ TEST_F(CheckpointTest, EveryShardCopiedMakesTheSameRows) {
 // copy still takes them, as magnetic-store writes, though the table takes none from clients.
 TEST_F(CheckpointTest, RowsBelowAGrownMemoryStoresFloorAreCopied) {
   Load();
-  ASSERT_TRUE(to_->catalog()
-                  .UpdateTable("mydb", "tbl",
-                               {.retention = RetentionProperties{
-                                    .memory_store_retention_hours = 48,
-                                    .magnetic_store_retention_days = 10}})
-                  .ok());
+  ASSERT_TRUE(
+      to_->catalog()
+          .UpdateTable("mydb", "tbl",
+                       {.retention = RetentionProperties{.memory_store_retention_hours = 48,
+                                                         .magnetic_store_retention_days = 10}})
+          .ok());
   ASSERT_GT(Table(*to_).memory_store_floor_nanos, kCheckpointNow - 20 * kNanosPerHour);
   for (uint32_t shard = 0; shard < kShards; ++shard) Copy(shard);
   EXPECT_EQ(Rows(*to_), Rows(*from_));
