@@ -38,6 +38,14 @@ void AddNodeListCommand(CLI::App& cluster, CommandContext& context, const std::s
   });
 }
 
+// A call that takes as long as the data does: a day's deadline (Ctrl-C stops waiting).
+std::unique_ptr<grpc::ClientContext> LongCall(CommandContext& context) {
+  auto call = std::make_unique<grpc::ClientContext>();
+  call->set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
+  context.connection().Authorize(*call);
+  return call;
+}
+
 // Adds `backup --to DIR` and `restore --from DIR`: a whole cluster's, on the machine of the
 // node called. They take as long as the data does (no 30 s deadline); Ctrl-C stops waiting.
 void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
@@ -50,10 +58,8 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     request.set_directory(*to);
     v1::BackupClusterResponse response;
     InterruptScope interrupt_scope;
-    grpc::ClientContext call;
-    call.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
-    context.connection().Authorize(call);
-    grpc::Status status = context.connection().cluster().BackupCluster(&call, request, &response);
+    grpc::Status status =
+        context.connection().cluster().BackupCluster(LongCall(context).get(), request, &response);
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "backed up " << response.rows() << " rows of " << response.tables()
               << " tables in " << response.databases() << " databases from " << response.shards()
@@ -70,10 +76,8 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     request.set_directory(*from);
     v1::RestoreClusterResponse response;
     InterruptScope interrupt_scope;
-    grpc::ClientContext call;
-    call.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
-    context.connection().Authorize(call);
-    grpc::Status status = context.connection().cluster().RestoreCluster(&call, request, &response);
+    grpc::Status status =
+        context.connection().cluster().RestoreCluster(LongCall(context).get(), request, &response);
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "restored " << response.databases() << " databases, " << response.tables()
               << " tables and " << response.rows() << " rows";
