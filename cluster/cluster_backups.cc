@@ -113,6 +113,7 @@ absl::StatusOr<std::vector<DatabaseInfo>> AllDatabases(Catalog& catalog) {
 }  // namespace
 
 absl::StatusOr<internal::v1::ShardBackup> ClusterBackups::BackupShard(uint32_t shard,
+                                                                      uint64_t at_least,
                                                                       const std::string& path) {
   std::vector<ShardHolder> holders = directory_.Holders(shard);
   // This node's own replica first (no copy over the network), then a follower's.
@@ -125,6 +126,7 @@ absl::StatusOr<internal::v1::ShardBackup> ClusterBackups::BackupShard(uint32_t s
     directory_.membership().Present(&context);
     internal::v1::CheckpointRequest request;
     request.set_shard(shard);
+    request.set_at_least(at_least);
     auto reader = peers_.For(holder.address)->Checkpoint(&context, request);
     internal::v1::CheckpointResponse message;
     internal::v1::ShardBackup backup;
@@ -199,7 +201,14 @@ absl::StatusOr<ClusterBackupSummary> ClusterBackups::Backup(const std::string& d
                                .tables = static_cast<uint32_t>(tables.size())};
   for (uint32_t shard = 0; shard < directory_.shard_count(); ++shard) {
     const std::string path = (fs::path(dir) / StrCat("shard-", shard, ".parts")).string();
-    ASSIGN_OR_RETURN(internal::v1::ShardBackup backup, BackupShard(shard, path));
+    // Every write acknowledged before now is at or below the log's end now: the replica read
+    // applies that far first.
+    absl::StatusOr<uint64_t> end = log_end_(shard);
+    if (!end.ok()) {
+      return absl::UnavailableError(
+          StrCat("where shard ", shard, "'s log ends is not known: ", end.status().message()));
+    }
+    ASSIGN_OR_RETURN(internal::v1::ShardBackup backup, BackupShard(shard, *end, path));
     summary.rows += backup.rows();
     summary.bytes += backup.bytes();
     *manifest.add_shard_backups() = std::move(backup);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -44,23 +45,28 @@ struct ClusterRestoreSummary {
 
 class ClusterBackups {
  public:
+  // Where a shard's log ends now (its last sequence).
+  using LogEnd = std::function<absl::StatusOr<uint64_t>(uint32_t shard)>;
   // All must outlive this. `ddl` and `sink` are the cluster's (replicated catalog, shard
   // router); `engine` is this node's (its catalog is read).
   ClusterBackups(ShardDirectory* directory, Engine* engine, CatalogChanges* ddl, WriteSink* sink,
-                 std::string cluster_name)
+                 std::string cluster_name, LogEnd log_end)
       : directory_(*directory),
         engine_(*engine),
         ddl_(*ddl),
         sink_(*sink),
         cluster_name_(std::move(cluster_name)),
+        log_end_(std::move(log_end)),
         peers_(&directory->membership()) {}
 
   absl::StatusOr<ClusterBackupSummary> Backup(const std::string& dir);
   absl::StatusOr<ClusterRestoreSummary> Restore(const std::string& dir);
 
  private:
-  // Writes shard `shard`'s checkpoint from one of its replicas into `path`.
-  absl::StatusOr<internal::v1::ShardBackup> BackupShard(uint32_t shard, const std::string& path);
+  // Writes shard `shard`'s checkpoint from one of its replicas, once it applied the log to
+  // `at_least`, into `path`.
+  absl::StatusOr<internal::v1::ShardBackup> BackupShard(uint32_t shard, uint64_t at_least,
+                                                        const std::string& path);
   // Writes the rows of one part through the cluster's write path.
   absl::Status RestorePart(const internal::v1::CheckpointResponse& part,
                            ClusterRestoreSummary* summary);
@@ -70,6 +76,7 @@ class ClusterBackups {
   CatalogChanges& ddl_;
   WriteSink& sink_;
   const std::string cluster_name_;
+  const LogEnd log_end_;
   PeerStubs peers_;
   absl::Mutex running_;  // one backup or restore at a time
 };

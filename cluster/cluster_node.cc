@@ -164,8 +164,13 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   node->router_ =
       std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(), 64);
   node->reads_ = std::make_unique<ClusterShardReads>(node.get(), engine, options.node_id);
-  node->backups_ = std::make_unique<ClusterBackups>(node.get(), engine, node->catalog_.get(),
-                                                    node->router_.get(), options.name);
+  JetStream* log = node->log_.get();
+  const std::string cluster = options.name;
+  node->backups_ = std::make_unique<ClusterBackups>(
+      node.get(), engine, node->catalog_.get(), node->router_.get(), options.name,
+      [log, cluster](uint32_t shard) {
+        return log->LastSequence(StreamName(cluster, shard), std::chrono::seconds(5));
+      });
   node->service_ =
       std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), engine, options.node_id);
   return node;

@@ -1,10 +1,15 @@
 // One entry of a shard's log (a message on its JetStream stream, docs/cluster.md):
 //
-//   format (1 byte, 2) · kind (1 byte) · epoch (varint) · leader time (zig-zag varint) ·
+//   format (1 byte, 3) · kind (1 byte) · epoch (varint) · leader time (zig-zag varint) ·
 //   catalog revision (varint) · previous digest (fixed64) · intended sequence (varint) ·
 //   id (length-prefixed) ·
 //   write count (varint) · count × [database · table · records (each length-prefixed,
-//   records as cluster/record_codec.h encodes them)]
+//   records as cluster/record_codec.h encodes them) · windows: 0, or 1 · memory hours
+//   (varint) · magnetic days (varint) · magnetic-store writes (1 byte) · memory floor ·
+//   retention floor (zig-zag varints)]
+//
+// Format 2 has no windows; format 1 no intended sequence either. Every node of a cluster
+// must read the format its leaders write: upgrade all nodes together.
 //
 // A barrier (kind 1) has no writes: a new leader publishes one to fence its predecessor and
 // learn where the log ends. Deletes (kind 3) hold a DELETE's points (records naming a series
@@ -26,11 +31,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/catalog/catalog_types.h"
 
 namespace strata::cluster {
 
@@ -38,6 +45,11 @@ struct LogWrite {
   std::string database;
   std::string table;
   std::string records;  // record_codec.h
+  // The table's windows as the leader's catalog had them when it published (format 3):
+  // every replica judges the records' times by these, not by its catalog at apply time,
+  // which may already hold a later change of the table (a retention, magnetic-store writes
+  // turned off). Unset in older entries, and for a table the leader did not know.
+  std::optional<TableWindows> windows;
 };
 
 struct LogEntry {

@@ -416,7 +416,9 @@ absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {
       records[i] = std::move(*decoded);
       NormalizedWriteSource source(w.database, w.table, &records[i]);
       engine_.writer().WriteAsync(source,
-                                  WriteOptions{.now_nanos = entry.leader_nanos, .must_apply = true},
+                                  WriteOptions{.now_nanos = entry.leader_nanos,
+                                               .must_apply = true,
+                                               .windows = w.windows},
                                   [&, i](absl::StatusOr<WriteResult> result) {
                                     if (result.ok()) {
                                       for (RejectedRecord& r : result->rejected) {
@@ -635,6 +637,20 @@ void Replica::Write(std::string database, std::string table, std::string records
   done(absl::FailedPreconditionError(StrCat("this node does not lead shard ", shard_)));
 }
 
+void Replica::PinWindows(LogEntry* entry) {
+  if (entry->kind != LogEntry::kWrites) return;
+  // The catalog the writes were validated against (or a later one): what the tables' windows
+  // are for them. Every replica, this one too, judges the records' times by what is logged.
+  if (entry->catalog_revision > 0) {
+    catalog_wait_(entry->catalog_revision, milliseconds(5000));
+  }
+  for (LogWrite& w : entry->writes) {
+    absl::StatusOr<std::shared_ptr<const TableInfo>> table =
+        engine_.catalog().FindTable(w.database, w.table);
+    if (table.ok()) w.windows = (*table)->windows();
+  }
+}
+
 void Replica::PublishLoop() {
   while (true) {
     LogEntry entry{.kind = LogEntry::kWrites};
@@ -663,6 +679,7 @@ void Replica::PublishLoop() {
       waiting_[entry.id] = std::move(dones);
       publishing_ = true;
     }
+    PinWindows(&entry);
     const std::string id = entry.id;
     uint64_t sequence = 0;
     absl::Status published = Publish(std::move(entry), kPublishPatience, &sequence);

@@ -117,6 +117,9 @@ class Replica {
   };
   void ApplyLoop();
   void PublishLoop();
+  // Records in each write of `entry` the table's windows as this node's catalog has them
+  // (LogWrite::windows), once it reached the entry's catalog revision.
+  void PinWindows(LogEntry* entry);
   // A replica's announcement "<node> <sequence>": answers the writes it confirms.
   void Confirmed(std::string_view announcement);
   // Answers UNAVAILABLE the writes past their confirmation patience (all, with `everything`).

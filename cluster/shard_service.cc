@@ -207,6 +207,13 @@ grpc::Status ShardServiceImpl::Checkpoint(
                         StrCat("node ", node_id_, " is sending ", kMaxServedCheckpoints,
                                " checkpoints; ask another replica or later"));
   }
+  if (request->at_least() > 0 &&
+      !replica->WaitApplied(request->at_least(), std::chrono::seconds(30))) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        StrCat("node ", node_id_, "'s replica of shard ", shard,
+                               " has not applied its log to sequence ", request->at_least(),
+                               " yet"));
+  }
   // The state first, the rows after: they hold at least what it says (checkpoint.h).
   const ReplicaState state = replica->state();
   internal::v1::CheckpointResponse first;

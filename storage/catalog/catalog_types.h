@@ -65,6 +65,18 @@ struct TableUpdate {
   std::optional<PartitionKey> partition_key;
 };
 
+// What of a table decides whether a record's time is accepted, and into which store: its
+// retention, whether it takes magnetic-store writes, and the floors a grown retention left
+// (TableInfo's fields of the same names). A cluster's log entry carries them as its leader
+// saw them, so every replica judges a record alike whatever its catalog says by then.
+struct TableWindows {
+  RetentionProperties retention;
+  bool enable_magnetic_store_writes = false;
+  int64_t memory_store_floor_nanos = INT64_MIN;
+  int64_t retention_floor_nanos = INT64_MIN;
+  bool operator==(const TableWindows&) const = default;
+};
+
 struct TableInfo {
   uint32_t id = 0;  // never reused, so stale data of a dropped table can't alias
   std::string database_name;
@@ -80,6 +92,16 @@ struct TableInfo {
   int64_t memory_store_floor_nanos = INT64_MIN;
   int64_t retention_floor_nanos = INT64_MIN;
 
+  TableWindows windows() const {
+    return {retention, enable_magnetic_store_writes, memory_store_floor_nanos,
+            retention_floor_nanos};
+  }
+  void set_windows(const TableWindows& w) {
+    retention = w.retention;
+    enable_magnetic_store_writes = w.enable_magnetic_store_writes;
+    memory_store_floor_nanos = w.memory_store_floor_nanos;
+    retention_floor_nanos = w.retention_floor_nanos;
+  }
   // The oldest time the memory store holds at `now_nanos`.
   int64_t MemoryStoreStartNanos(int64_t now_nanos) const;
   // Buckets that ended before this time may be (partly) in columnar blocks:

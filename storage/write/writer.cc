@@ -935,8 +935,7 @@ void Writer::WriteAsync(WriteSource& source, WriteOptions options, WriteDone don
   pending->done = std::move(done);
   pending->catalog_puts = std::move(options.catalog_puts);
   const int64_t now = options.now_nanos != 0 ? options.now_nanos : clock_->NowNanos();
-  if (absl::Status prepared = Prepare(source, now, options.copying, pending.get());
-      !prepared.ok()) {
+  if (absl::Status prepared = Prepare(source, now, options, pending.get()); !prepared.ok()) {
     Complete(std::move(pending), prepared);
     return;
   }
@@ -971,11 +970,19 @@ void Writer::Enqueue(std::unique_ptr<Pending> pending, bool must_apply) {
   Complete(std::move(pending), QueueFull(queued));
 }
 
-absl::Status Writer::Prepare(WriteSource& source, int64_t now, bool copying, Pending* pending) {
+absl::Status Writer::Prepare(WriteSource& source, int64_t now, const WriteOptions& options,
+                             Pending* pending) {
   ASSIGN_OR_RETURN(pending->table, catalog_->FindTable(source.database_name(), source.table_name()));
   RETURN_IF_ERROR(source.ValidateShape());
   ASSIGN_OR_RETURN(pending->state, State(pending->table->id));
   const TableInfo& table = *pending->table;
+  // The windows the records' times are judged by: the caller's, else the catalog's now.
+  TableInfo judged_by;
+  if (options.windows.has_value()) {
+    judged_by = table;
+    judged_by.set_windows(*options.windows);
+  }
+  const TableInfo& windows = options.windows.has_value() ? judged_by : table;
   std::vector<RejectedRecord>& rejected = pending->result.rejected;
   const int count = source.record_count();
   pending->records.reserve(count);
@@ -993,7 +1000,7 @@ absl::Status Writer::Prepare(WriteSource& source, int64_t now, bool copying, Pen
       rejected.push_back({i, std::string(normalized.message())});
       continue;
     }
-    auto magnetic = IsMagnetic(table, record.time_nanos, now, copying);
+    auto magnetic = IsMagnetic(windows, record.time_nanos, now, options.copying);
     if (!magnetic.ok()) {
       records.pop_back();
       rejected.push_back(

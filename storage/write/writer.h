@@ -17,6 +17,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -53,6 +54,9 @@ struct WriteOptions {
   // it, which stay outside: TableInfo::memory_store_floor_nanos). The retention and the
   // future limit still refuse.
   bool copying = false;
+  // The table's windows to judge the records' times by, instead of the catalog's now (a
+  // cluster's log entry carries its leader's: cluster/log_entry.h).
+  std::optional<TableWindows> windows;
   // `catalog` family entries written in the same batch as the records (a replica's applied
   // log sequence).
   std::vector<std::pair<std::string, std::string>> catalog_puts;
@@ -163,7 +167,8 @@ class Writer {
 
   // Validates and prepares the request's records (taken from `source`)
   // into `pending`; an error refuses the request as a whole.
-  absl::Status Prepare(WriteSource& source, int64_t now, bool copying, Pending* pending);
+  absl::Status Prepare(WriteSource& source, int64_t now, const WriteOptions& options,
+                       Pending* pending);
   // Queues `pending` for the committer, or refuses it when the queue is full.
   void Enqueue(std::unique_ptr<Pending> pending, bool must_apply);
   // The committer thread: commits queued requests a group at a time.

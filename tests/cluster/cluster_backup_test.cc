@@ -40,28 +40,6 @@ grpc::Status Restore(StratadProcess& node, const std::string& dir,
   return v1::ClusterService::NewStub(node.channel())->RestoreCluster(&context, request, response);
 }
 
-// demo.late: a memory store of one hour; magnetic-store writes on while `enable`.
-grpc::Status SetUpLateTable(StratadProcess& node, bool create, bool enable) {
-  auto stub = v1::CatalogService::NewStub(node.channel());
-  grpc::ClientContext context;
-  if (create) {
-    v1::CreateTableRequest request;
-    request.set_database_name("demo");
-    request.set_table_name("late");
-    request.mutable_retention_properties()->set_memory_store_retention_hours(1);
-    request.mutable_retention_properties()->set_magnetic_store_retention_days(30);
-    request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
-    v1::CreateTableResponse response;
-    return stub->CreateTable(&context, request, &response);
-  }
-  v1::UpdateTableRequest request;
-  request.set_database_name("demo");
-  request.set_table_name("late");
-  request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
-  v1::UpdateTableResponse response;
-  return stub->UpdateTable(&context, request, &response);
-}
-
 v1::DescribeTableResponse Describe(StratadProcess& node, const std::string& table) {
   grpc::ClientContext context;
   v1::DescribeTableRequest request;
@@ -78,8 +56,11 @@ class ClusterBackupTest : public ::testing::Test {
  protected:
   void SetUp() override { REQUIRE_CLUSTER_SERVERS(); }
 
-  std::unique_ptr<TestCluster> StartCluster(int shards) {
-    auto cluster = std::make_unique<TestCluster>(TestCluster::Options{.shards = shards});
+  // `lagging`: a node whose replicas apply each entry 30 ms late (and that never leads).
+  std::unique_ptr<TestCluster> StartCluster(int shards, int lagging = -1) {
+    TestCluster::Options options{.shards = shards};
+    if (lagging >= 0) options.flags_of_node[lagging] = {"--testing-apply-delay-ms", "30"};
+    auto cluster = std::make_unique<TestCluster>(options);
     EXPECT_TRUE(cluster->Start()) << cluster->error();
     return cluster;
   }
@@ -94,7 +75,9 @@ TEST_F(ClusterBackupTest, ABackupRestoresIntoANewClusterOfAnotherShardCount) {
   const int64_t versioned_at = now - 300'000;
   std::map<std::pair<std::string, int64_t>, double> late_rows;
   {
-    std::unique_ptr<TestCluster> cluster = StartCluster(4);
+    // Backed up through n1, whose own replicas lag: the backup waits for them to apply
+    // every acknowledged write.
+    std::unique_ptr<TestCluster> cluster = StartCluster(4, /*lagging=*/1);
     ASSERT_TRUE(CreateDatabase(cluster->node(0).channel(), "demo").ok());
     ASSERT_TRUE(CreateDatabase(cluster->node(0).channel(), "empty").ok());
     ASSERT_TRUE(CreateTable(cluster->node(1), "cpu").ok());

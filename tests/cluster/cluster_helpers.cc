@@ -48,6 +48,27 @@ grpc::Status CreateTable(StratadProcess& node, const std::string& table,
   return stub->CreateTable(&context, request, &response);
 }
 
+grpc::Status SetUpLateTable(StratadProcess& node, bool create, bool enable) {
+  auto stub = v1::CatalogService::NewStub(node.channel());
+  grpc::ClientContext context;
+  if (create) {
+    v1::CreateTableRequest request;
+    request.set_database_name("demo");
+    request.set_table_name("late");
+    request.mutable_retention_properties()->set_memory_store_retention_hours(1);
+    request.mutable_retention_properties()->set_magnetic_store_retention_days(30);
+    request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
+    v1::CreateTableResponse response;
+    return stub->CreateTable(&context, request, &response);
+  }
+  v1::UpdateTableRequest request;
+  request.set_database_name("demo");
+  request.set_table_name("late");
+  request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(enable);
+  v1::UpdateTableResponse response;
+  return stub->UpdateTable(&context, request, &response);
+}
+
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
                                                           const std::string& table,
                                                           bool own_replicas) {

@@ -32,6 +32,9 @@ std::vector<v1::Record> HostRecords(int count, int64_t time_millis);
 // one is named.
 grpc::Status CreateTable(StratadProcess& node, const std::string& table,
                          const std::string& partition_key = "");
+// demo.late, a memory store of one hour and 30 days of magnetic store, through `node`:
+// created (`create`) or changed, taking magnetic-store writes while `enable`.
+grpc::Status SetUpLateTable(StratadProcess& node, bool create, bool enable);
 // host|time|value of every row of demo.`table`, through `node` (`own_replicas`: read from
 // the node's own replicas where it holds them).
 std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,

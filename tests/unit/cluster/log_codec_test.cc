@@ -98,8 +98,20 @@ TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_FALSE(DecodeLogEntry(bytes.substr(0, n)).ok()) << n;
   }
-  // Format 1 (no intended sequence) still reads: its entries are not checked for it.
-  std::string v1 = bytes;
+  EXPECT_FALSE(decoded->writes[0].windows.has_value());
+  // Format 2 (no windows) still reads: its writes are judged by the replica's catalog. Each
+  // write of `bytes` ends with its "no windows" byte: the last at the end, the first 11 bytes
+  // before (the second write is 5 + 4 + 1 bytes and that byte).
+  std::string v2 = bytes;
+  v2[0] = 2;
+  v2.erase(v2.size() - 1, 1);
+  v2.erase(v2.size() - 11, 1);
+  auto format2 = DecodeLogEntry(v2);
+  ASSERT_TRUE(format2.ok()) << format2.status();
+  EXPECT_EQ(format2->writes[0].records, "records-bytes");
+  EXPECT_FALSE(format2->writes[1].windows.has_value());
+  // Format 1 (no intended sequence either) still reads: its entries are not checked for it.
+  std::string v1 = v2;
   v1[0] = 1;
   v1.erase(2 + 1 + 9 + 1 + 8, 2);  // the header's varints: 17, leader time (9), 42; 300 is 2 bytes
   auto old = DecodeLogEntry(v1);
@@ -109,6 +121,32 @@ TEST(LogEntryTest, RoundTripsAndRefusesTruncations) {
   std::string unknown_kind = bytes;
   unknown_kind[1] = 9;
   EXPECT_FALSE(DecodeLogEntry(unknown_kind).ok());
+}
+
+// The tables' windows the leader saw travel with the writes, so every replica judges a
+// record's time alike (a retention or magnetic-store change applied in between or not).
+TEST(LogEntryTest, AWritesWindowsRoundTrip) {
+  LogEntry entry{.kind = LogEntry::kWrites, .epoch = 3, .id = "n0-1-3-1"};
+  const TableWindows windows{.retention = {.memory_store_retention_hours = 2,
+                                           .magnetic_store_retention_days = 30},
+                             .enable_magnetic_store_writes = true,
+                             .memory_store_floor_nanos = 1'700'000'000'000'000'000,
+                             .retention_floor_nanos = INT64_MIN};
+  entry.writes.push_back({"demo", "cpu", "rows", windows});
+  entry.writes.push_back({"demo", "mem", "more"});
+  const std::string bytes = EncodeLogEntry(entry);
+  auto decoded = DecodeLogEntry(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_TRUE(decoded->writes[0].windows.has_value());
+  EXPECT_EQ(*decoded->writes[0].windows, windows);
+  EXPECT_FALSE(decoded->writes[1].windows.has_value());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(DecodeLogEntry(bytes.substr(0, n)).ok()) << n;
+  }
+  // A windows flag that is neither 0 nor 1 is refused.
+  std::string bad = bytes;
+  bad[bad.size() - 1] = 7;
+  EXPECT_FALSE(DecodeLogEntry(bad).ok());
 }
 
 TEST(LogEntryTest, TheDigestChainDependsOnEveryEntryBefore) {
