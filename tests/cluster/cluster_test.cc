@@ -224,7 +224,7 @@ TEST_F(ClusterTest, QueriesDuringANodeLossAnswerRightOrFail) {
     v1::WriteRecordsResponse response;
     ASSERT_TRUE(Write(cluster_->node(0), "cpu", HostRecords(40, now - 60'000 + b), &response).ok());
   }
-  const std::string expected = "800|15600.0\n";  // 20 points of h0..h39, valued 0..39
+  const std::string expected = "800|15600\n";  // 20 points of h0..h39, valued 0..39
   ASSERT_EQ(RowsText(RunQuery(cluster_->node(0).channel(),
                               "SELECT count(*), sum(measure_value::double) FROM demo.cpu")
                          .rows),
