@@ -347,11 +347,13 @@ void ClusterNode::FollowMembership(int64_t revision) {
       PlacementChanged(key, event.deleted ? nullptr : &event.kv.value);
     } else if (key.starts_with(nodes)) {
       const std::string id = key.substr(nodes.size());
+      const bool known = nodes_.contains(id);
       if (event.deleted) {
         nodes_.erase(id);
       } else {
         nodes_[id] = event.kv.value;
       }
+      if (known == event.deleted) members_changed_at_ = absl::Now();
     } else if (key.starts_with(leaders)) {
       uint32_t shard = 0;
       const std::string id = key.substr(leaders.size());
@@ -447,6 +449,10 @@ bool ClusterNode::HandBack(uint32_t shard, Replica& replica, const Leader& leade
   std::string address;
   {
     absl::MutexLock lock(&mu_);
+    // Without a placement, a shard's first choice follows the members: while they change (a
+    // node lost, or back), the nodes may not agree on it yet, and a lead handed on would come
+    // straight back.
+    if (absl::Now() - members_changed_at_ < kHandBackAfter) return false;
     auto it = nodes_.find(preferred);
     if (it == nodes_.end()) return false;  // away: this node keeps the lead
     address = it->second;
@@ -464,6 +470,12 @@ bool ClusterNode::HandBack(uint32_t shard, Replica& replica, const Leader& leade
                  options_.node_id, shard, preferred);
     replica.StepDown();
     etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+    absl::MutexLock lock(&mu_);
+    // Not this node's any more, before the watch says so: the next look must not lead again
+    // under the key just deleted.
+    if (leaders_[shard].node == options_.node_id && leaders_[shard].epoch == leader.epoch) {
+      leaders_[shard] = Leader{};
+    }
     return true;
   }
   return false;

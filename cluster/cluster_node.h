@@ -249,6 +249,8 @@ class ClusterNode final : public ShardDirectory {
   absl::Time last_catch_up_ ABSL_GUARDED_BY(catch_up_mu_) = absl::InfinitePast();
   bool last_catch_up_ok_ ABSL_GUARDED_BY(catch_up_mu_) = false;
   std::map<std::string, std::string> nodes_ ABSL_GUARDED_BY(mu_);  // id -> address
+  // When a node joined or left the members last (leads are handed back only after a calm).
+  absl::Time members_changed_at_ ABSL_GUARDED_BY(mu_) = absl::Now();
   std::vector<Leader> leaders_ ABSL_GUARDED_BY(mu_);
   // By shard: its etcd placement key's value, nullopt while it has none.
   std::vector<std::optional<ShardPlacement>> placement_ ABSL_GUARDED_BY(mu_);
