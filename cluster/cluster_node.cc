@@ -963,7 +963,7 @@ absl::StatusOr<std::string> ClusterNode::CopyFromPeer(uint32_t shard) {
         [this] { return stopping_.HasBeenNotified(); });
     if (copied.ok()) {
       // The rows are durable; now the state they hold, which the replica starts from.
-      if (absl::Status stored = StoreState(shard, copied->state); !stored.ok()) copied = stored;
+      if (absl::Status stored = StoreReplicaState(engine_, shard, copied->state); !stored.ok()) copied = stored;
     }
     if (!copied.ok()) {
       spdlog::warn("cluster: node {} could not copy shard {} from node {}: {}", options_.node_id,
@@ -977,20 +977,10 @@ absl::StatusOr<std::string> ClusterNode::CopyFromPeer(uint32_t shard) {
   return last;
 }
 
-absl::Status ClusterNode::StoreState(uint32_t shard, const ReplicaState& state) {
-  std::promise<absl::Status> stored;
-  WriteOptions options{.must_apply = true};
-  options.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState(state));
-  engine_.writer().CommitAsync(std::move(options), [&stored](absl::StatusOr<WriteResult> r) {
-    stored.set_value(r.status());
-  });
-  return stored.get_future().get();
-}
-
 absl::Status ClusterNode::ForgetShard(uint32_t shard) {
   // Applied state back to nothing first: a crash before the rows are gone leaves rows a
   // later replica of the shard deletes before it is built.
-  if (absl::Status s = StoreState(shard, {}); !s.ok()) {
+  if (absl::Status s = StoreReplicaState(engine_, shard, {}); !s.ok()) {
     return absl::Status(
         s.code(), StrCat("shard ", shard, "'s applied state could not be reset: ", s.message()));
   }

@@ -202,8 +202,6 @@ class ClusterNode final : public ShardDirectory {
   // Forgets the shard's rows, copies a serving peer's checkpoint (checkpoint.h; a follower
   // first) and stores the state it holds.
   absl::StatusOr<std::string> CopyFromPeer(uint32_t shard);
-  // Stores `state` as this node's applied state of `shard` (synced).
-  absl::Status StoreState(uint32_t shard, const ReplicaState& state);
   // Resets this node's applied state of `shard` and deletes its rows.
   absl::Status ForgetShard(uint32_t shard);
   // Records a placement key's value (Serve's listing, the watch).

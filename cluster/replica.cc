@@ -45,6 +45,19 @@ std::string EncodeReplicaState(const ReplicaState& state) {
   return out;
 }
 
+absl::Status StoreReplicaState(Engine& engine, uint32_t shard, const ReplicaState& state) {
+  WriteOptions options{.must_apply = true};
+  options.catalog_puts.emplace_back(keys::ReplicaState(shard), EncodeReplicaState(state));
+  absl::Notification done;
+  absl::Status status;
+  engine.writer().CommitAsync(std::move(options), [&](absl::StatusOr<WriteResult> result) {
+    status = result.status();
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return status;
+}
+
 bool DecodeReplicaState(std::string_view bytes, ReplicaState* state) {
   Decoder in(bytes);
   return in.GetFixed64BE(&state->applied) && in.GetFixed64BE(&state->digest);
@@ -366,16 +379,7 @@ void Replica::RememberDigest(uint64_t sequence, uint64_t digest) {
 }
 
 absl::Status Replica::CommitState(const ReplicaState& after) {
-  WriteOptions applied{.must_apply = true};
-  applied.catalog_puts.emplace_back(keys::ReplicaState(shard_), EncodeReplicaState(after));
-  absl::Notification done;
-  absl::Status status;
-  engine_.writer().CommitAsync(std::move(applied), [&](absl::StatusOr<WriteResult> result) {
-    status = result.status();
-    done.Notify();
-  });
-  done.WaitForNotification();
-  return status;
+  return StoreReplicaState(engine_, shard_, after);
 }
 
 absl::Status Replica::Apply(uint64_t sequence, const std::string& bytes) {

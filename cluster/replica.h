@@ -35,6 +35,9 @@ struct ReplicaState {
 // The bytes a replica stores its state as (under keys::ReplicaState(shard)); a node that
 // drops its replica stores ReplicaState{} so that a later one starts from the log's start.
 std::string EncodeReplicaState(const ReplicaState& state);
+// Stores `state` as this node's applied state of `shard`, synced, after every write queued
+// before it.
+absl::Status StoreReplicaState(Engine& engine, uint32_t shard, const ReplicaState& state);
 // False when `bytes` are not EncodeReplicaState's.
 bool DecodeReplicaState(std::string_view bytes, ReplicaState* state);
 
