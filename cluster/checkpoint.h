@@ -47,10 +47,10 @@ absl::Status SendCheckpoint(Engine& engine, uint32_t shard, uint32_t shards,
                             const std::function<bool()>& stop);
 
 // Writes one part into `engine` (waiting out a busy writer or memory head, and until
-// `stop`); returns the rows written. A row the engine rejects fails the part
-// (FAILED_PRECONDITION naming it): the replica would differ from its peer's.
-absl::StatusOr<int64_t> WriteCheckpointPart(Engine& engine, const CheckpointPart& part,
-                                            const std::function<bool()>& stop);
+// `stop`). A row the engine rejects fails the part (FAILED_PRECONDITION naming it): the
+// replica would differ from its peer's.
+absl::Status WriteCheckpointPart(Engine& engine, const CheckpointPart& part,
+                                 const std::function<bool()>& stop);
 
 // Copies a peer's checkpoint of shard `shard` (ShardService.Checkpoint) into `engine`, once
 // `wait_catalog` says this node's catalog reached the peer's revision; returns the state the
