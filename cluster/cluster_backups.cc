@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "cluster/record_codec.h"
@@ -80,12 +81,79 @@ class FileWriter {
                                                                  &XXH3_freeState};
 };
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
+// A manifest, or one part of a shard's file, is at most this large (a part is at most 4 MiB
+// of records, checkpoint.cc): a damaged length does not make a restore allocate without bound.
+constexpr uint64_t kMaxMessageBytes = 64 << 20;
+
+absl::StatusOr<std::string> ReadManifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    bytes.append(chunk, static_cast<size_t>(in.gcount()));
+    if (bytes.size() > kMaxMessageBytes) {
+      return absl::DataLossError(StrCat(path, " is larger than a manifest can be"));
+    }
+  }
   if (in.bad()) return absl::DataLossError(StrCat("reading ", path, " failed"));
   return bytes;
+}
+
+// Whether a file has the size and XXH3 checksum the manifest recorded, read in chunks.
+absl::Status CheckFile(const std::string& path, uint64_t size, uint64_t checksum) {
+  std::ifstream in(path, std::ios::binary);
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> hash(XXH3_createState(),
+                                                               &XXH3_freeState);
+  XXH3_64bits_reset(hash.get());
+  uint64_t read = 0;
+  char chunk[1 << 16];
+  while (in && (in.read(chunk, sizeof chunk) || in.gcount() > 0)) {
+    XXH3_64bits_update(hash.get(), chunk, static_cast<size_t>(in.gcount()));
+    read += static_cast<uint64_t>(in.gcount());
+  }
+  if (in.bad() || read != size || XXH3_64bits_digest(hash.get()) != checksum) {
+    return absl::DataLossError(StrCat(path, " is damaged (its size or checksum is not the one "
+                                      "the manifest recorded); nothing was restored"));
+  }
+  return absl::OkStatus();
+}
+
+// The parts of a shard's file, one at a time: each behind its length as a varint.
+class PartReader {
+ public:
+  explicit PartReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {}
+  // The next part; false at the end of the file.
+  absl::StatusOr<bool> Next(internal::v1::CheckpointResponse* part) {
+    uint64_t size = 0;
+    for (int shift = 0;; shift += 7) {
+      const int c = in_.get();
+      if (c == EOF && shift == 0) return false;
+      if (c == EOF || shift > 63) return Malformed();
+      size |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) break;
+    }
+    if (size > kMaxMessageBytes) return Malformed();
+    buffer_.resize(size);
+    if (!in_.read(buffer_.data(), static_cast<std::streamsize>(size)) ||
+        !part->ParseFromString(buffer_)) {
+      return Malformed();
+    }
+    return true;
+  }
+
+ private:
+  absl::Status Malformed() const {
+    return absl::DataLossError(StrCat(path_, " holds a malformed part"));
+  }
+  const std::string path_;
+  std::ifstream in_;
+  std::string buffer_;
+};
+
+absl::Status Busy() {
+  return absl::FailedPreconditionError(
+      "a backup or restore of the cluster runs on this node now; wait for it to end");
 }
 
 absl::Status CheckDirectory(const std::string& dir) {
@@ -175,7 +243,8 @@ absl::StatusOr<internal::v1::ShardBackup> ClusterBackups::BackupShard(uint32_t s
 
 absl::StatusOr<ClusterBackupSummary> ClusterBackups::Backup(const std::string& dir) {
   RETURN_IF_ERROR(CheckDirectory(dir));
-  absl::MutexLock lock(&running_);
+  std::unique_lock<std::mutex> one(running_, std::try_to_lock);
+  if (!one.owns_lock()) return Busy();
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
@@ -259,8 +328,9 @@ absl::Status ClusterBackups::RestorePart(const internal::v1::CheckpointResponse&
 
 absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string& dir) {
   RETURN_IF_ERROR(CheckDirectory(dir));
-  absl::MutexLock lock(&running_);
-  absl::StatusOr<std::string> bytes = ReadFile((fs::path(dir) / kManifest).string());
+  std::unique_lock<std::mutex> one(running_, std::try_to_lock);
+  if (!one.owns_lock()) return Busy();
+  absl::StatusOr<std::string> bytes = ReadManifest((fs::path(dir) / kManifest).string());
   if (!bytes.ok()) {
     return absl::NotFoundError(StrCat(dir, " holds no cluster backup (no ", kManifest, ")"));
   }
@@ -270,13 +340,8 @@ absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string&
   }
   // Every file checked before anything changes: a damaged backup restores nothing.
   for (const internal::v1::ShardBackup& shard : manifest.shard_backups()) {
-    const std::string path = (fs::path(dir) / shard.file()).string();
-    ASSIGN_OR_RETURN(std::string file, ReadFile(path));
-    if (file.size() != shard.bytes() || XXH3_64bits(file.data(), file.size()) != shard.checksum()) {
-      return absl::DataLossError(StrCat(path,
-                                        " is damaged (its size or checksum is not the one "
-                                        "the manifest recorded); nothing was restored"));
-    }
+    RETURN_IF_ERROR(
+        CheckFile((fs::path(dir) / shard.file()).string(), shard.bytes(), shard.checksum()));
   }
   directory_.CatchUpCatalog();
   ASSIGN_OR_RETURN(std::vector<DatabaseInfo> existing, AllDatabases(engine_.catalog()));
@@ -306,15 +371,11 @@ absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string&
     ++summary.tables;
   }
   for (const internal::v1::ShardBackup& shard : manifest.shard_backups()) {
-    ASSIGN_OR_RETURN(std::string file, ReadFile((fs::path(dir) / shard.file()).string()));
-    Decoder in(file);
-    while (!in.done()) {
-      std::string_view framed;
-      internal::v1::CheckpointResponse part;
-      if (!in.GetLengthPrefixed(&framed) ||
-          !part.ParseFromArray(framed.data(), static_cast<int>(framed.size()))) {
-        return absl::DataLossError(StrCat(shard.file(), " holds a malformed part"));
-      }
+    PartReader parts((fs::path(dir) / shard.file()).string());
+    internal::v1::CheckpointResponse part;
+    while (true) {
+      ASSIGN_OR_RETURN(bool more, parts.Next(&part));
+      if (!more) break;
       RETURN_IF_ERROR(RestorePart(part, &summary));
     }
   }

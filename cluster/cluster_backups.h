@@ -12,15 +12,16 @@
 //
 // Not in a backup: tokens, scheduled queries (both in etcd) and metrics.
 //
-// Thread-safety: one Backup or Restore at a time per object (the gRPC service serializes).
+// Thread-safety: any thread; while a Backup or Restore runs, another is refused
+// (FAILED_PRECONDITION).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "cluster/peer_stubs.h"
 #include "cluster/shard_router.h"
 #include "storage/catalog/catalog_changes.h"
@@ -78,7 +79,7 @@ class ClusterBackups {
   const std::string cluster_name_;
   const LogEnd log_end_;
   PeerStubs peers_;
-  absl::Mutex running_;  // one backup or restore at a time
+  std::mutex running_;  // one backup or restore at a time; another is refused meanwhile
 };
 
 }  // namespace strata::cluster
