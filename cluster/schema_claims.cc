@@ -162,11 +162,11 @@ absl::StatusOr<bool> SchemaClaims::Commit(const std::string& scope, Known& known
   std::vector<Claim> claims;
   for (const auto& [name, kind] : added.measures) {
     claims.push_back({{.key = StrCat(scope, "m/", name), .value = StrCat(static_cast<int>(kind))},
-                      [&name, kind](ClaimSet& c) { c.measures.emplace(name, kind); }});
+                      [&name = name, kind = kind](ClaimSet& c) { c.measures.emplace(name, kind); }});
   }
   for (const auto& [name, column] : added.columns) {
     claims.push_back({{.key = StrCat(scope, "c/", name), .value = EncodeColumn(column)},
-                      [&name, column](ClaimSet& c) {
+                      [&name = name, column = column](ClaimSet& c) {
                         c.columns.emplace(name, column);
                         if (!column.dimension) ++c.attributes;
                       }});
