@@ -1,5 +1,7 @@
 #include "cluster/scan_pages.h"
 
+#include <xxhash.h>
+
 #include <deque>
 #include <memory>
 #include <numeric>
@@ -27,6 +29,15 @@ std::vector<query::ResultColumn> DecodeColumns(const internal::v1::ScanResponse&
     columns.push_back({c.name(), static_cast<DataType>(c.type())});
   }
   return columns;
+}
+
+uint64_t ColumnsFingerprint(const std::vector<query::ResultColumn>& columns) {
+  std::string bytes;
+  for (const query::ResultColumn& c : columns) {
+    bytes.append(c.name).push_back('\0');
+    bytes.append(std::to_string(static_cast<int>(c.type))).push_back('\0');
+  }
+  return XXH3_64bits(bytes.data(), bytes.size());
 }
 
 absl::Status EncodeBatch(const query::Batch& batch, const std::vector<DataType>& types,

@@ -3,6 +3,7 @@
 // and back. Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -18,6 +19,10 @@ namespace strata::cluster {
 void EncodeColumns(const std::vector<query::ResultColumn>& columns,
                    internal::v1::ScanResponse* out);
 std::vector<query::ResultColumn> DecodeColumns(const internal::v1::ScanResponse& page);
+// The error details of a fragment refused because its ColumnsCheck failed.
+inline constexpr char kColumnsChangedDetail[] = "columns-changed";
+// What tells two answers' columns (names, types, order) apart: a ColumnsCheck's fingerprint.
+uint64_t ColumnsFingerprint(const std::vector<query::ResultColumn>& columns);
 
 // `batch` (one column per entry of `types`; a column of size 0, which the query did not read,
 // is NULL) as a page. INVALID_ARGUMENT for a column of a composite type (a table's columns

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -94,12 +95,24 @@ class SiteGroups {
   std::map<std::string, query::FragmentSite> elsewhere_;  // by node id
 };
 
+// A site's node and shards: what a remembered answer and its check are filed under.
+std::string SiteKey(const query::FragmentSite& site) {
+  std::string key = site.node;
+  for (uint32_t shard : site.shards)
+    key += StrCat(key.size() == site.node.size() ? "\n" : ",", shard);
+  return key;
+}
+
+// Remembered sites' columns at most; past it they are forgotten and asked again.
+constexpr size_t kMaxKnownColumns = 4096;
+
 }  // namespace
 
 struct ClusterShardReads::RemoteScan {
   grpc::ClientContext context;
   std::unique_ptr<grpc::ClientReader<internal::v1::ScanResponse>> reader;
   std::vector<query::ResultColumn> columns;
+  internal::v1::ScanResponse first;  // the first answer: the columns, maybe rows and stats
 };
 
 // One query's reads: the sites chosen for it, read under its choice.
@@ -117,18 +130,42 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   absl::StatusOr<std::vector<query::ResultColumn>> Describe(
       const query::FragmentSite& site, const std::string& sql,
       steady_clock::time_point deadline) override {
-    return reads_.Describe(site, sql, deadline, choice_);
+    bool remembered = false;
+    ASSIGN_OR_RETURN(SiteColumns known,
+                     reads_.Describe(site, sql, deadline, choice_, refresh_.load(), &remembered));
+    if (remembered) remembered_ = true;
+    if (known.check.has_value()) {
+      absl::MutexLock lock(&mu_);
+      checks_[SiteKey(site)].push_back(*std::move(known.check));
+    }
+    return std::move(known.columns);
+  }
+  bool RememberedColumns() const override { return remembered_.load(); }
+  void Refresh() override {
+    refresh_ = true;
+    remembered_ = false;
+    absl::MutexLock lock(&mu_);
+    checks_.clear();
   }
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
                    const Push& push, query::QueryStats* scanned) override {
-    return reads_.Run(site, sql, deadline, cancelled, push, choice_, scanned);
+    ColumnsChecks checks;
+    {
+      absl::MutexLock lock(&mu_);
+      checks = checks_;
+    }
+    return reads_.Run(site, sql, deadline, cancelled, push, choice_, checks, scanned);
   }
 
  private:
   ClusterShardReads& reads_;
   const query::ReadChoice choice_;
   const std::vector<query::FragmentSite> sites_;
+  std::atomic<bool> refresh_{false};     // every site asked again
+  std::atomic<bool> remembered_{false};  // a Describe answered from memory
+  absl::Mutex mu_;
+  ColumnsChecks checks_ ABSL_GUARDED_BY(mu_);  // of the columns it planned with
 };
 
 absl::StatusOr<std::unique_ptr<query::ShardReads>> ClusterShardReads::Prepare(
@@ -246,7 +283,8 @@ absl::StatusOr<query::QueryStats> ClusterShardReads::RunLocal(
 absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::FragmentSite& site,
                                          const std::string& sql, bool describe_only,
                                          steady_clock::time_point deadline,
-                                         const query::ReadChoice& choice) {
+                                         const query::ReadChoice& choice,
+                                         const ColumnsChecks* checks) {
   internal::v1::ScanRequest request;
   request.set_sql(sql);
   for (uint32_t shard : site.shards) request.add_shards(shard);
@@ -255,28 +293,43 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
   request.set_describe_only(describe_only);
   request.set_consistency(static_cast<int32_t>(choice.consistency));
   request.set_max_staleness_millis(choice.max_staleness.count());
+  request.set_columns_first(choice.hedge_after.count() > 0);
+  if (checks != nullptr) {
+    if (auto it = checks->find(SiteKey(site)); it != checks->end()) {
+      for (const internal::v1::ColumnsCheck& check : it->second) *request.add_checks() = check;
+    }
+  }
   if (deadline != steady_clock::time_point::max()) {
     scan->context.set_deadline(std::chrono::system_clock::now() + (deadline - steady_clock::now()));
   }
   directory_.membership().Present(&scan->context);
   scan->reader = stubs_.For(site.address)->Scan(&scan->context, request);
-  internal::v1::ScanResponse first;
-  if (!scan->reader->Read(&first)) return FromGrpc(scan->reader->Finish(), site.node);
+  internal::v1::ScanResponse& first = scan->first;
+  if (!scan->reader->Read(&first)) {
+    const grpc::Status end = scan->reader->Finish();
+    if (end.error_details() == kColumnsChangedDetail) {
+      ForgetColumnsOf(site.node);
+      return query::ColumnsChangedError(StrCat("node ", site.node, ": ", end.error_message()));
+    }
+    return FromGrpc(end, site.node);
+  }
   scan->columns = DecodeColumns(first);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
     const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice) {
+    steady_clock::time_point deadline, const query::ReadChoice& choice,
+    const ColumnsChecks* checks) {
   auto scan = std::make_unique<RemoteScan>();
-  RETURN_IF_ERROR(OpenInto(scan.get(), site, sql, describe_only, deadline, choice));
+  RETURN_IF_ERROR(OpenInto(scan.get(), site, sql, describe_only, deadline, choice, checks));
   return scan;
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
     const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice, query::FragmentSite* at) {
+    steady_clock::time_point deadline, const query::ReadChoice& choice, const ColumnsChecks* checks,
+    query::FragmentSite* at) {
   *at = site;
   std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
   if (choice.hedge_after.count() > 0) {
@@ -284,7 +337,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
         OtherSites(site.shards, {site.node, node_id_});
     if (others.ok() && others->size() == 1) other = std::move(others->front());
   }
-  if (!other) return Open(site, sql, describe_only, deadline, choice);
+  if (!other) return Open(site, sql, describe_only, deadline, choice, checks);
 
   struct Attempt {
     std::unique_ptr<RemoteScan> scan = std::make_unique<RemoteScan>();
@@ -297,7 +350,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   int winner = -1;  // the first attempt to answer
   auto attempt = [&](int i, const query::FragmentSite& where) {
     absl::Status opened =
-        OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline, choice);
+        OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline, choice, checks);
     std::lock_guard lock(mu);
     attempts[i].status = std::move(opened);
     attempts[i].done = true;
@@ -335,26 +388,36 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   return std::move(attempts[winner].scan);
 }
 
-absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
+absl::StatusOr<ClusterShardReads::SiteColumns> ClusterShardReads::Describe(
     const query::FragmentSite& site, const std::string& sql, steady_clock::time_point deadline,
-    const query::ReadChoice& choice) {
-  std::vector<query::ResultColumn> columns;
-  // Several nodes in its place: each one's columns, once.
-  auto add = [&columns](std::vector<query::ResultColumn> more) {
-    for (query::ResultColumn& c : more) {
-      if (std::none_of(columns.begin(), columns.end(),
-                       [&](const query::ResultColumn& d) { return d.name == c.name; })) {
-        columns.push_back(std::move(c));
-      }
-    }
-  };
+    const query::ReadChoice& choice, bool ask_again, bool* remembered) {
   if (site.local) {
     query::ColumnsSink sink;
     RETURN_IF_ERROR(
         RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink).status());
-    return sink.columns();
+    return SiteColumns{.columns = sink.columns()};
   }
+  const std::string key = KnownColumnsKey(site, sql);
+  if (!ask_again) {
+    absl::MutexLock lock(&known_mu_);
+    if (auto it = known_columns_.find(key); it != known_columns_.end()) {
+      *remembered = true;
+      return it->second;
+    }
+  }
+  SiteColumns out;
+  // Several nodes in its place: each one's columns, once.
+  auto add = [&out](std::vector<query::ResultColumn> more) {
+    for (query::ResultColumn& c : more) {
+      if (std::none_of(out.columns.begin(), out.columns.end(),
+                       [&](const query::ResultColumn& d) { return d.name == c.name; })) {
+        out.columns.push_back(std::move(c));
+      }
+    }
+  };
+  bool own_answer = false;  // the site's node answered, alone
   RETURN_IF_ERROR(Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
+    own_answer = false;
     if (at.local) {
       query::ColumnsSink sink;
       RETURN_IF_ERROR(RunLocal(at, sql, true, deadline, nullptr, choice, &sink).status());
@@ -363,15 +426,42 @@ absl::StatusOr<std::vector<query::ResultColumn>> ClusterShardReads::Describe(
     }
     query::FragmentSite answering;
     ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
-                     OpenHedged(at, sql, true, deadline, choice, &answering));
+                     OpenHedged(at, sql, true, deadline, choice, nullptr, &answering));
     internal::v1::ScanResponse rest;
     while (scan->reader->Read(&rest)) {
     }
     if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, answering.node);
     add(std::move(scan->columns));
+    own_answer = answering.node == site.node;
     return absl::OkStatus();
   }));
-  return columns;
+  if (own_answer) {
+    internal::v1::ColumnsCheck check;
+    check.set_sql(sql);
+    check.set_fingerprint(ColumnsFingerprint(out.columns));
+    out.check = std::move(check);
+    absl::MutexLock lock(&known_mu_);
+    if (known_columns_.size() >= kMaxKnownColumns) known_columns_.clear();
+    known_columns_[key] = out;
+  }
+  return out;
+}
+
+std::string ClusterShardReads::KnownColumnsKey(const query::FragmentSite& site,
+                                               const std::string& sql) {
+  return StrCat(SiteKey(site), "\n", sql);
+}
+
+void ClusterShardReads::ForgetColumnsOf(const std::string& node) {
+  const std::string prefix = node + "\n";
+  absl::MutexLock lock(&known_mu_);
+  for (auto it = known_columns_.begin(); it != known_columns_.end();) {
+    if (it->first.starts_with(prefix)) {
+      known_columns_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
 }
 
 absl::Status ClusterShardReads::Reach(
@@ -394,7 +484,8 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
                                     steady_clock::time_point deadline,
                                     const std::atomic<bool>* cancelled,
                                     const query::ShardReads::Push& push,
-                                    const query::ReadChoice& choice, query::QueryStats* scanned) {
+                                    const query::ReadChoice& choice, const ColumnsChecks& checks,
+                                    query::QueryStats* scanned) {
   // A fragment here; one that stopped because the query had enough rows ended well (its
   // scans uncounted).
   auto here = [&](const absl::StatusOr<query::QueryStats>& ran, const PushSink& sink) {
@@ -411,7 +502,8 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
       PushSink sink(&push);
       return here(RunLocal(at, sql, false, deadline, cancelled, choice, &sink), sink);
     }
-    absl::Status ran = RunRemote(at, sql, deadline, cancelled, push, choice, &sent, scanned);
+    absl::Status ran =
+        RunRemote(at, sql, deadline, cancelled, push, choice, checks, &sent, scanned);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
       return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
@@ -424,35 +516,40 @@ absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const
                                           steady_clock::time_point deadline,
                                           const std::atomic<bool>* cancelled,
                                           const query::ShardReads::Push& push,
-                                          const query::ReadChoice& choice, bool* sent,
+                                          const query::ReadChoice& choice,
+                                          const ColumnsChecks& checks, bool* sent,
                                           query::QueryStats* scanned) {
   query::FragmentSite answering;
   ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
-                   OpenHedged(site, sql, false, deadline, choice, &answering));
+                   OpenHedged(site, sql, false, deadline, choice, &checks, &answering));
   std::vector<query::DataType> types;
   for (const query::ResultColumn& c : scan->columns) types.push_back(c.type);
-  internal::v1::ScanResponse page;
   absl::Status failed;
   bool enough = false;
-  while (failed.ok() && !enough && scan->reader->Read(&page)) {
+  // One answer: false once the fragment is to stop.
+  auto take = [&](const internal::v1::ScanResponse& page) {
     if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
       failed = absl::CancelledError("the query was cancelled");
-      break;
+      return false;
     }
-    if (page.has_stats()) {  // the last answer
-      AddScans(DecodeStats(page), scanned);
-      continue;
+    if (page.rows() > 0) {
+      absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
+      if (!batch.ok()) {
+        failed =
+            absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
+        return false;
+      }
+      *sent = true;
+      absl::StatusOr<bool> go_on = push(*batch, scan->columns);
+      if (!go_on.ok()) failed = go_on.status();
+      enough = go_on.ok() && !*go_on;
+      if (!failed.ok() || enough) return false;
     }
-    absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
-    if (!batch.ok()) {
-      failed = absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
-      break;
-    }
-    *sent = true;
-    absl::StatusOr<bool> go_on = push(*batch, scan->columns);
-    if (!go_on.ok()) failed = go_on.status();
-    enough = go_on.ok() && !*go_on;
-  }
+    if (page.has_stats()) AddScans(DecodeStats(page), scanned);  // the last answer
+    return true;
+  };
+  internal::v1::ScanResponse page;
+  for (bool go_on = take(scan->first); go_on && scan->reader->Read(&page);) go_on = take(page);
   if (!failed.ok() || enough) {
     scan->context.TryCancel();
     while (scan->reader->Read(&page)) {

@@ -5,15 +5,24 @@
 // reached before it sent a row is replaced by the other nodes holding its shards. The same
 // class runs the fragments other nodes ask of this one.
 //
+// A remote site's columns (a describe_only answer) are remembered for the queries after, so
+// that a query costs one round trip to each node, not two; each fragment then carries the
+// columns its plan assumed (ScanRequest.checks), which the node compares with its own before
+// it reads, and a difference (a column new there) plans the query again.
+//
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "cluster/peer_stubs.h"
 #include "cluster/shard_router.h"
 #include "query/base/read_choice.h"
@@ -50,22 +59,31 @@ class ClusterShardReads final {
 
  private:
   class QueryReads;
+  // What a query's plan assumed of each remote node's columns, by node id.
+  using ColumnsChecks = std::map<std::string, std::vector<internal::v1::ColumnsCheck>>;
+  // A site's columns, and whether they are the site's node's own answer (which a fragment
+  // there can check), not other nodes' in its place.
+  struct SiteColumns {
+    std::vector<query::ResultColumn> columns;
+    std::optional<internal::v1::ColumnsCheck> check;
+  };
   // Opens the fragment's stream at a remote site and reads its first answer (the columns).
   struct RemoteScan;
   absl::Status OpenInto(RemoteScan* scan, const query::FragmentSite& site, const std::string& sql,
                         bool describe_only, std::chrono::steady_clock::time_point deadline,
-                        const query::ReadChoice& choice);
+                        const query::ReadChoice& choice, const ColumnsChecks* checks);
   // Open, and when `choice` hedges and the site's node has not answered after its
   // hedge_after, at another node holding all of the site's shards too: the first to answer
   // is read (`*at` is its site), the other cancelled.
   absl::StatusOr<std::unique_ptr<RemoteScan>> OpenHedged(
       const query::FragmentSite& site, const std::string& sql, bool describe_only,
       std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice,
-      query::FragmentSite* at);
+      const ColumnsChecks* checks, query::FragmentSite* at);
   absl::StatusOr<std::unique_ptr<RemoteScan>> Open(const query::FragmentSite& site,
                                                    const std::string& sql, bool describe_only,
                                                    std::chrono::steady_clock::time_point deadline,
-                                                   const query::ReadChoice& choice);
+                                                   const query::ReadChoice& choice,
+                                                   const ColumnsChecks* checks);
   // The sites `choice` reads every shard at, this node's first (when it reads any).
   absl::StatusOr<std::vector<query::FragmentSite>> Choose(const query::ReadChoice& choice);
   // Sites that read `shards`, none of them on a node in `avoid`: this node for the shards it
@@ -76,14 +94,21 @@ class ClusterShardReads final {
   // holding its shards instead, and so on while some are left.
   absl::Status Reach(const query::FragmentSite& site, std::set<std::string> avoid,
                      const std::function<absl::Status(const query::FragmentSite&)>& attempt);
-  absl::StatusOr<std::vector<query::ResultColumn>> Describe(
-      const query::FragmentSite& site, const std::string& sql,
-      std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice);
+  // The columns `sql` answers with at `site`: for a remote site, as remembered
+  // (`*remembered` turns true) unless `ask_again`, and remembered.
+  absl::StatusOr<SiteColumns> Describe(const query::FragmentSite& site, const std::string& sql,
+                                       std::chrono::steady_clock::time_point deadline,
+                                       const query::ReadChoice& choice, bool ask_again,
+                                       bool* remembered);
+  // The remembered columns: each under its node, shards and statement.
+  static std::string KnownColumnsKey(const query::FragmentSite& site, const std::string& sql);
+  void ForgetColumnsOf(const std::string& node);
   // What the fragment's scans read is added to `*scanned`.
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    std::chrono::steady_clock::time_point deadline,
                    const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                   const query::ReadChoice& choice, query::QueryStats* scanned);
+                   const query::ReadChoice& choice, const ColumnsChecks& checks,
+                   query::QueryStats* scanned);
   // A fragment here, after bringing its shards up to `choice` (a site taking over from an
   // unreachable node's).
   absl::StatusOr<query::QueryStats> RunLocal(const query::FragmentSite& site,
@@ -96,12 +121,15 @@ class ClusterShardReads final {
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
                          std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                         const query::ReadChoice& choice, bool* sent, query::QueryStats* scanned);
+                         const query::ReadChoice& choice, const ColumnsChecks& checks, bool* sent,
+                         query::QueryStats* scanned);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;
   const std::string node_id_;
   PeerStubs stubs_;
+  absl::Mutex known_mu_;
+  absl::flat_hash_map<std::string, SiteColumns> known_columns_ ABSL_GUARDED_BY(known_mu_);
 };
 
 }  // namespace strata::cluster

@@ -20,39 +20,81 @@ constexpr size_t kMaxPageBytes = 4 << 20;
 
 // A fragment's result onto the Scan stream: the columns, then a page per batch. A caller
 // that went away cancels the fragment.
+// A fragment's answers, each held until the next is ready so that a small result goes in one
+// message (its columns, rows and statistics) and one wake-up of the asking node: the first
+// answer carries the columns, with the first rows; the last the statistics, with the last
+// rows. With `columns_first` (a hedged read, which times the first answer) the columns go at
+// once.
 class ScanWriterSink final : public query::ResultSink {
  public:
   ScanWriterSink(grpc::ServerContext* context,
                  grpc::ServerWriter<internal::v1::ScanResponse>* writer,
-                 std::atomic<bool>* cancelled)
-      : context_(*context), writer_(*writer), cancelled_(*cancelled) {}
+                 std::atomic<bool>* cancelled, bool columns_first)
+      : context_(*context),
+        writer_(*writer),
+        cancelled_(*cancelled),
+        columns_first_(columns_first) {}
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    internal::v1::ScanResponse first;
-    EncodeColumns(columns, &first);
+    EncodeColumns(columns, &held_);
     for (const query::ResultColumn& c : columns) types_.push_back(c.type);
-    return Send(first);
+    has_held_ = true;
+    columns_only_ = !columns_first_;
+    return columns_first_ ? SendHeld() : absl::OkStatus();
   }
   bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
     return EncodePages(batch, types_, kMaxPageBytes,
-                       [this](const internal::v1::ScanResponse& page) { return Send(page); });
+                       [this](const internal::v1::ScanResponse& page) { return Hold(page); });
   }
   absl::Status Rows(std::vector<query::Row> rows) override {
     return Batches(RowsAsBatch(types_, rows));
   }
+  // The last answer: what the fragment's scans read, with the rows held.
+  absl::Status Finish(const query::QueryStats& stats) {
+    EncodeStats(stats, &held_);
+    if (context_.IsCancelled() || !writer_.Write(held_, grpc::WriteOptions().set_last_message())) {
+      return absl::CancelledError("the node that asked for the fragment went away");
+    }
+    return absl::OkStatus();
+  }
 
  private:
-  absl::Status Send(const internal::v1::ScanResponse& message) {
-    if (context_.IsCancelled() || !writer_.Write(message)) {
+  absl::Status Hold(const internal::v1::ScanResponse& page) {
+    if (columns_only_ && page.columns_size() == held_.columns_size()) {
+      // The first rows join the columns' answer.
+      columns_only_ = false;
+      internal::v1::ScanResponse first = page;
+      for (int c = 0; c < first.columns_size(); ++c) {
+        first.mutable_columns(c)->set_name(held_.columns(c).name());
+        first.mutable_columns(c)->set_type(held_.columns(c).type());
+      }
+      held_ = std::move(first);
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(SendHeld());
+    held_ = page;
+    has_held_ = true;
+    return absl::OkStatus();
+  }
+  absl::Status SendHeld() {
+    if (!has_held_) return absl::OkStatus();
+    if (context_.IsCancelled() || !writer_.Write(held_)) {
       cancelled_.store(true);
       return absl::CancelledError("the node that asked for the fragment went away");
     }
+    held_.Clear();
+    has_held_ = false;
+    columns_only_ = false;
     return absl::OkStatus();
   }
   grpc::ServerContext& context_;
   grpc::ServerWriter<internal::v1::ScanResponse>& writer_;
   std::atomic<bool>& cancelled_;
+  const bool columns_first_;
   std::vector<query::DataType> types_;
+  internal::v1::ScanResponse held_;
+  bool has_held_ = false;
+  bool columns_only_ = false;  // held_ is the columns' answer, without rows yet
 };
 
 }  // namespace
@@ -161,20 +203,32 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                             ? started + std::chrono::milliseconds(request->timeout_millis())
                             : std::chrono::steady_clock::time_point::max();
   std::atomic<bool> cancelled{false};
-  ScanWriterSink sink(context, writer, &cancelled);
+  ScanWriterSink sink(context, writer, &cancelled, request->columns_first());
   std::optional<Slots::Held> slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         StrCat("node ", node_id_, " is running ", kMaxServedFragments,
                                " fragments of other nodes' queries; retry the query later"));
   }
+  // The columns the asking node planned with, as this node answers them now (after catching
+  // up): a column new here would be read as NULL by that plan.
+  for (const internal::v1::ColumnsCheck& check : request->checks()) {
+    query::ColumnsSink columns;
+    absl::StatusOr<query::QueryStats> described =
+        reads_.RunHere(shards, check.sql(), /*describe_only=*/true, deadline, &cancelled, &columns);
+    if (!described.ok()) return ToGrpc(described.status());
+    if (ColumnsFingerprint(columns.columns()) != check.fingerprint()) {
+      return grpc::Status(grpc::StatusCode::ABORTED,
+                          StrCat("the columns of `", check.sql(), "` at node ", node_id_,
+                                 " changed since the query was planned; run the query again"),
+                          kColumnsChangedDetail);
+    }
+  }
   absl::StatusOr<query::QueryStats> ran = reads_.RunHere(
       shards, request->sql(), request->describe_only(), deadline, &cancelled, &sink);
   if (!ran.ok()) return ToGrpc(ran.status());
-  // The last answer: what the fragment's scans read, for the asking node's statistics.
-  internal::v1::ScanResponse last;
-  EncodeStats(*ran, &last);
-  if (!writer->Write(last)) {
+  // What the fragment's scans read, for the asking node's statistics.
+  if (!sink.Finish(*ran).ok()) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
   }
   return grpc::Status::OK;

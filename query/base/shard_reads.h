@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/cord.h"
 #include "query/base/result.h"
 #include "query/base/vector.h"
 
@@ -40,6 +41,20 @@ struct FragmentSite {
 // (query/base/read_choice.h).
 inline constexpr size_t kMaxConcurrentFragments = 8;
 
+// A node running a fragment found the table's columns there no longer those the query was
+// planned with (ShardReads may plan with columns it remembers): the plan may read a column
+// as NULL that the node now holds. ABORTED, marked so that the query runner plans the query
+// again when none of its answer went out (server/runner/query_runner.cc).
+inline constexpr char kColumnsChangedPayload[] = "strata.dev/columns-changed";
+inline absl::Status ColumnsChangedError(const std::string& message) {
+  absl::Status status = absl::AbortedError(message);
+  status.SetPayload(kColumnsChangedPayload, absl::Cord("1"));
+  return status;
+}
+inline bool IsColumnsChanged(const absl::Status& status) {
+  return status.GetPayload(kColumnsChangedPayload).has_value();
+}
+
 // One query's reads: the sites were chosen, and this node's own shards brought up to date,
 // by the query's read choice before it was planned.
 class ShardReads {
@@ -49,10 +64,16 @@ class ShardReads {
   virtual absl::StatusOr<std::vector<FragmentSite>> Sites() = 0;
   // Fragments of one table run at once.
   virtual size_t max_concurrent_fragments() const { return kMaxConcurrentFragments; }
-  // The columns `sql` (a fragment's statement) answers with at `site`.
+  // The columns `sql` (a fragment's statement) answers with at `site`: possibly as the site
+  // answered an earlier query, checked when the fragments run (ColumnsChangedError).
   virtual absl::StatusOr<std::vector<ResultColumn>> Describe(
       const FragmentSite& site, const std::string& sql,
       std::chrono::steady_clock::time_point deadline) = 0;
+  // Whether Describe answered with remembered columns (a plan that failed with them, a
+  // column not found, is made again after Refresh).
+  virtual bool RememberedColumns() const { return false; }
+  // Describe asks every site again from now on.
+  virtual void Refresh() {}
   // Runs `sql` at `site`, handing each batch of rows with its columns to `push`, which stops
   // the fragment by returning false (enough rows) or an error. Stops, CANCELLED, once
   // `*cancelled` (when given) turns true. The columns are those Describe named, unless

@@ -27,6 +27,65 @@ int64_t NanosSinceEpoch() {
       .count();
 }
 
+// The result on its way to the client, its columns held back until the first rows, so that a
+// query planned with another node's remembered columns can be run again when they changed
+// (query::IsColumnsChanged) or when its plan failed with them (a column not found).
+class HeldColumnsSink final : public query::ResultSink {
+ public:
+  explicit HeldColumnsSink(query::ResultSink* sink) : sink_(*sink) {}
+  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
+    columns_ = columns;
+    held_ = true;
+    planned_ = true;
+    return absl::OkStatus();
+  }
+  absl::Status Rows(std::vector<query::Row> page) override {
+    RETURN_IF_ERROR(Release());
+    return sink_.Rows(std::move(page));
+  }
+  bool TakesBatches() const override { return sink_.TakesBatches(); }
+  absl::Status Batches(const query::Batch& batch) override {
+    RETURN_IF_ERROR(Release());
+    return sink_.Batches(batch);
+  }
+  absl::Status EndBatches() override {
+    RETURN_IF_ERROR(Release());
+    return sink_.EndBatches();
+  }
+  // The held columns handed on (a result without rows).
+  absl::Status Release() {
+    if (!held_) return absl::OkStatus();
+    held_ = false;
+    sent_ = true;
+    return sink_.Columns(columns_);
+  }
+  // Whether anything reached the client's sink.
+  bool sent() const { return sent_; }
+  // Whether the statement was planned (its columns came).
+  bool planned() const { return planned_; }
+
+ private:
+  query::ResultSink& sink_;
+  std::vector<query::ResultColumn> columns_;
+  bool held_ = false;
+  bool sent_ = false;
+  bool planned_ = false;
+};
+
+// Whether a query that ended with `status` is run again with every site's columns asked anew.
+bool PlanAgain(const absl::Status& status, const HeldColumnsSink& held,
+               const query::ShardReads& reads) {
+  if (held.sent()) return false;
+  if (query::IsColumnsChanged(status)) return true;
+  // A plan that failed with remembered columns: a column not found, or of another type.
+  return !held.planned() && reads.RememberedColumns() &&
+         (absl::IsInvalidArgument(status) || absl::IsNotFound(status));
+}
+
+// Times a query planned with another node's remembered columns is run again (PlanAgain): once
+// is the rule, a second time for a table growing columns meanwhile.
+constexpr int kColumnsChangedRetries = 2;
+
 // SHOW QUERIES and KILL QUERY for one caller.
 class CallerRunningQueries final : public query::RunningQueries {
  public:
@@ -213,10 +272,31 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
     }
   }
   options.shard_reads = reads.get();
-  absl::StatusOr<query::QueryStats> stats = !prepared.ok() ? prepared
-                                            : request.cancel->load()
-                                                ? absl::CancelledError("the query was cancelled")
-                                                : engine_.Execute(request.sql, options, sink);
+  absl::StatusOr<query::QueryStats> stats;
+  if (!prepared.ok()) {
+    stats = prepared;
+  } else if (request.cancel->load()) {
+    stats = absl::CancelledError("the query was cancelled");
+  } else if (reads == nullptr) {
+    stats = engine_.Execute(request.sql, options, sink);
+  } else {
+    HeldColumnsSink held(sink);
+    for (int retries = 0;; ++retries) {
+      stats = engine_.Execute(request.sql, options, &held);
+      if (stats.ok() || retries == kColumnsChangedRetries ||
+          !PlanAgain(stats.status(), held, *reads)) {
+        break;
+      }
+      reads->Refresh();
+      options.timeout_millis =
+          std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   ticket.deadline_ - std::chrono::steady_clock::now())
+                                   .count());
+    }
+    if (stats.ok()) {
+      if (absl::Status released = held.Release(); !released.ok()) stats = released;
+    }
+  }
   if (!request.describe_only) {  // planning a statement for Describe is not a query run
     Observe(ticket.id(), request.caller->name(), request.sql, stats,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

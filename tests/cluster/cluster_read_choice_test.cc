@@ -6,6 +6,7 @@
 // past it, and a hedged fragment is answered by another node while its first node is stopped.
 #include <signal.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,52 @@ TEST_F(ClusterReadChoiceTest, AConditionOnThePartitionKeyReadsItsShardsOnly) {
       rows("EXPLAIN SELECT count(*) FROM demo.keyed WHERE measure_value::double > 1",
            v1::READ_CONSISTENCY_LEADER);
   EXPECT_EQ(whole.find("pruned"), std::string::npos) << whole;
+}
+
+// A node remembers the other nodes' columns of a table between queries (a query is then one
+// round trip to each); a column that appeared there since is read all the same: one the
+// remembered columns lack (the plan fails to find it and is made again with columns asked
+// anew, else it would fail as long as they are remembered), and SELECT * showing a new one
+// (each fragment's node finds its columns changed and the query is planned again). Through
+// the node leading no shard, so that every fragment is remote.
+TEST_F(ClusterReadChoiceTest, ColumnsNewAtOtherNodesAreReadThoughTheirColumnsAreRemembered) {
+  const int64_t now = NowMillis();
+  WriteHosts(now);
+  auto rows = [&](const std::string& sql) {
+    QueryResult result = RunQuery(cluster_->node(kLagging).channel(), sql);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return RowsText(result.rows);
+  };
+  // Writes kHosts records (or host h1's only) with dimension `name` at `time`.
+  auto write_with = [&](const std::string& name, int64_t time, bool all_hosts) {
+    std::vector<v1::Record> records = HostRecords(all_hosts ? kHosts : 2, time);
+    if (!all_hosts) records.erase(records.begin());
+    for (v1::Record& r : records) {
+      auto* d = r.add_dimensions();
+      d->set_name(name);
+      d->set_value("v");
+    }
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(Write(cluster_->node(0), "cpu", records, &response).ok());
+    ASSERT_EQ(response.rejected_records_size(), 0);
+  };
+  EXPECT_EQ(rows("SELECT count(*) FROM demo.cpu"), std::to_string(kHosts) + "\n");
+  write_with("pod", now + 1, /*all_hosts=*/false);
+  EXPECT_EQ(rows("SELECT count(pod) FROM demo.cpu"), "1\n");
+  write_with("pod", now + 2, /*all_hosts=*/true);
+  EXPECT_EQ(rows("SELECT count(pod) FROM demo.cpu"), std::to_string(kHosts + 1) + "\n");
+  EXPECT_EQ(rows("SELECT count(*) FROM demo.cpu WHERE pod = 'v'"),
+            std::to_string(kHosts + 1) + "\n");
+
+  write_with("zone", now + 3, /*all_hosts=*/true);
+  QueryResult all = RunQuery(
+      cluster_->node(kLagging).channel(),
+      "SELECT * FROM demo.cpu WHERE time = from_milliseconds(" + std::to_string(now + 3) + ")");
+  ASSERT_TRUE(all.status.ok()) << all.status.error_message();
+  std::vector<std::string> names;
+  for (const v1::ColumnInfo& c : all.metadata.columns()) names.push_back(c.name());
+  EXPECT_NE(std::find(names.begin(), names.end(), "zone"), names.end());
+  EXPECT_EQ(all.rows.size(), static_cast<size_t>(kHosts));
 }
 
 TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
