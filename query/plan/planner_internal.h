@@ -48,11 +48,24 @@ struct FragmentAggregation {
   std::vector<ExprPtr> arguments;
   std::vector<AggregateSpec> merges;
 };
+// ORDER BY over every group key (and nothing else) with LIMIT: the groups a fragment sends
+// can be its first `rows` in that order. A group among the query's first n is among the first
+// n of each fragment holding part of it (no fragment holds more groups ahead of it than the
+// whole does), and the order leaves no ties between two groups to break differently.
+struct TopGroups {
+  struct Key {
+    size_t key = 0;  // which group key
+    bool descending = false;
+    bool nulls_first = false;
+  };
+  std::vector<Key> order;
+  int64_t rows = 0;  // LIMIT + OFFSET
+};
 // nullopt unless every aggregate has a merge (none DISTINCT), the keys and arguments read
 // alike on every node (query/expr/sql_text.h), and WHERE went to the fragments whole.
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
-    const std::vector<AggregateSpec>& aggregates);
+    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top);
 
 struct Planner::Source {
   PlanNodePtr node;

@@ -67,6 +67,7 @@ class Planner::SelectPhases {
   absl::Status CollectAggregates(Expr& e, Schema* post);
   void PickAggregateFastPath();
   void SplitAcrossFragments();
+  std::optional<TopGroups> TopGroupsInFragments() const;
   absl::Status RewriteOverGroups(ExprPtr& e, const Schema& post);
   absl::Status BindRows();
   void OutputColumns();
@@ -295,7 +296,8 @@ void Planner::SelectPhases::PickAggregateFastPath() {
 void Planner::SelectPhases::SplitAcrossFragments() {
   const FragmentedTable* table = source_.fragments.get();
   if (table == nullptr || table->rows != source_.node.get()) return;
-  std::optional<FragmentAggregation> split = AggregateInFragments(*table, group_keys_, aggregates_);
+  std::optional<FragmentAggregation> split =
+      AggregateInFragments(*table, group_keys_, aggregates_, TopGroupsInFragments());
   if (!split) return;
   auto kept = std::make_shared<FragmentAggregation>(*std::move(split));
   plan_.keep_alive.push_back(kept);
@@ -304,6 +306,42 @@ void Planner::SelectPhases::SplitAcrossFragments() {
   for (size_t k = 0; k < group_keys_.size(); ++k) group_keys_[k] = kept->keys[k].get();
   aggregates_ = kept->merges;
   in_fragments_ = true;
+}
+
+// ORDER BY every group key (each by its text, its select item's ordinal or alias) and nothing
+// else, with LIMIT, no HAVING, DISTINCT or window: each fragment sends its first groups only.
+std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
+  if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
+      select_.distinct || !windows_->empty() || group_keys_.empty()) {
+    return std::nullopt;
+  }
+  TopGroups top;
+  top.rows = *select_.limit + select_.offset.value_or(0);
+  if (top.rows < *select_.limit) return std::nullopt;  // overflow
+  std::vector<bool> ordered(group_keys_.size(), false);
+  for (const OrderItem& o : select_.order_by) {
+    const Expr* key = o.expr.get();
+    if (key->kind == ExprKind::kLiteral && key->literal.type == DataType::kBigint) {
+      const int64_t k = key->literal.i;
+      if (k < 1 || k > static_cast<int64_t>(select_.items.size())) return std::nullopt;
+      key = select_.items[k - 1].expr.get();
+    } else if (key->kind == ExprKind::kColumn && key->qualifier.empty()) {
+      for (const SelectItem& item : select_.items) {
+        if (item.alias == key->name) key = item.expr.get();
+      }
+    }
+    if (ContainsAggregate(*key) || ContainsWindow(*key)) return std::nullopt;
+    const std::string text = key->ToString();
+    auto at = std::find(key_text_.begin(), key_text_.end(), text);
+    if (at == key_text_.end()) return std::nullopt;
+    const size_t k = static_cast<size_t>(at - key_text_.begin());
+    ordered[k] = true;
+    top.order.push_back({.key = k,
+                         .descending = o.descending,
+                         .nulls_first = o.nulls_first.value_or(o.descending)});
+  }
+  if (std::find(ordered.begin(), ordered.end(), false) != ordered.end()) return std::nullopt;
+  return top;
 }
 
 // A group key becomes its column of the aggregation's output; other plain

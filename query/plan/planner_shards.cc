@@ -315,7 +315,7 @@ ExprPtr RowColumn(const ColumnInfo& column, int index) {
 
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
-    const std::vector<AggregateSpec>& aggregates) {
+    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top) {
   if (!table.where_whole) return std::nullopt;
   for (const Expr* key : keys) {
     if (key->bound.type == DataType::kUnknown) return std::nullopt;
@@ -404,6 +404,14 @@ std::optional<FragmentAggregation> AggregateInFragments(
   }
   std::string group_by;
   for (size_t k = 0; k < keys.size(); ++k) group_by += StrCat(k ? ", " : " GROUP BY ", k + 1);
+  if (top.has_value()) {
+    for (size_t i = 0; i < top->order.size(); ++i) {
+      const TopGroups::Key& key = top->order[i];
+      group_by += StrCat(i ? ", " : " ORDER BY ", key.key + 1, key.descending ? " DESC" : " ASC",
+                         key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    }
+    group_by += StrCat(" LIMIT ", top->rows);
+  }
   std::vector<std::string> sql_by_site;
   for (size_t site = 0; site < select.size(); ++site) {
     sql_by_site.push_back(StrCat("SELECT ", select[site], " FROM ", table.name,

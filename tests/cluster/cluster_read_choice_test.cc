@@ -219,6 +219,52 @@ TEST_F(ClusterReadChoiceTest, ColumnsNewAtOtherNodesAreReadThoughTheirColumnsAre
   EXPECT_EQ(all.rows.size(), static_cast<size_t>(kHosts));
 }
 
+// Groups ordered by every group key with a LIMIT: each fragment sends its first groups in
+// that order only (EXPLAIN shows the ORDER BY ... LIMIT in the fragments' statement), and the
+// answers are those of the node's own replicas read whole (strong reads). An order that
+// could leave groups tied, or orders by an aggregate, sends every group.
+TEST_F(ClusterReadChoiceTest, GroupsOrderedByTheirKeysWithALimitAreCutInTheFragments) {
+  const int64_t now = NowMillis() / 1000 * 1000;
+  for (int s = 0; s < 6; ++s) WriteHosts(now - s * 1000);
+  auto run = [&](const std::string& sql, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    *request.mutable_read() = Choice(consistency);
+    QueryResult result = RunQueryRequest(cluster_->node(kLagging).channel(), request);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return RowsText(result.rows);
+  };
+  struct Case {
+    std::string sql;
+    bool cut;  // each fragment sends its first groups only
+  };
+  const std::vector<Case> cases = {
+      {"SELECT bin(time, 1s) AS second, count(*), max(measure_value::double) FROM demo.cpu "
+       "GROUP BY 1 ORDER BY 1 DESC LIMIT 3",
+       true},
+      {"SELECT bin(time, 1s) AS second, count(*) FROM demo.cpu GROUP BY 1 ORDER BY second "
+       "LIMIT 2 OFFSET 1",
+       true},
+      {"SELECT host, bin(time, 1s), avg(measure_value::double) FROM demo.cpu GROUP BY host, "
+       "bin(time, 1s) ORDER BY 2 DESC, host LIMIT 4",
+       true},
+      // Ordered by one of its keys only (one measure name: no ties here, but there could be).
+      {"SELECT bin(time, 1s), measure_name, count(*) FROM demo.cpu GROUP BY 1, 2 ORDER BY 1 DESC "
+       "LIMIT 2",
+       false},
+      {"SELECT host, max(measure_value::double) FROM demo.cpu GROUP BY host ORDER BY 2 DESC, "
+       "host LIMIT 3",
+       false},
+  };
+  for (const Case& c : cases) {
+    const std::string led = run(c.sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(led, run(c.sql, v1::READ_CONSISTENCY_STRONG)) << c.sql;
+    EXPECT_NE(led, "") << c.sql;
+    const std::string plan = run("EXPLAIN " + c.sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(plan.find("NULLS") != std::string::npos, c.cut) << c.sql << "\n" << plan;
+  }
+}
+
 TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
   struct Case {
     v1::ReadOptions read;
