@@ -7,6 +7,8 @@
 # doubles, dimension hostname), loaded without quotas and settled (closed hours sealed into
 # blocks) before the quotas are set. Queries go through node n0 (leader reads: each shard's
 # leader computes its part); every query type's row count is compared across the runs.
+# STRATA_BENCH_PARTITION_KEY=dimension:hostname creates the table with that partition key
+# (on every setup), so that a query fixing the host reads one shard.
 # Usage: bench/cluster_query_scaling.sh [hosts] [quota] [runs]   e.g. 200 0.5 9
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +55,8 @@ settle() { # log files...
 
 load() { # port, file
   strata -p "$1" db create benchmark >/dev/null
-  strata -p "$1" table create benchmark cpu --memory 24h >/dev/null
+  strata -p "$1" table create benchmark cpu --memory 24h \
+    --partition-key "${STRATA_BENCH_PARTITION_KEY:-measure}" >/dev/null
   strata -p "$1" import benchmark cpu "$2" --format lp --parallel 4 --progress none >/dev/null
 }
 

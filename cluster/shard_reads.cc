@@ -136,9 +136,12 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
     if (remembered) remembered_ = true;
     if (known.check.has_value()) {
       absl::MutexLock lock(&mu_);
-      checks_[SiteKey(site)].push_back(*std::move(known.check));
+      checks_[site.node].push_back(*std::move(known.check));
     }
     return std::move(known.columns);
+  }
+  bool DescribesAtOnce(const query::FragmentSite& site, const std::string& sql) override {
+    return site.local || (!refresh_.load() && reads_.RemembersColumns(site, sql));
   }
   bool RememberedColumns() const override { return remembered_.load(); }
   void Refresh() override {
@@ -149,13 +152,14 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   }
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
-                   const Push& push, query::QueryStats* scanned) override {
+                   const std::function<void()>& answered, const Push& push,
+                   query::QueryStats* scanned) override {
     ColumnsChecks checks;
     {
       absl::MutexLock lock(&mu_);
       checks = checks_;
     }
-    return reads_.Run(site, sql, deadline, cancelled, push, choice_, checks, scanned);
+    return reads_.Run(site, sql, deadline, cancelled, answered, push, choice_, checks, scanned);
   }
 
  private:
@@ -295,7 +299,7 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
   request.set_max_staleness_millis(choice.max_staleness.count());
   request.set_columns_first(choice.hedge_after.count() > 0);
   if (checks != nullptr) {
-    if (auto it = checks->find(SiteKey(site)); it != checks->end()) {
+    if (auto it = checks->find(site.node); it != checks->end()) {
       for (const internal::v1::ColumnsCheck& check : it->second) *request.add_checks() = check;
     }
   }
@@ -452,6 +456,11 @@ std::string ClusterShardReads::KnownColumnsKey(const query::FragmentSite& site,
   return StrCat(SiteKey(site), "\n", sql);
 }
 
+bool ClusterShardReads::RemembersColumns(const query::FragmentSite& site, const std::string& sql) {
+  absl::MutexLock lock(&known_mu_);
+  return known_columns_.contains(KnownColumnsKey(site, sql));
+}
+
 void ClusterShardReads::ForgetColumnsOf(const std::string& node) {
   const std::string prefix = node + "\n";
   absl::MutexLock lock(&known_mu_);
@@ -483,6 +492,7 @@ absl::Status ClusterShardReads::Reach(
 absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::string& sql,
                                     steady_clock::time_point deadline,
                                     const std::atomic<bool>* cancelled,
+                                    const std::function<void()>& answered,
                                     const query::ShardReads::Push& push,
                                     const query::ReadChoice& choice, const ColumnsChecks& checks,
                                     query::QueryStats* scanned) {
@@ -493,17 +503,19 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
     return sink.enough() ? absl::OkStatus() : ran.status();
   };
   if (site.local) {
+    answered();
     PushSink sink(&push);
     return here(RunHere(site.shards, sql, false, deadline, cancelled, &sink), sink);
   }
   bool sent = false;  // once rows went on, another node cannot take over without repeating them
   return Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
     if (at.local) {
+      answered();
       PushSink sink(&push);
       return here(RunLocal(at, sql, false, deadline, cancelled, choice, &sink), sink);
     }
     absl::Status ran =
-        RunRemote(at, sql, deadline, cancelled, push, choice, checks, &sent, scanned);
+        RunRemote(at, sql, deadline, cancelled, answered, push, choice, checks, &sent, scanned);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
       return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
@@ -512,16 +524,15 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
   });
 }
 
-absl::Status ClusterShardReads::RunRemote(const query::FragmentSite& site, const std::string& sql,
-                                          steady_clock::time_point deadline,
-                                          const std::atomic<bool>* cancelled,
-                                          const query::ShardReads::Push& push,
-                                          const query::ReadChoice& choice,
-                                          const ColumnsChecks& checks, bool* sent,
-                                          query::QueryStats* scanned) {
+absl::Status ClusterShardReads::RunRemote(
+    const query::FragmentSite& site, const std::string& sql, steady_clock::time_point deadline,
+    const std::atomic<bool>* cancelled, const std::function<void()>& answered,
+    const query::ShardReads::Push& push, const query::ReadChoice& choice,
+    const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned) {
   query::FragmentSite answering;
   ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
                    OpenHedged(site, sql, false, deadline, choice, &checks, &answering));
+  answered();
   std::vector<query::DataType> types;
   for (const query::ResultColumn& c : scan->columns) types.push_back(c.type);
   absl::Status failed;

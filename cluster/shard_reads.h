@@ -59,7 +59,8 @@ class ClusterShardReads final {
 
  private:
   class QueryReads;
-  // What a query's plan assumed of each remote node's columns, by node id.
+  // What a query's plan assumed of each remote node's columns, by node id (a node's columns
+  // of a table are those of every shard it holds, so they hold for any of its sites).
   using ColumnsChecks = std::map<std::string, std::vector<internal::v1::ColumnsCheck>>;
   // A site's columns, and whether they are the site's node's own answer (which a fragment
   // there can check), not other nodes' in its place.
@@ -102,13 +103,14 @@ class ClusterShardReads final {
                                        bool* remembered);
   // The remembered columns: each under its node, shards and statement.
   static std::string KnownColumnsKey(const query::FragmentSite& site, const std::string& sql);
+  bool RemembersColumns(const query::FragmentSite& site, const std::string& sql);
   void ForgetColumnsOf(const std::string& node);
   // What the fragment's scans read is added to `*scanned`.
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    std::chrono::steady_clock::time_point deadline,
-                   const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                   const query::ReadChoice& choice, const ColumnsChecks& checks,
-                   query::QueryStats* scanned);
+                   const std::atomic<bool>* cancelled, const std::function<void()>& answered,
+                   const query::ShardReads::Push& push, const query::ReadChoice& choice,
+                   const ColumnsChecks& checks, query::QueryStats* scanned);
   // A fragment here, after bringing its shards up to `choice` (a site taking over from an
   // unreachable node's).
   absl::StatusOr<query::QueryStats> RunLocal(const query::FragmentSite& site,
@@ -120,9 +122,9 @@ class ClusterShardReads final {
   // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
                          std::chrono::steady_clock::time_point deadline,
-                         const std::atomic<bool>* cancelled, const query::ShardReads::Push& push,
-                         const query::ReadChoice& choice, const ColumnsChecks& checks, bool* sent,
-                         query::QueryStats* scanned);
+                         const std::atomic<bool>* cancelled, const std::function<void()>& answered,
+                         const query::ShardReads::Push& push, const query::ReadChoice& choice,
+                         const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;

@@ -69,12 +69,18 @@ class ShardReads {
   virtual absl::StatusOr<std::vector<ResultColumn>> Describe(
       const FragmentSite& site, const std::string& sql,
       std::chrono::steady_clock::time_point deadline) = 0;
+  // Whether Describe(site, sql) answers without waiting on another node (so that it needs no
+  // thread of its own while the others are asked).
+  virtual bool DescribesAtOnce(const FragmentSite& site, const std::string& /*sql*/) {
+    return site.local;
+  }
   // Whether Describe answered with remembered columns (a plan that failed with them, a
   // column not found, is made again after Refresh).
   virtual bool RememberedColumns() const { return false; }
   // Describe asks every site again from now on.
   virtual void Refresh() {}
-  // Runs `sql` at `site`, handing each batch of rows with its columns to `push`, which stops
+  // Runs `sql` at `site`, calling `answered` once its node answered (its columns checked, before
+  // any batch) and handing each batch of rows with its columns to `push`, which stops
   // the fragment by returning false (enough rows) or an error. Stops, CANCELLED, once
   // `*cancelled` (when given) turns true. The columns are those Describe named, unless
   // another node had to answer in the site's place: then that node's (a column missing there
@@ -84,7 +90,8 @@ class ShardReads {
                                                   const std::vector<ResultColumn>& columns)>;
   virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
                            std::chrono::steady_clock::time_point deadline,
-                           const std::atomic<bool>* cancelled, const Push& push,
+                           const std::atomic<bool>* cancelled,
+                           const std::function<void()>& answered, const Push& push,
                            QueryStats* scanned) = 0;
 };
 

@@ -156,13 +156,25 @@ class ColumnMap {
 absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
   // The fragments run at once (each site's node works while the others do), up to the
   // query's cap (kMaxConcurrentFragments unless it chose another); their batches reach the
-  // sink one at a time, in no set order.
+  // sink one at a time, in no set order, once every fragment started at once has answered:
+  // a node that finds the columns the plan assumed changed (ColumnsChangedError) says so in
+  // its answer, and the query can be planned again only while none of it went out.
+  const size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
   absl::Mutex mu;
   absl::Status failed;  // the first fragment's error: the others stop at their next batch
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
+  std::vector<bool> answered(sites_.size(), false);
+  size_t waiting = threads;  // fragments started at once that have not answered
+  bool gate_open = threads == 0;
   auto run_fragments = [&] {
     for (size_t i = next++; i < sites_.size() && !stop.load(); i = next++) {
+      const std::function<void()> on_answer = [&, i] {
+        absl::MutexLock lock(&mu);
+        if (answered[i]) return;
+        answered[i] = true;
+        if (i < threads && --waiting == 0) gate_open = true;
+      };
       ColumnMap map(schema());
       const ShardReads::Push push =
           [&](const Batch& batch,
@@ -175,21 +187,22 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
         }
         Batch out = map.Map(batch, columns);
         absl::MutexLock lock(&mu);
+        mu.Await(absl::Condition(&gate_open));
         if (stop.load()) return false;
         RETURN_IF_ERROR(sink->Push(out));
         return !context->enough.load(std::memory_order_relaxed);
       };
       QueryStats scanned;
-      absl::Status ran =
-          reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled, push, &scanned);
+      absl::Status ran = reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled,
+                                     on_answer, push, &scanned);
       absl::MutexLock lock(&mu);
       if (stats_ != nullptr) AddScans(scanned, stats_);
       if (!ran.ok() && failed.ok()) failed = std::move(ran);
       if (!failed.ok() || context->enough.load(std::memory_order_relaxed)) stop = true;
+      if (stop.load()) gate_open = true;  // pushes waiting on it give up
     }
   };
   std::vector<std::thread> helpers;
-  const size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
   for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run_fragments);
   run_fragments();
   for (std::thread& t : helpers) t.join();

@@ -514,7 +514,12 @@ std::vector<int> Planner::SelectPhases::NarrowWindows() {
 // The operator tree over the source, innermost first.
 void Planner::SelectPhases::Build() {
   PlanNodePtr node = source_.node;
-  if (select_.where && !in_fragments_) {
+  // Fragments that applied the whole WHERE (with the aggregation, or under the rows they send)
+  // leave nothing to filter here.
+  const bool filtered_in_fragments =
+      in_fragments_ || (source_.fragments != nullptr && source_.fragments->where_whole &&
+                        source_.fragments->rows == source_.node.get());
+  if (select_.where && !filtered_in_fragments) {
     node = std::make_shared<FilterNode>(node, select_.where.get());
   }
   if (aggregating_) {

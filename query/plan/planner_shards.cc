@@ -1,8 +1,9 @@
 // A table on a cluster node that holds some of its shards only: read as fragments
 // (query/exec/shard_fragments.h), each `SELECT <columns read> FROM table WHERE <pushed>` at
 // one node over the shards it reads; WHERE then applies in full over their rows here, as over
-// a subquery. An aggregation over the table runs in the fragments when it can
-// (AggregateInFragments): they send their groups' partial states, merged here.
+// a subquery, unless the fragments applied every conjunct of it (FragmentedTable::where_whole). An
+// aggregation over the table runs in the fragments when it can (AggregateInFragments): they send
+// their groups' partial states, merged here.
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -202,15 +203,22 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   const std::string name =
       StrCat(QuoteIdentifier(table.database_name), ".", QuoteIdentifier(table.name));
   const std::string select_all = StrCat("SELECT * FROM ", name);
-  // Each site's columns, asked of all at once (each waits for its node's read barrier).
+  // Each site's columns: those another node answers asked of all at once, the others (this
+  // node's, remembered ones) meanwhile.
   std::vector<absl::StatusOr<std::vector<ResultColumn>>> described(sites.size());
   {
     auto describe = [&](size_t i) {
       described[i] = reads->Describe(sites[i], select_all, context_->deadline);
     };
+    std::vector<bool> at_once(sites.size());
     std::vector<std::thread> others;
-    for (size_t i = 1; i < sites.size(); ++i) others.emplace_back(describe, i);
-    describe(0);
+    for (size_t i = 0; i < sites.size(); ++i) {
+      at_once[i] = reads->DescribesAtOnce(sites[i], select_all);
+      if (!at_once[i]) others.emplace_back(describe, i);
+    }
+    for (size_t i = 0; i < sites.size(); ++i) {
+      if (at_once[i]) describe(i);
+    }
     for (std::thread& t : others) t.join();
   }
   std::vector<std::vector<ResultColumn>> site_columns;
