@@ -10,6 +10,7 @@
 # row), the rate the nodes' quota allows.
 # A quota divides CPU time only: the nodes still share memory bandwidth, caches, the one
 # disk (each apply fsyncs) and loopback.
+# STRATA_CLUSTER_SHARD_REPLICAS=1: one replica of each shard (RF = 1), placed on the N nodes.
 # Needs root and a cgroup cpu controller (bench/cgroup_quota.sh).
 # Usage: bench/cluster_scaling.sh [rows] [quota] [node counts...]   e.g. 200000 0.15 3 6
 set -euo pipefail

@@ -87,6 +87,16 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     return absl::InvalidArgumentError(
         StrCat("--cluster-shards ", options.shards, " must be a power of two in 1..1024"));
   }
+  if (options.shard_replicas < 0 || options.shard_replicas > static_cast<int>(kMaxShardReplicas)) {
+    return absl::InvalidArgumentError(StrCat("--cluster-shard-replicas ", options.shard_replicas,
+                                             " must be 1..", kMaxShardReplicas));
+  }
+  if (!options.placement.empty() && options.shard_replicas > 0 &&
+      options.placement.size() < static_cast<size_t>(options.shard_replicas)) {
+    return absl::InvalidArgumentError(
+        StrCat("--cluster-nodes names ", options.placement.size(), " nodes, fewer than the ",
+               options.shard_replicas, " replicas --cluster-shard-replicas asks of each shard"));
+  }
   if (options.dead_node_grace_seconds < 1) {
     return absl::InvalidArgumentError(StrCat(
         "--dead-node-grace-seconds ", options.dead_node_grace_seconds, " must be at least 1"));
@@ -248,11 +258,13 @@ absl::Status ClusterNode::CheckSettings() {
       absl::StrCat(absl::Hex(random(), absl::kZeroPad8), absl::Hex(random(), absl::kZeroPad8));
   ASSIGN_OR_RETURN(
       EtcdKeyValue config,
-      etcd_->CreateIfAbsent(root_ + "config",
-                            StrCat("shards=", wanted, ";log_replicas=", options_.log_replicas,
-                                   ";id=", new_id, options_.placement.empty() ? "" : ";nodes=",
-                                   absl::StrJoin(options_.placement, ",")),
-                            0, &created));
+      etcd_->CreateIfAbsent(
+          root_ + "config",
+          StrCat("shards=", wanted, ";log_replicas=", options_.log_replicas, ";replicas=",
+                 options_.shard_replicas != 0 ? options_.shard_replicas : kDefaultShardReplicas,
+                 ";id=", new_id, options_.placement.empty() ? "" : ";nodes=",
+                 absl::StrJoin(options_.placement, ",")),
+          0, &created));
   const std::optional<int> shards = IntAfter(config.value, "shards=");
   if (!shards.has_value() || !ValidShardCount(*shards)) {
     return absl::FailedPreconditionError(
@@ -267,6 +279,15 @@ absl::Status ClusterNode::CheckSettings() {
                                                 "cluster's count) or name another --cluster-name"));
   }
   shards_ = static_cast<uint32_t>(*shards);
+  // A cluster created before the count was a setting has three.
+  const int replicas = IntAfter(config.value, "replicas=").value_or(kDefaultShardReplicas);
+  if (options_.shard_replicas != 0 && options_.shard_replicas != replicas) {
+    return absl::FailedPreconditionError(
+        StrCat("cluster \"", options_.name, "\" keeps ", replicas,
+               " replicas of each shard, and this node was started with --cluster-shard-replicas=",
+               options_.shard_replicas, "; drop the flag (a node takes the cluster's count)"));
+  }
+  shard_replicas_ = static_cast<size_t>(replicas);
   const std::string nodes = TextAfter(config.value, "nodes=");
   if (!nodes.empty()) created_placement_ = absl::StrSplit(nodes, ',');
   if (!options_.placement.empty() && options_.placement != created_placement_) {
@@ -380,7 +401,7 @@ ShardPlacement ClusterNode::PlacementOf(uint32_t shard) {
     return placement;
   }
   const size_t n = created_placement_.size();
-  for (size_t i = 0; i < std::min<size_t>(kShardReplicas, n); ++i) {
+  for (size_t i = 0; i < std::min<size_t>(shard_replicas_, n); ++i) {
     placement.replicas.push_back(created_placement_[(shard + i) % n]);
   }
   return placement;
@@ -615,7 +636,7 @@ void ClusterNode::CampaignForController() {
             return placement;
           },
   };
-  PlacementController controller(etcd_.get(), root_, shards_,
+  PlacementController controller(etcd_.get(), root_, shards_, shard_replicas_,
                                  std::chrono::seconds(options_.dead_node_grace_seconds),
                                  std::move(hooks));
   bool was = false;
@@ -641,6 +662,9 @@ void ClusterNode::CampaignForController() {
 }
 
 void ClusterNode::TrimLogs(std::vector<uint64_t>& trimmed_below) {
+  // One copy of each shard's rows: the logs are the second, which a lost node's shards are
+  // built again from (no peer has a checkpoint of them).
+  if (shard_replicas_ < 2) return;
   std::map<std::string, std::string> members;
   {
     absl::MutexLock lock(&mu_);
@@ -766,10 +790,10 @@ absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
       return absl::FailedPreconditionError(
           StrCat("a cluster lists at most ", kMaxClusterNodes, " nodes"));
     }
-    if (nodes.size() < kShardReplicas) {
+    if (nodes.size() < shard_replicas_) {
       return absl::FailedPreconditionError(
           StrCat("the cluster would have ", nodes.size(), " nodes, and each shard needs ",
-                 kShardReplicas, " replicas on distinct nodes; add a node before removing one"));
+                 shard_replicas_, " replicas on distinct nodes; add a node before removing one"));
     }
     const std::string value = absl::StrJoin(nodes, ",");
     if (listed.has_value() && listed->value == value) return nodes;

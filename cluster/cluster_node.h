@@ -213,6 +213,7 @@ class ClusterNode final : public ShardDirectory {
   Engine& engine_;
   const std::string root_;
   uint32_t shards_ = 0;
+  size_t shard_replicas_ = kDefaultShardReplicas;  // of each shard under a placement (the config's)
   std::unique_ptr<Membership> membership_;
   std::unique_ptr<PeerStubs> peers_;  // the internal service of the other nodes
   std::unique_ptr<EtcdClient> etcd_;

@@ -41,6 +41,10 @@ struct ClusterOptions {
   // power of two.
   int shards = 0;
   int log_replicas = 3;  // copies of each shard's log on the NATS servers
+  // --cluster-shard-replicas: nodes holding each shard's data under a placement; 0 takes the
+  // cluster's (3 when this node creates it). With one, the logs are never trimmed: they are
+  // the second copy a lost node's shards are rebuilt from.
+  int shard_replicas = 0;
   // --cluster-nodes: the nodes a new cluster places each shard's three replicas on (shard s
   // on the s-th, (s+1)-th and (s+2)-th, wrapping around); every node starting it names the
   // same list. Empty: every node holds every shard.

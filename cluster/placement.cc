@@ -59,12 +59,12 @@ std::optional<ShardPlacement> DecodePlacement(std::string_view text) {
   return placement;
 }
 
-std::vector<ShardPlacement> InitialPlacement(uint32_t shards,
-                                             const std::vector<std::string>& nodes) {
+std::vector<ShardPlacement> InitialPlacement(uint32_t shards, const std::vector<std::string>& nodes,
+                                             size_t replicas) {
   std::vector<ShardPlacement> placement(shards);
   const size_t n = nodes.size();
   for (uint32_t shard = 0; shard < shards; ++shard) {
-    for (size_t i = 0; i < std::min(kShardReplicas, n); ++i) {
+    for (size_t i = 0; i < std::min(replicas, n); ++i) {
       placement[shard].replicas.push_back(nodes[(shard + i) % n]);
     }
   }
@@ -72,7 +72,8 @@ std::vector<ShardPlacement> InitialPlacement(uint32_t shards,
 }
 
 std::vector<Move> PlanMoves(const std::vector<ShardPlacement>& placement,
-                            const std::vector<std::string>& nodes, size_t max_moves) {
+                            const std::vector<std::string>& nodes, size_t replicas,
+                            size_t max_moves) {
   std::vector<ShardPlacement> after = placement;
   size_t in_flight = 0;
   for (const ShardPlacement& shard : placement) in_flight += shard.moving() ? 1 : 0;
@@ -103,7 +104,7 @@ std::vector<Move> PlanMoves(const std::vector<ShardPlacement>& placement,
   };
   // Copies on nodes leaving the cluster, copies over the count (a cluster whose every node
   // held every shard), and shards short of copies, first.
-  const size_t copies = std::min(kShardReplicas, nodes.size());
+  const size_t copies = std::min(replicas, nodes.size());
   for (uint32_t shard = 0; shard < after.size() && in_flight + moves.size() < max_moves; ++shard) {
     if (after[shard].moving()) continue;
     std::string from;

@@ -21,8 +21,10 @@
 
 namespace strata::cluster {
 
-// Replicas of each shard's data when the cluster has a placement.
-inline constexpr size_t kShardReplicas = 3;
+// Replicas of each shard's data when the cluster has a placement, unless it was created with
+// another count (--cluster-shard-replicas).
+inline constexpr size_t kDefaultShardReplicas = 3;
+inline constexpr size_t kMaxShardReplicas = 5;
 
 struct ShardPlacement {
   std::vector<std::string> replicas;  // the first is offered the lead first
@@ -39,10 +41,11 @@ std::string EncodePlacement(const ShardPlacement& placement);
 // nullopt when `text` is not a placement this version wrote.
 std::optional<ShardPlacement> DecodePlacement(std::string_view text);
 
-// The placement a cluster starts with: shard s on the nodes at positions s, s+1, s+2 of
-// `nodes` (wrapping around), as --cluster-nodes always placed them.
-std::vector<ShardPlacement> InitialPlacement(uint32_t shards,
-                                             const std::vector<std::string>& nodes);
+// The placement a cluster starts with: shard s on the nodes at positions s, s+1, ... of
+// `nodes` (wrapping around; `replicas` of them, fewer with fewer nodes), as --cluster-nodes
+// always placed them.
+std::vector<ShardPlacement> InitialPlacement(uint32_t shards, const std::vector<std::string>& nodes,
+                                             size_t replicas);
 
 // One replica to move: `to` joins `shard` and then replaces `from` (none: `to` adds a copy;
 // `to` none: `from`'s copy is dropped at once, the shard having more than it needs).
@@ -53,12 +56,13 @@ struct Move {
   friend bool operator==(const Move&, const Move&) = default;
 };
 
-// The next moves toward every shard having kShardReplicas replicas on `nodes` (fewer when
+// The next moves toward every shard having `replicas` replicas on `nodes` (fewer when
 // there are fewer nodes), spread evenly (each node's count within one of the others'):
 // replicas on nodes not in `nodes` move first, then the most loaded node gives to the least.
 // Shards already moving are left alone, and count against `max_moves` (moves in flight).
 std::vector<Move> PlanMoves(const std::vector<ShardPlacement>& placement,
-                            const std::vector<std::string>& nodes, size_t max_moves);
+                            const std::vector<std::string>& nodes, size_t replicas,
+                            size_t max_moves);
 
 // The placement once `move` has begun (its `to` joining) and once it is done.
 ShardPlacement BeginMove(ShardPlacement placement, const Move& move);

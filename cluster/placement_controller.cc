@@ -14,10 +14,12 @@ namespace strata::cluster {
 using std::chrono::steady_clock;
 
 PlacementController::PlacementController(EtcdClient* etcd, std::string root, uint32_t shards,
-                                         std::chrono::seconds dead_node_grace, Hooks hooks)
+                                         size_t replicas, std::chrono::seconds dead_node_grace,
+                                         Hooks hooks)
     : etcd_(*etcd),
       root_(std::move(root)),
       shards_(shards),
+      replicas_(replicas),
       dead_node_grace_(dead_node_grace),
       hooks_(std::move(hooks)) {}
 
@@ -142,10 +144,10 @@ absl::Status PlacementController::Round() {
     after.push_back(placement[shard].placement);
   }
   // A short loss moves nothing; a node away past the grace, or one taken off the list, does.
-  if (waiting_for_one || targets.size() < std::min(kShardReplicas, nodes.size())) {
+  if (waiting_for_one || targets.size() < std::min(replicas_, nodes.size())) {
     return absl::OkStatus();
   }
-  for (const Move& move : PlanMoves(after, targets, kMovesInFlight)) {
+  for (const Move& move : PlanMoves(after, targets, replicas_, kMovesInFlight)) {
     ASSIGN_OR_RETURN(bool begun,
                      etcd_.PutIfUnchanged(ShardKey(root_, move.shard),
                                           EncodePlacement(BeginMove(after[move.shard], move)),

@@ -44,7 +44,7 @@ class PlacementController {
     std::function<ShardPlacement(uint32_t shard)> placement_without_key;
   };
 
-  PlacementController(EtcdClient* etcd, std::string root, uint32_t shards,
+  PlacementController(EtcdClient* etcd, std::string root, uint32_t shards, size_t replicas,
                       std::chrono::seconds dead_node_grace, Hooks hooks);
 
   absl::Status Round();
@@ -68,6 +68,7 @@ class PlacementController {
   EtcdClient& etcd_;
   const std::string root_;
   const uint32_t shards_;
+  const size_t replicas_;  // of each shard
   const std::chrono::seconds dead_node_grace_;
   const Hooks hooks_;
   // Per listed node away now: since when this controller saw it away.

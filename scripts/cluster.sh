@@ -13,6 +13,8 @@
 # base+20..22 (routes),
 # base+30..32 (monitoring), node j's gRPC/HTTP/PostgreSQL base+100+10j .. +2.
 # STRATAD and STRATA name the binaries (default: build/server/stratad, build/client/strata).
+# STRATA_CLUSTER_SHARD_REPLICAS=R: each shard on R of the nodes (--cluster-shard-replicas),
+# whatever their number.
 # STRATA_CLUSTER_TLS=1: every connection over TLS (docs/cluster.md, "Security") with a CA and
 # certificates made under $STRATA_CLUSTER_DIR/tls (openssl): etcd and NATS require client
 # certificates, nodes call each other over mutual TLS, and clients need a token (the first
@@ -131,11 +133,12 @@ up() {
   done
 
   local j placement=()
-  if ((nodes > 3)); then
-    # More nodes than copies: each shard's three replicas on three of them (docs/cluster.md).
+  if ((nodes > 3)) || [ -n "${STRATA_CLUSTER_SHARD_REPLICAS:-}" ]; then
+    # More nodes than copies: each shard's three replicas (or $STRATA_CLUSTER_SHARD_REPLICAS)
+    # on that many of them (docs/cluster.md).
     local ids=n0
     for ((j = 1; j < nodes; j++)); do ids+=",n$j"; done
-    placement=(--cluster-nodes "$ids")
+    placement=(--cluster-nodes "$ids" --cluster-shard-replicas "${STRATA_CLUSTER_SHARD_REPLICAS:-3}")
   fi
   for ((j = 0; j < nodes; j++)); do start_node "$j" "${placement[@]}"; done
   for ((j = 0; j < nodes; j++)); do

@@ -60,6 +60,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .nats = SplitList(config.nats),
        .shards = config.cluster_shards,
        .log_replicas = config.cluster_log_replicas,
+       .shard_replicas = config.cluster_shard_replicas,
        .placement = SplitList(config.cluster_nodes),
        .lease_seconds = config.cluster_lease_seconds,
        .dead_node_grace_seconds = config.dead_node_grace_seconds,

@@ -341,10 +341,16 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
       ->envname("STRATA_CLUSTER_SHARDS")
       ->check(CLI::Range(0, 1024));
   app.add_option("--cluster-nodes", c.cluster_nodes,
-                 "The node ids a new cluster places each shard's three replicas on, id,id,...; "
+                 "The node ids a new cluster places each shard's replicas on, id,id,...; "
                  "every node starting it gives the same list (docs/cluster.md) [default: every "
                  "node holds every shard]")
       ->envname("STRATA_CLUSTER_NODES");
+  app.add_option("--cluster-shard-replicas", c.cluster_shard_replicas,
+                 "Nodes holding each shard's data under a placement (--cluster-nodes), fixed when "
+                 "the cluster is created; with 1 the shards' logs are never trimmed "
+                 "(docs/cluster.md) [default: the cluster's; 3 for a new one]")
+      ->envname("STRATA_CLUSTER_SHARD_REPLICAS")
+      ->check(CLI::Range(0, 5));
   app.add_option("--cluster-log-replicas", c.cluster_log_replicas,
                  "Copies of each shard's log on the NATS servers")
       ->envname("STRATA_CLUSTER_LOG_REPLICAS")

@@ -116,6 +116,7 @@ struct ServerConfig {
   int cluster_shards = 0;     // 0: the cluster's own (16 when the first node creates it)
   std::string cluster_nodes;  // --cluster-nodes: the placement of a new cluster (docs/cluster.md)
   int cluster_log_replicas = 3;
+  int cluster_shard_replicas = 0;  // 0: the cluster's own (3 when the first node creates it)
   int cluster_lease_seconds = 5;
   int dead_node_grace_seconds = 600;  // a listed node away this long has its replicas rebuilt
   int cluster_log_trim_seconds = 60;  // how often the shards' logs are trimmed

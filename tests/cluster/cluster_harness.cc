@@ -218,7 +218,8 @@ std::vector<std::string> TestCluster::NodeArgs(const std::string& id) const {
     std::vector<std::string> ids;
     const int listed = options_.placed_nodes > 0 ? options_.placed_nodes : options_.nodes;
     for (int i = 0; i < listed; ++i) ids.push_back("n" + std::to_string(i));
-    args.insert(args.end(), {"--cluster-nodes", Join(ids)});
+    args.insert(args.end(), {"--cluster-nodes", Join(ids), "--cluster-shard-replicas",
+                             std::to_string(options_.shard_replicas)});
   }
   if (options_.etcd_auth) {
     std::ofstream(dir_.Sub("etcd-password")) << kEtcdPassword << "\n";
@@ -467,7 +468,7 @@ std::vector<int> TestCluster::PlacedOn(uint32_t shard) const {
   std::vector<int> placed;
   const int n =
       options_.placement && options_.placed_nodes > 0 ? options_.placed_nodes : options_.nodes;
-  for (int k = 0; k < (options_.placement ? std::min(3, n) : n); ++k) {
+  for (int k = 0; k < (options_.placement ? std::min(options_.shard_replicas, n) : n); ++k) {
     placed.push_back(options_.placement ? static_cast<int>((shard + k) % n) : k);
   }
   return placed;

@@ -62,6 +62,8 @@ class TestCluster {
     // With `placement`: the first this many nodes are listed (0: all); the others start
     // holding nothing, as nodes added later do.
     int placed_nodes = 0;
+    // With `placement`: the nodes holding each shard (--cluster-shard-replicas).
+    int shard_replicas = 3;
     // Node i runs as user and group UserOf(i), so a test can cut its packets off by owner.
     bool distinct_users = false;
   };

@@ -347,6 +347,30 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2, 3, 4}, seconds(30)), "");
 }
 
+// One replica of each shard's data (--cluster-shard-replicas 1, a cluster that spreads its
+// data rather than copying it): each shard on one of three nodes, every row written through
+// any node read through every node.
+TEST(ClusterOneReplicaTest, EachShardOnOneNodeAndEveryRowReadThroughAnyNode) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster(
+      TestCluster::Options{.nodes = 3, .shards = 4, .placement = true, .shard_replicas = 1});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  const int64_t now = NowMillis();
+  for (int n = 0; n < 3; ++n) {
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(Write(cluster.node(n), "cpu", HostRecords(20, now - n * 1000), &response).ok());
+    EXPECT_EQ(response.rejected_records_size(), 0);
+  }
+  for (int n = 0; n < 3; ++n) EXPECT_EQ(ReadAll(cluster.node(n), "cpu").size(), 60u) << n;
+  QueryResult replicas =
+      RunQuery(cluster.node(2).channel(),
+               "SELECT shard, count(*) FROM system.cluster_shards GROUP BY shard ORDER BY shard");
+  ASSERT_TRUE(replicas.status.ok()) << replicas.status.error_message();
+  EXPECT_EQ(RowsText(replicas.rows), "0|1\n1|1\n2|1\n3|1\n");
+}
+
 TEST_F(ClusterPlacementTest, ALostNodeLeavesEveryShardReadableAndWritable) {
   std::map<std::pair<std::string, int64_t>, double> written = WriteHosts();
   cluster_->node(1).Kill9();

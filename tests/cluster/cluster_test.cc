@@ -900,6 +900,20 @@ TEST(ClusterStartTest, StartupErrorsSayWhatToChange) {
   args.insert(args.end(), {"--data-dir", other_shards.data_dir()});
   EXPECT_EQ(other_shards.RunToExit(args, kSlowExit), 1);
   EXPECT_NE(other_shards.log().find("has 4 shards"), std::string::npos) << other_shards.log();
+  // ... and so is another count of replicas (it was created with three).
+  StratadProcess other_replicas;
+  std::vector<std::string> one = services.NodeArgs("b");
+  one.insert(one.end(), {"--cluster-shard-replicas", "1", "--data-dir", other_replicas.data_dir()});
+  EXPECT_EQ(other_replicas.RunToExit(one, kSlowExit), 1);
+  EXPECT_NE(other_replicas.log().find("keeps 3 replicas of each shard"), std::string::npos)
+      << other_replicas.log();
+  // A placement on fewer nodes than the replicas asked for is refused before anything starts.
+  StratadProcess too_few;
+  std::vector<std::string> few = services.NodeArgs("b");
+  few.insert(few.end(), {"--cluster-nodes", "a,b", "--cluster-shard-replicas", "3", "--data-dir",
+                         too_few.data_dir()});
+  EXPECT_NE(too_few.RunToExit(few, kSlowExit), 0);
+  EXPECT_NE(too_few.log().find("fewer than the 3 replicas"), std::string::npos) << too_few.log();
 
   // A single node's data directory is not silently replaced by the cluster's catalog.
   StratadProcess single;

@@ -22,9 +22,9 @@ std::map<std::string, size_t> Load(const std::vector<ShardPlacement>& placement)
 
 // Plans and finishes moves until none is left; each round at most `per_round` moves.
 std::vector<ShardPlacement> Settle(std::vector<ShardPlacement> placement, const Nodes& nodes,
-                                   size_t per_round, int* rounds) {
+                                   size_t replicas, size_t per_round, int* rounds) {
   for (*rounds = 0; *rounds < 100; ++*rounds) {
-    const std::vector<Move> moves = PlanMoves(placement, nodes, per_round);
+    const std::vector<Move> moves = PlanMoves(placement, nodes, replicas, per_round);
     if (moves.empty()) break;
     EXPECT_LE(moves.size(), per_round);
     for (const Move& move : moves) {
@@ -70,17 +70,22 @@ TEST(PlacementTest, HoldsAndServes) {
 }
 
 TEST(PlacementTest, InitialPlacementWrapsAround) {
-  const std::vector<ShardPlacement> placement = InitialPlacement(4, {"a", "b", "c", "d"});
+  const std::vector<ShardPlacement> placement =
+      InitialPlacement(4, {"a", "b", "c", "d"}, kDefaultShardReplicas);
   EXPECT_EQ(placement[0].replicas, (Nodes{"a", "b", "c"}));
   EXPECT_EQ(placement[3].replicas, (Nodes{"d", "a", "b"}));
-  EXPECT_EQ(InitialPlacement(2, {"a", "b"})[1].replicas, (Nodes{"b", "a"}));
+  EXPECT_EQ(InitialPlacement(2, {"a", "b"}, kDefaultShardReplicas)[1].replicas, (Nodes{"b", "a"}));
+  EXPECT_EQ(InitialPlacement(4, {"a", "b", "c"}, 1)[2].replicas, (Nodes{"c"}));
+  EXPECT_EQ(InitialPlacement(4, {"a", "b", "c"}, 2)[2].replicas, (Nodes{"c", "a"}));
 }
 
 TEST(PlacementTest, BalancedPlacementPlansNothing) {
-  EXPECT_TRUE(PlanMoves(InitialPlacement(16, {"a", "b", "c"}), {"a", "b", "c"}, 2).empty());
-  EXPECT_TRUE(
-      PlanMoves(InitialPlacement(16, {"a", "b", "c", "d", "e"}), {"a", "b", "c", "d", "e"}, 2)
-          .empty());
+  EXPECT_TRUE(PlanMoves(InitialPlacement(16, {"a", "b", "c"}, kDefaultShardReplicas),
+                        {"a", "b", "c"}, kDefaultShardReplicas, 2)
+                  .empty());
+  EXPECT_TRUE(PlanMoves(InitialPlacement(16, {"a", "b", "c", "d", "e"}, kDefaultShardReplicas),
+                        {"a", "b", "c", "d", "e"}, kDefaultShardReplicas, 2)
+                  .empty());
 }
 
 TEST(PlacementTest, SpreadsOntoAnAddedNodeAndEmptiesARemovedOne) {
@@ -88,6 +93,7 @@ TEST(PlacementTest, SpreadsOntoAnAddedNodeAndEmptiesARemovedOne) {
     const char* name;
     Nodes before;
     Nodes after;
+    size_t replicas = kDefaultShardReplicas;
   };
   const std::vector<Case> cases = {
       {"add one to three", {"a", "b", "c"}, {"a", "b", "c", "d"}},
@@ -95,12 +101,15 @@ TEST(PlacementTest, SpreadsOntoAnAddedNodeAndEmptiesARemovedOne) {
       {"remove one of four", {"a", "b", "c", "d"}, {"a", "b", "c"}},
       {"replace one", {"a", "b", "c"}, {"a", "b", "d"}},
       {"remove two of five", {"a", "b", "c", "d", "e"}, {"b", "d", "e"}},
+      {"one replica: add one to three", {"a", "b", "c"}, {"a", "b", "c", "d"}, 1},
+      {"one replica: remove one of three", {"a", "b", "c"}, {"a", "c"}, 1},
+      {"two replicas: add two to three", {"a", "b", "c"}, {"a", "b", "c", "d", "e"}, 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     int rounds = 0;
     const std::vector<ShardPlacement> settled =
-        Settle(InitialPlacement(16, c.before), c.after, 2, &rounds);
+        Settle(InitialPlacement(16, c.before, c.replicas), c.after, c.replicas, 2, &rounds);
     EXPECT_LT(rounds, 100);
     const std::map<std::string, size_t> load = Load(settled);
     size_t low = SIZE_MAX, high = 0;
@@ -114,19 +123,21 @@ TEST(PlacementTest, SpreadsOntoAnAddedNodeAndEmptiesARemovedOne) {
           << node << " still holds " << count;
     }
     for (const ShardPlacement& shard : settled) {
-      EXPECT_EQ(shard.replicas.size(), kShardReplicas);
+      EXPECT_EQ(shard.replicas.size(), c.replicas);
       std::set<std::string> distinct(shard.replicas.begin(), shard.replicas.end());
-      EXPECT_EQ(distinct.size(), kShardReplicas);
+      EXPECT_EQ(distinct.size(), c.replicas);
     }
   }
 }
 
 TEST(PlacementTest, MovesInFlightCountAgainstTheLimit) {
-  std::vector<ShardPlacement> placement = InitialPlacement(16, {"a", "b", "c"});
+  std::vector<ShardPlacement> placement =
+      InitialPlacement(16, {"a", "b", "c"}, kDefaultShardReplicas);
   placement[0] = BeginMove(placement[0], {0, "a", "d"});
   placement[1] = BeginMove(placement[1], {1, "b", "d"});
-  EXPECT_TRUE(PlanMoves(placement, {"a", "b", "c", "d"}, 2).empty());
-  const std::vector<Move> one = PlanMoves(placement, {"a", "b", "c", "d"}, 3);
+  EXPECT_TRUE(PlanMoves(placement, {"a", "b", "c", "d"}, kDefaultShardReplicas, 2).empty());
+  const std::vector<Move> one =
+      PlanMoves(placement, {"a", "b", "c", "d"}, kDefaultShardReplicas, 3);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].to, "d");
   EXPECT_GT(one[0].shard, 1u);  // never a shard already moving
@@ -136,21 +147,23 @@ TEST(PlacementTest, DropsCopiesOverTheCount) {
   // Every node held every shard (no --cluster-nodes): four copies, one too many.
   std::vector<ShardPlacement> placement(4, ShardPlacement{{"a", "b", "c", "d"}, "", ""});
   int rounds = 0;
-  const std::vector<ShardPlacement> settled = Settle(placement, {"a", "b", "c", "d"}, 2, &rounds);
+  const std::vector<ShardPlacement> settled =
+      Settle(placement, {"a", "b", "c", "d"}, kDefaultShardReplicas, 2, &rounds);
   const std::map<std::string, size_t> load = Load(settled);
   for (const auto& [node, count] : load) EXPECT_EQ(count, 3u) << node;
   for (const ShardPlacement& shard : settled) EXPECT_EQ(shard.replicas.size(), 3u);
   // And a node taken off the list of such a cluster loses its copies without a move.
-  const std::vector<Move> moves = PlanMoves(placement, {"a", "b", "c"}, 2);
+  const std::vector<Move> moves = PlanMoves(placement, {"a", "b", "c"}, kDefaultShardReplicas, 2);
   ASSERT_EQ(moves.size(), 2u);
   EXPECT_EQ(moves[0], (Move{0, "d", ""}));
   EXPECT_EQ(BeginMove(placement[0], moves[0]), (ShardPlacement{{"a", "b", "c"}, "", ""}));
 }
 
 TEST(PlacementTest, FillsAShardShortOfReplicas) {
-  std::vector<ShardPlacement> placement = InitialPlacement(2, {"a", "b", "c"});
+  std::vector<ShardPlacement> placement =
+      InitialPlacement(2, {"a", "b", "c"}, kDefaultShardReplicas);
   placement[1].replicas = {"a", "b"};
-  const std::vector<Move> moves = PlanMoves(placement, {"a", "b", "c"}, 2);
+  const std::vector<Move> moves = PlanMoves(placement, {"a", "b", "c"}, kDefaultShardReplicas, 2);
   ASSERT_EQ(moves.size(), 1u);
   EXPECT_EQ(moves[0], (Move{1, "", "c"}));
 }
