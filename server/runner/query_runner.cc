@@ -280,22 +280,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   } else if (reads == nullptr) {
     stats = engine_.Execute(request.sql, options, sink);
   } else {
-    HeldColumnsSink held(sink);
-    for (int retries = 0;; ++retries) {
-      stats = engine_.Execute(request.sql, options, &held);
-      if (stats.ok() || retries == kColumnsChangedRetries ||
-          !PlanAgain(stats.status(), held, *reads)) {
-        break;
-      }
-      reads->Refresh();
-      options.timeout_millis =
-          std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   ticket.deadline_ - std::chrono::steady_clock::now())
-                                   .count());
-    }
-    if (stats.ok()) {
-      if (absl::Status released = held.Release(); !released.ok()) stats = released;
-    }
+    stats = RunOverShards(request.sql, options, ticket.deadline_, sink);
   }
   if (!request.describe_only) {  // planning a statement for Describe is not a query run
     Observe(ticket.id(), request.caller->name(), request.sql, stats,
@@ -304,6 +289,28 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   // Leave the registry before the front door can tell its client the query
   // ended, so a cancel after that finds it gone.
   Unregister(ticket.id());
+  return stats;
+}
+
+absl::StatusOr<query::QueryStats> QueryRunner::RunOverShards(
+    const std::string& sql, query::QueryOptions options,
+    std::chrono::steady_clock::time_point deadline, query::ResultSink* sink) {
+  query::ShardReads& reads = *options.shard_reads;
+  HeldColumnsSink held(sink);
+  absl::StatusOr<query::QueryStats> stats;
+  for (int retries = 0;; ++retries) {
+    stats = engine_.Execute(sql, options, &held);
+    if (stats.ok() || retries == kColumnsChangedRetries ||
+        !PlanAgain(stats.status(), held, reads)) {
+      break;
+    }
+    reads.Refresh();
+    options.timeout_millis =
+        std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 deadline - std::chrono::steady_clock::now())
+                                 .count());
+  }
+  if (stats.ok()) RETURN_IF_ERROR(held.Release());
   return stats;
 }
 

@@ -164,6 +164,12 @@ class QueryRunner final : public StatementRunner {
 
   // On a worker: the query's whole run, ending with it unregistered.
   absl::StatusOr<query::QueryStats> RunAdmitted(Ticket& ticket, query::ResultSink* sink);
+  // The statement over a cluster's fragments (`options.shard_reads`), planned again while
+  // nothing went out when its plan met another node's columns changed (PlanAgain).
+  absl::StatusOr<query::QueryStats> RunOverShards(const std::string& sql,
+                                                  query::QueryOptions options,
+                                                  std::chrono::steady_clock::time_point deadline,
+                                                  query::ResultSink* sink);
   void Unregister(const std::string& id);
   // Counts a finished query for /metrics, and logs it when it was slow.
   void Observe(const std::string& id, const std::string& token, std::string_view sql,
