@@ -29,7 +29,8 @@ constexpr char kManifest[] = "manifest.pb";
 constexpr size_t kRestoreRequestRecords = 1000;
 constexpr int kRestoreTries = 10;
 
-// A file written whole or not at all: into a temporary name, synced, then renamed.
+// A file written whole or not at all: into a temporary name, synced, then renamed, and the
+// directory synced (else a power cut could lose the rename: a finished backup's manifest).
 class FileWriter {
  public:
   explicit FileWriter(std::string path) : path_(std::move(path)), temp_(path_ + ".tmp") {
@@ -62,6 +63,13 @@ class FileWriter {
     if (::rename(temp_.c_str(), path_.c_str()) != 0) {
       return absl::InternalError(StrCat("renaming ", temp_, ": ", strerror(errno)));
     }
+    const std::string directory = std::filesystem::path(path_).parent_path().string();
+    const int dir = ::open(directory.empty() ? "." : directory.c_str(),
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int error = dir < 0 ? errno : 0;
+    if (dir >= 0 && ::fsync(dir) != 0) error = errno;
+    if (dir >= 0) ::close(dir);
+    if (error != 0) return absl::InternalError(StrCat("syncing ", directory, ": ", strerror(error)));
     return absl::OkStatus();
   }
   uint64_t size() const { return size_; }
