@@ -16,7 +16,6 @@
 #include "cluster/scan_pages.h"
 #include "common/status.h"
 #include "common/strings.h"
-#include "query/parse/parser.h"
 
 namespace strata::cluster {
 namespace {
@@ -240,15 +239,6 @@ absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<u
                                                              steady_clock::time_point deadline,
                                                              const std::atomic<bool>* cancelled,
                                                              query::ResultSink* sink) {
-  // A fragment reads: a statement that changes anything here would change one replica
-  // outside its shard's log.
-  ASSIGN_OR_RETURN(query::Statement statement, query::Parse(sql));
-  using Kind = query::Statement::Kind;
-  if (statement.kind != Kind::kSelect && statement.kind != Kind::kDescribe &&
-      statement.kind != Kind::kShowMeasures) {
-    return absl::InvalidArgumentError(
-        "a fragment is a SELECT, DESCRIBE or SHOW MEASURES; nothing that writes");
-  }
   // Held while the fragment reads: a replica moving away keeps its rows until then.
   std::vector<std::shared_ptr<Replica>> held;
   for (uint32_t shard : shards) {

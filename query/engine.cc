@@ -119,6 +119,13 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql, options.parameters));
+  // A fragment reads: a statement that changes anything there would change one replica
+  // outside its shard's log.
+  if (options.shard_scope != nullptr && stmt.kind != Statement::Kind::kSelect &&
+      stmt.kind != Statement::Kind::kDescribe && stmt.kind != Statement::Kind::kShowMeasures) {
+    return absl::InvalidArgumentError(
+        "a fragment is a SELECT, DESCRIBE or SHOW MEASURES; nothing that writes");
+  }
   if (stmt.database.empty() && !stmt.table.empty() &&
       (stmt.kind == Statement::Kind::kDescribe || stmt.kind == Statement::Kind::kShowMeasures ||
        stmt.kind == Statement::Kind::kDelete)) {

@@ -49,7 +49,8 @@ struct QueryOptions {
   // A cluster node holding some shards only: how its tables are read, as fragments
   // (query/base/shard_reads.h); null: from this node's engine alone.
   ShardReads* shard_reads = nullptr;
-  // A fragment's statement: its scans read the series of these shards only; null: all.
+  // A fragment's statement: its scans read the series of these shards only, and a statement
+  // that is not a read (SELECT, DESCRIBE, SHOW MEASURES) is refused; null: all.
   const ShardScope* shard_scope = nullptr;
 };
 
