@@ -64,6 +64,23 @@ suite() { # port, output file
   build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --columnar >"$2"
 }
 
+# CPU ms per query of the node queried and of the other nodes together, each query type on
+# its own (query_bench --only; /proc/PID/stat, the runs' warm-up included): on a cluster, the
+# coordinator's share beyond its own shards' fragment is its merge.
+ticks() { local s=0 p; for p in "$@"; do s=$((s + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $s; }
+cpu_by_type() { # port, output file, PID of the node queried, PIDs of the others...
+  local port=$1 out=$2 n0=$3 name t0 t1 o0 o1
+  shift 3
+  local others=("$@")
+  for name in $(tail -n +2 "$dir/one.txt" | awk '{print $1}'); do
+    t0=$(ticks "$n0") o0=$(ticks "${others[@]}")
+    build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" --columnar --only "$name" >/dev/null
+    t1=$(ticks "$n0") o1=$(ticks "${others[@]}")
+    echo "$name $(echo "($t1 - $t0) * 1000 / $hz / $runs" | bc -l) $(echo "($o1 - $o0) * 1000 / $hz / $runs" | bc -l)"
+  done >"$out"
+}
+hz=$(getconf CLK_TCK)
+
 generate "$hosts" >"$dir/data.lp"
 generate $((3 * hosts)) >"$dir/data3.lp"
 echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hosts)) hosts; quota $quota CPU per stratad; $runs runs a query"
@@ -79,6 +96,7 @@ settle "$dir/single.log"
 cg_quota "$cg_root/single" "$quota"
 cg_add "$cg_root/single" "$single"
 suite $port "$dir/one.txt"
+cpu_by_type $port "$dir/one.txt.cpu" "$single"
 kill "$single"; wait "$single" 2>/dev/null || true; single=""
 
 cluster_suite() { # file, output
@@ -92,15 +110,19 @@ cluster_suite() { # file, output
     cg_add "$cg_root/$name" "$pid"
   done <"$STRATA_CLUSTER_DIR/pids"
   suite $gateway "$2"
+  cpu_by_type $gateway "$2.cpu" $(awk '$2 == "node0" {print $3}' "$STRATA_CLUSTER_DIR/pids") \
+    $(awk '$1 == "node" && $2 != "node0" {print $3}' "$STRATA_CLUSTER_DIR/pids")
   scripts/cluster.sh down >/dev/null
 }
 cluster_suite "$dir/data.lp" "$dir/three.txt"
 cluster_suite "$dir/data3.lp" "$dir/three3x.txt"
 
-echo "| query | 1 node (ms) | 3 nodes, same data (ms) | speed-up | 3 nodes, 3× data (ms) | rows |"
-echo "|---|---|---|---|---|---|"
+echo "| query | 1 node (ms) | 3 nodes, same data (ms) | speed-up | 3 nodes, 3× data (ms) | rows | CPU ms/query: 1 node | 3 nodes: n0 / n1+n2 |"
+echo "|---|---|---|---|---|---|---|---|"
 join <(tail -n +2 "$dir/one.txt" | awk '{print $1, $2, $5}' | sort) \
   <(tail -n +2 "$dir/three.txt" | awk '{print $1, $2, $5}' | sort) |
   join - <(tail -n +2 "$dir/three3x.txt" | awk '{print $1, $2}' | sort) |
+  join - <(sort "$dir/one.txt.cpu" | awk '{print $1, $2}') |
+  join - <(sort "$dir/three.txt.cpu") |
   awk '{ same = ($3 == $5) ? $3 : $3 " ≠ " $5
-         printf "| %s | %.2f | %.2f | %.2f× | %.2f | %s |\n", $1, $2, $4, $2 / $4, $6, same }'
+         printf "| %s | %.2f | %.2f | %.2f× | %.2f | %s | %.2f | %.2f / %.2f |\n", $1, $2, $4, $2 / $4, $6, same, $7, $8, $9 }'
