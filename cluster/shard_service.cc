@@ -18,13 +18,11 @@ grpc::Status ToGrpc(const absl::Status& status) {
 // its limit (stratad's --max-message-bytes, 16 MiB by default).
 constexpr size_t kMaxPageBytes = 4 << 20;
 
-// A fragment's result onto the Scan stream: the columns, then a page per batch. A caller
-// that went away cancels the fragment.
-// A fragment's answers, each held until the next is ready so that a small result goes in one
-// message (its columns, rows and statistics) and one wake-up of the asking node: the first
-// answer carries the columns, with the first rows; the last the statistics, with the last
-// rows. With `columns_first` (a hedged read, which times the first answer) the columns go at
-// once.
+// A fragment's result onto the Scan stream, each answer held until the next is ready so that
+// a small result goes in one message (its columns, rows and statistics) and one wake-up of
+// the asking node: the first answer carries the columns, with the first rows; the last the
+// statistics, with the last rows. With `columns_first` (a hedged read, which times the first
+// answer) the columns go at once. A caller that went away cancels the fragment.
 class ScanWriterSink final : public query::ResultSink {
  public:
   ScanWriterSink(grpc::ServerContext* context,
