@@ -281,6 +281,10 @@ absl::Status ClusterNode::CheckSettings() {
   shards_ = static_cast<uint32_t>(*shards);
   // A cluster created before the count was a setting has three.
   const int replicas = IntAfter(config.value, "replicas=").value_or(kDefaultShardReplicas);
+  if (replicas < 1 || replicas > static_cast<int>(kMaxShardReplicas)) {
+    return absl::FailedPreconditionError(
+        StrCat("etcd's ", root_, "config holds \"", config.value, "\", not a cluster's settings"));
+  }
   if (options_.shard_replicas != 0 && options_.shard_replicas != replicas) {
     return absl::FailedPreconditionError(
         StrCat("cluster \"", options_.name, "\" keeps ", replicas,

@@ -96,10 +96,7 @@ class SiteGroups {
 
 // A site's node and shards: what a remembered answer and its check are filed under.
 std::string SiteKey(const query::FragmentSite& site) {
-  std::string key = site.node;
-  for (uint32_t shard : site.shards)
-    key += StrCat(key.size() == site.node.size() ? "\n" : ",", shard);
-  return key;
+  return StrCat(site.node, "\n", absl::StrJoin(site.shards, ","));
 }
 
 // Remembered sites' columns at most; past it they are forgotten and asked again.

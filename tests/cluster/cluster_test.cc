@@ -60,10 +60,8 @@ TEST_F(ClusterTest, WritesThroughOneNodeReadThroughAnother) {
   // 40 hosts spread over every shard; written through node 0, read through node 2 at once
   // (a query waits for its node to apply every shard's log to its end).
   const int64_t now = NowMillis();
-  std::vector<v1::Record> records;
-  for (int i = 0; i < 40; ++i) records.push_back(CpuRecord("h" + std::to_string(i), now, i));
   v1::WriteRecordsResponse response;
-  ASSERT_TRUE(Write(cluster_->node(0), "cpu", records, &response).ok());
+  ASSERT_TRUE(Write(cluster_->node(0), "cpu", HostRecords(40, now), &response).ok());
   EXPECT_EQ(response.records_ingested().total(), 40);
   for (int reader : {2, 1, 0}) {
     auto rows = ReadAll(cluster_->node(reader), "cpu");
@@ -158,10 +156,8 @@ TEST_F(ClusterTest, ARestartedNodeTakesWrites) {
   cluster_->node(0).Stop();
   ASSERT_TRUE(cluster_->node(0).Restart()) << cluster_->node(0).error();
   const int64_t now = NowMillis();
-  std::vector<v1::Record> records;
-  for (int i = 0; i < 16; ++i) records.push_back(CpuRecord("r" + std::to_string(i), now, i));
   v1::WriteRecordsResponse response;
-  grpc::Status written = Write(cluster_->node(0), "cpu", records, &response);
+  grpc::Status written = Write(cluster_->node(0), "cpu", HostRecords(16, now), &response);
   ASSERT_TRUE(written.ok()) << written.error_message();
   EXPECT_EQ(ReadAll(cluster_->node(1), "cpu").size(), 16u);
 }
@@ -208,10 +204,8 @@ TEST_F(ClusterTest, ARestartedNodeGetsItsLeadsBack) {
       std::string::npos);
   // Writes go on through every node.
   const int64_t now = NowMillis();
-  std::vector<v1::Record> records;
-  for (int i = 0; i < 16; ++i) records.push_back(CpuRecord("b" + std::to_string(i), now, i));
   v1::WriteRecordsResponse response;
-  grpc::Status written = Write(cluster_->node(1), "cpu", records, &response);
+  grpc::Status written = Write(cluster_->node(1), "cpu", HostRecords(16, now), &response);
   ASSERT_TRUE(written.ok()) << written.error_message();
   EXPECT_EQ(ReadAll(cluster_->node(2), "cpu").size(), 16u);
   EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
