@@ -887,20 +887,19 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
   return Datum::Null();
 }
 
+bool IsConstant(const Expr& e) {
+  if (e.kind == ExprKind::kColumn || e.kind == ExprKind::kStar || e.bound.aggregate >= 0 ||
+      (e.bound.function != nullptr && e.bound.function->volatile_value)) {
+    return false;
+  }
+  for (const auto& a : e.args) {
+    if (!IsConstant(*a)) return false;
+  }
+  return true;
+}
+
 std::optional<Datum> FoldConstant(const Expr& e, const EvalContext& context) {
-  struct {
-    bool operator()(const Expr& x) const {
-      if (x.kind == ExprKind::kColumn || x.kind == ExprKind::kStar || x.bound.aggregate >= 0 ||
-          (x.bound.function != nullptr && x.bound.function->volatile_value)) {
-        return false;
-      }
-      for (const auto& a : x.args) {
-        if (!(*this)(*a)) return false;
-      }
-      return true;
-    }
-  } constant;
-  if (!constant(e)) return std::nullopt;
+  if (!IsConstant(e)) return std::nullopt;
   return Eval(e, Row{}, context);
 }
 

@@ -50,6 +50,9 @@ Datum Eval(const Expr& expr, const Row& row, const EvalContext& context);
 absl::Status BindLambdaCall(Expr& call, const Schema& schema, std::string_view sql);
 Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& context);
 
+// True if the bound expression reads no column, no aggregate and no volatile function: its
+// value is the same over any row of any input.
+bool IsConstant(const Expr& expr);
 // The value of a bound expression that reads no column, if it is one.
 std::optional<Datum> FoldConstant(const Expr& expr, const EvalContext& context);
 

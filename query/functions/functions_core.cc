@@ -573,23 +573,56 @@ class BoolAcc : public Accumulator {
   bool result_ = all_;
 };
 
+// Which argument is which in approx_percentile's forms: (x, p), (x, p, accuracy),
+// (x, w, p) and (x, w, p, accuracy), told apart by the second argument's type (a
+// weight is a BIGINT, a percentile a DOUBLE or an array of them).
+struct PercentileArgs {
+  int weight = -1;  // none
+  int percentile = 1;
+  int accuracy = -1;  // none
+};
+PercentileArgs PercentileArgsOf(const std::vector<DataType>& t) {
+  PercentileArgs at;
+  if (t.size() >= 3 && t[1] == DataType::kBigint) {
+    at.weight = 1;
+    at.percentile = 2;
+  }
+  if (static_cast<int>(t.size()) == at.percentile + 2) at.accuracy = at.percentile + 1;
+  return at;
+}
+
 // Exact percentile over the group's values (nearest rank, as Presto's
 // approx_percentile converges to); exact is affordable at these sizes.
 // approx_percentile(x, p) and approx_percentile(x, ARRAY[p, ...]): the
-// values kept, each percentile picked by selection at the end.
+// values kept, each percentile picked by selection at the end. A weight w
+// counts its value w times (a cluster's fragments send each distinct value
+// once with its count, and the answer is the same as over the rows).
 class PercentileAcc : public Accumulator {
  public:
   // `type` is the result's: the value type, or an array of it.
-  explicit PercentileAcc(DataType type) : type_(type) {}
+  PercentileAcc(DataType type, PercentileArgs at) : type_(type), at_(at) {}
   void Add(const Args& a) override {
-    if (a[0].null || a[1].null) return;
+    if (a[0].null || a[at_.percentile].null) return;
+    if (at_.weight >= 0) {
+      if (a[at_.weight].null) return;
+      if (a[at_.weight].i < 1) bad_weight_ = true;
+      weights_.push_back(a[at_.weight].i);
+      Kept(sizeof(int64_t));
+    }
     values_.push_back(a[0].AsDouble());
     Kept(sizeof(double));
     if (percentiles_.empty()) {
-      if (a[1].type == DataType::kBigint || a[1].type == DataType::kDouble) {
-        percentiles_.push_back(a[1].AsDouble());
+      const Datum& p = a[at_.percentile];
+      if (p.type == DataType::kBigint || p.type == DataType::kDouble) {
+        percentiles_.push_back(p.AsDouble());
       } else {
-        for (const Datum& p : a[1].items()) percentiles_.push_back(p.null ? -1 : p.AsDouble());
+        for (const Datum& item : p.items()) {
+          percentiles_.push_back(item.null ? -1 : item.AsDouble());
+        }
+      }
+      if (at_.accuracy >= 0) {
+        const Datum& accuracy = a[at_.accuracy];
+        bad_accuracy_ = accuracy.null || !(accuracy.AsDouble() > 0 && accuracy.AsDouble() < 1);
       }
     }
   }
@@ -600,14 +633,20 @@ class PercentileAcc : public Accumulator {
             "approx_percentile(): a percentile must be between 0 and 1 (and not NULL)");
       }
     }
+    if (bad_accuracy_) {
+      return absl::InvalidArgumentError(
+          "approx_percentile(): the accuracy must be between 0 and 1, both excluded");
+    }
+    if (bad_weight_) {
+      return absl::InvalidArgumentError(
+          "approx_percentile(): a weight must be a whole number of at least 1");
+    }
     const bool array = KindOf(type_) == TypeKind::kArray;
     const DataType value_type = array ? ElementType(type_) : type_;
     if (values_.empty()) return Datum::Null(type_);
     std::vector<Datum> out;
     for (double p : percentiles_) {
-      size_t k = static_cast<size_t>(std::llround(p * (values_.size() - 1)));
-      std::nth_element(values_.begin(), values_.begin() + k, values_.end());
-      const double v = values_[k];
+      const double v = at_.weight >= 0 ? WeightedRank(p) : Rank(p);
       out.push_back(value_type == DataType::kBigint ? Datum::Bigint(static_cast<int64_t>(v))
                                                     : Datum::Double(v));
     }
@@ -616,25 +655,70 @@ class PercentileAcc : public Accumulator {
   }
 
  private:
+  double Rank(double p) {
+    size_t k = static_cast<size_t>(std::llround(p * (values_.size() - 1)));
+    std::nth_element(values_.begin(), values_.begin() + k, values_.end());
+    return values_[k];
+  }
+  // The value at rank k of the rows each value stands for w times.
+  double WeightedRank(double p) {
+    if (order_.empty()) {
+      order_.resize(values_.size());
+      for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+      std::sort(order_.begin(), order_.end(),
+                [this](size_t a, size_t b) { return values_[a] < values_[b]; });
+    }
+    // In doubles: a sum of weights past 2^63 cannot overflow, and the rank is a double anyway.
+    double rows = 0;
+    for (int64_t w : weights_) rows += static_cast<double>(w);
+    const double k = std::round(p * (rows - 1));
+    double below = 0;
+    for (size_t i : order_) {
+      below += static_cast<double>(weights_[i]);
+      if (k < below) return values_[i];
+    }
+    return values_[order_.back()];
+  }
+
   DataType type_;
+  PercentileArgs at_;
   std::vector<double> values_;
+  std::vector<int64_t> weights_;     // by value, with a weight argument
+  std::vector<size_t> order_;        // values_' indices by value, once sorted
   std::vector<double> percentiles_;  // from the first row: the argument is a constant
+  bool bad_weight_ = false;
+  bool bad_accuracy_ = false;
 };
 
-// Exact distinct count (approx_distinct's answer without the error).
+// Exact distinct count (approx_distinct's answer without the error). A standard error
+// argument, approx_distinct(x, e), is checked against Timestream's range and not needed.
 class DistinctCountAcc : public Accumulator {
  public:
   void Add(const Args& a) override {
+    if (a.size() > 1 && !checked_) {
+      checked_ = true;
+      bad_error_ = a[1].null || !(a[1].AsDouble() >= kMinError && a[1].AsDouble() <= kMaxError);
+    }
     if (a[0].null) return;
     std::string key;
     AppendKey(a[0], &key);
     const int64_t bytes = static_cast<int64_t>(key.size()) + 32;
     if (seen_.insert(std::move(key)).second) Kept(bytes);
   }
-  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(static_cast<int64_t>(seen_.size())); }
+  absl::StatusOr<Datum> Finish() override {
+    if (bad_error_) {
+      return absl::InvalidArgumentError(StrCat(
+          "approx_distinct(): the standard error must be from ", kMinError, " to ", kMaxError));
+    }
+    return Datum::Bigint(static_cast<int64_t>(seen_.size()));
+  }
 
  private:
+  static constexpr double kMinError = 0.0040625;
+  static constexpr double kMaxError = 0.26;
   absl::flat_hash_set<std::string> seen_;
+  bool checked_ = false;
+  bool bad_error_ = false;
 };
 
 class DistinctAcc : public Accumulator {
@@ -1252,28 +1336,42 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          Fixed({P::kBoolean}, kBool, StrCat(name, "(boolean)")),
          [a = all](const Types&) { return std::make_unique<BoolAcc>(a); }});
   }
-  agg({"approx_percentile", "approx_percentile(x, p | ARRAY[p, ...]) -> type of x | array",
+  agg({"approx_percentile",
+       "approx_percentile(x, [w,] p | ARRAY[p, ...] [, accuracy]) -> type of x | array",
        "The value at percentile p (0..1) of the group, or an array of the values at each "
-       "percentile (computed exactly).",
+       "percentile (computed exactly, so the accuracy is checked and not needed). A BIGINT "
+       "weight w >= 1 counts its row's x w times.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         constexpr std::string_view kSignature = "approx_percentile(number, double | array(double))";
-         if (t.size() != 2 || !Accepts(P::kNumeric, t[0])) return WrongArguments(kSignature);
+         constexpr std::string_view kSignature =
+             "approx_percentile(number, [bigint,] double | array(double) [, double])";
+         const PercentileArgs at = PercentileArgsOf(t);
+         const size_t arity =
+             static_cast<size_t>(at.accuracy >= 0 ? at.accuracy : at.percentile) + 1;
+         if (t.size() < 2 || t.size() != arity || !Accepts(P::kNumeric, t[0]) ||
+             (at.accuracy >= 0 && !Accepts(P::kNumeric, t[at.accuracy]))) {
+           return WrongArguments(kSignature);
+         }
          const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
-         if (Accepts(P::kNumeric, t[1])) return value;
-         if (KindOf(t[1]) == TypeKind::kArray && Accepts(P::kNumeric, ElementType(t[1]))) {
+         const DataType p = t[at.percentile];
+         if (Accepts(P::kNumeric, p)) return value;
+         if (KindOf(p) == TypeKind::kArray && Accepts(P::kNumeric, ElementType(p))) {
            return Interned(ArrayOf(value));
          }
          return WrongArguments(kSignature);
        },
        [](const Types& t) {
          const DataType value = t[0] == DataType::kBigint ? DataType::kBigint : DataType::kDouble;
+         const PercentileArgs at = PercentileArgsOf(t);
          return std::make_unique<PercentileAcc>(
-             KindOf(t[1]) == TypeKind::kArray ? *ArrayOf(value) : value);
+             KindOf(t[at.percentile]) == TypeKind::kArray ? *ArrayOf(value) : value, at);
        }});
-  agg({"approx_distinct", "approx_distinct(x) -> bigint",
-       "The number of distinct non-NULL values (computed exactly).",
+  agg({"approx_distinct", "approx_distinct(x [, e]) -> bigint",
+       "The number of distinct non-NULL values (computed exactly, so the standard error e, "
+       "0.0040625 to 0.26, is checked and not needed).",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 1) return WrongArguments("approx_distinct(x)");
+         if (t.empty() || t.size() > 2 || (t.size() == 2 && !Accepts(P::kNumeric, t[1]))) {
+           return WrongArguments("approx_distinct(x [, double])");
+         }
          return DataType::kBigint;
        },
        [](const Types&) { return std::make_unique<DistinctCountAcc>(); }});

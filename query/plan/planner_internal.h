@@ -45,6 +45,7 @@ std::string FragmentWhere(const FragmentedTable& table, size_t site);
 struct FragmentAggregation {
   PlanNodePtr node;
   std::vector<ExprPtr> keys;  // column k of node's rows
+  ExprPtr values;             // the distinct values' column, when an aggregate needs them
   std::vector<ExprPtr> arguments;
   std::vector<AggregateSpec> merges;
 };
@@ -61,8 +62,10 @@ struct TopGroups {
   std::vector<Key> order;
   int64_t rows = 0;  // LIMIT + OFFSET
 };
-// nullopt unless every aggregate has a merge (none DISTINCT), the keys and arguments read
-// alike on every node (query/expr/sql_text.h), and WHERE went to the fragments whole.
+// nullopt unless every aggregate has a merge (DISTINCT ones, approx_distinct and unweighted
+// approx_percentile all over one argument, whose distinct values the fragments group by with
+// their counts), the keys and arguments read alike on every node (query/expr/sql_text.h), and
+// WHERE went to the fragments whole.
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
     const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top);

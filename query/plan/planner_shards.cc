@@ -319,6 +319,21 @@ ExprPtr RowColumn(const ColumnInfo& column, int index) {
   return e;
 }
 
+// An aggregate that needs its argument's distinct values (each with its count for a
+// percentile): f(DISTINCT x), approx_distinct(x[, e]), approx_percentile(x, p[, accuracy]),
+// the arguments after x constant. Its fragments group by x too.
+bool NeedsDistinctValues(const AggregateSpec& a) {
+  const std::string& f = a.function->name;
+  if (f == "approx_percentile" && a.arg_types.size() >= 3 && a.arg_types[1] == DataType::kBigint) {
+    return false;  // weighted: the weights are not known to be whole rows
+  }
+  if (f != "approx_percentile" && f != "approx_distinct" && !(a.distinct && a.args.size() == 1)) {
+    return false;
+  }
+  return std::all_of(a.args.begin() + 1, a.args.end(),
+                     [](const Expr* e) { return IsConstant(*e) && !HasSubquery(*e); });
+}
+
 }  // namespace
 
 std::optional<FragmentAggregation> AggregateInFragments(
@@ -357,9 +372,47 @@ std::optional<FragmentAggregation> AggregateInFragments(
     const int c = add_column(*texts, key->bound.type);
     out.keys.push_back(RowColumn(partial[c], c));
   }
+  // The argument whose distinct values some aggregates need, a group key of the fragments
+  // after the query's own (one such argument at most): every other aggregate's partial states
+  // merge over these finer groups as over the rows.
+  std::optional<std::vector<std::string>> values;
+  const Expr* values_of = nullptr;
+  for (const AggregateSpec& a : aggregates) {
+    if (!NeedsDistinctValues(a)) {
+      if (a.distinct) return std::nullopt;
+      continue;
+    }
+    std::optional<std::vector<std::string>> texts = sql(*a.args[0]);
+    if (!texts || (values.has_value() && *texts != *values)) return std::nullopt;
+    if (!values.has_value()) {
+      values = std::move(texts);
+      values_of = a.args[0];
+    }
+  }
+  int values_column = -1;
+  if (values.has_value()) {
+    if (values_of->bound.type == DataType::kUnknown) return std::nullopt;
+    values_column = add_column(*values, values_of->bound.type);
+    out.values = RowColumn(partial[values_column], values_column);
+  }
   const FunctionRegistry& functions = FunctionRegistry::Get();
   for (const AggregateSpec& a : aggregates) {
-    if (a.distinct) return std::nullopt;
+    if (NeedsDistinctValues(a)) {
+      // Over the distinct values, as the fragments send them (once per fragment and group).
+      AggregateSpec merge = a;
+      merge.args[0] = out.values.get();
+      if (a.function->name == "approx_percentile" && !a.distinct) {
+        // Each value weighted by how many rows held it: approx_percentile(x, w, p[, accuracy]).
+        std::vector<std::string> counts;
+        for (const std::string& x : *values) counts.push_back(StrCat("count(", x, ")"));
+        const int c = add_column(counts, DataType::kBigint);
+        out.arguments.push_back(RowColumn(partial[c], c));
+        merge.args.insert(merge.args.begin() + 1, out.arguments.back().get());
+        merge.arg_types.insert(merge.arg_types.begin() + 1, DataType::kBigint);
+      }
+      out.merges.push_back(std::move(merge));
+      continue;
+    }
     std::vector<std::vector<std::string>> args;  // by argument, by site
     for (const Expr* e : a.args) {
       std::optional<std::vector<std::string>> texts = sql(*e);
@@ -412,7 +465,9 @@ std::optional<FragmentAggregation> AggregateInFragments(
   }
   std::string group_by;
   for (size_t k = 0; k < keys.size(); ++k) group_by += StrCat(k ? ", " : " GROUP BY ", k + 1);
-  if (top.has_value()) {
+  if (values_column >= 0) {
+    group_by += StrCat(keys.empty() ? " GROUP BY " : ", ", values_column + 1);
+  } else if (top.has_value()) {  // a fragment's first groups by the keys: not by keys and value
     for (size_t i = 0; i < top->order.size(); ++i) {
       const TopGroups::Key& key = top->order[i];
       group_by += StrCat(i ? ", " : " ORDER BY ", key.key + 1, key.descending ? " DESC" : " ASC",

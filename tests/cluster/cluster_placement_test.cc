@@ -159,8 +159,26 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                           "count(*) FROM demo.cpu GROUP BY 1 HAVING count(*) > 0 "
                           "ORDER BY p"),
               "0|30\n1|30\n2|30\n3|30\n");
-    // What has no merge, or a condition the fragments cannot apply: the rows travel.
+    // Aggregates over distinct values: the fragments group by the value too, and count its
+    // rows for a percentile. A quarter of the rows hold 1, the rest 0: unweighted, each
+    // fragment's two values would put the 70th percentile at 1.
     EXPECT_EQ(RowsThrough(i, "SELECT count(DISTINCT host) FROM demo.cpu"), "30\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT approx_percentile(measure_value::double, 0.5), "
+                          "approx_distinct(measure_value::double), count(DISTINCT "
+                          "measure_value::double), sum(measure_value::double) FROM demo.cpu"),
+              "150|120|120|17580\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT host LIKE 'h1%', approx_percentile(CAST(measure_value::double "
+                          "AS BIGINT) % 10 / 3, 0.7), approx_percentile(CAST(measure_value::double "
+                          "AS BIGINT) % 10 / 3, 0.8), count(DISTINCT CAST(measure_value::double "
+                          "AS BIGINT) % 10 / 3), count(*) FROM demo.cpu GROUP BY 1 ORDER BY 1"),
+              "false|0|1|2|76\ntrue|0|1|2|44\n");
+    // What has no merge, or a condition the fragments cannot apply: the rows travel.
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT count(DISTINCT host), approx_percentile(measure_value::double, "
+                          "0.5) FROM demo.cpu"),
+              "30|150\n");
     EXPECT_EQ(RowsThrough(i,
                           "SELECT count(*) FROM demo.cpu WHERE regexp_like(host, "
                           "'^h1')"),
@@ -189,6 +207,15 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                             "FROM \"demo\".\"cpu\" GROUP BY 1"),
             std::string::npos)
       << aggregated;
+  const std::string percentile =
+      RowsThrough(0,
+                  "EXPLAIN SELECT host, approx_percentile(measure_value::double, 0.9) FROM "
+                  "demo.cpu GROUP BY host");
+  EXPECT_NE(percentile.find("SELECT \"host\" AS \"_p0\", \"measure_value::double\" AS \"_p1\", "
+                            "count(\"measure_value::double\") AS \"_p2\" FROM \"demo\".\"cpu\" "
+                            "GROUP BY 1, 2"),
+            std::string::npos)
+      << percentile;
   const std::string top = RowsThrough(
       0, "EXPLAIN SELECT host FROM demo.cpu ORDER BY measure_value::double DESC LIMIT 2");
   EXPECT_NE(top.find("SELECT \"host\", \"measure_value::double\" FROM \"demo\".\"cpu\" ORDER BY "
