@@ -38,7 +38,11 @@ bool Provides(StatsUse use, const ColumnStats& stats) {
 
 BlockStatsReader::BlockStatsReader(const TableColumns& table, const HeaderAggregation& plan,
                                    const EvalContext& eval)
-    : table_(table), plan_(plan), eval_(eval), row_(table.types.size()) {}
+    : table_(table),
+      plan_(plan),
+      eval_(eval),
+      row_(table.types.size()),
+      summary_column_(table.types.size(), -1) {}
 
 bool BlockStatsReader::SelectSeries(uint64_t series) {
   if (series == last_series_) return series_ != nullptr;
@@ -52,11 +56,23 @@ bool BlockStatsReader::SelectSeries(uint64_t series) {
   return true;
 }
 
+void BlockStatsReader::MapColumns(const format::BlockSummary& summary) {
+  for (int column : mapped_) summary_column_[column] = -1;
+  mapped_.clear();
+  for (size_t i = 0; i < summary.columns.size(); ++i) {
+    const format::ColumnSummary& c = summary.columns[i];
+    const int column = MeasureColumnOf(table_, *series_, c.name, c.type);
+    if (column < 0 || summary_column_[column] >= 0) continue;  // the first one feeds it
+    summary_column_[column] = static_cast<int>(i);
+    mapped_.push_back(column);
+  }
+}
+
 bool BlockStatsReader::StatsOf(int column, const format::BlockSummary& summary,
                                ColumnStats* out) const {
   *out = ColumnStats{};
-  for (const format::ColumnSummary& c : summary.columns) {
-    if (MeasureColumnOf(table_, *series_, c.name, c.type) != column) continue;
+  if (summary_column_[column] >= 0) {
+    const format::ColumnSummary& c = summary.columns[summary_column_[column]];
     out->count = static_cast<int64_t>(summary.count) - c.null_count;
     if (!c.has_stats) return true;  // no numbers, or only NaN: neither sum nor extremes
     out->has_sum = c.type == ValueType::kDouble ||
@@ -85,6 +101,7 @@ bool BlockStatsReader::Read(const WholeBlock& block, Row* keys, std::vector<Colu
     keys->push_back(std::move(first));
   }
 
+  MapColumns(*summary);
   stats->resize(plan_.aggregates.size());
   for (size_t a = 0; a < plan_.aggregates.size(); ++a) {
     const AggregateSpec& spec = plan_.aggregates[a];

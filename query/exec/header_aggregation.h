@@ -48,8 +48,10 @@ class BlockStatsReader {
  private:
   // Makes `series` current; false if it is unknown to the plan.
   bool SelectSeries(uint64_t series);
-  // The statistics of query column `column` over the block; false when the
-  // block's column has another type than the query's column.
+  // Which of the block's columns feeds each query column (summary_column_): one name lookup
+  // per block column, not one per aggregate and block column.
+  void MapColumns(const format::BlockSummary& summary);
+  // The statistics of query column `column` over the block (MapColumns' block).
   bool StatsOf(int column, const format::BlockSummary& summary, ColumnStats* out) const;
 
   const TableColumns& table_;
@@ -58,6 +60,8 @@ class BlockStatsReader {
   uint64_t last_series_ = UINT64_MAX;
   const SeriesColumns* series_ = nullptr;
   Row row_;  // the current series' column values, and a time
+  std::vector<int> summary_column_;  // by query column: its block column, or -1
+  std::vector<int> mapped_;          // the query columns summary_column_ maps now
 };
 
 }  // namespace strata::query

@@ -779,6 +779,19 @@ class AverageOfPartialsAcc : public Accumulator {
     sum_ += a[0].AsDouble();
     n_ += a[1].i;
   }
+  // The fragments' groups arrive as column batches: no Datum a value.
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& sums = *args[0];
+    const Vector& counts = *args[1];
+    if (!IsNumericVector(sums) || counts.type != DataType::kBigint) {
+      return Accumulator::AddRun(args, begin, end);
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (sums.nulls[i] || counts.nulls[i]) continue;
+      sum_ += sums.AsDouble(i);
+      n_ += counts.ints[i];
+    }
+  }
   absl::StatusOr<Datum> Finish() override {
     return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
   }

@@ -637,6 +637,7 @@ class HeadIterator final : public MemoryHead::Iterator {
     e_ = static_cast<int>(entries_.size());
     SettleForward();
   }
+  void KeepOnly(const absl::flat_hash_set<uint64_t>* series) override { wanted_ = series; }
 
  private:
   void Invalidate() { positioned_ = false; }
@@ -670,10 +671,11 @@ class HeadIterator final : public MemoryHead::Iterator {
     LoadSeries(at_end);
     return true;
   }
-  // Copies series s_'s entries (none when s_ is outside the list).
+  // Copies series s_'s entries (none when s_ is outside the list or not kept).
   void LoadSeries(bool at_end) {
     entries_.clear();
-    if (s_ >= 0 && s_ < static_cast<int>(series_.size())) {
+    if (s_ >= 0 && s_ < static_cast<int>(series_.size()) &&
+        (wanted_ == nullptr || wanted_->contains(series_[s_].first.second))) {
       const MemoryHead::Series& s = *series_[s_].second;
       absl::ReaderMutexLock lock(&s.mu);
       if (max_sequence_ == UINT64_MAX) {
@@ -784,6 +786,7 @@ class HeadIterator final : public MemoryHead::Iterator {
   absl::Span<const std::pair<MemoryHead::SeriesId, const MemoryHead::Series*>> series_;
   std::vector<MemoryHead::Entry> entries_;
   std::vector<const RowShape*> shapes_;  // bucket b_'s shapes, as copied
+  const absl::flat_hash_set<uint64_t>* wanted_ = nullptr;  // KeepOnly's
   // value(), made once per position: rebuilt into row_ from a compact row.
   mutable std::string row_;
   mutable std::string_view value_;

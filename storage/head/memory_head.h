@@ -34,6 +34,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "rocksdb/db.h"
@@ -207,6 +208,9 @@ class MemoryHead {
     virtual SeriesRows RestOfSeries() const = 0;
     // Moves to the first row after the current series' (in its bucket).
     virtual void SkipSeries() = 0;
+    // Presents these series' rows only (by series id; null: all), the others stepped over
+    // without copying their index. Set before the first seek; must outlive the iterator.
+    virtual void KeepOnly(const absl::flat_hash_set<uint64_t>* series) = 0;
   };
   static std::unique_ptr<Iterator> NewIterator(View view, std::string upper = {},
                                                uint64_t max_sequence = UINT64_MAX);

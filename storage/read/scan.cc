@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "common/coding.h"
 #include "common/status.h"
 #include "rocksdb/perf_level.h"
@@ -61,9 +62,24 @@ class Source {
   absl::Status status() const {
     return status_.ok() ? FromRocks(iter_->status(), "scanning") : status_;
   }
+  // Only these series' rows are presented (ScanOptions::series_dense): the others' are
+  // stepped over inside the source.
+  virtual void KeepOnly(const absl::flat_hash_set<uint64_t>* series) { wanted_ = series; }
 
  protected:
   bool InRange() const { return iter_->Valid() && iter_->key().compare(end_) < 0; }
+  // Whether the key at the iterator is of a series kept (KeepOnly); the last series and
+  // bucket found kept is remembered, so a run of its rows costs a compare each.
+  bool Kept() {
+    if (wanted_ == nullptr) return true;
+    const std::string_view key = iter_->key().ToStringView();
+    if (key.size() < keys::kBlockKeySize) return true;  // malformed: the merge reports it
+    const std::string_view prefix = key.substr(0, keys::kBlockKeySize);
+    if (prefix == kept_prefix_) return true;
+    if (!wanted_->contains(DecodeFixed64BE(key.data() + 16))) return false;
+    kept_prefix_.assign(prefix);
+    return true;
+  }
 
   std::string upper_key_;
   rocksdb::Slice upper_;
@@ -71,6 +87,8 @@ class Source {
   std::string end_;
   std::unique_ptr<rocksdb::Iterator> iter_;
   absl::Status status_;
+  const absl::flat_hash_set<uint64_t>* wanted_ = nullptr;
+  std::string kept_prefix_;
 };
 
 // `hot` or `cold_delta`: one RocksDB entry per point.
@@ -88,6 +106,7 @@ class RowSource final : public Source {
   void Seek(const std::string& begin, const std::string& end) override {
     end_ = end;
     iter_->Seek(begin);
+    SkipOthers();
   }
   bool Valid() const override { return InRange(); }
   std::string_view key() const override { return iter_->key().ToStringView(); }
@@ -97,9 +116,25 @@ class RowSource final : public Source {
     stats_->bytes_scanned += static_cast<int64_t>(iter_->key().size() + bytes.size());
     return DecodeRowInto(bytes, shape, row);
   }
-  void Next() override { iter_->Next(); }
+  void Next() override {
+    iter_->Next();
+    SkipOthers();
+  }
+  // The memory head steps over the other series itself, without copying their rows' index.
+  void KeepOnly(const absl::flat_hash_set<uint64_t>* series) override {
+    if (head_ != nullptr) {
+      head_->KeepOnly(series);
+    } else {
+      Source::KeepOnly(series);
+    }
+  }
   // The memory head's iterator (null over a RocksDB family).
   MemoryHead::Iterator* head() const { return head_; }
+  // Past the rest of the memory head's current series in its bucket.
+  void SkipHeadSeries() {
+    head_->SkipSeries();
+    SkipOthers();
+  }
   // Counts rows read outside Take (a series taken whole).
   void CountTaken(absl::Span<const MemoryHead::Entry> rows) {
     stats_->rows_scanned += static_cast<int64_t>(rows.size());
@@ -123,6 +158,13 @@ class RowSource final : public Source {
   std::pair<std::string_view, const RowShape*> Stored() const {
     if (head_ != nullptr) return head_->stored();
     return {iter_->value().ToStringView(), nullptr};
+  }
+  // Seeks past each series (in its bucket) not kept: one seek per run of another series'
+  // rows.
+  void SkipOthers() {
+    while (InRange() && !Kept()) {
+      iter_->Seek(keys::PrefixEnd(iter_->key().ToStringView().substr(0, keys::kBlockKeySize)));
+    }
   }
 
   MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
@@ -211,6 +253,7 @@ class BlockSource final : public Source {
     index_ = 0;
     loaded_ = decoded_ = false;
     for (; InRange() && status_.ok(); iter_->Next(), ++headers_passed_) {
+      if (!Kept()) continue;  // another series' block, stepped over on its key alone
       const std::string_view value = iter_->value().ToStringView();
       auto summary = format::DecodeBlockSummary(value);
       if (!summary.ok()) {
@@ -543,7 +586,11 @@ class MergedScan {
   // On equal versions the most recently written tier wins (they hold equal
   // values then, by the version rules).
   const std::array<Source*, 3> sources_ = {&hot_, &delta_, &cold_};
-  std::vector<SeriesTarget> targets_;  // options_.series, sorted
+  // options_.series, sorted, each sought in each bucket; or (series_dense) their ids, which
+  // the sources keep while reading whole buckets.
+  bool seek_each_series_ = false;
+  std::vector<SeriesTarget> targets_;
+  absl::flat_hash_set<uint64_t> wanted_;
 
   absl::Status status_;
   bool stopped_ = false;
@@ -601,7 +648,7 @@ MergedScan::Taken MergedScan::TakeHeadSeries(std::string_view smallest, const ke
   RememberOther(smallest);
   hot_.CountTaken(rest.entries);
   if (use == BlockUse::kStop) return Taken::kStop;
-  hot_.head()->SkipSeries();
+  hot_.SkipHeadSeries();
   return Taken::kYes;
 }
 
@@ -713,7 +760,7 @@ std::optional<uint32_t> MergedScan::PreviousBucket(uint32_t to) {
 }
 
 bool MergedScan::ReadBucket(uint32_t bucket) {
-  if (options_.series == nullptr) {
+  if (!seek_each_series_) {
     return ReadRange(keys::BucketPrefix(table_.id, bucket), BucketEnd(bucket));
   }
   for (const SeriesTarget& t : targets_) {
@@ -724,7 +771,11 @@ bool MergedScan::ReadBucket(uint32_t bucket) {
 }
 
 absl::Status MergedScan::Run(uint32_t first_bucket, uint32_t last_bucket) {
-  if (options_.series != nullptr) {
+  if (options_.series != nullptr && options_.series_dense) {
+    for (const SeriesTarget& t : *options_.series) wanted_.insert(t.series);
+    for (Source* s : sources_) s->KeepOnly(&wanted_);
+  } else if (options_.series != nullptr) {
+    seek_each_series_ = true;
     targets_ = *options_.series;
     std::sort(targets_.begin(), targets_.end());
   }
@@ -740,7 +791,7 @@ absl::Status MergedScan::Run(uint32_t first_bucket, uint32_t last_bucket) {
       }
       b = static_cast<int64_t>(*bucket) - 1;
     }
-  } else if (options_.series == nullptr) {
+  } else if (!seek_each_series_) {
     ReadRange(keys::BucketPrefix(table_.id, first_bucket), BucketEnd(last_bucket));
   } else {
     for (uint64_t b = first_bucket; b <= last_bucket && status_.ok() && !stopped_;) {

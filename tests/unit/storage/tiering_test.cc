@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "common/clock.h"
 #include "common/coding.h"
 #include "gmock/gmock.h"
@@ -410,6 +411,77 @@ TEST_F(TieringTest, WholeHeadSeriesAreOfferedOnlyWhereNothingNeedsMerging) {
   Seen stopped = scan({.start_nanos = kTieringStart - kNanosPerHour}, BlockUse::kStop);
   EXPECT_EQ(stopped.series, 1);
   EXPECT_TRUE(stopped.rows.empty());
+}
+
+// A scan of some series reads the same rows whether it seeks each series in each bucket or
+// reads the buckets whole and steps over the others (series_dense): over blocks, late writes
+// merging with them, and memory-store rows, oldest or newest first.
+TEST_F(TieringTest, SeriesPickedOutReadAlikeSoughtOrSteppedOver) {
+  constexpr int kHosts = 10;
+  std::vector<InputRecord> old_rows, new_rows;
+  for (int host = 0; host < kHosts; ++host) {
+    for (int64_t t = kTieringStart - 3 * kNanosPerHour; t < kTieringStart; t += kTenMinutes) {
+      old_rows.push_back(Reading(host, t));
+    }
+  }
+  for (size_t i = 0; i < old_rows.size(); i += 100) {
+    Write({old_rows.begin() + i, old_rows.begin() + std::min(old_rows.size(), i + 100)});
+  }
+  clock_.Advance(5 * kNanosPerHour);
+  Maintain();                                                // those hours into blocks
+  Write({Reading(3, kTieringStart - kNanosPerHour, 2, 0.5),  // an upsert into a block
+         Reading(4, kTieringStart - 2 * kNanosPerHour + kNanosPerSecond)});  // a new late point
+  for (int host = 0; host < kHosts; host += 2) {  // the memory store: every other host
+    new_rows.push_back(Reading(host, clock_.NowNanos() - kTenMinutes));
+    new_rows.push_back(Reading(host, clock_.NowNanos()));
+  }
+  Write(new_rows);
+
+  const TableInfo table = Table();
+  auto state = engine_->TableStateOf(table);
+  ASSERT_TRUE(state.ok()) << state.status();
+  absl::flat_hash_map<int, SeriesTarget> by_host;
+  for (const auto& info : (*state)->AllSeries()) {
+    by_host[std::stoi(info->dimensions.at(0).second.substr(1))] = {
+        PartitionHash(info->measure_name, info->dimensions, table.partition_key), info->id};
+  }
+  ASSERT_EQ(by_host.size(), static_cast<size_t>(kHosts));
+  auto scan = [&](ScanOptions options) {
+    std::vector<ScanRow> rows;
+    EXPECT_TRUE(engine_
+                    ->Scan(table, options,
+                           [&](const ScanRow& row) {
+                             rows.push_back(row);
+                             return true;
+                           })
+                    .ok());
+    return Render(rows);
+  };
+  const std::vector<std::string> all = scan({});
+  for (const std::vector<int>& hosts : std::vector<std::vector<int>>{
+           {0, 2, 4, 6, 8}, {1, 3, 4}, {9}, {0, 1, 2, 3, 5, 6, 7, 8, 9}}) {
+    std::vector<SeriesTarget> targets;
+    absl::flat_hash_set<std::string> ids;
+    for (int h : hosts) {
+      targets.push_back(by_host[h]);
+      ids.insert(std::to_string(by_host[h].series));
+    }
+    std::vector<std::string> expected;
+    for (const std::string& line : all) {
+      if (ids.contains(line.substr(0, line.find(' ')))) expected.push_back(line);
+    }
+    for (bool newest_first : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << hosts.size() << " hosts, newest first " << newest_first);
+      std::vector<std::string> sought = scan({.series = &targets, .newest_first = newest_first});
+      std::vector<std::string> stepped =
+          scan({.series = &targets, .series_dense = true, .newest_first = newest_first});
+      EXPECT_EQ(stepped, sought);
+      std::sort(sought.begin(), sought.end());
+      std::vector<std::string> sorted_expected = expected;
+      std::sort(sorted_expected.begin(), sorted_expected.end());
+      EXPECT_EQ(sought, sorted_expected);
+    }
+  }
 }
 
 TEST_F(TieringTest, LateWritesFollowTheVersionRulesAgainstBlocks) {
