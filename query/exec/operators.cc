@@ -212,6 +212,7 @@ class Aggregate : public AggregateSink {
 
   std::vector<std::unique_ptr<Accumulator>> NewAccumulators() {
     std::vector<std::unique_ptr<Accumulator>> out;
+    out.reserve(aggregates_.size());
     for (const AggregateSpec& spec : aggregates_) {
       auto acc = spec.function->make(spec.arg_types);
       out.push_back(spec.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc));
