@@ -258,6 +258,10 @@ TEST_F(ClusterReadChoiceTest, GroupsOrderedByTheirKeysWithALimitAreCutInTheFragm
       {"SELECT host, max(measure_value::double) FROM demo.cpu GROUP BY host ORDER BY 2 DESC, "
        "host LIMIT 3",
        false},
+      // Fragments grouping by the value too (for the percentile) send every group.
+      {"SELECT host, approx_percentile(measure_value::double, 0.5), count(*) FROM demo.cpu "
+       "GROUP BY host ORDER BY host LIMIT 3",
+       false},
   };
   for (const Case& c : cases) {
     const std::string led = run(c.sql, v1::READ_CONSISTENCY_LEADER);
