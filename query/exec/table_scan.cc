@@ -30,7 +30,12 @@ ScanOptions TableScan::RunOptions(std::vector<SeriesTarget>* restricted) const {
   }
   // An eighth of the series or more (a cluster fragment's shards, a long IN list): each
   // bucket read whole, the others' blocks stepped over, costs less than three seeks a series.
+  // Every series (a fragment over all the shards, a condition every series meets): no filter.
   constexpr size_t kDenseShare = 8;
+  if (options.series != nullptr && !options.last_per_series &&
+      options.series->size() >= layout.series.size()) {
+    options.series = nullptr;
+  }
   options.series_dense = options.series != nullptr && !options.last_per_series &&
                          options.series->size() * kDenseShare >= layout.series.size();
   options.encoded_rows = true;  // the batcher decodes only the columns read
