@@ -182,7 +182,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
         return log->LastSequence(StreamName(cluster, shard), std::chrono::seconds(5));
       });
   node->service_ =
-      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), engine, options.node_id);
+      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), engine, options.node_id,
+                                         std::chrono::milliseconds(options.testing_query_delay_ms));
   return node;
 }
 

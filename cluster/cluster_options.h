@@ -64,6 +64,9 @@ struct ClusterOptions {
   // Tests only: each replica waits this long before applying an entry (one that lags); the
   // node then never leads a shard.
   int testing_apply_delay_ms = 0;
+  // Tests only: each fragment served to another node waits this long (cancellable) before it
+  // runs (--testing-query-delay-ms, which delays this node's own queries too).
+  int testing_query_delay_ms = 0;
   // Nodes prove membership to each other with mutual TLS (member_tls), the secret
   // (x-strata-cluster-secret), or both (membership.h).
   std::string secret;

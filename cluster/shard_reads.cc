@@ -106,6 +106,7 @@ constexpr size_t kMaxKnownColumns = 4096;
 
 struct ClusterShardReads::RemoteScan {
   grpc::ClientContext context;
+  CancelWatch::Watch watch;  // cancels `context`: after it, so it goes first
   std::unique_ptr<grpc::ClientReader<internal::v1::ScanResponse>> reader;
   std::vector<query::ResultColumn> columns;
   internal::v1::ScanResponse first;  // the first answer: the columns, maybe rows and stats
@@ -275,7 +276,8 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
                                          const std::string& sql, bool describe_only,
                                          steady_clock::time_point deadline,
                                          const query::ReadChoice& choice,
-                                         const ColumnsChecks* checks) {
+                                         const ColumnsChecks* checks,
+                                         const std::atomic<bool>* cancelled) {
   internal::v1::ScanRequest request;
   request.set_sql(sql);
   for (uint32_t shard : site.shards) request.add_shards(shard);
@@ -294,6 +296,10 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
     scan->context.set_deadline(std::chrono::system_clock::now() + (deadline - steady_clock::now()));
   }
   directory_.membership().Present(&scan->context);
+  if (cancelled != nullptr) {
+    scan->watch = cancel_watch_.Add([cancelled] { return cancelled->load(); },
+                                    [call = &scan->context] { call->TryCancel(); });
+  }
   scan->reader = stubs_.For(site.address)->Scan(&scan->context, request);
   internal::v1::ScanResponse& first = scan->first;
   if (!scan->reader->Read(&first)) {
@@ -310,17 +316,18 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
     const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice,
-    const ColumnsChecks* checks) {
+    steady_clock::time_point deadline, const query::ReadChoice& choice, const ColumnsChecks* checks,
+    const std::atomic<bool>* cancelled) {
   auto scan = std::make_unique<RemoteScan>();
-  RETURN_IF_ERROR(OpenInto(scan.get(), site, sql, describe_only, deadline, choice, checks));
+  RETURN_IF_ERROR(
+      OpenInto(scan.get(), site, sql, describe_only, deadline, choice, checks, cancelled));
   return scan;
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
     const query::FragmentSite& site, const std::string& sql, bool describe_only,
     steady_clock::time_point deadline, const query::ReadChoice& choice, const ColumnsChecks* checks,
-    query::FragmentSite* at) {
+    const std::atomic<bool>* cancelled, query::FragmentSite* at) {
   *at = site;
   std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
   if (choice.hedge_after.count() > 0) {
@@ -328,7 +335,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
         OtherSites(site.shards, {site.node, node_id_});
     if (others.ok() && others->size() == 1) other = std::move(others->front());
   }
-  if (!other) return Open(site, sql, describe_only, deadline, choice, checks);
+  if (!other) return Open(site, sql, describe_only, deadline, choice, checks, cancelled);
 
   struct Attempt {
     std::unique_ptr<RemoteScan> scan = std::make_unique<RemoteScan>();
@@ -340,8 +347,8 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   std::condition_variable settled;
   int winner = -1;  // the first attempt to answer
   auto attempt = [&](int i, const query::FragmentSite& where) {
-    absl::Status opened =
-        OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline, choice, checks);
+    absl::Status opened = OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline,
+                                   choice, checks, cancelled);
     std::lock_guard lock(mu);
     attempts[i].status = std::move(opened);
     attempts[i].done = true;
@@ -417,7 +424,7 @@ absl::StatusOr<ClusterShardReads::SiteColumns> ClusterShardReads::Describe(
     }
     query::FragmentSite answering;
     ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
-                     OpenHedged(at, sql, true, deadline, choice, nullptr, &answering));
+                     OpenHedged(at, sql, true, deadline, choice, nullptr, nullptr, &answering));
     internal::v1::ScanResponse rest;
     while (scan->reader->Read(&rest)) {
     }
@@ -517,8 +524,18 @@ absl::Status ClusterShardReads::RunRemote(
     const query::ShardReads::Push& push, const query::ReadChoice& choice,
     const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned) {
   query::FragmentSite answering;
-  ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
-                   OpenHedged(site, sql, false, deadline, choice, &checks, &answering));
+  // A call the query's cancellation stopped (CancelWatch) failed CANCELLED in the transport:
+  // say why.
+  auto why = [cancelled](absl::Status failed) {
+    if (!failed.ok() && cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+      return absl::CancelledError("the query was cancelled");
+    }
+    return failed;
+  };
+  absl::StatusOr<std::unique_ptr<RemoteScan>> opened =
+      OpenHedged(site, sql, false, deadline, choice, &checks, cancelled, &answering);
+  if (!opened.ok()) return why(opened.status());
+  std::unique_ptr<RemoteScan> scan = *std::move(opened);
   answered();
   std::vector<query::DataType> types;
   for (const query::ResultColumn& c : scan->columns) types.push_back(c.type);
@@ -555,7 +572,9 @@ absl::Status ClusterShardReads::RunRemote(
     scan->reader->Finish().ok();
     return failed;
   }
-  if (grpc::Status end = scan->reader->Finish(); !end.ok()) return FromGrpc(end, answering.node);
+  if (grpc::Status end = scan->reader->Finish(); !end.ok()) {
+    return why(FromGrpc(end, answering.node));
+  }
   return absl::OkStatus();
 }
 

@@ -23,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "cluster/cancel_watch.h"
 #include "cluster/peer_stubs.h"
 #include "cluster/shard_router.h"
 #include "query/base/read_choice.h"
@@ -70,21 +71,24 @@ class ClusterShardReads final {
   };
   // Opens the fragment's stream at a remote site and reads its first answer (the columns).
   struct RemoteScan;
+  // Its call is cancelled once `*cancelled` is set (CancelWatch), when not null.
   absl::Status OpenInto(RemoteScan* scan, const query::FragmentSite& site, const std::string& sql,
                         bool describe_only, std::chrono::steady_clock::time_point deadline,
-                        const query::ReadChoice& choice, const ColumnsChecks* checks);
+                        const query::ReadChoice& choice, const ColumnsChecks* checks,
+                        const std::atomic<bool>* cancelled);
   // Open, and when `choice` hedges and the site's node has not answered after its
   // hedge_after, at another node holding all of the site's shards too: the first to answer
   // is read (`*at` is its site), the other cancelled.
   absl::StatusOr<std::unique_ptr<RemoteScan>> OpenHedged(
       const query::FragmentSite& site, const std::string& sql, bool describe_only,
       std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice,
-      const ColumnsChecks* checks, query::FragmentSite* at);
+      const ColumnsChecks* checks, const std::atomic<bool>* cancelled, query::FragmentSite* at);
   absl::StatusOr<std::unique_ptr<RemoteScan>> Open(const query::FragmentSite& site,
                                                    const std::string& sql, bool describe_only,
                                                    std::chrono::steady_clock::time_point deadline,
                                                    const query::ReadChoice& choice,
-                                                   const ColumnsChecks* checks);
+                                                   const ColumnsChecks* checks,
+                                                   const std::atomic<bool>* cancelled);
   // The sites `choice` reads every shard at, this node's first (when it reads any).
   absl::StatusOr<std::vector<query::FragmentSite>> Choose(const query::ReadChoice& choice);
   // Sites that read `shards`, none of them on a node in `avoid`: this node for the shards it
@@ -130,6 +134,7 @@ class ClusterShardReads final {
   query::QueryEngine engine_;
   const std::string node_id_;
   PeerStubs stubs_;
+  CancelWatch cancel_watch_;  // the remote fragments' calls, by their queries' flags
   absl::Mutex known_mu_;
   absl::flat_hash_map<std::string, SiteColumns> known_columns_ ABSL_GUARDED_BY(known_mu_);
 };

@@ -1,6 +1,7 @@
 #include "cluster/shard_service.h"
 
 #include <future>
+#include <thread>
 
 #include "cluster/checkpoint.h"
 #include "cluster/scan_pages.h"
@@ -201,6 +202,15 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                             ? started + std::chrono::milliseconds(request->timeout_millis())
                             : std::chrono::steady_clock::time_point::max();
   std::atomic<bool> cancelled{false};
+  // The engine looks at `cancelled` between batches; the asking node cancels the call (its
+  // query was cancelled, or it went away), which only the call shows.
+  CancelWatch::Watch watch = cancel_watch_.Add([context] { return context->IsCancelled(); },
+                                               [&cancelled] { cancelled.store(true); });
+  for (auto until =
+           started + (request->describe_only() ? std::chrono::milliseconds(0) : testing_delay_);
+       !cancelled.load() && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   ScanWriterSink sink(context, writer, &cancelled, request->columns_first());
   std::optional<Slots::Held> slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {

@@ -6,9 +6,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
+
+#include "cluster/cancel_watch.h"
 #include "cluster/shard_reads.h"
-#include "cluster/slots.h"
 #include "cluster/shard_router.h"
+#include "cluster/slots.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
 
 namespace strata::cluster {
@@ -23,9 +26,16 @@ inline constexpr int kMaxServedCheckpoints = 2;
 class ShardServiceImpl final : public internal::v1::ShardService::Service {
  public:
   // All must outlive the service.
+  // `testing_delay`: tests only, each fragment (not a describe) waits this long (cancellable)
+  // before it runs.
   ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, Engine* engine,
-                   std::string node_id)
-      : directory_(*directory), reads_(*reads), engine_(*engine), node_id_(std::move(node_id)) {}
+                   std::string node_id,
+                   std::chrono::milliseconds testing_delay = std::chrono::milliseconds(0))
+      : directory_(*directory),
+        reads_(*reads),
+        engine_(*engine),
+        node_id_(std::move(node_id)),
+        testing_delay_(testing_delay) {}
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
                      internal::v1::ShardWriteResponse* response) override;
@@ -42,6 +52,8 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   ClusterShardReads& reads_;
   Engine& engine_;
   const std::string node_id_;
+  const std::chrono::milliseconds testing_delay_;
+  CancelWatch cancel_watch_;  // a fragment's flag, set when the asking node cancels its call
   Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes
   Slots checkpoints_{kMaxServedCheckpoints};  // checkpoints sent from here
 };

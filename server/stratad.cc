@@ -68,6 +68,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .log_keep_entries = config.cluster_log_keep_entries,
        .replica_ack_majority = config.replica_ack == "majority",
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
+       .testing_query_delay_ms = config.testing_query_delay_ms,
        .secret = secret,
        .member_tls = {.cert_file = config.tls_cert,
                       .key_file = config.tls_key,

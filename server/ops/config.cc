@@ -262,7 +262,8 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                "With --restore-from: revoke every token the backup holds (it brings back tokens "
                "revoked after it was taken) and write a new admin token, as at a first start");
   app.add_option("--testing-query-delay-ms", c.testing_query_delay_ms,
-                 "Tests only: every query waits this long (cancellable) before it runs")
+                 "Tests only: every query waits this long (cancellable) before it runs; on a "
+                 "cluster node, so does each fragment it serves to another node")
       ->check(CLI::Range(0, 600000))
       ->group("");
   app.add_option("--testing-apply-delay-ms", c.testing_apply_delay_ms,

@@ -7,10 +7,13 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "strata/v1/query.grpc.pb.h"
 #include "tests/cluster/cluster_harness.h"
 #include "tests/cluster/cluster_helpers.h"
 #include "tests/support/query_helpers.h"
@@ -303,6 +306,52 @@ TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {
   QueryResult capped = Count(1, one_at_a_time);
   ASSERT_TRUE(capped.status.ok()) << capped.status.error_message();
   EXPECT_EQ(RowsText(capped.rows), std::to_string(kHosts) + "\n");
+}
+
+// A query killed while its fragments run at other nodes ends at once: the fragments' calls are
+// cancelled (they would answer only when done), and the serving nodes stop. Here they would
+// wait a minute first; the client gives up after 30 s.
+TEST(ClusterKillTest, AKilledQueryStopsItsRemoteFragmentsAtOnce) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster(TestCluster::Options{
+      .nodes = 3,
+      .shards = 4,
+      .flags_of_node = {{0, {"--testing-query-delay-ms", "60000"}},
+                        {1, {"--testing-query-delay-ms", "60000"}},
+                        {kLagging, {"--testing-apply-delay-ms", "1500"}}}});  // leads none
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(0), "cpu").ok());
+  v1::WriteRecordsResponse written;
+  ASSERT_TRUE(Write(cluster.node(0), "cpu", HostRecords(kHosts, NowMillis()), &written).ok());
+
+  // Through the node leading no shard: every fragment runs at node 0 or 1.
+  const std::string sql = "SELECT count(*) FROM demo.cpu";
+  const std::string plan =
+      RowsText(RunQuery(cluster.node(kLagging).channel(), "EXPLAIN " + sql).rows);
+  ASSERT_EQ(plan.find("this node"), std::string::npos) << plan;
+  auto stub = v1::QueryService::NewStub(cluster.node(kLagging).channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::QueryRequest request;
+  request.set_query_string(sql);
+  std::unique_ptr<grpc::ClientReader<v1::QueryResponse>> reader = stub->Query(&context, request);
+  std::string id;
+  for (auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+       id.empty() && std::chrono::steady_clock::now() < give_up;) {
+    for (const v1::Row& row : RunQuery(cluster.node(kLagging).channel(), "SHOW QUERIES").rows) {
+      if (row.data(1).varchar_value() == sql) id = row.data(0).varchar_value();
+    }
+    if (id.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(id.empty()) << "the query is not listed";
+  QueryResult killed = RunQuery(cluster.node(kLagging).channel(), "KILL QUERY '" + id + "'");
+  ASSERT_TRUE(killed.status.ok()) << killed.status.error_message();
+  v1::QueryResponse message;
+  while (reader->Read(&message)) {
+  }
+  const grpc::Status end = reader->Finish();
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::CANCELLED) << end.error_message();
 }
 
 }  // namespace
