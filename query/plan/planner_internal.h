@@ -63,9 +63,9 @@ struct TopGroups {
   int64_t rows = 0;  // LIMIT + OFFSET
 };
 // nullopt unless every aggregate has a merge (DISTINCT ones, approx_distinct and unweighted
-// approx_percentile all over one argument, whose distinct values the fragments group by with
-// their counts), the keys and arguments read alike on every node (query/expr/sql_text.h), and
-// WHERE went to the fragments whole.
+// approx_percentile all over one argument read from the series' columns, whose distinct
+// values the fragments group by with their counts), the keys and arguments read alike on
+// every node (query/expr/sql_text.h), and WHERE went to the fragments whole.
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
     const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top);

@@ -374,7 +374,15 @@ std::optional<FragmentAggregation> AggregateInFragments(
   }
   // The argument whose distinct values some aggregates need, a group key of the fragments
   // after the query's own (one such argument at most): every other aggregate's partial states
-  // merge over these finer groups as over the rows.
+  // merge over these finer groups as over the rows. Only an argument fixed by the series (a
+  // dimension, an expression of dimensions) has few values: over a measure the finer groups
+  // would be about as many as the rows (measured: 200 hosts' percentiles 4× slower than
+  // sending the rows), so its rows travel.
+  int series_columns = 0;
+  while (series_columns < static_cast<int>(table.schema.size()) &&
+         table.schema[series_columns].name != kTimeColumn) {
+    ++series_columns;
+  }
   std::optional<std::vector<std::string>> values;
   const Expr* values_of = nullptr;
   for (const AggregateSpec& a : aggregates) {
@@ -382,6 +390,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
       if (a.distinct) return std::nullopt;
       continue;
     }
+    if (!OnlySeriesColumns(*a.args[0], series_columns)) return std::nullopt;
     std::optional<std::vector<std::string>> texts = sql(*a.args[0]);
     if (!texts || (values.has_value() && *texts != *values)) return std::nullopt;
     if (!values.has_value()) {

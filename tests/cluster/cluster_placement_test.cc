@@ -159,24 +159,30 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                           "count(*) FROM demo.cpu GROUP BY 1 HAVING count(*) > 0 "
                           "ORDER BY p"),
               "0|30\n1|30\n2|30\n3|30\n");
-    // Aggregates over distinct values: the fragments group by the value too, and count its
-    // rows for a percentile. A quarter of the rows hold 1, the rest 0: unweighted, each
-    // fragment's two values would put the 70th percentile at 1.
-    EXPECT_EQ(RowsThrough(i, "SELECT count(DISTINCT host) FROM demo.cpu"), "30\n");
+    // Aggregates over the distinct values of a series' column (or an expression of them): the
+    // fragments group by the value too, and count its rows for a percentile. A third of the
+    // rows have a host name of length 2 (h0..h9), the rest 3: unweighted, each fragment's two
+    // values would put the 35th percentile at 2.
+    EXPECT_EQ(RowsThrough(i, "SELECT count(DISTINCT host), approx_distinct(host) FROM demo.cpu"),
+              "30|30\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT approx_percentile(length(host), 0.35), "
+                          "approx_percentile(length(host), 0.1), count(DISTINCT length(host)), "
+                          "approx_distinct(length(host)), sum(measure_value::double) FROM "
+                          "demo.cpu"),
+              "3|2|2|2|17580\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT measure_value::double >= 150, approx_percentile(length(host), "
+                          "0.35), approx_percentile(DISTINCT length(host), 0.7), count(DISTINCT "
+                          "length(host)), count(*) FROM demo.cpu GROUP BY 1 ORDER BY 1"),
+              "false|2|3|2|60\ntrue|3|3|1|60\n");
+    // Over a measure's values (about as many as the rows), and what has no merge, or a
+    // condition the fragments cannot apply: the rows travel.
     EXPECT_EQ(RowsThrough(i,
                           "SELECT approx_percentile(measure_value::double, 0.5), "
                           "approx_distinct(measure_value::double), count(DISTINCT "
                           "measure_value::double), sum(measure_value::double) FROM demo.cpu"),
               "150|120|120|17580\n");
-    EXPECT_EQ(RowsThrough(i,
-                          "SELECT host LIKE 'h1%', approx_percentile(CAST(measure_value::double "
-                          "AS BIGINT) % 10 / 3, 0.7), approx_percentile(CAST(measure_value::double "
-                          "AS BIGINT) % 10 / 3, 0.8), count(DISTINCT CAST(measure_value::double "
-                          "AS BIGINT) % 10 / 3), approx_percentile(DISTINCT "
-                          "CAST(measure_value::double AS BIGINT) % 10 / 3, 0.7), count(*) FROM "
-                          "demo.cpu GROUP BY 1 ORDER BY 1"),
-              "false|0|1|2|1|76\ntrue|0|1|2|1|44\n");
-    // What has no merge, or a condition the fragments cannot apply: the rows travel.
     EXPECT_EQ(RowsThrough(i,
                           "SELECT count(DISTINCT host), approx_percentile(measure_value::double, "
                           "0.5) FROM demo.cpu"),
@@ -211,10 +217,10 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
       << aggregated;
   const std::string percentile =
       RowsThrough(0,
-                  "EXPLAIN SELECT host, approx_percentile(measure_value::double, 0.9) FROM "
-                  "demo.cpu GROUP BY host");
-  EXPECT_NE(percentile.find("SELECT \"host\" AS \"_p0\", \"measure_value::double\" AS \"_p1\", "
-                            "count(\"measure_value::double\") AS \"_p2\" FROM \"demo\".\"cpu\" "
+                  "EXPLAIN SELECT measure_name, approx_percentile(length(host), 0.9) FROM "
+                  "demo.cpu GROUP BY 1");
+  EXPECT_NE(percentile.find("SELECT \"measure_name\" AS \"_p0\", length(\"host\") AS \"_p1\", "
+                            "count(length(\"host\")) AS \"_p2\" FROM \"demo\".\"cpu\" "
                             "GROUP BY 1, 2"),
             std::string::npos)
       << percentile;
