@@ -157,6 +157,14 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
 
 namespace strata::cluster {
 
+void ShardServiceImpl::HoldForTesting(std::chrono::steady_clock::time_point started,
+                                      const std::atomic<bool>& cancelled) const {
+  const auto until = started + testing_delay_;
+  while (!cancelled.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                                     const internal::v1::ScanRequest* request,
                                     grpc::ServerWriter<internal::v1::ScanResponse>* writer) {
@@ -206,11 +214,7 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   // query was cancelled, or it went away), which only the call shows.
   CancelWatch::Watch watch = cancel_watch_.Add([context] { return context->IsCancelled(); },
                                                [&cancelled] { cancelled.store(true); });
-  for (auto until =
-           started + (request->describe_only() ? std::chrono::milliseconds(0) : testing_delay_);
-       !cancelled.load() && std::chrono::steady_clock::now() < until;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  if (!request->describe_only()) HoldForTesting(started, cancelled);
   ScanWriterSink sink(context, writer, &cancelled, request->columns_first());
   std::optional<Slots::Held> slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {

@@ -48,6 +48,10 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                           grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
 
  private:
+  // --testing-query-delay-ms: waits testing_delay_ from `started`, or until `cancelled`.
+  void HoldForTesting(std::chrono::steady_clock::time_point started,
+                      const std::atomic<bool>& cancelled) const;
+
   ShardDirectory& directory_;
   ClusterShardReads& reads_;
   Engine& engine_;

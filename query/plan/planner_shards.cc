@@ -23,15 +23,21 @@
 namespace strata::query {
 namespace {
 
+// The time column's index in a table's schema, or -1; the series' columns (dimensions,
+// measure_name) come before it.
+int TimeColumnOf(const Schema& schema) {
+  for (size_t c = 0; c < schema.size(); ++c) {
+    if (schema[c].name == kTimeColumn) return static_cast<int>(c);
+  }
+  return -1;
+}
+
 // Takes the conjuncts of `where` (bound against `table->schema`) a fragment can apply as
 // they are written into `table`: the time range (as its bounds, so ago() and now() are read
 // on this node's clock) and those AppendPortableSql writes.
 void PushConditions(ExprPtr where, const EvalContext& eval, FragmentedTable* table) {
   const Schema& schema = table->schema;
-  int time_column = -1;
-  for (size_t c = 0; c < schema.size(); ++c) {
-    if (schema[c].name == kTimeColumn) time_column = static_cast<int>(c);
-  }
+  const int time_column = TimeColumnOf(schema);
   int64_t start = INT64_MIN, end = INT64_MAX;
   for (ExprPtr& c : TakeConjuncts(std::move(where))) {
     if (time_column >= 0 && NarrowTimeRange(*c, time_column, eval, &start, &end)) continue;
@@ -378,11 +384,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
   // dimension, an expression of dimensions) has few values: over a measure the finer groups
   // would be about as many as the rows (measured: 200 hosts' percentiles 8× slower than
   // sending the rows, docs/cluster.md), so its rows travel.
-  int series_columns = 0;
-  while (series_columns < static_cast<int>(table.schema.size()) &&
-         table.schema[series_columns].name != kTimeColumn) {
-    ++series_columns;
-  }
+  const int series_columns = std::max(TimeColumnOf(table.schema), 0);
   std::optional<std::vector<std::string>> values;
   const Expr* values_of = nullptr;
   for (const AggregateSpec& a : aggregates) {

@@ -74,13 +74,15 @@ void EncodePointKeyTo(const PointKey& key, char* out) {
   EncodeOrderedInt64BE(out, key.time_nanos);
 }
 
+uint64_t SeriesOfKey(std::string_view key) { return DecodeFixed64BE(key.data() + 16); }
+
 bool DecodePointKey(std::string_view bytes, PointKey* key) {
   if (bytes.size() != kPointKeySize) return false;
   const char* p = bytes.data();
   key->table_id = DecodeFixed32BE(p);
   key->bucket = DecodeFixed32BE(p + 4);
   key->pk_hash = DecodeFixed64BE(p + 8);
-  key->series = DecodeFixed64BE(p + 16);
+  key->series = SeriesOfKey(bytes);
   key->time_nanos = DecodeOrderedInt64BE(p + 24);
   return true;
 }

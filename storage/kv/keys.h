@@ -81,6 +81,8 @@ bool DecodePointKey(std::string_view bytes, PointKey* key);
 // The prefix of all point keys of one series in one bucket (24 bytes), and
 // the key of that series' block in `cold`.
 inline constexpr size_t kBlockKeySize = 24;
+// The series of a point key or a block key (at least kBlockKeySize bytes).
+uint64_t SeriesOfKey(std::string_view key);
 std::string SeriesBucketPrefix(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
                                uint64_t series);
 // [table][bucket]: the prefix of one bucket.

@@ -76,7 +76,7 @@ class Source {
     if (key.size() < keys::kBlockKeySize) return true;  // malformed: the merge reports it
     const std::string_view prefix = key.substr(0, keys::kBlockKeySize);
     if (prefix == kept_prefix_) return true;
-    if (!wanted_->contains(DecodeFixed64BE(key.data() + 16))) return false;
+    if (!wanted_->contains(keys::SeriesOfKey(key))) return false;
     kept_prefix_.assign(prefix);
     return true;
   }
@@ -130,11 +130,6 @@ class RowSource final : public Source {
   }
   // The memory head's iterator (null over a RocksDB family).
   MemoryHead::Iterator* head() const { return head_; }
-  // Past the rest of the memory head's current series in its bucket.
-  void SkipHeadSeries() {
-    head_->SkipSeries();
-    SkipOthers();
-  }
   // Counts rows read outside Take (a series taken whole).
   void CountTaken(absl::Span<const MemoryHead::Entry> rows) {
     stats_->rows_scanned += static_cast<int64_t>(rows.size());
@@ -160,7 +155,7 @@ class RowSource final : public Source {
     return {iter_->value().ToStringView(), nullptr};
   }
   // Seeks past each series (in its bucket) not kept: one seek per run of another series'
-  // rows.
+  // rows. (The memory head keeps its series itself: KeepOnly.)
   void SkipOthers() {
     while (InRange() && !Kept()) {
       iter_->Seek(keys::PrefixEnd(iter_->key().ToStringView().substr(0, keys::kBlockKeySize)));
@@ -648,7 +643,7 @@ MergedScan::Taken MergedScan::TakeHeadSeries(std::string_view smallest, const ke
   RememberOther(smallest);
   hot_.CountTaken(rest.entries);
   if (use == BlockUse::kStop) return Taken::kStop;
-  hot_.SkipHeadSeries();
+  hot_.head()->SkipSeries();
   return Taken::kYes;
 }
 
