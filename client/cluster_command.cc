@@ -63,7 +63,8 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "backed up " << response.rows() << " rows of " << response.tables()
               << " tables in " << response.databases() << " databases from " << response.shards()
-              << " shards into " << *to << " (" << response.bytes()
+              << " shards, " << response.tokens() << " tokens and " << response.scheduled_queries()
+              << " scheduled queries into " << *to << " (" << response.bytes()
               << " bytes); restore into a new cluster with: strata cluster restore --from " << *to
               << "\n";
   });
@@ -71,21 +72,31 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
   CLI::App* restore = cluster.add_subcommand(
       "restore", "Restore a cluster backup into this cluster, which holds no database yet");
   restore->add_option("--from", *from, "Backup directory on the node's machine")->required();
-  restore->callback([&context, from] {
+  auto without_tokens = std::make_shared<bool>(false);
+  restore->add_flag("--without-tokens", *without_tokens,
+                    "Leave the backup's tokens out (this cluster's own stay the only ones)");
+  restore->callback([&context, from, without_tokens] {
     v1::RestoreClusterRequest request;
     request.set_directory(*from);
+    request.set_without_tokens(*without_tokens);
     v1::RestoreClusterResponse response;
     InterruptScope interrupt_scope;
     grpc::Status status =
         context.connection().cluster().RestoreCluster(LongCall(context).get(), request, &response);
     if (!status.ok()) return context.set_exit_code(ReportRpcError(status, context.connection()));
     std::cout << "restored " << response.databases() << " databases, " << response.tables()
-              << " tables and " << response.rows() << " rows";
+              << " tables, " << response.rows() << " rows, " << response.tokens() << " tokens and "
+              << response.scheduled_queries() << " scheduled queries";
     if (response.expired() > 0) {
       std::cout << " (" << response.expired() << " more rows are past their table's retention "
                 << "now and were left out)";
     }
     std::cout << "\n";
+    if (response.tokens_not_restored_size() > 0) {
+      std::cout << "not restored, a live token of this cluster holds the name:";
+      for (const std::string& name : response.tokens_not_restored()) std::cout << " " << name;
+      std::cout << " (give their users new tokens: strata token create NAME --grant ...)\n";
+    }
   });
 }
 

@@ -186,7 +186,83 @@ absl::StatusOr<std::vector<DatabaseInfo>> AllDatabases(Catalog& catalog) {
   return out;
 }
 
+// A token that can still be used: the ones a backup keeps.
+bool Live(const TokenRecord& token, int64_t now_nanos) {
+  return token.revoked_nanos == 0 && (token.expires_nanos == 0 || token.expires_nanos > now_nanos);
+}
+
+// The backup's tokens and scheduled queries, decoded before a restore changes anything.
+struct EtcdState {
+  std::vector<TokenRecord> tokens;
+  std::vector<std::pair<ScheduledQueryRecord, std::vector<ScheduledQueryRun>>> scheduled;
+};
+
+absl::StatusOr<EtcdState> DecodeEtcdState(const internal::v1::ClusterBackupManifest& manifest) {
+  EtcdState out;
+  for (const std::string& encoded : manifest.tokens()) {
+    ASSIGN_OR_RETURN(TokenRecord token, DecodeToken(encoded));
+    out.tokens.push_back(std::move(token));
+  }
+  for (const internal::v1::ScheduledQueryBackup& q : manifest.scheduled_queries()) {
+    ASSIGN_OR_RETURN(ScheduledQueryRecord record, DecodeScheduledQuery(q.record()));
+    std::vector<ScheduledQueryRun> runs;
+    for (const internal::v1::ScheduledQueryRunBackup& run : q.runs()) {
+      runs.push_back({.sequence = run.sequence(), .summary = run.summary()});
+    }
+    out.scheduled.emplace_back(std::move(record), std::move(runs));
+  }
+  return out;
+}
+
 }  // namespace
+
+absl::Status ClusterBackups::BackupEtcdState(internal::v1::ClusterBackupManifest* manifest,
+                                             ClusterBackupSummary* summary) {
+  ASSIGN_OR_RETURN(std::vector<TokenRecord> tokens, tokens_.LoadAll());
+  const int64_t now = engine_.clock().NowNanos();
+  for (TokenRecord& token : tokens) {
+    if (!Live(token, now)) continue;
+    token.last_used_nanos = 0;  // this node's view only; the new cluster records its own
+    manifest->add_tokens(EncodeToken(token));
+    ++summary->tokens;
+  }
+  ASSIGN_OR_RETURN(std::vector<ScheduledQueryRecord> scheduled, scheduled_.LoadAll());
+  for (const ScheduledQueryRecord& record : scheduled) {
+    internal::v1::ScheduledQueryBackup* q = manifest->add_scheduled_queries();
+    q->set_record(EncodeScheduledQuery(record));
+    ASSIGN_OR_RETURN(std::vector<ScheduledQueryRun> runs, scheduled_.LoadRuns(record.name));
+    for (const ScheduledQueryRun& run : runs) {
+      internal::v1::ScheduledQueryRunBackup* r = q->add_runs();
+      r->set_sequence(run.sequence);
+      r->set_summary(run.summary);
+    }
+    ++summary->scheduled_queries;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterBackups::RestoreTokens(const std::vector<TokenRecord>& tokens,
+                                           ClusterRestoreSummary* summary) {
+  ASSIGN_OR_RETURN(std::vector<TokenRecord> here, tokens_.LoadAll());
+  const int64_t now = engine_.clock().NowNanos();
+  absl::flat_hash_map<std::string, std::string> live_id_by_name;
+  for (const TokenRecord& token : here) {
+    if (Live(token, now)) live_id_by_name[token.name] = token.id;
+  }
+  for (const TokenRecord& token : tokens) {
+    // A token restored by an earlier run of a restore (its id) is put again; another live
+    // token of the name keeps it.
+    if (auto it = live_id_by_name.find(token.name);
+        it != live_id_by_name.end() && it->second != token.id) {
+      summary->tokens_not_restored.push_back(token.name);
+      continue;
+    }
+    if (!Live(token, now)) continue;  // expired since the backup
+    RETURN_IF_ERROR(tokens_.Restore(token));
+    ++summary->tokens;
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<internal::v1::ShardBackup> ClusterBackups::BackupShard(uint32_t shard,
                                                                       uint64_t at_least,
@@ -276,6 +352,7 @@ absl::StatusOr<ClusterBackupSummary> ClusterBackups::Backup(const std::string& d
   ClusterBackupSummary summary{.shards = directory_.shard_count(),
                                .databases = static_cast<uint32_t>(databases.size()),
                                .tables = static_cast<uint32_t>(tables.size())};
+  RETURN_IF_ERROR(BackupEtcdState(&manifest, &summary));
   for (uint32_t shard = 0; shard < directory_.shard_count(); ++shard) {
     const std::string path = (fs::path(dir) / StrCat("shard-", shard, ".parts")).string();
     // Every write acknowledged before now is at or below the log's end now: the replica read
@@ -294,8 +371,11 @@ absl::StatusOr<ClusterBackupSummary> ClusterBackups::Backup(const std::string& d
   RETURN_IF_ERROR(file.Append(manifest.SerializeAsString()));
   RETURN_IF_ERROR(file.Finish());
   summary.bytes += file.size();
-  spdlog::info("cluster backup into {}: {} shards, {} tables, {} rows, {} bytes", dir,
-               summary.shards, summary.tables, summary.rows, summary.bytes);
+  spdlog::info(
+      "cluster backup into {}: {} shards, {} tables, {} rows, {} bytes, {} tokens, {} scheduled "
+      "queries",
+      dir, summary.shards, summary.tables, summary.rows, summary.bytes, summary.tokens,
+      summary.scheduled_queries);
   return summary;
 }
 
@@ -334,7 +414,8 @@ absl::Status ClusterBackups::RestorePart(const internal::v1::CheckpointResponse&
   return absl::OkStatus();
 }
 
-absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string& dir) {
+absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(
+    const std::string& dir, const ClusterRestoreOptions& options) {
   RETURN_IF_ERROR(CheckDirectory(dir));
   std::unique_lock<std::mutex> one(running_, std::try_to_lock);
   if (!one.owns_lock()) return Busy();
@@ -350,6 +431,22 @@ absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string&
   for (const internal::v1::ShardBackup& shard : manifest.shard_backups()) {
     RETURN_IF_ERROR(
         CheckFile((fs::path(dir) / shard.file()).string(), shard.bytes(), shard.checksum()));
+  }
+  absl::StatusOr<EtcdState> etcd_state = DecodeEtcdState(manifest);
+  if (!etcd_state.ok()) {
+    return absl::DataLossError(StrCat(dir, "/", kManifest,
+                                      " holds a malformed token or scheduled "
+                                      "query: ",
+                                      etcd_state.status().message()));
+  }
+  ASSIGN_OR_RETURN(std::vector<ScheduledQueryRecord> scheduled_here, scheduled_.LoadAll());
+  for (const ScheduledQueryRecord& here : scheduled_here) {
+    for (const auto& [record, runs] : etcd_state->scheduled) {
+      if (record.name != here.name) continue;
+      return absl::FailedPreconditionError(
+          StrCat("this cluster already has a scheduled query \"", here.name,
+                 "\", which the backup holds too; delete it here first"));
+    }
   }
   directory_.CatchUpCatalog();
   ASSIGN_OR_RETURN(std::vector<DatabaseInfo> existing, AllDatabases(engine_.catalog()));
@@ -393,8 +490,17 @@ absl::StatusOr<ClusterRestoreSummary> ClusterBackups::Restore(const std::string&
         ddl_.UpdateTable(table.database_name, table.name, {.enable_magnetic_store_writes = false})
             .status());
   }
-  spdlog::info("cluster restore from {}: {} databases, {} tables, {} rows ({} past retention)", dir,
-               summary.databases, summary.tables, summary.rows, summary.expired);
+  // Tokens before the scheduled queries, which run as the token that created them.
+  if (!options.without_tokens) RETURN_IF_ERROR(RestoreTokens(etcd_state->tokens, &summary));
+  for (const auto& [record, runs] : etcd_state->scheduled) {
+    RETURN_IF_ERROR(scheduled_.Restore(record, runs));
+    ++summary.scheduled_queries;
+  }
+  spdlog::info(
+      "cluster restore from {}: {} databases, {} tables, {} rows ({} past retention), {} tokens "
+      "({} not restored: their names are taken here), {} scheduled queries",
+      dir, summary.databases, summary.tables, summary.rows, summary.expired, summary.tokens,
+      summary.tokens_not_restored.size(), summary.scheduled_queries);
   return summary;
 }
 

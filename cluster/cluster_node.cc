@@ -177,8 +177,13 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   JetStream* log = node->log_.get();
   const std::string cluster = options.name;
   node->backups_ = std::make_unique<ClusterBackups>(
-      node.get(), engine, node->catalog_.get(), node->router_.get(), options.name,
-      [log, cluster](uint32_t shard) {
+      ClusterBackups::Parts{.directory = node.get(),
+                            .engine = engine,
+                            .ddl = node->catalog_.get(),
+                            .sink = node->router_.get(),
+                            .tokens = node->tokens_.get(),
+                            .scheduled = node->scheduled_.get()},
+      options.name, [log, cluster](uint32_t shard) {
         return log->LastSequence(StreamName(cluster, shard), std::chrono::seconds(5));
       });
   node->service_ =

@@ -120,11 +120,41 @@ absl::Status ReplicatedScheduledQueries::PutRun(const ScheduledQueryRecord& reco
   return Commit(record.name, std::move(changes));
 }
 
+absl::Status ReplicatedScheduledQueries::Restore(const ScheduledQueryRecord& record,
+                                                 const std::vector<ScheduledQueryRun>& runs) {
+  ASSIGN_OR_RETURN(std::optional<ScheduledQueryRecord> here, Load(record.name));
+  if (here.has_value()) {
+    return absl::AlreadyExistsError(
+        StrCat("scheduled query \"", record.name, "\" already exists in this cluster"));
+  }
+  // The definition with the first runs, then the rest in further transactions: etcd takes a
+  // bounded number of operations in one (--max-txn-ops, 128 by default).
+  constexpr size_t kRunsPerCommit = 100;
+  size_t next = 0;
+  do {
+    std::vector<EtcdClient::Change> changes = {
+        {.key = QueryKey(record.name), .value = EncodeScheduledQuery(record)}};
+    for (; next < runs.size() && changes.size() <= kRunsPerCommit; ++next) {
+      changes.push_back(
+          {.key = RunKey(record.name, runs[next].sequence), .value = runs[next].summary});
+    }
+    RETURN_IF_ERROR(Commit(record.name, std::move(changes)));
+  } while (next < runs.size());
+  std::function<void(std::string_view)> on_change;
+  {
+    absl::MutexLock lock(&mu_);
+    on_change = on_change_;
+  }
+  if (on_change) on_change(record.name);
+  return absl::OkStatus();
+}
+
 void ReplicatedScheduledQueries::Follow(std::function<void(std::string_view name)> on_change) {
   int64_t from = 0;
   {
     absl::MutexLock lock(&mu_);
     from = loaded_revision_;
+    on_change_ = on_change;
   }
   const std::string query_prefix = QueryKey("");
   const std::string run_prefix = StrCat(root_, "scheduled/r/");

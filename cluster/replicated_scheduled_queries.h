@@ -40,6 +40,12 @@ class ReplicatedScheduledQueries final : public ScheduledQueryRecords {
   // each change another node makes to it or its runs.
   void Follow(std::function<void(std::string_view name)> on_change);
 
+  // A scheduled query from a cluster backup (cluster_backups.h), with its run history:
+  // ALREADY_EXISTS when one of its name is here. Then this node's `on_change` is called with
+  // its name, as for another node's change.
+  absl::Status Restore(const ScheduledQueryRecord& record,
+                       const std::vector<ScheduledQueryRun>& runs);
+
  private:
   std::string QueryKey(std::string_view name) const;
   std::string RunPrefix(std::string_view name) const;
@@ -58,6 +64,7 @@ class ReplicatedScheduledQueries final : public ScheduledQueryRecords {
   // The last revision and name `on_change` was called for (one transaction, several keys).
   int64_t notified_ ABSL_GUARDED_BY(mu_) = 0;
   std::string notified_name_ ABSL_GUARDED_BY(mu_);
+  std::function<void(std::string_view name)> on_change_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::cluster

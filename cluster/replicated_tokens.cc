@@ -87,11 +87,23 @@ absl::Status ReplicatedTokens::PutLastUse(const TokenRecord& token) {
   return local_.PutLastUse(token);
 }
 
+absl::Status ReplicatedTokens::Restore(const TokenRecord& token) {
+  RETURN_IF_ERROR(Put(token));
+  std::function<void(TokenRecord)> on_change;
+  {
+    absl::MutexLock lock(&mu_);
+    on_change = on_change_;
+  }
+  if (on_change) on_change(token);
+  return absl::OkStatus();
+}
+
 void ReplicatedTokens::Follow(std::function<void(TokenRecord)> on_change) {
   int64_t from = 0;
   {
     absl::MutexLock lock(&mu_);
     from = loaded_revision_;
+    on_change_ = on_change;
   }
   const std::string id_prefix = IdKey("");
   etcd_.Watch(StrCat(root_, "tokens/"), from,

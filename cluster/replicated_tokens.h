@@ -34,6 +34,10 @@ class ReplicatedTokens final : public TokenRecords {
   // changes after the last LoadAll.
   void Follow(std::function<void(TokenRecord)> on_change);
 
+  // A token from a cluster backup (cluster_backups.h): stored as Put does, then handed to
+  // this node's `on_change` too, as another node's change would be.
+  absl::Status Restore(const TokenRecord& token);
+
  private:
   std::string IdKey(std::string_view id) const;
   std::string NameKey(std::string_view name) const;
@@ -47,6 +51,7 @@ class ReplicatedTokens final : public TokenRecords {
   // Key -> the mod_revision this node last saw (its own changes included).
   mutable absl::flat_hash_map<std::string, int64_t> seen_ ABSL_GUARDED_BY(mu_);
   mutable int64_t loaded_revision_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<void(TokenRecord)> on_change_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::cluster

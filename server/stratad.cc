@@ -105,15 +105,24 @@ ClusterOperations ClusterOperationsOf(cluster::ClusterNode* node) {
             response->set_tables(done.tables);
             response->set_rows(done.rows);
             response->set_bytes(done.bytes);
+            response->set_tokens(done.tokens);
+            response->set_scheduled_queries(done.scheduled_queries);
             return absl::OkStatus();
           },
       .restore =
-          [node](const std::string& dir, v1::RestoreClusterResponse* response) {
-            ASSIGN_OR_RETURN(cluster::ClusterRestoreSummary done, node->backups().Restore(dir));
+          [node](const v1::RestoreClusterRequest& request, v1::RestoreClusterResponse* response) {
+            ASSIGN_OR_RETURN(cluster::ClusterRestoreSummary done,
+                             node->backups().Restore(request.directory(),
+                                                     {.without_tokens = request.without_tokens()}));
             response->set_databases(done.databases);
             response->set_tables(done.tables);
             response->set_rows(done.rows);
             response->set_expired(done.expired);
+            response->set_tokens(done.tokens);
+            for (const std::string& name : done.tokens_not_restored) {
+              response->add_tokens_not_restored(name);
+            }
+            response->set_scheduled_queries(done.scheduled_queries);
             return absl::OkStatus();
           },
   };

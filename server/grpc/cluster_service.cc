@@ -47,7 +47,7 @@ absl::Status ClusterService::RestoreCluster(const Principal& caller,
         "this server is not a cluster node (it runs without --cluster); restore a single "
         "server with `stratad --restore-from`");
   }
-  RETURN_IF_ERROR(operations_.restore(request->directory(), response));
+  RETURN_IF_ERROR(operations_.restore(*request, response));
   spdlog::info("cluster restored by \"{}\" from {}: {} rows", caller.name(), request->directory(),
                response->rows());
   return absl::OkStatus();

@@ -23,7 +23,9 @@ struct ClusterOperations {
   ChangeClusterNodes change_nodes;
   // Backs the cluster up into, or restores it from, a directory on the node's machine.
   std::function<absl::Status(const std::string& dir, v1::BackupClusterResponse* response)> backup;
-  std::function<absl::Status(const std::string& dir, v1::RestoreClusterResponse* response)> restore;
+  std::function<absl::Status(const v1::RestoreClusterRequest& request,
+                             v1::RestoreClusterResponse* response)>
+      restore;
 };
 
 using RawClusterService = v1::ClusterService::WithRawCallbackMethod_ChangeNodes<

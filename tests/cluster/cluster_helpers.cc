@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "strata/v1/catalog.grpc.pb.h"
+#include "strata/v1/scheduled_query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
 #include "tests/cluster/cluster_harness.h"
 #include "tests/support/query_helpers.h"
@@ -18,11 +19,12 @@ bool HaveClusterServers() {
 }
 
 grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v1::Record> records,
-                   v1::WriteRecordsResponse* response) {
+                   v1::WriteRecordsResponse* response, const std::string& token) {
   auto stub = v1::WriteService::NewStub(node.channel());
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
-  return stub->WriteRecords(&context, WriteRequest("demo", table, std::move(records)), response);
+  std::unique_ptr<grpc::ClientContext> context = WithToken(token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
+  return stub->WriteRecords(context.get(), WriteRequest("demo", table, std::move(records)),
+                            response);
 }
 
 std::vector<v1::Record> HostRecords(int count, int64_t time_millis) {
@@ -33,9 +35,8 @@ std::vector<v1::Record> HostRecords(int count, int64_t time_millis) {
 }
 
 grpc::Status CreateTable(StratadProcess& node, const std::string& table,
-                         const std::string& partition_key) {
+                         const std::string& partition_key, const std::string& token) {
   auto stub = v1::CatalogService::NewStub(node.channel());
-  grpc::ClientContext context;
   v1::CreateTableRequest request;
   request.set_database_name("demo");
   request.set_table_name(table);
@@ -45,7 +46,44 @@ grpc::Status CreateTable(StratadProcess& node, const std::string& table,
     key->set_name(partition_key);
   }
   v1::CreateTableResponse response;
-  return stub->CreateTable(&context, request, &response);
+  return stub->CreateTable(WithToken(token).get(), request, &response);
+}
+
+std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  if (!token.empty()) context->AddMetadata("authorization", "Bearer " + token);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  return context;
+}
+
+v1::CreateScheduledQueryRequest Cpu1mScheduledQuery() {
+  v1::CreateScheduledQueryRequest create;
+  v1::ScheduledQuery& q = *create.mutable_scheduled_query();
+  q.set_name("cpu_1m");
+  q.set_query_string(
+      "SELECT host, bin(time, 1m) AS minute, max(measure_value::double) AS max_cpu FROM demo.cpu "
+      "WHERE time >= @scheduled_runtime - 5m AND time < @scheduled_runtime "
+      "GROUP BY host, bin(time, 1m)");
+  q.set_schedule_expression("rate(1 minute)");
+  auto* target = q.mutable_target_configuration();
+  target->set_database_name("demo");
+  target->set_table_name("cpu_1m");
+  target->set_time_column("minute");
+  target->add_dimension_mappings()->set_name("host");
+  auto* multi = target->mutable_multi_measure_mappings();
+  multi->set_target_multi_measure_name("stats");
+  auto* max = multi->add_multi_measure_attribute_mappings();
+  max->set_source_column("max_cpu");
+  max->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+  return create;
+}
+
+grpc::Status SetClock(StratadProcess& node, int64_t unix_seconds, const std::string& token) {
+  v1::SetClockRequest request;
+  request.mutable_time()->set_seconds(unix_seconds);
+  v1::SetClockResponse response;
+  return v1::TestingService::NewStub(node.channel())
+      ->SetClock(WithToken(token).get(), request, &response);
 }
 
 grpc::Status SetUpLateTable(StratadProcess& node, bool create, bool enable) {

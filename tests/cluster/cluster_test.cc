@@ -572,26 +572,6 @@ TEST_F(ClusterTest, OneEtcdMemberDownChangesNothing) {
   EXPECT_EQ(ReadAll(cluster_->node(1), "mem").size(), 1u);
 }
 
-// What `get` answers once it answers `want`, or its last answer after 30 s: for what other
-// nodes learn through a watch.
-template <typename T>
-T Eventually(const std::function<T()>& get, const T& want) {
-  const auto deadline = std::chrono::steady_clock::now() + seconds(30);
-  T got = get();
-  while (got != want && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    got = get();
-  }
-  return got;
-}
-
-std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->AddMetadata("authorization", "Bearer " + token);
-  context->set_deadline(std::chrono::system_clock::now() + seconds(20));
-  return context;
-}
-
 // Tokens live in etcd: made through one node, honoured (and revoked) through every node.
 TEST(ClusterAuthTest, TokensThroughOneNodeAreHonouredByAll) {
   REQUIRE_CLUSTER_SERVERS();
@@ -677,24 +657,7 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
                     &written)
                   .ok());
 
-  v1::CreateScheduledQueryRequest create;
-  v1::ScheduledQuery& q = *create.mutable_scheduled_query();
-  q.set_name("cpu_1m");
-  q.set_query_string(
-      "SELECT host, bin(time, 1m) AS minute, max(measure_value::double) AS max_cpu FROM demo.cpu "
-      "WHERE time >= @scheduled_runtime - 5m AND time < @scheduled_runtime "
-      "GROUP BY host, bin(time, 1m)");
-  q.set_schedule_expression("rate(1 minute)");
-  auto* target = q.mutable_target_configuration();
-  target->set_database_name("demo");
-  target->set_table_name("cpu_1m");
-  target->set_time_column("minute");
-  target->add_dimension_mappings()->set_name("host");
-  auto* multi = target->mutable_multi_measure_mappings();
-  multi->set_target_multi_measure_name("stats");
-  auto* max = multi->add_multi_measure_attribute_mappings();
-  max->set_source_column("max_cpu");
-  max->set_measure_value_type(v1::MEASURE_VALUE_TYPE_DOUBLE);
+  const v1::CreateScheduledQueryRequest create = Cpu1mScheduledQuery();
   v1::CreateScheduledQueryResponse created;
   {
     grpc::ClientContext context;
@@ -703,15 +666,7 @@ TEST(ClusterScheduledQueryTest, OneNodeRunsThemAndEveryNodeSeesThem) {
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
   auto set_clock = [&](const std::vector<int>& nodes, int minute) {
-    for (int i : nodes) {
-      grpc::ClientContext context;
-      v1::SetClockRequest request;
-      request.mutable_time()->set_seconds(millis(minute) / 1000);
-      v1::SetClockResponse response;
-      EXPECT_TRUE(v1::TestingService::NewStub(cluster.node(i).channel())
-                      ->SetClock(&context, request, &response)
-                      .ok());
-    }
+    for (int i : nodes) EXPECT_TRUE(SetClock(cluster.node(i), millis(minute) / 1000).ok());
   };
   auto runs_through = [&](int node) {
     QueryResult result =
