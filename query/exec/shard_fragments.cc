@@ -110,6 +110,13 @@ class ColumnMap {
     for (size_t c = 0; c < schema.size(); ++c) column_of_[schema[c].name] = static_cast<int>(c);
   }
 
+  // Whether `columns` are the node's schema, in its order: a batch with them goes on as it is
+  // (most fragments' answers, which spares copying every column).
+  bool Same(const std::vector<ResultColumn>& columns) {
+    Remap(columns);
+    return same_;
+  }
+
   // `batch` (with `columns`) in the node's schema: a column it lacks is NULL.
   Batch Map(const Batch& batch, const std::vector<ResultColumn>& columns) {
     Remap(columns);
@@ -137,11 +144,13 @@ class ColumnMap {
     }
     mapped_ = columns;
     target_.assign(columns.size(), -1);
+    same_ = columns.size() == schema_.size();
     for (size_t c = 0; c < columns.size(); ++c) {
       auto it = column_of_.find(columns[c].name);
       if (it != column_of_.end() && schema_[it->second].type == columns[c].type) {
         target_[c] = it->second;
       }
+      same_ = same_ && target_[c] == static_cast<int>(c);
     }
   }
 
@@ -149,6 +158,7 @@ class ColumnMap {
   absl::flat_hash_map<std::string, int> column_of_;
   std::vector<ResultColumn> mapped_;
   std::vector<int> target_;
+  bool same_ = false;
 };
 
 }  // namespace
@@ -185,11 +195,13 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
                                             batch.columns.size(), " columns, not ",
                                             columns.size()));
         }
-        Batch out = map.Map(batch, columns);
+        const bool same = map.Same(columns);
+        Batch mapped;
+        if (!same) mapped = map.Map(batch, columns);
         absl::MutexLock lock(&mu);
         mu.Await(absl::Condition(&gate_open));
         if (stop.load()) return false;
-        RETURN_IF_ERROR(sink->Push(out));
+        RETURN_IF_ERROR(sink->Push(same ? batch : mapped));
         return !context->enough.load(std::memory_order_relaxed);
       };
       QueryStats scanned;
