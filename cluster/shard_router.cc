@@ -96,10 +96,45 @@ struct ShardRouter::Merge {
   }
 };
 
+// One shard's part of a write, or several whose shards one other node led when they were
+// queued: sent in one call (WriteParts) instead of one each.
 struct ShardRouter::Task {
-  internal::v1::ShardWriteRequest request;
+  std::vector<internal::v1::ShardWriteRequest> requests;
+  std::string address;  // the node leading them, for several
   std::shared_ptr<Merge> merge;
 };
+
+namespace {
+
+// Whether a shard write's error may pass once the shard's leader is looked up again: this
+// node does not lead it (any more), none does yet, or it was unreachable.
+bool LeaderMayHaveMoved(const absl::Status& s) {
+  return absl::IsFailedPrecondition(s) || absl::IsUnavailable(s) || absl::IsAborted(s);
+}
+
+// A forwarded write's error from the node at `address`, as the write path reports it: the
+// client's mistakes keep their code and message, the rest say which node failed.
+absl::Status ForwardError(grpc::StatusCode code, const std::string& text,
+                          const std::string& address) {
+  const std::string message = StrCat("node at ", address, ": ", text);
+  switch (code) {
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return absl::FailedPreconditionError(message);
+    case grpc::StatusCode::NOT_FOUND:
+      return absl::NotFoundError(text);
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return absl::InvalidArgumentError(text);
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return absl::ResourceExhaustedError(text);
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return absl::PermissionDeniedError(message);
+    default:
+      return absl::UnavailableError(message);
+  }
+}
+
+}  // namespace
 
 ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims,
                          int threads)
@@ -209,20 +244,33 @@ void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool
                            std::shared_ptr<Merge> merge) {
   const int64_t revision = directory_.catalog_revision();
   std::vector<std::unique_ptr<Task>> tasks;
+  // The parts another node leads, by its address: one task (one call) for each node.
+  absl::flat_hash_map<std::string, Task*> to_node;
   for (const Part& part : parts) {
+    internal::v1::ShardWriteRequest request;
+    request.set_shard(part.shard);
+    request.set_database_name(table.database_name);
+    request.set_table_name(table.name);
+    request.set_records(EncodeRecords(part.count, part.encoded));
+    request.set_catalog_revision(revision);
+    request.set_erase(erase);
+    bool self = false;
+    const std::string address = directory_.LeaderAddress(part.shard, &self);
+    Task*& together = to_node[self ? std::string() : address];
+    if (!self && !address.empty() && together != nullptr) {
+      together->requests.push_back(std::move(request));
+      continue;
+    }
     auto task = std::make_unique<Task>();
-    task->request.set_shard(part.shard);
-    task->request.set_database_name(table.database_name);
-    task->request.set_table_name(table.name);
-    task->request.set_records(EncodeRecords(part.count, part.encoded));
-    task->request.set_catalog_revision(revision);
-    task->request.set_erase(erase);
+    task->requests.push_back(std::move(request));
+    task->address = address;
     task->merge = merge;
+    if (!self && !address.empty()) together = task.get();
     tasks.push_back(std::move(task));
   }
   // One extra count for this call, released below: a shard answering before the others are
   // queued must not finish the merge.
-  merge->remaining = static_cast<int>(tasks.size()) + 1;
+  merge->remaining = static_cast<int>(parts.size()) + 1;
   size_t waiting = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -255,13 +303,55 @@ void ShardRouter::Work() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    auto answer = WriteShard(task->request, Clock::now() + kShardWritePatience);
+    if (task->requests.size() > 1) {
+      WriteTogether(std::move(task));
+      continue;
+    }
+    const internal::v1::ShardWriteRequest& request = task->requests.front();
+    auto answer = WriteShard(request, Clock::now() + kShardWritePatience);
     if (answer.ok()) {
-      task->merge->Add(task->request.shard(), FromProto(*answer));
+      task->merge->Add(request.shard(), FromProto(*answer));
     } else {
-      task->merge->Add(task->request.shard(), answer.status());
+      task->merge->Add(request.shard(), answer.status());
     }
   }
+}
+
+void ShardRouter::WriteTogether(std::unique_ptr<Task> task) {
+  internal::v1::ShardWritePartsRequest request;
+  for (internal::v1::ShardWriteRequest& part : task->requests) {
+    *request.add_parts() = std::move(part);
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kForwardTimeout);
+  directory_.membership().Present(&context);
+  internal::v1::ShardWritePartsResponse response;
+  const grpc::Status status = stubs_.For(task->address)->WriteParts(&context, request, &response);
+  const bool answered = status.ok() && response.answers_size() == request.parts_size();
+  std::vector<std::unique_ptr<Task>> again;  // parts to look the leader up for
+  for (int i = 0; i < request.parts_size(); ++i) {
+    internal::v1::ShardWriteRequest& part = *request.mutable_parts(i);
+    if (answered) {
+      const internal::v1::ShardWritePartAnswer& answer = response.answers(i);
+      const auto code = static_cast<grpc::StatusCode>(answer.code());
+      if (code == grpc::StatusCode::OK) {
+        task->merge->Add(part.shard(), FromProto(answer.response()));
+        continue;
+      }
+      absl::Status failed = ForwardError(code, answer.message(), task->address);
+      if (!LeaderMayHaveMoved(failed)) {
+        task->merge->Add(part.shard(), std::move(failed));
+        continue;
+      }
+    }
+    auto alone = std::make_unique<Task>();
+    alone->requests.push_back(std::move(part));
+    alone->merge = task->merge;
+    again.push_back(std::move(alone));
+  }
+  if (again.empty()) return;
+  absl::MutexLock lock(&mu_);
+  for (auto& alone : again) tasks_.push_back(std::move(alone));
 }
 
 absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteShard(
@@ -270,10 +360,7 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteShard(
   absl::Status earlier;  // the previous attempt's error: often more telling than a timeout
   while (true) {
     auto answer = WriteOnce(request, deadline);
-    // Not the leader (any more), no leader yet, or the leader unreachable: look again.
-    const bool retry =
-        !answer.ok() && (absl::IsFailedPrecondition(answer.status()) ||
-                         absl::IsUnavailable(answer.status()) || absl::IsAborted(answer.status()));
+    const bool retry = !answer.ok() && LeaderMayHaveMoved(answer.status());
     if (retry && Clock::now() + pause > deadline) {
       if (earlier.ok() || earlier.message() == answer.status().message()) return answer;
       return absl::Status(
@@ -324,22 +411,7 @@ absl::StatusOr<internal::v1::ShardWriteResponse> ShardRouter::WriteOnce(
   internal::v1::ShardWriteResponse response;
   grpc::Status status = stubs_.For(address)->Write(&context, request, &response);
   if (status.ok()) return response;
-  const std::string message = StrCat("node at ", address, ": ", status.error_message());
-  switch (status.error_code()) {
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return absl::FailedPreconditionError(message);
-    case grpc::StatusCode::NOT_FOUND:
-      return absl::NotFoundError(status.error_message());
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return absl::InvalidArgumentError(status.error_message());
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return absl::ResourceExhaustedError(status.error_message());
-    case grpc::StatusCode::PERMISSION_DENIED:
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return absl::PermissionDeniedError(message);
-    default:
-      return absl::UnavailableError(message);
-  }
+  return ForwardError(status.error_code(), status.error_message(), address);
 }
 
 }  // namespace strata::cluster

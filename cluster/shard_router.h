@@ -97,6 +97,10 @@ class ShardRouter final : public WriteSink, public query::DeleteSink {
   // Queues each part for its shard's leader; `merge` gets the answers.
   void Dispatch(const TableInfo& table, std::vector<Part> parts, bool erase,
                 std::shared_ptr<Merge> merge);
+  // Sends the parts of `task`, whose shards one other node led when they were queued, in one
+  // call; a part whose leader moved meanwhile (or all, when the call fails) is queued again
+  // on its own, as WriteShard retries it.
+  void WriteTogether(std::unique_ptr<Task> task);
   // Writes one shard's part, retrying through leader changes until `deadline`.
   absl::StatusOr<internal::v1::ShardWriteResponse> WriteShard(
       const internal::v1::ShardWriteRequest& request,

@@ -104,26 +104,61 @@ grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
   if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
     return member;
   }
-  if (request->shard() >= directory_.shard_count()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        StrCat("shard ", request->shard(), " does not exist"));
-  }
-  std::shared_ptr<Replica> replica = directory_.LocalReplica(request->shard());
-  if (replica == nullptr) {
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        StrCat("node ", node_id_, " holds no replica of shard ", request->shard()));
-  }
   std::promise<absl::StatusOr<WriteResult>> promise;
   auto result = promise.get_future();
-  replica->Write(
-      request->database_name(), request->table_name(), request->records(),
-      request->catalog_revision(),
-      [&promise](absl::StatusOr<WriteResult> r) { promise.set_value(std::move(r)); },
-      request->erase());
+  StartWrite(*request,
+             [&promise](absl::StatusOr<WriteResult> r) { promise.set_value(std::move(r)); });
   absl::StatusOr<WriteResult> written = result.get();
   if (!written.ok()) return ToGrpc(written.status());
   ToProto(*written, response);
   return grpc::Status::OK;
+}
+
+grpc::Status ShardServiceImpl::WriteParts(grpc::ServerContext* context,
+                                          const internal::v1::ShardWritePartsRequest* request,
+                                          internal::v1::ShardWritePartsResponse* response) {
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
+  // Every part starts at once (each shard's log confirms its own); the call answers when the
+  // last has.
+  const int parts = request->parts_size();
+  absl::Mutex mu;
+  int remaining = parts;
+  for (int i = 0; i < parts; ++i) response->add_answers();
+  for (int i = 0; i < parts; ++i) {
+    internal::v1::ShardWritePartAnswer* answer = response->mutable_answers(i);
+    StartWrite(request->parts(i), [&mu, &remaining, answer](absl::StatusOr<WriteResult> r) {
+      absl::MutexLock lock(&mu);
+      answer->set_code(static_cast<int32_t>(r.status().code()));
+      if (r.ok()) {
+        ToProto(*r, answer->mutable_response());
+      } else {
+        answer->set_message(std::string(r.status().message()));
+      }
+      --remaining;
+    });
+  }
+  absl::MutexLock lock(&mu);
+  mu.Await(absl::Condition(
+      +[](int* left) { return *left == 0; }, &remaining));
+  return grpc::Status::OK;
+}
+
+void ShardServiceImpl::StartWrite(const internal::v1::ShardWriteRequest& request,
+                                  std::function<void(absl::StatusOr<WriteResult>)> done) {
+  if (request.shard() >= directory_.shard_count()) {
+    done(absl::InvalidArgumentError(StrCat("shard ", request.shard(), " does not exist")));
+    return;
+  }
+  std::shared_ptr<Replica> replica = directory_.LocalReplica(request.shard());
+  if (replica == nullptr) {
+    done(absl::FailedPreconditionError(
+        StrCat("node ", node_id_, " holds no replica of shard ", request.shard())));
+    return;
+  }
+  replica->Write(request.database_name(), request.table_name(), request.records(),
+                 request.catalog_revision(), std::move(done), request.erase());
 }
 
 grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,

@@ -39,6 +39,9 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
                      internal::v1::ShardWriteResponse* response) override;
+  grpc::Status WriteParts(grpc::ServerContext* context,
+                          const internal::v1::ShardWritePartsRequest* request,
+                          internal::v1::ShardWritePartsResponse* response) override;
   grpc::Status State(grpc::ServerContext* context, const internal::v1::ShardStateRequest* request,
                      internal::v1::ShardStateResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const internal::v1::ScanRequest* request,
@@ -48,6 +51,10 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                           grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
 
  private:
+  // Starts writing one shard's part through this node's replica; `done` gets the answer (at
+  // once when the part is refused: no such shard, or no replica of it here).
+  void StartWrite(const internal::v1::ShardWriteRequest& request,
+                  std::function<void(absl::StatusOr<WriteResult>)> done);
   // --testing-query-delay-ms: waits testing_delay_ from `started`, or until `cancelled`.
   void HoldForTesting(std::chrono::steady_clock::time_point started,
                       const std::atomic<bool>& cancelled) const;
