@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/time/civil_time.h"
@@ -67,11 +68,12 @@ class ClusterBackupTest : public ::testing::Test {
  protected:
   void SetUp() override { REQUIRE_CLUSTER_SERVERS(); }
 
-  // `lagging`: a node whose replicas apply each entry 30 ms late (and that never leads).
+  // `lagging`: a node whose replicas apply each entry `lag_ms` late (and that never leads).
   std::unique_ptr<TestCluster> StartCluster(int shards, int lagging = -1,
-                                            std::vector<std::string> flags = {}) {
+                                            std::vector<std::string> flags = {},
+                                            const std::string& lag_ms = "30") {
     TestCluster::Options options{.shards = shards, .node_flags = std::move(flags)};
-    if (lagging >= 0) options.flags_of_node[lagging] = {"--testing-apply-delay-ms", "30"};
+    if (lagging >= 0) options.flags_of_node[lagging] = {"--testing-apply-delay-ms", lag_ms};
     auto cluster = std::make_unique<TestCluster>(options);
     EXPECT_TRUE(cluster->Start()) << cluster->error();
     return cluster;
@@ -289,6 +291,44 @@ TEST_F(ClusterBackupTest, TokensAndScheduledQueriesComeBack) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_NE(status.error_message().find("scheduled query \"cpu_1m\""), std::string::npos)
       << status.error_message();
+}
+
+// One backup or restore at a time on a node: another asked for meanwhile is refused at once,
+// saying why, and the first goes on to its end.
+TEST_F(ClusterBackupTest, AnotherBackupOrRestoreWhileOneRunsIsRefused) {
+  // n1 applies each entry half a second late: a backup through it waits for its replicas.
+  std::unique_ptr<TestCluster> cluster = StartCluster(2, /*lagging=*/1, {}, "500");
+  ASSERT_TRUE(CreateDatabase(cluster->node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster->node(0), "cpu").ok());
+  const int64_t now = NowMillis();
+  for (int i = 0; i < 8; ++i) {  // an entry each
+    v1::WriteRecordsResponse written;
+    ASSERT_TRUE(Write(cluster->node(0), "cpu", HostRecords(4, now - i * 1000), &written).ok());
+  }
+  grpc::Status first;
+  v1::BackupClusterResponse first_response;
+  std::thread running(
+      [&] { first = Backup(cluster->node(1), backups_.Sub("first"), &first_response); });
+  // It holds the node's one backup-or-restore turn once it made its directory.
+  for (int i = 0; i < 200 && !std::filesystem::exists(backups_.Sub("first")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  v1::BackupClusterResponse second_response;
+  grpc::Status second = Backup(cluster->node(1), backups_.Sub("second"), &second_response);
+  v1::RestoreClusterResponse restored;
+  grpc::Status restore = Restore(cluster->node(1), backups_.Sub("first"), &restored);
+  running.join();
+  ASSERT_TRUE(first.ok()) << first.error_message();
+  EXPECT_EQ(first_response.rows(), 8 * 4);
+  for (const grpc::Status& refused : {second, restore}) {
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(refused.error_message().find("runs on this node now"), std::string::npos)
+        << refused.error_message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(backups_.Sub("second") + "/manifest.pb"));
+  // Once it ended, the next one runs.
+  ASSERT_TRUE(Backup(cluster->node(1), backups_.Sub("third"), &second_response).ok());
+  EXPECT_EQ(second_response.rows(), 8 * 4);
 }
 
 TEST_F(ClusterBackupTest, ASingleServerSaysToUseItsOwnBackups) {
