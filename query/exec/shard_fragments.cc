@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <thread>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
+#include "common/spare_threads.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/table_layout.h"
@@ -214,10 +215,16 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
       if (stop.load()) gate_open = true;  // pushes waiting on it give up
     }
   };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(run_fragments);
+  // The other fragments on threads another query's fragments left idle (common/spare_threads.h).
+  absl::BlockingCounter helpers(threads > 0 ? static_cast<int>(threads) - 1 : 0);
+  for (size_t t = 1; t < threads; ++t) {
+    SpareThreads::Shared().Run([&] {
+      run_fragments();
+      helpers.DecrementCount();
+    });
+  }
   run_fragments();
-  for (std::thread& t : helpers) t.join();
+  helpers.Wait();
   RETURN_IF_ERROR(failed);
   return sink->Finish();
 }
