@@ -22,6 +22,9 @@ constexpr std::chrono::seconds kForwardTimeout{15};
 constexpr size_t kMaxQueuedParts = 8192;
 // A DELETE's points per part (one log entry each), encoded.
 constexpr size_t kMaxDeletePartBytes = 64 << 10;
+// The parts one WriteParts call carries at most, encoded (a large DELETE has many parts for
+// each node): well under the message size a node takes (--max-message-bytes, 16 MiB).
+constexpr size_t kMaxCallBytes = 4 << 20;
 
 }  // namespace
 
@@ -244,8 +247,9 @@ void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool
                            std::shared_ptr<Merge> merge) {
   const int64_t revision = directory_.catalog_revision();
   std::vector<std::unique_ptr<Task>> tasks;
-  // The parts another node leads, by its address: one task (one call) for each node.
-  absl::flat_hash_map<std::string, Task*> to_node;
+  // The parts another node leads, by its address: one task (one call) for each node, and the
+  // bytes of its parts so far.
+  absl::flat_hash_map<std::string, std::pair<Task*, size_t>> to_node;
   for (const Part& part : parts) {
     internal::v1::ShardWriteRequest request;
     request.set_shard(part.shard);
@@ -256,16 +260,22 @@ void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool
     request.set_erase(erase);
     bool self = false;
     const std::string address = directory_.LeaderAddress(part.shard, &self);
-    Task*& together = to_node[self ? std::string() : address];
-    if (!self && !address.empty() && together != nullptr) {
+    const bool elsewhere = !self && !address.empty();
+    const size_t bytes = request.records().size();
+    auto& [together, together_bytes] = to_node[elsewhere ? address : std::string()];
+    if (elsewhere && together != nullptr && together_bytes + bytes <= kMaxCallBytes) {
       together->requests.push_back(std::move(request));
+      together_bytes += bytes;
       continue;
     }
     auto task = std::make_unique<Task>();
     task->requests.push_back(std::move(request));
     task->address = address;
     task->merge = merge;
-    if (!self && !address.empty()) together = task.get();
+    if (elsewhere) {
+      together = task.get();
+      together_bytes = bytes;
+    }
     tasks.push_back(std::move(task));
   }
   // One extra count for this call, released below: a shard answering before the others are

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17strata/v1/cluster.proto\x12\tstrata.v1\"1\n\x12\x43hangeNodesRequest\x12\x0b\n\x03\x61\x64\x64\x18\x01 \x03(\t\x12\x0e\n\x06remove\x18\x02 \x03(\t\"$\n\x13\x43hangeNodesResponse\x12\r\n\x05nodes\x18\x01 \x03(\t\")\n\x14\x42\x61\x63kupClusterRequest\x12\x11\n\tdirectory\x18\x01 \x01(\t\"g\n\x15\x42\x61\x63kupClusterResponse\x12\x0e\n\x06shards\x18\x01 \x01(\r\x12\x11\n\tdatabases\x18\x02 \x01(\r\x12\x0e\n\x06tables\x18\x03 \x01(\r\x12\x0c\n\x04rows\x18\x04 \x01(\x03\x12\r\n\x05\x62ytes\x18\x05 \x01(\x04\"*\n\x15RestoreClusterRequest\x12\x11\n\tdirectory\x18\x01 \x01(\t\"Z\n\x16RestoreClusterResponse\x12\x11\n\tdatabases\x18\x01 \x01(\r\x12\x0e\n\x06tables\x18\x02 \x01(\r\x12\x0c\n\x04rows\x18\x03 \x01(\x03\x12\x0f\n\x07\x65xpired\x18\x04 \x01(\x03\x32\x89\x02\n\x0e\x43lusterService\x12L\n\x0b\x43hangeNodes\x12\x1d.strata.v1.ChangeNodesRequest\x1a\x1e.strata.v1.ChangeNodesResponse\x12R\n\rBackupCluster\x12\x1f.strata.v1.BackupClusterRequest\x1a .strata.v1.BackupClusterResponse\x12U\n\x0eRestoreCluster\x12 .strata.v1.RestoreClusterRequest\x1a!.strata.v1.RestoreClusterResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17strata/v1/cluster.proto\x12\tstrata.v1\"1\n\x12\x43hangeNodesRequest\x12\x0b\n\x03\x61\x64\x64\x18\x01 \x03(\t\x12\x0e\n\x06remove\x18\x02 \x03(\t\"$\n\x13\x43hangeNodesResponse\x12\r\n\x05nodes\x18\x01 \x03(\t\")\n\x14\x42\x61\x63kupClusterRequest\x12\x11\n\tdirectory\x18\x01 \x01(\t\"\x92\x01\n\x15\x42\x61\x63kupClusterResponse\x12\x0e\n\x06shards\x18\x01 \x01(\r\x12\x11\n\tdatabases\x18\x02 \x01(\r\x12\x0e\n\x06tables\x18\x03 \x01(\r\x12\x0c\n\x04rows\x18\x04 \x01(\x03\x12\r\n\x05\x62ytes\x18\x05 \x01(\x04\x12\x0e\n\x06tokens\x18\x06 \x01(\r\x12\x19\n\x11scheduled_queries\x18\x07 \x01(\r\"B\n\x15RestoreClusterRequest\x12\x11\n\tdirectory\x18\x01 \x01(\t\x12\x16\n\x0ewithout_tokens\x18\x02 \x01(\x08\"\xa2\x01\n\x16RestoreClusterResponse\x12\x11\n\tdatabases\x18\x01 \x01(\r\x12\x0e\n\x06tables\x18\x02 \x01(\r\x12\x0c\n\x04rows\x18\x03 \x01(\x03\x12\x0f\n\x07\x65xpired\x18\x04 \x01(\x03\x12\x0e\n\x06tokens\x18\x05 \x01(\r\x12\x1b\n\x13tokens_not_restored\x18\x06 \x03(\t\x12\x19\n\x11scheduled_queries\x18\x07 \x01(\r2\x89\x02\n\x0e\x43lusterService\x12L\n\x0b\x43hangeNodes\x12\x1d.strata.v1.ChangeNodesRequest\x1a\x1e.strata.v1.ChangeNodesResponse\x12R\n\rBackupCluster\x12\x1f.strata.v1.BackupClusterRequest\x1a .strata.v1.BackupClusterResponse\x12U\n\x0eRestoreCluster\x12 .strata.v1.RestoreClusterRequest\x1a!.strata.v1.RestoreClusterResponseB$\n\x0cio.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.cluster_pb2', globals())
@@ -27,12 +27,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CHANGENODESRESPONSE._serialized_end=125
   _BACKUPCLUSTERREQUEST._serialized_start=127
   _BACKUPCLUSTERREQUEST._serialized_end=168
-  _BACKUPCLUSTERRESPONSE._serialized_start=170
-  _BACKUPCLUSTERRESPONSE._serialized_end=273
-  _RESTORECLUSTERREQUEST._serialized_start=275
-  _RESTORECLUSTERREQUEST._serialized_end=317
-  _RESTORECLUSTERRESPONSE._serialized_start=319
-  _RESTORECLUSTERRESPONSE._serialized_end=409
-  _CLUSTERSERVICE._serialized_start=412
-  _CLUSTERSERVICE._serialized_end=677
+  _BACKUPCLUSTERRESPONSE._serialized_start=171
+  _BACKUPCLUSTERRESPONSE._serialized_end=317
+  _RESTORECLUSTERREQUEST._serialized_start=319
+  _RESTORECLUSTERREQUEST._serialized_end=385
+  _RESTORECLUSTERRESPONSE._serialized_start=388
+  _RESTORECLUSTERRESPONSE._serialized_end=550
+  _CLUSTERSERVICE._serialized_start=553
+  _CLUSTERSERVICE._serialized_end=818
 # @@protoc_insertion_point(module_scope)

@@ -46,9 +46,10 @@ class ClusterServiceServicer(object):
 
     def BackupCluster(self, request, context):
         """Backs up the whole cluster into a directory on the machine of the node called (docs/
-        cluster.md, "Backups"): every database and table, and each shard's rows read from one
-        of its replicas, holding every entry of the shard's log through the sequence the
-        manifest records (every write acknowledged before the backup began). Errors:
+        cluster.md, "Backups"): every database and table, each shard's rows read from one of its
+        replicas, holding every entry of the shard's log through the sequence the manifest
+        records (every write acknowledged before the backup began), the live tokens and the
+        scheduled queries with their run history. Errors:
         INVALID_ARGUMENT for a relative directory, ALREADY_EXISTS for one that holds a backup,
         UNAVAILABLE when a shard has no replica that can send its rows.
         """
@@ -58,9 +59,11 @@ class ClusterServiceServicer(object):
 
     def RestoreCluster(self, request, context):
         """Restores a cluster backup into this cluster, which must hold no database (a new cluster,
-        of any shard count): the databases and tables, then every row through the write path.
+        of any shard count): the databases and tables, every row through the write path, then
+        the tokens (but those whose name a live token here holds) and the scheduled queries.
         Errors: NOT_FOUND for a directory without a backup, DATA_LOSS for a damaged file (nothing
-        is restored then), FAILED_PRECONDITION when the cluster already holds databases.
+        is restored then), FAILED_PRECONDITION when the cluster already holds databases or a
+        scheduled query of a name the backup holds.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
