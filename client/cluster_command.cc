@@ -93,7 +93,7 @@ void AddClusterBackupCommands(CLI::App& cluster, CommandContext& context) {
     }
     std::cout << "\n";
     if (response.tokens_not_restored_size() > 0) {
-      std::cout << "not restored, a live token of this cluster holds the name:";
+      std::cout << "not restored, a token of this cluster holds the name:";
       for (const std::string& name : response.tokens_not_restored()) std::cout << " " << name;
       std::cout << " (give their users new tokens: strata token create NAME --grant ...)\n";
     }

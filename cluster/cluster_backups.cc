@@ -245,19 +245,21 @@ absl::Status ClusterBackups::RestoreTokens(const std::vector<TokenRecord>& token
                                            ClusterRestoreSummary* summary) {
   ASSIGN_OR_RETURN(std::vector<TokenRecord> here, tokens_.LoadAll());
   const int64_t now = engine_.clock().NowNanos();
-  absl::flat_hash_map<std::string, std::string> live_id_by_name;
+  // A token not revoked holds its name, expired or not (as server/auth judges a new token's
+  // name).
+  absl::flat_hash_map<std::string, std::string> holder_by_name;
   for (const TokenRecord& token : here) {
-    if (Live(token, now)) live_id_by_name[token.name] = token.id;
+    if (token.revoked_nanos == 0) holder_by_name[token.name] = token.id;
   }
   for (const TokenRecord& token : tokens) {
-    // A token restored by an earlier run of a restore (its id) is put again; another live
-    // token of the name keeps it.
-    if (auto it = live_id_by_name.find(token.name);
-        it != live_id_by_name.end() && it->second != token.id) {
+    if (!Live(token, now)) continue;  // expired since the backup
+    // A token restored by an earlier run of a restore (its id) is put again; another token
+    // holding the name keeps it.
+    if (auto it = holder_by_name.find(token.name);
+        it != holder_by_name.end() && it->second != token.id) {
       summary->tokens_not_restored.push_back(token.name);
       continue;
     }
-    if (!Live(token, now)) continue;  // expired since the backup
     RETURN_IF_ERROR(tokens_.Restore(token));
     ++summary->tokens;
   }

@@ -53,8 +53,8 @@ struct ClusterRestoreSummary {
   int64_t rows = 0;
   int64_t expired = 0;
   uint32_t tokens = 0;
-  // The backup's tokens whose name a live token of this cluster holds (a new cluster's first
-  // admin token is "admin"): not restored, since a name names one live token.
+  // The backup's tokens whose name a token of this cluster holds (one not revoked; a new
+  // cluster's first admin token is "admin"): not restored, since a name names one token.
   std::vector<std::string> tokens_not_restored;
   uint32_t scheduled_queries = 0;
 };

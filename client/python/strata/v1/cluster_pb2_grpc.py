@@ -60,7 +60,7 @@ class ClusterServiceServicer(object):
     def RestoreCluster(self, request, context):
         """Restores a cluster backup into this cluster, which must hold no database (a new cluster,
         of any shard count): the databases and tables, every row through the write path, then
-        the tokens (but those whose name a live token here holds) and the scheduled queries.
+        the tokens (but those whose name a token here holds) and the scheduled queries.
         Errors: NOT_FOUND for a directory without a backup, DATA_LOSS for a damaged file (nothing
         is restored then), FAILED_PRECONDITION when the cluster already holds databases or a
         scheduled query of a name the backup holds.
