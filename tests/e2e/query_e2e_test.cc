@@ -44,12 +44,19 @@ class QueryE2ETest : public ::testing::Test {
     return testing::RunQuery(server_.channel(), sql, page_size);
   }
 
-  // Starts a query with one row per page and reads only its metadata: with
-  // backpressure the query is surely still running afterwards.
+  // Starts a query with one row per page and reads only its metadata. Its
+  // output (each row a thousand times: two million one-row pages, ~100 MiB)
+  // is more than any flow-control window holds, so with backpressure the
+  // query is surely still running afterwards. (Regression: the table alone,
+  // 2,000 pages, could fit a grown window; the query then ended at once and
+  // left SHOW QUERIES before it showed what it had scanned.)
+  static constexpr char kHeldQuery[] =
+      "SELECT * FROM mydb.tbl CROSS JOIN UNNEST(sequence(1, 1000)) AS copies(n)";
+  static constexpr int64_t kHeldQueryRows = int64_t{kHosts} * kPoints * 1000;
   std::unique_ptr<grpc::ClientReader<v1::QueryResponse>> StartHeldQuery(
       grpc::ClientContext* context, std::string* query_id) {
     v1::QueryRequest request;
-    request.set_query_string("SELECT * FROM mydb.tbl");
+    request.set_query_string(kHeldQuery);
     request.set_page_size(1);
     auto reader = stub_->Query(context, request);
     v1::QueryResponse first;
@@ -237,7 +244,7 @@ TEST_F(QueryE2ETest, ShowQueriesListsRunningQueriesAndKillQueryStopsOne) {
   for (const v1::Row& row : shown.rows) {
     if (row.data(0).varchar_value() != id) continue;
     found = true;
-    EXPECT_EQ(row.data(1).varchar_value(), "SELECT * FROM mydb.tbl");
+    EXPECT_EQ(row.data(1).varchar_value(), kHeldQuery);
     EXPECT_NE(row.data(3).varchar_value().find("127.0.0.1"), std::string::npos);
     EXPECT_GT(row.data(5).interval_nanos_value(), 0);
   }
@@ -290,7 +297,7 @@ TEST_F(QueryE2ETest, CancelQueryStopsARunningQuery) {
   while (reader->Read(&message)) rows += message.page().rows_size();
   grpc::Status status = reader->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
-  EXPECT_LT(rows, kHosts * kPoints);
+  EXPECT_LT(rows, kHeldQueryRows);
 
   // Cancelling again, or an unknown id, is fine and says so. (Regression: the
   // query used to stay registered until after the client saw its end.)
