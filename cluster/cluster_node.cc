@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cluster/checkpoint.h"
+#include "cluster/leader_applied.h"
 #include "cluster/log_trimmer.h"
 #include "cluster/shard_map.h"
 #include "cluster/shard_service.h"
@@ -1063,33 +1064,49 @@ bool ClusterNode::LeadsUnderLease(Replica& replica) {
 absl::Status ClusterNode::CatchUpShards(const std::vector<uint32_t>& shards,
                                         const query::ReadChoice& choice, milliseconds wait) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(wait);
+  const auto asked = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Replica>> behind;  // the replicas to bring up
+  std::vector<uint32_t> behind_shards;
   for (uint32_t shard : shards) {
     std::shared_ptr<Replica> replica = LocalReplica(shard);
     if (replica == nullptr) continue;
     // A leader applied every write it acknowledged, and none can be acknowledged elsewhere
     // while its lease lasts.
     if (LeadsUnderLease(*replica)) continue;
-    const auto asked = std::chrono::steady_clock::now();
     if (choice.consistency == query::ReadConsistency::kFollower &&
         replica->current_as_of() >= asked - choice.max_staleness) {
       continue;
     }
-    // A slow answer (NATS busy, a NATS server restarting) is asked again while the wait
-    // lasts: reading on without the log's end would miss acknowledged writes.
-    absl::StatusOr<uint64_t> last;
-    do {
-      const auto left =
-          std::clamp(deadline - absl::Now(), absl::Milliseconds(100), absl::Seconds(1));
-      last = log_->LastSequence(replica->stream(), absl::ToChronoMilliseconds(left));
-    } while (!last.ok() && absl::Now() < deadline);
-    if (!last.ok()) continue;  // NATS away: this replica's state is the best there is
-    const auto left = std::max(absl::ZeroDuration(), deadline - absl::Now());
-    if (!replica->WaitApplied(*last, absl::ToChronoMilliseconds(left))) {
-      return absl::UnavailableError(StrCat(
-          "this node has not applied shard ", replica->shard(), "'s log to sequence ", *last,
-          " yet (it is at ", replica->state().applied, "); retry, or query through another node"));
+    behind.push_back(std::move(replica));
+    behind_shards.push_back(shard);
+  }
+  if (behind.empty()) return absl::OkStatus();
+  // Each one's end: what its leader applied (leader_applied.h), or where NATS says its log
+  // ends for a shard whose leader did not say.
+  const std::vector<std::optional<uint64_t>> leaders_applied =
+      LeadersApplied(*this, *peers_, behind_shards, deadline);
+  for (size_t i = 0; i < behind.size(); ++i) {
+    Replica& replica = *behind[i];
+    std::optional<uint64_t> end = leaders_applied[i];
+    if (!end.has_value()) {
+      // A slow answer (NATS busy, a NATS server restarting) is asked again while the wait
+      // lasts: reading on without the log's end would miss acknowledged writes.
+      absl::StatusOr<uint64_t> last;
+      do {
+        const auto left =
+            std::clamp(deadline - absl::Now(), absl::Milliseconds(100), absl::Seconds(1));
+        last = log_->LastSequence(replica.stream(), absl::ToChronoMilliseconds(left));
+      } while (!last.ok() && absl::Now() < deadline);
+      if (!last.ok()) continue;  // NATS away: this replica's state is the best there is
+      end = *last;
     }
-    replica->CurrentAsOf(asked);
+    const auto left = std::max(absl::ZeroDuration(), deadline - absl::Now());
+    if (!replica.WaitApplied(*end, absl::ToChronoMilliseconds(left))) {
+      return absl::UnavailableError(StrCat(
+          "this node has not applied shard ", replica.shard(), "'s log to sequence ", *end,
+          " yet (it is at ", replica.state().applied, "); retry, or query through another node"));
+    }
+    replica.CurrentAsOf(asked);
   }
   return absl::OkStatus();
 }

@@ -139,6 +139,7 @@ class ClusterNode final : public ShardDirectory {
   absl::Status CatchUpShards(const std::vector<uint32_t>& shards, const query::ReadChoice& choice,
                              std::chrono::milliseconds wait) override;
   bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) override;
+  bool LeadsUnderLease(Replica& replica) override;
 
  private:
   struct Leader {
@@ -148,8 +149,6 @@ class ClusterNode final : public ShardDirectory {
   explicit ClusterNode(const ClusterOptions& options, Engine* engine)
       : options_(options), engine_(*engine), root_("/strata/" + options.name + "/") {}
   absl::Status CheckSettings();
-  // `replica` leads its shard and this node's etcd lease is sure to last a while yet.
-  bool LeadsUnderLease(Replica& replica);
   static constexpr std::chrono::seconds kLeaseMargin{1};
   // The data directory is this cluster's, or empty (then marked as this cluster's): a
   // single node's data, or another cluster's, would be silently replaced by this one's.

@@ -70,6 +70,9 @@ class ShardDirectory {
                                      std::chrono::milliseconds wait) = 0;
   // Waits until this node's catalog reached etcd revision `revision`; false if it did not.
   virtual bool WaitCatalog(int64_t revision, std::chrono::milliseconds wait) = 0;
+  // `replica` leads its shard and this node's etcd lease is sure to last a while yet: no
+  // other node can acknowledge a write to the shard meanwhile.
+  virtual bool LeadsUnderLease(Replica& replica) = 0;
 };
 
 class ShardRouter final : public WriteSink, public query::DeleteSink {

@@ -184,6 +184,7 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     out->set_applied_sequence(state.applied);
     out->set_digest(state.digest);
     out->set_may_lead(directory_.TakesLeads() && replica->health().ok());
+    out->set_leads_under_lease(directory_.LeadsUnderLease(*replica));
   }
   return grpc::Status::OK;
 }

@@ -139,6 +139,27 @@ TEST_F(ClusterReadChoiceTest, HedgedFragmentIsAnsweredWhileItsNodeIsStopped) {
   EXPECT_EQ(RowsText(hedged.rows), std::to_string(kHosts) + "\n");
 }
 
+// A strong read learns where each shard's log ends from the shard's leader (what it applied:
+// every write it acknowledged), asking the leading nodes at once; a leader that does not
+// answer within half a second has its shards' ends asked of NATS instead, and the read still
+// holds every acknowledged write.
+TEST_F(ClusterReadChoiceTest, StrongReadAsksNatsForTheShardsOfALeaderThatDoesNotAnswer) {
+  WriteHosts(NowMillis());
+  const std::string victim_id = cluster_->Leaders().at(0);
+  ASSERT_FALSE(victim_id.empty());
+  const int victim = TestCluster::IndexOf(victim_id);
+  ASSERT_NE(victim, kLagging);
+  // Stopped, it keeps its leaderships while its lease lasts (10 s), so it is asked, and
+  // does not answer. The lagging node applies the write 1.5 s late.
+  kill(cluster_->node(victim).pid(), SIGSTOP);
+  QueryResult strong = Count(kLagging, Choice(v1::READ_CONSISTENCY_STRONG), 8000);
+  kill(cluster_->node(victim).pid(), SIGCONT);
+  // Without the victim's shards' ends the lagging replicas would be read as they are, the
+  // write not applied there yet.
+  ASSERT_TRUE(strong.status.ok()) << strong.status.error_message();
+  EXPECT_EQ(RowsText(strong.rows), std::to_string(kHosts) + "\n");
+}
+
 // A table partitioned by host: a condition pinning host reads the shards its values hash to,
 // at the nodes leading them, and no others (EXPLAIN says how many it left out). Through the
 // node leading no shard, so that leader reads always fan out.
