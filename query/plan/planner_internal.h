@@ -35,6 +35,7 @@ struct FragmentedTable {
   const PlanNode* rows = nullptr;  // the node reading the table's rows as fragments
   size_t shards_pruned = 0;        // left out by a condition on the partition key
   QueryStats* stats = nullptr;     // where the fragments' scans are counted
+  PartitionKey partition_key;      // the table's: which rows share a shard
 };
 // " WHERE <the pushed conditions>" as site `site` reads them, or empty.
 std::string FragmentWhere(const FragmentedTable& table, size_t site);
@@ -42,7 +43,11 @@ std::string FragmentWhere(const FragmentedTable& table, size_t site);
 // An aggregation run in the fragments: each fragment sends its groups' keys and partial
 // states (count, sum, min, max, avg as a sum and a count, ...), and the coordinator merges
 // them — `keys` and `merges` over `node`'s rows — with no row of the table travelling.
+// `whole`: a group key is the table's DIMENSION partition key, so every group's rows are in
+// one shard, read by one fragment: the fragments compute the aggregates themselves (any
+// aggregate, exact) and `node`'s rows are the aggregation's output, merged by nothing.
 struct FragmentAggregation {
+  bool whole = false;
   PlanNodePtr node;
   std::vector<ExprPtr> keys;  // column k of node's rows
   ExprPtr values;             // the distinct values' column, when an aggregate needs them
@@ -62,6 +67,8 @@ struct TopGroups {
   std::vector<Key> order;
   int64_t rows = 0;  // LIMIT + OFFSET
 };
+// Whole in the fragments (`whole`) when a key is the bare DIMENSION partition key column and
+// every aggregate and key is written alike on every node with a scalar result. Otherwise
 // nullopt unless every aggregate has a merge (DISTINCT ones, approx_distinct and unweighted
 // approx_percentile all over one argument read from the series' columns, whose distinct
 // values the fragments group by with their counts), the keys and arguments read alike on

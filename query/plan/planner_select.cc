@@ -97,6 +97,7 @@ class Planner::SelectPhases {
   std::vector<AggregateSpec> aggregates_;
   // The aggregation runs in the fragments, WHERE with it (SplitAcrossFragments).
   bool in_fragments_ = false;
+  bool whole_in_fragments_ = false;  // and the aggregates computed there (whole groups)
   // Set when whole blocks add to the groups by their headers.
   std::shared_ptr<HeaderAggregation> block_headers_;
   // The schema the select list, HAVING and ORDER BY are bound against.
@@ -303,9 +304,13 @@ void Planner::SelectPhases::SplitAcrossFragments() {
   plan_.keep_alive.push_back(kept);
   source_.node = kept->node;
   source_.fragments = nullptr;
+  in_fragments_ = true;
+  if (kept->whole) {
+    whole_in_fragments_ = true;  // the fragments' rows are the groups: nothing merges them
+    return;
+  }
   for (size_t k = 0; k < group_keys_.size(); ++k) group_keys_[k] = kept->keys[k].get();
   aggregates_ = kept->merges;
-  in_fragments_ = true;
 }
 
 // ORDER BY every group key (each by its text, its select item's ordinal or alias) and nothing
@@ -522,7 +527,7 @@ void Planner::SelectPhases::Build() {
   if (select_.where && !filtered_in_fragments) {
     node = std::make_shared<FilterNode>(node, select_.where.get());
   }
-  if (aggregating_) {
+  if (aggregating_ && !whole_in_fragments_) {
     auto aggregate =
         std::make_shared<AggregateNode>(node, projected_input_, group_keys_, aggregates_);
     if (block_headers_) aggregate->TakeBlockHeaders(block_headers_);

@@ -259,6 +259,7 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   }
   // A condition pinning the partition key leaves out the nodes holding none of its shards.
   table_read->stats = stats_;
+  table_read->partition_key = table.partition_key;
   if (!table_read->pushed.empty()) {
     uint32_t count = 0;
     for (const FragmentSite& site : sites) count += static_cast<uint32_t>(site.shards.size());
@@ -340,6 +341,94 @@ bool NeedsDistinctValues(const AggregateSpec& a) {
                      [](const Expr* e) { return IsConstant(*e) && !HasSubquery(*e); });
 }
 
+// Whether `keys` hold the table's DIMENSION partition key as a bare column: then the rows of
+// a group share its value, hence its partition hash, hence one shard (storage/read/
+// table_state.h RoutingHash; rows without the dimension all hash as ""), read by one
+// fragment.
+bool GroupsStayInShards(const FragmentedTable& table, const std::vector<const Expr*>& keys) {
+  if (table.partition_key.type != PartitionKeyType::kDimension) return false;
+  return std::any_of(keys.begin(), keys.end(), [&](const Expr* key) {
+    return key->kind == ExprKind::kColumn && key->bound.column >= 0 &&
+           static_cast<size_t>(key->bound.column) < table.schema.size() &&
+           table.schema[key->bound.column].name == table.partition_key.name;
+  });
+}
+
+// ` GROUP BY 1, ..., n` over the first `keys` columns, and the fragments' first groups when
+// `top` says so (an empty string for no keys).
+std::string FragmentGroupBy(size_t keys, const std::optional<TopGroups>& top) {
+  std::string group_by;
+  for (size_t k = 0; k < keys; ++k) group_by += StrCat(k ? ", " : " GROUP BY ", k + 1);
+  if (top.has_value()) {
+    for (size_t i = 0; i < top->order.size(); ++i) {
+      const TopGroups::Key& key = top->order[i];
+      group_by += StrCat(i ? ", " : " ORDER BY ", key.key + 1, key.descending ? " DESC" : " ASC",
+                         key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+    }
+    group_by += StrCat(" LIMIT ", top->rows);
+  }
+  return group_by;
+}
+
+// The aggregation whole in each fragment (GroupsStayInShards): `SELECT <keys>, <the
+// aggregates as written> ... GROUP BY <keys>`; nullopt when a key or aggregate does not read
+// alike on every node, or has a value no fragment page carries (an array, a map).
+std::optional<FragmentAggregation> AggregateWholeInFragments(
+    const FragmentedTable& table, const std::vector<const Expr*>& keys,
+    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top) {
+  Schema output;
+  std::vector<std::string> select(table.sites.size());
+  // `write(site, out)` appends the column's SQL at `site`; false when it cannot.
+  auto add = [&](DataType type, const std::function<bool(size_t, std::string*)>& write) {
+    if (IsComposite(type) || type == DataType::kUnknown) return false;
+    output.push_back({StrCat("_p", output.size()), type, ""});
+    for (size_t site = 0; site < select.size(); ++site) {
+      std::string text;
+      if (!write(site, &text)) return false;
+      select[site] += StrCat(select[site].empty() ? "" : ", ", text, " AS ",
+                             QuoteIdentifier(output.back().name));
+    }
+    return true;
+  };
+  auto portable = [&](const Expr& e, size_t site, std::string* out) {
+    return AppendPortableSql(e, table.schema, out, &table.absent[site]);
+  };
+  for (const Expr* key : keys) {
+    if (!add(key->bound.type,
+             [&](size_t site, std::string* out) { return portable(*key, site, out); })) {
+      return std::nullopt;
+    }
+  }
+  for (const AggregateSpec& a : aggregates) {
+    absl::StatusOr<DataType> type = a.function->bind(a.arg_types);
+    if (!type.ok()) return std::nullopt;
+    if (!add(*type, [&](size_t site, std::string* out) {
+          *out = StrCat(a.function->name, "(", a.distinct ? "DISTINCT " : "",
+                        a.args.empty() ? "*" : "");
+          for (size_t i = 0; i < a.args.size(); ++i) {
+            if (i > 0) *out += ", ";
+            if (!portable(*a.args[i], site, out)) return false;
+          }
+          *out += ")";
+          return true;
+        })) {
+      return std::nullopt;
+    }
+  }
+  const std::string group_by = FragmentGroupBy(keys.size(), top);
+  std::vector<std::string> sql_by_site;
+  for (size_t site = 0; site < select.size(); ++site) {
+    sql_by_site.push_back(StrCat("SELECT ", select[site], " FROM ", table.name,
+                                 FragmentWhere(table, site), group_by));
+  }
+  FragmentAggregation out;
+  out.whole = true;
+  out.node = std::make_shared<ShardFragmentsNode>(std::move(output), table.reads, table.sites,
+                                                  std::move(sql_by_site), table.name,
+                                                  table.shards_pruned, table.stats);
+  return out;
+}
+
 }  // namespace
 
 std::optional<FragmentAggregation> AggregateInFragments(
@@ -348,6 +437,12 @@ std::optional<FragmentAggregation> AggregateInFragments(
   if (!table.where_whole) return std::nullopt;
   for (const Expr* key : keys) {
     if (key->bound.type == DataType::kUnknown) return std::nullopt;
+  }
+  if (GroupsStayInShards(table, keys)) {
+    if (std::optional<FragmentAggregation> whole =
+            AggregateWholeInFragments(table, keys, aggregates, top)) {
+      return whole;
+    }
   }
   FragmentAggregation out;
   // The fragments' rows: the keys, then each aggregate's partial states; each a text per site.
@@ -474,17 +569,10 @@ std::optional<FragmentAggregation> AggregateInFragments(
     }
     out.merges.push_back(std::move(merge));
   }
-  std::string group_by;
-  for (size_t k = 0; k < keys.size(); ++k) group_by += StrCat(k ? ", " : " GROUP BY ", k + 1);
+  // A fragment's first groups are by the keys: not by keys and value.
+  std::string group_by = FragmentGroupBy(keys.size(), values_column >= 0 ? std::nullopt : top);
   if (values_column >= 0) {
     group_by += StrCat(keys.empty() ? " GROUP BY " : ", ", values_column + 1);
-  } else if (top.has_value()) {  // a fragment's first groups by the keys: not by keys and value
-    for (size_t i = 0; i < top->order.size(); ++i) {
-      const TopGroups::Key& key = top->order[i];
-      group_by += StrCat(i ? ", " : " ORDER BY ", key.key + 1, key.descending ? " DESC" : " ASC",
-                         key.nulls_first ? " NULLS FIRST" : " NULLS LAST");
-    }
-    group_by += StrCat(" LIMIT ", top->rows);
   }
   std::vector<std::string> sql_by_site;
   for (size_t site = 0; site < select.size(); ++site) {

@@ -197,6 +197,64 @@ TEST_F(ClusterReadChoiceTest, AConditionOnThePartitionKeyReadsItsShardsOnly) {
   EXPECT_EQ(whole.find("pruned"), std::string::npos) << whole;
 }
 
+// Grouped by the table's DIMENSION partition key, each group's rows are in one shard: the
+// fragments compute the aggregates themselves (any aggregate, exact, with no merge here), and
+// the answers equal those of the node's own replicas read whole (strong reads). Through the
+// node leading no shard, so that leader reads always fan out.
+TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFragments) {
+  ASSERT_TRUE(CreateTable(cluster_->node(0), "keyed", "host").ok());
+  const int64_t start = NowMillis() - 60'000;
+  for (int p = 0; p < 5; ++p) {
+    std::vector<v1::Record> records;
+    for (int h = 0; h < kHosts; ++h) {
+      records.push_back(CpuRecord("h" + std::to_string(h), start + p * 1000, h + (p * p) % 3));
+    }
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(Write(cluster_->node(0), "keyed", records, &response).ok());
+    ASSERT_EQ(response.rejected_records_size(), 0);
+  }
+  auto run = [&](const std::string& sql, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    *request.mutable_read() = Choice(consistency);
+    QueryResult result = RunQueryRequest(cluster_->node(kLagging).channel(), request);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return RowsText(result.rows);
+  };
+  const std::string kValue = "measure_value::double";
+  const std::vector<std::string> whole = {
+      // approx_percentile, count(DISTINCT) and stddev over a measure have no partial state
+      // that merges: before, their rows travelled.
+      "SELECT host, count(*), avg(" + kValue + "), approx_percentile(" + kValue + ", 0.5), " +
+          "count(DISTINCT " + kValue + "), stddev(" + kValue + "), max_by(" + kValue +
+          ", time) FROM demo.keyed GROUP BY host ORDER BY host",
+      "SELECT bin(time, 2s) AS b, host, min(" + kValue + ") FROM demo.keyed WHERE " + kValue +
+          " > 3 GROUP BY 1, 2 ORDER BY 2, 1",
+      "SELECT host, sum(" + kValue + ") AS total FROM demo.keyed GROUP BY host HAVING " +
+          "count(*) = 5 ORDER BY total DESC, host LIMIT 4",
+      "SELECT host, count(*) FROM demo.keyed GROUP BY host ORDER BY host LIMIT 3",
+  };
+  for (const std::string& sql : whole) {
+    const std::string fanned = run(sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(fanned, run(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
+    EXPECT_NE(fanned, "") << sql;
+    const std::string plan = run("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(plan.find("HashAggregate"), std::string::npos) << sql << "\n" << plan;
+    EXPECT_NE(plan.find("ShardFragments"), std::string::npos) << sql << "\n" << plan;
+  }
+  const std::string plan = run("EXPLAIN " + whole[0], v1::READ_CONSISTENCY_LEADER);
+  EXPECT_NE(plan.find("approx_percentile(\"measure_value::double\", (0.5))"), std::string::npos)
+      << plan;
+  // Groups not fixed by the key (or no groups) span shards: merged here from partial states.
+  for (const std::string& sql :
+       {"SELECT count(*), avg(" + kValue + ") FROM demo.keyed",
+        "SELECT measure_name, max(" + kValue + ") FROM demo.keyed GROUP BY measure_name"}) {
+    EXPECT_EQ(run(sql, v1::READ_CONSISTENCY_LEADER), run(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
+    const std::string merged = run("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_NE(merged.find("HashAggregate"), std::string::npos) << sql << "\n" << merged;
+  }
+}
+
 // A node remembers the other nodes' columns of a table between queries (a query is then one
 // round trip to each); a column that appeared there since is read all the same: one the
 // remembered columns lack (the plan fails to find it and is made again with columns asked
