@@ -58,14 +58,20 @@ struct FragmentAggregation {
 // can be its first `rows` in that order. A group among the query's first n is among the first
 // n of each fragment holding part of it (no fragment holds more groups ahead of it than the
 // whole does), and the order leaves no ties between two groups to break differently.
+// `whole_groups_only`: the order names an aggregate, or leaves a key out. That holds only
+// where each group is whole in one fragment (FragmentAggregation::whole): a group ahead of
+// the query's n-th is ahead of it in its own fragment, and groups tied with it may be cut
+// either way, as one node's sort may.
 struct TopGroups {
   struct Key {
-    size_t key = 0;  // which group key
+    size_t key = 0;  // the column of the fragments' rows: a group key's index, or (whole
+                     // groups) the number of keys plus an aggregate's index
     bool descending = false;
     bool nulls_first = false;
   };
   std::vector<Key> order;
   int64_t rows = 0;  // LIMIT + OFFSET
+  bool whole_groups_only = false;
 };
 // Whole in the fragments (`whole`) when a key is the bare DIMENSION partition key column and
 // every aggregate and key is written alike on every node with a scalar result. Otherwise

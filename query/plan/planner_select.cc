@@ -315,6 +315,8 @@ void Planner::SelectPhases::SplitAcrossFragments() {
 
 // ORDER BY every group key (each by its text, its select item's ordinal or alias) and nothing
 // else, with LIMIT, no HAVING, DISTINCT or window: each fragment sends its first groups only.
+// An order naming an aggregate call, or some keys only, cuts whole groups only
+// (TopGroups::whole_groups_only).
 std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
   if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
       select_.distinct || !windows_->empty() || group_keys_.empty()) {
@@ -335,17 +337,25 @@ std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
         if (item.alias == key->name) key = item.expr.get();
       }
     }
-    if (ContainsAggregate(*key) || ContainsWindow(*key)) return std::nullopt;
-    const std::string text = key->ToString();
-    auto at = std::find(key_text_.begin(), key_text_.end(), text);
-    if (at == key_text_.end()) return std::nullopt;
-    const size_t k = static_cast<size_t>(at - key_text_.begin());
-    ordered[k] = true;
-    top.order.push_back({.key = k,
+    if (ContainsWindow(*key)) return std::nullopt;
+    size_t column = 0;
+    if (key->kind == ExprKind::kCall && key->bound.aggregate >= 0) {
+      column = group_keys_.size() + static_cast<size_t>(key->bound.aggregate);
+      top.whole_groups_only = true;
+    } else {
+      if (ContainsAggregate(*key)) return std::nullopt;
+      auto at = std::find(key_text_.begin(), key_text_.end(), key->ToString());
+      if (at == key_text_.end()) return std::nullopt;
+      column = static_cast<size_t>(at - key_text_.begin());
+      ordered[column] = true;
+    }
+    top.order.push_back({.key = column,
                          .descending = o.descending,
                          .nulls_first = o.nulls_first.value_or(o.descending)});
   }
-  if (std::find(ordered.begin(), ordered.end(), false) != ordered.end()) return std::nullopt;
+  if (std::find(ordered.begin(), ordered.end(), false) != ordered.end()) {
+    top.whole_groups_only = true;
+  }
   return top;
 }
 

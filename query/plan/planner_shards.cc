@@ -444,6 +444,9 @@ std::optional<FragmentAggregation> AggregateInFragments(
       return whole;
     }
   }
+  // Partial states: a first-groups cut by the keys alone.
+  const std::optional<TopGroups> top_by_keys =
+      top.has_value() && !top->whole_groups_only ? top : std::nullopt;
   FragmentAggregation out;
   // The fragments' rows: the keys, then each aggregate's partial states; each a text per site.
   Schema partial;
@@ -570,7 +573,8 @@ std::optional<FragmentAggregation> AggregateInFragments(
     out.merges.push_back(std::move(merge));
   }
   // A fragment's first groups are by the keys: not by keys and value.
-  std::string group_by = FragmentGroupBy(keys.size(), values_column >= 0 ? std::nullopt : top);
+  std::string group_by =
+      FragmentGroupBy(keys.size(), values_column >= 0 ? std::nullopt : top_by_keys);
   if (values_column >= 0) {
     group_by += StrCat(keys.empty() ? " GROUP BY " : ", ", values_column + 1);
   }

@@ -233,6 +233,9 @@ TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFr
       "SELECT host, sum(" + kValue + ") AS total FROM demo.keyed GROUP BY host HAVING " +
           "count(*) = 5 ORDER BY total DESC, host LIMIT 4",
       "SELECT host, count(*) FROM demo.keyed GROUP BY host ORDER BY host LIMIT 3",
+      // Ordered by an aggregate: each fragment sends its first groups only (below).
+      "SELECT host, max(" + kValue + ") AS top FROM demo.keyed GROUP BY host ORDER BY top DESC, " +
+          "host LIMIT 3",
   };
   for (const std::string& sql : whole) {
     const std::string fanned = run(sql, v1::READ_CONSISTENCY_LEADER);
@@ -245,13 +248,21 @@ TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFr
   const std::string plan = run("EXPLAIN " + whole[0], v1::READ_CONSISTENCY_LEADER);
   EXPECT_NE(plan.find("approx_percentile(\"measure_value::double\", (0.5))"), std::string::npos)
       << plan;
+  const std::string top = run("EXPLAIN " + whole.back(), v1::READ_CONSISTENCY_LEADER);
+  EXPECT_NE(top.find("GROUP BY 1 ORDER BY 2 DESC NULLS FIRST, 1 ASC NULLS LAST LIMIT 3"),
+            std::string::npos)
+      << top;
   // Groups not fixed by the key (or no groups) span shards: merged here from partial states.
+  // An order by an aggregate cuts nothing then: a group's part in one fragment is not its whole.
   for (const std::string& sql :
        {"SELECT count(*), avg(" + kValue + ") FROM demo.keyed",
-        "SELECT measure_name, max(" + kValue + ") FROM demo.keyed GROUP BY measure_name"}) {
+        "SELECT measure_name, max(" + kValue + ") FROM demo.keyed GROUP BY measure_name",
+        "SELECT bin(time, 1s), max(" + kValue + ") AS top FROM demo.keyed GROUP BY 1 ORDER BY " +
+            "top DESC LIMIT 2"}) {
     EXPECT_EQ(run(sql, v1::READ_CONSISTENCY_LEADER), run(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
     const std::string merged = run("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
     EXPECT_NE(merged.find("HashAggregate"), std::string::npos) << sql << "\n" << merged;
+    EXPECT_EQ(merged.find("LIMIT"), std::string::npos) << sql << "\n" << merged;
   }
 }
 
