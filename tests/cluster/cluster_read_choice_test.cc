@@ -61,6 +61,16 @@ class ClusterReadChoiceTest : public ::testing::Test {
     ASSERT_TRUE(Write(cluster_->node(0), "cpu", HostRecords(kHosts, time), &response).ok());
     ASSERT_EQ(response.rejected_records_size(), 0);
   }
+  // The rows of `sql` as text, through the node leading no shard (so that leader reads always
+  // fan out) under `consistency`.
+  std::string LaggingRows(const std::string& sql, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    *request.mutable_read() = Choice(consistency);
+    QueryResult result = RunQueryRequest(cluster_->node(kLagging).channel(), request);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    return RowsText(result.rows);
+  }
   std::string Explain(int node, v1::ReadConsistency consistency) {
     v1::QueryRequest request;
     request.set_query_string("EXPLAIN SELECT count(*) FROM demo.cpu");
@@ -167,14 +177,6 @@ TEST_F(ClusterReadChoiceTest, AConditionOnThePartitionKeyReadsItsShardsOnly) {
   ASSERT_TRUE(CreateTable(cluster_->node(0), "keyed", "host").ok());
   v1::WriteRecordsResponse response;
   ASSERT_TRUE(Write(cluster_->node(0), "keyed", HostRecords(kHosts, NowMillis()), &response).ok());
-  auto rows = [&](const std::string& sql, v1::ReadConsistency consistency) {
-    v1::QueryRequest request;
-    request.set_query_string(sql);
-    *request.mutable_read() = Choice(consistency);
-    QueryResult result = RunQueryRequest(cluster_->node(kLagging).channel(), request);
-    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
-    return RowsText(result.rows);
-  };
   const std::vector<std::string> queries = {
       "SELECT host, measure_value::double FROM demo.keyed WHERE host = 'h7'",
       "SELECT host, count(*) FROM demo.keyed WHERE host IN ('h1', 'h2', 'h30') GROUP BY host "
@@ -185,15 +187,15 @@ TEST_F(ClusterReadChoiceTest, AConditionOnThePartitionKeyReadsItsShardsOnly) {
   const std::vector<std::string> expected = {"h7|7\n", "h1|1\nh2|1\nh30|1\n", "0\n", "1\n"};
   for (size_t i = 0; i < queries.size(); ++i) {
     // Leader reads fan out (and prune); strong reads read the node's own replicas whole.
-    EXPECT_EQ(rows(queries[i], v1::READ_CONSISTENCY_LEADER), expected[i]) << queries[i];
-    EXPECT_EQ(rows(queries[i], v1::READ_CONSISTENCY_STRONG), expected[i]) << queries[i];
+    EXPECT_EQ(LaggingRows(queries[i], v1::READ_CONSISTENCY_LEADER), expected[i]) << queries[i];
+    EXPECT_EQ(LaggingRows(queries[i], v1::READ_CONSISTENCY_STRONG), expected[i]) << queries[i];
   }
-  const std::string plan = rows("EXPLAIN " + queries[0], v1::READ_CONSISTENCY_LEADER);
+  const std::string plan = LaggingRows("EXPLAIN " + queries[0], v1::READ_CONSISTENCY_LEADER);
   EXPECT_NE(plan.find("3 shards pruned by the partition key"), std::string::npos) << plan;
   // Without a condition on it, every shard is read.
   const std::string whole =
-      rows("EXPLAIN SELECT count(*) FROM demo.keyed WHERE measure_value::double > 1",
-           v1::READ_CONSISTENCY_LEADER);
+      LaggingRows("EXPLAIN SELECT count(*) FROM demo.keyed WHERE measure_value::double > 1",
+                  v1::READ_CONSISTENCY_LEADER);
   EXPECT_EQ(whole.find("pruned"), std::string::npos) << whole;
 }
 
@@ -213,14 +215,6 @@ TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFr
     ASSERT_TRUE(Write(cluster_->node(0), "keyed", records, &response).ok());
     ASSERT_EQ(response.rejected_records_size(), 0);
   }
-  auto run = [&](const std::string& sql, v1::ReadConsistency consistency) {
-    v1::QueryRequest request;
-    request.set_query_string(sql);
-    *request.mutable_read() = Choice(consistency);
-    QueryResult result = RunQueryRequest(cluster_->node(kLagging).channel(), request);
-    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
-    return RowsText(result.rows);
-  };
   const std::string kValue = "measure_value::double";
   const std::vector<std::string> whole = {
       // approx_percentile, count(DISTINCT) and stddev over a measure have no partial state
@@ -238,17 +232,17 @@ TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFr
           "host LIMIT 3",
   };
   for (const std::string& sql : whole) {
-    const std::string fanned = run(sql, v1::READ_CONSISTENCY_LEADER);
-    EXPECT_EQ(fanned, run(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
+    const std::string fanned = LaggingRows(sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(fanned, LaggingRows(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
     EXPECT_NE(fanned, "") << sql;
-    const std::string plan = run("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
+    const std::string plan = LaggingRows("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
     EXPECT_EQ(plan.find("HashAggregate"), std::string::npos) << sql << "\n" << plan;
     EXPECT_NE(plan.find("ShardFragments"), std::string::npos) << sql << "\n" << plan;
   }
-  const std::string plan = run("EXPLAIN " + whole[0], v1::READ_CONSISTENCY_LEADER);
+  const std::string plan = LaggingRows("EXPLAIN " + whole[0], v1::READ_CONSISTENCY_LEADER);
   EXPECT_NE(plan.find("approx_percentile(\"measure_value::double\", (0.5))"), std::string::npos)
       << plan;
-  const std::string top = run("EXPLAIN " + whole.back(), v1::READ_CONSISTENCY_LEADER);
+  const std::string top = LaggingRows("EXPLAIN " + whole.back(), v1::READ_CONSISTENCY_LEADER);
   EXPECT_NE(top.find("GROUP BY 1 ORDER BY 2 DESC NULLS FIRST, 1 ASC NULLS LAST LIMIT 3"),
             std::string::npos)
       << top;
@@ -259,8 +253,10 @@ TEST_F(ClusterReadChoiceTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFr
         "SELECT measure_name, max(" + kValue + ") FROM demo.keyed GROUP BY measure_name",
         "SELECT bin(time, 1s), max(" + kValue + ") AS top FROM demo.keyed GROUP BY 1 ORDER BY " +
             "top DESC LIMIT 2"}) {
-    EXPECT_EQ(run(sql, v1::READ_CONSISTENCY_LEADER), run(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
-    const std::string merged = run("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_EQ(LaggingRows(sql, v1::READ_CONSISTENCY_LEADER),
+              LaggingRows(sql, v1::READ_CONSISTENCY_STRONG))
+        << sql;
+    const std::string merged = LaggingRows("EXPLAIN " + sql, v1::READ_CONSISTENCY_LEADER);
     EXPECT_NE(merged.find("HashAggregate"), std::string::npos) << sql << "\n" << merged;
     EXPECT_EQ(merged.find("LIMIT"), std::string::npos) << sql << "\n" << merged;
   }
