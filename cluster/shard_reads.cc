@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_join.h"
 #include "cluster/scan_pages.h"
+#include "common/start_thread.h"
 #include "common/status.h"
 #include "common/strings.h"
 
@@ -355,14 +356,21 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
     if (attempts[i].status.ok() && winner < 0) winner = i;
     settled.notify_all();
   };
-  std::thread first([&] { attempt(0, site); });
+  // Past the process's threads (common/start_thread.h) the fragment is read unhedged.
+  absl::StatusOr<std::thread> started = StartThread("a hedged fragment", [&] { attempt(0, site); });
+  if (!started.ok()) return Open(site, sql, describe_only, deadline, choice, checks, cancelled);
+  std::thread first = *std::move(started);
   std::thread second;
   {
     std::unique_lock lock(mu);
     if (!settled.wait_for(lock, choice.hedge_after, [&] { return attempts[0].done; })) {
-      spdlog::info("a query's fragment at node {} has not answered in {} ms; asking node {} too",
-                   site.node, choice.hedge_after.count(), other->node);
-      second = std::thread([&] { attempt(1, *other); });
+      absl::StatusOr<std::thread> hedge =
+          StartThread("a hedged fragment", [&] { attempt(1, *other); });
+      if (hedge.ok()) {
+        spdlog::info("a query's fragment at node {} has not answered in {} ms; asking node {} too",
+                     site.node, choice.hedge_after.count(), other->node);
+        second = *std::move(hedge);
+      }
     }
     const bool hedged = second.joinable();
     settled.wait(

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/start_thread.h"
+
 namespace strata {
 
 SpareThreads::~SpareThreads() {
@@ -19,7 +21,7 @@ SpareThreads& SpareThreads::Shared() {
   return *shared;
 }
 
-void SpareThreads::Run(std::function<void()> task) {
+bool SpareThreads::Run(std::function<void()> task) {
   {
     absl::MutexLock lock(&mu_);
     if (!idle_.empty()) {
@@ -27,12 +29,21 @@ void SpareThreads::Run(std::function<void()> task) {
       idle_.pop_back();
       w->task = std::move(task);
       w->given = true;
-      return;
+      return true;
     }
+    if (alive_ >= max_alive_) return false;
     ++alive_;
   }
   auto* w = new Worker{.task = std::move(task), .given = true};
-  std::thread([this, w] { Loop(w); }).detach();
+  absl::StatusOr<std::thread> started = StartThread("a spare thread", [this, w] { Loop(w); });
+  if (!started.ok()) {
+    delete w;
+    absl::MutexLock lock(&mu_);
+    --alive_;
+    return false;
+  }
+  started->detach();
+  return true;
 }
 
 void SpareThreads::Loop(Worker* self) {

@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "common/spare_threads.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -170,7 +170,7 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
   // sink one at a time, in no set order, once every fragment started at once has answered:
   // a node that finds the columns the plan assumed changed (ColumnsChangedError) says so in
   // its answer, and the query can be planned again only while none of it went out.
-  const size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
+  size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
   absl::Mutex mu;
   absl::Status failed;  // the first fragment's error: the others stop at their next batch
   std::atomic<bool> stop{false};
@@ -216,15 +216,33 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
     }
   };
   // The other fragments on threads another query's fragments left idle (common/spare_threads.h).
-  absl::BlockingCounter helpers(threads > 0 ? static_cast<int>(threads) - 1 : 0);
+  // Past the process's threads, fewer run at once (as many as started, this one too); the
+  // helpers start reading once that number, which the gate counts, is known.
+  absl::Notification go;
+  size_t helpers = 0;  // running, under mu
   for (size_t t = 1; t < threads; ++t) {
-    SpareThreads::Shared().Run([&] {
+    const bool started = SpareThreads::Shared().Run([&] {
+      go.WaitForNotification();
       run_fragments();
-      helpers.DecrementCount();
+      absl::MutexLock lock(&mu);
+      --helpers;
     });
+    if (!started) break;
+    absl::MutexLock lock(&mu);
+    ++helpers;
   }
+  {
+    absl::MutexLock lock(&mu);
+    if (threads > 0) threads = helpers + 1;
+    waiting = threads;
+  }
+  go.Notify();
   run_fragments();
-  helpers.Wait();
+  {
+    absl::MutexLock lock(&mu);
+    auto ended = [&helpers]() { return helpers == 0; };
+    mu.Await(absl::Condition(&ended));
+  }
   RETURN_IF_ERROR(failed);
   return sink->Finish();
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "common/start_thread.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/shard_fragments.h"
@@ -220,7 +221,15 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
     std::vector<std::thread> others;
     for (size_t i = 0; i < sites.size(); ++i) {
       at_once[i] = reads->DescribesAtOnce(sites[i], select_all);
-      if (!at_once[i]) others.emplace_back(describe, i);
+      if (at_once[i]) continue;
+      // Past the process's threads it is asked after the others, from this one.
+      absl::StatusOr<std::thread> asking =
+          StartThread("a query's describe", [&describe, i] { describe(i); });
+      if (asking.ok()) {
+        others.push_back(*std::move(asking));
+      } else {
+        at_once[i] = true;
+      }
     }
     for (size_t i = 0; i < sites.size(); ++i) {
       if (at_once[i]) describe(i);

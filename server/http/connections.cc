@@ -16,6 +16,7 @@
 #include <deque>
 #include <mutex>
 
+#include "common/start_thread.h"
 #include "common/strings.h"
 #include "spdlog/spdlog.h"
 
@@ -63,11 +64,23 @@ class GuardedHttpServer::Pool : public httplib::TaskQueue {
     std::unique_lock lock(mu_);
     jobs_.push_back(std::move(fn));
     if (idle_ < static_cast<int>(jobs_.size()) && threads_ < max_threads_) {
-      ++threads_;
-      std::thread([this] { Work(); }).detach();
-    } else {
-      wake_.notify_one();
+      absl::StatusOr<std::thread> started = StartThread("an HTTP connection", [this] { Work(); });
+      if (started.ok()) {
+        ++threads_;
+        started->detach();
+        return;
+      }
+      // Past the process's threads: the job waits for a thread this pool has; with none, it
+      // runs here, on the listener's thread (connections wait meanwhile, none is lost).
+      if (threads_ == 0) {
+        std::function<void()> job = std::move(jobs_.front());
+        jobs_.pop_front();
+        lock.unlock();
+        job();
+        return;
+      }
     }
+    wake_.notify_one();
   }
 
   // Runs what was queued, then waits for every thread to end.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "common/start_thread.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -307,10 +308,12 @@ void ServeSql(const httplib::Request& req, httplib::Response& res, const Asker& 
       return ReplySqlError(set, "", res);
     }
   }
-  running->thread =
-      std::thread([&queries, run = std::move(run), channel = running->channel]() mutable {
+  absl::StatusOr<std::thread> started = StartThread(
+      "an HTTP query", [&queries, run = std::move(run), channel = running->channel]() mutable {
         channel->Finish(queries.Run(std::move(run), channel.get()));
       });
+  if (!started.ok()) return ReplySqlError(started.status(), running->sql, res);
+  running->thread = *std::move(started);
   if (!running->channel->WaitForFirstRows()) {
     return ReplySqlError(running->channel->failure(), running->sql, res);
   }

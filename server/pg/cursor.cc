@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "absl/strings/ascii.h"
-
+#include "common/start_thread.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 
@@ -209,13 +209,21 @@ class Cursor::Sink final : public query::ResultSink {
 
 Cursor::Cursor(Run run, std::shared_ptr<std::atomic<bool>> cancel, bool hold, bool binary)
     : cancel_(std::move(cancel)), hold_(hold), binary_(binary) {
-  thread_ = std::thread([this, run = std::move(run)] {
-    Sink sink(this);
-    absl::Status status = run(&sink);
-    absl::MutexLock lock(&mu_);
-    finished_ = true;
-    status_ = std::move(status);
-  });
+  absl::StatusOr<std::thread> started =
+      StartThread("a cursor's query", [this, run = std::move(run)] {
+        Sink sink(this);
+        absl::Status status = run(&sink);
+        absl::MutexLock lock(&mu_);
+        finished_ = true;
+        status_ = std::move(status);
+      });
+  if (started.ok()) {
+    thread_ = *std::move(started);
+    return;
+  }
+  absl::MutexLock lock(&mu_);  // the cursor ends at once with why
+  finished_ = true;
+  status_ = started.status();
 }
 
 Cursor::~Cursor() {
@@ -224,7 +232,7 @@ Cursor::~Cursor() {
     closed_ = true;
   }
   cancel_->store(true);
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 absl::StatusOr<std::vector<query::ResultColumn>> Cursor::Columns() {

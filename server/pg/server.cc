@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/start_thread.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "server/ops/config.h"
@@ -110,27 +111,36 @@ void PgServer::AcceptLoop() {
     absl::MutexLock lock(&mu_);
     ReapFinished();
     if (static_cast<int>(connections_.size()) >= options_.max_connections) {
-      pg::MessageWriter refusal;
-      refusal.Begin('E');
-      for (auto [field, value] :
-           {std::pair{"S", std::string("FATAL")}, {"V", "FATAL"}, {"C", "53300"},
-            {"M", StrCat("sorry, too many clients already (", options_.max_connections,
-                         " connections; raise --pg-max-connections)")}}) {
-        refusal.Bytes(field);
-        refusal.CString(value);
-      }
-      refusal.Bytes(std::string_view("\0", 1));
-      refusal.End();
-      pg::Stream stream(fd);  // closes it
-      refusal.FlushTo(stream);
+      RefuseConnection(fd, StrCat("sorry, too many clients already (", options_.max_connections,
+                                  " connections; raise --pg-max-connections)"));
       continue;
     }
     const uint64_t id = next_connection_++;
+    absl::StatusOr<std::thread> serving =
+        StartThread("a PostgreSQL connection",
+                    [this, fd, peer = PeerName(address), id] { Serve(fd, peer, id); });
+    if (!serving.ok()) {
+      RefuseConnection(fd, std::string(serving.status().message()));
+      continue;
+    }
     Connection& connection = connections_[id];
     connection.fd = fd;
-    connection.thread = std::thread(
-        [this, fd, peer = PeerName(address), id] { Serve(fd, peer, id); });
+    connection.thread = *std::move(serving);
   }
+}
+
+void PgServer::RefuseConnection(int fd, const std::string& why) {
+  pg::MessageWriter refusal;
+  refusal.Begin('E');
+  for (auto [field, value] :
+       {std::pair{"S", std::string("FATAL")}, {"V", "FATAL"}, {"C", "53300"}, {"M", why}}) {
+    refusal.Bytes(field);
+    refusal.CString(value);
+  }
+  refusal.Bytes(std::string_view("\0", 1));
+  refusal.End();
+  pg::Stream stream(fd);  // closes it
+  refusal.FlushTo(stream);
 }
 
 void PgServer::Serve(int fd, std::string peer, uint64_t id) {

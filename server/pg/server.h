@@ -58,6 +58,8 @@ class PgServer {
 
   PgServer() = default;
   void AcceptLoop();
+  // Sends a client FATAL 53300 (too many connections) saying `why`, and closes `fd`.
+  static void RefuseConnection(int fd, const std::string& why);
   void Serve(int fd, std::string peer, uint64_t id);
   void ReapFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

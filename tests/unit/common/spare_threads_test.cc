@@ -18,10 +18,10 @@ TEST(SpareThreadsTest, TasksWaitingForEachOtherAllRunAtOnce) {
   std::latch arrived(kTasks);
   absl::BlockingCounter done(kTasks);
   for (int i = 0; i < kTasks; ++i) {
-    threads.Run([&] {
+    ASSERT_TRUE(threads.Run([&] {
       arrived.arrive_and_wait();  // every task must have started for any to go on
       done.DecrementCount();
-    });
+    }));
   }
   done.Wait();
 }
@@ -33,10 +33,10 @@ TEST(SpareThreadsTest, AnIdleThreadRunsTheNextTaskAndIdleOnesExit) {
   std::set<std::thread::id> ran_on;
   for (int i = 0; i < 5; ++i) {
     absl::BlockingCounter done(1);
-    threads.Run([&] {
+    ASSERT_TRUE(threads.Run([&] {
       ran_on.insert(std::this_thread::get_id());
       done.DecrementCount();
-    });
+    }));
     done.Wait();
     while (threads.idle() == 0) std::this_thread::yield();  // it is idle again
   }
@@ -47,10 +47,10 @@ TEST(SpareThreadsTest, AnIdleThreadRunsTheNextTaskAndIdleOnesExit) {
   std::latch arrived(4);
   absl::BlockingCounter done(4);
   for (int i = 0; i < 4; ++i) {
-    threads.Run([&] {
+    ASSERT_TRUE(threads.Run([&] {
       arrived.arrive_and_wait();
       done.DecrementCount();
-    });
+    }));
   }
   done.Wait();
   while (threads.alive() > 2) std::this_thread::yield();
@@ -64,15 +64,38 @@ TEST(SpareThreadsTest, DestroyingWaitsForRunningTasks) {
   std::atomic<bool> finished{false};
   {
     SpareThreads threads(4, absl::Seconds(60));
-    threads.Run([] {});
+    ASSERT_TRUE(threads.Run([] {}));
     while (threads.idle() == 0) std::this_thread::yield();
-    threads.Run([&] {});  // the idle one
-    threads.Run([&] {
+    ASSERT_TRUE(threads.Run([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       finished = true;
-    });
+    }));  // the idle one
   }
   EXPECT_TRUE(finished.load());
+}
+
+// At its cap a task is refused, not queued or run: the caller does the work itself. A thread
+// that ended its task takes the next one again.
+TEST(SpareThreadsTest, PastItsCapATaskIsRefused) {
+  SpareThreads threads(2, absl::Seconds(10), /*max_alive=*/2);
+  std::latch release(1);
+  absl::BlockingCounter done(2);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(threads.Run([&] {
+      release.wait();
+      done.DecrementCount();
+    }));
+  }
+  bool ran = false;
+  EXPECT_FALSE(threads.Run([&] { ran = true; }));
+  release.count_down();
+  done.Wait();
+  while (threads.idle() < 2) std::this_thread::yield();
+  absl::BlockingCounter again(1);
+  EXPECT_TRUE(threads.Run([&] { again.DecrementCount(); }));
+  again.Wait();
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(threads.alive(), 2u);
 }
 
 }  // namespace
