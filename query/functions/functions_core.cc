@@ -368,18 +368,39 @@ class SumAcc : public Accumulator {
       d_ += a[0].AsDouble();
     }
   }
+  // The run's total in a local (the members could alias the vector's values, which made
+  // every addition a store), added in the rows' order as before.
   void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
     const Vector& v = *args[0];
     if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
-    for (size_t i = begin; i < end; ++i) {
-      if (v.nulls[i]) continue;
-      seen_ = true;
-      if (type_ == DataType::kBigint) {
+    const uint8_t* nulls = v.nulls.data();
+    bool seen = false;
+    if (type_ == DataType::kBigint) {
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        seen = true;
         AddInteger(v.ints[i]);
-      } else {
-        d_ += v.AsDouble(i);
       }
+    } else if (v.type == DataType::kDouble) {
+      const double* values = v.doubles.data();
+      double total = d_;
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        seen = true;
+        total += values[i];
+      }
+      d_ = total;
+    } else {
+      const int64_t* values = v.ints.data();
+      double total = d_;
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        seen = true;
+        total += static_cast<double>(values[i]);
+      }
+      d_ = total;
     }
+    seen_ = seen_ || seen;
   }
   // A BIGINT sum's statistic is a double: exact when it has_sum.
   void AddStats(const ColumnStats& stats) override {
@@ -420,14 +441,29 @@ class AvgAcc : public Accumulator {
     sum_ += a[0].AsDouble();
     ++n_;
   }
+  // In locals, in the rows' order (as SumAcc's).
   void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
     const Vector& v = *args[0];
     if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
-    for (size_t i = begin; i < end; ++i) {
-      if (v.nulls[i]) continue;
-      sum_ += v.AsDouble(i);
-      ++n_;
+    const uint8_t* nulls = v.nulls.data();
+    double sum = sum_;
+    int64_t n = n_;
+    if (v.type == DataType::kDouble) {
+      const double* values = v.doubles.data();
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        sum += values[i];
+        ++n;
+      }
+    } else {
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        sum += static_cast<double>(v.ints[i]);
+        ++n;
+      }
     }
+    sum_ = sum;
+    n_ = n;
   }
   void AddStats(const ColumnStats& stats) override {
     sum_ += stats.sum;
