@@ -106,6 +106,11 @@ TEST(ThreadLimitE2ETest, PastTheThreadLimitRequestsAreRefusedAndTheServerLivesOn
   EXPECT_EQ(res->status, 429) << res->body;
   EXPECT_THAT(res->body, HasSubstr("thread limit"));
 
+  // A gRPC query runs on the query workers the server started with: it still answers.
+  QueryResult grpc_query = RunQuery(server.channel(), "SELECT 40 + 2");
+  ASSERT_TRUE(grpc_query.status.ok()) << grpc_query.status.error_message();
+  EXPECT_EQ(RowsText(grpc_query.rows), "42\n");
+
   // Once threads can start again, every door answers: nothing ended.
   ASSERT_TRUE(limit->Set("max"));
   EXPECT_EQ(kill(server.pid(), 0), 0) << "the server ended";
