@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/spare_threads.h"
@@ -218,31 +219,29 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
   // The other fragments on threads another query's fragments left idle (common/spare_threads.h).
   // Past the process's threads, fewer run at once (as many as started, this one too); the
   // helpers start reading once that number, which the gate counts, is known.
+  // (A BlockingCounter, not a count under `mu`: it may be destroyed as soon as Wait returns,
+  // while a helper could still be inside mu's Unlock.)
   absl::Notification go;
-  size_t helpers = 0;  // running, under mu
-  for (size_t t = 1; t < threads; ++t) {
-    const bool started = SpareThreads::Shared().Run([&] {
+  const size_t wanted = threads > 0 ? threads - 1 : 0;
+  absl::BlockingCounter helpers_done(static_cast<int>(wanted));
+  size_t started = 0;
+  for (; started < wanted; ++started) {
+    const bool running = SpareThreads::Shared().Run([&] {
       go.WaitForNotification();
       run_fragments();
-      absl::MutexLock lock(&mu);
-      --helpers;
+      helpers_done.DecrementCount();
     });
-    if (!started) break;
-    absl::MutexLock lock(&mu);
-    ++helpers;
+    if (!running) break;
   }
+  for (size_t never = started; never < wanted; ++never) helpers_done.DecrementCount();
   {
     absl::MutexLock lock(&mu);
-    if (threads > 0) threads = helpers + 1;
+    if (threads > 0) threads = started + 1;
     waiting = threads;
   }
   go.Notify();
   run_fragments();
-  {
-    absl::MutexLock lock(&mu);
-    auto ended = [&helpers]() { return helpers == 0; };
-    mu.Await(absl::Condition(&ended));
-  }
+  helpers_done.Wait();
   RETURN_IF_ERROR(failed);
   return sink->Finish();
 }
