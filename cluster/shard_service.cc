@@ -3,6 +3,7 @@
 #include <future>
 #include <thread>
 
+#include "absl/synchronization/blocking_counter.h"
 #include "cluster/checkpoint.h"
 #include "cluster/scan_pages.h"
 #include "common/status.h"
@@ -121,27 +122,24 @@ grpc::Status ShardServiceImpl::WriteParts(grpc::ServerContext* context,
     return member;
   }
   // Every part starts at once (each shard's log confirms its own); the call answers when the
-  // last has.
+  // last has. Each answer is its own part's, written by its callback alone; the counter is
+  // documented as safe to destroy once Wait returns.
   const int parts = request->parts_size();
-  absl::Mutex mu;
-  int remaining = parts;
   for (int i = 0; i < parts; ++i) response->add_answers();
+  absl::BlockingCounter answered(parts);
   for (int i = 0; i < parts; ++i) {
     internal::v1::ShardWritePartAnswer* answer = response->mutable_answers(i);
-    StartWrite(request->parts(i), [&mu, &remaining, answer](absl::StatusOr<WriteResult> r) {
-      absl::MutexLock lock(&mu);
+    StartWrite(request->parts(i), [&answered, answer](absl::StatusOr<WriteResult> r) {
       answer->set_code(static_cast<int32_t>(r.status().code()));
       if (r.ok()) {
         ToProto(*r, answer->mutable_response());
       } else {
         answer->set_message(std::string(r.status().message()));
       }
-      --remaining;
+      answered.DecrementCount();
     });
   }
-  absl::MutexLock lock(&mu);
-  mu.Await(absl::Condition(
-      +[](int* left) { return *left == 0; }, &remaining));
+  answered.Wait();
   return grpc::Status::OK;
 }
 

@@ -219,8 +219,8 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
   // The other fragments on threads another query's fragments left idle (common/spare_threads.h).
   // Past the process's threads, fewer run at once (as many as started, this one too); the
   // helpers start reading once that number, which the gate counts, is known.
-  // (A BlockingCounter, not a count under `mu`: it may be destroyed as soon as Wait returns,
-  // while a helper could still be inside mu's Unlock.)
+  // The helpers that never started are counted down here; the counter is documented as safe
+  // to destroy once Wait returns.
   absl::Notification go;
   const size_t wanted = threads > 0 ? threads - 1 : 0;
   absl::BlockingCounter helpers_done(static_cast<int>(wanted));
