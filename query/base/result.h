@@ -55,10 +55,9 @@ class ResultSink {
   virtual absl::Status Columns(const std::vector<ResultColumn>& columns) = 0;
   virtual absl::Status Rows(std::vector<Row> page) = 0;
   // A sink that can take the result as column batches says so (the
-  // server's columnar pages); for a statement whose result is its select
-  // list over filtered scan batches (no ORDER BY, LIMIT, DISTINCT, GROUP BY
-  // or window) the engine then calls Batches, then EndBatches, instead of
-  // Rows: no row is built.
+  // server's columnar pages); for a statement whose plan runs on batches
+  // throughout (Plan::columnar: no window, no DISTINCT) the engine then
+  // calls Batches, then EndBatches, instead of Rows: no row is built.
   virtual bool TakesBatches() const { return false; }
   virtual absl::Status Batches(const Batch& /*batch*/) {
     return absl::UnimplementedError("this result sink takes rows only");

@@ -59,6 +59,12 @@ void Vector::Set(size_t i, const Datum& d) {
   }
 }
 
+void Vector::SetView(size_t i, const Datum& d) {
+  if (type != DataType::kVarchar || d.null || d.type != DataType::kVarchar) return Set(i, d);
+  strings[i] = d.s;
+  nulls[i] = 0;
+}
+
 void Vector::SetOwnedString(size_t i, std::string s) {
   if (!arena) arena = std::make_shared<std::deque<std::string>>();
   arena->push_back(std::move(s));

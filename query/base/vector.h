@@ -56,6 +56,9 @@ struct Vector {
   Datum Get(size_t i) const;
   // Stores `d` (converted to this vector's type where numeric) at `i`.
   void Set(size_t i, const Datum& d);
+  // As Set, but a VARCHAR `d` is stored as a view of d.s, which must
+  // outlive every use of this row.
+  void SetView(size_t i, const Datum& d);
   // Stores an owned copy of `s` at `i`.
   void SetOwnedString(size_t i, std::string s);
   // Numeric value at `i` as a double (BIGINT, DOUBLE, TIMESTAMP, INTERVAL).

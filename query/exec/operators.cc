@@ -116,6 +116,14 @@ class Aggregate : public AggregateSink {
   Aggregate(std::vector<const Expr*> keys, std::vector<AggregateSpec> aggregates,
             QueryContext* context, RowSink* next)
       : keys_(std::move(keys)), aggregates_(std::move(aggregates)), context_(context), next_(next) {}
+  // Emitting batches of `types` (the keys', then the aggregates') instead of rows.
+  Aggregate(std::vector<const Expr*> keys, std::vector<AggregateSpec> aggregates,
+            std::vector<DataType> types, QueryContext* context, BatchSink* next)
+      : keys_(std::move(keys)),
+        aggregates_(std::move(aggregates)),
+        context_(context),
+        batch_types_(std::move(types)),
+        batch_next_(next) {}
 
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
@@ -149,6 +157,7 @@ class Aggregate : public AggregateSink {
     if (groups_.empty() && keys_.empty()) {  // a global aggregate over no rows
       groups_.push_back({{}, NewAccumulators()});
     }
+    if (batch_next_ != nullptr) return EmitBatches();
     for (Group& group : groups_) {
       RETURN_IF_ERROR(Emit(group));
       if (context_->enough.load()) break;
@@ -240,10 +249,32 @@ class Aggregate : public AggregateSink {
     return next_->Push(std::move(out));
   }
 
+  // The groups a batch of kBatchRows at a time; a key string is a view of
+  // the group's, which outlives the batch.
+  absl::Status EmitBatches() {
+    for (size_t start = 0; start < groups_.size() && !context_->enough.load();
+         start += kBatchRows) {
+      const size_t n = std::min(kBatchRows, groups_.size() - start);
+      Batch batch = NewBatch(batch_types_, n);
+      for (size_t i = 0; i < n; ++i) {
+        Group& group = groups_[start + i];
+        for (size_t k = 0; k < group.keys.size(); ++k) batch.columns[k].SetView(i, group.keys[k]);
+        for (size_t a = 0; a < group.accumulators.size(); ++a) {
+          ASSIGN_OR_RETURN(Datum value, group.accumulators[a]->Finish());
+          batch.columns[group.keys.size() + a].Set(i, value);
+        }
+      }
+      RETURN_IF_ERROR(batch_next_->Push(batch));
+    }
+    return batch_next_->Finish();
+  }
+
   std::vector<const Expr*> keys_;
   std::vector<AggregateSpec> aggregates_;
   QueryContext* context_;
-  RowSink* next_;
+  RowSink* next_ = nullptr;
+  std::vector<DataType> batch_types_;
+  BatchSink* batch_next_ = nullptr;
   absl::flat_hash_map<std::string, size_t> index_;  // group key bytes -> groups_ index
   std::string key_;  // the key bytes of the row being looked up
   std::vector<Group> groups_;                        // in first-seen order
@@ -386,10 +417,10 @@ class Sort : public RowSink {
       if (static_cast<int64_t>(heap_.size()) < *limit_) {
         absl::Status reserved = context_->Reserve(RowBytes(row), "ORDER BY ... LIMIT");
         if (!reserved.ok()) return reserved;
-        heap_.push(std::move(row));
-      } else if (Before(row, heap_.top())) {
+        heap_.push({std::move(row), arrived_++});
+      } else if (Before(row, heap_.top().row)) {
         heap_.pop();
-        heap_.push(std::move(row));
+        heap_.push({std::move(row), arrived_++});
       }
       return absl::OkStatus();
     }
@@ -402,7 +433,7 @@ class Sort : public RowSink {
   absl::Status Finish() override {
     if (limit_) {
       while (!heap_.empty()) {
-        rows_.push_back(heap_.top());
+        rows_.push_back(heap_.top().row);
         heap_.pop();
       }
       std::reverse(rows_.begin(), rows_.end());
@@ -419,10 +450,18 @@ class Sort : public RowSink {
   }
 
  private:
-  // The heap's top is the row that sorts last among those kept.
+  // The heap's top is the row that sorts last among those kept; rows that
+  // tie keep their arrival order, as the full sort (a stable one) does.
+  struct Kept {
+    Row row;
+    uint64_t arrived = 0;
+  };
   struct Less {
     const Sort* sort;
-    bool operator()(const Row& a, const Row& b) const { return sort->Before(a, b); }
+    bool operator()(const Kept& a, const Kept& b) const {
+      if (sort->Before(a.row, b.row)) return true;
+      return !sort->Before(b.row, a.row) && a.arrived < b.arrived;
+    }
   };
 
   std::vector<SortKey> keys_;
@@ -430,7 +469,8 @@ class Sort : public RowSink {
   QueryContext* context_;
   RowSink* next_;
   std::vector<Row> rows_;
-  std::priority_queue<Row, std::vector<Row>, Less> heap_;
+  std::priority_queue<Kept, std::vector<Kept>, Less> heap_;
+  uint64_t arrived_ = 0;
 };
 
 class Distinct : public RowSink {
@@ -562,6 +602,13 @@ std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
                                              std::vector<AggregateSpec> aggregates,
                                              QueryContext* context, RowSink* next) {
   return std::make_unique<Aggregate>(std::move(keys), std::move(aggregates), context, next);
+}
+std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             std::vector<DataType> types, QueryContext* context,
+                                             BatchSink* next) {
+  return std::make_unique<Aggregate>(std::move(keys), std::move(aggregates), std::move(types),
+                                     context, next);
 }
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next) {

@@ -1,10 +1,12 @@
 // The executor's operators. Data flows push-style: a source (a table scan or
 // materialized rows) pushes column batches (vector.h) into the lower half of
 // the chain, which filters (WHERE) and aggregates a batch at a time; the
-// aggregate's groups, or the filtered rows of a query without one, then
-// flow as rows through HAVING, projection, DISTINCT, ordering and LIMIT,
-// ending at the caller's result sink. Push fits the storage scan, which is
-// callback-driven, and lets LIMIT stop the scan early.
+// aggregate's groups, or the filtered rows of a query without one, then flow
+// through HAVING, projection, ordering, LIMIT and OFFSET as batches when the
+// result sink takes them (Plan::columnar), else as rows (and always as rows
+// through DISTINCT and windows), ending at the caller's result sink. Push
+// fits the storage scan, which is callback-driven, and lets LIMIT stop the
+// scan early.
 //
 // Thread-safety: one query's operators run on one thread; the QueryContext
 // flags may be set from others (cancellation).
@@ -140,6 +142,11 @@ class AggregateSink : public BatchSink {
 std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
                                              std::vector<AggregateSpec> aggregates,
                                              QueryContext* context, RowSink* next);
+// The same groups as batches of `types` (the keys', then the aggregates').
+std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
+                                             std::vector<AggregateSpec> aggregates,
+                                             std::vector<DataType> types, QueryContext* context,
+                                             BatchSink* next);
 
 struct SortKey {
   int column = 0;
@@ -150,6 +157,9 @@ struct SortKey {
 // full sort).
 std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64_t> limit,
                                   QueryContext* context, RowSink* next);
+// The same over batches (batch_sort.cc): rows leave in batches once all came.
+std::unique_ptr<BatchSink> MakeBatchSort(std::vector<SortKey> keys, std::optional<int64_t> limit,
+                                         QueryContext* context, BatchSink* next);
 // Drops rows whose first `width` columns equal an earlier row's.
 std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next);
 // Passes the first `limit` rows, then tells the sources they may stop.
@@ -158,6 +168,10 @@ std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink
 std::unique_ptr<RowSink> MakeOffset(int64_t skip, RowSink* next);
 // Keeps the first `width` columns (drops helper columns used for ORDER BY).
 std::unique_ptr<RowSink> MakeTruncate(int width, RowSink* next);
+// LIMIT, OFFSET and the truncation over batches.
+std::unique_ptr<BatchSink> MakeBatchLimit(int64_t limit, QueryContext* context, BatchSink* next);
+std::unique_ptr<BatchSink> MakeBatchOffset(int64_t skip, BatchSink* next);
+std::unique_ptr<BatchSink> MakeBatchTruncate(int width, BatchSink* next);
 
 // Runs one plan's pipeline, whose rows go to `out` in the pipeline around
 // it. LIMIT's "enough" (QueryContext::enough) belongs to a pipeline: a

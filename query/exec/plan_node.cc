@@ -42,7 +42,11 @@ absl::Status Plan::Run(QueryContext* context, RowSink* sink) const {
 }
 
 absl::Status Plan::RunBatches(QueryContext* context, BatchSink* sink) const {
-  return root->RunBatches(context, sink);
+  // A pipeline of its own, as in Run: its LIMIT's "enough" starts unset.
+  const bool outer_enough = context->enough.exchange(false);
+  absl::Status ran = root->RunBatches(context, sink);
+  context->enough = outer_enough;
+  return ran;
 }
 
 }  // namespace strata::query

@@ -76,8 +76,15 @@ std::string AggregateNode::Describe() const {
   return StrCat("HashAggregate keys=[", ExprList(keys_), "] aggregates=[", aggregates, "]");
 }
 
+absl::Status AggregateNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return Run(context, MakeAggregate(keys_, aggregates_, Types(), context, sink).get());
+}
+
 absl::Status AggregateNode::RunRows(QueryContext* context, RowSink* sink) const {
-  std::unique_ptr<AggregateSink> aggregate = MakeAggregate(keys_, aggregates_, context, sink);
+  return Run(context, MakeAggregate(keys_, aggregates_, context, sink).get());
+}
+
+absl::Status AggregateNode::Run(QueryContext* context, AggregateSink* aggregate) const {
   std::optional<StopWhileRunning> stop;
   if (newest_first_) {
     // After a bucket starting at `start`, unread rows are older than it:
@@ -90,14 +97,18 @@ absl::Status AggregateNode::RunRows(QueryContext* context, RowSink* sink) const 
       return aggregate->GroupsAbove(n.key_index, Eval(*n.key, row, context->eval)) >= n.stop.limit;
     });
   }
-  if (headers_) headers_->sink = aggregate.get();
-  absl::Status ran = input().RunBatches(context, aggregate.get());
+  if (headers_) headers_->sink = aggregate;
+  absl::Status ran = input().RunBatches(context, aggregate);
   if (headers_) headers_->sink = nullptr;
   return ran;
 }
 
 std::string HavingNode::Describe() const {
   return StrCat("Filter (HAVING) ", predicate_->ToString());
+}
+
+absl::Status HavingNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeBatchFilter(predicate_, context, sink).get());
 }
 
 absl::Status HavingNode::RunRows(QueryContext* context, RowSink* sink) const {
@@ -151,6 +162,12 @@ std::string SortNode::Describe() const {
                 : StrCat("Sort by ", keys_.size(), " keys");
 }
 
+absl::Status SortNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  // Reading newest first counts rows as they pass: the row path does.
+  if (stop_) return PlanNode::RunBatches(context, sink);
+  return input().RunBatches(context, MakeBatchSort(keys_, limit_, context, sink).get());
+}
+
 absl::Status SortNode::RunRows(QueryContext* context, RowSink* sink) const {
   std::unique_ptr<RowSink> sort = MakeSort(keys_, limit_, context, sink);
   if (!stop_) return input().RunRows(context, sort.get());
@@ -163,8 +180,17 @@ absl::Status SortNode::RunRows(QueryContext* context, RowSink* sink) const {
 
 std::string LimitNode::Describe() const { return StrCat("Limit ", limit_); }
 
+absl::Status LimitNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeBatchLimit(limit_, context, sink).get());
+}
+
 absl::Status LimitNode::RunRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeLimit(limit_, context, sink).get());
+}
+
+absl::Status TruncateNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context,
+                            MakeBatchTruncate(static_cast<int>(schema().size()), sink).get());
 }
 
 absl::Status TruncateNode::RunRows(QueryContext* context, RowSink* sink) const {
@@ -172,6 +198,11 @@ absl::Status TruncateNode::RunRows(QueryContext* context, RowSink* sink) const {
 }
 
 std::string OffsetNode::Describe() const { return StrCat("Offset ", skip_); }
+
+absl::Status OffsetNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  if (skip_ <= 0) return input().RunBatches(context, sink);
+  return input().RunBatches(context, MakeBatchOffset(skip_, sink).get());
+}
 
 absl::Status OffsetNode::RunRows(QueryContext* context, RowSink* sink) const {
   if (skip_ <= 0) return input().RunRows(context, sink);

@@ -64,9 +64,13 @@ class AggregateNode : public PlanNode {
   void StopScanWhenSettled(NewestFirst newest_first) { newest_first_ = std::move(newest_first); }
 
   std::string Describe() const override;
+  // The groups as batches (the columnar result path) or as rows.
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
+  absl::Status Run(QueryContext* context, AggregateSink* aggregate) const;
+
   std::vector<const Expr*> keys_;
   std::vector<AggregateSpec> aggregates_;
   std::shared_ptr<HeaderAggregation> headers_;
@@ -79,6 +83,7 @@ class HavingNode : public PlanNode {
   HavingNode(PlanNodePtr input, const Expr* predicate)
       : PlanNode(input->schema(), input->estimated_rows(), {input}), predicate_(predicate) {}
   std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
@@ -135,6 +140,7 @@ class SortNode : public PlanNode {
   // past WHERE settle the result.
   void StopScanWhenSettled(NewestFirstStop stop) { stop_ = std::move(stop); }
   std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
@@ -150,6 +156,7 @@ class LimitNode : public PlanNode {
       : PlanNode(input->schema(), std::min(input->estimated_rows(), limit), {input}),
         limit_(limit) {}
   std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
@@ -162,6 +169,7 @@ class TruncateNode : public PlanNode {
   TruncateNode(PlanNodePtr input, Schema output)
       : PlanNode(std::move(output), input->estimated_rows(), {input}) {}
   std::string Describe() const override { return ""; }
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 };
 
@@ -171,6 +179,7 @@ class OffsetNode : public PlanNode {
   OffsetNode(PlanNodePtr input, int64_t skip)
       : PlanNode(input->schema(), input->estimated_rows(), {input}), skip_(skip) {}
   std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:

@@ -195,16 +195,21 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
 }  // namespace
 
 void MarkColumns(const Expr& expr, std::vector<bool>* columns) {
-  if (expr.kind == ExprKind::kColumn && expr.bound.column >= 0 &&
+  // An aggregate's slot reads its column; its arguments were the aggregation's input.
+  const bool slot = expr.kind == ExprKind::kCall && expr.bound.aggregate >= 0;
+  if ((expr.kind == ExprKind::kColumn || slot) && expr.bound.column >= 0 &&
       expr.bound.column < static_cast<int>(columns->size())) {
     (*columns)[expr.bound.column] = true;
   }
+  if (slot) return;
   for (const auto& a : expr.args) MarkColumns(*a, columns);
 }
 
 const Vector& EvalBatchRef(const Expr& e, const Batch& batch, const EvalContext& context,
                            Vector* scratch) {
-  if (e.kind == ExprKind::kColumn) return batch.columns[e.bound.column];
+  if (e.kind == ExprKind::kColumn || (e.kind == ExprKind::kCall && e.bound.aggregate >= 0)) {
+    return batch.columns[e.bound.column];
+  }
   *scratch = EvalBatch(e, batch, context);
   return *scratch;
 }
@@ -251,6 +256,8 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
       break;
     }
     case ExprKind::kCall:
+      // An aggregate over the groups: its slot, a column of the aggregation's output.
+      if (e.bound.aggregate >= 0) return batch.columns[e.bound.column];
       if (e.bound.function != nullptr && !e.bound.function->takes_lambdas &&
           !e.bound.function->catches_errors) {
         return Call(e, batch, context);

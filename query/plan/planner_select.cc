@@ -576,8 +576,8 @@ void Planner::SelectPhases::Build() {
   if (select_.offset) node = std::make_shared<OffsetNode>(node, *select_.offset);
   plan_.output = output_;
   plan_.root = std::move(node);
-  plan_.columnar = !aggregating_ && windows_->empty() && !select_.having && !select_.distinct &&
-                   sort_keys_.empty() && !select_.limit && !select_.offset;
+  // Windows and DISTINCT work on rows; every other node runs on batches.
+  plan_.columnar = windows_->empty() && !select_.distinct;
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {

@@ -1,6 +1,11 @@
 // Runs the SQL-logic golden files in tests/sql/ (format: tests/sql/README.md)
 // against the engine in-process, with a manual clock.
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "common/clock.h"
+#include "common/strings.h"
 #include "gtest/gtest.h"
 #include "query/engine.h"
 #include "storage/engine.h"
@@ -11,8 +16,26 @@
 namespace strata {
 namespace {
 
+// A query whose second run changes nothing: SELECT (WITH ...) and EXPLAIN.
+bool IsReadOnly(std::string_view sql) {
+  const size_t start = sql.find_first_not_of(" \t\n(");
+  if (start == std::string_view::npos) return false;
+  const std::string_view head = sql.substr(start);
+  for (std::string_view word : {"select", "with", "explain"}) {
+    if (head.size() >= word.size() &&
+        absl::EqualsIgnoreCase(absl::string_view(head.data(), word.size()),
+                               absl::string_view(word.data(), word.size()))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The result as text lines; `batches`: taking it as column batches where
+// the plan can give them (the gRPC server's way), else as rows (PostgreSQL's).
 class Collect : public query::ResultSink {
  public:
+  explicit Collect(bool batches) : batches_(batches) {}
   absl::Status Columns(const std::vector<query::ResultColumn>&) override {
     return absl::OkStatus();
   }
@@ -24,7 +47,18 @@ class Collect : public query::ResultSink {
     }
     return absl::OkStatus();
   }
+  bool TakesBatches() const override { return batches_; }
+  absl::Status Batches(const query::Batch& batch) override {
+    std::vector<query::Row> rows(batch.rows);
+    for (size_t i = 0; i < batch.rows; ++i) {
+      for (const query::Vector& c : batch.columns) rows[i].push_back(c.Get(i));
+    }
+    return Rows(std::move(rows));
+  }
   std::vector<std::string> lines;
+
+ private:
+  bool batches_;
 };
 
 class InProcess : public testing::SqlLogicBackend {
@@ -41,11 +75,22 @@ class InProcess : public testing::SqlLogicBackend {
   absl::StatusOr<WriteResult> Write(const WriteRequest& request) override {
     return engine_->Write(request);
   }
+  // Every statement runs twice, its result taken as rows and as batches:
+  // both paths through the operators must give the same answer.
   absl::StatusOr<std::vector<std::string>> Query(const std::string& sql) override {
-    Collect sink;
-    auto stats = query_->Execute(sql, {}, &sink);
+    Collect rows(/*batches=*/false);
+    auto stats = query_->Execute(sql, {}, &rows);
     if (!stats.ok()) return stats.status();
-    return sink.lines;
+    if (!IsReadOnly(sql)) return rows.lines;
+    Collect batches(/*batches=*/true);
+    auto again = query_->Execute(sql, {}, &batches);
+    if (!again.ok()) return again.status();
+    if (batches.lines != rows.lines) {
+      return absl::InternalError(StrCat("taken as batches, the result differs from the rows':\n",
+                                        absl::StrJoin(batches.lines, "\n"), "\nrather than\n",
+                                        absl::StrJoin(rows.lines, "\n")));
+    }
+    return rows.lines;
   }
   void Restart() override {
     query_.reset();

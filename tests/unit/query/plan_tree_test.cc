@@ -173,23 +173,31 @@ TEST_F(PlanTreeTest, ATreeRunsAgainWithTheSameResult) {
   }
 }
 
-TEST_F(PlanTreeTest, OnlyTheSelectListOverItsSourceRunsColumnar) {
-  std::shared_ptr<Plan> columnar = PlanOf("SELECT host FROM mydb.cpu WHERE host = 'a'");
-  ASSERT_NE(columnar, nullptr);
-  EXPECT_TRUE(columnar->columnar);
-  BatchRowCounter counted;
-  ASSERT_TRUE(columnar->RunBatches(&context_, &counted).ok());
-  EXPECT_EQ(counted.rows, 3);
-
-  // OFFSET alone is a node of its own: the batches it passes on lose the
-  // first rows (the columnar path used to skip it).
-  std::shared_ptr<Plan> offset = PlanOf("SELECT host FROM mydb.cpu WHERE host = 'a' OFFSET 2");
-  ASSERT_NE(offset, nullptr);
-  EXPECT_FALSE(offset->columnar);
-  EXPECT_NE(At<OffsetNode>(*offset, {}), nullptr);
-  BatchRowCounter rest;
-  ASSERT_TRUE(offset->RunBatches(&context_, &rest).ok());
-  EXPECT_EQ(rest.rows, 1);
+TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRunsColumnar) {
+  // The rows each plan's batches come to.
+  const std::vector<std::pair<std::string, int64_t>> columnar = {
+      {"SELECT host FROM mydb.cpu WHERE host = 'a'", 3},
+      // OFFSET alone is a node of its own: the batches it passes on lose the first rows.
+      {"SELECT host FROM mydb.cpu WHERE host = 'a' OFFSET 2", 1},
+      {"SELECT host FROM mydb.cpu LIMIT 4", 4},
+      {"SELECT host, count(*) FROM mydb.cpu GROUP BY host HAVING count(*) > 1 ORDER BY 2 DESC", 2},
+      {"SELECT host FROM mydb.cpu ORDER BY measure_value::double DESC LIMIT 5 OFFSET 3", 3},
+  };
+  for (const auto& [sql, rows] : columnar) {
+    SCOPED_TRACE(sql);
+    std::shared_ptr<Plan> plan = PlanOf(sql);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_TRUE(plan->columnar);
+    BatchRowCounter counted;
+    ASSERT_TRUE(plan->RunBatches(&context_, &counted).ok());
+    EXPECT_EQ(counted.rows, rows);
+  }
+  for (const std::string sql : {"SELECT DISTINCT host FROM mydb.cpu",
+                                "SELECT host, row_number() OVER (ORDER BY time) FROM mydb.cpu"}) {
+    std::shared_ptr<Plan> plan = PlanOf(sql);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_FALSE(plan->columnar) << sql;
+  }
 }
 
 }  // namespace
