@@ -3,19 +3,28 @@
 # here), cg_quota DIR QUOTA_CPUS (a quota for the cgroup DIR, made if missing; "max" for none),
 # cg_add DIR PID, and cg_cleanup (moves every process back to the root and removes the
 # cgroups). Needs root and cgroup v1's cpu controller (/sys/fs/cgroup/cpu) or cgroup v2.
+# STRATA_BENCH_QUOTA_PERIOD_MS (default 100, the kernel's): the quota holds over each such
+# period. Within one, a process may run on both cores until its quota is spent, so a query
+# shorter than the period runs at full speed unless earlier ones spent it: 10 ms makes a
+# 0.5-CPU node 0.5 CPU at the scale of a 10-50 ms query too.
+cg_period_us=$((${STRATA_BENCH_QUOTA_PERIOD_MS:-100} * 1000))
 if [ -d /sys/fs/cgroup/cpu ] && [ -w /sys/fs/cgroup/cpu ]; then
   cg_root=/sys/fs/cgroup/cpu/strata-bench
   cg_top=/sys/fs/cgroup/cpu
-  cg_set_quota() { # dir, microseconds per 100 ms or -1
-    echo 100000 >"$1/cpu.cfs_period_us"
+  cg_set_quota() { # dir, microseconds per period or -1
+    echo "$cg_period_us" >"$1/cpu.cfs_period_us"
     echo "$2" >"$1/cpu.cfs_quota_us"
   }
 elif [ -w /sys/fs/cgroup/cgroup.subtree_control ]; then
   cg_root=/sys/fs/cgroup/strata-bench
   cg_top=/sys/fs/cgroup
   echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-  cg_set_quota() { # dir, microseconds per 100 ms or -1
-    if [ "$2" = -1 ]; then echo "max 100000" >"$1/cpu.max"; else echo "$2 100000" >"$1/cpu.max"; fi
+  cg_set_quota() { # dir, microseconds per period or -1
+    if [ "$2" = -1 ]; then
+      echo "max $cg_period_us" >"$1/cpu.max"
+    else
+      echo "$2 $cg_period_us" >"$1/cpu.max"
+    fi
   }
 else
   echo "$(basename "$0"): needs root and a writable cgroup cpu controller" >&2
@@ -27,7 +36,7 @@ cg_quota() { # dir, CPUs (e.g. 0.25) or "max"
   if [ "$2" = max ]; then
     cg_set_quota "$1" -1
   else
-    cg_set_quota "$1" "$(awk -v q="$2" 'BEGIN { printf "%d", q * 100000 }')"
+    cg_set_quota "$1" "$(awk -v q="$2" -v p="$cg_period_us" 'BEGIN { printf "%d", q * p }')"
   fi
 }
 cg_add() { echo "$2" >"$1/cgroup.procs"; }

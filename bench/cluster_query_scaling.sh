@@ -9,6 +9,9 @@
 # leader computes its part); every query type's row count is compared across the runs.
 # STRATA_BENCH_PARTITION_KEY=dimension:hostname creates the table with that partition key
 # (on every setup), so that a query fixing the host reads one shard.
+# STRATA_BENCH_QUOTA_PERIOD_MS=10 holds the quota over 10 ms periods instead of the kernel's
+# 100 (bench/cgroup_quota.sh): at 100, a query of a few tens of ms runs at full speed on one
+# node whenever the queries before it left quota in the period.
 # Usage: bench/cluster_query_scaling.sh [hosts] [quota] [runs]   e.g. 200 0.5 9
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_join.h"
 #include "cluster/scan_pages.h"
+#include "cluster/site_balance.h"
 #include "common/start_thread.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -121,6 +122,10 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
       : reads_(*reads), choice_(choice), sites_(std::move(sites)) {}
 
   absl::StatusOr<std::vector<query::FragmentSite>> Sites() override { return sites_; }
+  // Leader reads only: another choice reads where it reads for reasons of its own.
+  void BalanceSites(std::vector<query::FragmentSite>* sites) override {
+    if (choice_.consistency == query::ReadConsistency::kLeader) reads_.BalanceSites(sites);
+  }
   size_t max_concurrent_fragments() const override {
     return choice_.max_fragments > 0 ? static_cast<size_t>(choice_.max_fragments)
                                      : query::kMaxConcurrentFragments;
@@ -212,6 +217,21 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(
   return groups.Take();
 }
 
+void ClusterShardReads::BalanceSites(std::vector<query::FragmentSite>* sites) {
+  cluster::BalanceSites(
+      sites,
+      [this](uint32_t shard, const std::string& node) {
+        const std::vector<ShardHolder> holders = directory_.Holders(shard);
+        return std::any_of(holders.begin(), holders.end(),
+                           [&node](const ShardHolder& h) { return h.node == node; });
+      },
+      [this](uint32_t shard) -> std::optional<uint64_t> {
+        std::shared_ptr<Replica> replica = directory_.LocalReplica(shard);
+        if (replica == nullptr || !directory_.LeadsUnderLease(*replica)) return std::nullopt;
+        return replica->state().applied;
+      });
+}
+
 absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::OtherSites(
     const std::vector<uint32_t>& shards, const std::set<std::string>& avoid) {
   SiteGroups groups(node_id_);
@@ -281,7 +301,11 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
                                          const std::atomic<bool>* cancelled) {
   internal::v1::ScanRequest request;
   request.set_sql(sql);
-  for (uint32_t shard : site.shards) request.add_shards(shard);
+  for (uint32_t shard : site.shards) {
+    request.add_shards(shard);
+    const auto at_least = site.applied_at_least.find(shard);
+    request.add_applied_at_least(at_least != site.applied_at_least.end() ? at_least->second : 0);
+  }
   request.set_catalog_revision(directory_.catalog_revision());
   request.set_timeout_millis(MillisLeft(deadline));
   request.set_describe_only(describe_only);

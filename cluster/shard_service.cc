@@ -199,6 +199,11 @@ void ShardServiceImpl::HoldForTesting(std::chrono::steady_clock::time_point star
   }
 }
 
+// How long a follower waits to apply what a shard's leader had applied when it handed the
+// shard's read over: a follower keeps up within milliseconds; one further behind (catching
+// up, under load) is better left out than waited for.
+constexpr std::chrono::milliseconds kHandedOverWait{250};
+
 grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                                     const internal::v1::ScanRequest* request,
                                     grpc::ServerWriter<internal::v1::ScanResponse>* writer) {
@@ -235,7 +240,27 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
       choice.consistency = static_cast<query::ReadConsistency>(request->consistency());
     }
     choice.max_staleness = std::chrono::milliseconds(request->max_staleness_millis());
-    if (absl::Status caught_up = directory_.CatchUpShards(shards, choice, wait);
+    // A shard handed over by its leader (cluster/site_balance.h) is read once its replica
+    // applied what the leader had; the others by the read choice. A replica that lags more
+    // than a moment is not waited for: the asking node reads the shard elsewhere (its own).
+    std::vector<uint32_t> by_choice;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const uint64_t at_least = i < static_cast<size_t>(request->applied_at_least_size())
+                                    ? request->applied_at_least(i)
+                                    : 0;
+      if (at_least == 0) {
+        by_choice.push_back(shards[i]);
+        continue;
+      }
+      std::shared_ptr<Replica> replica = directory_.LocalReplica(shards[i]);
+      if (replica == nullptr || !replica->WaitApplied(at_least, std::min(wait, kHandedOverWait))) {
+        return grpc::Status(
+            grpc::StatusCode::UNAVAILABLE,
+            StrCat("node ", node_id_, " has not applied shard ", shards[i], "'s log to sequence ",
+                   at_least, " yet; the query reads it elsewhere"));
+      }
+    }
+    if (absl::Status caught_up = directory_.CatchUpShards(by_choice, choice, wait);
         !caught_up.ok()) {
       return ToGrpc(caught_up);
     }

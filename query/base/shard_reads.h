@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct FragmentSite {
   std::string address;  // where it is reached
   bool local = false;   // this node
   std::vector<uint32_t> shards;
+  // By shard: the log sequence the node's replica must have applied before it reads (a
+  // shard this node leads, handed to a follower there; cluster/site_balance.h).
+  std::map<uint32_t, uint64_t> applied_at_least;
 };
 
 // Fragments of one table a query reads at once, unless its read choice says otherwise
@@ -62,6 +66,10 @@ class ShardReads {
   virtual ~ShardReads() = default;
   // The sites that together read every shard once, this node's own first.
   virtual absl::StatusOr<std::vector<FragmentSite>> Sites() = 0;
+  // Once the sites are cut to the shards a query reads (this node's first): may hand shards
+  // this node would read to other sites' nodes holding them too, leaving this node, which
+  // also merges every fragment's answer, less of the scan.
+  virtual void BalanceSites(std::vector<FragmentSite>* /*sites*/) {}
   // Fragments of one table run at once.
   virtual size_t max_concurrent_fragments() const { return kMaxConcurrentFragments; }
   // The columns `sql` (a fragment's statement) answers with at `site`: possibly as the site

@@ -275,9 +275,10 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
     if (std::optional<std::set<uint32_t>> pinned =
             ShardsPinned(table_read->pushed, schema, table.partition_key, count)) {
       table_read->shards_pruned = KeepPinnedShards(*pinned, table_read.get());
-      sites = table_read->sites;
     }
   }
+  reads->BalanceSites(&table_read->sites);
+  sites = table_read->sites;
   // What the fragments send: the columns the statement reads (at least one, so that rows
   // are counted) that each site has, or all of them.
   std::optional<std::set<std::string>> read =

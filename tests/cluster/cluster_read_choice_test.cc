@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "query/base/read_choice.h"
+#include "strata/internal/v1/shard.grpc.pb.h"
 #include "strata/v1/query.grpc.pb.h"
 #include "tests/cluster/cluster_harness.h"
 #include "tests/cluster/cluster_helpers.h"
@@ -358,6 +361,91 @@ TEST_F(ClusterReadChoiceTest, GroupsOrderedByTheirKeysWithALimitAreCutInTheFragm
     EXPECT_NE(led, "") << c.sql;
     const std::string plan = run("EXPLAIN " + c.sql, v1::READ_CONSISTENCY_LEADER);
     EXPECT_EQ(plan.find("NULLS") != std::string::npos, c.cut) << c.sql << "\n" << plan;
+  }
+}
+
+// A shard a leader hands over to a follower (cluster/site_balance.h) is read there once the
+// follower's replica applied what the leader had, whatever the read choice says: here a
+// follower read within ten minutes, which alone answers from the lagging replica at once.
+TEST_F(ClusterReadChoiceTest, AHandedOverShardIsReadOnceItsReplicaAppliedWhatItsLeaderHad) {
+  // count(*) of demo.cpu's shards at the lagging node, as another node's fragment.
+  auto scan = [&](const std::map<uint32_t, uint64_t>& at_least) {
+    auto stub = internal::v1::ShardService::NewStub(cluster_->node(kLagging).channel());
+    grpc::ClientContext context;
+    context.AddMetadata("x-strata-cluster-secret", cluster_->secret());
+    internal::v1::ScanRequest request;
+    request.set_sql("SELECT count(*) FROM demo.cpu");
+    request.set_consistency(static_cast<int32_t>(query::ReadConsistency::kFollower));
+    request.set_max_staleness_millis(600'000);
+    for (uint32_t shard = 0; shard < 4; ++shard) {
+      request.add_shards(shard);
+      request.add_applied_at_least(at_least.contains(shard) ? at_least.at(shard) : 0);
+    }
+    auto reader = stub->Scan(&context, request);
+    internal::v1::ScanResponse page;
+    int64_t count = -1;
+    while (reader->Read(&page)) {
+      if (page.rows() > 0) count = page.columns(0).ints(0);
+    }
+    const grpc::Status status = reader->Finish();
+    return std::make_pair(status, count);
+  };
+  ASSERT_EQ(scan({}).second, 0);  // the lagging node caught up once: current for ten minutes
+  WriteHosts(NowMillis());
+  // What each shard's leader applied with the write.
+  std::map<uint32_t, uint64_t> led;
+  const std::vector<std::string> leaders = cluster_->Leaders();
+  for (uint32_t shard = 0; shard < 4; ++shard) {
+    led[shard] = cluster_->Replicas(TestCluster::IndexOf(leaders[shard]))[shard].applied;
+  }
+  EXPECT_EQ(scan({}).second, 0) << "the follower read answers from the lagging replica";
+  // 1.5 s behind: not waited for (the asking node would read the shard itself).
+  const auto [behind, unread] = scan(led);
+  EXPECT_EQ(behind.error_code(), grpc::StatusCode::UNAVAILABLE) << behind.error_message();
+  EXPECT_NE(behind.error_message().find("has not applied shard"), std::string::npos)
+      << behind.error_message();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto [caught_up, count] = scan(led);
+  ASSERT_TRUE(caught_up.ok()) << caught_up.error_message();
+  EXPECT_EQ(count, kHosts);
+}
+
+// Through a node leading more than an even share of the shards a leader read fans out to, the
+// node hands the last of them to the nodes reading fewest (it merges every answer too): on
+// eight shards, preferred leaders 0,3,6 at n0, 1,4,7 at n1, 2,5 at n2, n0 reads two. Every
+// answer holds what was acknowledged before it, through any node.
+TEST(ClusterBalanceTest, TheCoordinatorHandsShardsItLeadsToFollowers) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster(TestCluster::Options{.nodes = 3, .shards = 8});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(0), "cpu").ok());
+  // The node up first leads every shard, then each preferred node takes its own back.
+  const std::vector<std::string> preferred = {"n0", "n1", "n2", "n0", "n1", "n2", "n0", "n1"};
+  for (int i = 0; i < 100 && cluster.Leaders() != preferred; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(cluster.Leaders(), preferred);
+  const std::string sql = "SELECT count(*), count(DISTINCT host) FROM demo.cpu";
+  v1::WriteRecordsResponse first;
+  ASSERT_TRUE(Write(cluster.node(1), "cpu", HostRecords(kHosts, NowMillis()), &first).ok());
+  const std::string plan = RowsText(RunQuery(cluster.node(0).channel(), "EXPLAIN " + sql).rows);
+  EXPECT_NE(plan.find("shards 0,3 on this node; shards 1,4,7 on n1; shards 2,5,6 on n2"),
+            std::string::npos)
+      << plan;
+  // n2 leads two, fewer than an even share: it reads them itself.
+  const std::string at_n2 = RowsText(RunQuery(cluster.node(2).channel(), "EXPLAIN " + sql).rows);
+  EXPECT_NE(at_n2.find("shards 2,5 on this node"), std::string::npos) << at_n2;
+  for (int round = 2; round <= 6; ++round) {
+    v1::WriteRecordsResponse written;
+    ASSERT_TRUE(
+        Write(cluster.node(1), "cpu", HostRecords(kHosts, NowMillis() + round), &written).ok());
+    const std::string want = std::to_string(round * kHosts) + "|" + std::to_string(kHosts) + "\n";
+    for (int node = 0; node < 3; ++node) {
+      QueryResult read = RunQuery(cluster.node(node).channel(), sql);
+      ASSERT_TRUE(read.status.ok()) << read.status.error_message();
+      EXPECT_EQ(RowsText(read.rows), want) << "round " << round << " through n" << node;
+    }
   }
 }
 
