@@ -1,7 +1,8 @@
 // Fuzz target: arbitrary text as a SQL statement against a small in-process
 // table (extreme BIGINTs, multi-byte text, NULLs). Any input must end in an
 // answer or an error: never a crash, a hang past the timeout or a stack
-// overflow. The front end, planner and both evaluators (row and vector) run.
+// overflow. The front end, planner and both evaluators (row and vector) run, and
+// each statement runs twice: its result taken as rows, then as batches.
 #include <pthread.h>
 
 #include <cstddef>
@@ -22,12 +23,20 @@ using namespace strata;
 
 constexpr int64_t kNow = 1'709'294'400'000'000'000;  // 2024-03-01T12:00:00Z
 
+// `batches`: takes the result as column batches where the plan gives them (the gRPC
+// server's way), so that the operators' batch forms run too.
 class DiscardSink : public query::ResultSink {
  public:
+  explicit DiscardSink(bool batches = false) : batches_(batches) {}
   absl::Status Columns(const std::vector<query::ResultColumn>&) override {
     return absl::OkStatus();
   }
   absl::Status Rows(std::vector<query::Row>) override { return absl::OkStatus(); }
+  bool TakesBatches() const override { return batches_; }
+  absl::Status Batches(const query::Batch&) override { return absl::OkStatus(); }
+
+ private:
+  bool batches_;
 };
 
 InputMeasure Attribute(std::string name, Value value) {
@@ -110,11 +119,13 @@ struct Job {
 
 void* RunQuery(void* arg) {
   Job* job = static_cast<Job*>(arg);
-  DiscardSink sink;
   query::QueryOptions options;
   options.timeout_millis = 2000;
   options.memory_limit_bytes = 64 << 20;
-  (void)job->fixture->query->Execute(job->sql, options, &sink);
+  for (bool batches : {false, true}) {
+    DiscardSink sink(batches);
+    (void)job->fixture->query->Execute(job->sql, options, &sink);
+  }
   return nullptr;
 }
 
