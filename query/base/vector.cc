@@ -121,6 +121,19 @@ Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep) {
   return TakeRows(from, rows);
 }
 
+namespace {
+
+// to[k] = from[rows[k]] for every k; `to` sized once (a loop per array, not a
+// push_back of each array per row).
+template <typename T>
+void Gather(const std::vector<T>& from, const std::vector<uint32_t>& rows, std::vector<T>* to) {
+  if (from.empty()) return;
+  to->resize(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) (*to)[k] = from[rows[k]];
+}
+
+}  // namespace
+
 Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
   Batch out;
   out.rows = rows.size();
@@ -129,14 +142,11 @@ Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
     Vector& v = out.columns.emplace_back(in.type);
     if (in.size() != from.rows) continue;  // a column the query does not read
     v.arena = in.arena;
-    v.nulls.reserve(rows.size());
-    for (uint32_t i : rows) {
-      v.nulls.push_back(in.nulls[i]);
-      if (!in.ints.empty()) v.ints.push_back(in.ints[i]);
-      if (!in.doubles.empty()) v.doubles.push_back(in.doubles[i]);
-      if (!in.strings.empty()) v.strings.push_back(in.strings[i]);
-      if (!in.nested.empty()) v.nested.push_back(in.nested[i]);
-    }
+    Gather(in.nulls, rows, &v.nulls);
+    Gather(in.ints, rows, &v.ints);
+    Gather(in.doubles, rows, &v.doubles);
+    Gather(in.strings, rows, &v.strings);
+    Gather(in.nested, rows, &v.nested);
   }
   return out;
 }

@@ -17,8 +17,9 @@ namespace {
 
 constexpr size_t kRows = 5000;
 
-// Column 0: VARCHAR (few values, some NULL); 1: BIGINT (ties, some NULL);
-// 2: DOUBLE; 3: the row's arrival number.
+// Column 0: VARCHAR (few values, some NULL: ranked before sorting); 1: BIGINT
+// (ties, some NULL); 2: DOUBLE; 3: the row's arrival number; 4: VARCHAR, mostly
+// distinct (compared as strings).
 std::vector<Row> MakeRows() {
   std::mt19937 random(7);
   std::vector<Row> rows;
@@ -28,7 +29,8 @@ std::vector<Row> MakeRows() {
                                : Datum::Varchar("host_" + std::to_string(r % 13)),
                     r % 11 == 0 ? Datum::Null(DataType::kBigint) : Datum::Bigint((r >> 8) % 5),
                     Datum::Double(static_cast<double>((r >> 4) % 100) / 4),
-                    Datum::Bigint(static_cast<int64_t>(i))});
+                    Datum::Bigint(static_cast<int64_t>(i)),
+                    Datum::Varchar("v" + std::to_string((r >> 3) % 4000))});
   }
   return rows;
 }
@@ -63,17 +65,22 @@ std::vector<std::string> SortBatches(const std::vector<Row>& rows, std::vector<S
   std::mt19937 random(3);
   for (size_t start = 0; start < rows.size();) {
     const size_t n = std::min<size_t>(rows.size() - start, 1 + random() % kBatchRows);
-    Batch batch =
-        NewBatch({DataType::kVarchar, DataType::kBigint, DataType::kDouble, DataType::kBigint}, n);
-    std::vector<std::string> strings(n);
+    Batch batch = NewBatch({DataType::kVarchar, DataType::kBigint, DataType::kDouble,
+                            DataType::kBigint, DataType::kVarchar},
+                           n);
+    std::vector<std::string> strings(2 * n);
     for (size_t i = 0; i < n; ++i) {
       const Row& row = rows[start + i];
-      if (!row[0].null) {
-        strings[i] = row[0].s;
-        batch.columns[0].strings[i] = strings[i];
-        batch.columns[0].nulls[i] = 0;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (row[c].type != DataType::kVarchar) {
+          batch.columns[c].Set(i, row[c]);
+        } else if (!row[c].null) {
+          std::string& kept = strings[2 * i + (c == 0 ? 0 : 1)];
+          kept = row[c].s;
+          batch.columns[c].strings[i] = kept;
+          batch.columns[c].nulls[i] = 0;
+        }
       }
-      for (size_t c = 1; c < row.size(); ++c) batch.columns[c].Set(i, row[c]);
     }
     EXPECT_TRUE(sort->Push(batch).ok());
     for (std::string& s : strings) s.assign(s.size(), '#');  // the views die with the Push
@@ -100,6 +107,7 @@ TEST(BatchSortTest, SortsAsTheRowSortDoesWithTiesInArrivalOrder) {
       {{.column = 0, .descending = true, .nulls_first = true}},
       {{.column = 1, .descending = true}, {.column = 0, .nulls_first = true}},
       {{.column = 2}, {.column = 1, .nulls_first = true}},
+      {{.column = 4, .descending = true}, {.column = 0}},
   };
   for (size_t o = 0; o < orders.size(); ++o) {
     for (std::optional<int64_t> limit :
