@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "common/status.h"
 #include "query/exec/operators.h"
 
@@ -138,55 +137,18 @@ class BatchSort : public BatchSink {
 
  private:
   bool Before(uint32_t a, uint32_t b) const {
-    for (size_t key = 0; key < keys_.size(); ++key) {
-      const SortKey& k = keys_[key];
+    for (const SortKey& k : keys_) {
       const Vector& v = kept_.columns[k.column];
       const bool na = v.nulls[a] != 0, nb = v.nulls[b] != 0;
       if (na != nb) return na == k.nulls_first;
       if (na) continue;
-      const std::vector<uint32_t>& rank = ranks_[key];
-      const int c =
-          rank.empty() ? CompareValues(v, a, b) : (rank[a] < rank[b] ? -1 : rank[a] > rank[b]);
+      const int c = CompareValues(v, a, b);
       if (c != 0) return k.descending ? c > 0 : c < 0;
     }
     return false;
   }
 
-  // For each VARCHAR key whose values repeat (a host per group of hours), every row's rank
-  // among the column's distinct values: comparing two ranks is comparing the strings, and
-  // the sort then compares integers. Left empty where most values are distinct (the
-  // ranking would cost as much as the comparisons it saves).
-  void RankRepeatedStrings() {
-    ranks_.assign(keys_.size(), {});
-    for (size_t key = 0; key < keys_.size(); ++key) {
-      const Vector& v = kept_.columns[keys_[key].column];
-      if (v.type != DataType::kVarchar) continue;
-      absl::flat_hash_map<std::string_view, uint32_t> index;  // a distinct value's number
-      std::vector<std::string_view> distinct;
-      std::vector<uint32_t> rank(kept_.rows, 0);
-      for (size_t i = 0; i < kept_.rows; ++i) {
-        if (v.nulls[i]) continue;
-        auto [it, added] = index.try_emplace(v.strings[i], static_cast<uint32_t>(distinct.size()));
-        if (added) distinct.push_back(v.strings[i]);
-        rank[i] = it->second;
-      }
-      if (distinct.size() * 2 > kept_.rows) continue;
-      std::vector<uint32_t> by_value(distinct.size());
-      std::iota(by_value.begin(), by_value.end(), 0);
-      std::sort(by_value.begin(), by_value.end(),
-                [&distinct](uint32_t a, uint32_t b) { return distinct[a] < distinct[b]; });
-      std::vector<uint32_t> rank_of(distinct.size());
-      for (uint32_t r = 0; r < by_value.size(); ++r) rank_of[by_value[r]] = r;
-      for (size_t i = 0; i < kept_.rows; ++i) {
-        if (!v.nulls[i]) rank[i] = rank_of[rank[i]];
-      }
-      ranks_[key] = std::move(rank);
-    }
-  }
-
-  std::vector<uint32_t> SortedOrder() {
-    if (kept_.rows == 0) return {};
-    RankRepeatedStrings();
+  std::vector<uint32_t> SortedOrder() const {
     std::vector<uint32_t> order(kept_.rows);
     std::iota(order.begin(), order.end(), 0);
     auto before = [this](uint32_t a, uint32_t b) { return Before(a, b); };
@@ -227,7 +189,6 @@ class BatchSort : public BatchSink {
   QueryContext* context_;
   BatchSink* next_;
   Batch kept_;
-  std::vector<std::vector<uint32_t>> ranks_;  // by key: RankRepeatedStrings
   StringArena arena_;
   int64_t reserved_ = 0;
 };

@@ -17,9 +17,8 @@ namespace {
 
 constexpr size_t kRows = 5000;
 
-// Column 0: VARCHAR (few values, some NULL: ranked before sorting); 1: BIGINT
-// (ties, some NULL); 2: DOUBLE; 3: the row's arrival number; 4: VARCHAR, mostly
-// distinct (compared as strings).
+// Column 0: VARCHAR (few values, some NULL); 1: BIGINT (ties, some NULL);
+// 2: DOUBLE; 3: the row's arrival number; 4: VARCHAR, mostly distinct.
 std::vector<Row> MakeRows() {
   std::mt19937 random(7);
   std::vector<Row> rows;
