@@ -8,6 +8,7 @@
 // memory stays O(n); ties keep the rows that came first, in that order.
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -116,7 +117,16 @@ class BatchSort : public BatchSink {
     kept_.rows += batch.rows;
     RETURN_IF_ERROR(context_->Reserve(bytes, limit_ ? "ORDER BY ... LIMIT" : "ORDER BY"));
     reserved_ += bytes;
-    if (limit_ && kept_.rows > 2 * static_cast<uint64_t>(*limit_) + kBatchRows) CutToLimit();
+    if (kept_.rows > std::numeric_limits<uint32_t>::max()) {  // the rows' numbers are 32-bit
+      return absl::ResourceExhaustedError(
+          "ORDER BY holds more than 4,294,967,295 rows: add a LIMIT or narrow the WHERE");
+    }
+    // Past 2n rows (and a batch), back to n: each row is sorted a bounded number of times.
+    // (Written so that LIMIT 9223372036854775807 does not overflow into a cut every batch.)
+    if (limit_ && kept_.rows > kBatchRows &&
+        (kept_.rows - kBatchRows) / 2 > static_cast<uint64_t>(*limit_)) {
+      CutToLimit();
+    }
     return absl::OkStatus();
   }
 

@@ -2,6 +2,7 @@
 // (MakeSort): the same rows in the same order for every key direction, NULL
 // placement and LIMIT, ties in arrival order, over many batches whose strings
 // are gone once each Push returns, with the top n cut back as rows come.
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -112,7 +113,8 @@ TEST(BatchSortTest, SortsAsTheRowSortDoesWithTiesInArrivalOrder) {
     for (std::optional<int64_t> limit :
          {std::optional<int64_t>(), std::optional<int64_t>(0), std::optional<int64_t>(1),
           std::optional<int64_t>(7), std::optional<int64_t>(1500),
-          std::optional<int64_t>(kRows + 1)}) {
+          std::optional<int64_t>(kRows + 1),
+          std::optional<int64_t>(std::numeric_limits<int64_t>::max())}) {
       SCOPED_TRACE(::testing::Message() << "order " << o << " limit " << limit.value_or(-1));
       const std::vector<std::string> expected = SortRows(rows, orders[o], limit);
       EXPECT_EQ(expected.size(), limit ? std::min<size_t>(*limit, kRows) : kRows);
