@@ -123,8 +123,11 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
 
   absl::StatusOr<std::vector<query::FragmentSite>> Sites() override { return sites_; }
   // Leader reads only: another choice reads where it reads for reasons of its own.
-  void BalanceSites(std::vector<query::FragmentSite>* sites) override {
-    if (choice_.consistency == query::ReadConsistency::kLeader) reads_.BalanceSites(sites);
+  void BalanceSites(std::vector<query::FragmentSite>* sites,
+                    const std::vector<uint64_t>& series_here, double merge_share) override {
+    if (choice_.consistency == query::ReadConsistency::kLeader) {
+      reads_.BalanceSites(sites, series_here, merge_share);
+    }
   }
   size_t max_concurrent_fragments() const override {
     return choice_.max_fragments > 0 ? static_cast<size_t>(choice_.max_fragments)
@@ -217,9 +220,27 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(
   return groups.Take();
 }
 
-void ClusterShardReads::BalanceSites(std::vector<query::FragmentSite>* sites) {
+void ClusterShardReads::BalanceSites(std::vector<query::FragmentSite>* sites,
+                                     const std::vector<uint64_t>& series_here, double merge_share) {
+  std::vector<double> weights(directory_.shard_count(), 0);
+  std::vector<bool> known(weights.size(), false);
+  double sum = 0;
+  size_t counted = 0;
+  for (uint32_t shard = 0; shard < weights.size(); ++shard) {
+    if (directory_.LocalReplica(shard) == nullptr) continue;
+    known[shard] = true;
+    weights[shard] = shard < series_here.size() ? static_cast<double>(series_here[shard]) : 0;
+    sum += weights[shard];
+    ++counted;
+  }
+  // Shards held elsewhere only weigh the average; with no series known, all weigh the same.
+  const double average = counted > 0 && sum > 0 ? sum / static_cast<double>(counted) : 1;
+  for (uint32_t shard = 0; shard < weights.size(); ++shard) {
+    if (!known[shard] || sum <= 0) weights[shard] = average;
+  }
   cluster::BalanceSites(
-      sites,
+      sites, merge_share,
+      [&weights](uint32_t shard) { return shard < weights.size() ? weights[shard] : 0; },
       [this](uint32_t shard, const std::string& node) {
         const std::vector<ShardHolder> holders = directory_.Holders(shard);
         return std::any_of(holders.begin(), holders.end(),

@@ -1,12 +1,17 @@
-// Sparing the coordinating node part of a fanned-out leader read. The node a query comes
-// through reads its share of the shards and also merges every fragment's answer (the
-// groups, the sort, the page to the client): with leaders spread evenly it is the last to
-// finish. BalanceSites hands some of the shards it leads to other sites whose nodes hold
-// replicas of them. What the leader had applied when the query began goes with each shard
-// (FragmentSite::applied_at_least): the follower's replica applies its log that far before
-// it reads, so the read still holds every write acknowledged before the query (a leader
-// under its lease applied every write it acknowledged) without asking anyone where the log
-// ends.
+// Sharing a fanned-out leader read's scan out evenly. Leader reads send each shard to its
+// leader, so a node leading more of the data (shards differ in size: 200 hosts hashed to 16
+// shards put 19 on one and 6 on another) scans more, and the node a query comes through
+// also merges every fragment's answer (the groups, the sort, the page to the client): left
+// alone, the query waits for the most loaded node. BalanceSites moves shards between the
+// sites, each to another node holding a replica of it, until no move makes the most loaded
+// site lighter.
+//
+// A moved shard is still read with every write acknowledged before the query began. One this
+// node leads under its lease carries what it had applied (FragmentSite::applied_at_least):
+// the follower applies its log that far before it reads (a leader under its lease applied
+// every write it acknowledged) without asking anyone. One another node leads is read by a
+// follower as any leader read at a follower is: it first asks the leader what it applied
+// (cluster/leader_applied.h), one call for all such shards of that leader.
 #pragma once
 
 #include <cstdint>
@@ -19,14 +24,15 @@
 
 namespace strata::cluster {
 
-// Moves shards from the local site (sites->front(), when local) to the other sites, one at
-// a time to the one reading the fewest, while the local site reads more than
-// total / sites - 1 shards and the receiving site then reads no more than the most any site
-// read before: no node scans more than before, and the coordinator scans one share less.
-// Only shards `led_here` gives a sequence for (led here under a lease) move, and only to a
-// site whose node `holds` them. With fewer than two shards a site, nothing moves (a small
-// read stays where it is).
-void BalanceSites(std::vector<query::FragmentSite>* sites,
+// Moves shards of `sites` (this node's first when `sites->front().local`) from the most
+// loaded site, a site's load being the `weight` of its shards (plus `merge_share` of all the
+// shards' weight for this node's: what its merge costs), to the site that leaves the two lighter,
+// while that lightens the most loaded by a tenth of a shard at least. A shard moves only to a site
+// whose node `holds` it and never to this node (its replicas were brought up to date for the shards
+// it had); one of this node's only when `led_here` gives its sequence (led here under a lease).
+// With fewer than two shards a site nothing moves: a small read stays where it is.
+void BalanceSites(std::vector<query::FragmentSite>* sites, double merge_share,
+                  const std::function<double(uint32_t shard)>& weight,
                   const std::function<bool(uint32_t shard, const std::string& node)>& holds,
                   const std::function<std::optional<uint64_t>(uint32_t shard)>& led_here);
 
