@@ -426,6 +426,17 @@ std::map<std::string, std::vector<int>> FragmentShards(const std::string& plan) 
   return out;
 }
 
+// Waits until each of a 3-node cluster's eight shards is led by its first choice (shard i by
+// n<i % 3>). The node up first may lead every shard; it hands each back to its first choice
+// once it led it 10 s and the members settled (looking every 5 s: cluster_node.cc, HandBack).
+void AwaitPreferredLeads(TestCluster& cluster) {
+  const std::vector<std::string> preferred = {"n0", "n1", "n2", "n0", "n1", "n2", "n0", "n1"};
+  for (int i = 0; i < 600 && cluster.Leaders() != preferred; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(cluster.Leaders(), preferred);
+}
+
 // Through a node leading more than an even share of the shards a leader read fans out to, the
 // node hands some of them to the other nodes (it merges every answer too): on eight shards,
 // preferred leaders 0,3,6 at n0, 1,4,7 at n1, 2,5 at n2, n0 reads fewer than its three, and
@@ -437,13 +448,7 @@ TEST(ClusterBalanceTest, TheCoordinatorHandsShardsItLeadsToFollowers) {
   ASSERT_TRUE(cluster.Start()) << cluster.error();
   ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
   ASSERT_TRUE(CreateTable(cluster.node(0), "cpu").ok());
-  // The node up first may lead every shard; it hands each back to its first choice once it
-  // led it 10 s and the members settled (looking every 5 s: cluster_node.cc, HandBack).
-  const std::vector<std::string> preferred = {"n0", "n1", "n2", "n0", "n1", "n2", "n0", "n1"};
-  for (int i = 0; i < 600 && cluster.Leaders() != preferred; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_EQ(cluster.Leaders(), preferred);
+  ASSERT_NO_FATAL_FAILURE(AwaitPreferredLeads(cluster));
   const std::string sql = "SELECT count(*), count(DISTINCT host) FROM demo.cpu";
   v1::WriteRecordsResponse first;
   ASSERT_TRUE(Write(cluster.node(1), "cpu", HostRecords(kHosts, NowMillis()), &first).ok());
@@ -492,11 +497,7 @@ TEST(ClusterBalanceTest, ANodeLeadingMostOfTheDataGivesAShardToAnother) {
   ASSERT_TRUE(cluster.Start()) << cluster.error();
   ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
   ASSERT_TRUE(CreateTable(cluster.node(0), "keyed", "host").ok());
-  const std::vector<std::string> preferred = {"n0", "n1", "n2", "n0", "n1", "n2", "n0", "n1"};
-  for (int i = 0; i < 600 && cluster.Leaders() != preferred; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_EQ(cluster.Leaders(), preferred);
+  ASSERT_NO_FATAL_FAILURE(AwaitPreferredLeads(cluster));
   std::vector<std::string> hosts;
   for (uint32_t shard = 0; shard < 8; ++shard) {
     const std::vector<std::string> on = HostsOnShard(shard, shard == 1 || shard == 4 ? 30 : 1);
