@@ -9,6 +9,7 @@ namespace {
 struct ShardMove {
   size_t from = 0, index = 0, to = 0;
   double heavier = 0, taker = 0;
+  std::optional<uint64_t> applied;  // a shard of this node's: what it had applied as leader
   // The heavier of the two lighter; as heavy, the lighter taker (the others stay lighter).
   bool operator<(const ShardMove& o) const {
     return heavier != o.heavier ? heavier < o.heavier : taker < o.taker;
@@ -43,11 +44,15 @@ void BalanceSites(std::vector<query::FragmentSite>* sites, double merge_share,
     std::optional<ShardMove> best;
     for (size_t index = s[from].shards.size(); index-- > 0;) {
       const uint32_t shard = s[from].shards[index];
-      if (s[from].local && !led_here(shard).has_value()) continue;
+      // Asked once: a lease may end between two looks.
+      const std::optional<uint64_t> applied =
+          s[from].local ? led_here(shard) : std::optional<uint64_t>();
+      if (s[from].local && !applied.has_value()) continue;
       const double w = weight(shard);
       for (size_t to = 0; to < s.size(); ++to) {
         if (to == from || s[to].local || !holds(shard, s[to].node)) continue;
-        const ShardMove move{from, index, to, std::max(load[from] - w, load[to] + w), load[to] + w};
+        const ShardMove move{from,         index,  to, std::max(load[from] - w, load[to] + w),
+                             load[to] + w, applied};
         if (!best.has_value() || move < *best) best = move;
       }
     }
@@ -56,7 +61,7 @@ void BalanceSites(std::vector<query::FragmentSite>* sites, double merge_share,
     query::FragmentSite& taker = s[best->to];
     const uint32_t shard = giver.shards[best->index];
     if (giver.local) {
-      taker.applied_at_least[shard] = *led_here(shard);
+      taker.applied_at_least[shard] = *best->applied;
     } else if (auto it = giver.applied_at_least.find(shard); it != giver.applied_at_least.end()) {
       taker.applied_at_least[shard] = it->second;  // handed on again: it still holds
       giver.applied_at_least.erase(it);
