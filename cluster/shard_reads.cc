@@ -124,7 +124,8 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   absl::StatusOr<std::vector<query::FragmentSite>> Sites() override { return sites_; }
   // Leader reads only: another choice reads where it reads for reasons of its own.
   void BalanceSites(std::vector<query::FragmentSite>* sites,
-                    const std::vector<uint64_t>& series_here, double merge_share) override {
+                    const std::function<std::vector<uint64_t>()>& series_here,
+                    double merge_share) override {
     if (choice_.consistency == query::ReadConsistency::kLeader) {
       reads_.BalanceSites(sites, series_here, merge_share);
     }
@@ -221,7 +222,10 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(
 }
 
 void ClusterShardReads::BalanceSites(std::vector<query::FragmentSite>* sites,
-                                     const std::vector<uint64_t>& series_here, double merge_share) {
+                                     const std::function<std::vector<uint64_t>()>& series_of,
+                                     double merge_share) {
+  if (!WorthBalancing(*sites)) return;
+  const std::vector<uint64_t> series_here = series_of();
   std::vector<double> weights(directory_.shard_count(), 0);
   std::vector<bool> known(weights.size(), false);
   double sum = 0;
@@ -238,12 +242,17 @@ void ClusterShardReads::BalanceSites(std::vector<query::FragmentSite>* sites,
   for (uint32_t shard = 0; shard < weights.size(); ++shard) {
     if (!known[shard] || sum <= 0) weights[shard] = average;
   }
+  // Each shard's holders, looked up once (the balance asks of every shard and site each move).
+  std::map<uint32_t, std::vector<ShardHolder>> holders;
+  for (const query::FragmentSite& site : *sites) {
+    for (uint32_t shard : site.shards) holders[shard] = directory_.Holders(shard);
+  }
   cluster::BalanceSites(
       sites, merge_share,
       [&weights](uint32_t shard) { return shard < weights.size() ? weights[shard] : 0; },
-      [this](uint32_t shard, const std::string& node) {
-        const std::vector<ShardHolder> holders = directory_.Holders(shard);
-        return std::any_of(holders.begin(), holders.end(),
+      [&holders](uint32_t shard, const std::string& node) {
+        const std::vector<ShardHolder>& of = holders[shard];
+        return std::any_of(of.begin(), of.end(),
                            [&node](const ShardHolder& h) { return h.node == node; });
       },
       [this](uint32_t shard) -> std::optional<uint64_t> {

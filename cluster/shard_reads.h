@@ -94,7 +94,7 @@ class ClusterShardReads final {
   // cluster/site_balance.h over this node's leads and the shards' holders, a shard weighing
   // its series here (a shard without a replica here: the average of those with one).
   void BalanceSites(std::vector<query::FragmentSite>* sites,
-                    const std::vector<uint64_t>& series_here, double merge_share);
+                    const std::function<std::vector<uint64_t>()>& series_here, double merge_share);
   // Sites that read `shards`, none of them on a node in `avoid`: this node for the shards it
   // holds, the first other holder for the rest.
   absl::StatusOr<std::vector<query::FragmentSite>> OtherSites(const std::vector<uint32_t>& shards,

@@ -18,6 +18,12 @@ struct ShardMove {
 
 }  // namespace
 
+bool WorthBalancing(const std::vector<query::FragmentSite>& sites) {
+  size_t shards = 0;
+  for (const query::FragmentSite& site : sites) shards += site.shards.size();
+  return sites.size() >= 2 && shards >= 2 * sites.size();
+}
+
 void BalanceSites(std::vector<query::FragmentSite>* sites, double merge_share,
                   const std::function<double(uint32_t shard)>& weight,
                   const std::function<bool(uint32_t shard, const std::string& node)>& holds,
@@ -29,7 +35,7 @@ void BalanceSites(std::vector<query::FragmentSite>* sites, double merge_share,
     shards += site.shards.size();
     for (uint32_t shard : site.shards) total += weight(shard);
   }
-  if (s.size() < 2 || shards < 2 * s.size() || total <= 0) return;
+  if (!WorthBalancing(s) || total <= 0) return;
   const double average = total / static_cast<double>(shards);
   std::vector<double> load(s.size(), 0);
   for (size_t i = 0; i < s.size(); ++i) {

@@ -24,6 +24,11 @@
 
 namespace strata::cluster {
 
+// Whether BalanceSites may move anything: two sites at least, reading two shards a site or
+// more (a small read, as one pinning its partition key, stays where it is). Cheap: a caller
+// asks before it weighs the shards.
+bool WorthBalancing(const std::vector<query::FragmentSite>& sites);
+
 // Moves shards of `sites` (this node's first when `sites->front().local`) from the most
 // loaded site, a site's load being the `weight` of its shards (plus `merge_share` of all the
 // shards' weight for this node's: what its merge costs), to the site that leaves the two lighter,

@@ -68,12 +68,14 @@ class ShardReads {
   virtual absl::StatusOr<std::vector<FragmentSite>> Sites() = 0;
   // Once the sites are cut to the shards a query reads (this node's first): may move shards
   // between the sites' nodes holding them, so that no node scans much more than another and
-  // this node, which also merges every fragment's answer, less. `series_here` holds, by
-  // shard, how many of the table's series this node's replica of it holds (0 without one):
-  // the shards' sizes as far as this node knows them; `merge_share`, what this node's own
-  // part of the plan costs, as a share of the whole read's scan.
+  // this node, which also merges every fragment's answer, less. `series_here` counts, by
+  // shard, the table's series this node's replica of it holds (0 without one): the shards'
+  // sizes as far as this node knows them, counted only when the read is worth sharing out
+  // (it walks every series); `merge_share`, what this node's own part of the plan costs, as a
+  // share of the whole read's scan.
   virtual void BalanceSites(std::vector<FragmentSite>* /*sites*/,
-                            const std::vector<uint64_t>& /*series_here*/, double /*merge_share*/) {}
+                            const std::function<std::vector<uint64_t>()>& /*series_here*/,
+                            double /*merge_share*/) {}
   // Fragments of one table run at once.
   virtual size_t max_concurrent_fragments() const { return kMaxConcurrentFragments; }
   // The columns `sql` (a fragment's statement) answers with at `site`: possibly as the site

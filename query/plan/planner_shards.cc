@@ -300,8 +300,9 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
       table_read->shards_pruned = KeepPinnedShards(*pinned, table_read.get());
     }
   }
-  reads->BalanceSites(&table_read->sites, SeriesByShard(*resolved.layout, shard_count),
-                      MergeShare(select));
+  reads->BalanceSites(
+      &table_read->sites, [&] { return SeriesByShard(*resolved.layout, shard_count); },
+      MergeShare(select));
   sites = table_read->sites;
   // What the fragments send: the columns the statement reads (at least one, so that rows
   // are counted) that each site has, or all of them.
