@@ -34,7 +34,7 @@ bool WriteCgroupFile(const fs::path& path, const std::string& text) {
 class PidsLimit {
  public:
   static std::optional<PidsLimit> Around(pid_t pid) {
-    for (const fs::path root : {fs::path("/sys/fs/cgroup/pids"), fs::path("/sys/fs/cgroup")}) {
+    for (const fs::path& root : {fs::path("/sys/fs/cgroup/pids"), fs::path("/sys/fs/cgroup")}) {
       if (!fs::exists(root / "cgroup.procs") || access(root.c_str(), W_OK) != 0) continue;
       if (root == "/sys/fs/cgroup") {
         std::ifstream controllers(root / "cgroup.controllers");

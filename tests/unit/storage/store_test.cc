@@ -11,10 +11,15 @@
 namespace strata {
 namespace {
 
+// RocksDB deletes obsolete logs in the background, so a file listed here may
+// be gone when its size is asked: it then holds nothing.
 uint64_t WalBytes(const std::string& dir) {
   uint64_t total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".log") total += entry.file_size();
+    if (entry.path().extension() != ".log") continue;
+    std::error_code gone;
+    const uintmax_t size = std::filesystem::file_size(entry.path(), gone);
+    if (!gone) total += size;
   }
   return total;
 }
