@@ -1,9 +1,5 @@
 #include "client/importer.h"
 
-#include "client/command.h"
-#include "client/common_attributes.h"
-#include "client/request_encoder.h"
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,8 +16,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "grpcpp/generic/generic_stub.h"
+#include "client/command.h"
+#include "client/common_attributes.h"
 #include "client/interrupt.h"
+#include "client/request_encoder.h"
+#include "client/write_window.h"
+#include "grpcpp/generic/generic_stub.h"
 
 namespace strata::cli {
 namespace {
@@ -231,7 +231,9 @@ class Importer {
   // (RESOURCE_EXHAUSTED: its write queue full, or its memory store over
   // budget while hours are sealed; nothing of the request was written):
   // several loaders, or a --batch-size × --parallel beyond the server's
-  // --write-queue, must slow the import down, not end it.
+  // --write-queue, must slow the import down, not end it. The window
+  // (write_window.h) narrows to what the server takes; a request refused
+  // with one in flight backs off, and fails after kAttempts such refusals.
   grpc::Status Write(Batch& batch, v1::WriteRecordsResponse* response) {
     // Encoded once (request_encoder.h), sent as bytes through a generic stub.
     // The slices are not copied: the call ends before this returns.
@@ -253,15 +255,19 @@ class Importer {
     const grpc::ByteBuffer bytes(slices, encodes_ ? 2 : 1);
     constexpr int kAttempts = 10;
     std::chrono::milliseconds backoff(50);
-    for (int attempt = 1;; ++attempt) {
+    for (int attempt = 1;;) {
+      const uint64_t generation = window_.Acquire();
       std::unique_ptr<grpc::ClientContext> context = connection_.UnaryContext();
       std::promise<grpc::Status> done;
       bulk_write_.UnaryCall(context.get(), "/strata.v1.WriteService/BulkWriteRecords", {},
                             &bytes, response,
                             [&done](grpc::Status status) { done.set_value(std::move(status)); });
       grpc::Status status = done.get_future().get();
-      if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
-          absl::StrContains(status.error_message(), "larger than max")) {
+      const bool too_large = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                             absl::StrContains(status.error_message(), "larger than max");
+      const bool busy = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && !too_large;
+      const bool alone = window_.Done(generation, busy);
+      if (too_large) {
         // gRPC's own refusal of a message over the server's --max-message-bytes: the same
         // request would be refused again.
         return grpc::Status(
@@ -271,10 +277,10 @@ class Importer {
                 " bytes) is larger than the server takes (its --max-message-bytes; gRPC said \"",
                 status.error_message(), "\"): import with a smaller --batch-size"));
       }
-      if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || attempt == kAttempts ||
-          stop_.load() || Interrupted()) {
+      if (!busy || (alone && ++attempt > kAttempts) || stop_.load() || Interrupted()) {
         return status;
       }
+      if (!alone) continue;  // sent again once the narrower window lets it
       // Jittered, so senders refused together do not come back together.
       thread_local std::minstd_rand jitter(std::random_device{}());
       std::this_thread::sleep_for(backoff / 2 + backoff * (jitter() % 100) / 100);
@@ -342,6 +348,7 @@ class Importer {
   const bool encodes_ = parser_.EncodesRecords();
   RecordPool records_;  // the reader thread's: records of sent requests, kept allocated
   const ImportOptions& options_;
+  WriteWindow window_{options_.in_flight};
 
   std::mutex mutex_;
   std::condition_variable queue_changed_;

@@ -33,6 +33,10 @@ grpc::ServerUnaryReactor* WriteService::Write(grpc::CallbackServerContext* conte
       finish(caller.status());
       return reactor;
     }
+    if (absl::Status admitted = ingest_.CheckAdmission(); !admitted.ok()) {
+      finish(admitted);
+      return reactor;
+    }
     // The request's bytes in one piece (a copy only when gRPC holds them in
     // several slices), read in place; protobuf parses what the reader leaves.
     grpc::Slice bytes;

@@ -27,6 +27,11 @@ void Ingest::WriteAsync(const Principal& caller, WriteSource& source, Writer::Wr
   }
 }
 
+absl::Status Ingest::CheckAdmission() {
+  if (sink_ != nullptr) return absl::OkStatus();
+  return engine_.writer().CheckAdmission();
+}
+
 void Ingest::Count(const WriteResult& result) {
   // Runs on the committer thread, which must not see an exception: a
   // counter that cannot be updated (bad_alloc adding a label) is not worth

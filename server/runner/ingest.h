@@ -37,6 +37,11 @@ class Ingest {
   // with PERMISSION_DENIED.
   void WriteAsync(const Principal& caller, WriteSource& source, Writer::WriteDone done);
 
+  // Whether a write now would be refused at once for the server's write queue or memory
+  // budget: a door asks before it decodes a request, so that refusing one under overload
+  // costs next to nothing. OK on a cluster node (each shard's leader admits its part).
+  absl::Status CheckAdmission();
+
   // The same as a future, without a thread of its own (a thread per batch
   // of 100 records cost more than the batch): a request keeps a few of these
   // in flight so that its batches share group commits.

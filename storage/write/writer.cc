@@ -924,10 +924,11 @@ absl::Status Writer::CheckAdmission() {
 }
 
 void Writer::WriteAsync(WriteSource& source, WriteOptions options, WriteDone done) {
+  // Refused before it is read: under overload a refusal must cost next to nothing (reading a
+  // request it then refused for the queue cost the server as much as writing it).
   if (!options.must_apply) {
-    if (const int64_t held = head_->bytes();
-        memory_limit_bytes_ > 0 && held > memory_limit_bytes_) {
-      done(CheckAdmission());
+    if (absl::Status admitted = CheckAdmission(); !admitted.ok()) {
+      done(admitted);
       return;
     }
   }

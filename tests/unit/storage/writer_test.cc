@@ -749,6 +749,65 @@ TEST_F(WriterTest, WritesPastTheQueueBoundAreRefusedAtOnce) {
   EXPECT_EQ(ScanAll().size(), static_cast<size_t>(written.load()));
 }
 
+// A source that counts the records the writer reads from it.
+class CountingSource final : public WriteSource {
+ public:
+  explicit CountingSource(WriteRequest& request) : inner_(request) {}
+  std::string_view database_name() const override { return inner_.database_name(); }
+  std::string_view table_name() const override { return inner_.table_name(); }
+  int record_count() const override { return inner_.record_count(); }
+  absl::Status ValidateShape() const override { return inner_.ValidateShape(); }
+  absl::Status NormalizeInto(int i, const PartitionKey& key, NormalizedRecord* out) override {
+    ++read;
+    return inner_.NormalizeInto(i, key, out);
+  }
+  int read = 0;
+
+ private:
+  InputWriteSource inner_;
+};
+
+// With the queue full, a write is refused before any of its records is read: under overload
+// a refusal costs next to nothing (it cost as much as the write before).
+TEST_F(WriterTest, AWriteToAFullQueueIsRefusedBeforeItIsRead) {
+  engine_.reset();
+  auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .write_queue = 1, .clock = &clock_});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  engine_ = std::move(*engine);
+  auto request = [](const std::string& host) {
+    WriteRequest r{.database_name = "mydb", .table_name = "tbl"};
+    r.records.push_back(Point(host, kNowMillis, Value::Double(1)));
+    return r;
+  };
+  absl::Mutex mu;
+  std::vector<absl::Status> answers;
+  auto answer = [&](absl::StatusOr<WriteResult> result) {
+    absl::MutexLock lock(&mu);
+    answers.push_back(result.status());
+  };
+  int refused_read = -1;
+  engine_->writer().Exclusive([&] {
+    WriteRequest first = request("first");
+    engine_->WriteAsync(first, answer);  // taken by the committer, which waits
+    while (engine_->QueuedWrites() > 0) absl::SleepFor(absl::Milliseconds(1));
+    WriteRequest second = request("second");
+    engine_->WriteAsync(second, answer);  // fills the queue of one
+    WriteRequest third = request("third");
+    CountingSource source(third);
+    engine_->WriteAsync(source, answer);
+    refused_read = source.read;
+    return 0;
+  });
+  Open();  // waits for the queued writes
+  EXPECT_EQ(refused_read, 0);
+  ASSERT_EQ(answers.size(), 3u);
+  EXPECT_EQ(answers[0].code(), absl::StatusCode::kResourceExhausted) << answers[0];
+  EXPECT_NE(answers[0].message().find("--write-queue"), std::string::npos) << answers[0];
+  EXPECT_TRUE(answers[1].ok()) << answers[1];
+  EXPECT_TRUE(answers[2].ok()) << answers[2];
+  EXPECT_EQ(ScanAll().size(), 2u);
+}
+
 }  // namespace
 }  // namespace strata
 
