@@ -203,6 +203,11 @@ absl::StatusOr<bool> JetStream::EnsureStream(const std::string& name, const std:
   return true;
 }
 
+size_t JetStream::max_payload() const {
+  const int64_t most = natsConnection_GetMaxPayload(conn_);
+  return most > 0 ? static_cast<size_t>(most) : size_t{1} << 20;
+}
+
 absl::StatusOr<PublishAck> JetStream::Publish(const std::string& subject, std::string_view data,
                                               uint64_t expected_last, const std::string& msg_id,
                                               std::chrono::milliseconds timeout) {
@@ -219,6 +224,11 @@ absl::StatusOr<PublishAck> JetStream::Publish(const std::string& subject, std::s
                             &options, &code);
   if (s != NATS_OK) {
     jsPubAck_Destroy(ack);
+    if (s == NATS_MAX_PAYLOAD) {
+      return absl::ResourceExhaustedError(StrCat("a log entry of ", data.size(),
+                                                 " bytes is over the NATS server's max_payload (",
+                                                 max_payload(), " bytes)"));
+    }
     if (code == JSStreamWrongLastSequenceErr) {
       return absl::FailedPreconditionError(StrCat("the shard log moved past sequence ",
                                                   expected_last, ": another node leads it now"));

@@ -58,9 +58,12 @@ class JetStream {
   // (file storage, no age limit, discard new, a 2-minute duplicate window). True if created.
   absl::StatusOr<bool> EnsureStream(const std::string& name, const std::string& subject,
                                     int replicas);
+  // The largest message the NATS server takes (its max_payload, 1 MB unless configured).
+  size_t max_payload() const;
   // Publishes `data` to `subject` if the stream's last sequence is `expected_last`:
   // FAILED_PRECONDITION (fenced) when it is not, UNAVAILABLE when the outcome is unknown
-  // (retry with the same `msg_id`: a publish that did commit answers as a duplicate).
+  // (retry with the same `msg_id`: a publish that did commit answers as a duplicate),
+  // RESOURCE_EXHAUSTED (nothing sent) when `data` is over max_payload().
   // `expected_last` 0 expects an empty stream (the C client reads ExpectLastSeq 0 as none:
   // the subject's no-message expectation is used, one subject per stream).
   absl::StatusOr<PublishAck> Publish(const std::string& subject, std::string_view data,

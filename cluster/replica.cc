@@ -26,7 +26,16 @@ constexpr milliseconds kPublishPatience{12000};
 // How long the applier waits without a message before it asks whether the log moved on.
 constexpr absl::Duration kStallCheck = absl::Seconds(2);
 constexpr size_t kMaxEntryBytes = 4 << 20;  // under the stream's 8 MB message limit
+// An entry's bytes besides its writes' records: its header and id, and each write's names
+// and windows (LoggedBytes).
+constexpr size_t kEntryHeadroom = 1024;
 constexpr size_t kMaxEntryWrites = 512;
+
+// What a write adds to its log entry (log_entry.h): its records, names and windows, each
+// length or value a varint of at most 10 bytes.
+size_t LoggedBytes(const LogWrite& write) {
+  return write.records.size() + write.database.size() + write.table.size() + 8 * 10;
+}
 
 // Errors of a write that another replica, applying the same entry, would not meet: the
 // entry must be applied again rather than its outcome kept.
@@ -665,13 +674,15 @@ void Replica::PublishLoop() {
       if (stopping_) return;
       // A deletion is an entry of its own: it applies after the writes before it, entire.
       if (queue_.front().erase) entry.kind = LogEntry::kDeletes;
+      // An entry is one NATS message: within the server's max_payload, whatever the writes
+      // queued (a write alone over it is refused below, and the shard still led).
+      const size_t budget = std::min(kMaxEntryBytes, log_.max_payload()) - kEntryHeadroom;
       size_t bytes = 0;
       while (!queue_.empty() && entry.writes.size() < kMaxEntryWrites &&
-             (entry.writes.empty() ||
-              (entry.kind == LogEntry::kWrites && !queue_.front().erase &&
-               bytes + queue_.front().write.records.size() < kMaxEntryBytes))) {
+             (entry.writes.empty() || (entry.kind == LogEntry::kWrites && !queue_.front().erase &&
+                                       bytes + LoggedBytes(queue_.front().write) <= budget))) {
         Submitted& s = queue_.front();
-        bytes += s.write.records.size();
+        bytes += LoggedBytes(s.write);
         entry.catalog_revision = std::max(entry.catalog_revision, s.catalog_revision);
         entry.writes.push_back(std::move(s.write));
         dones.push_back(std::move(s.done));
@@ -699,6 +710,16 @@ void Replica::PublishLoop() {
         dones = std::move(it->second);
         waiting_.erase(it);
       }
+    }
+    if (absl::IsResourceExhausted(published)) {
+      // Too large to send: nothing reached the log, which this node still leads. Sent again
+      // it would be refused again (not RESOURCE_EXHAUSTED, which clients retry).
+      const absl::Status refused = absl::InvalidArgumentError(
+          StrCat("shard ", shard_, ": ", published.message(),
+                 "; nothing of it was written. Send fewer records per request, or raise "
+                 "max_payload in the NATS servers' configuration"));
+      for (WriteDone& done : dones) done(refused);
+      continue;
     }
     const absl::Status answer =
         absl::IsFailedPrecondition(published)

@@ -22,6 +22,10 @@ constexpr std::chrono::seconds kForwardTimeout{15};
 constexpr size_t kMaxQueuedParts = 8192;
 // A DELETE's points per part (one log entry each), encoded.
 constexpr size_t kMaxDeletePartBytes = 64 << 10;
+// A write's records for one shard per part, encoded: a part is logged whole in one entry,
+// which must fit a NATS message (1 MB by default); a larger request's records of one shard
+// go in several parts.
+constexpr size_t kMaxWritePartBytes = 256 << 10;
 // The parts one WriteParts call carries at most, encoded (a large DELETE has many parts for
 // each node): well under the message size a node takes (--max-message-bytes, 16 MiB).
 constexpr size_t kMaxCallBytes = 4 << 20;
@@ -170,8 +174,8 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
     return;
   }
   const uint32_t shards = directory_.shard_count();
-  std::vector<std::string> encoded(shards);
-  std::vector<int> counts(shards);
+  std::vector<Part> open(shards);
+  std::vector<Part> parts;
   auto merge = std::make_shared<Merge>();
   merge->done = std::move(done);
   const int records = source.record_count();
@@ -200,12 +204,18 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
       continue;
     }
     const uint32_t shard = ShardOf(RoutingHash(normalized[i], (*table)->partition_key), shards);
-    EncodeRecord(i, normalized[i], &encoded[shard]);
-    ++counts[shard];
+    Part& part = open[shard];
+    EncodeRecord(i, normalized[i], &part.encoded);
+    ++part.count;
+    if (part.encoded.size() >= kMaxWritePartBytes) {
+      part.shard = shard;
+      parts.push_back(std::exchange(part, Part()));
+    }
   }
-  std::vector<Part> parts;
   for (uint32_t shard = 0; shard < shards; ++shard) {
-    if (counts[shard] > 0) parts.push_back({shard, counts[shard], std::move(encoded[shard])});
+    if (open[shard].count == 0) continue;
+    open[shard].shard = shard;
+    parts.push_back(std::move(open[shard]));
   }
   Dispatch(**table, std::move(parts), /*erase=*/false, std::move(merge));
 }

@@ -342,6 +342,12 @@ bool TestCluster::StartServices() {
                                certs_->server_key(), "--tlscacert", certs_->ca_cert(),
                                "--tlsverify", "--user", kNatsUser, "--pass", kNatsPassword});
     }
+    if (options_.nats_max_payload > 0) {
+      // Only a configuration file sets it (nats-server has no flag).
+      const std::string config = dir_.Sub("nats" + std::to_string(i) + ".conf");
+      std::ofstream(config) << "max_payload: " << options_.nats_max_payload << "\n";
+      argv.insert(argv.end(), {"-c", config});
+    }
     nats_.push_back(std::make_unique<ChildProcess>());
     nats_.back()->Start(argv, dir_.Sub("nats" + std::to_string(i) + ".log"));
   }

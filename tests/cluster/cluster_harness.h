@@ -66,6 +66,8 @@ class TestCluster {
     int shard_replicas = 3;
     // Node i runs as user and group UserOf(i), so a test can cut its packets off by owner.
     bool distinct_users = false;
+    // The NATS servers' max_payload in bytes (0: theirs, 1 MB), through a configuration file.
+    int nats_max_payload = 0;
   };
   explicit TestCluster(Options options);
   TestCluster() : TestCluster(Options()) {}

@@ -27,6 +27,15 @@ grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v
                             response);
 }
 
+grpc::Status BulkWrite(StratadProcess& node, const std::string& table,
+                       std::vector<v1::Record> records, v1::WriteRecordsResponse* response) {
+  auto stub = v1::WriteService::NewStub(node.channel());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
+  return stub->BulkWriteRecords(&context, WriteRequest("demo", table, std::move(records)),
+                                response);
+}
+
 std::vector<v1::Record> HostRecords(int count, int64_t time_millis) {
   std::vector<v1::Record> records;
   for (int i = 0; i < count; ++i)

@@ -32,6 +32,9 @@ bool HaveClusterServers();
 // token when set.
 grpc::Status Write(StratadProcess& node, const std::string& table, std::vector<v1::Record> records,
                    v1::WriteRecordsResponse* response, const std::string& token = "");
+// The same through BulkWriteRecords (up to 10,000 records).
+grpc::Status BulkWrite(StratadProcess& node, const std::string& table,
+                       std::vector<v1::Record> records, v1::WriteRecordsResponse* response);
 // One cpu record for each of hosts h0..h<count-1> at `time_millis`, host hi's value i.
 std::vector<v1::Record> HostRecords(int count, int64_t time_millis);
 // Creates demo.`table` through `node`, partitioned by the dimension `partition_key` when

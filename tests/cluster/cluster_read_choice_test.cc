@@ -461,7 +461,9 @@ TEST(ClusterBalanceTest, TheCoordinatorHandsShardsItLeadsToFollowers) {
     }
     std::sort(read.begin(), read.end());
     EXPECT_EQ(read, std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7})) << plan;
-    if (node == 0) EXPECT_LT(FragmentShards(plan)["this node"].size(), 3u) << plan;
+    if (node == 0) {
+      EXPECT_LT(FragmentShards(plan)["this node"].size(), 3u) << plan;
+    }
   }
   for (int round = 2; round <= 6; ++round) {
     v1::WriteRecordsResponse written;

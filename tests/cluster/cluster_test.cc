@@ -303,6 +303,56 @@ TEST_F(ClusterTest, DeleteThroughAnyNodeReachesEveryReplica) {
   EXPECT_EQ(RowsText(none.rows), "0\n");
 }
 
+// `count` cpu records of one series a millisecond apart, each with a `note` dimension of
+// `note_bytes` bytes: one shard's records, as large as a test needs.
+std::vector<v1::Record> OneSeriesRecords(int count, size_t note_bytes) {
+  const int64_t now = NowMillis();
+  std::vector<v1::Record> records;
+  for (int i = 0; i < count; ++i) {
+    v1::Record record = CpuRecord("big", now - i, i);
+    auto* note = record.add_dimensions();
+    note->set_name("note");
+    note->set_value(std::string(note_bytes, 'n'));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+// A request whose records of one shard are more than a NATS message holds (1 MB by default)
+// is logged in several entries. Before, the shard's leader retried the publish NATS refused
+// for 12 s, then stepped down and failed the write.
+TEST_F(ClusterTest, AWriteLargerThanANatsMessageIsLoggedInParts) {
+  v1::WriteRecordsResponse response;
+  const grpc::Status status =
+      BulkWrite(cluster_->node(0), "cpu", OneSeriesRecords(10'000, 200), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.records_ingested().total(), 10'000);
+  EXPECT_EQ(RowsText(RunQuery(cluster_->node(2).channel(), "SELECT count(*) FROM demo.cpu").rows),
+            "10000\n");
+  EXPECT_EQ(cluster_->CompareReplicas({0, 1, 2}, seconds(30)), "");
+}
+
+// With NATS servers that take smaller messages than a write's part, the part is refused
+// saying what to change, and its shard keeps its leader: the next write goes through.
+TEST(ClusterPayloadTest, AnEntryOverTheNatsMaxPayloadIsRefusedAndItsShardStaysLed) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster({.nats_max_payload = 128 << 10});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  v1::WriteRecordsResponse response;
+  // ~600 KB of one series: parts of 256 KB, over the 128 KB the servers take.
+  grpc::Status status = BulkWrite(cluster.node(0), "cpu", OneSeriesRecords(2'000, 300), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_NE(status.error_message().find("max_payload"), std::string::npos)
+      << status.error_message();
+  status = BulkWrite(cluster.node(0), "cpu", OneSeriesRecords(10, 300), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.records_ingested().total(), 10);
+  const std::string log = cluster.node(0).log() + cluster.node(1).log() + cluster.node(2).log();
+  EXPECT_EQ(log.find("stepping down"), std::string::npos);
+}
+
 // A DELETE of more points than one log entry holds (64 KiB of them per shard) goes in
 // several entries per shard; all of them are deleted, on every replica.
 TEST_F(ClusterTest, ALargeDeleteIsLoggedInParts) {
