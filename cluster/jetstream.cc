@@ -2,6 +2,7 @@
 
 #include <nats/nats.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "common/strings.h"
@@ -312,6 +313,7 @@ absl::StatusOr<std::unique_ptr<JetStream::Reader>> JetStream::Read(const std::st
   jsSubOptions_Init(&options);
   options.Stream = stream.c_str();
   options.Ordered = true;
+  options.Config.HeadersOnly = true;
   options.Config.DeliverPolicy = js_DeliverByStartSequence;
   options.Config.OptStartSeq = from;
   std::unique_ptr<Reader> reader(new Reader());
@@ -345,8 +347,11 @@ absl::StatusOr<std::optional<LogMessage>> JetStream::Reader::Next(std::chrono::m
     natsMsg_Destroy(msg);
     return absl::InternalError("a shard log message without JetStream metadata");
   }
-  LogMessage out{.sequence = meta->Sequence.Stream,
-                 .data = std::string(natsMsg_GetData(msg), natsMsg_GetDataLength(msg))};
+  LogMessage out{.sequence = meta->Sequence.Stream};
+  const char* size = nullptr;
+  if (natsMsgHeader_Get(msg, JSMsgSize, &size) == NATS_OK && size != nullptr) {
+    out.size = std::strtoull(size, nullptr, 10);
+  }
   jsMsgMetaData_Destroy(meta);
   natsMsg_Destroy(msg);
   // An ordered consumer that was recreated (its NATS server restarted) may deliver again what

@@ -37,9 +37,11 @@ struct LogBounds {
   uint64_t last = 0;
 };
 
+// An entry as a Reader learns of it: where it is and how large, not its bytes (a replica
+// applies the stream leader's copy, which it fetches anyway: replica.h).
 struct LogMessage {
   uint64_t sequence = 0;
-  std::string data;
+  size_t size = 0;
 };
 
 class JetStream {
@@ -85,7 +87,8 @@ class JetStream {
                     std::chrono::milliseconds timeout);
 
   // Reads a stream in order from a sequence on (an ordered consumer: no state on the server
-  // beyond the subscription, recreated by the client after a NATS failover).
+  // beyond the subscription, recreated by the client after a NATS failover). Headers only:
+  // NATS sends each entry's sequence and size, not its bytes again.
   class Reader {
    public:
     ~Reader();
