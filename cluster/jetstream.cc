@@ -347,7 +347,11 @@ absl::StatusOr<std::optional<LogMessage>> JetStream::Reader::Next(std::chrono::m
     natsMsg_Destroy(msg);
     return absl::InternalError("a shard log message without JetStream metadata");
   }
-  LogMessage out{.sequence = meta->Sequence.Stream};
+  // The entry's size from the header a headers-only consumer adds; a message that carries its
+  // payload instead (should the client library recreate a consumer without the option) has
+  // no such header.
+  LogMessage out{.sequence = meta->Sequence.Stream,
+                 .size = static_cast<size_t>(natsMsg_GetDataLength(msg))};
   const char* size = nullptr;
   if (natsMsgHeader_Get(msg, JSMsgSize, &size) == NATS_OK && size != nullptr) {
     out.size = std::strtoull(size, nullptr, 10);
