@@ -43,21 +43,6 @@ uint64_t Hash(std::string_view bytes, uint64_t seed = 0) {
   return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
 }
 
-// The group's maps by point key hash its four words: two of them are
-// hashes already (partition and series), and absl's hash of the bytes, a
-// call into std::hash's murmur for string_view, was ~70 instructions a key
-// and three keys a record. Any other length is hashed as bytes.
-struct PointKeyHash {
-  size_t operator()(std::string_view key) const {
-    if (key.size() != keys::kPointKeySize) return absl::Hash<std::string_view>()(key);
-    const char* p = key.data();
-    return absl::HashOf(LoadUnaligned<uint64_t>(p), LoadUnaligned<uint64_t>(p + 8),
-                        LoadUnaligned<uint64_t>(p + 16), LoadUnaligned<uint64_t>(p + 24));
-  }
-};
-template <typename V>
-using PointKeyMap = absl::flat_hash_map<std::string_view, V, PointKeyHash>;
-
 std::string Window(int64_t from, int64_t to) {
   return StrCat("[", FormatIso8601Millis(from), ", ", FormatIso8601Millis(to), ")");
 }
@@ -134,6 +119,27 @@ absl::Status QueueFull(size_t queued) {
 }
 
 }  // namespace
+
+// Named, not file-local: Writer::GroupCommit's members are of these types.
+namespace writer_internal {
+
+// The group's maps by point key hash its four words: two of them are
+// hashes already (partition and series), and absl's hash of the bytes, a
+// call into std::hash's murmur for string_view, was ~70 instructions a key
+// and three keys a record. Any other length is hashed as bytes.
+struct PointKeyHash {
+  size_t operator()(std::string_view key) const {
+    if (key.size() != keys::kPointKeySize) return absl::Hash<std::string_view>()(key);
+    const char* p = key.data();
+    return absl::HashOf(LoadUnaligned<uint64_t>(p), LoadUnaligned<uint64_t>(p + 8),
+                        LoadUnaligned<uint64_t>(p + 16), LoadUnaligned<uint64_t>(p + 24));
+  }
+};
+template <typename V>
+using PointKeyMap = absl::flat_hash_map<std::string_view, V, PointKeyHash>;
+
+}  // namespace writer_internal
+using writer_internal::PointKeyMap;
 
 // A validated record on its way to the committer. The table's registry and
 // schema only grow, so what Prepare found in them (on the caller's thread)
