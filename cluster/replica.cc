@@ -679,7 +679,8 @@ void Replica::PublishLoop() {
       if (queue_.front().erase) entry.kind = LogEntry::kDeletes;
       // An entry is one NATS message: within the server's max_payload, whatever the writes
       // queued (a write alone over it is refused below, and the shard still led).
-      const size_t budget = std::min(kMaxEntryBytes, log_.max_payload()) - kEntryHeadroom;
+      const size_t most = std::min(kMaxEntryBytes, log_.max_payload());
+      const size_t budget = most > kEntryHeadroom ? most - kEntryHeadroom : 0;
       size_t bytes = 0;
       while (!queue_.empty() && entry.writes.size() < kMaxEntryWrites &&
              (entry.writes.empty() || (entry.kind == LogEntry::kWrites && !queue_.front().erase &&

@@ -174,8 +174,7 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
     return;
   }
   const uint32_t shards = directory_.shard_count();
-  std::vector<Part> open(shards);
-  std::vector<Part> parts;
+  PartCutter parts(shards, kMaxWritePartBytes);
   auto merge = std::make_shared<Merge>();
   merge->done = std::move(done);
   const int records = source.record_count();
@@ -203,21 +202,10 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
                                         .rejection_class = RejectionClass::kSchema});
       continue;
     }
-    const uint32_t shard = ShardOf(RoutingHash(normalized[i], (*table)->partition_key), shards);
-    Part& part = open[shard];
-    EncodeRecord(i, normalized[i], &part.encoded);
-    ++part.count;
-    if (part.encoded.size() >= kMaxWritePartBytes) {
-      part.shard = shard;
-      parts.push_back(std::exchange(part, Part()));
-    }
+    parts.Add(ShardOf(RoutingHash(normalized[i], (*table)->partition_key), shards), i,
+              normalized[i]);
   }
-  for (uint32_t shard = 0; shard < shards; ++shard) {
-    if (open[shard].count == 0) continue;
-    open[shard].shard = shard;
-    parts.push_back(std::move(open[shard]));
-  }
-  Dispatch(**table, std::move(parts), /*erase=*/false, std::move(merge));
+  Dispatch(**table, parts.Take(), /*erase=*/false, std::move(merge));
 }
 
 absl::StatusOr<int64_t> ShardRouter::Delete(const TableInfo& table,
@@ -225,32 +213,40 @@ absl::StatusOr<int64_t> ShardRouter::Delete(const TableInfo& table,
   const uint32_t shards = directory_.shard_count();
   // Each shard's points in parts of a bounded size: a log entry must fit a NATS message
   // (1 MB by default), and a part is one entry.
-  std::vector<Part> open(shards);
-  std::vector<Part> parts;
+  PartCutter parts(shards, kMaxDeletePartBytes);
   for (query::SeriesDeletion& deletion : deletions) {
     const uint32_t shard = ShardOf(RoutingHash(deletion.series, table.partition_key), shards);
-    Part& part = open[shard];
     for (int64_t time : deletion.times_nanos) {
       deletion.series.time_nanos = time;
-      EncodeRecord(part.count++, deletion.series, &part.encoded);
-      if (part.encoded.size() >= kMaxDeletePartBytes) {
-        part.shard = shard;
-        parts.push_back(std::exchange(part, Part()));
-      }
+      parts.Add(shard, parts.next_in_part(shard), deletion.series);
     }
-  }
-  for (uint32_t shard = 0; shard < shards; ++shard) {
-    if (open[shard].count == 0) continue;
-    open[shard].shard = shard;
-    parts.push_back(std::move(open[shard]));
   }
   std::promise<absl::StatusOr<WriteResult>> answered;
   auto merge = std::make_shared<Merge>();
   merge->done = [&answered](absl::StatusOr<WriteResult> r) { answered.set_value(std::move(r)); };
   auto answer = answered.get_future();
-  Dispatch(table, std::move(parts), /*erase=*/true, std::move(merge));
+  Dispatch(table, parts.Take(), /*erase=*/true, std::move(merge));
   ASSIGN_OR_RETURN(WriteResult result, answer.get());
   return result.deleted;
+}
+
+void ShardRouter::PartCutter::Add(uint32_t shard, int index, const NormalizedRecord& record) {
+  Part& part = open_[shard];
+  EncodeRecord(index, record, &part.encoded);
+  ++part.count;
+  if (part.encoded.size() >= limit_) {
+    part.shard = shard;
+    closed_.push_back(std::exchange(part, Part()));
+  }
+}
+
+std::vector<ShardRouter::Part> ShardRouter::PartCutter::Take() {
+  for (uint32_t shard = 0; shard < open_.size(); ++shard) {
+    if (open_[shard].count == 0) continue;
+    open_[shard].shard = shard;
+    closed_.push_back(std::exchange(open_[shard], Part()));
+  }
+  return std::move(closed_);
 }
 
 void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool erase,

@@ -97,6 +97,24 @@ class ShardRouter final : public WriteSink, public query::DeleteSink {
     int count = 0;
     std::string encoded;
   };
+  // Records by shard, in parts of about `limit` bytes at most: a part is logged whole in one
+  // entry, which must fit a NATS message.
+  class PartCutter {
+   public:
+    PartCutter(uint32_t shards, size_t limit) : open_(shards), limit_(limit) {}
+    // The index the next record of `shard`'s open part has within it.
+    int next_in_part(uint32_t shard) const { return open_[shard].count; }
+    // Encodes `record` (with `index`: record_codec.h) into `shard`'s open part, which is
+    // closed once it holds `limit` bytes.
+    void Add(uint32_t shard, int index, const NormalizedRecord& record);
+    // Every part, the open ones closed.
+    std::vector<Part> Take();
+
+   private:
+    std::vector<Part> open_;
+    std::vector<Part> closed_;
+    const size_t limit_;
+  };
   // Queues each part for its shard's leader; `merge` gets the answers.
   void Dispatch(const TableInfo& table, std::vector<Part> parts, bool erase,
                 std::shared_ptr<Merge> merge);
