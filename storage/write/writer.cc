@@ -924,7 +924,10 @@ absl::Status Writer::CheckAdmission() {
         "are sealed into blocks; nothing of this request was written. Retry with backoff, or "
         "raise the server's --memory-store-budget-mb"));
   }
-  absl::MutexLock lock(&queue_mu_);
+  if (queued_slots_.load(std::memory_order_relaxed) < max_queued_requests_) {
+    return absl::OkStatus();
+  }
+  absl::MutexLock lock(&queue_mu_);  // for the count the refusal names
   if (queued_slots_ >= max_queued_requests_) return QueueFull(queue_.size());
   return absl::OkStatus();
 }

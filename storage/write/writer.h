@@ -15,10 +15,11 @@
 // threads.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -198,7 +199,9 @@ class Writer {
   BucketActivity buckets_ ABSL_GUARDED_BY(commit_mu_);
   absl::Mutex queue_mu_;
   std::deque<std::unique_ptr<Pending>> queue_ ABSL_GUARDED_BY(queue_mu_);
-  size_t queued_slots_ ABSL_GUARDED_BY(queue_mu_) = 0;  // Slots() of the queue's requests
+  // Slots() of the queue's requests: changed under queue_mu_, read without it by
+  // CheckAdmission (every write asks it, and Enqueue decides again under the lock).
+  std::atomic<size_t> queued_slots_ = 0;
   bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
 
   absl::Mutex states_mu_;
