@@ -76,14 +76,18 @@ void EncodePointKeyTo(const PointKey& key, char* out) {
 
 uint64_t SeriesOfKey(std::string_view key) { return DecodeFixed64BE(key.data() + 16); }
 
+PointKey DecodeSeriesPrefix(std::string_view key) {
+  const char* p = key.data();
+  return {.table_id = DecodeFixed32BE(p),
+          .bucket = DecodeFixed32BE(p + 4),
+          .pk_hash = DecodeFixed64BE(p + 8),
+          .series = SeriesOfKey(key)};
+}
+
 bool DecodePointKey(std::string_view bytes, PointKey* key) {
   if (bytes.size() != kPointKeySize) return false;
-  const char* p = bytes.data();
-  key->table_id = DecodeFixed32BE(p);
-  key->bucket = DecodeFixed32BE(p + 4);
-  key->pk_hash = DecodeFixed64BE(p + 8);
-  key->series = SeriesOfKey(bytes);
-  key->time_nanos = DecodeOrderedInt64BE(p + 24);
+  *key = DecodeSeriesPrefix(bytes);
+  key->time_nanos = DecodeOrderedInt64BE(bytes.data() + 24);
   return true;
 }
 

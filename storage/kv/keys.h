@@ -83,6 +83,9 @@ bool DecodePointKey(std::string_view bytes, PointKey* key);
 inline constexpr size_t kBlockKeySize = 24;
 // The series of a point key or a block key (at least kBlockKeySize bytes).
 uint64_t SeriesOfKey(std::string_view key);
+// The table, bucket, partition and series of a point key or a block key (at least
+// kBlockKeySize bytes); time_nanos 0.
+PointKey DecodeSeriesPrefix(std::string_view key);
 std::string SeriesBucketPrefix(uint32_t table_id, uint32_t bucket, uint64_t pk_hash,
                                uint64_t series);
 // [table][bucket]: the prefix of one bucket.

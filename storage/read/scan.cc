@@ -63,8 +63,13 @@ class Source {
     return status_.ok() ? FromRocks(iter_->status(), "scanning") : status_;
   }
   // Only these series' rows are presented (ScanOptions::series_dense): the others' are
-  // stepped over inside the source.
-  virtual void KeepOnly(const absl::flat_hash_set<uint64_t>* series) { wanted_ = series; }
+  // passed over inside the source. `sorted` holds the same series in key order, so a run of
+  // others (a fragment's neighbouring shards) can be sought past in one seek.
+  virtual void KeepOnly(const absl::flat_hash_set<uint64_t>* series,
+                        const std::vector<SeriesTarget>* sorted) {
+    wanted_ = series;
+    sorted_ = sorted;
+  }
 
  protected:
   bool InRange() const { return iter_->Valid() && iter_->key().compare(end_) < 0; }
@@ -80,6 +85,22 @@ class Source {
     kept_prefix_.assign(prefix);
     return true;
   }
+  // From a key of a series not kept to the first key of the next kept series in its bucket,
+  // else of the first kept series in the next bucket (past the table when there is none).
+  void SeekNextKept() {
+    // Not kept, so kBlockKeySize bytes or more (Kept).
+    const keys::PointKey at = keys::DecodeSeriesPrefix(iter_->key().ToStringView());
+    const auto next = std::upper_bound(sorted_->begin(), sorted_->end(),
+                                       SeriesTarget{.pk_hash = at.pk_hash, .series = at.series});
+    if (next != sorted_->end()) {
+      iter_->Seek(keys::SeriesBucketPrefix(at.table_id, at.bucket, next->pk_hash, next->series));
+    } else if (at.bucket < UINT32_MAX && !sorted_->empty()) {
+      iter_->Seek(keys::SeriesBucketPrefix(at.table_id, at.bucket + 1, sorted_->front().pk_hash,
+                                           sorted_->front().series));
+    } else {
+      iter_->Seek(keys::PrefixEnd(keys::TableDataPrefix(at.table_id)));
+    }
+  }
 
   std::string upper_key_;
   rocksdb::Slice upper_;
@@ -88,6 +109,7 @@ class Source {
   std::unique_ptr<rocksdb::Iterator> iter_;
   absl::Status status_;
   const absl::flat_hash_set<uint64_t>* wanted_ = nullptr;
+  const std::vector<SeriesTarget>* sorted_ = nullptr;  // wanted_'s series in key order
   std::string kept_prefix_;
 };
 
@@ -121,11 +143,12 @@ class RowSource final : public Source {
     SkipOthers();
   }
   // The memory head steps over the other series itself, without copying their rows' index.
-  void KeepOnly(const absl::flat_hash_set<uint64_t>* series) override {
+  void KeepOnly(const absl::flat_hash_set<uint64_t>* series,
+                const std::vector<SeriesTarget>* sorted) override {
     if (head_ != nullptr) {
       head_->KeepOnly(series);
     } else {
-      Source::KeepOnly(series);
+      Source::KeepOnly(series, sorted);
     }
   }
   // The memory head's iterator (null over a RocksDB family).
@@ -154,12 +177,10 @@ class RowSource final : public Source {
     if (head_ != nullptr) return head_->stored();
     return {iter_->value().ToStringView(), nullptr};
   }
-  // Seeks past each series (in its bucket) not kept: one seek per run of another series'
-  // rows. (The memory head keeps its series itself: KeepOnly.)
+  // Seeks past the series not kept: one seek per run of other series' rows. (The memory
+  // head keeps its series itself: KeepOnly.)
   void SkipOthers() {
-    while (InRange() && !Kept()) {
-      iter_->Seek(keys::PrefixEnd(iter_->key().ToStringView().substr(0, keys::kBlockKeySize)));
-    }
+    while (InRange() && !Kept()) SeekNextKept();
   }
 
   MemoryHead::Iterator* head_ = nullptr;  // iter_, for the memory head
@@ -175,6 +196,9 @@ class RowSource final : public Source {
 // handed whole to the reader (SkipBlock) is never unrolled.
 class BlockSource final : public Source {
  public:
+  // Headers of other series stepped over in a row before the rest of the run is sought past.
+  static constexpr int kStepsBeforeSeek = 8;
+
   BlockSource(const Store& store, const rocksdb::Snapshot* snapshot, const std::string& upper,
               int64_t start, int64_t end, ScanStats* stats)
       : Source(store, Store::kColdHeader, snapshot, upper), store_(store), start_(start),
@@ -247,8 +271,22 @@ class BlockSource final : public Source {
     points_.clear();
     index_ = 0;
     loaded_ = decoded_ = false;
+    int passed = 0;  // headers of other series in a row
     for (; InRange() && status_.ok(); iter_->Next(), ++headers_passed_) {
-      if (!Kept()) continue;  // another series' block, stepped over on its key alone
+      if (!Kept()) {
+        // Another series' block, passed on its key alone: a few in a row are stepped over,
+        // the rest of a longer run (a fragment's neighbouring shards) sought past, as a step
+        // costs a tenth of a seek or less.
+        if (++passed < kStepsBeforeSeek) continue;
+        passed = 0;
+        SeekNextKept();
+        headers_passed_ += 2;  // not a step: the next block read seeks
+        if (!InRange()) break;
+        // Landed on another series (the one sought has no block in this bucket, or was
+        // written since the scan began): stepped over as any.
+        if (!Kept()) continue;
+      }
+      passed = 0;
       const std::string_view value = iter_->value().ToStringView();
       auto summary = format::DecodeBlockSummary(value);
       if (!summary.ok()) {
@@ -581,8 +619,9 @@ class MergedScan {
   // On equal versions the most recently written tier wins (they hold equal
   // values then, by the version rules).
   const std::array<Source*, 3> sources_ = {&hot_, &delta_, &cold_};
-  // options_.series, sorted, each sought in each bucket; or (series_dense) their ids, which
-  // the sources keep while reading whole buckets.
+  // options_.series, sorted: each sought in each bucket; or (series_dense) kept by the
+  // sources while they read whole buckets, by their ids (wanted_), a run of others sought
+  // past to the next of them.
   bool seek_each_series_ = false;
   std::vector<SeriesTarget> targets_;
   absl::flat_hash_set<uint64_t> wanted_;
@@ -766,13 +805,15 @@ bool MergedScan::ReadBucket(uint32_t bucket) {
 }
 
 absl::Status MergedScan::Run(uint32_t first_bucket, uint32_t last_bucket) {
-  if (options_.series != nullptr && options_.series_dense) {
-    for (const SeriesTarget& t : *options_.series) wanted_.insert(t.series);
-    for (Source* s : sources_) s->KeepOnly(&wanted_);
-  } else if (options_.series != nullptr) {
-    seek_each_series_ = true;
+  if (options_.series != nullptr) {
     targets_ = *options_.series;
     std::sort(targets_.begin(), targets_.end());
+  }
+  if (options_.series != nullptr && options_.series_dense) {
+    for (const SeriesTarget& t : *options_.series) wanted_.insert(t.series);
+    for (Source* s : sources_) s->KeepOnly(&wanted_, &targets_);
+  } else if (options_.series != nullptr) {
+    seek_each_series_ = true;
   }
   if (options_.newest_first) {
     // Empty stretches cost one seek per tier.

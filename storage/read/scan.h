@@ -84,10 +84,11 @@ struct ScanOptions {
   // Only these series, when set: each bucket is read by one seek per series
   // (partition pruning) instead of in full.
   const std::vector<SeriesTarget>* series = nullptr;
-  // With `series`: read each bucket in full instead, stepping over the other series' blocks
-  // on their keys and their memory-store rows by a seek per series. Cheaper when `series` is
-  // a large share of the table's (a cluster fragment's shards): a block passed costs a step,
-  // a series sought three seeks.
+  // With `series`: read each bucket in full instead, passing over the other series' blocks
+  // on their keys (a few in a row by a step each, a longer run by one seek to the next
+  // series of `series`) and their memory-store rows by a seek per run. Cheaper when `series`
+  // is a large share of the table's (a cluster fragment's shards): a block passed costs a
+  // step, a series sought three seeks.
   bool series_dense = false;
   // Checked between rows; a scan that sees it set stops with CANCELLED.
   const std::atomic<bool>* cancelled = nullptr;

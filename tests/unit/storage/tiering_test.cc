@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -414,13 +415,19 @@ TEST_F(TieringTest, WholeHeadSeriesAreOfferedOnlyWhereNothingNeedsMerging) {
 }
 
 // A scan of some series reads the same rows whether it seeks each series in each bucket or
-// reads the buckets whole and steps over the others (series_dense): over blocks, late writes
-// merging with them, and memory-store rows, oldest or newest first.
+// reads the buckets whole and passes over the others (series_dense: a few in a row stepped
+// over, a longer run sought past): over blocks, late writes merging with them, and
+// memory-store rows, oldest or newest first; scattered series and runs of neighbours in key
+// order (a cluster fragment's shards), at the front, in the middle and at the end of a bucket.
 TEST_F(TieringTest, SeriesPickedOutReadAlikeSoughtOrSteppedOver) {
-  constexpr int kHosts = 10;
+  constexpr int kHosts = 40;
   std::vector<InputRecord> old_rows, new_rows;
   for (int host = 0; host < kHosts; ++host) {
     for (int64_t t = kTieringStart - 3 * kNanosPerHour; t < kTieringStart; t += kTenMinutes) {
+      // Every seventh host has no block in the middle hour: a series sought there is absent.
+      const bool middle_hour =
+          t >= kTieringStart - 2 * kNanosPerHour && t < kTieringStart - kNanosPerHour;
+      if (host % 7 == 0 && middle_hour) continue;
       old_rows.push_back(Reading(host, t));
     }
   }
@@ -446,6 +453,14 @@ TEST_F(TieringTest, SeriesPickedOutReadAlikeSoughtOrSteppedOver) {
         PartitionHash(info->measure_name, info->dimensions, table.partition_key), info->id};
   }
   ASSERT_EQ(by_host.size(), static_cast<size_t>(kHosts));
+  std::vector<std::pair<SeriesTarget, int>> in_key_order;  // (series, host)
+  for (const auto& [host, target] : by_host) in_key_order.push_back({target, host});
+  std::sort(in_key_order.begin(), in_key_order.end());
+  auto neighbours = [&](int first, int count) {  // hosts of keys first..first+count-1
+    std::vector<int> hosts;
+    for (int i = first; i < first + count; ++i) hosts.push_back(in_key_order[i].second);
+    return hosts;
+  };
   auto scan = [&](ScanOptions options) {
     std::vector<ScanRow> rows;
     EXPECT_TRUE(engine_
@@ -458,8 +473,38 @@ TEST_F(TieringTest, SeriesPickedOutReadAlikeSoughtOrSteppedOver) {
     return Render(rows);
   };
   const std::vector<std::string> all = scan({});
-  for (const std::vector<int>& hosts : std::vector<std::vector<int>>{
-           {0, 2, 4, 6, 8}, {1, 3, 4}, {9}, {0, 1, 2, 3, 5, 6, 7, 8, 9}}) {
+  std::vector<int> all_but_one;
+  for (int h = 0; h < kHosts; ++h) {
+    if (h != 4) all_but_one.push_back(h);
+  }
+  std::vector<std::vector<int>> subsets = {{0, 2, 4, 6, 8, 10, 12, 14, 16, 18},
+                                           {1, 3, 4, 30},
+                                           {9},
+                                           all_but_one,
+                                           neighbours(0, 10),
+                                           neighbours(15, 10),
+                                           neighbours(kHosts - 10, 10),
+                                           [&] {
+                                             std::vector<int> two_runs = neighbours(2, 5);
+                                             for (int h : neighbours(25, 5)) two_runs.push_back(h);
+                                             return two_runs;
+                                           }()};
+  // And runs of random lengths, kept and passed over in turn along the key order.
+  std::mt19937 random(35);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<int> hosts;
+    bool keeping = random() % 2 == 0;
+    for (int k = 0; k < kHosts;) {
+      const int run = 1 + static_cast<int>(random() % 12);
+      for (int j = k; j < std::min(kHosts, k + run); ++j) {
+        if (keeping) hosts.push_back(in_key_order[j].second);
+      }
+      k += run;
+      keeping = !keeping;
+    }
+    if (!hosts.empty()) subsets.push_back(hosts);
+  }
+  for (const std::vector<int>& hosts : subsets) {
     std::vector<SeriesTarget> targets;
     absl::flat_hash_set<std::string> ids;
     for (int h : hosts) {
