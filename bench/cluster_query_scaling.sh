@@ -21,6 +21,7 @@ dir=$(mktemp -d)
 export STRATA_CLUSTER_DIR=$dir/cluster STRATA_CLUSTER_PORT_BASE=${STRATA_CLUSTER_PORT_BASE:-19200}
 export STRATA_CLUSTER_NODE_FLAGS="--maintenance-interval-seconds 5"
 source bench/cgroup_quota.sh
+source bench/cluster_tsbs_data.sh
 single=""
 cleanup() {
   [ -n "$single" ] && kill "$single" 2>/dev/null
@@ -31,38 +32,6 @@ cleanup() {
 trap cleanup EXIT
 strata() { build/client/strata "$@"; }
 
-# HOSTS × 12 h of rows ending now, as line protocol.
-generate() { # hosts
-  awk -v hosts="$1" -v now="$(date +%s)" 'BEGIN {
-    srand(1)
-    for (t = now - 43200 + 10; t <= now; t += 10)
-      for (h = 0; h < hosts; h++) {
-        printf "cpu,hostname=host_%d,region=region_%d ", h, h % 10
-        split("usage_user usage_system usage_idle usage_nice usage_iowait usage_irq usage_softirq usage_steal usage_guest usage_guest_nice", f, " ")
-        for (i = 1; i <= 10; i++) printf "%s%s=%.2f", (i > 1 ? "," : ""), f[i], rand() * 100
-        printf " %d000000000\n", t
-      }
-  }'
-}
-
-# Waits until no node's log shows a new tiering run of benchmark.cpu for two checks running.
-settle() { # log files...
-  local seen=-1 now
-  while true; do
-    now=$(cat "$@" | grep -c 'tiering "benchmark"."cpu"' || true)
-    [ "$now" = "$seen" ] && return
-    seen=$now
-    sleep 12
-  done
-}
-
-load() { # port, file
-  strata -p "$1" db create benchmark >/dev/null
-  strata -p "$1" table create benchmark cpu --memory 24h \
-    --partition-key "${STRATA_BENCH_PARTITION_KEY:-measure}" >/dev/null
-  strata -p "$1" import benchmark cpu "$2" --format lp --parallel 4 --progress none >/dev/null
-}
-
 suite() { # port, output file
   build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --columnar >"$2"
 }
@@ -70,7 +39,6 @@ suite() { # port, output file
 # CPU ms per query of the node queried and of the other nodes together, each query type on
 # its own (query_bench --only; /proc/PID/stat, the runs' warm-up included): on a cluster, the
 # coordinator's share beyond its own shards' fragment is its merge.
-ticks() { local s=0 p; for p in "$@"; do s=$((s + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $s; }
 cpu_by_type() { # port, output file, PID of the node queried, PIDs of the others...
   local port=$1 out=$2 n0=$3 name t0 t1 o0 o1
   shift 3
@@ -90,12 +58,7 @@ echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hos
 
 # One stratad.
 port=$((STRATA_CLUSTER_PORT_BASE + 900))
-build/server/stratad --data-dir "$dir/single" --listen "127.0.0.1:$port" --http-listen '' \
-  --pg-listen '' --maintenance-interval-seconds 5 2>"$dir/single.log" &
-single=$!
-for _ in $(seq 50); do strata -p $port health >/dev/null 2>&1 && break; sleep 0.1; done
-load $port "$dir/data.lp"
-settle "$dir/single.log"
+start_single $port "$dir" "$dir/data.lp"
 cg_quota "$cg_root/single" "$quota"
 cg_add "$cg_root/single" "$single"
 suite $port "$dir/one.txt"

@@ -4,8 +4,9 @@
 // side speaks the simple query protocol from raw sockets, as a minimal client
 // (libpq adds little on top of the wire); the gRPC side is the generated stub.
 //
-//   build/bench/pg_latency_bench --target 127.0.0.1:7878 --pg-port 7880 \
+//   build/bench/pg_latency_bench --target 127.0.0.1:7878 --pg-port 7880
 //       --query "SELECT count(*) FROM mydb.cpu WHERE host = 'host_1'"
+// (one command line)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

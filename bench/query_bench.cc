@@ -3,9 +3,12 @@
 // Runs each query type --runs times over gRPC and prints median and p95
 // latency, rows returned and rows scanned. --sql times one statement instead.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -70,6 +73,29 @@ std::vector<QueryType> Suite() {
   };
 }
 
+// `sql` with each 'host_K' literal made 'host_((K + shift) mod hosts)': the same shape of
+// statement over other hosts, as TSBS's generator picks them at random.
+std::string ShiftHosts(const std::string& sql, int shift, int hosts) {
+  static constexpr std::string_view kHost = "'host_";
+  std::string out;
+  size_t at = 0;
+  for (size_t found; (found = sql.find(kHost, at)) != std::string::npos;) {
+    size_t end = found + kHost.size();
+    while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end]))) ++end;
+    out.append(sql, at, found - at);
+    if (end == found + kHost.size() || end >= sql.size() || sql[end] != '\'') {
+      out.append(sql, found, end - found);
+    } else {
+      int k = 0;  // the number's value mod `hosts`, however long it is
+      for (size_t i = found + kHost.size(); i < end; ++i) k = (k * 10 + (sql[i] - '0')) % hosts;
+      out += std::string(kHost) + std::to_string((k + shift) % hosts);
+    }
+    at = end;
+  }
+  out.append(sql, at);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,6 +110,11 @@ int main(int argc, char** argv) {
   app.add_option("--sql", sql, "Run this statement (named \"custom\") instead of the suite");
   bool columnar = false;
   app.add_flag("--columnar", columnar, "Ask for columnar result pages (QueryRequest.columnar)");
+  int hosts = 0;
+  app.add_option("--hosts", hosts,
+                 "Each run reads other hosts of this many (host_0 becomes host_k for a random k, "
+                 "and so on), as TSBS picks them; 0: always host_0..host_7")
+      ->check(CLI::Range(0, 1'000'000));
   std::string read;
   app.add_option("--read", read,
                  "A cluster's read choice: leader, strong, or follower (within 60 s)")
@@ -101,11 +132,13 @@ int main(int argc, char** argv) {
     if (!only.empty() && only != q.name) continue;
     std::vector<double> ms;
     int64_t rows = 0, scanned = 0;
+    std::mt19937 random(42);  // the same hosts in the same order for every binary compared
     for (int r = 0; r < runs; ++r) {
       grpc::ClientContext context;
       connection.Authorize(context);
       strata::v1::QueryRequest request;
-      request.set_query_string(q.sql);
+      request.set_query_string(
+          hosts > 0 ? ShiftHosts(q.sql, static_cast<int>(random() % hosts), hosts) : q.sql);
       request.set_columnar(columnar);
       if (read == "strong")
         request.mutable_read()->set_consistency(strata::v1::READ_CONSISTENCY_STRONG);

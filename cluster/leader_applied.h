@@ -6,8 +6,12 @@
 // another (about 0.3–0.5 ms each against a clustered JetStream).
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -16,10 +20,48 @@
 
 namespace strata::cluster {
 
-// By position in `shards`: the sequence its leader (another node) applied, leading under its
-// lease when it answered; nullopt where no other node leads the shard, or its leader did not
-// answer by `until` (at most half a second from now) or no longer leads it. The caller asks NATS
-// for those.
+// The question asked when it is made and its answers taken later, so that a caller can work
+// meanwhile (a leader read on this node's replicas, checked against them before its first
+// row goes out: cluster/local_replicas_read.h). Not thread-safe; Answers is called at most once.
+class LeadersAppliedAsk {
+ public:
+  // Asks each node leading some of `shards` (another node) by `until` (at most half a
+  // second from now).
+  LeadersAppliedAsk(ShardDirectory& directory, PeerStubs& peers, std::vector<uint32_t> shards,
+                    absl::Time until);
+  // Cancels the calls not answered yet.
+  ~LeadersAppliedAsk();
+  LeadersAppliedAsk(const LeadersAppliedAsk&) = delete;
+  LeadersAppliedAsk& operator=(const LeadersAppliedAsk&) = delete;
+
+  // By position in `shards`: the sequence its leader applied, leading under its lease when
+  // it answered; nullopt where no other node leads the shard, or its leader did not answer
+  // by `until` or no longer leads it. The caller asks NATS for those. Waits for the answers.
+  std::vector<std::optional<uint64_t>> Answers();
+  // The other nodes asked.
+  size_t nodes_asked() const { return calls_.size(); }
+
+ private:
+  // One leading node's call: the shards it was asked about, by their place in `shards_`.
+  struct Call {
+    internal::v1::ShardStateRequest request;
+    std::vector<size_t> positions;
+    grpc::ClientContext context;
+    internal::v1::ShardStateResponse response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<internal::v1::ShardStateResponse>> reader;
+  };
+  // Waits for every call's end and shuts the queue down.
+  void Drain();
+
+  const std::vector<uint32_t> shards_;
+  std::map<std::string, Call> calls_;  // by address; a map's entries stay where they are
+  grpc::CompletionQueue done_;         // the calls' answers, waited for on the caller's thread
+  size_t answered_ = 0;
+  bool drained_ = false;
+};
+
+// LeadersAppliedAsk's answers, waited for at once.
 std::vector<std::optional<uint64_t>> LeadersApplied(ShardDirectory& directory, PeerStubs& peers,
                                                     const std::vector<uint32_t>& shards,
                                                     absl::Time until);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_join.h"
+#include "cluster/local_replicas_read.h"
 #include "cluster/scan_pages.h"
 #include "cluster/site_balance.h"
 #include "common/start_thread.h"
@@ -104,6 +105,9 @@ std::string SiteKey(const query::FragmentSite& site) {
 // Remembered sites' columns at most; past it they are forgotten and asked again.
 constexpr size_t kMaxKnownColumns = 4096;
 
+// How long small leader reads fan out after one found a replica here behind its leader.
+constexpr std::chrono::seconds kLocalReadsPause{1};
+
 }  // namespace
 
 struct ClusterShardReads::RemoteScan {
@@ -179,14 +183,46 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   ColumnsChecks checks_ ABSL_GUARDED_BY(mu_);  // of the columns it planned with
 };
 
-absl::StatusOr<std::unique_ptr<query::ShardReads>> ClusterShardReads::Prepare(
-    const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only) {
+absl::StatusOr<query::PreparedReads> ClusterShardReads::Prepare(const query::ReadChoice& choice,
+                                                                std::chrono::milliseconds wait,
+                                                                bool describe_only, bool small) {
+  if (small && !describe_only && choice.consistency == query::ReadConsistency::kLeader) {
+    if (std::optional<query::PreparedReads> local = PrepareLocalLeaderRead()) {
+      return *std::move(local);
+    }
+  }
   ASSIGN_OR_RETURN(std::vector<query::FragmentSite> sites, Choose(choice));
   if (!describe_only && !sites.empty() && sites.front().local) {
     RETURN_IF_ERROR(directory_.CatchUpShards(sites.front().shards, choice, wait));
   }
-  if (sites.size() == 1 && sites.front().local) return nullptr;  // every shard, here
-  return std::make_unique<QueryReads>(this, choice, std::move(sites));
+  query::PreparedReads prepared;
+  if (sites.size() == 1 && sites.front().local) return prepared;  // every shard, here
+  prepared.reads = std::make_unique<QueryReads>(this, choice, std::move(sites));
+  return prepared;
+}
+
+std::optional<query::PreparedReads> ClusterShardReads::PrepareLocalLeaderRead() {
+  if (steady_clock::now().time_since_epoch().count() < local_reads_paused_until_.load()) {
+    return std::nullopt;
+  }
+  // The replicas here that do not lead under a lease, and what each had applied before the
+  // query read it: a read sees at least that much.
+  std::vector<LocalReplicasRead::Follower> followers;
+  for (uint32_t shard = 0; shard < directory_.shard_count(); ++shard) {
+    std::shared_ptr<Replica> replica = directory_.LocalReplica(shard);
+    if (replica == nullptr || !replica->health().ok()) return std::nullopt;
+    if (directory_.LeadsUnderLease(*replica)) continue;  // as for any leader read
+    const uint64_t applied = replica->state().applied;
+    followers.push_back({.shard = shard, .replica = std::move(replica), .applied = applied});
+  }
+  query::PreparedReads prepared;
+  if (followers.empty()) return prepared;  // this node leads every shard
+  prepared.local_leader_read =
+      std::make_shared<LocalReplicasRead>(directory_, stubs_, std::move(followers), [this] {
+        local_reads_paused_until_ =
+            (steady_clock::now() + kLocalReadsPause).time_since_epoch().count();
+      });
+  return prepared;
 }
 
 absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::Choose(

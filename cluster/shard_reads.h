@@ -13,6 +13,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,11 +45,14 @@ class ClusterShardReads final {
         stubs_(&directory->membership()) {}
 
   // One query's reads under `choice`: a site for every shard, and this node's own shards
-  // brought up to the choice within `wait` (not for a `describe_only` query). Null when
-  // this node reads every shard itself: the plan then reads its engine as a single node does.
-  absl::StatusOr<std::unique_ptr<query::ShardReads>> Prepare(const query::ReadChoice& choice,
-                                                             std::chrono::milliseconds wait,
-                                                             bool describe_only);
+  // brought up to the choice within `wait` (not for a `describe_only` query). No ShardReads
+  // when this node reads every shard itself: the plan then reads its engine as a single node
+  // does. A `small` leader read (its statement's last run scanned little) is read on this
+  // node's replicas when it holds every shard, confirmed against the leaders before its
+  // answer goes out (docs/cluster.md, "A small leader read").
+  absl::StatusOr<query::PreparedReads> Prepare(const query::ReadChoice& choice,
+                                               std::chrono::milliseconds wait, bool describe_only,
+                                               bool small);
 
   // Runs a fragment here over this node's replicas of `shards` into `sink` (the caller
   // brought them up to date); what its scans read.
@@ -60,6 +64,11 @@ class ClusterShardReads final {
 
  private:
   class QueryReads;
+  // A small leader read on this node's replicas of every shard, confirmed once the shards'
+  // leaders say what they applied; nullopt when this node lacks a healthy replica of one, or
+  // such a read found a replica behind in the last second (a write load keeps followers a
+  // little behind their leaders: the query would be read twice each time).
+  std::optional<query::PreparedReads> PrepareLocalLeaderRead();
   // What a query's plan assumed of each remote node's columns, by node id (a node's columns
   // of a table are those of every shard it holds, so they hold for any of its sites).
   using ColumnsChecks = std::map<std::string, std::vector<internal::v1::ColumnsCheck>>;
@@ -139,6 +148,9 @@ class ClusterShardReads final {
   const std::string node_id_;
   PeerStubs stubs_;
   CancelWatch cancel_watch_;  // the remote fragments' calls, by their queries' flags
+  // Until when small leader reads fan out (steady_clock nanoseconds since its epoch): one found
+  // a replica here behind its leader.
+  std::atomic<int64_t> local_reads_paused_until_{0};
   absl::Mutex known_mu_;
   absl::flat_hash_map<std::string, SiteColumns> known_columns_ ABSL_GUARDED_BY(known_mu_);
 };

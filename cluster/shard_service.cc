@@ -275,7 +275,7 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                                                [&cancelled] { cancelled.store(true); });
   if (!request->describe_only()) HoldForTesting(started, cancelled);
   ScanWriterSink sink(context, writer, &cancelled, request->columns_first());
-  std::optional<Slots::Held> slot = fragments_.Take(std::min(deadline, started + wait));
+  Slots::Held slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         StrCat("node ", node_id_, " is running ", kMaxServedFragments,
@@ -325,8 +325,7 @@ grpc::Status ShardServiceImpl::Checkpoint(
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                         StrCat("node ", node_id_, " holds no healthy replica of shard ", shard));
   }
-  std::optional<Slots::Held> slot =
-      checkpoints_.Take(std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  Slots::Held slot = checkpoints_.Take(std::chrono::steady_clock::now() + std::chrono::seconds(30));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                         StrCat("node ", node_id_, " is sending ", kMaxServedCheckpoints,

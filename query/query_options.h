@@ -16,6 +16,7 @@ namespace strata::query {
 class SystemTables;  // query/exec/system_tables.h
 class DeleteSink;    // query/delete_sink.h
 class ShardReads;    // query/base/shard_reads.h
+class LocalLeaderRead;
 struct ShardScope;
 
 struct QueryOptions {
@@ -52,6 +53,8 @@ struct QueryOptions {
   // A fragment's statement: its scans read the series of these shards only, and a statement
   // that is not a read (SELECT, DESCRIBE, SHOW MEASURES) is refused; null: all.
   const ShardScope* shard_scope = nullptr;
+  // A small leader read on this node's replicas: told what the plan reads of the shards.
+  LocalLeaderRead* local_leader_read = nullptr;
 };
 
 }  // namespace strata::query

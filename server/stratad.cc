@@ -212,11 +212,10 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
         .max_staleness = std::chrono::milliseconds(config.max_staleness_ms),
         .hedge_after = std::chrono::milliseconds(config.hedge_after_ms)};
     d->queries_->SetClusterMode(
-        [reads = &d->cluster_->shard_reads()](const query::ReadChoice& choice,
-                                              std::chrono::milliseconds wait, bool describe_only) {
-          return reads->Prepare(choice, wait, describe_only);
-        },
-        &d->cluster_->delete_sink(), default_read);
+        [reads = &d->cluster_->shard_reads()](
+            const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
+            bool small) { return reads->Prepare(choice, wait, describe_only, small); },
+        &d->cluster_->delete_sink(), default_read, config.small_read_rows);
   }
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),

@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,6 +110,39 @@ class ShardReads {
                            const std::atomic<bool>* cancelled,
                            const std::function<void()>& answered, const Push& push,
                            QueryStats* scanned) = 0;
+};
+
+// A small leader read on this node's own replicas (docs/cluster.md, "A small leader read"),
+// chosen before they were known to be as current as their leaders. The plan tells it what it
+// reads of the shards as it is planned (QueryOptions::local_leader_read), so that only those
+// shards' leaders are asked what they applied, each question sent as soon as it is known.
+class LocalLeaderRead {
+ public:
+  virtual ~LocalLeaderRead() = default;
+  // How many shards the tables have (ShardOf's count).
+  virtual uint32_t shard_count() const = 0;
+  // A table was looked up. Its columns are those of all its shards: unless the plan then
+  // reads its rows through Reading (naming its columns, whose absence here would be an
+  // error, confirmed against every shard), the read depends on every shard.
+  virtual void TableResolved() = 0;
+  // A table's rows are read from these shards only (a condition pins its partition key), or
+  // from any (nullopt).
+  virtual void Reading(const std::optional<std::set<uint32_t>>& shards) = 0;
+  // The answer depends on every shard: a star's columns, information_schema, an error.
+  virtual void ReadingEvery() = 0;
+  // Called before any of the answer goes out, once it is whole: an error says a replica was
+  // read behind its leader; the query is then read again the usual way (none of it went out).
+  virtual absl::Status Confirm() = 0;
+  // The other nodes asked so far.
+  virtual int leaders_asked() const = 0;
+};
+
+// How a query reads its tables, as its node chose under the query's read choice.
+struct PreparedReads {
+  // Null: from this node's engine, which holds every shard the query reads.
+  std::unique_ptr<ShardReads> reads;
+  // Set when this node's replicas were chosen for a small leader read.
+  std::shared_ptr<LocalLeaderRead> local_leader_read;
 };
 
 }  // namespace strata::query

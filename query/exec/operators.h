@@ -58,6 +58,7 @@ struct QueryContext {
   // QueryOptions' shard_reads and shard_scope (query/base/shard_reads.h).
   ShardReads* shard_reads = nullptr;
   const ShardScope* shard_scope = nullptr;
+  LocalLeaderRead* local_leader_read = nullptr;  // QueryOptions'
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
 
   QueryContext() = default;

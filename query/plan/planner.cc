@@ -254,6 +254,7 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
     }
     return SqlError(found.status().code(), sql_, ref.pos, message);
   }
+  if (context_->local_leader_read != nullptr) context_->local_leader_read->TableResolved();
   ResolvedTable resolved;
   resolved.table = *found;
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage_.TableStateOf(*resolved.table));
@@ -269,6 +270,10 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
   const bool information = ref.database == kInformationSchema;
   if (!information && ref.database != kSystemDatabase) return std::nullopt;
+  // information_schema's columns are every table's, of all their shards.
+  if (information && context_->local_leader_read != nullptr) {
+    context_->local_leader_read->ReadingEvery();
+  }
   // "system"."tables" comes from the catalog; the other system tables from
   // the server (QueryOptions::system_tables).
   absl::StatusOr<SystemTable> read =
@@ -402,6 +407,12 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     for (const ExprPtr& c : residual) residual_view.push_back(c.get());
     *bounds = ExtractValueBounds(residual_view, time_column + 1, context_->eval);
     select.where = JoinConjuncts(std::move(residual));
+  }
+
+  // A small leader read on this node's replicas asks only the leaders of the shards read.
+  if (LocalLeaderRead* local = context_->local_leader_read; local != nullptr) {
+    local->Reading(
+        ShardsPinned(series_conjuncts, schema, table->partition_key, local->shard_count()));
   }
 
   // Series conjuncts run once per series, over the layout's series batch;

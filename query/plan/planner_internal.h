@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct FragmentedTable {
   QueryStats* stats = nullptr;     // where the fragments' scans are counted
   PartitionKey partition_key;      // the table's: which rows share a shard
 };
+// The shards that can hold a row meeting every one of `pushed` when one of them pins the
+// table's DIMENSION partition key (`key = 'v'`, `key IN ('v', ...)`): a series' shard is its
+// key value's partition hash's (storage/read/table_state.h RoutingHash). nullopt: any shard.
+std::optional<std::set<uint32_t>> ShardsPinned(const std::vector<ExprPtr>& pushed,
+                                               const Schema& schema, const PartitionKey& key,
+                                               uint32_t count);
 // " WHERE <the pushed conditions>" as site `site` reads them, or empty.
 std::string FragmentWhere(const FragmentedTable& table, size_t site);
 

@@ -124,6 +124,10 @@ absl::Status Planner::SelectPhases::ExpandStar() {
       items.push_back(std::move(item));
       continue;
     }
+    // A table's columns are those of all its shards.
+    if (LocalLeaderRead* local = context_->local_leader_read; local != nullptr) {
+      local->ReadingEvery();
+    }
     for (const ColumnInfo& c : input()) {
       if (c.hidden) continue;  // the right copy of a USING column
       auto column = std::make_unique<Expr>();

@@ -132,46 +132,6 @@ std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const Frag
   return clauses;
 }
 
-// The shards that can hold a row meeting every one of `pushed` when one of them pins the
-// table's DIMENSION partition key (`key = 'v'`, `key IN ('v', ...)`): a series' shard is its
-// key value's partition hash's (storage/read/table_state.h RoutingHash). nullopt: any shard.
-std::optional<std::set<uint32_t>> ShardsPinned(const std::vector<ExprPtr>& pushed,
-                                               const Schema& schema, const PartitionKey& key,
-                                               uint32_t count) {
-  if (key.type != PartitionKeyType::kDimension) return std::nullopt;
-  std::optional<std::set<uint32_t>> pinned;
-  for (const ExprPtr& c : pushed) {
-    const Expr* column = nullptr;
-    std::vector<const Expr*> values;
-    if (c->kind == ExprKind::kBinary && c->name == "=" && c->args.size() == 2) {
-      const bool left = c->args[0]->kind == ExprKind::kColumn;
-      column = c->args[left ? 0 : 1].get();
-      values.push_back(c->args[left ? 1 : 0].get());
-    } else if (c->kind == ExprKind::kIn && !c->negated && c->subquery == nullptr &&
-               c->args.size() >= 2) {
-      column = c->args[0].get();
-      for (size_t i = 1; i < c->args.size(); ++i) values.push_back(c->args[i].get());
-    }
-    if (column == nullptr || column->kind != ExprKind::kColumn || column->bound.column < 0 ||
-        schema[column->bound.column].name != key.name) {
-      continue;
-    }
-    std::set<uint32_t> shards;
-    const bool literals = std::all_of(values.begin(), values.end(), [](const Expr* v) {
-      return v->kind == ExprKind::kLiteral && v->literal.type == DataType::kVarchar;
-    });
-    if (!literals) continue;
-    for (const Expr* v : values)
-      shards.insert(ShardOf(PartitionHash("", v->literal.s, key), count));
-    if (pinned.has_value()) {
-      std::erase_if(*pinned, [&shards](uint32_t s) { return !shards.contains(s); });
-    } else {
-      pinned = std::move(shards);
-    }
-  }
-  return pinned;
-}
-
 // Keeps of `table`'s sites the shards in `pinned`, and the sites left with any (at least
 // one, with none: its fragment reads nothing but still gives the columns). Returns how many
 // shards it dropped.
@@ -218,6 +178,43 @@ double MergeShare(const SelectStmt* select) {
 }
 
 }  // namespace
+
+std::optional<std::set<uint32_t>> ShardsPinned(const std::vector<ExprPtr>& pushed,
+                                               const Schema& schema, const PartitionKey& key,
+                                               uint32_t count) {
+  if (key.type != PartitionKeyType::kDimension) return std::nullopt;
+  std::optional<std::set<uint32_t>> pinned;
+  for (const ExprPtr& c : pushed) {
+    const Expr* column = nullptr;
+    std::vector<const Expr*> values;
+    if (c->kind == ExprKind::kBinary && c->name == "=" && c->args.size() == 2) {
+      const bool left = c->args[0]->kind == ExprKind::kColumn;
+      column = c->args[left ? 0 : 1].get();
+      values.push_back(c->args[left ? 1 : 0].get());
+    } else if (c->kind == ExprKind::kIn && !c->negated && c->subquery == nullptr &&
+               c->args.size() >= 2) {
+      column = c->args[0].get();
+      for (size_t i = 1; i < c->args.size(); ++i) values.push_back(c->args[i].get());
+    }
+    if (column == nullptr || column->kind != ExprKind::kColumn || column->bound.column < 0 ||
+        schema[column->bound.column].name != key.name) {
+      continue;
+    }
+    std::set<uint32_t> shards;
+    const bool literals = std::all_of(values.begin(), values.end(), [](const Expr* v) {
+      return v->kind == ExprKind::kLiteral && v->literal.type == DataType::kVarchar;
+    });
+    if (!literals) continue;
+    for (const Expr* v : values)
+      shards.insert(ShardOf(PartitionHash("", v->literal.s, key), count));
+    if (pinned.has_value()) {
+      std::erase_if(*pinned, [&shards](uint32_t s) { return !shards.contains(s); });
+    } else {
+      pinned = std::move(shards);
+    }
+  }
+  return pinned;
+}
 
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const TableRef& ref,
                                                                          const SelectStmt* select) {

@@ -409,6 +409,14 @@ void AddClusterOptions(CLI::App& app, ServerConfig& c) {
       ->envname("STRATA_HEDGE_AFTER_MS")
       ->check(CLI::Range(int64_t{0}, int64_t{3'600'000}))
       ->capture_default_str();
+  app.add_option("--small-read-rows", c.small_read_rows,
+                 "A leader read whose statement (literals aside) scanned at most this many rows "
+                 "the last time it ran is read on this node's own replicas when it holds every "
+                 "shard, confirmed against the shards' leaders before its answer goes out (0: "
+                 "never; docs/cluster.md, \"A small leader read\")")
+      ->envname("STRATA_SMALL_READ_ROWS")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
   app.add_option("--cluster-secret", c.cluster_secret,
                  "Shared by the cluster's nodes, which show it to each other; prefer "
                  "--cluster-secret-file")

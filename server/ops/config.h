@@ -126,6 +126,9 @@ struct ServerConfig {
   std::string read_consistency = "leader";  // leader | strong | follower
   int64_t max_staleness_ms = 5000;          // a follower read's bound unless it names one
   int64_t hedge_after_ms = 0;               // 0: fragments are not hedged
+  // A leader read whose statement scanned at most this many rows the last time is read on
+  // this node's replicas when it holds every shard (docs/cluster.md, "A small leader read").
+  int64_t small_read_rows = 10'000;  // 0: never
   std::string cluster_secret;
   std::string cluster_secret_file;
   // Mutual TLS between nodes: the CA that signed every node's --tls-cert.

@@ -388,7 +388,20 @@ ServerMetrics::ServerMetrics(Engine* engine)
                                .Name("strata_query_rows_returned_total")
                                .Help("Rows queries returned to clients.")
                                .Register(*registry_)
-                               .Add({})) {
+                               .Add({})),
+      local_leader_reads_(prometheus::BuildCounter()
+                              .Name("strata_local_leader_reads_total")
+                              .Help("Small leader reads a cluster node answered from its own "
+                                    "replicas, by outcome: confirmed, or behind (a replica was "
+                                    "behind its leader; read again at the leaders).")
+                              .Register(*registry_)),
+      local_leader_read_questions_(
+          prometheus::BuildCounter()
+              .Name("strata_local_leader_read_questions_total")
+              .Help("Calls small leader reads made to other nodes to ask what the leaders of "
+                    "the shards they read had applied (none for a shard this node leads).")
+              .Register(*registry_)
+              .Add({})) {
   // Every label value known up front is exported at 0 from the start, so a
   // dashboard's rate() and an alert on a series see it before its first
   // event (an absent series is not a zero).
@@ -397,6 +410,8 @@ ServerMetrics::ServerMetrics(Engine* engine)
     rejected_.Add({{"reason", std::string(ClassName(c))}});
   }
   queries_.Add({{"code", std::string(StatusCodeName(0))}});
+  for (const char* outcome : {"confirmed", "behind"})
+    local_leader_reads_.Add({{"outcome", outcome}});
 }
 
 void ServerMetrics::SetAdmissionSource(std::function<AdmissionSnapshot()> source) {
@@ -430,6 +445,11 @@ void ServerMetrics::CountWrite(const WriteResult& result) {
   for (const RejectedRecord& r : result.rejected) {
     rejected_.Add({{"reason", std::string(ClassName(r.rejection_class))}}).Increment();
   }
+}
+
+void ServerMetrics::CountLocalLeaderRead(bool confirmed, int leaders_asked) {
+  local_leader_reads_.Add({{"outcome", confirmed ? "confirmed" : "behind"}}).Increment();
+  local_leader_read_questions_.Increment(leaders_asked);
 }
 
 void ServerMetrics::CountQuery(const absl::Status& status, const query::QueryStats& stats,

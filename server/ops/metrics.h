@@ -61,6 +61,10 @@ class ServerMetrics {
   void CountWrite(const WriteResult& result);
   // One query that ran (or failed while running).
   void CountQuery(const absl::Status& status, const query::QueryStats& stats, double seconds);
+  // One small leader read on a cluster node's own replicas (docs/cluster.md, "A small leader
+  // read"): `confirmed`, or a replica was behind its leader and the query was read again;
+  // `leaders_asked`, the other nodes it asked what their shards' leaders applied.
+  void CountLocalLeaderRead(bool confirmed, int leaders_asked);
   // One HTTP request answered: `endpoint` is a route ("/write") or "other".
   void CountHttpRequest(std::string_view endpoint, int http_status);
   // Where the open connections of a front door ("http", "postgres") are
@@ -91,6 +95,8 @@ class ServerMetrics {
   prometheus::Counter& query_rows_scanned_;
   prometheus::Counter& query_bytes_scanned_;
   prometheus::Counter& query_rows_returned_;
+  prometheus::Family<prometheus::Counter>& local_leader_reads_;
+  prometheus::Counter& local_leader_read_questions_;
 };
 
 }  // namespace strata

@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "query/parse/statement_shape.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
@@ -21,6 +22,13 @@ std::string WorkerOwner(const Principal& caller, std::string_view peer) {
                                                : StrCat("token ", caller.name());
 }
 
+// What is left of a query's time at `deadline`, at least a millisecond (its timeout option).
+int64_t MillisUntil(std::chrono::steady_clock::time_point deadline) {
+  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  deadline - std::chrono::steady_clock::now())
+                                  .count());
+}
+
 int64_t NanosSinceEpoch() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -29,10 +37,13 @@ int64_t NanosSinceEpoch() {
 
 // The result on its way to the client, its columns held back until the first rows, so that a
 // query planned with another node's remembered columns can be run again when they changed
-// (query::IsColumnsChanged) or when its plan failed with them (a column not found).
+// (query::IsColumnsChanged) or when its plan failed with them (a column not found), and a
+// small leader read on this node's replicas once they proved current (`confirm`,
+// query::LocalLeaderRead::Confirm).
 class HeldColumnsSink final : public query::ResultSink {
  public:
-  explicit HeldColumnsSink(query::ResultSink* sink) : sink_(*sink) {}
+  explicit HeldColumnsSink(query::ResultSink* sink, std::function<absl::Status()> confirm = nullptr)
+      : sink_(*sink), confirm_(std::move(confirm)) {}
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
     columns_ = columns;
     held_ = true;
@@ -52,13 +63,22 @@ class HeldColumnsSink final : public query::ResultSink {
     RETURN_IF_ERROR(Release());
     return sink_.EndBatches();
   }
-  // The held columns handed on (a result without rows).
+  // The held columns handed on (a result without rows), once confirmed.
   absl::Status Release() {
     if (!held_) return absl::OkStatus();
+    RETURN_IF_ERROR(Confirm());
     held_ = false;
     sent_ = true;
     return sink_.Columns(columns_);
   }
+  // Whether what was read may go out (asked once); an error says it may not, and nothing did.
+  absl::Status Confirm() {
+    if (!confirm_) return confirmed_;
+    confirmed_ = std::exchange(confirm_, nullptr)();
+    return confirmed_;
+  }
+  // Whether Confirm refused.
+  bool refused() const { return !confirmed_.ok(); }
   // Whether anything reached the client's sink.
   bool sent() const { return sent_; }
   // Whether the statement was planned (its columns came).
@@ -66,6 +86,8 @@ class HeldColumnsSink final : public query::ResultSink {
 
  private:
   query::ResultSink& sink_;
+  std::function<absl::Status()> confirm_;  // null once asked
+  absl::Status confirmed_;
   std::vector<query::ResultColumn> columns_;
   bool held_ = false;
   bool sent_ = false;
@@ -260,28 +282,40 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   if (request.max_fragments != 0) choice.max_fragments = request.max_fragments;
   if (request.hedge_after.count() != 0) choice.hedge_after = request.hedge_after;
   absl::Status prepared = delayed.ok() ? query::CheckReadChoice(choice) : delayed;
-  std::unique_ptr<query::ShardReads> reads;
+  // A leader read's statement shape, under which what it scanned is remembered: a small one
+  // may be read on this node's replicas next time (docs/cluster.md, "A small leader read").
+  std::optional<std::string> shape;
+  if (read_sizes_ != nullptr && read_sizes_->remembers() && !request.describe_only &&
+      choice.consistency == query::ReadConsistency::kLeader) {
+    shape = query::ReadStatementShape(request.sql);
+    if (shape.has_value()) *shape = StrCat(request.default_database, "\n", *shape);
+  }
+  const auto wait = std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000));
+  query::PreparedReads reads;
   if (prepare_reads_ && prepared.ok()) {
-    absl::StatusOr<std::unique_ptr<query::ShardReads>> chosen = prepare_reads_(
-        choice, std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000)),
-        request.describe_only);
+    absl::StatusOr<query::PreparedReads> chosen = prepare_reads_(
+        choice, wait, request.describe_only, shape.has_value() && read_sizes_->Small(*shape));
     if (chosen.ok()) {
-      reads = std::move(*chosen);
+      reads = *std::move(chosen);
     } else {
       prepared = chosen.status();
     }
   }
-  options.shard_reads = reads.get();
+  options.shard_reads = reads.reads.get();
   absl::StatusOr<query::QueryStats> stats;
   if (!prepared.ok()) {
     stats = prepared;
   } else if (request.cancel->load()) {
     stats = absl::CancelledError("the query was cancelled");
-  } else if (reads == nullptr) {
+  } else if (reads.local_leader_read != nullptr) {
+    stats = RunLocalLeaderRead(request.sql, options, std::move(reads), choice, wait,
+                               ticket.deadline_, sink);
+  } else if (reads.reads == nullptr) {
     stats = engine_.Execute(request.sql, options, sink);
   } else {
     stats = RunOverShards(request.sql, options, ticket.deadline_, sink);
   }
+  if (shape.has_value() && stats.ok()) read_sizes_->Record(*shape, stats->rows_scanned);
   if (!request.describe_only) {  // planning a statement for Describe is not a query run
     Observe(ticket.id(), request.caller->name(), request.sql, stats,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -305,13 +339,40 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunOverShards(
       break;
     }
     reads.Refresh();
-    options.timeout_millis =
-        std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 deadline - std::chrono::steady_clock::now())
-                                 .count());
+    options.timeout_millis = MillisUntil(deadline);
   }
   if (stats.ok()) RETURN_IF_ERROR(held.Release());
   return stats;
+}
+
+absl::StatusOr<query::QueryStats> QueryRunner::RunLocalLeaderRead(
+    const std::string& sql, query::QueryOptions options, query::PreparedReads prepared,
+    const query::ReadChoice& choice, std::chrono::milliseconds wait,
+    std::chrono::steady_clock::time_point deadline, query::ResultSink* sink) {
+  query::LocalLeaderRead& local = *prepared.local_leader_read;
+  HeldColumnsSink held(sink, [&local] { return local.Confirm(); });
+  options.local_leader_read = &local;
+  absl::StatusOr<query::QueryStats> stats = engine_.Execute(sql, options, &held);
+  options.local_leader_read = nullptr;
+  if (absl::IsCancelled(stats.status()) || absl::IsDeadlineExceeded(stats.status())) {
+    return stats;  // no answer to confirm
+  }
+  // An error is confirmed too, against every shard: a replica behind (any of them, as a
+  // table's columns are all its shards') may fail where its leader would not.
+  if (!stats.ok()) local.ReadingEvery();
+  if (!held.sent()) {
+    const absl::Status confirmed = stats.ok() ? held.Release() : held.Confirm();
+    if (!confirmed.ok() && !held.refused()) return confirmed;  // the client's sink failed
+  }
+  metrics_.CountLocalLeaderRead(!held.refused(), local.leaders_asked());
+  if (!held.refused()) return stats;
+  // A replica here was behind its leader: read at the leaders, as any leader read.
+  ASSIGN_OR_RETURN(query::PreparedReads reads,
+                   prepare_reads_(choice, wait, /*describe_only=*/false, /*small=*/false));
+  options.shard_reads = reads.reads.get();
+  options.timeout_millis = MillisUntil(deadline);
+  if (reads.reads == nullptr) return engine_.Execute(sql, options, sink);
+  return RunOverShards(sql, options, deadline, sink);
 }
 
 void QueryRunner::Observe(const std::string& id, const std::string& token, std::string_view sql,

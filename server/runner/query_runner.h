@@ -32,6 +32,7 @@
 #include "server/auth/grants.h"
 #include "server/ops/metrics.h"
 #include "server/runner/query_workers.h"
+#include "server/runner/read_sizes.h"
 
 namespace strata {
 
@@ -139,16 +140,20 @@ class QueryRunner final : public StatementRunner {
 
   // A cluster node's: before every query, `prepare` brings the shards this node reads
   // itself up to the query's read choice (`default_read`'s parts where the request sets none;
-  // no wait for a describe_only request) and says how its tables are read (null: from the engine,
-  // which holds them all), or fails the query; where DELETE's points go (the shards' logs).
-  // Set once, before serving; `deletes` outlives the runner.
-  using PrepareReads = std::function<absl::StatusOr<std::unique_ptr<query::ShardReads>>(
-      const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only)>;
+  // no wait for a describe_only request) and says how its tables are read (no ShardReads: from
+  // the engine, which holds them all), or fails the query; `small` when the statement's shape
+  // scanned at most `small_read_rows` the last time it ran (ReadSizes). `deletes`: where
+  // DELETE's points go (the shards' logs). Set once, before serving; `deletes` outlives the
+  // runner.
+  using PrepareReads = std::function<absl::StatusOr<query::PreparedReads>(
+      const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
+      bool small)>;
   void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes,
-                      query::ReadChoice default_read) {
+                      query::ReadChoice default_read, int64_t small_read_rows) {
     prepare_reads_ = std::move(prepare);
     deletes_ = deletes;
     default_read_ = default_read;
+    read_sizes_ = std::make_unique<ReadSizes>(small_read_rows);
   }
 
  private:
@@ -170,6 +175,13 @@ class QueryRunner final : public StatementRunner {
                                                   query::QueryOptions options,
                                                   std::chrono::steady_clock::time_point deadline,
                                                   query::ResultSink* sink);
+  // The statement on this node's replicas as `prepared` chose for a small leader read, told
+  // what the plan reads of the shards, its answer held back until it confirms they were
+  // current; read again the usual way (`choice`, `wait`) when a replica was behind its leader.
+  absl::StatusOr<query::QueryStats> RunLocalLeaderRead(
+      const std::string& sql, query::QueryOptions options, query::PreparedReads prepared,
+      const query::ReadChoice& choice, std::chrono::milliseconds wait,
+      std::chrono::steady_clock::time_point deadline, query::ResultSink* sink);
   void Unregister(const std::string& id);
   // Counts a finished query for /metrics, and logs it when it was slow.
   void Observe(const std::string& id, const std::string& token, std::string_view sql,
@@ -180,6 +192,7 @@ class QueryRunner final : public StatementRunner {
   const QueryLimits limits_;
   SystemTablesFactory system_tables_;
   PrepareReads prepare_reads_;
+  std::unique_ptr<ReadSizes> read_sizes_;  // a cluster node's
   query::DeleteSink* deletes_ = nullptr;
   query::ReadChoice default_read_{.max_staleness = std::chrono::milliseconds(5000)};
   query::MemoryBudget budget_;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "httplib.h"
 #include "strata/v1/catalog.grpc.pb.h"
 #include "strata/v1/scheduled_query.grpc.pb.h"
 #include "strata/v1/write.grpc.pb.h"
@@ -56,6 +57,19 @@ grpc::Status CreateTable(StratadProcess& node, const std::string& table,
   }
   v1::CreateTableResponse response;
   return stub->CreateTable(WithToken(token).get(), request, &response);
+}
+
+double MetricValue(StratadProcess& node, const std::string& series) {
+  httplib::Client client("127.0.0.1", node.http_port());
+  auto response = client.Get("/metrics");
+  if (!response || response->status != 200) return -1;
+  std::istringstream lines(response->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > series.size() && line.starts_with(series) && line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
 }
 
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {

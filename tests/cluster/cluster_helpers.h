@@ -50,6 +50,10 @@ std::map<std::pair<std::string, int64_t>, double> ReadAll(StratadProcess& node,
                                                           const std::string& table,
                                                           bool own_replicas = false);
 
+// The value of `series` (a metric's name and labels as /metrics writes them) in `node`'s
+// GET /metrics; -1 when the node does not answer or has no such series.
+double MetricValue(StratadProcess& node, const std::string& series);
+
 // A call's context with `token` as its bearer token (none when empty) and a 20 s deadline.
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token);
 

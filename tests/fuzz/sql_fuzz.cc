@@ -2,7 +2,7 @@
 // table (extreme BIGINTs, multi-byte text, NULLs). Any input must end in an
 // answer or an error: never a crash, a hang past the timeout or a stack
 // overflow. The front end, planner and both evaluators (row and vector) run, and
-// each statement runs twice: its result taken as rows, then as batches.
+// each statement runs twice: its result taken as rows, then as batches; its shape is taken.
 #include <pthread.h>
 
 #include <cstddef>
@@ -11,10 +11,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "common/clock.h"
+#include "query/base/shard_reads.h"
 #include "query/engine.h"
+#include "query/parse/statement_shape.h"
 #include "storage/engine.h"
 
 namespace {
@@ -50,7 +54,13 @@ struct Fixture {
     std::filesystem::remove_all(dir);
     engine = *Engine::Open({.data_dir = dir.string(), .clock = &clock});
     Require(engine->catalog().CreateDatabase("mydb", "").status());
-    Require(engine->catalog().CreateTable({.database_name = "mydb", .table_name = "tbl"}).status());
+    // Partitioned by host, so that a plan names the shards a condition on host pins.
+    Require(
+        engine->catalog()
+            .CreateTable({.database_name = "mydb",
+                          .table_name = "tbl",
+                          .partition_key = {.type = PartitionKeyType::kDimension, .name = "host"}})
+            .status());
     WriteRequest request{.database_name = "mydb", .table_name = "tbl"};
     const int64_t extremes[] = {INT64_MAX, INT64_MIN, 0, -1, 1, 7};
     for (int i = 0; i < 24; ++i) {
@@ -117,14 +127,35 @@ struct Job {
   std::string sql;
 };
 
+// What a cluster node's small leader read is told as the plan is made: each shard named is
+// one of the cluster's.
+class CheckedLocalRead final : public query::LocalLeaderRead {
+ public:
+  uint32_t shard_count() const override { return 4; }
+  void TableResolved() override {}
+  void Reading(const std::optional<std::set<uint32_t>>& shards) override {
+    if (shards.has_value() && !shards->empty() && *shards->rbegin() >= shard_count()) std::abort();
+  }
+  void ReadingEvery() override {}
+  absl::Status Confirm() override { return absl::OkStatus(); }
+  int leaders_asked() const override { return 0; }
+};
+
 void* RunQuery(void* arg) {
   Job* job = static_cast<Job*>(arg);
   query::QueryOptions options;
   options.timeout_millis = 2000;
   options.memory_limit_bytes = 64 << 20;
+  CheckedLocalRead local;
   for (bool batches : {false, true}) {
     DiscardSink sink(batches);
+    options.local_leader_read = batches ? &local : nullptr;  // as a cluster node's small read
     (void)job->fixture->query->Execute(job->sql, options, &sink);
+  }
+  // The shape a cluster node files the statement's size under (server/runner/read_sizes.h).
+  const std::optional<std::string> shape = query::ReadStatementShape(job->sql);
+  if (shape.has_value() && (shape->empty() || shape->size() > query::kMaxStatementShape)) {
+    std::abort();
   }
   return nullptr;
 }

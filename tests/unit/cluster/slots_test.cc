@@ -12,8 +12,8 @@ using std::chrono::steady_clock;
 
 TEST(SlotsTest, AtMostCountAtOnceAndAWaiterGetsTheFirstGivenBack) {
   Slots slots(2);
-  std::optional<Slots::Held> a = slots.Take(steady_clock::now());
-  std::optional<Slots::Held> b = slots.Take(steady_clock::now());
+  Slots::Held a = slots.Take(steady_clock::now());
+  Slots::Held b = slots.Take(steady_clock::now());
   ASSERT_TRUE(a && b);
   EXPECT_EQ(slots.free(), 0);
   // None free: refused once the deadline passed.
@@ -21,14 +21,14 @@ TEST(SlotsTest, AtMostCountAtOnceAndAWaiterGetsTheFirstGivenBack) {
   // One given back while a taker waits: it gets it.
   std::thread give([&] {
     std::this_thread::sleep_for(milliseconds(50));
-    a.reset();
+    a.Give();
   });
-  std::optional<Slots::Held> c = slots.Take(steady_clock::now() + std::chrono::seconds(30));
+  Slots::Held c = slots.Take(steady_clock::now() + std::chrono::seconds(30));
   give.join();
-  EXPECT_TRUE(c.has_value());
+  EXPECT_TRUE(c);
   EXPECT_EQ(slots.free(), 0);
-  b.reset();
-  c.reset();
+  b.Give();
+  c.Give();
   EXPECT_EQ(slots.free(), 2);
 }
 

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "storage/read/table_state.h"
 #include "tests/unit/server/server_test_base.h"
 
 namespace strata {
@@ -44,7 +46,12 @@ class QueryRunnerTest : public ServerUnitTest {
   void SetUp() override {
     ServerUnitTest::SetUp();
     CreateTable("cpu");
-    WriteRequest request{.database_name = "mydb", .table_name = "cpu"};
+    WriteTenHosts("cpu");
+  }
+
+  // One usage point for each of hosts h0..h9, h<i> i seconds old, with the value i.
+  void WriteTenHosts(const std::string& table) {
+    WriteRequest request{.database_name = "mydb", .table_name = table};
     for (int i = 0; i < 10; ++i) {
       InputRecord r;
       r.dimensions = {{"host", "h" + std::to_string(i)}};
@@ -75,8 +82,9 @@ class QueryRunnerTest : public ServerUnitTest {
   }
 
   // Waits until `caller` sees `n` running queries.
+  // (Up to 30 s: under a full parallel test run a thread can wait seconds to be scheduled.)
   void AwaitRunning(const Principal& caller, size_t n) {
-    for (int i = 0; i < 500 && runner_->ListRunning(caller).size() != n; ++i) {
+    for (int i = 0; i < 3000 && runner_->ListRunning(caller).size() != n; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     ASSERT_EQ(runner_->ListRunning(caller).size(), n);
@@ -126,10 +134,17 @@ TEST_F(QueryRunnerTest, RefusesAtOnceWhenTheQueueIsFull) {
   StartRunner({.workers = 1, .queue = 1, .testing_delay_millis = 60'000});
   auto caller = Token("storm", {"read:*"});
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  auto first = RunInBackground(caller, "SELECT 1", cancel);
-  AwaitRunning(*caller, 1);
-  auto second = RunInBackground(caller, "SELECT 2", cancel);
-  AwaitRunning(*caller, 2);
+  std::future<absl::StatusOr<query::QueryStats>> first, second;
+  // Whatever fails, the queries end before their futures are waited for, and no third query
+  // is queued behind a minute's delay.
+  struct CancelAtExit {
+    std::atomic<bool>& cancel;
+    ~CancelAtExit() { cancel = true; }
+  } cancel_at_exit{*cancel};
+  first = RunInBackground(caller, "SELECT 1", cancel);
+  ASSERT_NO_FATAL_FAILURE(AwaitRunning(*caller, 1));
+  second = RunInBackground(caller, "SELECT 2", cancel);
+  ASSERT_NO_FATAL_FAILURE(AwaitRunning(*caller, 2));
   RowsSink sink;
   auto refused = runner_->Run({.caller = caller, .sql = "SELECT 3", .peer = "test"}, &sink);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
@@ -200,6 +215,193 @@ TEST_F(QueryRunnerTest, DescribeOnlyPlansWithoutRunning) {
   ASSERT_TRUE(planned.ok()) << planned.status();
   ASSERT_EQ(sink.columns().size(), 2u);
   EXPECT_EQ(sink.columns()[0].name, "host");
+}
+
+// A small leader read as the runner drives it: what the plan said it reads, and the
+// confirmation, which asks one other node.
+class NotedLocalRead final : public query::LocalLeaderRead {
+ public:
+  static constexpr uint32_t kShards = 4;
+  explicit NotedLocalRead(std::function<absl::Status()> confirm) : confirm_(std::move(confirm)) {}
+  uint32_t shard_count() const override { return kShards; }
+  void TableResolved() override { ++resolved; }
+  void Reading(const std::optional<std::set<uint32_t>>& read) override {
+    ++tables_read;
+    if (read.has_value()) {
+      shards.insert(read->begin(), read->end());
+    } else {
+      every = true;
+    }
+  }
+  void ReadingEvery() override { every = true; }
+  absl::Status Confirm() override { return confirm_(); }
+  int leaders_asked() const override { return 1; }
+  // Whether the read depends on every shard, as LocalLeaderRead's contract has it.
+  bool DependsOnEvery() const { return every || resolved > tables_read; }
+
+  int resolved = 0;
+  int tables_read = 0;
+  bool every = false;
+  std::set<uint32_t> shards;
+
+ private:
+  std::function<absl::Status()> confirm_;
+};
+
+// A cluster node's small leader read (docs/cluster.md, "A small leader read"): a statement's
+// shape that scanned few rows is prepared as `small` the next time; its answer is held until
+// `confirm` passes, and when it does not, nothing of it went out and the query is read again
+// as prepared without `small`.
+TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot) {
+  StartRunner({});
+  std::vector<bool> prepared_small;
+  int confirms = 0;
+  bool replicas_current = false;
+  runner_->SetClusterMode(
+      [&](const query::ReadChoice&, std::chrono::milliseconds, bool, bool small) {
+        prepared_small.push_back(small);
+        query::PreparedReads reads;  // this engine holds every row: no ShardReads
+        if (small) {
+          reads.local_leader_read = std::make_shared<NotedLocalRead>([&]() -> absl::Status {
+            ++confirms;
+            if (replicas_current) return absl::OkStatus();
+            return absl::FailedPreconditionError("a replica was behind");
+          });
+        }
+        return absl::StatusOr<query::PreparedReads>(std::move(reads));
+      },
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+  struct CountingSink final : public query::ResultSink {
+    absl::Status Columns(const std::vector<query::ResultColumn>&) override {
+      ++columns;
+      return absl::OkStatus();
+    }
+    absl::Status Rows(std::vector<query::Row> page) override {
+      for (auto& row : page) values.push_back(row[0].i);
+      return absl::OkStatus();
+    }
+    int columns = 0;
+    std::vector<int64_t> values;
+  };
+  auto run = [&](const std::string& sql) {
+    CountingSink sink;
+    auto stats = runner_->Run(
+        {.caller = Token("t", {"read:*"}), .sql = sql, .default_database = "mydb"}, &sink);
+    EXPECT_TRUE(stats.ok()) << sql << ": " << stats.status();
+    EXPECT_EQ(sink.columns, 1) << sql;
+    return sink.values;
+  };
+  // One host's rows: 1 scanned, small. The first run of its shape is not.
+  EXPECT_EQ(run("SELECT count(*) FROM cpu WHERE host = 'h1'"), std::vector<int64_t>{1});
+  EXPECT_EQ(prepared_small, std::vector<bool>{false});
+  // Another host, the same shape: read as small, refused, read again; one answer went out.
+  EXPECT_EQ(run("SELECT count(*) FROM cpu WHERE host = 'h2'"), std::vector<int64_t>{1});
+  EXPECT_EQ(prepared_small, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(confirms, 1);
+  replicas_current = true;
+  EXPECT_EQ(run("SELECT count(*) FROM cpu WHERE host = 'h3'"), std::vector<int64_t>{1});
+  EXPECT_EQ(prepared_small, (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(confirms, 2);
+  // Every host's rows: 10 scanned, more than 5: never small.
+  prepared_small.clear();
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run("SELECT count(*) FROM cpu"), std::vector<int64_t>{10});
+  EXPECT_EQ(prepared_small, (std::vector<bool>{false, false}));
+  // A failure is confirmed too before it goes out (a replica behind may fail where its leader
+  // would not): h8 and h9 divide by one, h9 alone by zero.
+  const std::string divide = "SELECT 1 / (count(*) - 1) FROM cpu WHERE host >= ";
+  EXPECT_EQ(run(divide + "'h8'"), std::vector<int64_t>{1});
+  replicas_current = false;
+  prepared_small.clear();
+  RowsSink sink;
+  auto failed = runner_->Run(
+      {.caller = Token("t", {"read:*"}), .sql = divide + "'h9'", .default_database = "mydb"},
+      &sink);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(prepared_small, (std::vector<bool>{true, false})) << "refused, then read again";
+  EXPECT_EQ(confirms, 3);
+  const std::string metrics = metrics_->Render();
+  EXPECT_THAT(metrics, HasSubstr("strata_local_leader_reads_total{outcome=\"behind\"} 2"));
+  EXPECT_THAT(metrics, HasSubstr("strata_local_leader_reads_total{outcome=\"confirmed\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("strata_local_leader_read_questions_total 3"));
+}
+
+// The plan of a small leader read names the shards its rows come from: those a condition on
+// the table's DIMENSION partition key pins, or every shard when the answer may depend on any
+// (no such condition, a star's columns, information_schema, an error, another partition key).
+TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
+  const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
+  ASSERT_TRUE(
+      engine_->catalog()
+          .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
+          .ok());
+  WriteTenHosts("pinned");
+  auto shard_of = [&](const std::string& host) {
+    return ShardOf(PartitionHash("", host, key), NotedLocalRead::kShards);
+  };
+
+  StartRunner({});
+  std::shared_ptr<NotedLocalRead> last;
+  runner_->SetClusterMode(
+      [&](const query::ReadChoice&, std::chrono::milliseconds, bool, bool small) {
+        query::PreparedReads reads;
+        if (small) {
+          last = std::make_shared<NotedLocalRead>([] { return absl::OkStatus(); });
+          reads.local_leader_read = last;
+        }
+        return absl::StatusOr<query::PreparedReads>(std::move(reads));
+      },
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+  // Each statement twice: its shape's first run fans out and finds it small.
+  auto noted = [&](const std::string& sql, const std::string& then = "") {
+    for (const std::string& run : {sql, then.empty() ? sql : then}) {
+      last = nullptr;
+      RowsSink sink;
+      (void)runner_->Run({.caller = Token("t", {"read:*"}), .sql = run, .default_database = "mydb"},
+                         &sink);
+    }
+    return last;
+  };
+  struct Case {
+    std::string sql;
+    bool every;
+    std::set<uint32_t> shards;  // when not every
+  };
+  const std::vector<Case> cases = {
+      {"SELECT count(*) FROM pinned WHERE host = 'h1'", false, {shard_of("h1")}},
+      {"SELECT max(measure_value::double) FROM pinned WHERE 'h2' = host AND time > ago(1h)",
+       false,
+       {shard_of("h2")}},
+      {"SELECT count(*) FROM pinned WHERE host IN ('h3', 'h4')",
+       false,
+       {shard_of("h3"), shard_of("h4")}},
+      {"SELECT count(*) FROM pinned WHERE host IN ('h3', 'h4') AND host = 'h4'",
+       false,
+       {shard_of("h4")}},
+      {"SELECT count(*) FROM pinned WHERE host >= 'h8'", true, {}},
+      {"SELECT count(*) FROM pinned WHERE host = 'h1' OR host = 'h2'", true, {}},
+      {"SELECT * FROM pinned WHERE host = 'h1'", true, {}},
+      {"SELECT count(*) FROM cpu WHERE host = 'h1'", true, {}},
+      {"SELECT count(*) FROM pinned a JOIN pinned b ON a.host = b.host WHERE a.host = 'h1'",
+       true,
+       {}},
+      {"SELECT count(*) FROM information_schema.columns WHERE table_name = 'nothing'", true, {}},
+  };
+  for (const Case& c : cases) {
+    std::shared_ptr<NotedLocalRead> read = noted(c.sql);
+    ASSERT_NE(read, nullptr) << c.sql << ": not read as small";
+    EXPECT_EQ(read->DependsOnEvery(), c.every) << c.sql;
+    if (!c.every) EXPECT_EQ(read->shards, c.shards) << c.sql;
+  }
+  // An error depends on every shard (h9 alone divides by zero; h8 and h9 by one).
+  const std::string divide = "SELECT 1 / (count(*) - 1) FROM pinned WHERE host IN ";
+  std::shared_ptr<NotedLocalRead> failed = noted(divide + "('h8', 'h9')", divide + "('h9', 'h9')");
+  ASSERT_NE(failed, nullptr);
+  EXPECT_TRUE(failed->every);
+  // No table: nothing to ask.
+  std::shared_ptr<NotedLocalRead> none = noted("SELECT 1");
+  ASSERT_NE(none, nullptr);
+  EXPECT_FALSE(none->DependsOnEvery());
+  EXPECT_TRUE(none->shards.empty());
 }
 
 }  // namespace

@@ -1,0 +1,19 @@
+// A read statement's shape: its tokens with every literal (string, number, duration) as `?`,
+// so that the statements a dashboard or a benchmark repeats with other hosts and times share
+// one. What a query's last run of a shape read is remembered under it (the query runner's
+// small leader reads, docs/cluster.md "A small leader read").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace strata::query {
+
+// The shape of a SELECT or WITH statement; nullopt for any other statement (it may write),
+// text that is no tokens, or a shape longer than kMaxStatementShape bytes.
+std::optional<std::string> ReadStatementShape(std::string_view sql);
+
+inline constexpr size_t kMaxStatementShape = 4096;
+
+}  // namespace strata::query
