@@ -57,9 +57,11 @@ class JetStream {
   ~JetStream();
 
   // Creates the stream `name` on `subject` with `replicas` replicas if it does not exist
-  // (file storage, no age limit, discard new, a 2-minute duplicate window). True if created.
-  absl::StatusOr<bool> EnsureStream(const std::string& name, const std::string& subject,
-                                    int replicas);
+  // (file storage, no age limit, discard new, a 2-minute duplicate window); a stream that
+  // exists is fine. Unavailable when NATS does not answer within `timeout`: asking again is
+  // safe.
+  absl::Status EnsureStream(const std::string& name, const std::string& subject, int replicas,
+                            std::chrono::milliseconds timeout);
   // The largest message the NATS server takes (its max_payload, 1 MB unless configured).
   size_t max_payload() const;
   // Publishes `data` to `subject` if the stream's last sequence is `expected_last`:
