@@ -184,8 +184,8 @@ absl::Status JetStream::EnsureStream(const std::string& name, const std::string&
   config.MaxMsgSize = 8 << 20;
   // Created straight away, then described: JetStream answers the creation of a stream that
   // exists with this configuration as a success, also while another node is still creating
-  // it, and a replica reading a stream that had no leader yet got its entries 1.5 s late
-  // each (NATS 2.9.10). A stream answers its description once it has a leader.
+  // it, and a replica that then read it too early was told "stream not found" (NATS 2.9.10;
+  // it tried again 500 ms later). The description is answered once the stream is ready.
   jsOptions options;
   jsOptions_Init(&options);
   options.Wait = timeout.count();
