@@ -51,6 +51,18 @@ class QueryRunnerTest : public ServerUnitTest {
     WriteTenHosts("cpu");
   }
 
+  // The table "pinned", partitioned by its host dimension, with WriteTenHosts' points; its
+  // partition key.
+  PartitionKey CreatePinnedTable() {
+    const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
+    EXPECT_TRUE(
+        engine_->catalog()
+            .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
+            .ok());
+    WriteTenHosts("pinned");
+    return key;
+  }
+
   // One usage point for each of hosts h0..h9, h<i> i seconds old, with the value i.
   void WriteTenHosts(const std::string& table) {
     WriteRequest request{.database_name = "mydb", .table_name = table};
@@ -335,12 +347,7 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot)
 // leaders the answer waits for). It neither confirms (no rows to hold) nor teaches the runner
 // a size: an EXPLAIN scans nothing, which would make any statement look small.
 TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
-  const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
-  ASSERT_TRUE(
-      engine_->catalog()
-          .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
-          .ok());
-  WriteTenHosts("pinned");
+  CreatePinnedTable();
   StartRunner({});
   std::vector<bool> prepared_small;
   int confirms = 0;
@@ -398,12 +405,7 @@ TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
 // the table's DIMENSION partition key pins, or every shard when the answer may depend on any
 // (no such condition, a star's columns, information_schema, an error, another partition key).
 TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
-  const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
-  ASSERT_TRUE(
-      engine_->catalog()
-          .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
-          .ok());
-  WriteTenHosts("pinned");
+  const PartitionKey key = CreatePinnedTable();
   auto shard_of = [&](const std::string& host) {
     return ShardOf(PartitionHash("", host, key), NotedLocalRead::kShards);
   };
