@@ -83,6 +83,22 @@ absl::Status LocalReplicasRead::Confirm() {
   return absl::OkStatus();
 }
 
+std::string LocalReplicasRead::Describe() const {
+  absl::MutexLock lock(&mu_);
+  // As Confirm would ask: a table read other than through Reading depends on every shard.
+  const bool every = tables_resolved_ > tables_read_;
+  std::string shards;
+  for (size_t i = 0; i < followers_.size(); ++i) {
+    if (every || asked_[i]) shards += StrCat(shards.empty() ? "" : ",", followers_[i].shard);
+  }
+  return StrCat("LocalLeaderRead (a small leader read: this node's replicas, ",
+                shards.empty() ? "the shards read are all led here"
+                               : StrCat("the answer held until the leaders of shards ", shards,
+                                        " confirm they had applied no more; read at the leaders "
+                                        "when one had"),
+                ")");
+}
+
 int LocalReplicasRead::leaders_asked() const {
   absl::MutexLock lock(&mu_);
   return leaders_asked_;

@@ -44,6 +44,7 @@ class LocalReplicasRead final : public query::LocalLeaderRead {
   void ReadingEvery() override;
   absl::Status Confirm() override;
   int leaders_asked() const override;
+  std::string Describe() const override;
 
  private:
   // Asks the leaders of the followers at `positions` (not asked yet) what they applied.

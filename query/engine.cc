@@ -4,6 +4,7 @@
 
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/base/shard_reads.h"
 #include "query/exec/table_layout.h"
 #include "query/functions/functions.h"
 #include "query/parse/parser.h"
@@ -72,6 +73,10 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {
     std::vector<Row> rows;
+    // A cluster node's small leader read: where the rows come from, above the plan.
+    if (const LocalLeaderRead* local = run.context.local_leader_read; local != nullptr) {
+      rows.push_back({Datum::Varchar(local->Describe())});
+    }
     for (const std::string& line : plan->Explain()) rows.push_back({Datum::Varchar(line)});
     run.stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
     return run.Emit({{"plan", DataType::kVarchar}}, std::move(rows));

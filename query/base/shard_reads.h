@@ -135,6 +135,9 @@ class LocalLeaderRead {
   virtual absl::Status Confirm() = 0;
   // The other nodes asked so far.
   virtual int leaders_asked() const = 0;
+  // One line for EXPLAIN, once the plan is made: that the read is this node's replicas',
+  // and whose leaders its answer waits for.
+  virtual std::string Describe() const = 0;
 };
 
 // How a query reads its tables, as its node chose under the query's read choice.

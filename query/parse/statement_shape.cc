@@ -5,18 +5,24 @@
 
 namespace strata::query {
 
-std::optional<std::string> ReadStatementShape(std::string_view sql) {
+namespace {
+
+bool IsShapeKeyword(const Token& token, const char* word) {
+  return token.kind == TokenKind::kIdentifier && absl::EqualsIgnoreCase(token.text, word);
+}
+
+// The shape of the statement `sql` holds after `EXPLAIN` when `explained`, else of `sql`.
+std::optional<std::string> TokensShape(std::string_view sql, bool explained) {
   Lexer lexer(sql);
   Token token;
+  if (explained && (!lexer.Next(&token).ok() || !IsShapeKeyword(token, "explain")))
+    return std::nullopt;
   std::string shape;
   for (bool first = true;; first = false) {
     if (!lexer.Next(&token).ok()) return std::nullopt;
     if (token.kind == TokenKind::kEnd) break;
-    if (first &&
-        (token.kind != TokenKind::kIdentifier || !(absl::EqualsIgnoreCase(token.text, "select") ||
-                                                   absl::EqualsIgnoreCase(token.text, "with")))) {
+    if (first && !IsShapeKeyword(token, "select") && !IsShapeKeyword(token, "with"))
       return std::nullopt;
-    }
     switch (token.kind) {
       case TokenKind::kString:
       case TokenKind::kInteger:
@@ -38,6 +44,16 @@ std::optional<std::string> ReadStatementShape(std::string_view sql) {
   }
   if (shape.empty()) return std::nullopt;
   return shape;
+}
+
+}  // namespace
+
+std::optional<std::string> ReadStatementShape(std::string_view sql) {
+  return TokensShape(sql, false);
+}
+
+std::optional<std::string> ExplainedStatementShape(std::string_view sql) {
+  return TokensShape(sql, true);
 }
 
 }  // namespace strata::query

@@ -13,6 +13,9 @@ namespace strata::query {
 // The shape of a SELECT or WITH statement; nullopt for any other statement (it may write),
 // text that is no tokens, or a shape longer than kMaxStatementShape bytes.
 std::optional<std::string> ReadStatementShape(std::string_view sql);
+// The shape of the SELECT or WITH statement an EXPLAIN shows the plan of (the same as
+// ReadStatementShape of that statement alone); nullopt for anything else.
+std::optional<std::string> ExplainedStatementShape(std::string_view sql);
 
 inline constexpr size_t kMaxStatementShape = 4096;
 

@@ -284,10 +284,16 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   absl::Status prepared = delayed.ok() ? query::CheckReadChoice(choice) : delayed;
   // A leader read's statement shape, under which what it scanned is remembered: a small one
   // may be read on this node's replicas next time (docs/cluster.md, "A small leader read").
+  // An EXPLAIN of one is planned as the statement would run now, and remembers nothing.
   std::optional<std::string> shape;
+  bool explain = false;
   if (read_sizes_ != nullptr && read_sizes_->remembers() && !request.describe_only &&
       choice.consistency == query::ReadConsistency::kLeader) {
     shape = query::ReadStatementShape(request.sql);
+    if (!shape.has_value()) {
+      shape = query::ExplainedStatementShape(request.sql);
+      explain = shape.has_value();
+    }
     if (shape.has_value()) *shape = StrCat(request.default_database, "\n", *shape);
   }
   const auto wait = std::chrono::milliseconds(std::min<int64_t>(options.timeout_millis, 10000));
@@ -307,6 +313,10 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
     stats = prepared;
   } else if (request.cancel->load()) {
     stats = absl::CancelledError("the query was cancelled");
+  } else if (reads.local_leader_read != nullptr && explain) {
+    // Only the plan goes out: no rows to hold, nothing to confirm.
+    options.local_leader_read = reads.local_leader_read.get();
+    stats = engine_.Execute(request.sql, options, sink);
   } else if (reads.local_leader_read != nullptr) {
     stats = RunLocalLeaderRead(request.sql, options, std::move(reads), choice, wait,
                                ticket.deadline_, sink);
@@ -315,7 +325,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   } else {
     stats = RunOverShards(request.sql, options, ticket.deadline_, sink);
   }
-  if (shape.has_value() && stats.ok()) read_sizes_->Record(*shape, stats->rows_scanned);
+  if (shape.has_value() && !explain && stats.ok()) read_sizes_->Record(*shape, stats->rows_scanned);
   if (!request.describe_only) {  // planning a statement for Describe is not a query run
     Observe(ticket.id(), request.caller->name(), request.sql, stats,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

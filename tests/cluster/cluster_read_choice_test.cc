@@ -648,6 +648,21 @@ TEST_F(ClusterReadChoiceTest, APinnedSmallLeaderReadAsksOnlyTheLeaderOfItsShard)
     return RowsText(read.rows);
   };
   EXPECT_EQ(count_through_lagging(0), "1\n");  // its first run: fanned out
+  // The shape is small now: its EXPLAIN shows the read on this node's replicas, waiting for
+  // one shard's leader (h1's), not the fragments of a fanned-out read.
+  QueryResult plan = RunQuery(cluster_->node(kLagging).channel(),
+                              "EXPLAIN SELECT count(*) FROM demo.pinned WHERE host = 'h1'");
+  ASSERT_TRUE(plan.status.ok()) << plan.status.error_message();
+  const std::string explained = RowsText(plan.rows);
+  const std::string local =
+      "LocalLeaderRead (a small leader read: this node's replicas, the answer held until the "
+      "leaders of shards ";
+  ASSERT_EQ(explained.rfind(local, 0), 0u) << explained;
+  const size_t shards_end = explained.find(' ', local.size());
+  ASSERT_NE(shards_end, std::string::npos) << explained;
+  const std::string shards = explained.substr(local.size(), shards_end - local.size());
+  EXPECT_EQ(shards.find(','), std::string::npos) << "more than h1's shard: " << explained;
+  EXPECT_EQ(explained.find("ShardFragments"), std::string::npos) << explained;
   const auto behind = [&] {
     return MetricValue(cluster_->node(kLagging),
                        "strata_local_leader_reads_total{outcome=\"behind\"}");

@@ -139,6 +139,7 @@ class CheckedLocalRead final : public query::LocalLeaderRead {
   void ReadingEvery() override {}
   absl::Status Confirm() override { return absl::OkStatus(); }
   int leaders_asked() const override { return 0; }
+  std::string Describe() const override { return "LocalLeaderRead"; }
 };
 
 void* RunQuery(void* arg) {
@@ -153,9 +154,11 @@ void* RunQuery(void* arg) {
     (void)job->fixture->query->Execute(job->sql, options, &sink);
   }
   // The shape a cluster node files the statement's size under (server/runner/read_sizes.h).
-  const std::optional<std::string> shape = query::ReadStatementShape(job->sql);
-  if (shape.has_value() && (shape->empty() || shape->size() > query::kMaxStatementShape)) {
-    std::abort();
+  for (const std::optional<std::string>& shape :
+       {query::ReadStatementShape(job->sql), query::ExplainedStatementShape(job->sql)}) {
+    if (shape.has_value() && (shape->empty() || shape->size() > query::kMaxStatementShape)) {
+      std::abort();
+    }
   }
   return nullptr;
 }

@@ -50,6 +50,21 @@ TEST(StatementShapeTest, OtherStatementsHaveNone) {
   EXPECT_TRUE(ReadStatementShape("With q AS (SELECT 1) SELECT * FROM q").has_value());
 }
 
+// An EXPLAIN of a read has the read's shape (a cluster node plans it as the read would run);
+// an EXPLAIN of anything else, and any other statement, none.
+TEST(StatementShapeTest, AnExplainedReadHasTheReadsShape) {
+  EXPECT_EQ(ExplainedStatementShape("EXPLAIN SELECT max(v) FROM t WHERE host = 'h1'"),
+            ReadStatementShape("SELECT max(v) FROM t WHERE host = 'h2'"));
+  EXPECT_EQ(ExplainedStatementShape("explain\n WITH q AS (SELECT 1) SELECT * FROM q"),
+            ReadStatementShape("WITH q AS (SELECT 7) SELECT * FROM q"));
+  EXPECT_TRUE(ExplainedStatementShape("EXPLAIN SELECT 1").has_value());
+  for (const std::string sql : {"SELECT 1", "EXPLAIN", "EXPLAIN DELETE FROM t WHERE time < ago(1d)",
+                                "EXPLAIN EXPLAIN SELECT 1", "EXPLAIN SHOW TABLES",
+                                "explained SELECT 1", "EXPLAIN SELECT 'unterminated", ""}) {
+    EXPECT_FALSE(ExplainedStatementShape(sql).has_value()) << sql;
+  }
+}
+
 TEST(StatementShapeTest, AShapeTooLongIsNone) {
   std::string sql = "SELECT a";
   while (sql.size() < 2 * kMaxStatementShape) sql += ", a";

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/read/table_state.h"
@@ -21,6 +22,7 @@ namespace strata {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Keeps the rows of a result.
 class RowsSink final : public query::ResultSink {
@@ -47,6 +49,18 @@ class QueryRunnerTest : public ServerUnitTest {
     ServerUnitTest::SetUp();
     CreateTable("cpu");
     WriteTenHosts("cpu");
+  }
+
+  // The table "pinned", partitioned by its host dimension, with WriteTenHosts' points; its
+  // partition key.
+  PartitionKey CreatePinnedTable() {
+    const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
+    EXPECT_TRUE(
+        engine_->catalog()
+            .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
+            .ok());
+    WriteTenHosts("pinned");
+    return key;
   }
 
   // One usage point for each of hosts h0..h9, h<i> i seconds old, with the value i.
@@ -236,6 +250,9 @@ class NotedLocalRead final : public query::LocalLeaderRead {
   void ReadingEvery() override { every = true; }
   absl::Status Confirm() override { return confirm_(); }
   int leaders_asked() const override { return 1; }
+  std::string Describe() const override {
+    return every ? "noted: every shard" : StrCat("noted: ", shards.size(), " shards");
+  }
   // Whether the read depends on every shard, as LocalLeaderRead's contract has it.
   bool DependsOnEvery() const { return every || resolved > tables_read; }
 
@@ -325,16 +342,70 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot)
   EXPECT_THAT(metrics, HasSubstr("strata_local_leader_read_questions_total 3"));
 }
 
+// An EXPLAIN is planned as its statement would run now: once the statement's shape is known
+// small, on this node's replicas, which a line above the plan says (with the shards whose
+// leaders the answer waits for). It neither confirms (no rows to hold) nor teaches the runner
+// a size: an EXPLAIN scans nothing, which would make any statement look small.
+TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
+  CreatePinnedTable();
+  StartRunner({});
+  std::vector<bool> prepared_small;
+  int confirms = 0;
+  runner_->SetClusterMode(
+      [&](const query::ReadChoice&, std::chrono::milliseconds, bool, bool small) {
+        prepared_small.push_back(small);
+        query::PreparedReads reads;
+        if (small) {
+          reads.local_leader_read = std::make_shared<NotedLocalRead>([&] {
+            ++confirms;
+            return absl::OkStatus();
+          });
+        }
+        return absl::StatusOr<query::PreparedReads>(std::move(reads));
+      },
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+  auto lines = [&](const std::string& sql) {
+    RowsSink sink;
+    auto stats = runner_->Run(
+        {.caller = Token("t", {"read:*"}), .sql = sql, .default_database = "mydb"}, &sink);
+    EXPECT_TRUE(stats.ok()) << sql << ": " << stats.status();
+    std::vector<std::string> out;
+    for (const query::Row& row : sink.rows_) out.push_back(row[0].s);
+    return out;
+  };
+  const std::string one_host = "SELECT count(*) FROM pinned WHERE host = 'h1'";
+  // Never run: its size unknown, so read at the leaders, and no line about replicas.
+  std::vector<std::string> plan = lines("EXPLAIN " + one_host);
+  ASSERT_FALSE(plan.empty());
+  EXPECT_THAT(plan.front(), Not(HasSubstr("noted")));
+  // Run twice, the EXPLAIN above not counting as a run: small only the second time.
+  lines(one_host);
+  lines(one_host);
+  EXPECT_EQ(prepared_small, (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(confirms, 1);
+  // Now its EXPLAIN, another host's, is planned as the small read it would be.
+  plan = lines("EXPLAIN SELECT count(*) FROM pinned WHERE host = 'h2'");
+  ASSERT_GE(plan.size(), 2u);
+  EXPECT_EQ(plan.front(), "noted: 1 shards");  // the one h2's partition key hashes to
+  EXPECT_EQ(prepared_small.back(), true);
+  EXPECT_EQ(confirms, 1) << "an EXPLAIN confirms nothing";
+  // A star's columns are every shard's.
+  lines("SELECT * FROM pinned WHERE host = 'h1'");
+  EXPECT_EQ(lines("EXPLAIN SELECT * FROM pinned WHERE host = 'h3'").front(), "noted: every shard");
+  // An EXPLAIN of a statement whose shape never ran stays unknown after it: still not small.
+  const std::string all_hosts = "SELECT max(measure_value::double) FROM cpu";
+  lines("EXPLAIN " + all_hosts);
+  lines("EXPLAIN " + all_hosts);
+  prepared_small.clear();
+  lines(all_hosts);
+  EXPECT_EQ(prepared_small, std::vector<bool>{false});
+}
+
 // The plan of a small leader read names the shards its rows come from: those a condition on
 // the table's DIMENSION partition key pins, or every shard when the answer may depend on any
 // (no such condition, a star's columns, information_schema, an error, another partition key).
 TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
-  const PartitionKey key{.type = PartitionKeyType::kDimension, .name = "host"};
-  ASSERT_TRUE(
-      engine_->catalog()
-          .CreateTable({.database_name = "mydb", .table_name = "pinned", .partition_key = key})
-          .ok());
-  WriteTenHosts("pinned");
+  const PartitionKey key = CreatePinnedTable();
   auto shard_of = [&](const std::string& host) {
     return ShardOf(PartitionHash("", host, key), NotedLocalRead::kShards);
   };
