@@ -138,6 +138,10 @@ TestCluster::~TestCluster() {
   // Nodes first: they give their leaderships up through etcd.
   StopNodesTogether();
   nodes_.clear();
+  {
+    absl::MutexLock lock(&etcd_reader_mu_);
+    etcd_reader_.reset();
+  }
   // Their data goes with the test's directory: nothing to stop gracefully for (an etcd
   // member stopped with its peers gone waits seconds for them).
   for (auto& n : nats_) n->Kill9();
@@ -351,22 +355,26 @@ bool TestCluster::StartServices() {
     nats_.push_back(std::make_unique<ChildProcess>());
     nats_.back()->Start(argv, dir_.Sub("nats" + std::to_string(i) + ".log"));
   }
+  // Every member answers a linearizable read (so the three have a leader) before the nodes
+  // start: a test that stops one member must leave the other two a quorum.
   const auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (true) {
-    std::vector<std::string> command = Etcdctl();
-    command.insert(command.end(), {"endpoint", "health"});
-    ProcessResult health = RunProcess(command, "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
-    if (health.exit_code == 0) break;
-    if (Clock::now() > deadline) {
-      error_ = "etcd did not come up:\n" + health.err;
-      for (int i = 0; i < 3; ++i) {
-        const std::string log = etcd_[i]->log();
-        error_ += "\n--- etcd " + std::to_string(i) + " (last 2 KB):\n" +
-                  log.substr(log.size() > 2048 ? log.size() - 2048 : 0);
+  for (int i = 0; i < 3; ++i) {
+    while (true) {
+      absl::StatusOr<std::unique_ptr<cluster::EtcdClient>> member =
+          cluster::EtcdClient::Connect({"127.0.0.1:" + std::to_string(etcd_client_ports_[i])},
+                                       std::chrono::seconds(1), EtcdTls());
+      if (member.ok()) break;
+      if (Clock::now() > deadline) {
+        error_ = "etcd did not come up: " + std::string(member.status().message());
+        for (int j = 0; j < 3; ++j) {
+          const std::string log = etcd_[j]->log();
+          error_ += "\n--- etcd " + std::to_string(j) + " (last 2 KB):\n" +
+                    log.substr(log.size() > 2048 ? log.size() - 2048 : 0);
+        }
+        return false;
       }
-      return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (options_.etcd_auth) {
     for (std::vector<std::string> words :
@@ -444,16 +452,37 @@ bool TestCluster::StartNodes() {
   return false;
 }
 
+cluster::ServiceTls TestCluster::EtcdTls() const {
+  if (certs_ == nullptr) return {};
+  return {certs_->ca_cert(), certs_->client_cert(), certs_->client_key(), ""};
+}
+
+cluster::EtcdClient* TestCluster::EtcdReader() {
+  absl::MutexLock lock(&etcd_reader_mu_);
+  if (etcd_reader_ == nullptr) {
+    std::vector<std::string> endpoints;
+    for (int port : etcd_client_ports_) endpoints.push_back("127.0.0.1:" + std::to_string(port));
+    cluster::EtcdLogin login;
+    if (etcd_auth_on_) login = {"root", kEtcdPassword};
+    absl::StatusOr<std::unique_ptr<cluster::EtcdClient>> client =
+        cluster::EtcdClient::Connect(endpoints, std::chrono::seconds(5), EtcdTls(), login);
+    if (!client.ok()) return nullptr;  // asked again at the next call
+    etcd_reader_ = std::move(*client);
+  }
+  return etcd_reader_.get();
+}
+
 std::vector<std::string> TestCluster::Leaders() {
-  std::vector<std::string> command = Etcdctl();
-  command.insert(command.end(), {"get", "--prefix", "/strata/strata/leaders/"});
-  ProcessResult got = RunProcess(command, "", {"ETCDCTL_API=3"}, std::chrono::seconds(10));
   std::vector<std::string> leaders(options_.shards);
-  std::istringstream lines(got.out);
-  std::string key, value;
-  while (std::getline(lines, key) && std::getline(lines, value)) {
-    const int shard = std::stoi(key.substr(key.rfind('/') + 1));
-    if (shard >= 0 && shard < options_.shards) leaders[shard] = value;
+  cluster::EtcdClient* etcd = EtcdReader();
+  if (etcd == nullptr) return leaders;
+  int64_t revision = 0;
+  absl::StatusOr<std::vector<cluster::EtcdKeyValue>> keys =
+      etcd->List("/strata/strata/leaders/", &revision);
+  if (!keys.ok()) return leaders;
+  for (const cluster::EtcdKeyValue& kv : *keys) {
+    const int shard = std::stoi(kv.key.substr(kv.key.rfind('/') + 1));
+    if (shard >= 0 && shard < options_.shards) leaders[shard] = kv.value;
   }
   return leaders;
 }

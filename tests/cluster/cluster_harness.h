@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "cluster/cluster_options.h"
+#include "cluster/etcd_client.h"
 #include "tests/support/stratad_process.h"
 #include "tests/support/temp_dir.h"
 
@@ -100,7 +104,8 @@ class TestCluster {
   ChildProcess& nats(int i) { return *nats_[i]; }
   bool WaitNatsHealthy(int i, std::chrono::seconds timeout);
 
-  // The node id leading each shard, from etcd ("" where none does).
+  // The node id leading each shard, from etcd ("" where none does, or when etcd does not
+  // answer).
   std::vector<std::string> Leaders();
   // The nodes placed to hold `shard` (all of them without Options::placement).
   std::vector<int> PlacedOn(uint32_t shard) const;
@@ -127,6 +132,13 @@ class TestCluster {
 
  private:
   void KeepServerLogs() const;
+  // The client certificate etcd wants of a TLS cluster (nothing without Options::tls).
+  cluster::ServiceTls EtcdTls() const;
+  // A client reading etcd for the test (Leaders), connected at its first use; null while
+  // etcd does not answer. Through the cluster's own client rather than an etcdctl process a
+  // call: a test asks for the leaders many times, and each etcdctl started costs ~50 ms of
+  // CPU on a machine the other tests share.
+  cluster::EtcdClient* EtcdReader();
   Options options_;
   TempDir dir_;
   std::unique_ptr<TestCerts> certs_;
@@ -136,6 +148,8 @@ class TestCluster {
       nats_monitor_ports_;
   std::vector<std::unique_ptr<ChildProcess>> etcd_, nats_;
   std::vector<std::unique_ptr<StratadProcess>> nodes_;
+  absl::Mutex etcd_reader_mu_;
+  std::unique_ptr<cluster::EtcdClient> etcd_reader_ ABSL_GUARDED_BY(etcd_reader_mu_);
   std::string error_;
 };
 
