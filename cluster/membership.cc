@@ -17,6 +17,10 @@ namespace strata::cluster {
 namespace {
 
 constexpr char kSecretHeader[] = "x-strata-cluster-secret";
+// How long a certificate found signed by the cluster's CA is taken as such without checking
+// it again, and how many such answers are kept.
+constexpr auto kVerifiedFor = std::chrono::seconds(10);
+constexpr size_t kVerifiedKept = 256;
 
 struct X509Free {
   void operator()(X509* x) const { X509_free(x); }
@@ -148,10 +152,21 @@ void Membership::Present(grpc::ClientContext* context) const {
 
 bool Membership::SignedByClusterCa(std::string_view leaf, std::string_view chain) const {
   if (store_ == nullptr) return false;
+  const auto now = std::chrono::steady_clock::now();
+  std::string key = StrCat(leaf.size(), ":", leaf, chain);
+  {
+    absl::MutexLock lock(&verified_mu_);
+    if (auto it = verified_.find(key); it != verified_.end() && now < it->second) return true;
+  }
   auto leaves = ReadCertificates(leaf);
   if (sk_X509_num(leaves.get()) != 1) return false;
   auto intermediates = ReadCertificates(chain);
-  return Verify(store_, sk_X509_value(leaves.get(), 0), intermediates.get()).empty();
+  if (!Verify(store_, sk_X509_value(leaves.get(), 0), intermediates.get()).empty()) return false;
+  absl::MutexLock lock(&verified_mu_);
+  // A cluster has a few members: more certificates than that are outsiders' or old ones.
+  if (verified_.size() >= kVerifiedKept) verified_.clear();
+  verified_[std::move(key)] = now + kVerifiedFor;
+  return true;
 }
 
 grpc::Status Membership::Check(const grpc::ServerContext& context) const {

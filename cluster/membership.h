@@ -10,11 +10,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 struct x509_store_st;  // OpenSSL's X509_STORE
 
@@ -53,6 +57,13 @@ class Membership {
   MemberTls tls_;
   std::string secret_;
   x509_store_st* store_ = nullptr;  // the cluster CA's certificates
+  // The certificates (leaf and chain) found signed by the cluster's CA lately, and until
+  // when that answer is reused: every internal call is checked, and checking a certificate
+  // again (parsing its PEM, verifying the signatures) costs more CPU than a small call's
+  // whole work. Held for seconds only, so a certificate that expires is refused soon after.
+  mutable absl::Mutex verified_mu_;
+  mutable absl::flat_hash_map<std::string, std::chrono::steady_clock::time_point> verified_
+      ABSL_GUARDED_BY(verified_mu_);
 };
 
 // Whether the PEM file `cert_file` is signed by a CA in the PEM bundle `ca_file`

@@ -44,6 +44,25 @@ TEST_F(MembershipTest, OtherCertificatesAreNot) {
       (*membership)->SignedByClusterCa(ReadFile(certs_.client_cert()), ReadFile(certs_.ca_cert())));
 }
 
+// A member's certificate found signed is taken as such for a while without checking it again
+// (every internal call is checked): asked again it is still a member's, and the answer kept
+// for it is no one else's, with or without a chain of its own.
+TEST_F(MembershipTest, AMembersCertificateCheckedBeforeIsOnlyItsOwn) {
+  auto membership = Membership::Create({.cert_file = certs_.node_cert(),
+                                        .key_file = certs_.node_key(),
+                                        .ca_file = certs_.cluster_ca_cert()},
+                                       "");
+  ASSERT_TRUE(membership.ok()) << membership.status();
+  const std::string node = ReadFile(certs_.node_cert());
+  const std::string outsider = ReadFile(certs_.client_cert());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE((*membership)->SignedByClusterCa(node, "")) << i;
+    EXPECT_FALSE((*membership)->SignedByClusterCa(outsider, "")) << i;
+    EXPECT_FALSE((*membership)->SignedByClusterCa(outsider, node)) << i;
+    EXPECT_FALSE((*membership)->SignedByClusterCa(node + outsider, "")) << i;
+  }
+}
+
 TEST_F(MembershipTest, StartRefusesCertificatesTheOthersWouldRefuse) {
   struct Case {
     std::string cert, key, ca, says;
