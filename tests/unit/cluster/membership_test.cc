@@ -14,6 +14,13 @@ using ::strata::testing::TestCerts;
 class MembershipTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(certs_.ok()) << certs_.error(); }
+  // A node's membership: its certificate, signed by the cluster's CA, and no secret.
+  absl::StatusOr<std::unique_ptr<Membership>> NodeMembership() {
+    return Membership::Create({.cert_file = certs_.node_cert(),
+                               .key_file = certs_.node_key(),
+                               .ca_file = certs_.cluster_ca_cert()},
+                              "");
+  }
   TestCerts certs_;
 };
 
@@ -21,19 +28,13 @@ TEST_F(MembershipTest, ANodeCertificateSignedByTheClusterCaIsAMembers) {
   EXPECT_TRUE(
       CheckSignedBy(certs_.node_cert(), "--tls-cert", certs_.cluster_ca_cert(), "--cluster-ca")
           .ok());
-  auto membership = Membership::Create({.cert_file = certs_.node_cert(),
-                                        .key_file = certs_.node_key(),
-                                        .ca_file = certs_.cluster_ca_cert()},
-                                       "");
+  auto membership = NodeMembership();
   ASSERT_TRUE(membership.ok()) << membership.status();
   EXPECT_TRUE((*membership)->SignedByClusterCa(ReadFile(certs_.node_cert()), ""));
 }
 
 TEST_F(MembershipTest, OtherCertificatesAreNot) {
-  auto membership = Membership::Create({.cert_file = certs_.node_cert(),
-                                        .key_file = certs_.node_key(),
-                                        .ca_file = certs_.cluster_ca_cert()},
-                                       "");
+  auto membership = NodeMembership();
   ASSERT_TRUE(membership.ok()) << membership.status();
   // Signed by another CA; not a certificate at all; empty.
   EXPECT_FALSE((*membership)->SignedByClusterCa(ReadFile(certs_.client_cert()), ""));
@@ -48,10 +49,7 @@ TEST_F(MembershipTest, OtherCertificatesAreNot) {
 // (every internal call is checked): asked again it is still a member's, and the answer kept
 // for it is no one else's, with or without a chain of its own.
 TEST_F(MembershipTest, AMembersCertificateCheckedBeforeIsOnlyItsOwn) {
-  auto membership = Membership::Create({.cert_file = certs_.node_cert(),
-                                        .key_file = certs_.node_key(),
-                                        .ca_file = certs_.cluster_ca_cert()},
-                                       "");
+  auto membership = NodeMembership();
   ASSERT_TRUE(membership.ok()) << membership.status();
   const std::string node = ReadFile(certs_.node_cert());
   const std::string outsider = ReadFile(certs_.client_cert());
