@@ -16,5 +16,5 @@ done
 cd build
 # Three times as many tests as cores: most end-to-end and cluster tests wait on timers and
 # sockets, not the CPU (the cluster tests, in three chains, set the pace: tests/CMakeLists.txt).
-# On the 2-core machine -j6 took the suite from 434 to 388 s against -j4 with two chains.
+# On the 2-core machine: 434 s at -j4 with two chains, 401 s at -j6 with three (docs/benchmarks.md).
 ctest --output-on-failure -j "$(($(nproc) * 3))" "$@"

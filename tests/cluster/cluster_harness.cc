@@ -175,11 +175,13 @@ void TestCluster::KeepServerLogs() const {
   }
 }
 
-std::string TestCluster::etcd_endpoints() const {
+std::vector<std::string> TestCluster::EtcdEndpointList() const {
   std::vector<std::string> out;
   for (int port : etcd_client_ports_) out.push_back("127.0.0.1:" + std::to_string(port));
-  return Join(out);
+  return out;
 }
+
+std::string TestCluster::etcd_endpoints() const { return Join(EtcdEndpointList()); }
 
 std::shared_ptr<grpc::ChannelCredentials> TestCluster::MemberCredentials() const {
   grpc::SslCredentialsOptions options;
@@ -361,8 +363,7 @@ bool TestCluster::StartServices() {
   for (int i = 0; i < 3; ++i) {
     while (true) {
       absl::StatusOr<std::unique_ptr<cluster::EtcdClient>> member =
-          cluster::EtcdClient::Connect({"127.0.0.1:" + std::to_string(etcd_client_ports_[i])},
-                                       std::chrono::seconds(1), EtcdTls());
+          cluster::EtcdClient::Connect({EtcdEndpointList()[i]}, std::chrono::seconds(1), EtcdTls());
       if (member.ok()) break;
       if (Clock::now() > deadline) {
         error_ = "etcd did not come up: " + std::string(member.status().message());
@@ -460,12 +461,10 @@ cluster::ServiceTls TestCluster::EtcdTls() const {
 cluster::EtcdClient* TestCluster::EtcdReader() {
   absl::MutexLock lock(&etcd_reader_mu_);
   if (etcd_reader_ == nullptr) {
-    std::vector<std::string> endpoints;
-    for (int port : etcd_client_ports_) endpoints.push_back("127.0.0.1:" + std::to_string(port));
     cluster::EtcdLogin login;
     if (etcd_auth_on_) login = {"root", kEtcdPassword};
     absl::StatusOr<std::unique_ptr<cluster::EtcdClient>> client =
-        cluster::EtcdClient::Connect(endpoints, std::chrono::seconds(5), EtcdTls(), login);
+        cluster::EtcdClient::Connect(EtcdEndpointList(), std::chrono::seconds(5), EtcdTls(), login);
     if (!client.ok()) return nullptr;  // asked again at the next call
     etcd_reader_ = std::move(*client);
   }

@@ -132,6 +132,8 @@ class TestCluster {
 
  private:
   void KeepServerLogs() const;
+  // Each etcd member's client address ("127.0.0.1:port").
+  std::vector<std::string> EtcdEndpointList() const;
   // The client certificate etcd wants of a TLS cluster (nothing without Options::tls).
   cluster::ServiceTls EtcdTls() const;
   // A client reading etcd for the test (Leaders), connected at its first use; null while
