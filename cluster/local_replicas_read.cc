@@ -36,6 +36,11 @@ void LocalReplicasRead::ReadingEvery() {
   AskEvery();
 }
 
+void LocalReplicasRead::PlanOnly() {
+  absl::MutexLock lock(&mu_);
+  plan_only_ = true;
+}
+
 void LocalReplicasRead::AskEvery() {
   std::vector<size_t> positions;
   for (size_t i = 0; i < followers_.size(); ++i) {
@@ -51,6 +56,7 @@ void LocalReplicasRead::Ask(std::vector<size_t> positions) {
     asked_[i] = true;
     shards.push_back(followers_[i].shard);
   }
+  if (plan_only_) return;
   // The leaders answer after the query began, so their answers hold every write acknowledged
   // before it: a replica that had applied as far when the read began holds them too.
   auto ask = std::make_unique<LeadersAppliedAsk>(directory_, peers_, std::move(shards),
@@ -61,6 +67,8 @@ void LocalReplicasRead::Ask(std::vector<size_t> positions) {
 
 absl::Status LocalReplicasRead::Confirm() {
   absl::MutexLock lock(&mu_);
+  // No leader was asked: the replicas cannot be taken as current.
+  if (plan_only_) return absl::InternalError("a plan-only read confirms nothing");
   // A table whose rows were not read through Reading (its columns only, as a join's) may
   // depend on any shard.
   if (tables_resolved_ > tables_read_) AskEvery();

@@ -42,12 +42,14 @@ class LocalReplicasRead final : public query::LocalLeaderRead {
   void TableResolved() override;
   void Reading(const std::optional<std::set<uint32_t>>& shards) override;
   void ReadingEvery() override;
+  void PlanOnly() override;
   absl::Status Confirm() override;
   int leaders_asked() const override;
   std::string Describe() const override;
 
  private:
-  // Asks the leaders of the followers at `positions` (not asked yet) what they applied.
+  // Asks the leaders of the followers at `positions` (not asked yet) what they applied; only
+  // notes them for Describe when the read is plan_only_.
   void Ask(std::vector<size_t> positions) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AskEvery() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -67,6 +69,7 @@ class LocalReplicasRead final : public query::LocalLeaderRead {
   int leaders_asked_ ABSL_GUARDED_BY(mu_) = 0;
   int tables_resolved_ ABSL_GUARDED_BY(mu_) = 0;
   int tables_read_ ABSL_GUARDED_BY(mu_) = 0;  // through Reading
+  bool plan_only_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace strata::cluster

@@ -130,6 +130,9 @@ class LocalLeaderRead {
   virtual void Reading(const std::optional<std::set<uint32_t>>& shards) = 0;
   // The answer depends on every shard: a star's columns, information_schema, an error.
   virtual void ReadingEvery() = 0;
+  // Called before planning when only the plan goes out (an EXPLAIN): what the plan reads is
+  // still noted for Describe, but no leader is asked (nothing will be confirmed).
+  virtual void PlanOnly() = 0;
   // Called before any of the answer goes out, once it is whole: an error says a replica was
   // read behind its leader; the query is then read again the usual way (none of it went out).
   virtual absl::Status Confirm() = 0;

@@ -314,7 +314,8 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   } else if (request.cancel->load()) {
     stats = absl::CancelledError("the query was cancelled");
   } else if (reads.local_leader_read != nullptr && explain) {
-    // Only the plan goes out: no rows to hold, nothing to confirm.
+    // Only the plan goes out: no rows to hold, nothing to confirm, no leader to ask.
+    reads.local_leader_read->PlanOnly();
     options.local_leader_read = reads.local_leader_read.get();
     stats = engine_.Execute(request.sql, options, sink);
   } else if (reads.local_leader_read != nullptr) {

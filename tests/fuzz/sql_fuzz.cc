@@ -137,6 +137,7 @@ class CheckedLocalRead final : public query::LocalLeaderRead {
     if (shards.has_value() && !shards->empty() && *shards->rbegin() >= shard_count()) std::abort();
   }
   void ReadingEvery() override {}
+  void PlanOnly() override {}
   absl::Status Confirm() override { return absl::OkStatus(); }
   int leaders_asked() const override { return 0; }
   std::string Describe() const override { return "LocalLeaderRead"; }

@@ -241,6 +241,7 @@ class NotedLocalRead final : public query::LocalLeaderRead {
   void TableResolved() override { ++resolved; }
   void Reading(const std::optional<std::set<uint32_t>>& read) override {
     ++tables_read;
+    if (!plan_only) ++asked_while_reading;
     if (read.has_value()) {
       shards.insert(read->begin(), read->end());
     } else {
@@ -248,6 +249,7 @@ class NotedLocalRead final : public query::LocalLeaderRead {
     }
   }
   void ReadingEvery() override { every = true; }
+  void PlanOnly() override { plan_only = true; }
   absl::Status Confirm() override { return confirm_(); }
   int leaders_asked() const override { return 1; }
   std::string Describe() const override {
@@ -258,6 +260,9 @@ class NotedLocalRead final : public query::LocalLeaderRead {
 
   int resolved = 0;
   int tables_read = 0;
+  // Reading calls that would have asked leaders (before any PlanOnly).
+  int asked_while_reading = 0;
+  bool plan_only = false;
   bool every = false;
   std::set<uint32_t> shards;
 
@@ -345,21 +350,24 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot)
 // An EXPLAIN is planned as its statement would run now: once the statement's shape is known
 // small, on this node's replicas, which a line above the plan says (with the shards whose
 // leaders the answer waits for). It neither confirms (no rows to hold) nor teaches the runner
-// a size: an EXPLAIN scans nothing, which would make any statement look small.
+// a size: an EXPLAIN scans nothing, which would make any statement look small. Nor does it
+// ask the leaders it names: its read is plan-only before the plan is made.
 TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
   CreatePinnedTable();
   StartRunner({});
   std::vector<bool> prepared_small;
   int confirms = 0;
+  std::shared_ptr<NotedLocalRead> last_read;
   runner_->SetClusterMode(
       [&](const query::ReadChoice&, std::chrono::milliseconds, bool, bool small) {
         prepared_small.push_back(small);
         query::PreparedReads reads;
         if (small) {
-          reads.local_leader_read = std::make_shared<NotedLocalRead>([&] {
+          last_read = std::make_shared<NotedLocalRead>([&] {
             ++confirms;
             return absl::OkStatus();
           });
+          reads.local_leader_read = last_read;
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
@@ -383,12 +391,17 @@ TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
   lines(one_host);
   EXPECT_EQ(prepared_small, (std::vector<bool>{false, false, true}));
   EXPECT_EQ(confirms, 1);
+  ASSERT_NE(last_read, nullptr);
+  EXPECT_FALSE(last_read->plan_only);
+  EXPECT_EQ(last_read->asked_while_reading, 1);
   // Now its EXPLAIN, another host's, is planned as the small read it would be.
   plan = lines("EXPLAIN SELECT count(*) FROM pinned WHERE host = 'h2'");
   ASSERT_GE(plan.size(), 2u);
   EXPECT_EQ(plan.front(), "noted: 1 shards");  // the one h2's partition key hashes to
   EXPECT_EQ(prepared_small.back(), true);
   EXPECT_EQ(confirms, 1) << "an EXPLAIN confirms nothing";
+  EXPECT_TRUE(last_read->plan_only);
+  EXPECT_EQ(last_read->asked_while_reading, 0) << "an EXPLAIN asks no leader";
   // A star's columns are every shard's.
   lines("SELECT * FROM pinned WHERE host = 'h1'");
   EXPECT_EQ(lines("EXPLAIN SELECT * FROM pinned WHERE host = 'h3'").front(), "noted: every shard");
@@ -461,7 +474,9 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
     std::shared_ptr<NotedLocalRead> read = noted(c.sql);
     ASSERT_NE(read, nullptr) << c.sql << ": not read as small";
     EXPECT_EQ(read->DependsOnEvery(), c.every) << c.sql;
-    if (!c.every) EXPECT_EQ(read->shards, c.shards) << c.sql;
+    if (!c.every) {
+      EXPECT_EQ(read->shards, c.shards) << c.sql;
+    }
   }
   // An error depends on every shard (h9 alone divides by zero; h8 and h9 by one).
   const std::string divide = "SELECT 1 / (count(*) - 1) FROM pinned WHERE host IN ";
