@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
+#include "tests/support/child_spawner.h"
 #include "tests/support/subprocess.h"
 
 namespace strata::testing {
@@ -69,18 +70,16 @@ ChildProcess::~ChildProcess() {
 bool ChildProcess::Start(const std::vector<std::string>& argv, const std::string& log_path) {
   argv_ = argv;
   log_path_ = log_path;
-  pid_ = fork();
-  if (pid_ == 0) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_ = ForkTiedToThisProcess([&] {
     const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
     setpgid(0, 0);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
-    _exit(127);
-  }
+  });
   return pid_ > 0;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
+#include "tests/support/child_spawner.h"
 
 namespace strata::testing {
 namespace {
@@ -101,24 +103,24 @@ pid_t StratadProcess::Spawn(const std::vector<std::string>& args) {
       ::chown(entry.path().c_str(), run_as_uid_, run_as_gid_);
     }
   }
-  pid_t pid = fork();
-  if (pid == 0) {
+  std::string binary = StratadPath();
+  std::vector<char*> argv;
+  argv.push_back(binary.data());
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  return ForkTiedToThisProcess([&] {
     int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
-    if (run_as &&
-        (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0)) {
-      _exit(126);
+    if (run_as) {
+      if (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0) {
+        _exit(126);
+      }
+      // Changing its user cleared the parent-death signal (child_spawner.h): again.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
     }
-    std::vector<char*> argv;
-    std::string binary = StratadPath();
-    argv.push_back(binary.data());
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
     execv(binary.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
+  });
 }
 
 std::string StratadProcess::AdminToken() const {

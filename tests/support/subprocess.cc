@@ -2,17 +2,20 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utmp.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+
+#include "tests/support/child_spawner.h"
 
 namespace strata::testing {
 namespace {
@@ -75,14 +78,14 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
                          const std::vector<std::string>& env, std::chrono::seconds timeout) {
   int in[2], out[2], err[2];
   if (pipe(in) != 0 || pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe failed");
-  pid_t pid = fork();
-  if (pid == 0) {
+  const pid_t pid = ForkTiedToThisProcess([&] {
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
     for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
     Exec(argv, env);
-  }
+  });
+  if (pid < 0) throw std::runtime_error("fork failed");
   close(in[0]);
   close(out[1]);
   close(err[1]);
@@ -127,9 +130,17 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
 
 PtyProcess::PtyProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   struct winsize size = {.ws_row = 50, .ws_col = 200};
-  pid_ = forkpty(&master_, nullptr, nullptr, &size);
-  if (pid_ < 0) throw std::runtime_error("forkpty failed");
-  if (pid_ == 0) Exec(argv, env);
+  int terminal = -1;  // the child's side
+  if (openpty(&master_, &terminal, nullptr, nullptr, &size) != 0) {
+    throw std::runtime_error("openpty failed");
+  }
+  pid_ = ForkTiedToThisProcess([&] {
+    close(master_);
+    if (login_tty(terminal) != 0) _exit(126);
+    Exec(argv, env);
+  });
+  close(terminal);
+  if (pid_ < 0) throw std::runtime_error("fork failed");
 }
 
 PtyProcess::~PtyProcess() {
