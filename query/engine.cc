@@ -108,6 +108,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   QueryContext context;
   context.eval.now_nanos = storage_.clock().NowNanos();
   context.memory_limit_bytes = options.memory_limit_bytes;
+  context.eval.max_value_bytes = options.memory_limit_bytes;
   if (options.timeout_millis > 0) {
     context.deadline = started + std::chrono::milliseconds(options.timeout_millis);
   }

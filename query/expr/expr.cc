@@ -768,6 +768,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
           if (context.error.empty()) context.error = TextTooLongMessage("||");
           return Datum::Null(DataType::kVarchar);
         }
+        context.Charge(a.s.size() + b.s.size());
         return Datum::Varchar(a.s + b.s);
       }
       if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {

@@ -31,20 +31,33 @@ struct EvalContext {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   const std::atomic<bool>* cancelled = nullptr;
   mutable bool stopped = false;  // the error is the deadline's or the cancellation's
-  mutable uint32_t steps = 0;
+  // Work done, in calls and in bytes copied (Charge), and when the clock is read next.
+  mutable uint64_t steps = 0;
+  mutable uint64_t next_check = kStepsBetweenChecks;
+  // The most bytes one computed array may hold, its elements' texts and nested values
+  // counted as often as they appear (Datum::HeapBytes): the query's memory limit. Without it
+  // transform(sequence(1, 10000), x -> <a 4 MiB text>) copied the text 10,000 times, past
+  // every memory limit, into one value (docs/sql.md, "Literals and operators": limits).
+  int64_t max_value_bytes = 256 << 20;
 
   // False once the query has an error (its answer is decided: the rest of
-  // the row's work is waste) or, checked every 256 calls, is past its
+  // the row's work is waste) or, checked every 256 steps, is past its
   // deadline or cancelled (recorded as the error, with `stopped`).
   bool KeepGoing() const {
     if (!error.empty()) return false;
-    if ((++steps & 255) != 0) return true;
+    if (++steps < next_check) return true;
+    next_check = steps + kStepsBetweenChecks;
     const bool cancel = cancelled != nullptr && cancelled->load(std::memory_order_relaxed);
     if (!cancel && std::chrono::steady_clock::now() <= deadline) return true;
     error = cancel ? "the query was cancelled" : "the query ran past its timeout";
     stopped = true;
     return false;
   }
+  // Counts `bytes` made or copied as work: one step per 64 KiB, so that calls copying
+  // megabytes each (a lambda doubling a text) reach the clock as often as cheap ones do.
+  void Charge(size_t bytes) const { steps += bytes >> 16; }
+
+  static constexpr uint64_t kStepsBetweenChecks = 256;
 };
 
 // The longest text a query computes (||, concat, replace, array_join): a
@@ -53,6 +66,9 @@ struct EvalContext {
 inline constexpr size_t kMaxTextBytes = 16 << 20;
 // The query error for text past kMaxTextBytes, naming what made it.
 std::string TextTooLongMessage(std::string_view what);
+// Whether an array of `bytes` (Datum::HeapBytes of its elements) may be made; if not, the
+// query fails saying `what` would make one past EvalContext::max_value_bytes.
+bool WithinValueBytes(int64_t bytes, std::string_view what, const EvalContext& context);
 
 struct ScalarFunction {
   std::string name;

@@ -96,12 +96,18 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          return Interned(ArrayOf(element));
        },
        nullptr, false});
-  scalars->back().eval_typed = [](const Args& a, DataType type, const EvalContext&) {
+  scalars->back().eval_typed = [](const Args& a, DataType type, const EvalContext& c) {
+    // Each element is a copy: ARRAY[t, t, ...] of a long text t holds it that many times.
+    int64_t bytes = 0;
+    for (const Datum& v : a) bytes += static_cast<int64_t>(sizeof(Datum)) + v.HeapBytes();
+    if (!WithinValueBytes(bytes, "ARRAY[...]", c)) return Datum::Null(type);
+    c.Charge(static_cast<size_t>(bytes));
     std::vector<Datum> values;
     values.reserve(a.size());
     for (const Datum& v : a) values.push_back(CoerceTo(v, ElementType(type)));
     return ArrayOfValues(type, std::move(values));
   };
+  scalars->back().can_fail = true;
 
   add({"subscript", "array[i] | map[key] -> type of element",
        "The i-th element (from 1), or the key's value; an index outside the array or a key "

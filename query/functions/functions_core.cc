@@ -64,6 +64,16 @@ std::string TextTooLongMessage(std::string_view what) {
                 " MiB, the most a query computes");
 }
 
+bool WithinValueBytes(int64_t bytes, std::string_view what, const EvalContext& context) {
+  if (bytes <= context.max_value_bytes) return true;
+  FailQuery(context,
+            StrCat(what, " would make an array of more than ", context.max_value_bytes >> 20,
+                   " MiB, the most one value may hold (the query's memory limit, "
+                   "--query-memory-mb)"),
+            DataType::kUnknown);
+  return false;
+}
+
 absl::StatusOr<DataType> Interned(std::optional<DataType> type) {
   if (!type) return absl::ResourceExhaustedError(TooManyTypesMessage());
   return *type;

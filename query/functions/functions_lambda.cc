@@ -39,6 +39,8 @@ void AddLambdaFunctions(std::vector<ScalarFunction>* scalars) {
     };
     f.null_propagating = false;
     f.takes_lambdas = true;
+    // Past EvalContext::max_value_bytes, the arrays they make fail the query.
+    f.can_fail = std::string_view(e.name) == "transform" || std::string_view(e.name) == "zip_with";
     scalars->push_back(std::move(f));
   }
 }

@@ -291,6 +291,44 @@ TEST_F(AdmissionE2ETest, NestedLambdasStopAtTheTimeoutAndACancel) {
   EXPECT_TRUE(Serving());
 }
 
+// Regression (found by scripts/fuzz.sh sql): an array made of copies of a long text was
+// bounded by nothing, so one short statement held gigabytes (11 GB before its 300 s timeout
+// for transform(sequence(1, 10000), x -> <a 4 MiB text>)). An array may hold no more than
+// the query's memory limit, however it is made.
+TEST_F(AdmissionE2ETest, AnArrayOfCopiesOfALongTextStopsAtTheQueryMemoryLimit) {
+  StartServer({"--query-memory-mb", "4"});
+  const std::string big = "WITH t AS (SELECT lpad('', 500000, 'x') AS big) ";
+  struct Case {
+    std::string sql;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"SELECT cardinality(transform(sequence(1, 20), i -> big)) FROM t",
+       "transform() would make an array of more than 4 MiB"},
+      {"SELECT cardinality(zip_with(sequence(1, 20), ARRAY[1], (x, y) -> big)) FROM t",
+       "zip_with() would make an array of more than 4 MiB"},
+      {"SELECT cardinality(ARRAY[big, big, big, big, big, big, big, big, big, big]) FROM t",
+       "ARRAY[...] would make an array of more than 4 MiB"},
+      {"SELECT cardinality(transform(sequence(1, 20), i -> ARRAY[big])) FROM t",
+       "transform() would make an array of more than 4 MiB"},
+  };
+  for (const Case& c : cases) {
+    testing::QueryResult result = testing::RunQuery(server_.channel(), big + c.sql);
+    EXPECT_EQ(result.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.sql;
+    EXPECT_NE(result.status.error_message().find(c.says), std::string::npos)
+        << c.sql << ": " << result.status.error_message();
+  }
+  // Below the limit they are made as before.
+  testing::QueryResult small = testing::RunQuery(
+      server_.channel(),
+      big +
+          "SELECT cardinality(transform(sequence(1, 4), i -> big)), cardinality(ARRAY[big, big])"
+          " FROM t");
+  ASSERT_TRUE(small.status.ok()) << small.status.error_message();
+  EXPECT_EQ(testing::RowsText(small.rows), "4|2\n");
+  EXPECT_TRUE(Serving());
+}
+
 TEST_F(AdmissionE2ETest, SixtyFourHeavyQueriesWithSlowConsumersLeaveTheServerUp) {
   StartServer({"--query-workers", "2", "--query-queue", "8", "--query-memory-total-mb", "64",
                "--query-memory-mb", "32"});

@@ -1,0 +1,38 @@
+#include <chrono>
+
+#include "gtest/gtest.h"
+#include "query/functions/functions.h"
+
+namespace strata::query {
+namespace {
+
+EvalContext PastItsDeadline() {
+  EvalContext context;
+  context.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  return context;
+}
+
+// Evaluation within one row (lambdas over arrays) reads the clock every 256 cheap steps.
+TEST(EvalContextTest, CheapStepsReadTheClockEvery256) {
+  EvalContext context = PastItsDeadline();
+  int steps = 0;
+  while (context.KeepGoing()) ++steps;
+  EXPECT_EQ(steps, 255);
+  EXPECT_TRUE(context.stopped);
+  EXPECT_EQ(context.error, "the query ran past its timeout");
+  EXPECT_FALSE(context.KeepGoing());
+}
+
+// Regression (found by scripts/fuzz.sh sql): a step that copies megabytes (a lambda doubling
+// a text) counted as one, so 256 of them ran far past the query's timeout. Bytes copied count
+// as steps: after a 16 MiB copy the next step reads the clock.
+TEST(EvalContextTest, MegabytesCopiedReadTheClockAtTheNextStep) {
+  EvalContext context = PastItsDeadline();
+  EXPECT_TRUE(context.KeepGoing());
+  context.Charge(16 << 20);
+  EXPECT_FALSE(context.KeepGoing());
+  EXPECT_TRUE(context.stopped);
+}
+
+}  // namespace
+}  // namespace strata::query
