@@ -107,7 +107,9 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
     for (const Datum& v : a) values.push_back(CoerceTo(v, ElementType(type)));
     return ArrayOfValues(type, std::move(values));
   };
-  scalars->back().can_fail = true;
+  // Not can_fail, though past the limit it fails the query: ARRAY[...] of literals or
+  // dimensions (a few KiB) never reaches it, and can_fail would take a condition such as
+  // contains(ARRAY['a', 'b'], host) out of the series the scan selects (planner.cc).
 
   add({"subscript", "array[i] | map[key] -> type of element",
        "The i-th element (from 1), or the key's value; an index outside the array or a key "
