@@ -768,7 +768,10 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
           if (context.error.empty()) context.error = TextTooLongMessage("||");
           return Datum::Null(DataType::kVarchar);
         }
+        // A chain s || s || ... copies up to 16 MiB a link, as long as the statement allows:
+        // each link counts its bytes and may find the query past its deadline.
         context.Charge(a.s.size() + b.s.size());
+        if (!context.KeepGoing()) return Datum::Null(DataType::kVarchar);
         return Datum::Varchar(a.s + b.s);
       }
       if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {

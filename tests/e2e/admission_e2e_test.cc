@@ -291,6 +291,20 @@ TEST_F(AdmissionE2ETest, NestedLambdasStopAtTheTimeoutAndACancel) {
   EXPECT_TRUE(Serving());
 }
 
+// Regression (found by scripts/fuzz.sh sql): a chain of || in one expression copies up to
+// 16 MiB a link and was not stopped by the deadline: t || t || ... ran seconds past it.
+TEST_F(AdmissionE2ETest, ALongConcatenationChainStopsAtTheTimeout) {
+  StartServer({});
+  std::string chain = "t";
+  for (int i = 1; i < 900; ++i) chain += " || t";
+  const std::string sql =
+      "WITH w AS (SELECT lpad('', 16000, 'x') AS t) SELECT length(" + chain + ") FROM w";
+  HeldQuery timed = Hold(sql, /*timeout_millis=*/200);
+  auto [status, rows] = Drain(timed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  EXPECT_TRUE(Serving());
+}
+
 // Regression (found by scripts/fuzz.sh sql): an array made of copies of a long text was
 // bounded by nothing, so one short statement held gigabytes (11 GB before its 300 s timeout
 // for transform(sequence(1, 10000), x -> <a 4 MiB text>)). An array may hold no more than
