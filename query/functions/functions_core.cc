@@ -51,6 +51,12 @@ Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataTy
                  const EvalContext& context) {
   Datum out = f.eval_typed ? f.eval_typed(args, result, context) : f.eval(args, context);
   if (out.null || IsComposite(result)) out.type = result;
+  // A call that made a long text (replace, lpad, concat: up to 16 MiB each, nested as deep
+  // as the statement allows) counts its bytes, and past the deadline the rest stops.
+  if (out.s.size() >= (64 << 10)) {
+    context.Charge(out.s.size());
+    if (!context.KeepGoing()) return Datum::Null(result);
+  }
   return out;
 }
 
