@@ -768,11 +768,9 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
           if (context.error.empty()) context.error = TextTooLongMessage("||");
           return Datum::Null(DataType::kVarchar);
         }
-        // A chain s || s || ... copies up to 16 MiB a link, as long as the statement allows:
-        // each link counts its bytes and may find the query past its deadline.
-        context.Charge(a.s.size() + b.s.size());
-        if (!context.KeepGoing()) return Datum::Null(DataType::kVarchar);
-        return Datum::Varchar(a.s + b.s);
+        Datum joined = Datum::Varchar(a.s + b.s);
+        if (!context.KeepGoingAfterText(joined.s.size())) return Datum::Null(DataType::kVarchar);
+        return joined;
       }
       if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
         return Compare(op, a, b);

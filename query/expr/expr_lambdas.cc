@@ -183,14 +183,13 @@ Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& contex
     if (other.null) return Datum::Null(call.bound.type);
     const size_t n = std::max(size, other.items().size());
     std::vector<Datum> out;
-    int64_t bytes = 0;
+    ArrayBytes bytes("zip_with()", context);
     for (size_t k = 0; k < n; ++k) {
       out.push_back(run(*call.args[2],
                         {k < size ? collection.items()[k] : Datum::Null(ElementType(collection.type)),
                          k < other.items().size() ? other.items()[k]
                                                   : Datum::Null(ElementType(other.type))}));
-      bytes += static_cast<int64_t>(sizeof(Datum)) + out.back().HeapBytes();
-      if (!WithinValueBytes(bytes, "zip_with()", context)) return Datum::Null(call.bound.type);
+      if (!bytes.Add(out.back())) return Datum::Null(call.bound.type);
     }
     return Datum::Composite(call.bound.type, std::move(out));
   }
@@ -207,7 +206,7 @@ Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& contex
     std::vector<Datum> values;
     std::vector<int64_t> times;
     const bool series = IsSeries(collection.type);
-    int64_t bytes = 0;  // transform's: filter's values are a part of what it was given
+    ArrayBytes bytes("transform()", context);  // filter's values are a part of its input
     for (size_t k = 0; k < size; ++k) {
       Datum r = run(lambda, {ElementAt(collection, k, param)});
       if (name == "filter") {
@@ -219,12 +218,7 @@ Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& contex
         values.push_back(std::move(r));
       }
       if (series) times.push_back(collection.nested->times[k]);
-      if (name == "transform") {
-        bytes += static_cast<int64_t>(sizeof(Datum)) + values.back().HeapBytes();
-        if (!WithinValueBytes(bytes, "transform()", context)) {
-          return Datum::Null(call.bound.type);
-        }
-      }
+      if (name == "transform" && !bytes.Add(values.back())) return Datum::Null(call.bound.type);
     }
     return Datum::Composite(call.bound.type, std::move(values), std::move(times));
   }

@@ -56,8 +56,17 @@ struct EvalContext {
   // Counts `bytes` made or copied as work: one step per 64 KiB, so that calls copying
   // megabytes each (a lambda doubling a text) reach the clock as often as cheap ones do.
   void Charge(size_t bytes) const { steps += bytes >> 16; }
+  // After a call or a || link made a text of `bytes`: a long one (up to kMaxTextBytes, in
+  // chains and nestings as long as the statement allows) counts as work by its bytes and
+  // reads the clock when due. False once the query should stop.
+  bool KeepGoingAfterText(size_t bytes) const {
+    if (bytes < kLongTextBytes) return error.empty();
+    Charge(bytes);
+    return KeepGoing();
+  }
 
   static constexpr uint64_t kStepsBetweenChecks = 256;
+  static constexpr size_t kLongTextBytes = 64 << 10;
 };
 
 // The longest text a query computes (||, concat, replace, array_join): a
@@ -66,9 +75,21 @@ struct EvalContext {
 inline constexpr size_t kMaxTextBytes = 16 << 20;
 // The query error for text past kMaxTextBytes, naming what made it.
 std::string TextTooLongMessage(std::string_view what);
-// Whether an array of `bytes` (Datum::HeapBytes of its elements) may be made; if not, the
-// query fails saying `what` would make one past EvalContext::max_value_bytes.
-bool WithinValueBytes(int64_t bytes, std::string_view what, const EvalContext& context);
+// The bytes of an array being made, element by element (each with Datum::HeapBytes: a copy
+// of a long text counts as often as it appears), held to EvalContext::max_value_bytes.
+class ArrayBytes {
+ public:
+  // `what` names the maker in the error ("transform()").
+  ArrayBytes(std::string_view what, const EvalContext& context) : what_(what), context_(context) {}
+  // Counts `element`; false, with the query failed saying so, once the array passes the limit.
+  bool Add(const Datum& element);
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  const std::string_view what_;
+  const EvalContext& context_;
+  int64_t bytes_ = 0;
+};
 
 struct ScalarFunction {
   std::string name;

@@ -98,10 +98,11 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        nullptr, false});
   scalars->back().eval_typed = [](const Args& a, DataType type, const EvalContext& c) {
     // Each element is a copy: ARRAY[t, t, ...] of a long text t holds it that many times.
-    int64_t bytes = 0;
-    for (const Datum& v : a) bytes += static_cast<int64_t>(sizeof(Datum)) + v.HeapBytes();
-    if (!WithinValueBytes(bytes, "ARRAY[...]", c)) return Datum::Null(type);
-    c.Charge(static_cast<size_t>(bytes));
+    ArrayBytes bytes("ARRAY[...]", c);
+    for (const Datum& v : a) {
+      if (!bytes.Add(v)) return Datum::Null(type);
+    }
+    c.Charge(static_cast<size_t>(bytes.bytes()));
     std::vector<Datum> values;
     values.reserve(a.size());
     for (const Datum& v : a) values.push_back(CoerceTo(v, ElementType(type)));

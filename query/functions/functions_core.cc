@@ -51,12 +51,8 @@ Datum CallScalar(const ScalarFunction& f, const std::vector<Datum>& args, DataTy
                  const EvalContext& context) {
   Datum out = f.eval_typed ? f.eval_typed(args, result, context) : f.eval(args, context);
   if (out.null || IsComposite(result)) out.type = result;
-  // A call that made a long text (replace, lpad, concat: up to 16 MiB each, nested as deep
-  // as the statement allows) counts its bytes, and past the deadline the rest stops.
-  if (out.s.size() >= (64 << 10)) {
-    context.Charge(out.s.size());
-    if (!context.KeepGoing()) return Datum::Null(result);
-  }
+  // replace, lpad, concat... nested: each may copy up to 16 MiB.
+  if (!context.KeepGoingAfterText(out.s.size())) return Datum::Null(result);
   return out;
 }
 
@@ -70,10 +66,11 @@ std::string TextTooLongMessage(std::string_view what) {
                 " MiB, the most a query computes");
 }
 
-bool WithinValueBytes(int64_t bytes, std::string_view what, const EvalContext& context) {
-  if (bytes <= context.max_value_bytes) return true;
-  FailQuery(context,
-            StrCat(what, " would make an array of more than ", context.max_value_bytes >> 20,
+bool ArrayBytes::Add(const Datum& element) {
+  bytes_ += static_cast<int64_t>(sizeof(Datum)) + element.HeapBytes();
+  if (bytes_ <= context_.max_value_bytes) return true;
+  FailQuery(context_,
+            StrCat(what_, " would make an array of more than ", context_.max_value_bytes >> 20,
                    " MiB, the most one value may hold (the query's memory limit, "
                    "--query-memory-mb)"),
             DataType::kUnknown);

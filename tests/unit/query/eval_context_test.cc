@@ -34,5 +34,14 @@ TEST(EvalContextTest, MegabytesCopiedReadTheClockAtTheNextStep) {
   EXPECT_TRUE(context.stopped);
 }
 
+// A short text made costs nothing; a long one is work by its bytes and is checked at once.
+TEST(EvalContextTest, OnlyALongTextMadeCountsAsWork) {
+  EvalContext context = PastItsDeadline();
+  EXPECT_TRUE(context.KeepGoingAfterText(EvalContext::kLongTextBytes - 1));
+  EXPECT_EQ(context.steps, 0u);
+  EXPECT_FALSE(context.KeepGoingAfterText(16 << 20));
+  EXPECT_TRUE(context.stopped);
+}
+
 }  // namespace
 }  // namespace strata::query
