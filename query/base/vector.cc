@@ -1,5 +1,7 @@
 #include "query/base/vector.h"
 
+#include <numeric>
+
 namespace strata::query {
 namespace {
 
@@ -149,6 +151,12 @@ Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
     Gather(in.nested, rows, &v.nested);
   }
   return out;
+}
+
+Batch SliceRows(const Batch& from, size_t begin, size_t end) {
+  std::vector<uint32_t> rows(end - begin);
+  std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(begin));
+  return TakeRows(from, rows);
 }
 
 }  // namespace strata::query

@@ -22,6 +22,9 @@
 namespace strata::query {
 
 inline constexpr size_t kBatchRows = 1024;
+// A batch gathered from rows (a join's, a subquery's) is sent on once its values hold this
+// many bytes, however few its rows: 1,024 rows of a 1 MiB text would hold 1 GiB.
+inline constexpr int64_t kBatchBytes = 8 << 20;
 
 // True for the types a Vector keeps in `ints`: BOOLEAN, BIGINT, TIMESTAMP,
 // the intervals, DATE and TIME.
@@ -88,5 +91,8 @@ Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep);
 // Rows `rows` of `from`, in that order: for a few rows of a large batch,
 // without a pass over all of it. A column the query does not read stays empty.
 Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows);
+
+// Rows [begin, end) of `from`.
+Batch SliceRows(const Batch& from, size_t begin, size_t end);
 
 }  // namespace strata::query

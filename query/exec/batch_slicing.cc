@@ -1,19 +1,10 @@
 // LIMIT, OFFSET and the dropping of ORDER BY's helper columns over column
 // batches: the row operators' (operators.cc) counterparts for a result that
 // stays columnar to the sink.
-#include <numeric>
-
 #include "query/exec/operators.h"
 
 namespace strata::query {
 namespace {
-
-// Rows [begin, end) of `batch`.
-Batch Slice(const Batch& batch, size_t begin, size_t end) {
-  std::vector<uint32_t> rows(end - begin);
-  std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(begin));
-  return TakeRows(batch, rows);
-}
 
 class BatchLimit : public BatchSink {
  public:
@@ -31,7 +22,7 @@ class BatchLimit : public BatchSink {
     const auto take = static_cast<size_t>(remaining_);
     remaining_ = 0;
     context_->enough = true;
-    return next_->Push(take == batch.rows ? batch : Slice(batch, 0, take));
+    return next_->Push(take == batch.rows ? batch : SliceRows(batch, 0, take));
   }
   absl::Status Finish() override { return next_->Finish(); }
 
@@ -53,7 +44,7 @@ class BatchOffset : public BatchSink {
     }
     const auto from = static_cast<size_t>(skip_);
     skip_ = 0;
-    return next_->Push(Slice(batch, from, batch.rows));
+    return next_->Push(SliceRows(batch, from, batch.rows));
   }
   absl::Status Finish() override { return next_->Finish(); }
 

@@ -64,6 +64,19 @@ absl::Status EvalStatus(const QueryContext& context) {
   return absl::InvalidArgumentError(context.eval.error);
 }
 
+bool EvaluateInHalves(const Batch& batch, const QueryContext& context) {
+  if (!context.eval.too_many_value_bytes || batch.rows < 2) return false;
+  context.eval.ForgetTooManyValueBytes();
+  return true;
+}
+
+absl::Status PushHalves(const Batch& batch, const ValuesInFlight& in_flight, BatchSink* sink) {
+  in_flight.GiveBack();
+  const size_t half = batch.rows / 2;
+  RETURN_IF_ERROR(sink->Push(SliceRows(batch, 0, half)));
+  return sink->Push(SliceRows(batch, half, batch.rows));
+}
+
 int64_t RowBytes(const Row& row) {
   int64_t bytes = static_cast<int64_t>(sizeof(Datum) * row.size());
   for (const Datum& d : row) bytes += d.HeapBytes();
@@ -127,6 +140,7 @@ class Aggregate : public AggregateSink {
 
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
+    ValuesInFlight in_flight(context_->eval);
     // Computed vectors live in `scratch`; a plain column is used in place.
     std::deque<Vector> scratch;
     auto eval = [&](const Expr* e) {
@@ -137,6 +151,10 @@ class Aggregate : public AggregateSink {
     std::vector<std::vector<const Vector*>> arg_views(aggregates_.size());
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       for (const Expr* e : aggregates_[a].args) arg_views[a].push_back(eval(e));
+    }
+    if (EvaluateInHalves(batch, *context_)) {
+      scratch.clear();
+      return PushHalves(batch, in_flight, this);
     }
     RETURN_IF_ERROR(EvalStatus(*context_));
 
@@ -287,17 +305,23 @@ class BatchFilter : public BatchSink {
   BatchFilter(const Expr* predicate, QueryContext* context, BatchSink* next)
       : predicate_(predicate), context_(context), next_(next) {}
   absl::Status Push(const Batch& batch) override {
-    Vector scratch;
-    const Vector& verdict = EvalBatchRef(*predicate_, batch, context_->eval, &scratch);
-    RETURN_IF_ERROR(EvalStatus(*context_));
     std::vector<uint8_t> keep(batch.rows, 0);
-    size_t kept = 0;
-    if (verdict.type == DataType::kBoolean) {
-      for (size_t i = 0; i < batch.rows; ++i) {
-        keep[i] = verdict.nulls[i] == 0 && verdict.ints[i] != 0;
-        kept += keep[i];
+    {
+      ValuesInFlight in_flight(context_->eval);
+      Vector scratch;
+      const Vector& verdict = EvalBatchRef(*predicate_, batch, context_->eval, &scratch);
+      if (EvaluateInHalves(batch, *context_)) {
+        scratch = Vector();
+        return PushHalves(batch, in_flight, this);
+      }
+      RETURN_IF_ERROR(EvalStatus(*context_));
+      if (verdict.type == DataType::kBoolean) {
+        for (size_t i = 0; i < batch.rows; ++i) {
+          keep[i] = verdict.nulls[i] == 0 && verdict.ints[i] != 0;
+        }
       }
     }
+    const size_t kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
     if (kept == 0) return absl::OkStatus();
     if (kept == batch.rows) return next_->Push(batch);
     return next_->Push(SelectRows(batch, keep));
@@ -316,12 +340,18 @@ class BatchProject : public BatchSink {
       : exprs_(std::move(exprs)), context_(context), next_(next) {}
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
+    ValuesInFlight in_flight(context_->eval);
     Batch out;
     out.rows = batch.rows;
     out.columns.reserve(exprs_.size());
     for (const Expr* e : exprs_) {
       Vector scratch;
       const Vector& v = EvalBatchRef(*e, batch, context_->eval, &scratch);
+      if (EvaluateInHalves(batch, *context_)) {
+        out = Batch();
+        scratch = Vector();
+        return PushHalves(batch, in_flight, this);
+      }
       RETURN_IF_ERROR(EvalStatus(*context_));
       out.columns.push_back(&v == &scratch ? std::move(scratch) : v);
     }
@@ -363,8 +393,9 @@ class RowsToBatches : public RowSink {
   RowsToBatches(std::vector<DataType> types, QueryContext* context, BatchSink* next)
       : types_(std::move(types)), context_(context), next_(next) {}
   absl::Status Push(Row row) override {
+    bytes_ += RowBytes(row);
     rows_.push_back(std::move(row));
-    if (rows_.size() == kBatchRows) return Flush();
+    if (rows_.size() == kBatchRows || bytes_ >= kBatchBytes) return Flush();
     return absl::OkStatus();
   }
   absl::Status Finish() override {
@@ -380,16 +411,19 @@ class RowsToBatches : public RowSink {
     RETURN_IF_ERROR(context_->CheckAlive());
     Batch batch = NewBatch(types_, rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].Set(i, rows_[i][c]);
+      for (size_t c = 0; c < types_.size(); ++c) batch.columns[c].SetView(i, rows_[i][c]);
     }
+    absl::Status pushed = next_->Push(batch);  // its texts are views of rows_
     rows_.clear();
-    return next_->Push(batch);
+    bytes_ = 0;
+    return pushed;
   }
 
   std::vector<DataType> types_;
   QueryContext* context_;
   BatchSink* next_;
   std::vector<Row> rows_;
+  int64_t bytes_ = 0;  // RowBytes of rows_
 };
 
 class Sort : public RowSink {

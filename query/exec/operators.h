@@ -101,6 +101,16 @@ class BatchSink {
   virtual absl::Status Finish() = 0;
 };
 
+// For an operator whose Push evaluates its whole batch before handing anything on: true when
+// that evaluation stopped because the values it computed would not fit the query's memory at
+// once (EvalContext::too_many_value_bytes) and the batch has more than one row. The error is
+// then forgotten, and the operator drops what it computed and pushes the batch again as two
+// halves (PushHalves), computed and handed on one at a time; for a single row the error stands.
+bool EvaluateInHalves(const Batch& batch, const QueryContext& context);
+// Gives back `in_flight` (the operator's values for `batch`, dropped) and pushes `batch` into
+// `sink` as two halves.
+absl::Status PushHalves(const Batch& batch, const ValuesInFlight& in_flight, BatchSink* sink);
+
 // Keeps the rows of each batch for which the predicate is true.
 std::unique_ptr<BatchSink> MakeBatchFilter(const Expr* predicate, QueryContext* context,
                                            BatchSink* next);

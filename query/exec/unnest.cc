@@ -31,80 +31,94 @@ class Unnest : public BatchSink {
       : spec_(*spec), context_(context), next_(next) {}
 
   absl::Status Push(const Batch& batch) override {
-    std::vector<Vector> values;
-    for (const Expr* e : spec_.args) values.push_back(EvalBatch(*e, batch, context_->eval));
-    RETURN_IF_ERROR(EvalStatus(*context_));
-    for (size_t row = 0; row < batch.rows; ++row) {
-      size_t n = 0;
-      std::vector<Datum> args;
-      for (const Vector& v : values) {
-        args.push_back(v.Get(row));
-        n = std::max(n, args.back().items().size());
-      }
-      for (size_t k = 0; k < n; ++k) {
-        if (out_rows_.empty()) RETURN_IF_ERROR(context_->CheckAlive());
-        out_rows_.push_back(static_cast<uint32_t>(row));
-        std::vector<Datum> cells;
-        for (const Datum& a : args) AppendCells(a, k, &cells);
-        if (spec_.with_ordinality) cells.push_back(Datum::Bigint(static_cast<int64_t>(k) + 1));
-        elements_.push_back(std::move(cells));
-        if (out_rows_.size() == kBatchRows) RETURN_IF_ERROR(Flush(batch));
-      }
+    ValuesInFlight in_flight(context_->eval);
+    for (const Expr* e : spec_.args) values_.push_back(EvalBatch(*e, batch, context_->eval));
+    if (EvaluateInHalves(batch, *context_)) {
+      values_.clear();
+      return PushHalves(batch, in_flight, this);
     }
-    return Flush(batch);
+    absl::Status pushed = PushElements(batch);
+    values_.clear();
+    return pushed;
   }
 
   absl::Status Finish() override { return next_->Finish(); }
 
  private:
-  // The cells element `k` of `value` adds (NULLs past its end).
-  void AppendCells(const Datum& value, size_t k, std::vector<Datum>* cells) const {
+  struct Element {
+    uint32_t row;  // of the input batch
+    uint32_t k;    // of its arrays
+  };
+
+  absl::Status PushElements(const Batch& batch) {
+    RETURN_IF_ERROR(EvalStatus(*context_));
+    for (size_t row = 0; row < batch.rows; ++row) {
+      size_t n = 0;
+      for (const Vector& v : values_) n = std::max(n, v.Get(row).items().size());
+      for (size_t k = 0; k < n; ++k) {
+        if (pending_.empty()) RETURN_IF_ERROR(context_->CheckAlive());
+        pending_.push_back({static_cast<uint32_t>(row), static_cast<uint32_t>(k)});
+        if (pending_.size() == kBatchRows) RETURN_IF_ERROR(Flush(batch));
+      }
+    }
+    return Flush(batch);
+  }
+
+  // Stores, from column `column` on of row `i`, the cells element `k` of `value` adds (NULLs
+  // past its end). Texts are views of the value's, which `values_` holds while they are pushed.
+  static void SetCells(const Datum& value, size_t k, size_t i, size_t column, Batch* out) {
     const std::vector<DataType> types = UnnestColumnTypes(value.type);
     const std::vector<Datum>& items = value.items();
-    if (k >= items.size()) {
-      for (DataType t : types) cells->push_back(Datum::Null(t));
-      return;
-    }
+    if (k >= items.size()) return;  // the cells stay NULL
+    std::vector<Vector>& columns = out->columns;
     if (KindOf(value.type) == TypeKind::kTimeseries) {
-      cells->push_back(Datum::Timestamp(value.nested->times[k]));
-      cells->push_back(items[k]);
+      columns[column].Set(i, Datum::Timestamp(value.nested->times[k]));
+      columns[column + 1].SetView(i, items[k]);
     } else if (KindOf(value.type) == TypeKind::kMap) {
-      cells->push_back(value.nested->keys[k]);
-      cells->push_back(items[k]);
+      columns[column].SetView(i, value.nested->keys[k]);
+      columns[column + 1].SetView(i, items[k]);
     } else if (KindOf(ElementType(value.type)) == TypeKind::kRow) {
       const std::vector<Datum>& fields = items[k].items();
-      for (size_t f = 0; f < types.size(); ++f) {
-        cells->push_back(f < fields.size() ? fields[f] : Datum::Null(types[f]));
+      for (size_t f = 0; f < types.size() && f < fields.size(); ++f) {
+        columns[column + f].SetView(i, fields[f]);
       }
     } else {
-      cells->push_back(items[k]);
+      columns[column].SetView(i, items[k]);
     }
   }
 
-  // Sends the rows gathered from `batch` on.
+  // Sends the rows gathered from `batch` on. The input's columns are shared, not copied: a
+  // 1 MiB text unnested with 1,000 elements is still one text.
   absl::Status Flush(const Batch& batch) {
-    if (out_rows_.empty()) return absl::OkStatus();
-    Batch out = NewBatch(spec_.output_types, out_rows_.size());
-    for (size_t c = 0; c < static_cast<size_t>(spec_.input_width); ++c) {
-      const Vector& in = batch.columns[c];
-      if (in.size() != batch.rows) continue;  // a column nothing reads
-      for (size_t i = 0; i < out_rows_.size(); ++i) out.columns[c].Set(i, in.Get(out_rows_[i]));
+    if (pending_.empty()) return absl::OkStatus();
+    std::vector<uint32_t> rows;
+    rows.reserve(pending_.size());
+    for (const Element& e : pending_) rows.push_back(e.row);
+    Batch out = TakeRows(batch, rows);
+    out.columns.resize(static_cast<size_t>(spec_.input_width));
+    for (size_t c = out.columns.size(); c < spec_.output_types.size(); ++c) {
+      out.columns.emplace_back(spec_.output_types[c]).ResetNull(out.rows);
     }
-    for (size_t i = 0; i < elements_.size(); ++i) {
-      for (size_t k = 0; k < elements_[i].size(); ++k) {
-        out.columns[spec_.input_width + k].Set(i, elements_[i][k]);
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      size_t column = static_cast<size_t>(spec_.input_width);
+      for (const Vector& v : values_) {
+        const Datum value = v.Get(pending_[i].row);  // an array's items are shared, not copied
+        SetCells(value, pending_[i].k, i, column, &out);
+        column += UnnestColumnTypes(v.type).size();
+      }
+      if (spec_.with_ordinality) {
+        out.columns[column].Set(i, Datum::Bigint(static_cast<int64_t>(pending_[i].k) + 1));
       }
     }
-    out_rows_.clear();
-    elements_.clear();
+    pending_.clear();
     return next_->Push(out);
   }
 
   const UnnestSpec& spec_;
   QueryContext* context_;
   BatchSink* next_;
-  std::vector<uint32_t> out_rows_;  // the input row of each pending output row
-  std::vector<std::vector<Datum>> elements_;  // its unnested cells
+  std::vector<Vector> values_;    // the arguments, evaluated over the batch being pushed
+  std::vector<Element> pending_;  // the output rows not yet sent
 };
 
 }  // namespace

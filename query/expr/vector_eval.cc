@@ -35,6 +35,15 @@ Vector Broadcast(const Datum& d, DataType type, size_t n) {
   return out;
 }
 
+// Stores a computed value at row `i` of `out`, counting a long one as in flight (the query
+// fails once they would pass its memory limit: EvalContext::HoldInFlight).
+void SetComputed(Vector& out, size_t i, const Datum& value, const EvalContext& context) {
+  if (value.null) return out.Set(i, value);
+  const int64_t bytes =
+      value.type == DataType::kVarchar ? static_cast<int64_t>(value.s.size()) : value.HeapBytes();
+  if (context.HoldInFlight(bytes)) out.Set(i, value);
+}
+
 // Through Eval, one row at a time: the reference semantics.
 Vector RowByRow(const Expr& e, const Batch& batch, const EvalContext& context) {
   std::vector<bool> used(batch.columns.size());
@@ -46,7 +55,8 @@ Vector RowByRow(const Expr& e, const Batch& batch, const EvalContext& context) {
     for (size_t c = 0; c < used.size(); ++c) {
       if (used[c]) row[c] = batch.columns[c].Get(i);
     }
-    out.Set(i, Eval(e, row, context));
+    SetComputed(out, i, Eval(e, row, context), context);
+    if (!context.error.empty()) break;  // the query fails: the other rows are waste
   }
   return out;
 }
@@ -169,14 +179,18 @@ Vector Logical(bool is_and, const Vector& a, const Vector& b) {
 }
 
 Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
+  // The arguments' values are gone once the call's are made: only the call's stay in flight.
+  const int64_t before_args = context.value_bytes_in_flight;
   std::vector<Vector> args;
   args.reserve(e.args.size());
   for (const auto& a : e.args) args.push_back(EvalBatch(*a, batch, context));
+  const int64_t args_bytes = context.value_bytes_in_flight - before_args;
   Vector out(e.bound.type);
   out.ResetNull(batch.rows);
   const ScalarFunction& f = *e.bound.function;
   if (f.eval_batch && f.null_propagating) {
     f.eval_batch(args, &out);
+    context.value_bytes_in_flight -= args_bytes;
     return out;
   }
   std::vector<Datum> values(args.size());
@@ -187,8 +201,10 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
       values[k] = args[k].Get(i);
     }
     if (null_in && f.null_propagating) continue;
-    out.Set(i, CallScalar(f, values, e.bound.type, context));
+    SetComputed(out, i, CallScalar(f, values, e.bound.type, context), context);
+    if (!context.error.empty()) break;  // the query fails: the other rows are waste
   }
+  context.value_bytes_in_flight -= args_bytes;
   return out;
 }
 

@@ -39,6 +39,12 @@ struct EvalContext {
   // transform(sequence(1, 10000), x -> <a 4 MiB text>) copied the text 10,000 times, past
   // every memory limit, into one value (docs/sql.md, "Literals and operators": limits).
   int64_t max_value_bytes = 256 << 20;
+  // The bytes of the long values (texts and arrays of kLongValueBytes or more) computed into the
+  // batches in flight, held to max_value_bytes as well: a batch's values live until it has been
+  // handed on, so 1,024 rows of lpad(x, 1000000, 'x') held 1 GB at once. Operators give their
+  // batch's part back once it is gone (ValuesInFlight).
+  mutable int64_t value_bytes_in_flight = 0;
+  mutable bool too_many_value_bytes = false;  // the error is value_bytes_in_flight's
 
   // False once the query has an error (its answer is decided: the rest of
   // the row's work is waste) or, checked every 256 steps, is past its
@@ -65,8 +71,48 @@ struct EvalContext {
     return KeepGoing();
   }
 
+  // Counts a value of `bytes` computed into a batch: a long one adds to value_bytes_in_flight.
+  // False, with the query failed saying so, once they pass max_value_bytes.
+  bool HoldInFlight(int64_t bytes) const {
+    if (bytes < static_cast<int64_t>(kLongValueBytes)) return true;
+    value_bytes_in_flight += bytes;
+    if (value_bytes_in_flight <= max_value_bytes) return true;
+    if (error.empty()) {
+      error = TooManyValueBytesMessage();
+      too_many_value_bytes = true;
+    }
+    return false;
+  }
+  // Forgets an error of value_bytes_in_flight's, for an operator that evaluates its batch again
+  // in smaller parts.
+  void ForgetTooManyValueBytes() const {
+    if (!too_many_value_bytes) return;
+    too_many_value_bytes = false;
+    error.clear();
+  }
+  std::string TooManyValueBytesMessage() const;
+
   static constexpr uint64_t kStepsBetweenChecks = 256;
   static constexpr size_t kLongTextBytes = 64 << 10;
+  static constexpr size_t kLongValueBytes = 64 << 10;
+};
+
+// Gives back, when it ends, the value bytes in flight (EvalContext::value_bytes_in_flight)
+// counted while it lived: an operator's batch, with the values computed for it, is dropped once
+// handed on, and what the operators after it keep they charge to the query themselves.
+class ValuesInFlight {
+ public:
+  explicit ValuesInFlight(const EvalContext& context)
+      : context_(context), mark_(context.value_bytes_in_flight) {}
+  ~ValuesInFlight() { GiveBack(); }
+  // Gives them back now (the values are gone).
+  void GiveBack() const { context_.value_bytes_in_flight = mark_; }
+  ValuesInFlight(const ValuesInFlight&) = delete;
+  ValuesInFlight& operator=(const ValuesInFlight&) = delete;
+
+ private:
+  const EvalContext& context_;
+  const int64_t mark_;
 };
 
 // The longest text a query computes (||, concat, replace, array_join): a

@@ -66,6 +66,12 @@ std::string TextTooLongMessage(std::string_view what) {
                 " MiB, the most a query computes");
 }
 
+std::string EvalContext::TooManyValueBytesMessage() const {
+  return StrCat("the rows being computed would hold more than ", max_value_bytes >> 20,
+                " MiB of long texts or arrays at once (the query's memory limit, "
+                "--query-memory-mb); compute shorter values, or fewer of them per row");
+}
+
 bool ArrayBytes::Add(const Datum& element) {
   bytes_ += static_cast<int64_t>(sizeof(Datum)) + element.HeapBytes();
   if (bytes_ <= context_.max_value_bytes) return true;

@@ -172,13 +172,26 @@ Datum Pad(std::string_view function, const Args& a, bool left, const EvalContext
   if (size > static_cast<int64_t>(kMaxTextBytes)) {
     return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
   }
-  std::string fill;
+  // The padding whole as often as it fits, by doubling (a loop per copy took ~10 ms a MB),
+  // then the start of one more.
+  const int64_t need = size - length;
   const int64_t pad_length = Utf8Length(pad);
-  for (int64_t need = size - length; need > 0; need -= pad_length) {
-    fill += need >= pad_length ? pad : pad.substr(0, Utf8Offset(pad, need));
-    if (fill.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
+  const auto wholes = static_cast<size_t>(need / pad_length);
+  if (wholes > kMaxTextBytes / pad.size()) {
+    return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
   }
-  return Datum::Varchar(left ? fill + s : s + fill);
+  const size_t whole_bytes = wholes * pad.size();
+  std::string fill;
+  fill.reserve(whole_bytes + pad.size() + s.size());
+  if (wholes > 0) fill = pad;
+  while (fill.size() < whole_bytes)
+    fill.append(fill, 0, std::min(fill.size(), whole_bytes - fill.size()));
+  fill.append(pad, 0, Utf8Offset(pad, need % pad_length));
+  if (fill.size() > kMaxTextBytes)
+    return FailQuery(c, TextTooLongMessage(StrCat(function, "()")), kStr);
+  if (!left) return Datum::Varchar(s + fill);
+  fill += s;
+  return Datum::Varchar(std::move(fill));
 }
 
 int64_t Levenshtein(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {

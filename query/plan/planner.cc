@@ -425,6 +425,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
     const Batch batch = TakeRows(layout->series_batch, *candidates);
     std::vector<uint8_t> passed(candidates->size(), 1);
     for (const ExprPtr& c : series_conjuncts) {
+      ValuesInFlight in_flight(context_->eval);
       const Vector matched = EvalBatch(*c, batch, context_->eval);
       for (size_t k = 0; k < passed.size(); ++k) {
         passed[k] &= !matched.null(k) && matched.ints[k] != 0;
@@ -434,6 +435,7 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   } else {
     keep.assign(layout->series.size(), 1);
     for (const ExprPtr& c : series_conjuncts) {
+      ValuesInFlight in_flight(context_->eval);
       const Vector matched = EvalBatch(*c, layout->series_batch, context_->eval);
       for (size_t i = 0; i < keep.size(); ++i) {
         keep[i] &= !matched.null(i) && matched.ints[i] != 0;

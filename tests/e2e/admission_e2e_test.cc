@@ -3,6 +3,8 @@
 // keep its query past the timeout, result pages count against the budget,
 // and a burst of heavy queries with slow consumers leaves the server up.
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -347,6 +349,62 @@ TEST_F(AdmissionE2ETest, AnArrayOfCopiesOfALongTextStopsAtTheQueryMemoryLimit) {
           " FROM t");
   ASSERT_TRUE(small.status.ok()) << small.status.error_message();
   EXPECT_EQ(testing::RowsText(small.rows), "4|2\n");
+  EXPECT_TRUE(Serving());
+}
+
+// The most memory the server's process has held (its peak resident set), in MiB.
+int64_t PeakResidentMiB(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) >> 10;  // kB
+  }
+  return -1;
+}
+
+// Regression: the rows in flight were bounded in number (1,024 a batch) but not in bytes, so a
+// 1 MiB text joined with 1,000 rows, or computed for each of them, held 1-2.5 GB at once under
+// a 256 MiB query limit. Now the values computed for a batch count against the limit (a batch
+// whose values would not fit is computed in halves), UNNEST shares its input's texts instead of
+// copying them, and rows gathered into batches are sent on every 8 MiB.
+TEST_F(AdmissionE2ETest, RowsInFlightAreHeldToTheQueryMemoryLimit) {
+  StartServer({"--query-memory-mb", "16"});
+  const std::string one_text =
+      "(SELECT lpad('', 1000000, 'x') AS t) CROSS JOIN UNNEST(sequence(1, 1000)) AS u(n)";
+  const std::string texts =
+      "(SELECT n, lpad(CAST(n AS varchar), 1000000, 'x') AS t FROM UNNEST(sequence(1, 1000)) AS "
+      "u(n))";
+  struct Case {
+    std::string sql;
+    std::string answer;
+  };
+  const std::vector<Case> cases = {
+      {"SELECT count(*), sum(length(t)) FROM " + one_text, "1000|1000000000\n"},
+      {"SELECT max(length(t || CAST(n AS varchar))) FROM " + one_text, "1000004\n"},
+      {"SELECT count(*), max(length(t)) FROM " + texts, "1000|1000000\n"},
+      {"SELECT count(*), min(length(t)) FROM " + texts + " WHERE length(lpad(t, 1000001, 'y')) > 0",
+       "1000|1000000\n"},
+      {"SELECT count(*), sum(length(a.t)) FROM " + texts + " a JOIN " + texts +
+           " b ON a.n = b.n + 1 AND b.n < 300",
+       "299|299000000\n"},
+  };
+  for (const Case& c : cases) {
+    testing::QueryResult result = testing::RunQuery(server_.channel(), c.sql);
+    ASSERT_TRUE(result.status.ok()) << c.sql << ": " << result.status.error_message();
+    EXPECT_EQ(testing::RowsText(result.rows), c.answer) << c.sql;
+  }
+  // One row whose values alone pass the limit is refused, saying why.
+  testing::QueryResult one_row = testing::RunQuery(
+      server_.channel(),
+      "SELECT lpad(CAST(n AS varchar), 10000000, 'x') AS a, "
+      "lpad(CAST(n AS varchar), 10000000, 'y') AS b FROM UNNEST(sequence(1, 2)) AS u(n)");
+  EXPECT_EQ(one_row.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(one_row.status.error_message().find(
+                "the rows being computed would hold more than 16 MiB of long texts or arrays"),
+            std::string::npos)
+      << one_row.status.error_message();
+  // Before, the first statement alone held 1 GB.
+  EXPECT_LT(PeakResidentMiB(server_.pid()), 400);
   EXPECT_TRUE(Serving());
 }
 

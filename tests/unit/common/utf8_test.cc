@@ -71,6 +71,31 @@ TEST(Utf8Test, CodePointsCountAndOffsets) {
   EXPECT_EQ(Utf8Offset(text, 10), 6u);
 }
 
+// Runs of ASCII are counted a word at a time: every mix of ASCII runs (of every length around
+// a word's 8) with multi-byte and ill-formed characters counts and finds as one per character.
+TEST(Utf8Test, CodePointsCountTheSameAcrossAsciiRunsOfEveryLength) {
+  const std::vector<std::string> others = {"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF"};
+  for (size_t run = 0; run <= 20; ++run) {
+    for (const std::string& other : others) {
+      std::string text;
+      std::vector<size_t> starts;  // each character's byte offset
+      for (int part = 0; part < 3; ++part) {
+        for (size_t i = 0; i < run; ++i) {
+          starts.push_back(text.size());
+          text += static_cast<char>('a' + i % 26);
+        }
+        starts.push_back(text.size());
+        text += other;
+      }
+      ASSERT_EQ(Utf8Length(text), static_cast<int64_t>(starts.size())) << run << " " << other;
+      for (size_t k = 0; k < starts.size(); ++k) {
+        ASSERT_EQ(Utf8Offset(text, static_cast<int64_t>(k)), starts[k]) << run << " " << k;
+      }
+      EXPECT_EQ(Utf8Offset(text, static_cast<int64_t>(starts.size()) + 5), text.size());
+    }
+  }
+}
+
 TEST(Utf8Test, AsciiIsEveryByteBelow0x80WhereverItStands) {
   EXPECT_TRUE(IsAscii(""));
   EXPECT_TRUE(IsAscii("usage_guest_nice"));

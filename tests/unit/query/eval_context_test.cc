@@ -1,4 +1,5 @@
 #include <chrono>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "query/functions/functions.h"
@@ -41,6 +42,35 @@ TEST(EvalContextTest, OnlyALongTextMadeCountsAsWork) {
   EXPECT_EQ(context.steps, 0u);
   EXPECT_FALSE(context.KeepGoingAfterText(16 << 20));
   EXPECT_TRUE(context.stopped);
+}
+
+// The values a batch computes count while it is in flight: short ones not at all, long ones
+// until the operator that made them gives them back; past the query's memory limit the query
+// fails, saying so, unless the operator computes the batch again in smaller parts.
+TEST(EvalContextTest, LongValuesInFlightAreHeldToTheMemoryLimit) {
+  EvalContext context;
+  context.max_value_bytes = 1 << 20;
+  {
+    ValuesInFlight batch(context);
+    EXPECT_TRUE(context.HoldInFlight(EvalContext::kLongValueBytes - 1));
+    EXPECT_EQ(context.value_bytes_in_flight, 0);
+    EXPECT_TRUE(context.HoldInFlight(600 << 10));
+    EXPECT_FALSE(context.HoldInFlight(600 << 10));
+    EXPECT_TRUE(context.too_many_value_bytes);
+    EXPECT_NE(context.error.find("would hold more than 1 MiB of long texts or arrays at once"),
+              std::string::npos)
+        << context.error;
+    context.ForgetTooManyValueBytes();
+    EXPECT_TRUE(context.error.empty());
+    EXPECT_FALSE(context.too_many_value_bytes);
+  }
+  EXPECT_EQ(context.value_bytes_in_flight, 0);  // the batch's values are gone
+  EXPECT_TRUE(context.HoldInFlight(1 << 20));
+  // Another error is not one an operator may retry past.
+  context.error = "division by zero";
+  EXPECT_FALSE(context.HoldInFlight(1 << 20));
+  context.ForgetTooManyValueBytes();
+  EXPECT_EQ(context.error, "division by zero");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// TakeRows and SelectRows (query/base/vector.h): the rows asked for, in the
+// TakeRows, SelectRows and SliceRows (query/base/vector.h): the rows asked for, in the
 // order asked, with every kind of value and NULL kept, and a column the
 // query does not read left empty.
 #include <string_view>
@@ -50,6 +50,13 @@ TEST(TakeRowsTest, TakesTheRowsAskedForInTheirOrder) {
   const Batch selected = SelectRows(b, {0, 1, 1, 0});
   EXPECT_EQ(Render(selected), (std::vector<std::string>{"NULL;1.5;b;", "30;2.5;NULL;"}));
   EXPECT_EQ(selected.columns[3].size(), 0u);
+}
+
+TEST(TakeRowsTest, SliceRowsTakesARangeInOrder) {
+  const Batch b = Sample();
+  EXPECT_EQ(Render(SliceRows(b, 1, 3)), (std::vector<std::string>{"NULL;1.5;b;", "30;2.5;NULL;"}));
+  EXPECT_EQ(SliceRows(b, 2, 2).rows, 0u);
+  EXPECT_EQ(SliceRows(b, 0, 4).rows, 4u);
 }
 
 }  // namespace
