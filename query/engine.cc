@@ -23,11 +23,13 @@ class Pager : public RowSink {
       : sink_(sink), page_size_(page_size), stats_(stats), context_(context) {}
   absl::Status Push(Row row) override {
     const int64_t bytes = RowBytes(row);
+    // A row that would take the page past kPageBytes starts the next one.
+    if (!page_.empty() && page_bytes_ + bytes > kPageBytes) RETURN_IF_ERROR(Flush());
     RETURN_IF_ERROR(context_->Reserve(bytes, "a page of results"));
     page_bytes_ += bytes;
     page_.push_back(std::move(row));
     ++stats_->rows_returned;
-    if (static_cast<int>(page_.size()) >= page_size_) return Flush();
+    if (static_cast<int>(page_.size()) >= page_size_ || page_bytes_ >= kPageBytes) return Flush();
     return absl::OkStatus();
   }
   absl::Status Finish() override { return Flush(); }

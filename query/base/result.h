@@ -48,6 +48,11 @@ inline void AddScans(const QueryStats& from, QueryStats* to) {
   to->blocks_pruned += from.blocks_pruned;
 }
 
+// A page of results goes out once its rows hold this many bytes, however few they are: 1,000
+// rows of 1 MB texts made a page of 1 GB, past any gRPC message. Below gRPC clients' default
+// receive limit (4 MiB), so a page a client takes without settings is whole.
+inline constexpr int64_t kPageBytes = 1 << 20;
+
 // Where results go. Columns is called once, before any Rows.
 class ResultSink {
  public:

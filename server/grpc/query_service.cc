@@ -46,8 +46,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   // The reactor for gRPC: valid until OnDone, whatever the task still does.
   static Call* Start(QueryRunner* runner, grpc::CallbackServerContext* context,
                      const v1::QueryRequest& request, std::shared_ptr<const Principal> caller,
-                     query::QueryParameters parameters) {
-    auto call = std::shared_ptr<Call>(new Call(runner, context, request.columnar()));
+                     query::QueryParameters parameters, int64_t max_message_bytes) {
+    auto call =
+        std::shared_ptr<Call>(new Call(runner, context, request.columnar(), max_message_bytes));
     call->self_ = call;
     call->ticket_ = runner->Register(
         {.caller = std::move(caller),
@@ -92,33 +93,69 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       rows.swap(pending_rows_);
       pending_row_count_ = 0;
       const int64_t bytes = static_cast<int64_t>(rows.size());
+      RETURN_IF_ERROR(FitsAMessage(bytes));
       return Enqueue(RowPageResponse(rows), bytes);
     }
     v1::QueryResponse message;
     message.Swap(&pending_);
     const int64_t bytes = static_cast<int64_t>(message.ByteSizeLong());
+    RETURN_IF_ERROR(FitsAMessage(bytes));
     return Enqueue(std::move(message), bytes);
   }
 
-  absl::Status Rows(std::vector<query::Row> page) override {
-    v1::QueryResponse message;
-    int64_t bytes = 0;
-    if (columnar_) {
-      for (const query::Row& row : page) bytes += query::RowBytes(row);
-      ToColumnPage(types_, page, message.mutable_column_page());
-      return Enqueue(std::move(message), bytes);
-    }
-    for (const query::Row& row : page) bytes += query::RowBytes(row);  // near enough
-    return Enqueue(EncodeRowPageResponse(page), bytes);
+  // A page is cut at page_bytes_, so only a single row can pass the largest message the server
+  // sends; gRPC would refuse it with a message that names neither.
+  absl::Status FitsAMessage(int64_t bytes) const {
+    if (bytes <= max_message_bytes_ - 1024) return absl::OkStatus();  // the message's own fields
+    return absl::ResourceExhaustedError(
+        StrCat("a result row holds ", bytes, " bytes, more than the ", max_message_bytes_,
+               " a message may (the server's --max-message-bytes); select less of it (substr, or "
+               "fewer columns)"));
   }
 
-  // Batches appended to a page until it holds page_size rows: columns
+  // The engine's page, sent as pages of at most page_bytes_ (a smaller --max-message-bytes
+  // than the engine's page) unless a single row holds more.
+  absl::Status Rows(std::vector<query::Row> page) override {
+    std::vector<query::Row> part;
+    int64_t bytes = 0;
+    for (query::Row& row : page) {
+      const int64_t row_bytes = query::RowBytes(row);
+      if (!part.empty() && bytes + row_bytes > page_bytes_) {
+        RETURN_IF_ERROR(SendRows(part, bytes));
+        part.clear();
+        bytes = 0;
+      }
+      part.push_back(std::move(row));
+      bytes += row_bytes;
+    }
+    return part.empty() ? absl::OkStatus() : SendRows(part, bytes);
+  }
+  absl::Status SendRows(const std::vector<query::Row>& rows, int64_t bytes) {
+    if (columnar_) {
+      v1::QueryResponse message;
+      ToColumnPage(types_, rows, message.mutable_column_page());
+      RETURN_IF_ERROR(FitsAMessage(static_cast<int64_t>(message.ByteSizeLong())));
+      return Enqueue(std::move(message), bytes);
+    }
+    std::string encoded = EncodeRowPageResponse(rows);
+    RETURN_IF_ERROR(FitsAMessage(static_cast<int64_t>(encoded.size())));
+    return Enqueue(std::move(encoded), bytes);
+  }
+
+  // Batches appended to a page until it holds page_size rows or page_bytes_: columns
   // into a ColumnPage, or rows encoded straight from the batch's vectors.
   bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
     const size_t page_size = static_cast<size_t>(ticket_->request().page_size);
     for (size_t start = 0; start < batch.rows;) {
-      const size_t n = std::min(batch.rows - start, page_size - PendingRows());
+      size_t n = query::RowsWithinBytes(batch, start,
+                                        std::min(batch.rows - start, page_size - PendingRows()),
+                                        page_bytes_ - pending_reserved_);
+      if (n == 0 && PendingRows() > 0) {  // the next row goes into a page of its own
+        RETURN_IF_ERROR(SendPendingPage());
+        continue;
+      }
+      n = std::max<size_t>(n, 1);  // a row longer than a page is one alone
       if (columnar_) {
         AppendToColumnPage(types_, batch, start, n, pending_.mutable_column_page());
       } else {
@@ -127,7 +164,9 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       }
       start += n;
       RETURN_IF_ERROR(ReservePending());
-      if (PendingRows() == page_size) RETURN_IF_ERROR(SendPendingPage());
+      if (PendingRows() == page_size || pending_reserved_ >= page_bytes_) {
+        RETURN_IF_ERROR(SendPendingPage());
+      }
     }
     return absl::OkStatus();
   }
@@ -230,11 +269,14 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   }
 
  private:
-  Call(QueryRunner* runner, grpc::CallbackServerContext* context, bool columnar)
+  Call(QueryRunner* runner, grpc::CallbackServerContext* context, bool columnar,
+       int64_t max_message_bytes)
       : runner_(*runner),
         context_(context),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
-        columnar_(columnar) {}
+        columnar_(columnar),
+        max_message_bytes_(max_message_bytes),
+        page_bytes_(std::min(query::kPageBytes, max_message_bytes / 2)) {}
 
   struct Queued {
     v1::QueryResponse message;
@@ -340,6 +382,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   grpc::CallbackServerContext* context_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   const bool columnar_;                 // pages as ColumnPage
+  const int64_t max_message_bytes_;     // the largest message the server sends
+  const int64_t page_bytes_;            // a page is sent once it holds this many
   // The query in the runner; set before it starts.
   std::shared_ptr<QueryRunner::Ticket> ticket_;
   v1::QueryResponse pending_;           // the columnar page being filled from batches
@@ -384,7 +428,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
         StrCat("read.consistency ", parsed.read().consistency(),
                " is none of READ_CONSISTENCY_LEADER (1), _STRONG (2) or _FOLLOWER (3)")));
   }
-  return Call::Start(&runner_, context, parsed, *std::move(caller), *std::move(parameters));
+  return Call::Start(&runner_, context, parsed, *std::move(caller), *std::move(parameters),
+                     max_message_bytes_);
 }
 
 absl::Status QueryService::CancelQuery(const Principal& caller,

@@ -21,8 +21,10 @@ using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
 
 class QueryService final : public RawQueryService {
  public:
-  // The arguments must outlive the service.
-  QueryService(QueryRunner* runner, Authenticator* auth) : runner_(*runner), auth_(*auth) {}
+  // The arguments must outlive the service. `max_message_bytes`: the largest message the
+  // server sends (--max-message-bytes); a page is cut well below it.
+  QueryService(QueryRunner* runner, Authenticator* auth, int64_t max_message_bytes)
+      : runner_(*runner), auth_(*auth), max_message_bytes_(max_message_bytes) {}
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Query(grpc::CallbackServerContext* context,
                                                     const grpc::ByteBuffer* request) override;
@@ -33,6 +35,7 @@ class QueryService final : public RawQueryService {
 
   QueryRunner& runner_;
   Authenticator& auth_;
+  const int64_t max_message_bytes_;
 };
 
 }  // namespace strata

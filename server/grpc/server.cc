@@ -44,7 +44,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   server->catalog_service_ = std::make_unique<CatalogService>(
       engine, auth, services.ddl != nullptr ? services.ddl : &engine->catalog());
   server->write_service_ = std::make_unique<WriteService>(services.ingest, auth);
-  server->query_service_ = std::make_unique<QueryService>(services.queries, auth);
+  server->query_service_ =
+      std::make_unique<QueryService>(services.queries, auth, options.max_message_bytes);
   server->scheduled_query_service_ =
       std::make_unique<ScheduledQueryService>(services.scheduled, auth);
   server->testing_service_ =

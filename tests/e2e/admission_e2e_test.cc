@@ -2,6 +2,7 @@
 // a full worker queue refuses at once, a client that stops reading does not
 // keep its query past the timeout, result pages count against the budget,
 // and a burst of heavy queries with slow consumers leaves the server up.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -28,6 +29,7 @@ class AdmissionE2ETest : public ::testing::Test {
   // 10,000 rows of 4 KB: 40 MB, more than any flow-control window holds, so
   // a client that reads nothing really holds its query.
   const std::string kWide = "SELECT *, '" + std::string(4000, 'x') + "' AS pad FROM mydb.tbl";
+  const std::string kTenMegabyteRow = "SELECT lpad('', 10000000, 'x') AS t";
 
   void StartServer(const std::vector<std::string>& args) {
     ASSERT_TRUE(server_.Start(args)) << server_.error();
@@ -185,11 +187,11 @@ TEST_F(AdmissionE2ETest, CancellingAQueryWhoseClientStoppedReadingEndsTheCall) {
 }
 
 TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
-  // 10,000 rows of 4 KB in one page take more than the 8 MiB the server has
-  // for all queries: refused with the budget named, and the server still
-  // answers.
+  // A page holds at least one row (pages are cut at 1 MiB: ResultPagesAreCutByBytes), and one
+  // of 10 MB takes more than the 8 MiB the server has for all queries: refused with the budget
+  // named, and the server still answers.
   StartServer({"--query-memory-total-mb", "8"});
-  testing::QueryResult big = testing::RunQuery(server_.channel(), kWide, 100'000);
+  testing::QueryResult big = testing::RunQuery(server_.channel(), kTenMegabyteRow);
   ASSERT_EQ(big.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
       << big.status.error_message();
   EXPECT_NE(big.status.error_message().find("--query-memory-total-mb"), std::string::npos)
@@ -200,14 +202,13 @@ TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
 }
 
 TEST_F(AdmissionE2ETest, AColumnarPageCountsAgainstTheServerBudgetWhileItFills) {
-  // The same 40 MB page, filled from scan batches for a columnar request:
-  // refused while it grows, not only once it is complete.
+  // The same 10 MB page, filled from batches for a columnar request: refused while it grows,
+  // not only once it is complete.
   StartServer({"--query-memory-total-mb", "8"});
   auto stub = v1::QueryService::NewStub(server_.channel());
   grpc::ClientContext context;
   v1::QueryRequest request;
-  request.set_query_string(kWide);
-  request.set_page_size(100'000);
+  request.set_query_string(kTenMegabyteRow);
   request.set_columnar(true);
   auto reader = stub->Query(&context, request);
   v1::QueryResponse response;
@@ -405,6 +406,54 @@ TEST_F(AdmissionE2ETest, RowsInFlightAreHeldToTheQueryMemoryLimit) {
       << one_row.status.error_message();
   // Before, the first statement alone held 1 GB.
   EXPECT_LT(PeakResidentMiB(server_.pid()), 400);
+  EXPECT_TRUE(Serving());
+}
+
+// Regression: a result page was cut by rows only (1,000 by default), so 1,000 rows of a 1 MB
+// text made one 1 GB message: the server built it (2 GB resident), then gRPC refused to send
+// it. Pages are cut by bytes too, row and column pages alike, whether the result comes as
+// batches (a plain SELECT) or as rows (DISTINCT); only a single row may be longer than a page,
+// and one longer than the largest message is refused, saying so.
+TEST_F(AdmissionE2ETest, ResultPagesAreCutByBytes) {
+  StartServer({"--max-message-bytes", "3000000"});
+  const std::string texts =
+      "lpad(CAST(n AS varchar), 1000000, 'x') AS t FROM UNNEST(sequence(1, 60)) AS u(n)";
+  auto stub = v1::QueryService::NewStub(server_.channel());
+  for (const std::string& sql : {"SELECT n, " + texts, "SELECT DISTINCT n, " + texts}) {
+    for (bool columnar : {false, true}) {
+      v1::QueryRequest request;
+      request.set_query_string(sql);
+      request.set_columnar(columnar);
+      grpc::ClientContext context;
+      auto reader = stub->Query(&context, request);
+      v1::QueryResponse message;
+      int64_t rows = 0, text_bytes = 0;
+      size_t largest = 0;
+      while (reader->Read(&message)) {
+        largest = std::max(largest, message.ByteSizeLong());
+        for (const v1::Row& row : message.page().rows()) {
+          ++rows;
+          text_bytes += static_cast<int64_t>(row.data(1).varchar_value().size());
+        }
+        if (message.has_column_page()) {
+          rows += message.column_page().row_count();
+          text_bytes += static_cast<int64_t>(message.column_page().columns(1).string_data().size());
+        }
+      }
+      const grpc::Status status = reader->Finish();
+      ASSERT_TRUE(status.ok()) << sql << ": " << status.error_message();
+      EXPECT_EQ(rows, 60) << sql;
+      EXPECT_EQ(text_bytes, 60'000'000) << sql;
+      EXPECT_LE(largest, size_t{2'100'000}) << sql << (columnar ? " (columnar)" : "");
+    }
+  }
+  testing::QueryResult too_long = testing::RunQuery(
+      server_.channel(), "SELECT lpad('', 2000000, 'x') AS a, lpad('', 2000000, 'y') AS b");
+  EXPECT_EQ(too_long.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(too_long.status.error_message().find(
+                "more than the 3000000 a message may (the server's --max-message-bytes)"),
+            std::string::npos)
+      << too_long.status.error_message();
   EXPECT_TRUE(Serving());
 }
 

@@ -1,6 +1,6 @@
-// TakeRows, SelectRows and SliceRows (query/base/vector.h): the rows asked for, in the
-// order asked, with every kind of value and NULL kept, and a column the
-// query does not read left empty.
+// TakeRows, SelectRows, SliceRows and RowsWithinBytes (query/base/vector.h): the rows asked for, in
+// the order asked, with every kind of value and NULL kept, and a column the query does not read
+// left empty.
 #include <string_view>
 #include <vector>
 
@@ -57,6 +57,20 @@ TEST(TakeRowsTest, SliceRowsTakesARangeInOrder) {
   EXPECT_EQ(Render(SliceRows(b, 1, 3)), (std::vector<std::string>{"NULL;1.5;b;", "30;2.5;NULL;"}));
   EXPECT_EQ(SliceRows(b, 2, 2).rows, 0u);
   EXPECT_EQ(SliceRows(b, 0, 4).rows, 4u);
+}
+
+// A row holds 9 bytes a value read and its text: 28, 28, 27 (a NULL text) and 28 here.
+TEST(TakeRowsTest, RowsWithinBytesCountsTheRowsThatFit) {
+  const Batch b = Sample();
+  EXPECT_EQ(RowBytesAt(b, 0), 28);
+  EXPECT_EQ(RowBytesAt(b, 2), 27);
+  EXPECT_EQ(RowsWithinBytes(b, 0, 4, 1000), 4u);
+  EXPECT_EQ(RowsWithinBytes(b, 0, 4, 56), 2u);
+  EXPECT_EQ(RowsWithinBytes(b, 0, 4, 55), 1u);
+  EXPECT_EQ(RowsWithinBytes(b, 0, 4, 27), 0u);  // not even the first
+  EXPECT_EQ(RowsWithinBytes(b, 1, 3, 55), 2u);
+  EXPECT_EQ(RowsWithinBytes(b, 1, 2, 1000), 2u);
+  EXPECT_EQ(RowsWithinBytes(b, 0, 4, 0), 0u);
 }
 
 }  // namespace
