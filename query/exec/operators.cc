@@ -64,7 +64,9 @@ absl::Status EvalStatus(const QueryContext& context) {
   return absl::InvalidArgumentError(context.eval.error);
 }
 
-bool EvaluateInHalves(const Batch& batch, const QueryContext& context) {
+bool EvaluateInHalves(const Batch& batch, const QueryContext& context,
+                      const ValuesInFlight& in_flight) {
+  in_flight.EndEvaluation();
   if (!context.eval.too_many_value_bytes || batch.rows < 2) return false;
   context.eval.ForgetTooManyValueBytes();
   return true;
@@ -140,7 +142,7 @@ class Aggregate : public AggregateSink {
 
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
-    ValuesInFlight in_flight(context_->eval);
+    ValuesInFlight in_flight(context_->eval, batch.rows);
     // Computed vectors live in `scratch`; a plain column is used in place.
     std::deque<Vector> scratch;
     auto eval = [&](const Expr* e) {
@@ -152,7 +154,7 @@ class Aggregate : public AggregateSink {
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       for (const Expr* e : aggregates_[a].args) arg_views[a].push_back(eval(e));
     }
-    if (EvaluateInHalves(batch, *context_)) {
+    if (EvaluateInHalves(batch, *context_, in_flight)) {
       scratch.clear();
       return PushHalves(batch, in_flight, this);
     }
@@ -307,10 +309,10 @@ class BatchFilter : public BatchSink {
   absl::Status Push(const Batch& batch) override {
     std::vector<uint8_t> keep(batch.rows, 0);
     {
-      ValuesInFlight in_flight(context_->eval);
+      ValuesInFlight in_flight(context_->eval, batch.rows);
       Vector scratch;
       const Vector& verdict = EvalBatchRef(*predicate_, batch, context_->eval, &scratch);
-      if (EvaluateInHalves(batch, *context_)) {
+      if (EvaluateInHalves(batch, *context_, in_flight)) {
         scratch = Vector();
         return PushHalves(batch, in_flight, this);
       }
@@ -340,21 +342,21 @@ class BatchProject : public BatchSink {
       : exprs_(std::move(exprs)), context_(context), next_(next) {}
   absl::Status Push(const Batch& batch) override {
     if (batch.rows == 0) return absl::OkStatus();
-    ValuesInFlight in_flight(context_->eval);
+    ValuesInFlight in_flight(context_->eval, batch.rows);
     Batch out;
     out.rows = batch.rows;
     out.columns.reserve(exprs_.size());
     for (const Expr* e : exprs_) {
       Vector scratch;
       const Vector& v = EvalBatchRef(*e, batch, context_->eval, &scratch);
-      if (EvaluateInHalves(batch, *context_)) {
-        out = Batch();
-        scratch = Vector();
-        return PushHalves(batch, in_flight, this);
-      }
-      RETURN_IF_ERROR(EvalStatus(*context_));
+      if (!context_->eval.error.empty()) break;
       out.columns.push_back(&v == &scratch ? std::move(scratch) : v);
     }
+    if (EvaluateInHalves(batch, *context_, in_flight)) {
+      out = Batch();
+      return PushHalves(batch, in_flight, this);
+    }
+    RETURN_IF_ERROR(EvalStatus(*context_));
     return next_->Push(out);
   }
   absl::Status Finish() override { return next_->Finish(); }

@@ -106,7 +106,9 @@ class BatchSink {
 // once (EvalContext::too_many_value_bytes) and the batch has more than one row. The error is
 // then forgotten, and the operator drops what it computed and pushes the batch again as two
 // halves (PushHalves), computed and handed on one at a time; for a single row the error stands.
-bool EvaluateInHalves(const Batch& batch, const QueryContext& context);
+// Ends `in_flight`'s evaluation (ValuesInFlight::EndEvaluation).
+bool EvaluateInHalves(const Batch& batch, const QueryContext& context,
+                      const ValuesInFlight& in_flight);
 // Gives back `in_flight` (the operator's values for `batch`, dropped) and pushes `batch` into
 // `sink` as two halves.
 absl::Status PushHalves(const Batch& batch, const ValuesInFlight& in_flight, BatchSink* sink);

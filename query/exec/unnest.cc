@@ -31,9 +31,9 @@ class Unnest : public BatchSink {
       : spec_(*spec), context_(context), next_(next) {}
 
   absl::Status Push(const Batch& batch) override {
-    ValuesInFlight in_flight(context_->eval);
+    ValuesInFlight in_flight(context_->eval, batch.rows);
     for (const Expr* e : spec_.args) values_.push_back(EvalBatch(*e, batch, context_->eval));
-    if (EvaluateInHalves(batch, *context_)) {
+    if (EvaluateInHalves(batch, *context_, in_flight)) {
       values_.clear();
       return PushHalves(batch, in_flight, this);
     }

@@ -44,6 +44,9 @@ struct EvalContext {
   // handed on, so 1,024 rows of lpad(x, 1000000, 'x') held 1 GB at once. Operators give their
   // batch's part back once it is gone (ValuesInFlight).
   mutable int64_t value_bytes_in_flight = 0;
+  // Past this, the batch being evaluated is better computed in parts (ValuesInFlight's
+  // split_rows): its values stop as too many, though within max_value_bytes.
+  mutable int64_t split_above = INT64_MAX;
   mutable bool too_many_value_bytes = false;  // the error is value_bytes_in_flight's
 
   // False once the query has an error (its answer is decided: the rest of
@@ -72,11 +75,13 @@ struct EvalContext {
   }
 
   // Counts a value of `bytes` computed into a batch: a long one adds to value_bytes_in_flight.
-  // False, with the query failed saying so, once they pass max_value_bytes.
+  // False, with the query failed saying so, once they pass max_value_bytes (or split_above).
   bool HoldInFlight(int64_t bytes) const {
     if (bytes < static_cast<int64_t>(kLongValueBytes)) return true;
     value_bytes_in_flight += bytes;
-    if (value_bytes_in_flight <= max_value_bytes) return true;
+    if (value_bytes_in_flight <= max_value_bytes && value_bytes_in_flight <= split_above) {
+      return true;
+    }
     if (error.empty()) {
       error = TooManyValueBytesMessage();
       too_many_value_bytes = true;
@@ -102,17 +107,29 @@ struct EvalContext {
 // handed on, and what the operators after it keep they charge to the query themselves.
 class ValuesInFlight {
  public:
-  explicit ValuesInFlight(const EvalContext& context)
-      : context_(context), mark_(context.value_bytes_in_flight) {}
-  ~ValuesInFlight() { GiveBack(); }
+  // `split_rows`: the rows of the batch an operator that can compute it in parts evaluates.
+  // With more than one, its values past kBatchBytes stop its evaluation as too many (smaller
+  // batches of long values run several times faster: they stay in the caches, in pages the
+  // allocator reuses) until EndEvaluation.
+  explicit ValuesInFlight(const EvalContext& context, size_t split_rows = 0)
+      : context_(context), mark_(context.value_bytes_in_flight), split_above_(context.split_above) {
+    if (split_rows > 1) context.split_above = mark_ + kBatchBytes;
+  }
+  ~ValuesInFlight() {
+    GiveBack();
+    EndEvaluation();
+  }
   // Gives them back now (the values are gone).
   void GiveBack() const { context_.value_bytes_in_flight = mark_; }
+  // The batch is evaluated: what the operators it is handed to compute is theirs to split.
+  void EndEvaluation() const { context_.split_above = split_above_; }
   ValuesInFlight(const ValuesInFlight&) = delete;
   ValuesInFlight& operator=(const ValuesInFlight&) = delete;
 
  private:
   const EvalContext& context_;
   const int64_t mark_;
+  const int64_t split_above_;
 };
 
 // The longest text a query computes (||, concat, replace, array_join): a

@@ -73,5 +73,25 @@ TEST(EvalContextTest, LongValuesInFlightAreHeldToTheMemoryLimit) {
   EXPECT_EQ(context.error, "division by zero");
 }
 
+// A batch of more than one row is split once its own values pass kBatchBytes, well within the
+// memory limit; a single row is held to the limit only, and so is what follows its evaluation.
+TEST(EvalContextTest, ABatchOfSeveralRowsSplitsPastKBatchBytes) {
+  EvalContext context;
+  context.max_value_bytes = 256 << 20;
+  {
+    ValuesInFlight batch(context, /*split_rows=*/2);
+    EXPECT_TRUE(context.HoldInFlight(kBatchBytes));
+    EXPECT_FALSE(context.HoldInFlight(1 << 20));
+    EXPECT_TRUE(context.too_many_value_bytes);
+    context.ForgetTooManyValueBytes();
+    batch.EndEvaluation();
+    EXPECT_TRUE(context.HoldInFlight(1 << 20));  // the evaluation is over
+  }
+  EXPECT_EQ(context.split_above, INT64_MAX);
+  ValuesInFlight row(context, /*split_rows=*/1);
+  EXPECT_TRUE(context.HoldInFlight(3 * kBatchBytes));
+  EXPECT_TRUE(context.error.empty());
+}
+
 }  // namespace
 }  // namespace strata::query
