@@ -1,6 +1,5 @@
 #include "query/base/vector.h"
 
-#include <algorithm>
 #include <numeric>
 
 namespace strata::query {
@@ -154,38 +153,29 @@ Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows) {
   return out;
 }
 
-int64_t RowBytesAt(const Batch& batch, size_t row) {
-  int64_t bytes = 0;
-  for (const Vector& v : batch.columns) {
-    if (v.size() != batch.rows) continue;  // a column nothing reads
-    bytes += 9;
-    if (v.null(row)) continue;
-    if (v.type == DataType::kVarchar) bytes += static_cast<int64_t>(v.strings[row].size());
-    if (IsComposite(v.type)) bytes += v.Get(row).HeapBytes();
-  }
-  return bytes;
-}
-
 size_t RowsWithinBytes(const Batch& batch, size_t start, size_t n, int64_t bytes) {
   if (bytes <= 0 || n == 0) return 0;
-  // Most often all of them fit: summed a column at a time, a tight loop over the texts' sizes.
-  int64_t total = 0;
+  // Each row's bytes: 9 a value read, and its texts and nested values summed a column at a
+  // time (tight loops over the texts' sizes); then counted until they pass `bytes`.
+  int64_t per_row = 0;
+  std::vector<int64_t> sizes(n, 0);
   for (const Vector& v : batch.columns) {
-    if (v.size() != batch.rows) continue;
-    total += static_cast<int64_t>(9 * n);
+    if (v.size() != batch.rows) continue;  // a column nothing reads
+    per_row += 9;
     if (v.type == DataType::kVarchar) {
-      for (size_t i = start; i < start + n; ++i) total += static_cast<int64_t>(v.strings[i].size());
+      for (size_t i = 0; i < n; ++i) sizes[i] += static_cast<int64_t>(v.strings[start + i].size());
     } else if (IsComposite(v.type)) {
-      for (size_t i = start; i < start + n; ++i) total += v.null(i) ? 0 : v.Get(i).HeapBytes();
+      for (size_t i = 0; i < n; ++i) {
+        sizes[i] += v.null(start + i) ? 0 : v.Get(start + i).HeapBytes();
+      }
     }
   }
-  if (total <= bytes) return n;
-  size_t taken = 0;
-  for (total = 0; taken < n; ++taken) {
-    total += RowBytesAt(batch, start + taken);
-    if (total > bytes) break;
+  int64_t sum = 0;
+  for (size_t taken = 0; taken < n; ++taken) {
+    sum += per_row + sizes[taken];
+    if (sum > bytes) return taken;
   }
-  return taken;
+  return n;
 }
 
 Batch SliceRows(const Batch& from, size_t begin, size_t end) {

@@ -92,10 +92,8 @@ Batch SelectRows(const Batch& from, const std::vector<uint8_t>& keep);
 // without a pass over all of it. A column the query does not read stays empty.
 Batch TakeRows(const Batch& from, const std::vector<uint32_t>& rows);
 
-// About the bytes row `row` of `batch` holds: its texts and nested values, and 9 a value.
-int64_t RowBytesAt(const Batch& batch, size_t row);
-// How many of the `n` rows from `start` of `batch` hold no more than `bytes` together
-// (RowBytesAt): none when the first alone holds more.
+// How many of the `n` rows from `start` of `batch` hold no more than `bytes` together, a row
+// counted by its texts and nested values and 9 a value: none when the first alone holds more.
 size_t RowsWithinBytes(const Batch& batch, size_t start, size_t n, int64_t bytes);
 
 // Rows [begin, end) of `from`.

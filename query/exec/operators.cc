@@ -308,6 +308,7 @@ class BatchFilter : public BatchSink {
       : predicate_(predicate), context_(context), next_(next) {}
   absl::Status Push(const Batch& batch) override {
     std::vector<uint8_t> keep(batch.rows, 0);
+    size_t kept = 0;
     {
       ValuesInFlight in_flight(context_->eval, batch.rows);
       Vector scratch;
@@ -320,10 +321,10 @@ class BatchFilter : public BatchSink {
       if (verdict.type == DataType::kBoolean) {
         for (size_t i = 0; i < batch.rows; ++i) {
           keep[i] = verdict.nulls[i] == 0 && verdict.ints[i] != 0;
+          kept += keep[i];
         }
       }
     }
-    const size_t kept = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
     if (kept == 0) return absl::OkStatus();
     if (kept == batch.rows) return next_->Push(batch);
     return next_->Push(SelectRows(batch, keep));

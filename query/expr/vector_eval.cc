@@ -38,10 +38,13 @@ Vector Broadcast(const Datum& d, DataType type, size_t n) {
 // Stores a computed value at row `i` of `out`, counting a long one as in flight (the query
 // fails once they would pass its memory limit: EvalContext::HoldInFlight).
 void SetComputed(Vector& out, size_t i, const Datum& value, const EvalContext& context) {
-  if (value.null) return out.Set(i, value);
-  const int64_t bytes =
-      value.type == DataType::kVarchar ? static_cast<int64_t>(value.s.size()) : value.HeapBytes();
-  if (context.HoldInFlight(bytes)) out.Set(i, value);
+  // Only texts and nested values can be long (numbers are never counted).
+  if (value.type == DataType::kVarchar) {
+    if (!context.HoldInFlight(static_cast<int64_t>(value.s.size()))) return;
+  } else if (value.nested != nullptr && !context.HoldInFlight(value.HeapBytes())) {
+    return;
+  }
+  out.Set(i, value);
 }
 
 // Through Eval, one row at a time: the reference semantics.
