@@ -122,7 +122,7 @@ TEST_F(ClientExamplesE2ETest, NodePackage) {
                           {"STRATA_PORT=" + std::to_string(server_.port())},
                           std::chrono::seconds(90));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("# pass 9"));
+  EXPECT_THAT(r.out, HasSubstr("# pass 11"));
   EXPECT_THAT(r.out, HasSubstr("# fail 0"));
 }
 

@@ -29,6 +29,16 @@ const RETRYABLE_WRITE = new Set([
   grpc.status.DEADLINE_EXCEEDED,
 ]);
 
+// grpc-js reports a call whose HTTP/2 stream the connection reset as INTERNAL with this text
+// (a restarting server closes its connections with the calls that were still on the way). No
+// answer came, so sending again is as safe as after UNAVAILABLE; a server's own INTERNAL is not.
+const STREAM_RESET = /^Received RST_STREAM with code \d+/;
+
+function isRetryableWrite(error) {
+  return RETRYABLE_WRITE.has(error.code)
+    || (error.code === grpc.status.INTERNAL && STREAM_RESET.test(error.details || ''));
+}
+
 class StrataError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);
@@ -334,8 +344,8 @@ class QueryResult {
  * 1,000 by default: BulkWriteRecords above 100, WriteRecords at 100 or fewer); dimensions
  * and measure names every record of a request shares go once in its
  * common_attributes. Up to `inFlight` requests are outstanding; UNAVAILABLE,
- * RESOURCE_EXHAUSTED, CANCELLED and DEADLINE_EXCEEDED are retried with
- * exponential backoff. Records the server rejects are in `summary.rejected`
+ * RESOURCE_EXHAUSTED, CANCELLED, DEADLINE_EXCEEDED and a stream the connection
+ * reset are retried with exponential backoff. Records the server rejects are in `summary.rejected`
  * with their position among the records added.
  *
  * A record: { dimensions: {name: value}, measureName, time (Date | BigInt ns |
@@ -449,7 +459,7 @@ class Writer {
         }
         return;
       } catch (error) {
-        if (!RETRYABLE_WRITE.has(error.code) || attempt >= this.maxRetries) throw StrataError.fromGrpc(error);
+        if (!isRetryableWrite(error) || attempt >= this.maxRetries) throw StrataError.fromGrpc(error);
         this.summary.retries++;
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 5000);
