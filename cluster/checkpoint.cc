@@ -14,17 +14,15 @@ namespace {
 // A part's rows span at most this much time: written at the newest one's time, the oldest
 // is still in the memory store's window (at least an hour).
 constexpr int64_t kMaxPartSpanNanos = 30 * kNanosPerMinute;
-// And at most this many bytes of records (the internal service takes 64 MiB a message).
-constexpr size_t kMaxPartBytes = 4 << 20;
-
 // One table's parts as its rows come.
 class PartBuilder {
  public:
-  PartBuilder(const TableInfo& table, const std::function<absl::Status(CheckpointPart)>& send)
-      : table_(table), send_(send) {}
+  PartBuilder(const TableInfo& table, size_t max_bytes,
+              const std::function<absl::Status(CheckpointPart)>& send)
+      : table_(table), max_bytes_(max_bytes), send_(send) {}
 
   absl::Status Add(const NormalizedRecord& record) {
-    if (count_ > 0 && (count_ == kCheckpointPartRecords || encoded_.size() >= kMaxPartBytes ||
+    if (count_ > 0 && (count_ == kCheckpointPartRecords || encoded_.size() >= max_bytes_ ||
                        record.time_nanos < newest_ - kMaxPartSpanNanos ||
                        record.time_nanos > oldest_ + kMaxPartSpanNanos)) {
       RETURN_IF_ERROR(Flush());
@@ -50,6 +48,7 @@ class PartBuilder {
 
  private:
   const TableInfo& table_;
+  const size_t max_bytes_;
   const std::function<absl::Status(CheckpointPart)>& send_;
   int count_ = 0;
   std::string encoded_;
@@ -58,6 +57,7 @@ class PartBuilder {
 };
 
 absl::Status SendTable(Engine& engine, const TableInfo& table, uint32_t shard, uint32_t shards,
+                       size_t max_part_bytes,
                        const std::function<absl::Status(CheckpointPart)>& send,
                        const std::function<bool()>& stop) {
   ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, engine.TableStateOf(table));
@@ -77,7 +77,7 @@ absl::Status SendTable(Engine& engine, const TableInfo& table, uint32_t shard, u
   for (const auto& [name, schema] : state->Measures()) {
     multi[name] = schema.kind == MeasureKind::kMulti;
   }
-  PartBuilder parts(table, send);
+  PartBuilder parts(table, max_part_bytes, send);
   absl::Status sent;
   ScanOptions options{.series = &targets};
   RETURN_IF_ERROR(engine.Scan(table, options, [&](const ScanRow& row) {
@@ -102,11 +102,11 @@ absl::Status SendTable(Engine& engine, const TableInfo& table, uint32_t shard, u
 
 }  // namespace
 
-absl::Status SendCheckpoint(Engine& engine, uint32_t shard, uint32_t shards,
+absl::Status SendCheckpoint(Engine& engine, uint32_t shard, uint32_t shards, size_t max_part_bytes,
                             const std::function<absl::Status(CheckpointPart part)>& send,
                             const std::function<bool()>& stop) {
   for (const std::shared_ptr<const TableInfo>& table : engine.catalog().AllTables()) {
-    RETURN_IF_ERROR(SendTable(engine, *table, shard, shards, send, stop));
+    RETURN_IF_ERROR(SendTable(engine, *table, shard, shards, max_part_bytes, send, stop));
     if (stop()) return absl::CancelledError("the checkpoint was stopped");
   }
   return absl::OkStatus();

@@ -39,10 +39,11 @@ struct CheckpointPart {
 };
 
 // Sends every live row of the shard `shard` of `shards` this engine holds, as parts of at
-// most kCheckpointPartRecords records. Stops with CANCELLED once `stop` says so, or with the
+// most kCheckpointPartRecords records, cut once their records pass `max_part_bytes`
+// (ClusterOptions::peer_page_bytes). Stops with CANCELLED once `stop` says so, or with the
 // first error `send` returns.
 inline constexpr int kCheckpointPartRecords = 10'000;
-absl::Status SendCheckpoint(Engine& engine, uint32_t shard, uint32_t shards,
+absl::Status SendCheckpoint(Engine& engine, uint32_t shard, uint32_t shards, size_t max_part_bytes,
                             const std::function<absl::Status(CheckpointPart part)>& send,
                             const std::function<bool()>& stop);
 

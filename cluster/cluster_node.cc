@@ -198,8 +198,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
     absl::MutexLock lock(&node->replicas_mu_);
     node->replicas_[shard] = std::move(replica);
   }
-  node->router_ =
-      std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(), 64);
+  node->router_ = std::make_unique<ShardRouter>(node.get(), &engine->catalog(), node->claims_.get(),
+                                                64, options.peer_page_bytes());
   node->reads_ = std::make_unique<ClusterShardReads>(node.get(), engine, options.node_id);
   JetStream* log = node->log_.get();
   const std::string cluster = options.name;
@@ -213,9 +213,9 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
       options.name, [log, cluster](uint32_t shard) {
         return log->LastSequence(StreamName(cluster, shard), std::chrono::seconds(5));
       });
-  node->service_ =
-      std::make_unique<ShardServiceImpl>(node.get(), node->reads_.get(), engine, options.node_id,
-                                         std::chrono::milliseconds(options.testing_query_delay_ms));
+  node->service_ = std::make_unique<ShardServiceImpl>(
+      node.get(), node->reads_.get(), engine, options.node_id, options.peer_page_bytes(),
+      std::chrono::milliseconds(options.testing_query_delay_ms));
   return node;
 }
 

@@ -1,6 +1,8 @@
 // How a stratad node joins a cluster (stratad --cluster, docs/cluster.md).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,6 +69,9 @@ struct ClusterOptions {
   // Tests only: each fragment served to another node waits this long (cancellable) before it
   // runs (--testing-query-delay-ms, which delays this node's own queries too).
   int testing_query_delay_ms = 0;
+  // The largest gRPC message this node sends or takes (--max-message-bytes): its own server's
+  // limit holds for the internal service too, so a node's answers to its peers stay under it.
+  int64_t max_message_bytes = 16 << 20;
   // Nodes prove membership to each other with mutual TLS (member_tls), the secret
   // (x-strata-cluster-secret), or both (membership.h).
   std::string secret;
@@ -76,6 +81,13 @@ struct ClusterOptions {
   EtcdLogin etcd_login;
   ServiceTls nats_tls;
   NatsLogin nats_login;
+
+  // What a fragment's page of rows or a checkpoint's part is cut at: 4 MiB, or half of the
+  // largest message when that is less (a part passes its cut by up to one record, and either
+  // message has fields of its own).
+  size_t peer_page_bytes() const {
+    return static_cast<size_t>(std::min<int64_t>(4 << 20, max_message_bytes / 2));
+  }
 };
 
 }  // namespace strata::cluster

@@ -24,11 +24,9 @@ constexpr size_t kMaxQueuedParts = 8192;
 constexpr size_t kMaxDeletePartBytes = 64 << 10;
 // A write's records for one shard per part, encoded: a part is logged whole in one entry,
 // which must fit a NATS message (1 MB by default); a larger request's records of one shard
-// go in several parts.
+// go in several parts. Both are cut smaller when a call to another node must be (below
+// 512 KiB of --max-message-bytes).
 constexpr size_t kMaxWritePartBytes = 256 << 10;
-// The parts one WriteParts call carries at most, encoded (a large DELETE has many parts for
-// each node): well under the message size a node takes (--max-message-bytes, 16 MiB).
-constexpr size_t kMaxCallBytes = 4 << 20;
 
 }  // namespace
 
@@ -144,10 +142,11 @@ absl::Status ForwardError(grpc::StatusCode code, const std::string& text,
 }  // namespace
 
 ShardRouter::ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims,
-                         int threads)
+                         int threads, size_t call_bytes)
     : directory_(*directory),
       catalog_(*catalog),
       claims_(*claims),
+      call_bytes_(call_bytes),
       stubs_(&directory->membership()) {
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
 }
@@ -174,7 +173,7 @@ void ShardRouter::WriteAsync(WriteSource& source, WriteDone done) {
     return;
   }
   const uint32_t shards = directory_.shard_count();
-  PartCutter parts(shards, kMaxWritePartBytes);
+  PartCutter parts(shards, std::min(kMaxWritePartBytes, call_bytes_));
   auto merge = std::make_shared<Merge>();
   merge->done = std::move(done);
   const int records = source.record_count();
@@ -213,7 +212,7 @@ absl::StatusOr<int64_t> ShardRouter::Delete(const TableInfo& table,
   const uint32_t shards = directory_.shard_count();
   // Each shard's points in parts of a bounded size: a log entry must fit a NATS message
   // (1 MB by default), and a part is one entry.
-  PartCutter parts(shards, kMaxDeletePartBytes);
+  PartCutter parts(shards, std::min(kMaxDeletePartBytes, call_bytes_));
   for (query::SeriesDeletion& deletion : deletions) {
     const uint32_t shard = ShardOf(RoutingHash(deletion.series, table.partition_key), shards);
     for (int64_t time : deletion.times_nanos) {
@@ -269,7 +268,7 @@ void ShardRouter::Dispatch(const TableInfo& table, std::vector<Part> parts, bool
     const bool elsewhere = !self && !address.empty();
     const size_t bytes = request.records().size();
     auto& [together, together_bytes] = to_node[elsewhere ? address : std::string()];
-    if (elsewhere && together != nullptr && together_bytes + bytes <= kMaxCallBytes) {
+    if (elsewhere && together != nullptr && together_bytes + bytes <= call_bytes_) {
       together->requests.push_back(std::move(request));
       together_bytes += bytes;
       continue;

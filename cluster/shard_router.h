@@ -77,8 +77,10 @@ class ShardDirectory {
 
 class ShardRouter final : public WriteSink, public query::DeleteSink {
  public:
-  // All must outlive the router.
-  ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims, int threads);
+  // All must outlive the router. `call_bytes`: what one call to another node carries at most
+  // (ClusterOptions::peer_page_bytes), its parts too.
+  ShardRouter(ShardDirectory* directory, Catalog* catalog, SchemaClaims* claims, int threads,
+              size_t call_bytes);
   ~ShardRouter() override;
 
   void WriteAsync(WriteSource& source, WriteDone done) override;
@@ -135,6 +137,7 @@ class ShardRouter final : public WriteSink, public query::DeleteSink {
   ShardDirectory& directory_;
   Catalog& catalog_;
   SchemaClaims& claims_;
+  const size_t call_bytes_;
   PeerStubs stubs_;
   absl::Mutex mu_;
   std::deque<std::unique_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);

@@ -16,10 +16,6 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-// A page of a fragment's rows stays under this: a gRPC server refuses to send a message over
-// its limit (stratad's --max-message-bytes, 16 MiB by default).
-constexpr size_t kMaxPageBytes = 4 << 20;
-
 // A fragment's result onto the Scan stream, each answer held until the next is ready so that
 // a small result goes in one message (its columns, rows and statistics) and one wake-up of
 // the asking node: the first answer carries the columns, with the first rows; the last the
@@ -27,13 +23,15 @@ constexpr size_t kMaxPageBytes = 4 << 20;
 // answer) the columns go at once. A caller that went away cancels the fragment.
 class ScanWriterSink final : public query::ResultSink {
  public:
+  // A page stays under `page_bytes`: a gRPC server refuses to send a message over its limit.
   ScanWriterSink(grpc::ServerContext* context,
                  grpc::ServerWriter<internal::v1::ScanResponse>* writer,
-                 std::atomic<bool>* cancelled, bool columns_first)
+                 std::atomic<bool>* cancelled, bool columns_first, size_t page_bytes)
       : context_(*context),
         writer_(*writer),
         cancelled_(*cancelled),
-        columns_first_(columns_first) {}
+        columns_first_(columns_first),
+        page_bytes_(page_bytes) {}
   absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
     EncodeColumns(columns, &held_);
     for (const query::ResultColumn& c : columns) types_.push_back(c.type);
@@ -43,7 +41,7 @@ class ScanWriterSink final : public query::ResultSink {
   }
   bool TakesBatches() const override { return true; }
   absl::Status Batches(const query::Batch& batch) override {
-    return EncodePages(batch, types_, kMaxPageBytes,
+    return EncodePages(batch, types_, page_bytes_,
                        [this](const internal::v1::ScanResponse& page) { return Hold(page); });
   }
   absl::Status Rows(std::vector<query::Row> rows) override {
@@ -91,6 +89,7 @@ class ScanWriterSink final : public query::ResultSink {
   grpc::ServerWriter<internal::v1::ScanResponse>& writer_;
   std::atomic<bool>& cancelled_;
   const bool columns_first_;
+  const size_t page_bytes_;
   std::vector<query::DataType> types_;
   internal::v1::ScanResponse held_;
   bool has_held_ = false;
@@ -274,7 +273,7 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   CancelWatch::Watch watch = cancel_watch_.Add([context] { return context->IsCancelled(); },
                                                [&cancelled] { cancelled.store(true); });
   if (!request->describe_only()) HoldForTesting(started, cancelled);
-  ScanWriterSink sink(context, writer, &cancelled, request->columns_first());
+  ScanWriterSink sink(context, writer, &cancelled, request->columns_first(), page_bytes_);
   Slots::Held slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -349,7 +348,7 @@ grpc::Status ShardServiceImpl::Checkpoint(
   }
   int64_t rows = 0;
   absl::Status sent = SendCheckpoint(
-      engine_, shard, directory_.shard_count(),
+      engine_, shard, directory_.shard_count(), page_bytes_,
       [&](CheckpointPart part) {
         internal::v1::CheckpointResponse message;
         message.set_database_name(std::move(part.database));

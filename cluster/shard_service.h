@@ -26,15 +26,18 @@ inline constexpr int kMaxServedCheckpoints = 2;
 class ShardServiceImpl final : public internal::v1::ShardService::Service {
  public:
   // All must outlive the service.
+  // `page_bytes`: what a fragment's page and a checkpoint's part are cut at
+  // (ClusterOptions::peer_page_bytes).
   // `testing_delay`: tests only, each fragment (not a describe) waits this long (cancellable)
   // before it runs.
   ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, Engine* engine,
-                   std::string node_id,
+                   std::string node_id, size_t page_bytes,
                    std::chrono::milliseconds testing_delay = std::chrono::milliseconds(0))
       : directory_(*directory),
         reads_(*reads),
         engine_(*engine),
         node_id_(std::move(node_id)),
+        page_bytes_(page_bytes),
         testing_delay_(testing_delay) {}
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
@@ -63,6 +66,7 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   ClusterShardReads& reads_;
   Engine& engine_;
   const std::string node_id_;
+  const size_t page_bytes_;
   const std::chrono::milliseconds testing_delay_;
   CancelWatch cancel_watch_;  // a fragment's flag, set when the asking node cancels its call
   Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes

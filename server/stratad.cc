@@ -69,6 +69,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .replica_ack_majority = config.replica_ack == "majority",
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .testing_query_delay_ms = config.testing_query_delay_ms,
+       .max_message_bytes = config.max_message_bytes,
        .secret = secret,
        .member_tls = {.cert_file = config.tls_cert,
                       .key_file = config.tls_key,

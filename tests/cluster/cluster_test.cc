@@ -353,6 +353,61 @@ TEST(ClusterPayloadTest, AnEntryOverTheNatsMaxPayloadIsRefusedAndItsShardStaysLe
   EXPECT_EQ(log.find("stepping down"), std::string::npos);
 }
 
+// A node's answers to its peers stay under --max-message-bytes, which its gRPC server holds
+// the internal service to as well. Before, a fragment's page was cut at 4 MiB whatever the
+// flag said, so below it a query reading rows from other nodes failed ("Sent message larger
+// than max"); now pages are cut at half the flag (a checkpoint's parts too:
+// CheckpointTest.PartsAreCutToTheLargestMessage).
+TEST(ClusterMessageSizeTest, FragmentsPagesFitASmallMaxMessageBytes) {
+  REQUIRE_CLUSTER_SERVERS();
+  TestCluster cluster({.node_flags = {"--max-message-bytes", "65536"}});
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  ASSERT_TRUE(CreateTable(cluster.node(1), "cpu").ok());
+  // 2,000 rows of ~250 bytes over 40 hosts (every shard): ~500 KB, in requests of 25 KB.
+  const int64_t now = NowMillis();
+  for (int request = 0; request < 20; ++request) {
+    std::vector<v1::Record> records;
+    for (int i = 0; i < 100; ++i) {
+      const int row = request * 100 + i;
+      v1::Record record = CpuRecord("h" + std::to_string(row % 40), now - row, row);
+      auto* note = record.add_dimensions();
+      note->set_name("note");
+      note->set_value(std::string(200, 'a' + row % 26));
+      records.push_back(std::move(record));
+    }
+    v1::WriteRecordsResponse response;
+    ASSERT_TRUE(Write(cluster.node(request % 3), "cpu", std::move(records), &response).ok());
+    ASSERT_EQ(response.records_ingested().total(), 100);
+  }
+  // A request of 6 KB whose common attributes hold a 2 KB dimension: each of its 100 records
+  // carries it to its shard's leader, ~200 KB in all, in calls and parts cut to fit.
+  std::vector<v1::Record> records;
+  for (int i = 0; i < 100; ++i)
+    records.push_back(CpuRecord("h" + std::to_string(i % 40), now - i, i, 5));
+  v1::WriteRecordsRequest request = WriteRequest("demo", "cpu", std::move(records));
+  auto* shared = request.mutable_common_attributes()->add_dimensions();
+  shared->set_name("note");
+  shared->set_value(std::string(2000, 'z'));
+  v1::WriteRecordsResponse response;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + seconds(40));
+  const grpc::Status written = v1::WriteService::NewStub(cluster.node(0).channel())
+                                   ->WriteRecords(&context, request, &response);
+  ASSERT_TRUE(written.ok()) << written.error_message();
+  ASSERT_EQ(response.records_ingested().total(), 100);
+  for (int reader : {0, 2}) {
+    QueryResult result =
+        RunQuery(cluster.node(reader).channel(), "SELECT host, note, time FROM demo.cpu");
+    ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+    ASSERT_EQ(result.rows.size(), 2100u) << "through node " << reader;
+    std::map<size_t, int> notes;  // by length
+    for (const v1::Row& row : result.rows) ++notes[row.data(1).varchar_value().size()];
+    EXPECT_EQ(notes, (std::map<size_t, int>{{200, 2000}, {2000, 100}}));
+    EXPECT_GT(result.pages, 10);  // pages of at most 32 KiB to the client too
+  }
+}
+
 // A DELETE of more points than one log entry holds (64 KiB of them per shard) goes in
 // several entries per shard; all of them are deleted, on every replica.
 TEST_F(ClusterTest, ALargeDeleteIsLoggedInParts) {

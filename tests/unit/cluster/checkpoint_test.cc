@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_options.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "storage/engine.h"
@@ -148,14 +149,17 @@ class CheckpointTest : public ::testing::Test {
     return out;
   }
 
-  // Copies shard `shard` of `from_` into `to_`; the parts' count.
-  int Copy(uint32_t shard) {
+  // Copies shard `shard` of `from_` into `to_` in parts cut at `part_bytes`; the parts'
+  // count.
+  int Copy(uint32_t shard, size_t part_bytes = ClusterOptions().peer_page_bytes()) {
     int parts = 0;
     absl::Status sent = SendCheckpoint(
-        *from_, shard, kShards,
+        *from_, shard, kShards, part_bytes,
         [&](CheckpointPart part) -> absl::Status {
           ++parts;
           EXPECT_LE(part.count, kCheckpointPartRecords);
+          // Past the cut by one record at most (a record here is well under 100 bytes).
+          EXPECT_LT(part.records.size(), part_bytes + 100);
           return WriteCheckpointPart(*to_, part, [] { return false; });
         },
         [] { return false; });
@@ -189,6 +193,29 @@ TEST_F(CheckpointTest, EveryShardCopiedMakesTheSameRows) {
   ASSERT_TRUE(lower.ok());
   ASSERT_EQ(lower->rejected.size(), 1u);
   EXPECT_EQ(lower->rejected[0].existing_version, 7);
+}
+
+// A node started with a small --max-message-bytes cuts its parts to fit (half of it): every
+// row still arrives, in more parts. Here the cut is below one record, so each part is one.
+TEST_F(CheckpointTest, PartsAreCutToTheLargestMessage) {
+  Load();
+  const size_t part_bytes = ClusterOptions{.max_message_bytes = 64}.peer_page_bytes();
+  ASSERT_EQ(part_bytes, 32u);
+  for (uint32_t shard = 0; shard < kShards; ++shard) {
+    int whole = 0;  // the parts at the default cut, only counted
+    auto count = [&whole](const CheckpointPart&) {
+      ++whole;
+      return absl::OkStatus();
+    };
+    ASSERT_TRUE(
+        SendCheckpoint(*from_, shard, kShards, ClusterOptions().peer_page_bytes(), count, [] {
+          return false;
+        }).ok());
+    const std::vector<std::string> rows = Rows(*from_, shard);
+    EXPECT_LT(whole, static_cast<int>(rows.size()));
+    EXPECT_EQ(Copy(shard, part_bytes), static_cast<int>(rows.size())) << shard;
+    EXPECT_EQ(Rows(*to_, shard), rows) << shard;
+  }
 }
 
 // A memory store grown after the rows were written keeps them outside it (its floor): the
@@ -230,10 +257,8 @@ TEST_F(CheckpointTest, ARowTheReceiverRefusesFailsTheCopy) {
   bool refused = false;
   for (uint32_t shard = 0; shard < kShards && !refused; ++shard) {
     absl::Status sent = SendCheckpoint(
-        *from_, shard, kShards,
-        [&](CheckpointPart part) {
-          return WriteCheckpointPart(*to_, part, [] { return false; });
-        },
+        *from_, shard, kShards, ClusterOptions().peer_page_bytes(),
+        [&](CheckpointPart part) { return WriteCheckpointPart(*to_, part, [] { return false; }); },
         [] { return false; });
     if (sent.ok()) continue;
     refused = true;
@@ -249,7 +274,7 @@ TEST_F(CheckpointTest, AStoppedCopyEndsCancelled) {
   Load();
   int parts = 0;
   absl::Status sent = SendCheckpoint(
-      *from_, 0, 1,
+      *from_, 0, 1, ClusterOptions().peer_page_bytes(),
       [&](CheckpointPart) {
         ++parts;
         return absl::OkStatus();
