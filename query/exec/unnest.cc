@@ -64,10 +64,11 @@ class Unnest : public BatchSink {
     return Flush(batch);
   }
 
-  // Stores, from column `column` on of row `i`, the cells element `k` of `value` adds (NULLs
-  // past its end). Texts are views of the value's, which `values_` holds while they are pushed.
-  static void SetCells(const Datum& value, size_t k, size_t i, size_t column, Batch* out) {
-    const std::vector<DataType> types = UnnestColumnTypes(value.type);
+  // Stores, from column `column` on of row `i`, the `width` cells element `k` of `value` adds
+  // (NULLs past its end). Texts are views of the value's, which `values_` holds while they are
+  // pushed.
+  static void SetCells(const Datum& value, size_t k, size_t i, size_t column, size_t width,
+                       Batch* out) {
     const std::vector<Datum>& items = value.items();
     if (k >= items.size()) return;  // the cells stay NULL
     std::vector<Vector>& columns = out->columns;
@@ -79,7 +80,7 @@ class Unnest : public BatchSink {
       columns[column + 1].SetView(i, items[k]);
     } else if (KindOf(ElementType(value.type)) == TypeKind::kRow) {
       const std::vector<Datum>& fields = items[k].items();
-      for (size_t f = 0; f < types.size() && f < fields.size(); ++f) {
+      for (size_t f = 0; f < width && f < fields.size(); ++f) {
         columns[column + f].SetView(i, fields[f]);
       }
     } else {
@@ -99,12 +100,25 @@ class Unnest : public BatchSink {
     for (size_t c = out.columns.size(); c < spec_.output_types.size(); ++c) {
       out.columns.emplace_back(spec_.output_types[c]).ResetNull(out.rows);
     }
+    // Where each argument's cells start, and how many it has.
+    std::vector<size_t> first(values_.size()), width(values_.size());
+    size_t column = static_cast<size_t>(spec_.input_width);
+    for (size_t a = 0; a < values_.size(); ++a) {
+      first[a] = column;
+      width[a] = UnnestColumnTypes(values_[a].type).size();
+      column += width[a];
+    }
+    // The arguments of the row whose elements are being stored: an array's items are shared,
+    // not copied, and one row's elements are next to each other in `pending_`.
+    std::vector<Datum> row_values(values_.size());
+    uint32_t row = UINT32_MAX;
     for (size_t i = 0; i < pending_.size(); ++i) {
-      size_t column = static_cast<size_t>(spec_.input_width);
-      for (const Vector& v : values_) {
-        const Datum value = v.Get(pending_[i].row);  // an array's items are shared, not copied
-        SetCells(value, pending_[i].k, i, column, &out);
-        column += UnnestColumnTypes(v.type).size();
+      if (pending_[i].row != row) {
+        row = pending_[i].row;
+        for (size_t a = 0; a < values_.size(); ++a) row_values[a] = values_[a].Get(row);
+      }
+      for (size_t a = 0; a < values_.size(); ++a) {
+        SetCells(row_values[a], pending_[i].k, i, first[a], width[a], &out);
       }
       if (spec_.with_ordinality) {
         out.columns[column].Set(i, Datum::Bigint(static_cast<int64_t>(pending_[i].k) + 1));
