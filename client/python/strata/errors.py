@@ -1,6 +1,8 @@
 """Errors the client raises."""
 from __future__ import annotations
 
+import re
+
 import grpc
 
 
@@ -27,3 +29,15 @@ class StrataError(Exception):
 # safe to repeat: the same record with the same version is a no-op.
 RETRYABLE_WRITE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED,
                              grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+# How gRPC reports a call whose HTTP/2 stream the connection reset (a restarting server closes
+# its connections with the calls still on the way): INTERNAL, with this text. No answer came,
+# so sending the write again is as safe as after UNAVAILABLE; the server's own INTERNAL is not.
+_STREAM_RESET = re.compile(r"^Received RST_STREAM with (error )?code \d+")
+
+
+def is_retryable_write(error: grpc.RpcError) -> bool:
+    """Whether sending the same write again after `error` can succeed."""
+    if error.code() in RETRYABLE_WRITE:
+        return True
+    return error.code() == grpc.StatusCode.INTERNAL and bool(_STREAM_RESET.match(error.details() or ""))

@@ -8,7 +8,7 @@ from typing import Any, Deque, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import grpc
 
-from strata.errors import RETRYABLE_WRITE, StrataError
+from strata.errors import StrataError, is_retryable_write
 from strata.values import is_missing, measure_value, to_nanos
 from strata.v1 import records_pb2, write_pb2
 
@@ -104,8 +104,9 @@ class Writer:
 
     Records that share dimensions (or a measure name) send them once, in the
     request's common_attributes. Up to `in_flight` requests are outstanding;
-    UNAVAILABLE, RESOURCE_EXHAUSTED, and CANCELLED or DEADLINE_EXCEEDED (a
-    server that stopped or did not answer in time) are retried with exponential backoff
+    UNAVAILABLE, RESOURCE_EXHAUSTED, CANCELLED or DEADLINE_EXCEEDED (a
+    server that stopped or did not answer in time), and a stream the connection
+    reset (INTERNAL "Received RST_STREAM ...") are retried with exponential backoff
     (`max_retries`, starting at `backoff` seconds): safe, since writing a
     record again with the same values and version changes nothing. Records
     the server rejects are reported in `summary.rejected` with their
@@ -226,7 +227,7 @@ class Writer:
                 response = future.result()
                 break
             except grpc.RpcError as error:
-                if error.code() not in RETRYABLE_WRITE or attempt == self._max_retries:
+                if not is_retryable_write(error) or attempt == self._max_retries:
                     raise StrataError.from_rpc(error) from None
                 self.summary.retries += 1
                 _time.sleep(delay)

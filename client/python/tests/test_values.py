@@ -3,9 +3,12 @@ import datetime as dt
 import math
 import unittest
 
+import grpc
+
 import strata
 from strata import values
 from strata.v1 import query_pb2, records_pb2
+from strata.errors import is_retryable_write
 from strata.writer import Writer
 
 UTC = dt.timezone.utc
@@ -153,3 +156,34 @@ class RequestTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _RpcError(grpc.RpcError):
+    def __init__(self, code, details):
+        super().__init__()
+        self._code, self._details = code, details
+
+    def code(self):
+        return self._code
+
+    def details(self):
+        return self._details
+
+
+class RetryableWriteTest(unittest.TestCase):
+    def test_which_failures_a_write_is_sent_again_after(self):
+        internal = grpc.StatusCode.INTERNAL
+        cases = [
+            (grpc.StatusCode.UNAVAILABLE, "failed to connect", True),
+            (grpc.StatusCode.CANCELLED, "the server is stopping", True),
+            # A stream the connection reset, as C-core and grpc-js word it.
+            (internal, "Received RST_STREAM with error code 2", True),
+            (internal, "Received RST_STREAM with code 2 (Internal server error)", True),
+            # The server's own INTERNAL, and a client's mistake: sending again would not help.
+            (internal, "a bug", False),
+            (internal, "", False),
+            (grpc.StatusCode.INVALID_ARGUMENT, "Received RST_STREAM with error code 2", False),
+        ]
+        for code, details, retried in cases:
+            with self.subTest(code=code, details=details):
+                self.assertEqual(is_retryable_write(_RpcError(code, details)), retried)
