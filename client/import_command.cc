@@ -44,6 +44,7 @@ struct ImportArgs {
   std::string reject_log;
   std::string progress = "auto";
   bool create = false;
+  int retry_seconds = 60;
 };
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
@@ -103,7 +104,8 @@ absl::StatusOr<ImportOptions> ResolveOptions(const ImportArgs& args) {
                         .table = args.table,
                         .source_name = args.file == "-" ? "stdin" : args.file,
                         .batch_size = args.batch_size,
-                        .in_flight = args.parallel};
+                        .in_flight = args.parallel,
+                        .retry_seconds = args.retry_seconds};
   if (args.batch_size < 1 || args.batch_size > kMaxBulkWriteRecords) {
     return absl::InvalidArgumentError(absl::StrCat("--batch-size must be 1..", kMaxBulkWriteRecords,
                                                    " (BulkWriteRecords takes ",
@@ -111,6 +113,9 @@ absl::StatusOr<ImportOptions> ResolveOptions(const ImportArgs& args) {
   }
   if (args.parallel < 1 || args.parallel > 64) {
     return absl::InvalidArgumentError("--parallel must be 1..64");
+  }
+  if (args.retry_seconds < 0 || args.retry_seconds > 86400) {
+    return absl::InvalidArgumentError("--retry-seconds must be 0..86400");
   }
   if (args.on_reject == "fail") {
     options.on_reject = OnReject::kFail;
@@ -149,6 +154,10 @@ void PrintSummary(const ImportSummary& summary, const ImportOptions& options) {
             << absl::StrFormat("%.1f", summary.seconds) << " s ("
             << static_cast<int64_t>(rate) << " records/s); " << summary.rejected << " rejected";
   if (summary.interrupted) std::cout << "; interrupted after line " << summary.lines_read;
+  if (summary.resent > 0) {
+    std::cout << "; " << summary.resent << (summary.resent == 1 ? " request" : " requests")
+              << " sent again while the server was away";
+  }
   std::cout << "\n";
   for (const auto& [line, reason] : summary.first_rejections) {
     std::cout << "  line " << line << ": " << reason << "\n";
@@ -213,6 +222,11 @@ void AddImportCommand(CLI::App& app, CommandContext& context) {
                       "Write rejected lines as line<TAB>reason<TAB>text (implies --on-reject log)");
   command->add_option("--progress", args->progress,
                       "auto (a bar on a terminal, else a line every 5 s), bar, lines or none")
+      ->capture_default_str();
+  command
+      ->add_option("--retry-seconds", args->retry_seconds,
+                   "How long to send a request again while the server is away after it "
+                   "answered (a restart, a failover); 0: stop at once")
       ->capture_default_str();
   command->add_flag("--create", args->create,
                     "Create the table first if it does not exist (the server's default "

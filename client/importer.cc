@@ -9,6 +9,7 @@
 #include <future>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -27,6 +28,15 @@ namespace strata::cli {
 namespace {
 
 constexpr size_t kFirstRejectionsKept = 5;
+
+// Whether the call found no server to answer it: none listening (UNAVAILABLE), or the
+// connection reset the call's stream as a stopping server closed it (INTERNAL "Received
+// RST_STREAM with error code 2"). Neither says whether the write was applied.
+bool ServerAway(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         (status.error_code() == grpc::StatusCode::INTERNAL &&
+          absl::StartsWith(status.error_message(), "Received RST_STREAM"));
+}
 
 // Tabs and line breaks would split a reject-log entry.
 std::string OneLine(const std::string& text) {
@@ -90,6 +100,7 @@ class Importer {
 
     summary_.ingested = ingested_.load();
     summary_.rejected = rejected_.load();
+    summary_.resent = resent_.load();
     summary_.interrupted = Interrupted();
     summary_.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -234,6 +245,9 @@ class Importer {
   // --write-queue, must slow the import down, not end it. The window
   // (write_window.h) narrows to what the server takes; a request refused
   // with one in flight backs off, and fails after kAttempts such refusals.
+  // Sent again too while a server that answered before is away, for up to
+  // --retry-seconds: a restart or a failover should not end a long import, and
+  // a record written twice with the same version is stored once.
   grpc::Status Write(Batch& batch, v1::WriteRecordsResponse* response) {
     // Encoded once (request_encoder.h), sent as bytes through a generic stub.
     // The slices are not copied: the call ends before this returns.
@@ -255,6 +269,7 @@ class Importer {
     const grpc::ByteBuffer bytes(slices, encodes_ ? 2 : 1);
     constexpr int kAttempts = 10;
     std::chrono::milliseconds backoff(50);
+    std::optional<std::chrono::steady_clock::time_point> away_since;
     for (int attempt = 1;;) {
       const uint64_t generation = window_.Acquire();
       std::unique_ptr<grpc::ClientContext> context = connection_.UnaryContext();
@@ -277,15 +292,37 @@ class Importer {
                 " bytes) is larger than the server takes (its --max-message-bytes; gRPC said \"",
                 status.error_message(), "\"): import with a smaller --batch-size"));
       }
+      const bool away = ServerAway(status);
+      if (!away) answered_ = true;
+      if (status.ok() && away_since) announced_away_ = false;  // back: the next absence is told
+      if (away && answered_.load() && !stop_.load() && !Interrupted()) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!away_since) away_since = now;
+        if (now - *away_since < std::chrono::seconds(options_.retry_seconds)) {
+          if (!announced_away_.exchange(true)) {
+            std::fprintf(stderr,
+                         "\nimport: the server is away (%s); sending again for up to %d s\n",
+                         status.error_message().c_str(), options_.retry_seconds);
+          }
+          ++resent_;
+          Backoff(&backoff);
+          continue;
+        }
+      }
       if (!busy || (alone && ++attempt > kAttempts) || stop_.load() || Interrupted()) {
         return status;
       }
       if (!alone) continue;  // sent again once the narrower window lets it
-      // Jittered, so senders refused together do not come back together.
-      thread_local std::minstd_rand jitter(std::random_device{}());
-      std::this_thread::sleep_for(backoff / 2 + backoff * (jitter() % 100) / 100);
-      backoff = std::min<std::chrono::milliseconds>(2 * backoff, std::chrono::seconds(1));
+      Backoff(&backoff);
     }
+  }
+
+  // Waits `backoff`, jittered so that senders refused together do not come back together, and
+  // doubles it up to a second.
+  static void Backoff(std::chrono::milliseconds* backoff) {
+    thread_local std::minstd_rand jitter(std::random_device{}());
+    std::this_thread::sleep_for(*backoff / 2 + *backoff * (jitter() % 100) / 100);
+    *backoff = std::min<std::chrono::milliseconds>(2 * *backoff, std::chrono::seconds(1));
   }
 
   void Reject(int64_t line, const std::string& reason, const std::string& text) {
@@ -373,6 +410,9 @@ class Importer {
   std::atomic<int64_t> ingested_{0};
   std::atomic<int64_t> rejected_{0};
   std::atomic<int64_t> bytes_read_{0};
+  std::atomic<bool> answered_{false};        // some call reached the server
+  std::atomic<bool> announced_away_{false};  // the server's absence was reported
+  std::atomic<int64_t> resent_{0};
   ImportSummary summary_;  // fatal GUARDED_BY(mutex_), first_rejections by rejections_mutex_
 };
 

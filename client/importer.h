@@ -33,6 +33,9 @@ struct ImportOptions {
   std::string reject_log_path;
   // Progress: a redrawn bar (terminal), periodic lines, or nothing.
   enum class Progress { kBar, kLines, kNone } progress = Progress::kNone;
+  // How long a request is sent again while a server that answered before is away (a restart,
+  // a cluster node's failover); 0: the import stops at once.
+  int retry_seconds = 60;
 };
 
 struct ImportSummary {
@@ -47,6 +50,8 @@ struct ImportSummary {
   // record reached the server.
   bool nothing_sent = false;
   bool interrupted = false;
+  // Requests sent again because the server was away (ImportOptions::retry_seconds).
+  int64_t resent = 0;
   double seconds = 0;
 };
 

@@ -2,9 +2,13 @@
 // stratad on loopback. Output formats are compared with golden files in
 // cli_golden/ (STRATA_UPDATE_GOLDEN=1 rewrites them); the shell is driven
 // through a pseudo-terminal.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -606,6 +610,61 @@ TEST_F(CliE2ETest, ImportOfRequestsTooLargeForTheServerSaysUseASmallerBatch) {
       {"import", "mydb", "large", Path("large.csv"), "--batch-size", "500", "--progress", "none"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Count("mydb.large"), "10000");
+}
+
+// A server that stops and starts again during an import (a restart, a cluster node's failover)
+// is waited for: the requests it could not take are sent again once it is back, and every
+// record is stored once. A server never reached ends the import at once, as before.
+TEST_F(CliE2ETest, ImportSendsAgainWhileTheServerRestarts) {
+  CreateTable("restart");
+  // Lines written as the test goes, so that the import is still reading when the server stops.
+  const std::string fifo = Path("lines.lp");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  PtyProcess import(Argv({"import", "mydb", "restart", fifo, "--format", "lp", "--batch-size",
+                          "100", "--parallel", "2", "--progress", "none"}),
+                    {"HOME=" + dir_.path().string()});
+  // Opened once the import opened its end; not inherited by the server started again, which
+  // would keep the import from ever reading its end.
+  int lines = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(lines, 0) << std::strerror(errno);
+  const int64_t now_ns = NowMillis() * 1'000'000;
+  auto write = [&](int from, int to) {
+    std::string text;
+    for (int i = from; i < to; ++i) {
+      text += "cpu,host=h" + std::to_string(i % 10) + " v=" + std::to_string(i) + "i " +
+              std::to_string(now_ns - i) + "\n";
+    }
+    ASSERT_EQ(::write(lines, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  };
+  write(0, 1000);
+  for (int tries = 0; tries < 200 && Count("mydb.restart") != "1000"; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(Count("mydb.restart"), "1000");
+  ASSERT_EQ(server_.Stop(), 0);
+  write(1000, 2000);
+  ASSERT_TRUE(import.WaitFor("the server is away")) << import.output();
+  ASSERT_TRUE(server_.Restart()) << server_.error();
+  ::close(lines);
+  EXPECT_EQ(import.Wait(std::chrono::seconds(60)), 0) << import.output();
+  EXPECT_THAT(import.output(), HasSubstr("imported 2000 records"));
+  EXPECT_THAT(import.output(), HasSubstr("sent again while the server was away"));
+  EXPECT_EQ(
+      Ok({"query", "SELECT count(*), count(DISTINCT v), sum(v) FROM mydb.restart", "-f", "csv"}),
+      "_col0,_col1,_col2\n2000,2000,1999000\n");
+
+  WriteFile(Path("one.lp"), "cpu,host=h0 v=1i " + std::to_string(now_ns) + "\n");
+  ProcessResult bad = Cli({"import", "mydb", "restart", Path("one.lp"), "--retry-seconds", "-1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--retry-seconds must be 0..86400"));
+  ASSERT_EQ(server_.Stop(), 0);
+  // Within RunProcess's 30 s, well short of the 60 s a server that answered would be waited.
+  ProcessResult unreachable =
+      RunProcess(Argv({"import", "mydb", "restart", Path("one.lp"), "--progress", "none"}), "",
+                 {"HOME=" + dir_.path().string()}, std::chrono::seconds(30));
+  EXPECT_EQ(unreachable.exit_code, 3) << unreachable.out << unreachable.err;
+  EXPECT_THAT(unreachable.err, HasSubstr("cannot reach stratad"));
+  EXPECT_THAT(unreachable.out, HasSubstr("nothing was stored"));
 }
 
 // Golden output of each format for values of every common type.
