@@ -1,13 +1,13 @@
 // How a stratad node joins a cluster (stratad --cluster, docs/cluster.md).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cluster/membership.h"
+#include "query/base/result.h"
 
 namespace strata::cluster {
 
@@ -82,11 +82,10 @@ struct ClusterOptions {
   ServiceTls nats_tls;
   NatsLogin nats_login;
 
-  // What a fragment's page of rows or a checkpoint's part is cut at: 4 MiB, or half of the
-  // largest message when that is less (a part passes its cut by up to one record, and either
-  // message has fields of its own).
+  // What a fragment's page of rows, a checkpoint's part or a call's write parts are cut at:
+  // 4 MiB, or half of the largest message when that is less.
   size_t peer_page_bytes() const {
-    return static_cast<size_t>(std::min<int64_t>(4 << 20, max_message_bytes / 2));
+    return static_cast<size_t>(query::PageBytesWithin(4 << 20, max_message_bytes));
   }
 };
 

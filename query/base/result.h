@@ -4,6 +4,7 @@
 // without the engine's header (query/engine.h includes this one).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,6 +53,13 @@ inline void AddScans(const QueryStats& from, QueryStats* to) {
 // rows of 1 MB texts made a page of 1 GB, past any gRPC message. Below gRPC clients' default
 // receive limit (4 MiB), so a page a client takes without settings is whole.
 inline constexpr int64_t kPageBytes = 1 << 20;
+
+// What a page sent in gRPC messages of at most `max_message_bytes` is cut at: `cap`, or half of
+// the largest message when that is less (a page may pass its cut by a row, and a message has
+// fields of its own).
+inline int64_t PageBytesWithin(int64_t cap, int64_t max_message_bytes) {
+  return std::min(cap, max_message_bytes / 2);
+}
 
 // Where results go. Columns is called once, before any Rows.
 class ResultSink {

@@ -276,7 +276,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         cancel_(std::make_shared<std::atomic<bool>>(false)),
         columnar_(columnar),
         max_message_bytes_(max_message_bytes),
-        page_bytes_(std::min(query::kPageBytes, max_message_bytes / 2)) {}
+        page_bytes_(query::PageBytesWithin(query::kPageBytes, max_message_bytes)) {}
 
   struct Queued {
     v1::QueryResponse message;
