@@ -155,8 +155,8 @@ void PrintSummary(const ImportSummary& summary, const ImportOptions& options) {
             << static_cast<int64_t>(rate) << " records/s); " << summary.rejected << " rejected";
   if (summary.interrupted) std::cout << "; interrupted after line " << summary.lines_read;
   if (summary.resent > 0) {
-    std::cout << "; " << summary.resent << (summary.resent == 1 ? " request" : " requests")
-              << " sent again while the server was away";
+    std::cout << "; requests sent again " << summary.resent
+              << (summary.resent == 1 ? " time" : " times") << " while the server was away";
   }
   std::cout << "\n";
   for (const auto& [line, reason] : summary.first_rejections) {

@@ -50,7 +50,8 @@ struct ImportSummary {
   // record reached the server.
   bool nothing_sent = false;
   bool interrupted = false;
-  // Requests sent again because the server was away (ImportOptions::retry_seconds).
+  // How many times a request was sent again because the server was away
+  // (ImportOptions::retry_seconds).
   int64_t resent = 0;
   double seconds = 0;
 };

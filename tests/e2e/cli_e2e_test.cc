@@ -648,7 +648,8 @@ TEST_F(CliE2ETest, ImportSendsAgainWhileTheServerRestarts) {
   ::close(lines);
   EXPECT_EQ(import.Wait(std::chrono::seconds(60)), 0) << import.output();
   EXPECT_THAT(import.output(), HasSubstr("imported 2000 records"));
-  EXPECT_THAT(import.output(), HasSubstr("sent again while the server was away"));
+  EXPECT_THAT(import.output(), HasSubstr("; requests sent again "));
+  EXPECT_THAT(import.output(), HasSubstr(" while the server was away"));
   EXPECT_EQ(
       Ok({"query", "SELECT count(*), count(DISTINCT v), sum(v) FROM mydb.restart", "-f", "csv"}),
       "_col0,_col1,_col2\n2000,2000,1999000\n");
