@@ -211,6 +211,18 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
   return out;
 }
 
+// A call of constants only (sequence(1, 100), ago(1h), a volatile function excepted: IsConstant)
+// has the same value on every row: computed once, on a row of its own, and shared by the
+// batch's rows (Broadcast: one copy of a text or an array, counted once as in flight) instead of
+// made again for each row.
+Vector OnceForEveryRow(const Expr& e, const Batch& batch, const EvalContext& context) {
+  Batch one;
+  one.rows = 1;
+  Vector value = Call(e, one, context);
+  if (!context.error.empty()) return value;
+  return Broadcast(value.Get(0), e.bound.type, batch.rows);
+}
+
 }  // namespace
 
 void MarkColumns(const Expr& expr, std::vector<bool>* columns) {
@@ -279,6 +291,8 @@ Vector EvalBatch(const Expr& e, const Batch& batch, const EvalContext& context) 
       if (e.bound.aggregate >= 0) return batch.columns[e.bound.column];
       if (e.bound.function != nullptr && !e.bound.function->takes_lambdas &&
           !e.bound.function->catches_errors) {
+        // Not for an empty batch: a call that fails (1 / 0) must fail only where a row needs it.
+        if (batch.rows > 1 && IsConstant(e)) return OnceForEveryRow(e, batch, context);
         return Call(e, batch, context);
       }
       break;
