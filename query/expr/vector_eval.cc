@@ -192,9 +192,11 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
   out.ResetNull(batch.rows);
   const ScalarFunction& f = *e.bound.function;
   if (f.eval_batch && f.null_propagating) {
-    f.eval_batch(args, &out);
-    context.value_bytes_in_flight -= args_bytes;
-    return out;
+    if (f.eval_batch(args, &out)) {
+      context.value_bytes_in_flight -= args_bytes;
+      return out;
+    }
+    out.ResetNull(batch.rows);
   }
   std::vector<Datum> values(args.size());
   for (size_t i = 0; i < batch.rows; ++i) {

@@ -172,8 +172,10 @@ struct ScalarFunction {
   // try(x): evaluated by query/expr/expr.cc, which turns x's error into NULL.
   bool catches_errors = false;
   // Optional, for NULL-propagating functions on hot paths: the same as eval
-  // over whole vectors. `out` comes sized to the rows, all NULL.
-  std::function<void(const std::vector<Vector>& args, Vector* out)> eval_batch;
+  // over whole vectors. `out` comes sized to the rows, all NULL. False when it
+  // cannot take these arguments (an error to report, a case it leaves to eval):
+  // the rows are then made one by one through eval.
+  std::function<bool(const std::vector<Vector>& args, Vector* out)> eval_batch;
   // Instead of eval, for functions whose value depends on the bound result
   // type (ARRAY[1, 2.5] makes doubles of both; row() names its fields).
   std::function<Datum(const std::vector<Datum>&, DataType result, const EvalContext&)> eval_typed;

@@ -166,16 +166,36 @@ std::optional<int64_t> SecondsToNanos(int64_t seconds, int64_t sub) {
   return nanos ? CheckedIntegerOp('+', *nanos, sub) : std::nullopt;
 }
 
-CalendarResult Truncate(std::string unit, int64_t ns) {
-  unit = Lower(unit);
+// The length of a unit date_trunc truncates to by division (millisecond to day; `unit` in
+// lower case); nullopt for the calendar's units (week, month, quarter, year) and unknown ones.
+std::optional<int64_t> TruncationNanos(const std::string& unit) {
   static const std::map<std::string, int64_t> kFixed = {{"millisecond", 1'000'000},
                                                         {"second", kNanosPerSecond},
                                                         {"minute", 60 * kNanosPerSecond},
                                                         {"hour", 3600 * kNanosPerSecond},
                                                         {"day", kDay}};
+  auto it = kFixed.find(unit);
+  return it == kFixed.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+// A unit no calendar function knows: an error, as Presto's, rather than a NULL on every row
+// that hides a misspelt 'hours'.
+absl::Status NotATimeUnit(std::string_view function, std::string_view unit,
+                          std::string_view units) {
+  return absl::InvalidArgumentError(
+      StrCat(function, "(): '", unit, "' is not a unit of time; use ", units));
+}
+constexpr std::string_view kTruncationUnits =
+    "'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter' or 'year'";
+constexpr std::string_view kArithmeticUnits =
+    "'nanosecond', 'microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', "
+    "'month', 'quarter' or 'year'";
+
+CalendarResult Truncate(std::string unit, int64_t ns) {
+  unit = Lower(unit);
   std::optional<int64_t> out;
-  if (auto it = kFixed.find(unit); it != kFixed.end()) {
-    out = CheckedIntegerOp('*', FloorDiv(ns, it->second), it->second);
+  if (const std::optional<int64_t> length = TruncationNanos(unit)) {
+    out = CheckedIntegerOp('*', FloorDiv(ns, *length), *length);
   } else {
     std::tm tm = ToUtcTm(ns);
     tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
@@ -186,7 +206,9 @@ CalendarResult Truncate(std::string unit, int64_t ns) {
       tm.tm_mday = 1;
       if (unit == "quarter") tm.tm_mon = tm.tm_mon / 3 * 3;
       if (unit == "year") tm.tm_mon = 0;
-      if (unit != "month" && unit != "quarter" && unit != "year") return std::nullopt;
+      if (unit != "month" && unit != "quarter" && unit != "year") {
+        return NotATimeUnit("date_trunc", unit, kTruncationUnits);
+      }
       out = SecondsToNanos(static_cast<int64_t>(timegm(&tm)), 0);
     }
   }
@@ -223,7 +245,7 @@ CalendarResult AddUnits(std::string unit, int64_t n, int64_t ns) {
     return out;
   }
   const int64_t per = MonthsPerUnit(unit);
-  if (per == 0) return std::nullopt;
+  if (per == 0) return NotATimeUnit("date_add", unit, kArithmeticUnits);
   if (n > kMaxCalendarMonths / per || n < -kMaxCalendarMonths / per) {
     return OutsideTimestampRange("date_add");
   }
@@ -243,7 +265,7 @@ CalendarResult DiffUnits(std::string unit, int64_t a, int64_t b) {
     return *span / *length;
   }
   const int64_t per = MonthsPerUnit(unit);
-  if (per == 0) return std::nullopt;
+  if (per == 0) return NotATimeUnit("date_diff", unit, kArithmeticUnits);
   std::tm ta = ToUtcTm(a), tb = ToUtcTm(b);
   int64_t months = (tb.tm_year - ta.tm_year) * 12LL + (tb.tm_mon - ta.tm_mon);
   // A month counts only once the day and time of month are reached.
@@ -982,12 +1004,13 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
       out->ints[i] = *start;
       out->nulls[i] = 0;
     }
+    return true;
   };
   // date_trunc, date_add and date_diff take timestamps, or dates (whose
   // results stay dates, computed at their midnights, in units of days and up).
   add({"date_trunc", "date_trunc(unit, timestamp | date) -> same type",
        "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
-       "'quarter' or 'year'.",
+       "'quarter' or 'year'; an unknown unit is an error.",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 2 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1])) {
            return WrongArguments("date_trunc(unit, timestamp | date)");
@@ -1000,8 +1023,33 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          return OnDateOrTimestamp(Truncate(a[0].s, PointNanos(a[1])), a[1].type, c);
        }});
   scalars->back().can_fail = true;
+  // date_trunc('minute', time) groups as many dashboards as bin() does: with one unit of a fixed
+  // length for the whole batch (the usual literal), a loop instead of a unit parsed for each
+  // row. The calendar's units, dates, several units and a result out of range go through eval.
+  scalars->back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
+    if (a[1].type != kTs) return false;
+    std::optional<std::string_view> unit;
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[0].nulls[i]) continue;
+      if (unit.has_value() && a[0].strings[i] != *unit) return false;
+      unit = a[0].strings[i];
+    }
+    if (!unit.has_value()) return true;  // every row NULL
+    const std::optional<int64_t> length = TruncationNanos(Lower(std::string(*unit)));
+    if (!length) return false;
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[0].nulls[i] || a[1].nulls[i]) continue;
+      const std::optional<int64_t> start =
+          CheckedIntegerOp('*', FloorDiv(a[1].ints[i], *length), *length);
+      if (!start) return false;
+      out->ints[i] = *start;
+      out->nulls[i] = 0;
+    }
+    return true;
+  };
   add({"date_add", "date_add(unit, bigint, timestamp | date) -> same type",
-       "Adds n units ('second' .. 'year'; a date: 'day' .. 'year') to a timestamp or date.",
+       "Adds n units ('second' .. 'year'; a date: 'day' .. 'year') to a timestamp or date; an "
+       "unknown unit is an error.",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !Accepts(P::kBigint, t[1]) ||
              !TimestampOrDate(t[2])) {
@@ -1016,7 +1064,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
   add({"date_diff", "date_diff(unit, timestamp, timestamp) -> bigint",
-       "Whole units from the first timestamp (or date) to the second.",
+       "Whole units from the first timestamp (or date) to the second; an unknown unit is an error.",
        [](const Types& t) -> absl::StatusOr<DataType> {
          // Two dates, or two timestamps (a date beside a timestamp is its midnight).
          if (t.size() != 3 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1]) ||
