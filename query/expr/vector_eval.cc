@@ -220,9 +220,10 @@ Vector Call(const Expr& e, const Batch& batch, const EvalContext& context) {
 Vector OnceForEveryRow(const Expr& e, const Batch& batch, const EvalContext& context) {
   Batch one;
   one.rows = 1;
-  Vector value = Call(e, one, context);
-  if (!context.error.empty()) return value;
-  return Broadcast(value.Get(0), e.bound.type, batch.rows);
+  const Vector value = Call(e, one, context);
+  // Failed, it is still the batch's size: the expression around it may read every row.
+  return Broadcast(context.error.empty() ? value.Get(0) : Datum::Null(e.bound.type), e.bound.type,
+                   batch.rows);
 }
 
 }  // namespace

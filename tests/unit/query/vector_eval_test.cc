@@ -61,6 +61,21 @@ TEST(VectorEvalTest, ACallOfConstantsIsMadeOnceForTheBatch) {
   EXPECT_EQ(v.strings[0].back(), 'x');
 }
 
+// A call of constants that fails fails the query, and its vector is still the batch's size:
+// the expression around it may read every row before the error is seen.
+TEST(VectorEvalTest, AFailingCallOfConstantsKeepsTheBatchsSize) {
+  std::vector<ExprPtr> args;
+  args.push_back(LiteralOf(Datum::Bigint(1)));
+  args.push_back(LiteralOf(Datum::Bigint(100000)));
+  const ExprPtr sequence = CallOf("sequence", *ArrayOf(DataType::kBigint), std::move(args));
+  ASSERT_NE(sequence->bound.function, nullptr);
+  EvalContext context;
+  const Vector v = EvalBatch(*sequence, BatchOfRows(100), context);
+  EXPECT_NE(context.error.find("more than 10,000"), std::string::npos) << context.error;
+  ASSERT_EQ(v.size(), 100u);
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_TRUE(v.nulls[i]) << i;
+}
+
 TEST(VectorEvalTest, AVolatileCallIsMadeForEachRow) {
   const ExprPtr random = CallOf("random", DataType::kDouble, {});
   ASSERT_NE(random->bound.function, nullptr);
