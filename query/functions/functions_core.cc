@@ -178,6 +178,11 @@ std::optional<int64_t> TruncationNanos(const std::string& unit) {
   return it == kFixed.end() ? std::nullopt : std::optional<int64_t>(it->second);
 }
 
+// `ns` down to a multiple of `length` since the epoch; nullopt past the timestamps' range.
+std::optional<int64_t> TruncateBy(int64_t ns, int64_t length) {
+  return CheckedIntegerOp('*', FloorDiv(ns, length), length);
+}
+
 // A unit no calendar function knows: an error, as Presto's, rather than a NULL on every row
 // that hides a misspelt 'hours'.
 absl::Status NotATimeUnit(std::string_view function, std::string_view unit,
@@ -195,7 +200,7 @@ CalendarResult Truncate(std::string unit, int64_t ns) {
   unit = Lower(unit);
   std::optional<int64_t> out;
   if (const std::optional<int64_t> length = TruncationNanos(unit)) {
-    out = CheckedIntegerOp('*', FloorDiv(ns, *length), *length);
+    out = TruncateBy(ns, *length);
   } else {
     std::tm tm = ToUtcTm(ns);
     tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
@@ -1039,8 +1044,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
     if (!length) return false;
     for (size_t i = 0; i < out->size(); ++i) {
       if (a[0].nulls[i] || a[1].nulls[i]) continue;
-      const std::optional<int64_t> start =
-          CheckedIntegerOp('*', FloorDiv(a[1].ints[i], *length), *length);
+      const std::optional<int64_t> start = TruncateBy(a[1].ints[i], *length);
       if (!start) return false;
       out->ints[i] = *start;
       out->nulls[i] = 0;
