@@ -110,6 +110,25 @@ std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs) {
   return keep;
 }
 
+bool DecideOnSeries(const Expr& conjunct, const Batch& series_batch, const EvalContext& eval,
+                    std::vector<uint8_t>* keep) {
+  if (!eval.error.empty()) return false;
+  std::vector<uint32_t> kept;
+  for (size_t i = 0; i < keep->size(); ++i) {
+    if ((*keep)[i] != 0) kept.push_back(static_cast<uint32_t>(i));
+  }
+  ValuesInFlight in_flight(eval);
+  const Vector matched = EvalBatch(conjunct, TakeRows(series_batch, kept), eval);
+  if (!eval.error.empty()) {
+    // A deadline, a cancel or the memory limit stops the query; a value's error is the rows'.
+    if (!eval.stopped && !eval.too_many_value_bytes) eval.error.clear();
+    return false;
+  }
+  for (size_t k = 0; k < kept.size(); ++k) {
+    (*keep)[kept[k]] = !matched.null(k) && matched.ints[k] != 0;
+  }
+  return true;
+}
 
 bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
@@ -390,6 +409,9 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
   const int series_columns = layout->series_columns;
   int64_t start = INT64_MIN, end = INT64_MAX;
   std::vector<ExprPtr> series_conjuncts, residual;
+  // Conjuncts over series columns that can fail (a regexp_like, a CAST): their places in
+  // `residual`, until they are tried on the series (below).
+  std::vector<size_t> fallible_series;
   // Residual conjuncts on measure values also rule out whole magnetic blocks
   // by their min/max.
   auto bounds = std::make_shared<std::vector<ValueBound>>();
@@ -400,13 +422,13 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       if (OnlySeriesColumns(*c, series_columns) && !CanFail(*c)) {
         series_conjuncts.push_back(std::move(c));
       } else {
+        if (OnlySeriesColumns(*c, series_columns)) fallible_series.push_back(residual.size());
         residual.push_back(std::move(c));
       }
     }
     std::vector<const Expr*> residual_view;
     for (const ExprPtr& c : residual) residual_view.push_back(c.get());
     *bounds = ExtractValueBounds(residual_view, time_column + 1, context_->eval);
-    select.where = JoinConjuncts(std::move(residual));
   }
 
   // A small leader read on this node's replicas asks only the leaders of the shards read.
@@ -442,6 +464,16 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       }
     }
   }
+  // A conjunct that can fail is tried on the series chosen so far: where it fails on none, it
+  // holds on every row of the series it keeps and is decided here like the others; where it
+  // fails on one, it stays in the row filter, which fails only on a row that reaches it.
+  for (size_t place : fallible_series) {
+    if (DecideOnSeries(*residual[place], layout->series_batch, context_->eval, &keep)) {
+      series_conjuncts.push_back(std::move(residual[place]));
+    }
+  }
+  std::erase(residual, nullptr);
+  select.where = JoinConjuncts(std::move(residual));
   // A fragment of a cluster's query reads the series of its shards only.
   const ShardScope* scope = context_->shard_scope;
   if (scope != nullptr) {

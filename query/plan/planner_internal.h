@@ -130,6 +130,12 @@ bool IsColumn(const Expr* e, int column);
 // time grows.
 bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval);
 bool OnlySeriesColumns(const Expr& e, int series_columns);
+// Evaluates `conjunct`, over series columns only, on the rows of `series_batch` (a table's
+// series) that `keep` selects. True if it failed on none: `keep` then selects those where it
+// holds. False if it failed on one, `keep` unchanged and the error taken back, unless it stops
+// the query (a deadline, a cancel, the memory limit).
+bool DecideOnSeries(const Expr& conjunct, const Batch& series_batch, const EvalContext& eval,
+                    std::vector<uint8_t>* keep);
 // `time <op> constant` or `time BETWEEN constant AND constant`.
 bool IsTimeBound(const Expr& c, int time_column, const EvalContext& eval);
 // If `c` bounds time by a constant (time <op> constant, constant <op> time,
