@@ -33,6 +33,8 @@ class Planner::SelectPhases {
   absl::Status Run() {
     RETURN_IF_ERROR(ExpandStar());
     RETURN_IF_ERROR(ExtractWindows());
+    NameOutputColumns();
+    DistinctAsGroups();
     RETURN_IF_ERROR(aggregating_ ? Aggregate() : BindRows());
     OutputColumns();
     RETURN_IF_ERROR(OrderBy());
@@ -61,6 +63,10 @@ class Planner::SelectPhases {
 
   absl::Status ExpandStar();
   absl::Status ExtractWindows();
+  void NameOutputColumns();
+  void DistinctAsGroups();
+  // DISTINCT over the projected rows (DistinctNode): with aggregates or windows only.
+  bool DistinctRows() const { return select_.distinct && !distinct_as_groups_; }
   absl::Status BindWindows(size_t width);
   absl::Status Aggregate();
   absl::Status BindGroupKeys(Schema* post);
@@ -92,6 +98,7 @@ class Planner::SelectPhases {
   std::vector<WindowCall> window_calls_;
 
   bool aggregating_ = false;
+  bool distinct_as_groups_ = false;  // DistinctAsGroups
   std::vector<const Expr*> group_keys_;
   std::vector<std::string> key_text_;
   std::vector<AggregateSpec> aggregates_;
@@ -104,6 +111,7 @@ class Planner::SelectPhases {
   Schema projected_input_;
 
   Schema output_;
+  std::vector<std::string> output_names_;  // NameOutputColumns
   std::vector<const Expr*> projection_;  // the select list, then hidden ORDER BY columns
   std::vector<SortKey> sort_keys_;
 
@@ -174,6 +182,24 @@ absl::Status Planner::SelectPhases::ExtractWindows() {
     for (ExprPtr* e : WindowExprs(*w)) aggregating_ |= ContainsAggregate(**e);
   }
   return absl::OkStatus();
+}
+
+// SELECT DISTINCT without aggregates or windows is GROUP BY its select items (GROUP BY 1, ...,
+// n): the groups are made on column batches, with the aggregation's fast paths and in a
+// cluster's fragments, where a set of the projected rows took them one by one (SELECT DISTINCT
+// host over 1 M rows: 300 ms against GROUP BY host's 20). NULLs make one group, as they make one
+// distinct row.
+void Planner::SelectPhases::DistinctAsGroups() {
+  if (!select_.distinct || aggregating_ || !windows_->empty()) return;
+  for (size_t i = 0; i < select_.items.size(); ++i) {
+    auto ordinal = std::make_unique<Expr>();
+    ordinal->kind = ExprKind::kLiteral;
+    ordinal->pos = select_.items[i].expr->pos;
+    ordinal->literal = Datum::Bigint(static_cast<int64_t>(i) + 1);
+    select_.group_by.push_back(std::move(ordinal));
+  }
+  aggregating_ = true;
+  distinct_as_groups_ = true;
 }
 
 // Binds the window calls (their expressions already bound to the rows the
@@ -323,7 +349,7 @@ void Planner::SelectPhases::SplitAcrossFragments() {
 // (TopGroups::whole_groups_only).
 std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
   if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
-      select_.distinct || !windows_->empty() || group_keys_.empty()) {
+      DistinctRows() || !windows_->empty() || group_keys_.empty()) {
     return std::nullopt;
   }
   TopGroups top;
@@ -403,7 +429,9 @@ absl::Status Planner::SelectPhases::BindRows() {
   return absl::OkStatus();
 }
 
-void Planner::SelectPhases::OutputColumns() {
+// An item's alias, the name of the column it is, or _col<i> (Presto's names): decided before
+// the aggregation rewrites a group key's expression into a column of its output.
+void Planner::SelectPhases::NameOutputColumns() {
   for (size_t i = 0; i < select_.items.size(); ++i) {
     const SelectItem& item = select_.items[i];
     std::string name = item.alias;
@@ -412,8 +440,14 @@ void Planner::SelectPhases::OutputColumns() {
                  ? item.expr->name
                  : StrCat("_col", i);
     }
-    output_.push_back({name, item.expr->bound.type, ""});
-    projection_.push_back(item.expr.get());
+    output_names_.push_back(std::move(name));
+  }
+}
+
+void Planner::SelectPhases::OutputColumns() {
+  for (size_t i = 0; i < select_.items.size(); ++i) {
+    output_.push_back({output_names_[i], select_.items[i].expr->bound.type, ""});
+    projection_.push_back(select_.items[i].expr.get());
   }
 }
 
@@ -439,10 +473,20 @@ absl::Status Planner::SelectPhases::OrderBy() {
         }
       }
     }
+    if (column < 0 && distinct_as_groups_) {
+      // A select item's own expression (a group key) or an error, saying first if it names a
+      // column that does not exist.
+      ExprPtr probe = o.expr->Clone();
+      RETURN_IF_ERROR(Bind(*probe, input(), sql_));
+      if (std::find(key_text_.begin(), key_text_.end(), o.expr->ToString()) == key_text_.end()) {
+        return SqlError(sql_, o.expr->pos,
+                        "with SELECT DISTINCT, ORDER BY must use columns of the select list");
+      }
+    }
     if (column < 0) {
       RETURN_IF_ERROR(aggregating_ ? OrderKeyOverGroups(o.expr)
                                    : Bind(*o.expr, projected_input_, sql_));
-      if (select_.distinct) {
+      if (DistinctRows()) {
         return SqlError(sql_, o.expr->pos,
                         "with SELECT DISTINCT, ORDER BY must use columns of the select list");
       }
@@ -480,7 +524,7 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
 void Planner::SelectPhases::PlanNewestFirst() {
   TableScanNode* scan = source_.scan;
   if (scan == nullptr || !select_.limit || sort_keys_.empty() || !sort_keys_[0].descending ||
-      select_.distinct || select_.having || scan->last_points_only() || !windows_->empty()) {
+      DistinctRows() || select_.having || scan->last_points_only() || !windows_->empty()) {
     return;
   }
   const Expr* first = projection_[sort_keys_[0].column];
@@ -566,7 +610,7 @@ void Planner::SelectPhases::Build() {
   }
   node = std::make_shared<ProjectNode>(node, std::move(projected), projection_);
   const int visible = static_cast<int>(output_.size());
-  if (select_.distinct) node = std::make_shared<DistinctNode>(node, visible);
+  if (DistinctRows()) node = std::make_shared<DistinctNode>(node, visible);
   if (!sort_keys_.empty()) {
     auto sort = std::make_shared<SortNode>(node, sort_keys_, select_.limit);
     if (newest_first_ && !aggregating_) sort->StopScanWhenSettled(*newest_first_);
@@ -581,7 +625,7 @@ void Planner::SelectPhases::Build() {
   plan_.output = output_;
   plan_.root = std::move(node);
   // Windows and DISTINCT work on rows; every other node runs on batches.
-  plan_.columnar = windows_->empty() && !select_.distinct;
+  plan_.columnar = windows_->empty() && !DistinctRows();
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {

@@ -159,6 +159,15 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                           "count(*) FROM demo.cpu GROUP BY 1 HAVING count(*) > 0 "
                           "ORDER BY p"),
               "0|30\n1|30\n2|30\n3|30\n");
+    // SELECT DISTINCT is grouped by its select list, in the fragments too.
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT DISTINCT CAST(measure_value::double AS BIGINT) % 10 FROM "
+                          "demo.cpu ORDER BY 1 DESC"),
+              "3\n2\n1\n0\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT count(*) FROM (SELECT DISTINCT host, measure_name FROM "
+                          "demo.cpu)"),
+              "30\n");
     // Aggregates over the distinct values of a series' column (or an expression of them): the
     // fragments group by the value too, and count its rows for a percentile. A third of the
     // rows have a host name of length 2 (h0..h9), the rest 3: unweighted, each fragment's two

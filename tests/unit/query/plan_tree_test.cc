@@ -173,7 +173,7 @@ TEST_F(PlanTreeTest, ATreeRunsAgainWithTheSameResult) {
   }
 }
 
-TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRunsColumnar) {
+TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRowsRunsColumnar) {
   // The rows each plan's batches come to.
   const std::vector<std::pair<std::string, int64_t>> columnar = {
       {"SELECT host FROM mydb.cpu WHERE host = 'a'", 3},
@@ -182,6 +182,8 @@ TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRunsColumnar) {
       {"SELECT host FROM mydb.cpu LIMIT 4", 4},
       {"SELECT host, count(*) FROM mydb.cpu GROUP BY host HAVING count(*) > 1 ORDER BY 2 DESC", 2},
       {"SELECT host FROM mydb.cpu ORDER BY measure_value::double DESC LIMIT 5 OFFSET 3", 3},
+      // DISTINCT alone is GROUP BY its select list.
+      {"SELECT DISTINCT host FROM mydb.cpu", 2},
   };
   for (const auto& [sql, rows] : columnar) {
     SCOPED_TRACE(sql);
@@ -192,11 +194,27 @@ TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRunsColumnar) {
     ASSERT_TRUE(plan->RunBatches(&context_, &counted).ok());
     EXPECT_EQ(counted.rows, rows);
   }
-  for (const std::string sql : {"SELECT DISTINCT host FROM mydb.cpu",
+  // DISTINCT over groups runs on the projected rows.
+  for (const std::string sql : {"SELECT DISTINCT count(*) FROM mydb.cpu GROUP BY host",
                                 "SELECT host, row_number() OVER (ORDER BY time) FROM mydb.cpu"}) {
     std::shared_ptr<Plan> plan = PlanOf(sql);
     ASSERT_NE(plan, nullptr);
     EXPECT_FALSE(plan->columnar) << sql;
+  }
+}
+
+// Presto's names: an item's alias, the column it is, or _col<i>; a group key's expression as
+// much as any other (it was named by its text before).
+TEST_F(PlanTreeTest, OutputColumnsAreNamedAlikeWithOrWithoutGroups) {
+  for (const std::string sql : {"SELECT upper(host), host, 1 AS one FROM mydb.cpu",
+                                "SELECT upper(host), host, 1 AS one FROM mydb.cpu GROUP BY 1, 2, 3",
+                                "SELECT DISTINCT upper(host), host, 1 AS one FROM mydb.cpu"}) {
+    SCOPED_TRACE(sql);
+    std::shared_ptr<Plan> plan = PlanOf(sql);
+    ASSERT_NE(plan, nullptr);
+    std::vector<std::string> names;
+    for (const ColumnInfo& c : plan->output) names.push_back(c.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"_col0", "host", "one"}));
   }
 }
 
