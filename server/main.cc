@@ -34,8 +34,11 @@ int Fail(const absl::Status& status) {
 // within a second (its default keeps them ten). The memory head frees a
 // converted hour's rows at once; without this the server's RSS stayed
 // hundreds of MB above what it held (docs/benchmarks.md, 100,000 series).
+// Background threads give them back, not the threads that free memory: a
+// madvise flushes every core's TLB, which on a paravirtual VM the write path
+// felt (server CPU a row during an import -9 %, docs/benchmarks.md).
 extern "C" const char* malloc_conf;
-const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+const char* malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
 
 int main(int argc, char** argv) {
   strata::SkipMutexDeadlockDetection();
