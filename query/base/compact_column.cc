@@ -1,6 +1,7 @@
 #include "query/base/compact_column.h"
 
 #include <bit>
+#include <cstring>
 
 namespace strata::query {
 
@@ -17,13 +18,54 @@ void CompactColumn::Append(const Datum& value) {
     payload_.push_back(static_cast<int64_t>(nested_.size()));
     nested_.push_back(value.nested);
   } else if (value.type == DataType::kVarchar) {
-    payload_.push_back(static_cast<int64_t>(text_.size()));
-    text_.push_back(value.s);
+    payload_.push_back(StoreText(value.s));
   } else if (value.type == DataType::kDouble) {
     payload_.push_back(std::bit_cast<int64_t>(value.d));
   } else {
     payload_.push_back(value.i);
   }
+}
+
+int64_t CompactColumn::AppendVector(const Vector& values, size_t rows) {
+  constexpr int64_t kFixed = sizeof(uint32_t) + sizeof(int64_t);
+  const auto type = static_cast<uint32_t>(values.type);
+  if (values.size() < rows || values.type == DataType::kUnknown) {
+    types_.insert(types_.end(), rows, type | kNull);
+    payload_.insert(payload_.end(), rows, 0);
+    return kFixed * static_cast<int64_t>(rows);
+  }
+  if (IsComposite(values.type)) {
+    int64_t bytes = 0;
+    for (size_t i = 0; i < rows; ++i) {
+      const Datum value = values.Get(i);
+      bytes += BytesOf(value);
+      Append(value);
+    }
+    return bytes;
+  }
+  int64_t bytes = kFixed * static_cast<int64_t>(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    if (values.nulls[i] != 0) {
+      types_.push_back(type | kNull);
+      payload_.push_back(0);
+      continue;
+    }
+    types_.push_back(type);
+    if (values.type == DataType::kVarchar) {
+      const std::string_view text = values.strings[i];
+      // As BytesOf: a std::string, and its bytes past the small-string size.
+      const int64_t extra = static_cast<int64_t>(sizeof(std::string)) +
+                            (text.size() > 15 ? static_cast<int64_t>(text.size()) + 1 : 0);
+      bytes += extra;
+      extra_bytes_ += extra;
+      payload_.push_back(StoreText(text));
+    } else if (values.type == DataType::kDouble) {
+      payload_.push_back(std::bit_cast<int64_t>(values.doubles[i]));
+    } else {
+      payload_.push_back(values.ints[i]);
+    }
+  }
+  return bytes;
 }
 
 void CompactColumn::Resize(size_t n) {
@@ -40,8 +82,7 @@ void CompactColumn::Set(size_t i, const Datum& value) {
     payload_[i] = static_cast<int64_t>(nested_.size());
     nested_.push_back(value.nested);
   } else if (value.type == DataType::kVarchar) {
-    payload_[i] = static_cast<int64_t>(text_.size());
-    text_.push_back(value.s);
+    payload_[i] = StoreText(value.s);
   } else if (value.type == DataType::kDouble) {
     payload_[i] = std::bit_cast<int64_t>(value.d);
   } else {
@@ -55,8 +96,7 @@ int CompactColumn::Compare(size_t i, size_t j) const {
   const auto type = static_cast<DataType>(types_[i]);
   if (types_[i] == types_[j] && !IsComposite(type)) {
     if (type == DataType::kVarchar) {
-      const int c = text_[static_cast<size_t>(payload_[i])].compare(
-          text_[static_cast<size_t>(payload_[j])]);
+      const int c = Text(i).compare(Text(j));
       return c < 0 ? -1 : c > 0;
     }
     if (type == DataType::kDouble) {
@@ -76,13 +116,44 @@ Datum CompactColumn::Get(size_t i) const {
   if (IsComposite(out.type)) {
     out.nested = nested_[static_cast<size_t>(payload)];
   } else if (out.type == DataType::kVarchar) {
-    out.s = text_[static_cast<size_t>(payload)];
+    out.s = Text(i);
   } else if (out.type == DataType::kDouble) {
     out.d = std::bit_cast<double>(payload);
   } else {
     out.i = payload;
   }
   return out;
+}
+
+DataType CompactColumn::OneType() const {
+  if (types_.empty() || (types_[0] & kNull) != 0) return DataType::kUnknown;
+  for (uint32_t type : types_) {
+    if (type != types_[0]) return DataType::kUnknown;
+  }
+  return static_cast<DataType>(types_[0]);
+}
+
+std::string_view CompactColumn::Text(size_t i) const {
+  const char* at = text_.data() + payload_[i];
+  uint32_t length;
+  std::memcpy(&length, at, sizeof(length));
+  return {at + sizeof(length), length};
+}
+
+int64_t CompactColumn::StoreText(std::string_view text) {
+  if (last_text_ >= 0) {
+    const char* at = text_.data() + last_text_;
+    uint32_t length;
+    std::memcpy(&length, at, sizeof(length));
+    if (std::string_view(at + sizeof(length), length) == text) return last_text_;
+  }
+  last_text_ = static_cast<int64_t>(text_.size());
+  // A text is at most kMaxTextBytes, far below 4 GiB.
+  const auto length = static_cast<uint32_t>(text.size());
+  const char* bytes = reinterpret_cast<const char*>(&length);
+  text_.insert(text_.end(), bytes, bytes + sizeof(length));
+  text_.insert(text_.end(), text.begin(), text.end());
+  return last_text_;
 }
 
 int64_t CompactColumn::BytesOf(const Datum& value) {

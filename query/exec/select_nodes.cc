@@ -133,7 +133,7 @@ std::string WindowNode::Describe() const {
 }
 
 absl::Status WindowNode::RunRows(QueryContext* context, RowSink* sink) const {
-  return input().RunRows(context, MakeWindow(calls_, keep_, context, sink).get());
+  return input().RunBatches(context, MakeWindow(calls_, keep_, context, sink).get());
 }
 
 std::string ProjectNode::Describe() const { return StrCat("Project [", ExprList(exprs_), "]"); }

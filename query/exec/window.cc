@@ -1,13 +1,18 @@
 #include "query/exec/window.h"
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
+#include <optional>
+#include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/base/compact_column.h"
 #include "query/base/error.h"
 #include "query/expr/expr.h"
+#include "query/expr/vector_eval.h"
 #include "query/functions/window_functions.h"
 
 namespace strata::query {
@@ -22,11 +27,15 @@ absl::Status ArgCount(const Expr& e, std::string_view sql, size_t low, size_t hi
                                      " arguments, not ", e.args.size()));
 }
 
+// A call's keys or arguments: the operator's own columns where an expression is one, else
+// columns computed for the call.
+using Columns = std::vector<const CompactColumn*>;
+
 // The rows of one partition, in window order, and where each row's frame is.
 class WindowEvaluator {
  public:
-  WindowEvaluator(const WindowCall& call, const std::vector<CompactColumn>& order_values,
-                  const std::vector<CompactColumn>& args, QueryContext* context)
+  WindowEvaluator(const WindowCall& call, const Columns& order_values, const Columns& args,
+                  QueryContext* context)
       : call_(call), order_(order_values), args_(args), context_(context) {}
 
   // Sets out[idx[i]] for the partition idx[begin, end).
@@ -56,7 +65,7 @@ class WindowEvaluator {
     present_.clear();
     if (call_.ignore_nulls && !args_.empty()) {
       for (size_t p = 0; p < n; ++p) {
-        if (!args_[0].IsNull(idx[begin + p])) present_.push_back(p);
+        if (!args_[0]->IsNull(idx[begin + p])) present_.push_back(p);
       }
     }
     dense_ = 0;
@@ -87,7 +96,7 @@ class WindowEvaluator {
       return Datum::Double(static_cast<double>(peer_end_[i]) / static_cast<double>(n));
     }
     if (f == "ntile") {
-      const Datum buckets = args_[0].Get(row);
+      const Datum buckets = args_[0]->Get(row);
       if (buckets.null) return Datum::Null(DataType::kBigint);
       if (buckets.i <= 0) {
         return absl::InvalidArgumentError(
@@ -98,7 +107,7 @@ class WindowEvaluator {
     if (f == "lag" || f == "lead") {
       int64_t offset = 1;
       if (args_.size() > 1) {
-        const Datum o = args_[1].Get(row);
+        const Datum o = args_[1]->Get(row);
         if (o.null) return Datum::Null(call_.type);
         if (o.i < 0) {
           return absl::InvalidArgumentError(StrCat(f, "() needs an offset of 0 or more, not ", o.i));
@@ -114,8 +123,9 @@ class WindowEvaluator {
         at = k >= 0 && k < static_cast<int64_t>(present_.size()) ? static_cast<int64_t>(present_[k])
                                                                  : -1;
       }
-      if (at >= 0 && at < static_cast<int64_t>(n)) return args_[0].Get(idx[begin + static_cast<size_t>(at)]);
-      return args_.size() > 2 ? args_[2].Get(row) : Datum::Null(call_.type);
+      if (at >= 0 && at < static_cast<int64_t>(n))
+        return args_[0]->Get(idx[begin + static_cast<size_t>(at)]);
+      return args_.size() > 2 ? args_[2]->Get(row) : Datum::Null(call_.type);
     }
     // Frame functions: [fs, fe) within the partition.
     auto [fs, fe] = Frame(i, n, peer_start_[i], peer_end_[i]);
@@ -132,14 +142,14 @@ class WindowEvaluator {
       if (f == "first_value" && from < to) at = position(from);
       if (f == "last_value" && from < to) at = position(to - 1);
       if (f == "nth_value") {
-        const Datum nth = args_[1].Get(row);
+        const Datum nth = args_[1]->Get(row);
         if (!nth.null && nth.i <= 0) {
           return absl::InvalidArgumentError(
               StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
         }
         if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) at = position(from + nth.i - 1);
       }
-      return at != SIZE_MAX ? args_[0].Get(idx[begin + at]) : Datum::Null(call_.type);
+      return at != SIZE_MAX ? args_[0]->Get(idx[begin + at]) : Datum::Null(call_.type);
     }
     // An aggregate: reuse the last value for the same frame, extend the
     // accumulator when the frame only grew at its end (running totals,
@@ -156,7 +166,7 @@ class WindowEvaluator {
       // and cancellation are checked by the work done, not by the row.
       if ((++added_ & 0xffff) == 0) RETURN_IF_ERROR(context_->CheckAlive());
       const size_t r = idx[begin + acc_end_];
-      for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a].Get(r);
+      for (size_t a = 0; a < values.size(); ++a) values[a] = args_[a]->Get(r);
       acc_->Add(values);
     }
     ASSIGN_OR_RETURN(last_, acc_->Finish());
@@ -167,8 +177,8 @@ class WindowEvaluator {
   }
 
   bool SameOrder(size_t a, size_t b) const {
-    for (const CompactColumn& key : order_) {
-      if (key.Compare(a, b) != 0) return false;
+    for (const CompactColumn* key : order_) {
+      if (key->Compare(a, b) != 0) return false;
     }
     return true;
   }
@@ -190,7 +200,7 @@ class WindowEvaluator {
     keyed_begin_ = n;
     keyed_end_ = 0;
     for (size_t p = 0; p < n; ++p) {
-      const Datum k = order_[0].Get(idx[begin + p]);
+      const Datum k = order_[0]->Get(idx[begin + p]);
       if (k.null) continue;
       const long double v = k.type == DataType::kDouble ? static_cast<long double>(k.d)
                                                         : static_cast<long double>(k.i);
@@ -261,8 +271,8 @@ class WindowEvaluator {
   }
 
   const WindowCall& call_;
-  const std::vector<CompactColumn>& order_;
-  const std::vector<CompactColumn>& args_;
+  const Columns& order_;
+  const Columns& args_;
   QueryContext* context_;
   int64_t added_ = 0;  // rows added to accumulators, for CheckAlive
   // The partition being evaluated: peer groups by position, the positions
@@ -281,21 +291,21 @@ class WindowEvaluator {
   size_t last_start_ = 0, last_end_ = 0;
 };
 
-class Window : public RowSink {
+// Holds its input's kept columns, then computes each call over them and hands the rows on.
+class Window : public BatchSink {
  public:
   Window(std::vector<WindowCall> calls, std::vector<int> keep, QueryContext* context,
          RowSink* next)
       : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next),
         columns_(keep_.size()) {}
 
-  absl::Status Push(Row row) override {
+  // The rows of a batch, appended a column at a time: no row is made for each.
+  absl::Status Push(const Batch& batch) override {
     int64_t bytes = 0;
     for (size_t k = 0; k < keep_.size(); ++k) {
-      const Datum& value = row[keep_[k]];
-      bytes += CompactColumn::BytesOf(value);
-      columns_[k].Append(value);
+      bytes += columns_[k].AppendVector(batch.columns[keep_[k]], batch.rows);
     }
-    ++rows_;
+    rows_ += batch.rows;
     return context_->Reserve(bytes, "a window function's rows");
   }
 
@@ -311,43 +321,46 @@ class Window : public RowSink {
       // order, the output's) given back before the next call.
       int64_t bytes = static_cast<int64_t>(n * (12 + 2 * sizeof(size_t)));
       RETURN_IF_ERROR(context_->Reserve(bytes, "a window function's rows"));
-      auto evaluate = [&](const std::vector<const Expr*>& exprs,
-                          std::vector<CompactColumn>* out) -> absl::Status {
-        out->resize(exprs.size());
+      // The call's own columns (computed ones; an expression that is a kept column reads it).
+      std::deque<CompactColumn> computed_columns;
+      auto evaluate = [&](const std::vector<const Expr*>& exprs, Columns* out) -> absl::Status {
+        out->assign(exprs.size(), nullptr);
+        // Other expressions are evaluated over the columns they read only (a row's other
+        // values, a host name say, are not made for them).
+        std::vector<bool> read(keep_.size(), false);
+        std::vector<std::pair<size_t, CompactColumn*>> computed;
+        for (size_t e = 0; e < exprs.size(); ++e) {
+          const Expr& expr = *exprs[e];
+          if (expr.kind == ExprKind::kColumn && expr.bound.column >= 0 &&
+              static_cast<size_t>(expr.bound.column) < keep_.size()) {
+            (*out)[e] = &columns_[expr.bound.column];
+            continue;
+          }
+          MarkColumns(expr, &read);
+          (*out)[e] = &computed_columns.emplace_back();
+          computed.emplace_back(e, &computed_columns.back());
+        }
+        if (computed.empty()) return absl::OkStatus();
         for (size_t r = 0; r < n; ++r) {
-          for (size_t k = 0; k < keep_.size(); ++k) scratch[k] = columns_[k].Get(r);
+          for (size_t k = 0; k < keep_.size(); ++k) {
+            if (read[k]) scratch[k] = columns_[k].Get(r);
+          }
           int64_t row_bytes = 0;
-          for (size_t e = 0; e < exprs.size(); ++e) {
+          for (auto& [e, column] : computed) {
             Datum value = Eval(*exprs[e], scratch, context_->eval);
             row_bytes += CompactColumn::BytesOf(value);
-            (*out)[e].Append(value);
+            column->Append(value);
           }
           bytes += row_bytes;
           RETURN_IF_ERROR(context_->Reserve(row_bytes, "a window function's rows"));
         }
         return EvalStatus(*context_);
       };
-      std::vector<CompactColumn> partition, order, args;
+      Columns partition, order, args;
       RETURN_IF_ERROR(evaluate(call.partition_by, &partition));
       RETURN_IF_ERROR(evaluate(call.order_by, &order));
       RETURN_IF_ERROR(evaluate(call.args, &args));
-      std::vector<size_t> idx(n);
-      std::iota(idx.begin(), idx.end(), 0);
-      std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-        for (const CompactColumn& key : partition) {
-          if (key.IsNull(a) != key.IsNull(b)) return key.IsNull(b);  // NULL partitions last
-          const int cmp = key.Compare(a, b);
-          if (cmp != 0) return cmp < 0;
-        }
-        for (size_t k = 0; k < order.size(); ++k) {
-          const bool null_a = order[k].IsNull(a), null_b = order[k].IsNull(b);
-          if (null_a != null_b) return null_a == call.nulls_first[k];
-          if (null_a) continue;
-          const int cmp = order[k].Compare(a, b);
-          if (cmp != 0) return call.descending[k] ? cmp > 0 : cmp < 0;
-        }
-        return false;
-      });
+      std::vector<size_t> idx = WindowOrder(n, partition, order, call);
       results[c].Resize(n);
       WindowEvaluator evaluator(call, order, args, context_);
       for (size_t begin = 0; begin < n;) {
@@ -377,9 +390,124 @@ class Window : public RowSink {
   }
 
  private:
-  static bool SamePartition(const std::vector<CompactColumn>& keys, size_t a, size_t b) {
-    for (const CompactColumn& key : keys) {
-      if (key.Compare(a, b) != 0) return false;
+  // The rows in window order: by partition (NULL partitions last), then by the ORDER BY keys,
+  // ties in arrival order.
+  static std::vector<size_t> WindowOrder(size_t n, const Columns& partition, const Columns& order,
+                                         const WindowCall& call) {
+    auto by_partition = [&](size_t a, size_t b) {
+      for (const CompactColumn* key : partition) {
+        if (key->IsNull(a) != key->IsNull(b)) return key->IsNull(b);  // NULL partitions last
+        const int cmp = key->Compare(a, b);
+        if (cmp != 0) return cmp < 0;
+      }
+      return false;
+    };
+    auto by_order = [&](size_t a, size_t b) {
+      for (size_t k = 0; k < order.size(); ++k) {
+        const bool null_a = order[k]->IsNull(a), null_b = order[k]->IsNull(b);
+        if (null_a != null_b) return null_a == call.nulls_first[k];
+        if (null_a) continue;
+        const int cmp = order[k]->Compare(a, b);
+        if (cmp != 0) return call.descending[k] ? cmp > 0 : cmp < 0;
+      }
+      return false;
+    };
+    std::vector<size_t> idx(n);
+    std::vector<size_t> bounds;  // where each partition begins in idx, then its end
+    if (std::optional<std::vector<uint32_t>> ids = PartitionIds(partition); ids.has_value()) {
+      // The partitions found by a hash of their keys and put in order by one row each, then
+      // the rows placed by partition in arrival order: n hash lookups instead of n log n
+      // comparisons of the keys.
+      uint32_t count = 0;
+      std::vector<size_t> first_row;
+      for (size_t r = 0; r < n; ++r) {
+        if ((*ids)[r] == count) {
+          first_row.push_back(r);
+          ++count;
+        }
+      }
+      std::vector<uint32_t> by_key(count);
+      std::iota(by_key.begin(), by_key.end(), 0);
+      std::sort(by_key.begin(), by_key.end(),
+                [&](uint32_t a, uint32_t b) { return by_partition(first_row[a], first_row[b]); });
+      std::vector<size_t> start(count + 1, 0);
+      std::vector<uint32_t> rank(count);
+      for (uint32_t k = 0; k < count; ++k) rank[by_key[k]] = k;
+      for (size_t r = 0; r < n; ++r) ++start[rank[(*ids)[r]] + 1];
+      for (uint32_t k = 0; k < count; ++k) start[k + 1] += start[k];
+      bounds = start;
+      for (size_t r = 0; r < n; ++r) idx[start[rank[(*ids)[r]]]++] = r;
+    } else {
+      std::iota(idx.begin(), idx.end(), 0);
+      std::stable_sort(idx.begin(), idx.end(), by_partition);
+      bounds.push_back(0);
+      for (size_t i = 1; i < n; ++i) {
+        if (!SamePartition(partition, idx[i - 1], idx[i])) bounds.push_back(i);
+      }
+      bounds.push_back(n);
+    }
+    if (order.empty()) return idx;
+    const DataType time_like = order.size() == 1 ? order[0]->OneType() : DataType::kUnknown;
+    const bool integers = time_like != DataType::kUnknown && time_like != DataType::kDouble &&
+                          time_like != DataType::kVarchar && !IsComposite(time_like);
+    for (size_t p = 0; p + 1 < bounds.size(); ++p) {
+      auto begin = idx.begin() + static_cast<std::ptrdiff_t>(bounds[p]);
+      auto end = idx.begin() + static_cast<std::ptrdiff_t>(bounds[p + 1]);
+      if (integers) {
+        // One integer key without NULLs (time): compared as integers.
+        const CompactColumn& key = *order[0];
+        if (call.descending[0]) {
+          std::stable_sort(begin, end,
+                           [&](size_t a, size_t b) { return key.Integer(a) > key.Integer(b); });
+        } else {
+          std::stable_sort(begin, end,
+                           [&](size_t a, size_t b) { return key.Integer(a) < key.Integer(b); });
+        }
+      } else {
+        std::stable_sort(begin, end, by_order);
+      }
+    }
+    return idx;
+  }
+
+  // Each row's partition as a number, in order of first appearance, where the keys are texts
+  // or integers (no double, whose -0 and 0 are one value, nor values of mixed types): nullopt
+  // otherwise, or with no PARTITION BY.
+  static std::optional<std::vector<uint32_t>> PartitionIds(const Columns& partition) {
+    if (partition.empty()) return std::nullopt;
+    std::vector<bool> text(partition.size());
+    for (size_t k = 0; k < partition.size(); ++k) {
+      const DataType type = partition[k]->OneType();
+      if (type == DataType::kUnknown || type == DataType::kDouble || IsComposite(type)) {
+        return std::nullopt;
+      }
+      text[k] = type == DataType::kVarchar;
+    }
+    const size_t n = partition[0]->size();
+    std::vector<uint32_t> ids(n);
+    absl::flat_hash_map<std::string, uint32_t> found;
+    std::string key;
+    for (size_t r = 0; r < n; ++r) {
+      key.clear();
+      for (size_t k = 0; k < partition.size(); ++k) {
+        if (text[k]) {
+          const std::string_view t = partition[k]->Text(r);
+          const auto length = static_cast<uint32_t>(t.size());
+          key.append(reinterpret_cast<const char*>(&length), sizeof(length));
+          key.append(t);
+        } else {
+          const int64_t v = partition[k]->Integer(r);
+          key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+        }
+      }
+      ids[r] = found.try_emplace(key, static_cast<uint32_t>(found.size())).first->second;
+    }
+    return ids;
+  }
+
+  static bool SamePartition(const Columns& keys, size_t a, size_t b) {
+    for (const CompactColumn* key : keys) {
+      if (key->Compare(a, b) != 0) return false;
     }
     return true;
   }
@@ -533,8 +661,8 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
   return absl::OkStatus();
 }
 
-std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
-                                    QueryContext* context, RowSink* next) {
+std::unique_ptr<BatchSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
+                                      QueryContext* context, RowSink* next) {
   return std::make_unique<Window>(std::move(calls), std::move(keep), context, next);
 }
 

@@ -44,8 +44,11 @@ absl::Status BindWindowCall(const Expr& expr, std::string_view sql, WindowCall* 
 
 // Keeps columns `keep` of every row (the calls' expressions are bound to
 // that narrowed row) and appends one column per call, in call order. Rows
-// leave ordered by the first call's partition and order keys.
-std::unique_ptr<RowSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
-                                    QueryContext* context, RowSink* next);
+// leave ordered by the first call's partition and order keys. It takes its
+// input as column batches (the kept columns appended from their vectors: a
+// row made for each input row was a fifth of a large window's time) and
+// hands rows on.
+std::unique_ptr<BatchSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
+                                      QueryContext* context, RowSink* next);
 
 }  // namespace strata::query
