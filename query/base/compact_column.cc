@@ -125,6 +125,30 @@ Datum CompactColumn::Get(size_t i) const {
   return out;
 }
 
+void CompactColumn::Gather(const size_t* rows, size_t count, Vector* out) const {
+  for (size_t j = 0; j < count; ++j) {
+    const size_t r = rows[j];
+    const uint32_t type = types_[r];
+    if ((type & kNull) != 0) {
+      out->nulls[j] = 1;
+      continue;
+    }
+    const auto value_type = static_cast<DataType>(type);
+    if (value_type != out->type || IsComposite(value_type)) {
+      out->Set(j, Get(r));  // converted, or a nested value
+      continue;
+    }
+    out->nulls[j] = 0;
+    if (value_type == DataType::kVarchar) {
+      out->strings[j] = Text(r);
+    } else if (value_type == DataType::kDouble) {
+      out->doubles[j] = std::bit_cast<double>(payload_[r]);
+    } else {
+      out->ints[j] = payload_[r];
+    }
+  }
+}
+
 DataType CompactColumn::OneType() const {
   if (types_.empty() || (types_[0] & kNull) != 0) return DataType::kUnknown;
   for (uint32_t type : types_) {

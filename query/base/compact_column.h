@@ -27,6 +27,10 @@ class CompactColumn {
   void Resize(size_t n);
   void Set(size_t i, const Datum& value);
   Datum Get(size_t i) const;
+  // Sets out's values 0..count-1 to values rows[0..count-1] (out sized for them, of the
+  // values' type or any other it converts them to): texts as views of this column's, valid
+  // until the next Append or Set.
+  void Gather(const size_t* rows, size_t count, Vector* out) const;
   size_t size() const { return types_.size(); }
   bool IsNull(size_t i) const { return (types_[i] & kNull) != 0; }
   // Compare(Get(i), Get(j)) without making the Datums (sorting by a key).

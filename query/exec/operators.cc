@@ -593,14 +593,16 @@ absl::Status CollectSink::Push(Row row) {
 
 namespace {
 
-// Where a pipeline's rows enter the one around it (RunPipeline).
-class PipelineBoundary : public RowSink {
+// Where a pipeline's rows (Sink: RowSink, or BatchSink for batches) enter the one around it
+// (RunPipeline, RunBatchPipeline).
+template <typename Sink, typename Rows>
+class PipelineBoundary : public Sink {
  public:
-  PipelineBoundary(QueryContext* context, RowSink* next, bool outer_enough)
+  PipelineBoundary(QueryContext* context, Sink* next, bool outer_enough)
       : context_(context), next_(next), outer_enough_(outer_enough) {}
-  absl::Status Push(Row row) override {
+  absl::Status Push(Rows rows) override {
     const bool inner = context_->enough.exchange(outer_enough_);
-    absl::Status pushed = next_->Push(std::move(row));
+    absl::Status pushed = next_->Push(std::forward<Rows>(rows));
     outer_enough_ = context_->enough.exchange(inner);
     return pushed;
   }
@@ -614,18 +616,29 @@ class PipelineBoundary : public RowSink {
 
  private:
   QueryContext* context_;
-  RowSink* next_;
+  Sink* next_;
   bool outer_enough_;
 };
+
+template <typename Sink, typename Rows>
+absl::Status RunBoundedPipeline(QueryContext* context, Sink* out,
+                                const std::function<absl::Status(Sink*)>& body) {
+  PipelineBoundary<Sink, Rows> boundary(context, out, context->enough.exchange(false));
+  absl::Status ran = body(&boundary);
+  context->enough = boundary.outer_enough();
+  return ran;
+}
 
 }  // namespace
 
 absl::Status RunPipeline(QueryContext* context, RowSink* out,
                          const std::function<absl::Status(RowSink*)>& body) {
-  PipelineBoundary boundary(context, out, context->enough.exchange(false));
-  absl::Status ran = body(&boundary);
-  context->enough = boundary.outer_enough();
-  return ran;
+  return RunBoundedPipeline<RowSink, Row>(context, out, body);
+}
+
+absl::Status RunBatchPipeline(QueryContext* context, BatchSink* out,
+                              const std::function<absl::Status(BatchSink*)>& body) {
+  return RunBoundedPipeline<BatchSink, const Batch&>(context, out, body);
 }
 
 std::unique_ptr<RowSink> MakeFilter(const Expr* predicate, QueryContext* context, RowSink* next) {

@@ -194,6 +194,9 @@ std::unique_ptr<BatchSink> MakeBatchTruncate(int width, BatchSink* next);
 // whenever rows cross into `out`.
 absl::Status RunPipeline(QueryContext* context, RowSink* out,
                          const std::function<absl::Status(RowSink*)>& body);
+// The same for a pipeline whose rows cross as batches.
+absl::Status RunBatchPipeline(QueryContext* context, BatchSink* out,
+                              const std::function<absl::Status(BatchSink*)>& body);
 
 // Materializes rows (subqueries and WITH queries).
 class CollectSink : public RowSink {

@@ -69,8 +69,8 @@ std::vector<std::string> ExplainLines(const PlanNode& root);
 struct Plan {
   Schema output;
   PlanNodePtr root;
-  // Every node from the source to the result runs on batches (no window, no
-  // DISTINCT): RunBatches keeps the result columnar.
+  // Every node from the source to the result runs on batches (no DISTINCT over
+  // groups or windows): RunBatches keeps the result columnar.
   bool columnar = false;
   std::vector<std::shared_ptr<const void>> keep_alive;
 

@@ -132,8 +132,8 @@ std::string WindowNode::Describe() const {
   return StrCat("Window ", out);
 }
 
-absl::Status WindowNode::RunRows(QueryContext* context, RowSink* sink) const {
-  return input().RunBatches(context, MakeWindow(calls_, keep_, context, sink).get());
+absl::Status WindowNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return input().RunBatches(context, MakeWindow(calls_, keep_, Types(), context, sink).get());
 }
 
 std::string ProjectNode::Describe() const { return StrCat("Project [", ExprList(exprs_), "]"); }

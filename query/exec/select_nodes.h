@@ -98,7 +98,7 @@ class WindowNode : public PlanNode {
   WindowNode(PlanNodePtr input, std::vector<WindowCall> calls, std::vector<int> keep,
              std::vector<std::string> call_text);
   std::string Describe() const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::vector<WindowCall> calls_;

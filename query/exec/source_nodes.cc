@@ -78,6 +78,11 @@ absl::Status OneRowNode::RunBatches(QueryContext*, BatchSink* sink) const {
   return sink->Finish();
 }
 
+absl::Status SubqueryNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  return RunBatchPipeline(context, sink,
+                          [&](BatchSink* out) { return inner_->root->RunBatches(context, out); });
+}
+
 absl::Status SubqueryNode::RunRows(QueryContext* context, RowSink* sink) const {
   return inner_->Run(context, sink);
 }

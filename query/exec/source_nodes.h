@@ -100,6 +100,9 @@ class SubqueryNode : public PlanNode {
       : PlanNode(std::move(schema), inner->estimated_rows(), {inner->root}),
         inner_(std::move(inner)) {}
   std::string Describe() const override { return ""; }
+  // Its own pipeline either way (RunPipeline): batches stay batches, so a subquery that runs on
+  // them (a window's, an aggregation's) feeds the query around it without a row made for each.
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:

@@ -294,9 +294,13 @@ class WindowEvaluator {
 // Holds its input's kept columns, then computes each call over them and hands the rows on.
 class Window : public BatchSink {
  public:
-  Window(std::vector<WindowCall> calls, std::vector<int> keep, QueryContext* context,
-         RowSink* next)
-      : calls_(std::move(calls)), keep_(std::move(keep)), context_(context), next_(next),
+  Window(std::vector<WindowCall> calls, std::vector<int> keep, std::vector<DataType> types,
+         QueryContext* context, BatchSink* next)
+      : calls_(std::move(calls)),
+        keep_(std::move(keep)),
+        types_(std::move(types)),
+        context_(context),
+        next_(next),
         columns_(keep_.size()) {}
 
   // The rows of a batch, appended a column at a time: no row is made for each.
@@ -378,13 +382,17 @@ class Window : public BatchSink {
       }
       context_->Release(bytes - static_cast<int64_t>(n * (12 + sizeof(size_t))));  // all but the results
     }
-    for (size_t r : first_order) {
-      Row row;
-      row.reserve(keep_.size() + calls_.size());
-      for (const CompactColumn& column : columns_) row.push_back(column.Get(r));
-      for (const CompactColumn& result : results) row.push_back(result.Get(r));
-      RETURN_IF_ERROR(next_->Push(std::move(row)));
-      if (context_->enough.load()) break;
+    // The rows leave in batches, their texts views of the columns held here.
+    for (size_t at = 0; at < n && !context_->enough.load(); at += kBatchRows) {
+      const size_t rows = std::min(kBatchRows, n - at);
+      Batch batch = NewBatch(types_, rows);
+      for (size_t k = 0; k < columns_.size(); ++k) {
+        columns_[k].Gather(&first_order[at], rows, &batch.columns[k]);
+      }
+      for (size_t c = 0; c < results.size(); ++c) {
+        results[c].Gather(&first_order[at], rows, &batch.columns[columns_.size() + c]);
+      }
+      RETURN_IF_ERROR(next_->Push(batch));
     }
     return next_->Finish();
   }
@@ -514,8 +522,9 @@ class Window : public BatchSink {
 
   std::vector<WindowCall> calls_;
   std::vector<int> keep_;
+  std::vector<DataType> types_;  // of the output: the kept columns, then one per call
   QueryContext* context_;
-  RowSink* next_;
+  BatchSink* next_;
   std::vector<CompactColumn> columns_;  // the kept columns of every row
   size_t rows_ = 0;
 };
@@ -662,8 +671,10 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
 }
 
 std::unique_ptr<BatchSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
-                                      QueryContext* context, RowSink* next) {
-  return std::make_unique<Window>(std::move(calls), std::move(keep), context, next);
+                                      std::vector<DataType> types, QueryContext* context,
+                                      BatchSink* next) {
+  return std::make_unique<Window>(std::move(calls), std::move(keep), std::move(types), context,
+                                  next);
 }
 
 }  // namespace strata::query

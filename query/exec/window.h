@@ -44,11 +44,12 @@ absl::Status BindWindowCall(const Expr& expr, std::string_view sql, WindowCall* 
 
 // Keeps columns `keep` of every row (the calls' expressions are bound to
 // that narrowed row) and appends one column per call, in call order. Rows
-// leave ordered by the first call's partition and order keys. It takes its
-// input as column batches (the kept columns appended from their vectors: a
-// row made for each input row was a fifth of a large window's time) and
-// hands rows on.
+// leave ordered by the first call's partition and order keys, as batches of
+// `types` (the kept columns', then the calls'). Batches in and out: a row made
+// for each input row, and for each output row, was two fifths of a large
+// window's time.
 std::unique_ptr<BatchSink> MakeWindow(std::vector<WindowCall> calls, std::vector<int> keep,
-                                      QueryContext* context, RowSink* next);
+                                      std::vector<DataType> types, QueryContext* context,
+                                      BatchSink* next);
 
 }  // namespace strata::query

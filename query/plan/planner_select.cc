@@ -624,8 +624,8 @@ void Planner::SelectPhases::Build() {
   if (select_.offset) node = std::make_shared<OffsetNode>(node, *select_.offset);
   plan_.output = output_;
   plan_.root = std::move(node);
-  // Windows and DISTINCT work on rows; every other node runs on batches.
-  plan_.columnar = windows_->empty() && !DistinctRows();
+  // DISTINCT over groups or windows works on rows; every other node runs on batches.
+  plan_.columnar = !DistinctRows();
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {

@@ -173,7 +173,7 @@ TEST_F(PlanTreeTest, ATreeRunsAgainWithTheSameResult) {
   }
 }
 
-TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRowsRunsColumnar) {
+TEST_F(PlanTreeTest, EveryNodeButDistinctRowsRunsColumnar) {
   // The rows each plan's batches come to.
   const std::vector<std::pair<std::string, int64_t>> columnar = {
       {"SELECT host FROM mydb.cpu WHERE host = 'a'", 3},
@@ -184,6 +184,7 @@ TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRowsRunsColumnar) {
       {"SELECT host FROM mydb.cpu ORDER BY measure_value::double DESC LIMIT 5 OFFSET 3", 3},
       // DISTINCT alone is GROUP BY its select list.
       {"SELECT DISTINCT host FROM mydb.cpu", 2},
+      {"SELECT host, row_number() OVER (ORDER BY time) FROM mydb.cpu", 6},
   };
   for (const auto& [sql, rows] : columnar) {
     SCOPED_TRACE(sql);
@@ -194,9 +195,10 @@ TEST_F(PlanTreeTest, EveryNodeButWindowsAndDistinctRowsRunsColumnar) {
     ASSERT_TRUE(plan->RunBatches(&context_, &counted).ok());
     EXPECT_EQ(counted.rows, rows);
   }
-  // DISTINCT over groups runs on the projected rows.
-  for (const std::string sql : {"SELECT DISTINCT count(*) FROM mydb.cpu GROUP BY host",
-                                "SELECT host, row_number() OVER (ORDER BY time) FROM mydb.cpu"}) {
+  // DISTINCT over groups or windows runs on the projected rows.
+  for (const std::string sql :
+       {"SELECT DISTINCT count(*) FROM mydb.cpu GROUP BY host",
+        "SELECT DISTINCT row_number() OVER (ORDER BY time) FROM mydb.cpu"}) {
     std::shared_ptr<Plan> plan = PlanOf(sql);
     ASSERT_NE(plan, nullptr);
     EXPECT_FALSE(plan->columnar) << sql;
