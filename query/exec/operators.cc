@@ -191,6 +191,8 @@ class Aggregate : public AggregateSink {
     return ChargeKeptValues();
   }
 
+  int64_t Groups() const override { return static_cast<int64_t>(groups_.size()); }
+
   int64_t GroupsAbove(size_t key, const Datum& bound) const override {
     return std::count_if(groups_.begin(), groups_.end(), [&](const Group& g) {
       return !g.keys[key].null && Compare(g.keys[key], bound) > 0;

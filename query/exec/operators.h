@@ -151,6 +151,8 @@ class AggregateSink : public BatchSink {
   virtual absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) = 0;
   // How many groups so far have a value above `bound` in key `key`.
   virtual int64_t GroupsAbove(size_t key, const Datum& bound) const = 0;
+  // How many groups so far.
+  virtual int64_t Groups() const = 0;
 };
 std::unique_ptr<AggregateSink> MakeAggregate(std::vector<const Expr*> keys,
                                              std::vector<AggregateSpec> aggregates,

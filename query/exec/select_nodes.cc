@@ -84,6 +84,33 @@ absl::Status AggregateNode::RunRows(QueryContext* context, RowSink* sink) const 
   return Run(context, MakeAggregate(keys_, aggregates_, context, sink).get());
 }
 
+namespace {
+
+// Stops the scan (the pipeline's "enough") once the aggregation holds `groups` groups. Nothing
+// below the aggregation reads the flag after the scan, and nothing above it has had a row yet:
+// the flag is cleared for the groups to leave.
+class GroupsFound : public BatchSink {
+ public:
+  GroupsFound(AggregateSink* aggregate, int64_t groups, QueryContext* context)
+      : aggregate_(aggregate), groups_(groups), context_(context) {}
+  absl::Status Push(const Batch& batch) override {
+    RETURN_IF_ERROR(aggregate_->Push(batch));
+    if (aggregate_->Groups() >= groups_) context_->enough = true;
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override {
+    context_->enough = false;
+    return aggregate_->Finish();
+  }
+
+ private:
+  AggregateSink* aggregate_;
+  int64_t groups_;
+  QueryContext* context_;
+};
+
+}  // namespace
+
 absl::Status AggregateNode::Run(QueryContext* context, AggregateSink* aggregate) const {
   std::optional<StopWhileRunning> stop;
   if (newest_first_) {
@@ -98,7 +125,13 @@ absl::Status AggregateNode::Run(QueryContext* context, AggregateSink* aggregate)
     });
   }
   if (headers_) headers_->sink = aggregate;
-  absl::Status ran = input().RunBatches(context, aggregate);
+  absl::Status ran;
+  if (stop_at_groups_ > 0) {
+    GroupsFound found(aggregate, stop_at_groups_, context);
+    ran = input().RunBatches(context, &found);
+  } else {
+    ran = input().RunBatches(context, aggregate);
+  }
   if (headers_) headers_->sink = nullptr;
   return ran;
 }

@@ -62,6 +62,9 @@ class AggregateNode : public PlanNode {
     headers_ = std::move(headers);
   }
   void StopScanWhenSettled(NewestFirst newest_first) { newest_first_ = std::move(newest_first); }
+  // Any `groups` groups answer the query (SELECT DISTINCT ... LIMIT n, no ORDER BY): the scan
+  // stops once that many are found.
+  void StopScanAtGroups(int64_t groups) { stop_at_groups_ = groups; }
 
   std::string Describe() const override;
   // The groups as batches (the columnar result path) or as rows.
@@ -75,6 +78,7 @@ class AggregateNode : public PlanNode {
   std::vector<AggregateSpec> aggregates_;
   std::shared_ptr<HeaderAggregation> headers_;
   std::optional<NewestFirst> newest_first_;
+  int64_t stop_at_groups_ = 0;  // 0: read every row
 };
 
 // HAVING over the groups.

@@ -588,6 +588,9 @@ void Planner::SelectPhases::Build() {
   if (aggregating_ && !whole_in_fragments_) {
     auto aggregate =
         std::make_shared<AggregateNode>(node, projected_input_, group_keys_, aggregates_);
+    if (distinct_as_groups_ && select_.limit && select_.order_by.empty() && !select_.having) {
+      aggregate->StopScanAtGroups(*select_.limit);
+    }
     if (block_headers_) aggregate->TakeBlockHeaders(block_headers_);
     if (newest_first_) {
       aggregate->StopScanWhenSettled({.stop = *newest_first_,
