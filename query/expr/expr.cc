@@ -491,7 +491,13 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
                                 "reduce, any_match, all_match, none_match or zip_with");
   }
   for (auto& a : e.args) {
-    if (a->kind != ExprKind::kStar) RETURN_IF_ERROR(Bind(*a, schema, sql));
+    if (a->kind != ExprKind::kStar) {
+      RETURN_IF_ERROR(Bind(*a, schema, sql));
+    } else if (e.kind == ExprKind::kCall &&
+               FunctionRegistry::Get().FindAggregate(e.name) == nullptr) {
+      // upper(*) was a call with no value: NULL on every row.
+      return SqlError(sql, a->pos, "* is only allowed in count(*)");
+    }
   }
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   switch (e.kind) {
