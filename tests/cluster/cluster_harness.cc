@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,17 +39,37 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
+// Holds `port` for this test process until it exits: an flock on a file named after it, which
+// the kernel lets go when the process ends however it ends. False if another process holds it.
+bool HoldPortForThisProcess(int port) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "strata-test-ports";
+  std::error_code ignored;
+  std::filesystem::create_directories(dir, ignored);
+  const std::string path = (dir / std::to_string(port)).string();
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return true;  // no lock to take: the bind check below still applies
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return false;
+  }
+  return true;  // the descriptor stays open, and the lock with it
+}
+
 // A free loopback port below the kernel's ephemeral range (32768 up): FreePort's ports come
 // from that range, where an outgoing connection of another process may take one between the
 // pick and etcd's bind (seen: "bind: address already in use").
 // Never the same port twice in one test process: a cluster takes 15 of them, and two equal
-// picks (free when each was checked) collided at etcd's bind (CI: 1 run in ~6).
+// picks (free when each was checked) collided at etcd's bind (CI: 1 run in ~6). Nor in two
+// test processes at once: the cluster tests run in three chains side by side, and a port one
+// had checked but its NATS server had not bound yet was taken by another's (CI, session 45:
+// "listen tcp 127.0.0.1:28856: bind: address already in use"); each port is held by an flock.
 int QuietPort() {
   static std::mt19937 random(std::random_device{}());
   static std::set<int> handed_out;
   for (int attempt = 0; attempt < 200; ++attempt) {
     const int port = 20000 + static_cast<int>(random() % 12000);
     if (!handed_out.insert(port).second) continue;
+    if (!HoldPortForThisProcess(port)) continue;
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
