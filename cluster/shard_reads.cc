@@ -345,6 +345,8 @@ absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<u
   options.cancelled = cancelled;
   options.describe_only = describe_only;
   options.shard_scope = &scope;
+  // The coordinator found the statement's tables; this node's catalog may be a moment behind.
+  options.catch_up_catalog = [this] { return directory_.CatchUpCatalog(); };
   return engine_.Execute(sql, options, sink);
 }
 

@@ -125,6 +125,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.shard_reads = options.shard_reads;
   context.shard_scope = options.shard_scope;
   context.local_leader_read = options.local_leader_read;
+  if (options.catch_up_catalog) context.catch_up_catalog = &options.catch_up_catalog;
   Pager pager(sink, std::max(1, options.page_size), &stats, &context);
 
   ASSIGN_OR_RETURN(Statement stmt, Parse(sql, options.parameters));

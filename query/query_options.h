@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "query/base/memory_budget.h"
@@ -55,6 +56,10 @@ struct QueryOptions {
   const ShardScope* shard_scope = nullptr;
   // A small leader read on this node's replicas: told what the plan reads of the shards.
   LocalLeaderRead* local_leader_read = nullptr;
+  // A cluster node's: brings its copy of the catalog up to the cluster's (true when it did). A
+  // table the copy does not hold is looked up again after it: it may have been created through
+  // another node a moment ago. Empty: a table not found does not exist.
+  std::function<bool()> catch_up_catalog;
 };
 
 }  // namespace strata::query

@@ -59,6 +59,7 @@ struct QueryContext {
   ShardReads* shard_reads = nullptr;
   const ShardScope* shard_scope = nullptr;
   LocalLeaderRead* local_leader_read = nullptr;  // QueryOptions'
+  const std::function<bool()>* catch_up_catalog = nullptr;  // QueryOptions'; null: none
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
 
   QueryContext() = default;

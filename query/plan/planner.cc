@@ -263,6 +263,10 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
     }
   }
   auto found = storage_.catalog().FindTable(ref.database, ref.table);
+  if (absl::IsNotFound(found.status()) && context_->catch_up_catalog != nullptr &&
+      (*context_->catch_up_catalog)()) {
+    found = storage_.catalog().FindTable(ref.database, ref.table);
+  }
   if (!found.ok()) {
     absl::string_view original = found.status().message();
     std::string message(original.data(), original.size());

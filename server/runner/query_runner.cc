@@ -268,6 +268,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
   options.deletes = deletes_;
+  options.catch_up_catalog = catch_up_catalog_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 
   const absl::Status delayed = request.describe_only

@@ -155,6 +155,12 @@ class QueryRunner final : public StatementRunner {
     default_read_ = default_read;
     read_sizes_ = std::make_unique<ReadSizes>(small_read_rows);
   }
+  // A cluster node's: brings its catalog up to the cluster's, for a statement naming a table
+  // this node does not know yet (query::QueryOptions::catch_up_catalog). Set once, before
+  // serving.
+  void SetCatalogCatchUp(std::function<bool()> catch_up) {
+    catch_up_catalog_ = std::move(catch_up);
+  }
 
  private:
   struct Registered {
@@ -192,6 +198,7 @@ class QueryRunner final : public StatementRunner {
   const QueryLimits limits_;
   SystemTablesFactory system_tables_;
   PrepareReads prepare_reads_;
+  std::function<bool()> catch_up_catalog_;
   std::unique_ptr<ReadSizes> read_sizes_;  // a cluster node's
   query::DeleteSink* deletes_ = nullptr;
   query::ReadChoice default_read_{.max_staleness = std::chrono::milliseconds(5000)};

@@ -205,6 +205,35 @@ TEST_F(PlanTreeTest, EveryNodeButDistinctRowsRunsColumnar) {
   }
 }
 
+// A cluster node's copy of the catalog may be a moment behind: a table it does not find is
+// looked up again after the catch-up (QueryOptions::catch_up_catalog), which is not asked for a
+// table it holds.
+TEST_F(PlanTreeTest, ATableNotFoundIsLookedUpAgainAfterTheCatalogCatchesUp) {
+  auto plan = [&](const std::string& sql) {
+    sql_ = sql;
+    absl::StatusOr<Statement> parsed = Parse(sql_);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    Planner planner(*engine_, layouts_, sql_, &context_, &stats_);
+    return planner.PlanSelect(std::move(parsed->select)).status();
+  };
+  EXPECT_TRUE(absl::IsNotFound(plan("SELECT count(*) FROM mydb.late")));
+  int catch_ups = 0;
+  const std::function<bool()> catch_up = [&] {
+    ++catch_ups;
+    return engine_->catalog()
+        .CreateTable({.database_name = "mydb",
+                      .table_name = "late",
+                      .retention = {.memory_store_retention_hours = 6}})
+        .ok();
+  };
+  context_.catch_up_catalog = &catch_up;
+  EXPECT_TRUE(plan("SELECT count(*) FROM mydb.cpu").ok());
+  EXPECT_EQ(catch_ups, 0);
+  EXPECT_TRUE(plan("SELECT count(*) FROM mydb.late").ok());
+  EXPECT_EQ(catch_ups, 1);
+  context_.catch_up_catalog = nullptr;
+}
+
 // Presto's names: an item's alias, the column it is, or _col<i>; a group key's expression as
 // much as any other (it was named by its text before).
 TEST_F(PlanTreeTest, OutputColumnsAreNamedAlikeWithOrWithoutGroups) {
