@@ -53,9 +53,7 @@ int64_t CompactColumn::AppendVector(const Vector& values, size_t rows) {
     types_.push_back(type);
     if (values.type == DataType::kVarchar) {
       const std::string_view text = values.strings[i];
-      // As BytesOf: a std::string, and its bytes past the small-string size.
-      const int64_t extra = static_cast<int64_t>(sizeof(std::string)) +
-                            (text.size() > 15 ? static_cast<int64_t>(text.size()) + 1 : 0);
+      const int64_t extra = TextCharge(text.size());
       bytes += extra;
       extra_bytes_ += extra;
       payload_.push_back(StoreText(text));
@@ -157,20 +155,17 @@ DataType CompactColumn::OneType() const {
   return static_cast<DataType>(types_[0]);
 }
 
-std::string_view CompactColumn::Text(size_t i) const {
-  const char* at = text_.data() + payload_[i];
+std::string_view CompactColumn::Text(size_t i) const { return TextAt(payload_[i]); }
+
+std::string_view CompactColumn::TextAt(int64_t offset) const {
+  const char* at = text_.data() + offset;
   uint32_t length;
   std::memcpy(&length, at, sizeof(length));
   return {at + sizeof(length), length};
 }
 
 int64_t CompactColumn::StoreText(std::string_view text) {
-  if (last_text_ >= 0) {
-    const char* at = text_.data() + last_text_;
-    uint32_t length;
-    std::memcpy(&length, at, sizeof(length));
-    if (std::string_view(at + sizeof(length), length) == text) return last_text_;
-  }
+  if (last_text_ >= 0 && TextAt(last_text_) == text) return last_text_;
   last_text_ = static_cast<int64_t>(text_.size());
   // A text is at most kMaxTextBytes, far below 4 GiB.
   const auto length = static_cast<uint32_t>(text.size());
@@ -185,11 +180,14 @@ int64_t CompactColumn::BytesOf(const Datum& value) {
   if (value.null) return bytes;
   if (value.nested) return bytes + static_cast<int64_t>(sizeof(std::shared_ptr<const NestedValue>)) +
                            value.HeapBytes();
-  if (value.type == DataType::kVarchar) {
-    bytes += static_cast<int64_t>(sizeof(std::string));
-    if (value.s.size() > 15) bytes += static_cast<int64_t>(value.s.size()) + 1;  // past SSO
-  }
+  if (value.type == DataType::kVarchar) bytes += TextCharge(value.s.size());
   return bytes;
+}
+
+int64_t CompactColumn::TextCharge(size_t size) {
+  constexpr size_t kSmallString = 15;  // libstdc++'s in-place capacity
+  return static_cast<int64_t>(sizeof(std::string)) +
+         (size > kSmallString ? static_cast<int64_t>(size) + 1 : 0);
 }
 
 }  // namespace strata::query

@@ -53,6 +53,11 @@ class CompactColumn {
   static constexpr uint32_t kNull = 1u << 31;  // or'ed into a NULL value's type
   // Stores `text` in text_ (or finds it there: the text appended last) and returns where.
   int64_t StoreText(std::string_view text);
+  // The text stored at `offset` of text_.
+  std::string_view TextAt(int64_t offset) const;
+  // What BytesOf charges a text beyond the 12 bytes of every value: a std::string's, and its
+  // bytes past the small-string size (the charge a Datum's copy would cost).
+  static int64_t TextCharge(size_t size);
 
   std::vector<uint32_t> types_;
   // BOOLEAN, BIGINT, TIMESTAMP, intervals, DATE, TIME: the integer; DOUBLE:

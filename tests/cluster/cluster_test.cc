@@ -678,7 +678,9 @@ TEST(ClusterPartitionTest, APartitionedLeaderCannotAppendAndRejoins) {
 // A table created through one node is there at once for a query through any other: a node
 // whose copy of the catalog is a moment behind catches up with etcd before it says that a table
 // does not exist (CI, session 45: "table "mem" does not exist" through node 1 right after node 2
-// had created it).
+// had created it). The lag does not come on demand (a watch usually delivers first), so this
+// guards the wiring through real nodes; PlanTreeTest.ATableNotFoundIsLookedUpAgainAfterTheCatalog
+// CatchesUp is the deterministic test of the look-again itself.
 TEST_F(ClusterTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughAnother) {
   // A watch on the lost member takes a while to come back through another: the nodes' copies
   // lag the most then.
