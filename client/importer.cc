@@ -281,7 +281,9 @@ class Importer {
       const bool too_large = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
                              absl::StrContains(status.error_message(), "larger than max");
       const bool busy = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && !too_large;
-      const bool alone = window_.Done(generation, busy);
+      const bool alone = window_.Done(generation, busy          ? WriteWindow::Outcome::kRefused
+                                                  : status.ok() ? WriteWindow::Outcome::kTaken
+                                                                : WriteWindow::Outcome::kFailed);
       if (too_large) {
         // gRPC's own refusal of a message over the server's --max-message-bytes: the same
         // request would be refused again.

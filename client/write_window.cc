@@ -13,16 +13,17 @@ uint64_t WriteWindow::Acquire() {
   return generation_;
 }
 
-bool WriteWindow::Done(uint64_t generation, bool refused) {
+bool WriteWindow::Done(uint64_t generation, Outcome outcome) {
   std::lock_guard lock(mu_);
   --in_flight_;
+  const bool refused = outcome == Outcome::kRefused;
   if (refused) {
     if (generation == generation_) {
       limit_ = std::max(1, limit_ - std::max(1, limit_ / 4));
       accepted_ = 0;
       ++generation_;
     }
-  } else if (++accepted_ >= limit_ && limit_ < most_) {
+  } else if (outcome == Outcome::kTaken && ++accepted_ >= limit_ && limit_ < most_) {
     ++limit_;
     accepted_ = 0;
   }

@@ -23,11 +23,18 @@ class WriteWindow {
   // the window's generation, for Done.
   uint64_t Acquire();
 
-  // One request acquired in `generation` came back, `refused` if the server was too busy to
-  // take it. Refusals of requests sent under one window shrink it once (they answer the same
-  // question). Returns whether the window is down to one request: then the server refuses
-  // even that, and the sender backs off before it tries again.
-  bool Done(uint64_t generation, bool refused);
+  // How a request came back.
+  enum class Outcome {
+    kTaken,    // the server took it (its records written or rejected one by one)
+    kRefused,  // the server was too busy to take it
+    kFailed,   // anything else (the server away, an error): says nothing of its load
+  };
+
+  // One request acquired in `generation` came back. Refusals of requests sent under one
+  // window shrink it once (they answer the same question); taken ones grow it. Returns
+  // whether the window is down to one request and this one was refused: then the server
+  // refuses even that, and the sender backs off before it tries again.
+  bool Done(uint64_t generation, Outcome outcome);
 
   int limit() const;
 

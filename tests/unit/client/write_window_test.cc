@@ -10,11 +10,13 @@
 namespace strata::cli {
 namespace {
 
+using Outcome = WriteWindow::Outcome;
+
 // Sends `n` requests, all answered the same way, and returns the window after them.
 int Answer(WriteWindow& window, int n, bool refused) {
   std::vector<uint64_t> generations;
   for (int i = 0; i < n; ++i) generations.push_back(window.Acquire());
-  for (uint64_t g : generations) window.Done(g, refused);
+  for (uint64_t g : generations) window.Done(g, refused ? Outcome::kRefused : Outcome::kTaken);
   return window.limit();
 }
 
@@ -38,15 +40,29 @@ TEST(WriteWindowTest, AcceptedRequestsGrowItByOneAWindowsWorthUpToTheMost) {
 TEST(WriteWindowTest, ItNeverClosesAndSaysWhenItIsDownToOne) {
   WriteWindow window(3);
   uint64_t g = window.Acquire();
-  EXPECT_FALSE(window.Done(g, true));  // 3 → 2
+  EXPECT_FALSE(window.Done(g, Outcome::kRefused));  // 3 → 2
   g = window.Acquire();
-  EXPECT_TRUE(window.Done(g, true));  // 2 → 1: the sender backs off
+  EXPECT_TRUE(window.Done(g, Outcome::kRefused));  // 2 → 1: the sender backs off
   g = window.Acquire();
-  EXPECT_TRUE(window.Done(g, true));  // stays 1
+  EXPECT_TRUE(window.Done(g, Outcome::kRefused));  // stays 1
   EXPECT_EQ(window.limit(), 1);
   g = window.Acquire();
-  EXPECT_FALSE(window.Done(g, false));  // accepted: no back-off
+  EXPECT_FALSE(window.Done(g, Outcome::kTaken));  // accepted: no back-off
   EXPECT_EQ(window.limit(), 2);
+}
+
+// A request the server never answered (away through a restart, sent again) is neither taken
+// nor refused: before, it counted as taken and an import riding out a restart grew its window
+// on every resend.
+TEST(WriteWindowTest, FailedRequestsNeitherGrowNorShrinkIt) {
+  WriteWindow window(8);
+  EXPECT_EQ(Answer(window, 1, true), 6);
+  for (int i = 0; i < 20; ++i) {
+    const uint64_t g = window.Acquire();
+    EXPECT_FALSE(window.Done(g, Outcome::kFailed));
+  }
+  EXPECT_EQ(window.limit(), 6);
+  EXPECT_EQ(Answer(window, 6, false), 7);  // taken ones still grow it
 }
 
 TEST(WriteWindowTest, ASenderWaitsUntilFewerThanTheWindowAreInFlight) {
@@ -60,7 +76,7 @@ TEST(WriteWindowTest, ASenderWaitsUntilFewerThanTheWindowAreInFlight) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_FALSE(sent.load());  // two in flight, a window of two
-  window.Done(first, false);
+  window.Done(first, Outcome::kFailed);
   third.join();
   EXPECT_TRUE(sent.load());
 }
