@@ -162,7 +162,8 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
   RETURN_IF_ERROR(EnsureStreams(*node->log_, options.name, node->shards_, options.log_replicas));
   node->claims_ = std::make_unique<SchemaClaims>(node->etcd_.get(), node->root_);
   node->catalog_ = std::make_unique<ReplicatedCatalog>(
-      node->etcd_.get(), node->root_, options.node_id, &engine->catalog(), node->claims_.get());
+      node->etcd_.get(), node->root_, options.node_id, &engine->catalog(), node->claims_.get(),
+      milliseconds(options.testing_catalog_delay_ms));
   RETURN_IF_ERROR(node->catalog_->Start());
   node->tokens_ =
       std::make_unique<ReplicatedTokens>(node->etcd_.get(), node->root_, &engine->tokens());

@@ -69,6 +69,9 @@ struct ClusterOptions {
   // Tests only: each fragment served to another node waits this long (cancellable) before it
   // runs (--testing-query-delay-ms, which delays this node's own queries too).
   int testing_query_delay_ms = 0;
+  // Tests only: this node's copy of the catalog applies each change from etcd this long late
+  // (--testing-catalog-delay-ms).
+  int testing_catalog_delay_ms = 0;
   // The largest gRPC message this node sends or takes (--max-message-bytes): its own server's
   // limit holds for the internal service too, so a node's answers to its peers stay under it.
   int64_t max_message_bytes = 16 << 20;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <set>
+#include <thread>
 
 #include "common/status.h"
 #include "common/strings.h"
@@ -18,12 +19,14 @@ constexpr std::chrono::milliseconds kWatchPatience{500};
 }  // namespace
 
 ReplicatedCatalog::ReplicatedCatalog(EtcdClient* etcd, std::string root, std::string node_id,
-                                     Catalog* local, SchemaClaims* claims)
+                                     Catalog* local, SchemaClaims* claims,
+                                     std::chrono::milliseconds testing_delay)
     : etcd_(*etcd),
       root_(std::move(root)),
       node_id_(std::move(node_id)),
       local_(*local),
-      claims_(*claims) {}
+      claims_(*claims),
+      testing_delay_(testing_delay) {}
 
 std::string ReplicatedCatalog::DatabaseKey(std::string_view name) const {
   return StrCat(root_, "catalog/db/", name);
@@ -89,6 +92,7 @@ absl::Status ReplicatedCatalog::Start() {
   }
   Applied(revision);
   etcd_.Watch(StrCat(root_, "catalog/"), revision, [this](const EtcdEvent& event) {
+    if (testing_delay_.count() > 0) std::this_thread::sleep_for(testing_delay_);
     if (absl::Status s = Apply(event.kv, event.deleted); !s.ok()) {
       spdlog::error("cluster catalog: could not apply {}: {}", event.kv.key, s.message());
     }

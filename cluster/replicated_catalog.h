@@ -24,9 +24,11 @@ namespace strata::cluster {
 class ReplicatedCatalog final : public CatalogChanges {
  public:
   // `root` is the cluster's etcd prefix ("/strata/<name>/"). `claims` are the tables' schema
-  // claims, forgotten with a dropped table. All must outlive this.
+  // claims, forgotten with a dropped table. All must outlive this. `testing_delay`: each
+  // change from the watch is applied this much late (a copy that lags; tests only).
   ReplicatedCatalog(EtcdClient* etcd, std::string root, std::string node_id, Catalog* local,
-                    SchemaClaims* claims);
+                    SchemaClaims* claims,
+                    std::chrono::milliseconds testing_delay = std::chrono::milliseconds(0));
 
   // Makes the local catalog what etcd holds, then follows etcd's changes.
   absl::Status Start();
@@ -64,6 +66,7 @@ class ReplicatedCatalog final : public CatalogChanges {
   const std::string node_id_;
   Catalog& local_;
   SchemaClaims& claims_;
+  const std::chrono::milliseconds testing_delay_;
   absl::Mutex mu_;
   int64_t applied_ ABSL_GUARDED_BY(mu_) = 0;
 };

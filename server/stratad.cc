@@ -69,6 +69,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .replica_ack_majority = config.replica_ack == "majority",
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .testing_query_delay_ms = config.testing_query_delay_ms,
+       .testing_catalog_delay_ms = config.testing_catalog_delay_ms,
        .max_message_bytes = config.max_message_bytes,
        .secret = secret,
        .member_tls = {.cert_file = config.tls_cert,
@@ -216,7 +217,8 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
         [reads = &d->cluster_->shard_reads()](
             const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
             bool small) { return reads->Prepare(choice, wait, describe_only, small); },
-        &d->cluster_->delete_sink(), default_read, config.small_read_rows);
+        &d->cluster_->delete_sink(), default_read, config.small_read_rows,
+        [node = d->cluster_.get()] { return node->CatchUpCatalog(); });
   }
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),

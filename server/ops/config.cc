@@ -271,6 +271,11 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                  "entry (a replica that lags), and never lead a shard")
       ->check(CLI::Range(0, 600000))
       ->group("");
+  app.add_option("--testing-catalog-delay-ms", c.testing_catalog_delay_ms,
+                 "Tests only: a cluster node's copy of the catalog applies each change from etcd "
+                 "this long late (a node whose watch lags)")
+      ->check(CLI::Range(0, 600000))
+      ->group("");
   app.add_option("--testing-fixed-time", c.testing_fixed_time,
                  "For tests only: the server's clock stands still at this UTC time (e.g. "
                  "2024-03-01T12:00:00Z); write windows, retention and now() follow it");

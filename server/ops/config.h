@@ -81,6 +81,7 @@ struct ServerConfig {
   // so cancelling a running query can be tested without a huge table.
   int testing_query_delay_ms = 0;
   int testing_apply_delay_ms = 0;  // a cluster node's replicas wait this long before each entry
+  int testing_catalog_delay_ms = 0;  // a cluster node's catalog copy applies each change late
   // TLS (docs/security.md): PEM files; no TLS when tls_cert is empty.
   std::string tls_cert;
   std::string tls_key;

@@ -143,23 +143,21 @@ class QueryRunner final : public StatementRunner {
   // no wait for a describe_only request) and says how its tables are read (no ShardReads: from
   // the engine, which holds them all), or fails the query; `small` when the statement's shape
   // scanned at most `small_read_rows` the last time it ran (ReadSizes). `deletes`: where
-  // DELETE's points go (the shards' logs). Set once, before serving; `deletes` outlives the
+  // DELETE's points go (the shards' logs). `catch_up_catalog` brings the node's catalog up to
+  // the cluster's, for a statement naming a table this node does not know yet
+  // (query::QueryOptions::catch_up_catalog). Set once, before serving; `deletes` outlives the
   // runner.
   using PrepareReads = std::function<absl::StatusOr<query::PreparedReads>(
       const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
       bool small)>;
   void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes,
-                      query::ReadChoice default_read, int64_t small_read_rows) {
+                      query::ReadChoice default_read, int64_t small_read_rows,
+                      std::function<bool()> catch_up_catalog) {
     prepare_reads_ = std::move(prepare);
+    catch_up_catalog_ = std::move(catch_up_catalog);
     deletes_ = deletes;
     default_read_ = default_read;
     read_sizes_ = std::make_unique<ReadSizes>(small_read_rows);
-  }
-  // A cluster node's: brings its catalog up to the cluster's, for a statement naming a table
-  // this node does not know yet (query::QueryOptions::catch_up_catalog). Set once, before
-  // serving.
-  void SetCatalogCatchUp(std::function<bool()> catch_up) {
-    catch_up_catalog_ = std::move(catch_up);
   }
 
  private:

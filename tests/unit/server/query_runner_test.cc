@@ -292,7 +292,8 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot)
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*catch_up_catalog=*/nullptr);
   struct CountingSink final : public query::ResultSink {
     absl::Status Columns(const std::vector<query::ResultColumn>&) override {
       ++columns;
@@ -371,7 +372,8 @@ TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*catch_up_catalog=*/nullptr);
   auto lines = [&](const std::string& sql) {
     RowsSink sink;
     auto stats = runner_->Run(
@@ -434,7 +436,8 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5);
+      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*catch_up_catalog=*/nullptr);
   // Each statement twice: its shape's first run fans out and finds it small.
   auto noted = [&](const std::string& sql, const std::string& then = "") {
     for (const std::string& run : {sql, then.empty() ? sql : then}) {
