@@ -1064,16 +1064,7 @@ absl::Status ClusterNode::ForgetShard(uint32_t shard) {
   return absl::OkStatus();
 }
 
-bool ClusterNode::CatchUpCatalog() {
-  // Callers that arrive while one catch-up runs share it, and a flood of writes to a table
-  // that does not exist costs etcd one write per 100 ms, not one each.
-  const absl::Time arrived = absl::Now();
-  absl::MutexLock lock(&catch_up_mu_);
-  if (last_catch_up_ >= arrived - absl::Milliseconds(100)) return last_catch_up_ok_;
-  last_catch_up_ = absl::Now();
-  last_catch_up_ok_ = catalog_->CatchUp().ok();
-  return last_catch_up_ok_;
-}
+bool ClusterNode::CatchUpCatalog() { return catalog_->CatchUpAfterMiss(); }
 
 bool ClusterNode::LeadsUnderLease(Replica& replica) {
   if (!replica.leading()) return false;

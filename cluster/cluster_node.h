@@ -243,9 +243,6 @@ class ClusterNode final : public ShardDirectory {
   absl::Mutex mu_;
   int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;
   std::string advertise_ ABSL_GUARDED_BY(mu_);
-  absl::Mutex catch_up_mu_;  // held while the catalog catches up (CatchUpCatalog)
-  absl::Time last_catch_up_ ABSL_GUARDED_BY(catch_up_mu_) = absl::InfinitePast();
-  bool last_catch_up_ok_ ABSL_GUARDED_BY(catch_up_mu_) = false;
   std::map<std::string, std::string> nodes_ ABSL_GUARDED_BY(mu_);  // id -> address
   // When a node joined or left the members last (leads are handed back only after a calm).
   absl::Time members_changed_at_ ABSL_GUARDED_BY(mu_) = absl::Now();

@@ -133,6 +133,15 @@ absl::Status ReplicatedCatalog::CatchUp() {
   return AwaitRevision(revision);
 }
 
+bool ReplicatedCatalog::CatchUpAfterMiss() {
+  const absl::Time arrived = absl::Now();
+  absl::MutexLock lock(&miss_mu_);
+  if (last_miss_catch_up_ >= arrived - absl::Milliseconds(100)) return last_miss_catch_up_ok_;
+  last_miss_catch_up_ = absl::Now();
+  last_miss_catch_up_ok_ = CatchUp().ok();
+  return last_miss_catch_up_ok_;
+}
+
 absl::StatusOr<DatabaseInfo> ReplicatedCatalog::CreateDatabase(std::string_view name,
                                                                std::string_view description) {
   RETURN_IF_ERROR(CatchUp());

@@ -19,7 +19,11 @@ absl::Status CatalogService::DescribeDatabase(const Principal& caller,
                                               const v1::DescribeDatabaseRequest* request,
                                               v1::DescribeDatabaseResponse* response) {
   RETURN_IF_ERROR(caller.RequireSee(request->database_name()));
-  ASSIGN_OR_RETURN(DatabaseInfo db, catalog_.DescribeDatabase(request->database_name()));
+  absl::StatusOr<DatabaseInfo> found = catalog_.DescribeDatabase(request->database_name());
+  if (absl::IsNotFound(found.status()) && ddl_.CatchUpAfterMiss()) {
+    found = catalog_.DescribeDatabase(request->database_name());
+  }
+  ASSIGN_OR_RETURN(DatabaseInfo db, std::move(found));
   ToProto(db, response->mutable_database());
   return absl::OkStatus();
 }
@@ -68,8 +72,12 @@ absl::Status CatalogService::DescribeTable(const Principal& caller,
                                            const v1::DescribeTableRequest* request,
                                            v1::DescribeTableResponse* response) {
   RETURN_IF_ERROR(caller.RequireSee(request->database_name(), request->table_name()));
-  ASSIGN_OR_RETURN(TableInfo table,
-                   catalog_.DescribeTable(request->database_name(), request->table_name()));
+  absl::StatusOr<TableInfo> found =
+      catalog_.DescribeTable(request->database_name(), request->table_name());
+  if (absl::IsNotFound(found.status()) && ddl_.CatchUpAfterMiss()) {
+    found = catalog_.DescribeTable(request->database_name(), request->table_name());
+  }
+  ASSIGN_OR_RETURN(TableInfo table, std::move(found));
   ToProto(table, response->mutable_table());
   ASSIGN_OR_RETURN(TableStorageStats storage, engine_.StorageStats(table));
   ToProto(storage, response->mutable_storage());

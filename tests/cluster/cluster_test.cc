@@ -679,7 +679,7 @@ TEST(ClusterPartitionTest, APartitionedLeaderCannotAppendAndRejoins) {
 // whose copy of the catalog is behind catches up with etcd before it says that a table does not
 // exist (CI, session 45: "table "mem" does not exist" through node 1 right after node 2 had
 // created it). Node 1's copy applies every change half a second late here, so without the
-// catch-up each query below would find neither the database nor the table.
+// catch-up each query and description below would find neither the database nor the table.
 TEST(ClusterCatalogLagTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughALaggingOne) {
   REQUIRE_CLUSTER_SERVERS();
   TestCluster cluster(
@@ -693,6 +693,17 @@ TEST(ClusterCatalogLagTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughALaggi
     ASSERT_TRUE(result.status.ok()) << table << ": " << result.status.error_message();
     EXPECT_EQ(RowsText(result.rows), "0\n");
   }
+  const std::string late = "described";
+  ASSERT_TRUE(CreateTable(cluster.node(2), late).ok());
+  v1::DescribeTableRequest describe;
+  describe.set_database_name("demo");
+  describe.set_table_name(late);
+  v1::DescribeTableResponse described;
+  grpc::ClientContext context;
+  const grpc::Status status = v1::CatalogService::NewStub(cluster.node(1).channel())
+                                  ->DescribeTable(&context, describe, &described);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(described.table().table_name(), late);
   // A table that exists nowhere is still "not found", after the catch-up.
   QueryResult missing = RunQuery(cluster.node(1).channel(), "SELECT count(*) FROM demo.nowhere");
   EXPECT_EQ(missing.status.error_code(), grpc::StatusCode::NOT_FOUND)
