@@ -220,7 +220,10 @@ class Accumulator {
   // Adds a whole block's values by their statistics. Called only for a
   // function whose `stats_use` is not kNone, with the statistics it needs.
   virtual void AddStats(const ColumnStats& stats);
-  // The group's value; an error (a BIGINT sum that overflows) fails the query.
+  // The group's value; an error (a BIGINT sum that overflows) fails the query. Must leave the
+  // state whole: a window's frame that grows (a running array_agg) adds more rows and asks
+  // again (before, array_agg and create_time_series moved their values out, and map_agg's
+  // index then pointed past its emptied entries: a server crash).
   virtual absl::StatusOr<Datum> Finish() = 0;
   // Where to add the bytes the accumulator comes to keep as it grows (the
   // values of array_agg, approx_percentile, map_agg, DISTINCT): the grouping

@@ -69,7 +69,7 @@ class ArrayAggAcc : public Accumulator {
           "array_agg(): a group has more than ", kMaxNestedValues,
           " values, the most one array holds; group by more columns or a narrower time range"));
     }
-    return ArrayOfValues(type_, std::move(values_));
+    return ArrayOfValues(type_, values_);  // a copy: more rows may come (Finish)
   }
 
  private:

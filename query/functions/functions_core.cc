@@ -745,7 +745,7 @@ class PercentileAcc : public Accumulator {
   }
   // The value at rank k of the rows each value stands for w times.
   double WeightedRank(double p) {
-    if (order_.empty()) {
+    if (order_.size() != values_.size()) {  // not sorted yet, or rows came after (Finish)
       order_.resize(values_.size());
       for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
       std::sort(order_.begin(), order_.end(),

@@ -54,7 +54,8 @@ class MapAcc : public Accumulator {
           " keys, the most one map holds; group by more columns or a narrower time range"));
     }
     std::string problem;
-    std::optional<Datum> map = MakeMap(type_, std::move(entries_), &problem);
+    // A copy: more rows may come, found through index_ (Finish).
+    std::optional<Datum> map = MakeMap(type_, entries_, &problem);
     if (!map) return absl::InvalidArgumentError(MapProblem(name, problem));
     return *std::move(map);
   }

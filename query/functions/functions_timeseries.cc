@@ -276,9 +276,9 @@ class CreateTimeSeriesAcc : public Accumulator {
     std::vector<Datum> values;
     times.reserve(points_.size());
     values.reserve(points_.size());
-    for (auto& [t, v] : points_) {
+    for (const auto& [t, v] : points_) {  // copies: more rows may come (Finish)
       times.push_back(t);
-      values.push_back(std::move(v));
+      values.push_back(v);
     }
     return Datum::Composite(type_, std::move(values), std::move(times));
   }
