@@ -568,38 +568,51 @@ class MomentsAcc : public Accumulator {
 class ExtremeAcc : public Accumulator {
  public:
   explicit ExtremeAcc(bool max) : max_(max) {}
-  void Add(const Args& a) override {
-    if (a[0].null) return;
-    if (best_.null || (max_ ? Compare(a[0], best_) > 0 : Compare(a[0], best_) < 0)) best_ = a[0];
-  }
+  void Add(const Args& a) override { Offer(a[0]); }
   // Finds the run's extreme in the typed array, then offers that one value.
   void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
     const Vector& v = *args[0];
     if (v.type == DataType::kVarchar || v.type == DataType::kUnknown || IsComposite(v.type)) {
       return Accumulator::AddRun(args, begin, end);
     }
-    size_t best = end;
-    for (size_t i = begin; i < end; ++i) {
-      if (v.nulls[i]) continue;
-      if (best == end) {
-        best = i;
-      } else if (v.type == DataType::kDouble ? Better(v.doubles[i], v.doubles[best])
-                                             : Better(v.ints[i], v.ints[best])) {
-        best = i;
-      }
-    }
-    if (best != end) Add({v.Get(best)});
+    const uint8_t* nulls = v.nulls.data();
+    const size_t best = v.type == DataType::kDouble
+                            ? (max_ ? BestOf<true>(v.doubles.data(), nulls, begin, end)
+                                    : BestOf<false>(v.doubles.data(), nulls, begin, end))
+                            : (max_ ? BestOf<true>(v.ints.data(), nulls, begin, end)
+                                    : BestOf<false>(v.ints.data(), nulls, begin, end));
+    if (best != end) Offer(v.Get(best));
   }
   void AddStats(const ColumnStats& stats) override {
-    if (stats.count > 0) Add({max_ ? stats.max : stats.min});
+    if (stats.count > 0) Offer(max_ ? stats.max : stats.min);
   }
   absl::StatusOr<Datum> Finish() override { return best_; }
 
  private:
-  // Strictly better, as Compare orders values (NaN compares equal).
-  template <typename T>
-  bool Better(T x, T best) const {
-    return max_ ? best < x : x < best;
+  void Offer(const Datum& value) {
+    if (value.null) return;
+    if (best_.null || (max_ ? Compare(value, best_) > 0 : Compare(value, best_) < 0)) best_ = value;
+  }
+  // The first of the run's non-NULL values that no later one is strictly better than, as raw
+  // comparisons order them (a NaN first stays; a later NaN never wins), or `end` if all are
+  // NULL. One loop for each type and direction, the best value held in a register: a sliding
+  // window frame calls this for every row (60-row moving max: 32 % of its time before).
+  template <bool kMax, typename T>
+  static size_t BestOf(const T* values, const uint8_t* nulls, size_t begin, size_t end) {
+    size_t i = begin;
+    while (i < end && nulls[i]) ++i;
+    if (i == end) return end;
+    size_t best = i;
+    T best_value = values[i];
+    for (++i; i < end; ++i) {
+      if (nulls[i]) continue;
+      const T x = values[i];
+      if (kMax ? best_value < x : x < best_value) {
+        best = i;
+        best_value = x;
+      }
+    }
+    return best;
   }
 
   bool max_;
