@@ -5,6 +5,7 @@
 // DOUBLE) reads back exactly what was appended.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ class CompactColumn {
   // Value i of a column whose OneType is BOOLEAN, BIGINT, TIMESTAMP, an interval, DATE or
   // TIME: its integer.
   int64_t Integer(size_t i) const { return payload_[i]; }
+  // Value i of a column whose OneType is DOUBLE.
+  double Double(size_t i) const { return std::bit_cast<double>(payload_[i]); }
   // Value i of a column whose OneType is VARCHAR: a view of its text, valid until the next
   // Append or Set.
   std::string_view Text(size_t i) const;
