@@ -69,6 +69,8 @@ class ArrayAggAcc : public Accumulator {
           "array_agg(): a group has more than ", kMaxNestedValues,
           " values, the most one array holds; group by more columns or a narrower time range"));
     }
+    // No rows: NULL, as Presto's (and Timestream's) aggregates other than count answer.
+    if (values_.empty()) return Datum::Null(type_);
     return ArrayOfValues(type_, values_);  // a copy: more rows may come (Finish)
   }
 

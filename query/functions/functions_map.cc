@@ -53,6 +53,8 @@ class MapAcc : public Accumulator {
           name, "(): a group has more than ", kMaxNestedValues,
           " keys, the most one map holds; group by more columns or a narrower time range"));
     }
+    // No rows with a key: NULL, as Presto's (and Timestream's) aggregates other than count.
+    if (entries_.empty()) return Datum::Null(type_);
     std::string problem;
     // A copy: more rows may come, found through index_ (Finish).
     std::optional<Datum> map = MakeMap(type_, entries_, &problem);

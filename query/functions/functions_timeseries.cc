@@ -270,6 +270,8 @@ class CreateTimeSeriesAcc : public Accumulator {
           "create_time_series(): a group has more than ", kMaxNestedValues,
           " points, the most one time series holds; group by more columns or bin the time"));
     }
+    // No points (no rows, or NULLs only): NULL, as Presto's aggregates other than count.
+    if (points_.empty()) return Datum::Null(type_);
     std::stable_sort(points_.begin(), points_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<int64_t> times;
