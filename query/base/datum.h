@@ -139,6 +139,9 @@ bool IsNumeric(DataType t);
 // equal to each other; numbers compare across BIGINT and DOUBLE; arrays,
 // rows and timeseries element by element.
 int Compare(const Datum& a, const Datum& b);
+// True if `a` or `b` is a DOUBLE NaN: SQL's comparisons (=, <>, <, BETWEEN, IN, CASE x WHEN)
+// then do not hold (<> does), as in Presto and IEEE 754, though Compare calls them equal.
+bool Unordered(const Datum& a, const Datum& b);
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);
 // AppendKey of a non-NULL VARCHAR `s`, and of a non-NULL number of `type`

@@ -635,6 +635,7 @@ Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType
 
 Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
   if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+  if (Unordered(a, b)) return Datum::Bool(op == "<>");  // a NaN: only <> holds
   int c = query::Compare(a, b);
   if (op == "=") return Datum::Bool(c == 0);
   if (op == "<>") return Datum::Bool(c != 0);
@@ -813,7 +814,8 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       bool matched = false;
       for (; i + 1 < end; i += 2) {
         Datum when = Eval(*e.args[i], row, context);
-        bool hit = e.has_operand ? (!when.null && !operand.null && query::Compare(operand, when) == 0)
+        bool hit = e.has_operand ? (!when.null && !operand.null && !Unordered(operand, when) &&
+                                    query::Compare(operand, when) == 0)
                                  : when.truthy();
         if (hit) {
           out = Eval(*e.args[i + 1], row, context);
@@ -844,7 +846,8 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       if (e.bound.in_list) {
         std::string key;
         AppendKey(v, &key);
-        if (e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
+        // A NaN equals nothing, though its key matches a NaN's in the list.
+        if (!Unordered(v, v) && e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
         return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
       }
       bool saw_null = false;
@@ -852,7 +855,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         Datum item = Eval(*e.args[i], row, context);
         if (item.null) {
           saw_null = true;
-        } else if (query::Compare(v, item) == 0) {
+        } else if (!Unordered(v, item) && query::Compare(v, item) == 0) {
           return Datum::Bool(!e.negated);
         }
       }
@@ -863,7 +866,8 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       Datum low = Eval(*e.args[1], row, context);
       Datum high = Eval(*e.args[2], row, context);
       if (v.null || low.null || high.null) return Datum::Null(DataType::kBoolean);
-      bool in = query::Compare(v, low) >= 0 && query::Compare(v, high) <= 0;
+      bool in = !Unordered(v, low) && !Unordered(v, high) && query::Compare(v, low) >= 0 &&
+                query::Compare(v, high) <= 0;
       return Datum::Bool(in != e.negated);
     }
     case ExprKind::kLike: {

@@ -87,7 +87,18 @@ void CompareValues(const std::string& op, const T* x, const T* y, Vector& out,
 
 template <typename T>
 int ThreeWay(const T& a, const T& b) {
-  return a < b ? -1 : (b < a ? 1 : 0);  // NaN: neither, so equal, as Compare has it
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// Doubles as SQL compares them: with a NaN on either side only <> holds (Unordered).
+void CompareDoubles(const std::string& op, const double* x, const double* y, Vector& out) {
+  bool result[3] = {Holds(op, -1), Holds(op, 0), Holds(op, 1)};
+  const bool unordered = op == "<>";
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out.nulls[i]) continue;
+    out.ints[i] =
+        std::isnan(x[i]) || std::isnan(y[i]) ? unordered : result[ThreeWay(x[i], y[i]) + 1];
+  }
 }
 
 std::vector<double> AsDoubles(const Vector& v) {
@@ -115,7 +126,7 @@ std::optional<Vector> Comparison(const std::string& op, const Vector& a, const V
     CompareValues(op, a.strings.data(), b.strings.data(), out, ThreeWay<std::string_view>);
   } else if (a.type == DataType::kDouble || b.type == DataType::kDouble) {
     std::vector<double> x = AsDoubles(a), y = AsDoubles(b);
-    CompareValues(op, x.data(), y.data(), out, ThreeWay<double>);
+    CompareDoubles(op, x.data(), y.data(), out);
   } else {
     CompareValues(op, a.ints.data(), b.ints.data(), out, ThreeWay<int64_t>);
   }
