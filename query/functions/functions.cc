@@ -47,10 +47,9 @@ std::string FunctionReferenceMarkdown() {
     out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
   }
   out +=
-      "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`. Over no "
-      "rows (or "
-      "only NULLs, where NULLs are left out) each answers NULL, as in Presto and Timestream, "
-      "except `count`, `count_if` and `approx_distinct` (0).\n\n"
+      "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`. "
+      "Over no rows (or only NULLs, where NULLs are left out) each answers NULL, as in Presto "
+      "and Timestream, except `count`, `count_if` and `approx_distinct` (0).\n\n"
       "| function | description |\n|---|---|\n";
   for (const auto* f : sorted(r.aggregates())) {
     out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
