@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -15,7 +16,10 @@ namespace {
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 constexpr int64_t kNanosPerDay = 86'400 * kNanosPerSecond;
 
+// As the server prints them (Presto's and PostgreSQL's spellings of NaN and infinity).
 std::string DoubleText(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   char buffer[32];
   auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, end);
@@ -104,8 +108,9 @@ std::string DatumJson(const v1::Datum& datum, const v1::ColumnType& type) {
     case v1::Datum::kNullValue:
     case v1::Datum::VALUE_NOT_SET:
       return "null";
-    case v1::Datum::kDoubleValue:
-      return DoubleText(datum.double_value());
+    case v1::Datum::kDoubleValue:  // JSON has no NaN or infinity: those as strings
+      return std::isfinite(datum.double_value()) ? DoubleText(datum.double_value())
+                                                 : JsonString(DoubleText(datum.double_value()));
     case v1::Datum::kBigintValue:
       return std::to_string(datum.bigint_value());
     case v1::Datum::kBooleanValue:

@@ -98,8 +98,7 @@ int CompactColumn::Compare(size_t i, size_t j) const {
       return c < 0 ? -1 : c > 0;
     }
     if (type == DataType::kDouble) {
-      const double x = std::bit_cast<double>(payload_[i]), y = std::bit_cast<double>(payload_[j]);
-      return x < y ? -1 : x > y;
+      return DoublesOrder(std::bit_cast<double>(payload_[i]), std::bit_cast<double>(payload_[j]));
     }
     return payload_[i] < payload_[j] ? -1 : payload_[i] > payload_[j];
   }

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -277,7 +278,10 @@ std::string Datum::ToString() const {
     case DataType::kBoolean: return i ? "true" : "false";
     case DataType::kBigint: return StrCat(i);
     case DataType::kDouble: {
-      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) {
+      // As Presto and Timestream print them (and PostgreSQL's float8 too).
+      if (std::isnan(d)) return "NaN";
+      if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+      if (d == std::floor(d) && std::fabs(d) < 1e15) {
         return StrCat(static_cast<int64_t>(d), ".0");
       }
       return fmt::format("{}", d);
@@ -333,8 +337,7 @@ int Compare(const Datum& a, const Datum& b) {
     return c < 0 ? -1 : c > 0;
   }
   if (a.type == DataType::kDouble || b.type == DataType::kDouble) {
-    double x = a.AsDouble(), y = b.AsDouble();
-    return x < y ? -1 : x > y;
+    return DoublesOrder(a.AsDouble(), b.AsDouble());
   }
   return a.i < b.i ? -1 : a.i > b.i;
 }
@@ -374,6 +377,7 @@ void AppendNumberKey(DataType type, int64_t i, double d, std::string* out) {
   out->push_back('\1');
   double v = type == DataType::kDouble ? d : static_cast<double>(i);
   if (v == 0) v = 0;  // -0.0 and 0.0 are one group
+  if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();  // so are 0/0's -NaN and nan()
   if (type != DataType::kDouble && static_cast<int64_t>(v) != i) {
     out->append("i").append(reinterpret_cast<const char*>(&i), sizeof(i));
   } else {

@@ -136,11 +136,23 @@ std::optional<Datum> MakeMap(DataType type, std::vector<std::pair<Datum, Datum>>
 bool IsNumeric(DataType t);
 
 // Total order used for ORDER BY, GROUP BY keys and DISTINCT: NULLs compare
-// equal to each other; numbers compare across BIGINT and DOUBLE; arrays,
-// rows and timeseries element by element.
+// equal to each other; numbers compare across BIGINT and DOUBLE, a NaN above
+// every number (DoublesOrder); arrays, rows and timeseries element by element.
 int Compare(const Datum& a, const Datum& b);
-// True if `a` or `b` is a DOUBLE NaN: SQL's comparisons (=, <>, <, BETWEEN, IN, CASE x WHEN)
-// then do not hold (<> does), as in Presto and IEEE 754, though Compare calls them equal.
+// Doubles as SQL sorts them (ORDER BY, max and min, array_sort, greatest): a NaN above
+// every number and +infinity, NaNs equal to each other, -0 equal to 0, as Presto and
+// Trino sort them. The comparison operators (=, <) leave a NaN unordered instead.
+inline int DoublesOrder(double x, double y) {
+  if (x < y) return -1;
+  if (x > y) return 1;
+  const bool x_nan = x != x, y_nan = y != y;  // NOLINT(misc-redundant-expression): NaN test
+  return x_nan == y_nan ? 0 : (x_nan ? 1 : -1);
+}
+// DoublesOrder(x, y) < 0, for sorts and scans that want a strict weak order.
+inline bool DoubleSortsBefore(double x, double y) { return x < y || (y != y && x == x); }
+// True if `a` or `b` is a DOUBLE NaN: SQL's comparisons (=, <>, <, BETWEEN, IN, CASE x WHEN,
+// nullif, a join's keys) then do not hold (<> does), as in Presto and IEEE 754, though
+// Compare sorts a NaN above every number and calls two NaNs equal.
 bool Unordered(const Datum& a, const Datum& b);
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);

@@ -84,7 +84,7 @@ void AppendColumn(const Vector& in, size_t rows, StringArena& arena, Vector* out
 int CompareValues(const Vector& v, size_t i, size_t j) {
   switch (v.type) {
     case DataType::kDouble:
-      return v.doubles[i] < v.doubles[j] ? -1 : v.doubles[i] > v.doubles[j];
+      return DoublesOrder(v.doubles[i], v.doubles[j]);
     case DataType::kVarchar: {
       const int c = v.strings[i].compare(v.strings[j]);
       return c < 0 ? -1 : c > 0;

@@ -8,7 +8,8 @@ namespace strata::query {
 namespace {
 
 // The key of a row: the encoded values of its key expressions, each value
-// in *values; false when one is NULL (a NULL key never matches).
+// in *values; false when one is NULL or a NaN (neither ever matches: = does
+// not hold for them).
 bool RowKey(const std::vector<const Expr*>& keys, const Row& row, const EvalContext& eval,
             std::string* out, std::vector<Datum>* values = nullptr) {
   out->clear();
@@ -16,7 +17,7 @@ bool RowKey(const std::vector<const Expr*>& keys, const Row& row, const EvalCont
   bool complete = true;
   for (const Expr* k : keys) {
     Datum v = Eval(*k, row, eval);
-    if (v.null) complete = false;
+    if (v.null || Unordered(v, v)) complete = false;
     if (complete) AppendKey(v, out);
     if (values != nullptr) values->push_back(std::move(v));
   }

@@ -518,8 +518,9 @@ class Window : public BatchSink {
                            [&](size_t a, size_t b) { return key.Integer(a) < key.Integer(b); });
         }
       } else if (doubles) {
-        SortByOneKey<double>(begin, end, call.descending[0],
-                             [&](size_t r) { return key.Double(r); });
+        SortByOneKey<double>(
+            begin, end, call.descending[0], [&](size_t r) { return key.Double(r); },
+            DoubleSortsBefore);
       } else {
         std::stable_sort(begin, end, by_order);
       }
@@ -528,19 +529,20 @@ class Window : public BatchSink {
   }
 
   // Sorts rows [begin, end) by one key `read` gives as T, stably (ties in the order they are
-  // in): the keys are copied beside the rows first, so the sort reads neighbours.
-  template <typename T, typename Read>
+  // in), `before` ordering the keys: the keys are copied beside the rows first, so the sort
+  // reads neighbours.
+  template <typename T, typename Read, typename Before>
   static void SortByOneKey(std::vector<size_t>::iterator begin, std::vector<size_t>::iterator end,
-                           bool descending, Read read) {
+                           bool descending, Read read, Before before) {
     std::vector<std::pair<T, size_t>> keyed;
     keyed.reserve(static_cast<size_t>(end - begin));
     for (auto it = begin; it != end; ++it) keyed.emplace_back(read(*it), *it);
     if (descending) {
       std::stable_sort(keyed.begin(), keyed.end(),
-                       [](const auto& a, const auto& b) { return a.first > b.first; });
+                       [&](const auto& a, const auto& b) { return before(b.first, a.first); });
     } else {
       std::stable_sort(keyed.begin(), keyed.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+                       [&](const auto& a, const auto& b) { return before(a.first, b.first); });
     }
     for (const auto& [value, row] : keyed) *begin++ = row;
   }

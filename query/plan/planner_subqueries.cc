@@ -164,10 +164,10 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
     std::string key;
     bool null = false;
     for (size_t k = 0; k < n; ++k) {
-      null |= row[k].null;
+      null |= row[k].null || Unordered(row[k], row[k]);
       AppendKey(row[k], &key);
     }
-    if (null) continue;  // `= NULL` matches no outer row
+    if (null) continue;  // `= NULL`, and `= NaN`, match no outer row
     Datum value = exists ? Datum::Bool(!e.negated) : std::move(row[n]);
     if (!table->values.emplace(std::move(key), std::move(value)).second && !exists) {
       return SqlError(sql_, e.pos, "the correlated scalar subquery returned more than one row "
