@@ -1064,7 +1064,7 @@ absl::Status ClusterNode::ForgetShard(uint32_t shard) {
   return absl::OkStatus();
 }
 
-bool ClusterNode::CatchUpCatalog() { return catalog_->CatchUpAfterMiss(); }
+bool ClusterNode::CatchUpCatalog() { return catalog_->CatchUpForRead(); }
 
 bool ClusterNode::LeadsUnderLease(Replica& replica) {
   if (!replica.leading()) return false;

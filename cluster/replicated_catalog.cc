@@ -13,6 +13,8 @@ namespace strata::cluster {
 namespace {
 
 constexpr std::chrono::milliseconds kApplyWait{10000};
+// Between the starts of two catch-ups for reads (CatchUpForRead).
+constexpr absl::Duration kReadCatchUpSpacing = absl::Milliseconds(100);
 // How long a revision is awaited from the watch alone before a sync key is put.
 constexpr std::chrono::milliseconds kWatchPatience{500};
 
@@ -133,13 +135,15 @@ absl::Status ReplicatedCatalog::CatchUp() {
   return AwaitRevision(revision);
 }
 
-bool ReplicatedCatalog::CatchUpAfterMiss() {
+bool ReplicatedCatalog::CatchUpForRead() {
   const absl::Time arrived = absl::Now();
-  absl::MutexLock lock(&miss_mu_);
-  if (last_miss_catch_up_ >= arrived - absl::Milliseconds(100)) return last_miss_catch_up_ok_;
-  last_miss_catch_up_ = absl::Now();
-  last_miss_catch_up_ok_ = CatchUp().ok();
-  return last_miss_catch_up_ok_;
+  absl::MutexLock lock(&read_catch_up_mu_);
+  if (read_catch_up_began_ > arrived) return read_catch_up_ok_;  // began after: it covers this
+  // Held while waiting: the callers that queue meanwhile share the next catch-up.
+  absl::SleepFor(read_catch_up_began_ + kReadCatchUpSpacing - absl::Now());
+  read_catch_up_began_ = absl::Now();
+  read_catch_up_ok_ = CatchUp().ok();
+  return read_catch_up_ok_;
 }
 
 absl::StatusOr<DatabaseInfo> ReplicatedCatalog::CreateDatabase(std::string_view name,

@@ -50,9 +50,11 @@ class ReplicatedCatalog final : public CatalogChanges {
   absl::StatusOr<TableInfo> UpdateTable(std::string_view database, std::string_view table,
                                         const TableUpdate& update) override;
   absl::Status DeleteTable(std::string_view database, std::string_view table) override;
-  // CatchUp, shared: callers that arrive while one runs share it, and a flood of misses (writes
-  // or queries naming a table that does not exist) costs etcd one write per 100 ms, not one each.
-  bool CatchUpAfterMiss() override;
+  // CatchUp, shared: a caller is answered by the first catch-up that began after it came (one
+  // that began before may have missed a change the caller was told of), and catch-ups begin at
+  // most every 100 ms, so a flood of misses (writes or queries naming a table that does not
+  // exist) costs etcd ten writes a second, not one each; callers in a flood wait up to 100 ms.
+  bool CatchUpForRead() override;
 
  private:
   std::string DatabaseKey(std::string_view name) const;
@@ -72,9 +74,9 @@ class ReplicatedCatalog final : public CatalogChanges {
   const std::chrono::milliseconds testing_delay_;
   absl::Mutex mu_;
   int64_t applied_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Mutex miss_mu_;  // held while a miss catches up (CatchUpAfterMiss)
-  absl::Time last_miss_catch_up_ ABSL_GUARDED_BY(miss_mu_) = absl::InfinitePast();
-  bool last_miss_catch_up_ok_ ABSL_GUARDED_BY(miss_mu_) = false;
+  absl::Mutex read_catch_up_mu_;  // held while a read catches up (CatchUpForRead)
+  absl::Time read_catch_up_began_ ABSL_GUARDED_BY(read_catch_up_mu_) = absl::InfinitePast();
+  bool read_catch_up_ok_ ABSL_GUARDED_BY(read_catch_up_mu_) = false;
 };
 
 }  // namespace strata::cluster

@@ -141,9 +141,16 @@ std::vector<Row> MergeDescriptions(const std::vector<Row>& rows) {
   return merged;
 }
 
+// A list shows every name created before it, through any node of a cluster: a node's copy of
+// the catalog may be a moment behind.
+void CatchUpForList(const StatementRun& run) {
+  if (run.options.catch_up_catalog) run.options.catch_up_catalog();
+}
+
 }  // namespace
 
 absl::Status ShowDatabases(const Statement& stmt, const StatementRun& run) {
+  CatchUpForList(run);
   std::vector<Row> rows;
   std::string token;
   do {
@@ -158,6 +165,7 @@ absl::Status ShowDatabases(const Statement& stmt, const StatementRun& run) {
 }
 
 absl::Status ShowTables(const Statement& stmt, const StatementRun& run) {
+  CatchUpForList(run);
   const ReadAccess* access = run.options.access;
   const Catalog& catalog = run.storage.catalog();
   if (!stmt.database.empty()) {

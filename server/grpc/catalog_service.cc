@@ -20,7 +20,7 @@ absl::Status CatalogService::DescribeDatabase(const Principal& caller,
                                               v1::DescribeDatabaseResponse* response) {
   RETURN_IF_ERROR(caller.RequireSee(request->database_name()));
   absl::StatusOr<DatabaseInfo> found = catalog_.DescribeDatabase(request->database_name());
-  if (absl::IsNotFound(found.status()) && ddl_.CatchUpAfterMiss()) {
+  if (absl::IsNotFound(found.status()) && ddl_.CatchUpForRead()) {
     found = catalog_.DescribeDatabase(request->database_name());
   }
   ASSIGN_OR_RETURN(DatabaseInfo db, std::move(found));
@@ -31,6 +31,8 @@ absl::Status CatalogService::DescribeDatabase(const Principal& caller,
 absl::Status CatalogService::ListDatabases(const Principal& caller,
                                            const v1::ListDatabasesRequest* request,
                                            v1::ListDatabasesResponse* response) {
+  // A list's first page shows every database created before the call, through any node.
+  if (request->next_token().empty()) ddl_.CatchUpForRead();
   ASSIGN_OR_RETURN(Page<DatabaseInfo> page,
                    catalog_.ListDatabases(request->max_results(), request->next_token()));
   // A page may come back shorter than max_results: others are not shown.
@@ -74,7 +76,7 @@ absl::Status CatalogService::DescribeTable(const Principal& caller,
   RETURN_IF_ERROR(caller.RequireSee(request->database_name(), request->table_name()));
   absl::StatusOr<TableInfo> found =
       catalog_.DescribeTable(request->database_name(), request->table_name());
-  if (absl::IsNotFound(found.status()) && ddl_.CatchUpAfterMiss()) {
+  if (absl::IsNotFound(found.status()) && ddl_.CatchUpForRead()) {
     found = catalog_.DescribeTable(request->database_name(), request->table_name());
   }
   ASSIGN_OR_RETURN(TableInfo table, std::move(found));
@@ -91,6 +93,7 @@ absl::Status CatalogService::ListTables(const Principal& caller,
   if (!request->database_name().empty() && !caller.MaySee(request->database_name())) {
     return Catalog::NoSuchDatabase(request->database_name());
   }
+  if (request->next_token().empty()) ddl_.CatchUpForRead();  // as ListDatabases
   ASSIGN_OR_RETURN(
       Page<TableInfo> page,
       catalog_.ListTables(request->database_name(), request->max_results(), request->next_token()));

@@ -1,8 +1,8 @@
 // CatalogChanges: the DDL calls (create, change and drop databases and tables), as the
 // server's front doors make them. A single node's Catalog makes them itself; a cluster's
 // node makes them through etcd (cluster/replicated_catalog.h), so that every node's catalog
-// holds the same. Reads go to the node's Catalog either way; a read that misses a name asks
-// CatchUpAfterMiss first, since a cluster node's copy may be a moment behind.
+// holds the same. Reads go to the node's Catalog either way; a read that misses a name, and a
+// list, ask CatchUpForRead first, since a cluster node's copy may be a moment behind.
 #pragma once
 
 #include <string_view>
@@ -25,10 +25,11 @@ class CatalogChanges {
                                                 const TableUpdate& update) = 0;
   virtual absl::Status DeleteTable(std::string_view database, std::string_view table) = 0;
 
-  // For a read that did not find a database or table in the node's Catalog: brings the copy up
-  // to the catalog's source (a cluster's etcd: a table just created through another node) and
-  // says whether to look again. A single node's Catalog is its own source: false.
-  virtual bool CatchUpAfterMiss() { return false; }
+  // For a read that did not find a database or table in the node's Catalog, or lists them:
+  // brings the copy up to the catalog's source as it was when the call came (a cluster's etcd:
+  // a table just created through another node) and says whether to look again. A single
+  // node's Catalog is its own source: false.
+  virtual bool CatchUpForRead() { return false; }
 };
 
 }  // namespace strata
