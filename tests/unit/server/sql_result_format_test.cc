@@ -39,8 +39,8 @@ TEST(SqlResultFormatTest, EachValueKindInJsonAndCsv) {
       {Datum::Bool(true), "true", "true"},
       {Datum::Bigint(-42), "-42", "-42"},
       {Datum::Double(1.5), "1.5", "1.5"},
-      {Datum::Double(std::nan("")), "\"nan\"", "nan"},
-      {Datum::Double(std::numeric_limits<double>::infinity()), "\"inf\"", "inf"},
+      {Datum::Double(std::nan("")), "\"NaN\"", "NaN"},  // as Presto prints them (were nan, inf)
+      {Datum::Double(-std::numeric_limits<double>::infinity()), "\"-Infinity\"", "-Infinity"},
       {Datum::Varchar("plain"), "\"plain\"", "plain"},
       {Datum::Varchar("a \"b\", c"), "\"a \\\"b\\\", c\"", "\"a \"\"b\"\", c\""},
       {Datum::Varchar("two\nlines\ttab\x01"), "\"two\\nlines\\ttab\\u0001\"",
