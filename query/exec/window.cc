@@ -406,7 +406,7 @@ class Window : public BatchSink {
       RETURN_IF_ERROR(evaluate(call.partition_by, &partition));
       RETURN_IF_ERROR(evaluate(call.order_by, &order));
       RETURN_IF_ERROR(evaluate(call.args, &args));
-      std::vector<size_t> idx = WindowOrder(n, partition, order, call);
+      ASSIGN_OR_RETURN(std::vector<size_t> idx, WindowOrder(n, partition, order, call));
       results[c].Resize(n);
       WindowEvaluator evaluator(call, order, args, context_);
       for (size_t begin = 0; begin < n;) {
@@ -442,8 +442,8 @@ class Window : public BatchSink {
  private:
   // The rows in window order: by partition (NULL partitions last), then by the ORDER BY keys,
   // ties in arrival order.
-  static std::vector<size_t> WindowOrder(size_t n, const Columns& partition, const Columns& order,
-                                         const WindowCall& call) {
+  absl::StatusOr<std::vector<size_t>> WindowOrder(size_t n, const Columns& partition,
+                                                  const Columns& order, const WindowCall& call) {
     auto by_partition = [&](size_t a, size_t b) {
       for (const CompactColumn* key : partition) {
         if (key->IsNull(a) != key->IsNull(b)) return key->IsNull(b);  // NULL partitions last
@@ -518,9 +518,14 @@ class Window : public BatchSink {
                            [&](size_t a, size_t b) { return key.Integer(a) < key.Integer(b); });
         }
       } else if (doubles) {
+        // The keys' copy, and as much again for the stable sort's buffer, while it lasts.
+        const auto scratch =
+            static_cast<int64_t>(2 * sizeof(std::pair<double, size_t>)) * (end - begin);
+        RETURN_IF_ERROR(context_->Reserve(scratch, "a window function's sort"));
         SortByOneKey<double>(
             begin, end, call.descending[0], [&](size_t r) { return key.Double(r); },
             DoubleSortsBefore);
+        context_->Release(scratch);
       } else {
         std::stable_sort(begin, end, by_order);
       }
