@@ -308,13 +308,6 @@ std::string Datum::ToString() const {
   return "NULL";
 }
 
-bool Unordered(const Datum& a, const Datum& b) {
-  auto nan = [](const Datum& d) {
-    return !d.null && d.type == DataType::kDouble && std::isnan(d.d);
-  };
-  return nan(a) || nan(b);
-}
-
 int Compare(const Datum& a, const Datum& b) {
   if (a.null || b.null) return a.null == b.null ? 0 : (a.null ? 1 : -1);  // NULLs last
   if (a.nested || b.nested) {

@@ -4,6 +4,7 @@
 // nanoseconds since midnight; INTERVAL YEAR TO MONTH is a count of months.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -145,15 +146,21 @@ int Compare(const Datum& a, const Datum& b);
 inline int DoublesOrder(double x, double y) {
   if (x < y) return -1;
   if (x > y) return 1;
-  const bool x_nan = x != x, y_nan = y != y;  // NOLINT(misc-redundant-expression): NaN test
+  const bool x_nan = std::isnan(x), y_nan = std::isnan(y);
   return x_nan == y_nan ? 0 : (x_nan ? 1 : -1);
 }
 // DoublesOrder(x, y) < 0, for sorts and scans that want a strict weak order.
-inline bool DoubleSortsBefore(double x, double y) { return x < y || (y != y && x == x); }
+inline bool DoubleSortsBefore(double x, double y) {
+  return x < y || (std::isnan(y) && !std::isnan(x));
+}
+// A DOUBLE NaN (not NULL).
+inline bool IsNaN(const Datum& d) {
+  return !d.null && d.type == DataType::kDouble && std::isnan(d.d);
+}
 // True if `a` or `b` is a DOUBLE NaN: SQL's comparisons (=, <>, <, BETWEEN, IN, CASE x WHEN,
 // nullif, a join's keys) then do not hold (<> does), as in Presto and IEEE 754, though
 // Compare sorts a NaN above every number and calls two NaNs equal.
-bool Unordered(const Datum& a, const Datum& b);
+inline bool Unordered(const Datum& a, const Datum& b) { return IsNaN(a) || IsNaN(b); }
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);
 // AppendKey of a non-NULL VARCHAR `s`, and of a non-NULL number of `type`

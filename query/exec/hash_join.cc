@@ -17,7 +17,7 @@ bool RowKey(const std::vector<const Expr*>& keys, const Row& row, const EvalCont
   bool complete = true;
   for (const Expr* k : keys) {
     Datum v = Eval(*k, row, eval);
-    if (v.null || Unordered(v, v)) complete = false;
+    if (v.null || IsNaN(v)) complete = false;
     if (complete) AppendKey(v, out);
     if (values != nullptr) values->push_back(std::move(v));
   }

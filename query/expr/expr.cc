@@ -847,7 +847,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         std::string key;
         AppendKey(v, &key);
         // A NaN equals nothing, though its key matches a NaN's in the list.
-        if (!Unordered(v, v) && e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
+        if (!IsNaN(v) && e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
         return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
       }
       bool saw_null = false;

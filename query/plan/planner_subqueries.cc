@@ -164,7 +164,7 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
     std::string key;
     bool null = false;
     for (size_t k = 0; k < n; ++k) {
-      null |= row[k].null || Unordered(row[k], row[k]);
+      null |= row[k].null || IsNaN(row[k]);
       AppendKey(row[k], &key);
     }
     if (null) continue;  // `= NULL`, and `= NaN`, match no outer row
