@@ -232,14 +232,16 @@ class WindowEvaluator {
 
   // RANGE with offsets: the partition's ORDER BY key at each position, as
   // a number that grows along the window's order (negated for DESC); NULL
-  // keys (at one end) are outside [keyed_begin_, keyed_end_).
+  // keys (at one end) and NaN keys (next to them or at the other end: a NaN
+  // sorts above every number) are outside [keyed_begin_, keyed_end_), as
+  // no distance reaches them from a number.
   void RangeKeys(const std::vector<size_t>& idx, size_t begin, size_t n) {
     keys_.assign(n, 0);
     keyed_begin_ = n;
     keyed_end_ = 0;
     for (size_t p = 0; p < n; ++p) {
       const Datum k = order_[0]->Get(idx[begin + p]);
-      if (k.null) continue;
+      if (k.null || IsNaN(k)) continue;
       const long double v = k.type == DataType::kDouble ? static_cast<long double>(k.d)
                                                         : static_cast<long double>(k.i);
       keys_[p] = call_.descending[0] ? -v : v;
@@ -278,7 +280,7 @@ class WindowEvaluator {
         return GroupBoundary(i, b.kind == FrameBound::Kind::kPreceding ? -groups : groups, !start);
       }
       if (offset && frame.unit == WindowFrame::Unit::kRange) {
-        // A row with a NULL key has only its peers (the other NULLs).
+        // A row with a NULL or NaN key has only its peers (the other NULLs, or NaNs).
         if (!keyed) return static_cast<int64_t>(start ? peers_begin : peers_end);
         const long double distance = start ? call_.start_distance : call_.end_distance;
         const long double target =
