@@ -293,6 +293,11 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
   const bool information = ref.database == kInformationSchema;
   if (!information && ref.database != kSystemDatabase) return std::nullopt;
+  // Read off the catalog, they list every table made before the query, through any node of
+  // a cluster (whose copy may be a moment behind), as SHOW TABLES does.
+  if ((information || ref.table == kSystemTablesTable) && context_->catch_up_catalog != nullptr) {
+    (*context_->catch_up_catalog)();
+  }
   // information_schema's columns are every table's, of all their shards.
   if (information && context_->local_leader_read != nullptr) {
     context_->local_leader_read->ReadingEvery();

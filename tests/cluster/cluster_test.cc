@@ -731,6 +731,12 @@ TEST(ClusterCatalogLagTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughALaggi
   QueryResult shown = RunQuery(cluster.node(1).channel(), "SHOW TABLES FROM demo LIKE 'sho%'");
   ASSERT_TRUE(shown.status.ok()) << shown.status.error_message();
   EXPECT_EQ(RowsText(shown.rows), "shown\n");
+  ASSERT_TRUE(CreateTable(cluster.node(2), "schema").ok());
+  QueryResult schema = RunQuery(cluster.node(1).channel(),
+                                "SELECT table_name FROM information_schema.tables "
+                                "WHERE table_schema = 'demo' AND table_name = 'schema'");
+  ASSERT_TRUE(schema.status.ok()) << schema.status.error_message();
+  EXPECT_EQ(RowsText(schema.rows), "schema\n");
   // A table that exists nowhere is still "not found", after the catch-up.
   QueryResult missing = RunQuery(cluster.node(1).channel(), "SELECT count(*) FROM demo.nowhere");
   EXPECT_EQ(missing.status.error_code(), grpc::StatusCode::NOT_FOUND)
