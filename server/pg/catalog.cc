@@ -140,7 +140,14 @@ std::map<std::string, std::string> DefaultSettings() {
           {"lc_messages", "C"}};
 }
 
+void CatalogAnswers::CatchUpOnce() const {
+  if (caught_up_ || !catch_up_) return;
+  caught_up_ = true;
+  catch_up_();
+}
+
 std::vector<CatalogAnswers::TableRef> CatalogAnswers::Tables() const {
+  CatchUpOnce();
   std::vector<TableRef> out;
   for (const auto& t : catalog_.AllTables()) {
     if (caller_.MaySee(t->database_name, t->name)) out.push_back({t->database_name, t->name, t->id});
@@ -152,6 +159,7 @@ std::vector<CatalogAnswers::TableRef> CatalogAnswers::Tables() const {
 }
 
 std::vector<std::string> CatalogAnswers::Databases() const {
+  CatchUpOnce();
   std::vector<std::string> out;
   std::string token;
   do {

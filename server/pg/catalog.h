@@ -41,8 +41,14 @@ using ColumnsOf = std::function<absl::StatusOr<std::vector<query::ResultColumn>>
 
 class CatalogAnswers {
  public:
-  CatalogAnswers(const Catalog& catalog, const Principal& caller, ColumnsOf columns_of)
-      : catalog_(catalog), caller_(caller), columns_of_(std::move(columns_of)) {}
+  // `catch_up` is called once, before the first list of databases or tables (a cluster
+  // node's copy of the catalog may be a moment behind).
+  CatalogAnswers(const Catalog& catalog, const Principal& caller, ColumnsOf columns_of,
+                 std::function<void()> catch_up = {})
+      : catalog_(catalog),
+        caller_(caller),
+        columns_of_(std::move(columns_of)),
+        catch_up_(std::move(catch_up)) {}
 
   // nullopt: not one of these statements (run it as SQL).
   std::optional<absl::StatusOr<CannedResult>> Answer(std::string_view sql,
@@ -58,6 +64,7 @@ class CatalogAnswers {
   std::vector<TableRef> Tables() const;
   std::vector<std::string> Databases() const;
   std::optional<TableRef> TableByOid(int64_t oid) const;
+  void CatchUpOnce() const;
 
   absl::StatusOr<CannedResult> PsqlRelations(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlSchemas(std::string_view text) const;  // \dn
@@ -72,6 +79,8 @@ class CatalogAnswers {
   const Catalog& catalog_;
   const Principal& caller_;
   ColumnsOf columns_of_;
+  const std::function<void()> catch_up_;
+  mutable bool caught_up_ = false;
 };
 
 // The version() string, naming Strata and the protocol version it speaks.

@@ -663,12 +663,15 @@ absl::Status Session::RunCursorStatement(const CursorStatement& cursor, const St
 
 CatalogAnswers Session::Catalog() {
   // A table's columns for the catalog answers: `SELECT *` planned with the caller's grants.
-  return CatalogAnswers(context_.engine->catalog(), *caller_,
-                        [this](std::string_view db, std::string_view table) {
-                          return DescribeStatement(
-                              Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")},
-                              {});
-                        });
+  return CatalogAnswers(
+      context_.engine->catalog(), *caller_,
+      [this](std::string_view db, std::string_view table) {
+        return DescribeStatement(
+            Statement{.sql = StrCat("SELECT * FROM \"", db, "\".\"", table, "\"")}, {});
+      },
+      [this] {
+        if (context_.queries != nullptr) context_.queries->CatchUpCatalog();
+      });
 }
 
 absl::Status Session::ApplyReadSettings(StatementRunner::Request* request) const {

@@ -81,6 +81,11 @@ class StatementRunner {
   // result past its query (pages waiting for the client, a PostgreSQL
   // portal fetched with a row limit) reserves it here too.
   virtual query::MemoryBudget& memory_budget() = 0;
+
+  // Before a front door lists databases or tables itself (the PostgreSQL wire's catalog
+  // answers): brings a cluster node's copy of the catalog up to date, as the runner's own
+  // queries do (SetClusterMode's catch_up_catalog). Nothing on a single node.
+  virtual void CatchUpCatalog() {}
 };
 
 class QueryRunner final : public StatementRunner {
@@ -131,6 +136,9 @@ class QueryRunner final : public StatementRunner {
   bool Cancel(const Principal& caller, const std::string& id);
 
   query::MemoryBudget& memory_budget() override { return budget_; }
+  void CatchUpCatalog() override {
+    if (catch_up_catalog_) catch_up_catalog_();
+  }
 
   // Makes the "system" tables a caller sees (query/exec/system_tables.h); set
   // once, before serving.

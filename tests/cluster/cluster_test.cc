@@ -737,6 +737,13 @@ TEST(ClusterCatalogLagTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughALaggi
                                 "WHERE table_schema = 'demo' AND table_name = 'schema'");
   ASSERT_TRUE(schema.status.ok()) << schema.status.error_message();
   EXPECT_EQ(RowsText(schema.rows), "schema\n");
+  // psql's \dt, answered by the PostgreSQL wire's own catalog.
+  ASSERT_TRUE(CreateTable(cluster.node(2), "psqlseen").ok());
+  const testing::ProcessResult dt = testing::RunProcess(
+      {"/usr/bin/psql", "-X", "-A", "-t", "-h", "127.0.0.1", "-p",
+       std::to_string(cluster.node(1).pg_port()), "-U", "me", "-d", "strata", "-c", "\\dt demo.*"});
+  ASSERT_EQ(dt.exit_code, 0) << dt.err;
+  EXPECT_NE(dt.out.find("psqlseen"), std::string::npos) << dt.out;
   // A table that exists nowhere is still "not found", after the catch-up.
   QueryResult missing = RunQuery(cluster.node(1).channel(), "SELECT count(*) FROM demo.nowhere");
   EXPECT_EQ(missing.status.error_code(), grpc::StatusCode::NOT_FOUND)
