@@ -161,6 +161,10 @@ inline bool IsNaN(const Datum& d) {
 // nullif, a join's keys) then do not hold (<> does), as in Presto and IEEE 754, though
 // Compare sorts a NaN above every number and calls two NaNs equal.
 inline bool Unordered(const Datum& a, const Datum& b) { return IsNaN(a) || IsNaN(b); }
+// SQL's `a = b` of two values that are not NULL: Compare's equality, a NaN equal to nothing.
+inline bool SqlEquals(const Datum& a, const Datum& b) {
+  return !Unordered(a, b) && Compare(a, b) == 0;
+}
 // Appends a byte form such that equal datums (by Compare) encode equally.
 void AppendKey(const Datum& d, std::string* out);
 // AppendKey of a non-NULL VARCHAR `s`, and of a non-NULL number of `type`

@@ -814,8 +814,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       bool matched = false;
       for (; i + 1 < end; i += 2) {
         Datum when = Eval(*e.args[i], row, context);
-        bool hit = e.has_operand ? (!when.null && !operand.null && !Unordered(operand, when) &&
-                                    query::Compare(operand, when) == 0)
+        bool hit = e.has_operand ? (!when.null && !operand.null && SqlEquals(operand, when))
                                  : when.truthy();
         if (hit) {
           out = Eval(*e.args[i + 1], row, context);
@@ -855,7 +854,7 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         Datum item = Eval(*e.args[i], row, context);
         if (item.null) {
           saw_null = true;
-        } else if (!Unordered(v, item) && query::Compare(v, item) == 0) {
+        } else if (SqlEquals(v, item)) {
           return Datum::Bool(!e.negated);
         }
       }

@@ -601,8 +601,11 @@ class ExtremeAcc : public Accumulator {
   template <bool kMax, typename T>
   static size_t BestOf(const T* values, const uint8_t* nulls, size_t begin, size_t end) {
     auto before = [](T x, T y) {
-      if constexpr (std::is_floating_point_v<T>) return DoubleSortsBefore(x, y);
-      return x < y;
+      if constexpr (std::is_floating_point_v<T>) {
+        return DoubleSortsBefore(x, y);
+      } else {
+        return x < y;
+      }
     };
     size_t i = begin;
     while (i < end && nulls[i]) ++i;
@@ -1304,9 +1307,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          return t[0];
        },
        [](const Args& a, const EvalContext&) {
-         if (!a[0].null && !a[1].null && Compare(a[0], a[1]) == 0 && !Unordered(a[0], a[1])) {
-           return Datum::Null(a[0].type);  // (a NaN equals nothing, as in x = y)
-         }
+         if (!a[0].null && !a[1].null && SqlEquals(a[0], a[1])) return Datum::Null(a[0].type);
          return a[0];
        },
        false});
