@@ -5,18 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
+#include "query/base/result.h"
 #include "query/engine.h"
 #include "storage/engine.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
 namespace {
-
-class DiscardSink : public ResultSink {
- public:
-  absl::Status Columns(const std::vector<ResultColumn>&) override { return absl::OkStatus(); }
-  absl::Status Rows(std::vector<Row>) override { return absl::OkStatus(); }
-};
 
 constexpr int64_t kRows = 100'000;
 
@@ -33,7 +28,7 @@ class WindowMemoryTest : public ::testing::Test {
   absl::Status Rank(const std::string& key, int64_t limit) {
     QueryOptions options;
     options.memory_limit_bytes = limit;
-    DiscardSink sink;
+    ColumnsSink sink;  // the rows are not kept
     return query_
         ->Execute(absl::StrCat("SELECT count(r) FROM (SELECT rank() OVER (ORDER BY ", key,
                                ") AS r FROM UNNEST(sequence(1, 1000)) AS a(i) "
