@@ -1,5 +1,6 @@
 // Calls of the functions that take lambdas (filter, transform, reduce,
-// any_match, ..., zip_with). A lambda's body reads its parameters and the row
+// any_match, ..., zip_with, and over maps map_filter, transform_keys,
+// transform_values and map_zip_with). A lambda's body reads its parameters and the row
 // around it, so these are bound and evaluated here rather than through the
 // registry's binder and evaluator: the body is bound to the row's schema with
 // the parameters appended, and evaluated per element with their values there.
@@ -15,6 +16,7 @@ namespace {
 
 bool IsArray(DataType t) { return KindOf(t) == TypeKind::kArray; }
 bool IsSeries(DataType t) { return KindOf(t) == TypeKind::kTimeseries; }
+bool IsMap(DataType t) { return KindOf(t) == TypeKind::kMap; }
 
 // What a lambda over elements of a collection of type `t` gets: the array's
 // element, or a timeseries point as row(time, value).
@@ -34,6 +36,14 @@ void Unbind(Expr& e) {
   for (auto& a : e.args) Unbind(*a);
 }
 
+// A lambda `function` takes with `params` parameters, for an error's example.
+std::string_view LambdaExample(std::string_view function, size_t params) {
+  if (params == 1) return "x -> x > 0";
+  if (params == 3) return "(k, v1, v2) -> coalesce(v1, v2)";
+  const bool over_map = function.starts_with("map_") || function.starts_with("transform_");
+  return over_map ? "(k, v) -> v > 0" : "(s, x) -> s + x";
+}
+
 // Binds `lambda`'s body with its parameters of `types` after `schema`'s
 // columns (hiding outer columns of the same names).
 absl::Status BindLambda(Expr& lambda, const Schema& schema, const std::vector<DataType>& types,
@@ -42,7 +52,7 @@ absl::Status BindLambda(Expr& lambda, const Schema& schema, const std::vector<Da
     return SqlError(sql, lambda.pos,
                     StrCat(function, "() needs a lambda of ", types.size(), " parameter",
                            types.size() == 1 ? "" : "s", " here, e.g. ",
-                           types.size() == 1 ? "x -> x > 0" : "(s, x) -> s + x"));
+                           LambdaExample(function, types.size())));
   }
   Schema extended = schema;
   for (ColumnInfo& c : extended) {
@@ -102,6 +112,55 @@ Datum ElementAt(const Datum& collection, size_t k, DataType param) {
   return collection.items()[k];
 }
 
+// map_filter, transform_keys, transform_values and map_zip_with over `map` (not NULL).
+Datum EvalMapLambdaCall(const Expr& call, const Datum& map, const Row& row, LambdaRunner& run,
+                        const EvalContext& context) {
+  const std::string& name = call.name;
+  const DataType type = call.bound.type;
+  const std::vector<Datum>& keys = map.nested->keys;
+  const std::vector<Datum>& values = map.items();
+  std::vector<std::pair<Datum, Datum>> entries;
+  const std::string what = StrCat(name, "()");
+  ArrayBytes bytes(what, context);  // the values the lambda makes
+  if (name == "map_zip_with") {
+    const Datum other = Eval(*call.args[1], row, context);
+    if (other.null) return Datum::Null(type);
+    const std::vector<Datum>& other_keys = other.nested->keys;
+    const std::vector<Datum>& other_values = other.items();
+    // Both maps' keys in key order, each once, with its value in each map or NULL.
+    for (size_t i = 0, j = 0; i < keys.size() || j < other_keys.size();) {
+      const int order = i == keys.size()         ? 1
+                        : j == other_keys.size() ? -1
+                                                 : Compare(keys[i], other_keys[j]);
+      const Datum& key = order <= 0 ? keys[i] : other_keys[j];
+      Datum made =
+          run(*call.args[2], {key, order <= 0 ? values[i] : Datum::Null(ElementType(map.type)),
+                              order >= 0 ? other_values[j] : Datum::Null(ElementType(other.type))});
+      if (!bytes.Add(made)) return Datum::Null(type);
+      entries.emplace_back(CoerceTo(key, MapKeyType(type)), CoerceTo(made, ElementType(type)));
+      if (order <= 0) ++i;
+      if (order >= 0) ++j;
+    }
+  } else {
+    const Expr& lambda = *call.args[1];
+    for (size_t k = 0; k < values.size(); ++k) {
+      Datum made = run(lambda, {keys[k], values[k]});
+      if (name == "map_filter") {
+        if (made.truthy()) entries.emplace_back(keys[k], values[k]);
+        continue;
+      }
+      if (!bytes.Add(made)) return Datum::Null(type);
+      if (name == "transform_keys") {
+        entries.emplace_back(CoerceTo(made, MapKeyType(type)), values[k]);
+      } else {
+        entries.emplace_back(keys[k], CoerceTo(made, ElementType(type)));
+      }
+    }
+  }
+  std::string problem;
+  std::optional<Datum> out = MakeMap(type, std::move(entries), &problem);
+  return out ? *std::move(out) : FailQuery(context, MapProblem(name, problem), type);
+}
 }  // namespace
 
 absl::Status BindLambdaCall(Expr& call, const Schema& schema, std::string_view sql) {
@@ -112,6 +171,39 @@ absl::Status BindLambdaCall(Expr& call, const Schema& schema, std::string_view s
   const std::string& name = call.name;
   const size_t n = call.args.size();
   auto type = [&](size_t i) { return call.args[i]->bound.type; };
+  if (name == "map_filter" || name == "transform_keys" || name == "transform_values") {
+    const std::string signature = StrCat(name, "(map, (k, v) -> ...)");
+    RETURN_IF_ERROR(Expect(n == 2 && IsMap(type(0)), call, signature, sql));
+    const DataType key = MapKeyType(type(0)), value = ElementType(type(0));
+    RETURN_IF_ERROR(BindLambda(*call.args[1], schema, {key, value}, name, sql));
+    const DataType body = call.args[1]->bound.type;
+    if (name == "map_filter") {
+      if (!Boolean(body)) {
+        return SqlError(
+            sql, call.args[1]->pos,
+            StrCat(name, "() needs a lambda that gives a boolean, not ", TypeName(body)));
+      }
+      call.bound.type = type(0);
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(call.bound.type,
+                     Interned(name == "transform_keys" ? MapOf(body, value) : MapOf(key, body)));
+    return absl::OkStatus();
+  }
+  if (name == "map_zip_with") {
+    constexpr std::string_view kSignature = "map_zip_with(map, map, (k, v1, v2) -> ...)";
+    RETURN_IF_ERROR(Expect(n == 3 && IsMap(type(0)) && IsMap(type(1)), call, kSignature, sql));
+    auto key = CommonElementType({MapKeyType(type(0)), MapKeyType(type(1))}, kSignature);
+    if (!key.ok()) {
+      return SqlError(sql, call.pos,
+                      StrCat("map_zip_with(): the maps' keys are ", TypeName(MapKeyType(type(0))),
+                             " and ", TypeName(MapKeyType(type(1))), "; they must be of one type"));
+    }
+    RETURN_IF_ERROR(BindLambda(*call.args[2], schema,
+                               {*key, ElementType(type(0)), ElementType(type(1))}, name, sql));
+    ASSIGN_OR_RETURN(call.bound.type, Interned(MapOf(*key, call.args[2]->bound.type)));
+    return absl::OkStatus();
+  }
   if (name == "zip_with") {
     constexpr std::string_view kSignature = "zip_with(array, array, (x, y) -> ...)";
     RETURN_IF_ERROR(Expect(n == 3 && IsArray(type(0)) && IsArray(type(1)), call, kSignature, sql));
@@ -174,6 +266,7 @@ Datum EvalLambdaCall(const Expr& call, const Row& row, const EvalContext& contex
   const Datum collection = Eval(*call.args[0], row, context);
   if (collection.null) return Datum::Null(call.bound.type);
   LambdaRunner run(row, context);
+  if (IsMap(collection.type)) return EvalMapLambdaCall(call, collection, row, run, context);
   const DataType param = IsSeries(collection.type)
                              ? ElementParam(collection.type).value_or(DataType::kUnknown)
                              : ElementType(collection.type);

@@ -2,6 +2,7 @@
 // functions to the registry (functions.cc calls these once).
 #pragma once
 
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +34,17 @@ void AddLambdaFunctions(std::vector<ScalarFunction>* scalars);
 
 void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
                        std::vector<AggregateFunction>* aggregates);
+// Arrays as sets and sequences: array_intersect, array_union, array_except, arrays_overlap,
+// array_remove, repeat, ngrams, shuffle (functions_array_sets.cc).
+void AddArraySetFunctions(std::vector<ScalarFunction>* scalars);
 
-// Maps: map(), map_agg, histogram, map_keys, map_values (functions_map.cc).
+// Maps: map(), map_concat, map_entries, map_from_entries, multimap_from_entries, map_keys,
+// map_values and the aggregates map_agg, map_union, multimap_agg, histogram
+// (functions_map.cc).
 void AddMapFunctions(std::vector<ScalarFunction>* scalars,
                      std::vector<AggregateFunction>* aggregates);
+// The error of a map that MakeMap refused (`problem` as it gives it), for `function`.
+std::string MapProblem(std::string_view function, const std::string& problem);
 // The value of `key` in `map`, or nullptr (also for NULL).
 const Datum* FindMapValue(const Datum& map, const Datum& key);
 // True if a value of type `key` can look up keys of `map` (numbers with
@@ -55,6 +63,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars);
 // Math beyond the basics: constants, random numbers, trigonometry, bits,
 // bases, width_bucket (functions_math.cc).
 void AddMathFunctions(std::vector<ScalarFunction>* scalars);
+// This thread's random numbers (random(), shuffle).
+std::mt19937_64& ThreadRandom();
 
 // Time as text and numbers: from_unixtime, date_format/date_parse (MySQL
 // specifiers), format_datetime/parse_datetime (Joda patterns), durations,

@@ -9,6 +9,7 @@ namespace strata::query {
 FunctionRegistry::FunctionRegistry() {
   AddCoreFunctions(&scalars_, &aggregates_);
   AddArrayFunctions(&scalars_, &aggregates_);
+  AddArraySetFunctions(&scalars_);
   AddMapFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);

@@ -19,11 +19,6 @@ using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 using P = Param;
 
-std::mt19937_64& ThreadRandom() {
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  return engine;
-}
-
 // The base of from_base and to_base, or the error.
 bool ValidRadix(std::string_view function, int64_t radix, const EvalContext& c, DataType type) {
   if (radix >= 2 && radix <= 36) return true;
@@ -32,6 +27,11 @@ bool ValidRadix(std::string_view function, int64_t radix, const EvalContext& c, 
 }
 
 }  // namespace
+
+std::mt19937_64& ThreadRandom() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return engine;
+}
 
 void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
   auto add = [scalars](ScalarFunction f) { scalars->push_back(std::move(f)); };
