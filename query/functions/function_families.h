@@ -29,6 +29,12 @@ inline bool IsArrayOrNull(DataType t) {
 void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
                       std::vector<AggregateFunction>* aggregates);
 
+// The accumulator of max(x, n) and min(x, n) (`by` false) or max_by(x, y, n) and
+// min_by(x, y, n): the n best rows' x as an array of `array_type`, best first
+// (functions_top_n.cc).
+std::unique_ptr<Accumulator> MakeTopN(std::string_view name, bool max, bool by,
+                                      DataType array_type);
+
 // filter, transform, reduce, ... (functions_lambda.cc): their entries only.
 void AddLambdaFunctions(std::vector<ScalarFunction>* scalars);
 

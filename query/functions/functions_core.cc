@@ -1474,22 +1474,38 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
     agg({name, StrCat(name, "(x) -> double"), doc, Fixed({P::kNumeric}, kDbl, StrCat(name, "(number)")),
          [o](const Types&) { return std::make_unique<MomentsAcc>(o); }});
   }
+  // With n, the n best as an array (functions_top_n.cc); the fast paths (block statistics,
+  // partial states in cluster fragments, last points) take the forms without n only.
   for (auto [name, max] : {std::pair{"max", true}, std::pair{"min", false}}) {
-    agg({name, StrCat(name, "(x) -> type of x"), StrCat("The ", max ? "largest" : "smallest", " value."),
+    const char* which = max ? "largest" : "smallest";
+    agg({name, StrCat(name, "(x [, n]) -> type of x | array"),
+         StrCat("The ", which, " value; with n, the n ", which, " values as an array, ", which,
+                " first (n from 1 to 10000)."),
          [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
-           if (t.size() != 1) return WrongArguments(n + "(x)");
+           if (t.size() == 2 && Accepts(P::kBigint, t[1])) return Interned(ArrayOf(t[0]));
+           if (t.size() != 1) return WrongArguments(n + "(x [, bigint])");
            return t[0];
          },
-         [m = max](const Types&) { return std::make_unique<ExtremeAcc>(m); }, StatsUse::kExtremes});
+         [nm = std::string_view(name), m = max](const Types& t) -> std::unique_ptr<Accumulator> {
+           if (t.size() == 2) return MakeTopN(nm, m, /*by=*/false, *ArrayOf(t[0]));
+           return std::make_unique<ExtremeAcc>(m);
+         },
+         StatsUse::kExtremes});
   }
   for (auto [name, max] : {std::pair{"max_by", true}, std::pair{"min_by", false}}) {
-    agg({name, StrCat(name, "(x, y) -> type of x"),
-         StrCat("x of the row with the ", max ? "largest" : "smallest", " y."),
+    const char* which = max ? "largest" : "smallest";
+    agg({name, StrCat(name, "(x, y [, n]) -> type of x | array"),
+         StrCat("x of the row with the ", which, " y; with n, x of the n rows with the ", which,
+                " y as an array, in that order (n from 1 to 10000)."),
          [n = std::string(name)](const Types& t) -> absl::StatusOr<DataType> {
-           if (t.size() != 2) return WrongArguments(n + "(x, y)");
+           if (t.size() == 3 && Accepts(P::kBigint, t[2])) return Interned(ArrayOf(t[0]));
+           if (t.size() != 2) return WrongArguments(n + "(x, y [, bigint])");
            return t[0];
          },
-         [m = max](const Types& t) { return std::make_unique<ByAcc>(m, t[0]); }});
+         [nm = std::string_view(name), m = max](const Types& t) -> std::unique_ptr<Accumulator> {
+           if (t.size() == 3) return MakeTopN(nm, m, /*by=*/true, *ArrayOf(t[0]));
+           return std::make_unique<ByAcc>(m, t[0]);
+         }});
   }
   agg({"arbitrary", "arbitrary(x) -> type of x", "Some non-NULL value of the group.",
        [](const Types& t) -> absl::StatusOr<DataType> {

@@ -576,7 +576,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
       state([&](size_t s) { return StrCat(f, "(", args.empty() ? "*" : args[0][s], ")"); },
             DataType::kBigint);
       merge.function = functions.FindAggregate("sum");
-    } else if (f == "sum" || f == "min" || f == "max") {
+    } else if (f == "sum" || ((f == "min" || f == "max") && a.args.size() == 1)) {
       absl::StatusOr<DataType> type = a.function->bind(a.arg_types);
       if (!type.ok()) return std::nullopt;
       state([&](size_t s) { return StrCat(f, "(", args[0][s], ")"); }, *type);
@@ -592,7 +592,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
           DataType::kDouble);
       state([&](size_t s) { return StrCat("count(", args[0][s], ")"); }, DataType::kBigint);
       merge.function = &AverageOfPartials();
-    } else if (f == "max_by" || f == "min_by") {
+    } else if ((f == "max_by" || f == "min_by") && a.args.size() == 2) {
       // The value at the extreme key, and the key: the merge picks among the fragments'.
       state([&](size_t s) { return StrCat(f, "(", args[0][s], ", ", args[1][s], ")"); },
             a.arg_types[0]);

@@ -140,6 +140,13 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                           "min(measure_value::double), max(measure_value::double), "
                           "avg(measure_value::double) FROM demo.cpu"),
               "120|17580|0|293|146.5\n");
+    // max, min and max_by with n have no partial state: the rows travel, and the answer is the
+    // n best of all of them (not the first of each fragment's).
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT array_join(max(measure_value::double, 3), ','), "
+                          "array_join(min(measure_value::double, 2), ','), "
+                          "array_join(max_by(host, measure_value::double, 5), ',') FROM demo.cpu"),
+              "293.0,292.0,291.0|0.0,1.0|h29,h29,h29,h29,h28\n");
     std::string by_host =
         RowsThrough(i,
                     "SELECT host, CAST(2 * avg(measure_value::double) AS BIGINT), "
