@@ -165,6 +165,9 @@ struct SelectStmt {
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
   std::optional<int64_t> offset;  // OFFSET m: rows skipped after ORDER BY
+  // A GROUP BY of grouping sets rewritten (query/parse/grouping_sets.h): the select list's
+  // texts, which ORDER BY may repeat.
+  std::vector<std::string> grouping_items;
 
   std::unique_ptr<SelectStmt> Clone() const;
 };

@@ -15,6 +15,7 @@
 #include "query/base/interval_text.h"
 #include "query/functions/functions.h"
 #include "query/functions/window_functions.h"
+#include "query/parse/grouping_sets.h"
 #include "query/parse/lexer.h"
 
 namespace strata::query {
@@ -296,6 +297,7 @@ class Parser {
         select = std::move(outer);
       }
       RETURN_IF_ERROR(ParseOrderAndLimit(select.get()));
+      if (!select->grouping_items.empty()) OrderGroupingSetsByPosition(*select);
     }
     if (!with.empty()) {
       for (auto& w : select->with) with.push_back(std::move(w));
@@ -381,14 +383,90 @@ class Parser {
     if (AcceptWord("where")) {
       ASSIGN_OR_RETURN(s->where, ParseExpr());
     }
+    std::optional<std::vector<GroupingSet>> sets;
     if (AcceptWord("group")) {
+      const Position at = Peek().pos;
       RETURN_IF_ERROR(ExpectWord("by"));
-      RETURN_IF_ERROR(ParseExprList(&s->group_by));
+      const bool distinct = AcceptWord("distinct");
+      if (!distinct) AcceptWord("all");
+      bool plain = true;
+      ASSIGN_OR_RETURN(std::vector<std::vector<GroupingSet>> elements,
+                       ParseGroupingElements(&plain));
+      if (plain) {
+        for (auto& element : elements) s->group_by.push_back(std::move(element[0][0]));
+      } else {
+        ASSIGN_OR_RETURN(sets, CrossGroupingSets(std::move(elements), distinct, at, sql_));
+      }
     }
     if (AcceptWord("having")) {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
+    if (sets || CallsGrouping(*s)) {
+      if (!sets) {
+        sets.emplace(1);
+        for (ExprPtr& k : s->group_by) sets->front().push_back(std::move(k));
+        s->group_by.clear();
+      }
+      return ExpandGroupingSets(std::move(s), *std::move(sets), sql_);
+    }
     return s;
+  }
+
+  // GROUP BY's elements, each as its grouping sets: a key (one set of it), ROLLUP (k, ...),
+  // CUBE (k, ...) or GROUPING SETS (set, ...), where a set is (k, ...), () or k. `*plain`: every
+  // element a key.
+  absl::StatusOr<std::vector<std::vector<GroupingSet>>> ParseGroupingElements(bool* plain) {
+    std::vector<std::vector<GroupingSet>> elements;
+    do {
+      const Token& t = Peek();
+      const bool opens = Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
+      if ((IsWord(t, "rollup") || IsWord(t, "cube")) && opens) {
+        const Token& word = Next();
+        Next();
+        std::vector<ExprPtr> keys;
+        RETURN_IF_ERROR(ParseExprList(&keys));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        if (IsWord(word, "rollup")) {
+          elements.push_back(RollupSets(keys));
+        } else {
+          std::optional<std::vector<GroupingSet>> cube = CubeSets(keys);
+          if (!cube) {
+            return Error(word,
+                         StrCat("CUBE of ", keys.size(), " keys makes more than ", kMaxGroupingSets,
+                                " grouping sets; name the sets you need "
+                                "with GROUPING SETS"));
+          }
+          elements.push_back(*std::move(cube));
+        }
+        *plain = false;
+      } else if (IsWord(t, "grouping") && IsWord(Peek(1), "sets")) {
+        Next();
+        Next();
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        std::vector<GroupingSet> sets;
+        do {
+          GroupingSet set;
+          if (AcceptSymbol("(")) {
+            if (!AcceptSymbol(")")) {
+              RETURN_IF_ERROR(ParseExprList(&set));
+              RETURN_IF_ERROR(ExpectSymbol(")"));
+            }
+          } else {
+            ASSIGN_OR_RETURN(ExprPtr key, ParseExpr());
+            set.push_back(std::move(key));
+          }
+          sets.push_back(std::move(set));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+        elements.push_back(std::move(sets));
+        *plain = false;
+      } else {
+        ASSIGN_OR_RETURN(ExprPtr key, ParseExpr());
+        elements.emplace_back(1);
+        elements.back()[0].push_back(std::move(key));
+      }
+    } while (AcceptSymbol(","));
+    return elements;
   }
 
   // expr [, expr ...] (GROUP BY, PARTITION BY).
@@ -1256,7 +1334,10 @@ class Parser {
     if (t.kind == TokenKind::kIdentifier) {
       ASSIGN_OR_RETURN(ExprPtr keyword, ParseKeywordForm(t, pos));
       if (keyword) return keyword;
-      if (IsReserved(t.text)) {
+      // grouping(k, ...) is a call (of GROUP BY's keys: grouping_sets.h), though a keyword.
+      const bool grouping_call =
+          IsWord(t, "grouping") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
+      if (IsReserved(t.text) && !grouping_call) {
         return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
       }
     }
