@@ -176,6 +176,16 @@ bool CallsGrouping(const SelectStmt& select) { return SelectContains(select, IsG
 absl::StatusOr<std::unique_ptr<SelectStmt>> ExpandGroupingSets(std::unique_ptr<SelectStmt> select,
                                                                std::vector<GroupingSet> sets,
                                                                std::string_view sql) {
+  // A key given by its position in the select list is that item's expression.
+  for (GroupingSet& set : sets) {
+    for (ExprPtr& k : set) {
+      if (k->kind == ExprKind::kLiteral && !k->literal.null &&
+          k->literal.type == DataType::kBigint && k->literal.i >= 1 &&
+          k->literal.i <= static_cast<int64_t>(select->items.size())) {
+        k = select->items[static_cast<size_t>(k->literal.i - 1)].expr->Clone();
+      }
+    }
+  }
   absl::flat_hash_set<std::string> keys;
   for (const GroupingSet& set : sets) {
     for (const ExprPtr& k : set) keys.insert(k->ToString());
