@@ -407,6 +407,8 @@ class Parser {
         for (ExprPtr& k : s->group_by) sets->front().push_back(std::move(k));
         s->group_by.clear();
       }
+      // Each set is a copy of the select: the syntax tree's charge grows with them.
+      expressions_ *= static_cast<int64_t>(std::max<size_t>(sets->size(), 1));
       return ExpandGroupingSets(std::move(s), *std::move(sets), sql_);
     }
     return s;
