@@ -6,6 +6,7 @@
 # `rounds`, each statement the best of 5, in ms as `strata query --stats` reports it (the
 # query's round trip, without the CLI's own start, ~50 ms on these VMs).
 # Usage: bench/ab_sql_queries.sh OLD_STRATAD NEW_STRATAD [rounds] [rows]
+# AB_SQL_FILE=path runs that file's statements (one a line) instead of these.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$1 new=$2 rounds=${3:-2} rows=${4:-1000000}
@@ -22,6 +23,9 @@ statements=(
   "SELECT max(m) FROM (SELECT max(usage_user) OVER (PARTITION BY host ORDER BY time ROWS BETWEEN 59 PRECEDING AND CURRENT ROW) m FROM bench.cpu)"
   "SELECT max(s) FROM (SELECT sum(usage_user) OVER (PARTITION BY host ORDER BY time) s FROM bench.cpu)"
 )
+if [ -n "${AB_SQL_FILE:-}" ]; then
+  mapfile -t statements <"$AB_SQL_FILE"
+fi
 dir=$(mktemp -d)
 pid=
 stop() {

@@ -12,6 +12,16 @@ std::string ExprList(const std::vector<const Expr*>& exprs) {
   return out;
 }
 
+std::string AggregateList(const std::vector<AggregateSpec>& aggregates) {
+  std::string out;
+  for (size_t i = 0; i < aggregates.size(); ++i) {
+    const AggregateSpec& a = aggregates[i];
+    out += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
+                  a.args.empty() ? "*" : ExprList(a.args), ")");
+  }
+  return out;
+}
+
 // Counts the rows passing into `next` (a top n reading newest first).
 class CountingSink : public RowSink {
  public:
@@ -67,13 +77,8 @@ AggregateNode::AggregateNode(PlanNodePtr input, Schema output, std::vector<const
       aggregates_(std::move(aggregates)) {}
 
 std::string AggregateNode::Describe() const {
-  std::string aggregates;
-  for (size_t i = 0; i < aggregates_.size(); ++i) {
-    const AggregateSpec& a = aggregates_[i];
-    aggregates += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
-                         a.args.empty() ? "*" : ExprList(a.args), ")");
-  }
-  return StrCat("HashAggregate keys=[", ExprList(keys_), "] aggregates=[", aggregates, "]");
+  return StrCat("HashAggregate keys=[", ExprList(keys_), "] aggregates=[",
+                AggregateList(aggregates_), "]");
 }
 
 absl::Status AggregateNode::RunBatches(QueryContext* context, BatchSink* sink) const {
@@ -132,6 +137,137 @@ absl::Status AggregateNode::Run(QueryContext* context, AggregateSink* aggregate)
   } else {
     ran = input().RunBatches(context, aggregate);
   }
+  if (headers_) headers_->sink = nullptr;
+  return ran;
+}
+
+namespace {
+
+// One grouping set's groups, [its keys..., aggregates...], widened into the node's rows: the
+// keys outside the set NULL and the set's mask after the keys. Its Finish ends the set only.
+class WidenedSet : public BatchSink {
+ public:
+  WidenedSet(const std::vector<DataType>& types, size_t keys, const std::vector<uint32_t>& set,
+             BatchSink* next)
+      : types_(types), keys_(keys), set_(set), next_(next) {
+    for (size_t k = 0; k < keys; ++k) {
+      if (std::find(set.begin(), set.end(), k) == set.end()) mask_ |= int64_t{1} << k;
+    }
+  }
+  absl::Status Push(const Batch& batch) override {
+    Batch out;
+    out.rows = batch.rows;
+    out.columns.reserve(types_.size());
+    for (size_t k = 0; k < keys_; ++k) {
+      auto at = std::find(set_.begin(), set_.end(), k);
+      if (at != set_.end()) {
+        out.columns.push_back(batch.columns[at - set_.begin()]);
+      } else {
+        out.columns.emplace_back(types_[k]).ResetNull(batch.rows);
+      }
+    }
+    Vector& mask = out.columns.emplace_back(DataType::kBigint);
+    mask.nulls.assign(batch.rows, 0);
+    mask.ints.assign(batch.rows, mask_);
+    for (size_t c = set_.size(); c < batch.columns.size(); ++c) {
+      out.columns.push_back(batch.columns[c]);
+    }
+    return next_->Push(out);
+  }
+  absl::Status Finish() override { return absl::OkStatus(); }
+
+ private:
+  const std::vector<DataType>& types_;
+  size_t keys_;
+  const std::vector<uint32_t>& set_;
+  BatchSink* next_;
+  int64_t mask_ = 0;
+};
+
+// Each batch (or block header) into every set's aggregation; at the end each set's groups, set
+// by set, then the end.
+class EverySet : public AggregateSink {
+ public:
+  EverySet(const std::vector<std::vector<uint32_t>>& sets, BatchSink* next)
+      : sets_(sets), next_(next) {}
+  void Add(std::unique_ptr<BatchSink> widened, std::unique_ptr<AggregateSink> aggregate) {
+    widened_.push_back(std::move(widened));
+    aggregates_.push_back(std::move(aggregate));
+  }
+  absl::Status Push(const Batch& batch) override {
+    for (const auto& a : aggregates_) RETURN_IF_ERROR(a->Push(batch));
+    return absl::OkStatus();
+  }
+  absl::Status AddStats(Row keys, const std::vector<ColumnStats>& stats) override {
+    for (size_t s = 0; s < sets_.size(); ++s) {
+      Row set_keys;
+      for (uint32_t k : sets_[s]) set_keys.push_back(keys[k]);
+      RETURN_IF_ERROR(aggregates_[s]->AddStats(std::move(set_keys), stats));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override {
+    for (const auto& a : aggregates_) RETURN_IF_ERROR(a->Finish());
+    return next_->Finish();
+  }
+  // The node never stops its scan early by the groups it holds.
+  int64_t GroupsAbove(size_t, const Datum&) const override { return 0; }
+  int64_t Groups() const override {
+    int64_t groups = 0;
+    for (const auto& a : aggregates_) groups += a->Groups();
+    return groups;
+  }
+
+ private:
+  const std::vector<std::vector<uint32_t>>& sets_;
+  BatchSink* next_;
+  std::vector<std::unique_ptr<BatchSink>> widened_;
+  std::vector<std::unique_ptr<AggregateSink>> aggregates_;
+};
+
+}  // namespace
+
+GroupingSetsNode::GroupingSetsNode(PlanNodePtr input, Schema output, std::vector<const Expr*> keys,
+                                   std::vector<std::vector<uint32_t>> sets,
+                                   std::vector<AggregateSpec> aggregates)
+    : PlanNode(
+          std::move(output),
+          static_cast<int64_t>(sets.size()) * std::max<int64_t>(1, input->estimated_rows() / 10),
+          {input}),
+      keys_(std::move(keys)),
+      sets_(std::move(sets)),
+      aggregates_(std::move(aggregates)) {}
+
+std::string GroupingSetsNode::Describe() const {
+  std::string sets;
+  for (size_t s = 0; s < sets_.size(); ++s) {
+    std::vector<const Expr*> keys;
+    for (uint32_t k : sets_[s]) keys.push_back(keys_[k]);
+    sets += StrCat(s ? ", " : "", "(", ExprList(keys), ")");
+  }
+  return StrCat("HashAggregate grouping sets=[", sets, "] aggregates=[", AggregateList(aggregates_),
+                "]");
+}
+
+absl::Status GroupingSetsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  const std::vector<DataType> types = Types();
+  EverySet every(sets_, sink);
+  for (const std::vector<uint32_t>& set : sets_) {
+    std::vector<const Expr*> keys;
+    std::vector<DataType> set_types;
+    for (uint32_t k : set) {
+      keys.push_back(keys_[k]);
+      set_types.push_back(types[k]);
+    }
+    set_types.insert(set_types.end(), types.begin() + static_cast<int64_t>(keys_.size()) + 1,
+                     types.end());
+    auto widened = std::make_unique<WidenedSet>(types, keys_.size(), set, sink);
+    auto aggregate =
+        MakeAggregate(std::move(keys), aggregates_, std::move(set_types), context, widened.get());
+    every.Add(std::move(widened), std::move(aggregate));
+  }
+  if (headers_) headers_->sink = &every;
+  absl::Status ran = input().RunBatches(context, &every);
   if (headers_) headers_->sink = nullptr;
   return ran;
 }

@@ -81,6 +81,32 @@ class AggregateNode : public PlanNode {
   int64_t stop_at_groups_ = 0;  // 0: read every row
 };
 
+// GROUP BY of grouping sets (ROLLUP, CUBE, GROUPING SETS: query/parse/grouping_sets.h): the
+// input read once, each row added to one hash aggregation per set, grouped by that set's
+// `keys`. Its rows are [keys..., set mask, aggregates...]: a key outside the set the group
+// comes from is NULL, and the mask (BIGINT) has bit k set for each key k outside it, for
+// grouping(). The sets' groups leave set by set, each set's in first-seen order. A set of no
+// keys makes one row, also for no input.
+class GroupingSetsNode : public PlanNode {
+ public:
+  // `sets`: positions in `keys`; at most 62 keys.
+  GroupingSetsNode(PlanNodePtr input, Schema output, std::vector<const Expr*> keys,
+                   std::vector<std::vector<uint32_t>> sets, std::vector<AggregateSpec> aggregates);
+  // Whole blocks of the scan below add to every set's groups by their headers.
+  void TakeBlockHeaders(std::shared_ptr<HeaderAggregation> headers) {
+    headers_ = std::move(headers);
+  }
+
+  std::string Describe() const override;
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+
+ private:
+  std::vector<const Expr*> keys_;
+  std::vector<std::vector<uint32_t>> sets_;
+  std::vector<AggregateSpec> aggregates_;
+  std::shared_ptr<HeaderAggregation> headers_;
+};
+
 // HAVING over the groups.
 class HavingNode : public PlanNode {
  public:

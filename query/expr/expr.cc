@@ -362,6 +362,11 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
                     StrCat("function ", e.name, "() is not supported: ",
                            FindRefusedFunction(e.name)->reason));
   }
+  if (f == nullptr && e.name == "grouping") {
+    // The planner answers it where it may stand (query/parse/grouping_sets.h).
+    return SqlError(sql, e.pos,
+                    "grouping() belongs in the select list, HAVING or ORDER BY of a GROUP BY");
+  }
   if (f == nullptr) {
     return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
                                        DidYouMean(e.name, FunctionRegistry::Get().Names())));

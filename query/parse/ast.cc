@@ -177,7 +177,7 @@ std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
   }
   copy->limit = limit;
   copy->offset = offset;
-  copy->grouping_items = grouping_items;
+  copy->grouping_sets = grouping_sets;
   return copy;
 }
 

@@ -2,6 +2,7 @@
 // binder fills in the `bound` part of expressions.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -165,9 +166,13 @@ struct SelectStmt {
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
   std::optional<int64_t> offset;  // OFFSET m: rows skipped after ORDER BY
-  // A GROUP BY of grouping sets rewritten (query/parse/grouping_sets.h): the select list's
-  // texts, which ORDER BY may repeat.
-  std::vector<std::string> grouping_items;
+  // GROUP BY of grouping sets (ROLLUP, CUBE, GROUPING SETS: query/parse/grouping_sets.h):
+  // each set's keys as positions in `group_by`, which holds every set's keys once. Empty for a
+  // plain GROUP BY.
+  std::vector<std::vector<uint32_t>> grouping_sets;
+
+  // GROUP BY in any form, even of the empty set alone (GROUP BY GROUPING SETS (())).
+  bool grouped() const { return !group_by.empty() || !grouping_sets.empty(); }
 
   std::unique_ptr<SelectStmt> Clone() const;
 };

@@ -1,10 +1,10 @@
-// GROUP BY with grouping sets (ROLLUP, CUBE, GROUPING SETS) and grouping(), as Presto and
-// Timestream have them, rewritten by the parser into plain SQL: the UNION ALL of one SELECT
-// per set, grouped by that set's keys, the other keys NULL in it and grouping(...) a number.
-// Each set scans the input again; the planner sees only plain GROUP BYs.
+// GROUP BY with grouping sets (ROLLUP, CUBE, GROUPING SETS), as Presto and Timestream have
+// them: the parser turns GROUP BY's elements into the list of sets, each a list of keys. The
+// planner groups the input once per set in one pass over it (GroupingSetsNode), and answers
+// grouping(k, ...) from the set a group comes from.
 #pragma once
 
-#include <memory>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -14,38 +14,35 @@
 
 namespace strata::query {
 
-// The keys one grouping set groups by (none: the grand total).
-using GroupingSet = std::vector<ExprPtr>;
+// The keys one grouping set groups by (none: the grand total), as positions in the list of
+// every key GROUP BY names: a set is never a copy of its keys' expressions.
+using GroupingSet = std::vector<uint32_t>;
 
 // At most this many sets a GROUP BY makes (CUBE of n keys makes 2^n).
 inline constexpr size_t kMaxGroupingSets = 1024;
+// At most this many keys the sets name together: a group's set is a mask of them in a BIGINT.
+inline constexpr size_t kMaxGroupingKeys = 62;
 
 // ROLLUP (k1, ..., kn): (k1..kn), (k1..kn-1), ..., ().
-std::vector<GroupingSet> RollupSets(const std::vector<ExprPtr>& keys);
+std::vector<GroupingSet> RollupSets(const std::vector<uint32_t>& keys);
 // CUBE (k1, ..., kn): every subset, the whole first and () last; nullopt past
 // kMaxGroupingSets.
-std::optional<std::vector<GroupingSet>> CubeSets(const std::vector<ExprPtr>& keys);
+std::optional<std::vector<GroupingSet>> CubeSets(const std::vector<uint32_t>& keys);
 
 // The sets of GROUP BY's elements taken together (each set of one element with each of the
-// next's, ...); `distinct` (GROUP BY DISTINCT) drops a set that repeats another. An error past
-// kMaxGroupingSets.
+// next's, ...). A key written twice (the same text in `keys`) is one key; `distinct` (GROUP
+// BY DISTINCT) drops a set that repeats another. An error past kMaxGroupingSets.
 absl::StatusOr<std::vector<GroupingSet>> CrossGroupingSets(
-    std::vector<std::vector<GroupingSet>> elements, bool distinct, Position pos,
-    std::string_view sql);
+    std::vector<std::vector<GroupingSet>> elements, const std::vector<ExprPtr>& keys, bool distinct,
+    Position pos, std::string_view sql);
 
-// True if the select list or HAVING calls grouping(...).
-bool CallsGrouping(const SelectStmt& select);
+// Groups `select` by `sets` of `keys`: each key the sets use once in select.group_by, in the
+// order they first appear, and each set as their positions there (select.grouping_sets). A
+// single set of keys is a plain GROUP BY.
+void SetGroupingSets(SelectStmt& select, std::vector<ExprPtr> keys, std::vector<GroupingSet> sets);
 
-// `select` (its group_by empty) grouped by each of `sets`: the UNION ALL of a copy per set, or
-// the one copy. In a copy, a key of another set that the select list or HAVING names outside an
-// aggregate is NULL, and grouping(k, ...) the bits of the keys not grouped (the first argument
-// the highest bit). The result's `grouping_items` hold the select list's texts, for ORDER BY.
-absl::StatusOr<std::unique_ptr<SelectStmt>> ExpandGroupingSets(std::unique_ptr<SelectStmt> select,
-                                                               std::vector<GroupingSet> sets,
-                                                               std::string_view sql);
-
-// ORDER BY items of an expanded select (`grouping_items` not empty) that repeat a select item
-// become its position, as the union's output has no other name for an aggregate.
-void OrderGroupingSetsByPosition(SelectStmt& select);
+// True for a call of grouping(k, ...), which is no function: the planner answers it from the
+// grouping set each group comes from.
+bool IsGroupingCall(const Expr& e);
 
 }  // namespace strata::query

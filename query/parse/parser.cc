@@ -297,7 +297,6 @@ class Parser {
         select = std::move(outer);
       }
       RETURN_IF_ERROR(ParseOrderAndLimit(select.get()));
-      if (!select->grouping_items.empty()) OrderGroupingSetsByPosition(*select);
     }
     if (!with.empty()) {
       for (auto& w : select->with) with.push_back(std::move(w));
@@ -383,41 +382,42 @@ class Parser {
     if (AcceptWord("where")) {
       ASSIGN_OR_RETURN(s->where, ParseExpr());
     }
-    std::optional<std::vector<GroupingSet>> sets;
     if (AcceptWord("group")) {
       const Position at = Peek().pos;
       RETURN_IF_ERROR(ExpectWord("by"));
       const bool distinct = AcceptWord("distinct");
       if (!distinct) AcceptWord("all");
       bool plain = true;
+      std::vector<ExprPtr> keys;
       ASSIGN_OR_RETURN(std::vector<std::vector<GroupingSet>> elements,
-                       ParseGroupingElements(&plain));
+                       ParseGroupingElements(&keys, &plain));
       if (plain) {
-        for (auto& element : elements) s->group_by.push_back(std::move(element[0][0]));
+        s->group_by = std::move(keys);
       } else {
-        ASSIGN_OR_RETURN(sets, CrossGroupingSets(std::move(elements), distinct, at, sql_));
+        ASSIGN_OR_RETURN(std::vector<GroupingSet> sets,
+                         CrossGroupingSets(std::move(elements), keys, distinct, at, sql_));
+        SetGroupingSets(*s, std::move(keys), std::move(sets));
       }
     }
     if (AcceptWord("having")) {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
-    if (sets || CallsGrouping(*s)) {
-      if (!sets) {
-        sets.emplace(1);
-        for (ExprPtr& k : s->group_by) sets->front().push_back(std::move(k));
-        s->group_by.clear();
-      }
-      // Each set is a copy of the select: the syntax tree's charge grows with them.
-      expressions_ *= static_cast<int64_t>(std::max<size_t>(sets->size(), 1));
-      return ExpandGroupingSets(std::move(s), *std::move(sets), sql_);
-    }
     return s;
   }
 
   // GROUP BY's elements, each as its grouping sets: a key (one set of it), ROLLUP (k, ...),
-  // CUBE (k, ...) or GROUPING SETS (set, ...), where a set is (k, ...), () or k. `*plain`: every
-  // element a key.
-  absl::StatusOr<std::vector<std::vector<GroupingSet>>> ParseGroupingElements(bool* plain) {
+  // CUBE (k, ...) or GROUPING SETS (set, ...), where a set is (k, ...), () or k. Every key
+  // written goes to `keys`, and a set holds positions there. `*plain`: every element a key.
+  absl::StatusOr<std::vector<std::vector<GroupingSet>>> ParseGroupingElements(
+      std::vector<ExprPtr>* keys, bool* plain) {
+    // Keys up to `)`, appended to `keys`: their positions.
+    auto key_list = [&]() -> absl::StatusOr<GroupingSet> {
+      const size_t first = keys->size();
+      RETURN_IF_ERROR(ParseExprList(keys));
+      GroupingSet set;
+      for (size_t k = first; k < keys->size(); ++k) set.push_back(static_cast<uint32_t>(k));
+      return set;
+    };
     std::vector<std::vector<GroupingSet>> elements;
     do {
       const Token& t = Peek();
@@ -425,18 +425,16 @@ class Parser {
       if ((IsWord(t, "rollup") || IsWord(t, "cube")) && opens) {
         const Token& word = Next();
         Next();
-        std::vector<ExprPtr> keys;
-        RETURN_IF_ERROR(ParseExprList(&keys));
+        ASSIGN_OR_RETURN(GroupingSet listed, key_list());
         RETURN_IF_ERROR(ExpectSymbol(")"));
         if (IsWord(word, "rollup")) {
-          elements.push_back(RollupSets(keys));
+          elements.push_back(RollupSets(listed));
         } else {
-          std::optional<std::vector<GroupingSet>> cube = CubeSets(keys);
+          std::optional<std::vector<GroupingSet>> cube = CubeSets(listed);
           if (!cube) {
-            return Error(word,
-                         StrCat("CUBE of ", keys.size(), " keys makes more than ", kMaxGroupingSets,
-                                " grouping sets; name the sets you need "
-                                "with GROUPING SETS"));
+            return Error(
+                word, StrCat("CUBE of ", listed.size(), " keys makes more than ", kMaxGroupingSets,
+                             " grouping sets; name the sets you need with GROUPING SETS"));
           }
           elements.push_back(*std::move(cube));
         }
@@ -447,25 +445,25 @@ class Parser {
         RETURN_IF_ERROR(ExpectSymbol("("));
         std::vector<GroupingSet> sets;
         do {
-          GroupingSet set;
           if (AcceptSymbol("(")) {
+            GroupingSet& set = sets.emplace_back();
             if (!AcceptSymbol(")")) {
-              RETURN_IF_ERROR(ParseExprList(&set));
+              ASSIGN_OR_RETURN(set, key_list());
               RETURN_IF_ERROR(ExpectSymbol(")"));
             }
           } else {
             ASSIGN_OR_RETURN(ExprPtr key, ParseExpr());
-            set.push_back(std::move(key));
+            sets.push_back({static_cast<uint32_t>(keys->size())});
+            keys->push_back(std::move(key));
           }
-          sets.push_back(std::move(set));
         } while (AcceptSymbol(","));
         RETURN_IF_ERROR(ExpectSymbol(")"));
         elements.push_back(std::move(sets));
         *plain = false;
       } else {
         ASSIGN_OR_RETURN(ExprPtr key, ParseExpr());
-        elements.emplace_back(1);
-        elements.back()[0].push_back(std::move(key));
+        elements.push_back({{static_cast<uint32_t>(keys->size())}});
+        keys->push_back(std::move(key));
       }
     } while (AcceptSymbol(","));
     return elements;

@@ -8,8 +8,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "query/base/shard_reads.h"
 #include "query/exec/hash_join.h"
 #include "query/exec/header_aggregation.h"
@@ -80,7 +82,8 @@ struct TopGroups {
   int64_t rows = 0;  // LIMIT + OFFSET
   bool whole_groups_only = false;
 };
-// Whole in the fragments (`whole`) when a key is the bare DIMENSION partition key column and
+// Whole in the fragments (`whole`) when `whole_groups` (grouping sets' groups are not: the
+// grand total spans every shard), a key is the bare DIMENSION partition key column and
 // every aggregate and key is written alike on every node with a scalar result. Otherwise
 // nullopt unless every aggregate has a merge (DISTINCT ones, approx_distinct and unweighted
 // approx_percentile all over one argument read from the series' columns, whose distinct
@@ -88,7 +91,8 @@ struct TopGroups {
 // every node (query/expr/sql_text.h), and WHERE went to the fragments whole.
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
-    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top);
+    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top,
+    bool whole_groups);
 
 struct Planner::Source {
   PlanNodePtr node;
@@ -162,5 +166,31 @@ void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::s
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
 // The AND of `conjuncts` (bound, boolean); null when there are none.
 ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts);
+
+// Grouping sets (planner_grouping.cc, query/parse/grouping_sets.h).
+//
+// Keys of `select`'s grouping sets that are one key once bound (ROLLUP (1, region) where
+// region is the first select item; an alias and its expression) become one: `keys` and their
+// `texts` keep the first, and every set of select.grouping_sets names it instead. An error
+// past kMaxGroupingKeys keys.
+absl::Status MergeRepeatedKeys(SelectStmt& select, std::vector<const Expr*>* keys,
+                               std::vector<std::string>* texts, std::string_view sql);
+// An error for a call of grouping() in a select that does not aggregate.
+absl::Status RefuseGroupingCalls(const SelectStmt& select, const std::vector<ExprPtr>& windows,
+                                 std::string_view sql);
+// grouping(k1, ..., kn) answered over an aggregation's output whose keys have `key_text`:
+// each argument must be one of them. With grouping sets (`mask_column` >= 0, the set's mask:
+// GroupingSetsNode) the call becomes arithmetic on the mask, whose column expressions are
+// added to `masks` (already bound: the rewrites over the groups pass them); under a plain
+// GROUP BY, 0.
+struct GroupingCalls {
+  const std::vector<std::string>& key_text;
+  int mask_column = -1;
+  absl::flat_hash_set<const Expr*>* masks = nullptr;
+  std::string_view sql;
+
+  // Replaces each call in `e` (not in its subqueries or lambdas).
+  absl::Status Answer(ExprPtr& e) const;
+};
 
 }  // namespace strata::query

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/select_nodes.h"
@@ -35,6 +36,7 @@ class Planner::SelectPhases {
     RETURN_IF_ERROR(ExtractWindows());
     NameOutputColumns();
     DistinctAsGroups();
+    if (!aggregating_) RETURN_IF_ERROR(RefuseGroupingCalls(select_, *windows_, sql_));
     RETURN_IF_ERROR(aggregating_ ? Aggregate() : BindRows());
     OutputColumns();
     RETURN_IF_ERROR(OrderBy());
@@ -70,6 +72,7 @@ class Planner::SelectPhases {
   absl::Status BindWindows(size_t width);
   absl::Status Aggregate();
   absl::Status BindGroupKeys(Schema* post);
+  bool grouping_sets() const { return !select_.grouping_sets.empty(); }
   absl::Status CollectAggregates(Expr& e, Schema* post);
   void PickAggregateFastPath();
   void SplitAcrossFragments();
@@ -101,7 +104,12 @@ class Planner::SelectPhases {
   bool distinct_as_groups_ = false;  // DistinctAsGroups
   std::vector<const Expr*> group_keys_;
   std::vector<std::string> key_text_;
+  // The aggregation's columns before its aggregates: the keys, and with grouping sets the
+  // set's mask (GroupingSetsNode).
+  size_t key_columns_ = 0;
   std::vector<AggregateSpec> aggregates_;
+  // The mask columns standing in grouping() calls (GroupingCalls).
+  absl::flat_hash_set<const Expr*> grouping_masks_;
   // The aggregation runs in the fragments, WHERE with it (SplitAcrossFragments).
   bool in_fragments_ = false;
   bool whole_in_fragments_ = false;  // and the aggregates computed there (whole groups)
@@ -175,7 +183,7 @@ absl::Status Planner::SelectPhases::ExtractWindows() {
   for (SelectItem& item : select_.items) RETURN_IF_ERROR(extract(item.expr));
   for (OrderItem& o : select_.order_by) RETURN_IF_ERROR(extract(o.expr));
 
-  aggregating_ = !select_.group_by.empty() || (select_.having != nullptr);
+  aggregating_ = select_.grouped() || (select_.having != nullptr);
   for (const SelectItem& item : select_.items) aggregating_ |= ContainsAggregate(*item.expr);
   for (const OrderItem& o : select_.order_by) aggregating_ |= ContainsAggregate(*o.expr);
   for (ExprPtr& w : windows) {
@@ -219,6 +227,16 @@ absl::Status Planner::SelectPhases::BindWindows(size_t width) {
 absl::Status Planner::SelectPhases::Aggregate() {
   Schema post;  // the aggregation's output: its keys, then its aggregates
   RETURN_IF_ERROR(BindGroupKeys(&post));
+  GroupingCalls grouping{.key_text = key_text_,
+                         .mask_column = grouping_sets() ? static_cast<int>(group_keys_.size()) : -1,
+                         .masks = &grouping_masks_,
+                         .sql = sql_};
+  for (SelectItem& item : select_.items) RETURN_IF_ERROR(grouping.Answer(item.expr));
+  if (select_.having) RETURN_IF_ERROR(grouping.Answer(select_.having));
+  for (OrderItem& o : select_.order_by) RETURN_IF_ERROR(grouping.Answer(o.expr));
+  for (ExprPtr& w : *windows_) {
+    for (ExprPtr* e : WindowExprs(*w)) RETURN_IF_ERROR(grouping.Answer(*e));
+  }
   // Take out every aggregate call and give it a slot after the keys.
   for (SelectItem& item : select_.items) RETURN_IF_ERROR(CollectAggregates(*item.expr, &post));
   if (select_.having) RETURN_IF_ERROR(CollectAggregates(*select_.having, &post));
@@ -269,10 +287,15 @@ absl::Status Planner::SelectPhases::BindGroupKeys(Schema* post) {
     group_keys_.push_back(g.get());
     key_text_.push_back(g->ToString());
   }
+  if (grouping_sets()) {
+    RETURN_IF_ERROR(MergeRepeatedKeys(select_, &group_keys_, &key_text_, sql_));
+  }
   for (size_t i = 0; i < group_keys_.size(); ++i) {
     post->push_back({key_text_[i], group_keys_[i]->bound.type, ""});
     if (group_keys_[i]->kind == ExprKind::kColumn) post->back().name = group_keys_[i]->name;
   }
+  if (grouping_sets()) post->push_back({"grouping set", DataType::kBigint, ""});
+  key_columns_ = post->size();
   return absl::OkStatus();
 }
 
@@ -300,7 +323,7 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
   auto type = f->bind(spec.arg_types);
   if (!type.ok()) return SqlError(sql_, e.pos, StrCat(e.name, "(): ", type.status().message()));
   e.bound.aggregate = static_cast<int>(aggregates_.size());
-  e.bound.column = static_cast<int>(group_keys_.size() + aggregates_.size());
+  e.bound.column = static_cast<int>(key_columns_ + aggregates_.size());
   e.bound.type = *type;
   post->push_back({e.ToString(), *type, ""});
   aggregates_.push_back(std::move(spec));
@@ -311,8 +334,15 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
 void Planner::SelectPhases::PickAggregateFastPath() {
   TableScanNode* scan = source_.scan;
   if (scan == nullptr) return;
-  if (LastPointEligible(group_keys_, aggregates_, select_.where.get(), scan->series_columns(),
-                        scan->time_column(), context_->eval)) {
+  if (grouping_sets()) {
+    // Whole blocks add to each set's groups; a last point is no set's answer.
+    if (!select_.where &&
+        HeaderAggregationEligible(group_keys_, aggregates_, scan->series_columns(),
+                                  scan->time_column(), context_->eval)) {
+      block_headers_ = scan->AggregateBlocks(group_keys_, aggregates_);
+    }
+  } else if (LastPointEligible(group_keys_, aggregates_, select_.where.get(),
+                               scan->series_columns(), scan->time_column(), context_->eval)) {
     scan->ReadLastPointsOnly();
   } else if (!select_.where &&
              HeaderAggregationEligible(group_keys_, aggregates_, scan->series_columns(),
@@ -328,7 +358,8 @@ void Planner::SelectPhases::SplitAcrossFragments() {
   const FragmentedTable* table = source_.fragments.get();
   if (table == nullptr || table->rows != source_.node.get()) return;
   std::optional<FragmentAggregation> split =
-      AggregateInFragments(*table, group_keys_, aggregates_, TopGroupsInFragments());
+      AggregateInFragments(*table, group_keys_, aggregates_, TopGroupsInFragments(),
+                           /*whole_groups=*/!grouping_sets());
   if (!split) return;
   auto kept = std::make_shared<FragmentAggregation>(*std::move(split));
   plan_.keep_alive.push_back(kept);
@@ -349,7 +380,7 @@ void Planner::SelectPhases::SplitAcrossFragments() {
 // (TopGroups::whole_groups_only).
 std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
   if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
-      DistinctRows() || !windows_->empty() || group_keys_.empty()) {
+      DistinctRows() || !windows_->empty() || group_keys_.empty() || grouping_sets()) {
     return std::nullopt;
   }
   TopGroups top;
@@ -392,7 +423,9 @@ std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
 // A group key becomes its column of the aggregation's output; other plain
 // columns are errors.
 absl::Status Planner::SelectPhases::RewriteOverGroups(ExprPtr& e, const Schema& post) {
-  if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
+  if (e->bound.aggregate >= 0 || e->bound.window >= 0 || grouping_masks_.contains(e.get())) {
+    return absl::OkStatus();
+  }
   // A lambda's body reads its parameters: bound with the call around it.
   if (e->kind == ExprKind::kLambda) return absl::OkStatus();
   if (e->kind != ExprKind::kLiteral) {
@@ -501,7 +534,9 @@ absl::Status Planner::SelectPhases::OrderBy() {
 // An ORDER BY expression of an aggregating query that is not in the select
 // list: over the aggregation's output.
 absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
-  if (e->bound.aggregate >= 0 || e->bound.window >= 0) return absl::OkStatus();
+  if (e->bound.aggregate >= 0 || e->bound.window >= 0 || grouping_masks_.contains(e.get())) {
+    return absl::OkStatus();
+  }
   const std::string text = e->ToString();
   for (size_t k = 0; k < key_text_.size(); ++k) {
     if (key_text_[k] != text) continue;
@@ -524,7 +559,8 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
 void Planner::SelectPhases::PlanNewestFirst() {
   TableScanNode* scan = source_.scan;
   if (scan == nullptr || !select_.limit || sort_keys_.empty() || !sort_keys_[0].descending ||
-      DistinctRows() || select_.having || scan->last_points_only() || !windows_->empty()) {
+      DistinctRows() || select_.having || scan->last_points_only() || !windows_->empty() ||
+      grouping_sets()) {
     return;
   }
   const Expr* first = projection_[sort_keys_[0].column];
@@ -585,7 +621,12 @@ void Planner::SelectPhases::Build() {
   if (select_.where && !filtered_in_fragments) {
     node = std::make_shared<FilterNode>(node, select_.where.get());
   }
-  if (aggregating_ && !whole_in_fragments_) {
+  if (grouping_sets()) {
+    auto aggregate = std::make_shared<GroupingSetsNode>(node, projected_input_, group_keys_,
+                                                        select_.grouping_sets, aggregates_);
+    if (block_headers_) aggregate->TakeBlockHeaders(block_headers_);
+    node = std::move(aggregate);
+  } else if (aggregating_ && !whole_in_fragments_) {
     auto aggregate =
         std::make_shared<AggregateNode>(node, projected_input_, group_keys_, aggregates_);
     if (distinct_as_groups_ && select_.limit && select_.order_by.empty() && !select_.having) {

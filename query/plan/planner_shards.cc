@@ -97,7 +97,7 @@ std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
 std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const FragmentedTable& table,
                                             std::string_view sql) {
   if (!select.limit.has_value() || select.order_by.empty() || !table.where_whole ||
-      select.distinct || !select.group_by.empty() || select.having != nullptr) {
+      select.distinct || select.grouped() || select.having != nullptr) {
     return {};
   }
   for (const SelectItem& item : select.items) {
@@ -172,7 +172,7 @@ std::vector<uint64_t> SeriesByShard(const TableLayout& layout, uint32_t shards) 
 double MergeShare(const SelectStmt* select) {
   constexpr double kMergeGroups = 0.2, kPassRows = 0.3;
   if (select == nullptr) return kMergeGroups;
-  bool aggregating = !select->group_by.empty() || select->having != nullptr;
+  bool aggregating = select->grouped() || select->having != nullptr;
   for (const SelectItem& item : select->items) aggregating |= ContainsAggregate(*item.expr);
   return aggregating || select->limit.has_value() ? kMergeGroups : kPassRows;
 }
@@ -465,12 +465,13 @@ std::optional<FragmentAggregation> AggregateWholeInFragments(
 
 std::optional<FragmentAggregation> AggregateInFragments(
     const FragmentedTable& table, const std::vector<const Expr*>& keys,
-    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top) {
+    const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top,
+    bool whole_groups) {
   if (!table.where_whole) return std::nullopt;
   for (const Expr* key : keys) {
     if (key->bound.type == DataType::kUnknown) return std::nullopt;
   }
-  if (GroupsStayInShards(table, keys)) {
+  if (whole_groups && GroupsStayInShards(table, keys)) {
     if (std::optional<FragmentAggregation> whole =
             AggregateWholeInFragments(table, keys, aggregates, top)) {
       return whole;

@@ -79,7 +79,7 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   for (const SelectItem& item : query.items) {
     if (ReadsOuter(*item.expr, outer, inner)) return refuse("cannot use outer columns in SELECT");
   }
-  if (!query.group_by.empty() || query.having || query.limit || query.offset) {
+  if (query.grouped() || query.having || query.limit || query.offset) {
     return refuse("cannot have GROUP BY, HAVING, LIMIT or OFFSET");
   }
   if (e.kind == ExprKind::kIn && e.negated) return refuse("cannot be NOT IN");

@@ -147,6 +147,17 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
                           "array_join(min(measure_value::double, 2), ','), "
                           "array_join(max_by(host, measure_value::double, 5), ',') FROM demo.cpu"),
               "293.0,292.0,291.0|0.0,1.0|h29,h29,h29,h29,h28\n");
+    // Grouping sets over the fragments' partial states: the grand total merges every
+    // shard's, though GROUP BY host alone is whole in each; DISTINCT's values likewise.
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT coalesce(host, 'all'), count(*), "
+                          "CAST(sum(measure_value::double) AS BIGINT) FROM demo.cpu "
+                          "GROUP BY ROLLUP (host) ORDER BY grouping(host) DESC, host LIMIT 2"),
+              "all|120|17580\nh0|4|6\n");
+    EXPECT_EQ(RowsThrough(i,
+                          "SELECT coalesce(measure_name, 'all'), count(DISTINCT host) FROM "
+                          "demo.cpu GROUP BY ROLLUP (measure_name) ORDER BY 1"),
+              "all|30\ncpu|30\n");
     std::string by_host =
         RowsThrough(i,
                     "SELECT host, CAST(2 * avg(measure_value::double) AS BIGINT), "

@@ -267,7 +267,10 @@ TEST_F(ClusterFanOutTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFragme
        {"SELECT count(*), avg(" + kValue + ") FROM demo.keyed",
         "SELECT measure_name, max(" + kValue + ") FROM demo.keyed GROUP BY measure_name",
         "SELECT bin(time, 1s), max(" + kValue + ") AS top FROM demo.keyed GROUP BY 1 ORDER BY " +
-            "top DESC LIMIT 2"}) {
+            "top DESC LIMIT 2",
+        // Grouping sets: the grand total spans every shard, though each host's group does not.
+        "SELECT host, count(*), sum(" + kValue + ") FROM demo.keyed GROUP BY ROLLUP (host) " +
+            "ORDER BY host"}) {
     EXPECT_EQ(LaggingRows(sql, v1::READ_CONSISTENCY_LEADER),
               LaggingRows(sql, v1::READ_CONSISTENCY_STRONG))
         << sql;
