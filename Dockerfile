@@ -41,7 +41,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 librocksdb7.8 libxxhash0 libspdlog1.10 libfmt9 \
       libabsl20220623 libjemalloc2 libedit2 libre2-9 libsodium23 libssl3 openssl \
-      libprometheus-cpp-core1.0 libcpp-httplib0.11 libnats3.4 \
+      libprometheus-cpp-core1.0 libcpp-httplib0.11 libnats3.4 tzdata \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/strata --shell /usr/sbin/nologin strata \
  && mkdir -p /var/lib/strata /var/lib/strata-tls /var/lib/strata-backups \

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler grpc-proto
   librocksdb-dev libxxhash-dev libspdlog-dev libfmt-dev libabsl-dev
+  # The IANA time zones at_timezone and with_timezone read (Abseil loads them).
+  tzdata
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
   prometheus-cpp-dev libcpp-httplib-dev prometheus

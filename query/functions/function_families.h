@@ -76,6 +76,8 @@ std::mt19937_64& ThreadRandom();
 // specifiers), format_datetime/parse_datetime (Joda patterns), durations,
 // to_timestamp (functions_time_text.cc).
 void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars);
+// at_timezone and with_timezone: wall-clock time in IANA zones (functions_time_zones.cc).
+void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars);
 
 // Statistics aggregates: correlation, covariance, regression, moments,
 // geometric mean, bitwise folds (functions_statistics.cc).

@@ -16,6 +16,7 @@ FunctionRegistry::FunctionRegistry() {
   AddTextFunctions(&scalars_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);
+  AddTimeZoneFunctions(&scalars_);
   AddStatisticsAggregates(&aggregates_);
 }
 

@@ -7,10 +7,12 @@ namespace strata::query {
 
 const std::vector<RefusedFunction>& RefusedFunctions() {
   static const std::vector<RefusedFunction> kRefused = {
-      {"at_timezone", "Strata's session zone is always UTC; offsets parse with parse_datetime"},
-      {"with_timezone", "Strata's session zone is always UTC; offsets parse with parse_datetime"},
-      {"timezone_hour", "Strata's timestamps are UTC, so the zone hour is always 0"},
-      {"timezone_minute", "Strata's timestamps are UTC, so the zone minute is always 0"},
+      {"timezone_hour",
+       "Strata's timestamps are UTC, so the zone hour is always 0; at_timezone gives the "
+       "wall-clock time in another zone"},
+      {"timezone_minute",
+       "Strata's timestamps are UTC, so the zone minute is always 0; at_timezone gives the "
+       "wall-clock time in another zone"},
       {"to_utf8", "Strata has no varbinary type; varchar is UTF-8 already"},
       {"from_utf8", "Strata has no varbinary type; varchar is UTF-8 already"},
       {"md5", "Strata has no varbinary type"},

@@ -1034,7 +1034,9 @@ class Parser {
         RETURN_IF_ERROR(Adopt(*call, std::move(index)));
         e = std::move(call);
       } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
-        Next();
+        // Presto's: the instant's wall-clock time in the zone (at_timezone). UTC changes
+        // nothing, as Strata's timestamps are UTC.
+        const Position pos = Next().pos;
         Next();
         Next();
         const Token& zone = Peek();
@@ -1044,11 +1046,15 @@ class Parser {
         for (std::string_view name : kUtc) {
           utc = utc || (zone.kind == TokenKind::kString && EqualsIgnoreCase(zone.text, name));
         }
-        if (!utc) {
-          return Error(zone, "AT TIME ZONE takes 'UTC' only: Strata's timestamps are UTC; "
-                             "shift them with + INTERVAL '2' HOUR where another zone is wanted");
+        if (utc) {
+          Next();
+          continue;
         }
-        Next();
+        ASSIGN_OR_RETURN(ExprPtr name, ParsePrimary());
+        ExprPtr call = Make(ExprKind::kCall, pos, "at_timezone");
+        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+        RETURN_IF_ERROR(Adopt(*call, std::move(name)));
+        e = std::move(call);
       } else {
         return e;
       }

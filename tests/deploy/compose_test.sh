@@ -128,6 +128,9 @@ container_wait_healthy stratad 90 || fail "stratad did not come back healthy aft
 [ "$(count)" = 3 ] || fail "data did not survive the restart: $(count) rows"
 sum=$(strata query "SELECT sum(measure_value::double) FROM deploy.cpu" --format csv | tail -1)
 [ "$sum" = 7.5 ] || fail "expected the sum 7.5 after the restart, got $sum"
+# The image carries the IANA time zones (tzdata) at_timezone reads.
+berlin=$(strata query "SELECT at_timezone(TIMESTAMP '2024-07-01 12:00:00', 'Europe/Berlin')" --format csv | tail -1)
+[ "$berlin" = "2024-07-01 14:00:00.000000000" ] || fail "at_timezone in the image answered $berlin"
 # Captured first: `podman logs | grep -q` fails under pipefail whenever grep
 # exits on its match while podman is still writing (SIGPIPE).
 container_logs=$(podman logs "$container" 2>&1)
