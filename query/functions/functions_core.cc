@@ -479,13 +479,21 @@ class SumAcc : public Accumulator {
   double d_ = 0;
 };
 
-// The sum of the values in arrival order over their count, as Presto's
-// avg(double) (and so Timestream's).
+// The mean: for DOUBLE, the sum of the values in arrival order over their count, as Presto's
+// avg(double) (and so Timestream's). For BIGINT the sum is exact (128 bits), so the mean is
+// the same whatever the order and however the rows are read: a double sum of integers loses
+// the small ones beside a large one (2^62 + 250 is 2^62 in a double), and lost them
+// differently row by row than whole blocks by their headers' sums.
 class AvgAcc : public Accumulator {
  public:
+  explicit AvgAcc(bool integers) : integers_(integers) {}
   void Add(const Args& a) override {
     if (a[0].null) return;
-    sum_ += a[0].AsDouble();
+    if (integers_ && a[0].type == DataType::kBigint) {
+      integer_sum_ += a[0].i;
+    } else {
+      sum_ += a[0].AsDouble();
+    }
     ++n_;
   }
   // In locals, in the rows' order (as SumAcc's).
@@ -493,35 +501,54 @@ class AvgAcc : public Accumulator {
     const Vector& v = *args[0];
     if (!IsNumericVector(v)) return Accumulator::AddRun(args, begin, end);
     const uint8_t* nulls = v.nulls.data();
-    double sum = sum_;
     int64_t n = n_;
     if (v.type == DataType::kDouble) {
       const double* values = v.doubles.data();
+      double sum = sum_;
       for (size_t i = begin; i < end; ++i) {
         if (nulls[i]) continue;
         sum += values[i];
         ++n;
       }
+      sum_ = sum;
+    } else if (integers_) {
+      __int128 sum = integer_sum_;
+      for (size_t i = begin; i < end; ++i) {
+        if (nulls[i]) continue;
+        sum += v.ints[i];
+        ++n;
+      }
+      integer_sum_ = sum;
     } else {
+      double sum = sum_;
       for (size_t i = begin; i < end; ++i) {
         if (nulls[i]) continue;
         sum += static_cast<double>(v.ints[i]);
         ++n;
       }
+      sum_ = sum;
     }
-    sum_ = sum;
     n_ = n;
   }
+  // A BIGINT column's statistic has_sum only when its double is the exact integer sum.
   void AddStats(const ColumnStats& stats) override {
-    sum_ += stats.sum;
+    if (integers_) {
+      integer_sum_ += static_cast<__int128>(stats.sum);
+    } else {
+      sum_ += stats.sum;
+    }
     n_ += stats.count;
   }
   absl::StatusOr<Datum> Finish() override {
-    return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
+    if (n_ == 0) return Datum::Null(DataType::kDouble);
+    const double sum = integers_ ? static_cast<double>(integer_sum_) : sum_;
+    return Datum::Double(sum / static_cast<double>(n_));
   }
 
  private:
+  bool integers_;
   double sum_ = 0;
+  __int128 integer_sum_ = 0;
   int64_t n_ = 0;
 };
 
@@ -1462,7 +1489,8 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        StatsUse::kSum});
   agg({"avg", "avg(x) -> double", "Mean of the non-NULL values.",
        Fixed({P::kNumeric}, kDbl, "avg(number)"),
-       [](const Types&) { return std::make_unique<AvgAcc>(); }, StatsUse::kSum});
+       [](const Types& t) { return std::make_unique<AvgAcc>(t[0] == DataType::kBigint); },
+       StatsUse::kSum});
   for (auto [name, output, doc] :
        {std::tuple{"stddev", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
         std::tuple{"stddev_samp", MomentsAcc::Output::kStddevSamp, "Sample standard deviation."},
