@@ -1,10 +1,13 @@
-// Generated queries answer alike while their rows are in the memory head and once maintenance
-// has sealed them into magnetic blocks. The blocks have their own fast paths (aggregates from
+// Generated queries checked against another way to the same answer. First, they answer alike
+// while their rows are in the memory head and once maintenance has sealed them into magnetic
+// blocks. The blocks have their own fast paths (aggregates from
 // block headers, filters and pruning by block statistics, newest-first reads, last points),
 // each of which must give what decoding every point gives. The golden files check chosen
 // queries (block_aggregates.test, block_filter.test); this test checks a few hundred shapes
 // drawn from a grammar of keys, aggregates, conditions and orders, over rows with NULLs, a
 // missing dimension, a second measure and an extreme BIGINT.
+// Second, a GROUP BY of grouping sets (one pass, GroupingSetsNode) answers what the UNION ALL
+// of one plain GROUP BY per set answers.
 #include <algorithm>
 #include <random>
 #include <set>
@@ -291,6 +294,89 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
   backend.Maintain();
   ASSERT_EQ(Tiers(backend), "true | true | false");
   same_again("late rows merged into blocks");
+}
+
+// CUBE, ROLLUP and GROUPING SETS of generated keys and aggregates against the UNION ALL of
+// one plain GROUP BY per set, the keys outside the set NULL; with the same conditions. Over the
+// head and the blocks both (an hour sealed).
+TEST(GroupingSetsDifferentialTest, GroupingSetsAnswerAsTheUnionOfOneGroupByPerSet) {
+  testing::InProcess backend;
+  backend.SetClock(kStart);
+  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
+  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
+  spec.retention.memory_store_retention_hours = 1;
+  spec.retention.magnetic_store_retention_days = 30;
+  ASSERT_TRUE(backend.CreateTable(spec).ok());
+  std::mt19937 random(11);
+  for (int hour = 0; hour < 2; ++hour) {
+    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
+    WriteAll(backend, HourOfRows(hour, random));
+  }
+  backend.SetClock(kStart + 2 * 60 * kNanosPerMinute + kNanosPerMinute);
+  backend.Maintain();
+  ASSERT_EQ(Tiers(backend), "true | true | false");
+
+  const std::vector<std::string> keys = {"host", "region", "state", "measure_name",
+                                         "bin(time, 30m)"};
+  const std::vector<std::string> aggregates = {
+      "count(*)",           "round(sum(usage), 4)", "max(procs)",
+      "min(state)",         "count(DISTINCT host)", "max_by(usage, time)",
+      "round(avg(temp), 4)"};
+  const std::vector<std::string> conditions = {"", " WHERE usage > 20", " WHERE host <> 'h4'",
+                                               " WHERE time > ago(90m)"};
+  std::mt19937 pick(5);
+  auto uniform = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(pick); };
+  for (int q = 0; q < 60; ++q) {
+    std::vector<std::string> chosen;
+    for (size_t n = 1 + uniform(3); chosen.size() < n;) {
+      const std::string& k = keys[uniform(keys.size())];
+      if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) chosen.push_back(k);
+    }
+    const std::string aggregate =
+        aggregates[uniform(aggregates.size())] + ", " + aggregates[uniform(aggregates.size())];
+    const std::string where = conditions[uniform(conditions.size())];
+    // The sets as bit masks over `chosen` (bit k: key k grouped).
+    std::vector<uint32_t> sets;
+    std::string form;
+    const uint32_t all = (1u << chosen.size()) - 1;
+    switch (uniform(3)) {
+      case 0:  // CUBE: every subset
+        form = "CUBE";
+        for (uint32_t m = all + 1; m-- > 0;) sets.push_back(m);
+        break;
+      case 1:  // ROLLUP: each prefix
+        form = "ROLLUP";
+        for (size_t n = chosen.size() + 1; n-- > 0;) sets.push_back((1u << n) - 1);
+        break;
+      default:  // GROUPING SETS: the first key alone, all of them, and ()
+        form = "GROUPING SETS";
+        sets = {1u, all, 0u};
+        break;
+    }
+    std::string grouped = "SELECT " + absl::StrJoin(chosen, ", ") + ", " + aggregate +
+                          " FROM tiers.metrics" + where + " GROUP BY " + form + " (";
+    if (form == "GROUPING SETS") {
+      grouped += "(" + chosen[0] + "), (" + absl::StrJoin(chosen, ", ") + "), ())";
+    } else {
+      grouped += absl::StrJoin(chosen, ", ") + ")";
+    }
+    std::vector<std::string> selects;
+    for (uint32_t set : sets) {
+      std::vector<std::string> items, by;
+      for (size_t k = 0; k < chosen.size(); ++k) {
+        const bool in = set >> k & 1;
+        items.push_back(in ? chosen[k] : "NULL");
+        if (in) by.push_back(chosen[k]);
+      }
+      selects.push_back("SELECT " + absl::StrJoin(items, ", ") + ", " + aggregate +
+                        " FROM tiers.metrics" + where +
+                        (by.empty() ? "" : " GROUP BY " + absl::StrJoin(by, ", ")));
+    }
+    const std::string united = absl::StrJoin(selects, " UNION ALL ");
+    const std::string answer = Answer(backend, grouped);
+    EXPECT_EQ(answer, Answer(backend, united)) << grouped;
+    EXPECT_EQ(answer.rfind("error: ", 0), std::string::npos) << grouped << "\n" << answer;
+  }
 }
 
 }  // namespace
