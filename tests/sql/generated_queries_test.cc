@@ -20,207 +20,35 @@
 #include "common/strings.h"
 #include "gtest/gtest.h"
 #include "tests/sql/in_process_backend.h"
+#include "tests/support/generated_sql.h"
 
 namespace strata {
 namespace {
 
-constexpr int kHosts = 12;
 constexpr int kHours = 6;
-// 2024-03-10T06:00:00Z: the first hour written.
-constexpr int64_t kStart = 1710050400LL * kNanosPerSecond;
+constexpr int64_t kStart = testing::kGeneratedStartMillis * kNanosPerMilli;
 
-// Picks from the grammar below with a fixed seed: the same queries on every run.
-class QueryGrammar {
- public:
-  explicit QueryGrammar(uint32_t seed) : random_(seed) {}
-
-  std::string Next() {
-    switch (Pick(6)) {
-      case 0:
-        return NewestRows();
-      case 1:
-        return LastPoints();
-      default:
-        return Grouped();
-    }
+// A generated row as a write's record.
+InputRecord ToRecord(const testing::GeneratedRow& row) {
+  InputRecord r;
+  for (const auto& [name, value] : row.dimensions) r.dimensions.push_back({name, value});
+  r.measure_name = row.measure_name;
+  r.time = row.time_millis;
+  if (row.version != 1) r.version = row.version;
+  for (const auto& [name, value] : row.values) {
+    Value v;
+    if (const double* d = std::get_if<double>(&value)) v = Value::Double(*d);
+    if (const int64_t* i = std::get_if<int64_t>(&value)) v = Value::Bigint(*i);
+    if (const std::string* t = std::get_if<std::string>(&value)) v = Value::Varchar(*t);
+    if (const bool* b = std::get_if<bool>(&value)) v = Value::Boolean(*b);
+    r.measure_values.push_back({name, std::nullopt, v});
   }
-
- private:
-  size_t Pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(random_); }
-  bool Chance(int percent) { return static_cast<int>(Pick(100)) < percent; }
-  template <typename T>
-  const T& OneOf(const std::vector<T>& options) {
-    return options[Pick(options.size())];
-  }
-
-  // 0 to 2 conditions ANDed, or none.
-  std::string Where() {
-    static const std::vector<std::string> kConditions = {
-        "host = 'h3'",
-        "host IN ('h1', 'h7', 'h11')",
-        "region = 'r1'",
-        "region IS NULL",
-        "measure_name = 'cpu'",
-        "measure_name = 'temp'",
-        "usage > 50",
-        "usage BETWEEN -2 AND 20.5",
-        "procs < 100",
-        "procs >= 400",
-        "state = 'ok'",
-        "state IS NULL",
-        "up",
-        "time >= TIMESTAMP '2024-03-10 09:00:00'",
-        "time < TIMESTAMP '2024-03-10 07:30:00'",
-        "time BETWEEN TIMESTAMP '2024-03-10 08:10:00' AND TIMESTAMP '2024-03-10 10:40:00'",
-        "time > ago(3h)",
-        "temp > 20",
-    };
-    const size_t n = Pick(3);
-    std::vector<std::string> chosen;
-    for (size_t i = 0; i < n; ++i) chosen.push_back(OneOf(kConditions));
-    return chosen.empty() ? "" : " WHERE " + absl::StrJoin(chosen, " AND ");
-  }
-
-  std::string Grouped() {
-    static const std::vector<std::string> kKeys = {"host",           "region",
-                                                   "measure_name",   "bin(time, 1h)",
-                                                   "bin(time, 15m)", "date_trunc('hour', time)",
-                                                   "bin(time, 1d)",  "state"};
-    static const std::vector<std::string> kAggregates = {
-        "count(*)",
-        "count(usage)",
-        "round(sum(usage), 4)",
-        "round(avg(usage), 4)",
-        "min(usage)",
-        "max(usage)",
-        "sum(procs)",
-        "min(procs)",
-        "max(procs)",
-        "round(avg(procs), 4)",
-        "max(state)",
-        "min(state)",
-        "count(state)",
-        "count_if(up)",
-        "count(DISTINCT host)",
-        "max_by(usage, time)",
-        "min_by(procs, time)",
-        "max(time)",
-        "min(time)",
-        "round(sum(temp), 4)",
-        "max(temp)",
-        "approx_distinct(state)",
-        "round(stddev(usage), 4)",
-    };
-    std::vector<std::string> keys;
-    for (size_t i = Pick(3); i > 0; --i) {
-      const std::string& key = OneOf(kKeys);
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-    }
-    std::vector<std::string> aggregates;
-    for (size_t i = 1 + Pick(4); i > 0; --i) aggregates.push_back(OneOf(kAggregates));
-    std::vector<std::string> items = keys;
-    items.insert(items.end(), aggregates.begin(), aggregates.end());
-    std::string sql = "SELECT " + absl::StrJoin(items, ", ") + " FROM tiers.metrics" + Where();
-    if (keys.empty()) return sql;
-    std::vector<std::string> positions;
-    for (size_t k = 1; k <= keys.size(); ++k) positions.push_back(std::to_string(k));
-    const std::string by = absl::StrJoin(positions, ", ");
-    sql += Chance(15) ? " GROUP BY ROLLUP (" + by + ")" : " GROUP BY " + by;
-    if (Chance(30)) sql += " HAVING count(*) > 3";
-    if (Chance(30)) {
-      // Every key in the order: the first n groups are one set, whatever the ties.
-      sql += StrCat(" ORDER BY ", by, Chance(50) ? " DESC" : "", " LIMIT ", 1 + Pick(20));
-    }
-    return sql;
-  }
-
-  // ORDER BY time DESC LIMIT n: the scan reads newest first and stops early.
-  std::string NewestRows() {
-    return StrCat("SELECT time, host, measure_name, usage, procs, state, temp FROM tiers.metrics",
-                  Where(), " ORDER BY time DESC, host, measure_name LIMIT ", 1 + Pick(40));
-  }
-
-  // A last point per series: read from each series' newest row only.
-  std::string LastPoints() {
-    static const std::vector<std::string> kLast = {"max_by(usage, time)", "max(time)",
-                                                   "max_by(state, time)", "max_by(temp, time)"};
-    return StrCat("SELECT host, measure_name, ", OneOf(kLast), " FROM tiers.metrics",
-                  Chance(50) ? " WHERE time > ago(30m)" : "", " GROUP BY host, measure_name");
-  }
-
-  std::mt19937 random_;
-};
-
-// An hour of rows: every host's cpu row each 5 minutes (usage, procs, state, up; some left out)
-// and four hosts' temp each 15 minutes. Host h11 has no region.
-std::vector<InputRecord> HourOfRows(int hour, std::mt19937& random) {
-  std::vector<InputRecord> records;
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
-  static const char* kStates[] = {"ok", "degraded", "down"};
-  for (int h = 0; h < kHosts; ++h) {
-    std::vector<InputDimension> dimensions = {{"host", StrCat("h", h)}};
-    if (h != 11) dimensions.push_back({"region", StrCat("r", h % 3)});
-    for (int m = 0; m < 60; m += 5) {
-      const int64_t millis = (kStart + (hour * 60 + m) * kNanosPerMinute) / kNanosPerMilli;
-      InputRecord cpu;
-      cpu.dimensions = dimensions;
-      cpu.measure_name = "cpu";
-      cpu.time = millis;
-      if (uniform(0, 19) != 0) {
-        cpu.measure_values.push_back(
-            {"usage", std::nullopt, Value::Double(uniform(-500, 10000) / 100.0)});
-      }
-      const bool extreme = h == 2 && hour == 1 && m == 30;
-      cpu.measure_values.push_back(
-          {"procs", std::nullopt, Value::Bigint(extreme ? int64_t{1} << 62 : uniform(0, 500))});
-      if (uniform(0, 9) != 0) {
-        cpu.measure_values.push_back(
-            {"state", std::nullopt, Value::Varchar(kStates[uniform(0, 2)])});
-      }
-      cpu.measure_values.push_back({"up", std::nullopt, Value::Boolean(uniform(0, 3) != 0)});
-      records.push_back(std::move(cpu));
-      if (h < 4 && m % 15 == 0) {
-        InputRecord temp;
-        temp.dimensions = dimensions;
-        temp.measure_name = "temp";
-        temp.time = millis;
-        temp.measure_values.push_back(
-            {"temp", std::nullopt, Value::Double(uniform(1500, 3500) / 100.0)});
-        records.push_back(std::move(temp));
-      }
-    }
-  }
-  return records;
+  return r;
 }
 
-// Rows written late into the sealed hours: new points between the 5-minute ones, and points
-// written again with a higher version and other values (upserts).
-std::vector<InputRecord> LateRows(std::mt19937& random) {
+void WriteAll(testing::InProcess& backend, const std::vector<testing::GeneratedRow>& rows) {
   std::vector<InputRecord> records;
-  std::set<std::tuple<int, int, int>> written;
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
-  for (int i = 0; i < 150; ++i) {
-    const int h = uniform(0, kHosts - 1), hour = uniform(0, 3);
-    const bool upsert = i % 2 == 0;
-    const int minute = upsert ? 5 * uniform(0, 11) : 5 * uniform(0, 11) + uniform(1, 4);
-    if (!written.insert({h, hour, minute}).second) continue;  // each point once
-    InputRecord cpu;
-    cpu.dimensions = {{"host", StrCat("h", h)}};
-    if (h != 11) cpu.dimensions.push_back({"region", StrCat("r", h % 3)});
-    cpu.measure_name = "cpu";
-    cpu.time = (kStart + (hour * 60 + minute) * kNanosPerMinute) / kNanosPerMilli;
-    if (upsert) cpu.version = 2;
-    cpu.measure_values.push_back(
-        {"usage", std::nullopt, Value::Double(uniform(-500, 10000) / 100.0)});
-    cpu.measure_values.push_back({"procs", std::nullopt, Value::Bigint(uniform(0, 500))});
-    cpu.measure_values.push_back({"state", std::nullopt, Value::Varchar("late")});
-    cpu.measure_values.push_back({"up", std::nullopt, Value::Boolean(true)});
-    records.push_back(std::move(cpu));
-  }
-  return records;
-}
-
-void WriteAll(testing::InProcess& backend, const std::vector<InputRecord>& records) {
+  for (const testing::GeneratedRow& row : rows) records.push_back(ToRecord(row));
   for (size_t i = 0; i < records.size(); i += 100) {
     WriteRequest request{.database_name = "tiers", .table_name = "metrics"};
     request.records.assign(
@@ -260,11 +88,11 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
   std::mt19937 random(7);
   for (int hour = 0; hour < kHours; ++hour) {
     backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, HourOfRows(hour, random));
+    WriteAll(backend, testing::GeneratedHour(hour, random));
   }
   backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
 
-  QueryGrammar grammar(2024);
+  testing::QueryGrammar grammar(2024, "tiers.metrics");
   std::vector<std::string> queries;
   for (int i = 0; i < 400; ++i) queries.push_back(grammar.Next());
   std::vector<std::string> before;
@@ -288,7 +116,7 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
             20);
 
   // Late rows into the sealed hours are merged at read time, then into the blocks.
-  WriteAll(backend, LateRows(random));
+  WriteAll(backend, testing::GeneratedLateRows(random));
   ASSERT_EQ(Tiers(backend), "true | true | true");
   ask_all();
   backend.Maintain();
@@ -310,7 +138,7 @@ TEST(GroupingSetsDifferentialTest, GroupingSetsAnswerAsTheUnionOfOneGroupByPerSe
   std::mt19937 random(11);
   for (int hour = 0; hour < 2; ++hour) {
     backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, HourOfRows(hour, random));
+    WriteAll(backend, testing::GeneratedHour(hour, random));
   }
   backend.SetClock(kStart + 2 * 60 * kNanosPerMinute + kNanosPerMinute);
   backend.Maintain();

@@ -1,0 +1,145 @@
+// Generated queries (tests/support/generated_sql.h) answer alike through a cluster's fragments
+// and from one node's own replicas. A leader read through the node served fans out: each
+// shard's leader runs a fragment (its conditions, its ORDER BY ... LIMIT, its groups' partial
+// states or whole groups), and the node merges them (query/plan/planner_shards.cc). A strong
+// read there reads the node's replicas whole, as one stratad would. Over a table partitioned by
+// measure name and one partitioned by host (whose groups by host stay whole in a shard and
+// whose conditions on host prune shards).
+#include <algorithm>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/cluster/cluster_harness.h"
+#include "tests/cluster/cluster_helpers.h"
+#include "tests/support/generated_sql.h"
+#include "tests/support/query_helpers.h"
+#include "tests/support/write_helpers.h"
+
+namespace strata::testing {
+namespace {
+
+constexpr int kServed = 2;  // the node queried: it fans every leader read out
+
+v1::Record ToRecord(const GeneratedRow& row) {
+  v1::Record r;
+  for (const auto& [name, value] : row.dimensions) {
+    auto* d = r.add_dimensions();
+    d->set_name(name);
+    d->set_value(value);
+  }
+  r.set_measure_name(row.measure_name);
+  r.set_measure_value_type(v1::MEASURE_VALUE_TYPE_MULTI);
+  r.set_time(row.time_millis);
+  if (row.version != 1) r.set_version(row.version);
+  for (const auto& [name, value] : row.values) {
+    auto* m = r.add_measure_values();
+    m->set_name(name);
+    if (const double* d = std::get_if<double>(&value)) m->mutable_value()->set_double_value(*d);
+    if (const int64_t* i = std::get_if<int64_t>(&value)) m->mutable_value()->set_bigint_value(*i);
+    if (const std::string* t = std::get_if<std::string>(&value)) {
+      m->mutable_value()->set_varchar_value(*t);
+    }
+    if (const bool* b = std::get_if<bool>(&value)) m->mutable_value()->set_boolean_value(*b);
+  }
+  return r;
+}
+
+// A table for rows of 2024: magnetic writes on, kept 200 years.
+grpc::Status CreateOldRowsTable(StratadProcess& node, const std::string& table,
+                                const std::string& partition_key) {
+  auto stub = v1::CatalogService::NewStub(node.channel());
+  v1::CreateTableRequest request;
+  request.set_database_name("demo");
+  request.set_table_name(table);
+  request.mutable_retention_properties()->set_memory_store_retention_hours(6);
+  request.mutable_retention_properties()->set_magnetic_store_retention_days(73000);
+  request.mutable_magnetic_store_write_properties()->set_enable_magnetic_store_writes(true);
+  if (!partition_key.empty()) {
+    auto* key = request.mutable_schema()->add_composite_partition_key();
+    key->set_type(v1::PARTITION_KEY_TYPE_DIMENSION);
+    key->set_name(partition_key);
+  }
+  v1::CreateTableResponse response;
+  grpc::ClientContext context;
+  return stub->CreateTable(&context, request, &response);
+}
+
+class ClusterGeneratedQueriesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_CLUSTER_SERVERS();
+    cluster_ = std::make_unique<TestCluster>(TestCluster::Options{
+        .nodes = 3, .shards = 4, .flags_of_node = {{kServed, {"--small-read-rows", "0"}}}});
+    ASSERT_TRUE(cluster_->Start()) << cluster_->error();
+    ASSERT_TRUE(CreateDatabase(cluster_->node(0).channel(), "demo").ok());
+  }
+
+  // The rows of `sql` through the served node under `consistency`, sorted unless ordered.
+  std::string Rows(const std::string& sql, v1::ReadConsistency consistency) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    request.mutable_read()->set_consistency(consistency);
+    QueryResult result = RunQueryRequest(cluster_->node(kServed).channel(), request);
+    if (!result.status.ok()) return "error: " + result.status.error_message();
+    std::string text = RowsText(result.rows);
+    if (sql.find(" ORDER BY ") == std::string::npos) {
+      std::vector<std::string> lines;
+      for (size_t at = 0, end; at < text.size(); at = end + 1) {
+        end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+      }
+      std::sort(lines.begin(), lines.end());
+      text.clear();
+      for (const std::string& line : lines) text += line + "\n";
+    }
+    return text;
+  }
+
+  std::unique_ptr<TestCluster> cluster_;
+};
+
+TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) {
+  for (const auto& [table, key] : {std::pair{"metrics", ""}, std::pair{"keyed", "host"}}) {
+    ASSERT_TRUE(CreateOldRowsTable(cluster_->node(0), table, key).ok()) << table;
+  }
+  std::mt19937 random(3);
+  std::vector<GeneratedRow> rows;
+  for (int hour = 0; hour < 4; ++hour) {
+    std::vector<GeneratedRow> more = GeneratedHour(hour, random);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  for (const char* table : {"metrics", "keyed"}) {
+    for (size_t i = 0; i < rows.size(); i += 100) {
+      std::vector<v1::Record> records;
+      for (size_t k = i; k < std::min(rows.size(), i + 100); ++k)
+        records.push_back(ToRecord(rows[k]));
+      v1::WriteRecordsResponse response;
+      ASSERT_TRUE(Write(cluster_->node(0), table, records, &response).ok());
+      ASSERT_EQ(response.rejected_records_size(), 0);
+    }
+  }
+  for (const char* table : {"demo.metrics", "demo.keyed"}) {
+    QueryGrammar grammar(77, table);
+    int errors = 0;
+    for (int i = 0; i < 120; ++i) {
+      const std::string sql = grammar.Next();
+      const std::string local = Rows(sql, v1::READ_CONSISTENCY_STRONG);
+      const std::string merged = Rows(sql, v1::READ_CONSISTENCY_LEADER);
+      EXPECT_TRUE(AnswersAgree(merged, local)) << sql << "\nmerged:\n"
+                                               << merged << "local:\n"
+                                               << local;
+      errors += local.rfind("error: ", 0) == 0;
+    }
+    EXPECT_LT(errors, 10) << table;
+    // The reads did fan out: the plan has fragments.
+    const std::string plan =
+        Rows(std::string("EXPLAIN SELECT count(*) FROM ") + table, v1::READ_CONSISTENCY_LEADER);
+    EXPECT_NE(plan.find("ShardFragments"), std::string::npos) << plan;
+  }
+}
+
+}  // namespace
+}  // namespace strata::testing
