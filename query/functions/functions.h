@@ -271,9 +271,12 @@ class FunctionRegistry {
 // (count(DISTINCT x) and friends).
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
 
-// avg's final step over partial states (sum as DOUBLE, count), for an aggregation split
-// across a cluster's fragments (query/plan/planner_shards.cc); not callable from SQL.
+// avg's final step over partial states, for an aggregation split across a cluster's
+// fragments (query/plan/planner_shards.cc); not callable from SQL. Its arguments are
+// (sum as DOUBLE, count), or for a BIGINT's exact sum (sum(x / kAvgPartBase),
+// sum(x % kAvgPartBase), count).
 const AggregateFunction& AverageOfPartials();
+inline constexpr int64_t kAvgPartBase = int64_t{1} << 24;
 
 // SQL LIKE: % matches any run, _ one character; no escape character.
 bool LikeMatch(std::string_view text, std::string_view pattern);

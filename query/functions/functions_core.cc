@@ -928,19 +928,28 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 
 namespace {
 
-// avg's final step over partial (sum, count) pairs, as AvgAcc would have finished them.
+// avg's final step over partial states, as AvgAcc would have finished them: (sum DOUBLE,
+// count) pairs, or for BIGINT the exact sum in two parts (high, low, count), the total being
+// high * kAvgPartBase + low.
 class AverageOfPartialsAcc : public Accumulator {
  public:
+  explicit AverageOfPartialsAcc(bool integers) : integers_(integers) {}
   void Add(const Args& a) override {
-    if (a[0].null || a[1].null) return;
-    sum_ += a[0].AsDouble();
-    n_ += a[1].i;
+    for (const Datum& d : a) {
+      if (d.null) return;
+    }
+    if (integers_) {
+      integer_sum_ += static_cast<__int128>(a[0].i) * kAvgPartBase + a[1].i;
+    } else {
+      sum_ += a[0].AsDouble();
+    }
+    n_ += a.back().i;
   }
   // The fragments' groups arrive as column batches: no Datum a value.
   void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
     const Vector& sums = *args[0];
-    const Vector& counts = *args[1];
-    if (!IsNumericVector(sums) || counts.type != DataType::kBigint) {
+    const Vector& counts = *args.back();
+    if (integers_ || !IsNumericVector(sums) || counts.type != DataType::kBigint) {
       return Accumulator::AddRun(args, begin, end);
     }
     for (size_t i = begin; i < end; ++i) {
@@ -950,11 +959,15 @@ class AverageOfPartialsAcc : public Accumulator {
     }
   }
   absl::StatusOr<Datum> Finish() override {
-    return n_ ? Datum::Double(sum_ / static_cast<double>(n_)) : Datum::Null(DataType::kDouble);
+    if (n_ == 0) return Datum::Null(DataType::kDouble);
+    const double sum = integers_ ? static_cast<double>(integer_sum_) : sum_;
+    return Datum::Double(sum / static_cast<double>(n_));
   }
 
  private:
+  bool integers_;
   double sum_ = 0;
+  __int128 integer_sum_ = 0;
   int64_t n_ = 0;
 };
 
@@ -963,14 +976,16 @@ class AverageOfPartialsAcc : public Accumulator {
 const AggregateFunction& AverageOfPartials() {
   static const AggregateFunction* const kFunction = new AggregateFunction{
       .name = "avg",
-      .signature = "avg of partial (sum double, count bigint) -> double",
+      .signature =
+          "avg of partial (sum double, count bigint) or (high, low, count bigint) -> double",
       .doc = "The merge of avg's partial states (not callable from SQL).",
       .bind = [](const std::vector<DataType>&) -> absl::StatusOr<DataType> {
         return DataType::kDouble;
       },
-      .make = [](const std::vector<DataType>&) {
-        return std::make_unique<AverageOfPartialsAcc>();
-      }};
+      .make =
+          [](const std::vector<DataType>& types) {
+            return std::make_unique<AverageOfPartialsAcc>(types.size() == 3);
+          }};
   return *kFunction;
 }
 

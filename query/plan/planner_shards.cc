@@ -582,6 +582,17 @@ std::optional<FragmentAggregation> AggregateInFragments(
       if (!type.ok()) return std::nullopt;
       state([&](size_t s) { return StrCat(f, "(", args[0][s], ")"); }, *type);
       merge.function = a.function;
+    } else if (f == "avg" && a.arg_types[0] == DataType::kBigint) {
+      // A BIGINT's sum exact, as one node's avg keeps it in 128 bits (a DOUBLE sum of the
+      // fragments' would depend on their order): in two BIGINT parts that fit whatever the
+      // values, x / 2^24 and x % 2^24 (their sums overflow, as an error, only past a total of
+      // 2^87 or 2^39 rows in a fragment's group).
+      for (const char* part : {" / ", " % "}) {
+        state([&](size_t s) { return StrCat("sum((", args[0][s], ")", part, kAvgPartBase, ")"); },
+              DataType::kBigint);
+      }
+      state([&](size_t s) { return StrCat("count(", args[0][s], ")"); }, DataType::kBigint);
+      merge.function = &AverageOfPartials();
     } else if (f == "avg") {
       // A DOUBLE's sum as it is (the scan's block-header sums answer it); others as DOUBLE.
       const bool is_double = a.arg_types[0] == DataType::kDouble;

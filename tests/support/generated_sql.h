@@ -100,11 +100,15 @@ class QueryGrammar {
   QueryGrammar(uint32_t seed, std::string table) : random_(seed), table_(std::move(table)) {}
 
   std::string Next() {
-    switch (Pick(6)) {
+    switch (Pick(10)) {
       case 0:
         return NewestRows();
       case 1:
         return LastPoints();
+      case 2:
+        return Windowed();
+      case 3:
+        return Combined();
       default:
         return Grouped();
     }
@@ -199,6 +203,60 @@ class QueryGrammar {
       sql += absl::StrCat(" ORDER BY ", by, Chance(50) ? " DESC" : "", " LIMIT ", 1 + Pick(20));
     }
     return sql;
+  }
+
+  // A window over each series' rows in time order (a series has one row a time), or over a
+  // dimension's partition; the input filtered first.
+  std::string Windowed() {
+    static const std::vector<std::string> kFunctions = {
+        "row_number() OVER (PARTITION BY host, measure_name ORDER BY time)",
+        "lag(usage) OVER (PARTITION BY host, measure_name ORDER BY time)",
+        "lead(state, 2) OVER (PARTITION BY host, measure_name ORDER BY time)",
+        "round(avg(usage) OVER (PARTITION BY host, measure_name ORDER BY time ROWS BETWEEN 2 "
+        "PRECEDING AND CURRENT ROW), 4)",
+        "sum(procs) OVER (PARTITION BY host, measure_name ORDER BY time)",
+        "max(usage) OVER (PARTITION BY region)",
+        "count(*) OVER (PARTITION BY measure_name)",
+        "rank() OVER (PARTITION BY region ORDER BY procs DESC)",
+        "first_value(usage) OVER (PARTITION BY host, measure_name ORDER BY time DESC)",
+    };
+    return absl::StrCat("SELECT host, measure_name, time, ", OneOf(kFunctions), " FROM ", table_,
+                        Where());
+  }
+
+  // Subqueries, joins, set operations and CTEs over the table: their inputs read (through a
+  // cluster: fetched as rows or groups) and combined after.
+  std::string Combined() {
+    const std::string& t = table_;
+    switch (Pick(6)) {
+      case 0:
+        return absl::StrCat("SELECT host, count(*) FROM ", t, " WHERE host IN (SELECT host FROM ",
+                            t, " WHERE state = 'down' AND usage > 60) GROUP BY host");
+      case 1:
+        return absl::StrCat("SELECT a.host, count(*), round(max(a.usage - b.m), 4) FROM ", t,
+                            " a JOIN (SELECT host, avg(usage) AS m FROM ", t,
+                            " GROUP BY host) b ON a.host = b.host", " WHERE a.usage > b.m",
+                            " GROUP BY a.host");
+      case 2: {
+        static const std::vector<std::string> kOperators = {"UNION", "UNION ALL", "INTERSECT",
+                                                            "EXCEPT"};
+        return absl::StrCat("SELECT host, state FROM ", t, " WHERE usage > 80 ", OneOf(kOperators),
+                            " SELECT host, state FROM ", t, Where());
+      }
+      case 3:
+        return absl::StrCat(
+            "WITH hourly AS (SELECT host, bin(time, 1h) AS hour, avg(usage) AS u "
+            "FROM ",
+            t, Where(),
+            " GROUP BY 1, 2) SELECT hour, count(*), round(max(u), 4), "
+            "round(min(u), 4) FROM hourly GROUP BY hour");
+      case 4:
+        return absl::StrCat("SELECT host, time, usage FROM ", t, " WHERE usage > (SELECT ",
+                            "avg(usage) + 2 * stddev(usage) FROM ", t, ")");
+      default:
+        return absl::StrCat("SELECT region, CASE WHEN usage > 50 THEN 'high' ELSE 'low' END, ",
+                            "count(*) FROM ", t, Where(), " GROUP BY 1, 2");
+    }
   }
 
   // ORDER BY time DESC LIMIT n: the scan reads newest first and stops early.
