@@ -15,7 +15,8 @@ bool PortableOperator(std::string_view op) {
 }
 
 // Functions whose value is their arguments' alone on every node: no clock (now(), ago()),
-// no randomness, no per-node state. Kept to those a time-series GROUP BY or filter uses.
+// no randomness, no per-node state. Kept to those a time-series GROUP BY, filter or
+// aggregate's argument uses.
 bool PortableFunction(std::string_view name) {
   static constexpr std::string_view kNames[] = {"abs",
                                                 "bin",
@@ -28,16 +29,28 @@ bool PortableFunction(std::string_view name) {
                                                 "day_of_month",
                                                 "day_of_week",
                                                 "day_of_year",
+                                                "exp",
                                                 "floor",
                                                 "from_milliseconds",
                                                 "from_nanoseconds",
+                                                "greatest",
                                                 "hour",
+                                                "least",
                                                 "length",
+                                                "ln",
                                                 "lower",
                                                 "minute",
                                                 "month",
+                                                "nullif",
+                                                "power",
+                                                "regexp_like",
+                                                "replace",
                                                 "round",
                                                 "second",
+                                                "sign",
+                                                "sqrt",
+                                                "starts_with",
+                                                "strpos",
                                                 "substr",
                                                 "to_milliseconds",
                                                 "to_nanoseconds",
@@ -192,6 +205,28 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       }
       out->push_back(')');
       return true;
+    case ExprKind::kCase: {  // args: [operand] (when, then)* [else]; if() is one too
+      out->append("(CASE");
+      size_t i = 0;
+      if (e.has_operand) {
+        out->push_back(' ');
+        if (!arg(i++)) return false;
+      }
+      const size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      if (i + 2 > end) return false;
+      for (; i + 1 < end; i += 2) {
+        out->append(" WHEN ");
+        if (!arg(i)) return false;
+        out->append(" THEN ");
+        if (!arg(i + 1)) return false;
+      }
+      if (e.has_else) {
+        out->append(" ELSE ");
+        if (!arg(end)) return false;
+      }
+      out->append(" END)");
+      return true;
+    }
     case ExprKind::kCast:
       if (!PlainType(e.cast_type)) return false;
       absl::StrAppend(out, e.name == "try_cast" ? "try_cast(" : "CAST(");

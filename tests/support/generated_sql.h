@@ -181,6 +181,10 @@ class QueryGrammar {
         "max(temp)",
         "approx_distinct(state)",
         "round(stddev(usage), 4)",
+        "sum(CASE WHEN state = 'ok' THEN 1 ELSE 0 END)",
+        "round(avg(if(up, usage)), 4)",
+        "max(greatest(usage, procs))",
+        "count(CASE region WHEN 'r1' THEN host END)",
     };
     std::vector<std::string> keys;
     for (size_t i = Pick(3); i > 0; --i) {

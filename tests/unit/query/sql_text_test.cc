@@ -87,8 +87,21 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
       {Node(ExprKind::kBinary, "*",
             Args(Node(ExprKind::kUnary, "-", Args(Column(2))), Literal(Datum::Bigint(2)))),
        "((-\"measure_value::double\") * 2)"},
+      // An aggregate's argument: CASE searched and simple (and so if()), a pure function.
+      {Node(ExprKind::kCase, "",
+            Args(Node(ExprKind::kBinary, ">", Args(Column(2), Literal(Datum::Bigint(90)))),
+                 Literal(Datum::Varchar("high")), Literal(Datum::Varchar("low")))),
+       "(CASE WHEN (\"measure_value::double\" > 90) THEN 'high' ELSE 'low' END)"},
+      {Node(ExprKind::kCase, "",
+            Args(Column(0), Literal(Datum::Varchar("a")), Literal(Datum::Bigint(1)),
+                 Literal(Datum::Varchar("b")), Literal(Datum::Null(DataType::kBigint)))),
+       "(CASE \"host\" WHEN 'a' THEN 1 WHEN 'b' THEN NULL END)"},
+      {Node(ExprKind::kCall, "greatest", Args(Column(2), Literal(Datum::Bigint(0)))),
+       "greatest(\"measure_value::double\", 0)"},
       {Node(ExprKind::kCast, "CAST", Args(Column(2))), "CAST(\"measure_value::double\" AS bigint)"},
   };
+  cases[std::size(cases) - 4].expr->has_else = true;
+  cases[std::size(cases) - 3].expr->has_operand = true;
   cases[std::size(cases) - 1].expr->cast_type = DataType::kBigint;
   for (const Case& c : cases) {
     std::string text = "keep ";
@@ -110,11 +123,15 @@ TEST(SqlTextTest, RefusesWhatCouldReadOtherwiseElsewhere) {
       Node(ExprKind::kBinary, "=", Args(Column(2), Literal(Datum::Double(std::nan(""))))));
   refused.push_back(Node(ExprKind::kCall, "ago", Args(Literal(Datum::Interval(1)))));
   refused.push_back(Node(ExprKind::kCall, "random", {}));
-  // An aggregate, a CASE, an unbound column, a cast to a type without a plain name.
+  // An aggregate, a CASE reading the clock, an unbound column, a cast to a type without a
+  // plain name.
   ExprPtr aggregate = Node(ExprKind::kCall, "abs", Args(Column(2)));
   aggregate->bound.aggregate = 0;
   refused.push_back(std::move(aggregate));
-  refused.push_back(Node(ExprKind::kCase, "", Args(Column(0))));
+  refused.push_back(
+      Node(ExprKind::kCase, "",
+           Args(Node(ExprKind::kBinary, ">", Args(Column(1), Node(ExprKind::kCall, "now", {}))),
+                Literal(Datum::Bigint(1)))));
   ExprPtr cast = Node(ExprKind::kCast, "CAST", Args(Column(2)));
   cast->cast_type = DataType::kInterval;
   refused.push_back(std::move(cast));
