@@ -276,6 +276,9 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 // (sum as DOUBLE, count), or for a BIGINT's exact sum (sum(x / kAvgPartBase),
 // sum(x % kAvgPartBase), count).
 const AggregateFunction& AverageOfPartials();
+// count's and count_if's final step over the fragments' counts: their sum, and 0 (not NULL)
+// when no fragment sent a row for the group.
+const AggregateFunction& CountOfPartials();
 inline constexpr int64_t kAvgPartBase = int64_t{1} << 24;
 
 // SQL LIKE: % matches any run, _ one character; no escape character.

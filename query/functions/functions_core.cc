@@ -971,7 +971,39 @@ class AverageOfPartialsAcc : public Accumulator {
   int64_t n_ = 0;
 };
 
+// count's and count_if's final step: the fragments' counts added, 0 when none sent a row
+// (a grand total over groups that no fragment had), as count answers over no rows.
+class CountOfPartialsAcc : public Accumulator {
+ public:
+  void Add(const Args& a) override {
+    if (!a[0].null) n_ += a[0].i;
+  }
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& counts = *args[0];
+    if (counts.type != DataType::kBigint) return Accumulator::AddRun(args, begin, end);
+    for (size_t i = begin; i < end; ++i) {
+      if (!counts.nulls[i]) n_ += counts.ints[i];
+    }
+  }
+  absl::StatusOr<Datum> Finish() override { return Datum::Bigint(n_); }
+
+ private:
+  int64_t n_ = 0;
+};
+
 }  // namespace
+
+const AggregateFunction& CountOfPartials() {
+  static const AggregateFunction* const kFunction = new AggregateFunction{
+      .name = "sum",
+      .signature = "sum of partial counts (bigint) -> bigint, 0 over none",
+      .doc = "The merge of count's partial states (not callable from SQL).",
+      .bind = [](const std::vector<DataType>&) -> absl::StatusOr<DataType> {
+        return DataType::kBigint;
+      },
+      .make = [](const std::vector<DataType>&) { return std::make_unique<CountOfPartialsAcc>(); }};
+  return *kFunction;
+}
 
 const AggregateFunction& AverageOfPartials() {
   static const AggregateFunction* const kFunction = new AggregateFunction{

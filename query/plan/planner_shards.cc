@@ -537,7 +537,6 @@ std::optional<FragmentAggregation> AggregateInFragments(
     values_column = add_column(*values, values_of->bound.type);
     out.values = RowColumn(partial[values_column], values_column);
   }
-  const FunctionRegistry& functions = FunctionRegistry::Get();
   for (const AggregateSpec& a : aggregates) {
     if (NeedsDistinctValues(a)) {
       // Over the distinct values, as the fragments send them (once per fragment and group).
@@ -576,7 +575,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
     if (f == "count" || f == "count_if") {
       state([&](size_t s) { return StrCat(f, "(", args.empty() ? "*" : args[0][s], ")"); },
             DataType::kBigint);
-      merge.function = functions.FindAggregate("sum");
+      merge.function = &CountOfPartials();
     } else if (f == "sum" || ((f == "min" || f == "max") && a.args.size() == 1)) {
       absl::StatusOr<DataType> type = a.function->bind(a.arg_types);
       if (!type.ok()) return std::nullopt;

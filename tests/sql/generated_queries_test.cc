@@ -64,7 +64,7 @@ void WriteAll(testing::InProcess& backend, const std::vector<testing::GeneratedR
 std::string Answer(testing::InProcess& backend, const std::string& sql) {
   absl::StatusOr<std::vector<std::string>> lines = backend.Query(sql);
   if (!lines.ok()) return StrCat("error: ", lines.status().message());
-  if (sql.find(" ORDER BY ") == std::string::npos) std::sort(lines->begin(), lines->end());
+  if (!testing::OrdersItsRows(sql)) std::sort(lines->begin(), lines->end());
   return absl::StrJoin(*lines, "\n");
 }
 

@@ -281,6 +281,13 @@ class QueryGrammar {
   std::string table_;
 };
 
+// Whether `sql` orders its rows: an ORDER BY of the statement, not of a window (OVER (...)).
+// Compare the rows of one that does not sorted.
+inline bool OrdersItsRows(const std::string& sql) {
+  const size_t at = sql.rfind(" ORDER BY ");
+  return at != std::string::npos && sql.find(')', at) == std::string::npos;
+}
+
 // Whether two answers' texts agree: the same lines and fields, where a number with a fraction
 // may differ by one unit of the grammar's round(x, 4). Sums of doubles depend on the order they
 // are added in, and an average of two-decimal values often ends in a 5 at the fifth decimal,
