@@ -92,9 +92,9 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
   }
   backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
 
-  testing::QueryGrammar grammar(2024, "tiers.metrics");
+  testing::QueryGrammar grammar(testing::GeneratedSeed(2024), "tiers.metrics");
   std::vector<std::string> queries;
-  for (int i = 0; i < 400; ++i) queries.push_back(grammar.Next());
+  for (int i = 0; i < testing::GeneratedQueries(400); ++i) queries.push_back(grammar.Next());
   std::vector<std::string> before;
   auto ask_all = [&] {
     before.clear();
@@ -152,9 +152,9 @@ TEST(GroupingSetsDifferentialTest, GroupingSetsAnswerAsTheUnionOfOneGroupByPerSe
       "round(avg(temp), 4)"};
   const std::vector<std::string> conditions = {"", " WHERE usage > 20", " WHERE host <> 'h4'",
                                                " WHERE time > ago(90m)"};
-  std::mt19937 pick(5);
+  std::mt19937 pick(testing::GeneratedSeed(5));
   auto uniform = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(pick); };
-  for (int q = 0; q < 60; ++q) {
+  for (int q = 0; q < testing::GeneratedQueries(60); ++q) {
     std::vector<std::string> chosen;
     for (size_t n = 1 + uniform(3); chosen.size() < n;) {
       const std::string& k = keys[uniform(keys.size())];
