@@ -6,12 +6,15 @@
 // measure name and one partitioned by host (whose groups by host stay whole in a shard and
 // whose conditions on host prune shards).
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "tests/cluster/cluster_harness.h"
 #include "tests/cluster/cluster_helpers.h"
@@ -159,6 +162,35 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
       EXPECT_EQ(Rows(empty, v1::READ_CONSISTENCY_LEADER).substr(0, 5),
                 empty.find("ROLLUP") == std::string::npos ? "0|0|0" : "NULL|")
           << empty;
+    }
+    // Ternary logic partitioning through the fragments, which take NOT (p) and (p) IS NULL
+    // as conditions of their own: each host's rows in WHERE p, WHERE NOT (p) and
+    // WHERE (p) IS NULL add up to its rows (tests/sql/generated_queries_test.cc does so on
+    // one node).
+    // Each host's rows and sum of procs under `where`, added into `hosts`.
+    auto add_hosts = [&](const std::string& where, auto* hosts) {
+      const std::string part =
+          Rows(absl::StrCat("SELECT host, count(*), coalesce(sum(procs), 0) FROM ", table, where,
+                            " GROUP BY host"),
+               v1::READ_CONSISTENCY_LEADER);
+      for (const absl::string_view line : absl::StrSplit(part, '\n', absl::SkipEmpty())) {
+        const std::vector<std::string> fields = absl::StrSplit(line, '|');
+        ASSERT_EQ(fields.size(), 3u) << where << ": " << part;
+        (*hosts)[fields[0]].first += std::stoll(fields[1]);
+        (*hosts)[fields[0]].second += std::stoll(fields[2]);
+      }
+    };
+    std::map<std::string, std::pair<int64_t, int64_t>> whole;
+    add_hosts("", &whole);
+    ASSERT_EQ(whole.size(), static_cast<size_t>(kGeneratedHosts));
+    for (int i = 0; i < GeneratedQueries(120) / 3; ++i) {
+      const std::string p = grammar.Predicate();
+      std::map<std::string, std::pair<int64_t, int64_t>> added;
+      for (const std::string& where :
+           {" WHERE " + p, " WHERE NOT (" + p + ")", " WHERE (" + p + ") IS NULL"}) {
+        add_hosts(where, &added);
+      }
+      EXPECT_EQ(added, whole) << p;
     }
     // The reads did fan out: the plan has fragments, which aggregate a CASE themselves.
     const std::string plan = Rows(

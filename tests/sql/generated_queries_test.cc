@@ -9,6 +9,8 @@
 // Second, a GROUP BY of grouping sets (one pass, GroupingSetsNode) answers what the UNION ALL
 // of one plain GROUP BY per set answers.
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/clock.h"
 #include "common/strings.h"
 #include "gtest/gtest.h"
@@ -122,6 +125,69 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
   backend.Maintain();
   ASSERT_EQ(Tiers(backend), "true | true | false");
   same_again("late rows merged into blocks");
+}
+
+// Ternary logic partitioning (SQLancer's TLP): every row is in exactly one of WHERE p,
+// WHERE NOT (p) and WHERE (p) IS NULL, so their counts and sums, by host, add up to the
+// table's. Over the memory head, over blocks (whose headers' ranges prune them, and whose
+// columns hold the NULLs of absent measures), and with late rows merged at read time.
+TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
+  testing::InProcess backend;
+  backend.SetClock(kStart);
+  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
+  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
+  spec.retention.memory_store_retention_hours = 2;
+  spec.retention.magnetic_store_retention_days = 30;
+  spec.enable_magnetic_store_writes = true;
+  ASSERT_TRUE(backend.CreateTable(spec).ok());
+  std::mt19937 random(13);
+  for (int hour = 0; hour < kHours; ++hour) {
+    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
+    WriteAll(backend, testing::GeneratedHour(hour, random));
+  }
+  backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
+  testing::QueryGrammar grammar(testing::GeneratedSeed(99), "tiers.metrics");
+  std::vector<std::string> predicates;
+  for (int i = 0; i < testing::GeneratedQueries(150); ++i) {
+    predicates.push_back(grammar.Predicate());
+  }
+  // Each host's row count and sum of procs (as text: it is BIGINT), under `where`.
+  auto by_host = [&](const std::string& where) {
+    std::map<std::string, std::pair<int64_t, int64_t>> hosts;
+    absl::StatusOr<std::vector<std::string>> lines =
+        backend.Query("SELECT host, count(*), coalesce(sum(procs), 0) FROM tiers.metrics" + where +
+                      " GROUP BY host");
+    EXPECT_TRUE(lines.ok()) << where << ": " << lines.status();
+    if (!lines.ok()) return hosts;
+    for (const std::string& line : *lines) {
+      const std::vector<std::string> fields = absl::StrSplit(line, " | ");
+      if (fields.size() != 3) continue;
+      hosts[fields[0]] = {std::stoll(fields[1]), std::stoll(fields[2])};
+    }
+    return hosts;
+  };
+  auto check_all = [&](const std::string& step) {
+    const auto whole = by_host("");
+    ASSERT_EQ(whole.size(), static_cast<size_t>(testing::kGeneratedHosts)) << step;
+    for (const std::string& p : predicates) {
+      std::map<std::string, std::pair<int64_t, int64_t>> added;
+      for (const std::string& where :
+           {" WHERE " + p, " WHERE NOT (" + p + ")", " WHERE (" + p + ") IS NULL"}) {
+        for (const auto& [host, part] : by_host(where)) {
+          added[host].first += part.first;
+          added[host].second += part.second;
+        }
+      }
+      EXPECT_EQ(added, whole) << step << ": " << p;
+    }
+  };
+  check_all("the memory head");
+  backend.Maintain();
+  ASSERT_EQ(Tiers(backend), "true | true | false");
+  check_all("sealed into blocks");
+  WriteAll(backend, testing::GeneratedLateRows(random));
+  ASSERT_EQ(Tiers(backend), "true | true | true");
+  check_all("late rows merged at read time");
 }
 
 // CUBE, ROLLUP and GROUPING SETS of generated keys and aggregates against the UNION ALL of

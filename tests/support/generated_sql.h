@@ -99,6 +99,55 @@ class QueryGrammar {
   // Queries of `table` ("db.name").
   QueryGrammar(uint32_t seed, std::string table) : random_(seed), table_(std::move(table)) {}
 
+  // A condition for ternary logic partitioning (as SQLancer's TLP): atoms over dimensions,
+  // measures (NULL in many rows), time and expressions, joined by AND, OR and NOT up to two
+  // deep. Every row is in exactly one of WHERE p, WHERE NOT (p) and WHERE (p) IS NULL.
+  std::string Predicate(int depth = 0) {
+    static const std::vector<std::string> kAtoms = {
+        "usage > 40",
+        "usage <= 12.5",
+        "usage = 50",
+        "usage BETWEEN 10 AND 60",
+        "usage IS NULL",
+        "procs < 100",
+        "procs IN (1, 2, 3, 250)",
+        "procs >= 4611686018427387904",
+        "state = 'ok'",
+        "state LIKE 'd%'",
+        "state IN ('ok', 'down')",
+        "state IS NULL",
+        "host = 'h3'",
+        "host <> 'h3'",
+        "host IN ('h1', 'h11')",
+        "host > 'h5'",
+        "region = 'r1'",
+        "region IS NULL",
+        "region LIKE 'r%'",
+        "measure_name = 'cpu'",
+        "time > TIMESTAMP '2024-03-10 08:00:00'",
+        "time BETWEEN TIMESTAMP '2024-03-10 07:15:00' AND TIMESTAMP '2024-03-10 09:40:00'",
+        "time < TIMESTAMP '2024-03-10 06:30:00'",
+        "up",
+        "temp > 20",
+        "coalesce(usage, 0) > 10",
+        "abs(usage) < 5",
+        "usage + procs > 100",
+        "usage > temp",
+        "CASE WHEN state = 'ok' THEN usage > 50 ELSE procs < 200 END",
+        "hour(time) = 7",
+        "length(state) > 2",
+    };
+    if (depth >= 2 || Chance(40)) return OneOf(kAtoms);
+    switch (Pick(3)) {
+      case 0:
+        return absl::StrCat("(", Predicate(depth + 1), " AND ", Predicate(depth + 1), ")");
+      case 1:
+        return absl::StrCat("(", Predicate(depth + 1), " OR ", Predicate(depth + 1), ")");
+      default:
+        return absl::StrCat("NOT (", Predicate(depth + 1), ")");
+    }
+  }
+
   std::string Next() {
     switch (Pick(10)) {
       case 0:
