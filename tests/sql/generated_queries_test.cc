@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/clock.h"
@@ -171,14 +172,34 @@ TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
     ASSERT_EQ(whole.size(), static_cast<size_t>(testing::kGeneratedHosts)) << step;
     for (const std::string& p : predicates) {
       std::map<std::string, std::pair<int64_t, int64_t>> added;
+      // Each host's counts in the three parts, as "a b c".
+      std::map<std::string, std::string> counted;
       for (const std::string& where :
            {" WHERE " + p, " WHERE NOT (" + p + ")", " WHERE (" + p + ") IS NULL"}) {
-        for (const auto& [host, part] : by_host(where)) {
-          added[host].first += part.first;
-          added[host].second += part.second;
+        const auto part = by_host(where);
+        for (const auto& [host, sums] : whole) {
+          const auto it = part.find(host);
+          const std::pair<int64_t, int64_t> in =
+              it == part.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
+          added[host].first += in.first;
+          added[host].second += in.second;
+          absl::StrAppend(&counted[host], counted[host].empty() ? "" : " ", in.first);
         }
       }
       EXPECT_EQ(added, whole) << step << ": " << p;
+      // And the same counts from p as a value, not a filter (no pruning, no pushed
+      // condition: each row's p computed).
+      absl::StatusOr<std::vector<std::string>> lines = backend.Query(
+          absl::StrCat("SELECT host, count_if(", p, "), count_if(NOT (", p, ")), count_if((", p,
+                       ") IS NULL) FROM tiers.metrics GROUP BY host"));
+      ASSERT_TRUE(lines.ok()) << p << ": " << lines.status();
+      std::map<std::string, std::string> valued;
+      for (const std::string& line : *lines) {
+        const std::vector<std::string> fields = absl::StrSplit(line, " | ");
+        ASSERT_EQ(fields.size(), 4u) << line;
+        valued[fields[0]] = absl::StrCat(fields[1], " ", fields[2], " ", fields[3]);
+      }
+      EXPECT_EQ(valued, counted) << step << ": " << p;
     }
   };
   check_all("the memory head");
