@@ -136,6 +136,12 @@ class QueryGrammar {
         "CASE WHEN state = 'ok' THEN usage > 50 ELSE procs < 200 END",
         "hour(time) = 7",
         "length(state) > 2",
+        // NaN (the root of a negative usage) and infinities (a division by zero): every
+        // comparison with a NaN is false, so NOT of one is true; the rows stored hold neither.
+        "sqrt(usage) > 3",
+        "sqrt(usage) <= 3",
+        "sqrt(usage) = sqrt(usage)",
+        "usage / (procs - procs) > 0",
     };
     if (depth >= 2 || Chance(40)) return OneOf(kAtoms);
     switch (Pick(3)) {
