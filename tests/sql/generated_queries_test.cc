@@ -211,6 +211,91 @@ TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
   check_all("late rows merged at read time");
 }
 
+// Statements the engine answers by a shortcut against the same question asked plainly, for
+// generated conditions, over the head, the blocks and late rows: ORDER BY ... LIMIT n OFFSET
+// m (a scan newest first that stops early; the first groups kept in a bounded heap) against
+// the whole ordered answer's lines m to m + n; last points (max_by(x, time) by series: read
+// from each series' newest rows) against row_number() over the series newest first.
+TEST(ShortcutDifferentialTest, ShortcutsAnswerAsThePlainStatement) {
+  testing::InProcess backend;
+  backend.SetClock(kStart);
+  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
+  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
+  spec.retention.memory_store_retention_hours = 2;
+  spec.retention.magnetic_store_retention_days = 30;
+  spec.enable_magnetic_store_writes = true;
+  ASSERT_TRUE(backend.CreateTable(spec).ok());
+  std::mt19937 random(17);
+  for (int hour = 0; hour < kHours; ++hour) {
+    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
+    WriteAll(backend, testing::GeneratedHour(hour, random));
+  }
+  backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
+  testing::QueryGrammar grammar(testing::GeneratedSeed(31), "tiers.metrics");
+  std::mt19937 pick(testing::GeneratedSeed(31));
+  auto uniform = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(pick); };
+  struct Pair {
+    std::string shortcut, plain;
+    size_t offset = 0, limit = 0;  // of the plain answer's lines; 0: all
+  };
+  std::vector<Pair> pairs;
+  for (int i = 0; i < testing::GeneratedQueries(100); ++i) {
+    const std::string where = uniform(4) == 0 ? "" : " WHERE " + grammar.Predicate();
+    const size_t limit = 1 + uniform(30), offset = uniform(3) == 0 ? uniform(10) : 0;
+    const std::string cut =
+        absl::StrCat(" LIMIT ", limit, offset ? absl::StrCat(" OFFSET ", offset) : "");
+    switch (uniform(3)) {
+      case 0: {
+        const std::string sql =
+            absl::StrCat("SELECT time, host, measure_name, usage, state FROM tiers.metrics", where,
+                         " ORDER BY time", uniform(2) ? " DESC" : "", ", host, measure_name");
+        pairs.push_back({sql + cut, sql, offset, limit});
+        break;
+      }
+      case 1: {
+        const std::string sql = absl::StrCat(
+            "SELECT host, bin(time, 15m), count(*), max(usage), min(state) FROM tiers.metrics",
+            where, " GROUP BY 1, 2 ORDER BY 2", uniform(2) ? " DESC" : "", ", 1");
+        pairs.push_back({sql + cut, sql, offset, limit});
+        break;
+      }
+      default: {
+        const std::string recent = uniform(2) ? where : " WHERE time > ago(100m)";
+        pairs.push_back(
+            {absl::StrCat("SELECT host, measure_name, max_by(usage, time), max_by(state, time), "
+                          "max(time) FROM tiers.metrics",
+                          recent, " GROUP BY host, measure_name"),
+             absl::StrCat("SELECT host, measure_name, usage, state, time FROM (SELECT host, "
+                          "measure_name, usage, state, time, row_number() OVER (PARTITION BY "
+                          "host, measure_name ORDER BY time DESC) AS newest FROM tiers.metrics",
+                          recent, ") WHERE newest = 1")});
+      }
+    }
+  }
+  auto check_all = [&](const std::string& step) {
+    for (const Pair& pair : pairs) {
+      absl::StatusOr<std::vector<std::string>> plain = backend.Query(pair.plain);
+      ASSERT_TRUE(plain.ok()) << pair.plain << ": " << plain.status();
+      std::vector<std::string> lines = *plain;
+      if (pair.limit > 0) {
+        lines.erase(lines.begin(), lines.begin() + std::min(pair.offset, lines.size()));
+        lines.resize(std::min(pair.limit, lines.size()));
+      } else {
+        std::sort(lines.begin(), lines.end());
+      }
+      EXPECT_EQ(Answer(backend, pair.shortcut), absl::StrJoin(lines, "\n"))
+          << step << ": " << pair.shortcut;
+    }
+  };
+  check_all("the memory head");
+  backend.Maintain();
+  ASSERT_EQ(Tiers(backend), "true | true | false");
+  check_all("sealed into blocks");
+  WriteAll(backend, testing::GeneratedLateRows(random));
+  ASSERT_EQ(Tiers(backend), "true | true | true");
+  check_all("late rows merged at read time");
+}
+
 // CUBE, ROLLUP and GROUPING SETS of generated keys and aggregates against the UNION ALL of
 // one plain GROUP BY per set, the keys outside the set NULL; with the same conditions. Over the
 // head and the blocks both (an hour sealed).
