@@ -72,6 +72,25 @@ std::string Answer(testing::InProcess& backend, const std::string& sql) {
   return absl::StrJoin(*lines, "\n");
 }
 
+// Makes the table tiers.metrics (magnetic writes on, for late rows) and writes `hours` generated
+// hours into it, each as it happens so that every row enters the memory head; the clock then
+// stands at the end of the last hour.
+void LoadGeneratedHours(testing::InProcess& backend, int hours, int memory_hours,
+                        std::mt19937& random) {
+  backend.SetClock(kStart);
+  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
+  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
+  spec.retention.memory_store_retention_hours = memory_hours;
+  spec.retention.magnetic_store_retention_days = 30;
+  spec.enable_magnetic_store_writes = true;
+  ASSERT_TRUE(backend.CreateTable(spec).ok());
+  for (int hour = 0; hour < hours; ++hour) {
+    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
+    WriteAll(backend, testing::GeneratedHour(hour, random));
+  }
+  backend.SetClock(kStart + hours * 60 * kNanosPerMinute);
+}
+
 // Where the table's rows are: "blocks | head | late rows".
 std::string Tiers(testing::InProcess& backend) {
   return Answer(backend,
@@ -81,20 +100,8 @@ std::string Tiers(testing::InProcess& backend) {
 
 TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) {
   testing::InProcess backend;
-  backend.SetClock(kStart);
-  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
-  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
-  spec.retention.memory_store_retention_hours = 2;
-  spec.retention.magnetic_store_retention_days = 30;
-  spec.enable_magnetic_store_writes = true;
-  ASSERT_TRUE(backend.CreateTable(spec).ok());
-  // Each hour written as it happens, so that every row enters the memory head.
   std::mt19937 random(7);
-  for (int hour = 0; hour < kHours; ++hour) {
-    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, testing::GeneratedHour(hour, random));
-  }
-  backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
+  ASSERT_NO_FATAL_FAILURE(LoadGeneratedHours(backend, kHours, 2, random));
 
   testing::QueryGrammar grammar(testing::GeneratedSeed(2024), "tiers.metrics");
   std::vector<std::string> queries;
@@ -134,19 +141,8 @@ TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) 
 // columns hold the NULLs of absent measures), and with late rows merged at read time.
 TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
   testing::InProcess backend;
-  backend.SetClock(kStart);
-  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
-  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
-  spec.retention.memory_store_retention_hours = 2;
-  spec.retention.magnetic_store_retention_days = 30;
-  spec.enable_magnetic_store_writes = true;
-  ASSERT_TRUE(backend.CreateTable(spec).ok());
   std::mt19937 random(13);
-  for (int hour = 0; hour < kHours; ++hour) {
-    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, testing::GeneratedHour(hour, random));
-  }
-  backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
+  ASSERT_NO_FATAL_FAILURE(LoadGeneratedHours(backend, kHours, 2, random));
   testing::QueryGrammar grammar(testing::GeneratedSeed(99), "tiers.metrics");
   std::vector<std::string> predicates;
   for (int i = 0; i < testing::GeneratedQueries(150); ++i) {
@@ -218,19 +214,8 @@ TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
 // from each series' newest rows) against row_number() over the series newest first.
 TEST(ShortcutDifferentialTest, ShortcutsAnswerAsThePlainStatement) {
   testing::InProcess backend;
-  backend.SetClock(kStart);
-  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
-  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
-  spec.retention.memory_store_retention_hours = 2;
-  spec.retention.magnetic_store_retention_days = 30;
-  spec.enable_magnetic_store_writes = true;
-  ASSERT_TRUE(backend.CreateTable(spec).ok());
   std::mt19937 random(17);
-  for (int hour = 0; hour < kHours; ++hour) {
-    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, testing::GeneratedHour(hour, random));
-  }
-  backend.SetClock(kStart + kHours * 60 * kNanosPerMinute);
+  ASSERT_NO_FATAL_FAILURE(LoadGeneratedHours(backend, kHours, 2, random));
   testing::QueryGrammar grammar(testing::GeneratedSeed(31), "tiers.metrics");
   std::mt19937 pick(testing::GeneratedSeed(31));
   auto uniform = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(pick); };
@@ -301,17 +286,8 @@ TEST(ShortcutDifferentialTest, ShortcutsAnswerAsThePlainStatement) {
 // head and the blocks both (an hour sealed).
 TEST(GroupingSetsDifferentialTest, GroupingSetsAnswerAsTheUnionOfOneGroupByPerSet) {
   testing::InProcess backend;
-  backend.SetClock(kStart);
-  ASSERT_TRUE(backend.CreateDatabase("tiers").ok());
-  TableSpec spec{.database_name = "tiers", .table_name = "metrics"};
-  spec.retention.memory_store_retention_hours = 1;
-  spec.retention.magnetic_store_retention_days = 30;
-  ASSERT_TRUE(backend.CreateTable(spec).ok());
   std::mt19937 random(11);
-  for (int hour = 0; hour < 2; ++hour) {
-    backend.SetClock(kStart + (hour * 60 + 59) * kNanosPerMinute);
-    WriteAll(backend, testing::GeneratedHour(hour, random));
-  }
+  ASSERT_NO_FATAL_FAILURE(LoadGeneratedHours(backend, 2, 1, random));
   backend.SetClock(kStart + 2 * 60 * kNanosPerMinute + kNanosPerMinute);
   backend.Maintain();
   ASSERT_EQ(Tiers(backend), "true | true | false");
