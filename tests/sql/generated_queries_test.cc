@@ -10,6 +10,7 @@
 // of one plain GROUP BY per set answers.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -96,6 +97,20 @@ std::string Tiers(testing::InProcess& backend) {
   return Answer(backend,
                 "SELECT magnetic_store_blocks > 0, memory_store_rows > 0, late_write_rows > 0 "
                 "FROM system.tables");
+}
+
+// Runs `check` (given the step's name) over the rows in the memory head, then sealed into
+// blocks (the hours before the memory store's two), then with late rows into the sealed hours
+// merged at read time.
+void AcrossTiers(testing::InProcess& backend, std::mt19937& random,
+                 const std::function<void(const std::string& step)>& check) {
+  check("the memory head");
+  backend.Maintain();
+  ASSERT_EQ(Tiers(backend), "true | true | false");
+  check("sealed into blocks");
+  WriteAll(backend, testing::GeneratedLateRows(random));
+  ASSERT_EQ(Tiers(backend), "true | true | true");
+  check("late rows merged at read time");
 }
 
 TEST(TierDifferentialTest, GeneratedQueriesAnswerAlikeFromTheHeadAndFromBlocks) {
@@ -198,13 +213,7 @@ TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
       EXPECT_EQ(valued, counted) << step << ": " << p;
     }
   };
-  check_all("the memory head");
-  backend.Maintain();
-  ASSERT_EQ(Tiers(backend), "true | true | false");
-  check_all("sealed into blocks");
-  WriteAll(backend, testing::GeneratedLateRows(random));
-  ASSERT_EQ(Tiers(backend), "true | true | true");
-  check_all("late rows merged at read time");
+  AcrossTiers(backend, random, check_all);
 }
 
 // Statements the engine answers by a shortcut against the same question asked plainly, for
@@ -272,13 +281,7 @@ TEST(ShortcutDifferentialTest, ShortcutsAnswerAsThePlainStatement) {
           << step << ": " << pair.shortcut;
     }
   };
-  check_all("the memory head");
-  backend.Maintain();
-  ASSERT_EQ(Tiers(backend), "true | true | false");
-  check_all("sealed into blocks");
-  WriteAll(backend, testing::GeneratedLateRows(random));
-  ASSERT_EQ(Tiers(backend), "true | true | true");
-  check_all("late rows merged at read time");
+  AcrossTiers(backend, random, check_all);
 }
 
 // CUBE, ROLLUP and GROUPING SETS of generated keys and aggregates against the UNION ALL of
