@@ -192,6 +192,20 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
       }
       EXPECT_EQ(added, whole) << p;
     }
+    // Shortcuts through the fragments (each sends its first LIMIT + OFFSET rows or groups,
+    // or its series' last points) answer as the plain statement through them.
+    for (int i = 0; i < GeneratedQueries(120) / 3; ++i) {
+      const QueryGrammar::ShortcutPair pair = grammar.Shortcut();
+      std::string plain = Rows(pair.plain, v1::READ_CONSISTENCY_LEADER);
+      if (pair.limit > 0) {
+        std::vector<std::string> lines = absl::StrSplit(plain, '\n', absl::SkipEmpty());
+        lines.erase(lines.begin(), lines.begin() + std::min(pair.offset, lines.size()));
+        lines.resize(std::min(pair.limit, lines.size()));
+        plain.clear();
+        for (const std::string& line : lines) absl::StrAppend(&plain, line, "\n");
+      }
+      EXPECT_EQ(Rows(pair.shortcut, v1::READ_CONSISTENCY_LEADER), plain) << pair.shortcut;
+    }
     // The reads did fan out: the plan has fragments, which aggregate a CASE themselves.
     const std::string plan = Rows(
         absl::StrCat("EXPLAIN SELECT sum(CASE WHEN state = 'ok' THEN 1 ELSE 0 END) FROM ", table),

@@ -216,58 +216,18 @@ TEST(PartitionedPredicateTest, EveryRowIsInOneOfPNotPAndPIsNull) {
   AcrossTiers(backend, random, check_all);
 }
 
-// Statements the engine answers by a shortcut against the same question asked plainly, for
-// generated conditions, over the head, the blocks and late rows: ORDER BY ... LIMIT n OFFSET
-// m (a scan newest first that stops early; the first groups kept in a bounded heap) against
-// the whole ordered answer's lines m to m + n; last points (max_by(x, time) by series: read
-// from each series' newest rows) against row_number() over the series newest first.
+// Statements the engine answers by a shortcut (QueryGrammar::Shortcut: LIMIT ... OFFSET over
+// rows or groups, last points) against the same question asked plainly, for generated
+// conditions, over the head, the blocks and late rows.
 TEST(ShortcutDifferentialTest, ShortcutsAnswerAsThePlainStatement) {
   testing::InProcess backend;
   std::mt19937 random(17);
   ASSERT_NO_FATAL_FAILURE(LoadGeneratedHours(backend, kHours, 2, random));
   testing::QueryGrammar grammar(testing::GeneratedSeed(31), "tiers.metrics");
-  std::mt19937 pick(testing::GeneratedSeed(31));
-  auto uniform = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(pick); };
-  struct Pair {
-    std::string shortcut, plain;
-    size_t offset = 0, limit = 0;  // of the plain answer's lines; 0: all
-  };
-  std::vector<Pair> pairs;
-  for (int i = 0; i < testing::GeneratedQueries(100); ++i) {
-    const std::string where = uniform(4) == 0 ? "" : " WHERE " + grammar.Predicate();
-    const size_t limit = 1 + uniform(30), offset = uniform(3) == 0 ? uniform(10) : 0;
-    const std::string cut =
-        absl::StrCat(" LIMIT ", limit, offset ? absl::StrCat(" OFFSET ", offset) : "");
-    switch (uniform(3)) {
-      case 0: {
-        const std::string sql =
-            absl::StrCat("SELECT time, host, measure_name, usage, state FROM tiers.metrics", where,
-                         " ORDER BY time", uniform(2) ? " DESC" : "", ", host, measure_name");
-        pairs.push_back({sql + cut, sql, offset, limit});
-        break;
-      }
-      case 1: {
-        const std::string sql = absl::StrCat(
-            "SELECT host, bin(time, 15m), count(*), max(usage), min(state) FROM tiers.metrics",
-            where, " GROUP BY 1, 2 ORDER BY 2", uniform(2) ? " DESC" : "", ", 1");
-        pairs.push_back({sql + cut, sql, offset, limit});
-        break;
-      }
-      default: {
-        const std::string recent = uniform(2) ? where : " WHERE time > ago(100m)";
-        pairs.push_back(
-            {absl::StrCat("SELECT host, measure_name, max_by(usage, time), max_by(state, time), "
-                          "max(time) FROM tiers.metrics",
-                          recent, " GROUP BY host, measure_name"),
-             absl::StrCat("SELECT host, measure_name, usage, state, time FROM (SELECT host, "
-                          "measure_name, usage, state, time, row_number() OVER (PARTITION BY "
-                          "host, measure_name ORDER BY time DESC) AS newest FROM tiers.metrics",
-                          recent, ") WHERE newest = 1")});
-      }
-    }
-  }
+  std::vector<testing::QueryGrammar::ShortcutPair> pairs;
+  for (int i = 0; i < testing::GeneratedQueries(100); ++i) pairs.push_back(grammar.Shortcut());
   auto check_all = [&](const std::string& step) {
-    for (const Pair& pair : pairs) {
+    for (const testing::QueryGrammar::ShortcutPair& pair : pairs) {
       absl::StatusOr<std::vector<std::string>> plain = backend.Query(pair.plain);
       ASSERT_TRUE(plain.ok()) << pair.plain << ": " << plain.status();
       std::vector<std::string> lines = *plain;

@@ -154,6 +154,46 @@ class QueryGrammar {
     }
   }
 
+  // A statement the engine answers by a shortcut, and the same question asked plainly: ORDER BY
+  // ... LIMIT n OFFSET m of rows (a scan newest first that stops early) or of groups (the first
+  // groups kept in a bounded heap), whose answer is the plain one's lines m to m + n; last
+  // points (max_by(x, time) by series, read from each series' newest rows), whose answer is
+  // row_number() over each series newest first (limit 0: compare the lines sorted).
+  struct ShortcutPair {
+    std::string shortcut, plain;
+    size_t offset = 0, limit = 0;
+  };
+  ShortcutPair Shortcut() {
+    const std::string where = Pick(4) == 0 ? "" : " WHERE " + Predicate();
+    const size_t limit = 1 + Pick(30), offset = Chance(33) ? Pick(10) : 0;
+    const std::string cut =
+        absl::StrCat(" LIMIT ", limit, offset ? absl::StrCat(" OFFSET ", offset) : "");
+    switch (Pick(3)) {
+      case 0: {
+        const std::string sql =
+            absl::StrCat("SELECT time, host, measure_name, usage, state FROM ", table_, where,
+                         " ORDER BY time", Chance(50) ? " DESC" : "", ", host, measure_name");
+        return {sql + cut, sql, offset, limit};
+      }
+      case 1: {
+        const std::string sql = absl::StrCat(
+            "SELECT host, bin(time, 15m), count(*), max(usage), min(state) FROM ", table_, where,
+            " GROUP BY 1, 2 ORDER BY 2", Chance(50) ? " DESC" : "", ", 1");
+        return {sql + cut, sql, offset, limit};
+      }
+      default: {
+        const std::string recent = Chance(50) ? where : " WHERE time > ago(100m)";
+        return {absl::StrCat("SELECT host, measure_name, max_by(usage, time), max_by(state, "
+                             "time), max(time) FROM ",
+                             table_, recent, " GROUP BY host, measure_name"),
+                absl::StrCat("SELECT host, measure_name, usage, state, time FROM (SELECT host, "
+                             "measure_name, usage, state, time, row_number() OVER (PARTITION BY "
+                             "host, measure_name ORDER BY time DESC) AS newest FROM ",
+                             table_, recent, ") WHERE newest = 1")};
+      }
+    }
+  }
+
   std::string Next() {
     switch (Pick(10)) {
       case 0:
