@@ -130,8 +130,8 @@ bool PlainType(DataType type) {
 }
 
 bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent,
-            std::string* out) {
-  auto arg = [&](size_t i) { return Append(*e.args[i], schema, absent, out); };
+            std::optional<int64_t> now_nanos, std::string* out) {
+  auto arg = [&](size_t i) { return Append(*e.args[i], schema, absent, now_nanos, out); };
   switch (e.kind) {
     case ExprKind::kColumn: {
       if (e.bound.column < 0 || e.bound.column >= static_cast<int>(schema.size())) return false;
@@ -195,9 +195,19 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       out->append(e.negated ? " IS NOT NULL)" : " IS NULL)");
       return true;
     case ExprKind::kCall:
-      if (e.window || e.distinct || e.bound.aggregate >= 0 || !PortableFunction(e.name)) {
-        return false;
+      if (e.window || e.distinct || e.bound.aggregate >= 0) return false;
+      // The query's clock, read once where it started: the same time on every node.
+      if (now_nanos.has_value() && e.name == "now" && e.args.empty()) {
+        absl::StrAppend(out, "from_nanoseconds(", *now_nanos, ")");
+        return true;
       }
+      if (now_nanos.has_value() && e.name == "ago" && e.args.size() == 1) {
+        absl::StrAppend(out, "(from_nanoseconds(", *now_nanos, ") - ");
+        if (!arg(0)) return false;
+        out->push_back(')');
+        return true;
+      }
+      if (!PortableFunction(e.name)) return false;
       absl::StrAppend(out, e.name, "(");
       for (size_t i = 0; i < e.args.size(); ++i) {
         if (i > 0) out->append(", ");
@@ -241,9 +251,9 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
 }  // namespace
 
 bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out,
-                       const std::vector<bool>* absent) {
+                       const std::vector<bool>* absent, std::optional<int64_t> now_nanos) {
   const size_t before = out->size();
-  if (Append(e, schema, absent, out)) return true;
+  if (Append(e, schema, absent, now_nanos, out)) return true;
   out->resize(before);
   return false;
 }

@@ -39,6 +39,11 @@ struct FragmentedTable {
   size_t shards_pruned = 0;        // left out by a condition on the partition key
   QueryStats* stats = nullptr;     // where the fragments' scans are counted
   PartitionKey partition_key;      // the table's: which rows share a shard
+  int64_t now_nanos = 0;           // the query's now(), written into the fragments as it is
+
+  // `e` (bound to `schema`) as site `site` reads it (query/expr/sql_text.h); false if it
+  // cannot be written.
+  bool AppendSql(const Expr& e, size_t site, std::string* out) const;
 };
 // The shards that can hold a row meeting every one of `pushed` when one of them pins the
 // table's DIMENSION partition key (`key = 'v'`, `key IN ('v', ...)`): a series' shard is its

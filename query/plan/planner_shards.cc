@@ -43,7 +43,7 @@ void PushConditions(ExprPtr where, const EvalContext& eval, FragmentedTable* tab
   for (ExprPtr& c : TakeConjuncts(std::move(where))) {
     if (time_column >= 0 && NarrowTimeRange(*c, time_column, eval, &start, &end)) continue;
     std::string text;
-    if (AppendPortableSql(*c, schema, &text)) {
+    if (AppendPortableSql(*c, schema, &text, nullptr, eval.now_nanos)) {
       table->pushed.push_back(std::move(c));
     } else {
       table->where_whole = false;
@@ -122,7 +122,7 @@ std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const Frag
     if (HasSubquery(*bound) || !Bind(*bound, table.schema, sql).ok()) return {};
     for (size_t site = 0; site < clauses.size(); ++site) {
       std::string text;
-      if (!AppendPortableSql(*bound, table.schema, &text, &table.absent[site])) return {};
+      if (!table.AppendSql(*bound, site, &text)) return {};
       clauses[site] +=
           StrCat(clauses[site].empty() ? " ORDER BY " : ", ", text, o.descending ? " DESC" : " ASC",
                  o.nulls_first.value_or(o.descending) ? " NULLS FIRST" : " NULLS LAST");
@@ -268,6 +268,7 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   table_read->sites = sites;
   table_read->name = name;
   table_read->schema = schema;
+  table_read->now_nanos = context_->eval.now_nanos;
   for (const std::vector<ResultColumn>& columns : site_columns) {
     // A column some sites lack (a measure type only other shards hold) reads as NULL there.
     std::vector<bool>& absent = table_read->absent.emplace_back(schema.size(), true);
@@ -332,6 +333,10 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   return source;
 }
 
+bool FragmentedTable::AppendSql(const Expr& e, size_t site, std::string* out) const {
+  return AppendPortableSql(e, schema, out, &absent[site], now_nanos);
+}
+
 std::string FragmentWhere(const FragmentedTable& table, size_t site) {
   std::string where;
   auto add = [&where](std::string_view condition) {
@@ -339,7 +344,7 @@ std::string FragmentWhere(const FragmentedTable& table, size_t site) {
   };
   for (const ExprPtr& c : table.pushed) {
     std::string text;
-    AppendPortableSql(*c, table.schema, &text, &table.absent[site]);
+    table.AppendSql(*c, site, &text);
     add(text);
   }
   for (const std::string& bound : table.time_range) add(bound);
@@ -423,7 +428,7 @@ std::optional<FragmentAggregation> AggregateWholeInFragments(
     return true;
   };
   auto portable = [&](const Expr& e, size_t site, std::string* out) {
-    return AppendPortableSql(e, table.schema, out, &table.absent[site]);
+    return table.AppendSql(e, site, out);
   };
   for (const Expr* key : keys) {
     if (!add(key->bound.type,
@@ -497,7 +502,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
   auto sql = [&](const Expr& e) -> std::optional<std::vector<std::string>> {
     std::vector<std::string> texts(table.sites.size());
     for (size_t site = 0; site < texts.size(); ++site) {
-      if (!AppendPortableSql(e, table.schema, &texts[site], &table.absent[site])) {
+      if (!table.AppendSql(e, site, &texts[site])) {
         return std::nullopt;
       }
     }

@@ -213,6 +213,11 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
     EXPECT_NE(plan.find("ShardFragments"), std::string::npos) << plan;
     EXPECT_NE(plan.find("sum((CASE WHEN (\"state\" = 'ok') THEN 1 ELSE 0 END))"), std::string::npos)
         << plan;
+    // ago() as the query's own time, the same at every fragment.
+    const std::string recent =
+        Rows(absl::StrCat("EXPLAIN SELECT count_if(time > ago(1h)) FROM ", table),
+             v1::READ_CONSISTENCY_LEADER);
+    EXPECT_NE(recent.find("count_if((\"time\" > (from_nanoseconds("), std::string::npos) << recent;
   }
 }
 

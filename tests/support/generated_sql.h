@@ -295,6 +295,7 @@ class QueryGrammar {
         "sum(procs) FILTER (WHERE up)",
         "count(*) FILTER (WHERE usage > 50)",
         "round(geometric_mean(procs), 4)",
+        "count_if(time > ago(2h))",
     };
     std::vector<std::string> keys;
     for (size_t i = Pick(3); i > 0; --i) {

@@ -113,6 +113,22 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
   }
 }
 
+// now() and ago() read the query's clock, given: the same time on every node.
+TEST(SqlTextTest, WritesTheQuerysOwnTimeForItsClock) {
+  const int64_t now = 1700000000123456789;
+  ExprPtr recent = Node(ExprKind::kBinary, ">",
+                        Args(Column(1), Node(ExprKind::kCall, "ago",
+                                             Args(Literal(Datum::Interval(3'600'000'000'000))))));
+  std::string text;
+  ASSERT_TRUE(AppendPortableSql(*recent, kSchema, &text, nullptr, now));
+  EXPECT_EQ(text, "(\"time\" > (from_nanoseconds(1700000000123456789) - 1h))");
+  EXPECT_TRUE(Parse("SELECT * FROM d.t WHERE " + text).ok()) << text;
+  text.clear();
+  ASSERT_TRUE(AppendPortableSql(*Node(ExprKind::kCall, "now", {}), kSchema, &text, nullptr, now));
+  EXPECT_EQ(text, "from_nanoseconds(1700000000123456789)");
+  // Without it they are refused (RefusesWhatCouldReadOtherwiseElsewhere).
+}
+
 TEST(SqlTextTest, RefusesWhatCouldReadOtherwiseElsewhere) {
   std::vector<ExprPtr> refused;
   // A function call (now(), ago() read each node's clock).
