@@ -2,7 +2,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_join.h"
@@ -64,21 +66,33 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(const S
 }
 
 constexpr std::chrono::milliseconds kCallTimeout{10000};
-// Tries of a write whose proposal etcd says it lost to a leader change (below).
-constexpr int kWriteTries = 3;
-
-// etcd's own answer that a write's proposal was dropped or not known to commit while its
-// members changed leader: "request timed out", "leader changed", "no leader". Tried again:
-// a put is idempotent, and a transaction's compare sees what a first try that did commit
-// wrote (CreateIfAbsent recognizes its own value).
-bool ProposalLost(const grpc::Status& status) {
-  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return false;
-  const std::string& m = status.error_message();
-  return m.find("request timed out") != std::string::npos ||
-         m.find("leader changed") != std::string::npos || m.find("no leader") != std::string::npos;
-}
+// Tries of a call that failed with UNAVAILABLE (EtcdClient::WithTries), the pause before the
+// second and twice that before the third. Two ways to it:
+// - etcd's own answer that a write's proposal was dropped or not known to commit while its
+//   members changed leader ("request timed out", "leader changed", "no leader");
+// - a member's connection lost: the calls in flight on a killed member, or sent to it before
+//   the channel saw it go, fail with "Broken pipe" or "Connection reset"; the next try goes
+//   to another member (round robin over the live ones).
+// Tried again all the same: a read is, a put is idempotent, and a transaction's compare sees
+// what a first try that did commit wrote (CreateIfAbsent recognizes its own value).
+constexpr int kCallTries = 3;
+constexpr std::chrono::milliseconds kRetryPause{100};
 
 }  // namespace
+
+template <typename Call>
+grpc::Status EtcdClient::WithTries(const Call& call, bool* retried) {
+  for (int tried = 1;; ++tried) {
+    grpc::ClientContext context;
+    Prepare(&context);
+    grpc::Status s = call(&context);
+    if (s.ok() || s.error_code() != grpc::StatusCode::UNAVAILABLE || tried == kCallTries) {
+      return s;
+    }
+    if (retried != nullptr) *retried = true;
+    std::this_thread::sleep_for(kRetryPause * tried);
+  }
+}
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> EtcdClient::Connect(
     const std::vector<std::string>& endpoints, std::chrono::milliseconds timeout,
@@ -186,9 +200,8 @@ absl::StatusOr<std::optional<EtcdKeyValue>> EtcdClient::Get(std::string_view key
   etcdserverpb::RangeRequest request;
   request.set_key(std::string(key));
   etcdserverpb::RangeResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+  if (grpc::Status s = WithTries([&](auto* c) { return kv_->Range(c, request, &response); });
+      !s.ok()) {
     return Failed("read a key", &s);
   }
   if (response.kvs_size() == 0) return std::optional<EtcdKeyValue>();
@@ -200,9 +213,8 @@ absl::StatusOr<int64_t> EtcdClient::Revision() {
   request.set_key("/");
   request.set_count_only(true);
   etcdserverpb::RangeResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+  if (grpc::Status s = WithTries([&](auto* c) { return kv_->Range(c, request, &response); });
+      !s.ok()) {
     return Failed("read its revision", &s);
   }
   return response.header().revision();
@@ -214,9 +226,8 @@ absl::StatusOr<std::vector<EtcdKeyValue>> EtcdClient::List(std::string_view pref
   request.set_key(std::string(prefix));
   request.set_range_end(PrefixEnd(prefix));
   etcdserverpb::RangeResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = kv_->Range(&context, request, &response); !s.ok()) {
+  if (grpc::Status s = WithTries([&](auto* c) { return kv_->Range(c, request, &response); });
+      !s.ok()) {
     return Failed("list keys", &s);
   }
   if (revision != nullptr) *revision = response.header().revision();
@@ -233,26 +244,21 @@ absl::StatusOr<int64_t> EtcdClient::Put(std::string_view key, std::string_view v
   request.set_value(std::string(value));
   request.set_lease(lease);
   etcdserverpb::PutResponse response;
-  for (int tried = 1;; ++tried) {
-    grpc::ClientContext context;
-    Prepare(&context);
-    grpc::Status s = kv_->Put(&context, request, &response);
-    if (s.ok()) return response.header().revision();
-    if (!ProposalLost(s) || tried == kWriteTries) return Failed("write a key", &s);
+  if (grpc::Status s = WithTries([&](auto* c) { return kv_->Put(c, request, &response); });
+      !s.ok()) {
+    return Failed("write a key", &s);
   }
+  return response.header().revision();
 }
 
 absl::StatusOr<etcdserverpb::TxnResponse> EtcdClient::Txn(const etcdserverpb::TxnRequest& request,
                                                           std::string_view what, bool* retried) {
   etcdserverpb::TxnResponse response;
-  for (int tried = 1;; ++tried) {
-    grpc::ClientContext context;
-    Prepare(&context);
-    grpc::Status s = kv_->Txn(&context, request, &response);
-    if (s.ok()) return response;
-    if (!ProposalLost(s) || tried == kWriteTries) return Failed(what, &s);
-    if (retried != nullptr) *retried = true;
+  if (grpc::Status s = WithTries([&](auto* c) { return kv_->Txn(c, request, &response); }, retried);
+      !s.ok()) {
+    return Failed(what, &s);
   }
+  return response;
 }
 
 absl::StatusOr<EtcdKeyValue> EtcdClient::CreateIfAbsent(std::string_view key,
@@ -345,10 +351,13 @@ absl::StatusOr<int64_t> EtcdClient::GrantLease(int ttl_seconds, std::function<vo
   etcdserverpb::LeaseGrantRequest request;
   request.set_ttl(ttl_seconds);
   etcdserverpb::LeaseGrantResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  const auto asked = std::chrono::steady_clock::now();
-  if (grpc::Status s = lease_->LeaseGrant(&context, request, &response); !s.ok()) {
+  auto asked = std::chrono::steady_clock::now();
+  // A grant whose answer was lost leaves a lease nobody keeps: it expires.
+  if (grpc::Status s = WithTries([&](auto* c) {
+        asked = std::chrono::steady_clock::now();
+        return lease_->LeaseGrant(c, request, &response);
+      });
+      !s.ok()) {
     return Failed("grant a lease", &s);
   }
   if (!response.error().empty()) {
@@ -372,9 +381,9 @@ absl::Status EtcdClient::RevokeLease(int64_t lease) {
   etcdserverpb::LeaseRevokeRequest request;
   request.set_id(lease);
   etcdserverpb::LeaseRevokeResponse response;
-  grpc::ClientContext context;
-  Prepare(&context);
-  if (grpc::Status s = lease_->LeaseRevoke(&context, request, &response); !s.ok()) {
+  if (grpc::Status s =
+          WithTries([&](auto* c) { return lease_->LeaseRevoke(c, request, &response); });
+      !s.ok()) {
     return Failed("revoke a lease", &s);
   }
   return absl::OkStatus();

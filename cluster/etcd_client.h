@@ -112,8 +112,12 @@ class EtcdClient {
   // After a call or stream ended with `status`: logs in again when etcd forgot the token.
   void AfterFailure(const grpc::Status& status);
   absl::Status Failed(std::string_view what, const void* grpc_status);
-  // Runs a transaction, tried again (up to three times) when etcd says it lost the
-  // proposal to a leader change; `*retried` (when given) then turns true.
+  // Runs `call` (a unary call given a prepared context), again after a pause while it fails
+  // with UNAVAILABLE, kCallTries times at most; `*retried` (when given) then turns true.
+  template <typename Call>
+  grpc::Status WithTries(const Call& call, bool* retried = nullptr);
+  // Runs a transaction, tried again (WithTries) when etcd was unavailable or says it lost
+  // the proposal to a leader change; `*retried` (when given) then turns true.
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request,
                                                 std::string_view what, bool* retried = nullptr);
   void KeepAliveLoop();
