@@ -769,11 +769,14 @@ TEST_F(ClusterTest, OneEtcdMemberDownChangesNothing) {
     cluster_->etcd(0).Kill9();
     killed = true;
   });
-  for (int i = 0; !killed || i < 200; ++i) {
-    const absl::StatusOr<int64_t> put = (*client)->Put("/strata-test/key", absl::StrCat(i));
-    ASSERT_TRUE(put.ok()) << i << ": " << put.status();
+  // Asserted after the join: a thread left joinable would abort the test binary.
+  absl::Status failed;
+  int puts = 0;
+  for (; failed.ok() && (!killed || puts < 200); ++puts) {
+    failed = (*client)->Put("/strata-test/key", absl::StrCat(puts)).status();
   }
   killer.join();
+  ASSERT_TRUE(failed.ok()) << "put " << puts << ": " << failed;
   const int64_t now = NowMillis();
   for (int i = 0; i < 9; ++i) {
     const grpc::Status created = CreateTable(cluster_->node(i % 3), absl::StrCat("mem", i));
