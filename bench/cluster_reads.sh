@@ -6,7 +6,9 @@
 # (docs/cluster.md, "Read choices": leader reads fan out to the shards' leaders, strong and
 # follower reads use n0's own replicas where it has them). Prints each query's median time
 # through n0 over `runs` runs, the client's round trip included.
-# Usage: bench/cluster_reads.sh [rows] [runs]   (READS="leader strong follower" by default)
+# Usage: bench/cluster_reads.sh [rows] [runs]   (READS="leader strong follower" by default;
+# NODES="3 5" the cluster sizes; QUERIES=FILE the statements, one a line, instead of the five
+# below, e.g. bench/cluster_case_queries.sql)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-100000} runs=${2:-11} reads=${READS:-leader strong follower}
@@ -24,7 +26,8 @@ queries=(
   "SELECT host, time, usage_user FROM bench.cpu ORDER BY usage_user DESC LIMIT 5"
   "SELECT bin(time, 1h) AS hour, avg(usage_user), max(usage_system) FROM bench.cpu GROUP BY 1 ORDER BY 1"
 )
-for nodes in 3 5; do
+if [ -n "${QUERIES:-}" ]; then mapfile -t queries < <(grep -v '^ *$' "$QUERIES"); fi
+for nodes in ${NODES:-3 5}; do
   scripts/cluster.sh up "$nodes" >/dev/null
   strata -p $gateway db create bench >/dev/null
   strata -p $gateway table create bench cpu --memory 24h >/dev/null
