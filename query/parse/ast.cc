@@ -156,6 +156,10 @@ TableRef TableRef::Clone() const {
   for (const ExprPtr& e : unnest) copy.unnest.push_back(e->Clone());
   copy.with_ordinality = with_ordinality;
   copy.column_aliases = column_aliases;
+  for (const std::vector<ExprPtr>& row : values) {
+    std::vector<ExprPtr>& copied = copy.values.emplace_back();
+    for (const ExprPtr& e : row) copied.push_back(e->Clone());
+  }
   return copy;
 }
 

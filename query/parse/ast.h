@@ -102,10 +102,15 @@ struct TableRef {
   bool natural = false;
   // UNNEST(unnest...) [WITH ORDINALITY] alias(column_aliases...): the rows
   // of arrays or time series. Its arguments may read the columns of the
-  // items joined before it (CROSS JOIN UNNEST(t.series)).
+  // items joined before it (CROSS JOIN UNNEST(t.series)). column_aliases
+  // also name a subquery's or WITH query's columns.
   std::vector<ExprPtr> unnest;
   bool with_ordinality = false;
   std::vector<std::string> column_aliases;
+  // VALUES row, ...: each row's expressions, one per column. Only the FROM of the
+  // `SELECT *` the parser makes of a VALUES query holds them; the planner reads them as
+  // UNNEST of an array of rows (planner_values.cc).
+  std::vector<std::vector<ExprPtr>> values;
 
   TableRef Clone() const;
 };

@@ -278,11 +278,33 @@ class Parser {
     std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
     if (AcceptWord("with")) {
       do {
+        const Position at = Peek().pos;
         ASSIGN_OR_RETURN(std::string name, ParseName("a name for the WITH query"));
+        std::vector<std::string> columns;
+        if (AcceptSymbol("(")) {
+          do {
+            ASSIGN_OR_RETURN(std::string column, ParseName("a column name"));
+            columns.push_back(std::move(column));
+          } while (AcceptSymbol(","));
+          RETURN_IF_ERROR(ExpectSymbol(")"));
+        }
         RETURN_IF_ERROR(ExpectWord("as"));
         RETURN_IF_ERROR(ExpectSymbol("("));
         ASSIGN_OR_RETURN(auto query, ParseQuery());
         RETURN_IF_ERROR(ExpectSymbol(")"));
+        if (!columns.empty()) {
+          // WITH t(a, b) AS (query): t is SELECT * FROM (query) AS t(a, b).
+          auto named = std::make_unique<SelectStmt>();
+          SelectItem all;
+          all.expr = Make(ExprKind::kStar, at);
+          named->items.push_back(std::move(all));
+          TableRef& from = named->from.emplace();
+          from.pos = at;
+          from.subquery = std::move(query);
+          from.alias = name;
+          from.column_aliases = std::move(columns);
+          query = std::move(named);
+        }
         with.emplace_back(std::move(name), std::move(query));
       } while (AcceptSymbol(","));
     }
@@ -336,7 +358,7 @@ class Parser {
     ASSIGN_OR_RETURN(node->set_right, (this->*operand)());
     return node;
   }
-  // SELECT ... or ( query ).
+  // SELECT ..., VALUES ... or ( query ).
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSetPrimary() {
     if (Peek().kind == TokenKind::kSymbol && Peek().text == "(") {
       Next();
@@ -344,7 +366,39 @@ class Parser {
       RETURN_IF_ERROR(ExpectSymbol(")"));
       return inner;
     }
+    if (IsWord(Peek(), "values")) return ParseValues();
     return ParseSelect();
+  }
+
+  // VALUES row, ...: a row is (expr, ...), ROW(expr, ...) or one expression. It is made
+  // `SELECT * FROM <the rows>`, whose columns are named _col0, _col1, ... as Presto names
+  // them; `(VALUES ...) AS t(a, b)` names them in FROM.
+  absl::StatusOr<std::unique_ptr<SelectStmt>> ParseValues() {
+    const Position pos = Next().pos;
+    auto select = std::make_unique<SelectStmt>();
+    SelectItem all;
+    all.expr = Make(ExprKind::kStar, pos);
+    select->items.push_back(std::move(all));
+    TableRef& from = select->from.emplace();
+    from.pos = pos;
+    do {
+      std::vector<ExprPtr>& row = from.values.emplace_back();
+      if (AcceptSymbol("(")) {
+        do {
+          ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+          row.push_back(std::move(e));
+        } while (AcceptSymbol(","));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+      } else {
+        ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        if (e->kind == ExprKind::kCall && EqualsIgnoreCase(e->name, "row") && !e->args.empty()) {
+          row = std::move(e->args);
+        } else {
+          row.push_back(std::move(e));
+        }
+      }
+    } while (AcceptSymbol(","));
+    return select;
   }
 
   // SELECT ... [FROM ...] [WHERE] [GROUP BY] [HAVING]; ORDER BY and LIMIT
@@ -629,7 +683,7 @@ class Parser {
       return ParseGenerateSeries();
     }
     if (AcceptSymbol("(")) {
-      if (IsWord(Peek(), "select") || IsWord(Peek(), "with") ||
+      if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values") ||
           (Peek().kind == TokenKind::kSymbol && Peek().text == "(")) {
         ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
       } else {
@@ -647,11 +701,7 @@ class Parser {
         ref.table = std::move(first);
       }
     }
-    if (AcceptWord("as")) {
-      ASSIGN_OR_RETURN(ref.alias, ParseName("a table alias"));
-    } else if (AtBareAliasWord()) {
-      ref.alias = Next().text;
-    }
+    RETURN_IF_ERROR(ParseAlias(ref, "a table alias"));
     if (!ref.alias.empty() && ref.join != JoinKind::kNone) {
       return Error(Peek(), "a parenthesized join cannot have an alias; alias its tables");
     }
@@ -673,7 +723,7 @@ class Parser {
       RETURN_IF_ERROR(ExpectWord("ordinality"));
       ref.with_ordinality = true;
     }
-    RETURN_IF_ERROR(ParseUnnestAlias(ref, "UNNEST"));
+    RETURN_IF_ERROR(ParseAlias(ref, "an alias for UNNEST"));
     return ref;
   }
 
@@ -691,7 +741,7 @@ class Parser {
     } while (AcceptSymbol(","));
     RETURN_IF_ERROR(ExpectSymbol(")"));
     ref.unnest.push_back(std::move(call));
-    RETURN_IF_ERROR(ParseUnnestAlias(ref, "generate_series"));
+    RETURN_IF_ERROR(ParseAlias(ref, "an alias for generate_series"));
     if (ref.column_aliases.empty()) {
       ref.column_aliases.push_back(ref.alias.empty() ? "generate_series" : ref.alias);
     }
@@ -699,10 +749,11 @@ class Parser {
     return ref;
   }
 
-  // [AS] alias [(column, ...)] after UNNEST(...) or generate_series(...).
-  absl::Status ParseUnnestAlias(TableRef& ref, std::string_view what) {
+  // [AS] alias [(column, ...)] after a FROM item; the planner refuses column names for a
+  // table (they rename a subquery's, a WITH query's, VALUES' or UNNEST's columns).
+  absl::Status ParseAlias(TableRef& ref, std::string_view what) {
     if (AcceptWord("as")) {
-      ASSIGN_OR_RETURN(ref.alias, ParseName(StrCat("an alias for ", what)));
+      ASSIGN_OR_RETURN(ref.alias, ParseName(what));
     } else if (AtBareAliasWord()) {
       ref.alias = Next().text;
     }

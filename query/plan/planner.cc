@@ -561,12 +561,14 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
 absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   if (!select.from) return OneRowSource();
   TableRef& ref = *select.from;
+  if (!ref.values.empty()) RETURN_IF_ERROR(ValuesAsUnnest(ref));
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
   if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
   }
   if (!ref.subquery && !ref.database.empty()) {
+    RETURN_IF_ERROR(RefuseTableColumnAliases(ref));
     // WHERE over a system table is applied after it, as over a subquery.
     ASSIGN_OR_RETURN(std::optional<Source> system, PlanSystemTable(ref));
     if (system) return *std::move(system);
@@ -598,8 +600,27 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   }
   Schema schema = inner->output;
   for (ColumnInfo& c : schema) c.qualifier = qualifier;
+  if (!ref.column_aliases.empty()) {
+    if (ref.column_aliases.size() != schema.size()) {
+      return SqlError(sql_, ref.pos,
+                      StrCat("\"", qualifier, "\" names ", ref.column_aliases.size(),
+                             ref.column_aliases.size() == 1 ? " column" : " columns",
+                             " but its query returns ", schema.size(), "; name each one once"));
+    }
+    for (size_t i = 0; i < schema.size(); ++i) schema[i].name = ref.column_aliases[i];
+  }
   source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
   return source;
+}
+
+absl::Status Planner::RefuseTableColumnAliases(const TableRef& ref) const {
+  if (ref.column_aliases.empty()) return absl::OkStatus();
+  return SqlError(
+      sql_, ref.pos,
+      StrCat("the columns of table \"", ref.table, "\" cannot be renamed in FROM (", ref.alias,
+             "(...) names the columns of a subquery, a WITH query, VALUES "
+             "or UNNEST); rename them in the select list, e.g. SELECT ",
+             ref.alias, ".column AS name"));
 }
 
 absl::Status Planner::BindWhere(Expr& where, const Schema& schema) {

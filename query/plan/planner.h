@@ -83,6 +83,12 @@ class Planner {
   // them to `input`'s rows.
   absl::StatusOr<std::unique_ptr<FromNode>> PrepareUnnest(TableRef& ref, const Schema& input);
   Source UnnestSource(const FromNode& unnest, Source input);
+  // VALUES (planner_values.cc): `ref.values` made UNNEST of an array of rows, one field a
+  // column named _col0, _col1, ...
+  absl::Status ValuesAsUnnest(TableRef& ref);
+  // A table's FROM item with column names, t(a, b): refused (they rename the columns of a
+  // subquery, a WITH query, VALUES or UNNEST).
+  absl::Status RefuseTableColumnAliases(const TableRef& ref) const;
   // One row of no columns (SELECT without FROM, FROM UNNEST(...) alone).
   Source OneRowSource();
   // Runs the uncorrelated subqueries in the statement's expressions and puts

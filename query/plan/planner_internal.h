@@ -22,6 +22,11 @@
 
 namespace strata::query {
 
+// The type of a column whose rows come from two sides (UNION, INTERSECT, EXCEPT) or from
+// rows of VALUES: NULL takes the other's, BIGINT beside DOUBLE is DOUBLE; nullopt for other
+// mixes, which need a CAST.
+std::optional<DataType> UnionColumnType(DataType a, DataType b);
+
 // A table read as fragments (planner_shards.cc), as a SELECT over it may run its aggregation
 // in them too.
 struct FragmentedTable {

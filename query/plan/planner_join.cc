@@ -139,6 +139,7 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
       node->schema = system->schema();
       node->planned = std::move(system);
     } else if (!ref.subquery && !ref.database.empty()) {
+      RETURN_IF_ERROR(RefuseTableColumnAliases(ref));
       ASSIGN_OR_RETURN(std::optional<Source> sharded, PlanShardedTable(ref, nullptr));
       if (sharded) {
         node->schema = sharded->schema();

@@ -4,6 +4,7 @@
 #include "common/strings.h"
 #include "query/exec/source_nodes.h"
 #include "query/plan/planner.h"
+#include "query/plan/planner_internal.h"
 
 namespace strata::query {
 namespace {
@@ -19,6 +20,15 @@ std::string_view OperationName(SetOperation op) {
 }
 
 }  // namespace
+
+std::optional<DataType> UnionColumnType(DataType a, DataType b) {
+  if (a == DataType::kUnknown) return b;
+  if (b == DataType::kUnknown || a == b) return a;
+  if (!IsNumeric(a) || !IsNumeric(b) || a == DataType::kTimestamp || b == DataType::kTimestamp) {
+    return std::nullopt;
+  }
+  return DataType::kDouble;
+}
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& select) {
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> left, PlanSelect(std::move(select.set_left)));
@@ -37,17 +47,14 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& sele
   for (size_t c = 0; c < plan->output.size(); ++c) {
     DataType& t = plan->output[c].type;
     const DataType r = right->output[c].type;
-    if (t == DataType::kUnknown) {
-      t = r;
-    } else if (r != DataType::kUnknown && r != t) {
-      if (!IsNumeric(t) || !IsNumeric(r) || t == DataType::kTimestamp ||
-          r == DataType::kTimestamp) {
-        return SqlError(sql_, {0}, StrCat(name, ": column ", c + 1, " (\"", plan->output[c].name,
-                                          "\") is ", TypeName(t), " on the left and ",
-                                          TypeName(r), " on the right; CAST one side"));
-      }
-      t = DataType::kDouble;
+    const std::optional<DataType> common = UnionColumnType(t, r);
+    if (!common) {
+      return SqlError(
+          sql_, {0},
+          StrCat(name, ": column ", c + 1, " (\"", plan->output[c].name, "\") is ", TypeName(t),
+                 " on the left and ", TypeName(r), " on the right; CAST one side"));
     }
+    t = *common;
     plan->output[c].qualifier.clear();
   }
   plan->root = std::make_shared<SetOperationNode>(left, right, plan->output, select.set_operation,

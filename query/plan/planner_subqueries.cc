@@ -11,6 +11,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/plan/planner.h"
@@ -35,6 +36,9 @@ void Visit(ExprPtr& e, std::vector<Expr*>* found) {
 
 void VisitFrom(TableRef& ref, std::vector<Expr*>* found) {
   if (ref.on) Visit(ref.on, found);
+  for (std::vector<ExprPtr>& row : ref.values) {
+    for (ExprPtr& e : row) Visit(e, found);
+  }
   if (ref.left) VisitFrom(*ref.left, found);
   if (ref.right) VisitFrom(*ref.right, found);
 }
@@ -203,13 +207,19 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
   auto owned = std::make_unique<SelectStmt>(std::move(*query));
   absl::StatusOr<std::shared_ptr<Plan>> planned = PlanSelect(std::move(owned));
   if (!planned.ok()) {
-    if (planned.status().message().find("does not exist") == absl::string_view::npos) {
+    // A column the subquery does not have may be the outer query's, named where it
+    // cannot be read: say where it can, before the statement's line and caret.
+    const absl::string_view message = planned.status().message();
+    if (!absl::StartsWith(message, "column ") ||
+        message.find("does not exist") == absl::string_view::npos) {
       return planned.status();
     }
+    const size_t line = std::min(message.find("\nLINE "), message.size());
     return absl::Status(planned.status().code(),
-                        StrCat(planned.status().message(),
+                        StrCat(message.substr(0, line),
                                "; a subquery uses the outer query's columns only as "
-                               "`inner = outer.column` in its WHERE, naming the outer table"));
+                               "`inner = outer.column` in its WHERE, naming the outer table",
+                               message.substr(line)));
   }
   std::shared_ptr<Plan> plan = *planned;
   if (e.kind != ExprKind::kExists && plan->output.size() != 1) {
