@@ -347,6 +347,31 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
 // A scalar function call (aggregates and lambda calls are bound elsewhere).
 absl::Status BindCall(Expr& e, std::string_view sql) {
   const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+  if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral &&
+      e.args[1]->literal.type == DataType::kVarchar) {
+    // (expr).name, as the parser writes it: the field's name becomes its index.
+    const DataType row = e.args[0]->bound.type;
+    const std::string name = e.args[1]->literal.s;
+    if (KindOf(row) != TypeKind::kRow) {
+      return SqlError(sql, e.pos,
+                      StrCat(".", name, " reads a field of a row, not of ", TypeName(row)));
+    }
+    const std::vector<RowField>& fields = RowFields(row);
+    std::vector<std::string_view> names;
+    std::string listed;
+    for (const RowField& field : fields) {
+      names.push_back(field.name);
+      listed += StrCat(listed.empty() ? "" : ", ", field.name);
+    }
+    const auto at = std::find(names.begin(), names.end(), name);
+    if (at == names.end()) {
+      return SqlError(sql, e.pos,
+                      StrCat("the row has no field \"", name, "\"", DidYouMean(name, names),
+                             " (its fields: ", listed, ")"));
+    }
+    e.args[1]->literal = Datum::Bigint(at - names.begin());
+    e.args[1]->bound.type = DataType::kBigint;
+  }
   if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral) {
     // r.name, rewritten by BindColumn (and bound again here by a rebind).
     const std::vector<RowField>& fields = RowFields(e.args[0]->bound.type);

@@ -373,8 +373,9 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
     return Datum::Composite(type, a);
   };
 
-  // r.name: the planner rewrites a field reference into field(r, index).
-  add({"field", "r.name -> type of the field", "A row's field (written r.name).",
+  // r.name: the binder rewrites a field reference into field(r, index); (expr).name is
+  // parsed as field(expr, 'name'), whose name the binder makes the index.
+  add({"field", "r.name -> type of the field", "A row's field (written r.name, or (expr).name).",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.size() != 2 || KindOf(t[0]) != TypeKind::kRow || t[1] != kBig) {
            return WrongArguments("row.field");

@@ -241,7 +241,9 @@ class Parser {
   }
 
   absl::Status ParseShow(Statement* stmt) {
-    if (AcceptWord("databases")) {
+    // SCHEMAS and COLUMNS are Presto's names: its schema is a database here, and its
+    // SHOW COLUMNS is DESCRIBE.
+    if (AcceptWord("databases") || AcceptWord("schemas")) {
       stmt->kind = Statement::Kind::kShowDatabases;
       return ParseLike(stmt);
     }
@@ -267,8 +269,14 @@ class Parser {
       stmt->kind = Statement::Kind::kShowQueries;
       return absl::OkStatus();
     }
-    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES, FUNCTIONS or QUERIES after "
-                                "SHOW, found ", Describe(Peek())));
+    if (AcceptWord("columns")) {
+      stmt->kind = Statement::Kind::kDescribe;
+      if (!AcceptWord("from")) RETURN_IF_ERROR(ExpectWord("in"));
+      return ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos);
+    }
+    return Error(Peek(), StrCat("expected DATABASES, TABLES, MEASURES, COLUMNS, FUNCTIONS or "
+                                "QUERIES after SHOW, found ",
+                                Describe(Peek())));
   }
 
   // [WITH ...] set expression [ORDER BY ...] [LIMIT n].
@@ -309,7 +317,7 @@ class Parser {
       } while (AcceptSymbol(","));
     }
     ASSIGN_OR_RETURN(auto select, ParseSetExpression());
-    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit") || AtOffsetClause()) {
+    if (IsWord(Peek(), "order") || IsWord(Peek(), "limit") || AtOffsetClause() || AtFetchClause()) {
       if (!select->order_by.empty() || select->limit || select->offset) {
         // `(SELECT ... ORDER BY a) ORDER BY b`: the outer clause orders the result.
         auto outer = std::make_unique<SelectStmt>();
@@ -561,9 +569,14 @@ class Parser {
            (Peek(1).kind == TokenKind::kInteger ||
             (Peek(1).kind == TokenKind::kSymbol && (Peek(1).text == "-" || Peek(1).text == "+")));
   }
+  // FETCH is not reserved either: `fetch first` or `fetch next` is the clause.
+  bool AtFetchClause() {
+    return IsWord(Peek(), "fetch") && (IsWord(Peek(1), "first") || IsWord(Peek(1), "next"));
+  }
   // A word that may be an alias written without AS.
   bool AtBareAliasWord() {
-    return Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text) && !AtOffsetClause();
+    return Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text) && !AtOffsetClause() &&
+           !AtFetchClause();
   }
 
   absl::Status ParseOrderAndLimit(SelectStmt* s) {
@@ -584,6 +597,25 @@ class Parser {
         ASSIGN_OR_RETURN(int64_t skip, ParseRowCount("OFFSET"));
         if (!AcceptWord("rows")) AcceptWord("row");
         if (skip > 0) s->offset = skip;
+      } else if (!limited && AtFetchClause()) {
+        // The standard's FETCH {FIRST | NEXT} [n] {ROW | ROWS} ONLY: LIMIT n (1 without n).
+        limited = true;
+        Next();
+        Next();
+        s->limit = 1;
+        if (Peek().kind == TokenKind::kInteger) {
+          ASSIGN_OR_RETURN(s->limit, ParseRowCount("FETCH FIRST"));
+        }
+        if (!AcceptWord("rows") && !AcceptWord("row")) {
+          return Error(
+              Peek(), StrCat("expected ROWS in FETCH FIRST n ROWS ONLY, found ", Describe(Peek())));
+        }
+        if (IsWord(Peek(), "with")) {
+          return Error(Peek(),
+                       "FETCH FIRST ... WITH TIES is not supported; use rank() in a "
+                       "subquery and keep the rows whose rank is at most n");
+        }
+        RETURN_IF_ERROR(ExpectWord("only"));
       } else {
         return absl::OkStatus();
       }
@@ -1083,6 +1115,18 @@ class Parser {
         ExprPtr call = Make(ExprKind::kCall, pos, "subscript");
         RETURN_IF_ERROR(Adopt(*call, std::move(e)));
         RETURN_IF_ERROR(Adopt(*call, std::move(index)));
+        e = std::move(call);
+      } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "." &&
+                 (Peek(1).kind == TokenKind::kIdentifier ||
+                  Peek(1).kind == TokenKind::kQuotedIdentifier)) {
+        // (expr).name: a row's field (the binder finds its index); a column's r.name is
+        // read by ParseColumn.
+        const Position pos = Next().pos;
+        const Token& field = Next();
+        ASSIGN_OR_RETURN(ExprPtr name, Literal(field.pos, Datum::Varchar(field.text)));
+        ExprPtr call = Make(ExprKind::kCall, pos, "field");
+        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+        RETURN_IF_ERROR(Adopt(*call, std::move(name)));
         e = std::move(call);
       } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
         // Presto's: the instant's wall-clock time in the zone (at_timezone). UTC changes
