@@ -554,9 +554,10 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       e.bound.type = DataType::kBoolean;
       return absl::OkStatus();
     case ExprKind::kLike:
-      if ((arg_type(0) != DataType::kVarchar && arg_type(0) != DataType::kUnknown) ||
-          (arg_type(1) != DataType::kVarchar && arg_type(1) != DataType::kUnknown)) {
-        return TypeError(sql, e, "LIKE compares varchar values");
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (arg_type(i) != DataType::kVarchar && arg_type(i) != DataType::kUnknown) {
+          return TypeError(sql, e, "LIKE compares varchar values (and its ESCAPE is one)");
+        }
       }
       e.bound.type = DataType::kBoolean;
       return absl::OkStatus();
@@ -903,7 +904,14 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       Datum v = Eval(*e.args[0], row, context);
       Datum p = Eval(*e.args[1], row, context);
       if (v.null || p.null) return Datum::Null(DataType::kBoolean);
-      return Datum::Bool(LikeMatch(v.s, p.s) != e.negated);
+      if (e.args.size() < 3) return Datum::Bool(LikeMatch(v.s, p.s) != e.negated);
+      Datum escape = Eval(*e.args[2], row, context);
+      if (escape.null) return Datum::Null(DataType::kBoolean);
+      if (std::string error = LikePatternError(p.s, escape.s); !error.empty()) {
+        if (context.error.empty()) context.error = std::move(error);
+        return Datum::Null(DataType::kBoolean);
+      }
+      return Datum::Bool(LikeMatch(v.s, p.s, escape.s) != e.negated);
     }
     case ExprKind::kIsNull: {
       Datum v = Eval(*e.args[0], row, context);

@@ -182,11 +182,14 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       out->push_back(')');
       return true;
     case ExprKind::kLike:
-      if (e.args.size() != 2) return false;  // no ESCAPE clause
       out->push_back('(');
       if (!arg(0)) return false;
       out->append(e.negated ? " NOT LIKE " : " LIKE ");
       if (!arg(1)) return false;
+      if (e.args.size() > 2) {
+        out->append(" ESCAPE ");
+        if (!arg(2)) return false;
+      }
       out->push_back(')');
       return true;
     case ExprKind::kIsNull:

@@ -281,8 +281,12 @@ const AggregateFunction& AverageOfPartials();
 const AggregateFunction& CountOfPartials();
 inline constexpr int64_t kAvgPartBase = int64_t{1} << 24;
 
-// SQL LIKE: % matches any run, _ one character; no escape character.
-bool LikeMatch(std::string_view text, std::string_view pattern);
+// SQL LIKE: % matches any run of characters, _ one character (of UTF-8, not a byte); after
+// `escape` (empty: none), %, _ or the escape itself stands for itself.
+bool LikeMatch(std::string_view text, std::string_view pattern, std::string_view escape = {});
+// Why `pattern` with `escape` is no LIKE pattern (the escape is not one character, or one in
+// the pattern is not followed by %, _ or itself); empty if it is one.
+std::string LikePatternError(std::string_view pattern, std::string_view escape);
 
 // A function of Timestream's reference Strata refuses, and why.
 struct RefusedFunction {

@@ -902,24 +902,86 @@ class DistinctAcc : public Accumulator {
 
 }  // namespace
 
-bool LikeMatch(std::string_view text, std::string_view pattern) {
-  size_t t = 0, p = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '_' || pattern[p] == text[t])) {
-      ++t;
-      ++p;
-    } else if (p < pattern.size() && pattern[p] == '%') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
+namespace {
+
+// The bytes of the UTF-8 character at s[i] (1 for a byte that starts none).
+size_t LikeCharLength(std::string_view s, size_t i) {
+  return std::max<size_t>(Utf8CharLength(s.substr(i)), 1);
+}
+
+// One item of a LIKE pattern: %, _, or a character that stands for itself.
+struct LikeItem {
+  enum class Kind { kAnyRun, kOneChar, kLiteral } kind;
+  size_t begin = 0, size = 0;  // kLiteral: the character's bytes in the pattern
+  size_t next = 0;             // where the next item starts
+};
+
+LikeItem LikeItemAt(std::string_view pattern, size_t p, std::string_view escape) {
+  if (!escape.empty() && pattern.compare(p, escape.size(), escape) == 0 &&
+      p + escape.size() < pattern.size()) {
+    const size_t q = p + escape.size();
+    const size_t n = LikeCharLength(pattern, q);
+    return {LikeItem::Kind::kLiteral, q, n, q + n};
   }
-  while (p < pattern.size() && pattern[p] == '%') ++p;
-  return p == pattern.size();
+  if (pattern[p] == '%') return {LikeItem::Kind::kAnyRun, p, 1, p + 1};
+  if (pattern[p] == '_') return {LikeItem::Kind::kOneChar, p, 1, p + 1};
+  const size_t n = LikeCharLength(pattern, p);
+  return {LikeItem::Kind::kLiteral, p, n, p + n};
+}
+
+}  // namespace
+
+bool LikeMatch(std::string_view text, std::string_view pattern, std::string_view escape) {
+  // Greedy with one point to come back to: the item after the last % and the text position
+  // it was tried at, moved on a character on each mismatch.
+  size_t t = 0, p = 0, after_run = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size()) {
+      const LikeItem item = LikeItemAt(pattern, p, escape);
+      if (item.kind == LikeItem::Kind::kAnyRun) {
+        p = after_run = item.next;
+        mark = t;
+        continue;
+      }
+      if (item.kind == LikeItem::Kind::kOneChar) {
+        t += LikeCharLength(text, t);
+        p = item.next;
+        continue;
+      }
+      if (text.compare(t, item.size, pattern.substr(item.begin, item.size)) == 0) {
+        t += item.size;
+        p = item.next;
+        continue;
+      }
+    }
+    if (after_run == std::string_view::npos) return false;
+    mark += LikeCharLength(text, mark);
+    t = mark;
+    p = after_run;
+  }
+  while (p < pattern.size()) {
+    const LikeItem item = LikeItemAt(pattern, p, escape);
+    if (item.kind != LikeItem::Kind::kAnyRun) return false;
+    p = item.next;
+  }
+  return true;
+}
+
+std::string LikePatternError(std::string_view pattern, std::string_view escape) {
+  if (escape.empty() || LikeCharLength(escape, 0) != escape.size()) {
+    return StrCat("the LIKE escape must be one character, not '", escape, "'");
+  }
+  for (size_t p = 0; p < pattern.size(); p += LikeCharLength(pattern, p)) {
+    if (pattern.compare(p, escape.size(), escape) != 0) continue;
+    const size_t q = p + escape.size();
+    if (q >= pattern.size() || (pattern[q] != '%' && pattern[q] != '_' &&
+                                pattern.compare(q, escape.size(), escape) != 0)) {
+      return StrCat("in the LIKE pattern '", pattern, "' the escape '", escape,
+                    "' must be followed by %, _ or itself");
+    }
+    p = q;  // the escaped character is passed over by the loop's step
+  }
+  return "";
 }
 
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner) {
@@ -1487,12 +1549,54 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
   scalars->back().can_fail = true;
   for (auto [name, left, right] : {std::tuple{"trim", true, true}, std::tuple{"ltrim", true, false},
                                    std::tuple{"rtrim", false, true}}) {
-    add({name, StrCat(name, "(varchar) -> varchar"), "Removes leading and/or trailing spaces.",
-         Fixed({P::kVarchar}, kStr, StrCat(name, "(varchar)")),
+    const std::string usage = StrCat(name, "(varchar [, characters])");
+    add({name, StrCat(usage, " -> varchar"),
+         StrCat("Removes ",
+                left && right ? "leading and trailing"
+                : left        ? "leading"
+                              : "trailing",
+                " spaces, or any of the given characters; also written trim(",
+                left && right ? "BOTH"
+                : left        ? "LEADING"
+                              : "TRAILING",
+                " 'c' FROM s)."),
+         [usage](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.empty() || t.size() > 2 || !Accepts(P::kVarchar, t[0]) ||
+               (t.size() == 2 && !Accepts(P::kVarchar, t[1]))) {
+             return WrongArguments(usage);
+           }
+           return DataType::kVarchar;
+         },
          [l = left, r = right](const Args& a, const EvalContext&) {
            std::string_view s = a[0].s;
-           while (l && !s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-           while (r && !s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+           if (a.size() < 2) {
+             while (l && !s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+               s.remove_prefix(1);
+             while (r && !s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+               s.remove_suffix(1);
+             return Datum::Varchar(std::string(s));
+           }
+           // Characters of UTF-8: a multi-byte one is removed whole or not at all.
+           const std::string_view set = a[1].s;
+           const auto in_set = [set](std::string_view c) {
+             for (size_t i = 0; i < set.size();) {
+               const size_t n = std::max<size_t>(Utf8CharLength(set.substr(i)), 1);
+               if (set.substr(i, n) == c) return true;
+               i += n;
+             }
+             return false;
+           };
+           while (l && !s.empty()) {
+             const size_t n = std::max<size_t>(Utf8CharLength(s), 1);
+             if (!in_set(s.substr(0, n))) break;
+             s.remove_prefix(n);
+           }
+           while (r && !s.empty()) {
+             size_t start = s.size() - 1;  // the last character's first byte
+             while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+             if (!in_set(s.substr(start))) break;
+             s.remove_suffix(s.size() - start);
+           }
            return Datum::Varchar(std::string(s));
          }});
   }

@@ -95,7 +95,9 @@ std::string Expr::ToString() const {
     }
     case ExprKind::kBetween:
       return StrCat(arg(0), negated ? " NOT" : "", " BETWEEN ", arg(1), " AND ", arg(2));
-    case ExprKind::kLike: return StrCat(arg(0), negated ? " NOT" : "", " LIKE ", arg(1));
+    case ExprKind::kLike:
+      return StrCat(arg(0), negated ? " NOT" : "", " LIKE ", arg(1),
+                    args.size() > 2 ? StrCat(" ESCAPE ", arg(2)) : "");
     case ExprKind::kIsNull: return StrCat(arg(0), negated ? " IS NOT NULL" : " IS NULL");
   }
   return "?";

@@ -31,7 +31,7 @@ enum class ExprKind {
   kCast,      // args[0] AS cast_type; try_cast when `name` == "try_cast"
   kIn,        // args[0] IN (args[1..]); negated for NOT IN
   kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
-  kLike,      // args[0] LIKE args[1]; negated
+  kLike,      // args[0] LIKE args[1] [ESCAPE args[2]]; negated
   kIsNull,    // args[0] IS NULL; negated for IS NOT NULL
   kSubquery,  // (SELECT ...) as a value: `subquery`
   kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS

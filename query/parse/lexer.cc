@@ -29,13 +29,15 @@ bool IsDurationUnit(std::string_view u) {
 // one), or empty. Compared a character at a time: a loop of string compares
 // was most of the time of a text of many symbols.
 std::string_view SymbolAt(std::string_view rest) {
-  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->"};
+  // PostgreSQL's regular expression matches: ~, ~* (any case), !~ and !~*.
+  if (rest.size() >= 3 && rest.substr(0, 3) == "!~*") return rest.substr(0, 3);
+  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->", "~*", "!~"};
   if (rest.size() >= 2) {
     for (std::string_view two : kTwo) {
       if (rest[0] == two[0] && rest[1] == two[1]) return two;
     }
   }
-  static constexpr std::string_view kOne = "+-*/%=<>(),.;[]?";
+  static constexpr std::string_view kOne = "+-*/%=<>(),.;[]?~";
   const size_t k = kOne.find(rest[0]);
   return k == std::string_view::npos ? std::string_view() : kOne.substr(k, 1);
 }

@@ -569,6 +569,19 @@ class Parser {
            (Peek(1).kind == TokenKind::kInteger ||
             (Peek(1).kind == TokenKind::kSymbol && (Peek(1).text == "-" || Peek(1).text == "+")));
   }
+  // At `trim (`: whether FROM follows the first argument, trim('x' FROM s). A scan over
+  // the tokens to the call's closing parenthesis, at its own depth.
+  bool TrimHasFrom() const {
+    int depth = 0;
+    for (size_t i = pos_ + 1; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.kind == TokenKind::kEnd) return false;
+      if (t.kind == TokenKind::kSymbol && t.text == "(") ++depth;
+      if (t.kind == TokenKind::kSymbol && t.text == ")" && --depth == 0) return false;
+      if (depth == 1 && IsWord(t, "from")) return true;
+    }
+    return false;
+  }
   // FETCH is not reserved either: `fetch first` or `fetch next` is the clause.
   bool AtFetchClause() {
     return IsWord(Peek(), "fetch") && (IsWord(Peek(1), "first") || IsWord(Peek(1), "next"));
@@ -988,6 +1001,30 @@ class Parser {
         left = std::move(e);
         continue;
       }
+      if (t.kind == TokenKind::kSymbol &&
+          (t.text == "~" || t.text == "~*" || t.text == "!~" || t.text == "!~*")) {
+        // PostgreSQL's x ~ 'regex': regexp_like (a match anywhere); ~* ignores case.
+        const Position pos = t.pos;
+        const std::string op = Next().text;
+        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+        if (op.back() == '*') {
+          ExprPtr any_case = Make(ExprKind::kBinary, pos, "||");
+          ASSIGN_OR_RETURN(ExprPtr flag, Literal(pos, Datum::Varchar("(?i)")));
+          RETURN_IF_ERROR(Adopt(*any_case, std::move(flag)));
+          RETURN_IF_ERROR(Adopt(*any_case, std::move(pattern)));
+          pattern = std::move(any_case);
+        }
+        ExprPtr e = Make(ExprKind::kCall, pos, "regexp_like");
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
+        if (op.front() == '!') {
+          ExprPtr negation = Make(ExprKind::kUnary, pos, "NOT");
+          RETURN_IF_ERROR(Adopt(*negation, std::move(e)));
+          e = std::move(negation);
+        }
+        left = std::move(e);
+        continue;
+      }
       if (IsWord(t, "is")) {
         Position pos = Next().pos;
         bool negated = AcceptWord("not");
@@ -1010,7 +1047,7 @@ class Parser {
       }
       bool negated = false;
       if (IsWord(t, "not") && (IsWord(Peek(1), "in") || IsWord(Peek(1), "between") ||
-                               IsWord(Peek(1), "like"))) {
+                               IsWord(Peek(1), "like") || IsWord(Peek(1), "ilike"))) {
         Next();
         negated = true;
       }
@@ -1045,13 +1082,26 @@ class Parser {
         RETURN_IF_ERROR(Adopt(*e, std::move(low)));
         RETURN_IF_ERROR(Adopt(*e, std::move(high)));
         left = std::move(e);
-      } else if (IsWord(op, "like")) {
+      } else if (IsWord(op, "like") || IsWord(op, "ilike")) {
+        // x [NOT] LIKE pattern [ESCAPE 'c']; PostgreSQL's ILIKE compares lower(x) with
+        // lower(pattern).
+        const bool any_case = IsWord(op, "ilike");
         Position pos = Next().pos;
         ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
         ExprPtr e = Make(ExprKind::kLike, pos);
         e->negated = negated;
+        for (ExprPtr* side : {&left, &pattern}) {
+          if (!any_case) break;
+          ExprPtr lower = Make(ExprKind::kCall, pos, "lower");
+          RETURN_IF_ERROR(Adopt(*lower, std::move(*side)));
+          *side = std::move(lower);
+        }
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
         RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
+        if (AcceptWord("escape")) {
+          ASSIGN_OR_RETURN(ExprPtr escape, ParseConcat());
+          RETURN_IF_ERROR(Adopt(*e, std::move(escape)));
+        }
         left = std::move(e);
       } else {
         return left;
@@ -1102,11 +1152,12 @@ class Parser {
     while (true) {
       if (Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
         const Position pos = Next().pos;
-        ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+        std::optional<int64_t> scale;
+        ASSIGN_OR_RETURN(DataType type, ParseTypeName(&scale));
         ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
         cast->cast_type = type;
         RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
-        e = std::move(cast);
+        ASSIGN_OR_RETURN(e, RoundedToScale(std::move(cast), scale));
       } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "[") {
         // a[i]: the i-th element (from 1), an error outside the array.
         const Position pos = Next().pos;
@@ -1238,17 +1289,31 @@ class Parser {
     RETURN_IF_ERROR(ExpectSymbol("("));
     ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
     RETURN_IF_ERROR(ExpectWord("as"));
-    ASSIGN_OR_RETURN(DataType type, ParseTypeName());
+    std::optional<int64_t> scale;
+    ASSIGN_OR_RETURN(DataType type, ParseTypeName(&scale));
     RETURN_IF_ERROR(ExpectSymbol(")"));
     ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
     e->cast_type = type;
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-    return e;
+    return RoundedToScale(std::move(e), scale);
+  }
+
+  // A cast to DECIMAL(p, s) or NUMERIC(p, s), which Strata reads as DOUBLE, rounded to s
+  // decimals as such a cast rounds (half away from zero).
+  absl::StatusOr<ExprPtr> RoundedToScale(ExprPtr cast, std::optional<int64_t> scale) {
+    if (!scale) return cast;
+    const Position pos = cast->pos;
+    ExprPtr round = Make(ExprKind::kCall, pos, "round");
+    RETURN_IF_ERROR(Adopt(*round, std::move(cast)));
+    ASSIGN_OR_RETURN(ExprPtr digits, Literal(pos, Datum::Bigint(*scale)));
+    RETURN_IF_ERROR(Adopt(*round, std::move(digits)));
+    return round;
   }
 
   // A type name: Strata's, or PostgreSQL's (`double precision`, `varchar(64)`:
-  // lengths are accepted and not enforced).
-  absl::StatusOr<DataType> ParseTypeName() {
+  // lengths are accepted and not enforced; `numeric(10, 2)` rounds to its scale).
+  // `scale`: where DECIMAL(p, s) or NUMERIC(p, s) puts its s (left alone for other types).
+  absl::StatusOr<DataType> ParseTypeName(std::optional<int64_t>* scale = nullptr) {
     const Token& type_token = Peek();
     if (type_token.kind == TokenKind::kIdentifier &&
         (IsWord(type_token, "array") || IsWord(type_token, "row") ||
@@ -1281,6 +1346,19 @@ class Parser {
         Peek(1).kind == TokenKind::kInteger) {
       Next();
       Next();
+      const bool decimal = IsWord(type_token, "decimal") || IsWord(type_token, "numeric");
+      if (decimal && AcceptSymbol(",")) {
+        const Token& digits = Peek();
+        int64_t s = -1;
+        if (digits.kind == TokenKind::kInteger && ParseCount(digits.text, &s) && s <= 38) {
+          Next();
+          if (scale != nullptr) *scale = s;
+        } else {
+          return Error(digits, StrCat("a DECIMAL's scale is a whole number of decimals up to "
+                                      "38, not ",
+                                      Describe(digits)));
+        }
+      }
       RETURN_IF_ERROR(ExpectSymbol(")"));
     }
     return *type;
@@ -1507,6 +1585,53 @@ class Parser {
       if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
       ExprPtr e = Make(ExprKind::kCall, field.pos, name);
       RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+      return e;
+    }
+    if (IsWord(t, "trim") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
+        (IsWord(Peek(2), "both") || IsWord(Peek(2), "leading") || IsWord(Peek(2), "trailing") ||
+         TrimHasFrom())) {
+      // The standard's trim([BOTH | LEADING | TRAILING] [characters] FROM s): trim, ltrim
+      // or rtrim of (s [, characters]).
+      Next();
+      Next();
+      std::string name = "trim";
+      if (AcceptWord("leading")) {
+        name = "ltrim";
+      } else if (AcceptWord("trailing")) {
+        name = "rtrim";
+      } else {
+        AcceptWord("both");
+      }
+      ExprPtr characters;
+      if (!IsWord(Peek(), "from")) {
+        ASSIGN_OR_RETURN(characters, ParseConcat());
+      }
+      RETURN_IF_ERROR(ExpectWord("from"));
+      ASSIGN_OR_RETURN(ExprPtr source, ParseExpr());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      ExprPtr e = Make(ExprKind::kCall, pos, name);
+      RETURN_IF_ERROR(Adopt(*e, std::move(source)));
+      if (characters) RETURN_IF_ERROR(Adopt(*e, std::move(characters)));
+      return e;
+    }
+    if (IsWord(t, "substring") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      // substring(s FROM start [FOR length]), the standard's spelling, or
+      // substring(s, start [, length]).
+      Next();
+      Next();
+      ExprPtr e = Make(ExprKind::kCall, pos, "substring");
+      ASSIGN_OR_RETURN(ExprPtr source, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*e, std::move(source)));
+      const bool standard = AcceptWord("from");
+      if (standard || AcceptSymbol(",")) {
+        ASSIGN_OR_RETURN(ExprPtr start, ParseExpr());
+        RETURN_IF_ERROR(Adopt(*e, std::move(start)));
+        if (standard ? AcceptWord("for") : AcceptSymbol(",")) {
+          ASSIGN_OR_RETURN(ExprPtr length, ParseExpr());
+          RETURN_IF_ERROR(Adopt(*e, std::move(length)));
+        }
+      }
+      RETURN_IF_ERROR(ExpectSymbol(")"));
       return e;
     }
     if (IsWord(t, "position") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
