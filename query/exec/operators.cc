@@ -153,6 +153,7 @@ class Aggregate : public AggregateSink {
     std::vector<std::vector<const Vector*>> arg_views(aggregates_.size());
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       for (const Expr* e : aggregates_[a].args) arg_views[a].push_back(eval(e));
+      for (const Expr* e : aggregates_[a].order_keys) arg_views[a].push_back(eval(e));
     }
     if (EvaluateInHalves(batch, *context_, in_flight)) {
       scratch.clear();
@@ -245,8 +246,13 @@ class Aggregate : public AggregateSink {
     std::vector<std::unique_ptr<Accumulator>> out;
     out.reserve(aggregates_.size());
     for (const AggregateSpec& spec : aggregates_) {
-      auto acc = spec.function->make(spec.arg_types);
-      out.push_back(spec.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc));
+      const auto make = [&spec]() {
+        auto acc = spec.function->make(spec.arg_types);
+        return spec.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc);
+      };
+      out.push_back(spec.order_keys.empty() ? make()
+                                            : OrderedArguments(make, spec.args.size(),
+                                                               spec.descending, spec.nulls_first));
       out.back()->MeterInto(&kept_bytes_);
     }
     return out;

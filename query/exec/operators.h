@@ -139,6 +139,10 @@ struct AggregateSpec {
   std::vector<const Expr*> args;  // bound to the input; empty for count(*)
   std::vector<DataType> arg_types;
   bool distinct = false;
+  // agg(x ORDER BY k, ...): the keys, bound to the input, and how each orders. The
+  // accumulator then reads its group's rows in that order (OrderedArguments).
+  std::vector<const Expr*> order_keys;
+  std::vector<bool> descending, nulls_first;
 };
 // Hash aggregation over batches: emits [group keys..., aggregates...] per
 // group, in first-seen order, at Finish. Without group keys it emits exactly

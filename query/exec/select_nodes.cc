@@ -17,7 +17,12 @@ std::string AggregateList(const std::vector<AggregateSpec>& aggregates) {
   for (size_t i = 0; i < aggregates.size(); ++i) {
     const AggregateSpec& a = aggregates[i];
     out += StrCat(i ? ", " : "", a.function->name, "(", a.distinct ? "DISTINCT " : "",
-                  a.args.empty() ? "*" : ExprList(a.args), ")");
+                  a.args.empty() ? "*" : ExprList(a.args));
+    for (size_t k = 0; k < a.order_keys.size(); ++k) {
+      out += StrCat(k ? ", " : " ORDER BY ", a.order_keys[k]->ToString(),
+                    a.descending[k] ? " DESC" : "");
+    }
+    out += ")";
   }
   return out;
 }

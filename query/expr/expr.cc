@@ -397,6 +397,12 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
                                        DidYouMean(e.name, FunctionRegistry::Get().Names())));
   }
   if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
+  if (e.ordered_by) {
+    return SqlError(sql, e.pos,
+                    StrCat("ORDER BY inside a call is only for aggregate functions, "
+                           "and ",
+                           e.name, "() is not one"));
+  }
   std::vector<DataType> types;
   for (const auto& a : e.args) types.push_back(a->bound.type);
   auto type = f->bind(types);

@@ -198,7 +198,7 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       out->append(e.negated ? " IS NOT NULL)" : " IS NULL)");
       return true;
     case ExprKind::kCall:
-      if (e.window || e.distinct || e.bound.aggregate >= 0) return false;
+      if (e.window || e.distinct || e.ordered_by || e.bound.aggregate >= 0) return false;
       // The query's clock, read once where it started: the same time on every node.
       if (now_nanos.has_value() && e.name == "now" && e.args.empty()) {
         absl::StrAppend(out, "from_nanoseconds(", *now_nanos, ")");

@@ -47,7 +47,9 @@ std::string FunctionReferenceMarkdown() {
     out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
   }
   out +=
-      "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`. "
+      "\n### Aggregate functions\n\nEach also takes `DISTINCT`, e.g. `count(DISTINCT x)`, and "
+      "an order to read its rows in, `agg(x ORDER BY k [DESC], ...)` or the standard's "
+      "`agg(x) WITHIN GROUP (ORDER BY k)` (it matters to array_agg, string_agg and listagg). "
       "Over no rows (or only NULLs, where NULLs are left out) each answers NULL, as in Presto "
       "and Timestream, except `count`, `count_if` and `approx_distinct` (0).\n\n"
       "| function | description |\n|---|---|\n";

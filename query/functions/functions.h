@@ -270,6 +270,12 @@ class FunctionRegistry {
 // Wraps an accumulator so it only sees each distinct argument once
 // (count(DISTINCT x) and friends).
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
+// agg(x ORDER BY k, ...): keeps each row's first `values` arguments and its order keys (the
+// arguments after them), and at Finish gives the values to an accumulator from `make` in
+// the keys' order (each key descending or not, its NULLs first or not).
+std::unique_ptr<Accumulator> OrderedArguments(std::function<std::unique_ptr<Accumulator>()> make,
+                                              size_t values, std::vector<bool> descending,
+                                              std::vector<bool> nulls_first);
 
 // avg's final step over partial states, for an aggregation split across a cluster's
 // fragments (query/plan/planner_shards.cc); not callable from SQL. Its arguments are

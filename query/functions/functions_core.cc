@@ -984,6 +984,62 @@ std::string LikePatternError(std::string_view pattern, std::string_view escape) 
   return "";
 }
 
+namespace {
+
+class OrderedAcc : public Accumulator {
+ public:
+  OrderedAcc(std::function<std::unique_ptr<Accumulator>()> make, size_t values,
+             std::vector<bool> descending, std::vector<bool> nulls_first)
+      : make_(std::move(make)),
+        values_(values),
+        descending_(std::move(descending)),
+        nulls_first_(std::move(nulls_first)) {}
+  void Add(const Args& a) override {
+    int64_t bytes = 16;
+    for (const Datum& d : a) bytes += static_cast<int64_t>(sizeof(Datum)) + d.HeapBytes();
+    Kept(bytes);
+    rows_.push_back(a);
+  }
+  // A fresh accumulator each time, given every row in order: Finish leaves the rows whole.
+  absl::StatusOr<Datum> Finish() override {
+    std::vector<size_t> order(rows_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      for (size_t k = 0; k < descending_.size(); ++k) {
+        const Datum& x = rows_[a][values_ + k];
+        const Datum& y = rows_[b][values_ + k];
+        if (x.null != y.null) return x.null == nulls_first_[k];
+        if (x.null) continue;
+        const int c = Compare(x, y);
+        if (c != 0) return descending_[k] ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    std::unique_ptr<Accumulator> inner = make_();
+    Args values(values_);
+    for (size_t i : order) {
+      std::copy_n(rows_[i].begin(), values_, values.begin());
+      inner->Add(values);
+    }
+    return inner->Finish();
+  }
+
+ private:
+  std::function<std::unique_ptr<Accumulator>()> make_;
+  size_t values_;
+  std::vector<bool> descending_, nulls_first_;
+  std::vector<Args> rows_;
+};
+
+}  // namespace
+
+std::unique_ptr<Accumulator> OrderedArguments(std::function<std::unique_ptr<Accumulator>()> make,
+                                              size_t values, std::vector<bool> descending,
+                                              std::vector<bool> nulls_first) {
+  return std::make_unique<OrderedAcc>(std::move(make), values, std::move(descending),
+                                      std::move(nulls_first));
+}
+
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner) {
   return std::make_unique<DistinctAcc>(std::move(inner));
 }

@@ -20,6 +20,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->cast_type = cast_type;
   copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();
+  if (ordered_by) copy->ordered_by = ordered_by->Clone();
   if (subquery) copy->subquery = subquery->Clone();  // each copy resolves its own
   copy->height = height;
   copy->bound = bound;
@@ -71,6 +72,7 @@ std::string Expr::ToString() const {
       }
       std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
       for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+      if (ordered_by) out += StrCat(" ", ordered_by->ToString());
       out += ")";
       if (window) {
         out += StrCat(window->ignore_nulls ? " IGNORE NULLS" : "", " OVER (", window->ToString(), ")");

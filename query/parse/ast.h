@@ -57,6 +57,9 @@ struct Expr {
   std::vector<std::string> lambda_params;  // kLambda
   // f(...) OVER (...): a window function call.
   std::shared_ptr<WindowSpec> window;
+  // agg(x ORDER BY k, ...) or agg(x) WITHIN GROUP (ORDER BY k, ...): the order the
+  // aggregate reads its rows in (only `order_by` is used).
+  std::shared_ptr<WindowSpec> ordered_by;
   // kSubquery, kExists, kIn over a subquery. The planner runs it (it may not
   // refer to the outer query) and puts its answer in place of this node.
   std::shared_ptr<SelectStmt> subquery;

@@ -1746,6 +1746,26 @@ class Parser {
         ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
         RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
       } while (AcceptSymbol(","));
+      if (IsWord(Peek(), "order") && IsWord(Peek(1), "by")) {  // agg(x ORDER BY k)
+        Next();
+        Next();
+        call->ordered_by = std::make_shared<WindowSpec>();
+        RETURN_IF_ERROR(ParseOrderItems(&call->ordered_by->order_by));
+      }
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    // The standard's agg(x) WITHIN GROUP (ORDER BY k), as listagg takes its order.
+    if (IsWord(Peek(), "within") && IsWord(Peek(1), "group")) {
+      const Token& within = Next();
+      Next();
+      if (call->ordered_by) {
+        return Error(within, "the call orders its rows already; give ORDER BY once");
+      }
+      RETURN_IF_ERROR(ExpectSymbol("("));
+      RETURN_IF_ERROR(ExpectWord("order"));
+      RETURN_IF_ERROR(ExpectWord("by"));
+      call->ordered_by = std::make_shared<WindowSpec>();
+      RETURN_IF_ERROR(ParseOrderItems(&call->ordered_by->order_by));
       RETURN_IF_ERROR(ExpectSymbol(")"));
     }
     // agg(...) FILTER (WHERE condition)
@@ -1765,6 +1785,11 @@ class Parser {
       if (!IsWord(Peek(), "over")) {
         return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
       }
+    }
+    if (IsWord(Peek(), "over") && call->ordered_by) {
+      return Error(Peek(), StrCat("a window function orders its rows by the window's ORDER BY; "
+                                  "move the ORDER BY of ",
+                                  lowered, "() into OVER (...)"));
     }
     if (AcceptWord("over")) {
       ASSIGN_OR_RETURN(call->window, ParseWindow());

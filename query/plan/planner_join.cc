@@ -449,6 +449,9 @@ void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::s
     for (const ExprPtr& p : e.window->partition_by) CollectColumnNames(*p, out, star);
     for (const OrderItem& o : e.window->order_by) CollectColumnNames(*o.expr, out, star);
   }
+  if (e.ordered_by) {
+    for (const OrderItem& o : e.ordered_by->order_by) CollectColumnNames(*o.expr, out, star);
+  }
 }
 
 }  // namespace strata::query

@@ -310,6 +310,20 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
   AggregateSpec spec;
   spec.function = f;
   spec.distinct = e.distinct;
+  if (e.ordered_by) {
+    for (OrderItem& o : e.ordered_by->order_by) {
+      if (ContainsAggregate(*o.expr) || ContainsWindow(*o.expr)) {
+        return SqlError(sql_, o.expr->pos,
+                        StrCat("the ORDER BY of ", e.name,
+                               "() orders its "
+                               "rows; it cannot use an aggregate or window"));
+      }
+      RETURN_IF_ERROR(Bind(*o.expr, input(), sql_));
+      spec.order_keys.push_back(o.expr.get());
+      spec.descending.push_back(o.descending);
+      spec.nulls_first.push_back(o.nulls_first.value_or(o.descending));
+    }
+  }
   for (auto& a : e.args) {
     if (a->kind == ExprKind::kStar) {
       if (e.name != "count") return SqlError(sql_, a->pos, "* is only allowed in count(*)");
@@ -588,6 +602,7 @@ void Planner::SelectPhases::MarkColumnsRead() {
     for (const Expr* k : group_keys_) MarkColumns(*k, &read);
     for (const AggregateSpec& a : aggregates_) {
       for (const Expr* e : a.args) MarkColumns(*e, &read);
+      for (const Expr* e : a.order_keys) MarkColumns(*e, &read);
     }
   } else {
     for (const Expr* e : projection_) MarkColumns(*e, &read);

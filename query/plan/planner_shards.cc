@@ -446,6 +446,12 @@ std::optional<FragmentAggregation> AggregateWholeInFragments(
             if (i > 0) *out += ", ";
             if (!portable(*a.args[i], site, out)) return false;
           }
+          for (size_t k = 0; k < a.order_keys.size(); ++k) {
+            *out += k > 0 ? ", " : " ORDER BY ";
+            if (!portable(*a.order_keys[k], site, out)) return false;
+            *out += StrCat(a.descending[k] ? " DESC" : "",
+                           a.nulls_first[k] ? " NULLS FIRST" : " NULLS LAST");
+          }
           *out += ")";
           return true;
         })) {
@@ -481,6 +487,11 @@ std::optional<FragmentAggregation> AggregateInFragments(
             AggregateWholeInFragments(table, keys, aggregates, top)) {
       return whole;
     }
+  }
+  // agg(x ORDER BY k) reads its rows in an order no partial state keeps: unless each group
+  // is whole in one fragment (above), its rows travel.
+  for (const AggregateSpec& a : aggregates) {
+    if (!a.order_keys.empty()) return std::nullopt;
   }
   // Partial states: a first-groups cut by the keys alone.
   const std::optional<TopGroups> top_by_keys =
