@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -120,6 +121,11 @@ class Parser {
         }
       }
       return Error(Peek(), StrCat("unexpected ", Describe(Peek()), " after the end of the statement"));
+    }
+    if (!window_uses_.empty()) {
+      return Error(*window_uses_.front().name,
+                   "a named window is for the select list and HAVING of its SELECT; write "
+                   "OVER (...) in full here");
     }
     RETURN_IF_ERROR(CheckParametersUsed());
     stmt.expressions = expressions_;
@@ -413,6 +419,7 @@ class Parser {
   // belong to the query around it (ParseQuery).
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSelect() {
     RETURN_IF_ERROR(ExpectWord("select"));
+    const size_t first_window_use = window_uses_.size();
     auto s = std::make_unique<SelectStmt>();
     if (AcceptWord("distinct")) {
       s->distinct = true;
@@ -464,7 +471,41 @@ class Parser {
     if (AcceptWord("having")) {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
+    RETURN_IF_ERROR(ParseWindowClause(first_window_use));
     return s;
+  }
+
+  // WINDOW name AS (spec) [, ...] after HAVING: the windows `OVER name` in this SELECT (its
+  // calls from `first_use` in window_uses_) stand for.
+  absl::Status ParseWindowClause(size_t first_use) {
+    std::map<std::string, std::shared_ptr<WindowSpec>> named;
+    if (AtWindowClause()) {
+      Next();
+      do {
+        const Token& at = Peek();
+        ASSIGN_OR_RETURN(std::string name, ParseName("a window name"));
+        RETURN_IF_ERROR(ExpectWord("as"));
+        ASSIGN_OR_RETURN(std::shared_ptr<WindowSpec> spec, ParseWindow());
+        if (!named.emplace(name, std::move(spec)).second) {
+          return Error(at, StrCat("window \"", name, "\" is defined twice"));
+        }
+      } while (AcceptSymbol(","));
+    }
+    for (size_t i = first_use; i < window_uses_.size(); ++i) {
+      const WindowUse& use = window_uses_[i];
+      auto it = named.find(use.name->text);
+      if (it == named.end()) {
+        return Error(*use.name, StrCat("window \"", use.name->text,
+                                       "\" is not defined; name "
+                                       "it after HAVING: WINDOW ",
+                                       use.name->text, " AS (PARTITION BY ... ORDER BY ...)"));
+      }
+      const bool ignore_nulls = use.call->window->ignore_nulls;
+      use.call->window = it->second->Clone();
+      use.call->window->ignore_nulls = ignore_nulls;
+    }
+    window_uses_.resize(first_use);
+    return absl::OkStatus();
   }
 
   // GROUP BY's elements, each as its grouping sets: a key (one set of it), ROLLUP (k, ...),
@@ -589,7 +630,14 @@ class Parser {
   // A word that may be an alias written without AS.
   bool AtBareAliasWord() {
     return Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek().text) && !AtOffsetClause() &&
-           !AtFetchClause();
+           !AtFetchClause() && !AtWindowClause();
+  }
+  // WINDOW is not reserved either: `window name AS` is the clause.
+  bool AtWindowClause() {
+    return IsWord(Peek(), "window") &&
+           (Peek(1).kind == TokenKind::kIdentifier ||
+            Peek(1).kind == TokenKind::kQuotedIdentifier) &&
+           IsWord(Peek(2), "as");
   }
 
   absl::Status ParseOrderAndLimit(SelectStmt* s) {
@@ -1791,6 +1839,15 @@ class Parser {
                                   "move the ORDER BY of ",
                                   lowered, "() into OVER (...)"));
     }
+    if (IsWord(Peek(), "over") &&
+        (Peek(1).kind == TokenKind::kIdentifier || Peek(1).kind == TokenKind::kQuotedIdentifier)) {
+      // OVER name: a window of the WINDOW clause, filled in at the end of the SELECT.
+      Next();
+      call->window = std::make_shared<WindowSpec>();
+      call->window->ignore_nulls = ignore_nulls;
+      window_uses_.push_back({call.get(), &Next()});
+      return call;
+    }
     if (AcceptWord("over")) {
       ASSIGN_OR_RETURN(call->window, ParseWindow());
       call->window->ignore_nulls = ignore_nulls;
@@ -1863,6 +1920,12 @@ class Parser {
   size_t pos_ = 0;
   int expression_depth_ = 0;
   int64_t expressions_ = 0;
+  // `OVER name` calls waiting for their SELECT's WINDOW clause.
+  struct WindowUse {
+    Expr* call;
+    const Token* name;
+  };
+  std::vector<WindowUse> window_uses_;
   int query_depth_ = 0;
 };
 

@@ -296,6 +296,10 @@ class QueryGrammar {
         "count(*) FILTER (WHERE usage > 50)",
         "round(geometric_mean(procs), 4)",
         "count_if(time > ago(2h))",
+        // Aggregates with an order of their own, a total one (a series has one row a time).
+        "substr(string_agg(state, ',' ORDER BY time DESC, host, measure_name), 1, 40)",
+        "element_at(array_agg(usage ORDER BY time, host, measure_name), 1)",
+        "listagg(DISTINCT state, '/') WITHIN GROUP (ORDER BY state DESC)",
     };
     std::vector<std::string> keys;
     for (size_t i = Pick(3); i > 0; --i) {
