@@ -59,6 +59,16 @@ DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
 
 bool Comparable(DataType a, DataType b) {
   if (a == DataType::kUnknown || b == DataType::kUnknown || a == b) return true;
+  if (KindOf(a) == TypeKind::kRow && KindOf(b) == TypeKind::kRow) {
+    // (host, 1) = ('a', NULL), (x, 1) IN ((y, 2.5)): field by field.
+    const std::vector<RowField>& x = RowFields(a);
+    const std::vector<RowField>& y = RowFields(b);
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!Comparable(x[i].type, y[i].type)) return false;
+    }
+    return true;
+  }
   return IsNumeric(a) && IsNumeric(b);
 }
 
@@ -488,7 +498,8 @@ absl::Status BindIn(Expr& e, std::string_view sql) {
     }
   }
   e.bound.type = DataType::kBoolean;
-  if (e.args.size() > kInListHashThreshold &&
+  // Rows are compared field by field (a NULL field, a BIGINT beside a DOUBLE), not by keys.
+  if (e.args.size() > kInListHashThreshold && KindOf(arg_type(0)) != TypeKind::kRow &&
       std::all_of(e.args.begin() + 1, e.args.end(),
                   [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
     auto list = std::make_shared<InList>();
@@ -670,8 +681,14 @@ Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType
   }
 }
 
+Datum CompareRows(const std::string& op, const std::vector<Datum>& x, const std::vector<Datum>& y);
+
 Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
   if (a.null || b.null) return Datum::Null(DataType::kBoolean);
+  if (KindOf(a.type) == TypeKind::kRow && KindOf(b.type) == TypeKind::kRow &&
+      a.items().size() == b.items().size()) {
+    return CompareRows(op, a.items(), b.items());
+  }
   if (Unordered(a, b)) return Datum::Bool(op == "<>");  // a NaN: only <> holds
   int c = query::Compare(a, b);
   if (op == "=") return Datum::Bool(c == 0);
@@ -680,6 +697,26 @@ Datum Compare(const std::string& op, const Datum& a, const Datum& b) {
   if (op == "<=") return Datum::Bool(c <= 0);
   if (op == ">") return Datum::Bool(c > 0);
   return Datum::Bool(c >= 0);
+}
+
+// Rows field by field, with SQL's NULLs: (1, NULL) = (1, 2) is NULL, (1, NULL) = (2, 2) false;
+// an order is decided by the first fields that differ, NULL if a NULL comes first.
+Datum CompareRows(const std::string& op, const std::vector<Datum>& x, const std::vector<Datum>& y) {
+  const bool equality = op == "=" || op == "<>";
+  bool unknown = false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const Datum equal = Compare("=", x[i], y[i]);
+    if (equal.null) {
+      if (!equality) return Datum::Null(DataType::kBoolean);
+      unknown = true;
+      continue;
+    }
+    if (equal.i != 0) continue;
+    if (equality) return Datum::Bool(op == "<>");
+    return Compare(op, x[i], y[i]);
+  }
+  if (unknown) return Datum::Null(DataType::kBoolean);
+  return Datum::Bool(op == "=" || op == "<=" || op == ">=");
 }
 
 // Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
@@ -888,10 +925,11 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       }
       bool saw_null = false;
       for (size_t i = 1; i < e.args.size(); ++i) {
-        Datum item = Eval(*e.args[i], row, context);
-        if (item.null) {
+        // Compare's = is SQL's: a NaN equals nothing, (1, NULL) = (1, 2) is NULL.
+        const Datum equal = Compare("=", v, Eval(*e.args[i], row, context));
+        if (equal.null) {
           saw_null = true;
-        } else if (SqlEquals(v, item)) {
+        } else if (equal.i != 0) {
           return Datum::Bool(!e.negated);
         }
       }

@@ -1538,6 +1538,16 @@ class Parser {
             return e;
           }
           ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
+          if (AcceptSymbol(",")) {
+            // (a, b, ...): a row, as ROW(a, b, ...) (`(host, region) IN (('a', 'eu'), ...)`).
+            ExprPtr row = Make(ExprKind::kCall, pos, "row");
+            RETURN_IF_ERROR(Adopt(*row, std::move(inner)));
+            do {
+              ASSIGN_OR_RETURN(ExprPtr field, ParseExpr());
+              RETURN_IF_ERROR(Adopt(*row, std::move(field)));
+            } while (AcceptSymbol(","));
+            inner = std::move(row);
+          }
           RETURN_IF_ERROR(ExpectSymbol(")"));
           return inner;
         }
