@@ -1106,7 +1106,7 @@ class Parser {
         ExprPtr e = Make(ExprKind::kIn, pos);
         e->negated = negated;
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
-        if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+        if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values")) {
           ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
           e->subquery = std::move(query);
           RETURN_IF_ERROR(ExpectSymbol(")"));
@@ -1530,7 +1530,7 @@ class Parser {
       case TokenKind::kSymbol:
         if (t.text == "(") {
           Next();
-          if (IsWord(Peek(), "select") || IsWord(Peek(), "with")) {
+          if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values")) {
             ExprPtr e = Make(ExprKind::kSubquery, pos);
             ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
             e->subquery = std::move(query);
