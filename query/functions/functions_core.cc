@@ -15,6 +15,7 @@
 #include "common/utf8.h"
 #include "query/base/calendar.h"
 #include "query/base/checked_math.h"
+#include "query/base/interval_text.h"
 #include "query/base/regex_cache.h"
 #include "query/functions/function_families.h"
 #include "query/functions/functions.h"
@@ -1224,6 +1225,60 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
     }
     return true;
   };
+  // TimescaleDB's time_bucket(width, ts [, origin]) (Grafana's $__timeGroup sends it with
+  // its TimescaleDB option: time_bucket('300s', time)) and PostgreSQL's date_bin(stride, ts,
+  // origin): bin() from another origin, the width an interval or its text ('5 minutes').
+  for (auto [name, usage, doc] :
+       {std::tuple{"time_bucket", "time_bucket(width, timestamp [, origin])",
+                   "The start of the width's bucket holding the timestamp, buckets counted from "
+                   "the origin (TimescaleDB's default: Monday 2000-01-03, so weeks start on "
+                   "Mondays): time_bucket('5 minutes', time). The width is an interval or its "
+                   "text."},
+        std::tuple{"date_bin", "date_bin(stride, timestamp, origin)",
+                   "The start of the stride's bin holding the timestamp, bins counted from the "
+                   "origin (PostgreSQL's): date_bin('15 minutes', time, TIMESTAMP '2024-01-01 "
+                   "00:00:00'). The stride is an interval or its text."}}) {
+    const bool origin_needed = std::string_view(name) == "date_bin";
+    const std::string call = usage;
+    add({name, StrCat(usage, " -> timestamp"), doc,
+         [call, origin_needed](const Types& t) -> absl::StatusOr<DataType> {
+           const size_t n = t.size();
+           if (n < (origin_needed ? 3u : 2u) || n > 3 ||
+               (!Accepts(P::kInterval, t[0]) && !Accepts(P::kVarchar, t[0])) ||
+               !Accepts(P::kTimestamp, t[1]) || (n == 3 && !Accepts(P::kTimestamp, t[2]))) {
+             return WrongArguments(call);
+           }
+           return kTs;
+         },
+         [n = std::string(name)](const Args& a, const EvalContext& c) {
+           int64_t width = a[0].i;
+           if (a[0].type == DataType::kVarchar) {
+             absl::StatusOr<IntervalText> text = ParseIntervalText(a[0].s);
+             if (!text.ok()) {
+               return FailQuery(c, StrCat(n, "(): ", text.status().message()), kTs);
+             }
+             if (text->months != 0) {
+               return FailQuery(c,
+                                StrCat(n,
+                                       "(): a width of months or years has no fixed "
+                                       "length; use date_trunc('month', time)"),
+                                kTs);
+             }
+             width = text->nanos;
+           }
+           if (width <= 0) return FailQuery(c, StrCat(n, "(): the width must be positive"), kTs);
+           constexpr int64_t kMonday2000 = 946'857'600'000'000'000;  // 2000-01-03T00:00:00Z
+           const int64_t origin = a.size() > 2 ? a[2].i : kMonday2000;
+           const std::optional<int64_t> since = CheckedIntegerOp('-', a[1].i, origin);
+           const std::optional<int64_t> start = since ? BinStart(*since, width) : std::nullopt;
+           const std::optional<int64_t> at =
+               start ? CheckedIntegerOp('+', *start, origin) : std::nullopt;
+           return CheckedTimestamp(at, c, [&] {
+             return StrCat(n, "(): the bucket starts outside the range of timestamps");
+           });
+         }});
+    scalars->back().can_fail = true;
+  }
   // date_trunc, date_add and date_diff take timestamps, or dates (whose
   // results stay dates, computed at their midnights, in units of days and up).
   add({"date_trunc", "date_trunc(unit, timestamp | date) -> same type",

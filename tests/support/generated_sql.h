@@ -253,10 +253,16 @@ class QueryGrammar {
   }
 
   std::string Grouped() {
-    static const std::vector<std::string> kKeys = {"host",           "region",
-                                                   "measure_name",   "bin(time, 1h)",
-                                                   "bin(time, 15m)", "date_trunc('hour', time)",
-                                                   "bin(time, 1d)",  "state"};
+    static const std::vector<std::string> kKeys = {"host",
+                                                   "region",
+                                                   "measure_name",
+                                                   "bin(time, 1h)",
+                                                   "bin(time, 15m)",
+                                                   "date_trunc('hour', time)",
+                                                   "bin(time, 1d)",
+                                                   "state",
+                                                   "time_bucket('20 minutes', time)",
+                                                   "floor(to_unixtime(time) / 600) * 600"};
     static const std::vector<std::string> kAggregates = {
         "count(*)",
         "count(usage)",

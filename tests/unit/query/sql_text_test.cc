@@ -71,6 +71,8 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
       {Node(ExprKind::kBetween, "",
             Args(Column(2), Literal(Datum::Bigint(1)), Literal(Datum::Bigint(2)))),
        "(\"measure_value::double\" BETWEEN 1 AND 2)"},
+      {Node(ExprKind::kCall, "time_bucket", Args(Literal(Datum::Varchar("5 minutes")), Column(1))),
+       "time_bucket('5 minutes', \"time\")"},
       {Node(ExprKind::kLike, "", Args(Column(0), Literal(Datum::Varchar("web-%")))),
        "(\"host\" LIKE 'web-%')"},
       {Node(ExprKind::kLike, "",
