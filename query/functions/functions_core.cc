@@ -1226,7 +1226,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
     return true;
   };
   // TimescaleDB's time_bucket(width, ts [, origin]) (Grafana's $__timeGroup sends it with
-  // its TimescaleDB option: time_bucket('300s', time)) and PostgreSQL's date_bin(stride, ts,
+  // its TimescaleDB option: time_bucket('300.000s',time)) and PostgreSQL's date_bin(stride, ts,
   // origin): bin() from another origin, the width an interval or its text ('5 minutes').
   for (auto [name, usage, doc] :
        {std::tuple{"time_bucket", "time_bucket(width, timestamp [, origin])",
