@@ -27,6 +27,10 @@ void AddArgument(Expr& parent, ExprPtr child) {
 
 absl::Status Planner::ValuesAsUnnest(TableRef& ref) {
   const size_t width = ref.values.front().size();
+  // The rows' calls and casts made here, and the array of rows they become, beside the
+  // syntax tree the query reserved already.
+  RETURN_IF_ERROR(context_->Reserve(
+      static_cast<int64_t>(ref.values.size() * (2 * width + 1) * sizeof(Expr)), "VALUES"));
   std::vector<DataType> types(width, DataType::kUnknown);
   std::vector<std::vector<DataType>> row_types;
   for (size_t r = 0; r < ref.values.size(); ++r) {
