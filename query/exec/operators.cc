@@ -520,11 +520,11 @@ class Sort : public RowSink {
 
 class Distinct : public RowSink {
  public:
-  Distinct(int width, QueryContext* context, RowSink* next)
-      : width_(width), context_(context), next_(next) {}
+  Distinct(std::vector<int> columns, QueryContext* context, RowSink* next)
+      : columns_(std::move(columns)), context_(context), next_(next) {}
   absl::Status Push(Row row) override {
     std::string key;
-    for (int i = 0; i < width_; ++i) AppendKey(row[i], &key);
+    for (int c : columns_) AppendKey(row[c], &key);
     if (seen_.contains(key)) return absl::OkStatus();
     absl::Status reserved = context_->Reserve(static_cast<int64_t>(key.size()) + 32, "DISTINCT");
     if (!reserved.ok()) return reserved;
@@ -534,7 +534,7 @@ class Distinct : public RowSink {
   absl::Status Finish() override { return next_->Finish(); }
 
  private:
-  int width_;
+  std::vector<int> columns_;
   QueryContext* context_;
   RowSink* next_;
   absl::flat_hash_set<std::string> seen_;
@@ -688,7 +688,14 @@ std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64
   return std::make_unique<Sort>(std::move(keys), limit, context, next);
 }
 std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next) {
-  return std::make_unique<Distinct>(width, context, next);
+  std::vector<int> columns(static_cast<size_t>(width));
+  for (int i = 0; i < width; ++i) columns[i] = i;
+  return MakeDistinct(std::move(columns), context, next);
+}
+
+std::unique_ptr<RowSink> MakeDistinct(std::vector<int> columns, QueryContext* context,
+                                      RowSink* next) {
+  return std::make_unique<Distinct>(std::move(columns), context, next);
 }
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next) {
   return std::make_unique<Limit>(limit, context, next);

@@ -182,6 +182,9 @@ std::unique_ptr<BatchSink> MakeBatchSort(std::vector<SortKey> keys, std::optiona
                                          QueryContext* context, BatchSink* next);
 // Drops rows whose first `width` columns equal an earlier row's.
 std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink* next);
+// Drops rows whose `columns` equal an earlier row's: the first row of each (DISTINCT ON).
+std::unique_ptr<RowSink> MakeDistinct(std::vector<int> columns, QueryContext* context,
+                                      RowSink* next);
 // Passes the first `limit` rows, then tells the sources they may stop.
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
 // Drops the first `skip` rows (OFFSET).

@@ -320,8 +320,20 @@ absl::Status ProjectNode::RunRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeProject(exprs_, context, sink).get());
 }
 
+DistinctNode::DistinctNode(PlanNodePtr input, int width)
+    : PlanNode(input->schema(), input->estimated_rows(), {input}) {
+  for (int i = 0; i < width; ++i) columns_.push_back(i);
+}
+
+std::string DistinctNode::Describe() const {
+  if (!on_) return "Distinct";
+  std::string keys;
+  for (int c : columns_) keys += StrCat(keys.empty() ? "" : ", ", schema()[c].name);
+  return StrCat("Distinct on [", keys, "] (the first row of each)");
+}
+
 absl::Status DistinctNode::RunRows(QueryContext* context, RowSink* sink) const {
-  return input().RunRows(context, MakeDistinct(width_, context, sink).get());
+  return input().RunRows(context, MakeDistinct(columns_, context, sink).get());
 }
 
 SortNode::SortNode(PlanNodePtr input, std::vector<SortKey> keys, std::optional<int64_t> limit)

@@ -153,13 +153,19 @@ class ProjectNode : public PlanNode {
 // SELECT DISTINCT over the first `width` columns.
 class DistinctNode : public PlanNode {
  public:
-  DistinctNode(PlanNodePtr input, int width)
-      : PlanNode(input->schema(), input->estimated_rows(), {input}), width_(width) {}
-  std::string Describe() const override { return "Distinct"; }
+  // Rows distinct in their first `width` columns (SELECT DISTINCT).
+  DistinctNode(PlanNodePtr input, int width);
+  // The first row of each value of `columns` (SELECT DISTINCT ON).
+  DistinctNode(PlanNodePtr input, std::vector<int> columns)
+      : PlanNode(input->schema(), input->estimated_rows(), {input}),
+        columns_(std::move(columns)),
+        on_(true) {}
+  std::string Describe() const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
-  int width_;
+  std::vector<int> columns_;
+  bool on_ = false;
 };
 
 // ORDER BY, with LIMIT a top n.

@@ -175,6 +175,7 @@ std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
   if (set_left) copy->set_left = set_left->Clone();
   if (set_right) copy->set_right = set_right->Clone();
   copy->distinct = distinct;
+  for (const ExprPtr& k : distinct_on) copy->distinct_on.push_back(k->Clone());
   for (const SelectItem& item : items) copy->items.push_back({item.expr->Clone(), item.alias});
   if (from) copy->from = from->Clone();
   if (where) copy->where = where->Clone();

@@ -166,6 +166,8 @@ struct SelectStmt {
   bool set_all = false;
   std::unique_ptr<SelectStmt> set_left, set_right;
   bool distinct = false;
+  // SELECT DISTINCT ON (k, ...): the first row of each k in ORDER BY's order (PostgreSQL's).
+  std::vector<ExprPtr> distinct_on;
   std::vector<SelectItem> items;
   std::optional<TableRef> from;
   ExprPtr where;

@@ -422,7 +422,13 @@ class Parser {
     const size_t first_window_use = window_uses_.size();
     auto s = std::make_unique<SelectStmt>();
     if (AcceptWord("distinct")) {
-      s->distinct = true;
+      if (AcceptWord("on")) {
+        RETURN_IF_ERROR(ExpectSymbol("("));
+        RETURN_IF_ERROR(ParseExprList(&s->distinct_on));
+        RETURN_IF_ERROR(ExpectSymbol(")"));
+      } else {
+        s->distinct = true;
+      }
     } else {
       AcceptWord("all");
     }

@@ -40,6 +40,7 @@ class Planner::SelectPhases {
     RETURN_IF_ERROR(aggregating_ ? Aggregate() : BindRows());
     OutputColumns();
     RETURN_IF_ERROR(OrderBy());
+    RETURN_IF_ERROR(DistinctOn());
     if (select_.having && select_.having->bound.type != DataType::kBoolean &&
         select_.having->bound.type != DataType::kUnknown) {
       return SqlError(sql_, select_.having->pos, "HAVING needs a boolean condition");
@@ -81,6 +82,10 @@ class Planner::SelectPhases {
   absl::Status BindRows();
   void OutputColumns();
   absl::Status OrderBy();
+  // ORDER BY's or DISTINCT ON's key `e` as a column of the projection: a select item's (by
+  // ordinal or output name) or a hidden one added for it.
+  absl::StatusOr<int> KeyColumn(ExprPtr& e, std::string_view clause);
+  absl::Status DistinctOn();
   absl::Status OrderKeyOverGroups(ExprPtr& e);
   void PlanNewestFirst();
   void MarkColumnsRead();
@@ -122,6 +127,8 @@ class Planner::SelectPhases {
   std::vector<std::string> output_names_;  // NameOutputColumns
   std::vector<const Expr*> projection_;  // the select list, then hidden ORDER BY columns
   std::vector<SortKey> sort_keys_;
+  std::vector<int> distinct_on_columns_;  // DISTINCT ON's keys, columns of the projection
+  std::vector<std::string> item_text_;    // each select item as written (NameOutputColumns)
 
   // ORDER BY time (or a time key) DESC LIMIT n: the scan reads newest first,
   // and stops when the operator holding the rows (the top n, or the
@@ -394,7 +401,8 @@ void Planner::SelectPhases::SplitAcrossFragments() {
 // (TopGroups::whole_groups_only).
 std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
   if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
-      DistinctRows() || !windows_->empty() || group_keys_.empty() || grouping_sets()) {
+      DistinctRows() || !select_.distinct_on.empty() || !windows_->empty() || group_keys_.empty() ||
+      grouping_sets()) {
     return std::nullopt;
   }
   TopGroups top;
@@ -481,6 +489,7 @@ absl::Status Planner::SelectPhases::BindRows() {
 void Planner::SelectPhases::NameOutputColumns() {
   for (size_t i = 0; i < select_.items.size(); ++i) {
     const SelectItem& item = select_.items[i];
+    item_text_.push_back(item.expr->ToString());
     std::string name = item.alias;
     if (name.empty()) {
       name = item.expr->kind == ExprKind::kColumn && item.expr->bound.window < 0
@@ -502,45 +511,78 @@ void Planner::SelectPhases::OutputColumns() {
 // is computed as a hidden extra column.
 absl::Status Planner::SelectPhases::OrderBy() {
   for (OrderItem& o : select_.order_by) {
-    int column = -1;
-    if (o.expr->kind == ExprKind::kLiteral && o.expr->literal.type == DataType::kBigint) {
-      const int64_t k = o.expr->literal.i;
-      if (k < 1 || k > static_cast<int64_t>(output_.size())) {
-        return SqlError(sql_, o.expr->pos,
-                        StrCat("ORDER BY ", k, " is not a select item (1..", output_.size(), ")"));
-      }
-      column = static_cast<int>(k - 1);
-    } else if (o.expr->kind == ExprKind::kColumn && o.expr->qualifier.empty()) {
-      for (size_t i = 0; i < output_.size(); ++i) {
-        if (output_[i].name == o.expr->name &&
-            (!select_.items[i].alias.empty() || aggregating_ ||
-             select_.items[i].expr->kind == ExprKind::kColumn)) {
-          column = static_cast<int>(i);
-          break;
-        }
-      }
-    }
-    if (column < 0 && distinct_as_groups_) {
-      // A select item's own expression (a group key) or an error, saying first if it names a
-      // column that does not exist.
-      ExprPtr probe = o.expr->Clone();
-      RETURN_IF_ERROR(Bind(*probe, input(), sql_));
-      if (std::find(key_text_.begin(), key_text_.end(), o.expr->ToString()) == key_text_.end()) {
-        return SqlError(sql_, o.expr->pos,
-                        "with SELECT DISTINCT, ORDER BY must use columns of the select list");
-      }
-    }
-    if (column < 0) {
-      RETURN_IF_ERROR(aggregating_ ? OrderKeyOverGroups(o.expr)
-                                   : Bind(*o.expr, projected_input_, sql_));
-      if (DistinctRows()) {
-        return SqlError(sql_, o.expr->pos,
-                        "with SELECT DISTINCT, ORDER BY must use columns of the select list");
-      }
-      column = static_cast<int>(projection_.size());
-      projection_.push_back(o.expr.get());
-    }
+    ASSIGN_OR_RETURN(const int column, KeyColumn(o.expr, "ORDER BY"));
     sort_keys_.push_back({column, o.descending, o.nulls_first.value_or(o.descending)});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> Planner::SelectPhases::KeyColumn(ExprPtr& e, std::string_view clause) {
+  int column = -1;
+  if (e->kind == ExprKind::kLiteral && e->literal.type == DataType::kBigint) {
+    const int64_t k = e->literal.i;
+    if (k < 1 || k > static_cast<int64_t>(output_.size())) {
+      return SqlError(sql_, e->pos,
+                      StrCat(clause, " ", k, " is not a select item (1..", output_.size(), ")"));
+    }
+    return static_cast<int>(k - 1);
+  }
+  if (e->kind == ExprKind::kColumn && e->qualifier.empty()) {
+    for (size_t i = 0; i < output_.size(); ++i) {
+      if (output_[i].name == e->name && (!select_.items[i].alias.empty() || aggregating_ ||
+                                         select_.items[i].expr->kind == ExprKind::kColumn)) {
+        return static_cast<int>(i);
+      }
+    }
+  }
+  if (!select_.distinct_on.empty()) {
+    // A select item written again (DISTINCT ON (bin(time, 1h)) beside that item): its
+    // column, so that DISTINCT ON's keys and ORDER BY's are known to be the same.
+    const auto item = std::find(item_text_.begin(), item_text_.end(), e->ToString());
+    if (item != item_text_.end()) return static_cast<int>(item - item_text_.begin());
+  }
+  if (distinct_as_groups_) {
+    // A select item's own expression (a group key) or an error, saying first if it names a
+    // column that does not exist.
+    ExprPtr probe = e->Clone();
+    RETURN_IF_ERROR(Bind(*probe, input(), sql_));
+    if (std::find(key_text_.begin(), key_text_.end(), e->ToString()) == key_text_.end()) {
+      return SqlError(
+          sql_, e->pos,
+          StrCat("with SELECT DISTINCT, ", clause, " must use columns of the select list"));
+    }
+  }
+  RETURN_IF_ERROR(aggregating_ ? OrderKeyOverGroups(e) : Bind(*e, projected_input_, sql_));
+  if (DistinctRows()) {
+    return SqlError(
+        sql_, e->pos,
+        StrCat("with SELECT DISTINCT, ", clause, " must use columns of the select list"));
+  }
+  column = static_cast<int>(projection_.size());
+  projection_.push_back(e.get());
+  return column;
+}
+
+// SELECT DISTINCT ON (k, ...): its keys as columns, and PostgreSQL's rule that ORDER BY
+// starts with them (in any order), so that "the first row of each" is the one the order
+// puts first.
+absl::Status Planner::SelectPhases::DistinctOn() {
+  for (ExprPtr& k : select_.distinct_on) {
+    ASSIGN_OR_RETURN(const int column, KeyColumn(k, "DISTINCT ON"));
+    distinct_on_columns_.push_back(column);
+  }
+  const auto same = [this](int a, int b) {
+    return a == b || projection_[a]->ToString() == projection_[b]->ToString();
+  };
+  const size_t leading = std::min(sort_keys_.size(), distinct_on_columns_.size());
+  for (size_t i = 0; i < leading; ++i) {
+    if (std::none_of(distinct_on_columns_.begin(), distinct_on_columns_.end(),
+                     [&](int c) { return same(c, sort_keys_[i].column); })) {
+      return SqlError(sql_, select_.order_by[i].expr->pos,
+                      "SELECT DISTINCT ON's keys must come first in ORDER BY (in any order), "
+                      "then what picks each key's row: DISTINCT ON (host) ... ORDER BY host, "
+                      "time DESC");
+    }
   }
   return absl::OkStatus();
 }
@@ -573,8 +615,8 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
 void Planner::SelectPhases::PlanNewestFirst() {
   TableScanNode* scan = source_.scan;
   if (scan == nullptr || !select_.limit || sort_keys_.empty() || !sort_keys_[0].descending ||
-      DistinctRows() || select_.having || scan->last_points_only() || !windows_->empty() ||
-      grouping_sets()) {
+      DistinctRows() || !select_.distinct_on.empty() || select_.having ||
+      scan->last_points_only() || !windows_->empty() || grouping_sets()) {
     return;
   }
   const Expr* first = projection_[sort_keys_[0].column];
@@ -670,7 +712,12 @@ void Planner::SelectPhases::Build() {
   node = std::make_shared<ProjectNode>(node, std::move(projected), projection_);
   const int visible = static_cast<int>(output_.size());
   if (DistinctRows()) node = std::make_shared<DistinctNode>(node, visible);
-  if (!sort_keys_.empty()) {
+  if (!distinct_on_columns_.empty()) {
+    // Ordered whole, then the first row of each key, then LIMIT.
+    if (!sort_keys_.empty()) node = std::make_shared<SortNode>(node, sort_keys_, std::nullopt);
+    node = std::make_shared<DistinctNode>(node, distinct_on_columns_);
+    if (select_.limit) node = std::make_shared<LimitNode>(node, *select_.limit);
+  } else if (!sort_keys_.empty()) {
     auto sort = std::make_shared<SortNode>(node, sort_keys_, select_.limit);
     if (newest_first_ && !aggregating_) sort->StopScanWhenSettled(*newest_first_);
     node = std::move(sort);
@@ -683,8 +730,8 @@ void Planner::SelectPhases::Build() {
   if (select_.offset) node = std::make_shared<OffsetNode>(node, *select_.offset);
   plan_.output = output_;
   plan_.root = std::move(node);
-  // DISTINCT over groups or windows works on rows; every other node runs on batches.
-  plan_.columnar = !DistinctRows();
+  // DISTINCT (ON) over groups or windows works on rows; every other node runs on batches.
+  plan_.columnar = !DistinctRows() && distinct_on_columns_.empty();
 }
 
 absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<SelectStmt> owned) {

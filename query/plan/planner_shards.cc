@@ -77,6 +77,7 @@ std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
   }
   for (const ExprPtr& g : select.group_by) exprs.push_back(g.get());
   for (const OrderItem& o : select.order_by) exprs.push_back(o.expr.get());
+  for (const ExprPtr& k : select.distinct_on) exprs.push_back(k.get());
   std::vector<std::pair<std::string, std::string>> named;
   bool star = false;
   for (const Expr* e : exprs) {
@@ -97,7 +98,8 @@ std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
 std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const FragmentedTable& table,
                                             std::string_view sql) {
   if (!select.limit.has_value() || select.order_by.empty() || !table.where_whole ||
-      select.distinct || select.grouped() || select.having != nullptr) {
+      select.distinct || !select.distinct_on.empty() || select.grouped() ||
+      select.having != nullptr) {
     return {};
   }
   for (const SelectItem& item : select.items) {

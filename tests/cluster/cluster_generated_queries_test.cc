@@ -160,7 +160,10 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
                        table, " WHERE time > ago(3h) GROUP BY host ORDER BY host"),
           absl::StrCat("SELECT host, string_agg(state, ',' ORDER BY time DESC, state), "
                        "listagg(state) WITHIN GROUP (ORDER BY state DESC NULLS FIRST, time) FROM ",
-                       table, " GROUP BY host ORDER BY host")}) {
+                       table, " GROUP BY host ORDER BY host"),
+          // DISTINCT ON's first row per key, after the fragments' rows are ordered here.
+          absl::StrCat("SELECT DISTINCT ON (host) host, time, usage, state FROM ", table,
+                       " ORDER BY host, time DESC, usage, state")}) {
       const std::string answer = Rows(ordered, v1::READ_CONSISTENCY_LEADER);
       EXPECT_EQ(answer, Rows(ordered, v1::READ_CONSISTENCY_STRONG)) << ordered;
       EXPECT_EQ(answer.rfind("error", 0), std::string::npos) << answer;
