@@ -2,6 +2,7 @@
 // correlation, covariance and linear regression over pairs, skewness and
 // kurtosis, the geometric mean, and the bitwise folds. Rows where an
 // argument is NULL are left out; too few rows give NULL.
+#include <algorithm>
 #include <cmath>
 
 #include "common/strings.h"
@@ -129,6 +130,52 @@ class BitwiseAcc : public Accumulator {
   bool seen_ = false;
 };
 
+// percentile_cont(p) and percentile_disc(p) WITHIN GROUP (ORDER BY x [DESC]), which the parser
+// writes as f(x, p, descending): the group's values, sorted at Finish.
+class OrderedSetPercentileAcc : public Accumulator {
+ public:
+  OrderedSetPercentileAcc(bool continuous, DataType type) : continuous_(continuous), type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null || a[1].null) return;
+    fraction_ = a[1].AsDouble();
+    descending_ = a.size() > 2 && !a[2].null && a[2].i != 0;
+    values_.push_back(a[0]);
+    Kept(static_cast<int64_t>(sizeof(Datum)) + a[0].HeapBytes());
+  }
+  absl::StatusOr<Datum> Finish() override {
+    const DataType out = continuous_ ? DataType::kDouble : type_;
+    if (values_.empty()) return Datum::Null(out);
+    if (!(fraction_ >= 0 && fraction_ <= 1)) {
+      return absl::InvalidArgumentError(StrCat(continuous_ ? "percentile_cont" : "percentile_disc",
+                                               "(): the fraction must be from 0 to 1, not ",
+                                               fraction_));
+    }
+    std::sort(values_.begin(), values_.end(), [this](const Datum& x, const Datum& y) {
+      return descending_ ? Compare(x, y) > 0 : Compare(x, y) < 0;
+    });
+    const size_t n = values_.size();
+    if (!continuous_) {
+      // The first value whose cumulative share of the rows reaches the fraction.
+      const double rank = std::ceil(fraction_ * static_cast<double>(n));
+      const size_t at = rank < 1 ? 0 : std::min(n, static_cast<size_t>(rank)) - 1;
+      return values_[at];
+    }
+    // Linear between the two values around position fraction * (n - 1).
+    const double position = fraction_ * static_cast<double>(n - 1);
+    const size_t low = static_cast<size_t>(std::floor(position));
+    const size_t high = std::min(n - 1, low + 1);
+    const double x = values_[low].AsDouble(), y = values_[high].AsDouble();
+    return Datum::Double(x + (y - x) * (position - static_cast<double>(low)));
+  }
+
+ private:
+  bool continuous_;
+  DataType type_;
+  double fraction_ = 0;
+  bool descending_ = false;
+  std::vector<Datum> values_;
+};
+
 }  // namespace
 
 void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
@@ -156,6 +203,28 @@ void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
        "The n-th root of the product of the values (NaN for a negative value).",
        Fixed({P::kNumeric}, kDbl, "geometric_mean(number)"),
        [](const Types&) { return std::make_unique<GeometricMeanAcc>(); }});
+  agg({"percentile_cont", "percentile_cont(fraction) WITHIN GROUP (ORDER BY x) -> double",
+       "The value at the fraction (0 to 1) of the group's ordered values, interpolated linearly "
+       "between the two around it (PostgreSQL's; exact, as approx_percentile here).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 3 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1]) ||
+             !Accepts(P::kBoolean, t[2])) {
+           return WrongArguments("percentile_cont(fraction) WITHIN GROUP (ORDER BY number)");
+         }
+         return kDbl;
+       },
+       [](const Types& t) { return std::make_unique<OrderedSetPercentileAcc>(true, t[0]); }});
+  agg({"percentile_disc", "percentile_disc(fraction) WITHIN GROUP (ORDER BY x) -> type of x",
+       "The first of the group's ordered values whose share of the rows (from the first) "
+       "reaches the fraction (0 to 1): a value of the group (PostgreSQL's).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 3 || IsComposite(t[0]) || !Accepts(P::kNumeric, t[1]) ||
+             !Accepts(P::kBoolean, t[2])) {
+           return WrongArguments("percentile_disc(fraction) WITHIN GROUP (ORDER BY x)");
+         }
+         return t[0];
+       },
+       [](const Types& t) { return std::make_unique<OrderedSetPercentileAcc>(false, t[0]); }});
   for (auto [name, all] : {std::pair{"bitwise_and_agg", true}, std::pair{"bitwise_or_agg", false}}) {
     agg({name, StrCat(name, "(bigint) -> bigint"),
          all ? "Bitwise AND of every value." : "Bitwise OR of every value.",

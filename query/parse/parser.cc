@@ -1459,6 +1459,26 @@ class Parser {
   // agg(args) FILTER (WHERE c) as agg(CASE WHEN c THEN arg END, ...), and
   // count(*) as count_if(c): every aggregate but array_agg leaves out rows
   // whose arguments are NULL, which is what the filter asks.
+  // percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC]), an ordered-set aggregate, as the
+  // aggregate f(x, p, descending): its value depends on the order, not on the rows' order.
+  absl::Status OrderedSetAggregate(Expr& call, const Token& within) {
+    std::vector<OrderItem>& order = call.ordered_by->order_by;
+    if (call.args.size() != 1 || order.size() != 1 || call.distinct) {
+      return Error(within, StrCat(call.name,
+                                  "(fraction) WITHIN GROUP (ORDER BY x) takes one "
+                                  "fraction and one ORDER BY key"));
+    }
+    ExprPtr fraction = std::move(call.args[0]);
+    ASSIGN_OR_RETURN(ExprPtr descending, Literal(within.pos, Datum::Bool(order[0].descending)));
+    call.args.clear();
+    call.height = 1;
+    RETURN_IF_ERROR(Adopt(call, std::move(order[0].expr)));
+    RETURN_IF_ERROR(Adopt(call, std::move(fraction)));
+    RETURN_IF_ERROR(Adopt(call, std::move(descending)));
+    call.ordered_by.reset();
+    return absl::OkStatus();
+  }
+
   absl::Status FilterAggregate(Expr& call, ExprPtr condition, const Token& filter) {
     if (FunctionRegistry::Get().FindAggregate(call.name) == nullptr) {
       return Error(filter, StrCat("FILTER goes with an aggregate function, and ", call.name,
@@ -1831,6 +1851,14 @@ class Parser {
       call->ordered_by = std::make_shared<WindowSpec>();
       RETURN_IF_ERROR(ParseOrderItems(&call->ordered_by->order_by));
       RETURN_IF_ERROR(ExpectSymbol(")"));
+      if (lowered == "percentile_cont" || lowered == "percentile_disc") {
+        RETURN_IF_ERROR(OrderedSetAggregate(*call, within));
+      }
+    }
+    // TimescaleDB's first(value, time) and last(value, time): the value at the earliest or
+    // latest time, as min_by and max_by (whose last-point shortcuts they then take).
+    if ((lowered == "first" || lowered == "last") && call->args.size() == 2 && !call->distinct) {
+      call->name = lowered == "last" ? "max_by" : "min_by";
     }
     // agg(...) FILTER (WHERE condition)
     if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {

@@ -306,6 +306,8 @@ class QueryGrammar {
         "substr(string_agg(state, ',' ORDER BY time DESC, host, measure_name), 1, 40)",
         "element_at(array_agg(usage ORDER BY time, host, measure_name), 1)",
         "listagg(DISTINCT state, '/') WITHIN GROUP (ORDER BY state DESC)",
+        "round(percentile_cont(0.5) WITHIN GROUP (ORDER BY usage), 4)",
+        "percentile_disc(0.9) WITHIN GROUP (ORDER BY procs DESC)",
     };
     std::vector<std::string> keys;
     for (size_t i = Pick(3); i > 0; --i) {
