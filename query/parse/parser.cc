@@ -83,12 +83,7 @@ class Parser {
       stmt.kind = Statement::Kind::kDelete;
       RETURN_IF_ERROR(ExpectWord("from"));
       RETURN_IF_ERROR(ParseTableName(&stmt.database, &stmt.table, &stmt.table_pos));
-      auto select = std::make_unique<SelectStmt>();
-      SelectItem all;
-      all.expr = Make(ExprKind::kStar, stmt.table_pos);
-      select->items.push_back(std::move(all));
-      select->from.emplace();
-      select->from->pos = stmt.table_pos;
+      std::unique_ptr<SelectStmt> select = SelectAllFrom(stmt.table_pos);
       select->from->database = stmt.database;
       select->from->table = stmt.table;
       if (AcceptWord("where")) {
@@ -295,25 +290,15 @@ class Parser {
         const Position at = Peek().pos;
         ASSIGN_OR_RETURN(std::string name, ParseName("a name for the WITH query"));
         std::vector<std::string> columns;
-        if (AcceptSymbol("(")) {
-          do {
-            ASSIGN_OR_RETURN(std::string column, ParseName("a column name"));
-            columns.push_back(std::move(column));
-          } while (AcceptSymbol(","));
-          RETURN_IF_ERROR(ExpectSymbol(")"));
-        }
+        if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnNames(&columns));
         RETURN_IF_ERROR(ExpectWord("as"));
         RETURN_IF_ERROR(ExpectSymbol("("));
         ASSIGN_OR_RETURN(auto query, ParseQuery());
         RETURN_IF_ERROR(ExpectSymbol(")"));
         if (!columns.empty()) {
           // WITH t(a, b) AS (query): t is SELECT * FROM (query) AS t(a, b).
-          auto named = std::make_unique<SelectStmt>();
-          SelectItem all;
-          all.expr = Make(ExprKind::kStar, at);
-          named->items.push_back(std::move(all));
-          TableRef& from = named->from.emplace();
-          from.pos = at;
+          std::unique_ptr<SelectStmt> named = SelectAllFrom(at);
+          TableRef& from = *named->from;
           from.subquery = std::move(query);
           from.alias = name;
           from.column_aliases = std::move(columns);
@@ -388,13 +373,8 @@ class Parser {
   // `SELECT * FROM <the rows>`, whose columns are named _col0, _col1, ... as Presto names
   // them; `(VALUES ...) AS t(a, b)` names them in FROM.
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseValues() {
-    const Position pos = Next().pos;
-    auto select = std::make_unique<SelectStmt>();
-    SelectItem all;
-    all.expr = Make(ExprKind::kStar, pos);
-    select->items.push_back(std::move(all));
-    TableRef& from = select->from.emplace();
-    from.pos = pos;
+    std::unique_ptr<SelectStmt> select = SelectAllFrom(Next().pos);
+    TableRef& from = *select->from;
     do {
       std::vector<ExprPtr>& row = from.values.emplace_back();
       if (AcceptSymbol("(")) {
@@ -857,13 +837,29 @@ class Parser {
       ref.alias = Next().text;
     }
     if (!ref.alias.empty() && AcceptSymbol("(")) {
-      do {
-        ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
-        ref.column_aliases.push_back(std::move(name));
-      } while (AcceptSymbol(","));
-      RETURN_IF_ERROR(ExpectSymbol(")"));
+      RETURN_IF_ERROR(ParseColumnNames(&ref.column_aliases));
     }
     return absl::OkStatus();
+  }
+
+  // name, ...) after the "(" of a column list: t(a, b), WITH t(a, b).
+  absl::Status ParseColumnNames(std::vector<std::string>* names) {
+    do {
+      ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+      names->push_back(std::move(name));
+    } while (AcceptSymbol(","));
+    return ExpectSymbol(")");
+  }
+
+  // `SELECT * FROM <an item at pos, to fill in>`: what DELETE, VALUES and a WITH query's
+  // column names are made into.
+  std::unique_ptr<SelectStmt> SelectAllFrom(Position pos) {
+    auto select = std::make_unique<SelectStmt>();
+    SelectItem all;
+    all.expr = Make(ExprKind::kStar, pos);
+    select->items.push_back(std::move(all));
+    select->from.emplace().pos = pos;
+    return select;
   }
 
   // OVER ( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ).
