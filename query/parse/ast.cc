@@ -17,6 +17,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->has_operand = has_operand;
   copy->has_else = has_else;
   copy->quoted = quoted;
+  copy->written_as_list = written_as_list;
   copy->cast_type = cast_type;
   copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();

@@ -53,6 +53,7 @@ struct Expr {
   bool has_else = false;
   bool quoted = false;  // a column written as "name"
   bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
+  bool written_as_list = false;  // a row call written (a, b, ...): GROUP BY (a, b) is two keys
   DataType cast_type = DataType::kUnknown;
   std::vector<std::string> lambda_params;  // kLambda
   // f(...) OVER (...): a window function call.

@@ -549,8 +549,22 @@ class Parser {
         RETURN_IF_ERROR(ExpectSymbol(")"));
         elements.push_back(std::move(sets));
         *plain = false;
+      } else if (t.kind == TokenKind::kSymbol && t.text == "(" &&
+                 Peek(1).kind == TokenKind::kSymbol && Peek(1).text == ")") {
+        Next();  // (): the grand total's set
+        Next();
+        elements.push_back({GroupingSet()});
+        *plain = false;
       } else {
         ASSIGN_OR_RETURN(ExprPtr key, ParseExpr());
+        if (key->written_as_list) {
+          // (a, b): the keys a and b, as Presto reads a parenthesized list here (not a row).
+          for (ExprPtr& k : key->args) {
+            elements.push_back({{static_cast<uint32_t>(keys->size())}});
+            keys->push_back(std::move(k));
+          }
+          continue;
+        }
         elements.push_back({{static_cast<uint32_t>(keys->size())}});
         keys->push_back(std::move(key));
       }
@@ -1563,6 +1577,7 @@ class Parser {
           if (AcceptSymbol(",")) {
             // (a, b, ...): a row, as ROW(a, b, ...) (`(host, region) IN (('a', 'eu'), ...)`).
             ExprPtr row = Make(ExprKind::kCall, pos, "row");
+            row->written_as_list = true;
             RETURN_IF_ERROR(Adopt(*row, std::move(inner)));
             do {
               ASSIGN_OR_RETURN(ExprPtr field, ParseExpr());
