@@ -11,11 +11,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <thread>
 
+#include "common/strings.h"
 #include "server/http/server.h"
 #include "tests/fuzz/front_door_fixture.h"
 
@@ -45,13 +49,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t at = input.find("@TOKEN@"); at != std::string::npos; at = input.find("@TOKEN@", at)) {
     input.replace(at, 7, fixture.admin_token);
   }
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(fixture.http->port()));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    fuzz::EngineFixture::Fail("cannot connect to the HTTP port");
+  // A connection an input: the server closes first, so each leaves a TIME_WAIT on loopback for
+  // 60 s, and a few hundred inputs a second use up the 28,000 local ports. Their connect then
+  // fails with EADDRNOTAVAIL until ports come free: wait for them, as a client would.
+  int fd = -1;
+  const auto ports_back = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (true) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) break;
+    const int error = errno;
+    close(fd);
+    if (error != EADDRNOTAVAIL || std::chrono::steady_clock::now() > ports_back) {
+      fuzz::EngineFixture::Fail(StrCat("cannot connect to the HTTP port: ", strerror(error)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   (void)!send(fd, input.data(), input.size(), MSG_NOSIGNAL);
   shutdown(fd, SHUT_WR);
