@@ -137,6 +137,36 @@ std::optional<int64_t> BinStart(int64_t t, int64_t width) {
   return CheckedIntegerOp('*', FloorDiv(t, width), width);
 }
 
+// time_bucket's and date_bin's width: an interval's nanoseconds, or its text's ('5 minutes',
+// Grafana's '300.000s'); a query error naming `name` for a text that is none or a width that is
+// not positive.
+absl::StatusOr<int64_t> BucketWidth(std::string_view name, const Datum& width) {
+  int64_t nanos = width.i;
+  if (width.type == DataType::kVarchar) {
+    absl::StatusOr<IntervalText> text = ParseIntervalText(width.s);
+    if (!text.ok())
+      return absl::InvalidArgumentError(StrCat(name, "(): ", text.status().message()));
+    if (text->months != 0) {
+      return absl::InvalidArgumentError(StrCat(name,
+                                               "(): a width of months or years has no "
+                                               "fixed length; use date_trunc('month', time)"));
+    }
+    nanos = text->nanos;
+  }
+  if (nanos <= 0) return absl::InvalidArgumentError(StrCat(name, "(): the width must be positive"));
+  return nanos;
+}
+
+// The start of the bucket of `width` holding `t`, buckets counted from `origin`; nullopt
+// outside the range of timestamps.
+std::optional<int64_t> BucketStart(int64_t t, int64_t width, int64_t origin) {
+  const std::optional<int64_t> since = CheckedIntegerOp('-', t, origin);
+  const std::optional<int64_t> start = since ? BinStart(*since, width) : std::nullopt;
+  return start ? CheckedIntegerOp('+', *start, origin) : std::nullopt;
+}
+
+constexpr int64_t kMonday2000 = 946'857'600'000'000'000;  // 2000-01-03T00:00:00Z
+
 // `value` as a timestamp, or NULL with the query error `message()` recorded.
 template <typename Message>
 Datum CheckedTimestamp(std::optional<int64_t> value, const EvalContext& context,
@@ -1251,33 +1281,40 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
            return kTs;
          },
          [n = std::string(name)](const Args& a, const EvalContext& c) {
-           int64_t width = a[0].i;
-           if (a[0].type == DataType::kVarchar) {
-             absl::StatusOr<IntervalText> text = ParseIntervalText(a[0].s);
-             if (!text.ok()) {
-               return FailQuery(c, StrCat(n, "(): ", text.status().message()), kTs);
-             }
-             if (text->months != 0) {
-               return FailQuery(c,
-                                StrCat(n,
-                                       "(): a width of months or years has no fixed "
-                                       "length; use date_trunc('month', time)"),
-                                kTs);
-             }
-             width = text->nanos;
-           }
-           if (width <= 0) return FailQuery(c, StrCat(n, "(): the width must be positive"), kTs);
-           constexpr int64_t kMonday2000 = 946'857'600'000'000'000;  // 2000-01-03T00:00:00Z
+           const absl::StatusOr<int64_t> width = BucketWidth(n, a[0]);
+           if (!width.ok()) return FailQuery(c, std::string(width.status().message()), kTs);
            const int64_t origin = a.size() > 2 ? a[2].i : kMonday2000;
-           const std::optional<int64_t> since = CheckedIntegerOp('-', a[1].i, origin);
-           const std::optional<int64_t> start = since ? BinStart(*since, width) : std::nullopt;
-           const std::optional<int64_t> at =
-               start ? CheckedIntegerOp('+', *start, origin) : std::nullopt;
-           return CheckedTimestamp(at, c, [&] {
+           return CheckedTimestamp(BucketStart(a[1].i, *width, origin), c, [&] {
              return StrCat(n, "(): the bucket starts outside the range of timestamps");
            });
          }});
     scalars->back().can_fail = true;
+    // As bin(), a loop over the batch; the width's text (the same on every row, as Grafana
+    // sends it) parsed when it changes, not once a row. An error goes through eval.
+    scalars->back().eval_batch = [n = std::string(name)](const std::vector<Vector>& a,
+                                                         Vector* out) {
+      std::optional<std::string_view> text;
+      int64_t width = 0;
+      for (size_t i = 0; i < out->size(); ++i) {
+        if (a[0].nulls[i] || a[1].nulls[i] || (a.size() > 2 && a[2].nulls[i])) continue;
+        if (a[0].type != DataType::kVarchar) {
+          width = a[0].ints[i];
+          if (width <= 0) return false;
+        } else if (!text || *text != a[0].strings[i]) {
+          const absl::StatusOr<int64_t> parsed =
+              BucketWidth(n, Datum::Varchar(std::string(a[0].strings[i])));
+          if (!parsed.ok()) return false;
+          text = a[0].strings[i];
+          width = *parsed;
+        }
+        const std::optional<int64_t> start =
+            BucketStart(a[1].ints[i], width, a.size() > 2 ? a[2].ints[i] : kMonday2000);
+        if (!start) return false;
+        out->ints[i] = *start;
+        out->nulls[i] = 0;
+      }
+      return true;
+    };
   }
   // date_trunc, date_add and date_diff take timestamps, or dates (whose
   // results stay dates, computed at their midnights, in units of days and up).
