@@ -63,8 +63,9 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
                             std::vector<AggregateFunction>* aggregates);
 
 // Text: regular expressions beyond regexp_like, split, padding, code points,
-// edit distances, hex and base64 (functions_text.cc).
-void AddTextFunctions(std::vector<ScalarFunction>* scalars);
+// edit distances, hex and base64, string_agg and listagg (functions_text.cc).
+void AddTextFunctions(std::vector<ScalarFunction>* scalars,
+                      std::vector<AggregateFunction>* aggregates);
 
 // Math beyond the basics: constants, random numbers, trigonometry, bits,
 // bases, width_bucket (functions_math.cc).

@@ -13,7 +13,7 @@ FunctionRegistry::FunctionRegistry() {
   AddMapFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);
-  AddTextFunctions(&scalars_);
+  AddTextFunctions(&scalars_, &aggregates_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);
   AddTimeZoneFunctions(&scalars_);

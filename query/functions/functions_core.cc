@@ -937,6 +937,7 @@ namespace {
 
 // The bytes of the UTF-8 character at s[i] (1 for a byte that starts none).
 size_t LikeCharLength(std::string_view s, size_t i) {
+  if (static_cast<unsigned char>(s[i]) < 0x80) return 1;  // ASCII, the usual text
   return std::max<size_t>(Utf8CharLength(s.substr(i)), 1);
 }
 

@@ -1,7 +1,8 @@
 // Text functions of Timestream's reference beyond the basics in functions.cc:
 // regular expressions (RE2, linear time, as regexp_like), split, padding,
 // code points, edit distances, and hex and base64 of a text's UTF-8 bytes
-// (Strata has no varbinary type, so these take and give varchar).
+// (Strata has no varbinary type, so these take and give varchar), and the aggregates that
+// join a group's texts (string_agg, listagg).
 //
 // Positions and lengths count code points, as Presto's do, so no result
 // splits a character; every result is bounded by kMaxTextBytes.
@@ -216,9 +217,42 @@ Datum DecodedText(std::string_view function, std::string bytes, const EvalContex
                              "varbinary type)"), kStr);
 }
 
+// string_agg(x, separator) and listagg(x [, separator]): the group's texts joined, NULLs left
+// out. Each row's separator goes before its text (PostgreSQL's rule), none before the first.
+class JoinTextsAcc : public Accumulator {
+ public:
+  explicit JoinTextsAcc(std::string name) : name_(std::move(name)) {}
+  void Add(const Args& a) override {
+    if (a[0].null || overflow_) return;
+    const std::string_view separator =
+        a.size() > 1 && !a[1].null ? std::string_view(a[1].s) : std::string_view();
+    const size_t grown = (any_ ? separator.size() : 0) + a[0].s.size();
+    if (text_.size() + grown > kMaxTextBytes) {
+      overflow_ = true;
+      return;
+    }
+    if (any_) text_.append(separator);
+    text_.append(a[0].s);
+    any_ = true;
+    Kept(static_cast<int64_t>(grown));
+  }
+  absl::StatusOr<Datum> Finish() override {
+    if (overflow_) return absl::ResourceExhaustedError(TextTooLongMessage(StrCat(name_, "()")));
+    if (!any_) return Datum::Null(DataType::kVarchar);
+    return Datum::Varchar(text_);  // a copy: more rows may come (Finish)
+  }
+
+ private:
+  std::string name_;
+  std::string text_;
+  bool any_ = false;
+  bool overflow_ = false;
+};
+
 }  // namespace
 
-void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
+void AddTextFunctions(std::vector<ScalarFunction>* scalars,
+                      std::vector<AggregateFunction>* aggregates) {
   auto add = [scalars](ScalarFunction f, bool can_fail = true) {
     f.can_fail = can_fail;
     scalars->push_back(std::move(f));
@@ -516,6 +550,30 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars) {
          }
          return DecodedText("from_base64", std::move(bytes), c);
        }});
+  for (auto [name, signature, doc] :
+       {std::tuple{"string_agg", "string_agg(varchar, separator) -> varchar",
+                   "The group's texts joined by the separator, NULLs left out (PostgreSQL's); "
+                   "string_agg(x, ', ' ORDER BY x) joins them in that order."},
+        std::tuple{"listagg", "listagg(varchar [, separator]) -> varchar",
+                   "The group's texts joined by the separator (none if left out), NULLs left "
+                   "out; listagg(x, ', ') WITHIN GROUP (ORDER BY x) joins them in that order."}}) {
+    const bool separator_needed = std::string_view(name) == "string_agg";
+    const std::string usage =
+        separator_needed ? "string_agg(varchar, separator)" : "listagg(varchar [, separator])";
+    aggregates->push_back({name, signature, doc,
+                           [usage, separator_needed](const Types& t) -> absl::StatusOr<DataType> {
+                             const size_t arguments = t.size();
+                             if (arguments < (separator_needed ? 2u : 1u) || arguments > 2 ||
+                                 !Accepts(Param::kVarchar, t[0]) ||
+                                 (arguments == 2 && !Accepts(Param::kVarchar, t[1]))) {
+                               return WrongArguments(usage);
+                             }
+                             return DataType::kVarchar;
+                           },
+                           [n = std::string(name)](const Types&) -> std::unique_ptr<Accumulator> {
+                             return std::make_unique<JoinTextsAcc>(n);
+                           }});
+  }
 }
 
 }  // namespace strata::query
