@@ -138,7 +138,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   }
   if (stmt.database.empty() && !stmt.table.empty() &&
       (stmt.kind == Statement::Kind::kDescribe || stmt.kind == Statement::Kind::kShowMeasures ||
-       stmt.kind == Statement::Kind::kDelete)) {
+       stmt.kind == Statement::Kind::kDelete || stmt.kind == Statement::Kind::kCreateTable ||
+       stmt.kind == Statement::Kind::kAlterTable || stmt.kind == Statement::Kind::kDropTable)) {
     if (options.default_database.empty()) {
       return SqlError(absl::StatusCode::kNotFound, sql, stmt.table_pos,
                       StrCat("\"", stmt.table,
@@ -191,6 +192,14 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       break;
     case Statement::Kind::kDelete:
       done = DeleteRows(std::move(stmt), run);
+      break;
+    case Statement::Kind::kCreateDatabase:
+    case Statement::Kind::kAlterDatabase:
+    case Statement::Kind::kDropDatabase:
+    case Statement::Kind::kCreateTable:
+    case Statement::Kind::kAlterTable:
+    case Statement::Kind::kDropTable:
+      done = ChangeCatalog(stmt, run);
       break;
     case Statement::Kind::kSelect:
     case Statement::Kind::kExplain:

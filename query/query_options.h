@@ -12,6 +12,10 @@
 #include "query/base/running_queries.h"
 #include "query/parse/parser.h"
 
+namespace strata {
+class CatalogChanges;  // storage/catalog/catalog_changes.h
+}  // namespace strata
+
 namespace strata::query {
 
 class SystemTables;  // query/exec/system_tables.h
@@ -48,6 +52,9 @@ struct QueryOptions {
   bool describe_only = false;
   // Where DELETE's points go (query/delete_sink.h); null: this node's engine.
   DeleteSink* deletes = nullptr;
+  // What makes CREATE, ALTER and DROP's changes (a cluster's catalog, through etcd); null:
+  // the storage engine's own catalog.
+  CatalogChanges* ddl = nullptr;
   // A cluster node holding some shards only: how its tables are read, as fragments
   // (query/base/shard_reads.h); null: from this node's engine alone.
   ShardReads* shard_reads = nullptr;

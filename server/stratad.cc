@@ -217,7 +217,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
         [reads = &d->cluster_->shard_reads()](
             const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
             bool small) { return reads->Prepare(choice, wait, describe_only, small); },
-        &d->cluster_->delete_sink(), default_read, config.small_read_rows,
+        &d->cluster_->delete_sink(), ddl, default_read, config.small_read_rows,
         [node = d->cluster_.get()] { return node->CatchUpCatalog(); });
   }
   d->ingest_ =

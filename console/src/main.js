@@ -9,7 +9,7 @@ import { ImportView } from './import.js';
 import { OperationsView } from './operations.js';
 import { ResultGrid, toCsv } from './grid.js';
 import { completionSchema, loadFunctions, loadSchema, renderSchema } from './schema.js';
-import { statementAt } from './statements.js';
+import { catalogChange, statementAt } from './statements.js';
 import { Tabs } from './tabs.js';
 
 const $ = (selector) => document.querySelector(selector);
@@ -109,7 +109,15 @@ async function run() {
       showView(current === 'chart' && chartable(result.columns).drawable ? 'chart' : 'grid');
     }
     showStatistics(result.statistics);
-    status(`${result.rows.length} rows in ${Math.round(performance.now() - started)} ms`, 'ok');
+    const took = Math.round(performance.now() - started);
+    const change = catalogChange(statement.text);
+    if (change) {
+      // CREATE, ALTER or DROP: the schema browser shows the catalog as it now is.
+      status(`${change} done in ${took} ms`, 'ok');
+      refreshSchema();
+    } else {
+      status(`${result.rows.length} rows in ${took} ms`, 'ok');
+    }
   } catch (error) {
     if (error.name === 'AbortError') {
       status('Cancelled: the server stopped the query.', 'error');

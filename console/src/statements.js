@@ -49,3 +49,12 @@ export function statementAt(text, selectionFrom, selectionTo) {
   }
   return best ? { from: best[0], to: best[1], text: text.slice(best[0], best[1]) } : null;
 }
+
+// "CREATE TABLE" for a statement that changes the catalog (CREATE, ALTER or DROP of a
+// DATABASE, SCHEMA or TABLE), else null.
+export function catalogChange(text) {
+  const words = text.replace(/--[^\n]*/g, ' ').trim().split(/\s+/, 2).map((w) => w.toUpperCase());
+  if (!['CREATE', 'ALTER', 'DROP'].includes(words[0])) return null;
+  if (!['DATABASE', 'SCHEMA', 'TABLE'].includes(words[1])) return null;
+  return words.join(' ');
+}

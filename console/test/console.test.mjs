@@ -185,6 +185,24 @@ test('autocomplete offers a column with its type', async () => {
   await page.close();
 });
 
+test('a table created in the editor appears in the schema browser, and goes when dropped', async () => {
+  const page = await openConsole(server.url);
+  await page.waitForSelector('.schema-tree >> text=demo');
+  await runQuery(page, 'CREATE TABLE demo.made_here WITH (memory_store_retention_hours = 12)');
+  await page.waitForSelector('#status[data-state=ok]');
+  assert.match(await page.textContent('#status'), /^CREATE TABLE done in \d+ ms$/);
+  const rows = await page.$$eval('.grid-row', (rs) => rs.map((r) =>
+    [...r.querySelectorAll('.grid-td')].map((c) => c.textContent).slice(0, 3)));
+  assert.deepEqual(rows, [['demo', 'made_here', '12']]);
+  // In the tree (under the database, folded or not).
+  await page.waitForSelector('.schema-tree >> text=made_here', { state: 'attached' });
+  await runQuery(page, 'DROP TABLE demo.made_here');
+  await page.waitForSelector('#status[data-state=ok] >> text=DROP TABLE done');
+  await page.waitForSelector('.schema-tree >> text=made_here', { state: 'detached' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('EXPLAIN is drawn as a tree', async () => {
   const page = await openConsole(server.url);
   await runQuery(page, "EXPLAIN SELECT host, max(usage) FROM demo.cpu WHERE host = 'a' GROUP BY host");

@@ -18,4 +18,9 @@ inline constexpr std::string_view kSystemTablesTable = "tables";
 
 absl::StatusOr<SystemTable> ReadSystemTablesTable(Engine& storage, const ReadAccess* access);
 
+// A table's settings as "system"."tables" shows them (its first columns: database, table, the
+// retentions, magnetic_store_writes, partition_key, created); CREATE and ALTER TABLE answer them.
+std::vector<ResultColumn> TableSettingColumns();
+std::vector<Datum> TableSettingValues(const TableInfo& table);
+
 }  // namespace strata::query

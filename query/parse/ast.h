@@ -188,10 +188,34 @@ struct SelectStmt {
   std::unique_ptr<SelectStmt> Clone() const;
 };
 
+// One `name = value` of CREATE ... WITH (...) or ALTER ... SET (...): a literal as written (a
+// whole number, a 'string', TRUE or FALSE), checked against the setting it names when it runs.
+struct CatalogProperty {
+  std::string name;  // lower case
+  Position pos;
+  Datum value;
+  Position value_pos;
+};
+
 struct Statement {
   enum class Kind {
-    kSelect, kShowDatabases, kShowTables, kShowMeasures, kShowFunctions, kDescribe, kExplain,
-    kShowQueries, kKillQuery, kDelete
+    kSelect,
+    kShowDatabases,
+    kShowTables,
+    kShowMeasures,
+    kShowFunctions,
+    kDescribe,
+    kExplain,
+    kShowQueries,
+    kKillQuery,
+    kDelete,
+    // The catalog's changes (query/statements_ddl.cc): `database`, and `table` for a table's.
+    kCreateDatabase,
+    kAlterDatabase,
+    kDropDatabase,
+    kCreateTable,
+    kAlterTable,
+    kDropTable
   };
   Kind kind = Kind::kSelect;
   // kSelect, kExplain; kDelete: SELECT * of the rows to delete.
@@ -201,6 +225,9 @@ struct Statement {
   Position table_pos;
   std::optional<std::string> like;
   std::string query_id;  // kKillQuery
+  // CREATE ... IF NOT EXISTS, DROP ... IF EXISTS.
+  bool if_exists = false;
+  std::vector<CatalogProperty> properties;  // CREATE's WITH (...), ALTER's SET (...)
   // Expression nodes the parser made: what the syntax tree costs, charged to
   // the query's memory before planning.
   int64_t expressions = 0;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "common/stack_room.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -90,6 +91,8 @@ class Parser {
         ASSIGN_OR_RETURN(select->where, ParseExpr());
       }
       stmt.select = std::move(select);
+    } else if (IsWord(Peek(), "create") || IsWord(Peek(), "alter") || IsWord(Peek(), "drop")) {
+      RETURN_IF_ERROR(ParseCatalogChange(&stmt));
     } else if (AcceptWord("kill")) {
       stmt.kind = Statement::Kind::kKillQuery;
       RETURN_IF_ERROR(ExpectWord("query"));
@@ -179,12 +182,10 @@ class Parser {
       instead =
           " is not supported: export with `psql --csv -c 'SELECT ...'` or `strata query -f csv`, "
           "import with `strata import`";
-    } else if (IsWord(t, "create") || IsWord(t, "drop") || IsWord(t, "alter") ||
-               IsWord(t, "truncate")) {
+    } else if (IsWord(t, "truncate")) {
       instead =
-          " is not supported in SQL: manage databases and tables with `strata db` and `strata "
-          "table` (or the CatalogService); line protocol and remote write create a table on "
-          "first write; rows go with DELETE or retention";
+          " is not supported: DELETE FROM db.tbl removes a table's rows (up to 5,000,000 a "
+          "statement: narrower time ranges for more), DROP TABLE the table and its rows";
     } else if (IsWord(t, "explain") && IsWord(Peek(1), "analyze")) {
       return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek(1).pos,
                       "EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan, and `strata query "
@@ -232,6 +233,105 @@ class Parser {
       *table = std::move(first);
     }
     return absl::OkStatus();
+  }
+
+  // CREATE, ALTER and DROP of a DATABASE (or SCHEMA, PostgreSQL's name for what a database
+  // is here) or a TABLE; docs/sql.md, "Databases and tables".
+  absl::Status ParseCatalogChange(Statement* stmt) {
+    const Token& verb = Next();
+    const std::string action = absl::AsciiStrToUpper(verb.text);
+    bool of_table = false;
+    if (AcceptWord("table")) {
+      of_table = true;
+    } else if (!AcceptWord("database") && !AcceptWord("schema")) {
+      return SqlError(
+          absl::StatusCode::kUnimplemented, sql_, Peek().pos,
+          StrCat(action,
+                 Peek().kind == TokenKind::kIdentifier
+                     ? StrCat(" ", absl::AsciiStrToUpper(Peek().text))
+                     : "",
+                 " is not supported: SQL creates, changes and drops databases and tables (", action,
+                 " DATABASE name, ", action, " TABLE db.tbl; SCHEMA is DATABASE)"));
+    }
+    using Kind = Statement::Kind;
+    if (action == "CREATE") {
+      stmt->kind = of_table ? Kind::kCreateTable : Kind::kCreateDatabase;
+      if (IsWord(Peek(), "if") && IsWord(Peek(1), "not")) {
+        Next();
+        Next();
+        RETURN_IF_ERROR(ExpectWord("exists"));
+        stmt->if_exists = true;
+      }
+    } else if (action == "DROP") {
+      stmt->kind = of_table ? Kind::kDropTable : Kind::kDropDatabase;
+      if (IsWord(Peek(), "if") && IsWord(Peek(1), "exists")) {
+        Next();
+        Next();
+        stmt->if_exists = true;
+      }
+    } else {
+      stmt->kind = of_table ? Kind::kAlterTable : Kind::kAlterDatabase;
+    }
+    if (of_table) {
+      RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
+    } else {
+      stmt->table_pos = Peek().pos;
+      ASSIGN_OR_RETURN(stmt->database, ParseName("a database name"));
+    }
+    if (action == "CREATE") {
+      if (of_table && Peek().kind == TokenKind::kSymbol && Peek().text == "(") {
+        return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek().pos,
+                        "CREATE TABLE takes no column list: a table's columns are the dimensions "
+                        "and measures of the rows written to it; write CREATE TABLE db.tbl "
+                        "[WITH (property = value, ...)]");
+      }
+      if (AcceptWord("with")) RETURN_IF_ERROR(ParseCatalogProperties(stmt));
+    } else if (action == "ALTER") {
+      if (!AcceptWord("set")) {
+        return Error(
+            Peek(),
+            StrCat("ALTER ", of_table ? "TABLE" : "DATABASE", " changes properties: write ALTER ",
+                   of_table ? "TABLE db.tbl" : "DATABASE name", " SET (property = value, ...)"));
+      }
+      RETURN_IF_ERROR(ParseCatalogProperties(stmt));
+    } else if (IsWord(Peek(), "cascade")) {
+      return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek().pos,
+                      "DROP ... CASCADE is not supported: drop a database's tables first "
+                      "(SHOW TABLES FROM db lists them)");
+    } else {
+      AcceptWord("restrict");  // what DROP does anyway
+    }
+    return absl::OkStatus();
+  }
+
+  // `(name = value, ...)`: each value a whole number, a 'string', TRUE or FALSE.
+  absl::Status ParseCatalogProperties(Statement* stmt) {
+    RETURN_IF_ERROR(ExpectSymbol("("));
+    do {
+      CatalogProperty property;
+      property.pos = Peek().pos;
+      ASSIGN_OR_RETURN(std::string name, ParseName("a property name"));
+      property.name = absl::AsciiStrToLower(name);
+      RETURN_IF_ERROR(ExpectSymbol("="));
+      property.value_pos = Peek().pos;
+      const bool negative = AcceptSymbol("-");
+      const Token& value = Peek();
+      int64_t number = 0;
+      if (value.kind == TokenKind::kInteger && absl::SimpleAtoi(value.text, &number)) {
+        property.value = Datum::Bigint(negative ? -number : number);
+      } else if (!negative && value.kind == TokenKind::kString) {
+        property.value = Datum::Varchar(value.text);
+      } else if (!negative && (IsWord(value, "true") || IsWord(value, "false"))) {
+        property.value = Datum::Bool(IsWord(value, "true"));
+      } else {
+        return Error(
+            value, StrCat("the value of ", property.name,
+                          " is a whole number, a 'string', TRUE or FALSE, not ", Describe(value)));
+      }
+      Next();
+      stmt->properties.push_back(std::move(property));
+    } while (AcceptSymbol(","));
+    return ExpectSymbol(")");
   }
 
   absl::Status ParseLike(Statement* stmt) {

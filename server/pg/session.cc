@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -53,6 +54,23 @@ std::string FirstWord(std::string_view sql) {
     word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i++]))));
   }
   return word;
+}
+
+// CREATE, ALTER and DROP answer no rows, only their command tag.
+bool IsCatalogChange(std::string_view first_word) {
+  return first_word == "create" || first_word == "alter" || first_word == "drop";
+}
+
+// Their tag as PostgreSQL sends it ("CREATE TABLE"): the statement's first two words.
+std::string CatalogChangeTag(std::string_view sql) {
+  query::Lexer lexer(sql);
+  query::Token token;
+  std::string tag;
+  for (int i = 0; i < 2 && lexer.Next(&token).ok() && token.kind == query::TokenKind::kIdentifier;
+       ++i) {
+    tag += StrCat(tag.empty() ? "" : " ", absl::AsciiStrToUpper(token.text));
+  }
+  return tag;
 }
 
 bool IsBlank(std::string_view sql) {
@@ -537,7 +555,8 @@ absl::Status Session::RunStatement(const Statement& statement,
                                  .default_database = database_};
   RETURN_IF_ERROR(ApplyReadSettings(&local));
   const bool is_delete = word == "delete";
-  if (max_rows > 0 && portal != nullptr && !is_delete) {
+  const bool is_catalog_change = IsCatalogChange(word);
+  if (max_rows > 0 && portal != nullptr && !is_delete && !is_catalog_change) {
     // A row limit: keep the result and hand it out in parts.
     query::MemoryBudget& budget = context_.queries->memory_budget();
     int64_t held = 0;
@@ -556,19 +575,24 @@ absl::Status Session::RunStatement(const Statement& statement,
   int64_t deleted = 0;
   StreamingSink sink(
       [&](const std::vector<query::ResultColumn>& columns) {
-        if (describe_columns && !is_delete) SendRowDescription(columns, formats);
+        if (describe_columns && !is_delete && !is_catalog_change) {
+          SendRowDescription(columns, formats);
+        }
       },
       [&](const query::Row& row) {
         if (is_delete) {
           if (!row.empty() && !row[0].null) deleted = row[0].i;
           return true;
         }
+        if (is_catalog_change) return true;
         SendDataRow(row, formats);
         return out_.size() < kFlushBytes || Flush();
       });
   RETURN_IF_ERROR(context_.queries->Run(local, &sink).status());
   if (portal != nullptr) portal->complete = true;
-  SendCommandComplete(is_delete ? StrCat("DELETE ", deleted) : StrCat("SELECT ", sink.rows_));
+  SendCommandComplete(is_delete           ? StrCat("DELETE ", deleted)
+                      : is_catalog_change ? CatalogChangeTag(statement.sql)
+                                          : StrCat("SELECT ", sink.rows_));
   return absl::OkStatus();
 }
 
@@ -883,7 +907,8 @@ void Session::Describe(MessageReader& in) {
     SendError(absl::InvalidArgumentError("Describe needs 'S' or 'P'"));
     return;
   }
-  if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete") {
+  if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete" ||
+      IsCatalogChange(FirstWord(statement->sql))) {
     out_.Begin('n');  // NoData
     out_.End();
     return;

@@ -137,6 +137,10 @@ class PrincipalAccess final : public query::ReadAccess {
   absl::Status CheckWrite(std::string_view database, std::string_view table) const override {
     return caller_.Require(Action::kWrite, database, table);
   }
+  absl::Status CheckCatalogChange(std::string_view database, bool table,
+                                  std::string_view what) const override {
+    return table ? caller_.RequireTableAdmin(database, what) : caller_.RequireAdmin(what);
+  }
   bool MaySee(std::string_view database) const override { return caller_.MaySee(database); }
   bool MaySee(std::string_view database, std::string_view table) const override {
     return caller_.MaySee(database, table);
@@ -268,6 +272,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
   options.deletes = deletes_;
+  options.ddl = ddl_;
   options.catch_up_catalog = catch_up_catalog_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 

@@ -151,19 +151,21 @@ class QueryRunner final : public StatementRunner {
   // no wait for a describe_only request) and says how its tables are read (no ShardReads: from
   // the engine, which holds them all), or fails the query; `small` when the statement's shape
   // scanned at most `small_read_rows` the last time it ran (ReadSizes). `deletes`: where
-  // DELETE's points go (the shards' logs). `catch_up_catalog` brings the node's catalog up to
+  // DELETE's points go (the shards' logs), `ddl` what makes CREATE, ALTER and DROP's changes
+  // (the cluster's catalog). `catch_up_catalog` brings the node's catalog up to
   // the cluster's, for a statement naming a table this node does not know yet
-  // (query::QueryOptions::catch_up_catalog). Set once, before serving; `deletes` outlives the
-  // runner.
+  // (query::QueryOptions::catch_up_catalog). Set once, before serving; `deletes` and `ddl`
+  // outlive the runner.
   using PrepareReads = std::function<absl::StatusOr<query::PreparedReads>(
       const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
       bool small)>;
-  void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes,
+  void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes, CatalogChanges* ddl,
                       query::ReadChoice default_read, int64_t small_read_rows,
                       std::function<bool()> catch_up_catalog) {
     prepare_reads_ = std::move(prepare);
     catch_up_catalog_ = std::move(catch_up_catalog);
     deletes_ = deletes;
+    ddl_ = ddl;
     default_read_ = default_read;
     read_sizes_ = std::make_unique<ReadSizes>(small_read_rows);
   }
@@ -207,6 +209,7 @@ class QueryRunner final : public StatementRunner {
   std::function<bool()> catch_up_catalog_;
   std::unique_ptr<ReadSizes> read_sizes_;  // a cluster node's
   query::DeleteSink* deletes_ = nullptr;
+  CatalogChanges* ddl_ = nullptr;  // null: the engine's catalog
   query::ReadChoice default_read_{.max_staleness = std::chrono::milliseconds(5000)};
   query::MemoryBudget budget_;
   absl::Mutex mu_;

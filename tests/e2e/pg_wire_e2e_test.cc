@@ -107,6 +107,23 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
 }
 
+// psql's user makes databases and tables in SQL; each answers PostgreSQL's command tag.
+TEST_F(PgWireE2ETest, PsqlCreatesAltersAndDropsDatabasesAndTables) {
+  testing::ProcessResult r = Psql(
+      {"CREATE DATABASE sensors", "CREATE TABLE sensors.readings WITH (partition_key = 'room')",
+       "ALTER TABLE sensors.readings SET (memory_store_retention_hours = 12)", "\\dt sensors.*",
+       "SELECT memory_store_retention_hours, partition_key FROM system.tables "
+       "WHERE database = 'sensors'",
+       "DROP DATABASE sensors", "DROP TABLE sensors.readings", "DROP SCHEMA sensors"});
+  EXPECT_THAT(r.out, HasSubstr("CREATE DATABASE\nCREATE TABLE\nALTER TABLE\n"));
+  EXPECT_THAT(r.out, HasSubstr(" sensors | readings | table | strata\n"));
+  EXPECT_THAT(r.out, HasSubstr("                           12 | dimension room (optional)\n"));
+  EXPECT_THAT(r.out, HasSubstr("DROP TABLE\nDROP SCHEMA\n"));
+  EXPECT_THAT(r.err, HasSubstr("ERROR:  database \"sensors\" still has 1 table"));
+  r = Psql({"SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'sensors'"});
+  EXPECT_THAT(r.out, HasSubstr("     0\n"));
+}
+
 // A session's read choice (docs/cluster.md, "Read choices") is set as strata.<option>; a
 // value the option cannot take fails the session's next query, saying what it takes.
 TEST_F(PgWireE2ETest, ReadChoiceSettingsAreCheckedAtTheNextQuery) {

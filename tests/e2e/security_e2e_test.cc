@@ -475,6 +475,42 @@ TEST_F(AuthE2ETest, GrantsDecideTableByTable) {
   EXPECT_THAT(tokens.DebugString(), Not(HasSubstr(reader.substr(24))));
 }
 
+// CREATE, ALTER and DROP in SQL need what the CatalogService's calls need: databases an admin
+// token, tables admin or write on their database.
+TEST_F(AuthE2ETest, CatalogChangesInSqlNeedTheCatalogServicesGrants) {
+  CreateData();
+  const std::string reader = CreateToken("reader", {"read:mydb"});
+  const std::string db_admin = CreateToken("db-admin", {"write:mydb", "read:mydb"});
+  auto run = [&](const std::string& sql, const std::string& token) {
+    return testing::RunQuery(server_.channel(), sql, 0, token).status;
+  };
+  for (const std::string sql :
+       {"CREATE DATABASE newdb", "ALTER DATABASE mydb SET (description = 'x')",
+        "DROP DATABASE other"}) {
+    grpc::Status refused = run(sql, db_admin);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << sql;
+    EXPECT_THAT(refused.error_message(), HasSubstr("db-admin")) << sql;
+  }
+  for (const std::string sql :
+       {"CREATE TABLE mydb.delta", "ALTER TABLE mydb.alpha SET (memory_store_retention_hours = 9)",
+        "DROP TABLE mydb.alpha"}) {
+    EXPECT_EQ(run(sql, reader).error_code(), grpc::StatusCode::PERMISSION_DENIED) << sql;
+  }
+  EXPECT_EQ(run("CREATE TABLE other.delta", db_admin).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // Nothing refused changed anything.
+  EXPECT_EQ(CountRows("mydb", "alpha"), 1);
+  v1::ListDatabasesResponse databases;
+  ASSERT_TRUE(ListDatabases(server_.channel(), admin_, &databases).ok());
+  EXPECT_EQ(databases.databases_size(), 2);
+
+  EXPECT_TRUE(run("CREATE TABLE mydb.delta", db_admin).ok());
+  EXPECT_TRUE(run("ALTER TABLE mydb.delta SET (memory_store_retention_hours = 9)", db_admin).ok());
+  EXPECT_TRUE(run("DROP TABLE mydb.delta", db_admin).ok());
+  EXPECT_TRUE(run("CREATE DATABASE newdb", admin_).ok());
+  EXPECT_TRUE(run("DROP DATABASE newdb", admin_).ok());
+}
+
 TEST_F(AuthE2ETest, RepeatedFailuresFromOnePeerAreRefusedForAMinuteButNotAValidToken) {
   server_.Stop();
   Start({"--auth-failure-limit", "3"});

@@ -19,6 +19,7 @@
 #include "query/base/shard_reads.h"
 #include "query/engine.h"
 #include "query/parse/statement_shape.h"
+#include "storage/catalog/catalog_changes.h"
 #include "storage/engine.h"
 
 namespace {
@@ -143,9 +144,38 @@ class CheckedLocalRead final : public query::LocalLeaderRead {
   std::string Describe() const override { return "LocalLeaderRead"; }
 };
 
+// CREATE, ALTER and DROP checked and answered as if made, changing nothing: an input that
+// drops the fixture's table must not leave the inputs after it nothing to read.
+class UnchangingCatalog final : public CatalogChanges {
+ public:
+  absl::StatusOr<DatabaseInfo> CreateDatabase(std::string_view name,
+                                              std::string_view description) override {
+    return DatabaseInfo{.name = std::string(name), .description = std::string(description)};
+  }
+  absl::StatusOr<DatabaseInfo> UpdateDatabase(std::string_view name,
+                                              std::string_view description) override {
+    return CreateDatabase(name, description);
+  }
+  absl::Status DeleteDatabase(std::string_view) override { return absl::OkStatus(); }
+  absl::StatusOr<TableInfo> CreateTable(const TableSpec& spec) override {
+    return TableInfo{.database_name = spec.database_name,
+                     .name = spec.table_name,
+                     .retention = spec.retention,
+                     .enable_magnetic_store_writes = spec.enable_magnetic_store_writes,
+                     .partition_key = spec.partition_key};
+  }
+  absl::StatusOr<TableInfo> UpdateTable(std::string_view database, std::string_view table,
+                                        const TableUpdate&) override {
+    return TableInfo{.database_name = std::string(database), .name = std::string(table)};
+  }
+  absl::Status DeleteTable(std::string_view, std::string_view) override { return absl::OkStatus(); }
+};
+
 void* RunQuery(void* arg) {
   Job* job = static_cast<Job*>(arg);
+  UnchangingCatalog unchanging;
   query::QueryOptions options;
+  options.ddl = &unchanging;
   options.timeout_millis = 2000;
   options.memory_limit_bytes = 64 << 20;
   CheckedLocalRead local;

@@ -85,6 +85,18 @@ with psycopg.connect(conninfo) as conn:
             check("undefined table SQLSTATE", e.sqlstate, "42P01")
         conn.rollback()
 
+        # The catalog's changes answer their command tag and no rows (the extended protocol).
+        for sql, tag in [
+                ("CREATE DATABASE py_ddl", "CREATE DATABASE"),
+                ("CREATE TABLE py_ddl.readings WITH (memory_store_retention_hours = 12)",
+                 "CREATE TABLE"),
+                ("ALTER TABLE py_ddl.readings SET (magnetic_store_writes = true)", "ALTER TABLE"),
+                ("DROP TABLE py_ddl.readings", "DROP TABLE"),
+                ("DROP SCHEMA py_ddl", "DROP SCHEMA")]:
+            cur.execute(sql)
+            check(f"{tag} answers its tag", (cur.statusmessage, cur.description), (tag, None))
+        conn.rollback()
+
         # Prepared: psycopg prepares a statement it runs repeatedly.
         for i in range(3):
             cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = %s", ("a",), prepare=True)

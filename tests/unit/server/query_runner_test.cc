@@ -292,7 +292,7 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadIsHeldUntilConfirmedAndReadAgainWhenNot)
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*deletes=*/nullptr, /*ddl=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
       /*catch_up_catalog=*/nullptr);
   struct CountingSink final : public query::ResultSink {
     absl::Status Columns(const std::vector<query::ResultColumn>&) override {
@@ -372,7 +372,7 @@ TEST_F(QueryRunnerTest, AnExplainShowsWhereItsStatementWouldBeRead) {
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*deletes=*/nullptr, /*ddl=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
       /*catch_up_catalog=*/nullptr);
   auto lines = [&](const std::string& sql) {
     RowsSink sink;
@@ -436,7 +436,7 @@ TEST_F(QueryRunnerTest, ASmallLeaderReadsPlanNamesTheShardsItReads) {
         }
         return absl::StatusOr<query::PreparedReads>(std::move(reads));
       },
-      /*deletes=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
+      /*deletes=*/nullptr, /*ddl=*/nullptr, query::ReadChoice(), /*small_read_rows=*/5,
       /*catch_up_catalog=*/nullptr);
   // Each statement twice: its shape's first run fans out and finds it small.
   auto noted = [&](const std::string& sql, const std::string& then = "") {
