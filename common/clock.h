@@ -42,4 +42,9 @@ class ManualClock final : public Clock {
   std::atomic<int64_t> now_;
 };
 
+// The version of a record written without one (a line of line protocol, a row of SQL's
+// INSERT): at least `now_nanos` and above every one handed out in this process, so that the
+// last write of a point wins, within one request too.
+int64_t NextArrivalVersion(int64_t now_nanos);
+
 }  // namespace strata

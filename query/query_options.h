@@ -20,6 +20,7 @@ namespace strata::query {
 
 class SystemTables;  // query/exec/system_tables.h
 class DeleteSink;    // query/delete_sink.h
+class InsertSink;    // query/insert_sink.h
 class ShardReads;    // query/base/shard_reads.h
 class LocalLeaderRead;
 struct ShardScope;
@@ -52,6 +53,9 @@ struct QueryOptions {
   bool describe_only = false;
   // Where DELETE's points go (query/delete_sink.h); null: this node's engine.
   DeleteSink* deletes = nullptr;
+  // Where INSERT's records go (query/insert_sink.h): the server's ingest door for the caller;
+  // null: this node's engine, unchecked.
+  InsertSink* inserts = nullptr;
   // What makes CREATE, ALTER and DROP's changes (a cluster's catalog, through etcd); null:
   // the storage engine's own catalog.
   CatalogChanges* ddl = nullptr;

@@ -1,9 +1,9 @@
 // The statements other than SELECT and EXPLAIN, each in a file of its own:
 // SHOW DATABASES, SHOW TABLES, SHOW MEASURES and DESCRIBE
 // (statements_catalog.cc), SHOW QUERIES and KILL QUERY
-// (statements_running.cc), DELETE (statement_delete.cc), CREATE, ALTER and DROP
-// (statements_catalog_changes.cc). QueryEngine::Execute
-// parses the statement and hands it to one of these.
+// (statements_running.cc), DELETE (statement_delete.cc), INSERT (statement_insert.cc), CREATE,
+// ALTER and DROP (statements_catalog_changes.cc). QueryEngine::Execute parses the statement and
+// hands it to one of these.
 #pragma once
 
 #include <string_view>
@@ -47,6 +47,9 @@ absl::Status KillQuery(const Statement& stmt, const StatementRun& run);
 // Plans the DELETE's SELECT, collects the points it matches and deletes
 // them; needs read and write on the table.
 absl::Status DeleteRows(Statement stmt, const StatementRun& run);
+// Plans the INSERT's query and writes its rows as records (through QueryOptions::inserts);
+// needs write on the table.
+absl::Status InsertRows(Statement stmt, const StatementRun& run);
 // CREATE, ALTER and DROP of a database or table (statements_catalog_changes.cc), through
 // QueryOptions::ddl with the grants the CatalogService asks for.
 absl::Status ChangeCatalog(const Statement& stmt, const StatementRun& run);

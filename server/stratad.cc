@@ -223,6 +223,7 @@ absl::StatusOr<std::unique_ptr<Stratad>> Stratad::Start(const ServerConfig& conf
   d->ingest_ =
       std::make_unique<Ingest>(engine, d->metrics_.get(),
                                d->cluster_ != nullptr ? &d->cluster_->write_sink() : nullptr, ddl);
+  d->queries_->SetIngest(d->ingest_.get());
   ScheduledQueryOptions scheduling{
       .workers = config.scheduled_query_workers,
       .max_catch_up = config.scheduled_query_max_catch_up,

@@ -209,16 +209,20 @@ struct Statement {
     kShowQueries,
     kKillQuery,
     kDelete,
-    // The catalog's changes (query/statements_ddl.cc): `database`, and `table` for a table's.
+    // The catalog's changes (query/statements_catalog_changes.cc): `database`, and `table`
+    // for a table's.
     kCreateDatabase,
     kAlterDatabase,
     kDropDatabase,
     kCreateTable,
     kAlterTable,
-    kDropTable
+    kDropTable,
+    // INSERT INTO `database`.`table` [(columns)] select: its rows written as records
+    // (query/statement_insert.cc).
+    kInsert
   };
   Kind kind = Kind::kSelect;
-  // kSelect, kExplain; kDelete: SELECT * of the rows to delete.
+  // kSelect, kExplain; kDelete: SELECT * of the rows to delete; kInsert: the rows to write.
   std::unique_ptr<SelectStmt> select;
   std::string database;
   std::string table;
@@ -228,6 +232,8 @@ struct Statement {
   // CREATE ... IF NOT EXISTS, DROP ... IF EXISTS.
   bool if_exists = false;
   std::vector<CatalogProperty> properties;  // CREATE's WITH (...), ALTER's SET (...)
+  // kInsert's column list, with where each is written; empty: the query's own names.
+  std::vector<std::pair<std::string, Position>> columns;
   // Expression nodes the parser made: what the syntax tree costs, charged to
   // the query's memory before planning.
   int64_t expressions = 0;

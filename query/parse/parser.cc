@@ -93,6 +93,8 @@ class Parser {
       stmt.select = std::move(select);
     } else if (IsWord(Peek(), "create") || IsWord(Peek(), "alter") || IsWord(Peek(), "drop")) {
       RETURN_IF_ERROR(ParseCatalogChange(&stmt));
+    } else if (AcceptWord("insert")) {
+      RETURN_IF_ERROR(ParseInsert(&stmt));
     } else if (AcceptWord("kill")) {
       stmt.kind = Statement::Kind::kKillQuery;
       RETURN_IF_ERROR(ExpectWord("query"));
@@ -172,12 +174,12 @@ class Parser {
     const Token& t = Peek();
     if (t.kind != TokenKind::kIdentifier) return absl::OkStatus();
     std::string_view instead;
-    if (IsWord(t, "insert") || IsWord(t, "upsert") || IsWord(t, "merge") || IsWord(t, "update")) {
+    if (IsWord(t, "upsert") || IsWord(t, "merge") || IsWord(t, "update")) {
       instead =
-          " is not supported: Strata takes writes through WriteRecords, and a row changes when it "
-          "is written again with a higher version (Timestream's upsert); write with `strata "
-          "write`, `strata import`, InfluxDB line protocol (POST /write on the HTTP port), "
-          "Prometheus remote write or the client packages (docs/clients.md)";
+          " is not supported: a row changes when it is written again (an INSERT of the same "
+          "time, measure_name and dimensions: the later write wins, Timestream's upsert); write "
+          "with INSERT, `strata write`, `strata import`, InfluxDB line protocol (POST /write on "
+          "the HTTP port), Prometheus remote write or the client packages (docs/clients.md)";
     } else if (IsWord(t, "copy")) {
       instead =
           " is not supported: export with `psql --csv -c 'SELECT ...'` or `strata query -f csv`, "
@@ -301,6 +303,31 @@ class Parser {
     } else {
       AcceptWord("restrict");  // what DROP does anyway
     }
+    return absl::OkStatus();
+  }
+
+  // INSERT INTO db.tbl [(column, ...)] VALUES ... | SELECT ... (after INSERT).
+  absl::Status ParseInsert(Statement* stmt) {
+    stmt->kind = Statement::Kind::kInsert;
+    RETURN_IF_ERROR(ExpectWord("into"));
+    RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
+    // `(` then a name: a column list; `(SELECT ...)`, `(VALUES ...)`, `(WITH ...)`: the query.
+    if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" && !IsWord(Peek(1), "select") &&
+        !IsWord(Peek(1), "values") && !IsWord(Peek(1), "with")) {
+      Next();
+      do {
+        const Position at = Peek().pos;
+        ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+        stmt->columns.emplace_back(std::move(name), at);
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+    }
+    if (IsWord(Peek(), "default")) {
+      return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek().pos,
+                      "INSERT ... DEFAULT VALUES is not supported: a row needs its time and a "
+                      "measure");
+    }
+    ASSIGN_OR_RETURN(stmt->select, ParseQuery());
     return absl::OkStatus();
   }
 

@@ -1,9 +1,9 @@
 #include "server/http/influx_write.h"
 
-#include <atomic>
 #include <future>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/line_protocol.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -23,17 +23,6 @@ constexpr size_t kMaxTablesPerRequest = 1000;
 std::string Quoted(std::string_view line) {
   if (line.size() <= kQuotedLineBytes) return std::string(line);
   return StrCat(line.substr(0, kQuotedLineBytes), "...");
-}
-
-// The next version for a line: at least `now`, above every one handed out.
-int64_t NextVersion(int64_t now) {
-  static std::atomic<int64_t> last{0};
-  int64_t previous = last.load(std::memory_order_relaxed);
-  int64_t next;
-  do {
-    next = std::max(now, previous + 1);
-  } while (!last.compare_exchange_weak(previous, next, std::memory_order_relaxed));
-  return next;
 }
 
 }  // namespace
@@ -127,7 +116,7 @@ void LineProtocolWriter::Line(std::string_view line) {
   const size_t at = batch.records.size();
   if (at == batch.points.size()) batch.points.emplace_back();
   std::swap(batch.points[at], point_);
-  batch.records.push_back({.time_nanos = time, .version = NextVersion(now_)});
+  batch.records.push_back({.time_nanos = time, .version = NextArrivalVersion(now_)});
   batch.lines.Add(line_number_, line);
   if (batch.records.size() == kRecordsPerBodyWrite) Flush(batch);
 }

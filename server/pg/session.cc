@@ -554,9 +554,11 @@ absl::Status Session::RunStatement(const Statement& statement,
                                  .cancel = cancel_,
                                  .default_database = database_};
   RETURN_IF_ERROR(ApplyReadSettings(&local));
+  // DELETE and INSERT answer how many rows in their tag, no rows.
   const bool is_delete = word == "delete";
+  const bool is_insert = word == "insert";
   const bool is_catalog_change = IsCatalogChange(word);
-  if (max_rows > 0 && portal != nullptr && !is_delete && !is_catalog_change) {
+  if (max_rows > 0 && portal != nullptr && !is_delete && !is_insert && !is_catalog_change) {
     // A row limit: keep the result and hand it out in parts.
     query::MemoryBudget& budget = context_.queries->memory_budget();
     int64_t held = 0;
@@ -572,16 +574,16 @@ absl::Status Session::RunStatement(const Statement& statement,
     EmitRows(*portal, max_rows);
     return absl::OkStatus();
   }
-  int64_t deleted = 0;
+  int64_t counted = 0;  // rows deleted or inserted, for the tag
   StreamingSink sink(
       [&](const std::vector<query::ResultColumn>& columns) {
-        if (describe_columns && !is_delete && !is_catalog_change) {
+        if (describe_columns && !is_delete && !is_insert && !is_catalog_change) {
           SendRowDescription(columns, formats);
         }
       },
       [&](const query::Row& row) {
-        if (is_delete) {
-          if (!row.empty() && !row[0].null) deleted = row[0].i;
+        if (is_delete || is_insert) {
+          if (!row.empty() && !row[0].null) counted = row[0].i;
           return true;
         }
         if (is_catalog_change) return true;
@@ -590,7 +592,8 @@ absl::Status Session::RunStatement(const Statement& statement,
       });
   RETURN_IF_ERROR(context_.queries->Run(local, &sink).status());
   if (portal != nullptr) portal->complete = true;
-  SendCommandComplete(is_delete           ? StrCat("DELETE ", deleted)
+  SendCommandComplete(is_delete           ? StrCat("DELETE ", counted)
+                      : is_insert         ? StrCat("INSERT 0 ", counted)
                       : is_catalog_change ? CatalogChangeTag(statement.sql)
                                           : StrCat("SELECT ", sink.rows_));
   return absl::OkStatus();
@@ -908,7 +911,7 @@ void Session::Describe(MessageReader& in) {
     return;
   }
   if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete" ||
-      IsCatalogChange(FirstWord(statement->sql))) {
+      FirstWord(statement->sql) == "insert" || IsCatalogChange(FirstWord(statement->sql))) {
     out_.Begin('n');  // NoData
     out_.End();
     return;

@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "query/insert_sink.h"
 #include "query/parse/statement_shape.h"
 #include "spdlog/spdlog.h"
 
@@ -150,6 +151,19 @@ class PrincipalAccess final : public query::ReadAccess {
   const Principal& caller_;
 };
 
+// Where an INSERT's records go: the ingest door, as the caller's writes.
+class CallerInserts final : public query::InsertSink {
+ public:
+  CallerInserts(Ingest* ingest, const Principal* caller) : ingest_(*ingest), caller_(*caller) {}
+  absl::StatusOr<WriteResult> Write(WriteRequest request) override {
+    return ingest_.Write(caller_, std::move(request));
+  }
+
+ private:
+  Ingest& ingest_;
+  const Principal& caller_;
+};
+
 // --testing-query-delay-ms: waits before the query runs, as a long query
 // would take, ending early (CANCELLED) when it is cancelled.
 // The query's timeout applies to the wait as it does to the run: what is
@@ -273,6 +287,8 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   options.default_database = request.default_database;
   options.deletes = deletes_;
   options.ddl = ddl_;
+  std::optional<CallerInserts> inserts;
+  if (ingest_ != nullptr) options.inserts = &inserts.emplace(ingest_, request.caller.get());
   options.catch_up_catalog = catch_up_catalog_;
   ticket.deadline_ = started + std::chrono::milliseconds(options.timeout_millis);
 

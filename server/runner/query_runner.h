@@ -31,6 +31,7 @@
 #include "query/exec/system_tables.h"
 #include "server/auth/grants.h"
 #include "server/ops/metrics.h"
+#include "server/runner/ingest.h"
 #include "server/runner/query_workers.h"
 #include "server/runner/read_sizes.h"
 
@@ -159,6 +160,10 @@ class QueryRunner final : public StatementRunner {
   using PrepareReads = std::function<absl::StatusOr<query::PreparedReads>(
       const query::ReadChoice& choice, std::chrono::milliseconds wait, bool describe_only,
       bool small)>;
+  // The door INSERT's records go through, as their caller's writes. Set once, before
+  // serving; it outlives the runner. Unset: INSERT writes to the engine, its grant checked.
+  void SetIngest(Ingest* ingest) { ingest_ = ingest; }
+
   void SetClusterMode(PrepareReads prepare, query::DeleteSink* deletes, CatalogChanges* ddl,
                       query::ReadChoice default_read, int64_t small_read_rows,
                       std::function<bool()> catch_up_catalog) {
@@ -210,6 +215,7 @@ class QueryRunner final : public StatementRunner {
   std::unique_ptr<ReadSizes> read_sizes_;  // a cluster node's
   query::DeleteSink* deletes_ = nullptr;
   CatalogChanges* ddl_ = nullptr;  // null: the engine's catalog
+  Ingest* ingest_ = nullptr;
   query::ReadChoice default_read_{.max_staleness = std::chrono::milliseconds(5000)};
   query::MemoryBudget budget_;
   absl::Mutex mu_;

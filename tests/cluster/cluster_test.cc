@@ -770,6 +770,20 @@ TEST(ClusterCatalogLagTest, ATableCreatedThroughOneNodeIsReadAtOnceThroughALaggi
                     .ok());
     EXPECT_EQ(response.table().retention_properties().memory_store_retention_hours(), 12) << i;
   }
+  // INSERT through the lagging node goes through the shards' logs: every node reads it.
+  QueryResult inserted = RunQuery(
+      cluster.node(1).channel(),
+      "INSERT INTO demo.sqlmade (time, host, usage) SELECT now() - x * 1s AS time, 'h' || "
+      "CAST(x % 7 AS varchar) AS host, x * 0.5 AS usage FROM UNNEST(sequence(1, 250)) AS t(x)");
+  ASSERT_TRUE(inserted.status.ok()) << inserted.status.error_message();
+  EXPECT_EQ(RowsText(inserted.rows), "250\n");
+  for (int i : {0, 2}) {
+    QueryResult read =
+        RunQuery(cluster.node(i).channel(),
+                 "SELECT count(*), count(DISTINCT host), sum(usage) FROM demo.sqlmade");
+    ASSERT_TRUE(read.status.ok()) << read.status.error_message();
+    EXPECT_EQ(RowsText(read.rows), "250|7|15687.5\n") << i;
+  }
   QueryResult dropped = RunQuery(cluster.node(0).channel(), "DROP TABLE demo.sqlmade");
   ASSERT_TRUE(dropped.status.ok()) << dropped.status.error_message();
   QueryResult again = RunQuery(cluster.node(1).channel(), "DROP TABLE demo.sqlmade");

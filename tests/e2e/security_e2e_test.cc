@@ -504,6 +504,15 @@ TEST_F(AuthE2ETest, CatalogChangesInSqlNeedTheCatalogServicesGrants) {
   ASSERT_TRUE(ListDatabases(server_.channel(), admin_, &databases).ok());
   EXPECT_EQ(databases.databases_size(), 2);
 
+  // INSERT needs write on the table, as WriteRecords does.
+  const std::string insert = "INSERT INTO mydb.alpha (time, host, v) VALUES (now(), 'h', 1.5)";
+  grpc::Status refused = run(insert, reader);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("may not write \"mydb\".\"alpha\""));
+  EXPECT_EQ(CountRows("mydb", "alpha"), 1);
+  EXPECT_TRUE(run(insert, db_admin).ok());
+  EXPECT_EQ(CountRows("mydb", "alpha"), 2);
+
   EXPECT_TRUE(run("CREATE TABLE mydb.delta", db_admin).ok());
   EXPECT_TRUE(run("ALTER TABLE mydb.delta SET (memory_store_retention_hours = 9)", db_admin).ok());
   EXPECT_TRUE(run("DROP TABLE mydb.delta", db_admin).ok());

@@ -253,7 +253,7 @@ INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
                                            "set_operations.test", "windows.test", "subqueries.test",
                                            "dates.test", "arrays.test", "timeseries.test",
                                            "lambdas.test", "maps.test", "postgres_spellings.test",
-                                           "values.test", "catalog_changes.test"),
+                                           "values.test", "catalog_changes.test", "insert.test"),
                          [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace

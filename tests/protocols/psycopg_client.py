@@ -91,10 +91,21 @@ with psycopg.connect(conninfo) as conn:
                 ("CREATE TABLE py_ddl.readings WITH (memory_store_retention_hours = 12)",
                  "CREATE TABLE"),
                 ("ALTER TABLE py_ddl.readings SET (magnetic_store_writes = true)", "ALTER TABLE"),
+                ("INSERT INTO py_ddl.readings (time, room, celsius) VALUES "
+                 "('2024-03-01 11:00:00', 'hall', 19.5), ('2024-03-01 11:01:00', 'attic', 12.0)",
+                 "INSERT 0 2"),
                 ("DROP TABLE py_ddl.readings", "DROP TABLE"),
                 ("DROP SCHEMA py_ddl", "DROP SCHEMA")]:
             cur.execute(sql)
             check(f"{tag} answers its tag", (cur.statusmessage, cur.description), (tag, None))
+            if tag == "INSERT 0 2":
+                # Parameters bound by the server, a datetime among them.
+                cur.execute("INSERT INTO py_ddl.readings (time, room, celsius) VALUES (%s, %s, %s)",
+                            (datetime.datetime(2024, 3, 1, 11, 2, tzinfo=UTC), "cellar", 8.25))
+                check("INSERT with parameters", cur.rowcount, 1)
+                cur.execute("SELECT room, celsius FROM py_ddl.readings ORDER BY time")
+                check("inserted rows read back", cur.fetchall(),
+                      [("hall", 19.5), ("attic", 12.0), ("cellar", 8.25)])
         conn.rollback()
 
         # Prepared: psycopg prepares a statement it runs repeatedly.
