@@ -31,23 +31,6 @@ struct ColumnRole {
   DataType type = DataType::kUnknown;          // the query's
 };
 
-std::optional<MeasureKind> MeasureOf(DataType type) {
-  switch (type) {
-    case DataType::kDouble:
-      return MeasureKind::kDouble;
-    case DataType::kBigint:
-      return MeasureKind::kBigint;
-    case DataType::kVarchar:
-      return MeasureKind::kVarchar;
-    case DataType::kBoolean:
-      return MeasureKind::kBoolean;
-    case DataType::kTimestamp:
-      return MeasureKind::kTimestamp;
-    default:
-      return std::nullopt;
-  }
-}
-
 // Each column's role, by its name: time, measure_name and version are theirs; a name the table
 // has as a dimension or a measure stays one; another VARCHAR column is a new dimension, any
 // other a new measure.
@@ -96,18 +79,18 @@ absl::StatusOr<std::vector<ColumnRole>> Roles(const Statement& stmt, const State
       role.kind = ColumnRole::Kind::kSkipped;  // NULL in every row: nothing to write
       measure = true;
     } else {
-      const std::optional<MeasureKind> kind = MeasureOf(role.type);
+      const std::optional<ValueType> kind = ToValueType(role.type);
       if (!kind.has_value()) {
         return wrong(StrCat("a measure is a double, bigint, varchar, boolean or timestamp, not ",
                             TypeName(role.type)));
       }
       role.kind = ColumnRole::Kind::kMeasure;
-      role.measure = *kind;
+      role.measure = static_cast<MeasureKind>(*kind);  // a scalar kind is its value type
       // A whole number into a DOUBLE measure the table has: written as a double.
       auto known = layout.columns->attribute_column.find(role.name);
       if (known != layout.columns->attribute_column.end() &&
           static_cast<MeasureKind>(known->second.type) == MeasureKind::kDouble &&
-          *kind == MeasureKind::kBigint) {
+          *kind == ValueType::kBigint) {
         role.measure = MeasureKind::kDouble;
       }
       measure = true;
@@ -127,24 +110,6 @@ absl::StatusOr<std::vector<ColumnRole>> Roles(const Statement& stmt, const State
                     "table has as a measure (a VARCHAR column is a dimension)");
   }
   return roles;
-}
-
-Value ToValue(const Datum& d, MeasureKind kind) {
-  switch (kind) {
-    case MeasureKind::kDouble:
-      return Value::Double(d.AsDouble());
-    case MeasureKind::kBigint:
-      return Value::Bigint(d.i);
-    case MeasureKind::kVarchar:
-      return Value::Varchar(d.s);
-    case MeasureKind::kBoolean:
-      return Value::Boolean(d.i != 0);
-    case MeasureKind::kTimestamp:
-      return Value::Timestamp(d.i);
-    case MeasureKind::kMulti:
-      break;
-  }
-  return {};
 }
 
 // Turns the query's rows into records and writes them a hundred at a time; keeps the first
@@ -202,7 +167,9 @@ class InsertWriter final : public RowSink {
           record.dimensions.push_back({role.name, value.s});
           break;
         case ColumnRole::Kind::kMeasure:
-          record.measure_values.push_back({role.name, role.measure, ToValue(value, role.measure)});
+          record.measure_values.push_back(
+              {role.name, role.measure,
+               ToStoredValue(value, static_cast<ValueType>(role.measure))});
           break;
         case ColumnRole::Kind::kSkipped:
           break;

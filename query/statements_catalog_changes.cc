@@ -206,22 +206,28 @@ absl::Status AlterTable(const Statement& stmt, const StatementRun& run) {
   return EmitTable(run, *changed);
 }
 
-absl::Status DropTable(const Statement& stmt, const StatementRun& run) {
+// DROP TABLE and DROP DATABASE: `drop` tried again after catching up with the cluster's catalog
+// when it found nothing; nothing found is no error under IF EXISTS.
+template <typename Drop>
+absl::Status Dropped(const Statement& stmt, const StatementRun& run, Drop drop) {
   if (run.options.describe_only) return run.Emit({}, {});
-  absl::Status dropped = Changes(run).DeleteTable(stmt.database, stmt.table);
-  if (absl::IsNotFound(dropped) && Changes(run).CatchUpForRead()) {
-    dropped = Changes(run).DeleteTable(stmt.database, stmt.table);
-  }
+  absl::Status dropped = drop();
+  if (absl::IsNotFound(dropped) && Changes(run).CatchUpForRead()) dropped = drop();
   if (absl::IsNotFound(dropped) && stmt.if_exists) dropped = absl::OkStatus();
   if (!dropped.ok()) return SqlError(run.sql, stmt.table_pos, dropped);
   return run.Emit({}, {});
 }
 
-absl::Status CreateDatabase(const Statement& stmt, const StatementRun& run) {
+// A database's one property.
+absl::StatusOr<std::optional<std::string>> Description(const Statement& stmt,
+                                                       const StatementRun& run) {
   const Properties properties(stmt, run);
   RETURN_IF_ERROR(properties.CheckNames({"description"}));
-  ASSIGN_OR_RETURN(std::optional<std::string> description,
-                   properties.Text("description", "free text"));
+  return properties.Text("description", "free text");
+}
+
+absl::Status CreateDatabase(const Statement& stmt, const StatementRun& run) {
+  ASSIGN_OR_RETURN(std::optional<std::string> description, Description(stmt, run));
   if (run.options.describe_only) return run.Emit(DatabaseColumns(), {});
   absl::StatusOr<DatabaseInfo> created =
       Changes(run).CreateDatabase(stmt.database, description.value_or(""));
@@ -234,10 +240,7 @@ absl::Status CreateDatabase(const Statement& stmt, const StatementRun& run) {
 }
 
 absl::Status AlterDatabase(const Statement& stmt, const StatementRun& run) {
-  const Properties properties(stmt, run);
-  RETURN_IF_ERROR(properties.CheckNames({"description"}));
-  ASSIGN_OR_RETURN(std::optional<std::string> description,
-                   properties.Text("description", "free text"));
+  ASSIGN_OR_RETURN(std::optional<std::string> description, Description(stmt, run));
   if (run.options.describe_only) return run.Emit(DatabaseColumns(), {});
   absl::StatusOr<DatabaseInfo> changed =
       description.has_value() ? Changes(run).UpdateDatabase(stmt.database, *description)
@@ -246,17 +249,6 @@ absl::Status AlterDatabase(const Statement& stmt, const StatementRun& run) {
                                 });
   if (!changed.ok()) return SqlError(run.sql, stmt.table_pos, changed.status());
   return EmitDatabase(run, *changed);
-}
-
-absl::Status DropDatabase(const Statement& stmt, const StatementRun& run) {
-  if (run.options.describe_only) return run.Emit({}, {});
-  absl::Status dropped = Changes(run).DeleteDatabase(stmt.database);
-  if (absl::IsNotFound(dropped) && Changes(run).CatchUpForRead()) {
-    dropped = Changes(run).DeleteDatabase(stmt.database);
-  }
-  if (absl::IsNotFound(dropped) && stmt.if_exists) dropped = absl::OkStatus();
-  if (!dropped.ok()) return SqlError(run.sql, stmt.table_pos, dropped);
-  return run.Emit({}, {});
 }
 
 }  // namespace
@@ -292,13 +284,14 @@ absl::Status ChangeCatalog(const Statement& stmt, const StatementRun& run) {
     case Kind::kAlterTable:
       return AlterTable(stmt, run);
     case Kind::kDropTable:
-      return DropTable(stmt, run);
+      return Dropped(stmt, run,
+                     [&] { return Changes(run).DeleteTable(stmt.database, stmt.table); });
     case Kind::kCreateDatabase:
       return CreateDatabase(stmt, run);
     case Kind::kAlterDatabase:
       return AlterDatabase(stmt, run);
     case Kind::kDropDatabase:
-      return DropDatabase(stmt, run);
+      return Dropped(stmt, run, [&] { return Changes(run).DeleteDatabase(stmt.database); });
     default:
       return absl::InternalError("not a change of the catalog");
   }

@@ -39,6 +39,30 @@ DataType ToDataType(ValueType type) {
   return DataType::kUnknown;
 }
 
+std::optional<ValueType> ToValueType(DataType type) {
+  for (ValueType t : {ValueType::kDouble, ValueType::kBigint, ValueType::kVarchar,
+                      ValueType::kBoolean, ValueType::kTimestamp}) {
+    if (ToDataType(t) == type) return t;
+  }
+  return std::nullopt;
+}
+
+Value ToStoredValue(const Datum& d, ValueType type) {
+  switch (type) {
+    case ValueType::kDouble:
+      return Value::Double(d.AsDouble());
+    case ValueType::kBigint:
+      return Value::Bigint(d.i);
+    case ValueType::kVarchar:
+      return Value::Varchar(d.s);
+    case ValueType::kBoolean:
+      return Value::Boolean(d.i != 0);
+    case ValueType::kTimestamp:
+      return Value::Timestamp(d.i);
+  }
+  return {};
+}
+
 namespace {
 
 using PostingEntry = std::pair<uint64_t, uint32_t>;  // (hash of the value, row)

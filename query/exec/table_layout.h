@@ -33,6 +33,11 @@ inline constexpr std::string_view kMeasureNameColumn = "measure_name";
 // The column a scalar measure of `type` is read as: measure_value::<type>.
 std::string_view ScalarColumnName(ValueType type);
 DataType ToDataType(ValueType type);
+// The stored value type a column of `type` can be written as (ToDataType's inverse), if any.
+std::optional<ValueType> ToValueType(DataType type);
+// A Datum (not NULL) of the SQL type that ToDataType(`type`) names, as a stored value (a
+// BIGINT one as a DOUBLE too): what INSERT and a scheduled query's target write.
+Value ToStoredValue(const Datum& d, ValueType type);
 
 // Rows of a layout's series batch by the value of one series column, made
 // for a column the first time a query looks a value up in it (WHERE

@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "fmt/ranges.h"
+#include "query/exec/table_layout.h"
 #include "storage/catalog/names.h"
 
 namespace strata {
@@ -31,16 +32,9 @@ bool Writable(DataType column, MeasureKind kind) {
   return false;
 }
 
+// A scalar measure kind is its value type.
 Value ToValue(const query::Datum& d, MeasureKind kind) {
-  switch (kind) {
-    case MeasureKind::kDouble: return Value::Double(d.AsDouble());
-    case MeasureKind::kBigint: return Value::Bigint(d.i);
-    case MeasureKind::kVarchar: return Value::Varchar(d.s);
-    case MeasureKind::kBoolean: return Value::Boolean(d.i != 0);
-    case MeasureKind::kTimestamp: return Value::Timestamp(d.i);
-    case MeasureKind::kMulti: break;
-  }
-  return {};
+  return query::ToStoredValue(d, static_cast<ValueType>(kind));
 }
 
 // Finds result columns by name and remembers which were used.
