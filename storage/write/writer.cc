@@ -66,7 +66,9 @@ absl::StatusOr<bool> IsMagnetic(const TableInfo& table, int64_t time, int64_t no
         "the record timestamp ", FormatIso8601Millis(time), " is outside the time range ",
         Window(memory_start, future_end),
         " of the memory store. To accept older records, enable magnetic store writes on the "
-        "table (UpdateTable with magnetic_store_write_properties.enable_magnetic_store_writes)"));
+        "table (`ALTER TABLE db.tbl SET (magnetic_store_writes = TRUE)`, `strata table update "
+        "--magnetic-writes true`, or UpdateTable with "
+        "magnetic_store_write_properties.enable_magnetic_store_writes)"));
   }
   if (time < retention_start) {
     return absl::InvalidArgumentError(StrCat(
