@@ -132,6 +132,9 @@ class QueryRunner final : public StatementRunner {
 
   // The running queries `caller` may see: its own, or all for an admin.
   std::vector<query::RunningQuery> ListRunning(const Principal& caller);
+  // Queries admitted and waiting for a worker (a query is registered, and listed, a moment
+  // before it is queued).
+  int queued() const { return workers_.queued(); }
   // Cancels query `id` for `caller`; false when it is not running or not
   // the caller's to cancel.
   bool Cancel(const Principal& caller, const std::string& id);

@@ -159,6 +159,12 @@ TEST_F(QueryRunnerTest, RefusesAtOnceWhenTheQueueIsFull) {
   ASSERT_NO_FATAL_FAILURE(AwaitRunning(*caller, 1));
   second = RunInBackground(caller, "SELECT 2", cancel);
   ASSERT_NO_FATAL_FAILURE(AwaitRunning(*caller, 2));
+  // Listed is not yet queued: a third query sent between the two took the queue's place and
+  // waited out the first's minute (CI, session 52: the test's 120 s timeout).
+  for (int i = 0; i < 3000 && runner_->queued() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(runner_->queued(), 1);
   RowsSink sink;
   auto refused = runner_->Run({.caller = caller, .sql = "SELECT 3", .peer = "test"}, &sink);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
