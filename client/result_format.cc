@@ -256,6 +256,8 @@ class CsvWriter : public ResultWriter {
   CsvWriter(std::ostream& out, bool typed_header) : out_(out), typed_header_(typed_header) {}
 
   void Begin(const v1::QueryMetadata& metadata) override {
+    // A statement that answers nothing (DROP TABLE) has no header either.
+    if (metadata.columns().empty()) return;
     std::vector<std::string> names;
     for (const auto& column : metadata.columns()) {
       columns_.push_back(column);
@@ -326,6 +328,7 @@ class JsonWriter : public ResultWriter {
   void Begin(const v1::QueryMetadata& metadata) override {
     columns_.assign(metadata.columns().begin(), metadata.columns().end());
     if (!lines_) out_ << "[";
+    begun_ = true;
   }
 
   void Page(const v1::RowPage& page) override {
@@ -348,13 +351,15 @@ class JsonWriter : public ResultWriter {
   }
 
   void Finish() override {
-    if (!lines_ && !columns_.empty()) out_ << (first_ ? "]\n" : "\n]\n");
+    // Closed whenever it was opened: a statement that answers no columns (DROP TABLE) is `[]`.
+    if (!lines_ && begun_) out_ << (first_ ? "]\n" : "\n]\n");
     out_.flush();
   }
 
  private:
   std::ostream& out_;
   bool lines_;
+  bool begun_ = false;
   bool first_ = true;
   std::vector<v1::ColumnInfo> columns_;
 };

@@ -48,5 +48,26 @@ TEST(ResultFormatTest, NaNAndInfinityArePrintedAsTheServerPrintsThem) {
   EXPECT_EQ(DatumText(datum, type), "NaN");
 }
 
+// A statement that answers no columns (DROP TABLE): nothing in CSV and the table, an empty
+// array in JSON (it printed a lone "[").
+TEST(ResultFormatTest, AStatementWithoutColumnsPrintsNothingOrAnEmptyArray) {
+  struct Case {
+    OutputFormat format;
+    std::string expected;
+  };
+  for (const Case& c : std::vector<Case>{{OutputFormat::kCsv, ""},
+                                         {OutputFormat::kTable, ""},
+                                         {OutputFormat::kJson, "[]\n"},
+                                         {OutputFormat::kJsonl, ""},
+                                         {OutputFormat::kExpanded, ""}}) {
+    std::ostringstream out;
+    std::unique_ptr<ResultWriter> writer = MakeResultWriter(c.format, out);
+    writer->Begin(v1::QueryMetadata());
+    writer->Page(v1::RowPage());
+    writer->Finish();
+    EXPECT_EQ(out.str(), c.expected) << static_cast<int>(c.format);
+  }
+}
+
 }  // namespace
 }  // namespace strata::cli
