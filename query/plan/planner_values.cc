@@ -1,7 +1,8 @@
 // Planner: VALUES. `VALUES (1, 'a'), (2.5, NULL)` is read as
 // UNNEST(ARRAY[ROW(CAST(1 AS double), 'a'), ROW(2.5, NULL)]) AS unnest(_col0, _col1):
 // one array of rows, each field of which is a column. A column's type comes from all its
-// rows as a UNION's does (UnionColumnType), and a row of another type is cast to it.
+// rows as a UNION's does (UnionColumnType), and a row of another type is cast to it; text
+// literals in a column of times are read as times, as PostgreSQL reads them.
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/plan/planner.h"
@@ -18,6 +19,15 @@ ExprPtr MakeExpr(ExprKind kind, Position pos, std::string name) {
   return e;
 }
 
+// A time written as its text, as PostgreSQL reads a string literal in a column of times.
+bool IsTemporal(DataType type) {
+  return type == DataType::kTimestamp || type == DataType::kDate || type == DataType::kTime;
+}
+
+bool IsTextLiteral(const Expr& e, DataType bound) {
+  return e.kind == ExprKind::kLiteral && bound == DataType::kVarchar;
+}
+
 void AddArgument(Expr& parent, ExprPtr child) {
   parent.height = std::max(parent.height, child->height + 1);
   parent.args.push_back(std::move(child));
@@ -32,6 +42,9 @@ absl::Status Planner::ValuesAsUnnest(TableRef& ref) {
   RETURN_IF_ERROR(context_->Reserve(
       static_cast<int64_t>(ref.values.size() * (2 * width + 1) * sizeof(Expr)), "VALUES"));
   std::vector<DataType> types(width, DataType::kUnknown);
+  // Whether a column's VARCHAR so far is only text literals, which a time in another row
+  // takes as times: `VALUES (TIMESTAMP '...'), ('2024-03-10 11:00:00')`.
+  std::vector<bool> text_literals(width, true);
   std::vector<std::vector<DataType>> row_types;
   for (size_t r = 0; r < ref.values.size(); ++r) {
     const std::vector<ExprPtr>& row = ref.values[r];
@@ -52,7 +65,13 @@ absl::Status Planner::ValuesAsUnnest(TableRef& ref) {
       ExprPtr bound = e.Clone();
       RETURN_IF_ERROR(Bind(*bound, Schema{}, sql_));
       const DataType type = bound->bound.type;
-      const std::optional<DataType> common = UnionColumnType(types[c], type);
+      const bool text_literal = IsTextLiteral(e, type);
+      std::optional<DataType> common = UnionColumnType(types[c], type);
+      if (!common && text_literal && IsTemporal(types[c])) common = types[c];
+      if (!common && types[c] == DataType::kVarchar && text_literals[c] && IsTemporal(type)) {
+        common = type;
+      }
+      if (type != DataType::kUnknown && !text_literal) text_literals[c] = false;
       if (!common) {
         return SqlError(
             sql_, e.pos,
