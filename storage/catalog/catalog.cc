@@ -269,8 +269,8 @@ absl::Status Catalog::PlanDeleteDatabaseLocked(std::string_view name) const {
   if (!databases_.contains(name)) return DatabaseNotFound(name);
   if (int64_t count = TableCountLocked(name); count > 0) {
     return absl::FailedPreconditionError(
-        StrCat("database \"", name, "\" still has ", count,
-                     count == 1 ? " table" : " tables", "; delete its tables first"));
+        StrCat("database \"", name, "\" still has ", count, count == 1 ? " table" : " tables",
+               "; delete its tables first (DROP TABLE, strata table delete)"));
   }
   return absl::OkStatus();
 }
