@@ -56,4 +56,10 @@ std::optional<std::string> ExplainedStatementShape(std::string_view sql) {
   return TokensShape(sql, true);
 }
 
+bool IsInsertStatement(std::string_view sql) {
+  Lexer lexer(sql);
+  Token token;
+  return lexer.Next(&token).ok() && IsShapeKeyword(token, "insert");
+}
+
 }  // namespace strata::query

@@ -19,4 +19,8 @@ std::optional<std::string> ExplainedStatementShape(std::string_view sql);
 
 inline constexpr size_t kMaxStatementShape = 4096;
 
+// Whether `sql` is an INSERT: its rows may be written before it fails, so it is never run again
+// (as a query whose plan met another node's changed columns is).
+bool IsInsertStatement(std::string_view sql);
+
 }  // namespace strata::query

@@ -95,10 +95,11 @@ class HeldColumnsSink final : public query::ResultSink {
   bool planned_ = false;
 };
 
-// Whether a query that ended with `status` is run again with every site's columns asked anew.
-bool PlanAgain(const absl::Status& status, const HeldColumnsSink& held,
+// Whether a query that ended with `status` is run again with every site's columns asked anew:
+// not once its answer went out, and never an INSERT (its rows may be written already).
+bool PlanAgain(const std::string& sql, const absl::Status& status, const HeldColumnsSink& held,
                const query::ShardReads& reads) {
-  if (held.sent()) return false;
+  if (held.sent() || query::IsInsertStatement(sql)) return false;
   if (query::IsColumnsChanged(status)) return true;
   // A plan that failed with remembered columns: a column not found, or of another type.
   return !held.planned() && reads.RememberedColumns() &&
@@ -368,7 +369,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunOverShards(
   for (int retries = 0;; ++retries) {
     stats = engine_.Execute(sql, options, &held);
     if (stats.ok() || retries == kColumnsChangedRetries ||
-        !PlanAgain(stats.status(), held, reads)) {
+        !PlanAgain(sql, stats.status(), held, reads)) {
       break;
     }
     reads.Refresh();

@@ -50,6 +50,19 @@ TEST(StatementShapeTest, OtherStatementsHaveNone) {
   EXPECT_TRUE(ReadStatementShape("With q AS (SELECT 1) SELECT * FROM q").has_value());
 }
 
+// An INSERT, whatever its case, comments or query, is one (it is never run again on a cluster);
+// nothing else is.
+TEST(StatementShapeTest, AnInsertIsKnownByItsFirstWord) {
+  for (const std::string sql :
+       {"INSERT INTO t (time, v) VALUES (now(), 1)", "-- a note\n insert into t SELECT * FROM u"}) {
+    EXPECT_TRUE(IsInsertStatement(sql)) << sql;
+  }
+  for (const std::string sql : {"SELECT 'INSERT'", "DELETE FROM t", "", "'unterminated",
+                                "WITH q AS (SELECT 1) SELECT * FROM q"}) {
+    EXPECT_FALSE(IsInsertStatement(sql)) << sql;
+  }
+}
+
 // An EXPLAIN of a read has the read's shape (a cluster node plans it as the read would run);
 // an EXPLAIN of anything else, and any other statement, none.
 TEST(StatementShapeTest, AnExplainedReadHasTheReadsShape) {
