@@ -144,6 +144,11 @@ absl::Status CreateTable(const Statement& stmt, const StatementRun& run) {
   if (hours) spec.retention.memory_store_retention_hours = *hours;
   if (days) spec.retention.magnetic_store_retention_days = *days;
   spec.enable_magnetic_store_writes = writes.value_or(false);
+  if (key.has_value() && key->empty()) {
+    return properties.Error(properties.Find("partition_key")->value_pos,
+                            "partition_key is 'measure_name' or the name of the dimension to "
+                            "partition by, not empty");
+  }
   if (key.has_value() && *key != "measure_name") {
     spec.partition_key = {.type = PartitionKeyType::kDimension, .name = *key};
   }
