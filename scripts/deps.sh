@@ -11,6 +11,8 @@ packages=(
   # The IANA time zones at_timezone and with_timezone read (Abseil loads them).
   tzdata
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+  # SQLite: the independent engine the query engine's generated statements are checked against.
+  libsqlite3-dev
   libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
   prometheus-cpp-dev libcpp-httplib-dev prometheus
   python3 python3-grpcio python3-protobuf

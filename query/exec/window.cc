@@ -620,7 +620,7 @@ absl::Status BindWindowCall(const Expr& e, std::string_view sql, WindowCall* cal
   for (const OrderItem& o : w.order_by) {
     call->order_by.push_back(o.expr.get());
     call->descending.push_back(o.descending);
-    call->nulls_first.push_back(o.nulls_first.value_or(o.descending));
+    call->nulls_first.push_back(o.NullsFirst());
   }
   if (w.frame) {
     call->frame = *w.frame;

@@ -128,6 +128,9 @@ struct OrderItem {
   ExprPtr expr;
   bool descending = false;
   std::optional<bool> nulls_first;
+  // Where its NULLs go: as written, else last in either direction, as Presto and Timestream
+  // place them (PostgreSQL puts them first when descending).
+  bool NullsFirst() const { return nulls_first.value_or(false); }
 };
 
 // The frame of a window: ROWS, RANGE or GROUPS BETWEEN start AND end.

@@ -328,7 +328,7 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
       RETURN_IF_ERROR(Bind(*o.expr, input(), sql_));
       spec.order_keys.push_back(o.expr.get());
       spec.descending.push_back(o.descending);
-      spec.nulls_first.push_back(o.nulls_first.value_or(o.descending));
+      spec.nulls_first.push_back(o.NullsFirst());
     }
   }
   for (auto& a : e.args) {
@@ -432,9 +432,7 @@ std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
       column = static_cast<size_t>(at - key_text_.begin());
       ordered[column] = true;
     }
-    top.order.push_back({.key = column,
-                         .descending = o.descending,
-                         .nulls_first = o.nulls_first.value_or(o.descending)});
+    top.order.push_back({.key = column, .descending = o.descending, .nulls_first = o.NullsFirst()});
   }
   if (std::find(ordered.begin(), ordered.end(), false) != ordered.end()) {
     top.whole_groups_only = true;
@@ -512,7 +510,7 @@ void Planner::SelectPhases::OutputColumns() {
 absl::Status Planner::SelectPhases::OrderBy() {
   for (OrderItem& o : select_.order_by) {
     ASSIGN_OR_RETURN(const int column, KeyColumn(o.expr, "ORDER BY"));
-    sort_keys_.push_back({column, o.descending, o.nulls_first.value_or(o.descending)});
+    sort_keys_.push_back({column, o.descending, o.NullsFirst()});
   }
   return absl::OkStatus();
 }

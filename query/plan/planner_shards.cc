@@ -127,7 +127,7 @@ std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const Frag
       if (!table.AppendSql(*bound, site, &text)) return {};
       clauses[site] +=
           StrCat(clauses[site].empty() ? " ORDER BY " : ", ", text, o.descending ? " DESC" : " ASC",
-                 o.nulls_first.value_or(o.descending) ? " NULLS FIRST" : " NULLS LAST");
+                 o.NullsFirst() ? " NULLS FIRST" : " NULLS LAST");
     }
   }
   for (std::string& clause : clauses) clause += StrCat(" LIMIT ", rows);

@@ -254,7 +254,7 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   const std::string top = RowsThrough(
       0, "EXPLAIN SELECT host FROM demo.cpu ORDER BY measure_value::double DESC LIMIT 2");
   EXPECT_NE(top.find("SELECT \"host\", \"measure_value::double\" FROM \"demo\".\"cpu\" ORDER BY "
-                     "\"measure_value::double\" DESC NULLS FIRST LIMIT 2"),
+                     "\"measure_value::double\" DESC NULLS LAST LIMIT 2"),
             std::string::npos)
       << top;
   // Through a node leading a shard (a node that started late may lead none): that shard

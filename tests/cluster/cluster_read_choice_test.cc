@@ -258,7 +258,7 @@ TEST_F(ClusterFanOutTest, GroupsOfThePartitionKeyAreAggregatedWholeInTheirFragme
   EXPECT_NE(plan.find("approx_percentile(\"measure_value::double\", (0.5))"), std::string::npos)
       << plan;
   const std::string top = LaggingRows("EXPLAIN " + whole.back(), v1::READ_CONSISTENCY_LEADER);
-  EXPECT_NE(top.find("GROUP BY 1 ORDER BY 2 DESC NULLS FIRST, 1 ASC NULLS LAST LIMIT 3"),
+  EXPECT_NE(top.find("GROUP BY 1 ORDER BY 2 DESC NULLS LAST, 1 ASC NULLS LAST LIMIT 3"),
             std::string::npos)
       << top;
   // Groups not fixed by the key (or no groups) span shards: merged here from partial states.

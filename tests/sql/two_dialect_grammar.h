@@ -1,0 +1,890 @@
+// Statements generated in two dialects at once: Strata's (Timestream's Presto SQL over a table
+// with a `time` TIMESTAMP) and SQLite's (the same rows in a plain table whose `time` is epoch
+// milliseconds), for tests/sql/sqlite_oracle_test.cc. The grammar keeps to what the two define
+// alike: no division by anything that may be zero, no integer overflow, no casts whose rounding
+// differs, every ORDER BY total and with its NULLs placed explicitly on SQLite's side (Presto
+// puts NULLs last in either direction; SQLite first when ascending).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace strata::testing {
+
+// What a generated expression or result column holds; SQLite's answers are printed as Strata
+// prints that type (a BOOLEAN's 1 as true, a TIMESTAMP's epoch milliseconds as its text).
+enum class Kind { kInt, kDouble, kText, kBool, kTime };
+
+// One expression in both dialects.
+struct Expr {
+  std::string strata, sqlite;
+  Kind kind;
+};
+
+// One statement in both dialects, its result columns' kinds, and whether its rows come in an
+// order of its own (otherwise compare them sorted).
+struct DialectPair {
+  std::string strata, sqlite;
+  std::vector<Kind> kinds;
+  bool ordered = false;
+};
+
+// The oracle table's first point, 2024-03-10T06:00:00Z.
+inline constexpr int64_t kOracleStartMillis = 1710050400000;
+
+class TwoDialectGrammar {
+ public:
+  TwoDialectGrammar(uint32_t seed, std::string strata_table)
+      : random_(seed), table_(std::move(strata_table)) {}
+
+  DialectPair Next() {
+    switch (Pick(12)) {
+      case 0:
+      case 1:
+        return Rows();
+      case 2:
+      case 3:
+      case 4:
+        return Grouped();
+      case 5:
+        return Global();
+      case 6:
+        return Distinct();
+      case 7:
+      case 8:
+        return Windowed();
+      case 9:
+        return Joined();
+      case 10:
+        return SetOperation();
+      default:
+        return Subquery();
+    }
+  }
+
+  Expr Of(Kind kind, int depth = 0) {
+    switch (kind) {
+      case Kind::kInt:
+        return Int(depth);
+      case Kind::kDouble:
+        return Double(depth);
+      case Kind::kText:
+        return Text(depth);
+      case Kind::kBool:
+        return Bool(depth);
+      case Kind::kTime:
+        return Time(depth);
+    }
+    return Int(depth);
+  }
+
+  Expr Bool(int depth = 0) {
+    Expr e = BoolOf(depth);
+    e.kind = Kind::kBool;
+    return e;
+  }
+
+ private:
+  Expr BoolOf(int depth) {
+    if (depth >= 2 || Chance(35)) return Atom(depth);
+    switch (Pick(4)) {
+      case 0:
+        return Join2(Bool(depth + 1), " AND ", Bool(depth + 1), Kind::kBool);
+      case 1:
+        return Join2(Bool(depth + 1), " OR ", Bool(depth + 1), Kind::kBool);
+      case 2:
+        return Wrap("NOT (", Bool(depth + 1), ")");
+      default:
+        return Atom(depth);
+    }
+  }
+
+  size_t Pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(random_); }
+  bool Chance(int percent) { return static_cast<int>(Pick(100)) < percent; }
+  template <typename T>
+  const T& OneOf(const std::vector<T>& options) {
+    return options[Pick(options.size())];
+  }
+  static Expr Same(const std::string& text, Kind kind) { return {text, text, kind}; }
+  static Expr Join2(const Expr& a, const std::string& op, const Expr& b, Kind kind) {
+    return {absl::StrCat("(", a.strata, op, b.strata, ")"),
+            absl::StrCat("(", a.sqlite, op, b.sqlite, ")"), kind};
+  }
+  static Expr Wrap(const std::string& before, const Expr& e, const std::string& after) {
+    return {before + e.strata + after, before + e.sqlite + after, e.kind};
+  }
+  static Expr Call(const std::string& name, const std::vector<Expr>& args, Kind kind,
+                   const std::string& sqlite_name = "") {
+    std::vector<std::string> a, b;
+    for (const Expr& e : args) {
+      a.push_back(e.strata);
+      b.push_back(e.sqlite);
+    }
+    return {
+        absl::StrCat(name, "(", absl::StrJoin(a, ", "), ")"),
+        absl::StrCat(sqlite_name.empty() ? name : sqlite_name, "(", absl::StrJoin(b, ", "), ")"),
+        kind};
+  }
+
+  // Minutes since the first point: the time as an integer both sides compute alike.
+  static Expr Minute() {
+    return {absl::StrCat("((to_milliseconds(time) - ", kOracleStartMillis, ") / 60000)"),
+            absl::StrCat("((time - ", kOracleStartMillis, ") / 60000)"), Kind::kInt};
+  }
+
+  // A TIMESTAMP: the time, moved, truncated or binned (SQLite computes its milliseconds).
+  Expr Time(int depth) {
+    if (depth >= 2 || Chance(50)) {
+      static const std::vector<std::pair<std::string, std::string>> kTimes = {
+          {"time", "time"},
+          {"bin(time, 15m)", "(time / 900000 * 900000)"},
+          {"date_trunc('hour', time)", "(time / 3600000 * 3600000)"},
+          {"date_add('minute', 5, time)", "(time + 300000)"},
+          {"(time - 90s)", "(time - 90000)"},
+          {"TIMESTAMP '2024-03-10 07:30:00'", "1710055800000"},
+      };
+      const auto& [strata, sqlite] = OneOf(kTimes);
+      return {strata, sqlite, Kind::kTime};
+    }
+    switch (Pick(3)) {
+      case 0:
+        return Case(Kind::kTime, depth);
+      case 1:
+        return Call("coalesce", {Time(depth + 1), Time(depth + 1)}, Kind::kTime);
+      default:
+        return Call("greatest", {Time(depth + 1), Time(depth + 1)}, Kind::kTime, "max");
+    }
+  }
+
+  // A part of the time as a small integer (minutes or seconds from the first point: products
+  // of two stay far from overflow), through Strata's date and time functions.
+  Expr TimePart() {
+    static const std::vector<std::pair<std::string, std::string>> kParts = {
+        {"minute(time)", "((time / 60000) % 60)"},
+        {"hour(time)", "((time / 3600000) % 24)"},
+        {"date_diff('minute', TIMESTAMP '2024-03-10 06:00:00', time)",
+         "((time - 1710050400000) / 60000)"},
+        {"((to_milliseconds(date_add('minute', 5, time)) - 1710050400000) / 60000)",
+         "((time + 300000 - 1710050400000) / 60000)"},
+        {"((to_milliseconds(time - 90s) - 1710050400000) / 1000)",
+         "((time - 90000 - 1710050400000) / 1000)"},
+        {"((to_milliseconds(date_trunc('hour', time)) - 1710050400000) / 60000)",
+         "((time / 3600000 * 3600000 - 1710050400000) / 60000)"},
+        {"((to_milliseconds(bin(time, 10m)) - 1710050400000) / 60000)",
+         "((time / 600000 * 600000 - 1710050400000) / 60000)"},
+        {"second(time)", "((time / 1000) % 60)"},
+    };
+    const auto& [strata, sqlite] = OneOf(kParts);
+    return {strata, sqlite, Kind::kInt};
+  }
+
+  Expr Int(int depth) {
+    if (depth >= 2 || Chance(40)) {
+      switch (Pick(6)) {
+        case 0:
+          return Same("a", Kind::kInt);
+        case 1:
+          return Same("b", Kind::kInt);
+        case 2:
+          return Minute();
+        case 5:
+          return TimePart();
+        case 3:
+          return Same(std::to_string(static_cast<int>(Pick(40)) - 8), Kind::kInt);
+        default:
+          return Call("length", {Text(depth + 1)}, Kind::kInt);
+      }
+    }
+    switch (Pick(10)) {
+      case 0:
+        return Join2(Int(depth + 1), " + ", Int(depth + 1), Kind::kInt);
+      case 1:
+        return Join2(Int(depth + 1), " - ", Int(depth + 1), Kind::kInt);
+      case 2:
+        return Join2(Int(depth + 1), " * ", Int(depth + 1), Kind::kInt);
+      case 3:
+        return Join2(Int(depth + 1), " / ", Same(OneOf(kDivisors), Kind::kInt), Kind::kInt);
+      case 4:
+        return Join2(Int(depth + 1), " % ", Same(OneOf(kDivisors), Kind::kInt), Kind::kInt);
+      case 5:
+        return Call("abs", {Int(depth + 1)}, Kind::kInt);
+      case 6:
+        return Case(Kind::kInt, depth);
+      case 7:
+        return Call("coalesce", {Int(depth + 1), Int(depth + 1)}, Kind::kInt);
+      case 8:
+        switch (Pick(4)) {
+          case 0:
+            return Call("nullif", {Int(depth + 1), Int(depth + 1)}, Kind::kInt);
+          case 1: {
+            const Expr e = Int(depth + 1), d = Same(OneOf(kDivisors), Kind::kInt);
+            return {absl::StrCat("mod(", e.strata, ", ", d.strata, ")"),
+                    absl::StrCat("(", e.sqlite, " % ", d.sqlite, ")"), Kind::kInt};
+          }
+          case 2:
+            return Call("strpos", {Text(depth + 1), Same("'p'", Kind::kText)}, Kind::kInt, "instr");
+          default:
+            return Call("sign", {Int(depth + 1)}, Kind::kInt);
+        }
+      default:
+        // Presto's greatest and SQLite's max of several arguments: NULL if any is.
+        if (Chance(50))
+          return Call("greatest", {Int(depth + 1), Int(depth + 1)}, Kind::kInt, "max");
+        return Call("least", {Int(depth + 1), Int(depth + 1)}, Kind::kInt, "min");
+    }
+  }
+
+  Expr Double(int depth) {
+    if (depth >= 2 || Chance(40)) {
+      switch (Pick(4)) {
+        case 0:
+          return Same("x", Kind::kDouble);
+        case 1:
+          return Same("y", Kind::kDouble);
+        case 2:
+          return Same(OneOf(std::vector<std::string>{"2.5", "-0.75", "10.0", "0.01"}),
+                      Kind::kDouble);
+        default: {
+          const Expr i = Int(depth + 1);
+          return {"CAST(" + i.strata + " AS double)", "CAST(" + i.sqlite + " AS REAL)",
+                  Kind::kDouble};
+        }
+      }
+    }
+    switch (Pick(9)) {
+      case 0:
+        return Join2(Double(depth + 1), " + ", Double(depth + 1), Kind::kDouble);
+      case 1:
+        return Join2(Double(depth + 1), " - ", Int(depth + 1), Kind::kDouble);
+      case 2:
+        return Join2(Double(depth + 1), " * ", Double(depth + 1), Kind::kDouble);
+      case 3:
+        return Join2(Double(depth + 1), " / ", Same(OneOf(kDoubleDivisors), Kind::kDouble),
+                     Kind::kDouble);
+      case 4:
+        return Call("abs", {Double(depth + 1)}, Kind::kDouble);
+      case 5:
+        return Case(Kind::kDouble, depth);
+      case 6:
+        return Call("coalesce", {Double(depth + 1), Double(depth + 1)}, Kind::kDouble);
+      case 7:
+        switch (Pick(5)) {
+          case 0:
+            return Call(Chance(50) ? "floor" : "ceil", {Double(depth + 1)}, Kind::kDouble);
+          case 1:
+            return Call("sqrt", {Call("abs", {Double(depth + 1)}, Kind::kDouble)}, Kind::kDouble);
+          case 2:
+            return Call("power", {Double(depth + 1), Same("2", Kind::kInt)}, Kind::kDouble, "pow");
+          case 3:
+            return Call("sign", {Double(depth + 1)}, Kind::kDouble);
+          default:
+            return Call("ln", {Wrap("(abs(", Double(depth + 1), ") + 1)")}, Kind::kDouble);
+        }
+      default:
+        return Wrap("-(", Double(depth + 1), ")");
+    }
+  }
+
+  Expr Text(int depth) {
+    if (depth >= 2 || Chance(45)) {
+      switch (Pick(5)) {
+        case 0:
+          return Same("host", Kind::kText);
+        case 1:
+          return Same("zone", Kind::kText);
+        case 2:
+          return Same("measure_name", Kind::kText);
+        case 3:
+          return Same("s", Kind::kText);
+        default:
+          return Same(OneOf(std::vector<std::string>{"'apple'", "'Apple'", "'b_n%x'", "'z1'"}),
+                      Kind::kText);
+      }
+    }
+    switch (Pick(8)) {
+      case 0:
+        return Call(Chance(50) ? "upper" : "lower", {Text(depth + 1)}, Kind::kText);
+      case 1:
+        return Call("substr", {Text(depth + 1), Same(OneOf(kStarts), Kind::kInt)}, Kind::kText);
+      case 2:
+        return Call("substr",
+                    {Text(depth + 1), Same(OneOf(kStarts), Kind::kInt),
+                     Same(std::to_string(Pick(4)), Kind::kInt)},
+                    Kind::kText);
+      case 3:
+        return Join2(Text(depth + 1), " || ", Text(depth + 1), Kind::kText);
+      case 4:
+        return Call("replace",
+                    {Text(depth + 1), Same("'p'", Kind::kText), Same("'P'", Kind::kText)},
+                    Kind::kText);
+      case 5:
+        return Call("coalesce", {Text(depth + 1), Text(depth + 1)}, Kind::kText);
+      case 6: {
+        if (Chance(50)) return Case(Kind::kText, depth);
+        // The simple CASE: its operand compared with each WHEN (a NULL operand matches none).
+        const Expr operand = Int(depth + 1), then = Text(depth + 1), otherwise = Text(depth + 1);
+        return {absl::StrCat("CASE ", operand.strata, " WHEN 1 THEN ", then.strata,
+                             " WHEN 2 THEN 'two' ELSE ", otherwise.strata, " END"),
+                absl::StrCat("CASE ", operand.sqlite, " WHEN 1 THEN ", then.sqlite,
+                             " WHEN 2 THEN 'two' ELSE ", otherwise.sqlite, " END"),
+                Kind::kText};
+      }
+      default:
+        return Call(OneOf(std::vector<std::string>{"trim", "ltrim", "rtrim"}),
+                    {Wrap("(' ' || ", Text(depth + 1), " || ' ')")}, Kind::kText);
+    }
+  }
+
+  Expr Case(Kind kind, int depth) {
+    Expr c = Bool(depth + 1), then = Of(kind, depth + 1), otherwise = Of(kind, depth + 1);
+    if (Chance(30)) {
+      return {absl::StrCat("CASE WHEN ", c.strata, " THEN ", then.strata, " END"),
+              absl::StrCat("CASE WHEN ", c.sqlite, " THEN ", then.sqlite, " END"), kind};
+    }
+    return {absl::StrCat("CASE WHEN ", c.strata, " THEN ", then.strata, " ELSE ", otherwise.strata,
+                         " END"),
+            absl::StrCat("CASE WHEN ", c.sqlite, " THEN ", then.sqlite, " ELSE ", otherwise.sqlite,
+                         " END"),
+            kind};
+  }
+
+  Expr Number(int depth) { return Chance(50) ? Int(depth) : Double(depth); }
+
+  Expr Atom(int depth) {
+    static const std::vector<std::string> kComparisons = {" = ",  " <> ", " < ",
+                                                          " <= ", " > ",  " >= "};
+    switch (Pick(12)) {
+      case 11:
+        return Join2(Time(depth + 1), OneOf(kComparisons), Time(depth + 1), Kind::kBool);
+      case 0:
+      case 1:
+        return Join2(Number(depth + 1), OneOf(kComparisons), Number(depth + 1), Kind::kBool);
+      case 2:
+        return Join2(Text(depth + 1), OneOf(kComparisons), Text(depth + 1), Kind::kBool);
+      case 3: {
+        const Kind kind = OneOf(std::vector<Kind>{Kind::kInt, Kind::kDouble, Kind::kText});
+        return Wrap("(", Of(kind, depth + 1), Chance(50) ? " IS NULL)" : " IS NOT NULL)");
+      }
+      case 4: {
+        const Expr e = Number(depth + 1);
+        const int lo = static_cast<int>(Pick(60)) - 20;
+        const std::string range =
+            absl::StrCat(" BETWEEN ", lo, " AND ", lo + static_cast<int>(Pick(40)));
+        return Wrap("(", e, (Chance(25) ? " NOT" : "") + range + ")");
+      }
+      case 5: {
+        const Expr e = Int(depth + 1);
+        const std::string list = Chance(20) ? "(1, 2, NULL)" : "(0, 1, 2, 3, 5, 8, 13)";
+        return Wrap("(", e, (Chance(30) ? " NOT IN " : " IN ") + list + ")");
+      }
+      case 6: {
+        const Expr e = Text(depth + 1);
+        return Wrap(
+            "(", e,
+            Chance(30) ? " NOT IN ('apple', 'h1', 'z0'))" : " IN ('apple', 'h1', 'z0', 'm'))");
+      }
+      case 7: {
+        static const std::vector<std::string> kPatterns = {"'a%'",  "'%an%'", "'_pple'", "'A%'",
+                                                           "'%_%'", "'h1%'",  "'%e'"};
+        return Wrap("(", Text(depth + 1),
+                    (Chance(25) ? " NOT LIKE " : " LIKE ") + OneOf(kPatterns) + ")");
+      }
+      case 8:
+        return Same(Chance(70) ? "f" : "(f IS NULL)", Kind::kBool);
+      case 9: {
+        // Presto's IS DISTINCT FROM is SQLite's IS NOT.
+        const Kind kind = OneOf(std::vector<Kind>{Kind::kInt, Kind::kText});
+        const Expr a = Of(kind, depth + 1), b = Of(kind, depth + 1);
+        const bool distinct = Chance(50);
+        return {
+            absl::StrCat("(", a.strata, distinct ? " IS DISTINCT FROM " : " IS NOT DISTINCT FROM ",
+                         b.strata, ")"),
+            absl::StrCat("(", a.sqlite, distinct ? " IS NOT " : " IS ", b.sqlite, ")"),
+            Kind::kBool};
+      }
+      default: {
+        const std::vector<std::pair<std::string, std::string>> kTimes = {
+            {"time >= TIMESTAMP '2024-03-10 07:00:00'", "time >= 1710054000000"},
+            {"time < TIMESTAMP '2024-03-10 06:45:00'", "time < 1710053100000"},
+            {"time BETWEEN TIMESTAMP '2024-03-10 06:30:00' AND TIMESTAMP '2024-03-10 08:10:00'",
+             "time BETWEEN 1710052200000 AND 1710058200000"},
+            {"hour(time) = 8", "(time / 3600000) % 24 = 8"},
+        };
+        const auto& [strata, sqlite] = OneOf(kTimes);
+        return {strata, sqlite, Kind::kBool};
+      }
+    }
+  }
+
+  // An aggregate over the table's rows: its two texts and its result's kind.
+  Expr Aggregate() {
+    switch (Pick(13)) {
+      case 0:
+        return Same("count(*)", Kind::kInt);
+      case 1:
+        return Call("count", {Of(OneOf(kValueKinds), 1)}, Kind::kInt);
+      case 2:
+        return Call("sum", {Int(1)}, Kind::kInt);
+      case 3:
+        return Call("sum", {Double(1)}, Kind::kDouble);
+      case 4:
+        return Call("avg", {Number(1)}, Kind::kDouble);
+      case 5:
+      case 6: {
+        const Expr e = Of(OneOf(kValueKinds), 1);
+        return Call(Chance(50) ? "min" : "max", {e}, e.kind);
+      }
+      case 7: {
+        const Expr e = Of(OneOf(kValueKinds), 2);
+        return {absl::StrCat("count(DISTINCT ", e.strata, ")"),
+                absl::StrCat("count(DISTINCT ", e.sqlite, ")"), Kind::kInt};
+      }
+      case 8: {
+        const Expr p = Bool(1);
+        return {absl::StrCat("count_if(", p.strata, ")"),
+                absl::StrCat("count(CASE WHEN ", p.sqlite, " THEN 1 END)"), Kind::kInt};
+      }
+      case 9: {
+        const Expr e = Int(1), p = Bool(1);
+        return {absl::StrCat("sum(", e.strata, ") FILTER (WHERE ", p.strata, ")"),
+                absl::StrCat("sum(", e.sqlite, ") FILTER (WHERE ", p.sqlite, ")"), Kind::kInt};
+      }
+      case 10: {
+        // bool_and and bool_or are min and max of SQLite's 0 and 1 (NULLs ignored alike).
+        const bool all = Chance(50);
+        return {all ? "bool_and(f)" : "bool_or(f)", all ? "min(f)" : "max(f)", Kind::kBool};
+      }
+      case 11: {
+        const Expr e = Int(2);
+        return {absl::StrCat("sum(DISTINCT ", e.strata, ")"),
+                absl::StrCat("sum(DISTINCT ", e.sqlite, ")"), Kind::kInt};
+      }
+      default: {
+        const Expr e = Number(1);
+        return Wrap("(", Call(Chance(50) ? "max" : "min", {e}, e.kind), " - 1)");
+      }
+    }
+  }
+
+  // A key to group or partition by.
+  Expr Key() {
+    switch (Pick(7)) {
+      case 0:
+        return Same("host", Kind::kText);
+      case 1:
+        return Same("zone", Kind::kText);
+      case 2:
+        return Same("s", Kind::kText);
+      case 3:
+        return Chance(50)
+                   ? Expr{"to_milliseconds(bin(time, 15m))", "(time / 900000 * 900000)", Kind::kInt}
+                   : TimePart();
+      case 4:
+        return Same("a", Kind::kInt);
+      case 5:
+        return Same("f", Kind::kBool);
+      default:
+        return Of(OneOf(kValueKinds), 1);
+    }
+  }
+
+  // " WHERE p" in both dialects, or nothing.
+  std::pair<std::string, std::string> Filter() {
+    if (Chance(25)) return {"", ""};
+    const Expr p = Bool();
+    return {" WHERE " + p.strata, " WHERE " + p.sqlite};
+  }
+
+  // ORDER BY every one of `n` columns: a total order, so a LIMIT cuts the same lines.
+  void OrderAll(size_t n, DialectPair& q, bool limit) {
+    std::vector<std::string> a, b;
+    for (size_t i = 1; i <= n; ++i) {
+      const bool desc = Chance(40);
+      const int nulls = static_cast<int>(Pick(3));  // default, first, last
+      a.push_back(absl::StrCat(i, desc ? " DESC" : "",
+                               nulls == 1   ? " NULLS FIRST"
+                               : nulls == 2 ? " NULLS LAST"
+                                            : ""));
+      b.push_back(
+          absl::StrCat(i, desc ? " DESC" : "", nulls == 1 ? " NULLS FIRST" : " NULLS LAST"));
+    }
+    q.strata += " ORDER BY " + absl::StrJoin(a, ", ");
+    q.sqlite += " ORDER BY " + absl::StrJoin(b, ", ");
+    q.ordered = true;
+    if (!limit) return;
+    const std::string cut =
+        absl::StrCat(" LIMIT ", 1 + Pick(25), Chance(30) ? absl::StrCat(" OFFSET ", Pick(10)) : "");
+    q.strata += cut;
+    q.sqlite += cut;
+  }
+
+  // SELECT of `items` FROM the table (T in the SQLite dialect is `t`).
+  DialectPair Select(const std::vector<Expr>& items, const std::string& head = "SELECT ") {
+    DialectPair q;
+    std::vector<std::string> a, b;
+    for (const Expr& e : items) {
+      a.push_back(e.strata);
+      b.push_back(e.sqlite);
+      q.kinds.push_back(e.kind);
+    }
+    q.strata = head + absl::StrJoin(a, ", ") + " FROM " + table_;
+    q.sqlite = head + absl::StrJoin(b, ", ") + " FROM t";
+    return q;
+  }
+
+  void AddFilter(DialectPair& q) {
+    const auto [strata, sqlite] = Filter();
+    q.strata += strata;
+    q.sqlite += sqlite;
+  }
+
+  DialectPair Rows() {
+    std::vector<Expr> items;
+    for (size_t i = 1 + Pick(3); i > 0; --i) items.push_back(Of(OneOf(kAllKinds)));
+    DialectPair q = Select(items);
+    AddFilter(q);
+    if (Chance(50)) OrderAll(items.size(), q, /*limit=*/true);
+    return q;
+  }
+
+  DialectPair Grouped() {
+    std::vector<Expr> items;
+    const size_t keys = 1 + Pick(2);
+    for (size_t i = 0; i < keys; ++i) items.push_back(Key());
+    for (size_t i = 1 + Pick(3); i > 0; --i) items.push_back(Aggregate());
+    DialectPair q = Select(items);
+    AddFilter(q);
+    const std::string by = keys == 1 ? " GROUP BY 1" : " GROUP BY 1, 2";
+    q.strata += by;
+    q.sqlite += by;
+    if (Chance(30)) {
+      Expr aggregate = Aggregate();
+      while (aggregate.kind != Kind::kInt && aggregate.kind != Kind::kDouble) {
+        aggregate = Aggregate();
+      }
+      const Expr having =
+          Join2(aggregate, " > ", Same(std::to_string(Pick(20)), Kind::kInt), Kind::kBool);
+      q.strata += " HAVING " + having.strata;
+      q.sqlite += " HAVING " + having.sqlite;
+    }
+    if (Chance(40)) OrderAll(items.size(), q, Chance(70));
+    return q;
+  }
+
+  DialectPair Global() {
+    std::vector<Expr> items;
+    for (size_t i = 1 + Pick(4); i > 0; --i) items.push_back(Aggregate());
+    DialectPair q = Select(items);
+    AddFilter(q);
+    return q;
+  }
+
+  DialectPair Distinct() {
+    std::vector<Expr> items;
+    for (size_t i = 1 + Pick(2); i > 0; --i) items.push_back(Key());
+    DialectPair q = Select(items, "SELECT DISTINCT ");
+    AddFilter(q);
+    if (Chance(50)) OrderAll(items.size(), q, Chance(50));
+    return q;
+  }
+
+  // A window function over a partition, ordered by a unique key (time, host, measure_name) or
+  // by a value with ties (rank, and the default frame's peers).
+  DialectPair Windowed() {
+    static const std::vector<std::string> kPartitions = {
+        "", "PARTITION BY host ", "PARTITION BY zone ", "PARTITION BY measure_name, zone "};
+    const std::string partition = OneOf(kPartitions);
+    const std::string unique = "ORDER BY time, host, measure_name";
+    Expr value = Of(OneOf(kValueKinds), 1);
+    Expr number = Number(1);
+    Expr w;
+    auto over = [&](const std::string& order) {
+      return absl::StrCat(" OVER (", partition, order, ")");
+    };
+    switch (Pick(12)) {
+      case 9: {
+        // RANGE with offsets over a key with NULLs (NULL rows are each other's peers).
+        static const std::vector<std::string> kRanges = {
+            "RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING",
+            "RANGE BETWEEN CURRENT ROW AND 5 FOLLOWING",
+            "RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"};
+        const std::string frame = OneOf(kRanges);
+        const bool desc = Chance(30);
+        w = {absl::StrCat("count(", value.strata, ")",
+                          over(absl::StrCat("ORDER BY a", desc ? " DESC" : "", " ", frame))),
+             absl::StrCat(
+                 "count(", value.sqlite, ")",
+                 over(absl::StrCat("ORDER BY a", desc ? " DESC" : "", " NULLS LAST ", frame))),
+             Kind::kInt};
+        break;
+      }
+      case 10:
+        w = {absl::StrCat("sum(b)", over("ORDER BY s GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW")),
+             absl::StrCat("sum(b)",
+                          over("ORDER BY s NULLS LAST GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW")),
+             Kind::kInt};
+        break;
+      case 11:
+        w = {absl::StrCat(
+                 "nth_value(", value.strata, ", 2)",
+                 over(unique + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")),
+             absl::StrCat(
+                 "nth_value(", value.sqlite, ", 2)",
+                 over(unique + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")),
+             value.kind};
+        break;
+      case 0:
+        w = Same("row_number()" + over(unique), Kind::kInt);
+        break;
+      case 1: {
+        const bool desc = Chance(50);
+        const std::string name = Chance(50) ? "rank()" : "dense_rank()";
+        w = {name + over(absl::StrCat("ORDER BY ", number.strata, desc ? " DESC" : "")),
+             name +
+                 over(absl::StrCat("ORDER BY ", number.sqlite, desc ? " DESC" : "", " NULLS LAST")),
+             Kind::kInt};
+        break;
+      }
+      case 2: {
+        const std::string name = Chance(50) ? "lag" : "lead";
+        const std::string offset = Chance(50) ? "" : ", 2";
+        w = {absl::StrCat(name, "(", value.strata, offset, ")", over(unique)),
+             absl::StrCat(name, "(", value.sqlite, offset, ")", over(unique)), value.kind};
+        break;
+      }
+      case 3:
+        w = {absl::StrCat("sum(", number.strata, ")",
+                          over(unique + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")),
+             absl::StrCat("sum(", number.sqlite, ")",
+                          over(unique + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")),
+             number.kind};
+        break;
+      case 4:
+        w = {absl::StrCat("count(", value.strata, ")", over("")),
+             absl::StrCat("count(", value.sqlite, ")", over("")), Kind::kInt};
+        break;
+      case 5: {
+        // The default frame: every row up to the current one and its peers.
+        const std::string name = Chance(50) ? "max" : "min";
+        w = {absl::StrCat(name, "(", value.strata, ")", over("ORDER BY " + number.strata)),
+             absl::StrCat(name, "(", value.sqlite, ")",
+                          over("ORDER BY " + number.sqlite + " NULLS LAST")),
+             value.kind};
+        break;
+      }
+      case 6: {
+        const std::string name = Chance(50) ? "first_value" : "last_value";
+        w = {absl::StrCat(name, "(", value.strata, ")", over(unique)),
+             absl::StrCat(name, "(", value.sqlite, ")", over(unique)), value.kind};
+        break;
+      }
+      case 7:
+        w = {absl::StrCat("avg(", number.strata, ")",
+                          over(unique + " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING")),
+             absl::StrCat("avg(", number.sqlite, ")",
+                          over(unique + " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING")),
+             Kind::kDouble};
+        break;
+      default: {
+        const std::string name =
+            OneOf(std::vector<std::string>{"ntile(3)", "percent_rank()", "cume_dist()"});
+        w = {name + over(absl::StrCat("ORDER BY ", number.strata)),
+             name + over(absl::StrCat("ORDER BY ", number.sqlite, " NULLS LAST")),
+             name == "ntile(3)" ? Kind::kInt : Kind::kDouble};
+        break;
+      }
+    }
+    // ntile over ties is not defined by the order of equal rows alone: order it uniquely.
+    if (w.strata.rfind("ntile", 0) == 0) {
+      w = {"ntile(3)" + over(unique), "ntile(3)" + over(unique), Kind::kInt};
+    }
+    DialectPair q =
+        Select({Same("host", Kind::kText), Same("measure_name", Kind::kText), Minute(), w});
+    AddFilter(q);
+    return q;
+  }
+
+  // Joins with derived tables: inner, left, right and full, on keys with NULLs.
+  DialectPair Joined() {
+    const auto [inner_a, inner_b] = Filter();
+    const Expr agg = Aggregate();
+    switch (Pick(4)) {
+      case 1: {
+        // Each row beside its zone's aggregate: rows of no zone (and zones the filter left
+        // out) keep NULL.
+        const Expr p = Bool(1);
+        DialectPair q;
+        q.strata = absl::StrCat("SELECT host, ", Minute().strata, ", r.v FROM ", table_,
+                                " LEFT JOIN (SELECT zone AS z, ", agg.strata, " AS v FROM ", table_,
+                                inner_a, " GROUP BY zone) r ON zone = r.z WHERE ", p.strata);
+        q.sqlite =
+            absl::StrCat("SELECT host, ", Minute().sqlite,
+                         ", r.v FROM t LEFT JOIN (SELECT zone AS z, ", agg.sqlite, " AS v FROM t",
+                         inner_b, " GROUP BY zone) r ON zone = r.z WHERE ", p.sqlite);
+        q.kinds = {Kind::kText, Kind::kInt, agg.kind};
+        return q;
+      }
+      case 0: {
+        const Expr p = Bool(1);
+        DialectPair q;
+        q.strata = absl::StrCat("SELECT host, r.v, count(*) FROM ", table_,
+                                " l JOIN (SELECT host AS h, ", agg.strata, " AS v FROM ", table_,
+                                inner_a, " GROUP BY host) r ON l.host = r.h WHERE ", p.strata,
+                                " GROUP BY host, r.v");
+        q.sqlite =
+            absl::StrCat("SELECT host, r.v, count(*) FROM t l JOIN (SELECT host AS h, ", agg.sqlite,
+                         " AS v FROM t", inner_b, " GROUP BY host) r ON l.host = r.h WHERE ",
+                         p.sqlite, " GROUP BY host, r.v");
+        q.kinds = {Kind::kText, agg.kind, Kind::kInt};
+        return q;
+      }
+      default: {
+        static const std::vector<std::string> kJoins = {"LEFT JOIN", "RIGHT JOIN", "FULL JOIN",
+                                                        "JOIN"};
+        const std::string join = OneOf(kJoins);
+        const Expr k = Key();
+        const auto [outer_a, outer_b] = Filter();
+        // A condition in ON (it only decides which rows match) or in WHERE after the join
+        // (it sees the NULLs an outer join makes): the two must not be confused.
+        static const std::vector<std::string> kOn = {"", "", " AND l.n > 20",
+                                                     " AND r.v IS NOT NULL", " AND l.n < r.n"};
+        static const std::vector<std::string> kAfter = {"",
+                                                        "",
+                                                        " WHERE r.k IS NULL",
+                                                        " WHERE l.k IS NULL",
+                                                        " WHERE coalesce(r.n, 0) < 30",
+                                                        " WHERE l.n > 10 OR r.v IS NULL"};
+        const std::string condition = absl::StrCat(" ON l.k = r.k", OneOf(kOn), OneOf(kAfter));
+        DialectPair q;
+        q.strata = absl::StrCat(
+            "SELECT l.k, l.n, r.v FROM (SELECT ", k.strata, " AS k, count(*) AS n FROM ", table_,
+            outer_a, " GROUP BY 1) l ", join, " (SELECT ", k.strata, " AS k, ", agg.strata,
+            " AS v, count(*) AS n FROM ", table_, inner_a, " GROUP BY 1) r", condition);
+        q.sqlite = absl::StrCat(
+            "SELECT l.k, l.n, r.v FROM (SELECT ", k.sqlite, " AS k, count(*) AS n FROM t", outer_b,
+            " GROUP BY 1) l ", join, " (SELECT ", k.sqlite, " AS k, ", agg.sqlite,
+            " AS v, count(*) AS n FROM t", inner_b, " GROUP BY 1) r", condition);
+        q.kinds = {k.kind, Kind::kInt, agg.kind};
+        return q;
+      }
+    }
+  }
+
+  DialectPair SetOperation() {
+    static const std::vector<std::string> kOperators = {"UNION", "UNION ALL", "INTERSECT",
+                                                        "EXCEPT"};
+    const Kind kind = OneOf(kValueKinds);
+    DialectPair left = Select({Of(kind, 1)});
+    AddFilter(left);
+    DialectPair right = Select({Of(kind, 1)});
+    AddFilter(right);
+    const std::string op = OneOf(kOperators);
+    left.strata += " " + op + " " + right.strata;
+    left.sqlite += " " + op + " " + right.sqlite;
+    if (Chance(30)) OrderAll(1, left, /*limit=*/true);  // of the whole result
+    return left;
+  }
+
+  // IN, EXISTS and scalar subqueries, correlated and not. Inside a subquery a bare column is
+  // the subquery's own table's.
+  DialectPair Subquery() {
+    const auto [inner_a, inner_b] = Filter();
+    const std::string and_a = inner_a.empty() ? "" : " AND " + inner_a.substr(7);
+    const std::string and_b = inner_b.empty() ? "" : " AND " + inner_b.substr(7);
+    DialectPair q;
+    switch (Pick(6)) {
+      case 4: {
+        // The first rows of an ordered derived table, aggregated.
+        const Expr e = Of(OneOf(kValueKinds), 1);
+        const std::string cut = absl::StrCat(" LIMIT ", 1 + Pick(60));
+        q.strata = absl::StrCat("SELECT count(*), count(v), min(v), max(v) FROM (SELECT ", e.strata,
+                                " AS v FROM ", table_, inner_a,
+                                " ORDER BY time DESC, host, measure_name", cut, ")");
+        q.sqlite = absl::StrCat("SELECT count(*), count(v), min(v), max(v) FROM (SELECT ", e.sqlite,
+                                " AS v FROM t", inner_b, " ORDER BY time DESC, host, measure_name",
+                                cut, ")");
+        q.kinds = {Kind::kInt, Kind::kInt, e.kind, e.kind};
+        break;
+      }
+      case 5: {
+        // A CTE of groups, filtered and counted again.
+        const Expr k = Key(), agg = Aggregate();
+        q.strata = absl::StrCat("WITH g AS (SELECT ", k.strata, " AS k, ", agg.strata,
+                                " AS v FROM ", table_, inner_a,
+                                " GROUP BY 1) SELECT count(*), count(v), min(v), max(k) FROM g "
+                                "WHERE k IS NOT NULL");
+        q.sqlite = absl::StrCat("WITH g AS (SELECT ", k.sqlite, " AS k, ", agg.sqlite,
+                                " AS v FROM t", inner_b,
+                                " GROUP BY 1) SELECT count(*), count(v), min(v), max(k) FROM g "
+                                "WHERE k IS NOT NULL");
+        q.kinds = {Kind::kInt, Kind::kInt, agg.kind, k.kind};
+        break;
+      }
+      case 0:
+        q.strata = absl::StrCat("SELECT host, b FROM ", table_, " o WHERE b > (SELECT avg(b) FROM ",
+                                table_, " i WHERE i.host = o.host", and_a, ")");
+        q.sqlite = absl::StrCat(
+            "SELECT host, b FROM t o WHERE b > (SELECT avg(b) FROM t i WHERE "
+            "i.host = o.host",
+            and_b, ")");
+        q.kinds = {Kind::kText, Kind::kInt};
+        break;
+      case 1: {
+        const std::string exists = Chance(50) ? "NOT EXISTS" : "EXISTS";
+        q.strata = absl::StrCat("SELECT DISTINCT zone, s FROM ", table_, " o WHERE ", exists,
+                                " (SELECT 1 FROM ", table_, " i WHERE i.s = o.s", and_a, ")");
+        q.sqlite = absl::StrCat("SELECT DISTINCT zone, s FROM t o WHERE ", exists,
+                                " (SELECT 1 FROM t i WHERE i.s = o.s", and_b, ")");
+        q.kinds = {Kind::kText, Kind::kText};
+        break;
+      }
+      case 2: {
+        const Expr agg = Aggregate();
+        q.strata = absl::StrCat("SELECT host, (SELECT ", agg.strata, " FROM ", table_,
+                                " i WHERE i.host = o.host", and_a,
+                                ") FROM (SELECT DISTINCT host FROM ", table_, ") o");
+        q.sqlite =
+            absl::StrCat("SELECT host, (SELECT ", agg.sqlite, " FROM t i WHERE i.host = o.host",
+                         and_b, ") FROM (SELECT DISTINCT host FROM t) o");
+        q.kinds = {Kind::kText, agg.kind};
+        break;
+      }
+      default: {
+        const Kind kind = OneOf(std::vector<Kind>{Kind::kInt, Kind::kText});
+        const Expr e = Of(kind, 1), inner = Of(kind, 1);
+        const bool negated = Chance(40);
+        q.strata = absl::StrCat("SELECT host, minute_of_day FROM (SELECT host, ", Minute().strata,
+                                " AS minute_of_day, ", e.strata, " AS e FROM ", table_, ") WHERE e",
+                                negated ? " NOT" : "", " IN (SELECT ", inner.strata, " FROM ",
+                                table_, inner_a, ")");
+        q.sqlite = absl::StrCat("SELECT host, minute_of_day FROM (SELECT host, ", Minute().sqlite,
+                                " AS minute_of_day, ", e.sqlite, " AS e FROM t) WHERE e",
+                                negated ? " NOT" : "", " IN (SELECT ", inner.sqlite, " FROM t",
+                                inner_b, ")");
+        q.kinds = {Kind::kText, Kind::kInt};
+        break;
+      }
+    }
+    return q;
+  }
+
+  inline static const std::vector<std::string> kDivisors = {"1", "2", "3", "7", "-4"};
+  inline static const std::vector<std::string> kDoubleDivisors = {"2.0", "0.5", "-4.0", "3.0"};
+  // Not -2 and below: a start before the text's beginning is '' in Presto, the text in SQLite.
+  inline static const std::vector<std::string> kStarts = {"1", "2", "-1", "3"};
+  inline static const std::vector<Kind> kValueKinds = {Kind::kInt, Kind::kDouble, Kind::kText,
+                                                       Kind::kTime};
+  inline static const std::vector<Kind> kAllKinds = {Kind::kInt, Kind::kDouble, Kind::kText,
+                                                     Kind::kBool, Kind::kTime};
+
+  std::mt19937 random_;
+  std::string table_;
+};
+
+}  // namespace strata::testing
