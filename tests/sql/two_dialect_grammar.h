@@ -293,7 +293,7 @@ class TwoDialectGrammar {
 
   Expr Text(int depth) {
     if (depth >= 2 || Chance(45)) {
-      switch (Pick(5)) {
+      switch (Pick(6)) {
         case 0:
           return Same("host", Kind::kText);
         case 1:
@@ -302,14 +302,26 @@ class TwoDialectGrammar {
           return Same("measure_name", Kind::kText);
         case 3:
           return Same("s", Kind::kText);
+        case 4:
+          // Text beyond ASCII counts characters, not bytes, in both; but only Strata
+          // upper-cases it (SQLite's upper() knows ASCII only).
+          return Same(ascii_only_ ? "s" : "u", Kind::kText);
         default:
+          if (!ascii_only_ && Chance(30)) {
+            return Same(OneOf(std::vector<std::string>{"'café'", "'日本'"}), Kind::kText);
+          }
           return Same(OneOf(std::vector<std::string>{"'apple'", "'Apple'", "'b_n%x'", "'z1'"}),
                       Kind::kText);
       }
     }
     switch (Pick(8)) {
-      case 0:
-        return Call(Chance(50) ? "upper" : "lower", {Text(depth + 1)}, Kind::kText);
+      case 0: {
+        const bool outer = ascii_only_;
+        ascii_only_ = true;
+        const Expr e = Text(depth + 1);
+        ascii_only_ = outer;
+        return Call(Chance(50) ? "upper" : "lower", {e}, Kind::kText);
+      }
       case 1:
         return Call("substr", {Text(depth + 1), Same(OneOf(kStarts), Kind::kInt)}, Kind::kText);
       case 2:
@@ -391,7 +403,8 @@ class TwoDialectGrammar {
       }
       case 7: {
         static const std::vector<std::string> kPatterns = {"'a%'",  "'%an%'", "'_pple'", "'A%'",
-                                                           "'%_%'", "'h1%'",  "'%e'"};
+                                                           "'%_%'", "'h1%'",  "'%e'",    "'caf_'",
+                                                           "'%ï%'", "'__'"};
         return Wrap("(", Text(depth + 1),
                     (Chance(25) ? " NOT LIKE " : " LIKE ") + OneOf(kPatterns) + ")");
       }
@@ -885,6 +898,7 @@ class TwoDialectGrammar {
 
   std::mt19937 random_;
   std::string table_;
+  bool ascii_only_ = false;  // while generating the argument of upper() or lower()
 };
 
 }  // namespace strata::testing
