@@ -44,7 +44,9 @@ class TwoDialectGrammar {
       : random_(seed), table_(std::move(strata_table)) {}
 
   DialectPair Next() {
-    switch (Pick(12)) {
+    switch (Pick(13)) {
+      case 12:
+        return Mixed();
       case 0:
       case 1:
         return Rows();
@@ -784,6 +786,83 @@ class TwoDialectGrammar {
             " GROUP BY 1) l ", join, " (SELECT ", k.sqlite, " AS k, ", agg.sqlite,
             " AS v, count(*) AS n FROM t", inner_b, " GROUP BY 1) r", condition);
         q.kinds = {k.kind, Kind::kInt, agg.kind};
+        return q;
+      }
+    }
+  }
+
+  // Shapes that combine clauses: windows over groups, joins on inequalities and of three
+  // inputs, an order by what is not selected.
+  DialectPair Mixed() {
+    DialectPair q;
+    const auto [where_a, where_b] = Filter();
+    switch (Pick(4)) {
+      case 0: {
+        const Expr k = Key(), agg = Aggregate();
+        const std::string rank = Chance(50) ? "rank()" : "dense_rank()";
+        q.strata = absl::StrCat("SELECT ", k.strata, ", ", agg.strata, ", ", rank,
+                                " OVER (ORDER BY count(*) DESC), sum(count(*)) OVER () FROM ",
+                                table_, where_a, " GROUP BY 1");
+        q.sqlite = absl::StrCat("SELECT ", k.sqlite, ", ", agg.sqlite, ", ", rank,
+                                " OVER (ORDER BY count(*) DESC), sum(count(*)) OVER () FROM t",
+                                where_b, " GROUP BY 1");
+        q.kinds = {k.kind, agg.kind, Kind::kInt, Kind::kInt};
+        return q;
+      }
+      case 1: {
+        // A join on an inequality: every pair of the two sides' values that satisfies it.
+        static const std::vector<std::string> kConditions = {"l.v < r.w", "l.v >= r.w - 3",
+                                                             "l.v BETWEEN r.w - 2 AND r.w + 2",
+                                                             "l.v = r.w OR l.v = -r.w"};
+        const std::string join = Chance(50) ? "JOIN" : "LEFT JOIN";
+        const std::string on = OneOf(kConditions);
+        q.strata =
+            absl::StrCat("SELECT l.v, count(r.w), min(r.w) FROM (SELECT DISTINCT a AS v FROM ",
+                         table_, where_a, ") l ", join, " (SELECT DISTINCT (b % 40) AS w FROM ",
+                         table_, " WHERE measure_name = 'n') r ON ", on, " GROUP BY l.v");
+        q.sqlite =
+            absl::StrCat("SELECT l.v, count(r.w), min(r.w) FROM (SELECT DISTINCT a AS v FROM t",
+                         where_b, ") l ", join,
+                         " (SELECT DISTINCT (b % 40) AS w FROM t WHERE measure_name = 'n') "
+                         "r ON ",
+                         on, " GROUP BY l.v");
+        q.kinds = {Kind::kInt, Kind::kInt, Kind::kInt};
+        return q;
+      }
+      case 2: {
+        // Three inputs: each host's rows, its zone's count and its measure names' count.
+        q.strata =
+            absl::StrCat("SELECT h.host, z.n, m.n FROM (SELECT DISTINCT host, zone FROM ", table_,
+                         where_a, ") h LEFT JOIN (SELECT zone, count(*) AS n FROM ", table_,
+                         " GROUP BY zone) z ON h.zone = z.zone JOIN (SELECT host, count(DISTINCT "
+                         "measure_name) AS n FROM ",
+                         table_, " GROUP BY host) m ON m.host = h.host");
+        q.sqlite = absl::StrCat(
+            "SELECT h.host, z.n, m.n FROM (SELECT DISTINCT host, zone FROM t", where_b,
+            ") h LEFT JOIN (SELECT zone, count(*) AS n FROM t GROUP BY zone) z ON h.zone = "
+            "z.zone JOIN (SELECT host, count(DISTINCT measure_name) AS n FROM t GROUP BY host) m "
+            "ON m.host = h.host");
+        q.kinds = {Kind::kText, Kind::kInt, Kind::kInt};
+        return q;
+      }
+      default: {
+        // Ordered by columns not selected (a total order: time, host and measure name).
+        const Expr e = Of(OneOf(kAllKinds), 1);
+        Expr order = Number(1);
+        // A bare integer would be an ordinal.
+        if (order.strata.find_first_not_of("-0123456789") == std::string::npos) {
+          order = Same("b", Kind::kInt);
+        }
+        const bool desc = Chance(50);
+        const std::string cut = absl::StrCat(" LIMIT ", 1 + Pick(30),
+                                             Chance(30) ? absl::StrCat(" OFFSET ", Pick(40)) : "");
+        q.strata =
+            absl::StrCat("SELECT ", e.strata, " FROM ", table_, where_a, " ORDER BY ", order.strata,
+                         desc ? " DESC" : "", ", time, host, measure_name", cut);
+        q.sqlite = absl::StrCat("SELECT ", e.sqlite, " FROM t", where_b, " ORDER BY ", order.sqlite,
+                                desc ? " DESC" : "", " NULLS LAST, time, host, measure_name", cut);
+        q.kinds = {e.kind};
+        q.ordered = true;
         return q;
       }
     }
