@@ -81,14 +81,27 @@ std::string Expr::ToString() const {
       return out;
     }
     case ExprKind::kSubquery: return "(SELECT ...)";
-    case ExprKind::kLookup: return "(correlated subquery)";
+    case ExprKind::kLookup:
+      return StrCat("(", name.empty() ? "correlated subquery" : name, ")");
     case ExprKind::kLambda: {
       std::string params;
       for (const std::string& p : lambda_params) params += (params.empty() ? "" : ", ") + p;
       return StrCat(lambda_params.size() == 1 ? params : StrCat("(", params, ")"), " -> ", arg(0));
     }
     case ExprKind::kExists: return negated ? "NOT EXISTS (SELECT ...)" : "EXISTS (SELECT ...)";
-    case ExprKind::kCase: return "CASE";
+    case ExprKind::kCase: {
+      // Whole: the text is also a key's identity (a select item is matched to its GROUP BY
+      // key by it), so two CASEs must not print alike.
+      std::string out = "CASE";
+      size_t i = 0;
+      if (has_operand) out += " " + arg(i++);
+      const size_t whens_end = args.size() - (has_else ? 1 : 0);
+      for (; i < whens_end; i += 2) {
+        out += StrCat(" WHEN ", arg(i), " THEN ", arg(i + 1));
+      }
+      if (has_else) out += StrCat(" ELSE ", arg(args.size() - 1));
+      return out + " END";
+    }
     case ExprKind::kCast: return StrCat(name, "(", arg(0), " AS ", TypeName(cast_type), ")");
     case ExprKind::kIn: {
       std::string out = StrCat(arg(0), negated ? " NOT IN (" : " IN (");

@@ -179,6 +179,9 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
     }
   }
   e.kind = ExprKind::kLookup;
+  // Its text is its identity (a select item is matched to a GROUP BY key by its text): where
+  // it was written tells two correlated subqueries apart, and a clone (GROUP BY 1) keeps it.
+  e.name = StrCat("correlated subquery at offset ", e.pos.offset);
   e.subquery = nullptr;
   e.negated = false;
   e.args = std::move(outer_keys);

@@ -56,6 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A connection an input: the server closes first, so each leaves a TIME_WAIT on loopback for
   // 60 s, and a few hundred inputs a second use up the 28,000 local ports. Their connect then
   // fails with EADDRNOTAVAIL until ports come free: wait for them, as a client would.
+  // libFuzzer's timeout is a timer signal each second: a connect it interrupts (EINTR) is
+  // tried again on a new socket.
   int fd = -1;
   const auto ports_back = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (true) {
@@ -63,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) break;
     const int error = errno;
     close(fd);
+    if (error == EINTR) continue;
     if (error != EADDRNOTAVAIL || std::chrono::steady_clock::now() > ports_back) {
       fuzz::EngineFixture::Fail(StrCat("cannot connect to the HTTP port: ", strerror(error)));
     }
