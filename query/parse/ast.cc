@@ -136,8 +136,12 @@ std::string WindowSpec::ToString() const {
     out += StrCat(i ? ", " : "PARTITION BY ", partition_by[i]->ToString());
   }
   for (size_t i = 0; i < order_by.size(); ++i) {
+    const std::optional<bool>& nulls_first = order_by[i].nulls_first;
     out += StrCat(i ? ", " : (out.empty() ? "ORDER BY " : " ORDER BY "),
-                  order_by[i].expr->ToString(), order_by[i].descending ? " DESC" : "");
+                  order_by[i].expr->ToString(), order_by[i].descending ? " DESC" : "",
+                  !nulls_first   ? ""
+                  : *nulls_first ? " NULLS FIRST"
+                                 : " NULLS LAST");
   }
   if (frame) {
     auto bound = [](const FrameBound& b) -> std::string {
