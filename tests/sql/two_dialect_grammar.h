@@ -504,8 +504,14 @@ class TwoDialectGrammar {
         return Same("a", Kind::kInt);
       case 5:
         return Same("f", Kind::kBool);
-      default:
-        return Of(OneOf(kValueKinds), 1);
+      default: {
+        // Not a bare integer: SQLite reads the item GROUP BY 1 names as an ordinal again.
+        const Expr e = Of(OneOf(kValueKinds), 1);
+        if (e.strata.find_first_not_of("-0123456789") == std::string::npos) {
+          return Same("a", Kind::kInt);
+        }
+        return e;
+      }
     }
   }
 
