@@ -15,7 +15,9 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -50,6 +52,7 @@ struct OracleRow {
   std::optional<double> x, y;
   std::optional<std::string> s, u;  // u: text beyond ASCII
   std::optional<bool> f;
+  int64_t version = 1;
 };
 
 std::vector<OracleRow> OracleRows(int hour, std::mt19937& random) {
@@ -77,12 +80,45 @@ std::vector<OracleRow> OracleRows(int hour, std::mt19937& random) {
   return rows;
 }
 
+// Rows written late into the sealed hours (0..2): new points half a minute after the ones
+// there, and points written again with version 2 and every measure new (an upsert, the same
+// whether it replaces the record or merges into it).
+std::pair<std::vector<OracleRow>, std::vector<OracleRow>> LateRows(
+    const std::vector<OracleRow>& written, std::mt19937& random) {
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+  std::vector<OracleRow> added, upserts;
+  const int64_t sealed_end = testing::kOracleStartMillis + 3 * 3600 * int64_t{1000};
+  std::set<std::tuple<std::string, std::string, int64_t>> points;  // each point written once
+  for (int i = 0; i < 80; ++i) {
+    const OracleRow& old = written[uniform(0, static_cast<int>(written.size()) - 1)];
+    if (old.time_millis >= sealed_end) continue;
+    OracleRow row = old;
+    row.a = uniform(-20, 20);
+    row.b = uniform(0, 1000);
+    row.x = uniform(-5000, 5000) / 100.0;
+    row.y = 0.25 * uniform(-8, 8);
+    row.s = i % 3 == 0 ? "late" : "apple";
+    row.u = "späť";
+    row.f = i % 2 == 0;
+    if (i % 2 == 0) row.time_millis += 30'000;
+    if (!points.insert({row.host, row.measure_name, row.time_millis}).second) continue;
+    if (i % 2 == 0) {
+      added.push_back(row);
+    } else if (old.measure_name == "m") {
+      row.version = 2;
+      upserts.push_back(row);
+    }
+  }
+  return {added, upserts};
+}
+
 InputRecord OracleRecord(const OracleRow& row) {
   InputRecord r;
   r.dimensions.push_back({"host", row.host});
   if (row.zone) r.dimensions.push_back({"zone", *row.zone});
   r.measure_name = row.measure_name;
   r.time = row.time_millis;
+  if (row.version != 1) r.version = row.version;
   auto add = [&](const char* name, Value v) {
     r.measure_values.push_back({name, std::nullopt, v});
   };
@@ -139,6 +175,32 @@ class Sqlite {
     }
     sqlite3_finalize(insert);
     Run("COMMIT");
+  }
+
+  // Each row's measures replaced where host, measure_name and time match.
+  void Update(const std::vector<OracleRow>& rows) {
+    sqlite3_stmt* update = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db_,
+                                 "UPDATE t SET a = ?, b = ?, x = ?, y = ?, s = ?, f = ?, u = ? "
+                                 "WHERE host = ? AND measure_name = ? AND time = ?",
+                                 -1, &update, nullptr),
+              SQLITE_OK);
+    for (const OracleRow& row : rows) {
+      sqlite3_bind_int64(update, 1, *row.a);
+      sqlite3_bind_int64(update, 2, row.b);
+      sqlite3_bind_double(update, 3, *row.x);
+      sqlite3_bind_double(update, 4, *row.y);
+      sqlite3_bind_text(update, 5, row.s->c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int(update, 6, *row.f ? 1 : 0);
+      sqlite3_bind_text(update, 7, row.u->c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(update, 8, row.host.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(update, 9, row.measure_name.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64(update, 10, row.time_millis);
+      ASSERT_EQ(sqlite3_step(update), SQLITE_DONE) << sqlite3_errmsg(db_);
+      ASSERT_EQ(sqlite3_changes(db_), 1) << row.host << " " << row.time_millis;
+      sqlite3_reset(update);
+    }
+    sqlite3_finalize(update);
   }
 
   // The answer's rows, each field as Normalized() prints it, or "error: ...".
@@ -275,12 +337,10 @@ TEST(SqliteOracleTest, GeneratedStatementsAnswerAsSqliteDoes) {
   TableSpec spec{.database_name = "oracle", .table_name = "rows"};
   spec.retention.memory_store_retention_hours = 1;
   spec.retention.magnetic_store_retention_days = 30;
+  spec.enable_magnetic_store_writes = true;  // the late rows below
   const absl::Status created = backend.CreateTable(spec);
   ASSERT_TRUE(created.ok()) << created;
-  for (int hour = 0; hour < kOracleHours; ++hour) {
-    backend.SetClock(start + (hour * 60 + 59) * kNanosPerMinute);
-    const std::vector<OracleRow> rows = OracleRows(hour, random);
-    ASSERT_NO_FATAL_FAILURE(sqlite.Insert(rows));
+  auto write = [&](const std::vector<OracleRow>& rows) {
     for (size_t i = 0; i < rows.size(); i += 100) {
       WriteRequest request{.database_name = "oracle", .table_name = "rows"};
       for (size_t k = i; k < std::min(rows.size(), i + 100); ++k) {
@@ -290,6 +350,14 @@ TEST(SqliteOracleTest, GeneratedStatementsAnswerAsSqliteDoes) {
       ASSERT_TRUE(written.ok()) << written.status();
       ASSERT_TRUE(written->rejected.empty()) << written->rejected.front().reason;
     }
+  };
+  std::vector<OracleRow> all;
+  for (int hour = 0; hour < kOracleHours; ++hour) {
+    backend.SetClock(start + (hour * 60 + 59) * kNanosPerMinute);
+    const std::vector<OracleRow> rows = OracleRows(hour, random);
+    ASSERT_NO_FATAL_FAILURE(sqlite.Insert(rows));
+    ASSERT_NO_FATAL_FAILURE(write(rows));
+    all.insert(all.end(), rows.begin(), rows.end());
   }
   backend.SetClock(start + kOracleHours * 60 * kNanosPerMinute);
 
@@ -330,6 +398,21 @@ TEST(SqliteOracleTest, GeneratedStatementsAnswerAsSqliteDoes) {
       StrataAnswer(backend, "SELECT magnetic_store_blocks > 0 FROM system.tables", {Kind::kBool}),
       std::vector<std::string>{"true"});
   check("sealed into blocks");
+  // Late rows and upserts into the sealed hours: merged at read time, then into the blocks.
+  const auto [added, upserts] = LateRows(all, random);
+  ASSERT_GT(added.size(), 20u);
+  ASSERT_GT(upserts.size(), 20u);
+  ASSERT_NO_FATAL_FAILURE(sqlite.Insert(added));
+  ASSERT_NO_FATAL_FAILURE(sqlite.Update(upserts));
+  ASSERT_NO_FATAL_FAILURE(write(added));
+  ASSERT_NO_FATAL_FAILURE(write(upserts));
+  ASSERT_EQ(StrataAnswer(backend, "SELECT late_write_rows > 0 FROM system.tables", {Kind::kBool}),
+            std::vector<std::string>{"true"});
+  check("late rows merged at read time");
+  backend.Maintain();
+  ASSERT_EQ(StrataAnswer(backend, "SELECT late_write_rows > 0 FROM system.tables", {Kind::kBool}),
+            std::vector<std::string>{"false"});
+  check("late rows merged into blocks");
 }
 
 }  // namespace
