@@ -122,6 +122,9 @@ std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const Frag
     }
     ExprPtr bound = key->Clone();
     if (HasSubquery(*bound) || !Bind(*bound, table.schema, sql).ok()) return {};
+    // A constant orders nothing, and written as it is (`SELECT 27 ... ORDER BY 1`) a
+    // fragment would read an integer as an ordinal.
+    if (IsConstant(*bound)) continue;
     for (size_t site = 0; site < clauses.size(); ++site) {
       std::string text;
       if (!table.AppendSql(*bound, site, &text)) return {};
