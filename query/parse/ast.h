@@ -82,7 +82,9 @@ struct Expr {
   } bound;
 
   std::unique_ptr<Expr> Clone() const;
-  // SQL-ish text for column names and EXPLAIN.
+  // SQL-ish text for column names and EXPLAIN. It is also an identity: a select item finds
+  // its GROUP BY key by it, ORDER BY its select item, DISTINCT ON its keys. So what differs
+  // must print apart (a CASE printed as just "CASE" once made two CASE keys one).
   std::string ToString() const;
 };
 using ExprPtr = std::unique_ptr<Expr>;
