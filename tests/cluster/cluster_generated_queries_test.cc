@@ -95,6 +95,18 @@ class ClusterGeneratedQueriesTest : public ::testing::Test {
     QueryResult result = RunQueryRequest(cluster_->node(kServed).channel(), request);
     if (!result.status.ok()) return "error: " + result.status.error_message();
     std::string text = RowsText(result.rows);
+    // -0 as 0: max, min and DISTINCT keep whichever zero comes first, and the fragments
+    // come in any order.
+    for (size_t at = 0; (at = text.find("-0", at)) != std::string::npos;) {
+      const bool starts = at == 0 || text[at - 1] == '|' || text[at - 1] == '\n';
+      const size_t end = text.find_first_of("|\n", at);
+      const std::string field = text.substr(at, end - at);
+      if (starts && (field == "-0" || field == "-0.0")) {
+        text.erase(at, 1);
+      } else {
+        at += 2;
+      }
+    }
     if (!OrdersItsRows(sql)) {
       std::vector<std::string> lines;
       for (size_t at = 0, end; at < text.size(); at = end + 1) {
