@@ -120,6 +120,18 @@ class ClusterGeneratedQueriesTest : public ::testing::Test {
     return text;
   }
 
+  // `records` into demo.`table` through node 0, a request of 100 at a time, none rejected.
+  void WriteAll(const std::string& table, const std::vector<v1::Record>& records) {
+    for (size_t i = 0; i < records.size(); i += 100) {
+      const std::vector<v1::Record> batch(
+          records.begin() + static_cast<int64_t>(i),
+          records.begin() + static_cast<int64_t>(std::min(records.size(), i + 100)));
+      v1::WriteRecordsResponse response;
+      ASSERT_TRUE(Write(cluster_->node(0), table, batch, &response).ok()) << table;
+      ASSERT_EQ(response.rejected_records_size(), 0) << table;
+    }
+  }
+
   std::unique_ptr<TestCluster> cluster_;
 };
 
@@ -133,16 +145,9 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
     std::vector<GeneratedRow> more = GeneratedHour(hour, random);
     rows.insert(rows.end(), more.begin(), more.end());
   }
-  for (const char* table : {"metrics", "keyed"}) {
-    for (size_t i = 0; i < rows.size(); i += 100) {
-      std::vector<v1::Record> records;
-      for (size_t k = i; k < std::min(rows.size(), i + 100); ++k)
-        records.push_back(ToRecord(rows[k]));
-      v1::WriteRecordsResponse response;
-      ASSERT_TRUE(Write(cluster_->node(0), table, records, &response).ok());
-      ASSERT_EQ(response.rejected_records_size(), 0);
-    }
-  }
+  std::vector<v1::Record> records;
+  for (const GeneratedRow& row : rows) records.push_back(ToRecord(row));
+  for (const char* table : {"metrics", "keyed"}) ASSERT_NO_FATAL_FAILURE(WriteAll(table, records));
   for (const char* table : {"demo.metrics", "demo.keyed"}) {
     QueryGrammar grammar(GeneratedSeed(77), table);
     int errors = 0;
@@ -297,16 +302,10 @@ TEST_F(ClusterGeneratedQueriesTest, TwoDialectStatementsAnswerAsTheServedNodesOw
     std::vector<OracleRow> more = OracleRows(hour, random);
     rows.insert(rows.end(), more.begin(), more.end());
   }
+  std::vector<v1::Record> records;
+  for (const OracleRow& row : rows) records.push_back(OracleRecord(row));
   for (const char* table : {"oracle", "oracle_keyed"}) {
-    for (size_t i = 0; i < rows.size(); i += 100) {
-      std::vector<v1::Record> records;
-      for (size_t k = i; k < std::min(rows.size(), i + 100); ++k) {
-        records.push_back(OracleRecord(rows[k]));
-      }
-      v1::WriteRecordsResponse response;
-      ASSERT_TRUE(Write(cluster_->node(0), table, records, &response).ok());
-      ASSERT_EQ(response.rejected_records_size(), 0);
-    }
+    ASSERT_NO_FATAL_FAILURE(WriteAll(table, records));
   }
   for (const char* table : {"demo.oracle", "demo.oracle_keyed"}) {
     TwoDialectGrammar grammar(GeneratedSeed(5), table);

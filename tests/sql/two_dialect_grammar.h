@@ -160,106 +160,89 @@ class TwoDialectGrammar : public TwoDialectExpressions {
     const std::string unique = "ORDER BY time, host, measure_name";
     Expr value = Of(OneOf(kValueKinds), 1);
     Expr number = Number(1);
-    Expr w;
     auto over = [&](const std::string& order) {
       return absl::StrCat(" OVER (", partition, order, ")");
     };
+    // ORDER BY `key` in both dialects, SQLite's with Presto's place for NULLs (last).
+    auto by = [](const Expr& key, bool desc) {
+      return std::pair{absl::StrCat("ORDER BY ", key.strata, desc ? " DESC" : ""),
+                       absl::StrCat("ORDER BY ", key.sqlite, desc ? " DESC" : "", " NULLS LAST")};
+    };
+    // f() or f(arg, more) OVER (partition, order), in both dialects.
+    auto call = [&](const std::string& f, const Expr* arg, const std::string& more,
+                    const std::pair<std::string, std::string>& order, Kind kind) {
+      return Expr{absl::StrCat(f, "(", arg ? arg->strata : "", more, ")", over(order.first)),
+                  absl::StrCat(f, "(", arg ? arg->sqlite : "", more, ")", over(order.second)),
+                  kind};
+    };
+    const std::pair<std::string, std::string> unique_order{unique, unique};
+    auto unique_with = [&](const std::string& frame) {
+      return std::pair{unique + frame, unique + frame};
+    };
+    Expr w;
     switch (Pick(12)) {
       case 9: {
         // RANGE with offsets over a key with NULLs (NULL rows are each other's peers).
         static const std::vector<std::string> kRanges = {
-            "RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING",
-            "RANGE BETWEEN CURRENT ROW AND 5 FOLLOWING",
-            "RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"};
+            " RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING",
+            " RANGE BETWEEN CURRENT ROW AND 5 FOLLOWING",
+            " RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"};
         const std::string frame = OneOf(kRanges);
-        const bool desc = Chance(30);
-        w = {absl::StrCat("count(", value.strata, ")",
-                          over(absl::StrCat("ORDER BY a", desc ? " DESC" : "", " ", frame))),
-             absl::StrCat(
-                 "count(", value.sqlite, ")",
-                 over(absl::StrCat("ORDER BY a", desc ? " DESC" : "", " NULLS LAST ", frame))),
-             Kind::kInt};
+        auto order = by(Same("a", Kind::kInt), Chance(30));
+        w = call("count", &value, "", {order.first + frame, order.second + frame}, Kind::kInt);
         break;
       }
-      case 10:
-        w = {absl::StrCat("sum(b)", over("ORDER BY s GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW")),
-             absl::StrCat("sum(b)",
-                          over("ORDER BY s NULLS LAST GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW")),
-             Kind::kInt};
+      case 10: {
+        const std::string frame = " GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW";
+        auto order = by(Same("s", Kind::kText), false);
+        const Expr b = Same("b", Kind::kInt);
+        w = call("sum", &b, "", {order.first + frame, order.second + frame}, Kind::kInt);
         break;
+      }
       case 11:
-        w = {absl::StrCat(
-                 "nth_value(", value.strata, ", 2)",
-                 over(unique + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")),
-             absl::StrCat(
-                 "nth_value(", value.sqlite, ", 2)",
-                 over(unique + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")),
-             value.kind};
+        w = call("nth_value", &value, ", 2",
+                 unique_with(" ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"),
+                 value.kind);
         break;
       case 0:
-        w = Same("row_number()" + over(unique), Kind::kInt);
+        w = call("row_number", nullptr, "", unique_order, Kind::kInt);
         break;
       case 1: {
         const bool desc = Chance(50);
-        const std::string name = Chance(50) ? "rank()" : "dense_rank()";
-        w = {name + over(absl::StrCat("ORDER BY ", number.strata, desc ? " DESC" : "")),
-             name +
-                 over(absl::StrCat("ORDER BY ", number.sqlite, desc ? " DESC" : "", " NULLS LAST")),
-             Kind::kInt};
+        w = call(Chance(50) ? "rank" : "dense_rank", nullptr, "", by(number, desc), Kind::kInt);
         break;
       }
       case 2: {
         const std::string name = Chance(50) ? "lag" : "lead";
-        const std::string offset = Chance(50) ? "" : ", 2";
-        w = {absl::StrCat(name, "(", value.strata, offset, ")", over(unique)),
-             absl::StrCat(name, "(", value.sqlite, offset, ")", over(unique)), value.kind};
+        w = call(name, &value, Chance(50) ? "" : ", 2", unique_order, value.kind);
         break;
       }
       case 3:
-        w = {absl::StrCat("sum(", number.strata, ")",
-                          over(unique + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")),
-             absl::StrCat("sum(", number.sqlite, ")",
-                          over(unique + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW")),
-             number.kind};
+        w = call("sum", &number, "", unique_with(" ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"),
+                 number.kind);
         break;
       case 4:
-        w = {absl::StrCat("count(", value.strata, ")", over("")),
-             absl::StrCat("count(", value.sqlite, ")", over("")), Kind::kInt};
+        w = call("count", &value, "", {"", ""}, Kind::kInt);
         break;
-      case 5: {
+      case 5:
         // The default frame: every row up to the current one and its peers.
-        const std::string name = Chance(50) ? "max" : "min";
-        w = {absl::StrCat(name, "(", value.strata, ")", over("ORDER BY " + number.strata)),
-             absl::StrCat(name, "(", value.sqlite, ")",
-                          over("ORDER BY " + number.sqlite + " NULLS LAST")),
-             value.kind};
+        w = call(Chance(50) ? "max" : "min", &value, "", by(number, false), value.kind);
         break;
-      }
-      case 6: {
-        const std::string name = Chance(50) ? "first_value" : "last_value";
-        w = {absl::StrCat(name, "(", value.strata, ")", over(unique)),
-             absl::StrCat(name, "(", value.sqlite, ")", over(unique)), value.kind};
+      case 6:
+        w = call(Chance(50) ? "first_value" : "last_value", &value, "", unique_order, value.kind);
         break;
-      }
       case 7:
-        w = {absl::StrCat("avg(", number.strata, ")",
-                          over(unique + " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING")),
-             absl::StrCat("avg(", number.sqlite, ")",
-                          over(unique + " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING")),
-             Kind::kDouble};
+        w = call("avg", &number, "", unique_with(" ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING"),
+                 Kind::kDouble);
         break;
       default: {
         const std::string name =
-            OneOf(std::vector<std::string>{"ntile(3)", "percent_rank()", "cume_dist()"});
-        w = {name + over(absl::StrCat("ORDER BY ", number.strata)),
-             name + over(absl::StrCat("ORDER BY ", number.sqlite, " NULLS LAST")),
-             name == "ntile(3)" ? Kind::kInt : Kind::kDouble};
+            OneOf(std::vector<std::string>{"ntile", "percent_rank", "cume_dist"});
+        // ntile over ties is not defined by the order of equal rows alone: order it uniquely.
+        w = name == "ntile" ? call("ntile", nullptr, "3", unique_order, Kind::kInt)
+                            : call(name, nullptr, "", by(number, false), Kind::kDouble);
         break;
       }
-    }
-    // ntile over ties is not defined by the order of equal rows alone: order it uniquely.
-    if (w.strata.rfind("ntile", 0) == 0) {
-      w = {"ntile(3)" + over(unique), "ntile(3)" + over(unique), Kind::kInt};
     }
     DialectPair q =
         Select({Same("host", Kind::kText), Same("measure_name", Kind::kText), Minute(), w});
