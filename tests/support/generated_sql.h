@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -427,15 +428,18 @@ inline bool OrdersItsRows(const std::string& sql) {
 // may differ by one unit of the grammar's round(x, 4), or of the sixth significant digit the
 // cluster tests' answers print. Sums of doubles depend on the order they are added in, and an
 // average of two-decimal values often ends in a 5 at the fifth decimal, so a rounded average
-// may land either side (a cluster merges its fragments as they come).
-inline bool AnswersAgree(const std::string& a, const std::string& b) {
+// may land either side (a cluster merges its fragments as they come). Fields are split at
+// '|' and compared without the spaces around them; `absolute` and `relative` are the
+// tolerances (either suffices).
+inline bool AnswersAgree(const std::string& a, const std::string& b, double absolute = 1.0001e-4,
+                         double relative = 1.0001e-5) {
   if (a == b) return true;
   const std::vector<std::string> a_fields = absl::StrSplit(a, absl::ByAnyChar("|\n"));
   const std::vector<std::string> b_fields = absl::StrSplit(b, absl::ByAnyChar("|\n"));
   if (a_fields.size() != b_fields.size()) return false;
   for (size_t i = 0; i < a_fields.size(); ++i) {
-    const std::string& x = a_fields[i];
-    const std::string& y = b_fields[i];
+    const std::string x(absl::StripAsciiWhitespace(a_fields[i]));
+    const std::string y(absl::StripAsciiWhitespace(b_fields[i]));
     if (x == y) continue;
     if (x.find('.') == std::string::npos || y.find('.') == std::string::npos) return false;
     char* x_end = nullptr;
@@ -444,8 +448,8 @@ inline bool AnswersAgree(const std::string& a, const std::string& b) {
     const double y_value = std::strtod(y.c_str(), &y_end);
     if (*x_end != '\0' || *y_end != '\0') return false;
     const double difference = std::abs(x_value - y_value);
-    if (difference > 1.0001e-4 &&
-        difference > 1.0001e-5 * std::max(std::abs(x_value), std::abs(y_value))) {
+    if (difference > absolute &&
+        difference > relative * std::max(std::abs(x_value), std::abs(y_value))) {
       return false;
     }
   }
