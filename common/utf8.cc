@@ -89,6 +89,26 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
   return s.substr(0, end);
 }
 
+bool AppendCodePoint(int64_t c, std::string* out) {
+  if (c < 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return false;
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+  return true;
+}
+
 std::string EchoInput(std::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return ToValidUtf8(s);
   return StrCat(ToValidUtf8(Utf8Prefix(s, max_bytes)), "...(", s.size(), " bytes)");

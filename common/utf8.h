@@ -59,6 +59,10 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
 // make a 1 MB error.
 std::string EchoInput(std::string_view s, size_t max_bytes = 100);
 
+// Appends the UTF-8 of code point `c`; false (nothing appended) for a
+// surrogate or a value past U+10FFFF.
+bool AppendCodePoint(int64_t c, std::string* out);
+
 // Code points in `s` (ill-formed bytes count one each).
 int64_t Utf8Length(std::string_view s);
 

@@ -432,6 +432,14 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
   }
   e.bound.type = *type;
   e.bound.function = f;
+  if (e.name == "typeof") {
+    // The argument's type is known before any row is read: the call is that constant, which
+    // a rebind (and a cluster fragment's SQL text) keeps, and its argument is not evaluated.
+    e.kind = ExprKind::kLiteral;
+    e.literal = Datum::Varchar(std::string(TypeName(e.args[0]->bound.type)));
+    e.args.clear();
+    e.bound.function = nullptr;
+  }
   return absl::OkStatus();
 }
 

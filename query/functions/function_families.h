@@ -67,6 +67,11 @@ void AddTimeseriesFunctions(std::vector<ScalarFunction>* scalars,
 void AddTextFunctions(std::vector<ScalarFunction>* scalars,
                       std::vector<AggregateFunction>* aggregates);
 
+// JSON in VARCHAR text: json_parse, json_format, json_extract, json_extract_scalar,
+// json_size, json_array_length, json_array_get, json_array_contains, is_json_scalar
+// (functions_json.cc).
+void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
+
 // Math beyond the basics: constants, random numbers, trigonometry, bits,
 // bases, width_bucket (functions_math.cc).
 void AddMathFunctions(std::vector<ScalarFunction>* scalars);

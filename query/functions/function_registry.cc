@@ -14,6 +14,7 @@ FunctionRegistry::FunctionRegistry() {
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);
   AddTextFunctions(&scalars_, &aggregates_);
+  AddJsonFunctions(&scalars_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);
   AddTimeZoneFunctions(&scalars_);

@@ -1572,6 +1572,19 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          }});
   }
 
+  add({"typeof", "typeof(x) -> varchar",
+       "The name of x's type ('bigint', 'array(double)', 'unknown' for a bare NULL); a "
+       "constant of the statement, so x is not evaluated.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("typeof(x)");
+         return DataType::kVarchar;
+       },
+       // The binder replaces every call by its constant (query/expr/expr.cc).
+       [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(std::string(TypeName(a[0].type)));
+       },
+       false});
+
   // Conditional ----------------------------------------------------------------
   add({"coalesce", "coalesce(x, y, ...) -> common type", "The first argument that is not NULL.",
        [](const Types& t) { return CommonElementType(t, "coalesce(x, y, ...)"); },

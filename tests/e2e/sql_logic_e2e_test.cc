@@ -245,16 +245,15 @@ TEST_P(SqlLogicE2ETest, Run) {
 
 // The seed workloads, every function, aggregates and the errors: files with
 // one clock and no `maintain`.
-INSTANTIATE_TEST_SUITE_P(Sample, SqlLogicE2ETest,
-                         ::testing::Values("seed_iot.test", "seed_videostreaming.test",
-                                           "functions.test", "aggregates.test", "errors.test",
-                                           "hostile_input.test", "schema_changes.test",
-                                           "one_type_per_name.test", "joins.test",
-                                           "set_operations.test", "windows.test", "subqueries.test",
-                                           "dates.test", "arrays.test", "timeseries.test",
-                                           "lambdas.test", "maps.test", "postgres_spellings.test",
-                                           "values.test", "catalog_changes.test", "insert.test"),
-                         [](const auto& info) { return testing::SqlLogicTestName(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Sample, SqlLogicE2ETest,
+    ::testing::Values("seed_iot.test", "seed_videostreaming.test", "functions.test",
+                      "aggregates.test", "errors.test", "hostile_input.test", "schema_changes.test",
+                      "one_type_per_name.test", "joins.test", "set_operations.test", "windows.test",
+                      "subqueries.test", "dates.test", "arrays.test", "timeseries.test",
+                      "lambdas.test", "maps.test", "postgres_spellings.test", "values.test",
+                      "catalog_changes.test", "insert.test", "json.test"),
+    [](const auto& info) { return testing::SqlLogicTestName(info.param); });
 
 }  // namespace
 }  // namespace strata

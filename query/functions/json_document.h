@@ -1,0 +1,72 @@
+// JSON text as the json_* functions read it. Strata has no JSON type: a JSON
+// value is the VARCHAR text of one (RFC 8259), and these functions read that
+// text where it lies, without building a tree of it (a 16 MB text of small
+// values would make one many times its size).
+//
+// Numbers keep the text they were written with (Presto's json_parse reads them
+// as doubles and writes 1.50 as 1.5 and 12345678901234567890 rounded); strings
+// are written again the one way AppendJsonString escapes them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace strata::query::json {
+
+// The deepest nesting of arrays and objects read (Jackson's, which Presto
+// reads with, stops at 1,000 too).
+inline constexpr int kMaxDepth = 1000;
+
+enum class Kind { kObject, kArray, kString, kNumber, kTrue, kFalse, kNull };
+
+// OK if `text` is one JSON value (whitespace around it allowed); otherwise
+// what is wrong and at which byte. The functions below take a value so checked,
+// or a part of one they handed out.
+absl::Status Check(std::string_view text);
+
+// The kind of a checked value.
+Kind KindOf(std::string_view value);
+
+// The value without whitespace, its members in their order.
+void AppendCompact(std::string_view value, std::string* out);
+// The value without whitespace, each object's members sorted by name (byte
+// order) and a repeated name's last value kept, as Presto's json_parse makes
+// its canonical text. An error only when the nesting is too deep for the
+// thread's stack.
+absl::Status AppendCanonical(std::string_view value, std::string* out);
+
+// A scalar as text: a string unescaped, a number as written, true or false;
+// nullopt for null, an array or an object.
+std::optional<std::string> ScalarText(std::string_view value);
+
+// The number of an array's elements or an object's members.
+size_t CountItems(std::string_view container);
+// The element of an array at the 0-based `index`, or nullopt past its end.
+std::optional<std::string_view> ElementAt(std::string_view array, size_t index);
+// True if `test` holds for one of an array's elements (read in order, and
+// no further than the first it holds for).
+bool AnyElement(std::string_view array, const std::function<bool(std::string_view)>& test);
+
+// A step of a JSON path: a member's name or an array's index.
+struct PathStep {
+  std::string key;
+  int64_t index = -1;  // >= 0: the element at this index (key unused)
+};
+
+// A JSON path as Presto's json_extract takes it: `$` and then `.name`,
+// `["name"]` or `['name']`, and `[index]`, as in `$.store.book[0]["title"]`.
+// The error names what is wrong (wildcards and `..` are refused by name).
+absl::StatusOr<std::vector<PathStep>> ParsePath(std::string_view path);
+
+// The value `path` leads to in the checked value `root` (a member's first
+// occurrence), or nullopt when it leads nowhere.
+std::optional<std::string_view> Find(std::string_view root, const std::vector<PathStep>& path);
+
+}  // namespace strata::query::json
