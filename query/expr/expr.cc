@@ -344,6 +344,18 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
     }
     e.bound.type = DataType::kVarchar;
   } else {
+    const auto is_time = [](DataType t) {
+      return t == DataType::kDate || t == DataType::kTimestamp;
+    };
+    if (op == "-" && is_time(a) && is_time(b) && (a == DataType::kDate || b == DataType::kDate)) {
+      // A DATE in a difference of times is its midnight: DATE - DATE is an interval of
+      // whole days, as TIMESTAMP - TIMESTAMP is an interval.
+      for (ExprPtr* side : {&e.args[0], &e.args[1]}) {
+        if ((*side)->bound.type == DataType::kDate) ImplicitCast(*side, DataType::kTimestamp);
+      }
+      a = arg_type(0);
+      b = arg_type(1);
+    }
     DataType t = ArithmeticType(op, a, b);
     if (t == DataType::kUnknown && !(a == DataType::kUnknown && b == DataType::kUnknown)) {
       return TypeError(sql, e, StrCat("cannot apply ", op, " to ", TypeName(a), " and ",
