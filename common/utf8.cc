@@ -1,5 +1,8 @@
 #include "common/utf8.h"
 
+#include <locale.h>
+#include <wctype.h>
+
 #include <cstring>
 
 #include "common/strings.h"
@@ -107,6 +110,52 @@ bool AppendCodePoint(int64_t c, std::string* out) {
     out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
   }
   return true;
+}
+
+namespace {
+
+// The C library's Unicode case tables: the C.UTF-8 locale (libc-bin installs it on
+// every Debian), made once and never freed; null where it is missing.
+locale_t UnicodeLocale() {
+  static const locale_t locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+  return locale;
+}
+
+template <typename MapAscii, typename MapWide>
+std::string MapCase(std::string_view s, MapAscii ascii, MapWide wide) {
+  std::string out(s);
+  if (IsAscii(s) || UnicodeLocale() == locale_t{}) {
+    for (char& c : out) c = static_cast<char>(ascii(static_cast<unsigned char>(c)));
+    return out;
+  }
+  out.clear();
+  while (!s.empty()) {
+    const size_t n = Utf8CharLength(s);
+    if (n <= 1) {  // ASCII, or an ill-formed byte kept as it is
+      out.push_back(n == 1 ? static_cast<char>(ascii(static_cast<unsigned char>(s[0]))) : s[0]);
+      s.remove_prefix(1);
+      continue;
+    }
+    uint32_t c = static_cast<uint8_t>(s[0]) & (0x7F >> n);
+    for (size_t i = 1; i < n; ++i) c = (c << 6) | (static_cast<uint8_t>(s[i]) & 0x3F);
+    if (!AppendCodePoint(wide(static_cast<wint_t>(c), UnicodeLocale()), &out)) {
+      out.append(s.substr(0, n));
+    }
+    s.remove_prefix(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Utf8ToLower(std::string_view s) {
+  return MapCase(
+      s, [](int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }, towlower_l);
+}
+
+std::string Utf8ToUpper(std::string_view s) {
+  return MapCase(
+      s, [](int c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }, towupper_l);
 }
 
 std::string EchoInput(std::string_view s, size_t max_bytes) {

@@ -63,6 +63,14 @@ std::string EchoInput(std::string_view s, size_t max_bytes = 100);
 // surrogate or a value past U+10FFFF.
 bool AppendCodePoint(int64_t c, std::string* out);
 
+// `s` in lower or upper case: each code point by Unicode's simple case mapping
+// (one code point for one, as Java's Character.toLowerCase, which Presto's
+// lower and upper use: 'É' to 'é', 'ß' stays), read from the C library's
+// C.UTF-8 locale; ill-formed bytes are kept. Where that locale is missing,
+// ASCII letters only.
+std::string Utf8ToLower(std::string_view s);
+std::string Utf8ToUpper(std::string_view s);
+
 // Code points in `s` (ill-formed bytes count one each).
 int64_t Utf8Length(std::string_view s);
 

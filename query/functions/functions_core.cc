@@ -1634,16 +1634,14 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
   scalars->back().catches_errors = true;
 
   // Strings --------------------------------------------------------------------
-  add({"lower", "lower(varchar) -> varchar", "Lower case (ASCII).",
-       Fixed({P::kVarchar}, kStr, "lower(varchar)"), [](const Args& a, const EvalContext&) {
-         return Datum::Varchar(Lower(a[0].s));
-       }});
-  add({"upper", "upper(varchar) -> varchar", "Upper case (ASCII).",
-       Fixed({P::kVarchar}, kStr, "upper(varchar)"), [](const Args& a, const EvalContext&) {
-         std::string s = a[0].s;
-         for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-         return Datum::Varchar(std::move(s));
-       }});
+  add({"lower", "lower(varchar) -> varchar",
+       "Lower case, each character by Unicode's simple case mapping ('É' to 'é').",
+       Fixed({P::kVarchar}, kStr, "lower(varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Varchar(Utf8ToLower(a[0].s)); }});
+  add({"upper", "upper(varchar) -> varchar",
+       "Upper case, each character by Unicode's simple case mapping ('é' to 'É'; 'ß' stays).",
+       Fixed({P::kVarchar}, kStr, "upper(varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Varchar(Utf8ToUpper(a[0].s)); }});
   add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
        Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
          return Datum::Bigint(Utf8Length(a[0].s));

@@ -113,5 +113,23 @@ TEST(Utf8Test, AsciiIsEveryByteBelow0x80WhereverItStands) {
   EXPECT_FALSE(IsAscii("\xC3\xA9"));  // é: valid UTF-8, not ASCII
 }
 
+TEST(Utf8Test, CaseMapsEachCodePointAndKeepsIllFormedBytes) {
+  struct Case {
+    std::string_view in, lower, upper;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"AbC-09", "abc-09", "ABC-09"},
+           {"\xC3\x89t\xC3\xA9", "\xC3\xA9t\xC3\xA9", "\xC3\x89T\xC3\x89"},  // Été
+           {"\xC3\x9F", "\xC3\x9F", "\xC3\x9F"},      // ß: no one-letter capital
+           {"\xC4\xB0", "i", "\xC4\xB0"},             // İ lowers to a shorter i
+           {"\xC8\xBA", "\xE2\xB1\xA5", "\xC8\xBA"},  // Ⱥ lowers to a longer ⱥ
+           {"\xF0\x90\x90\x80", "\xF0\x90\x90\xA8", "\xF0\x90\x90\x80"},  // Deseret, 4 bytes
+           {"A\xFFb\xC3", "a\xFFb\xC3", "A\xFFB\xC3"},                    // ill-formed bytes kept
+       }) {
+    EXPECT_EQ(Utf8ToLower(c.in), c.lower) << c.in;
+    EXPECT_EQ(Utf8ToUpper(c.in), c.upper) << c.in;
+  }
+}
+
 }  // namespace
 }  // namespace strata
