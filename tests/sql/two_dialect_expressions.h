@@ -281,7 +281,18 @@ class TwoDialectExpressions {
                       Kind::kText);
       }
     }
-    switch (Pick(8)) {
+    switch (Pick(9)) {
+      case 7: {
+        // A member of a JSON text made around two texts (none has a quote or a backslash):
+        // Presto's json_extract_scalar and SQLite's json_extract unescape strings alike.
+        const Expr k = Text(depth + 1), l = Text(depth + 1);
+        const std::string path = OneOf(std::vector<std::string>{"'$.k'", "'$.l[0]'", "'$.z'"});
+        return {absl::StrCat("json_extract_scalar('{\"k\": \"' || ", k.strata,
+                             " || '\", \"l\": [\"' || ", l.strata, " || '\", 7]}', ", path, ")"),
+                absl::StrCat("json_extract('{\"k\": \"' || ", k.sqlite, " || '\", \"l\": [\"' || ",
+                             l.sqlite, " || '\", 7]}', ", path, ")"),
+                Kind::kText};
+      }
       case 0: {
         const bool outer = ascii_only_;
         ascii_only_ = true;
