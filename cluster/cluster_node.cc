@@ -81,7 +81,7 @@ std::optional<int> IntAfter(std::string_view text, std::string_view key) {
 absl::Status EnsureStreams(JetStream& log, const std::string& cluster, uint32_t shards,
                            int replicas) {
   constexpr uint32_t kAtOnce = 16;
-  constexpr milliseconds kAskWait{1000};
+  static constexpr milliseconds kAskWait{1000};  // static: read, not captured, by the workers
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
   std::atomic<uint32_t> next{0};
   std::vector<absl::Status> failed(std::min(kAtOnce, shards));
