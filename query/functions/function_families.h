@@ -72,6 +72,10 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
 // (functions_json.cc).
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
 
+// URLs: url_extract_protocol, _host, _port, _path, _query, _fragment, _parameter,
+// url_encode, url_decode (functions_url.cc).
+void AddUrlFunctions(std::vector<ScalarFunction>* scalars);
+
 // Math beyond the basics: constants, random numbers, trigonometry, bits,
 // bases, width_bucket (functions_math.cc).
 void AddMathFunctions(std::vector<ScalarFunction>* scalars);

@@ -15,6 +15,7 @@ FunctionRegistry::FunctionRegistry() {
   AddLambdaFunctions(&scalars_);
   AddTextFunctions(&scalars_, &aggregates_);
   AddJsonFunctions(&scalars_);
+  AddUrlFunctions(&scalars_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);
   AddTimeZoneFunctions(&scalars_);

@@ -500,6 +500,66 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          for (char& ch : hex) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
          return Datum::Varchar(std::move(hex));
        }});
+  add({"concat_ws", "concat_ws(separator, varchar, ... | array(varchar)) -> varchar",
+       "The texts (or an array's) joined by the separator, NULLs left out; NULL when the "
+       "separator is.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         constexpr std::string_view kSignature =
+             "concat_ws(varchar, varchar, ...) or concat_ws(varchar, array(varchar))";
+         if (t.size() < 2 || !Accepts(P::kVarchar, t[0])) return WrongArguments(kSignature);
+         const bool array = t.size() == 2 && KindOf(t[1]) == TypeKind::kArray &&
+                            Accepts(P::kVarchar, ElementType(t[1]));
+         for (size_t i = 1; i < t.size() && !array; ++i) {
+           if (!Accepts(P::kVarchar, t[i])) return WrongArguments(kSignature);
+         }
+         return kStr;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].null) return Datum::Null(kStr);
+         std::vector<std::string_view> parts;
+         for (size_t i = 1; i < a.size(); ++i) {
+           if (a[i].null) continue;
+           if (a[i].type != kStr) {
+             for (const Datum& item : a[i].items()) {
+               if (!item.null) parts.push_back(item.s);
+             }
+           } else {
+             parts.push_back(a[i].s);
+           }
+         }
+         size_t size = parts.empty() ? 0 : (parts.size() - 1) * a[0].s.size();
+         for (std::string_view part : parts) size += part.size();
+         if (size > kMaxTextBytes) return FailQuery(c, TextTooLongMessage("concat_ws()"), kStr);
+         std::string out;
+         out.reserve(size);
+         for (size_t i = 0; i < parts.size(); ++i) {
+           if (i > 0) out += a[0].s;
+           out += parts[i];
+         }
+         return Datum::Varchar(std::move(out));
+       }});
+  scalars->back().null_propagating = false;
+  add({"translate", "translate(varchar, from, to) -> varchar",
+       "Each character of the text found in from replaced by the character at its place in to "
+       "(left out when to is shorter; a repeated one in from maps as its first).",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr, "translate(varchar, varchar, varchar)"),
+       [](const Args& a, const EvalContext&) {
+         const std::vector<uint32_t> from = CodePoints(a[1].s), to = CodePoints(a[2].s);
+         std::string out;
+         std::string_view s = a[0].s;
+         while (!s.empty()) {
+           const size_t n = std::max<size_t>(Utf8CharLength(s), 1);
+           const uint32_t c = CodePoints(s.substr(0, n)).front();
+           const auto at = std::find(from.begin(), from.end(), c);
+           if (at == from.end()) {
+             out.append(s.substr(0, n));
+           } else if (static_cast<size_t>(at - from.begin()) < to.size()) {
+             AppendCodePoint(to[at - from.begin()], &out);
+           }
+           s.remove_prefix(n);
+         }
+         return Datum::Varchar(std::move(out));
+       }});
   add({"from_hex", "from_hex(varchar) -> varchar",
        "The text whose UTF-8 bytes the hex spells (either case).",
        Fixed({P::kVarchar}, kStr, "from_hex(varchar)"), [](const Args& a, const EvalContext& c) {
