@@ -290,9 +290,12 @@ absl::Status Planner::SelectPhases::BindGroupKeys(Schema* post) {
       }
     }
     if (ContainsAggregate(*g)) return SqlError(sql_, g->pos, "GROUP BY cannot use an aggregate");
+    // The key's text as written: the select items are matched with it before they are bound
+    // (binding can rewrite a key: typeof(x) becomes its constant).
+    std::string text = g->ToString();
     RETURN_IF_ERROR(Bind(*g, input(), sql_));
     group_keys_.push_back(g.get());
-    key_text_.push_back(g->ToString());
+    key_text_.push_back(std::move(text));
   }
   if (grouping_sets()) {
     RETURN_IF_ERROR(MergeRepeatedKeys(select_, &group_keys_, &key_text_, sql_));
