@@ -61,6 +61,13 @@ Datum TextOrFail(std::string_view function, std::string text, const EvalContext&
   return Datum::Varchar(std::move(text));
 }
 
+// `value` without whitespace, as the VARCHAR a function answers.
+Datum Compacted(std::string_view function, std::string_view value, const EvalContext& c) {
+  std::string out;
+  json::AppendCompact(value, &out);
+  return TextOrFail(function, std::move(out), c);
+}
+
 // What json_extract and json_extract_scalar share: the value the path leads to.
 std::optional<std::string_view> Extracted(std::string_view function, const Args& a,
                                           const EvalContext& c) {
@@ -125,10 +132,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        "that is not JSON.",
        Fixed({P::kVarchar}, kStr, "json_format(varchar)"), [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> text = CheckedOrFail("json_format", a[0], c);
-         if (!text) return Datum::Null(kStr);
-         std::string out;
-         json::AppendCompact(*text, &out);
-         return TextOrFail("json_format()", std::move(out), c);
+         return text ? Compacted("json_format()", *text, c) : Datum::Null(kStr);
        }});
   add({"json_extract", "json_extract(varchar, path) -> varchar",
        "The JSON value the path ($.name, $[\"name\"], $.list[0]) leads to, as JSON text; NULL "
@@ -136,10 +140,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        Fixed({P::kVarchar, P::kVarchar}, kStr, "json_extract(varchar, varchar)"),
        [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> found = Extracted("json_extract", a, c);
-         if (!found) return Datum::Null(kStr);
-         std::string out;
-         json::AppendCompact(*found, &out);
-         return TextOrFail("json_extract()", std::move(out), c);
+         return found ? Compacted("json_extract()", *found, c) : Datum::Null(kStr);
        }});
   add({"json_extract_scalar", "json_extract_scalar(varchar, path) -> varchar",
        "The string (unescaped), number (as written) or boolean the path leads to; NULL for null, "
@@ -184,10 +185,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
          if (index < 0) index += static_cast<int64_t>(json::CountItems(*text));
          const std::optional<std::string_view> element =
              index < 0 ? std::nullopt : json::ElementAt(*text, index);
-         if (!element) return Datum::Null(kStr);
-         std::string out;
-         json::AppendCompact(*element, &out);
-         return TextOrFail("json_array_get()", std::move(out), c);
+         return element ? Compacted("json_array_get()", *element, c) : Datum::Null(kStr);
        }});
   add({"json_array_contains", "json_array_contains(varchar, value) -> boolean",
        "True if a JSON array has an element equal to the value (a boolean, a number, a string); "
