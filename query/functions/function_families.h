@@ -72,6 +72,9 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
 // (functions_json.cc).
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
 
+// format(pattern, value, ...), as Java's String.format (functions_format.cc).
+void AddFormatFunction(std::vector<ScalarFunction>* scalars);
+
 // URLs: url_extract_protocol, _host, _port, _path, _query, _fragment, _parameter,
 // url_encode, url_decode (functions_url.cc).
 void AddUrlFunctions(std::vector<ScalarFunction>* scalars);

@@ -16,6 +16,7 @@ FunctionRegistry::FunctionRegistry() {
   AddTextFunctions(&scalars_, &aggregates_);
   AddJsonFunctions(&scalars_);
   AddUrlFunctions(&scalars_);
+  AddFormatFunction(&scalars_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);
   AddTimeZoneFunctions(&scalars_);
