@@ -1998,6 +1998,8 @@ class Parser {
     if ((lowered == "first" || lowered == "last") && call->args.size() == 2 && !call->distinct) {
       call->name = lowered == "last" ? "max_by" : "min_by";
     }
+    // any_value(x), the standard's (SQL:2023) and newer Presto's name of arbitrary(x).
+    if (lowered == "any_value") call->name = "arbitrary";
     // agg(...) FILTER (WHERE condition)
     if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       const Token& filter = Next();
