@@ -217,6 +217,71 @@ void AddMapFunctions(std::vector<ScalarFunction>* scalars,
     return map ? *std::move(map) : FailQuery(c, MapProblem("map", problem), type);
   };
 
+  for (const bool multi : {false, true}) {
+    const std::string name = multi ? "split_to_multimap" : "split_to_map";
+    const std::string signature = StrCat(name, "(varchar, entry_delimiter, key_value_delimiter)");
+    add({name,
+         StrCat(signature,
+                multi ? " -> map(varchar, array(varchar))" : " -> map(varchar, varchar)"),
+         StrCat("The text's entries (split at entry_delimiter), each a key and a value split at "
+                "key_value_delimiter, which appears once in each: ",
+                multi ? "a key's values in their order (split_to_multimap('a=1;b=2;a=3', ';', "
+                        "'=') maps a to [1, 3])."
+                      : "split_to_map('a=1;b=2', ';', '='). A key written twice fails the query."),
+         [signature, multi](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 3 || !Accepts(Param::kVarchar, t[0]) ||
+               !Accepts(Param::kVarchar, t[1]) || !Accepts(Param::kVarchar, t[2])) {
+             return WrongArguments(signature);
+           }
+           if (!multi) return Interned(MapOf(DataType::kVarchar, DataType::kVarchar));
+           return Interned(MapOf(DataType::kVarchar, *ArrayOf(DataType::kVarchar)));
+         },
+         nullptr});
+    scalars->back().can_fail = true;
+    scalars->back().eval_typed = [name, multi](const Args& a, DataType type, const EvalContext& c) {
+      const std::string &text = a[0].s, &entry = a[1].s, &pair = a[2].s;
+      if (entry.empty() || pair.empty() || entry == pair) {
+        return FailQuery(
+            c, StrCat(name, "(): the delimiters must be two different, non-empty texts"), type);
+      }
+      std::vector<std::pair<Datum, Datum>> entries;
+      std::vector<std::vector<Datum>> lists;  // split_to_multimap: each key's values
+      absl::flat_hash_map<std::string, size_t> index;
+      for (size_t from = 0; from < text.size();) {
+        const size_t end = std::min(text.find(entry, from), text.size());
+        const std::string_view part = std::string_view(text).substr(from, end - from);
+        from = end == text.size() ? end : end + entry.size();
+        const size_t at = part.find(pair);
+        if (at == std::string_view::npos ||
+            part.find(pair, at + pair.size()) != std::string_view::npos) {
+          return FailQuery(c,
+                           StrCat(name, "(): the entry '", EchoInput(part), "' has ",
+                                  at == std::string_view::npos ? "no" : "more than one", " '",
+                                  EchoInput(pair), "' (each entry is key", pair, "value)"),
+                           type);
+        }
+        Datum key = Datum::Varchar(std::string(part.substr(0, at)));
+        Datum value = Datum::Varchar(std::string(part.substr(at + pair.size())));
+        if (multi) {
+          auto [it, fresh] = index.try_emplace(key.s, entries.size());
+          if (!fresh) {
+            lists[it->second].push_back(std::move(value));
+            continue;
+          }
+          lists.push_back({std::move(value)});
+          value = Datum();
+        }
+        entries.emplace_back(std::move(key), std::move(value));
+      }
+      for (size_t i = 0; i < lists.size(); ++i) {
+        entries[i].second = Datum::Composite(ElementType(type), std::move(lists[i]));
+      }
+      std::string problem;
+      std::optional<Datum> map = MakeMap(type, std::move(entries), &problem);
+      return map ? *std::move(map) : FailQuery(c, MapProblem(name, problem), type);
+    };
+  }
+
   for (const auto& [name, which] : {std::pair{"map_keys", true}, std::pair{"map_values", false}}) {
     const bool keys = which;  // clang 14 cannot capture a structured binding
     const std::string signature = StrCat(name, "(map) -> array");
