@@ -25,9 +25,7 @@ struct Url {
   std::optional<int64_t> port;
 };
 
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHex(char c) { return absl::ascii_isxdigit(static_cast<unsigned char>(c)); }
 
 // Characters no URL has unescaped: controls, space and RFC 3986's excluded ones.
 bool Excluded(unsigned char c) {
@@ -57,8 +55,7 @@ std::optional<Url> ParseUrl(std::string_view text) {
   if (colon != std::string_view::npos && colon > 0 &&
       absl::ascii_isalpha(static_cast<unsigned char>(rest[0])) &&
       rest.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                              "0123456789+-.") == std::string_view::npos &&
-      rest.substr(0, colon).find('/') == std::string_view::npos) {
+                                              "0123456789+-.") == std::string_view::npos) {
     url.scheme = rest.substr(0, colon);
     rest.remove_prefix(colon + 1);
   }
