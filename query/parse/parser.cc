@@ -1998,8 +1998,13 @@ class Parser {
     if ((lowered == "first" || lowered == "last") && call->args.size() == 2 && !call->distinct) {
       call->name = lowered == "last" ? "max_by" : "min_by";
     }
-    // any_value(x), the standard's (SQL:2023) and newer Presto's name of arbitrary(x).
+    // any_value(x), the standard's (SQL:2023) and newer Presto's name of arbitrary(x), and
+    // Presto's set_agg(x), array_agg(DISTINCT x).
     if (lowered == "any_value") call->name = "arbitrary";
+    if (lowered == "set_agg" && call->args.size() == 1 && !call->ordered_by) {
+      call->name = "array_agg";
+      call->distinct = true;
+    }
     // agg(...) FILTER (WHERE condition)
     if (IsWord(Peek(), "filter") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       const Token& filter = Next();
