@@ -1,6 +1,7 @@
 #include "query/expr/expr.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "absl/container/flat_hash_set.h"
@@ -11,6 +12,7 @@
 #include "common/utf8.h"
 #include "query/base/calendar.h"
 #include "query/base/checked_math.h"
+#include "query/functions/json_document.h"
 
 namespace strata::query {
 namespace {
@@ -488,10 +490,12 @@ absl::Status BindCase(Expr& e, std::string_view sql) {
 absl::Status BindCast(Expr& e, std::string_view sql) {
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   const DataType from = arg_type(0), to = e.cast_type;
+  // VARCHAR to an array or a map reads the text as JSON (FromJson).
+  const bool from_json = from == DataType::kVarchar &&
+                         (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap);
   if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
-      to != DataType::kVarchar &&
-      (KindOf(from) != KindOf(to) ||
-       RowFields(from).size() != RowFields(to).size())) {
+      to != DataType::kVarchar && !from_json &&
+      (KindOf(from) != KindOf(to) || RowFields(from).size() != RowFields(to).size())) {
     return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
   }
   if (!IsComposite(from) && !IsComposite(to) && !CastAllowed(from, to)) {
@@ -739,10 +743,69 @@ Datum CompareRows(const std::string& op, const std::vector<Datum>& x, const std:
   return Datum::Bool(op == "=" || op == "<=" || op == ">=");
 }
 
+// A checked JSON value as `to` (an array, a map of its members, or a scalar converted as
+// Convert converts the JSON's string, number or boolean); nullopt when it has no such form.
+std::optional<Datum> FromJson(std::string_view value, DataType to) {
+  const json::Kind kind = json::KindOf(value);
+  if (kind == json::Kind::kNull) return Datum::Null(to);
+  if (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap) {
+    const bool array = KindOf(to) == TypeKind::kArray;
+    if (kind != (array ? json::Kind::kArray : json::Kind::kObject)) return std::nullopt;
+    std::vector<Datum> items;
+    std::vector<std::pair<Datum, Datum>> entries;
+    bool failed = false;
+    if (array) {
+      json::AnyElement(value, [&](std::string_view element) {
+        std::optional<Datum> item = FromJson(element, ElementType(to));
+        if (item) items.push_back(*std::move(item));
+        return failed = !item;
+      });
+      if (failed) return std::nullopt;
+      return Datum::Composite(to, std::move(items));
+    }
+    json::AnyMember(value, [&](const std::string& name, std::string_view member) {
+      std::optional<Datum> key = Convert(Datum::Varchar(name), MapKeyType(to));
+      std::optional<Datum> item = FromJson(member, ElementType(to));
+      if (key && item) entries.emplace_back(*std::move(key), *std::move(item));
+      return failed = !key || !item;
+    });
+    std::string problem;  // a name written twice: the cast has no answer
+    if (failed) return std::nullopt;
+    return MakeMap(to, std::move(entries), &problem);
+  }
+  Datum scalar;
+  switch (kind) {
+    case json::Kind::kString:
+      scalar = Datum::Varchar(*json::ScalarText(value));
+      break;
+    case json::Kind::kTrue:
+    case json::Kind::kFalse:
+      scalar = Datum::Bool(kind == json::Kind::kTrue);
+      break;
+    case json::Kind::kNumber: {
+      int64_t whole = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), whole);
+      scalar = ec == std::errc() && end == value.data() + value.size()
+                   ? Datum::Bigint(whole)
+                   : Datum::Double(std::strtod(std::string(value).c_str(), nullptr));
+      break;
+    }
+    default:
+      return std::nullopt;  // an array or an object where the type wants a scalar
+  }
+  return Convert(scalar, to);
+}
+
 // Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
+  if (v.type == DataType::kVarchar &&
+      (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap)) {
+    // JSON text, as Presto casts its JSON type (Strata's JSON is VARCHAR text).
+    if (!json::Check(v.s).ok()) return std::nullopt;
+    return FromJson(v.s, to);
+  }
   if (IsComposite(v.type) || IsComposite(to)) {
     if (to == DataType::kVarchar) return Datum::Varchar(v.ToString());
     const TypeKind kind = KindOf(to);

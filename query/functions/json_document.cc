@@ -452,6 +452,16 @@ bool AnyElement(std::string_view array, const std::function<bool(std::string_vie
   return false;
 }
 
+bool AnyMember(std::string_view object,
+               const std::function<bool(const std::string& name, std::string_view value)>& test) {
+  Items items(Trimmed(object));
+  std::string_view value, name;
+  while (items.Next(&value, &name)) {
+    if (test(Unescape(name), value)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<PathStep>> ParsePath(std::string_view path) {
   auto error = [&path](size_t at, std::string_view what) {
     return absl::InvalidArgumentError(

@@ -53,6 +53,10 @@ std::optional<std::string_view> ElementAt(std::string_view array, size_t index);
 // True if `test` holds for one of an array's elements (read in order, and
 // no further than the first it holds for).
 bool AnyElement(std::string_view array, const std::function<bool(std::string_view)>& test);
+// True if `test` holds for one of an object's members (its name unescaped, its value),
+// read in order and no further than the first it holds for.
+bool AnyMember(std::string_view object,
+               const std::function<bool(const std::string& name, std::string_view value)>& test);
 
 // A step of a JSON path: a member's name or an array's index.
 struct PathStep {
