@@ -441,7 +441,13 @@ inline bool AnswersAgree(const std::string& a, const std::string& b, double abso
     const std::string x(absl::StripAsciiWhitespace(a_fields[i]));
     const std::string y(absl::StripAsciiWhitespace(b_fields[i]));
     if (x == y) continue;
-    if (x.find('.') == std::string::npos || y.find('.') == std::string::npos) return false;
+    // Two whole numbers must be equal; a double may print as a whole number ("0" for a sum
+    // whose terms cancel exactly, beside "-3.55271e-15" where they were added in another
+    // order), so one side with a fraction or an exponent makes it a double.
+    const auto fractional = [](const std::string& v) {
+      return v.find_first_of(".eE") != std::string::npos;
+    };
+    if (!fractional(x) && !fractional(y)) return false;
     char* x_end = nullptr;
     char* y_end = nullptr;
     const double x_value = std::strtod(x.c_str(), &x_end);
