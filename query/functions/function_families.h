@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,6 +21,15 @@ inline constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint,
 // An array type, or NULL's (an argument a signature takes as either).
 inline bool IsArrayOrNull(DataType t) {
   return t == DataType::kUnknown || KindOf(t) == TypeKind::kArray;
+}
+
+// What a family whose every function can fail the query (text that does not parse, a zone
+// that does not exist) adds its functions with: each is marked can_fail.
+inline auto CanFailAdder(std::vector<ScalarFunction>* scalars) {
+  return [scalars](ScalarFunction f) {
+    f.can_fail = true;
+    scalars->push_back(std::move(f));
+  };
 }
 
 // Arrays and rows: ARRAY[...], a[i], element_at, cardinality, array_agg, ...

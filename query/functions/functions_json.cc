@@ -110,10 +110,7 @@ bool ElementEquals(std::string_view element, const Datum& value) {
 }  // namespace
 
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
-  auto add = [scalars](ScalarFunction f) {
-    f.can_fail = true;
-    scalars->push_back(std::move(f));
-  };
+  auto add = CanFailAdder(scalars);
   add({"json_parse", "json_parse(varchar) -> varchar",
        "The JSON text in its canonical form: no whitespace, each object's members sorted by name "
        "(a repeated name's last value kept), numbers as written; fails the query for text that "
@@ -181,10 +178,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> text = CheckedOrNull(a[0], c);
          if (!text || json::KindOf(*text) != json::Kind::kArray) return Datum::Null(kStr);
-         int64_t index = a[1].i;
-         if (index < 0) index += static_cast<int64_t>(json::CountItems(*text));
-         const std::optional<std::string_view> element =
-             index < 0 ? std::nullopt : json::ElementAt(*text, index);
+         const std::optional<std::string_view> element = json::ElementAt(*text, a[1].i);
          return element ? Compacted("json_array_get()", *element, c) : Datum::Null(kStr);
        }});
   add({"json_array_contains", "json_array_contains(varchar, value) -> boolean",

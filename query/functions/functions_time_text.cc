@@ -81,10 +81,7 @@ std::string HumanReadableSeconds(int64_t seconds) {
 }  // namespace
 
 void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
-  auto add = [scalars](ScalarFunction f) {
-    f.can_fail = true;
-    scalars->push_back(std::move(f));
-  };
+  auto add = CanFailAdder(scalars);
 
   for (auto [name, doc] :
        {std::pair{"from_unixtime", "Seconds since the epoch (with a fraction) to a timestamp."},

@@ -90,10 +90,7 @@ Datum OutOfRange(std::string_view function, const EvalContext& c) {
 }  // namespace
 
 void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
-  auto add = [scalars](ScalarFunction f) {
-    f.can_fail = true;
-    scalars->push_back(std::move(f));
-  };
+  auto add = CanFailAdder(scalars);
   add({"at_timezone", "at_timezone(timestamp, zone) -> timestamp",
        "The wall-clock time in a zone (an IANA name such as 'Europe/Berlin', or an offset such "
        "as '+05:30') at the instant: date_trunc('day', at_timezone(time, 'Europe/Berlin')) is "

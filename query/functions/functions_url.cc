@@ -25,7 +25,7 @@ struct Url {
   std::optional<int64_t> port;
 };
 
-bool IsHex(char c) { return absl::ascii_isxdigit(static_cast<unsigned char>(c)); }
+bool IsHex(char c) { return HexDigitValue(c) >= 0; }
 
 // Characters no URL has unescaped: controls, space and RFC 3986's excluded ones.
 bool Excluded(unsigned char c) {
@@ -172,7 +172,8 @@ void AddUrlFunctions(std::vector<ScalarFunction>* scalars) {
            } else if (s[i] != '%') {
              out.push_back(s[i]);
            } else if (i + 2 < s.size() && IsHex(s[i + 1]) && IsHex(s[i + 2])) {
-             out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+             out.push_back(
+                 static_cast<char>(HexDigitValue(s[i + 1]) * 16 + HexDigitValue(s[i + 2])));
              i += 2;
            } else {
              return FailQuery(c,

@@ -31,13 +31,6 @@ std::string_view Trimmed(std::string_view t) {
   return t.substr(from, to - from);
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // What Check reads: recursive descent over the text, each nesting level
 // bounded by kMaxDepth and the thread's stack.
 class Checker {
@@ -142,7 +135,7 @@ class Checker {
       const char e = t_[pos_ + 1];
       if (e == 'u') {
         for (size_t i = pos_ + 2; i < pos_ + 6; ++i) {
-          if (i >= t_.size() || HexDigit(t_[i]) < 0) {
+          if (i >= t_.size() || HexDigitValue(t_[i]) < 0) {
             return Fail("\\u is not followed by four hex digits");
           }
         }
@@ -247,7 +240,7 @@ std::string Unescape(std::string_view quoted) {
   out.reserve(s.size());
   auto hex4 = [&s](size_t at) {
     int v = 0;
-    for (size_t i = at; i < at + 4; ++i) v = v * 16 + HexDigit(s[i]);
+    for (size_t i = at; i < at + 4; ++i) v = v * 16 + HexDigitValue(s[i]);
     return v;
   };
   for (size_t i = 0; i < s.size(); ++i) {
@@ -434,13 +427,24 @@ size_t CountItems(std::string_view container) {
   return n;
 }
 
-std::optional<std::string_view> ElementAt(std::string_view array, size_t index) {
+std::optional<std::string_view> ElementAt(std::string_view array, int64_t index) {
   Items items(Trimmed(array));
   std::string_view item;
-  for (size_t i = 0; items.Next(&item); ++i) {
-    if (i == index) return item;
+  if (index >= 0) {
+    for (int64_t i = 0; items.Next(&item); ++i) {
+      if (i == index) return item;
+    }
+    return std::nullopt;
   }
-  return std::nullopt;
+  // From the end: the last -index elements seen, the oldest first.
+  const uint64_t keep = uint64_t{0} - static_cast<uint64_t>(index);
+  std::deque<std::string_view> last;
+  while (items.Next(&item)) {
+    last.push_back(item);
+    if (last.size() > keep) last.pop_front();
+  }
+  if (last.size() < keep) return std::nullopt;
+  return last.front();
 }
 
 bool AnyElement(std::string_view array, const std::function<bool(std::string_view)>& test) {

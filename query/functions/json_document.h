@@ -48,8 +48,9 @@ std::optional<std::string> ScalarText(std::string_view value);
 
 // The number of an array's elements or an object's members.
 size_t CountItems(std::string_view container);
-// The element of an array at the 0-based `index`, or nullopt past its end.
-std::optional<std::string_view> ElementAt(std::string_view array, size_t index);
+// The element of an array at the 0-based `index`, counted from the end when negative (-1
+// is the last), or nullopt past either end. Reads the array once.
+std::optional<std::string_view> ElementAt(std::string_view array, int64_t index);
 // True if `test` holds for one of an array's elements (read in order, and
 // no further than the first it holds for).
 bool AnyElement(std::string_view array, const std::function<bool(std::string_view)>& test);

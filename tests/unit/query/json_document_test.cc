@@ -2,6 +2,7 @@
 // accepts, where it says a text goes wrong, and how it writes and finds values.
 #include "query/functions/json_document.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,12 @@ TEST(JsonDocumentTest, FindsAMembersFirstOccurrenceAndArrayElements) {
   EXPECT_EQ(find("$[0]"), std::nullopt);
   EXPECT_EQ(CountItems(*find("$.l")), 2u);
   EXPECT_EQ(ElementAt(*find("$.l"), 1), "{\"m\": [true]}");
+  EXPECT_EQ(ElementAt(*find("$.l"), 2), std::nullopt);
+  EXPECT_EQ(ElementAt(*find("$.l"), -1), "{\"m\": [true]}");
+  EXPECT_EQ(ElementAt(*find("$.l"), -2), "\"x\"");
+  EXPECT_EQ(ElementAt(*find("$.l"), -3), std::nullopt);
+  EXPECT_EQ(ElementAt(*find("$.l"), std::numeric_limits<int64_t>::min()), std::nullopt);
+  EXPECT_EQ(ElementAt("[]", -1), std::nullopt);
   EXPECT_EQ(ScalarText("\"a\\\"\\ud83d\\ude00\""), "a\"\xF0\x9F\x98\x80");
   EXPECT_EQ(ScalarText("null"), std::nullopt);
   EXPECT_EQ(ScalarText("[1]"), std::nullopt);
