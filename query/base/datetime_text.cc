@@ -6,46 +6,21 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "common/clock.h"
 #include "common/strings.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/base/checked_math.h"
+#include "query/base/datetime_parts.h"
 
 namespace strata::query {
 namespace {
 
-enum class Field {
-  kLiteral,
-  kYear,          // %Y, yyyy: at least `width` digits
-  kYear2,         // %y, yy: two digits, 1970-2069
-  kMonth,         // %m %c, M MM
-  kMonthShort,    // %b, MMM
-  kMonthLong,     // %M, MMMM
-  kDay,           // %d %e, d dd
-  kDayOfYear,     // %j, D
-  kHour24,        // %H %k, H
-  kHour12,        // %h %I %l, h (1-12)
-  kHour0To11,     // K
-  kHour1To24,     // k
-  kMinute,        // %i, m
-  kSecond,        // %s %S, s
-  kFraction,      // %f (6 digits), S... (as many digits as letters)
-  kAmPm,          // %p, a
-  kWeekdayShort,  // %a, E EEE
-  kWeekdayLong,   // %W, EEEE
-  kWeekdayNumber, // e: 1 (Monday) to 7
-  kWeekOfYear,    // %v, w: ISO week
-  kWeekYear,      // %x, x: ISO week-numbering year
-  kZone,          // z: the zone's name (UTC)
-  kOffset,        // Z: +0000, ZZ: +00:00
-};
-
-struct Part {
-  Field field = Field::kLiteral;
-  int width = 1;        // digits to pad to (fraction: digits written)
-  std::string literal;  // kLiteral's text
-};
+using datetime::AddLiteral;
+using datetime::Field;
+using datetime::LetterCase;
+using datetime::Part;
 
 constexpr std::array<const char*, 12> kMonthNames = {
     "January", "February", "March",     "April",   "May",      "June",
@@ -57,17 +32,13 @@ bool IsNumeric(Field f) {
   switch (f) {
     case Field::kLiteral: case Field::kMonthShort: case Field::kMonthLong: case Field::kAmPm:
     case Field::kWeekdayShort: case Field::kWeekdayLong: case Field::kZone: case Field::kOffset:
+    case Field::kEra:
+    case Field::kRomanMonth:
+    case Field::kOffsetHours:
+    case Field::kYearComma:
       return false;
     default:
       return true;
-  }
-}
-
-void AddLiteral(std::vector<Part>* parts, std::string_view text) {
-  if (!parts->empty() && parts->back().field == Field::kLiteral) {
-    parts->back().literal += text;
-  } else {
-    parts->push_back({Field::kLiteral, 0, std::string(text)});
   }
 }
 
@@ -79,7 +50,7 @@ absl::StatusOr<std::vector<Part>> CompileMysql(std::string_view pattern) {
       continue;
     }
     const char spec = pattern[++i];
-    auto field = [&](Field f, int width) { parts.push_back({f, width, {}}); };
+    auto field = [&](Field f, int width) { parts.push_back({.field = f, .width = width}); };
     switch (spec) {
       case 'Y': field(Field::kYear, 4); break;
       case 'y': field(Field::kYear2, 2); break;
@@ -143,7 +114,7 @@ absl::StatusOr<std::vector<Part>> CompileJoda(std::string_view pattern) {
     size_t run = 1;
     while (i + run < pattern.size() && pattern[i + run] == ch) ++run;
     const int n = static_cast<int>(run);
-    auto field = [&](Field f, int width) { parts.push_back({f, width, {}}); };
+    auto field = [&](Field f, int width) { parts.push_back({.field = f, .width = width}); };
     switch (ch) {
       case 'y': case 'Y': field(n == 2 ? Field::kYear2 : Field::kYear, n == 2 ? 2 : n); break;
       case 'x': field(Field::kWeekYear, n); break;
@@ -177,13 +148,58 @@ absl::StatusOr<std::vector<Part>> CompileJoda(std::string_view pattern) {
 }
 
 absl::StatusOr<std::vector<Part>> Compile(std::string_view pattern, PatternLanguage language) {
-  return language == PatternLanguage::kMysql ? CompileMysql(pattern) : CompileJoda(pattern);
+  switch (language) {
+    case PatternLanguage::kMysql:
+      return CompileMysql(pattern);
+    case PatternLanguage::kJoda:
+      return CompileJoda(pattern);
+    case PatternLanguage::kPostgres:
+      return datetime::CompilePostgres(pattern);
+  }
+  return absl::InternalError("unknown pattern language");
 }
 
 std::string Padded(int64_t v, int width) {
   std::string digits = std::to_string(v < 0 ? -v : v);
   if (static_cast<int>(digits.size()) < width) digits.insert(0, width - digits.size(), '0');
   return v < 0 ? "-" + digits : digits;
+}
+
+// The Julian day number of 1970-01-01 (PostgreSQL's J).
+constexpr int64_t kJulianDayOfEpoch = 2'440'588;
+
+constexpr std::array<const char*, 12> kRomanMonths = {"I",   "II",   "III", "IV", "V",  "VI",
+                                                      "VII", "VIII", "IX",  "X",  "XI", "XII"};
+
+// A year's last `tail` digits (all of it when tail is 0).
+int64_t Tail(int64_t year, int tail) {
+  int64_t modulus = 1;
+  for (int i = 0; i < tail; ++i) modulus *= 10;
+  return tail == 0 ? year : year % modulus;
+}
+
+// A number as its part writes it: padded to the part's width (not under FM),
+// then its English ordinal suffix under TH (upper case) or th.
+void AppendNumber(int64_t v, const Part& part, std::string* out) {
+  *out += Padded(v, part.fill ? 1 : part.width);
+  if (part.ordinal == 0) return;
+  const int64_t last2 = v % 100, last = v % 10;
+  std::string suffix = last2 >= 11 && last2 <= 13 ? "th"
+                       : last == 1                ? "st"
+                       : last == 2                ? "nd"
+                       : last == 3                ? "rd"
+                                                  : "th";
+  if (part.ordinal == 1) absl::AsciiStrToUpper(&suffix);
+  *out += suffix;
+}
+
+// A name as its part writes it: in its letter case, blank-padded to pad_to.
+void AppendName(std::string_view name, const Part& part, std::string* out) {
+  std::string text(name);
+  if (part.letter_case == LetterCase::kUpper) absl::AsciiStrToUpper(&text);
+  if (part.letter_case == LetterCase::kLower) absl::AsciiStrToLower(&text);
+  if (static_cast<int>(text.size()) < part.pad_to) text.append(part.pad_to - text.size(), ' ');
+  *out += text;
 }
 
 // ISO 8601 week and week-numbering year of a broken-down time.
@@ -221,7 +237,43 @@ struct Parsed {
   int hour12 = -1;   // from h or K, combined with am/pm
   bool pm = false;
   int64_t offset_seconds = 0;
+  bool offset_negative = false;      // TZH's sign, for TZM
+  std::optional<int64_t> epoch_day;  // from a Julian day (J)
 };
+
+// PostgreSQL's year of fewer than four digits (YY, YYY), taken nearest to 2020:
+// 0-69 → 2000s, 70-99 → 1900s, 100-519 → 2100s, 520-999 → 1520-1999.
+int64_t NearestTo2020(int64_t year) {
+  if (year < 70) return year + 2000;
+  if (year < 100) return year + 1900;
+  if (year < 520) return year + 2000;
+  if (year < 1000) return year + 1000;
+  return year;
+}
+
+// The most digits a numeric part reads when no other number follows it.
+size_t MostDigits(const Part& part) {
+  switch (part.field) {
+    case Field::kFraction:
+      return 9;
+    case Field::kYear:
+    case Field::kWeekYear:
+      return part.tail > 0 ? part.tail : 4;
+    case Field::kDayOfYear:
+    case Field::kIsoDayOfYear:
+      return 3;
+    case Field::kSecondsOfDay:
+      return 5;
+    case Field::kJulianDay:
+      return 7;
+    case Field::kQuarter:
+    case Field::kWeekdaySunday1:
+    case Field::kWeekOfMonth:
+      return 1;
+    default:
+      return 2;
+  }
+}
 
 // Reads a case-insensitive name from `names` (or its first three letters
 // when `short_form`); the index or -1.
@@ -260,7 +312,7 @@ absl::StatusOr<int64_t> ToNanos(const Parsed& p, std::string_view text) {
   if (hour > 23) return out_of_range("hour");
   if (p.minute > 59) return out_of_range("minute");
   if (p.second > 59) return out_of_range("second");
-  int64_t days = DaysFromCivil(p.year, p.month, p.day);
+  int64_t days = p.epoch_day ? *p.epoch_day : DaysFromCivil(p.year, p.month, p.day);
   if (p.day_of_year > 0) {
     if (p.day_of_year > (LeapYear(p.year) ? 366 : 365)) return out_of_range("day of the year");
     days = DaysFromCivil(p.year, 1, 1) + p.day_of_year - 1;
@@ -284,30 +336,109 @@ absl::StatusOr<std::string> FormatTimestampPattern(int64_t nanos, std::string_vi
   const int64_t year = tm.tm_year + 1900LL;
   std::string out;
   for (const Part& part : *parts) {
+    auto number = [&](int64_t v) { AppendNumber(v, part, &out); };
+    auto name = [&](std::string_view text) { AppendName(text, part, &out); };
     switch (part.field) {
       case Field::kLiteral: out += part.literal; break;
-      case Field::kYear: out += Padded(year, part.width); break;
+      case Field::kYear:
+        number(Tail(year, part.tail));
+        break;
       case Field::kYear2: out += Padded(((year % 100) + 100) % 100, 2); break;
-      case Field::kMonth: out += Padded(tm.tm_mon + 1, part.width); break;
-      case Field::kMonthShort: out += std::string(kMonthNames[tm.tm_mon]).substr(0, 3); break;
-      case Field::kMonthLong: out += kMonthNames[tm.tm_mon]; break;
-      case Field::kDay: out += Padded(tm.tm_mday, part.width); break;
-      case Field::kDayOfYear: out += Padded(tm.tm_yday + 1, part.width); break;
-      case Field::kHour24: out += Padded(tm.tm_hour, part.width); break;
-      case Field::kHour12: out += Padded(tm.tm_hour % 12 == 0 ? 12 : tm.tm_hour % 12, part.width); break;
-      case Field::kHour0To11: out += Padded(tm.tm_hour % 12, part.width); break;
-      case Field::kHour1To24: out += Padded(tm.tm_hour == 0 ? 24 : tm.tm_hour, part.width); break;
-      case Field::kMinute: out += Padded(tm.tm_min, part.width); break;
-      case Field::kSecond: out += Padded(tm.tm_sec, part.width); break;
+      case Field::kYearComma:
+        out += StrCat(year / 1000, ",", Padded(year % 1000, 3));
+        break;
+      case Field::kMonth:
+        number(tm.tm_mon + 1);
+        break;
+      case Field::kMonthShort:
+        name(std::string_view(kMonthNames[tm.tm_mon]).substr(0, 3));
+        break;
+      case Field::kMonthLong:
+        name(kMonthNames[tm.tm_mon]);
+        break;
+      case Field::kRomanMonth:
+        name(kRomanMonths[tm.tm_mon]);
+        break;
+      case Field::kQuarter:
+        number(tm.tm_mon / 3 + 1);
+        break;
+      case Field::kDay:
+        number(tm.tm_mday);
+        break;
+      case Field::kDayOfYear:
+        number(tm.tm_yday + 1);
+        break;
+      case Field::kIsoDayOfYear:
+        number((IsoWeek(tm).first - 1) * 7 + (tm.tm_wday == 0 ? 7 : tm.tm_wday));
+        break;
+      case Field::kHour24:
+        number(tm.tm_hour);
+        break;
+      case Field::kHour12:
+        number(tm.tm_hour % 12 == 0 ? 12 : tm.tm_hour % 12);
+        break;
+      case Field::kHour0To11:
+        number(tm.tm_hour % 12);
+        break;
+      case Field::kHour1To24:
+        number(tm.tm_hour == 0 ? 24 : tm.tm_hour);
+        break;
+      case Field::kMinute:
+        number(tm.tm_min);
+        break;
+      case Field::kSecond:
+        number(tm.tm_sec);
+        break;
+      case Field::kSecondsOfDay:
+        number(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+        break;
       case Field::kFraction: out += Padded(sub, 9).substr(0, part.width); break;
-      case Field::kAmPm: out += tm.tm_hour < 12 ? "AM" : "PM"; break;
-      case Field::kWeekdayShort: out += std::string(kWeekdayNames[tm.tm_wday]).substr(0, 3); break;
-      case Field::kWeekdayLong: out += kWeekdayNames[tm.tm_wday]; break;
-      case Field::kWeekdayNumber: out += Padded(tm.tm_wday == 0 ? 7 : tm.tm_wday, part.width); break;
-      case Field::kWeekOfYear: out += Padded(IsoWeek(tm).first, part.width); break;
-      case Field::kWeekYear: out += Padded(IsoWeek(tm).second, part.width); break;
-      case Field::kZone: out += "UTC"; break;
+      case Field::kAmPm:
+        name(tm.tm_hour < 12 ? (part.dotted ? "A.M." : "AM") : (part.dotted ? "P.M." : "PM"));
+        break;
+      case Field::kEra:
+        name(part.dotted ? "A.D." : "AD");
+        break;
+      case Field::kWeekdayShort:
+        name(std::string_view(kWeekdayNames[tm.tm_wday]).substr(0, 3));
+        break;
+      case Field::kWeekdayLong:
+        name(kWeekdayNames[tm.tm_wday]);
+        break;
+      case Field::kWeekdayNumber:
+        number(tm.tm_wday == 0 ? 7 : tm.tm_wday);
+        break;
+      case Field::kWeekdaySunday1:
+        number(tm.tm_wday + 1);
+        break;
+      case Field::kWeekOfYear:
+        number(IsoWeek(tm).first);
+        break;
+      case Field::kWeekOfYearJan1:
+        number(tm.tm_yday / 7 + 1);
+        break;
+      case Field::kWeekOfMonth:
+        number((tm.tm_mday - 1) / 7 + 1);
+        break;
+      case Field::kWeekYear:
+        number(Tail(IsoWeek(tm).second, part.tail));
+        break;
+      case Field::kCentury:
+        number((year + 99) / 100);
+        break;
+      case Field::kJulianDay:
+        number(FloorDiv(nanos, kNanosPerDay) + kJulianDayOfEpoch);
+        break;
+      case Field::kZone:
+        name("UTC");
+        break;
       case Field::kOffset: out += part.width >= 2 ? "+00:00" : "+0000"; break;
+      case Field::kOffsetHours:
+        out += "+00";
+        break;
+      case Field::kOffsetMinutes:
+        number(0);
+        break;
     }
   }
   return out;
@@ -322,6 +453,19 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
   for (size_t k = 0; k < parts->size(); ++k) {
     const Part& part = (*parts)[k];
     if (part.field == Field::kLiteral) {
+      if (language == PatternLanguage::kPostgres) {
+        // As PostgreSQL reads a template: a blank stands for any number of them.
+        for (const char ch : part.literal) {
+          if (ch == ' ') {
+            while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+          } else if (!rest.empty() && rest[0] == ch) {
+            rest.remove_prefix(1);
+          } else {
+            return Mismatch(text, rest, StrCat("'", part.literal, "'"));
+          }
+        }
+        continue;
+      }
       if (rest.substr(0, part.literal.size()) != part.literal) {
         return Mismatch(text, rest, StrCat("'", part.literal, "'"));
       }
@@ -332,9 +476,7 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
       // Next to another number ('yyyyMMdd') a field takes exactly its
       // width; otherwise as many digits as it can hold.
       const bool adjacent = k + 1 < parts->size() && IsNumeric((*parts)[k + 1].field);
-      const size_t most = part.field == Field::kFraction ? 9
-                          : part.field == Field::kYear || part.field == Field::kWeekYear ? 4
-                          : part.field == Field::kDayOfYear ? 3 : 2;
+      const size_t most = MostDigits(part);
       const size_t take = adjacent ? static_cast<size_t>(std::max(part.width, 1)) : most;
       size_t n = 0;
       while (n < take && n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
@@ -343,7 +485,10 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
       for (size_t i = 0; i < n; ++i) v = v * 10 + (rest[i] - '0');
       rest.remove_prefix(n);
       switch (part.field) {
-        case Field::kYear: case Field::kWeekYear: p.year = v; break;
+        case Field::kYear:
+        case Field::kWeekYear:
+          p.year = part.tail > 0 ? NearestTo2020(v) : v;
+          break;
         case Field::kYear2: p.year = v < 70 ? 2000 + v : 1900 + v; break;
         case Field::kMonth: p.month = static_cast<int>(v); break;
         case Field::kDay: p.day = static_cast<int>(v); break;
@@ -360,7 +505,24 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
           for (size_t i = n; i < 9; ++i) v *= 10;
           p.nanos = v;
           break;
-        default: break;  // week and weekday numbers only check the shape
+        case Field::kSecondsOfDay:
+          if (v >= 86'400) return Mismatch(text, rest, "seconds since midnight below 86400");
+          p.hour = static_cast<int>(v / 3600), p.minute = static_cast<int>(v / 60 % 60);
+          p.second = static_cast<int>(v % 60);
+          break;
+        case Field::kJulianDay:
+          p.epoch_day = v - kJulianDayOfEpoch;
+          break;
+        case Field::kOffsetMinutes:
+          p.offset_seconds += (p.offset_negative ? -60 : 60) * v;
+          break;
+        default:
+          break;  // weeks, weekdays, quarters and centuries only check the shape
+      }
+      if (part.ordinal != 0 && rest.size() >= 2 &&
+          std::isalpha(static_cast<unsigned char>(rest[0])) &&
+          std::isalpha(static_cast<unsigned char>(rest[1]))) {
+        rest.remove_prefix(2);  // 1st, 2ND, ...
       }
       continue;
     }
@@ -371,16 +533,60 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
         p.month = m + 1;
         break;
       }
+      case Field::kRomanMonth: {
+        // Longest first: VIII before VII before VI before V.
+        static constexpr const char* kByLength[] = {"VIII", "III", "VII", "XII", "II", "IV",
+                                                    "VI",   "IX",  "XI",  "I",   "V",  "X"};
+        static constexpr int kMonthOf[] = {8, 3, 7, 12, 2, 4, 6, 9, 11, 1, 5, 10};
+        const int m = ReadName(&rest, kByLength, 12, false);
+        if (m < 0) return Mismatch(text, rest, "a month in roman numerals");
+        p.month = kMonthOf[m];
+        break;
+      }
       case Field::kWeekdayShort: case Field::kWeekdayLong:
         if (ReadName(&rest, kWeekdayNames.data(), 7, part.field == Field::kWeekdayShort) < 0) {
           return Mismatch(text, rest, "a weekday name");
         }
         break;
       case Field::kAmPm: {
-        static constexpr const char* kHalves[] = {"AM", "PM"};
-        const int half = ReadName(&rest, kHalves, 2, false);
+        static constexpr const char* kHalves[] = {"AM", "PM", "A.M.", "P.M."};
+        const int half = ReadName(&rest, kHalves, 4, false);
         if (half < 0) return Mismatch(text, rest, "AM or PM");
-        p.pm = half == 1;
+        p.pm = half % 2 == 1;
+        break;
+      }
+      case Field::kEra: {
+        static constexpr const char* kEras[] = {"AD", "A.D.", "BC", "B.C."};
+        const int era = ReadName(&rest, kEras, 4, false);
+        if (era < 0) return Mismatch(text, rest, "AD or BC");
+        if (era >= 2)
+          return absl::InvalidArgumentError(
+              StrCat("'", EchoInput(text), "': the year (1677 to 2262) is out of range"));
+        break;
+      }
+      case Field::kYearComma: {
+        int64_t v = 0;
+        size_t n = 0;
+        for (; n < rest.size() && n < 6; ++n) {
+          if (rest[n] == ',' && n > 0) continue;
+          if (!std::isdigit(static_cast<unsigned char>(rest[n]))) break;
+          v = v * 10 + (rest[n] - '0');
+        }
+        if (n == 0) return Mismatch(text, rest, "a year such as 2,024");
+        p.year = v;
+        rest.remove_prefix(n);
+        break;
+      }
+      case Field::kOffsetHours: {
+        if (rest.size() < 3 || (rest[0] != '+' && rest[0] != '-') ||
+            !std::isdigit(static_cast<unsigned char>(rest[1])) ||
+            !std::isdigit(static_cast<unsigned char>(rest[2]))) {
+          return Mismatch(text, rest, "an offset's hours such as +02");
+        }
+        p.offset_negative = rest[0] == '-';
+        p.offset_seconds +=
+            (p.offset_negative ? -3600 : 3600) * ((rest[1] - '0') * 10 + (rest[2] - '0'));
+        rest.remove_prefix(3);
         break;
       }
       case Field::kZone:
@@ -414,6 +620,10 @@ absl::StatusOr<int64_t> ParseTimestampPattern(std::string_view text, std::string
         break;
       }
       default: break;
+    }
+    // PostgreSQL pads month and day names to nine characters: the blanks go with the name.
+    if (part.pad_to > 0) {
+      while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
     }
   }
   if (!rest.empty()) return Mismatch(text, rest, "the end of the text");

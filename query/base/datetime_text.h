@@ -1,9 +1,10 @@
 // Timestamps as text by a pattern, both ways, in the two pattern languages
 // Timestream's functions take: MySQL's specifiers (date_format, date_parse:
 // '%Y-%m-%d %H:%i:%s') and Joda-Time's letters (format_datetime,
-// parse_datetime: 'yyyy-MM-dd HH:mm:ss'). Both compile to one list of fields
-// and literals, formatted and parsed by one implementation. All in UTC: a
-// parsed offset ('+02:00') converts to UTC.
+// parse_datetime: 'yyyy-MM-dd HH:mm:ss'), and in PostgreSQL's templates
+// (to_char, to_timestamp, to_date: 'YYYY-MM-DD HH24:MI:SS'). Each compiles to
+// one list of fields and literals (datetime_parts.h), formatted and parsed by
+// one implementation. All in UTC: a parsed offset ('+02:00') converts to UTC.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -16,7 +17,7 @@
 
 namespace strata::query {
 
-enum class PatternLanguage { kMysql, kJoda };
+enum class PatternLanguage { kMysql, kJoda, kPostgres };
 
 // `nanos` written by `pattern`; INVALID_ARGUMENT naming a specifier the
 // language lacks or Strata does not support.

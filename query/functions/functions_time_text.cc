@@ -83,20 +83,46 @@ std::string HumanReadableSeconds(int64_t seconds) {
 void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
   auto add = CanFailAdder(scalars);
 
-  for (auto [name, doc] :
-       {std::pair{"from_unixtime", "Seconds since the epoch (with a fraction) to a timestamp."},
-        std::pair{"to_timestamp",
-                  "Seconds since the epoch to a timestamp (PostgreSQL's name for from_unixtime)."}}) {
-    add({name, StrCat(name, "(double) -> timestamp"), doc,
-         Fixed({P::kNumeric}, kTs, StrCat(name, "(double)")),
-         [n = std::string(name)](const Args& a, const EvalContext& c) {
-           return FromUnixSeconds(n, a[0].AsDouble(), c);
-         }});
-  }
+  add({"from_unixtime", "from_unixtime(double) -> timestamp",
+       "Seconds since the epoch (with a fraction) to a timestamp.",
+       Fixed({P::kNumeric}, kTs, "from_unixtime(double)"), [](const Args& a, const EvalContext& c) {
+         return FromUnixSeconds("from_unixtime", a[0].AsDouble(), c);
+       }});
+  add({"to_timestamp", "to_timestamp(double | varchar, template) -> timestamp",
+       "Seconds since the epoch to a timestamp (PostgreSQL's name for from_unixtime), or the "
+       "timestamp a text writes by a PostgreSQL template: to_timestamp('05 Dec 2024 14:30', "
+       "'DD Mon YYYY HH24:MI'). An offset read by TZH and TZM converts to UTC.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if ((t.size() == 1 && Accepts(P::kNumeric, t[0])) ||
+             (t.size() == 2 && Accepts(P::kVarchar, t[0]) && Accepts(P::kVarchar, t[1]))) {
+           return kTs;
+         }
+         return WrongArguments("to_timestamp(double) or to_timestamp(varchar, varchar)");
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a.size() == 1) return FromUnixSeconds("to_timestamp", a[0].AsDouble(), c);
+         absl::StatusOr<int64_t> nanos =
+             ParseTimestampPattern(a[0].s, a[1].s, PatternLanguage::kPostgres);
+         if (!nanos.ok()) return PatternFailure("to_timestamp", nanos.status(), kTs, c);
+         return Datum::Timestamp(*nanos);
+       }});
+  add({"to_date", "to_date(varchar, template) -> date",
+       "The date a text writes by a PostgreSQL template (as to_timestamp reads it, the time of "
+       "day dropped): to_date('2024-12-05', 'YYYY-MM-DD').",
+       Fixed({P::kVarchar, P::kVarchar}, DataType::kDate, "to_date(varchar, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         absl::StatusOr<int64_t> nanos =
+             ParseTimestampPattern(a[0].s, a[1].s, PatternLanguage::kPostgres);
+         if (!nanos.ok()) return PatternFailure("to_date", nanos.status(), DataType::kDate, c);
+         return Datum::Date(FloorDiv(*nanos, kNanosPerDay));
+       }});
   for (auto [name, language, what] :
        {std::tuple{"date_format", PatternLanguage::kMysql, "MySQL specifiers: '%Y-%m-%d %H:%i:%s'"},
         std::tuple{"format_datetime", PatternLanguage::kJoda,
-                   "Joda-Time letters: 'yyyy-MM-dd HH:mm:ss.SSS'"}}) {
+                   "Joda-Time letters: 'yyyy-MM-dd HH:mm:ss.SSS'"},
+        std::tuple{"to_char", PatternLanguage::kPostgres,
+                   "PostgreSQL's templates: 'YYYY-MM-DD HH24:MI:SS.MS', 'FMDay, DDth FMMonth "
+                   "YYYY'; Month and Day are blank-padded to nine letters unless FM"}}) {
     add({name, StrCat(name, "(timestamp, pattern) -> varchar"),
          StrCat("The timestamp as text by the pattern (", what, ")."),
          Fixed({P::kTimestamp, P::kVarchar}, kStr, StrCat(name, "(timestamp, varchar)")),
