@@ -121,41 +121,76 @@ locale_t UnicodeLocale() {
   return locale;
 }
 
-template <typename MapAscii, typename MapWide>
-std::string MapCase(std::string_view s, MapAscii ascii, MapWide wide) {
-  std::string out(s);
-  if (IsAscii(s) || UnicodeLocale() == locale_t{}) {
-    for (char& c : out) c = static_cast<char>(ascii(static_cast<unsigned char>(c)));
-    return out;
-  }
-  out.clear();
+// Each code point of `s` through `map` (uint32_t to uint32_t); an ill-formed byte is kept as it
+// is, and so is a code point `map` turns into no valid one.
+template <typename Map>
+std::string MapCodePoints(std::string_view s, Map map) {
+  std::string out;
+  out.reserve(s.size());
   while (!s.empty()) {
     const size_t n = Utf8CharLength(s);
-    if (n <= 1) {  // ASCII, or an ill-formed byte kept as it is
-      out.push_back(n == 1 ? static_cast<char>(ascii(static_cast<unsigned char>(s[0]))) : s[0]);
+    const auto byte = static_cast<unsigned char>(s[0]);
+    if (n <= 1 && byte < 0x80) {
+      out.push_back(static_cast<char>(map(byte)));
+      s.remove_prefix(1);
+      continue;
+    }
+    if (n <= 1) {  // an ill-formed byte: kept, and `map` sees U+FFFD (no letter) in its place
+      map(0xFFFDu);
+      out.push_back(s[0]);
       s.remove_prefix(1);
       continue;
     }
     uint32_t c = static_cast<uint8_t>(s[0]) & (0x7F >> n);
     for (size_t i = 1; i < n; ++i) c = (c << 6) | (static_cast<uint8_t>(s[i]) & 0x3F);
-    if (!AppendCodePoint(wide(static_cast<wint_t>(c), UnicodeLocale()), &out)) {
-      out.append(s.substr(0, n));
-    }
+    if (!AppendCodePoint(map(c), &out)) out.append(s.substr(0, n));
     s.remove_prefix(n);
   }
   return out;
 }
 
-}  // namespace
-
-std::string Utf8ToLower(std::string_view s) {
-  return MapCase(
-      s, [](int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }, towlower_l);
+template <typename MapAscii, typename MapWide>
+std::string MapCase(std::string_view s, MapAscii ascii, MapWide wide) {
+  const locale_t locale = UnicodeLocale();
+  if (IsAscii(s) || locale == locale_t{}) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(ascii(static_cast<unsigned char>(c)));
+    return out;
+  }
+  return MapCodePoints(s, [&](uint32_t c) -> uint32_t {
+    return c < 0x80 ? ascii(static_cast<int>(c)) : wide(static_cast<wint_t>(c), locale);
+  });
 }
 
-std::string Utf8ToUpper(std::string_view s) {
-  return MapCase(
-      s, [](int c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }, towupper_l);
+int AsciiLower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+int AsciiUpper(int c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
+
+}  // namespace
+
+std::string Utf8ToLower(std::string_view s) { return MapCase(s, AsciiLower, towlower_l); }
+
+std::string Utf8ToUpper(std::string_view s) { return MapCase(s, AsciiUpper, towupper_l); }
+
+std::string Utf8InitCap(std::string_view s) {
+  const locale_t locale = UnicodeLocale();
+  bool in_word = false;
+  return MapCodePoints(s, [&](uint32_t c) -> uint32_t {
+    const bool ascii = c < 0x80;
+    const bool alnum = ascii ? (AsciiLower(static_cast<int>(c)) >= 'a' &&
+                                AsciiLower(static_cast<int>(c)) <= 'z') ||
+                                   (c >= '0' && c <= '9')
+                             : locale != locale_t{} && iswalnum_l(static_cast<wint_t>(c), locale);
+    uint32_t out = c;
+    if (alnum && ascii) {
+      out = static_cast<uint32_t>(in_word ? AsciiLower(static_cast<int>(c))
+                                          : AsciiUpper(static_cast<int>(c)));
+    } else if (alnum) {
+      out = in_word ? towlower_l(static_cast<wint_t>(c), locale)
+                    : towupper_l(static_cast<wint_t>(c), locale);
+    }
+    in_word = alnum;
+    return out;
+  });
 }
 
 std::string EchoInput(std::string_view s, size_t max_bytes) {

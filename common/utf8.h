@@ -70,6 +70,9 @@ bool AppendCodePoint(int64_t c, std::string* out);
 // ASCII letters only.
 std::string Utf8ToLower(std::string_view s);
 std::string Utf8ToUpper(std::string_view s);
+// Each word's first letter in upper case and its others in lower case, a word being a run of
+// letters and digits (PostgreSQL's initcap: 'hello wORLD-2x' to 'Hello World-2x').
+std::string Utf8InitCap(std::string_view s);
 
 // Code points in `s` (ill-formed bytes count one each).
 int64_t Utf8Length(std::string_view s);

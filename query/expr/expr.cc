@@ -265,6 +265,24 @@ void ImplicitCast(ExprPtr& e, DataType to) {
   e = std::move(cast);
 }
 
+// `days`, a bound BIGINT, as `days * INTERVAL '1' DAY`, bound.
+void DaysToInterval(ExprPtr& days) {
+  auto day = std::make_unique<Expr>();
+  day->kind = ExprKind::kLiteral;
+  day->pos = days->pos;
+  day->literal = Datum::Interval(kNanosPerDay);
+  day->bound.type = DataType::kInterval;
+  auto times = std::make_unique<Expr>();
+  times->kind = ExprKind::kBinary;
+  times->pos = days->pos;
+  times->name = "*";
+  times->bound.type = DataType::kInterval;
+  times->height = days->height + 1;
+  times->args.push_back(std::move(days));
+  times->args.push_back(std::move(day));
+  days = std::move(times);
+}
+
 // A DATE compared with a TIMESTAMP is its midnight: CAST the DATE sides of
 // `operands` when any of them is a TIMESTAMP.
 void CoerceDatesToTimestamps(std::vector<ExprPtr*> operands) {
@@ -349,6 +367,15 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
     const auto is_time = [](DataType t) {
       return t == DataType::kDate || t == DataType::kTimestamp;
     };
+    // PostgreSQL's DATE ± integer moves the date by whole days: the integer becomes
+    // n * INTERVAL '1' DAY (Presto refuses it; DATE + INTERVAL is what it takes).
+    if ((op == "+" || op == "-") && a == DataType::kDate && b == DataType::kBigint) {
+      DaysToInterval(e.args[1]);
+      b = arg_type(1);
+    } else if (op == "+" && a == DataType::kBigint && b == DataType::kDate) {
+      DaysToInterval(e.args[0]);
+      a = arg_type(0);
+    }
     if (op == "-" && is_time(a) && is_time(b) && (a == DataType::kDate || b == DataType::kDate)) {
       // A DATE in a difference of times is its midnight: DATE - DATE is an interval of
       // whole days, as TIMESTAMP - TIMESTAMP is an interval.

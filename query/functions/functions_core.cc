@@ -1642,6 +1642,11 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        "Upper case, each character by Unicode's simple case mapping ('é' to 'É'; 'ß' stays).",
        Fixed({P::kVarchar}, kStr, "upper(varchar)"),
        [](const Args& a, const EvalContext&) { return Datum::Varchar(Utf8ToUpper(a[0].s)); }});
+  add({"initcap", "initcap(varchar) -> varchar",
+       "Each word's first letter in upper case and the rest in lower case, a word being a run of "
+       "letters and digits (PostgreSQL's): initcap('hello wORLD') is 'Hello World'.",
+       Fixed({P::kVarchar}, kStr, "initcap(varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Varchar(Utf8InitCap(a[0].s)); }});
   add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
        Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
          return Datum::Bigint(Utf8Length(a[0].s));

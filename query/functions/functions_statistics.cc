@@ -176,6 +176,38 @@ class OrderedSetPercentileAcc : public Accumulator {
   std::vector<Datum> values_;
 };
 
+// mode() WITHIN GROUP (ORDER BY x [DESC]), which the parser writes as mode(x, descending): the
+// most frequent value, the first in the order among equally frequent ones (PostgreSQL's).
+class ModeAcc : public Accumulator {
+ public:
+  explicit ModeAcc(DataType type) : type_(type) {}
+  void Add(const Args& a) override {
+    if (a[0].null) return;
+    descending_ = !a[1].null && a[1].i != 0;
+    values_.push_back(a[0]);
+    Kept(static_cast<int64_t>(sizeof(Datum)) + a[0].HeapBytes());
+  }
+  absl::StatusOr<Datum> Finish() override {
+    if (values_.empty()) return Datum::Null(type_);
+    std::sort(values_.begin(), values_.end(), [this](const Datum& x, const Datum& y) {
+      return descending_ ? Compare(x, y) > 0 : Compare(x, y) < 0;
+    });
+    size_t best = 0, best_run = 0;
+    for (size_t i = 0; i < values_.size();) {
+      size_t end = i + 1;
+      while (end < values_.size() && Compare(values_[end], values_[i]) == 0) ++end;
+      if (end - i > best_run) best = i, best_run = end - i;
+      i = end;
+    }
+    return values_[best];
+  }
+
+ private:
+  DataType type_;
+  bool descending_ = false;
+  std::vector<Datum> values_;
+};
+
 }  // namespace
 
 void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
@@ -225,6 +257,16 @@ void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
          return t[0];
        },
        [](const Types& t) { return std::make_unique<OrderedSetPercentileAcc>(false, t[0]); }});
+  agg({"mode", "mode() WITHIN GROUP (ORDER BY x) -> type of x",
+       "The group's most frequent value; among equally frequent ones the first in the order "
+       "(PostgreSQL's).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || IsComposite(t[0]) || !Accepts(P::kBoolean, t[1])) {
+           return WrongArguments("mode() WITHIN GROUP (ORDER BY x)");
+         }
+         return t[0];
+       },
+       [](const Types& t) { return std::make_unique<ModeAcc>(t[0]); }});
   for (auto [name, all] : {std::pair{"bitwise_and_agg", true}, std::pair{"bitwise_or_agg", false}}) {
     agg({name, StrCat(name, "(bigint) -> bigint"),
          all ? "Bitwise AND of every value." : "Bitwise OR of every value.",

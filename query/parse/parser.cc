@@ -1598,19 +1598,24 @@ class Parser {
   // whose arguments are NULL, which is what the filter asks.
   // percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC]), an ordered-set aggregate, as the
   // aggregate f(x, p, descending): its value depends on the order, not on the rows' order.
+  // PostgreSQL's ordered-set aggregates: percentile_cont(p), percentile_disc(p) and mode()
+  // WITHIN GROUP (ORDER BY x [DESC]), written as f(x, [p,] descending).
   absl::Status OrderedSetAggregate(Expr& call, const Token& within) {
     std::vector<OrderItem>& order = call.ordered_by->order_by;
-    if (call.args.size() != 1 || order.size() != 1 || call.distinct) {
-      return Error(within, StrCat(call.name,
-                                  "(fraction) WITHIN GROUP (ORDER BY x) takes one "
-                                  "fraction and one ORDER BY key"));
+    const bool mode = call.name == "mode";
+    if (call.args.size() != (mode ? 0 : 1) || order.size() != 1 || call.distinct) {
+      return Error(within, mode ? "mode() WITHIN GROUP (ORDER BY x) takes no argument and one "
+                                  "ORDER BY key"
+                                : StrCat(call.name,
+                                         "(fraction) WITHIN GROUP (ORDER BY x) takes one "
+                                         "fraction and one ORDER BY key"));
     }
-    ExprPtr fraction = std::move(call.args[0]);
+    ExprPtr fraction = mode ? nullptr : std::move(call.args[0]);
     ASSIGN_OR_RETURN(ExprPtr descending, Literal(within.pos, Datum::Bool(order[0].descending)));
     call.args.clear();
     call.height = 1;
     RETURN_IF_ERROR(Adopt(call, std::move(order[0].expr)));
-    RETURN_IF_ERROR(Adopt(call, std::move(fraction)));
+    if (fraction) RETURN_IF_ERROR(Adopt(call, std::move(fraction)));
     RETURN_IF_ERROR(Adopt(call, std::move(descending)));
     call.ordered_by.reset();
     return absl::OkStatus();
@@ -1989,7 +1994,8 @@ class Parser {
       call->ordered_by = std::make_shared<WindowSpec>();
       RETURN_IF_ERROR(ParseOrderItems(&call->ordered_by->order_by));
       RETURN_IF_ERROR(ExpectSymbol(")"));
-      if (lowered == "percentile_cont" || lowered == "percentile_disc") {
+      if (lowered == "percentile_cont" || lowered == "percentile_disc" || lowered == "mode") {
+        call->name = lowered;
         RETURN_IF_ERROR(OrderedSetAggregate(*call, within));
       }
     }

@@ -131,5 +131,17 @@ TEST(Utf8Test, CaseMapsEachCodePointAndKeepsIllFormedBytes) {
   }
 }
 
+TEST(Utf8Test, InitCapStartsEachRunOfLettersAndDigits) {
+  EXPECT_EQ(Utf8InitCap("hello wORLD-2x"), "Hello World-2x");
+  EXPECT_EQ(Utf8InitCap("  o'neil mcDONALD_jr"), "  O'Neil Mcdonald_Jr");
+  // été à paris
+  EXPECT_EQ(Utf8InitCap("\xC3\xA9T\xC3\x89 \xC3\xA0 paris"), "\xC3\x89t\xC3\xA9 \xC3\x80 Paris");
+  EXPECT_EQ(Utf8InitCap("a\xFF"
+                        "bc"),
+            "A\xFF"
+            "Bc");  // an ill-formed byte ends a word
+  EXPECT_EQ(Utf8InitCap(""), "");
+}
+
 }  // namespace
 }  // namespace strata
