@@ -61,7 +61,8 @@ std::string Expr::ToString() const {
       }
       return literal.ToString();
     case ExprKind::kColumn: return qualifier.empty() ? name : StrCat(qualifier, ".", name);
-    case ExprKind::kStar: return "*";
+    case ExprKind::kStar:
+      return qualifier.empty() ? "*" : qualifier + ".*";
     case ExprKind::kUnary: return name == "-" ? StrCat("-", arg(0)) : StrCat("NOT ", arg(0));
     case ExprKind::kBinary: return StrCat("(", arg(0), " ", name, " ", arg(1), ")");
     case ExprKind::kCall: {

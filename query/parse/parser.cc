@@ -19,6 +19,7 @@
 #include "query/functions/window_functions.h"
 #include "query/parse/grouping_sets.h"
 #include "query/parse/lexer.h"
+#include "query/parse/set_returning.h"
 
 namespace strata::query {
 namespace {
@@ -522,6 +523,24 @@ class Parser {
     return select;
   }
 
+  // How many names come before `.*` at this point of a select list (t.* 1, db.t.* 2), or 0.
+  size_t QualifiedStarNames() {
+    auto name = [this](size_t at) {
+      const Token& t = Peek(at);
+      return t.kind == TokenKind::kQuotedIdentifier ||
+             (t.kind == TokenKind::kIdentifier && !IsReserved(t.text));
+    };
+    auto symbol = [this](size_t at, std::string_view text) {
+      return Peek(at).kind == TokenKind::kSymbol && Peek(at).text == text;
+    };
+    for (size_t names = 1; names <= 2; ++names) {
+      const size_t at = 2 * names - 2;  // the last name
+      if (!name(at) || !symbol(at + 1, ".")) return 0;
+      if (symbol(at + 2, "*")) return names;
+    }
+    return 0;
+  }
+
   // SELECT ... [FROM ...] [WHERE] [GROUP BY] [HAVING]; ORDER BY and LIMIT
   // belong to the query around it (ParseQuery).
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseSelect() {
@@ -545,6 +564,16 @@ class Parser {
         item.expr = std::make_unique<Expr>();
         item.expr->kind = ExprKind::kStar;
         item.expr->pos = Next().pos;
+      } else if (const size_t dots = QualifiedStarNames(); dots > 0) {
+        // t.* (or db.t.*): the columns of one table of FROM, named by its alias or name.
+        item.expr = std::make_unique<Expr>();
+        item.expr->kind = ExprKind::kStar;
+        item.expr->pos = Peek().pos;
+        for (size_t i = 0; i < dots; ++i) {
+          item.expr->qualifier = Next().text;
+          Next();  // .
+        }
+        Next();  // *
       } else {
         ASSIGN_OR_RETURN(item.expr, ParseExpr());
         if (AcceptWord("as")) {
@@ -585,7 +614,7 @@ class Parser {
       ASSIGN_OR_RETURN(s->having, ParseExpr());
     }
     RETURN_IF_ERROR(ParseWindowClause(first_window_use));
-    return s;
+    return ExpandSetReturningItems(std::move(s), sql_);
   }
 
   // WINDOW name AS (spec) [, ...] after HAVING: the windows `OVER name` in this SELECT (its
@@ -1741,9 +1770,10 @@ class Parser {
       ASSIGN_OR_RETURN(ExprPtr keyword, ParseKeywordForm(t, pos));
       if (keyword) return keyword;
       // grouping(k, ...) is a call (of GROUP BY's keys: grouping_sets.h), though a keyword.
-      const bool grouping_call =
-          IsWord(t, "grouping") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
-      if (IsReserved(t.text) && !grouping_call) {
+      // So is unnest(array) in a select list (set_returning.h).
+      const bool keyword_call = (IsWord(t, "grouping") || IsWord(t, "unnest")) &&
+                                Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
+      if (IsReserved(t.text) && !keyword_call) {
         return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
       }
     }

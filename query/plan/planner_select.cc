@@ -151,14 +151,30 @@ absl::Status Planner::SelectPhases::ExpandStar() {
     if (LocalLeaderRead* local = context_->local_leader_read; local != nullptr) {
       local->ReadingEvery();
     }
+    const std::string& table = item.expr->qualifier;  // t.*: t's columns alone
+    const size_t before = items.size();
     for (const ColumnInfo& c : input()) {
-      if (c.hidden) continue;  // the right copy of a USING column
+      // The right copy of a USING column is left out of *, not of its own table's t.*.
+      if (table.empty() ? c.hidden : c.qualifier != table) continue;
       auto column = std::make_unique<Expr>();
       column->kind = ExprKind::kColumn;
       column->pos = item.expr->pos;
       column->name = c.name;
       column->qualifier = c.qualifier;
       items.push_back({std::move(column), ""});
+    }
+    if (!table.empty() && items.size() == before) {
+      std::vector<std::string> tables;  // FROM's, in order, each once
+      for (const ColumnInfo& c : input()) {
+        if (!c.qualifier.empty() &&
+            std::find(tables.begin(), tables.end(), c.qualifier) == tables.end()) {
+          tables.push_back(c.qualifier);
+        }
+      }
+      std::string message = StrCat(table, ".* names no table of FROM");
+      for (size_t i = 0; i < tables.size(); ++i)
+        message += StrCat(i == 0 ? " (its tables: " : ", ", tables[i]);
+      return SqlError(sql_, item.expr->pos, tables.empty() ? message : message + ")");
     }
   }
   select_.items = std::move(items);
