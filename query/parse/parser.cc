@@ -1914,6 +1914,26 @@ class Parser {
       RETURN_IF_ERROR(ExpectSymbol(")"));
       return e;
     }
+    // The session's values, as PostgreSQL clients ask for them (`SELECT current_schema(),
+    // current_user`): constants of the statement, so a cluster's fragments carry them too.
+    // A Strata database is a PostgreSQL schema of the one database "strata" (docs/protocols.md).
+    if (IsWord(t, "current_user") || IsWord(t, "session_user")) {
+      Next();
+      return Literal(
+          pos,
+          Datum::Varchar(parameters_.session_user.empty() ? "strata" : parameters_.session_user));
+    }
+    if (IsWord(t, "current_catalog")) {
+      Next();
+      return Literal(pos, Datum::Varchar("strata"));
+    }
+    if ((IsWord(t, "current_database") || IsWord(t, "current_schema")) &&
+        Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
+        Peek(2).kind == TokenKind::kSymbol && Peek(2).text == ")") {
+      const bool database = IsWord(t, "current_database");
+      Next(), Next(), Next();
+      return Literal(pos, Datum::Varchar(database ? "strata" : "public"));
+    }
     if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
         IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
       // The clock's SQL keywords (no parentheses); the session zone is UTC.

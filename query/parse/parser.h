@@ -45,6 +45,9 @@ struct QueryParameters {
   // Named values the statement need not use (a scheduled query's
   // @scheduled_runtime); any other unused value is an error.
   std::set<std::string, std::less<>> optional;
+  // The caller's name, which current_user answers (empty: "strata", the name of a server
+  // without authentication, as the PostgreSQL wire reports it).
+  std::string session_user;
   bool empty() const { return positional.empty() && named.empty(); }
 };
 

@@ -263,14 +263,10 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     if (!divided.empty()) number /= 100;
     return CannedResult{.columns = {Int(column)}, .rows = {{Datum::Bigint(number)}}};
   }
-  static const RE2 kSessionFunction(
-      R"((select) (current_schema\(\)|current_database\(\)|current_user|session_user|user|current_catalog))");
-  std::string select, function;
-  if (RE2::FullMatch(text, kSessionFunction, &select, &function)) {
-    std::string column = function.substr(0, function.find('('));
-    if (function == "current_schema()") return OneValue(column, "public");
-    if (function == "current_database()" || function == "current_catalog") return OneValue(column, "strata");
-    return OneValue(column, caller_.name().empty() ? "strata" : caller_.name());
+  // current_user, current_database() and the like are the engine's (query/parse/parser.cc);
+  // PostgreSQL's bare `user` is not, as it is a common column name.
+  if (text == "select user") {
+    return OneValue("user", caller_.name().empty() ? "strata" : caller_.name());
   }
   if (Contains(text, "from pg_extension") || Contains(text, "from pg_catalog.pg_extension")) {
     return CannedResult{.columns = {Text("extversion")}};

@@ -284,6 +284,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
     options.system_tables = system_tables.get();
   }
   options.parameters = request.parameters;
+  if (request.caller) options.parameters.session_user = request.caller->name();
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
   options.deletes = deletes_;

@@ -478,14 +478,16 @@ TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
   const std::string admin = server.AdminToken();
   auto psql = [&](const std::string& sslmode, const std::string& password) {
     return testing::RunProcess(
-        {"/usr/bin/psql", "-X", "-A", "-t", "-c", "SELECT 40 + 2",
-         "host=localhost port=" + std::to_string(server.pg_port()) + " user=me dbname=strata "
-         "sslmode=" + sslmode + " sslrootcert=" + certs.ca_cert()},
+        {"/usr/bin/psql", "-X", "-A", "-t", "-c", "SELECT 40 + 2, current_user",
+         "host=localhost port=" + std::to_string(server.pg_port()) +
+             " user=me dbname=strata "
+             "sslmode=" +
+             sslmode + " sslrootcert=" + certs.ca_cert()},
         "", {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
   };
   testing::ProcessResult ok = psql("verify-full", admin);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_EQ(ok.out, "42\n");
+  EXPECT_EQ(ok.out, "42|admin\n");  // current_user is the token's name
   testing::ProcessResult plain = psql("disable", admin);
   EXPECT_NE(plain.exit_code, 0);
   EXPECT_THAT(plain.err, HasSubstr("this server requires SSL"));
