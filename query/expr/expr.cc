@@ -12,6 +12,7 @@
 #include "common/utf8.h"
 #include "query/base/calendar.h"
 #include "query/base/checked_math.h"
+#include "query/base/interval_text.h"
 #include "query/functions/json_document.h"
 
 namespace strata::query {
@@ -909,6 +910,19 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
       if (v.type == DataType::kTimestamp) return Datum::Time(v.i - MidnightOf(DateOfTimestamp(v.i)));
       if (v.type == DataType::kVarchar) return ParseTime(v.s);
       return std::nullopt;
+    case DataType::kInterval:
+    case DataType::kIntervalYearToMonth: {
+      // PostgreSQL's interval text ('1 day 2 hours', '3 months'), of the cast's kind only.
+      if (v.type != DataType::kVarchar) return std::nullopt;
+      absl::StatusOr<IntervalText> text = ParseIntervalText(v.s);
+      if (!text.ok()) return std::nullopt;
+      if (to == DataType::kInterval) {
+        if (text->months != 0) return std::nullopt;
+        return Datum::Interval(text->nanos);
+      }
+      if (text->nanos != 0) return std::nullopt;
+      return Datum::Months(text->months);
+    }
     default:
       return std::nullopt;
   }

@@ -164,6 +164,20 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
+  add({"array_length", "array_length(array, dimension) -> bigint",
+       "PostgreSQL's: the number of elements along the dimension, NULL for an empty array or "
+       "a dimension it lacks (Strata's arrays have one; cardinality counts an empty one 0).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
+           return WrongArguments("array_length(array, bigint)");
+         }
+         return kBig;
+       },
+       [](const Args& a, const EvalContext&) {
+         const size_t n = a[0].items().size();
+         if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
+         return Datum::Bigint(static_cast<int64_t>(n));
+       }});
   add({"cardinality", "cardinality(array | map | timeseries) -> bigint",
        "The number of elements of an array, entries of a map, or points of a time series.",
        [](const Types& t) -> absl::StatusOr<DataType> {

@@ -1668,6 +1668,25 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
            return Datum::Varchar(std::string(s.substr(0, Utf8Offset(s, std::min(len, n - start)))));
          }});
   }
+  // PostgreSQL's left(s, n) and right(s, n): n code points from one end; a negative n leaves
+  // out |n| from the other end.
+  for (const bool from_left : {true, false}) {
+    const std::string name = from_left ? "left" : "right";
+    add({name, StrCat(name, "(varchar, n) -> varchar"),
+         from_left ? "The first n characters; with a negative n, all but the last |n| "
+                     "(PostgreSQL's): left('abcde', 2) is 'ab', left('abcde', -2) 'abc'."
+                   : "The last n characters; with a negative n, all but the first |n| "
+                     "(PostgreSQL's): right('abcde', 2) is 'de', right('abcde', -2) 'cde'.",
+         Fixed({P::kVarchar, P::kBigint}, kStr, StrCat(name, "(varchar, bigint)")),
+         [from_left](const Args& a, const EvalContext&) {
+           const std::string_view s = a[0].s;
+           const int64_t n = Utf8Length(s);
+           const int64_t count =
+               a[1].i >= 0 ? std::min(a[1].i, n) : std::max<int64_t>(0, n + a[1].i);
+           return Datum::Varchar(std::string(from_left ? s.substr(0, Utf8Offset(s, count))
+                                                       : s.substr(Utf8Offset(s, n - count))));
+         }});
+  }
   add({"concat", "concat(varchar, ...) -> varchar", "Joins strings (also written a || b).",
        [](const Types& t) -> absl::StatusOr<DataType> {
          if (t.empty()) return WrongArguments("concat(varchar, ...)");

@@ -136,6 +136,47 @@ std::optional<std::string> Re2Rewrite(const re2::RE2& pattern, std::string_view 
   return out;
 }
 
+// PostgreSQL's replacement text (\1 to \9 for a group, \& for the match, \\ for a backslash)
+// in RE2's spelling; a group the pattern lacks inserts nothing, as in PostgreSQL.
+std::string PostgresRewrite(const re2::RE2& pattern, std::string_view replacement) {
+  std::string out;
+  for (size_t i = 0; i < replacement.size(); ++i) {
+    const char ch = replacement[i];
+    const char next = i + 1 < replacement.size() ? replacement[i + 1] : '\0';
+    if (ch != '\\') {
+      out += ch;
+    } else if (next >= '1' && next <= '9') {
+      if (next - '0' <= pattern.NumberOfCapturingGroups()) out += StrCat("\\", next - '0');
+      ++i;
+    } else if (next == '&') {
+      out += "\\0";
+      ++i;
+    } else {
+      out += "\\\\";  // a backslash, and `\\` is one too
+      if (next == '\\') ++i;
+    }
+  }
+  return out;
+}
+
+// PostgreSQL's flags of regexp_replace: g (every match, not the first only), i (case
+// insensitive), c (case sensitive, the default). False, with `problem` set, for another.
+bool ReadReplaceFlags(std::string_view flags, bool* global, bool* insensitive,
+                      std::string* problem) {
+  for (char f : flags) {
+    if (f == 'g') {
+      *global = true;
+    } else if (f == 'i' || f == 'c') {
+      *insensitive = f == 'i';
+    } else {
+      *problem = StrCat("flag '", EchoInput(std::string_view(&f, 1)),
+                        "' is not supported; use g (every match), i (ignore case) or c");
+      return false;
+    }
+  }
+  return true;
+}
+
 // lpad and rpad: `s` cut or padded to `size` code points with `pad` repeated.
 Datum Pad(std::string_view function, const Args& a, bool left, const EvalContext& c) {
   const std::string& s = a[0].s;
@@ -277,17 +318,28 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
                       });
          return ArrayOfTexts(std::move(found));
        }});
-  add({"regexp_replace", "regexp_replace(varchar, pattern [, replacement]) -> varchar",
+  add({"regexp_replace", "regexp_replace(varchar, pattern [, replacement [, flags]]) -> varchar",
        "Replaces every match of the pattern (RE2) with the replacement ($1 or ${name} for a "
-       "group, \\$ for a dollar), or removes it.",
-       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
-             "regexp_replace(varchar, varchar [, varchar])", 1),
+       "group, \\$ for a dollar), or removes it. With PostgreSQL's flags (a fourth argument: "
+       "g for every match, i to ignore case), the first match only unless g, and the "
+       "replacement in PostgreSQL's spelling (\\1 for a group, \\& for the match): "
+       "regexp_replace(host, '^(\\w+)-(\\d+)$', '\\2.\\1', 'g').",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
+             "regexp_replace(varchar, varchar [, varchar [, varchar]])", 2),
        [](const Args& a, const EvalContext& c) {
-         const re2::RE2* pattern = Pattern("regexp_replace", a[1].s, c);
-         if (pattern == nullptr) return Datum::Null(kStr);
+         const bool postgres = a.size() > 3;
+         bool global = !postgres, insensitive = false;
          std::string problem;
+         if (postgres && !ReadReplaceFlags(a[3].s, &global, &insensitive, &problem)) {
+           return FailQuery(c, StrCat("regexp_replace(): ", problem), kStr);
+         }
+         std::string folded;
+         const re2::RE2* pattern =
+             Pattern("regexp_replace", insensitive ? (folded = StrCat("(?i)", a[1].s)) : a[1].s, c);
+         if (pattern == nullptr) return Datum::Null(kStr);
          std::optional<std::string> rewrite =
-             Re2Rewrite(*pattern, a.size() > 2 ? a[2].s : "", &problem);
+             postgres ? PostgresRewrite(*pattern, a[2].s)
+                      : Re2Rewrite(*pattern, a.size() > 2 ? a[2].s : "", &problem);
          if (!rewrite) return FailQuery(c, StrCat("regexp_replace(): ", problem), kStr);
          // Match by match, so the result is refused as soon as it passes
          // kMaxTextBytes (RE2::GlobalReplace built the whole text first: an
@@ -308,6 +360,7 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
              return FailQuery(c, TextTooLongMessage("regexp_replace()"), kStr);
            }
            if (!c.KeepGoing()) return Datum::Null(kStr);
+           if (!global) break;
            // An empty match moves on by one character (kept by the next append).
            if (end > start) {
              at = end;

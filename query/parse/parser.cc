@@ -1372,12 +1372,7 @@ class Parser {
     while (true) {
       if (Peek().kind == TokenKind::kSymbol && Peek().text == "::") {
         const Position pos = Next().pos;
-        std::optional<int64_t> scale;
-        ASSIGN_OR_RETURN(DataType type, ParseTypeName(&scale));
-        ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
-        cast->cast_type = type;
-        RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
-        ASSIGN_OR_RETURN(e, RoundedToScale(std::move(cast), scale));
+        ASSIGN_OR_RETURN(e, ParseCastTo(pos, "cast", std::move(e)));
       } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "[") {
         // a[i]: the i-th element (from 1), an error outside the array.
         const Position pos = Next().pos;
@@ -1505,13 +1500,42 @@ class Parser {
     return e;
   }
 
+  // extract(field FROM operand): the function named by the field (hour(t), dow(t)).
+  absl::StatusOr<ExprPtr> ExtractCall(const Token& field, ExprPtr operand) {
+    std::string name = field.text;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
+    ExprPtr e = Make(ExprKind::kCall, field.pos, name);
+    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+    return e;
+  }
+
   absl::StatusOr<ExprPtr> ParseCast(Position pos, std::string name) {
     RETURN_IF_ERROR(ExpectSymbol("("));
     ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
     RETURN_IF_ERROR(ExpectWord("as"));
+    ASSIGN_OR_RETURN(ExprPtr e, ParseCastTo(pos, std::move(name), std::move(operand)));
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    return e;
+  }
+
+  // The cast of `operand` to the type name that follows (CAST's and `::`'s).
+  absl::StatusOr<ExprPtr> ParseCastTo(Position pos, std::string name, ExprPtr operand) {
+    const Token& type_token = Peek();
+    const bool bare_interval =
+        IsWord(type_token, "interval") && !IsWord(Peek(1), "year") && !IsWord(Peek(1), "day");
     std::optional<int64_t> scale;
     ASSIGN_OR_RETURN(DataType type, ParseTypeName(&scale));
-    RETURN_IF_ERROR(ExpectSymbol(")"));
+    // PostgreSQL's '1 hour'::interval, '1 month'::interval: a text literal cast to a bare
+    // INTERVAL is the interval it spells, of the kind its units make, as INTERVAL '1 month'
+    // is (a cast of other text reads it when the query runs, one kind or the other).
+    if (bare_interval && name == "cast" && operand->kind == ExprKind::kLiteral &&
+        operand->literal.type == DataType::kVarchar && !operand->literal.null) {
+      absl::StatusOr<IntervalText> parsed = ParseIntervalText(operand->literal.s);
+      if (!parsed.ok()) return Error(type_token, std::string(parsed.status().message()));
+      return Literal(pos, parsed->months != 0 ? Datum::Months(parsed->months)
+                                              : Datum::Interval(parsed->nanos));
+    }
     ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
     e->cast_type = type;
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
@@ -1534,6 +1558,26 @@ class Parser {
   // lengths are accepted and not enforced; `numeric(10, 2)` rounds to its scale).
   // `scale`: where DECIMAL(p, s) or NUMERIC(p, s) puts its s (left alone for other types).
   absl::StatusOr<DataType> ParseTypeName(std::optional<int64_t>* scale = nullptr) {
+    ASSIGN_OR_RETURN(DataType type, ParseBaseTypeName(scale));
+    // PostgreSQL's T[]: array(T).
+    int depth = 0;
+    while (Peek().kind == TokenKind::kSymbol && Peek().text == "[" &&
+           Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "]") {
+      const Token& open = Next();
+      Next();
+      if (++depth > kMaxExpressionDepth) {
+        return Error(open,
+                     StrCat("an array type nests more than ", kMaxExpressionDepth, " levels"));
+      }
+      std::optional<DataType> array = ArrayOf(type);
+      if (!array) return Error(open, TooManyTypesMessage());
+      type = *array;
+      if (scale != nullptr) scale->reset();  // numeric(10, 2)[]: not rounded
+    }
+    return type;
+  }
+
+  absl::StatusOr<DataType> ParseBaseTypeName(std::optional<int64_t>* scale) {
     const Token& type_token = Peek();
     if (type_token.kind == TokenKind::kIdentifier &&
         (IsWord(type_token, "array") || IsWord(type_token, "row") ||
@@ -1771,7 +1815,9 @@ class Parser {
       if (keyword) return keyword;
       // grouping(k, ...) is a call (of GROUP BY's keys: grouping_sets.h), though a keyword.
       // So is unnest(array) in a select list (set_returning.h).
-      const bool keyword_call = (IsWord(t, "grouping") || IsWord(t, "unnest")) &&
+      // And PostgreSQL's left(s, n) and right(s, n), though JOIN's words.
+      const bool keyword_call = (IsWord(t, "grouping") || IsWord(t, "unnest") ||
+                                 IsWord(t, "left") || IsWord(t, "right")) &&
                                 Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
       if (IsReserved(t.text) && !keyword_call) {
         return Error(t, StrCat("expected an expression but found the keyword ", Describe(t)));
@@ -1837,12 +1883,19 @@ class Parser {
       RETURN_IF_ERROR(ExpectWord("from"));
       ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
       RETURN_IF_ERROR(ExpectSymbol(")"));
-      std::string name = field.text;
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
-      ExprPtr e = Make(ExprKind::kCall, field.pos, name);
-      RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-      return e;
+      return ExtractCall(field, std::move(operand));
+    }
+    if (IsWord(t, "date_part") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
+        Peek(2).kind == TokenKind::kString && Peek(3).kind == TokenKind::kSymbol &&
+        Peek(3).text == ",") {
+      // PostgreSQL's date_part('hour', t): extract(hour FROM t).
+      Next();
+      Next();
+      const Token& field = Next();
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return ExtractCall(field, std::move(operand));
     }
     if (IsWord(t, "trim") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
         (IsWord(Peek(2), "both") || IsWord(Peek(2), "leading") || IsWord(Peek(2), "trailing") ||
