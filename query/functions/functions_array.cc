@@ -221,32 +221,34 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          return Datum::Bigint(0);
        }});
 
-  add({"array_join", "array_join(array, delimiter [, null_replacement]) -> varchar",
-       "The elements as text joined by the delimiter; NULLs are left out unless replaced.",
-       OnArray("array_join(array, varchar [, varchar])", 2, 3,
-               [](const Types& t) -> absl::StatusOr<DataType> {
-                 for (size_t i = 1; i < t.size(); ++i) {
-                   if (t[i] != kStr && t[i] != DataType::kUnknown) {
-                     return WrongArguments("array_join(array, varchar [, varchar])");
+  // array_to_string is PostgreSQL's name.
+  for (const std::string name : {"array_join", "array_to_string"}) {
+    const std::string usage = StrCat(name, "(array, varchar [, varchar])");
+    add({name, StrCat(name, "(array, delimiter [, null_replacement]) -> varchar"),
+         "The elements as text joined by the delimiter; NULLs are left out unless replaced.",
+         OnArray(usage, 2, 3,
+                 [usage](const Types& t) -> absl::StatusOr<DataType> {
+                   for (size_t i = 1; i < t.size(); ++i) {
+                     if (t[i] != kStr && t[i] != DataType::kUnknown) return WrongArguments(usage);
                    }
-                 }
-                 return kStr;
-               }),
-       [](const Args& a, const EvalContext& c) {
-         std::string out;
-         bool first = true;
-         for (const Datum& e : a[0].items()) {
-           if (e.null && a.size() < 3) continue;
-           if (!first) out += a[1].s;
-           out += e.null ? a[2].s : e.ToString();
-           first = false;
-           if (out.size() > kMaxTextBytes) {
-             return FailQuery(c, TextTooLongMessage("array_join()"), DataType::kVarchar);
+                   return kStr;
+                 }),
+         [name](const Args& a, const EvalContext& c) {
+           std::string out;
+           bool first = true;
+           for (const Datum& e : a[0].items()) {
+             if (e.null && a.size() < 3) continue;
+             if (!first) out += a[1].s;
+             out += e.null ? a[2].s : e.ToString();
+             first = false;
+             if (out.size() > kMaxTextBytes) {
+               return FailQuery(c, TextTooLongMessage(StrCat(name, "()")), DataType::kVarchar);
+             }
            }
-         }
-         return Datum::Varchar(std::move(out));
-       }});
-  scalars->back().can_fail = true;
+           return Datum::Varchar(std::move(out));
+         }});
+    scalars->back().can_fail = true;
+  }
 
   add({"array_sort", "array_sort(array) -> array",
        "The elements in ascending order, NULLs last.",

@@ -1,7 +1,7 @@
 // Arrays as sets and sequences (Presto semantics): array_intersect, array_union, array_except,
-// arrays_overlap, array_remove, repeat, ngrams and shuffle. Elements are the same value when
-// Compare calls them equal (as array_distinct and GROUP BY have it: a NULL is one value, a
-// NaN one), except in array_remove, which removes what `=` finds (never a NaN).
+// arrays_overlap, array_has_all, array_remove, repeat, ngrams and shuffle. Elements are the same
+// value when Compare calls them equal (as array_distinct and GROUP BY have it: a NULL is one value,
+// a NaN one), except in array_remove, which removes what `=` finds (never a NaN).
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
@@ -120,6 +120,25 @@ void AddArraySetFunctions(std::vector<ScalarFunction>* scalars) {
       }
     }
     return saw_null ? Datum::Null(kBool) : Datum::Bool(false);
+  };
+
+  // PostgreSQL's x @> y (and y <@ x), which the parser writes as this call: DuckDB's name.
+  add({"array_has_all", "array_has_all(x array, y array) -> boolean",
+       "True if x holds every element of y (an empty y included), as PostgreSQL's x @> y; a "
+       "NULL element of y is held by no array, so y with a NULL answers false.",
+       OnTwoArrays("array_has_all(array, array)",
+                   [](DataType) -> absl::StatusOr<DataType> { return kBool; }),
+       nullptr});
+  scalars->back().eval_typed = [](const Args& a, DataType, const EvalContext&) {
+    std::string key;
+    absl::flat_hash_set<std::string> held;
+    for (const Datum& e : a[0].items()) {
+      if (!e.null) held.insert(KeyOf(e, &key));
+    }
+    for (const Datum& e : a[1].items()) {
+      if (e.null || !held.contains(KeyOf(e, &key))) return Datum::Bool(false);
+    }
+    return Datum::Bool(true);
   };
 
   add({"array_remove", "array_remove(array, x) -> array",

@@ -1647,9 +1647,16 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        "letters and digits (PostgreSQL's): initcap('hello wORLD') is 'Hello World'.",
        Fixed({P::kVarchar}, kStr, "initcap(varchar)"),
        [](const Args& a, const EvalContext&) { return Datum::Varchar(Utf8InitCap(a[0].s)); }});
-  add({"length", "length(varchar) -> bigint", "Length in characters (UTF-8 code points).",
-       Fixed({P::kVarchar}, kBig, "length(varchar)"), [](const Args& a, const EvalContext&) {
-         return Datum::Bigint(Utf8Length(a[0].s));
+  // char_length and character_length are the standard's (and PostgreSQL's) names.
+  for (const std::string name : {"length", "char_length", "character_length"}) {
+    add({name, StrCat(name, "(varchar) -> bigint"), "Length in characters (UTF-8 code points).",
+         Fixed({P::kVarchar}, kBig, StrCat(name, "(varchar)")),
+         [](const Args& a, const EvalContext&) { return Datum::Bigint(Utf8Length(a[0].s)); }});
+  }
+  add({"octet_length", "octet_length(varchar) -> bigint",
+       "Length in bytes of the UTF-8 text: octet_length('héllo') is 6.",
+       Fixed({P::kVarchar}, kBig, "octet_length(varchar)"), [](const Args& a, const EvalContext&) {
+         return Datum::Bigint(static_cast<int64_t>(a[0].s.size()));
        }});
   for (std::string name : {"substr", "substring"}) {
     add({name, StrCat(name, "(varchar, start [, length]) -> varchar"),
@@ -1731,8 +1738,10 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          return Datum::Varchar(std::move(out));
        }});
   scalars->back().can_fail = true;
-  for (auto [name, left, right] : {std::tuple{"trim", true, true}, std::tuple{"ltrim", true, false},
-                                   std::tuple{"rtrim", false, true}}) {
+  // btrim is PostgreSQL's name of trim.
+  for (auto [name, left, right] :
+       {std::tuple{"trim", true, true}, std::tuple{"btrim", true, true},
+        std::tuple{"ltrim", true, false}, std::tuple{"rtrim", false, true}}) {
     const std::string usage = StrCat(name, "(varchar [, characters])");
     add({name, StrCat(usage, " -> varchar"),
          StrCat("Removes ",

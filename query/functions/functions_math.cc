@@ -1,6 +1,8 @@
 // Math functions of Timestream's reference beyond the basics in
-// functions.cc: constants, random numbers, truncation, trigonometry,
+// functions.cc: constants, random numbers and UUIDs, truncation, trigonometry,
 // width_bucket, bitwise operations and number bases.
+#include <sodium.h>
+
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -62,21 +64,51 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
     scalars->back().can_fail = true;
     scalars->back().volatile_value = true;
   }
-  add({"truncate", "truncate(x [, digits]) -> same type",
-       "x with its fraction (or the digits past `digits` after the point) dropped, toward zero.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
-             (t.size() == 2 && !Accepts(P::kBigint, t[1]))) {
-           return WrongArguments("truncate(number [, bigint])");
-         }
-         return t[0] == DataType::kUnknown ? kDbl : t[0];
-       },
-       [](const Args& a, const EvalContext&) {
-         if (a[0].type == kBig) return a[0];
-         if (a.size() < 2 || a[1].i == 0) return Datum::Double(std::trunc(a[0].d));
-         const double scale = std::pow(10.0, static_cast<double>(a[1].i));
-         return Datum::Double(std::trunc(a[0].d * scale) / scale);
-       }});
+  // A version 4 (random) UUID as its text, from libsodium's generator: random() and shuffle's
+  // engine is seeded with 32 bits per thread, too few for identifiers meant never to repeat.
+  // gen_random_uuid is PostgreSQL's name; Strata has no UUID type.
+  for (std::string name : {"uuid", "gen_random_uuid"}) {
+    add({name, StrCat(name, "() -> varchar"),
+         "A random (version 4) UUID as its text, '8-4-4-4-12' lower-case hex digits; a new "
+         "value per row.",
+         Fixed({}, kStr, StrCat(name, "()")), [](const Args&, const EvalContext&) {
+           unsigned char bytes[16];
+           randombytes_buf(bytes, sizeof bytes);
+           bytes[6] = (bytes[6] & 0x0F) | 0x40;  // the version, 4
+           bytes[8] = (bytes[8] & 0x3F) | 0x80;  // RFC 9562's variant
+           static constexpr char kHex[] = "0123456789abcdef";
+           std::string text;
+           text.reserve(36);
+           for (int i = 0; i < 16; ++i) {
+             if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+             text += kHex[bytes[i] >> 4];
+             text += kHex[bytes[i] & 0x0F];
+           }
+           return Datum::Varchar(std::move(text));
+         }});
+    scalars->back().volatile_value = true;
+  }
+  // trunc is PostgreSQL's name.
+  for (const std::string name : {"truncate", "trunc"}) {
+    add({name, StrCat(name, "(x [, digits]) -> same type"),
+         name == "trunc"
+             ? "PostgreSQL's name of truncate: trunc(2.567, 1) is 2.5."
+             : "x with its fraction (or the digits past `digits` after the point) dropped, "
+               "toward zero.",
+         [name](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.empty() || t.size() > 2 || !Accepts(P::kNumeric, t[0]) ||
+               (t.size() == 2 && !Accepts(P::kBigint, t[1]))) {
+             return WrongArguments(StrCat(name, "(number [, bigint])"));
+           }
+           return t[0] == DataType::kUnknown ? kDbl : t[0];
+         },
+         [](const Args& a, const EvalContext&) {
+           if (a[0].type == kBig) return a[0];
+           if (a.size() < 2 || a[1].i == 0) return Datum::Double(std::trunc(a[0].d));
+           const double scale = std::pow(10.0, static_cast<double>(a[1].i));
+           return Datum::Double(std::trunc(a[0].d * scale) / scale);
+         }});
+  }
   for (auto [name, doc, fn] :
        {std::tuple{"cbrt", "Cube root.", +[](double x) { return std::cbrt(x); }},
         std::tuple{"degrees", "Radians to degrees.", +[](double x) { return x * 180 / std::numbers::pi; }},
@@ -99,9 +131,11 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
        [](const Args& a, const EvalContext&) {
          return Datum::Double(std::atan2(a[0].AsDouble(), a[1].AsDouble()));
        }});
-  add({"log", "log(base, x) -> double", "The logarithm of x in the base.",
-       Fixed({P::kNumeric, P::kNumeric}, kDbl, "log(number, number)"),
+  add({"log", "log([base,] x) -> double",
+       "The logarithm of x in the base; with x alone, in base 10 (PostgreSQL's log(x)).",
+       Fixed({P::kNumeric, P::kNumeric}, kDbl, "log([number,] number)", 1),
        [](const Args& a, const EvalContext&) {
+         if (a.size() == 1) return Datum::Double(std::log10(a[0].AsDouble()));
          return Datum::Double(std::log(a[1].AsDouble()) / std::log(a[0].AsDouble()));
        }});
   add({"is_finite", "is_finite(double) -> boolean", "True unless infinite or NaN.",

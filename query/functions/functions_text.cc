@@ -411,7 +411,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
          const int64_t limit = a.size() > 2 ? a[2].i : std::numeric_limits<int64_t>::max();
-         if (delimiter.empty()) return FailQuery(c, "split(): the delimiter is empty", *ArrayOf(kStr));
+         if (delimiter.empty())
+           return FailQuery(c, "split(): the delimiter is empty", *ArrayOf(kStr));
          if (limit <= 0) {
            return FailQuery(c, StrCat("split(): the limit ", limit, " is not positive"),
                             *ArrayOf(kStr));
@@ -430,6 +431,41 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          }
          parts.emplace_back(text.substr(start));
          return ArrayOfTexts(std::move(parts));
+       }});
+  // PostgreSQL's string_to_array: unlike split, an empty text is no element at all and an
+  // empty delimiter leaves the text whole; parts equal to null_string are NULL.
+  add({"string_to_array", "string_to_array(varchar, delimiter [, null_string]) -> array(varchar)",
+       "The text split at each delimiter (PostgreSQL's): string_to_array('a,b', ',') is [a, b]; "
+       "'' is the empty array, an empty delimiter leaves the text one element, and parts equal "
+       "to null_string are NULL.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
+                               "string_to_array(varchar, varchar [, varchar])", 1)(t)
+                             .status());
+         return Interned(ArrayOf(kStr));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const std::string_view text = a[0].s, delimiter = a[1].s;
+         std::vector<Datum> parts;
+         auto part = [&](std::string_view p) {
+           parts.push_back(a.size() > 2 && p == a[2].s ? Datum::Null(kStr)
+                                                       : Datum::Varchar(std::string(p)));
+         };
+         size_t start = 0;
+         if (!text.empty() && !delimiter.empty()) {
+           for (size_t p = text.find(delimiter); p != std::string_view::npos;
+                p = text.find(delimiter, start)) {
+             if (parts.size() == kMaxNestedValues) {
+               return FailQuery(c,
+                                StrCat("string_to_array(): more than ", kMaxNestedValues, " parts"),
+                                *ArrayOf(kStr));
+             }
+             part(text.substr(start, p - start));
+             start = p + delimiter.size();
+           }
+         }
+         if (!text.empty()) part(text.substr(start));
+         return Datum::Composite(*ArrayOf(kStr), std::move(parts));
        }});
   add({"split_part", "split_part(varchar, delimiter, index) -> varchar",
        "Part `index` (1-based) of the text split at each delimiter; NULL past the last part.",

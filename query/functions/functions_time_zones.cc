@@ -4,11 +4,14 @@
 // follows summer time. with_timezone is its inverse: the instant a zone's wall-clock time is.
 // Zones come from the IANA database (Debian's tzdata, read through Abseil) or are fixed
 // offsets. Timestream itself answers in UTC only; its users shift by hand, wrongly across a
-// change to summer time.
+// change to summer time. Here too: PostgreSQL's make_date, make_timestamp and make_timestamptz,
+// which build a time from its civil fields (in a zone, for the last).
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
@@ -87,6 +90,48 @@ Datum OutOfRange(std::string_view function, const EvalContext& c) {
                    kTs);
 }
 
+// Civil fields as PostgreSQL's make_* take them: the seconds a double (fraction kept to the
+// nanosecond); nullopt, with `*why` saying which field is wrong, for a day the month has not,
+// an hour past 23 and the like, or a year outside the timestamps' range.
+std::optional<absl::CivilSecond> CivilFields(const Args& a, int64_t* fraction, std::string* why) {
+  const int64_t year = a[0].i, month = a[1].i, day = a[2].i;
+  const int64_t hour = a.size() > 3 ? a[3].i : 0, minute = a.size() > 4 ? a[4].i : 0;
+  const double second = a.size() > 5 ? a[5].AsDouble() : 0;
+  if (year < 1677 || year > 2262) {
+    *why = StrCat("the year ", year, " is outside the range of timestamps (1677 to 2262)");
+  } else if (month < 1 || month > 12) {
+    *why = StrCat("the month ", month, " is not 1 to 12");
+  } else if (hour < 0 || hour > 23) {
+    *why = StrCat("the hour ", hour, " is not 0 to 23");
+  } else if (minute < 0 || minute > 59) {
+    *why = StrCat("the minute ", minute, " is not 0 to 59");
+  } else if (!(second >= 0 && second < 60)) {
+    *why = StrCat("the seconds ", second, " are not at least 0 and below 60");
+  } else {
+    const absl::CivilSecond civil(year, static_cast<int>(month), static_cast<int>(day),
+                                  static_cast<int>(hour), static_cast<int>(minute),
+                                  static_cast<int>(second));
+    if (day >= 1 && civil.day() == day && civil.month() == month) {
+      *fraction = static_cast<int64_t>(
+          std::llround((second - std::floor(second)) * static_cast<double>(kNanosPerSecond)));
+      return civil;
+    }
+    *why = absl::StrFormat("the month %04d-%02d has no day %d", year, month, day);
+  }
+  return std::nullopt;
+}
+
+// The instant `civil` (+ `fraction` nanoseconds) is in `zone`, within the range of timestamps.
+// `pre` (the offset before a change) is Java's and so Presto's choice for both a skipped time
+// (it lands after the gap) and a repeated one (the first).
+std::optional<int64_t> InstantOf(const absl::CivilSecond& civil, int64_t fraction,
+                                 const absl::TimeZone& zone) {
+  const int64_t seconds = absl::ToUnixSeconds(zone.At(civil).pre);
+  std::optional<int64_t> out = CheckedIntegerOp('*', seconds, kNanosPerSecond);
+  if (out) out = CheckedIntegerOp('+', *out, fraction);
+  return out;
+}
+
 }  // namespace
 
 void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
@@ -119,12 +164,55 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
          const int64_t fraction = nanos - seconds * kNanosPerSecond;
          const absl::CivilSecond wall =
              absl::ToCivilSecond(absl::FromUnixSeconds(seconds), absl::UTCTimeZone());
-         // `pre` (the offset before a change) is Java's and so Presto's choice for both a
-         // skipped time (it lands after the gap) and a repeated one (the first).
-         const int64_t instant = absl::ToUnixSeconds(zone->At(wall).pre);
-         std::optional<int64_t> out = CheckedIntegerOp('*', instant, kNanosPerSecond);
-         if (out) out = CheckedIntegerOp('+', *out, fraction);
+         const std::optional<int64_t> out = InstantOf(wall, fraction, *zone);
          if (!out) return OutOfRange("with_timezone", c);
+         return Datum::Timestamp(*out);
+       }});
+
+  add({"make_date", "make_date(year, month, day) -> date",
+       "The date of the fields (PostgreSQL's): make_date(2024, 2, 29) is 2024-02-29; a day the "
+       "month has not is an error.",
+       Fixed({P::kBigint, P::kBigint, P::kBigint}, DataType::kDate,
+             "make_date(bigint, bigint, bigint)"),
+       [](const Args& a, const EvalContext& c) {
+         int64_t fraction = 0;
+         std::string why;
+         const std::optional<absl::CivilSecond> civil = CivilFields(a, &fraction, &why);
+         if (!civil) return FailQuery(c, StrCat("make_date(): ", why), DataType::kDate);
+         const int64_t days = (absl::CivilDay(*civil) - absl::CivilDay(1970, 1, 1));
+         return Datum::Date(days);
+       }});
+  add({"make_timestamp", "make_timestamp(year, month, day, hour, minute, seconds) -> timestamp",
+       "The timestamp of the fields in UTC (PostgreSQL's); the seconds may have a fraction: "
+       "make_timestamp(2024, 3, 10, 12, 30, 15.5).",
+       Fixed({P::kBigint, P::kBigint, P::kBigint, P::kBigint, P::kBigint, P::kNumeric}, kTs,
+             "make_timestamp(bigint, bigint, bigint, bigint, bigint, double)"),
+       [](const Args& a, const EvalContext& c) {
+         int64_t fraction = 0;
+         std::string why;
+         const std::optional<absl::CivilSecond> civil = CivilFields(a, &fraction, &why);
+         if (!civil) return FailQuery(c, StrCat("make_timestamp(): ", why), kTs);
+         const std::optional<int64_t> out = InstantOf(*civil, fraction, absl::UTCTimeZone());
+         if (!out) return OutOfRange("make_timestamp", c);
+         return Datum::Timestamp(*out);
+       }});
+  add({"make_timestamptz",
+       "make_timestamptz(year, month, day, hour, minute, seconds [, zone]) -> timestamp",
+       "The instant the fields are as a wall-clock time in the zone (UTC without one), as "
+       "with_timezone(make_timestamp(...), zone).",
+       Fixed({P::kBigint, P::kBigint, P::kBigint, P::kBigint, P::kBigint, P::kNumeric, P::kVarchar},
+             kTs, "make_timestamptz(bigint, bigint, bigint, bigint, bigint, double [, varchar])",
+             1),
+       [](const Args& a, const EvalContext& c) {
+         const absl::TimeZone utc = absl::UTCTimeZone();
+         const absl::TimeZone* zone = a.size() > 6 ? FindZone(a[6].s) : &utc;
+         if (zone == nullptr) return UnknownZone("make_timestamptz", a[6].s, c);
+         int64_t fraction = 0;
+         std::string why;
+         const std::optional<absl::CivilSecond> civil = CivilFields(a, &fraction, &why);
+         if (!civil) return FailQuery(c, StrCat("make_timestamptz(): ", why), kTs);
+         const std::optional<int64_t> out = InstantOf(*civil, fraction, *zone);
+         if (!out) return OutOfRange("make_timestamptz", c);
          return Datum::Timestamp(*out);
        }});
 }

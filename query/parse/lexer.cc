@@ -31,7 +31,13 @@ bool IsDurationUnit(std::string_view u) {
 std::string_view SymbolAt(std::string_view rest) {
   // PostgreSQL's regular expression matches: ~, ~* (any case), !~ and !~*.
   if (rest.size() >= 3 && rest.substr(0, 3) == "!~*") return rest.substr(0, 3);
-  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->", "~*", "!~"};
+  // PostgreSQL's array containment, x <@ y; but x <@p is x < @p, a placeholder.
+  if (rest.size() >= 2 && rest[0] == '<' && rest[1] == '@') {
+    return rest.size() > 2 && IsIdentStart(rest[2]) ? rest.substr(0, 1) : rest.substr(0, 2);
+  }
+  // ... and x @> y, x && y (overlap).
+  static constexpr std::string_view kTwo[] = {
+      "<>", "!=", "<=", ">=", "||", "::", "->", "~*", "!~", "@>", "&&"};
   if (rest.size() >= 2) {
     for (std::string_view two : kTwo) {
       if (rest[0] == two[0] && rest[1] == two[1]) return two;

@@ -1245,6 +1245,19 @@ class Parser {
         left = std::move(e);
         continue;
       }
+      if (t.kind == TokenKind::kSymbol && (t.text == "@>" || t.text == "<@" || t.text == "&&")) {
+        // PostgreSQL's array operators: x @> y (x holds every element of y), x <@ y (y holds
+        // every element of x) and x && y (they share an element).
+        const Position pos = t.pos;
+        const std::string op = Next().text;
+        ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+        ExprPtr e = Make(ExprKind::kCall, pos, op == "&&" ? "arrays_overlap" : "array_has_all");
+        if (op == "<@") std::swap(left, right);
+        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+        left = std::move(e);
+        continue;
+      }
       if (IsWord(t, "is")) {
         Position pos = Next().pos;
         bool negated = AcceptWord("not");
