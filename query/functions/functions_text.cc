@@ -52,6 +52,25 @@ Datum ArrayOfTexts(std::vector<std::string> texts) {
   return Datum::Composite(*ArrayOf(kStr), std::move(values));
 }
 
+// `text` cut at each `delimiter` (not empty) into at most `limit` parts, the last keeping the
+// rest (split's and string_to_array's); false, with the query failed, past kMaxNestedValues.
+bool SplitText(std::string_view function, std::string_view text, std::string_view delimiter,
+               int64_t limit, const EvalContext& c, std::vector<std::string_view>* parts) {
+  size_t start = 0;
+  for (size_t p = text.find(delimiter);
+       p != std::string_view::npos && static_cast<int64_t>(parts->size()) + 1 < limit;
+       p = text.find(delimiter, start)) {
+    if (parts->size() == kMaxNestedValues) {
+      FailQuery(c, StrCat(function, "(): more than ", kMaxNestedValues, " parts"), *ArrayOf(kStr));
+      return false;
+    }
+    parts->push_back(text.substr(start, p - start));
+    start = p + delimiter.size();
+  }
+  parts->push_back(text.substr(start));
+  return true;
+}
+
 // The compiled pattern, or NULL with the pattern's error recorded.
 const re2::RE2* Pattern(std::string_view function, const std::string& text,
                         const EvalContext& c) {
@@ -417,20 +436,10 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
            return FailQuery(c, StrCat("split(): the limit ", limit, " is not positive"),
                             *ArrayOf(kStr));
          }
-         std::vector<std::string> parts;
-         size_t start = 0;
-         for (size_t p = text.find(delimiter);
-              p != std::string_view::npos && static_cast<int64_t>(parts.size()) + 1 < limit;
-              p = text.find(delimiter, start)) {
-           if (parts.size() == kMaxNestedValues) {
-             return FailQuery(c, StrCat("split(): more than ", kMaxNestedValues, " parts"),
-                              *ArrayOf(kStr));
-           }
-           parts.emplace_back(text.substr(start, p - start));
-           start = p + delimiter.size();
-         }
-         parts.emplace_back(text.substr(start));
-         return ArrayOfTexts(std::move(parts));
+         std::vector<std::string_view> parts;
+         if (!SplitText("split", text, delimiter, limit, c, &parts))
+           return Datum::Null(*ArrayOf(kStr));
+         return ArrayOfTexts(std::vector<std::string>(parts.begin(), parts.end()));
        }});
   // PostgreSQL's string_to_array: unlike split, an empty text is no element at all and an
   // empty delimiter leaves the text whole; parts equal to null_string are NULL.
@@ -446,26 +455,22 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
        },
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
-         std::vector<Datum> parts;
-         auto part = [&](std::string_view p) {
-           parts.push_back(a.size() > 2 && p == a[2].s ? Datum::Null(kStr)
-                                                       : Datum::Varchar(std::string(p)));
-         };
-         size_t start = 0;
+         std::vector<std::string_view> parts;
          if (!text.empty() && !delimiter.empty()) {
-           for (size_t p = text.find(delimiter); p != std::string_view::npos;
-                p = text.find(delimiter, start)) {
-             if (parts.size() == kMaxNestedValues) {
-               return FailQuery(c,
-                                StrCat("string_to_array(): more than ", kMaxNestedValues, " parts"),
-                                *ArrayOf(kStr));
-             }
-             part(text.substr(start, p - start));
-             start = p + delimiter.size();
+           if (!SplitText("string_to_array", text, delimiter, std::numeric_limits<int64_t>::max(),
+                          c, &parts)) {
+             return Datum::Null(*ArrayOf(kStr));
            }
+         } else if (!text.empty()) {
+           parts.push_back(text);
          }
-         if (!text.empty()) part(text.substr(start));
-         return Datum::Composite(*ArrayOf(kStr), std::move(parts));
+         std::vector<Datum> values;
+         values.reserve(parts.size());
+         for (std::string_view part : parts) {
+           values.push_back(a.size() > 2 && part == a[2].s ? Datum::Null(kStr)
+                                                           : Datum::Varchar(std::string(part)));
+         }
+         return Datum::Composite(*ArrayOf(kStr), std::move(values));
        }});
   add({"split_part", "split_part(varchar, delimiter, index) -> varchar",
        "Part `index` (1-based) of the text split at each delimiter; NULL past the last part.",
