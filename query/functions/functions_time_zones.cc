@@ -179,8 +179,14 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
          std::string why;
          const std::optional<absl::CivilSecond> civil = CivilFields(a, &fraction, &why);
          if (!civil) return FailQuery(c, StrCat("make_date(): ", why), DataType::kDate);
-         const int64_t days = (absl::CivilDay(*civil) - absl::CivilDay(1970, 1, 1));
-         return Datum::Date(days);
+         // A date is a day whose midnight is a timestamp (as every date's text is written).
+         if (!InstantOf(*civil, 0, absl::UTCTimeZone())) {
+           return FailQuery(c,
+                            "make_date(): the date is outside the range of dates (1677-09-22 to "
+                            "2262-04-11)",
+                            DataType::kDate);
+         }
+         return Datum::Date(absl::CivilDay(*civil) - absl::CivilDay(1970, 1, 1));
        }});
   add({"make_timestamp", "make_timestamp(year, month, day, hour, minute, seconds) -> timestamp",
        "The timestamp of the fields in UTC (PostgreSQL's); the seconds may have a fraction: "
