@@ -10,6 +10,7 @@
 #include <numbers>
 #include <random>
 
+#include "absl/strings/escaping.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "query/functions/function_families.h"
@@ -76,15 +77,11 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
            randombytes_buf(bytes, sizeof bytes);
            bytes[6] = (bytes[6] & 0x0F) | 0x40;  // the version, 4
            bytes[8] = (bytes[8] & 0x3F) | 0x80;  // RFC 9562's variant
-           static constexpr char kHex[] = "0123456789abcdef";
-           std::string text;
-           text.reserve(36);
-           for (int i = 0; i < 16; ++i) {
-             if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-             text += kHex[bytes[i] >> 4];
-             text += kHex[bytes[i] & 0x0F];
-           }
-           return Datum::Varchar(std::move(text));
+           const std::string hex = absl::BytesToHexString(
+               absl::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+           return Datum::Varchar(StrCat(hex.substr(0, 8), "-", hex.substr(8, 4), "-",
+                                        hex.substr(12, 4), "-", hex.substr(16, 4), "-",
+                                        hex.substr(20)));
          }});
     scalars->back().volatile_value = true;
   }
