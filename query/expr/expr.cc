@@ -13,6 +13,7 @@
 #include "query/base/calendar.h"
 #include "query/base/checked_math.h"
 #include "query/base/interval_text.h"
+#include "query/base/postgres_array_text.h"
 #include "query/functions/json_document.h"
 
 namespace strata::query {
@@ -518,7 +519,8 @@ absl::Status BindCase(Expr& e, std::string_view sql) {
 absl::Status BindCast(Expr& e, std::string_view sql) {
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   const DataType from = arg_type(0), to = e.cast_type;
-  // VARCHAR to an array or a map reads the text as JSON (FromJson).
+  // VARCHAR to an array or a map reads the text as JSON (FromJson), or to an array as
+  // PostgreSQL's array text (FromPostgresArrayText).
   const bool from_json = from == DataType::kVarchar &&
                          (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap);
   if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
@@ -824,10 +826,32 @@ std::optional<Datum> FromJson(std::string_view value, DataType to) {
   return Convert(scalar, to);
 }
 
+// PostgreSQL's array text ('{a,"b c",NULL}') as the array type `to`, each element
+// converted from its text; nullopt when the text is no such array or an element has no
+// form of the element type.
+std::optional<Datum> FromPostgresArrayText(std::string_view text, DataType to) {
+  std::optional<std::vector<std::optional<std::string>>> elements = SplitPostgresArrayText(text);
+  if (!elements) return std::nullopt;
+  std::vector<Datum> items;
+  items.reserve(elements->size());
+  for (std::optional<std::string>& element : *elements) {
+    std::optional<Datum> item = element
+                                    ? Convert(Datum::Varchar(*std::move(element)), ElementType(to))
+                                    : Datum::Null(ElementType(to));
+    if (!item) return std::nullopt;
+    items.push_back(*std::move(item));
+  }
+  return Datum::Composite(to, std::move(items));
+}
+
 // Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
+  if (v.type == DataType::kVarchar && KindOf(to) == TypeKind::kArray &&
+      LooksLikePostgresArrayText(v.s)) {
+    return FromPostgresArrayText(v.s, to);
+  }
   if (v.type == DataType::kVarchar &&
       (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap)) {
     // JSON text, as Presto casts its JSON type (Strata's JSON is VARCHAR text).

@@ -8,7 +8,14 @@
 // JSON (a table's payloads are not all well formed), while json_parse,
 // json_format and is_json_scalar fail the query, and a malformed path fails it
 // everywhere.
+//
+// And PostgreSQL's names, which its operators are calls of (query/parse/parser.cc):
+// json_extract_path (j -> 'a', j #> '{a,0}'), json_extract_path_text (->>, #>>),
+// json(x) (x::json), json_typeof, and json_array_elements, json_array_elements_text and
+// json_object_keys, which make rows in a select list (query/parse/set_returning.h) and are
+// arrays for UNNEST in FROM; each also under its jsonb_ name.
 #include <charconv>
+#include <span>
 
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -107,9 +114,215 @@ bool ElementEquals(std::string_view element, const Datum& value) {
   }
 }
 
+// The array index a path step names: a BIGINT, or a VARCHAR that is an integer (as
+// PostgreSQL's json_extract_path reads '0').
+std::optional<int64_t> StepIndex(const Datum& step) {
+  if (step.type == DataType::kBigint) return step.i;
+  int64_t index = 0;
+  const std::string_view text = step.s;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), index);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return index;
+}
+
+// The value `steps` lead to from the checked value `root`, one step at a time: a VARCHAR
+// step an object's member (the last of a repeated name, which PostgreSQL's functions take
+// as the operative one), an array's element by the step's index (negative from the end);
+// nullopt where a step leads nowhere or is NULL.
+std::optional<std::string_view> FollowPath(std::string_view root, std::span<const Datum> steps) {
+  std::string_view value = root;
+  for (const Datum& step : steps) {
+    if (step.null) return std::nullopt;
+    std::optional<std::string_view> next;
+    switch (json::KindOf(value)) {
+      case json::Kind::kObject:
+        if (step.type == DataType::kVarchar) {
+          json::AnyMember(value, [&](const std::string& name, std::string_view member) {
+            if (name == step.s) next = member;
+            return false;  // read on: the last of a repeated name counts
+          });
+        }
+        break;
+      case json::Kind::kArray:
+        if (std::optional<int64_t> index = StepIndex(step)) next = json::ElementAt(value, *index);
+        break;
+      default:
+        break;
+    }
+    if (!next) return std::nullopt;
+    value = *next;
+  }
+  return value;
+}
+
+// What ->> answers for a JSON value: a string unescaped, a number as written, true or
+// false; NULL for null; an array's or an object's JSON text.
+Datum AsText(std::string_view function, std::string_view value, const EvalContext& c) {
+  switch (json::KindOf(value)) {
+    case json::Kind::kNull:
+      return Datum::Null(kStr);
+    case json::Kind::kArray:
+    case json::Kind::kObject:
+      return Compacted(function, value, c);
+    default:
+      return Datum::Varchar(*json::ScalarText(value));
+  }
+}
+
+// The binder of json_extract_path and json_extract_path_text: JSON text, then path steps
+// (each a VARCHAR or a BIGINT) or one array of them (what #> and #>> pass).
+auto PathBinder(std::string signature) {
+  return [signature = std::move(signature)](const Types& t) -> absl::StatusOr<DataType> {
+    const auto is_step = [](DataType type) {
+      return type == kStr || type == kBig || type == DataType::kUnknown;
+    };
+    bool fits = t.size() >= 2 && Accepts(P::kVarchar, t[0]);
+    for (size_t i = 1; fits && i < t.size(); ++i) {
+      fits = is_step(t[i]) ||
+             (t.size() == 2 && KindOf(t[i]) == TypeKind::kArray && is_step(ElementType(t[i])));
+    }
+    if (!fits) return WrongArguments(signature);
+    return kStr;
+  };
+}
+
+// The path steps of a json_extract_path call: its arguments after the JSON, or the items
+// of its one array argument.
+std::span<const Datum> PathSteps(const Args& a) {
+  if (a.size() == 2 && KindOf(a[1].type) == TypeKind::kArray) return a[1].items();
+  return std::span<const Datum>(a).subspan(1);
+}
+
+// An array of the VARCHARs `make` adds for each element or member `visit` reads; NULL with
+// the query failed past kMaxNestedValues.
+Datum TextArray(std::string_view function, const EvalContext& c,
+                const std::function<void(const std::function<bool(Datum)>&)>& visit) {
+  const DataType type = *ArrayOf(kStr);
+  std::vector<Datum> items;
+  bool too_many = false;
+  visit([&](Datum item) {
+    if (items.size() == kMaxNestedValues) return too_many = true;
+    items.push_back(std::move(item));
+    return false;
+  });
+  if (too_many) {
+    return FailQuery(c, StrCat(function, "(): more than ", kMaxNestedValues, " values"), type);
+  }
+  return Datum::Composite(type, std::move(items));
+}
+
+void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
+  auto add = CanFailAdder(scalars);
+  add({"json", "json(varchar) -> varchar",
+       "The text, as written, checked to be JSON (fails the query otherwise): what "
+       "PostgreSQL's x::json and JSON 'text' are. x::jsonb is json_parse(x).",
+       Fixed({P::kVarchar}, kStr, "json(varchar)"), [](const Args& a, const EvalContext& c) {
+         const std::optional<std::string_view> text = CheckedOrFail("json", a[0], c);
+         return text ? a[0] : Datum::Null(kStr);
+       }});
+  for (const std::string prefix : {"json", "jsonb"}) {
+    const std::string path = prefix + "_extract_path", text = path + "_text";
+    add({path, StrCat(path, "(varchar, step, ...) -> varchar"),
+         "The JSON value the steps lead to, as JSON text: a text step names an object's member "
+         "(the last of a repeated name), an integer (or a text that is one) an array's element "
+         "from 0 (negative from the end). j -> step and j #> '{step,...}' are this call. NULL "
+         "where a step leads nowhere or the text is not JSON.",
+         PathBinder(StrCat(path, "(varchar, varchar | bigint, ...)")),
+         [path](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
+           const std::optional<std::string_view> found =
+               root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
+           return found ? Compacted(path, *found, c) : Datum::Null(kStr);
+         }});
+    add({text, StrCat(text, "(varchar, step, ...) -> varchar"),
+         "As json_extract_path, the value as text: a string unescaped, a number as written, "
+         "true or false, NULL for null, an array or object as its JSON. j ->> step and j #>> "
+         "'{step,...}' are this call.",
+         PathBinder(StrCat(text, "(varchar, varchar | bigint, ...)")),
+         [text](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
+           const std::optional<std::string_view> found =
+               root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
+           return found ? AsText(text, *found, c) : Datum::Null(kStr);
+         }});
+    const std::string type_of = prefix + "_typeof";
+    add({type_of, StrCat(type_of, "(varchar) -> varchar"),
+         "The kind of the JSON value: object, array, string, number, boolean or null; NULL "
+         "for text that is not JSON.",
+         Fixed({P::kVarchar}, kStr, StrCat(type_of, "(varchar)")),
+         [](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> value = CheckedOrNull(a[0], c);
+           if (!value) return Datum::Null(kStr);
+           static constexpr std::string_view kNames[] = {"object",  "array",   "string", "number",
+                                                         "boolean", "boolean", "null"};
+           return Datum::Varchar(std::string(kNames[static_cast<int>(json::KindOf(*value))]));
+         }});
+    const std::string elements = prefix + "_array_elements";
+    add({elements, StrCat(elements, "(varchar) -> array(varchar)"),
+         StrCat("The elements of a JSON array as JSON texts: in a select list, a row for each "
+                "(PostgreSQL's set-returning function); in FROM, UNNEST(",
+                elements,
+                "(j)) makes the rows. NULL (no row) for other JSON or text that is "
+                "not JSON."),
+         Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(elements, "(varchar)")),
+         [elements](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
+           if (!array || json::KindOf(*array) != json::Kind::kArray) {
+             return Datum::Null(*ArrayOf(kStr));
+           }
+           return TextArray(elements, c, [&](const std::function<bool(Datum)>& add_item) {
+             json::AnyElement(*array, [&](std::string_view element) {
+               std::string compact;
+               json::AppendCompact(element, &compact);
+               return add_item(Datum::Varchar(std::move(compact)));
+             });
+           });
+         }});
+    const std::string texts = elements + "_text";
+    add({texts, StrCat(texts, "(varchar) -> array(varchar)"),
+         StrCat("As ", elements,
+                ", each element as ->> gives it (a string unescaped, null as NULL)."),
+         Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(texts, "(varchar)")),
+         [texts](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
+           if (!array || json::KindOf(*array) != json::Kind::kArray) {
+             return Datum::Null(*ArrayOf(kStr));
+           }
+           return TextArray(texts, c, [&](const std::function<bool(Datum)>& add_item) {
+             json::AnyElement(*array, [&](std::string_view element) {
+               return add_item(AsText(texts, element, c));
+             });
+           });
+         }});
+  }
+  // DuckDB's json_keys is PostgreSQL's json_object_keys as an array.
+  for (const std::string name : {"json_keys", "json_object_keys", "jsonb_object_keys"}) {
+    add({name, StrCat(name, "(varchar) -> array(varchar)"),
+         name == "json_keys"
+             ? std::string("The names of a JSON object's members, in order; NULL for other "
+                           "JSON or text that is not JSON.")
+             : StrCat("The names of a JSON object's members: in a select list, a row for "
+                      "each (PostgreSQL's set-returning function); in FROM, UNNEST(",
+                      name, "(j)) makes the rows."),
+         Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(name, "(varchar)")),
+         [name](const Args& a, const EvalContext& c) {
+           const std::optional<std::string_view> object = CheckedOrNull(a[0], c);
+           if (!object || json::KindOf(*object) != json::Kind::kObject) {
+             return Datum::Null(*ArrayOf(kStr));
+           }
+           return TextArray(name, c, [&](const std::function<bool(Datum)>& add_item) {
+             json::AnyMember(*object, [&](const std::string& key, std::string_view) {
+               return add_item(Datum::Varchar(key));
+             });
+           });
+         }});
+  }
+}
+
 }  // namespace
 
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
+  AddPostgresJsonFunctions(scalars);
   auto add = CanFailAdder(scalars);
   add({"json_parse", "json_parse(varchar) -> varchar",
        "The JSON text in its canonical form: no whitespace, each object's members sorted by name "

@@ -25,25 +25,31 @@ bool IsDurationUnit(std::string_view u) {
   return false;
 }
 
-// The operator or punctuation `rest` starts with (two characters before
-// one), or empty. Compared a character at a time: a loop of string compares
+// The operator or punctuation `rest` starts with (the longest that fits), or
+// empty. Compared a character at a time: a loop of string compares
 // was most of the time of a text of many symbols.
 std::string_view SymbolAt(std::string_view rest) {
-  // PostgreSQL's regular expression matches: ~, ~* (any case), !~ and !~*.
-  if (rest.size() >= 3 && rest.substr(0, 3) == "!~*") return rest.substr(0, 3);
+  // PostgreSQL's regular expression matches: ~, ~* (any case), !~ and !~*; its JSON
+  // operators ->> and #>> (text), -> and #> (JSON).
+  static constexpr std::string_view kThree[] = {"!~*", "->>", "#>>"};
+  if (rest.size() >= 3 && (rest[0] == '!' || rest[0] == '-' || rest[0] == '#')) {
+    for (std::string_view three : kThree) {
+      if (rest.substr(0, 3) == three) return three;
+    }
+  }
   // PostgreSQL's array containment, x <@ y; but x <@p is x < @p, a placeholder.
   if (rest.size() >= 2 && rest[0] == '<' && rest[1] == '@') {
     return rest.size() > 2 && IsIdentStart(rest[2]) ? rest.substr(0, 1) : rest.substr(0, 2);
   }
   // ... and x @> y, x && y (overlap).
   static constexpr std::string_view kTwo[] = {
-      "<>", "!=", "<=", ">=", "||", "::", "->", "~*", "!~", "@>", "&&"};
+      "<>", "!=", "<=", ">=", "||", "::", "->", "#>", "~*", "!~", "@>", "&&"};
   if (rest.size() >= 2) {
     for (std::string_view two : kTwo) {
       if (rest[0] == two[0] && rest[1] == two[1]) return two;
     }
   }
-  static constexpr std::string_view kOne = "+-*/%=<>(),.;[]?~";
+  static constexpr std::string_view kOne = "+-*/%^=<>(),.;[]?~";
   const size_t k = kOne.find(rest[0]);
   return k == std::string_view::npos ? std::string_view() : kOne.substr(k, 1);
 }

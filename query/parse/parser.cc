@@ -15,6 +15,7 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/base/interval_text.h"
+#include "query/base/postgres_array_text.h"
 #include "query/functions/functions.h"
 #include "query/functions/window_functions.h"
 #include "query/parse/grouping_sets.h"
@@ -1181,11 +1182,42 @@ class Parser {
       if (op.empty()) return left;
       Position pos = Next().pos;
       ASSIGN_OR_RETURN(ExprPtr right, (this->*operand)());
+      if (const std::string_view function = OperatorFunction(op); !function.empty()) {
+        ASSIGN_OR_RETURN(left, OperatorCall(pos, op, function, std::move(left), std::move(right)));
+        continue;
+      }
       ExprPtr e = Make(ExprKind::kBinary, pos, op);
       RETURN_IF_ERROR(Adopt(*e, std::move(left)));
       RETURN_IF_ERROR(Adopt(*e, std::move(right)));
       left = std::move(e);
     }
+  }
+
+  // The function PostgreSQL's operator `op` is a call of, or empty for the operators the
+  // expression evaluates itself.
+  static std::string_view OperatorFunction(std::string_view op) {
+    if (op == "->" || op == "#>") return "json_extract_path";
+    if (op == "->>" || op == "#>>") return "json_extract_path_text";
+    if (op == "^") return "power";
+    return {};
+  }
+
+  // `left op right` as a call of `function`; the path of #> and #>> is an array of text
+  // ('{a,0}', as PostgreSQL writes one, or ARRAY['a', '0']).
+  absl::StatusOr<ExprPtr> OperatorCall(Position pos, std::string_view op, std::string_view function,
+                                       ExprPtr left, ExprPtr right) {
+    if (op.starts_with('#')) {
+      const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
+      if (!text_array) return SqlError(sql_, pos, TooManyTypesMessage());
+      ExprPtr path = Make(ExprKind::kCast, right->pos, "cast");
+      path->cast_type = *text_array;
+      RETURN_IF_ERROR(Adopt(*path, std::move(right)));
+      right = std::move(path);
+    }
+    ExprPtr call = Make(ExprKind::kCall, pos, std::string(function));
+    RETURN_IF_ERROR(Adopt(*call, std::move(left)));
+    RETURN_IF_ERROR(Adopt(*call, std::move(right)));
+    return call;
   }
 
   absl::StatusOr<ExprPtr> ParseOr() { return ParseLevel({"OR"}, &Parser::ParseAnd); }
@@ -1214,6 +1246,11 @@ class Parser {
         Position pos = t.pos;
         std::string op = Next().text;
         if (op == "!=") op = "<>";
+        if ((IsWord(Peek(), "any") || IsWord(Peek(), "some") || IsWord(Peek(), "all")) &&
+            Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+          ASSIGN_OR_RETURN(left, ParseQuantified(pos, op, std::move(left)));
+          continue;
+        }
         ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
         ExprPtr e = Make(ExprKind::kBinary, pos, op);
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
@@ -1342,13 +1379,19 @@ class Parser {
     }
   }
 
-  absl::StatusOr<ExprPtr> ParseConcat() { return ParseLevel({"||"}, &Parser::ParseAdditive); }
+  // PostgreSQL's "other operators", one level between comparison and arithmetic, left to
+  // right: || and its JSON operators (j -> 'a' ->> 'b').
+  absl::StatusOr<ExprPtr> ParseConcat() {
+    return ParseLevel({"||", "->", "->>", "#>", "#>>"}, &Parser::ParseAdditive);
+  }
   absl::StatusOr<ExprPtr> ParseAdditive() {
     return ParseLevel({"+", "-"}, &Parser::ParseMultiplicative);
   }
   absl::StatusOr<ExprPtr> ParseMultiplicative() {
-    return ParseLevel({"*", "/", "%"}, &Parser::ParseUnary);
+    return ParseLevel({"*", "/", "%"}, &Parser::ParsePower);
   }
+  // PostgreSQL's x ^ y (power), above * and below a sign: -2 ^ 2 is 4.
+  absl::StatusOr<ExprPtr> ParsePower() { return ParseLevel({"^"}, &Parser::ParseUnary); }
 
   absl::StatusOr<ExprPtr> ParseUnary() {
     if (Peek().kind == TokenKind::kSymbol && (Peek().text == "-" || Peek().text == "+")) {
@@ -1435,16 +1478,115 @@ class Parser {
     }
   }
 
-  // A function's argument: an expression, or a lambda `x -> ...` /
-  // `(s, x) -> ...`.
-  absl::StatusOr<ExprPtr> ParseArgument() {
+  // `left op ANY (array)`, SOME (its other name) or ALL, after the operator: true if the
+  // comparison holds for some (every) element, NULL where a NULL leaves it open, as
+  // any_match and all_match answer, which the comparison becomes a lambda of. Over a
+  // subquery, `= ANY` is IN and `<> ALL` is NOT IN.
+  absl::StatusOr<ExprPtr> ParseQuantified(Position pos, const std::string& op, ExprPtr left) {
+    const Token& quantifier = Next();
+    const bool all = IsWord(quantifier, "all");
+    Next();  // (
+    if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values")) {
+      if (op != (all ? "<>" : "=")) {
+        return Error(quantifier,
+                     StrCat("a subquery takes = ANY (IN) or <> ALL (NOT IN); for ", op, " ",
+                            all ? "ALL" : "ANY", ", compare with the subquery's min() or max()"));
+      }
+      ExprPtr in = Make(ExprKind::kIn, pos);
+      in->negated = all;
+      RETURN_IF_ERROR(Adopt(*in, std::move(left)));
+      ASSIGN_OR_RETURN(in->subquery, ParseQuery());
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return in;
+    }
+    ASSIGN_OR_RETURN(ExprPtr array, ParseExpr());
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    // = ANY is IN, <> ALL is NOT IN (over no element: false, true), which a long list
+    // answers from a hash set.
+    std::optional<std::vector<ExprPtr>> elements;
+    if (op == (all ? "<>" : "=")) {
+      ASSIGN_OR_RETURN(elements, QuantifiedElements(*array));
+    }
+    if (elements) {
+      if (elements->empty()) return Literal(pos, Datum::Bool(all));
+      ExprPtr in = Make(ExprKind::kIn, pos);
+      in->negated = all;
+      RETURN_IF_ERROR(Adopt(*in, std::move(left)));
+      for (ExprPtr& element : *elements) RETURN_IF_ERROR(Adopt(*in, std::move(element)));
+      return in;
+    }
+    if (array->kind == ExprKind::kLiteral && array->literal.type == DataType::kVarchar) {
+      // Array text under another comparison: its elements compared as text.
+      const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
+      if (!text_array) return SqlError(sql_, pos, TooManyTypesMessage());
+      ExprPtr cast = Make(ExprKind::kCast, array->pos, "cast");
+      cast->cast_type = *text_array;
+      RETURN_IF_ERROR(Adopt(*cast, std::move(array)));
+      array = std::move(cast);
+    }
+    // The element's name, hiding a column of that name inside the lambda, is one no table
+    // is likely to have.
+    constexpr std::string_view kElement = "quantified$element";
+    ExprPtr comparison = Make(ExprKind::kBinary, pos, op);
+    RETURN_IF_ERROR(Adopt(*comparison, std::move(left)));
+    RETURN_IF_ERROR(Adopt(*comparison, Make(ExprKind::kColumn, pos, std::string(kElement))));
+    ExprPtr lambda = Make(ExprKind::kLambda, pos);
+    lambda->lambda_params = {std::string(kElement)};
+    RETURN_IF_ERROR(Adopt(*lambda, std::move(comparison)));
+    ExprPtr call = Make(ExprKind::kCall, pos, all ? "all_match" : "any_match");
+    RETURN_IF_ERROR(Adopt(*call, std::move(array)));
+    RETURN_IF_ERROR(Adopt(*call, std::move(lambda)));
+    return call;
+  }
+
+  // The elements of a quantified comparison's array when the statement spells them out, each
+  // an expression: ARRAY[...]'s, a literal array's (a client's list parameter), or those of
+  // PostgreSQL's array text ('{a,b}', as literal or parameter), whose elements are untyped
+  // as its literals are in PostgreSQL (1 = ANY('{1,2}')). nullopt for other arrays.
+  absl::StatusOr<std::optional<std::vector<ExprPtr>>> QuantifiedElements(Expr& array) {
+    std::vector<ExprPtr> elements;
+    if (array.kind == ExprKind::kCall && array.name == "array" && !array.distinct) {
+      elements = std::move(array.args);
+      array.args.clear();
+      return elements;
+    }
+    if (array.kind != ExprKind::kLiteral || array.literal.null) return std::nullopt;
+    if (KindOf(array.literal.type) == TypeKind::kArray) {
+      for (const Datum& item : array.literal.items()) {
+        ASSIGN_OR_RETURN(ExprPtr element, Literal(array.pos, item));
+        elements.push_back(std::move(element));
+      }
+      return elements;
+    }
+    if (array.literal.type != DataType::kVarchar) return std::nullopt;
+    std::optional<std::vector<std::optional<std::string>>> texts =
+        SplitPostgresArrayText(array.literal.s);
+    if (!texts) {
+      return SqlError(sql_, array.pos,
+                      StrCat("'", EchoInput(array.literal.s),
+                             "' is not an array; write '{a,b}' or ARRAY['a', 'b']"));
+    }
+    for (std::optional<std::string>& text : *texts) {
+      ASSIGN_OR_RETURN(ExprPtr element, Literal(array.pos, text ? Datum::Varchar(*std::move(text))
+                                                                : Datum::Null(DataType::kVarchar)));
+      element->untyped = true;
+      elements.push_back(std::move(element));
+    }
+    return elements;
+  }
+
+  // A function's argument: an expression, or, where the function takes lambdas, a lambda
+  // `x -> ...` / `(s, x) -> ...` (elsewhere `j -> 'a'` is PostgreSQL's JSON operator).
+  absl::StatusOr<ExprPtr> ParseArgument(bool lambdas) {
     const auto is_name = [](const Token& t) { return t.kind == TokenKind::kIdentifier && !IsReserved(t.text); };
     const auto is_symbol = [](const Token& t, std::string_view s) {
       return t.kind == TokenKind::kSymbol && t.text == s;
     };
     std::vector<std::string> params;
     const Position pos = Peek().pos;
-    if (is_name(Peek()) && is_symbol(Peek(1), "->")) {
+    if (!lambdas) {
+      // nothing to look for
+    } else if (is_name(Peek()) && is_symbol(Peek(1), "->")) {
       params.push_back(Next().text);
     } else if (is_symbol(Peek(), "(")) {
       int k = 1;
@@ -1537,6 +1679,10 @@ class Parser {
     const Token& type_token = Peek();
     const bool bare_interval =
         IsWord(type_token, "interval") && !IsWord(Peek(1), "year") && !IsWord(Peek(1), "day");
+    if ((IsWord(type_token, "json") || IsWord(type_token, "jsonb")) &&
+        !(Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "[")) {
+      return JsonCast(pos, name == "try_cast", Next(), std::move(operand));
+    }
     std::optional<int64_t> scale;
     ASSIGN_OR_RETURN(DataType type, ParseTypeName(&scale));
     // PostgreSQL's '1 hour'::interval, '1 month'::interval: a text literal cast to a bare
@@ -1553,6 +1699,20 @@ class Parser {
     e->cast_type = type;
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
     return RoundedToScale(std::move(e), scale);
+  }
+
+  // A cast to PostgreSQL's json or jsonb. Strata's JSON is VARCHAR text: json(x) checks it
+  // and keeps it as written, json_parse(x) also writes it the one way jsonb keeps it (no
+  // whitespace, members sorted, a repeated name's last value). try_cast answers NULL for
+  // text that is not JSON.
+  absl::StatusOr<ExprPtr> JsonCast(Position pos, bool try_cast, const Token& type,
+                                   ExprPtr operand) {
+    ExprPtr call = Make(ExprKind::kCall, pos, IsWord(type, "jsonb") ? "json_parse" : "json");
+    RETURN_IF_ERROR(Adopt(*call, std::move(operand)));
+    if (!try_cast) return call;
+    ExprPtr guarded = Make(ExprKind::kCall, pos, "try");
+    RETURN_IF_ERROR(Adopt(*guarded, std::move(call)));
+    return guarded;
   }
 
   // A cast to DECIMAL(p, s) or NUMERIC(p, s), which Strata reads as DOUBLE, rounded to s
@@ -2037,6 +2197,13 @@ class Parser {
       }
       return Literal(pos, *std::move(value));
     }
+    if (Peek(1).kind == TokenKind::kString && (IsWord(t, "json") || IsWord(t, "jsonb"))) {
+      // JSON '{"a": 1}', as CAST('{"a": 1}' AS json).
+      const Token& type = Next();
+      const Token& text = Next();
+      ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
+      return JsonCast(pos, /*try_cast=*/false, type, std::move(value));
+    }
     if (Peek(1).kind == TokenKind::kString && !IsWord(t, "interval") && TypeFromName(t.text)) {
       // DOUBLE '0.0', BIGINT '5': a typed literal, as CAST('0.0' AS DOUBLE).
       ExprPtr cast = Make(ExprKind::kCast, pos, "cast");
@@ -2085,8 +2252,10 @@ class Parser {
       RETURN_IF_ERROR(ExpectSymbol(")"));
     } else {
       if (AcceptWord("distinct")) call->distinct = true;
+      const ScalarFunction* function = FunctionRegistry::Get().FindScalar(lowered);
+      const bool lambdas = function != nullptr && function->takes_lambdas;
       do {
-        ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument());
+        ASSIGN_OR_RETURN(ExprPtr arg, ParseArgument(lambdas));
         RETURN_IF_ERROR(Adopt(*call, std::move(arg)));
       } while (AcceptSymbol(","));
       if (IsWord(Peek(), "order") && IsWord(Peek(1), "by")) {  // agg(x ORDER BY k)

@@ -18,9 +18,22 @@ namespace {
 constexpr std::string_view kUnnestTable = "srf$", kUnnestColumn = "srf$value";
 constexpr std::string_view kInnerTable = "srf$rows", kInnerColumn = "srf$item";
 
+// PostgreSQL's JSON set-returning functions, each a scalar function making the array of
+// what it makes rows of (query/functions/functions_json.cc).
+bool IsJsonRowsCall(const Expr& e) {
+  static constexpr std::string_view kNames[] = {
+      "json_array_elements",  "json_array_elements_text",  "json_object_keys",
+      "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys"};
+  for (std::string_view name : kNames) {
+    if (EqualsIgnoreCase(e.name, name)) return true;
+  }
+  return false;
+}
+
 bool IsSetReturningCall(const Expr& e) {
   return e.kind == ExprKind::kCall && !e.window &&
-         (EqualsIgnoreCase(e.name, "unnest") || EqualsIgnoreCase(e.name, "generate_series"));
+         (EqualsIgnoreCase(e.name, "unnest") || EqualsIgnoreCase(e.name, "generate_series") ||
+          IsJsonRowsCall(e));
 }
 
 // The first set-returning call in `e` (itself included), or nullptr. Recursion is bounded by
@@ -65,8 +78,8 @@ TableRef CrossJoin(TableRef left, TableRef right) {
   return join;
 }
 
-// The array a set-returning call makes rows of: unnest's argument, or the sequence
-// generate_series counts.
+// The array a set-returning call makes rows of: unnest's argument, the sequence
+// generate_series counts, or a JSON function's array.
 absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
   if (EqualsIgnoreCase(call->name, "generate_series")) {
     if (call->args.size() < 2 || call->args.size() > 3) {
@@ -75,6 +88,7 @@ absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
     call->name = "sequence";
     return call;
   }
+  if (IsJsonRowsCall(*call)) return call;  // the array of its values
   if (call->args.size() != 1 || call->distinct) {
     return SqlError(sql, call->pos,
                     "unnest() in a select list takes one array; to zip several, write CROSS "

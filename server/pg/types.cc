@@ -1,7 +1,5 @@
 #include "server/pg/types.h"
 
-#include "query/exec/information_schema.h"
-
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -10,6 +8,8 @@
 #include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/base/checked_math.h"
+#include "query/base/postgres_array_text.h"
+#include "query/exec/information_schema.h"
 
 namespace strata::pg {
 namespace {
@@ -194,6 +194,59 @@ void EncodeBinary(const Datum& value, std::string* out) {
   }
 }
 
+namespace {
+
+// A PostgreSQL array type a parameter may be declared as (psycopg sends a list of numbers
+// as int2[] ... float8[]), with its element's OID and the element type Strata reads.
+struct ArrayOid {
+  int32_t oid;
+  int32_t element_oid;
+  query::DataType element_type;
+};
+constexpr ArrayOid kArrayOids[] = {{1000, kOidBool, DataType::kBoolean},
+                                   {1005, kOidInt2, DataType::kBigint},
+                                   {1007, kOidInt4, DataType::kBigint},
+                                   {1016, kOidInt8, DataType::kBigint},
+                                   {1021, kOidFloat4, DataType::kDouble},
+                                   {1022, kOidFloat8, DataType::kDouble},
+                                   {1231, kOidNumeric, DataType::kDouble},
+                                   {1009, kOidText, DataType::kVarchar},
+                                   {1015, kOidVarchar, DataType::kVarchar},
+                                   {1014, kOidBpchar, DataType::kVarchar},
+                                   {1003, kOidName, DataType::kVarchar},
+                                   {1182, kOidDate, DataType::kDate},
+                                   {1183, kOidTime, DataType::kTime},
+                                   {1115, kOidTimestamp, DataType::kTimestamp},
+                                   {1185, kOidTimestamptz, DataType::kTimestamp}};
+
+// An array parameter in text format ('{1,2,NULL}'), each element decoded as a parameter of
+// the element's type.
+absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& array) {
+  std::optional<std::vector<std::optional<std::string>>> elements =
+      query::SplitPostgresArrayText(bytes);
+  if (!elements) {
+    return absl::InvalidArgumentError(
+        StrCat("'", EchoInput(bytes), "' is not an array; send it as '{1,2}'"));
+  }
+  std::optional<DataType> type = query::ArrayOf(array.element_type);
+  if (!type) return absl::ResourceExhaustedError(query::TooManyTypesMessage());
+  std::vector<Datum> items;
+  items.reserve(elements->size());
+  for (const std::optional<std::string>& element : *elements) {
+    if (!element) {
+      items.push_back(Datum::Null(array.element_type));
+      continue;
+    }
+    bool untyped = false;
+    absl::StatusOr<Datum> item = DecodeParameter(*element, 0, array.element_oid, &untyped);
+    if (!item.ok()) return item.status();
+    items.push_back(*std::move(item));
+  }
+  return Datum::Composite(*type, std::move(items));
+}
+
+}  // namespace
+
 absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, int32_t oid,
                                       bool* untyped) {
   *untyped = false;
@@ -329,6 +382,9 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
     case kOidName:
       return Datum::Varchar(std::string(bytes));
     default:
+      for (const ArrayOid& array : kArrayOids) {
+        if (array.oid == oid) return DecodeArrayText(bytes, array);
+      }
       // Not declared (0), "unknown", or a type Strata does not have: text
       // that takes the type of what it meets.
       *untyped = true;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """psycopg 3 (Debian's python3-psycopg) against Strata's PostgreSQL port.
 
-Server-side parameters (the extended protocol), typed values back, errors
+Server-side parameters (the extended protocol; lists too), typed values back, errors
 with SQLSTATE and position, a prepared statement, and Grafana's statements
 replayed (grafana_statements.py). Exits non-zero with the first mismatch.
 Usage: psycopg_client.py PORT [PASSWORD]
@@ -70,6 +70,19 @@ with psycopg.connect(conninfo) as conn:
         check("untyped parameter", cur.fetchone()[0], 1)
         cur.execute("SELECT %s::bigint * 2, %s, %s IS NULL", (21, "x", None))
         check("parameters in the select list", cur.fetchone(), (42, "x", True))
+
+        # Python lists: strings as untyped array text, numbers as int2[] / float8[] arrays.
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = ANY(%s)", (["a", "x"],))
+        check("= ANY of a list of strings", cur.fetchone()[0], 2)
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE host <> ALL(%s)", (["a", "x"],))
+        check("<> ALL of a list of strings", cur.fetchone()[0], 1)
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE procs = ANY(%s) OR usage = ANY(%s)",
+                    ([3, 7], [2.5]))
+        check("= ANY of lists of numbers", cur.fetchone()[0], 2)
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = ANY(%s)", ([],))
+        check("= ANY of an empty list", cur.fetchone()[0], 0)
+        cur.execute("SELECT cardinality(%s), %s::json ->> 'k'", ([1, None, 3], '{"k": "v"}'))
+        check("a list parameter and JSON text", cur.fetchone(), (3, "v"))
 
         try:
             cur.execute("SELECT hots FROM mydb.cpu")

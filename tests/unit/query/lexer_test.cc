@@ -40,5 +40,23 @@ TEST(LexerTest, ReadsPostgresArrayOperatorsBesidePlaceholders) {
   }
 }
 
+TEST(LexerTest, ReadsPostgresJsonOperatorsLongestFirst) {
+  struct Case {
+    std::string_view sql;
+    std::vector<std::string> tokens;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"j->'a'", {"j", "->", "a"}},
+           {"j->>'a'", {"j", "->>", "a"}},
+           {"j#>'{a}'", {"j", "#>", "{a}"}},
+           {"j#>>'{a}'", {"j", "#>>", "{a}"}},
+           {"j->>-1", {"j", "->>", "-", "1"}},
+           {"x -> x > 0", {"x", "->", "x", ">", "0"}},  // a lambda's arrow, then a comparison
+           {"2^3", {"2", "^", "3"}},
+       }) {
+    EXPECT_EQ(Texts(c.sql), c.tokens) << c.sql;
+  }
+}
+
 }  // namespace
 }  // namespace strata::query
