@@ -44,6 +44,25 @@ std::string Normalize(std::string_view sql) {
   return out;
 }
 
+// `text` with what its quotes hold ('...' and "...") left out, the quotes kept: what is
+// left are the statement's own words.
+std::string WithoutQuotedText(std::string_view text) {
+  std::string out;
+  char quote = 0;  // the quote the text is inside, or 0
+  for (char c : text) {
+    if (quote == 0 && (c == '\'' || c == '"')) {
+      quote = c;
+      out.push_back(c);
+    } else if (c == quote) {
+      quote = 0;  // a doubled quote closes and opens again
+      out.push_back(c);
+    } else if (quote == 0) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 // PostgreSQL's quote_ident: a name that needs no quotes stays bare.
 std::string QuoteIdent(std::string_view name) {
   static const RE2 kBare("[a-z_][a-z0-9_$]*");
@@ -296,9 +315,12 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (Contains(text, "from pg_catalog.pg_attribute a") && Contains(text, "a.attrelid = '")) {
     return PsqlAttributes(sql);
   }
-  // Another tool's probe of the catalog: an empty answer rather than a failure.
-  static const RE2 kCatalog(R"(\b(pg_catalog\.|information_schema\.|pg_[a-z_]+\b))");
-  if (RE2::PartialMatch(text, kCatalog)) return CannedResult{};
+  // Another tool's probe of the catalog: an empty answer rather than a failure. A probe
+  // names a catalog relation or calls a pg_ function; a name, an alias or a text that only
+  // starts with pg_ (host = 'pg_primary', AS pg_count) is the user's, for the engine.
+  static const RE2 kCatalog(
+      R"(\b(pg_catalog\.|information_schema\.)|\b(from|join) pg_[a-z_]+\b|\bpg_[a-z_]+ ?\()");
+  if (RE2::PartialMatch(WithoutQuotedText(text), kCatalog)) return CannedResult{};
   return std::nullopt;
 }
 
