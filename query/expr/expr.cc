@@ -333,6 +333,27 @@ absl::Status BindUnary(Expr& e, std::string_view sql) {
 }
 
 // AND/OR, comparisons, || and arithmetic.
+// `a || b` where a side is an array becomes the call it is (true; the caller binds it):
+// array_cat of two arrays of one depth (or of an array and NULL), array_append of an
+// array and an element (an array of arrays and an array included), array_prepend of an
+// element and an array. False for other operands.
+bool ArrayConcatenation(Expr& e) {
+  const DataType a = e.args[0]->bound.type, b = e.args[1]->bound.type;
+  const bool a_array = KindOf(a) == TypeKind::kArray, b_array = KindOf(b) == TypeKind::kArray;
+  if (!a_array && !b_array) return false;
+  if (a_array && b_array) {
+    e.name = ElementType(a) == b   ? "array_append"
+             : ElementType(b) == a ? "array_prepend"
+                                   : "array_cat";
+  } else if (a_array) {
+    e.name = b == DataType::kUnknown ? "array_cat" : "array_append";
+  } else {
+    e.name = a == DataType::kUnknown ? "array_cat" : "array_prepend";
+  }
+  e.kind = ExprKind::kCall;
+  return true;
+}
+
 absl::Status BindBinary(Expr& e, std::string_view sql) {
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   const std::string& op = e.name;
@@ -360,9 +381,17 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
     }
     e.bound.type = DataType::kBoolean;
   } else if (op == "||") {
+    // PostgreSQL's text || a value of another scalar type joins that value's text.
+    const auto scalar = [](DataType t) { return !IsComposite(t) && t != DataType::kUnknown; };
+    if (a == DataType::kVarchar && scalar(b)) ImplicitCast(e.args[1], DataType::kVarchar);
+    if (b == DataType::kVarchar && scalar(a)) ImplicitCast(e.args[0], DataType::kVarchar);
+    a = arg_type(0);
+    b = arg_type(1);
     if ((a != DataType::kVarchar && a != DataType::kUnknown) ||
         (b != DataType::kVarchar && b != DataType::kUnknown)) {
-      return TypeError(sql, e, "|| joins varchar values; CAST other types to varchar first");
+      return TypeError(sql, e,
+                       "|| joins text (a value of another type beside it as its text) or "
+                       "arrays; CAST the values to varchar first");
     }
     e.bound.type = DataType::kVarchar;
   } else {
@@ -610,7 +639,9 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
     case ExprKind::kStar:
       return SqlError(sql, e.pos, "* is only allowed in the select list and in count(*)");
     case ExprKind::kUnary: return BindUnary(e, sql);
-    case ExprKind::kBinary: return BindBinary(e, sql);
+    case ExprKind::kBinary:
+      if (e.name == "||" && ArrayConcatenation(e)) return BindCall(e, sql);
+      return BindBinary(e, sql);
     case ExprKind::kCall: return BindCall(e, sql);
     case ExprKind::kCase: return BindCase(e, sql);
     case ExprKind::kCast: return BindCast(e, sql);

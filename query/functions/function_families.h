@@ -53,6 +53,9 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
 // Arrays as sets and sequences: array_intersect, array_union, array_except, arrays_overlap,
 // array_remove, repeat, ngrams, shuffle (functions_array_sets.cc).
 void AddArraySetFunctions(std::vector<ScalarFunction>* scalars);
+// array_cat, array_append, array_prepend (|| of arrays), array_replace
+// (functions_array_concat.cc).
+void AddArrayConcatFunctions(std::vector<ScalarFunction>* scalars);
 
 // Maps: map(), map_concat, map_entries, map_from_entries, multimap_from_entries, map_keys,
 // map_values and the aggregates map_agg, map_union, multimap_agg, histogram

@@ -10,6 +10,7 @@ FunctionRegistry::FunctionRegistry() {
   AddCoreFunctions(&scalars_, &aggregates_);
   AddArrayFunctions(&scalars_, &aggregates_);
   AddArraySetFunctions(&scalars_);
+  AddArrayConcatFunctions(&scalars_);
   AddMapFunctions(&scalars_, &aggregates_);
   AddTimeseriesFunctions(&scalars_, &aggregates_);
   AddLambdaFunctions(&scalars_);

@@ -178,6 +178,33 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
          return Datum::Bigint(static_cast<int64_t>(n));
        }});
+  add({"array_lower", "array_lower(array, dimension) -> bigint",
+       "PostgreSQL's: the first index along the dimension, 1, or NULL for an empty array or a "
+       "dimension it lacks.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
+           return WrongArguments("array_lower(array, bigint)");
+         }
+         return kBig;
+       },
+       [](const Args& a, const EvalContext&) {
+         if (a[0].items().empty() || a[1].i != 1) return Datum::Null(kBig);
+         return Datum::Bigint(1);
+       }});
+  add({"array_upper", "array_upper(array, dimension) -> bigint",
+       "PostgreSQL's: the last index along the dimension (the length), or NULL for an empty "
+       "array or a dimension it lacks.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
+           return WrongArguments("array_upper(array, bigint)");
+         }
+         return kBig;
+       },
+       [](const Args& a, const EvalContext&) {
+         const size_t n = a[0].items().size();
+         if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
+         return Datum::Bigint(static_cast<int64_t>(n));
+       }});
   add({"cardinality", "cardinality(array | map | timeseries) -> bigint",
        "The number of elements of an array, entries of a map, or points of a time series.",
        [](const Types& t) -> absl::StatusOr<DataType> {

@@ -1180,10 +1180,13 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
                             kBool = DataType::kBoolean;
 
   // Date and time ---------------------------------------------------------
-  add({"now", "now() -> timestamp", "The time the query started (UTC).",
-       Fixed({}, kTs, "now()"), [](const Args&, const EvalContext& c) {
-         return Datum::Timestamp(c.now_nanos);
-       }});
+  // PostgreSQL's statement_timestamp() and transaction_timestamp() (a statement is its own
+  // transaction) are now() too.
+  for (const std::string name : {"now", "statement_timestamp", "transaction_timestamp"}) {
+    add({name, StrCat(name, "() -> timestamp"), "The time the query started (UTC).",
+         Fixed({}, kTs, StrCat(name, "()")),
+         [](const Args&, const EvalContext& c) { return Datum::Timestamp(c.now_nanos); }});
+  }
   add({"current_date", "current_date -> date", "The day (UTC) the query started.",
        Fixed({}, DataType::kDate, "current_date"), [](const Args&, const EvalContext& c) {
          return Datum::Date(DateOfTimestamp(c.now_nanos));
@@ -1417,9 +1420,15 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          },
          [f](const Args& a, const EvalContext&) { return Datum::Bigint(FloorDiv(a[0].i, f)); }});
   }
-  add({"to_unixtime", "to_unixtime(timestamp) -> double",
-       "Seconds since the Unix epoch, with the fraction (also extract(epoch FROM t)).",
-       Fixed({P::kTimestamp}, kDbl, "to_unixtime(timestamp)"),
+  add({"to_unixtime", "to_unixtime(timestamp | interval) -> double",
+       "Seconds since the Unix epoch, with the fraction (also extract(epoch FROM t)); of a "
+       "day-to-second interval, its seconds (extract(epoch FROM t2 - t1)).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || (!Accepts(P::kTimestamp, t[0]) && t[0] != DataType::kInterval)) {
+           return WrongArguments("to_unixtime(timestamp | interval)");
+         }
+         return kDbl;
+       },
        [](const Args& a, const EvalContext&) {
          // Whole seconds and the rest apart: a double holds ns-exact fractions near now.
          const int64_t seconds = FloorDiv(a[0].i, 1'000'000'000);

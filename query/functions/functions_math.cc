@@ -8,11 +8,13 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <random>
 
 #include "absl/strings/escaping.h"
 #include "common/strings.h"
 #include "common/utf8.h"
+#include "query/base/checked_math.h"
 #include "query/functions/function_families.h"
 
 namespace strata::query {
@@ -27,6 +29,56 @@ bool ValidRadix(std::string_view function, int64_t radix, const EvalContext& c, 
   if (radix >= 2 && radix <= 36) return true;
   FailQuery(c, StrCat(function, "(): the radix ", radix, " is not between 2 and 36"), type);
   return false;
+}
+
+// The magnitude of x (INT64_MIN's too).
+uint64_t Magnitude(int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : x; }
+
+// PostgreSQL's gcd, lcm and div of integers.
+void AddIntegerDivisionFunctions(std::vector<ScalarFunction>* scalars) {
+  auto add = CanFailAdder(scalars);
+  const auto out_of_range = [](std::string_view function, const EvalContext& c) {
+    return FailQuery(c, StrCat(function, "(): the answer is outside the range of bigint"), kBig);
+  };
+  add({"gcd", "gcd(bigint, bigint) -> bigint",
+       "The greatest common divisor (never negative; gcd(0, 0) is 0).",
+       Fixed({P::kBigint, P::kBigint}, kBig, "gcd(bigint, bigint)"),
+       [out_of_range](const Args& a, const EvalContext& c) {
+         const uint64_t g = std::gcd(Magnitude(a[0].i), Magnitude(a[1].i));
+         if (g > static_cast<uint64_t>(INT64_MAX)) return out_of_range("gcd", c);
+         return Datum::Bigint(static_cast<int64_t>(g));
+       }});
+  add({"lcm", "lcm(bigint, bigint) -> bigint",
+       "The least common multiple (never negative; 0 if either is 0); past the range of "
+       "bigint fails the query.",
+       Fixed({P::kBigint, P::kBigint}, kBig, "lcm(bigint, bigint)"),
+       [out_of_range](const Args& a, const EvalContext& c) {
+         if (a[0].i == 0 || a[1].i == 0) return Datum::Bigint(0);
+         const uint64_t x = Magnitude(a[0].i), y = Magnitude(a[1].i);
+         uint64_t l = 0;
+         if (__builtin_mul_overflow(x / std::gcd(x, y), y, &l) ||
+             l > static_cast<uint64_t>(INT64_MAX)) {
+           return out_of_range("lcm", c);
+         }
+         return Datum::Bigint(static_cast<int64_t>(l));
+       }});
+  add({"div", "div(n, m) -> bigint | double",
+       "The quotient n / m truncated toward zero (PostgreSQL's): div(-7, 2) is -3; m = 0 fails "
+       "the query.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1])) {
+           return WrongArguments("div(number, number)");
+         }
+         return t[0] == kBig && t[1] == kBig ? kBig : kDbl;
+       },
+       [out_of_range](const Args& a, const EvalContext& c) {
+         const bool integers = a[0].type == kBig && a[1].type == kBig;
+         const DataType type = integers ? kBig : kDbl;
+         if (a[1].AsDouble() == 0) return FailQuery(c, std::string(kDivisionByZero), type);
+         if (!integers) return Datum::Double(std::trunc(a[0].AsDouble() / a[1].AsDouble()));
+         if (a[0].i == INT64_MIN && a[1].i == -1) return out_of_range("div", c);
+         return Datum::Bigint(a[0].i / a[1].i);
+       }});
 }
 
 }  // namespace
@@ -227,6 +279,7 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
          return Datum::Bigint(v);
        }});
   scalars->back().can_fail = true;
+  AddIntegerDivisionFunctions(scalars);
 }
 
 }  // namespace strata::query

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -395,28 +396,33 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          }
          return Datum::Varchar(std::move(out));
        }});
-  add({"regexp_split", "regexp_split(varchar, pattern) -> array(varchar)",
-       "The text split at every match of the pattern (RE2).",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar}, kStr, "regexp_split(varchar, varchar)")(t)
-                             .status());
-         return Interned(ArrayOf(kStr));
-       },
-       [](const Args& a, const EvalContext& c) {
-         const re2::RE2* pattern = Pattern("regexp_split", a[1].s, c);
-         if (pattern == nullptr) return Datum::Null(*ArrayOf(kStr));
-         const std::string_view text = a[0].s;
-         std::vector<std::string> parts;
-         size_t start = 0;
-         ForEachMatch(*pattern, text, 0, [&](std::string_view, std::string_view whole) {
-           const size_t at = static_cast<size_t>(whole.data() - text.data());
-           parts.emplace_back(text.substr(start, at - start));
-           start = at + whole.size();
-           return parts.size() < kMaxNestedValues && c.KeepGoing();
-         });
-         parts.emplace_back(text.substr(std::min(start, text.size())));
-         return ArrayOfTexts(std::move(parts));
-       }});
+  // regexp_split_to_array is PostgreSQL's name (and regexp_split_to_table its rows:
+  // query/parse/set_returning.cc).
+  for (const std::string name : {"regexp_split", "regexp_split_to_array"}) {
+    add({name, StrCat(name, "(varchar, pattern) -> array(varchar)"),
+         "The text split at every match of the pattern (RE2).",
+         [name](const Types& t) -> absl::StatusOr<DataType> {
+           RETURN_IF_ERROR(
+               Fixed({P::kVarchar, P::kVarchar}, kStr, StrCat(name, "(varchar, varchar)"))(t)
+                   .status());
+           return Interned(ArrayOf(kStr));
+         },
+         [](const Args& a, const EvalContext& c) {
+           const re2::RE2* pattern = Pattern("regexp_split", a[1].s, c);
+           if (pattern == nullptr) return Datum::Null(*ArrayOf(kStr));
+           const std::string_view text = a[0].s;
+           std::vector<std::string> parts;
+           size_t start = 0;
+           ForEachMatch(*pattern, text, 0, [&](std::string_view, std::string_view whole) {
+             const size_t at = static_cast<size_t>(whole.data() - text.data());
+             parts.emplace_back(text.substr(start, at - start));
+             start = at + whole.size();
+             return parts.size() < kMaxNestedValues && c.KeepGoing();
+           });
+           parts.emplace_back(text.substr(std::min(start, text.size())));
+           return ArrayOfTexts(std::move(parts));
+         }});
+  }
 
   add({"split", "split(varchar, delimiter [, limit]) -> array(varchar)",
        "The text split at each delimiter; with a limit, at most that many parts (the last "
@@ -552,6 +558,12 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          return FailQuery(c, StrCat("chr(): ", a[0].i, " is not a Unicode code point (0 to 1114111, "
                                     "not a surrogate)"), kStr);
        }});
+  add({"ascii", "ascii(varchar) -> bigint",
+       "PostgreSQL's: the Unicode code point of the text's first character, 0 for ''.",
+       Fixed({P::kVarchar}, kBig, "ascii(varchar)"), [](const Args& a, const EvalContext&) {
+         const std::vector<uint32_t> points = CodePoints(a[0].s);
+         return Datum::Bigint(points.empty() ? 0 : points[0]);
+       }});
   add({"codepoint", "codepoint(varchar) -> bigint",
        "The Unicode code point of a one-character text.",
        Fixed({P::kVarchar}, kBig, "codepoint(varchar)"), [](const Args& a, const EvalContext& c) {
@@ -586,10 +598,22 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          for (size_t i = 0; i < x.size(); ++i) differ += x[i] != y[i];
          return Datum::Bigint(differ);
        }});
-  add({"to_hex", "to_hex(varchar) -> varchar",
-       "The text's UTF-8 bytes in upper-case hex (Strata has no varbinary type).",
-       Fixed({P::kVarchar}, kStr, "to_hex(varchar)"), [](const Args& a, const EvalContext& c) {
-         if (a[0].s.size() * 2 > kMaxTextBytes) return FailQuery(c, TextTooLongMessage("to_hex()"), kStr);
+  add({"to_hex", "to_hex(varchar | bigint) -> varchar",
+       "The text's UTF-8 bytes in upper-case hex (Strata has no varbinary type); of a BIGINT, "
+       "PostgreSQL's: its digits in lower-case hex, a negative one's two's complement "
+       "(to_hex(255) is 'ff').",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || (!Accepts(P::kVarchar, t[0]) && t[0] != kBig)) {
+           return WrongArguments("to_hex(varchar | bigint)");
+         }
+         return kStr;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == kBig) {
+           return Datum::Varchar(absl::StrCat(absl::Hex(static_cast<uint64_t>(a[0].i))));
+         }
+         if (a[0].s.size() * 2 > kMaxTextBytes)
+           return FailQuery(c, TextTooLongMessage("to_hex()"), kStr);
          std::string hex = absl::BytesToHexString(a[0].s);
          for (char& ch : hex) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
          return Datum::Varchar(std::move(hex));

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -1246,8 +1247,7 @@ class Parser {
         Position pos = t.pos;
         std::string op = Next().text;
         if (op == "!=") op = "<>";
-        if ((IsWord(Peek(), "any") || IsWord(Peek(), "some") || IsWord(Peek(), "all")) &&
-            Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+        if (IsQuantifier()) {
           ASSIGN_OR_RETURN(left, ParseQuantified(pos, op, std::move(left)));
           continue;
         }
@@ -1356,18 +1356,29 @@ class Parser {
         // x [NOT] LIKE pattern [ESCAPE 'c']; PostgreSQL's ILIKE compares lower(x) with
         // lower(pattern).
         const bool any_case = IsWord(op, "ilike");
+        const std::string name = any_case ? "ILIKE" : "LIKE";
         Position pos = Next().pos;
-        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
-        ExprPtr e = Make(ExprKind::kLike, pos);
-        e->negated = negated;
-        for (ExprPtr* side : {&left, &pattern}) {
-          if (!any_case) break;
-          ExprPtr lower = Make(ExprKind::kCall, pos, "lower");
-          RETURN_IF_ERROR(Adopt(*lower, std::move(*side)));
-          *side = std::move(lower);
+        const auto like = [this, pos, negated, any_case](
+                              ExprPtr value, ExprPtr pattern) -> absl::StatusOr<ExprPtr> {
+          ExprPtr e = Make(ExprKind::kLike, pos);
+          e->negated = negated;
+          for (ExprPtr* side : {&value, &pattern}) {
+            if (!any_case) break;
+            ExprPtr lower = Make(ExprKind::kCall, pos, "lower");
+            RETURN_IF_ERROR(Adopt(*lower, std::move(*side)));
+            *side = std::move(lower);
+          }
+          RETURN_IF_ERROR(Adopt(*e, std::move(value)));
+          RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
+          return e;
+        };
+        if (IsQuantifier()) {  // x LIKE ANY (array): PostgreSQL's
+          ASSIGN_OR_RETURN(
+              left, ParseQuantified(pos, negated ? "NOT " + name : name, std::move(left), like));
+          continue;
         }
-        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
-        RETURN_IF_ERROR(Adopt(*e, std::move(pattern)));
+        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+        ASSIGN_OR_RETURN(ExprPtr e, like(std::move(left), std::move(pattern)));
         if (AcceptWord("escape")) {
           ASSIGN_OR_RETURN(ExprPtr escape, ParseConcat());
           RETURN_IF_ERROR(Adopt(*e, std::move(escape)));
@@ -1478,19 +1489,30 @@ class Parser {
     }
   }
 
+  // ANY, SOME or ALL and its parenthesis, after a comparison's operator.
+  bool IsQuantifier() {
+    return (IsWord(Peek(), "any") || IsWord(Peek(), "some") || IsWord(Peek(), "all")) &&
+           Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(";
+  }
+
+  // What a quantified comparison compares each element with: `left op element` unless given.
+  using Comparison = std::function<absl::StatusOr<ExprPtr>(ExprPtr left, ExprPtr element)>;
+
   // `left op ANY (array)`, SOME (its other name) or ALL, after the operator: true if the
   // comparison holds for some (every) element, NULL where a NULL leaves it open, as
   // any_match and all_match answer, which the comparison becomes a lambda of. Over a
   // subquery, `= ANY` is IN and `<> ALL` is NOT IN.
-  absl::StatusOr<ExprPtr> ParseQuantified(Position pos, const std::string& op, ExprPtr left) {
+  absl::StatusOr<ExprPtr> ParseQuantified(Position pos, const std::string& op, ExprPtr left,
+                                          const Comparison& compare = {}) {
     const Token& quantifier = Next();
     const bool all = IsWord(quantifier, "all");
     Next();  // (
     if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values")) {
       if (op != (all ? "<>" : "=")) {
-        return Error(quantifier,
-                     StrCat("a subquery takes = ANY (IN) or <> ALL (NOT IN); for ", op, " ",
-                            all ? "ALL" : "ANY", ", compare with the subquery's min() or max()"));
+        return Error(quantifier, StrCat("a subquery takes = ANY (IN) or <> ALL (NOT IN); for ", op,
+                                        " ", all ? "ALL" : "ANY",
+                                        compare ? ", test each row in EXISTS (SELECT ... WHERE ...)"
+                                                : ", compare with the subquery's min() or max()"));
       }
       ExprPtr in = Make(ExprKind::kIn, pos);
       in->negated = all;
@@ -1527,9 +1549,15 @@ class Parser {
     // The element's name, hiding a column of that name inside the lambda, is one no table
     // is likely to have.
     constexpr std::string_view kElement = "quantified$element";
-    ExprPtr comparison = Make(ExprKind::kBinary, pos, op);
-    RETURN_IF_ERROR(Adopt(*comparison, std::move(left)));
-    RETURN_IF_ERROR(Adopt(*comparison, Make(ExprKind::kColumn, pos, std::string(kElement))));
+    ExprPtr element = Make(ExprKind::kColumn, pos, std::string(kElement));
+    ExprPtr comparison;
+    if (compare) {
+      ASSIGN_OR_RETURN(comparison, compare(std::move(left), std::move(element)));
+    } else {
+      comparison = Make(ExprKind::kBinary, pos, op);
+      RETURN_IF_ERROR(Adopt(*comparison, std::move(left)));
+      RETURN_IF_ERROR(Adopt(*comparison, std::move(element)));
+    }
     ExprPtr lambda = Make(ExprKind::kLambda, pos);
     lambda->lambda_params = {std::string(kElement)};
     RETURN_IF_ERROR(Adopt(*lambda, std::move(comparison)));

@@ -30,10 +30,17 @@ bool IsJsonRowsCall(const Expr& e) {
   return false;
 }
 
+// PostgreSQL's set-returning functions of text, each the rows of an array function's array.
+std::string_view TextRowsArrayFunction(const Expr& e) {
+  if (EqualsIgnoreCase(e.name, "string_to_table")) return "string_to_array";
+  if (EqualsIgnoreCase(e.name, "regexp_split_to_table")) return "regexp_split_to_array";
+  return {};
+}
+
 bool IsSetReturningCall(const Expr& e) {
   return e.kind == ExprKind::kCall && !e.window &&
          (EqualsIgnoreCase(e.name, "unnest") || EqualsIgnoreCase(e.name, "generate_series") ||
-          IsJsonRowsCall(e));
+          IsJsonRowsCall(e) || !TextRowsArrayFunction(e).empty());
 }
 
 // The first set-returning call in `e` (itself included), or nullptr. Recursion is bounded by
@@ -79,7 +86,8 @@ TableRef CrossJoin(TableRef left, TableRef right) {
 }
 
 // The array a set-returning call makes rows of: unnest's argument, the sequence
-// generate_series counts, or a JSON function's array.
+// generate_series counts, a JSON function's array, or the parts string_to_table and
+// regexp_split_to_table cut.
 absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
   if (EqualsIgnoreCase(call->name, "generate_series")) {
     if (call->args.size() < 2 || call->args.size() > 3) {
@@ -89,6 +97,10 @@ absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
     return call;
   }
   if (IsJsonRowsCall(*call)) return call;  // the array of its values
+  if (const std::string_view array = TextRowsArrayFunction(*call); !array.empty()) {
+    call->name = std::string(array);
+    return call;
+  }
   if (call->args.size() != 1 || call->distinct) {
     return SqlError(sql, call->pos,
                     "unnest() in a select list takes one array; to zip several, write CROSS "
