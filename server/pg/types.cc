@@ -1,5 +1,6 @@
 #include "server/pg/types.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,29 @@ namespace {
 using query::DataType;
 using query::Datum;
 using query::FloorDiv;
+
+// PostgreSQL's array types Strata reads parameters of (psycopg sends a list of numbers as
+// int2[] ... float8[]) and sends arrays of scalars as, with the element's OID and type.
+struct ArrayOid {
+  int32_t oid;
+  int32_t element_oid;
+  query::DataType element_type;
+};
+constexpr ArrayOid kArrayOids[] = {{1000, kOidBool, DataType::kBoolean},
+                                   {1005, kOidInt2, DataType::kBigint},
+                                   {1007, kOidInt4, DataType::kBigint},
+                                   {1016, kOidInt8, DataType::kBigint},
+                                   {1021, kOidFloat4, DataType::kDouble},
+                                   {1022, kOidFloat8, DataType::kDouble},
+                                   {1231, kOidNumeric, DataType::kDouble},
+                                   {1009, kOidText, DataType::kVarchar},
+                                   {1015, kOidVarchar, DataType::kVarchar},
+                                   {1014, kOidBpchar, DataType::kVarchar},
+                                   {1003, kOidName, DataType::kVarchar},
+                                   {1182, kOidDate, DataType::kDate},
+                                   {1183, kOidTime, DataType::kTime},
+                                   {1115, kOidTimestamp, DataType::kTimestamp},
+                                   {1185, kOidTimestamptz, DataType::kTimestamp}};
 
 // PostgreSQL's binary timestamps count microseconds from 2000-01-01.
 constexpr int64_t kPgEpochMicros = 946'684'800LL * 1'000'000;
@@ -93,7 +117,22 @@ absl::Status BadText(std::string_view bytes, std::string_view type) {
 
 }  // namespace
 
+int32_t ArrayOidOf(DataType type) {
+  if (query::KindOf(type) != query::TypeKind::kArray) return 0;
+  const DataType element = query::ElementType(type);
+  if (element == DataType::kInterval || element == DataType::kIntervalYearToMonth) {
+    return kOidIntervalArray;
+  }
+  if (query::IsComposite(element) || element == DataType::kUnknown) return 0;
+  const int32_t element_oid = OidOf(element);
+  for (const ArrayOid& array : kArrayOids) {
+    if (array.element_oid == element_oid) return array.oid;
+  }
+  return 0;
+}
+
 int32_t OidOf(DataType type) {
+  if (const int32_t array = ArrayOidOf(type); array != 0) return array;
   switch (type) {
     case DataType::kBoolean: return kOidBool;
     case DataType::kBigint: return kOidInt8;
@@ -107,7 +146,7 @@ int32_t OidOf(DataType type) {
     case DataType::kUnknown:
     case DataType::kFirstComposite: return kOidText;
   }
-  return kOidText;  // arrays, rows and timeseries travel as their text
+  return kOidText;  // arrays of arrays or rows, rows, maps and timeseries travel as their text
 }
 
 int16_t TypeSize(int32_t oid) {
@@ -130,8 +169,74 @@ int16_t TypeSize(int32_t oid) {
 
 std::string_view PgTypeName(DataType type) { return query::PostgresTypeName(type); }
 
+namespace {
+
+// An element's text in PostgreSQL's array text: in double quotes, with " and \ escaped,
+// when it is empty, is NULL's spelling, or holds a brace, comma, quote, backslash or space.
+void AppendArrayElement(std::string_view text, std::string* out) {
+  const bool quoted = text.empty() || EqualsIgnoreCase(text, "null") ||
+                      text.find_first_of("{},\"\\ \t\n\r\v\f") != std::string_view::npos;
+  if (!quoted) {
+    out->append(text);
+    return;
+  }
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"' || c == '\\') out->push_back('\\');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+// An array of scalars as PostgreSQL writes one: {1,NULL,"a b"}.
+void EncodeArrayText(const Datum& value, std::string* out) {
+  std::string text = "{", element;
+  bool first = true;
+  for (const Datum& item : value.items()) {
+    if (!first) text.push_back(',');
+    first = false;
+    if (item.null) {
+      text += "NULL";
+      continue;
+    }
+    EncodeText(item, &element);
+    AppendArrayElement(element, &text);
+  }
+  text.push_back('}');
+  *out = std::move(text);
+}
+
+// An array of scalars in PostgreSQL's binary form: dimensions (none when empty, else one of
+// the elements' count from index 1), whether one is NULL, the element's OID, then each
+// element's length (-1 for NULL) and binary form.
+void EncodeArrayBinary(const Datum& value, std::string* out) {
+  const std::vector<Datum>& items = value.items();
+  const bool has_null =
+      std::any_of(items.begin(), items.end(), [](const Datum& item) { return item.null; });
+  PutInt(out, items.empty() ? 0 : 1, 4);
+  PutInt(out, has_null ? 1 : 0, 4);
+  PutInt(out, static_cast<uint32_t>(OidOf(query::ElementType(value.type))), 4);
+  if (!items.empty()) {
+    PutInt(out, items.size(), 4);
+    PutInt(out, 1, 4);  // the first index
+  }
+  std::string element;
+  for (const Datum& item : items) {
+    if (item.null) {
+      PutInt(out, 0xFFFFFFFFu, 4);
+      continue;
+    }
+    EncodeBinary(item, &element);
+    PutInt(out, element.size(), 4);
+    out->append(element);
+  }
+}
+
+}  // namespace
+
 void EncodeText(const Datum& value, std::string* out) {
-  if (query::IsComposite(value.type)) {  // [1, 2], {x=1}, [{time=..., value=...}]
+  if (ArrayOidOf(value.type) != 0) return EncodeArrayText(value, out);
+  if (query::IsComposite(value.type)) {  // [[1], [2]], {x=1}, [{time=..., value=...}]
     std::string text = value.ToString();
     *out = IsValidUtf8(text) ? std::move(text) : ToValidUtf8(text);
     return;
@@ -161,6 +266,7 @@ void EncodeText(const Datum& value, std::string* out) {
 
 void EncodeBinary(const Datum& value, std::string* out) {
   out->clear();
+  if (ArrayOidOf(value.type) != 0) return EncodeArrayBinary(value, out);
   if (query::IsComposite(value.type)) return EncodeText(value, out);
   switch (value.type) {
     case DataType::kBoolean: out->push_back(value.i != 0 ? 1 : 0); break;
@@ -195,29 +301,6 @@ void EncodeBinary(const Datum& value, std::string* out) {
 }
 
 namespace {
-
-// A PostgreSQL array type a parameter may be declared as (psycopg sends a list of numbers
-// as int2[] ... float8[]), with its element's OID and the element type Strata reads.
-struct ArrayOid {
-  int32_t oid;
-  int32_t element_oid;
-  query::DataType element_type;
-};
-constexpr ArrayOid kArrayOids[] = {{1000, kOidBool, DataType::kBoolean},
-                                   {1005, kOidInt2, DataType::kBigint},
-                                   {1007, kOidInt4, DataType::kBigint},
-                                   {1016, kOidInt8, DataType::kBigint},
-                                   {1021, kOidFloat4, DataType::kDouble},
-                                   {1022, kOidFloat8, DataType::kDouble},
-                                   {1231, kOidNumeric, DataType::kDouble},
-                                   {1009, kOidText, DataType::kVarchar},
-                                   {1015, kOidVarchar, DataType::kVarchar},
-                                   {1014, kOidBpchar, DataType::kVarchar},
-                                   {1003, kOidName, DataType::kVarchar},
-                                   {1182, kOidDate, DataType::kDate},
-                                   {1183, kOidTime, DataType::kTime},
-                                   {1115, kOidTimestamp, DataType::kTimestamp},
-                                   {1185, kOidTimestamptz, DataType::kTimestamp}};
 
 // An array parameter in text format ('{1,2,NULL}'), each element decoded as a parameter of
 // the element's type.

@@ -1,8 +1,9 @@
 // Strata's SQL types as PostgreSQL clients see them (docs/protocols.md):
 // BIGINT int8, DOUBLE float8, VARCHAR text, BOOLEAN bool, TIMESTAMP
 // timestamptz (UTC; PostgreSQL has microseconds, so nanoseconds are
-// truncated), INTERVAL interval. Values in text format for every type and
-// binary for all of these; parameters decoded from either.
+// truncated), INTERVAL interval, an array of these its PostgreSQL array.
+// Values in text format for every type and binary for all of these;
+// parameters decoded from either.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,14 @@ inline constexpr int32_t kOidTimestamp = 1114;
 inline constexpr int32_t kOidTimestamptz = 1184;
 inline constexpr int32_t kOidInterval = 1186;
 inline constexpr int32_t kOidNumeric = 1700;
+inline constexpr int32_t kOidIntervalArray = 1187;
 
+// The OID of a type's column: an array of scalars is PostgreSQL's array of them (bigint[]
+// int8[]: 1016), sent as {1,2,NULL} in text; other arrays, rows, maps and timeseries are
+// text (25) of Strata's form ([[1], [2]], {x=1}).
 int32_t OidOf(query::DataType type);
+// The array OID of `type` when it is an array of scalars, else 0.
+int32_t ArrayOidOf(query::DataType type);
 // Bytes of the type (-1: variable), for RowDescription.
 int16_t TypeSize(int32_t oid);
 // format_type()'s name: "bigint", "double precision", "timestamp with time zone", ...

@@ -83,6 +83,19 @@ with psycopg.connect(conninfo) as conn:
         check("= ANY of an empty list", cur.fetchone()[0], 0)
         cur.execute("SELECT cardinality(%s), %s::json ->> 'k'", ([1, None, 3], '{"k": "v"}'))
         check("a list parameter and JSON text", cur.fetchone(), (3, "v"))
+        # Arrays of scalars come back as PostgreSQL's arrays, which psycopg makes lists of;
+        # an array of arrays stays Strata's text.
+        arrays = ("SELECT ARRAY[1, NULL], ARRAY['a b', '', 'NULL', 'x\"y,{}'], ARRAY[1.5], "
+                  "ARRAY[]::bigint[], ARRAY[TIMESTAMP '2024-01-01 10:00:00'], ARRAY[true], "
+                  "ARRAY[DATE '2024-01-02'], ARRAY[ARRAY[1]]")
+        want = ([1, None], ["a b", "", "NULL", 'x"y,{}'], [1.5], [],
+                [datetime.datetime(2024, 1, 1, 10, tzinfo=UTC)], [True],
+                [datetime.date(2024, 1, 2)], "[[1]]")
+        for binary in (False, True):
+            cur.execute(arrays, binary=binary)
+            check(f"arrays (binary={binary})", cur.fetchone(), want)
+        check("array types", [c.type_code for c in cur.description],
+              [1016, 1009, 1022, 1016, 1185, 1000, 1182, 25])
 
         try:
             cur.execute("SELECT hots FROM mydb.cpu")

@@ -31,6 +31,15 @@ try {
   assert.equal(r.rows[0].n, 2n);
   console.log('ok untyped parameters');
 
+  // A JS array parameter is array text ({"a","x"}), which = ANY reads; an array comes back
+  // as PostgreSQL's array (text[] 1009, float8[] 1022), which node-postgres parses.
+  r = await client.query('SELECT count(*) AS n FROM mydb.cpu WHERE host = ANY($1)', [['a', 'x']]);
+  assert.equal(r.rows[0].n, 2n);
+  r = await client.query(`SELECT ARRAY['a b', NULL, 'x"y'] AS t, ARRAY[1.5, 2] AS d`);
+  assert.deepEqual(r.rows[0], { t: ['a b', null, 'x"y'], d: [1.5, 2] });
+  assert.deepEqual(r.fields.map((f) => f.dataTypeID), [1009, 1022]);
+  console.log('ok arrays');
+
   for (let i = 0; i < 3; i++) {
     r = await client.query({ name: 'by-host', text: 'SELECT count(*) AS n FROM mydb.cpu WHERE host = $1', values: ['b'] });
     assert.equal(r.rows[0].n, 1n);
