@@ -164,47 +164,28 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
-  add({"array_length", "array_length(array, dimension) -> bigint",
-       "PostgreSQL's: the number of elements along the dimension, NULL for an empty array or "
-       "a dimension it lacks (Strata's arrays have one; cardinality counts an empty one 0).",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
-           return WrongArguments("array_length(array, bigint)");
-         }
-         return kBig;
-       },
-       [](const Args& a, const EvalContext&) {
-         const size_t n = a[0].items().size();
-         if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
-         return Datum::Bigint(static_cast<int64_t>(n));
-       }});
-  add({"array_lower", "array_lower(array, dimension) -> bigint",
-       "PostgreSQL's: the first index along the dimension, 1, or NULL for an empty array or a "
-       "dimension it lacks.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
-           return WrongArguments("array_lower(array, bigint)");
-         }
-         return kBig;
-       },
-       [](const Args& a, const EvalContext&) {
-         if (a[0].items().empty() || a[1].i != 1) return Datum::Null(kBig);
-         return Datum::Bigint(1);
-       }});
-  add({"array_upper", "array_upper(array, dimension) -> bigint",
-       "PostgreSQL's: the last index along the dimension (the length), or NULL for an empty "
-       "array or a dimension it lacks.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
-           return WrongArguments("array_upper(array, bigint)");
-         }
-         return kBig;
-       },
-       [](const Args& a, const EvalContext&) {
-         const size_t n = a[0].items().size();
-         if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
-         return Datum::Bigint(static_cast<int64_t>(n));
-       }});
+  // array_upper is array_length for arrays whose first index is 1, as Strata's all are.
+  for (const std::string name : {"array_length", "array_upper", "array_lower"}) {
+    const bool lower = name == "array_lower";
+    add({name, StrCat(name, "(array, dimension) -> bigint"),
+         lower ? "PostgreSQL's: the first index along the dimension, 1, or NULL for an empty "
+                 "array or a dimension it lacks."
+               : StrCat("PostgreSQL's: the ",
+                        name == "array_upper" ? "last index" : "number of elements",
+                        " along the dimension, NULL for an empty array or a dimension it lacks "
+                        "(Strata's arrays have one; cardinality counts an empty one 0)."),
+         [name](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 2 || !IsArrayOrNull(t[0]) || !Accepts(Param::kBigint, t[1])) {
+             return WrongArguments(StrCat(name, "(array, bigint)"));
+           }
+           return kBig;
+         },
+         [lower](const Args& a, const EvalContext&) {
+           const size_t n = a[0].items().size();
+           if (n == 0 || a[1].i != 1) return Datum::Null(kBig);
+           return Datum::Bigint(lower ? 1 : static_cast<int64_t>(n));
+         }});
+  }
   add({"cardinality", "cardinality(array | map | timeseries) -> bigint",
        "The number of elements of an array, entries of a map, or points of a time series.",
        [](const Types& t) -> absl::StatusOr<DataType> {

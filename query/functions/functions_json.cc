@@ -221,30 +221,27 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
          return text ? a[0] : Datum::Null(kStr);
        }});
   for (const std::string prefix : {"json", "jsonb"}) {
-    const std::string path = prefix + "_extract_path", text = path + "_text";
-    add({path, StrCat(path, "(varchar, step, ...) -> varchar"),
-         "The JSON value the steps lead to, as JSON text: a text step names an object's member "
-         "(the last of a repeated name), an integer (or a text that is one) an array's element "
-         "from 0 (negative from the end). j -> step and j #> '{step,...}' are this call. NULL "
-         "where a step leads nowhere or the text is not JSON.",
-         PathBinder(StrCat(path, "(varchar, varchar | bigint, ...)")),
-         [path](const Args& a, const EvalContext& c) {
-           const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
-           const std::optional<std::string_view> found =
-               root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
-           return found ? Compacted(path, *found, c) : Datum::Null(kStr);
-         }});
-    add({text, StrCat(text, "(varchar, step, ...) -> varchar"),
-         "As json_extract_path, the value as text: a string unescaped, a number as written, "
-         "true or false, NULL for null, an array or object as its JSON. j ->> step and j #>> "
-         "'{step,...}' are this call.",
-         PathBinder(StrCat(text, "(varchar, varchar | bigint, ...)")),
-         [text](const Args& a, const EvalContext& c) {
-           const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
-           const std::optional<std::string_view> found =
-               root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
-           return found ? AsText(text, *found, c) : Datum::Null(kStr);
-         }});
+    for (const bool as_text : {false, true}) {
+      const std::string name = prefix + (as_text ? "_extract_path_text" : "_extract_path");
+      add({name, StrCat(name, "(varchar, step, ...) -> varchar"),
+           as_text
+               ? "As json_extract_path, the value as text: a string unescaped, a number as "
+                 "written, true or false, NULL for null, an array or object as its JSON. j ->> "
+                 "step and j #>> '{step,...}' are this call."
+               : "The JSON value the steps lead to, as JSON text: a text step names an object's "
+                 "member (the last of a repeated name), an integer (or a text that is one) an "
+                 "array's element from 0 (negative from the end). j -> step and j #> "
+                 "'{step,...}' are this call. NULL where a step leads nowhere or the text is not "
+                 "JSON.",
+           PathBinder(StrCat(name, "(varchar, varchar | bigint, ...)")),
+           [name, as_text](const Args& a, const EvalContext& c) {
+             const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
+             const std::optional<std::string_view> found =
+                 root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
+             if (!found) return Datum::Null(kStr);
+             return as_text ? AsText(name, *found, c) : Compacted(name, *found, c);
+           }});
+    }
     const std::string type_of = prefix + "_typeof";
     add({type_of, StrCat(type_of, "(varchar) -> varchar"),
          "The kind of the JSON value: object, array, string, number, boolean or null; NULL "
@@ -257,43 +254,31 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
                                                          "boolean", "boolean", "null"};
            return Datum::Varchar(std::string(kNames[static_cast<int>(json::KindOf(*value))]));
          }});
-    const std::string elements = prefix + "_array_elements";
-    add({elements, StrCat(elements, "(varchar) -> array(varchar)"),
-         StrCat("The elements of a JSON array as JSON texts: in a select list, a row for each "
-                "(PostgreSQL's set-returning function); in FROM, UNNEST(",
-                elements,
-                "(j)) makes the rows. NULL (no row) for other JSON or text that is "
-                "not JSON."),
-         Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(elements, "(varchar)")),
-         [elements](const Args& a, const EvalContext& c) {
-           const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
-           if (!array || json::KindOf(*array) != json::Kind::kArray) {
-             return Datum::Null(*ArrayOf(kStr));
-           }
-           return TextArray(elements, c, [&](const std::function<bool(Datum)>& add_item) {
-             json::AnyElement(*array, [&](std::string_view element) {
-               std::string compact;
-               json::AppendCompact(element, &compact);
-               return add_item(Datum::Varchar(std::move(compact)));
+    for (const bool as_text : {false, true}) {
+      const std::string elements = prefix + "_array_elements";
+      const std::string name = as_text ? elements + "_text" : elements;
+      add({name, StrCat(name, "(varchar) -> array(varchar)"),
+           as_text ? StrCat("As ", elements,
+                            ", each element as ->> gives it (a string unescaped, null as NULL).")
+                   : StrCat("The elements of a JSON array as JSON texts: in a select list, a "
+                            "row for each (PostgreSQL's set-returning function); in FROM, "
+                            "UNNEST(",
+                            name,
+                            "(j)) makes the rows. NULL (no row) for other JSON or text "
+                            "that is not JSON."),
+           Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(name, "(varchar)")),
+           [name, as_text](const Args& a, const EvalContext& c) {
+             const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
+             if (!array || json::KindOf(*array) != json::Kind::kArray) {
+               return Datum::Null(*ArrayOf(kStr));
+             }
+             return TextArray(name, c, [&](const std::function<bool(Datum)>& add_item) {
+               json::AnyElement(*array, [&](std::string_view element) {
+                 return add_item(as_text ? AsText(name, element, c) : Compacted(name, element, c));
+               });
              });
-           });
-         }});
-    const std::string texts = elements + "_text";
-    add({texts, StrCat(texts, "(varchar) -> array(varchar)"),
-         StrCat("As ", elements,
-                ", each element as ->> gives it (a string unescaped, null as NULL)."),
-         Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(texts, "(varchar)")),
-         [texts](const Args& a, const EvalContext& c) {
-           const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
-           if (!array || json::KindOf(*array) != json::Kind::kArray) {
-             return Datum::Null(*ArrayOf(kStr));
-           }
-           return TextArray(texts, c, [&](const std::function<bool(Datum)>& add_item) {
-             json::AnyElement(*array, [&](std::string_view element) {
-               return add_item(AsText(texts, element, c));
-             });
-           });
-         }});
+           }});
+    }
   }
   // DuckDB's json_keys is PostgreSQL's json_object_keys as an array.
   for (const std::string name : {"json_keys", "json_object_keys", "jsonb_object_keys"}) {

@@ -1203,17 +1203,22 @@ class Parser {
     return {};
   }
 
+  // CAST(e AS array(varchar)): PostgreSQL's array text ('{a,b}') or an array, as text.
+  absl::StatusOr<ExprPtr> AsTextArray(ExprPtr e) {
+    const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
+    if (!text_array) return SqlError(sql_, e->pos, TooManyTypesMessage());
+    ExprPtr cast = Make(ExprKind::kCast, e->pos, "cast");
+    cast->cast_type = *text_array;
+    RETURN_IF_ERROR(Adopt(*cast, std::move(e)));
+    return cast;
+  }
+
   // `left op right` as a call of `function`; the path of #> and #>> is an array of text
   // ('{a,0}', as PostgreSQL writes one, or ARRAY['a', '0']).
   absl::StatusOr<ExprPtr> OperatorCall(Position pos, std::string_view op, std::string_view function,
                                        ExprPtr left, ExprPtr right) {
     if (op.starts_with('#')) {
-      const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
-      if (!text_array) return SqlError(sql_, pos, TooManyTypesMessage());
-      ExprPtr path = Make(ExprKind::kCast, right->pos, "cast");
-      path->cast_type = *text_array;
-      RETURN_IF_ERROR(Adopt(*path, std::move(right)));
-      right = std::move(path);
+      ASSIGN_OR_RETURN(right, AsTextArray(std::move(right)));
     }
     ExprPtr call = Make(ExprKind::kCall, pos, std::string(function));
     RETURN_IF_ERROR(Adopt(*call, std::move(left)));
@@ -1539,12 +1544,7 @@ class Parser {
     }
     if (array->kind == ExprKind::kLiteral && array->literal.type == DataType::kVarchar) {
       // Array text under another comparison: its elements compared as text.
-      const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
-      if (!text_array) return SqlError(sql_, pos, TooManyTypesMessage());
-      ExprPtr cast = Make(ExprKind::kCast, array->pos, "cast");
-      cast->cast_type = *text_array;
-      RETURN_IF_ERROR(Adopt(*cast, std::move(array)));
-      array = std::move(cast);
+      ASSIGN_OR_RETURN(array, AsTextArray(std::move(array)));
     }
     // The element's name, hiding a column of that name inside the lambda, is one no table
     // is likely to have.
