@@ -6,6 +6,7 @@
 #pragma once
 
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,19 @@ inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     if (x != y) return false;
   }
   return true;
+}
+
+// A boolean's text as PostgreSQL reads it (any case, whitespace around it): true, t, yes, y,
+// on, 1 and false, f, no, n, off, 0; nullopt for other text.
+inline std::optional<bool> ParseBooleanText(std::string_view text) {
+  text = StripWhitespace(text);
+  for (std::string_view word : {"true", "t", "yes", "y", "on", "1"}) {
+    if (EqualsIgnoreCase(text, word)) return true;
+  }
+  for (std::string_view word : {"false", "f", "no", "n", "off", "0"}) {
+    if (EqualsIgnoreCase(text, word)) return false;
+  }
+  return std::nullopt;
 }
 
 // The value of a hex digit (either case), or -1 for any other character.

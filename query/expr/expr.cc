@@ -943,9 +943,8 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
       return Datum::Bigint(v.i);
     case DataType::kBoolean:
       if (v.type == DataType::kVarchar) {
-        if (v.s == "true") return Datum::Bool(true);
-        if (v.s == "false") return Datum::Bool(false);
-        return std::nullopt;
+        const std::optional<bool> b = ParseBooleanText(v.s);
+        return b ? std::optional<Datum>(Datum::Bool(*b)) : std::nullopt;
       }
       return Datum::Bool(v.AsDouble() != 0);
     case DataType::kTimestamp:

@@ -1,12 +1,14 @@
 // format(pattern, args...): Presto's, which formats as Java's String.format does.
 // The conversions kept are the ones of text and numbers: %s %S %d %x %X %o %f %e %E
 // %b %B %c %% %n, with an argument's index (%2$s), the flags - 0 + space and ','
-// (thousands), a width and a precision. A value's %s text is the one CAST(x AS varchar)
+// (thousands), a width and a precision; and PostgreSQL's %I (an identifier, quoted where
+// needed) and %L (a literal). A value's %s text is the one CAST(x AS varchar)
 // gives; NULL is "null", as in Java. Dates and times (%t) are refused with a pointer
 // to date_format and format_datetime, which take their patterns.
 #include <cmath>
 #include <cstdio>
 
+#include "common/sql_quoting.h"
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "query/functions/function_families.h"
@@ -72,6 +74,11 @@ absl::StatusOr<std::string> Convert(const Spec& spec, const Datum& value) {
       if (c == 'S') text = Utf8ToUpper(text);
       return Padded(spec, std::move(text));
     }
+    case 'I':  // PostgreSQL's: a name, quoted where it needs quotes
+      if (value.null) return absl::InvalidArgumentError("%I: NULL is no identifier");
+      return Padded(spec, QuoteIdentIfNeeded(value.ToString()));
+    case 'L':  // PostgreSQL's: a literal, NULL as NULL
+      return Padded(spec, value.null ? "NULL" : QuoteLiteral(value.ToString()));
     case 'b':
     case 'B': {
       // Java's: NULL is false, a boolean itself, any other value true.
@@ -203,8 +210,8 @@ absl::StatusOr<std::string> Format(std::string_view pattern, const Args& args) {
           "formats a time, which format() does not: use date_format(ts, '%Y-%m-%d') "
           "or format_datetime(ts, 'yyyy-MM-dd')");
     }
-    if (std::string_view("sSbBcdxXofeE").find(spec.conversion) == std::string_view::npos) {
-      return error("is not a conversion format() knows (%s %d %x %o %f %e %b %c %% %n)");
+    if (std::string_view("sSILbBcdxXofeE").find(spec.conversion) == std::string_view::npos) {
+      return error("is not a conversion format() knows (%s %I %L %d %x %o %f %e %b %c %% %n)");
     }
     if (spec.left && spec.width < 0) return error("has '-' but no width");
     if (index == 0) index = next++;
@@ -227,7 +234,9 @@ void AddFormatFunction(std::vector<ScalarFunction>* scalars) {
   ScalarFunction f{
       "format", "format(pattern, value, ...) -> varchar",
       "The values written into the pattern as Java's String.format writes them: %s (any "
-      "value's text), %d, %x, %o (whole numbers), %f, %e (numbers), %b, %c, %% and %n, with "
+      "value's text), %d, %x, %o (whole numbers), %f, %e (numbers), %b, %c, %% and %n, and "
+      "PostgreSQL's %I (an identifier, quoted where needed) and %L (a literal; NULL as NULL), "
+      "with "
       "an argument's index (%2$s), the flags - 0 + space and ',' (thousands), a width and a "
       "precision: format('%-8s|%,10.2f', host, x).",
       [](const std::vector<DataType>& t) -> absl::StatusOr<DataType> {

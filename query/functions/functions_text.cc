@@ -11,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/sql_quoting.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "common/utf8.h"
@@ -92,16 +93,17 @@ bool GroupExists(std::string_view function, const re2::RE2& pattern, int64_t gro
   return false;
 }
 
-// Every match of `pattern` in `text`, as the spans of group `group`; an
-// empty match moves on by one character so the search ends.
+// Every match of `pattern` in `text`, as the spans of its groups 0 (the whole match) to
+// `last` (a group that took no part has a null data()); an empty match moves on by one
+// character so the search ends.
 template <typename Visit>
-void ForEachMatch(const re2::RE2& pattern, std::string_view text, int group, Visit visit) {
-  std::vector<re2::StringPiece> groups(group + 1);
+void ForEachMatchGroups(const re2::RE2& pattern, std::string_view text, int last, Visit visit) {
+  std::vector<re2::StringPiece> groups(last + 1);
   size_t at = 0;
   while (at <= text.size() &&
-         pattern.Match(text, at, text.size(), re2::RE2::UNANCHORED, groups.data(), group + 1)) {
+         pattern.Match(text, at, text.size(), re2::RE2::UNANCHORED, groups.data(), last + 1)) {
     const std::string_view whole(groups[0].data(), groups[0].size());
-    if (!visit(std::string_view(groups[group].data(), groups[group].size()), whole)) return;
+    if (!visit(groups)) return;
     const size_t end = static_cast<size_t>(whole.data() - text.data()) + whole.size();
     if (whole.empty()) {
       if (end >= text.size()) return;
@@ -111,6 +113,27 @@ void ForEachMatch(const re2::RE2& pattern, std::string_view text, int group, Vis
       at = end;
     }
   }
+}
+
+// Every match of `pattern` in `text`, as the span of group `group` and of the whole match.
+template <typename Visit>
+void ForEachMatch(const re2::RE2& pattern, std::string_view text, int group, Visit visit) {
+  ForEachMatchGroups(pattern, text, group, [&](const std::vector<re2::StringPiece>& groups) {
+    return visit(std::string_view(groups[group].data(), groups[group].size()),
+                 std::string_view(groups[0].data(), groups[0].size()));
+  });
+}
+
+// PostgreSQL's regexp_match and regexp_matches: a match as the array of its groups' texts
+// (NULL for a group that took no part), or of the whole match for a pattern without groups.
+Datum MatchArray(const std::vector<re2::StringPiece>& groups) {
+  std::vector<Datum> items;
+  for (size_t g = groups.size() == 1 ? 0 : 1; g < groups.size(); ++g) {
+    items.push_back(groups[g].data() == nullptr
+                        ? Datum::Null(DataType::kVarchar)
+                        : Datum::Varchar(std::string(groups[g].data(), groups[g].size())));
+  }
+  return Datum::Composite(*ArrayOf(DataType::kVarchar), std::move(items));
 }
 
 // Presto's replacement text ($1, ${name}, \$ for a dollar) in RE2's
@@ -195,6 +218,22 @@ bool ReadReplaceFlags(std::string_view flags, bool* global, bool* insensitive,
     }
   }
   return true;
+}
+
+// The pattern of regexp_match or regexp_matches with PostgreSQL's flags (i: ignore case;
+// g: every match, where `global` may take it); nullptr with the query failed.
+const re2::RE2* FlaggedPattern(std::string_view function, const Args& a, bool* global,
+                               const EvalContext& c) {
+  bool every = false, insensitive = false;
+  std::string problem;
+  if (a.size() > 2 &&
+      (!ReadReplaceFlags(a[2].s, &every, &insensitive, &problem) || (every && global == nullptr))) {
+    if (problem.empty()) problem = "the flag g is regexp_matches'; regexp_match finds one match";
+    FailQuery(c, StrCat(function, "(): ", problem), DataType::kUnknown);
+    return nullptr;
+  }
+  if (global != nullptr) *global = every;
+  return Pattern(function, insensitive ? StrCat("(?i)", a[1].s) : a[1].s, c);
 }
 
 // lpad and rpad: `s` cut or padded to `size` code points with `pad` repeated.
@@ -337,6 +376,48 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
                         return found.size() < kMaxNestedValues && c.KeepGoing();
                       });
          return ArrayOfTexts(std::move(found));
+       }});
+  add({"regexp_match", "regexp_match(varchar, pattern [, flags]) -> array(varchar)",
+       "PostgreSQL's: the first match's groups (NULL for one that took no part), or [the "
+       "match] for a pattern without groups; NULL when nothing matches. Flag i ignores case.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
+                               "regexp_match(varchar, varchar [, varchar])", 1)(t)
+                             .status());
+         return Interned(ArrayOf(kStr));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = FlaggedPattern("regexp_match", a, nullptr, c);
+         Datum out = Datum::Null(*ArrayOf(kStr));
+         if (pattern == nullptr) return out;
+         ForEachMatchGroups(*pattern, a[0].s, pattern->NumberOfCapturingGroups(),
+                            [&](const std::vector<re2::StringPiece>& groups) {
+                              out = MatchArray(groups);
+                              return false;
+                            });
+         return out;
+       }});
+  add({"regexp_matches", "regexp_matches(varchar, pattern [, flags]) -> array(array(varchar))",
+       "PostgreSQL's: each match as regexp_match gives it, the first only unless flag g; in a "
+       "select list, a row for each (a set-returning function). Flag i ignores case.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
+                               "regexp_matches(varchar, varchar [, varchar])", 1)(t)
+                             .status());
+         return Interned(ArrayOf(*ArrayOf(kStr)));
+       },
+       [](const Args& a, const EvalContext& c) {
+         const DataType type = *ArrayOf(*ArrayOf(kStr));
+         bool global = false;
+         const re2::RE2* pattern = FlaggedPattern("regexp_matches", a, &global, c);
+         if (pattern == nullptr) return Datum::Null(type);
+         std::vector<Datum> matches;
+         ForEachMatchGroups(*pattern, a[0].s, pattern->NumberOfCapturingGroups(),
+                            [&](const std::vector<re2::StringPiece>& groups) {
+                              matches.push_back(MatchArray(groups));
+                              return global && matches.size() < kMaxNestedValues && c.KeepGoing();
+                            });
+         return Datum::Composite(type, std::move(matches));
        }});
   add({"regexp_replace", "regexp_replace(varchar, pattern [, replacement [, flags]]) -> varchar",
        "Replaces every match of the pattern (RE2) with the replacement ($1 or ${name} for a "
@@ -537,19 +618,22 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
        "(PostgreSQL's; Grafana's pickers use it).",
        Fixed({P::kVarchar}, kStr, "quote_ident(varchar)"),
        [](const Args& a, const EvalContext&) {
-         const std::string& name = a[0].s;
-         const bool bare = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) ||
-                                             name[0] == '_') &&
-                           std::all_of(name.begin(), name.end(), [](char ch) {
-                             return std::islower(static_cast<unsigned char>(ch)) ||
-                                    std::isdigit(static_cast<unsigned char>(ch)) || ch == '_' ||
-                                    ch == '$';
-                           });
-         if (bare) return Datum::Varchar(name);
-         std::string out = "\"";
-         for (char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-         return Datum::Varchar(out + "\"");
+         return Datum::Varchar(QuoteIdentIfNeeded(a[0].s));
        }},
+      false);
+  add({"quote_literal", "quote_literal(varchar) -> varchar",
+       "The text as a SQL string literal (PostgreSQL's): quote_literal('it''s') is 'it''s'; a "
+       "text holding a backslash is written E'...'. NULL gives NULL.",
+       Fixed({P::kVarchar}, kStr, "quote_literal(varchar)"),
+       [](const Args& a, const EvalContext&) { return Datum::Varchar(QuoteLiteral(a[0].s)); }},
+      false);
+  add({"quote_nullable", "quote_nullable(varchar) -> varchar",
+       "As quote_literal, but NULL gives the text NULL.",
+       Fixed({P::kVarchar}, kStr, "quote_nullable(varchar)"),
+       [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(a[0].null ? "NULL" : QuoteLiteral(a[0].s));
+       },
+       /*null_propagating=*/false},
       false);
   add({"chr", "chr(bigint) -> varchar", "The character of a Unicode code point.",
        Fixed({P::kBigint}, kStr, "chr(bigint)"), [](const Args& a, const EvalContext& c) {

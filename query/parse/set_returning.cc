@@ -18,12 +18,13 @@ namespace {
 constexpr std::string_view kUnnestTable = "srf$", kUnnestColumn = "srf$value";
 constexpr std::string_view kInnerTable = "srf$rows", kInnerColumn = "srf$item";
 
-// PostgreSQL's JSON set-returning functions, each a scalar function making the array of
-// what it makes rows of (query/functions/functions_json.cc).
-bool IsJsonRowsCall(const Expr& e) {
+// PostgreSQL's set-returning functions that are scalar functions making the array of what
+// they make rows of (query/functions/functions_json.cc, regexp_matches).
+bool IsArrayRowsCall(const Expr& e) {
   static constexpr std::string_view kNames[] = {
       "json_array_elements",  "json_array_elements_text",  "json_object_keys",
-      "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys"};
+      "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
+      "regexp_matches"};
   for (std::string_view name : kNames) {
     if (EqualsIgnoreCase(e.name, name)) return true;
   }
@@ -40,7 +41,7 @@ std::string_view TextRowsArrayFunction(const Expr& e) {
 bool IsSetReturningCall(const Expr& e) {
   return e.kind == ExprKind::kCall && !e.window &&
          (EqualsIgnoreCase(e.name, "unnest") || EqualsIgnoreCase(e.name, "generate_series") ||
-          IsJsonRowsCall(e) || !TextRowsArrayFunction(e).empty());
+          IsArrayRowsCall(e) || !TextRowsArrayFunction(e).empty());
 }
 
 // The first set-returning call in `e` (itself included), or nullptr. Recursion is bounded by
@@ -86,8 +87,8 @@ TableRef CrossJoin(TableRef left, TableRef right) {
 }
 
 // The array a set-returning call makes rows of: unnest's argument, the sequence
-// generate_series counts, a JSON function's array, or the parts string_to_table and
-// regexp_split_to_table cut.
+// generate_series counts, a JSON function's or regexp_matches' array, or the parts
+// string_to_table and regexp_split_to_table cut.
 absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
   if (EqualsIgnoreCase(call->name, "generate_series")) {
     if (call->args.size() < 2 || call->args.size() > 3) {
@@ -96,7 +97,7 @@ absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
     call->name = "sequence";
     return call;
   }
-  if (IsJsonRowsCall(*call)) return call;  // the array of its values
+  if (IsArrayRowsCall(*call)) return call;  // the array of its values
   if (const std::string_view array = TextRowsArrayFunction(*call); !array.empty()) {
     call->name = std::string(array);
     return call;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/sql_quoting.h"
 #include "common/strings.h"
 #include "re2/re2.h"
 #include "server/pg/types.h"
@@ -61,18 +62,6 @@ std::string WithoutQuotedText(std::string_view text) {
     }
   }
   return out;
-}
-
-// PostgreSQL's quote_ident: a name that needs no quotes stays bare.
-std::string QuoteIdent(std::string_view name) {
-  static const RE2 kBare("[a-z_][a-z0-9_$]*");
-  if (RE2::FullMatch(name, kBare)) return std::string(name);
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
 }
 
 // The text of the SQL string literal starting at `pos` ('' is a quote).
@@ -459,10 +448,12 @@ absl::StatusOr<CannedResult> CatalogAnswers::GrafanaTables(std::string_view sql)
   const auto schema = LiteralAfter(sql, "quote_ident(table_schema) = ");
   for (const TableRef& t : Tables()) {
     if (schema) {
-      if (QuoteIdent(t.database) == *schema) out.rows.push_back({T(QuoteIdent(t.table))});
+      if (QuoteIdentIfNeeded(t.database) == *schema)
+        out.rows.push_back({T(QuoteIdentIfNeeded(t.table))});
     } else {
       // No Strata database is on the search path ("$user", public): names are qualified.
-      out.rows.push_back({T(StrCat(QuoteIdent(t.database), ".", QuoteIdent(t.table)))});
+      out.rows.push_back(
+          {T(StrCat(QuoteIdentIfNeeded(t.database), ".", QuoteIdentIfNeeded(t.table)))});
     }
   }
   return out;
@@ -497,7 +488,7 @@ absl::StatusOr<CannedResult> CatalogAnswers::GrafanaColumns(std::string_view sql
   auto columns = columns_of_(parts[0], parts[1]);
   if (!columns.ok()) return columns.status();
   for (const ResultColumn& c : *columns) {
-    out.rows.push_back({T(QuoteIdent(c.name)), T(PgTypeName(c.type))});
+    out.rows.push_back({T(QuoteIdentIfNeeded(c.name)), T(PgTypeName(c.type))});
   }
   return out;
 }

@@ -427,14 +427,8 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
       return Datum::Double(v);
     }
     case kOidBool: {
-      std::string t(bytes);
-      for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (t == "t" || t == "true" || t == "1" || t == "yes" || t == "on" || t == "y") {
-        return Datum::Bool(true);
-      }
-      if (t == "f" || t == "false" || t == "0" || t == "no" || t == "off" || t == "n") {
-        return Datum::Bool(false);
-      }
+      const std::optional<bool> b = ParseBooleanText(bytes);
+      if (b) return Datum::Bool(*b);
       return BadText(bytes, "boolean");
     }
     case kOidDate: {
