@@ -47,6 +47,8 @@ inline constexpr size_t kMaxCompositeTypes = 200'000;
 // Arrays, rows and time series nest at most this deep (ARRAY[ARRAY[1]] is
 // 2): clients' protobuf parsers stop at 100 nested messages.
 inline constexpr int kMaxTypeNesting = 32;
+// The most values one array or timeseries holds; more fails the query (or the cast).
+inline constexpr size_t kMaxNestedValues = 1'000'000;
 
 TypeKind KindOf(DataType type);
 inline bool IsComposite(DataType type) { return type >= DataType::kFirstComposite; }

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/strings.h"
+#include "query/base/datum.h"
 
 namespace strata::query {
 namespace {
@@ -98,7 +99,7 @@ std::optional<std::vector<std::optional<std::string>>> SplitPostgresArrayText(
   } else {
     while (true) {
       SkipSpaces(text, &i);
-      if (i == text.size()) return std::nullopt;
+      if (i == text.size() || elements.size() == kMaxNestedValues) return std::nullopt;
       if (text[i] == '"') {
         std::optional<std::string> element = QuotedElement(text, &i);
         if (!element) return std::nullopt;

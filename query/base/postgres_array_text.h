@@ -18,7 +18,9 @@ bool LooksLikePostgresArrayText(std::string_view text);
 // (a backslash keeps the next character), a quoted one unescaped, an unquoted NULL (any
 // case) as nullopt, and a nested `{...}` as its text, braces and all, for the element
 // type's own cast to read. nullopt when the text is no such array (a missing brace or
-// quote, an empty element, text after the closing brace).
+// quote, an empty element, text after the closing brace) or has more elements than one array
+// holds (kMaxNestedValues: a 16 MB text of "1,1,..." would make 8 million values, near a
+// gigabyte, in one short query).
 std::optional<std::vector<std::optional<std::string>>> SplitPostgresArrayText(
     std::string_view text);
 

@@ -382,7 +382,9 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
     e.bound.type = DataType::kBoolean;
   } else if (op == "||") {
     // PostgreSQL's text || a value of another scalar type joins that value's text.
-    const auto scalar = [](DataType t) { return !IsComposite(t) && t != DataType::kUnknown; };
+    const auto scalar = [](DataType t) {
+      return !IsComposite(t) && t != DataType::kUnknown && t != DataType::kVarchar;
+    };
     if (a == DataType::kVarchar && scalar(b)) ImplicitCast(e.args[1], DataType::kVarchar);
     if (b == DataType::kVarchar && scalar(a)) ImplicitCast(e.args[0], DataType::kVarchar);
     a = arg_type(0);
@@ -805,7 +807,8 @@ Datum CompareRows(const std::string& op, const std::vector<Datum>& x, const std:
 }
 
 // A checked JSON value as `to` (an array, a map of its members, or a scalar converted as
-// Convert converts the JSON's string, number or boolean); nullopt when it has no such form.
+// Convert converts the JSON's string, number or boolean); nullopt when it has no such form,
+// or an array or map would hold more than kMaxNestedValues.
 std::optional<Datum> FromJson(std::string_view value, DataType to) {
   const json::Kind kind = json::KindOf(value);
   if (kind == json::Kind::kNull) return Datum::Null(to);
@@ -819,7 +822,7 @@ std::optional<Datum> FromJson(std::string_view value, DataType to) {
       json::AnyElement(value, [&](std::string_view element) {
         std::optional<Datum> item = FromJson(element, ElementType(to));
         if (item) items.push_back(*std::move(item));
-        return failed = !item;
+        return failed = !item || items.size() > kMaxNestedValues;
       });
       if (failed) return std::nullopt;
       return Datum::Composite(to, std::move(items));
@@ -828,7 +831,7 @@ std::optional<Datum> FromJson(std::string_view value, DataType to) {
       std::optional<Datum> key = Convert(Datum::Varchar(name), MapKeyType(to));
       std::optional<Datum> item = FromJson(member, ElementType(to));
       if (key && item) entries.emplace_back(*std::move(key), *std::move(item));
-      return failed = !key || !item;
+      return failed = !key || !item || entries.size() > kMaxNestedValues;
     });
     std::string problem;  // a name written twice: the cast has no answer
     if (failed) return std::nullopt;
@@ -1084,10 +1087,16 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
       Datum v = Eval(*e.args[0], row, context);
       if (auto converted = Convert(v, e.cast_type)) return *std::move(converted);
       if (e.name != "try_cast" && context.error.empty()) {
-        context.error = StrCat("cannot cast ", v.type == DataType::kVarchar ? "'" : "",
-                               v.ToString(), v.type == DataType::kVarchar ? "'" : "", " to ",
-                               TypeName(e.cast_type), " in ", e.ToString(),
-                               "; use try_cast to get NULL for values that do not convert");
+        const bool text = v.type == DataType::kVarchar;
+        const bool composite = IsComposite(e.cast_type);
+        context.error =
+            StrCat("cannot cast ", text ? "'" : "", EchoInput(v.ToString()), text ? "'" : "",
+                   " to ", TypeName(e.cast_type), " in ", e.ToString(),
+                   text && composite
+                       ? StrCat(" (the text of one, as JSON or PostgreSQL's '{...}', of at most ",
+                                kMaxNestedValues, " elements, each of its type)")
+                       : "",
+                   "; use try_cast to get NULL for values that do not convert");
       }
       return Datum::Null(e.cast_type);
     }

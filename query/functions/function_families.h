@@ -132,7 +132,5 @@ absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types,
 Datum FailQuery(const EvalContext& context, std::string message, DataType type);
 // `d` as `to` where `to` is DOUBLE and `d` a number; unchanged otherwise.
 Datum CoerceTo(const Datum& d, DataType to);
-// The most values one array or timeseries holds; more fails the query.
-inline constexpr size_t kMaxNestedValues = 1'000'000;
 
 }  // namespace strata::query

@@ -308,8 +308,9 @@ absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& ar
   std::optional<std::vector<std::optional<std::string>>> elements =
       query::SplitPostgresArrayText(bytes);
   if (!elements) {
-    return absl::InvalidArgumentError(
-        StrCat("'", EchoInput(bytes), "' is not an array; send it as '{1,2}'"));
+    return absl::InvalidArgumentError(StrCat("'", EchoInput(bytes), "' is not an array of at most ",
+                                             query::kMaxNestedValues,
+                                             " elements; send it as '{1,2}'"));
   }
   std::optional<DataType> type = query::ArrayOf(array.element_type);
   if (!type) return absl::ResourceExhaustedError(query::TooManyTypesMessage());

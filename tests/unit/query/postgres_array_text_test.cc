@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "query/base/datum.h"
+
 namespace strata::query {
 namespace {
 
@@ -42,6 +44,11 @@ TEST(PostgresArrayTextTest, RefusesWhatIsNoArray) {
                                 "{a}b", "{\"a\"b}", "{{1}", "{a\\"}) {
     EXPECT_FALSE(SplitPostgresArrayText(text).has_value()) << text;
   }
+  // As many elements as one array holds, not one more.
+  std::string most = "{1";
+  for (size_t i = 1; i < kMaxNestedValues; ++i) most += ",1";
+  EXPECT_EQ(SplitPostgresArrayText(most + "}")->size(), kMaxNestedValues);
+  EXPECT_FALSE(SplitPostgresArrayText(most + ",1}").has_value());
   EXPECT_TRUE(LooksLikePostgresArrayText(" {x"));
   EXPECT_FALSE(LooksLikePostgresArrayText("[1]"));
 }
