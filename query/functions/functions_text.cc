@@ -73,6 +73,16 @@ bool SplitText(std::string_view function, std::string_view text, std::string_vie
   return true;
 }
 
+// A binder of fixed parameters (`optional` trailing ones may be left out) whose result is
+// an array of text.
+auto TextArrayBinder(std::vector<Param> params, std::string signature, size_t optional = 0) {
+  return [binder = Fixed(std::move(params), kStr, std::move(signature), optional)](
+             const Types& t) -> absl::StatusOr<DataType> {
+    RETURN_IF_ERROR(binder(t).status());
+    return Interned(ArrayOf(kStr));
+  };
+}
+
 // The compiled pattern, or NULL with the pattern's error recorded.
 const re2::RE2* Pattern(std::string_view function, const std::string& text,
                         const EvalContext& c) {
@@ -357,12 +367,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
        }});
   add({"regexp_extract_all", "regexp_extract_all(varchar, pattern [, group]) -> array(varchar)",
        "Every match of the pattern (RE2), or of its capturing group, in order.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,
-                               "regexp_extract_all(varchar, varchar [, bigint])", 1)(t)
-                             .status());
-         return Interned(ArrayOf(kStr));
-       },
+       TextArrayBinder({P::kVarchar, P::kVarchar, P::kBigint},
+                       "regexp_extract_all(varchar, varchar [, bigint])", 1),
        [](const Args& a, const EvalContext& c) {
          const re2::RE2* pattern = Pattern("regexp_extract_all", a[1].s, c);
          const int64_t group = a.size() > 2 ? a[2].i : 0;
@@ -380,12 +386,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
   add({"regexp_match", "regexp_match(varchar, pattern [, flags]) -> array(varchar)",
        "PostgreSQL's: the first match's groups (NULL for one that took no part), or [the "
        "match] for a pattern without groups; NULL when nothing matches. Flag i ignores case.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
-                               "regexp_match(varchar, varchar [, varchar])", 1)(t)
-                             .status());
-         return Interned(ArrayOf(kStr));
-       },
+       TextArrayBinder({P::kVarchar, P::kVarchar, P::kVarchar},
+                       "regexp_match(varchar, varchar [, varchar])", 1),
        [](const Args& a, const EvalContext& c) {
          const re2::RE2* pattern = FlaggedPattern("regexp_match", a, nullptr, c);
          Datum out = Datum::Null(*ArrayOf(kStr));
@@ -482,12 +484,7 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
   for (const std::string name : {"regexp_split", "regexp_split_to_array"}) {
     add({name, StrCat(name, "(varchar, pattern) -> array(varchar)"),
          "The text split at every match of the pattern (RE2).",
-         [name](const Types& t) -> absl::StatusOr<DataType> {
-           RETURN_IF_ERROR(
-               Fixed({P::kVarchar, P::kVarchar}, kStr, StrCat(name, "(varchar, varchar)"))(t)
-                   .status());
-           return Interned(ArrayOf(kStr));
-         },
+         TextArrayBinder({P::kVarchar, P::kVarchar}, StrCat(name, "(varchar, varchar)")),
          [](const Args& a, const EvalContext& c) {
            const re2::RE2* pattern = Pattern("regexp_split", a[1].s, c);
            if (pattern == nullptr) return Datum::Null(*ArrayOf(kStr));
@@ -508,12 +505,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
   add({"split", "split(varchar, delimiter [, limit]) -> array(varchar)",
        "The text split at each delimiter; with a limit, at most that many parts (the last "
        "keeps the rest).",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,
-                               "split(varchar, varchar [, bigint])", 1)(t)
-                             .status());
-         return Interned(ArrayOf(kStr));
-       },
+       TextArrayBinder({P::kVarchar, P::kVarchar, P::kBigint}, "split(varchar, varchar [, bigint])",
+                       1),
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
          const int64_t limit = a.size() > 2 ? a[2].i : std::numeric_limits<int64_t>::max();
@@ -534,12 +527,8 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
        "The text split at each delimiter (PostgreSQL's): string_to_array('a,b', ',') is [a, b]; "
        "'' is the empty array, an empty delimiter leaves the text one element, and parts equal "
        "to null_string are NULL.",
-       [](const Types& t) -> absl::StatusOr<DataType> {
-         RETURN_IF_ERROR(Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, kStr,
-                               "string_to_array(varchar, varchar [, varchar])", 1)(t)
-                             .status());
-         return Interned(ArrayOf(kStr));
-       },
+       TextArrayBinder({P::kVarchar, P::kVarchar, P::kVarchar},
+                       "string_to_array(varchar, varchar [, varchar])", 1),
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
          std::vector<std::string_view> parts;

@@ -12,6 +12,7 @@
 #include "query/base/datetime_text.h"
 #include "query/base/interval_text.h"
 #include "query/functions/function_families.h"
+#include "query/functions/number_template.h"
 
 namespace strata::query {
 namespace {
@@ -123,10 +124,32 @@ void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
         std::tuple{"to_char", PatternLanguage::kPostgres,
                    "PostgreSQL's templates: 'YYYY-MM-DD HH24:MI:SS.MS', 'FMDay, DDth FMMonth "
                    "YYYY'; Month and Day are blank-padded to nine letters unless FM"}}) {
-    add({name, StrCat(name, "(timestamp, pattern) -> varchar"),
-         StrCat("The timestamp as text by the pattern (", what, ")."),
-         Fixed({P::kTimestamp, P::kVarchar}, kStr, StrCat(name, "(timestamp, varchar)")),
+    // PostgreSQL's to_char also writes numbers, by its numeric templates.
+    const bool numbers = std::string_view(name) == "to_char";
+    add({name,
+         StrCat(name, numbers ? "(timestamp | number, pattern) -> varchar"
+                              : "(timestamp, pattern) -> varchar"),
+         StrCat("The timestamp as text by the pattern (", what, ")",
+                numbers ? "; a number by PostgreSQL's numeric templates: 9 (a digit, blank when "
+                          "a leading zero), 0 (a digit), . or D, , or G, FM (no padding), S, MI, "
+                          "PL, SG, PR (signs), EEEE: to_char(1234.5, 'FM9,999.00') is '1,234.50'"
+                        : "",
+                "."),
+         [n = std::string(name), numbers](const Types& t) -> absl::StatusOr<DataType> {
+           const bool number = numbers && t.size() == 2 && (t[0] == kBig || t[0] == kDbl);
+           if (number && Accepts(P::kVarchar, t[1])) return kStr;
+           return Fixed(
+               {P::kTimestamp, P::kVarchar}, kStr,
+               StrCat(n, numbers ? "(timestamp | number, varchar)" : "(timestamp, varchar)"))(t);
+         },
          [n = std::string(name), l = language](const Args& a, const EvalContext& c) {
+           if (a[0].type == kBig || a[0].type == kDbl) {
+             absl::StatusOr<std::string> text = a[0].type == kBig
+                                                    ? FormatNumberTemplate(a[0].i, a[1].s)
+                                                    : FormatNumberTemplate(a[0].d, a[1].s);
+             if (!text.ok()) return PatternFailure(n, text.status(), kStr, c);
+             return Datum::Varchar(*std::move(text));
+           }
            absl::StatusOr<std::string> text = FormatTimestampPattern(a[0].i, a[1].s, l);
            if (!text.ok()) return PatternFailure(n, text.status(), kStr, c);
            if (text->size() > kMaxTextBytes) {

@@ -1,0 +1,24 @@
+// PostgreSQL's numeric template patterns, as to_char(number, template) writes a number:
+// 9 (a digit, blank when a leading zero), 0 (a digit, zero kept), . or D (the decimal point),
+// , or G (a group separator, blank before the first digit), FM (no blanks, no trailing
+// fraction zeros past the last 0), S (a sign anchored to the number: + or -), MI, PL, SG (-,
+// +, either, where they stand), PR (a negative number in angle brackets), EEEE (scientific
+// notation), "quoted text" and other characters as written. Without a sign pattern the number
+// is preceded by '-' or, for a positive one, a blank. A number with more integer digits than
+// the template has is written as # in every digit position. All in the C locale (D is '.', G
+// is ','). RN, TH, V and L are refused by name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace strata::query {
+
+// `value` written by the template. INVALID_ARGUMENT naming what is wrong with the template.
+absl::StatusOr<std::string> FormatNumberTemplate(int64_t value, std::string_view pattern);
+absl::StatusOr<std::string> FormatNumberTemplate(double value, std::string_view pattern);
+
+}  // namespace strata::query
