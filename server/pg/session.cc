@@ -512,6 +512,10 @@ absl::Status Session::RunStatement(const Statement& statement,
     if (!cursor->ok()) return cursor->status();
     return RunCursorStatement(**cursor, statement, parameters, formats, describe_columns, portal);
   }
+  if (auto copy = ParseCopyStatement(statement.sql)) {
+    if (!copy->ok()) return copy->status();
+    return RunCopy(**copy);
+  }
   CatalogAnswers catalog = Catalog();
   if (auto answer = catalog.Answer(statement.sql, settings_)) {
     if (!answer->ok()) return answer->status();
@@ -596,6 +600,48 @@ absl::Status Session::RunStatement(const Statement& statement,
                       : is_insert         ? StrCat("INSERT 0 ", counted)
                       : is_catalog_change ? CatalogChangeTag(statement.sql)
                                           : StrCat("SELECT ", sink.rows_));
+  return absl::OkStatus();
+}
+
+absl::Status Session::RunCopy(const CopyStatement& copy) {
+  StatementRunner::Request local{.caller = caller_,
+                                 .sql = copy.query,
+                                 .peer = peer_,
+                                 .cancel = cancel_,
+                                 .default_database = database_};
+  RETURN_IF_ERROR(ApplyReadSettings(&local));
+  int64_t rows = 0;
+  std::string line;
+  const auto send_line = [&] {
+    out_.Begin('d');  // CopyData
+    out_.Bytes(line);
+    out_.End();
+    line.clear();
+  };
+  StreamingSink sink(
+      [&](const std::vector<query::ResultColumn>& columns) {
+        out_.Begin('H');  // CopyOutResponse: text (0) for the whole copy and every column
+        out_.Bytes(std::string_view("\0", 1));
+        out_.Int16(static_cast<int16_t>(columns.size()));
+        for (size_t i = 0; i < columns.size(); ++i) out_.Int16(0);
+        out_.End();
+        if (!copy.header) return;
+        std::vector<std::string> names;
+        for (const query::ResultColumn& column : columns) names.push_back(column.name);
+        AppendCopyHeader(copy, names, &line);
+        send_line();
+      },
+      [&](const query::Row& row) {
+        AppendCopyRow(copy, row, &line);
+        send_line();
+        ++rows;
+        return out_.size() < kFlushBytes || Flush();
+      });
+  absl::Status run = context_.queries->Run(local, &sink).status();
+  if (!run.ok()) return query::ShiftSqlErrorOffset(run, static_cast<int>(copy.query_offset));
+  out_.Begin('c');  // CopyDone
+  out_.End();
+  SendCommandComplete(StrCat("COPY ", rows));
   return absl::OkStatus();
 }
 

@@ -21,6 +21,7 @@
 #include "query/engine.h"
 #include "server/auth/authenticator.h"
 #include "server/pg/catalog.h"
+#include "server/pg/copy.h"
 #include "server/pg/cursor.h"
 #include "server/pg/wire.h"
 #include "server/runner/query_runner.h"
@@ -110,6 +111,8 @@ class Session {
                                   const query::QueryParameters& parameters,
                                   const std::vector<int16_t>& formats, bool describe_columns,
                                   Portal* portal);
+  // COPY ... TO STDOUT: CopyOutResponse, a CopyData for each line, CopyDone, "COPY n".
+  absl::Status RunCopy(const CopyStatement& copy);
   // Closes the cursors a transaction's end closes (those without HOLD).
   void EndTransaction();
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(

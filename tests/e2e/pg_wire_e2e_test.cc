@@ -6,11 +6,14 @@
 // a bad startup).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -105,6 +108,40 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("PostgreSQL 15.0 (Strata"));
   EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
+}
+
+// psql exports a query's rows with COPY ... TO STDOUT and its \copy, as CSV or in the text
+// format; COPY FROM and a server file are refused, saying what to use.
+TEST_F(PgWireE2ETest, PsqlCopiesRowsOut) {
+  testing::ProcessResult r = Psql(
+      {"COPY (SELECT host, usage, procs FROM mydb.cpu ORDER BY time) TO STDOUT WITH (FORMAT csv, "
+       "HEADER)",
+       "COPY (SELECT host, 'x' || chr(9) || 'y' AS t, procs FROM mydb.cpu ORDER BY time LIMIT 2) "
+       "TO STDOUT"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "host,usage,procs\na,1.5,3\nb,2.5,\na,4,\n"
+            "a\tx\\ty\t3\nb\tx\\ty\t\\N\n");
+
+  const std::string file = ::testing::TempDir() + "/strata_copy_out.csv";
+  r = Psql({"\\copy mydb.cpu (host, usage) TO '" + file + "' CSV HEADER"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "COPY 3\n");
+  std::ifstream in(file);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A table's rows come in no particular order (as in PostgreSQL): the lines as a set.
+  std::vector<std::string> lines = absl::StrSplit(written, '\n');
+  std::sort(lines.begin() + 1, lines.end());
+  EXPECT_THAT(lines, ::testing::ElementsAre("host,usage", "", "a,1.5", "a,4", "b,2.5"));
+
+  r = Psql({"COPY mydb.cpu FROM STDIN", "COPY mydb.cpu TO '/tmp/x.csv'",
+            "COPY (SELECT nope FROM mydb.cpu) TO STDOUT", "SELECT 41 + 1"});
+  EXPECT_THAT(r.err, HasSubstr("COPY ... FROM is not supported; write rows with INSERT"));
+  EXPECT_THAT(r.err, HasSubstr("COPY TO a server file or program is not supported"));
+  EXPECT_THAT(r.err, HasSubstr("column \"nope\" does not exist"));
+  EXPECT_THAT(r.err, HasSubstr("LINE 1: COPY (SELECT nope FROM mydb.cpu) TO STDOUT\n"
+                               "                     ^"));
+  EXPECT_THAT(r.out, HasSubstr("42"));
 }
 
 // A statement that only mentions a pg_ name (a value, an alias, a column) is the user's: it

@@ -97,6 +97,12 @@ with psycopg.connect(conninfo) as conn:
         check("array types", [c.type_code for c in cur.description],
               [1016, 1009, 1022, 1016, 1185, 1000, 1182, 25])
 
+        # COPY ... TO STDOUT: psycopg reads the text format into rows of text.
+        with cur.copy("COPY (SELECT host, usage, procs FROM mydb.cpu ORDER BY time) TO STDOUT") \
+                as copy:
+            copied = list(copy.rows())
+        check("COPY TO STDOUT", copied, [("a", "1.5", "3"), ("b", "2.5", None), ("a", "4", None)])
+
         try:
             cur.execute("SELECT hots FROM mydb.cpu")
             sys.exit("an unknown column did not fail")

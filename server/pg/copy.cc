@@ -1,0 +1,325 @@
+#include "server/pg/copy.h"
+
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "common/strings.h"
+#include "server/pg/types.h"
+
+namespace strata::pg {
+namespace {
+
+constexpr std::string_view kForm =
+    "COPY (query) TO STDOUT [WITH] [(FORMAT text | csv, HEADER, DELIMITER 'c', NULL 'text', "
+    "QUOTE 'c', ESCAPE 'c')] or COPY table [(column, ...)] TO STDOUT ...";
+
+absl::Status Malformed(std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("malformed COPY: ", what, "; write ", kForm));
+}
+
+// The tokens of a COPY statement: bare words in lower case, "quoted" names and 'strings'
+// as written (their quotes doubled inside), and ( ) , each alone; each with where it starts
+// and ends in the text.
+struct Token {
+  enum Kind { kWord, kQuotedName, kString, kSymbol } kind = kWord;
+  std::string text;
+  size_t begin = 0, end = 0;
+};
+
+class Tokens {
+ public:
+  explicit Tokens(std::string_view sql) : sql_(sql) {}
+
+  std::optional<Token> Next() {
+    while (at_ < sql_.size() && std::isspace(static_cast<unsigned char>(sql_[at_]))) ++at_;
+    if (at_ >= sql_.size() || sql_[at_] == ';') return std::nullopt;
+    Token t{.begin = at_};
+    const char c = sql_[at_];
+    if (c == '(' || c == ')' || c == ',' || c == '.') {
+      t.kind = Token::kSymbol;
+      t.text = std::string(1, c);
+      ++at_;
+    } else if (c == '"' || c == '\'') {
+      t.kind = c == '"' ? Token::kQuotedName : Token::kString;
+      for (++at_;; ++at_) {
+        if (at_ >= sql_.size()) return std::nullopt;  // unterminated
+        if (sql_[at_] == c) {
+          if (at_ + 1 < sql_.size() && sql_[at_ + 1] == c) {
+            t.text.push_back(c);
+            ++at_;
+            continue;
+          }
+          ++at_;
+          break;
+        }
+        t.text.push_back(sql_[at_]);
+      }
+    } else {
+      while (at_ < sql_.size() && !std::isspace(static_cast<unsigned char>(sql_[at_])) &&
+             std::string_view("();,.'\"").find(sql_[at_]) == std::string_view::npos) {
+        t.text.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(sql_[at_++]))));
+      }
+    }
+    t.end = at_;
+    return t;
+  }
+  std::optional<Token> Peek() {
+    const size_t saved = at_;
+    std::optional<Token> t = Next();
+    at_ = saved;
+    return t;
+  }
+  bool Accept(std::string_view text) {
+    std::optional<Token> t = Peek();
+    if (!t || (t->kind != Token::kWord && t->kind != Token::kSymbol) || t->text != text) {
+      return false;
+    }
+    Next();
+    return true;
+  }
+  // The text from `begin` to the ")" that closes the "(" before it; the tokens go on after
+  // that ")". nullopt when none closes it.
+  std::optional<std::string_view> UpToClosing(size_t begin) {
+    int depth = 1;
+    for (std::optional<Token> t = Next(); t; t = Next()) {
+      if (t->kind != Token::kSymbol) continue;
+      if (t->text == "(") ++depth;
+      if (t->text == ")" && --depth == 0) return sql_.substr(begin, t->begin - begin);
+    }
+    return std::nullopt;
+  }
+  size_t at() const { return at_; }
+
+ private:
+  std::string_view sql_;
+  size_t at_ = 0;
+};
+
+// A one-character option's value.
+absl::StatusOr<char> OneCharacter(std::string_view option, const std::optional<Token>& value) {
+  if (!value || value->kind != Token::kString || value->text.size() != 1) {
+    return Malformed(StrCat(option, " takes one character in quotes"));
+  }
+  return value->text[0];
+}
+
+// An option and its value, as WITH (...) and the older spelling both name them. `tokens`
+// is at the value (if the option has one).
+// The options given, so CSV's defaults fill only the others.
+struct Given {
+  bool delimiter = false, null_text = false, escape = false;
+};
+
+absl::Status ApplyOption(const std::string& name, Tokens& tokens, CopyStatement* copy,
+                         Given* given) {
+  const auto value = [&]() -> std::optional<Token> {
+    tokens.Accept("as");
+    return tokens.Next();
+  };
+  if (name == "format") {
+    std::optional<Token> format = value();
+    if (format && format->text == "csv") {
+      copy->csv = true;
+    } else if (format && format->text == "binary") {
+      return absl::UnimplementedError("COPY's binary format is not supported; use text or csv");
+    } else if (!format || format->text != "text") {
+      return Malformed("FORMAT is text or csv");
+    }
+  } else if (name == "csv") {
+    copy->csv = true;
+  } else if (name == "binary") {
+    return absl::UnimplementedError("COPY's binary format is not supported; use text or csv");
+  } else if (name == "header") {
+    std::optional<Token> next = tokens.Peek();
+    if (next && next->kind == Token::kWord && next->text != "delimiter" && next->text != "null" &&
+        next->text != "quote" && next->text != "escape" && next->text != "csv" &&
+        next->text != "encoding" && next->text != "force") {
+      tokens.Next();
+      std::optional<bool> on = ParseBooleanText(next->text);
+      if (!on) return Malformed("HEADER is true or false");
+      copy->header = *on;
+    } else {
+      copy->header = true;
+    }
+  } else if (name == "delimiter") {
+    ASSIGN_OR_RETURN(copy->delimiter, OneCharacter("DELIMITER", value()));
+    given->delimiter = true;
+  } else if (name == "null") {
+    std::optional<Token> text = value();
+    if (!text || text->kind != Token::kString) return Malformed("NULL takes a text in quotes");
+    copy->null_text = text->text;
+    given->null_text = true;
+  } else if (name == "quote") {
+    ASSIGN_OR_RETURN(copy->quote, OneCharacter("QUOTE", value()));
+  } else if (name == "escape") {
+    ASSIGN_OR_RETURN(copy->escape, OneCharacter("ESCAPE", value()));
+    given->escape = true;
+  } else if (name == "encoding") {
+    std::optional<Token> encoding = value();
+    if (!encoding ||
+        (!EqualsIgnoreCase(encoding->text, "utf8") && !EqualsIgnoreCase(encoding->text, "utf-8"))) {
+      return absl::UnimplementedError("COPY writes UTF8 only; leave ENCODING out");
+    }
+  } else if (name == "force" || name == "force_quote" || name == "force_not_null" ||
+             name == "force_null") {
+    return absl::UnimplementedError(
+        StrCat("COPY's ", absl::AsciiStrToUpper(name), " is not supported"));
+  } else {
+    return Malformed(StrCat("unknown option ", name));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
+  CopyStatement copy;
+  if (tokens.Accept("(")) {
+    const size_t begin = tokens.at();
+    std::optional<std::string_view> query = tokens.UpToClosing(begin);
+    if (!query) return Malformed("the query's parenthesis is not closed");
+    copy.query = std::string(*query);
+    copy.query_offset = begin;
+  } else {
+    // A table, and its columns: their text as written becomes SELECT columns FROM table.
+    std::optional<Token> first = tokens.Next();
+    if (!first || (first->kind != Token::kWord && first->kind != Token::kQuotedName)) {
+      return Malformed("COPY names a table or (a query)");
+    }
+    size_t table_end = first->end;
+    while (tokens.Accept(".")) {
+      std::optional<Token> part = tokens.Next();
+      if (!part || part->kind == Token::kSymbol) return Malformed("a table name ends in '.'");
+      table_end = part->end;
+    }
+    std::string columns = "*";
+    if (tokens.Accept("(")) {
+      const size_t begin = tokens.at();
+      std::optional<std::string_view> list = tokens.UpToClosing(begin);
+      if (!list) return Malformed("the column list's parenthesis is not closed");
+      columns = std::string(*list);
+    }
+    copy.query =
+        StrCat("SELECT ", columns, " FROM ", sql.substr(first->begin, table_end - first->begin));
+  }
+  if (tokens.Accept("from")) {
+    return absl::UnimplementedError(
+        "COPY ... FROM is not supported; write rows with INSERT, WriteRecords, line protocol "
+        "or Prometheus remote write");
+  }
+  if (!tokens.Accept("to")) return Malformed("TO STDOUT is missing");
+  if (!tokens.Accept("stdout")) {
+    std::optional<Token> target = tokens.Peek();
+    if (target && (target->kind == Token::kString || target->text == "program")) {
+      return absl::UnimplementedError(
+          "COPY TO a server file or program is not supported; COPY ... TO STDOUT (psql's "
+          "\\copy) writes the rows where the client is");
+    }
+    return Malformed("TO STDOUT is missing");
+  }
+  tokens.Accept("with");
+  Given given;
+  if (tokens.Accept("(")) {
+    do {
+      std::optional<Token> name = tokens.Next();
+      if (!name || name->kind != Token::kWord) return Malformed("an option's name is missing");
+      RETURN_IF_ERROR(ApplyOption(name->text, tokens, &copy, &given));
+    } while (tokens.Accept(","));
+    if (!tokens.Accept(")")) return Malformed("the options' parenthesis is not closed");
+    if (tokens.Peek()) return Malformed("text after the options");
+  } else {
+    for (std::optional<Token> name = tokens.Next(); name; name = tokens.Next()) {
+      if (name->kind != Token::kWord) return Malformed(StrCat("unexpected '", name->text, "'"));
+      RETURN_IF_ERROR(ApplyOption(name->text, tokens, &copy, &given));
+    }
+  }
+  if (copy.csv) {
+    if (!given.delimiter) copy.delimiter = ',';
+    if (!given.null_text) copy.null_text = "";
+    if (!given.escape) copy.escape = copy.quote;
+  }
+  return copy;
+}
+
+// A value in the text format: backslash, newline, carriage return, tab and the delimiter
+// escaped with a backslash.
+void AppendTextValue(std::string_view value, char delimiter, std::string* out) {
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      default:
+        if (c == delimiter) out->push_back('\\');
+        out->push_back(c);
+    }
+  }
+}
+
+// A value in CSV: quoted when it holds the delimiter, the quote, a line break, or equals the
+// NULL text (so an empty text is "" when NULL is empty), the quote escaped inside.
+void AppendCsvValue(const CopyStatement& copy, std::string_view value, std::string* out) {
+  const bool quoted = value == copy.null_text || value == "\\." ||
+                      value.find_first_of(std::string{copy.delimiter, copy.quote, '\n', '\r'}) !=
+                          std::string_view::npos;
+  if (!quoted) {
+    out->append(value);
+    return;
+  }
+  out->push_back(copy.quote);
+  for (char c : value) {
+    if (c == copy.quote || c == copy.escape) out->push_back(copy.escape);
+    out->push_back(c);
+  }
+  out->push_back(copy.quote);
+}
+
+void AppendValue(const CopyStatement& copy, std::string_view value, std::string* out) {
+  if (copy.csv) {
+    AppendCsvValue(copy, value, out);
+  } else {
+    AppendTextValue(value, copy.delimiter, out);
+  }
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<CopyStatement>> ParseCopyStatement(std::string_view sql) {
+  Tokens tokens(sql);
+  std::optional<Token> first = tokens.Next();
+  if (!first || first->kind != Token::kWord || first->text != "copy") return std::nullopt;
+  return Parse(sql, tokens);
+}
+
+void AppendCopyHeader(const CopyStatement& copy, const std::vector<std::string>& names,
+                      std::string* out) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out->push_back(copy.delimiter);
+    AppendValue(copy, names[i], out);
+  }
+  out->push_back('\n');
+}
+
+void AppendCopyRow(const CopyStatement& copy, const std::vector<query::Datum>& row,
+                   std::string* out) {
+  std::string text;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (i > 0) out->push_back(copy.delimiter);
+    if (row[i].null) {
+      out->append(copy.null_text);
+      continue;
+    }
+    EncodeText(row[i], &text);
+    AppendValue(copy, text, out);
+  }
+  out->push_back('\n');
+}
+
+}  // namespace strata::pg
