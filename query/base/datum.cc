@@ -187,6 +187,33 @@ int64_t Datum::HeapBytes() const {
   return bytes;
 }
 
+std::string_view PostgresTypeName(DataType type) {
+  switch (type) {
+    case DataType::kBoolean:
+      return "boolean";
+    case DataType::kBigint:
+      return "bigint";
+    case DataType::kDouble:
+      return "double precision";
+    case DataType::kVarchar:
+      return "text";
+    case DataType::kTimestamp:
+      return "timestamp with time zone";
+    case DataType::kInterval:
+      return "interval";
+    case DataType::kDate:
+      return "date";
+    case DataType::kTime:
+      return "time without time zone";
+    case DataType::kIntervalYearToMonth:
+      return "interval";
+    case DataType::kUnknown:
+    case DataType::kFirstComposite:
+      return "text";
+  }
+  return "text";
+}
+
 std::string_view TypeName(DataType type) {
   if (const Shape* shape = ShapeRegistry::Get().Find(type)) return shape->name;
   switch (type) {

@@ -72,6 +72,10 @@ const std::vector<RowField>& RowFields(DataType type);
 // "bigint", "double", "array(double)", "timeseries(row(time timestamp,
 // value double))", ... as SQL spells them (DESCRIBE uses these).
 std::string_view TypeName(DataType type);
+// The name PostgreSQL gives a column of `type` ("double precision",
+// "timestamp with time zone"): information_schema's data_type, what the
+// PostgreSQL wire reports, and pg_typeof's answer for a scalar.
+std::string_view PostgresTypeName(DataType type);
 
 struct Datum;
 // The values of an array, a row's fields, a timeseries' points (times[i]

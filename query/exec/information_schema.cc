@@ -154,21 +154,4 @@ absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine
   return absl::NotFoundError(StrCat("information_schema has no table \"", table, "\""));
 }
 
-std::string_view PostgresTypeName(DataType type) {
-  switch (type) {
-    case DataType::kBoolean: return "boolean";
-    case DataType::kBigint: return "bigint";
-    case DataType::kDouble: return "double precision";
-    case DataType::kVarchar: return "text";
-    case DataType::kTimestamp: return "timestamp with time zone";
-    case DataType::kInterval: return "interval";
-    case DataType::kDate: return "date";
-    case DataType::kTime: return "time without time zone";
-    case DataType::kIntervalYearToMonth: return "interval";
-    case DataType::kUnknown:
-    case DataType::kFirstComposite: return "text";
-  }
-  return "text";
-}
-
 }  // namespace strata::query

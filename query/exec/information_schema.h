@@ -43,9 +43,4 @@ absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
                                                      const ReadAccess* access);
 
-// The name PostgreSQL gives a column of `type` ("double precision",
-// "timestamp with time zone"): information_schema's data_type, and what
-// the PostgreSQL wire reports.
-std::string_view PostgresTypeName(DataType type);
-
 }  // namespace strata::query

@@ -429,6 +429,17 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
 }
 
 // A scalar function call (aggregates and lambda calls are bound elsewhere).
+// pg_typeof's answer: PostgreSQL's name of a scalar type, of an array of scalars with "[]",
+// "unknown" for a bare NULL, and Strata's name of other composite types.
+std::string PostgresTypeOf(DataType type) {
+  if (type == DataType::kUnknown) return "unknown";
+  if (KindOf(type) == TypeKind::kArray && !IsComposite(ElementType(type)) &&
+      ElementType(type) != DataType::kUnknown) {
+    return StrCat(PostgresTypeName(ElementType(type)), "[]");
+  }
+  return std::string(IsComposite(type) ? TypeName(type) : PostgresTypeName(type));
+}
+
 absl::Status BindCall(Expr& e, std::string_view sql) {
   const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
   if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral &&
@@ -506,11 +517,13 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
   }
   e.bound.type = *type;
   e.bound.function = f;
-  if (e.name == "typeof") {
+  if (e.name == "typeof" || e.name == "pg_typeof") {
     // The argument's type is known before any row is read: the call is that constant, which
     // a rebind (and a cluster fragment's SQL text) keeps, and its argument is not evaluated.
+    const DataType type = e.args[0]->bound.type;
     e.kind = ExprKind::kLiteral;
-    e.literal = Datum::Varchar(std::string(TypeName(e.args[0]->bound.type)));
+    e.literal =
+        Datum::Varchar(e.name == "typeof" ? std::string(TypeName(type)) : PostgresTypeOf(type));
     e.args.clear();
     e.bound.function = nullptr;
   }

@@ -1594,6 +1594,20 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        },
        false});
 
+  add({"pg_typeof", "pg_typeof(x) -> varchar",
+       "PostgreSQL's name of x's type ('bigint', 'double precision', 'text', 'timestamp with "
+       "time zone', 'bigint[]'; 'unknown' for a bare NULL); a constant of the statement, as "
+       "typeof.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1) return WrongArguments("pg_typeof(x)");
+         return DataType::kVarchar;
+       },
+       // The binder replaces every call by its constant (query/expr/expr.cc).
+       [](const Args& a, const EvalContext&) {
+         return Datum::Varchar(std::string(PostgresTypeName(a[0].type)));
+       },
+       false});
+
   // Conditional ----------------------------------------------------------------
   add({"coalesce", "coalesce(x, y, ...) -> common type", "The first argument that is not NULL.",
        [](const Types& t) { return CommonElementType(t, "coalesce(x, y, ...)"); },

@@ -309,7 +309,11 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   // starts with pg_ (host = 'pg_primary', AS pg_count) is the user's, for the engine.
   static const RE2 kCatalog(
       R"(\b(pg_catalog\.|information_schema\.)|\b(from|join) pg_[a-z_]+\b|\bpg_[a-z_]+ ?\()");
-  if (RE2::PartialMatch(WithoutQuotedText(text), kCatalog)) return CannedResult{};
+  // pg_typeof is the engine's (query/functions).
+  std::string words = WithoutQuotedText(text);
+  static const RE2 kEngineFunctions(R"(\bpg_typeof ?\()");
+  RE2::GlobalReplace(&words, kEngineFunctions, "typeof(");
+  if (RE2::PartialMatch(words, kCatalog)) return CannedResult{};
   return std::nullopt;
 }
 
