@@ -178,6 +178,14 @@ absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
     if (!query) return Malformed("the query's parenthesis is not closed");
     copy.query = std::string(*query);
     copy.query_offset = begin;
+    // Only a read: COPY (DELETE ...) TO STDOUT would change the table it is asked to export.
+    Tokens inner(copy.query);
+    std::optional<Token> verb = inner.Next();
+    while (verb && verb->kind == Token::kSymbol && verb->text == "(") verb = inner.Next();
+    if (!verb || verb->kind != Token::kWord ||
+        (verb->text != "select" && verb->text != "with" && verb->text != "values")) {
+      return Malformed("COPY (query) takes a SELECT, WITH or VALUES query");
+    }
   } else {
     // A table, and its columns: their text as written becomes SELECT columns FROM table.
     std::optional<Token> first = tokens.Next();

@@ -22,6 +22,9 @@ CopyStatement Parsed(std::string_view sql) {
 }
 
 TEST(PgCopyTest, ReadsTheQueryOrTableAndTheOptions) {
+  EXPECT_EQ(Parsed("COPY ((SELECT 1) UNION ALL (SELECT 2)) TO STDOUT").query,
+            "(SELECT 1) UNION ALL (SELECT 2)");
+  EXPECT_EQ(Parsed("COPY (VALUES (1)) TO STDOUT").query, "VALUES (1)");
   CopyStatement c = Parsed("COPY (SELECT f(x), ')' FROM t WHERE (a) > 1) TO STDOUT");
   EXPECT_EQ(c.query, "SELECT f(x), ')' FROM t WHERE (a) > 1");
   EXPECT_EQ(c.query_offset, 6u);
@@ -70,6 +73,8 @@ TEST(PgCopyTest, RefusesWhatItDoesNotDoSayingWhatToUse) {
            {"COPY t TO STDOUT (HEADER) x", "text after the options"},
            {"COPY (SELECT 1 TO STDOUT", "parenthesis is not closed"},
            {"COPY t", "TO STDOUT is missing"},
+           {"COPY (DELETE FROM t) TO STDOUT", "COPY (query) takes a SELECT, WITH or VALUES"},
+           {"COPY (INSERT INTO t VALUES (1)) TO STDOUT", "takes a SELECT"},
            {"COPY t TO STDOUT (wat 1)", "unknown option wat"},
        }) {
     std::optional<absl::StatusOr<CopyStatement>> copy = ParseCopyStatement(c.sql);
