@@ -193,21 +193,27 @@ std::span<const Datum> PathSteps(const Args& a) {
   return std::span<const Datum>(a).subspan(1);
 }
 
-// An array of the VARCHARs `make` adds for each element or member `visit` reads; NULL with
-// the query failed past kMaxNestedValues.
+// An array of the texts `visit` hands its callback (one for each element or member it
+// reads; the callback answers true to stop), charged to the query's memory; NULL with the
+// query failed past kMaxNestedValues or the value limit.
 Datum TextArray(std::string_view function, const EvalContext& c,
                 const std::function<void(const std::function<bool(Datum)>&)>& visit) {
   const DataType type = *ArrayOf(kStr);
   std::vector<Datum> items;
-  bool too_many = false;
+  const std::string what = StrCat(function, "()");
+  ArrayBytes bytes(what, c);
+  bool failed = false;
   visit([&](Datum item) {
-    if (items.size() == kMaxNestedValues) return too_many = true;
+    if (items.size() == kMaxNestedValues) {
+      FailQuery(c, StrCat(what, ": more than ", kMaxNestedValues, " values"), type);
+      return failed = true;
+    }
+    if (!bytes.Add(item)) return failed = true;
     items.push_back(std::move(item));
     return false;
   });
-  if (too_many) {
-    return FailQuery(c, StrCat(function, "(): more than ", kMaxNestedValues, " values"), type);
-  }
+  if (failed) return Datum::Null(type);
+  c.Charge(static_cast<size_t>(bytes.bytes()));
   return Datum::Composite(type, std::move(items));
 }
 
