@@ -46,8 +46,9 @@ auto OnArrayAndElement(std::string signature, size_t array_at) {
 }  // namespace
 
 void AddArrayConcatFunctions(std::vector<ScalarFunction>* scalars) {
-  scalars->push_back(
-      {"array_cat", "array_cat(array, array) -> array",
+  // Each can fail: past the value limit, the array it makes fails the query.
+  auto add = CanFailAdder(scalars);
+  add({"array_cat", "array_cat(array, array) -> array",
        "The elements of both arrays, in order; a NULL array adds none (NULL if both are). "
        "a || b of two arrays is this call.",
        [](const Types& t) -> absl::StatusOr<DataType> {
@@ -64,24 +65,21 @@ void AddArrayConcatFunctions(std::vector<ScalarFunction>* scalars) {
     if (a[0].null && a[1].null) return Datum::Null(type);
     return Joined("array_cat()", type, {{&a[0], true}, {&a[1], true}}, c);
   };
-  scalars->push_back({"array_append", "array_append(array, x) -> array",
-                      "The array with x added at its end (a NULL array: [x]). array || x is "
-                      "this call.",
-                      OnArrayAndElement("array_append(array, x of the element type)", 0), nullptr,
-                      false});
+  add({"array_append", "array_append(array, x) -> array",
+       "The array with x added at its end (a NULL array: [x]). array || x is "
+       "this call.",
+       OnArrayAndElement("array_append(array, x of the element type)", 0), nullptr, false});
   scalars->back().eval_typed = [](const Args& a, DataType type, const EvalContext& c) {
     return Joined("array_append()", type, {{&a[0], true}, {&a[1], false}}, c);
   };
-  scalars->push_back({"array_prepend", "array_prepend(x, array) -> array",
-                      "The array with x added at its start (a NULL array: [x]). x || array is "
-                      "this call.",
-                      OnArrayAndElement("array_prepend(x of the element type, array)", 1), nullptr,
-                      false});
+  add({"array_prepend", "array_prepend(x, array) -> array",
+       "The array with x added at its start (a NULL array: [x]). x || array is "
+       "this call.",
+       OnArrayAndElement("array_prepend(x of the element type, array)", 1), nullptr, false});
   scalars->back().eval_typed = [](const Args& a, DataType type, const EvalContext& c) {
     return Joined("array_prepend()", type, {{&a[0], false}, {&a[1], true}}, c);
   };
-  scalars->push_back(
-      {"array_replace", "array_replace(array, from, to) -> array",
+  add({"array_replace", "array_replace(array, from, to) -> array",
        "The array with each element equal to `from` replaced by `to`; a NULL `from` replaces "
        "the NULL elements, as in PostgreSQL.",
        [](const Types& t) -> absl::StatusOr<DataType> {
@@ -107,7 +105,6 @@ void AddArrayConcatFunctions(std::vector<ScalarFunction>* scalars) {
     c.Charge(static_cast<size_t>(bytes.bytes()));
     return Datum::Composite(type, std::move(out));
   };
-  for (size_t i = scalars->size() - 4; i < scalars->size(); ++i) (*scalars)[i].can_fail = true;
 }
 
 }  // namespace strata::query

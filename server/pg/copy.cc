@@ -103,13 +103,13 @@ absl::StatusOr<char> OneCharacter(std::string_view option, const std::optional<T
   return value->text[0];
 }
 
-// An option and its value, as WITH (...) and the older spelling both name them. `tokens`
-// is at the value (if the option has one).
 // The options given, so CSV's defaults fill only the others.
 struct Given {
   bool delimiter = false, null_text = false, escape = false;
 };
 
+// An option and its value, as WITH (...) and the older spelling both name them. `tokens`
+// is at the value (if the option has one).
 absl::Status ApplyOption(const std::string& name, Tokens& tokens, CopyStatement* copy,
                          Given* given) {
   const auto value = [&]() -> std::optional<Token> {
@@ -130,17 +130,12 @@ absl::Status ApplyOption(const std::string& name, Tokens& tokens, CopyStatement*
   } else if (name == "binary") {
     return absl::UnimplementedError("COPY's binary format is not supported; use text or csv");
   } else if (name == "header") {
+    // HEADER alone, or with true / false (and PostgreSQL's other words for them).
     std::optional<Token> next = tokens.Peek();
-    if (next && next->kind == Token::kWord && next->text != "delimiter" && next->text != "null" &&
-        next->text != "quote" && next->text != "escape" && next->text != "csv" &&
-        next->text != "encoding" && next->text != "force") {
-      tokens.Next();
-      std::optional<bool> on = ParseBooleanText(next->text);
-      if (!on) return Malformed("HEADER is true or false");
-      copy->header = *on;
-    } else {
-      copy->header = true;
-    }
+    std::optional<bool> on =
+        next && next->kind == Token::kWord ? ParseBooleanText(next->text) : std::nullopt;
+    if (on) tokens.Next();
+    copy->header = on.value_or(true);
   } else if (name == "delimiter") {
     ASSIGN_OR_RETURN(copy->delimiter, OneCharacter("DELIMITER", value()));
     given->delimiter = true;

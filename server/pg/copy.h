@@ -19,7 +19,9 @@ namespace strata::pg {
 
 struct CopyStatement {
   std::string query;        // the statement the rows come from
-  size_t query_offset = 0;  // where COPY (query)'s query starts in the COPY (its errors' LINE)
+  // Where COPY (query)'s query starts in the COPY, for its errors' position; nullopt for
+  // COPY table, whose query Strata writes (its errors then point nowhere in the COPY).
+  std::optional<size_t> query_offset;
   bool csv = false;
   bool header = false;
   char delimiter = '\t';

@@ -638,7 +638,12 @@ absl::Status Session::RunCopy(const CopyStatement& copy) {
         return out_.size() < kFlushBytes || Flush();
       });
   absl::Status run = context_.queries->Run(local, &sink).status();
-  if (!run.ok()) return query::ShiftSqlErrorOffset(run, static_cast<int>(copy.query_offset));
+  if (!run.ok()) {
+    if (copy.query_offset) {
+      return query::ShiftSqlErrorOffset(run, static_cast<int>(*copy.query_offset));
+    }
+    return absl::Status(run.code(), query::SqlErrorMessage(run));
+  }
   out_.Begin('c');  // CopyDone
   out_.End();
   SendCommandComplete(StrCat("COPY ", rows));

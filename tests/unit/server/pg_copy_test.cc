@@ -28,6 +28,7 @@ TEST(PgCopyTest, ReadsTheQueryOrTableAndTheOptions) {
   CopyStatement c = Parsed("COPY (SELECT f(x), ')' FROM t WHERE (a) > 1) TO STDOUT");
   EXPECT_EQ(c.query, "SELECT f(x), ')' FROM t WHERE (a) > 1");
   EXPECT_EQ(c.query_offset, 6u);
+  EXPECT_FALSE(Parsed("COPY t TO STDOUT").query_offset.has_value());
   EXPECT_FALSE(c.csv);
   EXPECT_EQ(c.delimiter, '\t');
   EXPECT_EQ(c.null_text, "\\N");
