@@ -184,6 +184,7 @@ bool ContainsAggregate(const Expr& expr) {
 struct InList {
   absl::flat_hash_set<std::string> keys;
   bool has_null = false;
+  DataType tested = DataType::kUnknown;  // the type of the value looked up
 };
 
 namespace {
@@ -579,8 +580,93 @@ absl::Status BindCast(Expr& e, std::string_view sql) {
   return absl::OkStatus();
 }
 
+// The keys of IN's constants, for a lookup in place of comparing them one by one.
+std::shared_ptr<const InList> HashedInList(const std::vector<const Datum*>& constants,
+                                           DataType tested) {
+  auto list = std::make_shared<InList>();
+  list->tested = tested;
+  list->keys.reserve(constants.size());
+  for (const Datum* v : constants) {
+    if (v->null) {
+      list->has_null = true;
+      continue;
+    }
+    std::string key;
+    AppendKey(*v, &key);
+    list->keys.insert(std::move(key));
+  }
+  return list;
+}
+
+// x IN (the elements of an array literal), Expr::in_array: each element checked and coerced
+// as the same value spelled out in the list would be (an untyped text to the tested type,
+// text to a timestamp, a date beside timestamps to one), the literal rewritten so when that
+// changes an element. Bound again (a plan binds its WHERE more than once), it keeps its keys.
+absl::Status BindInArray(Expr& e, std::string_view sql) {
+  Expr& list = *e.args[1];
+  const DataType tested = e.args[0]->bound.type;
+  if (e.bound.in_list != nullptr && e.bound.in_list->tested == tested) return absl::OkStatus();
+  const std::vector<Datum>& items = list.literal.items();
+  DataType type = ElementType(list.literal.type);
+  // The elements as coerced; empty while each is as the literal holds it (the usual case:
+  // a typed list, or text tested against text), which saves a copy of a long list.
+  std::vector<Datum> coerced;
+  auto differs_at = [&](size_t i) {
+    if (coerced.empty()) coerced.assign(items.begin(), items.begin() + i);
+  };
+  Expr element;  // each element in turn, as a literal of a spelled-out list
+  element.kind = ExprKind::kLiteral;
+  element.pos = list.pos;
+  element.untyped = list.untyped;
+  for (size_t i = 0; i < items.size(); ++i) {
+    element.literal = items[i];
+    element.bound.type = items[i].type;
+    RETURN_IF_ERROR(CoerceTimestampLiteral(element, tested, sql));
+    if (!element.literal.null) type = element.literal.type;
+    if (coerced.empty() && element.literal.type == items[i].type) continue;
+    differs_at(i);
+    coerced.push_back(std::move(element.literal));
+  }
+  if (tested == DataType::kDate && type == DataType::kTimestamp) {
+    ImplicitCast(e.args[0], DataType::kTimestamp);
+  } else if (tested == DataType::kTimestamp && type == DataType::kDate) {
+    differs_at(items.size());
+    for (Datum& v : coerced) {
+      if (!v.null) v = Datum::Timestamp(MidnightOf(v.i));
+    }
+    type = DataType::kTimestamp;
+  }
+  if (!Comparable(e.args[0]->bound.type, type)) {
+    return TypeError(
+        sql, list,
+        StrCat("IN list value is ", TypeName(type), " but the tested value is ", TypeName(tested)));
+  }
+  const std::vector<Datum>& values = coerced.empty() ? items : coerced;
+  if (std::any_of(values.begin(), values.end(),
+                  [type](const Datum& v) { return v.type != type; })) {
+    differs_at(items.size());
+    for (Datum& v : coerced) {
+      if (v.null) v.type = type;
+    }
+  }
+  if (!coerced.empty()) {
+    const std::optional<DataType> array_type = ArrayOf(type);
+    if (!array_type) return SqlError(sql, list.pos, TooManyTypesMessage());
+    list.literal = Datum::Composite(*array_type, std::move(coerced));
+    list.bound.type = *array_type;
+  }
+  list.untyped = false;
+  e.bound.type = DataType::kBoolean;
+  // Rows are compared field by field (a NULL field, a BIGINT beside a DOUBLE), not by keys.
+  if (KindOf(type) != TypeKind::kRow) {
+    e.bound.in_list = HashedInList(*InListConstants(e), e.args[0]->bound.type);
+  }
+  return absl::OkStatus();
+}
+
 // x IN (list): comparable values; a long literal list becomes a hash set.
 absl::Status BindIn(Expr& e, std::string_view sql) {
+  if (e.in_array) return BindInArray(e, sql);
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   std::vector<ExprPtr*> operands;
   for (ExprPtr& a : e.args) operands.push_back(&a);
@@ -597,21 +683,9 @@ absl::Status BindIn(Expr& e, std::string_view sql) {
   }
   e.bound.type = DataType::kBoolean;
   // Rows are compared field by field (a NULL field, a BIGINT beside a DOUBLE), not by keys.
-  if (e.args.size() > kInListHashThreshold && KindOf(arg_type(0)) != TypeKind::kRow &&
-      std::all_of(e.args.begin() + 1, e.args.end(),
-                  [](const ExprPtr& a) { return a->kind == ExprKind::kLiteral; })) {
-    auto list = std::make_shared<InList>();
-    for (size_t i = 1; i < e.args.size(); ++i) {
-      const Datum& v = e.args[i]->literal;
-      if (v.null) {
-        list->has_null = true;
-        continue;
-      }
-      std::string key;
-      AppendKey(v, &key);
-      list->keys.insert(std::move(key));
-    }
-    e.bound.in_list = std::move(list);
+  if (e.args.size() > kInListHashThreshold && KindOf(arg_type(0)) != TypeKind::kRow) {
+    if (auto constants = InListConstants(e))
+      e.bound.in_list = HashedInList(*constants, arg_type(0));
   }
   return absl::OkStatus();
 }
@@ -1124,13 +1198,19 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
       }
       bool saw_null = false;
-      for (size_t i = 1; i < e.args.size(); ++i) {
-        // Compare's = is SQL's: a NaN equals nothing, (1, NULL) = (1, 2) is NULL.
-        const Datum equal = Compare("=", v, Eval(*e.args[i], row, context));
-        if (equal.null) {
-          saw_null = true;
-        } else if (equal.i != 0) {
-          return Datum::Bool(!e.negated);
+      // Compare's = is SQL's: a NaN equals nothing, (1, NULL) = (1, 2) is NULL.
+      auto equals = [&](const Datum& candidate) {
+        const Datum equal = Compare("=", v, candidate);
+        saw_null = saw_null || equal.null;
+        return !equal.null && equal.i != 0;
+      };
+      if (e.in_array) {
+        for (const Datum& candidate : e.args[1]->literal.items()) {
+          if (equals(candidate)) return Datum::Bool(!e.negated);
+        }
+      } else {
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          if (equals(Eval(*e.args[i], row, context))) return Datum::Bool(!e.negated);
         }
       }
       return saw_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);

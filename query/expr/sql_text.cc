@@ -172,9 +172,17 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       out->push_back('(');
       if (!arg(0)) return false;
       out->append(e.negated ? " NOT IN (" : " IN (");
-      for (size_t i = 1; i < e.args.size(); ++i) {
-        if (i > 1) out->append(", ");
-        if (!arg(i)) return false;
+      if (e.in_array) {
+        const std::vector<Datum>& values = e.args[1]->literal.items();
+        for (size_t i = 0; i < values.size(); ++i) {
+          if (i > 0) out->append(", ");
+          if (!AppendLiteral(values[i], out)) return false;
+        }
+      } else {
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          if (i > 1) out->append(", ");
+          if (!arg(i)) return false;
+        }
       }
       out->append("))");
       return true;

@@ -17,7 +17,9 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->has_operand = has_operand;
   copy->has_else = has_else;
   copy->quoted = quoted;
+  copy->untyped = untyped;
   copy->written_as_list = written_as_list;
+  copy->in_array = in_array;
   copy->cast_type = cast_type;
   copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();
@@ -44,22 +46,27 @@ std::string IntervalLiteralText(int64_t nanos) {
   return StrCat(nanos, "ns");
 }
 
+// A literal as the statement would spell it.
+std::string LiteralText(const Datum& literal) {
+  if (literal.null) return "NULL";
+  if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
+  if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
+  if (literal.type == DataType::kInterval) return IntervalLiteralText(literal.i);
+  if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");
+  if (literal.type == DataType::kTime) return StrCat("TIME '", literal.ToString(), "'");
+  if (literal.type == DataType::kIntervalYearToMonth) {
+    return StrCat("INTERVAL '", literal.i, "' MONTH");
+  }
+  return literal.ToString();
+}
+
 }  // namespace
 
 std::string Expr::ToString() const {
   auto arg = [this](size_t i) { return args[i]->ToString(); };
   switch (kind) {
     case ExprKind::kLiteral:
-      if (literal.null) return "NULL";
-      if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
-      if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
-      if (literal.type == DataType::kInterval) return IntervalLiteralText(literal.i);
-      if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");
-      if (literal.type == DataType::kTime) return StrCat("TIME '", literal.ToString(), "'");
-      if (literal.type == DataType::kIntervalYearToMonth) {
-        return StrCat("INTERVAL '", literal.i, "' MONTH");
-      }
-      return literal.ToString();
+      return LiteralText(literal);
     case ExprKind::kColumn: return qualifier.empty() ? name : StrCat(qualifier, ".", name);
     case ExprKind::kStar:
       return qualifier.empty() ? "*" : qualifier + ".*";
@@ -107,6 +114,13 @@ std::string Expr::ToString() const {
     case ExprKind::kIn: {
       std::string out = StrCat(arg(0), negated ? " NOT IN (" : " IN (");
       if (subquery) return out + "SELECT ...)";
+      if (in_array) {
+        const std::vector<Datum>& values = args[1]->literal.items();
+        for (size_t i = 0; i < values.size(); ++i) {
+          out += (i > 0 ? ", " : "") + LiteralText(values[i]);
+        }
+        return out + ")";
+      }
       for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + arg(i);
       return out + ")";
     }
@@ -118,6 +132,20 @@ std::string Expr::ToString() const {
     case ExprKind::kIsNull: return StrCat(arg(0), negated ? " IS NOT NULL" : " IS NULL");
   }
   return "?";
+}
+
+std::optional<std::vector<const Datum*>> InListConstants(const Expr& in) {
+  if (in.kind != ExprKind::kIn || in.subquery != nullptr || in.args.size() < 2) return std::nullopt;
+  std::vector<const Datum*> constants;
+  if (in.in_array) {
+    for (const Datum& value : in.args[1]->literal.items()) constants.push_back(&value);
+    return constants;
+  }
+  for (size_t i = 1; i < in.args.size(); ++i) {
+    if (in.args[i]->kind != ExprKind::kLiteral) return std::nullopt;
+    constants.push_back(&in.args[i]->literal);
+  }
+  return constants;
 }
 
 std::shared_ptr<WindowSpec> WindowSpec::Clone() const {

@@ -37,7 +37,8 @@ enum class ExprKind {
   kExists,    // EXISTS (SELECT ...): `subquery`; negated for NOT EXISTS
   kLambda,    // (lambda_params) -> args[0], an argument of filter, transform, reduce, ...
   kLookup,    // a correlated subquery's answers by the outer values args[0..]: bound.lookup
-  // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..].
+  // kIn may also test against `subquery` (x IN (SELECT ...)) instead of args[1..], or, when
+  // `in_array`, against the elements of the array literal args[1].
 };
 
 struct Expr {
@@ -54,6 +55,10 @@ struct Expr {
   bool quoted = false;  // a column written as "name"
   bool untyped = false;  // a VARCHAR literal from an untyped parameter (QueryParameters)
   bool written_as_list = false;  // a row call written (a, b, ...): GROUP BY (a, b) is two keys
+  // kIn over the elements of the array literal args[1] (x = ANY of a list parameter, an IN
+  // subquery's answers): one node for the whole list where a node per value would cost
+  // hundreds of bytes each. `untyped` on that literal: its elements are untyped text.
+  bool in_array = false;
   DataType cast_type = DataType::kUnknown;
   std::vector<std::string> lambda_params;  // kLambda
   // f(...) OVER (...): a window function call.
@@ -88,6 +93,10 @@ struct Expr {
   std::string ToString() const;
 };
 using ExprPtr = std::unique_ptr<Expr>;
+
+// The constants a kIn tests against when every one is a literal (its list args[1..], or its
+// array's elements); nullopt for a subquery or a list with another expression.
+std::optional<std::vector<const Datum*>> InListConstants(const Expr& in);
 
 enum class JoinKind { kNone, kInner, kLeft, kRight, kFull, kCross };
 

@@ -1530,17 +1530,9 @@ class Parser {
     RETURN_IF_ERROR(ExpectSymbol(")"));
     // = ANY is IN, <> ALL is NOT IN (over no element: false, true), which a long list
     // answers from a hash set.
-    std::optional<std::vector<ExprPtr>> elements;
     if (op == (all ? "<>" : "=")) {
-      ASSIGN_OR_RETURN(elements, QuantifiedElements(*array));
-    }
-    if (elements) {
-      if (elements->empty()) return Literal(pos, Datum::Bool(all));
-      ExprPtr in = Make(ExprKind::kIn, pos);
-      in->negated = all;
-      RETURN_IF_ERROR(Adopt(*in, std::move(left)));
-      for (ExprPtr& element : *elements) RETURN_IF_ERROR(Adopt(*in, std::move(element)));
-      return in;
+      ASSIGN_OR_RETURN(std::optional<ExprPtr> in, QuantifiedIn(pos, all, left, array));
+      if (in) return *std::move(in);
     }
     if (array->kind == ExprKind::kLiteral && array->literal.type == DataType::kVarchar) {
       // Array text under another comparison: its elements compared as text.
@@ -1567,40 +1559,62 @@ class Parser {
     return call;
   }
 
-  // The elements of a quantified comparison's array when the statement spells them out, each
-  // an expression: ARRAY[...]'s, a literal array's (a client's list parameter), or those of
-  // PostgreSQL's array text ('{a,b}', as literal or parameter), whose elements are untyped
-  // as its literals are in PostgreSQL (1 = ANY('{1,2}')). nullopt for other arrays.
-  absl::StatusOr<std::optional<std::vector<ExprPtr>>> QuantifiedElements(Expr& array) {
-    std::vector<ExprPtr> elements;
-    if (array.kind == ExprKind::kCall && array.name == "array" && !array.distinct) {
-      elements = std::move(array.args);
-      array.args.clear();
-      return elements;
+  // `left = ANY (array)` as `left IN (...)` (`<> ALL` as NOT IN) when the statement gives the
+  // array's elements: ARRAY[...]'s, each an expression of the list; a literal array's (a
+  // client's list parameter) or those of PostgreSQL's array text ('{a,b}', as literal or
+  // parameter, its elements untyped as PostgreSQL's literals are: 1 = ANY('{1,2}')), as one
+  // array literal (Expr::in_array), which a list of a million values fits in. nullopt for
+  // other arrays, which `left` and `array` are then left as they were for.
+  absl::StatusOr<std::optional<ExprPtr>> QuantifiedIn(Position pos, bool all, ExprPtr& left,
+                                                      ExprPtr& array) {
+    auto constant = [&](bool value) -> absl::StatusOr<std::optional<ExprPtr>> {
+      ASSIGN_OR_RETURN(ExprPtr literal, Literal(pos, Datum::Bool(value)));
+      return literal;
+    };
+    auto make_in = [&]() -> absl::StatusOr<ExprPtr> {
+      ExprPtr in = Make(ExprKind::kIn, pos);
+      in->negated = all;
+      RETURN_IF_ERROR(Adopt(*in, std::move(left)));
+      return in;
+    };
+    if (array->kind == ExprKind::kCall && array->name == "array" && !array->distinct) {
+      if (array->args.empty()) return constant(all);
+      ASSIGN_OR_RETURN(ExprPtr in, make_in());
+      for (ExprPtr& element : array->args) RETURN_IF_ERROR(Adopt(*in, std::move(element)));
+      return in;
     }
-    if (array.kind != ExprKind::kLiteral || array.literal.null) return std::nullopt;
-    if (KindOf(array.literal.type) == TypeKind::kArray) {
-      for (const Datum& item : array.literal.items()) {
-        ASSIGN_OR_RETURN(ExprPtr element, Literal(array.pos, item));
-        elements.push_back(std::move(element));
-      }
-      return elements;
+    if (array->kind != ExprKind::kLiteral || array->literal.null) return std::nullopt;
+    if (array->literal.type == DataType::kVarchar) {
+      ASSIGN_OR_RETURN(array->literal, TextArrayLiteral(*array));
+      array->untyped = true;
+    } else if (KindOf(array->literal.type) != TypeKind::kArray) {
+      return std::nullopt;
     }
-    if (array.literal.type != DataType::kVarchar) return std::nullopt;
-    std::optional<std::vector<std::optional<std::string>>> texts =
-        SplitPostgresArrayText(array.literal.s);
-    if (!texts) {
-      return SqlError(sql_, array.pos,
-                      StrCat("'", EchoInput(array.literal.s),
+    if (array->literal.items().empty()) return constant(all);
+    ASSIGN_OR_RETURN(ExprPtr in, make_in());
+    in->in_array = true;
+    RETURN_IF_ERROR(Adopt(*in, std::move(array)));
+    return in;
+  }
+
+  // PostgreSQL's array text in the VARCHAR literal `text` as an array of its elements' texts.
+  absl::StatusOr<Datum> TextArrayLiteral(const Expr& text) {
+    std::optional<std::vector<std::optional<std::string>>> elements =
+        SplitPostgresArrayText(text.literal.s);
+    if (!elements) {
+      return SqlError(sql_, text.pos,
+                      StrCat("'", EchoInput(text.literal.s),
                              "' is not an array; write '{a,b}' or ARRAY['a', 'b']"));
     }
-    for (std::optional<std::string>& text : *texts) {
-      ASSIGN_OR_RETURN(ExprPtr element, Literal(array.pos, text ? Datum::Varchar(*std::move(text))
-                                                                : Datum::Null(DataType::kVarchar)));
-      element->untyped = true;
-      elements.push_back(std::move(element));
+    const std::optional<DataType> text_array = ArrayOf(DataType::kVarchar);
+    if (!text_array) return SqlError(sql_, text.pos, TooManyTypesMessage());
+    std::vector<Datum> values;
+    values.reserve(elements->size());
+    for (std::optional<std::string>& element : *elements) {
+      values.push_back(element ? Datum::Varchar(*std::move(element))
+                               : Datum::Null(DataType::kVarchar));
     }
-    return elements;
+    return Datum::Composite(*text_array, std::move(values));
   }
 
   // A function's argument: an expression, or, where the function takes lambdas, a lambda

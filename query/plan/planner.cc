@@ -369,12 +369,13 @@ bool RequiredValues(const Expr& e, int* column, std::vector<std::string_view>* v
     }
     return false;
   }
-  if (e.kind == ExprKind::kIn && !e.negated && e.subquery == nullptr && e.args.size() >= 2 &&
-      varchar_column(*e.args[0])) {
+  if (e.kind == ExprKind::kIn && !e.negated && !e.args.empty() && varchar_column(*e.args[0])) {
+    const std::optional<std::vector<const Datum*>> constants = InListConstants(e);
+    if (!constants) return false;
     values->clear();
-    for (size_t i = 1; i < e.args.size(); ++i) {
-      if (!varchar_literal(*e.args[i])) return false;
-      values->push_back(e.args[i]->literal.s);
+    for (const Datum* value : *constants) {
+      if (value->null || value->type != DataType::kVarchar) return false;
+      values->push_back(value->s);
     }
     *column = e.args[0]->bound.column;
     return true;

@@ -191,27 +191,28 @@ std::optional<std::set<uint32_t>> ShardsPinned(const std::vector<ExprPtr>& pushe
   std::optional<std::set<uint32_t>> pinned;
   for (const ExprPtr& c : pushed) {
     const Expr* column = nullptr;
-    std::vector<const Expr*> values;
+    std::vector<const Datum*> values;
     if (c->kind == ExprKind::kBinary && c->name == "=" && c->args.size() == 2) {
       const bool left = c->args[0]->kind == ExprKind::kColumn;
       column = c->args[left ? 0 : 1].get();
-      values.push_back(c->args[left ? 1 : 0].get());
-    } else if (c->kind == ExprKind::kIn && !c->negated && c->subquery == nullptr &&
-               c->args.size() >= 2) {
+      const Expr& value = *c->args[left ? 1 : 0];
+      if (value.kind != ExprKind::kLiteral) continue;
+      values.push_back(&value.literal);
+    } else if (c->kind == ExprKind::kIn && !c->negated) {
+      std::optional<std::vector<const Datum*>> constants = InListConstants(*c);
+      if (!constants) continue;
       column = c->args[0].get();
-      for (size_t i = 1; i < c->args.size(); ++i) values.push_back(c->args[i].get());
+      values = *std::move(constants);
     }
     if (column == nullptr || column->kind != ExprKind::kColumn || column->bound.column < 0 ||
         schema[column->bound.column].name != key.name) {
       continue;
     }
     std::set<uint32_t> shards;
-    const bool literals = std::all_of(values.begin(), values.end(), [](const Expr* v) {
-      return v->kind == ExprKind::kLiteral && v->literal.type == DataType::kVarchar;
-    });
-    if (!literals) continue;
-    for (const Expr* v : values)
-      shards.insert(ShardOf(PartitionHash("", v->literal.s, key), count));
+    const bool texts = std::all_of(values.begin(), values.end(),
+                                   [](const Datum* v) { return v->type == DataType::kVarchar; });
+    if (!texts) continue;
+    for (const Datum* v : values) shards.insert(ShardOf(PartitionHash("", v->s, key), count));
     if (pinned.has_value()) {
       std::erase_if(*pinned, [&shards](uint32_t s) { return !shards.contains(s); });
     } else {

@@ -20,8 +20,8 @@
 namespace strata::query {
 namespace {
 
-// IN lists longer than this would be compared row by row with every value.
-constexpr size_t kMaxInSubqueryRows = 100'000;
+// The most answers an IN (SELECT ...) takes: one array's (its answers become one).
+constexpr size_t kMaxInSubqueryRows = kMaxNestedValues;
 
 // Innermost first: answering `x IN (SELECT ...)` may replace its
 // arguments, and with them a subquery inside x.
@@ -259,14 +259,21 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
       e.negated = false;
       return absl::OkStatus();
     }
+    // One array literal of the answers (Expr::in_array), not a node per answer.
+    const std::optional<DataType> array_type = ArrayOf(type);
+    if (!array_type) return SqlError(sql_, e.pos, TooManyTypesMessage());
+    std::vector<Datum> values;
+    values.reserve(rows.rows().size());
     for (Row& row : rows.rows()) {
-      auto value = std::make_unique<Expr>();
-      value->kind = ExprKind::kLiteral;
-      value->pos = e.pos;
-      value->literal = std::move(row[0]);
-      if (value->literal.null) value->literal.type = type;
-      e.args.push_back(std::move(value));
+      values.push_back(std::move(row[0]));
+      if (values.back().null) values.back().type = type;
     }
+    auto list = std::make_unique<Expr>();
+    list->kind = ExprKind::kLiteral;
+    list->pos = e.pos;
+    list->literal = Datum::Composite(*array_type, std::move(values));
+    e.args.push_back(std::move(list));
+    e.in_array = true;
   }
   return absl::OkStatus();
 }

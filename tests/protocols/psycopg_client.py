@@ -81,6 +81,13 @@ with psycopg.connect(conninfo) as conn:
         check("= ANY of lists of numbers", cur.fetchone()[0], 2)
         cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = ANY(%s)", ([],))
         check("= ANY of an empty list", cur.fetchone()[0], 0)
+        # A long list is one value of the plan (it was a syntax node per element: 240 MB of
+        # the server for 100,000 strings, and 500,000 refused).
+        hosts = [f"h{i}" for i in range(500_000)] + ["a"]
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = ANY(%s)", (hosts,))
+        check("= ANY of 500,001 strings", cur.fetchone()[0], 2)
+        cur.execute("SELECT count(*) FROM mydb.cpu WHERE procs <> ALL(%s)", (list(range(4, 500_000)),))
+        check("<> ALL of 499,996 numbers", cur.fetchone()[0], 1)
         cur.execute("SELECT cardinality(%s), %s::json ->> 'k'", ([1, None, 3], '{"k": "v"}'))
         check("a list parameter and JSON text", cur.fetchone(), (3, "v"))
         # Arrays of scalars come back as PostgreSQL's arrays, which psycopg makes lists of;

@@ -44,6 +44,16 @@ std::vector<ExprPtr> Args(T... args) {
   return out;
 }
 
+// `column IN (the elements of an array literal)`, as the parser makes of = ANY(list).
+ExprPtr InArray(ExprPtr column, std::vector<Datum> values) {
+  const DataType element = values.front().type;
+  ExprPtr in = Node(
+      ExprKind::kIn, "",
+      Args(std::move(column), Literal(Datum::Composite(*ArrayOf(element), std::move(values)))));
+  in->in_array = true;
+  return in;
+}
+
 TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
   struct Case {
     ExprPtr expr;
@@ -68,6 +78,9 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
             Args(Column(0), Literal(Datum::Varchar("a")), Literal(Datum::Varchar("b"))),
             /*negated=*/true),
        "(\"host\" NOT IN ('a', 'b'))"},
+      // x = ANY of a list parameter: its array's elements, spelled out as a list.
+      {InArray(Column(1), {Datum::Timestamp(5), Datum::Null(DataType::kTimestamp)}),
+       "(\"time\" IN (from_nanoseconds(5), NULL))"},
       {Node(ExprKind::kBetween, "",
             Args(Column(2), Literal(Datum::Bigint(1)), Literal(Datum::Bigint(2)))),
        "(\"measure_value::double\" BETWEEN 1 AND 2)"},
