@@ -63,10 +63,26 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   if (i < buf.size() && buf[i] == 'Z') {
     ++i;
   } else if (i < buf.size() && (buf[i] == '+' || buf[i] == '-')) {
-    int oh = 0, om = 0, n = 0;
-    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &oh, &om, &n) != 2) return std::nullopt;
-    offset_seconds = (buf[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
-    i += 1 + n;
+    // +hh:mm, or +hh alone as PostgreSQL writes a whole hour's offset (2024-01-01 10:00:00+00).
+    const size_t sign = i;
+    int oh = 0, om = 0;
+    auto two_digits = [&](int* v) {
+      if (i + 2 > buf.size() || !std::isdigit(static_cast<unsigned char>(buf[i])) ||
+          !std::isdigit(static_cast<unsigned char>(buf[i + 1]))) {
+        return false;
+      }
+      *v = (buf[i] - '0') * 10 + (buf[i + 1] - '0');
+      i += 2;
+      return true;
+    };
+    ++i;
+    if (!two_digits(&oh)) return std::nullopt;
+    if (i < buf.size() && buf[i] == ':') {
+      ++i;
+      if (!two_digits(&om)) return std::nullopt;
+    }
+    if (oh > 23 || om > 59) return std::nullopt;
+    offset_seconds = (buf[sign] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
   }
   if (i != buf.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
     return std::nullopt;

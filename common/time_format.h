@@ -21,7 +21,7 @@ std::string FormatIso8601Millis(int64_t nanos);
 std::string FormatSqlTimestamp(int64_t nanos);
 
 // Parses "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS[.fffffffff]]" (or with 'T'),
-// optionally followed by 'Z' or an offset "+hh:mm" / "-hh:mm", as UTC.
+// optionally followed by 'Z' or an offset "+hh:mm" / "-hh:mm" / "+hh", as UTC.
 std::optional<int64_t> ParseTimestamp(std::string_view text);
 
 }  // namespace strata

@@ -139,8 +139,8 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   if (stmt.database.empty() && !stmt.table.empty() &&
       (stmt.kind == Statement::Kind::kDescribe || stmt.kind == Statement::Kind::kShowMeasures ||
        stmt.kind == Statement::Kind::kDelete || stmt.kind == Statement::Kind::kInsert ||
-       stmt.kind == Statement::Kind::kCreateTable || stmt.kind == Statement::Kind::kAlterTable ||
-       stmt.kind == Statement::Kind::kDropTable)) {
+       stmt.kind == Statement::Kind::kCopyFrom || stmt.kind == Statement::Kind::kCreateTable ||
+       stmt.kind == Statement::Kind::kAlterTable || stmt.kind == Statement::Kind::kDropTable)) {
     if (options.default_database.empty()) {
       return SqlError(absl::StatusCode::kNotFound, sql, stmt.table_pos,
                       StrCat("\"", stmt.table,
@@ -196,6 +196,9 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
       break;
     case Statement::Kind::kInsert:
       done = InsertRows(std::move(stmt), run);
+      break;
+    case Statement::Kind::kCopyFrom:
+      done = CopyFrom(std::move(stmt), run);
       break;
     case Statement::Kind::kCreateDatabase:
     case Statement::Kind::kAlterDatabase:

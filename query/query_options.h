@@ -21,6 +21,7 @@ namespace strata::query {
 class SystemTables;  // query/exec/system_tables.h
 class DeleteSink;    // query/delete_sink.h
 class InsertSink;    // query/insert_sink.h
+class CopyRows;      // query/copy_rows.h
 class ShardReads;    // query/base/shard_reads.h
 class LocalLeaderRead;
 struct ShardScope;
@@ -56,6 +57,8 @@ struct QueryOptions {
   // Where INSERT's records go (query/insert_sink.h): the server's ingest door for the caller;
   // null: this node's engine, unchecked.
   InsertSink* inserts = nullptr;
+  // COPY ... FROM STDIN's rows, from the front door's client; null: COPY FROM is refused.
+  CopyRows* copy_rows = nullptr;
   // What makes CREATE, ALTER and DROP's changes (a cluster's catalog, through etcd); null:
   // the storage engine's own catalog.
   CatalogChanges* ddl = nullptr;

@@ -1,9 +1,9 @@
 // The statements other than SELECT and EXPLAIN, each in a file of its own:
 // SHOW DATABASES, SHOW TABLES, SHOW MEASURES and DESCRIBE
 // (statements_catalog.cc), SHOW QUERIES and KILL QUERY
-// (statements_running.cc), DELETE (statement_delete.cc), INSERT (statement_insert.cc), CREATE,
-// ALTER and DROP (statements_catalog_changes.cc). QueryEngine::Execute parses the statement and
-// hands it to one of these.
+// (statements_running.cc), DELETE (statement_delete.cc), INSERT (statement_insert.cc), COPY
+// FROM STDIN (statement_copy.cc), CREATE, ALTER and DROP (statements_catalog_changes.cc).
+// QueryEngine::Execute parses the statement and hands it to one of these.
 #pragma once
 
 #include <string_view>
@@ -50,6 +50,9 @@ absl::Status DeleteRows(Statement stmt, const StatementRun& run);
 // Plans the INSERT's query and writes its rows as records (through QueryOptions::inserts);
 // needs write on the table.
 absl::Status InsertRows(Statement stmt, const StatementRun& run);
+// COPY db.tbl [(columns)] FROM STDIN: the rows of QueryOptions::copy_rows written as INSERT
+// writes them (statement_copy.cc); needs write on the table.
+absl::Status CopyFrom(Statement stmt, const StatementRun& run);
 // CREATE, ALTER and DROP of a database or table (statements_catalog_changes.cc), through
 // QueryOptions::ddl with the grants the CatalogService asks for.
 absl::Status ChangeCatalog(const Statement& stmt, const StatementRun& run);

@@ -233,7 +233,10 @@ struct Statement {
     kDropTable,
     // INSERT INTO `database`.`table` [(columns)] select: its rows written as records
     // (query/statement_insert.cc).
-    kInsert
+    kInsert,
+    // COPY `database`.`table` [(columns)] FROM STDIN: the rows a front door's client sends
+    // (QueryOptions::copy_rows) written as INSERT writes them (query/statement_copy.cc).
+    kCopyFrom
   };
   Kind kind = Kind::kSelect;
   // kSelect, kExplain; kDelete: SELECT * of the rows to delete; kInsert: the rows to write.
@@ -246,7 +249,8 @@ struct Statement {
   // CREATE ... IF NOT EXISTS, DROP ... IF EXISTS.
   bool if_exists = false;
   std::vector<CatalogProperty> properties;  // CREATE's WITH (...), ALTER's SET (...)
-  // kInsert's column list, with where each is written; empty: the query's own names.
+  // kInsert's and kCopyFrom's column list, with where each is written; empty: the query's own
+  // names (kCopyFrom: the table's columns).
   std::vector<std::pair<std::string, Position>> columns;
   // Expression nodes the parser made: what the syntax tree costs, charged to
   // the query's memory before planning.

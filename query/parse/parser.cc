@@ -98,6 +98,8 @@ class Parser {
       RETURN_IF_ERROR(ParseCatalogChange(&stmt));
     } else if (AcceptWord("insert")) {
       RETURN_IF_ERROR(ParseInsert(&stmt));
+    } else if (AcceptWord("copy")) {
+      RETURN_IF_ERROR(ParseCopyFrom(&stmt));
     } else if (AcceptWord("kill")) {
       stmt.kind = Statement::Kind::kKillQuery;
       RETURN_IF_ERROR(ExpectWord("query"));
@@ -183,10 +185,11 @@ class Parser {
           "time, measure_name and dimensions: the later write wins, Timestream's upsert); write "
           "with INSERT, `strata write`, `strata import`, InfluxDB line protocol (POST /write on "
           "the HTTP port), Prometheus remote write or the client packages (docs/clients.md)";
-    } else if (IsWord(t, "copy")) {
+    } else if (IsWord(t, "copy") && !IsCopyFromStdin()) {
       instead =
-          " is not supported: export with `psql --csv -c 'SELECT ...'` or `strata query -f csv`, "
-          "import with `strata import`";
+          " is a PostgreSQL client's: psql's \\copy to or from a file, COPY ... TO STDOUT and "
+          "COPY table FROM STDIN on the PostgreSQL port; elsewhere export with `strata query -f "
+          "csv` and import with `strata import`";
     } else if (IsWord(t, "truncate")) {
       instead =
           " is not supported: DELETE FROM db.tbl removes a table's rows (up to 5,000,000 a "
@@ -318,12 +321,7 @@ class Parser {
     if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" && !IsWord(Peek(1), "select") &&
         !IsWord(Peek(1), "values") && !IsWord(Peek(1), "with")) {
       Next();
-      do {
-        const Position at = Peek().pos;
-        ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
-        stmt->columns.emplace_back(std::move(name), at);
-      } while (AcceptSymbol(","));
-      RETURN_IF_ERROR(ExpectSymbol(")"));
+      RETURN_IF_ERROR(ParseColumnList(stmt));
     }
     if (IsWord(Peek(), "default")) {
       return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek().pos,
@@ -332,6 +330,45 @@ class Parser {
     }
     ASSIGN_OR_RETURN(stmt->select, ParseQuery());
     return absl::OkStatus();
+  }
+
+  // `column, ...)` (after its parenthesis) into stmt->columns, each with where it is written.
+  absl::Status ParseColumnList(Statement* stmt) {
+    do {
+      const Position at = Peek().pos;
+      ASSIGN_OR_RETURN(std::string name, ParseName("a column name"));
+      stmt->columns.emplace_back(std::move(name), at);
+    } while (AcceptSymbol(","));
+    return ExpectSymbol(")");
+  }
+
+  // True at `COPY name[.name] [(...)] FROM STDIN`.
+  bool IsCopyFromStdin() {
+    size_t k = 1;
+    while (Peek(k).kind == TokenKind::kIdentifier && Peek(k + 1).kind == TokenKind::kSymbol &&
+           Peek(k + 1).text == ".") {
+      k += 2;
+    }
+    if (Peek(k).kind != TokenKind::kIdentifier) return false;
+    ++k;
+    if (Peek(k).kind == TokenKind::kSymbol && Peek(k).text == "(") {
+      while (Peek(k).kind != TokenKind::kEnd &&
+             !(Peek(k).kind == TokenKind::kSymbol && Peek(k).text == ")")) {
+        ++k;
+      }
+      ++k;
+    }
+    return IsWord(Peek(k), "from") && IsWord(Peek(k + 1), "stdin");
+  }
+
+  // COPY db.tbl [(column, ...)] FROM STDIN (after COPY): the rows come from the client of the
+  // front door that runs it (QueryOptions::copy_rows), which reads COPY's options itself.
+  absl::Status ParseCopyFrom(Statement* stmt) {
+    stmt->kind = Statement::Kind::kCopyFrom;
+    RETURN_IF_ERROR(ParseTableName(&stmt->database, &stmt->table, &stmt->table_pos));
+    if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnList(stmt));
+    RETURN_IF_ERROR(ExpectWord("from"));
+    return ExpectWord("stdin");
   }
 
   // `(name = value, ...)`: each value a whole number, a 'string', TRUE or FALSE.

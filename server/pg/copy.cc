@@ -1,6 +1,8 @@
 #include "server/pg/copy.h"
 
+#include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "common/strings.h"
@@ -11,7 +13,8 @@ namespace {
 
 constexpr std::string_view kForm =
     "COPY (query) TO STDOUT [WITH] [(FORMAT text | csv, HEADER, DELIMITER 'c', NULL 'text', "
-    "QUOTE 'c', ESCAPE 'c')] or COPY table [(column, ...)] TO STDOUT ...";
+    "QUOTE 'c', ESCAPE 'c')], COPY table [(column, ...)] TO STDOUT ... or COPY table "
+    "[(column, ...)] FROM STDIN ...";
 
 absl::Status Malformed(std::string_view what) {
   return absl::InvalidArgumentError(StrCat("malformed COPY: ", what, "; write ", kForm));
@@ -193,30 +196,45 @@ absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
       if (!part || part->kind == Token::kSymbol) return Malformed("a table name ends in '.'");
       table_end = part->end;
     }
-    std::string columns = "*";
+    std::optional<std::string_view> columns;
     if (tokens.Accept("(")) {
       const size_t begin = tokens.at();
-      std::optional<std::string_view> list = tokens.UpToClosing(begin);
-      if (!list) return Malformed("the column list's parenthesis is not closed");
-      columns = std::string(*list);
+      columns = tokens.UpToClosing(begin);
+      if (!columns) return Malformed("the column list's parenthesis is not closed");
     }
-    copy.query =
-        StrCat("SELECT ", columns, " FROM ", sql.substr(first->begin, table_end - first->begin));
-  }
-  if (tokens.Accept("from")) {
-    return absl::UnimplementedError(
-        "COPY ... FROM is not supported; write rows with INSERT, WriteRecords, line protocol "
-        "or Prometheus remote write");
-  }
-  if (!tokens.Accept("to")) return Malformed("TO STDOUT is missing");
-  if (!tokens.Accept("stdout")) {
-    std::optional<Token> target = tokens.Peek();
-    if (target && (target->kind == Token::kString || target->text == "program")) {
-      return absl::UnimplementedError(
-          "COPY TO a server file or program is not supported; COPY ... TO STDOUT (psql's "
-          "\\copy) writes the rows where the client is");
+    const std::string_view table = sql.substr(first->begin, table_end - first->begin);
+    if (tokens.Accept("from")) {
+      // Strata's COPY FROM STDIN of the same table and columns; the rows come from here.
+      if (!tokens.Accept("stdin")) {
+        std::optional<Token> source = tokens.Peek();
+        if (source && (source->kind == Token::kString || source->text == "program")) {
+          return absl::UnimplementedError(
+              "COPY FROM a server file or program is not supported; COPY ... FROM STDIN (psql's "
+              "\\copy) reads the rows where the client is");
+        }
+        return Malformed("FROM STDIN is missing");
+      }
+      copy.from_stdin = true;
+      copy.query =
+          StrCat("COPY ", table, columns ? StrCat(" (", *columns, ")") : "", " FROM STDIN");
+    } else {
+      copy.query = StrCat("SELECT ", columns.value_or("*"), " FROM ", table);
     }
-    return Malformed("TO STDOUT is missing");
+  }
+  if (!copy.from_stdin) {
+    if (tokens.Accept("from")) {
+      return Malformed("COPY (query) is TO STDOUT only; COPY FROM STDIN names a table");
+    }
+    if (!tokens.Accept("to")) return Malformed("TO STDOUT is missing");
+    if (!tokens.Accept("stdout")) {
+      std::optional<Token> target = tokens.Peek();
+      if (target && (target->kind == Token::kString || target->text == "program")) {
+        return absl::UnimplementedError(
+            "COPY TO a server file or program is not supported; COPY ... TO STDOUT (psql's "
+            "\\copy) writes the rows where the client is");
+      }
+      return Malformed("TO STDOUT is missing");
+    }
   }
   tokens.Accept("with");
   Given given;
@@ -292,6 +310,54 @@ void AppendValue(const CopyStatement& copy, std::string_view value, std::string*
   }
 }
 
+// A hexadecimal digit's value (an octal one's too); -1 for another character.
+int DigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+// The number of at most `most` digits of `base` at the start of `text`, and how many there are.
+std::pair<int, size_t> LeadingNumber(std::string_view text, int base, size_t most) {
+  int value = 0;
+  size_t n = 0;
+  for (; n < most && n < text.size(); ++n) {
+    const int digit = DigitValue(text[n]);
+    if (digit < 0 || digit >= base) break;
+    value = value * base + digit;
+  }
+  return {value, n};
+}
+
+// A value of the text format with its backslash escapes read: \b \f \n \r \t \v, \ and up to
+// three octal digits, \x and one or two hexadecimal ones, and any other character for itself.
+std::string UnescapeText(std::string_view raw) {
+  static constexpr std::string_view kLetters = "bfnrtv";
+  static constexpr std::string_view kControls = "\b\f\n\r\t\v";
+  std::string value;
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k] != '\\' || k + 1 == raw.size()) {
+      value.push_back(raw[k]);
+      continue;
+    }
+    const char c = raw[++k];
+    if (const size_t letter = kLetters.find(c); letter != std::string_view::npos) {
+      value.push_back(kControls[letter]);
+    } else if (c == 'x') {
+      const auto [v, n] = LeadingNumber(raw.substr(k + 1), 16, 2);
+      value.push_back(n == 0 ? 'x' : static_cast<char>(v));  // \x alone is an x, as in PostgreSQL
+      k += n;
+    } else if (c >= '0' && c <= '7') {
+      const auto [v, n] = LeadingNumber(raw.substr(k), 8, 3);
+      value.push_back(static_cast<char>(v & 0xff));
+      k += n - 1;
+    } else {
+      value.push_back(c);
+    }
+  }
+  return value;
+}
+
 }  // namespace
 
 std::optional<absl::StatusOr<CopyStatement>> ParseCopyStatement(std::string_view sql) {
@@ -323,6 +389,134 @@ void AppendCopyRow(const CopyStatement& copy, const std::vector<query::Datum>& r
     AppendValue(copy, text, out);
   }
   out->push_back('\n');
+}
+
+CopyInDecoder::CopyInDecoder(CopyStatement copy) : copy_(std::move(copy)), header_(copy_.header) {}
+
+void CopyInDecoder::Feed(std::string_view data) {
+  // What was read goes once it is most of what is held.
+  if (pos_ > 0 && pos_ >= data_.size() / 2) {
+    data_.erase(0, pos_);
+    scanned_ -= pos_;
+    pos_ = 0;
+  }
+  data_.append(data);
+}
+
+std::optional<size_t> CopyInDecoder::LineEnd() {
+  size_t i = std::max(scanned_, pos_);
+  for (; i < data_.size(); ++i) {
+    const char c = data_[i];
+    if (copy_.csv) {
+      if (in_quotes_ && c == copy_.escape && copy_.escape != copy_.quote) {
+        if (i + 1 == data_.size()) break;  // what it escapes is still to come
+        ++i;
+      } else if (c == copy_.quote) {
+        in_quotes_ = !in_quotes_;  // a doubled quote leaves and enters again
+      } else if (c == '\n' && !in_quotes_) {
+        return i;
+      }
+    } else if (c == '\\') {
+      if (i + 1 == data_.size()) break;
+      ++i;  // an escaped character, a line break too, is the value's
+    } else if (c == '\n') {
+      return i;
+    }
+  }
+  scanned_ = i;
+  return std::nullopt;
+}
+
+absl::StatusOr<bool> CopyInDecoder::Next(query::CopyRow* row) {
+  while (!ended_) {
+    std::optional<size_t> end = LineEnd();
+    if (!end) {
+      if (data_.size() - pos_ > kMaxLineBytes) {
+        return absl::InvalidArgumentError(
+            StrCat("line ", line_, " of COPY's data is longer than ", kMaxLineBytes >> 20, " MiB"));
+      }
+      if (!finished_) return false;
+      if (pos_ == data_.size()) break;
+      if (copy_.csv && in_quotes_) {
+        return absl::InvalidArgumentError(StrCat(
+            "COPY's data ends inside the quoted CSV value that line ", line_, " opens; close it"));
+      }
+      end = data_.size();  // the last line, without its line break
+    }
+    std::string_view line(data_.data() + pos_, *end - pos_);
+    const int64_t number = line_;
+    line_ += 1 + std::count(line.begin(), line.end(), '\n');
+    pos_ = std::min(*end + 1, data_.size());
+    scanned_ = pos_;
+    in_quotes_ = false;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line == "\\.") break;
+    if (header_) {
+      header_ = false;
+      continue;
+    }
+    row->line = number;
+    row->fields = copy_.csv ? CsvFields(line) : TextFields(line);
+    return true;
+  }
+  ended_ = true;
+  return false;
+}
+
+std::vector<std::optional<std::string>> CopyInDecoder::TextFields(std::string_view line) const {
+  std::vector<std::optional<std::string>> fields;
+  size_t start = 0;
+  for (size_t i = 0;; ++i) {
+    if (i < line.size() && line[i] == '\\') {
+      ++i;  // an escaped delimiter is the value's
+      continue;
+    }
+    if (i < line.size() && line[i] != copy_.delimiter) continue;
+    const std::string_view raw = line.substr(start, std::min(i, line.size()) - start);
+    if (raw == copy_.null_text) {
+      fields.emplace_back(std::nullopt);
+    } else {
+      fields.emplace_back(UnescapeText(raw));
+    }
+    if (i >= line.size()) break;
+    start = i + 1;
+  }
+  return fields;
+}
+
+std::vector<std::optional<std::string>> CopyInDecoder::CsvFields(std::string_view line) const {
+  std::vector<std::optional<std::string>> fields;
+  size_t i = 0;
+  while (true) {
+    std::string value;
+    bool quoted = false;
+    const size_t start = i;
+    while (i < line.size() && line[i] != copy_.delimiter) {
+      if (line[i] != copy_.quote) {
+        value.push_back(line[i++]);
+        continue;
+      }
+      quoted = true;
+      for (++i; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == copy_.escape && i + 1 < line.size() &&
+            (line[i + 1] == copy_.quote || line[i + 1] == copy_.escape)) {
+          value.push_back(line[++i]);  // an escaped quote (a doubled one) or escape
+        } else if (c == copy_.quote) {
+          break;
+        } else {
+          value.push_back(c);
+        }
+      }
+      ++i;  // past the closing quote
+    }
+    const bool null =
+        !quoted && line.substr(start, std::min(i, line.size()) - start) == copy_.null_text;
+    fields.emplace_back(null ? std::nullopt : std::optional<std::string>(std::move(value)));
+    if (i >= line.size()) break;
+    ++i;  // the delimiter
+  }
+  return fields;
 }
 
 }  // namespace strata::pg

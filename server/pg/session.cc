@@ -21,9 +21,6 @@ constexpr int32_t kProtocolV3 = 196608;
 constexpr int32_t kSslRequest = 80877103;
 constexpr int32_t kGssEncRequest = 80877104;
 constexpr int32_t kCancelRequest = 80877102;
-// Larger messages end the connection (a query is at most 256 KiB of SQL; as
-// gRPC's default --max-message-bytes).
-constexpr int32_t kMaxMessageBytes = 16 << 20;
 // Before authentication a client may send only small messages, as with
 // PostgreSQL: a startup packet of up to 10,000 bytes and a password message
 // of up to this (a Strata token is 88 bytes). A larger announced length
@@ -457,9 +454,7 @@ void Session::Run() {
       case 'd':
       case 'c':
       case 'f':
-        SendError(absl::UnimplementedError("COPY is not supported; write with WriteRecords, "
-                                           "line protocol or Prometheus remote write"));
-        break;
+        break;  // the rest of a COPY's data after it failed: ignored, as PostgreSQL does
       default:
         SendError(absl::InvalidArgumentError(StrCat("unknown message type '", std::string(1, type),
                                                     "'")),
@@ -514,7 +509,7 @@ absl::Status Session::RunStatement(const Statement& statement,
   }
   if (auto copy = ParseCopyStatement(statement.sql)) {
     if (!copy->ok()) return copy->status();
-    return RunCopy(**copy);
+    return (*copy)->from_stdin ? RunCopyIn(**copy) : RunCopy(**copy);
   }
   CatalogAnswers catalog = Catalog();
   if (auto answer = catalog.Answer(statement.sql, settings_)) {

@@ -28,6 +28,10 @@
 
 namespace strata::pg {
 
+// Larger messages end the connection (a query is at most 256 KiB of SQL; as
+// gRPC's default --max-message-bytes).
+inline constexpr int32_t kMaxMessageBytes = 16 << 20;
+
 // What a session needs from the server it belongs to.
 struct SessionContext {
   StatementRunner* queries = nullptr;
@@ -113,6 +117,10 @@ class Session {
                                   Portal* portal);
   // COPY ... TO STDOUT: CopyOutResponse, a CopyData for each line, CopyDone, "COPY n".
   absl::Status RunCopy(const CopyStatement& copy);
+  // COPY table FROM STDIN (session_copy.cc): CopyInResponse once the statement asks for its
+  // first row, then the client's CopyData read as the statement writes them, to CopyDone (or
+  // CopyFail); "COPY n" (the rows written).
+  absl::Status RunCopyIn(const CopyStatement& copy);
   // Closes the cursors a transaction's end closes (those without HOLD).
   void EndTransaction();
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(

@@ -444,13 +444,7 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
     }
     case kOidTimestamp:
     case kOidTimestamptz: {
-      std::string text(bytes);
-      // PostgreSQL writes a whole-hour offset as "+00"; ParseTimestamp wants "+00:00".
-      if (text.size() > 3 && (text[text.size() - 3] == '+' || text[text.size() - 3] == '-') &&
-          text.find(':', text.size() - 3) == std::string::npos && text.size() > 10) {
-        text += ":00";
-      }
-      std::optional<int64_t> nanos = ParseTimestamp(text);
+      std::optional<int64_t> nanos = ParseTimestamp(bytes);
       if (!nanos) return BadText(bytes, "timestamp with time zone");
       return Datum::Timestamp(*nanos);
     }

@@ -159,6 +159,10 @@ class CallerInserts final : public query::InsertSink {
   absl::StatusOr<WriteResult> Write(WriteRequest request) override {
     return ingest_.Write(caller_, std::move(request));
   }
+  std::future<absl::StatusOr<WriteResult>> WriteInBackground(WriteRequest request) override {
+    InputWriteSource source(request);  // read before WriteInBackground returns
+    return ingest_.WriteInBackground(caller_, source);
+  }
 
  private:
   Ingest& ingest_;
@@ -287,6 +291,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   if (request.caller) options.parameters.session_user = request.caller->name();
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
+  options.copy_rows = request.copy_rows;
   options.deletes = deletes_;
   options.ddl = ddl_;
   std::optional<CallerInserts> inserts;

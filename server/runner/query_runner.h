@@ -27,6 +27,7 @@
 #include "query/base/memory_budget.h"
 #include "query/base/read_choice.h"
 #include "query/base/shard_reads.h"
+#include "query/copy_rows.h"
 #include "query/engine.h"
 #include "query/exec/system_tables.h"
 #include "server/auth/grants.h"
@@ -64,6 +65,8 @@ class StatementRunner {
     int64_t timeout_millis = 0;    // 0 or less: the server's default
     bool describe_only = false;    // plan only: not counted, logged or delayed
     std::string default_database;  // for unqualified table names
+    // COPY ... FROM STDIN's rows, read from the front door's client while the statement runs.
+    query::CopyRows* copy_rows = nullptr;
     // On a cluster node, the query's read choice (query/base/read_choice.h); what is unset
     // (none, 0) is the node's (stratad --read-consistency, --max-staleness-ms,
     // --hedge-after-ms). A single node ignores it.

@@ -111,7 +111,7 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
 }
 
 // psql exports a query's rows with COPY ... TO STDOUT and its \copy, as CSV or in the text
-// format; COPY FROM and a server file are refused, saying what to use.
+// format; a server file is refused, saying what to use.
 TEST_F(PgWireE2ETest, PsqlCopiesRowsOut) {
   testing::ProcessResult r = Psql(
       {"COPY (SELECT host, usage, procs FROM mydb.cpu ORDER BY time) TO STDOUT WITH (FORMAT csv, "
@@ -134,10 +134,10 @@ TEST_F(PgWireE2ETest, PsqlCopiesRowsOut) {
   std::sort(lines.begin() + 1, lines.end());
   EXPECT_THAT(lines, ::testing::ElementsAre("host,usage", "", "a,1.5", "a,4", "b,2.5"));
 
-  r = Psql({"COPY mydb.cpu FROM STDIN", "COPY mydb.cpu TO '/tmp/x.csv'",
+  r = Psql({"COPY mydb.cpu FROM '/tmp/x.csv'", "COPY mydb.cpu TO '/tmp/x.csv'",
             "COPY (SELECT nope FROM mydb.cpu) TO STDOUT", "COPY mydb.cpu (nope) TO STDOUT",
             "SELECT 41 + 1"});
-  EXPECT_THAT(r.err, HasSubstr("COPY ... FROM is not supported; write rows with INSERT"));
+  EXPECT_THAT(r.err, HasSubstr("COPY FROM a server file or program is not supported"));
   EXPECT_THAT(r.err, HasSubstr("COPY TO a server file or program is not supported"));
   EXPECT_THAT(r.err, HasSubstr("column \"nope\" does not exist"));
   EXPECT_THAT(r.err, HasSubstr("LINE 1: COPY (SELECT nope FROM mydb.cpu) TO STDOUT\n"
@@ -146,6 +146,78 @@ TEST_F(PgWireE2ETest, PsqlCopiesRowsOut) {
   // under the COPY the user wrote.
   EXPECT_THAT(r.err, ::testing::EndsWith("ERROR:  column \"nope\" does not exist\n"));
   EXPECT_THAT(r.out, HasSubstr("42"));
+}
+
+// psql loads rows with \copy ... FROM a file and COPY ... FROM STDIN (its own input): CSV with
+// a header and quoted values, the text format with escapes and NULLs, a new table's columns
+// typed by their first values. Bad lines are named and the good ones written; a table's own
+// COPY TO output loads back into another table.
+TEST_F(PgWireE2ETest, PsqlCopiesRowsIn) {
+  const std::string csv = ::testing::TempDir() + "/strata_copy_in.csv";
+  std::ofstream(csv) << "time,host,usage,procs,up\n"
+                        "2024-03-01 11:10:00,c,7.5,2,true\n"
+                        "2024-03-01 11:11:00,\"d,e\",,,f\n";
+  testing::ProcessResult r =
+      Psql({"\\copy mydb.cpu (time, host, usage, procs, up) FROM '" + csv + "' CSV HEADER",
+            "SELECT host, usage, procs, up FROM mydb.cpu WHERE time >= '2024-03-01 11:10:00' "
+            "ORDER BY time"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "COPY 2\n"
+            " host | usage | procs | up \n"
+            "------+-------+-------+----\n"
+            " c    |   7.5 |     2 | t\n"
+            " d,e  |       |       | f\n"
+            "(2 rows)\n\n");
+
+  // A new table: site is text (a dimension), temp a number (a DOUBLE measure), ok a boolean.
+  r = testing::RunProcess(
+      {"/usr/bin/psql", "-X", "-h", "127.0.0.1", "-p", std::to_string(server_.pg_port()), "-U",
+       "grafana", "-d", "strata", "-c", "CREATE TABLE mydb.fresh", "-c",
+       "COPY mydb.fresh (time, site, temp, ok) FROM STDIN", "-c",
+       "SELECT site, temp, ok FROM mydb.fresh ORDER BY time", "-c", "DESCRIBE mydb.fresh"},
+      "2024-03-01 11:20:00\tlab\\t1\t21.5\tt\n"
+      "2024-03-01 11:21:00\t\\N\t-3\tf\n"
+      "\\.\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("COPY 2\n"));
+  // (psql shows the tab in "lab<tab>1" as spaces.)
+  EXPECT_THAT(r.out, HasSubstr(" lab     1 | 21.5 | t\n"
+                               "           |   -3 | f\n"));
+  EXPECT_THAT(r.out, HasSubstr(" site         | varchar   | DIMENSION\n"));
+  EXPECT_THAT(r.out, HasSubstr(" temp         | double    | MULTI\n"));
+  EXPECT_THAT(r.out, HasSubstr(" ok           | boolean   | MULTI\n"));
+
+  // Bad lines are rejected by number, with why; the good ones are written.
+  const std::string bad = ::testing::TempDir() + "/strata_copy_bad.csv";
+  std::ofstream(bad) << "2024-03-01 11:30:00,f,1\n"
+                        "yesterday,g,2\n"
+                        "2024-03-01 11:32:00,h,abc\n"
+                        "2024-03-01 11:33:00,i\n";
+  r = Psql({"\\copy mydb.cpu (time, host, usage) FROM '" + bad + "' CSV",
+            "SELECT count(*) FROM mydb.cpu WHERE host IN ('f', 'g', 'h', 'i')",
+            "COPY mydb.nosuch FROM STDIN", "COPY (SELECT 1) FROM STDIN"});
+  EXPECT_THAT(r.err, HasSubstr("ERROR:  COPY wrote 1 of 4 rows; 3 were rejected; line 2: its time "
+                               "'yesterday' is not a timestamp; line 3: column usage: 'abc' is "
+                               "not a double; line 4: it has 2 fields for the 3 columns\n"));
+  EXPECT_THAT(r.out, HasSubstr("     1\n"));
+  EXPECT_THAT(r.err, HasSubstr("ERROR:  table \"nosuch\" does not exist in database \"mydb\"\n"));
+  EXPECT_THAT(r.err, HasSubstr("COPY (query) is TO STDOUT only"));
+
+  // A table's rows out in the text format and into another table, column by column.
+  const std::string dump = ::testing::TempDir() + "/strata_copy_dump.txt";
+  r =
+      Psql({"\\copy (SELECT time, host, usage, procs, up FROM mydb.cpu WHERE time < "
+            "'2024-03-01 11:10:00') TO '" +
+                dump + "'",
+            "CREATE TABLE mydb.again",
+            "\\copy mydb.again (time, host, usage, procs, up) FROM '" + dump + "'",
+            "SELECT host, usage, procs, up FROM mydb.again ORDER BY time"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("COPY 3\nCREATE TABLE\nCOPY 3\n"));
+  EXPECT_THAT(r.out, HasSubstr(" a    |   1.5 |     3 | t\n"
+                               " b    |   2.5 |       | \n"
+                               " a    |     4 |       | \n"));
 }
 
 // A statement that only mentions a pg_ name (a value, an alias, a column) is the user's: it

@@ -2,7 +2,7 @@
 """psycopg 3 (Debian's python3-psycopg) against Strata's PostgreSQL port.
 
 Server-side parameters (the extended protocol; lists too), typed values back, errors
-with SQLSTATE and position, a prepared statement, and Grafana's statements
+with SQLSTATE and position, a prepared statement, COPY both ways, and Grafana's statements
 replayed (grafana_statements.py). Exits non-zero with the first mismatch.
 Usage: psycopg_client.py PORT [PASSWORD]
 """
@@ -145,6 +145,27 @@ with psycopg.connect(conninfo) as conn:
                 cur.execute("SELECT room, celsius FROM py_ddl.readings ORDER BY time")
                 check("inserted rows read back", cur.fetchall(),
                       [("hall", 19.5), ("attic", 12.0), ("cellar", 8.25)])
+                # COPY FROM STDIN: psycopg's write_row sends the text format (a tab escaped).
+                with cur.copy("COPY py_ddl.readings (time, room, celsius) FROM STDIN") as copy:
+                    copy.write_row((datetime.datetime(2024, 3, 1, 11, 3, tzinfo=UTC),
+                                    "loft\tnorth", 15.5))
+                    copy.write_row(("2024-03-01 11:04:00", "porch", 2))
+                check("COPY FROM STDIN", cur.statusmessage, "COPY 2")
+                cur.execute("SELECT room, celsius FROM py_ddl.readings "
+                            "WHERE time >= '2024-03-01 11:03:00' ORDER BY time")
+                check("copied rows read back", cur.fetchall(),
+                      [("loft\tnorth", 15.5), ("porch", 2.0)])
+        conn.rollback()
+
+        # A COPY block that raises sends CopyFail: the server ends the COPY with the client's
+        # reason, and the connection goes on.
+        try:
+            with cur.copy("COPY mydb.cpu (time, host, usage) FROM STDIN") as copy:
+                copy.write_row(("2024-03-01 11:50:00", "z", 1.0))
+                raise RuntimeError("the client stops")
+        except psycopg.errors.QueryCanceled as e:
+            check("CopyFail's error", str(e),
+                  "COPY from stdin failed: error from Python: RuntimeError - the client stops")
         conn.rollback()
 
         # Prepared: psycopg prepares a statement it runs repeatedly.
