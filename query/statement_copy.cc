@@ -45,10 +45,10 @@ DataType TypeOfText(std::string_view text) {
 }
 
 // `text` as a value of `type`; nullopt when it is not one.
-std::optional<Datum> ValueOfText(std::string text, DataType type) {
+std::optional<Datum> ValueOfText(const std::string& text, DataType type) {
   switch (type) {
     case DataType::kVarchar:
-      return Datum::Varchar(std::move(text));
+      return Datum::Varchar(text);
     case DataType::kBigint: {
       int64_t v;
       if (!absl::SimpleAtoi(text, &v)) return std::nullopt;
@@ -123,8 +123,8 @@ absl::Status CopyFrom(Statement stmt, const StatementRun& run) {
         })) {
       return SqlError(run.sql, stmt.table_pos,
                       StrCat("table ", stmt.table,
-                             " has no dimensions or measures yet, whose "
-                             "order COPY would take its columns in; name them: COPY ",
+                             " has no dimensions or measures yet, whose order "
+                             "COPY would take its columns in; name them: COPY ",
                              stmt.table, " (time, host, usage) FROM STDIN"));
     }
   }
@@ -164,8 +164,8 @@ absl::Status CopyFrom(Statement stmt, const StatementRun& run) {
                                         " is new to the table and NULL in the "
                                         "first ",
                                         kRowsTypesAreReadFrom,
-                                        " rows, which its type is read "
-                                        "from; put a row with its value first"));
+                                        " rows, which its type is read from; "
+                                        "put a row with its value first"));
         return absl::OkStatus();
       }
       std::optional<Datum> value = ValueOfText(*field, columns[c].type);

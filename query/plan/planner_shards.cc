@@ -33,17 +33,26 @@ int TimeColumnOf(const Schema& schema) {
   return -1;
 }
 
+// The most text of conditions a fragment's statement carries: it must stay within a
+// statement's limit (kMaxQueryBytes) on the node that runs it, and a list parameter or an IN
+// subquery's answers can write far more (a million values). What does not fit is applied by
+// the coordinator, to the rows the fragments send.
+constexpr size_t kMaxPushedConditionBytes = kMaxQueryBytes / 4;
+
 // Takes the conjuncts of `where` (bound against `table->schema`) a fragment can apply as
 // they are written into `table`: the time range (as its bounds, so ago() and now() are read
-// on this node's clock) and those AppendPortableSql writes.
+// on this node's clock) and those AppendPortableSql writes, up to kMaxPushedConditionBytes.
 void PushConditions(ExprPtr where, const EvalContext& eval, FragmentedTable* table) {
   const Schema& schema = table->schema;
   const int time_column = TimeColumnOf(schema);
   int64_t start = INT64_MIN, end = INT64_MAX;
+  size_t pushed_bytes = 0;
   for (ExprPtr& c : TakeConjuncts(std::move(where))) {
     if (time_column >= 0 && NarrowTimeRange(*c, time_column, eval, &start, &end)) continue;
     std::string text;
-    if (AppendPortableSql(*c, schema, &text, nullptr, eval.now_nanos)) {
+    if (AppendPortableSql(*c, schema, &text, nullptr, eval.now_nanos) &&
+        pushed_bytes + text.size() <= kMaxPushedConditionBytes) {
+      pushed_bytes += text.size();
       table->pushed.push_back(std::move(c));
     } else {
       table->where_whole = false;

@@ -168,6 +168,20 @@ absl::Status ApplyOption(const std::string& name, Tokens& tokens, CopyStatement*
   return absl::OkStatus();
 }
 
+// STDIN after FROM, STDOUT after TO: the client's side. A server file or program is refused
+// saying what to use.
+absl::Status ExpectTheClient(Tokens& tokens, bool from) {
+  if (tokens.Accept(from ? "stdin" : "stdout")) return absl::OkStatus();
+  std::optional<Token> target = tokens.Peek();
+  if (target && (target->kind == Token::kString || target->text == "program")) {
+    return absl::UnimplementedError(StrCat(
+        "COPY ", from ? "FROM" : "TO", " a server file or program is not supported; COPY ... ",
+        from ? "FROM STDIN (psql's \\copy) reads" : "TO STDOUT (psql's \\copy) writes",
+        " the rows where the client is"));
+  }
+  return Malformed(from ? "FROM STDIN is missing" : "TO STDOUT is missing");
+}
+
 absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
   CopyStatement copy;
   if (tokens.Accept("(")) {
@@ -205,15 +219,7 @@ absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
     const std::string_view table = sql.substr(first->begin, table_end - first->begin);
     if (tokens.Accept("from")) {
       // Strata's COPY FROM STDIN of the same table and columns; the rows come from here.
-      if (!tokens.Accept("stdin")) {
-        std::optional<Token> source = tokens.Peek();
-        if (source && (source->kind == Token::kString || source->text == "program")) {
-          return absl::UnimplementedError(
-              "COPY FROM a server file or program is not supported; COPY ... FROM STDIN (psql's "
-              "\\copy) reads the rows where the client is");
-        }
-        return Malformed("FROM STDIN is missing");
-      }
+      RETURN_IF_ERROR(ExpectTheClient(tokens, /*from=*/true));
       copy.from_stdin = true;
       copy.query =
           StrCat("COPY ", table, columns ? StrCat(" (", *columns, ")") : "", " FROM STDIN");
@@ -226,15 +232,7 @@ absl::StatusOr<CopyStatement> Parse(std::string_view sql, Tokens& tokens) {
       return Malformed("COPY (query) is TO STDOUT only; COPY FROM STDIN names a table");
     }
     if (!tokens.Accept("to")) return Malformed("TO STDOUT is missing");
-    if (!tokens.Accept("stdout")) {
-      std::optional<Token> target = tokens.Peek();
-      if (target && (target->kind == Token::kString || target->text == "program")) {
-        return absl::UnimplementedError(
-            "COPY TO a server file or program is not supported; COPY ... TO STDOUT (psql's "
-            "\\copy) writes the rows where the client is");
-      }
-      return Malformed("TO STDOUT is missing");
-    }
+    RETURN_IF_ERROR(ExpectTheClient(tokens, /*from=*/false));
   }
   tokens.Accept("with");
   Given given;

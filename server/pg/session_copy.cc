@@ -2,6 +2,7 @@
 // session's thread waits for it, and asks for the client's rows one at a time; the rows are
 // read from the connection as it asks (CopyInDecoder), so a copy of any size holds one line
 // and one batch of records.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,6 +16,11 @@
 
 namespace strata::pg {
 namespace {
+
+// A COPY runs as long as its client sends, not within the server's query timeout (a load of
+// 100 M rows takes minutes); instead it ends when the client sends nothing for this long.
+constexpr auto kCopyRunsFor = std::chrono::hours(24);
+constexpr auto kCopyIdleFor = std::chrono::minutes(5);
 
 // The statement's answer: the rows it wrote.
 class CountSink final : public query::ResultSink {
@@ -46,6 +52,13 @@ absl::Status Session::RunCopyIn(const CopyStatement& copy) {
   CopyInDecoder decoder(copy);
   bool started = false;  // CopyInResponse sent: the client is sending its data
   bool ended = false;    // its CopyDone or CopyFail read
+  // The client's next message, if it sends one within kCopyIdleFor.
+  auto read_message = [this](char* type, std::string* body) {
+    stream_->SetReadDeadline(std::chrono::steady_clock::now() + kCopyIdleFor);
+    const bool read = ReadMessage(type, body, kMaxMessageBytes);
+    stream_->SetReadDeadline(std::nullopt);
+    return read;
+  };
   ReadRows rows([&](query::CopyRow* row) -> absl::StatusOr<bool> {
     if (!started) {
       out_.Begin('G');  // CopyInResponse: the text format for the whole copy
@@ -60,9 +73,12 @@ absl::Status Session::RunCopyIn(const CopyStatement& copy) {
       if (got || ended) return got;
       char type;
       std::string body;
-      if (!ReadMessage(&type, &body, kMaxMessageBytes)) {
+      if (!read_message(&type, &body)) {
         broken_ = true;
-        return absl::CancelledError("the client went away during COPY FROM STDIN");
+        return absl::CancelledError(
+            StrCat("the client went away (or sent nothing for ",
+                   std::chrono::duration_cast<std::chrono::seconds>(kCopyIdleFor).count(),
+                   " s) during COPY FROM STDIN"));
       }
       switch (type) {
         case 'd':  // CopyData
@@ -87,12 +103,14 @@ absl::Status Session::RunCopyIn(const CopyStatement& copy) {
       }
     }
   });
-  StatementRunner::Request local{.caller = caller_,
-                                 .sql = copy.query,
-                                 .peer = peer_,
-                                 .cancel = cancel_,
-                                 .default_database = database_,
-                                 .copy_rows = &rows};
+  StatementRunner::Request local{
+      .caller = caller_,
+      .sql = copy.query,
+      .peer = peer_,
+      .cancel = cancel_,
+      .timeout_millis = std::chrono::duration_cast<std::chrono::milliseconds>(kCopyRunsFor).count(),
+      .default_database = database_,
+      .copy_rows = &rows};
   CountSink sink;
   const absl::Status run = context_.queries->Run(local, &sink).status();
   // A COPY that failed while the client sent: the client goes on to CopyDone (or CopyFail)
@@ -100,7 +118,7 @@ absl::Status Session::RunCopyIn(const CopyStatement& copy) {
   while (started && !ended && !broken_) {
     char type;
     std::string body;
-    if (!ReadMessage(&type, &body, kMaxMessageBytes)) {
+    if (!read_message(&type, &body)) {
       broken_ = true;
     } else {
       ended = type == 'c' || type == 'f';

@@ -233,6 +233,16 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
     ASSERT_TRUE(correlated.status.ok()) << correlated.status.error_message();
     EXPECT_EQ(RowsText(correlated.rows), std::to_string(kHosts) + "\n");
   }
+  // An IN subquery's 50,000 answers are more than a fragment's statement may carry (256 KiB
+  // of SQL on the node that runs it; they failed the query): the coordinator applies them to
+  // the rows the fragments send, with the same answer.
+  QueryResult long_list =
+      QueryThrough(1,
+                   "SELECT count(DISTINCT host) FROM demo.cpu WHERE host IN (SELECT 'h' || "
+                   "CAST(a * 10000 + b AS varchar) FROM UNNEST(sequence(0, 4)) AS s(a) CROSS "
+                   "JOIN UNNEST(sequence(0, 9999)) AS t(b))");
+  ASSERT_TRUE(long_list.status.ok()) << long_list.status.error_message();
+  EXPECT_EQ(RowsText(long_list.rows), std::to_string(kHosts) + "\n");
   // EXPLAIN names where each shard is read, and what the fragments compute.
   const std::string aggregated =
       RowsThrough(0, "EXPLAIN SELECT host, avg(measure_value::double) FROM demo.cpu GROUP BY host");
