@@ -37,20 +37,54 @@ std::string FormatSqlTimestamp(int64_t nanos) {
   return buf;
 }
 
-std::optional<int64_t> ParseTimestamp(std::string_view text) {
-  std::string buf(text);
-  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
-  if (std::sscanf(buf.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3) return std::nullopt;
-  size_t i = consumed;
+namespace {
+
+// Reads 1 to `most` digits at text[*i] (after spaces, as scanf's %d skips them) into *value.
+bool ReadNumber(std::string_view text, size_t* i, int most, int* value) {
+  while (*i < text.size() && std::isspace(static_cast<unsigned char>(text[*i]))) ++*i;
+  int n = 0, v = 0;
+  for (; n < most && *i < text.size() && std::isdigit(static_cast<unsigned char>(text[*i]));
+       ++n, ++*i) {
+    v = v * 10 + (text[*i] - '0');
+  }
+  *value = v;
+  return n > 0;
+}
+
+// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil); a
+// day past its month's end counts on into the next month, as timegm counts it.
+int64_t DaysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t year_of_era = y - era * 400;
+  const int64_t day_of_year = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseTimestamp(std::string_view buf) {
+  // By hand, not sscanf (a tenth of a COPY's server time): each field 1 to its width of
+  // digits, spaces before a field skipped, as "%4d-%2d-%2d" read them.
+  int y, mo, d, h = 0, mi = 0, s = 0;
+  size_t i = 0;
+  auto literal = [&](char c) {
+    if (i >= buf.size() || buf[i] != c) return false;
+    ++i;
+    return true;
+  };
+  if (!ReadNumber(buf, &i, 4, &y) || !literal('-') || !ReadNumber(buf, &i, 2, &mo) ||
+      !literal('-') || !ReadNumber(buf, &i, 2, &d)) {
+    return std::nullopt;
+  }
   int64_t fraction = 0, offset_seconds = 0;
   if (i < buf.size() && (buf[i] == 'T' || buf[i] == ' ')) {
-    int n = 0;
-    if (std::sscanf(buf.c_str() + i + 1, "%2d:%2d%n", &h, &mi, &n) != 2) return std::nullopt;
-    i += 1 + n;
-    if (i < buf.size() && buf[i] == ':') {
-      if (std::sscanf(buf.c_str() + i + 1, "%2d%n", &s, &n) != 1) return std::nullopt;
-      i += 1 + n;
+    ++i;
+    if (!ReadNumber(buf, &i, 2, &h) || !literal(':') || !ReadNumber(buf, &i, 2, &mi)) {
+      return std::nullopt;
     }
+    if (literal(':') && !ReadNumber(buf, &i, 2, &s)) return std::nullopt;
     if (i < buf.size() && buf[i] == '.') {
       ++i;
       int digits = 0;
@@ -87,16 +121,10 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
   if (i != buf.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) {
     return std::nullopt;
   }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
   // Nanoseconds since the epoch fit 1677-09-21 .. 2262-04-11: a time outside
   // that range is not a timestamp (it would wrap around).
-  const int64_t seconds = static_cast<int64_t>(timegm(&tm)) - offset_seconds;
+  const int64_t seconds =
+      DaysFromCivil(y, mo, d) * 86'400 + h * 3600 + mi * 60 + s - offset_seconds;
   int64_t nanos = 0;
   if (__builtin_mul_overflow(seconds, kNanosPerSecond, &nanos) ||
       __builtin_add_overflow(nanos, fraction, &nanos)) {

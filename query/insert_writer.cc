@@ -143,6 +143,7 @@ absl::Status InsertWriter::PushNumbered(Row row, int64_t number) {
   InputRecord record{.measure_name = table_.name,
                      .measure_value_type = MeasureKind::kMulti,
                      .time_unit = TimeUnit::kNanoseconds};
+  record.measure_values.reserve(roles_.size());
   std::optional<std::string> wrong;
   for (size_t c = 0; c < roles_.size() && !wrong; ++c) {
     const ColumnRole& role = roles_[c];

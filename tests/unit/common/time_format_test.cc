@@ -37,6 +37,18 @@ TEST(TimeFormatTest, Parses) {
       {"2023-05-17", kT - kT % kNanosPerDay},
       {"2023-05-17 20:54", kT - 39'123'000'000},
       {"1970-01-01 00:00:00.000000001", 1},
+      // Read by hand as sscanf's %4d-%2d-%2d read it: 1 or 2 digit fields, a day past the
+      // month's end counted into the next (as timegm did), leap years, the range's ends.
+      {"2023-5-7 1:2:3", int64_t{1683421323} * 1'000'000'000},
+      {"2023-02-30", int64_t{1677715200} * 1'000'000'000},
+      {"2024-02-29 12:00:00", int64_t{1709208000} * 1'000'000'000},
+      {"1900-03-01", int64_t{-2203891200} * 1'000'000'000},
+      {"1970-01-01", 0},
+      {"2262-04-11 23:47:16", int64_t{9223372036} * 1'000'000'000},
+      {"2262-04-11 23:47:17", std::nullopt},
+      {"0001-01-01", std::nullopt},
+      {"2023-05-17 20:54:", std::nullopt},
+      {"2023-05-17 20", std::nullopt},
       {"2023-13-01", std::nullopt},
       {"2023-05-17 25:00:00", std::nullopt},
       {"2023-05-17x", std::nullopt},
