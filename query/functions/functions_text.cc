@@ -7,7 +7,9 @@
 // Positions and lengths count code points, as Presto's do, so no result
 // splits a character; every result is bounded by kMaxTextBytes.
 #include <algorithm>
+#include <cctype>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -90,6 +92,48 @@ const re2::RE2* Pattern(std::string_view function, const std::string& text,
   if (pattern.ok()) return *pattern;
   if (c.error.empty()) c.error = StrCat(function, "(): ", pattern.status().message());
   return nullptr;
+}
+
+// SQL's SIMILAR TO pattern as an RE2 expression of the whole text, as PostgreSQL translates it
+// (similar_escape): % is any text, _ any character, | * + ? {m,n} ( ) and [...] keep their
+// meaning, `escape` (none if empty) makes the next character plain, and the characters that are
+// special only to regular expressions (. ^ $ \) are plain. nullopt when `escape` is longer
+// than one character.
+std::optional<std::string> SimilarToRegex(std::string_view pattern, std::string_view escape) {
+  if (escape.size() > 1) return std::nullopt;
+  std::string out = "^(?:";
+  bool escaped = false;
+  bool in_brackets = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (escaped) {
+      escaped = false;
+      if (!std::isalnum(static_cast<unsigned char>(c))) out.push_back('\\');
+      out.push_back(c);
+    } else if (!escape.empty() && c == escape[0]) {
+      escaped = true;
+    } else if (in_brackets) {
+      if (c == '\\') out.push_back('\\');  // a backslash is plain in a bracket too
+      out.push_back(c);
+      if (c == ']') in_brackets = false;
+    } else if (c == '[') {
+      in_brackets = true;
+      out.push_back(c);
+      // ] or ^] first in a bracket is a ] of the set, not its end.
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out.push_back(pattern[++i]);
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out.push_back(pattern[++i]);
+    } else if (c == '%') {
+      out += ".*";
+    } else if (c == '_') {
+      out.push_back('.');
+    } else if (c == '.' || c == '^' || c == '$' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + ")$";  // a trailing escape escapes nothing (PostgreSQL drops it)
 }
 
 // The capture group `group` of `pattern` when it has one; else the error.
@@ -347,6 +391,26 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
     scalars->push_back(std::move(f));
   };
 
+  add({"similar_to", "similar_to(varchar, pattern [, escape]) -> boolean",
+       "x SIMILAR TO pattern [ESCAPE 'c']: true if the SQL pattern matches the whole text (% any "
+       "text, _ any character; alternatives, repeats (* + ? {m,n}), groups and [...] sets as in "
+       "regular expressions; the escape, a backslash unless given, makes the next character "
+       "plain).",
+       Fixed({P::kVarchar, P::kVarchar, P::kVarchar}, DataType::kBoolean,
+             "similar_to(varchar, varchar [, varchar])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const std::optional<std::string> regex =
+             SimilarToRegex(a[1].s, a.size() > 2 ? std::string_view(a[2].s) : "\\");
+         if (!regex) {
+           return FailQuery(c,
+                            StrCat("SIMILAR TO's ESCAPE is one character (or '' for none), not '",
+                                   EchoInput(a[2].s), "'"),
+                            DataType::kBoolean);
+         }
+         const re2::RE2* pattern = Pattern("similar_to", *regex, c);
+         if (pattern == nullptr) return Datum::Null(DataType::kBoolean);
+         return Datum::Bool(re2::RE2::FullMatch(a[0].s, *pattern));
+       }});
   add({"regexp_extract", "regexp_extract(varchar, pattern [, group]) -> varchar",
        "The first match of the pattern (RE2), or its capturing group; NULL when nothing matches.",
        Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr,

@@ -1358,8 +1358,9 @@ class Parser {
         continue;
       }
       bool negated = false;
-      if (IsWord(t, "not") && (IsWord(Peek(1), "in") || IsWord(Peek(1), "between") ||
-                               IsWord(Peek(1), "like") || IsWord(Peek(1), "ilike"))) {
+      if (IsWord(t, "not") &&
+          (IsWord(Peek(1), "in") || IsWord(Peek(1), "between") || IsWord(Peek(1), "like") ||
+           IsWord(Peek(1), "ilike") || (IsWord(Peek(1), "similar") && IsWord(Peek(2), "to")))) {
         Next();
         negated = true;
       }
@@ -1426,6 +1427,24 @@ class Parser {
           RETURN_IF_ERROR(Adopt(*e, std::move(escape)));
         }
         left = std::move(e);
+      } else if (IsWord(op, "similar") && IsWord(Peek(1), "to")) {
+        // x [NOT] SIMILAR TO pattern [ESCAPE 'c']: similar_to(x, pattern [, 'c']).
+        Position pos = Next().pos;
+        Next();  // TO
+        ExprPtr call = Make(ExprKind::kCall, pos, "similar_to");
+        RETURN_IF_ERROR(Adopt(*call, std::move(left)));
+        ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+        RETURN_IF_ERROR(Adopt(*call, std::move(pattern)));
+        if (AcceptWord("escape")) {
+          ASSIGN_OR_RETURN(ExprPtr escape, ParseConcat());
+          RETURN_IF_ERROR(Adopt(*call, std::move(escape)));
+        }
+        if (negated) {
+          ExprPtr not_call = Make(ExprKind::kUnary, pos, "NOT");
+          RETURN_IF_ERROR(Adopt(*not_call, std::move(call)));
+          call = std::move(not_call);
+        }
+        left = std::move(call);
       } else {
         return left;
       }
