@@ -19,7 +19,7 @@
 #include "query/exec/table_layout.h"
 #include "query/parse/ast.h"
 #include "query/statements.h"
-#include "storage/rows/write_types.h"
+#include "query/insert_sink.h"  // the write seam: WriteRequest, WriteResult
 
 namespace strata::query {
 
