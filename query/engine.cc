@@ -6,12 +6,29 @@
 #include "common/strings.h"
 #include "query/base/shard_reads.h"
 #include "query/exec/table_layout.h"
+#include "query/expr/expr.h"
 #include "query/functions/functions.h"
 #include "query/parse/parser.h"
 #include "query/plan/planner.h"
 #include "query/statements.h"
 
 namespace strata::query {
+namespace {
+
+// The memory the statement's array parameters take in its plan: each array copied, and the
+// hash set of an IN list over it.
+int64_t ListParameterBytes(const QueryParameters& parameters) {
+  int64_t bytes = 0;
+  auto add = [&bytes](const Datum& value) {
+    if (!IsComposite(value.type)) return;
+    bytes += static_cast<int64_t>(sizeof(Datum)) + value.HeapBytes() + InListBytes(value);
+  };
+  for (const Datum& value : parameters.positional) add(value);
+  for (const auto& [name, value] : parameters.named) add(value);
+  return bytes;
+}
+
+}  // namespace
 namespace {
 
 // Cuts the rows into pages for the ResultSink and counts them. The page
@@ -154,6 +171,9 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   // SQL), and the planner's copies of it are of the same order.
   RETURN_IF_ERROR(context.Reserve(2 * stmt.expressions * static_cast<int64_t>(sizeof(Expr)),
                                   "its syntax tree"));
+  // A list parameter (`= ANY($1)`, up to 1,000,000 values) is copied into the plan as one
+  // array, and hashed where it is an IN list.
+  RETURN_IF_ERROR(context.Reserve(ListParameterBytes(options.parameters), "its list parameters"));
   auto finish = [&]() -> absl::StatusOr<QueryStats> {
     stats.elapsed_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::steady_clock::now() - started)

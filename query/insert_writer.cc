@@ -135,11 +135,11 @@ InsertWriter::InsertWriter(const TableInfo& table, std::vector<ColumnRole> roles
 
 absl::Status InsertWriter::PushNumbered(Row row, int64_t number) {
   if (verb_ == "INSERT" && rows_ == kMaxRows) {
-    return absl::ResourceExhaustedError(
-        StrCat("an INSERT writes at most ", kMaxRows, " rows (", written_,
-               " were written); insert a narrower time range at a time"));
+    return absl::ResourceExhaustedError(StrCat("an INSERT writes at most ", kMaxRows,
+                                               " rows; insert a narrower time range at a time"));
   }
   ++rows_;
+  last_number_ = std::max(last_number_, number);
   InputRecord record{.measure_name = table_.name,
                      .measure_value_type = MeasureKind::kMulti,
                      .time_unit = TimeUnit::kNanoseconds};
@@ -192,6 +192,7 @@ absl::Status InsertWriter::PushNumbered(Row row, int64_t number) {
 
 void InsertWriter::Reject(int64_t number, std::string_view reason) {
   ++rows_;
+  last_number_ = std::max(last_number_, number);
   Keep(number, reason);
 }
 
@@ -225,7 +226,12 @@ absl::Status InsertWriter::Flush() {
 absl::Status InsertWriter::Collect() {
   InFlight write = std::move(in_flight_.front());
   in_flight_.pop_front();
-  ASSIGN_OR_RETURN(WriteResult result, write.result.get());
+  absl::StatusOr<WriteResult> answer = write.result.get();
+  if (!answer.ok()) {
+    unwritten_from_ = std::min(unwritten_from_, write.rows.front());
+    return answer.status();
+  }
+  const WriteResult& result = *answer;
   written_ += result.total();
   for (const RejectedRecord& r : result.rejected) {
     Keep(write.rows.at(r.record_index),
@@ -239,6 +245,20 @@ absl::Status InsertWriter::Finish() {
   RETURN_IF_ERROR(Flush());
   while (!in_flight_.empty()) RETURN_IF_ERROR(Collect());
   return absl::OkStatus();
+}
+
+absl::Status InsertWriter::Stopped(absl::Status error) {
+  while (!in_flight_.empty()) Collect().IgnoreError();  // a failed one is noted in Collect
+  if (written_ == 0) return error;
+  int64_t resend_from = std::min(unwritten_from_, last_number_ + 1);
+  if (!batch_rows_.empty()) resend_from = std::min(resend_from, batch_rows_.front());
+  return absl::Status(
+      error.code(),
+      StrCat(error.message(), "; ", verb_, " wrote ", written_, " rows before it, which stay (",
+             verb_ == "COPY" ? "a COPY" : "an INSERT", " is not undone): ", unit_, "s from ",
+             resend_from,
+             " on are not known written; sending them again is safe, a record written again "
+             "with its value is a no-op"));
 }
 
 void InsertWriter::Keep(int64_t number, std::string_view reason) {

@@ -76,6 +76,12 @@ class InsertWriter final : public RowSink {
   int64_t written() const { return written_; }
   // The rejections as an error, or OK when there were none.
   absl::Status Rejections() const;
+  // `error`, which ends the statement, saying what it leaves: the rows written before it stay
+  // (a statement here is not a transaction). Waits for the requests in flight first, whose
+  // rows may have been written, so that the count is exact, and names the first row (line)
+  // not known written, where a client resends from: a record written again with the value it
+  // has is a no-op. `error` unchanged when no row was written.
+  absl::Status Stopped(absl::Status error);
 
  private:
   // A request of the batch, sent; waits first for the oldest answer when kWritesInFlight are.
@@ -99,6 +105,8 @@ class InsertWriter final : public RowSink {
   };
   std::deque<InFlight> in_flight_;  // oldest first
   int64_t rows_ = 0;
+  int64_t last_number_ = 0;             // the highest row (line) number pushed or rejected
+  int64_t unwritten_from_ = INT64_MAX;  // the first row of the first request that failed
   int64_t written_ = 0;
   int64_t rejected_ = 0;
   std::vector<std::pair<int64_t, std::string>> reasons_;  // by row number

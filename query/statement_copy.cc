@@ -178,15 +178,18 @@ absl::Status CopyFrom(Statement stmt, const StatementRun& run) {
     }
     return writer.PushNumbered(std::move(row), line.line);
   };
-  for (CopyRow& line : first) RETURN_IF_ERROR(write(line));
-  first.clear();
-  CopyRow line;
-  while (more) {
-    RETURN_IF_ERROR(run.context.CheckAlive());
-    ASSIGN_OR_RETURN(more, source->Next(&line));
-    if (more) RETURN_IF_ERROR(write(line));
-  }
-  RETURN_IF_ERROR(writer.Finish());
+  auto copy = [&]() -> absl::Status {
+    for (CopyRow& line : first) RETURN_IF_ERROR(write(line));
+    first.clear();
+    CopyRow line;
+    while (more) {
+      RETURN_IF_ERROR(run.context.CheckAlive());
+      ASSIGN_OR_RETURN(more, source->Next(&line));
+      if (more) RETURN_IF_ERROR(write(line));
+    }
+    return writer.Finish();
+  };
+  if (absl::Status copied = copy(); !copied.ok()) return writer.Stopped(std::move(copied));
   RETURN_IF_ERROR(writer.Rejections());
   run.stats.rows_returned = 0;
   return run.Emit(answer, {{Datum::Bigint(writer.written())}});

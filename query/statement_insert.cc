@@ -23,8 +23,9 @@ absl::Status InsertRows(Statement stmt, const StatementRun& run) {
   if (run.options.describe_only) return run.sink.Columns(answer);
   InsertWriter writer(*target.table, std::move(roles), run, "INSERT", "row");
   RETURN_IF_ERROR(run.context.CheckAlive());
-  RETURN_IF_ERROR(plan->Run(&run.context, &writer));
-  RETURN_IF_ERROR(writer.Finish());  // the last batch, if the run did not write it
+  absl::Status inserted = plan->Run(&run.context, &writer);
+  if (inserted.ok()) inserted = writer.Finish();  // the last batch, if the run did not write it
+  if (!inserted.ok()) return writer.Stopped(std::move(inserted));
   RETURN_IF_ERROR(writer.Rejections());
   run.stats.rows_returned = 0;
   return run.Emit(answer, {{Datum::Bigint(writer.written())}});

@@ -1276,4 +1276,16 @@ std::optional<Datum> FoldConstant(const Expr& e, const EvalContext& context) {
   return Eval(e, Row{}, context);
 }
 
+int64_t InListBytes(const Datum& array) {
+  if (array.null || !IsComposite(array.type)) return 0;
+  constexpr int64_t kSlot = (sizeof(std::string) + 1) * 8 / 7;
+  constexpr int64_t kInPlace = 15;  // a std::string's own buffer
+  int64_t bytes = 0;
+  for (const Datum& v : array.items()) {
+    const int64_t key = static_cast<int64_t>(sizeof(int64_t)) + v.HeapBytes();
+    bytes += kSlot + (key > kInPlace ? key + 1 : 0);
+  }
+  return bytes;
+}
+
 }  // namespace strata::query

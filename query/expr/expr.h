@@ -37,6 +37,11 @@ struct LookupTable {
 // memory budgets.
 int64_t RowBytes(const Row& row);
 
+// What the hash set of an IN list over `array`'s elements (Expr::in_array) takes beside the
+// array, for the query memory budgets: a slot for each element (a key string and its control
+// byte, the table at most 7/8 full) and the key's own bytes where they do not fit in it.
+int64_t InListBytes(const Datum& array);
+
 // Binds `expr` (and its children) against `schema`. Aggregate calls are an
 // error here (the planner takes them out first). `sql` is for error carets.
 absl::Status Bind(Expr& expr, const Schema& schema, std::string_view sql);

@@ -272,6 +272,7 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
     list->kind = ExprKind::kLiteral;
     list->pos = e.pos;
     list->literal = Datum::Composite(*array_type, std::move(values));
+    RETURN_IF_ERROR(context_->Reserve(InListBytes(list->literal), "IN (SELECT ...)'s answers"));
     e.args.push_back(std::move(list));
     e.in_array = true;
   }

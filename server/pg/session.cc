@@ -956,8 +956,10 @@ void Session::Describe(MessageReader& in) {
     SendError(absl::InvalidArgumentError("Describe needs 'S' or 'P'"));
     return;
   }
-  if (IsBlank(statement->sql) || FirstWord(statement->sql) == "delete" ||
-      FirstWord(statement->sql) == "insert" || IsCatalogChange(FirstWord(statement->sql))) {
+  // As PostgreSQL: no rows from these (a COPY's go in CopyData, not DataRow).
+  const std::string first_word = FirstWord(statement->sql);
+  if (IsBlank(statement->sql) || first_word == "delete" || first_word == "insert" ||
+      first_word == "copy" || IsCatalogChange(first_word)) {
     out_.Begin('n');  // NoData
     out_.End();
     return;

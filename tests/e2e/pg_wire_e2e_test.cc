@@ -309,6 +309,35 @@ TEST_F(PgWireE2ETest, NodePostgres) {
 // A minimal frontend for what the clients above do not send.
 using RawClient = testing::PgRawClient;
 
+// COPY through the extended protocol, as a driver that prepares every statement sends it: its
+// Describe answers NoData (its rows travel in CopyData, not DataRow), then Execute takes the
+// rows (CopyInResponse, the client's CopyData and CopyDone, CommandComplete `COPY 2`).
+TEST_F(PgWireE2ETest, CopyThroughTheExtendedProtocolIsDescribedAsNoRows) {
+  RawClient c(server_.pg_port());
+  ASSERT_TRUE(c.connected());
+  EXPECT_THAT(c.Start(), ::testing::StartsWith("RSSSSSSSSSSKZ"));
+  const std::string copy_in = "COPY mydb.cpu (time, host, usage) FROM STDIN";
+  c.Send('P', RawClient::Str("c1") + RawClient::Str(copy_in) + RawClient::Int16(0));
+  c.Send('D', "S" + RawClient::Str("c1"));
+  c.Send('B', RawClient::Str("") + RawClient::Str("c1") + RawClient::Int16(0) +
+                  RawClient::Int16(0) + RawClient::Int16(0));
+  c.Send('D', "P" + RawClient::Str(""));
+  c.Send('E', RawClient::Str("") + RawClient::Int32(0));
+  c.Send('d', "2024-03-01 12:00:00\textended\t1.5\n2024-03-01 12:01:00\textended\t2.5\n");
+  c.Send('c', "");
+  c.Send('S', "");
+  // ParseComplete, ParameterDescription, NoData, BindComplete, NoData, CopyInResponse,
+  // CommandComplete.
+  EXPECT_EQ(c.ReadUntilReady(), "1tn2nGCZ");
+  c.Send('Q', RawClient::Str("SELECT count(*) FROM mydb.cpu WHERE host = 'extended'"));
+  EXPECT_EQ(c.ReadUntilReady(), "TD(2)CZ");
+  const std::string copy_out = "COPY (SELECT 1) TO STDOUT";
+  c.Send('P', RawClient::Str("") + RawClient::Str(copy_out) + RawClient::Int16(0));
+  c.Send('D', "S" + RawClient::Str(""));
+  c.Send('S', "");
+  EXPECT_EQ(c.ReadUntilReady(), "1tnZ");
+}
+
 TEST_F(PgWireE2ETest, ExecuteWithARowLimitSuspendsThePortal) {
   RawClient c(server_.pg_port());
   ASSERT_TRUE(c.connected());

@@ -1,0 +1,138 @@
+// An INSERT or a COPY that a write error stops midway (a disk that fills) says how many rows
+// it wrote, which stay, and from which row (line) on a client sends again; the rows it says
+// it wrote are the ones stored.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/time_format.h"
+#include "gtest/gtest.h"
+#include "query/base/result.h"
+#include "query/copy_rows.h"
+#include "query/engine.h"
+#include "query/insert_sink.h"
+#include "storage/engine.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::query {
+namespace {
+
+constexpr int64_t kNow = 1'700'000'000LL * kNanosPerSecond;
+
+// Writes the first `room` requests to the engine and refuses every one after them.
+class FillingDisk final : public InsertSink {
+ public:
+  FillingDisk(Engine* engine, int room) : engine_(*engine), room_(room) {}
+  absl::StatusOr<WriteResult> Write(WriteRequest request) override {
+    if (requests_++ >= room_) return absl::ResourceExhaustedError("the disk is full");
+    return engine_.Write(std::move(request));
+  }
+
+ private:
+  Engine& engine_;
+  const int room_;
+  int requests_ = 0;
+};
+
+// `count` rows of (time, host, usage) on lines 1 to count, then the end of the data.
+class CopyLines final : public CopyRows {
+ public:
+  explicit CopyLines(int64_t count) : count_(count) {}
+  absl::StatusOr<bool> Next(CopyRow* row) override {
+    if (next_ > count_) return false;
+    row->line = next_;
+    row->fields = {FormatSqlTimestamp(kNow - next_ * kNanosPerSecond), "h1",
+                   absl::StrCat(next_, ".5")};
+    ++next_;
+    return true;
+  }
+
+ private:
+  const int64_t count_;
+  int64_t next_ = 1;
+};
+
+class InsertWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
+    ASSERT_TRUE(engine_->catalog()
+                    .CreateTable({.database_name = "mydb",
+                                  .table_name = "cpu",
+                                  .retention = {.memory_store_retention_hours = 24}})
+                    .ok());
+    query_ = std::make_unique<QueryEngine>(engine_.get());
+  }
+
+  absl::Status Run(const std::string& sql, InsertSink* inserts, CopyRows* rows = nullptr) {
+    QueryOptions options;
+    options.default_database = "mydb";
+    options.inserts = inserts;
+    options.copy_rows = rows;
+    ColumnsSink sink;
+    return query_->Execute(sql, options, &sink).status();
+  }
+
+  // The rows of mydb.cpu, counted by SQL.
+  int64_t Stored() {
+    class Count final : public ResultSink {
+     public:
+      absl::Status Columns(const std::vector<ResultColumn>&) override { return absl::OkStatus(); }
+      absl::Status Rows(std::vector<Row> page) override {
+        if (!page.empty()) count = page[0][0].i;
+        return absl::OkStatus();
+      }
+      int64_t count = -1;
+    } sink;
+    EXPECT_TRUE(query_->Execute("SELECT count(*) FROM mydb.cpu", QueryOptions{}, &sink).ok());
+    return sink.count;
+  }
+
+  testing::TempDir dir_;
+  ManualClock clock_{kNow};
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<QueryEngine> query_;
+};
+
+TEST_F(InsertWriterTest, ACopyStoppedByAFullDiskSaysWhatItWroteAndWhereToResendFrom) {
+  FillingDisk disk(engine_.get(), 3);  // three requests of 100 lines, then full
+  CopyLines lines(1000);
+  const absl::Status copied = Run("COPY cpu (time, host, usage) FROM STDIN", &disk, &lines);
+  EXPECT_TRUE(absl::IsResourceExhausted(copied)) << copied;
+  EXPECT_NE(copied.message().find("the disk is full; COPY wrote 300 rows before it, which stay"),
+            std::string::npos)
+      << copied;
+  EXPECT_NE(copied.message().find("lines from 301 on are not known written"), std::string::npos)
+      << copied;
+  EXPECT_EQ(Stored(), 300);
+}
+
+TEST_F(InsertWriterTest, AnInsertStoppedByAFullDiskSaysWhatItWrote) {
+  FillingDisk disk(engine_.get(), 2);
+  const absl::Status inserted =
+      Run("INSERT INTO cpu (time, host, usage) SELECT from_unixtime(1699999000) + i * 1s, 'h1', "
+          "i * 0.5 FROM UNNEST(sequence(1, 1000)) AS t(i)",
+          &disk);
+  EXPECT_TRUE(absl::IsResourceExhausted(inserted)) << inserted;
+  EXPECT_NE(inserted.message().find("INSERT wrote 200 rows before it, which stay (an INSERT is "
+                                    "not undone): rows from 201 on"),
+            std::string::npos)
+      << inserted;
+  EXPECT_EQ(Stored(), 200);
+}
+
+TEST_F(InsertWriterTest, AnErrorBeforeAnyRowWasWrittenIsLeftAsItIs) {
+  FillingDisk disk(engine_.get(), 0);
+  CopyLines lines(250);
+  const absl::Status copied = Run("COPY cpu (time, host, usage) FROM STDIN", &disk, &lines);
+  EXPECT_EQ(copied.message(), "the disk is full");
+  EXPECT_EQ(Stored(), 0);
+}
+
+}  // namespace
+}  // namespace strata::query
