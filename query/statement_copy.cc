@@ -28,12 +28,19 @@ namespace {
 constexpr size_t kRowsTypesAreReadFrom = 1000;
 
 // The type a new column's text says: a number is a DOUBLE measure (a later 2.5 must fit where
-// a first 2 came), true or false (t, f) a BOOLEAN one, other text a dimension.
+// a first 2 came), true or false (t, f) a BOOLEAN one, other text a dimension. A number a double
+// would not give back as written is text: a leading zero (a zip code, 02134), hexadecimal.
 DataType TypeOfText(std::string_view text) {
+  size_t digits_from = text.starts_with('-') || text.starts_with('+') ? 1 : 0;
+  const bool numeric =
+      digits_from < text.size() &&
+      (std::isdigit(static_cast<unsigned char>(text[digits_from])) || text[digits_from] == '.');
+  const bool leading_zero = digits_from + 1 < text.size() && text[digits_from] == '0' &&
+                            (std::isdigit(static_cast<unsigned char>(text[digits_from + 1])) ||
+                             text[digits_from + 1] == 'x' || text[digits_from + 1] == 'X');
   double number;
-  const bool numeric = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
-                                         text[0] == '-' || text[0] == '+' || text[0] == '.');
-  if (numeric && absl::SimpleAtod(absl::string_view(text.data(), text.size()), &number)) {
+  if (numeric && !leading_zero &&
+      absl::SimpleAtod(absl::string_view(text.data(), text.size()), &number)) {
     return DataType::kDouble;
   }
   // PostgreSQL's words for a boolean it writes (COPY TO writes t and f).
@@ -90,9 +97,13 @@ Schema CopyColumns(const std::vector<std::string>& names, const TableLayout& lay
                known != layout.schema.end()) {
       column.type = known->type;
     } else {
+      // The type every value agrees on; numbers beside words (12 and n/a) are text.
       for (const CopyRow& row : first) {
-        if (c < row.fields.size() && row.fields[c]) {
-          column.type = TypeOfText(*row.fields[c]);
+        if (c >= row.fields.size() || !row.fields[c]) continue;
+        const DataType type = TypeOfText(*row.fields[c]);
+        if (column.type == DataType::kUnknown) column.type = type;
+        if (column.type != type) {
+          column.type = DataType::kVarchar;
           break;
         }
       }

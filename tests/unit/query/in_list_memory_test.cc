@@ -10,6 +10,7 @@
 #include "query/base/result.h"
 #include "query/engine.h"
 #include "storage/engine.h"
+#include "tests/support/least_memory_limit.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
@@ -32,18 +33,6 @@ class InListMemoryTest : public ::testing::Test {
     options.parameters = std::move(parameters);
     ColumnsSink sink;  // the rows are not kept
     return query_->Execute(sql, options, &sink).status();
-  }
-
-  // The least limit (to 1 KiB) under which `sql` runs.
-  int64_t LeastLimit(const std::string& sql) {
-    int64_t fails = 0, runs = int64_t{1} << 30;
-    const absl::Status ran = Run(sql, runs);
-    EXPECT_TRUE(ran.ok()) << ran;
-    while (runs - fails > 1024) {
-      const int64_t mid = fails + (runs - fails) / 2;
-      (Run(sql, mid).ok() ? runs : fails) = mid;
-    }
-    return runs;
   }
 
   testing::TempDir dir_;
@@ -72,8 +61,9 @@ TEST_F(InListMemoryTest, AnInSubquerysAnswersCountTheirHashSet) {
   const std::string answers =
       "SELECT a * 10000 + b AS i FROM UNNEST(sequence(0, 9)) AS s(a) "
       "CROSS JOIN UNNEST(sequence(1, 10000)) AS t(b)";
-  const int64_t limit = LeastLimit(absl::StrCat(
-      "SELECT count(*) FROM UNNEST(sequence(1, 10)) AS t(x) WHERE x IN (", answers, ")"));
+  const std::string sql = absl::StrCat(
+      "SELECT count(*) FROM UNNEST(sequence(1, 10)) AS t(x) WHERE x IN (", answers, ")");
+  const int64_t limit = testing::LeastMemoryLimit([&](int64_t bytes) { return Run(sql, bytes); });
   // The answers as rows (a datum each), then their hash set: a slot of 37 bytes an answer at
   // least (a key string and its control byte at 7/8 full). Before the set was counted, the
   // least limit was that of the rows alone (8.7 MB here).

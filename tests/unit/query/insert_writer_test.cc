@@ -1,7 +1,8 @@
 // An INSERT or a COPY that a write error stops midway (a disk that fills) says how many rows
 // it wrote, which stay, and from which row (line) on a client sends again; the rows it says
-// it wrote are the ones stored.
+// it wrote are the ones stored. A COPY's new columns are typed by their first rows' values.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,23 @@ class CopyLines final : public CopyRows {
   int64_t next_ = 1;
 };
 
+// The given rows' fields, on lines 1, 2, ...
+class CopyTexts final : public CopyRows {
+ public:
+  explicit CopyTexts(std::vector<std::vector<std::optional<std::string>>> rows)
+      : rows_(std::move(rows)) {}
+  absl::StatusOr<bool> Next(CopyRow* row) override {
+    if (next_ == rows_.size()) return false;
+    row->fields = rows_[next_++];
+    row->line = static_cast<int64_t>(next_);
+    return true;
+  }
+
+ private:
+  const std::vector<std::vector<std::optional<std::string>>> rows_;
+  size_t next_ = 0;
+};
+
 class InsertWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -76,6 +94,24 @@ class InsertWriterTest : public ::testing::Test {
     options.copy_rows = rows;
     ColumnsSink sink;
     return query_->Execute(sql, options, &sink).status();
+  }
+
+  // The first row of `sql`'s answer, as text.
+  std::vector<std::string> FirstRow(const std::string& sql) {
+    class First final : public ResultSink {
+     public:
+      absl::Status Columns(const std::vector<ResultColumn>&) override { return absl::OkStatus(); }
+      absl::Status Rows(std::vector<Row> page) override {
+        if (row.empty() && !page.empty()) {
+          for (const Datum& d : page[0]) row.push_back(d.ToString());
+        }
+        return absl::OkStatus();
+      }
+      std::vector<std::string> row;
+    } sink;
+    const absl::Status ran = query_->Execute(sql, QueryOptions{}, &sink).status();
+    EXPECT_TRUE(ran.ok()) << ran;
+    return sink.row;
   }
 
   // The rows of mydb.cpu, counted by SQL.
@@ -132,6 +168,25 @@ TEST_F(InsertWriterTest, AnErrorBeforeAnyRowWasWrittenIsLeftAsItIs) {
   const absl::Status copied = Run("COPY cpu (time, host, usage) FROM STDIN", &disk, &lines);
   EXPECT_EQ(copied.message(), "the disk is full");
   EXPECT_EQ(Stored(), 0);
+}
+
+// A new column's type is the one all its values among the first rows agree on: numbers beside
+// words are text, and so is a number a double would not give back as written (a leading zero,
+// hexadecimal); NULLs agree with anything.
+TEST_F(InsertWriterTest, ACopysNewColumnIsTextUnlessEveryValueIsANumberKeptAsWritten) {
+  const std::string t1 = FormatSqlTimestamp(kNow - kNanosPerMinute);
+  const std::string t2 = FormatSqlTimestamp(kNow);
+  CopyTexts rows({{t1, "02134", "12", "0x1f", "1.5", std::nullopt, "t"},
+                  {t2, "10001", "n/a", "31", std::nullopt, "-0.25", "f"}});
+  const absl::Status copied =
+      Run("COPY cpu (time, zip, reading, code, usage, load, up) FROM STDIN", nullptr, &rows);
+  ASSERT_TRUE(copied.ok()) << copied;
+  EXPECT_EQ(FirstRow("SELECT zip, reading, code, usage, load, up FROM mydb.cpu ORDER BY time"),
+            (std::vector<std::string>{"02134", "12", "0x1f", "1.5", "NULL", "true"}));
+  EXPECT_EQ(
+      FirstRow("SELECT typeof(zip), typeof(reading), typeof(code), typeof(usage), "
+               "typeof(load), typeof(up) FROM mydb.cpu LIMIT 1"),
+      (std::vector<std::string>{"varchar", "varchar", "varchar", "double", "double", "boolean"}));
 }
 
 }  // namespace

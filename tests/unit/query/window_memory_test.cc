@@ -8,6 +8,7 @@
 #include "query/base/result.h"
 #include "query/engine.h"
 #include "storage/engine.h"
+#include "tests/support/least_memory_limit.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
@@ -39,13 +40,7 @@ class WindowMemoryTest : public ::testing::Test {
 
   // The least limit (to 1 KiB) under which the query runs.
   int64_t LeastLimit(const std::string& key) {
-    int64_t fails = 0, runs = int64_t{1} << 30;
-    EXPECT_TRUE(Rank(key, runs).ok());
-    while (runs - fails > 1024) {
-      const int64_t mid = fails + (runs - fails) / 2;
-      (Rank(key, mid).ok() ? runs : fails) = mid;
-    }
-    return runs;
+    return testing::LeastMemoryLimit([&](int64_t bytes) { return Rank(key, bytes); });
   }
 
   testing::TempDir dir_;
