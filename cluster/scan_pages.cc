@@ -173,4 +173,33 @@ query::QueryStats DecodeStats(const internal::v1::ScanResponse& page) {
           .blocks_pruned = s.blocks_pruned()};
 }
 
+void EncodeList(const std::string& name, const query::Datum& array, internal::v1::ScanList* out) {
+  out->set_name(name);
+  const DataType element = query::ElementType(array.type);
+  std::vector<query::Row> rows;
+  rows.reserve(array.items().size());
+  for (const query::Datum& value : array.items()) rows.push_back({value});
+  internal::v1::ScanResponse page;
+  // The lists ListParameters names are of scalars: EncodeBatch takes them.
+  EncodeBatch(RowsAsBatch({element}, rows), {element}, &page).IgnoreError();
+  if (page.columns_size() == 1) *out->mutable_values() = std::move(*page.mutable_columns(0));
+  out->mutable_values()->set_type(static_cast<int32_t>(element));
+}
+
+absl::StatusOr<query::Datum> DecodeList(const internal::v1::ScanList& list) {
+  const auto element = static_cast<DataType>(list.values().type());
+  const std::optional<DataType> array = query::ArrayOf(element);
+  if (query::IsComposite(element) || !array) {
+    return absl::InvalidArgumentError(StrCat("list ", list.name(), " is not of scalars"));
+  }
+  internal::v1::ScanResponse page;
+  page.set_rows(static_cast<int32_t>(list.values().nulls().size()));
+  *page.add_columns() = list.values();
+  ASSIGN_OR_RETURN(query::Batch batch, DecodeBatch(page, {element}));
+  std::vector<query::Datum> values;
+  values.reserve(batch.rows);
+  for (size_t i = 0; i < batch.rows; ++i) values.push_back(batch.columns[0].Get(i));
+  return query::Datum::Composite(*array, std::move(values));
+}
+
 }  // namespace strata::cluster

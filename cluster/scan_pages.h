@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,6 +43,11 @@ query::Batch RowsAsBatch(const std::vector<query::DataType>& types,
 // A fragment's scan statistics, on its last answer, and back.
 void EncodeStats(const query::QueryStats& stats, internal::v1::ScanResponse* out);
 query::QueryStats DecodeStats(const internal::v1::ScanResponse& page);
+
+// A long IN list named `name` (an array of scalars) as a ScanRequest sends it, and back as that
+// array; INVALID_ARGUMENT when the column does not hold one.
+void EncodeList(const std::string& name, const query::Datum& array, internal::v1::ScanList* out);
+absl::StatusOr<query::Datum> DecodeList(const internal::v1::ScanList& list);
 
 // A page back as a batch of `types`; INVALID_ARGUMENT when it does not hold one.
 absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,

@@ -162,15 +162,16 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
     checks_.clear();
   }
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
-                   steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
-                   const std::function<void()>& answered, const Push& push,
-                   query::QueryStats* scanned) override {
+                   const query::FragmentLists& lists, steady_clock::time_point deadline,
+                   const std::atomic<bool>* cancelled, const std::function<void()>& answered,
+                   const Push& push, query::QueryStats* scanned) override {
     ColumnsChecks checks;
     {
       absl::MutexLock lock(&mu_);
       checks = checks_;
     }
-    return reads_.Run(site, sql, deadline, cancelled, answered, push, choice_, checks, scanned);
+    return reads_.Run(site, sql, lists, deadline, cancelled, answered, push, choice_, checks,
+                      scanned);
   }
 
  private:
@@ -318,12 +319,10 @@ absl::StatusOr<std::vector<query::FragmentSite>> ClusterShardReads::OtherSites(
   return groups.Take();
 }
 
-absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<uint32_t>& shards,
-                                                             const std::string& sql,
-                                                             bool describe_only,
-                                                             steady_clock::time_point deadline,
-                                                             const std::atomic<bool>* cancelled,
-                                                             query::ResultSink* sink) {
+absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(
+    const std::vector<uint32_t>& shards, const std::string& sql, const query::FragmentLists& lists,
+    bool describe_only, steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+    query::ResultSink* sink) {
   // Held while the fragment reads: a replica moving away keeps its rows until then.
   std::vector<std::shared_ptr<Replica>> held;
   for (uint32_t shard : shards) {
@@ -347,28 +346,35 @@ absl::StatusOr<query::QueryStats> ClusterShardReads::RunHere(const std::vector<u
   options.shard_scope = &scope;
   // The coordinator found the statement's tables; this node's catalog may be a moment behind.
   options.catch_up_catalog = [this] { return directory_.CatchUpCatalog(); };
+  // The statement names each of its long IN lists (`@list_1`); one it names in a condition the
+  // coordinator applies itself instead is not used.
+  for (const auto& [name, values] : lists) {
+    options.parameters.named[name] = values;
+    options.parameters.optional.insert(name);
+  }
   return engine_.Execute(sql, options, sink);
 }
 
 absl::StatusOr<query::QueryStats> ClusterShardReads::RunLocal(
-    const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+    const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+    bool describe_only, steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
     const query::ReadChoice& choice, query::ResultSink* sink) {
   if (!describe_only) {
     const auto wait = std::chrono::milliseconds(std::min<int64_t>(MillisLeft(deadline), 10000));
     RETURN_IF_ERROR(directory_.CatchUpShards(site.shards, choice, wait));
   }
-  return RunHere(site.shards, sql, describe_only, deadline, cancelled, sink);
+  return RunHere(site.shards, sql, lists, describe_only, deadline, cancelled, sink);
 }
 
 absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::FragmentSite& site,
-                                         const std::string& sql, bool describe_only,
-                                         steady_clock::time_point deadline,
+                                         const std::string& sql, const query::FragmentLists& lists,
+                                         bool describe_only, steady_clock::time_point deadline,
                                          const query::ReadChoice& choice,
                                          const ColumnsChecks* checks,
                                          const std::atomic<bool>* cancelled) {
   internal::v1::ScanRequest request;
   request.set_sql(sql);
+  for (const auto& [name, values] : lists) EncodeList(name, values, request.add_lists());
   for (uint32_t shard : site.shards) {
     request.add_shards(shard);
     const auto at_least = site.applied_at_least.find(shard);
@@ -408,19 +414,19 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
-    const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice, const ColumnsChecks* checks,
-    const std::atomic<bool>* cancelled) {
+    const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+    bool describe_only, steady_clock::time_point deadline, const query::ReadChoice& choice,
+    const ColumnsChecks* checks, const std::atomic<bool>* cancelled) {
   auto scan = std::make_unique<RemoteScan>();
   RETURN_IF_ERROR(
-      OpenInto(scan.get(), site, sql, describe_only, deadline, choice, checks, cancelled));
+      OpenInto(scan.get(), site, sql, lists, describe_only, deadline, choice, checks, cancelled));
   return scan;
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
-    const query::FragmentSite& site, const std::string& sql, bool describe_only,
-    steady_clock::time_point deadline, const query::ReadChoice& choice, const ColumnsChecks* checks,
-    const std::atomic<bool>* cancelled, query::FragmentSite* at) {
+    const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+    bool describe_only, steady_clock::time_point deadline, const query::ReadChoice& choice,
+    const ColumnsChecks* checks, const std::atomic<bool>* cancelled, query::FragmentSite* at) {
   *at = site;
   std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
   if (choice.hedge_after.count() > 0) {
@@ -428,7 +434,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
         OtherSites(site.shards, {site.node, node_id_});
     if (others.ok() && others->size() == 1) other = std::move(others->front());
   }
-  if (!other) return Open(site, sql, describe_only, deadline, choice, checks, cancelled);
+  if (!other) return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled);
 
   struct Attempt {
     std::unique_ptr<RemoteScan> scan = std::make_unique<RemoteScan>();
@@ -440,8 +446,8 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   std::condition_variable settled;
   int winner = -1;  // the first attempt to answer
   auto attempt = [&](int i, const query::FragmentSite& where) {
-    absl::Status opened = OpenInto(attempts[i].scan.get(), where, sql, describe_only, deadline,
-                                   choice, checks, cancelled);
+    absl::Status opened = OpenInto(attempts[i].scan.get(), where, sql, lists, describe_only,
+                                   deadline, choice, checks, cancelled);
     std::lock_guard lock(mu);
     attempts[i].status = std::move(opened);
     attempts[i].done = true;
@@ -450,7 +456,9 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   };
   // Past the process's threads (common/start_thread.h) the fragment is read unhedged.
   absl::StatusOr<std::thread> started = StartThread("a hedged fragment", [&] { attempt(0, site); });
-  if (!started.ok()) return Open(site, sql, describe_only, deadline, choice, checks, cancelled);
+  if (!started.ok()) {
+    return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled);
+  }
   std::thread first = *std::move(started);
   std::thread second;
   {
@@ -492,7 +500,7 @@ absl::StatusOr<ClusterShardReads::SiteColumns> ClusterShardReads::Describe(
   if (site.local) {
     query::ColumnsSink sink;
     RETURN_IF_ERROR(
-        RunHere(site.shards, sql, /*describe_only=*/true, deadline, nullptr, &sink).status());
+        RunHere(site.shards, sql, {}, /*describe_only=*/true, deadline, nullptr, &sink).status());
     return SiteColumns{.columns = sink.columns()};
   }
   const std::string key = KnownColumnsKey(site, sql);
@@ -518,13 +526,13 @@ absl::StatusOr<ClusterShardReads::SiteColumns> ClusterShardReads::Describe(
     own_answer = false;
     if (at.local) {
       query::ColumnsSink sink;
-      RETURN_IF_ERROR(RunLocal(at, sql, true, deadline, nullptr, choice, &sink).status());
+      RETURN_IF_ERROR(RunLocal(at, sql, {}, true, deadline, nullptr, choice, &sink).status());
       add(sink.columns());
       return absl::OkStatus();
     }
     query::FragmentSite answering;
     ASSIGN_OR_RETURN(std::unique_ptr<RemoteScan> scan,
-                     OpenHedged(at, sql, true, deadline, choice, nullptr, nullptr, &answering));
+                     OpenHedged(at, sql, {}, true, deadline, choice, nullptr, nullptr, &answering));
     internal::v1::ScanResponse rest;
     while (scan->reader->Read(&rest)) {
     }
@@ -583,13 +591,11 @@ absl::Status ClusterShardReads::Reach(
   return absl::OkStatus();
 }
 
-absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::string& sql,
-                                    steady_clock::time_point deadline,
-                                    const std::atomic<bool>* cancelled,
-                                    const std::function<void()>& answered,
-                                    const query::ShardReads::Push& push,
-                                    const query::ReadChoice& choice, const ColumnsChecks& checks,
-                                    query::QueryStats* scanned) {
+absl::Status ClusterShardReads::Run(
+    const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+    const std::function<void()>& answered, const query::ShardReads::Push& push,
+    const query::ReadChoice& choice, const ColumnsChecks& checks, query::QueryStats* scanned) {
   // A fragment here; one that stopped because the query had enough rows ended well (its
   // scans uncounted).
   auto here = [&](const absl::StatusOr<query::QueryStats>& ran, const PushSink& sink) {
@@ -599,17 +605,17 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
   if (site.local) {
     answered();
     PushSink sink(&push);
-    return here(RunHere(site.shards, sql, false, deadline, cancelled, &sink), sink);
+    return here(RunHere(site.shards, sql, lists, false, deadline, cancelled, &sink), sink);
   }
   bool sent = false;  // once rows went on, another node cannot take over without repeating them
   return Reach(site, {}, [&](const query::FragmentSite& at) -> absl::Status {
     if (at.local) {
       answered();
       PushSink sink(&push);
-      return here(RunLocal(at, sql, false, deadline, cancelled, choice, &sink), sink);
+      return here(RunLocal(at, sql, lists, false, deadline, cancelled, choice, &sink), sink);
     }
-    absl::Status ran =
-        RunRemote(at, sql, deadline, cancelled, answered, push, choice, checks, &sent, scanned);
+    absl::Status ran = RunRemote(at, sql, lists, deadline, cancelled, answered, push, choice,
+                                 checks, &sent, scanned);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
       return absl::AbortedError(StrCat(ran.message(), " (after it sent rows; run it again)"));
@@ -619,10 +625,11 @@ absl::Status ClusterShardReads::Run(const query::FragmentSite& site, const std::
 }
 
 absl::Status ClusterShardReads::RunRemote(
-    const query::FragmentSite& site, const std::string& sql, steady_clock::time_point deadline,
-    const std::atomic<bool>* cancelled, const std::function<void()>& answered,
-    const query::ShardReads::Push& push, const query::ReadChoice& choice,
-    const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned) {
+    const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+    steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
+    const std::function<void()>& answered, const query::ShardReads::Push& push,
+    const query::ReadChoice& choice, const ColumnsChecks& checks, bool* sent,
+    query::QueryStats* scanned) {
   query::FragmentSite answering;
   // A call the query's cancellation stopped (CancelWatch) failed CANCELLED in the transport:
   // say why.
@@ -633,7 +640,7 @@ absl::Status ClusterShardReads::RunRemote(
     return failed;
   };
   absl::StatusOr<std::unique_ptr<RemoteScan>> opened =
-      OpenHedged(site, sql, false, deadline, choice, &checks, cancelled, &answering);
+      OpenHedged(site, sql, lists, false, deadline, choice, &checks, cancelled, &answering);
   if (!opened.ok()) return why(opened.status());
   std::unique_ptr<RemoteScan> scan = *std::move(opened);
   answered();

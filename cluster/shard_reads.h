@@ -57,7 +57,8 @@ class ClusterShardReads final {
   // Runs a fragment here over this node's replicas of `shards` into `sink` (the caller
   // brought them up to date); what its scans read.
   absl::StatusOr<query::QueryStats> RunHere(const std::vector<uint32_t>& shards,
-                                            const std::string& sql, bool describe_only,
+                                            const std::string& sql,
+                                            const query::FragmentLists& lists, bool describe_only,
                                             std::chrono::steady_clock::time_point deadline,
                                             const std::atomic<bool>* cancelled,
                                             query::ResultSink* sink);
@@ -82,22 +83,23 @@ class ClusterShardReads final {
   struct RemoteScan;
   // Its call is cancelled once `*cancelled` is set (CancelWatch), when not null.
   absl::Status OpenInto(RemoteScan* scan, const query::FragmentSite& site, const std::string& sql,
-                        bool describe_only, std::chrono::steady_clock::time_point deadline,
+                        const query::FragmentLists& lists, bool describe_only,
+                        std::chrono::steady_clock::time_point deadline,
                         const query::ReadChoice& choice, const ColumnsChecks* checks,
                         const std::atomic<bool>* cancelled);
   // Open, and when `choice` hedges and the site's node has not answered after its
   // hedge_after, at another node holding all of the site's shards too: the first to answer
   // is read (`*at` is its site), the other cancelled.
   absl::StatusOr<std::unique_ptr<RemoteScan>> OpenHedged(
-      const query::FragmentSite& site, const std::string& sql, bool describe_only,
-      std::chrono::steady_clock::time_point deadline, const query::ReadChoice& choice,
-      const ColumnsChecks* checks, const std::atomic<bool>* cancelled, query::FragmentSite* at);
-  absl::StatusOr<std::unique_ptr<RemoteScan>> Open(const query::FragmentSite& site,
-                                                   const std::string& sql, bool describe_only,
-                                                   std::chrono::steady_clock::time_point deadline,
-                                                   const query::ReadChoice& choice,
-                                                   const ColumnsChecks* checks,
-                                                   const std::atomic<bool>* cancelled);
+      const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+      bool describe_only, std::chrono::steady_clock::time_point deadline,
+      const query::ReadChoice& choice, const ColumnsChecks* checks,
+      const std::atomic<bool>* cancelled, query::FragmentSite* at);
+  absl::StatusOr<std::unique_ptr<RemoteScan>> Open(
+      const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+      bool describe_only, std::chrono::steady_clock::time_point deadline,
+      const query::ReadChoice& choice, const ColumnsChecks* checks,
+      const std::atomic<bool>* cancelled);
   // The sites `choice` reads every shard at, this node's first (when it reads any).
   absl::StatusOr<std::vector<query::FragmentSite>> Choose(const query::ReadChoice& choice);
   // cluster/site_balance.h over this node's leads and the shards' holders, a shard weighing
@@ -124,20 +126,20 @@ class ClusterShardReads final {
   void ForgetColumnsOf(const std::string& node);
   // What the fragment's scans read is added to `*scanned`.
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
+                   const query::FragmentLists& lists,
                    std::chrono::steady_clock::time_point deadline,
                    const std::atomic<bool>* cancelled, const std::function<void()>& answered,
                    const query::ShardReads::Push& push, const query::ReadChoice& choice,
                    const ColumnsChecks& checks, query::QueryStats* scanned);
   // A fragment here, after bringing its shards up to `choice` (a site taking over from an
   // unreachable node's).
-  absl::StatusOr<query::QueryStats> RunLocal(const query::FragmentSite& site,
-                                             const std::string& sql, bool describe_only,
-                                             std::chrono::steady_clock::time_point deadline,
-                                             const std::atomic<bool>* cancelled,
-                                             const query::ReadChoice& choice,
-                                             query::ResultSink* sink);
+  absl::StatusOr<query::QueryStats> RunLocal(
+      const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
+      bool describe_only, std::chrono::steady_clock::time_point deadline,
+      const std::atomic<bool>* cancelled, const query::ReadChoice& choice, query::ResultSink* sink);
   // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
+                         const query::FragmentLists& lists,
                          std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>* cancelled, const std::function<void()>& answered,
                          const query::ShardReads::Push& push, const query::ReadChoice& choice,

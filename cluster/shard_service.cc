@@ -284,8 +284,8 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   // up): a column new here would be read as NULL by that plan.
   for (const internal::v1::ColumnsCheck& check : request->checks()) {
     query::ColumnsSink columns;
-    absl::StatusOr<query::QueryStats> described =
-        reads_.RunHere(shards, check.sql(), /*describe_only=*/true, deadline, &cancelled, &columns);
+    absl::StatusOr<query::QueryStats> described = reads_.RunHere(
+        shards, check.sql(), {}, /*describe_only=*/true, deadline, &cancelled, &columns);
     if (!described.ok()) return ToGrpc(described.status());
     if (ColumnsFingerprint(columns.columns()) != check.fingerprint()) {
       return grpc::Status(grpc::StatusCode::ABORTED,
@@ -294,8 +294,14 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
                           kColumnsChangedDetail);
     }
   }
+  query::FragmentLists lists;
+  for (const internal::v1::ScanList& list : request->lists()) {
+    absl::StatusOr<query::Datum> values = DecodeList(list);
+    if (!values.ok()) return ToGrpc(values.status());
+    lists[list.name()] = *std::move(values);
+  }
   absl::StatusOr<query::QueryStats> ran = reads_.RunHere(
-      shards, request->sql(), request->describe_only(), deadline, &cancelled, &sink);
+      shards, request->sql(), lists, request->describe_only(), deadline, &cancelled, &sink);
   if (!ran.ok()) return ToGrpc(ran.status());
   // What the fragment's scans read, for the asking node's statistics.
   if (!sink.Finish(*ran).ok()) {

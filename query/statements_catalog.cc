@@ -61,7 +61,7 @@ absl::StatusOr<std::optional<std::vector<Row>>> RowsAtEverySite(const StatementR
   QueryStats scanned;  // a catalog statement reads no rows: nothing to count
   for (const FragmentSite& site : sites) {
     RETURN_IF_ERROR(reads->Run(
-        site, sql, run.context.deadline, run.context.cancelled, [] {},
+        site, sql, {}, run.context.deadline, run.context.cancelled, [] {},
         [&rows](const Batch& batch, const std::vector<ResultColumn>&) -> absl::StatusOr<bool> {
           for (size_t r = 0; r < batch.rows; ++r) {
             Row& row = rows.emplace_back();

@@ -44,6 +44,10 @@ struct FragmentSite {
   std::map<uint32_t, uint64_t> applied_at_least;
 };
 
+// The values a fragment's statement names as @parameters: its long IN lists
+// (query/expr/sql_text.h ListParameters), sent beside it rather than as text.
+using FragmentLists = std::map<std::string, Datum, std::less<>>;
+
 // Fragments of one table a query reads at once, unless its read choice says otherwise
 // (query/base/read_choice.h).
 inline constexpr size_t kMaxConcurrentFragments = 8;
@@ -96,9 +100,10 @@ class ShardReads {
   virtual bool RememberedColumns() const { return false; }
   // Describe asks every site again from now on.
   virtual void Refresh() {}
-  // Runs `sql` at `site`, calling `answered` once its node answered (its columns checked, before
-  // any batch) and handing each batch of rows with its columns to `push`, which stops
-  // the fragment by returning false (enough rows) or an error. Stops, CANCELLED, once
+  // Runs `sql` (with the values of the lists it names) at `site`, calling `answered` once its node
+  // answered (its columns checked, before any batch) and handing each batch of rows with its
+  // columns to `push`, which stops the fragment by returning false (enough rows) or an error.
+  // Stops, CANCELLED, once
   // `*cancelled` (when given) turns true. The columns are those Describe named, unless
   // another node had to answer in the site's place: then that node's (a column missing there
   // is NULL in its rows, as it is in the shards it read). What its scans read is added to
@@ -106,6 +111,7 @@ class ShardReads {
   using Push = std::function<absl::StatusOr<bool>(const Batch& batch,
                                                   const std::vector<ResultColumn>& columns)>;
   virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
+                           const FragmentLists& lists,
                            std::chrono::steady_clock::time_point deadline,
                            const std::atomic<bool>* cancelled,
                            const std::function<void()>& answered, const Push& push,

@@ -73,12 +73,15 @@ absl::StatusOr<Schema> MergeFragmentColumns(const std::vector<std::vector<Result
 
 ShardFragmentsNode::ShardFragmentsNode(Schema schema, ShardReads* reads,
                                        std::vector<FragmentSite> sites,
-                                       std::vector<std::string> sql, std::string table_name,
-                                       size_t shards_pruned, QueryStats* stats)
+                                       std::vector<std::string> sql,
+                                       std::shared_ptr<const ListParameters> lists,
+                                       std::string table_name, size_t shards_pruned,
+                                       QueryStats* stats)
     : PlanNode(std::move(schema), 0, {}),
       reads_(reads),
       sites_(std::move(sites)),
       sql_(std::move(sql)),
+      lists_(std::move(lists)),
       table_name_(std::move(table_name)),
       shards_pruned_(shards_pruned),
       stats_(stats) {}
@@ -207,8 +210,9 @@ absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* si
         return !context->enough.load(std::memory_order_relaxed);
       };
       QueryStats scanned;
-      absl::Status ran = reads_->Run(sites_[i], sql_[i], context->deadline, context->cancelled,
-                                     on_answer, push, &scanned);
+      absl::Status ran =
+          reads_->Run(sites_[i], sql_[i], lists_ != nullptr ? lists_->values() : FragmentLists(),
+                      context->deadline, context->cancelled, on_answer, push, &scanned);
       absl::MutexLock lock(&mu);
       if (stats_ != nullptr) AddScans(scanned, stats_);
       if (!ran.ok() && failed.ok()) failed = std::move(ran);

@@ -8,6 +8,7 @@
 // headers, last points, newest first) run inside each fragment's own plan, not across them.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "query/base/result.h"
 #include "query/base/shard_reads.h"
 #include "query/exec/plan_node.h"
+#include "query/expr/sql_text.h"
 
 namespace strata::query {
 
@@ -30,9 +32,10 @@ class ShardFragmentsNode : public PlanNode {
   // site answers with (one a site lacks is NULL in its rows). `shards_pruned`: the shards
   // the query's partition key condition left out (for EXPLAIN). The fragments' scans are
   // counted in `*stats` (when given).
+  // `lists`: the long IN lists the statements name (`@list_1`), sent beside them; may be null.
   ShardFragmentsNode(Schema schema, ShardReads* reads, std::vector<FragmentSite> sites,
-                     std::vector<std::string> sql, std::string table_name, size_t shards_pruned = 0,
-                     QueryStats* stats = nullptr);
+                     std::vector<std::string> sql, std::shared_ptr<const ListParameters> lists,
+                     std::string table_name, size_t shards_pruned = 0, QueryStats* stats = nullptr);
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
@@ -40,6 +43,7 @@ class ShardFragmentsNode : public PlanNode {
   ShardReads* reads_;
   std::vector<FragmentSite> sites_;
   std::vector<std::string> sql_;
+  std::shared_ptr<const ListParameters> lists_;
   std::string table_name_;
   size_t shards_pruned_;
   QueryStats* stats_;

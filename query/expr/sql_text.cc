@@ -135,9 +135,17 @@ bool PlainType(DataType type) {
   }
 }
 
+// Whether a list's values travel beside a statement (ListParameters): the scalar types a
+// fragment's page carries.
+bool SentBeside(DataType element) {
+  return element == DataType::kBigint || element == DataType::kDouble ||
+         element == DataType::kVarchar || element == DataType::kTimestamp ||
+         element == DataType::kBoolean;
+}
+
 bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent,
-            std::optional<int64_t> now_nanos, std::string* out) {
-  auto arg = [&](size_t i) { return Append(*e.args[i], schema, absent, now_nanos, out); };
+            std::optional<int64_t> now_nanos, ListParameters* lists, std::string* out) {
+  auto arg = [&](size_t i) { return Append(*e.args[i], schema, absent, now_nanos, lists, out); };
   switch (e.kind) {
     case ExprKind::kColumn: {
       if (e.bound.column < 0 || e.bound.column >= static_cast<int>(schema.size())) return false;
@@ -171,6 +179,15 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
       if (e.subquery != nullptr || e.args.size() < 2) return false;
       out->push_back('(');
       if (!arg(0)) return false;
+      if (e.in_array && lists != nullptr &&
+          e.args[1]->literal.items().size() > ListParameters::kWrittenOut &&
+          SentBeside(ElementType(e.args[1]->literal.type))) {
+        // IN is = ANY and NOT IN <> ALL, NULLs alike.
+        const std::optional<std::string> name = lists->Name(e.args[1]->literal);
+        if (!name) return false;
+        absl::StrAppend(out, e.negated ? " <> ALL(" : " = ANY(", *name, "))");
+        return true;
+      }
       out->append(e.negated ? " NOT IN (" : " IN (");
       if (e.in_array) {
         const std::vector<Datum>& values = e.args[1]->literal.items();
@@ -267,10 +284,24 @@ bool Append(const Expr& e, const Schema& schema, const std::vector<bool>* absent
 
 }  // namespace
 
+std::optional<std::string> ListParameters::Name(const Datum& array) {
+  if (auto named = names_.find(&array.items()); named != names_.end()) return named->second;
+  int64_t bytes = 0;  // as a page column holds them: a null byte each, then the value
+  for (const Datum& v : array.items()) {
+    bytes += 1 + (v.type == DataType::kVarchar ? static_cast<int64_t>(v.s.size()) + 4 : 8);
+  }
+  if (bytes_ + bytes > kMaxBytes) return std::nullopt;
+  bytes_ += bytes;
+  std::string name = absl::StrCat("list_", names_.size() + 1);
+  values_[name] = array;
+  return names_[&array.items()] = "@" + name;
+}
+
 bool AppendPortableSql(const Expr& e, const Schema& schema, std::string* out,
-                       const std::vector<bool>* absent, std::optional<int64_t> now_nanos) {
+                       const std::vector<bool>* absent, std::optional<int64_t> now_nanos,
+                       ListParameters* lists) {
   const size_t before = out->size();
-  if (Append(e, schema, absent, now_nanos, out)) return true;
+  if (Append(e, schema, absent, now_nanos, lists, out)) return true;
   out->resize(before);
   return false;
 }

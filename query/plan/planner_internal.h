@@ -17,6 +17,7 @@
 #include "query/exec/header_aggregation.h"
 #include "query/exec/source_nodes.h"
 #include "query/exec/unnest.h"
+#include "query/expr/sql_text.h"
 #include "query/plan/planner.h"
 #include "storage/catalog/catalog_types.h"
 
@@ -45,6 +46,8 @@ struct FragmentedTable {
   QueryStats* stats = nullptr;     // where the fragments' scans are counted
   PartitionKey partition_key;      // the table's: which rows share a shard
   int64_t now_nanos = 0;           // the query's now(), written into the fragments as it is
+  // The long IN lists the fragments' statements name, sent beside them.
+  std::shared_ptr<ListParameters> lists = std::make_shared<ListParameters>();
 
   // `e` (bound to `schema`) as site `site` reads it (query/expr/sql_text.h); false if it
   // cannot be written.

@@ -50,7 +50,7 @@ void PushConditions(ExprPtr where, const EvalContext& eval, FragmentedTable* tab
   for (ExprPtr& c : TakeConjuncts(std::move(where))) {
     if (time_column >= 0 && NarrowTimeRange(*c, time_column, eval, &start, &end)) continue;
     std::string text;
-    if (AppendPortableSql(*c, schema, &text, nullptr, eval.now_nanos) &&
+    if (AppendPortableSql(*c, schema, &text, nullptr, eval.now_nanos, table->lists.get()) &&
         pushed_bytes + text.size() <= kMaxPushedConditionBytes) {
       pushed_bytes += text.size();
       table->pushed.push_back(std::move(c));
@@ -340,16 +340,16 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
                          top_rows.empty() ? "" : top_rows[site]));
   }
   Source source;
-  source.node =
-      std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
-                                           std::move(sql), name, table_read->shards_pruned, stats_);
+  source.node = std::make_shared<ShardFragmentsNode>(std::move(schema), reads, std::move(sites),
+                                                     std::move(sql), table_read->lists, name,
+                                                     table_read->shards_pruned, stats_);
   table_read->rows = source.node.get();
   source.fragments = std::move(table_read);
   return source;
 }
 
 bool FragmentedTable::AppendSql(const Expr& e, size_t site, std::string* out) const {
-  return AppendPortableSql(e, schema, out, &absent[site], now_nanos);
+  return AppendPortableSql(e, schema, out, &absent[site], now_nanos, lists.get());
 }
 
 std::string FragmentWhere(const FragmentedTable& table, size_t site) {
@@ -482,7 +482,7 @@ std::optional<FragmentAggregation> AggregateWholeInFragments(
   FragmentAggregation out;
   out.whole = true;
   out.node = std::make_shared<ShardFragmentsNode>(std::move(output), table.reads, table.sites,
-                                                  std::move(sql_by_site), table.name,
+                                                  std::move(sql_by_site), table.lists, table.name,
                                                   table.shards_pruned, table.stats);
   return out;
 }
@@ -658,7 +658,7 @@ std::optional<FragmentAggregation> AggregateInFragments(
                                  FragmentWhere(table, site), group_by));
   }
   out.node = std::make_shared<ShardFragmentsNode>(std::move(partial), table.reads, table.sites,
-                                                  std::move(sql_by_site), table.name,
+                                                  std::move(sql_by_site), table.lists, table.name,
                                                   table.shards_pruned, table.stats);
   return out;
 }

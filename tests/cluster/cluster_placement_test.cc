@@ -236,13 +236,29 @@ TEST_F(ClusterPlacementTest, EveryShardOnThreeNodesAndEveryStatementThroughAnyNo
   // An IN subquery's 50,000 answers are more than a fragment's statement may carry (256 KiB
   // of SQL on the node that runs it; they failed the query): the coordinator applies them to
   // the rows the fragments send, with the same answer.
-  QueryResult long_list =
-      QueryThrough(1,
-                   "SELECT count(DISTINCT host) FROM demo.cpu WHERE host IN (SELECT 'h' || "
-                   "CAST(a * 10000 + b AS varchar) FROM UNNEST(sequence(0, 4)) AS s(a) CROSS "
-                   "JOIN UNNEST(sequence(0, 9999)) AS t(b))");
+  const std::string answers =
+      "SELECT 'h' || CAST(a * 10000 + b AS varchar) FROM UNNEST(sequence(0, 4)) AS s(a) CROSS "
+      "JOIN UNNEST(sequence(0, 9999)) AS t(b)";
+  const std::string long_in =
+      "SELECT count(DISTINCT host) FROM demo.cpu WHERE host IN (" + answers + ")";
+  QueryResult long_list = QueryThrough(1, long_in);
   ASSERT_TRUE(long_list.status.ok()) << long_list.status.error_message();
   EXPECT_EQ(RowsText(long_list.rows), std::to_string(kHosts) + "\n");
+  // Such a list goes beside the fragments' statements as a named value (`@list_1`), and each
+  // fragment applies it (the coordinator had, to every row the fragments sent).
+  EXPECT_THAT(RowsThrough(1, "EXPLAIN " + long_in),
+              ::testing::HasSubstr("(\"host\" = ANY(@list_1))"));
+  // NOT IN as <> ALL: the hosts past the list's end, h0 to h4 (the answers start at h5).
+  const std::string later =
+      "SELECT 'h' || CAST(a * 10000 + b + 5 AS varchar) FROM UNNEST(sequence(0, 4)) AS s(a) "
+      "CROSS JOIN UNNEST(sequence(0, 9999)) AS t(b)";
+  EXPECT_EQ(RowsThrough(1,
+                        "SELECT count(*), count(DISTINCT host) FROM demo.cpu WHERE host NOT "
+                        "IN (" +
+                            later + ")"),
+            RowsThrough(1,
+                        "SELECT count(*), count(DISTINCT host) FROM demo.cpu WHERE host IN "
+                        "('h0', 'h1', 'h2', 'h3', 'h4')"));
   // EXPLAIN names where each shard is read, and what the fragments compute.
   const std::string aggregated =
       RowsThrough(0, "EXPLAIN SELECT host, avg(measure_value::double) FROM demo.cpu GROUP BY host");

@@ -63,7 +63,7 @@ class OneRowEachSite final : public ShardReads {
       const FragmentSite&, const std::string&, std::chrono::steady_clock::time_point) override {
     return std::vector<ResultColumn>{{"site", DataType::kBigint}};
   }
-  absl::Status Run(const FragmentSite& site, const std::string&,
+  absl::Status Run(const FragmentSite& site, const std::string&, const FragmentLists&,
                    std::chrono::steady_clock::time_point, const std::atomic<bool>*,
                    const std::function<void()>& answered, const Push& push, QueryStats*) override {
     answered();
@@ -102,7 +102,7 @@ TEST(ShardFragmentsNodeTest, WithNoThreadToSpareTheFragmentsRunOnTheQuerysOwnThr
   std::vector<FragmentSite> sites;
   for (int i = 1; i <= 3; ++i) sites.push_back({.node = std::to_string(i), .address = "x"});
   ShardFragmentsNode node({{.name = "site", .type = DataType::kBigint}}, &reads, sites,
-                          {"SELECT 1", "SELECT 2", "SELECT 3"}, "t", 0, nullptr);
+                          {"SELECT 1", "SELECT 2", "SELECT 3"}, nullptr, "t", 0, nullptr);
   QueryContext context;
   Collect sink;
   const absl::Status ran = node.RunBatches(&context, &sink);

@@ -185,3 +185,48 @@ TEST(SqlTextTest, RefusesWhatCouldReadOtherwiseElsewhere) {
 
 }  // namespace
 }  // namespace strata::query
+
+namespace strata::query {
+namespace {
+
+// A long IN list of a statement for other nodes is named (`@list_1`) and sent beside it: the
+// same array under one name however often it is written, NOT IN as <> ALL, a short list
+// written out, and lists past ListParameters::kMaxBytes left out (false: the coordinator
+// applies that condition itself).
+TEST(SqlTextTest, NamesLongInListsAndSendsTheirValuesBeside) {
+  std::vector<Datum> hosts;
+  for (int i = 0; i < 1000; ++i) hosts.push_back(Datum::Varchar("h" + std::to_string(i)));
+  ListParameters lists;
+  const ExprPtr in = InArray(Column(0), hosts);
+  std::string text;
+  ASSERT_TRUE(AppendPortableSql(*in, kSchema, &text, nullptr, std::nullopt, &lists));
+  EXPECT_EQ(text, "(\"host\" = ANY(@list_1))");
+  const ExprPtr again = in->Clone();  // a clone shares the array: the same name
+  again->negated = true;
+  text.clear();
+  ASSERT_TRUE(AppendPortableSql(*again, kSchema, &text, nullptr, std::nullopt, &lists));
+  EXPECT_EQ(text, "(\"host\" <> ALL(@list_1))");
+  ASSERT_EQ(lists.values().size(), 1u);
+  EXPECT_EQ(lists.values().at("list_1").items().size(), 1000u);
+
+  text.clear();
+  ASSERT_TRUE(AppendPortableSql(*InArray(Column(2), {Datum::Double(1.5), Datum::Double(2)}),
+                                kSchema, &text, nullptr, std::nullopt, &lists));
+  EXPECT_EQ(text, "(\"measure_value::double\" IN ((1.5), (2e0)))");
+
+  // Near 4 MiB of values (39,000 of 105 bytes as sent, beside list_1's 8 KB), then one more.
+  std::vector<Datum> wide(39'000, Datum::Varchar(std::string(100, 'x')));
+  text.clear();
+  ASSERT_TRUE(
+      AppendPortableSql(*InArray(Column(3), wide), kSchema, &text, nullptr, std::nullopt, &lists));
+  EXPECT_EQ(text, "(\"we\"\"ird\" = ANY(@list_2))");
+  wide.push_back(Datum::Varchar("y"));
+  text = "kept";
+  EXPECT_FALSE(
+      AppendPortableSql(*InArray(Column(3), wide), kSchema, &text, nullptr, std::nullopt, &lists));
+  EXPECT_EQ(text, "kept");
+  EXPECT_EQ(lists.values().size(), 2u);
+}
+
+}  // namespace
+}  // namespace strata::query
