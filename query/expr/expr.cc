@@ -37,6 +37,11 @@ DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
       return point;
     }
   }
+  // A day and a time of day (PostgreSQL's date + time, time + date, date - time).
+  if ((additive && a == DataType::kDate && b == DataType::kTime) ||
+      (op == "+" && a == DataType::kTime && b == DataType::kDate)) {
+    return DataType::kTimestamp;
+  }
   if (additive && a == kMonths && b == kMonths) return kMonths;
   if (op == "*" && ((a == kMonths && b == DataType::kBigint) || (a == DataType::kBigint && b == kMonths))) {
     return kMonths;
@@ -819,6 +824,21 @@ Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
 Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
                  const EvalContext& context) {
   if (a.null || b.null) return Datum::Null(type);
+  if (type == DataType::kTimestamp && (a.type == DataType::kDate || b.type == DataType::kDate) &&
+      (a.type == DataType::kTime || b.type == DataType::kTime)) {
+    // That time of day on that day (before it, for date - time).
+    const Datum& day = a.type == DataType::kDate ? a : b;
+    const Datum& time = a.type == DataType::kTime ? a : b;
+    const std::optional<int64_t> at = CheckedIntegerOp(op[0], MidnightOf(day.i), time.i);
+    if (!at) {
+      if (context.error.empty()) {
+        context.error = StrCat(a.ToString(), " ", op, " ", b.ToString(),
+                               " is outside the range of timestamps (1677-09-21 to 2262-04-11)");
+      }
+      return Datum::Null(type);
+    }
+    return Datum::Timestamp(*at);
+  }
   if (IsCalendarType(type) || IsCalendarType(a.type) || IsCalendarType(b.type) ||
       (type == DataType::kTimestamp && (a.type == DataType::kIntervalYearToMonth ||
                                         b.type == DataType::kIntervalYearToMonth))) {

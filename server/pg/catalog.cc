@@ -271,6 +271,19 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     if (!divided.empty()) number /= 100;
     return CannedResult{.columns = {Int(column)}, .rows = {{Datum::Bigint(number)}}};
   }
+  // The session's server process, as tools ask (pgAdmin leaves its own session out of its
+  // activity lists by it; the same number as the BackendKeyData a cancel names), and whether
+  // the server is a read-only standby: none is (every node of a cluster takes writes).
+  static const RE2 kSessionProbe(
+      R"re(select (?:pg_catalog\.)?(pg_backend_pid|pg_is_in_recovery)\(\)(?: as "?([a-z_]+)"?)?)re");
+  if (RE2::FullMatch(text, kSessionProbe, &name, &alias)) {
+    const std::string column = alias.empty() ? name : alias;
+    if (name == "pg_is_in_recovery") {
+      return CannedResult{.columns = {{column, DataType::kBoolean}},
+                          .rows = {{Datum::Bool(false)}}};
+    }
+    return CannedResult{.columns = {Int(column)}, .rows = {{Datum::Bigint(backend_pid_)}}};
+  }
   // current_user, current_database() and the like are the engine's (query/parse/parser.cc);
   // PostgreSQL's bare `user` is not, as it is a common column name.
   if (text == "select user") {

@@ -43,12 +43,14 @@ class CatalogAnswers {
  public:
   // `catch_up` is called once, before the first list of databases or tables (a cluster
   // node's copy of the catalog may be a moment behind).
+  // `backend_pid`: the session's id, sent in its BackendKeyData (what pg_backend_pid() is).
   CatalogAnswers(const Catalog& catalog, const Principal& caller, ColumnsOf columns_of,
-                 std::function<void()> catch_up = {})
+                 std::function<void()> catch_up = {}, int32_t backend_pid = 0)
       : catalog_(catalog),
         caller_(caller),
         columns_of_(std::move(columns_of)),
-        catch_up_(std::move(catch_up)) {}
+        catch_up_(std::move(catch_up)),
+        backend_pid_(backend_pid) {}
 
   // nullopt: not one of these statements (run it as SQL).
   std::optional<absl::StatusOr<CannedResult>> Answer(std::string_view sql,
@@ -80,6 +82,7 @@ class CatalogAnswers {
   const Principal& caller_;
   ColumnsOf columns_of_;
   const std::function<void()> catch_up_;
+  const int32_t backend_pid_;
   mutable bool caught_up_ = false;
 };
 

@@ -744,7 +744,8 @@ CatalogAnswers Session::Catalog() {
       },
       [this] {
         if (context_.queries != nullptr) context_.queries->CatchUpCatalog();
-      });
+      },
+      process_id_);
 }
 
 absl::Status Session::ApplyReadSettings(StatementRunner::Request* request) const {

@@ -44,6 +44,16 @@ with psycopg.connect(conninfo) as conn:
         check("NULL", rows[1][2], None)
         check("column types", [c.type_code for c in cur.description], [25, 701, 20, 16, 1184])
 
+        # The session's id as tools read it (the BackendKeyData psycopg keeps), and no standby.
+        cur.execute("SELECT pg_backend_pid()")
+        check("pg_backend_pid", cur.fetchone()[0], conn.info.backend_pid)
+        cur.execute("SELECT pg_catalog.pg_is_in_recovery()")
+        check("pg_is_in_recovery", cur.fetchone(), (False,))
+        # A day and a time of day make a timestamp, as in PostgreSQL.
+        cur.execute("SELECT DATE '2024-03-01' + TIME '10:30:00'")
+        check("date + time", cur.fetchone()[0].replace(tzinfo=None),
+              datetime.datetime(2024, 3, 1, 10, 30))
+
         # The same in binary: results (binary=True) and parameters (%b).
         cur.execute(
             "SELECT host, usage, procs, up, time FROM mydb.cpu "
