@@ -28,9 +28,6 @@ int64_t ListParameterBytes(const QueryParameters& parameters) {
   return bytes;
 }
 
-}  // namespace
-namespace {
-
 // Cuts the rows into pages for the ResultSink and counts them. The page
 // being filled counts against the query's memory (a page of 100,000 wide
 // rows is large); the sink accounts for pages it holds on to.

@@ -252,13 +252,17 @@ absl::Status InsertWriter::Stopped(absl::Status error) {
   if (written_ == 0) return error;
   int64_t resend_from = std::min(unwritten_from_, last_number_ + 1);
   if (!batch_rows_.empty()) resend_from = std::min(resend_from, batch_rows_.front());
-  return absl::Status(
+  absl::Status said(
       error.code(),
       StrCat(error.message(), "; ", verb_, " wrote ", written_, " rows before it, which stay (",
              verb_ == "COPY" ? "a COPY" : "an INSERT", " is not undone): ", unit_, "s from ",
              resend_from,
              " on are not known written; sending them again is safe, a record written again "
              "with its value is a no-op"));
+  // What marks the error (a plan to make again, an SQL position) goes with it.
+  error.ForEachPayload(
+      [&said](absl::string_view url, const absl::Cord& payload) { said.SetPayload(url, payload); });
+  return said;
 }
 
 void InsertWriter::Keep(int64_t number, std::string_view reason) {

@@ -38,6 +38,8 @@ class ListParameters {
   const std::map<std::string, Datum, std::less<>>& values() const { return values_; }
 
  private:
+  // By the array's values, which values_ keeps alive (a Datum shares them): an address is
+  // not reused by another list while it names one.
   std::map<const std::vector<Datum>*, std::string> names_;
   std::map<std::string, Datum, std::less<>> values_;
   int64_t bytes_ = 0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "common/time_format.h"
@@ -27,7 +28,11 @@ class FillingDisk final : public InsertSink {
  public:
   FillingDisk(Engine* engine, int room) : engine_(*engine), room_(room) {}
   absl::StatusOr<WriteResult> Write(WriteRequest request) override {
-    if (requests_++ >= room_) return absl::ResourceExhaustedError("the disk is full");
+    if (requests_++ >= room_) {
+      absl::Status full = absl::ResourceExhaustedError("the disk is full");
+      full.SetPayload("strata.dev/test-mark", absl::Cord("1"));  // kept by the statement's error
+      return full;
+    }
     return engine_.Write(std::move(request));
   }
 
@@ -145,6 +150,7 @@ TEST_F(InsertWriterTest, ACopyStoppedByAFullDiskSaysWhatItWroteAndWhereToResendF
       << copied;
   EXPECT_NE(copied.message().find("lines from 301 on are not known written"), std::string::npos)
       << copied;
+  EXPECT_TRUE(copied.GetPayload("strata.dev/test-mark").has_value());
   EXPECT_EQ(Stored(), 300);
 }
 
