@@ -788,6 +788,13 @@ Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
                        type == DataType::kDate ? "dates" : "timestamps",
                        " (1677-09-21 to 2262-04-11)"));
   };
+  if (type == DataType::kTimestamp && (a.type == DataType::kTime || b.type == DataType::kTime)) {
+    // A day and a time of day (ArithmeticType): that time on that day, or before it for -.
+    const Datum& day = a.type == DataType::kDate ? a : b;
+    const Datum& time = a.type == DataType::kTime ? a : b;
+    const std::optional<int64_t> at = CheckedIntegerOp(op, MidnightOf(day.i), time.i);
+    return at ? Datum::Timestamp(*at) : out_of_range();
+  }
   if (type == DataType::kIntervalYearToMonth) {
     std::optional<int64_t> months = CheckedIntegerOp(op, a.i, b.i);
     if (!months || *months > kMaxCalendarMonths || *months < -kMaxCalendarMonths) {
@@ -824,21 +831,6 @@ Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
 Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
                  const EvalContext& context) {
   if (a.null || b.null) return Datum::Null(type);
-  if (type == DataType::kTimestamp && (a.type == DataType::kDate || b.type == DataType::kDate) &&
-      (a.type == DataType::kTime || b.type == DataType::kTime)) {
-    // That time of day on that day (before it, for date - time).
-    const Datum& day = a.type == DataType::kDate ? a : b;
-    const Datum& time = a.type == DataType::kTime ? a : b;
-    const std::optional<int64_t> at = CheckedIntegerOp(op[0], MidnightOf(day.i), time.i);
-    if (!at) {
-      if (context.error.empty()) {
-        context.error = StrCat(a.ToString(), " ", op, " ", b.ToString(),
-                               " is outside the range of timestamps (1677-09-21 to 2262-04-11)");
-      }
-      return Datum::Null(type);
-    }
-    return Datum::Timestamp(*at);
-  }
   if (IsCalendarType(type) || IsCalendarType(a.type) || IsCalendarType(b.type) ||
       (type == DataType::kTimestamp && (a.type == DataType::kIntervalYearToMonth ||
                                         b.type == DataType::kIntervalYearToMonth))) {
