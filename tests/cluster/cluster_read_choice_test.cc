@@ -145,16 +145,27 @@ TEST_F(ClusterReadChoiceTest, HedgedFragmentIsAnsweredWhileItsNodeIsStopped) {
   for (int i = 0; i < 3; ++i) {  // every replica current
     ASSERT_TRUE(Count(i, Choice(v1::READ_CONSISTENCY_STRONG)).status.ok());
   }
-  const std::string victim_id = cluster_->Leaders().at(0);
-  ASSERT_FALSE(victim_id.empty());
-  const int victim = TestCluster::IndexOf(victim_id);
-  const int coordinator = (victim + 1) % 3;
+  // The query goes through the lagging node, which never leads, to the leader of shard 0 as
+  // that node sees it; its view of the leaders (an etcd watch) must be etcd's, or the node
+  // stopped below might not be the one the query waits on.
+  const int coordinator = kLagging;
+  using ByShard = std::map<int64_t, std::string>;
+  ByShard in_etcd;
+  const std::vector<std::string> leaders = cluster_->Leaders();
+  for (size_t shard = 0; shard < leaders.size(); ++shard) in_etcd[shard] = leaders[shard];
+  ASSERT_EQ(Eventually<ByShard>([&] { return ShardColumn(cluster_->node(coordinator), "leader"); },
+                                in_etcd),
+            in_etcd);
+  ASSERT_FALSE(in_etcd[0].empty());
+  const int victim = TestCluster::IndexOf(in_etcd[0]);
+  ASSERT_NE(victim, coordinator);
   // It keeps its leaderships while its lease lasts: 10 s after its last keep-alive, sent at
   // most 3.4 s before.
   kill(cluster_->node(victim).pid(), SIGSTOP);
   // Without hedging the fragment waits on the stopped leader until the query's deadline.
   QueryResult waited = Count(coordinator, v1::ReadOptions(), 1500);
-  EXPECT_FALSE(waited.status.ok());
+  EXPECT_FALSE(waited.status.ok())
+      << "answered while shard 0's leader n" << victim << " was stopped: " << RowsText(waited.rows);
   // Hedged after 200 ms, the third node answers for it well within a deadline that the
   // stopped leader would have run out (as above).
   QueryResult hedged =
