@@ -56,7 +56,7 @@ absl::Status EncodeBatch(const query::Batch& batch, const std::vector<DataType>&
       column->set_nulls(std::string(rows, '\1'));
       if (type == DataType::kDouble)
         column->mutable_doubles()->Resize(static_cast<int>(rows), 0);
-      else if (type == DataType::kVarchar)
+      else if (query::IsText(type))
         column->mutable_string_ends()->Resize(static_cast<int>(rows), 0);
       else if (type != DataType::kUnknown)
         column->mutable_ints()->Resize(static_cast<int>(rows), 0);
@@ -66,7 +66,7 @@ absl::Status EncodeBatch(const query::Batch& batch, const std::vector<DataType>&
     column->set_nulls(std::string(v.nulls.begin(), v.nulls.end()));
     if (type == DataType::kDouble) {
       column->mutable_doubles()->Add(v.doubles.begin(), v.doubles.begin() + rows);
-    } else if (type == DataType::kVarchar) {
+    } else if (query::IsText(type)) {
       std::string* data = column->mutable_string_data();
       for (size_t i = 0; i < rows; ++i) {
         if (!v.null(i)) data->append(v.strings[i]);
@@ -124,7 +124,7 @@ absl::StatusOr<query::Batch> DecodeBatch(const internal::v1::ScanResponse& page,
     if (type == DataType::kDouble) {
       if (static_cast<size_t>(column.doubles_size()) != rows) return bad();
       v.doubles.assign(column.doubles().begin(), column.doubles().end());
-    } else if (type == DataType::kVarchar) {
+    } else if (query::IsText(type)) {
       if (static_cast<size_t>(column.string_ends_size()) != rows) return bad();
       // The page's bytes are kept once; the values are views of them.
       const std::string& data = arena->emplace_back(column.string_data());

@@ -29,7 +29,8 @@ absl::StatusOr<std::vector<ColumnRole>> ColumnRoles(std::string_view verb, const
   for (size_t c = 0; c < output.size(); ++c) {
     ColumnRole& role = roles[c];
     role.name = stmt.columns.empty() ? output[c].name : stmt.columns[c].first;
-    role.type = output[c].type;
+    // JSON is stored as its text: a VARCHAR (a dimension, or a measure the table has).
+    role.type = output[c].type == DataType::kJson ? DataType::kVarchar : output[c].type;
     const Position at = stmt.columns.empty() ? stmt.table_pos : stmt.columns[c].second;
     auto wrong = [&](std::string_view message) {
       return SqlError(run.sql, at, StrCat("column ", role.name, ": ", message));

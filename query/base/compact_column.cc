@@ -17,7 +17,7 @@ void CompactColumn::Append(const Datum& value) {
   if (value.nested) {
     payload_.push_back(static_cast<int64_t>(nested_.size()));
     nested_.push_back(value.nested);
-  } else if (value.type == DataType::kVarchar) {
+  } else if (IsText(value.type)) {
     payload_.push_back(StoreText(value.s));
   } else if (value.type == DataType::kDouble) {
     payload_.push_back(std::bit_cast<int64_t>(value.d));
@@ -51,7 +51,7 @@ int64_t CompactColumn::AppendVector(const Vector& values, size_t rows) {
       continue;
     }
     types_.push_back(type);
-    if (values.type == DataType::kVarchar) {
+    if (IsText(values.type)) {
       const std::string_view text = values.strings[i];
       const int64_t extra = TextCharge(text.size());
       bytes += extra;
@@ -79,7 +79,7 @@ void CompactColumn::Set(size_t i, const Datum& value) {
   if (value.nested) {
     payload_[i] = static_cast<int64_t>(nested_.size());
     nested_.push_back(value.nested);
-  } else if (value.type == DataType::kVarchar) {
+  } else if (IsText(value.type)) {
     payload_[i] = StoreText(value.s);
   } else if (value.type == DataType::kDouble) {
     payload_[i] = std::bit_cast<int64_t>(value.d);
@@ -93,7 +93,7 @@ int CompactColumn::Compare(size_t i, size_t j) const {
   if (null_i || null_j) return null_i == null_j ? 0 : (null_i ? 1 : -1);  // NULLs last
   const auto type = static_cast<DataType>(types_[i]);
   if (types_[i] == types_[j] && !IsComposite(type)) {
-    if (type == DataType::kVarchar) {
+    if (IsText(type)) {
       const int c = Text(i).compare(Text(j));
       return c < 0 ? -1 : c > 0;
     }
@@ -112,7 +112,7 @@ Datum CompactColumn::Get(size_t i) const {
   const int64_t payload = payload_[i];
   if (IsComposite(out.type)) {
     out.nested = nested_[static_cast<size_t>(payload)];
-  } else if (out.type == DataType::kVarchar) {
+  } else if (IsText(out.type)) {
     out.s = Text(i);
   } else if (out.type == DataType::kDouble) {
     out.d = std::bit_cast<double>(payload);
@@ -136,7 +136,7 @@ void CompactColumn::Gather(const size_t* rows, size_t count, Vector* out) const 
       continue;
     }
     out->nulls[j] = 0;
-    if (value_type == DataType::kVarchar) {
+    if (IsText(value_type)) {
       out->strings[j] = Text(r);
     } else if (value_type == DataType::kDouble) {
       out->doubles[j] = std::bit_cast<double>(payload_[r]);
@@ -179,7 +179,7 @@ int64_t CompactColumn::BytesOf(const Datum& value) {
   if (value.null) return bytes;
   if (value.nested) return bytes + static_cast<int64_t>(sizeof(std::shared_ptr<const NestedValue>)) +
                            value.HeapBytes();
-  if (value.type == DataType::kVarchar) bytes += TextCharge(value.s.size());
+  if (IsText(value.type)) bytes += TextCharge(value.s.size());
   return bytes;
 }
 

@@ -197,6 +197,8 @@ std::string_view PostgresTypeName(DataType type) {
       return "double precision";
     case DataType::kVarchar:
       return "text";
+    case DataType::kJson:
+      return "json";
     case DataType::kTimestamp:
       return "timestamp with time zone";
     case DataType::kInterval:
@@ -223,6 +225,8 @@ std::string_view TypeName(DataType type) {
     case DataType::kBigint: return "bigint";
     case DataType::kDouble: return "double";
     case DataType::kVarchar: return "varchar";
+    case DataType::kJson:
+      return "json";
     case DataType::kTimestamp: return "timestamp";
     case DataType::kInterval: return "interval day to second";
     case DataType::kDate: return "date";
@@ -313,7 +317,9 @@ std::string Datum::ToString() const {
       }
       return fmt::format("{}", d);
     }
-    case DataType::kVarchar: return s;
+    case DataType::kVarchar:
+    case DataType::kJson:
+      return s;
     case DataType::kTimestamp: return FormatTimestamp(i);
     case DataType::kInterval: {
       int64_t v = i < 0 ? -i : i;
@@ -352,7 +358,7 @@ int Compare(const Datum& a, const Datum& b) {
     }
     return x.values.size() < y.values.size() ? -1 : x.values.size() > y.values.size();
   }
-  if (a.type == DataType::kVarchar || b.type == DataType::kVarchar) {
+  if (IsText(a.type) || IsText(b.type)) {
     int c = a.s.compare(b.s);
     return c < 0 ? -1 : c > 0;
   }
@@ -377,7 +383,7 @@ void AppendKey(const Datum& d, std::string* out) {
     }
     out->push_back(']');
     out->push_back('\x1f');
-  } else if (d.type == DataType::kVarchar) {
+  } else if (IsText(d.type)) {
     AppendTextKey(d.s, out);
   } else {
     AppendNumberKey(d.type, d.i, d.d, out);

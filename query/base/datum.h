@@ -30,6 +30,10 @@ enum class DataType : uint32_t {
   kDate,
   kTime,
   kIntervalYearToMonth,
+  // JSON text, checked when it was made (json(x), x::json, the constructors): VARCHAR at run
+  // time in all but its type, which tells a JSON value nested into another (embedded as it is)
+  // from a text (embedded as a JSON string). PostgreSQL's json; over gRPC a VARCHAR.
+  kJson,
   kFirstComposite = 32,
 };
 
@@ -51,6 +55,8 @@ inline constexpr int kMaxTypeNesting = 32;
 inline constexpr size_t kMaxNestedValues = 1'000'000;
 
 TypeKind KindOf(DataType type);
+// VARCHAR and JSON: the types whose values are text (Datum::s, a Vector's strings).
+inline bool IsText(DataType type) { return type == DataType::kVarchar || type == DataType::kJson; }
 inline bool IsComposite(DataType type) { return type >= DataType::kFirstComposite; }
 // nullopt once kMaxCompositeTypes shapes exist or past kMaxTypeNesting
 // (the query fails with TooManyTypesMessage).
@@ -92,7 +98,7 @@ struct Datum {
   bool null = true;
   int64_t i = 0;   // BOOLEAN (0/1), BIGINT, TIMESTAMP, the intervals, DATE, TIME
   double d = 0;    // DOUBLE
-  std::string s;   // VARCHAR
+  std::string s;   // VARCHAR, JSON
   std::shared_ptr<const NestedValue> nested;  // arrays, rows, timeseries
 
   static Datum Null(DataType type = DataType::kUnknown) { return {.type = type}; }
@@ -101,6 +107,9 @@ struct Datum {
   static Datum Double(double v) { return {.type = DataType::kDouble, .null = false, .d = v}; }
   static Datum Varchar(std::string v) {
     return {.type = DataType::kVarchar, .null = false, .s = std::move(v)};
+  }
+  static Datum Json(std::string text) {
+    return {.type = DataType::kJson, .null = false, .s = std::move(text)};
   }
   static Datum Timestamp(int64_t ns) {
     return {.type = DataType::kTimestamp, .null = false, .i = ns};

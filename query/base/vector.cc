@@ -8,7 +8,7 @@ namespace {
 void SizeValues(Vector& v, size_t n) {
   if (UsesInts(v.type)) v.ints.resize(n);
   if (v.type == DataType::kDouble) v.doubles.resize(n);
-  if (v.type == DataType::kVarchar) v.strings.resize(n);
+  if (IsText(v.type)) v.strings.resize(n);
   if (IsComposite(v.type)) v.nested.resize(n);
 }
 
@@ -25,6 +25,8 @@ Datum Vector::Get(size_t i) const {
   switch (type) {
     case DataType::kDouble: return Datum::Double(doubles[i]);
     case DataType::kVarchar: return Datum::Varchar(std::string(strings[i]));
+    case DataType::kJson:
+      return Datum::Json(std::string(strings[i]));
     case DataType::kUnknown: return Datum::Null();
     default: {
       Datum d = Datum::Bigint(ints[i]);
@@ -51,7 +53,8 @@ void Vector::Set(size_t i, const Datum& d) {
   switch (type) {
     case DataType::kDouble: doubles[i] = d.AsDouble(); break;
     case DataType::kVarchar:
-      if (d.type == DataType::kVarchar) {
+    case DataType::kJson:
+      if (IsText(d.type)) {
         SetOwnedString(i, d.s);
       } else {
         SetOwnedString(i, d.ToString());
@@ -62,7 +65,7 @@ void Vector::Set(size_t i, const Datum& d) {
 }
 
 void Vector::SetView(size_t i, const Datum& d) {
-  if (type != DataType::kVarchar || d.null || d.type != DataType::kVarchar) return Set(i, d);
+  if (!IsText(type) || d.null || !IsText(d.type)) return Set(i, d);
   strings[i] = d.s;
   nulls[i] = 0;
 }
@@ -80,6 +83,7 @@ bool Vector::SameValue(size_t i, const Vector& other, size_t j) const {
   switch (type) {
     case DataType::kDouble: return doubles[i] == other.doubles[j];
     case DataType::kVarchar:  // views of one series' value share their bytes
+    case DataType::kJson:
       return (strings[i].data() == other.strings[j].data() &&
               strings[i].size() == other.strings[j].size()) ||
              strings[i] == other.strings[j];
@@ -95,7 +99,7 @@ void AppendKey(const Vector& v, size_t i, std::string* out) {
   }
   if (IsComposite(v.type) || v.type == DataType::kUnknown) {
     AppendKey(v.Get(i), out);
-  } else if (v.type == DataType::kVarchar) {
+  } else if (IsText(v.type)) {
     AppendTextKey(v.strings[i], out);
   } else if (v.type == DataType::kDouble) {
     AppendNumberKey(v.type, 0, v.doubles[i], out);
@@ -162,7 +166,7 @@ size_t RowsWithinBytes(const Batch& batch, size_t start, size_t n, int64_t bytes
   for (const Vector& v : batch.columns) {
     if (v.size() != batch.rows) continue;  // a column nothing reads
     per_row += 9;
-    if (v.type == DataType::kVarchar) {
+    if (IsText(v.type)) {
       for (size_t i = 0; i < n; ++i) sizes[i] += static_cast<int64_t>(v.strings[start + i].size());
     } else if (IsComposite(v.type)) {
       for (size_t i = 0; i < n; ++i) {

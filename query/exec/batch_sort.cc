@@ -47,7 +47,7 @@ void SizeTyped(Vector& v) {
   const size_t n = v.nulls.size();
   if (UsesInts(v.type)) v.ints.resize(n);
   if (v.type == DataType::kDouble) v.doubles.resize(n);
-  if (v.type == DataType::kVarchar) v.strings.resize(n);
+  if (IsText(v.type)) v.strings.resize(n);
   if (IsComposite(v.type)) v.nested.resize(n);
 }
 
@@ -73,7 +73,7 @@ void AppendColumn(const Vector& in, size_t rows, StringArena& arena, Vector* out
   }
   if (IsComposite(in.type))
     std::copy(in.nested.begin(), in.nested.end(), out->nested.begin() + base);
-  if (in.type == DataType::kVarchar) {
+  if (IsText(in.type)) {
     for (size_t i = 0; i < rows; ++i) {
       if (!in.nulls[i]) out->strings[base + i] = arena.Keep(in.strings[i]);
     }
@@ -85,7 +85,8 @@ int CompareValues(const Vector& v, size_t i, size_t j) {
   switch (v.type) {
     case DataType::kDouble:
       return DoublesOrder(v.doubles[i], v.doubles[j]);
-    case DataType::kVarchar: {
+    case DataType::kVarchar:
+    case DataType::kJson: {
       const int c = v.strings[i].compare(v.strings[j]);
       return c < 0 ? -1 : c > 0;
     }
@@ -109,7 +110,7 @@ class BatchSort : public BatchSink {
     int64_t bytes = static_cast<int64_t>(batch.rows * (1 + sizeof(int64_t)) * batch.columns.size());
     for (size_t c = 0; c < batch.columns.size(); ++c) {
       const Vector& in = batch.columns[c];
-      if (in.type == DataType::kVarchar && in.size() == batch.rows) {
+      if (IsText(in.type) && in.size() == batch.rows) {
         for (size_t i = 0; i < batch.rows; ++i) bytes += static_cast<int64_t>(in.strings[i].size());
       }
       AppendColumn(in, batch.rows, arena_, &kept_.columns[c]);
@@ -134,7 +135,7 @@ class BatchSort : public BatchSink {
     std::vector<uint32_t> order = SortedOrder();
     if (limit_ && order.size() > static_cast<uint64_t>(*limit_)) order.resize(*limit_);
     for (Vector& c : kept_.columns) {
-      if (c.type == DataType::kVarchar) c.arena = arena_.chunks();
+      if (IsText(c.type)) c.arena = arena_.chunks();
     }
     for (size_t start = 0; start < order.size() && !context_->enough.load(); start += kBatchRows) {
       const size_t end = std::min(order.size(), start + kBatchRows);

@@ -28,6 +28,8 @@ PostgresColumnFacts FactsOf(DataType type) {
     case DataType::kBigint: return {"int8", 64, 0};
     case DataType::kDouble: return {"float8", 53};
     case DataType::kBoolean: return {"bool"};
+    case DataType::kJson:
+      return {"json"};
     case DataType::kTimestamp: return {"timestamptz", -1, -1, 6};
     case DataType::kTime: return {"time", -1, -1, 6};
     case DataType::kDate: return {"date", -1, -1, 0};

@@ -206,9 +206,9 @@ class WindowEvaluator {
   int64_t GatheredBytes(size_t n) const {
     int64_t bytes = 0;
     for (DataType type : call_.arg_types) {
-      const size_t value = type == DataType::kVarchar ? sizeof(std::string_view)
-                           : IsComposite(type)        ? sizeof(std::shared_ptr<const NestedValue>)
-                                                      : sizeof(int64_t);
+      const size_t value = IsText(type)        ? sizeof(std::string_view)
+                           : IsComposite(type) ? sizeof(std::shared_ptr<const NestedValue>)
+                                               : sizeof(int64_t);
       bytes += static_cast<int64_t>(n * (1 + value));
     }
     return bytes;
@@ -505,7 +505,7 @@ class Window : public BatchSink {
     // (their sort reads the column at random: rank() by a measure 573-583 -> 410-425 ms).
     const DataType one_type = order.size() == 1 ? order[0]->OneType() : DataType::kUnknown;
     const bool integers = one_type != DataType::kUnknown && one_type != DataType::kDouble &&
-                          one_type != DataType::kVarchar && !IsComposite(one_type);
+                          !IsText(one_type) && !IsComposite(one_type);
     const bool doubles = one_type == DataType::kDouble;
     for (size_t p = 0; p + 1 < bounds.size(); ++p) {
       auto begin = idx.begin() + static_cast<std::ptrdiff_t>(bounds[p]);
@@ -565,7 +565,7 @@ class Window : public BatchSink {
       if (type == DataType::kUnknown || type == DataType::kDouble || IsComposite(type)) {
         return std::nullopt;
       }
-      text[k] = type == DataType::kVarchar;
+      text[k] = IsText(type);
     }
     const size_t n = partition[0]->size();
     std::vector<uint32_t> ids(n);

@@ -15,6 +15,7 @@
 #include "query/base/interval_text.h"
 #include "query/base/postgres_array_text.h"
 #include "query/functions/json_document.h"
+#include "query/functions/json_values.h"
 
 namespace strata::query {
 namespace {
@@ -81,6 +82,44 @@ bool Comparable(DataType a, DataType b) {
   return IsNumeric(a) && IsNumeric(b);
 }
 
+// `e`, a name of a table in FROM (PostgreSQL's whole-row reference: row_to_json(t),
+// json_agg(t)), as the row of that table's `columns`, its fields named as they are:
+// CAST(ROW(c1, c2, ...) AS ROW(c1 type, c2 type, ...)), which binds again to the same.
+absl::Status BindWholeRow(Expr& e, const Schema& schema, const std::vector<size_t>& columns,
+                          std::string_view sql) {
+  auto row = std::make_unique<Expr>();
+  row->kind = ExprKind::kCall;
+  row->pos = e.pos;
+  row->name = "row";
+  row->height = 2;
+  std::vector<DataType> types;
+  std::vector<RowField> fields;
+  for (size_t i : columns) {
+    auto column = std::make_unique<Expr>();
+    column->kind = ExprKind::kColumn;
+    column->pos = e.pos;
+    column->name = schema[i].name;
+    column->qualifier = e.name;
+    column->bound.column = static_cast<int>(i);
+    column->bound.type = schema[i].type;
+    types.push_back(schema[i].type);
+    fields.push_back({.name = schema[i].name, .type = schema[i].type});
+    row->args.push_back(std::move(column));
+  }
+  row->bound.function = FunctionRegistry::Get().FindScalar("row");
+  absl::StatusOr<DataType> unnamed = row->bound.function->bind(types);
+  std::optional<DataType> named = RowOf(std::move(fields));
+  if (!unnamed.ok() || !named) return SqlError(sql, e.pos, TooManyTypesMessage());
+  row->bound.type = *unnamed;
+  e.kind = ExprKind::kCast;
+  e.name = "cast";
+  e.cast_type = *named;
+  e.bound.type = *named;
+  e.height = 3;
+  e.args.push_back(std::move(row));
+  return absl::OkStatus();
+}
+
 absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
   int found = -1;
   for (size_t i = 0; i < schema.size(); ++i) {
@@ -122,6 +161,13 @@ absl::Status BindColumn(Expr& e, const Schema& schema, std::string_view sql) {
         return absl::OkStatus();
       }
     }
+  }
+  if (found < 0 && e.qualifier.empty() && !e.quoted) {
+    std::vector<size_t> columns;  // of a table of this name
+    for (size_t i = 0; i < schema.size(); ++i) {
+      if (!schema[i].hidden && schema[i].qualifier == e.name) columns.push_back(i);
+    }
+    if (!columns.empty()) return BindWholeRow(e, schema, columns, sql);
   }
   if (found < 0) {
     std::vector<std::string_view> names;
@@ -307,8 +353,8 @@ void CoerceDatesToTimestamps(std::vector<ExprPtr*> operands) {
 // and between the kinds of time that do not convert (a time of day to a
 // date, an interval to anything but text).
 bool CastAllowed(DataType from, DataType to) {
-  if (from == to || from == DataType::kUnknown || to == DataType::kVarchar ||
-      from == DataType::kVarchar) {
+  if (from == to || from == DataType::kUnknown || to == DataType::kVarchar || IsText(from) ||
+      to == DataType::kJson) {
     return true;
   }
   switch (to) {
@@ -446,6 +492,14 @@ std::string PostgresTypeOf(DataType type) {
   return std::string(IsComposite(type) ? TypeName(type) : PostgresTypeName(type));
 }
 
+// Whether a call below `e` was taken by the plan's aggregation or its windows.
+bool HoldsAggregateOrWindow(const Expr& e) {
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
+    return a->bound.aggregate >= 0 || a->window != nullptr || a->bound.window >= 0 ||
+           HoldsAggregateOrWindow(*a);
+  });
+}
+
 absl::Status BindCall(Expr& e, std::string_view sql) {
   const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
   if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral &&
@@ -530,7 +584,10 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
     e.kind = ExprKind::kLiteral;
     e.literal =
         Datum::Varchar(e.name == "typeof" ? std::string(TypeName(type)) : PostgresTypeOf(type));
-    e.args.clear();
+    // An aggregate or window call in the argument stays: the plan's aggregation (or window)
+    // reads its arguments where they are, and freeing them crashed the server
+    // (pg_typeof(array_agg(x)) over a table).
+    if (!HoldsAggregateOrWindow(e)) e.args.clear();
     e.bound.function = nullptr;
   }
   return absl::OkStatus();
@@ -571,10 +628,10 @@ absl::Status BindCast(Expr& e, std::string_view sql) {
   const DataType from = arg_type(0), to = e.cast_type;
   // VARCHAR to an array or a map reads the text as JSON (FromJson), or to an array as
   // PostgreSQL's array text (FromPostgresArrayText).
-  const bool from_json = from == DataType::kVarchar &&
-                         (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap);
+  const bool from_json =
+      IsText(from) && (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap);
   if ((IsComposite(from) || IsComposite(to)) && from != DataType::kUnknown &&
-      to != DataType::kVarchar && !from_json &&
+      to != DataType::kVarchar && to != DataType::kJson && !from_json &&
       (KindOf(from) != KindOf(to) || RowFields(from).size() != RowFields(to).size())) {
     return TypeError(sql, e, StrCat("cannot cast ", TypeName(from), " to ", TypeName(to)));
   }
@@ -697,6 +754,55 @@ absl::Status BindIn(Expr& e, std::string_view sql) {
 
 }  // namespace
 
+void CastJsonToText(std::vector<ExprPtr>& args) {
+  for (ExprPtr& a : args) {
+    if (a->kind != ExprKind::kStar && a->bound.type == DataType::kJson) {
+      ImplicitCast(a, DataType::kVarchar);
+    }
+  }
+}
+
+namespace {
+
+// True if every one of `args` is JSON or a NULL of no type.
+bool AllJsonOrNull(const std::vector<const Expr*>& args) {
+  return std::all_of(args.begin(), args.end(), [](const Expr* a) {
+    return a->bound.type == DataType::kJson || a->bound.type == DataType::kUnknown;
+  });
+}
+
+// Whether `e` takes its JSON arguments as JSON: a cast, IS NULL, the functions that keep JSON
+// (the constructors: ScalarFunction::keeps_json), and a coalesce or a CASE whose values are
+// all JSON. Every other operator and function reads JSON as its VARCHAR text (PostgreSQL's
+// json has no operators of its own beyond ->, which are functions of the text here).
+bool KeepsJson(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kCast:
+    case ExprKind::kIsNull:
+      return true;
+    case ExprKind::kCall: {
+      const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
+      if (f != nullptr && f->keeps_json) return true;
+      if (e.name == "typeof" || e.name == "pg_typeof") return true;
+      std::vector<const Expr*> args;
+      for (const ExprPtr& a : e.args) args.push_back(a.get());
+      return e.name == "coalesce" && AllJsonOrNull(args);
+    }
+    case ExprKind::kCase: {
+      if (e.has_operand) return false;
+      std::vector<const Expr*> values;  // each THEN, and the ELSE
+      const size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      for (size_t i = 1; i < end; i += 2) values.push_back(e.args[i].get());
+      if (e.has_else) values.push_back(e.args.back().get());
+      return AllJsonOrNull(values);
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
   // Pre-bound: a group key's column, a window function's slot.
   if (e.kind == ExprKind::kColumn && (e.bound.column >= 0 || e.bound.window >= 0)) {
@@ -723,6 +829,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       return SqlError(sql, a->pos, "* is only allowed in count(*)");
     }
   }
+  if (!KeepsJson(e)) CastJsonToText(e.args);
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   switch (e.kind) {
     case ExprKind::kLiteral:
@@ -909,6 +1016,7 @@ Datum CompareRows(const std::string& op, const std::vector<Datum>& x, const std:
 // Convert converts the JSON's string, number or boolean); nullopt when it has no such form,
 // or an array or map would hold more than kMaxNestedValues.
 std::optional<Datum> FromJson(std::string_view value, DataType to) {
+  if (to == DataType::kJson) return Datum::Json(std::string(value));
   const json::Kind kind = json::KindOf(value);
   if (kind == json::Kind::kNull) return Datum::Null(to);
   if (KindOf(to) == TypeKind::kArray || KindOf(to) == TypeKind::kMap) {
@@ -981,6 +1089,18 @@ std::optional<Datum> FromPostgresArrayText(std::string_view text, DataType to) {
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
+  if (to == DataType::kJson) {
+    // Text is JSON as written, checked (PostgreSQL's x::json); any other value as to_json
+    // writes it.
+    if (v.type != DataType::kVarchar) return Datum::Json(json::ValueText(v));
+    if (!json::Check(v.s).ok()) return std::nullopt;
+    return Datum::Json(v.s);
+  }
+  if (v.type == DataType::kJson) {
+    // Its text (PostgreSQL's j::text), or what the JSON holds, as Presto casts its JSON.
+    if (to == DataType::kVarchar) return Datum::Varchar(v.s);
+    return FromJson(v.s, to);
+  }
   if (v.type == DataType::kVarchar && KindOf(to) == TypeKind::kArray &&
       LooksLikePostgresArrayText(v.s)) {
     return FromPostgresArrayText(v.s, to);

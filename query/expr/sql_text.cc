@@ -77,6 +77,9 @@ bool AppendLiteral(const Datum& d, std::string* out) {
     return true;
   }
   switch (d.type) {
+    case DataType::kJson:
+      out->append("JSON ");  // JSON 'text': the text, checked, kept as written
+      [[fallthrough]];
     case DataType::kVarchar: {
       out->push_back('\'');
       for (char c : d.s) {

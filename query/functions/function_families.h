@@ -16,7 +16,7 @@ namespace strata::query {
 // Shorthands of the families' signatures.
 inline constexpr DataType kDbl = DataType::kDouble, kBig = DataType::kBigint,
                           kStr = DataType::kVarchar, kBool = DataType::kBoolean,
-                          kTs = DataType::kTimestamp;
+                          kTs = DataType::kTimestamp, kJson = DataType::kJson;
 
 // An array type, or NULL's (an argument a signature takes as either).
 inline bool IsArrayOrNull(DataType t) {
@@ -84,6 +84,10 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
 // json_size, json_array_length, json_array_get, json_array_contains, is_json_scalar
 // (functions_json.cc).
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
+// PostgreSQL's JSON constructors: to_json, json_build_object, json_build_array, row_to_json,
+// json_agg, json_object_agg, and their jsonb_ names (functions_json_build.cc).
+void AddJsonBuildFunctions(std::vector<ScalarFunction>* scalars,
+                           std::vector<AggregateFunction>* aggregates);
 
 // format(pattern, value, ...), as Java's String.format (functions_format.cc).
 void AddFormatFunction(std::vector<ScalarFunction>* scalars);

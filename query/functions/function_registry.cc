@@ -16,6 +16,7 @@ FunctionRegistry::FunctionRegistry() {
   AddLambdaFunctions(&scalars_);
   AddTextFunctions(&scalars_, &aggregates_);
   AddJsonFunctions(&scalars_);
+  AddJsonBuildFunctions(&scalars_, &aggregates_);
   AddUrlFunctions(&scalars_);
   AddFormatFunction(&scalars_);
   AddMathFunctions(&scalars_);

@@ -182,6 +182,9 @@ struct ScalarFunction {
   // filter, transform, reduce, ...: bound and evaluated by BindLambdaCall and
   // EvalLambdaCall (query/expr/expr.h).
   bool takes_lambdas = false;
+  // Takes JSON arguments as JSON (the constructors embed them as they are); every other
+  // function is given a JSON argument as its VARCHAR text (query/expr/expr.cc).
+  bool keeps_json = false;
 };
 
 // Calls `f` (eval or eval_typed) on evaluated arguments; the result carries
@@ -248,6 +251,8 @@ struct AggregateFunction {
   // `arg_types` as bound; `distinct` for count(DISTINCT x) and friends.
   std::function<std::unique_ptr<Accumulator>(const std::vector<DataType>& arg_types)> make;
   StatsUse stats_use = StatsUse::kNone;
+  // As ScalarFunction::keeps_json.
+  bool keeps_json = false;
 };
 
 class FunctionRegistry {

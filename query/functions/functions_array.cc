@@ -421,6 +421,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        [](const Types& t) -> std::unique_ptr<Accumulator> {
          return std::make_unique<ArrayAggAcc>(*ArrayOf(t[0]));
        }});
+  aggregates->back().keeps_json = true;  // an array of JSON values, as PostgreSQL's json[]
 }
 
 }  // namespace strata::query

@@ -2,7 +2,10 @@
 // JSON is how sensors and applications often send a payload): json_parse,
 // json_format, json_extract, json_extract_scalar, json_array_length,
 // json_array_get, json_array_contains, json_size and is_json_scalar. A JSON
-// value is its VARCHAR text (json_document.h).
+// value is its text (json_document.h), of the type JSON where a function makes
+// one (json_parse, json_extract, json(x)) and VARCHAR where it is read (the
+// binder casts a JSON argument to VARCHAR for every function but those that
+// keep JSON: query/expr/expr.cc).
 //
 // As Presto's do, the extracting functions answer NULL for text that is not
 // JSON (a table's payloads are not all well formed), while json_parse,
@@ -21,6 +24,7 @@
 #include "common/utf8.h"
 #include "query/functions/function_families.h"
 #include "query/functions/json_document.h"
+#include "query/functions/json_values.h"
 
 namespace strata::query {
 namespace {
@@ -73,6 +77,12 @@ Datum Compacted(std::string_view function, std::string_view value, const EvalCon
   std::string out;
   json::AppendCompact(value, &out);
   return TextOrFail(function, std::move(out), c);
+}
+
+// `text` (JSON text, or a NULL) as a value of the JSON type.
+Datum AsJson(Datum text) {
+  text.type = kJson;
+  return text;
 }
 
 // What json_extract and json_extract_scalar share: the value the path leads to.
@@ -171,8 +181,8 @@ Datum AsText(std::string_view function, std::string_view value, const EvalContex
 
 // The binder of json_extract_path and json_extract_path_text: JSON text, then path steps
 // (each a VARCHAR or a BIGINT) or one array of them (what #> and #>> pass).
-auto PathBinder(std::string signature) {
-  return [signature = std::move(signature)](const Types& t) -> absl::StatusOr<DataType> {
+auto PathBinder(std::string signature, DataType result) {
+  return [signature = std::move(signature), result](const Types& t) -> absl::StatusOr<DataType> {
     const auto is_step = [](DataType type) {
       return type == kStr || type == kBig || type == DataType::kUnknown;
     };
@@ -182,7 +192,7 @@ auto PathBinder(std::string signature) {
              (t.size() == 2 && KindOf(t[i]) == TypeKind::kArray && is_step(ElementType(t[i])));
     }
     if (!fits) return WrongArguments(signature);
-    return kStr;
+    return result;
   };
 }
 
@@ -196,9 +206,9 @@ std::span<const Datum> PathSteps(const Args& a) {
 // An array of the texts `visit` hands its callback (one for each element or member it
 // reads; the callback answers true to stop), charged to the query's memory; NULL with the
 // query failed past kMaxNestedValues or the value limit.
-Datum TextArray(std::string_view function, const EvalContext& c,
+Datum TextArray(std::string_view function, DataType element, const EvalContext& c,
                 const std::function<void(const std::function<bool(Datum)>&)>& visit) {
-  const DataType type = *ArrayOf(kStr);
+  const DataType type = *ArrayOf(element);
   std::vector<Datum> items;
   const std::string what = StrCat(function, "()");
   ArrayBytes bytes(what, c);
@@ -219,17 +229,23 @@ Datum TextArray(std::string_view function, const EvalContext& c,
 
 void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
   auto add = CanFailAdder(scalars);
-  add({"json", "json(varchar) -> varchar",
-       "The text, as written, checked to be JSON (fails the query otherwise): what "
-       "PostgreSQL's x::json and JSON 'text' are. x::jsonb is json_parse(x).",
-       Fixed({P::kVarchar}, kStr, "json(varchar)"), [](const Args& a, const EvalContext& c) {
+  add({"json", "json(value) -> json",
+       "A text, as written, checked to be JSON (fails the query otherwise): what PostgreSQL's "
+       "x::json and JSON 'text' are; a JSON value as it is; any other value as to_json(x) "
+       "writes it. x::jsonb is json_parse(x).",
+       Fixed({P::kAny}, kJson, "json(value)"), [](const Args& a, const EvalContext& c) {
+         if (a[0].type == kJson) return a[0];
+         if (a[0].type != kStr) return AsJson(TextOrFail("json()", json::ValueText(a[0]), c));
          const std::optional<std::string_view> text = CheckedOrFail("json", a[0], c);
-         return text ? a[0] : Datum::Null(kStr);
+         return text ? AsJson(a[0]) : Datum::Null(kJson);
        }});
+  scalars->back().keeps_json = true;
   for (const std::string prefix : {"json", "jsonb"}) {
     for (const bool as_text : {false, true}) {
       const std::string name = prefix + (as_text ? "_extract_path_text" : "_extract_path");
-      add({name, StrCat(name, "(varchar, step, ...) -> varchar"),
+      add({name,
+           StrCat(name,
+                  as_text ? "(varchar, step, ...) -> varchar" : "(varchar, step, ...) -> json"),
            as_text
                ? "As json_extract_path, the value as text: a string unescaped, a number as "
                  "written, true or false, NULL for null, an array or object as its JSON. j ->> "
@@ -239,13 +255,13 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
                  "array's element from 0 (negative from the end). j -> step and j #> "
                  "'{step,...}' are this call. NULL where a step leads nowhere or the text is not "
                  "JSON.",
-           PathBinder(StrCat(name, "(varchar, varchar | bigint, ...)")),
+           PathBinder(StrCat(name, "(varchar, varchar | bigint, ...)"), as_text ? kStr : kJson),
            [name, as_text](const Args& a, const EvalContext& c) {
              const std::optional<std::string_view> root = CheckedOrNull(a[0], c);
              const std::optional<std::string_view> found =
                  root ? FollowPath(*root, PathSteps(a)) : std::nullopt;
-             if (!found) return Datum::Null(kStr);
-             return as_text ? AsText(name, *found, c) : Compacted(name, *found, c);
+             if (!found) return Datum::Null(as_text ? kStr : kJson);
+             return as_text ? AsText(name, *found, c) : AsJson(Compacted(name, *found, c));
            }});
     }
     const std::string type_of = prefix + "_typeof";
@@ -263,7 +279,8 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
     for (const bool as_text : {false, true}) {
       const std::string elements = prefix + "_array_elements";
       const std::string name = as_text ? elements + "_text" : elements;
-      add({name, StrCat(name, "(varchar) -> array(varchar)"),
+      const DataType element = as_text ? kStr : kJson;
+      add({name, StrCat(name, as_text ? "(varchar) -> array(varchar)" : "(varchar) -> array(json)"),
            as_text ? StrCat("As ", elements,
                             ", each element as ->> gives it (a string unescaped, null as NULL).")
                    : StrCat("The elements of a JSON array as JSON texts: in a select list, a "
@@ -272,15 +289,16 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
                             name,
                             "(j)) makes the rows. NULL (no row) for other JSON or text "
                             "that is not JSON."),
-           Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(name, "(varchar)")),
-           [name, as_text](const Args& a, const EvalContext& c) {
+           Fixed({P::kVarchar}, *ArrayOf(element), StrCat(name, "(varchar)")),
+           [name, as_text, element](const Args& a, const EvalContext& c) {
              const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
              if (!array || json::KindOf(*array) != json::Kind::kArray) {
-               return Datum::Null(*ArrayOf(kStr));
+               return Datum::Null(*ArrayOf(element));
              }
-             return TextArray(name, c, [&](const std::function<bool(Datum)>& add_item) {
-               json::AnyElement(*array, [&](std::string_view element) {
-                 return add_item(as_text ? AsText(name, element, c) : Compacted(name, element, c));
+             return TextArray(name, element, c, [&](const std::function<bool(Datum)>& add_item) {
+               json::AnyElement(*array, [&](std::string_view value) {
+                 return add_item(as_text ? AsText(name, value, c)
+                                         : AsJson(Compacted(name, value, c)));
                });
              });
            }});
@@ -301,7 +319,7 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
            if (!object || json::KindOf(*object) != json::Kind::kObject) {
              return Datum::Null(*ArrayOf(kStr));
            }
-           return TextArray(name, c, [&](const std::function<bool(Datum)>& add_item) {
+           return TextArray(name, kStr, c, [&](const std::function<bool(Datum)>& add_item) {
              json::AnyMember(*object, [&](const std::string& key, std::string_view) {
                return add_item(Datum::Varchar(key));
              });
@@ -315,18 +333,18 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
   AddPostgresJsonFunctions(scalars);
   auto add = CanFailAdder(scalars);
-  add({"json_parse", "json_parse(varchar) -> varchar",
+  add({"json_parse", "json_parse(varchar) -> json",
        "The JSON text in its canonical form: no whitespace, each object's members sorted by name "
        "(a repeated name's last value kept), numbers as written; fails the query for text that "
-       "is not JSON. Strata has no JSON type: JSON is its VARCHAR text.",
-       Fixed({P::kVarchar}, kStr, "json_parse(varchar)"), [](const Args& a, const EvalContext& c) {
+       "is not JSON. What x::jsonb is.",
+       Fixed({P::kVarchar}, kJson, "json_parse(varchar)"), [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> text = CheckedOrFail("json_parse", a[0], c);
-         if (!text) return Datum::Null(kStr);
+         if (!text) return Datum::Null(kJson);
          std::string out;
          if (absl::Status made = json::AppendCanonical(*text, &out); !made.ok()) {
-           return FailQuery(c, StrCat("json_parse(): ", made.message()), kStr);
+           return FailQuery(c, StrCat("json_parse(): ", made.message()), kJson);
          }
-         return TextOrFail("json_parse()", std::move(out), c);
+         return AsJson(TextOrFail("json_parse()", std::move(out), c));
        }});
   add({"json_format", "json_format(varchar) -> varchar",
        "The JSON text without whitespace, its members in their order; fails the query for text "
@@ -335,13 +353,13 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
          const std::optional<std::string_view> text = CheckedOrFail("json_format", a[0], c);
          return text ? Compacted("json_format()", *text, c) : Datum::Null(kStr);
        }});
-  add({"json_extract", "json_extract(varchar, path) -> varchar",
-       "The JSON value the path ($.name, $[\"name\"], $.list[0]) leads to, as JSON text; NULL "
-       "when it leads nowhere or the text is not JSON.",
-       Fixed({P::kVarchar, P::kVarchar}, kStr, "json_extract(varchar, varchar)"),
+  add({"json_extract", "json_extract(varchar, path) -> json",
+       "The JSON value the path ($.name, $[\"name\"], $.list[0]) leads to; NULL when it leads "
+       "nowhere or the text is not JSON.",
+       Fixed({P::kVarchar, P::kVarchar}, kJson, "json_extract(varchar, varchar)"),
        [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> found = Extracted("json_extract", a, c);
-         return found ? Compacted("json_extract()", *found, c) : Datum::Null(kStr);
+         return found ? AsJson(Compacted("json_extract()", *found, c)) : Datum::Null(kJson);
        }});
   add({"json_extract_scalar", "json_extract_scalar(varchar, path) -> varchar",
        "The string (unescaped), number (as written) or boolean the path leads to; NULL for null, "
@@ -375,15 +393,15 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
          if (!text || json::KindOf(*text) != json::Kind::kArray) return Datum::Null(kBig);
          return Datum::Bigint(json::CountItems(*text));
        }});
-  add({"json_array_get", "json_array_get(varchar, index) -> varchar",
+  add({"json_array_get", "json_array_get(varchar, index) -> json",
        "The element at the 0-based index of a JSON array (from the end when negative: -1 is the "
-       "last) as JSON text; NULL past either end, for other JSON, or for text that is not JSON.",
-       Fixed({P::kVarchar, P::kBigint}, kStr, "json_array_get(varchar, bigint)"),
+       "last); NULL past either end, for other JSON, or for text that is not JSON.",
+       Fixed({P::kVarchar, P::kBigint}, kJson, "json_array_get(varchar, bigint)"),
        [](const Args& a, const EvalContext& c) {
          const std::optional<std::string_view> text = CheckedOrNull(a[0], c);
-         if (!text || json::KindOf(*text) != json::Kind::kArray) return Datum::Null(kStr);
+         if (!text || json::KindOf(*text) != json::Kind::kArray) return Datum::Null(kJson);
          const std::optional<std::string_view> element = json::ElementAt(*text, a[1].i);
-         return element ? Compacted("json_array_get()", *element, c) : Datum::Null(kStr);
+         return element ? AsJson(Compacted("json_array_get()", *element, c)) : Datum::Null(kJson);
        }});
   add({"json_array_contains", "json_array_contains(varchar, value) -> boolean",
        "True if a JSON array has an element equal to the value (a boolean, a number, a string); "

@@ -50,6 +50,7 @@ std::string IntervalLiteralText(int64_t nanos) {
 std::string LiteralText(const Datum& literal) {
   if (literal.null) return "NULL";
   if (literal.type == DataType::kVarchar) return StrCat("'", literal.s, "'");
+  if (literal.type == DataType::kJson) return StrCat("JSON '", literal.s, "'");
   if (literal.type == DataType::kTimestamp) return StrCat("TIMESTAMP '", literal.ToString(), "'");
   if (literal.type == DataType::kInterval) return IntervalLiteralText(literal.i);
   if (literal.type == DataType::kDate) return StrCat("DATE '", literal.ToString(), "'");

@@ -51,18 +51,32 @@ std::optional<DataType> TypeFromName(std::string_view name) {
     DataType type;
   };
   static constexpr Entry kTypes[] = {
-      {"bigint", DataType::kBigint},   {"int", DataType::kBigint},
-      {"integer", DataType::kBigint},  {"double", DataType::kDouble},
-      {"real", DataType::kDouble},     {"varchar", DataType::kVarchar},
-      {"boolean", DataType::kBoolean}, {"timestamp", DataType::kTimestamp},
-      {"date", DataType::kDate},       {"time", DataType::kTime},
+      {"bigint", DataType::kBigint},
+      {"int", DataType::kBigint},
+      {"integer", DataType::kBigint},
+      {"double", DataType::kDouble},
+      {"real", DataType::kDouble},
+      {"varchar", DataType::kVarchar},
+      {"boolean", DataType::kBoolean},
+      {"timestamp", DataType::kTimestamp},
+      {"date", DataType::kDate},
+      {"time", DataType::kTime},
       // PostgreSQL's names, for `x::type` from PostgreSQL clients and Grafana.
-      {"int2", DataType::kBigint},     {"int4", DataType::kBigint},
-      {"int8", DataType::kBigint},     {"smallint", DataType::kBigint},
-      {"float", DataType::kDouble},    {"float4", DataType::kDouble},
-      {"float8", DataType::kDouble},   {"numeric", DataType::kDouble},
-      {"decimal", DataType::kDouble},  {"text", DataType::kVarchar},
-      {"bool", DataType::kBoolean},    {"timestamptz", DataType::kTimestamp}};
+      {"int2", DataType::kBigint},
+      {"int4", DataType::kBigint},
+      {"int8", DataType::kBigint},
+      {"smallint", DataType::kBigint},
+      {"float", DataType::kDouble},
+      {"float4", DataType::kDouble},
+      {"float8", DataType::kDouble},
+      {"numeric", DataType::kDouble},
+      {"decimal", DataType::kDouble},
+      {"text", DataType::kVarchar},
+      {"bool", DataType::kBoolean},
+      {"timestamptz", DataType::kTimestamp},
+      // A bare `x::json` is json(x) (JsonCast); the names serve json[] and ARRAY(JSON).
+      {"json", DataType::kJson},
+      {"jsonb", DataType::kJson}};
   for (const Entry& e : kTypes) {
     if (EqualsIgnoreCase(name, e.name)) return e.type;
   }
@@ -1799,10 +1813,9 @@ class Parser {
     return RoundedToScale(std::move(e), scale);
   }
 
-  // A cast to PostgreSQL's json or jsonb. Strata's JSON is VARCHAR text: json(x) checks it
-  // and keeps it as written, json_parse(x) also writes it the one way jsonb keeps it (no
-  // whitespace, members sorted, a repeated name's last value). try_cast answers NULL for
-  // text that is not JSON.
+  // A cast to PostgreSQL's json or jsonb: json(x) checks text and keeps it as written,
+  // json_parse(x) also writes it the one way jsonb keeps it (no whitespace, members sorted, a
+  // repeated name's last value). try_cast answers NULL for text that is not JSON.
   absl::StatusOr<ExprPtr> JsonCast(Position pos, bool try_cast, const Token& type,
                                    ExprPtr operand) {
     ExprPtr call = Make(ExprKind::kCall, pos, IsWord(type, "jsonb") ? "json_parse" : "json");
@@ -1970,9 +1983,12 @@ class Parser {
       return Error(filter, StrCat("FILTER goes with an aggregate function, and ", call.name,
                                   "() is not one"));
     }
-    if (call.name == "array_agg") {
-      return Error(filter, "array_agg() keeps NULLs, so it does not take FILTER; filter the rows "
-                           "in WHERE or a subquery");
+    if (call.name == "array_agg" || call.name == "json_agg" || call.name == "jsonb_agg" ||
+        call.name == "json_object_agg" || call.name == "jsonb_object_agg") {
+      // FILTER is made of the arguments NULL where the condition does not hold.
+      return Error(filter, StrCat(call.name,
+                                  "() keeps NULLs, so it does not take FILTER; filter "
+                                  "the rows in WHERE or a subquery"));
     }
     if (call.args.size() == 1 && call.args[0]->kind == ExprKind::kStar) {
       call.name = "count_if";

@@ -239,6 +239,10 @@ absl::Status Planner::SelectPhases::BindWindows(size_t width) {
   std::vector<ExprPtr>& windows = *windows_;
   for (size_t k = 0; k < windows.size(); ++k) {
     WindowCall call;
+    // An aggregate reads JSON as text unless it keeps JSON; lag, first_value, ... move values
+    // as they are.
+    const AggregateFunction* aggregate = FunctionRegistry::Get().FindAggregate(windows[k]->name);
+    if (aggregate != nullptr && !aggregate->keeps_json) CastJsonToText(windows[k]->args);
     RETURN_IF_ERROR(BindWindowCall(*windows[k], sql_, &call));
     window_slots_[k]->bound.column = static_cast<int>(width + k);
     window_slots_[k]->bound.type = call.type;
@@ -357,6 +361,10 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
     }
     if (ContainsAggregate(*a)) return SqlError(sql_, a->pos, "aggregates cannot be nested");
     RETURN_IF_ERROR(Bind(*a, input(), sql_));
+  }
+  if (!f->keeps_json) CastJsonToText(e.args);
+  for (auto& a : e.args) {
+    if (a->kind == ExprKind::kStar) continue;
     spec.args.push_back(a.get());
     spec.arg_types.push_back(a->bound.type);
   }

@@ -77,7 +77,10 @@ void EncodeScalar(query::DataType type, int64_t integer, double real, std::strin
       out->append(reinterpret_cast<const char*>(buffer), sizeof(buffer));
       return;
     }
-    case query::DataType::kVarchar: PutText(text, out); return;
+    case query::DataType::kVarchar:
+    case query::DataType::kJson:
+      PutText(text, out);
+      return;
     case query::DataType::kTimestamp: PutIntField(kTimestamp, integer, out); return;
     case query::DataType::kInterval:
     case query::DataType::kTime: PutIntField(kIntervalNanos, integer, out); return;
@@ -117,7 +120,7 @@ void EncodeCell(const query::Vector& v, size_t i, std::string* out) {
     EncodeNested(v.Get(i), out);
   } else if (v.type == query::DataType::kDouble) {
     EncodeScalar(v.type, 0, v.doubles[i], {}, out);
-  } else if (v.type == query::DataType::kVarchar) {
+  } else if (query::IsText(v.type)) {
     EncodeScalar(v.type, 0, 0, v.strings[i], out);
   } else if (v.type == query::DataType::kUnknown) {
     PutIntField(kNull, 1, out);  // an UNKNOWN vector holds no values

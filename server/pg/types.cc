@@ -11,6 +11,7 @@
 #include "query/base/checked_math.h"
 #include "query/base/postgres_array_text.h"
 #include "query/exec/information_schema.h"
+#include "query/functions/json_document.h"
 
 namespace strata::pg {
 namespace {
@@ -26,21 +27,15 @@ struct ArrayOid {
   int32_t element_oid;
   query::DataType element_type;
 };
-constexpr ArrayOid kArrayOids[] = {{1000, kOidBool, DataType::kBoolean},
-                                   {1005, kOidInt2, DataType::kBigint},
-                                   {1007, kOidInt4, DataType::kBigint},
-                                   {1016, kOidInt8, DataType::kBigint},
-                                   {1021, kOidFloat4, DataType::kDouble},
-                                   {1022, kOidFloat8, DataType::kDouble},
-                                   {1231, kOidNumeric, DataType::kDouble},
-                                   {1009, kOidText, DataType::kVarchar},
-                                   {1015, kOidVarchar, DataType::kVarchar},
-                                   {1014, kOidBpchar, DataType::kVarchar},
-                                   {1003, kOidName, DataType::kVarchar},
-                                   {1182, kOidDate, DataType::kDate},
-                                   {1183, kOidTime, DataType::kTime},
-                                   {1115, kOidTimestamp, DataType::kTimestamp},
-                                   {1185, kOidTimestamptz, DataType::kTimestamp}};
+constexpr ArrayOid kArrayOids[] = {
+    {1000, kOidBool, DataType::kBoolean},        {1005, kOidInt2, DataType::kBigint},
+    {1007, kOidInt4, DataType::kBigint},         {1016, kOidInt8, DataType::kBigint},
+    {1021, kOidFloat4, DataType::kDouble},       {1022, kOidFloat8, DataType::kDouble},
+    {1231, kOidNumeric, DataType::kDouble},      {1009, kOidText, DataType::kVarchar},
+    {1015, kOidVarchar, DataType::kVarchar},     {1014, kOidBpchar, DataType::kVarchar},
+    {1003, kOidName, DataType::kVarchar},        {199, kOidJson, DataType::kJson},
+    {1182, kOidDate, DataType::kDate},           {1183, kOidTime, DataType::kTime},
+    {1115, kOidTimestamp, DataType::kTimestamp}, {1185, kOidTimestamptz, DataType::kTimestamp}};
 
 // PostgreSQL's binary timestamps count microseconds from 2000-01-01.
 constexpr int64_t kPgEpochMicros = 946'684'800LL * 1'000'000;
@@ -115,6 +110,15 @@ absl::Status BadText(std::string_view bytes, std::string_view type) {
       StrCat("invalid input syntax for type ", type, ": \"", EchoInput(bytes, 60), "\""));
 }
 
+// A json or jsonb parameter (psycopg's Json, node-postgres' objects): its text, checked.
+absl::StatusOr<Datum> JsonParameter(std::string_view bytes) {
+  if (absl::Status checked = query::json::Check(bytes); !checked.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat("invalid input syntax for type json: ", checked.message()));
+  }
+  return Datum::Json(std::string(bytes));
+}
+
 }  // namespace
 
 int32_t ArrayOidOf(DataType type) {
@@ -138,6 +142,8 @@ int32_t OidOf(DataType type) {
     case DataType::kBigint: return kOidInt8;
     case DataType::kDouble: return kOidFloat8;
     case DataType::kVarchar: return kOidText;
+    case DataType::kJson:
+      return kOidJson;
     case DataType::kTimestamp: return kOidTimestamptz;
     case DataType::kInterval: return kOidInterval;
     case DataType::kDate: return kOidDate;
@@ -253,7 +259,10 @@ void EncodeText(const Datum& value, std::string* out) {
         *out = fmt::format("{}", value.d);
       }
       break;
-    case DataType::kVarchar: *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s); break;
+    case DataType::kVarchar:
+    case DataType::kJson:
+      *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s);
+      break;
     case DataType::kTimestamp: *out = TimestampText(value.i); break;
     case DataType::kInterval: *out = IntervalText(value.i); break;
     case DataType::kDate: *out = value.ToString(); break;
@@ -278,6 +287,7 @@ void EncodeBinary(const Datum& value, std::string* out) {
       break;
     }
     case DataType::kVarchar:
+    case DataType::kJson:  // json's binary form is its text
     case DataType::kUnknown:
     case DataType::kFirstComposite: EncodeText(value, out); break;
     case DataType::kTimestamp:
@@ -399,6 +409,13 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
       case kOidBpchar:
       case kOidName:
         return Datum::Varchar(std::string(bytes));
+      case kOidJson:
+        return JsonParameter(bytes);
+      case kOidJsonb:  // a version byte (1), then the text
+        if (bytes.empty() || bytes[0] != 1) {
+          return absl::InvalidArgumentError("a binary jsonb parameter must begin with version 1");
+        }
+        return JsonParameter(bytes.substr(1));
       default:
         return absl::InvalidArgumentError(
             StrCat("binary parameters of type OID ", oid,
@@ -453,6 +470,9 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
     case kOidBpchar:
     case kOidName:
       return Datum::Varchar(std::string(bytes));
+    case kOidJson:
+    case kOidJsonb:
+      return JsonParameter(bytes);
     default:
       for (const ArrayOid& array : kArrayOids) {
         if (array.oid == oid) return DecodeArrayText(bytes, array);

@@ -67,7 +67,8 @@ void AppendColumn(DataType type, const Cells& cells, size_t base, size_t n,
         });
         break;
       }
-      case DataType::kVarchar: {
+      case DataType::kVarchar:
+      case DataType::kJson: {
         std::string* data = column->mutable_string_data();
         auto* ends = column->mutable_string_ends();
         ends->Reserve(ends->size() + static_cast<int>(n));

@@ -10,7 +10,9 @@ v1::ScalarType ScalarToProto(query::DataType type) {
     case query::DataType::kBoolean: return v1::SCALAR_TYPE_BOOLEAN;
     case query::DataType::kBigint: return v1::SCALAR_TYPE_BIGINT;
     case query::DataType::kDouble: return v1::SCALAR_TYPE_DOUBLE;
-    case query::DataType::kVarchar: return v1::SCALAR_TYPE_VARCHAR;
+    case query::DataType::kVarchar:
+    case query::DataType::kJson:
+      return v1::SCALAR_TYPE_VARCHAR;  // Timestream has no JSON type
     case query::DataType::kTimestamp: return v1::SCALAR_TYPE_TIMESTAMP;
     case query::DataType::kInterval: return v1::SCALAR_TYPE_INTERVAL_DAY_TO_SECOND;
     case query::DataType::kDate: return v1::SCALAR_TYPE_DATE;
@@ -110,7 +112,10 @@ void DatumToProto(const query::Datum& d, v1::Datum* out) {
     case query::DataType::kBoolean: out->set_boolean_value(d.i != 0); break;
     case query::DataType::kBigint: out->set_bigint_value(d.i); break;
     case query::DataType::kDouble: out->set_double_value(d.d); break;
-    case query::DataType::kVarchar: SetWellFormed(d.s, out->mutable_varchar_value()); break;
+    case query::DataType::kVarchar:
+    case query::DataType::kJson:
+      SetWellFormed(d.s, out->mutable_varchar_value());
+      break;
     case query::DataType::kTimestamp: out->set_timestamp_value(d.i); break;
     case query::DataType::kInterval: out->set_interval_nanos_value(d.i); break;
     // Dates span the timestamps' range: their day numbers fit in 32 bits.

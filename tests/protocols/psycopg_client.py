@@ -10,6 +10,7 @@ import datetime
 import sys
 
 import psycopg
+from psycopg.types.json import Json
 
 import grafana_statements
 
@@ -53,6 +54,17 @@ with psycopg.connect(conninfo) as conn:
         cur.execute("SELECT DATE '2024-03-01' + TIME '10:30:00'")
         check("date + time", cur.fetchone()[0].replace(tzinfo=None),
               datetime.datetime(2024, 3, 1, 10, 30))
+
+        # JSON: the constructors' values arrive as json (OID 114), which psycopg loads into
+        # Python objects; a Json parameter is JSON, nested as it is, in text and binary.
+        cur.execute("SELECT json_build_object('host', 'a', 'usage', 1.5, 'tags', ARRAY['x'])")
+        check("json_build_object", cur.fetchone()[0], {"host": "a", "usage": 1.5, "tags": ["x"]})
+        check("json column type", cur.description[0].type_code, 114)
+        cur.execute("SELECT json_build_object('p', %s), json_build_object('p', %b)",
+                    (Json({"k": [1, 2]}), Json({"k": 3})))
+        check("Json parameters", cur.fetchone(), ({"p": {"k": [1, 2]}}, {"p": {"k": 3}}))
+        cur.execute("SELECT json_agg(t ORDER BY x) FROM (VALUES (1, 'a'), (2, 'b')) AS t(x, y)")
+        check("json_agg of rows", cur.fetchone()[0], [{"x": 1, "y": "a"}, {"x": 2, "y": "b"}])
 
         # The same in binary: results (binary=True) and parameters (%b).
         cur.execute(
