@@ -1,6 +1,7 @@
 #include "query/functions/json_values.h"
 
 #include <cmath>
+#include <functional>
 
 #include "common/json_text.h"
 #include "common/strings.h"
@@ -34,33 +35,31 @@ void AppendDouble(double d, std::string* out) {
   }
 }
 
+// An object of `values`, the k-th named name(k).
+void AppendObject(const std::vector<Datum>& values, std::string* out,
+                  const std::function<std::string(size_t)>& name) {
+  out->push_back('{');
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k > 0) out->push_back(',');
+    AppendJsonString(name(k), out);
+    out->push_back(':');
+    AppendValue(values[k], out);
+  }
+  out->push_back('}');
+}
+
 void AppendNested(const Datum& value, std::string* out) {
   const std::vector<Datum>& items = value.items();
   switch (query::KindOf(value.type)) {
     case TypeKind::kRow: {
       const std::vector<RowField>& fields = RowFields(value.type);
-      out->push_back('{');
-      for (size_t k = 0; k < items.size(); ++k) {
-        if (k > 0) out->push_back(',');
-        AppendJsonString(
-            k < fields.size() && !fields[k].name.empty() ? fields[k].name : StrCat("f", k + 1),
-            out);
-        out->push_back(':');
-        AppendValue(items[k], out);
-      }
-      out->push_back('}');
-      return;
+      return AppendObject(items, out, [&fields](size_t k) {
+        return k < fields.size() && !fields[k].name.empty() ? fields[k].name : StrCat("f", k + 1);
+      });
     }
     case TypeKind::kMap:
-      out->push_back('{');
-      for (size_t k = 0; k < items.size(); ++k) {
-        if (k > 0) out->push_back(',');
-        AppendJsonString(KeyText(value.nested->keys[k]), out);
-        out->push_back(':');
-        AppendValue(items[k], out);
-      }
-      out->push_back('}');
-      return;
+      return AppendObject(items, out,
+                          [&value](size_t k) { return KeyText(value.nested->keys[k]); });
     case TypeKind::kTimeseries:
       out->push_back('[');
       for (size_t k = 0; k < items.size(); ++k) {
