@@ -829,7 +829,10 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
       return SqlError(sql, a->pos, "* is only allowed in count(*)");
     }
   }
-  if (!KeepsJson(e)) CastJsonToText(e.args);
+  const bool json_argument = std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
+    return a->bound.type == DataType::kJson;
+  });
+  if (json_argument && !KeepsJson(e)) CastJsonToText(e.args);
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   switch (e.kind) {
     case ExprKind::kLiteral:
