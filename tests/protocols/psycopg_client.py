@@ -146,6 +146,22 @@ with psycopg.connect(conninfo) as conn:
             check("undefined table SQLSTATE", e.sqlstate, "42P01")
         conn.rollback()
 
+        # A json parameter that is not JSON is refused, saying so (a text dumped as json).
+        class BadJson(psycopg.adapt.Dumper):
+            oid = 114
+
+            def dump(self, obj):
+                return obj.encode()
+
+        with conn.cursor() as json_cur:
+            json_cur.adapters.register_dumper(str, BadJson)
+            try:
+                json_cur.execute("SELECT json_build_object('a', %s)", ["not json"])
+                sys.exit("a json parameter that is not JSON did not fail")
+            except psycopg.errors.InvalidTextRepresentation as e:
+                check("bad json parameter", "invalid input syntax for type json" in str(e), True)
+        conn.rollback()
+
         # The catalog's changes answer their command tag and no rows (the extended protocol).
         for sql, tag in [
                 ("CREATE DATABASE py_ddl", "CREATE DATABASE"),
