@@ -253,6 +253,9 @@ struct AggregateFunction {
   StatsUse stats_use = StatsUse::kNone;
   // As ScalarFunction::keeps_json.
   bool keeps_json = false;
+  // Adds NULL arguments as values (array_agg, json_agg): FILTER, which is made of the
+  // arguments NULLed where its condition fails, does not apply (query/parse/parser.cc).
+  bool keeps_nulls = false;
 };
 
 class FunctionRegistry {

@@ -422,6 +422,7 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          return std::make_unique<ArrayAggAcc>(*ArrayOf(t[0]));
        }});
   aggregates->back().keeps_json = true;  // an array of JSON values, as PostgreSQL's json[]
+  aggregates->back().keeps_nulls = true;
 }
 
 }  // namespace strata::query

@@ -21,31 +21,27 @@ namespace {
 using Types = std::vector<DataType>;
 using Args = std::vector<Datum>;
 
-// `text` as the JSON a constructor answers: the jsonb_ one's in json_parse's canonical form;
-// NULL with the query failed past kMaxTextBytes.
-Datum Made(std::string_view function, bool jsonb, std::string text, const EvalContext& c) {
-  if (jsonb) {
-    std::string canonical;
-    if (absl::Status made = json::AppendCanonical(text, &canonical); !made.ok()) {
-      return FailQuery(c, StrCat(function, "(): ", made.message()), kJson);
-    }
-    text = std::move(canonical);
-  }
-  if (text.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage(function), kJson);
-  return Datum::Json(std::move(text));
-}
-
-// As Made, for an aggregate's Finish.
+// `text` as the JSON `function` answers: a jsonb_ one's in json_parse's canonical form; an
+// error past kMaxTextBytes.
 absl::StatusOr<Datum> Finished(std::string_view function, bool jsonb, std::string text) {
   if (jsonb) {
     std::string canonical;
-    RETURN_IF_ERROR(json::AppendCanonical(text, &canonical));
+    if (absl::Status made = json::AppendCanonical(text, &canonical); !made.ok()) {
+      return absl::InvalidArgumentError(StrCat(function, "(): ", made.message()));
+    }
     text = std::move(canonical);
   }
   if (text.size() > kMaxTextBytes) {
-    return absl::ResourceExhaustedError(TextTooLongMessage(function));
+    return absl::ResourceExhaustedError(TextTooLongMessage(StrCat(function, "()")));
   }
   return Datum::Json(std::move(text));
+}
+
+// As Finished, for a scalar function: NULL with the query failed on an error.
+Datum Made(std::string_view function, bool jsonb, std::string text, const EvalContext& c) {
+  absl::StatusOr<Datum> made = Finished(function, jsonb, std::move(text));
+  if (!made.ok()) return FailQuery(c, std::string(made.status().message()), kJson);
+  return *std::move(made);
 }
 
 // An object key's type: a scalar that is not JSON (PostgreSQL's rule).
@@ -107,7 +103,7 @@ class JsonAggAcc : public Accumulator {
   absl::StatusOr<Datum> Finish() override {
     RETURN_IF_ERROR(error_);
     if (rows_ == 0) return Datum::Null(kJson);  // no rows: NULL, as PostgreSQL's
-    return Finished(StrCat(function_, "()"), jsonb_,
+    return Finished(function_, jsonb_,
                     object_ ? StrCat("{ ", text_, " }") : StrCat("[", text_, "]"));
   }
 
@@ -205,6 +201,7 @@ void AddJsonBuildFunctions(std::vector<ScalarFunction>* scalars,
                  !is_object && (kind == TypeKind::kArray || kind == TypeKind::kRow));
            }});
       aggregates->back().keeps_json = true;
+      aggregates->back().keeps_nulls = true;
     }
   }
   add({"row_to_json", "row_to_json(row) -> json",

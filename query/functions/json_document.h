@@ -1,7 +1,7 @@
-// JSON text as the json_* functions read it. Strata has no JSON type: a JSON
-// value is the VARCHAR text of one (RFC 8259), and these functions read that
-// text where it lies, without building a tree of it (a 16 MB text of small
-// values would make one many times its size).
+// JSON text as the json_* functions read it. A JSON value is the text of one
+// (RFC 8259), a VARCHAR or of the type JSON (query/base/datum.h), and these
+// functions read that text where it lies, without building a tree of it (a
+// 16 MB text of small values would make one many times its size).
 //
 // Numbers keep the text they were written with (Presto's json_parse reads them
 // as doubles and writes 1.50 as 1.5 and 12345678901234567890 rounded); strings

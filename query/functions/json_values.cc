@@ -125,10 +125,7 @@ std::string ValueText(const Datum& value) {
 }
 
 std::string KeyText(const Datum& value) {
-  if (value.type == DataType::kJson && KindOf(value.s) == Kind::kString) {
-    return *ScalarText(value.s);
-  }
-  if (value.type == DataType::kVarchar || value.type == DataType::kJson) return value.s;
+  if (value.type == DataType::kVarchar) return value.s;
   const std::string text = ValueText(value);
   // A timestamp's or a date's JSON is a string: its key is the string's text.
   if (!text.empty() && text.front() == '"') return *ScalarText(text);

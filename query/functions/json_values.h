@@ -20,8 +20,9 @@ void AppendValue(const Datum& value, std::string* out);
 // AppendValue's text of `value`.
 std::string ValueText(const Datum& value);
 
-// A key of a JSON object made of `value` (json_build_object's, json_object_agg's): its text,
-// a JSON string's text unquoted.
+// A key of a JSON object made of `value`, a scalar that is not JSON (json_build_object's,
+// json_object_agg's): a text as it is, any other value's JSON with a string's quotes taken off
+// ("2024-01-02T03:04:05+00:00" for a timestamp).
 std::string KeyText(const Datum& value);
 
 }  // namespace strata::query::json

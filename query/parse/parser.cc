@@ -1979,12 +1979,12 @@ class Parser {
   }
 
   absl::Status FilterAggregate(Expr& call, ExprPtr condition, const Token& filter) {
-    if (FunctionRegistry::Get().FindAggregate(call.name) == nullptr) {
+    const AggregateFunction* aggregate = FunctionRegistry::Get().FindAggregate(call.name);
+    if (aggregate == nullptr) {
       return Error(filter, StrCat("FILTER goes with an aggregate function, and ", call.name,
                                   "() is not one"));
     }
-    if (call.name == "array_agg" || call.name == "json_agg" || call.name == "jsonb_agg" ||
-        call.name == "json_object_agg" || call.name == "jsonb_object_agg") {
+    if (aggregate->keeps_nulls) {
       // FILTER is made of the arguments NULL where the condition does not hold.
       return Error(filter, StrCat(call.name,
                                   "() keeps NULLs, so it does not take FILTER; filter "
