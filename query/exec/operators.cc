@@ -608,16 +608,18 @@ class PipelineBoundary : public Sink {
  public:
   PipelineBoundary(QueryContext* context, Sink* next, bool outer_enough)
       : context_(context), next_(next), outer_enough_(outer_enough) {}
+  // Once the pipeline around has enough, the inner one has too: its sources may stop (an
+  // endless recursive WITH query under a LIMIT ends so).
   absl::Status Push(Rows rows) override {
     const bool inner = context_->enough.exchange(outer_enough_);
     absl::Status pushed = next_->Push(std::forward<Rows>(rows));
-    outer_enough_ = context_->enough.exchange(inner);
+    outer_enough_ = context_->enough.exchange(inner || outer_enough_);
     return pushed;
   }
   absl::Status Finish() override {
     const bool inner = context_->enough.exchange(outer_enough_);
     absl::Status finished = next_->Finish();
-    outer_enough_ = context_->enough.exchange(inner);
+    outer_enough_ = context_->enough.exchange(inner || outer_enough_);
     return finished;
   }
   bool outer_enough() const { return outer_enough_; }

@@ -199,9 +199,9 @@ std::unique_ptr<BatchSink> MakeBatchTruncate(int width, BatchSink* next);
 // Runs one plan's pipeline, whose rows go to `out` in the pipeline around
 // it. LIMIT's "enough" (QueryContext::enough) belongs to a pipeline: a
 // subquery's LIMIT stops the subquery's scan, not the query it feeds, and an
-// outer LIMIT reached by the subquery's rows stops what the outer query
-// reads next. The flag is saved and cleared for `body`, and swapped back
-// whenever rows cross into `out`.
+// outer LIMIT reached by the subquery's rows stops the subquery and what the
+// outer query reads next. The flag is saved and cleared for `body`, and
+// swapped whenever rows cross into `out`.
 absl::Status RunPipeline(QueryContext* context, RowSink* out,
                          const std::function<absl::Status(RowSink*)>& body);
 // The same for a pipeline whose rows cross as batches.

@@ -1,6 +1,7 @@
 #include "query/exec/set_operation.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 
 namespace strata::query {
@@ -91,6 +92,51 @@ absl::Status RunSetOperation(SetOperation op, bool all, const PlanRun& left, con
   };
   Conform left_rows(types, take);
   RETURN_IF_ERROR(left(&left_rows));
+  return out->Finish();
+}
+
+absl::Status RunRecursiveUnion(bool all, const PlanRun& first, const PlanRun& step,
+                               WorkingTable* table, std::vector<DataType> types,
+                               QueryContext* context, RowSink* out) {
+  absl::flat_hash_set<std::string> made_before;  // without ALL: every row sent
+  std::vector<Row> made;                         // this step's rows, the next step's input
+  int64_t made_bytes = 0;
+  bool enough = false;
+  auto take = [&](Row row) -> absl::Status {
+    if (enough) return absl::OkStatus();
+    if (!all) {
+      std::string key = KeyOf(row);
+      if (made_before.contains(key)) return absl::OkStatus();
+      RETURN_IF_ERROR(
+          context->Reserve(static_cast<int64_t>(key.size()) + 48, "a recursive WITH query's rows"));
+      made_before.insert(std::move(key));
+    }
+    const int64_t bytes = RowBytes(row);
+    RETURN_IF_ERROR(context->Reserve(bytes, "a recursive WITH query's rows"));
+    made_bytes += bytes;
+    made.push_back(row);
+    RETURN_IF_ERROR(out->Push(std::move(row)));
+    // The consumer's LIMIT: an endless recursion (`SELECT n + 1 FROM t`) stops here.
+    enough = context->enough.load();
+    return absl::OkStatus();
+  };
+  Conform first_rows(types, take), step_rows(types, take);
+  RETURN_IF_ERROR(first(&first_rows));
+  int64_t read_bytes = 0;  // the rows the running step reads
+  while (!enough && !made.empty()) {
+    RETURN_IF_ERROR(context->CheckAlive());
+    context->Release(read_bytes);
+    table->rows = std::move(made);
+    read_bytes = made_bytes;
+    made.clear();
+    made_bytes = 0;
+    table->reading = true;
+    absl::Status ran = step(&step_rows);
+    table->reading = false;
+    RETURN_IF_ERROR(ran);
+  }
+  table->rows.clear();
+  context->Release(read_bytes + made_bytes);
   return out->Finish();
 }
 

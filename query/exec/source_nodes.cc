@@ -125,4 +125,43 @@ absl::Status SetOperationNode::RunRows(QueryContext* context, RowSink* sink) con
       [&](RowSink* out) { return right_->Run(context, out); }, Types(), context, sink);
 }
 
+RecursiveUnionNode::RecursiveUnionNode(std::shared_ptr<const Plan> first,
+                                       std::shared_ptr<const Plan> step,
+                                       std::shared_ptr<WorkingTable> table, Schema schema, bool all)
+    : PlanNode(std::move(schema), first->estimated_rows() + step->estimated_rows(),
+               {first->root, step->root}),
+      first_(std::move(first)),
+      step_(std::move(step)),
+      table_(std::move(table)),
+      all_(all) {}
+
+std::string RecursiveUnionNode::Describe() const {
+  return StrCat("Recursive UNION", all_ ? " ALL" : "", " (", table_->name, ")");
+}
+
+absl::Status RecursiveUnionNode::RunRows(QueryContext* context, RowSink* sink) const {
+  return RunRecursiveUnion(
+      all_, [&](RowSink* out) { return first_->Run(context, out); },
+      [&](RowSink* out) { return step_->Run(context, out); }, table_.get(), Types(), context, sink);
+}
+
+std::string WorkingTableNode::Describe() const {
+  return StrCat("Rows of the step before (", table_->name, ")");
+}
+
+absl::Status WorkingTableNode::RunRows(QueryContext* context, RowSink* sink) const {
+  if (!table_->reading) {
+    return absl::InvalidArgumentError(
+        StrCat("the recursive WITH query \"", table_->name,
+               "\" is read in a subquery of an expression, which runs before its steps; read it "
+               "in FROM (a join or a subquery in FROM)"));
+  }
+  for (const Row& row : table_->rows) {
+    RETURN_IF_ERROR(context->Tick());
+    RETURN_IF_ERROR(sink->Push(row));
+    if (context->enough.load()) break;
+  }
+  return sink->Finish();
+}
+
 }  // namespace strata::query

@@ -1,6 +1,7 @@
 // The nodes rows come from: a table scan, rows already at hand (a system
 // table, the one row of SELECT without FROM), a subquery or WITH query, a
-// join of two inputs, UNNEST over an input, and UNION / INTERSECT / EXCEPT.
+// join of two inputs, UNNEST over an input, UNION / INTERSECT / EXCEPT, and a
+// recursive WITH query with the rows its steps read.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "query/exec/header_aggregation.h"
 #include "query/exec/plan_node.h"
 #include "query/exec/select_nodes.h"
+#include "query/exec/set_operation.h"
 #include "query/exec/table_scan.h"
 #include "query/exec/unnest.h"
 #include "query/parse/ast.h"
@@ -158,6 +160,35 @@ class SetOperationNode : public PlanNode {
   SetOperation op_;
   bool all_;
   std::string name_;
+};
+
+// WITH RECURSIVE's `first UNION [ALL] step` (RunRecursiveUnion), each plan a pipeline of its
+// own; `step` reads `table` through a WorkingTableNode.
+class RecursiveUnionNode : public PlanNode {
+ public:
+  RecursiveUnionNode(std::shared_ptr<const Plan> first, std::shared_ptr<const Plan> step,
+                     std::shared_ptr<WorkingTable> table, Schema schema, bool all);
+  std::string Describe() const override;
+  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+
+ private:
+  std::shared_ptr<const Plan> first_, step_;
+  // Filled while the node runs: the tree may run more than once, one run at a time (a query's
+  // operators run on one thread), each starting from `first` again.
+  std::shared_ptr<WorkingTable> table_;
+  bool all_;
+};
+
+// The rows of a recursive WITH query's step before, read by its next step.
+class WorkingTableNode : public PlanNode {
+ public:
+  WorkingTableNode(Schema schema, std::shared_ptr<WorkingTable> table)
+      : PlanNode(std::move(schema), 1, {}), table_(std::move(table)) {}
+  std::string Describe() const override;
+  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+
+ private:
+  std::shared_ptr<WorkingTable> table_;
 };
 
 }  // namespace strata::query

@@ -217,7 +217,10 @@ TableRef TableRef::Clone() const {
 
 std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
   auto copy = std::make_unique<SelectStmt>();
-  for (const auto& [name, query] : with) copy->with.emplace_back(name, query->Clone());
+  for (const WithQuery& w : with) {
+    copy->with.push_back({w.pos, w.name, w.columns, w.query->Clone()});
+  }
+  copy->with_recursive = with_recursive;
   copy->set_operation = set_operation;
   copy->set_all = set_all;
   if (set_left) copy->set_left = set_left->Clone();
@@ -236,6 +239,16 @@ std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
   copy->offset = offset;
   copy->grouping_sets = grouping_sets;
   return copy;
+}
+
+std::unique_ptr<SelectStmt> SelectAllFrom(Position pos) {
+  auto select = std::make_unique<SelectStmt>();
+  auto all = std::make_unique<Expr>();
+  all->kind = ExprKind::kStar;
+  all->pos = pos;
+  select->items.push_back({std::move(all), ""});
+  select->from.emplace().pos = pos;
+  return select;
 }
 
 }  // namespace strata::query

@@ -173,8 +173,19 @@ struct WindowSpec {
 
 enum class SetOperation { kNone, kUnion, kIntersect, kExcept };
 
+// A WITH query: `name [(columns)] AS (query)`.
+struct WithQuery {
+  Position pos;
+  std::string name;
+  std::vector<std::string> columns;  // empty: the query's own names
+  std::unique_ptr<SelectStmt> query;
+};
+
 struct SelectStmt {
-  std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+  std::vector<WithQuery> with;
+  // WITH RECURSIVE: a WITH query of the form `query UNION [ALL] query` may read its own rows in
+  // its second query (the planner's PlanRecursiveQuery).
+  bool with_recursive = false;
   // A set operation (set_operation != kNone): set_left <op> [ALL] set_right;
   // only `with`, `order_by` and `limit` of this statement apply then.
   SetOperation set_operation = SetOperation::kNone;
@@ -201,6 +212,10 @@ struct SelectStmt {
 
   std::unique_ptr<SelectStmt> Clone() const;
 };
+
+// `SELECT * FROM <an item at pos, to fill in>`: what DELETE, VALUES and a WITH query's column
+// names are made into.
+std::unique_ptr<SelectStmt> SelectAllFrom(Position pos);
 
 // One `name = value` of CREATE ... WITH (...) or ALTER ... SET (...): a literal as written (a
 // whole number, a 'string', TRUE or FALSE), checked against the setting it names when it runs.

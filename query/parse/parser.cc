@@ -465,27 +465,19 @@ class Parser {
   absl::StatusOr<std::unique_ptr<SelectStmt>> ParseQuery() {
     Nesting nesting(&query_depth_);
     RETURN_IF_ERROR(CheckNesting(query_depth_, kMaxQueryDepth, "subqueries"));
-    std::vector<std::pair<std::string, std::unique_ptr<SelectStmt>>> with;
+    std::vector<WithQuery> with;
+    bool recursive = false;
     if (AcceptWord("with")) {
+      recursive = AcceptWord("recursive");
       do {
-        const Position at = Peek().pos;
-        ASSIGN_OR_RETURN(std::string name, ParseName("a name for the WITH query"));
-        std::vector<std::string> columns;
-        if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnNames(&columns));
+        WithQuery& w = with.emplace_back();
+        w.pos = Peek().pos;
+        ASSIGN_OR_RETURN(w.name, ParseName("a name for the WITH query"));
+        if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnNames(&w.columns));
         RETURN_IF_ERROR(ExpectWord("as"));
         RETURN_IF_ERROR(ExpectSymbol("("));
-        ASSIGN_OR_RETURN(auto query, ParseQuery());
+        ASSIGN_OR_RETURN(w.query, ParseQuery());
         RETURN_IF_ERROR(ExpectSymbol(")"));
-        if (!columns.empty()) {
-          // WITH t(a, b) AS (query): t is SELECT * FROM (query) AS t(a, b).
-          std::unique_ptr<SelectStmt> named = SelectAllFrom(at);
-          TableRef& from = *named->from;
-          from.subquery = std::move(query);
-          from.alias = name;
-          from.column_aliases = std::move(columns);
-          query = std::move(named);
-        }
-        with.emplace_back(std::move(name), std::move(query));
       } while (AcceptSymbol(","));
     }
     ASSIGN_OR_RETURN(auto select, ParseSetExpression());
@@ -503,6 +495,7 @@ class Parser {
     if (!with.empty()) {
       for (auto& w : select->with) with.push_back(std::move(w));
       select->with = std::move(with);
+      select->with_recursive = select->with_recursive || recursive;
     }
     return select;
   }
@@ -1072,17 +1065,6 @@ class Parser {
       names->push_back(std::move(name));
     } while (AcceptSymbol(","));
     return ExpectSymbol(")");
-  }
-
-  // `SELECT * FROM <an item at pos, to fill in>`: what DELETE, VALUES and a WITH query's
-  // column names are made into.
-  std::unique_ptr<SelectStmt> SelectAllFrom(Position pos) {
-    auto select = std::make_unique<SelectStmt>();
-    SelectItem all;
-    all.expr = Make(ExprKind::kStar, pos);
-    select->items.push_back(std::move(all));
-    select->from.emplace().pos = pos;
-    return select;
   }
 
   // OVER ( [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ).

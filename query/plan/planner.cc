@@ -566,7 +566,7 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   TableRef& ref = *select.from;
   if (!ref.values.empty()) RETURN_IF_ERROR(ValuesAsUnnest(ref));
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
-  if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
+  if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
   }
@@ -588,6 +588,12 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   std::string qualifier = ref.alias;
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
+  } else if (auto working = working_tables_.find(ref.table); working != working_tables_.end()) {
+    WorkingTableUse& use = working->second;
+    if (!use.rows) return SqlError(sql_, ref.pos, use.refusal);
+    ++use.references;
+    inner = use.rows;
+    if (qualifier.empty()) qualifier = ref.table;
   } else {
     auto it = ctes_.find(ref.table);
     if (it == ctes_.end()) {
@@ -614,6 +620,10 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   }
   source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
   return source;
+}
+
+bool Planner::IsWithQuery(const std::string& name) const {
+  return ctes_.contains(name) || working_tables_.contains(name);
 }
 
 absl::Status Planner::RefuseTableColumnAliases(const TableRef& ref) const {

@@ -65,8 +65,19 @@ class Planner {
                                                          const SelectStmt* select);
   // A subquery or WITH query in FROM, as a source.
   absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
+  // Whether a FROM item's table name without a database is a WITH query's.
+  bool IsWithQuery(const std::string& name) const;
+  // The statement's WITH queries, each under its name for what follows (planner_recursive.cc).
+  absl::Status PlanWithQueries(SelectStmt& select);
+  absl::StatusOr<std::shared_ptr<Plan>> PlanNamedQuery(WithQuery& with);
+  // WITH RECURSIVE's `first UNION [ALL] step`, where `step` may read the name: the rows of the
+  // step before.
+  absl::StatusOr<std::shared_ptr<Plan>> PlanRecursiveQuery(WithQuery& with);
   // UNION / INTERSECT / EXCEPT (without ORDER BY or LIMIT of their own).
   absl::StatusOr<std::shared_ptr<Plan>> PlanSetOperation(SelectStmt& select);
+  absl::StatusOr<std::shared_ptr<Plan>> CombineSetOperation(std::shared_ptr<Plan> left,
+                                                            std::shared_ptr<Plan> right,
+                                                            SetOperation op, bool all);
   // Joins (planner_join.cc): the FROM tree's schemas first, then the
   // sources, with WHERE and ON conjuncts pushed as far down as each join
   // kind allows.
@@ -108,6 +119,15 @@ class Planner {
   QueryContext* context_;
   QueryStats* stats_;
   std::map<std::string, std::shared_ptr<Plan>> ctes_;
+  // The recursive WITH queries being planned, by name: what their name reads (the rows of the
+  // step before; null while it may not be read, with `refusal` saying why) and how often the
+  // step names it. They hide ctes_ of the same name.
+  struct WorkingTableUse {
+    std::shared_ptr<Plan> rows;
+    std::string refusal;
+    int references = 0;
+  };
+  std::map<std::string, WorkingTableUse> working_tables_;
   // The columns the statement being planned names (qualifier, name), so
   // the tables of a join decode only those; `*` reads them all.
   std::vector<std::pair<std::string, std::string>> used_columns_;

@@ -128,7 +128,7 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
     return node;
   }
   if (ref.join == JoinKind::kNone) {
-    if (!ref.subquery && ref.database.empty() && !ctes_.contains(ref.table) &&
+    if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
         !context_->default_database.empty()) {
       ref.database = context_->default_database;
     }

@@ -766,10 +766,7 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   auto plan = std::make_shared<Plan>();
   plan->keep_alive.push_back(std::shared_ptr<SelectStmt>(std::move(owned)));
 
-  for (auto& [name, query] : select.with) {
-    ASSIGN_OR_RETURN(auto cte, PlanSelect(std::move(query)));
-    ctes_[name] = cte;
-  }
+  RETURN_IF_ERROR(PlanWithQueries(select));
   if (select.set_operation != SetOperation::kNone) {
     if (select.order_by.empty() && !select.limit && !select.offset) return PlanSetOperation(select);
     // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...

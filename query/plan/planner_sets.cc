@@ -34,7 +34,14 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& sele
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> left, PlanSelect(std::move(select.set_left)));
   if (!select.set_right) return left;  // `(query ORDER BY a) ORDER BY b`: one operand
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> right, PlanSelect(std::move(select.set_right)));
-  const std::string_view name = OperationName(select.set_operation);
+  return CombineSetOperation(std::move(left), std::move(right), select.set_operation,
+                             select.set_all);
+}
+
+absl::StatusOr<std::shared_ptr<Plan>> Planner::CombineSetOperation(std::shared_ptr<Plan> left,
+                                                                   std::shared_ptr<Plan> right,
+                                                                   SetOperation op, bool all) {
+  const std::string_view name = OperationName(op);
   if (left->output.size() != right->output.size()) {
     return SqlError(sql_, {0}, StrCat(name, ": the queries return ", left->output.size(), " and ",
                                       right->output.size(), " columns; they must return the same "
@@ -57,9 +64,8 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSetOperation(SelectStmt& sele
     t = *common;
     plan->output[c].qualifier.clear();
   }
-  plan->root = std::make_shared<SetOperationNode>(left, right, plan->output, select.set_operation,
-                                                  select.set_all,
-                                                  StrCat(name, select.set_all ? " ALL" : ""));
+  plan->root = std::make_shared<SetOperationNode>(left, right, plan->output, op, all,
+                                                  StrCat(name, all ? " ALL" : ""));
   return plan;
 }
 
