@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +21,9 @@ namespace {
 // A session whose client stops reading gives up after this long, so a
 // query's worker thread is never held by a stalled socket for good.
 constexpr int kSendTimeoutSeconds = 60;
+
+// How often the sockets of busy sessions are checked for a client that left.
+constexpr absl::Duration kClientCheckInterval = absl::Seconds(1);
 
 std::string PeerName(const sockaddr_storage& address) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -89,6 +93,7 @@ absl::StatusOr<std::unique_ptr<PgServer>> PgServer::Start(const PgOptions& optio
                             : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
   server->listen_fd_ = fd;
   server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
+  server->watch_thread_ = std::thread([s = server.get()] { s->WatchClients(); });
   return server;
 }
 
@@ -116,9 +121,10 @@ void PgServer::AcceptLoop() {
       continue;
     }
     const uint64_t id = next_connection_++;
-    absl::StatusOr<std::thread> serving =
-        StartThread("a PostgreSQL connection",
-                    [this, fd, peer = PeerName(address), id] { Serve(fd, peer, id); });
+    auto watch = std::make_shared<pg::ClientWatch>();
+    const std::string peer = PeerName(address);
+    absl::StatusOr<std::thread> serving = StartThread(
+        "a PostgreSQL connection", [this, fd, peer, id, watch] { Serve(fd, peer, id, watch); });
     if (!serving.ok()) {
       RefuseConnection(fd, std::string(serving.status().message()));
       continue;
@@ -126,6 +132,8 @@ void PgServer::AcceptLoop() {
     Connection& connection = connections_[id];
     connection.fd = fd;
     connection.thread = *std::move(serving);
+    connection.peer = peer;
+    connection.watch = std::move(watch);
   }
 }
 
@@ -143,32 +151,59 @@ void PgServer::RefuseConnection(int fd, const std::string& why) {
   refusal.FlushTo(stream);
 }
 
-void PgServer::Serve(int fd, std::string peer, uint64_t id) {
-  pg::SessionContext context{
-      .queries = queries_,
-      .engine = engine_,
-      .auth = auth_,
-      .tls = tls_context_,
-      .auth_timeout = std::chrono::seconds(options_.auth_timeout_seconds),
-      .register_cancel =
-          [this](std::shared_ptr<std::atomic<bool>> flag) {
-            absl::MutexLock lock(&mu_);
-            const int32_t pid = next_process_id_++;
-            const int32_t secret = static_cast<int32_t>(random_());
-            cancel_keys_[pid] = {secret, std::move(flag)};
-            return std::pair{pid, secret};
-          },
-      .unregister_cancel =
-          [this](int32_t pid) {
-            absl::MutexLock lock(&mu_);
-            cancel_keys_.erase(pid);
-          },
-      .cancel =
-          [this](int32_t pid, int32_t secret) {
-            absl::MutexLock lock(&mu_);
-            auto it = cancel_keys_.find(pid);
-            if (it != cancel_keys_.end() && it->second.secret == secret) *it->second.flag = true;
-          }};
+void PgServer::WatchClients() {
+  absl::MutexLock lock(&mu_);
+  std::vector<pollfd> polled;
+  std::vector<const Connection*> polled_connections;
+  while (!mu_.AwaitWithTimeout(absl::Condition(&stop_watching_), kClientCheckInterval)) {
+    polled.clear();
+    polled_connections.clear();
+    for (const auto& [id, connection] : connections_) {
+      if (connection.fd < 0 || !connection.watch->busy.load(std::memory_order_acquire)) continue;
+      polled.push_back({.fd = connection.fd, .events = POLLRDHUP, .revents = 0});
+      polled_connections.push_back(&connection);
+    }
+    // Under mu_: Serve forgets a descriptor under it before closing it, so none is reused here.
+    if (polled.empty() || poll(polled.data(), polled.size(), 0) <= 0) continue;
+    for (size_t i = 0; i < polled.size(); ++i) {
+      if ((polled[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) == 0) continue;
+      const Connection& connection = *polled_connections[i];
+      if (!connection.watch->cancel->exchange(true)) {
+        spdlog::info("pg: client {} closed its connection while its statement ran; cancelled it",
+                     connection.peer);
+      }
+    }
+  }
+}
+
+void PgServer::Serve(int fd, std::string peer, uint64_t id,
+                     std::shared_ptr<pg::ClientWatch> watch) {
+  pg::SessionContext context{.queries = queries_,
+                             .engine = engine_,
+                             .auth = auth_,
+                             .tls = tls_context_,
+                             .auth_timeout = std::chrono::seconds(options_.auth_timeout_seconds),
+                             .register_cancel =
+                                 [this](std::shared_ptr<std::atomic<bool>> flag) {
+                                   absl::MutexLock lock(&mu_);
+                                   const int32_t pid = next_process_id_++;
+                                   const int32_t secret = static_cast<int32_t>(random_());
+                                   cancel_keys_[pid] = {secret, std::move(flag)};
+                                   return std::pair{pid, secret};
+                                 },
+                             .unregister_cancel =
+                                 [this](int32_t pid) {
+                                   absl::MutexLock lock(&mu_);
+                                   cancel_keys_.erase(pid);
+                                 },
+                             .cancel =
+                                 [this](int32_t pid, int32_t secret) {
+                                   absl::MutexLock lock(&mu_);
+                                   auto it = cancel_keys_.find(pid);
+                                   if (it != cancel_keys_.end() && it->second.secret == secret)
+                                     *it->second.flag = true;
+                                 },
+                             .watch = std::move(watch)};
   auto session = std::make_unique<pg::Session>(std::move(context), std::make_unique<pg::Stream>(fd),
                                                std::move(peer));
   open_->fetch_add(1);
@@ -202,6 +237,11 @@ void PgServer::Stop() {
     close(listen_fd_);
   }
   if (accept_thread_.joinable()) accept_thread_.join();
+  {
+    absl::MutexLock lock(&mu_);
+    stop_watching_ = true;
+  }
+  if (watch_thread_.joinable()) watch_thread_.join();
   std::vector<std::thread> threads;
   {
     absl::MutexLock lock(&mu_);

@@ -1,7 +1,8 @@
 // The PostgreSQL wire protocol listener (--pg-listen, docs/protocols.md):
 // accepts connections and serves each on a thread of its own
 // (server/pg/session.h), up to --pg-max-connections; routes CancelRequests
-// to the session whose key they carry.
+// to the session whose key they carry; cancels the work of a session whose
+// client closed its connection (WatchClients).
 #pragma once
 
 #include <openssl/ssl.h>
@@ -19,6 +20,7 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/tls.h"
 #include "server/ops/metrics.h"
+#include "server/pg/session.h"
 #include "server/runner/query_runner.h"
 #include "storage/engine.h"
 
@@ -50,6 +52,8 @@ class PgServer {
     int fd = -1;
     std::thread thread;
     bool done = false;
+    std::string peer;
+    std::shared_ptr<pg::ClientWatch> watch;
   };
   struct CancelKey {
     int32_t secret = 0;
@@ -60,7 +64,10 @@ class PgServer {
   void AcceptLoop();
   // Sends a client FATAL 53300 (too many connections) saying `why`, and closes `fd`.
   static void RefuseConnection(int fd, const std::string& why);
-  void Serve(int fd, std::string peer, uint64_t id);
+  void Serve(int fd, std::string peer, uint64_t id, std::shared_ptr<pg::ClientWatch> watch);
+  // Once a second until Stop: the sockets of the sessions busy with a message are polled, and
+  // a session whose client hung up has its work cancelled.
+  void WatchClients();
   void ReapFinished() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   PgOptions options_;
@@ -72,6 +79,7 @@ class PgServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::thread accept_thread_;
+  std::thread watch_thread_;
   std::atomic<bool> stopping_{false};
   // Sessions open now (the metrics read it, possibly after the server).
   const std::shared_ptr<std::atomic<int>> open_ = std::make_shared<std::atomic<int>>(0);
@@ -81,6 +89,7 @@ class PgServer {
   uint64_t next_connection_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int32_t, CancelKey> cancel_keys_ ABSL_GUARDED_BY(mu_);
   int32_t next_process_id_ ABSL_GUARDED_BY(mu_) = 1000;
+  bool stop_watching_ ABSL_GUARDED_BY(mu_) = false;
   std::mt19937 random_ ABSL_GUARDED_BY(mu_){std::random_device{}()};
 };
 

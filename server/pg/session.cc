@@ -17,6 +17,22 @@
 namespace strata::pg {
 namespace {
 
+// Marks the session busy with a message for the server's watch of its client (ClientWatch).
+class WatchedWork {
+ public:
+  explicit WatchedWork(ClientWatch* watch) : watch_(watch) {
+    if (watch_ != nullptr) watch_->busy.store(true, std::memory_order_release);
+  }
+  ~WatchedWork() {
+    if (watch_ != nullptr) watch_->busy.store(false, std::memory_order_release);
+  }
+  WatchedWork(const WatchedWork&) = delete;
+  WatchedWork& operator=(const WatchedWork&) = delete;
+
+ private:
+  ClientWatch* watch_;
+};
+
 constexpr int32_t kProtocolV3 = 196608;
 constexpr int32_t kSslRequest = 80877103;
 constexpr int32_t kGssEncRequest = 80877104;
@@ -270,7 +286,9 @@ Session::Session(SessionContext context, std::unique_ptr<Stream> stream, std::st
     : context_(std::move(context)),
       stream_(std::move(stream)),
       peer_(std::move(peer)),
-      settings_(DefaultSettings()) {}
+      settings_(DefaultSettings()) {
+  if (context_.watch) context_.watch->cancel = cancel_;
+}
 
 Session::~Session() {
   if (process_id_ != 0) context_.unregister_cancel(process_id_);
@@ -438,6 +456,7 @@ void Session::Run() {
         !RefreshCaller()) {
       return;
     }
+    WatchedWork watched(context_.watch.get());
     switch (type) {
       case 'Q': {
         std::string text = in.CString();

@@ -32,6 +32,16 @@ namespace strata::pg {
 // gRPC's default --max-message-bytes).
 inline constexpr int32_t kMaxMessageBytes = 16 << 20;
 
+// Between a session and the server's watch of its client (PgServer::WatchClients): while the
+// session works on a message (not while it waits for one), a client that closed its
+// connection cancels that work, as PostgreSQL's client_connection_check_interval does, rather
+// than leaving a query to run to its timeout for no one.
+struct ClientWatch {
+  std::atomic<bool> busy{false};
+  // The session's cancel flag, set before `busy` is first set.
+  std::shared_ptr<std::atomic<bool>> cancel;
+};
+
 // What a session needs from the server it belongs to.
 struct SessionContext {
   StatementRunner* queries = nullptr;
@@ -45,6 +55,7 @@ struct SessionContext {
   std::function<void(int32_t)> unregister_cancel;
   // A CancelRequest for another session.
   std::function<void(int32_t, int32_t)> cancel;
+  std::shared_ptr<ClientWatch> watch;  // null: the client is not watched
 };
 
 class Session {

@@ -641,6 +641,48 @@ TEST(PgWireCancelE2ETest, CtrlCInPsqlCancelsTheRunningQuery) {
   EXPECT_EQ(psql.Wait(), 0);
 }
 
+// A client that closes its connection while its statement runs has the statement cancelled
+// (as PostgreSQL's client_connection_check_interval does), not left running to its timeout for
+// no one: an endless recursive query leaves SHOW QUERIES soon after its client is gone.
+TEST(PgWireClientWatchE2ETest, AClientThatLeavesHasItsStatementCancelled) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start()) << server.error();
+  const std::string endless =
+      "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n FROM t) SELECT count(*) FROM t";
+  auto running = [&] {
+    testing::ProcessResult shown = testing::RunProcess(
+        {"/usr/bin/psql", "-X", "-At", "-h", "127.0.0.1", "-p", std::to_string(server.pg_port()),
+         "-U", "me", "-d", "strata", "-c", "SHOW QUERIES"});
+    EXPECT_EQ(shown.exit_code, 0) << shown.err;
+    return shown.out.find("WITH RECURSIVE") != std::string::npos;
+  };
+  auto waited = [&](bool want) {
+    for (auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+         std::chrono::steady_clock::now() < give_up;) {
+      if (running() == want) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  };
+  {
+    testing::PgRawClient client(server.pg_port());
+    ASSERT_TRUE(client.connected());
+    client.Start();
+    client.Send('Q', testing::PgRawClient::Str(endless));
+    ASSERT_TRUE(waited(true)) << "the endless query never showed\n" << server.log();
+  }  // the client closes its connection
+  EXPECT_TRUE(waited(false)) << "the query of a client that left still runs\n" << server.log();
+  EXPECT_THAT(server.log(), HasSubstr("closed its connection while its statement ran"));
+  // A client that stays is not cancelled: its statement ends with its answer.
+  testing::ProcessResult stays = testing::RunProcess(
+      {"/usr/bin/psql", "-X", "-At", "-h", "127.0.0.1", "-p", std::to_string(server.pg_port()),
+       "-U", "me", "-d", "strata", "-c",
+       "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 300000) "
+       "SELECT count(*) FROM t"});
+  EXPECT_EQ(stays.exit_code, 0) << stays.err;
+  EXPECT_EQ(stays.out, "300000\n");
+}
+
 TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
   testing::TestCerts certs;
   ASSERT_TRUE(certs.ok()) << certs.error();
