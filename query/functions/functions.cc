@@ -56,9 +56,11 @@ std::string FunctionReferenceMarkdown() {
   for (const auto* f : sorted(r.aggregates())) {
     out += StrCat("| `", f->signature, "` | ", f->doc, " |\n");
   }
-  out += "\n### Not supported\n\nFunctions of Timestream's reference that Strata refuses "
-         "(SQLSTATE 0A000 on the PostgreSQL wire, UNIMPLEMENTED over gRPC), and why.\n\n"
-         "| function | why, and what to write instead |\n|---|---|\n";
+  out +=
+      "\n### Not supported\n\nFunctions of Timestream's reference, and PostgreSQL's size "
+      "functions, that Strata refuses "
+      "(SQLSTATE 0A000 on the PostgreSQL wire, UNIMPLEMENTED over gRPC), and why.\n\n"
+      "| function | why, and what to write instead |\n|---|---|\n";
   for (const auto& f : RefusedFunctions()) out += StrCat("| `", f.name, "` | ", f.reason, " |\n");
   return out;
 }

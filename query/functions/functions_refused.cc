@@ -1,9 +1,15 @@
-// The functions of Timestream's reference that Strata does not run, each
-// with the reason and what to write instead: the binder's answer to a call
-// of one, and the "Not supported" table of docs/sql.md.
+// The functions of Timestream's reference, and PostgreSQL's that psql users
+// type, that Strata does not run, each with the reason and what to write
+// instead: the binder's answer to a call of one, and the "Not supported"
+// table of docs/sql.md.
 #include "query/functions/functions.h"
 
 namespace strata::query {
+
+constexpr std::string_view kTableSizes =
+    "a table's storage is in \"system\".\"tables\": SELECT pg_size_pretty(memory_store_bytes + "
+    "magnetic_store_bytes + late_write_bytes) FROM \"system\".\"tables\" WHERE database = 'db' "
+    "AND \"table\" = 'tbl'";
 
 const std::vector<RefusedFunction>& RefusedFunctions() {
   static const std::vector<RefusedFunction> kRefused = {
@@ -23,6 +29,15 @@ const std::vector<RefusedFunction>& RefusedFunctions() {
       {"crc32", "Strata has no varbinary type"},
       {"to_big_endian_64", "Strata has no varbinary type"},
       {"from_big_endian_64", "Strata has no varbinary type"},
+      // PostgreSQL's sizes take a relation's oid; Strata's are a system table's columns.
+      {"pg_total_relation_size", kTableSizes},
+      {"pg_relation_size", kTableSizes},
+      {"pg_table_size", kTableSizes},
+      {"pg_indexes_size", "Strata keeps no indexes apart from its tables' storage"},
+      {"pg_database_size",
+       "a database's storage is the sum of its tables' in \"system\".\"tables\": SELECT "
+       "pg_size_pretty(sum(memory_store_bytes + magnetic_store_bytes + late_write_bytes)) FROM "
+       "\"system\".\"tables\" WHERE database = 'db'"},
   };
   return kRefused;
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "absl/strings/str_join.h"
 #include "common/sql_quoting.h"
 #include "common/strings.h"
+#include "query/functions/functions.h"
 #include "re2/re2.h"
 #include "server/pg/types.h"
 
@@ -43,6 +45,21 @@ std::string Normalize(std::string_view sql) {
   }
   while (!out.empty() && (out.back() == ';' || out.back() == ' ')) out.pop_back();
   return out;
+}
+
+// A call of one of the engine's functions whose names start with pg_, or of one it refuses
+// saying what to write instead (query/functions), as a pattern over a statement's lower-cased
+// words: `\b(pg_size_pretty|pg_typeof|...) ?\(`.
+std::string EngineFunctionCalls() {
+  std::vector<std::string> names;
+  for (std::string_view name : query::FunctionRegistry::Get().Names()) {
+    if (name.starts_with("pg_")) names.emplace_back(name);
+  }
+  for (const query::RefusedFunction& refused : query::RefusedFunctions()) {
+    if (refused.name.starts_with("pg_")) names.emplace_back(refused.name);
+  }
+  if (names.empty()) return "$^";  // matches nothing
+  return StrCat("\\b(", absl::StrJoin(names, "|"), ") ?\\(");
 }
 
 // `text` with what its quotes hold ('...' and "...") left out, the quotes kept: what is
@@ -322,10 +339,10 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   // starts with pg_ (host = 'pg_primary', AS pg_count) is the user's, for the engine.
   static const RE2 kCatalog(
       R"(\b(pg_catalog\.|information_schema\.)|\b(from|join) pg_[a-z_]+\b|\bpg_[a-z_]+ ?\()");
-  // pg_typeof is the engine's (query/functions).
+  // The engine's own pg_ functions (pg_typeof, pg_size_pretty) are not probes.
   std::string words = WithoutQuotedText(text);
-  static const RE2 kEngineFunctions(R"(\bpg_typeof ?\()");
-  RE2::GlobalReplace(&words, kEngineFunctions, "typeof(");
+  static const RE2 kEngineFunctions(EngineFunctionCalls());
+  RE2::GlobalReplace(&words, kEngineFunctions, "engine_function(");
   if (RE2::PartialMatch(words, kCatalog)) return CannedResult{};
   return std::nullopt;
 }

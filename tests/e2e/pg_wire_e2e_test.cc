@@ -243,10 +243,17 @@ TEST_F(PgWireE2ETest, PgNamesInValuesAndAliasesAreNotCatalogProbes) {
                            "-c",
                            "SELECT pg_typeof(1.5)",
                            "-c",
+                           "SELECT pg_size_pretty(123456789)",
+                           "-c",
                            "SELECT count(*) FROM pg_catalog.pg_type WHERE typname = 'int8'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // pg_typeof is the engine's; the last, a catalog probe of a relation not kept: no row.
-  EXPECT_EQ(r.out, "3\n7\ndouble precision\n");
+  // pg_typeof and pg_size_pretty are the engine's; the last, a catalog probe of a relation not
+  // kept: no row.
+  EXPECT_EQ(r.out, "3\n7\ndouble precision\n118 MB\n");
+  // A pg_ function the engine refuses says what to write instead (it was answered with no rows).
+  testing::ProcessResult refused = Psql({"SELECT pg_total_relation_size('mydb.cpu')"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("a table's storage is in \"system\".\"tables\""));
 }
 
 // psql's user makes databases and tables in SQL; each answers PostgreSQL's command tag.
