@@ -406,6 +406,34 @@ bool ArrayConcatenation(Expr& e) {
   return true;
 }
 
+// PostgreSQL's jsonb operators over the JSON type, as calls of their functions
+// (functions_jsonb_operators.cc): `a || b` when both are JSON (PostgreSQL's json has no ||)
+// or one is and the other a text literal that is JSON; `a - x` with a JSON `a`; and `a @> b`
+// (the parser's array_has_all, `<@` swapped) when either is JSON. False for anything else.
+bool JsonOperator(Expr& e) {
+  if (e.args.size() != 2) return false;
+  auto json = [&e](size_t i) { return e.args[i]->bound.type == DataType::kJson; };
+  auto json_literal = [&e](size_t i) {
+    const Expr& a = *e.args[i];
+    return a.kind == ExprKind::kLiteral && a.literal.type == DataType::kVarchar &&
+           !a.literal.null && json::Check(a.literal.s).ok();
+  };
+  if (e.kind == ExprKind::kBinary && e.name == "||") {
+    if (!(json(0) && (json(1) || json_literal(1))) && !(json(1) && json_literal(0))) return false;
+    e.name = "jsonb_concat";
+  } else if (e.kind == ExprKind::kBinary && e.name == "-") {
+    if (!json(0)) return false;
+    e.name = "jsonb_delete";
+  } else if (e.kind == ExprKind::kCall && e.name == "array_has_all") {
+    if (!json(0) && !json(1)) return false;
+    e.name = "jsonb_contains";
+  } else {
+    return false;
+  }
+  e.kind = ExprKind::kCall;
+  return true;
+}
+
 absl::Status BindBinary(Expr& e, std::string_view sql) {
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   const std::string& op = e.name;
@@ -832,6 +860,7 @@ absl::Status Bind(Expr& e, const Schema& schema, std::string_view sql) {
   const bool json_argument = std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
     return a->bound.type == DataType::kJson;
   });
+  if (json_argument) JsonOperator(e);
   if (json_argument && !KeepsJson(e)) CastJsonToText(e.args);
   auto arg_type = [&e](size_t i) { return e.args[i]->bound.type; };
   switch (e.kind) {

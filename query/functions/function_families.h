@@ -2,6 +2,7 @@
 // functions to the registry (functions.cc calls these once).
 #pragma once
 
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -84,6 +85,13 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
 // json_size, json_array_length, json_array_get, json_array_contains, is_json_scalar
 // (functions_json.cc).
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
+// The JSON text of an argument, checked; nullopt with the query failed saying why it is not
+// JSON (functions_json.cc).
+std::optional<std::string_view> CheckedJsonOrFail(std::string_view function, const Datum& text,
+                                                  const EvalContext& c);
+// PostgreSQL's jsonb operators as functions: || (jsonb_concat), - (jsonb_delete), @> and <@
+// (jsonb_contains), ?, ?| and ?& (jsonb_exists, _any, _all) (functions_jsonb_operators.cc).
+void AddJsonbOperatorFunctions(std::vector<ScalarFunction>* scalars);
 // PostgreSQL's JSON constructors: to_json, json_build_object, json_build_array, row_to_json,
 // json_agg, json_object_agg, and their jsonb_ names (functions_json_build.cc).
 void AddJsonBuildFunctions(std::vector<ScalarFunction>* scalars,

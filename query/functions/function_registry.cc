@@ -17,6 +17,7 @@ FunctionRegistry::FunctionRegistry() {
   AddTextFunctions(&scalars_, &aggregates_);
   AddJsonFunctions(&scalars_);
   AddJsonBuildFunctions(&scalars_, &aggregates_);
+  AddJsonbOperatorFunctions(&scalars_);
   AddUrlFunctions(&scalars_);
   AddFormatFunction(&scalars_);
   AddMathFunctions(&scalars_);

@@ -42,18 +42,6 @@ std::optional<std::string_view> CheckedOrNull(const Datum& text, const EvalConte
   return std::string_view(text.s);
 }
 
-// The JSON text, checked; nullopt with the query failed saying why it is not JSON.
-std::optional<std::string_view> CheckedOrFail(std::string_view function, const Datum& text,
-                                              const EvalContext& c) {
-  if (!c.KeepGoingAfterText(text.s.size())) return std::nullopt;
-  if (absl::Status checked = json::Check(text.s); !checked.ok()) {
-    FailQuery(c, StrCat(function, "(): '", EchoInput(text.s), "' is not JSON: ", checked.message()),
-              DataType::kUnknown);
-    return std::nullopt;
-  }
-  return std::string_view(text.s);
-}
-
 // The path of a call, or nullopt with the query failed saying what is wrong with it.
 std::optional<std::vector<json::PathStep>> PathOrFail(std::string_view function, const Datum& path,
                                                       const EvalContext& c) {
@@ -236,7 +224,7 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
        Fixed({P::kAny}, kJson, "json(value)"), [](const Args& a, const EvalContext& c) {
          if (a[0].type == kJson) return a[0];
          if (a[0].type != kStr) return AsJson(TextOrFail("json()", json::ValueText(a[0]), c));
-         const std::optional<std::string_view> text = CheckedOrFail("json", a[0], c);
+         const std::optional<std::string_view> text = CheckedJsonOrFail("json", a[0], c);
          return text ? AsJson(a[0]) : Datum::Null(kJson);
        }});
   scalars->back().keeps_json = true;
@@ -330,6 +318,17 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
 
 }  // namespace
 
+std::optional<std::string_view> CheckedJsonOrFail(std::string_view function, const Datum& text,
+                                                  const EvalContext& c) {
+  if (!c.KeepGoingAfterText(text.s.size())) return std::nullopt;
+  if (absl::Status checked = json::Check(text.s); !checked.ok()) {
+    FailQuery(c, StrCat(function, "(): '", EchoInput(text.s), "' is not JSON: ", checked.message()),
+              DataType::kUnknown);
+    return std::nullopt;
+  }
+  return std::string_view(text.s);
+}
+
 void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
   AddPostgresJsonFunctions(scalars);
   auto add = CanFailAdder(scalars);
@@ -338,7 +337,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        "(a repeated name's last value kept), numbers as written; fails the query for text that "
        "is not JSON. What x::jsonb is.",
        Fixed({P::kVarchar}, kJson, "json_parse(varchar)"), [](const Args& a, const EvalContext& c) {
-         const std::optional<std::string_view> text = CheckedOrFail("json_parse", a[0], c);
+         const std::optional<std::string_view> text = CheckedJsonOrFail("json_parse", a[0], c);
          if (!text) return Datum::Null(kJson);
          std::string out;
          if (absl::Status made = json::AppendCanonical(*text, &out); !made.ok()) {
@@ -350,7 +349,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        "The JSON text without whitespace, its members in their order; fails the query for text "
        "that is not JSON.",
        Fixed({P::kVarchar}, kStr, "json_format(varchar)"), [](const Args& a, const EvalContext& c) {
-         const std::optional<std::string_view> text = CheckedOrFail("json_format", a[0], c);
+         const std::optional<std::string_view> text = CheckedJsonOrFail("json_format", a[0], c);
          return text ? Compacted("json_format()", *text, c) : Datum::Null(kStr);
        }});
   add({"json_extract", "json_extract(varchar, path) -> json",
@@ -427,7 +426,7 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars) {
        "that is not JSON.",
        Fixed({P::kVarchar}, kBool, "is_json_scalar(varchar)"),
        [](const Args& a, const EvalContext& c) {
-         const std::optional<std::string_view> text = CheckedOrFail("is_json_scalar", a[0], c);
+         const std::optional<std::string_view> text = CheckedJsonOrFail("is_json_scalar", a[0], c);
          if (!text) return Datum::Null(kBool);
          const json::Kind kind = json::KindOf(*text);
          return Datum::Bool(kind != json::Kind::kArray && kind != json::Kind::kObject);

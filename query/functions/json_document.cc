@@ -1,6 +1,7 @@
 #include "query/functions/json_document.h"
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
 
 #include "common/json_text.h"
@@ -359,7 +360,71 @@ bool AppendCanonicalAt(std::string_view value, std::string* out) {
   return true;
 }
 
+// Scalars equal as jsonb compares them: numbers by value (1.0 is 1), strings by their
+// unescaped text, true, false and null by kind.
+bool ScalarsEqual(std::string_view a, std::string_view b) {
+  const Kind kind = KindOf(a);
+  if (kind != KindOf(b)) return false;
+  if (kind == Kind::kString) return Unescape(Trimmed(a)) == Unescape(Trimmed(b));
+  if (kind != Kind::kNumber) return true;
+  a = Trimmed(a);
+  b = Trimmed(b);
+  if (a == b) return true;
+  double x = 0, y = 0;
+  std::from_chars(a.data(), a.data() + a.size(), x);
+  std::from_chars(b.data(), b.data() + b.size(), y);
+  return x == y;
+}
+
+bool IsContainer(Kind kind) { return kind == Kind::kObject || kind == Kind::kArray; }
+
+// Contains below the top; nullopt when the stack runs short.
+std::optional<bool> ContainsAt(std::string_view container, std::string_view contained) {
+  if (StackBytesLeft() < kStackReserveBytes / 4) return std::nullopt;
+  const Kind kind = KindOf(container);
+  if (kind != KindOf(contained)) return false;
+  if (!IsContainer(kind)) return ScalarsEqual(container, contained);
+  bool deep_enough = true;
+  // Whether `mine` contains `theirs`: equal scalars, or containers of one kind, one in the other.
+  auto holds = [&](std::string_view mine, std::string_view theirs) {
+    if (!IsContainer(KindOf(theirs))) return ScalarsEqual(mine, theirs);
+    const std::optional<bool> inside = ContainsAt(mine, theirs);
+    if (!inside) deep_enough = false;
+    return inside.value_or(false);
+  };
+  bool missing = false;
+  if (kind == Kind::kObject) {
+    missing = AnyMember(contained, [&](const std::string& name, std::string_view theirs) {
+      std::optional<std::string_view> mine;
+      AnyMember(container, [&](const std::string& my_name, std::string_view value) {
+        if (my_name == name) mine = value;
+        return false;
+      });
+      return !mine || !holds(*mine, theirs) || !deep_enough;
+    });
+  } else {
+    missing = AnyElement(contained, [&](std::string_view theirs) {
+      return !AnyElement(container, [&](std::string_view mine) {
+        return holds(mine, theirs) || !deep_enough;
+      }) || !deep_enough;
+    });
+  }
+  if (!deep_enough) return std::nullopt;
+  return !missing;
+}
+
 }  // namespace
+
+absl::StatusOr<bool> Contains(std::string_view container, std::string_view contained) {
+  if (KindOf(container) == Kind::kArray && !IsContainer(KindOf(contained))) {
+    return AnyElement(container,
+                      [&](std::string_view element) { return ScalarsEqual(element, contained); });
+  }
+  const std::optional<bool> contains = ContainsAt(container, contained);
+  if (contains) return *contains;
+  return absl::ResourceExhaustedError(
+      "the JSON nests too deep for this server thread's stack to compare");
+}
 
 absl::Status Check(std::string_view text) { return Checker(text).Run(); }
 

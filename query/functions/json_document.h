@@ -59,6 +59,14 @@ bool AnyElement(std::string_view array, const std::function<bool(std::string_vie
 bool AnyMember(std::string_view object,
                const std::function<bool(const std::string& name, std::string_view value)>& test);
 
+// PostgreSQL's jsonb containment, `container @> contained`: an object contains one whose
+// every member it has (by name; a repeated name's last value) with a value containing that
+// member's; an array contains one whose every element some element of it contains; scalars
+// contain an equal scalar (numbers by value); and, at the top only, an array contains a
+// scalar it has as an element. An error only when the nesting is too deep for the thread's
+// stack.
+absl::StatusOr<bool> Contains(std::string_view container, std::string_view contained);
+
 // A step of a JSON path: a member's name or an array's index.
 struct PathStep {
   std::string key;

@@ -1320,13 +1320,21 @@ class Parser {
         left = std::move(e);
         continue;
       }
-      if (t.kind == TokenKind::kSymbol && (t.text == "@>" || t.text == "<@" || t.text == "&&")) {
+      if (t.kind == TokenKind::kSymbol && (t.text == "@>" || t.text == "<@" || t.text == "&&" ||
+                                           t.text == "?" || t.text == "?|" || t.text == "?&")) {
         // PostgreSQL's array operators: x @> y (x holds every element of y), x <@ y (y holds
-        // every element of x) and x && y (they share an element).
+        // every element of x) and x && y (they share an element); @> and <@ of JSON are
+        // jsonb's containment (the binder's JsonOperator). jsonb's x ? key, x ?| keys and
+        // x ?& keys: the key, any or all of the keys, at the top of x.
         const Position pos = t.pos;
         const std::string op = Next().text;
         ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
-        ExprPtr e = Make(ExprKind::kCall, pos, op == "&&" ? "arrays_overlap" : "array_has_all");
+        ExprPtr e = Make(ExprKind::kCall, pos,
+                         op == "&&"   ? "arrays_overlap"
+                         : op == "?"  ? "jsonb_exists"
+                         : op == "?|" ? "jsonb_exists_any"
+                         : op == "?&" ? "jsonb_exists_all"
+                                      : "array_has_all");
         if (op == "<@") std::swap(left, right);
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
         RETURN_IF_ERROR(Adopt(*e, std::move(right)));
