@@ -271,12 +271,10 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
       add({name, StrCat(name, as_text ? "(varchar) -> array(varchar)" : "(varchar) -> array(json)"),
            as_text ? StrCat("As ", elements,
                             ", each element as ->> gives it (a string unescaped, null as NULL).")
-                   : StrCat("The elements of a JSON array as JSON texts: in a select list, a "
-                            "row for each (PostgreSQL's set-returning function); in FROM, "
-                            "UNNEST(",
-                            name,
-                            "(j)) makes the rows. NULL (no row) for other JSON or text "
-                            "that is not JSON."),
+                   : std::string("The elements of a JSON array as JSON texts: in a select "
+                                 "list or in FROM (a column named value), a row for each "
+                                 "(PostgreSQL's set-returning function). NULL (no row) for "
+                                 "other JSON or text that is not JSON."),
            Fixed({P::kVarchar}, *ArrayOf(element), StrCat(name, "(varchar)")),
            [name, as_text, element](const Args& a, const EvalContext& c) {
              const std::optional<std::string_view> array = CheckedOrNull(a[0], c);
@@ -292,15 +290,48 @@ void AddPostgresJsonFunctions(std::vector<ScalarFunction>* scalars) {
            }});
     }
   }
+  // PostgreSQL's json_each and json_each_text (and jsonb_): an object's members as rows of
+  // (key, value); an array of such rows here, whose UNNEST makes the two columns.
+  for (const std::string prefix : {"json", "jsonb"}) {
+    for (const bool as_text : {false, true}) {
+      const std::string each = prefix + "_each";
+      const std::string name = as_text ? each + "_text" : each;
+      const DataType value_type = as_text ? kStr : kJson;
+      const DataType row =
+          *RowOf({{.name = "key", .type = kStr}, {.name = "value", .type = value_type}});
+      add({name,
+           StrCat(name, as_text ? "(varchar) -> array(row(key varchar, value varchar))"
+                                : "(varchar) -> array(row(key varchar, value json))"),
+           as_text ? StrCat("As ", each,
+                            ", each value as ->> gives it (a string unescaped, null "
+                            "as NULL).")
+                   : "The members of a JSON object as (key, value) rows, in order: in FROM, "
+                     "two columns (SELECT key, value FROM t, json_each(t.j)). NULL (no row) "
+                     "for other JSON or text that is not JSON.",
+           Fixed({P::kVarchar}, *ArrayOf(row), StrCat(name, "(varchar)")),
+           [name, as_text, row](const Args& a, const EvalContext& c) {
+             const std::optional<std::string_view> object = CheckedOrNull(a[0], c);
+             if (!object || json::KindOf(*object) != json::Kind::kObject) {
+               return Datum::Null(*ArrayOf(row));
+             }
+             return TextArray(name, row, c, [&](const std::function<bool(Datum)>& add_item) {
+               json::AnyMember(*object, [&](const std::string& key, std::string_view value) {
+                 Datum member =
+                     as_text ? AsText(name, value, c) : AsJson(Compacted(name, value, c));
+                 return add_item(Datum::Composite(row, {Datum::Varchar(key), std::move(member)}));
+               });
+             });
+           }});
+    }
+  }
   // DuckDB's json_keys is PostgreSQL's json_object_keys as an array.
   for (const std::string name : {"json_keys", "json_object_keys", "jsonb_object_keys"}) {
     add({name, StrCat(name, "(varchar) -> array(varchar)"),
          name == "json_keys"
              ? std::string("The names of a JSON object's members, in order; NULL for other "
                            "JSON or text that is not JSON.")
-             : StrCat("The names of a JSON object's members: in a select list, a row for "
-                      "each (PostgreSQL's set-returning function); in FROM, UNNEST(",
-                      name, "(j)) makes the rows."),
+             : std::string("The names of a JSON object's members: in a select list or in "
+                           "FROM, a row for each (PostgreSQL's set-returning function)."),
          Fixed({P::kVarchar}, *ArrayOf(kStr), StrCat(name, "(varchar)")),
          [name](const Args& a, const EvalContext& c) {
            const std::optional<std::string_view> object = CheckedOrNull(a[0], c);

@@ -45,6 +45,36 @@ bool IsReserved(std::string_view word) {
   return false;
 }
 
+// PostgreSQL's set-returning functions a FROM item may call (Parser::ParseRowsFunction), each
+// read as UNNEST of the array a function of Strata's makes, with the columns PostgreSQL names
+// (none: one column named after the alias or the function).
+struct RowsFunction {
+  std::string_view name, array_function;
+  std::vector<std::string_view> columns;
+};
+
+const RowsFunction* FindRowsFunction(std::string_view name) {
+  static const std::vector<RowsFunction> kFunctions = {
+      {"generate_series", "sequence", {}},
+      {"json_array_elements", "json_array_elements", {"value"}},
+      {"json_array_elements_text", "json_array_elements_text", {"value"}},
+      {"jsonb_array_elements", "jsonb_array_elements", {"value"}},
+      {"jsonb_array_elements_text", "jsonb_array_elements_text", {"value"}},
+      {"json_each", "json_each", {"key", "value"}},
+      {"json_each_text", "json_each_text", {"key", "value"}},
+      {"jsonb_each", "jsonb_each", {"key", "value"}},
+      {"jsonb_each_text", "jsonb_each_text", {"key", "value"}},
+      {"json_object_keys", "json_object_keys", {}},
+      {"jsonb_object_keys", "jsonb_object_keys", {}},
+      {"string_to_table", "string_to_array", {}},
+      {"regexp_split_to_table", "regexp_split_to_array", {}},
+  };
+  for (const RowsFunction& f : kFunctions) {
+    if (EqualsIgnoreCase(f.name, name)) return &f;
+  }
+  return nullptr;
+}
+
 std::optional<DataType> TypeFromName(std::string_view name) {
   struct Entry {
     std::string_view name;
@@ -973,9 +1003,9 @@ class Parser {
     if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       return ParseUnnest();
     }
-    if (IsWord(Peek(), "generate_series") && Peek(1).kind == TokenKind::kSymbol &&
+    if (Peek().kind == TokenKind::kIdentifier && Peek(1).kind == TokenKind::kSymbol &&
         Peek(1).text == "(") {
-      return ParseGenerateSeries();
+      if (const RowsFunction* rows = FindRowsFunction(Peek().text)) return ParseRowsFunction(*rows);
     }
     if (AcceptSymbol("(")) {
       if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values") ||
@@ -1022,25 +1052,38 @@ class Parser {
     return ref;
   }
 
-  // PostgreSQL's generate_series(start, stop [, step]) in FROM, numbers or
-  // timestamps: the rows of UNNEST(sequence(...)), one column named as
-  // PostgreSQL names it (the alias, or generate_series).
-  absl::StatusOr<TableRef> ParseGenerateSeries() {
+  // PostgreSQL's set-returning functions in FROM (RowsFunction), read as UNNEST of the array
+  // their counterpart makes: `FROM t, json_array_elements(t.j) AS e` is `FROM t CROSS JOIN
+  // UNNEST(json_array_elements(t.j)) AS e(value)`. [WITH ORDINALITY] [AS] alias [(column, ...)].
+  absl::StatusOr<TableRef> ParseRowsFunction(const RowsFunction& function) {
     TableRef ref;
     ref.pos = Next().pos;
     Next();  // (
-    ExprPtr call = Make(ExprKind::kCall, ref.pos, "sequence");
-    do {
-      ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
-      RETURN_IF_ERROR(Adopt(*call, std::move(e)));
-    } while (AcceptSymbol(","));
+    ExprPtr call = Make(ExprKind::kCall, ref.pos, std::string(function.array_function));
+    if (!(Peek().kind == TokenKind::kSymbol && Peek().text == ")")) {
+      do {
+        ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+      } while (AcceptSymbol(","));
+    }
     RETURN_IF_ERROR(ExpectSymbol(")"));
     ref.unnest.push_back(std::move(call));
-    RETURN_IF_ERROR(ParseAlias(ref, "an alias for generate_series"));
-    if (ref.column_aliases.empty()) {
-      ref.column_aliases.push_back(ref.alias.empty() ? "generate_series" : ref.alias);
+    if (IsWord(Peek(), "with") && IsWord(Peek(1), "ordinality")) {
+      Next();
+      Next();
+      ref.with_ordinality = true;
     }
-    if (ref.alias.empty()) ref.alias = "generate_series";
+    RETURN_IF_ERROR(ParseAlias(ref, StrCat("an alias for ", function.name)));
+    if (ref.column_aliases.empty()) {
+      // Columns PostgreSQL names (json_each's key and value) keep their names; a function's one
+      // column without a name is named after the alias, or the function.
+      for (std::string_view column : function.columns) ref.column_aliases.emplace_back(column);
+      if (function.columns.empty()) {
+        ref.column_aliases.push_back(ref.alias.empty() ? std::string(function.name) : ref.alias);
+      }
+      if (ref.with_ordinality) ref.column_aliases.emplace_back("ordinality");
+    }
+    if (ref.alias.empty()) ref.alias = function.name;
     return ref;
   }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "common/strings.h"
 #include "query/base/error.h"
 #include "query/functions/functions.h"
@@ -21,10 +22,17 @@ constexpr std::string_view kInnerTable = "srf$rows", kInnerColumn = "srf$item";
 // PostgreSQL's set-returning functions that are scalar functions making the array of what
 // they make rows of (query/functions/functions_json.cc, regexp_matches).
 bool IsArrayRowsCall(const Expr& e) {
-  static constexpr std::string_view kNames[] = {
-      "json_array_elements",  "json_array_elements_text",  "json_object_keys",
-      "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
-      "regexp_matches"};
+  static constexpr std::string_view kNames[] = {"json_array_elements",
+                                                "json_array_elements_text",
+                                                "json_object_keys",
+                                                "jsonb_array_elements",
+                                                "jsonb_array_elements_text",
+                                                "jsonb_object_keys",
+                                                "json_each",
+                                                "json_each_text",
+                                                "jsonb_each",
+                                                "jsonb_each_text",
+                                                "regexp_matches"};
   for (std::string_view name : kNames) {
     if (EqualsIgnoreCase(e.name, name)) return true;
   }
@@ -119,6 +127,14 @@ absl::StatusOr<std::unique_ptr<SelectStmt>> ExpandSetReturningItems(
   for (size_t i = 0; i < select->items.size(); ++i) {
     const Expr& e = *select->items[i].expr;
     if (IsSetReturningCall(e)) {
+      if (absl::StartsWithIgnoreCase(e.name, "json_each") ||
+          absl::StartsWithIgnoreCase(e.name, "jsonb_each")) {
+        return SqlError(sql, e.pos,
+                        StrCat(e.name,
+                               "() makes two columns, key and value: call it in FROM "
+                               "(SELECT key, value FROM t, ",
+                               e.name, "(t.j))"));
+      }
       calls.push_back(i);
       for (const ExprPtr& arg : e.args) after_aggregation |= AggregatesOrWindows(*arg);
       continue;

@@ -71,6 +71,14 @@ TEST_F(ClusterTest, WritesThroughOneNodeReadThroughAnother) {
     ASSERT_EQ(rows.size(), 40u) << "through node " << reader;
     EXPECT_EQ((rows[{"h7", now}]), 7);
   }
+  // A recursive WITH query through a node: each step reads the table's shards as fragments,
+  // joined to the step before's row (h0 -> h1 -> ... -> h39; no h40 ends it).
+  QueryResult chain = RunQuery(
+      cluster_->node(2).channel(),
+      "WITH RECURSIVE chain(n) AS (SELECT 0 UNION ALL SELECT c.n + 1 FROM chain c JOIN demo.cpu "
+      "t ON t.host = concat('h', CAST(c.n + 1 AS varchar))) SELECT count(*), max(n) FROM chain");
+  ASSERT_TRUE(chain.status.ok()) << chain.status.error_message();
+  EXPECT_EQ(RowsText(chain.rows), "40|39\n");
   // DDL through any node is everyone's.
   QueryResult tables = RunQuery(cluster_->node(2).channel(), "SHOW TABLES FROM demo");
   EXPECT_EQ(RowsText(tables.rows), "cpu\n");
