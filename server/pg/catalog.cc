@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "absl/strings/str_join.h"
+#include "common/byte_size_text.h"
 #include "common/sql_quoting.h"
 #include "common/strings.h"
 #include "query/functions/functions.h"
@@ -354,11 +355,25 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql)
   static const RE2 kKinds(R"(c\.relkind in \(([^)]*)\))");
   std::string kinds;
   if (RE2::PartialMatch(text, kKinds, &kinds) && !Contains(kinds, "'r'")) return out;
+  // \dt+ and \d+ ask for more: persistence, access method, size and description.
+  const bool verbose = Contains(text, "as \"size\"");
+  if (verbose) {
+    for (std::string_view column : {"Persistence", "Access method", "Size", "Description"}) {
+      out.columns.push_back(Text(std::string(column)));
+    }
+  }
   const auto relname = PsqlPattern(sql, "c.relname");
   const auto nspname = PsqlPattern(sql, "n.nspname");
   for (const TableRef& t : Tables()) {
     if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
-    out.rows.push_back({T(t.database), T(t.table), T("table"), T("strata")});
+    std::vector<Datum>& row = out.rows.emplace_back();
+    row = {T(t.database), T(t.table), T("table"), T("strata")};
+    if (!verbose) continue;
+    const std::optional<int64_t> bytes =
+        table_bytes_ ? table_bytes_(t.database, t.table) : std::nullopt;
+    row.insert(row.end(), {T("permanent"), T("strata"),
+                           bytes ? T(PrettyByteSize(*bytes)) : Datum::Null(DataType::kVarchar),
+                           Datum::Null(DataType::kVarchar)});
   }
   return out;
 }

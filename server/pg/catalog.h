@@ -38,19 +38,26 @@ std::map<std::string, std::string> DefaultSettings();
 // caller's grants (the session plans `SELECT *` for it).
 using ColumnsOf = std::function<absl::StatusOr<std::vector<query::ResultColumn>>(
     std::string_view database, std::string_view table)>;
+// The bytes a table keeps in storage ("system"."tables"' memory, magnetic and late-write
+// bytes), or nullopt when that cannot be told.
+using TableBytes =
+    std::function<std::optional<int64_t>(std::string_view database, std::string_view table)>;
 
 class CatalogAnswers {
  public:
   // `catch_up` is called once, before the first list of databases or tables (a cluster
   // node's copy of the catalog may be a moment behind).
   // `backend_pid`: the session's id, sent in its BackendKeyData (what pg_backend_pid() is).
+  // `table_bytes` (none: sizes are not shown) gives psql's \dt+ its Size column.
   CatalogAnswers(const Catalog& catalog, const Principal& caller, ColumnsOf columns_of,
-                 std::function<void()> catch_up = {}, int32_t backend_pid = 0)
+                 std::function<void()> catch_up = {}, int32_t backend_pid = 0,
+                 TableBytes table_bytes = {})
       : catalog_(catalog),
         caller_(caller),
         columns_of_(std::move(columns_of)),
         catch_up_(std::move(catch_up)),
-        backend_pid_(backend_pid) {}
+        backend_pid_(backend_pid),
+        table_bytes_(std::move(table_bytes)) {}
 
   // nullopt: not one of these statements (run it as SQL).
   std::optional<absl::StatusOr<CannedResult>> Answer(std::string_view sql,
@@ -83,6 +90,7 @@ class CatalogAnswers {
   ColumnsOf columns_of_;
   const std::function<void()> catch_up_;
   const int32_t backend_pid_;
+  const TableBytes table_bytes_;
   mutable bool caught_up_ = false;
 };
 

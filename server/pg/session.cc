@@ -764,7 +764,15 @@ CatalogAnswers Session::Catalog() {
       [this] {
         if (context_.queries != nullptr) context_.queries->CatchUpCatalog();
       },
-      process_id_);
+      process_id_,
+      [this](std::string_view db, std::string_view name) -> std::optional<int64_t> {
+        auto table = context_.engine->catalog().FindTable(db, name);
+        if (!table.ok()) return std::nullopt;
+        absl::StatusOr<TableStorageStats> stats = context_.engine->StorageStats(**table);
+        if (!stats.ok()) return std::nullopt;
+        return stats->memory_store.bytes + stats->magnetic_blocks.bytes +
+               stats->magnetic_delta.bytes;
+      });
 }
 
 absl::Status Session::ApplyReadSettings(StatementRunner::Request* request) const {

@@ -80,6 +80,13 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   EXPECT_THAT(r.out, HasSubstr("Table \"mydb.cpu\""));
   EXPECT_THAT(r.out, HasSubstr(" time         | timestamp with time zone |           | not null | "));
   EXPECT_THAT(r.out, HasSubstr(" usage        | double precision         |           |          | "));
+  // \dt+ adds the table's size (its storage, as "system"."tables" counts it), as
+  // pg_size_pretty writes it.
+  r = Psql({"\\pset format unaligned", "\\pset tuples_only on", "\\dt+"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(
+      r.out, ::testing::ContainsRegex(
+                 "mydb\\|cpu\\|table\\|strata\\|permanent\\|strata\\|[1-9][0-9]* (bytes|kB)\\|\n"));
 
   r = Psql({"SELECT bin(time, 1m) AS minute, count(*) AS n, avg(usage) AS mean FROM mydb.cpu "
             "GROUP BY 1 ORDER BY 1"});
