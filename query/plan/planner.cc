@@ -589,7 +589,7 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
   } else if (auto working = working_tables_.find(ref.table); working != working_tables_.end()) {
-    WorkingTableUse& use = working->second;
+    WorkingTableUse& use = *working->second;
     if (!use.rows) return SqlError(sql_, ref.pos, use.refusal);
     ++use.references;
     inner = use.rows;

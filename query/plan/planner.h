@@ -67,8 +67,12 @@ class Planner {
   absl::StatusOr<Source> PlanInnerQuery(TableRef& ref);
   // Whether a FROM item's table name without a database is a WITH query's.
   bool IsWithQuery(const std::string& name) const;
-  // The statement's WITH queries, each under its name for what follows (planner_recursive.cc).
-  absl::Status PlanWithQueries(SelectStmt& select);
+  // The statement's WITH queries, each under its name for what follows (planner_recursive.cc),
+  // until RestoreWithQueries puts back what each name stood for before (`hidden`, null:
+  // nothing): a WITH query's name is its statement's, not the statements around it.
+  using HiddenWithQueries = std::vector<std::pair<std::string, std::shared_ptr<Plan>>>;
+  absl::Status PlanWithQueries(SelectStmt& select, HiddenWithQueries* hidden);
+  void RestoreWithQueries(const HiddenWithQueries& hidden);
   absl::StatusOr<std::shared_ptr<Plan>> PlanNamedQuery(WithQuery& with);
   // WITH RECURSIVE's `first UNION [ALL] step`, where `step` may read the name: the rows of the
   // step before.
@@ -127,7 +131,7 @@ class Planner {
     std::string refusal;
     int references = 0;
   };
-  std::map<std::string, WorkingTableUse> working_tables_;
+  std::map<std::string, std::shared_ptr<WorkingTableUse>> working_tables_;
   // The columns the statement being planned names (qualifier, name), so
   // the tables of a join decode only those; `*` reads them all.
   std::vector<std::pair<std::string, std::string>> used_columns_;

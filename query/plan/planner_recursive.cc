@@ -4,6 +4,7 @@
 // A recursive query is `first UNION [ALL] step`, as in PostgreSQL: `first` is planned alone,
 // its columns (renamed by the WITH's column list) become the rows the name stands for inside
 // `step`, which is planned once over a WorkingTableNode and run again for each step's rows.
+#include "absl/cleanup/cleanup.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/source_nodes.h"
@@ -21,10 +22,43 @@ bool HasRecursiveForm(const SelectStmt& query) {
 
 std::string Quoted(std::string_view name) { return StrCat("\"", name, "\""); }
 
+// Puts `use` under `name` in `tables` until the returned guard ends, then what was there before
+// (a recursive query in another's step may take its name).
+template <typename Tables>
+auto InScope(Tables& tables, const std::string& name, typename Tables::mapped_type use) {
+  typename Tables::mapped_type before;
+  if (auto it = tables.find(name); it != tables.end()) before = it->second;
+  tables[name] = std::move(use);
+  return absl::Cleanup([&tables, name, before = std::move(before)] {
+    if (before) {
+      tables[name] = before;
+    } else {
+      tables.erase(name);
+    }
+  });
+}
+
 }  // namespace
 
-absl::Status Planner::PlanWithQueries(SelectStmt& select) {
+void Planner::RestoreWithQueries(const HiddenWithQueries& hidden) {
+  for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
+    if (it->second) {
+      ctes_[it->first] = it->second;
+    } else {
+      ctes_.erase(it->first);
+    }
+  }
+}
+
+absl::Status Planner::PlanWithQueries(SelectStmt& select, HiddenWithQueries* hidden) {
   for (WithQuery& with : select.with) {
+    if (working_tables_.contains(with.name)) {
+      // Its name would stand for two row sets in the recursive query's step.
+      return SqlError(sql_, with.pos,
+                      StrCat("the WITH query ", Quoted(with.name),
+                             " inside the recursive WITH query of that name takes its name; "
+                             "name it otherwise"));
+    }
     std::shared_ptr<Plan> plan;
     if (!select.with_recursive) {
       ASSIGN_OR_RETURN(plan, PlanNamedQuery(with));
@@ -32,15 +66,16 @@ absl::Status Planner::PlanWithQueries(SelectStmt& select) {
       ASSIGN_OR_RETURN(plan, PlanRecursiveQuery(with));
     } else {
       // Under WITH RECURSIVE a query of another form that reads its own name is refused.
-      working_tables_[with.name] = {
-          .refusal = StrCat("the recursive WITH query ", Quoted(with.name),
-                            " must have the form `first query UNION [ALL] query reading ",
-                            Quoted(with.name), "`")};
-      absl::StatusOr<std::shared_ptr<Plan>> planned = PlanNamedQuery(with);
-      working_tables_.erase(with.name);
-      ASSIGN_OR_RETURN(plan, std::move(planned));
+      auto refused = std::make_shared<WorkingTableUse>();
+      refused->refusal = StrCat("the recursive WITH query ", Quoted(with.name),
+                                " must have the form `first query UNION [ALL] query reading ",
+                                Quoted(with.name), "`");
+      auto in_scope = InScope(working_tables_, with.name, std::move(refused));
+      ASSIGN_OR_RETURN(plan, PlanNamedQuery(with));
     }
-    ctes_[with.name] = std::move(plan);
+    std::shared_ptr<Plan>& named = ctes_[with.name];
+    hidden->emplace_back(with.name, named);
+    named = std::move(plan);
   }
   return absl::OkStatus();
 }
@@ -63,17 +98,16 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanRecursiveQuery(WithQuery& wit
   SelectStmt& query = *with.query;
   const std::string name = Quoted(with.name);
   // The name is the step before's rows from here on; the first query may not read it.
-  working_tables_[with.name] = {
-      .refusal = StrCat("the recursive WITH query ", name,
+  auto use = std::make_shared<WorkingTableUse>();
+  use->refusal = StrCat("the recursive WITH query ", name,
                         " cannot be read in its first query (the one before UNION); that query "
-                        "makes the rows the steps start from")};
-  struct Forget {
-    std::map<std::string, WorkingTableUse>& tables;
-    const std::string& name;
-    ~Forget() { tables.erase(name); }
-  } forget{working_tables_, with.name};
+                        "makes the rows the steps start from");
+  auto in_scope = InScope(working_tables_, with.name, use);
 
-  RETURN_IF_ERROR(PlanWithQueries(query));  // WITH t AS (WITH u AS (...) first UNION step)
+  // WITH t AS (WITH u AS (...) first UNION step): u is the recursive query's.
+  HiddenWithQueries hidden;
+  absl::Cleanup restore = [this, &hidden] { RestoreWithQueries(hidden); };
+  RETURN_IF_ERROR(PlanWithQueries(query, &hidden));
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> first, PlanSelect(std::move(query.set_left)));
   Schema schema = first->output;
   if (!with.columns.empty() && with.columns.size() != schema.size()) {
@@ -98,11 +132,10 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanRecursiveQuery(WithQuery& wit
   auto rows = std::make_shared<Plan>();
   rows->output = schema;
   rows->root = std::make_shared<WorkingTableNode>(schema, table);
-  WorkingTableUse& use = working_tables_[with.name];
-  use.rows = rows;
+  use->rows = rows;
 
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> step, PlanSelect(std::move(query.set_right)));
-  if (use.references == 0) {  // a plain UNION under WITH RECURSIVE
+  if (use->references == 0) {  // a plain UNION under WITH RECURSIVE
     ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan,
                      CombineSetOperation(std::move(first), std::move(step), SetOperation::kUnion,
                                          query.set_all));
@@ -111,9 +144,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanRecursiveQuery(WithQuery& wit
     }
     return plan;
   }
-  if (use.references > 1) {
+  if (use->references > 1) {
     return SqlError(sql_, with.pos,
-                    StrCat("the recursive WITH query ", name, " is read ", use.references,
+                    StrCat("the recursive WITH query ", name, " is read ", use->references,
                            " times in its step; each step reads the rows of the step before "
                            "once (join them with another WITH query instead)"));
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -766,7 +767,9 @@ absl::StatusOr<std::shared_ptr<Plan>> Planner::PlanSelect(std::unique_ptr<Select
   auto plan = std::make_shared<Plan>();
   plan->keep_alive.push_back(std::shared_ptr<SelectStmt>(std::move(owned)));
 
-  RETURN_IF_ERROR(PlanWithQueries(select));
+  HiddenWithQueries hidden;
+  absl::Cleanup restore = [this, &hidden] { RestoreWithQueries(hidden); };
+  RETURN_IF_ERROR(PlanWithQueries(select, &hidden));
   if (select.set_operation != SetOperation::kNone) {
     if (select.order_by.empty() && !select.limit && !select.offset) return PlanSetOperation(select);
     // ORDER BY and LIMIT of a set operation: SELECT * FROM (it) ORDER BY ... LIMIT ...
