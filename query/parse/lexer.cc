@@ -41,9 +41,9 @@ std::string_view SymbolAt(std::string_view rest) {
   if (rest.size() >= 2 && rest[0] == '<' && rest[1] == '@') {
     return rest.size() > 2 && IsIdentStart(rest[2]) ? rest.substr(0, 1) : rest.substr(0, 2);
   }
-  // ... and x @> y, x && y (overlap); jsonb's x ?| keys and x ?& keys.
-  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->",
-                                              "#>", "~*", "!~", "@>", "&&", "?|", "?&"};
+  // ... and x @> y, x && y (overlap); jsonb's x ?| keys, x ?& keys and x #- path.
+  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->", "#>",
+                                              "~*", "!~", "@>", "&&", "?|", "?&", "#-"};
   if (rest.size() >= 2) {
     for (std::string_view two : kTwo) {
       if (rest[0] == two[0] && rest[1] == two[1]) return two;

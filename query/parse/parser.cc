@@ -1275,6 +1275,7 @@ class Parser {
   static std::string_view OperatorFunction(std::string_view op) {
     if (op == "->" || op == "#>") return "json_extract_path";
     if (op == "->>" || op == "#>>") return "json_extract_path_text";
+    if (op == "#-") return "jsonb_delete_path";
     if (op == "^") return "power";
     return {};
   }
@@ -1501,7 +1502,7 @@ class Parser {
   // PostgreSQL's "other operators", one level between comparison and arithmetic, left to
   // right: || and its JSON operators (j -> 'a' ->> 'b').
   absl::StatusOr<ExprPtr> ParseConcat() {
-    return ParseLevel({"||", "->", "->>", "#>", "#>>"}, &Parser::ParseAdditive);
+    return ParseLevel({"||", "->", "->>", "#>", "#>>", "#-"}, &Parser::ParseAdditive);
   }
   absl::StatusOr<ExprPtr> ParseAdditive() {
     return ParseLevel({"+", "-"}, &Parser::ParseMultiplicative);

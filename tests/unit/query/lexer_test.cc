@@ -53,6 +53,12 @@ TEST(LexerTest, ReadsPostgresJsonOperatorsLongestFirst) {
            {"j->>-1", {"j", "->>", "-", "1"}},
            {"x -> x > 0", {"x", "->", "x", ">", "0"}},  // a lambda's arrow, then a comparison
            {"2^3", {"2", "^", "3"}},
+           // jsonb's key tests and path deletion; ? alone is also a positional placeholder.
+           {"j ? 'a'", {"j", "?", "a"}},
+           {"j?|k", {"j", "?|", "k"}},
+           {"j ?& k", {"j", "?&", "k"}},
+           {"j#-'{a}'", {"j", "#-", "{a}"}},
+           {"x = ?", {"x", "=", "?"}},
        }) {
     EXPECT_EQ(Texts(c.sql), c.tokens) << c.sql;
   }
