@@ -241,7 +241,7 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
       const std::string id = kv.key.substr(root_.size() + 8);
       if (std::from_chars(id.data(), id.data() + id.size(), shard).ec == std::errc() &&
           shard < shards_) {
-        leaders_[shard] = {kv.value, kv.create_revision};
+        leaders_[shard] = {kv.value, kv.create_revision, kv.mod_revision};
       }
     }
   }
@@ -420,9 +420,16 @@ void ClusterNode::FollowMembership(int64_t revision) {
           shard >= leaders_.size()) {
         return;
       }
-      leaders_[shard] = event.deleted ? Leader() : Leader{event.kv.value, event.kv.create_revision};
+      RecordLeader(shard, event.deleted ? Leader{.revision = event.kv.mod_revision}
+                                        : Leader{event.kv.value, event.kv.create_revision,
+                                                 event.kv.mod_revision});
     }
   });
+}
+
+void ClusterNode::RecordLeader(uint32_t shard, Leader leader) {
+  if (leader.revision < leaders_[shard].revision) return;
+  leaders_[shard] = std::move(leader);
 }
 
 std::string ClusterNode::LeaderKey(uint32_t shard) const {
@@ -533,7 +540,7 @@ bool ClusterNode::HandBack(uint32_t shard, Replica& replica, const Leader& leade
     // Not this node's any more, before the watch says so: the next look must not lead again
     // under the key just deleted.
     if (leaders_[shard].node == options_.node_id && leaders_[shard].epoch == leader.epoch) {
-      leaders_[shard] = Leader{};
+      leaders_[shard] = Leader{.revision = leaders_[shard].revision};
     }
     return true;
   }
@@ -615,8 +622,9 @@ void ClusterNode::Campaign(uint32_t shard) {
     auto won = etcd_->CreateIfAbsent(LeaderKey(shard), options_.node_id, lease, &created);
     if (!won.ok()) continue;
     absl::MutexLock lock(&mu_);
-    // The watch will say so too; recorded now so the next round leads at once.
-    leaders_[shard] = {won->value, won->create_revision};
+    // The watch will say so too; recorded now so the next round leads at once (unless the
+    // watch already told of a later change).
+    RecordLeader(shard, Leader{won->value, won->create_revision, won->mod_revision});
   }
 }
 

@@ -145,6 +145,11 @@ class ClusterNode final : public ShardDirectory {
   struct Leader {
     std::string node;
     int64_t epoch = 0;  // the key's create revision
+    // The etcd revision this record is as of (the key's last change, or its delete): the
+    // watch and a campaign's own answer both record a shard's leader, and the older of the two
+    // must not overwrite the newer (a campaign that read the old leader just before the watch
+    // told of the new one left the node seeing the old one until the key changed again).
+    int64_t revision = 0;
   };
   explicit ClusterNode(const ClusterOptions& options, Engine* engine)
       : options_(options), engine_(*engine), root_("/strata/" + options.name + "/") {}
@@ -207,6 +212,8 @@ class ClusterNode final : public ShardDirectory {
   void PlacementChanged(std::string_view key, const std::string* value)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LeaderKey(uint32_t shard) const;
+  // Records what etcd says of a shard's leader, unless what is recorded is newer.
+  void RecordLeader(uint32_t shard, Leader leader) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const ClusterOptions options_;
   Engine& engine_;
