@@ -28,6 +28,18 @@ bool IsTextArray(DataType t) {
   return KindOf(t) == TypeKind::kArray && Accepts(P::kVarchar, ElementType(t));
 }
 
+// Starts a member of the object `out` ends in: a comma unless it is the first, its name, ':'.
+void AppendMemberName(std::string_view name, std::string* out) {
+  if (out->back() != '{') out->push_back(',');
+  AppendJsonString(name, out);
+  out->push_back(':');
+}
+
+void AppendMember(std::string_view name, std::string_view value, std::string* out) {
+  AppendMemberName(name, out);
+  out->append(value);
+}
+
 // The canonical text of `text` (members sorted, a repeated name's last value kept) as a
 // value of the JSON type, or NULL with the query failed.
 Datum CanonicalOrFail(std::string_view function, const std::string& text, const EvalContext& c) {
@@ -36,9 +48,7 @@ Datum CanonicalOrFail(std::string_view function, const std::string& text, const 
     return FailQuery(c, StrCat(function, "(): ", made.message()), kJson);
   }
   if (out.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage(function), kJson);
-  Datum json = Datum::Varchar(std::move(out));
-  json.type = kJson;
-  return json;
+  return Datum::Json(std::move(out));
 }
 
 // Appends an array's elements, or any other value as one element, each after a comma.
@@ -58,10 +68,7 @@ void AppendAsElements(std::string_view value, std::string* out) {
 // Appends an object's members, each after a comma.
 void AppendMembers(std::string_view object, std::string* out) {
   json::AnyMember(object, [out](const std::string& name, std::string_view value) {
-    if (out->back() != '{') out->push_back(',');
-    AppendJsonString(name, out);
-    out->push_back(':');
-    out->append(value);
+    AppendMember(name, value, out);
     return false;
   });
 }
@@ -131,11 +138,7 @@ Datum Delete(const Args& a, const EvalContext& c) {
     };
     if (kind == json::Kind::kObject) {
       json::AnyMember(*value, [&](const std::string& name, std::string_view member) {
-        if (named(name)) return false;
-        if (text.back() != '{') text.push_back(',');
-        AppendJsonString(name, &text);
-        text.push_back(':');
-        text.append(member);
+        if (!named(name)) AppendMember(name, member, &text);
         return false;
       });
     } else {
@@ -263,25 +266,13 @@ absl::Status AppendEdited(std::string_view value, std::span<const std::string> p
         std::swap(edited, *out);
         const bool kept = edit(member);
         std::swap(edited, *out);
-        if (!kept) return false;
-        comma();
-        AppendJsonString(name, out);
-        out->push_back(':');
-        out->append(edited);
+        if (kept) AppendMember(name, edited, out);
         return false;
       }
-      comma();
-      AppendJsonString(name, out);
-      out->push_back(':');
-      out->append(member);
+      AppendMember(name, member, out);
       return false;
     });
-    if (!found && last && replacement && create) {
-      comma();
-      AppendJsonString(step, out);
-      out->push_back(':');
-      out->append(*replacement);
-    }
+    if (!found && last && replacement && create) AppendMember(step, *replacement, out);
     out->push_back('}');
     return status;
   }
@@ -349,10 +340,7 @@ absl::Status AppendWithoutNulls(std::string_view value, std::string* out) {
     out->push_back('{');
     json::AnyMember(value, [&](const std::string& name, std::string_view member) {
       if (json::KindOf(member) == json::Kind::kNull) return false;
-      if (!first) out->push_back(',');
-      first = false;
-      AppendJsonString(name, out);
-      out->push_back(':');
+      AppendMemberName(name, out);
       status = AppendWithoutNulls(member, out);
       return !status.ok();
     });
@@ -530,9 +518,7 @@ void AddJsonbOperatorFunctions(std::vector<ScalarFunction>* scalars) {
            }
            if (name == "jsonb_strip_nulls") return CanonicalOrFail(name, text, c);
            if (text.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage(name), kJson);
-           Datum json = Datum::Varchar(std::move(text));
-           json.type = kJson;
-           return json;
+           return Datum::Json(std::move(text));
          }});
   }
   add({"jsonb_pretty", "jsonb_pretty(json) -> varchar",
