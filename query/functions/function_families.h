@@ -89,6 +89,9 @@ void AddJsonFunctions(std::vector<ScalarFunction>* scalars);
 // JSON (functions_json.cc).
 std::optional<std::string_view> CheckedJsonOrFail(std::string_view function, const Datum& text,
                                                   const EvalContext& c);
+// PostgreSQL's generate_series as the array its rows are made of
+// (functions_generate_series.cc).
+void AddGenerateSeriesFunctions(std::vector<ScalarFunction>* scalars);
 // PostgreSQL's jsonb operators as functions: || (jsonb_concat), - (jsonb_delete), @> and <@
 // (jsonb_contains), ?, ?| and ?& (jsonb_exists, _any, _all) (functions_jsonb_operators.cc).
 void AddJsonbOperatorFunctions(std::vector<ScalarFunction>* scalars);

@@ -18,6 +18,7 @@ FunctionRegistry::FunctionRegistry() {
   AddJsonFunctions(&scalars_);
   AddJsonBuildFunctions(&scalars_, &aggregates_);
   AddJsonbOperatorFunctions(&scalars_);
+  AddGenerateSeriesFunctions(&scalars_);
   AddUrlFunctions(&scalars_);
   AddFormatFunction(&scalars_);
   AddMathFunctions(&scalars_);

@@ -55,7 +55,7 @@ struct RowsFunction {
 
 const RowsFunction* FindRowsFunction(std::string_view name) {
   static const std::vector<RowsFunction> kFunctions = {
-      {"generate_series", "sequence", {}},
+      {"generate_series", "generate_series", {}},
       {"json_array_elements", "json_array_elements", {"value"}},
       {"json_array_elements_text", "json_array_elements_text", {"value"}},
       {"jsonb_array_elements", "jsonb_array_elements", {"value"}},

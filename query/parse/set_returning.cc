@@ -102,8 +102,7 @@ absl::StatusOr<ExprPtr> ArrayOf(ExprPtr call, std::string_view sql) {
     if (call->args.size() < 2 || call->args.size() > 3) {
       return SqlError(sql, call->pos, "generate_series takes (start, stop [, step])");
     }
-    call->name = "sequence";
-    return call;
+    return call;  // the array of its values
   }
   if (IsArrayRowsCall(*call)) return call;  // the array of its values
   if (const std::string_view array = TextRowsArrayFunction(*call); !array.empty()) {
