@@ -600,6 +600,22 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
       type = retried;
     }
   }
+  if (!type.ok() && (e.name == "concat" || e.name == "concat_ws")) {
+    // PostgreSQL's concat joins any values' texts, as || does (Timestream's takes texts only).
+    std::vector<DataType> texts = types;
+    for (DataType& t : texts) {
+      if (!IsComposite(t) && t != DataType::kUnknown) t = DataType::kVarchar;
+    }
+    if (auto retried = f->bind(texts); retried.ok()) {
+      for (ExprPtr& a : e.args) {
+        const DataType t = a->bound.type;
+        if (!IsComposite(t) && t != DataType::kUnknown && t != DataType::kVarchar) {
+          ImplicitCast(a, DataType::kVarchar);
+        }
+      }
+      type = retried;
+    }
+  }
   if (!type.ok()) {
     return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
   }

@@ -295,7 +295,7 @@ const re2::RE2* FlaggedPattern(std::string_view function, const Args& a, bool* g
 Datum Pad(std::string_view function, const Args& a, bool left, const EvalContext& c) {
   const std::string& s = a[0].s;
   const int64_t size = a[1].i;
-  const std::string& pad = a[2].s;
+  const std::string pad = a.size() > 2 ? a[2].s : " ";  // PostgreSQL's default: spaces
   if (size < 0) {
     return FailQuery(c, StrCat(function, "(): the target size ", size, " is negative"), kStr);
   }
@@ -614,15 +614,31 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          return Datum::Composite(*ArrayOf(kStr), std::move(values));
        }});
   add({"split_part", "split_part(varchar, delimiter, index) -> varchar",
-       "Part `index` (1-based) of the text split at each delimiter; NULL past the last part.",
+       "Part `index` (1-based) of the text split at each delimiter, NULL past the last part; "
+       "a negative index counts from the end (PostgreSQL's: split_part('a,b,c', ',', -1) is "
+       "'c').",
        Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kStr, "split_part(varchar, varchar, bigint)"),
        [](const Args& a, const EvalContext& c) {
          const std::string_view text = a[0].s, delimiter = a[1].s;
-         const int64_t index = a[2].i;
-         if (index <= 0) {
-           return FailQuery(c, StrCat("split_part(): the index ", index, " must be 1 or more"), kStr);
+         int64_t index = a[2].i;
+         if (index == 0) {
+           return FailQuery(c,
+                            "split_part(): the index 0 names no part: parts count from 1, or "
+                            "from -1 at the end",
+                            kStr);
          }
-         if (delimiter.empty()) return index == 1 ? Datum::Varchar(a[0].s) : Datum::Null(kStr);
+         if (delimiter.empty()) {
+           return index == 1 || index == -1 ? Datum::Varchar(a[0].s) : Datum::Null(kStr);
+         }
+         if (index < 0) {  // from the end: the parts are counted first
+           int64_t parts = 1;
+           for (size_t p = text.find(delimiter); p != std::string_view::npos;
+                p = text.find(delimiter, p + delimiter.size())) {
+             ++parts;
+           }
+           index += parts + 1;
+           if (index <= 0) return Datum::Null(kStr);
+         }
          size_t start = 0;
          for (int64_t part = 1; part < index; ++part) {
            const size_t p = text.find(delimiter, start);
@@ -635,11 +651,12 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
                                                                   : end - start)));
        }});
   for (auto [name, left] : {std::pair{"lpad", true}, std::pair{"rpad", false}}) {
-    add({name, StrCat(name, "(varchar, size, padding) -> varchar"),
+    add({name, StrCat(name, "(varchar, size [, padding]) -> varchar"),
          StrCat("The text padded on the ", left ? "left" : "right",
-                " with the padding repeated to `size` characters, or cut to `size`."),
+                " with the padding (spaces unless given) repeated to `size` characters, or cut "
+                "to `size`."),
          Fixed({P::kVarchar, P::kBigint, P::kVarchar}, kStr,
-               StrCat(name, "(varchar, bigint, varchar)")),
+               StrCat(name, "(varchar, bigint [, varchar])"), 1),
          [n = std::string(name), l = left](const Args& a, const EvalContext& c) {
            return Pad(n, a, l, c);
          }});

@@ -1434,9 +1434,37 @@ class Parser {
         left = std::move(e);
       } else if (IsWord(op, "between")) {
         Position pos = Next().pos;
+        // PostgreSQL's BETWEEN SYMMETRIC a AND b: between least(a, b) and greatest(a, b), each
+        // bound parsed twice (once for each call) from the same tokens.
+        const bool symmetric = AcceptWord("symmetric");
+        if (!symmetric) AcceptWord("asymmetric");
+        // Nested in a bound, each would double the parsing: a few levels are plenty.
+        if (symmetric && symmetric_rereads_ >= kMaxSymmetricNesting) {
+          return Error(Peek(), StrCat("BETWEEN SYMMETRIC nests more than ", kMaxSymmetricNesting,
+                                      " deep in its own bounds; write least() and greatest()"));
+        }
+        const size_t bounds = pos_;
         ASSIGN_OR_RETURN(ExprPtr low, ParseConcat());
         RETURN_IF_ERROR(ExpectWord("and"));
         ASSIGN_OR_RETURN(ExprPtr high, ParseConcat());
+        if (symmetric) {
+          const size_t end = pos_;
+          pos_ = bounds;
+          ++symmetric_rereads_;
+          ExprPtr least = Make(ExprKind::kCall, pos, "least");
+          ExprPtr greatest = Make(ExprKind::kCall, pos, "greatest");
+          RETURN_IF_ERROR(Adopt(*least, std::move(low)));
+          RETURN_IF_ERROR(Adopt(*least, std::move(high)));
+          ASSIGN_OR_RETURN(low, ParseConcat());
+          RETURN_IF_ERROR(ExpectWord("and"));
+          ASSIGN_OR_RETURN(high, ParseConcat());
+          RETURN_IF_ERROR(Adopt(*greatest, std::move(low)));
+          RETURN_IF_ERROR(Adopt(*greatest, std::move(high)));
+          --symmetric_rereads_;
+          pos_ = end;
+          low = std::move(least);
+          high = std::move(greatest);
+        }
         ExprPtr e = Make(ExprKind::kBetween, pos);
         e->negated = negated;
         RETURN_IF_ERROR(Adopt(*e, std::move(left)));
@@ -1806,6 +1834,26 @@ class Parser {
     std::string name = field.text;
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (name == "epoch") name = "to_unixtime";  // PostgreSQL's spelling (Grafana's macros)
+    if (name == "isodow") name = "day_of_week";  // Monday 1 to Sunday 7 in both
+    if (name == "isoyear") name = "year_of_week";
+    // PostgreSQL's fields of a year: the year's number divided, rounded up (the 21st century
+    // and the 3rd millennium begin with 2001) or down (the 202nd decade is 2020-2029).
+    static const std::map<std::string_view, std::pair<int64_t, int64_t>> kYearParts = {
+        {"century", {100, 99}}, {"millennium", {1000, 999}}, {"decade", {10, 0}}};
+    if (const auto part = kYearParts.find(name); part != kYearParts.end()) {
+      const auto [divisor, round_up] = part->second;
+      ExprPtr year = Make(ExprKind::kCall, field.pos, "year");
+      RETURN_IF_ERROR(Adopt(*year, std::move(operand)));
+      ExprPtr sum = Make(ExprKind::kBinary, field.pos, "+");
+      RETURN_IF_ERROR(Adopt(*sum, std::move(year)));
+      ASSIGN_OR_RETURN(ExprPtr up, Literal(field.pos, Datum::Bigint(round_up)));
+      RETURN_IF_ERROR(Adopt(*sum, std::move(up)));
+      ExprPtr e = Make(ExprKind::kBinary, field.pos, "/");
+      RETURN_IF_ERROR(Adopt(*e, std::move(sum)));
+      ASSIGN_OR_RETURN(ExprPtr by, Literal(field.pos, Datum::Bigint(divisor)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(by)));
+      return e;
+    }
     ExprPtr e = Make(ExprKind::kCall, field.pos, name);
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
     return e;
@@ -2546,6 +2594,9 @@ class Parser {
   size_t positional_used_ = 0;
   std::set<std::string> used_named_;
   size_t pos_ = 0;
+  // BETWEEN SYMMETRIC bounds being parsed a second time, around the one being parsed.
+  int symmetric_rereads_ = 0;
+  static constexpr int kMaxSymmetricNesting = 4;
   int expression_depth_ = 0;
   int64_t expressions_ = 0;
   // `OVER name` calls waiting for their SELECT's WINDOW clause.
