@@ -1134,6 +1134,39 @@ std::optional<Datum> FromPostgresArrayText(std::string_view text, DataType to) {
 }
 
 // Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
+// The text without the spaces, tabs and line ends around it: a number's text may have them,
+// as PostgreSQL's and Presto's casts allow ('  12 '::bigint is 12).
+std::string_view WithoutSpaceAround(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\r\f\v";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+// A whole number's text ([+-]digits); nullopt for any other text or one past 64 bits (it was
+// clamped to the largest bigint: '99999999999999999999'::bigint answered 9223372036854775807).
+std::optional<int64_t> BigintOfText(std::string_view text) {
+  text = WithoutSpaceAround(text);
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-') text.remove_prefix(1);
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// A number's text as a double; nullopt for other text or a finite number past a double's
+// range ('1e400' was Infinity).
+std::optional<double> DoubleOfText(std::string_view text) {
+  const std::string trimmed(WithoutSpaceAround(text));
+  if (trimmed.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(trimmed.c_str(), &end);
+  if (end != trimmed.c_str() + trimmed.size()) return std::nullopt;
+  if (errno == ERANGE && std::isinf(d)) return std::nullopt;
+  return d;
+}
+
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;
@@ -1192,19 +1225,15 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
       return Datum::Varchar(v.ToString());
     case DataType::kDouble:
       if (v.type == DataType::kVarchar) {
-        char* end = nullptr;
-        double d = std::strtod(v.s.c_str(), &end);
-        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
-        return Datum::Double(d);
+        const std::optional<double> d = DoubleOfText(v.s);
+        return d ? std::optional<Datum>(Datum::Double(*d)) : std::nullopt;
       }
       if (v.type == DataType::kBoolean) return Datum::Double(static_cast<double>(v.i));
       return Datum::Double(v.AsDouble());
     case DataType::kBigint:
       if (v.type == DataType::kVarchar) {
-        char* end = nullptr;
-        long long i = std::strtoll(v.s.c_str(), &end, 10);
-        if (!end || *end != '\0' || v.s.empty()) return std::nullopt;
-        return Datum::Bigint(i);
+        const std::optional<int64_t> i = BigintOfText(v.s);
+        return i ? std::optional<Datum>(Datum::Bigint(*i)) : std::nullopt;
       }
       if (v.type == DataType::kDouble) {
         if (!std::isfinite(v.d)) return std::nullopt;

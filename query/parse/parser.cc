@@ -2124,6 +2124,7 @@ class Parser {
       }
       case TokenKind::kFloat: {
         double v = std::strtod(t.text.c_str(), nullptr);
+        if (std::isinf(v)) return Error(t, StrCat("number ", t.text, " is past a double's range"));
         Next();
         return Literal(pos, Datum::Double(v));
       }
