@@ -135,6 +135,20 @@ void AddJsonBuildFunctions(std::vector<ScalarFunction>* scalars,
          [to_json, jsonb](const Args& a, const EvalContext& c) {
            return Made(to_json, jsonb, json::ValueText(a[0]), c);
          }});
+    if (!jsonb) {
+      add({"array_to_json", "array_to_json(array) -> json",
+           "The array as JSON, as to_json writes it (PostgreSQL's).",
+           [](const Types& t) -> absl::StatusOr<DataType> {
+             if (t.size() != 1 ||
+                 (KindOf(t[0]) != TypeKind::kArray && t[0] != DataType::kUnknown)) {
+               return WrongArguments("array_to_json(array)");
+             }
+             return kJson;
+           },
+           [](const Args& a, const EvalContext& c) {
+             return Made("array_to_json", false, json::ValueText(a[0]), c);
+           }});
+    }
     const std::string object = prefix + "_build_object";
     add({object, StrCat(object, "(key, value, ...) -> json"),
          "A JSON object of the keys (each a scalar, its text the member's name; not NULL) and "

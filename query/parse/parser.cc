@@ -995,6 +995,14 @@ class Parser {
   absl::StatusOr<TableRef> ParseFromPrimary() {
     TableRef ref;
     ref.pos = Peek().pos;
+    // LATERAL before UNNEST or a set-returning function says what they are anyway: they read
+    // the FROM items before them.
+    const auto rows_call = [this](int at) {
+      return Peek(at).kind == TokenKind::kIdentifier && Peek(at + 1).kind == TokenKind::kSymbol &&
+             Peek(at + 1).text == "(" &&
+             (IsWord(Peek(at), "unnest") || FindRowsFunction(Peek(at).text) != nullptr);
+    };
+    if (IsWord(Peek(), "lateral") && rows_call(1)) Next();
     if (IsWord(Peek(), "lateral")) {
       return Error(Peek(), "LATERAL subqueries are not supported (one would run per row): join "
                            "the subquery with ON, or use CROSS JOIN UNNEST(...) for arrays, maps "
@@ -1003,10 +1011,7 @@ class Parser {
     if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       return ParseUnnest();
     }
-    if (Peek().kind == TokenKind::kIdentifier && Peek(1).kind == TokenKind::kSymbol &&
-        Peek(1).text == "(") {
-      if (const RowsFunction* rows = FindRowsFunction(Peek().text)) return ParseRowsFunction(*rows);
-    }
+    if (rows_call(0)) return ParseRowsFunction(*FindRowsFunction(Peek().text));
     if (AcceptSymbol("(")) {
       if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values") ||
           (Peek().kind == TokenKind::kSymbol && Peek().text == "(")) {
@@ -1434,34 +1439,26 @@ class Parser {
         left = std::move(e);
       } else if (IsWord(op, "between")) {
         Position pos = Next().pos;
-        // PostgreSQL's BETWEEN SYMMETRIC a AND b: between least(a, b) and greatest(a, b), each
-        // bound parsed twice (once for each call) from the same tokens.
+        // PostgreSQL's BETWEEN SYMMETRIC a AND b: between least(a, b) and greatest(a, b).
         const bool symmetric = AcceptWord("symmetric");
         if (!symmetric) AcceptWord("asymmetric");
-        // Nested in a bound, each would double the parsing: a few levels are plenty.
-        if (symmetric && symmetric_rereads_ >= kMaxSymmetricNesting) {
+        // Each bound is copied, so one nested in another's bounds doubles it: a few are plenty.
+        std::optional<Nesting> nesting;
+        if (symmetric) nesting.emplace(&symmetric_depth_);
+        if (symmetric_depth_ > kMaxSymmetricNesting) {
           return Error(Peek(), StrCat("BETWEEN SYMMETRIC nests more than ", kMaxSymmetricNesting,
                                       " deep in its own bounds; write least() and greatest()"));
         }
-        const size_t bounds = pos_;
         ASSIGN_OR_RETURN(ExprPtr low, ParseConcat());
         RETURN_IF_ERROR(ExpectWord("and"));
         ASSIGN_OR_RETURN(ExprPtr high, ParseConcat());
         if (symmetric) {
-          const size_t end = pos_;
-          pos_ = bounds;
-          ++symmetric_rereads_;
           ExprPtr least = Make(ExprKind::kCall, pos, "least");
+          RETURN_IF_ERROR(Adopt(*least, low->Clone()));
+          RETURN_IF_ERROR(Adopt(*least, high->Clone()));
           ExprPtr greatest = Make(ExprKind::kCall, pos, "greatest");
-          RETURN_IF_ERROR(Adopt(*least, std::move(low)));
-          RETURN_IF_ERROR(Adopt(*least, std::move(high)));
-          ASSIGN_OR_RETURN(low, ParseConcat());
-          RETURN_IF_ERROR(ExpectWord("and"));
-          ASSIGN_OR_RETURN(high, ParseConcat());
           RETURN_IF_ERROR(Adopt(*greatest, std::move(low)));
           RETURN_IF_ERROR(Adopt(*greatest, std::move(high)));
-          --symmetric_rereads_;
-          pos_ = end;
           low = std::move(least);
           high = std::move(greatest);
         }
@@ -2595,8 +2592,8 @@ class Parser {
   size_t positional_used_ = 0;
   std::set<std::string> used_named_;
   size_t pos_ = 0;
-  // BETWEEN SYMMETRIC bounds being parsed a second time, around the one being parsed.
-  int symmetric_rereads_ = 0;
+  // BETWEEN SYMMETRIC bounds being parsed, around the one being parsed.
+  int symmetric_depth_ = 0;
   static constexpr int kMaxSymmetricNesting = 4;
   int expression_depth_ = 0;
   int64_t expressions_ = 0;
