@@ -589,32 +589,27 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
   std::vector<DataType> types;
   for (const auto& a : e.args) types.push_back(a->bound.type);
   auto type = f->bind(types);
-  if (!type.ok() && std::find(types.begin(), types.end(), DataType::kDate) != types.end()) {
-    // A function of timestamps takes a DATE as its midnight.
+  // Binds again with the argument types `widen` changes, casting those arguments if that binds.
+  const auto retry_widened = [&](auto widen) {
     std::vector<DataType> widened = types;
-    std::replace(widened.begin(), widened.end(), DataType::kDate, DataType::kTimestamp);
+    for (DataType& t : widened) t = widen(t);
+    if (widened == types) return;
     if (auto retried = f->bind(widened); retried.ok()) {
       for (ExprPtr& a : e.args) {
-        if (a->bound.type == DataType::kDate) ImplicitCast(a, DataType::kTimestamp);
+        if (const DataType to = widen(a->bound.type); to != a->bound.type) ImplicitCast(a, to);
       }
       type = retried;
     }
+  };
+  if (!type.ok()) {
+    // A function of timestamps takes a DATE as its midnight.
+    retry_widened([](DataType t) { return t == DataType::kDate ? DataType::kTimestamp : t; });
   }
   if (!type.ok() && (e.name == "concat" || e.name == "concat_ws")) {
     // PostgreSQL's concat joins any values' texts, as || does (Timestream's takes texts only).
-    std::vector<DataType> texts = types;
-    for (DataType& t : texts) {
-      if (!IsComposite(t) && t != DataType::kUnknown) t = DataType::kVarchar;
-    }
-    if (auto retried = f->bind(texts); retried.ok()) {
-      for (ExprPtr& a : e.args) {
-        const DataType t = a->bound.type;
-        if (!IsComposite(t) && t != DataType::kUnknown && t != DataType::kVarchar) {
-          ImplicitCast(a, DataType::kVarchar);
-        }
-      }
-      type = retried;
-    }
+    retry_widened([](DataType t) {
+      return IsComposite(t) || t == DataType::kUnknown ? t : DataType::kVarchar;
+    });
   }
   if (!type.ok()) {
     return SqlError(sql, e.pos, StrCat(e.name, "(): ", type.status().message()));
@@ -1133,7 +1128,6 @@ std::optional<Datum> FromPostgresArrayText(std::string_view text, DataType to) {
   return Datum::Composite(to, std::move(items));
 }
 
-// Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
 // The text without the spaces, tabs and line ends around it: a number's text may have them,
 // as PostgreSQL's and Presto's casts allow ('  12 '::bigint is 12).
 std::string_view WithoutSpaceAround(std::string_view text) {
@@ -1156,17 +1150,25 @@ std::optional<int64_t> BigintOfText(std::string_view text) {
 
 // A number's text as a double; nullopt for other text or a finite number past a double's
 // range ('1e400' was Infinity).
-std::optional<double> DoubleOfText(std::string_view text) {
-  const std::string trimmed(WithoutSpaceAround(text));
-  if (trimmed.empty()) return std::nullopt;
+std::optional<double> DoubleOfText(const std::string& text) {
+  const std::string_view number = WithoutSpaceAround(text);
+  if (number.empty()) return std::nullopt;
+  // strtod reads up to a NUL: a copy only for a text with spaces after the number.
+  std::string copy;
+  const char* start = number.data();
+  if (number.data() + number.size() != text.data() + text.size()) {
+    copy = std::string(number);
+    start = copy.c_str();
+  }
   char* end = nullptr;
   errno = 0;
-  const double d = std::strtod(trimmed.c_str(), &end);
-  if (end != trimmed.c_str() + trimmed.size()) return std::nullopt;
+  const double d = std::strtod(start, &end);
+  if (end != start + number.size()) return std::nullopt;
   if (errno == ERANGE && std::isinf(d)) return std::nullopt;
   return d;
 }
 
+// Converts `v`; nullopt when the value has no `to` form ('x' as bigint).
 std::optional<Datum> Convert(const Datum& v, DataType to) {
   if (v.null) return Datum::Null(to);
   if (v.type == to) return v;

@@ -69,6 +69,9 @@ class SeriesBuilder {
     return true;
   }
 
+  // What a series that failed answers (the query failed with it).
+  Datum Null() const { return Datum::Null(*ArrayOf(element_)); }
+
   Datum Finish() {
     c_.Charge(static_cast<size_t>(bytes_.bytes()));
     return Datum::Composite(*ArrayOf(element_), std::move(values_));
@@ -91,8 +94,7 @@ Datum Bigints(const Args& a, const EvalContext& c) {
   SeriesBuilder series(DataType::kBigint, c);
   // In 128 bits: a series across the whole int64 range must not wrap.
   for (__int128 v = start; step > 0 ? v <= stop : v >= stop; v += step) {
-    if (!series.Add(Datum::Bigint(static_cast<int64_t>(v))))
-      return Datum::Null(*ArrayOf(DataType::kBigint));
+    if (!series.Add(Datum::Bigint(static_cast<int64_t>(v)))) return series.Null();
   }
   return series.Finish();
 }
@@ -128,7 +130,7 @@ Datum Doubles(const Args& a, const EvalContext& c) {
                                       static_cast<double>(scale)
                                 : start + k * step;
     if (step > 0 ? v > stop : v < stop) break;
-    if (!series.Add(Datum::Double(v))) return Datum::Null(*ArrayOf(DataType::kDouble));
+    if (!series.Add(Datum::Double(v))) return series.Null();
   }
   return series.Finish();
 }
@@ -169,7 +171,7 @@ Datum Timestamps(const Args& a, const EvalContext& c) {
   // Each value the last one plus the step, as PostgreSQL adds them: Jan 31, Feb 29, Mar 29.
   std::optional<int64_t> v = Nanos(a[0]);
   while (v && (forward ? *v <= stop : *v >= stop)) {
-    if (!series.Add(Datum::Timestamp(*v))) return Datum::Null(type);
+    if (!series.Add(Datum::Timestamp(*v))) return series.Null();
     if (step->months != 0) v = AddMonths(*v, step->months);
     if (v && __builtin_add_overflow(*v, step->nanos, &*v)) v.reset();
   }

@@ -295,7 +295,8 @@ const re2::RE2* FlaggedPattern(std::string_view function, const Args& a, bool* g
 Datum Pad(std::string_view function, const Args& a, bool left, const EvalContext& c) {
   const std::string& s = a[0].s;
   const int64_t size = a[1].i;
-  const std::string pad = a.size() > 2 ? a[2].s : " ";  // PostgreSQL's default: spaces
+  static const std::string kSpace = " ";  // PostgreSQL's padding when none is given
+  const std::string& pad = a.size() > 2 ? a[2].s : kSpace;
   if (size < 0) {
     return FailQuery(c, StrCat(function, "(): the target size ", size, " is negative"), kStr);
   }
