@@ -154,6 +154,7 @@ class Aggregate : public AggregateSink {
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       for (const Expr* e : aggregates_[a].args) arg_views[a].push_back(eval(e));
       for (const Expr* e : aggregates_[a].order_keys) arg_views[a].push_back(eval(e));
+      if (aggregates_[a].filter != nullptr) arg_views[a].push_back(eval(aggregates_[a].filter));
     }
     if (EvaluateInHalves(batch, *context_, in_flight)) {
       scratch.clear();
@@ -253,6 +254,7 @@ class Aggregate : public AggregateSink {
       out.push_back(spec.order_keys.empty() ? make()
                                             : OrderedArguments(make, spec.args.size(),
                                                                spec.descending, spec.nulls_first));
+      if (spec.filter != nullptr) out.back() = WithFilterArgument(std::move(out.back()));
       out.back()->MeterInto(&kept_bytes_);
     }
     return out;

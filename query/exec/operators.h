@@ -143,6 +143,9 @@ struct AggregateSpec {
   // accumulator then reads its group's rows in that order (OrderedArguments).
   std::vector<const Expr*> order_keys;
   std::vector<bool> descending, nulls_first;
+  // agg(x) FILTER (WHERE c) of an aggregate that keeps NULLs (Expr::filtered): c, bound to the
+  // input; the accumulator sees only the rows it holds for (WithFilterArgument).
+  const Expr* filter = nullptr;
 };
 // Hash aggregation over batches: emits [group keys..., aggregates...] per
 // group, in first-seen order, at Finish. Without group keys it emits exactly

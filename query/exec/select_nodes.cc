@@ -23,6 +23,7 @@ std::string AggregateList(const std::vector<AggregateSpec>& aggregates) {
                     a.descending[k] ? " DESC" : "");
     }
     out += ")";
+    if (a.filter != nullptr) out += StrCat(" FILTER (WHERE ", a.filter->ToString(), ")");
   }
   return out;
 }

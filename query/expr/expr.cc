@@ -56,10 +56,11 @@ DataType ArithmeticType(std::string_view op, DataType a, DataType b) {
   if ((op == "+" || op == "-") && a == DataType::kInterval && b == DataType::kInterval) {
     return DataType::kInterval;
   }
-  if ((op == "*" || op == "/") && a == DataType::kInterval && b == DataType::kBigint) {
+  // A duration scaled by a number (PostgreSQL's interval '1 hour' * 1.5), to the nanosecond.
+  if ((op == "*" || op == "/") && a == DataType::kInterval && IsNumeric(b)) {
     return DataType::kInterval;
   }
-  if (op == "*" && a == DataType::kBigint && b == DataType::kInterval) return DataType::kInterval;
+  if (op == "*" && IsNumeric(a) && b == DataType::kInterval) return DataType::kInterval;
   if (IsNumeric(a) && IsNumeric(b)) {
     return (a == DataType::kDouble || b == DataType::kDouble) ? DataType::kDouble
                                                               : DataType::kBigint;
@@ -978,6 +979,25 @@ Datum CalendarArithmetic(char op, const Datum& a, const Datum& b, DataType type,
   return type == DataType::kDate ? Datum::Date(DateOfTimestamp(*moved)) : Datum::Timestamp(*moved);
 }
 
+// A duration times or divided by a double (ArithmeticType), rounded to the nanosecond.
+Datum ScaledInterval(char op, const Datum& a, const Datum& b, const EvalContext& context) {
+  const Datum& duration = a.type == DataType::kInterval ? a : b;
+  const double by = (a.type == DataType::kInterval ? b : a).AsDouble();
+  const auto fail = [&](std::string message) {
+    if (context.error.empty()) context.error = std::move(message);
+    return Datum::Null(DataType::kInterval);
+  };
+  if (op == '/' && by == 0) return fail(std::string(kDivisionByZero));
+  const double nanos = std::nearbyint(op == '/' ? static_cast<double>(duration.i) / by
+                                                : static_cast<double>(duration.i) * by);
+  // 2^63 is a double exactly; anything at or past it (or NaN) has no interval.
+  if (!(std::fabs(nanos) < 9223372036854775808.0)) {
+    return fail(
+        StrCat(a.ToString(), " ", op, " ", b.ToString(), " is not an interval of under 292 years"));
+  }
+  return Datum::Interval(static_cast<int64_t>(nanos));
+}
+
 Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType type,
                  const EvalContext& context) {
   if (a.null || b.null) return Datum::Null(type);
@@ -998,6 +1018,10 @@ Datum Arithmetic(const std::string& op, const Datum& a, const Datum& b, DataType
     case DataType::kBigint:
     case DataType::kInterval:
     case DataType::kTimestamp: {
+      if (type == DataType::kInterval &&
+          (a.type == DataType::kDouble || b.type == DataType::kDouble)) {
+        return ScaledInterval(op[0], a, b, context);
+      }
       const char o = op[0];  // + - * / %
       if ((o == '/' || o == '%') && b.i == 0) {
         if (context.error.empty()) context.error = kDivisionByZero;

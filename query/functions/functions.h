@@ -253,8 +253,9 @@ struct AggregateFunction {
   StatsUse stats_use = StatsUse::kNone;
   // As ScalarFunction::keeps_json.
   bool keeps_json = false;
-  // Adds NULL arguments as values (array_agg, json_agg): FILTER, which is made of the
-  // arguments NULLed where its condition fails, does not apply (query/parse/parser.cc).
+  // Adds NULL arguments as values (array_agg, json_agg): its FILTER's condition is evaluated
+  // for itself (WithFilterArgument), where other aggregates' FILTER is made of the arguments
+  // NULLed where the condition fails (query/parse/parser.cc).
   bool keeps_nulls = false;
 };
 
@@ -278,6 +279,9 @@ class FunctionRegistry {
 // Wraps an accumulator so it only sees each distinct argument once
 // (count(DISTINCT x) and friends).
 std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> inner);
+// agg(x) FILTER (WHERE c) of an aggregate that keeps NULLs: gives the accumulator the
+// arguments but the last (c) of the rows whose last is true.
+std::unique_ptr<Accumulator> WithFilterArgument(std::unique_ptr<Accumulator> inner);
 // agg(x ORDER BY k, ...): keeps each row's first `values` arguments and its order keys (the
 // arguments after them), and at Finish gives the values to an accumulator from `make` in
 // the keys' order (each key descending or not, its NULLs first or not).

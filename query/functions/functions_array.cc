@@ -330,6 +330,27 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
        }});
   scalars->back().can_fail = true;
 
+  add({"array_slice", "array_slice(array, lower, upper) -> array",
+       "The elements from position lower to upper, both included (from 1; the bounds kept "
+       "within the array): PostgreSQL's a[lower:upper], a[:upper] and a[lower:].",
+       OnArray("array_slice(array, bigint, bigint)", 3, 3,
+               [](const Types& t) -> absl::StatusOr<DataType> {
+                 for (size_t i = 1; i < 3; ++i) {
+                   if (t[i] != kBig && t[i] != DataType::kUnknown) {
+                     return WrongArguments("array_slice(array, bigint, bigint)");
+                   }
+                 }
+                 return t[0];
+               }),
+       [](const Args& a, const EvalContext&) {
+         const std::vector<Datum>& v = a[0].items();
+         const int64_t size = static_cast<int64_t>(v.size());
+         const int64_t first = std::max<int64_t>(a[1].i, 1), last = std::min(a[2].i, size);
+         std::vector<Datum> out;
+         if (first <= last) out.assign(v.begin() + (first - 1), v.begin() + last);
+         return ArrayOfValues(a[0].type, std::move(out));
+       }});
+
   add({"flatten", "flatten(array(array)) -> array",
        "The elements of the inner arrays, one after another.",
        [](const Types& t) -> absl::StatusOr<DataType> {

@@ -374,12 +374,37 @@ Datum Field(std::string_view field, int64_t ns) {
   if (field == "millisecond") {
     return Datum::Bigint((ns - FloorDiv(ns, kNanosPerSecond) * kNanosPerSecond) / 1'000'000);
   }
+  if (field == "milliseconds") {
+    constexpr int64_t kMinute = 60 * kNanosPerSecond;
+    return Datum::Bigint((ns - FloorDiv(ns, kMinute) * kMinute) / 1'000'000);
+  }
   if (field == "week" || field == "week_of_year") {
     char buf[8];
     std::strftime(buf, sizeof(buf), "%V", &tm);
     return Datum::Bigint(std::atoi(buf));
   }
   return Datum::Null(DataType::kBigint);
+}
+
+bool IsInterval(DataType t) {
+  return t == DataType::kInterval || t == DataType::kIntervalYearToMonth;
+}
+
+// A field of an interval, as Presto and PostgreSQL count them: the whole days of a duration
+// and the hours, minutes, seconds and milliseconds left over; the whole years of months and
+// the months left over. Each keeps the interval's sign.
+Datum IntervalField(std::string_view field, const Datum& interval) {
+  const int64_t v = interval.i;
+  if (interval.type == DataType::kIntervalYearToMonth) {
+    return Datum::Bigint(field == "year" ? v / 12 : v % 12);
+  }
+  constexpr int64_t kMinute = 60 * kNanosPerSecond, kHour = 60 * kMinute;
+  if (field == "day") return Datum::Bigint(v / kNanosPerDay);
+  if (field == "hour") return Datum::Bigint(v % kNanosPerDay / kHour);
+  if (field == "minute") return Datum::Bigint(v % kHour / kMinute);
+  if (field == "second") return Datum::Bigint(v % kMinute / kNanosPerSecond);
+  if (field == "milliseconds") return Datum::Bigint(v % kMinute / 1'000'000);
+  return Datum::Bigint(v % kNanosPerSecond / 1'000'000);
 }
 
 // --- aggregates ---------------------------------------------------------
@@ -1078,6 +1103,48 @@ std::unique_ptr<Accumulator> WithDistinctArguments(std::unique_ptr<Accumulator> 
 
 namespace {
 
+class FilteredAcc : public Accumulator {
+ public:
+  explicit FilteredAcc(std::unique_ptr<Accumulator> inner) : inner_(std::move(inner)) {}
+  void MeterInto(int64_t* bytes) override {
+    Accumulator::MeterInto(bytes);
+    inner_->MeterInto(bytes);
+  }
+  void Add(const Args& a) override {
+    if (!a.back().truthy()) return;
+    inner_->Add(Args(a.begin(), a.end() - 1));
+  }
+  // The runs of rows the condition holds for, each to the inner accumulator as one.
+  void AddRun(const std::vector<const Vector*>& args, size_t begin, size_t end) override {
+    const Vector& condition = *args.back();
+    const std::vector<const Vector*> values(args.begin(), args.end() - 1);
+    const auto holds = [&condition](size_t i) {
+      return condition.type == DataType::kBoolean && !condition.nulls[i] && condition.ints[i] != 0;
+    };
+    for (size_t i = begin; i < end;) {
+      if (!holds(i)) {
+        ++i;
+        continue;
+      }
+      const size_t run = i;
+      while (i < end && holds(i)) ++i;
+      inner_->AddRun(values, run, i);
+    }
+  }
+  absl::StatusOr<Datum> Finish() override { return inner_->Finish(); }
+
+ private:
+  std::unique_ptr<Accumulator> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Accumulator> WithFilterArgument(std::unique_ptr<Accumulator> inner) {
+  return std::make_unique<FilteredAcc>(std::move(inner));
+}
+
+namespace {
+
 // avg's final step over partial states, as AvgAcc would have finished them: (sum DOUBLE,
 // count) pairs, or for BIGINT the exact sum in two parts (high, low, count), the total being
 // high * kAvgPartBase + low.
@@ -1453,26 +1520,40 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        [](const Args& a, const EvalContext&) {
          return Datum::Varchar(a[0].type == DataType::kDate ? a[0].ToString() : ToIso8601(a[0].i));
        }});
-  for (std::string field : {"year", "quarter", "month", "week", "week_of_year", "day",
-                            "day_of_month", "day_of_week", "dow", "day_of_year", "doy"}) {
-    add({field, StrCat(field, "(timestamp) -> bigint"),
-         StrCat("The ", field, " of a timestamp or date (also extract(", field, " FROM t))."),
-         Fixed({P::kTimestamp}, kBig, StrCat(field, "(timestamp)")),
-         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
-  }
-  // A time of day has these too: its nanoseconds since midnight are a
+  // The fields of a point in time, and those of an interval that has them (`extract(hour FROM
+  // interval '3 hours 20 minutes')`): a time of day's nanoseconds since midnight are a
   // timestamp on 1970-01-01.
-  for (std::string field : {"hour", "minute", "second", "millisecond"}) {
-    std::string signature = StrCat(field, "(timestamp | time) -> bigint");
+  const std::set<std::string_view> kDurationFields = {"day",    "hour",        "minute",
+                                                      "second", "millisecond", "milliseconds"};
+  const std::set<std::string_view> kMonthFields = {"year", "month"};
+  const std::set<std::string_view> kTimeFields = {"hour", "minute", "second", "millisecond",
+                                                  "milliseconds"};
+  for (std::string field :
+       {"year", "quarter", "month", "week", "week_of_year", "day", "day_of_month", "day_of_week",
+        "dow", "day_of_year", "doy", "hour", "minute", "second", "millisecond", "milliseconds"}) {
+    const bool of_time = kTimeFields.contains(field);
+    const std::optional<DataType> interval =
+        kDurationFields.contains(field) ? std::optional(DataType::kInterval)
+        : kMonthFields.contains(field)  ? std::optional(DataType::kIntervalYearToMonth)
+                                        : std::nullopt;
+    std::string signature =
+        StrCat(field, "(timestamp", of_time ? " | time" : "",
+               interval ? StrCat(" | ", TypeName(*interval)) : "", ") -> bigint");
     add({field, signature,
-         StrCat("The ", field, " of a timestamp or time (also extract(", field, " FROM t))."),
-         [signature](const Types& t) -> absl::StatusOr<DataType> {
-           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || t[0] == DataType::kTime)) {
+         StrCat("The ", field == "milliseconds" ? "seconds" : field, " of a timestamp, a date",
+                of_time ? ", a time" : "", interval ? " or an interval" : "",
+                field == "milliseconds" ? ", with their fraction, in milliseconds" : "",
+                " (also extract(", field, " FROM t))."),
+         [signature, of_time, interval](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) ||
+                                  (of_time && t[0] == DataType::kTime) || t[0] == interval)) {
              return WrongArguments(signature);
            }
            return kBig;
          },
-         [field](const Args& a, const EvalContext&) { return Field(field, a[0].i); }});
+         [field](const Args& a, const EvalContext&) {
+           return IsInterval(a[0].type) ? IntervalField(field, a[0]) : Field(field, a[0].i);
+         }});
   }
 
   // Math ---------------------------------------------------------------------
@@ -1647,6 +1728,31 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        },
        false});
 
+  for (const bool nulls : {true, false}) {
+    const std::string name = nulls ? "num_nulls" : "num_nonnulls";
+    add({name, StrCat(name, "(x, ...) -> bigint"),
+         StrCat("How many of the arguments are ", nulls ? "" : "not ", "NULL (PostgreSQL's)."),
+         [name](const Types& t) -> absl::StatusOr<DataType> {
+           if (t.empty()) return WrongArguments(StrCat(name, "(x, ...)"));
+           return kBig;
+         },
+         [nulls](const Args& a, const EvalContext&) {
+           const auto null_count =
+               std::count_if(a.begin(), a.end(), [](const Datum& d) { return d.null; });
+           return Datum::Bigint(nulls ? null_count : std::ssize(a) - null_count);
+         },
+         false});
+  }
+  add({"isfinite", "isfinite(timestamp | date | interval) -> boolean",
+       "True: PostgreSQL's test for its 'infinity' values, which Strata's times do not have.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 1 || !(Accepts(P::kTimestamp, t[0]) || IsInterval(t[0]))) {
+           return WrongArguments("isfinite(timestamp | date | interval)");
+         }
+         return kBool;
+       },
+       [](const Args&, const EvalContext&) { return Datum::Bool(true); }});
+
   add({"try", "try(x) -> type of x",
        "x, or NULL where evaluating x fails (a division by zero, a CAST, an overflow).",
        [](const Types& t) -> absl::StatusOr<DataType> {
@@ -1680,6 +1786,11 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
        "Length in bytes of the UTF-8 text: octet_length('héllo') is 6.",
        Fixed({P::kVarchar}, kBig, "octet_length(varchar)"), [](const Args& a, const EvalContext&) {
          return Datum::Bigint(static_cast<int64_t>(a[0].s.size()));
+       }});
+  add({"bit_length", "bit_length(varchar) -> bigint",
+       "Length in bits of the UTF-8 text: bit_length('é') is 16.",
+       Fixed({P::kVarchar}, kBig, "bit_length(varchar)"), [](const Args& a, const EvalContext&) {
+         return Datum::Bigint(8 * static_cast<int64_t>(a[0].s.size()));
        }});
   for (std::string name : {"substr", "substring"}) {
     add({name, StrCat(name, "(varchar, start [, length]) -> varchar"),

@@ -228,6 +228,33 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
          Fixed({P::kBigint, P::kBigint}, kBig, StrCat(name, "(bigint, bigint)")),
          [f](const Args& a, const EvalContext&) { return Datum::Bigint(f(a[0].i, a[1].i)); }});
   }
+  // Presto's shifts (a shift by 64 or more leaves no bits, or only the sign's for the
+  // arithmetic right shift); x << n and x >> n (arithmetic, PostgreSQL's) are two of them.
+  for (auto [name, doc, fn] :
+       {std::tuple{"bitwise_left_shift", "x shifted left by n bits (x << n).",
+                   +[](int64_t x, int64_t n) -> int64_t {
+                     return n >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << n);
+                   }},
+        std::tuple{"bitwise_right_shift", "x shifted right by n bits, zeros shifted in.",
+                   +[](int64_t x, int64_t n) -> int64_t {
+                     return n >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) >> n);
+                   }},
+        std::tuple{
+            "bitwise_right_shift_arithmetic",
+            "x shifted right by n bits, the sign shifted in (x >> n).",
+            +[](int64_t x, int64_t n) -> int64_t { return x >> std::min<int64_t>(n, 63); }}}) {
+    auto f = fn;
+    const std::string call = StrCat(name, "(bigint, bigint)");
+    add({name, StrCat(name, "(x, n) -> bigint"), doc, Fixed({P::kBigint, P::kBigint}, kBig, call),
+         [f, name](const Args& a, const EvalContext& c) {
+           if (a[1].i < 0) {
+             return FailQuery(
+                 c, StrCat(name, "(): a shift by ", a[1].i, " bits; it cannot be negative"), kBig);
+           }
+           return Datum::Bigint(f(a[0].i, a[1].i));
+         }});
+    scalars->back().can_fail = true;
+  }
   add({"bitwise_not", "bitwise_not(x) -> bigint", "Bitwise NOT (two's complement).",
        Fixed({P::kBigint}, kBig, "bitwise_not(bigint)"),
        [](const Args& a, const EvalContext&) { return Datum::Bigint(~a[0].i); }});

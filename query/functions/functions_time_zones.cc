@@ -132,6 +132,17 @@ std::optional<int64_t> InstantOf(const absl::CivilSecond& civil, int64_t fractio
   return out;
 }
 
+// The wall-clock time in the zone named `zone_name` at the instant `nanos` (at_timezone's).
+Datum WallClockIn(std::string_view function, std::string_view zone_name, int64_t nanos,
+                  const EvalContext& c) {
+  const absl::TimeZone* zone = FindZone(zone_name);
+  if (zone == nullptr) return UnknownZone(function, zone_name, c);
+  const int64_t offset = zone->At(absl::FromUnixNanos(nanos)).offset;
+  std::optional<int64_t> local = CheckedIntegerOp('+', nanos, offset * kNanosPerSecond);
+  if (!local) return OutOfRange(function, c);
+  return Datum::Timestamp(*local);
+}
+
 }  // namespace
 
 void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
@@ -142,12 +153,13 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
        "the local day, summer time included. `ts AT TIME ZONE zone` is the same.",
        Fixed({P::kTimestamp, P::kVarchar}, kTs, "at_timezone(timestamp, varchar)"),
        [](const Args& a, const EvalContext& c) {
-         const absl::TimeZone* zone = FindZone(a[1].s);
-         if (zone == nullptr) return UnknownZone("at_timezone", a[1].s, c);
-         const int64_t offset = zone->At(absl::FromUnixNanos(a[0].i)).offset;
-         std::optional<int64_t> local = CheckedIntegerOp('+', a[0].i, offset * kNanosPerSecond);
-         if (!local) return OutOfRange("at_timezone", c);
-         return Datum::Timestamp(*local);
+         return WallClockIn("at_timezone", a[1].s, a[0].i, c);
+       }});
+  add({"timezone", "timezone(zone, timestamp) -> timestamp",
+       "PostgreSQL's name of at_timezone, the zone first.",
+       Fixed({P::kVarchar, P::kTimestamp}, kTs, "timezone(varchar, timestamp)"),
+       [](const Args& a, const EvalContext& c) {
+         return WallClockIn("timezone", a[0].s, a[1].i, c);
        }});
   add({"with_timezone", "with_timezone(timestamp, zone) -> timestamp",
        "The instant a zone's wall-clock time is, in UTC (at_timezone's inverse): "

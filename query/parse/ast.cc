@@ -20,6 +20,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   copy->untyped = untyped;
   copy->written_as_list = written_as_list;
   copy->in_array = in_array;
+  copy->filtered = filtered;
   copy->cast_type = cast_type;
   copy->lambda_params = lambda_params;
   if (window) copy->window = window->Clone();
@@ -81,15 +82,18 @@ std::string Expr::ToString() const {
         return out + "]";
       }
       std::string out = StrCat(name, "(", distinct ? "DISTINCT " : "");
-      for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + arg(i);
+      const size_t values = args.size() - (filtered ? 1 : 0);
+      for (size_t i = 0; i < values; ++i) out += (i ? ", " : "") + arg(i);
       if (ordered_by) out += StrCat(" ", ordered_by->ToString());
       out += ")";
+      if (filtered) out += StrCat(" FILTER (WHERE ", arg(values), ")");
       if (window) {
         out += StrCat(window->ignore_nulls ? " IGNORE NULLS" : "", " OVER (", window->ToString(), ")");
       }
       return out;
     }
-    case ExprKind::kSubquery: return "(SELECT ...)";
+    case ExprKind::kSubquery:
+      return name == "array" ? "ARRAY(SELECT ...)" : "(SELECT ...)";
     case ExprKind::kLookup:
       return StrCat("(", name.empty() ? "correlated subquery" : name, ")");
     case ExprKind::kLambda: {

@@ -59,6 +59,10 @@ struct Expr {
   // subquery's answers): one node for the whole list where a node per value would cost
   // hundreds of bytes each. `untyped` on that literal: its elements are untyped text.
   bool in_array = false;
+  // agg(x) FILTER (WHERE c) of an aggregate that keeps NULLs (array_agg, json_agg): c is the
+  // last of `args`. (Other aggregates' FILTER is made of their arguments NULLed where c
+  // fails, by the parser.)
+  bool filtered = false;
   DataType cast_type = DataType::kUnknown;
   std::vector<std::string> lambda_params;  // kLambda
   // f(...) OVER (...): a window function call.
@@ -67,7 +71,8 @@ struct Expr {
   // aggregate reads its rows in (only `order_by` is used).
   std::shared_ptr<WindowSpec> ordered_by;
   // kSubquery, kExists, kIn over a subquery. The planner runs it (it may not
-  // refer to the outer query) and puts its answer in place of this node.
+  // refer to the outer query) and puts its answer in place of this node. A kSubquery named
+  // "array" is ARRAY(SELECT ...): its answer is the array of its rows' values.
   std::shared_ptr<SelectStmt> subquery;
   // The longest path from here to a leaf, this node included: the parser
   // bounds it (kMaxExpressionDepth), which bounds every recursive pass.

@@ -37,19 +37,23 @@ std::string_view SymbolAt(std::string_view rest) {
       if (rest.substr(0, 3) == three) return three;
     }
   }
-  // PostgreSQL's array containment, x <@ y; but x <@p is x < @p, a placeholder.
-  if (rest.size() >= 2 && rest[0] == '<' && rest[1] == '@') {
+  // PostgreSQL's array containment, x <@ y, and text's prefix test, x ^@ y; but x <@p is
+  // x < @p, a placeholder (and x ^@p x ^ @p).
+  if (rest.size() >= 2 && (rest[0] == '<' || rest[0] == '^') && rest[1] == '@') {
     return rest.size() > 2 && IsIdentStart(rest[2]) ? rest.substr(0, 1) : rest.substr(0, 2);
   }
-  // ... and x @> y, x && y (overlap); jsonb's x ?| keys, x ?& keys and x #- path.
-  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->", "#>",
-                                              "~*", "!~", "@>", "&&", "?|", "?&", "#-"};
+  // ... and x @> y, x && y (overlap); jsonb's x ?| keys, x ?& keys and x #- path; the
+  // shifts x << n and x >> n.
+  static constexpr std::string_view kTwo[] = {"<>", "!=", "<=", ">=", "||", "::", "->", "#>", "~*",
+                                              "!~", "@>", "&&", "?|", "?&", "#-", "<<", ">>"};
   if (rest.size() >= 2) {
     for (std::string_view two : kTwo) {
       if (rest[0] == two[0] && rest[1] == two[1]) return two;
     }
   }
-  static constexpr std::string_view kOne = "+-*/%^=<>(),.;[]?~";
+  // & | # ~ are also the bitwise operators (and ~ the regular expression match); : parts an
+  // array slice's bounds (a[2:3]).
+  static constexpr std::string_view kOne = "+-*/%^=<>(),.;[]?~&|#:";
   const size_t k = kOne.find(rest[0]);
   return k == std::string_view::npos ? std::string_view() : kOne.substr(k, 1);
 }

@@ -15,6 +15,7 @@
 #include "common/suggest.h"
 #include "common/time_format.h"
 #include "common/utf8.h"
+#include "common/version.h"
 #include "query/base/interval_text.h"
 #include "query/base/postgres_array_text.h"
 #include "query/functions/functions.h"
@@ -1282,6 +1283,12 @@ class Parser {
     if (op == "->>" || op == "#>>") return "json_extract_path_text";
     if (op == "#-") return "jsonb_delete_path";
     if (op == "^") return "power";
+    if (op == "^@") return "starts_with";
+    if (op == "&") return "bitwise_and";
+    if (op == "|") return "bitwise_or";
+    if (op == "#") return "bitwise_xor";
+    if (op == "<<") return "bitwise_left_shift";
+    if (op == ">>") return "bitwise_right_shift_arithmetic";
     return {};
   }
 
@@ -1299,7 +1306,7 @@ class Parser {
   // ('{a,0}', as PostgreSQL writes one, or ARRAY['a', '0']).
   absl::StatusOr<ExprPtr> OperatorCall(Position pos, std::string_view op, std::string_view function,
                                        ExprPtr left, ExprPtr right) {
-    if (op.starts_with('#')) {
+    if (op.starts_with('#') && op != "#") {  // a path's operators, not exclusive or
       ASSIGN_OR_RETURN(right, AsTextArray(std::move(right)));
     }
     ExprPtr call = Make(ExprKind::kCall, pos, std::string(function));
@@ -1525,9 +1532,22 @@ class Parser {
   }
 
   // PostgreSQL's "other operators", one level between comparison and arithmetic, left to
-  // right: || and its JSON operators (j -> 'a' ->> 'b').
+  // right: || and its JSON operators (j -> 'a' ->> 'b'), text's prefix test ^@, the bitwise
+  // operators (x & 4 <> 0 tests a flag; # is exclusive or) and shifts.
   absl::StatusOr<ExprPtr> ParseConcat() {
-    return ParseLevel({"||", "->", "->>", "#>", "#>>", "#-"}, &Parser::ParseAdditive);
+    return ParseLevel({"||", "->", "->>", "#>", "#>>", "#-", "^@", "&", "|", "#", "<<", ">>"},
+                      &Parser::ParseBitwiseNot);
+  }
+  // PostgreSQL's prefix ~ (bitwise not), at the level of the other operators: ~x + 1 is
+  // ~(x + 1), ~x & 3 is (~x) & 3.
+  absl::StatusOr<ExprPtr> ParseBitwiseNot() {
+    if (Peek().kind != TokenKind::kSymbol || Peek().text != "~") return ParseAdditive();
+    Nesting nesting(&expression_depth_);
+    RETURN_IF_ERROR(CheckNesting(expression_depth_, kMaxExpressionDepth, "expressions"));
+    ExprPtr e = Make(ExprKind::kCall, Next().pos, "bitwise_not");
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseBitwiseNot());
+    RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
+    return e;
   }
   absl::StatusOr<ExprPtr> ParseAdditive() {
     return ParseLevel({"+", "-"}, &Parser::ParseMultiplicative);
@@ -1575,13 +1595,38 @@ class Parser {
         const Position pos = Next().pos;
         ASSIGN_OR_RETURN(e, ParseCastTo(pos, "cast", std::move(e)));
       } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "[") {
-        // a[i]: the i-th element (from 1), an error outside the array.
+        // a[i]: the i-th element (from 1), an error outside the array. PostgreSQL's slice
+        // a[lower:upper] (either bound left out: from the first, to the last) is array_slice.
         const Position pos = Next().pos;
-        ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
+        const auto colon = [this] {
+          return Peek().kind == TokenKind::kSymbol && Peek().text == ":";
+        };
+        ExprPtr index;
+        if (!colon()) {
+          ASSIGN_OR_RETURN(index, ParseExpr());
+        }
+        ExprPtr call;
+        if (colon()) {
+          const Position at = Next().pos;
+          if (!index) {
+            ASSIGN_OR_RETURN(index, Literal(at, Datum::Bigint(1)));
+          }
+          ExprPtr upper;
+          if (Peek().kind == TokenKind::kSymbol && Peek().text == "]") {
+            ASSIGN_OR_RETURN(upper, Literal(at, Datum::Bigint(INT64_MAX)));
+          } else {
+            ASSIGN_OR_RETURN(upper, ParseExpr());
+          }
+          call = Make(ExprKind::kCall, pos, "array_slice");
+          RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+          RETURN_IF_ERROR(Adopt(*call, std::move(index)));
+          RETURN_IF_ERROR(Adopt(*call, std::move(upper)));
+        } else {
+          call = Make(ExprKind::kCall, pos, "subscript");
+          RETURN_IF_ERROR(Adopt(*call, std::move(e)));
+          RETURN_IF_ERROR(Adopt(*call, std::move(index)));
+        }
         RETURN_IF_ERROR(ExpectSymbol("]"));
-        ExprPtr call = Make(ExprKind::kCall, pos, "subscript");
-        RETURN_IF_ERROR(Adopt(*call, std::move(e)));
-        RETURN_IF_ERROR(Adopt(*call, std::move(index)));
         e = std::move(call);
       } else if (Peek().kind == TokenKind::kSymbol && Peek().text == "." &&
                  (Peek(1).kind == TokenKind::kIdentifier ||
@@ -2008,7 +2053,14 @@ class Parser {
       const bool angle = Peek().kind == TokenKind::kSymbol && Peek().text == "<";
       RETURN_IF_ERROR(ExpectSymbol(angle ? "<" : "("));
       ASSIGN_OR_RETURN(DataType element, ParseTypeName());
-      RETURN_IF_ERROR(ExpectSymbol(angle ? ">" : ")"));
+      if (angle && Peek().kind == TokenKind::kSymbol && Peek().text == ">>") {
+        // array<array<bigint>>: the lexer's shift closes two; this takes the first.
+        Token& shift = tokens_[pos_];
+        shift.text = ">";
+        ++shift.pos.offset;
+      } else {
+        RETURN_IF_ERROR(ExpectSymbol(angle ? ">" : ")"));
+      }
       type = ArrayOf(element);
     } else {
       RETURN_IF_ERROR(ExpectSymbol("("));
@@ -2064,10 +2116,9 @@ class Parser {
                                   "() is not one"));
     }
     if (aggregate->keeps_nulls) {
-      // FILTER is made of the arguments NULL where the condition does not hold.
-      return Error(filter, StrCat(call.name,
-                                  "() keeps NULLs, so it does not take FILTER; filter "
-                                  "the rows in WHERE or a subquery"));
+      // Its NULL arguments are values: the condition is evaluated for itself (Expr::filtered).
+      call.filtered = true;
+      return Adopt(call, std::move(condition));
     }
     if (call.args.size() == 1 && call.args[0]->kind == ExprKind::kStar) {
       call.name = "count_if";
@@ -2109,6 +2160,13 @@ class Parser {
   }
 
   absl::StatusOr<ExprPtr> ParsePrimary() {
+    // PostgreSQL's tools call functions by their schema's name, pg_catalog.lower(x): the
+    // function itself.
+    if (IsWord(Peek(), "pg_catalog") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "." &&
+        Peek(2).kind == TokenKind::kIdentifier && Peek(3).kind == TokenKind::kSymbol &&
+        Peek(3).text == "(") {
+      Next(), Next();
+    }
     const Token& t = Peek();
     Position pos = t.pos;
     switch (t.kind) {
@@ -2236,6 +2294,17 @@ class Parser {
       }
       return array;
     }
+    if (IsWord(t, "array") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
+        (IsWord(Peek(2), "select") || IsWord(Peek(2), "with") || IsWord(Peek(2), "values"))) {
+      // PostgreSQL's ARRAY(SELECT x ...): the subquery's values as one array (named "array").
+      Next();
+      Next();
+      ExprPtr e = Make(ExprKind::kSubquery, pos, "array");
+      ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> query, ParseQuery());
+      e->subquery = std::move(query);
+      RETURN_IF_ERROR(ExpectSymbol(")"));
+      return e;
+    }
     if (IsWord(t, "cast") || IsWord(t, "try_cast")) {
       std::string name = IsWord(t, "cast") ? "cast" : "try_cast";
       Next();
@@ -2353,6 +2422,11 @@ class Parser {
       const bool database = IsWord(t, "current_database");
       Next(), Next(), Next();
       return Literal(pos, Datum::Varchar(database ? "strata" : "public"));
+    }
+    if (IsWord(t, "version") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
+        Peek(2).kind == TokenKind::kSymbol && Peek(2).text == ")") {
+      Next(), Next(), Next();
+      return Literal(pos, Datum::Varchar(std::string(VersionText())));
     }
     if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
         IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
@@ -2507,6 +2581,11 @@ class Parser {
       if (!IsWord(Peek(), "over")) {
         return Error(Peek(), "IGNORE NULLS and RESPECT NULLS go with a window function: add OVER (...)");
       }
+    }
+    if (IsWord(Peek(), "over") && call->filtered) {
+      return Error(Peek(), StrCat("FILTER of ", lowered,
+                                  "() over a window is not supported; "
+                                  "filter the rows in WHERE or a subquery"));
     }
     if (IsWord(Peek(), "over") && call->ordered_by) {
       return Error(Peek(), StrCat("a window function orders its rows by the window's ORDER BY; "

@@ -182,7 +182,7 @@ bool LastPointEligible(const std::vector<const Expr*>& keys,
     if (k->kind != ExprKind::kColumn || k->bound.column >= series_columns) return false;
   }
   for (const AggregateSpec& a : aggregates) {
-    if (a.distinct || !a.order_keys.empty()) return false;
+    if (a.distinct || !a.order_keys.empty() || a.filter != nullptr) return false;
     const std::string& name = a.function->name;
     const bool max_time = name == "max" && a.args.size() == 1 && IsColumn(a.args[0], time_column);
     const bool max_by_time =
@@ -211,7 +211,8 @@ bool HeaderAggregationEligible(const std::vector<const Expr*>& keys,
     }
   }
   return std::all_of(aggregates.begin(), aggregates.end(), [&](const AggregateSpec& a) {
-    if (a.distinct || !a.order_keys.empty() || a.function->stats_use == StatsUse::kNone) {
+    if (a.distinct || !a.order_keys.empty() || a.filter != nullptr ||
+        a.function->stats_use == StatsUse::kNone) {
       return false;
     }
     if (a.args.empty()) return a.function->name == "count";

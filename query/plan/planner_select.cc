@@ -364,10 +364,20 @@ absl::Status Planner::SelectPhases::CollectAggregates(Expr& e, Schema* post) {
     RETURN_IF_ERROR(Bind(*a, input(), sql_));
   }
   if (!f->keeps_json) CastJsonToText(e.args);
-  for (auto& a : e.args) {
-    if (a->kind == ExprKind::kStar) continue;
-    spec.args.push_back(a.get());
-    spec.arg_types.push_back(a->bound.type);
+  const size_t values = e.args.size() - (e.filtered ? 1 : 0);
+  for (size_t i = 0; i < values; ++i) {
+    if (e.args[i]->kind == ExprKind::kStar) continue;
+    spec.args.push_back(e.args[i].get());
+    spec.arg_types.push_back(e.args[i]->bound.type);
+  }
+  if (e.filtered) {
+    const Expr& condition = *e.args.back();
+    if (condition.bound.type != DataType::kBoolean && condition.bound.type != DataType::kUnknown) {
+      return SqlError(sql_, condition.pos,
+                      StrCat("FILTER (WHERE ...) needs a boolean condition, not ",
+                             TypeName(condition.bound.type)));
+    }
+    spec.filter = &condition;
   }
   auto type = f->bind(spec.arg_types);
   if (!type.ok()) return SqlError(sql_, e.pos, StrCat(e.name, "(): ", type.status().message()));
@@ -671,6 +681,7 @@ void Planner::SelectPhases::MarkColumnsRead() {
     for (const AggregateSpec& a : aggregates_) {
       for (const Expr* e : a.args) MarkColumns(*e, &read);
       for (const Expr* e : a.order_keys) MarkColumns(*e, &read);
+      if (a.filter != nullptr) MarkColumns(*a.filter, &read);
     }
   } else {
     for (const Expr* e : projection_) MarkColumns(*e, &read);

@@ -494,6 +494,11 @@ std::optional<FragmentAggregation> AggregateInFragments(
     const std::vector<AggregateSpec>& aggregates, const std::optional<TopGroups>& top,
     bool whole_groups) {
   if (!table.where_whole) return std::nullopt;
+  // FILTER of its own is only for the aggregates that keep NULLs (Expr::filtered), whose
+  // arrays and JSON no fragment page carries: their rows travel.
+  for (const AggregateSpec& a : aggregates) {
+    if (a.filter != nullptr) return std::nullopt;
+  }
   for (const Expr* key : keys) {
     if (key->bound.type == DataType::kUnknown) return std::nullopt;
   }

@@ -204,8 +204,12 @@ absl::Status Planner::ResolveSubqueries(SelectStmt& select) {
 }
 
 absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& outer) {
-  ASSIGN_OR_RETURN(bool decorrelated, Decorrelate(e, *e.subquery, outer));
-  if (decorrelated) return absl::OkStatus();
+  // ARRAY(SELECT ...) is whole: a lookup of one value per outer row does not make it.
+  const bool array = e.kind == ExprKind::kSubquery && e.name == "array";
+  if (!array) {
+    ASSIGN_OR_RETURN(bool decorrelated, Decorrelate(e, *e.subquery, outer));
+    if (decorrelated) return absl::OkStatus();
+  }
   std::shared_ptr<SelectStmt> query = std::move(e.subquery);
   auto owned = std::make_unique<SelectStmt>(std::move(*query));
   absl::StatusOr<std::shared_ptr<Plan>> planned = PlanSelect(std::move(owned));
@@ -220,8 +224,11 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
     const size_t line = std::min(message.find("\nLINE "), message.size());
     return absl::Status(planned.status().code(),
                         StrCat(message.substr(0, line),
-                               "; a subquery uses the outer query's columns only as "
-                               "`inner = outer.column` in its WHERE, naming the outer table",
+                               array ? "; ARRAY(SELECT ...) cannot use the outer query's "
+                                       "columns: join and use array_agg instead"
+                                     : "; a subquery uses the outer query's columns only as "
+                                       "`inner = outer.column` in its WHERE, naming the outer "
+                                       "table",
                                message.substr(line)));
   }
   std::shared_ptr<Plan> plan = *planned;
@@ -232,7 +239,19 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
   CollectSink rows(context_);
   RETURN_IF_ERROR(plan->Run(context_, &rows));
   const DataType type = plan->output.empty() ? DataType::kUnknown : plan->output[0].type;
-  if (e.kind == ExprKind::kSubquery) {
+  if (array) {
+    const std::optional<DataType> array_type = ArrayOf(type);
+    if (!array_type) return SqlError(sql_, e.pos, TooManyTypesMessage());
+    std::vector<Datum> values;
+    values.reserve(rows.rows().size());
+    for (Row& row : rows.rows()) {
+      values.push_back(std::move(row[0]));
+      if (values.back().null) values.back().type = type;
+    }
+    e.kind = ExprKind::kLiteral;
+    e.name.clear();
+    e.literal = Datum::Composite(*array_type, std::move(values));
+  } else if (e.kind == ExprKind::kSubquery) {
     if (rows.rows().size() > 1) {
       return SqlError(sql_, e.pos, StrCat("the scalar subquery returned ", rows.rows().size(),
                                           " rows; it must return at most one (add LIMIT 1 or "

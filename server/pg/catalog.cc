@@ -7,6 +7,7 @@
 #include "common/byte_size_text.h"
 #include "common/sql_quoting.h"
 #include "common/strings.h"
+#include "common/version.h"
 #include "query/functions/functions.h"
 #include "re2/re2.h"
 #include "server/pg/types.h"
@@ -49,18 +50,22 @@ std::string Normalize(std::string_view sql) {
 }
 
 // A call of one of the engine's functions whose names start with pg_, or of one it refuses
-// saying what to write instead (query/functions), as a pattern over a statement's lower-cased
-// words: `\b(pg_size_pretty|pg_typeof|...) ?\(`.
+// saying what to write instead (query/functions), or of any of them (and version()) by its
+// pg_catalog name, as a pattern over a statement's lower-cased words:
+// `\b(pg_catalog\.(lower|...|version)|pg_size_pretty|pg_typeof|...) ?\(`.
 std::string EngineFunctionCalls() {
-  std::vector<std::string> names;
+  std::vector<std::string> qualified = {"version"};
   for (std::string_view name : query::FunctionRegistry::Get().Names()) {
-    if (name.starts_with("pg_")) names.emplace_back(name);
+    qualified.emplace_back(name);
+  }
+  std::vector<std::string> calls = {StrCat("pg_catalog\\.(", absl::StrJoin(qualified, "|"), ")")};
+  for (std::string_view name : query::FunctionRegistry::Get().Names()) {
+    if (name.starts_with("pg_")) calls.emplace_back(name);
   }
   for (const query::RefusedFunction& refused : query::RefusedFunctions()) {
-    if (refused.name.starts_with("pg_")) names.emplace_back(refused.name);
+    if (refused.name.starts_with("pg_")) calls.emplace_back(refused.name);
   }
-  if (names.empty()) return "$^";  // matches nothing
-  return StrCat("\\b(", absl::StrJoin(names, "|"), ") ?\\(");
+  return StrCat("\\b(", absl::StrJoin(calls, "|"), ") ?\\(");
 }
 
 // `text` with what its quotes hold ('...' and "...") left out, the quotes kept: what is
@@ -139,11 +144,6 @@ CannedResult OneValue(std::string column, std::string value) {
 }
 
 }  // namespace
-
-std::string VersionString() {
-  return "PostgreSQL 15.0 (Strata " STRATA_VERSION_STRING
-         "; Timestream SQL over the PostgreSQL wire protocol)";
-}
 
 std::map<std::string, std::string> DefaultSettings() {
   return {{"server_version", "15.0"},
@@ -272,7 +272,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     return OneValue(name, it->second);
   }
   if (text == "select version()" || text == "select pg_catalog.version()") {
-    return OneValue("version", VersionString());
+    return OneValue("version", std::string(VersionText()));
   }
   static const RE2 kCurrentSetting(
       R"re(select (?:pg_catalog\.)?current_setting\('([a-z_]+)'\)(::int(?:eger)?)?( ?/ ?100)?(?: as "?([a-z_]+)"?)?)re");

@@ -94,7 +94,4 @@ class CatalogAnswers {
   mutable bool caught_up_ = false;
 };
 
-// The version() string, naming Strata and the protocol version it speaks.
-std::string VersionString();
-
 }  // namespace strata::pg

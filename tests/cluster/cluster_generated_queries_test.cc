@@ -180,6 +180,11 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
           absl::StrCat("SELECT host, string_agg(state, ',' ORDER BY time DESC, state), "
                        "listagg(state) WITHIN GROUP (ORDER BY state DESC NULLS FIRST, time) FROM ",
                        table, " GROUP BY host ORDER BY host"),
+          // FILTER of aggregates that keep NULLs: a condition of their own, over the rows here.
+          absl::StrCat("SELECT host, array_agg(usage ORDER BY time, usage) FILTER (WHERE usage > "
+                       "50), json_agg(state ORDER BY time, state) FILTER (WHERE state IS NULL OR "
+                       "up) FROM ",
+                       table, " GROUP BY host ORDER BY host"),
           // DISTINCT ON's first row per key, after the fragments' rows are ordered here.
           absl::StrCat("SELECT DISTINCT ON (host) host, time, usage, state FROM ", table,
                        " ORDER BY host, time DESC, usage, state")}) {

@@ -252,11 +252,16 @@ TEST_F(PgWireE2ETest, PgNamesInValuesAndAliasesAreNotCatalogProbes) {
                            "-c",
                            "SELECT pg_size_pretty(123456789)",
                            "-c",
+                           "SELECT pg_catalog.upper('a'), pg_catalog.version() = version()",
+                           "-c",
+                           "SELECT pg_catalog.pg_get_userbyid(10)",
+                           "-c",
                            "SELECT count(*) FROM pg_catalog.pg_type WHERE typname = 'int8'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // pg_typeof and pg_size_pretty are the engine's; the last, a catalog probe of a relation not
-  // kept: no row.
-  EXPECT_EQ(r.out, "3\n7\ndouble precision\n118 MB\n");
+  // pg_typeof and pg_size_pretty are the engine's, and so is a function of the engine by its
+  // pg_catalog name (such a statement was answered with no rows); the last two, a catalog
+  // function and a relation not kept: no row.
+  EXPECT_EQ(r.out, "3\n7\ndouble precision\n118 MB\nA|t\n");
   // A pg_ function the engine refuses says what to write instead (it was answered with no rows).
   testing::ProcessResult refused = Psql({"SELECT pg_total_relation_size('mydb.cpu')"});
   EXPECT_NE(refused.exit_code, 0);
