@@ -80,6 +80,14 @@ class Planner::SelectPhases {
   void SplitAcrossFragments();
   std::optional<TopGroups> TopGroupsInFragments() const;
   absl::Status RewriteOverGroups(ExprPtr& e, const Schema& post);
+  // The group key `e` is, by its text (the key's as written), or by the input columns it
+  // reads (`cpu.host` is the key `host` of FROM cpu, date_trunc('hour', cpu.time) the key
+  // date_trunc('hour', time)); nullopt when none.
+  std::optional<size_t> GroupKeyOf(const Expr& e) const;
+  // `e`'s text with each column it reads written as its input column's index, or nullopt
+  // when it does not bind to the input.
+  std::optional<std::string> InputText(const Expr& e) const;
+  mutable std::vector<std::optional<std::string>> key_input_text_;  // InputText of each key
   absl::Status BindRows();
   void OutputColumns();
   absl::Status OrderBy();
@@ -465,9 +473,9 @@ std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
       top.whole_groups_only = true;
     } else {
       if (ContainsAggregate(*key)) return std::nullopt;
-      auto at = std::find(key_text_.begin(), key_text_.end(), key->ToString());
-      if (at == key_text_.end()) return std::nullopt;
-      column = static_cast<size_t>(at - key_text_.begin());
+      const std::optional<size_t> at = GroupKeyOf(*key);
+      if (!at) return std::nullopt;
+      column = *at;
       ordered[column] = true;
     }
     top.order.push_back({.key = column, .descending = o.descending, .nulls_first = o.NullsFirst()});
@@ -476,6 +484,36 @@ std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
     top.whole_groups_only = true;
   }
   return top;
+}
+
+std::optional<std::string> Planner::SelectPhases::InputText(const Expr& e) const {
+  ExprPtr probe = e.Clone();
+  if (!Bind(*probe, input(), sql_).ok()) return std::nullopt;
+  std::function<void(Expr&)> by_index = [&by_index](Expr& x) {
+    if (x.kind == ExprKind::kLambda) return;  // its parameters are not the input's
+    if (x.kind == ExprKind::kColumn && x.bound.column >= 0) {
+      x.qualifier.clear();
+      x.name = StrCat("#", x.bound.column);
+    }
+    for (ExprPtr& a : x.args) by_index(*a);
+  };
+  by_index(*probe);
+  return probe->ToString();
+}
+
+std::optional<size_t> Planner::SelectPhases::GroupKeyOf(const Expr& e) const {
+  const auto at = std::find(key_text_.begin(), key_text_.end(), e.ToString());
+  if (at != key_text_.end()) return static_cast<size_t>(at - key_text_.begin());
+  const std::optional<std::string> text = InputText(e);
+  if (!text) return std::nullopt;
+  if (key_input_text_.size() != group_keys_.size()) {
+    key_input_text_.clear();
+    for (const Expr* key : group_keys_) key_input_text_.push_back(InputText(*key));
+  }
+  for (size_t k = 0; k < group_keys_.size(); ++k) {
+    if (key_input_text_[k] == text) return k;
+  }
+  return std::nullopt;
 }
 
 // A group key becomes its column of the aggregation's output; other plain
@@ -487,17 +525,15 @@ absl::Status Planner::SelectPhases::RewriteOverGroups(ExprPtr& e, const Schema& 
   // A lambda's body reads its parameters: bound with the call around it.
   if (e->kind == ExprKind::kLambda) return absl::OkStatus();
   if (e->kind != ExprKind::kLiteral) {
-    const std::string text = e->ToString();
-    for (size_t k = 0; k < key_text_.size(); ++k) {
-      if (key_text_[k] != text) continue;
+    if (const std::optional<size_t> k = GroupKeyOf(*e)) {
       auto column = std::make_unique<Expr>();
       column->kind = ExprKind::kColumn;
       column->pos = e->pos;
       // A grouped column keeps its own name (SELECT m.host ... GROUP BY
       // m.host gives a column "host"), an expression its text.
-      column->name = e->kind == ExprKind::kColumn ? e->name : text;
-      column->bound.column = static_cast<int>(k);
-      column->bound.type = group_keys_[k]->bound.type;
+      column->name = e->kind == ExprKind::kColumn ? e->name : e->ToString();
+      column->bound.column = static_cast<int>(*k);
+      column->bound.type = group_keys_[*k]->bound.type;
       e = std::move(column);
       return absl::OkStatus();
     }
@@ -582,7 +618,7 @@ absl::StatusOr<int> Planner::SelectPhases::KeyColumn(ExprPtr& e, std::string_vie
     // column that does not exist.
     ExprPtr probe = e->Clone();
     RETURN_IF_ERROR(Bind(*probe, input(), sql_));
-    if (std::find(key_text_.begin(), key_text_.end(), e->ToString()) == key_text_.end()) {
+    if (!GroupKeyOf(*e)) {
       return SqlError(
           sql_, e->pos,
           StrCat("with SELECT DISTINCT, ", clause, " must use columns of the select list"));
@@ -629,13 +665,11 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
   if (e->bound.aggregate >= 0 || e->bound.window >= 0 || grouping_masks_.contains(e.get())) {
     return absl::OkStatus();
   }
-  const std::string text = e->ToString();
-  for (size_t k = 0; k < key_text_.size(); ++k) {
-    if (key_text_[k] != text) continue;
-    e->bound.column = static_cast<int>(k);
+  if (const std::optional<size_t> k = GroupKeyOf(*e)) {
+    e->bound.column = static_cast<int>(*k);
     e->kind = ExprKind::kColumn;
     e->args.clear();
-    e->bound.type = group_keys_[k]->bound.type;
+    e->bound.type = group_keys_[*k]->bound.type;
     return absl::OkStatus();
   }
   if (e->kind == ExprKind::kColumn) {
