@@ -244,12 +244,14 @@ void AddMathFunctions(std::vector<ScalarFunction>* scalars) {
             "x shifted right by n bits, the sign shifted in (x >> n).",
             +[](int64_t x, int64_t n) -> int64_t { return x >> std::min<int64_t>(n, 63); }}}) {
     auto f = fn;
-    const std::string call = StrCat(name, "(bigint, bigint)");
-    add({name, StrCat(name, "(x, n) -> bigint"), doc, Fixed({P::kBigint, P::kBigint}, kBig, call),
-         [f, name](const Args& a, const EvalContext& c) {
+    const std::string function = name;  // clang before 16 cannot capture a structured binding
+    add({function, StrCat(function, "(x, n) -> bigint"), doc,
+         Fixed({P::kBigint, P::kBigint}, kBig, StrCat(function, "(bigint, bigint)")),
+         [f, function](const Args& a, const EvalContext& c) {
            if (a[1].i < 0) {
              return FailQuery(
-                 c, StrCat(name, "(): a shift by ", a[1].i, " bits; it cannot be negative"), kBig);
+                 c, StrCat(function, "(): a shift by ", a[1].i, " bits; it cannot be negative"),
+                 kBig);
            }
            return Datum::Bigint(f(a[0].i, a[1].i));
          }});
