@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/status.h"
 #include "common/strings.h"
 #include "query/functions/function_families.h"
 
@@ -131,47 +132,62 @@ class BitwiseAcc : public Accumulator {
 };
 
 // percentile_cont(p) and percentile_disc(p) WITHIN GROUP (ORDER BY x [DESC]), which the parser
-// writes as f(x, p, descending): the group's values, sorted at Finish.
+// writes as f(x, p, descending): the group's values, sorted at Finish. p may be an array of
+// fractions (PostgreSQL's), answered with the array of the values at each.
 class OrderedSetPercentileAcc : public Accumulator {
  public:
   OrderedSetPercentileAcc(bool continuous, DataType type) : continuous_(continuous), type_(type) {}
   void Add(const Args& a) override {
     if (a[0].null || a[1].null) return;
-    fraction_ = a[1].AsDouble();
+    fraction_ = a[1];
     descending_ = a.size() > 2 && !a[2].null && a[2].i != 0;
     values_.push_back(a[0]);
     Kept(static_cast<int64_t>(sizeof(Datum)) + a[0].HeapBytes());
   }
   absl::StatusOr<Datum> Finish() override {
     const DataType out = continuous_ ? DataType::kDouble : type_;
-    if (values_.empty()) return Datum::Null(out);
-    if (!(fraction_ >= 0 && fraction_ <= 1)) {
-      return absl::InvalidArgumentError(StrCat(continuous_ ? "percentile_cont" : "percentile_disc",
-                                               "(): the fraction must be from 0 to 1, not ",
-                                               fraction_));
-    }
+    const bool many = KindOf(fraction_.type) == TypeKind::kArray;
+    if (values_.empty()) return Datum::Null(many ? *ArrayOf(out) : out);
     std::sort(values_.begin(), values_.end(), [this](const Datum& x, const Datum& y) {
       return descending_ ? Compare(x, y) > 0 : Compare(x, y) < 0;
     });
+    if (!many) return ValueAt(fraction_, out);
+    std::vector<Datum> at;
+    for (const Datum& fraction : fraction_.items()) {
+      ASSIGN_OR_RETURN(Datum value, ValueAt(fraction, out));
+      at.push_back(std::move(value));
+    }
+    return Datum::Composite(*ArrayOf(out), std::move(at));
+  }
+
+ private:
+  // The sorted values' value at `fraction` (NULL for a NULL fraction).
+  absl::StatusOr<Datum> ValueAt(const Datum& fraction_value, DataType out) const {
+    if (fraction_value.null) return Datum::Null(out);
+    const double fraction = fraction_value.AsDouble();
+    if (!(fraction >= 0 && fraction <= 1)) {
+      return absl::InvalidArgumentError(StrCat(continuous_ ? "percentile_cont" : "percentile_disc",
+                                               "(): the fraction must be from 0 to 1, not ",
+                                               fraction));
+    }
     const size_t n = values_.size();
     if (!continuous_) {
       // The first value whose cumulative share of the rows reaches the fraction.
-      const double rank = std::ceil(fraction_ * static_cast<double>(n));
+      const double rank = std::ceil(fraction * static_cast<double>(n));
       const size_t at = rank < 1 ? 0 : std::min(n, static_cast<size_t>(rank)) - 1;
       return values_[at];
     }
     // Linear between the two values around position fraction * (n - 1).
-    const double position = fraction_ * static_cast<double>(n - 1);
+    const double position = fraction * static_cast<double>(n - 1);
     const size_t low = static_cast<size_t>(std::floor(position));
     const size_t high = std::min(n - 1, low + 1);
     const double x = values_[low].AsDouble(), y = values_[high].AsDouble();
     return Datum::Double(x + (y - x) * (position - static_cast<double>(low)));
   }
 
- private:
   bool continuous_;
   DataType type_;
-  double fraction_ = 0;
+  Datum fraction_;
   bool descending_ = false;
   std::vector<Datum> values_;
 };
@@ -208,6 +224,12 @@ class ModeAcc : public Accumulator {
   std::vector<Datum> values_;
 };
 
+// An ordered-set percentile's fraction: a number, or an array of numbers.
+bool Fractions(DataType t) {
+  return Accepts(P::kNumeric, t) ||
+         (KindOf(t) == TypeKind::kArray && Accepts(P::kNumeric, ElementType(t)));
+}
+
 }  // namespace
 
 void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
@@ -235,25 +257,35 @@ void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
        "The n-th root of the product of the values (NaN for a negative value).",
        Fixed({P::kNumeric}, kDbl, "geometric_mean(number)"),
        [](const Types&) { return std::make_unique<GeometricMeanAcc>(); }});
-  agg({"percentile_cont", "percentile_cont(fraction) WITHIN GROUP (ORDER BY x) -> double",
+  agg({"percentile_cont",
+       "percentile_cont(fraction | ARRAY[fraction, ...]) WITHIN GROUP (ORDER BY x) -> double | "
+       "array(double)",
        "The value at the fraction (0 to 1) of the group's ordered values, interpolated linearly "
-       "between the two around it (PostgreSQL's; exact, as approx_percentile here).",
+       "between the two around it (PostgreSQL's; exact, as approx_percentile here); for an "
+       "array of fractions the array of those values.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 3 || !Accepts(P::kNumeric, t[0]) || !Accepts(P::kNumeric, t[1]) ||
+         if (t.size() != 3 || !Accepts(P::kNumeric, t[0]) || !Fractions(t[1]) ||
              !Accepts(P::kBoolean, t[2])) {
-           return WrongArguments("percentile_cont(fraction) WITHIN GROUP (ORDER BY number)");
+           return WrongArguments(
+               "percentile_cont(fraction | ARRAY[fraction, ...]) WITHIN GROUP (ORDER BY number)");
          }
+         if (KindOf(t[1]) == TypeKind::kArray) return Interned(ArrayOf(kDbl));
          return kDbl;
        },
        [](const Types& t) { return std::make_unique<OrderedSetPercentileAcc>(true, t[0]); }});
-  agg({"percentile_disc", "percentile_disc(fraction) WITHIN GROUP (ORDER BY x) -> type of x",
+  agg({"percentile_disc",
+       "percentile_disc(fraction | ARRAY[fraction, ...]) WITHIN GROUP (ORDER BY x) -> type of "
+       "x | array",
        "The first of the group's ordered values whose share of the rows (from the first) "
-       "reaches the fraction (0 to 1): a value of the group (PostgreSQL's).",
+       "reaches the fraction (0 to 1): a value of the group (PostgreSQL's); for an array of "
+       "fractions the array of those values.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 3 || IsComposite(t[0]) || !Accepts(P::kNumeric, t[1]) ||
+         if (t.size() != 3 || IsComposite(t[0]) || !Fractions(t[1]) ||
              !Accepts(P::kBoolean, t[2])) {
-           return WrongArguments("percentile_disc(fraction) WITHIN GROUP (ORDER BY x)");
+           return WrongArguments(
+               "percentile_disc(fraction | ARRAY[fraction, ...]) WITHIN GROUP (ORDER BY x)");
          }
+         if (KindOf(t[1]) == TypeKind::kArray) return Interned(ArrayOf(t[0]));
          return t[0];
        },
        [](const Types& t) { return std::make_unique<OrderedSetPercentileAcc>(false, t[0]); }});
