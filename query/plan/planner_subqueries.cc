@@ -64,6 +64,20 @@ bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
   return false;
 }
 
+// A subquery's rows' one column of `type` as an array (moved out of `rows`); nullopt when no
+// array of `type` can be made (TooManyTypesMessage).
+std::optional<Datum> FirstColumnAsArray(std::vector<Row>& rows, DataType type) {
+  const std::optional<DataType> array_type = ArrayOf(type);
+  if (!array_type) return std::nullopt;
+  std::vector<Datum> values;
+  values.reserve(rows.size());
+  for (Row& row : rows) {
+    values.push_back(std::move(row[0]));
+    if (values.back().null) values.back().type = type;
+  }
+  return Datum::Composite(*array_type, std::move(values));
+}
+
 }  // namespace
 
 absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
@@ -240,17 +254,11 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
   RETURN_IF_ERROR(plan->Run(context_, &rows));
   const DataType type = plan->output.empty() ? DataType::kUnknown : plan->output[0].type;
   if (array) {
-    const std::optional<DataType> array_type = ArrayOf(type);
-    if (!array_type) return SqlError(sql_, e.pos, TooManyTypesMessage());
-    std::vector<Datum> values;
-    values.reserve(rows.rows().size());
-    for (Row& row : rows.rows()) {
-      values.push_back(std::move(row[0]));
-      if (values.back().null) values.back().type = type;
-    }
+    std::optional<Datum> values = FirstColumnAsArray(rows.rows(), type);
+    if (!values) return SqlError(sql_, e.pos, TooManyTypesMessage());
     e.kind = ExprKind::kLiteral;
     e.name.clear();
-    e.literal = Datum::Composite(*array_type, std::move(values));
+    e.literal = *std::move(values);
   } else if (e.kind == ExprKind::kSubquery) {
     if (rows.rows().size() > 1) {
       return SqlError(sql_, e.pos, StrCat("the scalar subquery returned ", rows.rows().size(),
@@ -279,18 +287,12 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
       return absl::OkStatus();
     }
     // One array literal of the answers (Expr::in_array), not a node per answer.
-    const std::optional<DataType> array_type = ArrayOf(type);
-    if (!array_type) return SqlError(sql_, e.pos, TooManyTypesMessage());
-    std::vector<Datum> values;
-    values.reserve(rows.rows().size());
-    for (Row& row : rows.rows()) {
-      values.push_back(std::move(row[0]));
-      if (values.back().null) values.back().type = type;
-    }
+    std::optional<Datum> values = FirstColumnAsArray(rows.rows(), type);
+    if (!values) return SqlError(sql_, e.pos, TooManyTypesMessage());
     auto list = std::make_unique<Expr>();
     list->kind = ExprKind::kLiteral;
     list->pos = e.pos;
-    list->literal = Datum::Composite(*array_type, std::move(values));
+    list->literal = *std::move(values);
     RETURN_IF_ERROR(context_->Reserve(InListBytes(list->literal), "IN (SELECT ...)'s answers"));
     e.args.push_back(std::move(list));
     e.in_array = true;
