@@ -88,6 +88,7 @@ class Planner::SelectPhases {
   // when it does not bind to the input.
   std::optional<std::string> InputText(const Expr& e) const;
   mutable std::vector<std::optional<std::string>> key_input_text_;  // InputText of each key
+  mutable int key_height_ = 0;  // the tallest key's Expr::height, bound
   absl::Status BindRows();
   void OutputColumns();
   absl::Status OrderBy();
@@ -504,12 +505,18 @@ std::optional<std::string> Planner::SelectPhases::InputText(const Expr& e) const
 std::optional<size_t> Planner::SelectPhases::GroupKeyOf(const Expr& e) const {
   const auto at = std::find(key_text_.begin(), key_text_.end(), e.ToString());
   if (at != key_text_.end()) return static_cast<size_t>(at - key_text_.begin());
-  const std::optional<std::string> text = InputText(e);
-  if (!text) return std::nullopt;
   if (key_input_text_.size() != group_keys_.size()) {
     key_input_text_.clear();
-    for (const Expr* key : group_keys_) key_input_text_.push_back(InputText(*key));
+    for (const Expr* key : group_keys_) {
+      key_input_text_.push_back(InputText(*key));
+      key_height_ = std::max(key_height_, key->height);
+    }
   }
+  // Only what is no taller than a key can be one (binding only adds casts above a node): a
+  // select item's deep expression is not bound again at each of its nodes.
+  if (e.height > key_height_) return std::nullopt;
+  const std::optional<std::string> text = InputText(e);
+  if (!text) return std::nullopt;
   for (size_t k = 0; k < group_keys_.size(); ++k) {
     if (key_input_text_[k] == text) return k;
   }
