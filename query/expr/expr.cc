@@ -654,7 +654,9 @@ absl::Status BindCase(Expr& e, std::string_view sql) {
   for (; i + 1 < end; i += 2) {
     DataType cond = e.args[i]->bound.type;
     if (!e.has_operand && cond != DataType::kBoolean && cond != DataType::kUnknown) {
-      return TypeError(sql, *e.args[i], "WHEN needs a boolean condition");
+      return TypeError(sql, *e.args[i],
+                       StrCat(e.filtered ? "FILTER (WHERE ...)" : "WHEN",
+                              " needs a boolean condition, not ", TypeName(cond)));
     }
     RETURN_IF_ERROR(merge(*e.args[i + 1]));
   }

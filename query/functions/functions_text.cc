@@ -191,15 +191,33 @@ Datum MatchArray(const std::vector<re2::StringPiece>& groups) {
   return Datum::Composite(*ArrayOf(DataType::kVarchar), std::move(items));
 }
 
-// Presto's replacement text ($1, ${name}, \$ for a dollar) in RE2's
-// spelling (\1, \\ for a backslash); nullopt for a group the pattern lacks.
+// RE2's reference to a group a replacement names as `$3` or `\3` (the sigil); nullopt, with
+// `problem`, when the pattern lacks it.
+std::optional<std::string> GroupReference(const re2::RE2& pattern, char sigil, int group,
+                                          std::string* problem) {
+  if (group <= pattern.NumberOfCapturingGroups()) return StrCat("\\", group);
+  *problem = StrCat("the pattern has ", pattern.NumberOfCapturingGroups(), " capturing groups; ",
+                    std::string_view(&sigil, 1), group, " does not exist");
+  return std::nullopt;
+}
+
+// Presto's replacement text ($1, ${name}, \$ for a dollar, \\ for a backslash) in RE2's
+// spelling (\1, \\ for a backslash); nullopt for a group the pattern lacks. PostgreSQL's \1
+// to \9 and \& (the match) are read too: in Presto they are no group (Java's escape makes \1
+// a plain 1), so a PostgreSQL user's replacement does what it says instead of writing "\1".
 std::optional<std::string> Re2Rewrite(const re2::RE2& pattern, std::string_view replacement,
                                       std::string* problem) {
   std::string out;
   for (size_t i = 0; i < replacement.size(); ++i) {
     const char ch = replacement[i];
-    if (ch == '\\' && i + 1 < replacement.size() && replacement[i + 1] == '$') {
-      out += '$';
+    const char next = i + 1 < replacement.size() ? replacement[i + 1] : '\0';
+    if (ch == '\\' && next >= '1' && next <= '9') {
+      std::optional<std::string> group = GroupReference(pattern, '\\', next - '0', problem);
+      if (!group) return std::nullopt;
+      out += *group;
+      ++i;
+    } else if (ch == '\\' && (next == '$' || next == '\\' || next == '&')) {
+      out += next == '$' ? "$" : next == '&' ? "\\0" : "\\\\";
       ++i;
     } else if (ch == '\\') {
       out += "\\\\";
@@ -219,13 +237,9 @@ std::optional<std::string> Re2Rewrite(const re2::RE2& pattern, std::string_view 
       i = close;
     } else if (ch == '$' && i + 1 < replacement.size() &&
                std::isdigit(static_cast<unsigned char>(replacement[i + 1]))) {
-      const int group = replacement[i + 1] - '0';
-      if (group > pattern.NumberOfCapturingGroups()) {
-        *problem = StrCat("the pattern has ", pattern.NumberOfCapturingGroups(),
-                          " capturing groups; $", group, " does not exist");
-        return std::nullopt;
-      }
-      out += StrCat("\\", group);
+      std::optional<std::string> group = GroupReference(pattern, '$', next - '0', problem);
+      if (!group) return std::nullopt;
+      out += *group;
       ++i;
     } else {
       out += ch;
@@ -488,8 +502,9 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          return Datum::Composite(type, std::move(matches));
        }});
   add({"regexp_replace", "regexp_replace(varchar, pattern [, replacement [, flags]]) -> varchar",
-       "Replaces every match of the pattern (RE2) with the replacement ($1 or ${name} for a "
-       "group, \\$ for a dollar), or removes it. With PostgreSQL's flags (a fourth argument: "
+       "Replaces every match of the pattern (RE2) with the replacement ($1, \\1 or ${name} for a "
+       "group, \\& for the match, \\$ for a dollar, \\\\ for a backslash), or removes it. With "
+       "PostgreSQL's flags (a fourth argument: "
        "g for every match, i to ignore case), the first match only unless g, and the "
        "replacement in PostgreSQL's spelling (\\1 for a group, \\& for the match): "
        "regexp_replace(host, '^(\\w+)-(\\d+)$', '\\2.\\1', 'g').",

@@ -61,7 +61,7 @@ struct Expr {
   bool in_array = false;
   // agg(x) FILTER (WHERE c) of an aggregate that keeps NULLs (array_agg, json_agg): c is the
   // last of `args`. (Other aggregates' FILTER is made of their arguments NULLed where c
-  // fails, by the parser.)
+  // fails, by the parser: such a kCase is `filtered` too, for its messages to say FILTER.)
   bool filtered = false;
   DataType cast_type = DataType::kUnknown;
   std::vector<std::string> lambda_params;  // kLambda

@@ -2127,6 +2127,7 @@ class Parser {
     }
     for (ExprPtr& arg : call.args) {
       ExprPtr guarded = Make(ExprKind::kCase, arg->pos);
+      guarded->filtered = true;
       RETURN_IF_ERROR(Adopt(*guarded, condition->Clone()));
       RETURN_IF_ERROR(Adopt(*guarded, std::move(arg)));
       arg = std::move(guarded);
