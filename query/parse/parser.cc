@@ -1680,19 +1680,16 @@ class Parser {
   // `left op ANY (array)`, SOME (its other name) or ALL, after the operator: true if the
   // comparison holds for some (every) element, NULL where a NULL leaves it open, as
   // any_match and all_match answer, which the comparison becomes a lambda of. Over a
-  // subquery, `= ANY` is IN and `<> ALL` is NOT IN.
+  // subquery, `= ANY` is IN and `<> ALL` is NOT IN; another comparison reads its answers as
+  // one array.
   absl::StatusOr<ExprPtr> ParseQuantified(Position pos, const std::string& op, ExprPtr left,
                                           const Comparison& compare = {}) {
     const Token& quantifier = Next();
     const bool all = IsWord(quantifier, "all");
     Next();  // (
-    if (IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values")) {
-      if (op != (all ? "<>" : "=")) {
-        return Error(quantifier, StrCat("a subquery takes = ANY (IN) or <> ALL (NOT IN); for ", op,
-                                        " ", all ? "ALL" : "ANY",
-                                        compare ? ", test each row in EXISTS (SELECT ... WHERE ...)"
-                                                : ", compare with the subquery's min() or max()"));
-      }
+    const bool subquery =
+        IsWord(Peek(), "select") || IsWord(Peek(), "with") || IsWord(Peek(), "values");
+    if (subquery && op == (all ? "<>" : "=") && !compare) {
       ExprPtr in = Make(ExprKind::kIn, pos);
       in->negated = all;
       RETURN_IF_ERROR(Adopt(*in, std::move(left)));
@@ -1700,7 +1697,15 @@ class Parser {
       RETURN_IF_ERROR(ExpectSymbol(")"));
       return in;
     }
-    ASSIGN_OR_RETURN(ExprPtr array, ParseExpr());
+    ExprPtr array;
+    if (subquery) {
+      // `x > ALL (SELECT ...)`, `x LIKE ANY (SELECT ...)`: over the array of its answers, as
+      // ARRAY(SELECT ...) makes it (run once, before the query around it).
+      array = Make(ExprKind::kSubquery, pos, "array");
+      ASSIGN_OR_RETURN(array->subquery, ParseQuery());
+    } else {
+      ASSIGN_OR_RETURN(array, ParseExpr());
+    }
     RETURN_IF_ERROR(ExpectSymbol(")"));
     // = ANY is IN, <> ALL is NOT IN (over no element: false, true), which a long list
     // answers from a hash set.

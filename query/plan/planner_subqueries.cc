@@ -238,8 +238,9 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
     const size_t line = std::min(message.find("\nLINE "), message.size());
     return absl::Status(planned.status().code(),
                         StrCat(message.substr(0, line),
-                               array ? "; ARRAY(SELECT ...) cannot use the outer query's "
-                                       "columns: join and use array_agg instead"
+                               array ? "; ARRAY(SELECT ...) cannot use the outer query's columns "
+                                       "(nor can `x > ALL (SELECT ...)`): join and use "
+                                       "array_agg, min or max instead"
                                      : "; a subquery uses the outer query's columns only as "
                                        "`inner = outer.column` in its WHERE, naming the outer "
                                        "table",
