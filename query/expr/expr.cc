@@ -237,6 +237,10 @@ struct InList {
   absl::flat_hash_set<std::string> keys;
   bool has_null = false;
   DataType tested = DataType::kUnknown;  // the type of the value looked up
+  // A list of rows: keys only for rows whose fields are all plain values, the others (a NULL
+  // or NaN field, NULL itself) compared one by one, as is a tested row that has such a field.
+  bool rows = false;
+  std::vector<Datum> unkeyed;
 };
 
 namespace {
@@ -684,13 +688,41 @@ absl::Status BindCast(Expr& e, std::string_view sql) {
   return absl::OkStatus();
 }
 
-// The keys of IN's constants, for a lookup in place of comparing them one by one.
+// True if two rows' keys are equal exactly when `=` says the rows are: each field a value of
+// the same type in both, or numbers (whose keys are their values).
+bool RowKeysCompare(DataType tested, DataType listed) {
+  const std::vector<RowField>& x = RowFields(tested);
+  const std::vector<RowField>& y = RowFields(listed);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool same = x[i].type == y[i].type && !IsComposite(x[i].type);
+    if (!same && !(IsNumeric(x[i].type) && IsNumeric(y[i].type))) return false;
+  }
+  return true;
+}
+
+// A row none of whose fields is NULL or NaN: its key matches another's exactly when `=` holds.
+bool KeyedRow(const Datum& row) {
+  if (row.null || !row.nested) return false;
+  return std::none_of(row.nested->values.begin(), row.nested->values.end(),
+                      [](const Datum& f) { return f.null || IsNaN(f); });
+}
+
+// The keys of IN's constants, for a lookup in place of comparing them one by one; nullptr for
+// rows whose keys would not compare as `=` does (RowKeysCompare).
 std::shared_ptr<const InList> HashedInList(const std::vector<const Datum*>& constants,
-                                           DataType tested) {
+                                           DataType tested, DataType listed) {
+  const bool rows = KindOf(tested) == TypeKind::kRow;
+  if (rows && !RowKeysCompare(tested, listed)) return nullptr;
   auto list = std::make_shared<InList>();
   list->tested = tested;
+  list->rows = rows;
   list->keys.reserve(constants.size());
   for (const Datum* v : constants) {
+    if (rows && !KeyedRow(*v)) {
+      list->unkeyed.push_back(*v);
+      continue;
+    }
     if (v->null) {
       list->has_null = true;
       continue;
@@ -761,10 +793,7 @@ absl::Status BindInArray(Expr& e, std::string_view sql) {
   }
   list.untyped = false;
   e.bound.type = DataType::kBoolean;
-  // Rows are compared field by field (a NULL field, a BIGINT beside a DOUBLE), not by keys.
-  if (KindOf(type) != TypeKind::kRow) {
-    e.bound.in_list = HashedInList(*InListConstants(e), e.args[0]->bound.type);
-  }
+  e.bound.in_list = HashedInList(*InListConstants(e), e.args[0]->bound.type, type);
   return absl::OkStatus();
 }
 
@@ -786,10 +815,17 @@ absl::Status BindIn(Expr& e, std::string_view sql) {
     }
   }
   e.bound.type = DataType::kBoolean;
-  // Rows are compared field by field (a NULL field, a BIGINT beside a DOUBLE), not by keys.
-  if (e.args.size() > kInListHashThreshold && KindOf(arg_type(0)) != TypeKind::kRow) {
-    if (auto constants = InListConstants(e))
-      e.bound.in_list = HashedInList(*constants, arg_type(0));
+  std::optional<std::vector<const Datum*>> constants;
+  if (e.args.size() > kInListHashThreshold) constants = InListConstants(e);
+  if (constants) {
+    // Rows are keyed when every one is of one type (a BIGINT beside a DOUBLE field, a NULL
+    // row: compared field by field).
+    const DataType listed = (*constants)[0]->type;
+    const bool one_type = std::all_of(constants->begin(), constants->end(),
+                                      [&](const Datum* v) { return v->type == listed; });
+    if (KindOf(arg_type(0)) != TypeKind::kRow || one_type) {
+      e.bound.in_list = HashedInList(*constants, arg_type(0), listed);
+    }
   }
   return absl::OkStatus();
 }
@@ -1427,13 +1463,6 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
     case ExprKind::kIn: {
       Datum v = Eval(*e.args[0], row, context);
       if (v.null) return Datum::Null(DataType::kBoolean);
-      if (e.bound.in_list) {
-        std::string key;
-        AppendKey(v, &key);
-        // A NaN equals nothing, though its key matches a NaN's in the list.
-        if (!IsNaN(v) && e.bound.in_list->keys.contains(key)) return Datum::Bool(!e.negated);
-        return e.bound.in_list->has_null ? Datum::Null(DataType::kBoolean) : Datum::Bool(e.negated);
-      }
       bool saw_null = false;
       // Compare's = is SQL's: a NaN equals nothing, (1, NULL) = (1, 2) is NULL.
       auto equals = [&](const Datum& candidate) {
@@ -1441,6 +1470,18 @@ Datum Eval(const Expr& e, const Row& row, const EvalContext& context) {
         saw_null = saw_null || equal.null;
         return !equal.null && equal.i != 0;
       };
+      const InList* list = e.bound.in_list.get();
+      if (list != nullptr && (!list->rows || KeyedRow(v))) {
+        std::string key;
+        AppendKey(v, &key);
+        // A NaN equals nothing, though its key matches a NaN's in the list.
+        if (!IsNaN(v) && list->keys.contains(key)) return Datum::Bool(!e.negated);
+        for (const Datum& candidate : list->unkeyed) {
+          if (equals(candidate)) return Datum::Bool(!e.negated);
+        }
+        return list->has_null || saw_null ? Datum::Null(DataType::kBoolean)
+                                          : Datum::Bool(e.negated);
+      }
       if (e.in_array) {
         for (const Datum& candidate : e.args[1]->literal.items()) {
           if (equals(candidate)) return Datum::Bool(!e.negated);

@@ -78,6 +78,45 @@ std::optional<Datum> FirstColumnAsArray(std::vector<Row>& rows, DataType type) {
   return Datum::Composite(*array_type, std::move(values));
 }
 
+// A subquery of `columns` columns where one (or, for `(a, b) IN`, as many as the row's) is
+// needed.
+std::string ColumnCountMessage(const Expr& e, size_t columns) {
+  const Expr* tested = e.kind == ExprKind::kIn && !e.args.empty() ? e.args[0].get() : nullptr;
+  const bool row = tested && tested->kind == ExprKind::kCall && tested->name == "row";
+  return StrCat("the subquery returns ", columns, " columns; ",
+                row ? StrCat("the row it is tested against has ", tested->args.size())
+                    : "it must return one");
+}
+
+// `(a, b) IN (SELECT x, y ...)`: a row constructor tested against a subquery of as many
+// `columns`: their number (0 when `e` is no such test).
+size_t RowInWidth(const Expr& e, size_t columns) {
+  if (e.kind != ExprKind::kIn || e.args.empty()) return 0;
+  const Expr& tested = *e.args[0];
+  const bool row = tested.kind == ExprKind::kCall && tested.name == "row" && !tested.window;
+  return row && columns > 1 && tested.args.size() == columns ? columns : 0;
+}
+
+// A subquery's rows as an array of rows (fields field0, field1, ... as row(...) names them),
+// moved out of `rows`; nullopt when no such type can be made (TooManyTypesMessage).
+std::optional<Datum> RowsAsArray(std::vector<Row>& rows, const Schema& columns) {
+  std::vector<RowField> fields;
+  for (const ColumnInfo& c : columns) {
+    fields.push_back({.name = StrCat("field", fields.size()), .type = c.type});
+  }
+  const std::optional<DataType> row_type = RowOf(std::move(fields));
+  if (!row_type) return std::nullopt;
+  std::vector<Row> one_column;
+  one_column.reserve(rows.size());
+  for (Row& row : rows) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (row[i].null) row[i].type = columns[i].type;
+    }
+    one_column.push_back({Datum::Composite(*row_type, std::move(row))});
+  }
+  return FirstColumnAsArray(one_column, *row_type);
+}
+
 }  // namespace
 
 absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
@@ -122,9 +161,9 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
     inner_keys.push_back(std::move(c->args[1 - outer_side]));
   }
   const bool exists = e.kind == ExprKind::kExists || e.kind == ExprKind::kIn;
-  if (e.kind != ExprKind::kExists && query.items.size() != 1) {
-    return SqlError(sql_, e.pos, StrCat("the subquery returns ", query.items.size(),
-                                        " columns; it must return one"));
+  const size_t row_width = RowInWidth(e, query.items.size());
+  if (e.kind != ExprKind::kExists && query.items.size() != 1 && row_width == 0) {
+    return SqlError(sql_, e.pos, ColumnCountMessage(e, query.items.size()));
   }
   const size_t correlation_keys = inner_keys.size();
   const bool aggregating = std::any_of(query.items.begin(), query.items.end(),
@@ -132,7 +171,12 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   if (e.kind == ExprKind::kExists && aggregating) {
     return refuse("cannot be EXISTS over an aggregate (it is always true)");
   }
-  if (e.kind == ExprKind::kIn) {  // x IN (SELECT y ... ): EXISTS (... AND y = x)
+  if (row_width > 0) {  // (x1, x2) IN (SELECT y1, y2 ...): EXISTS (... AND y1 = x1 AND y2 = x2)
+    for (size_t i = 0; i < row_width; ++i) {
+      inner_keys.push_back(query.items[i].expr->Clone());
+      outer_keys.push_back(std::move(e.args[0]->args[i]));
+    }
+  } else if (e.kind == ExprKind::kIn) {  // x IN (SELECT y ... ): EXISTS (... AND y = x)
     inner_keys.push_back(query.items[0].expr->Clone());
     outer_keys.push_back(std::move(e.args[0]));
   }
@@ -247,9 +291,9 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
                                message.substr(line)));
   }
   std::shared_ptr<Plan> plan = *planned;
-  if (e.kind != ExprKind::kExists && plan->output.size() != 1) {
-    return SqlError(sql_, e.pos, StrCat("the subquery returns ", plan->output.size(),
-                                        " columns; it must return one"));
+  const size_t row_width = RowInWidth(e, plan->output.size());
+  if (e.kind != ExprKind::kExists && plan->output.size() != 1 && plan->output.size() != row_width) {
+    return SqlError(sql_, e.pos, ColumnCountMessage(e, plan->output.size()));
   }
   CollectSink rows(context_);
   RETURN_IF_ERROR(plan->Run(context_, &rows));
@@ -288,7 +332,8 @@ absl::Status Planner::ResolveSubqueries(Expr& e, const std::set<std::string>& ou
       return absl::OkStatus();
     }
     // One array literal of the answers (Expr::in_array), not a node per answer.
-    std::optional<Datum> values = FirstColumnAsArray(rows.rows(), type);
+    std::optional<Datum> values = row_width > 0 ? RowsAsArray(rows.rows(), plan->output)
+                                                : FirstColumnAsArray(rows.rows(), type);
     if (!values) return SqlError(sql_, e.pos, TooManyTypesMessage());
     auto list = std::make_unique<Expr>();
     list->kind = ExprKind::kLiteral;
