@@ -187,7 +187,12 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
                        table, " GROUP BY host ORDER BY host"),
           // DISTINCT ON's first row per key, after the fragments' rows are ordered here.
           absl::StrCat("SELECT DISTINCT ON (host) host, time, usage, state FROM ", table,
-                       " ORDER BY host, time DESC, usage, state")}) {
+                       " ORDER BY host, time DESC, usage, state"),
+          // A row IN a subquery's rows and a comparison with ALL of its answers: the answers
+          // are a literal no fragment's SQL writes, so the rows are tested here.
+          absl::StrCat("SELECT host, time, usage FROM ", table, " WHERE (host, time) IN (SELECT ",
+                       "host, max(time) FROM ", table, " GROUP BY host) AND usage >= ALL (SELECT ",
+                       "avg(usage) FROM ", table, ") ORDER BY host, time")}) {
       const std::string answer = Rows(ordered, v1::READ_CONSISTENCY_LEADER);
       EXPECT_EQ(answer, Rows(ordered, v1::READ_CONSISTENCY_STRONG)) << ordered;
       EXPECT_EQ(answer.rfind("error", 0), std::string::npos) << answer;
