@@ -533,6 +533,27 @@ bool HoldsAggregateOrWindow(const Expr& e) {
   });
 }
 
+}  // namespace
+
+absl::Status NoSuchScalarFunction(const Expr& e, std::string_view sql) {
+  if (FunctionRegistry::Get().FindScalar(e.name) != nullptr) return absl::OkStatus();
+  if (FindRefusedFunction(e.name) != nullptr) {
+    return SqlError(
+        absl::StatusCode::kUnimplemented, sql, e.pos,
+        StrCat("function ", e.name, "() is not supported: ", FindRefusedFunction(e.name)->reason));
+  }
+  if (e.name == "grouping") {
+    // The planner answers it where it may stand (query/parse/grouping_sets.h).
+    return SqlError(sql, e.pos,
+                    "grouping() belongs in the select list, HAVING or ORDER BY of a GROUP BY");
+  }
+  return SqlError(sql, e.pos,
+                  StrCat("function ", e.name, "() does not exist",
+                         DidYouMean(e.name, FunctionRegistry::Get().Names())));
+}
+
+namespace {
+
 absl::Status BindCall(Expr& e, std::string_view sql) {
   const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
   if (e.name == "field" && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral &&
@@ -570,20 +591,7 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
       return absl::OkStatus();
     }
   }
-  if (f == nullptr && FindRefusedFunction(e.name) != nullptr) {
-    return SqlError(absl::StatusCode::kUnimplemented, sql, e.pos,
-                    StrCat("function ", e.name, "() is not supported: ",
-                           FindRefusedFunction(e.name)->reason));
-  }
-  if (f == nullptr && e.name == "grouping") {
-    // The planner answers it where it may stand (query/parse/grouping_sets.h).
-    return SqlError(sql, e.pos,
-                    "grouping() belongs in the select list, HAVING or ORDER BY of a GROUP BY");
-  }
-  if (f == nullptr) {
-    return SqlError(sql, e.pos, StrCat("function ", e.name, "() does not exist",
-                                       DidYouMean(e.name, FunctionRegistry::Get().Names())));
-  }
+  if (f == nullptr) return NoSuchScalarFunction(e, sql);
   if (e.distinct) return SqlError(sql, e.pos, "DISTINCT is only for aggregate functions");
   if (e.ordered_by) {
     return SqlError(sql, e.pos,

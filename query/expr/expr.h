@@ -45,6 +45,9 @@ int64_t InListBytes(const Datum& array);
 // Binds `expr` (and its children) against `schema`. Aggregate calls are an
 // error here (the planner takes them out first). `sql` is for error carets.
 absl::Status Bind(Expr& expr, const Schema& schema, std::string_view sql);
+// The error of a call of no scalar function (`function f() does not exist`, or why a known
+// name is refused); OK for a call of one.
+absl::Status NoSuchScalarFunction(const Expr& call, std::string_view sql);
 // Casts the JSON ones of bound `args` to VARCHAR: what Bind does for every operator and
 // function but those that keep JSON, and the planner for an aggregate's arguments.
 void CastJsonToText(std::vector<ExprPtr>& args);

@@ -20,7 +20,20 @@ using P = Param;
 // large values do not lose the small differences that make the answer.
 class PairMomentsAcc : public Accumulator {
  public:
-  enum class Output { kCorr, kCovarPop, kCovarSamp, kRegrSlope, kRegrIntercept };
+  enum class Output {
+    kCorr,
+    kCovarPop,
+    kCovarSamp,
+    kRegrSlope,
+    kRegrIntercept,
+    kRegrCount,
+    kRegrAvgX,
+    kRegrAvgY,
+    kRegrSxx,
+    kRegrSyy,
+    kRegrSxy,
+    kRegrR2,
+  };
   explicit PairMomentsAcc(Output output) : output_(output) {}
   void Add(const Args& a) override {
     if (a[0].null || a[1].null) return;
@@ -51,6 +64,30 @@ class PairMomentsAcc : public Accumulator {
       case Output::kRegrIntercept:
         if (n_ < 2 || m2_x_ == 0) return Datum::Null(kDbl);
         return Datum::Double(mean_y_ - c_xy_ / m2_x_ * mean_x_);
+      case Output::kRegrCount:
+        return Datum::Bigint(static_cast<int64_t>(n_));
+      case Output::kRegrR2:
+        // PostgreSQL's: NULL for a constant x, 1 for a constant y.
+        if (n_ < 1 || m2_x_ == 0) return Datum::Null(kDbl);
+        if (m2_y_ == 0) return Datum::Double(1);
+        return Datum::Double(c_xy_ * c_xy_ / (m2_x_ * m2_y_));
+      default:
+        break;
+    }
+    if (n_ < 1) return Datum::Null(kDbl);
+    switch (output_) {
+      case Output::kRegrAvgX:
+        return Datum::Double(mean_x_);
+      case Output::kRegrAvgY:
+        return Datum::Double(mean_y_);
+      case Output::kRegrSxx:
+        return Datum::Double(m2_x_);
+      case Output::kRegrSyy:
+        return Datum::Double(m2_y_);
+      case Output::kRegrSxy:
+        return Datum::Double(c_xy_);
+      default:
+        break;
     }
     return Datum::Null(kDbl);
   }
@@ -239,12 +276,25 @@ void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
        {std::tuple{"corr", Output::kCorr, "Pearson correlation coefficient of the pairs."},
         std::tuple{"covar_pop", Output::kCovarPop, "Population covariance of the pairs."},
         std::tuple{"covar_samp", Output::kCovarSamp, "Sample covariance of the pairs."},
-        std::tuple{"regr_slope", Output::kRegrSlope,
-                   "Slope of the least-squares line of y on x."},
+        std::tuple{"regr_slope", Output::kRegrSlope, "Slope of the least-squares line of y on x."},
         std::tuple{"regr_intercept", Output::kRegrIntercept,
-                   "Intercept of the least-squares line of y on x."}}) {
-    agg({name, StrCat(name, "(y, x) -> double"), doc,
-         Fixed({P::kNumeric, P::kNumeric}, kDbl, StrCat(name, "(number, number)")),
+                   "Intercept of the least-squares line of y on x."},
+        std::tuple{"regr_count", Output::kRegrCount,
+                   "The number of pairs where neither is NULL (PostgreSQL's; 0 over none)."},
+        std::tuple{"regr_avgx", Output::kRegrAvgX, "The average of x over the pairs."},
+        std::tuple{"regr_avgy", Output::kRegrAvgY, "The average of y over the pairs."},
+        std::tuple{"regr_sxx", Output::kRegrSxx,
+                   "The sum of squares of x's deviations from its average over the pairs."},
+        std::tuple{"regr_syy", Output::kRegrSyy,
+                   "The sum of squares of y's deviations from its average over the pairs."},
+        std::tuple{"regr_sxy", Output::kRegrSxy,
+                   "The sum of products of x's and y's deviations from their averages."},
+        std::tuple{"regr_r2", Output::kRegrR2,
+                   "The square of the correlation coefficient (NULL for a constant x, 1 for a "
+                   "constant y)."}}) {
+    const DataType type = output == Output::kRegrCount ? kBig : kDbl;
+    agg({name, StrCat(name, "(y, x) -> ", type == kBig ? "bigint" : "double"), doc,
+         Fixed({P::kNumeric, P::kNumeric}, type, StrCat(name, "(number, number)")),
          [o = output](const Types&) { return std::make_unique<PairMomentsAcc>(o); }});
   }
   agg({"skewness", "skewness(x) -> double", "Skewness of the values (NULL under 3 values).",

@@ -549,6 +549,8 @@ absl::Status Planner::SelectPhases::RewriteOverGroups(ExprPtr& e, const Schema& 
     return SqlError(sql_, e->pos, StrCat("column \"", e->name, "\" must appear in GROUP BY "
                                          "or be used in an aggregate function"));
   }
+  // A call of no function is that error, not its argument's "must appear in GROUP BY".
+  if (e->kind == ExprKind::kCall) RETURN_IF_ERROR(NoSuchScalarFunction(*e, sql_));
   for (auto& a : e->args) RETURN_IF_ERROR(RewriteOverGroups(a, post));
   return Bind(*e, post, sql_);
 }
