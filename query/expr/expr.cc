@@ -618,6 +618,26 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
     // A function of timestamps takes a DATE as its midnight.
     retry_widened([](DataType t) { return t == DataType::kDate ? DataType::kTimestamp : t; });
   }
+  if (!type.ok()) {
+    // A text literal that reads as a timestamp is one where the function takes no text there
+    // (PostgreSQL's untyped literal: date_bin('20 minutes', time, '2024-03-01')).
+    std::vector<DataType> widened = types;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      const Expr& a = *e.args[i];
+      if (a.kind == ExprKind::kLiteral && a.literal.type == DataType::kVarchar && !a.literal.null &&
+          ParseTimestamp(a.literal.s)) {
+        widened[i] = DataType::kTimestamp;
+      }
+    }
+    if (auto retried = widened == types ? type : f->bind(widened); retried.ok()) {
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (widened[i] != types[i]) {
+          RETURN_IF_ERROR(CoerceTimestampLiteral(*e.args[i], DataType::kTimestamp, sql));
+        }
+      }
+      type = retried;
+    }
+  }
   if (!type.ok() && (e.name == "concat" || e.name == "concat_ws")) {
     // PostgreSQL's concat joins any values' texts, as || does (Timestream's takes texts only).
     retry_widened([](DataType t) {

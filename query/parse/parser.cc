@@ -2038,7 +2038,19 @@ class Parser {
       }
       RETURN_IF_ERROR(ExpectSymbol(")"));
     }
+    if (IsWord(type_token, "timestamp") || IsWord(type_token, "time")) SkipZoneWords(0);
     return *type;
+  }
+
+  // The count of the words WITH TIME ZONE or WITHOUT TIME ZONE `ahead` tokens on (else 0):
+  // PostgreSQL's spellings of a timestamp's or a time's type, which name Strata's one type (a
+  // UTC instant; the session zone is UTC).
+  size_t ZoneWords(int ahead) {
+    const bool with = IsWord(Peek(ahead), "with") || IsWord(Peek(ahead), "without");
+    return with && IsWord(Peek(ahead + 1), "time") && IsWord(Peek(ahead + 2), "zone") ? 3 : 0;
+  }
+  void SkipZoneWords(int ahead) {
+    for (size_t n = ZoneWords(ahead); n > 0; --n) Next();
   }
 
   // array(T) (or array<T>), map(K, V), row(name T, ...).
@@ -2449,8 +2461,10 @@ class Parser {
   // TIMESTAMP '...', DATE '...', TIME '...', INTERVAL '...' unit, and a type
   // name before a string (DOUBLE '0.5'); null when `t` starts none of them.
   absl::StatusOr<ExprPtr> ParseTypedLiteral(const Token& t, Position pos) {
-    if (IsWord(t, "timestamp") && Peek(1).kind == TokenKind::kString) {
+    const size_t zone = IsWord(t, "timestamp") || IsWord(t, "time") ? ZoneWords(1) : 0;
+    if (IsWord(t, "timestamp") && Peek(1 + zone).kind == TokenKind::kString) {
       Next();
+      SkipZoneWords(0);
       const Token& text = Next();
       auto nanos = ParseTimestamp(text.text);
       if (!nanos) {
@@ -2459,8 +2473,9 @@ class Parser {
       }
       return Literal(pos, Datum::Timestamp(*nanos));
     }
-    if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1).kind == TokenKind::kString) {
+    if ((IsWord(t, "date") || IsWord(t, "time")) && Peek(1 + zone).kind == TokenKind::kString) {
       const bool date = IsWord(Next(), "date");
+      SkipZoneWords(0);
       const Token& text = Next();
       std::optional<Datum> value = date ? ParseDate(text.text) : ParseTime(text.text);
       if (!value) {
