@@ -1410,6 +1410,21 @@ class Parser {
           left = std::move(e);
           continue;
         }
+        if (IsWord(Peek(), "true") || IsWord(Peek(), "false") || IsWord(Peek(), "unknown")) {
+          // a IS [NOT] TRUE | FALSE | UNKNOWN: IS [NOT] DISTINCT FROM that boolean, whose
+          // NULL is UNKNOWN (a NULL a is then not TRUE, and not FALSE).
+          const Token& value = Next();
+          ASSIGN_OR_RETURN(
+              ExprPtr right,
+              Literal(value.pos, IsWord(value, "unknown") ? Datum::Null(DataType::kBoolean)
+                                                          : Datum::Bool(IsWord(value, "true"))));
+          ExprPtr e =
+              Make(ExprKind::kBinary, pos, negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM");
+          RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+          RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+          left = std::move(e);
+          continue;
+        }
         RETURN_IF_ERROR(ExpectWord("null"));
         ExprPtr e = Make(ExprKind::kIsNull, pos);
         e->negated = negated;
