@@ -212,6 +212,8 @@ TableRef TableRef::Clone() const {
   for (const ExprPtr& e : unnest) copy.unnest.push_back(e->Clone());
   copy.with_ordinality = with_ordinality;
   copy.column_aliases = column_aliases;
+  copy.lateral = lateral;
+  copy.lateral_keys = lateral_keys;
   for (const std::vector<ExprPtr>& row : values) {
     std::vector<ExprPtr>& copied = copy.values.emplace_back();
     for (const ExprPtr& e : row) copied.push_back(e->Clone());

@@ -131,6 +131,11 @@ struct TableRef {
   // `SELECT *` the parser makes of a VALUES query holds them; the planner reads them as
   // UNNEST of an array of rows (planner_values.cc).
   std::vector<std::vector<ExprPtr>> values;
+  // LATERAL (subquery): it may read the items before it, through equalities in its WHERE,
+  // which the planner makes the join's keys (planner_lateral.cc). `lateral_keys`: the last
+  // columns of the subquery it rewrote, those keys (and its row numbers), hidden.
+  bool lateral = false;
+  int lateral_keys = 0;
 
   TableRef Clone() const;
 };

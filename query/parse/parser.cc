@@ -1005,9 +1005,14 @@ class Parser {
     };
     if (IsWord(Peek(), "lateral") && rows_call(1)) Next();
     if (IsWord(Peek(), "lateral")) {
-      return Error(Peek(), "LATERAL subqueries are not supported (one would run per row): join "
-                           "the subquery with ON, or use CROSS JOIN UNNEST(...) for arrays, maps "
-                           "and time series");
+      const Token& lateral = Next();
+      if (!(Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
+            (IsWord(Peek(1), "select") || IsWord(Peek(1), "with")))) {
+        return Error(lateral,
+                     "LATERAL goes before a subquery, UNNEST or a set-returning "
+                     "function");
+      }
+      ref.lateral = true;
     }
     if (IsWord(Peek(), "unnest") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       return ParseUnnest();

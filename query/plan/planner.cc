@@ -610,14 +610,18 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   }
   Schema schema = inner->output;
   for (ColumnInfo& c : schema) c.qualifier = qualifier;
+  // A rewritten LATERAL subquery's keys (planner_lateral.cc), after its own columns.
+  const size_t keys = static_cast<size_t>(ref.lateral_keys);
+  for (size_t i = schema.size() - keys; i < schema.size(); ++i) schema[i].hidden = true;
   if (!ref.column_aliases.empty()) {
-    if (ref.column_aliases.size() != schema.size()) {
-      return SqlError(sql_, ref.pos,
-                      StrCat("\"", qualifier, "\" names ", ref.column_aliases.size(),
-                             ref.column_aliases.size() == 1 ? " column" : " columns",
-                             " but its query returns ", schema.size(), "; name each one once"));
+    if (ref.column_aliases.size() != schema.size() - keys) {
+      return SqlError(
+          sql_, ref.pos,
+          StrCat("\"", qualifier, "\" names ", ref.column_aliases.size(),
+                 ref.column_aliases.size() == 1 ? " column" : " columns", " but its query returns ",
+                 schema.size() - keys, "; name each one once"));
     }
-    for (size_t i = 0; i < schema.size(); ++i) schema[i].name = ref.column_aliases[i];
+    for (size_t i = 0; i < schema.size() - keys; ++i) schema[i].name = ref.column_aliases[i];
   }
   source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
   return source;

@@ -106,6 +106,10 @@ class Planner {
   absl::Status RefuseTableColumnAliases(const TableRef& ref) const;
   // One row of no columns (SELECT without FROM, FROM UNNEST(...) alone).
   Source OneRowSource();
+  // `join` of a LATERAL subquery on its right (planner_lateral.cc): the subquery made to give
+  // its rows for every outer key at once, keyed by the inner side of the equalities that read
+  // the items before it, and the join made to match those keys.
+  absl::Status RewriteLateralJoin(TableRef& join);
   // Runs the uncorrelated subqueries in the statement's expressions and puts
   // their answers in their place (a value, an IN list, EXISTS' boolean).
   absl::Status ResolveSubqueries(SelectStmt& select);

@@ -175,6 +175,16 @@ std::vector<int> NarrowWindowInput(int width, const std::vector<Expr*>& exprs);
 void CollectColumnNames(const Expr& e, std::vector<std::pair<std::string, std::string>>* out,
                         bool* star);
 
+// The names FROM's items are known by (alias, or table or WITH query name).
+void FromNames(const TableRef& ref, std::set<std::string>* out);
+// True if `e` names a column of an outer query (whose FROM items are named `outer`): qualified
+// by an outer name the subquery's own FROM (`inner`) does not use.
+bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
+                const std::set<std::string>& inner);
+// A lateral subquery's key columns (and row numbers) its rewrite adds (planner_lateral.cc):
+// hidden, and left out of the subquery's t.* too.
+inline constexpr std::string_view kLateralKeyPrefix = "\x1flateral_";
+
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
 // The AND of `conjuncts` (bound, boolean); null when there are none.

@@ -8,6 +8,7 @@
 // checked on each matching pair.
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/hash_join.h"
@@ -168,7 +169,26 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
                         node->right->schema.end());
     return node;
   }
-  ASSIGN_OR_RETURN(node->right, PrepareFrom(*ref.right));
+  const bool lateral = ref.right->lateral && ref.right->subquery;
+  if (lateral) {
+    RETURN_IF_ERROR(RewriteLateralJoin(ref));
+    // Its keys' outer columns are read by the join now (the statement's were collected before).
+    if (ref.on) CollectColumnNames(*ref.on, &used_columns_, &uses_star_);
+  }
+  absl::StatusOr<std::unique_ptr<FromNode>> prepared = PrepareFrom(*ref.right);
+  if (lateral && !prepared.ok() &&
+      absl::StrContains(prepared.status().message(), "does not exist")) {
+    // An outer column the subquery names where it cannot be read: say where it can, before
+    // the statement's line and caret.
+    const absl::string_view message = prepared.status().message();
+    const size_t line = std::min(message.find("\nLINE "), message.size());
+    return absl::Status(prepared.status().code(),
+                        StrCat(message.substr(0, line),
+                               "; a LATERAL subquery reads the items before it only as `inner = "
+                               "outer.column` in its WHERE, naming the outer item",
+                               message.substr(line)));
+  }
+  ASSIGN_OR_RETURN(node->right, std::move(prepared));
   const Schema& left = node->left->schema;
   const Schema& right = node->right->schema;
   node->schema = left;

@@ -164,8 +164,10 @@ absl::Status Planner::SelectPhases::ExpandStar() {
     const std::string& table = item.expr->qualifier;  // t.*: t's columns alone
     const size_t before = items.size();
     for (const ColumnInfo& c : input()) {
-      // The right copy of a USING column is left out of *, not of its own table's t.*.
+      // The right copy of a USING column is left out of *, not of its own table's t.*; a
+      // LATERAL subquery's keys out of both.
       if (table.empty() ? c.hidden : c.qualifier != table) continue;
+      if (c.hidden && c.name.starts_with(kLateralKeyPrefix)) continue;
       auto column = std::make_unique<Expr>();
       column->kind = ExprKind::kColumn;
       column->pos = item.expr->pos;

@@ -43,27 +43,6 @@ void VisitFrom(TableRef& ref, std::vector<Expr*>* found) {
   if (ref.right) VisitFrom(*ref.right, found);
 }
 
-// The names FROM's items are known by (alias, or table or WITH query name).
-void FromNames(const TableRef& ref, std::set<std::string>* out) {
-  if (ref.left) FromNames(*ref.left, out);
-  if (ref.right) FromNames(*ref.right, out);
-  if (ref.join == JoinKind::kNone) out->insert(ref.alias.empty() ? ref.table : ref.alias);
-}
-
-// True if `e` names a column of the outer query: qualified by an outer name
-// the subquery's own FROM does not use.
-bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
-                const std::set<std::string>& inner) {
-  if (e.kind == ExprKind::kColumn && !e.qualifier.empty() && outer.contains(e.qualifier) &&
-      !inner.contains(e.qualifier)) {
-    return true;
-  }
-  for (const ExprPtr& a : e.args) {
-    if (ReadsOuter(*a, outer, inner)) return true;
-  }
-  return false;
-}
-
 // A subquery's rows' one column of `type` as an array (moved out of `rows`); nullopt when no
 // array of `type` can be made (TooManyTypesMessage).
 std::optional<Datum> FirstColumnAsArray(std::vector<Row>& rows, DataType type) {
@@ -118,6 +97,24 @@ std::optional<Datum> RowsAsArray(std::vector<Row>& rows, const Schema& columns) 
 }
 
 }  // namespace
+
+void FromNames(const TableRef& ref, std::set<std::string>* out) {
+  if (ref.left) FromNames(*ref.left, out);
+  if (ref.right) FromNames(*ref.right, out);
+  if (ref.join == JoinKind::kNone) out->insert(ref.alias.empty() ? ref.table : ref.alias);
+}
+
+bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
+                const std::set<std::string>& inner) {
+  if (e.kind == ExprKind::kColumn && !e.qualifier.empty() && outer.contains(e.qualifier) &&
+      !inner.contains(e.qualifier)) {
+    return true;
+  }
+  for (const ExprPtr& a : e.args) {
+    if (ReadsOuter(*a, outer, inner)) return true;
+  }
+  return false;
+}
 
 absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
                                           const std::set<std::string>& outer) {

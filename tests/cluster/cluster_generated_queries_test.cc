@@ -192,7 +192,11 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
           // are a literal no fragment's SQL writes, so the rows are tested here.
           absl::StrCat("SELECT host, time, usage FROM ", table, " WHERE (host, time) IN (SELECT ",
                        "host, max(time) FROM ", table, " GROUP BY host) AND usage >= ALL (SELECT ",
-                       "avg(usage) FROM ", table, ") ORDER BY host, time")}) {
+                       "avg(usage) FROM ", table, ") ORDER BY host, time"),
+          // LATERAL's first rows of each outer row: row numbers over the fragments' rows here.
+          absl::StrCat("SELECT d.host, l.time, l.usage FROM (SELECT DISTINCT host FROM ", table,
+                       ") d, LATERAL (SELECT time, usage FROM ", table, " c WHERE c.host = ",
+                       "d.host ORDER BY time DESC, usage LIMIT 2) l ORDER BY 1, 2, 3")}) {
       const std::string answer = Rows(ordered, v1::READ_CONSISTENCY_LEADER);
       EXPECT_EQ(answer, Rows(ordered, v1::READ_CONSISTENCY_STRONG)) << ordered;
       EXPECT_EQ(answer.rfind("error", 0), std::string::npos) << answer;
