@@ -183,7 +183,7 @@ bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
                 const std::set<std::string>& inner);
 // A lateral subquery's key columns (and row numbers) its rewrite adds (planner_lateral.cc):
 // hidden, and left out of the subquery's t.* too.
-inline constexpr std::string_view kLateralKeyPrefix = "\x1flateral_";
+inline constexpr std::string_view kLateralKeyPrefix = "lateral$";
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
