@@ -506,6 +506,9 @@ class Parser {
         ASSIGN_OR_RETURN(w.name, ParseName("a name for the WITH query"));
         if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnNames(&w.columns));
         RETURN_IF_ERROR(ExpectWord("as"));
+        // PostgreSQL's [NOT] MATERIALIZED, a hint of how to run it: the answer is the same.
+        if (IsWord(Peek(), "not") && IsWord(Peek(1), "materialized")) Next();
+        AcceptWord("materialized");
         RETURN_IF_ERROR(ExpectSymbol("("));
         ASSIGN_OR_RETURN(w.query, ParseQuery());
         RETURN_IF_ERROR(ExpectSymbol(")"));
@@ -1403,38 +1406,7 @@ class Parser {
         continue;
       }
       if (IsWord(t, "is")) {
-        Position pos = Next().pos;
-        bool negated = AcceptWord("not");
-        if (AcceptWord("distinct")) {  // a IS [NOT] DISTINCT FROM b: = with NULLs equal
-          RETURN_IF_ERROR(ExpectWord("from"));
-          ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
-          ExprPtr e = Make(ExprKind::kBinary, pos,
-                           negated ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
-          RETURN_IF_ERROR(Adopt(*e, std::move(left)));
-          RETURN_IF_ERROR(Adopt(*e, std::move(right)));
-          left = std::move(e);
-          continue;
-        }
-        if (IsWord(Peek(), "true") || IsWord(Peek(), "false") || IsWord(Peek(), "unknown")) {
-          // a IS [NOT] TRUE | FALSE | UNKNOWN: IS [NOT] DISTINCT FROM that boolean, whose
-          // NULL is UNKNOWN (a NULL a is then not TRUE, and not FALSE).
-          const Token& value = Next();
-          ASSIGN_OR_RETURN(
-              ExprPtr right,
-              Literal(value.pos, IsWord(value, "unknown") ? Datum::Null(DataType::kBoolean)
-                                                          : Datum::Bool(IsWord(value, "true"))));
-          ExprPtr e =
-              Make(ExprKind::kBinary, pos, negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM");
-          RETURN_IF_ERROR(Adopt(*e, std::move(left)));
-          RETURN_IF_ERROR(Adopt(*e, std::move(right)));
-          left = std::move(e);
-          continue;
-        }
-        RETURN_IF_ERROR(ExpectWord("null"));
-        ExprPtr e = Make(ExprKind::kIsNull, pos);
-        e->negated = negated;
-        RETURN_IF_ERROR(Adopt(*e, std::move(left)));
-        left = std::move(e);
+        ASSIGN_OR_RETURN(left, ParseIs(std::move(left)));
         continue;
       }
       bool negated = false;
@@ -1686,6 +1658,39 @@ class Parser {
         return e;
       }
     }
+  }
+
+  // After `left IS`: [NOT] NULL, [NOT] DISTINCT FROM b, [NOT] TRUE | FALSE | UNKNOWN.
+  absl::StatusOr<ExprPtr> ParseIs(ExprPtr left) {
+    Position pos = Next().pos;
+    bool negated = AcceptWord("not");
+    if (AcceptWord("distinct")) {  // a IS [NOT] DISTINCT FROM b: = with NULLs equal
+      RETURN_IF_ERROR(ExpectWord("from"));
+      ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+      ExprPtr e =
+          Make(ExprKind::kBinary, pos, negated ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
+      RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+      return e;
+    }
+    if (IsWord(Peek(), "true") || IsWord(Peek(), "false") || IsWord(Peek(), "unknown")) {
+      // a IS [NOT] TRUE | FALSE | UNKNOWN: IS [NOT] DISTINCT FROM that boolean, whose
+      // NULL is UNKNOWN (a NULL a is then not TRUE, and not FALSE).
+      const Token& value = Next();
+      ASSIGN_OR_RETURN(ExprPtr right, Literal(value.pos, IsWord(value, "unknown")
+                                                             ? Datum::Null(DataType::kBoolean)
+                                                             : Datum::Bool(IsWord(value, "true"))));
+      ExprPtr e =
+          Make(ExprKind::kBinary, pos, negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM");
+      RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+      RETURN_IF_ERROR(Adopt(*e, std::move(right)));
+      return e;
+    }
+    RETURN_IF_ERROR(ExpectWord("null"));
+    ExprPtr e = Make(ExprKind::kIsNull, pos);
+    e->negated = negated;
+    RETURN_IF_ERROR(Adopt(*e, std::move(left)));
+    return e;
   }
 
   // ANY, SOME or ALL and its parenthesis, after a comparison's operator.
