@@ -181,6 +181,14 @@ void FromNames(const TableRef& ref, std::set<std::string>* out);
 // by an outer name the subquery's own FROM (`inner`) does not use.
 bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
                 const std::set<std::string>& inner);
+// A correlated subquery's WHERE split: its equalities `inner = outer.column` into their two
+// sides (the keys), the rest reading no outer column.
+struct CorrelationKeys {
+  std::vector<ExprPtr> rest, inner, outer;
+};
+// nullopt when a conjunct reads the outer query other than in such an equality.
+std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<std::string>& outer,
+                                                const std::set<std::string>& inner);
 // A lateral subquery's key columns (and row numbers) its rewrite adds (planner_lateral.cc):
 // hidden, and left out of the subquery's t.* too.
 inline constexpr std::string_view kLateralKeyPrefix = "lateral$";

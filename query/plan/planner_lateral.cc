@@ -126,25 +126,11 @@ absl::Status Planner::RewriteLateralJoin(TableRef& join) {
   }
 
   // WHERE: the equalities with an outer column become the join's keys.
-  std::vector<ExprPtr> rest, inner_keys, outer_keys;
-  for (ExprPtr& c : TakeConjuncts(std::move(query.where))) {
-    if (!ReadsOuter(*c, outer, inner)) {
-      rest.push_back(std::move(c));
-      continue;
-    }
-    int outer_side = -1;
-    for (int side = 0; c->kind == ExprKind::kBinary && c->name == "=" && side < 2; ++side) {
-      const Expr& a = *c->args[side];
-      if (a.kind == ExprKind::kColumn && ReadsOuter(a, outer, inner) &&
-          !ReadsOuter(*c->args[1 - side], outer, inner)) {
-        outer_side = side;
-      }
-    }
-    if (outer_side < 0) return refuse("reads the items before it outside an equality");
-    outer_keys.push_back(std::move(c->args[outer_side]));
-    inner_keys.push_back(std::move(c->args[1 - outer_side]));
-  }
-  query.where = JoinConjuncts(std::move(rest));
+  std::optional<CorrelationKeys> split = SplitCorrelation(std::move(query.where), outer, inner);
+  if (!split) return refuse("reads the items before it outside an equality");
+  std::vector<ExprPtr>& inner_keys = split->inner;
+  std::vector<ExprPtr>& outer_keys = split->outer;
+  query.where = JoinConjuncts(std::move(split->rest));
 
   const Position pos = right.pos;
   // ORDER BY as the row numbers' order: a position or an output name means its item.

@@ -116,6 +116,30 @@ bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
   return false;
 }
 
+std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<std::string>& outer,
+                                                const std::set<std::string>& inner) {
+  CorrelationKeys keys;
+  for (ExprPtr& c : TakeConjuncts(std::move(where))) {
+    if (!ReadsOuter(*c, outer, inner)) {
+      keys.rest.push_back(std::move(c));
+      continue;
+    }
+    const bool equality = c->kind == ExprKind::kBinary && c->name == "=";
+    int outer_side = -1;
+    for (int side = 0; equality && side < 2; ++side) {
+      const Expr& a = *c->args[side];
+      if (a.kind == ExprKind::kColumn && ReadsOuter(a, outer, inner) &&
+          !ReadsOuter(*c->args[1 - side], outer, inner)) {
+        outer_side = side;
+      }
+    }
+    if (outer_side < 0) return std::nullopt;
+    keys.outer.push_back(std::move(c->args[outer_side]));
+    keys.inner.push_back(std::move(c->args[1 - outer_side]));
+  }
+  return keys;
+}
+
 absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
                                           const std::set<std::string>& outer) {
   if (!query.from || query.set_operation != SetOperation::kNone) return false;
@@ -138,25 +162,10 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   }
   if (e.kind == ExprKind::kIn && e.negated) return refuse("cannot be NOT IN");
   // Split WHERE: inner = outer equalities become the lookup's keys.
-  std::vector<ExprPtr> rest, inner_keys, outer_keys;
-  for (ExprPtr& c : TakeConjuncts(std::move(query.where))) {
-    if (!ReadsOuter(*c, outer, inner)) {
-      rest.push_back(std::move(c));
-      continue;
-    }
-    const bool equality = c->kind == ExprKind::kBinary && c->name == "=";
-    int outer_side = -1;
-    for (int side = 0; equality && side < 2; ++side) {
-      const Expr& a = *c->args[side];
-      if (a.kind == ExprKind::kColumn && ReadsOuter(a, outer, inner) &&
-          !ReadsOuter(*c->args[1 - side], outer, inner)) {
-        outer_side = side;
-      }
-    }
-    if (outer_side < 0) return refuse("uses an outer column outside an equality");
-    outer_keys.push_back(std::move(c->args[outer_side]));
-    inner_keys.push_back(std::move(c->args[1 - outer_side]));
-  }
+  std::optional<CorrelationKeys> split = SplitCorrelation(std::move(query.where), outer, inner);
+  if (!split) return refuse("uses an outer column outside an equality");
+  std::vector<ExprPtr> rest = std::move(split->rest), inner_keys = std::move(split->inner),
+                       outer_keys = std::move(split->outer);
   const bool exists = e.kind == ExprKind::kExists || e.kind == ExprKind::kIn;
   const size_t row_width = RowInWidth(e, query.items.size());
   if (e.kind != ExprKind::kExists && query.items.size() != 1 && row_width == 0) {
