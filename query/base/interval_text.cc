@@ -145,8 +145,10 @@ absl::StatusOr<IntervalText> ParseIntervalText(std::string_view text) {
   if (std::fabs(static_cast<double>(nanos)) > 9.2e18) return NotAnInterval(text, "longer than 292 years");
   if (months != 0 && nanos != 0) {
     return absl::InvalidArgumentError(StrCat(
-        "'", EchoInput(text), "' mixes months or years with days or time; Strata keeps the two "
-        "kinds apart: add two intervals, e.g. interval '1 month' + interval '2 days'"));
+        "'", EchoInput(text),
+        "' mixes months or years with days or time; Strata keeps the two "
+        "kinds apart: add them to a timestamp one after the other, e.g. ts + interval '1 month' + "
+        "interval '2 days'"));
   }
   IntervalText out{.months = months, .nanos = static_cast<int64_t>(std::llround(nanos))};
   if (negate) {

@@ -229,6 +229,22 @@ void AddArrayFunctions(std::vector<ScalarFunction>* scalars,
          return Datum::Bigint(0);
        }});
 
+  add({"array_positions", "array_positions(array, x) -> array(bigint)",
+       "The positions (from 1) of every occurrence of x in the array (PostgreSQL's): "
+       "array_positions(ARRAY[1, 2, 1], 1) is [1, 3]; a NULL x finds the NULLs.",
+       OnArray("array_positions(array, x)", 2, 2,
+               [](const Types&) -> absl::StatusOr<DataType> { return Interned(ArrayOf(kBig)); }),
+       [](const Args& a, const EvalContext&) {
+         if (a[0].null) return Datum::Null(*ArrayOf(kBig));
+         std::vector<Datum> positions;
+         const std::vector<Datum>& v = a[0].items();
+         for (size_t i = 0; i < v.size(); ++i) {
+           const bool same = a[1].null ? v[i].null : !v[i].null && Compare(v[i], a[1]) == 0;
+           if (same) positions.push_back(Datum::Bigint(static_cast<int64_t>(i) + 1));
+         }
+         return Datum::Composite(*ArrayOf(kBig), std::move(positions));
+       }});
+  scalars->back().null_propagating = false;
   // array_to_string is PostgreSQL's name.
   for (const std::string name : {"array_join", "array_to_string"}) {
     const std::string usage = StrCat(name, "(array, varchar [, varchar])");

@@ -1809,6 +1809,33 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
            return Datum::Varchar(std::string(s.substr(0, Utf8Offset(s, std::min(len, n - start)))));
          }});
   }
+  add({"overlay", "overlay(varchar, replacement, start [, count]) -> varchar",
+       "The text with count characters from start (1-based; count defaults to the "
+       "replacement's length) replaced (PostgreSQL's, also written overlay(s PLACING r FROM "
+       "start FOR count)): overlay('Txxxxas', 'hom', 2, 4) is 'Thomas'.",
+       Fixed({P::kVarchar, P::kVarchar, P::kBigint, P::kBigint}, kStr,
+             "overlay(varchar, varchar, bigint [, bigint])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const std::string_view s = a[0].s;
+         const int64_t start = a[2].i;
+         const int64_t count = a.size() > 3 ? a[3].i : Utf8Length(a[1].s);
+         if (start < 1) {
+           return FailQuery(c,
+                            StrCat("overlay(): the start ", start,
+                                   " is before the first "
+                                   "character; count positions from 1"),
+                            kStr);
+         }
+         // Where the rest resumes: start + count, counted from 1 and clamped to the text.
+         const int64_t resume =
+             count > INT64_MAX - start ? INT64_MAX : std::max<int64_t>(1, start + count);
+         std::string out(s.substr(0, Utf8Offset(s, start - 1)));
+         out += a[1].s;
+         out += s.substr(Utf8Offset(s, resume - 1));
+         if (out.size() > kMaxTextBytes) return FailQuery(c, TextTooLongMessage("overlay()"), kStr);
+         return Datum::Varchar(std::move(out));
+       }});
+  scalars->back().can_fail = true;
   // PostgreSQL's left(s, n) and right(s, n): n code points from one end; a negative n leaves
   // out |n| from the other end.
   for (const bool from_left : {true, false}) {

@@ -48,6 +48,21 @@ void AddIntegerDivisionFunctions(std::vector<ScalarFunction>* scalars) {
          if (g > static_cast<uint64_t>(INT64_MAX)) return out_of_range("gcd", c);
          return Datum::Bigint(static_cast<int64_t>(g));
        }});
+  add({"factorial", "factorial(bigint) -> bigint",
+       "n! (PostgreSQL's): factorial(5) is 120, factorial(0) 1; a negative n, or one past 20 "
+       "(beyond bigint), fails the query.",
+       Fixed({P::kBigint}, kBig, "factorial(bigint)"),
+       [out_of_range](const Args& a, const EvalContext& c) {
+         if (a[0].i < 0) {
+           return FailQuery(
+               c, StrCat("factorial(): ", a[0].i, " is negative; a factorial is of 0 or more"),
+               kBig);
+         }
+         if (a[0].i > 20) return out_of_range("factorial", c);
+         int64_t product = 1;
+         for (int64_t i = 2; i <= a[0].i; ++i) product *= i;
+         return Datum::Bigint(product);
+       }});
   add({"lcm", "lcm(bigint, bigint) -> bigint",
        "The least common multiple (never negative; 0 if either is 0); past the range of "
        "bigint fails the query.",

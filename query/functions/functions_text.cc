@@ -463,6 +463,30 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
                       });
          return ArrayOfTexts(std::move(found));
        }});
+  add({"regexp_count", "regexp_count(varchar, pattern [, start]) -> bigint",
+       "How many times the pattern (RE2) matches, matches not overlapping, from character start "
+       "(1-based; default 1): regexp_count('abcabc', 'b') is 2.",
+       Fixed({P::kVarchar, P::kVarchar, P::kBigint}, kBig,
+             "regexp_count(varchar, varchar [, bigint])", 1),
+       [](const Args& a, const EvalContext& c) {
+         const re2::RE2* pattern = Pattern("regexp_count", a[1].s, c);
+         if (pattern == nullptr) return Datum::Null(kBig);
+         const int64_t start = a.size() > 2 ? a[2].i : 1;
+         if (start < 1) {
+           return FailQuery(c,
+                            StrCat("regexp_count(): the start ", start,
+                                   " is before the "
+                                   "first character; count positions from 1"),
+                            kBig);
+         }
+         const std::string_view s = a[0].s;
+         int64_t count = 0;
+         ForEachMatch(*pattern, s.substr(Utf8Offset(s, start - 1)), 0,
+                      [&](std::string_view, std::string_view) {
+                        return ++count % 4096 != 0 || c.KeepGoing();
+                      });
+         return Datum::Bigint(count);
+       }});
   add({"regexp_match", "regexp_match(varchar, pattern [, flags]) -> array(varchar)",
        "PostgreSQL's: the first match's groups (NULL for one that took no part), or [the "
        "match] for a pattern without groups; NULL when nothing matches. Flag i ignores case.",

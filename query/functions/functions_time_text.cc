@@ -158,6 +158,16 @@ void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
            return Datum::Varchar(*std::move(text));
          }});
   }
+  add({"to_number", "to_number(varchar, template) -> double",
+       "The number a text writes by a PostgreSQL numeric template, as to_char writes one: "
+       "to_number('12,454.8-', '99G999D9S') is -12454.8. Each digit position reads one "
+       "character (a non-digit there is passed over), so to_number('1,234', '9999') is 123.",
+       Fixed({P::kVarchar, P::kVarchar}, kDbl, "to_number(varchar, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         absl::StatusOr<double> number = ReadNumberTemplate(a[0].s, a[1].s);
+         if (!number.ok()) return PatternFailure("to_number", number.status(), kDbl, c);
+         return Datum::Double(*number);
+       }});
   for (auto [name, language, what] :
        {std::tuple{"date_parse", PatternLanguage::kMysql, "MySQL specifiers, as date_format"},
         std::tuple{"parse_datetime", PatternLanguage::kJoda,

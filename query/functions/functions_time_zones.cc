@@ -200,6 +200,27 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
          }
          return Datum::Date(absl::CivilDay(*civil) - absl::CivilDay(1970, 1, 1));
        }});
+  add({"make_time", "make_time(hour, minute, seconds) -> time",
+       "The time of day of the fields (PostgreSQL's); the seconds may have a fraction: "
+       "make_time(12, 30, 15.5) is 12:30:15.5.",
+       Fixed({P::kBigint, P::kBigint, P::kNumeric}, DataType::kTime,
+             "make_time(bigint, bigint, double)"),
+       [](const Args& a, const EvalContext& c) {
+         const int64_t hour = a[0].i, minute = a[1].i;
+         const double second = a[2].AsDouble();
+         std::string why;
+         if (hour < 0 || hour > 23) {
+           why = StrCat("the hour ", hour, " is not 0 to 23");
+         } else if (minute < 0 || minute > 59) {
+           why = StrCat("the minute ", minute, " is not 0 to 59");
+         } else if (!(second >= 0 && second < 60)) {
+           why = StrCat("the seconds ", second, " are not at least 0 and below 60");
+         }
+         if (!why.empty()) return FailQuery(c, StrCat("make_time(): ", why), DataType::kTime);
+         const int64_t nanos = (hour * 3600 + minute * 60) * kNanosPerSecond +
+                               std::llround(second * static_cast<double>(kNanosPerSecond));
+         return Datum::Time(std::min(nanos, 24 * 3600 * kNanosPerSecond - 1));
+       }});
   add({"make_timestamp", "make_timestamp(year, month, day, hour, minute, seconds) -> timestamp",
        "The timestamp of the fields in UTC (PostgreSQL's); the seconds may have a fraction: "
        "make_timestamp(2024, 3, 10, 12, 30, 15.5).",

@@ -1,6 +1,8 @@
 #include "query/functions/number_template.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "common/strings.h"
@@ -40,13 +42,13 @@ struct Template {
   bool exponent = false;
 };
 
-absl::Status Refused(std::string_view pattern, std::string_view what) {
+absl::Status Refused(std::string_view pattern, std::string_view what, std::string_view function) {
   return absl::InvalidArgumentError(
-      StrCat("the template '", EchoInput(pattern), "' uses ", what,
-             ", which to_char does not support; use 9 0 . , D G FM S MI PL SG PR EEEE"));
+      StrCat("the template '", EchoInput(pattern), "' uses ", what, ", which ", function,
+             " does not support; use 9 0 . , D G FM S MI PL SG PR EEEE"));
 }
 
-absl::StatusOr<Template> Parse(std::string_view pattern) {
+absl::StatusOr<Template> Parse(std::string_view pattern, std::string_view function = "to_char") {
   Template t;
   bool after_point = false, digits_seen = false;
   for (size_t i = 0; i < pattern.size();) {
@@ -68,10 +70,12 @@ absl::StatusOr<Template> Parse(std::string_view pattern) {
     } else if (at("PL")) {
       add(Token::kPlus, 2);
     } else if (at("RN") || at("rn") || at("TH") || at("th") || c == 'V' || c == 'L') {
-      return Refused(pattern, at("RN") || at("rn")   ? "RN (Roman numerals)"
-                              : at("TH") || at("th") ? "TH (ordinal suffixes)"
-                              : c == 'V'             ? "V (shifting digits)"
-                                                     : "L (a currency symbol)");
+      return Refused(pattern,
+                     at("RN") || at("rn")   ? "RN (Roman numerals)"
+                     : at("TH") || at("th") ? "TH (ordinal suffixes)"
+                     : c == 'V'             ? "V (shifting digits)"
+                                            : "L (a currency symbol)",
+                     function);
     } else if (c == '9' || c == '0') {
       if (after_point) {
         ++t.post;
@@ -282,6 +286,108 @@ absl::StatusOr<std::string> FormatNumberTemplate(double value, std::string_view 
   const Digits digits = DigitsOf(value, &t->post);
   t->zeros_to = std::min(t->zeros_to, t->post);
   return Render(digits, *t);
+}
+
+namespace {
+
+// One of the positions PostgreSQL reads a number part at (9, 0, the point, S, PR): a blank
+// skipped, a sign before any digit, then a digit, or the point; any other character is passed
+// over. S after digits reads a trailing sign instead.
+struct NumberReader {
+  std::string_view text;
+  size_t at = 0;
+  bool brackets = false, has_point = false;
+  bool negative = false, sign_read = false, point_read = false;
+  std::string integer, fraction;
+
+  bool AtEnd() const { return at >= text.size(); }
+  bool NothingRead() const { return integer.empty() && fraction.empty() && !point_read; }
+
+  bool ReadSign(bool minus_only) {
+    const char c = text[at];
+    if (c != '-' && c != '+' && !(brackets && c == '<')) return false;
+    if (minus_only && c == '+') return false;
+    negative = c != '+';
+    sign_read = true;
+    ++at;
+    return true;
+  }
+
+  void ReadNumberPart(Token token) {
+    if (text[at] == ' ' && ++at >= text.size()) return;
+    if (NothingRead() && !sign_read) {
+      if (ReadSign(false) && AtEnd()) return;
+    } else if (token == Token::kAnchored && !sign_read && ReadSign(false)) {
+      return;
+    }
+    const char c = text[at];
+    at += std::max<size_t>(1, Utf8CharLength(text.substr(at)));
+    if (c >= '0' && c <= '9') {
+      (point_read ? fraction : integer) += c;
+    } else if (c == '.' && has_point && !point_read) {
+      point_read = true;
+    }
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<double> ReadNumberTemplate(std::string_view text, std::string_view pattern) {
+  absl::StatusOr<Template> t = Parse(pattern, "to_number");
+  if (!t.ok()) return t.status();
+  if (t->exponent) {
+    return absl::InvalidArgumentError(StrCat("the template '", EchoInput(pattern),
+                                             "' uses EEEE, which to_number does not read; cast "
+                                             "the text instead: '1.5e3'::double"));
+  }
+  NumberReader r{.text = text};
+  for (const Item& item : t->items) {
+    r.brackets |= item.token == Token::kBrackets;
+    r.has_point |= item.token == Token::kPoint;
+  }
+  for (const Item& item : t->items) {
+    if (r.AtEnd()) break;
+    switch (item.token) {
+      case Token::kDigit:
+      case Token::kPoint:
+      case Token::kAnchored:
+      case Token::kBrackets:
+        r.ReadNumberPart(item.token);
+        break;
+      case Token::kGroup:
+        r.at += text[r.at] == ',' ? 1 : 0;
+        break;
+      case Token::kMinus:
+      case Token::kEither:
+        if (!r.sign_read && r.ReadSign(item.token == Token::kMinus)) break;
+        ++r.at;
+        break;
+      case Token::kPlus:
+        ++r.at;
+        break;
+      case Token::kExponent:
+        break;
+      case Token::kLiteral:
+        r.at += Utf8Offset(text.substr(r.at), Utf8Length(item.text));
+        break;
+    }
+  }
+  if (r.integer.empty() && r.fraction.empty()) {
+    return absl::InvalidArgumentError(StrCat("'", EchoInput(text),
+                                             "' has no digit where the template '",
+                                             EchoInput(pattern), "' reads one"));
+  }
+  r.integer.erase(0, std::min(r.integer.find_first_not_of('0'), r.integer.size()));
+  if (static_cast<int>(r.integer.size()) > t->pre) {
+    return absl::InvalidArgumentError(StrCat("'", EchoInput(text), "' has ", r.integer.size(),
+                                             " digits before the point; the template '",
+                                             EchoInput(pattern), "' has places for ", t->pre));
+  }
+  // Fraction digits past the template's places (a point read at a digit position leaves more)
+  // are cut, as PostgreSQL cuts them.
+  r.fraction.resize(std::min(r.fraction.size(), static_cast<size_t>(t->post)));
+  const double value = std::strtod(StrCat(r.integer, ".", r.fraction, "0").c_str(), nullptr);
+  return r.negative ? -value : value;
 }
 
 }  // namespace strata::query

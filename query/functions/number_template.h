@@ -21,4 +21,11 @@ namespace strata::query {
 absl::StatusOr<std::string> FormatNumberTemplate(int64_t value, std::string_view pattern);
 absl::StatusOr<std::string> FormatNumberTemplate(double value, std::string_view pattern);
 
+// The number a text writes by the template, as PostgreSQL's to_number reads it: each 9, 0, point,
+// S or PR position reads one character (a blank before it skipped; a sign before the first
+// digit; anything but a digit or the point passed over), a group separator only where the text
+// has one, a literal as many characters as it has; digits past the template's fraction
+// places are cut. INVALID_ARGUMENT when no digit was read or more integer digits than places.
+absl::StatusOr<double> ReadNumberTemplate(std::string_view text, std::string_view pattern);
+
 }  // namespace strata::query

@@ -2403,6 +2403,11 @@ class Parser {
       if (characters) RETURN_IF_ERROR(Adopt(*e, std::move(characters)));
       return e;
     }
+    if (IsWord(t, "overlay") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
+      Next();
+      Next();
+      return ParseOverlay(pos);
+    }
     if (IsWord(t, "substring") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(") {
       // substring(s FROM start [FOR length]), the standard's spelling, or
       // substring(s, start [, length]).
@@ -2485,6 +2490,31 @@ class Parser {
 
   // TIMESTAMP '...', DATE '...', TIME '...', INTERVAL '...' unit, and a type
   // name before a string (DOUBLE '0.5'); null when `t` starts none of them.
+  // The rest of overlay(s PLACING r FROM start [FOR length]), the standard's spelling, or
+  // overlay(s, r, start [, length]): the call overlay(s, r, start [, length]).
+  absl::StatusOr<ExprPtr> ParseOverlay(Position pos) {
+    ExprPtr e = Make(ExprKind::kCall, pos, "overlay");
+    ASSIGN_OR_RETURN(ExprPtr source, ParseExpr());
+    RETURN_IF_ERROR(Adopt(*e, std::move(source)));
+    const bool standard = AcceptWord("placing");
+    if (!standard) RETURN_IF_ERROR(ExpectSymbol(","));
+    ASSIGN_OR_RETURN(ExprPtr replacement, ParseExpr());
+    RETURN_IF_ERROR(Adopt(*e, std::move(replacement)));
+    if (standard) {
+      RETURN_IF_ERROR(ExpectWord("from"));
+    } else {
+      RETURN_IF_ERROR(ExpectSymbol(","));
+    }
+    ASSIGN_OR_RETURN(ExprPtr start, ParseExpr());
+    RETURN_IF_ERROR(Adopt(*e, std::move(start)));
+    if (standard ? AcceptWord("for") : AcceptSymbol(",")) {
+      ASSIGN_OR_RETURN(ExprPtr length, ParseExpr());
+      RETURN_IF_ERROR(Adopt(*e, std::move(length)));
+    }
+    RETURN_IF_ERROR(ExpectSymbol(")"));
+    return e;
+  }
+
   absl::StatusOr<ExprPtr> ParseTypedLiteral(const Token& t, Position pos) {
     const size_t zone = IsWord(t, "timestamp") || IsWord(t, "time") ? ZoneWords(1) : 0;
     if (IsWord(t, "timestamp") && Peek(1 + zone).kind == TokenKind::kString) {

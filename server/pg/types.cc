@@ -85,18 +85,21 @@ std::string MonthsText(int64_t months) {
 // PostgreSQL counts days from 2000-01-01.
 constexpr int64_t kPgEpochDays = 10'957;
 
+// "1 day", "-1 days -02:00:00", "-03:00:00", "00:00:00.5": PostgreSQL's text of a days-and-time
+// interval (a day count but no time shows no clock; a count other than 1 is plural, -1 too).
 std::string IntervalText(int64_t nanos) {
-  std::string out;
   const bool negative = nanos < 0;
-  uint64_t rest = negative ? 0 - static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);
+  const uint64_t rest = negative ? 0 - static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);
   const uint64_t micros = rest / 1000;
   const uint64_t days = micros / static_cast<uint64_t>(kMicrosPerDay);
-  uint64_t in_day = micros % static_cast<uint64_t>(kMicrosPerDay);
-  if (days > 0) out += StrCat(negative ? "-" : "", days, days == 1 ? " day " : " days ");
-  const uint64_t fraction = in_day % 1'000'000;
-  in_day /= 1'000'000;
-  out += fmt::format("{}{:02}:{:02}:{:02}", negative ? "-" : "",
-                     in_day / 3600, in_day / 60 % 60, in_day % 60);
+  const uint64_t in_day = micros % static_cast<uint64_t>(kMicrosPerDay);
+  const std::string sign = negative ? "-" : "";
+  std::string out;
+  if (days > 0) out = StrCat(sign, days, days == 1 && !negative ? " day" : " days");
+  if (days > 0 && in_day == 0) return out;
+  const uint64_t seconds = in_day / 1'000'000, fraction = in_day % 1'000'000;
+  out += fmt::format("{}{}{:02}:{:02}:{:02}", out.empty() ? "" : " ", sign, seconds / 3600,
+                     seconds / 60 % 60, seconds % 60);
   if (fraction != 0) {
     std::string digits = fmt::format("{:06}", fraction);
     while (digits.back() == '0') digits.pop_back();

@@ -10,6 +10,8 @@ namespace {
 
 using query::Datum;
 
+constexpr int64_t kHour = 3'600'000'000'000, kDay = 24 * kHour;
+
 std::string Hex(const std::string& bytes) {
   std::string out;
   for (unsigned char c : bytes) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
@@ -27,9 +29,40 @@ TEST(PgTypesTest, CalendarValuesInTextAndBinary) {
       {Datum::Date(-1), kOidDate, "1969-12-31", "ffffd532"},
       {Datum::Time(3'723'500'000'000), kOidTime, "01:02:03.5", "00000000ddf019e0"},
       {Datum::Time(0), kOidTime, "00:00:00", "0000000000000000"},
-      {Datum::Months(14), kOidInterval, "1 year 2 mons", "000000000000000000000000" "0000000e"},
-      {Datum::Months(-3), kOidInterval, "-3 mons", "000000000000000000000000" "fffffffd"},
-      {Datum::Months(0), kOidInterval, "00:00:00", "000000000000000000000000" "00000000"},
+      {Datum::Months(14), kOidInterval, "1 year 2 mons",
+       "000000000000000000000000"
+       "0000000e"},
+      {Datum::Months(-3), kOidInterval, "-3 mons",
+       "000000000000000000000000"
+       "fffffffd"},
+      {Datum::Months(0), kOidInterval, "00:00:00",
+       "000000000000000000000000"
+       "00000000"},
+      // Days and time: a whole number of days shows no clock, and -1 day is "-1 days".
+      {Datum::Interval(kDay), kOidInterval, "1 day",
+       "0000000000000000"
+       "00000001"
+       "00000000"},
+      {Datum::Interval(-kDay), kOidInterval, "-1 days",
+       "0000000000000000"
+       "ffffffff"
+       "00000000"},
+      {Datum::Interval(2 * kDay + 3 * kHour), kOidInterval, "2 days 03:00:00",
+       "0000000283baec00"
+       "00000002"
+       "00000000"},
+      {Datum::Interval(-kDay - 2 * kHour), kOidInterval, "-1 days -02:00:00",
+       "fffffffe52d8b800"
+       "ffffffff"
+       "00000000"},
+      {Datum::Interval(-3 * kHour), kOidInterval, "-03:00:00",
+       "fffffffd7c451400"
+       "00000000"
+       "00000000"},
+      {Datum::Interval(500'000'000), kOidInterval, "00:00:00.5",
+       "000000000007a120"
+       "00000000"
+       "00000000"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
