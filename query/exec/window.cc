@@ -1,6 +1,7 @@
 #include "query/exec/window.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <numeric>
 #include <optional>
@@ -135,56 +136,140 @@ class WindowEvaluator {
         return args_[0]->Get(idx[begin + static_cast<size_t>(at)]);
       return args_.size() > 2 ? args_[2]->Get(row) : Datum::Null(call_.type);
     }
-    // Frame functions: [fs, fe) within the partition.
-    auto [fs, fe] = Frame(i, n, peer_start_[i], peer_end_[i]);
+    // Frame functions: [fs, fe) within the partition, less what EXCLUDE leaves out.
+    const auto [fs, fe] = Frame(i, n, peer_start_[i], peer_end_[i]);
+    const Runs runs = FrameRuns(i, fs, fe);
     if (f == "first_value" || f == "last_value" || f == "nth_value") {
-      // The frame's rows to choose from: all, or (IGNORE NULLS) those
-      // with a value: positions [from, to) of `present_`.
-      size_t from = fs, to = fe;
+      return FrameValue(idx, begin, row, runs);
+    }
+    if (runs.count > 1) return AggregateRuns(runs);
+    // An aggregate over one run of rows: reuse the last value for the same frame, extend the
+    // accumulator when the frame only grew at its end (running totals, whole partitions),
+    // start over otherwise (sliding frames).
+    const size_t from = runs.count == 0 ? fs : runs.run[0].first;
+    const size_t to = runs.count == 0 ? fs : runs.run[0].second;
+    if (have_last_ && from == last_start_ && to == last_end_) return last_;
+    if (!acc_ || from != acc_start_ || to < acc_end_) {
+      acc_ = NewAccumulator();
+      acc_start_ = acc_end_ = from;
+    }
+    RETURN_IF_ERROR(AddRows(acc_.get(), acc_end_, to));
+    acc_end_ = to;
+    ASSIGN_OR_RETURN(last_, acc_->Finish());
+    have_last_ = true;
+    last_start_ = from;
+    last_end_ = to;
+    return last_;
+  }
+
+  // A frame's rows: up to three runs [first, second) of positions, in window order (EXCLUDE
+  // TIES can cut one frame into three).
+  struct Runs {
+    std::array<std::pair<size_t, size_t>, 3> run;
+    size_t count = 0;
+  };
+
+  // [fs, fe) less the rows EXCLUDE leaves out for position i.
+  Runs FrameRuns(size_t i, size_t fs, size_t fe) const {
+    Runs out;
+    std::array<std::pair<size_t, size_t>, 2> excluded;
+    size_t excluded_count = 0;
+    const size_t peers_begin = peer_start_[i], peers_end = peer_end_[i];
+    switch (call_.frame.exclude) {
+      case WindowFrame::Exclude::kNoOthers:
+        break;
+      case WindowFrame::Exclude::kCurrentRow:
+        excluded[excluded_count++] = {i, i + 1};
+        break;
+      case WindowFrame::Exclude::kGroup:
+        excluded[excluded_count++] = {peers_begin, peers_end};
+        break;
+      case WindowFrame::Exclude::kTies:
+        excluded[excluded_count++] = {peers_begin, i};
+        excluded[excluded_count++] = {i + 1, peers_end};
+        break;
+    }
+    size_t at = fs;
+    for (size_t k = 0; k < excluded_count; ++k) {
+      const auto [x_begin, x_end] = excluded[k];
+      if (x_begin >= x_end) continue;
+      if (x_begin > at && at < fe) out.run[out.count++] = {at, std::min(x_begin, fe)};
+      at = std::max(at, x_end);
+    }
+    if (at < fe) out.run[out.count++] = {at, fe};
+    return out;
+  }
+
+  // first_value, last_value or nth_value over the frame's runs (with IGNORE NULLS, over the
+  // rows among them whose value is not NULL).
+  absl::StatusOr<Datum> FrameValue(const std::vector<size_t>& idx, size_t begin, size_t row,
+                                   const Runs& runs) const {
+    const std::string& f = call_.name;
+    // Each run as positions [from, to) of the candidates: the partition's, or `present_`'s.
+    std::array<std::pair<size_t, size_t>, 3> spans;
+    size_t candidates = 0;
+    for (size_t r = 0; r < runs.count; ++r) {
+      auto [from, to] = runs.run[r];
       if (call_.ignore_nulls) {
-        from = std::lower_bound(present_.begin(), present_.end(), fs) - present_.begin();
-        to = std::lower_bound(present_.begin(), present_.end(), fe) - present_.begin();
+        from = std::lower_bound(present_.begin(), present_.end(), from) - present_.begin();
+        to = std::lower_bound(present_.begin(), present_.end(), to) - present_.begin();
       }
-      auto position = [&](size_t k) { return call_.ignore_nulls ? present_[k] : k; };
-      size_t at = SIZE_MAX;  // none
-      if (f == "first_value" && from < to) at = position(from);
-      if (f == "last_value" && from < to) at = position(to - 1);
-      if (f == "nth_value") {
-        const Datum nth = args_[1]->Get(row);
-        if (!nth.null && nth.i <= 0) {
-          return absl::InvalidArgumentError(
-              StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
+      spans[r] = {from, to};
+      candidates += to - from;
+    }
+    // The k-th candidate (from 0) as a partition position.
+    auto position = [&](size_t k) {
+      for (size_t r = 0;; ++r) {
+        const size_t size = spans[r].second - spans[r].first;
+        if (k < size) {
+          const size_t at = spans[r].first + k;
+          return call_.ignore_nulls ? present_[at] : at;
         }
-        if (!nth.null && static_cast<uint64_t>(nth.i) <= to - from) at = position(from + nth.i - 1);
+        k -= size;
       }
-      return at != SIZE_MAX ? args_[0]->Get(idx[begin + at]) : Datum::Null(call_.type);
+    };
+    size_t at = SIZE_MAX;  // none
+    if (f == "first_value" && candidates > 0) at = position(0);
+    if (f == "last_value" && candidates > 0) at = position(candidates - 1);
+    if (f == "nth_value") {
+      const Datum nth = args_[1]->Get(row);
+      if (!nth.null && nth.i <= 0) {
+        return absl::InvalidArgumentError(
+            StrCat("nth_value() needs a position of 1 or more, not ", nth.i));
+      }
+      if (!nth.null && static_cast<uint64_t>(nth.i) <= candidates) at = position(nth.i - 1);
     }
-    // An aggregate: reuse the last value for the same frame, extend the
-    // accumulator when the frame only grew at its end (running totals,
-    // whole partitions), start over otherwise (sliding frames).
-    if (have_last_ && fs == last_start_ && fe == last_end_) return last_;
-    if (!acc_ || fs != acc_start_ || fe < acc_end_) {
-      acc_ = call_.aggregate->make(call_.arg_types);
-      if (call_.distinct) acc_ = WithDistinctArguments(std::move(acc_));
-      acc_start_ = acc_end_ = fs;
-    }
-    while (acc_end_ < fe) {
-      // A frame rebuilt for every row costs rows × frame: the deadline
-      // and cancellation are checked by the work done, not by the row.
-      const size_t stop = std::min(fe, acc_end_ + kAliveRows);
-      acc_->AddRun(gathered_args_, acc_end_, stop);
-      added_ += stop - acc_end_;
-      acc_end_ = stop;
+    return at != SIZE_MAX ? args_[0]->Get(idx[begin + at]) : Datum::Null(call_.type);
+  }
+
+  std::unique_ptr<Accumulator> NewAccumulator() const {
+    std::unique_ptr<Accumulator> acc = call_.aggregate->make(call_.arg_types);
+    return call_.distinct ? WithDistinctArguments(std::move(acc)) : std::move(acc);
+  }
+
+  // Adds positions [from, to) to `acc`. A frame rebuilt for every row costs rows × frame: the
+  // deadline and cancellation are checked by the work done, not by the row.
+  absl::Status AddRows(Accumulator* acc, size_t from, size_t to) {
+    while (from < to) {
+      const size_t stop = std::min(to, from + kAliveRows);
+      acc->AddRun(gathered_args_, from, stop);
+      added_ += stop - from;
+      from = stop;
       if (added_ >= kAliveRows) {
         added_ = 0;
         RETURN_IF_ERROR(context_->CheckAlive());
       }
     }
-    ASSIGN_OR_RETURN(last_, acc_->Finish());
-    have_last_ = true;
-    last_start_ = fs;
-    last_end_ = fe;
-    return last_;
+    return absl::OkStatus();
+  }
+
+  // An aggregate over a frame EXCLUDE cut into several runs: made afresh.
+  absl::StatusOr<Datum> AggregateRuns(const Runs& runs) {
+    std::unique_ptr<Accumulator> acc = NewAccumulator();
+    for (size_t r = 0; r < runs.count; ++r) {
+      RETURN_IF_ERROR(AddRows(acc.get(), runs.run[r].first, runs.run[r].second));
+    }
+    return acc->Finish();
   }
 
   // The aggregate's arguments at the partition's positions (gathered_args_ points at them):

@@ -192,6 +192,19 @@ std::string WindowSpec::ToString() const {
                                       : frame->unit == WindowFrame::Unit::kGroups ? "GROUPS"
                                                                                   : "RANGE", " BETWEEN ",
                   bound(frame->start), " AND ", bound(frame->end));
+    switch (frame->exclude) {
+      case WindowFrame::Exclude::kNoOthers:
+        break;
+      case WindowFrame::Exclude::kCurrentRow:
+        out += " EXCLUDE CURRENT ROW";
+        break;
+      case WindowFrame::Exclude::kGroup:
+        out += " EXCLUDE GROUP";
+        break;
+      case WindowFrame::Exclude::kTies:
+        out += " EXCLUDE TIES";
+        break;
+    }
   }
   return out;
 }

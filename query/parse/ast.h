@@ -168,6 +168,10 @@ struct WindowFrame {
   enum class Unit { kRows, kRange, kGroups };
   Unit unit = Unit::kRange;
   FrameBound start, end;
+  // EXCLUDE CURRENT ROW | GROUP (the row's peers, itself too) | TIES (its peers, not itself) |
+  // NO OTHERS (the default): rows left out of the frame.
+  enum class Exclude { kNoOthers, kCurrentRow, kGroup, kTies };
+  Exclude exclude = Exclude::kNoOthers;
 };
 
 // OVER (PARTITION BY ... ORDER BY ... [frame]).

@@ -1150,10 +1150,29 @@ class Parser {
         ASSIGN_OR_RETURN(frame.start, ParseFrameBound());
         frame.end.kind = FrameBound::Kind::kCurrentRow;
       }
+      ASSIGN_OR_RETURN(frame.exclude, ParseFrameExclusion());
       window->frame = frame;
     }
     RETURN_IF_ERROR(ExpectSymbol(")"));
     return window;
+  }
+
+  // [EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS] after a frame.
+  absl::StatusOr<WindowFrame::Exclude> ParseFrameExclusion() {
+    if (!AcceptWord("exclude")) return WindowFrame::Exclude::kNoOthers;
+    if (AcceptWord("current")) {
+      RETURN_IF_ERROR(ExpectWord("row"));
+      return WindowFrame::Exclude::kCurrentRow;
+    }
+    if (AcceptWord("group")) return WindowFrame::Exclude::kGroup;
+    if (AcceptWord("ties")) return WindowFrame::Exclude::kTies;
+    if (AcceptWord("no")) {
+      RETURN_IF_ERROR(ExpectWord("others"));
+      return WindowFrame::Exclude::kNoOthers;
+    }
+    return Error(Peek(), StrCat("expected CURRENT ROW, GROUP, TIES or NO OTHERS after EXCLUDE, "
+                                "found ",
+                                Describe(Peek())));
   }
 
   absl::StatusOr<FrameBound> ParseFrameBound() {
