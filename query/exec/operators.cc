@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
@@ -561,6 +562,42 @@ class Limit : public RowSink {
   RowSink* next_;
 };
 
+class LimitWithTies : public RowSink {
+ public:
+  // Rows past the ties are dropped here, not stopped at their source with QueryContext::enough:
+  // the sort before it has every row already, and a sink after it (rows made into batches)
+  // would take the flag for its own consumer's and drop what it holds.
+  LimitWithTies(int64_t limit, std::vector<SortKey> keys, RowSink* next)
+      : remaining_(limit), keys_(std::move(keys)), next_(next) {}
+  absl::Status Push(Row row) override {
+    if (remaining_ > 0) {
+      if (--remaining_ == 0) last_ = row;
+      return next_->Push(std::move(row));
+    }
+    if (!last_ || !Tied(*last_, row)) {
+      last_.reset();  // no later row ties: they come in order
+      return absl::OkStatus();
+    }
+    return next_->Push(std::move(row));
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+ private:
+  bool Tied(const Row& a, const Row& b) const {
+    for (const SortKey& k : keys_) {
+      const Datum& x = a[k.column];
+      const Datum& y = b[k.column];
+      if (x.null != y.null || (!x.null && Compare(x, y) != 0)) return false;
+    }
+    return true;
+  }
+
+  int64_t remaining_;
+  std::vector<SortKey> keys_;
+  RowSink* next_;
+  std::optional<Row> last_;  // the limit-th row, once it passed
+};
+
 class Offset : public RowSink {
  public:
   Offset(int64_t skip, RowSink* next) : skip_(skip), next_(next) {}
@@ -700,6 +737,10 @@ std::unique_ptr<RowSink> MakeDistinct(int width, QueryContext* context, RowSink*
 std::unique_ptr<RowSink> MakeDistinct(std::vector<int> columns, QueryContext* context,
                                       RowSink* next) {
   return std::make_unique<Distinct>(std::move(columns), context, next);
+}
+std::unique_ptr<RowSink> MakeLimitWithTies(int64_t limit, std::vector<SortKey> keys,
+                                           RowSink* next) {
+  return std::make_unique<LimitWithTies>(limit, std::move(keys), next);
 }
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next) {
   return std::make_unique<Limit>(limit, context, next);

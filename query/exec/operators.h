@@ -190,6 +190,9 @@ std::unique_ptr<RowSink> MakeDistinct(std::vector<int> columns, QueryContext* co
                                       RowSink* next);
 // Passes the first `limit` rows, then tells the sources they may stop.
 std::unique_ptr<RowSink> MakeLimit(int64_t limit, QueryContext* context, RowSink* next);
+// FETCH FIRST n ROWS WITH TIES over rows in order: the first `limit` rows, then those equal to
+// the last of them in every one of `keys` (NULL equal to NULL).
+std::unique_ptr<RowSink> MakeLimitWithTies(int64_t limit, std::vector<SortKey> keys, RowSink* next);
 // Drops the first `skip` rows (OFFSET).
 std::unique_ptr<RowSink> MakeOffset(int64_t skip, RowSink* next);
 // Keeps the first `width` columns (drops helper columns used for ORDER BY).

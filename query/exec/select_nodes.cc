@@ -365,13 +365,20 @@ absl::Status SortNode::RunRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, &counted);
 }
 
-std::string LimitNode::Describe() const { return StrCat("Limit ", limit_); }
+std::string LimitNode::Describe() const {
+  return StrCat("Limit ", limit_, ties_.empty() ? "" : " with ties");
+}
 
 absl::Status LimitNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+  // Ties are found row by row (rare, and past a sort that already holds every row).
+  if (!ties_.empty()) return PlanNode::RunBatches(context, sink);
   return input().RunBatches(context, MakeBatchLimit(limit_, context, sink).get());
 }
 
 absl::Status LimitNode::RunRows(QueryContext* context, RowSink* sink) const {
+  if (!ties_.empty()) {
+    return input().RunRows(context, MakeLimitWithTies(limit_, ties_, sink).get());
+  }
   return input().RunRows(context, MakeLimit(limit_, context, sink).get());
 }
 

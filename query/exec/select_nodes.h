@@ -185,18 +185,21 @@ class SortNode : public PlanNode {
   std::optional<NewestFirstStop> stop_;
 };
 
-// LIMIT without ORDER BY.
+// LIMIT without ORDER BY, or FETCH FIRST n ROWS WITH TIES after a sort by `ties` (rows equal
+// to the n-th in those keys are kept too).
 class LimitNode : public PlanNode {
  public:
-  LimitNode(PlanNodePtr input, int64_t limit)
+  LimitNode(PlanNodePtr input, int64_t limit, std::vector<SortKey> ties = {})
       : PlanNode(input->schema(), std::min(input->estimated_rows(), limit), {input}),
-        limit_(limit) {}
+        limit_(limit),
+        ties_(std::move(ties)) {}
   std::string Describe() const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   int64_t limit_;
+  std::vector<SortKey> ties_;
 };
 
 // Drops the columns after the first `width` (those ORDER BY added).

@@ -255,6 +255,7 @@ std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
     copy->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
   }
   copy->limit = limit;
+  copy->limit_with_ties = limit_with_ties;
   copy->offset = offset;
   copy->grouping_sets = grouping_sets;
   return copy;

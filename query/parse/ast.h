@@ -215,6 +215,9 @@ struct SelectStmt {
   ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
+  // FETCH FIRST n ROWS WITH TIES: `limit` keeps n rows and then every row equal to the last in
+  // the ORDER BY keys (the planner's top-n shortcuts, which cut at n exactly, stand aside).
+  bool limit_with_ties = false;
   std::optional<int64_t> offset;  // OFFSET m: rows skipped after ORDER BY
   // GROUP BY of grouping sets (ROLLUP, CUBE, GROUPING SETS: query/parse/grouping_sets.h):
   // each set's keys as positions in `group_by`, which holds every set's keys once. Empty for a

@@ -895,7 +895,8 @@ class Parser {
         if (!AcceptWord("rows")) AcceptWord("row");
         if (skip > 0) s->offset = skip;
       } else if (!limited && AtFetchClause()) {
-        // The standard's FETCH {FIRST | NEXT} [n] {ROW | ROWS} ONLY: LIMIT n (1 without n).
+        // The standard's FETCH {FIRST | NEXT} [n] {ROW | ROWS} {ONLY | WITH TIES}: LIMIT n (1
+        // without n), and with ties the rows equal to the last in the ORDER BY keys.
         limited = true;
         Next();
         Next();
@@ -908,11 +909,17 @@ class Parser {
               Peek(), StrCat("expected ROWS in FETCH FIRST n ROWS ONLY, found ", Describe(Peek())));
         }
         if (IsWord(Peek(), "with")) {
-          return Error(Peek(),
-                       "FETCH FIRST ... WITH TIES is not supported; use rank() in a "
-                       "subquery and keep the rows whose rank is at most n");
+          if (s->order_by.empty()) {
+            return Error(Peek(),
+                         "FETCH FIRST ... WITH TIES needs ORDER BY: the rows it adds are "
+                         "those equal to the last in its keys");
+          }
+          Next();
+          RETURN_IF_ERROR(ExpectWord("ties"));
+          s->limit_with_ties = true;
+        } else {
+          RETURN_IF_ERROR(ExpectWord("only"));
         }
-        RETURN_IF_ERROR(ExpectWord("only"));
       } else {
         return absl::OkStatus();
       }

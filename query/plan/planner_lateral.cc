@@ -163,14 +163,26 @@ absl::Status Planner::RewriteLateralJoin(TableRef& join) {
     row_number->window = std::make_shared<WindowSpec>();
     for (const ExprPtr& k : inner_keys) row_number->window->partition_by.push_back(k->Clone());
     row_number->window->order_by = std::move(order);
+    // WITH TIES: the last kept are those whose rank() is within OFFSET + LIMIT.
+    ExprPtr rank;
+    if (query.limit_with_ties) {
+      rank = LateralNode(ExprKind::kCall, pos, "rank");
+      rank->window = row_number->window->Clone();
+    }
     const std::string rn = LateralKeyName(inner_keys.size());
     query.items.push_back({std::move(row_number), rn});
     ++right.lateral_keys;
+    const std::string last_column = rank ? LateralKeyName(inner_keys.size() + 1) : rn;
+    if (rank) {
+      query.items.push_back({std::move(rank), last_column});
+      ++right.lateral_keys;
+    }
     const int64_t skip = query.offset.value_or(0);
     const int64_t last = query.limit && *query.limit <= std::numeric_limits<int64_t>::max() - skip
                              ? skip + *query.limit
                              : std::numeric_limits<int64_t>::max();
     query.limit.reset();
+    query.limit_with_ties = false;
     query.offset.reset();
     std::unique_ptr<SelectStmt> first_rows = SelectAllFrom(pos);
     first_rows->from->subquery = std::move(right.subquery);
@@ -178,8 +190,8 @@ absl::Status Planner::RewriteLateralJoin(TableRef& join) {
     std::vector<ExprPtr> kept;
     kept.push_back(
         LateralCompare(pos, ">", LateralColumn(pos, "lateral", rn), LateralNumber(pos, skip)));
-    kept.push_back(
-        LateralCompare(pos, "<=", LateralColumn(pos, "lateral", rn), LateralNumber(pos, last)));
+    kept.push_back(LateralCompare(pos, "<=", LateralColumn(pos, "lateral", last_column),
+                                  LateralNumber(pos, last)));
     first_rows->where = JoinConjuncts(std::move(kept));
     right.subquery = std::move(first_rows);
   }

@@ -71,6 +71,11 @@ class Planner::SelectPhases {
   void DistinctAsGroups();
   // DISTINCT over the projected rows (DistinctNode): with aggregates or windows only.
   bool DistinctRows() const { return select_.distinct && !distinct_as_groups_; }
+  // LIMIT n as the shortcuts that stop at n rows use it (a top-n sort, the newest-first scan,
+  // groups cut in the fragments): none under WITH TIES, whose last rows are known only after.
+  std::optional<int64_t> CutLimit() const {
+    return select_.limit_with_ties ? std::nullopt : select_.limit;
+  }
   absl::Status BindWindows(size_t width);
   absl::Status Aggregate();
   absl::Status BindGroupKeys(Schema* post);
@@ -449,7 +454,7 @@ void Planner::SelectPhases::SplitAcrossFragments() {
 // An order naming an aggregate call, or some keys only, cuts whole groups only
 // (TopGroups::whole_groups_only).
 std::optional<TopGroups> Planner::SelectPhases::TopGroupsInFragments() const {
-  if (!select_.limit.has_value() || select_.order_by.empty() || select_.having != nullptr ||
+  if (!CutLimit().has_value() || select_.order_by.empty() || select_.having != nullptr ||
       DistinctRows() || !select_.distinct_on.empty() || !windows_->empty() || group_keys_.empty() ||
       grouping_sets()) {
     return std::nullopt;
@@ -695,7 +700,7 @@ absl::Status Planner::SelectPhases::OrderKeyOverGroups(ExprPtr& e) {
 // no older row can change it.
 void Planner::SelectPhases::PlanNewestFirst() {
   TableScanNode* scan = source_.scan;
-  if (scan == nullptr || !select_.limit || sort_keys_.empty() || !sort_keys_[0].descending ||
+  if (scan == nullptr || !CutLimit() || sort_keys_.empty() || !sort_keys_[0].descending ||
       DistinctRows() || !select_.distinct_on.empty() || select_.having ||
       scan->last_points_only() || !windows_->empty() || grouping_sets()) {
     return;
@@ -798,11 +803,17 @@ void Planner::SelectPhases::Build() {
     // Ordered whole, then the first row of each key, then LIMIT.
     if (!sort_keys_.empty()) node = std::make_shared<SortNode>(node, sort_keys_, std::nullopt);
     node = std::make_shared<DistinctNode>(node, distinct_on_columns_);
-    if (select_.limit) node = std::make_shared<LimitNode>(node, *select_.limit);
+    if (select_.limit) {
+      node = std::make_shared<LimitNode>(
+          node, *select_.limit, select_.limit_with_ties ? sort_keys_ : std::vector<SortKey>{});
+    }
   } else if (!sort_keys_.empty()) {
-    auto sort = std::make_shared<SortNode>(node, sort_keys_, select_.limit);
+    auto sort = std::make_shared<SortNode>(node, sort_keys_, CutLimit());
     if (newest_first_ && !aggregating_) sort->StopScanWhenSettled(*newest_first_);
     node = std::move(sort);
+    if (select_.limit && select_.limit_with_ties) {
+      node = std::make_shared<LimitNode>(node, *select_.limit, sort_keys_);
+    }
   } else if (select_.limit) {
     node = std::make_shared<LimitNode>(node, *select_.limit);
   }

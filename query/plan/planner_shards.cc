@@ -106,8 +106,8 @@ std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
 // that item's expression.
 std::vector<std::string> TopRowsInFragments(const SelectStmt& select, const FragmentedTable& table,
                                             std::string_view sql) {
-  if (!select.limit.has_value() || select.order_by.empty() || !table.where_whole ||
-      select.distinct || !select.distinct_on.empty() || select.grouped() ||
+  if (!select.limit.has_value() || select.limit_with_ties || select.order_by.empty() ||
+      !table.where_whole || select.distinct || !select.distinct_on.empty() || select.grouped() ||
       select.having != nullptr) {
     return {};
   }
