@@ -248,6 +248,7 @@ ExprPtr JoinConjuncts(std::vector<ExprPtr> conjuncts) {
     both->name = "AND";
     both->pos = out->pos;
     both->bound.type = DataType::kBoolean;
+    both->height = std::max(out->height, c->height) + 1;
     both->args.push_back(std::move(out));
     both->args.push_back(std::move(c));
     out = std::move(both);
@@ -567,6 +568,7 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   TableRef& ref = *select.from;
   if (!ref.values.empty()) RETURN_IF_ERROR(ValuesAsUnnest(ref));
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
+  if (ref.subquery) PushConjunctsIntoSubquery(select);
   if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`

@@ -193,6 +193,10 @@ std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<st
 // hidden, and left out of the subquery's t.* too.
 inline constexpr std::string_view kLateralKeyPrefix = "lateral$";
 
+// The conjuncts of `outer`'s WHERE that can filter the rows of its FROM subquery inside it,
+// moved into that subquery's WHERE (planner_pushdown.cc). Unbound; before either is planned.
+void PushConjunctsIntoSubquery(SelectStmt& outer);
+
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);
 // The AND of `conjuncts` (bound, boolean); null when there are none.
