@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "absl/time/civil_time.h"
@@ -93,6 +94,16 @@ Datum OutOfRange(std::string_view function, const EvalContext& c) {
 // Civil fields as PostgreSQL's make_* take them: the seconds a double (fraction kept to the
 // nanosecond); nullopt, with `*why` saying which field is wrong, for a day the month has not,
 // an hour past 23 and the like, or a year outside the timestamps' range.
+// What is wrong with a time of day's fields (an hour past 23 and the like); empty when nothing.
+std::string TimeOfDayProblem(int64_t hour, int64_t minute, double second) {
+  if (hour < 0 || hour > 23) return StrCat("the hour ", hour, " is not 0 to 23");
+  if (minute < 0 || minute > 59) return StrCat("the minute ", minute, " is not 0 to 59");
+  if (!(second >= 0 && second < 60)) {
+    return StrCat("the seconds ", second, " are not at least 0 and below 60");
+  }
+  return "";
+}
+
 std::optional<absl::CivilSecond> CivilFields(const Args& a, int64_t* fraction, std::string* why) {
   const int64_t year = a[0].i, month = a[1].i, day = a[2].i;
   const int64_t hour = a.size() > 3 ? a[3].i : 0, minute = a.size() > 4 ? a[4].i : 0;
@@ -101,12 +112,8 @@ std::optional<absl::CivilSecond> CivilFields(const Args& a, int64_t* fraction, s
     *why = StrCat("the year ", year, " is outside the range of timestamps (1677 to 2262)");
   } else if (month < 1 || month > 12) {
     *why = StrCat("the month ", month, " is not 1 to 12");
-  } else if (hour < 0 || hour > 23) {
-    *why = StrCat("the hour ", hour, " is not 0 to 23");
-  } else if (minute < 0 || minute > 59) {
-    *why = StrCat("the minute ", minute, " is not 0 to 59");
-  } else if (!(second >= 0 && second < 60)) {
-    *why = StrCat("the seconds ", second, " are not at least 0 and below 60");
+  } else if (std::string problem = TimeOfDayProblem(hour, minute, second); !problem.empty()) {
+    *why = std::move(problem);
   } else {
     const absl::CivilSecond civil(year, static_cast<int>(month), static_cast<int>(day),
                                   static_cast<int>(hour), static_cast<int>(minute),
@@ -208,14 +215,7 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
        [](const Args& a, const EvalContext& c) {
          const int64_t hour = a[0].i, minute = a[1].i;
          const double second = a[2].AsDouble();
-         std::string why;
-         if (hour < 0 || hour > 23) {
-           why = StrCat("the hour ", hour, " is not 0 to 23");
-         } else if (minute < 0 || minute > 59) {
-           why = StrCat("the minute ", minute, " is not 0 to 59");
-         } else if (!(second >= 0 && second < 60)) {
-           why = StrCat("the seconds ", second, " are not at least 0 and below 60");
-         }
+         const std::string why = TimeOfDayProblem(hour, minute, second);
          if (!why.empty()) return FailQuery(c, StrCat("make_time(): ", why), DataType::kTime);
          const int64_t nanos = (hour * 3600 + minute * 60) * kNanosPerSecond +
                                std::llround(second * static_cast<double>(kNanosPerSecond));
