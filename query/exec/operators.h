@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct QueryContext {
   LocalLeaderRead* local_leader_read = nullptr;  // QueryOptions'
   const std::function<bool()>* catch_up_catalog = nullptr;  // QueryOptions'; null: none
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
+  // The rows of each WITH query read more than once, made at its first reading and replayed
+  // at the others (KeptRowsNode, by its plan), for the life of the query.
+  std::map<const void*, std::shared_ptr<const std::vector<Row>>> kept_rows;
 
   QueryContext() = default;
   QueryContext(const QueryContext&) = delete;

@@ -87,6 +87,76 @@ absl::Status SubqueryNode::RunRows(QueryContext* context, RowSink* sink) const {
   return inner_->Run(context, sink);
 }
 
+std::string KeptRowsNode::Describe() const {
+  return StrCat("WithQuery \"", name_, "\" (made once, read again)");
+}
+
+namespace {
+
+// Hands each row on and keeps a copy, counted against the query's memory, unless the rows
+// would not fit (they are then let go: the next reading runs the query again, as it would
+// have without keeping) or the reading stopped the query early (its LIMIT: a prefix).
+class KeepRows : public RowSink {
+ public:
+  KeepRows(QueryContext* context, RowSink* next) : context_(context), next_(next) {}
+  absl::Status Push(Row row) override {
+    if (keeping_) Keep(row);
+    RETURN_IF_ERROR(next_->Push(std::move(row)));
+    if (context_->enough.load()) LetGo();
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return next_->Finish(); }
+
+  // The rows, if all of them were kept.
+  std::shared_ptr<const std::vector<Row>> Kept() {
+    if (!keeping_) return nullptr;
+    return std::make_shared<const std::vector<Row>>(std::move(rows_));
+  }
+
+ private:
+  void Keep(const Row& row) {
+    const int64_t bytes = RowBytes(row);
+    if (!context_->Reserve(bytes, "a WITH query read more than once").ok()) {
+      context_->Release(bytes);
+      LetGo();
+      return;
+    }
+    bytes_ += bytes;
+    rows_.push_back(row);
+  }
+  void LetGo() {
+    context_->Release(bytes_);
+    bytes_ = 0;
+    rows_ = {};
+    keeping_ = false;
+  }
+
+  QueryContext* context_;
+  RowSink* next_;
+  std::vector<Row> rows_;
+  int64_t bytes_ = 0;
+  bool keeping_ = true;
+};
+
+}  // namespace
+
+absl::Status KeptRowsNode::RunRows(QueryContext* context, RowSink* sink) const {
+  const void* key = inner_.get();
+  if (auto it = context->kept_rows.find(key); it != context->kept_rows.end()) {
+    const std::shared_ptr<const std::vector<Row>> kept = it->second;
+    for (const Row& row : *kept) {
+      RETURN_IF_ERROR(context->Tick());
+      RETURN_IF_ERROR(sink->Push(row));
+      if (context->enough.load()) break;
+    }
+    return sink->Finish();
+  }
+  KeepRows keep(context, sink);
+  RETURN_IF_ERROR(inner_->Run(context, &keep));
+  if (auto kept = keep.Kept()) context->kept_rows.emplace(key, std::move(kept));
+  return absl::OkStatus();
+}
+
 absl::Status JoinNode::RunBatches(QueryContext* context, BatchSink* sink) const {
   return RunJoin(
       *spec_, [&](BatchSink* left) { return input(0).RunBatches(context, left); },

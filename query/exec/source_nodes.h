@@ -111,6 +111,25 @@ class SubqueryNode : public PlanNode {
   std::shared_ptr<const Plan> inner_;
 };
 
+// A WITH query read more than once: its rows are kept as the first reading runs it (in
+// QueryContext::kept_rows, by the plan) and the other readings replay them, as PostgreSQL runs
+// a WITH query once: a random() in it reads the same at each, an aggregation runs once. When
+// the rows would not fit the query's memory, or the first reading stopped early (a LIMIT),
+// nothing is kept and the next reading runs the query again.
+class KeptRowsNode : public PlanNode {
+ public:
+  KeptRowsNode(std::shared_ptr<const Plan> inner, Schema schema, std::string name)
+      : PlanNode(std::move(schema), inner->estimated_rows(), {inner->root}),
+        inner_(std::move(inner)),
+        name_(std::move(name)) {}
+  std::string Describe() const override;
+  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+
+ private:
+  std::shared_ptr<const Plan> inner_;
+  std::string name_;
+};
+
 // A join of inputs 0 (left) and 1 (right): hash_join.h.
 class JoinNode : public PlanNode {
  public:

@@ -237,7 +237,7 @@ TableRef TableRef::Clone() const {
 std::unique_ptr<SelectStmt> SelectStmt::Clone() const {
   auto copy = std::make_unique<SelectStmt>();
   for (const WithQuery& w : with) {
-    copy->with.push_back({w.pos, w.name, w.columns, w.query->Clone()});
+    copy->with.push_back({w.pos, w.name, w.columns, w.query->Clone(), w.materialize});
   }
   copy->with_recursive = with_recursive;
   copy->set_operation = set_operation;

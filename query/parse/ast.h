@@ -193,6 +193,11 @@ struct WithQuery {
   std::string name;
   std::vector<std::string> columns;  // empty: the query's own names
   std::unique_ptr<SelectStmt> query;
+  // AS [NOT] MATERIALIZED: PostgreSQL's hint. By default a query read once is planned where it
+  // is read (conditions on it move in); MATERIALIZED runs it once apart, NOT MATERIALIZED plans
+  // it at each reading (query/plan/planner_inline_with.cc).
+  enum class Materialize { kDefault, kAlways, kNever };
+  Materialize materialize = Materialize::kDefault;
 };
 
 struct SelectStmt {

@@ -507,8 +507,13 @@ class Parser {
         if (AcceptSymbol("(")) RETURN_IF_ERROR(ParseColumnNames(&w.columns));
         RETURN_IF_ERROR(ExpectWord("as"));
         // PostgreSQL's [NOT] MATERIALIZED, a hint of how to run it: the answer is the same.
-        if (IsWord(Peek(), "not") && IsWord(Peek(1), "materialized")) Next();
-        AcceptWord("materialized");
+        if (IsWord(Peek(), "not") && IsWord(Peek(1), "materialized")) {
+          Next();
+          Next();
+          w.materialize = WithQuery::Materialize::kNever;
+        } else if (AcceptWord("materialized")) {
+          w.materialize = WithQuery::Materialize::kAlways;
+        }
         RETURN_IF_ERROR(ExpectSymbol("("));
         ASSIGN_OR_RETURN(w.query, ParseQuery());
         RETURN_IF_ERROR(ExpectSymbol(")"));

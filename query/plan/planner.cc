@@ -567,8 +567,8 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   if (!select.from) return OneRowSource();
   TableRef& ref = *select.from;
   if (!ref.values.empty()) RETURN_IF_ERROR(ValuesAsUnnest(ref));
+  PushConjunctsIntoSubquery(select);
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
-  if (ref.subquery) PushConjunctsIntoSubquery(select);
   if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
       !context_->default_database.empty()) {
     ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
@@ -588,6 +588,7 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
 absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   Source source;
   std::shared_ptr<Plan> inner;
+  bool kept = false;  // a WITH query read more than once
   std::string qualifier = ref.alias;
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
@@ -609,6 +610,7 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
     }
     inner = it->second;
     if (qualifier.empty()) qualifier = ref.table;
+    kept = kept_ctes_.contains(inner.get());
   }
   Schema schema = inner->output;
   for (ColumnInfo& c : schema) c.qualifier = qualifier;
@@ -625,7 +627,11 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
     }
     for (size_t i = 0; i < schema.size() - keys; ++i) schema[i].name = ref.column_aliases[i];
   }
-  source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
+  if (kept) {
+    source.node = std::make_shared<KeptRowsNode>(std::move(inner), std::move(schema), ref.table);
+  } else {
+    source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
+  }
   return source;
 }
 

@@ -127,6 +127,9 @@ class Planner {
   QueryContext* context_;
   QueryStats* stats_;
   std::map<std::string, std::shared_ptr<Plan>> ctes_;
+  // The plans of ctes_ read more than once (outside a recursive query's step, whose WITH
+  // queries may read the step before): read through a KeptRowsNode, made once.
+  std::set<const Plan*> kept_ctes_;
   // The recursive WITH queries being planned, by name: what their name reads (the rows of the
   // step before; null while it may not be read, with `refusal` saying why) and how often the
   // step names it. They hide ctes_ of the same name.

@@ -193,9 +193,15 @@ std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<st
 // hidden, and left out of the subquery's t.* too.
 inline constexpr std::string_view kLateralKeyPrefix = "lateral$";
 
-// The conjuncts of `outer`'s WHERE that can filter the rows of its FROM subquery inside it,
-// moved into that subquery's WHERE (planner_pushdown.cc). Unbound; before either is planned.
+// The conjuncts of `outer`'s WHERE that can filter the rows of a FROM subquery inside it (its
+// single FROM item, or one a join's kind lets WHERE filter first), moved into that subquery's
+// WHERE (planner_pushdown.cc). Unbound; before either is planned.
 void PushConjunctsIntoSubquery(SelectStmt& outer);
+
+// The WITH queries of `select` read once (or AS NOT MATERIALIZED) written in at their readings
+// as FROM subqueries, and taken off its WITH list (planner_inline_with.cc). Before planning.
+// Returns the names of those left that are read more than once.
+std::set<std::string> InlineWithQueries(SelectStmt& select);
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);

@@ -9,6 +9,9 @@
 //     column of the subquery's single FROM item through `*` (a name not among the named
 //     items); nothing else (no subquery, aggregate, window, lambda or volatile function);
 //   - the subquery has no LIMIT, OFFSET, DISTINCT ON or set operation, and is not LATERAL;
+//   - in a join, the subquery is on a side WHERE may filter before it (either side of an
+//     inner or cross join, the kept side of a LEFT or RIGHT join), and the condition names its
+//     columns by the subquery's alias (s.host: a bare host might be another item's);
 //   - over groups, every column it reads is a GROUP BY key (no grouping sets); over windows
 //     (without groups), a PARTITION BY key of every window: a filter on whole partitions
 //     or whole groups keeps the others' values as they were.
@@ -86,8 +89,11 @@ bool Movable(const Expr& e) {
 class Mover {
  public:
   Mover(const SelectStmt& inner, const InnerColumns& columns, std::string alias,
-        std::vector<std::string> column_aliases)
-      : columns_(columns), alias_(std::move(alias)), renamed_(std::move(column_aliases)) {
+        std::vector<std::string> column_aliases, bool qualified_only)
+      : columns_(columns),
+        alias_(std::move(alias)),
+        renamed_(std::move(column_aliases)),
+        qualified_only_(qualified_only) {
     bool aggregating = inner.grouped() || inner.having != nullptr;
     std::vector<const WindowSpec*> windows;
     for (const SelectItem& item : inner.items) {
@@ -151,7 +157,7 @@ class Mover {
   // The inner expression an outer column names; null when it names none for certain, or
   // the filter could not move past the groups or windows it reads.
   ExprPtr Inner(const Expr& column) const {
-    if (!column.qualifier.empty() && column.qualifier != alias_) return nullptr;
+    if (column.qualifier.empty() ? qualified_only_ : column.qualifier != alias_) return nullptr;
     const Expr* found = nullptr;
     int matches = 0;
     if (!renamed_.empty()) {
@@ -187,33 +193,73 @@ class Mover {
   const InnerColumns& columns_;
   std::string alias_;
   std::vector<std::string> renamed_;
+  bool qualified_only_;
   bool aggregating_ = false, windowed_ = false, grouping_sets_ = false;
   std::set<std::string> group_keys_, partition_keys_;
 };
 
 }  // namespace
 
-void PushConjunctsIntoSubquery(SelectStmt& outer) {
-  if (!outer.where || !outer.from || !outer.from->subquery || outer.from->lateral) return;
-  TableRef& ref = *outer.from;
+namespace {
+
+// Moves into `ref`'s subquery the conjuncts it can take (each left null). In a join only those
+// naming the subquery's columns by its alias are read as its own (an unqualified name might
+// be another item's).
+void MoveInto(TableRef& ref, bool qualified_only, std::vector<ExprPtr>& conjuncts) {
   SelectStmt& inner = *ref.subquery;
   if (inner.set_operation != SetOperation::kNone || inner.limit || inner.offset ||
-      !inner.distinct_on.empty()) {
+      !inner.distinct_on.empty() || (qualified_only && ref.alias.empty())) {
     return;
   }
   const std::optional<InnerColumns> columns = ColumnsOf(inner);
   if (!columns) return;
-  const Mover mover(inner, *columns, ref.alias, ref.column_aliases);
-  std::vector<ExprPtr> kept, moved;
-  if (inner.where) moved = TakeConjuncts(std::move(inner.where));
-  for (ExprPtr& conjunct : TakeConjuncts(std::move(outer.where))) {
+  const Mover mover(inner, *columns, ref.alias, ref.column_aliases, qualified_only);
+  std::vector<ExprPtr> moved;
+  for (ExprPtr& conjunct : conjuncts) {
+    if (conjunct == nullptr) continue;
     if (ExprPtr inside = mover.Rewrite(*conjunct)) {
       moved.push_back(std::move(inside));
-    } else {
-      kept.push_back(std::move(conjunct));
+      conjunct = nullptr;
     }
   }
-  inner.where = JoinConjuncts(std::move(moved));
+  if (moved.empty()) return;
+  std::vector<ExprPtr> where;
+  if (inner.where) where = TakeConjuncts(std::move(inner.where));
+  for (ExprPtr& m : moved) where.push_back(std::move(m));
+  inner.where = JoinConjuncts(std::move(where));
+}
+
+// The FROM subqueries whose rows a WHERE condition may filter before the joins: both sides of
+// an inner or cross join, the kept side of a LEFT or RIGHT join (filtering the other side
+// would turn its rows' misses into NULL-filled rows the condition never saw), neither of FULL.
+void FilterableSubqueries(TableRef& ref, std::vector<TableRef*>* out) {
+  if (ref.join == JoinKind::kNone) {
+    if (ref.subquery && !ref.lateral) out->push_back(&ref);
+    return;
+  }
+  if (ref.join == JoinKind::kInner || ref.join == JoinKind::kCross || ref.join == JoinKind::kLeft) {
+    FilterableSubqueries(*ref.left, out);
+  }
+  if (ref.join == JoinKind::kInner || ref.join == JoinKind::kCross ||
+      ref.join == JoinKind::kRight) {
+    FilterableSubqueries(*ref.right, out);
+  }
+}
+
+}  // namespace
+
+void PushConjunctsIntoSubquery(SelectStmt& outer) {
+  if (!outer.where || !outer.from) return;
+  std::vector<TableRef*> items;
+  FilterableSubqueries(*outer.from, &items);
+  if (items.empty()) return;
+  std::vector<ExprPtr> conjuncts = TakeConjuncts(std::move(outer.where));
+  const bool join = outer.from->join != JoinKind::kNone;
+  for (TableRef* item : items) MoveInto(*item, join, conjuncts);
+  std::vector<ExprPtr> kept;
+  for (ExprPtr& c : conjuncts) {
+    if (c != nullptr) kept.push_back(std::move(c));
+  }
   outer.where = JoinConjuncts(std::move(kept));
 }
 

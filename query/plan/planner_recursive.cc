@@ -42,6 +42,9 @@ auto InScope(Tables& tables, const std::string& name, typename Tables::mapped_ty
 
 void Planner::RestoreWithQueries(const HiddenWithQueries& hidden) {
   for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
+    if (auto named = ctes_.find(it->first); named != ctes_.end()) {
+      kept_ctes_.erase(named->second.get());
+    }
     if (it->second) {
       ctes_[it->first] = it->second;
     } else {
@@ -51,6 +54,7 @@ void Planner::RestoreWithQueries(const HiddenWithQueries& hidden) {
 }
 
 absl::Status Planner::PlanWithQueries(SelectStmt& select, HiddenWithQueries* hidden) {
+  const std::set<std::string> read_again = InlineWithQueries(select);
   for (WithQuery& with : select.with) {
     if (working_tables_.contains(with.name)) {
       // Its name would stand for two row sets in the recursive query's step.
@@ -73,6 +77,7 @@ absl::Status Planner::PlanWithQueries(SelectStmt& select, HiddenWithQueries* hid
       auto in_scope = InScope(working_tables_, with.name, std::move(refused));
       ASSIGN_OR_RETURN(plan, PlanNamedQuery(with));
     }
+    if (read_again.contains(with.name) && working_tables_.empty()) kept_ctes_.insert(plan.get());
     std::shared_ptr<Plan>& named = ctes_[with.name];
     hidden->emplace_back(with.name, named);
     named = std::move(plan);
