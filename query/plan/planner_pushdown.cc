@@ -12,7 +12,8 @@
 //   - in a join, the subquery is on a side WHERE may filter before it (either side of an
 //     inner or cross join, the kept side of a LEFT or RIGHT join), and the condition names its
 //     columns by the subquery's alias (s.host: a bare host might be another item's);
-//   - over groups, every column it reads is a GROUP BY key (no grouping sets); over windows
+//   - over groups, every item it reads is one of the select list's non-aggregate items of a
+//     GROUP BY query (a function of the keys; through `*`, a key; no grouping sets); over windows
 //     (without groups), a PARTITION BY key of every window: a filter on whole partitions
 //     or whole groups keeps the others' values as they were.
 // Moved conditions follow the subquery's own WHERE, so a condition that can fail still runs
@@ -101,6 +102,7 @@ class Mover {
       CollectWindows(*item.expr, &windows);
     }
     grouping_sets_ = !inner.grouping_sets.empty();
+    grouped_ = !inner.group_by.empty();
     aggregating_ = aggregating;
     windowed_ = !windows.empty();
     for (const ExprPtr& g : inner.group_by) {
@@ -185,7 +187,12 @@ class Mover {
       return nullptr;  // ambiguous, or a name * might also give
     }
     const std::string text = inner->ToString();
-    if (aggregating_ && !group_keys_.contains(text)) return nullptr;
+    // A select item of a grouped query that is not an aggregate reads the group keys alone
+    // (else the query is refused whatever moves), so a condition on it keeps or drops whole
+    // groups: `upper(host) AS h ... GROUP BY host`, `host AS h ... GROUP BY h`. A column through
+    // `*` must be a key itself.
+    const bool item_over_keys = grouped_ && !columns_.star;
+    if (aggregating_ && !item_over_keys && !group_keys_.contains(text)) return nullptr;
     if (windowed_ && !partition_keys_.contains(text)) return nullptr;
     return inner;
   }
@@ -194,7 +201,7 @@ class Mover {
   std::string alias_;
   std::vector<std::string> renamed_;
   bool qualified_only_;
-  bool aggregating_ = false, windowed_ = false, grouping_sets_ = false;
+  bool aggregating_ = false, windowed_ = false, grouping_sets_ = false, grouped_ = false;
   std::set<std::string> group_keys_, partition_keys_;
 };
 
