@@ -44,6 +44,13 @@ class PlanNode {
   // columns): EXPLAIN then shows its inputs in its place.
   virtual std::string Describe() const = 0;
 
+  // The column of input 0 that output `column` carries unchanged, when keeping only the output
+  // rows with some values in it is the same as keeping only such input rows (a filter, a
+  // projection of the column, a window partitioned by it, a grouping by it; not a LIMIT, which
+  // would then take other rows): a join's dynamic filter follows it down to the table scan
+  // (ScanBelow). -1: none.
+  virtual int ColumnBelow(int /*column*/) const { return -1; }
+
   // Pushes the node's output into `sink` as batches (valid during each
   // Push), then calls sink->Finish().
   virtual absl::Status RunBatches(QueryContext* context, BatchSink* sink) const;

@@ -1,5 +1,7 @@
 #include "query/exec/select_nodes.h"
 
+#include <algorithm>
+
 #include "common/status.h"
 #include "common/strings.h"
 
@@ -244,6 +246,13 @@ GroupingSetsNode::GroupingSetsNode(PlanNodePtr input, Schema output, std::vector
       sets_(std::move(sets)),
       aggregates_(std::move(aggregates)) {}
 
+int AggregateNode::ColumnBelow(int column) const {
+  // A key that is an input column: keeping some of its values keeps those groups whole.
+  if (column >= static_cast<int>(keys_.size())) return -1;
+  const Expr& key = *keys_[column];
+  return key.kind == ExprKind::kColumn ? key.bound.column : -1;
+}
+
 std::string GroupingSetsNode::Describe() const {
   std::string sets;
   for (size_t s = 0; s < sets_.size(); ++s) {
@@ -311,6 +320,25 @@ absl::Status WindowNode::RunBatches(QueryContext* context, BatchSink* sink) cons
   return input().RunBatches(context, MakeWindow(calls_, keep_, Types(), context, sink).get());
 }
 
+int WindowNode::ColumnBelow(int column) const {
+  // A kept column every call partitions by: keeping some of its values keeps those
+  // partitions whole, and each window's values within them as they were.
+  if (column >= static_cast<int>(keep_.size())) return -1;
+  for (const WindowCall& call : calls_) {
+    const bool partitioned = std::any_of(
+        call.partition_by.begin(), call.partition_by.end(),
+        [&](const Expr* p) { return p->kind == ExprKind::kColumn && p->bound.column == column; });
+    if (!partitioned) return -1;
+  }
+  return keep_[column];
+}
+
+int ProjectNode::ColumnBelow(int column) const {
+  if (column >= static_cast<int>(exprs_.size())) return -1;
+  const Expr& e = *exprs_[column];
+  return e.kind == ExprKind::kColumn ? e.bound.column : -1;
+}
+
 std::string ProjectNode::Describe() const { return StrCat("Project [", ExprList(exprs_), "]"); }
 
 absl::Status ProjectNode::RunBatches(QueryContext* context, BatchSink* sink) const {
@@ -324,6 +352,12 @@ absl::Status ProjectNode::RunRows(QueryContext* context, RowSink* sink) const {
 DistinctNode::DistinctNode(PlanNodePtr input, int width)
     : PlanNode(input->schema(), input->estimated_rows(), {input}) {
   for (int i = 0; i < width; ++i) columns_.push_back(i);
+}
+
+int DistinctNode::ColumnBelow(int column) const {
+  // DISTINCT ON keeps one row of each value of its columns: whole only when they include it.
+  if (!on_ || std::find(columns_.begin(), columns_.end(), column) != columns_.end()) return column;
+  return -1;
 }
 
 std::string DistinctNode::Describe() const {
@@ -343,6 +377,11 @@ SortNode::SortNode(PlanNodePtr input, std::vector<SortKey> keys, std::optional<i
                {input}),
       keys_(std::move(keys)),
       limit_(limit) {}
+
+int SortNode::ColumnBelow(int column) const {
+  return limit_ || stop_ ? -1
+                         : column;  // a top n would take other rows in the place of those left out
+}
 
 std::string SortNode::Describe() const {
   return limit_ ? StrCat("TopN ", *limit_, " by ", keys_.size(), " keys")

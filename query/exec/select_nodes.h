@@ -37,6 +37,7 @@ class FilterNode : public PlanNode {
         predicate_(predicate),
         owner_(std::move(owner)) {}
   std::string Describe() const override;
+  int ColumnBelow(int column) const override { return column; }
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
@@ -67,6 +68,7 @@ class AggregateNode : public PlanNode {
   void StopScanAtGroups(int64_t groups) { stop_at_groups_ = groups; }
 
   std::string Describe() const override;
+  int ColumnBelow(int column) const override;
   // The groups as batches (the columnar result path) or as rows.
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
@@ -113,6 +115,7 @@ class HavingNode : public PlanNode {
   HavingNode(PlanNodePtr input, const Expr* predicate)
       : PlanNode(input->schema(), input->estimated_rows(), {input}), predicate_(predicate) {}
   std::string Describe() const override;
+  int ColumnBelow(int column) const override { return column; }
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
@@ -128,6 +131,7 @@ class WindowNode : public PlanNode {
   WindowNode(PlanNodePtr input, std::vector<WindowCall> calls, std::vector<int> keep,
              std::vector<std::string> call_text);
   std::string Describe() const override;
+  int ColumnBelow(int column) const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
@@ -142,6 +146,7 @@ class ProjectNode : public PlanNode {
   ProjectNode(PlanNodePtr input, Schema output, std::vector<const Expr*> exprs)
       : PlanNode(std::move(output), input->estimated_rows(), {input}), exprs_(std::move(exprs)) {}
   std::string Describe() const override;
+  int ColumnBelow(int column) const override;
   // Vectorized over the input's batches.
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
@@ -161,6 +166,7 @@ class DistinctNode : public PlanNode {
         columns_(std::move(columns)),
         on_(true) {}
   std::string Describe() const override;
+  int ColumnBelow(int column) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
  private:
@@ -176,6 +182,7 @@ class SortNode : public PlanNode {
   // past WHERE settle the result.
   void StopScanWhenSettled(NewestFirstStop stop) { stop_ = std::move(stop); }
   std::string Describe() const override;
+  int ColumnBelow(int column) const override;
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 
@@ -208,6 +215,7 @@ class TruncateNode : public PlanNode {
   TruncateNode(PlanNodePtr input, Schema output)
       : PlanNode(std::move(output), input->estimated_rows(), {input}) {}
   std::string Describe() const override { return ""; }
+  int ColumnBelow(int column) const override { return column; }
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
   absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
 };

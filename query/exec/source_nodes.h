@@ -98,10 +98,14 @@ class OneRowNode : public PlanNode {
 // of `schema`, the inner query a pipeline of its own (Plan::Run).
 class SubqueryNode : public PlanNode {
  public:
-  SubqueryNode(std::shared_ptr<const Plan> inner, Schema schema)
+  // `own_plan`: no other node reads `inner` (a FROM subquery's; a WITH query's may be read
+  // again elsewhere, where a join's dynamic filter on its scan must not reach).
+  SubqueryNode(std::shared_ptr<const Plan> inner, Schema schema, bool own_plan = false)
       : PlanNode(std::move(schema), inner->estimated_rows(), {inner->root}),
-        inner_(std::move(inner)) {}
+        inner_(std::move(inner)),
+        own_plan_(own_plan) {}
   std::string Describe() const override { return ""; }
+  int ColumnBelow(int column) const override { return own_plan_ ? column : -1; }
   // Its own pipeline either way (RunPipeline): batches stay batches, so a subquery that runs on
   // them (a window's, an aggregation's) feeds the query around it without a row made for each.
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
@@ -109,6 +113,7 @@ class SubqueryNode : public PlanNode {
 
  private:
   std::shared_ptr<const Plan> inner_;
+  bool own_plan_;
 };
 
 // A WITH query read more than once: its rows are kept as the first reading runs it (in

@@ -558,7 +558,6 @@ absl::StatusOr<Planner::Source> Planner::PlanTable(const TableRef& ref, SelectSt
       stats_, std::move(description));
   Source source;
   source.scan = scan.get();
-  source.series_scan = scan.get();
   source.node = std::move(scan);
   return source;
 }
@@ -588,10 +587,12 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
 absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   Source source;
   std::shared_ptr<Plan> inner;
-  bool kept = false;  // a WITH query read more than once
+  bool kept = false;      // a WITH query read more than once
+  bool own_plan = false;  // a FROM subquery's plan, read here alone
   std::string qualifier = ref.alias;
   if (ref.subquery) {
     ASSIGN_OR_RETURN(inner, PlanSelect(std::move(ref.subquery)));
+    own_plan = true;
   } else if (auto working = working_tables_.find(ref.table); working != working_tables_.end()) {
     WorkingTableUse& use = *working->second;
     if (!use.rows) return SqlError(sql_, ref.pos, use.refusal);
@@ -630,7 +631,7 @@ absl::StatusOr<Planner::Source> Planner::PlanInnerQuery(TableRef& ref) {
   if (kept) {
     source.node = std::make_shared<KeptRowsNode>(std::move(inner), std::move(schema), ref.table);
   } else {
-    source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema));
+    source.node = std::make_shared<SubqueryNode>(std::move(inner), std::move(schema), own_plan);
   }
   return source;
 }

@@ -112,9 +112,6 @@ struct Planner::Source {
   // The source is this table scan, whose fast paths the SELECT over it may
   // turn on (last points, block headers, newest first, the columns read).
   TableScanNode* scan = nullptr;
-  // The table scan under this source's filters, whose series a join may
-  // narrow to its build side's keys (a dynamic filter).
-  TableScanNode* series_scan = nullptr;
   // The source reads a table as fragments.
   std::shared_ptr<const FragmentedTable> fragments;
 

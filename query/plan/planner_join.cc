@@ -233,6 +233,31 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
   return node;
 }
 
+namespace {
+
+struct ScanColumn {
+  const TableScanNode* scan;
+  int column;  // a series column of the scan
+};
+
+// The table scan's series column that `column` of `node` carries down through nodes that keep
+// or drop rows by it alike (PlanNode::ColumnBelow): a join's dynamic filter there narrows the
+// series the scan reads, through a subquery's filters, projections, groups and windows.
+std::optional<ScanColumn> SeriesColumnBelow(const PlanNode& top, int column) {
+  const PlanNode* node = &top;
+  while (true) {
+    if (const auto* scan = dynamic_cast<const TableScanNode*>(node)) {
+      if (column >= scan->series_columns()) return std::nullopt;
+      return ScanColumn{scan, column};
+    }
+    column = node->ColumnBelow(column);
+    if (column < 0 || node->inputs().empty()) return std::nullopt;
+    node = node->inputs()[0].get();
+  }
+}
+
+}  // namespace
+
 // A single FROM item: a table scan with `pushed` as its WHERE, or a planned
 // subquery with `pushed` as a filter on its rows.
 absl::StatusOr<Planner::Source> Planner::BuildFromItem(FromNode& node,
@@ -405,20 +430,18 @@ absl::StatusOr<Planner::Source> Planner::BuildFrom(FromNode& node, std::vector<E
   const bool probe_kept = kind == JoinKind::kFull ||
                           (kind == JoinKind::kLeft && !spec->build_left) ||
                           (kind == JoinKind::kRight && spec->build_left);
-  TableScanNode* probe = (spec->build_left ? right : left).series_scan;
+  const PlanNode& probe = *(spec->build_left ? right : left).node;
   const std::vector<const Expr*>& probe_keys = spec->build_left ? spec->right_keys : spec->left_keys;
   std::string dynamic_filter;
-  if (!probe_kept && probe != nullptr) {
-    for (size_t k = 0; k < probe_keys.size(); ++k) {
-      const Expr& key = *probe_keys[k];
-      if (key.kind == ExprKind::kColumn && key.bound.column < probe->series_columns() &&
-          key.bound.type == DataType::kVarchar) {
-        spec->probe_restriction = probe->series_restriction();
-        spec->probe_restriction->column = key.bound.column;
-        spec->restrict_key = static_cast<int>(k);
-        dynamic_filter = StrCat(" dynamic-filter=", key.ToString());
-        break;
-      }
+  for (size_t k = 0; k < probe_keys.size() && !probe_kept; ++k) {
+    const Expr& key = *probe_keys[k];
+    if (key.kind != ExprKind::kColumn || key.bound.type != DataType::kVarchar) continue;
+    if (std::optional<ScanColumn> below = SeriesColumnBelow(probe, key.bound.column)) {
+      spec->probe_restriction = below->scan->series_restriction();
+      spec->probe_restriction->column = below->column;
+      spec->restrict_key = static_cast<int>(k);
+      dynamic_filter = StrCat(" dynamic-filter=", key.ToString());
+      break;
     }
   }
 
