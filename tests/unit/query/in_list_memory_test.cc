@@ -5,41 +5,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/clock.h"
 #include "gtest/gtest.h"
-#include "query/base/result.h"
-#include "query/engine.h"
-#include "storage/engine.h"
 #include "tests/support/least_memory_limit.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/query_memory_test.h"
 
 namespace strata::query {
 namespace {
 
 constexpr int64_t kValues = 100'000;
 
-class InListMemoryTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    query_ = std::make_unique<QueryEngine>(engine_.get());
-  }
-
-  absl::Status Run(const std::string& sql, int64_t limit, QueryParameters parameters = {}) {
-    QueryOptions options;
-    options.memory_limit_bytes = limit;
-    options.parameters = std::move(parameters);
-    ColumnsSink sink;  // the rows are not kept
-    return query_->Execute(sql, options, &sink).status();
-  }
-
-  testing::TempDir dir_;
-  ManualClock clock_{0};
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<QueryEngine> query_;
-};
+using InListMemoryTest = testing::QueryMemoryTest;
 
 TEST_F(InListMemoryTest, AListParameterCountsItsCopyAndItsHashSet) {
   std::vector<Datum> hosts;
@@ -50,10 +25,10 @@ TEST_F(InListMemoryTest, AListParameterCountsItsCopyAndItsHashSet) {
       "SELECT count(*) FROM UNNEST(sequence(1, 10)) AS t(i) "
       "WHERE 'host_' || CAST(i AS varchar) = ANY(?)";
   // ~100 bytes a value: the array's datums, and a slot of the hash set each.
-  const absl::Status refused = Run(sql, 4 << 20, parameters);
+  const absl::Status refused = RunUnder(sql, 4 << 20, parameters);
   EXPECT_TRUE(absl::IsResourceExhausted(refused)) << refused;
   EXPECT_NE(refused.message().find("for its list parameters"), std::string::npos) << refused;
-  EXPECT_TRUE(Run(sql, 64 << 20, parameters).ok());
+  EXPECT_TRUE(RunUnder(sql, 64 << 20, parameters).ok());
 }
 
 TEST_F(InListMemoryTest, AnInSubquerysAnswersCountTheirHashSet) {
@@ -63,7 +38,8 @@ TEST_F(InListMemoryTest, AnInSubquerysAnswersCountTheirHashSet) {
       "CROSS JOIN UNNEST(sequence(1, 10000)) AS t(b)";
   const std::string sql = absl::StrCat(
       "SELECT count(*) FROM UNNEST(sequence(1, 10)) AS t(x) WHERE x IN (", answers, ")");
-  const int64_t limit = testing::LeastMemoryLimit([&](int64_t bytes) { return Run(sql, bytes); });
+  const int64_t limit =
+      testing::LeastMemoryLimit([&](int64_t bytes) { return RunUnder(sql, bytes); });
   // The answers as rows (a datum each), then their hash set: a slot of 37 bytes an answer at
   // least (a key string and its control byte at 7/8 full). Before the set was counted, the
   // least limit was that of the rows alone (8.7 MB here).

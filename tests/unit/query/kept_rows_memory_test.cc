@@ -4,13 +4,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/clock.h"
+#include "common/status.h"
 #include "gtest/gtest.h"
-#include "query/base/result.h"
-#include "query/engine.h"
-#include "storage/engine.h"
 #include "tests/support/least_memory_limit.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/query_memory_test.h"
 
 namespace strata::query {
 namespace {
@@ -28,34 +25,18 @@ class FirstValue final : public ResultSink {
   int64_t value = -1;
 };
 
-class KeptRowsMemoryTest : public ::testing::Test {
+class KeptRowsMemoryTest : public testing::QueryMemoryTest {
  protected:
-  void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    query_ = std::make_unique<QueryEngine>(engine_.get());
-  }
-
   // `select` over `WITH t(x)`, kWithRows random doubles, under `limit` bytes.
   absl::StatusOr<int64_t> Run(const std::string& select, int64_t limit) {
-    QueryOptions options;
-    options.memory_limit_bytes = limit;
     FirstValue sink;
-    RETURN_IF_ERROR(query_
-                        ->Execute(absl::StrCat("WITH t AS (SELECT random() AS x FROM "
-                                               "UNNEST(sequence(1, 1000)) AS a(i) CROSS JOIN "
-                                               "UNNEST(sequence(1, 100)) AS b(j)) ",
-                                               select),
-                                  options, &sink)
-                        .status());
+    RETURN_IF_ERROR(RunUnder(absl::StrCat("WITH t AS (SELECT random() AS x FROM "
+                                          "UNNEST(sequence(1, 1000)) AS a(i) CROSS JOIN "
+                                          "UNNEST(sequence(1, 100)) AS b(j)) ",
+                                          select),
+                             limit, {}, &sink));
     return sink.value;
   }
-
-  testing::TempDir dir_;
-  ManualClock clock_{0};
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<QueryEngine> query_;
 };
 
 constexpr char kBothReadings[] =

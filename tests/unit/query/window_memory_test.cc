@@ -3,50 +3,29 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/clock.h"
 #include "gtest/gtest.h"
-#include "query/base/result.h"
-#include "query/engine.h"
-#include "storage/engine.h"
 #include "tests/support/least_memory_limit.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/query_memory_test.h"
 
 namespace strata::query {
 namespace {
 
 constexpr int64_t kRows = 100'000;
 
-class WindowMemoryTest : public ::testing::Test {
+class WindowMemoryTest : public testing::QueryMemoryTest {
  protected:
-  void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(*engine);
-    query_ = std::make_unique<QueryEngine>(engine_.get());
-  }
-
   // rank() over kRows rows ordered by `key` (computed, one partition), under `limit` bytes.
   absl::Status Rank(const std::string& key, int64_t limit) {
-    QueryOptions options;
-    options.memory_limit_bytes = limit;
-    ColumnsSink sink;  // the rows are not kept
-    return query_
-        ->Execute(absl::StrCat("SELECT count(r) FROM (SELECT rank() OVER (ORDER BY ", key,
-                               ") AS r FROM UNNEST(sequence(1, 1000)) AS a(i) "
-                               "CROSS JOIN UNNEST(sequence(1, 100)) AS b(j))"),
-                  options, &sink)
-        .status();
+    return RunUnder(absl::StrCat("SELECT count(r) FROM (SELECT rank() OVER (ORDER BY ", key,
+                                 ") AS r FROM UNNEST(sequence(1, 1000)) AS a(i) "
+                                 "CROSS JOIN UNNEST(sequence(1, 100)) AS b(j))"),
+                    limit);
   }
 
   // The least limit (to 1 KiB) under which the query runs.
   int64_t LeastLimit(const std::string& key) {
     return testing::LeastMemoryLimit([&](int64_t bytes) { return Rank(key, bytes); });
   }
-
-  testing::TempDir dir_;
-  ManualClock clock_{0};
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<QueryEngine> query_;
 };
 
 // The same rows and the same 8-byte keys, an integer key read in place and a DOUBLE one sorted
