@@ -145,6 +145,9 @@ absl::StatusOr<DataType> CommonElementType(const std::vector<DataType>& types,
                                            std::string_view signature);
 // Records a query error (the first one wins) and answers NULL of `type`.
 Datum FailQuery(const EvalContext& context, std::string message, DataType type);
+// FailQuery for a text position before the first character (`function`'s start argument).
+Datum FailStartBeforeFirst(const EvalContext& context, std::string_view function, int64_t start,
+                           DataType type);
 // `d` as `to` where `to` is DOUBLE and `d` a number; unchanged otherwise.
 Datum CoerceTo(const Datum& d, DataType to);
 

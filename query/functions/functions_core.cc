@@ -63,6 +63,14 @@ Datum FailQuery(const EvalContext& context, std::string message, DataType type) 
   return Datum::Null(type);
 }
 
+Datum FailStartBeforeFirst(const EvalContext& context, std::string_view function, int64_t start,
+                           DataType type) {
+  return FailQuery(context,
+                   StrCat(function, "(): the start ", start,
+                          " is before the first character; count positions from 1"),
+                   type);
+}
+
 std::string TextTooLongMessage(std::string_view what) {
   return StrCat(what, " would make a text of more than ", kMaxTextBytes >> 20,
                 " MiB, the most a query computes");
@@ -1820,11 +1828,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          const int64_t start = a[2].i;
          const int64_t count = a.size() > 3 ? a[3].i : Utf8Length(a[1].s);
          if (start < 1) {
-           return FailQuery(c,
-                            StrCat("overlay(): the start ", start,
-                                   " is before the first "
-                                   "character; count positions from 1"),
-                            kStr);
+           return FailStartBeforeFirst(c, "overlay", start, kStr);
          }
          // Where the rest resumes: start + count, counted from 1 and clamped to the text.
          const int64_t resume =

@@ -473,11 +473,7 @@ void AddTextFunctions(std::vector<ScalarFunction>* scalars,
          if (pattern == nullptr) return Datum::Null(kBig);
          const int64_t start = a.size() > 2 ? a[2].i : 1;
          if (start < 1) {
-           return FailQuery(c,
-                            StrCat("regexp_count(): the start ", start,
-                                   " is before the "
-                                   "first character; count positions from 1"),
-                            kBig);
+           return FailStartBeforeFirst(c, "regexp_count", start, kBig);
          }
          const std::string_view s = a[0].s;
          int64_t count = 0;
