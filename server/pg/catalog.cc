@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "common/byte_size_text.h"
 #include "common/sql_quoting.h"
@@ -133,6 +134,68 @@ bool MatchesPattern(const std::optional<std::string>& pattern, const std::string
 }
 
 ResultColumn Text(std::string name) { return {std::move(name), DataType::kVarchar}; }
+
+// The column names of a statement's select list, as PostgreSQL names them: an item's alias (AS
+// "Name" keeps its case, AS name and a bare name are lower case), else the last name of a
+// column reference (e.extversion is extversion) or the function called (count(*) is count),
+// else ?column?; each as text. A catalog probe
+// answered with no rows keeps the columns it asked for (psql prints their heads: \dx, \dT).
+// None for a statement that does not start with SELECT.
+std::vector<ResultColumn> SelectListColumns(std::string_view sql) {
+  auto starts_word = [](std::string_view text, size_t at, std::string_view word) {
+    if (text.size() - at < word.size()) return false;
+    for (size_t j = 0; j < word.size(); ++j) {
+      if (std::tolower(static_cast<unsigned char>(text[at + j])) != word[j]) return false;
+    }
+    return at + word.size() == text.size() ||
+           !std::isalnum(static_cast<unsigned char>(text[at + word.size()]));
+  };
+  size_t start = 0;
+  while (start < sql.size() && std::isspace(static_cast<unsigned char>(sql[start]))) ++start;
+  if (!starts_word(sql, start, "select")) return {};
+  const std::string_view rest = sql.substr(start + 6);
+  std::vector<std::string> items(1);
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const char c = rest[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (depth == 0 && c == ',') {
+      items.emplace_back();
+      continue;
+    } else if (depth == 0 && std::isspace(static_cast<unsigned char>(rest[i == 0 ? 0 : i - 1])) &&
+               starts_word(rest, i, "from")) {
+      break;
+    }
+    items.back().push_back(c);
+  }
+  static const RE2 kDistinct(R"((?is)\s*distinct\s+(.*))");
+  RE2::FullMatch(items[0], kDistinct, &items[0]);
+  static const RE2 kQuotedAlias(R"re((?is).*(?:\bas\s+|\s)"([^"]+)"\s*)re");
+  static const RE2 kAlias(R"((?is).*\bas\s+([a-z_][a-z0-9_$]*)\s*)");
+  static const RE2 kColumn(R"((?is)\s*(?:[a-z_][a-z0-9_$]*\.)*([a-z_][a-z0-9_$]*)\s*)");
+  static const RE2 kCall(R"((?is)\s*(?:[a-z_][a-z0-9_$]*\.)?([a-z_][a-z0-9_$]*)\s*\(.*\)\s*)");
+  std::vector<ResultColumn> columns;
+  for (const std::string& item : items) {
+    std::string name;
+    if (RE2::FullMatch(item, kQuotedAlias, &name)) {
+      columns.push_back(Text(name));
+    } else if (RE2::FullMatch(item, kAlias, &name) || RE2::FullMatch(item, kColumn, &name) ||
+               RE2::FullMatch(item, kCall, &name)) {
+      columns.push_back(Text(absl::AsciiStrToLower(name)));
+    } else {
+      columns.push_back(Text("?column?"));
+    }
+  }
+  return columns;
+}
 ResultColumn Int(std::string name) { return {std::move(name), DataType::kBigint}; }
 ResultColumn Bool(std::string name) { return {std::move(name), DataType::kBoolean}; }
 Datum T(std::string_view v) { return Datum::Varchar(std::string(v)); }
@@ -308,7 +371,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
     return OneValue("user", caller_.name().empty() ? "strata" : caller_.name());
   }
   if (Contains(text, "from pg_extension") || Contains(text, "from pg_catalog.pg_extension")) {
-    return CannedResult{.columns = {Text("extversion")}};
+    return CannedResult{.columns = SelectListColumns(sql)};  // none installed (\dx)
   }
   // Grafana's table and column pickers test each schema against the session's
   // search_path (generate_series over string_to_array(current_setting(...)));
@@ -326,7 +389,9 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (Contains(text, "from pg_catalog.pg_database d") && Contains(text, "as \"name\"")) {
     return PsqlDatabases();
   }
-  if (Contains(text, "from pg_catalog.pg_class c")) {
+  // (\dT reads pg_class in a subquery of its pg_type's WHERE: no relation list.)
+  if (Contains(text, "from pg_catalog.pg_class c") &&
+      !Contains(text, "from pg_catalog.pg_type t")) {
     if (Contains(text, "(c.relname) like ")) return PsqlCompletion(sql);
     if (Contains(text, "as \"schema\"") && Contains(text, "as \"name\"")) return PsqlRelations(sql);
     if (Contains(text, "c.relchecks")) return PsqlRelationDetails(sql);
@@ -344,7 +409,7 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   std::string words = WithoutQuotedText(text);
   static const RE2 kEngineFunctions(EngineFunctionCalls());
   RE2::GlobalReplace(&words, kEngineFunctions, "engine_function(");
-  if (RE2::PartialMatch(words, kCatalog)) return CannedResult{};
+  if (RE2::PartialMatch(words, kCatalog)) return CannedResult{.columns = SelectListColumns(sql)};
   return std::nullopt;
 }
 

@@ -117,6 +117,30 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
 }
 
+// psql's lists of what Strata has none of answer with no rows under the heads psql asked for:
+// \dx (extensions), \dT (data types, whose statement reads pg_class in a subquery: it once
+// listed the tables as types), \dD (domains).
+TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
+  testing::ProcessResult r = Psql({"\\dx", "\\dT", "\\dD"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" Name | Version | Schema | Description \n"
+                               "------+---------+--------+-------------\n"
+                               "(0 rows)"));
+  EXPECT_THAT(r.out, HasSubstr(" Schema | Name | Description \n"
+                               "--------+------+-------------\n"
+                               "(0 rows)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("cpu")));
+  EXPECT_THAT(r.out,
+              HasSubstr(" Schema | Name | Type | Collation | Nullable | Default | Check \n"));
+  // A tool's probe keeps its columns too: Grafana's TimescaleDB check, count(*) as "count".
+  r = Psql({"SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'",
+            "SELECT DISTINCT a.attname, t.typname AS \"Type\", count(*), 1 + 1 "
+            "FROM pg_catalog.pg_attribute a, pg_type t"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" extversion \n------------\n(0 rows)"));
+  EXPECT_THAT(r.out, HasSubstr(" attname | Type | count | ?column? \n"));
+}
+
 // psql exports a query's rows with COPY ... TO STDOUT and its \copy, as CSV or in the text
 // format; a server file is refused, saying what to use.
 TEST_F(PgWireE2ETest, PsqlCopiesRowsOut) {
