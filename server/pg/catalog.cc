@@ -420,8 +420,11 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql)
   static const RE2 kKinds(R"(c\.relkind in \(([^)]*)\))");
   std::string kinds;
   if (RE2::PartialMatch(text, kKinds, &kinds) && !Contains(kinds, "'r'")) return out;
-  // \dt+ and \d+ ask for more: persistence, access method, size and description.
+  // \dt+ and \d+ ask for more: persistence, access method, size and description. \dp asks for
+  // privileges instead, none granted in PostgreSQL's terms (Strata's are its tokens').
   const bool verbose = Contains(text, "as \"size\"");
+  const bool privileges = Contains(text, "as \"access privileges\"");
+  if (privileges) out.columns = SelectListColumns(sql);
   if (verbose) {
     for (std::string_view column : {"Persistence", "Access method", "Size", "Description"}) {
       out.columns.push_back(Text(std::string(column)));
@@ -433,6 +436,10 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql)
     if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
     std::vector<Datum>& row = out.rows.emplace_back();
     row = {T(t.database), T(t.table), T("table"), T("strata")};
+    if (privileges) {
+      row.resize(3);
+      row.resize(out.columns.size(), Datum::Null(DataType::kVarchar));
+    }
     if (!verbose) continue;
     const std::optional<int64_t> bytes =
         table_bytes_ ? table_bytes_(t.database, t.table) : std::nullopt;

@@ -119,7 +119,7 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
 
 // psql's lists of what Strata has none of answer with no rows under the heads psql asked for:
 // \dx (extensions), \dT (data types, whose statement reads pg_class in a subquery: it once
-// listed the tables as types), \dD (domains).
+// listed the tables as types), \dD (domains); \dp lists the tables under its own heads.
 TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
   testing::ProcessResult r = Psql({"\\dx", "\\dT", "\\dD"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -132,6 +132,12 @@ TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
   EXPECT_THAT(r.out, Not(HasSubstr("cpu")));
   EXPECT_THAT(r.out,
               HasSubstr(" Schema | Name | Type | Collation | Nullable | Default | Check \n"));
+  // \dp lists the tables with PostgreSQL's privilege columns, none granted in its terms.
+  r = Psql({"\\dp"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" Schema | Name | Type  | Access privileges | Column privileges | "
+                               "Policies \n"));
+  EXPECT_THAT(r.out, HasSubstr(" mydb   | cpu  | table |                   |"));
   // A tool's probe keeps its columns too: Grafana's TimescaleDB check, count(*) as "count".
   r = Psql({"SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'",
             "SELECT DISTINCT a.attname, t.typname AS \"Type\", count(*), 1 + 1 "
