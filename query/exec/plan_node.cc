@@ -1,15 +1,23 @@
 #include "query/exec/plan_node.h"
 
+#include <set>
+
 namespace strata::query {
 namespace {
 
-void AppendExplain(const PlanNode& node, int depth, std::vector<std::string>* lines) {
+// A plan is a tree but for a WITH query's plan, which each of its readings has below it: its
+// nodes are printed at the first reading, and only named at the others (printed whole at each,
+// WITH queries reading the one before twice made 2^n lines of n).
+void AppendExplain(const PlanNode& node, int depth, std::set<const PlanNode*>* shown,
+                   std::vector<std::string>* lines) {
   std::string line = node.Describe();
   if (!line.empty()) {
-    lines->push_back(std::string(depth * 2, ' ') + line);
+    const bool again = !shown->insert(&node).second;
+    lines->push_back(std::string(depth * 2, ' ') + line + (again ? " (as above)" : ""));
+    if (again) return;
     ++depth;
   }
-  for (const PlanNodePtr& input : node.inputs()) AppendExplain(*input, depth, lines);
+  for (const PlanNodePtr& input : node.inputs()) AppendExplain(*input, depth, shown, lines);
 }
 
 }  // namespace
@@ -33,7 +41,8 @@ absl::Status PlanNode::RunRows(QueryContext* context, RowSink* sink) const {
 
 std::vector<std::string> ExplainLines(const PlanNode& root) {
   std::vector<std::string> lines;
-  AppendExplain(root, 0, &lines);
+  std::set<const PlanNode*> shown;
+  AppendExplain(root, 0, &shown, &lines);
   return lines;
 }
 

@@ -130,6 +130,9 @@ class Planner {
   // The plans of ctes_ read more than once (outside a recursive query's step, whose WITH
   // queries may read the step before): read through a KeptRowsNode, made once.
   std::set<const Plan*> kept_ctes_;
+  // The nodes a statement's WITH queries AS NOT MATERIALIZED may be copied into at their
+  // readings (InlineWithQueries), over all its levels: past it they are run once, as others.
+  int64_t inline_budget_ = 100'000;
   // The recursive WITH queries being planned, by name: what their name reads (the rows of the
   // step before; null while it may not be read, with `refusal` saying why) and how often the
   // step names it. They hide ctes_ of the same name.

@@ -13,7 +13,9 @@
 //   - it calls no volatile function (random() read at two places would differ), and the
 //     statement is not WITH RECURSIVE.
 // Whatever is not written in is planned once before the statement; one read more than once is
-// run once for all its readings (KeptRowsNode, query/exec/source_nodes.h).
+// run once for all its readings (KeptRowsNode, query/exec/source_nodes.h). Copies for NOT
+// MATERIALIZED come out of a statement's budget of nodes (`budget`): each level of WITH queries
+// reading the one before twice doubles them, so a short statement could ask for billions.
 
 #include <set>
 #include <string>
@@ -25,136 +27,109 @@
 namespace strata::query {
 namespace {
 
-// The readings of one WITH query's name in a statement.
-struct Readings {
-  int count = 0;                 // every reading, wherever it is
-  std::vector<TableRef*> sites;  // those it could be planned at
-  bool hidden = false;           // a WITH query of the same name inside takes the name
+// Every WITH query, FROM item and expression node of a statement, each FROM item with whether
+// it runs once per statement where it stands (`site`: in FROM, a FROM subquery's or a set
+// operation's, not in an expression's subquery, a LATERAL subquery or below a WITH clause).
+class StatementWalk {
+ public:
+  virtual ~StatementWalk() = default;
+
+  void Query(SelectStmt& s, bool site) {
+    for (WithQuery& w : s.with) {
+      OnWith(w);
+      Query(*w.query, false);
+    }
+    Body(s, site && s.with.empty());
+  }
+
+  // Not the statement's own WITH list.
+  void Body(SelectStmt& s, bool site) {
+    if (s.set_left) Query(*s.set_left, site);
+    if (s.set_right) Query(*s.set_right, site);
+    for (ExprPtr& e : s.distinct_on) Node(*e);
+    for (SelectItem& item : s.items) Node(*item.expr);
+    if (s.from) Ref(*s.from, site);
+    if (s.where) Node(*s.where);
+    for (ExprPtr& e : s.group_by) Node(*e);
+    if (s.having) Node(*s.having);
+    for (OrderItem& o : s.order_by) Node(*o.expr);
+  }
+
+ protected:
+  virtual void OnWith(WithQuery& /*with*/) {}
+  virtual void OnRef(TableRef& /*ref*/, bool /*site*/) {}
+  virtual void OnExpr(const Expr& /*e*/) {}
+
+ private:
+  void Ref(TableRef& ref, bool site) {
+    OnRef(ref, site);
+    if (ref.subquery) Query(*ref.subquery, site && !ref.lateral);
+    if (ref.left) Ref(*ref.left, site);
+    if (ref.right) Ref(*ref.right, site);
+    if (ref.on) Node(*ref.on);
+    for (ExprPtr& e : ref.unnest) Node(*e);
+    for (std::vector<ExprPtr>& row : ref.values) {
+      for (ExprPtr& e : row) Node(*e);
+    }
+  }
+
+  void Window(WindowSpec& w) {
+    for (ExprPtr& e : w.partition_by) Node(*e);
+    for (OrderItem& o : w.order_by) Node(*o.expr);
+  }
+
+  void Node(Expr& e) {
+    OnExpr(e);
+    for (ExprPtr& a : e.args) Node(*a);
+    if (e.window) Window(*e.window);
+    if (e.ordered_by) Window(*e.ordered_by);
+    if (e.subquery) Query(*e.subquery, false);
+  }
 };
 
-class ReadingFinder {
+// The readings of one WITH query's name in a statement.
+class ReadingFinder : public StatementWalk {
  public:
   explicit ReadingFinder(const std::string& name) : name_(name) {}
 
-  // The statement's own WITH list is not walked: its caller knows which of them can read it.
-  void InBody(SelectStmt& s, bool site) {
-    if (s.set_left) InQuery(*s.set_left, site);
-    if (s.set_right) InQuery(*s.set_right, site);
-    for (ExprPtr& e : s.distinct_on) InExpr(*e);
-    for (SelectItem& item : s.items) InExpr(*item.expr);
-    if (s.from) InRef(*s.from, site);
-    if (s.where) InExpr(*s.where);
-    for (ExprPtr& e : s.group_by) InExpr(*e);
-    if (s.having) InExpr(*s.having);
-    for (OrderItem& o : s.order_by) InExpr(*o.expr);
-  }
-
-  void InQuery(SelectStmt& s, bool site) {
-    for (WithQuery& w : s.with) {
-      if (w.name == name_) readings_.hidden = true;
-      InQuery(*w.query, false);
-    }
-    InBody(s, site && s.with.empty());
-  }
-
-  Readings& readings() { return readings_; }
+  int count = 0;                 // every reading, wherever it is
+  std::vector<TableRef*> sites;  // those it could be planned at
+  bool hidden = false;           // a WITH query of the same name inside takes the name
 
  private:
-  void InRef(TableRef& ref, bool site) {
+  void OnWith(WithQuery& with) override { hidden |= with.name == name_; }
+  void OnRef(TableRef& ref, bool site) override {
     if (ref.join == JoinKind::kNone && !ref.subquery && ref.database.empty() &&
         ref.unnest.empty() && ref.values.empty() && ref.table == name_) {
-      ++readings_.count;
-      if (site) readings_.sites.push_back(&ref);
+      ++count;
+      if (site) sites.push_back(&ref);
     }
-    if (ref.subquery) InQuery(*ref.subquery, site && !ref.lateral);
-    if (ref.left) InRef(*ref.left, site);
-    if (ref.right) InRef(*ref.right, site);
-    if (ref.on) InExpr(*ref.on);
-    for (ExprPtr& e : ref.unnest) InExpr(*e);
-    for (std::vector<ExprPtr>& row : ref.values) {
-      for (ExprPtr& e : row) InExpr(*e);
-    }
-  }
-
-  void InWindow(WindowSpec& w) {
-    for (ExprPtr& e : w.partition_by) InExpr(*e);
-    for (OrderItem& o : w.order_by) InExpr(*o.expr);
-  }
-
-  void InExpr(Expr& e) {
-    for (ExprPtr& a : e.args) InExpr(*a);
-    if (e.window) InWindow(*e.window);
-    if (e.ordered_by) InWindow(*e.ordered_by);
-    if (e.subquery) InQuery(*e.subquery, false);
   }
 
   const std::string& name_;
-  Readings readings_;
 };
 
-bool CallsVolatile(const Expr& e);
+// The size of a query (its FROM items and expression nodes) and whether it calls a volatile
+// function.
+class QueryShape : public StatementWalk {
+ public:
+  explicit QueryShape(SelectStmt& query) { Query(query, false); }
 
-bool WindowCallsVolatile(const WindowSpec& w) {
-  for (const ExprPtr& e : w.partition_by) {
-    if (CallsVolatile(*e)) return true;
-  }
-  for (const OrderItem& o : w.order_by) {
-    if (CallsVolatile(*o.expr)) return true;
-  }
-  return false;
-}
+  int64_t nodes = 0;
+  bool calls_volatile = false;
 
-bool QueryCallsVolatile(const SelectStmt& s);
-
-bool RefCallsVolatile(const TableRef& ref) {
-  if (ref.subquery && QueryCallsVolatile(*ref.subquery)) return true;
-  if (ref.left && RefCallsVolatile(*ref.left)) return true;
-  if (ref.right && RefCallsVolatile(*ref.right)) return true;
-  if (ref.on && CallsVolatile(*ref.on)) return true;
-  for (const ExprPtr& e : ref.unnest) {
-    if (CallsVolatile(*e)) return true;
-  }
-  for (const std::vector<ExprPtr>& row : ref.values) {
-    for (const ExprPtr& e : row) {
-      if (CallsVolatile(*e)) return true;
-    }
-  }
-  return false;
-}
-
-bool CallsVolatile(const Expr& e) {
-  if (e.kind == ExprKind::kCall) {
+ private:
+  void OnRef(TableRef&, bool) override { ++nodes; }
+  void OnExpr(const Expr& e) override {
+    ++nodes;
+    if (e.kind != ExprKind::kCall) return;
     const ScalarFunction* f = FunctionRegistry::Get().FindScalar(e.name);
-    if (f != nullptr && f->volatile_value) return true;
+    calls_volatile |= f != nullptr && f->volatile_value;
   }
-  for (const ExprPtr& a : e.args) {
-    if (CallsVolatile(*a)) return true;
-  }
-  return (e.window && WindowCallsVolatile(*e.window)) ||
-         (e.ordered_by && WindowCallsVolatile(*e.ordered_by)) ||
-         (e.subquery && QueryCallsVolatile(*e.subquery));
-}
+};
 
-bool QueryCallsVolatile(const SelectStmt& s) {
-  for (const WithQuery& w : s.with) {
-    if (QueryCallsVolatile(*w.query)) return true;
-  }
-  if (s.set_left && QueryCallsVolatile(*s.set_left)) return true;
-  if (s.set_right && QueryCallsVolatile(*s.set_right)) return true;
-  std::vector<const Expr*> exprs;
-  for (const ExprPtr& e : s.distinct_on) exprs.push_back(e.get());
-  for (const SelectItem& item : s.items) exprs.push_back(item.expr.get());
-  exprs.push_back(s.where.get());
-  for (const ExprPtr& e : s.group_by) exprs.push_back(e.get());
-  exprs.push_back(s.having.get());
-  for (const OrderItem& o : s.order_by) exprs.push_back(o.expr.get());
-  for (const Expr* e : exprs) {
-    if (e != nullptr && CallsVolatile(*e)) return true;
-  }
-  return s.from && RefCallsVolatile(*s.from);
-}
-
-bool WrittenIn(const WithQuery& with, const Readings& readings) {
+// Whether a WITH query with these readings is written in at each of them.
+bool WrittenIn(const WithQuery& with, const ReadingFinder& readings, int64_t* budget) {
   if (readings.hidden || readings.count == 0 ||
       readings.sites.size() != static_cast<size_t>(readings.count)) {
     return false;
@@ -168,7 +143,13 @@ bool WrittenIn(const WithQuery& with, const Readings& readings) {
     case WithQuery::Materialize::kNever:
       break;
   }
-  return !QueryCallsVolatile(*with.query);
+  const QueryShape shape(*with.query);
+  if (shape.calls_volatile) return false;
+  // The first reading takes the query itself; each other one a copy.
+  const int64_t copies = shape.nodes * (readings.count - 1);
+  if (copies > *budget) return false;
+  *budget -= copies;
+  return true;
 }
 
 // The reading `FROM name [AS alias[(c, ...)]]` made `FROM (query) AS alias[(c, ...)]`; a WITH
@@ -192,20 +173,19 @@ void WriteIn(const WithQuery& with, std::unique_ptr<SelectStmt> query, TableRef&
 
 }  // namespace
 
-std::set<std::string> InlineWithQueries(SelectStmt& select) {
+std::set<std::string> InlineWithQueries(SelectStmt& select, int64_t* budget) {
   std::set<std::string> read_again;
   // From the last: a query read only by a later one is written into it there, and then read
   // where that one is written in.
   for (size_t i = select.with.size(); i-- > 0;) {
     WithQuery& with = select.with[i];
-    ReadingFinder finder(with.name);
+    ReadingFinder readings(with.name);
     for (size_t later = i + 1; later < select.with.size(); ++later) {
-      if (select.with[later].name == with.name) finder.readings().hidden = true;
-      finder.InQuery(*select.with[later].query, true);
+      readings.hidden |= select.with[later].name == with.name;
+      readings.Query(*select.with[later].query, true);
     }
-    finder.InBody(select, true);
-    const Readings& readings = finder.readings();
-    if (select.with_recursive || !WrittenIn(with, readings)) {
+    readings.Body(select, true);
+    if (select.with_recursive || !WrittenIn(with, readings, budget)) {
       if (readings.count > 1) read_again.insert(with.name);
       continue;
     }

@@ -197,8 +197,9 @@ void PushConjunctsIntoSubquery(SelectStmt& outer);
 
 // The WITH queries of `select` read once (or AS NOT MATERIALIZED) written in at their readings
 // as FROM subqueries, and taken off its WITH list (planner_inline_with.cc). Before planning.
-// Returns the names of those left that are read more than once.
-std::set<std::string> InlineWithQueries(SelectStmt& select);
+// Returns the names of those left that are read more than once. The copies NOT MATERIALIZED
+// makes are taken out of `budget` (expression nodes and FROM items); past it, none are made.
+std::set<std::string> InlineWithQueries(SelectStmt& select, int64_t* budget);
 
 // Splits a tree of ANDs into its conjuncts, taking ownership of them.
 std::vector<ExprPtr> TakeConjuncts(ExprPtr e);

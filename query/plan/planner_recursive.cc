@@ -54,7 +54,7 @@ void Planner::RestoreWithQueries(const HiddenWithQueries& hidden) {
 }
 
 absl::Status Planner::PlanWithQueries(SelectStmt& select, HiddenWithQueries* hidden) {
-  const std::set<std::string> read_again = InlineWithQueries(select);
+  const std::set<std::string> read_again = InlineWithQueries(select, &inline_budget_);
   for (WithQuery& with : select.with) {
     if (working_tables_.contains(with.name)) {
       // Its name would stand for two row sets in the recursive query's step.
