@@ -379,8 +379,8 @@ SortNode::SortNode(PlanNodePtr input, std::vector<SortKey> keys, std::optional<i
       limit_(limit) {}
 
 int SortNode::ColumnBelow(int column) const {
-  return limit_ || stop_ ? -1
-                         : column;  // a top n would take other rows in the place of those left out
+  // A top n would take other rows in the place of those left out.
+  return limit_ || stop_ ? -1 : column;
 }
 
 std::string SortNode::Describe() const {

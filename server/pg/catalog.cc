@@ -138,9 +138,9 @@ ResultColumn Text(std::string name) { return {std::move(name), DataType::kVarcha
 // The column names of a statement's select list, as PostgreSQL names them: an item's alias (AS
 // "Name" keeps its case, AS name and a bare name are lower case), else the last name of a
 // column reference (e.extversion is extversion) or the function called (count(*) is count),
-// else ?column?; each as text. A catalog probe
-// answered with no rows keeps the columns it asked for (psql prints their heads: \dx, \dT).
-// None for a statement that does not start with SELECT.
+// else ?column?; each as text. A catalog probe answered with no rows keeps the columns it asked
+// for (psql prints their heads: \dx, \dT). None for a statement that does not start with
+// SELECT.
 std::vector<ResultColumn> SelectListColumns(std::string_view sql) {
   auto starts_word = [](std::string_view text, size_t at, std::string_view word) {
     if (text.size() - at < word.size()) return false;
