@@ -440,6 +440,31 @@ class RowsToBatches : public RowSink {
   int64_t bytes_ = 0;  // RowBytes of rows_
 };
 
+}  // namespace
+
+bool SortsBefore(const Row& a, const Row& b, const std::vector<SortKey>& keys) {
+  for (const SortKey& k : keys) {
+    const Datum& x = a[k.column];
+    const Datum& y = b[k.column];
+    if (x.null != y.null) return x.null == k.nulls_first;
+    if (x.null) continue;
+    const int c = Compare(x, y);
+    if (c != 0) return k.descending ? c > 0 : c < 0;
+  }
+  return false;
+}
+
+bool SameSortKeys(const Row& a, const Row& b, const std::vector<SortKey>& keys) {
+  for (const SortKey& k : keys) {
+    const Datum& x = a[k.column];
+    const Datum& y = b[k.column];
+    if (x.null != y.null || (!x.null && Compare(x, y) != 0)) return false;
+  }
+  return true;
+}
+
+namespace {
+
 class Sort : public RowSink {
  public:
   Sort(std::vector<SortKey> keys, std::optional<int64_t> limit, QueryContext* context,
@@ -447,17 +472,7 @@ class Sort : public RowSink {
       : keys_(std::move(keys)), limit_(limit), context_(context), next_(next),
         heap_(Less{this}) {}
 
-  bool Before(const Row& a, const Row& b) const {
-    for (const SortKey& k : keys_) {
-      const Datum& x = a[k.column];
-      const Datum& y = b[k.column];
-      if (x.null != y.null) return x.null == k.nulls_first;
-      if (x.null) continue;
-      int c = Compare(x, y);
-      if (c != 0) return k.descending ? c > 0 : c < 0;
-    }
-    return false;
-  }
+  bool Before(const Row& a, const Row& b) const { return SortsBefore(a, b, keys_); }
 
   absl::Status Push(Row row) override {
     if (limit_) {
@@ -574,7 +589,7 @@ class LimitWithTies : public RowSink {
       if (--remaining_ == 0) last_ = row;
       return next_->Push(std::move(row));
     }
-    if (!last_ || !Tied(*last_, row)) {
+    if (!last_ || !SameSortKeys(*last_, row, keys_)) {
       last_.reset();  // no later row ties: they come in order
       return absl::OkStatus();
     }
@@ -583,15 +598,6 @@ class LimitWithTies : public RowSink {
   absl::Status Finish() override { return next_->Finish(); }
 
  private:
-  bool Tied(const Row& a, const Row& b) const {
-    for (const SortKey& k : keys_) {
-      const Datum& x = a[k.column];
-      const Datum& y = b[k.column];
-      if (x.null != y.null || (!x.null && Compare(x, y) != 0)) return false;
-    }
-    return true;
-  }
-
   int64_t remaining_;
   std::vector<SortKey> keys_;
   RowSink* next_;

@@ -180,6 +180,10 @@ struct SortKey {
   bool descending = false;
   bool nulls_first = false;
 };
+// Whether row `a` sorts before row `b` by `keys` (ORDER BY's order: NULLs where each key puts
+// them, values by Compare), and whether the two are peers (equal in every key).
+bool SortsBefore(const Row& a, const Row& b, const std::vector<SortKey>& keys);
+bool SameSortKeys(const Row& a, const Row& b, const std::vector<SortKey>& keys);
 // Sorts all rows; with a limit, keeps only the top `limit` (a heap, not a
 // full sort).
 std::unique_ptr<RowSink> MakeSort(std::vector<SortKey> keys, std::optional<int64_t> limit,

@@ -305,7 +305,8 @@ WindowNode::WindowNode(PlanNodePtr input, std::vector<WindowCall> calls, std::ve
                {input}),
       calls_(std::move(calls)),
       keep_(std::move(keep)),
-      call_text_(std::move(call_text)) {}
+      call_text_(std::move(call_text)),
+      rank_limit_(RankLimitOf(calls_)) {}
 
 // One operator computes every call: one line lists them.
 std::string WindowNode::Describe() const {
@@ -313,11 +314,28 @@ std::string WindowNode::Describe() const {
   for (size_t k = 0; k < call_text_.size(); ++k) {
     out += StrCat(k ? ", " : "", call_text_[k]);
   }
+  if (rank_limit_) {
+    out += StrCat(" (keeps ", rank_limit_->peer_groups ? "dense ranks" : "ranks",
+                  " <= ", rank_limit_->ranks, " of each partition)");
+  }
   return StrCat("Window ", out);
 }
 
 absl::Status WindowNode::RunBatches(QueryContext* context, BatchSink* sink) const {
-  return input().RunBatches(context, MakeWindow(calls_, keep_, Types(), context, sink).get());
+  if (!rank_limit_) {
+    return input().RunBatches(context, MakeWindow(calls_, keep_, Types(), context, sink).get());
+  }
+  // The top rows of each partition, already narrowed to the kept columns, into the window.
+  std::vector<int> kept(keep_.size());
+  std::vector<DataType> kept_types;
+  for (size_t k = 0; k < keep_.size(); ++k) {
+    kept[k] = static_cast<int>(k);
+    kept_types.push_back(input().schema()[keep_[k]].type);
+  }
+  std::unique_ptr<BatchSink> window = MakeWindow(calls_, std::move(kept), Types(), context, sink);
+  std::unique_ptr<BatchSink> top = MakePartitionTopN(calls_[rank_limit_->call], *rank_limit_, keep_,
+                                                     std::move(kept_types), context, window.get());
+  return input().RunBatches(context, top.get());
 }
 
 int WindowNode::ColumnBelow(int column) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "query/exec/header_aggregation.h"
+#include "query/exec/partition_top_n.h"
 #include "query/exec/plan_node.h"
 #include "query/exec/window.h"
 
@@ -138,6 +139,7 @@ class WindowNode : public PlanNode {
   std::vector<WindowCall> calls_;
   std::vector<int> keep_;
   std::vector<std::string> call_text_;
+  std::optional<RankLimit> rank_limit_;  // the top rows of each partition only (rn <= n above)
 };
 
 // The select list (and the hidden ORDER BY columns after it).

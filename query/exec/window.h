@@ -35,6 +35,9 @@ struct WindowCall {
   bool range_offsets = false;
   long double start_distance = 0, end_distance = 0;
   bool ignore_nulls = false;  // first/last/nth_value, lag and lead skip NULL values
+  // row_number, rank or dense_rank: a filter above the window keeps only rows ranked up to
+  // this (0: none), so the window may drop the others first (partition_top_n.h).
+  int64_t kept_ranks = 0;
 };
 
 // Checks a call whose arguments, PARTITION BY and ORDER BY are bound, and

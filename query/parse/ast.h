@@ -74,6 +74,10 @@ struct Expr {
   // refer to the outer query) and puts its answer in place of this node. A kSubquery named
   // "array" is ARRAY(SELECT ...): its answer is the array of its rows' values.
   std::shared_ptr<SelectStmt> subquery;
+  // A ranking window call (row_number, rank, dense_rank) whose value a filter above the query
+  // keeps at or below this (0: no such filter): set by the planner (planner_pushdown.cc) on
+  // the statement it plans, and not copied by Clone (a copy may be read without the filter).
+  int64_t kept_ranks = 0;
   // The longest path from here to a leaf, this node included: the parser
   // bounds it (kMaxExpressionDepth), which bounds every recursive pass.
   int height = 1;

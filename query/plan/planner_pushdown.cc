@@ -18,8 +18,14 @@
 //     or whole groups keeps the others' values as they were.
 // Moved conditions follow the subquery's own WHERE, so a condition that can fail still runs
 // after those that guard it there.
+//
+// A bound on a ranking window call of the subquery (`rn <= 3` over row_number(), rank() or
+// dense_rank(), the whole item) cannot move, but under the same conditions it is noted on the
+// call (Expr::kept_ranks): the window may then keep only the top rows of each partition before
+// it numbers them (query/exec/partition_top_n.h says when it does).
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,14 +42,14 @@ namespace {
 // What an outer column name stands for inside the subquery: a named item's expression, or
 // (through `*`) a column of its FROM item.
 struct InnerColumns {
-  std::vector<std::pair<std::string, const Expr*>> named;  // each named item, in order
+  std::vector<std::pair<std::string, Expr*>> named;  // each named item, in order
   bool star = false;  // an unqualified * over a single table or subquery
 };
 
-std::optional<InnerColumns> ColumnsOf(const SelectStmt& inner) {
+std::optional<InnerColumns> ColumnsOf(SelectStmt& inner) {
   InnerColumns out;
-  for (const SelectItem& item : inner.items) {
-    const Expr& e = *item.expr;
+  for (SelectItem& item : inner.items) {
+    Expr& e = *item.expr;
     if (e.kind == ExprKind::kStar) {
       const bool single_source = inner.from && inner.from->join == JoinKind::kNone &&
                                  inner.from->unnest.empty() && inner.from->values.empty() &&
@@ -136,6 +142,20 @@ class Mover {
     return out;
   }
 
+  // The ranking window call (row_number(), rank() or dense_rank(), the whole item) an outer
+  // column names, or null.
+  Expr* RankingCall(const Expr& column) const {
+    if (!Ours(column) || columns_.star) return nullptr;
+    int matches = 0;
+    Expr* found = Find(column, &matches);
+    if (found == nullptr || matches != 1 || found->kind != ExprKind::kCall || !found->window ||
+        !found->args.empty()) {
+      return nullptr;
+    }
+    const std::string& f = found->name;
+    return f == "row_number" || f == "rank" || f == "dense_rank" ? found : nullptr;
+  }
+
  private:
   ExprPtr Substitute(const Expr& e) const {
     ExprPtr copy = e.Clone();
@@ -156,22 +176,34 @@ class Mover {
     return true;
   }
 
-  // The inner expression an outer column names; null when it names none for certain, or
-  // the filter could not move past the groups or windows it reads.
-  ExprPtr Inner(const Expr& column) const {
-    if (column.qualifier.empty() ? qualified_only_ : column.qualifier != alias_) return nullptr;
-    const Expr* found = nullptr;
-    int matches = 0;
+  // Whether an outer column is the subquery's for certain (not another alias's, nor
+  // unqualified in a join).
+  bool Ours(const Expr& column) const {
+    return column.qualifier.empty() ? !qualified_only_ : column.qualifier == alias_;
+  }
+
+  // The named select item an outer column names (the last of them), and how many it names.
+  // With column aliases, REQUIRES no `*` (positions past it are unknown).
+  Expr* Find(const Expr& column, int* matches) const {
+    Expr* found = nullptr;
     if (!renamed_.empty()) {
-      if (columns_.star) return nullptr;  // positions unknown past *
       for (size_t i = 0; i < renamed_.size() && i < columns_.named.size(); ++i) {
-        if (renamed_[i] == column.name) found = columns_.named[i].second, ++matches;
+        if (renamed_[i] == column.name) found = columns_.named[i].second, ++*matches;
       }
     } else {
       for (const auto& [name, expr] : columns_.named) {
-        if (name == column.name) found = expr, ++matches;
+        if (name == column.name) found = expr, ++*matches;
       }
     }
+    return found;
+  }
+
+  // The inner expression an outer column names; null when it names none for certain, or
+  // the filter could not move past the groups or windows it reads.
+  ExprPtr Inner(const Expr& column) const {
+    if (!Ours(column) || (!renamed_.empty() && columns_.star)) return nullptr;
+    int matches = 0;
+    const Expr* found = Find(column, &matches);
     ExprPtr inner;
     if (matches == 1 && !columns_.star) {
       if (ContainsAggregate(*found) || ContainsWindow(*found) || !Movable(*found)) return nullptr;
@@ -205,6 +237,36 @@ class Mover {
   std::set<std::string> group_keys_, partition_keys_;
 };
 
+// The rank a conjunct keeps a column at or below: `rn <= 3`, `rn < 4`, `rn = 3`, `3 >= rn`,
+// `rn BETWEEN 1 AND 3` give the column and 3.
+std::optional<std::pair<const Expr*, int64_t>> RankBound(const Expr& c) {
+  auto number = [](const Expr& e) {
+    return e.kind == ExprKind::kLiteral && !e.literal.null && e.literal.type == DataType::kBigint;
+  };
+  if (c.kind == ExprKind::kBetween && !c.negated && c.args.size() == 3 &&
+      c.args[0]->kind == ExprKind::kColumn && number(*c.args[2])) {
+    return std::make_pair(c.args[0].get(), c.args[2]->literal.i);
+  }
+  if (c.kind != ExprKind::kBinary || c.args.size() != 2) return std::nullopt;
+  const Expr& left = *c.args[0];
+  const Expr& right = *c.args[1];
+  std::string op = c.name;
+  const Expr* column = &left;
+  int64_t n = 0;
+  if (left.kind == ExprKind::kColumn && number(right)) {
+    n = right.literal.i;
+  } else if (right.kind == ExprKind::kColumn && number(left)) {
+    column = &right;
+    n = left.literal.i;
+    op = op == ">=" ? "<=" : op == ">" ? "<" : op;  // 3 >= rn is rn <= 3
+  } else {
+    return std::nullopt;
+  }
+  if (op == "<=" || op == "=") return std::make_pair(column, n);
+  if (op == "<" && n > 1) return std::make_pair(column, n - 1);
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -227,6 +289,15 @@ void MoveInto(TableRef& ref, bool qualified_only, std::vector<ExprPtr>& conjunct
     if (ExprPtr inside = mover.Rewrite(*conjunct)) {
       moved.push_back(std::move(inside));
       conjunct = nullptr;
+      continue;
+    }
+    // A bound on a ranking window call stays outside, and tells the window how many rows of
+    // each partition it may keep.
+    const auto bound = RankBound(*conjunct);
+    if (!bound || bound->second < 1) continue;
+    if (Expr* call = mover.RankingCall(*bound->first)) {
+      call->kept_ranks =
+          call->kept_ranks == 0 ? bound->second : std::min(call->kept_ranks, bound->second);
     }
   }
   if (moved.empty()) return;

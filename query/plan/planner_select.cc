@@ -261,6 +261,7 @@ absl::Status Planner::SelectPhases::BindWindows(size_t width) {
     const AggregateFunction* aggregate = FunctionRegistry::Get().FindAggregate(windows[k]->name);
     if (aggregate != nullptr && !aggregate->keeps_json) CastJsonToText(windows[k]->args);
     RETURN_IF_ERROR(BindWindowCall(*windows[k], sql_, &call));
+    call.kept_ranks = windows[k]->kept_ranks;
     window_slots_[k]->bound.column = static_cast<int>(width + k);
     window_slots_[k]->bound.type = call.type;
     window_calls_.push_back(std::move(call));

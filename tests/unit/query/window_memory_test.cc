@@ -40,5 +40,22 @@ TEST_F(WindowMemoryTest, ASortByOneDoubleKeyCountsItsCopyOfTheKeys) {
   EXPECT_NE(refused.message().find("a window function's sort"), std::string::npos) << refused;
 }
 
+// A bound on row_number() above the window (r <= 3) keeps three rows of each of the 1,000
+// partitions instead of all 100,000 (partition_top_n.h): the least limit it runs under is a
+// fraction of the whole window's (written r + 0 <= 3, a bound the planner does not read).
+TEST_F(WindowMemoryTest, ABoundOnTheRankKeepsTheTopRowsOfEachPartitionOnly) {
+  auto newest = [&](const std::string& bound, int64_t limit) {
+    return RunUnder(absl::StrCat("SELECT count(*) FROM (SELECT i, row_number() OVER (PARTITION "
+                                 "BY i ORDER BY j DESC) AS r FROM UNNEST(sequence(1, 1000)) AS "
+                                 "a(i) CROSS JOIN UNNEST(sequence(1, 100)) AS b(j)) t WHERE ",
+                                 bound),
+                    limit);
+  };
+  const int64_t top = testing::LeastMemoryLimit([&](int64_t b) { return newest("r <= 3", b); });
+  const int64_t whole =
+      testing::LeastMemoryLimit([&](int64_t b) { return newest("r + 0 <= 3", b); });
+  EXPECT_LT(top * 4, whole) << top << " " << whole;
+}
+
 }  // namespace
 }  // namespace strata::query
