@@ -65,13 +65,13 @@ bool ReadsPeers(const WindowCall& call) {
 class PartitionTopN final : public BatchSink {
  public:
   PartitionTopN(const WindowCall& call, RankLimit limit, std::vector<int> keep,
-                std::vector<DataType> types, QueryContext* context, BatchSink* next)
+                std::vector<DataType> types, QueryContext* context, RowSink* next)
       : call_(call),
         limit_(limit),
         keep_(std::move(keep)),
         types_(std::move(types)),
         context_(context),
-        rows_out_(MakeRowsToBatches(types_, context, next)) {
+        next_(next) {
     for (size_t k = 0; k < call_.order_by.size(); ++k) {
       order_.push_back({.column = static_cast<int>(k),
                         .descending = call_.descending[k],
@@ -134,8 +134,8 @@ class PartitionTopN final : public BatchSink {
     }
     std::sort(kept.begin(), kept.end(),
               [](const Candidate* a, const Candidate* b) { return a->arrival < b->arrival; });
-    for (Candidate* c : kept) RETURN_IF_ERROR(rows_out_->Push(std::move(c->values)));
-    return rows_out_->Finish();
+    for (Candidate* c : kept) RETURN_IF_ERROR(next_->Push(std::move(c->values)));
+    return next_->Finish();
   }
 
  private:
@@ -287,7 +287,7 @@ class PartitionTopN final : public BatchSink {
   std::vector<int> keep_;
   std::vector<DataType> types_;  // of the kept columns
   QueryContext* context_;
-  std::unique_ptr<RowSink> rows_out_;
+  RowSink* next_;
   std::vector<SortKey> order_;                              // over a candidate's keys
   std::vector<bool> read_;                                  // the kept columns the keys read
   absl::node_hash_map<std::string, Partition> partitions_;  // by AppendKey of the partition keys
@@ -320,7 +320,7 @@ std::optional<RankLimit> RankLimitOf(const std::vector<WindowCall>& calls) {
 
 std::unique_ptr<BatchSink> MakePartitionTopN(const WindowCall& call, RankLimit limit,
                                              std::vector<int> keep, std::vector<DataType> types,
-                                             QueryContext* context, BatchSink* next) {
+                                             QueryContext* context, RowSink* next) {
   return std::make_unique<PartitionTopN>(call, limit, std::move(keep), std::move(types), context,
                                          next);
 }

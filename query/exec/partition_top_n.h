@@ -42,6 +42,6 @@ std::optional<RankLimit> RankLimitOf(const std::vector<WindowCall>& calls);
 // peers as it would have).
 std::unique_ptr<BatchSink> MakePartitionTopN(const WindowCall& call, RankLimit limit,
                                              std::vector<int> keep, std::vector<DataType> types,
-                                             QueryContext* context, BatchSink* next);
+                                             QueryContext* context, RowSink* next);
 
 }  // namespace strata::query

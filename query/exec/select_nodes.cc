@@ -333,8 +333,9 @@ absl::Status WindowNode::RunBatches(QueryContext* context, BatchSink* sink) cons
     kept_types.push_back(input().schema()[keep_[k]].type);
   }
   std::unique_ptr<BatchSink> window = MakeWindow(calls_, std::move(kept), Types(), context, sink);
+  std::unique_ptr<RowSink> batches = MakeRowsToBatches(kept_types, context, window.get());
   std::unique_ptr<BatchSink> top = MakePartitionTopN(calls_[rank_limit_->call], *rank_limit_, keep_,
-                                                     std::move(kept_types), context, window.get());
+                                                     std::move(kept_types), context, batches.get());
   return input().RunBatches(context, top.get());
 }
 
@@ -387,6 +388,57 @@ std::string DistinctNode::Describe() const {
 
 absl::Status DistinctNode::RunRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeDistinct(columns_, context, sink).get());
+}
+
+FirstOfEachNode::FirstOfEachNode(PlanNodePtr input, const std::vector<int>& keys,
+                                 const std::vector<SortKey>& order)
+    : PlanNode(input->schema(), input->estimated_rows(), {input}) {
+  auto column = [&](int c) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kColumn;
+    e->name = schema()[c].name;
+    e->bound.column = c;
+    e->bound.type = schema()[c].type;
+    columns_.push_back(std::move(e));
+    return columns_.back().get();
+  };
+  for (int k : keys) spec_.partition_by.push_back(column(k));
+  for (const SortKey& o : order) {
+    spec_.order_by.push_back(column(o.column));
+    spec_.descending.push_back(o.descending);
+    spec_.nulls_first.push_back(o.nulls_first);
+  }
+}
+
+std::string FirstOfEachNode::Describe() const {
+  std::string keys, order;
+  for (const Expr* k : spec_.partition_by) keys += StrCat(keys.empty() ? "" : ", ", k->name);
+  for (size_t i = 0; i < spec_.order_by.size(); ++i) {
+    order += StrCat(i ? ", " : "", spec_.order_by[i]->name, spec_.descending[i] ? " DESC" : "");
+  }
+  return StrCat("First of each [", keys, "]",
+                order.empty() ? " (as they come)" : " by [" + order + "]");
+}
+
+int FirstOfEachNode::ColumnBelow(int column) const {
+  // Keeping some keys' rows keeps those keys whole, and each one's first row as it was.
+  for (const Expr* k : spec_.partition_by) {
+    if (k->bound.column == column) return column;
+  }
+  return -1;
+}
+
+absl::Status FirstOfEachNode::RunRows(QueryContext* context, RowSink* sink) const {
+  std::vector<int> keep(schema().size());
+  std::vector<DataType> types;
+  for (size_t c = 0; c < keep.size(); ++c) {
+    keep[c] = static_cast<int>(c);
+    types.push_back(schema()[c].type);
+  }
+  const RankLimit first{.ranks = 1};
+  return input().RunBatches(
+      context,
+      MakePartitionTopN(spec_, first, std::move(keep), std::move(types), context, sink).get());
 }
 
 SortNode::SortNode(PlanNodePtr input, std::vector<SortKey> keys, std::optional<int64_t> limit)

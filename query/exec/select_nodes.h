@@ -142,6 +142,23 @@ class WindowNode : public PlanNode {
   std::optional<RankLimit> rank_limit_;  // the top rows of each partition only (rn <= n above)
 };
 
+// SELECT DISTINCT ON (k) ... ORDER BY k, t DESC: the first row of each key by the rest of
+// ORDER BY (among ties, the first to come), found as the rows arrive: row_number() OVER
+// (PARTITION BY k ORDER BY t DESC) <= 1 kept by PartitionTopN, so that the sort after it
+// orders one row of each key instead of every row.
+class FirstOfEachNode : public PlanNode {
+ public:
+  FirstOfEachNode(PlanNodePtr input, const std::vector<int>& keys,
+                  const std::vector<SortKey>& order);
+  std::string Describe() const override;
+  int ColumnBelow(int column) const override;
+  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+
+ private:
+  std::vector<ExprPtr> columns_;  // the keys' and the order's columns, read by `spec_`
+  WindowCall spec_;               // the keys as its PARTITION BY, the order as its ORDER BY
+};
+
 // The select list (and the hidden ORDER BY columns after it).
 class ProjectNode : public PlanNode {
  public:

@@ -801,8 +801,18 @@ void Planner::SelectPhases::Build() {
   const int visible = static_cast<int>(output_.size());
   if (DistinctRows()) node = std::make_shared<DistinctNode>(node, visible);
   if (!distinct_on_columns_.empty()) {
-    // Ordered whole, then the first row of each key, then LIMIT.
-    if (!sort_keys_.empty()) node = std::make_shared<SortNode>(node, sort_keys_, std::nullopt);
+    // The first row of each key by the rest of ORDER BY, ordered, then LIMIT.
+    if (!sort_keys_.empty()) {
+      std::vector<SortKey> picks;  // ORDER BY past the keys: what picks each key's row
+      for (const SortKey& k : sort_keys_) {
+        if (std::find(distinct_on_columns_.begin(), distinct_on_columns_.end(), k.column) ==
+            distinct_on_columns_.end()) {
+          picks.push_back(k);
+        }
+      }
+      node = std::make_shared<FirstOfEachNode>(node, distinct_on_columns_, picks);
+      node = std::make_shared<SortNode>(node, sort_keys_, std::nullopt);
+    }
     node = std::make_shared<DistinctNode>(node, distinct_on_columns_);
     if (select_.limit) {
       node = std::make_shared<LimitNode>(
