@@ -1,10 +1,12 @@
 #include "query/engine.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/base/shard_reads.h"
+#include "query/exec/plan_analysis.h"
 #include "query/exec/table_layout.h"
 #include "query/expr/expr.h"
 #include "query/functions/functions.h"
@@ -81,10 +83,52 @@ class BatchPager : public BatchSink {
   QueryStats* stats_;
 };
 
+// EXPLAIN ANALYZE's run: the answer's rows counted and dropped.
+class CountedAnswer final : public RowSink, public BatchSink {
+ public:
+  absl::Status Push(Row) override {
+    ++rows;
+    return absl::OkStatus();
+  }
+  absl::Status Push(const Batch& batch) override {
+    rows += static_cast<int64_t>(batch.rows);
+    return absl::OkStatus();
+  }
+  absl::Status Finish() override { return absl::OkStatus(); }
+  int64_t rows = 0;
+};
+
+std::string Millis(int64_t nanos) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f ms", static_cast<double>(nanos) / 1e6);
+  return text;
+}
+
+// EXPLAIN ANALYZE: runs the plan (as batches where it can be), then its lines with what each
+// node did, the time planning took (uncorrelated subqueries run then) and the run's.
+absl::StatusOr<std::vector<std::string>> AnalyzedPlan(const Plan& plan, const StatementRun& run,
+                                                      int64_t planning_nanos) {
+  PlanAnalysis analysis;
+  CountedAnswer answer;
+  run.context.analysis = &analysis;
+  const auto started = std::chrono::steady_clock::now();
+  absl::Status ran = plan.columnar ? plan.RunBatches(&run.context, &answer)
+                                   : plan.Run(&run.context, static_cast<RowSink*>(&answer));
+  const int64_t execution_nanos = NanosSince(started);
+  run.context.analysis = nullptr;
+  RETURN_IF_ERROR(ran);
+  std::vector<std::string> lines = plan.Explain(&analysis);
+  lines.push_back(StrCat("Planning time: ", Millis(planning_nanos)));
+  lines.push_back(StrCat("Execution time: ", Millis(execution_nanos), " (", answer.rows,
+                         answer.rows == 1 ? " row)" : " rows)"));
+  return lines;
+}
+
 // SELECT, and EXPLAIN of one: planned, then run into the sink as batches
 // when both the plan and the sink can, else as pages of rows.
 absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   const bool explain = stmt.kind == Statement::Kind::kExplain;
+  const auto started = std::chrono::steady_clock::now();
   Planner planner(run.storage, run.layouts, run.sql, &run.context, &run.stats);
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {
@@ -93,8 +137,14 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
     if (const LocalLeaderRead* local = run.context.local_leader_read; local != nullptr) {
       rows.push_back({Datum::Varchar(local->Describe())});
     }
-    for (const std::string& line : plan->Explain()) rows.push_back({Datum::Varchar(line)});
-    run.stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
+    std::vector<std::string> lines;
+    if (stmt.analyze && !run.options.describe_only) {
+      ASSIGN_OR_RETURN(lines, AnalyzedPlan(*plan, run, NanosSince(started)));
+    } else {
+      lines = plan->Explain();
+      run.stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
+    }
+    for (const std::string& line : lines) rows.push_back({Datum::Varchar(line)});
     return run.Emit({{"plan", DataType::kVarchar}}, std::move(rows));
   }
   std::vector<ResultColumn> columns;

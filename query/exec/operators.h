@@ -32,6 +32,7 @@
 
 namespace strata::query {
 
+class PlanAnalysis;  // query/exec/plan_analysis.h
 class SystemTables;  // query/exec/system_tables.h
 struct QueryProgress;  // query/base/running_queries.h
 
@@ -62,6 +63,8 @@ struct QueryContext {
   LocalLeaderRead* local_leader_read = nullptr;  // QueryOptions'
   const std::function<bool()>* catch_up_catalog = nullptr;  // QueryOptions'; null: none
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
+  // EXPLAIN ANALYZE's record of what each plan node did; null otherwise.
+  PlanAnalysis* analysis = nullptr;
   // The rows of each WITH query read more than once, made at its first reading and replayed
   // at the others (KeptRowsNode, by its plan), for the life of the query.
   std::map<const void*, std::shared_ptr<const std::vector<Row>>> kept_rows;

@@ -1,6 +1,9 @@
 #include "query/exec/plan_node.h"
 
+#include <chrono>
 #include <set>
+
+#include "query/exec/plan_analysis.h"
 
 namespace strata::query {
 namespace {
@@ -8,16 +11,19 @@ namespace {
 // A plan is a tree but for a WITH query's plan, which each of its readings has below it: its
 // nodes are printed at the first reading, and only named at the others (printed whole at each,
 // WITH queries reading the one before twice made 2^n lines of n).
-void AppendExplain(const PlanNode& node, int depth, std::set<const PlanNode*>* shown,
-                   std::vector<std::string>* lines) {
+void AppendExplain(const PlanNode& node, int depth, const PlanAnalysis* analysis,
+                   std::set<const PlanNode*>* shown, std::vector<std::string>* lines) {
   std::string line = node.Describe();
   if (!line.empty()) {
     const bool again = !shown->insert(&node).second;
+    if (analysis != nullptr && !again) line += DescribeRun(analysis->Find(&node));
     lines->push_back(std::string(depth * 2, ' ') + line + (again ? " (as above)" : ""));
     if (again) return;
     ++depth;
   }
-  for (const PlanNodePtr& input : node.inputs()) AppendExplain(*input, depth, shown, lines);
+  for (const PlanNodePtr& input : node.inputs()) {
+    AppendExplain(*input, depth, analysis, shown, lines);
+  }
 }
 
 }  // namespace
@@ -29,20 +35,39 @@ std::vector<DataType> PlanNode::Types() const {
   return types;
 }
 
-// Each node overrides at least one of the two; the other adapts.
 absl::Status PlanNode::RunBatches(QueryContext* context, BatchSink* sink) const {
-  return RunRows(context, MakeRowsToBatches(Types(), context, sink).get());
+  if (context->analysis == nullptr) return ProduceBatches(context, sink);
+  NodeRun& run = context->analysis->Of(this);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status ran = ProduceBatches(context, CountBatches(sink, &run).get());
+  run.total_nanos += NanosSince(start);
+  ++run.loops;
+  return ran;
 }
 
 absl::Status PlanNode::RunRows(QueryContext* context, RowSink* sink) const {
-  return RunBatches(context,
-                    MakeBatchesToRows(static_cast<int>(schema_.size()), context, sink).get());
+  if (context->analysis == nullptr) return ProduceRows(context, sink);
+  NodeRun& run = context->analysis->Of(this);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status ran = ProduceRows(context, CountRows(sink, &run).get());
+  run.total_nanos += NanosSince(start);
+  ++run.loops;
+  return ran;
 }
 
-std::vector<std::string> ExplainLines(const PlanNode& root) {
+absl::Status PlanNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
+  return ProduceRows(context, MakeRowsToBatches(Types(), context, sink).get());
+}
+
+absl::Status PlanNode::ProduceRows(QueryContext* context, RowSink* sink) const {
+  return ProduceBatches(context,
+                        MakeBatchesToRows(static_cast<int>(schema_.size()), context, sink).get());
+}
+
+std::vector<std::string> ExplainLines(const PlanNode& root, const PlanAnalysis* analysis) {
   std::vector<std::string> lines;
   std::set<const PlanNode*> shown;
-  AppendExplain(root, 0, &shown, &lines);
+  AppendExplain(root, 0, analysis, &shown, &lines);
   return lines;
 }
 

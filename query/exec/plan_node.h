@@ -52,12 +52,18 @@ class PlanNode {
   virtual int ColumnBelow(int /*column*/) const { return -1; }
 
   // Pushes the node's output into `sink` as batches (valid during each
-  // Push), then calls sink->Finish().
-  virtual absl::Status RunBatches(QueryContext* context, BatchSink* sink) const;
-  // Pushes the node's output into `sink` as rows, then calls sink->Finish().
-  virtual absl::Status RunRows(QueryContext* context, RowSink* sink) const;
+  // Push), then calls sink->Finish(). Under EXPLAIN ANALYZE (QueryContext::analysis) its rows
+  // are counted and its time taken on the way (plan_analysis.h).
+  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const;
+  // Pushes the node's output into `sink` as rows, then calls sink->Finish(); counted alike.
+  absl::Status RunRows(QueryContext* context, RowSink* sink) const;
 
  protected:
+  // What the node does, behind RunBatches and RunRows: each node overrides at least one of the
+  // two, and the other adapts.
+  virtual absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const;
+  virtual absl::Status ProduceRows(QueryContext* context, RowSink* sink) const;
+
   const PlanNode& input(size_t i = 0) const { return *inputs_[i]; }
   std::vector<DataType> Types() const;
 
@@ -69,7 +75,8 @@ class PlanNode {
 
 // The lines of EXPLAIN: each node's description, its inputs indented two
 // spaces under it.
-std::vector<std::string> ExplainLines(const PlanNode& root);
+// With `analysis`, each line says what its node did in the run (DescribeRun).
+std::vector<std::string> ExplainLines(const PlanNode& root, const PlanAnalysis* analysis = nullptr);
 
 // A planned query: the tree, its output columns, and what the tree's nodes
 // point at (the statement's bound expressions).
@@ -87,7 +94,9 @@ struct Plan {
   absl::Status Run(QueryContext* context, RowSink* sink) const;
   // For a columnar plan: the result as batches.
   absl::Status RunBatches(QueryContext* context, BatchSink* sink) const;
-  std::vector<std::string> Explain() const { return ExplainLines(*root); }
+  std::vector<std::string> Explain(const PlanAnalysis* analysis = nullptr) const {
+    return ExplainLines(*root, analysis);
+  }
   int64_t estimated_rows() const { return root->estimated_rows(); }
 };
 

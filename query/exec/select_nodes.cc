@@ -73,7 +73,7 @@ Schema WindowOutput(const Schema& input, const std::vector<WindowCall>& calls,
 
 std::string FilterNode::Describe() const { return StrCat("Filter ", predicate_->ToString()); }
 
-absl::Status FilterNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status FilterNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return input().RunBatches(context, MakeBatchFilter(predicate_, context, sink).get());
 }
 
@@ -89,11 +89,11 @@ std::string AggregateNode::Describe() const {
                 AggregateList(aggregates_), "]");
 }
 
-absl::Status AggregateNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status AggregateNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return Run(context, MakeAggregate(keys_, aggregates_, Types(), context, sink).get());
 }
 
-absl::Status AggregateNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status AggregateNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return Run(context, MakeAggregate(keys_, aggregates_, context, sink).get());
 }
 
@@ -264,7 +264,7 @@ std::string GroupingSetsNode::Describe() const {
                 "]");
 }
 
-absl::Status GroupingSetsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status GroupingSetsNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   const std::vector<DataType> types = Types();
   EverySet every(sets_, sink);
   for (const std::vector<uint32_t>& set : sets_) {
@@ -291,11 +291,11 @@ std::string HavingNode::Describe() const {
   return StrCat("Filter (HAVING) ", predicate_->ToString());
 }
 
-absl::Status HavingNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status HavingNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return input().RunBatches(context, MakeBatchFilter(predicate_, context, sink).get());
 }
 
-absl::Status HavingNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status HavingNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeFilter(predicate_, context, sink).get());
 }
 
@@ -321,7 +321,7 @@ std::string WindowNode::Describe() const {
   return StrCat("Window ", out);
 }
 
-absl::Status WindowNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status WindowNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   if (!rank_limit_) {
     return input().RunBatches(context, MakeWindow(calls_, keep_, Types(), context, sink).get());
   }
@@ -360,11 +360,11 @@ int ProjectNode::ColumnBelow(int column) const {
 
 std::string ProjectNode::Describe() const { return StrCat("Project [", ExprList(exprs_), "]"); }
 
-absl::Status ProjectNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status ProjectNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return input().RunBatches(context, MakeBatchProject(exprs_, context, sink).get());
 }
 
-absl::Status ProjectNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status ProjectNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeProject(exprs_, context, sink).get());
 }
 
@@ -386,7 +386,7 @@ std::string DistinctNode::Describe() const {
   return StrCat("Distinct on [", keys, "] (the first row of each)");
 }
 
-absl::Status DistinctNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status DistinctNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeDistinct(columns_, context, sink).get());
 }
 
@@ -428,7 +428,7 @@ int FirstOfEachNode::ColumnBelow(int column) const {
   return -1;
 }
 
-absl::Status FirstOfEachNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status FirstOfEachNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   std::vector<int> keep(schema().size());
   std::vector<DataType> types;
   for (size_t c = 0; c < keep.size(); ++c) {
@@ -458,13 +458,13 @@ std::string SortNode::Describe() const {
                 : StrCat("Sort by ", keys_.size(), " keys");
 }
 
-absl::Status SortNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status SortNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   // Reading newest first counts rows as they pass: the row path does.
-  if (stop_) return PlanNode::RunBatches(context, sink);
+  if (stop_) return PlanNode::ProduceBatches(context, sink);
   return input().RunBatches(context, MakeBatchSort(keys_, limit_, context, sink).get());
 }
 
-absl::Status SortNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status SortNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   std::unique_ptr<RowSink> sort = MakeSort(keys_, limit_, context, sink);
   if (!stop_) return input().RunRows(context, sort.get());
   // Below the sort only the projection, one row out per row in: the rows
@@ -478,36 +478,36 @@ std::string LimitNode::Describe() const {
   return StrCat("Limit ", limit_, ties_.empty() ? "" : " with ties");
 }
 
-absl::Status LimitNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status LimitNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   // Ties are found row by row (rare, and past a sort that already holds every row).
-  if (!ties_.empty()) return PlanNode::RunBatches(context, sink);
+  if (!ties_.empty()) return PlanNode::ProduceBatches(context, sink);
   return input().RunBatches(context, MakeBatchLimit(limit_, context, sink).get());
 }
 
-absl::Status LimitNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status LimitNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   if (!ties_.empty()) {
     return input().RunRows(context, MakeLimitWithTies(limit_, ties_, sink).get());
   }
   return input().RunRows(context, MakeLimit(limit_, context, sink).get());
 }
 
-absl::Status TruncateNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status TruncateNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return input().RunBatches(context,
                             MakeBatchTruncate(static_cast<int>(schema().size()), sink).get());
 }
 
-absl::Status TruncateNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status TruncateNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return input().RunRows(context, MakeTruncate(static_cast<int>(schema().size()), sink).get());
 }
 
 std::string OffsetNode::Describe() const { return StrCat("Offset ", skip_); }
 
-absl::Status OffsetNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status OffsetNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   if (skip_ <= 0) return input().RunBatches(context, sink);
   return input().RunBatches(context, MakeBatchOffset(skip_, sink).get());
 }
 
-absl::Status OffsetNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status OffsetNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   if (skip_ <= 0) return input().RunRows(context, sink);
   return input().RunRows(context, MakeOffset(skip_, sink).get());
 }

@@ -39,7 +39,7 @@ class FilterNode : public PlanNode {
         owner_(std::move(owner)) {}
   std::string Describe() const override;
   int ColumnBelow(int column) const override { return column; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   const Expr* predicate_;
@@ -71,8 +71,8 @@ class AggregateNode : public PlanNode {
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
   // The groups as batches (the columnar result path) or as rows.
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   absl::Status Run(QueryContext* context, AggregateSink* aggregate) const;
@@ -101,7 +101,7 @@ class GroupingSetsNode : public PlanNode {
   }
 
   std::string Describe() const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::vector<const Expr*> keys_;
@@ -117,8 +117,8 @@ class HavingNode : public PlanNode {
       : PlanNode(input->schema(), input->estimated_rows(), {input}), predicate_(predicate) {}
   std::string Describe() const override;
   int ColumnBelow(int column) const override { return column; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   const Expr* predicate_;
@@ -133,7 +133,7 @@ class WindowNode : public PlanNode {
              std::vector<std::string> call_text);
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::vector<WindowCall> calls_;
@@ -152,7 +152,7 @@ class FirstOfEachNode : public PlanNode {
                   const std::vector<SortKey>& order);
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::vector<ExprPtr> columns_;  // the keys' and the order's columns, read by `spec_`
@@ -167,8 +167,8 @@ class ProjectNode : public PlanNode {
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
   // Vectorized over the input's batches.
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::vector<const Expr*> exprs_;
@@ -186,7 +186,7 @@ class DistinctNode : public PlanNode {
         on_(true) {}
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::vector<int> columns_;
@@ -202,8 +202,8 @@ class SortNode : public PlanNode {
   void StopScanWhenSettled(NewestFirstStop stop) { stop_ = std::move(stop); }
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::vector<SortKey> keys_;
@@ -220,8 +220,8 @@ class LimitNode : public PlanNode {
         limit_(limit),
         ties_(std::move(ties)) {}
   std::string Describe() const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   int64_t limit_;
@@ -235,8 +235,8 @@ class TruncateNode : public PlanNode {
       : PlanNode(std::move(output), input->estimated_rows(), {input}) {}
   std::string Describe() const override { return ""; }
   int ColumnBelow(int column) const override { return column; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 };
 
 // OFFSET: drops the first `skip` rows.
@@ -245,8 +245,8 @@ class OffsetNode : public PlanNode {
   OffsetNode(PlanNodePtr input, int64_t skip)
       : PlanNode(input->schema(), input->estimated_rows(), {input}), skip_(skip) {}
   std::string Describe() const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   int64_t skip_;

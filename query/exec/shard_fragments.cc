@@ -168,7 +168,7 @@ class ColumnMap {
 
 }  // namespace
 
-absl::Status ShardFragmentsNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status ShardFragmentsNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   // The fragments run at once (each site's node works while the others do), up to the
   // query's cap (kMaxConcurrentFragments unless it chose another); their batches reach the
   // sink one at a time, in no set order, once every fragment started at once has answered:

@@ -37,7 +37,7 @@ class ShardFragmentsNode : public PlanNode {
                      std::vector<std::string> sql, std::shared_ptr<const ListParameters> lists,
                      std::string table_name, size_t shards_pruned = 0, QueryStats* stats = nullptr);
   std::string Describe() const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   ShardReads* reads_;

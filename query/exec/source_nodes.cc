@@ -62,28 +62,28 @@ std::string TableScanNode::Describe() const {
   return out;
 }
 
-absl::Status TableScanNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status TableScanNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return scan_.Run(context, stats_, sink);
 }
 
-absl::Status RowsNode::RunRows(QueryContext*, RowSink* sink) const {
+absl::Status RowsNode::ProduceRows(QueryContext*, RowSink* sink) const {
   for (const Row& row : *rows_) RETURN_IF_ERROR(sink->Push(row));
   return sink->Finish();
 }
 
-absl::Status OneRowNode::RunBatches(QueryContext*, BatchSink* sink) const {
+absl::Status OneRowNode::ProduceBatches(QueryContext*, BatchSink* sink) const {
   Batch one_row;
   one_row.rows = 1;
   RETURN_IF_ERROR(sink->Push(one_row));
   return sink->Finish();
 }
 
-absl::Status SubqueryNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status SubqueryNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return RunBatchPipeline(context, sink,
                           [&](BatchSink* out) { return inner_->root->RunBatches(context, out); });
 }
 
-absl::Status SubqueryNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status SubqueryNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return inner_->Run(context, sink);
 }
 
@@ -140,7 +140,7 @@ class KeepRows : public RowSink {
 
 }  // namespace
 
-absl::Status KeptRowsNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status KeptRowsNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   const void* key = inner_.get();
   if (auto it = context->kept_rows.find(key); it != context->kept_rows.end()) {
     const std::shared_ptr<const std::vector<Row>> kept = it->second;
@@ -157,7 +157,7 @@ absl::Status KeptRowsNode::RunRows(QueryContext* context, RowSink* sink) const {
   return absl::OkStatus();
 }
 
-absl::Status JoinNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status JoinNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return RunJoin(
       *spec_, [&](BatchSink* left) { return input(0).RunBatches(context, left); },
       [&](BatchSink* right) { return input(1).RunBatches(context, right); }, context, sink);
@@ -172,7 +172,7 @@ UnnestNode::UnnestNode(PlanNodePtr input, Schema schema, std::shared_ptr<const U
       owner_(std::move(owner)),
       description_(std::move(description)) {}
 
-absl::Status UnnestNode::RunBatches(QueryContext* context, BatchSink* sink) const {
+absl::Status UnnestNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   return input().RunBatches(context, MakeUnnest(spec_.get(), context, sink).get());
 }
 
@@ -189,7 +189,7 @@ SetOperationNode::SetOperationNode(std::shared_ptr<const Plan> left,
       all_(all),
       name_(std::move(name)) {}
 
-absl::Status SetOperationNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status SetOperationNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return RunSetOperation(
       op_, all_, [&](RowSink* out) { return left_->Run(context, out); },
       [&](RowSink* out) { return right_->Run(context, out); }, Types(), context, sink);
@@ -209,7 +209,7 @@ std::string RecursiveUnionNode::Describe() const {
   return StrCat("Recursive UNION", all_ ? " ALL" : "", " (", table_->name, ")");
 }
 
-absl::Status RecursiveUnionNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status RecursiveUnionNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   return RunRecursiveUnion(
       all_, [&](RowSink* out) { return first_->Run(context, out); },
       [&](RowSink* out) { return step_->Run(context, out); }, table_.get(), Types(), context, sink);
@@ -219,7 +219,7 @@ std::string WorkingTableNode::Describe() const {
   return StrCat("Rows of the step before (", table_->name, ")");
 }
 
-absl::Status WorkingTableNode::RunRows(QueryContext* context, RowSink* sink) const {
+absl::Status WorkingTableNode::ProduceRows(QueryContext* context, RowSink* sink) const {
   if (!table_->reading) {
     return absl::InvalidArgumentError(
         StrCat("the recursive WITH query \"", table_->name,

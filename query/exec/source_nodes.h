@@ -52,7 +52,7 @@ class TableScanNode : public PlanNode {
   std::shared_ptr<SeriesRestriction> series_restriction() const { return restrict_series_; }
 
   std::string Describe() const override;
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::shared_ptr<bool> last_point_only_ = std::make_shared<bool>(false);
@@ -79,7 +79,7 @@ class RowsNode : public PlanNode {
         rows_(std::move(rows)),
         description_(std::move(description)) {}
   std::string Describe() const override { return description_; }
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<const std::vector<Row>> rows_;
@@ -91,7 +91,7 @@ class OneRowNode : public PlanNode {
  public:
   OneRowNode() : PlanNode({}, 1, {}) {}
   std::string Describe() const override { return "Values (one row)"; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 };
 
 // A subquery or WITH query in FROM: the inner plan's rows under the names
@@ -108,8 +108,8 @@ class SubqueryNode : public PlanNode {
   int ColumnBelow(int column) const override { return own_plan_ ? column : -1; }
   // Its own pipeline either way (RunPipeline): batches stay batches, so a subquery that runs on
   // them (a window's, an aggregation's) feeds the query around it without a row made for each.
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<const Plan> inner_;
@@ -128,7 +128,7 @@ class KeptRowsNode : public PlanNode {
         inner_(std::move(inner)),
         name_(std::move(name)) {}
   std::string Describe() const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<const Plan> inner_;
@@ -147,7 +147,7 @@ class JoinNode : public PlanNode {
         owner_(std::move(owner)),
         description_(std::move(description)) {}
   std::string Describe() const override { return description_; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::shared_ptr<const JoinSpec> spec_;
@@ -162,7 +162,7 @@ class UnnestNode : public PlanNode {
   UnnestNode(PlanNodePtr input, Schema schema, std::shared_ptr<const UnnestSpec> spec,
              std::shared_ptr<const void> owner, std::string description);
   std::string Describe() const override { return description_; }
-  absl::Status RunBatches(QueryContext* context, BatchSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::shared_ptr<const UnnestSpec> spec_;
@@ -177,7 +177,7 @@ class SetOperationNode : public PlanNode {
   SetOperationNode(std::shared_ptr<const Plan> left, std::shared_ptr<const Plan> right,
                    Schema schema, SetOperation op, bool all, std::string name);
   std::string Describe() const override { return name_; }
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<const Plan> left_, right_;
@@ -193,7 +193,7 @@ class RecursiveUnionNode : public PlanNode {
   RecursiveUnionNode(std::shared_ptr<const Plan> first, std::shared_ptr<const Plan> step,
                      std::shared_ptr<WorkingTable> table, Schema schema, bool all);
   std::string Describe() const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<const Plan> first_, step_;
@@ -209,7 +209,7 @@ class WorkingTableNode : public PlanNode {
   WorkingTableNode(Schema schema, std::shared_ptr<WorkingTable> table)
       : PlanNode(std::move(schema), 1, {}), table_(std::move(table)) {}
   std::string Describe() const override;
-  absl::Status RunRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
 
  private:
   std::shared_ptr<WorkingTable> table_;

@@ -287,6 +287,7 @@ struct Statement {
   Position table_pos;
   std::optional<std::string> like;
   std::string query_id;  // kKillQuery
+  bool analyze = false;  // kExplain: EXPLAIN ANALYZE, the query run and each node's work shown
   // CREATE ... IF NOT EXISTS, DROP ... IF EXISTS.
   bool if_exists = false;
   std::vector<CatalogProperty> properties;  // CREATE's WITH (...), ALTER's SET (...)

@@ -154,6 +154,7 @@ class Parser {
       stmt.query_id = Next().text;
     } else if (AcceptWord("explain")) {
       stmt.kind = Statement::Kind::kExplain;
+      RETURN_IF_ERROR(ParseExplainOptions(&stmt));
       ASSIGN_OR_RETURN(stmt.select, ParseQuery());
     } else {
       ASSIGN_OR_RETURN(stmt.select, ParseQuery());
@@ -239,17 +240,56 @@ class Parser {
       instead =
           " is not supported: DELETE FROM db.tbl removes a table's rows (up to 5,000,000 a "
           "statement: narrower time ranges for more), DROP TABLE the table and its rows";
-    } else if (IsWord(t, "explain") && IsWord(Peek(1), "analyze")) {
-      return SqlError(absl::StatusCode::kUnimplemented, sql_, Peek(1).pos,
-                      "EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan, and `strata query "
-                      "--stats` (or the query's stats message) the rows and bytes scanned and the "
-                      "time taken");
     } else {
       return absl::OkStatus();
     }
     return SqlError(absl::StatusCode::kUnimplemented, sql_, t.pos,
                     StrCat(absl::AsciiStrToUpper(std::string(t.text)), instead));
   }
+  // After EXPLAIN: ANALYZE [VERBOSE], or PostgreSQL's option list `(ANALYZE, BUFFERS, COSTS
+  // off, ...)`, each option with an optional TRUE/FALSE/ON/OFF; only ANALYZE changes what is
+  // shown (the others are PostgreSQL's details of its own plans), FORMAT only TEXT.
+  absl::Status ParseExplainOptions(Statement* stmt) {
+    if (AcceptWord("analyze") || AcceptWord("analyse")) {
+      stmt->analyze = true;
+      AcceptWord("verbose");
+      return absl::OkStatus();
+    }
+    static constexpr std::string_view kOptions[] = {"analyze", "analyse", "verbose", "costs",
+                                                    "buffers", "timing",  "summary", "settings",
+                                                    "wal",     "format"};
+    // A query in parentheses starts (SELECT, (WITH, (VALUES or ((.
+    const bool option_list = Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
+                             Peek(1).kind == TokenKind::kIdentifier && !IsWord(Peek(1), "select") &&
+                             !IsWord(Peek(1), "with") && !IsWord(Peek(1), "values");
+    if (!option_list) return absl::OkStatus();
+    Next();  // (
+    do {
+      const Token option = Next();
+      if (IsWord(option, "format")) {
+        if (!AcceptWord("text")) {
+          return Error(Peek(), "EXPLAIN's FORMAT is TEXT: its lines are the plan's nodes");
+        }
+        continue;
+      }
+      if (option.kind != TokenKind::kIdentifier ||
+          std::none_of(std::begin(kOptions), std::end(kOptions),
+                       [&](std::string_view o) { return IsWord(option, o); })) {
+        return Error(option, StrCat("unknown EXPLAIN option ", Describe(option),
+                                    "; EXPLAIN takes ANALYZE (and PostgreSQL's VERBOSE, COSTS, "
+                                    "BUFFERS, TIMING, SUMMARY, SETTINGS, WAL, FORMAT TEXT)"));
+      }
+      bool on = true;
+      if (AcceptWord("false") || AcceptWord("off")) {
+        on = false;
+      } else if (!AcceptWord("true")) {
+        AcceptWord("on");
+      }
+      if (IsWord(option, "analyze") || IsWord(option, "analyse")) stmt->analyze = on;
+    } while (AcceptSymbol(","));
+    return ExpectSymbol(")");
+  }
+
   absl::Status ExpectWord(std::string_view word) {
     if (AcceptWord(word)) return absl::OkStatus();
     // Keywords are matched in lower case and shown as SQL is written.

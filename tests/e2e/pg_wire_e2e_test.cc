@@ -120,6 +120,25 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
 // psql's lists of what Strata has none of answer with no rows under the heads psql asked for:
 // \dx (extensions), \dT (data types, whose statement reads pg_class in a subquery: it once
 // listed the tables as types), \dD (domains); \dp lists the tables under its own heads.
+// EXPLAIN ANALYZE runs the query and shows each node's rows, runs and time, then the planning
+// and execution times, as psql users read PostgreSQL's; the answer's rows are not sent.
+TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
+  testing::ProcessResult r =
+      Psql({"EXPLAIN ANALYZE SELECT host, count(*) FROM mydb.cpu WHERE "
+            "usage > 2 GROUP BY host"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         " HashAggregate keys=\\[host\\] aggregates=\\[count\\(\\*\\)\\] \\(actual "
+                         "rows=2 loops=1 time=[0-9]+\\.[0-9]{3} ms\\)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(
+                         "Filter \\(usage > 2\\) \\(actual rows=2 loops=1 time=[0-9.]+ ms\\)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(" Planning time: [0-9]+\\.[0-9]{3} ms"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(" Execution time: [0-9.]+ ms \\(2 rows\\)"));
+  r = Psql({"EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM mydb.cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(" Execution time: [0-9.]+ ms \\(1 row\\)"));
+}
+
 TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
   testing::ProcessResult r = Psql({"\\dx", "\\dT", "\\dD"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
