@@ -64,7 +64,8 @@ TEST(StatementShapeTest, AnInsertIsKnownByItsFirstWord) {
 }
 
 // An EXPLAIN of a read has the read's shape (a cluster node plans it as the read would run);
-// an EXPLAIN of anything else, and any other statement, none.
+// an EXPLAIN of anything else, and any other statement, none. EXPLAIN ANALYZE runs the read:
+// none either, so it is read as queries are (not planned only).
 TEST(StatementShapeTest, AnExplainedReadHasTheReadsShape) {
   EXPECT_EQ(ExplainedStatementShape("EXPLAIN SELECT max(v) FROM t WHERE host = 'h1'"),
             ReadStatementShape("SELECT max(v) FROM t WHERE host = 'h2'"));
@@ -73,7 +74,8 @@ TEST(StatementShapeTest, AnExplainedReadHasTheReadsShape) {
   EXPECT_TRUE(ExplainedStatementShape("EXPLAIN SELECT 1").has_value());
   for (const std::string sql : {"SELECT 1", "EXPLAIN", "EXPLAIN DELETE FROM t WHERE time < ago(1d)",
                                 "EXPLAIN EXPLAIN SELECT 1", "EXPLAIN SHOW TABLES",
-                                "explained SELECT 1", "EXPLAIN SELECT 'unterminated", ""}) {
+                                "explained SELECT 1", "EXPLAIN SELECT 'unterminated", "",
+                                "EXPLAIN ANALYZE SELECT 1", "EXPLAIN (ANALYZE) SELECT 1"}) {
     EXPECT_FALSE(ExplainedStatementShape(sql).has_value()) << sql;
   }
 }
