@@ -8,23 +8,24 @@
 namespace strata::query {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Runs `downstream` (the consumer's work), adding its time to the run's.
+template <typename Downstream>
+absl::Status Timed(NodeRun* run, Downstream downstream) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = downstream();
+  run->downstream_nanos += NanosSince(start);
+  return status;
+}
 
 class CountedBatches final : public BatchSink {
  public:
   CountedBatches(BatchSink* next, NodeRun* run) : next_(next), run_(run) {}
   absl::Status Push(const Batch& batch) override {
     run_->rows += static_cast<int64_t>(batch.rows);
-    const Clock::time_point start = Clock::now();
-    absl::Status pushed = next_->Push(batch);
-    run_->downstream_nanos += NanosSince(start);
-    return pushed;
+    return Timed(run_, [&] { return next_->Push(batch); });
   }
   absl::Status Finish() override {
-    const Clock::time_point start = Clock::now();
-    absl::Status finished = next_->Finish();
-    run_->downstream_nanos += NanosSince(start);
-    return finished;
+    return Timed(run_, [&] { return next_->Finish(); });
   }
 
  private:
@@ -37,16 +38,10 @@ class CountedRows final : public RowSink {
   CountedRows(RowSink* next, NodeRun* run) : next_(next), run_(run) {}
   absl::Status Push(Row row) override {
     ++run_->rows;
-    const Clock::time_point start = Clock::now();
-    absl::Status pushed = next_->Push(std::move(row));
-    run_->downstream_nanos += NanosSince(start);
-    return pushed;
+    return Timed(run_, [&] { return next_->Push(std::move(row)); });
   }
   absl::Status Finish() override {
-    const Clock::time_point start = Clock::now();
-    absl::Status finished = next_->Finish();
-    run_->downstream_nanos += NanosSince(start);
-    return finished;
+    return Timed(run_, [&] { return next_->Finish(); });
   }
 
  private:
@@ -61,11 +56,11 @@ const NodeRun* PlanAnalysis::Find(const PlanNode* node) const {
   return it == runs_.end() ? nullptr : &it->second;
 }
 
-std::unique_ptr<BatchSink> CountBatches(BatchSink* sink, NodeRun* run) {
+std::unique_ptr<BatchSink> Counted(BatchSink* sink, NodeRun* run) {
   return std::make_unique<CountedBatches>(sink, run);
 }
 
-std::unique_ptr<RowSink> CountRows(RowSink* sink, NodeRun* run) {
+std::unique_ptr<RowSink> Counted(RowSink* sink, NodeRun* run) {
   return std::make_unique<CountedRows>(sink, run);
 }
 

@@ -40,15 +40,28 @@ class PlanAnalysis {
   std::map<const PlanNode*, NodeRun> runs_;
 };
 
-// `sink` behind a counter of the rows pushed into it and a clock of the time it takes.
-std::unique_ptr<BatchSink> CountBatches(BatchSink* sink, NodeRun* run);
-std::unique_ptr<RowSink> CountRows(RowSink* sink, NodeRun* run);
-
 // The time since `start`, in nanoseconds.
 inline int64_t NanosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                               start)
       .count();
+}
+
+// `sink` behind a counter of the rows pushed into it and a clock of the time it takes.
+std::unique_ptr<BatchSink> Counted(BatchSink* sink, NodeRun* run);
+std::unique_ptr<RowSink> Counted(RowSink* sink, NodeRun* run);
+
+// `produce(sink)`, the node's work; under EXPLAIN ANALYZE into `sink` behind a counter, the
+// node's run counted and timed.
+template <typename Sink, typename Produce>
+absl::Status RunAnalyzed(const PlanNode* node, QueryContext* context, Sink* sink, Produce produce) {
+  if (context->analysis == nullptr) return produce(sink);
+  NodeRun& run = context->analysis->Of(node);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status ran = produce(Counted(sink, &run).get());
+  run.total_nanos += NanosSince(start);
+  ++run.loops;
+  return ran;
 }
 
 // ` (actual rows=R loops=L time=T ms)`, or ` (never ran)`.

@@ -1,6 +1,5 @@
 #include "query/exec/plan_node.h"
 
-#include <chrono>
 #include <set>
 
 #include "query/exec/plan_analysis.h"
@@ -36,23 +35,12 @@ std::vector<DataType> PlanNode::Types() const {
 }
 
 absl::Status PlanNode::RunBatches(QueryContext* context, BatchSink* sink) const {
-  if (context->analysis == nullptr) return ProduceBatches(context, sink);
-  NodeRun& run = context->analysis->Of(this);
-  const auto start = std::chrono::steady_clock::now();
-  absl::Status ran = ProduceBatches(context, CountBatches(sink, &run).get());
-  run.total_nanos += NanosSince(start);
-  ++run.loops;
-  return ran;
+  return RunAnalyzed(this, context, sink,
+                     [&](BatchSink* out) { return ProduceBatches(context, out); });
 }
 
 absl::Status PlanNode::RunRows(QueryContext* context, RowSink* sink) const {
-  if (context->analysis == nullptr) return ProduceRows(context, sink);
-  NodeRun& run = context->analysis->Of(this);
-  const auto start = std::chrono::steady_clock::now();
-  absl::Status ran = ProduceRows(context, CountRows(sink, &run).get());
-  run.total_nanos += NanosSince(start);
-  ++run.loops;
-  return ran;
+  return RunAnalyzed(this, context, sink, [&](RowSink* out) { return ProduceRows(context, out); });
 }
 
 absl::Status PlanNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
