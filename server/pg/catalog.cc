@@ -389,6 +389,9 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (Contains(text, "from pg_catalog.pg_database d") && Contains(text, "as \"name\"")) {
     return PsqlDatabases();
   }
+  if (Contains(text, "from pg_catalog.pg_roles r") && Contains(text, "r.rolsuper")) {
+    return PsqlRoles(sql);
+  }
   // (\dT reads pg_class in a subquery of its pg_type's WHERE: no relation list.)
   if (Contains(text, "from pg_catalog.pg_class c") &&
       !Contains(text, "from pg_catalog.pg_type t")) {
@@ -457,6 +460,43 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlSchemas(std::string_view sql) c
   for (const std::string& db : Databases()) {
     if (MatchesPattern(nspname, db)) out.rows.push_back({T(db), T("strata")});
   }
+  return out;
+}
+
+CannedResult CatalogAnswers::PsqlRoles(std::string_view sql) const {
+  // \du [pattern]: the session's own role, the token it signed in with (Strata's tokens are
+  // its roles; others' names are not listed), or "strata" with authentication off. An admin
+  // token (or none) is a superuser that creates databases; every role logs in.
+  CannedResult out{.columns = {Text("rolname"),
+                               {"rolsuper", DataType::kBoolean},
+                               {"rolinherit", DataType::kBoolean},
+                               {"rolcreaterole", DataType::kBoolean},
+                               {"rolcreatedb", DataType::kBoolean},
+                               {"rolcanlogin", DataType::kBoolean},
+                               {"rolconnlimit", DataType::kBigint},
+                               {"rolvaliduntil", DataType::kTimestamp},
+                               {"memberof", *ArrayOf(DataType::kVarchar)},
+                               {"rolreplication", DataType::kBoolean},
+                               {"rolbypassrls", DataType::kBoolean}}};
+  const std::string name = caller_.name().empty() ? "strata" : caller_.name();
+  const bool admin = caller_.admin();
+  Row row = {T(name),
+             Datum::Bool(admin),
+             Datum::Bool(true),
+             Datum::Bool(admin),
+             Datum::Bool(admin),
+             Datum::Bool(true),
+             Datum::Bigint(-1),
+             Datum::Null(DataType::kTimestamp),
+             Datum::Composite(*ArrayOf(DataType::kVarchar), {}),
+             Datum::Bool(false),
+             Datum::Bool(admin)};
+  // \du+ asks for each role's description after memberof: none.
+  if (Contains(Normalize(sql), "as description")) {
+    out.columns.insert(out.columns.begin() + 9, Text("description"));
+    row.insert(row.begin() + 9, Datum::Null(DataType::kVarchar));
+  }
+  if (MatchesPattern(PsqlPattern(sql, "r.rolname"), name)) out.rows.push_back(std::move(row));
   return out;
 }
 

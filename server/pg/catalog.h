@@ -78,6 +78,7 @@ class CatalogAnswers {
   absl::StatusOr<CannedResult> PsqlRelations(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlSchemas(std::string_view text) const;  // \dn
   static CannedResult PsqlDatabases();                                     // \l
+  CannedResult PsqlRoles(std::string_view text) const;                     // \du
   absl::StatusOr<CannedResult> PsqlCompletion(std::string_view text) const;  // Tab
   absl::StatusOr<CannedResult> PsqlFindRelation(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlRelationDetails(std::string_view text) const;

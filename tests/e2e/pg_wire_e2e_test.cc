@@ -139,6 +139,23 @@ TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
   EXPECT_THAT(r.out, ::testing::ContainsRegex(" Execution time: [0-9.]+ ms \\(1 row\\)"));
 }
 
+// \du: the session's role (with authentication off, "strata", a superuser); \du+ adds the
+// description column (psql reads it by position: without it psql crashes); a pattern that does
+// not match lists none.
+TEST_F(PgWireE2ETest, PsqlListsTheSessionsRole) {
+  testing::ProcessResult r = Psql({"\\du", "\\du+", "\\du x*"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr(" Role name |                  Attributes                   | "
+                        "Member of \n"
+                        "-----------+-----------------------------------------------+---"
+                        "--------\n"
+                        " strata    | Superuser, Create role, Create DB, Bypass RLS | {}\n"));
+  EXPECT_THAT(r.out, HasSubstr("| Member of | Description \n"));
+  EXPECT_THAT(r.out, HasSubstr(" Role name | Attributes | Member of \n"
+                               "-----------+------------+-----------\n\n"));
+}
+
 TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
   testing::ProcessResult r = Psql({"\\dx", "\\dT", "\\dD"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -769,6 +786,14 @@ TEST(PgWireSecurityE2ETest, TlsAndATokenAsThePassword) {
   testing::ProcessResult ok = psql("verify-full", admin);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out, "42|admin\n");  // current_user is the token's name
+  // \du lists the session's role: the token's name, an admin a superuser.
+  testing::ProcessResult roles = testing::RunProcess(
+      {"/usr/bin/psql", "-X", "-A", "-t", "-c", "\\du",
+       "host=localhost port=" + std::to_string(server.pg_port()) +
+           " user=me dbname=strata sslmode=verify-full sslrootcert=" + certs.ca_cert()},
+      "", {"PGPASSWORD=" + admin, "PGCONNECT_TIMEOUT=10"});
+  EXPECT_EQ(roles.exit_code, 0) << roles.err;
+  EXPECT_EQ(roles.out, "admin|Superuser, Create role, Create DB, Bypass RLS|{}\n");
   testing::ProcessResult plain = psql("disable", admin);
   EXPECT_NE(plain.exit_code, 0);
   EXPECT_THAT(plain.err, HasSubstr("this server requires SSL"));
