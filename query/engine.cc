@@ -121,6 +121,14 @@ absl::StatusOr<std::vector<std::string>> AnalyzedPlan(const Plan& plan, const St
   lines.push_back(StrCat("Planning time: ", Millis(planning_nanos)));
   lines.push_back(StrCat("Execution time: ", Millis(execution_nanos), " (", answer.rows,
                          answer.rows == 1 ? " row)" : " rows)"));
+  // What the scans read and what pruning spared them (the query's statistics: planning's
+  // pruning, the run's reads, a cluster's fragments').
+  const QueryStats& s = run.stats;
+  lines.push_back(StrCat("Scanned: ", s.rows_scanned, " rows, ", s.bytes_scanned, " bytes; series ",
+                         s.series_scanned, " (", s.series_pruned, " pruned), partitions ",
+                         s.partitions_scanned, " (", s.partitions_pruned, " pruned), blocks ",
+                         s.blocks_scanned, " (", s.blocks_pruned, " pruned), hours ",
+                         s.buckets_scanned, " (", s.buckets_pruned, " pruned)"));
   return lines;
 }
 

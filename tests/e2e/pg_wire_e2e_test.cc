@@ -134,6 +134,9 @@ TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
                          "Filter \\(usage > 2\\) \\(actual rows=2 loops=1 time=[0-9.]+ ms\\)"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex(" Planning time: [0-9]+\\.[0-9]{3} ms"));
   EXPECT_THAT(r.out, ::testing::ContainsRegex(" Execution time: [0-9.]+ ms \\(2 rows\\)"));
+  // The scan read the table's two series (hosts a and b), three rows.
+  EXPECT_THAT(r.out, ::testing::ContainsRegex(" Scanned: 3 rows, [0-9]+ bytes; series 2 \\(0 "
+                                              "pruned\\)"));
   r = Psql({"EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM mydb.cpu"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, ::testing::ContainsRegex(" Execution time: [0-9.]+ ms \\(1 row\\)"));
