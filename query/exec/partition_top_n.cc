@@ -112,7 +112,18 @@ class PartitionTopN final : public BatchSink {
     for (size_t r = 0; r < batch.rows; ++r) {
       key.clear();
       for (const Vector* v : partition) AppendKey(*v, r, &key);
-      Partition* p = last != nullptr && key == last_key ? last : &partitions_[key];
+      Partition* p = last;
+      if (p == nullptr || key != last_key) {
+        const auto [it, added] = partitions_.try_emplace(key);
+        if (added) {
+          // A partition's key and entry stay to the end (a million keys of a kilobyte each
+          // are a gigabyte however few rows each keeps).
+          const auto entry = static_cast<int64_t>(key.size() + sizeof(Partition) + 64);
+          RETURN_IF_ERROR(context_->Reserve(entry, "a window's top rows of each partition"));
+          bytes_ += entry;
+        }
+        p = &it->second;
+      }
       if (p->pending.empty()) touched.push_back(p);
       p->pending.push_back(static_cast<uint32_t>(r));
       last = p;
@@ -120,7 +131,7 @@ class PartitionTopN final : public BatchSink {
     }
     for (Partition* p : touched) {
       RETURN_IF_ERROR(Take(*p, batch, order));
-      p->pending.clear();
+      p->pending = {};  // not kept for the next batch: a few bytes a row in every partition
     }
     seen_ += batch.rows;
     return absl::OkStatus();
