@@ -240,6 +240,26 @@ class Parser {
       instead =
           " is not supported: DELETE FROM db.tbl removes a table's rows (up to 5,000,000 a "
           "statement: narrower time ranges for more), DROP TABLE the table and its rows";
+    } else if (IsWord(t, "vacuum") || IsWord(t, "analyze") || IsWord(t, "analyse") ||
+               IsWord(t, "reindex") || IsWord(t, "checkpoint") || IsWord(t, "cluster")) {
+      instead =
+          " is not needed: Strata's own jobs seal, compact and drop its data (docs/storage.md), "
+          "its writes are durable when acknowledged, and its planner gathers no statistics "
+          "(EXPLAIN ANALYZE shows what a query read)";
+    } else if (IsWord(t, "grant") || IsWord(t, "revoke")) {
+      instead =
+          " is not supported: a token's grants say what it may read and write (`strata token "
+          "create NAME --grant read:db`, docs/security.md)";
+    } else if (IsWord(t, "prepare") || IsWord(t, "execute")) {
+      instead =
+          " is not supported in SQL: drivers prepare statements through the PostgreSQL "
+          "extended protocol (psql's \\bind), and QueryRequest takes `?` and `@name` "
+          "parameters";
+    } else if (IsWord(t, "listen") || IsWord(t, "notify") || IsWord(t, "unlisten") ||
+               IsWord(t, "lock") || IsWord(t, "call") || IsWord(t, "do") || IsWord(t, "comment")) {
+      instead =
+          " is not supported: Strata has no notifications, locks, procedures or comments; "
+          "SQL reads with SELECT and writes with INSERT";
     } else {
       return absl::OkStatus();
     }

@@ -10,6 +10,8 @@ std::string_view SqlState(const absl::Status& status) {
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kOutOfRange:
+      if (Contains(m, "current transaction is aborted")) return "25P02";
+      if (Contains(m, "can only be used in transaction blocks")) return "25P01";
       if (Contains(m, "invalid input syntax for type")) return "22P02";
       if (Contains(m, "Division by zero")) return "22012";
       if (Contains(m, "column \"") && Contains(m, "does not exist")) return "42703";
@@ -27,6 +29,7 @@ std::string_view SqlState(const absl::Status& status) {
       }
       return "42601";
     case absl::StatusCode::kNotFound:
+      if (Contains(m, "savepoint \"")) return "3B001";
       if (Contains(m, "table")) return "42P01";
       if (Contains(m, "database")) return "3D000";
       return "42704";

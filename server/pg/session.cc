@@ -530,6 +530,10 @@ absl::Status Session::RunStatement(const Statement& statement,
     if (!copy->ok()) return copy->status();
     return (*copy)->from_stdin ? RunCopyIn(**copy) : RunCopy(**copy);
   }
+  if (auto savepoint = ParseSavepointStatement(statement.sql)) {
+    if (!savepoint->ok()) return savepoint->status();
+    return RunSavepoint(**savepoint);
+  }
   CatalogAnswers catalog = Catalog();
   if (auto answer = catalog.Answer(statement.sql, settings_)) {
     if (!answer->ok()) return answer->status();
@@ -664,8 +668,39 @@ absl::Status Session::RunCopy(const CopyStatement& copy) {
   return absl::OkStatus();
 }
 
+absl::Status Session::RunSavepoint(const SavepointStatement& savepoint) {
+  using Kind = SavepointStatement::Kind;
+  const std::string_view what = savepoint.kind == Kind::kSavepoint ? "SAVEPOINT"
+                                : savepoint.kind == Kind::kRelease ? "RELEASE SAVEPOINT"
+                                                                   : "ROLLBACK TO SAVEPOINT";
+  if (transaction_ == 'I') {
+    return absl::FailedPreconditionError(
+        StrCat(what, " can only be used in transaction blocks: send BEGIN first"));
+  }
+  if (savepoint.kind == Kind::kSavepoint) {
+    if (savepoints_.size() >= kMaxSavepoints) {
+      return absl::ResourceExhaustedError(StrCat("this transaction holds ", savepoints_.size(),
+                                                 " savepoints, the most it may; RELEASE some"));
+    }
+    savepoints_.push_back(savepoint.name);
+    SendCommandComplete("SAVEPOINT");
+    return absl::OkStatus();
+  }
+  const auto found = std::find(savepoints_.rbegin(), savepoints_.rend(), savepoint.name);
+  if (found == savepoints_.rend()) {
+    return absl::NotFoundError(StrCat("savepoint \"", savepoint.name, "\" does not exist"));
+  }
+  // RELEASE drops the savepoint and those after it; ROLLBACK TO keeps it and leaves the error.
+  const auto at = static_cast<size_t>(savepoints_.rend() - found) - 1;
+  savepoints_.resize(savepoint.kind == Kind::kRelease ? at : at + 1);
+  if (savepoint.kind == Kind::kRollbackTo) transaction_ = 'T';
+  SendCommandComplete(savepoint.kind == Kind::kRelease ? "RELEASE" : "ROLLBACK");
+  return absl::OkStatus();
+}
+
 void Session::EndTransaction() {
   transaction_ = 'I';
+  savepoints_.clear();
   std::erase_if(cursors_, [](const auto& entry) { return !entry.second->hold(); });
 }
 
@@ -987,7 +1022,8 @@ void Session::Describe(MessageReader& in) {
   // As PostgreSQL: no rows from these (a COPY's go in CopyData, not DataRow).
   const std::string first_word = FirstWord(statement->sql);
   if (IsBlank(statement->sql) || first_word == "delete" || first_word == "insert" ||
-      first_word == "copy" || IsCatalogChange(first_word)) {
+      first_word == "copy" || IsCatalogChange(first_word) ||
+      ParseSavepointStatement(statement->sql).has_value()) {
     out_.Begin('n');  // NoData
     out_.End();
     return;

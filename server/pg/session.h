@@ -23,6 +23,7 @@
 #include "server/pg/catalog.h"
 #include "server/pg/copy.h"
 #include "server/pg/cursor.h"
+#include "server/pg/savepoint.h"
 #include "server/pg/wire.h"
 #include "server/runner/query_runner.h"
 
@@ -31,6 +32,8 @@ namespace strata::pg {
 // Larger messages end the connection (a query is at most 256 KiB of SQL; as
 // gRPC's default --max-message-bytes).
 inline constexpr int32_t kMaxMessageBytes = 16 << 20;
+// A transaction's savepoints (names kept in the session: a loop of SAVEPOINTs would grow it).
+inline constexpr size_t kMaxSavepoints = 10'000;
 
 // Between a session and the server's watch of its client (PgServer::WatchClients): while the
 // session works on a message (not while it waits for one), a client that closed its
@@ -122,6 +125,8 @@ class Session {
                             const std::vector<int16_t>& formats, bool describe_columns,
                             Portal* portal, int32_t max_rows);
   // DECLARE, FETCH, MOVE and CLOSE (server/pg/cursor.h).
+  // SAVEPOINT, RELEASE, ROLLBACK TO (savepoint.h): checked against the block's names.
+  absl::Status RunSavepoint(const SavepointStatement& savepoint);
   absl::Status RunCursorStatement(const CursorStatement& cursor, const Statement& statement,
                                   const query::QueryParameters& parameters,
                                   const std::vector<int16_t>& formats, bool describe_columns,
@@ -166,6 +171,7 @@ class Session {
   std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
   int32_t process_id_ = 0;
   char transaction_ = 'I';  // ReadyForQuery's status: I idle, T in a block, E failed block
+  std::vector<std::string> savepoints_;  // the block's, oldest first (savepoint.h)
   bool skip_to_sync_ = false;  // an extended-protocol error: ignore until Sync
   bool broken_ = false;        // the connection failed: stop
   // Last: a cursor's query thread uses the members above until it is joined.

@@ -206,6 +206,27 @@ with psycopg.connect(conninfo) as conn:
                   "COPY from stdin failed: error from Python: RuntimeError - the client stops")
         conn.rollback()
 
+        # Nested transactions are savepoints: an error inside the inner block is rolled back to
+        # its savepoint (nothing is undone in Strata), and the outer block goes on.
+        with conn.transaction():
+            try:
+                with conn.transaction():
+                    cur.execute("SELECT 1 / 0")
+            except psycopg.errors.DivisionByZero:
+                pass
+            cur.execute("SELECT 40 + 2")
+            check("a statement after a failed savepoint block", cur.fetchone()[0], 42)
+            with conn.transaction():
+                cur.execute("SELECT 7")
+                check("a savepoint block released", cur.fetchone()[0], 7)
+        check("savepoint outside a block", conn.info.transaction_status.name, "IDLE")
+        try:
+            cur.execute("RELEASE SAVEPOINT never_set")  # in the transaction psycopg opened
+        except psycopg.errors.InvalidSavepointSpecification as e:
+            check("RELEASE of a savepoint never set", str(e),
+                  'savepoint "never_set" does not exist')
+        conn.rollback()
+
         # Prepared: psycopg prepares a statement it runs repeatedly.
         for i in range(3):
             cur.execute("SELECT count(*) FROM mydb.cpu WHERE host = %s", ("a",), prepare=True)
