@@ -33,8 +33,9 @@ constexpr size_t kMaxSettingBytes = 8 << 10;
 // for custom ones (`my.s0`).
 constexpr std::string_view kParameter = R"([a-z_][a-z0-9_$]*(?:\.[a-z_][a-z0-9_$]*)*)";
 
-// Lower case, runs of whitespace as one space, no trailing semicolon.
-std::string Normalize(std::string_view sql) {
+// Lower case (unless not `fold`), runs of whitespace as one space, no trailing semicolon: the
+// same length either way, so a part found in the folded text is at the same place unfolded.
+std::string Normalize(std::string_view sql, bool fold = true) {
   std::string out;
   bool space = false;
   for (char c : sql) {
@@ -44,7 +45,7 @@ std::string Normalize(std::string_view sql) {
     }
     if (space) out.push_back(' ');
     space = false;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    out.push_back(fold ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c);
   }
   while (!out.empty() && (out.back() == ';' || out.back() == ' ')) out.pop_back();
   return out;
@@ -286,8 +287,11 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   std::string name, value;
   if (RE2::FullMatch(text, kSet, &name, &value) ||
       (RE2::FullMatch(text, kSetTimeZone, &value) && (name = "timezone", true))) {
+    // A quoted value keeps its case (SET application_name = 'MyApp'), as PostgreSQL's does; a
+    // bare one is an identifier, folded.
     if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
-      value = value.substr(1, value.size() - 2);
+      const std::string kept = Normalize(sql, false);
+      value = kept.substr(kept.size() - value.size() + 1, value.size() - 2);
     }
     if (value.size() > kMaxSettingBytes) {
       return absl::StatusOr<CannedResult>(absl::InvalidArgumentError(

@@ -539,6 +539,8 @@ absl::Status Session::RunStatement(const Statement& statement,
     if (!answer->ok()) return answer->status();
     CannedResult& result = **answer;
     if (result.tag == "BEGIN") transaction_ = 'T';
+    // COMMIT of a failed block rolls it back, and says so, as PostgreSQL's does.
+    if (result.tag == "COMMIT" && transaction_ == 'E') result.tag = "ROLLBACK";
     if (result.tag == "COMMIT" || result.tag == "ROLLBACK") EndTransaction();
     if (result.tag == "DEALLOCATE" || result.tag == "DISCARD ALL") {
       const std::string text = statement.sql;

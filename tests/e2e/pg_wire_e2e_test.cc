@@ -115,11 +115,20 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("PostgreSQL 15.0 (Strata"));
   EXPECT_THAT(r.out, HasSubstr("SET\nBEGIN\n"));
+  // A quoted setting keeps its case (it was folded: 'America/New_York' came back lower case); a
+  // bare one is an identifier, folded.
+  r = Psql({"\\pset tuples_only on", "SET application_name = 'MyApp'", "SHOW application_name",
+            "SET TIME ZONE 'America/New_York'", "SHOW timezone", "SET search_path = Public",
+            "SHOW search_path"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" MyApp\n"));
+  EXPECT_THAT(r.out, HasSubstr(" America/New_York\n"));
+  EXPECT_THAT(r.out, HasSubstr(" public\n"));
+  // COMMIT of a block an error failed answers ROLLBACK, as PostgreSQL's.
+  r = Psql({"BEGIN", "SELECT 1 / 0", "COMMIT", "BEGIN", "COMMIT"});
+  EXPECT_THAT(r.out, HasSubstr("BEGIN\nROLLBACK\nBEGIN\nCOMMIT\n"));
 }
 
-// psql's lists of what Strata has none of answer with no rows under the heads psql asked for:
-// \dx (extensions), \dT (data types, whose statement reads pg_class in a subquery: it once
-// listed the tables as types), \dD (domains); \dp lists the tables under its own heads.
 // EXPLAIN ANALYZE runs the query and shows each node's rows, runs and time, then the planning
 // and execution times, as psql users read PostgreSQL's; the answer's rows are not sent.
 TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
@@ -159,6 +168,9 @@ TEST_F(PgWireE2ETest, PsqlListsTheSessionsRole) {
                                "-----------+------------+-----------\n\n"));
 }
 
+// psql's lists of what Strata has none of answer with no rows under the heads psql asked for:
+// \dx (extensions), \dT (data types, whose statement reads pg_class in a subquery: it once
+// listed the tables as types), \dD (domains); \dp lists the tables under its own heads.
 TEST_F(PgWireE2ETest, PsqlListsOfWhatStrataHasNoneOfKeepTheirHeads) {
   testing::ProcessResult r = Psql({"\\dx", "\\dT", "\\dD"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
