@@ -194,6 +194,7 @@ absl::StatusOr<QueryStats> QueryEngine::Execute(std::string_view sql, const Quer
   context.system_tables = options.system_tables;
   context.progress = options.progress;
   context.default_database = options.default_database;
+  context.postgres_names = options.postgres_names;
   context.shard_reads = options.shard_reads;
   context.shard_scope = options.shard_scope;
   context.local_leader_read = options.local_leader_read;

@@ -49,6 +49,10 @@ struct QueryOptions {
   // The database of unqualified table names (QueryRequest.database); empty:
   // names must be qualified.
   std::string default_database;
+  // The select list's items without an alias or a column of their own are named as
+  // PostgreSQL names them (count(*) is `count`, CASE is `case`, others `?column?`), not
+  // Presto's `_col<i>`: the PostgreSQL wire's statements.
+  bool postgres_names = false;
   // Plan only: the sink gets the result's columns and the query stops there
   // (a DELETE deletes nothing). PostgreSQL's Describe of a statement.
   bool describe_only = false;

@@ -57,6 +57,7 @@ struct QueryContext {
   QueryProgress* progress = nullptr;  // what the scans have read so far (SHOW QUERIES)
   // The database of table names written without one (QueryOptions).
   std::string default_database;
+  bool postgres_names = false;  // QueryOptions'
   // QueryOptions' shard_reads and shard_scope (query/base/shard_reads.h).
   ShardReads* shard_reads = nullptr;
   const ShardScope* shard_scope = nullptr;

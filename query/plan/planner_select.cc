@@ -12,6 +12,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/exec/select_nodes.h"
@@ -573,14 +574,61 @@ absl::Status Planner::SelectPhases::BindRows() {
   return absl::OkStatus();
 }
 
-// An item's alias, the name of the column it is, or _col<i> (Presto's names): decided before
-// the aggregation rewrites a group key's expression into a column of its output.
+namespace {
+
+// PostgreSQL's name for a select item without an alias (its FigureColname): a column's name, a
+// function's (a window call's too), through casts, else the cast's type; CASE and EXISTS by
+// their words; anything else ?column?.
+std::string PostgresColumnName(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kColumn:
+      // A window call taken out of the select list is a slot named by its text: f(...) OVER.
+      return e.bound.window >= 0 ? absl::AsciiStrToLower(e.name.substr(0, e.name.find('(')))
+                                 : e.name;
+    case ExprKind::kCall:
+      return absl::AsciiStrToLower(e.name);
+    case ExprKind::kCast: {
+      std::string inner = PostgresColumnName(*e.args[0]);
+      if (inner != "?column?") return inner;
+      switch (e.cast_type) {
+        case DataType::kBigint:
+          return "int8";
+        case DataType::kDouble:
+          return "float8";
+        case DataType::kBoolean:
+          return "bool";
+        case DataType::kTimestamp:
+          return "timestamptz";
+        case DataType::kTime:
+          return "time";
+        case DataType::kVarchar:
+          return "text";
+        default:
+          return std::string(TypeName(e.cast_type));
+      }
+    }
+    case ExprKind::kCase:
+      return "case";
+    case ExprKind::kExists:
+      return "exists";
+    default:
+      return "?column?";
+  }
+}
+
+}  // namespace
+
+// An item's alias, the name of the column it is, or _col<i> (Presto's names; PostgreSQL's on
+// its wire: QueryOptions::postgres_names): decided before the aggregation rewrites a group
+// key's expression into a column of its output.
 void Planner::SelectPhases::NameOutputColumns() {
   for (size_t i = 0; i < select_.items.size(); ++i) {
     const SelectItem& item = select_.items[i];
     item_text_.push_back(item.expr->ToString());
     std::string name = item.alias;
-    if (name.empty()) {
+    if (name.empty() && context_->postgres_names) {
+      name = PostgresColumnName(*item.expr);
+    } else if (name.empty()) {
       name = item.expr->kind == ExprKind::kColumn && item.expr->bound.window < 0
                  ? item.expr->name
                  : StrCat("_col", i);

@@ -576,7 +576,8 @@ absl::Status Session::RunStatement(const Statement& statement,
                                  .parameters = parameters,
                                  .peer = peer_,
                                  .cancel = cancel_,
-                                 .default_database = database_};
+                                 .default_database = database_,
+                                 .postgres_names = true};
   RETURN_IF_ERROR(ApplyReadSettings(&local));
   // DELETE and INSERT answer how many rows in their tag, no rows.
   const bool is_delete = word == "delete";
@@ -628,7 +629,8 @@ absl::Status Session::RunCopy(const CopyStatement& copy) {
                                  .sql = copy.query,
                                  .peer = peer_,
                                  .cancel = cancel_,
-                                 .default_database = database_};
+                                 .default_database = database_,
+                                 .postgres_names = true};
   RETURN_IF_ERROR(ApplyReadSettings(&local));
   int64_t rows = 0;
   std::string line;
@@ -740,7 +742,8 @@ absl::Status Session::RunCursorStatement(const CursorStatement& cursor, const St
                                    .parameters = parameters,
                                    .peer = peer_,
                                    .cancel = cancel,
-                                   .default_database = database_};
+                                   .default_database = database_,
+                                   .postgres_names = true};
     RETURN_IF_ERROR(ApplyReadSettings(&local));
     StatementRunner* queries = context_.queries;
     auto opened = std::make_unique<Cursor>(
@@ -832,7 +835,8 @@ absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(
                                  .peer = peer_,
                                  .cancel = cancel_,
                                  .describe_only = true,
-                                 .default_database = database_};
+                                 .default_database = database_,
+                                 .postgres_names = true};
   RETURN_IF_ERROR(context_.queries->Run(local, &keep).status());
   return keep.columns_;
 }

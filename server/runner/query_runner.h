@@ -65,6 +65,8 @@ class StatementRunner {
     int64_t timeout_millis = 0;    // 0 or less: the server's default
     bool describe_only = false;    // plan only: not counted, logged or delayed
     std::string default_database;  // for unqualified table names
+    // Name the select list's unnamed items as PostgreSQL does (QueryOptions::postgres_names).
+    bool postgres_names = false;
     // COPY ... FROM STDIN's rows, read from the front door's client while the statement runs.
     query::CopyRows* copy_rows = nullptr;
     // On a cluster node, the query's read choice (query/base/read_choice.h); what is unset

@@ -98,6 +98,14 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
             " 2024-03-01 11:01:00+00 | 1 |    4\n"
             "(2 rows)\n\n");
 
+  // Items without an alias are named as PostgreSQL names them (gRPC keeps Presto's _col<i>).
+  r =
+      Psql({"SELECT count(*), max(usage), usage + 1, CAST(usage AS bigint), CASE WHEN usage > 1 "
+            "THEN 1 END, row_number() OVER (ORDER BY usage) FROM mydb.cpu GROUP BY usage ORDER BY "
+            "count, usage LIMIT 1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" count | max | ?column? | usage | case | row_number \n"));
+
   r = Psql({"SELECT usage FROM mydb.cpu WHERE hots = 'a'"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
