@@ -153,7 +153,9 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
       run.stats = QueryStats{};  // planning's pruning figures describe the plan, not a run
     }
     for (const std::string& line : lines) rows.push_back({Datum::Varchar(line)});
-    return run.Emit({{"plan", DataType::kVarchar}}, std::move(rows));
+    // PostgreSQL's tools read the plan from a column named as PostgreSQL names it.
+    const std::string column = run.context.postgres_names ? "QUERY PLAN" : "plan";
+    return run.Emit({{column, DataType::kVarchar}}, std::move(rows));
   }
   std::vector<ResultColumn> columns;
   for (const ColumnInfo& c : plan->output) columns.push_back({c.name, c.type});

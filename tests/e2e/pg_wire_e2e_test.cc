@@ -144,6 +144,7 @@ TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
       Psql({"EXPLAIN ANALYZE SELECT host, count(*) FROM mydb.cpu WHERE "
             "usage > 2 GROUP BY host"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("^ +QUERY PLAN +\n"));  // PostgreSQL's column
   EXPECT_THAT(r.out, ::testing::ContainsRegex(
                          " HashAggregate keys=\\[host\\] aggregates=\\[count\\(\\*\\)\\] \\(actual "
                          "rows=2 loops=1 time=[0-9]+\\.[0-9]{3} ms\\)"));
