@@ -145,7 +145,12 @@ class PartitionTopN final : public BatchSink {
     }
     std::sort(kept.begin(), kept.end(),
               [](const Candidate* a, const Candidate* b) { return a->arrival < b->arrival; });
-    for (Candidate* c : kept) RETURN_IF_ERROR(next_->Push(std::move(c->values)));
+    for (Candidate* c : kept) {
+      // Its bytes are the consumer's to count now (the window or the sort holds the row).
+      context_->Release(c->bytes);
+      bytes_ -= c->bytes;
+      RETURN_IF_ERROR(next_->Push(std::move(c->values)));
+    }
     return next_->Finish();
   }
 

@@ -258,7 +258,8 @@ std::optional<std::pair<const Expr*, int64_t>> RankBound(const Expr& c) {
   } else if (right.kind == ExprKind::kColumn && number(left)) {
     column = &right;
     n = left.literal.i;
-    op = op == ">=" ? "<=" : op == ">" ? "<" : op;  // 3 >= rn is rn <= 3
+    // Mirrored: 3 >= rn is rn <= 3, and 3 <= rn is rn >= 3 (no bound).
+    op = op == ">=" ? "<=" : op == ">" ? "<" : op == "<=" ? ">=" : op == "<" ? ">" : op;
   } else {
     return std::nullopt;
   }
