@@ -65,7 +65,7 @@ bool ReadsPeers(const WindowCall& call) {
 class PartitionTopN final : public BatchSink {
  public:
   PartitionTopN(const WindowCall& call, RankLimit limit, std::vector<int> keep,
-                std::vector<DataType> types, QueryContext* context, RowSink* next)
+                std::vector<DataType> types, QueryContext* context, BatchSink* next)
       : call_(call),
         limit_(limit),
         keep_(std::move(keep)),
@@ -86,13 +86,9 @@ class PartitionTopN final : public BatchSink {
 
   absl::Status Push(const Batch& batch) override {
     RETURN_IF_ERROR(context_->CheckAlive());
+    if (passing_) return next_->Push(Narrowed(batch, nullptr));
     // The columns the keys read, where the call's expressions find them.
-    Batch narrowed;
-    narrowed.rows = batch.rows;
-    narrowed.columns.resize(keep_.size());
-    for (size_t k = 0; k < keep_.size(); ++k) {
-      if (read_[k]) narrowed.columns[k] = batch.columns[keep_[k]];
-    }
+    const Batch narrowed = Narrowed(batch, &read_);
     std::vector<Vector> scratch(call_.partition_by.size() + call_.order_by.size());
     std::vector<const Vector*> partition, order;
     for (size_t k = 0; k < call_.partition_by.size(); ++k) {
@@ -134,10 +130,42 @@ class PartitionTopN final : public BatchSink {
       p->pending = {};  // not kept for the next batch: a few bytes a row in every partition
     }
     seen_ += batch.rows;
+    // Rows that come against the window's order, many partitions to a batch, or a large n keep
+    // most rows as candidates, each made into values: slower than the window's own columns.
+    // Past a quarter of the rows so far, the candidates go on and every later row with them
+    // (correct at any point: a row dropped had n rows before it then, so it ranks past n).
+    if (seen_ >= kRowsBeforeGivingUp && 4 * made_ > seen_) {
+      RETURN_IF_ERROR(HandOnCandidates());
+      passing_ = true;
+      partitions_.clear();  // the consumer copied what it keeps of each batch
+      context_->Release(bytes_);
+      bytes_ = 0;
+    }
     return absl::OkStatus();
   }
 
   absl::Status Finish() override {
+    if (!passing_) RETURN_IF_ERROR(HandOnCandidates());
+    return next_->Finish();
+  }
+
+ private:
+  static constexpr uint64_t kRowsBeforeGivingUp = 16 * kBatchRows;
+
+  // The kept columns of `batch` (with `only`, those it marks; the others left empty).
+  Batch Narrowed(const Batch& batch, const std::vector<bool>* only) const {
+    Batch out;
+    out.rows = batch.rows;
+    out.columns.resize(keep_.size());
+    for (size_t k = 0; k < keep_.size(); ++k) {
+      if (only == nullptr || (*only)[k]) out.columns[k] = batch.columns[keep_[k]];
+    }
+    return out;
+  }
+
+  // Every partition's candidates, cut, handed on in arrival order as batches whose texts are
+  // views of the candidates' values (which live as long as this operator).
+  absl::Status HandOnCandidates() {
     std::vector<Candidate*> kept;
     for (auto& [key, p] : partitions_) {
       Cut(p);
@@ -145,16 +173,18 @@ class PartitionTopN final : public BatchSink {
     }
     std::sort(kept.begin(), kept.end(),
               [](const Candidate* a, const Candidate* b) { return a->arrival < b->arrival; });
-    for (Candidate* c : kept) {
-      // Its bytes are the consumer's to count now (the window or the sort holds the row).
-      context_->Release(c->bytes);
-      bytes_ -= c->bytes;
-      RETURN_IF_ERROR(next_->Push(std::move(c->values)));
+    for (size_t at = 0; at < kept.size(); at += kBatchRows) {
+      const size_t rows = std::min(kBatchRows, kept.size() - at);
+      Batch batch = NewBatch(types_, rows);
+      for (size_t r = 0; r < rows; ++r) {
+        const Row& values = kept[at + r]->values;
+        for (size_t k = 0; k < values.size(); ++k) batch.columns[k].SetView(r, values[k]);
+      }
+      RETURN_IF_ERROR(next_->Push(batch));
     }
-    return next_->Finish();
+    return absl::OkStatus();
   }
 
- private:
   // A row that may be among its partition's kept ones.
   struct Candidate {
     Row keys;    // the call's ORDER BY values
@@ -210,6 +240,7 @@ class PartitionTopN final : public BatchSink {
         const Vector& column = batch.columns[keep_[k]];
         c.values[k] = column.size() == 0 ? Datum::Null(types_[k]) : column.Get(r);
       }
+      ++made_;
       c.bytes = RowBytes(c.keys) + RowBytes(c.values);
       RETURN_IF_ERROR(context_->Reserve(c.bytes, "a window's top rows of each partition"));
       bytes_ += c.bytes;
@@ -303,11 +334,13 @@ class PartitionTopN final : public BatchSink {
   std::vector<int> keep_;
   std::vector<DataType> types_;  // of the kept columns
   QueryContext* context_;
-  RowSink* next_;
+  BatchSink* next_;
   std::vector<SortKey> order_;                              // over a candidate's keys
   std::vector<bool> read_;                                  // the kept columns the keys read
   absl::node_hash_map<std::string, Partition> partitions_;  // by AppendKey of the partition keys
   uint64_t seen_ = 0;                                       // rows before the current batch
+  uint64_t made_ = 0;                                       // rows made into candidates' values
+  bool passing_ = false;                                    // given up choosing: every row goes on
   int64_t bytes_ = 0;                                       // reserved for the candidates
 };
 
@@ -336,7 +369,7 @@ std::optional<RankLimit> RankLimitOf(const std::vector<WindowCall>& calls) {
 
 std::unique_ptr<BatchSink> MakePartitionTopN(const WindowCall& call, RankLimit limit,
                                              std::vector<int> keep, std::vector<DataType> types,
-                                             QueryContext* context, RowSink* next) {
+                                             QueryContext* context, BatchSink* next) {
   return std::make_unique<PartitionTopN>(call, limit, std::move(keep), std::move(types), context,
                                          next);
 }

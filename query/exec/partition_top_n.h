@@ -39,9 +39,10 @@ std::optional<RankLimit> RankLimitOf(const std::vector<WindowCall>& calls);
 // Keeps columns `keep` of every row (of `types`; the call's expressions are bound to the
 // narrowed row, as a window's), drops the rows `limit` leaves out of each partition, and
 // hands the others on in arrival order once all came (a window's stable sort then places
-// peers as it would have).
+// peers as it would have). Where most rows stay candidates (rows against the window's order
+// from many partitions at once, a large n), it stops choosing and hands every row on.
 std::unique_ptr<BatchSink> MakePartitionTopN(const WindowCall& call, RankLimit limit,
                                              std::vector<int> keep, std::vector<DataType> types,
-                                             QueryContext* context, RowSink* next);
+                                             QueryContext* context, BatchSink* next);
 
 }  // namespace strata::query

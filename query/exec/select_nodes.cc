@@ -333,9 +333,8 @@ absl::Status WindowNode::ProduceBatches(QueryContext* context, BatchSink* sink) 
     kept_types.push_back(input().schema()[keep_[k]].type);
   }
   std::unique_ptr<BatchSink> window = MakeWindow(calls_, std::move(kept), Types(), context, sink);
-  std::unique_ptr<RowSink> batches = MakeRowsToBatches(kept_types, context, window.get());
   std::unique_ptr<BatchSink> top = MakePartitionTopN(calls_[rank_limit_->call], *rank_limit_, keep_,
-                                                     std::move(kept_types), context, batches.get());
+                                                     std::move(kept_types), context, window.get());
   return input().RunBatches(context, top.get());
 }
 
@@ -428,7 +427,7 @@ int FirstOfEachNode::ColumnBelow(int column) const {
   return -1;
 }
 
-absl::Status FirstOfEachNode::ProduceRows(QueryContext* context, RowSink* sink) const {
+absl::Status FirstOfEachNode::ProduceBatches(QueryContext* context, BatchSink* sink) const {
   std::vector<int> keep(schema().size());
   std::vector<DataType> types;
   for (size_t c = 0; c < keep.size(); ++c) {

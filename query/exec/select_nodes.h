@@ -152,7 +152,7 @@ class FirstOfEachNode : public PlanNode {
                   const std::vector<SortKey>& order);
   std::string Describe() const override;
   int ColumnBelow(int column) const override;
-  absl::Status ProduceRows(QueryContext* context, RowSink* sink) const override;
+  absl::Status ProduceBatches(QueryContext* context, BatchSink* sink) const override;
 
  private:
   std::vector<ExprPtr> columns_;  // the keys' and the order's columns, read by `spec_`

@@ -57,14 +57,15 @@ TEST_F(WindowMemoryTest, ABoundOnTheRankKeepsTheTopRowsOfEachPartitionOnly) {
   EXPECT_LT(top * 4, whole) << top << " " << whole;
 }
 
-// The partitions' keys are counted too: 100,000 partitions of a kilobyte's key each keep one
-// small row apiece, yet their keys hold 100 MB (before, the top rows' partitions were not
-// counted and such a query grew past any limit).
+// The partitions' keys are counted too: 25,000 partitions of 4 KB keys each keep one small
+// row apiece (their rows come in the window's order, so the others are dropped as they come),
+// yet their keys hold 100 MB (before, the top rows' partitions were not counted and such a
+// query grew past any limit).
 TEST_F(WindowMemoryTest, TheTopRowsPartitionsKeysCount) {
   const absl::Status refused = RunUnder(
-      "SELECT count(*) FROM (SELECT row_number() OVER (PARTITION BY lpad(CAST(i * 100 + j AS "
-      "varchar), 1000, 'x') ORDER BY i) AS r FROM UNNEST(sequence(1, 1000)) AS a(i) CROSS JOIN "
-      "UNNEST(sequence(1, 100)) AS b(j)) t WHERE r <= 1",
+      "SELECT count(*) FROM (SELECT row_number() OVER (PARTITION BY lpad(CAST(i * 25 + j % 25 "
+      "AS varchar), 4000, 'x') ORDER BY j) AS r FROM UNNEST(sequence(1, 1000)) AS a(i) CROSS "
+      "JOIN UNNEST(sequence(1, 200)) AS b(j)) t WHERE r <= 1",
       32 << 20);
   EXPECT_TRUE(absl::IsResourceExhausted(refused)) << refused;
   EXPECT_NE(refused.message().find("top rows of each partition"), std::string::npos) << refused;
