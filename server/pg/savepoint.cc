@@ -18,6 +18,12 @@ std::optional<absl::StatusOr<SavepointStatement>> ParseSavepointStatement(std::s
                                            : SavepointStatement::Kind::kRollbackTo;
   static const RE2 kQuoted(R"re("((?:[^"]|"")+)")re");
   static const RE2 kBare(R"re([A-Za-z_][A-Za-z0-9_$]*)re");
+  // PostgreSQL's identifiers are at most 63 bytes; a session keeps up to kMaxSavepoints names,
+  // so a longer one (a megabyte, ten thousand times) is refused rather than kept.
+  if (name.size() > 2 * kMaxSavepointName + 2) {
+    return absl::StatusOr<SavepointStatement>(
+        absl::InvalidArgumentError("a savepoint's name is at most 63 bytes"));
+  }
   std::string quoted;
   if (RE2::FullMatch(name, kQuoted, &quoted)) {
     out.name = absl::StrReplaceAll(quoted, {{"\"\"", "\""}});
@@ -27,6 +33,10 @@ std::optional<absl::StatusOr<SavepointStatement>> ParseSavepointStatement(std::s
     return absl::StatusOr<SavepointStatement>(absl::InvalidArgumentError(
         "a savepoint takes a name: SAVEPOINT name, RELEASE SAVEPOINT name, ROLLBACK TO "
         "SAVEPOINT name"));
+  }
+  if (out.name.size() > kMaxSavepointName) {
+    return absl::StatusOr<SavepointStatement>(
+        absl::InvalidArgumentError("a savepoint's name is at most 63 bytes"));
   }
   return out;
 }

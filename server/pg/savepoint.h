@@ -5,6 +5,7 @@
 // set fail), and ROLLBACK TO ends a failed block's error state, as PostgreSQL's does.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,9 @@
 #include "absl/status/statusor.h"
 
 namespace strata::pg {
+
+// PostgreSQL's longest identifier (NAMEDATALEN - 1).
+inline constexpr size_t kMaxSavepointName = 63;
 
 struct SavepointStatement {
   enum class Kind { kSavepoint, kRelease, kRollbackTo };

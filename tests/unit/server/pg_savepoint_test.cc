@@ -1,6 +1,7 @@
 // The savepoint statements the PostgreSQL session answers (server/pg/savepoint.h): each
 // spelling PostgreSQL takes, names folded unless quoted, others left to the engine.
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "server/pg/savepoint.h"
@@ -19,6 +20,7 @@ TEST(PgSavepointTest, EachSpellingAndItsName) {
   for (const Case& c : std::vector<Case>{
            {"SAVEPOINT a", Kind::kSavepoint, "a"},
            {"savepoint _pg3_1;", Kind::kSavepoint, "_pg3_1"},
+           {"SAVEPOINT " + std::string(63, 'n'), Kind::kSavepoint, std::string(63, 'n')},
            {"SAVEPOINT \"Mixed \"\"Case\"\"\"", Kind::kSavepoint, "Mixed \"Case\""},
            {"RELEASE SAVEPOINT Sp1", Kind::kRelease, "sp1"},
            {"release sp1", Kind::kRelease, "sp1"},
@@ -40,8 +42,11 @@ TEST(PgSavepointTest, OtherStatementsAreNotSavepointsAndANameIsNeeded) {
        {"ROLLBACK", "ROLLBACK WORK", "SELECT 1", "RELEASED x", "savepoints a", "COMMIT"}) {
     EXPECT_FALSE(ParseSavepointStatement(sql).has_value()) << sql;
   }
-  for (const std::string sql :
-       {"SAVEPOINT", "RELEASE SAVEPOINT", "SAVEPOINT 1a", "SAVEPOINT a b", "ROLLBACK TO"}) {
+  // A name past PostgreSQL's 63 bytes is refused: the session keeps the names it is given.
+  for (const std::string& sql : std::vector<std::string>{
+           "SAVEPOINT", "RELEASE SAVEPOINT", "SAVEPOINT 1a", "SAVEPOINT a b", "ROLLBACK TO",
+           "SAVEPOINT " + std::string(64, 'a'), "SAVEPOINT \"" + std::string(64, 'b') + "\"",
+           "SAVEPOINT " + std::string(1 << 20, 'c')}) {
     const auto parsed = ParseSavepointStatement(sql);
     ASSERT_TRUE(parsed.has_value()) << sql;
     EXPECT_FALSE(parsed->ok()) << sql;
