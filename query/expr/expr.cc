@@ -16,6 +16,7 @@
 #include "query/base/postgres_array_text.h"
 #include "query/functions/json_document.h"
 #include "query/functions/json_values.h"
+#include "query/parse/session_zone.h"
 
 namespace strata::query {
 namespace {
@@ -299,7 +300,7 @@ absl::Status CoerceTimestampLiteral(Expr& e, DataType other, std::string_view sq
     return absl::OkStatus();
   }
   if (other != DataType::kTimestamp || e.literal.null) return absl::OkStatus();
-  std::optional<int64_t> nanos = ParseTimestamp(e.literal.s);
+  std::optional<int64_t> nanos = TimestampTextInZone(e.literal.s, e.session_zone);
   if (!nanos) {
     return SqlError(sql, e.pos, StrCat("'", EchoInput(e.literal.s), "' is not a timestamp; write "
                                        "'2023-05-17 20:54:39' or '2023-05-17T20:54:39Z'"));
@@ -322,6 +323,66 @@ void ImplicitCast(ExprPtr& e, DataType to) {
   cast->height = e->height + 1;
   cast->args.push_back(std::move(e));
   e = std::move(cast);
+}
+
+// A bound DATE as the TIMESTAMP of its midnight: in the session's zone when the statement has
+// one (timestamp_in_zone: query/parse/session_zone.h), else in UTC.
+void DateAsTimestamp(ExprPtr& e, const SessionZone& zone) {
+  if (zone == nullptr) return ImplicitCast(e, DataType::kTimestamp);
+  auto name = std::make_unique<Expr>();
+  name->kind = ExprKind::kLiteral;
+  name->pos = e->pos;
+  name->literal = Datum::Varchar(*zone);
+  name->bound.type = DataType::kVarchar;
+  auto call = std::make_unique<Expr>();
+  call->kind = ExprKind::kCall;
+  call->pos = e->pos;
+  call->name = "timestamp_in_zone";
+  call->session_zone = zone;
+  call->bound.function = FunctionRegistry::Get().FindScalar(call->name);
+  call->bound.type = DataType::kTimestamp;
+  call->height = e->height + 1;
+  call->args.push_back(std::move(e));
+  call->args.push_back(std::move(name));
+  e = std::move(call);
+}
+
+// The session's zone of a node the parser made, or of one of its operands.
+SessionZone ZoneOf(const std::vector<ExprPtr*>& operands) {
+  for (const ExprPtr* e : operands) {
+    if ((*e)->session_zone != nullptr) return (*e)->session_zone;
+  }
+  return nullptr;
+}
+SessionZone ZoneOf(std::initializer_list<const Expr*> nodes) {
+  for (const Expr* e : nodes) {
+    if (e->session_zone != nullptr) return e->session_zone;
+  }
+  return nullptr;
+}
+
+// `e`, a bound wall-clock TIMESTAMP of a statement under a session's zone, made
+// from_wall_clock(e, zone) in its place. The wrapped node forgets the zone, so that binding
+// the tree again does not wrap it twice.
+void FromWallClockInPlace(Expr& e) {
+  const SessionZone zone = e.session_zone;
+  auto inner = std::make_unique<Expr>(std::move(e));
+  inner->session_zone = nullptr;
+  auto name = std::make_unique<Expr>();
+  name->kind = ExprKind::kLiteral;
+  name->pos = inner->pos;
+  name->literal = Datum::Varchar(*zone);
+  name->bound.type = DataType::kVarchar;
+  e = Expr();
+  e.kind = ExprKind::kCall;
+  e.pos = inner->pos;
+  e.name = "from_wall_clock";
+  e.session_zone = zone;
+  e.bound.function = FunctionRegistry::Get().FindScalar(e.name);
+  e.bound.type = DataType::kTimestamp;
+  e.height = inner->height + 1;
+  e.args.push_back(std::move(inner));
+  e.args.push_back(std::move(name));
 }
 
 // `days`, a bound BIGINT, as `days * INTERVAL '1' DAY`, bound.
@@ -349,8 +410,9 @@ void CoerceDatesToTimestamps(std::vector<ExprPtr*> operands) {
     return (*e)->bound.type == DataType::kTimestamp;
   });
   if (!timestamps) return;
+  const SessionZone zone = ZoneOf(operands);
   for (ExprPtr* e : operands) {
-    if ((*e)->bound.type == DataType::kDate) ImplicitCast(*e, DataType::kTimestamp);
+    if ((*e)->bound.type == DataType::kDate) DateAsTimestamp(*e, zone);
   }
 }
 
@@ -497,8 +559,9 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
     if (op == "-" && is_time(a) && is_time(b) && (a == DataType::kDate || b == DataType::kDate)) {
       // A DATE in a difference of times is its midnight: DATE - DATE is an interval of
       // whole days, as TIMESTAMP - TIMESTAMP is an interval.
+      const SessionZone zone = ZoneOf({&e, e.args[0].get(), e.args[1].get()});
       for (ExprPtr* side : {&e.args[0], &e.args[1]}) {
-        if ((*side)->bound.type == DataType::kDate) ImplicitCast(*side, DataType::kTimestamp);
+        if ((*side)->bound.type == DataType::kDate) DateAsTimestamp(*side, zone);
       }
       a = arg_type(0);
       b = arg_type(1);
@@ -509,6 +572,12 @@ absl::Status BindBinary(Expr& e, std::string_view sql) {
                                       TypeName(b)));
     }
     e.bound.type = t;
+    if (t == DataType::kTimestamp && (a == DataType::kDate || b == DataType::kDate) &&
+        e.session_zone != nullptr) {
+      // DATE + INTERVAL, DATE + TIME: PostgreSQL's timestamp, a wall-clock time, which a
+      // session's zone reads as its own (query/parse/session_zone.h).
+      FromWallClockInPlace(e);
+    }
   }
   return absl::OkStatus();
 }
@@ -609,7 +678,12 @@ absl::Status BindCall(Expr& e, std::string_view sql) {
     if (widened == types) return;
     if (auto retried = f->bind(widened); retried.ok()) {
       for (ExprPtr& a : e.args) {
-        if (const DataType to = widen(a->bound.type); to != a->bound.type) ImplicitCast(a, to);
+        const DataType to = widen(a->bound.type);
+        if (to == DataType::kTimestamp && a->bound.type == DataType::kDate) {
+          DateAsTimestamp(a, e.session_zone);
+        } else if (to != a->bound.type) {
+          ImplicitCast(a, to);
+        }
       }
       type = retried;
     }

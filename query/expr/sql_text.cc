@@ -19,6 +19,7 @@ bool PortableOperator(std::string_view op) {
 // aggregate's argument uses.
 bool PortableFunction(std::string_view name) {
   static constexpr std::string_view kNames[] = {"abs",
+                                                "at_timezone",
                                                 "bin",
                                                 "ceil",
                                                 "ceiling",
@@ -33,6 +34,7 @@ bool PortableFunction(std::string_view name) {
                                                 "exp",
                                                 "floor",
                                                 "from_milliseconds",
+                                                "from_wall_clock",
                                                 "from_nanoseconds",
                                                 "greatest",
                                                 "hour",
@@ -57,12 +59,15 @@ bool PortableFunction(std::string_view name) {
                                                 "substr",
                                                 "substring",
                                                 "time_bucket",
+                                                "timestamp_in_zone",
                                                 "to_milliseconds",
                                                 "to_nanoseconds",
                                                 "to_unixtime",
                                                 "trim",
                                                 "upper",
+                                                "wall_clock",
                                                 "week",
+                                                "with_timezone",
                                                 "year",
                                                 "year_of_week"};
   for (std::string_view n : kNames) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "query/functions/functions.h"
 
 namespace strata::query {
@@ -119,6 +120,11 @@ std::mt19937_64& ThreadRandom();
 void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars);
 // at_timezone and with_timezone: wall-clock time in IANA zones (functions_time_zones.cc).
 void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars);
+// The zone named `name` (query/base/time_zone.h's LoadTimeZone), remembered for this thread's
+// next row (a query names one zone); null for no zone.
+const absl::TimeZone* FindZone(std::string_view name);
+// The query's error for a zone FindZone does not know, of a function returning a timestamp.
+Datum UnknownZone(std::string_view function, std::string_view name, const EvalContext& c);
 
 // Statistics aggregates: correlation, covariance, regression, moments,
 // geometric mean, bitwise folds (functions_statistics.cc).

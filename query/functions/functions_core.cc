@@ -17,6 +17,7 @@
 #include "query/base/checked_math.h"
 #include "query/base/interval_text.h"
 #include "query/base/regex_cache.h"
+#include "query/base/time_zone.h"
 #include "query/functions/function_families.h"
 #include "query/functions/functions.h"
 
@@ -236,6 +237,15 @@ constexpr std::string_view kArithmeticUnits =
     "'nanosecond', 'microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week', "
     "'month', 'quarter' or 'year'";
 
+// date_trunc(unit, ns, zone), PostgreSQL's: truncated on the zone's wall clock. A unit below a
+// day keeps the instant's own offset (the first 02:00 of a night that repeats it stays the
+// first); a day or more is the wall clock's instant, a repeated one the later (PostgreSQL's
+// rule for a day that begins inside a change).
+CalendarResult TruncateInZone(const std::string& unit, int64_t ns, const absl::TimeZone& zone);
+// The same, `lower_unit` in lower case and `offset` the zone's at `ns` (nanoseconds).
+CalendarResult TruncateInZone(const std::string& lower_unit, int64_t ns, int64_t offset,
+                              const absl::TimeZone& zone);
+
 CalendarResult Truncate(std::string unit, int64_t ns) {
   unit = Lower(unit);
   std::optional<int64_t> out;
@@ -259,6 +269,79 @@ CalendarResult Truncate(std::string unit, int64_t ns) {
   }
   if (!out) return OutsideTimestampRange("date_trunc");
   return out;
+}
+
+CalendarResult TruncateInZone(const std::string& unit, int64_t ns, const absl::TimeZone& zone) {
+  ZoneOffsets offsets(zone);
+  return TruncateInZone(Lower(unit), ns, offsets.At(ns), zone);
+}
+
+CalendarResult TruncateInZone(const std::string& lower_unit, int64_t ns, int64_t offset,
+                              const absl::TimeZone& zone) {
+  const std::optional<int64_t> wall = CheckedIntegerOp('+', ns, offset);
+  if (!wall) return OutsideTimestampRange("date_trunc");
+  const std::optional<int64_t> length = TruncationNanos(lower_unit);
+  if (length && *length < kDay) {  // the instant's own offset
+    std::optional<int64_t> start = TruncateBy(*wall, *length);
+    if (start) start = CheckedIntegerOp('-', *start, offset);
+    if (!start) return OutsideTimestampRange("date_trunc");
+    return start;
+  }
+  CalendarResult truncated = Truncate(lower_unit, *wall);
+  if (!truncated.ok() || !*truncated) return truncated;
+  const std::optional<int64_t> out = InstantOfWallClock(**truncated, zone, RepeatedTime::kLater);
+  if (!out) return OutsideTimestampRange("date_trunc");
+  return out;
+}
+
+// The same unit and zone for the whole batch (the session's zone, a literal): date_trunc of a
+// zone over a vector; false for anything else (eval then makes each row and any error).
+bool TruncateBatchInZone(const std::vector<Vector>& a, Vector* out) {
+  std::optional<std::string_view> unit, name;
+  for (size_t i = 0; i < out->size(); ++i) {
+    if (a[0].nulls[i] || a[2].nulls[i]) continue;
+    if ((unit.has_value() && a[0].strings[i] != *unit) ||
+        (name.has_value() && a[2].strings[i] != *name)) {
+      return false;
+    }
+    unit = a[0].strings[i];
+    name = a[2].strings[i];
+  }
+  if (!unit.has_value()) return true;  // every row NULL
+  const absl::TimeZone* zone = FindZone(*name);
+  if (zone == nullptr) return false;
+  const std::string u = Lower(std::string(*unit));
+  ZoneOffsets offsets(*zone);
+  // Rows of one local day (month, ...) truncate alike: the last wall clock's answer is kept.
+  int64_t last_wall = 0, last_start = 0;
+  bool have_last = false;
+  const bool below_a_day = TruncationNanos(u).value_or(kDay) < kDay;
+  for (size_t i = 0; i < out->size(); ++i) {
+    if (a[0].nulls[i] || a[1].nulls[i] || a[2].nulls[i]) continue;
+    const int64_t ns = a[1].ints[i];
+    const int64_t offset = offsets.At(ns);
+    CalendarResult start;
+    if (below_a_day) {
+      start = TruncateInZone(u, ns, offset, *zone);
+    } else {
+      // A day or more: the wall clock's instant, looked up once per day the rows share.
+      const std::optional<int64_t> wall = CheckedIntegerOp('+', ns, offset);
+      if (!wall) return false;
+      const CalendarResult wall_start = Truncate(u, *wall);
+      if (!wall_start.ok() || !*wall_start) return false;
+      if (!have_last || **wall_start != last_wall) {
+        const std::optional<int64_t> instant =
+            InstantOfWallClock(**wall_start, *zone, RepeatedTime::kLater);
+        if (!instant) return false;
+        last_wall = **wall_start, last_start = *instant, have_last = true;
+      }
+      start = std::optional<int64_t>(last_start);
+    }
+    if (!start.ok() || !*start) return false;
+    out->ints[i] = **start;
+    out->nulls[i] = 0;
+  }
+  return true;
 }
 
 // The length of a unit of date_add and date_diff that has one (nanosecond
@@ -1262,15 +1345,36 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          Fixed({}, kTs, StrCat(name, "()")),
          [](const Args&, const EvalContext& c) { return Datum::Timestamp(c.now_nanos); }});
   }
-  add({"current_date", "current_date -> date", "The day (UTC) the query started.",
-       Fixed({}, DataType::kDate, "current_date"), [](const Args&, const EvalContext& c) {
-         return Datum::Date(DateOfTimestamp(c.now_nanos));
+  // The wall clock the query started at: in UTC, or in the zone a PostgreSQL session set (the
+  // parser passes its name: query/parse/session_zone.h).
+  const auto wall_clock_now = [](const Args& a, const EvalContext& c) -> std::optional<int64_t> {
+    if (a.empty()) return c.now_nanos;
+    const std::optional<absl::TimeZone> zone = LoadTimeZone(a[0].s);
+    if (!zone) return std::nullopt;
+    return WallClockAt(c.now_nanos, *zone);
+  };
+  const auto unknown_zone = [](std::string_view function, const Args& a, const EvalContext& c,
+                               DataType type) {
+    return FailQuery(c, StrCat(function, "(): '", EchoInput(a[0].s), "' is not a time zone"), type);
+  };
+  add({"current_date", "current_date -> date",
+       "The day the query started (UTC, or the session's time zone).",
+       Fixed({P::kVarchar}, DataType::kDate, "current_date", 1),
+       [=](const Args& a, const EvalContext& c) {
+         const std::optional<int64_t> now = wall_clock_now(a, c);
+         if (!now) return unknown_zone("current_date", a, c, DataType::kDate);
+         return Datum::Date(DateOfTimestamp(*now));
        }});
+  scalars->back().can_fail = true;
   add({"current_time", "current_time -> time",
-       "The time of day (UTC) the query started (also localtime).",
-       Fixed({}, DataType::kTime, "current_time"), [](const Args&, const EvalContext& c) {
-         return Datum::Time(c.now_nanos - MidnightOf(DateOfTimestamp(c.now_nanos)));
+       "The time of day the query started (UTC, or the session's time zone; also localtime).",
+       Fixed({P::kVarchar}, DataType::kTime, "current_time", 1),
+       [=](const Args& a, const EvalContext& c) {
+         const std::optional<int64_t> now = wall_clock_now(a, c);
+         if (!now) return unknown_zone("current_time", a, c, DataType::kTime);
+         return Datum::Time(*now - MidnightOf(DateOfTimestamp(*now)));
        }});
+  scalars->back().can_fail = true;
   add({"date", "date(varchar | timestamp) -> date",
        "The day of a timestamp, or a 'YYYY-MM-DD' text as a date (as CAST(x AS date)).",
        [](const Types& t) -> absl::StatusOr<DataType> {
@@ -1397,18 +1501,32 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
   }
   // date_trunc, date_add and date_diff take timestamps, or dates (whose
   // results stay dates, computed at their midnights, in units of days and up).
-  add({"date_trunc", "date_trunc(unit, timestamp | date) -> same type",
+  add({"date_trunc", "date_trunc(unit, timestamp | date [, zone]) -> same type",
        "Truncates to 'millisecond', 'second', 'minute', 'hour', 'day', 'week', 'month', "
-       "'quarter' or 'year'; an unknown unit is an error.",
+       "'quarter' or 'year'; an unknown unit is an error. With a zone (PostgreSQL's), on its "
+       "wall clock: date_trunc('day', time, 'Europe/Berlin') is the instant the local day "
+       "began, a timestamp for a date too.",
        [](const Types& t) -> absl::StatusOr<DataType> {
-         if (t.size() != 2 || !Accepts(P::kVarchar, t[0]) || !TimestampOrDate(t[1])) {
-           return WrongArguments("date_trunc(unit, timestamp | date)");
+         if (t.size() < 2 || t.size() > 3 || !Accepts(P::kVarchar, t[0]) ||
+             !TimestampOrDate(t[1]) || (t.size() == 3 && !Accepts(P::kVarchar, t[2]))) {
+           return WrongArguments("date_trunc(unit, timestamp | date [, zone])");
          }
-         return t[1] == DataType::kDate ? DataType::kDate : kTs;
+         return t[1] == DataType::kDate && t.size() == 2 ? DataType::kDate : kTs;
        },
        [](const Args& a, const EvalContext& c) {
          const bool date = a[1].type == DataType::kDate;
          if (date && !DateUnit(a[0].s)) return NotADateUnit("date_trunc", a[0].s, c);
+         if (a.size() == 3) {
+           const absl::TimeZone* zone = FindZone(a[2].s);
+           if (zone == nullptr) return UnknownZone("date_trunc", a[2].s, c);
+           if (date) {  // the date's midnight there, as PostgreSQL casts a date to timestamptz
+             const std::optional<int64_t> midnight =
+                 InstantOfWallClock(MidnightOf(a[1].i), *zone, RepeatedTime::kLater);
+             if (!midnight) return CalendarDatum(OutsideTimestampRange("date_trunc"), kTs, c);
+             return CalendarDatum(TruncateInZone(a[0].s, *midnight, *zone), kTs, c);
+           }
+           return CalendarDatum(TruncateInZone(a[0].s, a[1].i, *zone), kTs, c);
+         }
          return OnDateOrTimestamp(Truncate(a[0].s, PointNanos(a[1])), a[1].type, c);
        }});
   scalars->back().can_fail = true;
@@ -1417,6 +1535,7 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
   // row. The calendar's units, dates, several units and a result out of range go through eval.
   scalars->back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
     if (a[1].type != kTs) return false;
+    if (a.size() == 3) return TruncateBatchInZone(a, out);
     std::optional<std::string_view> unit;
     for (size_t i = 0; i < out->size(); ++i) {
       if (a[0].nulls[i]) continue;

@@ -17,51 +17,13 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/strings.h"
+#include "common/time_format.h"
 #include "common/utf8.h"
 #include "query/base/checked_math.h"
+#include "query/base/time_zone.h"
 #include "query/functions/function_families.h"
 
 namespace strata::query {
-namespace {
-
-using Args = std::vector<Datum>;
-using P = Param;
-
-// '+05:30', '-08', '+0930' as seconds east of UTC (at most 14 hours either way, as Presto's).
-std::optional<int> ParseOffset(std::string_view text) {
-  if (text.size() < 3 || (text[0] != '+' && text[0] != '-')) return std::nullopt;
-  std::string digits;
-  for (size_t i = 1; i < text.size(); ++i) {
-    if (text[i] == ':' && i == 3) continue;
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
-    digits += text[i];
-  }
-  if (digits.size() != 2 && digits.size() != 4) return std::nullopt;
-  const int hours = std::stoi(digits.substr(0, 2));
-  const int minutes = digits.size() == 4 ? std::stoi(digits.substr(2)) : 0;
-  if (minutes >= 60 || hours * 60 + minutes > 14 * 60) return std::nullopt;
-  const int seconds = (hours * 60 + minutes) * 60;
-  return text[0] == '-' ? -seconds : seconds;
-}
-
-// A zone by its IANA name ('Europe/Berlin', 'UTC') or a fixed offset; nullopt for neither.
-// A name is a path under the zone database: only letters, digits and _+-/ in it, never `..`.
-std::optional<absl::TimeZone> LoadZone(const std::string& name) {
-  if (std::optional<int> offset = ParseOffset(name)) return absl::FixedTimeZone(*offset);
-  if (name.empty() || name.size() > 64 || name.front() == '/' ||
-      name.find("..") != std::string::npos || name == "localtime") {
-    return std::nullopt;
-  }
-  for (char ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '+' && ch != '-' &&
-        ch != '/') {
-      return std::nullopt;
-    }
-  }
-  absl::TimeZone zone;
-  if (!absl::LoadTimeZone(name, &zone)) return std::nullopt;
-  return zone;
-}
 
 // The zone named `name`, remembered for this thread's next row (a query names one zone).
 const absl::TimeZone* FindZone(std::string_view name) {
@@ -69,7 +31,7 @@ const absl::TimeZone* FindZone(std::string_view name) {
   thread_local std::optional<absl::TimeZone> last;
   if (!last || last_name != name) {
     last_name = std::string(name);
-    last = LoadZone(last_name);
+    last = LoadTimeZone(last_name);
     if (!last) last_name.clear();
   }
   return last ? &*last : nullptr;
@@ -82,6 +44,11 @@ Datum UnknownZone(std::string_view function, std::string_view name, const EvalCo
                           "'Europe/Berlin' or 'America/New_York', or an offset, as '+05:30'"),
                    kTs);
 }
+
+namespace {
+
+using Args = std::vector<Datum>;
+using P = Param;
 
 Datum OutOfRange(std::string_view function, const EvalContext& c) {
   return FailQuery(c,
@@ -144,8 +111,7 @@ Datum WallClockIn(std::string_view function, std::string_view zone_name, int64_t
                   const EvalContext& c) {
   const absl::TimeZone* zone = FindZone(zone_name);
   if (zone == nullptr) return UnknownZone(function, zone_name, c);
-  const int64_t offset = zone->At(absl::FromUnixNanos(nanos)).offset;
-  std::optional<int64_t> local = CheckedIntegerOp('+', nanos, offset * kNanosPerSecond);
+  const std::optional<int64_t> local = WallClockAt(nanos, *zone);
   if (!local) return OutOfRange(function, c);
   return Datum::Timestamp(*local);
 }
@@ -177,14 +143,96 @@ void AddTimeZoneFunctions(std::vector<ScalarFunction>* scalars) {
        [](const Args& a, const EvalContext& c) {
          const absl::TimeZone* zone = FindZone(a[1].s);
          if (zone == nullptr) return UnknownZone("with_timezone", a[1].s, c);
-         const int64_t nanos = a[0].i;
-         int64_t seconds = nanos / kNanosPerSecond;
-         if (nanos % kNanosPerSecond < 0) --seconds;
-         const int64_t fraction = nanos - seconds * kNanosPerSecond;
-         const absl::CivilSecond wall =
-             absl::ToCivilSecond(absl::FromUnixSeconds(seconds), absl::UTCTimeZone());
-         const std::optional<int64_t> out = InstantOf(wall, fraction, *zone);
+         const std::optional<int64_t> out = InstantOfWallClock(a[0].i, *zone);
          if (!out) return OutOfRange("with_timezone", c);
+         return Datum::Timestamp(*out);
+       }});
+
+  // A PostgreSQL session's time zone (SET TIME ZONE) is written into the statement with these
+  // two and with_timezone (query/parse/session_zone.h): calendar functions read wall_clock,
+  // text and dates become instants through timestamp_in_zone. Both take any argument type,
+  // since the parser writes them before types are known.
+  add({"wall_clock", "wall_clock(timestamp | date | any, zone) -> timestamp | same type",
+       "A timestamp's wall-clock time in the zone (at_timezone's), a date's midnight as a "
+       "timestamp; any other value as it is.",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kVarchar, t[1])) {
+           return WrongArguments("wall_clock(value, varchar)");
+         }
+         return t[0] == DataType::kDate ? kTs : t[0];
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == DataType::kDate) return Datum::Timestamp(MidnightOf(a[0].i));
+         if (a[0].type != kTs) return a[0];
+         return WallClockIn("wall_clock", a[1].s, a[0].i, c);
+       }});
+  scalars->back().eval_batch = [](const std::vector<Vector>& a, Vector* out) {
+    if (a[0].type != kTs) return false;
+    std::optional<std::string_view> name;
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[1].nulls[i]) continue;
+      if (name.has_value() && a[1].strings[i] != *name) return false;
+      name = a[1].strings[i];
+    }
+    if (!name.has_value()) return true;  // every zone NULL
+    const absl::TimeZone* zone = FindZone(*name);
+    if (zone == nullptr) return false;  // eval says so
+    ZoneOffsets offsets(*zone);
+    for (size_t i = 0; i < out->size(); ++i) {
+      if (a[0].nulls[i] || a[1].nulls[i]) continue;
+      const int64_t ns = a[0].ints[i];
+      const std::optional<int64_t> local = CheckedIntegerOp('+', ns, offsets.At(ns));
+      if (!local) return false;
+      out->ints[i] = *local;
+      out->nulls[i] = 0;
+    }
+    return true;
+  };
+  add({"from_wall_clock", "from_wall_clock(timestamp, zone) -> timestamp",
+       "wall_clock's inverse, as with_timezone but as PostgreSQL reads a time that a change back "
+       "from summer time repeats: the later, in standard time.",
+       Fixed({P::kTimestamp, P::kVarchar}, kTs, "from_wall_clock(timestamp, varchar)"),
+       [](const Args& a, const EvalContext& c) {
+         const absl::TimeZone* zone = FindZone(a[1].s);
+         if (zone == nullptr) return UnknownZone("from_wall_clock", a[1].s, c);
+         const std::optional<int64_t> out = InstantOfWallClock(a[0].i, *zone, RepeatedTime::kLater);
+         if (!out) return OutOfRange("from_wall_clock", c);
+         return Datum::Timestamp(*out);
+       }});
+  add({"timestamp_in_zone", "timestamp_in_zone(varchar | date | timestamp, zone) -> timestamp",
+       "CAST(x AS timestamp) with the zone for what names none: text without an offset is a "
+       "wall-clock time there ('2024-03-01 10:00' in 'Europe/Berlin' is 09:00 UTC; "
+       "'2024-03-01T10:00Z' is 10:00 UTC), a date its midnight there (a repeated time the "
+       "later, as from_wall_clock).",
+       [](const Types& t) -> absl::StatusOr<DataType> {
+         if (t.size() != 2 || !Accepts(P::kVarchar, t[1]) ||
+             !(t[0] == DataType::kVarchar || t[0] == DataType::kDate || t[0] == kTs ||
+               t[0] == DataType::kUnknown)) {
+           return WrongArguments("timestamp_in_zone(varchar | date | timestamp, varchar)");
+         }
+         return kTs;
+       },
+       [](const Args& a, const EvalContext& c) {
+         if (a[0].type == kTs) return a[0];
+         const absl::TimeZone* zone = FindZone(a[1].s);
+         if (zone == nullptr) return UnknownZone("timestamp_in_zone", a[1].s, c);
+         int64_t wall = 0;
+         if (a[0].type == DataType::kDate) {
+           wall = MidnightOf(a[0].i);
+         } else {
+           const std::optional<int64_t> parsed = ParseTimestamp(a[0].s);
+           if (!parsed) {
+             return FailQuery(c,
+                              StrCat("'", EchoInput(a[0].s),
+                                     "' is not a timestamp; write '2023-05-17 20:54:39' or "
+                                     "'2023-05-17T20:54:39Z'"),
+                              kTs);
+           }
+           if (NamesItsZone(a[0].s)) return Datum::Timestamp(*parsed);
+           wall = *parsed;
+         }
+         const std::optional<int64_t> out = InstantOfWallClock(wall, *zone, RepeatedTime::kLater);
+         if (!out) return OutOfRange("timestamp_in_zone", c);
          return Datum::Timestamp(*out);
        }});
 

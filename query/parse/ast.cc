@@ -26,6 +26,7 @@ std::unique_ptr<Expr> Expr::Clone() const {
   if (window) copy->window = window->Clone();
   if (ordered_by) copy->ordered_by = ordered_by->Clone();
   if (subquery) copy->subquery = subquery->Clone();  // each copy resolves its own
+  copy->session_zone = session_zone;
   copy->height = height;
   copy->bound = bound;
   return copy;

@@ -78,6 +78,9 @@ struct Expr {
   // keeps at or below this (0: no such filter): set by the planner (planner_pushdown.cc) on
   // the statement it plans, and not copied by Clone (a copy may be read without the filter).
   int64_t kept_ranks = 0;
+  // The PostgreSQL session's time zone the statement was written in (query/parse/session_zone.h),
+  // for the binder's reading of text and dates as timestamps; null: UTC.
+  std::shared_ptr<const std::string> session_zone;
   // The longest path from here to a leaf, this node included: the parser
   // bounds it (kMaxExpressionDepth), which bounds every recursive pass.
   int height = 1;

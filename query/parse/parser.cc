@@ -18,10 +18,12 @@
 #include "common/version.h"
 #include "query/base/interval_text.h"
 #include "query/base/postgres_array_text.h"
+#include "query/base/time_zone.h"
 #include "query/functions/functions.h"
 #include "query/functions/window_functions.h"
 #include "query/parse/grouping_sets.h"
 #include "query/parse/lexer.h"
+#include "query/parse/session_zone.h"
 #include "query/parse/set_returning.h"
 
 namespace strata::query {
@@ -117,7 +119,10 @@ std::optional<DataType> TypeFromName(std::string_view name) {
 class Parser {
  public:
   Parser(std::string_view sql, std::vector<Token> tokens, const QueryParameters& parameters)
-      : sql_(sql), tokens_(std::move(tokens)), parameters_(parameters) {}
+      : sql_(sql),
+        tokens_(std::move(tokens)),
+        parameters_(parameters),
+        zone_(MakeSessionZone(parameters.time_zone)) {}
 
   absl::StatusOr<Statement> ParseStatement() {
     Statement stmt;
@@ -1292,6 +1297,7 @@ class Parser {
     e->kind = kind;
     e->pos = pos;
     e->name = std::move(name);
+    e->session_zone = zone_;
     return e;
   }
 
@@ -1725,18 +1731,14 @@ class Parser {
         e = std::move(call);
       } else if (IsWord(Peek(), "at") && IsWord(Peek(1), "time") && IsWord(Peek(2), "zone")) {
         // Presto's: the instant's wall-clock time in the zone (at_timezone). UTC changes
-        // nothing, as Strata's timestamps are UTC.
+        // nothing, as Strata's timestamps are UTC (but under a session's zone, its digits are
+        // written in that zone: query/parse/session_zone.h).
         const Position pos = Next().pos;
         Next();
         Next();
         const Token& zone = Peek();
-        static constexpr std::string_view kUtc[] = {"utc", "z", "gmt", "etc/utc", "+00", "+00:00",
-                                                    "-00", "00:00", "zulu", "universal"};
-        bool utc = false;
-        for (std::string_view name : kUtc) {
-          utc = utc || (zone.kind == TokenKind::kString && EqualsIgnoreCase(zone.text, name));
-        }
-        if (utc) {
+        const bool utc = zone.kind == TokenKind::kString && NamesUtc(zone.text);
+        if (utc && zone_ == nullptr) {
           Next();
           continue;
         }
@@ -1744,7 +1746,7 @@ class Parser {
         ExprPtr call = Make(ExprKind::kCall, pos, "at_timezone");
         RETURN_IF_ERROR(Adopt(*call, std::move(e)));
         RETURN_IF_ERROR(Adopt(*call, std::move(name)));
-        e = std::move(call);
+        e = InSessionZone(std::move(call), zone_);
       } else {
         return e;
       }
@@ -2007,6 +2009,7 @@ class Parser {
       const auto [divisor, round_up] = part->second;
       ExprPtr year = Make(ExprKind::kCall, field.pos, "year");
       RETURN_IF_ERROR(Adopt(*year, std::move(operand)));
+      year = InSessionZone(std::move(year), zone_);
       ExprPtr sum = Make(ExprKind::kBinary, field.pos, "+");
       RETURN_IF_ERROR(Adopt(*sum, std::move(year)));
       ASSIGN_OR_RETURN(ExprPtr up, Literal(field.pos, Datum::Bigint(round_up)));
@@ -2019,7 +2022,7 @@ class Parser {
     }
     ExprPtr e = Make(ExprKind::kCall, field.pos, name);
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-    return e;
+    return InSessionZone(std::move(e), zone_);
   }
 
   absl::StatusOr<ExprPtr> ParseCast(Position pos, std::string name) {
@@ -2055,7 +2058,7 @@ class Parser {
     ExprPtr e = Make(ExprKind::kCast, pos, std::move(name));
     e->cast_type = type;
     RETURN_IF_ERROR(Adopt(*e, std::move(operand)));
-    return RoundedToScale(std::move(e), scale);
+    return RoundedToScale(InSessionZone(std::move(e), zone_), scale);
   }
 
   // A cast to PostgreSQL's json or jsonb: json(x) checks text and keeps it as written,
@@ -2612,7 +2615,7 @@ class Parser {
       Next();
       SkipZoneWords(0);
       const Token& text = Next();
-      auto nanos = ParseTimestamp(text.text);
+      auto nanos = TimestampTextInZone(text.text, zone_);
       if (!nanos) {
         return Error(text, StrCat("'", EchoInput(text.text), "' is not a timestamp from 1677-09-21 to 2262-04-11; write it as "
                                   "'2023-05-17 20:54:39.000000000'"));
@@ -2646,7 +2649,7 @@ class Parser {
       const Token& text = Next();
       ASSIGN_OR_RETURN(ExprPtr value, Literal(text.pos, Datum::Varchar(text.text)));
       RETURN_IF_ERROR(Adopt(*cast, std::move(value)));
-      return cast;
+      return InSessionZone(std::move(cast), zone_);
     }
     if (IsWord(t, "interval") && Peek(1).kind == TokenKind::kString) {
       Next();
@@ -2784,7 +2787,7 @@ class Parser {
       call->kind = ExprKind::kCase;
       call->has_else = call->args.size() == 3;
     }
-    return call;
+    return InSessionZone(std::move(call), zone_);
   }
 
   // A column, a qualified column, or measure_value::type.
@@ -2835,6 +2838,7 @@ class Parser {
   std::string_view sql_;
   std::vector<Token> tokens_;
   const QueryParameters& parameters_;
+  const SessionZone zone_;  // null: UTC
   size_t positional_used_ = 0;
   std::set<std::string> used_named_;
   size_t pos_ = 0;

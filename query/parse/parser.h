@@ -48,6 +48,9 @@ struct QueryParameters {
   // The caller's name, which current_user answers (empty: "strata", the name of a server
   // without authentication, as the PostgreSQL wire reports it).
   std::string session_user;
+  // The session's time zone (a PostgreSQL session's TimeZone: query/parse/session_zone.h);
+  // empty or UTC: timestamps are read and truncated in UTC.
+  std::string time_zone;
   bool empty() const { return positional.empty() && named.empty(); }
 };
 

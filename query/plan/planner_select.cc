@@ -18,6 +18,7 @@
 #include "query/exec/select_nodes.h"
 #include "query/exec/window.h"
 #include "query/expr/vector_eval.h"
+#include "query/parse/session_zone.h"
 #include "query/plan/planner.h"
 #include "query/plan/planner_internal.h"
 
@@ -586,6 +587,10 @@ std::string PostgresColumnName(const Expr& e) {
       return e.bound.window >= 0 ? absl::AsciiStrToLower(e.name.substr(0, e.name.find('(')))
                                  : e.name;
     case ExprKind::kCall:
+      if (WrittenForSessionZone(e)) {  // date_trunc(...) under SET TIME ZONE is date_trunc
+        std::string inner = PostgresColumnName(*e.args[0]);
+        return inner == "?column?" && e.name == "timestamp_in_zone" ? "timestamptz" : inner;
+      }
       return absl::AsciiStrToLower(e.name);
     case ExprKind::kCast: {
       std::string inner = PostgresColumnName(*e.args[0]);

@@ -11,6 +11,7 @@
 #include "common/version.h"
 #include "query/functions/functions.h"
 #include "re2/re2.h"
+#include "server/pg/time_zone_setting.h"
 #include "server/pg/types.h"
 
 namespace strata::pg {
@@ -297,6 +298,13 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
       return absl::StatusOr<CannedResult>(absl::InvalidArgumentError(
           StrCat("the value for \"", name, "\" is ", value.size(), " bytes; the limit is ",
                  kMaxSettingBytes, " bytes")));
+    }
+    if (name == "timezone") {  // checked and named as the engine reads it
+      std::optional<std::string> zone = ZoneForSetting(value);
+      if (!zone) {
+        return absl::StatusOr<CannedResult>(absl::InvalidArgumentError(InvalidZoneMessage(value)));
+      }
+      value = *std::move(zone);
     }
     if (settings.size() >= kMaxSettings && !settings.contains(name)) {
       return absl::StatusOr<CannedResult>(absl::ResourceExhaustedError(

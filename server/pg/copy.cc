@@ -375,7 +375,7 @@ void AppendCopyHeader(const CopyStatement& copy, const std::vector<std::string>&
 }
 
 void AppendCopyRow(const CopyStatement& copy, const std::vector<query::Datum>& row,
-                   std::string* out) {
+                   std::string* out, const absl::TimeZone* zone) {
   std::string text;
   for (size_t i = 0; i < row.size(); ++i) {
     if (i > 0) out->push_back(copy.delimiter);
@@ -383,7 +383,7 @@ void AppendCopyRow(const CopyStatement& copy, const std::vector<query::Datum>& r
       out->append(copy.null_text);
       continue;
     }
-    EncodeText(row[i], &text);
+    EncodeText(row[i], &text, zone);
     AppendValue(copy, text, out);
   }
   out->push_back('\n');

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "query/base/datum.h"
 #include "query/copy_rows.h"
 
@@ -39,11 +40,12 @@ struct CopyStatement {
 // nullopt: `sql` is not a COPY. An error names what is malformed or not supported.
 std::optional<absl::StatusOr<CopyStatement>> ParseCopyStatement(std::string_view sql);
 
-// The header line (the columns' names) or one row's line, with its newline, appended.
+// The header line (the columns' names) or one row's line, with its newline, appended; a
+// row's timestamps written in the session's `zone` (null: UTC).
 void AppendCopyHeader(const CopyStatement& copy, const std::vector<std::string>& names,
                       std::string* out);
 void AppendCopyRow(const CopyStatement& copy, const std::vector<query::Datum>& row,
-                   std::string* out);
+                   std::string* out, const absl::TimeZone* zone = nullptr);
 
 // COPY FROM STDIN's data as the client sends it, in CopyData messages cut anywhere, read into
 // rows by the statement's format: the text format's lines (fields split at the delimiter,

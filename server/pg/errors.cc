@@ -13,6 +13,7 @@ std::string_view SqlState(const absl::Status& status) {
       if (Contains(m, "current transaction is aborted")) return "25P02";
       if (Contains(m, "can only be used in transaction blocks")) return "25P01";
       if (Contains(m, "invalid input syntax for type")) return "22P02";
+      if (Contains(m, "invalid value for parameter")) return "22023";
       if (Contains(m, "Division by zero")) return "22012";
       if (Contains(m, "column \"") && Contains(m, "does not exist")) return "42703";
       if (Contains(m, "is ambiguous")) return "42702";

@@ -7,9 +7,11 @@
 #include "common/strings.h"
 #include "common/utf8.h"
 #include "query/base/error.h"
+#include "query/base/time_zone.h"
 #include "query/parse/lexer.h"
 #include "query/parse/parser.h"
 #include "server/pg/errors.h"
+#include "server/pg/time_zone_setting.h"
 #include "server/pg/types.h"
 #include "server/runner/read_options.h"
 #include "spdlog/spdlog.h"
@@ -368,6 +370,17 @@ bool Session::Startup() {
     if (auto it = parameters.find("application_name"); it != parameters.end()) {
       settings_["application_name"] = it->second;
     }
+    for (const auto& [name, value] : parameters) {
+      // JDBC sends its JVM's zone as TimeZone, libpq PGTZ's as timezone.
+      if (!EqualsIgnoreCase(name, "timezone")) continue;
+      std::optional<std::string> zone = ZoneForSetting(value);
+      if (!zone) {
+        SendError(absl::InvalidArgumentError(InvalidZoneMessage(value)), nullptr, "FATAL");
+        Flush();
+        return false;
+      }
+      settings_["timezone"] = *std::move(zone);
+    }
     if (auto it = parameters.find("database");
         it != parameters.end() && context_.engine->catalog().DescribeDatabase(it->second).ok()) {
       database_ = it->second;
@@ -654,7 +667,7 @@ absl::Status Session::RunCopy(const CopyStatement& copy) {
         send_line();
       },
       [&](const query::Row& row) {
-        AppendCopyRow(copy, row, &line);
+        AppendCopyRow(copy, row, &line, Zone());
         send_line();
         ++rows;
         return out_.size() < kFlushBytes || Flush();
@@ -815,7 +828,18 @@ CatalogAnswers Session::Catalog() {
       });
 }
 
+const absl::TimeZone* Session::Zone() const {
+  const auto it = settings_.find("timezone");
+  const std::string setting = it == settings_.end() ? "UTC" : it->second;
+  if (setting != zone_setting_) {
+    zone_setting_ = setting;
+    zone_ = query::NamesUtc(setting) ? std::nullopt : query::LoadTimeZone(setting);
+  }
+  return zone_ ? &*zone_ : nullptr;
+}
+
 absl::Status Session::ApplyReadSettings(StatementRunner::Request* request) const {
+  if (Zone() != nullptr) request->parameters.time_zone = zone_setting_;
   for (std::string_view name : kReadOptionNames) {
     auto it = settings_.find(StrCat("strata.", name));
     if (it == settings_.end()) continue;
@@ -837,6 +861,7 @@ absl::StatusOr<std::vector<query::ResultColumn>> Session::DescribeStatement(
                                  .describe_only = true,
                                  .default_database = database_,
                                  .postgres_names = true};
+  if (Zone() != nullptr) local.parameters.time_zone = zone_setting_;
   RETURN_IF_ERROR(context_.queries->Run(local, &keep).status());
   return keep.columns_;
 }
@@ -934,7 +959,7 @@ void Session::Bind(MessageReader& in) {
     } else {
       std::string_view bytes = in.Bytes(static_cast<size_t>(length));
       auto decoded = DecodeParameter(bytes, FormatFor(parameter_formats, static_cast<size_t>(i)),
-                                     oid, &untyped);
+                                     oid, &untyped, Zone());
       if (!decoded.ok()) {
         SendError(absl::InvalidArgumentError(
             StrCat("parameter $", i + 1, ": ", decoded.status().message())));
@@ -1154,7 +1179,7 @@ void Session::SendDataRow(const query::Row& row, const std::vector<int16_t>& for
     if (FormatFor(formats, i) == 1) {
       EncodeBinary(row[i], &value);
     } else {
-      EncodeText(row[i], &value);
+      EncodeText(row[i], &value, Zone());
     }
     out_.Value(value);
   }

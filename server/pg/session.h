@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "query/base/memory_budget.h"
 #include "query/engine.h"
 #include "server/auth/authenticator.h"
@@ -145,6 +146,8 @@ class Session {
   // The session's `strata.<read option>` settings (server/runner/read_options.h) onto
   // `request`; INVALID_ARGUMENT naming a setting with a value it cannot take.
   absl::Status ApplyReadSettings(StatementRunner::Request* request) const;
+  // The session's TimeZone setting (time_zone_setting.h), loaded; null: UTC.
+  const absl::TimeZone* Zone() const;
   CatalogAnswers Catalog();
 
   void SendRowDescription(const std::vector<query::ResultColumn>& columns,
@@ -163,6 +166,9 @@ class Session {
   std::shared_ptr<const Principal> caller_;
   std::string bearer_;  // "Bearer <token>" with auth on
   std::map<std::string, std::string> settings_;
+  // settings_'s "timezone" as Zone() last loaded it.
+  mutable std::string zone_setting_ = "UTC";
+  mutable std::optional<absl::TimeZone> zone_;
   // The startup packet's database when it names a Strata database: the one of
   // unqualified table names (`FROM cpu`).
   std::string database_;

@@ -10,8 +10,10 @@
 #include "common/utf8.h"
 #include "query/base/checked_math.h"
 #include "query/base/postgres_array_text.h"
+#include "query/base/time_zone.h"
 #include "query/exec/information_schema.h"
 #include "query/functions/json_document.h"
+#include "server/pg/time_zone_setting.h"
 
 namespace strata::pg {
 namespace {
@@ -53,21 +55,9 @@ uint64_t GetInt(std::string_view bytes) {
   return v;
 }
 
-// "2024-01-01 10:00:00.5+00": ISO with microseconds at most, trailing zeros cut.
-std::string TimestampText(int64_t nanos) {
-  std::string text = FormatSqlTimestamp(FloorDiv(nanos, 1000) * 1000);  // "... .123456000"
-  const size_t dot = text.find('.');
-  if (dot != std::string::npos) {
-    text.resize(dot + 7);
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  return text + "+00";
-}
-
 // "10:00:00.5": a time of day with microseconds at most, trailing zeros cut.
 std::string TimeText(int64_t nanos) {
-  std::string text = TimestampText(nanos).substr(11);
+  std::string text = TimestampTextIn(nanos, nullptr).substr(11);
   text.resize(text.size() - 3);  // "+00"
   return text;
 }
@@ -198,7 +188,7 @@ void AppendArrayElement(std::string_view text, std::string* out) {
 }
 
 // An array of scalars as PostgreSQL writes one: {1,NULL,"a b"}.
-void EncodeArrayText(const Datum& value, std::string* out) {
+void EncodeArrayText(const Datum& value, std::string* out, const absl::TimeZone* zone) {
   std::string text = "{", element;
   bool first = true;
   for (const Datum& item : value.items()) {
@@ -208,7 +198,7 @@ void EncodeArrayText(const Datum& value, std::string* out) {
       text += "NULL";
       continue;
     }
-    EncodeText(item, &element);
+    EncodeText(item, &element, zone);
     AppendArrayElement(element, &text);
   }
   text.push_back('}');
@@ -243,8 +233,8 @@ void EncodeArrayBinary(const Datum& value, std::string* out) {
 
 }  // namespace
 
-void EncodeText(const Datum& value, std::string* out) {
-  if (ArrayOidOf(value.type) != 0) return EncodeArrayText(value, out);
+void EncodeText(const Datum& value, std::string* out, const absl::TimeZone* zone) {
+  if (ArrayOidOf(value.type) != 0) return EncodeArrayText(value, out, zone);
   if (query::IsComposite(value.type)) {  // [[1], [2]], {x=1}, [{time=..., value=...}]
     std::string text = value.ToString();
     *out = IsValidUtf8(text) ? std::move(text) : ToValidUtf8(text);
@@ -266,7 +256,9 @@ void EncodeText(const Datum& value, std::string* out) {
     case DataType::kJson:
       *out = IsValidUtf8(value.s) ? value.s : ToValidUtf8(value.s);
       break;
-    case DataType::kTimestamp: *out = TimestampText(value.i); break;
+    case DataType::kTimestamp:
+      *out = TimestampTextIn(value.i, zone);
+      break;
     case DataType::kInterval: *out = IntervalText(value.i); break;
     case DataType::kDate: *out = value.ToString(); break;
     case DataType::kTime: *out = TimeText(value.i); break;
@@ -317,7 +309,8 @@ namespace {
 
 // An array parameter in text format ('{1,2,NULL}'), each element decoded as a parameter of
 // the element's type.
-absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& array) {
+absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& array,
+                                      const absl::TimeZone* zone) {
   std::optional<std::vector<std::optional<std::string>>> elements =
       query::SplitPostgresArrayText(bytes);
   if (!elements) {
@@ -335,7 +328,7 @@ absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& ar
       continue;
     }
     bool untyped = false;
-    absl::StatusOr<Datum> item = DecodeParameter(*element, 0, array.element_oid, &untyped);
+    absl::StatusOr<Datum> item = DecodeParameter(*element, 0, array.element_oid, &untyped, zone);
     if (!item.ok()) return item.status();
     items.push_back(*std::move(item));
   }
@@ -345,7 +338,7 @@ absl::StatusOr<Datum> DecodeArrayText(std::string_view bytes, const ArrayOid& ar
 }  // namespace
 
 absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, int32_t oid,
-                                      bool* untyped) {
+                                      bool* untyped, const absl::TimeZone* zone) {
   *untyped = false;
   if (format == 1) {
     auto need = [&](size_t size) -> absl::Status {
@@ -466,6 +459,10 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
     case kOidTimestamptz: {
       std::optional<int64_t> nanos = ParseTimestamp(bytes);
       if (!nanos) return BadText(bytes, "timestamp with time zone");
+      if (zone != nullptr && !query::NamesItsZone(bytes)) {  // the session's wall clock
+        nanos = query::InstantOfWallClock(*nanos, *zone, query::RepeatedTime::kLater);
+        if (!nanos) return BadText(bytes, "timestamp with time zone");
+      }
       return Datum::Timestamp(*nanos);
     }
     case kOidText:
@@ -478,7 +475,7 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
       return JsonParameter(bytes);
     default:
       for (const ArrayOid& array : kArrayOids) {
-        if (array.oid == oid) return DecodeArrayText(bytes, array);
+        if (array.oid == oid) return DecodeArrayText(bytes, array, zone);
       }
       // Not declared (0), "unknown", or a type Strata does not have: text
       // that takes the type of what it meets.

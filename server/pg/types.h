@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "query/base/datum.h"
 
 namespace strata::pg {
@@ -48,16 +49,18 @@ int16_t TypeSize(int32_t oid);
 // format_type()'s name: "bigint", "double precision", "timestamp with time zone", ...
 std::string_view PgTypeName(query::DataType type);
 
-// A non-NULL value in text (format 0) or binary (format 1) form.
-void EncodeText(const query::Datum& value, std::string* out);
+// A non-NULL value in text (format 0) or binary (format 1) form; text writes timestamps in
+// the session's `zone` (null: UTC), binary as instants.
+void EncodeText(const query::Datum& value, std::string* out, const absl::TimeZone* zone = nullptr);
 void EncodeBinary(const query::Datum& value, std::string* out);
 
 // A parameter value as sent with Bind: `oid` as declared in Parse (0: not
 // declared). Sets `*untyped` for text of no declared or a textual type,
 // which takes the type of what it is compared with (QueryParameters).
 // INVALID_ARGUMENT (SQLSTATE 22P02) for text that is not of the declared
-// type and for binary forms of other types.
+// type and for binary forms of other types. Timestamp text without an offset is a wall-clock
+// time in the session's `zone` (null: UTC).
 absl::StatusOr<query::Datum> DecodeParameter(std::string_view bytes, int16_t format, int32_t oid,
-                                             bool* untyped);
+                                             bool* untyped, const absl::TimeZone* zone = nullptr);
 
 }  // namespace strata::pg
