@@ -2572,12 +2572,13 @@ class Parser {
     }
     if (IsWord(t, "current_timestamp") || IsWord(t, "localtimestamp") ||
         IsWord(t, "current_date") || IsWord(t, "current_time") || IsWord(t, "localtime")) {
-      // The clock's SQL keywords (no parentheses); the session zone is UTC.
+      // The clock's SQL keywords (no parentheses); current_date and current_time are the
+      // session zone's (UTC without one).
       std::string name = IsWord(t, "current_date")                               ? "current_date"
                          : IsWord(t, "current_time") || IsWord(t, "localtime") ? "current_time"
                                                                                 : "now";
       Next();
-      return Make(ExprKind::kCall, pos, name);
+      return InSessionZone(Make(ExprKind::kCall, pos, name), zone_);
     }
     return ExprPtr();
   }

@@ -137,6 +137,37 @@ TEST_F(PgWireE2ETest, PsqlListsDescribesQueriesAndShowsErrors) {
   EXPECT_THAT(r.out, HasSubstr("BEGIN\nROLLBACK\nBEGIN\nCOMMIT\n"));
 }
 
+// SET TIME ZONE is the session's zone, as PostgreSQL's: timestamps are written in it, text
+// without an offset is read in it, and date_trunc, extract, casts to date and current_date use
+// its wall clock. PGTZ (libpq's startup "timezone") sets it too; a zone PostgreSQL would refuse
+// is refused, and the session keeps the zone it had.
+TEST_F(PgWireE2ETest, PsqlSessionTimeZone) {
+  testing::ProcessResult r =
+      Psql({"\\pset tuples_only on", "\\pset format unaligned", "SET TIME ZONE 'Asia/Kolkata'",
+            "SELECT min(time) FROM mydb.cpu",
+            "SELECT date_trunc('hour', time) AS h, count(*) FROM mydb.cpu GROUP BY 1",
+            "SELECT count(*) FROM mydb.cpu WHERE time >= '2024-03-01 16:30:30'",
+            "SELECT extract(hour FROM time), time::date FROM mydb.cpu ORDER BY time LIMIT 1",
+            "SELECT current_date, current_time", "SET TIME ZONE 'Mars/Olympus'", "SHOW timezone"});
+  EXPECT_THAT(r.out, HasSubstr("2024-03-01 16:30:10+05:30\n"));
+  EXPECT_THAT(r.out, HasSubstr("2024-03-01 16:00:00+05:30|3\n"));
+  EXPECT_THAT(r.out, HasSubstr("\n2\n"));
+  EXPECT_THAT(r.out, HasSubstr("16|2024-03-01\n"));
+  EXPECT_THAT(r.out, HasSubstr("2024-03-01|17:30:00\n"));  // the server's clock: 12:00 UTC
+  EXPECT_THAT(r.err, HasSubstr("invalid value for parameter \"TimeZone\": \"Mars/Olympus\""));
+  EXPECT_THAT(r.out, HasSubstr("\nAsia/Kolkata\n"));
+
+  // UTC+14: the rows of 11:00 UTC are the next day's.
+  r = Psql({"\\pset tuples_only on", "\\pset format unaligned",
+            "SELECT date_trunc('day', min(time)), min(time)::date, current_date FROM mydb.cpu"},
+           {"PGTZ=Pacific/Kiritimati"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("2024-03-02 00:00:00+14|2024-03-02|2024-03-02\n"));
+  r = Psql({"SELECT 1"}, {"PGTZ=Nowhere/Land"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("invalid value for parameter \"TimeZone\""));
+}
+
 // EXPLAIN ANALYZE runs the query and shows each node's rows, runs and time, then the planning
 // and execution times, as psql users read PostgreSQL's; the answer's rows are not sent.
 TEST_F(PgWireE2ETest, PsqlExplainAnalyzeShowsWhatEachNodeDid) {
