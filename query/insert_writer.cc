@@ -10,6 +10,7 @@
 #include "common/time_format.h"
 #include "query/base/error.h"
 #include "query/insert_sink.h"
+#include "query/parse/session_zone.h"
 #include "storage/read/table_state.h"
 
 namespace strata::query {
@@ -119,6 +120,7 @@ InsertWriter::InsertWriter(const TableInfo& table, std::vector<ColumnRole> roles
     : table_(table),
       roles_(std::move(roles)),
       now_(run.context.eval.now_nanos),
+      zone_(MakeSessionZone(run.options.parameters.time_zone)),
       write_([&run](WriteRequest request) {
         if (InsertSink* sink = run.options.inserts; sink != nullptr) {
           return sink->WriteInBackground(std::move(request));
@@ -157,7 +159,7 @@ absl::Status InsertWriter::PushNumbered(Row row, int64_t number) {
     switch (role.kind) {
       case ColumnRole::Kind::kTime:
         if (role.type == DataType::kVarchar) {
-          record.time = ParseTimestamp(value.s);
+          record.time = TimestampTextInZone(value.s, zone_);  // a session's wall clock
           if (!record.time) wrong = StrCat("its time '", value.s, "' is not a timestamp");
         } else {
           record.time = value.i;

@@ -17,9 +17,10 @@
 #include "absl/status/statusor.h"
 #include "query/exec/operators.h"
 #include "query/exec/table_layout.h"
-#include "query/parse/ast.h"
-#include "query/statements.h"
 #include "query/insert_sink.h"  // the write seam: WriteRequest, WriteResult
+#include "query/parse/ast.h"
+#include "query/parse/session_zone.h"
+#include "query/statements.h"
 
 namespace strata::query {
 
@@ -94,6 +95,8 @@ class InsertWriter final : public RowSink {
   const TableInfo& table_;
   const std::vector<ColumnRole> roles_;
   const int64_t now_;
+  // A PostgreSQL session's time zone: a time's text without an offset is its wall clock.
+  const SessionZone zone_;
   const std::function<std::future<absl::StatusOr<WriteResult>>(WriteRequest)> write_;
   const std::function<absl::Status()> alive_;  // the statement's cancel and timeout
   const std::string verb_, unit_;

@@ -202,7 +202,8 @@ void AddTimeTextFunctions(std::vector<ScalarFunction>* scalars) {
          }
          return Datum::Varchar(HumanReadableSeconds(static_cast<int64_t>(seconds)));
        }});
-  add({"current_timezone", "current_timezone() -> varchar", "The session's time zone: always UTC.",
+  add({"current_timezone", "current_timezone() -> varchar",
+       "The session's time zone: UTC, or a PostgreSQL session's SET TIME ZONE.",
        Fixed({}, kStr, "current_timezone()"),
        [](const Args&, const EvalContext&) { return Datum::Varchar("UTC"); }});
   scalars->back().can_fail = false;

@@ -111,6 +111,8 @@ absl::Status Session::RunCopyIn(const CopyStatement& copy) {
       .timeout_millis = std::chrono::duration_cast<std::chrono::milliseconds>(kCopyRunsFor).count(),
       .default_database = database_,
       .copy_rows = &rows};
+  // Times without an offset are the session's wall clock, as an INSERT's.
+  if (Zone() != nullptr) local.parameters.time_zone = zone_setting_;
   CountSink sink;
   const absl::Status run = context_.queries->Run(local, &sink).status();
   // A COPY that failed while the client sent: the client goes on to CopyDone (or CopyFail)
