@@ -11,6 +11,7 @@
 #include "query/parse/lexer.h"
 #include "query/parse/parser.h"
 #include "server/pg/errors.h"
+#include "server/pg/startup_options.h"
 #include "server/pg/time_zone_setting.h"
 #include "server/pg/types.h"
 #include "server/runner/read_options.h"
@@ -44,6 +45,8 @@ constexpr int32_t kCancelRequest = 80877102;
 // of up to this (a Strata token is 88 bytes). A larger announced length
 // ends the connection before anything is allocated for it.
 constexpr int32_t kMaxStartupBytes = 10'000;
+// Settings the startup's options may make (each a few bytes of the 10,000 above at least).
+constexpr size_t kMaxStartupOptions = 64;
 constexpr int32_t kMaxPasswordMessageBytes = 4096;
 // The protocol counts a statement's parameters in an Int16.
 constexpr int kMaxParameters = 32767;
@@ -366,6 +369,26 @@ bool Session::Startup() {
                 nullptr, "FATAL");
       Flush();
       return false;
+    }
+    if (auto it = parameters.find("options"); it != parameters.end()) {
+      // libpq's "-c name=value ..." (SQLAlchemy's and psycopg's way to set the session's
+      // zone): each a setting, as if the startup packet had carried it.
+      std::string error;
+      std::optional<std::vector<std::pair<std::string, std::string>>> options =
+          ParseStartupOptions(it->second, &error);
+      if (options && options->size() > kMaxStartupOptions) {
+        error = StrCat("the startup options set ", options->size(), " settings; the most is ",
+                       kMaxStartupOptions);
+      }
+      if (!options || !error.empty()) {
+        SendError(absl::InvalidArgumentError(error), nullptr, "FATAL");
+        Flush();
+        return false;
+      }
+      for (auto& [name, value] : *options) {
+        if (name != "timezone" && name != "application_name") settings_[name] = value;
+        parameters[name] = std::move(value);
+      }
     }
     if (auto it = parameters.find("application_name"); it != parameters.end()) {
       settings_["application_name"] = it->second;

@@ -382,6 +382,14 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
             __builtin_mul_overflow(nanos, 1000, &nanos)) {
           return absl::InvalidArgumentError("a binary timestamp parameter is out of range");
         }
+        if (oid == kOidTimestamp && zone != nullptr) {
+          // timestamp without time zone (a naive datetime): the session's wall clock.
+          const std::optional<int64_t> instant =
+              query::InstantOfWallClock(nanos, *zone, query::RepeatedTime::kLater);
+          if (!instant)
+            return absl::InvalidArgumentError("a binary timestamp parameter is out of range");
+          nanos = *instant;
+        }
         return Datum::Timestamp(nanos);
       }
       case kOidDate: {

@@ -2,8 +2,8 @@
 """psycopg 3 (Debian's python3-psycopg) against Strata's PostgreSQL port.
 
 Server-side parameters (the extended protocol; lists too), typed values back, errors
-with SQLSTATE and position, a prepared statement, COPY both ways, and Grafana's statements
-replayed (grafana_statements.py). Exits non-zero with the first mismatch.
+with SQLSTATE and position, a prepared statement, COPY both ways, Grafana's statements
+replayed (grafana_statements.py), and a session's time zone set through libpq's options. Exits non-zero with the first mismatch.
 Usage: psycopg_client.py PORT [PASSWORD]
 """
 import datetime
@@ -233,4 +233,21 @@ with psycopg.connect(conninfo) as conn:
             check(f"prepared run {i}", cur.fetchone()[0], 2)
     conn.rollback()
     grafana_statements.replay(conn, check)
+
+# The session's zone set as SQLAlchemy and psycopg users set it, through libpq's options:
+# timestamps come back in it, a naive datetime parameter is its wall clock, and date_trunc
+# and casts to date work on it (mydb.cpu's rows are at 11:00 UTC, 06:00 in New York).
+NEW_YORK = datetime.timezone(datetime.timedelta(hours=-5))
+with psycopg.connect(conninfo, options="-c timezone=America/New_York") as conn:
+    with conn.cursor() as cur:
+        cur.execute("SHOW timezone")
+        check("the zone from the options", cur.fetchone()[0], "America/New_York")
+        cur.execute(
+            "SELECT min(time), date_trunc('day', min(time)), min(time)::date FROM mydb.cpu "
+            "WHERE time >= %s", (datetime.datetime(2024, 3, 1, 6, 1),))  # 11:01 UTC
+        first, day, date = cur.fetchone()
+        check("a time in the zone", (first.utcoffset(), first.astimezone(UTC)),
+              (NEW_YORK.utcoffset(None), datetime.datetime(2024, 3, 1, 11, 1, 30, tzinfo=UTC)))
+        check("the zone's day", day.astimezone(UTC), datetime.datetime(2024, 3, 1, 5, tzinfo=UTC))
+        check("the zone's date", date, datetime.date(2024, 3, 1))
 print("all checks passed")

@@ -1,9 +1,10 @@
 // PostgreSQL's forms of DATE, TIME and INTERVAL YEAR TO MONTH: text and
 // binary results, and parameters in both formats (psycopg sends a date in
 // binary).
-#include "server/pg/types.h"
-
 #include <gtest/gtest.h>
+
+#include "query/base/time_zone.h"
+#include "server/pg/types.h"
 
 namespace strata::pg {
 namespace {
@@ -72,6 +73,43 @@ TEST(PgTypesTest, CalendarValuesInTextAndBinary) {
     EXPECT_EQ(out, c.text);
     EncodeBinary(c.value, &out);
     EXPECT_EQ(Hex(out), c.binary_hex);
+  }
+}
+
+// Under a session's zone, a timestamp parameter without one (text without an offset, and any
+// timestamp-without-time-zone, text or binary) is the zone's wall clock; a timestamptz in
+// binary, or text with an offset, is the instant it names.
+TEST(PgTypesTest, TimestampParametersInTheSessionsZone) {
+  const std::optional<absl::TimeZone> berlin = query::LoadTimeZone("Europe/Berlin");
+  ASSERT_TRUE(berlin.has_value());
+  constexpr int64_t kTenUtc = 1709287200LL * 1'000'000'000;  // 2024-03-01 10:00:00 UTC
+  constexpr int64_t kHour = 3600LL * 1'000'000'000;
+  // 2024-03-01 10:00:00 as PostgreSQL's binary timestamp: microseconds since 2000-01-01.
+  const int64_t micros = 762'602'400'000'000;
+  std::string binary;
+  for (int shift = 56; shift >= 0; shift -= 8) binary.push_back(static_cast<char>(micros >> shift));
+  struct Case {
+    std::string bytes;
+    int16_t format;
+    int32_t oid;
+    const absl::TimeZone* zone;
+    int64_t nanos;
+  };
+  const Case cases[] = {
+      {"2024-03-01 10:00:00", 0, kOidTimestamptz, &*berlin, kTenUtc - kHour},
+      {"2024-03-01 10:00:00", 0, kOidTimestamp, &*berlin, kTenUtc - kHour},
+      {"2024-03-01 10:00:00Z", 0, kOidTimestamptz, &*berlin, kTenUtc},
+      {"2024-03-01 10:00:00+02", 0, kOidTimestamptz, &*berlin, kTenUtc - 2 * kHour},
+      {"2024-03-01 10:00:00", 0, kOidTimestamptz, nullptr, kTenUtc},
+      {binary, 1, kOidTimestamp, &*berlin, kTenUtc - kHour},
+      {binary, 1, kOidTimestamptz, &*berlin, kTenUtc},
+      {binary, 1, kOidTimestamp, nullptr, kTenUtc},
+  };
+  for (const Case& c : cases) {
+    bool untyped = false;
+    auto decoded = DecodeParameter(c.bytes, c.format, c.oid, &untyped, c.zone);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->i, c.nanos) << c.bytes << " oid " << c.oid << " format " << c.format;
   }
 }
 
