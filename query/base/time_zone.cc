@@ -92,8 +92,10 @@ int64_t ZoneOffsets::At(int64_t nanos) {
     return nanos.value_or(fallback);
   };
   absl::TimeZone::CivilTransition change;
-  from_ = zone_.PrevTransition(t + absl::Nanoseconds(1), &change) ? instant(change.to, nanos)
-                                                                  : INT64_MIN;
+  // PrevTransition finds changes before a whole second: one at `t` itself is found from the
+  // next second (one found after `t`, less than a second on, leaves `t` a span of its own).
+  from_ =
+      zone_.PrevTransition(t + absl::Seconds(1), &change) ? instant(change.to, nanos) : INT64_MIN;
   until_ = zone_.NextTransition(t, &change) ? instant(change.from, nanos + 1) : INT64_MAX;
   if (nanos < from_ || nanos >= until_) from_ = nanos, until_ = nanos + 1;  // this instant only
   return offset_;

@@ -477,6 +477,78 @@ Datum Field(std::string_view field, int64_t ns) {
   return Datum::Null(DataType::kBigint);
 }
 
+// The fields of a timestamp that arithmetic on its days and seconds gives (CivilFieldOf).
+enum class CivilField {
+  kYear,
+  kQuarter,
+  kMonth,
+  kDay,
+  kDayOfWeek,
+  kDayOfYear,
+  kHour,
+  kMinute,
+  kSecond
+};
+
+std::optional<CivilField> CivilFieldNamed(std::string_view field) {
+  static const std::map<std::string_view, CivilField> kFields = {
+      {"year", CivilField::kYear},        {"quarter", CivilField::kQuarter},
+      {"month", CivilField::kMonth},      {"day", CivilField::kDay},
+      {"day_of_month", CivilField::kDay}, {"day_of_week", CivilField::kDayOfWeek},
+      {"dow", CivilField::kDayOfWeek},    {"day_of_year", CivilField::kDayOfYear},
+      {"doy", CivilField::kDayOfYear},    {"hour", CivilField::kHour},
+      {"minute", CivilField::kMinute},    {"second", CivilField::kSecond}};
+  const auto it = kFields.find(field);
+  return it == kFields.end() ? std::nullopt : std::optional(it->second);
+}
+
+// Field(field, ns) for the fields CivilFieldNamed knows, without a broken-down time: the civil
+// date of the day number by Howard Hinnant's days_from_civil inverse.
+int64_t CivilFieldOf(CivilField field, int64_t ns) {
+  const int64_t days = FloorDiv(ns, kDay);
+  const int64_t of_day = (ns - days * kDay) / kNanosPerSecond;
+  switch (field) {
+    case CivilField::kHour:
+      return of_day / 3600;
+    case CivilField::kMinute:
+      return of_day / 60 % 60;
+    case CivilField::kSecond:
+      return of_day % 60;
+    case CivilField::kDayOfWeek: {
+      const int64_t weekday = (days % 7 + 7 + 3) % 7;  // 1970-01-01 was a Thursday: Monday 0
+      return weekday + 1;
+    }
+    default:
+      break;
+  }
+  const int64_t z = days + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t day_of_era_year = doe - (365 * yoe + yoe / 4 - yoe / 100);  // from March 1
+  const int64_t mp = (5 * day_of_era_year + 2) / 153;
+  const int64_t day = day_of_era_year - (153 * mp + 2) / 5 + 1;
+  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  switch (field) {
+    case CivilField::kYear:
+      return year;
+    case CivilField::kQuarter:
+      return (month - 1) / 3 + 1;
+    case CivilField::kMonth:
+      return month;
+    case CivilField::kDay:
+      return day;
+    case CivilField::kDayOfYear: {
+      const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+      const int64_t before_march = 31 + (leap ? 29 : 28);
+      return month <= 2 ? day_of_era_year - 306 + 1 : day_of_era_year + before_march + 1;
+    }
+    default:
+      return 0;
+  }
+}
+
 bool IsInterval(DataType t) {
   return t == DataType::kInterval || t == DataType::kIntervalYearToMonth;
 }
@@ -1681,6 +1753,19 @@ void AddCoreFunctions(std::vector<ScalarFunction>* scalars,
          [field](const Args& a, const EvalContext&) {
            return IsInterval(a[0].type) ? IntervalField(field, a[0]) : Field(field, a[0].i);
          }});
+    // GROUP BY hour(time) and its kind read every row: the civil fields by arithmetic over a
+    // vector, not a broken-down time (and the field's name) per row.
+    if (const std::optional<CivilField> civil = CivilFieldNamed(field)) {
+      scalars->back().eval_batch = [civil = *civil](const std::vector<Vector>& a, Vector* out) {
+        if (a[0].type != kTs && a[0].type != DataType::kTime) return false;
+        for (size_t i = 0; i < out->size(); ++i) {
+          if (a[0].nulls[i]) continue;
+          out->ints[i] = CivilFieldOf(civil, a[0].ints[i]);
+          out->nulls[i] = 0;
+        }
+        return true;
+      };
+    }
   }
 
   // Math ---------------------------------------------------------------------
