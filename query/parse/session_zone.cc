@@ -81,7 +81,7 @@ class Writer {
   }
 
   // date_trunc(unit, t), current_date and current_time take the zone as their last argument.
-  static bool date_trunc_or_current(std::string_view name, size_t n) {
+  static bool TakesTheZoneLast(std::string_view name, size_t n) {
     return (name == "date_trunc" && n == 2) ||
            ((name == "current_date" || name == "current_time") && n == 0);
   }
@@ -95,7 +95,7 @@ class Writer {
       WallClockArg(*e, 0);
       return e;
     }
-    if (date_trunc_or_current(name, n)) {
+    if (TakesTheZoneLast(name, n)) {
       e->args.push_back(ZoneName(*e));
       return e;
     }

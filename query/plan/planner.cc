@@ -134,14 +134,20 @@ bool IsColumn(const Expr* e, int column) {
   return e->kind == ExprKind::kColumn && e->bound.column == column;
 }
 
-// time, bin(time, c) or date_trunc(c, time): a key that never decreases as
-// time grows.
+// time, bin(time, c), date_trunc(c, time) or date_trunc(c, time, zone) (a session's zone: the
+// start of the local hour or day, which moves on as time does, across the changes of summer
+// time too): a key that never decreases as time grows.
 bool NeverDecreasesWithTime(const Expr& e, int time_column, const EvalContext& eval) {
   if (IsColumn(&e, time_column)) return true;
-  if (e.kind != ExprKind::kCall || e.args.size() != 2) return false;
+  if (e.kind != ExprKind::kCall || e.args.size() < 2) return false;
   auto constant = [&](const Expr& a) { return FoldConstant(a, eval).has_value(); };
-  if (e.name == "bin") return IsColumn(e.args[0].get(), time_column) && constant(*e.args[1]);
-  if (e.name == "date_trunc") return constant(*e.args[0]) && IsColumn(e.args[1].get(), time_column);
+  if (e.name == "bin") {
+    return e.args.size() == 2 && IsColumn(e.args[0].get(), time_column) && constant(*e.args[1]);
+  }
+  if (e.name == "date_trunc") {
+    return constant(*e.args[0]) && IsColumn(e.args[1].get(), time_column) &&
+           (e.args.size() == 2 || (e.args.size() == 3 && constant(*e.args[2])));
+  }
   return false;
 }
 
