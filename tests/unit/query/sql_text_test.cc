@@ -102,6 +102,16 @@ TEST(SqlTextTest, WritesWhatReadsAlikeOnEveryNode) {
        "bin(\"time\", 1m)"},
       {Node(ExprKind::kCall, "date_trunc", Args(Literal(Datum::Varchar("hour")), Column(1))),
        "date_trunc('hour', \"time\")"},
+      // A PostgreSQL session's zone, written into the statement (query/parse/session_zone.h):
+      // fragments carry it to every node.
+      {Node(ExprKind::kCall, "date_trunc",
+            Args(Literal(Datum::Varchar("day")), Column(1),
+                 Literal(Datum::Varchar("Europe/Berlin")))),
+       "date_trunc('day', \"time\", 'Europe/Berlin')"},
+      {Node(ExprKind::kCall, "hour",
+            Args(Node(ExprKind::kCall, "wall_clock",
+                      Args(Column(1), Literal(Datum::Varchar("Europe/Berlin")))))),
+       "hour(wall_clock(\"time\", 'Europe/Berlin'))"},
       {Node(ExprKind::kBinary, "*",
             Args(Node(ExprKind::kUnary, "-", Args(Column(2))), Literal(Datum::Bigint(2)))),
        "((-\"measure_value::double\") * 2)"},
