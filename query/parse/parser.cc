@@ -2864,6 +2864,14 @@ absl::StatusOr<Statement> Parse(std::string_view sql, const QueryParameters& par
     return absl::InvalidArgumentError(StrCat("the query is ", sql.size(), " bytes; the limit is ",
                                              kMaxQueryBytes, " (256 KiB)"));
   }
+  if (const std::string& zone = parameters.time_zone;
+      !zone.empty() && !NamesUtc(zone) && !LoadTimeZone(zone)) {
+    // Read as UTC, a zone misspelt by a front door would change every answer without a word.
+    return absl::InvalidArgumentError(
+        StrCat("the session's time zone '", EchoInput(zone),
+               "' is not a time zone; name one of the IANA database, as 'Europe/Berlin', or an "
+               "offset, as '+05:30'"));
+  }
   ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(sql));
   Parser parser(sql, std::move(tokens), parameters);
   return parser.ParseStatement();

@@ -146,6 +146,20 @@ TEST_F(SessionZoneTest, InsertReadsTimeTextInTheZone) {
             std::vector<std::string>{"2023-11-14 20:00:00.000000000"});
 }
 
+// A zone no front door should pass (the PostgreSQL wire checks its settings) is refused, not
+// read as UTC.
+TEST_F(SessionZoneTest, AnUnknownZoneIsRefused) {
+  QueryOptions options;
+  options.default_database = "mydb";
+  options.parameters.time_zone = "Mars/Olympus";
+  ZonedAnswer sink;
+  const absl::Status ran = query_->Execute("SELECT count(*) FROM cpu", options, &sink).status();
+  EXPECT_EQ(ran.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ran.message().find("the session's time zone 'Mars/Olympus' is not a time zone"),
+            std::string::npos)
+      << ran;
+}
+
 // The statement shows what it was written with.
 TEST_F(SessionZoneTest, ExplainShowsTheZonesCalls) {
   const ZonedAnswer r =
