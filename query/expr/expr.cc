@@ -1402,7 +1402,9 @@ std::optional<Datum> Convert(const Datum& v, DataType to) {
         return i ? std::optional<Datum>(Datum::Bigint(*i)) : std::nullopt;
       }
       if (v.type == DataType::kDouble) {
-        if (!std::isfinite(v.d)) return std::nullopt;
+        // 2^63 and -2^63 are doubles: below the first (and from the second) llround fits; past
+        // them it answered INT64_MIN for 1e20.
+        if (!(v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0)) return std::nullopt;
         return Datum::Bigint(static_cast<int64_t>(std::llround(v.d)));
       }
       return Datum::Bigint(v.i);

@@ -2321,10 +2321,8 @@ class Parser {
         return Literal(pos, Datum::Double(v));
       }
       case TokenKind::kDuration: {
-        double v = std::strtod(t.text.c_str(), nullptr);
-        int64_t nanos = static_cast<int64_t>(std::llround(v * DurationUnitNanos(t.unit)));
         Next();
-        return Literal(pos, Datum::Interval(nanos));
+        return DurationLiteral(pos, t, t.text, DurationUnitNanos(t.unit), StrCat(t.text, t.unit));
       }
       case TokenKind::kString: {
         std::string text = Next().text;
@@ -2672,10 +2670,34 @@ class Parser {
                                                 : Datum::Interval(parsed->nanos));
       }
       Next();
-      double v = std::strtod(amount.text.c_str(), nullptr);
-      return Literal(pos, Datum::Interval(static_cast<int64_t>(std::llround(v * per))));
+      return DurationLiteral(
+          pos, amount, amount.text, per,
+          StrCat("INTERVAL '", EchoInput(amount.text), "' ", absl::AsciiStrToUpper(unit.text)));
     }
     return ExprPtr();
+  }
+
+  // INTERVAL 'amount' unit and a duration literal (5m): `amount` (of `token`, `written` as the
+  // statement wrote it) a number of units of `per` nanoseconds; an error for text that is not a
+  // decimal number (it was read as 0) and for a duration past an interval's ±292 years (it
+  // wrapped around).
+  absl::StatusOr<ExprPtr> DurationLiteral(Position pos, const Token& token,
+                                          const std::string& amount, int64_t per,
+                                          std::string_view written) {
+    const std::string number(StripWhitespace(amount));
+    const bool decimal =
+        !number.empty() && number.find_first_not_of("0123456789.eE+-") == std::string::npos;
+    char* end = nullptr;
+    const double v = decimal ? std::strtod(number.c_str(), &end) : 0;
+    if (!decimal || end != number.c_str() + number.size()) {
+      return Error(token, StrCat(written, ": '", EchoInput(amount),
+                                 "' is not a number; write e.g. INTERVAL '5' MINUTE or 5m"));
+    }
+    const double nanos = std::round(v * static_cast<double>(per));
+    if (!(std::fabs(nanos) < 9223372036854775808.0)) {  // 2^63: an int64 of nanoseconds
+      return Error(token, StrCat(written, " is longer than an interval's 292 years"));
+    }
+    return Literal(pos, Datum::Interval(static_cast<int64_t>(nanos)));
   }
 
   // A call of `name` after its "(": arguments, FILTER, IGNORE NULLS, OVER.
