@@ -349,9 +349,15 @@ void AddStatisticsAggregates(std::vector<AggregateFunction>* aggregates) {
          return t[0];
        },
        [](const Types& t) { return std::make_unique<ModeAcc>(t[0]); }});
-  for (auto [name, all] : {std::pair{"bitwise_and_agg", true}, std::pair{"bitwise_or_agg", false}}) {
+  // bit_and and bit_or: PostgreSQL's names.
+  for (auto [name, all] : {std::pair{"bitwise_and_agg", true}, std::pair{"bitwise_or_agg", false},
+                           std::pair{"bit_and", true}, std::pair{"bit_or", false}}) {
+    const bool postgres = std::string_view(name).starts_with("bit_");
     agg({name, StrCat(name, "(bigint) -> bigint"),
-         all ? "Bitwise AND of every value." : "Bitwise OR of every value.",
+         StrCat(all ? "Bitwise AND of every value" : "Bitwise OR of every value",
+                postgres ? (all ? " (PostgreSQL's name of bitwise_and_agg)."
+                                : " (PostgreSQL's name of bitwise_or_agg).")
+                         : "."),
          Fixed({P::kBigint}, kBig, StrCat(name, "(bigint)")),
          [a = all](const Types&) { return std::make_unique<BitwiseAcc>(a); }});
   }

@@ -116,6 +116,24 @@ bool ReadsOuter(const Expr& e, const std::set<std::string>& outer,
   return false;
 }
 
+// Whether `e` reads the outer query's columns only (and at least one): an expression the outer
+// row makes a lookup key of (b.v = a.v * 2). An unqualified column may be the subquery's own.
+bool OnlyOuter(const Expr& e, const std::set<std::string>& outer,
+               const std::set<std::string>& inner) {
+  if (e.kind == ExprKind::kColumn) {
+    return !e.qualifier.empty() && outer.contains(e.qualifier) && !inner.contains(e.qualifier);
+  }
+  if (e.kind == ExprKind::kSubquery || e.kind == ExprKind::kExists || e.subquery ||
+      e.kind == ExprKind::kStar || e.window || e.kind == ExprKind::kLambda) {
+    return false;
+  }
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) {
+                       return a->kind == ExprKind::kLiteral || OnlyOuter(*a, outer, inner);
+                     }) &&
+         ReadsOuter(e, outer, inner);
+}
+
 std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<std::string>& outer,
                                                 const std::set<std::string>& inner) {
   CorrelationKeys keys;
@@ -128,8 +146,7 @@ std::optional<CorrelationKeys> SplitCorrelation(ExprPtr where, const std::set<st
     int outer_side = -1;
     for (int side = 0; equality && side < 2; ++side) {
       const Expr& a = *c->args[side];
-      if (a.kind == ExprKind::kColumn && ReadsOuter(a, outer, inner) &&
-          !ReadsOuter(*c->args[1 - side], outer, inner)) {
+      if (OnlyOuter(a, outer, inner) && !ReadsOuter(*c->args[1 - side], outer, inner)) {
         outer_side = side;
       }
     }
@@ -149,10 +166,11 @@ absl::StatusOr<bool> Planner::Decorrelate(Expr& e, SelectStmt& query,
   for (const SelectItem& item : query.items) correlated |= ReadsOuter(*item.expr, outer, inner);
   if (!correlated) return false;
   const auto refuse = [&](std::string_view why) {
-    return SqlError(sql_, e.pos, StrCat("a correlated subquery ", why,
-                                        " (supported: the outer query's columns in equalities "
-                                        "ANDed in the subquery's WHERE; write others as a join "
-                                        "or a window function)"));
+    return SqlError(sql_, e.pos,
+                    StrCat("a correlated subquery ", why,
+                           " (supported: equalities of the outer query's columns, "
+                           "or of expressions of them, ANDed in the subquery's "
+                           "WHERE; write others as a join or a window function)"));
   };
   for (const SelectItem& item : query.items) {
     if (ReadsOuter(*item.expr, outer, inner)) return refuse("cannot use outer columns in SELECT");
