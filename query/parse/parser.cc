@@ -18,6 +18,7 @@
 #include "common/version.h"
 #include "query/base/interval_text.h"
 #include "query/base/postgres_array_text.h"
+#include "query/base/regex_cache.h"
 #include "query/base/time_zone.h"
 #include "query/functions/functions.h"
 #include "query/functions/window_functions.h"
@@ -105,6 +106,9 @@ std::optional<DataType> TypeFromName(std::string_view name) {
       {"numeric", DataType::kDouble},
       {"decimal", DataType::kDouble},
       {"text", DataType::kVarchar},
+      {"char", DataType::kVarchar},  // char(n), character(n), character varying(n): text
+      {"character", DataType::kVarchar},
+      {"bpchar", DataType::kVarchar},
       {"bool", DataType::kBoolean},
       {"timestamptz", DataType::kTimestamp},
       // A bare `x::json` is json(x) (JsonCast); the names serve json[] and ARRAY(JSON).
@@ -2138,6 +2142,7 @@ class Parser {
     }
     Next();
     if (IsWord(type_token, "double")) AcceptWord("precision");
+    if (IsWord(type_token, "character")) AcceptWord("varying");
     if (Peek().kind == TokenKind::kSymbol && Peek().text == "(" &&
         Peek(1).kind == TokenKind::kInteger) {
       Next();
@@ -2509,6 +2514,22 @@ class Parser {
       ASSIGN_OR_RETURN(ExprPtr source, ParseExpr());
       RETURN_IF_ERROR(Adopt(*e, std::move(source)));
       const bool standard = AcceptWord("from");
+      if (standard && Peek().kind == TokenKind::kString && Peek(1).kind == TokenKind::kSymbol &&
+          Peek(1).text == ")") {
+        // PostgreSQL's substring(s FROM 'pattern'): the first match, or what its first
+        // parenthesized part matched (regexp_extract, RE2's syntax as the regexp functions').
+        const Token& pattern = Next();
+        Next();
+        absl::StatusOr<const re2::RE2*> compiled = CompiledPattern(pattern.text);
+        if (!compiled.ok()) return Error(pattern, std::string(compiled.status().message()));
+        e->name = "regexp_extract";
+        ASSIGN_OR_RETURN(ExprPtr text, Literal(pattern.pos, Datum::Varchar(pattern.text)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(text)));
+        const int group = (*compiled)->NumberOfCapturingGroups() > 0 ? 1 : 0;
+        ASSIGN_OR_RETURN(ExprPtr part, Literal(pattern.pos, Datum::Bigint(group)));
+        RETURN_IF_ERROR(Adopt(*e, std::move(part)));
+        return e;
+      }
       if (standard || AcceptSymbol(",")) {
         ASSIGN_OR_RETURN(ExprPtr start, ParseExpr());
         RETURN_IF_ERROR(Adopt(*e, std::move(start)));
