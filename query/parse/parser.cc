@@ -965,9 +965,9 @@ class Parser {
         ASSIGN_OR_RETURN(s->limit, ParseRowCount("LIMIT"));
       } else if (!offset && AcceptWord("offset")) {
         offset = true;
-        ASSIGN_OR_RETURN(int64_t skip, ParseRowCount("OFFSET"));
+        ASSIGN_OR_RETURN(std::optional<int64_t> skip, ParseRowCount("OFFSET"));
         if (!AcceptWord("rows")) AcceptWord("row");
-        if (skip > 0) s->offset = skip;
+        if (skip.value_or(0) > 0) s->offset = skip;
       } else if (!limited && AtFetchClause()) {
         // The standard's FETCH {FIRST | NEXT} [n] {ROW | ROWS} {ONLY | WITH TIES}: LIMIT n (1
         // without n), and with ties the rows equal to the last in the ORDER BY keys.
@@ -1000,8 +1000,31 @@ class Parser {
     }
   }
 
-  absl::StatusOr<int64_t> ParseRowCount(std::string_view clause) {
+  // LIMIT's, OFFSET's and FETCH FIRST's count: a whole number, or a placeholder's value
+  // (psycopg's `LIMIT %s` arrives as LIMIT $1): a BIGINT, a whole number's text sent untyped,
+  // or NULL (as PostgreSQL: no limit, no offset: nullopt).
+  absl::StatusOr<std::optional<int64_t>> ParseRowCount(std::string_view clause) {
     const Token& t = Peek();
+    if ((t.kind == TokenKind::kSymbol && t.text == "?") ||
+        (t.kind == TokenKind::kIdentifier && t.text.size() > 1 && t.text[0] == '@')) {
+      const std::string name = t.text;
+      ASSIGN_OR_RETURN(ExprPtr value, ParsePrimary());
+      const Datum& d = value->literal;
+      if (d.null) return std::nullopt;
+      int64_t n = -1;
+      if (d.type == DataType::kBigint) {
+        n = d.i;
+      } else if (d.type == DataType::kVarchar) {
+        const std::string_view text = StripWhitespace(d.s);
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (error != std::errc() || end != text.data() + text.size()) n = -1;
+      }
+      if (n < 0) {
+        return Error(t, StrCat(clause, " needs a whole number >= 0; the parameter ", name, " is ",
+                               EchoInput(d.ToString())));
+      }
+      return n;
+    }
     int64_t n = -1;
     if (t.kind == TokenKind::kInteger) std::from_chars(t.text.data(), t.text.data() + t.text.size(), n);
     if (n < 0) return Error(t, StrCat(clause, " needs a whole number, found ", Describe(t)));

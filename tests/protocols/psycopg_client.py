@@ -110,6 +110,21 @@ with psycopg.connect(conninfo) as conn:
         check("= ANY of 500,001 strings", cur.fetchone()[0], 2)
         cur.execute("SELECT count(*) FROM mydb.cpu WHERE procs <> ALL(%s)", (list(range(4, 500_000)),))
         check("<> ALL of 499,996 numbers", cur.fetchone()[0], 1)
+        # Pages: LIMIT and OFFSET take parameters (a NULL limit is none), prepared too.
+        cur.execute("SELECT usage FROM mydb.cpu ORDER BY usage LIMIT %s OFFSET %s", (1, 1))
+        check("LIMIT %s OFFSET %s", cur.fetchall(), [(2.5,)])
+        for run in range(2):
+            cur.execute("SELECT usage FROM mydb.cpu ORDER BY usage LIMIT %s", (2,), prepare=True)
+            check(f"a prepared LIMIT %s, run {run}", cur.fetchall(), [(1.5,), (2.5,)])
+        cur.execute("SELECT count(*) FROM (SELECT usage FROM mydb.cpu LIMIT %s) t", (None,))
+        check("LIMIT NULL", cur.fetchone()[0], 3)
+        try:
+            cur.execute("SELECT usage FROM mydb.cpu LIMIT %s", (-1,))
+            sys.exit("LIMIT -1: no error")
+        except psycopg.errors.DatatypeMismatch as e:
+            check("LIMIT -1", str(e).splitlines()[0],
+                  "LIMIT needs a whole number >= 0; the parameter @p1 is -1")
+        conn.rollback()
         cur.execute("SELECT cardinality(%s), %s::json ->> 'k'", ([1, None, 3], '{"k": "v"}'))
         check("a list parameter and JSON text", cur.fetchone(), (3, "v"))
         # Arrays of scalars come back as PostgreSQL's arrays, which psycopg makes lists of;
