@@ -975,7 +975,7 @@ class Parser {
         Next();
         Next();
         s->limit = 1;
-        if (Peek().kind == TokenKind::kInteger) {
+        if (Peek().kind == TokenKind::kInteger || AtPlaceholder()) {
           ASSIGN_OR_RETURN(s->limit, ParseRowCount("FETCH FIRST"));
         }
         if (!AcceptWord("rows") && !AcceptWord("row")) {
@@ -1000,13 +1000,19 @@ class Parser {
     }
   }
 
+  // Whether the next token is a placeholder: ? or @name.
+  bool AtPlaceholder() const {
+    const Token& t = Peek();
+    return (t.kind == TokenKind::kSymbol && t.text == "?") ||
+           (t.kind == TokenKind::kIdentifier && t.text.size() > 1 && t.text[0] == '@');
+  }
+
   // LIMIT's, OFFSET's and FETCH FIRST's count: a whole number, or a placeholder's value
   // (psycopg's `LIMIT %s` arrives as LIMIT $1): a BIGINT, a whole number's text sent untyped,
   // or NULL (as PostgreSQL: no limit, no offset: nullopt).
   absl::StatusOr<std::optional<int64_t>> ParseRowCount(std::string_view clause) {
     const Token& t = Peek();
-    if ((t.kind == TokenKind::kSymbol && t.text == "?") ||
-        (t.kind == TokenKind::kIdentifier && t.text.size() > 1 && t.text[0] == '@')) {
+    if (AtPlaceholder()) {
       const std::string name = t.text;
       ASSIGN_OR_RETURN(ExprPtr value, ParsePrimary());
       const Datum& d = value->literal;

@@ -116,6 +116,9 @@ with psycopg.connect(conninfo) as conn:
         for run in range(2):
             cur.execute("SELECT usage FROM mydb.cpu ORDER BY usage LIMIT %s", (2,), prepare=True)
             check(f"a prepared LIMIT %s, run {run}", cur.fetchall(), [(1.5,), (2.5,)])
+        cur.execute("SELECT usage FROM mydb.cpu ORDER BY usage OFFSET %s ROWS FETCH NEXT %s ROWS ONLY",
+                    (2, 1))
+        check("OFFSET %s ROWS FETCH NEXT %s ROWS ONLY", cur.fetchall(), [(4.0,)])
         cur.execute("SELECT count(*) FROM (SELECT usage FROM mydb.cpu LIMIT %s) t", (None,))
         check("LIMIT NULL", cur.fetchone()[0], 3)
         try:
