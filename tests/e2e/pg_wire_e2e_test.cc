@@ -163,6 +163,14 @@ TEST_F(PgWireE2ETest, PsqlSessionTimeZone) {
            {"PGTZ=Pacific/Kiritimati"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("2024-03-02 00:00:00+14|2024-03-02|2024-03-02\n"));
+  // COPY FROM reads times without an offset in the zone too: 16:35 in Kolkata is 11:05 UTC.
+  const std::string csv = ::testing::TempDir() + "/strata_copy_zone.csv";
+  std::ofstream(csv) << "time,host,usage\n2024-03-01 16:35:00,z,1.0\n";
+  r = Psql({"\\copy mydb.cpu (time, host, usage) FROM '" + csv + "' CSV HEADER"},
+           {"PGTZ=Asia/Kolkata"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Psql({"\\pset tuples_only on", "SELECT time FROM mydb.cpu WHERE host = 'z'"});
+  EXPECT_THAT(r.out, HasSubstr("2024-03-01 11:05:00+00"));
   r = Psql({"SELECT 1"}, {"PGTZ=Nowhere/Land"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("invalid value for parameter \"TimeZone\""));
