@@ -16,8 +16,9 @@ packages=(
   libzstd-dev liblz4-dev libsnappy-dev libssl-dev libjemalloc-dev libedit-dev libre2-dev libsodium-dev openssl
   prometheus-cpp-dev libcpp-httplib-dev prometheus
   python3 python3-grpcio python3-protobuf
-  # The real clients of the protocol tests: psql and psycopg (PostgreSQL wire).
-  postgresql-client python3-psycopg curl
+  # The real clients of the protocol tests: psql and psycopg (PostgreSQL wire), and SQLAlchemy
+  # over psycopg2 (its reflection of tables, pandas reading through it).
+  postgresql-client python3-psycopg python3-psycopg2 python3-sqlalchemy curl
   # The Python client package: installed with pip into a venv in its tests; pandas for DataFrames.
   python3-venv python3-pip python3-setuptools python3-pandas
   # The web console's tests drive a real headless Chromium (console/test/).

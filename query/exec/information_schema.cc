@@ -57,6 +57,25 @@ absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
   return out;
 }
 
+absl::StatusOr<Schema> ColumnsOfTable(const TableInfo& t, Engine& storage,
+                                      TableLayoutCache& layouts, const ClusterColumns& cluster) {
+  absl::StatusOr<std::vector<FragmentSite>> sites =
+      cluster.reads != nullptr ? cluster.reads->Sites() : std::vector<FragmentSite>();
+  RETURN_IF_ERROR(sites.status());
+  if (sites->empty()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage.TableStateOf(t));
+    return layouts.Get(t, state)->schema;
+  }
+  const std::string select_all =
+      StrCat("SELECT * FROM ", QuoteIdentifier(t.database_name), ".", QuoteIdentifier(t.name));
+  std::vector<std::vector<ResultColumn>> described;
+  for (const FragmentSite& site : *sites) {
+    ASSIGN_OR_RETURN(described.emplace_back(),
+                     cluster.reads->Describe(site, select_all, cluster.deadline));
+  }
+  return MergeFragmentColumns(described, t.name);
+}
+
 namespace {
 
 absl::StatusOr<SystemTable> Schemata(const Catalog& catalog, const ReadAccess* access) {
@@ -87,27 +106,6 @@ absl::StatusOr<SystemTable> Tables(const Catalog& catalog, const ReadAccess* acc
   return out;
 }
 
-// The columns of `t` as this node's engine holds them, or, on a cluster node reading some
-// of its shards from others, as every node reading them does (merged).
-absl::StatusOr<Schema> TableSchema(const TableInfo& t, Engine& storage, TableLayoutCache& layouts,
-                                   const ClusterColumns& cluster) {
-  absl::StatusOr<std::vector<FragmentSite>> sites =
-      cluster.reads != nullptr ? cluster.reads->Sites() : std::vector<FragmentSite>();
-  RETURN_IF_ERROR(sites.status());
-  if (sites->empty()) {
-    ASSIGN_OR_RETURN(std::shared_ptr<TableState> state, storage.TableStateOf(t));
-    return layouts.Get(t, state)->schema;
-  }
-  const std::string select_all =
-      StrCat("SELECT * FROM ", QuoteIdentifier(t.database_name), ".", QuoteIdentifier(t.name));
-  std::vector<std::vector<ResultColumn>> described;
-  for (const FragmentSite& site : *sites) {
-    ASSIGN_OR_RETURN(described.emplace_back(),
-                     cluster.reads->Describe(site, select_all, cluster.deadline));
-  }
-  return MergeFragmentColumns(described, t.name);
-}
-
 absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                                     const ReadAccess* access, const ClusterColumns& cluster) {
   SystemTable out{.columns = {TextColumn("table_catalog"), TextColumn("table_schema"),
@@ -122,7 +120,7 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                               TextColumn("udt_name"), TextColumn("is_updatable")}};
   ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
   for (const TableInfo& t : tables) {
-    absl::StatusOr<Schema> schema = TableSchema(t, storage, layouts, cluster);
+    absl::StatusOr<Schema> schema = ColumnsOfTable(t, storage, layouts, cluster);
     if (!schema.ok()) {
       // Dropped since it was listed; another node's failure to answer fails the query.
       if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;

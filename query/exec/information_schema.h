@@ -39,6 +39,12 @@ absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine
                                                   const ReadAccess* access,
                                                   const ClusterColumns& cluster = {});
 
+// The columns of `t` as this node's engine holds them, or, on a cluster node reading some
+// of its shards from others (`cluster` with its reads set), as every node reading them
+// does (merged).
+absl::StatusOr<Schema> ColumnsOfTable(const TableInfo& t, Engine& storage,
+                                      TableLayoutCache& layouts, const ClusterColumns& cluster);
+
 // Every table the caller may see (`access` null: all), database by database.
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,
                                                      const ReadAccess* access);

@@ -104,6 +104,10 @@ void AddJsonBuildFunctions(std::vector<ScalarFunction>* scalars,
 // format(pattern, value, ...), as Java's String.format (functions_format.cc).
 void AddFormatFunction(std::vector<ScalarFunction>* scalars);
 
+// PostgreSQL's catalog functions over pg_catalog's tables: format_type, pg_table_is_visible,
+// pg_get_expr, obj_description, ... (functions_pg_catalog.cc).
+void AddPgCatalogFunctions(std::vector<ScalarFunction>* scalars);
+
 // URLs: url_extract_protocol, _host, _port, _path, _query, _fragment, _parameter,
 // url_encode, url_decode (functions_url.cc).
 void AddUrlFunctions(std::vector<ScalarFunction>* scalars);

@@ -20,6 +20,7 @@ FunctionRegistry::FunctionRegistry() {
   AddJsonbOperatorFunctions(&scalars_);
   AddGenerateSeriesFunctions(&scalars_);
   AddUrlFunctions(&scalars_);
+  AddPgCatalogFunctions(&scalars_);
   AddFormatFunction(&scalars_);
   AddMathFunctions(&scalars_);
   AddTimeTextFunctions(&scalars_);

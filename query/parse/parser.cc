@@ -113,7 +113,14 @@ std::optional<DataType> TypeFromName(std::string_view name) {
       {"timestamptz", DataType::kTimestamp},
       // A bare `x::json` is json(x) (JsonCast); the names serve json[] and ARRAY(JSON).
       {"json", DataType::kJson},
-      {"jsonb", DataType::kJson}};
+      {"jsonb", DataType::kJson},
+      // PostgreSQL's object identifiers (pg_catalog's oid columns) are numbers here; a
+      // regclass or regtype is its OID's number, not the object's name.
+      {"oid", DataType::kBigint},
+      {"regclass", DataType::kBigint},
+      {"regtype", DataType::kBigint},
+      {"regproc", DataType::kBigint},
+      {"regnamespace", DataType::kBigint}};
   for (const Entry& e : kTypes) {
     if (EqualsIgnoreCase(name, e.name)) return e.type;
   }
@@ -2611,7 +2618,10 @@ class Parser {
         Peek(2).kind == TokenKind::kSymbol && Peek(2).text == ")") {
       const bool database = IsWord(t, "current_database");
       Next(), Next(), Next();
-      return Literal(pos, Datum::Varchar(database ? "strata" : "public"));
+      return Literal(
+          pos, Datum::Varchar(database                             ? "strata"
+                              : parameters_.current_schema.empty() ? "public"
+                                                                   : parameters_.current_schema));
     }
     if (IsWord(t, "version") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
         Peek(2).kind == TokenKind::kSymbol && Peek(2).text == ")") {

@@ -51,6 +51,9 @@ struct QueryParameters {
   // The session's time zone (a PostgreSQL session's TimeZone: query/parse/session_zone.h);
   // empty or UTC: timestamps are read and truncated in UTC.
   std::string time_zone;
+  // The database unqualified tables are read from (USE db; a PostgreSQL connection's), which
+  // current_schema() answers: a Strata database is a PostgreSQL schema (empty: "public").
+  std::string current_schema;
   bool empty() const { return positional.empty() && named.empty(); }
 };
 

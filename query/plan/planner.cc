@@ -1,5 +1,4 @@
 #include "query/plan/planner.h"
-#include "query/plan/planner_internal.h"
 
 #include <algorithm>
 #include <set>
@@ -13,6 +12,7 @@
 #include "query/exec/catalog_tables.h"
 #include "query/exec/header_aggregation.h"
 #include "query/exec/information_schema.h"
+#include "query/exec/pg_catalog.h"
 #include "query/exec/scan_batcher.h"
 #include "query/exec/set_operation.h"
 #include "query/exec/system_tables.h"
@@ -21,6 +21,7 @@
 #include "query/exec/window.h"
 #include "query/expr/block_bounds.h"
 #include "query/expr/vector_eval.h"
+#include "query/plan/planner_internal.h"
 #include "storage/read/table_state.h"
 
 namespace strata::query {
@@ -300,8 +301,18 @@ absl::StatusOr<Planner::ResolvedTable> Planner::ResolveTable(const TableRef& ref
   return resolved;
 }
 
+void Planner::QualifyTable(TableRef& ref) const {
+  if (ref.subquery || !ref.database.empty() || IsWithQuery(ref.table)) return;
+  if (IsPgCatalogTable(ref.table)) {
+    ref.database = kPgCatalog;
+  } else if (!context_->default_database.empty()) {
+    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
+  }
+}
+
 absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const TableRef& ref) {
-  const bool information = ref.database == kInformationSchema;
+  const bool pg_catalog = ref.database == kPgCatalog;
+  const bool information = ref.database == kInformationSchema || pg_catalog;
   if (!information && ref.database != kSystemDatabase) return std::nullopt;
   // Read off the catalog, they list every table made before the query, through any node of
   // a cluster (whose copy may be a moment behind), as SHOW TABLES does.
@@ -312,14 +323,15 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
   if (information && context_->local_leader_read != nullptr) {
     context_->local_leader_read->ReadingEvery();
   }
+  const ClusterColumns cluster{
+      .reads = context_->shard_scope == nullptr ? context_->shard_reads : nullptr,
+      .deadline = context_->deadline};
   // "system"."tables" comes from the catalog; the other system tables from
   // the server (QueryOptions::system_tables).
   absl::StatusOr<SystemTable> read =
-      information
-          ? ReadInformationSchema(
-                ref.table, storage_, layouts_, context_->access,
-                {.reads = context_->shard_scope == nullptr ? context_->shard_reads : nullptr,
-                 .deadline = context_->deadline})
+      pg_catalog ? ReadPgCatalog(ref.table, storage_, layouts_, context_->access, cluster)
+      : information
+          ? ReadInformationSchema(ref.table, storage_, layouts_, context_->access, cluster)
       : ref.table == kSystemTablesTable ? ReadSystemTablesTable(storage_, context_->access)
       : context_->system_tables != nullptr
           ? context_->system_tables->Read(ref.table)
@@ -327,7 +339,9 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanSystemTable(const Ta
   if (!read.ok()) {
     const absl::string_view why = read.status().message();
     std::vector<std::string> names;
-    if (information) {
+    if (pg_catalog) {
+      names = PgCatalogTables();
+    } else if (information) {
       names = InformationSchemaTables();
     } else {
       if (context_->system_tables != nullptr) names = context_->system_tables->Names();
@@ -574,10 +588,7 @@ absl::StatusOr<Planner::Source> Planner::PlanSource(SelectStmt& select) {
   if (!ref.values.empty()) RETURN_IF_ERROR(ValuesAsUnnest(ref));
   PushConjunctsIntoSubquery(select);
   if (ref.join != JoinKind::kNone || !ref.unnest.empty()) return PlanJoin(select);
-  if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
-      !context_->default_database.empty()) {
-    ref.database = context_->default_database;  // USE db: `FROM cpu` is `FROM db.cpu`
-  }
+  QualifyTable(ref);
   if (!ref.subquery && !ref.database.empty()) {
     RETURN_IF_ERROR(RefuseTableColumnAliases(ref));
     // WHERE over a system table is applied after it, as over a subquery.

@@ -54,8 +54,11 @@ class Planner {
   static std::optional<std::vector<uint32_t>> CandidateSeries(
       const std::vector<ExprPtr>& series_conjuncts, const TableLayout& layout);
   absl::StatusOr<ResolvedTable> ResolveTable(const TableRef& ref);
-  // "system"."<table>" (query/exec/system_tables.h), read whole; nullopt when
-  // `ref` names no system table.
+  // A table named without its database: the session's (USE db), or pg_catalog's when the
+  // name is one of its tables (PostgreSQL searches pg_catalog first).
+  void QualifyTable(TableRef& ref) const;
+  // "system"."<table>" (query/exec/system_tables.h), information_schema's and pg_catalog's,
+  // read whole; nullopt when `ref` names none of them.
   absl::StatusOr<std::optional<Source>> PlanSystemTable(const TableRef& ref);
   // A table whose shards are not all on this node (planner_shards.cc), read as fragments
   // with the conjuncts of `where` (unbound; null: none) that read alike everywhere pushed

@@ -129,10 +129,7 @@ absl::StatusOr<std::unique_ptr<Planner::FromNode>> Planner::PrepareFrom(TableRef
     return node;
   }
   if (ref.join == JoinKind::kNone) {
-    if (!ref.subquery && ref.database.empty() && !IsWithQuery(ref.table) &&
-        !context_->default_database.empty()) {
-      ref.database = context_->default_database;
-    }
+    QualifyTable(ref);
     ASSIGN_OR_RETURN(std::optional<Source> system,
                      ref.subquery || ref.database.empty() ? std::optional<Source>()
                                                           : PlanSystemTable(ref));

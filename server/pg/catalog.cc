@@ -9,6 +9,7 @@
 #include "common/sql_quoting.h"
 #include "common/strings.h"
 #include "common/version.h"
+#include "query/exec/pg_catalog.h"
 #include "query/functions/functions.h"
 #include "re2/re2.h"
 #include "server/pg/time_zone_setting.h"
@@ -21,9 +22,6 @@ using query::DataType;
 using query::Datum;
 using query::ResultColumn;
 using query::Row;
-
-// Table OIDs: Strata's table ids (never reused) above PostgreSQL's own range.
-constexpr int64_t kFirstTableOid = 16384;
 
 // Session settings kept (any name is accepted, as drivers set parameters
 // Strata does not use): so many, of at most this much each, that SET in a
@@ -69,6 +67,12 @@ std::string EngineFunctionCalls() {
     if (refused.name.starts_with("pg_")) calls.emplace_back(refused.name);
   }
   return StrCat("\\b(", absl::StrJoin(calls, "|"), ") ?\\(");
+}
+
+// The engine's pg_catalog tables (query/exec/pg_catalog.h), by either name, as a pattern over
+// a statement's lower-cased words: `\b(pg_catalog\.)?(pg_attribute|pg_class|...)\b`.
+std::string EngineCatalogTables() {
+  return StrCat("\\b(pg_catalog\\.)?(", absl::StrJoin(query::PgCatalogTables(), "|"), ")\\b");
 }
 
 // `text` with what its quotes hold ('...' and "...") left out, the quotes kept: what is
@@ -267,7 +271,7 @@ std::vector<std::string> CatalogAnswers::Databases() const {
 
 std::optional<CatalogAnswers::TableRef> CatalogAnswers::TableByOid(int64_t oid) const {
   for (const TableRef& t : Tables()) {
-    if (kFirstTableOid + t.id == oid) return t;
+    if (query::PgTableOid(t.id) == oid) return t;
   }
   return std::nullopt;
 }
@@ -415,17 +419,42 @@ std::optional<absl::StatusOr<CannedResult>> CatalogAnswers::Answer(
   if (Contains(text, "from pg_catalog.pg_attribute a") && Contains(text, "a.attrelid = '")) {
     return PsqlAttributes(sql);
   }
-  // Another tool's probe of the catalog: an empty answer rather than a failure. A probe
-  // names a catalog relation or calls a pg_ function; a name, an alias or a text that only
-  // starts with pg_ (host = 'pg_primary', AS pg_count) is the user's, for the engine.
+  // SQLAlchemy's reflection of a table's columns (Inspector.get_columns, Table(autoload_with=),
+  // pandas' to_sql): correlated subqueries of defaults and identity sequences Strata has not.
+  if (Contains(text, "from pg_catalog.pg_attribute a") && Contains(text, "as identity_options")) {
+    return SqlAlchemyColumns(sql);
+  }
+  // Another tool's probe of a catalog the engine does not have: an empty answer rather than
+  // a failure. Those the engine has (query/exec/pg_catalog.h) it answers.
+  if (ProbesUnknownCatalog(text)) return EmptyAnswer(sql);
+  return std::nullopt;
+}
+
+bool CatalogAnswers::ReadsCatalog(std::string_view sql) {
+  // A relation after FROM or JOIN, not a call: pg_total_relation_size('t') is the engine's
+  // to refuse with what to write instead.
+  static const RE2 kCatalogRelation(
+      R"(\b(from|join)\s+(pg_catalog\.\w+|information_schema\.\w+|pg_\w+)\b\s*([^\s(]|$))");
+  return RE2::PartialMatch(WithoutQuotedText(Normalize(sql)), kCatalogRelation);
+}
+
+// A probe names a catalog relation or calls a pg_ function; a name, an alias or a text that
+// only starts with pg_ (host = 'pg_primary', AS pg_count) is the user's, for the engine, and
+// so are the engine's own pg_ functions (pg_typeof, pg_table_is_visible) and pg_catalog
+// tables (pg_class).
+bool CatalogAnswers::ProbesUnknownCatalog(std::string_view lowered) {
   static const RE2 kCatalog(
       R"(\b(pg_catalog\.|information_schema\.)|\b(from|join) pg_[a-z_]+\b|\bpg_[a-z_]+ ?\()");
-  // The engine's own pg_ functions (pg_typeof, pg_size_pretty) are not probes.
-  std::string words = WithoutQuotedText(text);
   static const RE2 kEngineFunctions(EngineFunctionCalls());
+  static const RE2 kEngineTables(EngineCatalogTables());
+  std::string words = WithoutQuotedText(lowered);
   RE2::GlobalReplace(&words, kEngineFunctions, "engine_function(");
-  if (RE2::PartialMatch(words, kCatalog)) return CannedResult{.columns = SelectListColumns(sql)};
-  return std::nullopt;
+  RE2::GlobalReplace(&words, kEngineTables, "engine_table");
+  return RE2::PartialMatch(words, kCatalog);
+}
+
+CannedResult CatalogAnswers::EmptyAnswer(std::string_view sql) {
+  return CannedResult{.columns = SelectListColumns(sql)};
 }
 
 absl::StatusOr<CannedResult> CatalogAnswers::PsqlRelations(std::string_view sql) const {
@@ -562,7 +591,7 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlFindRelation(std::string_view s
   const auto nspname = PsqlPattern(sql, "n.nspname");
   for (const TableRef& t : Tables()) {
     if (!MatchesPattern(relname, t.table) || !MatchesPattern(nspname, t.database)) continue;
-    out.rows.push_back({Datum::Bigint(kFirstTableOid + t.id), T(t.database), T(t.table)});
+    out.rows.push_back({Datum::Bigint(query::PgTableOid(t.id)), T(t.database), T(t.table)});
   }
   return out;
 }
@@ -603,14 +632,37 @@ absl::StatusOr<CannedResult> CatalogAnswers::PsqlAttributes(std::string_view sql
   auto columns = columns_of_(table->database, table->table);
   if (!columns.ok()) return columns.status();
   for (const ResultColumn& c : *columns) {
-    Row row = {T(c.name), T(PgTypeName(c.type)), Datum::Null(DataType::kVarchar),
-               Datum::Bool(c.name == "time" || c.name == "measure_name"),
-               Datum::Null(DataType::kVarchar), T(""), T("")};
+    Row row = {T(c.name),
+               T(PgTypeName(c.type)),
+               Datum::Null(DataType::kVarchar),
+               Datum::Bool(query::IsAlwaysSet(c.name)),
+               Datum::Null(DataType::kVarchar),
+               T(""),
+               T("")};
     if (storage) row.push_back(T(c.type == DataType::kVarchar ? "x" : "p"));
     if (compression) row.push_back(T(""));
     if (stattarget) row.push_back(Datum::Bigint(-1));
     if (description) row.push_back(Datum::Null(DataType::kVarchar));
     out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+absl::StatusOr<CannedResult> CatalogAnswers::SqlAlchemyColumns(std::string_view sql) const {
+  CannedResult out{.columns = {Text("attname"), Text("format_type"), Text("default"),
+                               Bool("attnotnull"), Int("table_oid"), Text("comment"),
+                               Text("generated"), Text("identity_options")}};
+  static const RE2 kTable(R"(a\.attrelid = (\d+))");
+  int64_t oid = 0;
+  std::optional<TableRef> table;
+  if (RE2::PartialMatch(Normalize(sql), kTable, &oid)) table = TableByOid(oid);
+  if (!table) return out;
+  auto columns = columns_of_(table->database, table->table);
+  if (!columns.ok()) return columns.status();
+  for (const ResultColumn& c : *columns) {
+    out.rows.push_back({T(c.name), T(PgTypeName(c.type)), Datum::Null(DataType::kVarchar),
+                        Datum::Bool(query::IsAlwaysSet(c.name)), Datum::Bigint(oid),
+                        Datum::Null(DataType::kVarchar), T(""), Datum::Null(DataType::kVarchar)});
   }
   return out;
 }

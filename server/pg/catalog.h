@@ -5,9 +5,10 @@
 // \d NAME) and of Grafana's PostgreSQL data source (schemas, tables and
 // columns for its pickers; public/app/plugins/datasource/
 // grafana-postgresql-datasource/postgresMetaQuery.ts). A Strata database is
-// a PostgreSQL schema, a table a table. Other queries of pg_catalog and
-// information_schema get an empty result, so a tool's optional probes do
-// not fail; anything else is SQL for the engine.
+// a PostgreSQL schema, a table a table. The engine has information_schema and
+// the pg_catalog tables tools read most (query/exec/pg_catalog.h); a query of
+// other catalogs, or one of these the engine cannot run, gets an empty result,
+// so a tool's optional probes do not fail; anything else is SQL for the engine.
 #pragma once
 
 #include <functional>
@@ -63,6 +64,13 @@ class CatalogAnswers {
   std::optional<absl::StatusOr<CannedResult>> Answer(std::string_view sql,
                                                      std::map<std::string, std::string>& settings);
 
+  // Whether `sql` reads PostgreSQL's catalogs (a pg_catalog or information_schema table): a tool's
+  // probe, answered by EmptyAnswer when the engine cannot run it, so that a tool's optional
+  // question does not fail.
+  static bool ReadsCatalog(std::string_view sql);
+  // No rows, with the columns of `sql`'s select list as written.
+  static CannedResult EmptyAnswer(std::string_view sql);
+
  private:
   struct TableRef {
     std::string database;
@@ -74,6 +82,8 @@ class CatalogAnswers {
   std::vector<std::string> Databases() const;
   std::optional<TableRef> TableByOid(int64_t oid) const;
   void CatchUpOnce() const;
+  // Whether the lower-cased `text` reads a catalog the engine does not have.
+  static bool ProbesUnknownCatalog(std::string_view lowered);
 
   absl::StatusOr<CannedResult> PsqlRelations(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlSchemas(std::string_view text) const;  // \dn
@@ -83,6 +93,7 @@ class CatalogAnswers {
   absl::StatusOr<CannedResult> PsqlFindRelation(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlRelationDetails(std::string_view text) const;
   absl::StatusOr<CannedResult> PsqlAttributes(std::string_view text) const;
+  absl::StatusOr<CannedResult> SqlAlchemyColumns(std::string_view text) const;
   absl::StatusOr<CannedResult> GrafanaTables(std::string_view text) const;
   absl::StatusOr<CannedResult> GrafanaColumns(std::string_view text) const;
 

@@ -546,6 +546,18 @@ void Session::SimpleQuery(const std::string& text) {
   Flush();
 }
 
+void Session::EmitAnswer(CannedResult result, bool describe_columns,
+                         const std::vector<int16_t>& formats, Portal* portal, int32_t max_rows) {
+  Portal local;
+  Portal& target = portal != nullptr ? *portal : local;
+  target.columns = std::move(result.columns);
+  target.rows = std::move(result.rows);
+  target.next_row = 0;
+  target.executed = true;
+  if (describe_columns) SendRowDescription(target.columns, formats);
+  EmitRows(target, max_rows);
+}
+
 absl::Status Session::RunStatement(const Statement& statement,
                                    const query::QueryParameters& parameters,
                                    const std::vector<int16_t>& formats, bool describe_columns,
@@ -597,16 +609,15 @@ absl::Status Session::RunStatement(const Statement& statement,
       SendCommandComplete(result.tag);
       return absl::OkStatus();
     }
-    Portal local;
-    Portal& target = portal != nullptr ? *portal : local;
-    target.columns = std::move(result.columns);
-    target.rows = std::move(result.rows);
-    target.next_row = 0;
-    target.executed = true;
-    if (describe_columns) SendRowDescription(target.columns, formats);
-    EmitRows(target, max_rows);
+    EmitAnswer(std::move(result), describe_columns, formats, portal, max_rows);
     return absl::OkStatus();
   }
+  // A tool's probe of the catalogs that the engine cannot run (a form it does not read)
+  // answers no rows, as one of a catalog it does not have does, rather than fail the tool.
+  const bool catalog_probe = CatalogAnswers::ReadsCatalog(statement.sql);
+  const auto probe_unanswered = [&](const absl::Status& run) {
+    return !run.ok() && catalog_probe && !cancel_->load();
+  };
   StatementRunner::Request local{.caller = caller_,
                                  .sql = statement.sql,
                                  .parameters = parameters,
@@ -625,7 +636,13 @@ absl::Status Session::RunStatement(const Statement& statement,
     int64_t held = 0;
     for (const auto& [name, other] : portals_) held += other.kept.bytes();
     KeepingSink keep(&budget, std::min(kMaxKeptResultBytes, budget.limit() / 4), held);
-    RETURN_IF_ERROR(context_.queries->Run(local, &keep).status());
+    const absl::Status run = context_.queries->Run(local, &keep).status();
+    if (probe_unanswered(run)) {
+      EmitAnswer(CatalogAnswers::EmptyAnswer(statement.sql), describe_columns, formats, portal,
+                 max_rows);
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(run);
     portal->columns = std::move(keep.columns_);
     portal->rows = std::move(keep.rows_);
     portal->kept = std::move(keep.kept_);
@@ -636,8 +653,10 @@ absl::Status Session::RunStatement(const Statement& statement,
     return absl::OkStatus();
   }
   int64_t counted = 0;  // rows deleted or inserted, for the tag
+  bool described = false;
   StreamingSink sink(
       [&](const std::vector<query::ResultColumn>& columns) {
+        described = true;
         if (describe_columns && !is_delete && !is_insert && !is_catalog_change) {
           SendRowDescription(columns, formats);
         }
@@ -651,7 +670,13 @@ absl::Status Session::RunStatement(const Statement& statement,
         SendDataRow(row, formats);
         return out_.size() < kFlushBytes || Flush();
       });
-  RETURN_IF_ERROR(context_.queries->Run(local, &sink).status());
+  const absl::Status run = context_.queries->Run(local, &sink).status();
+  if (!described && probe_unanswered(run)) {
+    EmitAnswer(CatalogAnswers::EmptyAnswer(statement.sql), describe_columns, formats, portal,
+               max_rows);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(run);
   if (portal != nullptr) portal->complete = true;
   SendCommandComplete(is_delete           ? StrCat("DELETE ", counted)
                       : is_insert         ? StrCat("INSERT 0 ", counted)
@@ -1112,6 +1137,9 @@ void Session::Describe(MessageReader& in) {
     columns = (*answer)->columns;
   } else {
     auto described = DescribeStatement(*statement, parameters);
+    if (!described.ok() && CatalogAnswers::ReadsCatalog(statement->sql)) {
+      described = CatalogAnswers::EmptyAnswer(statement->sql).columns;  // as RunStatement's
+    }
     if (!described.ok()) {
       SendError(described.status(), statement.get());
       return;

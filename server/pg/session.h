@@ -143,6 +143,10 @@ class Session {
   absl::StatusOr<std::vector<query::ResultColumn>> DescribeStatement(
       const Statement& statement, const query::QueryParameters& parameters);
   void EmitRows(Portal& portal, int32_t max_rows);
+  // An answer of server/pg/catalog.h's: RowDescription (when `describe_columns`) and its rows
+  // up to `max_rows`, the rest kept in `portal` when there is one.
+  void EmitAnswer(CannedResult result, bool describe_columns, const std::vector<int16_t>& formats,
+                  Portal* portal, int32_t max_rows);
   // The session's `strata.<read option>` settings (server/runner/read_options.h) onto
   // `request`; INVALID_ARGUMENT naming a setting with a value it cannot take.
   absl::Status ApplyReadSettings(StatementRunner::Request* request) const;

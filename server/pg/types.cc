@@ -22,22 +22,7 @@ using query::DataType;
 using query::Datum;
 using query::FloorDiv;
 
-// PostgreSQL's array types Strata reads parameters of (psycopg sends a list of numbers as
-// int2[] ... float8[]) and sends arrays of scalars as, with the element's OID and type.
-struct ArrayOid {
-  int32_t oid;
-  int32_t element_oid;
-  query::DataType element_type;
-};
-constexpr ArrayOid kArrayOids[] = {
-    {1000, kOidBool, DataType::kBoolean},        {1005, kOidInt2, DataType::kBigint},
-    {1007, kOidInt4, DataType::kBigint},         {1016, kOidInt8, DataType::kBigint},
-    {1021, kOidFloat4, DataType::kDouble},       {1022, kOidFloat8, DataType::kDouble},
-    {1231, kOidNumeric, DataType::kDouble},      {1009, kOidText, DataType::kVarchar},
-    {1015, kOidVarchar, DataType::kVarchar},     {1014, kOidBpchar, DataType::kVarchar},
-    {1003, kOidName, DataType::kVarchar},        {199, kOidJson, DataType::kJson},
-    {1182, kOidDate, DataType::kDate},           {1183, kOidTime, DataType::kTime},
-    {1115, kOidTimestamp, DataType::kTimestamp}, {1185, kOidTimestamptz, DataType::kTimestamp}};
+using ArrayOid = query::PostgresArrayOid;
 
 // PostgreSQL's binary timestamps count microseconds from 2000-01-01.
 constexpr int64_t kPgEpochMicros = 946'684'800LL * 1'000'000;
@@ -113,58 +98,6 @@ absl::StatusOr<Datum> JsonParameter(std::string_view bytes) {
 }
 
 }  // namespace
-
-int32_t ArrayOidOf(DataType type) {
-  if (query::KindOf(type) != query::TypeKind::kArray) return 0;
-  const DataType element = query::ElementType(type);
-  if (element == DataType::kInterval || element == DataType::kIntervalYearToMonth) {
-    return kOidIntervalArray;
-  }
-  if (query::IsComposite(element) || element == DataType::kUnknown) return 0;
-  const int32_t element_oid = OidOf(element);
-  for (const ArrayOid& array : kArrayOids) {
-    if (array.element_oid == element_oid) return array.oid;
-  }
-  return 0;
-}
-
-int32_t OidOf(DataType type) {
-  if (const int32_t array = ArrayOidOf(type); array != 0) return array;
-  switch (type) {
-    case DataType::kBoolean: return kOidBool;
-    case DataType::kBigint: return kOidInt8;
-    case DataType::kDouble: return kOidFloat8;
-    case DataType::kVarchar: return kOidText;
-    case DataType::kJson:
-      return kOidJson;
-    case DataType::kTimestamp: return kOidTimestamptz;
-    case DataType::kInterval: return kOidInterval;
-    case DataType::kDate: return kOidDate;
-    case DataType::kTime: return kOidTime;
-    case DataType::kIntervalYearToMonth: return kOidInterval;
-    case DataType::kUnknown:
-    case DataType::kFirstComposite: return kOidText;
-  }
-  return kOidText;  // arrays of arrays or rows, rows, maps and timeseries travel as their text
-}
-
-int16_t TypeSize(int32_t oid) {
-  switch (oid) {
-    case kOidBool: return 1;
-    case kOidInt2: return 2;
-    case kOidInt4:
-    case kOidFloat4:
-    case kOidDate:
-    case kOidOid: return 4;
-    case kOidTime:
-    case kOidInt8:
-    case kOidFloat8:
-    case kOidTimestamp:
-    case kOidTimestamptz: return 8;
-    case kOidInterval: return 16;
-    default: return -1;
-  }
-}
 
 std::string_view PgTypeName(DataType type) { return query::PostgresTypeName(type); }
 
@@ -482,7 +415,7 @@ absl::StatusOr<Datum> DecodeParameter(std::string_view bytes, int16_t format, in
     case kOidJsonb:
       return JsonParameter(bytes);
     default:
-      for (const ArrayOid& array : kArrayOids) {
+      for (const ArrayOid& array : query::PostgresArrayOids()) {
         if (array.oid == oid) return DecodeArrayText(bytes, array, zone);
       }
       // Not declared (0), "unknown", or a type Strata does not have: text

@@ -13,39 +13,36 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "query/base/datum.h"
+#include "query/base/postgres_types.h"
 
 namespace strata::pg {
 
-inline constexpr int32_t kOidBool = 16;
-inline constexpr int32_t kOidName = 19;
-inline constexpr int32_t kOidInt8 = 20;
-inline constexpr int32_t kOidInt2 = 21;
-inline constexpr int32_t kOidInt4 = 23;
-inline constexpr int32_t kOidText = 25;
-inline constexpr int32_t kOidOid = 26;
-inline constexpr int32_t kOidJson = 114;
-inline constexpr int32_t kOidJsonb = 3802;
-inline constexpr int32_t kOidFloat4 = 700;
-inline constexpr int32_t kOidFloat8 = 701;
-inline constexpr int32_t kOidUnknown = 705;
-inline constexpr int32_t kOidBpchar = 1042;
-inline constexpr int32_t kOidVarchar = 1043;
-inline constexpr int32_t kOidDate = 1082;
-inline constexpr int32_t kOidTime = 1083;
-inline constexpr int32_t kOidTimestamp = 1114;
-inline constexpr int32_t kOidTimestamptz = 1184;
-inline constexpr int32_t kOidInterval = 1186;
-inline constexpr int32_t kOidNumeric = 1700;
-inline constexpr int32_t kOidIntervalArray = 1187;
+using query::kOidBool;
+using query::kOidBpchar;
+using query::kOidDate;
+using query::kOidFloat4;
+using query::kOidFloat8;
+using query::kOidInt2;
+using query::kOidInt4;
+using query::kOidInt8;
+using query::kOidInterval;
+using query::kOidIntervalArray;
+using query::kOidJson;
+using query::kOidJsonb;
+using query::kOidName;
+using query::kOidNumeric;
+using query::kOidOid;
+using query::kOidText;
+using query::kOidTime;
+using query::kOidTimestamp;
+using query::kOidTimestamptz;
+using query::kOidUnknown;
+using query::kOidVarchar;
 
-// The OID of a type's column: an array of scalars is PostgreSQL's array of them (bigint[]
-// int8[]: 1016), sent as {1,2,NULL} in text; other arrays, rows, maps and timeseries are
-// text (25) of Strata's form ([[1], [2]], {x=1}).
-int32_t OidOf(query::DataType type);
-// The array OID of `type` when it is an array of scalars, else 0.
-int32_t ArrayOidOf(query::DataType type);
-// Bytes of the type (-1: variable), for RowDescription.
-int16_t TypeSize(int32_t oid);
+using query::ArrayOidOf;  // query/base/postgres_types.h
+using query::OidOf;
+using query::TypeSize;
+
 // format_type()'s name: "bigint", "double precision", "timestamp with time zone", ...
 std::string_view PgTypeName(query::DataType type);
 

@@ -291,6 +291,7 @@ absl::StatusOr<query::QueryStats> QueryRunner::RunAdmitted(Ticket& ticket,
   if (request.caller) options.parameters.session_user = request.caller->name();
   options.describe_only = request.describe_only;
   options.default_database = request.default_database;
+  options.parameters.current_schema = request.default_database;
   options.postgres_names = request.postgres_names;
   options.copy_rows = request.copy_rows;
   options.deletes = deletes_;

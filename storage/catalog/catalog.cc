@@ -177,6 +177,11 @@ absl::StatusOr<DatabaseInfo> Catalog::PlanCreateDatabaseLocked(std::string_view 
         "database name \"information_schema\" is reserved: SQL reads it as the standard's "
         "catalog views (schemata, tables, columns); choose another name");
   }
+  if (name == "pg_catalog") {
+    return absl::InvalidArgumentError(
+        "database name \"pg_catalog\" is reserved: SQL reads it as PostgreSQL's catalog "
+        "(pg_class, pg_attribute, pg_type, ...); choose another name");
+  }
   if (name == kSystemDatabaseName) {
     return absl::InvalidArgumentError(
         StrCat("database name \"", name, "\" is reserved: SQL reads \"", name,

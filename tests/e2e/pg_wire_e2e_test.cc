@@ -388,9 +388,9 @@ TEST_F(PgWireE2ETest, PgNamesInValuesAndAliasesAreNotCatalogProbes) {
                            "SELECT count(*) FROM pg_catalog.pg_type WHERE typname = 'int8'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // pg_typeof and pg_size_pretty are the engine's, and so is a function of the engine by its
-  // pg_catalog name (such a statement was answered with no rows); the last two, a catalog
-  // function and a relation not kept: no row.
-  EXPECT_EQ(r.out, "3\n7\ndouble precision\n118 MB\nA|t\n");
+  // pg_catalog name (such a statement was answered with no rows), and pg_type; a catalog
+  // function the engine does not have answers no row.
+  EXPECT_EQ(r.out, "3\n7\ndouble precision\n118 MB\nA|t\n1\n");
   // A pg_ function the engine refuses says what to write instead (it was answered with no rows).
   testing::ProcessResult refused = Psql({"SELECT pg_total_relation_size('mydb.cpu')"});
   EXPECT_NE(refused.exit_code, 0);
@@ -438,6 +438,16 @@ TEST_F(PgWireE2ETest, Psycopg) {
       {"/usr/bin/python3", kProtocols + "/psycopg_client.py", std::to_string(server_.pg_port())});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("ok grafana time series panel"));
+  EXPECT_THAT(r.out, HasSubstr("all checks passed"));
+}
+
+// SQLAlchemy's reflection reads pg_catalog (query/exec/pg_catalog.h); pandas reads through it.
+TEST_F(PgWireE2ETest, SqlAlchemyAndPandas) {
+  testing::ProcessResult r =
+      testing::RunProcess({"/usr/bin/python3", kProtocols + "/sqlalchemy_client.py",
+                           std::to_string(server_.pg_port())});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ok has_table"));
   EXPECT_THAT(r.out, HasSubstr("all checks passed"));
 }
 
