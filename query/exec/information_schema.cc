@@ -76,6 +76,22 @@ absl::StatusOr<Schema> ColumnsOfTable(const TableInfo& t, Engine& storage,
   return MergeFragmentColumns(described, t.name);
 }
 
+absl::Status ForEachTableColumns(Engine& storage, TableLayoutCache& layouts,
+                                 const ReadAccess* access, const ClusterColumns& cluster,
+                                 const std::function<void(const TableInfo&, const Schema&)>& each) {
+  ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
+  for (const TableInfo& t : tables) {
+    absl::StatusOr<Schema> schema = ColumnsOfTable(t, storage, layouts, cluster);
+    if (!schema.ok()) {
+      // Dropped since it was listed; another node's failure to answer fails the query.
+      if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;
+      return schema.status();
+    }
+    each(t, *schema);
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 absl::StatusOr<SystemTable> Schemata(const Catalog& catalog, const ReadAccess* access) {
@@ -118,25 +134,19 @@ absl::StatusOr<SystemTable> Columns(Engine& storage, TableLayoutCache& layouts,
                               {"numeric_scale", DataType::kBigint},
                               {"datetime_precision", DataType::kBigint},
                               TextColumn("udt_name"), TextColumn("is_updatable")}};
-  ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
-  for (const TableInfo& t : tables) {
-    absl::StatusOr<Schema> schema = ColumnsOfTable(t, storage, layouts, cluster);
-    if (!schema.ok()) {
-      // Dropped since it was listed; another node's failure to answer fails the query.
-      if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;
-      return schema.status();
-    }
-    int64_t position = 0;
-    for (const ColumnInfo& c : *schema) {
-      const PostgresColumnFacts facts = FactsOf(c.type);
-      out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text(c.name),
-                          Datum::Bigint(++position), Datum::Null(DataType::kVarchar),
-                          Text("YES"), Text(PostgresTypeName(c.type)),
-                          Datum::Null(DataType::kBigint), Number(facts.numeric_precision),
-                          Number(facts.numeric_scale), Number(facts.datetime_precision),
-                          Text(facts.udt_name), Text("NO")});
-    }
-  }
+  RETURN_IF_ERROR(ForEachTableColumns(
+      storage, layouts, access, cluster, [&](const TableInfo& t, const Schema& schema) {
+        int64_t position = 0;
+        for (const ColumnInfo& c : schema) {
+          const PostgresColumnFacts facts = FactsOf(c.type);
+          out.rows.push_back({Text(kCatalogName), Text(t.database_name), Text(t.name), Text(c.name),
+                              Datum::Bigint(++position), Datum::Null(DataType::kVarchar),
+                              Text("YES"), Text(PostgresTypeName(c.type)),
+                              Datum::Null(DataType::kBigint), Number(facts.numeric_precision),
+                              Number(facts.numeric_scale), Number(facts.datetime_precision),
+                              Text(facts.udt_name), Text("NO")});
+        }
+      }));
   return out;
 }
 

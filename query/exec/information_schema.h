@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,12 @@ absl::StatusOr<SystemTable> ReadInformationSchema(std::string_view table, Engine
 // does (merged).
 absl::StatusOr<Schema> ColumnsOfTable(const TableInfo& t, Engine& storage,
                                       TableLayoutCache& layouts, const ClusterColumns& cluster);
+
+// Calls `each` with every table the caller may see and its columns (ColumnsOfTable); a
+// table dropped since it was listed is left out.
+absl::Status ForEachTableColumns(Engine& storage, TableLayoutCache& layouts,
+                                 const ReadAccess* access, const ClusterColumns& cluster,
+                                 const std::function<void(const TableInfo&, const Schema&)>& each);
 
 // Every table the caller may see (`access` null: all), database by database.
 absl::StatusOr<std::vector<TableInfo>> VisibleTables(const Catalog& catalog,

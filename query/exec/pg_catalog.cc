@@ -102,24 +102,18 @@ absl::StatusOr<SystemTable> Attributes(Engine& storage, TableLayoutCache& layout
                   PgTextColumn("attgenerated"), PgBoolColumn("attisdropped"),
                   PgBoolColumn("attislocal"), PgIntColumn("attinhcount"),
                   PgIntColumn("attcollation"), PgTextColumn("attacl"), PgTextColumn("attoptions")}};
-  ASSIGN_OR_RETURN(std::vector<TableInfo> tables, VisibleTables(storage.catalog(), access));
-  for (const TableInfo& t : tables) {
-    absl::StatusOr<Schema> schema = ColumnsOfTable(t, storage, layouts, cluster);
-    if (!schema.ok()) {
-      // Dropped since it was listed; another node's failure to answer fails the query.
-      if (cluster.reads == nullptr || absl::IsNotFound(schema.status())) continue;
-      return schema.status();
-    }
-    int64_t number = 0;
-    for (const ColumnInfo& c : *schema) {
-      const int32_t type = OidOf(c.type);
-      out.rows.push_back(
-          {PgOid(PgTableOid(t.id)), PgText(c.name), PgOid(type), PgInt(TypeSize(type)),
-           PgInt(++number), PgInt(ArrayOidOf(c.type) != 0 ? 1 : 0), PgInt(-1),
-           PgBool(IsAlwaysSet(c.name)), PgBool(false), PgBool(false), PgText(""), PgText(""),
-           PgBool(false), PgBool(true), PgInt(0), PgOid(0), PgNullText(), PgNullText()});
-    }
-  }
+  RETURN_IF_ERROR(ForEachTableColumns(
+      storage, layouts, access, cluster, [&](const TableInfo& t, const Schema& schema) {
+        int64_t number = 0;
+        for (const ColumnInfo& c : schema) {
+          const int32_t type = OidOf(c.type);
+          out.rows.push_back(
+              {PgOid(PgTableOid(t.id)), PgText(c.name), PgOid(type), PgInt(TypeSize(type)),
+               PgInt(++number), PgInt(ArrayOidOf(c.type) != 0 ? 1 : 0), PgInt(-1),
+               PgBool(IsAlwaysSet(c.name)), PgBool(false), PgBool(false), PgText(""), PgText(""),
+               PgBool(false), PgBool(true), PgInt(0), PgOid(0), PgNullText(), PgNullText()});
+        }
+      }));
   return out;
 }
 
