@@ -216,7 +216,7 @@ absl::StatusOr<std::unique_ptr<ClusterNode>> ClusterNode::Start(const ClusterOpt
       });
   node->service_ = std::make_unique<ShardServiceImpl>(
       node.get(), node->reads_.get(), engine, options.node_id, options.peer_page_bytes(),
-      std::chrono::milliseconds(options.testing_query_delay_ms));
+      options.page_encoders, std::chrono::milliseconds(options.testing_query_delay_ms));
   return node;
 }
 

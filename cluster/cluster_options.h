@@ -75,6 +75,9 @@ struct ClusterOptions {
   // The largest gRPC message this node sends or takes (--max-message-bytes): its own server's
   // limit holds for the internal service too, so a node's answers to its peers stay under it.
   int64_t max_message_bytes = 16 << 20;
+  // How the front door's client pages are made, for fragments whose rows are an asking node's
+  // answer as they are (query/base/relayed_pages.h); none: fragments send rows only.
+  query::PageEncoderFactory page_encoders;
   // Nodes prove membership to each other with mutual TLS (member_tls), the secret
   // (x-strata-cluster-secret), or both (membership.h).
   std::string secret;

@@ -164,13 +164,13 @@ class ClusterShardReads::QueryReads final : public query::ShardReads {
   absl::Status Run(const query::FragmentSite& site, const std::string& sql,
                    const query::FragmentLists& lists, steady_clock::time_point deadline,
                    const std::atomic<bool>* cancelled, const std::function<void()>& answered,
-                   const Push& push, query::QueryStats* scanned) override {
+                   const Push& push, const Relay* relay, query::QueryStats* scanned) override {
     ColumnsChecks checks;
     {
       absl::MutexLock lock(&mu_);
       checks = checks_;
     }
-    return reads_.Run(site, sql, lists, deadline, cancelled, answered, push, choice_, checks,
+    return reads_.Run(site, sql, lists, deadline, cancelled, answered, push, relay, choice_, checks,
                       scanned);
   }
 
@@ -371,8 +371,10 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
                                          bool describe_only, steady_clock::time_point deadline,
                                          const query::ReadChoice& choice,
                                          const ColumnsChecks* checks,
-                                         const std::atomic<bool>* cancelled) {
+                                         const std::atomic<bool>* cancelled,
+                                         const internal::v1::RelayPages* relay) {
   internal::v1::ScanRequest request;
+  if (relay != nullptr) *request.mutable_relay() = *relay;
   request.set_sql(sql);
   for (const auto& [name, values] : lists) EncodeList(name, values, request.add_lists());
   for (uint32_t shard : site.shards) {
@@ -416,17 +418,19 @@ absl::Status ClusterShardReads::OpenInto(RemoteScan* scan, const query::Fragment
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::Open(
     const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
     bool describe_only, steady_clock::time_point deadline, const query::ReadChoice& choice,
-    const ColumnsChecks* checks, const std::atomic<bool>* cancelled) {
+    const ColumnsChecks* checks, const std::atomic<bool>* cancelled,
+    const internal::v1::RelayPages* relay) {
   auto scan = std::make_unique<RemoteScan>();
-  RETURN_IF_ERROR(
-      OpenInto(scan.get(), site, sql, lists, describe_only, deadline, choice, checks, cancelled));
+  RETURN_IF_ERROR(OpenInto(scan.get(), site, sql, lists, describe_only, deadline, choice, checks,
+                           cancelled, relay));
   return scan;
 }
 
 absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads::OpenHedged(
     const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
     bool describe_only, steady_clock::time_point deadline, const query::ReadChoice& choice,
-    const ColumnsChecks* checks, const std::atomic<bool>* cancelled, query::FragmentSite* at) {
+    const ColumnsChecks* checks, const std::atomic<bool>* cancelled, query::FragmentSite* at,
+    const internal::v1::RelayPages* relay) {
   *at = site;
   std::optional<query::FragmentSite> other;  // one other node holding every shard of the site
   if (choice.hedge_after.count() > 0) {
@@ -434,7 +438,9 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
         OtherSites(site.shards, {site.node, node_id_});
     if (others.ok() && others->size() == 1) other = std::move(others->front());
   }
-  if (!other) return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled);
+  if (!other) {
+    return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled, relay);
+  }
 
   struct Attempt {
     std::unique_ptr<RemoteScan> scan = std::make_unique<RemoteScan>();
@@ -447,7 +453,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   int winner = -1;  // the first attempt to answer
   auto attempt = [&](int i, const query::FragmentSite& where) {
     absl::Status opened = OpenInto(attempts[i].scan.get(), where, sql, lists, describe_only,
-                                   deadline, choice, checks, cancelled);
+                                   deadline, choice, checks, cancelled, relay);
     std::lock_guard lock(mu);
     attempts[i].status = std::move(opened);
     attempts[i].done = true;
@@ -457,7 +463,7 @@ absl::StatusOr<std::unique_ptr<ClusterShardReads::RemoteScan>> ClusterShardReads
   // Past the process's threads (common/start_thread.h) the fragment is read unhedged.
   absl::StatusOr<std::thread> started = StartThread("a hedged fragment", [&] { attempt(0, site); });
   if (!started.ok()) {
-    return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled);
+    return Open(site, sql, lists, describe_only, deadline, choice, checks, cancelled, relay);
   }
   std::thread first = *std::move(started);
   std::thread second;
@@ -595,7 +601,8 @@ absl::Status ClusterShardReads::Run(
     const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
     steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
     const std::function<void()>& answered, const query::ShardReads::Push& push,
-    const query::ReadChoice& choice, const ColumnsChecks& checks, query::QueryStats* scanned) {
+    const query::ShardReads::Relay* relay, const query::ReadChoice& choice,
+    const ColumnsChecks& checks, query::QueryStats* scanned) {
   // A fragment here; one that stopped because the query had enough rows ended well (its
   // scans uncounted).
   auto here = [&](const absl::StatusOr<query::QueryStats>& ran, const PushSink& sink) {
@@ -614,7 +621,7 @@ absl::Status ClusterShardReads::Run(
       PushSink sink(&push);
       return here(RunLocal(at, sql, lists, false, deadline, cancelled, choice, &sink), sink);
     }
-    absl::Status ran = RunRemote(at, sql, lists, deadline, cancelled, answered, push, choice,
+    absl::Status ran = RunRemote(at, sql, lists, deadline, cancelled, answered, push, relay, choice,
                                  checks, &sent, scanned);
     if (sent && absl::IsUnavailable(ran)) {
       // Not UNAVAILABLE: another node would send those rows again.
@@ -628,8 +635,8 @@ absl::Status ClusterShardReads::RunRemote(
     const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
     steady_clock::time_point deadline, const std::atomic<bool>* cancelled,
     const std::function<void()>& answered, const query::ShardReads::Push& push,
-    const query::ReadChoice& choice, const ColumnsChecks& checks, bool* sent,
-    query::QueryStats* scanned) {
+    const query::ShardReads::Relay* relay, const query::ReadChoice& choice,
+    const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned) {
   query::FragmentSite answering;
   // A call the query's cancellation stopped (CancelWatch) failed CANCELLED in the transport:
   // say why.
@@ -639,8 +646,20 @@ absl::Status ClusterShardReads::RunRemote(
     }
     return failed;
   };
+  std::optional<internal::v1::RelayPages> relay_pages;
+  if (relay != nullptr) {
+    relay_pages.emplace();
+    relay_pages->set_page_size(relay->form.page_size);
+    relay_pages->set_page_bytes(relay->form.page_bytes);
+    for (const query::ResultColumn& c : relay->columns) {
+      internal::v1::ScanColumn* column = relay_pages->add_columns();
+      column->set_name(c.name);
+      column->set_type(static_cast<int32_t>(c.type));
+    }
+  }
   absl::StatusOr<std::unique_ptr<RemoteScan>> opened =
-      OpenHedged(site, sql, lists, false, deadline, choice, &checks, cancelled, &answering);
+      OpenHedged(site, sql, lists, false, deadline, choice, &checks, cancelled, &answering,
+                 relay_pages ? &*relay_pages : nullptr);
   if (!opened.ok()) return why(opened.status());
   std::unique_ptr<RemoteScan> scan = *std::move(opened);
   answered();
@@ -649,20 +668,31 @@ absl::Status ClusterShardReads::RunRemote(
   absl::Status failed;
   bool enough = false;
   // One answer: false once the fragment is to stop.
-  auto take = [&](const internal::v1::ScanResponse& page) {
+  auto take = [&](internal::v1::ScanResponse& page) {
     if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
       failed = absl::CancelledError("the query was cancelled");
       return false;
     }
     if (page.rows() > 0) {
-      absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
-      if (!batch.ok()) {
-        failed =
-            absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
-        return false;
-      }
       *sent = true;
-      absl::StatusOr<bool> go_on = push(*batch, scan->columns);
+      absl::StatusOr<bool> go_on;
+      if (!page.relayed_page().empty()) {  // the client's page, made there
+        if (relay == nullptr) {
+          failed = absl::InternalError(
+              StrCat("node ", answering.node, " sent a client's page that was not asked for"));
+          return false;
+        }
+        go_on =
+            relay->push(std::move(*page.mutable_relayed_page()), static_cast<size_t>(page.rows()));
+      } else {
+        absl::StatusOr<query::Batch> batch = DecodeBatch(page, types);
+        if (!batch.ok()) {
+          failed =
+              absl::InternalError(StrCat("node ", answering.node, ": ", batch.status().message()));
+          return false;
+        }
+        go_on = push(*batch, scan->columns);
+      }
       if (!go_on.ok()) failed = go_on.status();
       enough = go_on.ok() && !*go_on;
       if (!failed.ok() || enough) return false;

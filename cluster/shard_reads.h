@@ -86,7 +86,8 @@ class ClusterShardReads final {
                         const query::FragmentLists& lists, bool describe_only,
                         std::chrono::steady_clock::time_point deadline,
                         const query::ReadChoice& choice, const ColumnsChecks* checks,
-                        const std::atomic<bool>* cancelled);
+                        const std::atomic<bool>* cancelled,
+                        const internal::v1::RelayPages* relay = nullptr);
   // Open, and when `choice` hedges and the site's node has not answered after its
   // hedge_after, at another node holding all of the site's shards too: the first to answer
   // is read (`*at` is its site), the other cancelled.
@@ -94,12 +95,13 @@ class ClusterShardReads final {
       const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
       bool describe_only, std::chrono::steady_clock::time_point deadline,
       const query::ReadChoice& choice, const ColumnsChecks* checks,
-      const std::atomic<bool>* cancelled, query::FragmentSite* at);
+      const std::atomic<bool>* cancelled, query::FragmentSite* at,
+      const internal::v1::RelayPages* relay = nullptr);
   absl::StatusOr<std::unique_ptr<RemoteScan>> Open(
       const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
       bool describe_only, std::chrono::steady_clock::time_point deadline,
       const query::ReadChoice& choice, const ColumnsChecks* checks,
-      const std::atomic<bool>* cancelled);
+      const std::atomic<bool>* cancelled, const internal::v1::RelayPages* relay = nullptr);
   // The sites `choice` reads every shard at, this node's first (when it reads any).
   absl::StatusOr<std::vector<query::FragmentSite>> Choose(const query::ReadChoice& choice);
   // cluster/site_balance.h over this node's leads and the shards' holders, a shard weighing
@@ -129,21 +131,23 @@ class ClusterShardReads final {
                    const query::FragmentLists& lists,
                    std::chrono::steady_clock::time_point deadline,
                    const std::atomic<bool>* cancelled, const std::function<void()>& answered,
-                   const query::ShardReads::Push& push, const query::ReadChoice& choice,
-                   const ColumnsChecks& checks, query::QueryStats* scanned);
+                   const query::ShardReads::Push& push, const query::ShardReads::Relay* relay,
+                   const query::ReadChoice& choice, const ColumnsChecks& checks,
+                   query::QueryStats* scanned);
   // A fragment here, after bringing its shards up to `choice` (a site taking over from an
   // unreachable node's).
   absl::StatusOr<query::QueryStats> RunLocal(
       const query::FragmentSite& site, const std::string& sql, const query::FragmentLists& lists,
       bool describe_only, std::chrono::steady_clock::time_point deadline,
       const std::atomic<bool>* cancelled, const query::ReadChoice& choice, query::ResultSink* sink);
-  // One fragment at a remote site; `*sent` turns true once a batch went to `push`.
+  // One fragment at a remote site; `*sent` turns true once a batch or page went to `push`.
   absl::Status RunRemote(const query::FragmentSite& site, const std::string& sql,
                          const query::FragmentLists& lists,
                          std::chrono::steady_clock::time_point deadline,
                          const std::atomic<bool>* cancelled, const std::function<void()>& answered,
-                         const query::ShardReads::Push& push, const query::ReadChoice& choice,
-                         const ColumnsChecks& checks, bool* sent, query::QueryStats* scanned);
+                         const query::ShardReads::Push& push, const query::ShardReads::Relay* relay,
+                         const query::ReadChoice& choice, const ColumnsChecks& checks, bool* sent,
+                         query::QueryStats* scanned);
 
   ShardDirectory& directory_;
   query::QueryEngine engine_;

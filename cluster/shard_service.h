@@ -28,16 +28,20 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   // All must outlive the service.
   // `page_bytes`: what a fragment's page and a checkpoint's part are cut at
   // (ClusterOptions::peer_page_bytes).
+  // `page_encoders`: the client's pages a fragment makes when asked to (ScanRequest.relay);
+  // none: it sends its rows as always.
   // `testing_delay`: tests only, each fragment (not a describe) waits this long (cancellable)
   // before it runs.
   ShardServiceImpl(ShardDirectory* directory, ClusterShardReads* reads, Engine* engine,
                    std::string node_id, size_t page_bytes,
+                   query::PageEncoderFactory page_encoders = nullptr,
                    std::chrono::milliseconds testing_delay = std::chrono::milliseconds(0))
       : directory_(*directory),
         reads_(*reads),
         engine_(*engine),
         node_id_(std::move(node_id)),
         page_bytes_(page_bytes),
+        page_encoders_(std::move(page_encoders)),
         testing_delay_(testing_delay) {}
 
   grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
@@ -67,6 +71,7 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   Engine& engine_;
   const std::string node_id_;
   const size_t page_bytes_;
+  const query::PageEncoderFactory page_encoders_;
   const std::chrono::milliseconds testing_delay_;
   CancelWatch cancel_watch_;  // a fragment's flag, set when the asking node cancels its call
   Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes

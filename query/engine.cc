@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "common/status.h"
 #include "common/strings.h"
 #include "query/base/shard_reads.h"
 #include "query/exec/plan_analysis.h"
+#include "query/exec/shard_fragments.h"
 #include "query/exec/table_layout.h"
 #include "query/expr/expr.h"
 #include "query/functions/functions.h"
@@ -137,6 +139,7 @@ absl::StatusOr<std::vector<std::string>> AnalyzedPlan(const Plan& plan, const St
 absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   const bool explain = stmt.kind == Statement::Kind::kExplain;
   const auto started = std::chrono::steady_clock::now();
+  run.context.relays_pages = !explain && run.sink.TakesBatches() && run.sink.RelaysPages();
   Planner planner(run.storage, run.layouts, run.sql, &run.context, &run.stats);
   ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, planner.PlanSelect(std::move(stmt.select)));
   if (explain) {
@@ -164,7 +167,23 @@ absl::Status RunSelect(Statement stmt, const StatementRun& run) {
   RETURN_IF_ERROR(run.context.CheckAlive());
   if (plan->columnar && run.sink.TakesBatches()) {
     BatchPager batches(&run.sink, &run.stats);
-    return plan->RunBatches(&run.context, &batches);
+    // Rows other nodes read that are the answer as they are go to the client as they made
+    // them (query/base/relayed_pages.h).
+    std::optional<RelayedAnswer> relayed;
+    if (const std::optional<RelayForm> form = run.sink.RelaysPages()) {
+      std::vector<int> columns;
+      if (const ShardFragmentsNode* fragments = PassThroughFragments(*plan, &columns)) {
+        relayed = RelayedAnswer{.node = fragments,
+                                .columns = std::move(columns),
+                                .sink = &run.sink,
+                                .form = *form,
+                                .stats = &run.stats};
+        run.context.relayed_answer = &*relayed;
+      }
+    }
+    absl::Status ran = plan->RunBatches(&run.context, &batches);
+    run.context.relayed_answer = nullptr;
+    return ran;
   }
   return plan->Run(&run.context, &run.pager);
 }

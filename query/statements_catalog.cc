@@ -69,7 +69,7 @@ absl::StatusOr<std::optional<std::vector<Row>>> RowsAtEverySite(const StatementR
           }
           return true;
         },
-        &scanned));
+        /*relay=*/nullptr, &scanned));
   }
   return rows;
 }

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "query/base/datum.h"
+#include "query/base/relayed_pages.h"
 #include "query/base/vector.h"
 
 namespace strata::query {
@@ -22,6 +24,7 @@ struct ResultColumn {
 
 struct QueryStats {
   int64_t rows_returned = 0;
+  int64_t rows_relayed = 0;  // of those returned, in pages other nodes made (relayed_pages.h)
   int64_t rows_scanned = 0;
   int64_t bytes_scanned = 0;
   int64_t buckets_scanned = 0;
@@ -76,6 +79,12 @@ class ResultSink {
     return absl::UnimplementedError("this result sink takes rows only");
   }
   virtual absl::Status EndBatches() { return absl::OkStatus(); }
+  // A sink whose pages another node may make (query/base/relayed_pages.h) says how they are
+  // cut, and takes them through RelayPage, between Batches, in any order with them.
+  virtual std::optional<RelayForm> RelaysPages() const { return std::nullopt; }
+  virtual absl::Status RelayPage(std::string /*bytes*/, size_t /*rows*/) {
+    return absl::UnimplementedError("this result sink relays no pages");
+  }
 };
 
 // Keeps only the result's columns: for planning a statement for its shape

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/cord.h"
+#include "query/base/relayed_pages.h"
 #include "query/base/result.h"
 #include "query/base/vector.h"
 
@@ -108,14 +109,22 @@ class ShardReads {
   // another node had to answer in the site's place: then that node's (a column missing there
   // is NULL in its rows, as it is in the shards it read). What its scans read is added to
   // `*scanned`.
+  // With `relay` (not null), a node other than this one whose answer has the relay's columns
+  // sends its rows (those columns) as the client's pages (query/base/relayed_pages.h), which go to
+  // its push instead; other answers still come to `push`.
   using Push = std::function<absl::StatusOr<bool>(const Batch& batch,
                                                   const std::vector<ResultColumn>& columns)>;
+  struct Relay {
+    RelayForm form;
+    std::vector<ResultColumn> columns;  // the client's, as the fragment names them
+    std::function<absl::StatusOr<bool>(std::string page, size_t rows)> push;
+  };
   virtual absl::Status Run(const FragmentSite& site, const std::string& sql,
                            const FragmentLists& lists,
                            std::chrono::steady_clock::time_point deadline,
                            const std::atomic<bool>* cancelled,
                            const std::function<void()>& answered, const Push& push,
-                           QueryStats* scanned) = 0;
+                           const Relay* relay, QueryStats* scanned) = 0;
 };
 
 // A small leader read on this node's own replicas (docs/cluster.md, "A small leader read"),

@@ -37,6 +37,18 @@ class SystemTables;  // query/exec/system_tables.h
 struct QueryProgress;  // query/base/running_queries.h
 
 // Per-query state shared by the operators.
+// A plan whose answer is one ShardFragmentsNode's rows, some of their columns as they are
+// (PassThroughFragments):
+// that node hands its remote fragments' pages, made there in the client's form, to `sink`
+// as they are (query/base/relayed_pages.h), counting their rows in `stats`.
+struct RelayedAnswer {
+  const void* node = nullptr;  // the ShardFragmentsNode
+  std::vector<int> columns;    // the answer's columns: positions among the node's
+  ResultSink* sink = nullptr;
+  RelayForm form;
+  QueryStats* stats = nullptr;
+};
+
 struct QueryContext {
   EvalContext eval;
   // Set by whoever may cancel the query (CancelQuery, a client that left).
@@ -62,6 +74,8 @@ struct QueryContext {
   ShardReads* shard_reads = nullptr;
   const ShardScope* shard_scope = nullptr;
   LocalLeaderRead* local_leader_read = nullptr;  // QueryOptions'
+  const RelayedAnswer* relayed_answer = nullptr;  // null: none relayed
+  bool relays_pages = false;  // the answer's sink takes pages other nodes make (planning's)
   const std::function<bool()>* catch_up_catalog = nullptr;  // QueryOptions'; null: none
   uint32_t alive_ticks = 0;  // Tick's count (one query's operators run on one thread)
   // EXPLAIN ANALYZE's record of what each plan node did; null otherwise.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -12,6 +13,7 @@
 #include "common/spare_threads.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "query/exec/select_nodes.h"
 #include "query/exec/table_layout.h"
 
 namespace strata::query {
@@ -175,6 +177,15 @@ absl::Status ShardFragmentsNode::ProduceBatches(QueryContext* context, BatchSink
   // a node that finds the columns the plan assumed changed (ColumnsChangedError) says so in
   // its answer, and the query can be planned again only while none of it went out.
   size_t threads = std::min(sites_.size(), reads_->max_concurrent_fragments());
+  // The answer's pages that other nodes make, when this node's rows are the answer.
+  const RelayedAnswer* relayed =
+      context->relayed_answer != nullptr && context->relayed_answer->node == this
+          ? context->relayed_answer
+          : nullptr;
+  std::vector<ResultColumn> client_columns;
+  if (relayed != nullptr) {
+    for (int c : relayed->columns) client_columns.push_back({schema()[c].name, schema()[c].type});
+  }
   absl::Mutex mu;
   absl::Status failed;  // the first fragment's error: the others stop at their next batch
   std::atomic<bool> stop{false};
@@ -209,10 +220,27 @@ absl::Status ShardFragmentsNode::ProduceBatches(QueryContext* context, BatchSink
         RETURN_IF_ERROR(sink->Push(same ? batch : mapped));
         return !context->enough.load(std::memory_order_relaxed);
       };
+      std::optional<ShardReads::Relay> relay;
+      if (relayed != nullptr) {
+        relay.emplace(
+            ShardReads::Relay{.form = relayed->form,
+                              .columns = client_columns,
+                              .push = [&](std::string page, size_t rows) -> absl::StatusOr<bool> {
+                                RETURN_IF_ERROR(context->CheckAlive());
+                                absl::MutexLock lock(&mu);
+                                mu.Await(absl::Condition(&gate_open));
+                                if (stop.load()) return false;
+                                relayed->stats->rows_returned += static_cast<int64_t>(rows);
+                                relayed->stats->rows_relayed += static_cast<int64_t>(rows);
+                                RETURN_IF_ERROR(relayed->sink->RelayPage(std::move(page), rows));
+                                return !context->enough.load(std::memory_order_relaxed);
+                              }});
+      }
       QueryStats scanned;
       absl::Status ran =
           reads_->Run(sites_[i], sql_[i], lists_ != nullptr ? lists_->values() : FragmentLists(),
-                      context->deadline, context->cancelled, on_answer, push, &scanned);
+                      context->deadline, context->cancelled, on_answer, push,
+                      relay ? &*relay : nullptr, &scanned);
       absl::MutexLock lock(&mu);
       if (stats_ != nullptr) AddScans(scanned, stats_);
       if (!ran.ok() && failed.ok()) failed = std::move(ran);
@@ -248,6 +276,33 @@ absl::Status ShardFragmentsNode::ProduceBatches(QueryContext* context, BatchSink
   helpers_done.Wait();
   RETURN_IF_ERROR(failed);
   return sink->Finish();
+}
+
+const ShardFragmentsNode* PassThroughFragments(const Plan& plan, std::vector<int>* columns) {
+  const Schema& answer = plan.output;
+  const PlanNode* node = plan.root.get();
+  if (node == nullptr || node->schema().size() != answer.size()) return nullptr;
+  // By the answer's column: the one of `node` it is.
+  std::vector<int> at(answer.size());
+  for (size_t c = 0; c < at.size(); ++c) at[c] = static_cast<int>(c);
+  for (;;) {
+    if (const auto* fragments = dynamic_cast<const ShardFragmentsNode*>(node)) {
+      for (size_t c = 0; c < at.size(); ++c) {
+        if (fragments->schema()[at[c]].type != answer[c].type) return nullptr;
+      }
+      *columns = std::move(at);
+      return fragments;
+    }
+    // A projection of its input's columns passes their values on as they are.
+    if (dynamic_cast<const ProjectNode*>(node) == nullptr || node->inputs().empty()) {
+      return nullptr;
+    }
+    for (int& column : at) {
+      column = node->ColumnBelow(column);
+      if (column < 0) return nullptr;
+    }
+    node = node->inputs().front().get();
+  }
 }
 
 }  // namespace strata::query

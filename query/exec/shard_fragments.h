@@ -49,4 +49,10 @@ class ShardFragmentsNode : public PlanNode {
   QueryStats* stats_;
 };
 
+// The fragments whose rows are `plan`'s answer as they are, their columns `*columns`
+// (positions among theirs, by the answer's columns) unchanged (the table's fragments under
+// projections of their columns only), or null: then their remote fragments' pages may be
+// relayed (QueryContext::relayed_answer).
+const ShardFragmentsNode* PassThroughFragments(const Plan& plan, std::vector<int>* columns);
+
 }  // namespace strata::query

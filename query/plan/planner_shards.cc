@@ -182,13 +182,21 @@ std::vector<uint64_t> SeriesByShard(const TableLayout& layout, uint32_t shards) 
 // 3 nodes, 200 hosts x 12 h (docs/benchmarks.md): merging the fragments' groups of
 // double-groupby-all took the coordinator a fifth of what one node takes for the query;
 // passing high-cpu-all's rows on (84,000 of 864,000: decoding the fragments' pages, the
-// client's pages) about a third.
-double MergeShare(const SelectStmt* select) {
-  constexpr double kMergeGroups = 0.2, kPassRows = 0.3;
+// client's pages) about a third; relaying them, when the client's pages are made where the
+// rows are (query/base/relayed_pages.h), 0.12-0.14 of it (session 72: a share of 0.1 left n0
+// the busiest node, 0.3 the others; docs/benchmarks.md).
+double MergeShare(const SelectStmt* select, bool relays_pages) {
+  constexpr double kMergeGroups = 0.2, kPassRows = 0.3, kRelayRows = 0.15;
   if (select == nullptr) return kMergeGroups;
   bool aggregating = select->grouped() || select->having != nullptr;
   for (const SelectItem& item : select->items) aggregating |= ContainsAggregate(*item.expr);
-  return aggregating || select->limit.has_value() ? kMergeGroups : kPassRows;
+  if (aggregating || select->limit.has_value()) return kMergeGroups;
+  // Likely relayed (PassThroughFragments decides once planned): rows of one table as they are.
+  const bool relayed = relays_pages && select->order_by.empty() && !select->distinct &&
+                       select->distinct_on.empty() && select->from.has_value() &&
+                       select->from->join == JoinKind::kNone && !select->from->subquery &&
+                       select->from->unnest.empty();
+  return relayed ? kRelayRows : kPassRows;
 }
 
 }  // namespace
@@ -315,7 +323,7 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
   }
   reads->BalanceSites(
       &table_read->sites, [&] { return SeriesByShard(*resolved.layout, shard_count); },
-      MergeShare(select));
+      MergeShare(select, context_->relays_pages));
   sites = table_read->sites;
   // What the fragments send: the columns the statement reads (at least one, so that rows
   // are counted) that each site has, or all of them.

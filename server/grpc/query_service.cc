@@ -171,6 +171,16 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return absl::OkStatus();
   }
   absl::Status EndBatches() override { return SendPendingPage(); }
+  // Columnar pages other nodes made (NewColumnPageEncoder, with this form): sent as they are.
+  std::optional<query::RelayForm> RelaysPages() const override {
+    if (!columnar_) return std::nullopt;
+    return query::RelayForm{.page_size = ticket_->request().page_size, .page_bytes = page_bytes_};
+  }
+  absl::Status RelayPage(std::string bytes, size_t /*rows*/) override {
+    const auto size = static_cast<int64_t>(bytes.size());
+    RETURN_IF_ERROR(FitsAMessage(size));
+    return Enqueue(std::move(bytes), size);
+  }
   size_t PendingRows() const {
     return columnar_ ? static_cast<size_t>(pending_.column_page().row_count())
                      : pending_row_count_;
@@ -179,12 +189,8 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   // The page being filled counts against the server's budget as it grows
   // (a page of long strings can hold many megabytes before it is sent).
   absl::Status ReservePending() {
-    int64_t bytes = static_cast<int64_t>(pending_rows_.size());
-    for (const v1::ColumnValues& c : pending_.column_page().columns()) {
-      bytes += 8 * (c.doubles_size() + c.ints_size()) + c.booleans_size() +
-               4 * c.string_ends_size() + static_cast<int64_t>(c.string_data().size() +
-                                                              c.nulls().size());
-    }
+    const int64_t bytes =
+        static_cast<int64_t>(pending_rows_.size()) + ColumnPageBytes(pending_.column_page());
     if (bytes <= pending_reserved_) return absl::OkStatus();
     RETURN_IF_ERROR(
         runner_.memory_budget().Reserve(bytes - pending_reserved_, "the result page being filled"));

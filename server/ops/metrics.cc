@@ -389,6 +389,12 @@ ServerMetrics::ServerMetrics(Engine* engine)
                                .Help("Rows queries returned to clients.")
                                .Register(*registry_)
                                .Add({})),
+      query_rows_relayed_(prometheus::BuildCounter()
+                              .Name("strata_query_rows_relayed_total")
+                              .Help("Rows of those returned that other cluster nodes sent as "
+                                    "the client's own pages, relayed as they came.")
+                              .Register(*registry_)
+                              .Add({})),
       local_leader_reads_(prometheus::BuildCounter()
                               .Name("strata_local_leader_reads_total")
                               .Help("Small leader reads a cluster node answered from its own "
@@ -459,6 +465,7 @@ void ServerMetrics::CountQuery(const absl::Status& status, const query::QuerySta
   query_rows_scanned_.Increment(static_cast<double>(stats.rows_scanned));
   query_bytes_scanned_.Increment(static_cast<double>(stats.bytes_scanned));
   query_rows_returned_.Increment(static_cast<double>(stats.rows_returned));
+  query_rows_relayed_.Increment(static_cast<double>(stats.rows_relayed));
 }
 
 std::string ServerMetrics::Render() const {

@@ -95,6 +95,7 @@ class ServerMetrics {
   prometheus::Counter& query_rows_scanned_;
   prometheus::Counter& query_bytes_scanned_;
   prometheus::Counter& query_rows_returned_;
+  prometheus::Counter& query_rows_relayed_;
   prometheus::Family<prometheus::Counter>& local_leader_reads_;
   prometheus::Counter& local_leader_read_questions_;
 };

@@ -64,6 +64,11 @@ class HeldColumnsSink final : public query::ResultSink {
     RETURN_IF_ERROR(Release());
     return sink_.EndBatches();
   }
+  std::optional<query::RelayForm> RelaysPages() const override { return sink_.RelaysPages(); }
+  absl::Status RelayPage(std::string bytes, size_t rows) override {
+    RETURN_IF_ERROR(Release());
+    return sink_.RelayPage(std::move(bytes), rows);
+  }
   // The held columns handed on (a result without rows), once confirmed.
   absl::Status Release() {
     if (!held_) return absl::OkStatus();

@@ -1,5 +1,8 @@
 #include "server/wire/column_pages.h"
 
+#include <algorithm>
+
+#include "common/status.h"
 #include "common/utf8.h"
 #include "server/wire/datum_proto.h"
 
@@ -159,14 +162,89 @@ void ToColumnPage(const std::vector<DataType>& types, const std::vector<query::R
 
 void AppendToColumnPage(const std::vector<DataType>& types, const query::Batch& batch,
                         size_t start, size_t n, v1::ColumnPage* page) {
+  std::vector<int> all(types.size());
+  for (size_t c = 0; c < types.size(); ++c) all[c] = static_cast<int>(c);
+  AppendColumnsToPage(types, batch, all, start, n, page);
+}
+
+void AppendColumnsToPage(const std::vector<DataType>& types, const query::Batch& batch,
+                         const std::vector<int>& columns, size_t start, size_t n,
+                         v1::ColumnPage* page) {
   const size_t base = static_cast<size_t>(page->row_count());
-  while (page->columns_size() < static_cast<int>(types.size())) page->add_columns();
-  for (size_t c = 0; c < types.size(); ++c) {
+  while (page->columns_size() < static_cast<int>(columns.size())) page->add_columns();
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const auto c = static_cast<size_t>(columns[i]);
     const query::Vector& v = batch.columns[c];
     AppendColumn(types[c], VectorCells{v, start, v.size() == batch.rows}, base, n,
-                 page->mutable_columns(static_cast<int>(c)));
+                 page->mutable_columns(static_cast<int>(i)));
   }
   page->set_row_count(static_cast<int32_t>(base + n));
+}
+
+int64_t ColumnPageBytes(const v1::ColumnPage& page) {
+  int64_t bytes = 0;
+  for (const v1::ColumnValues& c : page.columns()) {
+    bytes += 8 * (c.doubles_size() + c.ints_size()) + c.booleans_size() + 4 * c.string_ends_size() +
+             static_cast<int64_t>(c.string_data().size() + c.nulls().size());
+  }
+  return bytes;
+}
+
+namespace {
+
+class ColumnPageEncoder final : public query::PageEncoder {
+ public:
+  ColumnPageEncoder(std::vector<DataType> types, std::vector<int> columns, query::RelayForm form)
+      : types_(std::move(types)), columns_(std::move(columns)), form_(form) {}
+
+  absl::Status Add(const query::Batch& batch, const Page& page) override {
+    const auto page_size = static_cast<size_t>(form_.page_size);
+    for (size_t start = 0; start < batch.rows;) {
+      // Asked again each time: Flush clears the response, whose page (of a oneof) goes too.
+      v1::ColumnPage* pending = pending_.mutable_column_page();
+      const auto held = static_cast<size_t>(pending->row_count());
+      size_t n =
+          query::RowsWithinBytes(batch, start, std::min(batch.rows - start, page_size - held),
+                                 form_.page_bytes - pending_bytes_);
+      if (n == 0 && held > 0) {  // the next row goes into a page of its own
+        RETURN_IF_ERROR(Flush(page));
+        continue;
+      }
+      n = std::max<size_t>(n, 1);  // a row longer than a page is one alone
+      AppendColumnsToPage(types_, batch, columns_, start, n, pending);
+      start += n;
+      pending_bytes_ = ColumnPageBytes(*pending);
+      if (static_cast<size_t>(pending->row_count()) >= page_size ||
+          pending_bytes_ >= form_.page_bytes) {
+        RETURN_IF_ERROR(Flush(page));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Flush(const Page& page) override {
+    const auto rows = static_cast<size_t>(pending_.column_page().row_count());
+    if (rows == 0) return absl::OkStatus();
+    std::string bytes = pending_.SerializeAsString();
+    pending_.Clear();
+    pending_bytes_ = 0;
+    return page(std::move(bytes), rows);
+  }
+
+ private:
+  const std::vector<DataType> types_;
+  const std::vector<int> columns_;
+  const query::RelayForm form_;
+  v1::QueryResponse pending_;
+  int64_t pending_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<query::PageEncoder> NewColumnPageEncoder(std::vector<DataType> types,
+                                                         std::vector<int> columns,
+                                                         query::RelayForm form) {
+  return std::make_unique<ColumnPageEncoder>(std::move(types), std::move(columns), form);
 }
 
 }  // namespace strata

@@ -2,9 +2,12 @@
 // array per column instead of a Datum message per cell.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "query/base/datum.h"
+#include "query/base/relayed_pages.h"
 #include "query/base/vector.h"
 #include "query/expr/expr.h"
 #include "strata/v1/query.pb.h"
@@ -21,5 +24,22 @@ void ToColumnPage(const std::vector<query::DataType>& types, const std::vector<q
 // hold (size 0) is NULL.
 void AppendToColumnPage(const std::vector<query::DataType>& types, const query::Batch& batch,
                         size_t start, size_t n, v1::ColumnPage* page);
+// The same of the batch's columns `columns` (positions in `batch` and `types`), in that order.
+void AppendColumnsToPage(const std::vector<query::DataType>& types, const query::Batch& batch,
+                         const std::vector<int>& columns, size_t start, size_t n,
+                         v1::ColumnPage* page);
+
+// The bytes `page`'s values take: what a page being filled counts against the server's
+// budget, and is cut at.
+int64_t ColumnPageBytes(const v1::ColumnPage& page);
+
+// Serialized QueryResponse{column_page} pages of the columns `columns` (positions) of rows of
+// `types`, cut as `form` says as the
+// Query service cuts its own (at its page size, or once ColumnPageBytes reaches the page's
+// bytes): a cluster node's fragment makes them for the node that relays them to its client
+// (query/base/relayed_pages.h).
+std::unique_ptr<query::PageEncoder> NewColumnPageEncoder(std::vector<query::DataType> types,
+                                                         std::vector<int> columns,
+                                                         query::RelayForm form);
 
 }  // namespace strata

@@ -92,7 +92,11 @@ class ClusterGeneratedQueriesTest : public ::testing::Test {
     v1::QueryRequest request;
     request.set_query_string(sql);
     request.mutable_read()->set_consistency(consistency);
-    QueryResult result = RunQueryRequest(cluster_->node(kServed).channel(), request);
+    return AnswerText(sql, RunQueryRequest(cluster_->node(kServed).channel(), request));
+  }
+
+  // `result`'s rows (of `sql`) as text, sorted unless ordered, or its error.
+  static std::string AnswerText(const std::string& sql, const QueryResult& result) {
     if (!result.status.ok()) return "error: " + result.status.error_message();
     std::string text = RowsText(result.rows);
     // -0 as 0: max, min and DISTINCT keep whichever zero comes first, and the fragments
@@ -275,6 +279,73 @@ TEST_F(ClusterGeneratedQueriesTest, FragmentsAnswerAsTheServedNodesOwnReplicas) 
              v1::READ_CONSISTENCY_LEADER);
     EXPECT_NE(recent.find("count_if((\"time\" > (from_nanoseconds("), std::string::npos) << recent;
   }
+}
+
+// A read whose answer is the fragments' rows as they are (no ORDER BY, grouping or LIMIT) has
+// the other nodes make the client's columnar pages, which the served node relays as they
+// come (query/base/relayed_pages.h): the same rows as its own replicas answer, in pages of at
+// most the size asked for, counted in strata_query_rows_relayed_total. A fragment answering
+// with other columns than the client's (a shard without a column) sends its rows as always;
+// row pages, and answers the node makes of the fragments' rows, are made here.
+TEST_F(ClusterGeneratedQueriesTest, PassThroughReadsRelayTheFragmentsColumnarPages) {
+  ASSERT_TRUE(CreateOldRowsTable(cluster_->node(0), "metrics", "host").ok());
+  std::mt19937 random(5);
+  std::vector<v1::Record> records;
+  for (int hour = 0; hour < 2; ++hour) {
+    for (const GeneratedRow& row : GeneratedHour(hour, random)) records.push_back(ToRecord(row));
+  }
+  ASSERT_NO_FATAL_FAILURE(WriteAll("metrics", records));
+  StratadProcess& served = cluster_->node(kServed);
+  const std::string relayed_rows = "strata_query_rows_relayed_total";
+  auto columnar = [&](const std::string& sql) {
+    v1::QueryRequest request;
+    request.set_query_string(sql);
+    request.set_columnar(true);
+    request.set_page_size(7);
+    request.mutable_read()->set_consistency(v1::READ_CONSISTENCY_LEADER);
+    return RunQueryRequest(served.channel(), request);
+  };
+  auto relays = [&](const std::string& sql) {
+    const double before = MetricValue(served, relayed_rows);
+    const QueryResult result = columnar(sql);
+    EXPECT_TRUE(result.status.ok()) << sql << ": " << result.status.error_message();
+    EXPECT_LE(result.largest_page, 7) << sql;
+    EXPECT_EQ(result.statistics.rows_returned(), static_cast<int64_t>(result.rows.size())) << sql;
+    EXPECT_EQ(AnswerText(sql, result), Rows(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
+    return std::pair(MetricValue(served, relayed_rows) - before, result.rows.size());
+  };
+  // The served node leads no shard: every row is another node's, and relayed. The columns
+  // the client asked for may be some of the fragment's, in another order (the fragment reads
+  // its condition's too).
+  for (const std::string& sql :
+       {std::string("SELECT * FROM demo.metrics"),
+        std::string("SELECT time AS t, host, usage, time FROM demo.metrics WHERE usage > 50 OR "
+                    "state IS NULL")}) {
+    const auto [relayed, rows] = relays(sql);
+    EXPECT_GT(rows, 0u) << sql;
+    EXPECT_EQ(relayed, static_cast<double>(rows)) << sql;
+  }
+  // A column one shard holds only: the fragments without it answer with other columns than
+  // the client's, and send their rows to be made into pages here.
+  v1::Record rare = records.front();
+  rare.set_time(rare.time() + 1);
+  auto* extra = rare.add_measure_values();
+  extra->set_name("rare");
+  extra->mutable_value()->set_bigint_value(42);
+  ASSERT_NO_FATAL_FAILURE(WriteAll("metrics", {rare}));
+  relays("SELECT * FROM demo.metrics");
+  EXPECT_EQ(Rows("SELECT count(*) FROM demo.metrics WHERE rare = 42", v1::READ_CONSISTENCY_LEADER),
+            "1\n");
+  // What is made here relays nothing: row pages, a grouping, an ORDER BY ... LIMIT.
+  const double before = MetricValue(served, relayed_rows);
+  EXPECT_EQ(Rows("SELECT * FROM demo.metrics", v1::READ_CONSISTENCY_LEADER),
+            Rows("SELECT * FROM demo.metrics", v1::READ_CONSISTENCY_STRONG));
+  for (const std::string& sql :
+       {std::string("SELECT host, max(usage) FROM demo.metrics GROUP BY host"),
+        std::string("SELECT host, time FROM demo.metrics ORDER BY time DESC, host LIMIT 5")}) {
+    EXPECT_EQ(AnswerText(sql, columnar(sql)), Rows(sql, v1::READ_CONSISTENCY_STRONG)) << sql;
+  }
+  EXPECT_EQ(MetricValue(served, relayed_rows), before);
 }
 
 v1::Record OracleRecord(const OracleRow& row) {

@@ -1,7 +1,9 @@
 #include "tests/support/query_helpers.h"
 
+#include <algorithm>
 #include <sstream>
 
+#include "client/column_pages.h"
 #include "grpcpp/client_context.h"
 #include "strata/v1/query.grpc.pb.h"
 
@@ -27,7 +29,24 @@ QueryResult RunQueryRequest(const std::shared_ptr<grpc::Channel>& channel,
     if (message.has_metadata()) result.metadata = message.metadata();
     if (message.has_page()) {
       ++result.pages;
+      result.largest_page = std::max(result.largest_page, message.page().rows_size());
       for (const auto& row : message.page().rows()) result.rows.push_back(row);
+    }
+    if (message.has_column_page()) {
+      ++result.pages;
+      result.largest_page = std::max(result.largest_page, message.column_page().row_count());
+      absl::StatusOr<v1::RowPage> page =
+          cli::RowsFromColumns(result.metadata, message.column_page());
+      if (!page.ok()) {
+        result.status =
+            grpc::Status(grpc::StatusCode::INTERNAL, std::string(page.status().message()));
+        context.TryCancel();
+        while (reader->Read(&message)) {
+        }
+        reader->Finish();
+        return result;
+      }
+      for (const auto& row : page->rows()) result.rows.push_back(row);
     }
     if (message.has_statistics()) result.statistics = message.statistics();
   }

@@ -16,6 +16,7 @@ struct QueryResult {
   v1::QueryMetadata metadata;
   std::vector<v1::Row> rows;
   int pages = 0;
+  int largest_page = 0;  // the rows of the largest page
   v1::QueryStatistics statistics;
 };
 
@@ -24,7 +25,9 @@ struct QueryResult {
 QueryResult RunQuery(const std::shared_ptr<grpc::Channel>& channel, const std::string& sql,
                      int page_size = 0, const std::string& token = "");
 
-// Runs `request` to the end, with `token` as the bearer token when set.
+// Runs `request` to the end, with `token` as the bearer token when set. Columnar pages
+// (QueryRequest.columnar) are read back into rows (a page that does not match its columns
+// ends the call with INTERNAL).
 QueryResult RunQueryRequest(const std::shared_ptr<grpc::Channel>& channel,
                             const v1::QueryRequest& request, const std::string& token = "");
 

@@ -65,7 +65,8 @@ class OneRowEachSite final : public ShardReads {
   }
   absl::Status Run(const FragmentSite& site, const std::string&, const FragmentLists&,
                    std::chrono::steady_clock::time_point, const std::atomic<bool>*,
-                   const std::function<void()>& answered, const Push& push, QueryStats*) override {
+                   const std::function<void()>& answered, const Push& push, const Relay*,
+                   QueryStats*) override {
     answered();
     Batch batch = NewBatch({DataType::kBigint}, 1);
     batch.columns[0].Set(0, Datum::Bigint(std::stoll(site.node)));

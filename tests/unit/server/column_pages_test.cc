@@ -1,5 +1,7 @@
 #include "server/wire/column_pages.h"
 
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +84,75 @@ TEST(ColumnPageTest, RunsOfNumbersWithAndWithoutNullsAppendAlike) {
   EXPECT_TRUE(first.columns(0).nulls().empty());
   EXPECT_EQ(first.columns(0).doubles_size(), 2);
   EXPECT_TRUE(first.columns(1).nulls().empty());
+}
+
+// The pages a cluster's fragment makes for a client (relayed as they are): cut at the page
+// size across batches, or once their values reach the page's bytes (a row longer than that
+// alone), holding the chosen columns in the client's order; Flush sends what is left.
+TEST(ColumnPageTest, EncodedPagesAreCutAsTheClientsAndHoldItsColumns) {
+  auto batch_of = [](std::vector<int64_t> ids, std::vector<std::string> texts) {
+    query::Batch batch;
+    batch.rows = ids.size();
+    query::Vector& id = batch.columns.emplace_back(DataType::kBigint);
+    id.ints = std::move(ids);
+    id.nulls.assign(batch.rows, 0);
+    query::Vector& text = batch.columns.emplace_back(DataType::kVarchar);
+    text.arena = std::make_shared<std::deque<std::string>>(texts.begin(), texts.end());
+    text.strings.assign(text.arena->begin(), text.arena->end());
+    text.nulls.assign(batch.rows, 0);
+    return batch;
+  };
+  struct Case {
+    std::string name;
+    query::RelayForm form;
+    std::vector<int64_t> first_ids;
+    std::vector<int64_t> second_ids;
+    size_t text_bytes;                  // each row's text
+    std::vector<size_t> rows_per_page;  // as sent, Flush's last
+  };
+  const std::vector<Case> cases = {
+      {"page size across batches",
+       {.page_size = 3, .page_bytes = 1 << 20},
+       {1, 2},
+       {3, 4, 5, 6, 7},
+       1,
+       {3, 3, 1}},
+      {"bytes", {.page_size = 1000, .page_bytes = 130}, {1, 2, 3}, {4, 5}, 40, {2, 2, 1}},
+      {"a row longer than a page", {.page_size = 1000, .page_bytes = 10}, {1}, {2}, 50, {1, 1}},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<query::PageEncoder> encoder =
+        NewColumnPageEncoder({DataType::kBigint, DataType::kVarchar}, {1, 0}, c.form);
+    std::vector<size_t> rows;
+    std::vector<int64_t> ids;
+    std::vector<std::string> texts;
+    const query::PageEncoder::Page take = [&](std::string bytes, size_t n) {
+      v1::QueryResponse page;
+      EXPECT_TRUE(page.ParseFromString(bytes)) << c.name;
+      EXPECT_EQ(page.column_page().row_count(), static_cast<int>(n)) << c.name;
+      EXPECT_EQ(page.column_page().columns_size(), 2) << c.name;
+      rows.push_back(n);
+      for (const std::string& t : Texts(page.column_page().columns(0))) texts.push_back(t);
+      const auto& column = page.column_page().columns(1).ints();
+      ids.insert(ids.end(), column.begin(), column.end());
+      return absl::OkStatus();
+    };
+    std::vector<int64_t> all;
+    for (const std::vector<int64_t>* part : {&c.first_ids, &c.second_ids}) {
+      std::vector<std::string> part_texts;
+      for (int64_t id : *part) part_texts.push_back(std::string(c.text_bytes, 'a' + id));
+      ASSERT_TRUE(encoder->Add(batch_of(*part, part_texts), take).ok()) << c.name;
+      all.insert(all.end(), part->begin(), part->end());
+    }
+    ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;
+    ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;  // nothing left: no page
+    EXPECT_EQ(rows, c.rows_per_page) << c.name;
+    EXPECT_EQ(ids, all) << c.name;
+    ASSERT_EQ(texts.size(), all.size()) << c.name;
+    for (size_t i = 0; i < all.size(); ++i) {
+      EXPECT_EQ(texts[i], std::string(c.text_bytes, 'a' + all[i])) << c.name;
+    }
+  }
 }
 
 }  // namespace
