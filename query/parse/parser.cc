@@ -2500,14 +2500,22 @@ class Parser {
     if (IsWord(t, "date_part") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
         Peek(2).kind == TokenKind::kString && Peek(3).kind == TokenKind::kSymbol &&
         Peek(3).text == ",") {
-      // PostgreSQL's date_part('hour', t): extract(hour FROM t).
+      // PostgreSQL's date_part('hour', t): extract(hour FROM t), but for its 'dow', which is
+      // PostgreSQL's (Sunday 0 to Saturday 6): date_part is PostgreSQL's alone, where
+      // extract(dow ...) is Timestream's too (Presto's ISO Monday 1 to Sunday 7).
       Next();
       Next();
       const Token& field = Next();
       Next();
       ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
       RETURN_IF_ERROR(ExpectSymbol(")"));
-      return ExtractCall(field, std::move(operand));
+      ASSIGN_OR_RETURN(ExprPtr call, ExtractCall(field, std::move(operand)));
+      if (!EqualsIgnoreCase(field.text, "dow")) return call;
+      ExprPtr sunday_zero = Make(ExprKind::kBinary, field.pos, "%");
+      RETURN_IF_ERROR(Adopt(*sunday_zero, std::move(call)));
+      ASSIGN_OR_RETURN(ExprPtr seven, Literal(field.pos, Datum::Bigint(7)));
+      RETURN_IF_ERROR(Adopt(*sunday_zero, std::move(seven)));
+      return sunday_zero;
     }
     if (IsWord(t, "trim") && Peek(1).kind == TokenKind::kSymbol && Peek(1).text == "(" &&
         (IsWord(Peek(2), "both") || IsWord(Peek(2), "leading") || IsWord(Peek(2), "trailing") ||
