@@ -372,9 +372,12 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
   };
   // Late materialization: with value bounds, the bounded columns are decoded
   // first and decide which points can pass; the block's other columns are
-  // decoded only when some point can, and only those points are added.
+  // decoded only when some point can, their values only at those points where
+  // the encoding allows (DecodeBlockColumns' needed points), and only those
+  // points are added.
   std::optional<format::BlockColumns> first;
   std::vector<uint8_t> keep;  // per point; empty: every point in the time range
+  format::NeededValues passing;  // with `keep`: the points added, by position
   if (!bounds_.empty()) {
     absl::StatusOr<format::BlockColumns> decoded = format::DecodeBlockColumns(
         *bytes, /*with_versions=*/false, [&](const format::ColumnSummary& c) {
@@ -388,21 +391,35 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
       ++blocks_ruled_out_;
       return true;
     }
+    // The passing points inside the block's time range, listed without a branch a point
+    // (which points pass follows no pattern).
+    passing.resize(keep.size());
+    size_t n = 0;
+    for (size_t i = 0; i < keep.size(); ++i) {
+      const int64_t time = first->times[i];
+      passing[n] = static_cast<uint32_t>(i);
+      n += keep[i] != 0 && time >= block.start_nanos && time < block.end_nanos;
+    }
+    passing.resize(n);
+    if (passing.empty()) return true;
   }
   absl::StatusOr<format::BlockColumns> decoded = format::DecodeBlockColumns(
-      *bytes, /*with_versions=*/false, [&](const format::ColumnSummary& c) {
+      *bytes, /*with_versions=*/false,
+      [&](const format::ColumnSummary& c) {
         const int column = ColumnOf(c.name, c.type);
         return column >= 0 && read_[column] && !(first && bounded(column));
       },
-      /*with_times=*/!first);
+      /*with_times=*/!first, first ? &passing : nullptr);
   if (!decoded.ok()) return decoded.status();
   const std::vector<int64_t>& times = first ? first->times : decoded->times;
   struct Feed {
     const format::ColumnValues* values;
     Vector* target;
-    size_t next = 0;  // the next value (present points only)
+    bool dense;       // no NULL: a point's value is at its own position
+    size_t next = 0;  // the next value (present points only) when not dense
   };
   std::vector<Feed> feeds;
+  bool all_dense = true;
   for (const format::BlockColumns* part : {&*decoded, first ? &*first : nullptr}) {
     if (part == nullptr) continue;
     for (size_t c = 0; c < part->columns.size(); ++c) {
@@ -410,26 +427,48 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
       const format::ColumnSummary& summary = part->summary.columns[c];
       const int column = ColumnOf(summary.name, summary.type);
       if (!read_[column]) continue;  // decoded for its bound only
-      feeds.push_back({&*part->columns[c], &batch_.columns[column]});
+      feeds.push_back({&*part->columns[c], &batch_.columns[column], summary.null_count == 0});
+      all_dense = all_dense && feeds.back().dense;
     }
+  }
+  const auto add = [&](size_t i) {
+    const size_t r = StartRow(times[i]);
+    for (Feed& feed : feeds) {
+      const format::ColumnValues& values = *feed.values;
+      size_t k = i;
+      if (!feed.dense) {
+        if (!values.present[i]) continue;
+        k = feed.next++;
+      }
+      switch (values.type) {
+        case ValueType::kDouble:
+          StoreDouble(*feed.target, r, values.reals[k]);
+          break;
+        case ValueType::kVarchar:
+          StoreText(*feed.target, r, values.texts[k]);
+          break;
+        default:
+          StoreInteger(*feed.target, r, values.numbers[k]);
+          break;
+      }
+    }
+  };
+  if (first && all_dense) {  // the passing points alone
+    for (uint32_t i : passing) {
+      add(i);
+      if (batch_.rows == kBatchRows && !full()) return false;
+    }
+    return true;
   }
   for (size_t i = 0; i < times.size(); ++i) {
     const int64_t time = times[i];
     if (time < block.start_nanos || time >= block.end_nanos || (!keep.empty() && !keep[i])) {
-      for (Feed& feed : feeds) feed.next += feed.values->present[i];
+      for (Feed& feed : feeds) {
+        if (!feed.dense) feed.next += feed.values->present[i];
+      }
       continue;
     }
-    const size_t r = StartRow(time);
-    for (Feed& feed : feeds) {
-      const format::ColumnValues& values = *feed.values;
-      if (!values.present[i]) continue;
-      const size_t k = feed.next++;
-      switch (values.type) {
-        case ValueType::kDouble: StoreDouble(*feed.target, r, values.reals[k]); break;
-        case ValueType::kVarchar: StoreText(*feed.target, r, values.texts[k]); break;
-        default: StoreInteger(*feed.target, r, values.numbers[k]); break;
-      }
-    }
+    add(i);
     if (batch_.rows == kBatchRows && !full()) return false;
   }
   return true;

@@ -62,6 +62,8 @@ class BitReader {
     *bit = v != 0;
     return true;
   }
+  // Moves to bit `position` (from the start); a Read past the input's end still fails.
+  void Seek(size_t position) { position_ = position; }
   // Whole bytes consumed so far, counting a partly read byte.
   size_t bytes_consumed() const { return (position_ + 7) / 8; }
 

@@ -78,10 +78,12 @@ void EncodeValues(const ColumnValues& column, std::string* out) {
   }
 }
 
-// Decodes `count` present values into `out`'s typed array.
-bool DecodeValues(std::string_view* in, size_t count, ColumnValues* out) {
+// Decodes `count` present values into `out`'s typed array (with `needed`, DecodeDoubles').
+bool DecodeValues(std::string_view* in, size_t count, const NeededValues* needed,
+                  ColumnValues* out) {
   switch (out->type) {
-    case ValueType::kDouble: return DecodeDoubles(in, count, &out->reals);
+    case ValueType::kDouble:
+      return DecodeDoubles(in, count, &out->reals, needed);
     case ValueType::kBigint:
     case ValueType::kTimestamp:
       if (!DecodeInts(in, count, &out->numbers)) return false;
@@ -484,7 +486,8 @@ absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::st
 
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
-    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times) {
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times,
+    const NeededValues* needed_points) {
   ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
   BlockColumns out;
   out.summary = std::move(h.summary);
@@ -498,6 +501,8 @@ absl::StatusOr<BlockColumns> DecodeBlockColumns(
     return Corrupt("version column");
   }
   out.columns.resize(s.columns.size());
+  if (needed_points != nullptr && !WithinCount(*needed_points, s.count)) needed_points = nullptr;
+  NeededValues sparse_needed;
   for (size_t c = 0; c < s.columns.size(); ++c) {
     const ColumnSummary& column = s.columns[c];
     if (h.column_sizes[c] > rest.size()) return Corrupt("column body truncated");
@@ -510,9 +515,27 @@ absl::StatusOr<BlockColumns> DecodeBlockColumns(
     if (column.null_count > 0 && !GetBitmap(&body, s.count, &values.present)) {
       return Corrupt("null bitmap");
     }
-    const size_t present_count = std::count(values.present.begin(), values.present.end(), true);
+    const size_t present_count =
+        column.null_count > 0 ? std::count(values.present.begin(), values.present.end(), true)
+                              : s.count;
     if (present_count != s.count - column.null_count) return Corrupt("null count");
-    if (!DecodeValues(&body, present_count, &values) || !body.empty()) {
+    // The needed points' values, by position among the present ones: the points' own
+    // positions when none is NULL.
+    const NeededValues* needed = nullptr;
+    if (needed_points != nullptr && column.type == ValueType::kDouble) {
+      if (present_count == s.count) {
+        needed = needed_points;
+      } else {
+        sparse_needed.clear();
+        size_t k = 0, i = 0;  // value k is point i's
+        for (uint32_t point : *needed_points) {
+          for (; i < point; ++i) k += values.present[i];
+          if (values.present[point]) sparse_needed.push_back(static_cast<uint32_t>(k));
+        }
+        needed = &sparse_needed;
+      }
+    }
+    if (!DecodeValues(&body, present_count, needed, &values) || !body.empty()) {
       return Corrupt(StrCat("values of column \"", column.name, "\""));
     }
   }

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/value.h"
+#include "storage/blocks/int_codec.h"
 #include "storage/rows/write_types.h"
 
 namespace strata::format {
@@ -134,9 +135,13 @@ absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::st
 // Decodes times (unless `with_times` is false: a second pass over a block
 // whose times a first one decoded), versions if asked, and the columns
 // `wanted` accepts. The bodies of other columns are skipped (their header
-// fields are checked).
+// fields are checked). `needed_points` (the positions of the points read,
+// ascending: a scan's points that passed its conditions) lets DOUBLE columns
+// leave the other points' values 0 and skip their work (float_codec.h,
+// DecodeDoubles); a list naming a point past the block's is ignored.
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
-    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times = true);
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times = true,
+    const NeededValues* needed_points = nullptr);
 
 }  // namespace strata::format

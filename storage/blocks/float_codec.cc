@@ -211,13 +211,21 @@ bool DecodeGorilla(std::string_view* in, size_t count, std::vector<double>* valu
   return true;
 }
 
-// The integers, their scale k, to doubles: r / 10^k, as the encoders checked.
-void Unscale(const std::vector<int64_t>& integers, int k, std::vector<double>* values) {
-  values->reserve(integers.size());
-  for (int64_t r : integers) values->push_back(Unscaled(r, k));
+// The integers, their scale k, to doubles: r / 10^k, as the encoders checked; with
+// `needed`, only those (the others 0).
+void Unscale(const std::vector<int64_t>& integers, int k, const NeededValues* needed,
+             std::vector<double>* values) {
+  values->assign(integers.size(), 0.0);
+  double* out = values->data();
+  if (needed == nullptr) {
+    for (size_t i = 0; i < integers.size(); ++i) out[i] = Unscaled(integers[i], k);
+    return;
+  }
+  for (uint32_t i : *needed) out[i] = Unscaled(integers[i], k);
 }
 
-bool DecodeDecimal(std::string_view* in, size_t count, std::vector<double>* values) {
+bool DecodeDecimal(std::string_view* in, size_t count, const NeededValues* needed,
+                   std::vector<double>* values) {
   if (in->empty()) return false;
   const int scale = static_cast<uint8_t>((*in)[0]);
   in->remove_prefix(1);
@@ -225,11 +233,12 @@ bool DecodeDecimal(std::string_view* in, size_t count, std::vector<double>* valu
   std::vector<int64_t> scaled;
   if (!DecodeInts(in, count, &scaled)) return false;
   UndoDeltas(&scaled);
-  Unscale(scaled, scale, values);
+  Unscale(scaled, scale, needed, values);
   return true;
 }
 
-bool DecodeAlp(std::string_view* in, size_t count, std::vector<double>* values) {
+bool DecodeAlp(std::string_view* in, size_t count, const NeededValues* needed,
+               std::vector<double>* values) {
   Decoder decoder(*in);
   uint8_t head;
   if (!decoder.GetByte(&head)) return false;
@@ -244,9 +253,10 @@ bool DecodeAlp(std::string_view* in, size_t count, std::vector<double>* values) 
   }
   std::string_view rest = decoder.rest();
   std::vector<int64_t> integers;
-  if (!DecodeInts(&rest, count, &integers)) return false;
+  // Deltas need every integer before them; plain integers only the needed ones.
+  if (!DecodeInts(&rest, count, &integers, (head & kAlpDeltas) ? nullptr : needed)) return false;
   if (head & kAlpDeltas) UndoDeltas(&integers);
-  Unscale(integers, scale, values);
+  Unscale(integers, scale, needed, values);
   if (exceptions > 0) {
     std::vector<int64_t> positions;
     if (!DecodeInts(&rest, exceptions, &positions)) return false;
@@ -298,14 +308,16 @@ void EncodeDoubles(const std::vector<double>& values, std::string* out) {
   }
 }
 
-bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values) {
+bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values,
+                   const NeededValues* needed) {
   values->clear();
+  if (needed != nullptr && !WithinCount(*needed, count)) needed = nullptr;
   if (in->empty()) return false;
   const auto encoding = static_cast<DoubleEncoding>((*in)[0]);
   in->remove_prefix(1);
   if (encoding == DoubleEncoding::kGorilla) return DecodeGorilla(in, count, values);
-  if (encoding == DoubleEncoding::kDecimal) return DecodeDecimal(in, count, values);
-  if (encoding == DoubleEncoding::kAlp) return DecodeAlp(in, count, values);
+  if (encoding == DoubleEncoding::kDecimal) return DecodeDecimal(in, count, needed, values);
+  if (encoding == DoubleEncoding::kAlp) return DecodeAlp(in, count, needed, values);
   return false;
 }
 

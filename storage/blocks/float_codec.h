@@ -17,12 +17,17 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/blocks/int_codec.h"
+
 namespace strata::format {
 
 void EncodeDoubles(const std::vector<double>& values, std::string* out);
 // Reads exactly `count` values from the front of `*in` and advances it.
-// False on truncated or malformed input.
-bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values);
+// False on truncated or malformed input. With `needed` (int_codec.h), the values it does
+// not name may be left 0: the decimal forms skip their conversion, and their integers'
+// range-packed groups holding none of them when not delta-coded.
+bool DecodeDoubles(std::string_view* in, size_t count, std::vector<double>* values,
+                   const NeededValues* needed = nullptr);
 
 // The decimal form of one value. Scaled: the integer r with
 // Unscaled(r, k) == v to the bit (the decoders divide, so the check divides

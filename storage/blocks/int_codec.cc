@@ -22,7 +22,8 @@ void EncodeRunLength(const std::vector<int64_t>& values, std::string* out) {
   }
 }
 
-bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>* values) {
+bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>* values,
+                       const NeededValues* needed) {
   Decoder decoder(*in);
   uint64_t first, low, span;
   if (!decoder.GetVarint64(&first) || !decoder.GetVarint64(&low) || !decoder.GetVarint64(&span) ||
@@ -57,6 +58,41 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   const size_t digits = packing.digits();
   int64_t* out = values->data() + 1;
   const size_t full_groups = (count - 1) / digits, last = (count - 1) % digits;
+  if (needed != nullptr) {
+    // Only the groups holding a needed value, each found by its bit position (full groups
+    // have one width), with the digit count known to the compiler as below.
+    const int full_width = packing.Width(digits);
+    const auto some = [&]<size_t kDigits>(size_t runtime_digits) {
+      const size_t d = kDigits > 0 ? kDigits : runtime_digits;
+      size_t unpacked = SIZE_MAX;  // the group last unpacked
+      for (uint32_t p : *needed) {
+        if (p == 0) continue;  // the first value, stored whole
+        const size_t g = (p - 1) / d;
+        if (g == unpacked) continue;
+        unpacked = g;
+        bits.Seek(g * static_cast<size_t>(full_width));
+        if (!unpack(g < full_groups ? d : last, out + g * d)) return false;
+      }
+      return true;
+    };
+    bool ok;
+    switch (digits) {
+      case 1:
+        ok = some.template operator()<1>(1);
+        break;
+      case 2:
+        ok = some.template operator()<2>(2);
+        break;
+      case 3:
+        ok = some.template operator()<3>(3);
+        break;
+      default:
+        ok = some.template operator()<0>(digits);
+    }
+    if (!ok) return false;
+    in->remove_prefix(bytes);
+    return true;
+  }
   // The full groups with their digit count known to the compiler (unrolled)
   // for the common short groups.
   const auto full = [&]<size_t kDigits>() {
@@ -240,7 +276,8 @@ void EncodeInts(const std::vector<int64_t>& values, std::string* out) {
 
 size_t EncodedIntsSize(const std::vector<int64_t>& values) { return PlanInts(values).size; }
 
-bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values) {
+bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values,
+                const NeededValues* needed) {
   values->clear();
   if (in->empty()) return false;
   const auto encoding = static_cast<IntEncoding>((*in)[0]);
@@ -281,7 +318,10 @@ bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values
     in->remove_prefix(bytes);
     return true;
   }
-  if (encoding == IntEncoding::kRangePacked) return DecodeRangePacked(in, count, values);
+  if (encoding == IntEncoding::kRangePacked) {
+    if (needed != nullptr && !WithinCount(*needed, count)) needed = nullptr;
+    return DecodeRangePacked(in, count, values, needed);
+  }
   return false;
 }
 

@@ -1,6 +1,7 @@
 // Fuzz target: arbitrary bytes as a magnetic-store block. Decoding must
 // return an error or a block, never crash, hang or read out of bounds; a block
-// that decodes must encode again.
+// that decodes must encode again, and decode the same when only some points'
+// values are asked for.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +55,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto columns = strata::format::DecodeBlockColumns(
         bytes, /*with_versions=*/true, [](const strata::format::ColumnSummary&) { return true; });
     if (!columns.ok()) std::abort();
+    // A scan's second pass, decoding only some points' values (every third, from a
+    // point the input picks): those are the whole decoding's, to the bit.
+    strata::format::NeededValues needed;
+    for (size_t i = size % 3; i < columns->times.size(); i += 3) {
+      needed.push_back(static_cast<uint32_t>(i));
+    }
+    auto part = strata::format::DecodeBlockColumns(
+        bytes, /*with_versions=*/false, [](const strata::format::ColumnSummary&) { return true; },
+        /*with_times=*/true, &needed);
+    if (!part.ok()) std::abort();
+    for (size_t c = 0; c < columns->columns.size(); ++c) {
+      const auto& whole = *columns->columns[c];
+      const auto& some = *part->columns[c];
+      if (whole.type != strata::ValueType::kDouble) continue;
+      for (size_t i = 0, k = 0; i < whole.present.size(); ++i) {
+        if (!whole.present[i]) continue;
+        if (i % 3 == size % 3 &&
+            std::bit_cast<uint64_t>(whole.reals[k]) != std::bit_cast<uint64_t>(some.reals[k])) {
+          std::abort();
+        }
+        ++k;
+      }
+    }
     const strata::format::PointReader reader(*columns);
     for (size_t i = 0; i < points->size(); ++i) {
       if (!SameMeasures(reader.MeasuresAt(i), (*points)[i].measures)) {

@@ -177,6 +177,49 @@ TEST(Block, DecodesOnlyTheWantedColumns) {
   EXPECT_EQ(with_versions->versions, (std::vector<int64_t>{1, 2, 1}));
 }
 
+// A scan's second pass (query/exec/scan_batcher.cc) decodes the points that passed its
+// conditions: their values are the whole decoding's, NULLs and all, whatever else was left.
+TEST(Block, NeededPointsDecodeAsTheWholeBlock) {
+  std::vector<BlockPoint> sparse = Devops(400);
+  for (size_t i = 0; i < sparse.size(); ++i) {
+    if (i % 3 == 0) sparse[i].measures.erase(sparse[i].measures.begin());
+  }
+  for (const auto& points : {Devops(400), sparse}) {
+    auto bytes = EncodeBlock(points);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    auto all = [](const ColumnSummary&) { return true; };
+    auto whole = DecodeBlockColumns(*bytes, /*with_versions=*/false, all);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    NeededValues needed;
+    for (size_t i = 0; i < points.size(); i += 9) needed.push_back(static_cast<uint32_t>(i));
+    auto part = DecodeBlockColumns(*bytes, /*with_versions=*/false, all, true, &needed);
+    ASSERT_TRUE(part.ok()) << part.status();
+    ASSERT_EQ(part->columns.size(), whole->columns.size());
+    for (size_t c = 0; c < whole->columns.size(); ++c) {
+      const ColumnValues& w = *whole->columns[c];
+      const ColumnValues& p = *part->columns[c];
+      EXPECT_EQ(p.present, w.present);
+      for (size_t i = 0, k = 0; i < points.size(); ++i) {
+        if (!w.present[i]) continue;
+        if (i % 9 == 0) {
+          switch (w.type) {
+            case ValueType::kDouble:
+              EXPECT_EQ(p.reals[k], w.reals[k]) << c << " " << i;
+              break;
+            case ValueType::kVarchar:
+              EXPECT_EQ(p.texts[k], w.texts[k]) << c << " " << i;
+              break;
+            default:
+              EXPECT_EQ(p.numbers[k], w.numbers[k]) << c << " " << i;
+              break;
+          }
+        }
+        ++k;
+      }
+    }
+  }
+}
+
 TEST(Block, IntegerStatisticsAreExact) {
   std::vector<BlockPoint> points = {{1, 1, {{"n", Value::Bigint(INT64_MAX)}}},
                                     {2, 1, {{"n", Value::Bigint(INT64_MIN)}}}};

@@ -1,6 +1,7 @@
 // Round trips of the block codecs over the shapes time series take (random,
 // constant, monotone, extremes, empty, one value), and the choices the
 // encoders make where one encoding is clearly smaller.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -46,6 +47,72 @@ TEST(IntCodec, RoundTripsEveryShapeAndTransform) {
       EXPECT_EQ(in, "tail");
     }
   }
+}
+
+// Positions a scan asks for (int_codec.h, NeededValues): none, the first, the last, every
+// seventh, a run in the middle, all.
+std::vector<NeededValues> Masks(size_t count) {
+  std::vector<NeededValues> masks(6);
+  if (count == 0) return masks;
+  masks[1] = {0};
+  masks[2] = {static_cast<uint32_t>(count - 1)};
+  for (size_t i = 0; i < count; i += 7) masks[3].push_back(static_cast<uint32_t>(i));
+  for (size_t i = count / 3; i < count / 3 + 5 && i < count; ++i) {
+    masks[4].push_back(static_cast<uint32_t>(i));
+  }
+  for (size_t i = 0; i < count; ++i) masks[5].push_back(static_cast<uint32_t>(i));
+  return masks;
+}
+
+bool Names(const NeededValues& needed, size_t i) {
+  return std::binary_search(needed.begin(), needed.end(), static_cast<uint32_t>(i));
+}
+
+// Decoding with a mask gives the needed values exactly and ends where the sequence does; a
+// range-packed sequence leaves the groups holding no needed value undecoded (0).
+TEST(IntCodec, DecodesTheNeededValues) {
+  for (const auto& values : IntShapes()) {
+    for (bool delta : {false, true}) {
+      std::string bytes;
+      const std::vector<int64_t> stored = delta ? Deltas(values) : values;
+      EncodeInts(stored, &bytes);
+      const bool range_packed = static_cast<IntEncoding>(bytes[0]) == IntEncoding::kRangePacked;
+      bytes += "tail";
+      for (const NeededValues& needed : Masks(values.size())) {
+        std::string_view in = bytes;
+        std::vector<int64_t> decoded;
+        ASSERT_TRUE(DecodeInts(&in, values.size(), &decoded, &needed)) << values.size();
+        ASSERT_EQ(decoded.size(), stored.size());
+        EXPECT_EQ(in, "tail");
+        size_t untouched = 0;
+        for (size_t i = 0; i < stored.size(); ++i) {
+          if (Names(needed, i)) {
+            EXPECT_EQ(decoded[i], stored[i]) << i;
+          } else if (decoded[i] != stored[i]) {
+            EXPECT_EQ(decoded[i], 0) << i;
+            ++untouched;
+          }
+        }
+        const bool one_value_after_the_first =  // packed in no bits: nothing to skip
+            stored.size() > 1 && std::all_of(stored.begin() + 1, stored.end(),
+                                             [&](int64_t v) { return v == stored[1]; });
+        if (range_packed && stored.size() > 100 && !one_value_after_the_first &&
+            needed == NeededValues{0}) {
+          EXPECT_GT(untouched, 90u) << "the groups without a needed value were decoded";
+        }
+      }
+    }
+  }
+  // A list naming a position past the count is ignored: every value is decoded.
+  std::string bytes;
+  const std::vector<int64_t> walk = IntShapes()[7];
+  EncodeInts(walk, &bytes);
+  ASSERT_EQ(static_cast<IntEncoding>(bytes[0]), IntEncoding::kRangePacked);
+  std::string_view in = bytes;
+  std::vector<int64_t> decoded;
+  const NeededValues past_the_end = {1, static_cast<uint32_t>(walk.size())};
+  ASSERT_TRUE(DecodeInts(&in, walk.size(), &decoded, &past_the_end));
+  EXPECT_EQ(decoded, walk);
 }
 
 TEST(IntCodec, PicksTheSmallerEncoding) {
@@ -216,6 +283,39 @@ TEST(FloatCodec, RoundTripsEveryShapeToTheBit) {
     }
     EXPECT_EQ(in, "tail");
   }
+}
+
+// The decimal forms with a mask give the needed values to the bit, whichever form the
+// values took: plain or delta-coded integers, with exceptions, Gorilla.
+TEST(FloatCodec, DecodesTheNeededValuesToTheBit) {
+  std::vector<std::vector<double>> shapes = DoubleShapes();
+  std::mt19937_64 random(11);
+  std::vector<double> uniform(1000);  // two decimals, no trend: plain integers, range-packed
+  for (double& v : uniform) v = static_cast<double>(random() % 10001) / 100;
+  shapes.push_back(uniform);
+  std::vector<double> with_exceptions = uniform;
+  with_exceptions[5] = std::nan("");
+  with_exceptions[500] = 1.0 / 3;
+  shapes.push_back(with_exceptions);
+  for (const auto& values : shapes) {
+    std::string bytes;
+    EncodeDoubles(values, &bytes);
+    bytes += "tail";
+    for (const NeededValues& needed : Masks(values.size())) {
+      std::string_view in = bytes;
+      std::vector<double> decoded;
+      ASSERT_TRUE(DecodeDoubles(&in, values.size(), &decoded, &needed));
+      ASSERT_EQ(decoded.size(), values.size());
+      EXPECT_EQ(in, "tail");
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (Names(needed, i)) EXPECT_EQ(Bits(decoded[i]), Bits(values[i])) << i;
+      }
+    }
+  }
+  std::string uniform_bytes;
+  EncodeDoubles(uniform, &uniform_bytes);
+  ASSERT_EQ(static_cast<DoubleEncoding>(uniform_bytes[0]), DoubleEncoding::kAlp);
+  EXPECT_EQ(uniform_bytes[1] & kAlpDeltas, 0) << "the plain form, whose groups can be skipped";
 }
 
 TEST(FloatCodec, FixedDecimalsUseTheDecimalForm) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "storage/blocks/block.h"
 #include "storage/head/memory_head.h"
 #include "storage/rows/head_rows.h"
 #include "storage/rows/row_codec.h"
@@ -232,6 +233,90 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
     }
     EXPECT_GT(got[5].size(), 0u);  // the dimension, read in every case
     EXPECT_GE(flushes, 2);
+  }
+}
+
+// A magnetic-store block read by AddBlock gives the rows its points make: with value bounds
+// (late materialization: the bounded column first, then the others' values at the passing
+// points only), with NULLs among a column's values, with the bounded column not read, and
+// with the time range cutting the block at both ends.
+TEST(ScanBatcherTest, ABlockGivesTheRowsOfItsPointsThatPass) {
+  const TableColumns table = TwoAttributes();
+  const ValueBound a_over_50{
+      .column = 1, .type = DataType::kDouble, .op = ">", .value = Datum::Double(50)};
+  constexpr int kPoints = 2600;  // more than two batches
+  struct Case {
+    const char* name;
+    bool sparse;  // b absent from every fifth point
+    std::vector<bool> read;
+    std::vector<ValueBound> bounds;
+    int64_t start, end;
+  };
+  const std::vector<Case> cases = {
+      {"a bound, every column", false, {true, true, true}, {a_over_50}, INT64_MIN, INT64_MAX},
+      {"a bound, NULLs, the range cut", true, {true, true, true}, {a_over_50}, 1055, 24015},
+      {"a bound on a column not read, the range cut",
+       false,
+       {true, false, true},
+       {a_over_50},
+       2005,
+       23995},
+      {"no bound, the range cut", true, {true, true, true}, {}, 5000, 25000},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<format::BlockPoint> points(kPoints);
+    std::vector<std::vector<Datum>> expected(3);
+    for (int i = 0; i < kPoints; ++i) {
+      // Two decimals with no trend: a plain decimal form, whose groups a scan can skip.
+      const double a = static_cast<double>((i * 3709) % 10000) / 100;
+      const double b = -i * 0.25;
+      const bool has_b = !c.sparse || i % 5 != 0;
+      points[i].time_nanos = 1000 + i * 10;
+      points[i].version = 1;
+      points[i].measures = {{"a", Value::Double(a)}};
+      if (has_b) points[i].measures.push_back({"b", Value::Double(b)});
+      if (points[i].time_nanos < c.start || points[i].time_nanos >= c.end) continue;
+      if (!c.bounds.empty() && !(a > 50)) continue;
+      if (c.read[0]) expected[0].push_back(Datum::Timestamp(points[i].time_nanos));
+      if (c.read[1]) expected[1].push_back(Datum::Double(a));
+      if (c.read[2]) expected[2].push_back(has_b ? Datum::Double(b) : Datum::Null());
+    }
+    absl::StatusOr<std::string> bytes = format::EncodeBlock(points);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<format::BlockSummary> summary = format::DecodeBlockSummary(*bytes);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+
+    ScanBatcher batcher(table, c.read, c.bounds);
+    std::vector<std::vector<Datum>> got(3);
+    int flushes = 0;
+    auto take = [&] {
+      ++flushes;
+      const std::vector<std::vector<Datum>> part = Drain(batcher, c.read);
+      for (size_t k = 0; k < part.size(); ++k) {
+        got[k].insert(got[k].end(), part[k].begin(), part[k].end());
+      }
+      return true;
+    };
+    const WholeBlock block{.series = kSeries,
+                           .summary = &*summary,
+                           .bytes = [&]() -> absl::StatusOr<std::string_view> { return *bytes; },
+                           .start_nanos = c.start,
+                           .end_nanos = c.end};
+    absl::StatusOr<bool> went_on = batcher.AddBlock(block, take);
+    ASSERT_TRUE(went_on.ok()) << went_on.status();
+    EXPECT_TRUE(*went_on);
+    take();
+    EXPECT_GE(flushes, 2);
+    for (size_t k = 0; k < 3; ++k) {
+      ASSERT_EQ(got[k].size(), expected[k].size()) << "column " << k;
+      for (size_t r = 0; r < got[k].size(); ++r) {
+        ASSERT_EQ(got[k][r].null, expected[k][r].null) << "column " << k << " row " << r;
+        ASSERT_EQ(got[k][r].ToString(), expected[k][r].ToString())
+            << "column " << k << " row " << r;
+      }
+    }
+    EXPECT_GT(got[2].size(), 500u);
   }
 }
 
