@@ -71,6 +71,7 @@ cluster_suite() { # file, output
   local gateway=$((STRATA_CLUSTER_PORT_BASE + 100))
   load $gateway "$1"
   settle "$STRATA_CLUSTER_DIR"/node*.log
+  await_quiet $(awk '$1 == "node" {print $3}' "$STRATA_CLUSTER_DIR/pids")
   while read -r kind name pid; do
     if [ "$kind" = node ]; then cg_quota "$cg_root/$name" "$quota"; else cg_quota "$cg_root/$name" max; fi
     cg_add "$cg_root/$name" "$pid"

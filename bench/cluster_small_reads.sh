@@ -57,6 +57,7 @@ gateway=$((STRATA_CLUSTER_PORT_BASE + 100))
 STRATA_CLUSTER_NODE_FLAGS="--maintenance-interval-seconds 5" scripts/cluster.sh up 3 >/dev/null
 load $gateway "$dir/data.lp"
 settle "$STRATA_CLUSTER_DIR"/node*.log
+await_quiet $(awk '$1 == "node" {print $3}' "$STRATA_CLUSTER_DIR/pids")
 for round in $(seq "$rounds"); do
   measure $port "$dir/one.txt" "$single"
   for rows in 0 10000; do

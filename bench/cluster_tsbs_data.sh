@@ -27,6 +27,21 @@ settle() { # log files...
   done
 }
 
+# Waits (up to two minutes) until the processes PIDS use under 5 % of a CPU each over two
+# seconds (an idle cluster node uses 1–2 %, its heartbeats and maintenance): after a load settles, RocksDB's compactions go on for a while, and under a quota
+# they take the CPU the first queries were to have (a 1 ms query measured at 9 ms).
+await_quiet() { # pids...
+  local hz before after
+  hz=$(getconf CLK_TCK)
+  for _ in $(seq 60); do
+    before=$(ticks "$@")
+    sleep 2
+    after=$(ticks "$@")
+    [ $((after - before)) -le $((hz * 2 * 5 * $# / 100)) ] && return 0
+  done
+  echo "the servers were still busy two minutes after the load settled" >&2
+}
+
 # One stratad at PORT over DIR/single, FILE loaded and settled; its PID in `single`.
 start_single() { # port, dir, file
   build/server/stratad --data-dir "$2/single" --listen "127.0.0.1:$1" --http-listen '' \
@@ -35,6 +50,7 @@ start_single() { # port, dir, file
   for _ in $(seq 50); do strata -p "$1" health >/dev/null 2>&1 && break; sleep 0.1; done
   load "$1" "$3"
   settle "$2/single.log"
+  await_quiet "$single"
 }
 
 # benchmark.cpu created through the node at PORT and FILE imported into it.
