@@ -651,6 +651,7 @@ absl::Status ClusterShardReads::RunRemote(
     relay_pages.emplace();
     relay_pages->set_page_size(relay->form.page_size);
     relay_pages->set_page_bytes(relay->form.page_bytes);
+    relay_pages->set_row_pages(relay->form.row_pages);
     for (const query::ResultColumn& c : relay->columns) {
       internal::v1::ScanColumn* column = relay_pages->add_columns();
       column->set_name(c.name);

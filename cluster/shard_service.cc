@@ -48,7 +48,8 @@ class ScanWriterSink final : public query::ResultSink {
             encoders_(types_, *std::move(picks),
                       {.page_size = std::max(1, relay_->page_size()),
                        .page_bytes = std::min<int64_t>(std::max<int64_t>(1, relay_->page_bytes()),
-                                                       static_cast<int64_t>(page_bytes_))});
+                                                       static_cast<int64_t>(page_bytes_)),
+                       .row_pages = relay_->row_pages()});
       }
     }
     has_held_ = true;

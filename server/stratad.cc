@@ -8,8 +8,8 @@
 #include "cluster/membership.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "server/grpc/row_page_encoder.h"
 #include "server/ops/logging.h"
-#include "server/wire/column_pages.h"
 #include "spdlog/spdlog.h"
 
 namespace strata {
@@ -72,7 +72,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .testing_query_delay_ms = config.testing_query_delay_ms,
        .testing_catalog_delay_ms = config.testing_catalog_delay_ms,
        .max_message_bytes = config.max_message_bytes,
-       .page_encoders = NewColumnPageEncoder,
+       .page_encoders = NewResultPageEncoder,
        .secret = secret,
        .member_tls = {.cert_file = config.tls_cert,
                       .key_file = config.tls_key,

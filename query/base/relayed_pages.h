@@ -1,8 +1,8 @@
 // Relayed pages: on a cluster, a query whose answer is one table's fragments' rows as they are
 // (SELECT <columns> FROM t WHERE ..., no ORDER BY, grouping or LIMIT) has each fragment's
-// node encode its rows as the client's own result pages, which the node the client asked only
-// relays: it does not decode, copy and encode again every remote row (most of its time in a
-// large read). The front door says how its pages are made (RelayForm) and makes them
+// node encode its rows as the client's own result pages (columnar or row pages), which the node the
+// client asked only relays: it does not decode, copy and encode again every remote row (most of its
+// time in a large read). The front door says how its pages are made (RelayForm) and makes them
 // (PageEncoder); the engine and the cluster carry them as bytes they do not read.
 #pragma once
 
@@ -24,6 +24,7 @@ namespace strata::query {
 struct RelayForm {
   int32_t page_size = 1000;
   int64_t page_bytes = 1 << 20;
+  bool row_pages = false;  // the client's pages are rows (v1.RowPage), not columns
 };
 
 // Makes pages of rows in the client's form: batches in, pages out, each handed to `page` as

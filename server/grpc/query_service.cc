@@ -171,10 +171,11 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     return absl::OkStatus();
   }
   absl::Status EndBatches() override { return SendPendingPage(); }
-  // Columnar pages other nodes made (NewColumnPageEncoder, with this form): sent as they are.
+  // Pages other nodes made in this form (NewResultPageEncoder): sent as they are.
   std::optional<query::RelayForm> RelaysPages() const override {
-    if (!columnar_) return std::nullopt;
-    return query::RelayForm{.page_size = ticket_->request().page_size, .page_bytes = page_bytes_};
+    return query::RelayForm{.page_size = ticket_->request().page_size,
+                            .page_bytes = page_bytes_,
+                            .row_pages = !columnar_};
   }
   absl::Status RelayPage(std::string bytes, size_t /*rows*/) override {
     const auto size = static_cast<int64_t>(bytes.size());

@@ -1,8 +1,12 @@
 #include "server/grpc/row_page_encoder.h"
 
+#include <algorithm>
+
 #include "absl/base/casts.h"
+#include "common/status.h"
 #include "common/utf8.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "server/wire/column_pages.h"
 #include "server/wire/datum_proto.h"
 #include "strata/v1/query.pb.h"
 
@@ -152,11 +156,18 @@ std::string EncodeRowPageResponse(const std::vector<query::Row>& rows) {
   return RowPageResponse(page);
 }
 
-void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::string* rows) {
+namespace {
+
+// Rows [start, start + n) of `batch`, each the cells of the columns `column(i)` for i below
+// `width`.
+template <typename ColumnAt>
+void AppendRows(const query::Batch& batch, size_t width, const ColumnAt& column, size_t start,
+                size_t n, std::string* rows) {
   std::string row, datum;
   for (size_t r = start; r < start + n; ++r) {
     row.clear();
-    for (const query::Vector& v : batch.columns) {
+    for (size_t i = 0; i < width; ++i) {
+      const query::Vector& v = batch.columns[column(i)];
       datum.clear();
       if (v.size() == batch.rows) {
         EncodeCell(v, r, &datum);
@@ -167,6 +178,75 @@ void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::str
     }
     PutLengthDelimited(kPageRows, row, rows);
   }
+}
+
+class RowPageEncoder final : public query::PageEncoder {
+ public:
+  RowPageEncoder(std::vector<int> columns, query::RelayForm form)
+      : columns_(std::move(columns)), form_(form) {}
+
+  absl::Status Add(const query::Batch& batch, const Page& page) override {
+    const auto page_size = static_cast<size_t>(form_.page_size);
+    for (size_t start = 0; start < batch.rows;) {
+      size_t n =
+          query::RowsWithinBytes(batch, start, std::min(batch.rows - start, page_size - held_),
+                                 form_.page_bytes - static_cast<int64_t>(rows_.size()));
+      if (n == 0 && held_ > 0) {  // the next row goes into a page of its own
+        RETURN_IF_ERROR(Flush(page));
+        continue;
+      }
+      n = std::max<size_t>(n, 1);  // a row longer than a page is one alone
+      AppendBatchColumnsRows(batch, columns_, start, n, &rows_);
+      held_ += n;
+      start += n;
+      if (held_ >= page_size || static_cast<int64_t>(rows_.size()) >= form_.page_bytes) {
+        RETURN_IF_ERROR(Flush(page));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Flush(const Page& page) override {
+    if (held_ == 0) return absl::OkStatus();
+    std::string bytes = RowPageResponse(rows_);
+    const size_t rows = held_;
+    rows_.clear();
+    held_ = 0;
+    return page(std::move(bytes), rows);
+  }
+
+ private:
+  const std::vector<int> columns_;
+  const query::RelayForm form_;
+  std::string rows_;  // the page's RowPage entries
+  size_t held_ = 0;   // rows in rows_
+};
+
+}  // namespace
+
+void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::string* rows) {
+  AppendRows(
+      batch, batch.columns.size(), [](size_t i) { return i; }, start, n, rows);
+}
+
+void AppendBatchColumnsRows(const query::Batch& batch, const std::vector<int>& columns,
+                            size_t start, size_t n, std::string* rows) {
+  AppendRows(
+      batch, columns.size(), [&](size_t i) { return static_cast<size_t>(columns[i]); }, start, n,
+      rows);
+}
+
+std::unique_ptr<query::PageEncoder> NewRowPageEncoder(std::vector<query::DataType> /*types*/,
+                                                      std::vector<int> columns,
+                                                      query::RelayForm form) {
+  return std::make_unique<RowPageEncoder>(std::move(columns), form);
+}
+
+std::unique_ptr<query::PageEncoder> NewResultPageEncoder(std::vector<query::DataType> types,
+                                                         std::vector<int> columns,
+                                                         query::RelayForm form) {
+  if (form.row_pages) return NewRowPageEncoder(std::move(types), std::move(columns), form);
+  return NewColumnPageEncoder(std::move(types), std::move(columns), form);
 }
 
 grpc::ByteBuffer TakeAsByteBuffer(std::string bytes) {

@@ -6,11 +6,13 @@
 // (arrays, maps, rows, time series) are built as messages and serialized.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "grpcpp/support/byte_buffer.h"
 #include "query/base/datum.h"
+#include "query/base/relayed_pages.h"
 #include "query/base/vector.h"
 #include "query/expr/expr.h"  // query::Row
 
@@ -24,7 +26,22 @@ std::string EncodeRowPageResponse(const std::vector<query::Row>& rows);
 // (Vector::Get per cell; a column the batch does not hold is NULL), without
 // making them. RowPageResponse wraps what was appended.
 void AppendBatchRows(const query::Batch& batch, size_t start, size_t n, std::string* rows);
+// The same of the batch's columns `columns` (positions), in that order.
+void AppendBatchColumnsRows(const query::Batch& batch, const std::vector<int>& columns,
+                            size_t start, size_t n, std::string* rows);
 std::string RowPageResponse(std::string_view rows);
+
+// Serialized QueryResponse{page} pages of the columns `columns` (positions) of batches of
+// `types`, cut as `form` says as the Query service cuts its own row pages (at its page size,
+// or once the rows' bytes reach the page's): a cluster node's fragment makes them for the
+// node that relays them to its client (query/base/relayed_pages.h).
+std::unique_ptr<query::PageEncoder> NewRowPageEncoder(std::vector<query::DataType> types,
+                                                      std::vector<int> columns,
+                                                      query::RelayForm form);
+// The client's form of pages: rows or columns (server/wire/column_pages.h).
+std::unique_ptr<query::PageEncoder> NewResultPageEncoder(std::vector<query::DataType> types,
+                                                         std::vector<int> columns,
+                                                         query::RelayForm form);
 
 // `bytes` as a gRPC message without copying them.
 grpc::ByteBuffer TakeAsByteBuffer(std::string bytes);

@@ -8,6 +8,7 @@
 
 #include "common/utf8.h"
 #include "gtest/gtest.h"
+#include "server/grpc/row_page_encoder.h"
 
 namespace strata {
 namespace {
@@ -86,9 +87,10 @@ TEST(ColumnPageTest, RunsOfNumbersWithAndWithoutNullsAppendAlike) {
   EXPECT_TRUE(first.columns(1).nulls().empty());
 }
 
-// The pages a cluster's fragment makes for a client (relayed as they are): cut at the page
-// size across batches, or once their values reach the page's bytes (a row longer than that
-// alone), holding the chosen columns in the client's order; Flush sends what is left.
+// The pages a cluster's fragment makes for a client (relayed as they are), columnar or rows
+// (NewResultPageEncoder): cut at the page size across batches, or once their values reach the
+// page's bytes (a row longer than that alone), holding the chosen columns in the client's
+// order; Flush sends what is left.
 TEST(ColumnPageTest, EncodedPagesAreCutAsTheClientsAndHoldItsColumns) {
   auto batch_of = [](std::vector<int64_t> ids, std::vector<std::string> texts) {
     query::Batch batch;
@@ -120,37 +122,51 @@ TEST(ColumnPageTest, EncodedPagesAreCutAsTheClientsAndHoldItsColumns) {
       {"bytes", {.page_size = 1000, .page_bytes = 130}, {1, 2, 3}, {4, 5}, 40, {2, 2, 1}},
       {"a row longer than a page", {.page_size = 1000, .page_bytes = 10}, {1}, {2}, 50, {1, 1}},
   };
-  for (const Case& c : cases) {
-    std::unique_ptr<query::PageEncoder> encoder =
-        NewColumnPageEncoder({DataType::kBigint, DataType::kVarchar}, {1, 0}, c.form);
-    std::vector<size_t> rows;
-    std::vector<int64_t> ids;
-    std::vector<std::string> texts;
-    const query::PageEncoder::Page take = [&](std::string bytes, size_t n) {
-      v1::QueryResponse page;
-      EXPECT_TRUE(page.ParseFromString(bytes)) << c.name;
-      EXPECT_EQ(page.column_page().row_count(), static_cast<int>(n)) << c.name;
-      EXPECT_EQ(page.column_page().columns_size(), 2) << c.name;
-      rows.push_back(n);
-      for (const std::string& t : Texts(page.column_page().columns(0))) texts.push_back(t);
-      const auto& column = page.column_page().columns(1).ints();
-      ids.insert(ids.end(), column.begin(), column.end());
-      return absl::OkStatus();
-    };
-    std::vector<int64_t> all;
-    for (const std::vector<int64_t>* part : {&c.first_ids, &c.second_ids}) {
-      std::vector<std::string> part_texts;
-      for (int64_t id : *part) part_texts.push_back(std::string(c.text_bytes, 'a' + id));
-      ASSERT_TRUE(encoder->Add(batch_of(*part, part_texts), take).ok()) << c.name;
-      all.insert(all.end(), part->begin(), part->end());
-    }
-    ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;
-    ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;  // nothing left: no page
-    EXPECT_EQ(rows, c.rows_per_page) << c.name;
-    EXPECT_EQ(ids, all) << c.name;
-    ASSERT_EQ(texts.size(), all.size()) << c.name;
-    for (size_t i = 0; i < all.size(); ++i) {
-      EXPECT_EQ(texts[i], std::string(c.text_bytes, 'a' + all[i])) << c.name;
+  for (const Case& base : cases) {
+    for (bool row_pages : {false, true}) {
+      Case c = base;
+      c.form.row_pages = row_pages;
+      if (row_pages) c.name += " (row pages)";
+      std::unique_ptr<query::PageEncoder> encoder =
+          NewResultPageEncoder({DataType::kBigint, DataType::kVarchar}, {1, 0}, c.form);
+      std::vector<size_t> rows;
+      std::vector<int64_t> ids;
+      std::vector<std::string> texts;
+      const query::PageEncoder::Page take = [&](std::string bytes, size_t n) {
+        v1::QueryResponse page;
+        EXPECT_TRUE(page.ParseFromString(bytes)) << c.name;
+        rows.push_back(n);
+        if (row_pages) {
+          EXPECT_EQ(page.page().rows_size(), static_cast<int>(n)) << c.name;
+          for (const v1::Row& row : page.page().rows()) {
+            EXPECT_EQ(row.data_size(), 2) << c.name;
+            texts.push_back(row.data(0).varchar_value());
+            ids.push_back(row.data(1).bigint_value());
+          }
+          return absl::OkStatus();
+        }
+        EXPECT_EQ(page.column_page().row_count(), static_cast<int>(n)) << c.name;
+        EXPECT_EQ(page.column_page().columns_size(), 2) << c.name;
+        for (const std::string& t : Texts(page.column_page().columns(0))) texts.push_back(t);
+        const auto& column = page.column_page().columns(1).ints();
+        ids.insert(ids.end(), column.begin(), column.end());
+        return absl::OkStatus();
+      };
+      std::vector<int64_t> all;
+      for (const std::vector<int64_t>* part : {&c.first_ids, &c.second_ids}) {
+        std::vector<std::string> part_texts;
+        for (int64_t id : *part) part_texts.push_back(std::string(c.text_bytes, 'a' + id));
+        ASSERT_TRUE(encoder->Add(batch_of(*part, part_texts), take).ok()) << c.name;
+        all.insert(all.end(), part->begin(), part->end());
+      }
+      ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;
+      ASSERT_TRUE(encoder->Flush(take).ok()) << c.name;  // nothing left: no page
+      EXPECT_EQ(rows, c.rows_per_page) << c.name;
+      EXPECT_EQ(ids, all) << c.name;
+      ASSERT_EQ(texts.size(), all.size()) << c.name;
+      for (size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(texts[i], std::string(c.text_bytes, 'a' + all[i])) << c.name;
+      }
     }
   }
 }
