@@ -76,14 +76,17 @@ bool HasSubquery(const Expr& e) {
   return false;
 }
 
-// The names of the columns `select` reads from its one table; nullopt when it reads them
-// all (SELECT *) or may read any (a subquery may name the outer table's columns).
-std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select) {
+// The names of the columns `select` reads from its one table once its WHERE is applied
+// (`where_in_fragments`: every conjunct of it, by the fragments, so that its columns need not
+// be sent); nullopt when it reads them all (SELECT *) or may read any (a subquery may name
+// the outer table's columns).
+std::optional<std::set<std::string>> ColumnsRead(const SelectStmt& select,
+                                                 bool where_in_fragments) {
+  if (select.where && HasSubquery(*select.where)) return std::nullopt;
   std::vector<const Expr*> exprs;
   for (const SelectItem& item : select.items) exprs.push_back(item.expr.get());
-  for (const ExprPtr* e : {&select.where, &select.having}) {
-    if (*e) exprs.push_back(e->get());
-  }
+  if (select.where && !where_in_fragments) exprs.push_back(select.where.get());
+  if (select.having) exprs.push_back(select.having.get());
   for (const ExprPtr& g : select.group_by) exprs.push_back(g.get());
   for (const OrderItem& o : select.order_by) exprs.push_back(o.expr.get());
   for (const ExprPtr& k : select.distinct_on) exprs.push_back(k.get());
@@ -326,9 +329,10 @@ absl::StatusOr<std::optional<Planner::Source>> Planner::PlanShardedTable(const T
       MergeShare(select, context_->relays_pages));
   sites = table_read->sites;
   // What the fragments send: the columns the statement reads (at least one, so that rows
-  // are counted) that each site has, or all of them.
+  // are counted) that each site has, or all of them. A WHERE the fragments apply whole is not
+  // applied here again (Planner::SelectPhases::Build), so the columns only it reads stay there.
   std::optional<std::set<std::string>> read =
-      select != nullptr ? ColumnsRead(*select) : std::nullopt;
+      select != nullptr ? ColumnsRead(*select, table_read->where_whole) : std::nullopt;
   const std::vector<std::string> top_rows = select != nullptr
                                                 ? TopRowsInFragments(*select, *table_read, sql_)
                                                 : std::vector<std::string>();
