@@ -33,22 +33,23 @@
 namespace strata::query {
 
 class PlanAnalysis;  // query/exec/plan_analysis.h
+class ShardFragmentsNode;  // query/exec/shard_fragments.h
 class SystemTables;  // query/exec/system_tables.h
 struct QueryProgress;  // query/base/running_queries.h
 
-// Per-query state shared by the operators.
 // A plan whose answer is one ShardFragmentsNode's rows, some of their columns as they are
-// (PassThroughFragments):
-// that node hands its remote fragments' pages, made there in the client's form, to `sink`
-// as they are (query/base/relayed_pages.h), counting their rows in `stats`.
+// (PassThroughFragments): that node hands its remote fragments' pages, made there in the
+// client's form, to `sink` as they are (query/base/relayed_pages.h), counting their rows in
+// `stats`.
 struct RelayedAnswer {
-  const void* node = nullptr;  // the ShardFragmentsNode
-  std::vector<int> columns;    // the answer's columns: positions among the node's
+  const ShardFragmentsNode* node = nullptr;
+  std::vector<int> columns;  // the answer's columns: positions among the node's
   ResultSink* sink = nullptr;
   RelayForm form;
   QueryStats* stats = nullptr;
 };
 
+// Per-query state shared by the operators.
 struct QueryContext {
   EvalContext eval;
   // Set by whoever may cancel the query (CancelQuery, a client that left).

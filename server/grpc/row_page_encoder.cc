@@ -236,16 +236,10 @@ void AppendBatchColumnsRows(const query::Batch& batch, const std::vector<int>& c
       rows);
 }
 
-std::unique_ptr<query::PageEncoder> NewRowPageEncoder(std::vector<query::DataType> /*types*/,
-                                                      std::vector<int> columns,
-                                                      query::RelayForm form) {
-  return std::make_unique<RowPageEncoder>(std::move(columns), form);
-}
-
 std::unique_ptr<query::PageEncoder> NewResultPageEncoder(std::vector<query::DataType> types,
                                                          std::vector<int> columns,
                                                          query::RelayForm form) {
-  if (form.row_pages) return NewRowPageEncoder(std::move(types), std::move(columns), form);
+  if (form.row_pages) return std::make_unique<RowPageEncoder>(std::move(columns), form);
   return NewColumnPageEncoder(std::move(types), std::move(columns), form);
 }
 

@@ -31,14 +31,11 @@ void AppendBatchColumnsRows(const query::Batch& batch, const std::vector<int>& c
                             size_t start, size_t n, std::string* rows);
 std::string RowPageResponse(std::string_view rows);
 
-// Serialized QueryResponse{page} pages of the columns `columns` (positions) of batches of
-// `types`, cut as `form` says as the Query service cuts its own row pages (at its page size,
-// or once the rows' bytes reach the page's): a cluster node's fragment makes them for the
-// node that relays them to its client (query/base/relayed_pages.h).
-std::unique_ptr<query::PageEncoder> NewRowPageEncoder(std::vector<query::DataType> types,
-                                                      std::vector<int> columns,
-                                                      query::RelayForm form);
-// The client's form of pages: rows or columns (server/wire/column_pages.h).
+// Serialized QueryResponse pages of the columns `columns` (positions) of batches of `types`
+// in the client's form: RowPage entries (form.row_pages; cut as the Query service cuts its own
+// row pages, at its page size or once the rows' bytes reach the page's) or a ColumnPage
+// (server/wire/column_pages.h). A cluster node's fragment makes them for the node that relays
+// them to its client (query/base/relayed_pages.h).
 std::unique_ptr<query::PageEncoder> NewResultPageEncoder(std::vector<query::DataType> types,
                                                          std::vector<int> columns,
                                                          query::RelayForm form);

@@ -1,6 +1,7 @@
 #include "query/exec/scan_batcher.h"
 
 #include <cstring>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -117,6 +118,33 @@ std::vector<std::vector<Datum>> Drain(ScanBatcher& batcher, const std::vector<bo
   return out;
 }
 
+// A `full` callback for AddHeadSeries and AddBlock: each call drains `batcher`, appending
+// its columns to `*got` and counting the call in `*flushes`.
+std::function<bool()> DrainInto(ScanBatcher& batcher, const std::vector<bool>& read,
+                                std::vector<std::vector<Datum>>* got, int* flushes) {
+  return [&batcher, &read, got, flushes] {
+    ++*flushes;
+    const std::vector<std::vector<Datum>> part = Drain(batcher, read);
+    for (size_t k = 0; k < part.size(); ++k) {
+      (*got)[k].insert((*got)[k].end(), part[k].begin(), part[k].end());
+    }
+    return true;
+  };
+}
+
+// Columns of values equal, NULLs and text alike.
+void ExpectSameColumns(const std::vector<std::vector<Datum>>& got,
+                       const std::vector<std::vector<Datum>>& expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].size(), expected[k].size()) << "column " << k;
+    for (size_t r = 0; r < got[k].size(); ++r) {
+      ASSERT_EQ(got[k][r].null, expected[k][r].null) << "column " << k << " row " << r;
+      ASSERT_EQ(got[k][r].ToString(), expected[k][r].ToString()) << "column " << k << " row " << r;
+    }
+  }
+}
+
 // A memory-head series read whole (AddHeadSeries, which reads runs of a
 // fixed-layout shape a column at a time) must fill the batches exactly as
 // its rows added one by one (Add) do: across batch boundaries, where the
@@ -209,28 +237,14 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
     ScanBatcher whole(table, c.read, c.bounds);
     std::vector<std::vector<Datum>> got(c.read.size());
     int flushes = 0;
-    auto take = [&] {
-      ++flushes;
-      const std::vector<std::vector<Datum>> part = Drain(whole, c.read);
-      for (size_t k = 0; k < part.size(); ++k) {
-        got[k].insert(got[k].end(), part[k].begin(), part[k].end());
-      }
-      return true;
-    };
+    const std::function<bool()> take = DrainInto(whole, c.read, &got, &flushes);
     const HeadSeries series{.series = kSeries, .rows = entries, .shapes = shapes,
                             .start_nanos = c.start, .end_nanos = c.end};
     absl::StatusOr<bool> went_on = whole.AddHeadSeries(series, take);
     ASSERT_TRUE(went_on.ok());
     EXPECT_TRUE(*went_on);
     take();
-    for (size_t k = 0; k < c.read.size(); ++k) {
-      ASSERT_EQ(got[k].size(), expected[k].size()) << "column " << k;
-      for (size_t r = 0; r < got[k].size(); ++r) {
-        ASSERT_EQ(got[k][r].null, expected[k][r].null) << "column " << k << " row " << r;
-        ASSERT_EQ(got[k][r].ToString(), expected[k][r].ToString())
-            << "column " << k << " row " << r;
-      }
-    }
+    ExpectSameColumns(got, expected);
     EXPECT_GT(got[5].size(), 0u);  // the dimension, read in every case
     EXPECT_GE(flushes, 2);
   }
@@ -290,14 +304,7 @@ TEST(ScanBatcherTest, ABlockGivesTheRowsOfItsPointsThatPass) {
     ScanBatcher batcher(table, c.read, c.bounds);
     std::vector<std::vector<Datum>> got(3);
     int flushes = 0;
-    auto take = [&] {
-      ++flushes;
-      const std::vector<std::vector<Datum>> part = Drain(batcher, c.read);
-      for (size_t k = 0; k < part.size(); ++k) {
-        got[k].insert(got[k].end(), part[k].begin(), part[k].end());
-      }
-      return true;
-    };
+    const std::function<bool()> take = DrainInto(batcher, c.read, &got, &flushes);
     const WholeBlock block{.series = kSeries,
                            .summary = &*summary,
                            .bytes = [&]() -> absl::StatusOr<std::string_view> { return *bytes; },
@@ -308,14 +315,7 @@ TEST(ScanBatcherTest, ABlockGivesTheRowsOfItsPointsThatPass) {
     EXPECT_TRUE(*went_on);
     take();
     EXPECT_GE(flushes, 2);
-    for (size_t k = 0; k < 3; ++k) {
-      ASSERT_EQ(got[k].size(), expected[k].size()) << "column " << k;
-      for (size_t r = 0; r < got[k].size(); ++r) {
-        ASSERT_EQ(got[k][r].null, expected[k][r].null) << "column " << k << " row " << r;
-        ASSERT_EQ(got[k][r].ToString(), expected[k][r].ToString())
-            << "column " << k << " row " << r;
-      }
-    }
+    ExpectSameColumns(got, expected);
     EXPECT_GT(got[2].size(), 500u);
   }
 }
