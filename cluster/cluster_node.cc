@@ -793,6 +793,59 @@ std::optional<internal::v1::ShardStateResponse> ClusterNode::StateOf(
   return response;
 }
 
+void ClusterNode::RevokeReadLeases(uint32_t shard, std::vector<ReadLeaseHolder> live) {
+  struct Call {
+    const ReadLeaseHolder* holder = nullptr;
+    grpc::ClientContext context;
+    internal::v1::RevokeReadLeaseResponse response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<internal::v1::RevokeReadLeaseResponse>> reader;
+  };
+  grpc::CompletionQueue done;
+  std::vector<std::unique_ptr<Call>> calls;
+  std::vector<const ReadLeaseHolder*> unanswered;  // waited out
+  for (const ReadLeaseHolder& holder : live) {
+    std::string address;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = nodes_.find(holder.node); it != nodes_.end()) address = it->second;
+    }
+    if (address.empty()) {
+      unanswered.push_back(&holder);
+      continue;
+    }
+    auto call = std::make_unique<Call>();
+    call->holder = &holder;
+    call->context.set_deadline(std::chrono::system_clock::now() +
+                               (holder.until - LeaseClock::now()));
+    membership_->Present(&call->context);
+    internal::v1::RevokeReadLeaseRequest request;
+    request.set_shard(shard);
+    request.set_epoch(holder.epoch);
+    request.set_id(holder.id);
+    call->reader = peers_->For(address)->AsyncRevokeReadLease(&call->context, request, &done);
+    call->reader->Finish(&call->response, &call->status, call.get());
+    calls.push_back(std::move(call));
+  }
+  for (size_t answered = 0; answered < calls.size(); ++answered) {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!done.Next(&tag, &ok)) break;
+    const Call& call = *static_cast<const Call*>(tag);
+    if (!ok || !call.status.ok()) unanswered.push_back(call.holder);
+  }
+  done.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (done.Next(&tag, &ok)) {
+  }
+  for (const ReadLeaseHolder* holder : unanswered) {
+    spdlog::info("cluster: shard {}'s read lease at node {} not revoked; waiting for its end",
+                 shard, holder->node);
+    std::this_thread::sleep_until(holder->until);
+  }
+}
+
 absl::StatusOr<std::vector<std::string>> ClusterNode::ChangeNodes(
     const std::vector<std::string>& add, const std::vector<std::string>& remove) {
   if (add.size() + remove.size() > kMaxClusterNodes) {
@@ -888,6 +941,9 @@ absl::StatusOr<std::shared_ptr<Replica>> ClusterNode::StartReplica(uint32_t shar
   replica->ConfirmThrough(StrCat("strata.", options_.name, ".applied.", shard),
                           options_.replica_ack_majority, milliseconds(10000));
   replica->DelayApplyForTesting(milliseconds(options_.testing_apply_delay_ms));
+  replica->RevokeLeasesWith([this](uint32_t shard, std::vector<ReadLeaseHolder> live) {
+    RevokeReadLeases(shard, std::move(live));
+  });
   RETURN_IF_ERROR(replica->Start());
   return replica;
 }

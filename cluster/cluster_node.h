@@ -180,6 +180,9 @@ class ClusterNode final : public ShardDirectory {
                                                          const std::string& address,
                                                          const std::vector<uint32_t>& shards);
   std::vector<std::shared_ptr<Replica>> AllReplicas();
+  // A leader's revocation of its live read leases on `shard` (read_leases.h): a call to each
+  // holder, all at once; returns once each answered or its lease ended.
+  void RevokeReadLeases(uint32_t shard, std::vector<ReadLeaseHolder> live);
   // The node `shard` is first offered to: its placement's first replica, else its turn among
   // the members in id order.
   std::string PreferredLeader(uint32_t shard);

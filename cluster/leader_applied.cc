@@ -7,13 +7,15 @@
 namespace strata::cluster {
 
 LeadersAppliedAsk::LeadersAppliedAsk(ShardDirectory& directory, PeerStubs& peers,
-                                     std::vector<uint32_t> shards, absl::Time until)
+                                     std::vector<uint32_t> shards, absl::Time until,
+                                     const std::string& lease_for)
     : shards_(std::move(shards)) {
   for (size_t i = 0; i < shards_.size(); ++i) {
     const std::vector<ShardHolder> holders = directory.Holders(shards_[i]);  // its leader first
     if (holders.empty() || !holders.front().leader || holders.front().self) continue;
     Call& call = calls_[holders.front().address];
     call.request.add_shards(shards_[i]);
+    call.request.set_lease_for(lease_for);
     call.positions.push_back(i);
   }
   // A live node answers from memory in well under a millisecond: one that has not in half a
@@ -49,8 +51,10 @@ void LeadersAppliedAsk::Drain() {
   drained_ = true;
 }
 
-std::vector<std::optional<uint64_t>> LeadersAppliedAsk::Answers() {
+std::vector<std::optional<uint64_t>> LeadersAppliedAsk::Answers(
+    std::vector<std::optional<ReadLeaseGrant>>* grants) {
   std::vector<std::optional<uint64_t>> applied(shards_.size());
+  if (grants != nullptr) grants->assign(shards_.size(), std::nullopt);
   while (answered_ < calls_.size()) {
     void* tag = nullptr;
     bool ok = false;
@@ -62,8 +66,14 @@ std::vector<std::optional<uint64_t>> LeadersAppliedAsk::Answers() {
     for (size_t i : call.positions) position[shards_[i]] = i;
     for (const internal::v1::ShardState& state : call.response.shards()) {
       auto it = position.find(state.shard());
-      if (it != position.end() && state.leads_under_lease()) {
-        applied[it->second] = state.applied_sequence();
+      if (it == position.end() || !state.leads_under_lease()) continue;
+      applied[it->second] = state.applied_sequence();
+      if (grants != nullptr && state.read_lease_millis() > 0) {
+        (*grants)[it->second] =
+            ReadLeaseGrant{.epoch = state.epoch(),
+                           .id = state.read_lease_id(),
+                           .sequence = state.applied_sequence(),
+                           .length = std::chrono::milliseconds(state.read_lease_millis())};
       }
     }
   }

@@ -16,6 +16,7 @@
 
 #include "absl/time/time.h"
 #include "cluster/peer_stubs.h"
+#include "cluster/read_leases.h"
 #include "cluster/shard_router.h"
 
 namespace strata::cluster {
@@ -26,9 +27,9 @@ namespace strata::cluster {
 class LeadersAppliedAsk {
  public:
   // Asks each node leading some of `shards` (another node) by `until` (at most half a
-  // second from now).
+  // second from now); with `lease_for` (this node's id), for read leases too.
   LeadersAppliedAsk(ShardDirectory& directory, PeerStubs& peers, std::vector<uint32_t> shards,
-                    absl::Time until);
+                    absl::Time until, const std::string& lease_for = "");
   // Cancels the calls not answered yet.
   ~LeadersAppliedAsk();
   LeadersAppliedAsk(const LeadersAppliedAsk&) = delete;
@@ -37,7 +38,11 @@ class LeadersAppliedAsk {
   // By position in `shards`: the sequence its leader applied, leading under its lease when
   // it answered; nullopt where no other node leads the shard, or its leader did not answer
   // by `until` or no longer leads it. The caller asks NATS for those. Waits for the answers.
-  std::vector<std::optional<uint64_t>> Answers();
+  // With `grants`, the read leases granted, by position too.
+  std::vector<std::optional<uint64_t>> Answers(
+      std::vector<std::optional<ReadLeaseGrant>>* grants = nullptr);
+  // When the calls went out: a lease's length counts from then.
+  LeaseClock::time_point asked() const { return asked_; }
   // The other nodes asked.
   size_t nodes_asked() const { return calls_.size(); }
 
@@ -55,6 +60,7 @@ class LeadersAppliedAsk {
   void Drain();
 
   const std::vector<uint32_t> shards_;
+  const LeaseClock::time_point asked_ = LeaseClock::now();
   std::map<std::string, Call> calls_;  // by address; a map's entries stay where they are
   grpc::CompletionQueue done_;         // the calls' answers, waited for on the caller's thread
   size_t answered_ = 0;

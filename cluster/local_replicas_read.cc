@@ -8,9 +8,11 @@
 namespace strata::cluster {
 
 LocalReplicasRead::LocalReplicasRead(ShardDirectory& directory, PeerStubs& peers,
-                                     std::vector<Follower> followers, std::function<void()> behind)
+                                     std::string node_id, std::vector<Follower> followers,
+                                     std::function<void()> behind)
     : directory_(directory),
       peers_(peers),
+      node_id_(std::move(node_id)),
       followers_(std::move(followers)),
       behind_(std::move(behind)),
       asked_(followers_.size(), false) {}
@@ -51,16 +53,23 @@ void LocalReplicasRead::AskEvery() {
 
 void LocalReplicasRead::Ask(std::vector<size_t> positions) {
   if (positions.empty()) return;
-  std::vector<uint32_t> shards;
-  for (size_t i : positions) {
-    asked_[i] = true;
-    shards.push_back(followers_[i].shard);
-  }
+  for (size_t i : positions) asked_[i] = true;
   if (plan_only_) return;
+  // A replica under a read lease now, which had applied the lease's sequence when the read
+  // began, holds every write acknowledged before it: its leader acknowledges none before
+  // revoking the lease.
+  const LeaseClock::time_point now = LeaseClock::now();
+  std::erase_if(positions, [&](size_t i) {
+    const Follower& f = followers_[i];
+    return f.replica != nullptr && f.replica->held_read_lease().Covers(f.applied, now);
+  });
+  if (positions.empty()) return;
+  std::vector<uint32_t> shards;
+  for (size_t i : positions) shards.push_back(followers_[i].shard);
   // The leaders answer after the query began, so their answers hold every write acknowledged
   // before it: a replica that had applied as far when the read began holds them too.
   auto ask = std::make_unique<LeadersAppliedAsk>(directory_, peers_, std::move(shards),
-                                                 absl::Now() + absl::Milliseconds(500));
+                                                 absl::Now() + absl::Milliseconds(500), node_id_);
   leaders_asked_ += static_cast<int>(ask->nodes_asked());
   questions_.push_back({std::move(ask), std::move(positions)});
 }
@@ -73,7 +82,16 @@ absl::Status LocalReplicasRead::Confirm() {
   // depend on any shard.
   if (tables_resolved_ > tables_read_) AskEvery();
   for (Question& question : questions_) {
-    const std::vector<std::optional<uint64_t>> leaders = question.ask->Answers();
+    std::vector<std::optional<ReadLeaseGrant>> grants;
+    const std::vector<std::optional<uint64_t>> leaders = question.ask->Answers(&grants);
+    // Held by the replica the read began with: one built again since is not the one a
+    // revocation of these grants may have reached.
+    for (size_t k = 0; k < question.positions.size(); ++k) {
+      const Follower& f = followers_[question.positions[k]];
+      if (grants[k].has_value() && f.replica != nullptr) {
+        f.replica->held_read_lease().Hold(*grants[k], question.ask->asked());
+      }
+    }
     for (size_t k = 0; k < question.positions.size(); ++k) {
       const Follower& follower = followers_[question.positions[k]];
       if (leaders[k].has_value() && follower.applied >= *leaders[k]) continue;

@@ -3,7 +3,8 @@
 // leaders of the shards it read say they had applied no more than those replicas had when the
 // read began. As the plan is made it names the shards its rows come from (a condition pinning
 // the partition key: one shard for one host); the leaders of those, when another node leads
-// them, are asked at once, while the plan runs. A shard this node leads needs no question.
+// them, are asked at once, while the plan runs. A shard this node leads needs no question, nor
+// one whose leader leased it to this node (read_leases.h).
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -34,9 +35,10 @@ class LocalReplicasRead final : public query::LocalLeaderRead {
     uint64_t applied = 0;
   };
   // `directory` and `peers` outlive this; `behind` is called when Confirm finds a replica
-  // behind its leader (or a leader silent).
-  LocalReplicasRead(ShardDirectory& directory, PeerStubs& peers, std::vector<Follower> followers,
-                    std::function<void()> behind);
+  // behind its leader (or a leader silent). `node_id`, this node's: the leaders asked grant
+  // it read leases (read_leases.h), and a follower under one is not asked about.
+  LocalReplicasRead(ShardDirectory& directory, PeerStubs& peers, std::string node_id,
+                    std::vector<Follower> followers, std::function<void()> behind);
 
   uint32_t shard_count() const override { return directory_.shard_count(); }
   void TableResolved() override;
@@ -55,6 +57,7 @@ class LocalReplicasRead final : public query::LocalLeaderRead {
 
   ShardDirectory& directory_;
   PeerStubs& peers_;
+  const std::string node_id_;
   const std::vector<Follower> followers_;
   const std::function<void()> behind_;
   const std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();

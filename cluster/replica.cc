@@ -591,12 +591,27 @@ absl::Status Replica::Lead(int64_t epoch) {
 }
 
 void Replica::StepDown() {
+  std::vector<ReadLeaseHolder> live;
   {
     absl::MutexLock lock(&mu_);
     leading_ = false;
     epoch_ = 0;
+    live = granted_leases_.TakeLive(LeaseClock::now());
   }
   FailQueued(absl::FailedPreconditionError(StrCat("this node no longer leads shard ", shard_)));
+  Revoke(std::move(live));
+}
+
+std::optional<ReadLeaseGrant> Replica::GrantReadLease(const std::string& node) {
+  absl::MutexLock lock(&mu_);
+  if (!revoker_ || !leading_ || stopping_ || publishing_ || !queue_.empty() || !waiting_.empty()) {
+    return std::nullopt;
+  }
+  return granted_leases_.Grant(node, epoch_, state_.applied, LeaseClock::now());
+}
+
+void Replica::Revoke(std::vector<ReadLeaseHolder> live) {
+  if (!live.empty()) revoker_(shard_, std::move(live));
 }
 
 void Replica::FailQueued(const absl::Status& status) {
@@ -644,6 +659,7 @@ void Replica::Write(std::string database, std::string table, std::string records
   {
     absl::MutexLock lock(&mu_);
     if (leading_ && !stopping_) {
+      granted_leases_.Wrote(LeaseClock::now());
       queue_.push_back({LogWrite{std::move(database), std::move(table), std::move(records)},
                         catalog_revision, std::move(done), erase});
       changed_.SignalAll();
@@ -671,6 +687,7 @@ void Replica::PublishLoop() {
   while (true) {
     LogEntry entry{.kind = LogEntry::kWrites};
     std::vector<WriteDone> dones;
+    std::vector<ReadLeaseHolder> live;
     {
       absl::MutexLock lock(&mu_);
       while (!stopping_ && (!leading_ || queue_.empty())) changed_.Wait(&mu_);
@@ -697,7 +714,10 @@ void Replica::PublishLoop() {
       entry.id = StrCat(node_id_, "-", shard_, "-", epoch_, "-", next_id_++);
       waiting_[entry.id] = std::move(dones);
       publishing_ = true;
+      live = granted_leases_.TakeLive(LeaseClock::now());
     }
+    // No holder of a lease may read without this write once it is acknowledged.
+    Revoke(std::move(live));
     PinWindows(&entry);
     const std::string id = entry.id;
     uint64_t sequence = 0;

@@ -23,6 +23,7 @@
 #include "cluster/apply_confirmations.h"
 #include "cluster/jetstream.h"
 #include "cluster/log_entry.h"
+#include "cluster/read_leases.h"
 #include "storage/engine.h"
 
 namespace strata::cluster {
@@ -62,6 +63,11 @@ class Replica {
   // Tests only: waits `delay` before applying each entry (a replica that lags). Call before
   // Start.
   void DelayApplyForTesting(std::chrono::milliseconds delay) { apply_delay_ = delay; }
+  // How a leader revokes its shard's live read leases (read_leases.h): returns once each
+  // holder forgot its lease or the lease ended. Call before Start; without it no lease is
+  // granted.
+  using LeaseRevoker = std::function<void(uint32_t shard, std::vector<ReadLeaseHolder> live)>;
+  void RevokeLeasesWith(LeaseRevoker revoker) { revoker_ = std::move(revoker); }
   // Loads the applied state and starts applying the log from there.
   absl::Status Start();
   // Tells its threads to stop without waiting for them (the destructor waits): a node
@@ -89,10 +95,18 @@ class Replica {
   // its end, publishes a barrier that fences any earlier leader, and serves once it is
   // applied. FAILED_PRECONDITION if another node published first.
   absl::Status Lead(int64_t epoch);
-  // Stops leading: queued and later writes fail with FAILED_PRECONDITION.
+  // Stops leading: queued and later writes fail with FAILED_PRECONDITION; returns once the
+  // read leases it granted were revoked (before any other node may lead the shard).
   void StepDown();
   bool leading();
   int64_t epoch();
+
+  // Leading, with every write it acknowledged applied and none queued or under way, and quiet
+  // for a while: grants `node` a read lease. The caller checked the node's etcd lease lasts
+  // (ShardDirectory::LeadsUnderLease).
+  std::optional<ReadLeaseGrant> GrantReadLease(const std::string& node);
+  // This replica's lease from its shard's leader, as a holder.
+  HeldReadLease& held_read_lease() { return held_lease_; }
 
   // Since the node started: entries applied, entries refused for landing elsewhere than
   // intended, entries this replica published as leader.
@@ -144,6 +158,8 @@ class Replica {
   void RememberDigest(uint64_t sequence, uint64_t digest) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
   void FailQueued(const absl::Status& status);
+  // Revokes the live read leases this replica granted (taken under mu_ by the caller).
+  void Revoke(std::vector<ReadLeaseHolder> live);
 
   const uint32_t shard_;
   const std::string node_id_;
@@ -190,6 +206,10 @@ class Replica {
   std::deque<Submitted> queue_ ABSL_GUARDED_BY(mu_);
   // Entry id -> the callers of its writes, in order; answered by the apply.
   absl::flat_hash_map<std::string, std::vector<WriteDone>> waiting_ ABSL_GUARDED_BY(mu_);
+
+  LeaseRevoker revoker_;
+  GrantedReadLeases granted_leases_ ABSL_GUARDED_BY(mu_);
+  HeldReadLease held_lease_;
 
   std::thread applier_;
   std::thread publisher_;

@@ -67,8 +67,8 @@ class ClusterShardReads final {
   class QueryReads;
   // A small leader read on this node's replicas of every shard, confirmed once the shards'
   // leaders say what they applied; nullopt when this node lacks a healthy replica of one, or
-  // such a read found a replica behind in the last second (a write load keeps followers a
-  // little behind their leaders: the query would be read twice each time).
+  // such a read found a replica behind in the last quarter of a second (a write load keeps
+  // followers a little behind their leaders: the query would be read twice each time).
   std::optional<query::PreparedReads> PrepareLocalLeaderRead();
   // What a query's plan assumed of each remote node's columns, by node id (a node's columns
   // of a table are those of every shard it holds, so they hold for any of its sites).

@@ -231,8 +231,32 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     out->set_applied_sequence(state.applied);
     out->set_digest(state.digest);
     out->set_may_lead(directory_.TakesLeads() && replica->health().ok());
-    out->set_leads_under_lease(directory_.LeadsUnderLease(*replica));
+    const bool under_lease = directory_.LeadsUnderLease(*replica);
+    out->set_leads_under_lease(under_lease);
+    // Granted only within this node's etcd lease, which lasts a second more (kLeaseMargin)
+    // than LeadsUnderLease needs: longer than a read lease.
+    if (!request->lease_for().empty() && under_lease) {
+      if (std::optional<ReadLeaseGrant> grant = replica->GrantReadLease(request->lease_for())) {
+        out->set_epoch(grant->epoch);
+        out->set_applied_sequence(grant->sequence);
+        out->set_read_lease_id(grant->id);
+        out->set_read_lease_millis(grant->length.count());
+      }
+    }
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status ShardServiceImpl::RevokeReadLease(grpc::ServerContext* context,
+                                               const internal::v1::RevokeReadLeaseRequest* request,
+                                               internal::v1::RevokeReadLeaseResponse*) {
+  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
+    return member;
+  }
+  std::shared_ptr<Replica> replica = request->shard() < directory_.shard_count()
+                                         ? directory_.LocalReplica(request->shard())
+                                         : nullptr;
+  if (replica != nullptr) replica->held_read_lease().Revoke(request->epoch(), request->id());
   return grpc::Status::OK;
 }
 

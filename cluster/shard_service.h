@@ -51,6 +51,9 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                           internal::v1::ShardWritePartsResponse* response) override;
   grpc::Status State(grpc::ServerContext* context, const internal::v1::ShardStateRequest* request,
                      internal::v1::ShardStateResponse* response) override;
+  grpc::Status RevokeReadLease(grpc::ServerContext* context,
+                               const internal::v1::RevokeReadLeaseRequest* request,
+                               internal::v1::RevokeReadLeaseResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const internal::v1::ScanRequest* request,
                     grpc::ServerWriter<internal::v1::ScanResponse>* writer) override;
   grpc::Status Checkpoint(grpc::ServerContext* context,

@@ -54,7 +54,7 @@ class LocalReplicasReadTest : public ::testing::Test {
   // A read of this node's replicas of shards 1 and 2, both led by the other node.
   std::unique_ptr<LocalReplicasRead> Read() {
     return std::make_unique<LocalReplicasRead>(
-        *directory_, *peers_,
+        *directory_, *peers_, "n0",
         std::vector<LocalReplicasRead::Follower>{{.shard = 1, .replica = nullptr, .applied = 5},
                                                  {.shard = 2, .replica = nullptr, .applied = 5}},
         [this] { ++behind_; });
