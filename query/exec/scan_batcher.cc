@@ -364,7 +364,7 @@ absl::StatusOr<bool> ScanBatcher::AddBlock(const WholeBlock& block,
     ++blocks_ruled_out_;
     return true;
   }
-  absl::StatusOr<std::string_view> bytes = block.bytes();
+  absl::StatusOr<format::BlockView> bytes = block.bytes();
   if (!bytes.ok()) return bytes.status();
   auto bounded = [this](int column) {
     return std::any_of(bounds_.begin(), bounds_.end(),

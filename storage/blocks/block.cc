@@ -470,13 +470,18 @@ bool IsWholeBlock(std::string_view stored) {
   return stored.size() >= 2 && stored[0] == kBlockMagic[0] && stored[1] == kBlockMagic[1];
 }
 
-absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::string* block) {
+absl::StatusOr<BlockView> ViewBlock(std::string_view header, std::string_view bodies) {
   if (bodies.size() < 3 || bodies[0] != kBodiesMagic[0] || bodies[1] != kBodiesMagic[1]) {
     return Corrupt("bad magic of a block's bodies");
   }
   if (header.size() < 3 || header[2] != bodies[2]) {
     return Corrupt("a block's header and bodies have different versions");
   }
+  return BlockView{.header = header, .bodies = bodies};
+}
+
+absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::string* block) {
+  RETURN_IF_ERROR(ViewBlock(header, bodies).status());
   block->clear();
   block->reserve(header.size() + bodies.size() - 3);
   block->append(header);
@@ -484,11 +489,41 @@ absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::st
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::StatusOr<BlockColumns> DecodeColumns(Header h, bool with_versions,
+                                           const std::function<bool(const ColumnSummary&)>& wanted,
+                                           bool with_times, const NeededValues* needed_points);
+
+}  // namespace
+
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
     const std::function<bool(const ColumnSummary&)>& wanted, bool with_times,
     const NeededValues* needed_points) {
   ASSIGN_OR_RETURN(Header h, ParseHeader(bytes));
+  return DecodeColumns(std::move(h), with_versions, wanted, with_times, needed_points);
+}
+
+absl::StatusOr<BlockColumns> DecodeBlockColumns(
+    const BlockView& block, bool with_versions,
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times,
+    const NeededValues* needed_points) {
+  ASSIGN_OR_RETURN(Header h, ParseHeader(block.header));
+  if (block.bodies.has_value()) {
+    // A stored header is the header alone: the bodies follow the tag of their own value.
+    if (!h.bodies.empty()) return Corrupt("bytes after a stored block header");
+    RETURN_IF_ERROR(ViewBlock(block.header, *block.bodies).status());
+    h.bodies = block.bodies->substr(3);
+  }
+  return DecodeColumns(std::move(h), with_versions, wanted, with_times, needed_points);
+}
+
+namespace {
+
+absl::StatusOr<BlockColumns> DecodeColumns(Header h, bool with_versions,
+                                           const std::function<bool(const ColumnSummary&)>& wanted,
+                                           bool with_times, const NeededValues* needed_points) {
   BlockColumns out;
   out.summary = std::move(h.summary);
   const BlockSummary& s = out.summary;
@@ -543,6 +578,8 @@ absl::StatusOr<BlockColumns> DecodeBlockColumns(
   return out;
 }
 
+}  // namespace
+
 namespace {
 
 // The column's `n`th value (counting present ones only).
@@ -582,6 +619,10 @@ std::vector<Measure> PointReader::MeasuresAt(size_t index) const {
 }
 
 absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes) {
+  return DecodeBlock(BlockView{.header = bytes});
+}
+
+absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(const BlockView& bytes) {
   ASSIGN_OR_RETURN(BlockColumns block,
                    DecodeBlockColumns(bytes, /*with_versions=*/true,
                                       [](const ColumnSummary&) { return true; }));

@@ -114,7 +114,6 @@ absl::StatusOr<BlockSummary> DecodeBlockSummary(std::string_view bytes);
 // The leading bytes of a block that hold its header (magic, version, count,
 // time range, column statistics): all DecodeBlockSummary reads.
 absl::StatusOr<std::string_view> BlockHeaderBytes(std::string_view block);
-absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
 
 // How a block is stored (docs/format/block.md, "Stored in two parts"): its
 // header in the `cold_header` family and, under the same key in `cold`, the
@@ -132,6 +131,19 @@ bool IsWholeBlock(std::string_view stored);
 // theirs (the header is checked by the decoders).
 absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::string* block);
 
+// A block as a reader has it, without joining its parts: `header`, and the
+// bodies of a block stored in two parts (the `cold` value's, tag included);
+// no `bodies` when `header` is a whole block.
+struct BlockView {
+  std::string_view header;
+  std::optional<std::string_view> bodies;
+};
+// The view of a block stored in two parts, checked as JoinBlock checks them.
+absl::StatusOr<BlockView> ViewBlock(std::string_view header, std::string_view bodies);
+
+absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(std::string_view bytes);
+absl::StatusOr<std::vector<BlockPoint>> DecodeBlock(const BlockView& block);
+
 // Decodes times (unless `with_times` is false: a second pass over a block
 // whose times a first one decoded), versions if asked, and the columns
 // `wanted` accepts. The bodies of other columns are skipped (their header
@@ -141,6 +153,11 @@ absl::Status JoinBlock(std::string_view header, std::string_view bodies, std::st
 // DecodeDoubles); a list naming a point past the block's is ignored.
 absl::StatusOr<BlockColumns> DecodeBlockColumns(
     std::string_view bytes, bool with_versions,
+    const std::function<bool(const ColumnSummary&)>& wanted, bool with_times = true,
+    const NeededValues* needed_points = nullptr);
+// The same of a block read in its parts (a scan's: no copy of the block).
+absl::StatusOr<BlockColumns> DecodeBlockColumns(
+    const BlockView& block, bool with_versions,
     const std::function<bool(const ColumnSummary&)>& wanted, bool with_times = true,
     const NeededValues* needed_points = nullptr);
 

@@ -237,10 +237,10 @@ class BlockSource final : public Source {
   // The current block, when none of its points has been taken yet.
   bool AtBlockStart() const { return loaded_ && !decoded_; }
   const format::BlockSummary& summary() const { return summary_; }
-  // The current block's bytes, valid until the source moves. When the
+  // The current block's parts, valid until the source moves. When the
   // block read before was the previous header's, the block iterator steps
   // to this one; otherwise it seeks (stepping would read the blocks between).
-  absl::StatusOr<std::string_view> block() {
+  absl::StatusOr<format::BlockView> block() {
     const std::string_view key = iter_->key().ToStringView();
     if (!blocks_) blocks_.reset(store_.db()->NewIterator(read_options_, store_.family(Store::kCold)));
     if (!blocks_->Valid() || blocks_->key().ToStringView() != key) {
@@ -256,7 +256,7 @@ class BlockSource final : public Source {
     const std::string_view bytes = blocks_->value().ToStringView();
     stats_->bytes_scanned += static_cast<int64_t>(bytes.size());
     // The header iterator is at this block's header.
-    return JoinedBlock(iter_->value().ToStringView(), bytes, &joined_);
+    return StoredBlockView(iter_->value().ToStringView(), bytes);
   }
   void SkipBlock() {
     iter_->Next();
@@ -309,7 +309,7 @@ class BlockSource final : public Source {
   // Unrolls the current block into points_ once; false on corruption.
   bool Decode() {
     if (decoded_) return true;
-    absl::StatusOr<std::string_view> bytes = block();
+    absl::StatusOr<format::BlockView> bytes = block();
     if (!bytes.ok()) {
       status_ = bytes.status();
       return false;
@@ -332,7 +332,6 @@ class BlockSource final : public Source {
   const int64_t start_, end_time_;
   ScanStats* stats_;
   std::unique_ptr<rocksdb::Iterator> blocks_;  // over `cold`, made when first needed
-  std::string joined_;  // the current block when stored in two parts (stored_blocks.h)
   // Headers stepped over so far, and that count when the last block was read.
   int64_t headers_passed_ = 0;
   int64_t block_header_ = -2;
@@ -424,14 +423,14 @@ absl::StatusOr<std::optional<ScanRow>> NewestInBucket(const Store& store,
     stats->blocks_pruned++;
     return best;
   }
-  std::string stored, joined;
+  std::string stored;
   s = store.db()->Get(read, store.family(Store::kCold), prefix, &stored);
   if (s.IsNotFound()) {
     return absl::DataLossError(
         "a magnetic-store block is missing although its header is stored; restore from a backup");
   }
   RETURN_IF_ERROR(FromRocks(s, "reading a magnetic-store block"));
-  ASSIGN_OR_RETURN(std::string_view block, JoinedBlock(header, stored, &joined));
+  ASSIGN_OR_RETURN(const format::BlockView block, StoredBlockView(header, stored));
   // Typed columns, then the one point's measures: not every point's.
   ASSIGN_OR_RETURN(format::BlockColumns decoded,
                    format::DecodeBlockColumns(block, /*with_versions=*/true,

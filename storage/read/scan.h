@@ -50,7 +50,7 @@ struct WholeBlock {
   const format::BlockSummary* summary = nullptr;
   // Reads the whole block (valid during the call only). A reader that needs
   // only the header does not call it, and the block is then never read.
-  std::function<absl::StatusOr<std::string_view>()> bytes;
+  std::function<absl::StatusOr<format::BlockView>()> bytes;
   // The scan's time range (after retention): points outside it are not
   // part of the result, and the reader must drop them.
   int64_t start_nanos = 0;

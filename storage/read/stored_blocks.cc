@@ -23,15 +23,22 @@ absl::StatusOr<std::optional<std::string>> ReadBlock(const Store& store,
   return block;
 }
 
-absl::StatusOr<std::string_view> JoinedBlock(std::optional<std::string_view> header,
-                                             std::string_view stored, std::string* buffer) {
-  if (format::IsWholeBlock(stored)) return stored;
+absl::StatusOr<format::BlockView> StoredBlockView(std::optional<std::string_view> header,
+                                                  std::string_view stored) {
+  if (format::IsWholeBlock(stored)) return format::BlockView{.header = stored};
   if (!header) {
     return absl::DataLossError(
         "a magnetic-store block's header is missing although its values are stored; restore "
         "from a backup");
   }
-  RETURN_IF_ERROR(format::JoinBlock(*header, stored, buffer));
+  return format::ViewBlock(*header, stored);
+}
+
+absl::StatusOr<std::string_view> JoinedBlock(std::optional<std::string_view> header,
+                                             std::string_view stored, std::string* buffer) {
+  ASSIGN_OR_RETURN(const format::BlockView view, StoredBlockView(header, stored));
+  if (!view.bodies.has_value()) return view.header;
+  RETURN_IF_ERROR(format::JoinBlock(view.header, *view.bodies, buffer));
   return std::string_view(*buffer);
 }
 

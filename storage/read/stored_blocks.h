@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "storage/blocks/block.h"
 #include "storage/kv/store.h"
 
 namespace strata {
@@ -23,6 +24,10 @@ namespace strata {
 absl::StatusOr<std::optional<std::string>> ReadBlock(const Store& store,
                                                      const rocksdb::ReadOptions& options,
                                                      std::string_view block_key);
+// The block of the `cold` value read for it and the `cold_header` value
+// (nullopt when the key has none), as its parts: no copy.
+absl::StatusOr<format::BlockView> StoredBlockView(std::optional<std::string_view> header,
+                                                  std::string_view stored);
 // The whole block from the `cold` value read for it and the `cold_header`
 // value (nullopt when the key has none): `stored` itself when stored whole,
 // else the two joined in `*buffer`.

@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "storage/blocks/block.h"
+#include "storage/blocks/block_format.h"
 
 namespace {
 
@@ -87,6 +89,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = strata::format::EncodeBlock(*points);
     // Two columns of one name are well-formed bytes the encoder never writes.
     if (again.ok() && !strata::format::DecodeBlock(*again).ok()) std::abort();
+  }
+  // Its two stored parts, decoded where they lie as a scan reads them: the same points, or
+  // the same refusal.
+  if (auto parts = strata::format::SplitBlock(bytes); parts.ok()) {
+    auto view = strata::format::ViewBlock(parts->header, parts->bodies);
+    if (!view.ok()) std::abort();
+    auto from_parts = strata::format::DecodeBlock(*view);
+    if (from_parts.ok() != points.ok()) std::abort();
+    for (size_t i = 0; points.ok() && i < points->size(); ++i) {
+      const strata::format::BlockPoint& a = (*points)[i];
+      const strata::format::BlockPoint& b = (*from_parts)[i];
+      if (a.time_nanos != b.time_nanos || a.version != b.version ||
+          !SameMeasures(a.measures, b.measures)) {
+        std::abort();
+      }
+    }
+  }
+  // Any cut of the input taken as a header and bodies: an error or a block, never a crash.
+  if (size > 0) {
+    const size_t cut = data[0] % size;
+    const std::string bodies =
+        std::string(strata::format::kBodiesMagic, sizeof(strata::format::kBodiesMagic)) +
+        (size > 2 ? bytes[2] : '\0') + std::string(bytes.substr(cut));
+    (void)strata::format::DecodeBlock(
+        strata::format::BlockView{.header = bytes.substr(0, cut), .bodies = bodies});
   }
   return 0;
 }

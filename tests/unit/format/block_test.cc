@@ -220,6 +220,48 @@ TEST(Block, NeededPointsDecodeAsTheWholeBlock) {
   }
 }
 
+// A block stored in two parts decodes from its parts as the block itself does (a scan reads
+// it so, without joining them), and the parts are checked as JoinBlock checks them.
+TEST(Block, ItsStoredPartsDecodeAsTheBlockItself) {
+  auto bytes = EncodeBlock(Devops(300));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto parts = SplitBlock(*bytes);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  auto view = ViewBlock(parts->header, parts->bodies);
+  ASSERT_TRUE(view.ok()) << view.status();
+  auto whole = DecodeBlock(*bytes);
+  auto from_parts = DecodeBlock(*view);
+  ASSERT_TRUE(whole.ok() && from_parts.ok()) << from_parts.status();
+  EXPECT_EQ(*from_parts, *whole);
+  NeededValues needed = {0, 7, 299};
+  auto all = [](const ColumnSummary&) { return true; };
+  auto part_whole = DecodeBlockColumns(*bytes, false, all, true, &needed);
+  auto part_view = DecodeBlockColumns(*view, false, all, true, &needed);
+  ASSERT_TRUE(part_whole.ok() && part_view.ok()) << part_view.status();
+  EXPECT_EQ(part_view->columns[0]->reals, part_whole->columns[0]->reals);
+  EXPECT_EQ(DecodeBlock(BlockView{.header = *bytes})->size(), 300u) << "a whole block's view";
+
+  struct Case {
+    std::string header, bodies, says;
+  };
+  std::string other_version = parts->bodies;
+  other_version[2] = static_cast<char>(other_version[2] + 1);
+  const std::vector<Case> cases = {
+      {parts->header, "xy" + parts->bodies.substr(2), "bad magic of a block's bodies"},
+      {parts->header, other_version, "different versions"},
+      {parts->header + "z", parts->bodies, "bytes after a stored block header"},
+      {parts->header, parts->bodies.substr(0, parts->bodies.size() - 1), "trailing bytes"},
+  };
+  for (const Case& c : cases) {
+    auto decoded = DecodeBlock(BlockView{.header = c.header, .bodies = c.bodies});
+    ASSERT_FALSE(decoded.ok()) << c.says;
+    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+    if (c.says != "trailing bytes") {
+      EXPECT_NE(decoded.status().message().find(c.says), std::string::npos) << decoded.status();
+    }
+  }
+}
+
 TEST(Block, IntegerStatisticsAreExact) {
   std::vector<BlockPoint> points = {{1, 1, {{"n", Value::Bigint(INT64_MAX)}}},
                                     {2, 1, {{"n", Value::Bigint(INT64_MIN)}}}};

@@ -307,7 +307,9 @@ TEST(ScanBatcherTest, ABlockGivesTheRowsOfItsPointsThatPass) {
     const std::function<bool()> take = DrainInto(batcher, c.read, &got, &flushes);
     const WholeBlock block{.series = kSeries,
                            .summary = &*summary,
-                           .bytes = [&]() -> absl::StatusOr<std::string_view> { return *bytes; },
+                           .bytes = [&]() -> absl::StatusOr<format::BlockView> {
+                             return format::BlockView{.header = *bytes};
+                           },
                            .start_nanos = c.start,
                            .end_nanos = c.end};
     absl::StatusOr<bool> went_on = batcher.AddBlock(block, take);

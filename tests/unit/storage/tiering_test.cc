@@ -269,7 +269,7 @@ TEST_F(TieringTest, WholeBlocksAreOfferedOnlyWhereNothingNeedsMerging) {
     options.whole_block = [&](const WholeBlock& block) {
       auto bytes = block.bytes();
       EXPECT_TRUE(bytes.ok());
-      auto summary = format::DecodeBlockSummary(*bytes);
+      auto summary = format::DecodeBlockSummary(bytes->header);
       EXPECT_TRUE(summary.ok());
       EXPECT_EQ(summary->count, block.summary->count);
       seen.blocks++;
