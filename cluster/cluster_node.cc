@@ -941,9 +941,12 @@ absl::StatusOr<std::shared_ptr<Replica>> ClusterNode::StartReplica(uint32_t shar
   replica->ConfirmThrough(StrCat("strata.", options_.name, ".applied.", shard),
                           options_.replica_ack_majority, milliseconds(10000));
   replica->DelayApplyForTesting(milliseconds(options_.testing_apply_delay_ms));
-  replica->RevokeLeasesWith([this](uint32_t shard, std::vector<ReadLeaseHolder> live) {
-    RevokeReadLeases(shard, std::move(live));
-  });
+  replica->RevokeLeasesWith(
+      [this](uint32_t shard, std::vector<ReadLeaseHolder> live) {
+        RevokeReadLeases(shard, std::move(live));
+      },
+      options_.testing_read_lease_ms > 0 ? milliseconds(options_.testing_read_lease_ms)
+                                         : GrantedReadLeases::kLength);
   RETURN_IF_ERROR(replica->Start());
   return replica;
 }

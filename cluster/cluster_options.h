@@ -72,6 +72,9 @@ struct ClusterOptions {
   // Tests only: this node's copy of the catalog applies each change from etcd this long late
   // (--testing-catalog-delay-ms).
   int testing_catalog_delay_ms = 0;
+  // Tests only: the read leases this node's shard leaders grant last this long (0: the
+  // default, GrantedReadLeases::kLength).
+  int testing_read_lease_ms = 0;
   // The largest gRPC message this node sends or takes (--max-message-bytes): its own server's
   // limit holds for the internal service too, so a node's answers to its peers stay under it.
   int64_t max_message_bytes = 16 << 20;

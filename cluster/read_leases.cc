@@ -7,9 +7,9 @@ std::optional<ReadLeaseGrant> GrantedReadLeases::Grant(const std::string& node, 
                                                        LeaseClock::time_point now) {
   if (last_write_.has_value() && now - *last_write_ < kQuiet) return std::nullopt;
   const ReadLeaseGrant grant{
-      .epoch = epoch, .id = next_id_++, .sequence = sequence, .length = kLength};
+      .epoch = epoch, .id = next_id_++, .sequence = sequence, .length = length_};
   live_[node] =
-      ReadLeaseHolder{.node = node, .epoch = epoch, .id = grant.id, .until = now + kLength};
+      ReadLeaseHolder{.node = node, .epoch = epoch, .id = grant.id, .until = now + length_};
   return grant;
 }
 

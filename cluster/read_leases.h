@@ -52,6 +52,9 @@ struct ReadLeaseHolder {
 class GrantedReadLeases {
  public:
   static constexpr std::chrono::milliseconds kLength{500};
+
+  // Tests only: a longer lease, to test revocations (which a lease's end would hide).
+  void set_length(std::chrono::milliseconds length) { length_ = length; }
   static constexpr std::chrono::milliseconds kQuiet{1000};
 
   // A write arrived at `now`: no grant for kQuiet.
@@ -63,6 +66,7 @@ class GrantedReadLeases {
   std::vector<ReadLeaseHolder> TakeLive(LeaseClock::time_point now);
 
  private:
+  std::chrono::milliseconds length_ = kLength;
   std::optional<LeaseClock::time_point> last_write_;
   uint64_t next_id_ = 1;
   absl::flat_hash_map<std::string, ReadLeaseHolder> live_;  // by node: its latest grant

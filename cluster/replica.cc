@@ -596,10 +596,19 @@ void Replica::StepDown() {
     absl::MutexLock lock(&mu_);
     leading_ = false;
     epoch_ = 0;
-    live = granted_leases_.TakeLive(LeaseClock::now());
+    live = TakeLeasesToRevoke();
   }
   FailQueued(absl::FailedPreconditionError(StrCat("this node no longer leads shard ", shard_)));
   Revoke(std::move(live));
+  // A write's revocation may still be under way (its leases taken before this looked).
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int* revoking) { return *revoking == 0; }, &revoking_));
+}
+
+std::vector<ReadLeaseHolder> Replica::TakeLeasesToRevoke() {
+  ++revoking_;
+  return granted_leases_.TakeLive(LeaseClock::now());
 }
 
 std::optional<ReadLeaseGrant> Replica::GrantReadLease(const std::string& node) {
@@ -612,6 +621,8 @@ std::optional<ReadLeaseGrant> Replica::GrantReadLease(const std::string& node) {
 
 void Replica::Revoke(std::vector<ReadLeaseHolder> live) {
   if (!live.empty()) revoker_(shard_, std::move(live));
+  absl::MutexLock lock(&mu_);
+  --revoking_;
 }
 
 void Replica::FailQueued(const absl::Status& status) {
@@ -714,7 +725,7 @@ void Replica::PublishLoop() {
       entry.id = StrCat(node_id_, "-", shard_, "-", epoch_, "-", next_id_++);
       waiting_[entry.id] = std::move(dones);
       publishing_ = true;
-      live = granted_leases_.TakeLive(LeaseClock::now());
+      live = TakeLeasesToRevoke();
     }
     // No holder of a lease may read without this write once it is acknowledged.
     Revoke(std::move(live));

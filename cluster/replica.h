@@ -67,7 +67,11 @@ class Replica {
   // holder forgot its lease or the lease ended. Call before Start; without it no lease is
   // granted.
   using LeaseRevoker = std::function<void(uint32_t shard, std::vector<ReadLeaseHolder> live)>;
-  void RevokeLeasesWith(LeaseRevoker revoker) { revoker_ = std::move(revoker); }
+  // `length`: of each lease granted (GrantedReadLeases::kLength but in tests).
+  void RevokeLeasesWith(LeaseRevoker revoker, std::chrono::milliseconds length) {
+    revoker_ = std::move(revoker);
+    granted_leases_.set_length(length);
+  }
   // Loads the applied state and starts applying the log from there.
   absl::Status Start();
   // Tells its threads to stop without waiting for them (the destructor waits): a node
@@ -158,7 +162,9 @@ class Replica {
   void RememberDigest(uint64_t sequence, uint64_t digest) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Publish(LogEntry entry, std::chrono::milliseconds patience, uint64_t* sequence);
   void FailQueued(const absl::Status& status);
-  // Revokes the live read leases this replica granted (taken under mu_ by the caller).
+  // Takes the live read leases this replica granted, to revoke (counted in revoking_).
+  std::vector<ReadLeaseHolder> TakeLeasesToRevoke() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Revokes leases TakeLeasesToRevoke took.
   void Revoke(std::vector<ReadLeaseHolder> live);
 
   const uint32_t shard_;
@@ -209,6 +215,8 @@ class Replica {
 
   LeaseRevoker revoker_;
   GrantedReadLeases granted_leases_ ABSL_GUARDED_BY(mu_);
+  // Revocations under way: StepDown returns only once none is (another node may lead then).
+  int revoking_ ABSL_GUARDED_BY(mu_) = 0;
   HeldReadLease held_lease_;
 
   std::thread applier_;

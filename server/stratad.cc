@@ -71,6 +71,7 @@ absl::StatusOr<std::unique_ptr<cluster::ClusterNode>> StartClusterNode(const Ser
        .testing_apply_delay_ms = config.testing_apply_delay_ms,
        .testing_query_delay_ms = config.testing_query_delay_ms,
        .testing_catalog_delay_ms = config.testing_catalog_delay_ms,
+       .testing_read_lease_ms = config.testing_read_lease_ms,
        .max_message_bytes = config.max_message_bytes,
        .page_encoders = NewResultPageEncoder,
        .secret = secret,

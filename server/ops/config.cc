@@ -271,6 +271,12 @@ void AddOperationsOptions(CLI::App& app, ServerConfig& c) {
                  "entry (a replica that lags), and never lead a shard")
       ->check(CLI::Range(0, 600000))
       ->group("");
+  app.add_option("--testing-read-lease-ms", c.testing_read_lease_ms,
+                 "Tests only: the read leases a cluster node's shard leaders grant last this long "
+                 "(default 500 ms, under the etcd lease's margin; longer only to test that a "
+                 "leader revokes them)")
+      ->check(CLI::Range(0, 60000))
+      ->group("");
   app.add_option("--testing-catalog-delay-ms", c.testing_catalog_delay_ms,
                  "Tests only: a cluster node's copy of the catalog applies each change from etcd "
                  "this long late (a node whose watch lags)")

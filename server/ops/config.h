@@ -82,6 +82,7 @@ struct ServerConfig {
   int testing_query_delay_ms = 0;
   int testing_apply_delay_ms = 0;  // a cluster node's replicas wait this long before each entry
   int testing_catalog_delay_ms = 0;  // a cluster node's catalog copy applies each change late
+  int testing_read_lease_ms = 0;     // a cluster node's read leases last this long (0: 500)
   // TLS (docs/security.md): PEM files; no TLS when tls_cert is empty.
   std::string tls_cert;
   std::string tls_key;

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -30,6 +31,18 @@ namespace {
 
 constexpr int kLagging = 2;  // the node whose replicas apply late
 constexpr int kHosts = 40;   // one record each per write: spread over every shard
+
+// Hosts whose partition-key hash puts them on `shard` of `shards`, a power of two (the hash's
+// top bits: storage/read/table_state.h ShardOf), named h<i>.
+std::vector<std::string> HostsOnShard(uint32_t shard, int count, uint32_t shards = 8) {
+  std::vector<std::string> hosts;
+  const int bits = std::countr_zero(shards);
+  for (int i = 0; static_cast<int>(hosts.size()) < count; ++i) {
+    const std::string host = "h" + std::to_string(i);
+    if (XXH3_64bits(host.data(), host.size()) >> (64 - bits) == shard) hosts.push_back(host);
+  }
+  return hosts;
+}
 
 class ClusterReadChoiceTest : public ::testing::Test {
  protected:
@@ -501,17 +514,6 @@ TEST(ClusterBalanceTest, TheCoordinatorHandsShardsItLeadsToFollowers) {
   }
 }
 
-// Hosts whose partition-key hash puts them on `shard` of eight (the hash's top three bits:
-// storage/read/table_state.h ShardOf), named h<i>.
-std::vector<std::string> HostsOnShard(uint32_t shard, int count) {
-  std::vector<std::string> hosts;
-  for (int i = 0; static_cast<int>(hosts.size()) < count; ++i) {
-    const std::string host = "h" + std::to_string(i);
-    if (XXH3_64bits(host.data(), host.size()) >> 61 == shard) hosts.push_back(host);
-  }
-  return hosts;
-}
-
 // Shards weigh their series: where a node other than the coordinator leads most of the data
 // (n1 leads shards 1, 4 and 7, and 1 and 4 hold 30 hosts each, every other shard 1), it
 // gives a shard to another node holding it (n0), which first asks n1 what it applied: the
@@ -739,6 +741,74 @@ TEST_F(ClusterReadChoiceTest, ALeaseSparesTheQuestionsAndEndsBeforeAWriteIsAckno
   // A read under a lease comes within half a second of its grant: all but a swamped machine's.
   EXPECT_GE(leased, 1);
   EXPECT_GE(found_behind, 1);
+}
+
+// A leader handing its shard back (it steps down, then deletes its key, and the other node
+// takes the lead at once, without waiting for a lease to end) revokes its read leases first:
+// the node they were lent to reads the new leader's first write, here through the lagging
+// node (whose replicas have not applied it). The leases last 5 s here, so that one the leader
+// did not revoke would still be held then (checked: without the revocation the count misses
+// the write).
+TEST(ClusterReadLeaseTest, AHandedBackShardsLeasesEndBeforeItsNewLeaderWrites) {
+  REQUIRE_CLUSTER_SERVERS();
+  const std::vector<std::string> long_leases = {"--testing-read-lease-ms", "5000"};
+  TestCluster cluster(TestCluster::Options{
+      .nodes = 3,
+      .shards = 4,
+      .lease_seconds = 10,  // longer than a lease: a killed leader's end them first
+      .flags_of_node = {{0, long_leases},
+                        {1, long_leases},
+                        {kLagging, {"--testing-apply-delay-ms", "1500"}}}});  // leads none
+  ASSERT_TRUE(cluster.Start()) << cluster.error();
+  ASSERT_TRUE(CreateDatabase(cluster.node(0).channel(), "demo").ok());
+  // Partitioned by host: the write after the hand-back goes to shard 1 alone (a write to
+  // another shard would revoke that shard's lease, and the read, asking, would be read again
+  // at the leaders whatever shard 1's lease said).
+  ASSERT_TRUE(CreateTable(cluster.node(0), "handed", "host").ok());
+  auto lead_of_shard_1 = [&] { return cluster.Leaders()[1]; };
+  auto count_through_lagging = [&] {
+    QueryResult read =
+        RunQuery(cluster.node(kLagging).channel(), "SELECT count(*) FROM demo.handed");
+    EXPECT_TRUE(read.status.ok()) << read.status.error_message();
+    return RowsText(read.rows);
+  };
+  const int64_t now = NowMillis();
+  v1::WriteRecordsResponse written;
+  ASSERT_TRUE(Write(cluster.node(0), "handed", HostRecords(kHosts, now), &written).ok());
+  ASSERT_EQ(written.rejected_records_size(), 0);
+  const std::string first = std::to_string(kHosts) + "\n";
+  // n1 is shard 1's first choice; once it is killed, n0 leads every shard (after n1's lease).
+  auto wait_for = [&](const std::string& node, std::chrono::seconds timeout) {
+    for (const auto deadline = std::chrono::steady_clock::now() + timeout;
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(std::chrono::milliseconds(100))) {
+      if (lead_of_shard_1() == node) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(wait_for("n1", std::chrono::seconds(20)));
+  cluster.node(1).Kill9();
+  ASSERT_TRUE(wait_for("n0", std::chrono::seconds(30)));
+  ASSERT_TRUE(cluster.node(1).Restart()) << cluster.node(1).error();
+  // Small reads through the lagging node, under n0's leases while the shards are quiet, until
+  // n0 hands shard 1 back (once it led it 10 s and n1 caught up).
+  bool handed_back = false;
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       !handed_back && std::chrono::steady_clock::now() < deadline;) {
+    ASSERT_EQ(count_through_lagging(), first);
+    handed_back = lead_of_shard_1() == "n1";
+  }
+  ASSERT_TRUE(handed_back);
+  const double questions =
+      MetricValue(cluster.node(kLagging), "strata_local_leader_read_questions_total");
+  const std::string host = HostsOnShard(1, 1, 4).front();
+  ASSERT_TRUE(Write(cluster.node(1), "handed", {CpuRecord(host, now + 1, 1)}, &written).ok());
+  ASSERT_EQ(written.rejected_records_size(), 0);
+  EXPECT_EQ(count_through_lagging(), std::to_string(kHosts + 1) + "\n")
+      << "a lease on the shard handed back outlived its leader's lead";
+  EXPECT_GT(MetricValue(cluster.node(kLagging), "strata_local_leader_read_questions_total"),
+            questions)
+      << "shard 1's lease was not revoked: the read asked no one";
 }
 
 TEST_F(ClusterReadChoiceTest, BadReadOptionsAreRefusedSayingWhy) {

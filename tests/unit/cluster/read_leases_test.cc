@@ -37,6 +37,16 @@ TEST(GrantedReadLeasesTest, GrantsOnlyWhenQuietAndHandsTheLiveOnesOverToRevoke) 
   EXPECT_FALSE(
       leases.Grant("n1", 7, 42, write + GrantedReadLeases::kQuiet - milliseconds(1)).has_value());
   EXPECT_TRUE(leases.Grant("n1", 7, 42, write + GrantedReadLeases::kQuiet).has_value());
+
+  // Tests' longer leases (--testing-read-lease-ms) end later, on both sides.
+  leases.set_length(milliseconds(5000));
+  const LeaseClock::time_point later = write + GrantedReadLeases::kQuiet;
+  const std::optional<ReadLeaseGrant> long_one = leases.Grant("n2", 7, 43, later);
+  ASSERT_TRUE(long_one.has_value());
+  EXPECT_EQ(long_one->length, milliseconds(5000));
+  const std::vector<ReadLeaseHolder> held = leases.TakeLive(later + milliseconds(4000));
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].until, later + milliseconds(5000));
 }
 
 // A node granted twice holds its latest grant: revoking it revokes the earlier one too.
