@@ -267,6 +267,11 @@ absl::StatusOr<Header> ParseHeader(std::string_view bytes) {
   h.summary.count = static_cast<uint32_t>(count);
   h.summary.min_time = min_time;
   h.summary.max_time = static_cast<int64_t>(static_cast<uint64_t>(min_time) + span);
+  // Room for the columns at once (a scan parses every block's header): no more than the
+  // bytes left can describe, four at least each (name length, type, flags, size).
+  const size_t room = std::min<uint64_t>(columns, d.rest().size() / 4);
+  h.summary.columns.reserve(room);
+  h.column_sizes.reserve(room);
   for (uint64_t c = 0; c < columns; ++c) {
     ColumnSummary s;
     std::string_view name;
