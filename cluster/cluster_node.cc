@@ -534,8 +534,7 @@ bool ClusterNode::HandBack(uint32_t shard, Replica& replica, const Leader& leade
     }
     spdlog::info("cluster: node {} hands shard {}'s lead back to node {}, its first choice",
                  options_.node_id, shard, preferred);
-    replica.StepDown();
-    etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+    GiveUpLead(shard, replica, leader.epoch);
     absl::MutexLock lock(&mu_);
     // Not this node's any more, before the watch says so: the next look must not lead again
     // under the key just deleted.
@@ -575,9 +574,7 @@ void ClusterNode::Campaign(uint32_t shard) {
     if (!replica.health().ok()) {
       // A replica that stopped (a gap, a broken digest chain) must not lead: its key goes to
       // a healthy one.
-      if (leader.node == options_.node_id) {
-        etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
-      }
+      if (leader.node == options_.node_id) GiveUpLead(shard, replica, leader.epoch);
       continue;
     }
     if (leader.node != options_.node_id) led_since = absl::InfiniteFuture();
@@ -598,7 +595,7 @@ void ClusterNode::Campaign(uint32_t shard) {
         spdlog::warn("cluster: shard {}: could not take the lead: {}", shard, s.message());
         if (absl::IsFailedPrecondition(s)) {
           // Another node published after this one won the key: give the key back.
-          etcd_->Delete(LeaderKey(shard), leader.epoch).IgnoreError();
+          GiveUpLead(shard, replica, leader.epoch);
         }
       } else {
         spdlog::info("cluster: node {} leads shard {} (epoch {})", options_.node_id, shard,
@@ -1020,6 +1017,11 @@ std::shared_ptr<Replica> ClusterNode::FollowPlacement(uint32_t shard, bool* serv
     return nullptr;
   }
   return replica;
+}
+
+void ClusterNode::GiveUpLead(uint32_t shard, Replica& replica, int64_t epoch) {
+  replica.StepDown();
+  etcd_->Delete(LeaderKey(shard), epoch).IgnoreError();
 }
 
 void ClusterNode::DropReplica(uint32_t shard, std::shared_ptr<Replica> replica) {

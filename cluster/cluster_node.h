@@ -180,6 +180,11 @@ class ClusterNode final : public ShardDirectory {
                                                          const std::string& address,
                                                          const std::vector<uint32_t>& shards);
   std::vector<std::shared_ptr<Replica>> AllReplicas();
+  // Gives up this node's leader key of `shard` (at `epoch`) so that another node may lead at
+  // once: the replica steps down first, revoking the read leases it granted (read_leases.h),
+  // which must end before another leader acknowledges a write. Every early release of a
+  // leader key goes through here or through StepDown first (DropReplica).
+  void GiveUpLead(uint32_t shard, Replica& replica, int64_t epoch);
   // A leader's revocation of its live read leases on `shard` (read_leases.h): a call to each
   // holder, all at once; returns once each answered or its lease ended.
   void RevokeReadLeases(uint32_t shard, std::vector<ReadLeaseHolder> live);
