@@ -234,8 +234,10 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     const bool under_lease = directory_.LeadsUnderLease(*replica);
     out->set_leads_under_lease(under_lease);
     // Granted only within this node's etcd lease, which lasts a second more (kLeaseMargin)
-    // than LeadsUnderLease needs: longer than a read lease.
-    if (!request->lease_for().empty() && under_lease) {
+    // than LeadsUnderLease needs: longer than a read lease; and only to another node holding
+    // a replica of the shard (a lease to a name no node answers to would stall the shard's
+    // next write until it ended).
+    if (under_lease && HoldsAnother(shard, request->lease_for())) {
       if (std::optional<ReadLeaseGrant> grant = replica->GrantReadLease(request->lease_for())) {
         out->set_epoch(grant->epoch);
         out->set_applied_sequence(grant->sequence);
@@ -245,6 +247,13 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     }
   }
   return grpc::Status::OK;
+}
+
+bool ShardServiceImpl::HoldsAnother(uint32_t shard, const std::string& node) {
+  if (node.empty()) return false;
+  const std::vector<ShardHolder> holders = directory_.Holders(shard);
+  return std::any_of(holders.begin(), holders.end(),
+                     [&](const ShardHolder& h) { return h.node == node && !h.self; });
 }
 
 grpc::Status ShardServiceImpl::RevokeReadLease(grpc::ServerContext* context,

@@ -61,6 +61,8 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
                           grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
 
  private:
+  // Whether `node` is another member holding a replica of `shard` (one a read lease may go to).
+  bool HoldsAnother(uint32_t shard, const std::string& node);
   // Starts writing one shard's part through this node's replica; `done` gets the answer (at
   // once when the part is refused: no such shard, or no replica of it here).
   void StartWrite(const internal::v1::ShardWriteRequest& request,

@@ -48,8 +48,9 @@ struct WholeBlock {
   uint64_t series = 0;
   // The block's header: its count, time range and column statistics.
   const format::BlockSummary* summary = nullptr;
-  // Reads the whole block (valid during the call only). A reader that needs
-  // only the header does not call it, and the block is then never read.
+  // Reads the block, its parts as stored (valid during the call only). A
+  // reader that needs only the header does not call it, and the block is
+  // then never read.
   std::function<absl::StatusOr<format::BlockView>()> bytes;
   // The scan's time range (after retention): points outside it are not
   // part of the result, and the reader must drop them.

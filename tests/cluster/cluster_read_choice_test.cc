@@ -744,6 +744,54 @@ TEST_F(ClusterReadChoiceTest, ALeaseSparesTheQuestionsAndEndsBeforeAWriteIsAckno
   EXPECT_GE(found_behind, 1);
 }
 
+// A leader grants a read lease only to another node holding a replica of the shard: not to a
+// name no member answers to (its revocation would find no one, and the shard's next write
+// would wait for the lease's end), nor to itself; a revocation of a shard the node does not
+// hold, or never granted, is answered and changes nothing.
+TEST_F(ClusterReadChoiceTest, AReadLeaseGoesOnlyToAnotherNodeHoldingTheShard) {
+  const std::vector<std::string> leaders = cluster_->Leaders();
+  const auto led = std::find(leaders.begin(), leaders.end(), "n0");
+  ASSERT_NE(led, leaders.end()) << "n0 leads no shard";
+  const auto shard = static_cast<uint32_t>(led - leaders.begin());
+  auto stub = internal::v1::ShardService::NewStub(cluster_->node(0).channel());
+  auto lease_for = [&](const std::string& node) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-strata-cluster-secret", cluster_->secret());
+    internal::v1::ShardStateRequest request;
+    request.add_shards(shard);
+    request.set_lease_for(node);
+    internal::v1::ShardStateResponse response;
+    EXPECT_TRUE(stub->State(&context, request, &response).ok());
+    return response.shards_size() == 1 ? response.shards(0).read_lease_millis() : -1;
+  };
+  // Nothing written yet: the shard is quiet.
+  EXPECT_EQ(lease_for("nobody"), 0);
+  EXPECT_EQ(lease_for("n0"), 0);
+  EXPECT_EQ(lease_for(""), 0);
+  EXPECT_EQ(lease_for("n2"), 500);
+  for (uint32_t revoked : {shard, 99u}) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-strata-cluster-secret", cluster_->secret());
+    internal::v1::RevokeReadLeaseRequest request;
+    request.set_shard(revoked);
+    request.set_epoch(1);
+    request.set_id(12345);
+    internal::v1::RevokeReadLeaseResponse response;
+    EXPECT_TRUE(stub->RevokeReadLease(&context, request, &response).ok()) << revoked;
+  }
+  // A revocation without the cluster's secret is refused.
+  grpc::ClientContext outsider;
+  internal::v1::RevokeReadLeaseResponse response;
+  EXPECT_EQ(stub->RevokeReadLease(&outsider, internal::v1::RevokeReadLeaseRequest(), &response)
+                .error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // The write after the grant to n2 revokes it and is counted.
+  WriteHosts(NowMillis());
+  QueryResult counted = Count(kLagging, v1::ReadOptions());
+  ASSERT_TRUE(counted.status.ok()) << counted.status.error_message();
+  EXPECT_EQ(RowsText(counted.rows), std::to_string(kHosts) + "\n");
+}
+
 // Writes and small reads interleaved at random gaps around the leases' quiet second and
 // length (a seeded sequence): a write to one shard, a count through the lagging node straight
 // after, exact every time — whether the read asked, held a lease, found its replica behind or
