@@ -8,6 +8,7 @@
 #include "absl/synchronization/blocking_counter.h"
 #include "cluster/checkpoint.h"
 #include "cluster/scan_pages.h"
+#include "cluster/scan_writer_sink.h"
 #include "common/status.h"
 #include "common/strings.h"
 
@@ -17,134 +18,6 @@ namespace {
 grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
-
-// A fragment's result onto the Scan stream, each answer held until the next is ready so that
-// a small result goes in one message (its columns, rows and statistics) and one wake-up of
-// the asking node: the first answer carries the columns, with the first rows; the last the
-// statistics, with the last rows. With `columns_first` (a hedged read, which times the first
-// answer) the columns go at once. A caller that went away cancels the fragment.
-// With `relay` (ScanRequest.relay) and an answer of the client's columns, the rows go as the
-// client's pages, made by `encoders`.
-class ScanWriterSink final : public query::ResultSink {
- public:
-  // A page stays under `page_bytes`: a gRPC server refuses to send a message over its limit.
-  ScanWriterSink(grpc::ServerContext* context,
-                 grpc::ServerWriter<internal::v1::ScanResponse>* writer,
-                 std::atomic<bool>* cancelled, bool columns_first, size_t page_bytes,
-                 const internal::v1::RelayPages* relay, const query::PageEncoderFactory& encoders)
-      : context_(*context),
-        writer_(*writer),
-        cancelled_(*cancelled),
-        columns_first_(columns_first),
-        page_bytes_(page_bytes),
-        relay_(relay),
-        encoders_(encoders) {}
-  absl::Status Columns(const std::vector<query::ResultColumn>& columns) override {
-    EncodeColumns(columns, &held_);
-    for (const query::ResultColumn& c : columns) types_.push_back(c.type);
-    if (relay_ != nullptr && encoders_) {
-      if (std::optional<std::vector<int>> picks = ClientColumns(columns)) {
-        encoder_ =
-            encoders_(types_, *std::move(picks),
-                      {.page_size = std::max(1, relay_->page_size()),
-                       .page_bytes = std::min<int64_t>(std::max<int64_t>(1, relay_->page_bytes()),
-                                                       static_cast<int64_t>(page_bytes_)),
-                       .row_pages = relay_->row_pages()});
-      }
-    }
-    has_held_ = true;
-    columns_only_ = !columns_first_;
-    return columns_first_ ? SendHeld() : absl::OkStatus();
-  }
-  bool TakesBatches() const override { return true; }
-  absl::Status Batches(const query::Batch& batch) override {
-    if (encoder_ != nullptr) return encoder_->Add(batch, HoldRelayed());
-    return EncodePages(batch, types_, page_bytes_,
-                       [this](const internal::v1::ScanResponse& page) { return Hold(page); });
-  }
-  absl::Status Rows(std::vector<query::Row> rows) override {
-    return Batches(RowsAsBatch(types_, rows));
-  }
-  // The last answer: what the fragment's scans read, with the rows held.
-  absl::Status Finish(const query::QueryStats& stats) {
-    if (encoder_ != nullptr) RETURN_IF_ERROR(encoder_->Flush(HoldRelayed()));
-    EncodeStats(stats, &held_);
-    if (context_.IsCancelled() || !writer_.Write(held_, grpc::WriteOptions().set_last_message())) {
-      return absl::CancelledError("the node that asked for the fragment went away");
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  // Where each of the client's columns (relay_'s) is among `columns`, or nullopt when one is
-  // not there (by name and type): then the rows go as they always do.
-  std::optional<std::vector<int>> ClientColumns(const std::vector<query::ResultColumn>& columns) {
-    std::vector<int> picks;
-    for (const internal::v1::ScanColumn& wanted : relay_->columns()) {
-      auto found = std::find_if(columns.begin(), columns.end(), [&](const query::ResultColumn& c) {
-        return c.name == wanted.name() && static_cast<int32_t>(c.type) == wanted.type();
-      });
-      if (found == columns.end()) return std::nullopt;
-      picks.push_back(static_cast<int>(found - columns.begin()));
-    }
-    return picks;
-  }
-  // A client's page made here, held as the others.
-  query::PageEncoder::Page HoldRelayed() {
-    return [this](std::string bytes, size_t rows) {
-      if (columns_only_) {  // the first rows join the columns' answer
-        columns_only_ = false;
-        held_.set_rows(static_cast<int32_t>(rows));
-        held_.set_relayed_page(std::move(bytes));
-        return absl::OkStatus();
-      }
-      internal::v1::ScanResponse page;
-      page.set_rows(static_cast<int32_t>(rows));
-      page.set_relayed_page(std::move(bytes));
-      return Hold(std::move(page));
-    };
-  }
-  absl::Status Hold(internal::v1::ScanResponse page) {
-    if (columns_only_ && page.columns_size() == held_.columns_size()) {
-      // The first rows join the columns' answer.
-      columns_only_ = false;
-      internal::v1::ScanResponse first = std::move(page);
-      for (int c = 0; c < first.columns_size(); ++c) {
-        first.mutable_columns(c)->set_name(held_.columns(c).name());
-        first.mutable_columns(c)->set_type(held_.columns(c).type());
-      }
-      held_ = std::move(first);
-      return absl::OkStatus();
-    }
-    RETURN_IF_ERROR(SendHeld());
-    held_ = std::move(page);
-    has_held_ = true;
-    return absl::OkStatus();
-  }
-  absl::Status SendHeld() {
-    if (!has_held_) return absl::OkStatus();
-    if (context_.IsCancelled() || !writer_.Write(held_)) {
-      cancelled_.store(true);
-      return absl::CancelledError("the node that asked for the fragment went away");
-    }
-    held_.Clear();
-    has_held_ = false;
-    columns_only_ = false;
-    return absl::OkStatus();
-  }
-  grpc::ServerContext& context_;
-  grpc::ServerWriter<internal::v1::ScanResponse>& writer_;
-  std::atomic<bool>& cancelled_;
-  const bool columns_first_;
-  const size_t page_bytes_;
-  const internal::v1::RelayPages* relay_;
-  const query::PageEncoderFactory& encoders_;
-  std::unique_ptr<query::PageEncoder> encoder_;  // set when the rows go as the client's pages
-  std::vector<query::DataType> types_;
-  internal::v1::ScanResponse held_;
-  bool has_held_ = false;
-  bool columns_only_ = false;  // held_ is the columns' answer, without rows yet
-};
 
 }  // namespace
 
@@ -356,8 +229,12 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   CancelWatch::Watch watch = cancel_watch_.Add([context] { return context->IsCancelled(); },
                                                [&cancelled] { cancelled.store(true); });
   if (!request->describe_only()) HoldForTesting(started, cancelled);
-  ScanWriterSink sink(context, writer, &cancelled, request->columns_first(), page_bytes_,
-                      request->has_relay() ? &request->relay() : nullptr, page_encoders_);
+  ScanWriterSink sink(
+      writer, [context] { return context->IsCancelled(); }, &cancelled,
+      {.columns_first = request->columns_first(),
+       .page_bytes = page_bytes_,
+       .relay = request->has_relay() ? &request->relay() : nullptr},
+      page_encoders_);
   Slots::Held slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,

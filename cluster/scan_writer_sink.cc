@@ -1,0 +1,119 @@
+#include "cluster/scan_writer_sink.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "cluster/scan_pages.h"
+#include "common/status.h"
+
+namespace strata::cluster {
+
+ScanWriterSink::ScanWriterSink(grpc::ServerWriterInterface<internal::v1::ScanResponse>* writer,
+                               std::function<bool()> call_cancelled, std::atomic<bool>* cancelled,
+                               Options options, const query::PageEncoderFactory& encoders)
+    : writer_(*writer),
+      call_cancelled_(std::move(call_cancelled)),
+      cancelled_(*cancelled),
+      options_(options),
+      encoders_(encoders) {}
+
+absl::Status ScanWriterSink::Columns(const std::vector<query::ResultColumn>& columns) {
+  EncodeColumns(columns, &held_);
+  for (const query::ResultColumn& c : columns) types_.push_back(c.type);
+  if (const internal::v1::RelayPages* relay = options_.relay; relay != nullptr && encoders_) {
+    if (std::optional<std::vector<int>> picks = ClientColumns(columns)) {
+      encoder_ =
+          encoders_(types_, *std::move(picks),
+                    {.page_size = std::max(1, relay->page_size()),
+                     .page_bytes = std::min<int64_t>(std::max<int64_t>(1, relay->page_bytes()),
+                                                     static_cast<int64_t>(options_.page_bytes)),
+                     .row_pages = relay->row_pages()});
+    }
+  }
+  has_held_ = true;
+  columns_only_ = !options_.columns_first;
+  columns_at_ = std::chrono::steady_clock::now();
+  return options_.columns_first ? SendHeld() : absl::OkStatus();
+}
+
+absl::Status ScanWriterSink::Batches(const query::Batch& batch) {
+  if (columns_only_ && std::chrono::steady_clock::now() - columns_at_ >= options_.columns_wait) {
+    RETURN_IF_ERROR(SendHeld());  // a long read: the asking node hears the columns now
+  }
+  if (encoder_ != nullptr) return encoder_->Add(batch, HoldRelayed());
+  return EncodePages(batch, types_, options_.page_bytes,
+                     [this](const internal::v1::ScanResponse& page) { return Hold(page); });
+}
+
+absl::Status ScanWriterSink::Rows(std::vector<query::Row> rows) {
+  return Batches(RowsAsBatch(types_, rows));
+}
+
+absl::Status ScanWriterSink::Finish(const query::QueryStats& stats) {
+  if (encoder_ != nullptr) RETURN_IF_ERROR(encoder_->Flush(HoldRelayed()));
+  EncodeStats(stats, &held_);
+  if (call_cancelled_() || !writer_.Write(held_, grpc::WriteOptions().set_last_message())) {
+    return absl::CancelledError("the node that asked for the fragment went away");
+  }
+  return absl::OkStatus();
+}
+
+std::optional<std::vector<int>> ScanWriterSink::ClientColumns(
+    const std::vector<query::ResultColumn>& columns) {
+  std::vector<int> picks;
+  for (const internal::v1::ScanColumn& wanted : options_.relay->columns()) {
+    auto found = std::find_if(columns.begin(), columns.end(), [&](const query::ResultColumn& c) {
+      return c.name == wanted.name() && static_cast<int32_t>(c.type) == wanted.type();
+    });
+    if (found == columns.end()) return std::nullopt;
+    picks.push_back(static_cast<int>(found - columns.begin()));
+  }
+  return picks;
+}
+
+query::PageEncoder::Page ScanWriterSink::HoldRelayed() {
+  return [this](std::string bytes, size_t rows) {
+    if (columns_only_) {  // the first rows join the columns' answer
+      columns_only_ = false;
+      held_.set_rows(static_cast<int32_t>(rows));
+      held_.set_relayed_page(std::move(bytes));
+      return absl::OkStatus();
+    }
+    internal::v1::ScanResponse page;
+    page.set_rows(static_cast<int32_t>(rows));
+    page.set_relayed_page(std::move(bytes));
+    return Hold(std::move(page));
+  };
+}
+
+absl::Status ScanWriterSink::Hold(internal::v1::ScanResponse page) {
+  if (columns_only_ && page.columns_size() == held_.columns_size()) {
+    // The first rows join the columns' answer.
+    columns_only_ = false;
+    internal::v1::ScanResponse first = std::move(page);
+    for (int c = 0; c < first.columns_size(); ++c) {
+      first.mutable_columns(c)->set_name(held_.columns(c).name());
+      first.mutable_columns(c)->set_type(held_.columns(c).type());
+    }
+    held_ = std::move(first);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(SendHeld());
+  held_ = std::move(page);
+  has_held_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status ScanWriterSink::SendHeld() {
+  if (!has_held_) return absl::OkStatus();
+  if (call_cancelled_() || !writer_.Write(held_, grpc::WriteOptions())) {
+    cancelled_.store(true);
+    return absl::CancelledError("the node that asked for the fragment went away");
+  }
+  held_.Clear();
+  has_held_ = false;
+  columns_only_ = false;
+  return absl::OkStatus();
+}
+
+}  // namespace strata::cluster

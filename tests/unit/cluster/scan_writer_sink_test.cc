@@ -1,0 +1,213 @@
+#include "cluster/scan_writer_sink.h"
+
+#include <string>
+#include <vector>
+
+#include "cluster/scan_pages.h"
+#include "gtest/gtest.h"
+
+namespace strata::cluster {
+namespace {
+
+using query::DataType;
+using std::chrono::hours;
+
+const std::vector<query::ResultColumn> kColumns = {{"hostname", DataType::kVarchar},
+                                                   {"usage", DataType::kDouble}};
+
+// The messages a fragment's stream carried; `fail_from`: the write that fails (0: none).
+class RecordingWriter final : public grpc::ServerWriterInterface<internal::v1::ScanResponse> {
+ public:
+  void SendInitialMetadata() override {}
+  bool Write(const internal::v1::ScanResponse& message, grpc::WriteOptions options) override {
+    if (fail_from > 0 && static_cast<int>(sent.size()) + 1 >= fail_from) return false;
+    sent.push_back(message);
+    last.push_back(options.is_last_message());
+    return true;
+  }
+  std::vector<internal::v1::ScanResponse> sent;
+  std::vector<bool> last;
+  int fail_from = 0;
+};
+
+query::Batch Rows(size_t n, double first) {
+  query::Batch batch = query::NewBatch({DataType::kVarchar, DataType::kDouble}, n);
+  for (size_t i = 0; i < n; ++i) {
+    batch.columns[0].Set(i, query::Datum::Varchar("host_" + std::to_string(i)));
+    batch.columns[1].Set(i, query::Datum::Double(first + static_cast<double>(i)));
+  }
+  return batch;
+}
+
+// A message's columns as "name type" each, or of kColumns.
+std::vector<std::string> Named(const std::vector<query::ResultColumn>& columns) {
+  std::vector<std::string> out;
+  for (const query::ResultColumn& c : columns)
+    out.push_back(c.name + " " + std::string(query::TypeName(c.type)));
+  return out;
+}
+std::vector<std::string> ColumnsOf(const internal::v1::ScanResponse& message) {
+  return Named(DecodeColumns(message));
+}
+
+// Rows a message holds, as its decoded batch's row count.
+size_t RowsIn(const internal::v1::ScanResponse& message) {
+  if (message.rows() == 0) return 0;
+  absl::StatusOr<query::Batch> batch =
+      DecodeBatch(message, {DataType::kVarchar, DataType::kDouble});
+  EXPECT_TRUE(batch.ok()) << batch.status();
+  return batch.ok() ? batch->rows : 0;
+}
+
+struct Fragment {
+  RecordingWriter writer;
+  std::atomic<bool> cancelled{false};
+  bool call_cancelled = false;
+  query::PageEncoderFactory encoders;
+  ScanWriterSink Sink(ScanWriterSink::Options options) {
+    return ScanWriterSink(
+        &writer, [this] { return call_cancelled; }, &cancelled, options, encoders);
+  }
+};
+
+TEST(ScanWriterSinkTest, ASmallResultIsOneMessageOfColumnsRowsAndStatistics) {
+  Fragment f;
+  ScanWriterSink sink = f.Sink({.columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  query::QueryStats stats;
+  stats.rows_scanned = 42;
+  ASSERT_TRUE(sink.Finish(stats).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(RowsIn(f.writer.sent[0]), 3u);
+  EXPECT_EQ(DecodeStats(f.writer.sent[0]).rows_scanned, 42);
+  EXPECT_TRUE(f.writer.last[0]);
+}
+
+TEST(ScanWriterSinkTest, ColumnsFirstGoAtOnce) {
+  Fragment f;
+  ScanWriterSink sink = f.Sink({.columns_first = true, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);  // before any row
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(f.writer.sent[0].rows(), 0);
+  ASSERT_TRUE(sink.Batches(Rows(2, 0)).ok());
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 2u);
+  EXPECT_EQ(RowsIn(f.writer.sent[1]), 2u);
+}
+
+// A read whose first rows are slow to come (a large page, a selective filter) tells the asking
+// node its columns without them: that node holds every fragment's rows, its own too, until
+// each fragment has answered.
+TEST(ScanWriterSinkTest, ColumnsThatWaitedTooLongForRowsGoAlone) {
+  Fragment f;
+  ScanWriterSink sink = f.Sink({.columns_wait = std::chrono::nanoseconds(0)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  EXPECT_TRUE(f.writer.sent.empty());  // held until rows come
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(f.writer.sent[0].rows(), 0);
+  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());  // the columns went: pages are held as ever
+  ASSERT_EQ(f.writer.sent.size(), 2u);
+  EXPECT_EQ(RowsIn(f.writer.sent[1]), 3u);
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 3u);
+  EXPECT_EQ(RowsIn(f.writer.sent[2]), 4u);
+  EXPECT_TRUE(f.writer.last[2]);
+}
+
+TEST(ScanWriterSinkTest, EachPageIsHeldUntilTheNextAndTheLastCarriesTheStatistics) {
+  Fragment f;
+  // Pages of about one row: each batch makes several.
+  ScanWriterSink sink = f.Sink({.page_bytes = 16, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  ASSERT_EQ(f.writer.sent.size(), 2u);                      // the third page is held
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));  // with the first rows
+  size_t rows = RowsIn(f.writer.sent[0]) + RowsIn(f.writer.sent[1]);
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 3u);
+  rows += RowsIn(f.writer.sent[2]);
+  EXPECT_EQ(rows, 3u);
+  EXPECT_TRUE(f.writer.sent[2].has_stats());
+  EXPECT_FALSE(f.writer.sent[1].has_stats());
+}
+
+TEST(ScanWriterSinkTest, AFailedWriteCancelsTheFragment) {
+  Fragment f;
+  f.writer.fail_from = 1;
+  ScanWriterSink sink = f.Sink({.page_bytes = 16, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  EXPECT_TRUE(absl::IsCancelled(sink.Batches(Rows(3, 0))));
+  EXPECT_TRUE(f.cancelled.load());
+}
+
+TEST(ScanWriterSinkTest, ACallerThatWentAwayCancelsTheFragment) {
+  Fragment f;
+  f.call_cancelled = true;
+  ScanWriterSink sink = f.Sink({.columns_first = true});
+  EXPECT_TRUE(absl::IsCancelled(sink.Columns(kColumns)));
+  EXPECT_TRUE(f.cancelled.load());
+  EXPECT_TRUE(f.writer.sent.empty());
+}
+
+// Makes one page per batch, its bytes the batch's row count as text.
+class CountingEncoder final : public query::PageEncoder {
+ public:
+  absl::Status Add(const query::Batch& batch, const Page& page) override {
+    return page(std::to_string(batch.rows), batch.rows);
+  }
+  absl::Status Flush(const Page& /*page*/) override { return absl::OkStatus(); }
+};
+
+TEST(ScanWriterSinkTest, TheClientsPagesGoAsTheyAreTheFirstWithTheColumns) {
+  Fragment f;
+  std::vector<int> picked;
+  f.encoders = [&picked](std::vector<DataType>, std::vector<int> columns, query::RelayForm) {
+    picked = columns;
+    return std::make_unique<CountingEncoder>();
+  };
+  internal::v1::RelayPages relay;
+  internal::v1::ScanColumn* usage = relay.add_columns();  // the client asked for usage only
+  usage->set_name("usage");
+  usage->set_type(static_cast<int32_t>(DataType::kDouble));
+  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  EXPECT_EQ(picked, std::vector<int>{1});
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  ASSERT_TRUE(sink.Batches(Rows(5, 0)).ok());
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 2u);
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(f.writer.sent[0].relayed_page(), "3");
+  EXPECT_EQ(f.writer.sent[1].relayed_page(), "5");
+  EXPECT_EQ(f.writer.sent[1].rows(), 5);
+  EXPECT_TRUE(f.writer.sent[1].has_stats());
+}
+
+TEST(ScanWriterSinkTest, AColumnTheClientAskedForThatIsNotHereSendsRowsAsTheyAre) {
+  Fragment f;
+  bool made = false;
+  f.encoders = [&made](std::vector<DataType>, std::vector<int>, query::RelayForm) {
+    made = true;
+    return std::make_unique<CountingEncoder>();
+  };
+  internal::v1::RelayPages relay;
+  internal::v1::ScanColumn* missing = relay.add_columns();
+  missing->set_name("region");
+  missing->set_type(static_cast<int32_t>(DataType::kVarchar));
+  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  EXPECT_FALSE(made);
+  ASSERT_TRUE(sink.Batches(Rows(2, 0)).ok());
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);
+  EXPECT_TRUE(f.writer.sent[0].relayed_page().empty());
+  EXPECT_EQ(RowsIn(f.writer.sent[0]), 2u);
+}
+
+}  // namespace
+}  // namespace strata::cluster
