@@ -186,10 +186,12 @@ std::vector<uint64_t> SeriesByShard(const TableLayout& layout, uint32_t shards) 
 // double-groupby-all took the coordinator a fifth of what one node takes for the query;
 // passing high-cpu-all's rows on (84,000 of 864,000: decoding the fragments' pages, the
 // client's pages) about a third; relaying them, when the client's pages are made where the
-// rows are (query/base/relayed_pages.h), 0.12-0.14 of it (session 72: a share of 0.1 left n0
-// the busiest node, 0.3 the others; docs/benchmarks.md).
+// rows are (query/base/relayed_pages.h), a quarter of it once this node's own fragment no
+// longer waited for the others' first pages (session 75: at 0.15 n0 spent 20 ms of CPU a
+// high-cpu-all and n1, n2 17-19; at 0.25 16-17 against 19, the query 52-55 -> 44-51 ms;
+// 0.2 moved the same shard; docs/benchmarks.md).
 double MergeShare(const SelectStmt* select, bool relays_pages) {
-  constexpr double kMergeGroups = 0.2, kPassRows = 0.3, kRelayRows = 0.15;
+  constexpr double kMergeGroups = 0.2, kPassRows = 0.3, kRelayRows = 0.25;
   if (select == nullptr) return kMergeGroups;
   bool aggregating = select->grouped() || select->having != nullptr;
   for (const SelectItem& item : select->items) aggregating |= ContainsAggregate(*item.expr);
