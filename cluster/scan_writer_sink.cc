@@ -32,13 +32,17 @@ absl::Status ScanWriterSink::Columns(const std::vector<query::ResultColumn>& col
   }
   has_held_ = true;
   columns_only_ = !options_.columns_first;
-  columns_at_ = std::chrono::steady_clock::now();
   return options_.columns_first ? SendHeld() : absl::OkStatus();
 }
 
 absl::Status ScanWriterSink::Batches(const query::Batch& batch) {
-  if (columns_only_ && std::chrono::steady_clock::now() - columns_at_ >= options_.columns_wait) {
-    RETURN_IF_ERROR(SendHeld());  // a long read: the asking node hears the columns now
+  if (columns_only_ && batch.rows > 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!first_rows_at_) {
+      first_rows_at_ = now;
+    } else if (now - *first_rows_at_ >= options_.columns_wait) {
+      RETURN_IF_ERROR(SendHeld());  // rows go on coming: the asking node hears the columns now
+    }
   }
   if (encoder_ != nullptr) return encoder_->Add(batch, HoldRelayed());
   return EncodePages(batch, types_, options_.page_bytes,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -17,16 +18,18 @@
 
 namespace strata::cluster {
 
-// How long a fragment's columns wait for its first rows to go with them. The asking node
-// pushes none of the query's rows on until every fragment has answered (a fragment whose
-// columns changed has the query planned again), so its own fragment waits too: on a
-// cluster of throttled nodes a first page of 1 MiB took 15 ms to fill, all of it the asking
-// node's own scan standing still (session 75).
+// How long a fragment's columns wait for its first page once rows began to come. The asking
+// node pushes none of the query's rows on until every fragment has answered (a fragment whose
+// columns changed has the query planned again), so its own fragment waits too: on a cluster
+// of throttled nodes the first of the client's pages (1 MiB, relayed) took 15 ms to fill,
+// all of it the asking node's own scan standing still (session 75). Counted from the first
+// rows, not the columns: an aggregation's rows all come at its end, at once, and go with
+// the columns as one message.
 inline constexpr std::chrono::milliseconds kColumnsWaitForRows{2};
 
 // Each answer is held until the next is ready: the first answer carries the columns, with the
-// first rows (unless those take longer than `columns_wait`: then the columns go alone with
-// the next batch); the last the statistics, with the last rows. With `columns_first` (a
+// first page (unless rows go on coming `columns_wait` after the first before a page is made:
+// then the columns go alone); the last the statistics, with the last rows. With `columns_first` (a
 // hedged read, which times the first answer) the columns go at once. `call_cancelled` says
 // the asking node went away; a write that fails marks `*cancelled`, which the fragment's
 // scan watches. With `relay` (ScanRequest.relay) and an answer of the client's columns, the
@@ -70,7 +73,8 @@ class ScanWriterSink final : public query::ResultSink {
   internal::v1::ScanResponse held_;
   bool has_held_ = false;
   bool columns_only_ = false;  // held_ is the columns' answer, without rows yet
-  std::chrono::steady_clock::time_point columns_at_;  // when Columns held them
+  // When the first rows came while the columns were held for them.
+  std::optional<std::chrono::steady_clock::time_point> first_rows_at_;
 };
 
 }  // namespace strata::cluster

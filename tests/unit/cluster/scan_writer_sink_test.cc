@@ -98,27 +98,6 @@ TEST(ScanWriterSinkTest, ColumnsFirstGoAtOnce) {
   EXPECT_EQ(RowsIn(f.writer.sent[1]), 2u);
 }
 
-// A read whose first rows are slow to come (a large page, a selective filter) tells the asking
-// node its columns without them: that node holds every fragment's rows, its own too, until
-// each fragment has answered.
-TEST(ScanWriterSinkTest, ColumnsThatWaitedTooLongForRowsGoAlone) {
-  Fragment f;
-  ScanWriterSink sink = f.Sink({.columns_wait = std::chrono::nanoseconds(0)});
-  ASSERT_TRUE(sink.Columns(kColumns).ok());
-  EXPECT_TRUE(f.writer.sent.empty());  // held until rows come
-  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
-  ASSERT_EQ(f.writer.sent.size(), 1u);
-  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
-  EXPECT_EQ(f.writer.sent[0].rows(), 0);
-  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());  // the columns went: pages are held as ever
-  ASSERT_EQ(f.writer.sent.size(), 2u);
-  EXPECT_EQ(RowsIn(f.writer.sent[1]), 3u);
-  ASSERT_TRUE(sink.Finish({}).ok());
-  ASSERT_EQ(f.writer.sent.size(), 3u);
-  EXPECT_EQ(RowsIn(f.writer.sent[2]), 4u);
-  EXPECT_TRUE(f.writer.last[2]);
-}
-
 TEST(ScanWriterSinkTest, EachPageIsHeldUntilTheNextAndTheLastCarriesTheStatistics) {
   Fragment f;
   // Pages of about one row: each batch makes several.
@@ -162,6 +141,71 @@ class CountingEncoder final : public query::PageEncoder {
   }
   absl::Status Flush(const Page& /*page*/) override { return absl::OkStatus(); }
 };
+
+// Makes one page of every row it was given, when flushed (a page larger than the rows read).
+class FlushedEncoder final : public query::PageEncoder {
+ public:
+  absl::Status Add(const query::Batch& batch, const Page& /*page*/) override {
+    rows_ += batch.rows;
+    return absl::OkStatus();
+  }
+  absl::Status Flush(const Page& page) override { return page(std::to_string(rows_), rows_); }
+
+ private:
+  size_t rows_ = 0;
+};
+
+internal::v1::RelayPages AllColumnsRelayed() {
+  internal::v1::RelayPages relay;
+  for (const query::ResultColumn& c : kColumns) {
+    internal::v1::ScanColumn* column = relay.add_columns();
+    column->set_name(c.name);
+    column->set_type(static_cast<int32_t>(c.type));
+  }
+  return relay;
+}
+
+// A read whose first page is slow to fill (the client's pages are large) tells the asking node
+// its columns without it: that node holds every fragment's rows, its own too, until each
+// fragment has answered.
+TEST(ScanWriterSinkTest, ColumnsGoAloneWhenRowsKeepComingWithoutAPage) {
+  Fragment f;
+  f.encoders = [](std::vector<DataType>, std::vector<int>, query::RelayForm) {
+    return std::make_unique<FlushedEncoder>();
+  };
+  internal::v1::RelayPages relay = AllColumnsRelayed();
+  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = std::chrono::nanoseconds(0)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  EXPECT_TRUE(f.writer.sent.empty());  // the first rows: the columns wait for more
+  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(f.writer.sent[0].rows(), 0);
+  EXPECT_FALSE(f.writer.last[0]);
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 2u);
+  EXPECT_EQ(f.writer.sent[1].relayed_page(), "7");
+  EXPECT_TRUE(f.writer.sent[1].has_stats());
+}
+
+// Rows that all come at once (an aggregation's, at its end) go with the columns.
+TEST(ScanWriterSinkTest, ColumnsWaitForAPageWhileRowsComeWithinTheWait) {
+  Fragment f;
+  f.encoders = [](std::vector<DataType>, std::vector<int>, query::RelayForm) {
+    return std::make_unique<FlushedEncoder>();
+  };
+  internal::v1::RelayPages relay = AllColumnsRelayed();
+  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
+  ASSERT_TRUE(sink.Columns(kColumns).ok());
+  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());
+  ASSERT_TRUE(sink.Finish({}).ok());
+  ASSERT_EQ(f.writer.sent.size(), 1u);
+  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
+  EXPECT_EQ(f.writer.sent[0].relayed_page(), "7");
+  EXPECT_TRUE(f.writer.sent[0].has_stats());
+}
 
 TEST(ScanWriterSinkTest, TheClientsPagesGoAsTheyAreTheFirstWithTheColumns) {
   Fragment f;
