@@ -155,9 +155,10 @@ class FlushedEncoder final : public query::PageEncoder {
   size_t rows_ = 0;
 };
 
-internal::v1::RelayPages AllColumnsRelayed() {
+// The client asks for `columns` in its own pages.
+internal::v1::RelayPages RelayOf(const std::vector<query::ResultColumn>& columns) {
   internal::v1::RelayPages relay;
-  for (const query::ResultColumn& c : kColumns) {
+  for (const query::ResultColumn& c : columns) {
     internal::v1::ScanColumn* column = relay.add_columns();
     column->set_name(c.name);
     column->set_type(static_cast<int32_t>(c.type));
@@ -165,15 +166,20 @@ internal::v1::RelayPages AllColumnsRelayed() {
   return relay;
 }
 
+template <class Encoder>
+query::PageEncoderFactory Making() {
+  return [](std::vector<DataType>, std::vector<int>, query::RelayForm) {
+    return std::make_unique<Encoder>();
+  };
+}
+
 // A read whose first page is slow to fill (the client's pages are large) tells the asking node
 // its columns without it: that node holds every fragment's rows, its own too, until each
 // fragment has answered.
 TEST(ScanWriterSinkTest, ColumnsGoAloneWhenRowsKeepComingWithoutAPage) {
   Fragment f;
-  f.encoders = [](std::vector<DataType>, std::vector<int>, query::RelayForm) {
-    return std::make_unique<FlushedEncoder>();
-  };
-  internal::v1::RelayPages relay = AllColumnsRelayed();
+  f.encoders = Making<FlushedEncoder>();
+  internal::v1::RelayPages relay = RelayOf(kColumns);
   ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = std::chrono::nanoseconds(0)});
   ASSERT_TRUE(sink.Columns(kColumns).ok());
   ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
@@ -192,10 +198,8 @@ TEST(ScanWriterSinkTest, ColumnsGoAloneWhenRowsKeepComingWithoutAPage) {
 // Rows that all come at once (an aggregation's, at its end) go with the columns.
 TEST(ScanWriterSinkTest, ColumnsWaitForAPageWhileRowsComeWithinTheWait) {
   Fragment f;
-  f.encoders = [](std::vector<DataType>, std::vector<int>, query::RelayForm) {
-    return std::make_unique<FlushedEncoder>();
-  };
-  internal::v1::RelayPages relay = AllColumnsRelayed();
+  f.encoders = Making<FlushedEncoder>();
+  internal::v1::RelayPages relay = RelayOf(kColumns);
   ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
   ASSERT_TRUE(sink.Columns(kColumns).ok());
   ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
@@ -214,10 +218,7 @@ TEST(ScanWriterSinkTest, TheClientsPagesGoAsTheyAreTheFirstWithTheColumns) {
     picked = columns;
     return std::make_unique<CountingEncoder>();
   };
-  internal::v1::RelayPages relay;
-  internal::v1::ScanColumn* usage = relay.add_columns();  // the client asked for usage only
-  usage->set_name("usage");
-  usage->set_type(static_cast<int32_t>(DataType::kDouble));
+  internal::v1::RelayPages relay = RelayOf({kColumns[1]});  // the client asked for usage only
   ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
   ASSERT_TRUE(sink.Columns(kColumns).ok());
   EXPECT_EQ(picked, std::vector<int>{1});
@@ -239,10 +240,7 @@ TEST(ScanWriterSinkTest, AColumnTheClientAskedForThatIsNotHereSendsRowsAsTheyAre
     made = true;
     return std::make_unique<CountingEncoder>();
   };
-  internal::v1::RelayPages relay;
-  internal::v1::ScanColumn* missing = relay.add_columns();
-  missing->set_name("region");
-  missing->set_type(static_cast<int32_t>(DataType::kVarchar));
+  internal::v1::RelayPages relay = RelayOf({{"region", DataType::kVarchar}});
   ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
   ASSERT_TRUE(sink.Columns(kColumns).ok());
   EXPECT_FALSE(made);
