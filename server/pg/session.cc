@@ -877,8 +877,9 @@ CatalogAnswers Session::Catalog() {
 }
 
 const absl::TimeZone* Session::Zone() const {
+  static const std::string kUtc = "UTC";
   const auto it = settings_.find("timezone");
-  const std::string setting = it == settings_.end() ? "UTC" : it->second;
+  const std::string& setting = it == settings_.end() ? kUtc : it->second;
   if (setting != zone_setting_) {
     zone_setting_ = setting;
     zone_ = query::NamesUtc(setting) ? std::nullopt : query::LoadTimeZone(setting);
@@ -1222,6 +1223,7 @@ void Session::SendDataRow(const query::Row& row, const std::vector<int16_t>& for
   out_.Begin('D');
   out_.Int16(static_cast<int16_t>(row.size()));
   std::string value;
+  const absl::TimeZone* zone = Zone();  // once a row: a settings lookup was 11 % of a large read
   for (size_t i = 0; i < row.size(); ++i) {
     if (row[i].null || row[i].type == query::DataType::kUnknown) {
       out_.Null();
@@ -1230,7 +1232,7 @@ void Session::SendDataRow(const query::Row& row, const std::vector<int16_t>& for
     if (FormatFor(formats, i) == 1) {
       EncodeBinary(row[i], &value);
     } else {
-      EncodeText(row[i], &value, Zone());
+      EncodeText(row[i], &value, zone);
     }
     out_.Value(value);
   }
