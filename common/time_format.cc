@@ -28,13 +28,64 @@ std::string FormatIso8601Millis(int64_t nanos) {
   return buf;
 }
 
+namespace {
+
+// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's civil_from_days).
+void CivilFromDays(int64_t days, int64_t* year, int* month, int* day) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t day_of_era = days - era * 146097;
+  const int64_t year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const int64_t day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const int64_t shifted_month = (5 * day_of_year + 2) / 153;  // March is 0
+  *day = static_cast<int>(day_of_year - (153 * shifted_month + 2) / 5 + 1);
+  *month = static_cast<int>(shifted_month < 10 ? shifted_month + 3 : shifted_month - 9);
+  *year = year_of_era + era * 400 + (*month <= 2);
+}
+
+// `value`'s last `width` decimal digits at `out`, zero-padded.
+void PutDigits(int64_t value, int width, char* out) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+}  // namespace
+
 std::string FormatSqlTimestamp(int64_t nanos) {
-  std::tm tm = ToUtcTm(nanos);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d.%09lld", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(SubsecondNanos(nanos)));
-  return buf;
+  // By hand, not gmtime_r and snprintf (glibc's gmtime_r takes the time zone lock; together a
+  // fifth of a PostgreSQL client's large read). Nanoseconds since 1970 span the years 1677 to
+  // 2262, so the year always has four digits.
+  const int64_t subsecond = SubsecondNanos(nanos);
+  const int64_t seconds = nanos / kNanosPerSecond - (nanos % kNanosPerSecond < 0 ? 1 : 0);
+  int64_t days = seconds / 86400;
+  int64_t second_of_day = seconds % 86400;
+  if (second_of_day < 0) {
+    second_of_day += 86400;
+    --days;
+  }
+  int64_t year;
+  int month, day;
+  CivilFromDays(days, &year, &month, &day);
+  std::string text(29, '\0');  // "YYYY-MM-DD HH:MM:SS.nnnnnnnnn"
+  char* out = text.data();
+  PutDigits(year, 4, out);
+  out[4] = '-';
+  PutDigits(month, 2, out + 5);
+  out[7] = '-';
+  PutDigits(day, 2, out + 8);
+  out[10] = ' ';
+  PutDigits(second_of_day / 3600, 2, out + 11);
+  out[13] = ':';
+  PutDigits(second_of_day / 60 % 60, 2, out + 14);
+  out[16] = ':';
+  PutDigits(second_of_day % 60, 2, out + 17);
+  out[19] = '.';
+  PutDigits(subsecond, 9, out + 20);
+  return text;
 }
 
 namespace {

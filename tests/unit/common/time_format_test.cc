@@ -1,5 +1,8 @@
 #include "common/time_format.h"
 
+#include <cstdio>
+#include <limits>
+
 #include "common/clock.h"
 #include "gtest/gtest.h"
 
@@ -14,6 +17,38 @@ TEST(TimeFormatTest, Formats) {
   EXPECT_EQ(FormatSqlTimestamp(0), "1970-01-01 00:00:00.000000000");
   EXPECT_EQ(FormatSqlTimestamp(-1), "1969-12-31 23:59:59.999999999");
   EXPECT_EQ(FormatIso8601Millis(-1), "1969-12-31T23:59:59.999Z");
+}
+
+// The text gmtime_r and snprintf made before FormatSqlTimestamp formatted by hand.
+std::string ByTheCLibrary(int64_t nanos) {
+  std::tm tm = ToUtcTm(nanos);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d.%09lld", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(SubsecondNanos(nanos)));
+  return buf;
+}
+
+TEST(TimeFormatTest, SqlTimestampsAsTheCLibraryWritesThem) {
+  std::vector<int64_t> nanos = {0,
+                                -1,
+                                1,
+                                kT,
+                                -kT,
+                                951'782'400'000'000'000,     // 2000-02-29
+                                4'107'542'399'999'999'999,   // 2100-02-28 23:59:59.999999999
+                                -2'208'988'800'000'000'000,  // 1900-01-01
+                                std::numeric_limits<int64_t>::max(),
+                                std::numeric_limits<int64_t>::min() + kNanosPerSecond};
+  // Every day of some years either side of 1970, at an odd time of day.
+  for (int64_t day = -800; day < 800; ++day) nanos.push_back(day * 86'400'000'000'123 + 7);
+  for (int64_t day = -106'000; day < 106'000; day += 997) {  // the range's 292 years either way
+    nanos.push_back(day * 86'400 * kNanosPerSecond + 86'399 * kNanosPerSecond);
+  }
+  for (int64_t n : nanos) EXPECT_EQ(FormatSqlTimestamp(n), ByTheCLibrary(n)) << n;
+  // The C library's path overflowed here (nanos minus its subsecond part).
+  EXPECT_EQ(FormatSqlTimestamp(std::numeric_limits<int64_t>::min()),
+            "1677-09-21 00:12:43.145224192");
 }
 
 TEST(TimeFormatTest, Parses) {
