@@ -503,7 +503,7 @@ std::optional<CivilField> CivilFieldNamed(std::string_view field) {
 }
 
 // Field(field, ns) for the fields CivilFieldNamed knows, without a broken-down time: the civil
-// date of the day number by Howard Hinnant's days_from_civil inverse.
+// date of the day number (CivilFromDays).
 int64_t CivilFieldOf(CivilField field, int64_t ns) {
   const int64_t days = FloorDiv(ns, kDay);
   const int64_t of_day = (ns - days * kDay) / kNanosPerSecond;
@@ -521,29 +521,18 @@ int64_t CivilFieldOf(CivilField field, int64_t ns) {
     default:
       break;
   }
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t day_of_era_year = doe - (365 * yoe + yoe / 4 - yoe / 100);  // from March 1
-  const int64_t mp = (5 * day_of_era_year + 2) / 153;
-  const int64_t day = day_of_era_year - (153 * mp + 2) / 5 + 1;
-  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
-  const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const CivilDate date = CivilFromDays(days);
   switch (field) {
     case CivilField::kYear:
-      return year;
+      return date.year;
     case CivilField::kQuarter:
-      return (month - 1) / 3 + 1;
+      return (date.month - 1) / 3 + 1;
     case CivilField::kMonth:
-      return month;
+      return date.month;
     case CivilField::kDay:
-      return day;
-    case CivilField::kDayOfYear: {
-      const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-      const int64_t before_march = 31 + (leap ? 29 : 28);
-      return month <= 2 ? day_of_era_year - 306 + 1 : day_of_era_year + before_march + 1;
-    }
+      return date.day;
+    case CivilField::kDayOfYear:
+      return days - DaysFromCivil(date.year, 1, 1) + 1;
     default:
       return 0;
   }

@@ -51,6 +51,23 @@ TEST(TimeFormatTest, SqlTimestampsAsTheCLibraryWritesThem) {
             "1677-09-21 00:12:43.145224192");
 }
 
+TEST(TimeFormatTest, CivilDatesAndDayNumbersRoundTrip) {
+  EXPECT_EQ(CivilFromDays(0).year, 1970);
+  const CivilDate leap_day = CivilFromDays(DaysFromCivil(2024, 2, 29));
+  EXPECT_EQ(leap_day.year, 2024);
+  EXPECT_EQ(leap_day.month, 2);
+  EXPECT_EQ(leap_day.day, 29);
+  EXPECT_EQ(DaysFromCivil(2023, 2, 29), DaysFromCivil(2023, 3, 1));  // counts on, as timegm
+  for (int64_t day = -200'000; day < 200'000; day += 13) {
+    const CivilDate date = CivilFromDays(day);
+    ASSERT_EQ(DaysFromCivil(date.year, date.month, date.day), day);
+    ASSERT_GE(date.month, 1);
+    ASSERT_LE(date.month, 12);
+    ASSERT_GE(date.day, 1);
+    ASSERT_LE(date.day, 31);
+  }
+}
+
 TEST(TimeFormatTest, Parses) {
   struct Case {
     const char* text;
