@@ -173,42 +173,35 @@ query::PageEncoderFactory Making() {
   };
 }
 
-// A read whose first page is slow to fill (the client's pages are large) tells the asking node
-// its columns without it: that node holds every fragment's rows, its own too, until each
-// fragment has answered.
-TEST(ScanWriterSinkTest, ColumnsGoAloneWhenRowsKeepComingWithoutAPage) {
-  Fragment f;
-  f.encoders = Making<FlushedEncoder>();
-  internal::v1::RelayPages relay = RelayOf(kColumns);
-  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = std::chrono::nanoseconds(0)});
-  ASSERT_TRUE(sink.Columns(kColumns).ok());
-  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
-  EXPECT_TRUE(f.writer.sent.empty());  // the first rows: the columns wait for more
-  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());
-  ASSERT_EQ(f.writer.sent.size(), 1u);
-  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
-  EXPECT_EQ(f.writer.sent[0].rows(), 0);
-  EXPECT_FALSE(f.writer.last[0]);
-  ASSERT_TRUE(sink.Finish({}).ok());
-  ASSERT_EQ(f.writer.sent.size(), 2u);
-  EXPECT_EQ(f.writer.sent[1].relayed_page(), "7");
-  EXPECT_TRUE(f.writer.sent[1].has_stats());
-}
-
-// Rows that all come at once (an aggregation's, at its end) go with the columns.
-TEST(ScanWriterSinkTest, ColumnsWaitForAPageWhileRowsComeWithinTheWait) {
-  Fragment f;
-  f.encoders = Making<FlushedEncoder>();
-  internal::v1::RelayPages relay = RelayOf(kColumns);
-  ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = hours(1)});
-  ASSERT_TRUE(sink.Columns(kColumns).ok());
-  ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
-  ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());
-  ASSERT_TRUE(sink.Finish({}).ok());
-  ASSERT_EQ(f.writer.sent.size(), 1u);
-  EXPECT_EQ(ColumnsOf(f.writer.sent[0]), Named(kColumns));
-  EXPECT_EQ(f.writer.sent[0].relayed_page(), "7");
-  EXPECT_TRUE(f.writer.sent[0].has_stats());
+// Two batches of relayed rows that make no page until the end. Past the wait (a read whose first
+// page is slow to fill: the client's pages are large) the columns go alone, as the second batch
+// comes: the asking node holds every fragment's rows, its own too, until each fragment has
+// answered. Within it (rows that all come at once, an aggregation's at its end) they go with
+// the page, one message.
+TEST(ScanWriterSinkTest, ColumnsGoAloneOnlyWhenRowsKeepComingPastTheWait) {
+  struct Case {
+    std::chrono::steady_clock::duration wait;
+    bool columns_alone;
+  };
+  for (const Case& c : {Case{std::chrono::nanoseconds(0), true}, Case{hours(1), false}}) {
+    SCOPED_TRACE(c.columns_alone ? "past the wait" : "within the wait");
+    Fragment f;
+    f.encoders = Making<FlushedEncoder>();
+    internal::v1::RelayPages relay = RelayOf(kColumns);
+    ScanWriterSink sink = f.Sink({.relay = &relay, .columns_wait = c.wait});
+    ASSERT_TRUE(sink.Columns(kColumns).ok());
+    ASSERT_TRUE(sink.Batches(Rows(3, 0)).ok());
+    EXPECT_TRUE(f.writer.sent.empty());  // the first rows: the columns wait for more
+    ASSERT_TRUE(sink.Batches(Rows(4, 3)).ok());
+    ASSERT_EQ(f.writer.sent.size(), c.columns_alone ? 1u : 0u);
+    ASSERT_TRUE(sink.Finish({}).ok());
+    ASSERT_EQ(f.writer.sent.size(), c.columns_alone ? 2u : 1u);
+    EXPECT_EQ(ColumnsOf(f.writer.sent.front()), Named(kColumns));
+    EXPECT_EQ(f.writer.sent.front().rows(), c.columns_alone ? 0 : 7);
+    EXPECT_EQ(f.writer.sent.back().relayed_page(), "7");
+    EXPECT_TRUE(f.writer.sent.back().has_stats());
+    EXPECT_TRUE(f.writer.last.back());
+  }
 }
 
 TEST(ScanWriterSinkTest, TheClientsPagesGoAsTheyAreTheFirstWithTheColumns) {
