@@ -169,7 +169,7 @@ bool Membership::SignedByClusterCa(std::string_view leaf, std::string_view chain
   return true;
 }
 
-grpc::Status Membership::Check(const grpc::ServerContext& context) const {
+grpc::Status Membership::Check(const grpc::ServerContextBase& context) const {
   if (tls_.enabled()) {
     std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
     std::string leaf, chain;

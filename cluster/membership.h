@@ -45,7 +45,7 @@ class Membership {
   // Adds what the callee checks beyond the TLS handshake (the secret) to an outgoing call.
   void Present(grpc::ClientContext* context) const;
   // OK when the caller is a member; PERMISSION_DENIED saying what it did not show.
-  grpc::Status Check(const grpc::ServerContext& context) const;
+  grpc::Status Check(const grpc::ServerContextBase& context) const;
 
   // Whether the PEM certificate `leaf` (with the intermediates in `chain`, may be empty)
   // chains to the cluster's CA.

@@ -5,17 +5,36 @@
 
 #include "cluster/scan_pages.h"
 #include "common/status.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace strata::cluster {
 
-ScanWriterSink::ScanWriterSink(grpc::ServerWriterInterface<internal::v1::ScanResponse>* writer,
-                               std::function<bool()> call_cancelled, std::atomic<bool>* cancelled,
-                               Options options, const query::PageEncoderFactory& encoders)
-    : writer_(*writer),
-      call_cancelled_(std::move(call_cancelled)),
-      cancelled_(*cancelled),
-      options_(options),
-      encoders_(encoders) {}
+grpc::ByteBuffer ScanAnswerBytes(const internal::v1::ScanResponse& answer,
+                                 std::string relayed_page) {
+  using google::protobuf::io::CodedOutputStream;
+  const size_t size = answer.ByteSizeLong();
+  // relayed_page's key: field 4, length-delimited. A message's fields may come in any order,
+  // and a field after the others is the same message.
+  constexpr uint8_t kRelayedPageKey =
+      (internal::v1::ScanResponse::kRelayedPageFieldNumber << 3) | 2;
+  const auto page_size = static_cast<uint32_t>(relayed_page.size());
+  const size_t frame = relayed_page.empty() ? 0 : 1 + CodedOutputStream::VarintSize32(page_size);
+  grpc::Slice head(size + frame);  // not zeroed: every byte is written below
+  auto* out = const_cast<uint8_t*>(head.begin());
+  out = answer.SerializeWithCachedSizesToArray(out);
+  if (relayed_page.empty()) return grpc::ByteBuffer(&head, 1);
+  *out++ = kRelayedPageKey;
+  CodedOutputStream::WriteVarint32ToArray(page_size, out);
+  auto* owned = new std::string(std::move(relayed_page));
+  grpc::Slice page(
+      owned->data(), owned->size(), [](void* p) { delete static_cast<std::string*>(p); }, owned);
+  grpc::Slice slices[] = {std::move(head), std::move(page)};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+ScanWriterSink::ScanWriterSink(ScanStream* stream, Options options,
+                               const query::PageEncoderFactory& encoders)
+    : stream_(*stream), options_(options), encoders_(encoders) {}
 
 absl::Status ScanWriterSink::Columns(const std::vector<query::ResultColumn>& columns) {
   EncodeColumns(columns, &held_);
@@ -56,7 +75,7 @@ absl::Status ScanWriterSink::Rows(std::vector<query::Row> rows) {
 absl::Status ScanWriterSink::Finish(const query::QueryStats& stats) {
   if (encoder_ != nullptr) RETURN_IF_ERROR(encoder_->Flush(HoldRelayed()));
   EncodeStats(stats, &held_);
-  if (call_cancelled_() || !writer_.Write(held_, grpc::WriteOptions().set_last_message())) {
+  if (!stream_.Write(ScanAnswerBytes(held_, std::move(held_page_)), /*last=*/true)) {
     return absl::CancelledError("the node that asked for the fragment went away");
   }
   return absl::OkStatus();
@@ -80,13 +99,14 @@ query::PageEncoder::Page ScanWriterSink::HoldRelayed() {
     if (columns_only_) {  // the first rows join the columns' answer
       columns_only_ = false;
       held_.set_rows(static_cast<int32_t>(rows));
-      held_.set_relayed_page(std::move(bytes));
+      held_page_ = std::move(bytes);
       return absl::OkStatus();
     }
     internal::v1::ScanResponse page;
     page.set_rows(static_cast<int32_t>(rows));
-    page.set_relayed_page(std::move(bytes));
-    return Hold(std::move(page));
+    RETURN_IF_ERROR(Hold(std::move(page)));
+    held_page_ = std::move(bytes);
+    return absl::OkStatus();
   };
 }
 
@@ -110,11 +130,11 @@ absl::Status ScanWriterSink::Hold(internal::v1::ScanResponse page) {
 
 absl::Status ScanWriterSink::SendHeld() {
   if (!has_held_) return absl::OkStatus();
-  if (call_cancelled_() || !writer_.Write(held_, grpc::WriteOptions())) {
-    cancelled_.store(true);
+  if (!stream_.Write(ScanAnswerBytes(held_, std::move(held_page_)), /*last=*/false)) {
     return absl::CancelledError("the node that asked for the fragment went away");
   }
   held_.Clear();
+  held_page_.clear();
   has_held_ = false;
   columns_only_ = false;
   return absl::OkStatus();

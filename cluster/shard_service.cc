@@ -159,12 +159,26 @@ void ShardServiceImpl::HoldForTesting(std::chrono::steady_clock::time_point star
 // up, under load) is better left out than waited for.
 constexpr std::chrono::milliseconds kHandedOverWait{250};
 
-grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
-                                    const internal::v1::ScanRequest* request,
-                                    grpc::ServerWriter<internal::v1::ScanResponse>* writer) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* ShardServiceImpl::Scan(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
+    return ScanCall::Refuse(std::move(member));
   }
+  auto parsed = std::make_shared<internal::v1::ScanRequest>();
+  grpc::ByteBuffer bytes(*request);  // Deserialize takes its argument's slices
+  if (grpc::Status read =
+          grpc::SerializationTraits<internal::v1::ScanRequest>::Deserialize(&bytes, parsed.get());
+      !read.ok()) {
+    return ScanCall::Refuse(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                     StrCat("a Scan request that does not parse: ", read.error_message())));
+  }
+  return ScanCall::Start(
+      [this, parsed = std::move(parsed)](ScanCall& call) { return RunScan(*parsed, call); });
+}
+
+grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, ScanCall& call) {
+  const internal::v1::ScanRequest* request = &scan;
   std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
   for (uint32_t shard : shards) {
     if (shard >= directory_.shard_count()) {
@@ -223,18 +237,15 @@ grpc::Status ShardServiceImpl::Scan(grpc::ServerContext* context,
   const auto deadline = request->timeout_millis() > 0
                             ? started + std::chrono::milliseconds(request->timeout_millis())
                             : std::chrono::steady_clock::time_point::max();
-  std::atomic<bool> cancelled{false};
-  // The engine looks at `cancelled` between batches; the asking node cancels the call (its
-  // query was cancelled, or it went away), which only the call shows.
-  CancelWatch::Watch watch = cancel_watch_.Add([context] { return context->IsCancelled(); },
-                                               [&cancelled] { cancelled.store(true); });
+  // The engine looks at the call's flag between batches: set when the asking node cancels the
+  // call (its query was cancelled, or it went away).
+  std::atomic<bool>& cancelled = call.cancelled();
   if (!request->describe_only()) HoldForTesting(started, cancelled);
-  ScanWriterSink sink(
-      writer, [context] { return context->IsCancelled(); }, &cancelled,
-      {.columns_first = request->columns_first(),
-       .page_bytes = page_bytes_,
-       .relay = request->has_relay() ? &request->relay() : nullptr},
-      page_encoders_);
+  ScanWriterSink sink(&call,
+                      {.columns_first = request->columns_first(),
+                       .page_bytes = page_bytes_,
+                       .relay = request->has_relay() ? &request->relay() : nullptr},
+                      page_encoders_);
   Slots::Held slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
     return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,

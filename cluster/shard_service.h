@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "cluster/cancel_watch.h"
+#include "cluster/scan_call.h"
 #include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
 #include "cluster/slots.h"
@@ -23,7 +23,11 @@ inline constexpr int kMaxServedFragments = 16;
 // building a replica); more wait for one, at most 30 s.
 inline constexpr int kMaxServedCheckpoints = 2;
 
-class ShardServiceImpl final : public internal::v1::ShardService::Service {
+// Scan is served from raw bytes (cluster/scan_call.h); the others are synchronous.
+using ShardServiceBase =
+    internal::v1::ShardService::WithRawCallbackMethod_Scan<internal::v1::ShardService::Service>;
+
+class ShardServiceImpl final : public ShardServiceBase {
  public:
   // All must outlive the service.
   // `page_bytes`: what a fragment's page and a checkpoint's part are cut at
@@ -54,8 +58,8 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   grpc::Status RevokeReadLease(grpc::ServerContext* context,
                                const internal::v1::RevokeReadLeaseRequest* request,
                                internal::v1::RevokeReadLeaseResponse* response) override;
-  grpc::Status Scan(grpc::ServerContext* context, const internal::v1::ScanRequest* request,
-                    grpc::ServerWriter<internal::v1::ScanResponse>* writer) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Scan(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* request) override;
   grpc::Status Checkpoint(grpc::ServerContext* context,
                           const internal::v1::CheckpointRequest* request,
                           grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
@@ -67,6 +71,9 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   // once when the part is refused: no such shard, or no replica of it here).
   void StartWrite(const internal::v1::ShardWriteRequest& request,
                   std::function<void(absl::StatusOr<WriteResult>)> done);
+  // A fragment of another node's query, on its own thread: the whole call after its request
+  // was read and its caller checked.
+  grpc::Status RunScan(const internal::v1::ScanRequest& request, ScanCall& call);
   // --testing-query-delay-ms: waits testing_delay_ from `started`, or until `cancelled`.
   void HoldForTesting(std::chrono::steady_clock::time_point started,
                       const std::atomic<bool>& cancelled) const;
@@ -78,7 +85,6 @@ class ShardServiceImpl final : public internal::v1::ShardService::Service {
   const size_t page_bytes_;
   const query::PageEncoderFactory page_encoders_;
   const std::chrono::milliseconds testing_delay_;
-  CancelWatch cancel_watch_;  // a fragment's flag, set when the asking node cancels its call
   Slots fragments_{kMaxServedFragments};  // fragments running here for other nodes
   Slots checkpoints_{kMaxServedCheckpoints};  // checkpoints sent from here
 };

@@ -15,14 +15,20 @@ using std::chrono::hours;
 const std::vector<query::ResultColumn> kColumns = {{"hostname", DataType::kVarchar},
                                                    {"usage", DataType::kDouble}};
 
-// The messages a fragment's stream carried; `fail_from`: the write that fails (0: none).
-class RecordingWriter final : public grpc::ServerWriterInterface<internal::v1::ScanResponse> {
+// The messages a fragment's stream carried, parsed from its bytes; `fail_from`: the write that
+// fails (0: none), as when the asking node went away.
+class RecordingStream final : public ScanStream {
  public:
-  void SendInitialMetadata() override {}
-  bool Write(const internal::v1::ScanResponse& message, grpc::WriteOptions options) override {
+  bool Write(grpc::ByteBuffer answer, bool last_answer) override {
     if (fail_from > 0 && static_cast<int>(sent.size()) + 1 >= fail_from) return false;
-    sent.push_back(message);
-    last.push_back(options.is_last_message());
+    std::vector<grpc::Slice> slices;
+    EXPECT_TRUE(answer.Dump(&slices).ok());
+    std::string bytes;
+    for (const grpc::Slice& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    EXPECT_TRUE(sent.emplace_back().ParseFromString(bytes));
+    last.push_back(last_answer);
     return true;
   }
   std::vector<internal::v1::ScanResponse> sent;
@@ -60,13 +66,10 @@ size_t RowsIn(const internal::v1::ScanResponse& message) {
 }
 
 struct Fragment {
-  RecordingWriter writer;
-  std::atomic<bool> cancelled{false};
-  bool call_cancelled = false;
+  RecordingStream writer;
   query::PageEncoderFactory encoders;
   ScanWriterSink Sink(ScanWriterSink::Options options) {
-    return ScanWriterSink(
-        &writer, [this] { return call_cancelled; }, &cancelled, options, encoders);
+    return ScanWriterSink(&writer, options, encoders);
   }
 };
 
@@ -115,22 +118,44 @@ TEST(ScanWriterSinkTest, EachPageIsHeldUntilTheNextAndTheLastCarriesTheStatistic
   EXPECT_FALSE(f.writer.sent[1].has_stats());
 }
 
-TEST(ScanWriterSinkTest, AFailedWriteCancelsTheFragment) {
+TEST(ScanWriterSinkTest, AFailedWriteEndsTheFragment) {
   Fragment f;
   f.writer.fail_from = 1;
   ScanWriterSink sink = f.Sink({.page_bytes = 16, .columns_wait = hours(1)});
   ASSERT_TRUE(sink.Columns(kColumns).ok());
   EXPECT_TRUE(absl::IsCancelled(sink.Batches(Rows(3, 0))));
-  EXPECT_TRUE(f.cancelled.load());
 }
 
-TEST(ScanWriterSinkTest, ACallerThatWentAwayCancelsTheFragment) {
+TEST(ScanWriterSinkTest, ACallerThatWentAwayEndsTheFragmentAtItsColumns) {
   Fragment f;
-  f.call_cancelled = true;
+  f.writer.fail_from = 1;
   ScanWriterSink sink = f.Sink({.columns_first = true});
   EXPECT_TRUE(absl::IsCancelled(sink.Columns(kColumns)));
-  EXPECT_TRUE(f.cancelled.load());
   EXPECT_TRUE(f.writer.sent.empty());
+}
+
+// The bytes of an answer and its relayed page are the message's: the page goes as a slice of
+// its own (not copied), after the rest; a page of 300 bytes takes a two-byte length.
+TEST(ScanAnswerBytesTest, AnAnswerWithARelayedPageParsesAsTheMessage) {
+  internal::v1::ScanResponse answer;
+  EncodeColumns(kColumns, &answer);
+  answer.set_rows(300);
+  query::QueryStats stats;
+  stats.rows_scanned = 9;
+  EncodeStats(stats, &answer);
+  for (const std::string& page : {std::string(300, 'p'), std::string("x"), std::string()}) {
+    SCOPED_TRACE(page.size());
+    grpc::ByteBuffer bytes = ScanAnswerBytes(answer, page);
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(bytes.Dump(&slices).ok());
+    ASSERT_EQ(slices.size(), page.empty() ? 1u : 2u);
+    if (!page.empty()) EXPECT_EQ(slices[1].size(), page.size());
+    RecordingStream stream;
+    ASSERT_TRUE(stream.Write(std::move(bytes), false));
+    internal::v1::ScanResponse expected = answer;
+    expected.set_relayed_page(page);
+    EXPECT_EQ(stream.sent[0].SerializeAsString(), expected.SerializeAsString());
+  }
 }
 
 // Makes one page per batch, its bytes the batch's row count as text.
