@@ -23,7 +23,8 @@ Vector Broadcast(const Datum& d, DataType type, size_t n) {
   }
   switch (out.type) {
     case DataType::kDouble: out.doubles.assign(n, d.AsDouble()); break;
-    case DataType::kVarchar: {
+    case DataType::kVarchar:
+    case DataType::kJson: {  // (a JSON parameter was broadcast as integers: empty texts)
       // One owned copy; every row views it.
       out.SetOwnedString(0, d.s);
       out.strings.assign(n, out.strings[0]);
@@ -39,7 +40,7 @@ Vector Broadcast(const Datum& d, DataType type, size_t n) {
 // fails once they would pass its memory limit: EvalContext::HoldInFlight).
 void SetComputed(Vector& out, size_t i, const Datum& value, const EvalContext& context) {
   // Only texts and nested values can be long (numbers are never counted).
-  if (value.type == DataType::kVarchar) {
+  if (IsText(value.type)) {
     if (!context.HoldInFlight(static_cast<int64_t>(value.s.size()))) return;
   } else if (value.nested != nullptr && !context.HoldInFlight(value.HeapBytes())) {
     return;

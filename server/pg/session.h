@@ -157,6 +157,12 @@ class Session {
   void SendRowDescription(const std::vector<query::ResultColumn>& columns,
                           const std::vector<int16_t>& formats);
   void SendDataRow(const query::Row& row, const std::vector<int16_t>& formats);
+  // Row `row` of `batch` (a column of size 0 is NULL), with the session's zone `zone`.
+  void SendDataRow(const query::Batch& batch, size_t row, const std::vector<int16_t>& formats,
+                   const absl::TimeZone* zone);
+  // One value of a DataRow, in `format` (1: binary), `scratch` its encoding's room.
+  void SendValue(const query::Datum& value, int16_t format, const absl::TimeZone* zone,
+                 std::string* scratch);
   void SendCommandComplete(const std::string& tag);
   void SendError(const absl::Status& status, const Statement* statement = nullptr,
                  std::string_view severity = "ERROR");

@@ -76,6 +76,21 @@ TEST(VectorEvalTest, AFailingCallOfConstantsKeepsTheBatchsSize) {
   for (size_t i = 0; i < v.size(); ++i) EXPECT_TRUE(v.nulls[i]) << i;
 }
 
+// A literal over a batch is its value on every row, of each type (a JSON parameter was
+// broadcast as an integer: every row an empty text, psycopg's Json through a batch sink).
+TEST(VectorEvalTest, ALiteralIsItsValueOnEveryRow) {
+  for (const Datum& value :
+       {Datum::Varchar("text"), Datum::Json(R"({"k": [1, 2]})"), Datum::Double(1.5),
+        Datum::Bigint(7), Datum::Bool(true), Datum::Timestamp(42), Datum::Null(DataType::kJson)}) {
+    SCOPED_TRACE(value.ToString());
+    EvalContext context;
+    const Vector v = EvalBatch(*LiteralOf(value), BatchOfRows(3), context);
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v.type, value.type);
+    for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(Compare(v.Get(i), value), 0) << i;
+  }
+}
+
 TEST(VectorEvalTest, AVolatileCallIsMadeForEachRow) {
   const ExprPtr random = CallOf("random", DataType::kDouble, {});
   ASSERT_NE(random->bound.function, nullptr);
