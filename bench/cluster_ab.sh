@@ -3,7 +3,7 @@
 # TSBS-like data of cluster_query_scaling.sh (HOSTS hosts × 12 h) loaded and settled once with
 # OLD, then ROUNDS rounds, each restarting the cluster on the same data with OLD and then with
 # NEW (etcd and NATS too), every stratad under QUOTA CPUs (bench/cgroup_quota.sh), and running
-# query type TYPE RUNS times through node n0. Prints, per round and binary, query_bench's
+# query type TYPE RUNS times through node n0, after RUNS unmeasured runs. Prints, per round and binary, query_bench's
 # median ms and the CPU ms a query of n0 and of n1 + n2 (/proc/PID/stat, the warm-up included).
 # Both binaries must read the same data directory (no block format change between them).
 # STRATA_BENCH_PARTITION_KEY and STRATA_BENCH_QUOTA_PERIOD_MS as for cluster_query_scaling.sh.
@@ -54,6 +54,10 @@ for round in $(seq "$rounds"); do
       if [ "$kind" = node ]; then cg_quota "$cg_root/$name" "$quota"; else cg_quota "$cg_root/$name" max; fi
       cg_add "$cg_root/$name" "$pid"
     done <"$STRATA_CLUSTER_DIR/pids"
+    # Warm first (unmeasured): a new process's first queries fault in the memory later ones
+    # reuse.
+    build/bench/query_bench --target "127.0.0.1:$gateway" --runs "$runs" --columnar \
+      --only "$type" >/dev/null
     n0=$(pid_of node0)
     others=$(awk '$1 == "node" && $2 != "node0" {print $3}' "$STRATA_CLUSTER_DIR/pids")
     t0=$(ticks "$n0") o0=$(ticks $others)

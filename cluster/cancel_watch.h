@@ -1,11 +1,10 @@
 // CancelWatch: relays a cancellation to where it cannot be seen. A query's remote fragment
 // waits in a gRPC read for the serving node's answer, which comes only once that node has
 // computed it (a split aggregation answers at its end), so its thread cannot look at the
-// query's flag (KILL QUERY, CancelQuery, a client that left, its timeout); and the serving
-// node's engine looks at its own flag, not at the call. One watcher thread looks at every
-// registered condition each kCheckEvery while any is registered (and sleeps otherwise), and
-// runs its action once the condition holds: the fragment's call cancelled, the serving
-// node's flag set.
+// query's flag (KILL QUERY, CancelQuery, a client that left, its timeout). One watcher thread
+// looks at every registered condition each kCheckEvery while any is registered (and sleeps
+// otherwise), and runs its action once the condition holds: the fragment's call cancelled.
+// (The serving node hears the cancellation from gRPC itself: cluster/scan_call.h.)
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once

@@ -30,15 +30,18 @@ int Fail(const absl::Status& status) {
 
 }  // namespace
 
-// jemalloc's options, read at its start: give freed pages back to the system
-// within a second (its default keeps them ten). The memory head frees a
-// converted hour's rows at once; without this the server's RSS stayed
-// hundreds of MB above what it held (docs/benchmarks.md, 100,000 series).
-// Background threads give them back, not the threads that free memory: a
-// madvise flushes every core's TLB, which on a paravirtual VM the write path
-// felt (server CPU a row during an import -9 %, docs/benchmarks.md).
+// jemalloc's options, read at its start: freed pages go back to the system
+// after ten seconds unused (jemalloc's own default), by background threads,
+// not the threads that free memory: a madvise flushes every core's TLB, which
+// on a paravirtual VM the write path felt (server CPU a row during an import
+// -9 %, docs/benchmarks.md). Not sooner: a large read allocates the same tens
+// of megabytes query after query (its network buffers, pages and batches), and
+// with pages given back within a second each query faulted them in again, on
+// such a VM dearly (a cluster's coordinating node: 41-67 -> 22-33 ms of CPU a
+// high-cpu-all, session 76). The memory head frees a converted hour's rows at
+// once; RSS follows it down within those ten seconds.
 extern "C" const char* malloc_conf;
-const char* malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
+const char* malloc_conf = "background_thread:true,dirty_decay_ms:10000,muzzy_decay_ms:0";
 
 int main(int argc, char** argv) {
   strata::SkipMutexDeadlockDetection();
