@@ -177,9 +177,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* ShardServiceImpl::Scan(
       [this, parsed = std::move(parsed)](ScanCall& call) { return RunScan(*parsed, call); });
 }
 
-grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, ScanCall& call) {
-  const internal::v1::ScanRequest* request = &scan;
-  std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
+grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& request, ScanCall& call) {
+  std::vector<uint32_t> shards(request.shards().begin(), request.shards().end());
   for (uint32_t shard : shards) {
     if (shard >= directory_.shard_count()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -194,28 +193,27 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, Sc
   }
   const auto started = std::chrono::steady_clock::now();
   const auto wait = std::chrono::milliseconds(
-      request->timeout_millis() > 0 ? std::min<int64_t>(request->timeout_millis(), 30'000)
-                                    : 30'000);
-  if (!directory_.WaitCatalog(request->catalog_revision(), wait)) {
+      request.timeout_millis() > 0 ? std::min<int64_t>(request.timeout_millis(), 30'000) : 30'000);
+  if (!directory_.WaitCatalog(request.catalog_revision(), wait)) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                         StrCat("node ", node_id_, " has not caught up with the catalog yet"));
   }
-  if (!request->describe_only()) {
+  if (!request.describe_only()) {
     // Brought up to the query's read choice: what the asking node's client was acknowledged
     // is read too (unless it chose follower reads).
     query::ReadChoice choice;
-    if (request->consistency() >= 0 &&
-        request->consistency() <= static_cast<int32_t>(query::ReadConsistency::kFollower)) {
-      choice.consistency = static_cast<query::ReadConsistency>(request->consistency());
+    if (request.consistency() >= 0 &&
+        request.consistency() <= static_cast<int32_t>(query::ReadConsistency::kFollower)) {
+      choice.consistency = static_cast<query::ReadConsistency>(request.consistency());
     }
-    choice.max_staleness = std::chrono::milliseconds(request->max_staleness_millis());
+    choice.max_staleness = std::chrono::milliseconds(request.max_staleness_millis());
     // A shard handed over by its leader (cluster/site_balance.h) is read once its replica
     // applied what the leader had; the others by the read choice. A replica that lags more
     // than a moment is not waited for: the asking node reads the shard elsewhere (its own).
     std::vector<uint32_t> by_choice;
     for (size_t i = 0; i < shards.size(); ++i) {
-      const uint64_t at_least = i < static_cast<size_t>(request->applied_at_least_size())
-                                    ? request->applied_at_least(i)
+      const uint64_t at_least = i < static_cast<size_t>(request.applied_at_least_size())
+                                    ? request.applied_at_least(i)
                                     : 0;
       if (at_least == 0) {
         by_choice.push_back(shards[i]);
@@ -234,17 +232,17 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, Sc
       return ToGrpc(caught_up);
     }
   }
-  const auto deadline = request->timeout_millis() > 0
-                            ? started + std::chrono::milliseconds(request->timeout_millis())
+  const auto deadline = request.timeout_millis() > 0
+                            ? started + std::chrono::milliseconds(request.timeout_millis())
                             : std::chrono::steady_clock::time_point::max();
   // The engine looks at the call's flag between batches: set when the asking node cancels the
   // call (its query was cancelled, or it went away).
   std::atomic<bool>& cancelled = call.cancelled();
-  if (!request->describe_only()) HoldForTesting(started, cancelled);
+  if (!request.describe_only()) HoldForTesting(started, cancelled);
   ScanWriterSink sink(&call,
-                      {.columns_first = request->columns_first(),
+                      {.columns_first = request.columns_first(),
                        .page_bytes = page_bytes_,
-                       .relay = request->has_relay() ? &request->relay() : nullptr},
+                       .relay = request.has_relay() ? &request.relay() : nullptr},
                       page_encoders_);
   Slots::Held slot = fragments_.Take(std::min(deadline, started + wait));
   if (!slot) {
@@ -254,7 +252,7 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, Sc
   }
   // The columns the asking node planned with, as this node answers them now (after catching
   // up): a column new here would be read as NULL by that plan.
-  for (const internal::v1::ColumnsCheck& check : request->checks()) {
+  for (const internal::v1::ColumnsCheck& check : request.checks()) {
     query::ColumnsSink columns;
     absl::StatusOr<query::QueryStats> described = reads_.RunHere(
         shards, check.sql(), {}, /*describe_only=*/true, deadline, &cancelled, &columns);
@@ -267,13 +265,13 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& scan, Sc
     }
   }
   query::FragmentLists lists;
-  for (const internal::v1::ScanList& list : request->lists()) {
+  for (const internal::v1::ScanList& list : request.lists()) {
     absl::StatusOr<query::Datum> values = DecodeList(list);
     if (!values.ok()) return ToGrpc(values.status());
     lists[list.name()] = *std::move(values);
   }
   absl::StatusOr<query::QueryStats> ran = reads_.RunHere(
-      shards, request->sql(), lists, request->describe_only(), deadline, &cancelled, &sink);
+      shards, request.sql(), lists, request.describe_only(), deadline, &cancelled, &sink);
   if (!ran.ok()) return ToGrpc(ran.status());
   // What the fragment's scans read, for the asking node's statistics.
   if (!sink.Finish(*ran).ok()) {
