@@ -404,6 +404,36 @@ TEST_F(ClusterFanOutTest, GroupsOrderedByTheirKeysWithALimitAreCutInTheFragments
   }
 }
 
+// A fragment request is parsed by the serving node itself (cluster/scan_call.h): one that does
+// not parse (its statement invalid UTF-8) is refused INVALID_ARGUMENT, and a caller without the
+// cluster's secret PERMISSION_DENIED before it is read; the node goes on serving fragments.
+TEST_F(ClusterReadChoiceTest, AScanRequestThatDoesNotParseOrComesFromOutsideIsRefused) {
+  auto scan = [&](const std::string& sql, bool member) {
+    auto stub = internal::v1::ShardService::NewStub(cluster_->node(0).channel());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (member) context.AddMetadata("x-strata-cluster-secret", cluster_->secret());
+    internal::v1::ScanRequest request;
+    request.set_sql(sql);
+    request.add_shards(0);
+    auto reader = stub->Scan(&context, request);
+    internal::v1::ScanResponse page;
+    int answers = 0;
+    while (reader->Read(&page)) ++answers;
+    return std::make_pair(reader->Finish(), answers);
+  };
+  const auto [unparsed, none] = scan("SELECT \xc3\x28", /*member=*/true);
+  EXPECT_EQ(unparsed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << unparsed.error_message();
+  EXPECT_NE(unparsed.error_message().find("does not parse"), std::string::npos)
+      << unparsed.error_message();
+  EXPECT_EQ(none, 0);
+  const grpc::Status outsider = scan("SELECT count(*) FROM demo.cpu", /*member=*/false).first;
+  EXPECT_EQ(outsider.error_code(), grpc::StatusCode::PERMISSION_DENIED) << outsider.error_message();
+  const auto [served, answers] = scan("SELECT count(*) FROM demo.cpu", /*member=*/true);
+  EXPECT_TRUE(served.ok()) << served.error_message();
+  EXPECT_EQ(answers, 1);  // columns, the count and the statistics in one message
+}
+
 // A shard a leader hands over to a follower (cluster/site_balance.h) is read there once the
 // follower's replica applied what the leader had, whatever the read choice says: here a
 // follower read within ten minutes, which alone answers from the lagging replica at once.
