@@ -346,13 +346,7 @@ std::vector<uint8_t> ScanBatcher::PointsThatMayPass(const format::BlockColumns& 
       std::fill(keep.begin(), keep.end(), 0);
       break;
     }
-    for (size_t i = 0, k = 0; i < keep.size(); ++i) {
-      if (!values->present[i]) {
-        keep[i] = 0;
-      } else if (!PointMayPass(bound, *values, k++)) {
-        keep[i] = 0;
-      }
-    }
+    ClearPointsThatFail(bound, *values, &keep);
   }
   return keep;
 }

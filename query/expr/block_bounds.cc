@@ -1,21 +1,35 @@
 #include "query/expr/block_bounds.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace strata::query {
 namespace {
 
-// The operator with its operands swapped: `3 < x` is `x > 3`.
-std::string Flip(const std::string& op) {
-  if (op == "<") return ">";
-  if (op == "<=") return ">=";
-  if (op == ">") return "<";
-  if (op == ">=") return "<=";
-  return op;
+std::optional<BoundOp> BoundOpOf(const std::string& sql) {
+  if (sql == "<") return BoundOp::kLess;
+  if (sql == "<=") return BoundOp::kLessOrEqual;
+  if (sql == ">") return BoundOp::kGreater;
+  if (sql == ">=") return BoundOp::kGreaterOrEqual;
+  if (sql == "=") return BoundOp::kEqual;
+  return std::nullopt;
 }
 
-bool IsOrdering(const std::string& op) {
-  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "=";
+// The comparison with its operands swapped: `3 < x` is `x > 3`.
+BoundOp Flip(BoundOp op) {
+  switch (op) {
+    case BoundOp::kLess:
+      return BoundOp::kGreater;
+    case BoundOp::kLessOrEqual:
+      return BoundOp::kGreaterOrEqual;
+    case BoundOp::kGreater:
+      return BoundOp::kLess;
+    case BoundOp::kGreaterOrEqual:
+      return BoundOp::kLessOrEqual;
+    case BoundOp::kEqual:
+      return BoundOp::kEqual;
+  }
+  return op;
 }
 
 // A constant the column's values compare with exactly: any number for a
@@ -44,25 +58,89 @@ bool IsMeasureColumn(const Expr& e, int first_measure_column) {
 }
 
 // `conjunct` is the whole condition, for EXPLAIN.
-void AddBound(const Expr& column, std::string op, const Expr& constant, const Expr& conjunct,
+void AddBound(const Expr& column, BoundOp op, const Expr& constant, const Expr& conjunct,
               const EvalContext& context, std::vector<ValueBound>* out) {
   std::optional<Datum> value = ComparableConstant(constant, column.bound.type, context);
   if (!value) return;
-  out->push_back({.column = column.bound.column, .type = column.bound.type, .op = std::move(op),
-                  .value = *std::move(value), .text = conjunct.ToString()});
+  out->push_back({.column = column.bound.column,
+                  .type = column.bound.type,
+                  .op = op,
+                  .value = *std::move(value),
+                  .text = conjunct.ToString()});
 }
 
 // Whether some value in [min, max] satisfies `value_in_range <op> bound`.
 template <typename T>
-bool SomeValuePasses(const std::string& op, T min, T max, T bound) {
-  if (op == "<") return min < bound;
-  if (op == "<=") return min <= bound;
-  if (op == ">") return max > bound;
-  if (op == ">=") return max >= bound;
-  return min <= bound && bound <= max;  // "="
+bool SomeValuePasses(BoundOp op, T min, T max, T bound) {
+  switch (op) {
+    case BoundOp::kLess:
+      return min < bound;
+    case BoundOp::kLessOrEqual:
+      return min <= bound;
+    case BoundOp::kGreater:
+      return max > bound;
+    case BoundOp::kGreaterOrEqual:
+      return max >= bound;
+    case BoundOp::kEqual:
+      return min <= bound && bound <= max;
+  }
+  return true;
+}
+
+// ClearPointsThatFail for one comparison over `values` (the present points' values, in
+// order): the comparison chosen once a column, not once a point.
+template <typename T, typename Passes>
+void ClearFailing(const std::vector<bool>& present, const std::vector<T>& values, Passes passes,
+                  std::vector<uint8_t>* keep) {
+  const size_t n = std::min(keep->size(), present.size());
+  for (size_t i = 0, k = 0; i < n; ++i) {
+    if (!present[i]) {
+      (*keep)[i] = 0;
+    } else if (k < values.size() && !passes(values[k++])) {
+      (*keep)[i] = 0;
+    }
+  }
+}
+
+template <typename T>
+void ClearFailingValues(BoundOp op, T bound, const std::vector<bool>& present,
+                        const std::vector<T>& values, std::vector<uint8_t>* keep) {
+  switch (op) {
+    case BoundOp::kLess:
+      return ClearFailing(
+          present, values, [bound](T v) { return v < bound; }, keep);
+    case BoundOp::kLessOrEqual:
+      return ClearFailing(
+          present, values, [bound](T v) { return v <= bound; }, keep);
+    case BoundOp::kGreater:
+      return ClearFailing(
+          present, values, [bound](T v) { return v > bound; }, keep);
+    case BoundOp::kGreaterOrEqual:
+      return ClearFailing(
+          present, values, [bound](T v) { return v >= bound; }, keep);
+    case BoundOp::kEqual:
+      return ClearFailing(
+          present, values, [bound](T v) { return v == bound; }, keep);
+  }
 }
 
 }  // namespace
+
+const char* BoundOpName(BoundOp op) {
+  switch (op) {
+    case BoundOp::kLess:
+      return "<";
+    case BoundOp::kLessOrEqual:
+      return "<=";
+    case BoundOp::kGreater:
+      return ">";
+    case BoundOp::kGreaterOrEqual:
+      return ">=";
+    case BoundOp::kEqual:
+      return "=";
+  }
+  return "?";
+}
 
 std::vector<ValueBound> ExtractValueBounds(const std::vector<const Expr*>& conjuncts,
                                            int first_measure_column,
@@ -71,15 +149,17 @@ std::vector<ValueBound> ExtractValueBounds(const std::vector<const Expr*>& conju
   for (const Expr* c : conjuncts) {
     if (c->kind == ExprKind::kBetween && !c->negated &&
         IsMeasureColumn(*c->args[0], first_measure_column)) {
-      AddBound(*c->args[0], ">=", *c->args[1], *c, context, &bounds);
-      AddBound(*c->args[0], "<=", *c->args[2], *c, context, &bounds);
+      AddBound(*c->args[0], BoundOp::kGreaterOrEqual, *c->args[1], *c, context, &bounds);
+      AddBound(*c->args[0], BoundOp::kLessOrEqual, *c->args[2], *c, context, &bounds);
       continue;
     }
-    if (c->kind != ExprKind::kBinary || c->args.size() != 2 || !IsOrdering(c->name)) continue;
+    if (c->kind != ExprKind::kBinary || c->args.size() != 2) continue;
+    const std::optional<BoundOp> op = BoundOpOf(c->name);
+    if (!op) continue;
     if (IsMeasureColumn(*c->args[0], first_measure_column)) {
-      AddBound(*c->args[0], c->name, *c->args[1], *c, context, &bounds);
+      AddBound(*c->args[0], *op, *c->args[1], *c, context, &bounds);
     } else if (IsMeasureColumn(*c->args[1], first_measure_column)) {
-      AddBound(*c->args[1], Flip(c->name), *c->args[0], *c, context, &bounds);
+      AddBound(*c->args[1], Flip(*op), *c->args[0], *c, context, &bounds);
     }
   }
   return bounds;
@@ -110,20 +190,30 @@ bool DoubleMayPass(const ValueBound& bound, double v) {
   return bound.type != DataType::kDouble || SomeValuePasses(bound.op, v, v, bound.value.AsDouble());
 }
 
-bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k) {
+void ClearPointsThatFail(const ValueBound& bound, const format::ColumnValues& values,
+                         std::vector<uint8_t>* keep) {
   switch (bound.type) {
     case DataType::kDouble:
-      return values.type != ValueType::kDouble || DoubleMayPass(bound, values.reals[k]);
-    case DataType::kBigint:
-    case DataType::kTimestamp: {
-      if (values.type != (bound.type == DataType::kBigint ? ValueType::kBigint
-                                                          : ValueType::kTimestamp)) {
-        return true;
+      if (values.type == ValueType::kDouble) {
+        ClearFailingValues(bound.op, bound.value.AsDouble(), values.present, values.reals, keep);
+        return;
       }
-      const int64_t v = values.numbers[k];
-      return SomeValuePasses(bound.op, v, v, bound.value.i);
-    }
-    default: return true;
+      break;
+    case DataType::kBigint:
+    case DataType::kTimestamp:
+      if (values.type ==
+          (bound.type == DataType::kBigint ? ValueType::kBigint : ValueType::kTimestamp)) {
+        ClearFailingValues(bound.op, bound.value.i, values.present, values.numbers, keep);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  // Values of another type are not judged; an absent one is still NULL.
+  const size_t n = std::min(keep->size(), values.present.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (!values.present[i]) (*keep)[i] = 0;
   }
 }
 

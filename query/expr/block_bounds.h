@@ -14,11 +14,17 @@
 
 namespace strata::query {
 
-// `column <op> value`, with the column on the left. op: < <= > >= =
+// The comparisons a bound may make, the column on the left.
+enum class BoundOp { kLess, kLessOrEqual, kGreater, kGreaterOrEqual, kEqual };
+// "<", "<=", ">", ">=", "=": for EXPLAIN and test messages.
+const char* BoundOpName(BoundOp op);
+
+// `column <op> value`, with the column on the left. An enum, not the SQL spelling: it is
+// judged at every point a block's bounded column holds.
 struct ValueBound {
   int column = -1;
   DataType type = DataType::kUnknown;  // the column's: DOUBLE, BIGINT or TIMESTAMP
-  std::string op;
+  BoundOp op = BoundOp::kEqual;
   Datum value;
   std::string text;  // for EXPLAIN
 };
@@ -34,11 +40,13 @@ std::vector<ValueBound> ExtractValueBounds(const std::vector<const Expr*>& conju
 // such column, so every point holds NULL there) and the block's point count.
 bool RulesOut(const ValueBound& bound, const format::ColumnSummary* column, uint32_t count);
 
-// False if the `k`-th present value of a block column (`values`, the column
-// that feeds the bound's) fails `bound`; a value of another type than the
-// bound's column is not judged (true). Late materialization: only points
-// that may pass are decoded further.
-bool PointMayPass(const ValueBound& bound, const format::ColumnValues& values, size_t k);
+// Clears `keep[i]` (one per point of a block) at each point whose value in
+// the block column `values` (the column that feeds the bound's) fails
+// `bound` or is absent (NULL, which WHERE drops); values of another type than
+// the bound's column are not judged. Late materialization: only points that
+// may pass are decoded further.
+void ClearPointsThatFail(const ValueBound& bound, const format::ColumnValues& values,
+                         std::vector<uint8_t>* keep);
 // False if a DOUBLE value `v` of the bound's column fails `bound` (a bound on
 // a BIGINT or TIMESTAMP column does not judge it: true).
 bool DoubleMayPass(const ValueBound& bound, double v);

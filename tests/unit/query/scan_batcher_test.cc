@@ -200,8 +200,8 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
                        .shape = shape_of_row[i]});
   }
 
-  ValueBound a_over_50{.column = 1, .type = DataType::kDouble, .op = ">",
-                       .value = Datum::Double(50)};
+  ValueBound a_over_50{
+      .column = 1, .type = DataType::kDouble, .op = BoundOp::kGreater, .value = Datum::Double(50)};
   struct Case {
     const char* name;
     std::vector<bool> read;
@@ -257,7 +257,7 @@ TEST(ScanBatcherTest, AHeadSeriesReadWholeFillsTheBatchesItsRowsDoOneByOne) {
 TEST(ScanBatcherTest, ABlockGivesTheRowsOfItsPointsThatPass) {
   const TableColumns table = TwoAttributes();
   const ValueBound a_over_50{
-      .column = 1, .type = DataType::kDouble, .op = ">", .value = Datum::Double(50)};
+      .column = 1, .type = DataType::kDouble, .op = BoundOp::kGreater, .value = Datum::Double(50)};
   constexpr int kPoints = 2600;  // more than two batches
   struct Case {
     const char* name;
