@@ -12,10 +12,15 @@
 # STRATA_BENCH_QUOTA_PERIOD_MS=10 holds the quota over 10 ms periods instead of the kernel's
 # 100 (bench/cgroup_quota.sh): at 100, a query of a few tens of ms runs at full speed on one
 # node whenever the queries before it left quota in the period.
-# Usage: bench/cluster_query_scaling.sh [hosts] [quota] [runs]   e.g. 200 0.5 9
+# Each query type runs WARMUP times unmeasured before its RUNS measured runs (query_bench
+# --warmup): the first queries after a start or an idle spell fault their memory in again and
+# find cold caches (on session 77's VM a page fault cost ~18 µs, and high-cpu-all's first runs
+# through a cluster 120-170 ms against 55-85 after), which the steady state of either side does
+# not pay. WARMUP 0 measures those first queries too (sessions before 77 did).
+# Usage: bench/cluster_query_scaling.sh [hosts] [quota] [runs] [warmup]   e.g. 200 0.5 9 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
-hosts=${1:-200} quota=${2:-0.5} runs=${3:-9}
+hosts=${1:-200} quota=${2:-0.5} runs=${3:-9} warmup=${4:-3}
 scripts/build.sh stratad strata query_bench >/dev/null
 dir=$(mktemp -d)
 export STRATA_CLUSTER_DIR=$dir/cluster STRATA_CLUSTER_PORT_BASE=${STRATA_CLUSTER_PORT_BASE:-19200}
@@ -33,7 +38,7 @@ trap cleanup EXIT
 strata() { build/client/strata "$@"; }
 
 suite() { # port, output file
-  build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --columnar >"$2"
+  build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --warmup "$warmup" --columnar >"$2"
 }
 
 # CPU ms per query of the node queried and of the other nodes together, each query type on
@@ -54,7 +59,7 @@ hz=$(getconf CLK_TCK)
 
 generate "$hosts" >"$dir/data.lp"
 generate $((3 * hosts)) >"$dir/data3.lp"
-echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hosts)) hosts; quota $quota CPU per stratad; $runs runs a query"
+echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hosts)) hosts; quota $quota CPU per stratad; $runs runs a query after $warmup unmeasured"
 
 # One stratad.
 port=$((STRATA_CLUSTER_PORT_BASE + 900))

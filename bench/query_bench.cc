@@ -105,6 +105,11 @@ int main(int argc, char** argv) {
   int runs = 5;
   connection.AddOptions(app);
   app.add_option("--runs", runs, "Runs per query type")->capture_default_str();
+  int warmup = 0;
+  app.add_option("--warmup", warmup,
+                 "Unmeasured runs of each query type before its measured ones: the steady "
+                 "state, not the first queries after a start or an idle spell")
+      ->check(CLI::Range(0, 1'000));
   app.add_option("--only", only, "Run only the query type with this name");
   std::string sql;
   app.add_option("--sql", sql, "Run this statement (named \"custom\") instead of the suite");
@@ -119,6 +124,10 @@ int main(int argc, char** argv) {
   app.add_option("--read", read,
                  "A cluster's read choice: leader, strong, or follower (within 60 s)")
       ->check(CLI::IsMember({"leader", "strong", "follower"}));
+  bool each = false;
+  app.add_flag("--each", each,
+               "Also print every run's milliseconds, in order (to stderr): a slow start or a "
+               "drift shows where a median hides it");
   CLI11_PARSE(app, argc, argv);
 
   auto channel = connection.Channel();
@@ -133,7 +142,7 @@ int main(int argc, char** argv) {
     std::vector<double> ms;
     int64_t rows = 0, scanned = 0;
     std::mt19937 random(42);  // the same hosts in the same order for every binary compared
-    for (int r = 0; r < runs; ++r) {
+    for (int r = -warmup; r < runs; ++r) {
       grpc::ClientContext context;
       connection.Authorize(context);
       strata::v1::QueryRequest request;
@@ -156,12 +165,20 @@ int main(int argc, char** argv) {
         if (message.has_statistics()) scanned = message.statistics().rows_scanned();
       }
       grpc::Status status = reader->Finish();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      const double took =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r >= 0) ms.push_back(took);
       if (!status.ok()) {
         std::fprintf(stderr, "%s: %s\n", q.name, status.error_message().c_str());
         ++failures;
         break;
       }
+    }
+    if (ms.empty()) continue;  // failed while warming up (said above)
+    if (each) {
+      std::fprintf(stderr, "%s:", q.name);
+      for (double m : ms) std::fprintf(stderr, " %.1f", m);
+      std::fprintf(stderr, "\n");
     }
     std::sort(ms.begin(), ms.end());
     auto pct = [&ms](double p) {
