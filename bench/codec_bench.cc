@@ -2,8 +2,13 @@
 // of the seed workloads (../shared/reference/seed-workloads.md), a block of
 // one column and 360 points (an hour at 10 s) encoded and decoded many times:
 // its bytes per point (the whole block: header, times, versions and the
-// column) and encode and decode speed in millions of values a second.
+// column) and encode and decode speed in millions of values a second. Then the
+// integer sequences alone (DecodeInts, which every column's numbers go through):
+// uniform values over a span, the form the encoder chose, and the fastest of
+// seven decode passes in ns a value (the fastest, as other work on the machine
+// only ever adds time).
 // Usage: codec_bench [--blocks N]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +19,8 @@
 
 #include "CLI/CLI.hpp"
 #include "storage/blocks/block.h"
+#include "storage/blocks/block_format.h"
+#include "storage/blocks/int_codec.h"
 
 namespace {
 
@@ -94,6 +101,51 @@ ValueType TypeOf(const std::string& name) {
   return ValueType::kBoolean;
 }
 
+const char* EncodingName(char encoding) {
+  switch (static_cast<strata::format::IntEncoding>(encoding)) {
+    case strata::format::IntEncoding::kRunLength:
+      return "run-length";
+    case strata::format::IntEncoding::kBitPacked:
+      return "bit-packed";
+    case strata::format::IntEncoding::kRangePacked:
+      return "range-packed";
+  }
+  return "?";
+}
+
+// Sequences of 360 values uniform over [0, span] (after the first, as a delta
+// transform leaves them), decoded whole.
+bool PrintIntSequences(int blocks) {
+  std::printf("\n%-22s %14s %10s %12s\n", "integers, span", "form", "bits/value", "decode ns");
+  for (uint64_t span : {1, 2, 10, 99, 346, 1000, 10'000, 100'000, 1'000'000'000}) {
+    std::mt19937_64 random(7);
+    std::vector<std::string> encoded(blocks);
+    size_t bytes = 0;
+    for (std::string& sequence : encoded) {
+      std::vector<int64_t> values(kPoints);
+      values[0] = kStart;
+      for (int i = 1; i < kPoints; ++i) values[i] = static_cast<int64_t>(random() % (span + 1));
+      strata::format::EncodeInts(values, &sequence);
+      bytes += sequence.size();
+    }
+    std::vector<int64_t> decoded;
+    double fastest = 1e18;
+    for (int pass = 0; pass < 7; ++pass) {
+      const Steady::time_point start = Steady::now();
+      for (const std::string& sequence : encoded) {
+        std::string_view in = sequence;
+        if (!strata::format::DecodeInts(&in, kPoints, &decoded)) return false;
+      }
+      fastest = std::min(fastest, std::chrono::duration<double>(Steady::now() - start).count());
+    }
+    const double values = static_cast<double>(blocks) * kPoints;
+    std::printf("%-22llu %14s %10.2f %12.2f\n", static_cast<unsigned long long>(span),
+                EncodingName(encoded[0][0]), static_cast<double>(bytes) * 8 / values,
+                fastest / values * 1e9);
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,5 +186,5 @@ int main(int argc, char** argv) {
     std::printf("%-62s %10.3f %12.1f %12.1f\n", kind.name, static_cast<double>(bytes) / values,
                 values / encode_seconds / 1e6, values / decode_seconds / 1e6);
   }
-  return 0;
+  return PrintIntSequences(blocks) ? 0 : 1;
 }

@@ -34,7 +34,7 @@ class BitReader {
   explicit BitReader(std::string_view in) : in_(in) {}
   // Reads `count` bits (≤ 64); false when the input has fewer left. Inline:
   // decoders call it a few times per value, millions of times per scan.
-  bool Read(int count, uint64_t* bits) {
+  [[gnu::always_inline]] bool Read(int count, uint64_t* bits) {
     const size_t first = position_ / 8;
     if (count > 0 && count <= 56 && first + 8 <= in_.size()) {
       // One big-endian 64-bit load holds all the bits (offset + count ≤ 63).
@@ -49,7 +49,7 @@ class BitReader {
     return ReadSlow(count, bits);
   }
   // Any count up to 64 on the fast path: two loads when it exceeds 56.
-  bool ReadWide(int count, uint64_t* bits) {
+  [[gnu::always_inline]] bool ReadWide(int count, uint64_t* bits) {
     if (count <= 56) return Read(count, bits);
     uint64_t high, low;
     if (!Read(count - 32, &high) || !Read(32, &low)) return false;

@@ -22,6 +22,82 @@ void EncodeRunLength(const std::vector<int64_t>& values, std::string* out) {
   }
 }
 
+// Reads a range-packed sequence's groups: each group's digits, lowest first, are its
+// number's digits in the packing's base, plus the sequence's lowest value.
+struct GroupUnpacker {
+  const RangePacking* packing;
+  uint64_t base_value;
+
+  // The group of `kDigits` at the reader's position into out[0, kDigits); false past the
+  // input or when its number is not below base^kDigits (a digit at or past the base).
+  template <size_t kDigits>
+  [[gnu::always_inline]] bool Group(BitReader& bits, int64_t* out) const {
+    uint64_t group;
+    if (!bits.ReadWide(packing->Width(kDigits), &group) || group >= packing->Power(kDigits)) {
+      return false;
+    }
+    std::array<uint64_t, kDigits + 1> quotients;  // [j]: ⌊group / base^j⌋
+    quotients[0] = group;
+#pragma GCC unroll 8
+    for (size_t j = 1; j < kDigits; ++j) quotients[j] = packing->DividePower(group, j);
+    quotients[kDigits] = 0;
+#pragma GCC unroll 8
+    for (size_t j = 0; j < kDigits; ++j) {
+      const uint64_t digit = quotients[j] - quotients[j + 1] * packing->base();
+      out[j] = static_cast<int64_t>(base_value + digit);
+    }
+    return true;
+  }
+
+  // The last, shorter group (fewer than a full group's digits).
+  bool ShortGroup(BitReader& bits, size_t digits, int64_t* out) const {
+    switch (digits) {
+      case 1:
+        return Group<1>(bits, out);
+      case 2:
+        return Group<2>(bits, out);
+      case 3:
+        return Group<3>(bits, out);
+      case 4:
+        return Group<4>(bits, out);
+      case 5:
+        return Group<5>(bits, out);
+      case 6:
+        return Group<6>(bits, out);
+      default:
+        return digits == 7 && Group<7>(bits, out);
+    }
+  }
+
+  // `full_groups` groups of kDigits then one of `last` (0: none) into `out`; with
+  // `needed`, only the groups holding a needed position (the sequence's, so 1 is out[0]),
+  // each found by its bit position (full groups have one width).
+  template <size_t kDigits>
+  bool Groups(BitReader& bits, size_t full_groups, size_t last, const NeededValues* needed,
+              int64_t* out) const {
+    if (needed == nullptr) {
+      for (size_t g = 0; g < full_groups; ++g, out += kDigits) {
+        if (!Group<kDigits>(bits, out)) return false;
+      }
+      return last == 0 || ShortGroup(bits, last, out);
+    }
+    const auto full_width = static_cast<size_t>(packing->Width(kDigits));
+    size_t unpacked = SIZE_MAX;  // the group last unpacked
+    for (uint32_t p : *needed) {
+      if (p == 0) continue;  // the first value, stored whole
+      const size_t g = (p - 1) / kDigits;
+      if (g == unpacked) continue;
+      unpacked = g;
+      bits.Seek(g * full_width);
+      int64_t* group_out = out + g * kDigits;
+      const bool ok =
+          g < full_groups ? Group<kDigits>(bits, group_out) : ShortGroup(bits, last, group_out);
+      if (!ok) return false;
+    }
+    return true;
+  }
+};
+
 bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>* values,
                        const NeededValues* needed) {
   Decoder decoder(*in);
@@ -44,79 +120,38 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   values->resize(count);
   (*values)[0] = UnZigZag(first);
   BitReader bits(in->substr(0, bytes));
-  // Each group's digits, lowest first: a quotient chain of `digits` steps.
-  const auto unpack = [&](size_t digits, int64_t* out) {
-    uint64_t group;
-    if (!bits.ReadWide(packing.Width(digits), &group)) return false;
-    for (size_t j = 0; j < digits; ++j) {
-      const uint64_t rest = packing.Divide(group);
-      out[j] = static_cast<int64_t>(base_value + (group - rest * packing.base()));
-      group = rest;
-    }
-    return group == 0;  // else a digit at or past the base
-  };
+  const GroupUnpacker unpacker{&packing, base_value};
   const size_t digits = packing.digits();
-  int64_t* out = values->data() + 1;
   const size_t full_groups = (count - 1) / digits, last = (count - 1) % digits;
-  if (needed != nullptr) {
-    // Only the groups holding a needed value, each found by its bit position (full groups
-    // have one width), with the digit count known to the compiler as below.
-    const int full_width = packing.Width(digits);
-    const auto some = [&]<size_t kDigits>(size_t runtime_digits) {
-      const size_t d = kDigits > 0 ? kDigits : runtime_digits;
-      size_t unpacked = SIZE_MAX;  // the group last unpacked
-      for (uint32_t p : *needed) {
-        if (p == 0) continue;  // the first value, stored whole
-        const size_t g = (p - 1) / d;
-        if (g == unpacked) continue;
-        unpacked = g;
-        bits.Seek(g * static_cast<size_t>(full_width));
-        if (!unpack(g < full_groups ? d : last, out + g * d)) return false;
-      }
-      return true;
-    };
-    bool ok;
-    switch (digits) {
-      case 1:
-        ok = some.template operator()<1>(1);
-        break;
-      case 2:
-        ok = some.template operator()<2>(2);
-        break;
-      case 3:
-        ok = some.template operator()<3>(3);
-        break;
-      default:
-        ok = some.template operator()<0>(digits);
-    }
-    if (!ok) return false;
-    in->remove_prefix(bytes);
-    return true;
-  }
-  // The full groups with their digit count known to the compiler (unrolled)
-  // for the common short groups.
-  const auto full = [&]<size_t kDigits>() {
-    for (size_t g = 0; g < full_groups; ++g, out += kDigits) {
-      if (!unpack(kDigits, out)) return false;
-    }
-    return true;
-  };
+  int64_t* out = values->data() + 1;
   bool ok;
-  switch (digits) {
+  switch (digits) {  // the digit count known to the compiler: each group's work unrolled
     case 1:
-      ok = full.template operator()<1>();
+      ok = unpacker.Groups<1>(bits, full_groups, last, needed, out);
       break;
     case 2:
-      ok = full.template operator()<2>();
+      ok = unpacker.Groups<2>(bits, full_groups, last, needed, out);
       break;
     case 3:
-      ok = full.template operator()<3>();
+      ok = unpacker.Groups<3>(bits, full_groups, last, needed, out);
+      break;
+    case 4:
+      ok = unpacker.Groups<4>(bits, full_groups, last, needed, out);
+      break;
+    case 5:
+      ok = unpacker.Groups<5>(bits, full_groups, last, needed, out);
+      break;
+    case 6:
+      ok = unpacker.Groups<6>(bits, full_groups, last, needed, out);
+      break;
+    case 7:
+      ok = unpacker.Groups<7>(bits, full_groups, last, needed, out);
       break;
     default:
-      ok = true;
-      for (size_t g = 0; g < full_groups && ok; ++g, out += digits) ok = unpack(digits, out);
+      static_assert(RangePacking::kMaxGroupDigits == 8);
+      ok = unpacker.Groups<8>(bits, full_groups, last, needed, out);
   }
-  if (!ok || (last > 0 && !unpack(last, out))) return false;
+  if (!ok) return false;
   in->remove_prefix(bytes);
   return true;
 }
@@ -203,22 +238,30 @@ RangePacking::RangePacking(uint64_t base) : base_(base) {
   // kMaxGroupDigits.
   size_t possible = 0;
   unsigned __int128 power = 1;
+  powers_[0] = 1;
   while (possible < kMaxGroupDigits) {
     power *= base;
     if (power > (static_cast<unsigned __int128>(1) << 63)) break;
-    widths_[++possible] = std::bit_width(static_cast<uint64_t>(power - 1));
+    powers_[++possible] = static_cast<uint64_t>(power);
+    widths_[possible] = std::bit_width(static_cast<uint64_t>(power - 1));
   }
   // The group size that wastes the fewest bits a digit (the first on ties).
   digits_ = 1;
   for (size_t g = 2; g <= possible; ++g) {
     if (widths_[g] * digits_ < widths_[digits_] * g) digits_ = g;
   }
-  // Granlund–Montgomery: with l = ⌈log2 base⌉ and m = ⌈2^(63+l) / base⌉,
-  // ⌊a / base⌋ = ⌊a·m / 2^(63+l)⌋ for every a < 2^63, and m < 2^64.
-  shift_ = 63 + std::bit_width(base - 1);
+  // Granlund–Montgomery for each divisor d = base^j: with l = ⌈log2 d⌉ and
+  // m = ⌈2^(63+l) / d⌉, ⌊a / d⌋ = ⌊a·m / 2^(63+l)⌋ for every a < 2^63, and m < 2^64.
+  // As 63 + l ≥ 64, the shift is the product's high word shifted by l − 1.
   const unsigned __int128 one = 1;
-  const unsigned __int128 numerator = one << shift_;
-  multiplier_ = static_cast<uint64_t>(numerator / base + (numerator % base != 0 ? 1 : 0));
+  for (size_t j = 1; j <= possible; ++j) {
+    const uint64_t divisor = powers_[j];
+    const int l = std::bit_width(divisor - 1);
+    const unsigned __int128 numerator = one << (63 + l);
+    multipliers_[j] =
+        static_cast<uint64_t>(numerator / divisor + (numerator % divisor != 0 ? 1 : 0));
+    high_shifts_[j] = l - 1;
+  }
 }
 
 size_t RangePacking::PackedBits(size_t count) const {

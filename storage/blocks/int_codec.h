@@ -50,28 +50,36 @@ bool DecodeInts(std::string_view* in, size_t count, std::vector<int64_t>* values
 // fewest bits a value, the smallest on ties; the last group may be shorter.
 class RangePacking {
  public:
-  // Decoding a group is a chain of one dependent division a digit: groups
-  // stay short so the chain does not dominate (small bases lose ~1 % to it:
-  // base 3 packs 5 digits in 8 bits, 1.6 a digit, where 39 in 62 are 1.59).
+  // A group's digits each cost a multiplication: groups stay short (small bases lose ~1 %
+  // to the cap: base 3 packs 5 digits in 8 bits, 1.6 a digit, where 39 in 62 are 1.59).
   static constexpr size_t kMaxGroupDigits = 8;
 
   explicit RangePacking(uint64_t base);  // 2 ≤ base ≤ kMaxRangePackedSpan
   uint64_t base() const { return base_; }
   size_t digits() const { return digits_; }  // in a full group
   int Width(size_t group_digits) const { return widths_[group_digits]; }
+  // base^group_digits: a group's number is below it (else a digit is at or past the base).
+  uint64_t Power(size_t group_digits) const { return powers_[group_digits]; }
   size_t PackedBits(size_t count) const;  // of `count` values
-  // ⌊a / base⌋ for a < 2^63 by one multiplication (the decoder's hot loop;
-  // a 64-bit division takes several times longer).
-  uint64_t Divide(uint64_t a) const {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * multiplier_) >> shift_);
+  // ⌊a / base^j⌋ for a < 2^63 and 1 ≤ j ≤ digits(), by one multiplication (the
+  // decoder's hot loop; a 64-bit division takes several times longer). Every digit of a
+  // group has its own quotient, so a group's digits are independent multiplications
+  // rather than a chain of one a digit.
+  uint64_t DividePower(uint64_t a, size_t j) const {
+    const auto product = static_cast<unsigned __int128>(a) * multipliers_[j];
+    return static_cast<uint64_t>(product >> 64) >> high_shifts_[j];
   }
+  uint64_t Divide(uint64_t a) const { return DividePower(a, 1); }
 
  private:
   uint64_t base_;
   size_t digits_;
-  std::array<int, kMaxGroupDigits + 1> widths_{};  // [g]: bits of a group of g digits
-  uint64_t multiplier_;
-  int shift_;
+  std::array<int, kMaxGroupDigits + 1> widths_{};       // [g]: bits of a group of g digits
+  std::array<uint64_t, kMaxGroupDigits + 1> powers_{};  // [g]: base^g
+  // [j]: Granlund–Montgomery's multiplier and shift (past the product's low 64 bits) for
+  // base^j.
+  std::array<uint64_t, kMaxGroupDigits + 1> multipliers_{};
+  std::array<int, kMaxGroupDigits + 1> high_shifts_{};
 };
 
 // v[0], v[1] − v[0], v[2] − v[1], … (wrapping, so any int64 round-trips).

@@ -152,6 +152,20 @@ TEST(RangePacking, DividesExactlyAndWastesLessThanABitAGroup) {
       if (q * base > 0) numbers.push_back(q * base - 1);
     }
     for (uint64_t a : numbers) ASSERT_EQ(packing.Divide(a), a / base) << a << " / " << base;
+    // Each digit of a group has its own quotient: ⌊a / base^j⌋ for every j of a group.
+    uint64_t power = 1;
+    for (size_t j = 1; j <= packing.digits(); ++j) {
+      power *= base;
+      ASSERT_EQ(packing.Power(j), power) << base << "^" << j;
+      std::vector<uint64_t> around = numbers;
+      for (uint64_t q : {uint64_t{1}, uint64_t{2}, ((uint64_t{1} << 63) - 1) / power}) {
+        around.push_back(q * power);
+        around.push_back(q * power - 1);
+      }
+      for (uint64_t a : around) {
+        ASSERT_EQ(packing.DividePower(a, j), a / power) << a << " / " << base << "^" << j;
+      }
+    }
   }
   // The peer run's steps: 347 values (8.44 bits), two to 17 bits; the
   // larger groups waste more (347^7 needs 60 bits).
@@ -191,6 +205,41 @@ TEST(IntCodec, RangePacksARangeThatIsNotAPowerOfTwo) {
     ASSERT_TRUE(DecodeInts(&rest, values.size(), &decoded));
     EXPECT_EQ(decoded, values);
     EXPECT_EQ(rest, "tail");
+  }
+}
+
+// The decoder unrolls each group size (1 to 8 digits) apart: every size, with every
+// length of the last, shorter group, decoded whole and for a scan's positions.
+TEST(IntCodec, RangePacksEveryGroupSize) {
+  // The smallest base whose groups hold 1, 2, ... 8 digits.
+  const std::vector<std::pair<uint64_t, size_t>> bases = {{2, 1}, {11, 2}, {5, 3},  {19, 4},
+                                                          {3, 5}, {7, 6},  {13, 7}, {17, 8}};
+  std::mt19937_64 random(11);
+  for (const auto& [base, digits] : bases) {
+    ASSERT_EQ(RangePacking(base).digits(), digits) << base;
+    for (size_t count = 1; count <= 2 * digits + 2; ++count) {
+      // Far from zero, so bit packing's zig-zag would need more bits; both ends of the range.
+      const int64_t low = -1'000'000;
+      std::vector<int64_t> values(count);
+      values[0] = 5;
+      for (size_t i = 1; i < count; ++i) values[i] = low + static_cast<int64_t>(random() % base);
+      if (count > 2) values[1] = low, values[2] = low + static_cast<int64_t>(base - 1);
+      std::string bytes;
+      EncodeInts(values, &bytes);
+      if (count > 2) {
+        ASSERT_EQ(static_cast<IntEncoding>(bytes[0]), IntEncoding::kRangePacked) << base;
+      }
+      std::string_view in = bytes;
+      std::vector<int64_t> decoded;
+      ASSERT_TRUE(DecodeInts(&in, count, &decoded)) << base << " " << count;
+      EXPECT_EQ(decoded, values) << base << " " << count;
+      EXPECT_TRUE(in.empty());
+      for (const NeededValues& needed : Masks(count)) {
+        in = bytes;
+        ASSERT_TRUE(DecodeInts(&in, count, &decoded, &needed)) << base << " " << count;
+        for (uint32_t p : needed) EXPECT_EQ(decoded[p], values[p]) << base << " " << count;
+      }
+    }
   }
 }
 
