@@ -40,8 +40,19 @@ int Fail(const absl::Status& status) {
 // such a VM dearly (a cluster's coordinating node: 41-67 -> 22-33 ms of CPU a
 // high-cpu-all, session 76). The memory head frees a converted hour's rows at
 // once; RSS follows it down within those ten seconds.
+//
+// One arena, not jemalloc's four a core: a query's work hops between threads
+// (gRPC's, the query workers, spare threads for fragments), each thread bound
+// to an arena, and an arena reuses only the pages it freed itself. After an
+// idle spell had given the pages back, every arena faulted its own in again,
+// query after query: a cluster's coordinator ~900-1,250 page faults a query
+// over the nine after 30 s idle, 160-370 with one arena, and those queries
+// ~100 -> ~45 ms; steady state unchanged, RSS lower, an import faster
+// (docs/benchmarks.md, session 78). Small allocations come from each thread's
+// cache; a many-core machine whose allocator shows up in profiles can set
+// more (MALLOC_CONF=narenas:N overrides this, docs/operations.md).
 extern "C" const char* malloc_conf;
-const char* malloc_conf = "background_thread:true,dirty_decay_ms:10000,muzzy_decay_ms:0";
+const char* malloc_conf = "background_thread:true,dirty_decay_ms:10000,muzzy_decay_ms:0,narenas:1";
 
 int main(int argc, char** argv) {
   strata::SkipMutexDeadlockDetection();
