@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <type_traits>
+#include <utility>
 
 #include "common/coding.h"
 #include "storage/blocks/bit_stream.h"
@@ -20,6 +22,19 @@ void EncodeRunLength(const std::vector<int64_t>& values, std::string* out) {
     PutVarint64(out, run - 1);
     i += run;
   }
+}
+
+// Calls `f` with `digits` (1 to RangePacking::kMaxGroupDigits) as a compile-time constant, a
+// std::integral_constant, so each group size's work is unrolled; false for another count.
+template <typename F>
+bool WithDigits(size_t digits, const F& f) {
+  return [&]<size_t... kLess>(std::index_sequence<kLess...>) {
+    bool result = false;
+    ((digits == kLess + 1 && (result = f(std::integral_constant<size_t, kLess + 1>{}), true)) ||
+     ...);
+    return result;
+  }
+  (std::make_index_sequence<RangePacking::kMaxGroupDigits>{});
 }
 
 // Reads a range-packed sequence's groups: each group's digits, lowest first, are its
@@ -51,22 +66,7 @@ struct GroupUnpacker {
 
   // The last, shorter group (fewer than a full group's digits).
   bool ShortGroup(BitReader& bits, size_t digits, int64_t* out) const {
-    switch (digits) {
-      case 1:
-        return Group<1>(bits, out);
-      case 2:
-        return Group<2>(bits, out);
-      case 3:
-        return Group<3>(bits, out);
-      case 4:
-        return Group<4>(bits, out);
-      case 5:
-        return Group<5>(bits, out);
-      case 6:
-        return Group<6>(bits, out);
-      default:
-        return digits == 7 && Group<7>(bits, out);
-    }
+    return WithDigits(digits, [&](auto k) { return Group<decltype(k)::value>(bits, out); });
   }
 
   // `full_groups` groups of kDigits then one of `last` (0: none) into `out`; with
@@ -124,33 +124,9 @@ bool DecodeRangePacked(std::string_view* in, size_t count, std::vector<int64_t>*
   const size_t digits = packing.digits();
   const size_t full_groups = (count - 1) / digits, last = (count - 1) % digits;
   int64_t* out = values->data() + 1;
-  bool ok;
-  switch (digits) {  // the digit count known to the compiler: each group's work unrolled
-    case 1:
-      ok = unpacker.Groups<1>(bits, full_groups, last, needed, out);
-      break;
-    case 2:
-      ok = unpacker.Groups<2>(bits, full_groups, last, needed, out);
-      break;
-    case 3:
-      ok = unpacker.Groups<3>(bits, full_groups, last, needed, out);
-      break;
-    case 4:
-      ok = unpacker.Groups<4>(bits, full_groups, last, needed, out);
-      break;
-    case 5:
-      ok = unpacker.Groups<5>(bits, full_groups, last, needed, out);
-      break;
-    case 6:
-      ok = unpacker.Groups<6>(bits, full_groups, last, needed, out);
-      break;
-    case 7:
-      ok = unpacker.Groups<7>(bits, full_groups, last, needed, out);
-      break;
-    default:
-      static_assert(RangePacking::kMaxGroupDigits == 8);
-      ok = unpacker.Groups<8>(bits, full_groups, last, needed, out);
-  }
+  const bool ok = WithDigits(digits, [&](auto k) {
+    return unpacker.Groups<decltype(k)::value>(bits, full_groups, last, needed, out);
+  });
   if (!ok) return false;
   in->remove_prefix(bytes);
   return true;
