@@ -45,9 +45,9 @@ int Fail(const absl::Status& status) {
 // (gRPC's, the query workers, spare threads for fragments), each thread bound
 // to an arena, and an arena reuses only the pages it freed itself. After an
 // idle spell had given the pages back, every arena faulted its own in again,
-// query after query: a cluster's coordinator ~900-1,250 page faults a query
-// over the nine after 30 s idle, 160-370 with one arena, and those queries
-// ~100 -> ~45 ms; steady state unchanged, RSS lower, an import no slower
+// query after query: a cluster's coordinator ~970-1,230 page faults a query
+// over the nine after 30 s idle, 270-450 with one arena, the nine's mean
+// 76-79 -> 52-60 ms; steady state unchanged, RSS lower, an import no slower
 // (docs/benchmarks.md, session 78). Small allocations come from each thread's
 // cache; a many-core machine whose allocator shows up in profiles can set
 // more (MALLOC_CONF=narenas:N overrides this, docs/operations.md).
