@@ -228,9 +228,11 @@ RangePacking::RangePacking(uint64_t base) : base_(base) {
   }
   // Granlund–Montgomery for each divisor d = base^j: with l = ⌈log2 d⌉ and
   // m = ⌈2^(63+l) / d⌉, ⌊a / d⌋ = ⌊a·m / 2^(63+l)⌋ for every a < 2^63, and m < 2^64.
-  // As 63 + l ≥ 64, the shift is the product's high word shifted by l − 1.
+  // As 63 + l ≥ 64, the shift is the product's high word shifted by l − 1. Only the
+  // powers a group's digits divide by: each costs a 128-bit division, and a packing is made
+  // for every sequence encoded or decoded.
   const unsigned __int128 one = 1;
-  for (size_t j = 1; j <= possible; ++j) {
+  for (size_t j = 1; j <= digits_; ++j) {
     const uint64_t divisor = powers_[j];
     const int l = std::bit_width(divisor - 1);
     const unsigned __int128 numerator = one << (63 + l);

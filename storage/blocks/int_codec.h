@@ -69,7 +69,6 @@ class RangePacking {
     const auto product = static_cast<unsigned __int128>(a) * multipliers_[j];
     return static_cast<uint64_t>(product >> 64) >> high_shifts_[j];
   }
-  uint64_t Divide(uint64_t a) const { return DividePower(a, 1); }
 
  private:
   uint64_t base_;

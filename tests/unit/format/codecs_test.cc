@@ -151,7 +151,9 @@ TEST(RangePacking, DividesExactlyAndWastesLessThanABitAGroup) {
       numbers.push_back(q * base);
       if (q * base > 0) numbers.push_back(q * base - 1);
     }
-    for (uint64_t a : numbers) ASSERT_EQ(packing.Divide(a), a / base) << a << " / " << base;
+    for (uint64_t a : numbers) {
+      ASSERT_EQ(packing.DividePower(a, 1), a / base) << a << " / " << base;
+    }
     // Each digit of a group has its own quotient: ⌊a / base^j⌋ for every j of a group.
     uint64_t power = 1;
     for (size_t j = 1; j <= packing.digits(); ++j) {
@@ -251,6 +253,14 @@ TEST(IntCodec, RefusesMalformedRangePacking) {
   std::string digit_past_base = {kRange, 0, 0, 2, static_cast<char>(0x90)};
   std::string_view in = digit_past_base;
   EXPECT_FALSE(DecodeInts(&in, 3, &decoded));
+  // A full group too: base 3 packs five digits in 8 bits; 255 is past 3^5 = 243.
+  std::string full_group_past_base = {kRange, 0, 0, 2, static_cast<char>(0xFF)};
+  in = full_group_past_base;
+  EXPECT_FALSE(DecodeInts(&in, 6, &decoded));
+  std::string full_group_at_most = {kRange, 0, 0, 2, static_cast<char>(242)};
+  in = full_group_at_most;
+  ASSERT_TRUE(DecodeInts(&in, 6, &decoded));
+  EXPECT_EQ(decoded, (std::vector<int64_t>{0, 2, 2, 2, 2, 2}));  // 242 = 3^5 − 1
   std::string ok = {kRange, 0, 0, 2, static_cast<char>(0x80)};  // 8 = 2 + 2·3
   in = ok;
   ASSERT_TRUE(DecodeInts(&in, 3, &decoded));
