@@ -687,14 +687,32 @@ class SumAcc : public Accumulator {
   double d_ = 0;
 };
 
+// What avg and its final step over partial states keep: a DOUBLE sum in arrival order, or a
+// BIGINT column's exact sum (AvgAcc says why), and the count.
+class MeanAcc : public Accumulator {
+ public:
+  explicit MeanAcc(bool integers) : integers_(integers) {}
+  absl::StatusOr<Datum> Finish() override {
+    if (n_ == 0) return Datum::Null(DataType::kDouble);
+    const double sum = integers_ ? static_cast<double>(integer_sum_) : sum_;
+    return Datum::Double(sum / static_cast<double>(n_));
+  }
+
+ protected:
+  const bool integers_;
+  double sum_ = 0;
+  __int128 integer_sum_ = 0;
+  int64_t n_ = 0;
+};
+
 // The mean: for DOUBLE, the sum of the values in arrival order over their count, as Presto's
 // avg(double) (and so Timestream's). For BIGINT the sum is exact (128 bits), so the mean is
 // the same whatever the order and however the rows are read: a double sum of integers loses
 // the small ones beside a large one (2^62 + 250 is 2^62 in a double), and lost them
 // differently row by row than whole blocks by their headers' sums.
-class AvgAcc : public Accumulator {
+class AvgAcc : public MeanAcc {
  public:
-  explicit AvgAcc(bool integers) : integers_(integers) {}
+  explicit AvgAcc(bool integers) : MeanAcc(integers) {}
   void Add(const Args& a) override {
     if (a[0].null) return;
     if (integers_ && a[0].type == DataType::kBigint) {
@@ -747,17 +765,6 @@ class AvgAcc : public Accumulator {
     }
     n_ += stats.count;
   }
-  absl::StatusOr<Datum> Finish() override {
-    if (n_ == 0) return Datum::Null(DataType::kDouble);
-    const double sum = integers_ ? static_cast<double>(integer_sum_) : sum_;
-    return Datum::Double(sum / static_cast<double>(n_));
-  }
-
- private:
-  bool integers_;
-  double sum_ = 0;
-  __int128 integer_sum_ = 0;
-  int64_t n_ = 0;
 };
 
 // Welford's online mean and variance.
@@ -1300,9 +1307,9 @@ namespace {
 // avg's final step over partial states, as AvgAcc would have finished them: (sum DOUBLE,
 // count) pairs, or for BIGINT the exact sum in two parts (high, low, count), the total being
 // high * kAvgPartBase + low.
-class AverageOfPartialsAcc : public Accumulator {
+class AverageOfPartialsAcc : public MeanAcc {
  public:
-  explicit AverageOfPartialsAcc(bool integers) : integers_(integers) {}
+  explicit AverageOfPartialsAcc(bool integers) : MeanAcc(integers) {}
   void Add(const Args& a) override {
     for (const Datum& d : a) {
       if (d.null) return;
@@ -1327,17 +1334,6 @@ class AverageOfPartialsAcc : public Accumulator {
       n_ += counts.ints[i];
     }
   }
-  absl::StatusOr<Datum> Finish() override {
-    if (n_ == 0) return Datum::Null(DataType::kDouble);
-    const double sum = integers_ ? static_cast<double>(integer_sum_) : sum_;
-    return Datum::Double(sum / static_cast<double>(n_));
-  }
-
- private:
-  bool integers_;
-  double sum_ = 0;
-  __int128 integer_sum_ = 0;
-  int64_t n_ = 0;
 };
 
 // count's and count_if's final step: the fragments' counts added, 0 when none sent a row

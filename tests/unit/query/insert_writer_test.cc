@@ -16,6 +16,7 @@
 #include "query/engine.h"
 #include "query/insert_sink.h"
 #include "storage/engine.h"
+#include "tests/support/engine_with_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
@@ -80,15 +81,9 @@ class CopyTexts final : public CopyRows {
 class InsertWriterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    auto engine = testing::OpenEngineWithTable(dir_.Sub("data"), &clock_, 24);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    ASSERT_TRUE(engine_->catalog()
-                    .CreateTable({.database_name = "mydb",
-                                  .table_name = "cpu",
-                                  .retention = {.memory_store_retention_hours = 24}})
-                    .ok());
     query_ = std::make_unique<QueryEngine>(engine_.get());
   }
 

@@ -12,6 +12,7 @@
 #include "query/parse/parser.h"
 #include "query/plan/planner.h"
 #include "storage/engine.h"
+#include "tests/support/engine_with_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
@@ -33,15 +34,9 @@ class BatchRowCounter : public BatchSink {
 class PlanTreeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    auto engine = testing::OpenEngineWithTable(dir_.Sub("data"), &clock_, 6);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    ASSERT_TRUE(engine_->catalog()
-                    .CreateTable({.database_name = "mydb",
-                                  .table_name = "cpu",
-                                  .retention = {.memory_store_retention_hours = 6}})
-                    .ok());
     std::vector<InputRecord> records;
     for (int i = 0; i < 6; ++i) {
       InputRecord r;

@@ -10,6 +10,7 @@
 #include "query/base/result.h"
 #include "query/engine.h"
 #include "storage/engine.h"
+#include "tests/support/engine_with_table.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::query {
@@ -36,15 +37,9 @@ class ZonedAnswer final : public ResultSink {
 class SessionZoneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto engine = Engine::Open({.data_dir = dir_.Sub("data"), .clock = &clock_});
+    auto engine = testing::OpenEngineWithTable(dir_.Sub("data"), &clock_, 24);
     ASSERT_TRUE(engine.ok()) << engine.status();
     engine_ = std::move(*engine);
-    ASSERT_TRUE(engine_->catalog().CreateDatabase("mydb", "").ok());
-    ASSERT_TRUE(engine_->catalog()
-                    .CreateTable({.database_name = "mydb",
-                                  .table_name = "cpu",
-                                  .retention = {.memory_store_retention_hours = 24}})
-                    .ok());
     query_ = std::make_unique<QueryEngine>(engine_.get());
     // Berlin (UTC+1 in November): 22:30 and 23:10 on the 14th, and 00:30 on the 14th, which
     // is the 13th in UTC.
