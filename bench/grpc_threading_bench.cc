@@ -5,6 +5,9 @@
 //   callback-worker  the callback API, handed to a worker thread first (QueryService's way)
 //   async            the async API, one completion-queue thread that polls and writes inline
 //   async-worker     the async API, the first write started by a worker thread
+// --health adds gRPC's default health service, a callback-API service, as stratad has: its
+// threads then poll beside the async models' completion-queue thread and take its calls'
+// events (gRPC 1.51's callback API runs on threads of its own that also poll).
 // Drive it with query_bench (any statement: the answer is always the same) and count the
 // server's context switches and CPU per call, e.g.
 //   build/bench/grpc_threading_bench --mode async &
@@ -24,6 +27,7 @@
 #include "CLI/CLI.hpp"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
 #include "strata/v1/query.pb.h"
 
 namespace {
@@ -195,7 +199,10 @@ int main(int argc, char** argv) {
   app.add_option("--mode", mode, "callback, callback-worker, async or async-worker")
       ->check(CLI::IsMember({"callback", "callback-worker", "async", "async-worker"}));
   app.add_option("--listen", listen, "address to serve on (loopback)");
+  bool health = false;
+  app.add_flag("--health", health, "also serve gRPC's default health service (callback API)");
   CLI11_PARSE(app, argc, argv);
+  grpc::EnableDefaultHealthCheckService(health);
 
   const bool with_worker = mode.ends_with("-worker");
   const bool async = mode.starts_with("async");
