@@ -10,7 +10,7 @@
 // events (gRPC 1.51's callback API runs on threads of its own that also poll).
 // Drive it with query_bench (any statement: the answer is always the same) and count the
 // server's context switches and CPU per call, e.g.
-//   build/bench/grpc_threading_bench --mode async &
+//   build/bench/grpc_threading_bench --mode async &   (127.0.0.1:19600; --port for another)
 //   perf stat -e context-switches,task-clock -p $! -- sleep 4 &
 //   build/bench/query_bench --target 127.0.0.1:19600 --runs 3000 --sql "SELECT 1"
 // (docs/benchmarks.md, "Where a small query's time goes").
@@ -156,6 +156,16 @@ void ServeAsync(grpc::AsyncGenericService& service, grpc::ServerCompletionQueue&
   while (queue.Next(&tag, &ok)) {
     auto* call = static_cast<AsyncCall*>(tag);
     std::lock_guard<std::mutex> lock(mu);
+    if (!ok && call->step == AsyncCall::Step::kRequested) {  // the server is shutting down
+      delete call;
+      continue;
+    }
+    if (!ok && call->step != AsyncCall::Step::kFinishing) {
+      // No request message, or the client left mid-answer: end the call.
+      call->step = AsyncCall::Step::kFinishing;
+      call->stream.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the call ended early"), call);
+      continue;
+    }
     switch (call->step) {
       case AsyncCall::Step::kRequested:
         await_call();
@@ -195,10 +205,11 @@ void ServeAsync(grpc::AsyncGenericService& service, grpc::ServerCompletionQueue&
 int main(int argc, char** argv) {
   CLI::App app{"gRPC's threading models answering a one-page query, nothing else"};
   std::string mode = "callback";
-  std::string listen = "127.0.0.1:19600";
+  int port = 19600;
   app.add_option("--mode", mode, "callback, callback-worker, async or async-worker")
       ->check(CLI::IsMember({"callback", "callback-worker", "async", "async-worker"}));
-  app.add_option("--listen", listen, "address to serve on (loopback)");
+  // Loopback only: the server has neither TLS nor tokens.
+  app.add_option("--port", port, "port to serve on at 127.0.0.1")->check(CLI::Range(1, 65535));
   bool health = false;
   app.add_flag("--health", health, "also serve gRPC's default health service (callback API)");
   CLI11_PARSE(app, argc, argv);
@@ -207,6 +218,7 @@ int main(int argc, char** argv) {
   const bool with_worker = mode.ends_with("-worker");
   const bool async = mode.starts_with("async");
   Worker worker;
+  const std::string listen = "127.0.0.1:" + std::to_string(port);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials());
   CallbackAnswers callback_answers(with_worker ? &worker : nullptr);
