@@ -7,7 +7,9 @@
 //   async-worker     the async API, the first write started by a worker thread
 // --health adds gRPC's default health service, a callback-API service, as stratad has: its
 // threads then poll beside the async models' completion-queue thread and take its calls'
-// events (gRPC 1.51's callback API runs on threads of its own that also poll).
+// events (gRPC 1.51's callback API runs on threads of its own that also poll). --reflection
+// adds server reflection, a sync-API service with a polling thread pool of its own, as stratad
+// has.
 // Drive it with query_bench (any statement: the answer is always the same) and count the
 // server's context switches and CPU per call, e.g.
 //   build/bench/grpc_threading_bench --mode async &   (127.0.0.1:19600; --port for another)
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -212,8 +215,11 @@ int main(int argc, char** argv) {
   app.add_option("--port", port, "port to serve on at 127.0.0.1")->check(CLI::Range(1, 65535));
   bool health = false;
   app.add_flag("--health", health, "also serve gRPC's default health service (callback API)");
+  bool reflection = false;
+  app.add_flag("--reflection", reflection, "also serve server reflection (sync API)");
   CLI11_PARSE(app, argc, argv);
   grpc::EnableDefaultHealthCheckService(health);
+  if (reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   const bool with_worker = mode.ends_with("-worker");
   const bool async = mode.starts_with("async");

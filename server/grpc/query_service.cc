@@ -37,38 +37,29 @@ std::optional<query::ReadConsistency> ReadConsistencyOf(v1::ReadConsistency cons
 
 }  // namespace
 
-// One streaming Query call. Shared by gRPC (until OnDone) and the query's
-// task on a worker (until it has finished the stream); the last to let go
-// deletes it.
-class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffer>,
-                                 public query::ResultSink {
+// One streaming Query call, a state machine on the server's CallQueue: it
+// awaits a request, starts the query, writes its messages one at a time and
+// finishes. Shared by gRPC's operations in flight (each holds a reference
+// until its step has run) and the query's task on a worker (until it has
+// finished the stream); the last to let go deletes it.
+class QueryService::Call final : public query::ResultSink,
+                                 public std::enable_shared_from_this<Call> {
  public:
-  // The reactor for gRPC: valid until OnDone, whatever the task still does.
-  static Call* Start(QueryRunner* runner, grpc::CallbackServerContext* context,
-                     const v1::QueryRequest& request, std::shared_ptr<const Principal> caller,
-                     query::QueryParameters parameters, int64_t max_message_bytes) {
-    auto call =
-        std::shared_ptr<Call>(new Call(runner, context, request.columnar(), max_message_bytes));
-    call->self_ = call;
-    call->ticket_ = runner->Register(
-        {.caller = std::move(caller),
-         .sql = request.query_string(),
-         .parameters = std::move(parameters),
-         .peer = context->peer(),
-         .cancel = call->cancel_,
-         .page_size = request.page_size() <= 0 ? 1000 : request.page_size(),
-         .timeout_millis = request.timeout_millis(),
-         .default_database = request.database(),
-         .read_consistency = ReadConsistencyOf(request.read().consistency()),
-         .max_staleness = std::chrono::milliseconds(request.read().max_staleness_millis()),
-         .max_fragments = request.read().max_fragments(),
-         .hedge_after = std::chrono::milliseconds(request.read().hedge_after_millis())});
-    absl::Status admitted =
-        runner->Start(call->ticket_, call.get(), [call](absl::StatusOr<query::QueryStats> stats) {
-          call->Finished(call, std::move(stats));
-        });
-    if (!admitted.ok()) call->FinishNow(ToGrpcStatus(admitted));
-    return call.get();
+  // Asks gRPC for the service's next Query call.
+  static void Await(QueryService* service) {
+    auto call = std::shared_ptr<Call>(new Call(service));
+    Call& c = *call;
+    c.awaiting_ref_ = call;
+    c.done_ref_ = call;  // let go by Requested when no call comes
+    c.context_.AsyncNotifyWhenDone(&c.done_tag_);
+    grpc::ServerCompletionQueue* queue = service->queue_->queue();
+    service->RequestQuery(&c.context_, &c.request_, &c.writer_, queue, queue, &c.requested_tag_);
+  }
+
+  ~Call() override {
+    ReleasePending();
+    absl::MutexLock lock(&mu_);
+    while (!queue_.empty()) ReleaseFront();  // a stream cut short
   }
 
   // ResultSink, on the worker thread.
@@ -203,26 +194,29 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
     pending_reserved_ = 0;
   }
 
-  void OnWriteDone(bool ok) override {
+  // A write or the finish completed.
+  void WriteDone(bool ok) {
+    std::shared_ptr<Call> ref;  // the operation's; let go after the lock
     absl::MutexLock lock(&mu_);
+    ref = std::move(op_ref_);
     writing_ = false;
+    if (done_) {  // the status went out (or the call ended first)
+      while (!queue_.empty()) ReleaseFront();
+      return;
+    }
     ReleaseFront();
     if (!ok) *cancel_ = true;  // the client is gone
     WriteNextLocked();
   }
 
-  void OnCancel() override {
+  // The call is over for gRPC: finished, or cancelled (by the client, the
+  // deadline or the server's shutdown), which stops the query.
+  void CallDone(bool /*ok*/) {
+    std::shared_ptr<Call> ref;
     absl::MutexLock lock(&mu_);  // wakes a producer waiting for room
-    *cancel_ = true;
-  }
-
-  void OnDone() override {
-    {
-      absl::MutexLock lock(&mu_);
-      ended_ = true;  // context_ is gRPC's no longer ours to use
-      while (!queue_.empty()) ReleaseFront();  // a message written with the status
-    }
-    self_.reset();
+    ref = std::move(done_ref_);
+    if (context_.IsCancelled()) *cancel_ = true;
+    ended_ = true;
   }
 
   // On the worker, once the query has run and left the registry: the end of
@@ -261,7 +255,7 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
         // timeout reached a reading client as "Cancelled on the server side"
         // whenever a page was being written (CI, session 46).
         if (absl::IsCancelled(stats.status())) {
-          context_->TryCancel();
+          context_.TryCancel();
         } else {
           // A weak reference: the alarm is the Call's own member, and must
           // not be what keeps the Call alive (its destructor would then run
@@ -279,14 +273,65 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   }
 
  private:
-  Call(QueryRunner* runner, grpc::CallbackServerContext* context, bool columnar,
-       int64_t max_message_bytes)
-      : runner_(*runner),
-        context_(context),
+  explicit Call(QueryService* service)
+      : service_(*service),
+        runner_(service->runner_),
+        lease_(service->queue_),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
-        columnar_(columnar),
-        max_message_bytes_(max_message_bytes),
-        page_bytes_(query::PageBytesWithin(query::kPageBytes, max_message_bytes)) {}
+        max_message_bytes_(service->max_message_bytes_),
+        page_bytes_(query::PageBytesWithin(query::kPageBytes, max_message_bytes_)) {}
+
+  // A request came (ok), or the server is shutting down and none will.
+  void Requested(bool ok) {
+    std::shared_ptr<Call> ref = std::move(awaiting_ref_);
+    if (!ok) {
+      done_ref_.reset();  // gRPC sends no done notification for a call never begun
+      return;
+    }
+    Await(&service_);
+    try {
+      Begin();
+    } catch (const std::exception& e) {
+      FinishNow(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
+    }
+  }
+
+  // The request checked and the query started, or the call refused.
+  void Begin() {
+    absl::StatusOr<std::shared_ptr<const Principal>> caller =
+        AuthenticateCall(service_.auth_, context_);
+    if (!caller.ok()) return FinishNow(ToGrpcStatus(caller.status()));
+    v1::QueryRequest request;
+    if (absl::Status status = ParseRequest(request_, &request); !status.ok()) {
+      return FinishNow(ToGrpcStatus(status));
+    }
+    absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(request.parameters());
+    if (!parameters.ok()) return FinishNow(ToGrpcStatus(parameters.status()));
+    if (!v1::ReadConsistency_IsValid(request.read().consistency())) {
+      return FinishNow(ToGrpcStatus(absl::InvalidArgumentError(
+          StrCat("read.consistency ", request.read().consistency(),
+                 " is none of READ_CONSISTENCY_LEADER (1), _STRONG (2) or _FOLLOWER (3)"))));
+    }
+    columnar_ = request.columnar();
+    ticket_ = runner_.Register(
+        {.caller = *std::move(caller),
+         .sql = request.query_string(),
+         .parameters = *std::move(parameters),
+         .peer = context_.peer(),
+         .cancel = cancel_,
+         .page_size = request.page_size() <= 0 ? 1000 : request.page_size(),
+         .timeout_millis = request.timeout_millis(),
+         .default_database = request.database(),
+         .read_consistency = ReadConsistencyOf(request.read().consistency()),
+         .max_staleness = std::chrono::milliseconds(request.read().max_staleness_millis()),
+         .max_fragments = request.read().max_fragments(),
+         .hedge_after = std::chrono::milliseconds(request.read().hedge_after_millis())});
+    absl::Status admitted = runner_.Start(
+        ticket_, this, [call = shared_from_this()](absl::StatusOr<query::QueryStats> stats) {
+          call->Finished(call, std::move(stats));
+        });
+    if (!admitted.ok()) FinishNow(ToGrpcStatus(admitted));
+  }
 
   struct Queued {
     v1::QueryResponse message;
@@ -359,39 +404,49 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
       // metadata held back to go with the first page: it carries the
       // query_id a client needs to cancel a long query.)
       if (finished_ && queue_.size() == 1 && final_status_.ok()) {
-        done_ = true;  // the entry stays queued (its bytes are in flight) until OnDone
-        StartWriteAndFinish(&next.bytes, grpc::WriteOptions(), final_status_);
+        done_ = true;  // the entry stays queued (its bytes are in flight) until WriteDone
+        op_ref_ = shared_from_this();
+        writer_.WriteAndFinish(next.bytes, grpc::WriteOptions(), final_status_, &written_tag_);
         return;
       }
-      StartWrite(&next.bytes);
+      op_ref_ = shared_from_this();
+      writer_.Write(next.bytes, &written_tag_);
       return;
     }
     if (finished_) {
       while (!queue_.empty()) ReleaseFront();
-      done_ = true;
-      Finish(cancel_->load() && final_status_.ok()
-                 ? grpc::Status(grpc::StatusCode::CANCELLED, "the query was cancelled")
-                 : final_status_);
+      FinishLocked(cancel_->load() && final_status_.ok()
+                       ? grpc::Status(grpc::StatusCode::CANCELLED, "the query was cancelled")
+                       : final_status_);
     }
+  }
+
+  void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    done_ = true;
+    writing_ = true;  // the finish is the call's last operation
+    op_ref_ = shared_from_this();
+    writer_.Finish(status, &written_tag_);
   }
 
   void AbandonIfStuck() {
     absl::MutexLock lock(&mu_);
-    if (writing_ && !ended_) context_->TryCancel();
+    if (writing_ && !ended_) context_.TryCancel();
   }
 
-  // Ends a call that never ran (refused at admission).
-  void FinishNow(grpc::Status status) {
+  // Ends a call that never ran (refused before or at admission).
+  void FinishNow(const grpc::Status& status) {
     absl::MutexLock lock(&mu_);
-    done_ = true;
-    Finish(std::move(status));
+    FinishLocked(status);
   }
 
-
+  QueryService& service_;
   QueryRunner& runner_;
-  grpc::CallbackServerContext* context_;
+  CallQueue::Lease lease_;
+  grpc::ServerContext context_;
+  grpc::ByteBuffer request_;
+  grpc::ServerAsyncWriter<grpc::ByteBuffer> writer_{&context_};
   std::shared_ptr<std::atomic<bool>> cancel_;
-  const bool columnar_;                 // pages as ColumnPage
+  bool columnar_ = false;               // pages as ColumnPage; set before the query starts
   const int64_t max_message_bytes_;     // the largest message the server sends
   const int64_t page_bytes_;            // a page is sent once it holds this many
   // The query in the runner; set before it starts.
@@ -401,45 +456,26 @@ class QueryService::Call final : public grpc::ServerWriteReactor<grpc::ByteBuffe
   size_t pending_row_count_ = 0;
   int64_t pending_reserved_ = 0;        // of the server's budget, for pending_
   std::vector<query::DataType> types_;  // the result's, from Columns
-  std::shared_ptr<Call> self_;  // gRPC's reference, dropped in OnDone
+  // gRPC's operations' references to the call, each let go when its step runs.
+  std::shared_ptr<Call> awaiting_ref_;                 // the request awaited
+  std::shared_ptr<Call> done_ref_;                     // the done notification
+  std::shared_ptr<Call> op_ref_ ABSL_GUARDED_BY(mu_);  // a write or the finish in flight
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  bool done_ ABSL_GUARDED_BY(mu_) = false;   // Finish called
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // OnDone called
+  bool done_ ABSL_GUARDED_BY(mu_) = false;   // the finish started
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // the done notification came
   grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
   grpc::Alarm abandon_;
+  CallQueue::StepTag<Call, &Call::Requested> requested_tag_{this};
+  CallQueue::StepTag<Call, &Call::WriteDone> written_tag_{this};
+  CallQueue::StepTag<Call, &Call::CallDone> done_tag_{this};
 };
 
-namespace {
-
-// The answer to a Query request that does not parse.
-class RefusedQuery final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
- public:
-  explicit RefusedQuery(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
-  void OnDone() override { delete this; }
-};
-
-}  // namespace
-
-grpc::ServerWriteReactor<grpc::ByteBuffer>* QueryService::Query(
-    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
-  absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth_, *context);
-  if (!caller.ok()) return new RefusedQuery(caller.status());
-  v1::QueryRequest parsed;
-  if (absl::Status status = ParseRequest(*request, &parsed); !status.ok()) {
-    return new RefusedQuery(status);
-  }
-  absl::StatusOr<query::QueryParameters> parameters = ParametersFromProto(parsed.parameters());
-  if (!parameters.ok()) return new RefusedQuery(parameters.status());
-  if (!v1::ReadConsistency_IsValid(parsed.read().consistency())) {
-    return new RefusedQuery(absl::InvalidArgumentError(
-        StrCat("read.consistency ", parsed.read().consistency(),
-               " is none of READ_CONSISTENCY_LEADER (1), _STRONG (2) or _FOLLOWER (3)")));
-  }
-  return Call::Start(&runner_, context, parsed, *std::move(caller), *std::move(parameters),
-                     max_message_bytes_);
+void QueryService::Serve(CallQueue* queue) {
+  queue_ = queue;
+  Call::Await(this);
 }
 
 absl::Status QueryService::CancelQuery(const Principal& caller,

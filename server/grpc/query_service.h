@@ -3,11 +3,14 @@
 // timeout) and its result streams back (metadata, row or column pages,
 // statistics) with backpressure; CancelQuery, client cancellation and the
 // timeout (also while the client is not reading) stop the query. Pages
-// waiting for the client come from the runner's memory budget.
+// waiting for the client come from the runner's memory budget. Query is
+// served through gRPC's async API on the server's CallQueue (server/grpc/call_queue.h):
+// a small query's fixed cost is mostly gRPC's threading.
 #pragma once
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
+#include "server/grpc/call_queue.h"
 #include "server/grpc/unary.h"
 #include "server/runner/query_runner.h"
 #include "strata/v1/query.grpc.pb.h"
@@ -15,8 +18,9 @@
 namespace strata {
 
 // Both methods served from raw bytes (server/grpc/unary.h): a request that does
-// not parse gets INVALID_ARGUMENT.
-using RawQueryService = v1::QueryService::WithRawCallbackMethod_Query<
+// not parse gets INVALID_ARGUMENT. Query through the async API, CancelQuery
+// through the callback API as the other services.
+using RawQueryService = v1::QueryService::WithRawMethod_Query<
     v1::QueryService::WithRawCallbackMethod_CancelQuery<v1::QueryService::Service>>;
 
 class QueryService final : public RawQueryService {
@@ -26,8 +30,9 @@ class QueryService final : public RawQueryService {
   QueryService(QueryRunner* runner, Authenticator* auth, int64_t max_message_bytes)
       : runner_(*runner), auth_(*auth), max_message_bytes_(max_message_bytes) {}
 
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Query(grpc::CallbackServerContext* context,
-                                                    const grpc::ByteBuffer* request) override;
+  // Serves Query calls on `queue` (which must outlive them) once the server
+  // is built.
+  void Serve(CallQueue* queue);
   STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 
  private:
@@ -36,6 +41,7 @@ class QueryService final : public RawQueryService {
   QueryRunner& runner_;
   Authenticator& auth_;
   const int64_t max_message_bytes_;
+  CallQueue* queue_ = nullptr;
 };
 
 }  // namespace strata

@@ -1,5 +1,7 @@
 #include "server/grpc/server.h"
 
+#include <algorithm>
+
 #include "absl/synchronization/notification.h"
 #include "common/status.h"
 #include "common/strings.h"
@@ -73,6 +75,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->scheduled_query_service_.get());
   builder.RegisterService(server->testing_service_.get());
   if (services.internal != nullptr) builder.RegisterService(services.internal);
+  server->call_queue_ = std::make_unique<CallQueue>(&builder);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(
@@ -80,11 +83,18 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                      ": the port is in use or the host is not an address of this machine; "
                      "choose another with --listen or STRATA_LISTEN"));
   }
+  server->query_service_->Serve(server->call_queue_.get());
+  server->write_service_->Serve(server->call_queue_.get());
+  server->call_queue_->Run(CallQueueThreads());
   auto* health = server->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   for (const char* name : kServiceNames) health->SetServingStatus(name, true);
   server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
   return server;
+}
+
+int Server::CallQueueThreads() {
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8);
 }
 
 void Server::WatchWrites(Engine* engine) {
@@ -130,6 +140,7 @@ void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
   shut.Notify();
   closer.join();
   server_->Wait();
+  call_queue_->Shutdown();  // every call has ended: the queue is drained
   server_.reset();
 }
 

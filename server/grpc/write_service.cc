@@ -8,60 +8,110 @@
 
 namespace strata {
 
-grpc::ServerUnaryReactor* WriteService::Write(grpc::CallbackServerContext* context,
-                                              const grpc::ByteBuffer* in, grpc::ByteBuffer* out,
-                                              int max_records) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  // Runs on the writer's committer thread, which must not see an exception:
-  // one here (bad_alloc building the response) fails this call only.
-  auto finish = [reactor, out](absl::StatusOr<WriteResult> result) {
+// One WriteRecords or BulkWriteRecords call: awaited on the server's CallQueue,
+// its request decoded there and handed to the ingest door, and finished on
+// the writer's committer thread. It deletes itself once the finish is done.
+class WriteService::Call final {
+ public:
+  enum class Method { kWriteRecords, kBulkWriteRecords };
+
+  // Asks gRPC for the service's next call of `method`.
+  static void Await(WriteService* service, Method method) {
+    auto* call = new Call(service, method);
+    grpc::ServerCompletionQueue* queue = service->queue_->queue();
+    if (method == Method::kWriteRecords) {
+      service->RequestWriteRecords(&call->context_, &call->request_, &call->responder_, queue,
+                                   queue, &call->requested_tag_);
+    } else {
+      service->RequestBulkWriteRecords(&call->context_, &call->request_, &call->responder_, queue,
+                                       queue, &call->requested_tag_);
+    }
+  }
+
+ private:
+  Call(WriteService* service, Method method)
+      : service_(*service), method_(method), lease_(service->queue_) {}
+
+  // A request came (ok), or the server is shutting down and none will.
+  void Requested(bool ok) {
+    if (!ok) {
+      delete this;
+      return;
+    }
+    Await(&service_, method_);
+    try {
+      Write();
+    } catch (const std::exception& e) {
+      Finish(absl::InternalError(StrCat("unexpected error: ", e.what())));
+    }
+  }
+
+  void Write() {
+    Ingest& ingest = service_.ingest_;
+    absl::StatusOr<std::shared_ptr<const Principal>> caller =
+        AuthenticateCall(service_.auth_, context_);
+    if (!caller.ok()) return Finish(caller.status());
+    if (absl::Status admitted = ingest.CheckAdmission(); !admitted.ok()) return Finish(admitted);
+    const int max_records =
+        method_ == Method::kWriteRecords ? kMaxRecordsPerWrite : kMaxRecordsPerBulkWrite;
+    // Runs on the writer's committer thread.
+    auto done = [this](absl::StatusOr<WriteResult> result) { Finish(std::move(result)); };
+    // The request's bytes in one piece (a copy only when gRPC holds them in
+    // several slices), read in place; protobuf parses what the reader leaves.
+    grpc::Slice bytes;
+    if (!request_.TrySingleSlice(&bytes).ok() && !request_.DumpToSingleSlice(&bytes).ok()) {
+      return Finish(absl::InternalError("could not read the request's bytes"));
+    }
+    WireWriteRequest wire;
+    if (wire.Decode({reinterpret_cast<const char*>(bytes.begin()), bytes.size()}, max_records)) {
+      WireWriteSource source(wire);
+      ingest.WriteAsync(**caller, source, std::move(done));
+      return;
+    }
+    google::protobuf::Arena arena(CallArenaOptions());
+    auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
+    if (absl::Status parsed = ParseRequest(request_, request); !parsed.ok()) return Finish(parsed);
+    ProtoWriteSource source(*request, max_records);
+    ingest.WriteAsync(**caller, source, std::move(done));
+  }
+
+  // The call's answer, once. On the committer thread it must not see an
+  // exception: one here (bad_alloc building the response) fails this call only.
+  void Finish(absl::StatusOr<WriteResult> result) {
     absl::Status status = result.status();
     try {
       if (status.ok()) {
         v1::WriteRecordsResponse response;
         ToProto(*result, &response);
-        status = SerializeResponse(response, out);
+        status = SerializeResponse(response, &response_);
       }
     } catch (const std::exception& e) {
       status = absl::InternalError(StrCat("unexpected error answering the write: ", e.what()));
     }
-    reactor->Finish(ToGrpcStatus(status));
-  };
-  try {
-    absl::StatusOr<std::shared_ptr<const Principal>> caller = AuthenticateCall(auth_, *context);
-    if (!caller.ok()) {
-      finish(caller.status());
-      return reactor;
+    if (status.ok()) {
+      responder_.Finish(response_, grpc::Status::OK, &finished_tag_);
+    } else {
+      responder_.FinishWithError(ToGrpcStatus(status), &finished_tag_);
     }
-    if (absl::Status admitted = ingest_.CheckAdmission(); !admitted.ok()) {
-      finish(admitted);
-      return reactor;
-    }
-    // The request's bytes in one piece (a copy only when gRPC holds them in
-    // several slices), read in place; protobuf parses what the reader leaves.
-    grpc::Slice bytes;
-    if (!in->TrySingleSlice(&bytes).ok() && !in->DumpToSingleSlice(&bytes).ok()) {
-      finish(absl::InternalError("could not read the request's bytes"));
-      return reactor;
-    }
-    WireWriteRequest wire;
-    if (wire.Decode({reinterpret_cast<const char*>(bytes.begin()), bytes.size()}, max_records)) {
-      WireWriteSource source(wire);
-      ingest_.WriteAsync(**caller, source, std::move(finish));
-      return reactor;
-    }
-    google::protobuf::Arena arena(CallArenaOptions());
-    auto* request = google::protobuf::Arena::CreateMessage<v1::WriteRecordsRequest>(&arena);
-    if (absl::Status parsed = ParseRequest(*in, request); !parsed.ok()) {
-      finish(parsed);
-      return reactor;
-    }
-    ProtoWriteSource source(*request, max_records);
-    ingest_.WriteAsync(**caller, source, std::move(finish));
-  } catch (const std::exception& e) {
-    reactor->Finish(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
   }
-  return reactor;
+
+  void Finished(bool /*ok*/) { delete this; }
+
+  WriteService& service_;
+  const Method method_;
+  CallQueue::Lease lease_;
+  grpc::ServerContext context_;
+  grpc::ByteBuffer request_;
+  grpc::ByteBuffer response_;
+  grpc::ServerAsyncResponseWriter<grpc::ByteBuffer> responder_{&context_};
+  CallQueue::StepTag<Call, &Call::Requested> requested_tag_{this};
+  CallQueue::StepTag<Call, &Call::Finished> finished_tag_{this};
+};
+
+void WriteService::Serve(CallQueue* queue) {
+  queue_ = queue;
+  Call::Await(this, Call::Method::kWriteRecords);
+  Call::Await(this, Call::Method::kBulkWriteRecords);
 }
 
 }  // namespace strata

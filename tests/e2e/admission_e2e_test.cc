@@ -186,6 +186,22 @@ TEST_F(AdmissionE2ETest, CancellingAQueryWhoseClientStoppedReadingEndsTheCall) {
   EXPECT_LT(rows, kHosts * kPoints);
 }
 
+TEST_F(AdmissionE2ETest, AStopWhileAClientHoldsItsQueryEndsTheCallAndExitsCleanly) {
+  // Query is served on the server's own completion queue (server/grpc/call_queue.h), which a
+  // stop drains only once every call on it has ended: a stream the client does not read must
+  // not hold the stop past its grace.
+  StartServer({"--shutdown-grace-seconds", "2"});
+  HeldQuery held = Hold(kWide, /*timeout_millis=*/60'000);
+  v1::QueryResponse first;
+  ASSERT_TRUE(held.reader->Read(&first));
+  ASSERT_TRUE(first.has_metadata());
+  EXPECT_EQ(server_.Stop(), 0);  // within Stop's 30 s, or it is killed and fails here
+  EXPECT_NE(server_.log().find("stratad stopped cleanly"), std::string::npos) << server_.log();
+  auto [status, rows] = Drain(held);
+  EXPECT_FALSE(status.ok());
+  EXPECT_LT(rows, kHosts * kPoints);
+}
+
 TEST_F(AdmissionE2ETest, ResultPagesCountAgainstTheServerBudget) {
   // A page holds at least one row (pages are cut at 1 MiB: ResultPagesAreCutByBytes), and one
   // of 10 MB takes more than the 8 MiB the server has for all queries: refused with the budget
