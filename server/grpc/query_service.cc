@@ -37,7 +37,7 @@ std::optional<query::ReadConsistency> ReadConsistencyOf(v1::ReadConsistency cons
 
 }  // namespace
 
-// One streaming Query call, a state machine on the server's CallQueue: it
+// One streaming Query call, a state machine on one of the server's CallQueues: it
 // awaits a request, starts the query, writes its messages one at a time and
 // finishes. Shared by gRPC's operations in flight (each holds a reference
 // until its step has run) and the query's task on a worker (until it has
@@ -45,14 +45,13 @@ std::optional<query::ReadConsistency> ReadConsistencyOf(v1::ReadConsistency cons
 class QueryService::Call final : public query::ResultSink,
                                  public std::enable_shared_from_this<Call> {
  public:
-  // Asks gRPC for the service's next Query call.
-  static void Await(QueryService* service) {
-    auto call = std::shared_ptr<Call>(new Call(service));
+  // Asks gRPC for the service's next Query call on `queue`.
+  static void Await(QueryService* service, grpc::ServerCompletionQueue* queue) {
+    auto call = std::shared_ptr<Call>(new Call(service, queue));
     Call& c = *call;
     c.awaiting_ref_ = call;
     c.done_ref_ = call;  // let go by Requested when no call comes
     c.context_.AsyncNotifyWhenDone(&c.done_tag_);
-    grpc::ServerCompletionQueue* queue = service->queue_->queue();
     service->RequestQuery(&c.context_, &c.request_, &c.writer_, queue, queue, &c.requested_tag_);
   }
 
@@ -273,10 +272,11 @@ class QueryService::Call final : public query::ResultSink,
   }
 
  private:
-  explicit Call(QueryService* service)
+  Call(QueryService* service, grpc::ServerCompletionQueue* queue)
       : service_(*service),
         runner_(service->runner_),
-        lease_(service->queue_),
+        call_queue_(queue),
+        lease_(service->queues_),
         cancel_(std::make_shared<std::atomic<bool>>(false)),
         max_message_bytes_(service->max_message_bytes_),
         page_bytes_(query::PageBytesWithin(query::kPageBytes, max_message_bytes_)) {}
@@ -288,12 +288,12 @@ class QueryService::Call final : public query::ResultSink,
       done_ref_.reset();  // gRPC sends no done notification for a call never begun
       return;
     }
-    Await(&service_);
     try {
       Begin();
     } catch (const std::exception& e) {
       FinishNow(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
     }
+    Await(&service_, call_queue_);  // once this call's step is done: server/grpc/call_queues.h
   }
 
   // The request checked and the query started, or the call refused.
@@ -441,7 +441,8 @@ class QueryService::Call final : public query::ResultSink,
 
   QueryService& service_;
   QueryRunner& runner_;
-  CallQueue::Lease lease_;
+  grpc::ServerCompletionQueue* const call_queue_;  // the one the call came on
+  CallQueues::Lease lease_;
   grpc::ServerContext context_;
   grpc::ByteBuffer request_;
   grpc::ServerAsyncWriter<grpc::ByteBuffer> writer_{&context_};
@@ -468,14 +469,14 @@ class QueryService::Call final : public query::ResultSink,
   bool ended_ ABSL_GUARDED_BY(mu_) = false;  // the done notification came
   grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
   grpc::Alarm abandon_;
-  CallQueue::StepTag<Call, &Call::Requested> requested_tag_{this};
-  CallQueue::StepTag<Call, &Call::WriteDone> written_tag_{this};
-  CallQueue::StepTag<Call, &Call::CallDone> done_tag_{this};
+  CallQueues::StepTag<Call, &Call::Requested> requested_tag_{this};
+  CallQueues::StepTag<Call, &Call::WriteDone> written_tag_{this};
+  CallQueues::StepTag<Call, &Call::CallDone> done_tag_{this};
 };
 
-void QueryService::Serve(CallQueue* queue) {
-  queue_ = queue;
-  Call::Await(this);
+void QueryService::Serve(CallQueues* queues) {
+  queues_ = queues;
+  for (const auto& queue : queues->queues()) Call::Await(this, queue.get());
 }
 
 absl::Status QueryService::CancelQuery(const Principal& caller,

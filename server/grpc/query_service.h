@@ -4,13 +4,13 @@
 // statistics) with backpressure; CancelQuery, client cancellation and the
 // timeout (also while the client is not reading) stop the query. Pages
 // waiting for the client come from the runner's memory budget. Query is
-// served through gRPC's async API on the server's CallQueue (server/grpc/call_queue.h):
+// served through gRPC's async API on the server's CallQueues (server/grpc/call_queues.h):
 // a small query's fixed cost is mostly gRPC's threading.
 #pragma once
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
-#include "server/grpc/call_queue.h"
+#include "server/grpc/call_queues.h"
 #include "server/grpc/unary.h"
 #include "server/runner/query_runner.h"
 #include "strata/v1/query.grpc.pb.h"
@@ -30,9 +30,9 @@ class QueryService final : public RawQueryService {
   QueryService(QueryRunner* runner, Authenticator* auth, int64_t max_message_bytes)
       : runner_(*runner), auth_(*auth), max_message_bytes_(max_message_bytes) {}
 
-  // Serves Query calls on `queue` (which must outlive them) once the server
+  // Serves Query calls on `queues` (which must outlive them) once the server
   // is built.
-  void Serve(CallQueue* queue);
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 
  private:
@@ -41,7 +41,7 @@ class QueryService final : public RawQueryService {
   QueryRunner& runner_;
   Authenticator& auth_;
   const int64_t max_message_bytes_;
-  CallQueue* queue_ = nullptr;
+  CallQueues* queues_ = nullptr;
 };
 
 }  // namespace strata

@@ -75,7 +75,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->scheduled_query_service_.get());
   builder.RegisterService(server->testing_service_.get());
   if (services.internal != nullptr) builder.RegisterService(services.internal);
-  server->call_queue_ = std::make_unique<CallQueue>(&builder);
+  server->call_queues_ = std::make_unique<CallQueues>(&builder, CallQueueCount());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return absl::UnavailableError(
@@ -83,9 +83,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                      ": the port is in use or the host is not an address of this machine; "
                      "choose another with --listen or STRATA_LISTEN"));
   }
-  server->query_service_->Serve(server->call_queue_.get());
-  server->write_service_->Serve(server->call_queue_.get());
-  server->call_queue_->Run(CallQueueThreads());
+  server->query_service_->Serve(server->call_queues_.get());
+  server->write_service_->Serve(server->call_queues_.get());
+  server->call_queues_->Run();
   auto* health = server->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   for (const char* name : kServiceNames) health->SetServingStatus(name, true);
@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   return server;
 }
 
-int Server::CallQueueThreads() {
+int Server::CallQueueCount() {
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8);
 }
 
@@ -140,7 +140,7 @@ void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
   shut.Notify();
   closer.join();
   server_->Wait();
-  call_queue_->Shutdown();  // every call has ended: the queue is drained
+  call_queues_->Shutdown();  // every call has ended: the queues are drained
   server_.reset();
 }
 

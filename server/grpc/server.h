@@ -17,7 +17,7 @@
 #include "grpcpp/server.h"
 #include "server/auth/authenticator.h"
 #include "server/auth/tls.h"
-#include "server/grpc/call_queue.h"
+#include "server/grpc/call_queues.h"
 #include "server/grpc/cluster_service.h"
 #include "server/ops/metrics.h"
 #include "server/runner/ingest.h"
@@ -94,12 +94,12 @@ class Server {
 
   // How often Shutdown looks whether calls are still in flight.
   static constexpr int kIdleCheckMillis = 50;
-  // The threads serving the async API's calls (Query and the writes): one a
-  // core, at least 2 and at most 8, so that calls' steps (a query's start, a
-  // write request's decoding) run beside each other.
-  static int CallQueueThreads();
+  // The queues (a thread each) serving the async API's calls (Query and the
+  // writes): one a core, at least 2 and at most 8, so that calls' steps (a
+  // query's start, a write request's decoding) run beside each other.
+  static int CallQueueCount();
 
-  std::unique_ptr<CallQueue> call_queue_;  // outlives server_, which it serves
+  std::unique_ptr<CallQueues> call_queues_;  // outlives server_, which it serves
   std::unique_ptr<grpc::Server> server_;
   std::shared_ptr<const std::atomic<int64_t>> calls_in_flight_;
   int port_ = 0;

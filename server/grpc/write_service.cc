@@ -8,17 +8,16 @@
 
 namespace strata {
 
-// One WriteRecords or BulkWriteRecords call: awaited on the server's CallQueue,
+// One WriteRecords or BulkWriteRecords call: awaited on one of the server's CallQueues,
 // its request decoded there and handed to the ingest door, and finished on
 // the writer's committer thread. It deletes itself once the finish is done.
 class WriteService::Call final {
  public:
   enum class Method { kWriteRecords, kBulkWriteRecords };
 
-  // Asks gRPC for the service's next call of `method`.
-  static void Await(WriteService* service, Method method) {
-    auto* call = new Call(service, method);
-    grpc::ServerCompletionQueue* queue = service->queue_->queue();
+  // Asks gRPC for the service's next call of `method` on `queue`.
+  static void Await(WriteService* service, Method method, grpc::ServerCompletionQueue* queue) {
+    auto* call = new Call(service, method, queue);
     if (method == Method::kWriteRecords) {
       service->RequestWriteRecords(&call->context_, &call->request_, &call->responder_, queue,
                                    queue, &call->requested_tag_);
@@ -29,8 +28,8 @@ class WriteService::Call final {
   }
 
  private:
-  Call(WriteService* service, Method method)
-      : service_(*service), method_(method), lease_(service->queue_) {}
+  Call(WriteService* service, Method method, grpc::ServerCompletionQueue* queue)
+      : service_(*service), method_(method), queue_(queue), lease_(service->queues_) {}
 
   // A request came (ok), or the server is shutting down and none will.
   void Requested(bool ok) {
@@ -38,12 +37,16 @@ class WriteService::Call final {
       delete this;
       return;
     }
-    Await(&service_, method_);
+    // The call may be finished and deleted once the writer has it.
+    WriteService* service = &service_;
+    const Method method = method_;
+    grpc::ServerCompletionQueue* queue = queue_;
     try {
       Write();
     } catch (const std::exception& e) {
       Finish(absl::InternalError(StrCat("unexpected error: ", e.what())));
     }
+    Await(service, method, queue);  // once this call's step is done: server/grpc/call_queues.h
   }
 
   void Write() {
@@ -99,19 +102,22 @@ class WriteService::Call final {
 
   WriteService& service_;
   const Method method_;
-  CallQueue::Lease lease_;
+  grpc::ServerCompletionQueue* const queue_;  // the one the call came on
+  CallQueues::Lease lease_;
   grpc::ServerContext context_;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
   grpc::ServerAsyncResponseWriter<grpc::ByteBuffer> responder_{&context_};
-  CallQueue::StepTag<Call, &Call::Requested> requested_tag_{this};
-  CallQueue::StepTag<Call, &Call::Finished> finished_tag_{this};
+  CallQueues::StepTag<Call, &Call::Requested> requested_tag_{this};
+  CallQueues::StepTag<Call, &Call::Finished> finished_tag_{this};
 };
 
-void WriteService::Serve(CallQueue* queue) {
-  queue_ = queue;
-  Call::Await(this, Call::Method::kWriteRecords);
-  Call::Await(this, Call::Method::kBulkWriteRecords);
+void WriteService::Serve(CallQueues* queues) {
+  queues_ = queues;
+  for (const auto& queue : queues->queues()) {
+    Call::Await(this, Call::Method::kWriteRecords, queue.get());
+    Call::Await(this, Call::Method::kBulkWriteRecords, queue.get());
+  }
 }
 
 }  // namespace strata
