@@ -421,7 +421,9 @@ class QueryService::Call final : public query::ResultSink,
     }
   }
 
+  // The call's last operation, once and never beside a write (gRPC allows neither).
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (done_ || writing_) return;
     done_ = true;
     writing_ = true;  // the finish is the call's last operation
     op_ref_ = shared_from_this();
