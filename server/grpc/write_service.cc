@@ -1,5 +1,7 @@
 #include "server/grpc/write_service.h"
 
+#include <atomic>
+
 #include "common/status.h"
 #include "common/strings.h"
 #include "google/protobuf/arena.h"
@@ -8,9 +10,11 @@
 
 namespace strata {
 
-// One WriteRecords or BulkWriteRecords call: awaited on one of the server's CallQueues,
-// its request decoded there and handed to the ingest door, and finished on
-// the writer's committer thread. It deletes itself once the finish is done.
+// One WriteRecords or BulkWriteRecords call: awaited on one of the server's
+// CallQueues, its request decoded there and handed to the ingest door, and
+// finished on the writer's committer thread. Two holds keep it alive, its
+// step on the queue's thread and its finish; it deletes itself when both are
+// done, so neither can outlive it whatever order they end in.
 class WriteService::Call final {
  public:
   enum class Method { kWriteRecords, kBulkWriteRecords };
@@ -34,19 +38,16 @@ class WriteService::Call final {
   // A request came (ok), or the server is shutting down and none will.
   void Requested(bool ok) {
     if (!ok) {
-      delete this;
+      delete this;  // never begun: no finish to wait for
       return;
     }
-    // The call may be finished and deleted once the writer has it.
-    WriteService* service = &service_;
-    const Method method = method_;
-    grpc::ServerCompletionQueue* queue = queue_;
     try {
       Write();
     } catch (const std::exception& e) {
       Finish(absl::InternalError(StrCat("unexpected error: ", e.what())));
     }
-    Await(service, method, queue);  // once this call's step is done: server/grpc/call_queues.h
+    Await(&service_, method_, queue_);  // once this call's step is done: call_queues.h
+    Release();
   }
 
   void Write() {
@@ -78,9 +79,11 @@ class WriteService::Call final {
     ingest.WriteAsync(**caller, source, std::move(done));
   }
 
-  // The call's answer, once. On the committer thread it must not see an
-  // exception: one here (bad_alloc building the response) fails this call only.
+  // The call's answer; the first one asked for goes out. On the committer
+  // thread it must not see an exception: one here (bad_alloc building the
+  // response) fails this call only.
   void Finish(absl::StatusOr<WriteResult> result) {
+    if (answered_.exchange(true)) return;  // an exception after the writer took the call
     absl::Status status = result.status();
     try {
       if (status.ok()) {
@@ -98,7 +101,11 @@ class WriteService::Call final {
     }
   }
 
-  void Finished(bool /*ok*/) { delete this; }
+  void Finished(bool /*ok*/) { Release(); }
+
+  void Release() {
+    if (holds_.fetch_sub(1) == 1) delete this;
+  }
 
   WriteService& service_;
   const Method method_;
@@ -108,6 +115,8 @@ class WriteService::Call final {
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
   grpc::ServerAsyncResponseWriter<grpc::ByteBuffer> responder_{&context_};
+  std::atomic<bool> answered_{false};
+  std::atomic<int> holds_{2};  // the step on the queue's thread and the finish
   CallQueues::StepTag<Call, &Call::Requested> requested_tag_{this};
   CallQueues::StepTag<Call, &Call::Finished> finished_tag_{this};
 };

@@ -1,5 +1,5 @@
 // WriteService handler: adapts WriteRecords and BulkWriteRecords to the
-// ingest door (server/runner/ingest.h), through gRPC's async API on a
+// ingest door (server/runner/ingest.h), through gRPC's async API on the
 // server's CallQueues (server/grpc/call_queues.h).
 #pragma once
 
