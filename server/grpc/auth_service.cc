@@ -89,4 +89,13 @@ absl::Status AuthService::WhoAmI(const Principal& caller, const v1::WhoAmIReques
   return absl::OkStatus();
 }
 
+void AuthService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &AuthService::RequestCreateToken, &AuthService::CreateToken);
+  ServeUnary(queues, auth_, this, &AuthService::RequestListTokens, &AuthService::ListTokens);
+  ServeUnary(queues, auth_, this, &AuthService::RequestRevokeToken, &AuthService::RevokeToken);
+  ServeUnary(queues, auth_, this, &AuthService::RequestUpdateTokenGrants,
+             &AuthService::UpdateTokenGrants);
+  ServeUnary(queues, auth_, this, &AuthService::RequestWhoAmI, &AuthService::WhoAmI);
+}
+
 }  // namespace strata

@@ -8,17 +8,19 @@
 
 namespace strata {
 
-using RawAuthService = v1::AuthService::WithRawCallbackMethod_CreateToken<
-    v1::AuthService::WithRawCallbackMethod_ListTokens<
-        v1::AuthService::WithRawCallbackMethod_RevokeToken<
-            v1::AuthService::WithRawCallbackMethod_UpdateTokenGrants<
-                v1::AuthService::WithRawCallbackMethod_WhoAmI<v1::AuthService::Service>>>>>;
+using RawAuthService =
+    v1::AuthService::WithRawMethod_CreateToken<v1::AuthService::WithRawMethod_ListTokens<
+        v1::AuthService::WithRawMethod_RevokeToken<v1::AuthService::WithRawMethod_UpdateTokenGrants<
+            v1::AuthService::WithRawMethod_WhoAmI<v1::AuthService::Service>>>>>;
 
 class AuthService final : public RawAuthService {
  public:
   // `auth` must outlive the service.
   explicit AuthService(Authenticator* auth) : auth_(*auth) {}
 
+  // Serves every method on `queues` (which must outlive their calls) once the
+  // server is built.
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(CreateToken, v1::CreateTokenRequest, v1::CreateTokenResponse);
   STRATA_SERVE_UNARY(ListTokens, v1::ListTokensRequest, v1::ListTokensResponse);
   STRATA_SERVE_UNARY(RevokeToken, v1::RevokeTokenRequest, v1::RevokeTokenResponse);

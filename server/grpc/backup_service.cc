@@ -65,4 +65,12 @@ absl::Status BackupService::VerifyBackup(const Principal& caller,
   return absl::OkStatus();
 }
 
+void BackupService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &BackupService::RequestCreateBackup,
+             &BackupService::CreateBackup);
+  ServeUnary(queues, auth_, this, &BackupService::RequestListBackups, &BackupService::ListBackups);
+  ServeUnary(queues, auth_, this, &BackupService::RequestVerifyBackup,
+             &BackupService::VerifyBackup);
+}
+
 }  // namespace strata

@@ -1,11 +1,12 @@
 // Completion queues of gRPC's async API, each driven by a thread of its own.
-// The calls served on them (Query, WriteRecords, BulkWriteRecords) are state
-// machines: each operation a call starts (await a request, write, finish)
-// carries a Tag, and the Tag's step runs on its queue's thread when the
-// operation completes. A call stays on the queue it came on.
+// Every call of stratad's services is served on them as a state machine:
+// each operation a call starts (await a request, write, finish) carries a
+// Tag, and the Tag's step runs on its queue's thread when the operation
+// completes. A call stays on the queue it came on.
 //
-// Why: gRPC 1.51's callback API, which the other services use, hands every
-// event to threads of its own first: on 2 cores a one-page query took ~12
+// Why: gRPC 1.51's callback API hands every event to threads of its own
+// first (and, once any service uses it, those threads poll every socket and
+// take the other calls' events too): on 2 cores a one-page query took ~12
 // context switches and ~170 µs of server CPU in gRPC alone that way, ~8 and
 // ~115 µs on a queue of its own (bench/grpc_threading_bench; docs/benchmarks.md,
 // "Where a small query's time goes"). A queue per thread, as gRPC advises:

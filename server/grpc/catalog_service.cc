@@ -122,4 +122,26 @@ absl::Status CatalogService::DeleteTable(const Principal& caller,
   return ddl_.DeleteTable(request->database_name(), request->table_name());
 }
 
+void CatalogService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &CatalogService::RequestCreateDatabase,
+             &CatalogService::CreateDatabase);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestDescribeDatabase,
+             &CatalogService::DescribeDatabase);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestListDatabases,
+             &CatalogService::ListDatabases);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestUpdateDatabase,
+             &CatalogService::UpdateDatabase);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestDeleteDatabase,
+             &CatalogService::DeleteDatabase);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestCreateTable,
+             &CatalogService::CreateTable);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestDescribeTable,
+             &CatalogService::DescribeTable);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestListTables, &CatalogService::ListTables);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestUpdateTable,
+             &CatalogService::UpdateTable);
+  ServeUnary(queues, auth_, this, &CatalogService::RequestDeleteTable,
+             &CatalogService::DeleteTable);
+}
+
 }  // namespace strata

@@ -8,16 +8,16 @@
 namespace strata {
 
 // Every method served from raw bytes (server/grpc/unary.h).
-using RawCatalogService = v1::CatalogService::WithRawCallbackMethod_CreateDatabase<
-    v1::CatalogService::WithRawCallbackMethod_DescribeDatabase<
-        v1::CatalogService::WithRawCallbackMethod_ListDatabases<
-            v1::CatalogService::WithRawCallbackMethod_UpdateDatabase<
-                v1::CatalogService::WithRawCallbackMethod_DeleteDatabase<
-                    v1::CatalogService::WithRawCallbackMethod_CreateTable<
-                        v1::CatalogService::WithRawCallbackMethod_DescribeTable<
-                            v1::CatalogService::WithRawCallbackMethod_ListTables<
-                                v1::CatalogService::WithRawCallbackMethod_UpdateTable<
-                                    v1::CatalogService::WithRawCallbackMethod_DeleteTable<
+using RawCatalogService = v1::CatalogService::WithRawMethod_CreateDatabase<
+    v1::CatalogService::WithRawMethod_DescribeDatabase<
+        v1::CatalogService::WithRawMethod_ListDatabases<
+            v1::CatalogService::WithRawMethod_UpdateDatabase<
+                v1::CatalogService::WithRawMethod_DeleteDatabase<
+                    v1::CatalogService::WithRawMethod_CreateTable<
+                        v1::CatalogService::WithRawMethod_DescribeTable<
+                            v1::CatalogService::WithRawMethod_ListTables<
+                                v1::CatalogService::WithRawMethod_UpdateTable<
+                                    v1::CatalogService::WithRawMethod_DeleteTable<
                                         v1::CatalogService::Service>>>>>>>>>>;
 
 class CatalogService final : public RawCatalogService {
@@ -27,6 +27,9 @@ class CatalogService final : public RawCatalogService {
   CatalogService(Engine* engine, Authenticator* auth, CatalogChanges* ddl)
       : catalog_(engine->catalog()), ddl_(*ddl), engine_(*engine), auth_(*auth) {}
 
+  // Serves every method on `queues` (which must outlive their calls) once the
+  // server is built.
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(CreateDatabase, v1::CreateDatabaseRequest, v1::CreateDatabaseResponse);
   STRATA_SERVE_UNARY(DescribeDatabase, v1::DescribeDatabaseRequest, v1::DescribeDatabaseResponse);
   STRATA_SERVE_UNARY(ListDatabases, v1::ListDatabasesRequest, v1::ListDatabasesResponse);

@@ -53,4 +53,13 @@ absl::Status ClusterService::RestoreCluster(const Principal& caller,
   return absl::OkStatus();
 }
 
+void ClusterService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &ClusterService::RequestChangeNodes,
+             &ClusterService::ChangeNodes);
+  ServeUnary(queues, auth_, this, &ClusterService::RequestBackupCluster,
+             &ClusterService::BackupCluster);
+  ServeUnary(queues, auth_, this, &ClusterService::RequestRestoreCluster,
+             &ClusterService::RestoreCluster);
+}
+
 }  // namespace strata

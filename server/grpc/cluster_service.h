@@ -28,9 +28,9 @@ struct ClusterOperations {
       restore;
 };
 
-using RawClusterService = v1::ClusterService::WithRawCallbackMethod_ChangeNodes<
-    v1::ClusterService::WithRawCallbackMethod_BackupCluster<
-        v1::ClusterService::WithRawCallbackMethod_RestoreCluster<v1::ClusterService::Service>>>;
+using RawClusterService =
+    v1::ClusterService::WithRawMethod_ChangeNodes<v1::ClusterService::WithRawMethod_BackupCluster<
+        v1::ClusterService::WithRawMethod_RestoreCluster<v1::ClusterService::Service>>>;
 
 class ClusterService final : public RawClusterService {
  public:
@@ -38,6 +38,9 @@ class ClusterService final : public RawClusterService {
   ClusterService(Authenticator* auth, ClusterOperations operations)
       : auth_(*auth), operations_(std::move(operations)) {}
 
+  // Serves every method on `queues` (which must outlive their calls) once the
+  // server is built.
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(ChangeNodes, v1::ChangeNodesRequest, v1::ChangeNodesResponse);
   STRATA_SERVE_UNARY(BackupCluster, v1::BackupClusterRequest, v1::BackupClusterResponse);
   STRATA_SERVE_UNARY(RestoreCluster, v1::RestoreClusterRequest, v1::RestoreClusterResponse);

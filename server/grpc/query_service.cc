@@ -216,6 +216,7 @@ class QueryService::Call final : public query::ResultSink,
     ref = std::move(done_ref_);
     if (context_.IsCancelled()) *cancel_ = true;
     ended_ = true;
+    if (alarm_ref_ != nullptr) abandon_.Cancel();
   }
 
   // On the worker, once the query has run and left the registry: the end of
@@ -255,14 +256,12 @@ class QueryService::Call final : public query::ResultSink,
         // whenever a page was being written (CI, session 46).
         if (absl::IsCancelled(stats.status())) {
           context_.TryCancel();
-        } else {
-          // A weak reference: the alarm is the Call's own member, and must
-          // not be what keeps the Call alive (its destructor would then run
-          // inside the alarm's own callback state).
-          abandon_.Set(std::chrono::system_clock::now() + kStatusGrace,
-                       [weak = std::weak_ptr<Call>(self)](bool fired) {
-                         if (auto call = weak.lock(); call && fired) call->AbandonIfStuck();
-                       });
+        } else if (!ended_) {  // ended: the write fails at once
+          // On the call's queue (an alarm with a callback would start
+          // gRPC's callback threads, which poll every socket); the call
+          // ending cancels it, so its reference is let go then.
+          alarm_ref_ = self;
+          abandon_.Set(call_queue_, std::chrono::system_clock::now() + kStatusGrace, &abandon_tag_);
         }
       }
     }
@@ -430,9 +429,12 @@ class QueryService::Call final : public query::ResultSink,
     writer_.Finish(status, &written_tag_);
   }
 
-  void AbandonIfStuck() {
+  // The status's grace is over (`fired`), or the alarm was cancelled.
+  void AbandonIfStuck(bool fired) {
+    std::shared_ptr<Call> ref;
     absl::MutexLock lock(&mu_);
-    if (writing_ && !ended_) context_.TryCancel();
+    ref = std::move(alarm_ref_);
+    if (fired && writing_ && !ended_) context_.TryCancel();
   }
 
   // Ends a call that never ran (refused before or at admission).
@@ -463,6 +465,7 @@ class QueryService::Call final : public query::ResultSink,
   std::shared_ptr<Call> awaiting_ref_;                 // the request awaited
   std::shared_ptr<Call> done_ref_;                     // the done notification
   std::shared_ptr<Call> op_ref_ ABSL_GUARDED_BY(mu_);  // a write or the finish in flight
+  std::shared_ptr<Call> alarm_ref_ ABSL_GUARDED_BY(mu_);  // abandon_ set
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -474,11 +477,13 @@ class QueryService::Call final : public query::ResultSink,
   CallQueues::StepTag<Call, &Call::Requested> requested_tag_{this};
   CallQueues::StepTag<Call, &Call::WriteDone> written_tag_{this};
   CallQueues::StepTag<Call, &Call::CallDone> done_tag_{this};
+  CallQueues::StepTag<Call, &Call::AbandonIfStuck> abandon_tag_{this};
 };
 
 void QueryService::Serve(CallQueues* queues) {
   queues_ = queues;
   for (const auto& queue : queues->queues()) Call::Await(this, queue.get());
+  ServeUnary(queues, auth_, this, &QueryService::RequestCancelQuery, &QueryService::CancelQuery);
 }
 
 absl::Status QueryService::CancelQuery(const Principal& caller,

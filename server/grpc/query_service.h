@@ -17,11 +17,11 @@
 
 namespace strata {
 
-// Both methods served from raw bytes (server/grpc/unary.h): a request that does
-// not parse gets INVALID_ARGUMENT. Query through the async API, CancelQuery
-// through the callback API as the other services.
+// Both methods served from raw bytes on the server's CallQueues: a request
+// that does not parse gets INVALID_ARGUMENT. CancelQuery as every unary
+// method (server/grpc/unary.h).
 using RawQueryService = v1::QueryService::WithRawMethod_Query<
-    v1::QueryService::WithRawCallbackMethod_CancelQuery<v1::QueryService::Service>>;
+    v1::QueryService::WithRawMethod_CancelQuery<v1::QueryService::Service>>;
 
 class QueryService final : public RawQueryService {
  public:
@@ -30,8 +30,8 @@ class QueryService final : public RawQueryService {
   QueryService(QueryRunner* runner, Authenticator* auth, int64_t max_message_bytes)
       : runner_(*runner), auth_(*auth), max_message_bytes_(max_message_bytes) {}
 
-  // Serves Query calls on `queues` (which must outlive them) once the server
-  // is built.
+  // Serves both methods on `queues` (which must outlive their calls) once the
+  // server is built.
   void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(CancelQuery, v1::CancelQueryRequest, v1::CancelQueryResponse);
 

@@ -89,4 +89,23 @@ absl::Status TestingService::SetClock(const Principal& caller, const v1::SetCloc
   return absl::OkStatus();
 }
 
+void ScheduledQueryService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestCreateScheduledQuery,
+             &ScheduledQueryService::CreateScheduledQuery);
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestDescribeScheduledQuery,
+             &ScheduledQueryService::DescribeScheduledQuery);
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestListScheduledQueries,
+             &ScheduledQueryService::ListScheduledQueries);
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestUpdateScheduledQuery,
+             &ScheduledQueryService::UpdateScheduledQuery);
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestDeleteScheduledQuery,
+             &ScheduledQueryService::DeleteScheduledQuery);
+  ServeUnary(queues, auth_, this, &ScheduledQueryService::RequestExecuteScheduledQuery,
+             &ScheduledQueryService::ExecuteScheduledQuery);
+}
+
+void TestingService::Serve(CallQueues* queues) {
+  ServeUnary(queues, auth_, this, &TestingService::RequestSetClock, &TestingService::SetClock);
+}
+
 }  // namespace strata

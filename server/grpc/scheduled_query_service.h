@@ -9,14 +9,13 @@
 
 namespace strata {
 
-using RawScheduledQueryService =
-    v1::ScheduledQueryService::WithRawCallbackMethod_CreateScheduledQuery<
-        v1::ScheduledQueryService::WithRawCallbackMethod_DescribeScheduledQuery<
-            v1::ScheduledQueryService::WithRawCallbackMethod_ListScheduledQueries<
-                v1::ScheduledQueryService::WithRawCallbackMethod_UpdateScheduledQuery<
-                    v1::ScheduledQueryService::WithRawCallbackMethod_DeleteScheduledQuery<
-                        v1::ScheduledQueryService::WithRawCallbackMethod_ExecuteScheduledQuery<
-                            v1::ScheduledQueryService::Service>>>>>>;
+using RawScheduledQueryService = v1::ScheduledQueryService::WithRawMethod_CreateScheduledQuery<
+    v1::ScheduledQueryService::WithRawMethod_DescribeScheduledQuery<
+        v1::ScheduledQueryService::WithRawMethod_ListScheduledQueries<
+            v1::ScheduledQueryService::WithRawMethod_UpdateScheduledQuery<
+                v1::ScheduledQueryService::WithRawMethod_DeleteScheduledQuery<
+                    v1::ScheduledQueryService::WithRawMethod_ExecuteScheduledQuery<
+                        v1::ScheduledQueryService::Service>>>>>>;
 
 class ScheduledQueryService final : public RawScheduledQueryService {
  public:
@@ -24,6 +23,9 @@ class ScheduledQueryService final : public RawScheduledQueryService {
   ScheduledQueryService(ScheduledQueries* scheduled, Authenticator* auth)
       : scheduled_(*scheduled), auth_(*auth) {}
 
+  // Serves every method on `queues` (which must outlive their calls) once the
+  // server is built.
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(CreateScheduledQuery, v1::CreateScheduledQueryRequest,
                      v1::CreateScheduledQueryResponse);
   STRATA_SERVE_UNARY(DescribeScheduledQuery, v1::DescribeScheduledQueryRequest,
@@ -42,8 +44,7 @@ class ScheduledQueryService final : public RawScheduledQueryService {
   Authenticator& auth_;
 };
 
-using RawTestingService =
-    v1::TestingService::WithRawCallbackMethod_SetClock<v1::TestingService::Service>;
+using RawTestingService = v1::TestingService::WithRawMethod_SetClock<v1::TestingService::Service>;
 
 class TestingService final : public RawTestingService {
  public:
@@ -52,6 +53,9 @@ class TestingService final : public RawTestingService {
   TestingService(ManualClock* clock, ScheduledQueries* scheduled, Authenticator* auth)
       : clock_(clock), scheduled_(*scheduled), auth_(*auth) {}
 
+  // Serves every method on `queues` (which must outlive their calls) once the
+  // server is built.
+  void Serve(CallQueues* queues);
   STRATA_SERVE_UNARY(SetClock, v1::SetClockRequest, v1::SetClockResponse);
 
  private:

@@ -7,7 +7,6 @@
 #include "common/strings.h"
 #include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "server/grpc/auth_service.h"
@@ -15,6 +14,7 @@
 #include "server/grpc/call_observer.h"
 #include "server/grpc/catalog_service.h"
 #include "server/grpc/cluster_service.h"
+#include "server/grpc/health_service.h"
 #include "server/grpc/listener_credentials.h"
 #include "server/grpc/query_service.h"
 #include "server/grpc/scheduled_query_service.h"
@@ -36,7 +36,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                                                       const GrpcServices& services) {
   Engine* engine = services.engine;
   Authenticator* auth = services.auth;
-  grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   auto server = std::unique_ptr<Server>(new Server());
@@ -52,6 +51,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
       std::make_unique<ScheduledQueryService>(services.scheduled, auth);
   server->testing_service_ =
       std::make_unique<TestingService>(options.testing_clock, services.scheduled, auth);
+  server->health_service_ = std::make_unique<HealthService>(
+      std::vector<std::string>(std::begin(kServiceNames), std::end(kServiceNames)));
 
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second stratad on the same
@@ -74,6 +75,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->query_service_.get());
   builder.RegisterService(server->scheduled_query_service_.get());
   builder.RegisterService(server->testing_service_.get());
+  builder.RegisterService(server->health_service_.get());
   if (services.internal != nullptr) builder.RegisterService(services.internal);
   server->call_queues_ = std::make_unique<CallQueues>(&builder, CallQueueCount());
   server->server_ = builder.BuildAndStart();
@@ -83,12 +85,17 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
                      ": the port is in use or the host is not an address of this machine; "
                      "choose another with --listen or STRATA_LISTEN"));
   }
-  server->query_service_->Serve(server->call_queues_.get());
-  server->write_service_->Serve(server->call_queues_.get());
-  server->call_queues_->Run();
-  auto* health = server->server_->GetHealthCheckService();
-  health->SetServingStatus(true);
-  for (const char* name : kServiceNames) health->SetServingStatus(name, true);
+  CallQueues* queues = server->call_queues_.get();
+  server->auth_service_->Serve(queues);
+  server->backup_service_->Serve(queues);
+  server->cluster_service_->Serve(queues);
+  server->catalog_service_->Serve(queues);
+  server->write_service_->Serve(queues);
+  server->query_service_->Serve(queues);
+  server->scheduled_query_service_->Serve(queues);
+  server->testing_service_->Serve(queues);
+  server->health_service_->Serve(queues);
+  queues->Run();
   server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
   return server;
 }
@@ -104,7 +111,7 @@ void Server::WatchWrites(Engine* engine) {
     absl::Status status = engine->CheckWritable();
     if (status.ok() == writable) continue;
     writable = status.ok();
-    server_->GetHealthCheckService()->SetServingStatus("strata.v1.WriteService", writable);
+    health_service_->SetServing("strata.v1.WriteService", writable);
     if (writable) {
       spdlog::info("writes resumed: the data directory's disk has room again");
     } else {
@@ -122,7 +129,7 @@ void Server::Shutdown(std::chrono::system_clock::time_point deadline) {
     write_watcher_.join();
   }
   if (server_ == nullptr) return;
-  server_->GetHealthCheckService()->Shutdown();
+  health_service_->Shutdown();
   // gRPC's shutdown waits for every connection to close, not only every call: a client that
   // keeps its channel open (a connection pool, a peer node) holds the stop for the whole
   // grace period. Once no call is in flight, the connections left are idle and are closed.

@@ -28,6 +28,7 @@
 namespace strata {
 
 class AuthService;
+class HealthService;
 class BackupService;
 class CatalogService;
 class WriteService;
@@ -89,14 +90,15 @@ class Server {
   std::unique_ptr<QueryService> query_service_;
   std::unique_ptr<ScheduledQueryService> scheduled_query_service_;
   std::unique_ptr<TestingService> testing_service_;
+  std::unique_ptr<HealthService> health_service_;
   // Every second until Shutdown: the write service's health from the disk.
   void WatchWrites(Engine* engine);
 
   // How often Shutdown looks whether calls are still in flight.
   static constexpr int kIdleCheckMillis = 50;
-  // The queues (a thread each) serving the async API's calls (Query and the
-  // writes): one a core, at least 2 and at most 8, so that calls' steps (a
-  // query's start, a write request's decoding) run beside each other.
+  // The queues (a thread each) serving every call of the services above:
+  // one a core, at least 2 and at most 8, so that calls' steps (a query's
+  // start, a write request's decoding) run beside each other.
   static int CallQueueCount();
 
   std::unique_ptr<CallQueues> call_queues_;  // outlives server_, which it serves

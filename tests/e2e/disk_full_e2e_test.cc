@@ -13,11 +13,13 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -120,6 +122,21 @@ class DiskFullE2ETest : public ::testing::Test {
 TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {
   ASSERT_TRUE(server_.Start({"--disk-reserve-mb", std::to_string(kReserveMb)})) << server_.error();
   ASSERT_TRUE(testing::CreateDatabaseAndTable(server_.channel(), "mydb", "tbl").ok());
+  // A watcher of the write service's health hears the pause and the resumption.
+  auto health = grpc::health::v1::Health::NewStub(server_.channel());
+  grpc::ClientContext watch_context;
+  grpc::health::v1::HealthCheckRequest watch_request;
+  watch_request.set_service("strata.v1.WriteService");
+  auto watch = health->Watch(&watch_context, watch_request);
+  std::vector<int> heard;
+  std::thread watcher([&] {
+    grpc::health::v1::HealthCheckResponse response;
+    while (watch->Read(&response)) heard.push_back(response.status());
+  });
+  absl::Cleanup stop_watching = [&] {  // an assertion that returns early too
+    watch_context.TryCancel();
+    if (watcher.joinable()) watcher.join();
+  };
   int64_t acknowledged = 0;
   int batch = 0;
   for (; batch < 5; ++batch) ASSERT_TRUE(WriteBatch(batch, &acknowledged).ok());
@@ -154,6 +171,13 @@ TEST_F(DiskFullE2ETest, WritesPauseOnAFullDiskAndResumeWhenSpaceIsFreed) {
   ASSERT_TRUE(WriteBatch(batch++, &acknowledged).ok());
 
   EXPECT_EQ(server_.Stop(), 0);
+  watcher.join();  // the stop ends the watch
+  using Health = grpc::health::v1::HealthCheckResponse;
+  ASSERT_GE(heard.size(), 4u);
+  EXPECT_EQ(heard.front(), Health::SERVING);
+  auto paused = std::find(heard.begin(), heard.end(), Health::NOT_SERVING);
+  EXPECT_NE(std::find(paused, heard.end(), Health::SERVING), heard.end()) << "no resumption";
+  EXPECT_EQ(heard.back(), Health::NOT_SERVING);  // the stop's
   ASSERT_TRUE(server_.Restart()) << server_.error();
   EXPECT_EQ(Count(), acknowledged);
 }

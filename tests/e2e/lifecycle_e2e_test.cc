@@ -1,6 +1,7 @@
 // stratad as a process: health, reflection, shutdown and start-up failures.
 #include <algorithm>
 #include <fstream>
+#include <future>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
@@ -32,6 +33,40 @@ TEST(LifecycleE2ETest, HealthReportsEveryService) {
   HealthCheckResponse response;
   EXPECT_EQ(health->Check(&context, request, &response).error_code(),
             grpc::StatusCode::NOT_FOUND);
+}
+
+// Watch streams a service's status and each change; the stop tells every
+// watcher NOT_SERVING and ends its stream, so a watching load balancer neither
+// misses the stop nor holds it for the grace period (the stream would then be
+// cut with CANCELLED and no NOT_SERVING).
+TEST(LifecycleE2ETest, HealthWatchStreamsTheStatusAndEndsAtTheStop) {
+  testing::StratadProcess server;
+  ASSERT_TRUE(server.Start({"--shutdown-grace-seconds", "30"})) << server.error();
+  auto health = grpc::health::v1::Health::NewStub(server.channel());
+  grpc::ClientContext known_context;
+  grpc::ClientContext unknown_context;
+  HealthCheckRequest known;
+  known.set_service("strata.v1.QueryService");
+  HealthCheckRequest unknown;
+  unknown.set_service("strata.v1.NoSuchService");
+  auto known_stream = health->Watch(&known_context, known);
+  auto unknown_stream = health->Watch(&unknown_context, unknown);
+  HealthCheckResponse response;
+  ASSERT_TRUE(known_stream->Read(&response));
+  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
+  ASSERT_TRUE(unknown_stream->Read(&response));
+  EXPECT_EQ(response.status(), HealthCheckResponse::SERVICE_UNKNOWN);
+
+  std::future<int> stopped = std::async(std::launch::async, [&server] { return server.Stop(); });
+  for (auto* stream : {known_stream.get(), unknown_stream.get()}) {
+    ASSERT_TRUE(stream->Read(&response));
+    EXPECT_EQ(response.status(), HealthCheckResponse::NOT_SERVING);
+    EXPECT_FALSE(stream->Read(&response));
+    grpc::Status end = stream->Finish();
+    EXPECT_EQ(end.error_code(), grpc::StatusCode::UNAVAILABLE) << end.error_message();
+  }
+  EXPECT_EQ(stopped.get(), 0);
+  EXPECT_NE(server.log().find("stopped cleanly"), std::string::npos) << server.log();
 }
 
 TEST(LifecycleE2ETest, ReflectionListsTheThreeServices) {
