@@ -12,7 +12,9 @@
 // "Where a small query's time goes"). A queue per thread, as gRPC advises:
 // two threads sharing one queue wake each other to take turns at polling,
 // which gave back most of the gain (single-groupby-1-1-1: 15–20 context
-// switches a query against 11–15).
+// switches a query against 11–15). And few queues: every queue's thread
+// polls the sockets in turn, and an event read for another thread's call
+// costs a wake-up (how many: Server::CallQueueCount).
 //
 // How calls spread: gRPC offers a new call to the queue its connection polls
 // first, then to the others, and takes the first that awaits one. So a

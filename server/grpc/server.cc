@@ -101,7 +101,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 }
 
 int Server::CallQueueCount() {
-  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8);
+  return std::clamp(static_cast<int>(std::thread::hardware_concurrency()) / 4, 1, 8);
 }
 
 void Server::WatchWrites(Engine* engine) {

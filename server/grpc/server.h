@@ -97,8 +97,12 @@ class Server {
   // How often Shutdown looks whether calls are still in flight.
   static constexpr int kIdleCheckMillis = 50;
   // The queues (a thread each) serving every call of the services above:
-  // one a core, at least 2 and at most 8, so that calls' steps (a query's
-  // start, a write request's decoding) run beside each other.
+  // one for every 4 cores, 1 to 8. Each thread polls the sockets in turn, and
+  // an event one thread reads for another's call costs a wake-up: on 2 cores
+  // one queue took a small query ~5–6.5 context switches against ~9 with two,
+  // and served 4 clients' small queries and a 4-stream import as fast
+  // (docs/benchmarks.md). The steps are short (a query's start, a write
+  // request's decoding); the work runs on the query workers and the writer.
   static int CallQueueCount();
 
   std::unique_ptr<CallQueues> call_queues_;  // outlives server_, which it serves
