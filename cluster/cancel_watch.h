@@ -4,7 +4,7 @@
 // query's flag (KILL QUERY, CancelQuery, a client that left, its timeout). One watcher thread
 // looks at every registered condition each kCheckEvery while any is registered (and sleeps
 // otherwise), and runs its action once the condition holds: the fragment's call cancelled.
-// (The serving node hears the cancellation from gRPC itself: cluster/scan_call.h.)
+// (The serving node hears the cancellation from gRPC itself: rpc/streaming_call.h.)
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once

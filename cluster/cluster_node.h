@@ -39,6 +39,7 @@
 #include "cluster/schema_claims.h"
 #include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
+#include "cluster/shard_service.h"
 #include "storage/engine.h"
 
 namespace grpc {
@@ -111,7 +112,7 @@ class ClusterNode final : public ShardDirectory {
   query::DeleteSink& delete_sink() { return *router_; }
   // Backups of the whole cluster and their restore (ClusterService).
   ClusterBackups& backups() { return *backups_; }
-  grpc::Service* internal_service() { return service_.get(); }
+  QueuedService* internal_service() { return service_.get(); }
   const std::string& node_id() const { return options_.node_id; }
 
   std::vector<NodeStatus> Nodes();
@@ -253,7 +254,7 @@ class ClusterNode final : public ShardDirectory {
   std::unique_ptr<ShardRouter> router_;
   std::unique_ptr<ClusterShardReads> reads_;
   std::unique_ptr<ClusterBackups> backups_;
-  std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<ShardServiceImpl> service_;
 
   absl::Mutex mu_;
   int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;

@@ -26,7 +26,7 @@ namespace strata::cluster {
 // the columns as one message.
 inline constexpr std::chrono::milliseconds kColumnsWaitForRows{2};
 
-// Where a fragment's answers go (cluster/scan_call.h on a node; a recorder in tests).
+// Where a fragment's answers go (a call on a node, rpc/streaming_call.h; a recorder in tests).
 class ScanStream {
  public:
   virtual ~ScanStream() = default;

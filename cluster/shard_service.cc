@@ -11,6 +11,7 @@
 #include "cluster/scan_writer_sink.h"
 #include "common/status.h"
 #include "common/strings.h"
+#include "rpc/unary_calls.h"
 
 namespace strata::cluster {
 namespace {
@@ -19,17 +20,94 @@ grpc::Status ToGrpc(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
+// A fragment's answers (cluster/scan_writer_sink.h) written to its call.
+class CallScanStream final : public ScanStream {
+ public:
+  explicit CallScanStream(StreamingCall* call) : call_(*call) {}
+  bool Write(grpc::ByteBuffer answer, bool last) override {
+    return call_.Write(std::move(answer), last);
+  }
+
+ private:
+  StreamingCall& call_;
+};
+
+// `message` written to `call`; false when the asker went away.
+bool WriteMessage(StreamingCall& call, const google::protobuf::Message& message, bool last) {
+  grpc::ByteBuffer bytes;
+  return SerializeResponse(message, &bytes).ok() && call.Write(std::move(bytes), last);
+}
+
+constexpr std::string_view kHint = "the nodes of a cluster must run the same stratad version";
+
 }  // namespace
 
-grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
-                                     const internal::v1::ShardWriteRequest* request,
+void ShardServiceImpl::Serve(CallQueues* queues) {
+  ServeMember(queues, &ShardServiceImpl::RequestWrite, &ShardServiceImpl::Write);
+  ServeMember(queues, &ShardServiceImpl::RequestWriteParts, &ShardServiceImpl::WriteParts);
+  ServeMember(queues, &ShardServiceImpl::RequestState, &ShardServiceImpl::State);
+  ServeMember(queues, &ShardServiceImpl::RequestRevokeReadLease,
+              &ShardServiceImpl::RevokeReadLease);
+  ServeMemberStream(queues, &ShardServiceImpl::RequestScan, &ShardServiceImpl::Scan);
+  ServeMemberStream(queues, &ShardServiceImpl::RequestCheckpoint, &ShardServiceImpl::Checkpoint);
+}
+
+template <typename Base, typename Request, typename Response>
+void ShardServiceImpl::ServeMember(
+    CallQueues* queues,
+    void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*,
+                          grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>*,
+                          grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*),
+    grpc::Status (ShardServiceImpl::*body)(const Request&, Response*)) {
+  auto answer = [this, body](const grpc::ServerContext& context, const grpc::ByteBuffer& in,
+                             grpc::ByteBuffer* out) {
+    if (grpc::Status member = directory_.membership().Check(context); !member.ok()) {
+      return member;
+    }
+    Request parsed;
+    if (absl::Status status = ParseRequest(in, &parsed, kHint); !status.ok()) {
+      return ToGrpc(status);
+    }
+    Response response;
+    if (grpc::Status status = (this->*body)(parsed, &response); !status.ok()) return status;
+    return ToGrpc(SerializeResponse(response, out));
+  };
+  ServeUnaryMethod(queues, {.await = AwaitWith(this, request), .answer = std::move(answer)});
+}
+
+template <typename Base, typename Request>
+void ShardServiceImpl::ServeMemberStream(
+    CallQueues* queues,
+    void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*,
+                          grpc::ServerAsyncWriter<grpc::ByteBuffer>*, grpc::CompletionQueue*,
+                          grpc::ServerCompletionQueue*, void*),
+    grpc::Status (ShardServiceImpl::*body)(const Request&, StreamingCall&)) {
+  StreamingCall::Method method;
+  method.await = [this, request](grpc::ServerContext* context, grpc::ByteBuffer* in,
+                                 grpc::ServerAsyncWriter<grpc::ByteBuffer>* writer,
+                                 grpc::ServerCompletionQueue* queue, void* tag) {
+    (this->*request)(context, in, writer, queue, queue, tag);
+  };
+  method.start = [this, body](const grpc::ServerContext& context, const grpc::ByteBuffer& in,
+                              StreamingCall::Run* run) {
+    if (grpc::Status member = directory_.membership().Check(context); !member.ok()) {
+      return member;
+    }
+    auto parsed = std::make_shared<Request>();
+    if (absl::Status status = ParseRequest(in, parsed.get(), kHint); !status.ok()) {
+      return ToGrpc(status);
+    }
+    *run = [this, body, parsed](StreamingCall& call) { return (this->*body)(*parsed, call); };
+    return grpc::Status::OK;
+  };
+  StreamingCall::Serve(queues, std::move(method));
+}
+
+grpc::Status ShardServiceImpl::Write(const internal::v1::ShardWriteRequest& request,
                                      internal::v1::ShardWriteResponse* response) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
-  }
   std::promise<absl::StatusOr<WriteResult>> promise;
   auto result = promise.get_future();
-  StartWrite(*request,
+  StartWrite(request,
              [&promise](absl::StatusOr<WriteResult> r) { promise.set_value(std::move(r)); });
   absl::StatusOr<WriteResult> written = result.get();
   if (!written.ok()) return ToGrpc(written.status());
@@ -37,21 +115,17 @@ grpc::Status ShardServiceImpl::Write(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status ShardServiceImpl::WriteParts(grpc::ServerContext* context,
-                                          const internal::v1::ShardWritePartsRequest* request,
+grpc::Status ShardServiceImpl::WriteParts(const internal::v1::ShardWritePartsRequest& request,
                                           internal::v1::ShardWritePartsResponse* response) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
-  }
   // Every part starts at once (each shard's log confirms its own); the call answers when the
   // last has. Each answer is its own part's, written by its callback alone; the counter is
   // documented as safe to destroy once Wait returns.
-  const int parts = request->parts_size();
+  const int parts = request.parts_size();
   for (int i = 0; i < parts; ++i) response->add_answers();
   absl::BlockingCounter answered(parts);
   for (int i = 0; i < parts; ++i) {
     internal::v1::ShardWritePartAnswer* answer = response->mutable_answers(i);
-    StartWrite(request->parts(i), [&answered, answer](absl::StatusOr<WriteResult> r) {
+    StartWrite(request.parts(i), [&answered, answer](absl::StatusOr<WriteResult> r) {
       answer->set_code(static_cast<int32_t>(r.status().code()));
       if (r.ok()) {
         ToProto(*r, answer->mutable_response());
@@ -81,14 +155,10 @@ void ShardServiceImpl::StartWrite(const internal::v1::ShardWriteRequest& request
                  request.catalog_revision(), std::move(done), request.erase());
 }
 
-grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
-                                     const internal::v1::ShardStateRequest* request,
+grpc::Status ShardServiceImpl::State(const internal::v1::ShardStateRequest& request,
                                      internal::v1::ShardStateResponse* response) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
-  }
   response->set_node_id(node_id_);
-  std::vector<uint32_t> shards(request->shards().begin(), request->shards().end());
+  std::vector<uint32_t> shards(request.shards().begin(), request.shards().end());
   if (shards.empty()) {
     for (uint32_t s = 0; s < directory_.shard_count(); ++s) shards.push_back(s);
   }
@@ -110,8 +180,8 @@ grpc::Status ShardServiceImpl::State(grpc::ServerContext* context,
     // than LeadsUnderLease needs: longer than a read lease; and only to another node holding
     // a replica of the shard (a lease to a name no node answers to would stall the shard's
     // next write until it ended).
-    if (under_lease && HoldsAnother(shard, request->lease_for())) {
-      if (std::optional<ReadLeaseGrant> grant = replica->GrantReadLease(request->lease_for())) {
+    if (under_lease && HoldsAnother(shard, request.lease_for())) {
+      if (std::optional<ReadLeaseGrant> grant = replica->GrantReadLease(request.lease_for())) {
         out->set_epoch(grant->epoch);
         out->set_applied_sequence(grant->sequence);
         out->set_read_lease_id(grant->id);
@@ -129,16 +199,12 @@ bool ShardServiceImpl::HoldsAnother(uint32_t shard, const std::string& node) {
                      [&](const ShardHolder& h) { return h.node == node && !h.self; });
 }
 
-grpc::Status ShardServiceImpl::RevokeReadLease(grpc::ServerContext* context,
-                                               const internal::v1::RevokeReadLeaseRequest* request,
+grpc::Status ShardServiceImpl::RevokeReadLease(const internal::v1::RevokeReadLeaseRequest& request,
                                                internal::v1::RevokeReadLeaseResponse*) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
-  }
-  std::shared_ptr<Replica> replica = request->shard() < directory_.shard_count()
-                                         ? directory_.LocalReplica(request->shard())
+  std::shared_ptr<Replica> replica = request.shard() < directory_.shard_count()
+                                         ? directory_.LocalReplica(request.shard())
                                          : nullptr;
-  if (replica != nullptr) replica->held_read_lease().Revoke(request->epoch(), request->id());
+  if (replica != nullptr) replica->held_read_lease().Revoke(request.epoch(), request.id());
   return grpc::Status::OK;
 }
 
@@ -159,25 +225,7 @@ void ShardServiceImpl::HoldForTesting(std::chrono::steady_clock::time_point star
 // up, under load) is better left out than waited for.
 constexpr std::chrono::milliseconds kHandedOverWait{250};
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* ShardServiceImpl::Scan(
-    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return ScanCall::Refuse(std::move(member));
-  }
-  auto parsed = std::make_shared<internal::v1::ScanRequest>();
-  grpc::ByteBuffer bytes(*request);  // Deserialize takes its argument's slices
-  if (grpc::Status read =
-          grpc::SerializationTraits<internal::v1::ScanRequest>::Deserialize(&bytes, parsed.get());
-      !read.ok()) {
-    return ScanCall::Refuse(
-        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                     StrCat("a Scan request that does not parse: ", read.error_message())));
-  }
-  return ScanCall::Start(
-      [this, parsed = std::move(parsed)](ScanCall& call) { return RunScan(*parsed, call); });
-}
-
-grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& request, ScanCall& call) {
+grpc::Status ShardServiceImpl::Scan(const internal::v1::ScanRequest& request, StreamingCall& call) {
   std::vector<uint32_t> shards(request.shards().begin(), request.shards().end());
   for (uint32_t shard : shards) {
     if (shard >= directory_.shard_count()) {
@@ -237,9 +285,10 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& request,
                             : std::chrono::steady_clock::time_point::max();
   // The engine looks at the call's flag between batches: set when the asking node cancels the
   // call (its query was cancelled, or it went away).
-  std::atomic<bool>& cancelled = call.cancelled();
+  const std::atomic<bool>& cancelled = call.cancelled();
   if (!request.describe_only()) HoldForTesting(started, cancelled);
-  ScanWriterSink sink(&call,
+  CallScanStream stream(&call);
+  ScanWriterSink sink(&stream,
                       {.columns_first = request.columns_first(),
                        .page_bytes = page_bytes_,
                        .relay = request.has_relay() ? &request.relay() : nullptr},
@@ -284,13 +333,9 @@ grpc::Status ShardServiceImpl::RunScan(const internal::v1::ScanRequest& request,
 
 namespace strata::cluster {
 
-grpc::Status ShardServiceImpl::Checkpoint(
-    grpc::ServerContext* context, const internal::v1::CheckpointRequest* request,
-    grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) {
-  if (grpc::Status member = directory_.membership().Check(*context); !member.ok()) {
-    return member;
-  }
-  const uint32_t shard = request->shard();
+grpc::Status ShardServiceImpl::Checkpoint(const internal::v1::CheckpointRequest& request,
+                                          StreamingCall& call) {
+  const uint32_t shard = request.shard();
   if (shard >= directory_.shard_count()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         StrCat("shard ", shard, " does not exist"));
@@ -306,12 +351,12 @@ grpc::Status ShardServiceImpl::Checkpoint(
                         StrCat("node ", node_id_, " is sending ", kMaxServedCheckpoints,
                                " checkpoints; ask another replica or later"));
   }
-  if (request->at_least() > 0 &&
-      !replica->WaitApplied(request->at_least(), std::chrono::seconds(30))) {
-    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                        StrCat("node ", node_id_, "'s replica of shard ", shard,
-                               " has not applied its log to sequence ", request->at_least(),
-                               " yet"));
+  if (request.at_least() > 0 &&
+      !replica->WaitApplied(request.at_least(), std::chrono::seconds(30))) {
+    return grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        StrCat("node ", node_id_, "'s replica of shard ", shard,
+               " has not applied its log to sequence ", request.at_least(), " yet"));
   }
   // The state first, the rows after: they hold at least what it says (checkpoint.h).
   const ReplicaState state = replica->state();
@@ -319,7 +364,7 @@ grpc::Status ShardServiceImpl::Checkpoint(
   first.set_applied_sequence(state.applied);
   first.set_digest(state.digest);
   first.set_catalog_revision(directory_.catalog_revision());
-  if (!writer->Write(first)) {
+  if (!WriteMessage(call, first, /*last=*/false)) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
   }
   int64_t rows = 0;
@@ -333,15 +378,17 @@ grpc::Status ShardServiceImpl::Checkpoint(
         message.set_records(std::move(part.records));
         message.set_now_nanos(part.now_nanos);
         rows += part.count;
-        if (!writer->Write(message)) return absl::CancelledError("the node that asked went away");
+        if (!WriteMessage(call, message, /*last=*/false)) {
+          return absl::CancelledError("the node that asked went away");
+        }
         return absl::OkStatus();
       },
-      [&] { return context->IsCancelled() || !replica->health().ok(); });
+      [&] { return call.cancelled().load() || !replica->health().ok(); });
   if (!sent.ok()) return ToGrpc(sent);
   internal::v1::CheckpointResponse last;
   last.set_done(true);
   last.set_rows(rows);
-  if (!writer->Write(last)) {
+  if (!WriteMessage(call, last, /*last=*/true)) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "the node that asked went away");
   }
   return grpc::Status::OK;

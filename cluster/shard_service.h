@@ -8,10 +8,11 @@
 
 #include <chrono>
 
-#include "cluster/scan_call.h"
 #include "cluster/shard_reads.h"
 #include "cluster/shard_router.h"
 #include "cluster/slots.h"
+#include "rpc/call_queues.h"
+#include "rpc/streaming_call.h"
 #include "strata/internal/v1/shard.grpc.pb.h"
 
 namespace strata::cluster {
@@ -23,11 +24,18 @@ inline constexpr int kMaxServedFragments = 16;
 // building a replica); more wait for one, at most 30 s.
 inline constexpr int kMaxServedCheckpoints = 2;
 
-// Scan is served from raw bytes (cluster/scan_call.h); the others are synchronous.
-using ShardServiceBase =
-    internal::v1::ShardService::WithRawCallbackMethod_Scan<internal::v1::ShardService::Service>;
+// Every method served from raw bytes on the server's CallQueues (rpc/call_queues.h), as the
+// server's own services are: the unary ones answered on a spare thread (rpc/unary_calls.h),
+// Scan and Checkpoint written from a run of their own (rpc/streaming_call.h).
+using ShardServiceBase = internal::v1::ShardService::WithRawMethod_Write<
+    internal::v1::ShardService::WithRawMethod_WriteParts<
+        internal::v1::ShardService::WithRawMethod_State<
+            internal::v1::ShardService::WithRawMethod_RevokeReadLease<
+                internal::v1::ShardService::WithRawMethod_Scan<
+                    internal::v1::ShardService::WithRawMethod_Checkpoint<
+                        internal::v1::ShardService::Service>>>>>>;
 
-class ShardServiceImpl final : public ShardServiceBase {
+class ShardServiceImpl final : public ShardServiceBase, public QueuedService {
  public:
   // All must outlive the service.
   // `page_bytes`: what a fragment's page and a checkpoint's part are cut at
@@ -48,23 +56,39 @@ class ShardServiceImpl final : public ShardServiceBase {
         page_encoders_(std::move(page_encoders)),
         testing_delay_(testing_delay) {}
 
-  grpc::Status Write(grpc::ServerContext* context, const internal::v1::ShardWriteRequest* request,
-                     internal::v1::ShardWriteResponse* response) override;
-  grpc::Status WriteParts(grpc::ServerContext* context,
-                          const internal::v1::ShardWritePartsRequest* request,
-                          internal::v1::ShardWritePartsResponse* response) override;
-  grpc::Status State(grpc::ServerContext* context, const internal::v1::ShardStateRequest* request,
-                     internal::v1::ShardStateResponse* response) override;
-  grpc::Status RevokeReadLease(grpc::ServerContext* context,
-                               const internal::v1::RevokeReadLeaseRequest* request,
-                               internal::v1::RevokeReadLeaseResponse* response) override;
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Scan(grpc::CallbackServerContext* context,
-                                                   const grpc::ByteBuffer* request) override;
-  grpc::Status Checkpoint(grpc::ServerContext* context,
-                          const internal::v1::CheckpointRequest* request,
-                          grpc::ServerWriter<internal::v1::CheckpointResponse>* writer) override;
+  // QueuedService: every call from a member only (anything else is refused before its
+  // request is read).
+  grpc::Service* service() override { return this; }
+  void Serve(CallQueues* queues) override;
 
  private:
+  // The methods' bodies, once the caller is known to be a member and the request parsed.
+  grpc::Status Write(const internal::v1::ShardWriteRequest& request,
+                     internal::v1::ShardWriteResponse* response);
+  grpc::Status WriteParts(const internal::v1::ShardWritePartsRequest& request,
+                          internal::v1::ShardWritePartsResponse* response);
+  grpc::Status State(const internal::v1::ShardStateRequest& request,
+                     internal::v1::ShardStateResponse* response);
+  grpc::Status RevokeReadLease(const internal::v1::RevokeReadLeaseRequest& request,
+                               internal::v1::RevokeReadLeaseResponse* response);
+  grpc::Status Checkpoint(const internal::v1::CheckpointRequest& request, StreamingCall& call);
+  // Serves unary `body` through `request` (its generated Request<Method>).
+  template <typename Base, typename Request, typename Response>
+  void ServeMember(CallQueues* queues,
+                   void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*,
+                                         grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>*,
+                                         grpc::CompletionQueue*, grpc::ServerCompletionQueue*,
+                                         void*),
+                   grpc::Status (ShardServiceImpl::*body)(const Request&, Response*));
+  // Serves streaming `body` through `request` (its generated Request<Method>).
+  template <typename Base, typename Request>
+  void ServeMemberStream(CallQueues* queues,
+                         void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*,
+                                               grpc::ServerAsyncWriter<grpc::ByteBuffer>*,
+                                               grpc::CompletionQueue*, grpc::ServerCompletionQueue*,
+                                               void*),
+                         grpc::Status (ShardServiceImpl::*body)(const Request&, StreamingCall&));
+
   // Whether `node` is another member holding a replica of `shard` (one a read lease may go to).
   bool HoldsAnother(uint32_t shard, const std::string& node);
   // Starts writing one shard's part through this node's replica; `done` gets the answer (at
@@ -73,7 +97,7 @@ class ShardServiceImpl final : public ShardServiceBase {
                   std::function<void(absl::StatusOr<WriteResult>)> done);
   // A fragment of another node's query, on its own thread: the whole call after its request
   // was read and its caller checked.
-  grpc::Status RunScan(const internal::v1::ScanRequest& request, ScanCall& call);
+  grpc::Status Scan(const internal::v1::ScanRequest& request, StreamingCall& call);
   // --testing-query-delay-ms: waits testing_delay_ from `started`, or until `cancelled`.
   void HoldForTesting(std::chrono::steady_clock::time_point started,
                       const std::atomic<bool>& cancelled) const;

@@ -25,6 +25,13 @@ expect_compile strata_storage storage/kv/keys.h yes
 expect_compile strata_storage server/ops/config.h no
 expect_compile strata_common common/clock.h yes
 expect_compile strata_common storage/kv/keys.h no
+expect_compile strata_rpc rpc/call_queues.h yes
+expect_compile strata_rpc storage/kv/keys.h no
+expect_compile strata_storage rpc/call_queues.h no
+expect_compile strata_query rpc/call_queues.h no
+expect_compile strata_cluster rpc/streaming_call.h yes
+expect_compile strata_server_grpc rpc/unary_calls.h yes
+expect_compile strata_server_runner rpc/call_queues.h no
 expect_compile strata_client client/exit_code.h yes
 expect_compile strata_client storage/engine.h no
 expect_compile strata_client query/engine.h no
@@ -114,7 +121,8 @@ forbid() { # folder, pattern, what
 }
 forbid storage 'query/|server/|client/|.*\.pb\.h|grpc' 'query/, server/, client/, proto or gRPC headers'
 forbid query 'server/|client/|.*\.pb\.h|grpc|rocksdb/' 'server/, client/, proto, gRPC or RocksDB headers'
-forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc' 'anything above it'
+forbid common 'storage/|query/|server/|client/|rocksdb/|.*\.pb\.h|grpc|rpc/' 'anything above it'
+forbid rpc 'storage/|query/|cluster/|server/|client/|rocksdb/|.*\.pb\.h' 'the engine, a service or proto messages'
 forbid storage/blocks 'rocksdb/|storage/(kv|head|catalog|read|write|jobs)/|storage/engine|query/|server/|client/|.*\.pb\.h|grpc' 'RocksDB or the engine (blocks are pure bytes)'
 # The query engine reads storage through the engine's facade and the reader
 # (read/), and decodes the formats of rows and blocks; the memory head, the

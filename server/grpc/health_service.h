@@ -22,7 +22,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "grpc/health/v1/health.grpc.pb.h"
-#include "server/grpc/call_queues.h"
+#include "rpc/call_queues.h"
 
 namespace strata {
 

@@ -292,7 +292,7 @@ class QueryService::Call final : public query::ResultSink,
     } catch (const std::exception& e) {
       FinishNow(ToGrpcStatus(absl::InternalError(StrCat("unexpected error: ", e.what()))));
     }
-    Await(&service_, call_queue_);  // once this call's step is done: server/grpc/call_queues.h
+    Await(&service_, call_queue_);  // once this call's step is done: rpc/call_queues.h
   }
 
   // The request checked and the query started, or the call refused.

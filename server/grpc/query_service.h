@@ -4,13 +4,13 @@
 // statistics) with backpressure; CancelQuery, client cancellation and the
 // timeout (also while the client is not reading) stop the query. Pages
 // waiting for the client come from the runner's memory budget. Query is
-// served through gRPC's async API on the server's CallQueues (server/grpc/call_queues.h):
+// served through gRPC's async API on the server's CallQueues (rpc/call_queues.h):
 // a small query's fixed cost is mostly gRPC's threading.
 #pragma once
 
 #include "absl/status/statusor.h"
 #include "query/engine.h"
-#include "server/grpc/call_queues.h"
+#include "rpc/call_queues.h"
 #include "server/grpc/unary.h"
 #include "server/runner/query_runner.h"
 #include "strata/v1/query.grpc.pb.h"

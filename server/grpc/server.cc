@@ -76,7 +76,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.RegisterService(server->scheduled_query_service_.get());
   builder.RegisterService(server->testing_service_.get());
   builder.RegisterService(server->health_service_.get());
-  if (services.internal != nullptr) builder.RegisterService(services.internal);
+  if (services.internal != nullptr) builder.RegisterService(services.internal->service());
   server->call_queues_ = std::make_unique<CallQueues>(&builder, CallQueueCount());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -95,6 +95,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   server->scheduled_query_service_->Serve(queues);
   server->testing_service_->Serve(queues);
   server->health_service_->Serve(queues);
+  if (services.internal != nullptr) services.internal->Serve(queues);
   queues->Run();
   server->write_watcher_ = std::thread([s = server.get(), engine] { s->WatchWrites(engine); });
   return server;

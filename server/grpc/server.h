@@ -15,9 +15,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server.h"
+#include "rpc/call_queues.h"
 #include "server/auth/authenticator.h"
 #include "server/auth/tls.h"
-#include "server/grpc/call_queues.h"
 #include "server/grpc/cluster_service.h"
 #include "server/ops/metrics.h"
 #include "server/runner/ingest.h"
@@ -54,7 +54,7 @@ struct GrpcServices {
   Ingest* ingest = nullptr;
   ScheduledQueries* scheduled = nullptr;
   CatalogChanges* ddl = nullptr;         // null: the engine's catalog makes DDL changes
-  grpc::Service* internal = nullptr;     // a cluster node's internal service, when set
+  QueuedService* internal = nullptr;     // a cluster node's internal service, when set
   ClusterOperations cluster;             // a cluster node's (empty: a single server)
 };
 

@@ -1,9 +1,9 @@
 // WriteService handler: adapts WriteRecords and BulkWriteRecords to the
 // ingest door (server/runner/ingest.h), through gRPC's async API on the
-// server's CallQueues (server/grpc/call_queues.h).
+// server's CallQueues (rpc/call_queues.h).
 #pragma once
 
-#include "server/grpc/call_queues.h"
+#include "rpc/call_queues.h"
 #include "server/grpc/unary.h"
 #include "server/runner/ingest.h"
 #include "strata/v1/write.grpc.pb.h"

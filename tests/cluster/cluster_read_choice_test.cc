@@ -404,7 +404,7 @@ TEST_F(ClusterFanOutTest, GroupsOrderedByTheirKeysWithALimitAreCutInTheFragments
   }
 }
 
-// A fragment request is parsed by the serving node itself (cluster/scan_call.h): one that does
+// A fragment request is parsed by the serving node itself (cluster/shard_service.h): one that does
 // not parse (its statement invalid UTF-8) is refused INVALID_ARGUMENT, and a caller without the
 // cluster's secret PERMISSION_DENIED before it is read; the node goes on serving fragments.
 TEST_F(ClusterReadChoiceTest, AScanRequestThatDoesNotParseOrComesFromOutsideIsRefused) {
@@ -424,7 +424,7 @@ TEST_F(ClusterReadChoiceTest, AScanRequestThatDoesNotParseOrComesFromOutsideIsRe
   };
   const auto [unparsed, none] = scan("SELECT \xc3\x28", /*member=*/true);
   EXPECT_EQ(unparsed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << unparsed.error_message();
-  EXPECT_NE(unparsed.error_message().find("does not parse"), std::string::npos)
+  EXPECT_NE(unparsed.error_message().find("could not parse request"), std::string::npos)
       << unparsed.error_message();
   EXPECT_EQ(none, 0);
   const grpc::Status outsider = scan("SELECT count(*) FROM demo.cpu", /*member=*/false).first;

@@ -187,7 +187,7 @@ TEST_F(AdmissionE2ETest, CancellingAQueryWhoseClientStoppedReadingEndsTheCall) {
 }
 
 TEST_F(AdmissionE2ETest, AStopWhileAClientHoldsItsQueryEndsTheCallAndExitsCleanly) {
-  // Query is served on the server's own completion queue (server/grpc/call_queues.h), which a
+  // Query is served on the server's own completion queue (rpc/call_queues.h), which a
   // stop drains only once every call on it has ended: a stream the client does not read must
   // not hold the stop past its grace.
   StartServer({"--shutdown-grace-seconds", "2"});

@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/completion_queue.h"
+#include "grpcpp/impl/service_type.h"
 #include "grpcpp/server_builder.h"
 
 namespace strata {
@@ -99,6 +100,19 @@ class CallQueues {
   absl::Mutex mu_;
   int64_t calls_ ABSL_GUARDED_BY(mu_) = 0;
   bool shut_ = false;
+};
+
+// A service of another module served on the queues (a cluster node's
+// internal one): registered with the server's builder, then served.
+class QueuedService {
+ public:
+  virtual grpc::Service* service() = 0;
+  // Starts awaiting its calls on `queues` (which must outlive them) once the
+  // server is built.
+  virtual void Serve(CallQueues* queues) = 0;
+
+ protected:
+  ~QueuedService() = default;
 };
 
 }  // namespace strata

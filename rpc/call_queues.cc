@@ -1,4 +1,4 @@
-#include "server/grpc/call_queues.h"
+#include "rpc/call_queues.h"
 
 #include <pthread.h>
 
