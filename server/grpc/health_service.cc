@@ -14,63 +14,6 @@ constexpr std::string_view kHint = "send a grpc.health.v1.HealthCheckRequest";
 
 }  // namespace
 
-// One Check call: answered on its queue's thread (a lookup), then deleted
-// once its finish completes.
-class HealthService::CheckCall final {
- public:
-  static void Await(HealthService* service, grpc::ServerCompletionQueue* queue) {
-    auto* call = new CheckCall(service, queue);
-    service->RequestCheck(&call->context_, &call->request_, &call->responder_, queue, queue,
-                          &call->requested_tag_);
-  }
-
- private:
-  CheckCall(HealthService* service, grpc::ServerCompletionQueue* queue)
-      : service_(*service), queue_(queue), lease_(service->queues_) {}
-
-  void Requested(bool ok) {
-    if (!ok) {
-      delete this;  // the server is shutting down: no call came
-      return;
-    }
-    absl::Status status = Answer();
-    if (status.ok()) {
-      responder_.Finish(response_, grpc::Status::OK, &finished_tag_);
-    } else {
-      responder_.FinishWithError(ToGrpcStatus(status), &finished_tag_);
-    }
-    Await(&service_, queue_);  // once this call's step is done: call_queues.h
-  }
-
-  absl::Status Answer() {
-    HealthCheckRequest request;
-    if (absl::Status parsed = ParseRequest(request_, &request, kHint); !parsed.ok()) return parsed;
-    HealthCheckResponse response;
-    {
-      absl::MutexLock lock(&service_.mu_);
-      response.set_status(service_.StatusLocked(request.service()));
-    }
-    if (response.status() == HealthCheckResponse::SERVICE_UNKNOWN) {
-      return absl::NotFoundError(
-          StrCat("no service named \"", request.service(),
-                 "\" reports its health here; ask for \"\" (the server) or a strata.v1 service"));
-    }
-    return SerializeResponse(response, &response_);
-  }
-
-  void Finished(bool /*ok*/) { delete this; }
-
-  HealthService& service_;
-  grpc::ServerCompletionQueue* const queue_;
-  CallQueues::Lease lease_;
-  grpc::ServerContext context_;
-  grpc::ByteBuffer request_;
-  grpc::ByteBuffer response_;
-  grpc::ServerAsyncResponseWriter<grpc::ByteBuffer> responder_{&context_};
-  CallQueues::StepTag<CheckCall, &CheckCall::Requested> requested_tag_{this};
-  CallQueues::StepTag<CheckCall, &CheckCall::Finished> finished_tag_{this};
-};
-
 // One Watch call: the service's status now, then each change, one write at
 // a time (a change during a write is sent after it, the latest only). Its
 // state is guarded by the service's mutex; holds count its steps still to
@@ -195,10 +138,29 @@ HealthService::~HealthService() = default;
 
 void HealthService::Serve(CallQueues* queues) {
   queues_ = queues;
-  for (const auto& queue : queues->queues()) {
-    CheckCall::Await(this, queue.get());
-    WatchCall::Await(this, queue.get());
+  ServeUnaryMethod(queues,
+                   {.await = AwaitWith(this, &HealthService::RequestCheck),
+                    .answer = [this](const grpc::ServerContext&, const grpc::ByteBuffer& in,
+                                     grpc::ByteBuffer* out) { return AnswerCheck(in, out); }});
+  for (const auto& queue : queues->queues()) WatchCall::Await(this, queue.get());
+}
+
+grpc::Status HealthService::AnswerCheck(const grpc::ByteBuffer& in, grpc::ByteBuffer* out) {
+  HealthCheckRequest request;
+  if (absl::Status parsed = ParseRequest(in, &request, kHint); !parsed.ok()) {
+    return ToGrpcStatus(parsed);
   }
+  HealthCheckResponse response;
+  {
+    absl::MutexLock lock(&mu_);
+    response.set_status(StatusLocked(request.service()));
+  }
+  if (response.status() == HealthCheckResponse::SERVICE_UNKNOWN) {
+    return ToGrpcStatus(absl::NotFoundError(
+        StrCat("no service named \"", request.service(),
+               "\" reports its health here; ask for \"\" (the server) or a strata.v1 service")));
+  }
+  return ToGrpcStatus(SerializeResponse(response, out));
 }
 
 void HealthService::SetServing(const std::string& service, bool serving) {

@@ -48,8 +48,10 @@ class HealthService final : public RawHealthService {
   void Shutdown();
 
  private:
-  class CheckCall;
   class WatchCall;
+
+  // Check's answer (on a spare thread, as every unary method: rpc/unary_calls.h).
+  grpc::Status AnswerCheck(const grpc::ByteBuffer& in, grpc::ByteBuffer* out);
 
   ServingStatus StatusLocked(const std::string& service) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
