@@ -117,6 +117,11 @@ class ScheduledQueries {
   using Entries = std::map<std::string, std::shared_ptr<Entry>, std::less<>>;
   absl::StatusOr<Entries> LoadEntries() const;
   absl::StatusOr<std::shared_ptr<Entry>> LoadEntry(const ScheduledQueryRecord& record) const;
+  // The one named `name` as the records hold it; null when they hold none.
+  absl::StatusOr<std::shared_ptr<Entry>> LoadNamed(std::string_view name) const;
+  // `loaded` in place of every entry (those it lacks removed).
+  void InstallAllLocked(Entries loaded) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static void WarnReloadRaced(int reads);
   // Puts `fresh` in place of the entry named `name` (keeping its object: a run of it may be
   // going on here), adds it, or with `fresh` null removes the entry.
   void InstallLocked(const std::string& name, std::shared_ptr<Entry> fresh)
@@ -161,6 +166,9 @@ class ScheduledQueries {
   Entries entries_ ABSL_GUARDED_BY(mu_);
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
   bool poked_ ABSL_GUARDED_BY(mu_) = false;
+  // This server's writes to the records so far (each counted as it starts): a reload whose
+  // read spans one reads again (Reload).
+  int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Cancels the runs going on at Stop.
   std::vector<std::shared_ptr<std::atomic<bool>>> cancels_ ABSL_GUARDED_BY(mu_);

@@ -4,11 +4,16 @@
 // after the retry delay, and a manual run is recorded as such.
 #include "server/scheduler/scheduled_queries.h"
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/runner/ingest.h"
@@ -164,6 +169,62 @@ TEST_F(ScheduledQueriesTest, OnlyTheRunnerRunsAndAReloadShowsItsRuns) {
   EXPECT_EQ((*follower)->Describe(Principal::Unrestricted(), "rollup").status().code(),
             absl::StatusCode::kNotFound);
   (*follower)->Stop();
+}
+
+// The engine's records, whose next LoadAll once `pause` is set waits, after it has read them,
+// until the test lets it return: a write may then land between a reload's read and its install.
+class PausedFirstLoad final : public ScheduledQueryRecords {
+ public:
+  explicit PausedFirstLoad(ScheduledQueryRecords* records) : records_(*records) {}
+  absl::StatusOr<std::vector<ScheduledQueryRecord>> LoadAll() const override {
+    auto all = records_.LoadAll();
+    if (pause.exchange(false)) {
+      read_.Notify();
+      release_.WaitForNotification();
+    }
+    return all;
+  }
+  absl::StatusOr<std::optional<ScheduledQueryRecord>> Load(std::string_view name) const override {
+    return records_.Load(name);
+  }
+  absl::Status Put(const ScheduledQueryRecord& record) override { return records_.Put(record); }
+  absl::Status Delete(std::string_view name) override { return records_.Delete(name); }
+  absl::StatusOr<std::vector<ScheduledQueryRun>> LoadRuns(std::string_view name) const override {
+    return records_.LoadRuns(name);
+  }
+  absl::Status PutRun(const ScheduledQueryRecord& record, const ScheduledQueryRun& run,
+                      uint64_t keep_from) override {
+    return records_.PutRun(record, run, keep_from);
+  }
+
+  mutable std::atomic<bool> pause{false};
+  mutable absl::Notification read_;
+  absl::Notification release_;
+
+ private:
+  ScheduledQueryRecords& records_;
+};
+
+// A query created here while a reload (a node taking the runner's role) was between reading
+// the records and installing them stays in the schedule and runs (CI, session 81: the reload
+// dropped it, and the cluster's runner never ran it).
+TEST_F(ScheduledQueriesTest, AQueryCreatedDuringAReloadStaysScheduled) {
+  scheduled_->Stop();
+  PausedFirstLoad records(&engine_->scheduled_queries());
+  auto scheduled = ScheduledQueries::Open(engine_.get(), &runner_, ingest_.get(), auth_.get(),
+                                          {.records = &records});
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status();
+  scheduled_ = std::move(*scheduled);
+  scheduled_->Start();
+  records.pause = true;
+  std::thread reload([this] { EXPECT_TRUE(scheduled_->Reload().ok()); });
+  records.read_.WaitForNotification();  // it read the records: none yet
+  ASSERT_TRUE(scheduled_->Create(Caller(), EveryMinute()).ok());
+  records.release_.Notify();
+  reload.join();
+  EXPECT_TRUE(scheduled_->Describe(Principal::Unrestricted(), "rollup").ok());
+  Advance(60 * kNanosPerSecond);
+  EXPECT_EQ(runner_.runtimes().size(), 1u);
 }
 
 TEST_F(ScheduledQueriesTest, AFailedRunIsRetriedAfterTheDelay) {
