@@ -19,6 +19,7 @@ WORKDIR /src
 COPY CMakeLists.txt ./
 COPY proto proto
 COPY common common
+COPY rpc rpc
 COPY storage storage
 COPY query query
 COPY cluster cluster
