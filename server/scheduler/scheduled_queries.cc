@@ -219,19 +219,21 @@ void ScheduledQueries::InstallLocked(const std::string& name, std::shared_ptr<En
 constexpr int kMaxReloadReads = 20;
 
 absl::Status ScheduledQueries::Reload() {
-  absl::MutexLock lock(&mu_);
   for (int read = 1;; ++read) {
-    const int64_t writes = writes_;
-    mu_.Unlock();
-    absl::StatusOr<Entries> loaded = LoadEntries();
-    mu_.Lock();
-    if (!loaded.ok()) return loaded.status();
+    const int64_t writes = WritesSoFar();
+    ASSIGN_OR_RETURN(Entries loaded, LoadEntries());
+    absl::MutexLock lock(&mu_);
     if (writes_ == writes || read == kMaxReloadReads) {
       if (writes_ != writes) WarnReloadRaced(read);
-      InstallAllLocked(*std::move(loaded));
+      InstallAllLocked(std::move(loaded));
       return absl::OkStatus();
     }
   }
+}
+
+int64_t ScheduledQueries::WritesSoFar() const {
+  absl::MutexLock lock(&mu_);
+  return writes_;
 }
 
 void ScheduledQueries::WarnReloadRaced(int reads) {
@@ -252,16 +254,13 @@ void ScheduledQueries::InstallAllLocked(Entries loaded) {
 }
 
 absl::Status ScheduledQueries::Reload(std::string_view name) {
-  absl::MutexLock lock(&mu_);
   for (int read = 1;; ++read) {
-    const int64_t writes = writes_;
-    mu_.Unlock();
-    absl::StatusOr<std::shared_ptr<Entry>> fresh = LoadNamed(name);
-    mu_.Lock();
-    if (!fresh.ok()) return fresh.status();
+    const int64_t writes = WritesSoFar();
+    ASSIGN_OR_RETURN(std::shared_ptr<Entry> fresh, LoadNamed(name));
+    absl::MutexLock lock(&mu_);
     if (writes_ == writes || read == kMaxReloadReads) {
       if (writes_ != writes) WarnReloadRaced(read);
-      InstallLocked(std::string(name), *std::move(fresh));
+      InstallLocked(std::string(name), std::move(fresh));
       poked_ = true;
       return absl::OkStatus();
     }

@@ -122,6 +122,7 @@ class ScheduledQueries {
   // `loaded` in place of every entry (those it lacks removed).
   void InstallAllLocked(Entries loaded) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void WarnReloadRaced(int reads);
+  int64_t WritesSoFar() const;
   // Puts `fresh` in place of the entry named `name` (keeping its object: a run of it may be
   // going on here), adds it, or with `fresh` null removes the entry.
   void InstallLocked(const std::string& name, std::shared_ptr<Entry> fresh)
