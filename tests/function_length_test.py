@@ -14,7 +14,7 @@ import re
 import sys
 
 MAX_LINES = 200
-MODULES = ("common", "rpc", "storage", "query", "server", "client")
+MODULES = ("common", "rpc", "storage", "query", "cluster", "server", "client")
 # Registration tables: (path, a text their opening line holds).
 TABLES = (
     ("query/functions/", "std::vector<ScalarFunction>*"),
