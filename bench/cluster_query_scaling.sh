@@ -6,7 +6,8 @@
 # NATS and etcd without one). Data: HOSTS hosts × 12 hours at 10 s (TSBS-like rows of 10
 # doubles, dimension hostname), loaded without quotas and settled (closed hours sealed into
 # blocks) before the quotas are set. Queries go through node n0 (leader reads: each shard's
-# leader computes its part); every query type's row count is compared across the runs.
+# leader computes its part); every query type's row count is compared across the runs (the
+# data generated to end at one moment, and every run's windows read as of it: --now).
 # STRATA_BENCH_PARTITION_KEY=dimension:hostname creates the table with that partition key
 # (on every setup), so that a query fixing the host reads one shard.
 # STRATA_BENCH_QUOTA_PERIOD_MS=10 holds the quota over 10 ms periods instead of the kernel's
@@ -38,7 +39,8 @@ trap cleanup EXIT
 strata() { build/client/strata "$@"; }
 
 suite() { # port, output file
-  build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --warmup "$warmup" --columnar >"$2"
+  build/bench/query_bench --target "127.0.0.1:$1" --runs "$runs" --warmup "$warmup" --columnar \
+    --now "$end" >"$2"
 }
 
 # CPU ms per query of the node queried and of the other nodes together, each query type on
@@ -50,15 +52,17 @@ cpu_by_type() { # port, output file, PID of the node queried, PIDs of the others
   local others=("$@")
   for name in $(tail -n +2 "$dir/one.txt" | awk '{print $1}'); do
     t0=$(ticks "$n0") o0=$(ticks "${others[@]}")
-    build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" --columnar --only "$name" >/dev/null
+    build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" --columnar --now "$end" \
+      --only "$name" >/dev/null
     t1=$(ticks "$n0") o1=$(ticks "${others[@]}")
     echo "$name $(echo "($t1 - $t0) * 1000 / $hz / $runs" | bc -l) $(echo "($o1 - $o0) * 1000 / $hz / $runs" | bc -l)"
   done >"$out"
 }
 hz=$(getconf CLK_TCK)
 
-generate "$hosts" >"$dir/data.lp"
-generate $((3 * hosts)) >"$dir/data3.lp"
+end=$(date +%s)
+generate "$hosts" "$end" >"$dir/data.lp"
+generate $((3 * hosts)) "$end" >"$dir/data3.lp"
 echo "data: $hosts hosts × 12 h ($(wc -l <"$dir/data.lp") rows), and $((3 * hosts)) hosts; quota $quota CPU per stratad; $runs runs a query after $warmup unmeasured"
 
 # One stratad.

@@ -2,9 +2,11 @@
 # TSBS-like data as line protocol, loaded through a node and settled. Needs a `strata`
 # function (the CLI) and STRATA_BENCH_PARTITION_KEY (default `measure`) for the table's key.
 
-# HOSTS × 12 h of rows at 10 s ending now (10 doubles a row, dimensions hostname and region).
-generate() { # hosts
-  awk -v hosts="$1" -v now="$(date +%s)" 'BEGIN {
+# HOSTS × 12 h of rows at 10 s ending at END (seconds since the epoch; default now), 10
+# doubles a row, dimensions hostname and region. Benches that compare runs minutes apart pass
+# the same END to query_bench's --now, so that every run's ago(...) windows read the same rows.
+generate() { # hosts [end]
+  awk -v hosts="$1" -v now="${2:-$(date +%s)}" 'BEGIN {
     srand(1)
     for (t = now - 43200 + 10; t <= now; t += 10)
       for (h = 0; h < hosts; h++) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -96,6 +97,20 @@ std::string ShiftHosts(const std::string& sql, int shift, int hosts) {
   return out;
 }
 
+// `sql` with its clock fixed at `now` (seconds since the epoch): each `ago(d)` made
+// `(from_unixtime(now) - d)` and each `now()` `from_unixtime(now)`, so that runs minutes
+// apart (one node, then a cluster) read the same rows of data generated to end at `now`.
+std::string FixClock(std::string sql, int64_t now) {
+  const std::string at = "from_unixtime(" + std::to_string(now) + ")";
+  for (size_t found; (found = sql.find("now()")) != std::string::npos;) sql.replace(found, 5, at);
+  for (size_t found; (found = sql.find("ago(")) != std::string::npos;) {
+    const size_t close = sql.find(')', found);
+    const std::string duration = sql.substr(found + 4, close - found - 4);
+    sql.replace(found, close + 1 - found, "(" + at + " - " + duration + ")");
+  }
+  return sql;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +143,12 @@ int main(int argc, char** argv) {
   app.add_flag("--each", each,
                "Also print every run's milliseconds, in order (to stderr): a slow start or a "
                "drift shows where a median hides it");
+  int64_t now = 0;
+  app.add_option("--now", now,
+                 "Read the suite's windows (ago(...), now()) as of this time, in seconds since "
+                 "the epoch, instead of the server's clock: runs minutes apart then read the "
+                 "same rows (0: the server's clock)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   CLI11_PARSE(app, argc, argv);
 
   auto channel = connection.Channel();
@@ -135,8 +156,9 @@ int main(int argc, char** argv) {
   std::printf("%-24s %10s %10s %10s %10s %12s\n", "query", "median_ms", "p95_ms", "p99_ms", "rows",
               "scanned");
   int failures = 0;
-  const std::vector<QueryType> queries =
-      sql.empty() ? Suite() : std::vector<QueryType>{{"custom", sql}};
+  std::vector<QueryType> queries = sql.empty() ? Suite() : std::vector<QueryType>{{"custom", sql}};
+  if (now > 0)
+    for (QueryType& q : queries) q.sql = FixClock(q.sql, now);
   for (const QueryType& q : queries) {
     if (!only.empty() && only != q.name) continue;
     std::vector<double> ms;
