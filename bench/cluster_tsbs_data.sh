@@ -2,6 +2,8 @@
 # TSBS-like data as line protocol, loaded through a node and settled. Needs a `strata`
 # function (the CLI) and STRATA_BENCH_PARTITION_KEY (default `measure`) for the table's key.
 
+source bench/process_cpu.sh
+
 # HOSTS × 12 h of rows at 10 s ending at END (seconds since the epoch; default now), 10
 # doubles a row, dimensions hostname and region. Benches that compare runs minutes apart pass
 # the same END to query_bench's --now, so that every run's ago(...) windows read the same rows.
@@ -29,21 +31,6 @@ settle() { # log files...
   done
 }
 
-# Waits (up to two minutes) until the processes PIDS use under 5 % of a CPU each over two
-# seconds (an idle cluster node uses 1–2 %, its heartbeats and maintenance): after a load settles, RocksDB's compactions go on for a while, and under a quota
-# they take the CPU the first queries were to have (a 1 ms query measured at 9 ms).
-await_quiet() { # pids...
-  local hz before after
-  hz=$(getconf CLK_TCK)
-  for _ in $(seq 60); do
-    before=$(ticks "$@")
-    sleep 2
-    after=$(ticks "$@")
-    [ $((after - before)) -le $((hz * 2 * 5 * $# / 100)) ] && return 0
-  done
-  echo "the servers were still busy two minutes after the load settled" >&2
-}
-
 # One stratad at PORT over DIR/single, FILE loaded and settled; its PID in `single`.
 start_single() { # port, dir, file
   build/server/stratad --data-dir "$2/single" --listen "127.0.0.1:$1" --http-listen '' \
@@ -62,9 +49,6 @@ load() { # port, file
     --partition-key "${STRATA_BENCH_PARTITION_KEY:-measure}" >/dev/null
   strata -p "$1" import benchmark cpu "$2" --format lp --parallel 4 --progress none >/dev/null
 }
-
-# CPU ticks (user + system) of the processes PIDS together.
-ticks() { local s=0 p; for p in "$@"; do s=$((s + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $s; }
 
 # Waits (up to a minute) until the shards' leads are spread evenly over the nodes of the
 # cluster served at port $1 (none leading two more than another): a node that came up first

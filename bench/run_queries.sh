@@ -7,10 +7,12 @@
 # older hours into magnetic blocks; without, all data stays in the memory
 # store, and the suite runs once the tiering job has sealed its closed hours
 # (STRATA_BENCH_SEAL_AFTER_MINUTES=0 turns sealing off: rows only).
+# The suite starts once the server is quiet (its compactions done: bench/process_cpu.sh).
 # STRATA_BENCH_QUERY_ARGS adds query_bench flags (e.g. --columnar); STRATA_BENCH_STRATAD names
 # another stratad binary (an earlier build, for an A/B).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/process_cpu.sh
 rows=${1:-8640000}
 runs=${2:-5}
 memory_hours=${3:-}
@@ -43,4 +45,5 @@ else
   settle  # sealing ran during the load
   echo "sealing: $seen tiering runs during and after the load"
 fi
+await_quiet "$pid"
 build/bench/query_bench --target "127.0.0.1:$port" --runs "$runs" ${STRATA_BENCH_QUERY_ARGS:-}
