@@ -259,10 +259,15 @@ absl::Status ClusterNode::Serve(const std::string& advertise) {
 ClusterNode::~ClusterNode() {
   stopping_.Notify();
   for (std::thread& t : campaigners_) t.join();
-  for (const std::shared_ptr<Replica>& replica : AllReplicas()) {
+  const std::vector<std::shared_ptr<Replica>> replicas_stopping = AllReplicas();
+  for (const std::shared_ptr<Replica>& replica : replicas_stopping) {
     replica->BeginStop();
     replica->StepDown();
   }
+  // An applier may be waiting for the catalog, which asks etcd: every replica's threads end
+  // before the client goes (a query may hold a replica past this node, not its threads).
+  // They were told at once above, so this waits for the slowest of them.
+  for (const std::shared_ptr<Replica>& replica : replicas_stopping) replica->AwaitStopped();
   int64_t lease = 0;
   {
     absl::MutexLock lock(&mu_);

@@ -96,11 +96,15 @@ void Replica::BeginStop() {
   changed_.SignalAll();
 }
 
-Replica::~Replica() {
-  listening_.reset();  // no confirmation arrives once this goes
+void Replica::AwaitStopped() {
   BeginStop();
   if (publisher_.joinable()) publisher_.join();
   if (applier_.joinable()) applier_.join();
+}
+
+Replica::~Replica() {
+  listening_.reset();  // no confirmation arrives once this goes
+  AwaitStopped();
   FailQueued(absl::UnavailableError("the node is shutting down; retry through another node"));
   ExpireUnconfirmed(true);
 }

@@ -77,6 +77,9 @@ class Replica {
   // Tells its threads to stop without waiting for them (the destructor waits): a node
   // stopping many replicas waits for the slowest, not for their sum.
   void BeginStop();
+  // Stops its threads and waits for them: after it, the replica calls nothing it was given
+  // (the catalog wait, the log, the lease revoker), so those may go before the replica does.
+  void AwaitStopped();
 
   uint32_t shard() const { return shard_; }
   const std::string& stream() const { return stream_; }

@@ -40,7 +40,10 @@ std::string StrCatForPath(std::string_view suite, std::string_view name) {
 
 }  // namespace
 
-std::string StratadPath() { return STRATAD_PATH; }
+std::string StratadPath() {
+  const char* other = std::getenv("STRATA_TEST_STRATAD");
+  return other != nullptr && *other != '\0' ? other : STRATAD_PATH;
+}
 
 StratadProcess::StratadProcess()
     : data_dir_(dir_.Sub("data")), log_path_(dir_.Sub("stratad.log")) {}

@@ -95,7 +95,8 @@ class StratadProcess {
   gid_t run_as_gid_ = static_cast<gid_t>(-1);
 };
 
-// Path of the stratad binary under test (set by CMake).
+// Path of the stratad binary under test: STRATA_TEST_STRATAD if set (another build of it,
+// such as scripts/sanitized_e2e.sh's under AddressSanitizer), else the one CMake built.
 std::string StratadPath();
 
 // Where a failing test's logs are kept (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the
