@@ -15,18 +15,8 @@ if [ $# -gt 0 ] && [[ ! "$1" =~ ^[0-9]+$ ]]; then target=$1; shift; fi
 seconds=${1:-60}
 case "$target" in block|sql|write|ingest|head_log|pg_session|http|cluster_log) ;; *) echo "fuzz.sh: unknown target $target (block, sql, write, ingest, head_log, pg_session, http, cluster_log)" >&2; exit 2;; esac
 
-scripts/deps.sh
-command -v clang++ >/dev/null || {
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
-}
+scripts/build_sanitized.sh "${target}_libfuzzer"
 out=build-fuzz
-if [ ! -f "$out/build.ninja" ]; then
-  cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DSTRATA_LIBFUZZER=ON -DSTRATA_BUILD_BENCH=OFF >/dev/null
-fi
-cmake --build "$out" --target "${target}_libfuzzer"
 
 corpus="$out/corpus-$target"
 mkdir -p "$corpus"

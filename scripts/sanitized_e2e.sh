@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The end-to-end and cluster tests against a stratad built with clang's AddressSanitizer and
-# UBSan (the fuzzers' build directory, build-fuzz: scripts/fuzz.sh), so that a use after free,
-# an overflow or undefined behaviour anywhere a test's calls reach in the server (the gRPC
-# calls' lifetimes on the completion queues, the PostgreSQL and HTTP doors, a cluster node's
-# internal service) stops that server with a report instead of passing unseen. The tests
-# themselves are build/'s (scripts/build.sh), told the other binary by STRATA_TEST_STRATAD.
+# UBSan (the fuzzers' build directory, build-fuzz: scripts/build_sanitized.sh), so that a use
+# after free, an overflow or undefined behaviour anywhere a test's calls reach in the server
+# (the gRPC calls' lifetimes on the completion queues, the PostgreSQL and HTTP doors, a cluster
+# node's internal service) stops that server with a report instead of passing unseen. The
+# tests themselves are build/'s (scripts/build.sh), told the other binary by STRATA_TEST_STRATAD.
 # Reports go to build/sanitizer-reports/ (each server's own file); the script fails if any
 # server wrote one. Slower than the plain run (~2× a server's CPU): a test that waits on a
 # server's timing may fail on it alone; its log says so.
@@ -12,23 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
-command -v clang++ >/dev/null || {
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang >/dev/null
-}
-out=build-fuzz
-if [ ! -f "$out/build.ninja" ]; then
-  cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DSTRATA_LIBFUZZER=ON -DSTRATA_BUILD_BENCH=OFF >/dev/null
-fi
-cmake --build "$out" --target stratad
+scripts/build_sanitized.sh stratad
 reports=$PWD/build/sanitizer-reports
 rm -rf "$reports"
 mkdir -p "$reports"
 # Leaks are not checked: a server stopped by a signal leaves gRPC's and RocksDB's process-wide
 # objects behind on purpose.
-export STRATA_TEST_STRATAD=$PWD/$out/server/stratad
+export STRATA_TEST_STRATAD=$PWD/build-fuzz/server/stratad
 export ASAN_OPTIONS=detect_leaks=0:log_path=$reports/asan
 export UBSAN_OPTIONS=print_stacktrace=1:log_path=$reports/ubsan
 # Left out by default, as the sanitizers change what they measure, not what they guard: the
