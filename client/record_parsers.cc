@@ -448,17 +448,19 @@ class LineProtocolParser : public RecordParser {
     const RecordTime time = Time();
     WireWriter w(&out->bytes, out->used);
     w.Nested(4, WireWriter::kRecordLengthGuess, [&] {
-      for (const auto& [key, value] : point_.tags) {
+      // Pairs, not structured bindings: clang 14 (the sanitizers' build) cannot capture those.
+      for (const auto& tag : point_.tags) {
         w.Nested(1, WireWriter::kSmallLengthGuess, [&] {
-          w.String(1, key);
-          w.String(2, value);
+          w.String(1, tag.first);
+          w.String(2, tag.second);
         });
       }
       w.StringAlways(2, point_.measurement);
       w.Int(4, v1::MEASURE_VALUE_TYPE_MULTI);
-      for (const auto& [key, value] : point_.fields) {
+      for (const auto& field : point_.fields) {
+        const auto& value = field.second;
         w.Nested(5, WireWriter::kSmallLengthGuess, [&] {
-          w.String(1, key);
+          w.String(1, field.first);
           w.Int(2, WireType(value.type));
           w.Nested(3, WireWriter::kSmallLengthGuess, [&] {
             switch (value.type) {

@@ -124,7 +124,13 @@ TEST(Utf8Test, CaseMapsEachCodePointAndKeepsIllFormedBytes) {
            {"\xC4\xB0", "i", "\xC4\xB0"},             // İ lowers to a shorter i
            {"\xC8\xBA", "\xE2\xB1\xA5", "\xC8\xBA"},  // Ⱥ lowers to a longer ⱥ
            {"\xF0\x90\x90\x80", "\xF0\x90\x90\xA8", "\xF0\x90\x90\x80"},  // Deseret, 4 bytes
-           {"A\xFFb\xC3", "a\xFFb\xC3", "A\xFFB\xC3"},                    // ill-formed bytes kept
+           // ill-formed bytes kept (the literal split: "\xFFb" would be one escape, out of range)
+           {"A\xFF"
+            "b\xC3",
+            "a\xFF"
+            "b\xC3",
+            "A\xFF"
+            "B\xC3"},
        }) {
     EXPECT_EQ(Utf8ToLower(c.in), c.lower) << c.in;
     EXPECT_EQ(Utf8ToUpper(c.in), c.upper) << c.in;
