@@ -62,7 +62,9 @@ class FieldRoles {
   const ImportColumns& columns() const { return columns_; }
 
  private:
-  const ImportColumns& columns_;
+  // A copy: a parser outlives the columns it was made from (a test's temporary did; found
+  // under AddressSanitizer).
+  const ImportColumns columns_;
   std::map<std::string, FieldRole, std::less<>> roles_;
 };
 
@@ -503,7 +505,7 @@ class LineProtocolParser : public RecordParser {
     return v1::MEASURE_VALUE_TYPE_UNSPECIFIED;
   }
 
-  const ImportColumns& columns_;
+  const ImportColumns columns_;  // a copy, as FieldRoles keeps
   LinePoint point_;  // the line being read, reused
 };
 

@@ -91,6 +91,7 @@ class RecordPool {
   std::vector<std::unique_ptr<v1::Record>> kept_;
 };
 
+// Each parser keeps its own copy of `columns`.
 std::unique_ptr<RecordParser> MakeCsvParser(const ImportColumns& columns);
 std::unique_ptr<RecordParser> MakeJsonLinesParser(const ImportColumns& columns);
 std::unique_ptr<RecordParser> MakeLineProtocolParser(const ImportColumns& columns);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Configures (once) and builds targets into build-fuzz/: clang, every library under
 # AddressSanitizer + UBSan with libFuzzer's instrumentation (-DSTRATA_LIBFUZZER=ON), for
-# scripts/fuzz.sh's coverage-guided runs and scripts/sanitized_e2e.sh's stratad.
+# scripts/fuzz.sh's coverage-guided runs and scripts/sanitized_tests.sh's tests and stratad.
 # Usage: scripts/build_sanitized.sh target...
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -96,7 +96,7 @@ class StratadProcess {
 };
 
 // Path of the stratad binary under test: STRATA_TEST_STRATAD if set (another build of it,
-// such as scripts/sanitized_e2e.sh's under AddressSanitizer), else the one CMake built.
+// such as scripts/sanitized_tests.sh's under AddressSanitizer), else the one CMake built.
 std::string StratadPath();
 
 // Where a failing test's logs are kept (STRATA_TEST_ARTIFACTS, or test-artifacts/ in the

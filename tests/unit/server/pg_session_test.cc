@@ -145,8 +145,10 @@ TEST_F(PgSessionTest, ASimpleQueryRunsThroughTheRunnerAndStreamsItsRows) {
   EXPECT_THAT(got[0].body, HasSubstr(Str("n")));
   EXPECT_THAT(got[1].body, HasSubstr("42"));
   EXPECT_EQ(got[2].body, Str("SELECT 1"));
-  ASSERT_EQ(runner_.requests().size(), 1u);
-  const StatementRunner::Request& request = runner_.requests()[0];
+  // A copy held here: requests() returns one, and a reference into it would dangle.
+  const std::vector<StatementRunner::Request> requests = runner_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const StatementRunner::Request& request = requests[0];
   EXPECT_EQ(request.sql, "SELECT 42 AS n");
   EXPECT_EQ(request.peer, "test:1");
   EXPECT_FALSE(request.describe_only);

@@ -11,9 +11,11 @@ namespace strata {
 namespace {
 
 TEST(QueryWorkersTest, AdmitsWorkersPlusQueueThenRefusesUntilOneEnds) {
-  QueryWorkers workers(/*workers=*/2, /*queue_capacity=*/1);
   absl::Notification release;
   std::atomic<int> ran{0};
+  // Declared after what its tasks touch, so it goes first and waits for them: the last task
+  // may still be running when the test ends (AddressSanitizer saw it write `ran` gone).
+  QueryWorkers workers(/*workers=*/2, /*queue_capacity=*/1);
   auto blocking = [&] {
     release.WaitForNotification();
     ++ran;
