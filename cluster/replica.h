@@ -77,8 +77,9 @@ class Replica {
   // Tells its threads to stop without waiting for them (the destructor waits): a node
   // stopping many replicas waits for the slowest, not for their sum.
   void BeginStop();
-  // Stops its threads and waits for them: after it, the replica calls nothing it was given
-  // (the catalog wait, the log, the lease revoker), so those may go before the replica does.
+  // Stops its threads and waits for them: after it, no thread of the replica's own calls
+  // what it was given (the catalog wait, the log, the lease revoker), so the node may let
+  // those go before the replica itself goes.
   void AwaitStopped();
 
   uint32_t shard() const { return shard_; }
