@@ -100,11 +100,14 @@ std::string ShiftHosts(const std::string& sql, int shift, int hosts) {
 // `sql` with its clock fixed at `now` (seconds since the epoch): each `ago(d)` made
 // `(from_unixtime(now) - d)` and each `now()` `from_unixtime(now)`, so that runs minutes
 // apart (one node, then a cluster) read the same rows of data generated to end at `now`.
+// Plain text replacement, meant for the suite's statements (a --sql statement gets it too:
+// one with "now()" or "ago(" inside a string literal would be changed there as well).
 std::string FixClock(std::string sql, int64_t now) {
   const std::string at = "from_unixtime(" + std::to_string(now) + ")";
   for (size_t found; (found = sql.find("now()")) != std::string::npos;) sql.replace(found, 5, at);
   for (size_t found; (found = sql.find("ago(")) != std::string::npos;) {
     const size_t close = sql.find(')', found);
+    if (close == std::string::npos) break;  // not a call: left as it is
     const std::string duration = sql.substr(found + 4, close - found - 4);
     sql.replace(found, close + 1 - found, "(" + at + " - " + duration + ")");
   }

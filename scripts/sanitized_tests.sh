@@ -14,7 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=all
 case "${1:-}" in unit | e2e) mode=$1; shift ;; esac
-scripts/build.sh
 reports=$PWD/build/sanitizer-reports
 rm -rf "$reports"
 mkdir -p "$reports"
@@ -36,6 +35,7 @@ if [ "$mode" != e2e ]; then
 fi
 
 if [ "$mode" != unit ]; then
+  scripts/build.sh
   scripts/build_sanitized.sh stratad
   export STRATA_TEST_STRATAD=$PWD/build-fuzz/server/stratad
   # Left out: the peak-RSS bounds (ASan's shadow memory and its quarantine of freed blocks: a

@@ -218,29 +218,41 @@ void ScheduledQueries::InstallLocked(const std::string& name, std::shared_ptr<En
 // again, as often as that happens (kMaxReloadReads at most, then installed with a warning).
 constexpr int kMaxReloadReads = 20;
 
-absl::Status ScheduledQueries::Reload() {
-  for (int read = 1;; ++read) {
+absl::Status ScheduledQueries::ReadThenInstall(const std::function<absl::Status()>& read,
+                                               const std::function<void()>& install) {
+  for (int reads = 1;; ++reads) {
     const int64_t writes = WritesSoFar();
-    ASSIGN_OR_RETURN(Entries loaded, LoadEntries());
+    RETURN_IF_ERROR(read());
     absl::MutexLock lock(&mu_);
-    if (writes_ == writes || read == kMaxReloadReads) {
-      if (writes_ != writes) WarnReloadRaced(read);
-      InstallAllLocked(std::move(loaded));
+    if (writes_ == writes || reads == kMaxReloadReads) {
+      if (writes_ != writes) {
+        spdlog::warn(
+            "scheduled queries: {} reloads in a row raced this server's own writes; "
+            "installed the last (a change made here meanwhile may show on the next reload)",
+            reads);
+      }
+      install();
+      poked_ = true;
       return absl::OkStatus();
     }
   }
 }
 
+absl::Status ScheduledQueries::Reload() {
+  Entries loaded;
+  return ReadThenInstall(
+      [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(loaded, LoadEntries());
+        return absl::OkStatus();
+      },
+      [&] {  // under mu_: ReadThenInstall holds it
+        InstallAllLocked(std::move(loaded));
+      });
+}
+
 int64_t ScheduledQueries::WritesSoFar() const {
   absl::MutexLock lock(&mu_);
   return writes_;
-}
-
-void ScheduledQueries::WarnReloadRaced(int reads) {
-  spdlog::warn(
-      "scheduled queries: {} reloads in a row raced this server's own writes; "
-      "installed the last (a change made here meanwhile may show on the next reload)",
-      reads);
 }
 
 void ScheduledQueries::InstallAllLocked(Entries loaded) {
@@ -250,21 +262,18 @@ void ScheduledQueries::InstallAllLocked(Entries loaded) {
   }
   for (const std::string& name : gone) InstallLocked(name, nullptr);
   for (auto& [name, fresh] : loaded) InstallLocked(name, std::move(fresh));
-  poked_ = true;
 }
 
 absl::Status ScheduledQueries::Reload(std::string_view name) {
-  for (int read = 1;; ++read) {
-    const int64_t writes = WritesSoFar();
-    ASSIGN_OR_RETURN(std::shared_ptr<Entry> fresh, LoadNamed(name));
-    absl::MutexLock lock(&mu_);
-    if (writes_ == writes || read == kMaxReloadReads) {
-      if (writes_ != writes) WarnReloadRaced(read);
-      InstallLocked(std::string(name), std::move(fresh));
-      poked_ = true;
-      return absl::OkStatus();
-    }
-  }
+  std::shared_ptr<Entry> fresh;
+  return ReadThenInstall(
+      [&]() -> absl::Status {
+        ASSIGN_OR_RETURN(fresh, LoadNamed(name));
+        return absl::OkStatus();
+      },
+      [&] {  // under mu_: ReadThenInstall holds it
+        InstallLocked(std::string(name), std::move(fresh));
+      });
 }
 
 absl::StatusOr<std::shared_ptr<ScheduledQueries::Entry>> ScheduledQueries::LoadNamed(

@@ -121,7 +121,10 @@ class ScheduledQueries {
   absl::StatusOr<std::shared_ptr<Entry>> LoadNamed(std::string_view name) const;
   // `loaded` in place of every entry (those it lacks removed).
   void InstallAllLocked(Entries loaded) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  static void WarnReloadRaced(int reads);
+  // Runs `read`, then `install` under mu_, reading again while this server's own writes
+  // land between the two (Reload).
+  absl::Status ReadThenInstall(const std::function<absl::Status()>& read,
+                               const std::function<void()>& install);
   int64_t WritesSoFar() const;
   // Puts `fresh` in place of the entry named `name` (keeping its object: a run of it may be
   // going on here), adds it, or with `fresh` null removes the entry.
