@@ -83,11 +83,7 @@ void ShardServiceImpl::ServeMemberStream(
                           grpc::ServerCompletionQueue*, void*),
     grpc::Status (ShardServiceImpl::*body)(const Request&, StreamingCall&)) {
   StreamingCall::Method method;
-  method.await = [this, request](grpc::ServerContext* context, grpc::ByteBuffer* in,
-                                 grpc::ServerAsyncWriter<grpc::ByteBuffer>* writer,
-                                 grpc::ServerCompletionQueue* queue, void* tag) {
-    (this->*request)(context, in, writer, queue, queue, tag);
-  };
+  method.await = AwaitWith(this, request);
   method.start = [this, body](const grpc::ServerContext& context, const grpc::ByteBuffer& in,
                               StreamingCall::Run* run) {
     if (grpc::Status member = directory_.membership().Check(context); !member.ok()) {

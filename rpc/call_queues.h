@@ -38,6 +38,8 @@
 #include "grpcpp/completion_queue.h"
 #include "grpcpp/impl/service_type.h"
 #include "grpcpp/server_builder.h"
+#include "grpcpp/server_context.h"
+#include "grpcpp/support/byte_buffer.h"
 
 namespace strata {
 
@@ -114,5 +116,18 @@ class QueuedService {
  protected:
   ~QueuedService() = default;
 };
+
+// The `await` of `Method` of `service` (a generated Request<Method> of a
+// WithRawMethod_<Method> base: a unary method's responder or a stream's
+// writer), asking for its next call on `queue`.
+template <typename Service, typename Base, typename Responder>
+auto AwaitWith(Service* service,
+               void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*, Responder*,
+                                     grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*)) {
+  return [service, request](grpc::ServerContext* context, grpc::ByteBuffer* in,
+                            Responder* responder, grpc::ServerCompletionQueue* queue, void* tag) {
+    (service->*request)(context, in, responder, queue, queue, tag);
+  };
+}
 
 }  // namespace strata

@@ -48,17 +48,4 @@ struct UnaryMethod {
 // once the server is built.
 void ServeUnaryMethod(CallQueues* queues, UnaryMethod method);
 
-// The `await` of `Method` of `service`, from its generated Request<Method>.
-template <typename Service, typename Base>
-auto AwaitWith(Service* service,
-               void (Base::*request)(grpc::ServerContext*, grpc::ByteBuffer*,
-                                     grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>*,
-                                     grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*)) {
-  return [service, request](grpc::ServerContext* context, grpc::ByteBuffer* in,
-                            grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>* responder,
-                            grpc::ServerCompletionQueue* queue, void* tag) {
-    (service->*request)(context, in, responder, queue, queue, tag);
-  };
-}
-
 }  // namespace strata

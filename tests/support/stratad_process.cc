@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,6 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kStartTimeout = std::chrono::seconds(30);
+// A stop at a test's end: stratad's own grace for in-flight calls (10 s) and the close of its
+// data directory, with room for a loaded machine.
+constexpr int kStopAtTestEndSeconds = 30;
 
 // "Suite.Name" with the characters a file name should not hold replaced.
 std::string StrCatForPath(std::string_view suite, std::string_view name) {
@@ -48,8 +52,22 @@ std::string StratadPath() {
 StratadProcess::StratadProcess()
     : data_dir_(dir_.Sub("data")), log_path_(dir_.Sub("stratad.log")) {}
 
+std::string StopProblem(int stop_result) {
+  if (stop_result == -1) return "did not stop within its time after SIGTERM (killed)";
+  const int signal = stop_result > 128 ? stop_result - 128 : 0;
+  if (signal == SIGSEGV || signal == SIGABRT || signal == SIGBUS || signal == SIGFPE ||
+      signal == SIGILL || signal == SIGTRAP || signal == SIGSYS) {
+    return std::string("crashed (") + strsignal(signal) + ")";
+  }
+  return "";
+}
+
 StratadProcess::~StratadProcess() {
-  if (pid_ > 0) Kill9();
+  if (pid_ > 0) {
+    if (const std::string problem = StopProblem(Stop(kStopAtTestEndSeconds)); !problem.empty()) {
+      ADD_FAILURE() << "stratad at the test's end: " << problem << "; its log is kept";
+    }
+  }
   if (::testing::Test::HasFailure()) KeepLogOfFailure();
 }
 

@@ -21,7 +21,10 @@ class StratadProcess {
  public:
   // Does not start anything; call Start.
   StratadProcess();
-  ~StratadProcess();  // kills the process if it still runs
+  // Stops the process if it still runs, as an operator would (SIGTERM), and fails the running
+  // test when it crashed (on the way out or before) or did not stop: a teardown order that
+  // frees what a thread still uses shows here though every check of the test passed.
+  ~StratadProcess();
 
   // How the test's channel (and the readiness check) talks to the server:
   // plaintext unless set before Start (TLS credentials for a TLS server).
@@ -94,6 +97,11 @@ class StratadProcess {
   uid_t run_as_uid_ = static_cast<uid_t>(-1);
   gid_t run_as_gid_ = static_cast<gid_t>(-1);
 };
+
+// What a graceful stop's result (StratadProcess::Stop) says went wrong: "" when the process
+// exited by itself, with any code (one that failed to close its data says why in its log);
+// else that a signal such as SIGSEGV or SIGABRT ended it, or that it did not stop in time.
+std::string StopProblem(int stop_result);
 
 // Path of the stratad binary under test: STRATA_TEST_STRATAD if set (another build of it,
 // such as scripts/sanitized_tests.sh's under AddressSanitizer), else the one CMake built.
