@@ -17,8 +17,8 @@ case "${1:-}" in unit | e2e) mode=$1; shift ;; esac
 reports=$PWD/build/sanitizer-reports
 rm -rf "$reports"
 mkdir -p "$reports"
-# Leaks are not checked: a server stopped by a signal leaves gRPC's and RocksDB's process-wide
-# objects behind on purpose.
+# Leaks are not checked: a stratad, even one stopped gracefully (as the harness now stops each
+# at a test's end), leaves gRPC's and RocksDB's process-wide objects behind on purpose.
 export ASAN_OPTIONS=detect_leaks=0:log_path=$reports/asan
 export UBSAN_OPTIONS=print_stacktrace=1:log_path=$reports/ubsan
 jobs=$(($(nproc) * 2))

@@ -159,11 +159,8 @@ TestCluster::~TestCluster() {
   // Nodes first: they give their leaderships up through etcd. One that crashes on the way out
   // fails the test, though its checks passed (a stop's teardown order once let a replica's
   // thread call the freed etcd client: session 82, found under AddressSanitizer).
-  std::vector<bool> running;
-  for (const auto& node : nodes_) running.push_back(node->pid() > 0);
   const std::vector<int> codes = StopNodesTogether();
   for (size_t i = 0; i < codes.size(); ++i) {
-    if (!running[i]) continue;  // the test stopped or killed it
     if (const std::string problem = StopProblem(codes[i]); !problem.empty()) {
       ADD_FAILURE() << "node " << i << " at its stop: " << problem << "; its log is kept";
     }

@@ -97,7 +97,8 @@ class TestCluster {
 
   int node_count() const { return static_cast<int>(nodes_.size()); }
   // Sends every node SIGTERM at once, as an operator stopping the cluster does, and returns
-  // their exit codes (-1 for one still running after `patience`, then killed).
+  // their exit codes (-1 for one still running after `patience`, then killed;
+  // StratadProcess::kNotRunning for one the test had stopped or killed).
   std::vector<int> StopNodesTogether(std::chrono::seconds patience = std::chrono::seconds(30));
   StratadProcess& node(int i) { return *nodes_[i]; }
   ChildProcess& etcd(int i) { return *etcd_[i]; }

@@ -63,10 +63,8 @@ std::string StopProblem(int stop_result) {
 }
 
 StratadProcess::~StratadProcess() {
-  if (pid_ > 0) {
-    if (const std::string problem = StopProblem(Stop(kStopAtTestEndSeconds)); !problem.empty()) {
-      ADD_FAILURE() << "stratad at the test's end: " << problem << "; its log is kept";
-    }
+  if (const std::string problem = StopProblem(Stop(kStopAtTestEndSeconds)); !problem.empty()) {
+    ADD_FAILURE() << "stratad at the test's end: " << problem << "; its log is kept";
   }
   if (::testing::Test::HasFailure()) KeepLogOfFailure();
 }
@@ -263,7 +261,8 @@ int StratadProcess::RunToExit(const std::vector<std::string>& given, int timeout
 }
 
 int StratadProcess::Stop(int timeout_seconds) {
-  if (pid_ <= 0) return -1;
+  if (pid_ <= 0) return kNotRunning;
+  kill(pid_, SIGCONT);
   kill(pid_, SIGTERM);
   int code = WaitExit(timeout_seconds);
   if (code == -1) Kill9();

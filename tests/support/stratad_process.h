@@ -50,8 +50,10 @@ class StratadProcess {
   // tests of start-up failures.
   int RunToExit(const std::vector<std::string>& args, int timeout_seconds = 20);
 
-  // SIGTERM, then waits up to `timeout_seconds`; returns the exit status (or -1 on a
-  // timeout, after which the process is killed).
+  // SIGCONT (a test may have paused it) and SIGTERM, then waits up to `timeout_seconds`;
+  // returns the exit status, -1 on a timeout (after which the process is killed), or
+  // kNotRunning when no process runs (never started, or already stopped or killed).
+  static constexpr int kNotRunning = -2;
   int Stop(int timeout_seconds = 30);
   // SIGKILL: no chance to flush or close.
   void Kill9();
@@ -99,8 +101,9 @@ class StratadProcess {
 };
 
 // What a graceful stop's result (StratadProcess::Stop) says went wrong: "" when the process
-// exited by itself, with any code (one that failed to close its data says why in its log);
-// else that a signal such as SIGSEGV or SIGABRT ended it, or that it did not stop in time.
+// exited by itself, with any code (one that failed to close its data says why in its log), or
+// was not running; else that a signal such as SIGSEGV or SIGABRT ended it, or that it did not
+// stop in time.
 std::string StopProblem(int stop_result);
 
 // Path of the stratad binary under test: STRATA_TEST_STRATAD if set (another build of it,
